@@ -1,0 +1,59 @@
+"""`promote`: the command line. One module per command group, each owning its subcommands.
+
+Each module in ``COMMANDS`` exposes ``register(subparsers)``, which adds its
+subcommands with ``set_defaults(func=handler)``; a handler takes the parsed
+arguments and returns the exit code. Heavy imports (pandas, scipy, tree-sitter)
+happen inside handlers, so ``promote --help`` starts fast.
+
+Exit codes: 0 success; 1 the work ran but found a blocking problem (e.g. a
+CRITICAL finding); 2 unusable input or an illegal request, with one line on
+stderr that names the problem and the fix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from bot import __version__
+from bot.model import RequestError
+
+#: Command modules under bot.cli, in the order they appear in --help.
+COMMANDS = ["pipeline", "translate", "evidence"]
+
+
+class UsageError(RequestError):
+    """Raised by handlers for a request that cannot be carried out as asked."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="promote",
+        description="Promote a BLIS-evolved policy into an llm-d-router plugin through 7 stages and 3 gates.",
+    )
+    parser.add_argument("--version", action="version", version=f"promote {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"bot.cli.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except RequestError as exc:  # includes UsageError, SourceError, ReportError ...
+        print(f"promote: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("promote: interrupted; state was saved after the last finished step, `promote resume` continues", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

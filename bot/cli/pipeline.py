@@ -1,0 +1,215 @@
+"""`promote run | status | approve | request-changes | reject | resume`: a promotion rehearsed locally.
+
+The work directory holds the state (``state.json``), the run's settings
+(``run.json``: request, fork, results), the issue thread and the PR record.
+Decisions continue the run to the next gate, as a gate label does on GitHub.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import sys
+from pathlib import Path
+
+from bot.model import Decision, RequestError
+
+RUN_FILE = "run.json"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("run", help="start (or continue) a promotion from a promotion.yaml, on a local forge")
+    p.add_argument("request", type=Path, help="promotion.yaml")
+    p.add_argument("--results", type=Path, help="llm-d-benchmark v0.2 reports: RESULTS/<treatment>/<workload>/rate-<r>/rep-<n>/")
+    p.add_argument("--fork", type=Path, help="local git repository standing in for the llm-d-router fork (created if missing; default WORK/fork)")
+    p.add_argument("--work", type=Path, default=Path(".promote"), help="work directory (default .promote)")
+    p.add_argument("--approve", default="", metavar="all|1,2,3", help="approve these gates without stopping")
+    _common(p)
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("status", help="where the promotion stands")
+    p.add_argument("--work", type=Path, default=Path(".promote"))
+    p.add_argument("--json", action="store_true", help="print the saved state as JSON")
+    p.set_defaults(func=cmd_status)
+
+    for name, decision, helptext in (
+        ("approve", Decision.APPROVE, "approve the open gate and continue to the next one"),
+        ("request-changes", Decision.REQUEST_CHANGES, "send the gate's stage back with a reason; it reruns and is reviewed again"),
+        ("reject", Decision.REJECT, "end the promotion, with a reason on record"),
+    ):
+        p = sub.add_parser(name, help=helptext)
+        p.add_argument("gate", type=int, choices=[1, 2, 3])
+        p.add_argument("--reason", required=decision is not Decision.APPROVE, help="why (recorded, and given to the author)")
+        p.add_argument("--work", type=Path, default=Path(".promote"))
+        p.add_argument("--approve", default="", metavar="all|1,2,3", help="also approve these later gates without stopping")
+        _common(p)
+        p.set_defaults(func=cmd_decide, decision=decision)
+
+    p = sub.add_parser("resume", help="continue an interrupted promotion without redoing finished stages")
+    p.add_argument("--work", type=Path, default=Path(".promote"))
+    p.add_argument("--approve", default="", metavar="all|1,2,3")
+    _common(p)
+    p.set_defaults(func=cmd_resume)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--actor", default=None, help="who decides (default: your user name)")
+    p.add_argument("--max-rounds", type=int, default=3, help="review rounds before a gate opens unconverged")
+    p.add_argument("--quiet", action="store_true")
+
+
+# ----------------------------------------------------------------- commands
+def cmd_run(args) -> int:
+    approve = parse_approve(args.approve)
+    request, results = preflight(args.request, args.results)
+    work = args.work.resolve()
+    fork = (args.fork or work / "fork").resolve()
+    settings = {"request": str(args.request.resolve()), "fork": str(fork), "results": str(results) if results else None}
+    saved = _read_settings(work, missing_ok=True)
+    if saved and saved["request"] != settings["request"]:
+        raise RequestError(f"{work} holds the promotion of {saved['request']}; use another --work for a different request")
+    work.mkdir(parents=True, exist_ok=True)
+    (work / RUN_FILE).write_text(json.dumps(settings, indent=2) + "\n")
+    return _drive(_runner(request, work, fork, results, approve, args))
+
+
+def cmd_resume(args) -> int:
+    work = args.work.resolve()
+    settings = _read_settings(work)
+    request, results = preflight(Path(settings["request"]), Path(settings["results"]) if settings["results"] else None)
+    return _drive(_runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args))
+
+
+def cmd_decide(args) -> int:
+    work = args.work.resolve()
+    settings = _read_settings(work)
+    request, results = preflight(Path(settings["request"]), Path(settings["results"]) if settings["results"] else None)
+    runner = _runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args)
+    state = runner.decide(args.gate, args.decision, args.reason)
+    _say(args, f"gate {args.gate}: {args.decision.value} by {runner.actor}" + (f" ({args.reason})" if args.reason else ""))
+    if state.status.value == "rejected":
+        _say(args, f"the promotion is rejected; the record is in {runner.forge.locations()['issue thread']}")
+        return 0
+    return _drive(runner)
+
+
+def cmd_status(args) -> int:
+    from bot import pipeline
+    from bot.model import PipelineState
+
+    state_file = args.work.resolve() / "state.json"
+    if not state_file.exists():
+        raise RequestError(f"{args.work}: no promotion here; start one with `promote run REQUEST --work {args.work}`")
+    state = PipelineState.model_validate_json(state_file.read_text())
+    if args.json:
+        print(state.model_dump_json(indent=2))
+        return 0
+    print(f"promotion {state.request_id} on {state.branch}: {pipeline.describe(state)}")
+    for n, rec in sorted(state.stages.items()):
+        print(f"  stage {n} done: {rec.summary}")
+    for d in state.decisions:
+        print(f"  gate {d.gate} {d.decision.value} by {d.actor}" + (f": {d.reason}" if d.reason else ""))
+    if state.status.value == "awaiting-decision":
+        print(_decide_hint(state.open_gate, args.work))
+    return 0
+
+
+# ------------------------------------------------------------------ helpers
+def parse_approve(text: str) -> frozenset[int]:
+    text = (text or "").strip()
+    if not text:
+        return frozenset()
+    if text == "all":
+        return frozenset({1, 2, 3})
+    try:
+        gates = frozenset(int(x) for x in text.split(","))
+    except ValueError:
+        gates = frozenset({0})
+    if not gates <= {1, 2, 3}:
+        raise RequestError(f"--approve {text!r}: give 'all' or a comma-separated list of gates 1, 2, 3")
+    return gates
+
+
+def preflight(request_path: Path, results: Path | None):
+    """Everything that can be wrong with the input is found here, before anything touches the fork."""
+    from bot.golang.analyze import analyze
+    from bot.golang.source import parse_evolved_source
+    from bot.dictionary import load_dictionary
+
+    from bot.model import PromotionRequest
+
+    request = PromotionRequest.load(request_path)
+    src = parse_evolved_source(request.source_text, str(request.source_path))
+    analysis = analyze(src, load_dictionary(), None)
+    if analysis.kind is not request.kind:
+        raise RequestError(
+            f"{request_path}: field 'kind' says {request.kind.value}, but {request.source} holds a "
+            f"{analysis.kind.value} policy ({analysis.host}); fix 'kind' or the source"
+        )
+    if results is not None:
+        from bot.bench.reports import load_results
+
+        load_results(results)  # raises ReportError naming the problem
+        results = results.resolve()
+    return request, results
+
+
+def _runner(request, work: Path, fork: Path, results, approve, args):
+    from bot import PROJECT_ROOT
+    from bot.forge.local import LocalForge
+    from bot.stages.runner import Runner
+
+    forge = LocalForge(fork, work, seed_dir=PROJECT_ROOT / "gomirror" / "llm-d-router", base_branch=request.fork.base_branch)
+    return Runner(
+        request, forge, work, results_dir=results, approve=approve,
+        actor=args.actor or _whoami(), max_rounds=args.max_rounds,
+        log=(lambda line: None) if args.quiet else (lambda line: print(f"  {line}", file=sys.stderr)),
+    )
+
+
+def _drive(runner) -> int:
+    outcome = runner.run()
+    loc = runner.forge.locations()
+    if outcome.waiting_gate is not None:
+        print(f"stopped at gate {outcome.waiting_gate}: the review report is in {loc['issue thread']}")
+        print(_decide_hint(outcome.waiting_gate, runner.work))
+        return 0
+    if outcome.state.status.value == "rejected":
+        print(f"the promotion was rejected; the record is in {loc['issue thread']}")
+        return 0
+    print("promotion finished: all 7 stages, 3 gates")
+    print(f"  PR record:   {loc['pull request']}")
+    print(f"  fork branch: {runner.request.branch} in {loc['fork']}")
+    print(f"  issue thread: {loc['issue thread']}")
+    return 0
+
+
+def _decide_hint(gate: int | None, work: Path) -> str:
+    return (
+        f"decide gate {gate}:\n"
+        f"  promote approve {gate} --work {work}\n"
+        f"  promote request-changes {gate} --reason \"...\" --work {work}\n"
+        f"  promote reject {gate} --reason \"...\" --work {work}"
+    )
+
+
+def _read_settings(work: Path, missing_ok: bool = False) -> dict | None:
+    f = work / RUN_FILE
+    if not f.exists():
+        if missing_ok:
+            return None
+        raise RequestError(f"{work}: no promotion here; start one with `promote run REQUEST --work {work}`")
+    return json.loads(f.read_text())
+
+
+def _whoami() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # no passwd entry in some containers
+        return "local-user"
+
+
+def _say(args, line: str) -> None:
+    if not getattr(args, "quiet", False):
+        print(line)

@@ -1,0 +1,502 @@
+"""The promotion bot's shared vocabulary.
+
+Every layer (CLI, engine, stages, capabilities, forges) speaks these pydantic
+types, so a promotion request built from a local ``promotion.yaml`` and one
+built from a GitHub issue form are the same object, and state written by one
+run can be read back by a resumed run or by the GitHub handler.
+
+Nothing here does I/O except ``PromotionRequest.load`` (which reads the
+request file and the evolved source it points at), kept here so that every
+entry point validates a request the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import datetime
+from enum import IntEnum, StrEnum
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+
+class Strict(BaseModel):
+    """Unknown keys are errors: a typo in promotion.yaml must not be ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------
+# Enumerations
+# --------------------------------------------------------------------------
+
+
+class PolicyKind(StrEnum):
+    ROUTING = "routing"
+    ADMISSION = "admission"
+    SCHEDULING = "scheduling"
+
+
+class Severity(StrEnum):
+    """BLIS convergence-protocol severities. CRITICAL and IMPORTANT block a gate."""
+
+    CRITICAL = "CRITICAL"
+    IMPORTANT = "IMPORTANT"
+    SUGGESTION = "SUGGESTION"
+
+    @property
+    def blocking(self) -> bool:
+        return self is not Severity.SUGGESTION
+
+
+class Stage(IntEnum):
+    ANALYZE = 1
+    TRANSLATE = 2
+    HYPOTHESIZE = 3
+    IMPLEMENT_TESTS = 4
+    RUN_VALIDATE = 5
+    DOCUMENT = 6
+    PR = 7
+
+    @property
+    def title(self) -> str:
+        return _STAGE_TITLES[self]
+
+
+_STAGE_TITLES = {
+    Stage.ANALYZE: "analyze",
+    Stage.TRANSLATE: "translate",
+    Stage.HYPOTHESIZE: "hypothesize",
+    Stage.IMPLEMENT_TESTS: "implement tests",
+    Stage.RUN_VALIDATE: "run and validate",
+    Stage.DOCUMENT: "document",
+    Stage.PR: "pull request",
+}
+
+
+class Decision(StrEnum):
+    APPROVE = "approve"
+    REQUEST_CHANGES = "request-changes"
+    REJECT = "reject"
+
+
+class Family(StrEnum):
+    """The six BLIS hypothesis families (docs/contributing/standards/experiments.md)."""
+
+    WORKLOAD_ARRIVAL = "workload-arrival"
+    SCHEDULER_INVARIANTS = "scheduler-invariants"
+    PERFORMANCE_REGIME = "performance-regime"
+    STRUCTURAL_MODEL = "structural-model"
+    ROBUSTNESS = "robustness-failure-mode"
+    CROSS_POLICY = "cross-policy-comparative"
+
+
+class VVUQ(StrEnum):
+    VERIFICATION = "verification"
+    VALIDATION = "validation"
+    UQ = "uq"
+
+
+class HypothesisType(StrEnum):
+    DETERMINISTIC = "deterministic"
+    DOMINANCE = "statistical/dominance"
+    MONOTONICITY = "statistical/monotonicity"
+    EQUIVALENCE = "statistical/equivalence"
+    PARETO = "statistical/pareto"
+
+
+class Track(StrEnum):
+    A = "A"  # transfer: a BLIS claim rewritten for llm-d
+    B = "B"  # gap: a sim-to-real difference (Map B freshness, Map C concern)
+    C = "C"  # regression: equivalence / no-regression on baseline scenarios
+
+
+class Direction(StrEnum):
+    """What the evolved treatment should do to a metric, relative to baseline."""
+
+    DECREASE = "decrease"
+    INCREASE = "increase"
+    EQUIVALENT = "equivalent"  # |change| within the margin (TOST)
+    NO_WORSE = "no-worse"  # not worse than the margin in the bad direction (one-sided)
+
+
+class VerdictStatus(StrEnum):
+    CONFIRMED = "confirmed"
+    REFUTED = "refuted"
+    INCONCLUSIVE = "inconclusive"
+
+
+# --------------------------------------------------------------------------
+# Promotion request
+# --------------------------------------------------------------------------
+
+
+class Origin(Strict):
+    """Where the evolved program came from, so the PR can cite it."""
+
+    framework: str = "openevolve"
+    run: str = Field(description="OpenEvolve run or experiment name")
+    iteration: int = Field(ge=0)
+    program_id: str | None = None
+    fitness: float = Field(description="combined_score of the evolved program")
+    baseline_fitness: float | None = None
+    blis_version: str | None = Field(default=None, description="BLIS commit or tag the program was evolved on")
+    metadata_file: str | None = Field(default=None, description="best_program_info.json, relative to the request file")
+
+
+class BlisClaim(Strict):
+    """One BLIS finding that validated the evolved program; becomes a Track A hypothesis."""
+
+    id: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    statement: str
+    metric: str = Field(description="BLIS metric name, e.g. ttft_mean_ms, e2e_p95_ms, tokens_per_sec")
+    direction: Literal["decrease", "increase"]
+    magnitude: float | None = Field(default=None, description="BLIS relative change, e.g. -0.12 for 12% lower")
+    workload: str = Field(description="name of a workload in `workloads`")
+    rate: float | None = Field(default=None, description="BLIS request rate (req/s) of the claim")
+    family: Family = Family.CROSS_POLICY
+    vvuq: VVUQ = VVUQ.VALIDATION
+    type: HypothesisType = HypothesisType.DOMINANCE
+    mechanism: str | None = None
+    seeds: list[int] = Field(default_factory=lambda: [42, 123, 456])
+
+
+class Workload(Strict):
+    """A benchmark workload: the llm-d-benchmark harness profile it maps to and its operating points."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    description: str = ""
+    harness: Literal["inference-perf", "guidellm", "vllm-benchmark"] = "inference-perf"
+    profile: str = Field(description="llm-d-benchmark workload profile, e.g. shared_prefix_synthetic")
+    rates: list[float] = Field(min_length=1, description="request rates (req/s) on real GPUs")
+    duration_s: int = Field(default=120, gt=0)
+    blis_workload: str | None = Field(default=None, description="BLIS workload spec it corresponds to")
+    overrides: dict[str, Any] = Field(default_factory=dict, description="dotted profile overrides")
+
+
+class BaselineScenario(Strict):
+    """An existing llm-d-benchmark scenario the evolved plugin must not regress (Track C)."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
+    workload: str
+    rate: float | None = None
+    guarded_metrics: list[str] = Field(
+        default_factory=lambda: ["ttft_mean", "e2e_p95", "throughput"],
+        description="short metric names, see bot.bench.metrics",
+    )
+
+
+class ForkTarget(Strict):
+    repo: str = Field(default="llm-d/llm-d-router", pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+    base_branch: str = "main"
+    router_version: str = "v0.10.0"
+
+
+class PromotionRequest(Strict):
+    """What a researcher asks the bot to promote. Built from promotion.yaml or an issue form."""
+
+    id: str = Field(pattern=r"^[0-9A-Za-z][0-9A-Za-z-]*$", description="issue number on GitHub; any short id locally")
+    title: str = Field(min_length=3)
+    kind: PolicyKind
+    source: str = Field(description="path of the evolved program, relative to the request file")
+    origin: Origin
+    claims: list[BlisClaim] = Field(default_factory=list)
+    workloads: list[Workload] = Field(min_length=1)
+    evolved_for: str | None = Field(default=None, description="the workload the program was evolved on (mechanism check)")
+    baselines: list[BaselineScenario] = Field(default_factory=list)
+    fork: ForkTarget = Field(default_factory=ForkTarget)
+    plugin_name: str | None = Field(
+        default=None, pattern=r"^[a-z][a-z0-9-]*$", description="kebab-case plugin type; derived from the title if absent"
+    )
+
+    # Filled by ``load``: the evolved program's text, and where the request lives.
+    source_text: str = Field(default="", exclude=True, repr=False)
+    base_dir: str = Field(default=".", exclude=True, repr=False)
+
+    @model_validator(mode="after")
+    def _workloads_are_known(self) -> "PromotionRequest":
+        names = {w.name for w in self.workloads}
+        if len(names) != len(self.workloads):
+            raise ValueError("workloads: names must be unique")
+        for claim in self.claims:
+            if claim.workload not in names:
+                raise ValueError(f"claims[{claim.id}].workload: {claim.workload!r} is not one of workloads {sorted(names)}")
+        for b in self.baselines:
+            if b.workload not in names:
+                raise ValueError(f"baselines[{b.name}].workload: {b.workload!r} is not one of workloads {sorted(names)}")
+        if self.evolved_for is not None and self.evolved_for not in names:
+            raise ValueError(f"evolved_for: {self.evolved_for!r} is not one of workloads {sorted(names)}")
+        if len({c.id for c in self.claims}) != len(self.claims):
+            raise ValueError("claims: ids must be unique")
+        return self
+
+    @property
+    def slug(self) -> str:
+        return slugify(self.plugin_name or self.title)
+
+    @property
+    def branch(self) -> str:
+        return f"promotion/{self.id}-{self.slug}"
+
+    @property
+    def plugin_type(self) -> str:
+        """kebab-case llm-d plugin type, e.g. ``evolved-adaptive-scorer``."""
+        return self.plugin_name or self.slug
+
+    def workload(self, name: str) -> Workload:
+        return next(w for w in self.workloads if w.name == name)
+
+    def fingerprint(self) -> str:
+        """Content hash of the request and its source: a changed request invalidates finished stages."""
+        payload = self.model_dump_json() + "\0" + self.source_text
+        return sha256_text(payload)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "PromotionRequest":
+        """Read and validate promotion.yaml. Raises RequestError with a one-line, actionable message."""
+        path = Path(path)
+        if not path.is_file():
+            raise RequestError(f"{path}: no such file; pass the path of a promotion.yaml (see examples/)")
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            raise RequestError(f"{path}: not valid YAML{where}; fix the syntax") from None
+        except UnicodeDecodeError:
+            raise RequestError(f"{path}: not a UTF-8 text file; pass a promotion.yaml") from None
+        if not isinstance(raw, dict):
+            raise RequestError(f"{path}: expected a mapping of request fields at the top level")
+        try:
+            request = cls.model_validate(raw)
+        except ValidationError as exc:
+            raise RequestError(f"{path}: {describe_validation_error(exc)}") from None
+        src = (path.parent / request.source).resolve()
+        if not src.is_file():
+            raise RequestError(f"{path}: field 'source': {request.source!r} does not exist next to the request file")
+        try:
+            text = src.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise RequestError(f"{src}: the evolved source is not UTF-8 text; pass a .go or .py program") from None
+        return request.model_copy(update={"source_text": text, "base_dir": str(path.parent.resolve())})
+
+    @property
+    def source_path(self) -> Path:
+        return Path(self.base_dir) / self.source
+
+
+class RequestError(ValueError):
+    """Bad input from a person: the message names the problem and the fix; never a traceback."""
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """The first pydantic error as 'field a.b: message', the form people can act on."""
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    msg = err["msg"]
+    if err["type"] == "extra_forbidden":
+        msg = "unknown field (check the spelling against examples/)"
+    elif err["type"] == "enum":
+        expected = err.get("ctx", {}).get("expected", "")
+        msg = f"{err.get('input')!r} is not one of {expected}"
+    more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
+    return f"field '{loc}': {msg}{more}"
+
+
+# --------------------------------------------------------------------------
+# Review findings
+# --------------------------------------------------------------------------
+
+
+class Finding(Strict):
+    """One review finding, anchored to a file and line on the promotion branch when it has one."""
+
+    severity: Severity
+    check: str = Field(description="checklist item id, e.g. G1.signals-mapped or hazard.inv9-output-tokens")
+    message: str
+    file: str | None = None
+    line: int | None = Field(default=None, ge=1)
+    fix: str | None = Field(default=None, description="suggested fix")
+    source_line: int | None = Field(default=None, ge=1, description="line in the evolved program it traces back to")
+
+    def sort_key(self) -> tuple:
+        order = {Severity.CRITICAL: 0, Severity.IMPORTANT: 1, Severity.SUGGESTION: 2}
+        return (order[self.severity], self.check, self.file or "", self.line or 0, self.message)
+
+
+class ReviewRound(Strict):
+    gate: int = Field(ge=1, le=3)
+    round: int = Field(ge=1)
+    reviewer: str = "checklist"
+    findings: list[Finding] = Field(default_factory=list)
+
+    @property
+    def blocking(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity.blocking]
+
+
+# --------------------------------------------------------------------------
+# Hypotheses and verdicts
+# --------------------------------------------------------------------------
+
+
+class Prediction(Strict):
+    """What one hypothesis predicts, in llm-d-benchmark terms."""
+
+    metric: str = Field(description="short metric name, see bot.bench.metrics (e.g. ttft_mean, e2e_p95)")
+    direction: Direction
+    margin: float = Field(default=0.05, gt=0, lt=1, description="equivalence / regression margin (relative)")
+    blis_magnitude: float | None = Field(default=None, description="relative change BLIS predicted, for attenuation checks")
+
+
+class Hypothesis(Strict):
+    id: str = Field(pattern=r"^[ABC][0-9]+$")
+    track: Track
+    title: str
+    statement: str
+    family: Family
+    vvuq: VVUQ
+    type: HypothesisType
+    diagnostic: str = Field(description='"If this fails, it would indicate ..."')
+    workloads: list[str] = Field(min_length=1)
+    rates: list[float] = Field(default_factory=list, description="empty = every rate of each workload")
+    prediction: Prediction | None = Field(default=None, description="None for hypotheses not decided by benchmarks")
+    source: str = Field(description="claim id, Map B signal, Map C gap id or baseline scenario it comes from")
+    mechanism: str | None = None
+    blis_statement: str | None = None
+
+    @field_validator("diagnostic")
+    @classmethod
+    def _diagnostic_clause(cls, v: str) -> str:
+        if "if this fails" not in v.lower():
+            raise ValueError('diagnostic must contain "If this fails, it would indicate ..."')
+        return v
+
+
+class Effect(Strict):
+    """The measured effect of the evolved treatment on one (workload, rate, metric)."""
+
+    workload: str
+    rate: float
+    metric: str
+    baseline_mean: float
+    evolved_mean: float
+    rel_change: float
+    ci_low: float
+    ci_high: float
+    p_value: float | None = None
+    p_adjusted: float | None = None
+    test: str = ""
+    cv_baseline: float
+    t_eff: float
+    n_baseline: int
+    n_evolved: int
+
+
+class Verdict(Strict):
+    hypothesis_id: str
+    status: VerdictStatus
+    summary: str
+    effects: list[Effect] = Field(default_factory=list)
+    flags: list[str] = Field(default_factory=list, description="mechanism, shedding, attenuation, noise warnings")
+
+
+class TranslationSummary(Strict):
+    """What stage 2 hands to stage 3 (committed as translation.json beside the translation report)."""
+
+    kind: PolicyKind
+    plugin_type: str
+    package_dir: str = Field(description="branch-relative directory of the generated plugin package")
+    signals: list[str] = Field(description="canonical BLIS signals the evolved logic reads")
+    freshness_gaps: list[str] = Field(default_factory=list, description="signals whose Map B entry has a freshness gap")
+    touched_gaps: list[str] = Field(default_factory=list, description="Map C gap ids the policy touches")
+    thresholds: dict[str, float] = Field(default_factory=dict, description="plugin parameter name -> evolved default")
+    untranslatable: list[str] = Field(default_factory=list, description="signals with no llm-d source (fallback used)")
+    findings: list[Finding] = Field(default_factory=list)
+
+
+# --------------------------------------------------------------------------
+# Pipeline state
+# --------------------------------------------------------------------------
+
+
+class Artifact(Strict):
+    path: str = Field(description="path on the promotion branch")
+    sha256: str
+    stage: Stage
+
+
+class StageRecord(Strict):
+    stage: Stage
+    inputs_hash: str = Field(description="hash of everything the stage read; equal hash = nothing to redo")
+    artifacts: list[Artifact] = Field(default_factory=list)
+    commit: str | None = None
+    feedback: str | None = None
+    summary: str = ""
+    finished_at: datetime
+
+
+class GateDecision(Strict):
+    gate: int = Field(ge=1, le=3)
+    decision: Decision
+    actor: str
+    at: datetime
+    reason: str | None = None
+
+
+class AuditEntry(Strict):
+    at: datetime
+    actor: str
+    event: str
+    detail: str = ""
+
+
+class Status(StrEnum):
+    RUNNING = "running"  # a stage or a review is due
+    AWAITING_DECISION = "awaiting-decision"  # a gate's review converged; a human decides
+    DONE = "done"  # stage 7 finished
+    REJECTED = "rejected"
+
+
+class PipelineState(Strict):
+    """Everything needed to resume a promotion. Saved after every step."""
+
+    schema_version: Literal[1] = 1
+    request_id: str
+    request_fingerprint: str
+    branch: str
+    status: Status = Status.RUNNING
+    next_stage: Stage | None = Stage.ANALYZE
+    open_gate: int | None = Field(default=None, description="gate whose review/decision is due")
+    review_round: int = Field(default=0, description="review rounds run at the open gate since its last decision")
+    author_changed: bool = Field(default=False, description="an author-fix pass at the open gate changed an artifact")
+    stages: dict[int, StageRecord] = Field(default_factory=dict)
+    reviews: dict[int, list[ReviewRound]] = Field(default_factory=dict)
+    unconverged: list[int] = Field(default_factory=list, description="gates whose review ran out of rounds")
+    decisions: list[GateDecision] = Field(default_factory=list)
+    pending_feedback: dict[int, str] = Field(default_factory=dict, description="stage -> reason to rerun with")
+    audit: list[AuditEntry] = Field(default_factory=list)
+
+    def artifact_index(self) -> list[Artifact]:
+        return [a for s in sorted(self.stages) for a in self.stages[s].artifacts]
+
+
+# --------------------------------------------------------------------------
+# Small shared helpers
+# --------------------------------------------------------------------------
+
+
+def sha256_text(text: str | bytes) -> str:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return hashlib.sha256(data).hexdigest()
+
+
+def slugify(text: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug[:48].rstrip("-") or "promotion"
+
+
+JsonDict = Annotated[dict[str, Any], Field(default_factory=dict)]

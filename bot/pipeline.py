@@ -1,0 +1,259 @@
+"""The promotion state machine: 7 stages, 3 gates, and every legal move between them.
+
+Pure: no I/O, no clock (callers pass ``now``), no knowledge of git or GitHub.
+The runner (``bot.stages.runner``) asks ``next_step`` what is due, does it,
+and reports back with ``stage_finished`` / ``review_finished`` /
+``decide``; each returns a new state, which the runner saves at once.
+
+```
+1 analyze → 2 translate → [gate 1] → 3 hypothesize → [gate 2]
+  → 4 implement tests → 5 run and validate → [gate 3] → 6 document → 7 PR
+```
+
+At a gate the independent review runs first. Blocking findings (CRITICAL or
+IMPORTANT) send the gate's stages back to the author with the findings as
+input, and the review runs again, up to ``max_rounds``. If the author's
+rerun changes nothing (same content hashes), another review would say the
+same thing, so the gate opens at once, marked unconverged. Only then may a
+person decide: approve (next stage), request changes (the gate's first stage
+runs again with the reason), or reject (the promotion ends).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from bot.model import (
+    AuditEntry,
+    Decision,
+    GateDecision,
+    PipelineState,
+    ReviewRound,
+    Stage,
+    StageRecord,
+    Status,
+)
+
+#: The gate that follows each gated stage.
+GATE_AFTER: dict[Stage, int] = {Stage.TRANSLATE: 1, Stage.HYPOTHESIZE: 2, Stage.RUN_VALIDATE: 3}
+
+#: The stages each gate reviews, and that its author step and "request changes" rerun.
+#: Stage 1 is the one-time dictionary (versioned data, not changed by feedback);
+#: stage 4 has no gate of its own, so gate 3 covers it with stage 5.
+GATE_COVERS: dict[int, tuple[Stage, ...]] = {
+    1: (Stage.TRANSLATE,),
+    2: (Stage.HYPOTHESIZE,),
+    3: (Stage.IMPLEMENT_TESTS, Stage.RUN_VALIDATE),
+}
+
+DEFAULT_MAX_ROUNDS = 3
+
+
+class IllegalTransition(ValueError):
+    """A move the state machine refuses; the message says what is possible instead."""
+
+
+# --------------------------------------------------------------------------
+# What is due next
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunStage:
+    stage: Stage
+    feedback: str | None  # a person's reason or the reviewer's findings, when this is a rerun
+
+
+@dataclass(frozen=True)
+class RunReview:
+    gate: int
+    round: int
+
+
+@dataclass(frozen=True)
+class AwaitDecision:
+    gate: int
+
+
+@dataclass(frozen=True)
+class Finished:
+    status: Status  # DONE or REJECTED
+
+
+Step = RunStage | RunReview | AwaitDecision | Finished
+
+
+def new_state(request_id: str, fingerprint: str, branch: str, *, actor: str, now: datetime) -> PipelineState:
+    state = PipelineState(request_id=request_id, request_fingerprint=fingerprint, branch=branch)
+    return _log(state, now, actor, "started", f"branch {branch}")
+
+
+def next_step(state: PipelineState) -> Step:
+    if state.status in (Status.DONE, Status.REJECTED):
+        return Finished(state.status)
+    if state.status is Status.AWAITING_DECISION:
+        assert state.open_gate is not None
+        return AwaitDecision(state.open_gate)
+    if state.next_stage is not None:
+        return RunStage(state.next_stage, state.pending_feedback.get(int(state.next_stage)))
+    if state.open_gate is not None:
+        return RunReview(state.open_gate, state.review_round + 1)
+    raise IllegalTransition("corrupt state: nothing is due but the promotion is not finished")  # pragma: no cover
+
+
+def describe(state: PipelineState) -> str:
+    """One line for people: where the promotion stands."""
+    step = next_step(state)
+    match step:
+        case Finished(Status.DONE):
+            return "done: all 7 stages finished and the PR is open"
+        case Finished(_):
+            gate = next((d.gate for d in reversed(state.decisions) if d.decision is Decision.REJECT), "?")
+            return f"rejected at gate {gate}"
+        case AwaitDecision(gate):
+            tag = " (review did not converge)" if gate in state.unconverged else ""
+            return f"waiting for a decision at gate {gate}{tag}"
+        case RunReview(gate, rnd):
+            return f"gate {gate} review round {rnd} is due"
+        case RunStage(stage, feedback):
+            again = " again, with feedback" if feedback else ""
+            return f"stage {int(stage)} ({stage.title}) is due{again}"
+    raise AssertionError(step)  # pragma: no cover
+
+
+# --------------------------------------------------------------------------
+# Transitions
+# --------------------------------------------------------------------------
+
+
+def stage_finished(state: PipelineState, record: StageRecord, *, changed: bool, now: datetime) -> PipelineState:
+    """Record a finished stage. ``changed`` is False when its artifacts hash the same as before."""
+    step = next_step(state)
+    if not isinstance(step, RunStage) or step.stage != record.stage:
+        raise IllegalTransition(f"stage {int(record.stage)} finished, but {describe(state)}")
+    s = state.model_copy(deep=True)
+    s.stages[int(record.stage)] = record
+    s.pending_feedback.pop(int(record.stage), None)
+    s = _log(s, now, "bot", f"stage {int(record.stage)} finished", record.summary)
+
+    gate = GATE_AFTER.get(record.stage)
+    fixing = s.open_gate is not None  # an author-fix pass inside a gate's review loop
+    if fixing:
+        s.author_changed = s.author_changed or changed
+    if record.stage == Stage.PR:
+        s.next_stage = None
+        s.status = Status.DONE
+        return _log(s, now, "bot", "done")
+    if gate is None:
+        s.next_stage = Stage(int(record.stage) + 1)
+        return s
+    # The gate's last stage finished: its review is due, unless the author fix changed nothing.
+    s.next_stage = None
+    if fixing and not s.author_changed:
+        return _open_for_decision(s, gate, now, converged=False, why="the author's rerun changed nothing")
+    s.open_gate = gate
+    return s
+
+
+def review_finished(
+    state: PipelineState, review: ReviewRound, *, now: datetime, max_rounds: int = DEFAULT_MAX_ROUNDS
+) -> PipelineState:
+    step = next_step(state)
+    if not isinstance(step, RunReview) or step.gate != review.gate:
+        raise IllegalTransition(f"a gate {review.gate} review finished, but {describe(state)}")
+    s = state.model_copy(deep=True)
+    s.reviews.setdefault(review.gate, []).append(review)
+    s.review_round += 1
+    counts = _count(review)
+    s = _log(s, now, review.reviewer, f"gate {review.gate} review round {s.review_round}", counts)
+    if not review.blocking:
+        return _open_for_decision(s, review.gate, now, converged=True, why="no blocking findings")
+    if s.review_round >= max_rounds:
+        return _open_for_decision(s, review.gate, now, converged=False, why=f"{max_rounds} rounds ran out")
+    # Back to the author: rerun the gate's stages with the findings as input.
+    first = GATE_COVERS[review.gate][0]
+    s.next_stage = first
+    s.author_changed = False
+    s.pending_feedback[int(first)] = render_findings_feedback(review)
+    return s
+
+
+def decide(
+    state: PipelineState, gate: int, decision: Decision, *, actor: str, now: datetime, reason: str | None = None
+) -> PipelineState:
+    """A person's decision at a gate. Refuses anything but a decision on the open, reviewed gate."""
+    if gate not in GATE_COVERS:
+        raise IllegalTransition(f"there is no gate {gate}; gates are 1 (translation), 2 (hypotheses), 3 (validation)")
+    if decision is not Decision.APPROVE and not (reason and reason.strip()):
+        raise IllegalTransition(f"{decision.value} needs a reason (--reason TEXT) so the author and the record know why")
+    if state.status is Status.DONE:
+        raise IllegalTransition(f"the promotion is finished; gate {gate} can no longer be decided")
+    if state.status is Status.REJECTED:
+        raise IllegalTransition("the promotion was rejected; nothing is left to decide")
+    earlier = [d for d in state.decisions if d.gate == gate and d.decision is Decision.APPROVE]
+    if state.open_gate != gate or state.status is not Status.AWAITING_DECISION:
+        if state.open_gate == gate:
+            raise IllegalTransition(
+                f"gate {gate}'s review has not finished yet ({describe(state)}); run `promote resume` first"
+            )
+        if earlier and (state.open_gate is None or state.open_gate > gate):
+            last = earlier[-1]
+            raise IllegalTransition(f"gate {gate} was already approved by {last.actor} at {last.at:%Y-%m-%d %H:%M}")
+        raise IllegalTransition(f"gate {gate} is not open: {describe(state)}")
+
+    s = state.model_copy(deep=True)
+    s.decisions.append(GateDecision(gate=gate, decision=decision, actor=actor, at=now, reason=reason))
+    s = _log(s, now, actor, f"gate {gate} {decision.value}", reason or "")
+    s.status = Status.RUNNING
+    s.open_gate = None
+    s.review_round = 0
+    if decision is Decision.APPROVE:
+        s.next_stage = Stage(int(GATE_COVERS[gate][-1]) + 1)
+    elif decision is Decision.REQUEST_CHANGES:
+        first = GATE_COVERS[gate][0]
+        s.next_stage = first
+        s.pending_feedback[int(first)] = reason or ""
+        if gate in s.unconverged:
+            s.unconverged.remove(gate)
+    else:
+        s.status = Status.REJECTED
+        s.next_stage = None
+    return s
+
+
+# --------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------
+
+
+def _open_for_decision(s: PipelineState, gate: int, now: datetime, *, converged: bool, why: str) -> PipelineState:
+    s.open_gate = gate
+    s.next_stage = None
+    s.status = Status.AWAITING_DECISION
+    if not converged and gate not in s.unconverged:
+        s.unconverged.append(gate)
+    if converged and gate in s.unconverged:
+        s.unconverged.remove(gate)
+    state = "converged" if converged else "did not converge"
+    return _log(s, now, "bot", f"gate {gate} open for decision", f"review {state}: {why}")
+
+
+def render_findings_feedback(review: ReviewRound) -> str:
+    lines = [f"Gate {review.gate} review round {review.round}: fix these blocking findings."]
+    for f in sorted(review.blocking, key=lambda f: f.sort_key()):
+        where = f" ({f.file}:{f.line})" if f.file and f.line else (f" ({f.file})" if f.file else "")
+        lines.append(f"- [{f.severity.value}] {f.check}{where}: {f.message}")
+    return "\n".join(lines)
+
+
+def _count(review: ReviewRound) -> str:
+    by = {}
+    for f in review.findings:
+        by[f.severity.value] = by.get(f.severity.value, 0) + 1
+    return ", ".join(f"{n} {k}" for k, n in sorted(by.items())) or "no findings"
+
+
+def _log(state: PipelineState, now: datetime, actor: str, event: str, detail: str = "") -> PipelineState:
+    state.audit.append(AuditEntry(at=now, actor=actor, event=event, detail=detail))
+    return state

@@ -1,0 +1,120 @@
+"""Stage 6, document: one FINDINGS per hypothesis (BLIS template) and the promotion report.
+
+The resolution, root-cause hints and feedback for BLIS are derived by rule
+from the verdict, the track and the translation (what a mature reviewer would
+write first); a person or the Claude author can deepen the narrative, and the
+document keeps the same headings either way.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from bot.model import Hypothesis, Track, TranslationSummary, Verdict, VerdictStatus
+from bot.render import render
+from bot.stages.context import StageContext, StageOutput
+from bot.stages.hypothesize import load_hypotheses
+
+RESOLUTION = {
+    (VerdictStatus.CONFIRMED, False): "Clean confirmation",
+    (VerdictStatus.CONFIRMED, True): "Confirmation with wrong mechanism",
+    (VerdictStatus.REFUTED, False): "Refuted — wrong mental model",
+    (VerdictStatus.REFUTED, True): "Refuted — wrong mental model",
+    (VerdictStatus.INCONCLUSIVE, False): "Inconclusive — parameter-dependent",
+    (VerdictStatus.INCONCLUSIVE, True): "Inconclusive — parameter-dependent",
+}
+
+STATUS_WORD = {
+    VerdictStatus.CONFIRMED: "Confirmed",
+    VerdictStatus.REFUTED: "Refuted",
+    VerdictStatus.INCONCLUSIVE: "Inconclusive",
+}
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    hypothesis: str
+    kind: str  # structural-model hypothesis | BLIS enhancement | fitness dimension | re-evolution
+    text: str
+
+
+def resolution(h: Hypothesis, v: Verdict) -> str:
+    mechanism_flag = any("mechanism" in f for f in v.flags)
+    if "no-results" in v.flags:
+        return "Converged to open question"
+    return RESOLUTION[(v.status, mechanism_flag)]
+
+
+def root_cause(h: Hypothesis, v: Verdict, summary: TranslationSummary) -> list[str]:
+    """First-principles hints for the root-cause section, derived from what is known."""
+    notes: list[str] = []
+    if "no-results" in v.flags:
+        return ["No benchmark data yet: the plan in stage 4 has not been run on a GPU cluster."]
+    if h.track is Track.A and v.status is VerdictStatus.REFUTED:
+        gaps = ", ".join(summary.freshness_gaps) or "none recorded"
+        notes.append(
+            "BLIS predicted the opposite direction. Signals whose freshness differs between BLIS and llm-d "
+            f"({gaps}) are the first suspects: the evolved thresholds were tuned on BLIS's signal timing."
+        )
+    if h.track is Track.B and v.status is VerdictStatus.REFUTED:
+        notes.append(f"The sim-to-real gap `{h.source}` changes the outcome in llm-d; BLIS does not model it.")
+    if h.track is Track.C and v.status is VerdictStatus.REFUTED:
+        notes.append("The evolved plugin regresses a baseline scenario it was never evolved against.")
+    if v.status is VerdictStatus.INCONCLUSIVE:
+        notes.append("The effect is within the noise floor (T_eff) or the data are too noisy to decide; see the flags.")
+    if v.status is VerdictStatus.CONFIRMED:
+        notes.append("The predicted direction holds beyond the noise floor in every cell the hypothesis covers.")
+    for flag in v.flags:
+        notes.append(f"Flag: {flag}.")
+    if h.mechanism:
+        notes.append(f"Claimed mechanism (RCV-3 asks to verify it, not only the direction): {h.mechanism}")
+    return notes
+
+
+def recommendations(pairs: list[tuple[Hypothesis, Verdict]]) -> list[Recommendation]:
+    """The seed's feedback loop: what a refuted or surprising hypothesis asks of BLIS and OpenEvolve."""
+    recs: list[Recommendation] = []
+    for h, v in pairs:
+        if v.status is VerdictStatus.REFUTED and h.track is Track.A:
+            recs.append(Recommendation(h.id, "structural-model hypothesis",
+                f"BLIS's prediction for `{h.prediction.metric if h.prediction else h.title}` did not hold in llm-d: "
+                "open a BLIS structural-model hypothesis on the signals this claim relies on and re-check their modelled freshness."))
+        elif v.status is VerdictStatus.REFUTED and h.track is Track.B:
+            recs.append(Recommendation(h.id, "BLIS enhancement",
+                f"Model `{h.source}` in BLIS, and add an OpenEvolve fitness dimension that penalizes sensitivity to it."))
+        elif v.status is VerdictStatus.REFUTED and h.track is Track.C:
+            recs.append(Recommendation(h.id, "re-evolution",
+                f"Re-evolve with a regression constraint on `{h.workloads[0]}`, or scope the plugin away from that workload."))
+        for flag in v.flags:
+            if "attenuation" in flag or "amplification" in flag:
+                recs.append(Recommendation(h.id, "structural-model hypothesis",
+                    f"BLIS's predicted magnitude is off ({flag}); calibrate the simulator's latency model on this workload."))
+            if "mechanism" in flag:
+                recs.append(Recommendation(h.id, "fitness dimension",
+                    "The gain is not concentrated on the workload the program was evolved for; evaluate whether the "
+                    "evolved mechanism or a general overhead change causes it before re-evolving."))
+    return recs
+
+
+def run(ctx: StageContext) -> StageOutput:
+    summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
+    hypotheses = sorted(load_hypotheses(ctx), key=lambda h: (h.track.value, int(h.id[1:])))
+    verdicts = {v["hypothesis_id"]: Verdict.model_validate(v) for v in ctx.read_json(ctx.paths.verdicts_json)}
+    pairs = [(h, verdicts[h.id]) for h in hypotheses if h.id in verdicts]
+    checks = ctx.read_json(ctx.paths.go_checks)
+    files: dict[str, str | bytes] = {}
+    for h, v in pairs:
+        files[ctx.paths.findings(h.id)] = render(
+            "findings.md.j2", h=h, v=v, status=STATUS_WORD[v.status], resolution=resolution(h, v),
+            root_cause=root_cause(h, v, summary), request=ctx.request, paths=ctx.paths,
+        )
+    recs = recommendations(pairs)
+    files[ctx.paths.report] = render(
+        "report.md.j2", request=ctx.request, summary=summary, pairs=pairs, recs=recs, checks=checks,
+        paths=ctx.paths, Track=Track, VerdictStatus=VerdictStatus,
+    )
+    files[f"{ctx.paths.docs}/feedback-for-blis.json"] = json.dumps(
+        [r.__dict__ for r in recs], indent=2, sort_keys=True
+    ) + "\n"
+    return StageOutput(files=files, summary=f"{len(pairs)} FINDINGS documents, the promotion report, {len(recs)} BLIS recommendations")

@@ -1,0 +1,56 @@
+"""Stage 4, implement tests: the plugin's Go unit test and one lean benchmark plan.
+
+The unit test comes from the same deterministic translation as stage 2 (same
+program, same feedback), so it always matches the committed plugin. The plan
+is an llm-d-benchmark experiment (baseline EPP config vs the evolved plugin as
+setup treatments), inference-perf workload profiles, and the evaluation spec
+stage 5 reads.
+"""
+
+from __future__ import annotations
+
+from bot.model import Stage, TranslationSummary
+from bot.stages.context import StageContext, StageOutput
+from bot.stages.hypothesize import load_hypotheses
+from bot.stages.translate import is_test_file, translation
+
+#: llm-d-router's own default scheduling (pkg/epp/config/loader/defaults.go at v0.10.0):
+#: what the evolved plugin is compared against when a request names no other baseline.
+BASELINE_EPP_CONFIG = """\
+apiVersion: llm-d.ai/v1alpha1
+kind: EndpointPickerConfig
+plugins:
+- type: queue-scorer
+- type: kv-cache-utilization-scorer
+- type: prefix-cache-scorer
+- type: approx-prefix-cache-producer
+schedulingProfiles:
+- name: default
+  plugins:
+  - pluginRef: queue-scorer
+    weight: 2
+  - pluginRef: kv-cache-utilization-scorer
+    weight: 2
+  - pluginRef: prefix-cache-scorer
+    weight: 3
+"""
+
+
+def run(ctx: StageContext) -> StageOutput:
+    from bot.bench.plan import make_plan, render_experiment
+
+    t = translation(ctx, ctx.stage_feedback(Stage.TRANSLATE))
+    files: dict[str, str | bytes] = {p: c for p, c in t.files.items() if is_test_file(p)}
+    summary_t = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
+    evolved_cfg = ctx.read(ctx.paths.epp_config(summary_t.plugin_type)) or t.epp_config
+    hypotheses = load_hypotheses(ctx)
+    plan = make_plan(ctx.request, hypotheses)
+    files.update(render_experiment(plan, ctx.request, BASELINE_EPP_CONFIG, evolved_cfg))
+    ratio = plan.cost.gpu_minutes / plan.naive_cost.gpu_minutes if plan.naive_cost.gpu_minutes else 1.0
+    summary = (
+        f"unit tests for {summary_t.plugin_type} and a benchmark plan: {plan.repetitions} repetitions, "
+        f"{plan.cost.runs} runs, {plan.cost.gpu_minutes:.0f} GPU-minutes ({ratio:.0%} of the naive plan)"
+    )
+    if ctx.feedback:
+        summary += "; rerun with feedback"
+    return StageOutput(files=files, summary=summary)

@@ -1,0 +1,70 @@
+"""Where each artifact lives on the promotion branch. One place, so stages and reviewers agree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DICTIONARY_DOC = "docs/promotion/translation-dictionary.md"
+RUNNER_GO = "cmd/epp/runner/runner.go"
+
+
+@dataclass(frozen=True)
+class PromotionPaths:
+    slug: str
+
+    @property
+    def docs(self) -> str:
+        return f"docs/promotion/{self.slug}"
+
+    @property
+    def translation_report(self) -> str:
+        return f"{self.docs}/translation-report.md"
+
+    @property
+    def translation_json(self) -> str:
+        return f"{self.docs}/translation.json"
+
+    @property
+    def hypotheses_dir(self) -> str:
+        return f"{self.docs}/hypotheses"
+
+    def hypothesis(self, hid: str) -> str:
+        return f"{self.hypotheses_dir}/{hid}.md"
+
+    @property
+    def benchmarks(self) -> str:
+        return f"benchmarks/promotion/{self.slug}"
+
+    @property
+    def evaluation_spec(self) -> str:
+        return f"{self.benchmarks}/evaluation.yaml"
+
+    @property
+    def validation_dir(self) -> str:
+        return f"{self.docs}/validation"
+
+    @property
+    def verdicts_json(self) -> str:
+        return f"{self.validation_dir}/verdicts.json"
+
+    @property
+    def verdicts_md(self) -> str:
+        return f"{self.validation_dir}/verdicts.md"
+
+    @property
+    def go_checks(self) -> str:
+        return f"{self.validation_dir}/go-checks.json"
+
+    @property
+    def findings_dir(self) -> str:
+        return f"{self.docs}/findings"
+
+    def findings(self, hid: str) -> str:
+        return f"{self.findings_dir}/{hid}.md"
+
+    @property
+    def report(self) -> str:
+        return f"{self.docs}/report.md"
+
+    def epp_config(self, plugin_type: str) -> str:
+        return f"deploy/config/{plugin_type}-epp-config.yaml"

@@ -1,0 +1,79 @@
+"""Stage 7, pull request: the PR on the fork, its description, and review comments on file and line.
+
+The description follows the seed: algorithm origin, Track A N/M transferred,
+Track B and C summaries, feedback for BLIS, links to every artifact. The
+stage also commits the description and an artifact manifest (path and
+SHA-256 of everything the promotion wrote) so the PR is reproducible from
+the branch alone.
+"""
+
+from __future__ import annotations
+
+import json
+
+from bot.forge.base import ReviewComment
+from bot.model import Track, Verdict, VerdictStatus
+from bot.render import render
+from bot.stages.context import StageContext, StageOutput
+from bot.stages.hypothesize import load_hypotheses
+
+REVIEW_MARKER = "promotion-bot:gate-findings"
+
+
+def pr_title(ctx: StageContext) -> str:
+    return f"[promotion] {ctx.request.title} ({ctx.request.plugin_type})"
+
+
+def track_counts(hypotheses, verdicts: dict[str, Verdict]) -> dict[str, dict[str, int]]:
+    out: dict[str, dict[str, int]] = {}
+    for t in Track:
+        hs = [h for h in hypotheses if h.track is t]
+        out[t.value] = {"total": len(hs)} | {
+            s.value: sum(1 for h in hs if h.id in verdicts and verdicts[h.id].status is s) for s in VerdictStatus
+        }
+    return out
+
+
+def review_comments(ctx: StageContext) -> list[ReviewComment]:
+    """The last review round of every gate, as comments anchored where the finding points."""
+    comments = []
+    for gate, rounds in sorted(ctx.state.reviews.items()):
+        for f in rounds[-1].findings if rounds else []:
+            if f.file and f.line:
+                fix = f"\n\nSuggested fix: {f.fix}" if f.fix else ""
+                comments.append(ReviewComment(f.file, f.line, f"**{f.severity.value}** `{f.check}` (gate {gate}): {f.message}{fix}"))
+    return comments
+
+
+def run(ctx: StageContext) -> StageOutput:
+    from bot.stages.document import recommendations
+
+    hypotheses = sorted(load_hypotheses(ctx), key=lambda h: (h.track.value, int(h.id[1:])))
+    verdicts = {v["hypothesis_id"]: Verdict.model_validate(v) for v in ctx.read_json(ctx.paths.verdicts_json)}
+    pairs = [(h, verdicts[h.id]) for h in hypotheses if h.id in verdicts]
+    manifest_path = f"{ctx.paths.docs}/artifacts.json"
+    description_path = f"{ctx.paths.docs}/pull-request.md"
+    artifacts = sorted(
+        (a for a in ctx.state.artifact_index() if a.path not in (manifest_path, description_path)),
+        key=lambda a: a.path,
+    )
+    body = render(
+        "pr_body.md.j2",
+        request=ctx.request,
+        state=ctx.state,
+        counts=track_counts(hypotheses, verdicts),
+        pairs=pairs,
+        recs=recommendations(pairs),
+        artifacts=artifacts,
+        paths=ctx.paths,
+        Track=Track,
+    )
+    pr = ctx.forge.open_or_update_pr(ctx.branch, ctx.request.fork.base_branch, pr_title(ctx), body)
+    ctx.forge.set_review_comments(pr, REVIEW_MARKER, review_comments(ctx))
+    manifest = [{"path": a.path, "sha256": a.sha256, "stage": int(a.stage)} for a in artifacts]
+    files: dict[str, str | bytes] = {
+        description_path: f"# {pr_title(ctx)}\n\n{body}",
+        manifest_path: json.dumps(manifest, indent=2) + "\n",
+    }
+    a = track_counts(hypotheses, verdicts)["A"]
+    return StageOutput(files=files, summary=f"PR opened: Track A {a['confirmed']}/{a['total']} transferred")

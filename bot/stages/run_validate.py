@@ -1,0 +1,90 @@
+"""Stage 5, run and validate: build, vet and test the plugin; judge every hypothesis on the benchmark reports.
+
+The Go checks run offline against the in-repo llm-d-router v0.10.0 mirror
+with the pinned toolchain. Benchmark reports come from ``--results`` (written
+by the GPU job, or the bundled sample data); without them every hypothesis is
+inconclusive and gate 3's review says why, instead of inventing numbers.
+"""
+
+from __future__ import annotations
+
+import json
+
+from bot.model import Stage, TranslationSummary, Verdict, VerdictStatus
+from bot.render import render
+from bot.stages.context import StageContext, StageOutput
+from bot.stages.hypothesize import load_hypotheses
+from bot.stages.paths import RUNNER_GO
+
+
+def plugin_files(ctx: StageContext, summary: TranslationSummary) -> dict[str, str]:
+    return {p: ctx.read(p) or "" for p in ctx.list(summary.package_dir) if p.endswith(".go")}
+
+
+def go_checks(ctx: StageContext):
+    """gofmt, go vet and go test on the plugin as committed on the branch (also used by gate 3)."""
+    from bot.golang.toolchain import check_plugin
+    from bot.stages.translate import translation
+
+    summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
+    t = translation(ctx, ctx.stage_feedback(Stage.TRANSLATE))
+    return check_plugin(
+        plugin_files(ctx, summary),
+        registration_import=t.registration_import,
+        registration_line=t.registration_line,
+    )
+
+
+def judge(ctx: StageContext, hypotheses) -> tuple[list[Verdict], object | None]:
+    """Verdicts for every hypothesis, from the reports in --results (or inconclusive without them)."""
+    from bot.bench.reports import load_results
+    from bot.stats.verdicts import evaluate
+
+    if ctx.results_dir is None:
+        return [
+            Verdict(
+                hypothesis_id=h.id,
+                status=VerdictStatus.INCONCLUSIVE,
+                summary="No benchmark results were supplied (--results); run the plan in stage 4 on a GPU cluster.",
+                flags=["no-results"],
+            )
+            for h in hypotheses
+        ], None
+    reports = load_results(ctx.results_dir)
+    return evaluate(hypotheses, reports, evolved_for=ctx.request.evolved_for), reports
+
+
+def run(ctx: StageContext) -> StageOutput:
+    from bot.stats.evidence import evidence_markdown, plot_effects, summary_markdown, verdicts_to_json
+
+    checks = go_checks(ctx)
+    hypotheses = sorted(load_hypotheses(ctx), key=lambda h: (h.track.value, int(h.id[1:])))
+    verdicts, reports = judge(ctx, hypotheses)
+    by_id = {v.hypothesis_id: v for v in verdicts}
+    files: dict[str, str | bytes] = {
+        ctx.paths.go_checks: json.dumps(checks.model_dump(mode="json"), indent=2, sort_keys=True) + "\n",
+        ctx.paths.verdicts_json: verdicts_to_json(verdicts),
+    }
+    evidence = [evidence_markdown(h, by_id[h.id]) for h in hypotheses if h.id in by_id]
+    files[ctx.paths.verdicts_md] = render(
+        "verdicts.md.j2",
+        request=ctx.request,
+        checks=checks,
+        summary=summary_markdown(verdicts),
+        evidence=evidence,
+        rejected=getattr(reports, "rejected", []),
+        results=str(ctx.results_dir) if ctx.results_dir else None,
+    )
+    if reports is not None:
+        for name, png in sorted(plot_effects(hypotheses, verdicts).items()):
+            files[f"{ctx.paths.validation_dir}/plots/{name}"] = png
+    counts = {s: sum(1 for v in verdicts if v.status is s) for s in VerdictStatus}
+    go = "go vet and go test pass" if checks.vet_ok and checks.test_ok and checks.gofmt_ok else "Go checks FAIL"
+    summary = (
+        f"{go} ({checks.tests_passed} tests); verdicts: {counts[VerdictStatus.CONFIRMED]} confirmed, "
+        f"{counts[VerdictStatus.REFUTED]} refuted, {counts[VerdictStatus.INCONCLUSIVE]} inconclusive"
+    )
+    return StageOutput(files=files, summary=summary)
+
+
+__all__ = ["run", "go_checks", "judge", "RUNNER_GO"]
