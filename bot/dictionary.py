@@ -1,0 +1,487 @@
+"""The BLIS → llm-d translation dictionary (stage 1: Maps A, B and C).
+
+The dictionary is data, not code: it lives as YAML under ``dictionary/`` so a
+reviewer can correct a mapping without touching Python, and every promotion
+reads the same, versioned answer. This module only validates that data (so a
+typo fails loudly instead of silently mistranslating a signal), answers
+lookups, and renders the human-readable copy committed to the fork as
+``docs/promotion/translation-dictionary.md``.
+
+Run ``python -m bot.dictionary`` to regenerate ``dictionary/schema.json`` after
+changing the models; a test fails if the committed schema drifts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from bot.model import Family, HypothesisType, PolicyKind, RequestError, VVUQ, describe_validation_error
+
+#: Files that make up the dictionary, in load order; the key is the section each holds.
+FILES: dict[str, str] = {
+    "dictionary.yaml": "meta",
+    "map-a-interfaces.yaml": "interfaces",
+    "map-b-signals.yaml": "signals",
+    "map-c-gaps.yaml": "gaps",
+}
+
+#: Pins every dictionary must carry: the versions the mappings were checked against.
+REQUIRED_PINS = ("blis", "llm_d_router", "go", "llm_d_benchmark")
+
+#: Variables an ``LlmdSource.expr`` may use, as bound by the generated signal adapter.
+EXPR_VARS = {
+    "m": "*fwkdl.Metrics (ep.GetMetrics()) of the endpoint being scored",
+    "ep": "scheduling.Endpoint being scored",
+    "req": "*scheduling.InferenceRequest being scheduled or admitted",
+    "endpoints": "[]scheduling.Endpoint passed to Score / Admit",
+}
+
+_SCOPE_ORDER = {"snapshot": 0, "request": 1, "state": 2, "method": 3}
+
+
+class DictionaryError(RequestError):
+    """The dictionary data is malformed: the message names the file and the field to fix."""
+
+
+class _Strict(BaseModel):
+    """Unknown keys are errors: a misspelt field in the YAML must not be ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------
+# Map A — interfaces
+# --------------------------------------------------------------------------
+
+
+class InterfaceMapping(_Strict):
+    kind: PolicyKind
+    blis_interface: str = Field(description="BLIS interface in package sim, e.g. RoutingPolicy")
+    blis_method: str = Field(description="real Go signature at the pinned BLIS commit")
+    blis_file: str = Field(default="", description="file that declares the interface")
+    llmd_extension_point: str = Field(description="llm-d extension point, e.g. scheduling.Scorer")
+    llmd_interface: str = Field(description="Go method set the generated plugin implements")
+    llmd_import: str = Field(default="", description="Go import path of the llm-d interface package")
+    target_dir: str = Field(description="branch-relative package dir, with {package} placeholder")
+    reference_plugin: str = Field(default="", description="upstream plugin to model the generated code on")
+    seed_said: str = Field(description="what the design doc (seed) said")
+    why_changed: str | None = Field(default=None, description="None when the seed was right")
+    notes: str = ""
+
+
+# --------------------------------------------------------------------------
+# Map B — signals
+# --------------------------------------------------------------------------
+
+
+class LlmdSource(_Strict):
+    expr: str = Field(description="Go expression over m, ep, req (and endpoints) returning llmd_type")
+    source: str = Field(description="where the value comes from in llm-d, for people")
+    imports: list[str] = Field(default_factory=list, description="extra Go imports the expression needs")
+    llmd_type: str | None = Field(default=None, description="Go type of expr when it differs from blis_type")
+    replaces: str | None = Field(default=None, description="BLIS expression expr stands for when not the plain field, e.g. len(req.InputTokens)")
+
+
+class Freshness(_Strict):
+    blis: str
+    llmd: str
+    gap: str | None = Field(default=None, description="non-None => the generated line needs an annotation")
+
+
+class SignalEntry(_Strict):
+    name: str = Field(description="canonical BLIS name at the pinned commit")
+    aliases: list[str] = Field(default_factory=list, description="older names, e.g. PendingRequests")
+    scope: Literal["snapshot", "request", "state", "method"]
+    blis_type: str
+    blis_access: str = Field(default="", description="how evolved code reads it, e.g. snap.QueueDepth")
+    blis_scale: str | None = None
+    llmd: LlmdSource | None = Field(description="None = untranslatable")
+    fidelity: Literal["high", "medium", "low", "none"]
+    freshness: Freshness
+    gaps: list[str] = Field(default_factory=list, description="Map C ids this signal touches")
+    expands_to: list[str] = Field(default_factory=list)
+    fallback: str | None = None
+    identifier_only: bool = False
+    removed: str | None = None
+    oracle: bool = False
+    notes: str = ""
+
+    @property
+    def untranslatable(self) -> bool:
+        return self.llmd is None
+
+    @property
+    def go_type(self) -> str:
+        """The Go type the llm-d expression yields."""
+        if self.llmd is not None and self.llmd.llmd_type:
+            return self.llmd.llmd_type
+        return self.blis_type
+
+    @model_validator(mode="after")
+    def _coherent(self) -> "SignalEntry":
+        if self.llmd is None and not self.fallback:
+            raise ValueError(f"signal {self.name}: llmd is null, so 'fallback' must say what to do instead and why")
+        if self.llmd is None and self.fidelity != "none":
+            raise ValueError(f"signal {self.name}: llmd is null, so 'fidelity' must be 'none'")
+        if self.llmd is not None and self.fidelity == "none":
+            raise ValueError(f"signal {self.name}: fidelity 'none' requires llmd: null")
+        if self.oracle and self.llmd is not None:
+            raise ValueError(f"signal {self.name}: oracle signals (INV-9) cannot have an llm-d source")
+        if self.expands_to and self.scope != "method":
+            raise ValueError(f"signal {self.name}: only scope 'method' entries may set expands_to")
+        return self
+
+
+# --------------------------------------------------------------------------
+# Map C — gaps
+# --------------------------------------------------------------------------
+
+
+class TrackBTemplate(_Strict):
+    family: Family
+    vvuq: VVUQ = VVUQ.VALIDATION
+    type: HypothesisType = HypothesisType.EQUIVALENCE
+    statement: str = Field(description="BLIS family sentence pattern; may use {plugin}")
+    diagnostic: str = Field(description='"If this fails, it would indicate ..."')
+    metric: str = Field(description="short metric name (bot.bench.metrics)")
+    direction: Literal["decrease", "increase", "equivalent", "no-worse"]
+    workloads: str = Field(description="hint for the workloads / conditions to run it under")
+
+    @model_validator(mode="after")
+    def _diagnostic_clause(self) -> "TrackBTemplate":
+        if not self.diagnostic.startswith("If this fails, it would indicate"):
+            raise ValueError('track_b.diagnostic must begin "If this fails, it would indicate"')
+        return self
+
+
+class GapEntry(_Strict):
+    id: str = Field(pattern=r"^[a-z][a-z0-9-]*$")
+    title: str = ""
+    concern: str
+    why_blis_cannot_model: str
+    llmd_mechanism: str = Field(default="", description="what llm-d does about it today")
+    risk: Literal["high", "medium", "low"]
+    touched_by_kinds: list[PolicyKind]
+    touched_by_signals: list[str] = Field(default_factory=list)
+    in_seed: bool = Field(default=False, description="listed in the design doc's Map C")
+    track_b: TrackBTemplate
+
+
+# --------------------------------------------------------------------------
+# The dictionary
+# --------------------------------------------------------------------------
+
+
+class Dictionary(_Strict):
+    version: str = Field(pattern=r"^\d+\.\d+\.\d+$")
+    pins: dict[str, str]
+    seed_corrections: list[str] = Field(default_factory=list, description="'What changed since the design doc' notes")
+    interfaces: list[InterfaceMapping]
+    signals: list[SignalEntry]
+    gaps: list[GapEntry]
+
+    @model_validator(mode="after")
+    def _cross_references(self) -> "Dictionary":
+        missing = [p for p in REQUIRED_PINS if p not in self.pins]
+        if missing:
+            raise ValueError(f"pins: missing {missing}")
+        kinds = [i.kind for i in self.interfaces]
+        if sorted(kinds) != sorted(PolicyKind):
+            raise ValueError(f"interfaces: need exactly one mapping per kind {sorted(k.value for k in PolicyKind)}, got {sorted(k.value for k in kinds)}")
+        seen: dict[tuple[str, str], str] = {}
+        for s in self.signals:
+            for n in [s.name, *s.aliases]:
+                key = (s.scope, n)
+                if key in seen:
+                    raise ValueError(f"signals: {s.scope} name {n!r} is used twice ({seen[key]} and {s.name})")
+                seen[key] = s.name
+        names = {s.name for s in self.signals}
+        gap_ids = [g.id for g in self.gaps]
+        if len(set(gap_ids)) != len(gap_ids):
+            raise ValueError("gaps: ids must be unique")
+        gaps = {g.id: g for g in self.gaps}
+        for s in self.signals:
+            for e in s.expands_to:
+                if e not in names:
+                    raise ValueError(f"signals[{s.name}].expands_to: {e!r} is not a signal")
+            for gid in s.gaps:
+                if gid not in gaps:
+                    raise ValueError(f"signals[{s.name}].gaps: {gid!r} is not a Map C gap id")
+                if s.name not in gaps[gid].touched_by_signals:
+                    raise ValueError(f"gaps[{gid}].touched_by_signals: must list {s.name} (signals[{s.name}].gaps names it)")
+        for g in self.gaps:
+            for sig in g.touched_by_signals:
+                if sig not in names:
+                    raise ValueError(f"gaps[{g.id}].touched_by_signals: {sig!r} is not a signal")
+                if not any(g.id in s.gaps for s in self.signals if s.name == sig):
+                    raise ValueError(f"signals[{sig}].gaps: must list {g.id} (gaps[{g.id}] names the signal)")
+        return self
+
+    # ---- lookups ---------------------------------------------------------
+
+    def signal(self, name_or_alias: str, scope: str | None = None) -> SignalEntry | None:
+        """Canonical entry for a name or older alias; snapshot scope wins when a name exists in several."""
+        hits = [
+            s
+            for s in self.signals
+            if (scope is None or s.scope == scope) and (s.name == name_or_alias or name_or_alias in s.aliases)
+        ]
+        if not hits:
+            return None
+        return min(hits, key=lambda s: (s.name != name_or_alias, _SCOPE_ORDER[s.scope]))
+
+    def interface(self, kind: PolicyKind | str) -> InterfaceMapping:
+        kind = PolicyKind(kind)
+        return next(i for i in self.interfaces if i.kind == kind)
+
+    def gap(self, id: str) -> GapEntry:
+        for g in self.gaps:
+            if g.id == id:
+                return g
+        raise KeyError(id)
+
+    def expand(self, signals: Iterable[str]) -> list[str]:
+        """Canonical names, with aliases resolved and methods expanded (the method is kept), sorted; unknown names dropped."""
+        out: set[str] = set()
+        for name in signals:
+            s = self.signal(name)
+            if s is None:
+                continue
+            out.add(s.name)
+            out.update(s.expands_to)
+        return sorted(out)
+
+    def touched_gaps(self, kind: PolicyKind | str, signals: Iterable[str]) -> list[str]:
+        """Map C gaps a policy of this kind reading these signals must answer for (sorted ids).
+
+        A gap is touched when it applies to the policy kind as a whole, or when
+        any signal read (after alias resolution and method expansion) is one of
+        its signals. Unknown signal names are ignored here; the translator
+        reports them as unmapped.
+        """
+        kind = PolicyKind(kind)
+        used = set(self.expand(signals))
+        return sorted(
+            g.id for g in self.gaps if kind in g.touched_by_kinds or used.intersection(g.touched_by_signals)
+        )
+
+
+# --------------------------------------------------------------------------
+# Loading
+# --------------------------------------------------------------------------
+
+
+class _MetaFile(_Strict):
+    version: str = Field(pattern=r"^\d+\.\d+\.\d+$")
+    pins: dict[str, str]
+    seed_corrections: list[str] = Field(default_factory=list)
+
+
+class _InterfacesFile(_Strict):
+    interfaces: list[InterfaceMapping]
+
+
+class _SignalsFile(_Strict):
+    signals: list[SignalEntry]
+
+
+class _GapsFile(_Strict):
+    gaps: list[GapEntry]
+
+
+_FILE_MODELS: dict[str, type[_Strict]] = {
+    "meta": _MetaFile,
+    "interfaces": _InterfacesFile,
+    "signals": _SignalsFile,
+    "gaps": _GapsFile,
+}
+
+
+def dictionary_dir(root: Path | None = None) -> Path:
+    if root is None:
+        from bot import PROJECT_ROOT
+
+        root = PROJECT_ROOT
+    return Path(root) / "dictionary"
+
+
+def _read_yaml(path: Path) -> dict:
+    if not path.is_file():
+        raise DictionaryError(f"{path}: missing dictionary file; restore it from git (dictionary/ must hold {sorted(FILES)})")
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise DictionaryError(f"{path}: not valid YAML{where}; fix the syntax") from None
+    except UnicodeDecodeError:
+        raise DictionaryError(f"{path}: not UTF-8 text; re-save the file as UTF-8") from None
+    if not isinstance(raw, dict):
+        raise DictionaryError(f"{path}: expected a mapping at the top level")
+    return raw
+
+
+def load_raw(root: Path | None = None) -> dict:
+    """The four YAML files merged into one Dictionary-shaped mapping, each file validated on its own."""
+    base = dictionary_dir(root)
+    merged: dict = {}
+    for fname, section in FILES.items():
+        path = base / fname
+        raw = _read_yaml(path)
+        try:
+            _FILE_MODELS[section].model_validate(raw)
+        except ValidationError as exc:
+            raise DictionaryError(f"{path}: {_describe(exc, raw)}") from None
+        merged.update(raw)
+    return merged
+
+
+def load_dictionary(root: Path | None = None) -> Dictionary:
+    """Read ``<root>/dictionary/*.yaml`` (root defaults to the project root) and validate it."""
+    merged = load_raw(root)
+    try:
+        return Dictionary.model_validate(merged)
+    except ValidationError as exc:
+        # Each file validated on its own, so what is left is a cross-reference;
+        # its message starts with the section it is about, which names the file.
+        msg = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        section = re.match(r"[a-z_]*", msg).group(0)
+        fname = next((f for f, sec in FILES.items() if sec == section), "dictionary.yaml")
+        if section == "pins":
+            fname = "dictionary.yaml"
+        raise DictionaryError(f"{dictionary_dir(root) / fname}: {msg}; fix the cross-reference") from None
+
+
+def _describe(exc: ValidationError, raw: dict) -> str:
+    """Like describe_validation_error, but list indices become the entry's name/id so people can find it."""
+    err = exc.errors()[0]
+    loc = list(err["loc"])
+    node = raw
+    pretty: list[str] = []
+    for part in loc:
+        if isinstance(part, int) and isinstance(node, list) and part < len(node):
+            node = node[part]
+            label = (node.get("name") or node.get("id") or node.get("kind")) if isinstance(node, dict) else None
+            head = pretty.pop() if pretty else ""
+            pretty.append(f"{head}[{label if label is not None else part}]")
+            continue
+        pretty.append(str(part))
+        node = node.get(part) if isinstance(node, dict) else None
+    text = describe_validation_error(exc).replace("check the spelling against examples/", "check the spelling against dictionary/schema.json")
+    old = ".".join(str(p) for p in loc) or "(top level)"
+    return text.replace(f"'{old}'", f"'{'.'.join(pretty) or '(top level)'}'", 1)
+
+
+def schema_json() -> str:
+    """The JSON schema of the Dictionary model, as committed in dictionary/schema.json."""
+    return json.dumps(Dictionary.model_json_schema(), indent=2, sort_keys=True) + "\n"
+
+
+# --------------------------------------------------------------------------
+# Rendering
+# --------------------------------------------------------------------------
+
+
+def _cell(text: object) -> str:
+    if text is None or text == "":
+        return "—"
+    return str(text).replace("|", "\\|").replace("\n", " ").strip()
+
+
+def _code(text: str | None) -> str:
+    if not text:
+        return "—"
+    return "`" + text.replace("|", "\\|").replace("\n", " ") + "`"
+
+
+def render_markdown(d: Dictionary) -> str:
+    """``docs/promotion/translation-dictionary.md``: the same text for the same dictionary, always."""
+    out: list[str] = []
+    w = out.append
+    w("# BLIS → llm-d translation dictionary")
+    w("")
+    w(f"Version **{d.version}**. Generated from `dictionary/*.yaml` by the promotion bot; edit the YAML, not this file.")
+    w("")
+    w("## Version pins")
+    w("")
+    w("| Component | Pin |")
+    w("|---|---|")
+    for k in sorted(d.pins):
+        w(f"| {_cell(k)} | {_cell(d.pins[k])} |")
+    w("")
+    w("## What changed since the design doc")
+    w("")
+    for note in d.seed_corrections:
+        w(f"- {note.strip()}")
+    for i in sorted(d.interfaces, key=lambda i: i.kind.value):
+        if i.why_changed:
+            w(f"- **{i.kind.value}**: the design doc said {i.seed_said.strip()}; now `{i.llmd_extension_point}`. {i.why_changed.strip()}")
+    for s in sorted(d.signals, key=lambda s: (s.scope, s.name)):
+        if s.removed:
+            w(f"- `{s.name}` (was `{'`, `'.join(s.aliases)}`): {s.removed.strip()}")
+    w("")
+    w("## Map A — interfaces")
+    w("")
+    w("| Kind | BLIS interface | BLIS method | llm-d extension point | llm-d method | Target package | Design doc said |")
+    w("|---|---|---|---|---|---|---|")
+    for i in sorted(d.interfaces, key=lambda i: i.kind.value):
+        w(
+            f"| {i.kind.value} | `{i.blis_interface}` | {_code(i.blis_method)} | `{i.llmd_extension_point}` | "
+            f"{_code(i.llmd_interface)} | `{i.target_dir}` | {_cell(i.seed_said)} |"
+        )
+    w("")
+    w("Expression variables in Map B: " + "; ".join(f"`{k}` = {v}" for k, v in sorted(EXPR_VARS.items())) + ".")
+    w("")
+    w("## Map B — signals")
+    w("")
+    w("| Signal | Scope | BLIS type | Aliases | llm-d expression | llm-d source | Fidelity | Freshness (BLIS / llm-d) | Freshness gap | Map C | Fallback / notes |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    for s in sorted(d.signals, key=lambda s: (_SCOPE_ORDER[s.scope], s.name)):
+        flags = []
+        if s.identifier_only:
+            flags.append("identifier, not a signal")
+        if s.oracle:
+            flags.append("ORACLE (INV-9): must never be read")
+        if s.expands_to:
+            flags.append("expands to " + ", ".join(s.expands_to))
+        if s.removed:
+            flags.append("renamed: " + s.removed)
+        notes = "; ".join([*flags, *(x for x in (s.fallback, s.notes) if x)])
+        w(
+            f"| `{s.name}` | {s.scope} | `{s.blis_type}` | {_cell(', '.join(s.aliases))} | "
+            f"{_code(s.llmd.expr if s.llmd else None)} | {_cell(s.llmd.source if s.llmd else 'untranslatable')} | "
+            f"{s.fidelity} | {_cell(s.freshness.blis)} / {_cell(s.freshness.llmd)} | {_cell(s.freshness.gap)} | "
+            f"{_cell(', '.join(s.gaps))} | {_cell(notes)} |"
+        )
+    w("")
+    w("## Map C — gaps (llm-d concerns BLIS does not model)")
+    w("")
+    w("| Gap | Concern | Why BLIS can't model it | llm-d today | Risk | Kinds | Signals | In design doc |")
+    w("|---|---|---|---|---|---|---|---|")
+    for g in sorted(d.gaps, key=lambda g: g.id):
+        w(
+            f"| `{g.id}` | {_cell(g.concern)} | {_cell(g.why_blis_cannot_model)} | {_cell(g.llmd_mechanism)} | {g.risk} | "
+            f"{', '.join(k.value for k in g.touched_by_kinds)} | {_cell(', '.join(g.touched_by_signals))} | {'yes' if g.in_seed else 'new'} |"
+        )
+    w("")
+    w("### Track B hypothesis templates")
+    w("")
+    for g in sorted(d.gaps, key=lambda g: g.id):
+        t = g.track_b
+        w(f"- **`{g.id}`** ({t.family.value}, {t.vvuq.value}, {t.type.value}; `{t.metric}` {t.direction}; {t.workloads.strip()}): "
+          f"{t.statement.strip()} {t.diagnostic.strip()}")
+    w("")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":  # pragma: no cover - maintenance entry point
+    target = dictionary_dir() / "schema.json"
+    target.write_text(schema_json(), encoding="utf-8")
+    print(f"wrote {target}")
