@@ -1,0 +1,86 @@
+"""The local forge against real git repositories."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from bot.forge.base import ReviewComment
+from bot.forge.local import ForgeError, LocalForge
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
+
+
+@pytest.fixture()
+def forge(tmp_path):
+    return LocalForge(tmp_path / "fork", tmp_path / "work")
+
+
+def test_new_fork_is_created_with_a_base_commit(forge):
+    assert git(forge.fork, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main"
+    assert "README.md" in git(forge.fork, "ls-files")
+
+
+def test_seeded_fork_copies_the_seed(tmp_path):
+    seed = tmp_path / "seed"
+    (seed / "cmd").mkdir(parents=True)
+    (seed / "cmd" / "x.go").write_text("package cmd\n")
+    f = LocalForge(tmp_path / "fork", tmp_path / "work", seed_dir=seed)
+    assert f.read_file("main", "cmd/x.go") == b"package cmd\n"
+
+
+def test_commits_are_atomic_and_never_touch_the_working_tree(forge):
+    forge.ensure_branch("promotion/1-x", "main")
+    sha = forge.commit_files("promotion/1-x", {"a/b.txt": b"one\n", "c.md": b"two\n"}, message="stage 1: x\n\nPromotion-Stage: 1\n")
+    assert sha and forge.read_file("promotion/1-x", "a/b.txt") == b"one\n"
+    assert forge.list_files("promotion/1-x", "a") == ["a/b.txt"]
+    assert not (forge.fork / "a").exists()  # working tree untouched
+    assert git(forge.fork, "status", "--porcelain") == ""
+    assert forge.commits("promotion/1-x", "main") == [(sha, "stage 1: x")]
+
+
+def test_identical_content_makes_no_commit_and_removal_works(forge):
+    forge.ensure_branch("b", "main")
+    first = forge.commit_files("b", {"x.txt": b"1"}, message="s1")
+    assert forge.commit_files("b", {"x.txt": b"1"}, message="s1 again") is None
+    second = forge.commit_files("b", {"y.txt": b"2"}, message="s2", remove=("x.txt",))
+    assert second and forge.read_file("b", "x.txt") is None and forge.read_file("b", "y.txt") == b"2"
+    assert forge.find_commit("b", "s1") == first
+
+
+@pytest.mark.parametrize("bad", ["../escape.txt", "/abs.txt", ".git/config", "a/../../b", ".github/workflows/x.yml"])
+def test_unsafe_paths_are_refused_and_nothing_is_committed(forge, bad):
+    forge.ensure_branch("b", "main")
+    head = git(forge.fork, "rev-parse", "refs/heads/b").strip()
+    with pytest.raises(ForgeError, match="refusing to write"):
+        forge.commit_files("b", {"ok.txt": b"1", bad: b"2"}, message="m")
+    assert git(forge.fork, "rev-parse", "refs/heads/b").strip() == head
+
+
+def test_a_directory_that_is_not_a_repository_is_refused(tmp_path):
+    d = tmp_path / "notgit"
+    d.mkdir()
+    (d / "file").write_text("x")
+    with pytest.raises(ForgeError, match="not a git repository"):
+        LocalForge(d, tmp_path / "w")
+
+
+def test_sticky_comments_are_updated_not_duplicated(forge):
+    forge.upsert_comment("bot:status", "first")
+    forge.upsert_comment("bot:review-1", "review")
+    forge.upsert_comment("bot:status", "second")
+    thread = (forge.work / "issue" / "thread.md").read_text()
+    assert thread.count("<!-- bot:status -->") == 1 and "second" in thread and "first" not in thread
+    assert thread.index("bot:status") < thread.index("bot:review-1")
+
+
+def test_pr_record_and_anchored_review_comments(forge):
+    pr = forge.open_or_update_pr("promotion/1-x", "main", "Title", "Body text")
+    forge.set_review_comments(pr, "m", [ReviewComment("pkg/a.go", 12, "IMPORTANT: x")])
+    forge.set_review_comments(pr, "m", [ReviewComment("pkg/a.go", 14, "IMPORTANT: y")])
+    text = (forge.work / "pr" / "pull-request.md").read_text()
+    assert "# PR #1: Title" in text and "Body text" in text
+    assert "`pkg/a.go` line 14" in text and "line 12" not in text
