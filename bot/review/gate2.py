@@ -22,8 +22,12 @@ def review(ctx) -> list[Finding]:
 
     findings: list[Finding] = []
     hyps = []
+    from bot.hypotheses import openevolve_findings
+    from bot.stages.hypothesize import _is_hypothesis_doc
+
+    findings += openevolve_findings(ctx.request)
     for path in ctx.list(ctx.paths.hypotheses_dir):
-        if not path.endswith(".md") or path.endswith("README.md"):
+        if not _is_hypothesis_doc(path):
             continue
         try:
             hyps.append((path, parse_hypothesis(ctx.read(path) or "", path)))
@@ -114,4 +118,24 @@ def review(ctx) -> list[Finding]:
             if m not in guarded:
                 findings.append(Finding(severity=Severity.IMPORTANT, check="G2.track-c-coverage", file=ctx.paths.hypotheses_dir,
                                         message=f"guarded metric `{m}` of `{b.name}` has no no-regression hypothesis"))
+    findings += _contradictions(hyps)
     return findings
+
+
+def _contradictions(hyps) -> list[Finding]:
+    """An equivalence claim on a (workload, metric) where another hypothesis predicts a change cannot both hold."""
+    out = []
+    changes = {}
+    for _, h in hyps:
+        if h.prediction and h.prediction.direction in _DIRECTIONAL:
+            for w in h.workloads:
+                changes.setdefault((w, h.prediction.metric), h.id)
+    for path, h in hyps:
+        if h.prediction and h.prediction.direction is Direction.EQUIVALENT:
+            for w in h.workloads:
+                other = changes.get((w, h.prediction.metric))
+                if other:
+                    out.append(Finding(severity=Severity.IMPORTANT, check="G2.contradiction", file=path, line=1,
+                                       message=f"{h.id} predicts {h.prediction.metric} equivalent on {w}, but {other} predicts a change there",
+                                       fix="guard that workload with no-worse instead, or move the equivalence to a workload the policy should not affect"))
+    return out

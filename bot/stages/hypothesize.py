@@ -7,29 +7,32 @@ evaluator and gate 2's reviewer read them back from the branch.
 from __future__ import annotations
 
 from bot.model import TranslationSummary
-from bot.render import render
 from bot.stages.context import StageContext, StageOutput
 
 
 def run(ctx: StageContext) -> StageOutput:
-    from bot.hypotheses import generate_hypotheses, render_hypothesis
+    from bot.hypotheses import generate_hypotheses, render_hypotheses
 
     summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
     hypotheses = generate_hypotheses(ctx.request, summary, ctx.dictionary, feedback=ctx.feedback)
-    files: dict[str, str | bytes] = {ctx.paths.hypothesis(h.id): render_hypothesis(h) for h in hypotheses}
-    files[f"{ctx.paths.hypotheses_dir}/README.md"] = render(
-        "hypotheses_index.md.j2", request=ctx.request, hypotheses=hypotheses, feedback=ctx.feedback
-    )
+    docs = render_hypotheses(hypotheses, feedback=ctx.feedback)
+    files: dict[str, str | bytes] = {f"{ctx.paths.hypotheses_dir}/{name}": text for name, text in docs.items()}
     by_track = {t: sum(1 for h in hypotheses if h.track.value == t) for t in "ABC"}
-    return StageOutput(
-        files=files,
-        summary=f"{len(hypotheses)} hypotheses (Track A {by_track['A']}, B {by_track['B']}, C {by_track['C']})",
-    )
+    summary_line = f"{len(hypotheses)} hypotheses (Track A {by_track['A']}, B {by_track['B']}, C {by_track['C']})"
+    if ctx.feedback:
+        summary_line += "; rerun with feedback"
+    return StageOutput(files=files, summary=summary_line)
 
 
 def load_hypotheses(ctx: StageContext):
     """Every hypothesis document on the branch, parsed (stages 4-6 and gates 2-3)."""
     from bot.hypotheses import parse_hypothesis
 
-    paths = [p for p in ctx.list(ctx.paths.hypotheses_dir) if p.endswith(".md") and not p.endswith("README.md")]
-    return [parse_hypothesis(ctx.read(p) or "", p) for p in paths]
+    paths = [p for p in ctx.list(ctx.paths.hypotheses_dir) if _is_hypothesis_doc(p)]
+    hs = [parse_hypothesis(ctx.read(p) or "", p) for p in paths]
+    return sorted(hs, key=lambda h: (h.track.value, int(h.id[1:])))
+
+
+def _is_hypothesis_doc(path: str) -> bool:
+    stem = path.rsplit("/", 1)[-1].removesuffix(".md")
+    return path.endswith(".md") and stem[:1] in "ABC" and stem[1:].isdigit()

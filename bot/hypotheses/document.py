@@ -1,0 +1,176 @@
+"""Hypothesis documents: markdown with YAML front matter, the form gate 2 reviews and stage 5 reads back.
+
+The front matter is the whole ``Hypothesis`` (every field, in model order), so
+``parse_hypothesis(render_hypothesis(h)) == h`` and the evaluator never
+depends on the prose. The body is for people and is regenerated from the
+front matter; editing the body changes nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from bot.bench.metrics import METRICS
+from bot.hypotheses.errors import HypothesisError
+from bot.hypotheses.metrics import metric_label
+from bot.model import Direction, Hypothesis, describe_validation_error
+
+_FENCE = "---"
+
+_DIRECTION_TEXT = {
+    Direction.DECREASE: "evolved lower than baseline (one-sided test; magnitude not asserted)",
+    Direction.INCREASE: "evolved higher than baseline (one-sided test; magnitude not asserted)",
+    Direction.EQUIVALENT: "evolved within ±{margin:.0%} of baseline (two one-sided tests)",
+    Direction.NO_WORSE: "evolved not worse than baseline by more than {margin:.0%} (one-sided non-inferiority test)",
+}
+
+
+def _front_matter(h: Hypothesis) -> str:
+    data = h.model_dump(mode="json")
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100_000, default_flow_style=False)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_hypothesis(h: Hypothesis, *, feedback: str | None = None) -> str:
+    """The hypothesis document; ``feedback`` (see ``feedback_notes``) adds a "Reviewer feedback" section."""
+    out = [_FENCE, _front_matter(h).rstrip("\n"), _FENCE, ""]
+    w = out.append
+    w(f"# {h.id} — {h.title}")
+    w("")
+    w("> " + h.statement.replace("\n", "\n> "))
+    w("")
+    w("## Classification")
+    w("")
+    w("| Track | Family | VV&UQ | Type |")
+    w("|---|---|---|---|")
+    w(f"| {h.track.value} | {h.family.value} | {h.vvuq.value} | {h.type.value} |")
+    w("")
+    w("## Prediction")
+    w("")
+    if h.prediction is None:
+        w("None: no llm-d-benchmark run decides this hypothesis; the gate 2 reviewer decides how it is checked.")
+    else:
+        p = h.prediction
+        d = METRICS.get(p.metric)
+        w("| Metric | Report path | Direction | Margin | BLIS magnitude |")
+        w("|---|---|---|---|---|")
+        path = f"`{d.report_path}.{d.statistic}` ({d.unit}, {d.better} is better)" if d else "(unknown metric)"
+        label = metric_label(p.metric) if d else p.metric
+        mag = f"{p.blis_magnitude:+.1%}" if p.blis_magnitude is not None else "—"
+        w(f"| `{p.metric}` ({label}) | {path} | {p.direction.value} | {p.margin:g} | {mag} |")
+        w("")
+        w("Confirmed when " + _DIRECTION_TEXT[p.direction].format(margin=p.margin) + ".")
+        if p.blis_magnitude is not None:
+            w("The BLIS magnitude is kept only to flag attenuation (< 0.3×) or amplification (> 2×); it is not asserted.")
+    w("")
+    w("## Operating points")
+    w("")
+    w("| Workload | Rates (req/s) |")
+    w("|---|---|")
+    rates = ", ".join(f"{r:g}" for r in h.rates) if h.rates else "every rate of the workload"
+    for name in h.workloads:
+        w(f"| `{name}` | {rates} |")
+    w("")
+    w("## Mechanism")
+    w("")
+    w(h.mechanism or "Not stated by the source.")
+    w("")
+    w("## Diagnostic")
+    w("")
+    w(h.diagnostic)
+    w("")
+    w("## Origin")
+    w("")
+    w(f"- Source: `{h.source}`")
+    if h.blis_statement:
+        w(f"- BLIS original: \"{_cell(h.blis_statement)}\"")
+    if feedback:
+        w("")
+        w("## Reviewer feedback")
+        w("")
+        w(feedback.rstrip())
+    return "\n".join(out) + "\n"
+
+
+def parse_hypothesis(text: str, path: str = "") -> Hypothesis:
+    """The Hypothesis in a document's front matter; HypothesisError names the file and the field."""
+    where = path or "hypothesis document"
+    lines = text.lstrip("\ufeff").splitlines()
+    if not lines or lines[0].strip() != _FENCE:
+        raise HypothesisError(f"{where}: no YAML front matter; the document must start with a '---' line")
+    try:
+        end = next(i for i in range(1, len(lines)) if lines[i].strip() == _FENCE)
+    except StopIteration:
+        raise HypothesisError(f"{where}: front matter is not closed; add a '---' line after it") from None
+    try:
+        raw = yaml.safe_load("\n".join(lines[1:end]))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 2}" if mark else ""
+        raise HypothesisError(f"{where}: front matter is not valid YAML{at}; fix the syntax") from None
+    if not isinstance(raw, dict):
+        raise HypothesisError(f"{where}: front matter must be a mapping of hypothesis fields")
+    try:
+        return Hypothesis.model_validate(raw)
+    except ValidationError as exc:
+        raise HypothesisError(f"{where}: {describe_validation_error(exc)}") from None
+
+
+def _order(h: Hypothesis) -> tuple[str, int]:
+    return h.id[0], int(h.id[1:])
+
+
+def render_hypotheses(hypotheses: list[Hypothesis], *, feedback: str | None = None) -> dict[str, str]:
+    """File name (``<id>.md``, as ``bot.stages.paths`` expects) -> document, plus ``README.md`` (the index)."""
+    from bot.hypotheses.generate import feedback_notes
+
+    notes = feedback_notes(hypotheses, feedback)
+    files = {f"{h.id}.md": render_hypothesis(h, feedback=notes.get(h.id)) for h in sorted(hypotheses, key=_order)}
+    files["README.md"] = render_index(hypotheses)
+    return files
+
+
+def render_index(hypotheses: list[Hypothesis]) -> str:
+    """One table of every hypothesis, for the gate 2 comment and the branch."""
+    hs = sorted(hypotheses, key=_order)
+    counts = {t: sum(1 for h in hs if h.track.value == t) for t in "ABC"}
+    out = [
+        "# Hypotheses",
+        "",
+        f"Track A (transfer): {counts['A']} · Track B (sim-to-real gap): {counts['B']} · Track C (regression): {counts['C']}",
+        "",
+        "| ID | Title | Family | Type | Metric | Direction | Workloads | Source |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for h in hs:
+        metric = f"`{h.prediction.metric}`" if h.prediction else "—"
+        direction = h.prediction.direction.value if h.prediction else "not benchmarked"
+        out.append(
+            f"| [{h.id}]({h.id}.md) | {_cell(h.title)} | {h.family.value} | {h.type.value} | {metric} | {direction} | "
+            f"{', '.join(h.workloads)} | `{_cell(h.source)}` |"
+        )
+    return "\n".join(out) + "\n"
+
+
+def load_hypotheses(directory: Path) -> list[Hypothesis]:
+    """Every ``[ABC]<n>.md`` in a directory, parsed, in id order; HypothesisError if there are none."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise HypothesisError(f"{directory}: no such directory; pass the hypotheses directory written by `promote hypothesize`")
+    paths = sorted(p for p in directory.glob("*.md") if p.stem[:1] in "ABC" and p.stem[1:].isdigit())
+    if not paths:
+        raise HypothesisError(f"{directory}: no hypothesis documents (A1.md, B1.md, C1.md ...); run `promote hypothesize` first")
+    hs = []
+    for p in paths:
+        try:
+            text = p.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise HypothesisError(f"{p}: not UTF-8 text; regenerate it with `promote hypothesize`") from None
+        hs.append(parse_hypothesis(text, str(p)))
+    return sorted(hs, key=_order)

@@ -1,0 +1,155 @@
+"""Hypothesis documents: round trip, errors that name the field, feedback directives."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+from conftest import make_request
+
+from bot.hypotheses import (
+    HypothesisError,
+    generate_hypotheses,
+    load_hypotheses,
+    parse_feedback,
+    parse_hypothesis,
+    render_hypotheses,
+    render_hypothesis,
+)
+from bot.model import Direction, Hypothesis, Track
+
+
+@pytest.fixture
+def hyps(request_, summary, dictionary):
+    return generate_hypotheses(request_, summary, dictionary)
+
+
+def _variants(summary, dictionary):
+    yield generate_hypotheses(make_request(), summary, dictionary)
+    yield generate_hypotheses(make_request(baselines=[]), summary, dictionary)
+    yield generate_hypotheses(make_request(claims=[], source_text=""), summary, dictionary, feedback="guard: e2e_p99\nmargin: 3%")
+
+
+def test_every_generated_hypothesis_round_trips(summary, dictionary):
+    n = 0
+    for hs in _variants(summary, dictionary):
+        for h in hs:
+            text = render_hypothesis(h)
+            assert parse_hypothesis(text, f"{h.id}.md") == h
+            n += 1
+    assert n > 40
+
+
+def test_front_matter_holds_every_field_and_body_is_readable(hyps):
+    h = next(x for x in hyps if x.track is Track.A)
+    text = render_hypothesis(h)
+    front = yaml.safe_load(text.split("---\n")[1])
+    assert list(front) == list(Hypothesis.model_fields)
+    for section in ("## Classification", "## Prediction", "## Operating points", "## Mechanism", "## Diagnostic", "## Origin"):
+        assert section in text
+    assert h.statement in text and "BLIS original" in text
+    assert "results.request_performance.aggregate.latency.time_to_first_token.mean" in text
+
+
+def _replace(text, old, new):
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field"),
+    [
+        ("direction: decrease", "direction: sideways", "prediction.direction"),
+        ("track: A", "track: D", "track"),
+        ("family: cross-policy-comparative", "family: vibes", "family"),
+        ("type: statistical/dominance", "type: statistical/hunch", "type"),
+        ("id: A1", "id: Z1", "id"),
+        ("diagnostic: 'If this fails, it would indicate", "diagnostic: 'It might", "diagnostic"),
+        ("  margin: 0.05", "  margin: 5", "prediction.margin"),
+    ],
+)
+def test_parse_error_names_file_and_field(hyps, old, new, field):
+    text = _replace(render_hypothesis(hyps[0]), old, new)
+    with pytest.raises(HypothesisError, match=rf"^A1\.md: field '{field}'"):
+        parse_hypothesis(text, "A1.md")
+
+
+def test_parse_error_for_unknown_and_missing_fields(hyps):
+    text = render_hypothesis(hyps[0])
+    with pytest.raises(HypothesisError, match=r"x\.md: field 'colour': unknown field"):
+        parse_hypothesis(_replace(text, "track: A\n", "track: A\ncolour: red\n"), "x.md")
+    with pytest.raises(HypothesisError, match=r"x\.md: field 'statement'"):
+        parse_hypothesis("\n".join(ln for ln in text.splitlines() if not ln.startswith("statement:")), "x.md")
+
+
+def test_parse_error_for_broken_documents():
+    with pytest.raises(HypothesisError, match="x.md: no YAML front matter"):
+        parse_hypothesis("# A1\n", "x.md")
+    with pytest.raises(HypothesisError, match="x.md: front matter is not closed"):
+        parse_hypothesis("---\nid: A1\n", "x.md")
+    with pytest.raises(HypothesisError, match="x.md: front matter is not valid YAML at line 3"):
+        parse_hypothesis("---\nid: A1\ntitle: [oops\n---\n", "x.md")
+    with pytest.raises(HypothesisError, match="x.md: front matter must be a mapping"):
+        parse_hypothesis("---\n- a\n---\n", "x.md")
+
+
+def test_load_hypotheses_reads_what_render_wrote(tmp_path, hyps):
+    for name, text in render_hypotheses(hyps).items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    assert load_hypotheses(tmp_path) == sorted(hyps, key=lambda h: (h.id[0], int(h.id[1:])))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(HypothesisError, match="no hypothesis documents"):
+        load_hypotheses(empty)
+    with pytest.raises(HypothesisError, match="no such directory"):
+        load_hypotheses(tmp_path / "missing")
+    (tmp_path / "C1.md").write_text("---\nid: C1\n---\n", encoding="utf-8")
+    with pytest.raises(HypothesisError, match=r"C1\.md: field 'track'"):
+        load_hypotheses(tmp_path)
+
+
+# ---------------------------------------------------------------- feedback
+
+
+def test_exclude_keeps_other_ids_stable(request_, summary, dictionary, hyps):
+    after = generate_hypotheses(request_, summary, dictionary, feedback="Please drop the chat TTFT check.\nexclude: C3, B2")
+    assert {h.id for h in hyps} - {h.id for h in after} == {"C3", "B2"}
+    before = {h.id: h for h in hyps}
+    assert all(before[h.id] == h for h in after)
+
+
+def test_margin_directives(request_, summary, dictionary):
+    hs = {h.id: h for h in generate_hypotheses(request_, summary, dictionary, feedback="margin: 0.03\nmargin C2: 2%")}
+    assert hs["C2"].prediction.margin == 0.02
+    tolerant = [h for h in hs.values() if h.prediction and h.prediction.direction in (Direction.EQUIVALENT, Direction.NO_WORSE)]
+    assert all(h.prediction.margin == 0.03 for h in tolerant if h.id != "C2")
+    assert all(h.prediction.margin == 0.05 for h in hs.values() if h.track is Track.A)
+
+
+def test_guard_adds_no_regression_after_existing_ids(request_, summary, dictionary, hyps):
+    after = generate_hypotheses(request_, summary, dictionary, feedback="guard: e2e_p99_ms")
+    old_c = [h for h in hyps if h.track is Track.C]
+    new_c = [h for h in after if h.track is Track.C]
+    assert new_c[: len(old_c)] == old_c
+    added = new_c[len(old_c):]
+    assert [(h.prediction.metric, h.workloads[0]) for h in added] == [("e2e_p99", b.workload) for b in request_.baselines]
+
+
+def test_free_text_feedback_is_recorded_on_the_documents_it_names(hyps):
+    fb = "C1 should use the p99 instead.\nguard: nonsense_metric"
+    files = render_hypotheses(hyps, feedback=fb)
+    assert "## Reviewer feedback" in files["C1.md"] and "C1 should use the p99 instead." in files["C1.md"]
+    assert "C1 should use the p99" not in files["A1.md"]
+    assert "not applied: guard: nonsense_metric" in files["A1.md"]
+    general = render_hypotheses(hyps, feedback="Tighten the wording everywhere.")
+    assert all("Tighten the wording everywhere." in t for n, t in general.items() if n != "README.md")
+    assert "## Reviewer feedback" not in render_hypotheses(hyps)["A1.md"]
+    # the feedback lives in the body only: the front matter still round-trips
+    assert parse_hypothesis(files["C1.md"]) == next(h for h in hyps if h.id == "C1")
+
+
+def test_parse_feedback_directives():
+    fb = parse_feedback("exclude: C3\n- drop: B1 and A2\nmargin: 0.5\nmargin: 7\nrandom words")
+    assert fb.exclude == ["C3", "B1", "A2"]
+    assert fb.margin == 0.5
+    assert fb.notes == ["random words"]
+    assert fb.unapplied == ["margin: 7 (margin must be a fraction in (0, 1), e.g. 0.03 or 3%)"]

@@ -1,0 +1,238 @@
+"""Track A/B/C generation against the real dictionary and real request models."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import make_request
+
+from bot.bench.metrics import BLIS_TO_SHORT, METRICS
+from bot.hypotheses import (
+    HypothesisError,
+    blis_metric_to_short,
+    claim_rates,
+    generate_hypotheses,
+    openevolve_findings,
+    render_hypothesis,
+)
+from bot.model import Direction, Family, HypothesisType, PolicyKind, RequestError, Track, TranslationSummary, VVUQ
+
+
+def _track(hs, t):
+    return [h for h in hs if h.track is Track(t)]
+
+
+# ---------------------------------------------------------------- Track A
+
+
+def test_claims_become_track_a_with_short_metric_and_direction(request_, summary, dictionary):
+    hs = generate_hypotheses(request_, summary, dictionary)
+    a = {h.source: h for h in _track(hs, "A")}
+    for claim in request_.claims:
+        h = a[claim.id]
+        assert h.prediction.metric == BLIS_TO_SHORT[claim.metric]
+        assert h.prediction.direction is Direction(claim.direction)
+        assert h.prediction.blis_magnitude == claim.magnitude
+        assert (h.family, h.vvuq, h.type) == (claim.family, claim.vvuq, claim.type)
+        assert h.blis_statement.startswith(claim.statement)
+        assert h.workloads == [claim.workload]
+        assert "llm-d-benchmark" in h.statement and "default scorer pipeline" in h.statement
+        assert h.diagnostic.startswith("If this fails, it would indicate")
+    assert a["tput"].family is Family.PERFORMANCE_REGIME and a["tput"].type is HypothesisType.MONOTONICITY
+    # the magnitude is relaxed: the statement asserts a direction, never the BLIS factor
+    assert "2.45" not in a["ttft-prefix"].statement and "better (lower) mean TTFT" in a["ttft-prefix"].statement
+
+
+@pytest.mark.parametrize(
+    ("blis_rate", "real", "expected"),
+    [
+        (None, [4, 8, 12], []),
+        (8, [4, 8, 12], [8]),
+        (9, [4, 8, 12], [8]),
+        (10, [4, 8, 12], [8]),  # tie between 8 and 12 goes to the lower rate
+        (11, [12, 4, 8], [12]),
+        (2000, [4, 8, 12], []),  # simulator scale: every real rate
+        (1, [4, 8, 12], []),
+    ],
+)
+def test_claim_rate_rule(blis_rate, real, expected):
+    assert claim_rates(blis_rate, real) == expected
+
+
+def test_claim_rate_carried_into_hypothesis(request_, summary, dictionary):
+    a = {h.source: h for h in generate_hypotheses(request_, summary, dictionary) if h.track is Track.A}
+    assert a["ttft-prefix"].rates == [8.0]  # BLIS 9 req/s inside [4, 12] -> nearest real rate
+    assert a["tput"].rates == []  # BLIS 2000 req/s is off the GPU scale -> every real rate
+    assert "BLIS rate 9 req/s → 8 req/s" in a["ttft-prefix"].blis_statement
+
+
+def test_magnitude_against_direction_names_the_field(summary, dictionary):
+    req = make_request()
+    req.claims[0].magnitude = 0.3  # "decrease" with a positive change
+    with pytest.raises(HypothesisError, match=r"claims\[ttft-prefix\]\.magnitude") as exc:
+        generate_hypotheses(req, summary, dictionary)
+    assert isinstance(exc.value, RequestError)
+
+
+def test_unknown_claim_metric_names_the_field(summary, dictionary):
+    req = make_request()
+    req.claims[1].metric = "wibble_ms"
+    with pytest.raises(HypothesisError, match=r"claims\[tput\]\.metric: unknown metric 'wibble_ms'"):
+        generate_hypotheses(req, summary, dictionary)
+
+
+def test_claim_on_metric_llm_d_does_not_report_has_no_prediction(summary, dictionary):
+    req = make_request()
+    req.claims[1].metric = "slo_attainment"
+    a = {h.source: h for h in generate_hypotheses(req, summary, dictionary) if h.track is Track.A}
+    assert a["tput"].prediction is None
+    assert "does not report" in a["tput"].statement
+
+
+def test_openevolve_triples_become_track_a(request_, summary, dictionary):
+    hs = generate_hypotheses(request_, summary, dictionary)
+    oe = [h for h in _track(hs, "A") if h.source.startswith("HYPOTHESIS-")]
+    assert [h.source for h in oe] == ["HYPOTHESIS-1", "HYPOTHESIS-2"]  # 3 was REFUTED in BLIS
+    h1, h2 = oe
+    assert h1.prediction.metric == "e2e_mean" and h1.prediction.direction is Direction.DECREASE
+    assert h1.workloads == ["prefix-heavy"]  # cache_warmup -> blis_workload workload_v2_cache_warmup.yaml
+    assert "so hot prefixes stop piling onto one instance" in h1.mechanism  # continuation line joined
+    assert "EXPECT cache_warmup_e2e_ms < 4250" in h1.blis_statement
+    assert h2.prediction.metric == "e2e_p95"
+    assert h2.workloads == [w.name for w in request_.workloads]  # avg_* covers every workload
+    found = openevolve_findings(request_)
+    h3_line = 1 + request_.source_text.splitlines().index("\t// HYPOTHESIS-3: Quadratic penalties help load spikes")
+    assert [(f.check, f.line, f.file) for f in found] == [("G2.openevolve-refuted-in-blis", h3_line, "best_program.go")]
+
+
+def test_malformed_expect_is_a_clear_error(summary, dictionary):
+    src = "// HYPOTHESIS-1: faster\n// MECHANISM-1: because\n// EXPECT-1: lower latency please\n"
+    req = make_request(source_text=src)
+    with pytest.raises(HypothesisError, match=r"best_program.go:3: EXPECT-1: 'lower latency please' is not '<metric> <op> <threshold>'"):
+        generate_hypotheses(req, summary, dictionary)
+
+
+# ---------------------------------------------------------------- Track B
+
+
+def test_track_b_one_per_touched_gap_and_freshness_gap(request_, summary, dictionary):
+    assert summary.touched_gaps and summary.freshness_gaps
+    b = _track(generate_hypotheses(request_, summary, dictionary), "B")
+    assert len(b) == len(summary.touched_gaps) + len(summary.freshness_gaps)
+    assert [h.source for h in b] == list(summary.touched_gaps) + list(summary.freshness_gaps)
+    for h in b:
+        assert h.diagnostic.startswith("If this fails, it would indicate")
+    for h, gid in zip(b, summary.touched_gaps):
+        tb = dictionary.gap(gid).track_b
+        assert h.family is tb.family and h.type is tb.type
+        if h.prediction is not None:
+            assert h.prediction.metric == tb.metric and h.prediction.direction.value == tb.direction
+    for h in b[len(summary.touched_gaps):]:
+        assert h.family is Family.STRUCTURAL_MODEL
+        assert "should behave according to" in h.statement and "verified by observable" in h.statement
+        assert h.prediction.direction is Direction.NO_WORSE and h.prediction.metric == "ttft_mean"  # A1's metric
+
+
+def test_failure_injection_gap_is_not_predicted_by_the_standard_plan(request_, summary, dictionary):
+    b = {h.source: h for h in _track(generate_hypotheses(request_, summary, dictionary), "B")}
+    robustness = [g for g in summary.touched_gaps if dictionary.gap(g).track_b.family is Family.ROBUSTNESS]
+    injected = [g for g in robustness if "pod" in dictionary.gap(g).track_b.workloads]
+    assert injected
+    for g in injected:
+        assert b[g].prediction is None and "Not decided by the standard benchmark plan" in b[g].statement
+    # a gap whose hint names one of the request's workloads (by profile) is predicted on it
+    hinted = [g for g in summary.touched_gaps if "shared_prefix_synthetic" in dictionary.gap(g).track_b.workloads]
+    for g in hinted:
+        assert b[g].prediction is not None and b[g].workloads == ["prefix-heavy"]
+
+
+def test_unknown_gap_in_summary_is_an_error(request_, summary, dictionary):
+    bad = summary.model_copy(update={"touched_gaps": ["no-such-gap"]})
+    with pytest.raises(HypothesisError, match="'no-such-gap' is not a Map C gap"):
+        generate_hypotheses(request_, bad, dictionary)
+
+
+# ---------------------------------------------------------------- Track C
+
+
+def test_track_c_per_baseline_and_guarded_metric(request_, summary, dictionary):
+    c = _track(generate_hypotheses(request_, summary, dictionary), "C")
+    assert len(c) == sum(1 + len(b.guarded_metrics) for b in request_.baselines)
+    i = 0
+    for b in request_.baselines:
+        eq, *nr = c[i : i + 1 + len(b.guarded_metrics)]
+        i += 1 + len(b.guarded_metrics)
+        assert eq.prediction.direction is Direction.EQUIVALENT and eq.prediction.margin == 0.05
+        assert eq.prediction.metric == b.guarded_metrics[0]
+        assert [h.prediction.metric for h in nr] == b.guarded_metrics
+        assert all(h.prediction.direction is Direction.NO_WORSE and h.prediction.margin == 0.05 for h in nr)
+        assert all(h.workloads == [b.workload] and h.source == b.name for h in [eq, *nr])
+        assert all(h.rates == ([b.rate] if b.rate is not None else []) for h in [eq, *nr])
+
+
+def test_track_c_without_baselines_derives_from_every_workload(summary, dictionary):
+    req = make_request(baselines=[])
+    hs = generate_hypotheses(req, summary, dictionary)
+    c = _track(hs, "C")
+    improved = {w for h in _track(hs, "A") if h.prediction for w in h.workloads}
+    for w in req.workloads:
+        mine = [h for h in c if h.workloads == [w.name]]
+        nr = [h for h in mine if h.prediction.direction is Direction.NO_WORSE]
+        eq = [h for h in mine if h.prediction.direction is Direction.EQUIVALENT]
+        assert [h.prediction.metric for h in nr] == ["ttft_mean", "e2e_p95", "throughput"]
+        assert len(eq) == (0 if w.name in improved else 1)
+        assert all("No baseline scenarios were given" in h.statement for h in mine)
+    assert len(c) == sum(3 + (w.name not in improved) for w in req.workloads)
+
+
+def test_unknown_guarded_metric_names_the_field(summary, dictionary):
+    req = make_request(baselines=[{"name": "x", "workload": "chat", "guarded_metrics": ["latency"]}])
+    with pytest.raises(HypothesisError, match=r"baselines\[x\]\.guarded_metrics"):
+        generate_hypotheses(req, summary, dictionary)
+
+
+# ---------------------------------------------------------------- ids, determinism, kinds
+
+
+def test_ids_are_sequential_per_track(request_, summary, dictionary):
+    hs = generate_hypotheses(request_, summary, dictionary)
+    for t in "ABC":
+        ids = [h.id for h in hs if h.track is Track(t)]
+        assert ids == [f"{t}{n}" for n in range(1, len(ids) + 1)]
+    assert [h.track.value for h in hs] == sorted(h.track.value for h in hs)
+
+
+def test_same_input_same_text(summary, dictionary):
+    one = [render_hypothesis(h) for h in generate_hypotheses(make_request(), summary, dictionary)]
+    two = [render_hypothesis(h) for h in generate_hypotheses(make_request(), summary, dictionary)]
+    assert one == two
+
+
+def test_admission_wording_and_default_metric(dictionary):
+    req = make_request(kind="admission", claims=[], source_text="")
+    signals = ["InFlightRequests", "SLOClass"]
+    s = TranslationSummary(
+        kind=PolicyKind.ADMISSION, plugin_type="evolved-admission", package_dir="pkg/x",
+        signals=signals, freshness_gaps=["InFlightRequests"], touched_gaps=dictionary.touched_gaps("admission", signals),
+    )
+    hs = generate_hypotheses(req, s, dictionary)
+    assert not _track(hs, "A")
+    fresh = [h for h in hs if h.source == "InFlightRequests"]
+    assert fresh[0].prediction.metric == "e2e_p95"
+    assert "admission" in fresh[0].statement
+    assert all(h.vvuq in VVUQ for h in hs)
+
+
+# ---------------------------------------------------------------- metric names
+
+
+def test_blis_metric_to_short_uses_the_bench_table():
+    for blis, short in BLIS_TO_SHORT.items():
+        assert blis_metric_to_short(blis) == short
+    for short in METRICS:
+        assert blis_metric_to_short(short) == short
+    assert blis_metric_to_short("avg_p95_ms") == "e2e_p95"
+    assert blis_metric_to_short("cache_warmup_e2e_ms") == "e2e_mean"
+    with pytest.raises(HypothesisError, match="unknown metric 'p42_latency'"):
+        blis_metric_to_short("p42_latency")
+    with pytest.raises(HypothesisError, match="no llm-d-benchmark counterpart"):
+        blis_metric_to_short("slo_attainment")
