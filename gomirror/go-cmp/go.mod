@@ -1,0 +1,3 @@
+module github.com/google/go-cmp
+
+go 1.13
