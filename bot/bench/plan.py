@@ -1,0 +1,769 @@
+"""Stage 4's benchmark plan: the fewest GPU runs that still decide every hypothesis.
+
+GPU hours are what our users have least of. The seed's plan runs one benchmark
+profile per hypothesis, each with its own baseline, its own evolved runs and
+its own stand-ups; most of that is the same measurement taken again. This plan
+measures each (workload, rate) cell once per treatment and repetition, and every
+hypothesis that needs the cell reads the same runs:
+
+- **one shared baseline per cell**: the baseline EPP config and the evolved
+  plugin config are the experiment's two setup treatments (two stand-ups in
+  all), and the cells × repetitions are run treatments against each stack;
+- **repetitions from a power calculation** on the baseline's coefficient of
+  variation (from earlier runs when given, else ``DEFAULT_CV``), so that each
+  directional claim has 80% power where it matters (see ``plan_repetitions``);
+- **the cost stated next to the naive plan's**, so the saving is visible at gate 2.
+
+``render_experiment`` writes it as the llm-d-benchmark experiment, the
+inference-perf workload profiles and the evaluation spec stage 5 reads back with
+``load_evaluation_spec``.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from bot.bench.metrics import METRICS, short_metric
+from bot.bench.reports import LAYOUT, TREATMENTS, load_results
+from bot.model import Direction, Hypothesis, PromotionRequest, RequestError, describe_validation_error
+from bot.stats.power import MAX_CV, NOISE_FLOOR_CV_MULT, NOISE_FLOOR_MIN, noise_floor, repetitions_for
+
+#: CV assumed when no earlier runs are given. Why 5%: run-to-run CV of aggregate latency on a
+#: dedicated GPU stack under constant-rate load is typically a few percent, and 5% is the upper
+#: end of that (sim2real v3 halted only above 15%). It is also the conservative choice: for any
+#: CV >= 2.5% the noise floor is T_eff = 2 x CV, so effect/CV is fixed at 2 and the repetition
+#: count no longer depends on the CV; a lower default could only plan fewer repetitions.
+DEFAULT_CV = 0.05
+DEFAULT_ALPHA = 0.05
+DEFAULT_POWER = 0.8
+#: GPUs held by one stack: 4 vLLM pods x 1 GPU (the bundled example's calibration: 4 pods on one H100 each).
+DEFAULT_GPUS_PER_STACK = 4
+#: Minutes a stack holds its GPUs for stand-up plus teardown (image pulls, model load, gateway, EPP ready).
+DEFAULT_STANDUP_MINUTES = 30.0
+#: Minutes per run on top of the load duration (harness pod start, cache reset, warm-up, result collection).
+DEFAULT_RUN_OVERHEAD_MINUTES = 3.0
+#: The seed's repetitions: BLIS claims are validated on 3 seeds, and the naive plan mirrors them.
+NAIVE_REPETITIONS = 3
+MAX_REPETITIONS = 20
+
+EVALUATION_SPEC_VERSION = 1
+BASELINE_CONFIG_FILE = "promotion-baseline.yaml"
+EVOLVED_CONFIG_FILE = "promotion-evolved.yaml"
+RUN_TREATMENT_PATTERN = "{workload}-rate-{rate:g}-rep-{n}"
+DEFAULT_SPEC = "guides/optimized-baseline"
+
+
+class PlanError(RequestError):
+    """A plan that cannot be made from the request and hypotheses given."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Cell(_Model):
+    """One operating point: a workload at a request rate (req/s)."""
+
+    workload: str
+    rate: float
+
+    def key(self) -> tuple[str, float]:
+        return (self.workload, self.rate)
+
+    def label(self) -> str:
+        return f"{self.workload}@{self.rate:g}"
+
+
+class CostParameters(_Model):
+    gpus_per_stack: int = Field(default=DEFAULT_GPUS_PER_STACK, gt=0)
+    standup_minutes: float = Field(default=DEFAULT_STANDUP_MINUTES, ge=0, description="stand-up + teardown")
+    run_overhead_minutes: float = Field(default=DEFAULT_RUN_OVERHEAD_MINUTES, ge=0)
+    naive_repetitions: int = Field(default=NAIVE_REPETITIONS, gt=0)
+
+
+class PlanCost(_Model):
+    standups: int
+    runs: int
+    gpu_minutes: float
+
+
+class PlannedHypothesis(_Model):
+    """What stage 5 needs to decide one hypothesis from the shared runs."""
+
+    id: str
+    track: str
+    type: str
+    metric: str
+    statistic: str
+    better: Literal["lower", "higher"]
+    direction: Direction
+    margin: float
+    blis_magnitude: float | None = None
+    cells: list[Cell]
+
+
+class BenchmarkPlan(_Model):
+    request_id: str
+    slug: str
+    harness: str
+    treatments: list[str] = Field(default_factory=lambda: list(TREATMENTS))
+    cells: list[Cell]
+    hypotheses: list[PlannedHypothesis]
+    not_benchmarked: list[str] = Field(description="hypotheses without a benchmark prediction")
+    repetitions: int
+    cv: float
+    cv_source: str
+    t_eff: float
+    alpha: float
+    power: float
+    parameters: CostParameters
+    cost: PlanCost
+    naive_cost: PlanCost
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def ratio(self) -> float:
+        """GPU-minutes of this plan over the naive plan's."""
+        return self.cost.gpu_minutes / self.naive_cost.gpu_minutes if self.naive_cost.gpu_minutes else 0.0
+
+
+# --------------------------------------------------------------------------
+# Cells
+# --------------------------------------------------------------------------
+
+
+def hypothesis_cells(h: Hypothesis, request: PromotionRequest) -> list[Cell]:
+    """The cells a hypothesis is decided on: its workloads × (its rates, or every rate of the workload)."""
+    names = {w.name for w in request.workloads}
+    cells = set()
+    for name in h.workloads:
+        if name not in names:
+            raise PlanError(f"hypothesis {h.id}: workload {name!r} is not one of the request's workloads {sorted(names)}")
+        rates = h.rates or request.workload(name).rates
+        cells.update(Cell(workload=name, rate=float(r)) for r in rates)
+    return sorted(cells, key=Cell.key)
+
+
+def _planned(h: Hypothesis, request: PromotionRequest) -> PlannedHypothesis:
+    assert h.prediction is not None
+    try:
+        m = METRICS[short_metric(h.prediction.metric)]
+    except RequestError as exc:
+        raise PlanError(f"hypothesis {h.id}: {exc}") from None
+    return PlannedHypothesis(
+        id=h.id,
+        track=h.track.value,
+        type=h.type.value,
+        metric=m.name,
+        statistic=m.statistic,
+        better=m.better,
+        direction=h.prediction.direction,
+        margin=h.prediction.margin,
+        blis_magnitude=h.prediction.blis_magnitude,
+        cells=hypothesis_cells(h, request),
+    )
+
+
+# --------------------------------------------------------------------------
+# Noise and repetitions
+# --------------------------------------------------------------------------
+
+
+def prior_cv_from_results(results_dir: str | Path, metrics: Iterable[str] | None = None) -> float:
+    """The largest baseline CV over cells and metrics in earlier results (sim2real v3 took the max too)."""
+    rs = load_results(results_dir)
+    t = rs.table[rs.table["treatment"] == "baseline"]
+    wanted = sorted(set(metrics)) if metrics else None
+    if wanted:
+        t = t[t["metric"].isin(wanted)]
+    cvs = []
+    for _, g in t.groupby(["workload", "rate", "metric"], sort=True):
+        if len(g) < 2:
+            continue
+        mean = float(g["value"].mean())
+        if mean <= 0:
+            continue
+        cvs.append(float(g["value"].std(ddof=1)) / mean)
+    if not cvs:
+        raise PlanError(
+            f"{results_dir}: no baseline cell with 2 or more repetitions to estimate the CV from; "
+            "pass prior_cv or results with repeated baseline runs"
+        )
+    return max(cvs)
+
+
+def _signs(directions: Iterable[Direction]) -> list[int]:
+    signs = set()
+    for d in directions:
+        if d is Direction.DECREASE:
+            signs.add(-1)
+        elif d is Direction.INCREASE:
+            signs.add(1)
+    return sorted(signs) or [-1, 1]
+
+
+def plan_repetitions(cv: float, directions: Iterable[Direction], *, alpha: float, power: float) -> int:
+    """Per-arm repetitions so every directional claim has ``power``:
+
+    - for the one-sided Welch test when the true change equals the noise floor T_eff, and
+    - for the full verdict rule (which also needs the *observed* change beyond T_eff, a coin flip
+      when the true change is exactly T_eff) when the true change is 2 × T_eff.
+
+    Both directions present among the claims are sized (a 10% increase is a smaller log shift
+    than a 10% decrease, so it can need one more repetition).
+    """
+    t_eff = noise_floor(cv)
+    n = 0
+    for sign in _signs(directions):
+        n = max(
+            n,
+            repetitions_for(cv, sign * t_eff, alpha=alpha, power=power, max_reps=MAX_REPETITIONS, rule="test"),
+            repetitions_for(cv, sign * 2 * t_eff, alpha=alpha, power=power, max_reps=MAX_REPETITIONS, rule="verdict"),
+        )
+    return n
+
+
+# --------------------------------------------------------------------------
+# Cost
+# --------------------------------------------------------------------------
+
+
+def _run_minutes(request: PromotionRequest, cell: Cell, p: CostParameters) -> float:
+    return request.workload(cell.workload).duration_s / 60.0 + p.run_overhead_minutes
+
+
+def plan_cost(request: PromotionRequest, cells: Sequence[Cell], repetitions: int, stacks: int, p: CostParameters) -> PlanCost:
+    """GPU-minutes = stand-ups × stand-up minutes × GPUs + runs × (duration + overhead) × GPUs."""
+    runs = len(cells) * len(TREATMENTS) * repetitions
+    run_minutes = sum(_run_minutes(request, c, p) for c in cells) * len(TREATMENTS) * repetitions
+    standups = stacks * len(TREATMENTS)
+    gpu = standups * p.standup_minutes * p.gpus_per_stack + run_minutes * p.gpus_per_stack
+    return PlanCost(standups=standups, runs=runs, gpu_minutes=round(gpu, 3))
+
+
+def naive_cost(request: PromotionRequest, planned: Sequence[PlannedHypothesis], p: CostParameters) -> PlanCost:
+    """The seed's plan: a profile per hypothesis, each with its own baseline + evolved stand-ups and runs."""
+    standups = runs = 0
+    gpu = 0.0
+    for h in planned:
+        c = plan_cost(request, h.cells, p.naive_repetitions, 1, p)
+        standups += c.standups
+        runs += c.runs
+        gpu += c.gpu_minutes
+    return PlanCost(standups=standups, runs=runs, gpu_minutes=round(gpu, 3))
+
+
+# --------------------------------------------------------------------------
+# The plan
+# --------------------------------------------------------------------------
+
+
+def make_plan(
+    request: PromotionRequest,
+    hypotheses: Sequence[Hypothesis],
+    *,
+    prior_cv: float | None = None,
+    prior_results: str | Path | None = None,
+    repetitions: int | None = None,
+    alpha: float = DEFAULT_ALPHA,
+    power: float = DEFAULT_POWER,
+    gpus_per_stack: int = DEFAULT_GPUS_PER_STACK,
+    standup_minutes: float = DEFAULT_STANDUP_MINUTES,
+    run_overhead_minutes: float = DEFAULT_RUN_OVERHEAD_MINUTES,
+    naive_repetitions: int = NAIVE_REPETITIONS,
+) -> BenchmarkPlan:
+    """One experiment for every hypothesis with a prediction; ``repetitions`` overrides the power calculation."""
+    if prior_cv is not None and prior_results is not None:
+        raise PlanError("pass either prior_cv or prior_results, not both")
+    try:
+        params = CostParameters(
+            gpus_per_stack=gpus_per_stack,
+            standup_minutes=standup_minutes,
+            run_overhead_minutes=run_overhead_minutes,
+            naive_repetitions=naive_repetitions,
+        )
+    except ValidationError as exc:
+        raise PlanError(f"cost parameters: {describe_validation_error(exc)}") from None
+
+    ids = [h.id for h in hypotheses]
+    if len(set(ids)) != len(ids):
+        raise PlanError(f"hypotheses: duplicate ids {sorted({i for i in ids if ids.count(i) > 1})}")
+    with_pred = sorted((h for h in hypotheses if h.prediction is not None), key=lambda h: _id_key(h.id))
+    if not with_pred:
+        raise PlanError("no hypothesis has a benchmark prediction; nothing to plan (check stage 3's output)")
+    planned = [_planned(h, request) for h in with_pred]
+    not_benchmarked = sorted((h.id for h in hypotheses if h.prediction is None), key=_id_key)
+
+    cells = sorted({c for h in planned for c in h.cells}, key=Cell.key)
+    harnesses = sorted({request.workload(c.workload).harness for c in cells})
+    notes: list[str] = []
+
+    if prior_cv is not None:
+        if not (isinstance(prior_cv, (int, float)) and math.isfinite(prior_cv) and 0 < prior_cv < 1):
+            raise PlanError(f"prior_cv={prior_cv!r}; pass a coefficient of variation between 0 and 1, e.g. 0.05")
+        cv, cv_source = float(prior_cv), "given (prior_cv)"
+    elif prior_results is not None:
+        cv = prior_cv_from_results(prior_results, {h.metric for h in planned})
+        cv_source = f"max baseline CV over cells and predicted metrics in {Path(prior_results).name}"
+    else:
+        cv, cv_source = DEFAULT_CV, f"default {DEFAULT_CV:g} (no earlier runs given)"
+    t_eff = noise_floor(cv)
+    if cv > MAX_CV:
+        notes.append(
+            f"CV {cv:.1%} is above the {MAX_CV:.0%} halt threshold: every verdict on this cluster would be "
+            "inconclusive; reduce the noise (dedicated nodes, longer runs) before spending GPU hours"
+        )
+
+    directional = [h.direction for h in planned if h.direction in (Direction.DECREASE, Direction.INCREASE)]
+    if repetitions is None:
+        reps = plan_repetitions(cv, directional, alpha=alpha, power=power)
+        if reps >= MAX_REPETITIONS:
+            notes.append(f"the power target is not reached within {MAX_REPETITIONS} repetitions per arm at CV {cv:.1%}")
+    else:
+        if repetitions < 2:
+            raise PlanError(f"repetitions={repetitions}; at least 2 per arm are needed to estimate a variance")
+        reps = repetitions
+        notes.append(f"repetitions fixed at {reps} by the caller (power calculation bypassed)")
+
+    margins = sorted({h.margin for h in planned if h.direction in (Direction.EQUIVALENT, Direction.NO_WORSE)})
+    for margin in margins:
+        need = repetitions_for(cv, margin, alpha=alpha, power=power, max_reps=MAX_REPETITIONS, rule="test")
+        if need > reps:
+            notes.append(
+                f"equivalence / no-worse claims at ±{margin:.0%}: each one-sided test alone needs ≥{need} repetitions "
+                f"per arm for {power:.0%} power at CV {cv:.1%}; at {reps} they may come out inconclusive "
+                f"(raise repetitions to {need} to size for them)"
+            )
+    notes.append(
+        f"alpha {alpha:g} is per claim; Holm across a track of m claims costs power — size with alpha/m for the worst case"
+    )
+
+    stacks = len(harnesses)  # a harness is fixed per experiment, so each needs its own pair of stacks
+    cost = plan_cost(request, cells, reps, stacks, params)
+    return BenchmarkPlan(
+        request_id=request.id,
+        slug=request.slug,
+        harness=",".join(harnesses),
+        cells=cells,
+        hypotheses=planned,
+        not_benchmarked=not_benchmarked,
+        repetitions=reps,
+        cv=cv,
+        cv_source=cv_source,
+        t_eff=t_eff,
+        alpha=alpha,
+        power=power,
+        parameters=params,
+        cost=cost,
+        naive_cost=naive_cost(request, planned, params),
+        notes=notes,
+    )
+
+
+def _id_key(hid: str) -> tuple[str, int]:
+    return (hid[:1], int(hid[1:]) if hid[1:].isdigit() else 0)
+
+
+# --------------------------------------------------------------------------
+# Rendering: llm-d-benchmark experiment, inference-perf profiles, evaluation spec
+# --------------------------------------------------------------------------
+
+#: The data section (and load type) of the upstream inference-perf profiles the planner knows
+#: (llm-d-benchmark workload/profiles/inference-perf/<name>.yaml.in).
+KNOWN_PROFILES: dict[str, dict[str, Any]] = {
+    "shared_prefix_synthetic": {
+        "load_type": "constant",
+        "data": {
+            "type": "shared_prefix",
+            "shared_prefix": {
+                "num_groups": 32,
+                "num_prompts_per_group": 32,
+                "system_prompt_len": 2048,
+                "question_len": 256,
+                "output_len": 256,
+            },
+        },
+    },
+    "guide_optimized-baseline_1": {
+        "load_type": "poisson",
+        "data": {
+            "type": "shared_prefix",
+            "shared_prefix": {
+                "num_groups": 150,
+                "num_prompts_per_group": 5,
+                "system_prompt_len": 6000,
+                "question_len": 1200,
+                "output_len": 1000,
+                "enable_multi_turn_chat": False,
+            },
+        },
+    },
+    "sanity_random": {
+        "load_type": "constant",
+        "data": {
+            "type": "random",
+            "input_distribution": {"min": 10, "max": 100, "mean": 50, "std": 10, "total_count": 100},
+            "output_distribution": {"min": 10, "max": 100, "mean": 50, "std": 10, "total_count": 100},
+        },
+    },
+}
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style; multi-line strings (EPP configs) as literal blocks."""
+
+
+def _str_representer(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+    if "\n" in data:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data)
+
+
+_Dumper.add_representer(str, _str_representer)
+
+
+def _dump(data: Any, *, sort_keys: bool = False) -> str:
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=sort_keys, default_flow_style=False, allow_unicode=True, width=100)
+
+
+def _set_dotted(doc: dict, dotted: str, value: Any, where: str) -> None:
+    """Set ``a.b.0.c`` in a profile (integer segments index lists, as upstream's apply_overrides does)."""
+    parts = dotted.split(".")
+    target: Any = doc
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if isinstance(target, list):
+            if not part.lstrip("-").isdigit() or not -len(target) <= int(part) < len(target):
+                raise PlanError(f"{where}: override {dotted!r}: {part!r} is not an index of a {len(target)}-element list")
+            if last:
+                target[int(part)] = value
+            else:
+                target = target[int(part)]
+        elif isinstance(target, dict):
+            if last:
+                target[part] = value
+            else:
+                target = target.setdefault(part, {})
+        else:
+            raise PlanError(f"{where}: override {dotted!r}: {'.'.join(parts[:i])!r} is a value, not a mapping")
+
+
+def workload_profile(request: PromotionRequest, name: str) -> dict:
+    """The inference-perf profile of one workload: upstream's data section + our single-stage load + overrides."""
+    w = request.workload(name)
+    if w.harness != "inference-perf":
+        raise PlanError(
+            f"workload {name!r}: harness {w.harness!r}; the planner writes inference-perf profiles only — "
+            "use harness: inference-perf"
+        )
+    base = KNOWN_PROFILES.get(w.profile)
+    if base is None and "data.type" not in w.overrides:
+        raise PlanError(
+            f"workload {name!r}: profile {w.profile!r} is not one the planner knows ({', '.join(sorted(KNOWN_PROFILES))}); "
+            "give its data section in overrides (data.type: ..., ...)"
+        )
+    base = base or {"load_type": "constant", "data": {}}
+    doc: dict[str, Any] = {
+        "load": {"type": base["load_type"], "stages": [{"rate": w.rates[0], "duration": w.duration_s}]},
+        "api": {"type": "completion", "streaming": True},
+        "server": {
+            "type": "vllm",
+            "model_name": "REPLACE_ENV_LLMDBENCH_DEPLOY_CURRENT_MODEL",
+            "base_url": "REPLACE_ENV_LLMDBENCH_HARNESS_STACK_ENDPOINT_URL",
+            "ignore_eos": True,
+        },
+        "tokenizer": {"pretrained_model_name_or_path": "REPLACE_ENV_LLMDBENCH_DEPLOY_CURRENT_TOKENIZER"},
+        "data": copy.deepcopy(base["data"]),
+        "report": {"request_lifecycle": {"summary": True, "per_stage": True, "per_request": True}},
+        "storage": {"local_storage": {"path": "/workspace"}},
+    }
+    for key in sorted(w.overrides):
+        _set_dotted(doc, key, w.overrides[key], f"workload {name!r}")
+    return doc
+
+
+def run_treatment_name(cell: Cell, n: int) -> str:
+    return RUN_TREATMENT_PATTERN.format(workload=cell.workload, rate=cell.rate, n=n)
+
+
+def _image(request: PromotionRequest, evolved_image: str | None) -> dict[str, str]:
+    ref = evolved_image or f"ghcr.io/{request.fork.repo.lower()}:promotion-{request.id}-{request.slug}"
+    if ":" not in ref.rsplit("/", 1)[-1] or "/" not in ref:
+        raise PlanError(f"evolved_image {ref!r}: expected registry/repository:tag, e.g. ghcr.io/org/llm-d-router:tag")
+    name, tag = ref.rsplit(":", 1)
+    registry, repository = name.split("/", 1)
+    return {"registry": registry, "repository": repository, "tag": tag}
+
+
+def render_experiment(
+    plan: BenchmarkPlan,
+    request: PromotionRequest,
+    epp_config_baseline: str,
+    epp_config_evolved: str,
+    *,
+    evolved_image: str | None = None,
+) -> dict[str, str]:
+    """Branch-relative path -> text for the experiment, the workload profiles, the evaluation spec and a README.
+
+    Both setup treatments run the *same* EPP image (built from the promotion branch, so it carries
+    the baseline plugins too) with both configs mounted; they differ only in
+    ``router.epp.pluginsConfigFile``, so the measured difference is the plugin config and nothing else.
+    """
+    for label, text in (("baseline", epp_config_baseline), ("evolved", epp_config_evolved)):
+        try:
+            doc = yaml.safe_load(text)
+        except yaml.YAMLError:
+            raise PlanError(f"epp_config_{label}: not valid YAML; pass the EndpointPickerConfig text") from None
+        if not isinstance(doc, dict) or doc.get("kind") != "EndpointPickerConfig":
+            raise PlanError(f"epp_config_{label}: expected an EndpointPickerConfig document (kind: EndpointPickerConfig)")
+    if plan.slug != request.slug or plan.request_id != request.id:
+        raise PlanError(f"plan is for request {plan.request_id}/{plan.slug}, not {request.id}/{request.slug}")
+
+    root = f"benchmarks/promotion/{plan.slug}"
+    workloads = sorted({c.workload for c in plan.cells})
+    files: dict[str, str] = {}
+    for name in workloads:
+        header = (
+            f"# inference-perf profile for workload {name!r} of promotion {request.id} ({plan.slug}).\n"
+            f"# Based on llm-d-benchmark workload/profiles/inference-perf/{request.workload(name).profile}.yaml.in;\n"
+            "# the experiment sets load.stages.0.rate per run treatment. Generated by the promotion bot.\n"
+        )
+        files[f"{root}/workloads/{name}.yaml"] = header + _dump(workload_profile(request, name))
+
+    harness = plan.harness
+    if "," in harness:
+        raise PlanError(f"workloads use several harnesses ({harness}); one experiment runs one harness")
+    image = _image(request, evolved_image)
+    runs = [
+        {"name": run_treatment_name(c, n), "profile": f"{c.workload}.yaml", "load.stages.0.rate": c.rate}
+        for n in range(1, plan.repetitions + 1)
+        for c in plan.cells
+    ]
+    experiment = {
+        "experiment": {
+            "name": f"promotion-{request.id}-{plan.slug}",
+            "harness": harness,
+            "profile": f"{workloads[0]}.yaml",
+        },
+        "design": {
+            "type": "paired_shared_baseline",
+            "setup": {
+                "factors": [
+                    {
+                        "name": "epp_config",
+                        "key": "router.epp.pluginsConfigFile",
+                        "levels": [BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE],
+                    }
+                ]
+            },
+            "run": {
+                "factors": [
+                    {"name": "cell", "key": "profile+load.stages.0.rate", "levels": [c.label() for c in plan.cells]},
+                ],
+                "replicates": plan.repetitions,
+                "order": "repetition-major: every cell once, then again, so drift spreads over all cells",
+            },
+            "total_setup_treatments": len(TREATMENTS),
+            "total_run_treatments": len(runs),
+            "total_matrix": len(TREATMENTS) * len(runs),
+            "response_variables": sorted({h.metric for h in plan.hypotheses}),
+            "power": {
+                "alpha": plan.alpha,
+                "power": plan.power,
+                "cv": plan.cv,
+                "cv_source": plan.cv_source,
+                "t_eff": plan.t_eff,
+                "repetitions": plan.repetitions,
+            },
+            "cost": {
+                "plan": plan.cost.model_dump(),
+                "naive": plan.naive_cost.model_dump(),
+                "gpu_minutes_ratio": round(plan.ratio, 4),
+            },
+        },
+        "setup": {
+            "constants": {
+                "router.epp.image.registry": image["registry"],
+                "router.epp.image.repository": image["repository"],
+                "router.epp.image.tag": image["tag"],
+                "router.epp.flags.allow-experimental-plugins": True,
+                "router.epp.pluginsCustomConfig": {
+                    BASELINE_CONFIG_FILE: epp_config_baseline,
+                    EVOLVED_CONFIG_FILE: epp_config_evolved,
+                },
+            },
+            "treatments": [
+                {"name": "baseline", "router.epp.pluginsConfigFile": BASELINE_CONFIG_FILE},
+                {"name": "evolved", "router.epp.pluginsConfigFile": EVOLVED_CONFIG_FILE},
+            ],
+        },
+        "reset_caches": True,
+        "treatments": runs,
+    }
+    header = (
+        f"# llm-d-benchmark experiment for promotion {request.id}: {request.title}\n"
+        f"# Copy {root}/workloads/*.yaml into workload/profiles/{harness}/, then:\n"
+        f"#   llmdbenchmark --spec {DEFAULT_SPEC} experiment -e {root}/experiment.yaml -p <namespace>\n"
+        f"# Results go to {LAYOUT};\n"
+        f"# run treatment {RUN_TREATMENT_PATTERN} of setup treatment T -> T/<workload>/rate-<rate>/rep-<n>/.\n"
+        "# `design` is informational (llm-d-benchmark does not read it). Generated by the promotion bot.\n"
+    )
+    files[f"{root}/experiment.yaml"] = header + _dump(experiment)
+    files[f"{root}/evaluation.yaml"] = render_evaluation_spec(plan, request)
+    files[f"{root}/README.md"] = plan_markdown(plan)
+    return dict(sorted(files.items()))
+
+
+# --------------------------------------------------------------------------
+# Evaluation spec (stage 4 writes it, stage 5 reads it)
+# --------------------------------------------------------------------------
+
+
+class NoiseFloorRule(_Model):
+    rule: str = "T_eff = max(min_effect, cv_multiplier x CV of the baseline repetitions), per cell and metric"
+    min_effect: float = NOISE_FLOOR_MIN
+    cv_multiplier: float = NOISE_FLOOR_CV_MULT
+    halt_cv: float = Field(default=MAX_CV, description="baseline CV above this: inconclusive (cluster too noisy)")
+
+
+class EvalHypothesis(_Model):
+    track: str
+    type: str
+    metric: str
+    statistic: str
+    better: Literal["lower", "higher"]
+    direction: Direction
+    margin: float
+    blis_magnitude: float | None = None
+    cells: list[Cell]
+
+
+class EvaluationSpec(_Model):
+    version: Literal[1] = EVALUATION_SPEC_VERSION
+    promotion: str
+    slug: str
+    plugin_type: str
+    evolved_for: str | None = None
+    harness: str
+    results_layout: str = LAYOUT
+    run_treatment_pattern: str = RUN_TREATMENT_PATTERN
+    treatments: list[str]
+    repetitions: int = Field(ge=2)
+    cells: list[Cell]
+    alpha: float = Field(gt=0, lt=0.5)
+    power: float = Field(gt=0, lt=1)
+    cv_planned: float
+    noise_floor: NoiseFloorRule = Field(default_factory=NoiseFloorRule)
+    multiple_comparisons: str = "holm within each track"
+    hypotheses: dict[str, EvalHypothesis]
+    not_benchmarked: list[str] = Field(default_factory=list)
+
+
+class EvaluationSpecError(RequestError):
+    """An evaluation.yaml that stage 5 cannot use."""
+
+
+def evaluation_spec(plan: BenchmarkPlan, request: PromotionRequest) -> EvaluationSpec:
+    return EvaluationSpec(
+        promotion=request.id,
+        slug=plan.slug,
+        plugin_type=request.plugin_type,
+        evolved_for=request.evolved_for,
+        harness=plan.harness,
+        treatments=list(plan.treatments),
+        repetitions=plan.repetitions,
+        cells=plan.cells,
+        alpha=plan.alpha,
+        power=plan.power,
+        cv_planned=plan.cv,
+        hypotheses={
+            h.id: EvalHypothesis(**h.model_dump(exclude={"id"})) for h in sorted(plan.hypotheses, key=lambda h: _id_key(h.id))
+        },
+        not_benchmarked=plan.not_benchmarked,
+    )
+
+
+def render_evaluation_spec(plan: BenchmarkPlan, request: PromotionRequest) -> str:
+    doc = evaluation_spec(plan, request).model_dump(mode="json")
+    return (
+        f"# Evaluation spec for promotion {request.id} ({plan.slug}): what stage 5 decides and from which runs.\n"
+        + _dump(doc, sort_keys=True)
+    )
+
+
+def load_evaluation_spec(text: str) -> EvaluationSpec:
+    """Parse evaluation.yaml; EvaluationSpecError names the field."""
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise EvaluationSpecError(f"evaluation spec: not valid YAML{where}; regenerate it with `promote plan`") from None
+    if not isinstance(raw, dict):
+        raise EvaluationSpecError("evaluation spec: expected a mapping at the top level; regenerate it with `promote plan`")
+    try:
+        spec = EvaluationSpec.model_validate(raw)
+    except ValidationError as exc:
+        raise EvaluationSpecError(f"evaluation spec: {describe_validation_error(exc)}") from None
+    cells = {c.key() for c in spec.cells}
+    for hid, h in spec.hypotheses.items():
+        missing = [c.label() for c in h.cells if c.key() not in cells]
+        if missing:
+            raise EvaluationSpecError(f"evaluation spec: hypothesis {hid} uses cells {missing} that are not in `cells`")
+        if h.metric not in METRICS:
+            raise EvaluationSpecError(f"evaluation spec: hypothesis {hid}: unknown metric {h.metric!r}")
+    return spec
+
+
+# --------------------------------------------------------------------------
+# Plan summary for people
+# --------------------------------------------------------------------------
+
+
+def plan_markdown(plan: BenchmarkPlan) -> str:
+    p = plan.parameters
+    lines = [
+        f"# Benchmark plan — promotion {plan.request_id} ({plan.slug})",
+        "",
+        f"One llm-d-benchmark experiment ({plan.harness}): setup treatments `baseline` and `evolved` "
+        f"(one stand-up each), {len(plan.cells)} cells × {plan.repetitions} repetitions per treatment. "
+        "Every hypothesis reads the shared runs of its cells.",
+        "",
+        "## Cost",
+        "",
+        "| plan | stand-ups | runs | GPU-minutes |",
+        "|---|---:|---:|---:|",
+        f"| this plan | {plan.cost.standups} | {plan.cost.runs} | {plan.cost.gpu_minutes:g} |",
+        f"| naive (one profile per hypothesis, {p.naive_repetitions} reps, own stand-ups) | "
+        f"{plan.naive_cost.standups} | {plan.naive_cost.runs} | {plan.naive_cost.gpu_minutes:g} |",
+        "",
+        f"Ratio: **{plan.ratio:.3f}** of the naive plan's GPU-minutes. "
+        f"Assumptions: {p.gpus_per_stack} GPUs per stack, {p.standup_minutes:g} min per stand-up + teardown, "
+        f"{p.run_overhead_minutes:g} min overhead per run on top of the load duration.",
+        "",
+        "## Repetitions",
+        "",
+        f"CV {plan.cv:.1%} ({plan.cv_source}); noise floor T_eff = max(5%, 2 × CV) = {plan.t_eff:.1%}; "
+        f"{plan.repetitions} repetitions per arm give each directional claim ≥{plan.power:.0%} power "
+        f"(one-sided Welch test at T_eff, full verdict rule at 2 × T_eff), alpha {plan.alpha:g}.",
+        "",
+        "## Cells",
+        "",
+        "| workload | rate (req/s) | hypotheses |",
+        "|---|---:|---|",
+    ]
+    for c in plan.cells:
+        users = [h.id for h in plan.hypotheses if c in h.cells]
+        lines.append(f"| {c.workload} | {c.rate:g} | {', '.join(users)} |")
+    if plan.not_benchmarked:
+        lines += ["", f"Not decided by benchmarks: {', '.join(plan.not_benchmarked)}."]
+    if plan.notes:
+        lines += ["", "## Notes", ""] + [f"- {n}" for n in plan.notes]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,108 @@
+"""Print the benchmark plan's cost against the naive plan for the bundled example.
+
+The naive plan is the seed's: one benchmark profile per hypothesis, each with its
+own baseline and evolved stand-ups and 3 repetitions. The acceptance line asks
+for the plan's GPU-minutes to be at most half the naive plan's; the script exits
+1 when they are not.
+
+Usage:
+    .venv/bin/python perf/plan.py [--request PATH] [--hypotheses DIR] [--prior-cv CV]
+        [--gpus-per-stack N] [--standup-minutes M] [--run-overhead-minutes M]
+
+Without --hypotheses the hypotheses are generated the way stages 2–3 do it
+(translate the evolved program, then generate Track A/B/C from its summary).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bot.bench.plan import (  # noqa: E402
+    DEFAULT_GPUS_PER_STACK,
+    DEFAULT_RUN_OVERHEAD_MINUTES,
+    DEFAULT_STANDUP_MINUTES,
+    make_plan,
+)
+from bot.model import PromotionRequest, RequestError  # noqa: E402
+
+EXAMPLE = ROOT / "examples" / "weighted-adaptive" / "promotion.yaml"
+
+
+def _hypotheses(request: PromotionRequest, hypotheses_dir: Path | None):
+    from bot.dictionary import load_dictionary
+    from bot.hypotheses import generate_hypotheses, load_hypotheses
+
+    if hypotheses_dir is not None:
+        return load_hypotheses(hypotheses_dir)
+    try:
+        from bot.golang.analyze import analyze
+        from bot.golang.source import load_evolved_source
+        from bot.golang.translate import translate
+    except ImportError as exc:
+        raise SystemExit(f"cannot generate hypotheses without the translator ({exc}); pass --hypotheses DIR") from None
+
+    d = load_dictionary()
+    src = load_evolved_source(request.source_path)
+    analysis = analyze(src, d, request.kind)
+    summary = translate(src, analysis, d, plugin_type=request.plugin_type).summary
+    return generate_hypotheses(request, summary, d)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--request", type=Path, default=EXAMPLE)
+    ap.add_argument("--hypotheses", type=Path, default=None, help="stage 3 hypothesis documents (default: generate)")
+    ap.add_argument("--prior-cv", type=float, default=None)
+    ap.add_argument("--gpus-per-stack", type=int, default=DEFAULT_GPUS_PER_STACK)
+    ap.add_argument("--standup-minutes", type=float, default=DEFAULT_STANDUP_MINUTES)
+    ap.add_argument("--run-overhead-minutes", type=float, default=DEFAULT_RUN_OVERHEAD_MINUTES)
+    args = ap.parse_args(argv)
+
+    try:
+        request = PromotionRequest.load(args.request)
+        hypotheses = _hypotheses(request, args.hypotheses)
+        t0 = time.perf_counter()
+        plan = make_plan(
+            request,
+            hypotheses,
+            prior_cv=args.prior_cv,
+            gpus_per_stack=args.gpus_per_stack,
+            standup_minutes=args.standup_minutes,
+            run_overhead_minutes=args.run_overhead_minutes,
+        )
+        elapsed = time.perf_counter() - t0
+    except RequestError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+    p, n = plan.cost, plan.naive_cost
+    benchmarked = len(plan.hypotheses)
+    print(f"request: {args.request.relative_to(ROOT) if args.request.is_relative_to(ROOT) else args.request}")
+    print(
+        f"hypotheses: {len(hypotheses)} ({benchmarked} with a benchmark prediction); "
+        f"cells: {len(plan.cells)}; repetitions per arm: {plan.repetitions} "
+        f"(CV {plan.cv:.1%}, {plan.cv_source}; T_eff {plan.t_eff:.1%})"
+    )
+    print(
+        f"assumptions: {plan.parameters.gpus_per_stack} GPUs/stack, {plan.parameters.standup_minutes:g} min per stand-up, "
+        f"{plan.parameters.run_overhead_minutes:g} min overhead per run, naive {plan.parameters.naive_repetitions} reps"
+    )
+    print()
+    print(f"{'':<8}{'plan':>12}{'naive':>12}{'ratio':>10}")
+    for label, a, b in (("standups", p.standups, n.standups), ("runs", p.runs, n.runs), ("GPU-min", p.gpu_minutes, n.gpu_minutes)):
+        print(f"{label:<8}{a:>12g}{b:>12g}{(a / b if b else 0):>10.3f}")
+    print()
+    ok = plan.ratio <= 0.5
+    print(f"GPU-minutes ratio plan/naive = {plan.ratio:.3f} ({'OK' if ok else 'FAIL'}: acceptance is <= 0.5)")
+    print(f"make_plan took {elapsed * 1000:.0f} ms")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,459 @@
+"""The benchmark plan: shared baselines, power-driven repetitions, cost vs the naive plan, rendered files."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from tests.bench.bench_helpers import make_doc
+from bot import PROJECT_ROOT
+from bot.bench.plan import (
+    BASELINE_CONFIG_FILE,
+    DEFAULT_CV,
+    EVOLVED_CONFIG_FILE,
+    Cell,
+    EvaluationSpecError,
+    PlanError,
+    _set_dotted,
+    evaluation_spec,
+    load_evaluation_spec,
+    make_plan,
+    plan_repetitions,
+    render_experiment,
+    run_treatment_name,
+)
+from bot.model import (
+    VVUQ,
+    Direction,
+    Family,
+    Hypothesis,
+    HypothesisType,
+    Prediction,
+    PromotionRequest,
+    RequestError,
+    Track,
+)
+from bot.stats.power import noise_floor, power_at
+
+EPP_BASELINE = """apiVersion: inference.networking.x-k8s.io/v1alpha1
+kind: EndpointPickerConfig
+plugins:
+- type: queue-scorer
+- type: max-score-picker
+schedulingProfiles:
+- name: default
+  plugins:
+  - pluginRef: queue-scorer
+    weight: 1
+  - pluginRef: max-score-picker
+"""
+EPP_EVOLVED = EPP_BASELINE.replace("queue-scorer", "evolved-adaptive-scorer")
+
+
+def _request(**extra) -> PromotionRequest:
+    """Shaped like examples/weighted-adaptive: 3 claims, 5 inference-perf workloads, 2 baseline scenarios."""
+    raw = {
+        "id": "7",
+        "title": "Evolved adaptive scorer",
+        "kind": "routing",
+        "source": "best_program.py",
+        "plugin_name": "evolved-adaptive-scorer",
+        "origin": {"run": "r", "iteration": 1, "fitness": 1.0},
+        "claims": [
+            {"id": f"c{i}", "statement": "s", "metric": m, "direction": "decrease", "magnitude": -0.2, "workload": w}
+            for i, (m, w) in enumerate(
+                [("e2e_p95_ms", "load-spikes"), ("ttft_mean_ms", "multiturn"), ("e2e_mean_ms", "cache-warmup")]
+            )
+        ],
+        "workloads": [
+            {"name": "cache-warmup", "profile": "shared_prefix_synthetic", "rates": [20, 35],
+             "overrides": {"data.shared_prefix.num_groups": 3}},
+            {"name": "load-spikes", "profile": "shared_prefix_synthetic", "rates": [30, 45],
+             "overrides": {"load.type": "poisson"}},
+            {"name": "multiturn", "profile": "shared_prefix_synthetic", "rates": [15, 30],
+             "overrides": {"data.shared_prefix.enable_multi_turn_chat": True}},
+            {"name": "optimized-baseline", "profile": "guide_optimized-baseline_1", "rates": [10]},
+            {"name": "sanity-random", "profile": "sanity_random", "rates": [10], "duration_s": 60},
+        ],
+        "evolved_for": "load-spikes",
+        "baselines": [{"name": "optimized-baseline", "workload": "optimized-baseline", "rate": 10},
+                      {"name": "sanity-random", "workload": "sanity-random", "rate": 10}],
+        "fork": {"repo": "example-org/llm-d-router"},
+    }
+    raw.update(extra)
+    return PromotionRequest.model_validate(raw)
+
+
+def _h(hid: str, workloads: list[str], metric: str | None, direction: str = "decrease", rates=(), margin=0.05) -> Hypothesis:
+    track = Track(hid[0])
+    return Hypothesis(
+        id=hid,
+        track=track,
+        title=f"hypothesis {hid}",
+        statement="the evolved scorer does something",
+        family=Family.CROSS_POLICY,
+        vvuq=VVUQ.VALIDATION,
+        type=HypothesisType.EQUIVALENCE if direction in ("equivalent", "no-worse") else HypothesisType.DOMINANCE,
+        diagnostic="If this fails, it would indicate something.",
+        workloads=workloads,
+        rates=list(rates),
+        prediction=None if metric is None else Prediction(metric=metric, direction=Direction(direction), margin=margin),
+        source="test",
+    )
+
+
+def _example_hypotheses() -> list[Hypothesis]:
+    """Track A per claim, Track B per gap on the evolved-for workload, Track C per scenario × guarded metric."""
+    hs = [
+        _h("A1", ["load-spikes"], "e2e_p95"),
+        _h("A2", ["multiturn"], "ttft_mean"),
+        _h("A3", ["cache-warmup"], "e2e_mean"),
+        _h("B1", ["load-spikes"], "e2e_p95", "no-worse", rates=[45]),
+        _h("B2", ["load-spikes"], None),
+        _h("B3", ["cache-warmup", "load-spikes", "multiturn"], "ttft_mean", "no-worse"),
+        _h("B4", ["load-spikes"], "e2e_p95", "no-worse"),
+    ]
+    n = 1
+    for scenario in ("optimized-baseline", "sanity-random"):
+        hs.append(_h(f"C{n}", [scenario], "ttft_mean", "equivalent", rates=[10]))
+        n += 1
+        for m in ("ttft_mean", "e2e_p95", "throughput"):
+            hs.append(_h(f"C{n}", [scenario], m, "no-worse", rates=[10]))
+            n += 1
+    return hs
+
+
+# --------------------------------------------------------------------------
+# Cells and sharing
+# --------------------------------------------------------------------------
+
+
+def test_one_shared_baseline_per_cell():
+    req = _request()
+    one = make_plan(req, [_h("A1", ["load-spikes"], "e2e_p95", rates=[30])])
+    two = make_plan(req, [_h("A1", ["load-spikes"], "e2e_p95", rates=[30]),
+                          _h("B1", ["load-spikes"], "ttft_mean", "no-worse", rates=[30])])
+    assert two.cells == one.cells == [Cell(workload="load-spikes", rate=30.0)]
+    assert two.repetitions == one.repetitions
+    assert two.cost == one.cost  # the second hypothesis reads the same runs
+    assert two.cost.runs == 1 * 2 * two.repetitions and two.cost.standups == 2
+    # The naive plan pays for the second hypothesis in full.
+    assert two.naive_cost.runs == 2 * one.naive_cost.runs
+    assert two.naive_cost.standups == 2 * one.naive_cost.standups == 4
+
+
+def test_cells_follow_hypothesis_rates():
+    req = _request()
+    plan = make_plan(req, _example_hypotheses())
+    cells = {h.id: [c.label() for c in h.cells] for h in plan.hypotheses}
+    assert cells["A1"] == ["load-spikes@30", "load-spikes@45"]  # no rates: every rate of the workload
+    assert cells["B1"] == ["load-spikes@45"]
+    assert cells["C1"] == ["optimized-baseline@10"]
+    assert [c.label() for c in plan.cells] == [
+        "cache-warmup@20", "cache-warmup@35", "load-spikes@30", "load-spikes@45",
+        "multiturn@15", "multiturn@30", "optimized-baseline@10", "sanity-random@10",
+    ]
+    assert plan.not_benchmarked == ["B2"]
+    assert [h.id for h in plan.hypotheses][:4] == ["A1", "A2", "A3", "B1"]
+
+
+def test_metrics_are_resolved_and_checked():
+    req = _request()
+    plan = make_plan(req, [_h("A1", ["load-spikes"], "e2e_p95_ms")])  # a BLIS name
+    assert (plan.hypotheses[0].metric, plan.hypotheses[0].statistic, plan.hypotheses[0].better) == ("e2e_p95", "p95", "lower")
+    with pytest.raises(PlanError, match="hypothesis A1: unknown metric 'latency'"):
+        make_plan(req, [_h("A1", ["load-spikes"], "latency")])
+
+
+def test_bad_inputs_are_request_errors():
+    req = _request()
+    with pytest.raises(PlanError, match=r"hypothesis A1: workload 'nope' is not one of the request's workloads"):
+        make_plan(req, [_h("A1", ["nope"], "ttft_mean")])
+    with pytest.raises(PlanError, match="no hypothesis has a benchmark prediction"):
+        make_plan(req, [_h("B1", ["load-spikes"], None)])
+    with pytest.raises(PlanError, match="duplicate ids"):
+        make_plan(req, [_h("A1", ["load-spikes"], "ttft_mean"), _h("A1", ["multiturn"], "ttft_mean")])
+    with pytest.raises(PlanError, match="prior_cv=1.5"):
+        make_plan(req, [_h("A1", ["load-spikes"], "ttft_mean")], prior_cv=1.5)
+    with pytest.raises(PlanError, match="gpus_per_stack"):
+        make_plan(req, [_h("A1", ["load-spikes"], "ttft_mean")], gpus_per_stack=0)
+    with pytest.raises(PlanError, match="at least 2 per arm"):
+        make_plan(req, [_h("A1", ["load-spikes"], "ttft_mean")], repetitions=1)
+    assert issubclass(PlanError, RequestError)
+
+
+# --------------------------------------------------------------------------
+# Repetitions
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cv", [0.01, DEFAULT_CV, 0.12])
+def test_repetitions_come_from_the_power_calculation(cv):
+    req = _request()
+    plan = make_plan(req, [_h("A1", ["load-spikes"], "e2e_p95")], prior_cv=cv)
+    n, t_eff = plan.repetitions, noise_floor(cv)
+    assert plan.cv == cv and plan.t_eff == t_eff == max(0.05, 2 * cv)
+    # >= 80% power for the test at the noise floor, and for the full verdict rule at 2 x T_eff ...
+    assert power_at(cv, -t_eff, n, rule="test") >= 0.8
+    assert power_at(cv, -2 * t_eff, n) >= 0.8
+    # ... and no smaller n would do.
+    if n > 2:
+        assert power_at(cv, -t_eff, n - 1, rule="test") < 0.8 or power_at(cv, -2 * t_eff, n - 1) < 0.8
+
+
+def test_an_increase_claim_is_sized_too():
+    decrease_only = plan_repetitions(0.05, [Direction.DECREASE], alpha=0.05, power=0.8)
+    both = plan_repetitions(0.05, [Direction.DECREASE, Direction.INCREASE], alpha=0.05, power=0.8)
+    assert both >= decrease_only
+    assert power_at(0.05, noise_floor(0.05), both, rule="test") >= 0.8
+
+
+def test_quieter_cluster_needs_fewer_repetitions():
+    req = _request()
+    hs = [_h("A1", ["load-spikes"], "e2e_p95")]
+    assert make_plan(req, hs, prior_cv=0.01).repetitions < make_plan(req, hs, prior_cv=0.05).repetitions
+
+
+def test_cv_from_prior_results(results_factory):
+    root, write = results_factory
+    for rep, ttft in enumerate((90.0, 100.0, 110.0), start=1):  # CV = 10 / 100
+        write("baseline", "load-spikes", 30, rep, make_doc(ttft_ms=ttft, e2e_ms=1000.0, rate=30))
+        write("evolved", "load-spikes", 30, rep, make_doc(ttft_ms=ttft * 3, e2e_ms=1000.0, rate=30))  # not used
+    req = _request()
+    plan = make_plan(req, [_h("A1", ["load-spikes"], "ttft_mean")], prior_results=root)
+    assert plan.cv == pytest.approx(0.10)
+    assert plan.t_eff == pytest.approx(0.20)
+    assert "max baseline CV" in plan.cv_source
+    # Only predicted metrics count: e2e is constant, so a plan on e2e sees CV 0 ... which is floored by T_eff.
+    flat = make_plan(req, [_h("A1", ["load-spikes"], "e2e_mean")], prior_results=root)
+    assert flat.cv == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(PlanError, match="either prior_cv or prior_results"):
+        make_plan(req, [_h("A1", ["load-spikes"], "ttft_mean")], prior_results=root, prior_cv=0.05)
+
+
+def test_single_repetition_priors_are_refused(results_factory):
+    root, write = results_factory
+    write("baseline", "load-spikes", 30, 1, make_doc(rate=30))
+    with pytest.raises(PlanError, match="no baseline cell with 2 or more repetitions"):
+        make_plan(_request(), [_h("A1", ["load-spikes"], "ttft_mean")], prior_results=root)
+
+
+def test_noisy_cluster_is_flagged():
+    plan = make_plan(_request(), [_h("A1", ["load-spikes"], "ttft_mean")], prior_cv=0.2)
+    assert any("above the 15% halt threshold" in n for n in plan.notes)
+
+
+# --------------------------------------------------------------------------
+# Cost
+# --------------------------------------------------------------------------
+
+
+def test_cost_formula():
+    req = _request()
+    hs = [_h("A1", ["load-spikes"], "e2e_p95"), _h("C1", ["sanity-random"], "ttft_mean", "no-worse", rates=[10])]
+    plan = make_plan(req, hs, gpus_per_stack=8, standup_minutes=40, run_overhead_minutes=2, repetitions=5)
+    # cells: load-spikes@30, @45 (120 s runs), sanity-random@10 (60 s runs)
+    runs = 3 * 2 * 5
+    run_minutes = (2 * (2 + 2) + (1 + 2)) * 2 * 5
+    assert plan.cost.runs == runs and plan.cost.standups == 2
+    assert plan.cost.gpu_minutes == pytest.approx(2 * 40 * 8 + run_minutes * 8)
+    # naive: A1 = 2 cells x 2 treatments x 3 reps, C1 = 1 cell; 2 stand-ups each
+    assert plan.naive_cost.runs == (2 + 1) * 2 * 3 and plan.naive_cost.standups == 4
+    naive_minutes = 4 * 40 * 8 + ((2 * (2 + 2)) + (1 + 2)) * 2 * 3 * 8
+    assert plan.naive_cost.gpu_minutes == pytest.approx(naive_minutes)
+    assert plan.ratio == pytest.approx(plan.cost.gpu_minutes / naive_minutes)
+
+
+def test_cost_ratio_on_an_example_shaped_request():
+    plan = make_plan(_request(), _example_hypotheses())
+    assert plan.cost.standups == 2
+    assert plan.naive_cost.standups == 2 * len(plan.hypotheses)
+    assert plan.ratio <= 0.5, plan
+
+
+def test_cost_ratio_on_the_bundled_example():
+    """The acceptance line: the bundled example with the hypotheses stage 3 generates for it."""
+    from bot.dictionary import load_dictionary
+    from bot.hypotheses import generate_hypotheses
+    from bot.model import TranslationSummary
+
+    req = PromotionRequest.load(PROJECT_ROOT / "examples" / "weighted-adaptive" / "promotion.yaml")
+    d = load_dictionary()
+    signals = ["InFlightRequests", "KVUtilization", "CacheHitRate"]
+    summary = TranslationSummary(
+        kind=req.kind, plugin_type=req.plugin_type, package_dir="pkg", signals=signals,
+        freshness_gaps=signals[:2], touched_gaps=d.touched_gaps(req.kind, signals),
+    )
+    hs = generate_hypotheses(req, summary, d)
+    plan = make_plan(req, hs)
+    assert plan.ratio <= 0.5
+    assert plan.cost.standups == 2
+    files = render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED)
+    assert f"benchmarks/promotion/{req.slug}/experiment.yaml" in files
+
+
+# --------------------------------------------------------------------------
+# Rendering
+# --------------------------------------------------------------------------
+
+
+def _dotted_to_nested(flat: dict) -> dict:
+    """llm-d-benchmark's experiment parser rule (llmdbenchmark/experiment/parser.py), raising on conflicts."""
+    nested: dict = {}
+    for key, value in flat.items():
+        parts = key.split(".")
+        target = nested
+        for part in parts[:-1]:
+            assert not (part in target and not isinstance(target[part], dict)), key
+            target = target.setdefault(part, {})
+        assert not isinstance(target.get(parts[-1]), dict), key
+        target[parts[-1]] = value
+    return nested
+
+
+def test_experiment_has_the_llmdbenchmark_shape():
+    req = _request()
+    plan = make_plan(req, _example_hypotheses())
+    files = render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED)
+    root = "benchmarks/promotion/evolved-adaptive-scorer"
+    assert sorted(files) == sorted(
+        [f"{root}/experiment.yaml", f"{root}/evaluation.yaml", f"{root}/README.md"]
+        + [f"{root}/workloads/{w}.yaml" for w in
+           ("cache-warmup", "load-spikes", "multiturn", "optimized-baseline", "sanity-random")]
+    )
+    exp = yaml.safe_load(files[f"{root}/experiment.yaml"])
+    assert exp["experiment"] == {"name": "promotion-7-evolved-adaptive-scorer", "harness": "inference-perf",
+                                 "profile": "cache-warmup.yaml"}
+    assert "design" in exp and exp["design"]["total_matrix"] == 2 * len(plan.cells) * plan.repetitions
+    assert exp["reset_caches"] is True
+
+    setup = exp["setup"]
+    assert [t["name"] for t in setup["treatments"]] == ["baseline", "evolved"]
+    configs = []
+    for t in setup["treatments"]:
+        merged = dict(setup["constants"])
+        merged.update({k: v for k, v in t.items() if k != "name"})
+        epp = _dotted_to_nested(merged)["router"]["epp"]
+        assert epp["image"] == {"registry": "ghcr.io", "repository": "example-org/llm-d-router",
+                                "tag": "promotion-7-evolved-adaptive-scorer"}
+        assert epp["flags"] == {"allow-experimental-plugins": True}
+        assert epp["pluginsCustomConfig"] == {BASELINE_CONFIG_FILE: EPP_BASELINE, EVOLVED_CONFIG_FILE: EPP_EVOLVED}
+        configs.append(epp["pluginsConfigFile"])
+    assert configs == [BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE]
+
+    runs = exp["treatments"]
+    assert len(runs) == len(plan.cells) * plan.repetitions
+    assert len({r["name"] for r in runs}) == len(runs)
+    assert runs[0] == {"name": "cache-warmup-rate-20-rep-1", "profile": "cache-warmup.yaml", "load.stages.0.rate": 20.0}
+    assert runs[len(plan.cells)]["name"].endswith("rep-2")  # repetition-major order
+    for r in runs:
+        assert set(r) == {"name", "profile", "load.stages.0.rate"}
+        profile = yaml.safe_load(files[f"{root}/workloads/{r['profile']}"])
+        _set_dotted(profile, "load.stages.0.rate", r["load.stages.0.rate"], "test")  # the path exists
+
+
+def test_workload_profiles_are_inference_perf():
+    req = _request()
+    files = render_experiment(make_plan(req, _example_hypotheses()), req, EPP_BASELINE, EPP_EVOLVED)
+    root = "benchmarks/promotion/evolved-adaptive-scorer/workloads"
+    for name, text in files.items():
+        if not name.startswith(root):
+            continue
+        p = yaml.safe_load(text)
+        assert set(p) == {"load", "api", "server", "tokenizer", "data", "report", "storage"}
+        assert len(p["load"]["stages"]) == 1 and p["load"]["stages"][0]["duration"] > 0
+        assert p["server"]["model_name"] == "REPLACE_ENV_LLMDBENCH_DEPLOY_CURRENT_MODEL"
+        assert p["server"]["base_url"] == "REPLACE_ENV_LLMDBENCH_HARNESS_STACK_ENDPOINT_URL"
+        assert p["report"]["request_lifecycle"] == {"summary": True, "per_stage": True, "per_request": True}
+    cw = yaml.safe_load(files[f"{root}/cache-warmup.yaml"])
+    assert cw["data"]["type"] == "shared_prefix" and cw["data"]["shared_prefix"]["num_groups"] == 3
+    assert yaml.safe_load(files[f"{root}/load-spikes.yaml"])["load"]["type"] == "poisson"
+    assert yaml.safe_load(files[f"{root}/multiturn.yaml"])["data"]["shared_prefix"]["enable_multi_turn_chat"] is True
+    assert yaml.safe_load(files[f"{root}/sanity-random.yaml"])["data"]["type"] == "random"
+    assert yaml.safe_load(files[f"{root}/sanity-random.yaml"])["load"]["stages"][0]["duration"] == 60
+
+
+def test_rendering_is_deterministic():
+    req = _request()
+    a = render_experiment(make_plan(req, _example_hypotheses()), req, EPP_BASELINE, EPP_EVOLVED)
+    b = render_experiment(make_plan(req, list(reversed(_example_hypotheses()))), req, EPP_BASELINE, EPP_EVOLVED)
+    assert a == b
+
+
+def test_render_refuses_what_it_cannot_run():
+    req = _request()
+    plan = make_plan(req, _example_hypotheses())
+    with pytest.raises(PlanError, match="epp_config_evolved: expected an EndpointPickerConfig"):
+        render_experiment(plan, req, EPP_BASELINE, "kind: Deployment\n")
+    with pytest.raises(PlanError, match="epp_config_baseline: not valid YAML"):
+        render_experiment(plan, req, "a: [", EPP_EVOLVED)
+    with pytest.raises(PlanError, match="evolved_image"):
+        render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED, evolved_image="no-tag")
+    files = render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED, evolved_image="quay.io/me/epp:v1")
+    consts = yaml.safe_load(files["benchmarks/promotion/evolved-adaptive-scorer/experiment.yaml"])["setup"]["constants"]
+    assert (consts["router.epp.image.registry"], consts["router.epp.image.repository"], consts["router.epp.image.tag"]) == (
+        "quay.io", "me/epp", "v1")
+
+    guide = _request(workloads=[{"name": "w", "profile": "sharegpt", "rates": [1], "harness": "guidellm"}], claims=[],
+                     baselines=[], evolved_for=None)
+    gplan = make_plan(guide, [_h("A1", ["w"], "ttft_mean")])
+    with pytest.raises(PlanError, match="inference-perf profiles only"):
+        render_experiment(gplan, guide, EPP_BASELINE, EPP_EVOLVED)
+
+    odd = _request(workloads=[{"name": "w", "profile": "my_profile", "rates": [1]}], claims=[], baselines=[], evolved_for=None)
+    oplan = make_plan(odd, [_h("A1", ["w"], "ttft_mean")])
+    with pytest.raises(PlanError, match="profile 'my_profile' is not one the planner knows"):
+        render_experiment(oplan, odd, EPP_BASELINE, EPP_EVOLVED)
+    ok = _request(workloads=[{"name": "w", "profile": "my_profile", "rates": [1],
+                              "overrides": {"data.type": "random", "load.stages.0.duration": 30}}],
+                  claims=[], baselines=[], evolved_for=None)
+    text = render_experiment(make_plan(ok, [_h("A1", ["w"], "ttft_mean")]), ok, EPP_BASELINE, EPP_EVOLVED)[
+        "benchmarks/promotion/evolved-adaptive-scorer/workloads/w.yaml"]
+    assert yaml.safe_load(text)["load"]["stages"] == [{"rate": 1.0, "duration": 30}]
+    bad = _request(workloads=[{"name": "w", "profile": "sanity_random", "rates": [1],
+                               "overrides": {"load.stages.3.rate": 2}}], claims=[], baselines=[], evolved_for=None)
+    with pytest.raises(PlanError, match="'3' is not an index of a 1-element list"):
+        render_experiment(make_plan(bad, [_h("A1", ["w"], "ttft_mean")]), bad, EPP_BASELINE, EPP_EVOLVED)
+
+
+# --------------------------------------------------------------------------
+# Evaluation spec
+# --------------------------------------------------------------------------
+
+
+def test_evaluation_spec_round_trip():
+    req = _request()
+    plan = make_plan(req, _example_hypotheses())
+    files = render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED)
+    spec = load_evaluation_spec(files["benchmarks/promotion/evolved-adaptive-scorer/evaluation.yaml"])
+    assert spec == evaluation_spec(plan, req)
+    assert spec.treatments == ["baseline", "evolved"]
+    assert spec.repetitions == plan.repetitions and spec.cells == plan.cells
+    assert spec.noise_floor.min_effect == 0.05 and spec.noise_floor.cv_multiplier == 2 and spec.noise_floor.halt_cv == 0.15
+    assert spec.evolved_for == "load-spikes"
+    assert list(spec.hypotheses) == [h.id for h in plan.hypotheses]
+    a1 = spec.hypotheses["A1"]
+    assert (a1.metric, a1.direction, a1.margin, a1.better) == ("e2e_p95", Direction.DECREASE, 0.05, "lower")
+    assert spec.results_layout.startswith("RESULTS/<treatment>/<workload>/rate-<rate>/rep-<n>/")
+    assert run_treatment_name(plan.cells[0], 2) == spec.run_treatment_pattern.format(
+        workload=plan.cells[0].workload, rate=plan.cells[0].rate, n=2)
+
+
+def test_evaluation_spec_errors():
+    req = _request()
+    text = render_experiment(make_plan(req, _example_hypotheses()), req, EPP_BASELINE, EPP_EVOLVED)[
+        "benchmarks/promotion/evolved-adaptive-scorer/evaluation.yaml"]
+    with pytest.raises(EvaluationSpecError, match="not valid YAML at line"):
+        load_evaluation_spec("a: [\n")
+    with pytest.raises(EvaluationSpecError, match="expected a mapping"):
+        load_evaluation_spec("- 1\n")
+    with pytest.raises(EvaluationSpecError, match=r"field 'extra': unknown field"):
+        load_evaluation_spec(text + "extra: 1\n")
+    doc = yaml.safe_load(text)
+    doc["hypotheses"]["A1"]["cells"].append({"workload": "load-spikes", "rate": 99.0})
+    with pytest.raises(EvaluationSpecError, match=r"hypothesis A1 uses cells \['load-spikes@99'\]"):
+        load_evaluation_spec(yaml.safe_dump(doc))
+    doc = yaml.safe_load(text)
+    doc["repetitions"] = 1
+    with pytest.raises(EvaluationSpecError, match="field 'repetitions'"):
+        load_evaluation_spec(yaml.safe_dump(doc))

@@ -1,0 +1,318 @@
+"""v0.2 reports: validation with named reasons, unit normalisation per harness, the results layout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from tests.bench.bench_helpers import EXAMPLE, example_doc, make_doc
+from bot.bench.metrics import METRICS
+from bot.bench.reports import (
+    REQUEST_COLUMNS,
+    TABLE_COLUMNS,
+    ReportError,
+    RunKey,
+    convert,
+    extract_metrics,
+    load_report,
+    load_results,
+    parse_layout,
+    parse_report,
+    run_dir,
+)
+from bot.model import RequestError
+
+AGG = ("results", "request_performance", "aggregate")
+
+
+def _dump(doc: dict) -> str:
+    return yaml.safe_dump(doc, sort_keys=False)
+
+
+def _reason(doc_or_text) -> str:
+    text = doc_or_text if isinstance(doc_or_text, str) else _dump(doc_or_text)
+    with pytest.raises(ReportError) as exc:
+        parse_report(text)
+    assert "\n" not in str(exc.value)
+    return str(exc.value)
+
+
+def _agg(doc: dict) -> dict:
+    node = doc
+    for k in AGG:
+        node = node[k]
+    return node
+
+
+# --------------------------------------------------------------------------
+# One report
+# --------------------------------------------------------------------------
+
+
+def test_reference_example_parses_and_converts():
+    doc = load_report(EXAMPLE)
+    assert doc["version"] == "0.2"
+    assert isinstance(doc["run"]["time"]["start"], str)  # timestamps stay strings, as the schema types them
+    got = {name: (stat, value, unit) for name, stat, value, unit in extract_metrics(doc)}
+    # The example's TTFT is in seconds (inference-perf): 0.0368578234128654 s.
+    assert got["ttft_mean"] == ("mean", pytest.approx(36.8578234128654), "ms")
+    assert got["ttft_p99"] == ("p99", pytest.approx(50.29489721637218), "ms")
+    assert got["tpot_mean"] == ("mean", pytest.approx(36.8578234128654), "ms/token")
+    assert got["throughput"] == ("mean", pytest.approx(2262.448), "tokens/s")
+    assert got["request_rate"][2] == "queries/s"
+    # request_latency has only a mean in the example: the percentiles are absent, not invented.
+    assert "e2e_mean" in got and "e2e_p95" not in got and "e2e_p99" not in got
+
+
+def test_wrong_unit_outside_the_enum_is_named():
+    doc = example_doc()
+    _agg(doc)["latency"]["time_to_first_token"]["units"] = "sec"
+    reason = _reason(doc)
+    assert reason.startswith("wrong unit 'sec' at results.request_performance.aggregate.latency.time_to_first_token.units")
+
+
+def test_wrong_unit_family_is_named():
+    doc = example_doc()
+    _agg(doc)["latency"]["time_to_first_token"]["units"] = "tokens/s"  # a valid unit, but not a time
+    reason = _reason(doc)
+    assert "wrong unit 'tokens/s'" in reason and "time_to_first_token" in reason and "ms, s" in reason
+    doc = example_doc()
+    _agg(doc)["latency"]["time_per_output_token"]["units"] = "ms"  # a time, but not per token
+    assert "expected one of ms/token, s/token" in _reason(doc)
+
+
+@pytest.mark.parametrize(
+    "path, field",
+    [
+        ((), "run"),
+        (("run",), "uid"),
+        (AGG + ("latency", "time_to_first_token"), "mean"),
+        (AGG + ("requests",), "total"),
+        (AGG + ("latency", "request_latency"), "units"),
+    ],
+)
+def test_missing_required_field_is_named(path, field):
+    doc = example_doc()
+    node = doc
+    for k in path:
+        node = node[k]
+    del node[field]
+    where = ".".join(path) or "(top level)"
+    assert _reason(doc) == f"missing required field '{field}' at {where}"
+
+
+def test_wrong_versions_are_named():
+    doc = example_doc()
+    doc["version"] = "0.1"
+    r = _reason(doc)
+    assert r.startswith("v0.1 report") and "-b 0.2" in r
+    doc["version"] = "0.3"
+    assert _reason(doc).startswith("wrong version '0.3'")
+    doc["version"] = 0.2  # unquoted in YAML
+    assert "quote it" in _reason(doc)
+    del doc["version"]
+    assert _reason(doc).startswith("wrong version: no 'version' field")
+
+
+def test_malformed_yaml_names_the_line():
+    lines = EXAMPLE.read_text().splitlines()
+    line = next(i for i, l in enumerate(lines, 1) if l.startswith("  eid:"))
+    lines[line - 1] = "   eid: x: y"  # over-indented, inside the `run` mapping
+    reason = _reason("\n".join(lines))
+    assert reason.startswith(f"malformed YAML at line {line}, column 4:")
+
+
+def test_unknown_field_and_non_mapping():
+    doc = example_doc()
+    _agg(doc)["latency"]["ttft"] = {"units": "s", "mean": 1.0}
+    assert _reason(doc).startswith("unknown field at results.request_performance.aggregate.latency")
+    assert _reason("- 1\n- 2\n").startswith("not a benchmark report")
+
+
+def test_load_report_names_the_file(tmp_path):
+    p = tmp_path / "benchmark_report_v0.2,_x.yaml"
+    doc = example_doc()
+    doc["version"] = "0.3"
+    p.write_text(_dump(doc))
+    with pytest.raises(RequestError, match=r"benchmark_report_v0\.2,_x\.yaml: wrong version"):
+        load_report(p)
+    with pytest.raises(ReportError, match="no such report file"):
+        load_report(tmp_path / "missing.yaml")
+
+
+def test_convert():
+    assert convert(0.25, "s", "ms") == 250.0
+    assert convert(0.02, "s/token", "ms/token") == 20.0
+    assert convert(7.0, "ms", "ms") == 7.0
+    with pytest.raises(ReportError, match="cannot be converted"):
+        convert(1.0, "count", "ms")
+
+
+# --------------------------------------------------------------------------
+# Layout
+# --------------------------------------------------------------------------
+
+
+def test_parse_layout():
+    f = "benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml"
+    assert parse_layout(Path(f"baseline/load-spikes/rate-2.5/rep-3/{f}")) == RunKey("baseline", "load-spikes", 2.5, 3)
+    assert parse_layout(Path(f"evolved/w/rate-10/rep-1/{f}")) == RunKey("evolved", "w", 10.0, 1)
+    assert run_dir("evolved", "w", 10.0, 1) == "evolved/w/rate-10/rep-1"
+    assert run_dir("baseline", "w", 2.5, 2) == "baseline/w/rate-2.5/rep-2"
+    bad = {
+        f"treatment/w/rate-10/rep-1/{f}": "unknown treatment directory 'treatment'",
+        f"baseline/w/10/rep-1/{f}": "bad rate directory '10'",
+        f"baseline/w/rate-10/1/{f}": "bad repetition directory '1'",
+        f"baseline/w/rate-10/{f}": "not in the results layout",
+        f"baseline/extra/w/rate-10/rep-1/{f}": "not in the results layout",
+    }
+    for rel, reason in bad.items():
+        with pytest.raises(ReportError) as exc:
+            parse_layout(Path(rel))
+        assert str(exc.value).startswith(reason), rel
+
+
+# --------------------------------------------------------------------------
+# A results directory
+# --------------------------------------------------------------------------
+
+
+def _value(rs, treatment, workload, rate, rep, metric) -> float:
+    t = rs.table
+    row = t[(t.treatment == treatment) & (t.workload == workload) & (t.rate == rate) & (t.repetition == rep) & (t.metric == metric)]
+    assert len(row) == 1
+    return float(row["value"].iloc[0])
+
+
+def test_units_normalised_per_harness(results_factory):
+    root, write = results_factory
+    # The same true latencies written by three harnesses in their own units.
+    for rep, harness in enumerate(["inference-perf", "guidellm", "vllm-benchmark"], start=1):
+        write("baseline", "w", 10, rep, make_doc(harness=harness, ttft_ms=48.0, tpot_ms=21.5, e2e_ms=1875.0))
+    rs = load_results(root)
+    assert rs.rejected == []
+    assert list(rs.table.columns) == TABLE_COLUMNS
+    for rep in (1, 2, 3):
+        assert _value(rs, "baseline", "w", 10.0, rep, "ttft_mean") == pytest.approx(48.0)
+        assert _value(rs, "baseline", "w", 10.0, rep, "tpot_mean") == pytest.approx(21.5)
+        assert _value(rs, "baseline", "w", 10.0, rep, "itl_mean") == pytest.approx(21.5)
+        assert _value(rs, "baseline", "w", 10.0, rep, "e2e_mean") == pytest.approx(1875.0)
+        assert _value(rs, "baseline", "w", 10.0, rep, "e2e_p95") == pytest.approx(1875.0 * 1.2)
+    units = dict(zip(rs.table.metric, rs.table.unit))
+    assert units["ttft_mean"] == "ms" and units["tpot_mean"] == "ms/token" and units["throughput"] == "tokens/s"
+    # The units came from each file's `units` field: the raw files really differ.
+    raw = [yaml.safe_load(p.read_text()) for p in sorted(root.rglob("*.yaml"))]
+    assert [r["results"]["request_performance"]["aggregate"]["latency"]["time_to_first_token"]["units"] for r in raw] == ["s", "ms", "ms"]
+
+
+def test_layout_and_requests_table(results_factory):
+    root, write = results_factory
+    for treatment, ttft in (("baseline", 50.0), ("evolved", 40.0)):
+        for wl, rates in (("alpha", (5, 12.5)), ("beta", (20,))):
+            for rate in rates:
+                for rep in (1, 2):
+                    write(treatment, wl, rate, rep, make_doc(ttft_ms=ttft + rep, rate=rate, failures=rep - 1))
+    write("evolved", "beta", 20, 3, make_doc(rate=20, failures=None, incomplete=4, total=480))
+    rs = load_results(root)
+    assert rs.rejected == []
+    assert len(rs.loaded) == 2 * 3 * 2 + 1
+    runs = rs.runs()
+    assert RunKey("baseline", "alpha", 12.5, 2) in runs and RunKey("evolved", "beta", 20.0, 3) in runs
+    assert _value(rs, "evolved", "alpha", 12.5, 2, "ttft_mean") == pytest.approx(42.0)
+    assert _value(rs, "baseline", "beta", 20.0, 1, "ttft_mean") == pytest.approx(51.0)
+    assert set(rs.table.treatment) == {"baseline", "evolved"}
+    req = rs.requests
+    assert list(req.columns) == REQUEST_COLUMNS
+    row = req[(req.treatment == "evolved") & (req.workload == "beta") & (req.repetition == 3)].iloc[0]
+    assert row.total == 480 and row.incomplete == 4 and pd.isna(row.failures)
+    row = req[(req.treatment == "baseline") & (req.workload == "alpha") & (req.rate == 5.0) & (req.repetition == 2)].iloc[0]
+    assert row.total == 500 and row.failures == 1 and pd.isna(row.incomplete)
+    # Deterministic: the same directory gives the same tables.
+    again = load_results(root)
+    pd.testing.assert_frame_equal(rs.table, again.table)
+    pd.testing.assert_frame_equal(rs.requests, again.requests)
+
+
+def test_broken_reports_are_listed_with_reasons(results_factory):
+    root, write = results_factory
+    write("baseline", "w", 10, 1, make_doc())
+    write("evolved", "w", 10, 1, make_doc(ttft_ms=40.0))
+
+    bad_unit = make_doc()
+    _agg(bad_unit)["latency"]["request_latency"]["units"] = "count"
+    write("baseline", "w", 10, 2, bad_unit)
+
+    no_mean = make_doc()
+    del _agg(no_mean)["latency"]["time_to_first_token"]["mean"]
+    write("baseline", "w", 10, 3, no_mean)
+
+    v01 = make_doc()
+    v01["version"] = "0.1"
+    write("evolved", "w", 10, 2, v01)
+    write("evolved", "w", 10, 3, make_doc(), name="benchmark_report,_stage_0_lifecycle_metrics.json.yaml")
+    write("evolved", "w", 10, 4, "version: '0.2'\nrun: {uid: x\nresults: {}\n")
+    write("evolved", "w", 10, 5, make_doc(rate=5.0))  # filed under rate-10
+    write("control", "w", 10, 1, make_doc())
+    write("evolved", "w", 10, 6, make_doc())
+    write("evolved", "w", 10, 6, make_doc(), name="benchmark_report_v0.2,_stage_1_lifecycle_metrics.json.yaml")
+    write("evolved", "w", 10, 7, make_doc(), name="benchmark_report_v0.2,_stage_0_session_lifecycle_metrics.json.yaml")
+    (root / "evolved" / "w" / "rate-10" / "rep-1" / "stdout.log").write_text("not a report")
+
+    rs = load_results(root)
+    reasons = dict(rs.rejected)
+    expect = {
+        "baseline/w/rate-10/rep-2/": "wrong unit 'count' at results.request_performance.aggregate.latency.request_latency.units",
+        "baseline/w/rate-10/rep-3/": "missing required field 'mean' at results.request_performance.aggregate.latency.time_to_first_token",
+        "evolved/w/rate-10/rep-2/": "v0.1 report: convert with",
+        "evolved/w/rate-10/rep-3/benchmark_report,_": "v0.1 report: convert with",
+        "evolved/w/rate-10/rep-4/": "malformed YAML at line",
+        "evolved/w/rate-10/rep-5/": "rate mismatch: the directory says rate-10",
+        "control/w/rate-10/rep-1/": "unknown treatment directory 'control'",
+        "evolved/w/rate-10/rep-6/benchmark_report_v0.2,_stage_0": "ambiguous: 2 reports for one repetition",
+        "evolved/w/rate-10/rep-6/benchmark_report_v0.2,_stage_1": "ambiguous: 2 reports for one repetition",
+        "evolved/w/rate-10/rep-7/": "session report",
+    }
+    for prefix, reason in expect.items():
+        hits = [r for p, r in reasons.items() if p.startswith(prefix)]
+        assert len(hits) == 1, (prefix, reasons)
+        assert hits[0].startswith(reason), (prefix, hits[0])
+    assert len(rs.rejected) == len(expect)  # the log file is not a report; nothing else is dropped
+    assert rs.loaded == [
+        "baseline/w/rate-10/rep-1/benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml",
+        "evolved/w/rate-10/rep-1/benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml",
+    ]
+    assert sorted(set(rs.table.repetition)) == [1]
+
+
+def test_results_dir_errors(tmp_path, results_factory):
+    with pytest.raises(ReportError) as exc:
+        load_results(tmp_path / "nope")
+    assert "no such results directory" in str(exc.value) and "RESULTS/<treatment>/<workload>/rate-<rate>/rep-<n>" in str(exc.value)
+
+    root, write = results_factory
+    (root / "baseline").mkdir()
+    with pytest.raises(ReportError, match=r"no benchmark reports found; expected RESULTS/<treatment>"):
+        load_results(root)
+
+    bad = make_doc()
+    bad["version"] = "0.1"
+    write("baseline", "w", 10, 1, bad)
+    with pytest.raises(ReportError) as exc:
+        load_results(root)
+    msg = str(exc.value)
+    assert "\n" not in msg and str(root) in msg
+    assert "no valid benchmark report (1 rejected; first: baseline/w/rate-10/rep-1/" in msg and "v0.1 report" in msg
+
+
+def test_table_holds_only_known_metrics_in_canonical_units(results_factory):
+    root, write = results_factory
+    doc = make_doc()
+    _agg(doc)["latency"]["normalized_time_per_output_token"] = {"units": "s/token", "mean": 0.5}
+    write("baseline", "w", 10, 1, doc)
+    rs = load_results(root)
+    assert set(rs.table.metric) <= set(METRICS)
+    assert set(rs.table.unit) == {"ms", "ms/token", "tokens/s", "queries/s"}
+    assert rs.table.groupby(["metric"]).size().max() == 1

@@ -1,0 +1,131 @@
+"""Bad input: one clear line naming the problem, exit code 2, no traceback, nothing on the fork branch."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from bot.cli import main
+from tests.conftest import EXAMPLE, REQUEST, RESULTS, git
+
+
+@pytest.fixture()
+def request_copy(tmp_path):
+    """A copy of the example request we can break, next to its program."""
+    d = tmp_path / "req"
+    d.mkdir()
+    shutil.copy(EXAMPLE / "best_program.py", d / "best_program.py")
+    doc = yaml.safe_load(REQUEST.read_text())
+    path = d / "promotion.yaml"
+
+    def write(mutate=None, source_text=None, raw=None):
+        data = yaml.safe_load(yaml.safe_dump(doc))
+        if mutate:
+            mutate(data)
+        if source_text is not None:
+            (d / data["source"]).write_text(source_text)
+        path.write_text(raw if raw is not None else yaml.safe_dump(data))
+        return path
+
+    return write
+
+
+def run_bad(tmp_path, capsys, *args) -> str:
+    fork = tmp_path / "fork"
+    code = main([*args, "--work", str(tmp_path / "work"), "--fork", str(fork), "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2, err
+    assert err.startswith("promote: error: ") and "\n" not in err, err
+    assert "Traceback" not in err
+    if (fork / ".git").exists():
+        assert "promotion/" not in git(fork, "branch", "--list")
+    return err
+
+
+def test_missing_request_file(tmp_path, capsys):
+    err = run_bad(tmp_path, capsys, "run", str(tmp_path / "nope.yaml"))
+    assert "no such file" in err
+
+
+def test_malformed_yaml_names_line(tmp_path, capsys, request_copy):
+    err = run_bad(tmp_path, capsys, "run", str(request_copy(raw="id: 1\ntitle: [unclosed\n")))
+    assert "not valid YAML at line" in err
+
+
+@pytest.mark.parametrize(
+    "mutate,field",
+    [
+        (lambda d: d.pop("origin"), "origin"),
+        (lambda d: d.update(kind="autoscaling"), "kind"),
+        (lambda d: d["workloads"][0].update(rates="fast"), "workloads.0.rates"),
+        (lambda d: d.update(colour="blue"), "colour"),
+        (lambda d: d["claims"][0].update(workload="nowhere"), "claims"),
+    ],
+    ids=["missing-field", "unknown-kind", "wrong-type", "unknown-field", "unknown-workload"],
+)
+def test_malformed_request_names_the_field(tmp_path, capsys, request_copy, mutate, field):
+    err = run_bad(tmp_path, capsys, "run", str(request_copy(mutate)))
+    assert field in err
+
+
+def test_unknown_policy_kind_message_lists_kinds(tmp_path, capsys, request_copy):
+    err = run_bad(tmp_path, capsys, "run", str(request_copy(lambda d: d.update(kind="autoscaling"))))
+    assert "routing" in err and "admission" in err and "scheduling" in err
+
+
+def test_missing_source(tmp_path, capsys, request_copy):
+    err = run_bad(tmp_path, capsys, "run", str(request_copy(lambda d: d.update(source="gone.go"))))
+    assert "gone.go" in err and "does not exist" in err
+
+
+def test_non_go_source(tmp_path, capsys, request_copy):
+    p = request_copy(lambda d: d.update(source="notes.go"), source_text="Dear reviewer,\nthis is not code at all.\n")
+    err = run_bad(tmp_path, capsys, "run", str(p))
+    assert "notes.go" in err
+
+
+def test_no_recognizable_policy_function(tmp_path, capsys, request_copy):
+    src = "package sim\n\nfunc helper(x int) int {\n\treturn x + 1\n}\n"
+    err = run_bad(tmp_path, capsys, "run", str(request_copy(lambda d: d.update(source="helper.go"), source_text=src)))
+    assert "Route" in err or "policy" in err.lower()
+
+
+def test_kind_mismatch(tmp_path, capsys, request_copy):
+    err = run_bad(tmp_path, capsys, "run", str(request_copy(lambda d: d.update(kind="admission"))))
+    assert "kind" in err and "routing" in err
+
+
+def test_missing_results_directory(tmp_path, capsys):
+    err = run_bad(tmp_path, capsys, "run", str(REQUEST), "--results", str(tmp_path / "no-results"))
+    assert "no-results" in err
+
+
+def test_malformed_results_directory(tmp_path, capsys):
+    bad = tmp_path / "results"
+    (bad / "baseline" / "w" / "rate-1" / "rep-1").mkdir(parents=True)
+    (bad / "baseline" / "w" / "rate-1" / "rep-1" / "benchmark_report_v0.2,_x.yaml").write_text("version: '0.1'\n")
+    err = run_bad(tmp_path, capsys, "run", str(REQUEST), "--results", str(bad))
+    assert "results" in err
+
+
+def test_bad_approve_flag(tmp_path, capsys):
+    err = run_bad(tmp_path, capsys, "run", str(REQUEST), "--approve", "4")
+    assert "--approve" in err
+
+
+def test_deciding_without_a_promotion(tmp_path, capsys):
+    code = main(["approve", "1", "--work", str(tmp_path / "empty")])
+    err = capsys.readouterr().err
+    assert code == 2 and "no promotion here" in err
+
+
+def test_the_installed_console_script_prints_no_traceback(tmp_path):
+    exe = shutil.which("promote", path=str(__import__("pathlib").Path(sys.executable).parent))
+    assert exe, "the console script `promote` is installed with the package"
+    proc = subprocess.run([exe, "run", str(tmp_path / "missing.yaml"), "--work", str(tmp_path / "w")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1

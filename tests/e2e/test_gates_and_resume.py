@@ -1,0 +1,104 @@
+"""Gates decided one at a time from the CLI, and a killed run resumed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bot.cli import main
+from bot.model import PipelineState, Status
+from tests.conftest import BRANCH, REQUEST, RESULTS, branch_tree, git
+
+
+def state_of(work: Path) -> PipelineState:
+    return PipelineState.model_validate_json((work / "state.json").read_text())
+
+
+def test_gate_by_gate_with_request_changes_and_illegal_decisions(tmp_path, capsys):
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    common = ["--work", str(work), "--quiet", "--actor", "bob"]
+    assert main(["run", str(REQUEST), "--results", str(RESULTS), "--fork", str(fork), *common]) == 0
+    out = capsys.readouterr().out
+    assert "stopped at gate 1" in out and "promote approve 1" in out and "promote request-changes 1" in out
+    s = state_of(work)
+    assert s.status is Status.AWAITING_DECISION and s.open_gate == 1 and sorted(s.stages) == [1, 2]
+    first_stage2 = s.stages[2].commit
+
+    # Illegal: a gate that is not open, and request-changes without a reason.
+    assert main(["approve", "3", *common]) == 2
+    assert "gate 3 is not open" in capsys.readouterr().err
+    assert main(["reject", "2", "--reason", "x", *common]) == 2
+    assert "not open" in capsys.readouterr().err
+
+    # Request changes: stage 2 reruns with the reason, the review runs again, we stop at gate 1 again.
+    reason = "Name the KV-pressure threshold parameter explicitly in the report"
+    assert main(["request-changes", "1", "--reason", reason, *common]) == 0
+    capsys.readouterr()
+    s = state_of(work)
+    assert s.open_gate == 1 and s.status is Status.AWAITING_DECISION
+    assert s.stages[2].feedback == reason
+    assert s.decisions[-1].decision.value == "request-changes" and s.decisions[-1].actor == "bob"
+    log = git(fork, "log", "--format=%B", f"main..{BRANCH}")
+    assert reason in log, "the rerun's commit records the reason"
+    assert s.stages[2].commit != first_stage2
+    report = git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/translation-report.md")
+    assert reason in report
+
+    # Approve gate 1: continues to gate 2.
+    assert main(["approve", "1", *common]) == 0
+    assert "stopped at gate 2" in capsys.readouterr().out
+    s = state_of(work)
+    assert s.open_gate == 2 and sorted(s.stages) == [1, 2, 3]
+
+    # Approving gate 1 twice is refused.
+    assert main(["approve", "1", *common]) == 2
+    assert "already approved by bob" in capsys.readouterr().err
+
+    # Reject gate 2: the promotion ends, recorded.
+    assert main(["reject", "2", "--reason", "hypotheses miss the LoRA gap", *common]) == 0
+    s = state_of(work)
+    assert s.status is Status.REJECTED
+    assert main(["approve", "2", *common]) == 2
+    assert "rejected" in capsys.readouterr().err
+    assert main(["status", "--work", str(work)]) == 0
+    assert "rejected at gate 2" in capsys.readouterr().out
+
+
+def test_killed_run_resumes_to_the_same_branch_content(tmp_path, full_run):
+    _, _, full_fork = full_run
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    exe = Path(sys.executable).parent / "promote"
+    proc = subprocess.Popen(
+        [str(exe), "run", str(REQUEST), "--results", str(RESULTS), "--work", str(work), "--fork", str(fork),
+         "--approve", "all", "--quiet", "--actor", "alice"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    deadline = time.monotonic() + 300
+    killed_after = None
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            stages = json.loads((work / "state.json").read_text())["stages"]
+        except (FileNotFoundError, json.JSONDecodeError, KeyError):
+            stages = {}
+        if "3" in stages:
+            os.killpg(proc.pid, signal.SIGKILL)
+            killed_after = sorted(int(k) for k in stages)
+            break
+        time.sleep(0.02)
+    proc.wait(timeout=30)
+    assert killed_after is not None and max(killed_after) < 7, "the run was killed part-way"
+    done_before = {k: v.commit for k, v in state_of(work).stages.items()}
+
+    assert main(["resume", "--work", str(work), "--approve", "all", "--quiet"]) == 0
+    s = state_of(work)
+    assert s.status is Status.DONE
+    for k, commit in done_before.items():
+        assert s.stages[k].commit == commit, f"stage {k} was redone"
+    assert branch_tree(fork) == branch_tree(full_fork)
+    subjects = git(fork, "log", "--format=%s", f"main..{BRANCH}").splitlines()
+    assert len(subjects) == 7

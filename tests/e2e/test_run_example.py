@@ -1,0 +1,96 @@
+"""`promote run` carries the bundled example through all 7 stages and 3 gates."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import yaml
+
+from bot.cli import main
+from bot.model import PipelineState, Status
+
+from tests.conftest import BRANCH, REQUEST, RESULTS, branch_tree, git
+
+
+def test_run_exits_zero_and_finishes(full_run, capsys):
+    code, work, fork = full_run
+    assert code == 0
+    state = PipelineState.model_validate_json((work / "state.json").read_text())
+    assert state.status is Status.DONE
+    assert [d.gate for d in state.decisions] == [1, 2, 3]
+    assert all(d.actor == "alice" for d in state.decisions)
+
+
+def test_one_commit_per_stage(full_run):
+    _, _, fork = full_run
+    subjects = git(fork, "log", "--reverse", "--format=%s", f"main..{BRANCH}").splitlines()
+    stages = [int(re.match(r"stage (\d):", s).group(1)) for s in subjects]
+    assert stages == [1, 2, 3, 4, 5, 6, 7], subjects
+
+
+def test_branch_holds_every_artifact(full_run):
+    _, _, fork = full_run
+    files = list(branch_tree(fork))
+
+    def some(pattern: str) -> list[str]:
+        return [f for f in files if re.fullmatch(pattern, f)]
+
+    assert "docs/promotion/translation-dictionary.md" in files
+    assert some(r"pkg/epp/framework/plugins/.+/evolvedadaptivescorer/[^/]+\.go"), files
+    assert some(r"pkg/epp/framework/plugins/.+_test\.go")
+    assert some(r"docs/promotion/.+/hypotheses/[ABC]\d+\.md")
+    assert some(r"benchmarks/promotion/.+\.yaml")
+    assert some(r"docs/promotion/.+/findings/[ABC]\d+\.md")
+    assert some(r"docs/promotion/.+/report\.md")
+    runner = git(fork, "show", f"{BRANCH}:cmd/epp/runner/runner.go")
+    assert "StabilityAlpha" in runner and "evolved" in runner.lower()
+
+
+def test_pr_record_has_every_section(full_run):
+    _, work, _ = full_run
+    pr = (work / "pr" / "pull-request.md").read_text()
+    for heading in ("## Algorithm origin", "## Track A: transfer (", "## Track B", "## Track C",
+                    "## Feedback for BLIS", "## Artifacts"):
+        assert heading in pr, heading
+    assert re.search(r"Track A: transfer \(\d+/3 claims transferred\)", pr)
+    assert "blis_router/routing" in pr and "-3859.2" in pr
+    assert "docs/promotion/evolved-adaptive-scorer/report.md" in pr
+
+
+def test_issue_thread_has_status_and_three_review_reports(full_run):
+    _, work, _ = full_run
+    thread = (work / "issue" / "thread.md").read_text()
+    assert thread.count("<!-- promotion-bot:status -->") == 1
+    for gate in (1, 2, 3):
+        assert f"<!-- promotion-bot:review-gate-{gate} -->" in thread
+    assert "done: all 7 stages finished" in thread
+
+
+def test_verdicts_are_real_and_mixed(full_run):
+    """The sample data plant strong effects on the evolved-for workload and none on the guards."""
+    _, _, fork = full_run
+    verdicts = json.loads(git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/validation/verdicts.json"))
+    statuses = {v["hypothesis_id"]: v["status"] for v in verdicts}
+    assert set(statuses.values()) <= {"confirmed", "refuted", "inconclusive"}
+    a_ids = [h for h in statuses if h.startswith("A")]
+    assert any(statuses[h] == "confirmed" for h in a_ids)
+    assert all(v["effects"] for v in verdicts if v["status"] != "inconclusive")
+
+
+def test_generated_config_and_experiment_parse(full_run):
+    _, _, fork = full_run
+    cfg = yaml.safe_load(git(fork, "show", f"{BRANCH}:deploy/config/evolved-adaptive-scorer-epp-config.yaml"))
+    assert cfg["kind"] == "EndpointPickerConfig"
+    exp = yaml.safe_load(git(fork, "show", f"{BRANCH}:benchmarks/promotion/evolved-adaptive-scorer/experiment.yaml"))
+    assert {t["name"] for t in exp["setup"]["treatments"]} >= {"baseline", "evolved"}
+
+
+def test_running_again_is_a_no_op(full_run, capsys):
+    code, work, fork = full_run
+    before = git(fork, "rev-parse", BRANCH)
+    assert main(["run", str(REQUEST), "--results", str(RESULTS), "--work", str(work), "--fork", str(fork),
+                 "--approve", "all", "--quiet"]) == 0
+    assert git(fork, "rev-parse", BRANCH) == before
+    assert "promotion finished" in capsys.readouterr().out

@@ -1,0 +1,112 @@
+"""The gate reviewers catch defects planted in a real promotion branch, and pass the clean one."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import pytest
+
+from bot.forge.local import LocalForge
+from bot.model import PipelineState, PromotionRequest, Severity
+from bot.review import review_gate
+from bot.stages.context import StageContext
+from tests.conftest import BRANCH, REQUEST, RESULTS
+
+
+@pytest.fixture()
+def branch(full_run, tmp_path):
+    """A private copy of the finished promotion: fork, work dir, and a context to review it."""
+    _, work, fork = full_run
+    shutil.copytree(fork, tmp_path / "fork")
+    forge = LocalForge(tmp_path / "fork", tmp_path / "work")
+    state = PipelineState.model_validate_json((work / "state.json").read_text())
+    ctx = StageContext(PromotionRequest.load(REQUEST), forge, state, results_dir=RESULTS)
+
+    def edit(path: str, change) -> None:
+        text = forge.read_file(BRANCH, path).decode()
+        new = change(text)
+        assert new != text, f"the edit of {path} changed nothing"
+        forge.commit_files(BRANCH, {path: new.encode()}, message="plant a defect")
+
+    def remove(path: str) -> None:
+        forge.commit_files(BRANCH, {}, message="remove", remove=(path,))
+
+    return ctx, edit, remove
+
+
+def checks(findings, blocking=True):
+    return {f.check for f in findings if (f.severity is not Severity.SUGGESTION or not blocking)}
+
+
+def plugin_go(ctx) -> str:
+    return next(p for p in ctx.list("pkg/epp/framework/plugins") if p.endswith(".go") and not p.endswith("_test.go"))
+
+
+@pytest.mark.parametrize("gate", [1, 2, 3])
+def test_clean_branch_has_no_checklist_defects(branch, gate):
+    ctx, _, _ = branch
+    findings = review_gate(gate, ctx)
+    defects = {c for c in checks(findings) if c.startswith(f"G{gate}.") and c not in ("G3.no-results",)}
+    assert not defects, [f for f in findings if f.check in defects]
+
+
+def test_gate1_missing_freshness_annotation(branch):
+    ctx, edit, _ = branch
+    path = plugin_go(ctx)
+    edit(path, lambda t: "\n".join(l.split("//")[0].rstrip() if "InFlightRequests" in l and "//" in l else l for l in t.splitlines()) + "\n")
+    found = [f for f in review_gate(1, ctx) if f.check == "G1.freshness-annotation"]
+    assert found and found[0].file == path and found[0].severity is Severity.IMPORTANT
+
+
+def test_gate1_broken_conventions_and_compile_error(branch):
+    ctx, edit, _ = branch
+    path = plugin_go(ctx)
+    edit(path, lambda t: re.sub(r"var _ scheduling\.Scorer = [^\n]+\n", "", t).replace("return ", "return undefinedThing + ", 1))
+    found = review_gate(1, ctx)
+    assert "G1.plugin-conventions" in checks(found)
+    assert any(f.severity is Severity.CRITICAL and f.check.startswith("toolchain") for f in found)
+
+
+def test_gate1_unflagged_map_c_gap(branch):
+    ctx, edit, _ = branch
+    report = ctx.paths.translation_report
+    gap = ctx.dictionary.touched_gaps(ctx.request.kind, ["InFlightRequests"])[0]
+    edit(report, lambda t: t.replace(gap, "g-a-p"))
+    assert any(f.check == "G1.map-c-gap-flagged" and gap in f.message for f in review_gate(1, ctx))
+
+
+def test_gate2_missing_track_a_and_wrong_direction(branch):
+    ctx, edit, remove = branch
+    a = sorted(p for p in ctx.list(ctx.paths.hypotheses_dir) if p.rsplit("/", 1)[-1].startswith("A"))
+    remove(a[0])
+    edit(a[1], lambda t: t.replace("direction: decrease", "direction: increase", 1))
+    found = review_gate(2, ctx)
+    assert "G2.track-a-coverage" in checks(found)
+    assert any(f.check == "G2.track-a-faithful" and f.file == a[1] for f in found)
+
+
+def test_gate2_unparseable_document_and_missing_gap_coverage(branch):
+    ctx, edit, remove = branch
+    docs = ctx.list(ctx.paths.hypotheses_dir)
+    b = sorted(p for p in docs if p.rsplit("/", 1)[-1].startswith("B"))
+    for p in b:
+        remove(p)
+    c1 = next(p for p in docs if p.endswith("/C1.md"))
+    edit(c1, lambda t: t.replace("family:", "famly:", 1))
+    found = review_gate(2, ctx)
+    assert {"G2.parse", "G2.track-b-coverage"} <= checks(found)
+
+
+def test_gate3_verdict_edited_by_hand_is_inconsistent(branch):
+    ctx, edit, _ = branch
+    path = ctx.paths.verdicts_json
+    edit(path, lambda t: t.replace('"status": "confirmed"', '"status": "refuted"', 1))
+    assert "G3.verdict-consistent" in checks(review_gate(3, ctx))
+
+
+def test_gate3_failing_unit_test(branch):
+    ctx, edit, _ = branch
+    test = next(p for p in ctx.list("pkg/epp/framework/plugins") if p.endswith("_test.go"))
+    edit(test, lambda t: t + '\nfunc TestPlantedFailure(t *testing.T) { t.Fatal("planted") }\n')
+    assert "G3.tests-pass" in checks(review_gate(3, ctx))
