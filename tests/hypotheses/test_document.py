@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from conftest import make_request
+from tests.hypotheses.conftest import make_request
 
 from bot.hypotheses import (
     HypothesisError,

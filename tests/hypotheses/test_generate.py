@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import make_request
+from tests.hypotheses.conftest import make_request
 
 from bot.bench.metrics import BLIS_TO_SHORT, METRICS
 from bot.hypotheses import (
