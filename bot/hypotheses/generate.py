@@ -164,6 +164,20 @@ def _workloads_for_prefix(req: PromotionRequest, prefix: str | None) -> tuple[li
     return every, f"no workload declares blis_workload `{prefix}`, so it is checked on every workload"
 
 
+def _workloads_named_in(req: PromotionRequest, text: str, default: list[str], note: str) -> tuple[list[str], str]:
+    """An averaged EXPECT metric is checked where the HYPOTHESIS line says ("Under load-spikes, ..."),
+    else on the workload the program was evolved for; spreading it over guard workloads would make it
+    contradict their Track C equivalence hypotheses."""
+    words = set(re.findall(r"[a-z0-9][a-z0-9_-]*", text.lower()))
+    named = [w.name for w in req.workloads
+             if w.name in words or (w.blis_workload and _norm(w.blis_workload.removesuffix(".yaml")) in {_norm(x) for x in words})]
+    if named:
+        return named, f"the HYPOTHESIS line names {', '.join(f'`{n}`' for n in named)}"
+    if req.evolved_for:
+        return [req.evolved_for], f"the HYPOTHESIS line names no workload, so it is checked on `{req.evolved_for}`, the workload the program was evolved for"
+    return default, note
+
+
 #: Words in a Map C gap's run-condition hint that mean a setup the standard plan
 #: (baseline vs evolved EPP on the request's workloads) does not provide, unless a
 #: request workload is named in the hint. Such gaps get no benchmark prediction:
@@ -374,6 +388,13 @@ def _blis_context(blis_rate: float | None, rates: list[float], w: Workload, seed
 
 def _track_a_openevolve(ctx: _Ctx, oe: OpenEvolveHypothesis, hid: str) -> Hypothesis:
     workloads, note = _workloads_for_prefix(ctx.req, oe.metric.workload_prefix)
+    if oe.metric.workload_prefix is None and oe.metric.source.startswith("avg_"):
+        simulated = [w.name for w in ctx.req.workloads if w.blis_workload]
+        if simulated:
+            workloads = simulated
+            note = "the metric averages the BLIS workloads, so it is checked on every workload with a BLIS counterpart"
+    elif oe.metric.workload_prefix is None:
+        workloads, note = _workloads_named_in(ctx.req, oe.hypothesis, workloads, note)
     result = f"; BLIS: {oe.result}" + (f" (actual={oe.actual})" if oe.actual else "") if oe.result else ""
     blis = f"{oe.hypothesis} [OpenEvolve HYPOTHESIS-{oe.n}, line {oe.line}: EXPECT {oe.expect_text}{result}; {note}]"
     return _track_a(

@@ -98,7 +98,9 @@ def test_openevolve_triples_become_track_a(request_, summary, dictionary):
     assert "so hot prefixes stop piling onto one instance" in h1.mechanism  # continuation line joined
     assert "EXPECT cache_warmup_e2e_ms < 4250" in h1.blis_statement
     assert h2.prediction.metric == "e2e_p95"
-    assert h2.workloads == [w.name for w in request_.workloads]  # avg_* covers every workload
+    # avg_* averages the BLIS workloads: every workload with a BLIS counterpart, not the guard workloads
+    assert h2.workloads == [w.name for w in request_.workloads if w.blis_workload]
+    assert len(h2.workloads) < len(request_.workloads)
     found = openevolve_findings(request_)
     h3_line = 1 + request_.source_text.splitlines().index("\t// HYPOTHESIS-3: Quadratic penalties help load spikes")
     assert [(f.check, f.line, f.file) for f in found] == [("G2.openevolve-refuted-in-blis", h3_line, "best_program.go")]
@@ -236,3 +238,14 @@ def test_blis_metric_to_short_uses_the_bench_table():
         blis_metric_to_short("p42_latency")
     with pytest.raises(HypothesisError, match="no llm-d-benchmark counterpart"):
         blis_metric_to_short("slo_attainment")
+
+
+def test_openevolve_hypothesis_checked_where_its_text_says(summary, dictionary):
+    """A plain EXPECT metric goes to the workload the HYPOTHESIS line names, else to evolved_for."""
+    src = ("// HYPOTHESIS-1: Under load-spikes, load penalties cut tail latency\n// MECHANISM-1: spill bursts\n"
+           "// EXPECT-1: e2e_p95_ms < 6500\n// HYPOTHESIS-2: sessions get faster\n// MECHANISM-2: warm caches\n"
+           "// EXPECT-2: ttft_mean_ms < 80\n")
+    req = make_request(source_text=src)
+    hs = [h for h in generate_hypotheses(req, summary, dictionary) if h.source.startswith("HYPOTHESIS-")]
+    assert hs[0].workloads == ["load-spikes"]
+    assert hs[1].workloads == ([req.evolved_for] if req.evolved_for else [w.name for w in req.workloads])
