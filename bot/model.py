@@ -394,6 +394,8 @@ class Effect(Strict):
     t_eff: float
     n_baseline: int
     n_evolved: int
+    status: VerdictStatus | None = Field(default=None, description="this cell's own verdict")
+    reason: str = Field(default="", description="why this cell is confirmed, refuted or inconclusive")
 
 
 class Verdict(Strict):

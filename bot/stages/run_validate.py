@@ -66,18 +66,19 @@ def run(ctx: StageContext) -> StageOutput:
         ctx.paths.go_checks: json.dumps(checks.model_dump(mode="json", exclude={"output"}), indent=2, sort_keys=True) + "\n",
         ctx.paths.verdicts_json: verdicts_to_json(verdicts),
     }
-    evidence = [evidence_markdown(h, by_id[h.id]) for h in hypotheses if h.id in by_id]
+    plot_dir = "plots" if reports is not None else None
+    evidence = [evidence_markdown(h, by_id[h.id], plot_dir=plot_dir) for h in hypotheses if h.id in by_id]
     files[ctx.paths.verdicts_md] = render(
         "verdicts.md.j2",
         request=ctx.request,
         checks=checks,
-        summary=summary_markdown(verdicts),
+        summary=summary_markdown(verdicts, hypotheses),
         evidence=evidence,
         rejected=getattr(reports, "rejected", []),
         results=str(ctx.results_dir) if ctx.results_dir else None,
     )
     if reports is not None:
-        for name, png in sorted(plot_effects(hypotheses, verdicts).items()):
+        for name, png in sorted(plot_effects(hypotheses, verdicts, reports).items()):
             files[f"{ctx.paths.validation_dir}/plots/{name}"] = png
     counts = {s: sum(1 for v in verdicts if v.status is s) for s in VerdictStatus}
     go = "go vet and go test pass" if checks.vet_ok and checks.test_ok and checks.gofmt_ok else "Go checks FAIL"

@@ -1,0 +1,227 @@
+"""`promote hypothesize | plan | evaluate`: stages 3-5's evidence chain, one command per step.
+
+The same functions the pipeline's stages call, runnable by hand on a
+promotion.yaml: write the hypotheses, plan the benchmark runs for them, and
+judge them on the llm-d-benchmark reports the runs produced. Every command
+writes into ``--out`` and prints one line saying what it wrote; bad input
+exits 2 with one line naming the problem and the fix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from bot.model import RequestError
+
+
+class EvidenceCliError(RequestError):
+    """Input the evidence commands cannot use."""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("hypothesize", help="write Track A/B/C hypothesis documents for a promotion.yaml (stage 3)")
+    p.add_argument("request", type=Path, help="promotion.yaml")
+    p.add_argument("--out", type=Path, required=True, help="directory for A1.md, B1.md, C1.md ... and README.md")
+    p.add_argument("--translation", type=Path, help="translation.json from stage 2 (default: translate the program now)")
+    p.add_argument("--feedback", help="reviewer feedback to apply (as on a gate 2 'request changes')")
+    p.set_defaults(func=cmd_hypothesize)
+
+    p = sub.add_parser("plan", help="one llm-d-benchmark experiment for the hypotheses, with its GPU cost (stage 4)")
+    p.add_argument("request", type=Path, help="promotion.yaml")
+    p.add_argument("--hypotheses", type=Path, required=True, help="directory written by `promote hypothesize`")
+    p.add_argument("--out", type=Path, required=True, help="directory for the experiment, profiles, evaluation spec and plan")
+    cv = p.add_mutually_exclusive_group()
+    cv.add_argument("--prior-cv", type=float, help="run-to-run CV of the baseline from earlier runs (e.g. 0.04)")
+    cv.add_argument("--prior-results", type=Path, help="earlier results directory to estimate the CV from")
+    p.add_argument("--evolved-config", type=Path, help="EndpointPickerConfig of the evolved plugin (default: translate now)")
+    p.add_argument("--baseline-config", type=Path, help="EndpointPickerConfig of the baseline (default: llm-d-router's default)")
+    p.set_defaults(func=cmd_plan)
+
+    p = sub.add_parser("evaluate", help="verdicts for the hypotheses from llm-d-benchmark v0.2 reports (stage 5)")
+    p.add_argument("--hypotheses", type=Path, required=True, help="directory written by `promote hypothesize`")
+    p.add_argument("--results", type=Path, required=True, help="RESULTS/<treatment>/<workload>/rate-<r>/rep-<n>/ reports")
+    p.add_argument("--out", type=Path, required=True, help="directory for verdicts.json, verdicts.md and plots/")
+    p.add_argument("--request", type=Path, help="promotion.yaml (for evolved_for, the mechanism check)")
+    p.add_argument("--spec", type=Path, help="evaluation.yaml written by `promote plan` (evolved_for and alpha)")
+    p.add_argument("--evolved-for", help="workload the program was evolved on (overrides --request / --spec)")
+    p.add_argument("--alpha", type=float, help="one-sided significance level (default: the spec's, else 0.05)")
+    p.add_argument("--per-request", type=Path, help="CSV of per-request values (treatment,workload,rate,metric,value) for CDFs")
+    p.set_defaults(func=cmd_evaluate)
+
+
+# --------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------
+
+
+def _load_request(path: Path):
+    from bot.model import PromotionRequest
+
+    return PromotionRequest.load(path)
+
+
+def _translation(request, feedback: str | None = None):
+    """Stage 2's translation of the request's program (the same call the pipeline makes)."""
+    try:
+        from bot.golang.analyze import analyze
+        from bot.golang.source import parse_evolved_source
+        from bot.golang.translate import translate
+    except ImportError as exc:
+        raise EvidenceCliError(
+            f"the translator is not available ({exc.name}); pass --translation translation.json / --evolved-config FILE"
+        ) from None
+    from bot.dictionary import load_dictionary
+
+    dictionary = load_dictionary()
+    src = parse_evolved_source(request.source_text, request.source)
+    analysis = analyze(src, dictionary, request.kind)
+    return translate(src, analysis, dictionary, plugin_type=request.plugin_type, feedback=feedback)
+
+
+def _read_text(path: Path, what: str) -> str:
+    if not path.is_file():
+        raise EvidenceCliError(f"{path}: no such file; pass the {what}")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise EvidenceCliError(f"{path}: not UTF-8 text; pass the {what}") from None
+
+
+def _write(out: Path, files: dict[str, str | bytes]) -> None:
+    for rel, content in sorted(files.items()):
+        target = out / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            target.write_bytes(content)
+        else:
+            target.write_text(content, encoding="utf-8")
+
+
+def _prepare_out(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise EvidenceCliError(f"--out {out}: exists and is not a directory; pass a directory")
+    out.mkdir(parents=True, exist_ok=True)
+
+
+# --------------------------------------------------------------------------
+# commands
+# --------------------------------------------------------------------------
+
+
+def cmd_hypothesize(args) -> int:
+    from pydantic import ValidationError
+
+    from bot.dictionary import load_dictionary
+    from bot.hypotheses import generate_hypotheses, render_hypotheses
+    from bot.model import TranslationSummary, describe_validation_error
+
+    request = _load_request(args.request)
+    if args.translation is not None:
+        text = _read_text(args.translation, "translation.json written by stage 2 (`promote translate`)")
+        try:
+            summary = TranslationSummary.model_validate_json(text)
+        except ValidationError as exc:
+            raise EvidenceCliError(f"{args.translation}: {describe_validation_error(exc)}") from None
+    else:
+        summary = _translation(request).summary
+    hypotheses = generate_hypotheses(request, summary, load_dictionary(), feedback=args.feedback)
+    _prepare_out(args.out)
+    _write(args.out, render_hypotheses(hypotheses, feedback=args.feedback))
+    by_track = {t: sum(1 for h in hypotheses if h.track.value == t) for t in "ABC"}
+    print(
+        f"{len(hypotheses)} hypotheses (Track A {by_track['A']}, B {by_track['B']}, C {by_track['C']}) -> {args.out}"
+    )
+    return 0
+
+
+def cmd_plan(args) -> int:
+    from bot.bench.plan import make_plan, plan_markdown, render_experiment
+    from bot.hypotheses import load_hypotheses
+
+    request = _load_request(args.request)
+    hypotheses = load_hypotheses(args.hypotheses)
+    if args.prior_cv is not None and not 0 <= args.prior_cv < 1:
+        raise EvidenceCliError(f"--prior-cv {args.prior_cv}: pass a coefficient of variation between 0 and 1, e.g. 0.04")
+    plan = make_plan(request, hypotheses, prior_cv=args.prior_cv, prior_results=args.prior_results)
+    if args.baseline_config is not None:
+        baseline_cfg = _read_text(args.baseline_config, "baseline EndpointPickerConfig YAML")
+    else:
+        from bot.stages.implement_tests import BASELINE_EPP_CONFIG
+
+        baseline_cfg = BASELINE_EPP_CONFIG
+    if args.evolved_config is not None:
+        evolved_cfg = _read_text(args.evolved_config, "evolved EndpointPickerConfig YAML")
+    else:
+        evolved_cfg = _translation(request).epp_config
+    files: dict[str, str | bytes] = dict(render_experiment(plan, request, baseline_cfg, evolved_cfg))
+    files["plan.json"] = plan.model_dump_json(indent=2) + "\n"
+    files["plan.md"] = plan_markdown(plan)
+    _prepare_out(args.out)
+    _write(args.out, files)
+    ratio = plan.cost.gpu_minutes / plan.naive_cost.gpu_minutes if plan.naive_cost.gpu_minutes else 1.0
+    print(
+        f"plan: {plan.repetitions} repetitions per arm, {plan.cost.runs} runs, {plan.cost.gpu_minutes:g} GPU-minutes "
+        f"({ratio:.0%} of the naive plan's {plan.naive_cost.gpu_minutes:g}) -> {args.out}"
+    )
+    return 0
+
+
+def cmd_evaluate(args) -> int:
+    from bot.bench.reports import load_results
+    from bot.hypotheses import load_hypotheses
+    from bot.stats.evidence import evidence_files
+    from bot.stats.verdicts import evaluate
+
+    hypotheses = load_hypotheses(args.hypotheses)
+    evolved_for, alpha = None, 0.05
+    if args.request is not None:
+        evolved_for = _load_request(args.request).evolved_for
+    if args.spec is not None:
+        from bot.bench.plan import load_evaluation_spec
+
+        spec = load_evaluation_spec(_read_text(args.spec, "evaluation.yaml written by `promote plan`"))
+        evolved_for = spec.evolved_for or evolved_for
+        alpha = spec.alpha
+    if args.evolved_for:
+        evolved_for = args.evolved_for
+    if args.alpha is not None:
+        alpha = args.alpha
+    per_request = _per_request(args.per_request) if args.per_request is not None else None
+
+    reports = load_results(args.results)
+    verdicts = evaluate(hypotheses, reports, evolved_for=evolved_for, alpha=alpha)
+    files = evidence_files(
+        hypotheses, verdicts, reports=reports, per_request=per_request, rejected=reports.rejected, alpha=alpha
+    )
+    _prepare_out(args.out)
+    _write(args.out, files)
+    counts = {s: sum(1 for v in verdicts if v.status.value == s) for s in ("confirmed", "refuted", "inconclusive")}
+    rejected = f"; {len(reports.rejected)} report(s) rejected (listed in verdicts.md)" if reports.rejected else ""
+    print(
+        f"{len(verdicts)} verdicts: {counts['confirmed']} confirmed, {counts['refuted']} refuted, "
+        f"{counts['inconclusive']} inconclusive{rejected} -> {args.out}"
+    )
+    return 0
+
+
+def _per_request(path: Path):
+    import pandas as pd
+
+    if not path.is_file():
+        raise EvidenceCliError(f"--per-request {path}: no such file; pass a CSV with columns treatment,workload,rate,metric,value")
+    try:
+        df = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise EvidenceCliError(f"--per-request {path}: not a readable CSV ({type(exc).__name__}); pass treatment,workload,rate,metric,value") from None
+    need = {"treatment", "workload", "rate", "metric", "value"}
+    if not need <= set(df.columns):
+        raise EvidenceCliError(f"--per-request {path}: missing columns {sorted(need - set(df.columns))}")
+    return df
+
+
+if __name__ == "__main__":  # pragma: no cover
+    from bot.cli import main
+
+    sys.exit(main())

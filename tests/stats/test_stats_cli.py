@@ -1,0 +1,117 @@
+"""`promote hypothesize | plan | evaluate` end to end on the bundled example, and their one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import bot.cli
+from bot import PROJECT_ROOT
+from bot.stats.evidence import verdicts_from_json
+
+EXAMPLE = PROJECT_ROOT / "examples" / "weighted-adaptive"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture
+def promote(monkeypatch, capsys):
+    """bot.cli.main with only this module's commands, so other command groups cannot break these tests."""
+    monkeypatch.setattr(bot.cli, "COMMANDS", ["evidence"])
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        code = bot.cli.main([str(a) for a in argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+@pytest.fixture(scope="module")
+def chain(tmp_path_factory):
+    """hypothesize -> plan -> evaluate once for the module (the evaluate step renders every plot)."""
+    mp = pytest.MonkeyPatch()
+    mp.setattr(bot.cli, "COMMANDS", ["evidence"])
+    root = tmp_path_factory.mktemp("cli")
+    request = EXAMPLE / "promotion.yaml"
+    codes = [
+        bot.cli.main(["hypothesize", str(request), "--out", str(root / "hyp"), "--translation", str(FIXTURES / "translation.json")]),
+        bot.cli.main(["plan", str(request), "--hypotheses", str(root / "hyp"), "--out", str(root / "plan"),
+                      "--evolved-config", str(FIXTURES / "evolved-epp-config.yaml")]),
+    ]
+    spec = next((root / "plan").rglob("evaluation.yaml"))
+    codes.append(
+        bot.cli.main(["evaluate", "--hypotheses", str(root / "hyp"), "--results", str(EXAMPLE / "results"),
+                      "--out", str(root / "ev"), "--spec", str(spec)])
+    )
+    mp.undo()
+    return root, codes
+
+
+def test_the_chain_writes_hypotheses_plan_and_verdicts(chain):
+    root, codes = chain
+    assert codes == [0, 0, 0]
+    hyps = sorted(p.name for p in (root / "hyp").glob("[ABC]*.md"))
+    assert hyps and (root / "hyp" / "README.md").is_file()
+    plan = json.loads((root / "plan" / "plan.json").read_text())
+    assert plan["repetitions"] >= 2 and (root / "plan" / "plan.md").is_file()
+    verdicts = verdicts_from_json((root / "ev" / "verdicts.json").read_text())
+    assert sorted(f"{v.hypothesis_id}.md" for v in verdicts) == hyps
+    md = (root / "ev" / "verdicts.md").read_text()
+    assert "xychart-beta" in md and "## Track A" in md
+    plots = sorted(p.name for p in (root / "ev" / "plots").glob("*.png"))
+    assert plots and all((root / "ev" / "plots" / f"{v.hypothesis_id}-effects.png").is_file() for v in verdicts if v.effects)
+
+
+def test_evaluate_is_deterministic(chain, promote, tmp_path):
+    root, _ = chain
+    spec = next((root / "plan").rglob("evaluation.yaml"))
+    code, out, _ = promote("evaluate", "--hypotheses", root / "hyp", "--results", EXAMPLE / "results",
+                           "--out", tmp_path / "again", "--spec", spec)
+    assert code == 0 and "verdicts:" in out
+    for p in sorted((root / "ev").rglob("*")):
+        if p.is_file():
+            assert (tmp_path / "again" / p.relative_to(root / "ev")).read_bytes() == p.read_bytes(), p.name
+
+
+def test_evolved_for_changes_only_the_mechanism_flags(chain, promote, tmp_path):
+    root, _ = chain
+    code, _, _ = promote("evaluate", "--hypotheses", root / "hyp", "--results", EXAMPLE / "results",
+                         "--out", tmp_path, "--evolved-for", "sanity-random")
+    assert code == 0
+    other = {v.hypothesis_id: v for v in verdicts_from_json((tmp_path / "verdicts.json").read_text())}
+    base = {v.hypothesis_id: v for v in verdicts_from_json((root / "ev" / "verdicts.json").read_text())}
+    assert {k: v.status for k, v in other.items()} == {k: v.status for k, v in base.items()}
+    assert any("mechanism check" in f for v in other.values() for f in v.flags)
+
+
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["evaluate", "--hypotheses", "{tmp}/nope", "--results", "{results}", "--out", "{tmp}/o"], "no such directory"),
+        (["evaluate", "--hypotheses", "{hyp}", "--results", "{tmp}/nope", "--out", "{tmp}/o"], "no such results directory"),
+        (["evaluate", "--hypotheses", "{hyp}", "--results", "{results}", "--out", "{tmp}/o", "--per-request", "{tmp}/x.csv"], "--per-request"),
+        (["evaluate", "--hypotheses", "{hyp}", "--results", "{results}", "--out", "{tmp}/o", "--alpha", "0.7"], "alpha"),
+        (["evaluate", "--hypotheses", "{hyp}", "--results", "{results}", "--out", "{tmp}/o", "--spec", "{tmp}/bad.yaml"], "evaluation spec"),
+        (["hypothesize", "{tmp}/missing.yaml", "--out", "{tmp}/o"], "no such file"),
+        (["hypothesize", "{request}", "--out", "{tmp}/o", "--translation", "{tmp}/bad.json"], "bad.json"),
+        (["plan", "{request}", "--hypotheses", "{hyp}", "--out", "{tmp}/o", "--evolved-config", "{tmp}/none.yaml"], "evolved EndpointPickerConfig"),
+        (["plan", "{request}", "--hypotheses", "{hyp}", "--out", "{tmp}/o", "--prior-cv", "3"], "--prior-cv"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(chain, promote, tmp_path, argv, needle):
+    root, _ = chain
+    (tmp_path / "bad.json").write_text('{"kind": "routing"}')
+    (tmp_path / "bad.yaml").write_text("version: 1\n")
+    subst = {"{tmp}": str(tmp_path), "{results}": str(EXAMPLE / "results"), "{hyp}": str(root / "hyp"),
+             "{request}": str(EXAMPLE / "promotion.yaml")}
+    args = []
+    for a in argv:
+        for k, v in subst.items():
+            a = a.replace(k, v)
+        args.append(a)
+    code, out, err = promote(*args)
+    assert code == 2, (out, err)
+    assert err.count("\n") == 1 and err.startswith("promote: error:") and needle in err, err
+    assert not (tmp_path / "o").exists()  # nothing half-written

@@ -1,0 +1,390 @@
+"""Verdicts on synthetic report sets whose truth is known, and the error rates of the decision rule."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from bot.model import Direction, VerdictStatus
+from bot.stats import StatsError
+from bot.stats.verdicts import evaluate, holm
+from tests.stats.stats_synth import SynthReports, arm_pair, build, hypothesis
+
+CONFIRMED, REFUTED, INCONCLUSIVE = VerdictStatus.CONFIRMED, VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE
+SEEDS = range(20)
+
+
+def _cell(rng, *, workload="chat", rate=10, metric="ttft_mean", cv=0.03, effect=0.0, n=5, **extra):
+    b, e = arm_pair(rng, cv=cv, effect=effect, n=n)
+    return dict(workload=workload, rate=rate, metric=metric, baseline=b, evolved=e, **extra)
+
+
+def _by_id(verdicts):
+    return {v.hypothesis_id: v for v in verdicts}
+
+
+# --------------------------------------------------------------------------
+# Known truth, every seed
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_better_is_confirmed(seed):
+    rng = np.random.default_rng(seed)
+    reports = build([_cell(rng, effect=-0.20), _cell(rng, metric="throughput", effect=0.20)])
+    hs = [
+        hypothesis("A1", metric="ttft_mean", direction=Direction.DECREASE),
+        hypothesis("A2", metric="throughput", direction=Direction.INCREASE),
+        hypothesis("C1", metric="ttft_mean", direction=Direction.NO_WORSE),
+        hypothesis("C2", metric="throughput", direction=Direction.NO_WORSE),
+    ]
+    v = _by_id(evaluate(hs, reports))
+    assert {k: x.status for k, x in v.items()} == {k: CONFIRMED for k in v}
+    e = v["A1"].effects[0]
+    assert e.ci_high < 0 < -e.rel_change and -e.rel_change > e.t_eff and e.p_adjusted < 0.05
+    assert v["A1"].flags == []
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_equal_is_equivalent_and_not_a_directional_win(seed):
+    rng = np.random.default_rng(seed)
+    reports = build([_cell(rng, effect=0.0, cv=0.015, n=6)])
+    hs = [
+        hypothesis("A1", direction=Direction.DECREASE),
+        hypothesis("A2", direction=Direction.INCREASE),
+        hypothesis("C1", direction=Direction.EQUIVALENT),
+        hypothesis("C2", direction=Direction.NO_WORSE),
+    ]
+    v = _by_id(evaluate(hs, reports))
+    assert v["A1"].status is INCONCLUSIVE and v["A2"].status is INCONCLUSIVE
+    assert v["C1"].status is CONFIRMED and v["C2"].status is CONFIRMED
+    assert "noise floor" in v["A1"].summary
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_worse_is_refuted(seed):
+    rng = np.random.default_rng(seed)
+    reports = build([_cell(rng, effect=0.20), _cell(rng, metric="throughput", effect=-0.20)])
+    hs = [
+        hypothesis("A1", metric="ttft_mean", direction=Direction.DECREASE),
+        hypothesis("A2", metric="throughput", direction=Direction.INCREASE),
+        hypothesis("C1", metric="ttft_mean", direction=Direction.EQUIVALENT),
+        hypothesis("C2", metric="ttft_mean", direction=Direction.NO_WORSE),
+        hypothesis("C3", metric="throughput", direction=Direction.NO_WORSE),
+    ]
+    v = _by_id(evaluate(hs, reports))
+    assert {k: x.status for k, x in v.items()} == {k: REFUTED for k in v}
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_too_noisy_cluster_is_inconclusive_whatever_the_effect(seed):
+    rng = np.random.default_rng(seed)
+    # a true 40% gain, but baseline CV 30%: the halt must fire, not a lucky confirm
+    _, e = arm_pair(rng, cv=0.30, effect=-0.40, n=5)
+    # baseline sample CV pinned near 28% (a spread of +-36% around 100), in a seeded random order
+    b = 100 * (1 + 0.30 * rng.permutation(np.linspace(-1.2, 1.2, 5))) * rng.lognormal(0, 0.01, 5)
+    reports = build([dict(workload="chat", rate=10, metric="ttft_mean", baseline=b, evolved=e)])
+    v = evaluate([hypothesis("A1"), hypothesis("C1", direction=Direction.NO_WORSE)], reports)
+    for x in v:
+        assert x.status is INCONCLUSIVE
+        assert any(f.startswith("cluster too noisy") for f in x.flags)
+        assert x.effects[0].cv_baseline > 0.15 and x.effects[0].p_value is None
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_shedding_masks_latency(seed):
+    """An admission policy that drops 5% of requests looks 20% faster; it must not be confirmed."""
+    rng = np.random.default_rng(seed)
+    reports = build([_cell(rng, effect=-0.20, total=1000, lost_baseline=2, lost_evolved=50)])
+    v = _by_id(evaluate([hypothesis("A1"), hypothesis("C1", direction=Direction.NO_WORSE)], reports))
+    for x in v.values():
+        assert x.status is INCONCLUSIVE
+        assert any(f.startswith("shedding may mask latency") for f in x.flags)
+    assert "shedding" in v["A1"].summary
+    # the same numbers without the shedding are confirmed: the guard is what changed the verdict
+    clean = build([_cell(np.random.default_rng(seed), effect=-0.20, total=1000, lost_baseline=2, lost_evolved=2)])
+    assert evaluate([hypothesis("A1")], clean)[0].status is CONFIRMED
+
+
+def test_small_but_significant_shedding_is_flagged():
+    rng = np.random.default_rng(3)
+    # 0.5 pp more lost requests: below the 1 pp tolerance, but 15 of 3000 vs 0 of 3000 is significant
+    reports = build([_cell(rng, effect=-0.2, n=3, total=1000, lost_baseline=0, lost_evolved=5)])
+    v = evaluate([hypothesis("A1")], reports)[0]
+    assert v.status is INCONCLUSIVE and any("shedding" in f for f in v.flags)
+    # the same gap that is not significant (1 in 3000) is not flagged
+    reports = build([_cell(np.random.default_rng(3), effect=-0.2, n=3, total=1000, lost_evolved=0)])
+    reports.requests.loc[reports.requests.index[-1], "failures"] = 1
+    v = evaluate([hypothesis("A1")], reports)[0]
+    assert v.status is CONFIRMED and not any("shedding" in f for f in v.flags)
+
+
+def test_shedding_does_not_block_a_throughput_claim_but_is_flagged():
+    rng = np.random.default_rng(4)
+    reports = build([_cell(rng, metric="throughput", effect=0.2, lost_evolved=50)])
+    v = evaluate([hypothesis("A1", metric="throughput", direction=Direction.INCREASE)], reports)[0]
+    assert v.status is CONFIRMED and any("shedding" in f for f in v.flags)
+
+
+def test_missing_request_counts_are_flagged_not_assumed():
+    rng = np.random.default_rng(5)
+    r = build([_cell(rng, effect=-0.2)])
+    reports = SynthReports(r.table, r.requests.iloc[0:0])
+    v = evaluate([hypothesis("A1")], reports)[0]
+    assert any("shedding guard not applied" in f for f in v.flags)
+
+
+# --------------------------------------------------------------------------
+# Error rates
+# --------------------------------------------------------------------------
+
+
+def test_null_experiments_false_confirm_rate_at_most_5_percent():
+    """Acceptance: 1,000 null experiments; a directional claim is (falsely) confirmed at most 5% of the time.
+
+    The raw Welch p-values are also checked for calibration (about 5% below 0.05), so the
+    test cannot pass merely because the rule never confirms anything.
+    """
+    rng = np.random.default_rng(2024)
+    configs = [(cv, n) for cv in (0.02, 0.05, 0.10) for n in (3, 5)]
+    h = [hypothesis("A1")]
+    confirmed = significant = tested = 0
+    runs = 1000
+    for i in range(runs):
+        cv, n = configs[i % len(configs)]
+        b, e = arm_pair(rng, cv=cv, effect=0.0, n=n)
+        v = evaluate(h, build([dict(workload="chat", rate=10, metric="ttft_mean", baseline=b, evolved=e)]))[0]
+        confirmed += v.status is CONFIRMED
+        p = v.effects[0].p_value  # None when the cell halted as too noisy (CV 10% at n = 3 sometimes does)
+        if p is not None:
+            tested += 1
+            significant += p < 0.05
+    assert confirmed / runs <= 0.05
+    assert tested > 900
+    assert 0.03 <= significant / tested <= 0.07, significant / tested
+
+
+def test_holm_controls_a_track_of_many_null_cells():
+    """Ten null cells in one track: without Holm ~40% of such experiments would confirm something."""
+    rng = np.random.default_rng(77)
+    hs = [hypothesis(f"A{i}", workloads=[f"w{i}"]) for i in range(10)]
+    any_confirmed = 0
+    for _ in range(100):
+        cells = [_cell(rng, workload=f"w{i}", cv=0.01, effect=0.0, n=3) for i in range(10)]
+        v = evaluate(hs, build(cells))
+        any_confirmed += any(x.status is CONFIRMED for x in v)
+        adjusted = [x.effects[0].p_adjusted for x in v]
+        raw = [x.effects[0].p_value for x in v]
+        assert all(a >= r for a, r in zip(adjusted, raw))
+    assert any_confirmed <= 10
+
+
+def test_holm_known_values():
+    assert np.allclose(holm([0.01, 0.04, 0.03]), [0.03, 0.06, 0.06])
+    assert np.allclose(holm([0.5, 0.001]), [0.5, 0.002])
+    assert holm([]).size == 0
+
+
+def test_holm_is_per_track():
+    rng = np.random.default_rng(8)
+    cells = [_cell(rng, workload="chat", effect=-0.2), _cell(rng, workload="code", effect=-0.2)]
+    reports = build(cells)
+    alone = evaluate([hypothesis("A1")], reports)[0].effects[0]
+    with_b = _by_id(evaluate([hypothesis("A1"), hypothesis("B1", workloads=["code"])], reports))
+    with_a = _by_id(evaluate([hypothesis("A1"), hypothesis("A2", workloads=["code"])], reports))
+    assert with_b["A1"].effects[0].p_adjusted == alone.p_adjusted  # another track does not cost power
+    # the same track does: the smaller of the two p-values is doubled (Holm's first step)
+    effects = [with_a["A1"].effects[0], with_a["A2"].effects[0]]
+    smallest = min(effects, key=lambda e: e.p_value)
+    assert smallest.p_adjusted == pytest.approx(2 * smallest.p_value)
+    assert max(e.p_adjusted for e in effects) == pytest.approx(max(e.p_value for e in effects))
+
+
+# --------------------------------------------------------------------------
+# Cells and aggregation
+# --------------------------------------------------------------------------
+
+
+def test_too_few_repetitions_say_why():
+    rng = np.random.default_rng(9)
+    b, e = arm_pair(rng, cv=0.03, effect=-0.3, n=1, n_evolved=4)
+    v = evaluate([hypothesis("A1")], build([dict(workload="chat", rate=10, metric="ttft_mean", baseline=b, evolved=e)]))[0]
+    assert v.status is INCONCLUSIVE
+    assert "only 1 baseline and 4 evolved" in v.summary
+    assert v.effects[0].n_baseline == 1 and v.effects[0].p_value is None
+
+
+def test_missing_workload_and_rate_are_inconclusive_not_dropped():
+    rng = np.random.default_rng(10)
+    reports = build([_cell(rng, effect=-0.2)])
+    v = _by_id(evaluate([hypothesis("A1", workloads=["chat", "code"]), hypothesis("A2", rates=[10, 20])], reports))
+    assert v["A1"].status is INCONCLUSIVE and "no reports for workload code" in v["A1"].summary
+    assert v["A2"].status is INCONCLUSIVE and "chat @ 20 req/s" in v["A2"].summary
+    assert [e.rate for e in v["A2"].effects] == [10.0]
+
+
+def test_all_cells_must_confirm_and_mixed_cells_are_parameter_dependent():
+    rng = np.random.default_rng(11)
+    reports = build(
+        [_cell(rng, rate=5, effect=-0.2), _cell(rng, rate=10, effect=0.0, cv=0.01), _cell(rng, rate=20, effect=0.25)]
+    )
+    v = _by_id(
+        evaluate(
+            [hypothesis("A1", rates=[5, 10]), hypothesis("A2", rates=[5, 20]), hypothesis("A3", rates=[10, 20]),
+             hypothesis("A4", rates=[5])],
+            reports,
+        )
+    )
+    assert v["A4"].status is CONFIRMED
+    assert v["A1"].status is INCONCLUSIVE  # one cell confirms, one is flat
+    assert v["A2"].status is INCONCLUSIVE and any("parameter-dependent" in f for f in v["A2"].flags)
+    assert v["A3"].status is REFUTED  # a contradicting cell and no confirming one
+    assert [e.rate for e in v["A2"].effects] == [5.0, 20.0]
+
+
+def test_empty_rates_means_every_rate_of_the_workload():
+    rng = np.random.default_rng(12)
+    reports = build([_cell(rng, rate=r, effect=-0.2) for r in (20, 5, 10)])
+    v = evaluate([hypothesis("A1")], reports)[0]
+    assert [e.rate for e in v.effects] == [5.0, 10.0, 20.0] and v.status is CONFIRMED
+
+
+def test_regression_in_one_cell_refutes_a_no_regression_claim():
+    rng = np.random.default_rng(13)
+    reports = build([_cell(rng, rate=5, effect=-0.1), _cell(rng, rate=10, effect=0.3)])
+    v = evaluate([hypothesis("C1", direction=Direction.NO_WORSE)], reports)[0]
+    assert v.status is REFUTED
+
+
+def test_significant_opposite_move_inside_the_noise_floor_is_not_a_refutation():
+    rng = np.random.default_rng(14)
+    reports = build([_cell(rng, effect=0.03, cv=0.003, n=6)])
+    v = evaluate([hypothesis("A1")], reports)[0]
+    assert v.effects[0].ci_low > 0 and v.effects[0].rel_change < v.effects[0].t_eff
+    assert v.status is INCONCLUSIVE and "noise floor" in v.summary
+
+
+def test_non_positive_values_are_inconclusive():
+    reports = build([dict(workload="chat", rate=10, metric="ttft_mean", baseline=[1.0, 0.0, 2.0], evolved=[1.0, 1.0, 1.0])])
+    v = evaluate([hypothesis("A1")], reports)[0]
+    assert v.status is INCONCLUSIVE and "positive" in v.summary
+
+
+# --------------------------------------------------------------------------
+# Guards and checks
+# --------------------------------------------------------------------------
+
+
+def test_mechanism_check_flags_uniform_gains():
+    rng = np.random.default_rng(15)
+    cells = [_cell(rng, workload=w, effect=-0.20, cv=0.01) for w in ("chat", "code", "rag")]
+    v = evaluate([hypothesis("A1")], build(cells), evolved_for="chat")[0]
+    assert v.status is CONFIRMED
+    assert any(f.startswith("gain may not come from the evolved mechanism") for f in v.flags)
+
+
+def test_mechanism_check_flags_when_evolved_for_is_not_top():
+    rng = np.random.default_rng(16)
+    cells = [_cell(rng, workload="chat", effect=-0.10, cv=0.01), _cell(rng, workload="code", effect=-0.30, cv=0.01)]
+    v = evaluate([hypothesis("A1"), hypothesis("C1", direction=Direction.NO_WORSE)], build(cells), evolved_for="chat")
+    flags = _by_id(v)["A1"].flags
+    assert any("chat is not the most improved" in f for f in flags)
+    assert not any("gain may not come" in f for f in flags)
+    assert not any("mechanism" in f for f in _by_id(v)["C1"].flags)  # Track A only
+
+
+def test_mechanism_check_is_silent_when_evolved_for_wins_clearly():
+    rng = np.random.default_rng(17)
+    cells = [_cell(rng, workload="chat", effect=-0.30, cv=0.01), _cell(rng, workload="code", effect=-0.05, cv=0.01)]
+    v = evaluate([hypothesis("A1")], build(cells), evolved_for="chat")[0]
+    assert not any("mechanism" in f for f in v.flags)
+
+
+def test_blis_magnitude_attenuation_and_amplification():
+    rng = np.random.default_rng(18)
+    reports = build([_cell(rng, effect=-0.20, cv=0.01)])
+    hs = [hypothesis("A1", blis_magnitude=-0.9), hypothesis("A2", blis_magnitude=-0.05), hypothesis("A3", blis_magnitude=-0.25),
+          hypothesis("A4", blis_magnitude=0.1)]
+    v = _by_id(evaluate(hs, reports))
+    assert any(f.startswith("attenuated") for f in v["A1"].flags)
+    assert any(f.startswith("amplified") for f in v["A2"].flags)
+    assert not any(f.startswith(("attenuated", "amplified")) for f in v["A3"].flags)
+    assert any(f.startswith("opposite to BLIS") for f in v["A4"].flags)
+    # the override map wins over the prediction's value
+    over = evaluate([hypothesis("A1", blis_magnitude=-0.9)], reports, blis_magnitudes={"A1": -0.2})[0]
+    assert not any(f.startswith("attenuated") for f in over.flags)
+
+
+def test_every_effect_is_filled_and_verdicts_round_trip_through_json():
+    rng = np.random.default_rng(19)
+    reports = build([_cell(rng, effect=-0.2), _cell(rng, workload="code", effect=0.0)])
+    hs = [hypothesis("A1", workloads=["chat", "code"]), hypothesis("C1", direction=Direction.EQUIVALENT, workloads=["code"])]
+    from bot.model import Verdict
+
+    for v in evaluate(hs, reports):
+        assert v.summary and v.hypothesis_id in v.summary
+        for e in v.effects:
+            assert e.test and e.p_value is not None and e.p_adjusted is not None and e.n_baseline == 5
+            assert e.ci_low <= e.rel_change <= e.ci_high or abs(e.rel_change) < 1e-9
+        assert Verdict.model_validate_json(v.model_dump_json()) == v
+
+
+def test_deterministic_and_independent_of_hypothesis_order():
+    rng = np.random.default_rng(20)
+    reports = build([_cell(rng, effect=-0.1, cv=0.05, n=3), _cell(rng, workload="code", effect=0.02, n=3)])
+    hs = [hypothesis("A1", workloads=["chat", "code"]), hypothesis("A2", workloads=["code"]), hypothesis("C1", direction=Direction.NO_WORSE)]
+    first = [v.model_dump_json() for v in evaluate(hs, reports, evolved_for="chat")]
+    again = [v.model_dump_json() for v in evaluate(hs, reports, evolved_for="chat")]
+    reversed_ = {v.hypothesis_id: v.model_dump_json() for v in evaluate(hs[::-1], reports, evolved_for="chat")}
+    assert first == again
+    assert first == [reversed_[h.id] for h in hs]
+
+
+def test_same_cell_same_interval_across_hypotheses():
+    rng = np.random.default_rng(21)
+    reports = build([_cell(rng, effect=-0.1, n=3)])
+    v = evaluate([hypothesis("A1"), hypothesis("B1")], reports)
+    assert (v[0].effects[0].ci_low, v[0].effects[0].ci_high) == (v[1].effects[0].ci_low, v[1].effects[0].ci_high)
+
+
+def test_hypothesis_without_prediction_is_reported_not_dropped():
+    h = hypothesis("B1").model_copy(update={"prediction": None})
+    v = evaluate([h], build([_cell(np.random.default_rng(0))]))[0]
+    assert v.status is INCONCLUSIVE and v.flags == ["not decided by benchmarks"] and v.effects == []
+
+
+def test_bad_inputs_raise_one_line_errors():
+    reports = build([_cell(np.random.default_rng(0))])
+    with pytest.raises(StatsError, match="unknown metric"):
+        evaluate([hypothesis("A1", metric="ttft_median")], reports)
+    with pytest.raises(StatsError, match="missing columns"):
+        evaluate([hypothesis("A1")], SynthReports(pd.DataFrame({"x": [1]}), pd.DataFrame()))
+    with pytest.raises(StatsError, match="duplicate ids"):
+        evaluate([hypothesis("A1"), hypothesis("A1")], reports)
+    with pytest.raises(StatsError, match="alpha"):
+        evaluate([hypothesis("A1")], reports, alpha=0.9)
+
+
+def test_blis_metric_names_are_accepted():
+    rng = np.random.default_rng(22)
+    v = evaluate([hypothesis("A1", metric="ttft_mean_ms")], build([_cell(rng, effect=-0.2)]))[0]
+    assert v.status is CONFIRMED and v.effects[0].metric == "ttft_mean"
+
+
+def test_unreported_failure_counts_are_flagged_not_assumed_zero():
+    """load_results keeps unreported counts as pd.NA (nullable Int64); the guard must say it could not run."""
+    rng = np.random.default_rng(23)
+    r = build([_cell(rng, effect=-0.2)])
+    req = r.requests.copy()
+    for col in ("total", "failures", "incomplete"):
+        req[col] = req[col].astype("Int64")
+    req.loc[req["treatment"] == "evolved", ["failures", "incomplete"]] = pd.NA
+    v = evaluate([hypothesis("A1")], SynthReports(r.table, req))[0]
+    assert any("shedding guard not applied" in f for f in v.flags)
+    # with counts reported as nullable integers the guard runs normally
+    req2 = r.requests.copy()
+    for col in ("total", "failures", "incomplete"):
+        req2[col] = req2[col].astype("Int64")
+    v2 = evaluate([hypothesis("A1")], SynthReports(r.table, req2))[0]
+    assert v2.status is CONFIRMED and not any("shedding" in f for f in v2.flags)
