@@ -436,7 +436,8 @@ class StageRecord(Strict):
     inputs_hash: str = Field(description="hash of everything the stage read; equal hash = nothing to redo")
     artifacts: list[Artifact] = Field(default_factory=list)
     commit: str | None = None
-    feedback: str | None = None
+    feedback: str | None = Field(default=None, description="a person's reason the stage ran with")
+    review: str | None = Field(default=None, description="review findings the author-fix rerun was given")
     summary: str = ""
     finished_at: datetime
 
@@ -479,7 +480,12 @@ class PipelineState(Strict):
     reviews: dict[int, list[ReviewRound]] = Field(default_factory=dict)
     unconverged: list[int] = Field(default_factory=list, description="gates whose review ran out of rounds")
     decisions: list[GateDecision] = Field(default_factory=list)
-    pending_feedback: dict[int, str] = Field(default_factory=dict, description="stage -> reason to rerun with")
+    pending_feedback: dict[int, str] = Field(
+        default_factory=dict, description="stage -> a person's reason (request changes); kept until the gate is decided again"
+    )
+    review_findings: dict[int, str] = Field(
+        default_factory=dict, description="stage -> blocking review findings for its author-fix rerun"
+    )
     audit: list[AuditEntry] = Field(default_factory=list)
 
     def artifact_index(self) -> list[Artifact]:

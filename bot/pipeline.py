@@ -62,7 +62,8 @@ class IllegalTransition(ValueError):
 @dataclass(frozen=True)
 class RunStage:
     stage: Stage
-    feedback: str | None  # a person's reason or the reviewer's findings, when this is a rerun
+    feedback: str | None  # a person's reason ("request changes"), for the whole review cycle
+    review: str | None = None  # the blocking findings an author-fix rerun must address
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,8 @@ def next_step(state: PipelineState) -> Step:
         assert state.open_gate is not None
         return AwaitDecision(state.open_gate)
     if state.next_stage is not None:
-        return RunStage(state.next_stage, state.pending_feedback.get(int(state.next_stage)))
+        n = int(state.next_stage)
+        return RunStage(state.next_stage, state.pending_feedback.get(n), state.review_findings.get(n))
     if state.open_gate is not None:
         return RunReview(state.open_gate, state.review_round + 1)
     raise IllegalTransition("corrupt state: nothing is due but the promotion is not finished")  # pragma: no cover
@@ -116,8 +118,8 @@ def describe(state: PipelineState) -> str:
             return f"waiting for a decision at gate {gate}{tag}"
         case RunReview(gate, rnd):
             return f"gate {gate} review round {rnd} is due"
-        case RunStage(stage, feedback):
-            again = " again, with feedback" if feedback else ""
+        case RunStage(stage, feedback, review):
+            again = " again, with the review's findings" if review else (" again, with feedback" if feedback else "")
             return f"stage {int(stage)} ({stage.title}) is due{again}"
     raise AssertionError(step)  # pragma: no cover
 
@@ -134,7 +136,7 @@ def stage_finished(state: PipelineState, record: StageRecord, *, changed: bool, 
         raise IllegalTransition(f"stage {int(record.stage)} finished, but {describe(state)}")
     s = state.model_copy(deep=True)
     s.stages[int(record.stage)] = record
-    s.pending_feedback.pop(int(record.stage), None)
+    s.review_findings.pop(int(record.stage), None)
     s = _log(s, now, "bot", f"stage {int(record.stage)} finished", record.summary)
 
     gate = GATE_AFTER.get(record.stage)
@@ -175,7 +177,7 @@ def review_finished(
     first = GATE_COVERS[review.gate][0]
     s.next_stage = first
     s.author_changed = False
-    s.pending_feedback[int(first)] = render_findings_feedback(review)
+    s.review_findings[int(first)] = render_findings_feedback(review)
     return s
 
 
@@ -208,6 +210,9 @@ def decide(
     s.status = Status.RUNNING
     s.open_gate = None
     s.review_round = 0
+    for stage in GATE_COVERS[gate]:
+        s.pending_feedback.pop(int(stage), None)
+        s.review_findings.pop(int(stage), None)
     if decision is Decision.APPROVE:
         s.next_stage = Stage(int(GATE_COVERS[gate][-1]) + 1)
     elif decision is Decision.REQUEST_CHANGES:

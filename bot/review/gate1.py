@@ -38,8 +38,7 @@ def review(ctx) -> list[Finding]:
     summary = TranslationSummary.model_validate_json(summary_text)
     report = ctx.read(report_path) or ""
     go_files = {p: ctx.read(p) or "" for p in ctx.list(summary.package_dir) if p.endswith(".go") and not p.endswith("_test.go")}
-    main_go = next(iter(sorted(go_files)), None)
-    code = go_files.get(main_go, "") if main_go else ""
+    main_go = _main_file(go_files)
 
     # The reviewer's own reading of the evolved program (not the author's summary).
     d = ctx.dictionary
@@ -61,11 +60,11 @@ def review(ctx) -> list[Finding]:
         if f"`{entry.name}`" not in report and entry.name not in report:
             findings.append(Finding(severity=Severity.IMPORTANT, check="G1.signals-mapped", file=report_path,
                                     message=f"the translation report does not explain how `{entry.name}` is mapped"))
-        if entry.freshness.gap and entry.llmd is not None and main_go:
-            line = _annotation_line(code, entry.name)
-            if line is None:
-                findings.append(Finding(severity=Severity.IMPORTANT, check="G1.freshness-annotation", file=main_go,
-                                        line=_first_line(code, entry.name),
+        if entry.freshness.gap and entry.llmd is not None and entry.scope != "method" and go_files:
+            if not any(_annotation_line(code, entry.name) for code in go_files.values()):
+                where, line = _first_use(go_files, entry.name, main_go)
+                findings.append(Finding(severity=Severity.IMPORTANT, check="G1.freshness-annotation", file=where,
+                                        line=line,
                                         message=f"`{entry.name}` has a Map B freshness gap ({entry.freshness.gap}) but no annotation",
                                         fix="add a comment on the adapter line: BLIS assumes ...; llm-d ... — verify via Track B"))
     for gap in d.touched_gaps(analysis.kind, read):
@@ -75,7 +74,7 @@ def review(ctx) -> list[Finding]:
         if gap not in summary.touched_gaps:
             findings.append(Finding(severity=Severity.IMPORTANT, check="G1.map-c-gap-flagged", file=ctx.paths.translation_json,
                                     message=f"Map C gap `{gap}` is missing from touched_gaps (stage 3 would skip its Track B hypothesis)"))
-    findings += _conventions(ctx, summary, main_go, code)
+    findings += _conventions(ctx, summary, main_go, go_files)
     # Hazards in the evolved code, as the reviewer reads them.
     findings += [f for f in analysis.findings]
     # Compile, vet and test everything the translation would commit, tests included.
@@ -91,8 +90,17 @@ def review(ctx) -> list[Finding]:
     return _dedupe(findings)
 
 
-def _conventions(ctx, summary: TranslationSummary, main_go: str | None, code: str) -> list[Finding]:
+def _main_file(go_files: dict[str, str]) -> str | None:
+    """The file that holds the plugin's plumbing (the Factory), where convention findings belong."""
+    for path, code in sorted(go_files.items()):
+        if re.search(r"^func \w*Factory\(", code, re.M):
+            return path
+    return next(iter(sorted(go_files)), None)
+
+
+def _conventions(ctx, summary: TranslationSummary, main_go: str | None, go_files: dict[str, str]) -> list[Finding]:
     out: list[Finding] = []
+    code = "\n".join(go_files[p] for p in sorted(go_files))
 
     def need(pattern: str, what: str, fix: str, sev: Severity = Severity.CRITICAL) -> None:
         if not re.search(pattern, code, re.M):
@@ -102,9 +110,9 @@ def _conventions(ctx, summary: TranslationSummary, main_go: str | None, code: st
         return [Finding(severity=Severity.CRITICAL, check="G1.plugin-conventions", file=summary.package_dir,
                         message="no Go source in the plugin package")]
     need(rf'Type\s*=\s*"{re.escape(summary.plugin_type)}"', f"the Type constant \"{summary.plugin_type}\"", "declare const XxxType = \"<kebab-name>\"")
-    need(r"func \w*Factory\(\s*name string,\s*\w+ \*json\.Decoder,\s*\w+ plugin\.Handle\)", "a Factory(name string, *json.Decoder, plugin.Handle)", "use the v0.10.0 factory signature")
-    need(r"var _ (scheduling\.Scorer|requestcontrol\.Admitter) = ", "the compile-time interface assertion", "add var _ scheduling.Scorer = &X{}")
-    need(r"\) TypedName\(\) plugin\.TypedName", "TypedName()", "implement TypedName() plugin.TypedName")
+    need(r"func \w*Factory\(\s*name string,\s*\w+ \*json\.Decoder,\s*\w+ \w+\.Handle\)", "a Factory(name string, *json.Decoder, plugin.Handle)", "use the v0.10.0 factory signature")
+    need(r"var _ \w+\.(Scorer|Admitter) = ", "the compile-time interface assertion", "add var _ scheduling.Scorer = &X{}")
+    need(r"\) TypedName\(\) \w+\.TypedName", "TypedName()", "implement TypedName() plugin.TypedName")
     need(r"\) WithName\(", "WithName()", "implement WithName(name string)")
     if not re.search(r"\b(DisallowUnknownFields|Decode)\b", code):
         out.append(Finding(severity=Severity.IMPORTANT, check="G1.plugin-conventions", file=main_go,
@@ -139,11 +147,12 @@ def _annotation_line(code: str, signal: str) -> int | None:
     return None
 
 
-def _first_line(code: str, signal: str) -> int | None:
-    for i, line in enumerate(code.splitlines(), 1):
-        if signal in line:
-            return i
-    return None
+def _first_use(go_files: dict[str, str], signal: str, default: str | None) -> tuple[str | None, int | None]:
+    for path, code in sorted(go_files.items()):
+        for i, line in enumerate(code.splitlines(), 1):
+            if signal in line:
+                return path, i
+    return default, None
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:

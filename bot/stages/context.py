@@ -30,7 +30,8 @@ class StageContext:
     request: PromotionRequest
     forge: "Forge"
     state: PipelineState
-    feedback: str | None = None
+    feedback: str | None = None  # a person's reason (request changes), recorded in the artifacts
+    review: str | None = None  # blocking review findings, for an author that can act on them
     results_dir: Path | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -48,7 +48,7 @@ def run(ctx: StageContext) -> StageOutput:
     files.update(render_experiment(plan, ctx.request, BASELINE_EPP_CONFIG, evolved_cfg))
     ratio = plan.cost.gpu_minutes / plan.naive_cost.gpu_minutes if plan.naive_cost.gpu_minutes else 1.0
     summary = (
-        f"unit tests for {summary_t.plugin_type} and a benchmark plan: {plan.repetitions} repetitions, "
+        f"unit tests for {summary_t.plugin_type} and a benchmark plan: up to {plan.repetitions} repetitions per cell, "
         f"{plan.cost.runs} runs, {plan.cost.gpu_minutes:.0f} GPU-minutes ({ratio:.0%} of the naive plan)"
     )
     if ctx.feedback:

@@ -127,8 +127,8 @@ class Runner:
                         continue
                     self._post_status(state)
                     return Outcome(state, gate)
-                case pipeline.RunStage(stage, feedback):
-                    state = self._run_stage(state, stage, feedback)
+                case pipeline.RunStage(stage, feedback, review):
+                    state = self._run_stage(state, stage, feedback, review)
                     self.save_state(state)
                     self._post_status(state)
                 case pipeline.RunReview(gate, rnd):
@@ -148,29 +148,31 @@ class Runner:
         return state
 
     # --------------------------------------------------------------- stages
-    def context(self, state: PipelineState, feedback: str | None = None) -> StageContext:
-        return StageContext(self.request, self.forge, state, feedback=feedback, results_dir=self.results_dir)
+    def context(self, state: PipelineState, feedback: str | None = None, review: str | None = None) -> StageContext:
+        return StageContext(self.request, self.forge, state, feedback=feedback, review=review, results_dir=self.results_dir)
 
-    def inputs_hash(self, state: PipelineState, stage: Stage, feedback: str | None) -> str:
+    def inputs_hash(self, state: PipelineState, stage: Stage, feedback: str | None, review: str | None = None) -> str:
         earlier = [a.model_dump(mode="json") for a in state.artifact_index() if a.stage < stage]
         parts = {
             "request": self.request.fingerprint(),
             "stage": int(stage),
             "feedback": feedback or "",
+            "review": review or "",
             "earlier": earlier,
             "results": _dir_hash(self.results_dir) if stage == Stage.RUN_VALIDATE else "",
         }
         return sha256_text(json.dumps(parts, sort_keys=True))
 
-    def _run_stage(self, state: PipelineState, stage: Stage, feedback: str | None) -> PipelineState:
-        self.log(f"stage {int(stage)}: {stage.title}" + (" (with feedback)" if feedback else ""))
+    def _run_stage(self, state: PipelineState, stage: Stage, feedback: str | None, review: str | None) -> PipelineState:
+        why = " (author fix for the review's findings)" if review else (" (with feedback)" if feedback else "")
+        self.log(f"stage {int(stage)}: {stage.title}{why}")
         module = importlib.import_module(STAGE_MODULES[stage])
-        output = module.run(self.context(state, feedback))
+        output = module.run(self.context(state, feedback, review))
         files = output.encoded()
         previous = state.stages.get(int(stage))
         stale = tuple(a.path for a in previous.artifacts if a.path not in files) if previous else ()
-        inputs = self.inputs_hash(state, stage, feedback)
-        message = _commit_message(stage, output.summary, feedback, inputs)
+        inputs = self.inputs_hash(state, stage, feedback, review)
+        message = _commit_message(stage, output.summary, feedback, review, inputs)
         commit = self.forge.commit_files(self.request.branch, files, message=message, remove=stale)
         if commit is None:  # identical content: a resumed or no-op rerun
             commit = self.forge.find_commit(self.request.branch, f"Promotion-Stage: {int(stage)}")
@@ -184,6 +186,7 @@ class Runner:
             artifacts=artifacts,
             commit=commit,
             feedback=feedback,
+            review=review,
             summary=output.summary,
             finished_at=self.clock(),
         )
@@ -208,13 +211,15 @@ class Runner:
         self.forge.upsert_comment(STATUS_MARKER, body)
 
 
-def _commit_message(stage: Stage, summary: str, feedback: str | None, inputs: str) -> str:
+def _commit_message(stage: Stage, summary: str, feedback: str | None, review: str | None, inputs: str) -> str:
     title = f"stage {int(stage)}: {stage.title}"
     first = summary.splitlines()[0] if summary else ""
     subject = f"{title}: {first}" if first else title
     body = []
     if feedback:
         body.append("Rerun with feedback:\n" + "\n".join(f"  {line}" for line in feedback.splitlines()))
+    if review:
+        body.append("Author fix for:\n" + "\n".join(f"  {line}" for line in review.splitlines()))
     body.append(f"Promotion-Stage: {int(stage)}\nPromotion-Inputs: {inputs}")
     return subject[:120] + "\n\n" + "\n\n".join(body) + "\n"
 

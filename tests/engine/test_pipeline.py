@@ -19,7 +19,8 @@ def fresh():
 def finish(state, *, changed=True):
     step = p.next_step(state)
     assert isinstance(step, p.RunStage), step
-    rec = StageRecord(stage=step.stage, inputs_hash=f"h{int(step.stage)}", finished_at=NOW, feedback=step.feedback)
+    rec = StageRecord(stage=step.stage, inputs_hash=f"h{int(step.stage)}", finished_at=NOW, feedback=step.feedback,
+                      review=step.review)
     return p.stage_finished(state, rec, changed=changed, now=NOW)
 
 
@@ -73,7 +74,7 @@ def test_blocking_review_goes_back_to_author_with_findings_then_converges():
     state = review(state, BLOCKER)
     step = p.next_step(state)
     assert isinstance(step, p.RunStage) and step.stage == Stage.TRANSLATE
-    assert "G1.x" in step.feedback and "a.go:3" in step.feedback
+    assert "G1.x" in step.review and "a.go:3" in step.review and step.feedback is None
     state = finish(state, changed=True)
     assert p.next_step(state) == p.RunReview(1, 2)
     state = review(state)
@@ -117,7 +118,7 @@ def test_gate3_author_fix_reruns_stage_4_and_5():
 def test_request_changes_reruns_the_gates_first_stage_with_reason(gate, stage):
     state = to_gate(fresh(), gate)
     state = p.decide(state, gate, Decision.REQUEST_CHANGES, actor="bob", now=NOW, reason="use weight 3")
-    assert p.next_step(state) == p.RunStage(stage, "use weight 3")
+    assert p.next_step(state) == p.RunStage(stage, "use weight 3", None)
     assert state.decisions[-1].reason == "use weight 3" and state.decisions[-1].actor == "bob"
     state = finish(state)
     assert state.stages[int(stage)].feedback == "use weight 3"
@@ -202,3 +203,17 @@ def test_every_move_is_audited_and_the_state_round_trips_as_json():
     assert events[0] == "started" and "gate 1 request-changes" in events
     again = type(state).model_validate_json(state.model_dump_json())
     assert again == state
+
+
+def test_a_persons_reason_survives_the_author_fix_loop_and_clears_on_decision():
+    state = to_gate(fresh(), 1)
+    state = p.decide(state, 1, Decision.REQUEST_CHANGES, actor="bob", now=NOW, reason="rename the params")
+    state = finish(state)  # S2 with the reason
+    state = review(state, BLOCKER)
+    step = p.next_step(state)
+    assert step.feedback == "rename the params" and "G1.x" in step.review
+    state = finish(state, changed=False)
+    assert p.next_step(state) == p.AwaitDecision(1)
+    state = p.decide(state, 1, Decision.APPROVE, actor="bob", now=NOW)
+    assert state.pending_feedback == {} and state.review_findings == {}
+    assert p.next_step(state) == p.RunStage(Stage.HYPOTHESIZE, None, None)
