@@ -141,8 +141,13 @@ def _conventions(ctx, summary: TranslationSummary, main_go: str | None, go_files
 
 
 def _annotation_line(code: str, signal: str) -> int | None:
+    """The adapter line that sets ``signal`` and says, in its comment, how BLIS's freshness differs."""
+    assign = re.compile(rf"\b{re.escape(signal)}\s*(=|:)[^=]")
     for i, line in enumerate(code.splitlines(), 1):
-        if signal in line and "//" in line and re.search(r"BLIS|fresh|Track B", line.split("//", 1)[1]):
+        if "//" not in line:
+            continue
+        stmt, comment = line.split("//", 1)
+        if assign.search(stmt) and re.search(r"BLIS assumes|fresh|Track B", comment):
             return i
     return None
 

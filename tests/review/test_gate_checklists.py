@@ -39,8 +39,10 @@ def checks(findings, blocking=True):
     return {f.check for f in findings if (f.severity is not Severity.SUGGESTION or not blocking)}
 
 
-def plugin_go(ctx) -> str:
-    return next(p for p in ctx.list("pkg/epp/framework/plugins") if p.endswith(".go") and not p.endswith("_test.go"))
+def package_file(ctx, containing: str) -> str:
+    """The generated plugin file (not the mirror's built-ins) whose text contains ``containing``."""
+    package_dir = ctx.read_json(ctx.paths.translation_json)["package_dir"]
+    return next(p for p in ctx.list(package_dir) if p.endswith(".go") and containing in (ctx.read(p) or ""))
 
 
 @pytest.mark.parametrize("gate", [1, 2, 3])
@@ -53,15 +55,15 @@ def test_clean_branch_has_no_checklist_defects(branch, gate):
 
 def test_gate1_missing_freshness_annotation(branch):
     ctx, edit, _ = branch
-    path = plugin_go(ctx)
-    edit(path, lambda t: "\n".join(l.split("//")[0].rstrip() if "InFlightRequests" in l and "//" in l else l for l in t.splitlines()) + "\n")
+    path = package_file(ctx, "InFlightRequests = ")
+    edit(path, lambda t: "\n".join(l.split("//")[0].rstrip() if "InFlightRequests = " in l else l for l in t.splitlines()) + "\n")
     found = [f for f in review_gate(1, ctx) if f.check == "G1.freshness-annotation"]
     assert found and found[0].file == path and found[0].severity is Severity.IMPORTANT
 
 
 def test_gate1_broken_conventions_and_compile_error(branch):
     ctx, edit, _ = branch
-    path = plugin_go(ctx)
+    path = package_file(ctx, "var _ scheduling.Scorer")
     edit(path, lambda t: re.sub(r"var _ scheduling\.Scorer = [^\n]+\n", "", t).replace("return ", "return undefinedThing + ", 1))
     found = review_gate(1, ctx)
     assert "G1.plugin-conventions" in checks(found)
@@ -107,6 +109,7 @@ def test_gate3_verdict_edited_by_hand_is_inconsistent(branch):
 
 def test_gate3_failing_unit_test(branch):
     ctx, edit, _ = branch
-    test = next(p for p in ctx.list("pkg/epp/framework/plugins") if p.endswith("_test.go"))
+    package_dir = ctx.read_json(ctx.paths.translation_json)["package_dir"]
+    test = next(p for p in ctx.list(package_dir) if p.endswith("_test.go"))
     edit(test, lambda t: t + '\nfunc TestPlantedFailure(t *testing.T) { t.Fatal("planted") }\n')
     assert "G3.tests-pass" in checks(review_gate(3, ctx))
