@@ -11,6 +11,9 @@ Usage:
 
 Without --hypotheses the hypotheses are generated the way stages 2–3 do it
 (translate the evolved program, then generate Track A/B/C from its summary).
+Repetitions are sized per (workload, rate) cell from the hypotheses it serves
+(``bot.bench.plan.size_cells``); the script lists them, and --notes prints the
+plan's notes (claims short of power, what the GPU budget gave up).
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gpus-per-stack", type=int, default=DEFAULT_GPUS_PER_STACK)
     ap.add_argument("--standup-minutes", type=float, default=DEFAULT_STANDUP_MINUTES)
     ap.add_argument("--run-overhead-minutes", type=float, default=DEFAULT_RUN_OVERHEAD_MINUTES)
+    ap.add_argument("--notes", action="store_true", help="print the plan's notes (power shortfalls, budget)")
     args = ap.parse_args(argv)
 
     try:
@@ -86,9 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"request: {args.request.relative_to(ROOT) if args.request.is_relative_to(ROOT) else args.request}")
     print(
         f"hypotheses: {len(hypotheses)} ({benchmarked} with a benchmark prediction); "
-        f"cells: {len(plan.cells)}; repetitions per arm: {plan.repetitions} "
+        f"cells: {len(plan.cells)}; repetitions per arm: up to {plan.repetitions}, sized per cell "
         f"(CV {plan.cv:.1%}, {plan.cv_source}; T_eff {plan.t_eff:.1%})"
     )
+    for cr in plan.cell_repetitions:
+        print(f"  {cr.cell.label():<24}{cr.repetitions:>4} reps  sized by {', '.join(cr.sized_by) or '-'}")
     print(
         f"assumptions: {plan.parameters.gpus_per_stack} GPUs/stack, {plan.parameters.standup_minutes:g} min per stand-up, "
         f"{plan.parameters.run_overhead_minutes:g} min overhead per run, naive {plan.parameters.naive_repetitions} reps"
@@ -100,6 +106,15 @@ def main(argv: list[str] | None = None) -> int:
     print()
     ok = plan.ratio <= 0.5
     print(f"GPU-minutes ratio plan/naive = {plan.ratio:.3f} ({'OK' if ok else 'FAIL'}: acceptance is <= 0.5)")
+    if args.notes:
+        print()
+        for note in plan.notes:
+            print(f"- {note}")
+    else:
+        given_up = sorted({c.hypothesis for c in plan.claims if not c.sized})
+        if given_up:
+            print(f"budget: claims that cannot reach their power target stopped sizing cells: {', '.join(given_up)} "
+                  "(--notes for details)")
     print(f"make_plan took {elapsed * 1000:.0f} ms")
     return 0 if ok else 1
 

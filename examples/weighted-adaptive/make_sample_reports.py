@@ -15,6 +15,14 @@ Run from the repository root:
 The output is deterministic: fixed seed, fixed timestamps, fixed iteration
 order, values rounded to 6 significant digits. Workloads and rates come from
 promotion.yaml beside this script; each needs an entry in PROFILES below.
+
+Repetitions per (workload, rate) cell come from the bot's own benchmark plan
+(``bot.bench.plan.make_plan`` over the hypotheses stage 3 generates for the
+request), so the sample results have exactly the runs the plan asks for: cells
+that serve equivalence / no-worse claims get more repetitions than cells that
+only serve directional claims. The hypotheses need stage 2's TranslationSummary;
+when ``bot.golang.translate`` is not importable, a fixed summary is used (the
+signals the evolved block reads that tests/bench uses too) and the script says so.
 """
 
 from __future__ import annotations
@@ -31,9 +39,12 @@ import numpy as np
 import yaml
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
 SEED = 20261121
 TREATMENTS = ("baseline", "evolved")
-REPETITIONS = 5
+#: Summary used when the translator is not importable (same as tests/bench/test_bench_plan.py).
+FALLBACK_SIGNALS = ["InFlightRequests", "KVUtilization", "CacheHitRate"]
+FALLBACK_FRESHNESS_GAPS = FALLBACK_SIGNALS[:2]
 REPORT_NAME = "benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml"
 START = datetime(2026, 3, 23, 9, 0, 0, tzinfo=timezone.utc)  # fixed: no wall-clock time in artifacts
 MODEL = "meta-llama/Llama-3.1-8B-Instruct"
@@ -215,12 +226,41 @@ def load_block(workload: dict, prof: dict, rate: float) -> dict:
             "standardized": standardized, "native": {"config": native}}
 
 
-def group_noise(rng: np.random.Generator) -> list[tuple[float, np.ndarray, float]]:
+def group_noise(rng: np.random.Generator, repetitions: int) -> list[tuple[float, np.ndarray, float]]:
     """(run factor, 8 per-metric z-scores, throughput noise) for each repetition, standardised per column."""
-    raw = rng.normal(0, 1, size=(REPETITIONS, 10))
+    raw = rng.normal(0, 1, size=(repetitions, 10))
     std = (raw - raw.mean(axis=0)) / raw.std(axis=0, ddof=1)
     run, z, thr = RUN_SD * std[:, 0], std[:, 1:9], THROUGHPUT_SD * std[:, 9]
-    return [(float(run[i]), z[i], float(thr[i])) for i in range(REPETITIONS)]
+    return [(float(run[i]), z[i], float(thr[i])) for i in range(repetitions)]
+
+
+def planned_repetitions(request_path: Path) -> tuple[dict[tuple[str, float], int], str]:
+    """(workload, rate) -> repetitions per treatment from the bot's plan, and where the hypotheses came from."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from bot.bench.plan import make_plan
+    from bot.dictionary import load_dictionary
+    from bot.hypotheses import generate_hypotheses
+    from bot.model import PromotionRequest, TranslationSummary
+
+    request = PromotionRequest.load(request_path)
+    d = load_dictionary()
+    try:
+        from bot.golang.analyze import analyze
+        from bot.golang.source import load_evolved_source
+        from bot.golang.translate import translate
+    except ImportError:
+        summary = TranslationSummary(
+            kind=request.kind, plugin_type=request.plugin_type, package_dir="pkg", signals=FALLBACK_SIGNALS,
+            freshness_gaps=FALLBACK_FRESHNESS_GAPS, touched_gaps=d.touched_gaps(request.kind, FALLBACK_SIGNALS),
+        )
+        source = f"fixed summary (bot.golang.translate not importable): signals {', '.join(FALLBACK_SIGNALS)}"
+    else:
+        src = load_evolved_source(request.source_path)
+        summary = translate(src, analyze(src, d, request.kind), d, plugin_type=request.plugin_type).summary
+        source = "stage 2 translation summary"
+    plan = make_plan(request, generate_hypotheses(request, summary, d))
+    return {(c.workload, c.rate): n for c, n in plan.repetitions_by_cell.items()}, source
 
 
 def report(request: dict, workload: dict, rate: float, rate_idx: int, treatment: str, rep: int,
@@ -337,6 +377,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print("note: no v0.2 JSON schema found; pass --schema to validate the reports", file=sys.stderr)
 
+    reps_by_cell, source = planned_repetitions(Path(args.request))
+    print(f"repetitions per cell from the benchmark plan (hypotheses from the {source})", file=sys.stderr)
+
     out = Path(args.out)
     if out.exists():
         shutil.rmtree(out)
@@ -344,9 +387,13 @@ def main(argv: list[str] | None = None) -> int:
     index = count = 0
     for workload in request["workloads"]:
         for rate_idx, rate in enumerate(sorted(float(r) for r in workload["rates"])):
+            repetitions = reps_by_cell.get((workload["name"], rate))
+            if repetitions is None:
+                print(f"note: {workload['name']}@{rate:g} is in no planned cell; skipped", file=sys.stderr)
+                continue
             for treatment in TREATMENTS:
-                noises = group_noise(rng)
-                for rep in range(1, REPETITIONS + 1):
+                noises = group_noise(rng, repetitions)
+                for rep in range(1, repetitions + 1):
                     doc = report(request, workload, rate, rate_idx, treatment, rep, index, noises[rep - 1], rng)
                     index += 1
                     text = dump(doc)

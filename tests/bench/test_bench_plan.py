@@ -11,6 +11,7 @@ from bot.bench.plan import (
     BASELINE_CONFIG_FILE,
     DEFAULT_CV,
     EVOLVED_CONFIG_FILE,
+    MAX_REPETITIONS,
     Cell,
     EvaluationSpecError,
     PlanError,
@@ -33,7 +34,7 @@ from bot.model import (
     RequestError,
     Track,
 )
-from bot.stats.power import noise_floor, power_at
+from bot.stats.power import noise_floor, power_at, power_margin, repetitions_for_margin
 
 EPP_BASELINE = """apiVersion: inference.networking.x-k8s.io/v1alpha1
 kind: EndpointPickerConfig
@@ -132,7 +133,7 @@ def test_one_shared_baseline_per_cell():
     req = _request()
     one = make_plan(req, [_h("A1", ["load-spikes"], "e2e_p95", rates=[30])])
     two = make_plan(req, [_h("A1", ["load-spikes"], "e2e_p95", rates=[30]),
-                          _h("B1", ["load-spikes"], "ttft_mean", "no-worse", rates=[30])])
+                          _h("A2", ["load-spikes"], "ttft_mean", rates=[30])])
     assert two.cells == one.cells == [Cell(workload="load-spikes", rate=30.0)]
     assert two.repetitions == one.repetitions
     assert two.cost == one.cost  # the second hypothesis reads the same runs
@@ -244,8 +245,124 @@ def test_noisy_cluster_is_flagged():
 
 
 # --------------------------------------------------------------------------
+# Per-cell repetitions
+# --------------------------------------------------------------------------
+
+
+def _claim(plan, hid, label):
+    return next(c for c in plan.claims if c.hypothesis == hid and c.cell.label() == label)
+
+
+def test_an_equivalence_cell_gets_more_repetitions_than_a_directional_cell():
+    req = _request()
+    hs = [_h("A1", ["load-spikes"], "e2e_p95", rates=[30]), _h("C1", ["sanity-random"], "ttft_mean", "equivalent", rates=[10])]
+    plan = make_plan(req, hs, max_ratio=None)
+    reps = {c.label(): n for c, n in plan.repetitions_by_cell.items()}
+    assert reps["load-spikes@30"] == plan_repetitions(DEFAULT_CV, [Direction.DECREASE], alpha=0.05, power=0.8)
+    # Track C holds one (hypothesis, cell) pair: Holm's first step is alpha / 1.
+    assert reps["sanity-random@10"] == repetitions_for_margin(DEFAULT_CV, 0.05, alpha=0.05, kind="equivalent")
+    assert reps["sanity-random@10"] > reps["load-spikes@30"]
+    assert plan.repetitions == max(reps.values())
+    assert power_margin(DEFAULT_CV, 0.05, reps["sanity-random@10"], 0.05) >= 0.8
+    assert [c.sized_by for c in plan.cell_repetitions] == [["A1"], ["C1"]]
+
+
+def test_a_shared_cell_gets_the_largest_need():
+    req = _request()
+    directional = _h("A1", ["sanity-random"], "e2e_p95", rates=[10])
+    equivalent = _h("C1", ["sanity-random"], "ttft_mean", "equivalent", rates=[10])
+    both = make_plan(req, [directional, equivalent], max_ratio=None)
+    alone = [make_plan(req, [h], max_ratio=None).repetitions for h in (directional, equivalent)]
+    assert both.cells == [Cell(workload="sanity-random", rate=10.0)]
+    assert both.repetitions == max(alone) == alone[1] > alone[0]
+    assert _claim(both, "A1", "sanity-random@10").need == alone[0]
+    assert _claim(both, "C1", "sanity-random@10").need == alone[1]
+
+
+def test_margin_claims_are_sized_at_holms_first_step():
+    req = _request()
+    hs = [_h(f"C{i}", ["sanity-random"], m, "no-worse", rates=[10]) for i, m in enumerate(("ttft_mean", "e2e_p95"), 1)]
+    hs.append(_h("C3", ["optimized-baseline"], "ttft_mean", "equivalent", rates=[10]))
+    plan = make_plan(req, hs, prior_cv=0.03, max_ratio=None)
+    for cl in plan.claims:
+        assert cl.alpha == pytest.approx(0.05 / 3)
+    c1 = _claim(plan, "C1", "sanity-random@10")
+    assert c1.need == repetitions_for_margin(0.03, 0.05, alpha=0.05 / 3, kind="no-worse")
+    assert c1.need > repetitions_for_margin(0.03, 0.05, alpha=0.05, kind="no-worse")
+
+
+def test_no_worse_is_easy_where_a_directional_claim_predicts_an_improvement():
+    req = _request()
+    guard = _h("B1", ["load-spikes"], "e2e_p95", "no-worse", rates=[30])
+    alone = make_plan(req, [guard], max_ratio=None)
+    with_claim = make_plan(req, [_h("A1", ["load-spikes"], "e2e_p95", rates=[30]), guard], max_ratio=None)
+    assert _claim(alone, "B1", "load-spikes@30").true_effect == 0.0
+    eased = _claim(with_claim, "B1", "load-spikes@30")
+    assert eased.true_effect == pytest.approx(-noise_floor(DEFAULT_CV))
+    assert eased.need < _claim(alone, "B1", "load-spikes@30").need
+    # A directional claim on another metric, or one predicting a regression, does not ease it.
+    other = make_plan(req, [_h("A1", ["load-spikes"], "ttft_mean", rates=[30]), guard], max_ratio=None)
+    worse = make_plan(req, [_h("A1", ["load-spikes"], "e2e_p95", "increase", rates=[30]), guard], max_ratio=None)
+    assert _claim(other, "B1", "load-spikes@30").true_effect == 0.0
+    assert _claim(worse, "B1", "load-spikes@30").true_effect == 0.0
+    # Higher-is-better: an increase is the improvement, and the bad side is a decrease.
+    thr = make_plan(req, [_h("A1", ["load-spikes"], "throughput", "increase", rates=[30]),
+                          _h("B1", ["load-spikes"], "throughput", "no-worse", rates=[30])], max_ratio=None)
+    t_eff = noise_floor(DEFAULT_CV)
+    assert _claim(thr, "B1", "load-spikes@30").true_effect == pytest.approx(1 / (1 + t_eff) - 1)
+
+
+def test_unreachable_power_is_capped_and_said():
+    req = _request()
+    plan = make_plan(req, [_h("C1", ["sanity-random"], "ttft_mean", "equivalent", rates=[10])], prior_cv=0.12,
+                     max_ratio=None)
+    cl = _claim(plan, "C1", "sanity-random@10")
+    assert plan.repetitions == cl.need == MAX_REPETITIONS and not cl.reachable
+    assert cl.power == pytest.approx(power_margin(0.12, 0.05, MAX_REPETITIONS, 0.05), abs=1e-4) and cl.power < 0.8
+    assert any(n.startswith(f"C1 (equivalent, alpha 0.05) needs more than {MAX_REPETITIONS}") for n in plan.notes)
+
+
+def test_the_budget_gives_up_only_unreachable_claims_track_c_last():
+    req = _request()
+    hs = _example_hypotheses()
+    full = make_plan(req, hs, max_ratio=None)
+    plan = make_plan(req, hs)
+    assert plan.ratio <= 0.5 < full.ratio
+    given_up = [cl for cl in plan.claims if not cl.sized]
+    assert given_up and all(not cl.reachable and cl.kind != "directional" for cl in given_up)
+    assert {cl.track for cl in given_up} == {"B"}  # dropping B's unreachable claims was enough
+    assert any("exceed the GPU budget" in n and "B3" in n for n in plan.notes)
+    reps = plan.repetitions_by_cell
+    for c in plan.cells:  # every cell: the largest need of the claims still sizing it (or the directional floor)
+        needs = [cl.need for cl in plan.claims if cl.cell == c and cl.sized]
+        assert reps[c] >= max(needs, default=2)
+        assert reps[c] == max(needs) or not any(cl.cell == c and cl.kind == "directional" for cl in plan.claims)
+    # Track C cells keep their (capped) sizing.
+    assert reps[Cell(workload="optimized-baseline", rate=10.0)] == full.repetitions_by_cell[
+        Cell(workload="optimized-baseline", rate=10.0)]
+    with pytest.raises(PlanError, match="max_ratio"):
+        make_plan(req, hs, max_ratio=0)
+
+
+# --------------------------------------------------------------------------
 # Cost
 # --------------------------------------------------------------------------
+
+
+def test_cost_sums_per_cell():
+    req = _request()
+    hs = [_h("A1", ["load-spikes"], "e2e_p95"), _h("C1", ["sanity-random"], "ttft_mean", "equivalent", rates=[10])]
+    plan = make_plan(req, hs, gpus_per_stack=8, standup_minutes=40, run_overhead_minutes=2, max_ratio=None)
+    reps = plan.repetitions_by_cell
+    ls30, ls45, sr = Cell(workload="load-spikes", rate=30.0), Cell(workload="load-spikes", rate=45.0), Cell(
+        workload="sanity-random", rate=10.0)
+    assert reps[ls30] == reps[ls45] < reps[sr]
+    runs = 2 * (reps[ls30] + reps[ls45] + reps[sr])
+    run_minutes = 2 * ((2 + 2) * (reps[ls30] + reps[ls45]) + (1 + 2) * reps[sr])  # 120 s and 60 s loads
+    assert plan.cost.runs == runs
+    assert plan.cost.gpu_minutes == pytest.approx(2 * 40 * 8 + run_minutes * 8)
+    assert plan.cost.gpu_minutes < make_plan(req, hs, gpus_per_stack=8, standup_minutes=40, run_overhead_minutes=2,
+                                             repetitions=plan.repetitions).cost.gpu_minutes
 
 
 def test_cost_formula():
@@ -288,6 +405,10 @@ def test_cost_ratio_on_the_bundled_example():
     plan = make_plan(req, hs)
     assert plan.ratio <= 0.5
     assert plan.cost.standups == 2
+    reps = {c.label(): n for c, n in plan.repetitions_by_cell.items()}
+    # The Track C scenarios (equivalence / no-worse only) get more runs than the directional-only cells.
+    assert min(reps["optimized-baseline@10"], reps["sanity-random@10"]) > max(reps["cache-warmup@20"],
+                                                                               reps["cache-warmup@35"])
     files = render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED)
     assert f"benchmarks/promotion/{req.slug}/experiment.yaml" in files
 
@@ -324,7 +445,10 @@ def test_experiment_has_the_llmdbenchmark_shape():
     exp = yaml.safe_load(files[f"{root}/experiment.yaml"])
     assert exp["experiment"] == {"name": "promotion-7-evolved-adaptive-scorer", "harness": "inference-perf",
                                  "profile": "cache-warmup.yaml"}
-    assert "design" in exp and exp["design"]["total_matrix"] == 2 * len(plan.cells) * plan.repetitions
+    reps = plan.repetitions_by_cell
+    assert "design" in exp and exp["design"]["total_matrix"] == 2 * sum(reps.values())
+    assert exp["design"]["run"]["replicates"] == {c.label(): reps[c] for c in plan.cells}
+    assert len(set(reps.values())) > 1  # the example shape sizes cells differently
     assert exp["reset_caches"] is True
 
     setup = exp["setup"]
@@ -342,8 +466,11 @@ def test_experiment_has_the_llmdbenchmark_shape():
     assert configs == [BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE]
 
     runs = exp["treatments"]
-    assert len(runs) == len(plan.cells) * plan.repetitions
+    assert len(runs) == sum(reps.values())
     assert len({r["name"] for r in runs}) == len(runs)
+    for c in plan.cells:  # each cell gets exactly its own rep-1 .. rep-n run treatments
+        names = [r["name"] for r in runs if r["profile"] == f"{c.workload}.yaml" and r["load.stages.0.rate"] == c.rate]
+        assert names == [run_treatment_name(c, n) for n in range(1, reps[c] + 1)]
     assert runs[0] == {"name": "cache-warmup-rate-20-rep-1", "profile": "cache-warmup.yaml", "load.stages.0.rate": 20.0}
     assert runs[len(plan.cells)]["name"].endswith("rep-2")  # repetition-major order
     for r in runs:
@@ -429,6 +556,7 @@ def test_evaluation_spec_round_trip():
     assert spec == evaluation_spec(plan, req)
     assert spec.treatments == ["baseline", "evolved"]
     assert spec.repetitions == plan.repetitions and spec.cells == plan.cells
+    assert spec.repetitions_by_cell == {c.label(): n for c, n in plan.repetitions_by_cell.items()}
     assert spec.noise_floor.min_effect == 0.05 and spec.noise_floor.cv_multiplier == 2 and spec.noise_floor.halt_cv == 0.15
     assert spec.evolved_for == "load-spikes"
     assert list(spec.hypotheses) == [h.id for h in plan.hypotheses]
@@ -457,3 +585,14 @@ def test_evaluation_spec_errors():
     doc["repetitions"] = 1
     with pytest.raises(EvaluationSpecError, match="field 'repetitions'"):
         load_evaluation_spec(yaml.safe_dump(doc))
+    doc = yaml.safe_load(text)
+    doc["repetitions_by_cell"]["nope@1"] = 3
+    with pytest.raises(EvaluationSpecError, match=r"repetitions_by_cell names cells \['nope@1'\]"):
+        load_evaluation_spec(yaml.safe_dump(doc))
+    doc = yaml.safe_load(text)
+    doc["repetitions_by_cell"]["sanity-random@10"] = doc["repetitions"] + 1
+    with pytest.raises(EvaluationSpecError, match=r"repetitions_by_cell\['sanity-random@10'\]"):
+        load_evaluation_spec(yaml.safe_dump(doc))
+    doc = yaml.safe_load(text)  # a spec without per-cell counts (written before they existed) still loads
+    del doc["repetitions_by_cell"]
+    assert load_evaluation_spec(yaml.safe_dump(doc)).repetitions_by_cell == {}
