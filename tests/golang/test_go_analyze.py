@@ -1,0 +1,153 @@
+"""One test per analysis rule: kind classification, signal extraction through every access path, thresholds."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.golang.source import SourceError
+from bot.model import PolicyKind
+
+ROUTE = "func (ws *WeightedScoring) Route(req *Request, state *RouterState) RoutingDecision {{\n{body}\n\treturn NewRoutingDecision(\"x\", \"y\")\n}}\n"
+ADMIT = "func (a *Gate) Admit(req *Request, state *RouterState) (bool, string) {{\n{body}\n\treturn true, \"\"\n}}\n"
+ORDER = "func (s *Sched) OrderQueue(requests []*Request, clock int64) {{\n{body}\n}}\n"
+
+
+def names(an) -> set[str]:
+    return {u.name for u in an.signals}
+
+
+def use_lines(an, name) -> set[int]:
+    return {u.line for u in an.signals if u.name == name}
+
+
+# ---- kind classification -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("template, kind", [(ROUTE, PolicyKind.ROUTING), (ADMIT, PolicyKind.ADMISSION), (ORDER, PolicyKind.SCHEDULING)])
+def test_kind_from_host_signature(analyze_text, template, kind):
+    an = analyze_text(template.format(body="\t_ = 1"))
+    assert an.kind == kind
+
+
+def test_legacy_admit_signature_still_classifies(analyze_text):
+    an = analyze_text("func (a *Gate) Admit(state *RouterState, req *Request) bool {\n\treturn req.SLOClass != \"batch\"\n}\n")
+    assert an.kind == PolicyKind.ADMISSION
+    assert any(f.check == "source.legacy-signature" for f in an.findings)
+
+
+def test_kind_override_that_contradicts_the_host_is_an_error(analyze_text):
+    with pytest.raises(SourceError) as exc:
+        analyze_text(ROUTE.format(body="\t_ = 1"), kind=PolicyKind.ADMISSION)
+    assert "Route" not in str(exc.value) or "expected" in str(exc.value)
+
+
+def test_no_policy_function_names_the_expected_signatures(analyze_text):
+    with pytest.raises(SourceError) as exc:
+        analyze_text("func helper(x int) int {\n\treturn x\n}\n")
+    assert exc.value.check == "source.no-policy-function"
+    assert "OrderQueue(requests []*Request, clock int64)" in str(exc.value)
+
+
+def test_removed_priority_policy_gets_a_clear_message(analyze_text):
+    with pytest.raises(SourceError) as exc:
+        analyze_text("func (p *SLO) Compute(req *Request, clock int64) float64 {\n\treturn 1\n}\n")
+    assert "ce85515e" in str(exc.value)
+
+
+def test_builtins_are_skipped_when_several_hosts(analyze_text):
+    text = "package sim\n\n" + ROUTE.replace("WeightedScoring", "RoundRobin").format(body="\t_ = 1") + ROUTE.replace(
+        "WeightedScoring", "Evolved").format(body="\t_ = state.Snapshots[0].QueueDepth")
+    an = analyze_text(text)
+    assert an.host == "Evolved.Route"
+
+
+# ---- signals ----------------------------------------------------------------------------
+
+
+def test_range_variable_and_alias_of_state_snapshots(analyze_text):
+    an = analyze_text(ROUTE.format(body="\tsnaps := state.Snapshots\n\tfor _, s := range snaps {\n\t\t_ = s.KVUtilization\n\t}"))
+    assert "KVUtilization" in names(an)
+    assert use_lines(an, "KVUtilization") == {4}
+
+
+def test_index_expression_and_indexed_alias(analyze_text):
+    body = "\tfor i := range state.Snapshots {\n\t\t_ = state.Snapshots[i].QueueDepth\n\t\ts := state.Snapshots[i]\n\t\t_ = s.BatchSize\n\t}"
+    an = analyze_text(ROUTE.format(body=body))
+    assert {"QueueDepth", "BatchSize"} <= names(an)
+
+
+def test_effective_load_expands_to_its_parts(analyze_text):
+    an = analyze_text(ROUTE.format(body="\tload := state.Snapshots[0].EffectiveLoad()\n\t_ = load"))
+    assert {"EffectiveLoad", "QueueDepth", "BatchSize", "InFlightRequests"} <= names(an)
+
+
+def test_pending_requests_is_understood_as_in_flight_requests(analyze_text):
+    an = analyze_text(ROUTE.format(body="\t_ = state.Snapshots[0].PendingRequests"))
+    use = next(u for u in an.signals if u.written == "PendingRequests")
+    assert use.name == "InFlightRequests"
+
+
+def test_request_field_alias_keeps_its_signal(analyze_text):
+    an = analyze_text(ADMIT.format(body="\tsloClass := req.SLOClass\n\tif sloClass == \"batch\" {\n\t\treturn false, \"shed\"\n\t}"))
+    assert "SLOClass" in names(an)
+
+
+def test_len_of_input_tokens_and_input_len(analyze_text):
+    an = analyze_text(ADMIT.format(body="\t_ = len(req.InputTokens)\n\t_ = req.InputLen()"))
+    written = {u.written for u in an.signals if u.name == "InputTokens"}
+    assert written == {"InputTokens", "InputLen"}
+
+
+def test_state_clock_and_scheduler_clock(analyze_text):
+    assert "Clock" in names(analyze_text(ADMIT.format(body="\t_ = state.Clock")))
+    an = analyze_text(ORDER.format(body="\tfor _, r := range requests {\n\t\t_ = clock - r.ArrivalTime\n\t}"))
+    assert "ArrivalTime" in names(an)
+
+
+def test_signals_read_in_helper_methods_are_followed(analyze_text):
+    text = ("package sim\n\nfunc (a *Gate) sat(snaps []RoutingSnapshot) float64 {\n\tt := 0.0\n\tfor _, s := range snaps {\n"
+            "\t\tt += s.KVUtilization\n\t}\n\treturn t\n}\n\n" + ADMIT.format(body="\tif a.sat(state.Snapshots) > 0.9 {\n\t\treturn false, \"x\"\n\t}"))
+    an = analyze_text(text)
+    assert "KVUtilization" in names(an)
+    assert [h.label for h in an.helpers] == ["Gate.sat"]
+    assert any(t.value == 0.9 and t.signals == ["KVUtilization"] for t in an.thresholds)
+
+
+def test_identifiers_are_not_signals(analyze_text):
+    an = analyze_text(ROUTE.format(body="\t_ = state.Snapshots[0].ID"))
+    assert "ID" not in names(an)
+
+
+# ---- thresholds -----------------------------------------------------------------------
+
+
+def test_comparison_threshold_relates_to_the_aliased_signal(analyze_text):
+    an = analyze_text(ROUTE.format(body="\tfor _, s := range state.Snapshots {\n\t\tload := s.EffectiveLoad()\n\t\tif load > 7 {\n\t\t\t_ = 1\n\t\t}\n\t}"))
+    th = next(t for t in an.thresholds if t.value == 7)
+    assert th.role == "threshold" and "EffectiveLoad" in th.signals
+    assert th.go_type == "int" and th.param == "loadThreshold" and th.lines == [4]
+
+
+def test_same_number_on_same_subject_is_one_parameter(analyze_text):
+    body = "\tfor _, s := range state.Snapshots {\n\t\tkv := s.KVUtilization\n\t\tif kv > 0.82 {\n\t\t\t_ = 1 - 2*(kv-0.82)\n\t\t}\n\t}"
+    an = analyze_text(ROUTE.format(body=body))
+    th = [t for t in an.thresholds if t.value == 0.82]
+    assert len(th) == 1 and th[0].lines == [4, 5]
+    assert any(t.value == 2 and t.role == "coefficient" for t in an.thresholds)
+
+
+def test_numbers_unrelated_to_signals_are_not_thresholds(analyze_text):
+    an = analyze_text(ROUTE.format(body="\tn := 3\n\tif n > 2 {\n\t\t_ = n * 4\n\t}"))
+    assert an.thresholds == []
+
+
+def test_control_dependent_factor_is_a_parameter(analyze_text):
+    body = "\tfor _, s := range state.Snapshots {\n\t\tadj := 1.0\n\t\tif s.QueueDepth > 5 {\n\t\t\tadj *= 0.4\n\t\t}\n\t\t_ = adj\n\t}"
+    an = analyze_text(ROUTE.format(body=body))
+    th = next(t for t in an.thresholds if t.value == 0.4)
+    assert th.role == "factor" and th.signals == ["QueueDepth"]
+
+
+def test_unit_conversions_are_not_parameters(analyze_text):
+    an = analyze_text(ORDER.format(body="\tfor _, r := range requests {\n\t\t_ = float64(clock-r.ArrivalTime) / 1000.0\n\t}"))
+    assert not any(t.value == 1000 for t in an.thresholds)

@@ -1,0 +1,51 @@
+"""`promote translate`: files written, exit codes 0 / 1 / 2."""
+
+from __future__ import annotations
+
+import json
+
+from bot.cli import main
+
+from .conftest import CORPUS, EXAMPLE, FIXTURES
+
+
+def test_translate_writes_package_report_and_findings(tmp_path, capsys):
+    out = tmp_path / "out"
+    rc = main(["translate", str(FIXTURES / "admission_gate.go"), "--out", str(out), "--plugin-type", "evolved-load-gate", "--no-check", "--json"])
+    assert rc == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["kind"] == "admission" and summary["plugin_type"] == "evolved-load-gate"
+    pkg = out / summary["package_dir"]
+    assert (pkg / "evolved_load_gate.go").is_file() and (pkg / "evolved_load_gate_test.go").is_file()
+    assert (out / "translation-report.md").read_text().startswith("# Translation report")
+    assert isinstance(json.loads((out / "findings.json").read_text()), list)
+    assert json.loads((out / "translation.json").read_text())["registration"]["line"].startswith("fwkplugin.Register(")
+
+
+def test_critical_finding_exits_1(tmp_path, capsys):
+    rc = main(["translate", str(CORPUS / "n02_inv9_admit_output_tokens.go"), "--out", str(tmp_path), "--no-check"])
+    assert rc == 1
+    assert "hazard.inv9-output-tokens" in capsys.readouterr().err
+
+
+def test_unusable_input_exits_2_with_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.go"
+    bad.write_text("func (ws *WeightedScoring) Route(req *Request, state *RouterState) RoutingDecision {\n\tx := (1 +\n}\n")
+    rc = main(["translate", str(bad), "--out", str(tmp_path / "o")])
+    assert rc == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "bad.go:2:" in err and "syntax error" in err
+
+
+def test_kind_mismatch_exits_2(tmp_path, capsys):
+    rc = main(["translate", str(FIXTURES / "admission_gate.go"), "--kind", "routing", "--out", str(tmp_path)])
+    assert rc == 2
+    assert "expected one of" in capsys.readouterr().err
+
+
+def test_bundled_example_with_toolchain_check(tmp_path, capsys):
+    rc = main(["translate", str(EXAMPLE), "--out", str(tmp_path), "--plugin-type", "evolved-adaptive-scorer"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "vet ok, test ok" in out
+    assert "## Toolchain check" in (tmp_path / "translation-report.md").read_text()

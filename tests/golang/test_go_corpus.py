@@ -1,0 +1,78 @@
+"""Every input of examples/corpus/manifest.yaml gives its expected outcome (and positives compile and pass)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.golang.analyze import analyze
+from bot.golang.source import SourceError, load_evolved_source
+from bot.model import Severity
+
+from .conftest import CORPUS, corpus_manifest, translate_path
+
+ENTRIES = corpus_manifest().get("inputs", [])
+IDS = [e["file"] for e in ENTRIES]
+
+
+def _host(an) -> str:
+    return an.host
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=IDS)
+def test_corpus_input(entry, dictionary):
+    path = CORPUS / entry["file"]
+    if entry["expect"] == "error":
+        err = entry["error"]
+        with pytest.raises(SourceError) as exc:
+            src = load_evolved_source(path)
+            analyze(src, dictionary)
+        assert exc.value.check == err["check"]
+        assert err["message_contains"] in str(exc.value)
+        assert "\n" not in str(exc.value)  # one line
+        assert exc.value.line == err["line"]
+        if "column" in err:
+            assert exc.value.column in [err["column"], *err.get("alt_columns", [])]
+        return
+    src, an, tr = translate_path(path, dictionary)
+    assert src.form == entry["form"]
+    assert an.kind.value == entry["kind"]
+    assert _host(an) == entry["host"]
+    assert (list(src.evolve_block) if src.evolve_block else None) == entry.get("evolve_block")
+    if "go_start_line" in entry:
+        assert src.to_original_line(1) == entry["go_start_line"]
+    read = {u.name for u in an.signals} | {u.written for u in an.signals}
+    missing = set(entry.get("signals_min", [])) - read
+    assert not missing, f"signals not reported: {missing}"
+    got = {(f.check, f.source_line): f for f in tr.findings}
+    for want in entry.get("findings", []):
+        f = got.get((want["check"], want["line"]))
+        assert f is not None, f"missing {want['check']} at line {want['line']}; got {sorted(got)}"
+        if "severity" in want:
+            assert f.severity.value == want["severity"]
+    critical = [f for f in tr.findings if f.severity == Severity.CRITICAL]
+    if entry["expect"] == "translates":
+        assert not critical, [f"{f.check}:{f.source_line} {f.message}" for f in critical]
+    else:
+        assert critical
+
+
+def test_corpus_positives_compile_and_pass_their_tests(toolchain_run):
+    report = toolchain_run["report"]
+    assert report.gofmt_ok, report.output[-3000:]
+    assert report.build_ok and report.vet_ok, report.output[-3000:]
+    assert report.test_ok and report.tests_failed == 0, report.output[-3000:]
+    # every generated package contributes its factory, defaults and contract tests at least
+    assert report.tests_passed >= 4 * len(toolchain_run["translations"])
+    assert not report.findings, [f"{f.file}:{f.line} {f.message}" for f in report.findings]
+
+
+@pytest.mark.parametrize("name", sorted(e["file"] for e in ENTRIES if e["expect"] in ("translates", "critical")))
+def test_corpus_positive_has_boundary_or_liveness_tests_where_it_has_thresholds(name, toolchain_run):
+    tr = toolchain_run["translations"][name]
+    test_file = next(t for p, t in tr.files.items() if p.endswith("_test.go"))
+    assert "func TestFactory(t *testing.T)" in test_file
+    assert "func TestDefaultsAreTheEvolvedValues(t *testing.T)" in test_file
+    if tr.summary.kind.value == "admission":
+        assert "func TestAdmitContract(t *testing.T)" in test_file
+    else:
+        assert "func TestScoreContract(t *testing.T)" in test_file

@@ -1,0 +1,154 @@
+"""The generated package: shape, determinism, annotations, parameters, config, line map (no go runs here)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import yaml
+
+from bot.golang.generate import file_stem, package_name, struct_name
+from bot.golang.translate import TranslationError, translate
+from bot.model import PolicyKind
+
+from .conftest import EXAMPLE, FIXTURES, translate_path
+
+
+@pytest.fixture(scope="module")
+def example(dictionary):
+    return translate_path(EXAMPLE, dictionary, "evolved-adaptive-scorer")
+
+
+def test_names():
+    assert package_name("evolved-adaptive-scorer") == "evolvedadaptivescorer"
+    assert struct_name("evolved-adaptive-scorer") == "EvolvedAdaptiveScorer"
+    assert file_stem("evolved-test") == "evolved_test_plugin"  # never a *_test.go file
+
+
+def test_translation_is_deterministic(dictionary, example):
+    src, an, first = example
+    second = translate(src, an, dictionary, plugin_type="evolved-adaptive-scorer")
+    assert first.files == second.files
+    assert first.report_markdown == second.report_markdown
+    assert first.to_json() == second.to_json()
+
+
+def test_plugin_plumbing(example):
+    _, _, tr = example
+    pdir = tr.summary.package_dir
+    assert pdir == "pkg/epp/framework/plugins/scheduling/scorer/evolvedadaptivescorer"
+    main = tr.files[f"{pdir}/evolved_adaptive_scorer.go"]
+    assert 'const Type = "evolved-adaptive-scorer"' in main
+    assert "var _ scheduling.Scorer = &EvolvedAdaptiveScorer{}" in main
+    assert "func Factory(name string, rawParameters *json.Decoder, _ plugin.Handle) (plugin.Plugin, error)" in main
+    assert "func (s *EvolvedAdaptiveScorer) WithName(name string) *EvolvedAdaptiveScorer" in main
+    assert '"github.com/llm-d/llm-d-router/pkg/epp/framework/interface/scheduling"' in main
+    assert tr.registration_line == "fwkplugin.Register(evolvedadaptivescorer.Type, fwkplugin.StabilityAlpha, evolvedadaptivescorer.Factory)"
+    assert tr.registration_import == f'evolvedadaptivescorer "github.com/llm-d/llm-d-router/{pdir}"'
+    assert f"{pdir}/README.md" in tr.files
+
+
+def test_thresholds_become_parameters_with_evolved_defaults(example):
+    _, an, tr = example
+    assert tr.summary.thresholds["loadThreshold"] == 7
+    assert tr.summary.thresholds["kvUtilizationThreshold"] == 0.82
+    main = next(t for p, t in tr.files.items() if p.endswith("evolved_adaptive_scorer.go"))
+    assert re.search(r"LoadThreshold:\s+7,", main)
+    evolved = next(t for p, t in tr.files.items() if p.endswith("evolved.go"))
+    assert "load > ws.params.LoadThreshold" in evolved
+    assert "> 0.82" not in evolved  # every evolved number on a signal is a parameter
+
+
+def test_adapter_has_one_annotated_line_per_signal(example, dictionary):
+    _, _, tr = example
+    adapter = next(t for p, t in tr.files.items() if p.endswith("adapter.go"))
+    for sig in ("QueueDepth", "KVUtilization", "BatchSize", "InFlightRequests"):
+        [line] = [ln for ln in adapter.splitlines() if ln.strip().startswith(f"s.{sig} = ")]
+        assert dictionary.signal(sig).llmd.expr in line
+        assert "BLIS assumes" in line and "verify via Track B hypothesis" in line
+    [cache] = [ln for ln in adapter.splitlines() if "s.CacheHitRate = " in ln]
+    assert "untranslatable" in cache
+
+
+def test_line_map_points_at_the_evolved_lines(example):
+    src, _, tr = example
+    original = src.original_text.splitlines()
+    path = next(p for p in tr.files if p.endswith("evolved.go"))
+    generated = tr.files[path].splitlines()
+    checked = 0
+    for gline, sline in tr.line_map[path].items():
+        g, s = generated[gline - 1].strip(), original[sline - 1].strip()
+        if "params." in g or not g:
+            continue
+        for new, old in (("weightedScoring", "WeightedScoring"), ("routerState", "RouterState"), ("routingDecision", "RoutingDecision"),
+                         ("blisRequest", "Request"), ("newRoutingDecision", "NewRoutingDecision")):
+            g = g.replace(new, old)
+        assert g == s, (gline, g, s)
+        checked += 1
+    assert checked > 40
+
+
+def test_epp_config(example):
+    _, _, tr = example
+    cfg = yaml.safe_load(tr.epp_config)
+    assert cfg["apiVersion"] == "llm-d.ai/v1alpha1" and cfg["kind"] == "EndpointPickerConfig"
+    plugins = {p["type"]: p for p in cfg["plugins"]}
+    assert plugins["evolved-adaptive-scorer"]["parameters"]["loadThreshold"] == 7
+    weights = {p["pluginRef"]: p.get("weight") for p in cfg["schedulingProfiles"][0]["plugins"]}
+    assert weights == {"evolved-adaptive-scorer": 7, "prefix-cache-scorer": 3, "max-score-picker": None}
+    assert "--allow-experimental-plugins" in tr.epp_config
+
+
+def test_report_lists_every_signal_with_source_fidelity_and_freshness(example, dictionary):
+    _, an, tr = example
+    for sig in tr.summary.signals:
+        row = next(ln for ln in tr.report_markdown.splitlines() if ln.startswith(f"| `{sig}`"))
+        e = dictionary.signal(sig)
+        assert e.fidelity in row
+        assert (e.llmd.expr if e.llmd else "untranslatable") in row
+    for gap in tr.summary.touched_gaps:
+        assert f"**`{gap}`**" in tr.report_markdown
+    assert "## Mapping decisions" in tr.report_markdown and "Admitter" not in tr.report_markdown
+
+
+def test_summary(example):
+    _, _, tr = example
+    s = tr.summary
+    assert s.kind == PolicyKind.ROUTING and s.plugin_type == "evolved-adaptive-scorer"
+    assert {"EffectiveLoad", "CacheHitRate", "KVUtilization", "SessionID"} <= set(s.signals)
+    assert "CacheHitRate" in s.untranslatable
+    assert "metric-staleness" in s.touched_gaps and "KVUtilization" in s.freshness_gaps
+    assert not [f for f in s.findings if f.severity.value == "CRITICAL"]
+
+
+def test_admission_becomes_an_admitter(dictionary):
+    _, _, tr = translate_path(FIXTURES / "admission_gate.go", dictionary, "evolved-load-gate")
+    main = next(t for p, t in tr.files.items() if p.endswith("evolved_load_gate.go"))
+    assert "var _ requestcontrol.Admitter = &EvolvedLoadGate{}" in main
+    assert "errcommon.ResourceExhausted" in main
+    assert tr.summary.package_dir.startswith("pkg/epp/framework/plugins/requestcontrol/admitter/")
+    assert "cannot reject a request" in tr.report_markdown  # the Map A change from the seed's Filter
+
+
+def test_scheduling_becomes_a_queue_position_scorer(dictionary):
+    _, _, tr = translate_path(FIXTURES / "scheduling_priority.py", dictionary, "evolved-aging")
+    main = next(t for p, t in tr.files.items() if p.endswith("evolved_aging.go"))
+    assert "func (s *EvolvedAging) queuePosition(" in main and "s.policy.OrderQueue(queue, clock)" in main
+    assert tr.summary.thresholds == {"arrivalTimeThreshold": 3_000_000}
+    assert any(f.check == "translate.queue-order-as-score" for f in tr.findings)
+
+
+def test_feedback_is_recorded_and_scorers_directive_applied(dictionary):
+    src, an, _ = translate_path(EXAMPLE, dictionary, "evolved-adaptive-scorer")
+    tr = translate(src, an, dictionary, plugin_type="evolved-adaptive-scorer", feedback="please use scorers: prefix-affinity:1, load-balance:1")
+    assert "## Reviewer feedback addressed" in tr.report_markdown
+    assert "baseline scorers set to prefix-affinity:1, load-balance:1" in tr.report_markdown
+    assert "- name: load-balance" in tr.epp_config
+    with pytest.raises(TranslationError):
+        translate(src, an, dictionary, plugin_type="evolved-adaptive-scorer", feedback="scorers: warp-drive:2")
+
+
+def test_bad_plugin_type_is_rejected(example, dictionary):
+    src, an, _ = example
+    with pytest.raises(TranslationError):
+        translate(src, an, dictionary, plugin_type="Not Kebab")

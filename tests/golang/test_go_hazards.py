@@ -1,0 +1,82 @@
+"""One test per hazard check id (bot.golang.hazards), each on a small snippet."""
+
+from __future__ import annotations
+
+from bot.golang import hazards
+from bot.model import Severity
+
+ROUTE = "func (ws *WeightedScoring) Route(req *Request, state *RouterState) RoutingDecision {{\n{body}\n\treturn NewRoutingDecision(\"x\", \"y\")\n}}\n"
+ADMIT = "func (a *Gate) Admit(req *Request, state *RouterState) (bool, string) {{\n{body}\n\treturn true, \"\"\n}}\n"
+
+
+def findings(an, check):
+    return [f for f in an.findings if f.check == check]
+
+
+def test_check_ids_are_documented_in_the_module_docstring():
+    for check in hazards.ALL_CHECKS:
+        assert f"``{check}``" in hazards.__doc__
+
+
+def test_inv9_output_tokens_is_critical(analyze_text):
+    an = analyze_text(ADMIT.format(body="\tif len(req.OutputTokens) > 100 {\n\t\treturn false, \"long\"\n\t}"))
+    [f] = findings(an, hazards.INV9)
+    assert f.severity == Severity.CRITICAL and f.source_line == 2
+
+
+def test_positional_scorer_index(analyze_text):
+    body = "\tp := ws.scorers[0](req, state.Snapshots)\n\tw := ws.weights[1]\n\t_, _ = p, w\n\tfor i := range ws.scorers {\n\t\t_ = ws.weights[i]\n\t}"
+    an = analyze_text(ROUTE.format(body=body))
+    assert sorted(f.source_line for f in findings(an, hazards.POSITIONAL)) == [2, 3]
+
+
+def test_positional_index_through_a_per_scorer_slice_but_not_snapshots(analyze_text):
+    body = ("\tper := make([]map[string]float64, len(ws.scorers))\n\tfor i, sc := range ws.scorers {\n\t\tper[i] = sc(req, state.Snapshots)\n\t}\n"
+            "\tfirst := per[0]\n\t_ = first\n\t_ = state.Snapshots[0].QueueDepth")
+    an = analyze_text(ROUTE.format(body=body))
+    assert [f.source_line for f in findings(an, hazards.POSITIONAL)] == [6]
+
+
+def test_two_scorer_renormalization(analyze_text):
+    an = analyze_text(ROUTE.format(body="\tw0 := ws.weights[0] / 2\n\tw1 := 1.0 - w0\n\t_ = w1"))
+    [f] = findings(an, hazards.RENORM)
+    assert f.source_line == 3 and f.severity == Severity.IMPORTANT
+
+
+def test_removed_identifiers(analyze_text):
+    text = ("package sim\n\nfunc short(tokens []int) bool {\n\treturn len(tokens) < 8\n}\n\n"
+            + ROUTE.format(body="\t_ = state.Snapshots[0].PendingRequests\n\td := NewRoutingDecision(\"x\", \"y\")\n"
+                                "\tif short(req.InputTokens) {\n\t\td.Priority = 1\n\t}\n\t_ = ws.cacheWeight"))
+    an = analyze_text(text)
+    got = {(f.source_line, f.severity) for f in findings(an, hazards.REMOVED)}
+    assert (8, Severity.SUGGESTION) in got  # PendingRequests, translated automatically
+    assert (10, Severity.SUGGESTION) in got  # []int tokens passed to short()
+    assert (11, Severity.IMPORTANT) in got  # RoutingDecision.Priority dropped
+    assert (13, Severity.IMPORTANT) in got  # ws.cacheWeight has no evolved value
+
+
+def test_dead_slo_branch_through_an_alias(analyze_text):
+    an = analyze_text(ADMIT.format(body="\tc := req.SLOClass\n\tif c == \"realtime\" {\n\t\treturn true, \"\"\n\t}\n\tswitch c {\n\tcase \"interactive\":\n\t\treturn true, \"\"\n\t}"))
+    assert sorted(f.source_line for f in findings(an, hazards.DEAD_SLO)) == [3, 7]
+    assert "interactive" not in {f.message for f in findings(an, hazards.DEAD_SLO) if f.source_line == 3}
+
+
+def test_sim_scale_load_threshold_is_important_kv_is_a_suggestion(analyze_text):
+    body = "\tfor _, s := range state.Snapshots {\n\t\tif s.QueueDepth > 4 {\n\t\t\t_ = 1\n\t\t}\n\t\tif s.KVUtilization > 0.8 {\n\t\t\t_ = 2\n\t\t}\n\t}"
+    an = analyze_text(ROUTE.format(body=body))
+    got = {f.source_line: f for f in findings(an, hazards.SIM_SCALE)}
+    assert got[3].severity == Severity.IMPORTANT
+    assert got[6].severity == Severity.SUGGESTION and "also a 0–1 fraction" in got[6].message
+
+
+def test_unmapped_signal_without_entry_is_critical(analyze_text):
+    an = analyze_text(ROUTE.format(body="\t_ = state.Snapshots[0].GPUMemoryBandwidth"))
+    [f] = findings(an, hazards.UNMAPPED)
+    assert f.severity == Severity.CRITICAL and f.source_line == 2
+
+
+def test_untranslatable_signal_with_fallback_is_important(analyze_text, dictionary):
+    an = analyze_text(ROUTE.format(body="\t_ = state.Snapshots[0].CacheHitRate"))
+    [f] = findings(an, hazards.UNMAPPED)
+    assert f.severity == Severity.IMPORTANT
+    assert dictionary.signal("CacheHitRate").fallback in f.message
