@@ -94,7 +94,7 @@ def test_killed_run_resumes_to_the_same_branch_content(tmp_path, full_run):
     assert killed_after is not None and max(killed_after) < 7, "the run was killed part-way"
     done_before = {k: v.commit for k, v in state_of(work).stages.items()}
 
-    assert main(["resume", "--work", str(work), "--approve", "all", "--quiet"]) == 0
+    assert main(["resume", "--work", str(work), "--approve", "all", "--quiet", "--actor", "alice"]) == 0
     s = state_of(work)
     assert s.status is Status.DONE
     for k, commit in done_before.items():
