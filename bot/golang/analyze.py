@@ -1322,8 +1322,8 @@ def analyze(src: EvolvedSource, dictionary: Dictionary, kind: PolicyKind | str |
     _collect_imports(src, an)
     an.era = _era(src, an)
     an.signals.sort(key=lambda s: (s.line, s.name, s.via))
+    _name_parameters(an)  # first, so hazard fixes can name the JSON parameter a threshold becomes
     hazards.check(src, an, dictionary, w.hazard_nodes)
-    _name_parameters(an)
     return an
 
 

@@ -175,7 +175,8 @@ def _sim_scale(th: Threshold, d: Dictionary) -> list[Finding]:
     if not comparisons:
         return out
     sig = set(th.signals)
-    param = f"parameter `{th.param}`" if th.param else "the literal (not parameterised: " + (th.reason or "") + ")"
+    param = (f"parameter `{th.param}`" if th.param
+             else f"the literal (kept in code: {th.reason})" if th.reason else "the literal")
     for occ in comparisons:
         if sig and sig <= _KV_FRACTION:
             out.append(Finding(

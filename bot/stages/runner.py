@@ -190,18 +190,27 @@ class Runner:
             summary=output.summary,
             finished_at=self.clock(),
         )
-        return pipeline.stage_finished(state, record, changed=changed, now=self.clock())
+        state = pipeline.stage_finished(state, record, changed=changed, now=self.clock())
+        if state.status.value == "awaiting-decision" and state.open_gate in state.unconverged:
+            # The author's rerun changed nothing: the last review report now says the gate opened unconverged.
+            self._publish_review(state, state.reviews[state.open_gate][-1])
+        return state
 
     def _run_review(self, state: PipelineState, gate: int, rnd: int) -> PipelineState:
-        from bot.review import render_review_report, review_gate
+        from bot.review import review_gate
 
         ctx = self.context(state)
         findings = review_gate(gate, ctx)
         review = ReviewRound(gate=gate, round=rnd, findings=sorted(findings, key=lambda f: f.sort_key()))
         self.log(f"gate {gate} review round {rnd}: {len(review.blocking)} blocking of {len(findings)} findings")
         state = pipeline.review_finished(state, review, now=self.clock(), max_rounds=self.max_rounds)
-        self.forge.upsert_comment(review_marker(gate), render_review_report(review, ctx, state))
+        self._publish_review(state, review)
         return state
+
+    def _publish_review(self, state: PipelineState, review: ReviewRound) -> None:
+        from bot.review import render_review_report
+
+        self.forge.upsert_comment(review_marker(review.gate), render_review_report(review, self.context(state), state))
 
     def _post_status(self, state: PipelineState) -> None:
         from bot.render import render
