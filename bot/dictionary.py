@@ -22,7 +22,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from bot.model import Family, HypothesisType, PolicyKind, RequestError, VVUQ, describe_validation_error
+from bot.model import Family, HypothesisType, PolicyKind, RequestError, VVUQ, describe_validation_error, read_yaml_mapping
 
 #: Files that make up the dictionary, in load order; the key is the section each holds.
 FILES: dict[str, str] = {
@@ -313,19 +313,9 @@ def dictionary_dir(root: Path | None = None) -> Path:
 
 
 def _read_yaml(path: Path) -> dict:
-    if not path.is_file():
-        raise DictionaryError(f"{path}: missing dictionary file; restore it from git (dictionary/ must hold {sorted(FILES)})")
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise DictionaryError(f"{path}: not valid YAML{where}; fix the syntax") from None
-    except UnicodeDecodeError:
-        raise DictionaryError(f"{path}: not UTF-8 text; re-save the file as UTF-8") from None
-    if not isinstance(raw, dict):
-        raise DictionaryError(f"{path}: expected a mapping at the top level")
-    return raw
+    return read_yaml_mapping(
+        path, DictionaryError, missing=f"missing dictionary file; restore it from git (dictionary/ must hold {sorted(FILES)})",
+    )
 
 
 def load_raw(root: Path | None = None) -> dict:

@@ -258,18 +258,10 @@ class PromotionRequest(Strict):
     def load(cls, path: str | Path) -> "PromotionRequest":
         """Read and validate promotion.yaml. Raises RequestError with a one-line, actionable message."""
         path = Path(path)
-        if not path.is_file():
-            raise RequestError(f"{path}: no such file; pass the path of a promotion.yaml (see examples/)")
-        try:
-            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-            raise RequestError(f"{path}: not valid YAML{where}; fix the syntax") from None
-        except UnicodeDecodeError:
-            raise RequestError(f"{path}: not a UTF-8 text file; pass a promotion.yaml") from None
-        if not isinstance(raw, dict):
-            raise RequestError(f"{path}: expected a mapping of request fields at the top level")
+        raw = read_yaml_mapping(
+            path, RequestError, missing="no such file; pass the path of a promotion.yaml (see examples/)",
+            what="request fields",
+        )
         try:
             request = cls.model_validate(raw)
         except ValidationError as exc:
@@ -495,6 +487,23 @@ class PipelineState(Strict):
 # --------------------------------------------------------------------------
 # Small shared helpers
 # --------------------------------------------------------------------------
+
+
+def read_yaml_mapping(path: Path, error: type[RequestError], *, missing: str, what: str = "fields") -> dict:
+    """A YAML file whose top level is a mapping, or ``error`` with one line that says what is wrong and where."""
+    if not path.is_file():
+        raise error(f"{path}: {missing}")
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise error(f"{path}: not valid YAML{where}; fix the syntax") from None
+    except UnicodeDecodeError:
+        raise error(f"{path}: not UTF-8 text; re-save it as UTF-8") from None
+    if not isinstance(raw, dict):
+        raise error(f"{path}: expected a mapping of {what} at the top level")
+    return raw
 
 
 def sha256_text(text: str | bytes) -> str:

@@ -110,10 +110,9 @@ class PlanCost(_Model):
     gpu_minutes: float
 
 
-class PlannedHypothesis(_Model):
-    """What stage 5 needs to decide one hypothesis from the shared runs."""
+class EvalHypothesis(_Model):
+    """What stage 5 needs to decide one hypothesis from the shared runs (the evaluation spec's entry)."""
 
-    id: str
     track: str
     type: str
     metric: str
@@ -123,6 +122,12 @@ class PlannedHypothesis(_Model):
     margin: float
     blis_magnitude: float | None = None
     cells: list[Cell]
+
+
+class PlannedHypothesis(EvalHypothesis):
+    """An evaluation-spec entry with the hypothesis id the plan keys it by."""
+
+    id: str
 
 
 class ClaimSizing(_Model):
@@ -862,18 +867,6 @@ class NoiseFloorRule(_Model):
     min_effect: float = NOISE_FLOOR_MIN
     cv_multiplier: float = NOISE_FLOOR_CV_MULT
     halt_cv: float = Field(default=MAX_CV, description="baseline CV above this: inconclusive (cluster too noisy)")
-
-
-class EvalHypothesis(_Model):
-    track: str
-    type: str
-    metric: str
-    statistic: str
-    better: Literal["lower", "higher"]
-    direction: Direction
-    margin: float
-    blis_magnitude: float | None = None
-    cells: list[Cell]
 
 
 class EvaluationSpec(_Model):
