@@ -19,7 +19,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bot.model import Family, HypothesisType, PolicyKind, RequestError, VVUQ, describe_validation_error, read_yaml_mapping

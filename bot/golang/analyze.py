@@ -970,7 +970,6 @@ class _Walker:
                 return Val(None, frozenset({"@scorers"}), "map[string]float64")
             if name == "len" and args:
                 av = vals[0]
-                a0 = args[0]
                 if av.role == "tokens":
                     # len(req.InputTokens): the request signal itself
                     return Val(None, av.taint, "int")

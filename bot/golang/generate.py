@@ -50,7 +50,6 @@ from bot.golang.analyze import (
     _named,
     lower_camel,
     text_of,
-    upper_camel,
     walk,
 )
 from bot.golang.source import EvolvedSource
@@ -362,7 +361,7 @@ def _annotation(entry: SignalEntry | None, status: str, name: str) -> str:
     if status == "unknown":
         return f"UNMAPPED: {name} has no dictionary entry; zero value only so the package compiles (hazard.unmapped-signal, CRITICAL)"
     if status == "untranslatable":
-        return f"untranslatable (Map B: no llm-d source): zero value = the dictionary's fallback (omit the term) — see the translation report"
+        return "untranslatable (Map B: no llm-d source): zero value = the dictionary's fallback (omit the term) — see the translation report"
     assert entry is not None and entry.llmd is not None
     fid = entry.fidelity
     if entry.freshness.gap:
@@ -1008,9 +1007,9 @@ def _decisions(an, d, kind, iface, category, category_reason, uses_scorers, scor
         out.append(("state and concurrency", "The evolved receiver keeps state (or an rng). llm-d calls plugins "
                     "concurrently, so calls into the evolved code are serialised with a mutex; the state is per EPP "
                     "replica (gap concurrency-races)."))
-    out.append(("registration", f"plugin.Register(Type, plugin.StabilityAlpha, Factory) in cmd/epp/runner/runner.go "
-                f"registerInTreePlugins(); Alpha plugins need the EPP flag --allow-experimental-plugins "
-                f"(llm-d-benchmark: router.epp.flags.allow-experimental-plugins: true)."))
+    out.append(("registration", "plugin.Register(Type, plugin.StabilityAlpha, Factory) in cmd/epp/runner/runner.go "
+                "registerInTreePlugins(); Alpha plugins need the EPP flag --allow-experimental-plugins "
+                "(llm-d-benchmark: router.epp.flags.allow-experimental-plugins: true)."))
     return out
 
 

@@ -97,7 +97,7 @@ def parse_openevolve(text: str, path: str = "") -> tuple[list[OpenEvolveHypothes
         dup = [t for t, entries in sorted(tags.items()) if len(entries) > 1]
         if dup:
             lines = ", ".join(str(ln) for t in dup for ln, _ in tags[t])
-            bad(first_line, f"{'/'.join(f'{t}-{n}' for t in dup)} appears more than once (lines {lines})", f"renumber so each N is used by one triple")
+            bad(first_line, f"{'/'.join(f'{t}-{n}' for t in dup)} appears more than once (lines {lines})", "renumber so each N is used by one triple")
             continue
         missing = [t for t in ("HYPOTHESIS", "MECHANISM", "EXPECT") if t not in tags]
         if missing:

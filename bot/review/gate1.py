@@ -121,7 +121,7 @@ def _conventions(ctx, summary: TranslationSummary, main_go: str | None, go_files
     if ctx.read(readme) is None:
         out.append(Finding(severity=Severity.IMPORTANT, check="G1.plugin-conventions", file=readme, message="the plugin package has no README.md"))
     runner = ctx.read(RUNNER_GO)
-    if runner is not None and not re.search(rf"plugin\.Register\([^)]*StabilityAlpha", runner):
+    if runner is not None and not re.search(r"plugin\.Register\([^)]*StabilityAlpha", runner):
         out.append(Finding(severity=Severity.CRITICAL, check="G1.registration", file=RUNNER_GO,
                            message="the plugin is not registered at StabilityAlpha in registerInTreePlugins()"))
     cfg_path = ctx.paths.epp_config(summary.plugin_type)

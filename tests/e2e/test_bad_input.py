@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from bot.cli import main
-from tests.conftest import EXAMPLE, REQUEST, RESULTS, git
+from tests.conftest import EXAMPLE, REQUEST, git
 
 
 @pytest.fixture()

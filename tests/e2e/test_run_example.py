@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
 import yaml
 
 from bot.cli import main
