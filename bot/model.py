@@ -17,7 +17,7 @@ import re
 from datetime import datetime
 from enum import IntEnum, StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -409,6 +409,8 @@ class TranslationSummary(Strict):
     touched_gaps: list[str] = Field(default_factory=list, description="Map C gap ids the policy touches")
     thresholds: dict[str, float] = Field(default_factory=dict, description="plugin parameter name -> evolved default")
     untranslatable: list[str] = Field(default_factory=list, description="signals with no llm-d source (fallback used)")
+    registration_import: str = Field(default="", description="import for cmd/epp/runner/runner.go")
+    registration_line: str = Field(default="", description="the plugin.Register(...) line in registerInTreePlugins()")
     findings: list[Finding] = Field(default_factory=list)
 
 
@@ -515,5 +517,3 @@ def slugify(text: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return slug[:48].rstrip("-") or "promotion"
 
-
-JsonDict = Annotated[dict[str, Any], Field(default_factory=dict)]

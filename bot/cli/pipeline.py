@@ -77,14 +77,14 @@ def cmd_run(args) -> int:
 def cmd_resume(args) -> int:
     work = args.work.resolve()
     settings = _read_settings(work)
-    request, results = preflight(Path(settings["request"]), Path(settings["results"]) if settings["results"] else None)
+    request, results = _reload(settings)
     return _drive(_runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args))
 
 
 def cmd_decide(args) -> int:
     work = args.work.resolve()
     settings = _read_settings(work)
-    request, results = preflight(Path(settings["request"]), Path(settings["results"]) if settings["results"] else None)
+    request, results = _reload(settings)
     runner = _runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args)
     state = runner.decide(args.gate, args.decision, args.reason)
     _say(args, f"gate {args.gate}: {args.decision.value} by {runner.actor}" + (f" ({args.reason})" if args.reason else ""))
@@ -131,7 +131,14 @@ def parse_approve(text: str) -> frozenset[int]:
     return gates
 
 
-def preflight(request_path: Path, results: Path | None):
+def _reload(settings: dict):
+    """The request and results a saved run was started with. `run` validated every report already, and
+    stage 5 reads them again, so decisions and resumes only check the directory is still there."""
+    results = Path(settings["results"]) if settings["results"] else None
+    return preflight(Path(settings["request"]), results, check_reports=False)
+
+
+def preflight(request_path: Path, results: Path | None, *, check_reports: bool = True):
     """Everything that can be wrong with the input is found here, before anything touches the fork."""
     from bot.golang.analyze import analyze
     from bot.golang.source import parse_evolved_source
@@ -148,9 +155,12 @@ def preflight(request_path: Path, results: Path | None):
             f"{analysis.kind.value} policy ({analysis.host}); fix 'kind' or the source"
         )
     if results is not None:
-        from bot.bench.reports import load_results
+        from bot.bench.reports import ReportError, load_results
 
-        load_results(results)  # raises ReportError naming the problem
+        if check_reports:
+            load_results(results)  # raises ReportError naming the problem
+        elif not results.is_dir():
+            raise ReportError(f"--results {results}: the directory this promotion was started with is gone; restore it")
         results = results.resolve()
     return request, results
 

@@ -126,6 +126,7 @@ def _summary(an: Analysis, d: Dictionary, gen: Generated, plugin_type: str, find
         kind=an.kind, plugin_type=plugin_type, package_dir=gen.package_dir, signals=signals, freshness_gaps=freshness,
         touched_gaps=d.touched_gaps(an.kind, [s for s in signals if d.signal(s) is not None]), thresholds=thresholds,
         untranslatable=untranslatable, findings=findings,
+        registration_import=gen.registration_import, registration_line=gen.registration_line,
     )
 
 

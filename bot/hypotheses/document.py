@@ -122,7 +122,14 @@ def parse_hypothesis(text: str, path: str = "") -> Hypothesis:
         raise HypothesisError(f"{where}: {describe_validation_error(exc)}") from None
 
 
-def _order(h: Hypothesis) -> tuple[str, int]:
+def is_hypothesis_file(name: str) -> bool:
+    """``A1.md``, ``B12.md``, ``C3.md``: the documents (not the index) in a hypotheses directory."""
+    stem = name.rsplit("/", 1)[-1].removesuffix(".md")
+    return name.endswith(".md") and stem[:1] in "ABC" and stem[1:].isdigit()
+
+
+def hypothesis_order(h: Hypothesis) -> tuple[str, int]:
+    """A1 < A2 < A10 < B1 < C1: id order, numerically."""
     return h.id[0], int(h.id[1:])
 
 
@@ -131,14 +138,14 @@ def render_hypotheses(hypotheses: list[Hypothesis], *, feedback: str | None = No
     from bot.hypotheses.generate import feedback_notes
 
     notes = feedback_notes(hypotheses, feedback)
-    files = {f"{h.id}.md": render_hypothesis(h, feedback=notes.get(h.id)) for h in sorted(hypotheses, key=_order)}
+    files = {f"{h.id}.md": render_hypothesis(h, feedback=notes.get(h.id)) for h in sorted(hypotheses, key=hypothesis_order)}
     files["README.md"] = render_index(hypotheses)
     return files
 
 
 def render_index(hypotheses: list[Hypothesis]) -> str:
     """One table of every hypothesis, for the gate 2 comment and the branch."""
-    hs = sorted(hypotheses, key=_order)
+    hs = sorted(hypotheses, key=hypothesis_order)
     counts = {t: sum(1 for h in hs if h.track.value == t) for t in "ABC"}
     out = [
         "# Hypotheses",
@@ -163,7 +170,7 @@ def load_hypotheses(directory: Path) -> list[Hypothesis]:
     directory = Path(directory)
     if not directory.is_dir():
         raise HypothesisError(f"{directory}: no such directory; pass the hypotheses directory written by `promote hypothesize`")
-    paths = sorted(p for p in directory.glob("*.md") if p.stem[:1] in "ABC" and p.stem[1:].isdigit())
+    paths = sorted(p for p in directory.glob("*.md") if is_hypothesis_file(p.name))
     if not paths:
         raise HypothesisError(f"{directory}: no hypothesis documents (A1.md, B1.md, C1.md ...); run `promote hypothesize` first")
     hs = []
@@ -173,4 +180,4 @@ def load_hypotheses(directory: Path) -> list[Hypothesis]:
         except UnicodeDecodeError:
             raise HypothesisError(f"{p}: not UTF-8 text; regenerate it with `promote hypothesize`") from None
         hs.append(parse_hypothesis(text, str(p)))
-    return sorted(hs, key=_order)
+    return sorted(hs, key=hypothesis_order)

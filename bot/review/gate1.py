@@ -76,7 +76,7 @@ def review(ctx) -> list[Finding]:
                                     message=f"Map C gap `{gap}` is missing from touched_gaps (stage 3 would skip its Track B hypothesis)"))
     findings += _conventions(ctx, summary, main_go, go_files)
     # Hazards in the evolved code, as the reviewer reads them.
-    findings += [f for f in analysis.findings]
+    findings += analysis.findings
     # Compile, vet and test everything the translation would commit, tests included.
     t = translation(ctx, ctx.stage_feedback(Stage.TRANSLATE))
     files = dict(go_files)

@@ -22,12 +22,11 @@ def review(ctx) -> list[Finding]:
 
     findings: list[Finding] = []
     hyps = []
-    from bot.hypotheses import openevolve_findings
-    from bot.stages.hypothesize import _is_hypothesis_doc
+    from bot.hypotheses import is_hypothesis_file, openevolve_findings
 
     findings += openevolve_findings(ctx.request)
     for path in ctx.list(ctx.paths.hypotheses_dir):
-        if not _is_hypothesis_doc(path):
+        if not is_hypothesis_file(path):
             continue
         try:
             hyps.append((path, parse_hypothesis(ctx.read(path) or "", path)))

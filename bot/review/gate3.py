@@ -66,10 +66,11 @@ def notes(ctx) -> list[str]:
     from bot.stages.hypothesize import load_hypotheses
 
     recorded = _verdicts(ctx) or {}
+    hypotheses = load_hypotheses(ctx)
     out = []
     for t, label in ((Track.A, "Track A (direction matches BLIS)"), (Track.B, "Track B (sim-to-real gaps)"),
                      (Track.C, "Track C (no regression beyond 5%)")):
-        hs = [h for h in load_hypotheses(ctx) if h.track is t]
+        hs = [h for h in hypotheses if h.track is t]
         counts = {s: sum(1 for h in hs if h.id in recorded and recorded[h.id].status is s) for s in VerdictStatus}
         out.append(f"{label}: {counts[VerdictStatus.CONFIRMED]} confirmed, {counts[VerdictStatus.REFUTED]} refuted, "
                    f"{counts[VerdictStatus.INCONCLUSIVE]} inconclusive of {len(hs)}")

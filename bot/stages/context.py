@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,7 +33,6 @@ class StageContext:
     feedback: str | None = None  # a person's reason (request changes), recorded in the artifacts
     review: str | None = None  # blocking review findings, for an author that can act on them
     results_dir: Path | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def branch(self) -> str:

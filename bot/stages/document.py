@@ -16,13 +16,11 @@ from bot.render import render
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
 
+#: BLIS resolution names; a confirmation whose gain is not where the mechanism predicts gets its own.
 RESOLUTION = {
-    (VerdictStatus.CONFIRMED, False): "Clean confirmation",
-    (VerdictStatus.CONFIRMED, True): "Confirmation with wrong mechanism",
-    (VerdictStatus.REFUTED, False): "Refuted — wrong mental model",
-    (VerdictStatus.REFUTED, True): "Refuted — wrong mental model",
-    (VerdictStatus.INCONCLUSIVE, False): "Inconclusive — parameter-dependent",
-    (VerdictStatus.INCONCLUSIVE, True): "Inconclusive — parameter-dependent",
+    VerdictStatus.CONFIRMED: "Clean confirmation",
+    VerdictStatus.REFUTED: "Refuted — wrong mental model",
+    VerdictStatus.INCONCLUSIVE: "Inconclusive — parameter-dependent",
 }
 
 STATUS_WORD = {
@@ -43,7 +41,9 @@ def resolution(h: Hypothesis, v: Verdict) -> str:
     mechanism_flag = any("mechanism" in f for f in v.flags)
     if "no-results" in v.flags:
         return "Converged to open question"
-    return RESOLUTION[(v.status, mechanism_flag)]
+    if v.status is VerdictStatus.CONFIRMED and mechanism_flag:
+        return "Confirmation with wrong mechanism"
+    return RESOLUTION[v.status]
 
 
 def root_cause(h: Hypothesis, v: Verdict, summary: TranslationSummary) -> list[str]:
@@ -99,7 +99,7 @@ def recommendations(pairs: list[tuple[Hypothesis, Verdict]]) -> list[Recommendat
 
 def run(ctx: StageContext) -> StageOutput:
     summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
-    hypotheses = sorted(load_hypotheses(ctx), key=lambda h: (h.track.value, int(h.id[1:])))
+    hypotheses = load_hypotheses(ctx)  # in id order
     verdicts = {v["hypothesis_id"]: Verdict.model_validate(v) for v in ctx.read_json(ctx.paths.verdicts_json)}
     pairs = [(h, verdicts[h.id]) for h in hypotheses if h.id in verdicts]
     checks = ctx.read_json(ctx.paths.go_checks)

@@ -26,13 +26,7 @@ def run(ctx: StageContext) -> StageOutput:
 
 def load_hypotheses(ctx: StageContext):
     """Every hypothesis document on the branch, parsed (stages 4-6 and gates 2-3)."""
-    from bot.hypotheses import parse_hypothesis
+    from bot.hypotheses import hypothesis_order, is_hypothesis_file, parse_hypothesis
 
-    paths = [p for p in ctx.list(ctx.paths.hypotheses_dir) if _is_hypothesis_doc(p)]
-    hs = [parse_hypothesis(ctx.read(p) or "", p) for p in paths]
-    return sorted(hs, key=lambda h: (h.track.value, int(h.id[1:])))
-
-
-def _is_hypothesis_doc(path: str) -> bool:
-    stem = path.rsplit("/", 1)[-1].removesuffix(".md")
-    return path.endswith(".md") and stem[:1] in "ABC" and stem[1:].isdigit()
+    paths = [p for p in ctx.list(ctx.paths.hypotheses_dir) if is_hypothesis_file(p)]
+    return sorted((parse_hypothesis(ctx.read(p) or "", p) for p in paths), key=hypothesis_order)

@@ -48,7 +48,7 @@ def review_comments(ctx: StageContext) -> list[ReviewComment]:
 def run(ctx: StageContext) -> StageOutput:
     from bot.stages.document import recommendations
 
-    hypotheses = sorted(load_hypotheses(ctx), key=lambda h: (h.track.value, int(h.id[1:])))
+    hypotheses = load_hypotheses(ctx)  # in id order
     verdicts = {v["hypothesis_id"]: Verdict.model_validate(v) for v in ctx.read_json(ctx.paths.verdicts_json)}
     pairs = [(h, verdicts[h.id]) for h in hypotheses if h.id in verdicts]
     manifest_path = f"{ctx.paths.docs}/artifacts.json"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from bot.model import Stage, TranslationSummary, Verdict, VerdictStatus
+from bot.model import TranslationSummary, Verdict, VerdictStatus
 from bot.render import render
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
@@ -24,14 +24,12 @@ def plugin_files(ctx: StageContext, summary: TranslationSummary) -> dict[str, st
 def go_checks(ctx: StageContext):
     """gofmt, go vet and go test on the plugin as committed on the branch (also used by gate 3)."""
     from bot.golang.toolchain import check_plugin
-    from bot.stages.translate import translation
 
     summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
-    t = translation(ctx, ctx.stage_feedback(Stage.TRANSLATE))
     return check_plugin(
         plugin_files(ctx, summary),
-        registration_import=t.registration_import,
-        registration_line=t.registration_line,
+        registration_import=summary.registration_import,
+        registration_line=summary.registration_line,
     )
 
 
@@ -58,7 +56,7 @@ def run(ctx: StageContext) -> StageOutput:
     from bot.stats.evidence import evidence_markdown, plot_effects, summary_markdown, verdicts_to_json
 
     checks = go_checks(ctx)
-    hypotheses = sorted(load_hypotheses(ctx), key=lambda h: (h.track.value, int(h.id[1:])))
+    hypotheses = load_hypotheses(ctx)  # in id order
     verdicts, reports = judge(ctx, hypotheses)
     by_id = {v.hypothesis_id: v for v in verdicts}
     files: dict[str, str | bytes] = {
