@@ -21,7 +21,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from bot.model import Family, HypothesisType, PolicyKind, RequestError, VVUQ, describe_validation_error, read_yaml_mapping
+from bot.model import (
+    VVUQ,
+    Family,
+    HypothesisType,
+    PolicyKind,
+    RequestError,
+    describe_validation_error,
+    read_yaml_mapping,
+)
 
 #: Files that make up the dictionary, in load order; the key is the section each holds.
 FILES: dict[str, str] = {
@@ -85,7 +93,9 @@ class LlmdSource(_Strict):
     source: str = Field(description="where the value comes from in llm-d, for people")
     imports: list[str] = Field(default_factory=list, description="extra Go imports the expression needs")
     llmd_type: str | None = Field(default=None, description="Go type of expr when it differs from blis_type")
-    replaces: str | None = Field(default=None, description="BLIS expression expr stands for when not the plain field, e.g. len(req.InputTokens)")
+    replaces: str | None = Field(
+        default=None, description="BLIS expression expr stands for when not the plain field, e.g. len(req.InputTokens)"
+    )
 
 
 class Freshness(_Strict):
@@ -124,7 +134,7 @@ class SignalEntry(_Strict):
         return self.blis_type
 
     @model_validator(mode="after")
-    def _coherent(self) -> "SignalEntry":
+    def _coherent(self) -> SignalEntry:
         if self.llmd is None and not self.fallback:
             raise ValueError(f"signal {self.name}: llmd is null, so 'fallback' must say what to do instead and why")
         if self.llmd is None and self.fidelity != "none":
@@ -154,7 +164,7 @@ class TrackBTemplate(_Strict):
     workloads: str = Field(description="hint for the workloads / conditions to run it under")
 
     @model_validator(mode="after")
-    def _diagnostic_clause(self) -> "TrackBTemplate":
+    def _diagnostic_clause(self) -> TrackBTemplate:
         if not self.diagnostic.startswith("If this fails, it would indicate"):
             raise ValueError('track_b.diagnostic must begin "If this fails, it would indicate"')
         return self
@@ -187,13 +197,15 @@ class Dictionary(_Strict):
     gaps: list[GapEntry]
 
     @model_validator(mode="after")
-    def _cross_references(self) -> "Dictionary":
+    def _cross_references(self) -> Dictionary:
         missing = [p for p in REQUIRED_PINS if p not in self.pins]
         if missing:
             raise ValueError(f"pins: missing {missing}")
         kinds = [i.kind for i in self.interfaces]
         if sorted(kinds) != sorted(PolicyKind):
-            raise ValueError(f"interfaces: need exactly one mapping per kind {sorted(k.value for k in PolicyKind)}, got {sorted(k.value for k in kinds)}")
+            raise ValueError(
+                f"interfaces: need exactly one mapping per kind {sorted(k.value for k in PolicyKind)}, got {sorted(k.value for k in kinds)}"
+            )
         seen: dict[tuple[str, str], str] = {}
         for s in self.signals:
             for n in [s.name, *s.aliases]:
@@ -214,7 +226,9 @@ class Dictionary(_Strict):
                 if gid not in gaps:
                     raise ValueError(f"signals[{s.name}].gaps: {gid!r} is not a Map C gap id")
                 if s.name not in gaps[gid].touched_by_signals:
-                    raise ValueError(f"gaps[{gid}].touched_by_signals: must list {s.name} (signals[{s.name}].gaps names it)")
+                    raise ValueError(
+                        f"gaps[{gid}].touched_by_signals: must list {s.name} (signals[{s.name}].gaps names it)"
+                    )
         for g in self.gaps:
             for sig in g.touched_by_signals:
                 if sig not in names:
@@ -267,9 +281,7 @@ class Dictionary(_Strict):
         """
         kind = PolicyKind(kind)
         used = set(self.expand(signals))
-        return sorted(
-            g.id for g in self.gaps if kind in g.touched_by_kinds or used.intersection(g.touched_by_signals)
-        )
+        return sorted(g.id for g in self.gaps if kind in g.touched_by_kinds or used.intersection(g.touched_by_signals))
 
 
 # --------------------------------------------------------------------------
@@ -313,7 +325,9 @@ def dictionary_dir(root: Path | None = None) -> Path:
 
 def _read_yaml(path: Path) -> dict:
     return read_yaml_mapping(
-        path, DictionaryError, missing=f"missing dictionary file; restore it from git (dictionary/ must hold {sorted(FILES)})",
+        path,
+        DictionaryError,
+        missing=f"missing dictionary file; restore it from git (dictionary/ must hold {sorted(FILES)})",
     )
 
 
@@ -363,7 +377,9 @@ def _describe(exc: ValidationError, raw: dict) -> str:
             continue
         pretty.append(str(part))
         node = node.get(part) if isinstance(node, dict) else None
-    text = describe_validation_error(exc).replace("check the spelling against examples/", "check the spelling against dictionary/schema.json")
+    text = describe_validation_error(exc).replace(
+        "check the spelling against examples/", "check the spelling against dictionary/schema.json"
+    )
     old = ".".join(str(p) for p in loc) or "(top level)"
     return text.replace(f"'{old}'", f"'{'.'.join(pretty) or '(top level)'}'", 1)
 
@@ -396,7 +412,9 @@ def render_markdown(d: Dictionary) -> str:
     w = out.append
     w("# BLIS → llm-d translation dictionary")
     w("")
-    w(f"Version **{d.version}**. Generated from `dictionary/*.yaml` by the promotion bot; edit the YAML, not this file.")
+    w(
+        f"Version **{d.version}**. Generated from `dictionary/*.yaml` by the promotion bot; edit the YAML, not this file."
+    )
     w("")
     w("## Version pins")
     w("")
@@ -411,14 +429,18 @@ def render_markdown(d: Dictionary) -> str:
         w(f"- {note.strip()}")
     for i in sorted(d.interfaces, key=lambda i: i.kind.value):
         if i.why_changed:
-            w(f"- **{i.kind.value}**: the design doc said {i.seed_said.strip()}; now `{i.llmd_extension_point}`. {i.why_changed.strip()}")
+            w(
+                f"- **{i.kind.value}**: the design doc said {i.seed_said.strip()}; now `{i.llmd_extension_point}`. {i.why_changed.strip()}"
+            )
     for s in sorted(d.signals, key=lambda s: (s.scope, s.name)):
         if s.removed:
             w(f"- `{s.name}` (was `{'`, `'.join(s.aliases)}`): {s.removed.strip()}")
     w("")
     w("## Map A — interfaces")
     w("")
-    w("| Kind | BLIS interface | BLIS method | llm-d extension point | llm-d method | Target package | Design doc said |")
+    w(
+        "| Kind | BLIS interface | BLIS method | llm-d extension point | llm-d method | Target package | Design doc said |"
+    )
     w("|---|---|---|---|---|---|---|")
     for i in sorted(d.interfaces, key=lambda i: i.kind.value):
         w(
@@ -430,7 +452,9 @@ def render_markdown(d: Dictionary) -> str:
     w("")
     w("## Map B — signals")
     w("")
-    w("| Signal | Scope | BLIS type | Aliases | llm-d expression | llm-d source | Fidelity | Freshness (BLIS / llm-d) | Freshness gap | Map C | Fallback / notes |")
+    w(
+        "| Signal | Scope | BLIS type | Aliases | llm-d expression | llm-d source | Fidelity | Freshness (BLIS / llm-d) | Freshness gap | Map C | Fallback / notes |"
+    )
     w("|---|---|---|---|---|---|---|---|---|---|---|")
     for s in sorted(d.signals, key=lambda s: (_SCOPE_ORDER[s.scope], s.name)):
         flags = []
@@ -464,8 +488,10 @@ def render_markdown(d: Dictionary) -> str:
     w("")
     for g in sorted(d.gaps, key=lambda g: g.id):
         t = g.track_b
-        w(f"- **`{g.id}`** ({t.family.value}, {t.vvuq.value}, {t.type.value}; `{t.metric}` {t.direction}; {t.workloads.strip()}): "
-          f"{t.statement.strip()} {t.diagnostic.strip()}")
+        w(
+            f"- **`{g.id}`** ({t.family.value}, {t.vvuq.value}, {t.type.value}; `{t.metric}` {t.direction}; {t.workloads.strip()}): "
+            f"{t.statement.strip()} {t.diagnostic.strip()}"
+        )
     w("")
     return "\n".join(out)
 

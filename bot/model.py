@@ -205,11 +205,15 @@ class PromotionRequest(Strict):
     origin: Origin
     claims: list[BlisClaim] = Field(default_factory=list)
     workloads: list[Workload] = Field(min_length=1)
-    evolved_for: str | None = Field(default=None, description="the workload the program was evolved on (mechanism check)")
+    evolved_for: str | None = Field(
+        default=None, description="the workload the program was evolved on (mechanism check)"
+    )
     baselines: list[BaselineScenario] = Field(default_factory=list)
     fork: ForkTarget = Field(default_factory=ForkTarget)
     plugin_name: str | None = Field(
-        default=None, pattern=r"^[a-z][a-z0-9-]*$", description="kebab-case plugin type; derived from the title if absent"
+        default=None,
+        pattern=r"^[a-z][a-z0-9-]*$",
+        description="kebab-case plugin type; derived from the title if absent",
     )
 
     # Filled by ``load``: the evolved program's text, and where the request lives.
@@ -217,16 +221,20 @@ class PromotionRequest(Strict):
     base_dir: str = Field(default=".", exclude=True, repr=False)
 
     @model_validator(mode="after")
-    def _workloads_are_known(self) -> "PromotionRequest":
+    def _workloads_are_known(self) -> PromotionRequest:
         names = {w.name for w in self.workloads}
         if len(names) != len(self.workloads):
             raise ValueError("workloads: names must be unique")
         for claim in self.claims:
             if claim.workload not in names:
-                raise ValueError(f"claims[{claim.id}].workload: {claim.workload!r} is not one of workloads {sorted(names)}")
+                raise ValueError(
+                    f"claims[{claim.id}].workload: {claim.workload!r} is not one of workloads {sorted(names)}"
+                )
         for b in self.baselines:
             if b.workload not in names:
-                raise ValueError(f"baselines[{b.name}].workload: {b.workload!r} is not one of workloads {sorted(names)}")
+                raise ValueError(
+                    f"baselines[{b.name}].workload: {b.workload!r} is not one of workloads {sorted(names)}"
+                )
         if self.evolved_for is not None and self.evolved_for not in names:
             raise ValueError(f"evolved_for: {self.evolved_for!r} is not one of workloads {sorted(names)}")
         if len({c.id for c in self.claims}) != len(self.claims):
@@ -255,11 +263,13 @@ class PromotionRequest(Strict):
         return sha256_text(payload)
 
     @classmethod
-    def load(cls, path: str | Path) -> "PromotionRequest":
+    def load(cls, path: str | Path) -> PromotionRequest:
         """Read and validate promotion.yaml. Raises RequestError with a one-line, actionable message."""
         path = Path(path)
         raw = read_yaml_mapping(
-            path, RequestError, missing="no such file; pass the path of a promotion.yaml (see examples/)",
+            path,
+            RequestError,
+            missing="no such file; pass the path of a promotion.yaml (see examples/)",
             what="request fields",
         )
         try:
@@ -341,7 +351,9 @@ class Prediction(Strict):
     metric: str = Field(description="short metric name, see bot.bench.metrics (e.g. ttft_mean, e2e_p95)")
     direction: Direction
     margin: float = Field(default=0.05, gt=0, lt=1, description="equivalence / regression margin (relative)")
-    blis_magnitude: float | None = Field(default=None, description="relative change BLIS predicted, for attenuation checks")
+    blis_magnitude: float | None = Field(
+        default=None, description="relative change BLIS predicted, for attenuation checks"
+    )
 
 
 class Hypothesis(Strict):
@@ -475,7 +487,8 @@ class PipelineState(Strict):
     unconverged: list[int] = Field(default_factory=list, description="gates whose review ran out of rounds")
     decisions: list[GateDecision] = Field(default_factory=list)
     pending_feedback: dict[int, str] = Field(
-        default_factory=dict, description="stage -> a person's reason (request changes); kept until the gate is decided again"
+        default_factory=dict,
+        description="stage -> a person's reason (request changes); kept until the gate is decided again",
     )
     review_findings: dict[int, str] = Field(
         default_factory=dict, description="stage -> blocking review findings for its author-fix rerun"
@@ -516,4 +529,3 @@ def sha256_text(text: str | bytes) -> str:
 def slugify(text: str) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return slug[:48].rstrip("-") or "promotion"
-

@@ -188,7 +188,9 @@ def decide(
     if gate not in GATE_COVERS:
         raise IllegalTransition(f"there is no gate {gate}; gates are 1 (translation), 2 (hypotheses), 3 (validation)")
     if decision is not Decision.APPROVE and not (reason and reason.strip()):
-        raise IllegalTransition(f"{decision.value} needs a reason (--reason TEXT) so the author and the record know why")
+        raise IllegalTransition(
+            f"{decision.value} needs a reason (--reason TEXT) so the author and the record know why"
+        )
     if state.status is Status.DONE:
         raise IllegalTransition(f"the promotion is finished; gate {gate} can no longer be decided")
     if state.status is Status.REJECTED:

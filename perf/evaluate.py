@@ -85,7 +85,7 @@ def _template(compact: bool) -> tuple[dict, str]:
             k: [(t, r) for t, r in v if t != "tag:yaml.org,2002:timestamp"]
             for k, v in yaml.CSafeLoader.yaml_implicit_resolvers.items()
         }
-        doc = yaml.load(UPSTREAM_EXAMPLE.read_text(encoding="utf-8"), Loader=loader)  # noqa: S506
+        doc = yaml.load(UPSTREAM_EXAMPLE.read_text(encoding="utf-8"), Loader=loader)
         return doc, f"upstream example ({UPSTREAM_EXAMPLE.relative_to(ROOT)})"
     return _compact_doc(), "compact schema-valid report"
 
@@ -135,7 +135,9 @@ def write_reports(root: Path, n_reports: int, template: dict, seed: int = 7) -> 
                     doc["scenario"]["load"]["standardized"]["rate_qps"] = rate
                     d = root / treatment / wl / f"rate-{rate:g}" / f"rep-{rep}"
                     d.mkdir(parents=True, exist_ok=True)
-                    (d / REPORT_NAME).write_text(yaml.dump(doc, Dumper=yaml.CSafeDumper, sort_keys=False), encoding="utf-8")
+                    (d / REPORT_NAME).write_text(
+                        yaml.dump(doc, Dumper=yaml.CSafeDumper, sort_keys=False), encoding="utf-8"
+                    )
                     written += 1
     return written
 
@@ -167,7 +169,9 @@ def make_hypotheses(n: int) -> list[Hypothesis]:
                 diagnostic="If this fails, it would indicate nothing; this is a timing fixture.",
                 workloads=workloads,
                 rates=rates,
-                prediction=Prediction(metric=metric, direction=direction, blis_magnitude=-0.1 if track is Track.A else None),
+                prediction=Prediction(
+                    metric=metric, direction=direction, blis_magnitude=-0.1 if track is Track.A else None
+                ),
                 source=f"perf-{i + 1}",
             )
         )
@@ -203,7 +207,10 @@ def main(argv: list[str] | None = None) -> int:
         hyps = make_hypotheses(args.hypotheses)
         load_s, reports = _best(lambda: load_results(results), args.repeat)
         if reports.rejected:
-            print(f"error: {len(reports.rejected)} generated reports were rejected, first: {reports.rejected[0]}", file=sys.stderr)
+            print(
+                f"error: {len(reports.rejected)} generated reports were rejected, first: {reports.rejected[0]}",
+                file=sys.stderr,
+            )
             return 1
         eval_s, verdicts = _best(lambda: evaluate(hyps, reports, evolved_for=WORKLOADS[0]), args.repeat)
     finally:
@@ -213,7 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     cells = sum(len(v.effects) for v in verdicts)
     counts = {s: sum(1 for v in verdicts if v.status.value == s) for s in ("confirmed", "refuted", "inconclusive")}
     print(f"reports: {written} ({shape}); hypotheses: {len(hyps)}; cells evaluated: {cells}")
-    print(f"verdicts: {counts['confirmed']} confirmed, {counts['refuted']} refuted, {counts['inconclusive']} inconclusive")
+    print(
+        f"verdicts: {counts['confirmed']} confirmed, {counts['refuted']} refuted, {counts['inconclusive']} inconclusive"
+    )
     print(f"load_results: {load_s:.3f} s   evaluate: {eval_s:.3f} s   (best of {args.repeat})")
     print(f"evaluate / load ratio: {eval_s / load_s:.3f}")
     return 0

@@ -101,7 +101,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     print()
     print(f"{'':<8}{'plan':>12}{'naive':>12}{'ratio':>10}")
-    for label, a, b in (("standups", p.standups, n.standups), ("runs", p.runs, n.runs), ("GPU-min", p.gpu_minutes, n.gpu_minutes)):
+    for label, a, b in (
+        ("standups", p.standups, n.standups),
+        ("runs", p.runs, n.runs),
+        ("GPU-min", p.gpu_minutes, n.gpu_minutes),
+    ):
         print(f"{label:<8}{a:>12g}{b:>12g}{(a / b if b else 0):>10.3f}")
     print()
     ok = plan.ratio <= 0.5
@@ -113,8 +117,10 @@ def main(argv: list[str] | None = None) -> int:
     else:
         given_up = sorted({c.hypothesis for c in plan.claims if not c.sized})
         if given_up:
-            print(f"budget: claims that cannot reach their power target stopped sizing cells: {', '.join(given_up)} "
-                  "(--notes for details)")
+            print(
+                f"budget: claims that cannot reach their power target stopped sizing cells: {', '.join(given_up)} "
+                "(--notes for details)"
+            )
     print(f"make_plan took {elapsed * 1000:.0f} ms")
     return 0 if ok else 1
 

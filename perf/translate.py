@@ -45,7 +45,9 @@ def time_translate(path: Path, dictionary, repeat: int):
         t0 = time.perf_counter()
         src = load_evolved_source(path)
         an = analyze(src, dictionary)
-        tr = translate(src, an, dictionary, plugin_type="perf-" + "".join(c if c.isalnum() else "-" for c in path.stem.lower()))
+        tr = translate(
+            src, an, dictionary, plugin_type="perf-" + "".join(c if c.isalnum() else "-" for c in path.stem.lower())
+        )
         best = min(best, time.perf_counter() - t0)
     return best, tr
 
@@ -83,12 +85,23 @@ def main(argv: list[str] | None = None) -> int:
     for path in inputs():
         t_tr, tr = time_translate(path, dictionary, args.repeat)
         t_vet = time_vet(tr.files, tr.summary.package_dir, args.repeat)
-        rows.append({"input": path.name, "translate_s": round(t_tr, 3), "go_vet_s": round(t_vet, 3),
-                     "ratio": round(t_tr / t_vet, 2), "tests": len(tr.tests)})
+        rows.append(
+            {
+                "input": path.name,
+                "translate_s": round(t_tr, 3),
+                "go_vet_s": round(t_vet, 3),
+                "ratio": round(t_tr / t_vet, 2),
+                "tests": len(tr.tests),
+            }
+        )
     ratios = sorted(r["ratio"] for r in rows)
-    summary = {"inputs": len(rows), "median_ratio": ratios[len(ratios) // 2], "max_ratio": ratios[-1],
-               "total_translate_s": round(sum(r["translate_s"] for r in rows), 2),
-               "total_go_vet_s": round(sum(r["go_vet_s"] for r in rows), 2)}
+    summary = {
+        "inputs": len(rows),
+        "median_ratio": ratios[len(ratios) // 2],
+        "max_ratio": ratios[-1],
+        "total_translate_s": round(sum(r["translate_s"] for r in rows), 2),
+        "total_go_vet_s": round(sum(r["go_vet_s"] for r in rows), 2),
+    }
     if args.json:
         print(json.dumps({"rows": rows, "summary": summary}, indent=2))
         return 0
@@ -97,8 +110,10 @@ def main(argv: list[str] | None = None) -> int:
     for r in rows:
         print(f"| {r['input']} | {r['translate_s']:.3f} | {r['go_vet_s']:.3f} | {r['ratio']:.2f} | {r['tests']} |")
     print()
-    print(f"median translate / go vet = {summary['median_ratio']:.2f} (max {summary['max_ratio']:.2f}); "
-          f"total translate {summary['total_translate_s']:.1f} s vs go vet {summary['total_go_vet_s']:.1f} s over {summary['inputs']} inputs")
+    print(
+        f"median translate / go vet = {summary['median_ratio']:.2f} (max {summary['max_ratio']:.2f}); "
+        f"total translate {summary['total_translate_s']:.1f} s vs go vet {summary['total_go_vet_s']:.1f} s over {summary['inputs']} inputs"
+    )
     return 0
 
 

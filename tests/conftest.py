@@ -31,6 +31,21 @@ def full_run(tmp_path_factory):
     """One uninterrupted `promote run --approve all` of the bundled example."""
     root = tmp_path_factory.mktemp("full")
     work, fork = root / "work", root / "fork"
-    code = main(["run", str(REQUEST), "--results", str(RESULTS), "--work", str(work), "--fork", str(fork),
-                 "--approve", "all", "--quiet", "--actor", "alice"])
+    code = main(
+        [
+            "run",
+            str(REQUEST),
+            "--results",
+            str(RESULTS),
+            "--work",
+            str(work),
+            "--fork",
+            str(fork),
+            "--approve",
+            "all",
+            "--quiet",
+            "--actor",
+            "alice",
+        ]
+    )
     return code, work, fork

@@ -197,7 +197,9 @@ def hypothesis_cells(h: Hypothesis, request: PromotionRequest) -> list[Cell]:
     cells = set()
     for name in h.workloads:
         if name not in names:
-            raise PlanError(f"hypothesis {h.id}: workload {name!r} is not one of the request's workloads {sorted(names)}")
+            raise PlanError(
+                f"hypothesis {h.id}: workload {name!r} is not one of the request's workloads {sorted(names)}"
+            )
         rates = h.rates or request.workload(name).rates
         cells.update(Cell(workload=name, rate=float(r)) for r in rates)
     return sorted(cells, key=Cell.key)
@@ -377,7 +379,9 @@ def size_cells(
                     cv, margin, alpha=a, power=power, max_reps=MAX_REPETITIONS, kind=kind, true_effect=effect
                 )
                 reached = power_margin(cv, margin, need, a, kind=kind, true_effect=effect) >= power
-            raw.append({"h": h, "cell": c, "kind": kind, "alpha": a, "effect": effect, "need": need, "reached": reached})
+            raw.append(
+                {"h": h, "cell": c, "kind": kind, "alpha": a, "effect": effect, "need": need, "reached": reached}
+            )
 
     def reps_for(given_up: set[int]) -> dict[Cell, int]:
         reps = dict(floor)
@@ -416,8 +420,16 @@ def size_cells(
             pw = power_margin(cv, margin, n, r["alpha"], kind=r["kind"], true_effect=r["effect"])
         claims.append(
             ClaimSizing(
-                hypothesis=h.id, track=h.track, cell=c, kind=r["kind"], alpha=r["alpha"], true_effect=r["effect"],
-                need=r["need"], reachable=r["reached"], sized=i not in given_up, power=round(pw, 4),
+                hypothesis=h.id,
+                track=h.track,
+                cell=c,
+                kind=r["kind"],
+                alpha=r["alpha"],
+                true_effect=r["effect"],
+                need=r["need"],
+                reachable=r["reached"],
+                sized=i not in given_up,
+                power=round(pw, 4),
             )
         )
     short: dict[str, list[ClaimSizing]] = {}
@@ -460,7 +472,7 @@ def plan_cost(
 
     ``repetitions`` is one count for every cell or a per-cell mapping.
     """
-    reps = {c: repetitions for c in cells} if isinstance(repetitions, int) else {c: repetitions[c] for c in cells}
+    reps = dict.fromkeys(cells, repetitions) if isinstance(repetitions, int) else {c: repetitions[c] for c in cells}
     runs = sum(reps[c] for c in cells) * len(TREATMENTS)
     run_minutes = sum(_run_minutes(request, c, p) * reps[c] for c in cells) * len(TREATMENTS)
     standups = stacks * len(TREATMENTS)
@@ -547,7 +559,9 @@ def make_plan(
         )
 
     if max_ratio is not None and not (isinstance(max_ratio, (int, float)) and max_ratio > 0):
-        raise PlanError(f"max_ratio={max_ratio!r}; pass a share of the naive plan's GPU-minutes > 0 (e.g. 0.5), or None")
+        raise PlanError(
+            f"max_ratio={max_ratio!r}; pass a share of the naive plan's GPU-minutes > 0 (e.g. 0.5), or None"
+        )
     stacks = len(harnesses)  # a harness is fixed per experiment, so each needs its own pair of stacks
     naive = naive_cost(request, planned, params)
     claims: list[ClaimSizing] = []
@@ -673,7 +687,9 @@ def _set_dotted(doc: dict, dotted: str, value: Any, where: str) -> None:
         last = i == len(parts) - 1
         if isinstance(target, list):
             if not part.lstrip("-").isdigit() or not -len(target) <= int(part) < len(target):
-                raise PlanError(f"{where}: override {dotted!r}: {part!r} is not an index of a {len(target)}-element list")
+                raise PlanError(
+                    f"{where}: override {dotted!r}: {part!r} is not an index of a {len(target)}-element list"
+                )
             if last:
                 target[int(part)] = value
             else:
@@ -754,7 +770,9 @@ def render_experiment(
         except yaml.YAMLError:
             raise PlanError(f"epp_config_{label}: not valid YAML; pass the EndpointPickerConfig text") from None
         if not isinstance(doc, dict) or doc.get("kind") != "EndpointPickerConfig":
-            raise PlanError(f"epp_config_{label}: expected an EndpointPickerConfig document (kind: EndpointPickerConfig)")
+            raise PlanError(
+                f"epp_config_{label}: expected an EndpointPickerConfig document (kind: EndpointPickerConfig)"
+            )
     if plan.slug != request.slug or plan.request_id != request.id:
         raise PlanError(f"plan is for request {plan.request_id}/{plan.slug}, not {request.id}/{request.slug}")
 
@@ -882,7 +900,8 @@ class EvaluationSpec(_Model):
     repetitions: int = Field(ge=2, description="the most repetitions any cell gets")
     cells: list[Cell]
     repetitions_by_cell: dict[str, int] = Field(
-        default_factory=dict, description="cell label (workload@rate) -> repetitions; a cell not listed gets `repetitions`"
+        default_factory=dict,
+        description="cell label (workload@rate) -> repetitions; a cell not listed gets `repetitions`",
     )
     alpha: float = Field(gt=0, lt=0.5)
     power: float = Field(gt=0, lt=1)
@@ -912,7 +931,8 @@ def evaluation_spec(plan: BenchmarkPlan, request: PromotionRequest) -> Evaluatio
         power=plan.power,
         cv_planned=plan.cv,
         hypotheses={
-            h.id: EvalHypothesis(**h.model_dump(exclude={"id"})) for h in sorted(plan.hypotheses, key=lambda h: _id_key(h.id))
+            h.id: EvalHypothesis(**h.model_dump(exclude={"id"}))
+            for h in sorted(plan.hypotheses, key=lambda h: _id_key(h.id))
         },
         not_benchmarked=plan.not_benchmarked,
     )
@@ -933,9 +953,13 @@ def load_evaluation_spec(text: str) -> EvaluationSpec:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""
-        raise EvaluationSpecError(f"evaluation spec: not valid YAML{where}; regenerate it with `promote plan`") from None
+        raise EvaluationSpecError(
+            f"evaluation spec: not valid YAML{where}; regenerate it with `promote plan`"
+        ) from None
     if not isinstance(raw, dict):
-        raise EvaluationSpecError("evaluation spec: expected a mapping at the top level; regenerate it with `promote plan`")
+        raise EvaluationSpecError(
+            "evaluation spec: expected a mapping at the top level; regenerate it with `promote plan`"
+        )
     try:
         spec = EvaluationSpec.model_validate(raw)
     except ValidationError as exc:
@@ -975,35 +999,40 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
     lines = [
         f"# Benchmark plan — promotion {plan.request_id} ({plan.slug})",
         "",
-        f"One llm-d-benchmark experiment ({plan.harness}): setup treatments `baseline` and `evolved` "
-        f"(one stand-up each), {len(plan.cells)} cells, {plan.cost.runs // 2} runs per treatment "
-        f"({_reps_range(plan)} repetitions per cell). Every hypothesis reads the shared runs of its cells.",
+        (
+            f"One llm-d-benchmark experiment ({plan.harness}): setup treatments `baseline` and `evolved` "
+            f"(one stand-up each), {len(plan.cells)} cells, {plan.cost.runs // 2} runs per treatment "
+            f"({_reps_range(plan)} repetitions per cell). Every hypothesis reads the shared runs of its cells."
+        ),
         "",
         "## Cost",
         "",
         "| plan | stand-ups | runs | GPU-minutes |",
         "|---|---:|---:|---:|",
         f"| this plan | {plan.cost.standups} | {plan.cost.runs} | {plan.cost.gpu_minutes:g} |",
-        f"| naive (one profile per hypothesis, {p.naive_repetitions} reps, own stand-ups) | "
-        f"{plan.naive_cost.standups} | {plan.naive_cost.runs} | {plan.naive_cost.gpu_minutes:g} |",
+        (
+            f"| naive (one profile per hypothesis, {p.naive_repetitions} reps, own stand-ups) | "
+            f"{plan.naive_cost.standups} | {plan.naive_cost.runs} | {plan.naive_cost.gpu_minutes:g} |"
+        ),
         "",
         f"Ratio: **{plan.ratio:.3f}** of the naive plan's GPU-minutes"
         + (f" (budget: {plan.max_ratio:g}). " if plan.max_ratio is not None else ". ")
-        + 
-        f"Assumptions: {p.gpus_per_stack} GPUs per stack, {p.standup_minutes:g} min per stand-up + teardown, "
+        + f"Assumptions: {p.gpus_per_stack} GPUs per stack, {p.standup_minutes:g} min per stand-up + teardown, "
         f"{p.run_overhead_minutes:g} min overhead per run on top of the load duration.",
         "",
         "## Repetitions",
         "",
-        f"CV {plan.cv:.1%} ({plan.cv_source}); noise floor T_eff = max(5%, 2 × CV) = {plan.t_eff:.1%}. "
-        "Each cell gets the repetitions per arm its most demanding hypothesis needs for "
-        f"{plan.power:.0%} power, at most {MAX_REPETITIONS}: a directional claim for the one-sided Welch test "
-        f"at T_eff and the full verdict rule at 2 × T_eff (alpha {plan.alpha:g}); an equivalence claim for TOST "
-        "with a true change of 0; a no-worse claim for the non-inferiority test with a true change of 0, or an "
-        "improvement of T_eff when a directional claim predicts one on the same cell and metric. Equivalence and "
-        "no-worse claims are sized at alpha / m, m = the (hypothesis, cell) pairs of their track "
-        "(Holm's first step, so a lower bound). When that sizing would exceed the GPU budget, claims that cannot "
-        "reach the target within the cap stop sizing their cells (Track A/B first, then Track C).",
+        (
+            f"CV {plan.cv:.1%} ({plan.cv_source}); noise floor T_eff = max(5%, 2 × CV) = {plan.t_eff:.1%}. "
+            "Each cell gets the repetitions per arm its most demanding hypothesis needs for "
+            f"{plan.power:.0%} power, at most {MAX_REPETITIONS}: a directional claim for the one-sided Welch test "
+            f"at T_eff and the full verdict rule at 2 × T_eff (alpha {plan.alpha:g}); an equivalence claim for TOST "
+            "with a true change of 0; a no-worse claim for the non-inferiority test with a true change of 0, or an "
+            "improvement of T_eff when a directional claim predicts one on the same cell and metric. Equivalence and "
+            "no-worse claims are sized at alpha / m, m = the (hypothesis, cell) pairs of their track "
+            "(Holm's first step, so a lower bound). When that sizing would exceed the GPU budget, claims that cannot "
+            "reach the target within the cap stop sizing their cells (Track A/B first, then Track C)."
+        ),
         "",
         "## Cells",
         "",

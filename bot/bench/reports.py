@@ -170,7 +170,7 @@ def _check_units(doc: dict) -> None:
 def parse_report(text: str) -> dict:
     """Validate report text; ReportError whose message is the reason (no path)."""
     try:
-        doc = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a SafeLoader subclass
+        doc = yaml.load(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -325,7 +325,9 @@ def load_results(results_dir: str | Path) -> ReportSet:
             if path.name.startswith(V01_PREFIX):
                 raise ReportError(f"v0.1 report: {CONVERT_HINT}")
             if "_session_lifecycle_metrics" in path.name:
-                raise ReportError("session report (multi-turn session metrics): not used; request metrics come from the stage report")
+                raise ReportError(
+                    "session report (multi-turn session metrics): not used; request metrics come from the stage report"
+                )
             key = parse_layout(rel)
             doc = parse_report(path.read_text(encoding="utf-8"))
             _check_rate(doc, key)

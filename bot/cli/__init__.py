@@ -51,7 +51,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"promote: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("promote: interrupted; state was saved after the last finished step, `promote resume` continues", file=sys.stderr)
+        print(
+            "promote: interrupted; state was saved after the last finished step, `promote resume` continues",
+            file=sys.stderr,
+        )
         return 130
 
 

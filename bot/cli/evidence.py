@@ -24,30 +24,42 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("hypothesize", help="write Track A/B/C hypothesis documents for a promotion.yaml (stage 3)")
     p.add_argument("request", type=Path, help="promotion.yaml")
     p.add_argument("--out", type=Path, required=True, help="directory for A1.md, B1.md, C1.md ... and README.md")
-    p.add_argument("--translation", type=Path, help="translation.json from stage 2 (default: translate the program now)")
+    p.add_argument(
+        "--translation", type=Path, help="translation.json from stage 2 (default: translate the program now)"
+    )
     p.add_argument("--feedback", help="reviewer feedback to apply (as on a gate 2 'request changes')")
     p.set_defaults(func=cmd_hypothesize)
 
     p = sub.add_parser("plan", help="one llm-d-benchmark experiment for the hypotheses, with its GPU cost (stage 4)")
     p.add_argument("request", type=Path, help="promotion.yaml")
     p.add_argument("--hypotheses", type=Path, required=True, help="directory written by `promote hypothesize`")
-    p.add_argument("--out", type=Path, required=True, help="directory for the experiment, profiles, evaluation spec and plan")
+    p.add_argument(
+        "--out", type=Path, required=True, help="directory for the experiment, profiles, evaluation spec and plan"
+    )
     cv = p.add_mutually_exclusive_group()
     cv.add_argument("--prior-cv", type=float, help="run-to-run CV of the baseline from earlier runs (e.g. 0.04)")
     cv.add_argument("--prior-results", type=Path, help="earlier results directory to estimate the CV from")
-    p.add_argument("--evolved-config", type=Path, help="EndpointPickerConfig of the evolved plugin (default: translate now)")
-    p.add_argument("--baseline-config", type=Path, help="EndpointPickerConfig of the baseline (default: llm-d-router's default)")
+    p.add_argument(
+        "--evolved-config", type=Path, help="EndpointPickerConfig of the evolved plugin (default: translate now)"
+    )
+    p.add_argument(
+        "--baseline-config", type=Path, help="EndpointPickerConfig of the baseline (default: llm-d-router's default)"
+    )
     p.set_defaults(func=cmd_plan)
 
     p = sub.add_parser("evaluate", help="verdicts for the hypotheses from llm-d-benchmark v0.2 reports (stage 5)")
     p.add_argument("--hypotheses", type=Path, required=True, help="directory written by `promote hypothesize`")
-    p.add_argument("--results", type=Path, required=True, help="RESULTS/<treatment>/<workload>/rate-<r>/rep-<n>/ reports")
+    p.add_argument(
+        "--results", type=Path, required=True, help="RESULTS/<treatment>/<workload>/rate-<r>/rep-<n>/ reports"
+    )
     p.add_argument("--out", type=Path, required=True, help="directory for verdicts.json, verdicts.md and plots/")
     p.add_argument("--request", type=Path, help="promotion.yaml (for evolved_for, the mechanism check)")
     p.add_argument("--spec", type=Path, help="evaluation.yaml written by `promote plan` (evolved_for and alpha)")
     p.add_argument("--evolved-for", help="workload the program was evolved on (overrides --request / --spec)")
     p.add_argument("--alpha", type=float, help="one-sided significance level (default: the spec's, else 0.05)")
-    p.add_argument("--per-request", type=Path, help="CSV of per-request values (treatment,workload,rate,metric,value) for CDFs")
+    p.add_argument(
+        "--per-request", type=Path, help="CSV of per-request values (treatment,workload,rate,metric,value) for CDFs"
+    )
     p.set_defaults(func=cmd_evaluate)
 
 
@@ -130,9 +142,7 @@ def cmd_hypothesize(args) -> int:
     _prepare_out(args.out)
     _write(args.out, render_hypotheses(hypotheses, feedback=args.feedback))
     by_track = {t: sum(1 for h in hypotheses if h.track.value == t) for t in "ABC"}
-    print(
-        f"{len(hypotheses)} hypotheses (Track A {by_track['A']}, B {by_track['B']}, C {by_track['C']}) -> {args.out}"
-    )
+    print(f"{len(hypotheses)} hypotheses (Track A {by_track['A']}, B {by_track['B']}, C {by_track['C']}) -> {args.out}")
     return 0
 
 
@@ -143,7 +153,9 @@ def cmd_plan(args) -> int:
     request = _load_request(args.request)
     hypotheses = load_hypotheses(args.hypotheses)
     if args.prior_cv is not None and not 0 <= args.prior_cv < 1:
-        raise EvidenceCliError(f"--prior-cv {args.prior_cv}: pass a coefficient of variation between 0 and 1, e.g. 0.04")
+        raise EvidenceCliError(
+            f"--prior-cv {args.prior_cv}: pass a coefficient of variation between 0 and 1, e.g. 0.04"
+        )
     plan = make_plan(request, hypotheses, prior_cv=args.prior_cv, prior_results=args.prior_results)
     if args.baseline_config is not None:
         baseline_cfg = _read_text(args.baseline_config, "baseline EndpointPickerConfig YAML")
@@ -210,11 +222,15 @@ def _per_request(path: Path):
     import pandas as pd
 
     if not path.is_file():
-        raise EvidenceCliError(f"--per-request {path}: no such file; pass a CSV with columns treatment,workload,rate,metric,value")
+        raise EvidenceCliError(
+            f"--per-request {path}: no such file; pass a CSV with columns treatment,workload,rate,metric,value"
+        )
     try:
         df = pd.read_csv(path)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-        raise EvidenceCliError(f"--per-request {path}: not a readable CSV ({type(exc).__name__}); pass treatment,workload,rate,metric,value") from None
+        raise EvidenceCliError(
+            f"--per-request {path}: not a readable CSV ({type(exc).__name__}); pass treatment,workload,rate,metric,value"
+        ) from None
     need = {"treatment", "workload", "rate", "metric", "value"}
     if not need <= set(df.columns):
         raise EvidenceCliError(f"--per-request {path}: missing columns {sorted(need - set(df.columns))}")

@@ -21,8 +21,14 @@ RUN_FILE = "run.json"
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="start (or continue) a promotion from a promotion.yaml, on a local forge")
     p.add_argument("request", type=Path, help="promotion.yaml")
-    p.add_argument("--results", type=Path, help="llm-d-benchmark v0.2 reports: RESULTS/<treatment>/<workload>/rate-<r>/rep-<n>/")
-    p.add_argument("--fork", type=Path, help="local git repository standing in for the llm-d-router fork (created if missing; default WORK/fork)")
+    p.add_argument(
+        "--results", type=Path, help="llm-d-benchmark v0.2 reports: RESULTS/<treatment>/<workload>/rate-<r>/rep-<n>/"
+    )
+    p.add_argument(
+        "--fork",
+        type=Path,
+        help="local git repository standing in for the llm-d-router fork (created if missing; default WORK/fork)",
+    )
     p.add_argument("--work", type=Path, default=Path(".promote"), help="work directory (default .promote)")
     p.add_argument("--approve", default="", metavar="all|1,2,3", help="approve these gates without stopping")
     _common(p)
@@ -35,14 +41,22 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     for name, decision, helptext in (
         ("approve", Decision.APPROVE, "approve the open gate and continue to the next one"),
-        ("request-changes", Decision.REQUEST_CHANGES, "send the gate's stage back with a reason; it reruns and is reviewed again"),
+        (
+            "request-changes",
+            Decision.REQUEST_CHANGES,
+            "send the gate's stage back with a reason; it reruns and is reviewed again",
+        ),
         ("reject", Decision.REJECT, "end the promotion, with a reason on record"),
     ):
         p = sub.add_parser(name, help=helptext)
         p.add_argument("gate", type=int, choices=[1, 2, 3])
-        p.add_argument("--reason", required=decision is not Decision.APPROVE, help="why (recorded, and given to the author)")
+        p.add_argument(
+            "--reason", required=decision is not Decision.APPROVE, help="why (recorded, and given to the author)"
+        )
         p.add_argument("--work", type=Path, default=Path(".promote"))
-        p.add_argument("--approve", default="", metavar="all|1,2,3", help="also approve these later gates without stopping")
+        p.add_argument(
+            "--approve", default="", metavar="all|1,2,3", help="also approve these later gates without stopping"
+        )
         _common(p)
         p.set_defaults(func=cmd_decide, decision=decision)
 
@@ -68,7 +82,9 @@ def cmd_run(args) -> int:
     settings = {"request": str(args.request.resolve()), "fork": str(fork), "results": str(results) if results else None}
     saved = _read_settings(work, missing_ok=True)
     if saved and saved["request"] != settings["request"]:
-        raise RequestError(f"{work} holds the promotion of {saved['request']}; use another --work for a different request")
+        raise RequestError(
+            f"{work} holds the promotion of {saved['request']}; use another --work for a different request"
+        )
     work.mkdir(parents=True, exist_ok=True)
     (work / RUN_FILE).write_text(json.dumps(settings, indent=2) + "\n")
     return _drive(_runner(request, work, fork, results, approve, args))
@@ -87,7 +103,10 @@ def cmd_decide(args) -> int:
     request, results = _reload(settings)
     runner = _runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args)
     state = runner.decide(args.gate, args.decision, args.reason)
-    _say(args, f"gate {args.gate}: {args.decision.value} by {runner.actor}" + (f" ({args.reason})" if args.reason else ""))
+    _say(
+        args,
+        f"gate {args.gate}: {args.decision.value} by {runner.actor}" + (f" ({args.reason})" if args.reason else ""),
+    )
     if state.status.value == "rejected":
         _say(args, f"the promotion is rejected; the record is in {runner.forge.locations()['issue thread']}")
         return 0
@@ -140,10 +159,9 @@ def _reload(settings: dict):
 
 def preflight(request_path: Path, results: Path | None, *, check_reports: bool = True):
     """Everything that can be wrong with the input is found here, before anything touches the fork."""
+    from bot.dictionary import load_dictionary
     from bot.golang.analyze import analyze
     from bot.golang.source import parse_evolved_source
-    from bot.dictionary import load_dictionary
-
     from bot.model import PromotionRequest
 
     request = PromotionRequest.load(request_path)
@@ -170,10 +188,17 @@ def _runner(request, work: Path, fork: Path, results, approve, args):
     from bot.forge.local import LocalForge
     from bot.stages.runner import Runner
 
-    forge = LocalForge(fork, work, seed_dir=PROJECT_ROOT / "gomirror" / "llm-d-router", base_branch=request.fork.base_branch)
+    forge = LocalForge(
+        fork, work, seed_dir=PROJECT_ROOT / "gomirror" / "llm-d-router", base_branch=request.fork.base_branch
+    )
     return Runner(
-        request, forge, work, results_dir=results, approve=approve,
-        actor=args.actor or _whoami(), max_rounds=args.max_rounds,
+        request,
+        forge,
+        work,
+        results_dir=results,
+        approve=approve,
+        actor=args.actor or _whoami(),
+        max_rounds=args.max_rounds,
         log=(lambda line: None) if args.quiet else (lambda line: print(f"  {line}", file=sys.stderr)),
     )
 
@@ -199,8 +224,8 @@ def _decide_hint(gate: int | None, work: Path) -> str:
     return (
         f"decide gate {gate}:\n"
         f"  promote approve {gate} --work {work}\n"
-        f"  promote request-changes {gate} --reason \"...\" --work {work}\n"
-        f"  promote reject {gate} --reason \"...\" --work {work}"
+        f'  promote request-changes {gate} --reason "..." --work {work}\n'
+        f'  promote reject {gate} --reason "..." --work {work}'
     )
 
 

@@ -28,7 +28,9 @@ def register(subparsers) -> None:
         ),
     )
     p.add_argument("source", help="the evolved program (.go or OpenEvolve .py)")
-    p.add_argument("--kind", choices=["routing", "admission", "scheduling"], help="policy kind (default: from the host function)")
+    p.add_argument(
+        "--kind", choices=["routing", "admission", "scheduling"], help="policy kind (default: from the host function)"
+    )
     p.add_argument("--out", required=True, help="directory to write the plugin package, report and findings to")
     p.add_argument("--plugin-type", help="kebab-case plugin type (default: evolved-<receiver>)")
     p.add_argument("--feedback", help="reviewer feedback to address (recorded in the report)")
@@ -72,7 +74,9 @@ def handle(args: argparse.Namespace) -> int:
         from bot.golang.toolchain import ToolchainMissing, check_plugin
 
         try:
-            rep = check_plugin(tr.files, registration_import=tr.registration_import, registration_line=tr.registration_line)
+            rep = check_plugin(
+                tr.files, registration_import=tr.registration_import, registration_line=tr.registration_line
+            )
         except ToolchainMissing as exc:
             toolchain_line = f"toolchain check not run: {exc}"
         else:
@@ -87,7 +91,8 @@ def handle(args: argparse.Namespace) -> int:
     findings.sort(key=lambda f: f.sort_key())
     (out / REPORT_NAME).write_text(report, encoding="utf-8")
     (out / "findings.json").write_text(
-        json.dumps([json.loads(f.model_dump_json()) for f in findings], indent=2, sort_keys=True) + "\n", encoding="utf-8"
+        json.dumps([json.loads(f.model_dump_json()) for f in findings], indent=2, sort_keys=True) + "\n",
+        encoding="utf-8",
     )
     summary = tr.summary.model_copy(update={"findings": findings})
     (out / "translation.json").write_text(tr.to_json(), encoding="utf-8")
@@ -97,8 +102,10 @@ def handle(args: argparse.Namespace) -> int:
         print(summary.model_dump_json(indent=2))
     else:
         print(f"translated {args.source} ({analysis.kind.value}, {analysis.host}) -> {out / tr.summary.package_dir}")
-        print(f"  {len(summary.signals)} signals, {len(summary.thresholds)} parameters, {len(findings)} findings "
-              f"({len(critical)} CRITICAL); {toolchain_line}")
+        print(
+            f"  {len(summary.signals)} signals, {len(summary.thresholds)} parameters, {len(findings)} findings "
+            f"({len(critical)} CRITICAL); {toolchain_line}"
+        )
         for f in critical:
             where = f" line {f.source_line}" if f.source_line else (f" {f.file}:{f.line}" if f.file else "")
             print(f"  CRITICAL {f.check}{where}: {f.message}", file=sys.stderr)

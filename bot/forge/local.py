@@ -52,7 +52,9 @@ class LocalForge:
 
     def _ensure_fork(self, seed_dir: Path | None) -> None:
         if self.fork.exists() and not (self.fork / ".git").exists() and any(self.fork.iterdir()):
-            raise ForgeError(f"--fork {self.fork}: exists but is not a git repository; pass a clone of the fork or a new path")
+            raise ForgeError(
+                f"--fork {self.fork}: exists but is not a git repository; pass a clone of the fork or a new path"
+            )
         if not (self.fork / ".git").exists():
             self.fork.mkdir(parents=True, exist_ok=True)
             self._git("init", "-q", "-b", self.base_branch)
@@ -63,7 +65,9 @@ class LocalForge:
             self._git("add", "-A")
             self._git("commit", "-q", "-m", "llm-d-router v0.10.0 API mirror (local stand-in for the fork)")
         elif not self._rev(self.base_branch):
-            raise ForgeError(f"--fork {self.fork}: has no branch {self.base_branch!r}; set fork.base_branch in the request")
+            raise ForgeError(
+                f"--fork {self.fork}: has no branch {self.base_branch!r}; set fork.base_branch in the request"
+            )
 
     def _rev(self, ref: str) -> str | None:
         out = self._git("rev-parse", "--verify", "-q", f"refs/heads/{ref}", check=False).strip()
@@ -207,4 +211,4 @@ def _write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    tmp.replace(path)

@@ -26,8 +26,8 @@ and the hazard ids in ``bot.golang.hazards``):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 import tree_sitter
 
@@ -45,9 +45,21 @@ CHECK_REMOVED_INTERFACE = "source.removed-interface"
 
 #: BLIS built-in policies copied alongside the evolved one; never the evolved host.
 BUILTIN_RECEIVERS = {
-    "RoundRobin", "LeastLoaded", "AlwaysBusiest", "PrefixAffinity",
-    "AlwaysAdmit", "TokenBucket", "RejectAll", "TierShedAdmission", "GAIELegacyAdmission", "TenantBudgetAdmission",
-    "FCFSScheduler", "PriorityFCFSScheduler", "SJFScheduler", "ReversePriority", "ReversePriorityScheduler",
+    "RoundRobin",
+    "LeastLoaded",
+    "AlwaysBusiest",
+    "PrefixAffinity",
+    "AlwaysAdmit",
+    "TokenBucket",
+    "RejectAll",
+    "TierShedAdmission",
+    "GAIELegacyAdmission",
+    "TenantBudgetAdmission",
+    "FCFSScheduler",
+    "PriorityFCFSScheduler",
+    "SJFScheduler",
+    "ReversePriority",
+    "ReversePriorityScheduler",
 }
 
 #: BLIS types the generated package re-declares (reduced to what the evolved code uses).
@@ -66,8 +78,15 @@ SHIMMED_FUNCS = {
 }
 #: Interfaces and plumbing of the copied BLIS file that are never carried over.
 NEVER_CARRIED = {
-    "RoutingPolicy", "AdmissionPolicy", "InstanceScheduler", "PriorityPolicy", "NewRoutingPolicy",
-    "NewAdmissionPolicy", "NewScheduler", "NewRoutingSnapshot", "EffectiveLoad",
+    "RoutingPolicy",
+    "AdmissionPolicy",
+    "InstanceScheduler",
+    "PriorityPolicy",
+    "NewRoutingPolicy",
+    "NewAdmissionPolicy",
+    "NewScheduler",
+    "NewRoutingSnapshot",
+    "EffectiveLoad",
 }
 
 SIGNATURES = {
@@ -77,10 +96,27 @@ SIGNATURES = {
 }
 
 _EXPR_TYPES = {
-    "identifier", "selector_expression", "call_expression", "index_expression", "slice_expression",
-    "binary_expression", "unary_expression", "parenthesized_expression", "composite_literal", "func_literal",
-    "type_assertion_expression", "type_conversion_expression", "int_literal", "float_literal",
-    "interpreted_string_literal", "raw_string_literal", "rune_literal", "true", "false", "nil", "iota",
+    "identifier",
+    "selector_expression",
+    "call_expression",
+    "index_expression",
+    "slice_expression",
+    "binary_expression",
+    "unary_expression",
+    "parenthesized_expression",
+    "composite_literal",
+    "func_literal",
+    "type_assertion_expression",
+    "type_conversion_expression",
+    "int_literal",
+    "float_literal",
+    "interpreted_string_literal",
+    "raw_string_literal",
+    "rune_literal",
+    "true",
+    "false",
+    "nil",
+    "iota",
     "imaginary_literal",
 }
 _COMPARE = {"<", "<=", ">", ">=", "==", "!="}
@@ -339,7 +375,10 @@ def find_host(src: EvolvedSource, funcs: list[FuncInfo], kind: PolicyKind | None
                     line=src.to_original_line(host.node.start_point[0] + 1),
                 )
             return host
-    if any(f.name == "Compute" and any(_norm_type(t) == "*Request" for _, t in f.params) for f in funcs) and not policies:
+    if (
+        any(f.name == "Compute" and any(_norm_type(t) == "*Request" for _, t in f.params) for f in funcs)
+        and not policies
+    ):
         raise SourceError(
             f"{src.path}: PriorityPolicy.Compute was removed from BLIS in ce85515e (2026-05-06) and has no llm-d "
             "counterpart; re-express the ordering as an InstanceScheduler OrderQueue(requests []*Request, clock int64)",
@@ -390,11 +429,16 @@ class Val:
 
 
 _ROLE_OF_TYPE = {
-    "*RouterState": "state", "RouterState": "state",
-    "[]RoutingSnapshot": "snapshots", "[]*RoutingSnapshot": "snapshots",
-    "RoutingSnapshot": "snapshot", "*RoutingSnapshot": "snapshot",
-    "*Request": "request", "Request": "request",
-    "[]*Request": "requests", "[]Request": "requests",
+    "*RouterState": "state",
+    "RouterState": "state",
+    "[]RoutingSnapshot": "snapshots",
+    "[]*RoutingSnapshot": "snapshots",
+    "RoutingSnapshot": "snapshot",
+    "*RoutingSnapshot": "snapshot",
+    "*Request": "request",
+    "Request": "request",
+    "[]*Request": "requests",
+    "[]Request": "requests",
 }
 _ELEM_ROLE = {"snapshots": "snapshot", "requests": "request", "scorers": "scorer"}
 _MATH_FLOAT = re.compile(r"^math\.[A-Z]\w*$")
@@ -404,8 +448,15 @@ _UNIT_POWERS = {1e3, 1e6, 1e9, 1e-3, 1e-6}
 class _Walker:
     """Walks one function at a time; env and call-site taints persist across functions and passes."""
 
-    def __init__(self, src: EvolvedSource, d: Dictionary, an: Analysis, funcs: dict[str, FuncInfo],
-                 recv_types: set[str], struct_fields: dict[str, dict[str, str]]):
+    def __init__(
+        self,
+        src: EvolvedSource,
+        d: Dictionary,
+        an: Analysis,
+        funcs: dict[str, FuncInfo],
+        recv_types: set[str],
+        struct_fields: dict[str, dict[str, str]],
+    ):
         self.src = src
         self.d = d
         self.an = an
@@ -468,7 +519,9 @@ class _Walker:
             k = (name, written, self.line(node), via)
             if k not in self.seen_uses:
                 self.seen_uses.add(k)
-                self.an.signals.append(SignalUse(name, written, entry.scope if entry else scope, self.line(node), via, entry is not None))
+                self.an.signals.append(
+                    SignalUse(name, written, entry.scope if entry else scope, self.line(node), via, entry is not None)
+                )
                 if entry is None:
                     self.hazard("unmapped", node, name=written, scope=scope)
                 elif entry.oracle:
@@ -526,14 +579,12 @@ class _Walker:
         elif t == "return_statement":
             taint: frozenset = frozenset()
             for c in _named(node):
-                for e in (_named(c) if c.type == "expression_list" else [c]):
+                for e in _named(c) if c.type == "expression_list" else [c]:
                     taint |= self.ex(e).taint
             k = f"@ret::{self.ret_key}"
             old = self.env.get(k, Val())
             self.env[k] = Val(None, old.taint | taint, old.type)
-        elif t == "func_literal":
-            self.ex(node)
-        elif t in _EXPR_TYPES:
+        elif t == "func_literal" or t in _EXPR_TYPES:
             self.ex(node)
         else:
             self.visit_children(node)
@@ -560,20 +611,24 @@ class _Walker:
         left = node.child_by_field_name("left")
         right = node.child_by_field_name("right")
         op_node = node.child_by_field_name("operator")
-        op = self.t(op_node) if op_node is not None else next((self.t(c) for c in node.children if not c.is_named and self.t(c).endswith("=")), "=")
+        op = (
+            self.t(op_node)
+            if op_node is not None
+            else next((self.t(c) for c in node.children if not c.is_named and self.t(c).endswith("=")), "=")
+        )
         lefts = _named(left) if left is not None else []
         rights = _named(right) if right is not None else []
         vals = [self.ex(r) for r in rights]
         if len(vals) == 1 and len(lefts) > 1:
             vals = [Val(None, vals[0].taint, None)] * len(lefts)
-        for i, l in enumerate(lefts):
+        for i, lhs in enumerate(lefts):
             v = vals[i] if i < len(vals) else Val()
             r = rights[i] if i < len(rights) else None
             # control-dependent constants: `adj *= 0.4` under `if load > 7`
             if r is not None and self._numeric_literal(r) is not None:
-                self.factor_literal(r, l, op)
-            if l.type == "identifier":
-                name = self.t(l)
+                self.factor_literal(r, lhs, op)
+            if lhs.type == "identifier":
+                name = self.t(lhs)
                 if name == "_":
                     continue
                 if op == ":=" and v.type in ("untyped-int", "untyped-float"):
@@ -581,19 +636,23 @@ class _Walker:
                 if op in ("=", ":="):
                     if r is not None and r.type == "func_literal":
                         self.closures[name] = r
-                    if r is not None and r.type in ("binary_expression", "parenthesized_expression") and self._is_bool_expr(r):
+                    if (
+                        r is not None
+                        and r.type in ("binary_expression", "parenthesized_expression")
+                        and self._is_bool_expr(r)
+                    ):
                         self.an.bool_aliases[f"{self.fn_label}::{name}"] = r
                     self.set(name, v, merge=(op == "="))
                 else:
                     self.set(name, Val(None, v.taint, None), merge=True)
             else:
-                self.ex(l)
-                base = self._base_ident(l)
+                self.ex(lhs)
+                base = self._base_ident(lhs)
                 if base is not None:
                     bv = self.get(base)
                     self.set(base, Val(bv.role if bv else None, v.taint, bv.type if bv else None), merge=True)
-                elif l.type == "selector_expression":
-                    self._set_field(l, v)
+                elif lhs.type == "selector_expression":
+                    self._set_field(lhs, v)
 
     def _is_bool_expr(self, node: Node) -> bool:
         while node.type == "parenthesized_expression":
@@ -627,7 +686,7 @@ class _Walker:
             right = rc.child_by_field_name("right")
             rv = self.ex(right) if right is not None else Val()
             left = rc.child_by_field_name("left")
-            names = [c for c in _named(left)] if left is not None else []
+            names = list(_named(left)) if left is not None else []
             if names:
                 kname = self.t(names[0])
                 if kname != "_":
@@ -638,7 +697,16 @@ class _Walker:
                 if vname != "_":
                     role = _ELEM_ROLE.get(rv.role or "")
                     etype = _elem_type(rv.type)
-                    self.set(vname, Val(role, rv.taint if role not in ("snapshot", "request") else frozenset() | {t for t in rv.taint if t.startswith("@")}, etype))
+                    self.set(
+                        vname,
+                        Val(
+                            role,
+                            rv.taint
+                            if role not in ("snapshot", "request")
+                            else frozenset() | {t for t in rv.taint if t.startswith("@")},
+                            etype,
+                        ),
+                    )
         else:
             for c in node.children:
                 if c.type == "for_clause":
@@ -680,8 +748,18 @@ class _Walker:
                         self.check_slo_literal(vv, v, v)
                     self.cond_stack.append((Val(None, vv.taint | lv.taint), v))
                     self.cond_stack.pop()
-                self.cond_stack.append((Val(None, vv.taint | frozenset().union(*(self.ex(v).taint for v in (_named(vals) if vals is not None else [])))),
-                                        value if value is not None else (_named(vals)[0] if vals is not None and _named(vals) else c)))
+                self.cond_stack.append(
+                    (
+                        Val(
+                            None,
+                            vv.taint
+                            | frozenset().union(
+                                *(self.ex(v).taint for v in (_named(vals) if vals is not None else []))
+                            ),
+                        ),
+                        value if value is not None else (_named(vals)[0] if vals is not None and _named(vals) else c),
+                    )
+                )
                 for s in c.children:
                     if s.is_named and s.type not in ("comment",) and s != vals:
                         self.visit(s)
@@ -859,7 +937,12 @@ class _Walker:
             k = f"@recv::{fld}"
             v = self.env.get(k, Val())
             declared = self.struct_fields.get(self.fn.receiver_type or "", {}).get(fld) if self.fn else None
-            if declared is None and self.fn and self.fn.receiver_type and f"{self.fn.receiver_type}.{fld}" in self.funcs:
+            if (
+                declared is None
+                and self.fn
+                and self.fn.receiver_type
+                and f"{self.fn.receiver_type}.{fld}" in self.funcs
+            ):
                 return Val("method", v.taint, "func")
             typ = declared or v.type
             if declared is None:
@@ -873,7 +956,11 @@ class _Walker:
         otext = self.t(operand)
         if operand is not None and operand.type == "identifier" and self.get(otext) is None:
             full = f"{otext}.{fld}"
-            if otext == "math" and fld.startswith("Max") or full in ("math.MinInt", "math.MinInt64", "math.SmallestNonzeroFloat64"):
+            if (otext == "math" and fld.startswith("Max")) or full in (
+                "math.MinInt",
+                "math.MinInt64",
+                "math.SmallestNonzeroFloat64",
+            ):
                 return Val(type="untyped-int" if "Int" in fld else "untyped-float")
             if otext == "math" and fld.startswith(("Inf",)):
                 return Val(type="func")
@@ -900,7 +987,12 @@ class _Walker:
         idx = node.child_by_field_name("index")
         ov = self.ex(operand)
         iv = self.ex(idx)
-        if idx is not None and idx.type == "int_literal" and ({"@scorers", "@weights"} & ov.taint) and ov.role not in ("snapshots", "requests"):
+        if (
+            idx is not None
+            and idx.type == "int_literal"
+            and ({"@scorers", "@weights"} & ov.taint)
+            and ov.role not in ("snapshots", "requests")
+        ):
             self.hazard("positional", node, operand=self.t(operand), index=self.t(idx))
         role = _ELEM_ROLE.get(ov.role or "")
         if role in ("snapshot", "request"):
@@ -929,12 +1021,16 @@ class _Walker:
                         k = (p, "EffectiveLoad", self.line(fn), "EffectiveLoad()")
                         if k not in self.seen_uses:
                             self.seen_uses.add(k)
-                            self.an.signals.append(SignalUse(p, "EffectiveLoad", "snapshot", self.line(fn), "EffectiveLoad()", True))
+                            self.an.signals.append(
+                                SignalUse(p, "EffectiveLoad", "snapshot", self.line(fn), "EffectiveLoad()", True)
+                            )
                 return Val(None, frozenset({name}) | parts, "int")
             if ov.role == "request" and fld == "InputLen":
                 self.an.uses_input_len_method = True
                 entry = self.d.signal("InputTokens", "request")
-                self.use("InputLen", "request", fn, "InputLen()") if entry is None else self._record_alias_use("InputTokens", "InputLen", fn, "InputLen()")
+                self.use("InputLen", "request", fn, "InputLen()") if entry is None else self._record_alias_use(
+                    "InputTokens", "InputLen", fn, "InputLen()"
+                )
                 self.an.request_fields.setdefault("InputTokens", "[]tokenID")
                 return Val(None, frozenset({"InputTokens"}), "int64")
             if ov.role == "rng" or (operand is not None and self.t(operand) == "rand"):
@@ -996,7 +1092,9 @@ class _Walker:
                 self._merge_args(name, vals)
                 callee = self.funcs[name]
                 self._check_token_params(callee, vals, node)
-                return Val(_ROLE_OF_TYPE.get(_norm_type(callee.result)), taint | self._ret_taint(callee), _result_type(callee))
+                return Val(
+                    _ROLE_OF_TYPE.get(_norm_type(callee.result)), taint | self._ret_taint(callee), _result_type(callee)
+                )
             if name in SHIMMED_FUNCS:
                 return Val("decision", taint, "RoutingDecision")
             if name in ("NewRoutingDecision", "NewRoutingDecisionWithScores"):
@@ -1010,10 +1108,14 @@ class _Walker:
         k = (canonical, written, self.line(node), via)
         if k not in self.seen_uses:
             self.seen_uses.add(k)
-            self.an.signals.append(SignalUse(canonical, written, entry.scope if entry else "request", self.line(node), via, entry is not None))
+            self.an.signals.append(
+                SignalUse(
+                    canonical, written, entry.scope if entry else "request", self.line(node), via, entry is not None
+                )
+            )
 
     def _check_token_params(self, callee: FuncInfo, vals: list[Val], node: Node) -> None:
-        for i, (pname, ptype) in enumerate(callee.params):
+        for i, (_pname, ptype) in enumerate(callee.params):
             if i < len(vals) and vals[i].role == "tokens" and _norm_type(ptype) == "[]int":
                 self.an.token_elem = "int"
                 self.hazard("int-tokens", node, callee=callee.name)
@@ -1038,23 +1140,24 @@ class _Walker:
         if pkg == "math":
             if fld in ("Max", "Min"):
                 self._minmax_literals(node, fld.lower(), args, vals)
-            if fld == "Pow" and len(args) == 2:
-                if vals[1].lit is not None and vals[0].signals():
-                    self.literal(vals[1].lit, "exponent", args[0], vals[0], node)
+            if fld == "Pow" and len(args) == 2 and vals[1].lit is not None and vals[0].signals():
+                self.literal(vals[1].lit, "exponent", args[0], vals[0], node)
             return Val(None, taint, "float64")
         if pkg == "sort":
             return Val(None, taint, None)
         if pkg == "fmt":
             return Val(None, frozenset(), "string")
         if pkg == "strings":
-            return Val(None, taint, "string" if fld not in ("Contains", "HasPrefix", "HasSuffix", "EqualFold") else "bool")
+            return Val(
+                None, taint, "string" if fld not in ("Contains", "HasPrefix", "HasSuffix", "EqualFold") else "bool"
+            )
         return Val(None, taint, None)
 
     def _minmax_literals(self, node: Node, which: str, args: list[Node], vals: list[Val]) -> None:
-        tainted = [(a, v) for a, v in zip(args, vals) if v.signals()]
+        tainted = [(a, v) for a, v in zip(args, vals, strict=False) if v.signals()]
         if not tainted:
             return
-        for a, v in zip(args, vals):
+        for _a, v in zip(args, vals, strict=False):
             if v.lit is not None:
                 self.literal(v.lit, "floor" if which == "max" else "cap", tainted[0][0], tainted[0][1], node)
 
@@ -1120,23 +1223,24 @@ class _Walker:
             return None
         for n in walk(cnode):
             if n.type == "binary_expression" and self.t(n.child_by_field_name("operator")) in _COMPARE - {"==", "!="}:
-                l, r = n.child_by_field_name("left"), n.child_by_field_name("right")
+                lhs, r = n.child_by_field_name("left"), n.child_by_field_name("right")
                 if self._numeric_literal(r) is not None:
-                    return l
-                if self._numeric_literal(l) is not None:
+                    return lhs
+                if self._numeric_literal(lhs) is not None:
                     return r
         for n in walk(cnode):
             if n.type == "binary_expression" and self.t(n.child_by_field_name("operator")) in _COMPARE:
-                l, r = n.child_by_field_name("left"), n.child_by_field_name("right")
+                lhs, r = n.child_by_field_name("left"), n.child_by_field_name("right")
                 if self._numeric_literal(r) is not None:
-                    return l
-                if self._numeric_literal(l) is not None:
+                    return lhs
+                if self._numeric_literal(lhs) is not None:
                     return r
-                return l
+                return lhs
         return None
 
-    def literal(self, lit: Node, role: str, subject: Node, sv: Val, ctx: Node, op: str | None = None,
-                target: Node | None = None) -> None:
+    def literal(
+        self, lit: Node, role: str, subject: Node, sv: Val, ctx: Node, op: str | None = None, target: Node | None = None
+    ) -> None:
         if not self.recording or lit.start_byte in self.seen_lits:
             return
         self.seen_lits.add(lit.start_byte)
@@ -1159,16 +1263,36 @@ class _Walker:
         go_type = _param_type(sv.type, lit, self.src)
         base = self._base_name(subject, signals, target, role)
         th = Threshold(
-            value=value, literal=raw.strip(), go_type=go_type, role=role, signals=signals,
-            subject=self.t(subject), base=base, line=self.line(lit),
+            value=value,
+            literal=raw.strip(),
+            go_type=go_type,
+            role=role,
+            signals=signals,
+            subject=self.t(subject),
+            base=base,
+            line=self.line(lit),
         )
         if go_type is None:
             th.reason = f"the type of `{self.t(subject)}` could not be inferred, so the literal stays in the code"
         owner = self.fn
-        if owner is not None and owner.receiver_var is None and owner is not self.an.host_info and owner.receiver_type is None:
+        if (
+            owner is not None
+            and owner.receiver_var is None
+            and owner is not self.an.host_info
+            and owner.receiver_type is None
+        ):
             th.reason = f"inside helper function {owner.name}, which has no receiver to carry parameters"
-        th.occurrences.append(Occurrence(lit.start_byte, lit.end_byte, self.line(lit), role, op,
-                                         id_of(ctx) if role == "threshold" else None, owner.label if owner else None))
+        th.occurrences.append(
+            Occurrence(
+                lit.start_byte,
+                lit.end_byte,
+                self.line(lit),
+                role,
+                op,
+                id_of(ctx) if role == "threshold" else None,
+                owner.label if owner else None,
+            )
+        )
         self.an.thresholds.append(th)
         self.an.literal_nodes[lit.start_byte] = th
 
@@ -1311,7 +1435,7 @@ def analyze(src: EvolvedSource, dictionary: Dictionary, kind: PolicyKind | str |
                     seen.add(g.label)
                     order.append(g)
             i += 1
-        an.helpers = [f for f in order[1:]]
+        an.helpers = list(order[1:])
     for k, v in w.env.items():
         if "::" in k and not k.startswith("@"):
             an.var_signals[k] = v.signals()
@@ -1367,7 +1491,11 @@ def _collect_types(src: EvolvedSource, an: Analysis, funcs: list[FuncInfo], stru
         for k, v in struct_fields.get(host.receiver_type, {}).items():
             an.receiver_fields[k] = v
     # transitive closure over referenced local types
-    todo = [r for r in sorted(referenced) if r in decls and r not in SHIMMED_TYPES and r != host.receiver_type and r not in NEVER_CARRIED]
+    todo = [
+        r
+        for r in sorted(referenced)
+        if r in decls and r not in SHIMMED_TYPES and r != host.receiver_type and r not in NEVER_CARRIED
+    ]
     seen = set(todo)
     while todo:
         name = todo.pop(0)
@@ -1400,7 +1528,10 @@ def _constructor_fields(src: EvolvedSource, an: Analysis) -> None:
     if an.constructor is None or host is None or host.receiver_type is None:
         return
     for lit in walk(an.constructor.node):
-        if lit.type != "composite_literal" or text_of(src, lit.child_by_field_name("type")).lstrip("&*") != host.receiver_type:
+        if (
+            lit.type != "composite_literal"
+            or text_of(src, lit.child_by_field_name("type")).lstrip("&*") != host.receiver_type
+        ):
             continue
         body = lit.child_by_field_name("body")
         for el in _named(body) if body is not None else []:
@@ -1410,14 +1541,28 @@ def _constructor_fields(src: EvolvedSource, an: Analysis) -> None:
             fname = text_of(src, key).strip()
             vnode = _named(value)[0] if value.type == "literal_element" and _named(value) else value
             raw = text_of(src, vnode).strip()
-            num = parse_number(raw.lstrip("-").strip()) if vnode.type in ("int_literal", "float_literal", "unary_expression") else None
+            num = (
+                parse_number(raw.lstrip("-").strip())
+                if vnode.type in ("int_literal", "float_literal", "unary_expression")
+                else None
+            )
             ftype = an.receiver_fields.get(fname)
             if num is None or ftype not in ("int", "int64", "float64"):
                 continue
             value_num = -num if raw.startswith("-") else num
-            th = Threshold(value=value_num, literal=raw, go_type=ftype, role="field", signals=[], subject=f"{host.receiver_type}.{fname}",
-                           base=fname, line=src.to_original_line(vnode.start_point[0] + 1))
-            th.occurrences.append(Occurrence(vnode.start_byte, vnode.end_byte, th.line, "field", owner=an.constructor.label))
+            th = Threshold(
+                value=value_num,
+                literal=raw,
+                go_type=ftype,
+                role="field",
+                signals=[],
+                subject=f"{host.receiver_type}.{fname}",
+                base=fname,
+                line=src.to_original_line(vnode.start_point[0] + 1),
+            )
+            th.occurrences.append(
+                Occurrence(vnode.start_byte, vnode.end_byte, th.line, "field", owner=an.constructor.label)
+            )
             th.receiver_field = fname  # type: ignore[attr-defined]
             an.thresholds.append(th)
             an.literal_nodes[vnode.start_byte] = th
@@ -1431,9 +1576,22 @@ def _collect_imports(src: EvolvedSource, an: Analysis) -> None:
             alias = node.child_by_field_name("name")
             name = text_of(src, alias) if alias is not None else path.rsplit("/", 1)[-1]
             declared[name] = path
-    standard = {"math": "math", "fmt": "fmt", "sort": "sort", "strings": "strings", "rand": "math/rand",
-                "slices": "slices", "fnv": "hash/fnv", "time": "time", "strconv": "strconv", "maps": "maps",
-                "sync": "sync", "errors": "errors", "bits": "math/bits", "cmp": "cmp"}
+    standard = {
+        "math": "math",
+        "fmt": "fmt",
+        "sort": "sort",
+        "strings": "strings",
+        "rand": "math/rand",
+        "slices": "slices",
+        "fnv": "hash/fnv",
+        "time": "time",
+        "strconv": "strconv",
+        "maps": "maps",
+        "sync": "sync",
+        "errors": "errors",
+        "bits": "math/bits",
+        "cmp": "cmp",
+    }
     nodes = [an.host_info.node] + [h.node for h in an.helpers] + list(an.types)
     if an.receiver_decl is not None:
         nodes.append(an.receiver_decl)
@@ -1443,7 +1601,11 @@ def _collect_imports(src: EvolvedSource, an: Analysis) -> None:
     for n in nodes:
         for c in walk(n):
             if c.type in ("selector_expression", "qualified_type"):
-                operand = c.child_by_field_name("operand") if c.type == "selector_expression" else c.child_by_field_name("package")
+                operand = (
+                    c.child_by_field_name("operand")
+                    if c.type == "selector_expression"
+                    else c.child_by_field_name("package")
+                )
                 if operand is not None and operand.type in ("identifier", "package_identifier"):
                     name = text_of(src, operand)
                     if name in declared:
@@ -1474,8 +1636,18 @@ def _name_parameters(an: Analysis) -> None:
     """Same number on the same subject = one parameter (kv > 0.82 and kv - 0.82 stay in step)."""
     groups: dict[tuple, Threshold] = {}
     merged: list[Threshold] = []
-    role_rank = {"threshold": 0, "offset": 1, "floor": 2, "cap": 3, "coefficient": 4, "exponent": 5, "factor": 6,
-                 "step": 7, "value": 8, "field": 9}
+    role_rank = {
+        "threshold": 0,
+        "offset": 1,
+        "floor": 2,
+        "cap": 3,
+        "coefficient": 4,
+        "exponent": 5,
+        "factor": 6,
+        "step": 7,
+        "value": 8,
+        "field": 9,
+    }
     for th in an.thresholds:
         key = (th.base, th.value, th.go_type, th.reason is None)
         if key in groups and th.reason is None:
@@ -1488,8 +1660,18 @@ def _name_parameters(an: Analysis) -> None:
             continue
         groups[key] = th
         merged.append(th)
-    suffix = {"threshold": "Threshold", "offset": "Threshold", "floor": "Floor", "cap": "Cap", "coefficient": "Coeff",
-              "exponent": "Exponent", "factor": "Factor", "step": "Step", "value": "Value", "field": ""}
+    suffix = {
+        "threshold": "Threshold",
+        "offset": "Threshold",
+        "floor": "Floor",
+        "cap": "Cap",
+        "coefficient": "Coeff",
+        "exponent": "Exponent",
+        "factor": "Factor",
+        "step": "Step",
+        "value": "Value",
+        "field": "",
+    }
     used: set[str] = set(_RESERVED_PARAMS)
     for th in merged:
         if th.reason is not None:
@@ -1508,4 +1690,11 @@ def _name_parameters(an: Analysis) -> None:
     an.thresholds = merged
 
 
-_RESERVED_PARAMS = {"scorers", "pseudoQueue", "incumbentSLOClass", "incumbentInputTokens", "incumbentSpacingUs", "maxPseudoQueue"}
+_RESERVED_PARAMS = {
+    "scorers",
+    "pseudoQueue",
+    "incumbentSLOClass",
+    "incumbentInputTokens",
+    "incumbentSpacingUs",
+    "maxPseudoQueue",
+}

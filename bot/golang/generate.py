@@ -43,9 +43,9 @@ import jinja2
 
 from bot.dictionary import Dictionary, SignalEntry
 from bot.golang.analyze import (
-    Analysis,
     SHIMMED_FUNCS,
     SHIMMED_TYPES,
+    Analysis,
     Threshold,
     _named,
     lower_camel,
@@ -131,7 +131,11 @@ def struct_name(plugin_type: str) -> str:
 def file_stem(plugin_type: str) -> str:
     stem = re.sub(r"[^a-z0-9]+", "_", plugin_type.lower()).strip("_") or "evolved"
     # Go treats *_test.go as tests and drops *_<GOOS>.go / *_<GOARCH>.go on other platforms.
-    if re.search(r"_(test|linux|darwin|windows|amd64|arm64|js|wasm|plan9|386|arm)$", stem) or stem in ("adapter", "evolved", "baseline"):
+    if re.search(r"_(test|linux|darwin|windows|amd64|arm64|js|wasm|plan9|386|arm)$", stem) or stem in (
+        "adapter",
+        "evolved",
+        "baseline",
+    ):
         stem += "_plugin"
     return stem
 
@@ -163,11 +167,35 @@ class Carried:
 
 
 _GENERATED_NAMES = {
-    "Type", "Parameters", "DefaultParameters", "ScorerConfig", "Factory", "New", "newRoutingSnapshot", "newBlisRequest",
-    "newRouterState", "endpointID", "newScorer", "scorePrefixDelegated", "scoreQueueDepth", "scoreKVUtilization",
-    "scoreLoadBalance", "normalizeWeights", "endpointScores", "routingSnapshot", "blisRequest", "routerState",
-    "routingDecision", "newRoutingDecision", "newRoutingDecisionWithScores", "scorerFunc", "observerFunc", "tokenID",
-    "newPolicy", "incumbent", "queuePosition",
+    "Type",
+    "Parameters",
+    "DefaultParameters",
+    "ScorerConfig",
+    "Factory",
+    "New",
+    "newRoutingSnapshot",
+    "newBlisRequest",
+    "newRouterState",
+    "endpointID",
+    "newScorer",
+    "scorePrefixDelegated",
+    "scoreQueueDepth",
+    "scoreKVUtilization",
+    "scoreLoadBalance",
+    "normalizeWeights",
+    "endpointScores",
+    "routingSnapshot",
+    "blisRequest",
+    "routerState",
+    "routingDecision",
+    "newRoutingDecision",
+    "newRoutingDecisionWithScores",
+    "scorerFunc",
+    "observerFunc",
+    "tokenID",
+    "newPolicy",
+    "incumbent",
+    "queuePosition",
 }
 
 
@@ -230,7 +258,11 @@ def carry_function(src: EvolvedSource, an: Analysis, f, names: GoNames, extra: l
     names.receiver_var[node.start_byte] = recv_var or ""
     edits += _common_edits(src, an, node, names, recv_var if f.receiver_type is not None else None)
     start = _leading_comment_start(node)
-    return Carried(_apply(src, start.start_byte, node.end_byte, edits), src.to_original_line(start.start_point[0] + 1), node.start_byte)
+    return Carried(
+        _apply(src, start.start_byte, node.end_byte, edits),
+        src.to_original_line(start.start_point[0] + 1),
+        node.start_byte,
+    )
 
 
 def _leading_comment_start(node):
@@ -256,8 +288,11 @@ def _common_edits(src: EvolvedSource, an: Analysis, node, names: GoNames, recv_v
             parent = n.parent
             if nm in names.idents and names.idents[nm] != nm:
                 edits.append(Edit(n.start_byte, n.end_byte, names.idents[nm]))
-            elif nm in names.types and names.types[nm] != nm and parent is not None and parent.type in (
-                "composite_literal", "call_expression", "type_conversion_expression"
+            elif (
+                nm in names.types
+                and names.types[nm] != nm
+                and parent is not None
+                and parent.type in ("composite_literal", "call_expression", "type_conversion_expression")
             ):
                 edits.append(Edit(n.start_byte, n.end_byte, names.types[nm]))
         elif t == "field_identifier" and text_of(src, n) == "PendingRequests":
@@ -271,13 +306,22 @@ def _common_edits(src: EvolvedSource, an: Analysis, node, names: GoNames, recv_v
                     fld = text_of(src, a.child_by_field_name("field"))
                     if fld in ("InputTokens", "OutputTokens"):
                         edits.append(Edit(n.start_byte, a.start_byte, ""))
-                        edits.append(Edit(a.child_by_field_name("field").start_byte, n.end_byte,
-                                          "numInputTokens" if fld == "InputTokens" else "numOutputTokens"))
+                        edits.append(
+                            Edit(
+                                a.child_by_field_name("field").start_byte,
+                                n.end_byte,
+                                "numInputTokens" if fld == "InputTokens" else "numOutputTokens",
+                            )
+                        )
         elif t in ("int_literal", "float_literal", "unary_expression"):
             th = an.literal_nodes.get(n.start_byte)
-            if th is not None and th.param and recv_var and any(o.start == n.start_byte and o.end == n.end_byte for o in th.occurrences):
-                if not _inside_const(n):
-                    edits.append(Edit(n.start_byte, n.end_byte, _param_ref(recv_var, th)))
+            if (
+                th is not None
+                and th.param
+                and recv_var
+                and any(o.start == n.start_byte and o.end == n.end_byte for o in th.occurrences)
+            ) and not _inside_const(n):
+                edits.append(Edit(n.start_byte, n.end_byte, _param_ref(recv_var, th)))
     return edits
 
 
@@ -308,7 +352,11 @@ def _apply(src: EvolvedSource, start: int, end: int, edits: list[Edit]) -> str:
 def carry_type(src: EvolvedSource, an: Analysis, spec, names: GoNames, add_params: bool) -> Carried:
     edits = _common_edits(src, an, spec, names, None)
     decl = spec.parent if spec.parent is not None and spec.parent.type == "type_declaration" else spec
-    doc = _leading_comment_start(decl) if decl is not spec and len([c for c in decl.children if c.type == "type_spec"]) == 1 else spec
+    doc = (
+        _leading_comment_start(decl)
+        if decl is not spec and len([c for c in decl.children if c.type == "type_spec"]) == 1
+        else spec
+    )
     prefix = _apply(src, doc.start_byte, decl.start_byte, []) if doc is not spec else ""
     text = _apply(src, spec.start_byte, spec.end_byte, edits)
     mapped = (prefix + "type " + text).count("\n") + 1
@@ -321,7 +369,9 @@ def carry_type(src: EvolvedSource, an: Analysis, spec, names: GoNames, add_param
             if inner.endswith("{"):
                 text = inner + "\n\tparams Parameters\n}"
             else:
-                text = inner + "\n\n\t// params are the plugin parameters (the evolved numbers).\n\tparams Parameters\n}"
+                text = (
+                    inner + "\n\n\t// params are the plugin parameters (the evolved numbers).\n\tparams Parameters\n}"
+                )
     first = doc if doc is not spec else spec
     return Carried(prefix + "type " + text, src.to_original_line(first.start_point[0] + 1), spec.start_byte, mapped)
 
@@ -366,8 +416,10 @@ def _annotation(entry: SignalEntry | None, status: str, name: str) -> str:
     fid = entry.fidelity
     if entry.freshness.gap:
         hyp = entry.gaps[0] if entry.gaps else f"freshness/{entry.name}"
-        return (f"BLIS assumes {_short(entry.freshness.blis)}; llm-d {_short(entry.freshness.llmd)} "
-                f"— verify via Track B hypothesis {hyp} (fidelity {fid})")
+        return (
+            f"BLIS assumes {_short(entry.freshness.blis)}; llm-d {_short(entry.freshness.llmd)} "
+            f"— verify via Track B hypothesis {hyp} (fidelity {fid})"
+        )
     return f"{_short(entry.llmd.source)} (fidelity {fid})"
 
 
@@ -392,11 +444,23 @@ def adapter_lines(an: Analysis, d: Dictionary) -> tuple[list[AdapterLine], list[
     for name, typ in sorted(an.request_fields.items()):
         entry = d.signal(name, "request")
         if name == "InputTokens":
-            reqs.append(_line("r.numInputTokens", name, "request", "int", entry, first_lines.get(("request", name), [])))
+            reqs.append(
+                _line("r.numInputTokens", name, "request", "int", entry, first_lines.get(("request", name), []))
+            )
             continue
         if name == "OutputTokens":
-            reqs.append(AdapterLine("r.numOutputTokens", "0", "INV-9: output tokens are oracle knowledge and unknowable before generation; always 0 (hazard.inv9-output-tokens)",
-                                    name, "request", "untranslatable", source_lines=first_lines.get(("request", name), []), entry=entry))
+            reqs.append(
+                AdapterLine(
+                    "r.numOutputTokens",
+                    "0",
+                    "INV-9: output tokens are oracle knowledge and unknowable before generation; always 0 (hazard.inv9-output-tokens)",
+                    name,
+                    "request",
+                    "untranslatable",
+                    source_lines=first_lines.get(("request", name), []),
+                    entry=entry,
+                )
+            )
             continue
         reqs.append(_line("r." + name, name, "request", typ, entry, first_lines.get(("request", name), [])))
     states: list[AdapterLine] = []
@@ -408,12 +472,30 @@ def adapter_lines(an: Analysis, d: Dictionary) -> tuple[list[AdapterLine], list[
 
 def _line(target: str, name: str, scope: str, typ: str, entry: SignalEntry | None, lines: list[int]) -> AdapterLine:
     if entry is None:
-        return AdapterLine(target, _zero(typ or "float64"), _annotation(None, "unknown", name), name, scope, "unknown", source_lines=lines)
+        return AdapterLine(
+            target,
+            _zero(typ or "float64"),
+            _annotation(None, "unknown", name),
+            name,
+            scope,
+            "unknown",
+            source_lines=lines,
+        )
     if entry.llmd is None:
-        return AdapterLine(target, _zero(typ or entry.blis_type), _annotation(entry, "untranslatable", name), name, scope,
-                           "untranslatable", source_lines=lines, entry=entry)
+        return AdapterLine(
+            target,
+            _zero(typ or entry.blis_type),
+            _annotation(entry, "untranslatable", name),
+            name,
+            scope,
+            "untranslatable",
+            source_lines=lines,
+            entry=entry,
+        )
     expr = " ".join(entry.llmd.expr.split())
-    line = AdapterLine(target, expr, _annotation(entry, "mapped", name), name, scope, "mapped", source_lines=lines, entry=entry)
+    line = AdapterLine(
+        target, expr, _annotation(entry, "mapped", name), name, scope, "mapped", source_lines=lines, entry=entry
+    )
     line.uses_req = bool(re.search(r"\breq\b", expr))
     line.uses_m = bool(re.search(r"\bm\b", expr))
     if "{" in expr:  # multi-statement expression: keep one adapter line per signal via a helper
@@ -447,7 +529,7 @@ def format_go(text: str) -> str:
         _, gofmt = _tool_paths()
     except Exception:  # toolchain missing or not yet available: keep the hand-formatted text
         return text
-    proc = subprocess.run([str(gofmt)], input=text, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([str(gofmt)], input=text, capture_output=True, text=True, timeout=60, check=False)
     if proc.returncode != 0:
         return text
     return proc.stdout
@@ -491,17 +573,23 @@ class ParamSpec:
     json_default: object = None
 
 
-def param_specs(an: Analysis, source_name: str, scorer_defaults: list[tuple[str, float]] | None,
-                scheduling: bool) -> list[ParamSpec]:
+def param_specs(
+    an: Analysis, source_name: str, scorer_defaults: list[tuple[str, float]] | None, scheduling: bool
+) -> list[ParamSpec]:
     specs: list[ParamSpec] = []
     if scorer_defaults is not None:
         lit = ", ".join(f'{{Name: "{n}", Weight: {go_float(w)}}}' for n, w in scorer_defaults)
-        specs.append(ParamSpec(
-            "scorers", "Scorers", "[]ScorerConfig", f"[]ScorerConfig{{{lit}}}",
-            "Scorers are BLIS's weighted-scoring terms (ws.scorers / ws.weights), in the evolved order: "
-            "positional logic depends on it.",
-            json_default=[{"name": n, "weight": w} for n, w in scorer_defaults],
-        ))
+        specs.append(
+            ParamSpec(
+                "scorers",
+                "Scorers",
+                "[]ScorerConfig",
+                f"[]ScorerConfig{{{lit}}}",
+                "Scorers are BLIS's weighted-scoring terms (ws.scorers / ws.weights), in the evolved order: "
+                "positional logic depends on it.",
+                json_default=[{"name": n, "weight": w} for n, w in scorer_defaults],
+            )
+        )
     for th in an.thresholds:
         if not th.param:
             continue
@@ -510,34 +598,85 @@ def param_specs(an: Analysis, source_name: str, scorer_defaults: list[tuple[str,
         doc = f"{th.field} is the evolved {th.literal} in `{_oneline(th.subject)}` ({th.role}; {where}); signal {sig}."
         if th.role == "field":
             doc = f"{th.field} is the evolved {th.subject} = {th.literal} set by the constructor ({where})."
-        spec = ParamSpec(th.param, th.field, th.go_type or "float64", go_value(th.value, th.go_type), doc, threshold=th,
-                         json_default=int(th.value) if th.go_type in ("int", "int64") else th.value)
+        spec = ParamSpec(
+            th.param,
+            th.field,
+            th.go_type or "float64",
+            go_value(th.value, th.go_type),
+            doc,
+            threshold=th,
+            json_default=int(th.value) if th.go_type in ("int", "int64") else th.value,
+        )
         if th.value >= 0 and th.role != "exponent":
-            spec.checks.append({"cond": f"p.{th.field} < 0", "message": f"{th.param} must be >= 0, got %v",
-                                "bad": -1 if th.go_type in ("int", "int64") else -0.5})
+            spec.checks.append(
+                {
+                    "cond": f"p.{th.field} < 0",
+                    "message": f"{th.param} must be >= 0, got %v",
+                    "bad": -1 if th.go_type in ("int", "int64") else -0.5,
+                }
+            )
         if th.role == "exponent":
             spec.checks.append({"cond": f"p.{th.field} <= 0", "message": f"{th.param} must be > 0, got %v", "bad": 0})
-        if th.role in ("threshold", "offset", "floor", "cap") and th.signals and set(th.signals) <= _FRACTION_SIGNALS and 0 <= th.value <= 1:
-            spec.checks.append({"cond": f"p.{th.field} > 1", "message": f"{th.param} is a 0-1 fraction, got %v", "bad": 1.5})
+        if (
+            th.role in ("threshold", "offset", "floor", "cap")
+            and th.signals
+            and set(th.signals) <= _FRACTION_SIGNALS
+            and 0 <= th.value <= 1
+        ):
+            spec.checks.append(
+                {"cond": f"p.{th.field} > 1", "message": f"{th.param} is a 0-1 fraction, got %v", "bad": 1.5}
+            )
         specs.append(spec)
     if scheduling:
         specs += [
-            ParamSpec("maxPseudoQueue", "MaxPseudoQueue", "int", "256",
-                      "MaxPseudoQueue caps how many waiting requests are modelled per endpoint (cost bound).",
-                      [{"cond": "p.MaxPseudoQueue < 1", "message": "maxPseudoQueue must be >= 1, got %v", "bad": 0}], json_default=256),
-            ParamSpec("incumbentSLOClass", "IncumbentSLOClass", "string", '"standard"',
-                      "IncumbentSLOClass is the SLO class assumed for requests already waiting (the EPP cannot see them).",
-                      [{"cond": 'p.IncumbentSLOClass == "realtime" || p.IncumbentSLOClass == "interactive"',
-                        "message": "incumbentSLOClass %q is a BLIS v1 name; use critical or standard", "bad": "realtime"}],
-                      json_default="standard"),
-            ParamSpec("incumbentInputTokens", "IncumbentInputTokens", "int", "512",
-                      "IncumbentInputTokens is the prompt length assumed for requests already waiting.",
-                      [{"cond": "p.IncumbentInputTokens < 0", "message": "incumbentInputTokens must be >= 0, got %v", "bad": -1}],
-                      json_default=512),
-            ParamSpec("incumbentSpacingUs", "IncumbentSpacingUs", "int64", "50000",
-                      "IncumbentSpacingUs is the assumed gap (µs) between arrivals of the waiting requests; the oldest arrived n*spacing ago.",
-                      [{"cond": "p.IncumbentSpacingUs < 0", "message": "incumbentSpacingUs must be >= 0, got %v", "bad": -1}],
-                      json_default=50000),
+            ParamSpec(
+                "maxPseudoQueue",
+                "MaxPseudoQueue",
+                "int",
+                "256",
+                "MaxPseudoQueue caps how many waiting requests are modelled per endpoint (cost bound).",
+                [{"cond": "p.MaxPseudoQueue < 1", "message": "maxPseudoQueue must be >= 1, got %v", "bad": 0}],
+                json_default=256,
+            ),
+            ParamSpec(
+                "incumbentSLOClass",
+                "IncumbentSLOClass",
+                "string",
+                '"standard"',
+                "IncumbentSLOClass is the SLO class assumed for requests already waiting (the EPP cannot see them).",
+                [
+                    {
+                        "cond": 'p.IncumbentSLOClass == "realtime" || p.IncumbentSLOClass == "interactive"',
+                        "message": "incumbentSLOClass %q is a BLIS v1 name; use critical or standard",
+                        "bad": "realtime",
+                    }
+                ],
+                json_default="standard",
+            ),
+            ParamSpec(
+                "incumbentInputTokens",
+                "IncumbentInputTokens",
+                "int",
+                "512",
+                "IncumbentInputTokens is the prompt length assumed for requests already waiting.",
+                [
+                    {
+                        "cond": "p.IncumbentInputTokens < 0",
+                        "message": "incumbentInputTokens must be >= 0, got %v",
+                        "bad": -1,
+                    }
+                ],
+                json_default=512,
+            ),
+            ParamSpec(
+                "incumbentSpacingUs",
+                "IncumbentSpacingUs",
+                "int64",
+                "50000",
+                "IncumbentSpacingUs is the assumed gap (µs) between arrivals of the waiting requests; the oldest arrived n*spacing ago.",
+                [{"cond": "p.IncumbentSpacingUs < 0", "message": "incumbentSpacingUs must be >= 0, got %v", "bad": -1}],
+                json_default=50000,
+            ),
         ]
     return specs
 
@@ -602,14 +741,26 @@ def _uses_token_slice(src: EvolvedSource, nodes, fld: str) -> bool:
         for n in walk(node):
             if n.type == "selector_expression" and text_of(src, n.child_by_field_name("field")) == fld:
                 p = n.parent
-                if p is not None and p.type == "argument_list" and p.parent is not None and text_of(src, p.parent.child_by_field_name("function")) == "len":
+                if (
+                    p is not None
+                    and p.type == "argument_list"
+                    and p.parent is not None
+                    and text_of(src, p.parent.child_by_field_name("function")) == "len"
+                ):
                     continue
                 return True
     return False
 
 
-def generate(src: EvolvedSource, an: Analysis, d: Dictionary, plugin_type: str, *, source_name: str | None = None,
-             options: dict | None = None) -> Generated:
+def generate(
+    src: EvolvedSource,
+    an: Analysis,
+    d: Dictionary,
+    plugin_type: str,
+    *,
+    source_name: str | None = None,
+    options: dict | None = None,
+) -> Generated:
     options = options or {}
     kind = an.kind
     host = an.host_info
@@ -634,15 +785,27 @@ def generate(src: EvolvedSource, an: Analysis, d: Dictionary, plugin_type: str, 
             if nm not in snapshot_fields:
                 snapshot_fields[nm] = "float64" if nm == "KVUtilization" else "int"
                 baseline_signals.append(nm)
-        scorer_defaults = ([("precise-prefix-cache", 2.0), ("queue-depth", 1.0), ("kv-utilization", 1.0)] if an.era == "head"
-                           else [("prefix-affinity", 3.0), ("queue-depth", 2.0), ("kv-utilization", 2.0)])
+        scorer_defaults = (
+            [("precise-prefix-cache", 2.0), ("queue-depth", 1.0), ("kv-utilization", 1.0)]
+            if an.era == "head"
+            else [("prefix-affinity", 3.0), ("queue-depth", 2.0), ("kv-utilization", 2.0)]
+        )
         scorer_defaults = options.get("scorers", scorer_defaults)
-        decisions.append(("baseline score terms", (
-            f"The evolved code reads ws.scorers/ws.weights. The plugin re-implements the BLIS scorers over its snapshots "
-            f"(queue-depth = inverted min-max of {queue_signal}, kv-utilization = 1-KVUtilization, load-balance = 1/(1+EffectiveLoad)) "
-            f"and exposes them as the `scorers` parameter, defaulting to BLIS's DefaultScorerConfigs of the program's era ({an.era}): "
-            + ", ".join(f"{n}:{go_float(w)}" for n, w in scorer_defaults) + ". Set it to the routing_policy.yaml the program was evolved with.")))
-    effective_load = uses_scorers or any(u.written == "EffectiveLoad" for u in an.signals) or _calls_effective_load(src, an)
+        decisions.append(
+            (
+                "baseline score terms",
+                (
+                    f"The evolved code reads ws.scorers/ws.weights. The plugin re-implements the BLIS scorers over its snapshots "
+                    f"(queue-depth = inverted min-max of {queue_signal}, kv-utilization = 1-KVUtilization, load-balance = 1/(1+EffectiveLoad)) "
+                    f"and exposes them as the `scorers` parameter, defaulting to BLIS's DefaultScorerConfigs of the program's era ({an.era}): "
+                    + ", ".join(f"{n}:{go_float(w)}" for n, w in scorer_defaults)
+                    + ". Set it to the routing_policy.yaml the program was evolved with."
+                ),
+            )
+        )
+    effective_load = (
+        uses_scorers or any(u.written == "EffectiveLoad" for u in an.signals) or _calls_effective_load(src, an)
+    )
     if effective_load:
         for nm in ("QueueDepth", "BatchSize", "InFlightRequests"):
             snapshot_fields.setdefault(nm, "int")
@@ -688,8 +851,11 @@ def generate(src: EvolvedSource, an: Analysis, d: Dictionary, plugin_type: str, 
         fields = set(an.receiver_fields) - _STATELESS_RECEIVER_FIELDS
         stateful = bool(fields)
     else:
-        lines = [f"// {receiver} is the receiver of the evolved method; its type is not in the evolved file, so it",
-                 "// holds exactly the fields the evolved code uses.", f"type {receiver} struct {{"]
+        lines = [
+            f"// {receiver} is the receiver of the evolved method; its type is not in the evolved file, so it",
+            "// holds exactly the fields the evolved code uses.",
+            f"type {receiver} struct {{",
+        ]
         fields_out: list[tuple[str, str]] = []
         if uses_scorers:
             fields_out += [("scorers", "[]scorerFunc"), ("weights", "[]float64")]
@@ -721,7 +887,7 @@ def generate(src: EvolvedSource, an: Analysis, d: Dictionary, plugin_type: str, 
         c = carry_function(src, an, h, names)
         blocks.append((c.text, c.source_start_line, None))
 
-    field_params = [(getattr(th, "receiver_field"), th.field) for th in an.thresholds if th.role == "field" and th.param]
+    field_params = [(th.receiver_field, th.field) for th in an.thresholds if th.role == "field" and th.param]
     # constructor call
     if an.constructor is not None:
         ctor = names.idents.get(an.constructor.name, an.constructor.name)
@@ -733,16 +899,30 @@ def generate(src: EvolvedSource, an: Analysis, d: Dictionary, plugin_type: str, 
         construct = f"\tp := &{receiver}{{}}"
 
     # ---- evolved.go ---------------------------------------------------------------------
-    evolved_imports = sorted({f'"{path}"' if name == path.rsplit("/", 1)[-1] else f'{name} "{path}"'
-                              for name, path in an.imports.items()})
-    if an.uses_rng and an.receiver_decl is None and '"math/rand"' not in evolved_imports and not any("math/rand" in i for i in evolved_imports):
+    evolved_imports = sorted(
+        {f'"{path}"' if name == path.rsplit("/", 1)[-1] else f'{name} "{path}"' for name, path in an.imports.items()}
+    )
+    if (
+        an.uses_rng
+        and an.receiver_decl is None
+        and '"math/rand"' not in evolved_imports
+        and not any("math/rand" in i for i in evolved_imports)
+    ):
         evolved_imports.append('"math/rand"')
     placeholder = "__PROMOTION_BLOCK_{}__"
     evolved_text = render(
-        "evolved.go.j2", **header, pkg=pkg, imports=sorted(evolved_imports), kind=kind.value,
+        "evolved.go.j2",
+        **header,
+        pkg=pkg,
+        imports=sorted(evolved_imports),
+        kind=kind.value,
         snapshot_fields=[{"name": n, "type": t} for n, t in sorted(snapshot_fields.items()) if n != "ID"],
-        effective_load=effective_load, token_alias=(token_elem == "tokenID" and (token_slice or output_slice)) or _mentions(src, carried_nodes, "TokenID"),
-        request_fields=req_fields, input_len_method=an.uses_input_len_method, decision_priority=an.decision_priority,
+        effective_load=effective_load,
+        token_alias=(token_elem == "tokenID" and (token_slice or output_slice))
+        or _mentions(src, carried_nodes, "TokenID"),
+        request_fields=req_fields,
+        input_len_method=an.uses_input_len_method,
+        decision_priority=an.decision_priority,
         scorer_types=kind == PolicyKind.ROUTING,
         blocks=[placeholder.format(i) for i in range(len(blocks))],
     )
@@ -750,30 +930,53 @@ def generate(src: EvolvedSource, an: Analysis, d: Dictionary, plugin_type: str, 
 
     # ---- adapter.go ---------------------------------------------------------------------
     helpers = []
-    for l in snaps + reqs + states:
-        if l.helper:
+    for aline in snaps + reqs + states:
+        if aline.helper:
             sig = []
-            for p in l.helper_params:  # type: ignore[attr-defined]
-                sig.append({"m": "m *fwkdl.Metrics", "req": "req *scheduling.InferenceRequest", "ep": "ep scheduling.Endpoint",
-                            "endpoints": "endpoints []scheduling.Endpoint"}[p])
-            helpers.append({"helper": l.helper, "signal": l.signal, "signature": ", ".join(sig), "helper_type": l.helper_type,
-                            "helper_body": l.helper_body})  # type: ignore[attr-defined]
+            for p in aline.helper_params:  # type: ignore[attr-defined]
+                sig.append(
+                    {
+                        "m": "m *fwkdl.Metrics",
+                        "req": "req *scheduling.InferenceRequest",
+                        "ep": "ep scheduling.Endpoint",
+                        "endpoints": "endpoints []scheduling.Endpoint",
+                    }[p]
+                )
+            helpers.append(
+                {
+                    "helper": aline.helper,
+                    "signal": aline.signal,
+                    "signature": ", ".join(sig),
+                    "helper_type": aline.helper_type,
+                    "helper_body": aline.helper_body,
+                }
+            )  # type: ignore[attr-defined]
     adapter_imports = {f'"{IMPORT_SCHED}"'}
     if kind != PolicyKind.SCHEDULING:
         adapter_imports.add('"fmt"')
     all_lines = snaps + reqs + states
-    for l in all_lines:
-        if l.entry is not None and l.entry.llmd is not None:
-            for imp in l.entry.llmd.imports:
+    for aline in all_lines:
+        if aline.entry is not None and aline.entry.llmd is not None:
+            for imp in aline.entry.llmd.imports:
                 adapter_imports.add(f'"{imp}"')
     if any("m *fwkdl.Metrics" in h["signature"] for h in helpers):
         adapter_imports.add(f'fwkdl "{IMPORT_DL}"')
     if kind == PolicyKind.SCHEDULING:
         states = []
     adapter_text = render(
-        "adapter.go.j2", **header, pkg=pkg, imports=_sort_imports(adapter_imports), dict_version=d.version, kind=kind.value,
-        request_lines=reqs, state_lines=states, snapshot_lines=snaps if kind != PolicyKind.SCHEDULING else [],
-        snapshot_m_lines=any(l.uses_m for l in snaps), token_slice=token_slice, token_elem=token_elem, helpers=helpers,
+        "adapter.go.j2",
+        **header,
+        pkg=pkg,
+        imports=_sort_imports(adapter_imports),
+        dict_version=d.version,
+        kind=kind.value,
+        request_lines=reqs,
+        state_lines=states,
+        snapshot_lines=snaps if kind != PolicyKind.SCHEDULING else [],
+        snapshot_m_lines=any(aline.uses_m for aline in snaps),
+        token_slice=token_slice,
+        token_elem=token_elem,
+        helpers=helpers,
     )
 
     # ---- plugin file -------------------------------------------------------------------
@@ -795,12 +998,23 @@ def generate(src: EvolvedSource, an: Analysis, d: Dictionary, plugin_type: str, 
     waiting_expr = q_entry.llmd.expr if q_entry and q_entry.llmd else "m.WaitingQueueSize"
     if kind == PolicyKind.SCHEDULING:
         plugin_imports.add('"math"')
-        for imp in (clock_entry.llmd.imports if clock_entry and clock_entry.llmd else ["time"]):
+        for imp in clock_entry.llmd.imports if clock_entry and clock_entry.llmd else ["time"]:
             plugin_imports.add(f'"{imp}"')
     common = dict(
-        **header, pkg=pkg, plugin_type=plugin_type, struct=struct, params=params, scorer_config=uses_scorers,
-        known_scorers=", ".join(BASELINE_SCORERS), receiver=receiver, construct=construct, uses_scorers=uses_scorers,
-        uses_rng=an.uses_rng, blis_method=blis_method, stateful=stateful, call_args=_host_call_args(an, kind),
+        **header,
+        pkg=pkg,
+        plugin_type=plugin_type,
+        struct=struct,
+        params=params,
+        scorer_config=uses_scorers,
+        known_scorers=", ".join(BASELINE_SCORERS),
+        receiver=receiver,
+        construct=construct,
+        uses_scorers=uses_scorers,
+        uses_rng=an.uses_rng,
+        blis_method=blis_method,
+        stateful=stateful,
+        call_args=_host_call_args(an, kind),
         field_params=field_params,
     )
     if kind == PolicyKind.ADMISSION:
@@ -810,13 +1024,24 @@ def generate(src: EvolvedSource, an: Analysis, d: Dictionary, plugin_type: str, 
         plugin_text = render("admitter.go.j2", **common, imports=_sort_imports(plugin_imports), legacy_bool=legacy_bool)
     else:
         plugin_text = render(
-            "scorer.go.j2", **common, imports=_sort_imports(plugin_imports), kind=kind.value, category=category,
-            category_reason=category_reason, clock_expr=clock_expr,
-            clock_comment=_annotation(clock_entry, "mapped", "Clock") if clock_entry and clock_entry.llmd else "wall clock (µs)",
-            waiting_expr=waiting_expr, waiting_comment=_annotation(q_entry, "mapped", "QueueDepth") if q_entry else "",
-            request_has_arrival="ArrivalTime" in request_names, request_has_class="SLOClass" in request_names,
-            request_has_priority="Priority" in request_names, request_has_input="numInputTokens" in request_names,
-            token_slice=token_slice, token_elem=token_elem,
+            "scorer.go.j2",
+            **common,
+            imports=_sort_imports(plugin_imports),
+            kind=kind.value,
+            category=category,
+            category_reason=category_reason,
+            clock_expr=clock_expr,
+            clock_comment=_annotation(clock_entry, "mapped", "Clock")
+            if clock_entry and clock_entry.llmd
+            else "wall clock (µs)",
+            waiting_expr=waiting_expr,
+            waiting_comment=_annotation(q_entry, "mapped", "QueueDepth") if q_entry else "",
+            request_has_arrival="ArrivalTime" in request_names,
+            request_has_class="SLOClass" in request_names,
+            request_has_priority="Priority" in request_names,
+            request_has_input="numInputTokens" in request_names,
+            token_slice=token_slice,
+            token_elem=token_elem,
         )
     files: dict[str, str] = {}
     line_map: dict[str, dict[int, int]] = {}
@@ -827,15 +1052,18 @@ def generate(src: EvolvedSource, an: Analysis, d: Dictionary, plugin_type: str, 
     line_map[f"{pdir}/evolved.go"] = evolved_map
     if uses_scorers:
         files[f"{pdir}/baseline.go"] = render(
-            "baseline.go.j2", **header, pkg=pkg, queue_signal=queue_signal,
+            "baseline.go.j2",
+            **header,
+            pkg=pkg,
+            queue_signal=queue_signal,
             queue_expr="s.QueueDepth" if queue_signal == "QueueDepth" else "s.EffectiveLoad()",
         )
     # adapter lines map back to the first evolved line reading the signal
     amap: dict[int, int] = {}
     for i, ln in enumerate(adapter_text.splitlines(), start=1):
-        for l in all_lines:
-            if l.source_lines and ln.strip().startswith(f"{l.target} = "):
-                amap[i] = min(l.source_lines)
+        for aline in all_lines:
+            if aline.source_lines and ln.strip().startswith(f"{aline.target} = "):
+                amap[i] = min(aline.source_lines)
     line_map[f"{pdir}/adapter.go"] = amap
 
     # gofmt every Go file; carry line maps across
@@ -849,14 +1077,39 @@ def generate(src: EvolvedSource, an: Analysis, d: Dictionary, plugin_type: str, 
 
     legacy_bool = kind == PolicyKind.ADMISSION and re.sub(r"\s+", "", host.result) == "bool"
     gen_partial = Generated(
-        files={}, line_map={}, registration_import="", registration_line="", epp_config="", package_dir=pdir, package=pkg,
-        struct=struct, params=params, snapshot_lines=snaps, request_lines=reqs, state_lines=states, decisions=[], findings=[],
-        category=category, scorer_defaults=scorer_defaults, baseline_signals=baseline_signals, tests=[], config_path="", weights={},
+        files={},
+        line_map={},
+        registration_import="",
+        registration_line="",
+        epp_config="",
+        package_dir=pdir,
+        package=pkg,
+        struct=struct,
+        params=params,
+        snapshot_lines=snaps,
+        request_lines=reqs,
+        state_lines=states,
+        decisions=[],
+        findings=[],
+        category=category,
+        scorer_defaults=scorer_defaults,
+        baseline_signals=baseline_signals,
+        tests=[],
+        config_path="",
+        weights={},
     )
     test_text, cases = render_test(
-        gen_partial, src, an, d, plugin_type, snapshot_fields=snapshot_fields,
-        request_fields={f["name"]: f["type"] for f in req_fields}, token_slice=token_elem if token_slice else None,
-        stateful=stateful, legacy_bool=legacy_bool, source_name=source_name,
+        gen_partial,
+        src,
+        an,
+        d,
+        plugin_type,
+        snapshot_fields=snapshot_fields,
+        request_fields={f["name"]: f["type"] for f in req_fields},
+        token_slice=token_elem if token_slice else None,
+        stateful=stateful,
+        legacy_bool=legacy_bool,
+        source_name=source_name,
     )
     test_path = f"{pdir}/{stem}_test.go"
     files[test_path] = format_go(test_text)
@@ -868,16 +1121,48 @@ def generate(src: EvolvedSource, an: Analysis, d: Dictionary, plugin_type: str, 
     config_path = f"deploy/config/{plugin_type}-epp-config.yaml"
     files[config_path] = epp_config
 
-    decisions += _decisions(an, d, kind, iface, category, category_reason, uses_scorers, scorer_defaults, weights, stateful, plugin_type)
-    files[f"{pdir}/README.md"] = _readme(an, d, kind, iface, plugin_type, source_name, main_go, test_path, params,
-                                         registration_import, registration_line, epp_config, uses_scorers, snaps + reqs + states,
-                                         baseline_signals, stateful)
+    decisions += _decisions(
+        an, d, kind, iface, category, category_reason, uses_scorers, scorer_defaults, weights, stateful, plugin_type
+    )
+    files[f"{pdir}/README.md"] = _readme(
+        an,
+        d,
+        kind,
+        iface,
+        plugin_type,
+        source_name,
+        main_go,
+        test_path,
+        params,
+        registration_import,
+        registration_line,
+        epp_config,
+        uses_scorers,
+        snaps + reqs + states,
+        baseline_signals,
+        stateful,
+    )
     findings += _generation_findings(an, kind, uses_scorers, stateful, src)
     gen = Generated(
-        files=files, line_map=line_map, registration_import=registration_import, registration_line=registration_line,
-        epp_config=epp_config, package_dir=pdir, package=pkg, struct=struct, params=params, snapshot_lines=snaps,
-        request_lines=reqs, state_lines=states, decisions=decisions, findings=findings, category=category,
-        scorer_defaults=scorer_defaults, baseline_signals=baseline_signals, tests=[c.name for c in cases], config_path=config_path,
+        files=files,
+        line_map=line_map,
+        registration_import=registration_import,
+        registration_line=registration_line,
+        epp_config=epp_config,
+        package_dir=pdir,
+        package=pkg,
+        struct=struct,
+        params=params,
+        snapshot_lines=snaps,
+        request_lines=reqs,
+        state_lines=states,
+        decisions=decisions,
+        findings=findings,
+        category=category,
+        scorer_defaults=scorer_defaults,
+        baseline_signals=baseline_signals,
+        tests=[c.name for c in cases],
+        config_path=config_path,
         weights=weights,
     )
     gen.cases = cases  # type: ignore[attr-defined]
@@ -912,7 +1197,9 @@ def _sort_imports(imports: set[str]) -> list[str]:
     return std + ([""] if std and other else []) + other
 
 
-def _splice(text: str, blocks: list[tuple[str, int | None, int | None]], placeholder: str) -> tuple[str, dict[int, int]]:
+def _splice(
+    text: str, blocks: list[tuple[str, int | None, int | None]], placeholder: str
+) -> tuple[str, dict[int, int]]:
     out: list[str] = []
     mapping: dict[int, int] = {}
     for line in text.split("\n"):
@@ -932,7 +1219,10 @@ def _category(an: Analysis, kind: PolicyKind, uses_scorers: bool) -> tuple[str |
     if kind == PolicyKind.ADMISSION:
         return None, ""
     if kind == PolicyKind.SCHEDULING:
-        return "Distribution", "it prefers endpoints where the request would wait behind fewer requests, spreading load like queue-scorer."
+        return (
+            "Distribution",
+            "it prefers endpoints where the request would wait behind fewer requests, spreading load like queue-scorer.",
+        )
     affinity = {"CacheHitRate", "SessionID", "PrefixGroup", "PrefixLength", "ResidentAdapters", "Adapter"}
     names = {s.name for s in an.signals}
     if uses_scorers or names & affinity:
@@ -962,82 +1252,154 @@ def render_epp_config(plugin_type: str, kind: PolicyKind, params: list[ParamSpec
     import yaml
 
     values = {p.name: p.json_default for p in params}
-    param_yaml = yaml.safe_dump(values, sort_keys=False, default_flow_style=False, allow_unicode=True).rstrip().splitlines()
+    param_yaml = (
+        yaml.safe_dump(values, sort_keys=False, default_flow_style=False, allow_unicode=True).rstrip().splitlines()
+    )
     others = [k for k in weights if k != "evolved"]
-    return render("epp_config.yaml.j2", plugin_type=plugin_type, kind=kind.value, param_yaml=param_yaml, weights=weights,
-                  others=others, fmt=go_float)
+    return render(
+        "epp_config.yaml.j2",
+        plugin_type=plugin_type,
+        kind=kind.value,
+        param_yaml=param_yaml,
+        weights=weights,
+        others=others,
+        fmt=go_float,
+    )
 
 
-def _decisions(an, d, kind, iface, category, category_reason, uses_scorers, scorer_defaults, weights, stateful, plugin_type):
+def _decisions(
+    an, d, kind, iface, category, category_reason, uses_scorers, scorer_defaults, weights, stateful, plugin_type
+):
     out: list[tuple[str, str]] = []
-    out.append(("extension point", f"BLIS {iface.blis_interface}.{iface.blis_method} → llm-d {iface.llmd_extension_point} "
-                f"(target {iface.target_dir}). " + (iface.why_changed or "As in the design doc's Map A.")))
+    out.append(
+        (
+            "extension point",
+            f"BLIS {iface.blis_interface}.{iface.blis_method} → llm-d {iface.llmd_extension_point} "
+            f"(target {iface.target_dir}). " + (iface.why_changed or "As in the design doc's Map A."),
+        )
+    )
     if kind == PolicyKind.ADMISSION:
-        out.append(("admission, not a filter", "The design doc mapped admission to a Filter; a Filter can only narrow the "
+        out.append(
+            (
+                "admission, not a filter",
+                (
+                    "The design doc mapped admission to a Filter; a Filter can only narrow the "
                     "endpoint list and cannot reject a request. llm-d v0.10.0 has requestcontrol.Admitter: a non-nil error "
                     "rejects the request, so BLIS's (false, reason) becomes errcommon.Error{Code: ResourceExhausted, Msg: reason} "
-                    "and (true, _) becomes nil, like probabilistic-admitter."))
+                    "and (true, _) becomes nil, like probabilistic-admitter."
+                ),
+            )
+        )
     if kind == PolicyKind.SCHEDULING:
-        out.append(("queue ordering as a score", (
-            "BLIS's OrderQueue reorders an instance's wait queue every step; the EPP cannot reorder vLLM's queue. Following "
-            "Map A (Scorer with queue-position weighting), the plugin builds, per endpoint, a BLIS-shaped pseudo-queue of "
-            "WaitingQueueSize incumbents (assumed class incumbentSLOClass, prompt incumbentInputTokens tokens, arrivals "
-            "incumbentSpacingUs apart, oldest first), appends the request, runs the evolved OrderQueue on it, and scores "
-            "endpoints by the request's resulting position (min-max, earlier = higher). So the evolved ordering decides "
-            "*where* a request goes (to an endpoint where it would jump the queue), not the order vLLM serves it in. "
-            "The EPP-side alternative, a flow-control ordering policy (fcfs-ordering-policy, edf-ordering-policy), orders "
-            "requests before dispatch but is outside this mirror and changes admission timing; see gap queue-ordering-authority.")))
+        out.append(
+            (
+                "queue ordering as a score",
+                (
+                    "BLIS's OrderQueue reorders an instance's wait queue every step; the EPP cannot reorder vLLM's queue. Following "
+                    "Map A (Scorer with queue-position weighting), the plugin builds, per endpoint, a BLIS-shaped pseudo-queue of "
+                    "WaitingQueueSize incumbents (assumed class incumbentSLOClass, prompt incumbentInputTokens tokens, arrivals "
+                    "incumbentSpacingUs apart, oldest first), appends the request, runs the evolved OrderQueue on it, and scores "
+                    "endpoints by the request's resulting position (min-max, earlier = higher). So the evolved ordering decides "
+                    "*where* a request goes (to an endpoint where it would jump the queue), not the order vLLM serves it in. "
+                    "The EPP-side alternative, a flow-control ordering policy (fcfs-ordering-policy, edf-ordering-policy), orders "
+                    "requests before dispatch but is outside this mirror and changes admission timing; see gap queue-ordering-authority."
+                ),
+            )
+        )
     if category:
         out.append(("scorer category", f"{category}: {category_reason}"))
     if kind == PolicyKind.ROUTING:
-        out.append(("argmax and ties", "BLIS takes the argmax of its composite (ties: lowest index, or rng). The plugin "
+        out.append(
+            (
+                "argmax and ties",
+                (
+                    "BLIS takes the argmax of its composite (ties: lowest index, or rng). The plugin "
                     "returns the composite per endpoint, order-preserved into [0,1] (values already in [0,1] are unchanged); "
                     "max-score-picker takes the argmax and shuffles ties. The instance the evolved code chose always keeps "
-                    "a top score, so an evolved argmax with side conditions is honoured."))
+                    "a top score, so an evolved argmax with side conditions is honoured."
+                ),
+            )
+        )
         if uses_scorers:
             prefix_w = weights.get("prefix-cache-scorer")
-            out.append(("prefix affinity delegated", (
-                "BLIS prefix-affinity/precise-prefix-cache are router-side block-hash indexes; llm-d's prefix-cache-scorer "
-                "(approx-prefix-cache-producer: a router-side LRU of block hashes) is the same idea. The offline mirror has "
-                "no prefix attribute, so inside the plugin the prefix term reads 0 and the EndpointPickerConfig adds "
-                f"prefix-cache-scorer with weight {go_float(prefix_w or 0)} next to the evolved plugin with weight "
-                f"{go_float(weights['evolved'])} (BLIS weights are normalised by their sum; llm-d sums weight × score)."
-                if prefix_w else "No prefix-affinity term in the configured scorers.")))
+            out.append(
+                (
+                    "prefix affinity delegated",
+                    (
+                        "BLIS prefix-affinity/precise-prefix-cache are router-side block-hash indexes; llm-d's prefix-cache-scorer "
+                        "(approx-prefix-cache-producer: a router-side LRU of block hashes) is the same idea. The offline mirror has "
+                        "no prefix attribute, so inside the plugin the prefix term reads 0 and the EndpointPickerConfig adds "
+                        f"prefix-cache-scorer with weight {go_float(prefix_w or 0)} next to the evolved plugin with weight "
+                        f"{go_float(weights['evolved'])} (BLIS weights are normalised by their sum; llm-d sums weight × score)."
+                        if prefix_w
+                        else "No prefix-affinity term in the configured scorers."
+                    ),
+                )
+            )
     if stateful:
-        out.append(("state and concurrency", "The evolved receiver keeps state (or an rng). llm-d calls plugins "
+        out.append(
+            (
+                "state and concurrency",
+                (
+                    "The evolved receiver keeps state (or an rng). llm-d calls plugins "
                     "concurrently, so calls into the evolved code are serialised with a mutex; the state is per EPP "
-                    "replica (gap concurrency-races)."))
-    out.append(("registration", "plugin.Register(Type, plugin.StabilityAlpha, Factory) in cmd/epp/runner/runner.go "
+                    "replica (gap concurrency-races)."
+                ),
+            )
+        )
+    out.append(
+        (
+            "registration",
+            (
+                "plugin.Register(Type, plugin.StabilityAlpha, Factory) in cmd/epp/runner/runner.go "
                 "registerInTreePlugins(); Alpha plugins need the EPP flag --allow-experimental-plugins "
-                "(llm-d-benchmark: router.epp.flags.allow-experimental-plugins: true)."))
+                "(llm-d-benchmark: router.epp.flags.allow-experimental-plugins: true)."
+            ),
+        )
+    )
     return out
 
 
-def _generation_findings(an: Analysis, kind: PolicyKind, uses_scorers: bool, stateful: bool, src: EvolvedSource) -> list[Finding]:
+def _generation_findings(
+    an: Analysis, kind: PolicyKind, uses_scorers: bool, stateful: bool, src: EvolvedSource
+) -> list[Finding]:
     out: list[Finding] = []
     if uses_scorers:
         mult = any(o.role in ("factor", "coefficient") for th in an.thresholds for o in th.occurrences) or any(
-            n.type == "assignment_statement" and "*=" in text_of(src, n) for n in walk(an.host_info.node))
+            n.type == "assignment_statement" and "*=" in text_of(src, n) for n in walk(an.host_info.node)
+        )
         positional = any(f.check == "hazard.positional-scorer-index" for f in an.findings)
         if mult or positional:
-            out.append(Finding(
-                severity=Severity.IMPORTANT, check=CHECK_PREFIX_DELEGATED,
-                source_line=src.to_original_line(an.host_info.node.start_point[0] + 1),
-                message=("the evolved code rescales or reads BLIS's composite, which includes the prefix-affinity term; in "
-                         "llm-d that term comes from prefix-cache-scorer, summed by the framework after this plugin, so the "
-                         "evolved adjustments no longer scale it (an overloaded cache-warm endpoint keeps its prefix score)"),
-                fix=("compare against a profile with a lower prefix-cache-scorer weight in the benchmark, or read "
-                     "PrefixCacheMatchInfo inside the plugin once the attribute is available to it"),
-            ))
+            out.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check=CHECK_PREFIX_DELEGATED,
+                    source_line=src.to_original_line(an.host_info.node.start_point[0] + 1),
+                    message=(
+                        "the evolved code rescales or reads BLIS's composite, which includes the prefix-affinity term; in "
+                        "llm-d that term comes from prefix-cache-scorer, summed by the framework after this plugin, so the "
+                        "evolved adjustments no longer scale it (an overloaded cache-warm endpoint keeps its prefix score)"
+                    ),
+                    fix=(
+                        "compare against a profile with a lower prefix-cache-scorer weight in the benchmark, or read "
+                        "PrefixCacheMatchInfo inside the plugin once the attribute is available to it"
+                    ),
+                )
+            )
     if kind == PolicyKind.SCHEDULING:
-        out.append(Finding(
-            severity=Severity.SUGGESTION, check=CHECK_QUEUE_ORDER,
-            source_line=src.to_original_line(an.host_info.node.start_point[0] + 1),
-            message=("OrderQueue becomes a queue-position Scorer: the plugin cannot reorder vLLM's queue, it only sends "
-                     "requests where the evolved ordering would serve them sooner, assuming waiting requests look like the "
-                     "incumbent* parameters"),
-            fix="benchmark against the default profile; tune incumbentSLOClass/incumbentInputTokens to the workload mix",
-        ))
+        out.append(
+            Finding(
+                severity=Severity.SUGGESTION,
+                check=CHECK_QUEUE_ORDER,
+                source_line=src.to_original_line(an.host_info.node.start_point[0] + 1),
+                message=(
+                    "OrderQueue becomes a queue-position Scorer: the plugin cannot reorder vLLM's queue, it only sends "
+                    "requests where the evolved ordering would serve them sooner, assuming waiting requests look like the "
+                    "incumbent* parameters"
+                ),
+                fix="benchmark against the default profile; tune incumbentSLOClass/incumbentInputTokens to the workload mix",
+            )
+        )
     return out
 
 
@@ -1072,12 +1434,21 @@ class EvalError(Exception):
 
 
 #: A candidate input the evaluator cannot run (unmodelled construct, Go panic, Python type clash) is skipped.
-_EVAL_ERRORS = (EvalError, RecursionError, ZeroDivisionError, OverflowError, AttributeError, KeyError, TypeError, IndexError,
-                ValueError)
+_EVAL_ERRORS = (
+    EvalError,
+    RecursionError,
+    ZeroDivisionError,
+    OverflowError,
+    AttributeError,
+    KeyError,
+    TypeError,
+    IndexError,
+    ValueError,
+)
 
 
 class GoStruct:
-    __slots__ = ("type", "fields")
+    __slots__ = ("fields", "type")
 
     def __init__(self, type_: str, fields: dict):
         self.type = type_
@@ -1102,7 +1473,7 @@ class _FNV64a:
         self.h = 0xCBF29CE484222325
 
     def Write(self, data):
-        for b in (data if isinstance(data, (bytes, bytearray)) else bytes(str(data), "utf-8")):
+        for b in data if isinstance(data, (bytes, bytearray)) else bytes(str(data), "utf-8"):
             self.h ^= b
             self.h = (self.h * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
         return (len(data), None)
@@ -1112,17 +1483,37 @@ class _FNV64a:
 
 
 _MATH = {
-    "Max": max, "Min": min, "Abs": abs, "Pow": lambda a, b: float(a) ** float(b), "Sqrt": lambda a: float(a) ** 0.5,
-    "Exp": lambda a: __import__("math").exp(a), "Log": lambda a: __import__("math").log(a) if a > 0 else float("-inf"),
-    "Log2": lambda a: __import__("math").log2(a), "Log10": lambda a: __import__("math").log10(a),
-    "Floor": lambda a: float(__import__("math").floor(a)), "Ceil": lambda a: float(__import__("math").ceil(a)),
-    "Round": lambda a: float(round(a)), "Trunc": lambda a: float(int(a)), "Tanh": lambda a: __import__("math").tanh(a),
-    "Inf": lambda s: float("inf") if s >= 0 else float("-inf"), "IsNaN": lambda a: a != a,
+    "Max": max,
+    "Min": min,
+    "Abs": abs,
+    "Pow": lambda a, b: float(a) ** float(b),
+    "Sqrt": lambda a: float(a) ** 0.5,
+    "Exp": lambda a: __import__("math").exp(a),
+    "Log": lambda a: __import__("math").log(a) if a > 0 else float("-inf"),
+    "Log2": lambda a: __import__("math").log2(a),
+    "Log10": lambda a: __import__("math").log10(a),
+    "Floor": lambda a: float(__import__("math").floor(a)),
+    "Ceil": lambda a: float(__import__("math").ceil(a)),
+    "Round": lambda a: float(round(a)),
+    "Trunc": lambda a: float(int(a)),
+    "Tanh": lambda a: __import__("math").tanh(a),
+    "Inf": lambda s: float("inf") if s >= 0 else float("-inf"),
+    "IsNaN": lambda a: a != a,
     "IsInf": lambda a, s: (a == float("inf") and s >= 0) or (a == float("-inf") and s <= 0),
-    "Mod": lambda a, b: __import__("math").fmod(a, b), "Hypot": lambda a, b: __import__("math").hypot(a, b),
+    "Mod": lambda a, b: __import__("math").fmod(a, b),
+    "Hypot": lambda a, b: __import__("math").hypot(a, b),
 }
-_MATH_CONST = {"MaxInt": 2**63 - 1, "MaxInt64": 2**63 - 1, "MinInt": -(2**63), "MinInt64": -(2**63), "MaxInt32": 2**31 - 1,
-               "MaxFloat64": 1.7976931348623157e308, "SmallestNonzeroFloat64": 5e-324, "MaxUint32": 2**32 - 1, "Pi": 3.141592653589793}
+_MATH_CONST = {
+    "MaxInt": 2**63 - 1,
+    "MaxInt64": 2**63 - 1,
+    "MinInt": -(2**63),
+    "MinInt64": -(2**63),
+    "MaxInt32": 2**31 - 1,
+    "MaxFloat64": 1.7976931348623157e308,
+    "SmallestNonzeroFloat64": 5e-324,
+    "MaxUint32": 2**32 - 1,
+    "Pi": 3.141592653589793,
+}
 
 
 _TEXT_CACHE: dict = {}
@@ -1131,7 +1522,7 @@ _TEXT_CACHE: dict = {}
 class _N:
     """A plain-Python copy of a tree-sitter node: the evaluator touches nodes millions of times."""
 
-    __slots__ = ("type", "start_byte", "end_byte", "children", "is_named", "fields", "parent", "start_point", "text")
+    __slots__ = ("children", "end_byte", "fields", "is_named", "parent", "start_byte", "start_point", "text", "type")
 
     def __init__(self, node, parent=None, data: bytes = b""):
         self.type = node.type
@@ -1142,9 +1533,24 @@ class _N:
         self.parent = parent
         self.fields: dict = {}
         self.children = []
-        self.text = data[node.start_byte:node.end_byte].decode("utf-8") if (node.child_count == 0 or node.type in (
-            "interpreted_string_literal", "type_identifier", "qualified_type", "slice_type", "map_type", "pointer_type",
-            "array_type")) or node.end_byte - node.start_byte < 64 else None
+        self.text = (
+            data[node.start_byte : node.end_byte].decode("utf-8")
+            if (
+                node.child_count == 0
+                or node.type
+                in (
+                    "interpreted_string_literal",
+                    "type_identifier",
+                    "qualified_type",
+                    "slice_type",
+                    "map_type",
+                    "pointer_type",
+                    "array_type",
+                )
+            )
+            or node.end_byte - node.start_byte < 64
+            else None
+        )
         for i, c in enumerate(node.children):
             m = _N(c, self, data)
             self.children.append(m)
@@ -1173,9 +1579,18 @@ def _mirror(src: EvolvedSource, node) -> _N:
 class Evaluator:
     """Runs the carried Go (host, helpers, closures) on Python values. Deterministic; raises EvalError when lost."""
 
-    def __init__(self, src: EvolvedSource, an: Analysis, params: dict[str, float], watch: set[int] | None = None,
-                 struct_fields: dict | None = None, scorer_names: list[str] | None = None, era: str = "head",
-                 funcs: dict | None = None, lit_params: dict | None = None):
+    def __init__(
+        self,
+        src: EvolvedSource,
+        an: Analysis,
+        params: dict[str, float],
+        watch: set[int] | None = None,
+        struct_fields: dict | None = None,
+        scorer_names: list[str] | None = None,
+        era: str = "head",
+        funcs: dict | None = None,
+        lit_params: dict | None = None,
+    ):
         from bot.golang.analyze import _struct_fields, collect_functions
 
         self.src = src
@@ -1243,7 +1658,9 @@ class Evaluator:
         def queue(req, snaps):
             vals = [self._qval(s) for s in snaps]
             lo, hi = min(vals), max(vals)
-            return {s.fields["ID"]: (1.0 if hi == lo else (hi - v) / (hi - lo)) for s, v in zip(snaps, vals)}
+            return {
+                s.fields["ID"]: (1.0 if hi == lo else (hi - v) / (hi - lo)) for s, v in zip(snaps, vals, strict=False)
+            }
 
         def kv(req, snaps):
             return {s.fields["ID"]: 1 - s.fields.get("KVUtilization", 0.0) for s in snaps}
@@ -1289,7 +1706,7 @@ class Evaluator:
         if self.steps > 200000:
             raise EvalError("too many steps")
         frame: dict = {}
-        env = list(scope or []) + [frame]
+        env = [*list(scope or []), frame]
         if node.type == "method_declaration":
             rnode = node.child_by_field_name("receiver")
             decl = next((c for c in rnode.children if c.type == "parameter_declaration"), None)
@@ -1336,7 +1753,7 @@ class Evaluator:
     def block(self, node, env):
         if node is None:
             return
-        scope = env + [{}]
+        scope = [*env, {}]
         for c in node.children:
             if c.type == "statement_list":
                 for s in c.children:
@@ -1361,8 +1778,8 @@ class Evaluator:
         elif t == "short_var_declaration":
             left = _named(node.child_by_field_name("left"))
             vals = self._comma_ok(node.child_by_field_name("right"), env, len(left))
-            for l, v in zip(left, vals):
-                name = self.txt(l)
+            for lhs, v in zip(left, vals, strict=False):
+                name = self.txt(lhs)
                 if name != "_":
                     env[-1][name] = v
         elif t == "assignment_statement":
@@ -1385,14 +1802,14 @@ class Evaluator:
                         vals = [self.zero(self.txt(tnode)) if tnode is not None else None] * len(names)
                         if tnode is not None and tnode.type == "slice_type":
                             vals = [[] for _ in names]
-                    for n, v in zip(names, vals):
+                    for n, v in zip(names, vals, strict=False):
                         env[-1][n] = v
         elif t == "const_declaration":
             for spec in walk(node):
                 if spec.type == "const_spec":
                     names = [self.txt(c) for c in spec.children if c.type == "identifier"]
                     vals = self._values(spec.child_by_field_name("value"), env, len(names))
-                    for n, v in zip(names, vals):
+                    for n, v in zip(names, vals, strict=False):
                         env[-1][n] = v
         elif t == "return_statement":
             vals = []
@@ -1405,7 +1822,7 @@ class Evaluator:
                 vals = list(vals[0])
             raise _Return(vals)
         elif t == "if_statement":
-            scope = env + [{}]
+            scope = [*env, {}]
             init = node.child_by_field_name("initializer")
             if init is not None:
                 self.stmt(init, scope)
@@ -1436,7 +1853,11 @@ class Evaluator:
             raise EvalError(f"statement {t}")
 
     def _comma_ok(self, node, env, n):
-        exprs = _named(node) if node is not None and node.type == "expression_list" else ([node] if node is not None else [])
+        exprs = (
+            _named(node)
+            if node is not None and node.type == "expression_list"
+            else ([node] if node is not None else [])
+        )
         if n == 2 and len(exprs) == 1 and exprs[0].type == "index_expression":
             c = self.expr(exprs[0].child_by_field_name("operand"), env)
             i = self.expr(exprs[0].child_by_field_name("index"), env)
@@ -1446,7 +1867,11 @@ class Evaluator:
         return self._values(node, env, n)
 
     def _values(self, node, env, n):
-        exprs = _named(node) if node is not None and node.type == "expression_list" else ([node] if node is not None else [])
+        exprs = (
+            _named(node)
+            if node is not None and node.type == "expression_list"
+            else ([node] if node is not None else [])
+        )
         vals = [self.expr(e, env) for e in exprs]
         if len(vals) == 1 and n > 1:
             v = vals[0]
@@ -1460,9 +1885,9 @@ class Evaluator:
         op = next(self.txt(c) for c in node.children if not c.is_named and self.txt(c).endswith("="))
         if op == "=":
             vals = self._comma_ok(node.child_by_field_name("right"), env, len(left))
-            for l, v in zip(left, vals):
-                if self.txt(l) != "_":
-                    self.store(l, v, env)
+            for lhs, v in zip(left, vals, strict=False):
+                if self.txt(lhs) != "_":
+                    self.store(lhs, v, env)
             return
         right = self.expr(_named(node.child_by_field_name("right"))[0], env)
         cur = self.expr(left[0], env)
@@ -1495,7 +1920,7 @@ class Evaluator:
             raise EvalError(f"store {t}")
 
     def for_stmt(self, node, env):
-        scope = env + [{}]
+        scope = [*env, {}]
         body = node.child_by_field_name("body")
         rc = next((c for c in node.children if c.type == "range_clause"), None)
         fc = next((c for c in node.children if c.type == "for_clause"), None)
@@ -1514,7 +1939,7 @@ class Evaluator:
             else:
                 raise EvalError("range over unsupported value")
             for k, v in items:
-                it = scope + [{}]
+                it = [*scope, {}]
                 if len(names) > 0 and names[0] != "_":
                     it[-1][names[0]] = k
                 if len(names) > 1 and names[1] != "_":
@@ -1551,7 +1976,7 @@ class Evaluator:
                 self.stmt(upd, scope)
 
     def switch(self, node, env):
-        scope = env + [{}]
+        scope = [*env, {}]
         init = node.child_by_field_name("initializer")
         if init is not None:
             self.stmt(init, scope)
@@ -1573,7 +1998,7 @@ class Evaluator:
             chosen = next((c for c in cases if c.type == "default_case"), None)
         if chosen is None:
             return
-        cscope = scope + [{}]
+        cscope = [*scope, {}]
         try:
             for s in chosen.children:
                 if s.type == "statement_list":
@@ -1615,6 +2040,7 @@ class Evaluator:
             return self.literal(node)
         if t in ("interpreted_string_literal", "raw_string_literal"):
             import ast as _ast
+
             raw = self.txt(node)
             return raw[1:-1] if raw.startswith("`") else _ast.literal_eval(raw)
         if t == "rune_literal":
@@ -1654,7 +2080,7 @@ class Evaluator:
             c = self.expr(node.child_by_field_name("operand"), env)
             s = node.child_by_field_name("start")
             e = node.child_by_field_name("end")
-            return c[(self.expr(s, env) if s else 0):(self.expr(e, env) if e else len(c))]
+            return c[(self.expr(s, env) if s else 0) : (self.expr(e, env) if e else len(c))]
         if t == "call_expression":
             return self.call(node, env)
         if t == "composite_literal":
@@ -1695,14 +2121,24 @@ class Evaluator:
     def binary(self, node, env):
         op = self.txt(node.child_by_field_name("operator"))
         if op == "&&":
-            return self.truth(self.expr(node.child_by_field_name("left"), env)) and self.truth(self.expr(node.child_by_field_name("right"), env))
+            return self.truth(self.expr(node.child_by_field_name("left"), env)) and self.truth(
+                self.expr(node.child_by_field_name("right"), env)
+            )
         if op == "||":
-            return self.truth(self.expr(node.child_by_field_name("left"), env)) or self.truth(self.expr(node.child_by_field_name("right"), env))
+            return self.truth(self.expr(node.child_by_field_name("left"), env)) or self.truth(
+                self.expr(node.child_by_field_name("right"), env)
+            )
         a = self.expr(node.child_by_field_name("left"), env)
         b = self.expr(node.child_by_field_name("right"), env)
         if op in ("<", "<=", ">", ">=", "==", "!="):
-            res = {"<": lambda: a < b, "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b,
-                   "==": lambda: a == b, "!=": lambda: a != b}[op]()
+            res = {
+                "<": lambda: a < b,
+                "<=": lambda: a <= b,
+                ">": lambda: a > b,
+                ">=": lambda: a >= b,
+                "==": lambda: a == b,
+                "!=": lambda: a != b,
+            }[op]()
             from bot.golang.analyze import id_of
 
             nid = id_of(node)
@@ -1844,8 +2280,15 @@ class Evaluator:
                 f = self.funcs[ftext]
                 return self.call_func_node(_mirror(self.src, f.node), None, args, info=f)
             if ftext in ("NewRoutingDecision", "NewRoutingDecisionWithScores"):
-                return GoStruct("RoutingDecision", {"TargetInstance": args[0], "Reason": args[1],
-                                                    "Scores": args[2] if len(args) > 2 else None, "Priority": 0.0})
+                return GoStruct(
+                    "RoutingDecision",
+                    {
+                        "TargetInstance": args[0],
+                        "Reason": args[1],
+                        "Scores": args[2] if len(args) > 2 else None,
+                        "Priority": 0.0,
+                    },
+                )
             raise EvalError(f"call {ftext}")
         if fn.type == "selector_expression":
             operand = fn.child_by_field_name("operand")
@@ -1905,9 +2348,15 @@ class Evaluator:
             return _FNV64a()
         if pkg == "strings":
             s = args[0] if args else ""
-            ops = {"HasPrefix": lambda: s.startswith(args[1]), "HasSuffix": lambda: s.endswith(args[1]),
-                   "Contains": lambda: args[1] in s, "ToLower": lambda: s.lower(), "ToUpper": lambda: s.upper(),
-                   "TrimSpace": lambda: s.strip(), "EqualFold": lambda: s.lower() == args[1].lower()}
+            ops = {
+                "HasPrefix": lambda: s.startswith(args[1]),
+                "HasSuffix": lambda: s.endswith(args[1]),
+                "Contains": lambda: args[1] in s,
+                "ToLower": s.lower,
+                "ToUpper": s.upper,
+                "TrimSpace": s.strip,
+                "EqualFold": lambda: s.lower() == args[1].lower(),
+            }
             if fld in ops:
                 return ops[fld]()
         raise EvalError(f"call {pkg}.{fld}")
@@ -1928,7 +2377,8 @@ class Evaluator:
                 if e.type == "keyed_element":
                     k, v = _named(e)
                     out[self.expr(_named(k)[0] if k.type == "literal_element" else k, env)] = self.expr(
-                        _named(v)[0] if v.type == "literal_element" else v, env)
+                        _named(v)[0] if v.type == "literal_element" else v, env
+                    )
             return out
         name = typ.lstrip("&*")
         s = self.zero_struct(name) if name in self.struct_fields else GoStruct(name, {})
@@ -1952,8 +2402,26 @@ class Evaluator:
 
 _INT_LOAD_GRID = [0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 48, 64]
 _TIME_SIGNALS = {"Clock", "ArrivalTime", "Deadline", "SLOTargetUs"}
-_TIME_GRID = [0, 1_000, 10_000, 100_000, 250_000, 400_000, 500_000, 600_000, 750_000, 1_000_000, 1_500_000, 2_000_000,
-              3_000_000, 5_000_000, 10_000_000, 20_000_000, 30_000_000, 60_000_000]
+_TIME_GRID = [
+    0,
+    1_000,
+    10_000,
+    100_000,
+    250_000,
+    400_000,
+    500_000,
+    600_000,
+    750_000,
+    1_000_000,
+    1_500_000,
+    2_000_000,
+    3_000_000,
+    5_000_000,
+    10_000_000,
+    20_000_000,
+    30_000_000,
+    60_000_000,
+]
 _FRACTION_COARSE = [round(i * 0.05, 2) for i in range(21)]
 _STRING_CANDIDATES = {
     "SLOClass": ["", "critical", "standard", "batch", "sheddable", "background"],
@@ -1986,14 +2454,27 @@ class Case:
 class _Search:
     """Finds inputs that put one threshold's subject just on each side of it (see the section comment)."""
 
-    def __init__(self, src: EvolvedSource, an: Analysis, d: Dictionary, kind: PolicyKind, scorer_defaults, params: list[ParamSpec]):
+    def __init__(
+        self,
+        src: EvolvedSource,
+        an: Analysis,
+        d: Dictionary,
+        kind: PolicyKind,
+        scorer_defaults,
+        params: list[ParamSpec],
+    ):
         from bot.golang.analyze import _struct_fields
 
         self.src, self.an, self.d, self.kind = src, an, d, kind
         self.scorer_defaults = scorer_defaults or []
         self.params = params
-        self.defaults = {p.name: p.threshold.value if p.threshold is not None and p.threshold.go_type not in ("int", "int64")
-                         else (int(p.threshold.value) if p.threshold is not None else None) for p in params if p.threshold is not None}
+        self.defaults = {
+            p.name: p.threshold.value
+            if p.threshold is not None and p.threshold.go_type not in ("int", "int64")
+            else (int(p.threshold.value) if p.threshold is not None else None)
+            for p in params
+            if p.threshold is not None
+        }
         sf = _struct_fields(src)
         self.struct_fields = sf
         self.written: dict[str, set[str]] = {}
@@ -2013,8 +2494,11 @@ class _Search:
         out: set[str] = set()
         for node in [self.an.host_info.node] + [h.node for h in self.an.helpers]:
             for n in walk(node):
-                if n.type == "interpreted_string_literal" and n.parent is not None and n.parent.type in (
-                        "binary_expression", "expression_list"):
+                if (
+                    n.type == "interpreted_string_literal"
+                    and n.parent is not None
+                    and n.parent.type in ("binary_expression", "expression_list")
+                ):
                     s = text_of(self.src, n)[1:-1]
                     if len(s) < 40 and "%" not in s:
                         out.add(s)
@@ -2047,12 +2531,16 @@ class _Search:
         else:
             values.update(_INT_LOAD_GRID)
         for t in self.an.thresholds:
-            if name in t.signals or (name in ("QueueDepth", "BatchSize", "InFlightRequests") and "EffectiveLoad" in t.signals):
+            if name in t.signals or (
+                name in ("QueueDepth", "BatchSize", "InFlightRequests") and "EffectiveLoad" in t.signals
+            ):
                 v = abs(t.value)
                 for k in (0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0, 4.0, 8.0, 16.0, 32.0, 48.0, 64.0):
                     values.add(v * k)
                 if typ in ("float64", "float32"):
-                    values.update([v - 0.05, v - 0.02, v - 0.01, v - 0.005, v + 0.005, v + 0.01, v + 0.02, v + 0.05, v - 1, v + 1])
+                    values.update(
+                        [v - 0.05, v - 0.02, v - 0.01, v - 0.005, v + 0.005, v + 0.01, v + 0.02, v + 0.05, v - 1, v + 1]
+                    )
                 else:
                     values.update([v - 1, v + 1])
         if typ in ("float64", "float32"):
@@ -2060,7 +2548,7 @@ class _Search:
             if name in ("KVUtilization", "CacheHitRate"):
                 out = [x for x in out if x <= 1.0]
             return out
-        return sorted({int(round(x)) for x in values if x >= 0})
+        return sorted({round(x) for x in values if x >= 0})
 
     # ---- running ----------------------------------------------------------------------
 
@@ -2070,8 +2558,17 @@ class _Search:
 
             self._funcs = {f.label: f for f in collect_functions(self.src)}
             self._lits = {o.start: (th.param, o.end) for th in self.an.thresholds if th.param for o in th.occurrences}
-        return Evaluator(self.src, self.an, params, watch, self.struct_fields, self.scorer_defaults, self.an.era,
-                         funcs=self._funcs, lit_params=self._lits)
+        return Evaluator(
+            self.src,
+            self.an,
+            params,
+            watch,
+            self.struct_fields,
+            self.scorer_defaults,
+            self.an.era,
+            funcs=self._funcs,
+            lit_params=self._lits,
+        )
 
     def _snapshot(self, id_: str, values: dict) -> GoStruct:
         f = {"ID": id_}
@@ -2107,14 +2604,19 @@ class _Search:
         kind = self.kind
         if kind == PolicyKind.SCHEDULING:
             clock = int(ctx.get("clock", 0))
-            queue = [self._request({k: (clock if v == "clock" else v) for k, v in q.items()}, q.get("ID", f"queued-{i}"))
-                     for i, q in enumerate(ctx["queue"])]
+            queue = [
+                self._request({k: (clock if v == "clock" else v) for k, v in q.items()}, q.get("ID", f"queued-{i}"))
+                for i, q in enumerate(ctx["queue"])
+            ]
             recv = ev.new_receiver()
             ev.run_host(recv, self._args(queue, None, clock))
             order = [r.fields["ID"] for r in queue]
             return order.index("incoming"), ev.records
         snaps = [self._snapshot(s["ID"], s) for s in ctx["snapshots"]]
-        state = GoStruct("RouterState", {"Snapshots": snaps, "Clock": int(ctx.get("clock", 0)), "LoadingSnapshots": [], "SelectedInstance": ""})
+        state = GoStruct(
+            "RouterState",
+            {"Snapshots": snaps, "Clock": int(ctx.get("clock", 0)), "LoadingSnapshots": [], "SelectedInstance": ""},
+        )
         recv = ev.new_receiver()
         if kind == PolicyKind.ADMISSION:
             for w in ctx.get("warmups", []):
@@ -2195,7 +2697,12 @@ class _Search:
             n = p
         # a comparison stored in a bool (`long := len(req.InputTokens) > 2048`) matters where the bool is tested
         decl = cond.parent
-        while decl is not None and decl.type in ("parenthesized_expression", "binary_expression", "unary_expression", "expression_list"):
+        while decl is not None and decl.type in (
+            "parenthesized_expression",
+            "binary_expression",
+            "unary_expression",
+            "expression_list",
+        ):
             decl = decl.parent
         if decl is not None and decl.type == "short_var_declaration":
             names = {text_of(self.src, x) for x in _named(decl.child_by_field_name("left"))}
@@ -2203,7 +2710,9 @@ class _Search:
                 for n2 in walk(node):
                     if n2.type == "if_statement":
                         c2 = n2.child_by_field_name("condition")
-                        if c2 is not None and any(x.type == "identifier" and text_of(self.src, x) in names for x in walk(c2)):
+                        if c2 is not None and any(
+                            x.type == "identifier" and text_of(self.src, x) in names for x in walk(c2)
+                        ):
                             atoms += self._atoms(c2, negate=False)
         return atoms
 
@@ -2223,14 +2732,14 @@ class _Search:
                 op = text_of(self.src, b.child_by_field_name("operator"))
                 if op not in self._NEGATE:
                     continue
-                l, r = b.child_by_field_name("left"), b.child_by_field_name("right")
+                lhs, r = b.child_by_field_name("left"), b.child_by_field_name("right")
                 sig = val = None
                 if r.type == "interpreted_string_literal":
-                    sig, val = self._signal_of(l), text_of(self.src, r)[1:-1]
+                    sig, val = self._signal_of(lhs), text_of(self.src, r)[1:-1]
                 elif r.type in ("int_literal", "float_literal"):
-                    sig, val = self._signal_of(l), float(text_of(self.src, r).replace("_", ""))
-                elif l.type in ("int_literal", "float_literal"):
-                    sig, val, op = self._signal_of(r), float(text_of(self.src, l).replace("_", "")), self._FLIP[op]
+                    sig, val = self._signal_of(lhs), float(text_of(self.src, r).replace("_", ""))
+                elif lhs.type in ("int_literal", "float_literal"):
+                    sig, val, op = self._signal_of(r), float(text_of(self.src, lhs).replace("_", "")), self._FLIP[op]
                 if sig is None:
                     continue
                 out.append((sig, self._NEGATE[op] if negate else op, val))
@@ -2268,7 +2777,7 @@ class _Search:
                     left = _named(n.child_by_field_name("left"))
                     right = _named(n.child_by_field_name("right"))
                     if len(left) == len(right):
-                        for l, r in zip(left, right):
+                        for lhs, r in zip(left, right, strict=False):
                             sigs = set()
                             for m in walk(r):
                                 if m.type == "selector_expression":
@@ -2276,7 +2785,7 @@ class _Search:
                                     if e is not None and not e.identifier_only:
                                         sigs.add(e.name)
                             if sigs:
-                                out[text_of(self.src, l)] = sigs
+                                out[text_of(self.src, lhs)] = sigs
         return out
 
     def apply(self, ctx: dict, sig: str, value, target: str = "probe") -> dict:
@@ -2311,7 +2820,9 @@ class _Search:
                 if op == "==":
                     base = self.apply(base, sig, val)
                 elif op == "!=" and val == "":
-                    base = self.apply(base, sig, "session-1" if sig == "SessionID" else "tenant-a" if sig == "TenantID" else "x")
+                    base = self.apply(
+                        base, sig, "session-1" if sig == "SessionID" else "tenant-a" if sig == "TenantID" else "x"
+                    )
             else:
                 if op == "!=":
                     continue
@@ -2337,7 +2848,7 @@ class _Search:
             for c in list(out[:8]):
                 for k in self.snapshot_knobs:
                     if k != primary:
-                        for v in ((1.0,) if k in ("KVUtilization", "CacheHitRate") else (12, 18, 30)):
+                        for v in (1.0,) if k in ("KVUtilization", "CacheHitRate") else (12, 18, 30):
                             out.append(self.apply(c, k, v))
             for c in list(out[:8]):
                 w = dict(c["request"])
@@ -2361,7 +2872,9 @@ class _Search:
             for c in list(out[:4]):
                 for k in self.snapshot_knobs:
                     if k != primary:
-                        out.append(self.apply(c, k, 0.5 if k in ("KVUtilization", "CacheHitRate") else 2, target="other"))
+                        out.append(
+                            self.apply(c, k, 0.5 if k in ("KVUtilization", "CacheHitRate") else 2, target="other")
+                        )
                         out.append(self.apply(c, k, 0.95 if k in ("KVUtilization", "CacheHitRate") else 12))
                 for k in self.request_knobs:
                     if k != primary and self._type(k, "request") not in ("string", "bool"):
@@ -2382,12 +2895,23 @@ class _Search:
         if "Clock" in th.signals:
             return "Clock"
         if not th.signals:  # a receiver field set by the constructor: sweep the policy's main signal
-            names = [u.name for u in self.an.signals if u.scope in ("snapshot", "method")] or [u.name for u in self.an.signals] or ["QueueDepth"]
+            names = (
+                [u.name for u in self.an.signals if u.scope in ("snapshot", "method")]
+                or [u.name for u in self.an.signals]
+                or ["QueueDepth"]
+            )
             for pref in ("QueueDepth", "KVUtilization", "InFlightRequests", "EffectiveLoad"):
                 if pref in names:
                     return pref
             return names[0]
-        order = sorted(th.signals, key=lambda s: (s not in subj and not any(w in subj for w in self.written.get(s, ())), s == "EffectiveLoad", s))
+        order = sorted(
+            th.signals,
+            key=lambda s: (
+                s not in subj and not any(w in subj for w in self.written.get(s, ())),
+                s == "EffectiveLoad",
+                s,
+            ),
+        )
         sig = order[0]
         if sig in ("QueueDepth", "BatchSize", "InFlightRequests") and "EffectiveLoad" in th.signals and sig not in subj:
             return "QueueDepth"
@@ -2406,9 +2930,14 @@ class _Search:
         return []
 
     def _find_occ(self, th: Threshold, occ, cond) -> list[Case]:
-        lit_right = cond.child_by_field_name("right").start_byte <= occ.start < cond.child_by_field_name("right").end_byte
+        lit_right = (
+            cond.child_by_field_name("right").start_byte <= occ.start < cond.child_by_field_name("right").end_byte
+        )
         primary = self.primary_signal(th)
-        scope_snapshot = (self.d.signal(primary).scope if self.d.signal(primary) else "snapshot") in ("snapshot", "method")
+        scope_snapshot = (self.d.signal(primary).scope if self.d.signal(primary) else "snapshot") in (
+            "snapshot",
+            "method",
+        )
         is_int = th.go_type in ("int", "int64")
         T = self.defaults[th.param]
         op = occ.op
@@ -2420,7 +2949,9 @@ class _Search:
                 break
             best_taken = best_not = None
             reached = 0
-            values = self.grid(primary if primary != "EffectiveLoad" else "QueueDepth", "snapshot" if scope_snapshot else "request", th)
+            values = self.grid(
+                primary if primary != "EffectiveLoad" else "QueueDepth", "snapshot" if scope_snapshot else "request", th
+            )
             n = len(values)
             probe_idx = sorted({0, n // 3, (2 * n) // 3, n - 1}) if n else []
             values = [values[i] for i in probe_idx] + [v for i, v in enumerate(values) if i not in probe_idx]
@@ -2443,9 +2974,8 @@ class _Search:
                     if res and dist > 1e-7:
                         if best_taken is None or dist < best_taken[0]:
                             best_taken = (dist, x, c)
-                    elif not res:
-                        if best_not is None or dist < best_not[0]:
-                            best_not = (dist, x, c)
+                    elif not res and (best_not is None or dist < best_not[0]):
+                        best_not = (dist, x, c)
             if found_taken is None and best_taken is not None:
                 _, x, c = best_taken
                 found_taken = self._check(th, c, self._move_off(x, op, is_int), "taken", direction, x)
@@ -2494,7 +3024,10 @@ class _Search:
                 elif re.match(r"return\s+true\b", txt):
                     kinds.add("admit")
             if n.type == "assignment_statement":
-                op = next((text_of(self.src, c) for c in n.children if not c.is_named and text_of(self.src, c).endswith("=")), "")
+                op = next(
+                    (text_of(self.src, c) for c in n.children if not c.is_named and text_of(self.src, c).endswith("=")),
+                    "",
+                )
                 right = text_of(self.src, n.child_by_field_name("right")).replace(" ", "")
                 if op == "*=":
                     lit = re.fullmatch(r"-?[0-9_.eE]+", right)
@@ -2543,14 +3076,30 @@ class _Search:
         subj = _oneline(th.subject)
         xs = go_value(x, th.go_type) if th.go_type in ("int", "int64") else f"{float(x):.6g}"
         if side == "taken":
-            what = {"lower": "the branch applies: lower score", "higher": "the branch applies: higher score",
-                    "reject": "the branch rejects", "admit": "the branch admits", "differ": "the branch changes the outcome"}[want]
+            what = {
+                "lower": "the branch applies: lower score",
+                "higher": "the branch applies: higher score",
+                "reject": "the branch rejects",
+                "admit": "the branch admits",
+                "differ": "the branch changes the outcome",
+            }[want]
             name = f"{th.param}={th.literal}: {subj}={xs} is past it, {what}"
         else:
             name = f"{th.param}={th.literal}: {subj}={xs} is not past it, nothing changes"
-        return Case(name=name, field=th.field, moved=moved_lit, want=want, snapshots=ctx.get("snapshots", []),
-                    request=ctx.get("request", {}), warmups=ctx.get("warmups", []), queue=ctx.get("queue", []),
-                    clock=int(ctx.get("clock", 0)), probe=ctx.get("probe", "pod-a"), source_line=th.line, why=side)
+        return Case(
+            name=name,
+            field=th.field,
+            moved=moved_lit,
+            want=want,
+            snapshots=ctx.get("snapshots", []),
+            request=ctx.get("request", {}),
+            warmups=ctx.get("warmups", []),
+            queue=ctx.get("queue", []),
+            clock=int(ctx.get("clock", 0)),
+            probe=ctx.get("probe", "pod-a"),
+            source_line=th.line,
+            why=side,
+        )
 
     def find_live(self, th: Threshold) -> list[Case]:
         """For a coefficient/offset/factor: an input where the evolved value and a moved value disagree."""
@@ -2570,7 +3119,9 @@ class _Search:
         if self.kind == PolicyKind.SCHEDULING and primary != "Clock":
             ctxs = [dict(c, clock=ck) for c in ctxs[:13] for ck in _TIME_GRID] + ctxs
         for ctx in ctxs:
-            for v in self.grid(primary if primary != "EffectiveLoad" else "QueueDepth", "snapshot" if scope_snapshot else "request", th):
+            for v in self.grid(
+                primary if primary != "EffectiveLoad" else "QueueDepth", "snapshot" if scope_snapshot else "request", th
+            ):
                 if primary == "Clock" and self.kind != PolicyKind.SCHEDULING and v == 0:
                     continue
                 c = self.apply(ctx, primary, v)
@@ -2589,10 +3140,22 @@ class _Search:
                         continue
                     moved_lit = go_value(mv, th.go_type) if is_int else repr(float(mv))
                     vs = go_value(v, "int") if isinstance(v, int) else f"{v:g}" if isinstance(v, float) else repr(v)
-                    return [Case(name=f"{th.param}={th.literal} is live: with {primary}={vs}, {moved_lit} changes the outcome",
-                                 field=th.field, moved=moved_lit, want="differ", snapshots=c.get("snapshots", []),
-                                 request=c.get("request", {}), warmups=c.get("warmups", []), queue=c.get("queue", []),
-                                 clock=int(c.get("clock", 0)), probe=c.get("probe", "pod-a"), source_line=th.line, why="live")]
+                    return [
+                        Case(
+                            name=f"{th.param}={th.literal} is live: with {primary}={vs}, {moved_lit} changes the outcome",
+                            field=th.field,
+                            moved=moved_lit,
+                            want="differ",
+                            snapshots=c.get("snapshots", []),
+                            request=c.get("request", {}),
+                            warmups=c.get("warmups", []),
+                            queue=c.get("queue", []),
+                            clock=int(c.get("clock", 0)),
+                            probe=c.get("probe", "pod-a"),
+                            source_line=th.line,
+                            why="live",
+                        )
+                    ]
         return []
 
     def admission_paths(self) -> tuple[dict | None, dict | None, dict | None]:
@@ -2610,7 +3173,11 @@ class _Search:
             if not ok:
                 if reject is None:
                     reject = ctx
-                if plugin_reject is None and tried < 40 and ctx["request"].get("SLOClass", "") in ("critical", "standard", "sheddable"):
+                if (
+                    plugin_reject is None
+                    and tried < 40
+                    and ctx["request"].get("SLOClass", "") in ("critical", "standard", "sheddable")
+                ):
                     tried += 1
                     plugin_reject = _plugin_level_reject(self, ctx)
             if reject is not None and admit is not None and (plugin_reject is not None or tried >= 40):
@@ -2624,7 +3191,7 @@ class _Search:
         for cls in classes:
             for load in loads:
                 for kvu in (0.0, 0.9, 1.0):
-                    for tok in ([0, 8000] if "InputTokens" in self.an.request_fields else [0]):
+                    for tok in [0, 8000] if "InputTokens" in self.an.request_fields else [0]:
                         c = self.apply(base, "SLOClass", cls) if "SLOClass" in self.an.request_fields else base
                         for k in self.snapshot_knobs:
                             if k in ("QueueDepth", "BatchSize", "InFlightRequests", "KVUtilization"):
@@ -2641,7 +3208,13 @@ class _Search:
 # The unit test
 # --------------------------------------------------------------------------
 
-_TEST_METRICS = {"WaitingQueueSize": 3, "RunningRequestsSize": 2, "KVCacheUsagePercent": 0.5, "CacheNumBlocks": 100, "CacheBlockSize": 16}
+_TEST_METRICS = {
+    "WaitingQueueSize": 3,
+    "RunningRequestsSize": 2,
+    "KVCacheUsagePercent": 0.5,
+    "CacheNumBlocks": 100,
+    "CacheBlockSize": 16,
+}
 _SIMPLE_M = re.compile(r"^(?:(int|int64|float64)\()?m\.(\w+)\)?$")
 _SIMPLE_REQ = re.compile(r"^req\.(\w+)$")
 _HEADER_REQ = re.compile(r'^req\.Headers\["([^"]+)"\]$')
@@ -2659,7 +3232,7 @@ def _go_lit(v, typ: str) -> str:
 
 
 def _snap_lit(s: dict, fields: dict[str, str]) -> str:
-    parts = [f'ID: {go_quote(s["ID"])}']
+    parts = [f"ID: {go_quote(s['ID'])}"]
     for k in sorted(fields):
         if k == "ID" or k not in s:
             continue
@@ -2690,9 +3263,20 @@ def _req_lit(r: dict, fields: dict[str, str], token_slice: str | None, typed: bo
     return ("blisRequest" + body) if typed else body
 
 
-def render_test(gen: "Generated", src: EvolvedSource, an: Analysis, d: Dictionary, plugin_type: str, *,
-                snapshot_fields: dict[str, str], request_fields: dict[str, str], token_slice: str | None,
-                stateful: bool, legacy_bool: bool, source_name: str) -> tuple[str, list[Case]]:
+def render_test(
+    gen: Generated,
+    src: EvolvedSource,
+    an: Analysis,
+    d: Dictionary,
+    plugin_type: str,
+    *,
+    snapshot_fields: dict[str, str],
+    request_fields: dict[str, str],
+    token_slice: str | None,
+    stateful: bool,
+    legacy_bool: bool,
+    source_name: str,
+) -> tuple[str, list[Case]]:
     import json as _json
 
     kind = an.kind
@@ -2713,7 +3297,10 @@ def render_test(gen: "Generated", src: EvolvedSource, an: Analysis, d: Dictionar
         bad += [
             {"name": "unknown scorer is rejected", "json": '{"scorers": [{"name": "no-such-scorer", "weight": 1}]}'},
             {"name": "zero scorer weight is rejected", "json": '{"scorers": [{"name": "queue-depth", "weight": 0}]}'},
-            {"name": "duplicate scorer is rejected", "json": '{"scorers": [{"name": "queue-depth", "weight": 1}, {"name": "queue-depth", "weight": 2}]}'},
+            {
+                "name": "duplicate scorer is rejected",
+                "json": '{"scorers": [{"name": "queue-depth", "weight": 1}, {"name": "queue-depth", "weight": 2}]}',
+            },
             {"name": "empty scorer list is rejected", "json": '{"scorers": []}'},
         ]
     defaults_json = _json.dumps({p.name: p.json_default for p in params})
@@ -2725,48 +3312,103 @@ def render_test(gen: "Generated", src: EvolvedSource, an: Analysis, d: Dictionar
             want_params.append({"field": p.field, "want": p.default})
     metrics_literal = ", ".join(f"{k}: {v}" for k, v in _TEST_METRICS.items())
     adapter_checks = []
-    for l in gen.snapshot_lines:
-        fld = l.target.split(".", 1)[1]
+    for aline in gen.snapshot_lines:
+        fld = aline.target.split(".", 1)[1]
         typ = snapshot_fields.get(fld, "float64")
-        if l.status != "mapped":
+        if aline.status != "mapped":
             adapter_checks.append({"field": fld, "want": _zero(typ), "why": "no llm-d source: zero value"})
             continue
-        m = _SIMPLE_M.match(l.expr)
+        m = _SIMPLE_M.match(aline.expr)
         if m and m.group(2) in _TEST_METRICS and typ in ("int", "int64", "float64"):
-            adapter_checks.append({"field": fld, "want": _go_lit(_TEST_METRICS[m.group(2)], typ), "why": f"from Metrics.{m.group(2)}"})
+            adapter_checks.append(
+                {"field": fld, "want": _go_lit(_TEST_METRICS[m.group(2)], typ), "why": f"from Metrics.{m.group(2)}"}
+            )
     request_checks = []
-    for l in gen.request_lines:
-        fld = l.target.split(".", 1)[1]
-        m = _SIMPLE_REQ.match(l.expr)
-        h = _HEADER_REQ.match(l.expr)
-        if l.status == "mapped" and m and m.group(1) in ("RequestID", "TargetModel", "FairnessID"):
-            request_checks.append({"field": fld, "literal": f'{m.group(1)}: "value-1"', "want": '"value-1"', "why": f"from InferenceRequest.{m.group(1)}"})
-        elif l.status == "mapped" and h:
-            request_checks.append({"field": fld, "literal": f'Headers: map[string]string{{{go_quote(h.group(1))}: "value-1"}}',
-                                   "want": '"value-1"', "why": f"from header {h.group(1)}"})
-    rf = {f: t for f, t in request_fields.items()}
+    for aline in gen.request_lines:
+        fld = aline.target.split(".", 1)[1]
+        m = _SIMPLE_REQ.match(aline.expr)
+        h = _HEADER_REQ.match(aline.expr)
+        if aline.status == "mapped" and m and m.group(1) in ("RequestID", "TargetModel", "FairnessID"):
+            request_checks.append(
+                {
+                    "field": fld,
+                    "literal": f'{m.group(1)}: "value-1"',
+                    "want": '"value-1"',
+                    "why": f"from InferenceRequest.{m.group(1)}",
+                }
+            )
+        elif aline.status == "mapped" and h:
+            request_checks.append(
+                {
+                    "field": fld,
+                    "literal": f'Headers: map[string]string{{{go_quote(h.group(1))}: "value-1"}}',
+                    "want": '"value-1"',
+                    "why": f"from header {h.group(1)}",
+                }
+            )
+    rf = dict(request_fields.items())
 
     def case_ctx(c: Case) -> dict:
         return {
-            "name": c.name, "field": c.field, "moved": c.moved, "want": c.want, "clock": c.clock,
+            "name": c.name,
+            "field": c.field,
+            "moved": c.moved,
+            "want": c.want,
+            "clock": c.clock,
             "snaps": "[]routingSnapshot{" + ", ".join(_snap_lit(s, snapshot_fields) for s in c.snapshots) + "}",
             "req": _req_lit(c.request, rf, token_slice),
-            "warmups": ("[]blisRequest{" + ", ".join(_req_lit(w, rf, token_slice, typed=False) for w in c.warmups) + "}") if c.warmups else "nil",
-            "queue": "[]blisRequest{" + ", ".join(_req_lit({k: (c.clock if v == "clock" else v) for k, v in q.items()}, rf, token_slice, typed=False)
-                                                 for q in c.queue) + "}",
+            "warmups": (
+                "[]blisRequest{" + ", ".join(_req_lit(w, rf, token_slice, typed=False) for w in c.warmups) + "}"
+            )
+            if c.warmups
+            else "nil",
+            "queue": "[]blisRequest{"
+            + ", ".join(
+                _req_lit({k: (c.clock if v == "clock" else v) for k, v in q.items()}, rf, token_slice, typed=False)
+                for q in c.queue
+            )
+            + "}",
         }
 
     reject_case = admit_case = reject_endpoints = None
     if kind == PolicyKind.ADMISSION:
         rej, adm, reject_endpoints = search.admission_paths()
         if rej is not None:
-            reject_case = case_ctx(Case(name="reject", field="", moved="", want="", snapshots=rej["snapshots"], request=rej["request"],
-                                        warmups=rej.get("warmups", []), clock=int(rej.get("clock", 0))))
+            reject_case = case_ctx(
+                Case(
+                    name="reject",
+                    field="",
+                    moved="",
+                    want="",
+                    snapshots=rej["snapshots"],
+                    request=rej["request"],
+                    warmups=rej.get("warmups", []),
+                    clock=int(rej.get("clock", 0)),
+                )
+            )
         if adm is not None:
-            admit_case = case_ctx(Case(name="admit", field="", moved="", want="", snapshots=adm["snapshots"], request=adm["request"],
-                                       warmups=adm.get("warmups", []), clock=int(adm.get("clock", 0))))
-    imports = {'"encoding/json"', '"testing"', '"github.com/google/go-cmp/cmp"', 'k8stypes "k8s.io/apimachinery/pkg/types"',
-               f'fwkdl "{IMPORT_DL}"', f'"{IMPORT_PLUGIN}"', f'"{IMPORT_SCHED}"', f'"{MODULE}/test/utils"'}
+            admit_case = case_ctx(
+                Case(
+                    name="admit",
+                    field="",
+                    moved="",
+                    want="",
+                    snapshots=adm["snapshots"],
+                    request=adm["request"],
+                    warmups=adm.get("warmups", []),
+                    clock=int(adm.get("clock", 0)),
+                )
+            )
+    imports = {
+        '"encoding/json"',
+        '"testing"',
+        '"github.com/google/go-cmp/cmp"',
+        'k8stypes "k8s.io/apimachinery/pkg/types"',
+        f'fwkdl "{IMPORT_DL}"',
+        f'"{IMPORT_PLUGIN}"',
+        f'"{IMPORT_SCHED}"',
+        f'"{MODULE}/test/utils"',
+    }
     if kind == PolicyKind.ROUTING:
         imports.add('"math"')
     if kind == PolicyKind.ADMISSION:
@@ -2775,14 +3417,38 @@ def render_test(gen: "Generated", src: EvolvedSource, an: Analysis, d: Dictionar
     calls = []
     for _, ptype in an.host_info.params:
         t = re.sub(r"\s+", "", ptype)
-        calls.append({"*Request": "&r", "Request": "r", "*RouterState": "state", "RouterState": "*state", "[]*Request": "q",
-                      "int64": "clock"}.get(t, _zero(t)))
+        calls.append(
+            {
+                "*Request": "&r",
+                "Request": "r",
+                "*RouterState": "state",
+                "RouterState": "*state",
+                "[]*Request": "q",
+                "int64": "clock",
+            }.get(t, _zero(t))
+        )
     text = render(
-        "plugin_test.go.j2", source_name=source_name, host=an.host, pkg=gen.package, imports=_test_imports(imports),
-        plugin_type=plugin_type, kind=kind.value, defaults_json=defaults_json, bad=bad, params=want_params, struct=gen.struct,
-        metrics_literal=metrics_literal, adapter_checks=adapter_checks, request_checks=request_checks, stateful=stateful,
-        test_call=", ".join(calls), legacy_bool=legacy_bool, cases=[case_ctx(c) for c in cases], reject_case=reject_case,
-        admit_case=admit_case, reject_endpoints=reject_endpoints,
+        "plugin_test.go.j2",
+        source_name=source_name,
+        host=an.host,
+        pkg=gen.package,
+        imports=_test_imports(imports),
+        plugin_type=plugin_type,
+        kind=kind.value,
+        defaults_json=defaults_json,
+        bad=bad,
+        params=want_params,
+        struct=gen.struct,
+        metrics_literal=metrics_literal,
+        adapter_checks=adapter_checks,
+        request_checks=request_checks,
+        stateful=stateful,
+        test_call=", ".join(calls),
+        legacy_bool=legacy_bool,
+        cases=[case_ctx(c) for c in cases],
+        reject_case=reject_case,
+        admit_case=admit_case,
+        reject_endpoints=reject_endpoints,
     )
     return text, cases
 
@@ -2806,8 +3472,11 @@ def _plugin_level_reject(search: _Search, ctx: dict) -> dict | None:
     running = {snap.get(k, 0) for k in ("BatchSize", "InFlightRequests") if k in search.snapshot_knobs}
     if len(running) > 1:
         return None
-    metrics = {"WaitingQueueSize": int(snap.get("QueueDepth", 0)), "RunningRequestsSize": int(next(iter(running), 0)),
-               "KVCacheUsagePercent": float(snap.get("KVUtilization", 0.0))}
+    metrics = {
+        "WaitingQueueSize": int(snap.get("QueueDepth", 0)),
+        "RunningRequestsSize": int(next(iter(running), 0)),
+        "KVCacheUsagePercent": float(snap.get("KVUtilization", 0.0)),
+    }
     unsupported = set(search.snapshot_knobs) - {"QueueDepth", "BatchSize", "InFlightRequests", "KVUtilization"}
     if any(snap.get(k) for k in unsupported):
         return None
@@ -2816,7 +3485,9 @@ def _plugin_level_reject(search: _Search, ctx: dict) -> dict | None:
         cls = req.get("SLOClass", "")
         if cls not in ("critical", "standard", "sheddable"):
             return None
-        parts = [f"Objectives: scheduling.RequestObjectives{{Priority: {({'critical': 1, 'standard': 0, 'sheddable': -1})[cls]}}}"]
+        parts = [
+            f"Objectives: scheduling.RequestObjectives{{Priority: {({'critical': 1, 'standard': 0, 'sheddable': -1})[cls]}}}"
+        ]
         for k in sorted(req):
             if k == "SLOClass" or not req[k]:
                 continue
@@ -2850,35 +3521,92 @@ def _md(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-def _readme(an, d, kind, iface, plugin_type, source_name, main_go, test_path, params, registration_import, registration_line,
-            epp_config, uses_scorers, lines, baseline_signals, stateful) -> str:
+def _readme(
+    an,
+    d,
+    kind,
+    iface,
+    plugin_type,
+    source_name,
+    main_go,
+    test_path,
+    params,
+    registration_import,
+    registration_line,
+    epp_config,
+    uses_scorers,
+    lines,
+    baseline_signals,
+    stateful,
+) -> str:
     what = {
-        PolicyKind.ROUTING: ("It scores endpoints the way the evolved `Route` scored instances: the adapter builds BLIS "
-                             "snapshots of the candidate endpoints, the evolved code computes its composite per instance, and "
-                             "the scores are mapped back to endpoints (order-preserved into [0, 1]) for `max-score-picker`."),
-        PolicyKind.ADMISSION: ("It admits or rejects each request the way the evolved `Admit` did: a rejection returns "
-                               "`errcommon.Error{Code: ResourceExhausted}` with the evolved reason; admission returns nil."),
-        PolicyKind.SCHEDULING: ("It turns the evolved queue ordering into routing: for each endpoint it models the waiting "
-                                "requests as a BLIS queue, runs the evolved `OrderQueue` with the request appended, and scores "
-                                "endpoints by the position the request would get (earlier is better). It does not reorder "
-                                "vLLM's queue."),
+        PolicyKind.ROUTING: (
+            "It scores endpoints the way the evolved `Route` scored instances: the adapter builds BLIS "
+            "snapshots of the candidate endpoints, the evolved code computes its composite per instance, and "
+            "the scores are mapped back to endpoints (order-preserved into [0, 1]) for `max-score-picker`."
+        ),
+        PolicyKind.ADMISSION: (
+            "It admits or rejects each request the way the evolved `Admit` did: a rejection returns "
+            "`errcommon.Error{Code: ResourceExhausted}` with the evolved reason; admission returns nil."
+        ),
+        PolicyKind.SCHEDULING: (
+            "It turns the evolved queue ordering into routing: for each endpoint it models the waiting "
+            "requests as a BLIS queue, runs the evolved `OrderQueue` with the request appended, and scores "
+            "endpoints by the position the request would get (earlier is better). It does not reorder "
+            "vLLM's queue."
+        ),
     }[kind]
     ps = []
     for p in params:
-        ps.append({"name": p.name, "default_text": _md(p.default if p.threshold is None else p.threshold.literal), "doc_text": _md(p.doc)})
+        ps.append(
+            {
+                "name": p.name,
+                "default_text": _md(p.default if p.threshold is None else p.threshold.literal),
+                "doc_text": _md(p.doc),
+            }
+        )
     sigs = []
-    for l in lines:
-        e = l.entry
-        src_text = f"`{e.llmd.expr}`" if e is not None and e.llmd is not None else ("untranslatable: zero value" if e else "not in the dictionary")
-        sigs.append({"name": l.signal, "source": _md(src_text), "fidelity": e.fidelity if e else "none",
-                     "gap": _md(e.freshness.gap) if e is not None and e.freshness.gap else "—"})
-    caveats = [f"Map C gap `{g}`: {_md(d.gap(g).concern)}" for g in d.touched_gaps(kind, [s for s in an.signal_names if d.signal(s)])]
+    for aline in lines:
+        e = aline.entry
+        src_text = (
+            f"`{e.llmd.expr}`"
+            if e is not None and e.llmd is not None
+            else ("untranslatable: zero value" if e else "not in the dictionary")
+        )
+        sigs.append(
+            {
+                "name": aline.signal,
+                "source": _md(src_text),
+                "fidelity": e.fidelity if e else "none",
+                "gap": _md(e.freshness.gap) if e is not None and e.freshness.gap else "—",
+            }
+        )
+    caveats = [
+        f"Map C gap `{g}`: {_md(d.gap(g).concern)}"
+        for g in d.touched_gaps(kind, [s for s in an.signal_names if d.signal(s)])
+    ]
     if stateful:
-        caveats.append("The evolved policy keeps state; calls are serialised per plugin instance and the state is per EPP replica.")
+        caveats.append(
+            "The evolved policy keeps state; calls are serialised per plugin instance and the state is per EPP replica."
+        )
     if uses_scorers:
         caveats.append("BLIS prefix-affinity is scored by `prefix-cache-scorer` next to this plugin, not inside it.")
-    return render("readme.md.j2", plugin_type=plugin_type, router_version=d.pins.get("llm_d_router", "v0.10.0"),
-                  extension_point=iface.llmd_extension_point, host=an.host, source_name=source_name, kind=kind.value, what=what,
-                  main_file=main_go.rsplit("/", 1)[-1], test_file=test_path.rsplit("/", 1)[-1], baseline=uses_scorers,
-                  registration_import=registration_import, registration_line=registration_line, epp_config=epp_config,
-                  params=ps, signals=sigs, caveats=caveats)
+    return render(
+        "readme.md.j2",
+        plugin_type=plugin_type,
+        router_version=d.pins.get("llm_d_router", "v0.10.0"),
+        extension_point=iface.llmd_extension_point,
+        host=an.host,
+        source_name=source_name,
+        kind=kind.value,
+        what=what,
+        main_file=main_go.rsplit("/", 1)[-1],
+        test_file=test_path.rsplit("/", 1)[-1],
+        baseline=uses_scorers,
+        registration_import=registration_import,
+        registration_line=registration_line,
+        epp_config=epp_config,
+        params=ps,
+        signals=sigs,
+        caveats=caveats,
+    )

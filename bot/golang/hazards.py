@@ -42,7 +42,7 @@ Check ids and severities:
 from __future__ import annotations
 
 from bot.dictionary import Dictionary
-from bot.golang.analyze import Analysis, Threshold, _KV_ABSOLUTE, _KV_FRACTION, _LOAD_SIGNALS, text_of
+from bot.golang.analyze import _KV_ABSOLUTE, _KV_FRACTION, _LOAD_SIGNALS, Analysis, Threshold, text_of
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, Severity
 
@@ -65,78 +65,134 @@ def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
         line = src.to_original_line(node.start_point[0] + 1)
         snippet = text_of(src, node).splitlines()[0][:80] if text_of(src, node) else ""
         if kind == "oracle":
-            out.append(Finding(
-                severity=Severity.CRITICAL, check=INV9, source_line=line,
-                message=(f"`{snippet}` reads Request.{info['name']}: BLIS invariant INV-9 forbids admission and routing "
-                         "from reading output tokens (oracle knowledge — the simulator's pre-generated answer); no llm-d "
-                         "router can know them before generation, so the policy's benefit may come from the oracle"),
-                fix="remove the read and re-evolve; if a bound on output length is needed, use MaxOutputLen (the client's max_tokens)",
-            ))
+            out.append(
+                Finding(
+                    severity=Severity.CRITICAL,
+                    check=INV9,
+                    source_line=line,
+                    message=(
+                        f"`{snippet}` reads Request.{info['name']}: BLIS invariant INV-9 forbids admission and routing "
+                        "from reading output tokens (oracle knowledge — the simulator's pre-generated answer); no llm-d "
+                        "router can know them before generation, so the policy's benefit may come from the oracle"
+                    ),
+                    fix="remove the read and re-evolve; if a bound on output length is needed, use MaxOutputLen (the client's max_tokens)",
+                )
+            )
         elif kind == "unmapped":
             name = info["name"]
             if name in seen_unmapped:
                 continue
             seen_unmapped[name] = line
-            out.append(Finding(
-                severity=Severity.CRITICAL, check=UNMAPPED, source_line=line,
-                message=(f"`{snippet}` reads {info['scope']} field {name}, which has no entry in the translation dictionary "
-                         "(it exists in no known BLIS version), so there is no llm-d source and no justified fallback; the "
-                         "generated adapter sets it to its zero value only so the package compiles"),
-                fix=f"add {name} to dictionary/map-b-signals.yaml with its llm-d source or a justified fallback, or remove it from the evolved logic",
-            ))
+            out.append(
+                Finding(
+                    severity=Severity.CRITICAL,
+                    check=UNMAPPED,
+                    source_line=line,
+                    message=(
+                        f"`{snippet}` reads {info['scope']} field {name}, which has no entry in the translation dictionary "
+                        "(it exists in no known BLIS version), so there is no llm-d source and no justified fallback; the "
+                        "generated adapter sets it to its zero value only so the package compiles"
+                    ),
+                    fix=f"add {name} to dictionary/map-b-signals.yaml with its llm-d source or a justified fallback, or remove it from the evolved logic",
+                )
+            )
         elif kind == "positional":
-            out.append(Finding(
-                severity=Severity.IMPORTANT, check=POSITIONAL, source_line=line,
-                message=(f"`{snippet}` picks a scorer (or its weight or score map) by position {info.get('index', '')}: "
-                         "the meaning depends on the order of scorers in the BLIS policy YAML the program was evolved with; "
-                         "the plugin keeps the order of its `scorers` parameter, so a reordered config silently changes the logic"),
-                fix="look the scorer up by name (carry names next to scorers) or keep `scorers` in exactly the evolved order and say so in the config",
-            ))
+            out.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check=POSITIONAL,
+                    source_line=line,
+                    message=(
+                        f"`{snippet}` picks a scorer (or its weight or score map) by position {info.get('index', '')}: "
+                        "the meaning depends on the order of scorers in the BLIS policy YAML the program was evolved with; "
+                        "the plugin keeps the order of its `scorers` parameter, so a reordered config silently changes the logic"
+                    ),
+                    fix="look the scorer up by name (carry names next to scorers) or keep `scorers` in exactly the evolved order and say so in the config",
+                )
+            )
         elif kind == "renorm":
-            out.append(Finding(
-                severity=Severity.IMPORTANT, check=RENORM, source_line=line,
-                message=(f"`{snippet}` renormalises weights as 1 - w: correct only when exactly two scorers are configured; "
-                         "with a third scorer the weights no longer sum to 1 and the third term is double-counted or lost"),
-                fix="renormalise by dividing every weight by their sum, or pin `scorers` to the two evolved scorers",
-            ))
+            out.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check=RENORM,
+                    source_line=line,
+                    message=(
+                        f"`{snippet}` renormalises weights as 1 - w: correct only when exactly two scorers are configured; "
+                        "with a third scorer the weights no longer sum to 1 and the third term is double-counted or lost"
+                    ),
+                    fix="renormalise by dividing every weight by their sum, or pin `scorers` to the two evolved scorers",
+                )
+            )
         elif kind == "renamed":
-            out.append(Finding(
-                severity=Severity.SUGGESTION, check=REMOVED, source_line=line,
-                message=(f"`{snippet}` uses {info['name']}, the pre-rename name of {info['canonical']} ({info['removed']}); "
-                         f"translated as {info['canonical']}"),
-                fix=f"rename to {info['canonical']} when porting the program to current BLIS",
-            ))
+            out.append(
+                Finding(
+                    severity=Severity.SUGGESTION,
+                    check=REMOVED,
+                    source_line=line,
+                    message=(
+                        f"`{snippet}` uses {info['name']}, the pre-rename name of {info['canonical']} ({info['removed']}); "
+                        f"translated as {info['canonical']}"
+                    ),
+                    fix=f"rename to {info['canonical']} when porting the program to current BLIS",
+                )
+            )
         elif kind == "decision-priority":
-            out.append(Finding(
-                severity=Severity.IMPORTANT, check=REMOVED, source_line=line,
-                message=(f"`{snippet}` sets RoutingDecision.Priority, a one-shot priority hint removed from BLIS in ce85515e; "
-                         "an llm-d Scorer cannot set request priority, so the generated plugin computes it and drops it — any "
-                         "benefit that came from the hint will not transfer"),
-                fix="drop the hint, or express it as an InferenceObjective priority in the deployment (outside the plugin)",
-            ))
+            out.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check=REMOVED,
+                    source_line=line,
+                    message=(
+                        f"`{snippet}` sets RoutingDecision.Priority, a one-shot priority hint removed from BLIS in ce85515e; "
+                        "an llm-d Scorer cannot set request priority, so the generated plugin computes it and drops it — any "
+                        "benefit that came from the hint will not transfer"
+                    ),
+                    fix="drop the hint, or express it as an InferenceObjective priority in the deployment (outside the plugin)",
+                )
+            )
         elif kind in ("int-tokens", "int-tokens-decl"):
-            out.append(Finding(
-                severity=Severity.SUGGESTION, check=REMOVED, source_line=line,
-                message=(f"`{snippet}` treats token slices as []int; BLIS switched to []TokenID (int32) on 2026-06-29. The "
-                         "generated code keeps []int locally; only the prompt length transfers to llm-d, token ids do not"),
-                fix="use []TokenID (or only len()) when porting the program to current BLIS",
-            ))
+            out.append(
+                Finding(
+                    severity=Severity.SUGGESTION,
+                    check=REMOVED,
+                    source_line=line,
+                    message=(
+                        f"`{snippet}` treats token slices as []int; BLIS switched to []TokenID (int32) on 2026-06-29. The "
+                        "generated code keeps []int locally; only the prompt length transfers to llm-d, token ids do not"
+                    ),
+                    fix="use []TokenID (or only len()) when porting the program to current BLIS",
+                )
+            )
         elif kind == "early-weight":
-            out.append(Finding(
-                severity=Severity.IMPORTANT, check=REMOVED, source_line=line,
-                message=(f"`{snippet}` reads ws.{info['name']}, a field of the pre-composable WeightedScoring (flags "
-                         "--routing-cache-weight/--routing-load-weight, gone from BLIS); its evolved value is not in the program, "
-                         "so the plugin exposes it as a parameter with a placeholder default of 0.5"),
-                fix=f"set the `{info['name']}` parameter to the value used in the evolution run",
-            ))
+            out.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check=REMOVED,
+                    source_line=line,
+                    message=(
+                        f"`{snippet}` reads ws.{info['name']}, a field of the pre-composable WeightedScoring (flags "
+                        "--routing-cache-weight/--routing-load-weight, gone from BLIS); its evolved value is not in the program, "
+                        "so the plugin exposes it as a parameter with a placeholder default of 0.5"
+                    ),
+                    fix=f"set the `{info['name']}` parameter to the value used in the evolution run",
+                )
+            )
         elif kind == "dead-slo":
-            out.append(Finding(
-                severity=Severity.IMPORTANT, check=DEAD_SLO, source_line=line,
-                message=(f"`{snippet}` compares the SLO class with {info['name']!r}, a v1 name that BLIS v2 workloads auto-upgrade "
-                         f"({'realtime→critical' if info['name'] == 'realtime' else 'interactive→standard'}); the branch never ran "
-                         "during evolution and llm-d priorities never produce that name, so it is dead code in both"),
-                fix="compare with " + ('"critical"' if info["name"] == "realtime" else '"standard"') + " if the branch matters, else delete it",
-            ))
+            out.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check=DEAD_SLO,
+                    source_line=line,
+                    message=(
+                        f"`{snippet}` compares the SLO class with {info['name']!r}, a v1 name that BLIS v2 workloads auto-upgrade "
+                        f"({'realtime→critical' if info['name'] == 'realtime' else 'interactive→standard'}); the branch never ran "
+                        "during evolution and llm-d priorities never produce that name, so it is dead code in both"
+                    ),
+                    fix="compare with "
+                    + ('"critical"' if info["name"] == "realtime" else '"standard"')
+                    + " if the branch matters, else delete it",
+                )
+            )
     # Untranslatable-but-known signals (dictionary says llmd: null with a fallback).
     done: set[str] = set()
     for use in an.signals:
@@ -148,21 +204,31 @@ def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
         done.add(use.name)
         lines = sorted({u.line for u in an.signals if u.name == use.name})
         more = f" (also lines {', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""
-        out.append(Finding(
-            severity=Severity.IMPORTANT if entry.fallback else Severity.CRITICAL, check=UNMAPPED, source_line=lines[0],
-            message=(f"{use.name} has no llm-d source (untranslatable){more}. Fallback: {entry.fallback}"),
-            fix="accept the fallback (the adapter line says what it does) or re-evolve without this signal; Track B covers the gap",
-        ))
+        out.append(
+            Finding(
+                severity=Severity.IMPORTANT if entry.fallback else Severity.CRITICAL,
+                check=UNMAPPED,
+                source_line=lines[0],
+                message=(f"{use.name} has no llm-d source (untranslatable){more}. Fallback: {entry.fallback}"),
+                fix="accept the fallback (the adapter line says what it does) or re-evolve without this signal; Track B covers the gap",
+            )
+        )
     # req.Priority convention flip
     for use in an.signals:
         if use.name == "Priority" and use.scope == "request":
-            out.append(Finding(
-                severity=Severity.SUGGESTION, check=REMOVED, source_line=use.line,
-                message=("reads Request.Priority, whose convention flipped in BLIS #1238 (before: higher = more urgent, "
-                         "recomputed every step; after: lower = more urgent, set once); the adapter follows HEAD "
-                         "(negated llm-d priority) — check the era of this copy"),
-                fix="if this program predates ce85515e, negate the Priority adapter line",
-            ))
+            out.append(
+                Finding(
+                    severity=Severity.SUGGESTION,
+                    check=REMOVED,
+                    source_line=use.line,
+                    message=(
+                        "reads Request.Priority, whose convention flipped in BLIS #1238 (before: higher = more urgent, "
+                        "recomputed every step; after: lower = more urgent, set once); the adapter follows HEAD "
+                        "(negated llm-d priority) — check the era of this copy"
+                    ),
+                    fix="if this program predates ce85515e, negate the Priority adapter line",
+                )
+            )
             break
     for th in an.thresholds:
         out.extend(_sim_scale(th, d))
@@ -175,33 +241,56 @@ def _sim_scale(th: Threshold, d: Dictionary) -> list[Finding]:
     if not comparisons:
         return out
     sig = set(th.signals)
-    param = (f"parameter `{th.param}`" if th.param
-             else f"the literal (kept in code: {th.reason})" if th.reason else "the literal")
+    param = (
+        f"parameter `{th.param}`"
+        if th.param
+        else f"the literal (kept in code: {th.reason})"
+        if th.reason
+        else "the literal"
+    )
     for occ in comparisons:
         if sig and sig <= _KV_FRACTION:
-            out.append(Finding(
-                severity=Severity.SUGGESTION, check=SIM_SCALE, source_line=occ.line,
-                message=(f"KV threshold {th.literal} on `{th.subject}` assumes a 0–1 utilisation fraction: llm-d's "
-                         "KVCacheUsagePercent is also a 0–1 fraction at v0.10.0, so no rescaling is needed; it is a scraped "
-                         "gauge, so crossings happen later than in BLIS"),
-                fix=f"keep the value; tune {param} against the metric-staleness Track B result if the branch misfires",
-            ))
+            out.append(
+                Finding(
+                    severity=Severity.SUGGESTION,
+                    check=SIM_SCALE,
+                    source_line=occ.line,
+                    message=(
+                        f"KV threshold {th.literal} on `{th.subject}` assumes a 0–1 utilisation fraction: llm-d's "
+                        "KVCacheUsagePercent is also a 0–1 fraction at v0.10.0, so no rescaling is needed; it is a scraped "
+                        "gauge, so crossings happen later than in BLIS"
+                    ),
+                    fix=f"keep the value; tune {param} against the metric-staleness Track B result if the branch misfires",
+                )
+            )
         elif sig and sig <= (_LOAD_SIGNALS | {"EffectiveLoad"}) and abs(th.value) >= 1:
-            out.append(Finding(
-                severity=Severity.IMPORTANT, check=SIM_SCALE, source_line=occ.line,
-                message=(f"load threshold {th.literal} on `{th.subject}` was calibrated in BLIS on 4 simulated instances "
-                         "carrying a few requests each; real vLLM pods run tens to hundreds of concurrent requests "
-                         "(max-num-seqs) and llm-d's EffectiveLoad counts RunningRequestsSize twice, so the branch will fire "
-                         "far more (or less) often than it did in simulation"),
-                fix=f"re-calibrate {param} to the deployment's per-pod load (e.g. from a baseline run's waiting/running gauges)",
-            ))
+            out.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check=SIM_SCALE,
+                    source_line=occ.line,
+                    message=(
+                        f"load threshold {th.literal} on `{th.subject}` was calibrated in BLIS on 4 simulated instances "
+                        "carrying a few requests each; real vLLM pods run tens to hundreds of concurrent requests "
+                        "(max-num-seqs) and llm-d's EffectiveLoad counts RunningRequestsSize twice, so the branch will fire "
+                        "far more (or less) often than it did in simulation"
+                    ),
+                    fix=f"re-calibrate {param} to the deployment's per-pod load (e.g. from a baseline run's waiting/running gauges)",
+                )
+            )
         elif sig and sig <= _KV_ABSOLUTE:
-            out.append(Finding(
-                severity=Severity.SUGGESTION, check=SIM_SCALE, source_line=occ.line,
-                message=(f"absolute KV threshold {th.literal} on `{th.subject}` depends on the simulated GPU's KV capacity; "
-                         "real pods differ by GPU memory and --gpu-memory-utilization (pod-heterogeneity gap)"),
-                fix=f"express it relative to TotalKvCapacityTokens or tune {param} per pool",
-            ))
+            out.append(
+                Finding(
+                    severity=Severity.SUGGESTION,
+                    check=SIM_SCALE,
+                    source_line=occ.line,
+                    message=(
+                        f"absolute KV threshold {th.literal} on `{th.subject}` depends on the simulated GPU's KV capacity; "
+                        "real pods differ by GPU memory and --gpu-memory-utilization (pod-heterogeneity gap)"
+                    ),
+                    fix=f"express it relative to TotalKvCapacityTokens or tune {param} per pool",
+                )
+            )
     return out
 
 

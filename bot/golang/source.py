@@ -117,10 +117,14 @@ def load_evolved_source(path: Path) -> EvolvedSource:
     """Read a file and normalise it; SourceError when it is missing or not usable."""
     path = Path(path)
     if not path.is_file():
-        raise SourceError(f"{path}: no such file; pass the evolved program (.go or OpenEvolve .py)", check=CHECK_NOT_TEXT)
+        raise SourceError(
+            f"{path}: no such file; pass the evolved program (.go or OpenEvolve .py)", check=CHECK_NOT_TEXT
+        )
     raw = path.read_bytes()
     if b"\x00" in raw:
-        raise SourceError(f"{path}: binary file, not a program; pass the evolved .go or .py source", check=CHECK_NOT_TEXT)
+        raise SourceError(
+            f"{path}: binary file, not a program; pass the evolved .go or .py source", check=CHECK_NOT_TEXT
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -136,7 +140,7 @@ def parse_evolved_source(text: str, filename: str) -> EvolvedSource:
         src = _from_python(text, filename, go_vars)
     elif filename.endswith(".py"):
         raise SourceError(
-            f"{filename}: Python file without a GO_ROUTING_CODE = \"\"\"...\"\"\" string; pass the OpenEvolve "
+            f'{filename}: Python file without a GO_ROUTING_CODE = """...""" string; pass the OpenEvolve '
             "program that holds the Go source (or the .go file itself)",
             check=CHECK_NOT_GO,
         )
@@ -150,7 +154,12 @@ def parse_evolved_source(text: str, filename: str) -> EvolvedSource:
                 check=CHECK_NOT_GO,
             )
         src = EvolvedSource(
-            path=filename, form="function", go_text="package sim\n" + text, original_text=text, line_offset=-1, wrapped=True
+            path=filename,
+            form="function",
+            go_text="package sim\n" + text,
+            original_text=text,
+            line_offset=-1,
+            wrapped=True,
         )
     _check_syntax(src)
     _find_evolve_block(src)
@@ -160,8 +169,7 @@ def parse_evolved_source(text: str, filename: str) -> EvolvedSource:
 
 
 def _strip_leading_comments(text: str) -> str:
-    out = re.sub(r"^(\s*(//[^\n]*\n|/\*.*?\*/))*", "", text, flags=re.S)
-    return out
+    return re.sub(r"^(\s*(//[^\n]*\n|/\*.*?\*/))*", "", text, flags=re.S)
 
 
 def _from_python(text: str, filename: str, matches: list[re.Match]) -> EvolvedSource:
@@ -182,12 +190,18 @@ def _from_python(text: str, filename: str, matches: list[re.Match]) -> EvolvedSo
     if body is None:
         line = text.count("\n", 0, m.start()) + 1
         raise SourceError(
-            f"{filename}:{line}: {m.group('name')} string is never closed; fix the Python file", check=CHECK_NOT_GO, line=line
+            f"{filename}:{line}: {m.group('name')} string is never closed; fix the Python file",
+            check=CHECK_NOT_GO,
+            line=line,
         )
     start_line = text.count("\n", 0, body_start) + 1
     col = body_start - (text.rfind("\n", 0, body_start) + 1)
     if not body.strip():
-        raise SourceError(f"{filename}:{start_line}: {m.group('name')} is empty; it must hold the Go source", check=CHECK_NOT_GO, line=start_line)
+        raise SourceError(
+            f"{filename}:{start_line}: {m.group('name')} is empty; it must hold the Go source",
+            check=CHECK_NOT_GO,
+            line=start_line,
+        )
     wrapped = False
     offset = start_line - 1
     go_text = body

@@ -94,8 +94,8 @@ def _probe(go: str) -> tuple[str | None, str | None]:
     """(version, GOROOT) of one go binary, or (None, None) if it does not run."""
     env = {**os.environ, "GOTOOLCHAIN": "local", "GOENV": "off"}
     try:
-        ver = subprocess.run([go, "version"], capture_output=True, text=True, timeout=60, env=env)
-        root = subprocess.run([go, "env", "GOROOT"], capture_output=True, text=True, timeout=60, env=env)
+        ver = subprocess.run([go, "version"], capture_output=True, text=True, timeout=60, env=env, check=False)
+        root = subprocess.run([go, "env", "GOROOT"], capture_output=True, text=True, timeout=60, env=env, check=False)
     except (OSError, subprocess.SubprocessError):
         return None, None
     if ver.returncode != 0:
@@ -410,7 +410,12 @@ def parse_test_json(stream: str, *, scratch_module: str | None = None) -> GoTest
             run.passed += 1
         elif action == "fail":
             run.failed += 1
-            lines = [ln for (p, t), out in outputs.items() if p == pkg and (t == test or t.startswith(test + "/")) for ln in out]
+            lines = [
+                ln
+                for (p, t), out in outputs.items()
+                if p == pkg and (t == test or t.startswith(test + "/"))
+                for ln in out
+            ]
             run.findings.append(_test_failure(pkg, test, lines, scratch_module))
     run.failed_packages = sorted(p for p, a in pkg_results.items() if a == "fail")
     for pkg in run.failed_packages:
@@ -527,7 +532,7 @@ def go_env(cache_dir: Path) -> dict[str, str]:
 def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tuple[int | None, str, str]:
     """(returncode or None on timeout/launch failure, stdout, stderr)."""
     try:
-        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired as exc:
         out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
         return None, out, f"timed out after {timeout:g}s"
@@ -615,14 +620,20 @@ def check_plugin(
 
         rc, out, err = step("go build ./...", [str(go), "build", "./..."])
         build_ok = rc == 0
-        build_findings = parse_locations(out + err, check=CHECK_BUILD, severity=Severity.CRITICAL, scratch_module=scratch)
+        build_findings = parse_locations(
+            out + err, check=CHECK_BUILD, severity=Severity.CRITICAL, scratch_module=scratch
+        )
         if rc not in (0, None) and not build_findings:
             build_findings.append(Finding(severity=Severity.CRITICAL, check=CHECK_BUILD, message=_last_line(out + err)))
         findings += build_findings
 
         rc, out, err = step("go vet ./...", [str(go), "vet", "./..."])
         vet_findings = parse_locations(
-            out + err, check=CHECK_VET, severity=Severity.IMPORTANT, scratch_module=scratch, type_error_check=CHECK_BUILD
+            out + err,
+            check=CHECK_VET,
+            severity=Severity.IMPORTANT,
+            scratch_module=scratch,
+            type_error_check=CHECK_BUILD,
         )
         if rc not in (0, None) and not vet_findings:
             vet_findings.append(Finding(severity=Severity.IMPORTANT, check=CHECK_VET, message=_last_line(out + err)))
@@ -631,7 +642,9 @@ def check_plugin(
         if any(f.check == CHECK_BUILD for f in vet_findings):
             build_ok = False  # a test file that does not type-check
 
-        packages = sorted({"./" + str(PurePosixPath(rel).parent) for rel in files if rel.endswith(".go") and rel != RUNNER_GO})
+        packages = sorted(
+            {"./" + str(PurePosixPath(rel).parent) for rel in files if rel.endswith(".go") and rel != RUNNER_GO}
+        )
         tests_passed = tests_failed = 0
         test_ok = True
         if packages:
@@ -650,7 +663,9 @@ def check_plugin(
             tests_passed, tests_failed = run.passed, run.failed
             test_ok = rc == 0 and not run.failed_packages
             if rc not in (0, None) and not compile_findings and not run.findings:
-                findings.append(Finding(severity=Severity.CRITICAL, check=CHECK_TEST, message=_last_line(shown + "\n" + err)))
+                findings.append(
+                    Finding(severity=Severity.CRITICAL, check=CHECK_TEST, message=_last_line(shown + "\n" + err))
+                )
 
         output = normalize_output("\n\n".join(log).replace(tmp, "$SCRATCH"))
     return ToolchainReport(

@@ -82,8 +82,9 @@ def feedback_options(feedback: str | None) -> tuple[dict, list[str]]:
     return opts, applied
 
 
-def translate(src: EvolvedSource, analysis: Analysis, dictionary: Dictionary, *, plugin_type: str,
-              feedback: str | None = None) -> Translation:
+def translate(
+    src: EvolvedSource, analysis: Analysis, dictionary: Dictionary, *, plugin_type: str, feedback: str | None = None
+) -> Translation:
     if not re.fullmatch(r"[a-z][a-z0-9-]*[a-z0-9]", plugin_type or ""):
         raise TranslationError(f"plugin type {plugin_type!r} must be kebab-case (e.g. evolved-adaptive-scorer)")
     options, applied = feedback_options(feedback)
@@ -95,9 +96,16 @@ def translate(src: EvolvedSource, analysis: Analysis, dictionary: Dictionary, *,
     report = render_report(src, analysis, dictionary, gen, summary, findings, source_name, feedback, applied)
     files = dict(gen.files)
     return Translation(
-        summary=summary, files=files, registration_import=gen.registration_import, registration_line=gen.registration_line,
-        epp_config=gen.epp_config, report_markdown=report, findings=findings, line_map=gen.line_map,
-        tests=list(gen.tests), feedback_applied=applied,
+        summary=summary,
+        files=files,
+        registration_import=gen.registration_import,
+        registration_line=gen.registration_line,
+        epp_config=gen.epp_config,
+        report_markdown=report,
+        findings=findings,
+        line_map=gen.line_map,
+        tests=list(gen.tests),
+        feedback_applied=applied,
     )
 
 
@@ -116,17 +124,26 @@ def _anchor(findings: list[Finding], gen: Generated) -> list[Finding]:
     return out
 
 
-def _summary(an: Analysis, d: Dictionary, gen: Generated, plugin_type: str, findings: list[Finding]) -> TranslationSummary:
+def _summary(
+    an: Analysis, d: Dictionary, gen: Generated, plugin_type: str, findings: list[Finding]
+) -> TranslationSummary:
     names = set(an.signal_names) | set(gen.baseline_signals)
     signals = sorted(names)
     freshness = sorted(s for s in signals if (e := d.signal(s)) is not None and e.freshness.gap)
     untranslatable = sorted(s for s in signals if (e := d.signal(s)) is None or e.llmd is None)
     thresholds = {p.name: float(p.threshold.value) for p in gen.params if p.threshold is not None}
     return TranslationSummary(
-        kind=an.kind, plugin_type=plugin_type, package_dir=gen.package_dir, signals=signals, freshness_gaps=freshness,
-        touched_gaps=d.touched_gaps(an.kind, [s for s in signals if d.signal(s) is not None]), thresholds=thresholds,
-        untranslatable=untranslatable, findings=findings,
-        registration_import=gen.registration_import, registration_line=gen.registration_line,
+        kind=an.kind,
+        plugin_type=plugin_type,
+        package_dir=gen.package_dir,
+        signals=signals,
+        freshness_gaps=freshness,
+        touched_gaps=d.touched_gaps(an.kind, [s for s in signals if d.signal(s) is not None]),
+        thresholds=thresholds,
+        untranslatable=untranslatable,
+        findings=findings,
+        registration_import=gen.registration_import,
+        registration_line=gen.registration_line,
     )
 
 
@@ -141,23 +158,36 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ").strip()
 
 
-def render_report(src: EvolvedSource, an: Analysis, d: Dictionary, gen: Generated, summary: TranslationSummary,
-                  findings: list[Finding], source_name: str, feedback: str | None, applied: list[str]) -> str:
+def render_report(
+    src: EvolvedSource,
+    an: Analysis,
+    d: Dictionary,
+    gen: Generated,
+    summary: TranslationSummary,
+    findings: list[Finding],
+    source_name: str,
+    feedback: str | None,
+    applied: list[str],
+) -> str:
     out: list[str] = []
     w = out.append
     iface = d.interface(an.kind)
     counts = {s: sum(1 for f in findings if f.severity == s) for s in Severity}
     w(f"# Translation report: `{summary.plugin_type}`")
     w("")
-    w(f"Evolved program `{source_name}` ({src.form}), host `{an.host}` → llm-d-router {d.pins.get('llm_d_router', 'v0.10.0')} "
-      f"`{iface.llmd_extension_point}` in `{gen.package_dir}`. Translation dictionary {d.version}.")
+    w(
+        f"Evolved program `{source_name}` ({src.form}), host `{an.host}` → llm-d-router {d.pins.get('llm_d_router', 'v0.10.0')} "
+        f"`{iface.llmd_extension_point}` in `{gen.package_dir}`. Translation dictionary {d.version}."
+    )
     if src.evolve_block:
         w(f"EVOLVE block: lines {src.evolve_block[0]}–{src.evolve_block[1]}. BLIS era of the copy: {an.era}.")
     else:
         w(f"No EVOLVE-BLOCK markers: the whole host function is treated as evolved. BLIS era of the copy: {an.era}.")
     w("")
-    w(f"Findings: **{counts[Severity.CRITICAL]} CRITICAL**, **{counts[Severity.IMPORTANT]} IMPORTANT**, "
-      f"{counts[Severity.SUGGESTION]} SUGGESTION.")
+    w(
+        f"Findings: **{counts[Severity.CRITICAL]} CRITICAL**, **{counts[Severity.IMPORTANT]} IMPORTANT**, "
+        f"{counts[Severity.SUGGESTION]} SUGGESTION."
+    )
     w("")
     if feedback:
         w("## Reviewer feedback addressed")
@@ -175,7 +205,9 @@ def render_report(src: EvolvedSource, an: Analysis, d: Dictionary, gen: Generate
     w("")
     w("Every signal the evolved logic reads, after alias resolution and method expansion, with its llm-d source.")
     w("")
-    w("| Signal | Read at (evolved lines) | llm-d source | Fidelity | Freshness: BLIS | Freshness: llm-d | Gap annotated |")
+    w(
+        "| Signal | Read at (evolved lines) | llm-d source | Fidelity | Freshness: BLIS | Freshness: llm-d | Gap annotated |"
+    )
     w("|---|---|---|---|---|---|---|")
     lines_of: dict[str, list[int]] = {}
     written_of: dict[str, set[str]] = {}
@@ -192,19 +224,25 @@ def render_report(src: EvolvedSource, an: Analysis, d: Dictionary, gen: Generate
             w(f"| {label} | {where} | **none — not in the dictionary** | none | — | — | — |")
             continue
         src_text = f"`{e.llmd.expr}` — {e.llmd.source}" if e.llmd else f"**untranslatable** — fallback: {e.fallback}"
-        w(f"| {label} | {where} | {_cell(src_text)} | {e.fidelity} | {_cell(e.freshness.blis)} | {_cell(e.freshness.llmd)} | "
-          f"{'yes: ' + _cell(e.freshness.gap) if e.freshness.gap else 'no gap'} |")
+        w(
+            f"| {label} | {where} | {_cell(src_text)} | {e.fidelity} | {_cell(e.freshness.blis)} | {_cell(e.freshness.llmd)} | "
+            f"{'yes: ' + _cell(e.freshness.gap) if e.freshness.gap else 'no gap'} |"
+        )
     w("")
     w("## Mapping decisions")
     w("")
     for topic, text in gen.decisions:
         w(f"- **{topic}**: {text}")
-    w("- **signal adapter**: `adapter.go` fills the BLIS-shaped values, one line per signal, each with its Map B source, "
-      "fidelity and (where Map B has a freshness gap) `// BLIS assumes …; llm-d … — verify via Track B hypothesis <gap>`.")
-    w("- **evolved logic**: `evolved.go` carries the host"
-      + (f" and {len(an.helpers)} helper(s) it calls" if an.helpers else "")
-      + " verbatim except: BLIS types → local types, `PendingRequests` → `InFlightRequests`, `len(req.InputTokens)` → "
-      "the adapter's token count, and evolved numbers → `Parameters` fields. `line_map` in translation.json maps every line back.")
+    w(
+        "- **signal adapter**: `adapter.go` fills the BLIS-shaped values, one line per signal, each with its Map B source, "
+        "fidelity and (where Map B has a freshness gap) `// BLIS assumes …; llm-d … — verify via Track B hypothesis <gap>`."
+    )
+    w(
+        "- **evolved logic**: `evolved.go` carries the host"
+        + (f" and {len(an.helpers)} helper(s) it calls" if an.helpers else "")
+        + " verbatim except: BLIS types → local types, `PendingRequests` → `InFlightRequests`, `len(req.InputTokens)` → "
+        "the adapter's token count, and evolved numbers → `Parameters` fields. `line_map` in translation.json maps every line back."
+    )
     w("")
     w("## Thresholds → parameters")
     w("")
@@ -217,10 +255,14 @@ def render_report(src: EvolvedSource, an: Analysis, d: Dictionary, gen: Generate
                 w(f"| `{p.name}` | `{p.default}` | plugin | — | — | {_cell(p.doc)} |")
                 continue
             note = _scale_note(th, d)
-            w(f"| `{p.name}` | `{th.literal}` | {th.role} | {', '.join(map(str, th.lines))} | {', '.join(th.signals)} | {_cell(note)} |")
+            w(
+                f"| `{p.name}` | `{th.literal}` | {th.role} | {', '.join(map(str, th.lines))} | {', '.join(th.signals)} | {_cell(note)} |"
+            )
         kept = [t for t in an.thresholds if not t.param]
         for t in kept:
-            w(f"| (kept as literal) | `{t.literal}` | {t.role} | {', '.join(map(str, t.lines))} | {', '.join(t.signals)} | {_cell(t.reason)} |")
+            w(
+                f"| (kept as literal) | `{t.literal}` | {t.role} | {', '.join(map(str, t.lines))} | {', '.join(t.signals)} | {_cell(t.reason)} |"
+            )
     else:
         w("No numeric literal is compared with or combined with a signal.")
     w("")
@@ -230,7 +272,9 @@ def render_report(src: EvolvedSource, an: Analysis, d: Dictionary, gen: Generate
         for name in summary.untranslatable:
             e = d.signal(name)
             if e is None:
-                w(f"- `{name}`: no dictionary entry, so no justified fallback (CRITICAL). The adapter sets the zero value only so the package compiles.")
+                w(
+                    f"- `{name}`: no dictionary entry, so no justified fallback (CRITICAL). The adapter sets the zero value only so the package compiles."
+                )
             else:
                 w(f"- `{name}`: {e.fallback}")
     else:
@@ -241,7 +285,9 @@ def render_report(src: EvolvedSource, an: Analysis, d: Dictionary, gen: Generate
     if summary.touched_gaps:
         for gid in summary.touched_gaps:
             g = d.gap(gid)
-            w(f"- **`{gid}`** ({g.risk} risk): {g.concern} Track B: {g.track_b.statement.replace('{plugin}', summary.plugin_type)}")
+            w(
+                f"- **`{gid}`** ({g.risk} risk): {g.concern} Track B: {g.track_b.statement.replace('{plugin}', summary.plugin_type)}"
+            )
     else:
         w("None.")
     w("")
@@ -252,7 +298,9 @@ def render_report(src: EvolvedSource, an: Analysis, d: Dictionary, gen: Generate
         w("|---|---|---|---|---|---|")
         for f in findings:
             where = f"{f.file}:{f.line}" if f.file and f.line else "—"
-            w(f"| {f.severity.value} | `{f.check}` | {f.source_line or '—'} | {_cell(where)} | {_cell(f.message)} | {_cell(f.fix)} |")
+            w(
+                f"| {f.severity.value} | `{f.check}` | {f.source_line or '—'} | {_cell(where)} | {_cell(f.message)} | {_cell(f.fix)} |"
+            )
     else:
         w("None.")
     w("")
@@ -273,9 +321,11 @@ def render_report(src: EvolvedSource, an: Analysis, d: Dictionary, gen: Generate
     w("")
     w("## Generated tests")
     w("")
-    w("Factory (defaults, strict decoder, every bad parameter), evolved defaults, signal adapter, the "
-      + ("Score contract" if an.kind.value != "admission" else "Admit contract and rejection path")
-      + ", and these threshold boundary cases (evolved value vs. the value moved just past the input):")
+    w(
+        "Factory (defaults, strict decoder, every bad parameter), evolved defaults, signal adapter, the "
+        + ("Score contract" if an.kind.value != "admission" else "Admit contract and rejection path")
+        + ", and these threshold boundary cases (evolved value vs. the value moved just past the input):"
+    )
     w("")
     if gen.tests:
         for t in gen.tests:
@@ -290,10 +340,16 @@ def render_report(src: EvolvedSource, an: Analysis, d: Dictionary, gen: Generate
             continue
         mine = [t for t in gen.tests if t.startswith(f"{p.name}=")]
         if any(o.role == "threshold" for o in th.occurrences):
-            sides = [s for s, key in (("past", " is past it"), ("not past", " is not past it")) if not any(key in t for t in mine)]
+            sides = [
+                s
+                for s, key in (("past", " is past it"), ("not past", " is not past it"))
+                if not any(key in t for t in mine)
+            ]
             if sides:
-                gaps.append(f"`{p.name}`: no input found on the {' and '.join(sides)} side that the evolved logic lets "
-                            "the threshold decide (the other branches mask it, or it has no observable effect in the plugin)")
+                gaps.append(
+                    f"`{p.name}`: no input found on the {' and '.join(sides)} side that the evolved logic lets "
+                    "the threshold decide (the other branches mask it, or it has no observable effect in the plugin)"
+                )
         elif not mine:
             gaps.append(f"`{p.name}` ({th.role}): no input found where changing it changes the outcome")
     if gaps:

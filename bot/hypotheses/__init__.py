@@ -6,9 +6,23 @@
 - ``document`` — markdown with YAML front matter, and back
 """
 
-from bot.hypotheses.document import hypothesis_order, is_hypothesis_file, load_hypotheses, parse_hypothesis, render_hypotheses, render_hypothesis, render_index
+from bot.hypotheses.document import (
+    hypothesis_order,
+    is_hypothesis_file,
+    load_hypotheses,
+    parse_hypothesis,
+    render_hypotheses,
+    render_hypothesis,
+    render_index,
+)
 from bot.hypotheses.errors import HypothesisError
-from bot.hypotheses.generate import claim_rates, feedback_notes, generate_hypotheses, openevolve_findings, parse_feedback
+from bot.hypotheses.generate import (
+    claim_rates,
+    feedback_notes,
+    generate_hypotheses,
+    openevolve_findings,
+    parse_feedback,
+)
 from bot.hypotheses.metrics import blis_metric_to_short, translate_metric
 from bot.hypotheses.openevolve import parse_openevolve
 

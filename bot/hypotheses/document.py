@@ -67,7 +67,9 @@ def render_hypothesis(h: Hypothesis, *, feedback: str | None = None) -> str:
         w("")
         w("Confirmed when " + _DIRECTION_TEXT[p.direction].format(margin=p.margin) + ".")
         if p.blis_magnitude is not None:
-            w("The BLIS magnitude is kept only to flag attenuation (< 0.3×) or amplification (> 2×); it is not asserted.")
+            w(
+                "The BLIS magnitude is kept only to flag attenuation (< 0.3×) or amplification (> 2×); it is not asserted."
+            )
     w("")
     w("## Operating points")
     w("")
@@ -89,7 +91,7 @@ def render_hypothesis(h: Hypothesis, *, feedback: str | None = None) -> str:
     w("")
     w(f"- Source: `{h.source}`")
     if h.blis_statement:
-        w(f"- BLIS original: \"{_cell(h.blis_statement)}\"")
+        w(f'- BLIS original: "{_cell(h.blis_statement)}"')
     if feedback:
         w("")
         w("## Reviewer feedback")
@@ -138,7 +140,9 @@ def render_hypotheses(hypotheses: list[Hypothesis], *, feedback: str | None = No
     from bot.hypotheses.generate import feedback_notes
 
     notes = feedback_notes(hypotheses, feedback)
-    files = {f"{h.id}.md": render_hypothesis(h, feedback=notes.get(h.id)) for h in sorted(hypotheses, key=hypothesis_order)}
+    files = {
+        f"{h.id}.md": render_hypothesis(h, feedback=notes.get(h.id)) for h in sorted(hypotheses, key=hypothesis_order)
+    }
     files["README.md"] = render_index(hypotheses)
     return files
 
@@ -169,10 +173,14 @@ def load_hypotheses(directory: Path) -> list[Hypothesis]:
     """Every ``[ABC]<n>.md`` in a directory, parsed, in id order; HypothesisError if there are none."""
     directory = Path(directory)
     if not directory.is_dir():
-        raise HypothesisError(f"{directory}: no such directory; pass the hypotheses directory written by `promote hypothesize`")
+        raise HypothesisError(
+            f"{directory}: no such directory; pass the hypotheses directory written by `promote hypothesize`"
+        )
     paths = sorted(p for p in directory.glob("*.md") if is_hypothesis_file(p.name))
     if not paths:
-        raise HypothesisError(f"{directory}: no hypothesis documents (A1.md, B1.md, C1.md ...); run `promote hypothesize` first")
+        raise HypothesisError(
+            f"{directory}: no hypothesis documents (A1.md, B1.md, C1.md ...); run `promote hypothesize` first"
+        )
     hs = []
     for p in paths:
         try:

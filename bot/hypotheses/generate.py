@@ -77,7 +77,11 @@ DEFAULT_MARGIN = 0.05
 #: Guarded metrics of a scenario derived from a workload when the request lists no baselines.
 DEFAULT_GUARDED = ("ttft_mean", "e2e_p95", "throughput")
 #: Metric a freshness-gap hypothesis checks when no Track A claim names one, by policy kind.
-_FRESHNESS_METRIC = {PolicyKind.ROUTING: "ttft_mean", PolicyKind.ADMISSION: "e2e_p95", PolicyKind.SCHEDULING: "ttft_p99"}
+_FRESHNESS_METRIC = {
+    PolicyKind.ROUTING: "ttft_mean",
+    PolicyKind.ADMISSION: "e2e_p95",
+    PolicyKind.SCHEDULING: "ttft_p99",
+}
 
 
 # --------------------------------------------------------------------------
@@ -117,10 +121,7 @@ def _where(req: PromotionRequest, workloads: list[str], rates: list[float]) -> s
         desc = f" ({w.description.rstrip('.')})" if w.description else ""
         parts.append(f"`{name}`{desc}")
     names = " and ".join(parts) if len(parts) <= 2 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    if rates:
-        at = " at " + ", ".join(_fmt_rate(r) for r in rates) + " req/s"
-    else:
-        at = " at every benchmarked rate"
+    at = " at " + ", ".join(_fmt_rate(r) for r in rates) + " req/s" if rates else " at every benchmarked rate"
     return f"workload{'s' if len(workloads) > 1 else ''} {names}{at}"
 
 
@@ -169,12 +170,19 @@ def _workloads_named_in(req: PromotionRequest, text: str, default: list[str], no
     else on the workload the program was evolved for; spreading it over guard workloads would make it
     contradict their Track C equivalence hypotheses."""
     words = set(re.findall(r"[a-z0-9][a-z0-9_-]*", text.lower()))
-    named = [w.name for w in req.workloads
-             if w.name in words or (w.blis_workload and _norm(w.blis_workload.removesuffix(".yaml")) in {_norm(x) for x in words})]
+    named = [
+        w.name
+        for w in req.workloads
+        if w.name in words
+        or (w.blis_workload and _norm(w.blis_workload.removesuffix(".yaml")) in {_norm(x) for x in words})
+    ]
     if named:
         return named, f"the HYPOTHESIS line names {', '.join(f'`{n}`' for n in named)}"
     if req.evolved_for:
-        return [req.evolved_for], f"the HYPOTHESIS line names no workload, so it is checked on `{req.evolved_for}`, the workload the program was evolved for"
+        return (
+            [req.evolved_for],
+            f"the HYPOTHESIS line names no workload, so it is checked on `{req.evolved_for}`, the workload the program was evolved for",
+        )
     return default, note
 
 
@@ -183,8 +191,20 @@ def _workloads_named_in(req: PromotionRequest, text: str, default: list[str], no
 #: request workload is named in the hint. Such gaps get no benchmark prediction:
 #: a "no worse" verdict from a run without the condition would be false evidence.
 SPECIAL_SETUP = (
-    "pod deleted", "pod failure", "failure", "restart", "lora", "adapter", "disaggregat", "pd-",
-    "mixed-capacity", "heterogen", "priority-mix", "mixed-class", "variance", "inject",
+    "pod deleted",
+    "pod failure",
+    "failure",
+    "restart",
+    "lora",
+    "adapter",
+    "disaggregat",
+    "pd-",
+    "mixed-capacity",
+    "heterogen",
+    "priority-mix",
+    "mixed-class",
+    "variance",
+    "inject",
 )
 
 
@@ -289,7 +309,9 @@ def parse_feedback(text: str | None) -> Feedback:
                 except HypothesisError:
                     t = None
                 if t is None or t.short is None:
-                    fb.unapplied.append(f"guard: {name} (not an llm-d-benchmark metric; use one of {', '.join(METRICS)})")
+                    fb.unapplied.append(
+                        f"guard: {name} (not an llm-d-benchmark metric; use one of {', '.join(METRICS)})"
+                    )
                 elif t.short not in fb.guards:
                     fb.guards.append(t.short)
     return fb
@@ -347,12 +369,20 @@ class _Ctx:
 
 def _diagnostic_a(ctx: _Ctx, blis_metric: str, workloads: list[str]) -> str:
     sig = ", ".join(f"`{s}`" for s in ctx.summary.signals) or "its signals"
-    fresh = f"; Map B freshness gaps on {', '.join(f'`{s}`' for s in ctx.summary.freshness_gaps)} are the first suspects" if ctx.summary.freshness_gaps else ""
-    th = f", or that the evolved thresholds ({', '.join(f'`{k}`' for k in sorted(ctx.summary.thresholds))}) are calibrated to BLIS scales rather than llm-d's" if ctx.summary.thresholds else ""
+    fresh = (
+        f"; Map B freshness gaps on {', '.join(f'`{s}`' for s in ctx.summary.freshness_gaps)} are the first suspects"
+        if ctx.summary.freshness_gaps
+        else ""
+    )
+    th = (
+        f", or that the evolved thresholds ({', '.join(f'`{k}`' for k in sorted(ctx.summary.thresholds))}) are calibrated to BLIS scales rather than llm-d's"
+        if ctx.summary.thresholds
+        else ""
+    )
     return (
         f"If this fails, it would indicate that the BLIS result on `{blis_metric}` does not transfer to llm-d on "
         f"{', '.join(f'`{w}`' for w in workloads)}: the signals the evolved logic reads ({sig}) behave differently on real endpoints{fresh}{th}. "
-        f"Open a BLIS structural-model hypothesis \"BLIS signal X diverges from llm-d signal X under this workload\" before re-evolving."
+        f'Open a BLIS structural-model hypothesis "BLIS signal X diverges from llm-d signal X under this workload" before re-evolving.'
     )
 
 
@@ -361,7 +391,11 @@ def _track_a_claim(ctx: _Ctx, claim: BlisClaim, hid: str) -> Hypothesis:
         t = translate_metric(claim.metric)
     except HypothesisError as exc:
         raise HypothesisError(f"claims[{claim.id}].metric: {exc}") from None
-    if claim.magnitude is not None and claim.magnitude != 0 and (claim.magnitude < 0) != (claim.direction == "decrease"):
+    if (
+        claim.magnitude is not None
+        and claim.magnitude != 0
+        and (claim.magnitude < 0) != (claim.direction == "decrease")
+    ):
         raise HypothesisError(
             f"claims[{claim.id}].magnitude: {claim.magnitude:+g} contradicts direction {claim.direction!r}; "
             f"use a negative magnitude for a decrease and a positive one for an increase"
@@ -369,17 +403,30 @@ def _track_a_claim(ctx: _Ctx, claim: BlisClaim, hid: str) -> Hypothesis:
     w = ctx.req.workload(claim.workload)
     rates = claim_rates(claim.rate, w.rates)
     return _track_a(
-        ctx, hid, t, claim.direction, [claim.workload], rates,
-        family=claim.family, vvuq=claim.vvuq, type_=claim.type, mechanism=claim.mechanism,
+        ctx,
+        hid,
+        t,
+        claim.direction,
+        [claim.workload],
+        rates,
+        family=claim.family,
+        vvuq=claim.vvuq,
+        type_=claim.type,
+        mechanism=claim.mechanism,
         blis_statement=claim.statement + _blis_context(claim.rate, rates, w, claim.seeds),
-        magnitude=claim.magnitude, source=claim.id,
+        magnitude=claim.magnitude,
+        source=claim.id,
     )
 
 
 def _blis_context(blis_rate: float | None, rates: list[float], w: Workload, seeds: list[int]) -> str:
     bits = []
     if blis_rate is not None:
-        mapped = f"{_fmt_rate(rates[0])} req/s" if rates else "every real rate (" + ", ".join(_fmt_rate(r) for r in sorted(w.rates)) + " req/s)"
+        mapped = (
+            f"{_fmt_rate(rates[0])} req/s"
+            if rates
+            else "every real rate (" + ", ".join(_fmt_rate(r) for r in sorted(w.rates)) + " req/s)"
+        )
         bits.append(f"BLIS rate {_fmt_rate(blis_rate)} req/s → {mapped}")
     if seeds:
         bits.append("seeds " + ", ".join(str(s) for s in seeds))
@@ -398,15 +445,38 @@ def _track_a_openevolve(ctx: _Ctx, oe: OpenEvolveHypothesis, hid: str) -> Hypoth
     result = f"; BLIS: {oe.result}" + (f" (actual={oe.actual})" if oe.actual else "") if oe.result else ""
     blis = f"{oe.hypothesis} [OpenEvolve HYPOTHESIS-{oe.n}, line {oe.line}: EXPECT {oe.expect_text}{result}; {note}]"
     return _track_a(
-        ctx, hid, oe.metric, oe.direction, workloads, [],
-        family=Family.CROSS_POLICY, vvuq=VVUQ.VALIDATION, type_=HypothesisType.DOMINANCE,
-        mechanism=oe.mechanism, blis_statement=blis, magnitude=None, source=f"HYPOTHESIS-{oe.n}",
+        ctx,
+        hid,
+        oe.metric,
+        oe.direction,
+        workloads,
+        [],
+        family=Family.CROSS_POLICY,
+        vvuq=VVUQ.VALIDATION,
+        type_=HypothesisType.DOMINANCE,
+        mechanism=oe.mechanism,
+        blis_statement=blis,
+        magnitude=None,
+        source=f"HYPOTHESIS-{oe.n}",
     )
 
 
-def _track_a(ctx: _Ctx, hid: str, t: MetricTranslation, direction: str, workloads: list[str], rates: list[float], *,
-             family: Family, vvuq: VVUQ, type_: HypothesisType, mechanism: str | None, blis_statement: str,
-             magnitude: float | None, source: str) -> Hypothesis:
+def _track_a(
+    ctx: _Ctx,
+    hid: str,
+    t: MetricTranslation,
+    direction: str,
+    workloads: list[str],
+    rates: list[float],
+    *,
+    family: Family,
+    vvuq: VVUQ,
+    type_: HypothesisType,
+    mechanism: str | None,
+    blis_statement: str,
+    magnitude: float | None,
+    source: str,
+) -> Hypothesis:
     where = _where(ctx.req, workloads, rates)
     because = f", because {_clause(mechanism)}" if mechanism else ""
     if t.short is not None:
@@ -422,9 +492,20 @@ def _track_a(ctx: _Ctx, hid: str, t: MetricTranslation, direction: str, workload
         prediction = None
         title = f"`{t.source}` {direction}s on {', '.join(workloads)} ({source}; not measured by llm-d-benchmark)"
     return Hypothesis(
-        id=hid, track=Track.A, title=title, statement=statement, family=family, vvuq=vvuq, type=type_,
-        diagnostic=_diagnostic_a(ctx, t.source, workloads), workloads=workloads, rates=rates, prediction=prediction,
-        source=source, mechanism=mechanism, blis_statement=blis_statement,
+        id=hid,
+        track=Track.A,
+        title=title,
+        statement=statement,
+        family=family,
+        vvuq=vvuq,
+        type=type_,
+        diagnostic=_diagnostic_a(ctx, t.source, workloads),
+        workloads=workloads,
+        rates=rates,
+        prediction=prediction,
+        source=source,
+        mechanism=mechanism,
+        blis_statement=blis_statement,
     )
 
 
@@ -443,12 +524,16 @@ def _track_b_gap(ctx: _Ctx, gap_id: str, hid: str, margin: float) -> Hypothesis:
     except (KeyError, StopIteration):
         gap = None
     if gap is None:
-        raise HypothesisError(f"translation summary: touched gap {gap_id!r} is not a Map C gap in the dictionary; re-run stage 2 with the current dictionary")
+        raise HypothesisError(
+            f"translation summary: touched gap {gap_id!r} is not a Map C gap in the dictionary; re-run stage 2 with the current dictionary"
+        )
     tb = gap.track_b
     plugin_type = ctx.summary.plugin_type
     statement = tb.statement.replace("{plugin}", f"`{plugin_type}`")
     if "if this fails" not in tb.diagnostic.lower():
-        raise HypothesisError(f"dictionary gaps[{gap_id}].track_b.diagnostic: must contain 'If this fails, it would indicate ...'; fix dictionary/map-c-gaps.yaml")
+        raise HypothesisError(
+            f"dictionary gaps[{gap_id}].track_b.diagnostic: must contain 'If this fails, it would indicate ...'; fix dictionary/map-c-gaps.yaml"
+        )
     try:
         short = translate_metric(tb.metric).short
     except HypothesisError as exc:
@@ -458,15 +543,27 @@ def _track_b_gap(ctx: _Ctx, gap_id: str, hid: str, margin: float) -> Hypothesis:
     workloads, rates, untestable = gap_run_plan(ctx.req, tb.workloads, family)
     prediction = None
     if short is not None and untestable is None:
-        prediction = Prediction(metric=short, direction=Direction(direction), margin=margin if direction in ("equivalent", "no-worse") else DEFAULT_MARGIN)
+        prediction = Prediction(
+            metric=short,
+            direction=Direction(direction),
+            margin=margin if direction in ("equivalent", "no-worse") else DEFAULT_MARGIN,
+        )
     if untestable:
         statement += f" (Not decided by the standard benchmark plan: it {untestable}; the template predicts {direction} on {short or tb.metric}.)"
     return Hypothesis(
-        id=hid, track=Track.B, title=f"Map C gap `{gap_id}`: {getattr(gap, 'title', '') or gap.concern}",
-        statement=statement, family=family, vvuq=VVUQ(getattr(tb, "vvuq", VVUQ.VALIDATION)),
+        id=hid,
+        track=Track.B,
+        title=f"Map C gap `{gap_id}`: {getattr(gap, 'title', '') or gap.concern}",
+        statement=statement,
+        family=family,
+        vvuq=VVUQ(getattr(tb, "vvuq", VVUQ.VALIDATION)),
         type=HypothesisType(getattr(tb, "type", None) or _type_for(direction)),
-        diagnostic=tb.diagnostic.replace("{plugin}", f"`{plugin_type}`"), workloads=workloads, rates=rates, prediction=prediction,
-        source=gap_id, mechanism=f"BLIS cannot model this: {gap.why_blis_cannot_model.strip()} (conditions: {tb.workloads.strip()})",
+        diagnostic=tb.diagnostic.replace("{plugin}", f"`{plugin_type}`"),
+        workloads=workloads,
+        rates=rates,
+        prediction=prediction,
+        source=gap_id,
+        mechanism=f"BLIS cannot model this: {gap.why_blis_cannot_model.strip()} (conditions: {tb.workloads.strip()})",
     )
 
 
@@ -480,7 +577,9 @@ def _primary_metric(ctx: _Ctx, track_a: list[Hypothesis]) -> str:
 def _track_b_freshness(ctx: _Ctx, signal: str, hid: str, metric: str, margin: float) -> Hypothesis:
     entry = ctx.dictionary.signal(signal)
     if entry is None:
-        raise HypothesisError(f"translation summary: freshness-gap signal {signal!r} is not a Map B signal in the dictionary; re-run stage 2 with the current dictionary")
+        raise HypothesisError(
+            f"translation summary: freshness-gap signal {signal!r} is not a Map B signal in the dictionary; re-run stage 2 with the current dictionary"
+        )
     fr = entry.freshness
     gap = fr.gap or f"BLIS: {fr.blis}; llm-d: {fr.llmd}"
     workloads = [ctx.req.evolved_for] if ctx.req.evolved_for else [w.name for w in ctx.req.workloads]
@@ -490,7 +589,11 @@ def _track_b_freshness(ctx: _Ctx, signal: str, hid: str, metric: str, margin: fl
         f"(BLIS: {fr.blis.rstrip('.')}) when llm-d supplies it differently (llm-d: {fr.llmd.rstrip('.')}), verified by observable "
         f"{metric_label(metric)} no worse than {ctx.default} within {margin:.0%} under {where}."
     )
-    th = f" Re-check the evolved thresholds ({', '.join(f'`{k}`' for k in sorted(ctx.summary.thresholds))}) against llm-d's update cadence." if ctx.summary.thresholds else ""
+    th = (
+        f" Re-check the evolved thresholds ({', '.join(f'`{k}`' for k in sorted(ctx.summary.thresholds))}) against llm-d's update cadence."
+        if ctx.summary.thresholds
+        else ""
+    )
     diagnostic = (
         f"If this fails, it would indicate that the evolved logic depends on BLIS's freshness of `{entry.name}` ({fr.blis.rstrip('.')}) "
         f"and ranks endpoints differently with llm-d's ({fr.llmd.rstrip('.')}).{th} "
@@ -498,11 +601,19 @@ def _track_b_freshness(ctx: _Ctx, signal: str, hid: str, metric: str, margin: fl
         f"and add a structural-model hypothesis on `{entry.name}` freshness."
     )
     return Hypothesis(
-        id=hid, track=Track.B, title=f"Map B freshness of `{entry.name}` does not change the outcome",
-        statement=statement, family=Family.STRUCTURAL_MODEL, vvuq=VVUQ.VALIDATION, type=HypothesisType.EQUIVALENCE,
-        diagnostic=diagnostic, workloads=workloads, rates=[],
+        id=hid,
+        track=Track.B,
+        title=f"Map B freshness of `{entry.name}` does not change the outcome",
+        statement=statement,
+        family=Family.STRUCTURAL_MODEL,
+        vvuq=VVUQ.VALIDATION,
+        type=HypothesisType.EQUIVALENCE,
+        diagnostic=diagnostic,
+        workloads=workloads,
+        rates=[],
         prediction=Prediction(metric=metric, direction=Direction.NO_WORSE, margin=margin),
-        source=entry.name, mechanism=f"Map B freshness gap: {gap.strip()}",
+        source=entry.name,
+        mechanism=f"Map B freshness gap: {gap.strip()}",
     )
 
 
@@ -520,7 +631,9 @@ def _scenarios(req: PromotionRequest) -> tuple[list[BaselineScenario], bool]:
     """
     if req.baselines:
         return list(req.baselines), False
-    return [BaselineScenario(name=w.name, workload=w.name, guarded_metrics=list(DEFAULT_GUARDED)) for w in req.workloads], True
+    return [
+        BaselineScenario(name=w.name, workload=w.name, guarded_metrics=list(DEFAULT_GUARDED)) for w in req.workloads
+    ], True
 
 
 def _guarded(s: BaselineScenario) -> list[str]:
@@ -531,48 +644,78 @@ def _guarded(s: BaselineScenario) -> list[str]:
         except HypothesisError as exc:
             raise HypothesisError(f"baselines[{s.name}].guarded_metrics: {exc}") from None
         if short is None:
-            raise HypothesisError(f"baselines[{s.name}].guarded_metrics: {name!r} is not reported by llm-d-benchmark; use one of {', '.join(METRICS)}")
+            raise HypothesisError(
+                f"baselines[{s.name}].guarded_metrics: {name!r} is not reported by llm-d-benchmark; use one of {', '.join(METRICS)}"
+            )
         if short not in out:
             out.append(short)
     return out
 
 
-def _track_c_equivalence(ctx: _Ctx, s: BaselineScenario, derived: bool, metric: str, hid: str, margin: float) -> Hypothesis:
+def _track_c_equivalence(
+    ctx: _Ctx, s: BaselineScenario, derived: bool, metric: str, hid: str, margin: float
+) -> Hypothesis:
     rates = [s.rate] if s.rate is not None else []
     where = _where(ctx.req, [s.workload], rates)
-    origin = (f"No baseline scenarios were given, so Track C is derived from every workload; this is workload `{s.workload}`. "
-              if derived else f"Baseline scenario `{s.name}`. ")
+    origin = (
+        f"No baseline scenarios were given, so Track C is derived from every workload; this is workload `{s.workload}`. "
+        if derived
+        else f"Baseline scenario `{s.name}`. "
+    )
     return Hypothesis(
-        id=hid, track=Track.C, title=f"Matches the default within {margin:.0%} on {s.name} ({metric_label(metric)})",
-        statement=(f"{origin}Under {where}, where {ctx.default} already performs well, {ctx.plugin} matches it within "
-                   f"{margin:.0%} on {metric_label(metric)}."),
-        family=Family.CROSS_POLICY, vvuq=VVUQ.VALIDATION, type=HypothesisType.EQUIVALENCE,
-        diagnostic=(f"If this fails, it would indicate that the evolved logic changes behaviour on `{s.workload}`, a workload "
-                    f"it was not meant to change; find which branch fires there (often a threshold calibrated to BLIS scales) "
-                    f"and bound it, or document the workload as out of scope before promoting."),
-        workloads=[s.workload], rates=rates,
+        id=hid,
+        track=Track.C,
+        title=f"Matches the default within {margin:.0%} on {s.name} ({metric_label(metric)})",
+        statement=(
+            f"{origin}Under {where}, where {ctx.default} already performs well, {ctx.plugin} matches it within "
+            f"{margin:.0%} on {metric_label(metric)}."
+        ),
+        family=Family.CROSS_POLICY,
+        vvuq=VVUQ.VALIDATION,
+        type=HypothesisType.EQUIVALENCE,
+        diagnostic=(
+            f"If this fails, it would indicate that the evolved logic changes behaviour on `{s.workload}`, a workload "
+            f"it was not meant to change; find which branch fires there (often a threshold calibrated to BLIS scales) "
+            f"and bound it, or document the workload as out of scope before promoting."
+        ),
+        workloads=[s.workload],
+        rates=rates,
         prediction=Prediction(metric=metric, direction=Direction.EQUIVALENT, margin=margin),
         source=s.name if not derived else f"workload:{s.workload}",
     )
 
 
-def _track_c_no_regression(ctx: _Ctx, s: BaselineScenario, derived: bool, metric: str, hid: str, margin: float, *, guard: bool = False) -> Hypothesis:
+def _track_c_no_regression(
+    ctx: _Ctx, s: BaselineScenario, derived: bool, metric: str, hid: str, margin: float, *, guard: bool = False
+) -> Hypothesis:
     rates = [s.rate] if s.rate is not None else []
     where = _where(ctx.req, [s.workload], rates)
-    origin = (f"No baseline scenarios were given, so Track C is derived from every workload; this is workload `{s.workload}`. "
-              if derived else f"Baseline scenario `{s.name}`. ")
+    origin = (
+        f"No baseline scenarios were given, so Track C is derived from every workload; this is workload `{s.workload}`. "
+        if derived
+        else f"Baseline scenario `{s.name}`. "
+    )
     d = METRICS[metric]
     worse = "higher" if d.better == "lower" else "lower"
     src = s.name if not derived else f"workload:{s.workload}"
     return Hypothesis(
-        id=hid, track=Track.C, title=f"No regression of {metric_label(metric)} beyond {margin:.0%} on {s.name}",
-        statement=(f"{origin}Under {where}, {ctx.plugin} does not regress {metric_label(metric)} beyond {margin:.0%} "
-                   f"relative to {ctx.default} (not more than {margin:.0%} {worse})."),
-        family=Family.CROSS_POLICY, vvuq=VVUQ.VALIDATION, type=HypothesisType.EQUIVALENCE,
-        diagnostic=(f"If this fails, it would indicate that the evolved plugin costs {metric_label(metric)} on `{s.workload}`; "
-                    f"check whether the evolved logic trades this metric for the one it was evolved on (a Pareto trade-off "
-                    f"BLIS's fitness did not weigh) and add {metric} to the OpenEvolve fitness before re-evolving."),
-        workloads=[s.workload], rates=rates,
+        id=hid,
+        track=Track.C,
+        title=f"No regression of {metric_label(metric)} beyond {margin:.0%} on {s.name}",
+        statement=(
+            f"{origin}Under {where}, {ctx.plugin} does not regress {metric_label(metric)} beyond {margin:.0%} "
+            f"relative to {ctx.default} (not more than {margin:.0%} {worse})."
+        ),
+        family=Family.CROSS_POLICY,
+        vvuq=VVUQ.VALIDATION,
+        type=HypothesisType.EQUIVALENCE,
+        diagnostic=(
+            f"If this fails, it would indicate that the evolved plugin costs {metric_label(metric)} on `{s.workload}`; "
+            f"check whether the evolved logic trades this metric for the one it was evolved on (a Pareto trade-off "
+            f"BLIS's fitness did not weigh) and add {metric} to the OpenEvolve fitness before re-evolving."
+        ),
+        workloads=[s.workload],
+        rates=rates,
         prediction=Prediction(metric=metric, direction=Direction.NO_WORSE, margin=margin),
         source=(f"guard:{src}" if guard else src),
     )
@@ -588,8 +731,9 @@ def openevolve_findings(request: PromotionRequest) -> list[Finding]:
     return parse_openevolve(request.source_text, request.source)[1]
 
 
-def generate_hypotheses(request: PromotionRequest, summary: TranslationSummary, dictionary: Any, *,
-                        feedback: str | None = None) -> list[Hypothesis]:
+def generate_hypotheses(
+    request: PromotionRequest, summary: TranslationSummary, dictionary: Any, *, feedback: str | None = None
+) -> list[Hypothesis]:
     """Track A, B and C hypotheses for one promotion, in id order; same input, same output."""
     fb = parse_feedback(feedback)
     plugin, default = _plugin_phrase(summary.kind, summary.plugin_type)

@@ -61,7 +61,7 @@ def _known() -> dict[str, str | None]:
     table: dict[str, str | None] = {name: name for name in METRICS}
     table.update(BLIS_TO_SHORT)
     table.update(OPENEVOLVE_TO_SHORT)
-    table.update({name: None for name in UNMEASURED})
+    table.update(dict.fromkeys(UNMEASURED))
     return table
 
 
@@ -93,7 +93,9 @@ def blis_metric_to_short(name: str) -> str:
     """
     t = translate_metric(name)
     if t.short is None:
-        raise HypothesisError(f"metric {name!r} has no llm-d-benchmark counterpart ({t.note}); claim a metric from {', '.join(METRICS)}")
+        raise HypothesisError(
+            f"metric {name!r} has no llm-d-benchmark counterpart ({t.note}); claim a metric from {', '.join(METRICS)}"
+        )
     return t.short
 
 

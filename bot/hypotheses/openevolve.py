@@ -90,30 +90,42 @@ def parse_openevolve(text: str, path: str = "") -> tuple[list[OpenEvolveHypothes
     findings: list[Finding] = []
 
     def bad(line: int, msg: str, fix: str) -> None:
-        findings.append(Finding(severity=Severity.IMPORTANT, check=CHECK_MALFORMED, message=msg, file=where, line=line, fix=fix))
+        findings.append(
+            Finding(severity=Severity.IMPORTANT, check=CHECK_MALFORMED, message=msg, file=where, line=line, fix=fix)
+        )
 
     for n, tags in sorted(_collect(text).items()):
         first_line = min(ln for entries in tags.values() for ln, _ in entries)
         dup = [t for t, entries in sorted(tags.items()) if len(entries) > 1]
         if dup:
             lines = ", ".join(str(ln) for t in dup for ln, _ in tags[t])
-            bad(first_line, f"{'/'.join(f'{t}-{n}' for t in dup)} appears more than once (lines {lines})", "renumber so each N is used by one triple")
+            bad(
+                first_line,
+                f"{'/'.join(f'{t}-{n}' for t in dup)} appears more than once (lines {lines})",
+                "renumber so each N is used by one triple",
+            )
             continue
         missing = [t for t in ("HYPOTHESIS", "MECHANISM", "EXPECT") if t not in tags]
         if missing:
-            bad(first_line, f"hypothesis {n} has no {', '.join(f'{t}-{n}' for t in missing)} line",
-                f"write all three: // HYPOTHESIS-{n}: ..., // MECHANISM-{n}: ..., // EXPECT-{n}: <metric> < <threshold>")
+            bad(
+                first_line,
+                f"hypothesis {n} has no {', '.join(f'{t}-{n}' for t in missing)} line",
+                f"write all three: // HYPOTHESIS-{n}: ..., // MECHANISM-{n}: ..., // EXPECT-{n}: <metric> < <threshold>",
+            )
             continue
-        (h_line, h_text), = tags["HYPOTHESIS"]
-        (_, m_text), = tags["MECHANISM"]
-        (e_line, e_text), = tags["EXPECT"]
+        ((h_line, h_text),) = tags["HYPOTHESIS"]
+        ((_, m_text),) = tags["MECHANISM"]
+        ((e_line, e_text),) = tags["EXPECT"]
         if not h_text or not m_text:
             bad(h_line, f"HYPOTHESIS-{n} or MECHANISM-{n} is empty", "say what improves and why")
             continue
         em = _EXPECT.match(e_text)
         if not em:
-            bad(e_line, f"EXPECT-{n}: {e_text!r} is not '<metric> <op> <threshold>'",
-                f"write e.g. // EXPECT-{n}: e2e_mean_ms < 1200 (op one of < <= > >=)")
+            bad(
+                e_line,
+                f"EXPECT-{n}: {e_text!r} is not '<metric> <op> <threshold>'",
+                f"write e.g. // EXPECT-{n}: e2e_mean_ms < 1200 (op one of < <= > >=)",
+            )
             continue
         try:
             metric = translate_metric(em.group(1))
@@ -122,24 +134,51 @@ def parse_openevolve(text: str, path: str = "") -> tuple[list[OpenEvolveHypothes
             continue
         result = actual = None
         if "RESULT" in tags:
-            (r_line, r_text), = tags["RESULT"]
+            ((r_line, r_text),) = tags["RESULT"]
             rm = _RESULT.match(r_text)
             if not rm:
-                bad(r_line, f"RESULT-{n}: {r_text!r} is not CONFIRMED, REFUTED or INCONCLUSIVE", "leave RESULT lines as the evaluator wrote them")
+                bad(
+                    r_line,
+                    f"RESULT-{n}: {r_text!r} is not CONFIRMED, REFUTED or INCONCLUSIVE",
+                    "leave RESULT lines as the evaluator wrote them",
+                )
                 continue
             result, actual = rm.group(1).upper(), (rm.group(2) or "").strip() or None
         if result == "REFUTED":
-            findings.append(Finding(
-                severity=Severity.SUGGESTION, check=CHECK_REFUTED, file=where, line=h_line,
-                message=f"HYPOTHESIS-{n} was REFUTED in BLIS (actual={actual}); it is not transferred to llm-d",
-                fix="remove the comment triple, or re-run it in BLIS if the code changed since"))
+            findings.append(
+                Finding(
+                    severity=Severity.SUGGESTION,
+                    check=CHECK_REFUTED,
+                    file=where,
+                    line=h_line,
+                    message=f"HYPOTHESIS-{n} was REFUTED in BLIS (actual={actual}); it is not transferred to llm-d",
+                    fix="remove the comment triple, or re-run it in BLIS if the code changed since",
+                )
+            )
             continue
         if metric.short is None:
-            findings.append(Finding(
-                severity=Severity.SUGGESTION, check=CHECK_UNMEASURED, file=where, line=e_line,
-                message=f"EXPECT-{n}: {metric.source} has no llm-d-benchmark counterpart ({metric.note}); the Track A hypothesis carries no benchmark prediction",
-                fix="add an EXPECT on e2e_mean_ms / e2e_p95_ms / ttft_mean_ms if the claim is about latency"))
-        out.append(OpenEvolveHypothesis(
-            n=n, hypothesis=h_text, mechanism=m_text, metric=metric, op=em.group(2), threshold=float(em.group(3)),
-            expect_text=e_text, line=h_line, result=result, actual=actual))
+            findings.append(
+                Finding(
+                    severity=Severity.SUGGESTION,
+                    check=CHECK_UNMEASURED,
+                    file=where,
+                    line=e_line,
+                    message=f"EXPECT-{n}: {metric.source} has no llm-d-benchmark counterpart ({metric.note}); the Track A hypothesis carries no benchmark prediction",
+                    fix="add an EXPECT on e2e_mean_ms / e2e_p95_ms / ttft_mean_ms if the claim is about latency",
+                )
+            )
+        out.append(
+            OpenEvolveHypothesis(
+                n=n,
+                hypothesis=h_text,
+                mechanism=m_text,
+                metric=metric,
+                op=em.group(2),
+                threshold=float(em.group(3)),
+                expect_text=e_text,
+                line=h_line,
+                result=result,
+                actual=actual,
+            )
+        )
     return out, findings

@@ -33,6 +33,11 @@ def render_review_report(review: ReviewRound, ctx, state: PipelineState) -> str:
         verdict = f"{blocking} blocking finding(s): sent back to the author."
     notes = module.notes(ctx) if hasattr(module, "notes") else []
     return render(
-        "review_report.md.j2", review=review, gate_name=GATE_NAMES[review.gate], branch=ctx.branch,
-        verdict=verdict, checklist=module.CHECKLIST, notes=notes,
+        "review_report.md.j2",
+        review=review,
+        gate_name=GATE_NAMES[review.gate],
+        branch=ctx.branch,
+        verdict=verdict,
+        checklist=module.CHECKLIST,
+        notes=notes,
     )

@@ -18,8 +18,13 @@ from bot.model import Finding, Severity, Stage, TranslationSummary
 from bot.stages.paths import RUNNER_GO
 
 CHECKLIST = [
-    "signals mapped", "freshness annotations", "Map C gaps flagged", "plugin conventions",
-    "no unknown signals", "hazards", "compiles and tests pass",
+    "signals mapped",
+    "freshness annotations",
+    "Map C gaps flagged",
+    "plugin conventions",
+    "no unknown signals",
+    "hazards",
+    "compiles and tests pass",
 ]
 
 
@@ -33,11 +38,20 @@ def review(ctx) -> list[Finding]:
     report_path = ctx.paths.translation_report
     summary_text = ctx.read(ctx.paths.translation_json)
     if summary_text is None:
-        return [Finding(severity=Severity.CRITICAL, check="G1.artifacts", message="translation.json is missing",
-                        file=ctx.paths.translation_json, fix="rerun stage 2")]
+        return [
+            Finding(
+                severity=Severity.CRITICAL,
+                check="G1.artifacts",
+                message="translation.json is missing",
+                file=ctx.paths.translation_json,
+                fix="rerun stage 2",
+            )
+        ]
     summary = TranslationSummary.model_validate_json(summary_text)
     report = ctx.read(report_path) or ""
-    go_files = {p: ctx.read(p) or "" for p in ctx.list(summary.package_dir) if p.endswith(".go") and not p.endswith("_test.go")}
+    go_files = {
+        p: ctx.read(p) or "" for p in ctx.list(summary.package_dir) if p.endswith(".go") and not p.endswith("_test.go")
+    }
     main_go = _main_file(go_files)
 
     # The reviewer's own reading of the evolved program (not the author's summary).
@@ -47,33 +61,69 @@ def review(ctx) -> list[Finding]:
     for name in read:
         entry = d.signal(name)
         if entry is None:
-            findings.append(Finding(severity=Severity.CRITICAL, check="G1.unknown-signal", file=report_path,
-                                    message=f"`{name}` is read by the evolved program but has no dictionary entry",
-                                    fix="add it to dictionary/map-b-signals.yaml or justify an omission"))
+            findings.append(
+                Finding(
+                    severity=Severity.CRITICAL,
+                    check="G1.unknown-signal",
+                    file=report_path,
+                    message=f"`{name}` is read by the evolved program but has no dictionary entry",
+                    fix="add it to dictionary/map-b-signals.yaml or justify an omission",
+                )
+            )
             continue
         if entry.identifier_only:
             continue
         if name not in summary.signals and entry.name not in summary.signals:
-            findings.append(Finding(severity=Severity.CRITICAL, check="G1.signals-mapped", file=ctx.paths.translation_json,
-                                    message=f"`{name}` is read by the evolved program but missing from the translation",
-                                    fix="map it through the dictionary or record it as untranslatable"))
+            findings.append(
+                Finding(
+                    severity=Severity.CRITICAL,
+                    check="G1.signals-mapped",
+                    file=ctx.paths.translation_json,
+                    message=f"`{name}` is read by the evolved program but missing from the translation",
+                    fix="map it through the dictionary or record it as untranslatable",
+                )
+            )
         if f"`{entry.name}`" not in report and entry.name not in report:
-            findings.append(Finding(severity=Severity.IMPORTANT, check="G1.signals-mapped", file=report_path,
-                                    message=f"the translation report does not explain how `{entry.name}` is mapped"))
+            findings.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check="G1.signals-mapped",
+                    file=report_path,
+                    message=f"the translation report does not explain how `{entry.name}` is mapped",
+                )
+            )
         if entry.freshness.gap and entry.llmd is not None and entry.scope != "method" and go_files:
             if not any(_annotation_line(code, entry.name) for code in go_files.values()):
                 where, line = _first_use(go_files, entry.name, main_go)
-                findings.append(Finding(severity=Severity.IMPORTANT, check="G1.freshness-annotation", file=where,
-                                        line=line,
-                                        message=f"`{entry.name}` has a Map B freshness gap ({entry.freshness.gap}) but no annotation",
-                                        fix="add a comment on the adapter line: BLIS assumes ...; llm-d ... — verify via Track B"))
+                findings.append(
+                    Finding(
+                        severity=Severity.IMPORTANT,
+                        check="G1.freshness-annotation",
+                        file=where,
+                        line=line,
+                        message=f"`{entry.name}` has a Map B freshness gap ({entry.freshness.gap}) but no annotation",
+                        fix="add a comment on the adapter line: BLIS assumes ...; llm-d ... — verify via Track B",
+                    )
+                )
     for gap in d.touched_gaps(analysis.kind, read):
         if gap not in report:
-            findings.append(Finding(severity=Severity.IMPORTANT, check="G1.map-c-gap-flagged", file=report_path,
-                                    message=f"Map C gap `{gap}` is touched by this policy but not flagged in the report"))
+            findings.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check="G1.map-c-gap-flagged",
+                    file=report_path,
+                    message=f"Map C gap `{gap}` is touched by this policy but not flagged in the report",
+                )
+            )
         if gap not in summary.touched_gaps:
-            findings.append(Finding(severity=Severity.IMPORTANT, check="G1.map-c-gap-flagged", file=ctx.paths.translation_json,
-                                    message=f"Map C gap `{gap}` is missing from touched_gaps (stage 3 would skip its Track B hypothesis)"))
+            findings.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check="G1.map-c-gap-flagged",
+                    file=ctx.paths.translation_json,
+                    message=f"Map C gap `{gap}` is missing from touched_gaps (stage 3 would skip its Track B hypothesis)",
+                )
+            )
     findings += _conventions(ctx, summary, main_go, go_files)
     # Hazards in the evolved code, as the reviewer reads them.
     findings += analysis.findings
@@ -83,10 +133,15 @@ def review(ctx) -> list[Finding]:
     files.update({p: c for p, c in t.files.items() if p.endswith("_test.go")})
     checks = check_plugin(files, registration_import=t.registration_import, registration_line=t.registration_line)
     findings += checks.findings
-    if not (checks.build_ok and checks.vet_ok and checks.test_ok):
-        if not checks.findings:
-            findings.append(Finding(severity=Severity.CRITICAL, check="G1.compiles", file=main_go,
-                                    message="go build/vet/test failed: " + checks.output.strip()[-300:]))
+    if not (checks.build_ok and checks.vet_ok and checks.test_ok) and not checks.findings:
+        findings.append(
+            Finding(
+                severity=Severity.CRITICAL,
+                check="G1.compiles",
+                file=main_go,
+                message="go build/vet/test failed: " + checks.output.strip()[-300:],
+            )
+        )
     return _dedupe(findings)
 
 
@@ -104,30 +159,74 @@ def _conventions(ctx, summary: TranslationSummary, main_go: str | None, go_files
 
     def need(pattern: str, what: str, fix: str, sev: Severity = Severity.CRITICAL) -> None:
         if not re.search(pattern, code, re.M):
-            out.append(Finding(severity=sev, check="G1.plugin-conventions", file=main_go, message=f"missing {what}", fix=fix))
+            out.append(
+                Finding(severity=sev, check="G1.plugin-conventions", file=main_go, message=f"missing {what}", fix=fix)
+            )
 
     if main_go is None:
-        return [Finding(severity=Severity.CRITICAL, check="G1.plugin-conventions", file=summary.package_dir,
-                        message="no Go source in the plugin package")]
-    need(rf'Type\s*=\s*"{re.escape(summary.plugin_type)}"', f"the Type constant \"{summary.plugin_type}\"", "declare const XxxType = \"<kebab-name>\"")
-    need(r"func \w*Factory\(\s*name string,\s*\w+ \*json\.Decoder,\s*\w+ \w+\.Handle\)", "a Factory(name string, *json.Decoder, plugin.Handle)", "use the v0.10.0 factory signature")
-    need(r"var _ \w+\.(Scorer|Admitter) = ", "the compile-time interface assertion", "add var _ scheduling.Scorer = &X{}")
+        return [
+            Finding(
+                severity=Severity.CRITICAL,
+                check="G1.plugin-conventions",
+                file=summary.package_dir,
+                message="no Go source in the plugin package",
+            )
+        ]
+    need(
+        rf'Type\s*=\s*"{re.escape(summary.plugin_type)}"',
+        f'the Type constant "{summary.plugin_type}"',
+        'declare const XxxType = "<kebab-name>"',
+    )
+    need(
+        r"func \w*Factory\(\s*name string,\s*\w+ \*json\.Decoder,\s*\w+ \w+\.Handle\)",
+        "a Factory(name string, *json.Decoder, plugin.Handle)",
+        "use the v0.10.0 factory signature",
+    )
+    need(
+        r"var _ \w+\.(Scorer|Admitter) = ", "the compile-time interface assertion", "add var _ scheduling.Scorer = &X{}"
+    )
     need(r"\) TypedName\(\) \w+\.TypedName", "TypedName()", "implement TypedName() plugin.TypedName")
     need(r"\) WithName\(", "WithName()", "implement WithName(name string)")
     if not re.search(r"\b(DisallowUnknownFields|Decode)\b", code):
-        out.append(Finding(severity=Severity.IMPORTANT, check="G1.plugin-conventions", file=main_go,
-                           message="the Factory never decodes its parameters"))
+        out.append(
+            Finding(
+                severity=Severity.IMPORTANT,
+                check="G1.plugin-conventions",
+                file=main_go,
+                message="the Factory never decodes its parameters",
+            )
+        )
     readme = f"{summary.package_dir}/README.md"
     if ctx.read(readme) is None:
-        out.append(Finding(severity=Severity.IMPORTANT, check="G1.plugin-conventions", file=readme, message="the plugin package has no README.md"))
+        out.append(
+            Finding(
+                severity=Severity.IMPORTANT,
+                check="G1.plugin-conventions",
+                file=readme,
+                message="the plugin package has no README.md",
+            )
+        )
     runner = ctx.read(RUNNER_GO)
     if runner is not None and not re.search(r"plugin\.Register\([^)]*StabilityAlpha", runner):
-        out.append(Finding(severity=Severity.CRITICAL, check="G1.registration", file=RUNNER_GO,
-                           message="the plugin is not registered at StabilityAlpha in registerInTreePlugins()"))
+        out.append(
+            Finding(
+                severity=Severity.CRITICAL,
+                check="G1.registration",
+                file=RUNNER_GO,
+                message="the plugin is not registered at StabilityAlpha in registerInTreePlugins()",
+            )
+        )
     cfg_path = ctx.paths.epp_config(summary.plugin_type)
     cfg_text = ctx.read(cfg_path)
     if cfg_text is None:
-        out.append(Finding(severity=Severity.CRITICAL, check="G1.epp-config", file=cfg_path, message="no EndpointPickerConfig for the plugin"))
+        out.append(
+            Finding(
+                severity=Severity.CRITICAL,
+                check="G1.epp-config",
+                file=cfg_path,
+                message="no EndpointPickerConfig for the plugin",
+            )
+        )
     else:
         try:
             cfg = yaml.safe_load(cfg_text)
@@ -135,8 +234,14 @@ def _conventions(ctx, summary: TranslationSummary, main_go: str | None, go_files
             if cfg.get("kind") != "EndpointPickerConfig" or summary.plugin_type not in types:
                 raise ValueError
         except Exception:
-            out.append(Finding(severity=Severity.CRITICAL, check="G1.epp-config", file=cfg_path,
-                               message=f"not an EndpointPickerConfig that lists the plugin type {summary.plugin_type}"))
+            out.append(
+                Finding(
+                    severity=Severity.CRITICAL,
+                    check="G1.epp-config",
+                    file=cfg_path,
+                    message=f"not an EndpointPickerConfig that lists the plugin type {summary.plugin_type}",
+                )
+            )
     return out
 
 

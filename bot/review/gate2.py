@@ -10,8 +10,15 @@ from __future__ import annotations
 
 from bot.model import Direction, Finding, HypothesisType, RequestError, Severity, Track, TranslationSummary
 
-CHECKLIST = ["documents parse", "Track A faithful", "Track B covers gaps", "Track C covers baselines",
-             "classification", "diagnostic clauses", "metrics and workloads known"]
+CHECKLIST = [
+    "documents parse",
+    "Track A faithful",
+    "Track B covers gaps",
+    "Track C covers baselines",
+    "classification",
+    "diagnostic clauses",
+    "metrics and workloads known",
+]
 
 _DIRECTIONAL = {Direction.DECREASE, Direction.INCREASE}
 
@@ -33,8 +40,15 @@ def review(ctx) -> list[Finding]:
         except RequestError as exc:
             findings.append(Finding(severity=Severity.CRITICAL, check="G2.parse", file=path, line=1, message=str(exc)))
     if not hyps:
-        return findings + [Finding(severity=Severity.CRITICAL, check="G2.parse", file=ctx.paths.hypotheses_dir,
-                                   message="no hypothesis documents on the branch")]
+        return [
+            *findings,
+            Finding(
+                severity=Severity.CRITICAL,
+                check="G2.parse",
+                file=ctx.paths.hypotheses_dir,
+                message="no hypothesis documents on the branch",
+            ),
+        ]
     summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
     workloads = {w.name for w in ctx.request.workloads}
     by_source: dict[str, list] = {}
@@ -42,27 +56,62 @@ def review(ctx) -> list[Finding]:
         by_source.setdefault(h.source, []).append((path, h))
         line = 1
         if h.prediction and h.prediction.metric not in METRICS:
-            findings.append(Finding(severity=Severity.CRITICAL, check="G2.metric-known", file=path, line=line,
-                                    message=f"metric `{h.prediction.metric}` is not a benchmark report metric",
-                                    fix=f"use one of {', '.join(sorted(METRICS))}"))
+            findings.append(
+                Finding(
+                    severity=Severity.CRITICAL,
+                    check="G2.metric-known",
+                    file=path,
+                    line=line,
+                    message=f"metric `{h.prediction.metric}` is not a benchmark report metric",
+                    fix=f"use one of {', '.join(sorted(METRICS))}",
+                )
+            )
         for w in h.workloads:
             if w not in workloads:
-                findings.append(Finding(severity=Severity.CRITICAL, check="G2.workload-known", file=path, line=line,
-                                        message=f"workload `{w}` is not in the request's workloads"))
+                findings.append(
+                    Finding(
+                        severity=Severity.CRITICAL,
+                        check="G2.workload-known",
+                        file=path,
+                        line=line,
+                        message=f"workload `{w}` is not in the request's workloads",
+                    )
+                )
         if h.prediction:
             d = h.prediction.direction
             if d is Direction.EQUIVALENT and h.type is not HypothesisType.EQUIVALENCE:
-                findings.append(Finding(severity=Severity.IMPORTANT, check="G2.classification", file=path, line=line,
-                                        message=f"an equivalence prediction classified as {h.type.value}",
-                                        fix="type: statistical/equivalence"))
+                findings.append(
+                    Finding(
+                        severity=Severity.IMPORTANT,
+                        check="G2.classification",
+                        file=path,
+                        line=line,
+                        message=f"an equivalence prediction classified as {h.type.value}",
+                        fix="type: statistical/equivalence",
+                    )
+                )
             if d in _DIRECTIONAL and h.type is HypothesisType.EQUIVALENCE:
-                findings.append(Finding(severity=Severity.IMPORTANT, check="G2.classification", file=path, line=line,
-                                        message="a directional prediction classified as equivalence"))
+                findings.append(
+                    Finding(
+                        severity=Severity.IMPORTANT,
+                        check="G2.classification",
+                        file=path,
+                        line=line,
+                        message="a directional prediction classified as equivalence",
+                    )
+                )
         diag = h.diagnostic.lower()
         if len(diag.split()) < 8 or "indicate" not in diag:
-            findings.append(Finding(severity=Severity.IMPORTANT, check="G2.diagnostic-clause", file=path, line=line,
-                                    message="the diagnostic clause does not say what a failure would indicate",
-                                    fix='write "If this fails, it would indicate <specific cause> ..."'))
+            findings.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check="G2.diagnostic-clause",
+                    file=path,
+                    line=line,
+                    message="the diagnostic clause does not say what a failure would indicate",
+                    fix='write "If this fails, it would indicate <specific cause> ..."',
+                )
+            )
 
     def track(t: Track) -> list:
         return [(p, h) for p, h in hyps if h.track is t]
@@ -71,52 +120,117 @@ def review(ctx) -> list[Finding]:
     for claim in ctx.request.claims:
         matches = [(p, h) for p, h in track(Track.A) if h.source == claim.id]
         if not matches:
-            findings.append(Finding(severity=Severity.CRITICAL, check="G2.track-a-coverage", file=ctx.paths.hypotheses_dir,
-                                    message=f"BLIS claim `{claim.id}` has no Track A hypothesis"))
+            findings.append(
+                Finding(
+                    severity=Severity.CRITICAL,
+                    check="G2.track-a-coverage",
+                    file=ctx.paths.hypotheses_dir,
+                    message=f"BLIS claim `{claim.id}` has no Track A hypothesis",
+                )
+            )
             continue
         for path, h in matches:
             if h.prediction is None:
-                findings.append(Finding(severity=Severity.IMPORTANT, check="G2.track-a-faithful", file=path, line=1,
-                                        message=f"claim `{claim.id}` is not turned into a benchmark prediction"))
+                findings.append(
+                    Finding(
+                        severity=Severity.IMPORTANT,
+                        check="G2.track-a-faithful",
+                        file=path,
+                        line=1,
+                        message=f"claim `{claim.id}` is not turned into a benchmark prediction",
+                    )
+                )
                 continue
             if h.prediction.direction.value != claim.direction:
-                findings.append(Finding(severity=Severity.CRITICAL, check="G2.track-a-faithful", file=path, line=1,
-                                        message=f"claim `{claim.id}` predicts {claim.direction} but the hypothesis says {h.prediction.direction.value}"))
+                findings.append(
+                    Finding(
+                        severity=Severity.CRITICAL,
+                        check="G2.track-a-faithful",
+                        file=path,
+                        line=1,
+                        message=f"claim `{claim.id}` predicts {claim.direction} but the hypothesis says {h.prediction.direction.value}",
+                    )
+                )
             try:
                 want = blis_metric_to_short(claim.metric)
             except RequestError:
                 want = None
             if want and h.prediction.metric != want:
-                findings.append(Finding(severity=Severity.IMPORTANT, check="G2.track-a-faithful", file=path, line=1,
-                                        message=f"claim `{claim.id}` is about {claim.metric} (→ {want}) but the hypothesis measures {h.prediction.metric}"))
+                findings.append(
+                    Finding(
+                        severity=Severity.IMPORTANT,
+                        check="G2.track-a-faithful",
+                        file=path,
+                        line=1,
+                        message=f"claim `{claim.id}` is about {claim.metric} (→ {want}) but the hypothesis measures {h.prediction.metric}",
+                    )
+                )
             if claim.workload not in h.workloads:
-                findings.append(Finding(severity=Severity.IMPORTANT, check="G2.track-a-faithful", file=path, line=1,
-                                        message=f"claim `{claim.id}` was validated on {claim.workload}, which the hypothesis does not cover"))
+                findings.append(
+                    Finding(
+                        severity=Severity.IMPORTANT,
+                        check="G2.track-a-faithful",
+                        file=path,
+                        line=1,
+                        message=f"claim `{claim.id}` was validated on {claim.workload}, which the hypothesis does not cover",
+                    )
+                )
             if h.family is not claim.family or h.type is not claim.type:
-                findings.append(Finding(severity=Severity.IMPORTANT, check="G2.classification", file=path, line=1,
-                                        message=f"family/type differ from the BLIS claim ({claim.family.value}, {claim.type.value})",
-                                        fix="Track A preserves the BLIS family and type"))
+                findings.append(
+                    Finding(
+                        severity=Severity.IMPORTANT,
+                        check="G2.classification",
+                        file=path,
+                        line=1,
+                        message=f"family/type differ from the BLIS claim ({claim.family.value}, {claim.type.value})",
+                        fix="Track A preserves the BLIS family and type",
+                    )
+                )
     # Track B: every touched gap and every freshness gap.
     track_b_sources = {h.source for _, h in track(Track.B)}
     for gap in summary.touched_gaps:
         if gap not in track_b_sources:
-            findings.append(Finding(severity=Severity.IMPORTANT, check="G2.track-b-coverage", file=ctx.paths.hypotheses_dir,
-                                    message=f"Map C gap `{gap}` has no Track B hypothesis"))
+            findings.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check="G2.track-b-coverage",
+                    file=ctx.paths.hypotheses_dir,
+                    message=f"Map C gap `{gap}` has no Track B hypothesis",
+                )
+            )
     for signal in summary.freshness_gaps:
         if signal not in track_b_sources:
-            findings.append(Finding(severity=Severity.IMPORTANT, check="G2.track-b-coverage", file=ctx.paths.hypotheses_dir,
-                                    message=f"the freshness gap of `{signal}` has no structural-model hypothesis"))
+            findings.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check="G2.track-b-coverage",
+                    file=ctx.paths.hypotheses_dir,
+                    message=f"the freshness gap of `{signal}` has no structural-model hypothesis",
+                )
+            )
     # Track C: every baseline scenario and guarded metric.
     for b in ctx.request.baselines:
         hs = [h for _, h in track(Track.C) if h.source == b.name]
         if not any(h.prediction and h.prediction.direction is Direction.EQUIVALENT for h in hs):
-            findings.append(Finding(severity=Severity.IMPORTANT, check="G2.track-c-coverage", file=ctx.paths.hypotheses_dir,
-                                    message=f"baseline scenario `{b.name}` has no equivalence hypothesis"))
+            findings.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check="G2.track-c-coverage",
+                    file=ctx.paths.hypotheses_dir,
+                    message=f"baseline scenario `{b.name}` has no equivalence hypothesis",
+                )
+            )
         guarded = {h.prediction.metric for h in hs if h.prediction and h.prediction.direction is Direction.NO_WORSE}
         for m in b.guarded_metrics:
             if m not in guarded:
-                findings.append(Finding(severity=Severity.IMPORTANT, check="G2.track-c-coverage", file=ctx.paths.hypotheses_dir,
-                                        message=f"guarded metric `{m}` of `{b.name}` has no no-regression hypothesis"))
+                findings.append(
+                    Finding(
+                        severity=Severity.IMPORTANT,
+                        check="G2.track-c-coverage",
+                        file=ctx.paths.hypotheses_dir,
+                        message=f"guarded metric `{m}` of `{b.name}` has no no-regression hypothesis",
+                    )
+                )
     findings += _contradictions(hyps)
     return findings
 
@@ -134,7 +248,14 @@ def _contradictions(hyps) -> list[Finding]:
             for w in h.workloads:
                 other = changes.get((w, h.prediction.metric))
                 if other:
-                    out.append(Finding(severity=Severity.IMPORTANT, check="G2.contradiction", file=path, line=1,
-                                       message=f"{h.id} predicts {h.prediction.metric} equivalent on {w}, but {other} predicts a change there",
-                                       fix="guard that workload with no-worse instead, or move the equivalence to a workload the policy should not affect"))
+                    out.append(
+                        Finding(
+                            severity=Severity.IMPORTANT,
+                            check="G2.contradiction",
+                            file=path,
+                            line=1,
+                            message=f"{h.id} predicts {h.prediction.metric} equivalent on {w}, but {other} predicts a change there",
+                            fix="guard that workload with no-worse instead, or move the equivalence to a workload the policy should not affect",
+                        )
+                    )
     return out

@@ -28,7 +28,7 @@ class StageOutput:
 @dataclass
 class StageContext:
     request: PromotionRequest
-    forge: "Forge"
+    forge: Forge
     state: PipelineState
     feedback: str | None = None  # a person's reason (request changes), recorded in the artifacts
     review: str | None = None  # blocking review findings, for an author that can act on them
@@ -43,7 +43,7 @@ class StageContext:
         return PromotionPaths(self.request.slug)
 
     @cached_property
-    def dictionary(self) -> "Dictionary":
+    def dictionary(self) -> Dictionary:
         from bot.dictionary import load_dictionary
 
         return load_dictionary()

@@ -77,23 +77,48 @@ def recommendations(pairs: list[tuple[Hypothesis, Verdict]]) -> list[Recommendat
     recs: list[Recommendation] = []
     for h, v in pairs:
         if v.status is VerdictStatus.REFUTED and h.track is Track.A:
-            recs.append(Recommendation(h.id, "structural-model hypothesis",
-                f"BLIS's prediction for `{h.prediction.metric if h.prediction else h.title}` did not hold in llm-d: "
-                "open a BLIS structural-model hypothesis on the signals this claim relies on and re-check their modelled freshness."))
+            recs.append(
+                Recommendation(
+                    h.id,
+                    "structural-model hypothesis",
+                    f"BLIS's prediction for `{h.prediction.metric if h.prediction else h.title}` did not hold in llm-d: "
+                    "open a BLIS structural-model hypothesis on the signals this claim relies on and re-check their modelled freshness.",
+                )
+            )
         elif v.status is VerdictStatus.REFUTED and h.track is Track.B:
-            recs.append(Recommendation(h.id, "BLIS enhancement",
-                f"Model `{h.source}` in BLIS, and add an OpenEvolve fitness dimension that penalizes sensitivity to it."))
+            recs.append(
+                Recommendation(
+                    h.id,
+                    "BLIS enhancement",
+                    f"Model `{h.source}` in BLIS, and add an OpenEvolve fitness dimension that penalizes sensitivity to it.",
+                )
+            )
         elif v.status is VerdictStatus.REFUTED and h.track is Track.C:
-            recs.append(Recommendation(h.id, "re-evolution",
-                f"Re-evolve with a regression constraint on `{h.workloads[0]}`, or scope the plugin away from that workload."))
+            recs.append(
+                Recommendation(
+                    h.id,
+                    "re-evolution",
+                    f"Re-evolve with a regression constraint on `{h.workloads[0]}`, or scope the plugin away from that workload.",
+                )
+            )
         for flag in v.flags:
             if "attenuation" in flag or "amplification" in flag:
-                recs.append(Recommendation(h.id, "structural-model hypothesis",
-                    f"BLIS's predicted magnitude is off ({flag}); calibrate the simulator's latency model on this workload."))
+                recs.append(
+                    Recommendation(
+                        h.id,
+                        "structural-model hypothesis",
+                        f"BLIS's predicted magnitude is off ({flag}); calibrate the simulator's latency model on this workload.",
+                    )
+                )
             if "mechanism" in flag:
-                recs.append(Recommendation(h.id, "fitness dimension",
-                    "The gain is not concentrated on the workload the program was evolved for; evaluate whether the "
-                    "evolved mechanism or a general overhead change causes it before re-evolving."))
+                recs.append(
+                    Recommendation(
+                        h.id,
+                        "fitness dimension",
+                        "The gain is not concentrated on the workload the program was evolved for; evaluate whether the "
+                        "evolved mechanism or a general overhead change causes it before re-evolving.",
+                    )
+                )
     return recs
 
 
@@ -106,15 +131,30 @@ def run(ctx: StageContext) -> StageOutput:
     files: dict[str, str | bytes] = {}
     for h, v in pairs:
         files[ctx.paths.findings(h.id)] = render(
-            "findings.md.j2", h=h, v=v, status=STATUS_WORD[v.status], resolution=resolution(h, v),
-            root_cause=root_cause(h, v, summary), request=ctx.request, paths=ctx.paths,
+            "findings.md.j2",
+            h=h,
+            v=v,
+            status=STATUS_WORD[v.status],
+            resolution=resolution(h, v),
+            root_cause=root_cause(h, v, summary),
+            request=ctx.request,
+            paths=ctx.paths,
         )
     recs = recommendations(pairs)
     files[ctx.paths.report] = render(
-        "report.md.j2", request=ctx.request, summary=summary, pairs=pairs, recs=recs, checks=checks,
-        paths=ctx.paths, Track=Track, VerdictStatus=VerdictStatus,
+        "report.md.j2",
+        request=ctx.request,
+        summary=summary,
+        pairs=pairs,
+        recs=recs,
+        checks=checks,
+        paths=ctx.paths,
+        Track=Track,
+        VerdictStatus=VerdictStatus,
     )
-    files[f"{ctx.paths.docs}/feedback-for-blis.json"] = json.dumps(
-        [r.__dict__ for r in recs], indent=2, sort_keys=True
-    ) + "\n"
-    return StageOutput(files=files, summary=f"{len(pairs)} FINDINGS documents, the promotion report, {len(recs)} BLIS recommendations")
+    files[f"{ctx.paths.docs}/feedback-for-blis.json"] = (
+        json.dumps([r.__dict__ for r in recs], indent=2, sort_keys=True) + "\n"
+    )
+    return StageOutput(
+        files=files, summary=f"{len(pairs)} FINDINGS documents, the promotion report, {len(recs)} BLIS recommendations"
+    )

@@ -41,7 +41,9 @@ def review_comments(ctx: StageContext) -> list[ReviewComment]:
         for f in rounds[-1].findings if rounds else []:
             if f.file and f.line:
                 fix = f"\n\nSuggested fix: {f.fix}" if f.fix else ""
-                comments.append(ReviewComment(f.file, f.line, f"**{f.severity.value}** `{f.check}` (gate {gate}): {f.message}{fix}"))
+                comments.append(
+                    ReviewComment(f.file, f.line, f"**{f.severity.value}** `{f.check}` (gate {gate}): {f.message}{fix}")
+                )
     return comments
 
 

@@ -61,7 +61,8 @@ def run(ctx: StageContext) -> StageOutput:
     by_id = {v.hypothesis_id: v for v in verdicts}
     files: dict[str, str | bytes] = {
         # The raw tool output carries timings; the branch keeps only what is the same on every run.
-        ctx.paths.go_checks: json.dumps(checks.model_dump(mode="json", exclude={"output"}), indent=2, sort_keys=True) + "\n",
+        ctx.paths.go_checks: json.dumps(checks.model_dump(mode="json", exclude={"output"}), indent=2, sort_keys=True)
+        + "\n",
         ctx.paths.verdicts_json: verdicts_to_json(verdicts),
     }
     plot_dir = "plots" if reports is not None else None
@@ -87,4 +88,4 @@ def run(ctx: StageContext) -> StageOutput:
     return StageOutput(files=files, summary=summary)
 
 
-__all__ = ["run", "go_checks", "judge", "RUNNER_GO"]
+__all__ = ["RUNNER_GO", "go_checks", "judge", "run"]

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Callable
 
 from bot import pipeline
 from bot.forge.base import Forge
@@ -93,7 +92,7 @@ class Runner:
     def save_state(self, state: PipelineState) -> None:
         tmp = self.state_file.with_suffix(".tmp")
         tmp.write_text(state.model_dump_json(indent=2))
-        os.replace(tmp, self.state_file)
+        tmp.replace(self.state_file)
 
     def start_or_resume(self) -> PipelineState:
         state = self.load_state()
@@ -138,7 +137,9 @@ class Runner:
     def decide(self, gate: int, decision: Decision, reason: str | None) -> PipelineState:
         state = self.load_state()
         if state is None:
-            raise StateError(f"{self.work}: no promotion has been started here; run `promote run REQUEST --work {self.work}`")
+            raise StateError(
+                f"{self.work}: no promotion has been started here; run `promote run REQUEST --work {self.work}`"
+            )
         try:
             state = pipeline.decide(state, gate, decision, actor=self.actor, now=self.clock(), reason=reason)
         except pipeline.IllegalTransition as exc:
@@ -149,7 +150,9 @@ class Runner:
 
     # --------------------------------------------------------------- stages
     def context(self, state: PipelineState, feedback: str | None = None, review: str | None = None) -> StageContext:
-        return StageContext(self.request, self.forge, state, feedback=feedback, review=review, results_dir=self.results_dir)
+        return StageContext(
+            self.request, self.forge, state, feedback=feedback, review=review, results_dir=self.results_dir
+        )
 
     def inputs_hash(self, state: PipelineState, stage: Stage, feedback: str | None, review: str | None = None) -> str:
         earlier = [a.model_dump(mode="json") for a in state.artifact_index() if a.stage < stage]
@@ -215,8 +218,15 @@ class Runner:
     def _post_status(self, state: PipelineState) -> None:
         from bot.render import render
 
-        body = render("status_comment.md.j2", state=state, request=self.request, describe=pipeline.describe(state),
-                      Stage=Stage, gates=pipeline.GATE_COVERS, work=str(self.work))
+        body = render(
+            "status_comment.md.j2",
+            state=state,
+            request=self.request,
+            describe=pipeline.describe(state),
+            Stage=Stage,
+            gates=pipeline.GATE_COVERS,
+            work=str(self.work),
+        )
         self.forge.upsert_comment(STATUS_MARKER, body)
 
 

@@ -109,7 +109,9 @@ def evidence_markdown(h: Hypothesis, v: Verdict, *, plot_dir: str | None = None,
     PNGs ``plot_effects`` produced for this hypothesis.
     """
     if h.id != v.hypothesis_id:
-        raise StatsError(f"evidence for {h.id}: got the verdict of {v.hypothesis_id}; pair each hypothesis with its own verdict")
+        raise StatsError(
+            f"evidence for {h.id}: got the verdict of {v.hypothesis_id}; pair each hypothesis with its own verdict"
+        )
     lines = [
         f"### {h.id} — {h.title}",
         "",
@@ -155,8 +157,11 @@ def summary_table(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesis] 
             {
                 "hypothesis": v.hypothesis_id,
                 "track": v.hypothesis_id[0],
-                "prediction": (f"{h.prediction.metric} {h.prediction.direction.value}" if h and h.prediction else
-                               (v.effects[0].metric if v.effects else "—")),
+                "prediction": (
+                    f"{h.prediction.metric} {h.prediction.direction.value}"
+                    if h and h.prediction
+                    else (v.effects[0].metric if v.effects else "—")
+                ),
                 "verdict": _STATUS_MARK[v.status],
                 "cells": len(v.effects),
                 "mean change": _pct(_mean_change(v)),
@@ -174,8 +179,8 @@ def mermaid_chart(verdicts: Sequence[Verdict]) -> str:
     if not pts:
         return ""
     values = [round(c, 1) for _, c in pts]
-    lo = math.floor(min(min(values), 0) / 5) * 5 - 5
-    hi = math.ceil(max(max(values), 0) / 5) * 5 + 5
+    lo = math.floor(min(*values, 0) / 5) * 5 - 5
+    hi = math.ceil(max(*values, 0) / 5) * 5 + 5
     labels = ", ".join(f'"{i}"' for i, _ in pts)
     return "\n".join(
         [
@@ -226,7 +231,9 @@ def verdicts_from_json(text: str) -> list[Verdict]:
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise StatsError(f"verdicts JSON: not valid JSON at line {exc.lineno}; regenerate it with `promote evaluate`") from None
+        raise StatsError(
+            f"verdicts JSON: not valid JSON at line {exc.lineno}; regenerate it with `promote evaluate`"
+        ) from None
     if not isinstance(raw, list):
         raise StatsError("verdicts JSON: expected an array of verdicts")
     out = []
@@ -309,7 +316,7 @@ def _plot_forest(h: Hypothesis, v: Verdict, alpha: float) -> bytes:
     lo = np.array([e.ci_low for e in effects]) * 100
     hi = np.array([e.ci_high for e in effects]) * 100
     ax.errorbar(est, y, xerr=[est - lo, hi - est], fmt="o", color="#1f4e79", ecolor="#1f4e79", capsize=3)
-    for yi, e in zip(y, effects):
+    for yi, e in zip(y, effects, strict=False):
         ax.plot([-e.t_eff * 100, e.t_eff * 100], [yi, yi], color="#999999", lw=6, alpha=0.35, solid_capstyle="butt")
     ax.axvline(0, color="black", lw=0.8)
     if h.prediction is not None and h.prediction.direction in (Direction.EQUIVALENT, Direction.NO_WORSE):
@@ -322,7 +329,11 @@ def _plot_forest(h: Hypothesis, v: Verdict, alpha: float) -> bytes:
             ax.axvline(x, color="#b22222", lw=0.8, ls="--")
     ax.set_yticks(y, [f"{e.workload} @ {e.rate:g}" for e in effects])
     metric = effects[0].metric
-    margin = "; red dashes = margin" if h.prediction and h.prediction.direction in (Direction.EQUIVALENT, Direction.NO_WORSE) else ""
+    margin = (
+        "; red dashes = margin"
+        if h.prediction and h.prediction.direction in (Direction.EQUIVALENT, Direction.NO_WORSE)
+        else ""
+    )
     ax.set_xlabel(f"{metric}: evolved vs baseline (%); grey band = noise floor ±T_eff{margin}")
     ax.set_title(f"{h.id} ({v.status.value}): change with {_level(alpha)} bootstrap CI", fontsize=10)
     fig.tight_layout()
@@ -365,8 +376,15 @@ def _plot_arms(h: Hypothesis, v: Verdict, reports: Any, alpha: float) -> bytes |
             any_data = True
             ax.scatter(np.full(arr.size, i + off), arr, s=14, color=color, alpha=0.6, label=label if i == 0 else None)
             lo, hi = _t_interval(arr, alpha)
-            ax.errorbar([i + off], [arr.mean()], yerr=[[arr.mean() - lo], [hi - arr.mean()]], fmt="_", color=color,
-                        capsize=5, markersize=14)
+            ax.errorbar(
+                [i + off],
+                [arr.mean()],
+                yerr=[[arr.mean() - lo], [hi - arr.mean()]],
+                fmt="_",
+                color=color,
+                capsize=5,
+                markersize=14,
+            )
     if not any_data:
         plt.close(fig)
         return None
@@ -384,17 +402,20 @@ def _plot_arms(h: Hypothesis, v: Verdict, reports: Any, alpha: float) -> bytes |
 def _plot_cdf(h: Hypothesis, v: Verdict, per_request: pd.DataFrame) -> bytes | None:
     need = {"treatment", "workload", "rate", "metric", "value"}
     if not need <= set(per_request.columns):
-        raise StatsError(f"per-request data: missing columns {sorted(need - set(per_request.columns))}; expected {sorted(need)}")
+        raise StatsError(
+            f"per-request data: missing columns {sorted(need - set(per_request.columns))}; expected {sorted(need)}"
+        )
     plt = _pyplot()
     metric = v.effects[0].metric
     family = metric.split("_")[0]
     df = per_request[per_request["metric"].isin([metric, family])]
-    cells = [e for e in v.effects
-             if len(df[(df["workload"] == e.workload) & np.isclose(df["rate"].astype(float), e.rate)])]
+    cells = [
+        e for e in v.effects if len(df[(df["workload"] == e.workload) & np.isclose(df["rate"].astype(float), e.rate)])
+    ]
     if not cells:
         return None
     fig, axes = plt.subplots(1, len(cells), figsize=(3.6 * len(cells), 3.2), squeeze=False)
-    for ax, e in zip(axes[0], cells):
+    for ax, e in zip(axes[0], cells, strict=False):
         sel = df[(df["workload"] == e.workload) & np.isclose(df["rate"].astype(float), e.rate)]
         for treatment, color in (("baseline", "#7f7f7f"), ("evolved", "#1f77b4")):
             x = np.sort(sel[sel["treatment"] == treatment]["value"].to_numpy(float))

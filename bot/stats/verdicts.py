@@ -129,7 +129,7 @@ _BASELINE, _EVOLVED = "baseline", "evolved"
 
 def evaluate(
     hypotheses: Iterable[Hypothesis],
-    reports: "ReportSet",
+    reports: ReportSet,
     *,
     evolved_for: str | None = None,
     alpha: float = 0.05,
@@ -169,7 +169,7 @@ def evaluate(
         tested = [c for h in hyps if h.track == track for c in cells.get(h.id, []) if c.tested]
         for attr in ("p_confirm", "p_refute"):
             adjusted = holm([getattr(c, attr) for c in tested])
-            for c, p in zip(tested, adjusted):
+            for c, p in zip(tested, adjusted, strict=False):
                 setattr(c, attr + "_adj", float(p))
 
     for cs in cells.values():
@@ -230,18 +230,20 @@ class _Index:
     requests: dict[tuple[str, float], dict[str, tuple[int, int, int]]]  # treatment -> (total, lost, reps)
 
     @classmethod
-    def build(cls, reports: Any) -> "_Index":
+    def build(cls, reports: Any) -> _Index:
         table = getattr(reports, "table", None)
         if table is None or not hasattr(table, "columns"):
             raise StatsError("reports: expected a ReportSet (bot.bench.reports.load_results) with a `table` DataFrame")
         missing = [c for c in _TABLE_COLUMNS if c not in table.columns]
         if missing:
-            raise StatsError(f"reports.table: missing columns {missing}; load reports with bot.bench.reports.load_results")
+            raise StatsError(
+                f"reports.table: missing columns {missing}; load reports with bot.bench.reports.load_results"
+            )
         # Plain dict accumulation, not pandas groupby: evaluate() runs in loops of thousands of
         # simulated experiments, where groupby's fixed cost dominated.
         acc: dict[tuple[str, float, str, str], dict[Any, list[float]]] = {}
         cols = [table[c].to_numpy() for c in _TABLE_COLUMNS]
-        for treatment, wl, rate, rep, metric, value in zip(*cols):
+        for treatment, wl, rate, rep, metric, value in zip(*cols, strict=False):
             rk = _rk(rate)
             if not math.isfinite(rk):
                 continue
@@ -259,7 +261,7 @@ class _Index:
         if req is not None and len(req) and all(c in req.columns for c in _REQUEST_COLUMNS):
             racc: dict[tuple[str, float], dict[str, list]] = {}
             rcols = [req[c].to_numpy() for c in _REQUEST_COLUMNS]
-            for treatment, wl, rate, rep, total, failures, incomplete in zip(*rcols):
+            for treatment, wl, rate, rep, total, failures, incomplete in zip(*rcols, strict=False):
                 slot = racc.setdefault((str(wl), _rk(rate)), {}).setdefault(str(treatment), [0, 0, set(), True])
                 slot[0] += _count(total)
                 slot[1] += _count(failures) + _count(incomplete)
@@ -666,9 +668,15 @@ def _aggregate(h: Hypothesis, cs: list[_Cell]) -> tuple[VerdictStatus, list[str]
 
 
 def _magnitude_flags(c: _Cell, predicted: float | None) -> list[str]:
-    if predicted is None or predicted == 0 or not math.isfinite(c.rel) or c.direction not in (
-        Direction.DECREASE,
-        Direction.INCREASE,
+    if (
+        predicted is None
+        or predicted == 0
+        or not math.isfinite(c.rel)
+        or c.direction
+        not in (
+            Direction.DECREASE,
+            Direction.INCREASE,
+        )
     ):
         return []
     ratio = c.rel / predicted
@@ -748,5 +756,7 @@ def _summary(
     if mech:
         parts.append("See the mechanism-check flags.")
     if any("shedding" in f for c in cs for f in c.flags):
-        parts.append("More requests failed or went incomplete with the evolved plugin; a latency gain may come from shedding.")
+        parts.append(
+            "More requests failed or went incomplete with the evolved plugin; a latency gain may come from shedding."
+        )
     return " ".join(parts)

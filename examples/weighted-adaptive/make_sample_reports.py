@@ -32,7 +32,7 @@ import hashlib
 import json
 import shutil
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -46,7 +46,7 @@ TREATMENTS = ("baseline", "evolved")
 FALLBACK_SIGNALS = ["InFlightRequests", "KVUtilization", "CacheHitRate"]
 FALLBACK_FRESHNESS_GAPS = FALLBACK_SIGNALS[:2]
 REPORT_NAME = "benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml"
-START = datetime(2026, 3, 23, 9, 0, 0, tzinfo=timezone.utc)  # fixed: no wall-clock time in artifacts
+START = datetime(2026, 3, 23, 9, 0, 0, tzinfo=UTC)  # fixed: no wall-clock time in artifacts
 MODEL = "meta-llama/Llama-3.1-8B-Instruct"
 PLUGIN = "evolved-adaptive-scorer"
 LABEL = (
@@ -60,41 +60,111 @@ LABEL = (
 # Shapes are quantile/mean ratios; "tail" keys get the tail effect.
 # --------------------------------------------------------------------------
 
-TTFT_SHAPE = {"min": 0.30, "p0p1": 0.32, "p1": 0.36, "p5": 0.45, "p10": 0.52, "p25": 0.68, "p50": 0.86,
-              "p75": 1.12, "p90": 1.62, "p95": 2.05, "p99": 3.10, "p99p9": 4.10, "max": 4.60}
-E2E_SHAPE = {"min": 0.66, "p0p1": 0.68, "p1": 0.72, "p5": 0.78, "p10": 0.82, "p25": 0.89, "p50": 0.96,
-             "p75": 1.08, "p90": 1.30, "p95": 1.46, "p99": 1.80, "p99p9": 2.10, "max": 2.30}
+TTFT_SHAPE = {
+    "min": 0.30,
+    "p0p1": 0.32,
+    "p1": 0.36,
+    "p5": 0.45,
+    "p10": 0.52,
+    "p25": 0.68,
+    "p50": 0.86,
+    "p75": 1.12,
+    "p90": 1.62,
+    "p95": 2.05,
+    "p99": 3.10,
+    "p99p9": 4.10,
+    "max": 4.60,
+}
+E2E_SHAPE = {
+    "min": 0.66,
+    "p0p1": 0.68,
+    "p1": 0.72,
+    "p5": 0.78,
+    "p10": 0.82,
+    "p25": 0.89,
+    "p50": 0.96,
+    "p75": 1.08,
+    "p90": 1.30,
+    "p95": 1.46,
+    "p99": 1.80,
+    "p99p9": 2.10,
+    "max": 2.30,
+}
 E2E_SHAPE_BURSTY = {**E2E_SHAPE, "p90": 1.42, "p95": 1.68, "p99": 2.20, "p99p9": 2.60, "max": 2.90}
-TPOT_SHAPE = {"min": 0.70, "p0p1": 0.71, "p1": 0.74, "p5": 0.80, "p10": 0.84, "p25": 0.91, "p50": 0.98,
-              "p75": 1.05, "p90": 1.16, "p95": 1.24, "p99": 1.42, "p99p9": 1.62, "max": 1.75}
-ITL_SHAPE = {"min": 0.20, "p0p1": 0.24, "p1": 0.35, "p5": 0.55, "p10": 0.66, "p25": 0.80, "p50": 0.92,
-             "p75": 1.04, "p90": 1.35, "p95": 1.60, "p99": 2.60, "p99p9": 4.80, "max": 6.00}
+TPOT_SHAPE = {
+    "min": 0.70,
+    "p0p1": 0.71,
+    "p1": 0.74,
+    "p5": 0.80,
+    "p10": 0.84,
+    "p25": 0.91,
+    "p50": 0.98,
+    "p75": 1.05,
+    "p90": 1.16,
+    "p95": 1.24,
+    "p99": 1.42,
+    "p99p9": 1.62,
+    "max": 1.75,
+}
+ITL_SHAPE = {
+    "min": 0.20,
+    "p0p1": 0.24,
+    "p1": 0.35,
+    "p5": 0.55,
+    "p10": 0.66,
+    "p25": 0.80,
+    "p50": 0.92,
+    "p75": 1.04,
+    "p90": 1.35,
+    "p95": 1.60,
+    "p99": 2.60,
+    "p99p9": 4.80,
+    "max": 6.00,
+}
 TAIL_KEYS = ("p90", "p95", "p99", "p99p9", "max")
 STDDEV_RATIO = {"ttft": 0.75, "e2e": 0.32, "e2e_bursty": 0.45, "tpot": 0.15, "itl": 0.60}
 
 PROFILES = {
     "cache-warmup": {
-        "load_type": "constant", "input": 832, "output": 80, "source": "random",
+        "load_type": "constant",
+        "input": 832,
+        "output": 80,
+        "source": "random",
         "prefix": {"len": 512, "groups": 3, "users": 64},
         "points": {20: (0.058, 0.0115), 35: (0.112, 0.0152)},
     },
     "load-spikes": {
-        "load_type": "poisson", "input": 912, "output": 120, "source": "random", "bursty": True,
+        "load_type": "poisson",
+        "input": 912,
+        "output": 120,
+        "source": "random",
+        "bursty": True,
         "prefix": {"len": 512, "groups": 2, "users": 256},
         "points": {30: (0.095, 0.0148), 45: (0.185, 0.0196)},
     },
     "multiturn": {
-        "load_type": "constant", "input": 4420, "output": 16, "source": "random", "multi_turn": True,
+        "load_type": "constant",
+        "input": 4420,
+        "output": 16,
+        "source": "random",
+        "multi_turn": True,
         "prefix": {"len": 4096, "groups": 8, "users": 16},
         "points": {15: (0.142, 0.0105), 30: (0.265, 0.0138)},
     },
     "optimized-baseline": {
-        "load_type": "poisson", "input": 7200, "output": 1000, "source": "random",
+        "load_type": "poisson",
+        "input": 7200,
+        "output": 1000,
+        "source": "random",
         "prefix": {"len": 6000, "groups": 150, "users": 5},
         "points": {10: (0.310, 0.0215)},
     },
     "sanity-random": {
-        "load_type": "constant", "input": 50, "output": 50, "source": "random", "random_lengths": True,
+        "load_type": "constant",
+        "input": 50,
+        "output": 50,
+        "source": "random",
+        "random_lengths": True,
         "points": {10: (0.021, 0.0068)},
     },
 }
@@ -138,41 +208,80 @@ def stats(units: str, mean: float, shape: dict[str, float], center: float, tail:
     vals = [mean * shape[k] * (tail if k in TAIL_KEYS else center) for k in keys]
     vals = list(np.maximum.accumulate(vals))
     out = {"units": units, "mean": sig(mean * center), "stddev": sig(mean * center * sd_ratio)}
-    out.update({k: sig(v) for k, v in zip(keys, vals)})
+    out.update({k: sig(v) for k, v in zip(keys, vals, strict=False)})
     return out
 
 
 def length_stats(value: float, spread: float, rng: np.random.Generator) -> dict:
     if spread == 0:
-        return {"units": "count", "mean": float(value), "min": float(value), "p50": float(value),
-                "p90": float(value), "max": float(value)}
+        return {
+            "units": "count",
+            "mean": float(value),
+            "min": float(value),
+            "p50": float(value),
+            "p90": float(value),
+            "max": float(value),
+        }
     mean = sig(value * (1 + rng.normal(0, 0.002)))
-    return {"units": "count", "mean": mean, "stddev": sig(value * spread), "min": float(round(value * (1 - 3 * spread))),
-            "p50": float(round(value)), "p90": float(round(value * (1 + 1.28 * spread))),
-            "max": float(round(value * (1 + 3.4 * spread)))}
+    return {
+        "units": "count",
+        "mean": mean,
+        "stddev": sig(value * spread),
+        "min": float(round(value * (1 - 3 * spread))),
+        "p50": float(round(value)),
+        "p90": float(round(value * (1 + 1.28 * spread))),
+        "max": float(round(value * (1 + 3.4 * spread))),
+    }
 
 
 def epp_config(treatment: str) -> dict:
     """The EndpointPickerConfig each treatment ran (illustrative; the real one comes from stage 2)."""
-    producer = {"type": "approx-prefix-cache-producer",
-                "parameters": {"blockSizeTokens": 64, "maxPrefixTokensToMatch": 8192, "lruCapacityPerServer": 31250}}
-    base_plugins = [producer, {"type": "prefix-cache-scorer"}, {"type": "queue-scorer"},
-                    {"type": "kv-cache-utilization-scorer"}, {"type": "max-score-picker"}]
+    producer = {
+        "type": "approx-prefix-cache-producer",
+        "parameters": {"blockSizeTokens": 64, "maxPrefixTokensToMatch": 8192, "lruCapacityPerServer": 31250},
+    }
+    base_plugins = [
+        producer,
+        {"type": "prefix-cache-scorer"},
+        {"type": "queue-scorer"},
+        {"type": "kv-cache-utilization-scorer"},
+        {"type": "max-score-picker"},
+    ]
     if treatment == "baseline":
-        profile = [{"pluginRef": "prefix-cache-scorer", "weight": 3}, {"pluginRef": "queue-scorer", "weight": 2},
-                   {"pluginRef": "kv-cache-utilization-scorer", "weight": 2}, {"pluginRef": "max-score-picker"}]
+        profile = [
+            {"pluginRef": "prefix-cache-scorer", "weight": 3},
+            {"pluginRef": "queue-scorer", "weight": 2},
+            {"pluginRef": "kv-cache-utilization-scorer", "weight": 2},
+            {"pluginRef": "max-score-picker"},
+        ]
         plugins = base_plugins
     else:
-        evolved = {"type": PLUGIN, "parameters": {
-            "prefixWeight": 3, "queueWeight": 2, "kvUtilizationWeight": 2,
-            "loadDeltaThreshold": 0.2, "loadDeltaCoefficient": 5.0,
-            "sessionCacheHitThreshold": 0.35, "sessionBonus": 0.3,
-            "kvPressureThreshold": 0.82, "kvPressureFloor": 0.3,
-            "loadSoftThreshold": 4.5, "loadSoftSlope": 0.12, "loadHardThreshold": 7.0, "loadHardFactor": 0.4}}
+        evolved = {
+            "type": PLUGIN,
+            "parameters": {
+                "prefixWeight": 3,
+                "queueWeight": 2,
+                "kvUtilizationWeight": 2,
+                "loadDeltaThreshold": 0.2,
+                "loadDeltaCoefficient": 5.0,
+                "sessionCacheHitThreshold": 0.35,
+                "sessionBonus": 0.3,
+                "kvPressureThreshold": 0.82,
+                "kvPressureFloor": 0.3,
+                "loadSoftThreshold": 4.5,
+                "loadSoftSlope": 0.12,
+                "loadHardThreshold": 7.0,
+                "loadHardFactor": 0.4,
+            },
+        }
         plugins = [producer, {"type": "inflight-load-producer"}, evolved, {"type": "max-score-picker"}]
         profile = [{"pluginRef": PLUGIN, "weight": 1}, {"pluginRef": "max-score-picker"}]
-    return {"apiVersion": "llm-d.ai/v1alpha1", "kind": "EndpointPickerConfig", "plugins": plugins,
-            "schedulingProfiles": [{"name": "default", "plugins": profile}]}
+    return {
+        "apiVersion": "llm-d.ai/v1alpha1",
+        "kind": "EndpointPickerConfig",
+        "plugins": plugins,
+        "schedulingProfiles": [{"name": "default", "plugins": profile}],
+    }
 
 
 def stack(treatment: str) -> list[dict]:
@@ -180,50 +289,108 @@ def stack(treatment: str) -> list[dict]:
     args = {"--config-file": f"/config/{'default-plugins' if treatment == 'baseline' else PLUGIN}.yaml"}
     if treatment == "evolved":
         args["--allow-experimental-plugins"] = True
-    image = "ghcr.io/llm-d/llm-d-router:v0.10.0" if treatment == "baseline" else \
-        f"ghcr.io/example-org/llm-d-router:v0.10.0-{PLUGIN}"
+    image = (
+        "ghcr.io/llm-d/llm-d-router:v0.10.0"
+        if treatment == "baseline"
+        else f"ghcr.io/example-org/llm-d-router:v0.10.0-{PLUGIN}"
+    )
     return [
-        {"metadata": {"schema_version": "0.0.1", "label": "vllm-replica-0", "cfg_id": short_hash("vllm", MODEL),
-                      "description": "vLLM replicas (aggregated serving)"},
-         "standardized": {"kind": "inference_engine", "tool": "llm-d", "tool_version": "ghcr.io/llm-d/llm-d-cuda:v0.5.1",
-                          "role": "replica", "replicas": 4, "model": {"name": MODEL},
-                          "accelerator": {"model": "NVIDIA-H100-80GB-HBM3", "count": 4,
-                                          "parallelism": {"tp": 1, "dp": 1, "dp_local": 1, "workers": 1, "ep": 1, "pp": 1}}},
-         "native": {"args": {"--enable-prefix-caching": None, "--block-size": 16, "--max-model-len": 16384,
-                             "--tensor-parallel-size": 1}, "envars": {}}},
-        {"metadata": {"schema_version": "0.0.1", "label": "epp-0",
-                      "cfg_id": short_hash(json.dumps(config, sort_keys=True)),
-                      "description": f"llm-d-router endpoint picker ({treatment} plugin config)"},
-         "standardized": {"kind": "generic", "tool": "llm-d-router", "tool_version": image},
-         "native": {"args": args, "config": config}},
+        {
+            "metadata": {
+                "schema_version": "0.0.1",
+                "label": "vllm-replica-0",
+                "cfg_id": short_hash("vllm", MODEL),
+                "description": "vLLM replicas (aggregated serving)",
+            },
+            "standardized": {
+                "kind": "inference_engine",
+                "tool": "llm-d",
+                "tool_version": "ghcr.io/llm-d/llm-d-cuda:v0.5.1",
+                "role": "replica",
+                "replicas": 4,
+                "model": {"name": MODEL},
+                "accelerator": {
+                    "model": "NVIDIA-H100-80GB-HBM3",
+                    "count": 4,
+                    "parallelism": {"tp": 1, "dp": 1, "dp_local": 1, "workers": 1, "ep": 1, "pp": 1},
+                },
+            },
+            "native": {
+                "args": {
+                    "--enable-prefix-caching": None,
+                    "--block-size": 16,
+                    "--max-model-len": 16384,
+                    "--tensor-parallel-size": 1,
+                },
+                "envars": {},
+            },
+        },
+        {
+            "metadata": {
+                "schema_version": "0.0.1",
+                "label": "epp-0",
+                "cfg_id": short_hash(json.dumps(config, sort_keys=True)),
+                "description": f"llm-d-router endpoint picker ({treatment} plugin config)",
+            },
+            "standardized": {"kind": "generic", "tool": "llm-d-router", "tool_version": image},
+            "native": {"args": args, "config": config},
+        },
     ]
 
 
 def load_block(workload: dict, prof: dict, rate: float) -> dict:
     over = workload.get("overrides", {})
-    standardized: dict = {"tool": "inference-perf", "tool_version": "0.3.0", "parallelism": 1,
-                          "source": prof["source"], "stage": 0,
-                          "input_seq_len": {"distribution": "gaussian" if prof.get("random_lengths") or prof.get("multi_turn") else "fixed",
-                                            "value": prof["input"]},
-                          "output_seq_len": {"distribution": "gaussian" if prof.get("random_lengths") else "fixed",
-                                             "value": prof["output"]},
-                          "rate_qps": rate}
+    standardized: dict = {
+        "tool": "inference-perf",
+        "tool_version": "0.3.0",
+        "parallelism": 1,
+        "source": prof["source"],
+        "stage": 0,
+        "input_seq_len": {
+            "distribution": "gaussian" if prof.get("random_lengths") or prof.get("multi_turn") else "fixed",
+            "value": prof["input"],
+        },
+        "output_seq_len": {
+            "distribution": "gaussian" if prof.get("random_lengths") else "fixed",
+            "value": prof["output"],
+        },
+        "rate_qps": rate,
+    }
     if "prefix" in prof:
         p = prof["prefix"]
-        standardized["prefix"] = {"prefix_len": {"distribution": "fixed", "value": p["len"]}, "num_groups": p["groups"],
-                                  "num_users_per_group": p["users"], "num_prefixes": 1}
+        standardized["prefix"] = {
+            "prefix_len": {"distribution": "fixed", "value": p["len"]},
+            "num_groups": p["groups"],
+            "num_users_per_group": p["users"],
+            "num_prefixes": 1,
+        }
     if prof.get("multi_turn"):
         standardized["multi_turn"] = {"enabled": True}
-    native = {"load": {"type": over.get("load.type", prof["load_type"]),
-                       "stages": [{"rate": rate, "duration": workload.get("duration_s", 120)}]},
-              "api": {"type": "completion", "streaming": True},
-              "server": {"type": "vllm", "model_name": MODEL, "base_url": "http://infra-promotion-inference-gateway:80",
-                         "ignore_eos": True},
-              "profile": workload["profile"], "overrides": dict(sorted(over.items())),
-              "report": {"request_lifecycle": {"summary": True, "per_stage": True, "per_request": True}}}
-    return {"metadata": {"schema_version": "0.0.1", "cfg_id": short_hash(workload["name"], rate),
-                         "description": f"{workload['name']}: {workload.get('description', '')}".strip()},
-            "standardized": standardized, "native": {"config": native}}
+    native = {
+        "load": {
+            "type": over.get("load.type", prof["load_type"]),
+            "stages": [{"rate": rate, "duration": workload.get("duration_s", 120)}],
+        },
+        "api": {"type": "completion", "streaming": True},
+        "server": {
+            "type": "vllm",
+            "model_name": MODEL,
+            "base_url": "http://infra-promotion-inference-gateway:80",
+            "ignore_eos": True,
+        },
+        "profile": workload["profile"],
+        "overrides": dict(sorted(over.items())),
+        "report": {"request_lifecycle": {"summary": True, "per_stage": True, "per_request": True}},
+    }
+    return {
+        "metadata": {
+            "schema_version": "0.0.1",
+            "cfg_id": short_hash(workload["name"], rate),
+            "description": f"{workload['name']}: {workload.get('description', '')}".strip(),
+        },
+        "standardized": standardized,
+        "native": {"config": native},
+    }
 
 
 def group_noise(rng: np.random.Generator, repetitions: int) -> list[tuple[float, np.ndarray, float]]:
@@ -251,8 +418,12 @@ def planned_repetitions(request_path: Path) -> tuple[dict[tuple[str, float], int
         from bot.golang.translate import translate
     except ImportError:
         summary = TranslationSummary(
-            kind=request.kind, plugin_type=request.plugin_type, package_dir="pkg", signals=FALLBACK_SIGNALS,
-            freshness_gaps=FALLBACK_FRESHNESS_GAPS, touched_gaps=d.touched_gaps(request.kind, FALLBACK_SIGNALS),
+            kind=request.kind,
+            plugin_type=request.plugin_type,
+            package_dir="pkg",
+            signals=FALLBACK_SIGNALS,
+            freshness_gaps=FALLBACK_FRESHNESS_GAPS,
+            touched_gaps=d.touched_gaps(request.kind, FALLBACK_SIGNALS),
         )
         source = f"fixed summary (bot.golang.translate not importable): signals {', '.join(FALLBACK_SIGNALS)}"
     else:
@@ -263,8 +434,17 @@ def planned_repetitions(request_path: Path) -> tuple[dict[tuple[str, float], int
     return {(c.workload, c.rate): n for c, n in plan.repetitions_by_cell.items()}, source
 
 
-def report(request: dict, workload: dict, rate: float, rate_idx: int, treatment: str, rep: int,
-           index: int, noise: tuple[float, np.ndarray, float], rng: np.random.Generator) -> dict:
+def report(
+    request: dict,
+    workload: dict,
+    rate: float,
+    rate_idx: int,
+    treatment: str,
+    rep: int,
+    index: int,
+    noise: tuple[float, np.ndarray, float],
+    rng: np.random.Generator,
+) -> dict:
     name = workload["name"]
     prof = PROFILES[name]
     ttft0, tpot0 = prof["points"][int(rate) if float(rate).is_integer() else rate]
@@ -290,22 +470,35 @@ def report(request: dict, workload: dict, rate: float, rate_idx: int, treatment:
 
     latency = {
         "time_to_first_token": stats("s", ttft0, TTFT_SHAPE, ttft_c * c(0), ttft_t * t(1), STDDEV_RATIO["ttft"]),
-        "time_per_output_token": stats("s/token", tpot0, TPOT_SHAPE, tpot_c * c(2), tpot_t * t(3), STDDEV_RATIO["tpot"]),
-        "inter_token_latency": stats("s/token", tpot0 * 0.985, ITL_SHAPE, tpot_c * c(4), tpot_t * t(5), STDDEV_RATIO["itl"]),
-        "normalized_time_per_output_token": stats("s/token", e2e0 / out_len, e2e_shape, e2e_center * c(6),
-                                                  e2e_tail * t(7), e2e_sd),
+        "time_per_output_token": stats(
+            "s/token", tpot0, TPOT_SHAPE, tpot_c * c(2), tpot_t * t(3), STDDEV_RATIO["tpot"]
+        ),
+        "inter_token_latency": stats(
+            "s/token", tpot0 * 0.985, ITL_SHAPE, tpot_c * c(4), tpot_t * t(5), STDDEV_RATIO["itl"]
+        ),
+        "normalized_time_per_output_token": stats(
+            "s/token", e2e0 / out_len, e2e_shape, e2e_center * c(6), e2e_tail * t(7), e2e_sd
+        ),
         "request_latency": stats("s", e2e0, e2e_shape, e2e_center * c(6), e2e_tail * t(7), e2e_sd),
     }
 
     duration = workload.get("duration_s", 120)
     offered = rate * duration
-    total = int(rng.poisson(offered)) if prof["load_type"] == "poisson" or \
-        workload.get("overrides", {}).get("load.type") == "poisson" else int(offered)
-    failures = int(rng.integers(0, 3)) if (treatment == "baseline" and name == request.get("evolved_for")
-                                            and rate_idx == len(workload["rates"]) - 1) else 0
+    total = (
+        int(rng.poisson(offered))
+        if prof["load_type"] == "poisson" or workload.get("overrides", {}).get("load.type") == "poisson"
+        else int(offered)
+    )
+    failures = (
+        int(rng.integers(0, 3))
+        if (treatment == "baseline" and name == request.get("evolved_for") and rate_idx == len(workload["rates"]) - 1)
+        else 0
+    )
     # Completed-request rate: the offered rate less failures and the drain at stage end.
     req_rate = rate * (1 - failures / total) * 0.985 * (1 + thr + thr_noise)
-    in_stats = length_stats(prof["input"], 0.2 if prof.get("random_lengths") else (0.03 if prof.get("multi_turn") else 0), rng)
+    in_stats = length_stats(
+        prof["input"], 0.2 if prof.get("random_lengths") else (0.03 if prof.get("multi_turn") else 0), rng
+    )
     out_stats = length_stats(out_len, 0.2 if prof.get("random_lengths") else 0, rng)
     in_rate, out_rate = req_rate * in_stats["mean"], req_rate * out_stats["mean"]
     throughput = {
@@ -325,20 +518,38 @@ def report(request: dict, workload: dict, rate: float, rate_idx: int, treatment:
             "eid": short_hash("eid", experiment),
             "cid": short_hash("cid", "sample-cluster"),
             "pid": short_hash("pid", treatment, name, rate, rep),
-            "time": {"start": start.strftime("%Y-%m-%dT%H:%M:%SZ"), "end": end.strftime("%Y-%m-%dT%H:%M:%SZ"),
-                     "duration": f"PT{duration + 15}S"},
+            "time": {
+                "start": start.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "end": end.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "duration": f"PT{duration + 15}S",
+            },
             "user": "sample-generator",
             "description": f"{LABEL}. treatment={treatment} workload={name} rate={rate:g} rep={rep}",
-            "keywords": ["synthetic", "sample-data", "not-a-measurement", "promotion-example",
-                         f"treatment:{treatment}", f"workload:{name}"],
+            "keywords": [
+                "synthetic",
+                "sample-data",
+                "not-a-measurement",
+                "promotion-example",
+                f"treatment:{treatment}",
+                f"workload:{name}",
+            ],
         },
         "scenario": {"stack": stack(treatment), "load": load_block(workload, prof, rate)},
-        "results": {"request_performance": {"aggregate": {
-            "requests": {"total": total, "failures": failures, "incomplete": 0,
-                         "input_length": in_stats, "output_length": out_stats},
-            "latency": latency,
-            "throughput": throughput,
-        }}},
+        "results": {
+            "request_performance": {
+                "aggregate": {
+                    "requests": {
+                        "total": total,
+                        "failures": failures,
+                        "incomplete": 0,
+                        "input_length": in_stats,
+                        "output_length": out_stats,
+                    },
+                    "latency": latency,
+                    "throughput": throughput,
+                }
+            }
+        },
     }
 
 
@@ -401,8 +612,11 @@ def main(argv: list[str] | None = None) -> int:
                         errors = sorted(validator.iter_errors(yaml.safe_load(text)), key=lambda e: list(e.path))
                         if errors:
                             e = errors[0]
-                            print(f"error: {treatment}/{workload['name']}/{rate:g}/{rep}: "
-                                  f"{'/'.join(map(str, e.path))}: {e.message}", file=sys.stderr)
+                            print(
+                                f"error: {treatment}/{workload['name']}/{rate:g}/{rep}: "
+                                f"{'/'.join(map(str, e.path))}: {e.message}",
+                                file=sys.stderr,
+                            )
                             return 1
                     path = out / treatment / workload["name"] / f"rate-{rate:g}" / f"rep-{rep}" / REPORT_NAME
                     path.parent.mkdir(parents=True, exist_ok=True)

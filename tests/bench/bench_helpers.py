@@ -25,13 +25,14 @@ class _StrTimestamps(yaml.CSafeLoader):
 
 
 _StrTimestamps.yaml_implicit_resolvers = {
-    k: [(t, r) for t, r in v if t != "tag:yaml.org,2002:timestamp"] for k, v in yaml.CSafeLoader.yaml_implicit_resolvers.items()
+    k: [(t, r) for t, r in v if t != "tag:yaml.org,2002:timestamp"]
+    for k, v in yaml.CSafeLoader.yaml_implicit_resolvers.items()
 }
 
 
 @functools.lru_cache(maxsize=1)
 def _example() -> dict:
-    return yaml.load(EXAMPLE.read_text(encoding="utf-8"), Loader=_StrTimestamps)  # noqa: S506
+    return yaml.load(EXAMPLE.read_text(encoding="utf-8"), Loader=_StrTimestamps)
 
 
 def example_doc() -> dict:
@@ -58,8 +59,14 @@ def make_doc(
 
     def stat(value_ms: float, unit: str, spread: float = 0.1) -> dict:
         v = value_ms * _SCALE[unit]
-        return {"units": unit, "mean": v, "p50": v * 0.95, "p90": v * (1 + spread), "p95": v * (1 + 2 * spread),
-                "p99": v * (1 + 4 * spread)}
+        return {
+            "units": unit,
+            "mean": v,
+            "p50": v * 0.95,
+            "p90": v * (1 + spread),
+            "p95": v * (1 + 2 * spread),
+            "p99": v * (1 + 4 * spread),
+        }
 
     agg["latency"] = {
         "time_to_first_token": stat(ttft_ms, units["ttft"]),
@@ -94,7 +101,7 @@ def write_report(
     d = root / treatment / workload / f"rate-{rate:g}" / f"rep-{rep}"
     d.mkdir(parents=True, exist_ok=True)
     p = d / name
-    p.write_text(doc if isinstance(doc, str) else yaml.dump(doc, Dumper=yaml.CSafeDumper, sort_keys=False), encoding="utf-8")
+    p.write_text(
+        doc if isinstance(doc, str) else yaml.dump(doc, Dumper=yaml.CSafeDumper, sort_keys=False), encoding="utf-8"
+    )
     return p
-
-

@@ -11,12 +11,28 @@ from bot.bench.reports import SCHEMA_FILE
 from bot.model import RequestError
 
 CONTRACT_SHORT = [
-    "ttft_mean", "ttft_p50", "ttft_p90", "ttft_p99", "tpot_mean", "itl_mean",
-    "e2e_mean", "e2e_p50", "e2e_p95", "e2e_p99", "throughput", "request_rate",
+    "ttft_mean",
+    "ttft_p50",
+    "ttft_p90",
+    "ttft_p99",
+    "tpot_mean",
+    "itl_mean",
+    "e2e_mean",
+    "e2e_p50",
+    "e2e_p95",
+    "e2e_p99",
+    "throughput",
+    "request_rate",
 ]
 CONTRACT_BLIS = {
-    "ttft_mean_ms": "ttft_mean", "ttft_p99_ms": "ttft_p99", "e2e_mean_ms": "e2e_mean", "e2e_p95_ms": "e2e_p95",
-    "e2e_p99_ms": "e2e_p99", "itl_mean_ms": "itl_mean", "tokens_per_sec": "throughput", "responses_per_sec": "request_rate",
+    "ttft_mean_ms": "ttft_mean",
+    "ttft_p99_ms": "ttft_p99",
+    "e2e_mean_ms": "e2e_mean",
+    "e2e_p95_ms": "e2e_p95",
+    "e2e_p99_ms": "e2e_p99",
+    "itl_mean_ms": "itl_mean",
+    "tokens_per_sec": "throughput",
+    "responses_per_sec": "request_rate",
 }
 
 

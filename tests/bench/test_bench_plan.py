@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from tests.bench.bench_helpers import make_doc
 from bot import PROJECT_ROOT
 from bot.bench.plan import (
     BASELINE_CONFIG_FILE,
@@ -35,6 +34,7 @@ from bot.model import (
     Track,
 )
 from bot.stats.power import noise_floor, power_at, power_margin, repetitions_for_margin
+from tests.bench.bench_helpers import make_doc
 
 EPP_BASELINE = """apiVersion: inference.networking.x-k8s.io/v1alpha1
 kind: EndpointPickerConfig
@@ -67,25 +67,41 @@ def _request(**extra) -> PromotionRequest:
             )
         ],
         "workloads": [
-            {"name": "cache-warmup", "profile": "shared_prefix_synthetic", "rates": [20, 35],
-             "overrides": {"data.shared_prefix.num_groups": 3}},
-            {"name": "load-spikes", "profile": "shared_prefix_synthetic", "rates": [30, 45],
-             "overrides": {"load.type": "poisson"}},
-            {"name": "multiturn", "profile": "shared_prefix_synthetic", "rates": [15, 30],
-             "overrides": {"data.shared_prefix.enable_multi_turn_chat": True}},
+            {
+                "name": "cache-warmup",
+                "profile": "shared_prefix_synthetic",
+                "rates": [20, 35],
+                "overrides": {"data.shared_prefix.num_groups": 3},
+            },
+            {
+                "name": "load-spikes",
+                "profile": "shared_prefix_synthetic",
+                "rates": [30, 45],
+                "overrides": {"load.type": "poisson"},
+            },
+            {
+                "name": "multiturn",
+                "profile": "shared_prefix_synthetic",
+                "rates": [15, 30],
+                "overrides": {"data.shared_prefix.enable_multi_turn_chat": True},
+            },
             {"name": "optimized-baseline", "profile": "guide_optimized-baseline_1", "rates": [10]},
             {"name": "sanity-random", "profile": "sanity_random", "rates": [10], "duration_s": 60},
         ],
         "evolved_for": "load-spikes",
-        "baselines": [{"name": "optimized-baseline", "workload": "optimized-baseline", "rate": 10},
-                      {"name": "sanity-random", "workload": "sanity-random", "rate": 10}],
+        "baselines": [
+            {"name": "optimized-baseline", "workload": "optimized-baseline", "rate": 10},
+            {"name": "sanity-random", "workload": "sanity-random", "rate": 10},
+        ],
         "fork": {"repo": "example-org/llm-d-router"},
     }
     raw.update(extra)
     return PromotionRequest.model_validate(raw)
 
 
-def _h(hid: str, workloads: list[str], metric: str | None, direction: str = "decrease", rates=(), margin=0.05) -> Hypothesis:
+def _h(
+    hid: str, workloads: list[str], metric: str | None, direction: str = "decrease", rates=(), margin=0.05
+) -> Hypothesis:
     track = Track(hid[0])
     return Hypothesis(
         id=hid,
@@ -132,8 +148,9 @@ def _example_hypotheses() -> list[Hypothesis]:
 def test_one_shared_baseline_per_cell():
     req = _request()
     one = make_plan(req, [_h("A1", ["load-spikes"], "e2e_p95", rates=[30])])
-    two = make_plan(req, [_h("A1", ["load-spikes"], "e2e_p95", rates=[30]),
-                          _h("A2", ["load-spikes"], "ttft_mean", rates=[30])])
+    two = make_plan(
+        req, [_h("A1", ["load-spikes"], "e2e_p95", rates=[30]), _h("A2", ["load-spikes"], "ttft_mean", rates=[30])]
+    )
     assert two.cells == one.cells == [Cell(workload="load-spikes", rate=30.0)]
     assert two.repetitions == one.repetitions
     assert two.cost == one.cost  # the second hypothesis reads the same runs
@@ -151,8 +168,14 @@ def test_cells_follow_hypothesis_rates():
     assert cells["B1"] == ["load-spikes@45"]
     assert cells["C1"] == ["optimized-baseline@10"]
     assert [c.label() for c in plan.cells] == [
-        "cache-warmup@20", "cache-warmup@35", "load-spikes@30", "load-spikes@45",
-        "multiturn@15", "multiturn@30", "optimized-baseline@10", "sanity-random@10",
+        "cache-warmup@20",
+        "cache-warmup@35",
+        "load-spikes@30",
+        "load-spikes@45",
+        "multiturn@15",
+        "multiturn@30",
+        "optimized-baseline@10",
+        "sanity-random@10",
     ]
     assert plan.not_benchmarked == ["B2"]
     assert [h.id for h in plan.hypotheses][:4] == ["A1", "A2", "A3", "B1"]
@@ -161,7 +184,11 @@ def test_cells_follow_hypothesis_rates():
 def test_metrics_are_resolved_and_checked():
     req = _request()
     plan = make_plan(req, [_h("A1", ["load-spikes"], "e2e_p95_ms")])  # a BLIS name
-    assert (plan.hypotheses[0].metric, plan.hypotheses[0].statistic, plan.hypotheses[0].better) == ("e2e_p95", "p95", "lower")
+    assert (plan.hypotheses[0].metric, plan.hypotheses[0].statistic, plan.hypotheses[0].better) == (
+        "e2e_p95",
+        "p95",
+        "lower",
+    )
     with pytest.raises(PlanError, match="hypothesis A1: unknown metric 'latency'"):
         make_plan(req, [_h("A1", ["load-spikes"], "latency")])
 
@@ -255,7 +282,10 @@ def _claim(plan, hid, label):
 
 def test_an_equivalence_cell_gets_more_repetitions_than_a_directional_cell():
     req = _request()
-    hs = [_h("A1", ["load-spikes"], "e2e_p95", rates=[30]), _h("C1", ["sanity-random"], "ttft_mean", "equivalent", rates=[10])]
+    hs = [
+        _h("A1", ["load-spikes"], "e2e_p95", rates=[30]),
+        _h("C1", ["sanity-random"], "ttft_mean", "equivalent", rates=[10]),
+    ]
     plan = make_plan(req, hs, max_ratio=None)
     reps = {c.label(): n for c, n in plan.repetitions_by_cell.items()}
     assert reps["load-spikes@30"] == plan_repetitions(DEFAULT_CV, [Direction.DECREASE], alpha=0.05, power=0.8)
@@ -306,16 +336,23 @@ def test_no_worse_is_easy_where_a_directional_claim_predicts_an_improvement():
     assert _claim(other, "B1", "load-spikes@30").true_effect == 0.0
     assert _claim(worse, "B1", "load-spikes@30").true_effect == 0.0
     # Higher-is-better: an increase is the improvement, and the bad side is a decrease.
-    thr = make_plan(req, [_h("A1", ["load-spikes"], "throughput", "increase", rates=[30]),
-                          _h("B1", ["load-spikes"], "throughput", "no-worse", rates=[30])], max_ratio=None)
+    thr = make_plan(
+        req,
+        [
+            _h("A1", ["load-spikes"], "throughput", "increase", rates=[30]),
+            _h("B1", ["load-spikes"], "throughput", "no-worse", rates=[30]),
+        ],
+        max_ratio=None,
+    )
     t_eff = noise_floor(DEFAULT_CV)
     assert _claim(thr, "B1", "load-spikes@30").true_effect == pytest.approx(1 / (1 + t_eff) - 1)
 
 
 def test_unreachable_power_is_capped_and_said():
     req = _request()
-    plan = make_plan(req, [_h("C1", ["sanity-random"], "ttft_mean", "equivalent", rates=[10])], prior_cv=0.12,
-                     max_ratio=None)
+    plan = make_plan(
+        req, [_h("C1", ["sanity-random"], "ttft_mean", "equivalent", rates=[10])], prior_cv=0.12, max_ratio=None
+    )
     cl = _claim(plan, "C1", "sanity-random@10")
     assert plan.repetitions == cl.need == MAX_REPETITIONS and not cl.reachable
     assert cl.power == pytest.approx(power_margin(0.12, 0.05, MAX_REPETITIONS, 0.05), abs=1e-4) and cl.power < 0.8
@@ -338,8 +375,10 @@ def test_the_budget_gives_up_only_unreachable_claims_track_c_last():
         assert reps[c] >= max(needs, default=2)
         assert reps[c] == max(needs) or not any(cl.cell == c and cl.kind == "directional" for cl in plan.claims)
     # Track C cells keep their (capped) sizing.
-    assert reps[Cell(workload="optimized-baseline", rate=10.0)] == full.repetitions_by_cell[
-        Cell(workload="optimized-baseline", rate=10.0)]
+    assert (
+        reps[Cell(workload="optimized-baseline", rate=10.0)]
+        == full.repetitions_by_cell[Cell(workload="optimized-baseline", rate=10.0)]
+    )
     with pytest.raises(PlanError, match="max_ratio"):
         make_plan(req, hs, max_ratio=0)
 
@@ -354,15 +393,22 @@ def test_cost_sums_per_cell():
     hs = [_h("A1", ["load-spikes"], "e2e_p95"), _h("C1", ["sanity-random"], "ttft_mean", "equivalent", rates=[10])]
     plan = make_plan(req, hs, gpus_per_stack=8, standup_minutes=40, run_overhead_minutes=2, max_ratio=None)
     reps = plan.repetitions_by_cell
-    ls30, ls45, sr = Cell(workload="load-spikes", rate=30.0), Cell(workload="load-spikes", rate=45.0), Cell(
-        workload="sanity-random", rate=10.0)
+    ls30, ls45, sr = (
+        Cell(workload="load-spikes", rate=30.0),
+        Cell(workload="load-spikes", rate=45.0),
+        Cell(workload="sanity-random", rate=10.0),
+    )
     assert reps[ls30] == reps[ls45] < reps[sr]
     runs = 2 * (reps[ls30] + reps[ls45] + reps[sr])
     run_minutes = 2 * ((2 + 2) * (reps[ls30] + reps[ls45]) + (1 + 2) * reps[sr])  # 120 s and 60 s loads
     assert plan.cost.runs == runs
     assert plan.cost.gpu_minutes == pytest.approx(2 * 40 * 8 + run_minutes * 8)
-    assert plan.cost.gpu_minutes < make_plan(req, hs, gpus_per_stack=8, standup_minutes=40, run_overhead_minutes=2,
-                                             repetitions=plan.repetitions).cost.gpu_minutes
+    assert (
+        plan.cost.gpu_minutes
+        < make_plan(
+            req, hs, gpus_per_stack=8, standup_minutes=40, run_overhead_minutes=2, repetitions=plan.repetitions
+        ).cost.gpu_minutes
+    )
 
 
 def test_cost_formula():
@@ -398,8 +444,12 @@ def test_cost_ratio_on_the_bundled_example():
     d = load_dictionary()
     signals = ["InFlightRequests", "KVUtilization", "CacheHitRate"]
     summary = TranslationSummary(
-        kind=req.kind, plugin_type=req.plugin_type, package_dir="pkg", signals=signals,
-        freshness_gaps=signals[:2], touched_gaps=d.touched_gaps(req.kind, signals),
+        kind=req.kind,
+        plugin_type=req.plugin_type,
+        package_dir="pkg",
+        signals=signals,
+        freshness_gaps=signals[:2],
+        touched_gaps=d.touched_gaps(req.kind, signals),
     )
     hs = generate_hypotheses(req, summary, d)
     plan = make_plan(req, hs)
@@ -407,8 +457,9 @@ def test_cost_ratio_on_the_bundled_example():
     assert plan.cost.standups == 2
     reps = {c.label(): n for c, n in plan.repetitions_by_cell.items()}
     # The Track C scenarios (equivalence / no-worse only) get more runs than the directional-only cells.
-    assert min(reps["optimized-baseline@10"], reps["sanity-random@10"]) > max(reps["cache-warmup@20"],
-                                                                               reps["cache-warmup@35"])
+    assert min(reps["optimized-baseline@10"], reps["sanity-random@10"]) > max(
+        reps["cache-warmup@20"], reps["cache-warmup@35"]
+    )
     files = render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED)
     assert f"benchmarks/promotion/{req.slug}/experiment.yaml" in files
 
@@ -439,12 +490,17 @@ def test_experiment_has_the_llmdbenchmark_shape():
     root = "benchmarks/promotion/evolved-adaptive-scorer"
     assert sorted(files) == sorted(
         [f"{root}/experiment.yaml", f"{root}/evaluation.yaml", f"{root}/README.md"]
-        + [f"{root}/workloads/{w}.yaml" for w in
-           ("cache-warmup", "load-spikes", "multiturn", "optimized-baseline", "sanity-random")]
+        + [
+            f"{root}/workloads/{w}.yaml"
+            for w in ("cache-warmup", "load-spikes", "multiturn", "optimized-baseline", "sanity-random")
+        ]
     )
     exp = yaml.safe_load(files[f"{root}/experiment.yaml"])
-    assert exp["experiment"] == {"name": "promotion-7-evolved-adaptive-scorer", "harness": "inference-perf",
-                                 "profile": "cache-warmup.yaml"}
+    assert exp["experiment"] == {
+        "name": "promotion-7-evolved-adaptive-scorer",
+        "harness": "inference-perf",
+        "profile": "cache-warmup.yaml",
+    }
     reps = plan.repetitions_by_cell
     assert "design" in exp and exp["design"]["total_matrix"] == 2 * sum(reps.values())
     assert exp["design"]["run"]["replicates"] == {c.label(): reps[c] for c in plan.cells}
@@ -458,8 +514,11 @@ def test_experiment_has_the_llmdbenchmark_shape():
         merged = dict(setup["constants"])
         merged.update({k: v for k, v in t.items() if k != "name"})
         epp = _dotted_to_nested(merged)["router"]["epp"]
-        assert epp["image"] == {"registry": "ghcr.io", "repository": "example-org/llm-d-router",
-                                "tag": "promotion-7-evolved-adaptive-scorer"}
+        assert epp["image"] == {
+            "registry": "ghcr.io",
+            "repository": "example-org/llm-d-router",
+            "tag": "promotion-7-evolved-adaptive-scorer",
+        }
         assert epp["flags"] == {"allow-experimental-plugins": True}
         assert epp["pluginsCustomConfig"] == {BASELINE_CONFIG_FILE: EPP_BASELINE, EVOLVED_CONFIG_FILE: EPP_EVOLVED}
         configs.append(epp["pluginsConfigFile"])
@@ -518,27 +577,51 @@ def test_render_refuses_what_it_cannot_run():
         render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED, evolved_image="no-tag")
     files = render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED, evolved_image="quay.io/me/epp:v1")
     consts = yaml.safe_load(files["benchmarks/promotion/evolved-adaptive-scorer/experiment.yaml"])["setup"]["constants"]
-    assert (consts["router.epp.image.registry"], consts["router.epp.image.repository"], consts["router.epp.image.tag"]) == (
-        "quay.io", "me/epp", "v1")
+    assert (
+        consts["router.epp.image.registry"],
+        consts["router.epp.image.repository"],
+        consts["router.epp.image.tag"],
+    ) == ("quay.io", "me/epp", "v1")
 
-    guide = _request(workloads=[{"name": "w", "profile": "sharegpt", "rates": [1], "harness": "guidellm"}], claims=[],
-                     baselines=[], evolved_for=None)
+    guide = _request(
+        workloads=[{"name": "w", "profile": "sharegpt", "rates": [1], "harness": "guidellm"}],
+        claims=[],
+        baselines=[],
+        evolved_for=None,
+    )
     gplan = make_plan(guide, [_h("A1", ["w"], "ttft_mean")])
     with pytest.raises(PlanError, match="inference-perf profiles only"):
         render_experiment(gplan, guide, EPP_BASELINE, EPP_EVOLVED)
 
-    odd = _request(workloads=[{"name": "w", "profile": "my_profile", "rates": [1]}], claims=[], baselines=[], evolved_for=None)
+    odd = _request(
+        workloads=[{"name": "w", "profile": "my_profile", "rates": [1]}], claims=[], baselines=[], evolved_for=None
+    )
     oplan = make_plan(odd, [_h("A1", ["w"], "ttft_mean")])
     with pytest.raises(PlanError, match="profile 'my_profile' is not one the planner knows"):
         render_experiment(oplan, odd, EPP_BASELINE, EPP_EVOLVED)
-    ok = _request(workloads=[{"name": "w", "profile": "my_profile", "rates": [1],
-                              "overrides": {"data.type": "random", "load.stages.0.duration": 30}}],
-                  claims=[], baselines=[], evolved_for=None)
+    ok = _request(
+        workloads=[
+            {
+                "name": "w",
+                "profile": "my_profile",
+                "rates": [1],
+                "overrides": {"data.type": "random", "load.stages.0.duration": 30},
+            }
+        ],
+        claims=[],
+        baselines=[],
+        evolved_for=None,
+    )
     text = render_experiment(make_plan(ok, [_h("A1", ["w"], "ttft_mean")]), ok, EPP_BASELINE, EPP_EVOLVED)[
-        "benchmarks/promotion/evolved-adaptive-scorer/workloads/w.yaml"]
+        "benchmarks/promotion/evolved-adaptive-scorer/workloads/w.yaml"
+    ]
     assert yaml.safe_load(text)["load"]["stages"] == [{"rate": 1.0, "duration": 30}]
-    bad = _request(workloads=[{"name": "w", "profile": "sanity_random", "rates": [1],
-                               "overrides": {"load.stages.3.rate": 2}}], claims=[], baselines=[], evolved_for=None)
+    bad = _request(
+        workloads=[{"name": "w", "profile": "sanity_random", "rates": [1], "overrides": {"load.stages.3.rate": 2}}],
+        claims=[],
+        baselines=[],
+        evolved_for=None,
+    )
     with pytest.raises(PlanError, match="'3' is not an index of a 1-element list"):
         render_experiment(make_plan(bad, [_h("A1", ["w"], "ttft_mean")]), bad, EPP_BASELINE, EPP_EVOLVED)
 
@@ -557,20 +640,24 @@ def test_evaluation_spec_round_trip():
     assert spec.treatments == ["baseline", "evolved"]
     assert spec.repetitions == plan.repetitions and spec.cells == plan.cells
     assert spec.repetitions_by_cell == {c.label(): n for c, n in plan.repetitions_by_cell.items()}
-    assert spec.noise_floor.min_effect == 0.05 and spec.noise_floor.cv_multiplier == 2 and spec.noise_floor.halt_cv == 0.15
+    assert (
+        spec.noise_floor.min_effect == 0.05 and spec.noise_floor.cv_multiplier == 2 and spec.noise_floor.halt_cv == 0.15
+    )
     assert spec.evolved_for == "load-spikes"
     assert list(spec.hypotheses) == [h.id for h in plan.hypotheses]
     a1 = spec.hypotheses["A1"]
     assert (a1.metric, a1.direction, a1.margin, a1.better) == ("e2e_p95", Direction.DECREASE, 0.05, "lower")
     assert spec.results_layout.startswith("RESULTS/<treatment>/<workload>/rate-<rate>/rep-<n>/")
     assert run_treatment_name(plan.cells[0], 2) == spec.run_treatment_pattern.format(
-        workload=plan.cells[0].workload, rate=plan.cells[0].rate, n=2)
+        workload=plan.cells[0].workload, rate=plan.cells[0].rate, n=2
+    )
 
 
 def test_evaluation_spec_errors():
     req = _request()
     text = render_experiment(make_plan(req, _example_hypotheses()), req, EPP_BASELINE, EPP_EVOLVED)[
-        "benchmarks/promotion/evolved-adaptive-scorer/evaluation.yaml"]
+        "benchmarks/promotion/evolved-adaptive-scorer/evaluation.yaml"
+    ]
     with pytest.raises(EvaluationSpecError, match="not valid YAML at line"):
         load_evaluation_spec("a: [\n")
     with pytest.raises(EvaluationSpecError, match="expected a mapping"):

@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 import yaml
 
-from tests.bench.bench_helpers import EXAMPLE, example_doc, make_doc
 from bot.bench.metrics import METRICS
 from bot.bench.reports import (
     REQUEST_COLUMNS,
@@ -24,6 +23,7 @@ from bot.bench.reports import (
     run_dir,
 )
 from bot.model import RequestError
+from tests.bench.bench_helpers import EXAMPLE, example_doc, make_doc
 
 AGG = ("results", "request_performance", "aggregate")
 
@@ -71,7 +71,9 @@ def test_wrong_unit_outside_the_enum_is_named():
     doc = example_doc()
     _agg(doc)["latency"]["time_to_first_token"]["units"] = "sec"
     reason = _reason(doc)
-    assert reason.startswith("wrong unit 'sec' at results.request_performance.aggregate.latency.time_to_first_token.units")
+    assert reason.startswith(
+        "wrong unit 'sec' at results.request_performance.aggregate.latency.time_to_first_token.units"
+    )
 
 
 def test_wrong_unit_family_is_named():
@@ -89,9 +91,9 @@ def test_wrong_unit_family_is_named():
     [
         ((), "run"),
         (("run",), "uid"),
-        (AGG + ("latency", "time_to_first_token"), "mean"),
-        (AGG + ("requests",), "total"),
-        (AGG + ("latency", "request_latency"), "units"),
+        ((*AGG, "latency", "time_to_first_token"), "mean"),
+        ((*AGG, "requests"), "total"),
+        ((*AGG, "latency", "request_latency"), "units"),
     ],
 )
 def test_missing_required_field_is_named(path, field):
@@ -119,7 +121,7 @@ def test_wrong_versions_are_named():
 
 def test_malformed_yaml_names_the_line():
     lines = EXAMPLE.read_text().splitlines()
-    line = next(i for i, l in enumerate(lines, 1) if l.startswith("  eid:"))
+    line = next(i for i, text in enumerate(lines, 1) if text.startswith("  eid:"))
     lines[line - 1] = "   eid: x: y"  # over-indented, inside the `run` mapping
     reason = _reason("\n".join(lines))
     assert reason.startswith(f"malformed YAML at line {line}, column 4:")
@@ -182,7 +184,13 @@ def test_parse_layout():
 
 def _value(rs, treatment, workload, rate, rep, metric) -> float:
     t = rs.table
-    row = t[(t.treatment == treatment) & (t.workload == workload) & (t.rate == rate) & (t.repetition == rep) & (t.metric == metric)]
+    row = t[
+        (t.treatment == treatment)
+        & (t.workload == workload)
+        & (t.rate == rate)
+        & (t.repetition == rep)
+        & (t.metric == metric)
+    ]
     assert len(row) == 1
     return float(row["value"].iloc[0])
 
@@ -201,11 +209,13 @@ def test_units_normalised_per_harness(results_factory):
         assert _value(rs, "baseline", "w", 10.0, rep, "itl_mean") == pytest.approx(21.5)
         assert _value(rs, "baseline", "w", 10.0, rep, "e2e_mean") == pytest.approx(1875.0)
         assert _value(rs, "baseline", "w", 10.0, rep, "e2e_p95") == pytest.approx(1875.0 * 1.2)
-    units = dict(zip(rs.table.metric, rs.table.unit))
+    units = dict(zip(rs.table.metric, rs.table.unit, strict=False))
     assert units["ttft_mean"] == "ms" and units["tpot_mean"] == "ms/token" and units["throughput"] == "tokens/s"
     # The units came from each file's `units` field: the raw files really differ.
     raw = [yaml.safe_load(p.read_text()) for p in sorted(root.rglob("*.yaml"))]
-    assert [r["results"]["request_performance"]["aggregate"]["latency"]["time_to_first_token"]["units"] for r in raw] == ["s", "ms", "ms"]
+    assert [
+        r["results"]["request_performance"]["aggregate"]["latency"]["time_to_first_token"]["units"] for r in raw
+    ] == ["s", "ms", "ms"]
 
 
 def test_layout_and_requests_table(results_factory):
@@ -228,7 +238,9 @@ def test_layout_and_requests_table(results_factory):
     assert list(req.columns) == REQUEST_COLUMNS
     row = req[(req.treatment == "evolved") & (req.workload == "beta") & (req.repetition == 3)].iloc[0]
     assert row.total == 480 and row.incomplete == 4 and pd.isna(row.failures)
-    row = req[(req.treatment == "baseline") & (req.workload == "alpha") & (req.rate == 5.0) & (req.repetition == 2)].iloc[0]
+    row = req[
+        (req.treatment == "baseline") & (req.workload == "alpha") & (req.rate == 5.0) & (req.repetition == 2)
+    ].iloc[0]
     assert row.total == 500 and row.failures == 1 and pd.isna(row.incomplete)
     # Deterministic: the same directory gives the same tables.
     again = load_results(root)
@@ -290,7 +302,9 @@ def test_broken_reports_are_listed_with_reasons(results_factory):
 def test_results_dir_errors(tmp_path, results_factory):
     with pytest.raises(ReportError) as exc:
         load_results(tmp_path / "nope")
-    assert "no such results directory" in str(exc.value) and "RESULTS/<treatment>/<workload>/rate-<rate>/rep-<n>" in str(exc.value)
+    assert "no such results directory" in str(
+        exc.value
+    ) and "RESULTS/<treatment>/<workload>/rate-<rate>/rep-<n>" in str(exc.value)
 
     root, write = results_factory
     (root / "baseline").mkdir()

@@ -13,19 +13,69 @@ from bot.model import PolicyKind
 
 # From /work/shared/reference/blis.md §1 (RoutingSnapshot at f90a1e3a) — the requirement, not an output.
 SNAPSHOT_FIELDS = [
-    "ID", "QueueDepth", "BatchSize", "KVUtilization", "FreeKVBlocks", "CacheHitRate", "InFlightRequests",
-    "PreemptionCount", "Model", "GPUType", "TPDegree", "CostPerHour", "TotalKvCapacityTokens", "KvTokensInUse",
-    "TTFT", "ITL", "DispatchRate", "AvgInTokens", "AvgOutTokens", "MaxBatchSize", "ResidentAdapters",
+    "ID",
+    "QueueDepth",
+    "BatchSize",
+    "KVUtilization",
+    "FreeKVBlocks",
+    "CacheHitRate",
+    "InFlightRequests",
+    "PreemptionCount",
+    "Model",
+    "GPUType",
+    "TPDegree",
+    "CostPerHour",
+    "TotalKvCapacityTokens",
+    "KvTokensInUse",
+    "TTFT",
+    "ITL",
+    "DispatchRate",
+    "AvgInTokens",
+    "AvgOutTokens",
+    "MaxBatchSize",
+    "ResidentAdapters",
 ]
 REQUEST_FIELDS = [
-    "ID", "InputTokens", "OutputTokens", "MaxOutputLen", "ArrivalTime", "Priority", "TenantID", "SLOClass",
-    "SessionID", "ClientID", "PrefixGroup", "PrefixLength", "Model", "Adapter", "Deadline", "SLOTargetUs", "Streaming",
+    "ID",
+    "InputTokens",
+    "OutputTokens",
+    "MaxOutputLen",
+    "ArrivalTime",
+    "Priority",
+    "TenantID",
+    "SLOClass",
+    "SessionID",
+    "ClientID",
+    "PrefixGroup",
+    "PrefixLength",
+    "Model",
+    "Adapter",
+    "Deadline",
+    "SLOTargetUs",
+    "Streaming",
 ]
 STATE_FIELDS = ["Clock", "Snapshots", "LoadingSnapshots", "SelectedInstance"]
-SEED_GAPS = ["lora-affinity", "pod-health", "network-latency", "pd-role-split", "pod-heterogeneity", "concurrency-races"]
+SEED_GAPS = [
+    "lora-affinity",
+    "pod-health",
+    "network-latency",
+    "pd-role-split",
+    "pod-heterogeneity",
+    "concurrency-races",
+]
 SHORT_METRICS = {
-    "ttft_mean", "ttft_p50", "ttft_p90", "ttft_p99", "tpot_mean", "itl_mean",
-    "e2e_mean", "e2e_p50", "e2e_p95", "e2e_p99", "throughput", "request_rate",
+    "ttft_mean",
+    "ttft_p50",
+    "ttft_p90",
+    "ttft_p99",
+    "tpot_mean",
+    "itl_mean",
+    "e2e_mean",
+    "e2e_p50",
+    "e2e_p95",
+    "e2e_p99",
+    "throughput",
+    "request_rate",
 }
 
 

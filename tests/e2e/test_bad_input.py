@@ -126,6 +126,10 @@ def test_deciding_without_a_promotion(tmp_path, capsys):
 def test_the_installed_console_script_prints_no_traceback(tmp_path):
     exe = shutil.which("promote", path=str(__import__("pathlib").Path(sys.executable).parent))
     assert exe, "the console script `promote` is installed with the package"
-    proc = subprocess.run([exe, "run", str(tmp_path / "missing.yaml"), "--work", str(tmp_path / "w")],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [exe, "run", str(tmp_path / "missing.yaml"), "--work", str(tmp_path / "w")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1

@@ -74,9 +74,25 @@ def test_killed_run_resumes_to_the_same_branch_content(tmp_path, full_run):
     work, fork = tmp_path / "work", tmp_path / "fork"
     exe = Path(sys.executable).parent / "promote"
     proc = subprocess.Popen(
-        [str(exe), "run", str(REQUEST), "--results", str(RESULTS), "--work", str(work), "--fork", str(fork),
-         "--approve", "all", "--quiet", "--actor", "alice"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+        [
+            str(exe),
+            "run",
+            str(REQUEST),
+            "--results",
+            str(RESULTS),
+            "--work",
+            str(work),
+            "--fork",
+            str(fork),
+            "--approve",
+            "all",
+            "--quiet",
+            "--actor",
+            "alice",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
     deadline = time.monotonic() + 300
     killed_after = None

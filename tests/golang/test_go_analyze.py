@@ -7,8 +7,8 @@ import pytest
 from bot.golang.source import SourceError
 from bot.model import PolicyKind
 
-ROUTE = "func (ws *WeightedScoring) Route(req *Request, state *RouterState) RoutingDecision {{\n{body}\n\treturn NewRoutingDecision(\"x\", \"y\")\n}}\n"
-ADMIT = "func (a *Gate) Admit(req *Request, state *RouterState) (bool, string) {{\n{body}\n\treturn true, \"\"\n}}\n"
+ROUTE = 'func (ws *WeightedScoring) Route(req *Request, state *RouterState) RoutingDecision {{\n{body}\n\treturn NewRoutingDecision("x", "y")\n}}\n'
+ADMIT = 'func (a *Gate) Admit(req *Request, state *RouterState) (bool, string) {{\n{body}\n\treturn true, ""\n}}\n'
 ORDER = "func (s *Sched) OrderQueue(requests []*Request, clock int64) {{\n{body}\n}}\n"
 
 
@@ -23,14 +23,18 @@ def use_lines(an, name) -> set[int]:
 # ---- kind classification -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("template, kind", [(ROUTE, PolicyKind.ROUTING), (ADMIT, PolicyKind.ADMISSION), (ORDER, PolicyKind.SCHEDULING)])
+@pytest.mark.parametrize(
+    "template, kind", [(ROUTE, PolicyKind.ROUTING), (ADMIT, PolicyKind.ADMISSION), (ORDER, PolicyKind.SCHEDULING)]
+)
 def test_kind_from_host_signature(analyze_text, template, kind):
     an = analyze_text(template.format(body="\t_ = 1"))
     assert an.kind == kind
 
 
 def test_legacy_admit_signature_still_classifies(analyze_text):
-    an = analyze_text("func (a *Gate) Admit(state *RouterState, req *Request) bool {\n\treturn req.SLOClass != \"batch\"\n}\n")
+    an = analyze_text(
+        'func (a *Gate) Admit(state *RouterState, req *Request) bool {\n\treturn req.SLOClass != "batch"\n}\n'
+    )
     assert an.kind == PolicyKind.ADMISSION
     assert any(f.check == "source.legacy-signature" for f in an.findings)
 
@@ -55,8 +59,11 @@ def test_removed_priority_policy_gets_a_clear_message(analyze_text):
 
 
 def test_builtins_are_skipped_when_several_hosts(analyze_text):
-    text = "package sim\n\n" + ROUTE.replace("WeightedScoring", "RoundRobin").format(body="\t_ = 1") + ROUTE.replace(
-        "WeightedScoring", "Evolved").format(body="\t_ = state.Snapshots[0].QueueDepth")
+    text = (
+        "package sim\n\n"
+        + ROUTE.replace("WeightedScoring", "RoundRobin").format(body="\t_ = 1")
+        + ROUTE.replace("WeightedScoring", "Evolved").format(body="\t_ = state.Snapshots[0].QueueDepth")
+    )
     an = analyze_text(text)
     assert an.host == "Evolved.Route"
 
@@ -65,7 +72,9 @@ def test_builtins_are_skipped_when_several_hosts(analyze_text):
 
 
 def test_range_variable_and_alias_of_state_snapshots(analyze_text):
-    an = analyze_text(ROUTE.format(body="\tsnaps := state.Snapshots\n\tfor _, s := range snaps {\n\t\t_ = s.KVUtilization\n\t}"))
+    an = analyze_text(
+        ROUTE.format(body="\tsnaps := state.Snapshots\n\tfor _, s := range snaps {\n\t\t_ = s.KVUtilization\n\t}")
+    )
     assert "KVUtilization" in names(an)
     assert use_lines(an, "KVUtilization") == {4}
 
@@ -88,7 +97,9 @@ def test_pending_requests_is_understood_as_in_flight_requests(analyze_text):
 
 
 def test_request_field_alias_keeps_its_signal(analyze_text):
-    an = analyze_text(ADMIT.format(body="\tsloClass := req.SLOClass\n\tif sloClass == \"batch\" {\n\t\treturn false, \"shed\"\n\t}"))
+    an = analyze_text(
+        ADMIT.format(body='\tsloClass := req.SLOClass\n\tif sloClass == "batch" {\n\t\treturn false, "shed"\n\t}')
+    )
     assert "SLOClass" in names(an)
 
 
@@ -105,8 +116,11 @@ def test_state_clock_and_scheduler_clock(analyze_text):
 
 
 def test_signals_read_in_helper_methods_are_followed(analyze_text):
-    text = ("package sim\n\nfunc (a *Gate) sat(snaps []RoutingSnapshot) float64 {\n\tt := 0.0\n\tfor _, s := range snaps {\n"
-            "\t\tt += s.KVUtilization\n\t}\n\treturn t\n}\n\n" + ADMIT.format(body="\tif a.sat(state.Snapshots) > 0.9 {\n\t\treturn false, \"x\"\n\t}"))
+    text = (
+        "package sim\n\nfunc (a *Gate) sat(snaps []RoutingSnapshot) float64 {\n\tt := 0.0\n\tfor _, s := range snaps {\n"
+        "\t\tt += s.KVUtilization\n\t}\n\treturn t\n}\n\n"
+        + ADMIT.format(body='\tif a.sat(state.Snapshots) > 0.9 {\n\t\treturn false, "x"\n\t}')
+    )
     an = analyze_text(text)
     assert "KVUtilization" in names(an)
     assert [h.label for h in an.helpers] == ["Gate.sat"]
@@ -122,7 +136,11 @@ def test_identifiers_are_not_signals(analyze_text):
 
 
 def test_comparison_threshold_relates_to_the_aliased_signal(analyze_text):
-    an = analyze_text(ROUTE.format(body="\tfor _, s := range state.Snapshots {\n\t\tload := s.EffectiveLoad()\n\t\tif load > 7 {\n\t\t\t_ = 1\n\t\t}\n\t}"))
+    an = analyze_text(
+        ROUTE.format(
+            body="\tfor _, s := range state.Snapshots {\n\t\tload := s.EffectiveLoad()\n\t\tif load > 7 {\n\t\t\t_ = 1\n\t\t}\n\t}"
+        )
+    )
     th = next(t for t in an.thresholds if t.value == 7)
     assert th.role == "threshold" and "EffectiveLoad" in th.signals
     assert th.go_type == "int" and th.param == "loadThreshold" and th.lines == [4]
@@ -149,5 +167,7 @@ def test_control_dependent_factor_is_a_parameter(analyze_text):
 
 
 def test_unit_conversions_are_not_parameters(analyze_text):
-    an = analyze_text(ORDER.format(body="\tfor _, r := range requests {\n\t\t_ = float64(clock-r.ArrivalTime) / 1000.0\n\t}"))
+    an = analyze_text(
+        ORDER.format(body="\tfor _, r := range requests {\n\t\t_ = float64(clock-r.ArrivalTime) / 1000.0\n\t}")
+    )
     assert not any(t.value == 1000 for t in an.thresholds)

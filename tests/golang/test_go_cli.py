@@ -11,7 +11,18 @@ from .conftest import CORPUS, EXAMPLE, FIXTURES
 
 def test_translate_writes_package_report_and_findings(tmp_path, capsys):
     out = tmp_path / "out"
-    rc = main(["translate", str(FIXTURES / "admission_gate.go"), "--out", str(out), "--plugin-type", "evolved-load-gate", "--no-check", "--json"])
+    rc = main(
+        [
+            "translate",
+            str(FIXTURES / "admission_gate.go"),
+            "--out",
+            str(out),
+            "--plugin-type",
+            "evolved-load-gate",
+            "--no-check",
+            "--json",
+        ]
+    )
     assert rc == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["kind"] == "admission" and summary["plugin_type"] == "evolved-load-gate"
@@ -30,7 +41,9 @@ def test_critical_finding_exits_1(tmp_path, capsys):
 
 def test_unusable_input_exits_2_with_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.go"
-    bad.write_text("func (ws *WeightedScoring) Route(req *Request, state *RouterState) RoutingDecision {\n\tx := (1 +\n}\n")
+    bad.write_text(
+        "func (ws *WeightedScoring) Route(req *Request, state *RouterState) RoutingDecision {\n\tx := (1 +\n}\n"
+    )
     rc = main(["translate", str(bad), "--out", str(tmp_path / "o")])
     assert rc == 2
     err = capsys.readouterr().err.strip()

@@ -43,13 +43,16 @@ def test_plugin_plumbing(example):
     assert "func Factory(name string, rawParameters *json.Decoder, _ plugin.Handle) (plugin.Plugin, error)" in main
     assert "func (s *EvolvedAdaptiveScorer) WithName(name string) *EvolvedAdaptiveScorer" in main
     assert '"github.com/llm-d/llm-d-router/pkg/epp/framework/interface/scheduling"' in main
-    assert tr.registration_line == "fwkplugin.Register(evolvedadaptivescorer.Type, fwkplugin.StabilityAlpha, evolvedadaptivescorer.Factory)"
+    assert (
+        tr.registration_line
+        == "fwkplugin.Register(evolvedadaptivescorer.Type, fwkplugin.StabilityAlpha, evolvedadaptivescorer.Factory)"
+    )
     assert tr.registration_import == f'evolvedadaptivescorer "github.com/llm-d/llm-d-router/{pdir}"'
     assert f"{pdir}/README.md" in tr.files
 
 
 def test_thresholds_become_parameters_with_evolved_defaults(example):
-    _, an, tr = example
+    _, _an, tr = example
     assert tr.summary.thresholds["loadThreshold"] == 7
     assert tr.summary.thresholds["kvUtilizationThreshold"] == 0.82
     main = next(t for p, t in tr.files.items() if p.endswith("evolved_adaptive_scorer.go"))
@@ -80,8 +83,13 @@ def test_line_map_points_at_the_evolved_lines(example):
         g, s = generated[gline - 1].strip(), original[sline - 1].strip()
         if "params." in g or not g:
             continue
-        for new, old in (("weightedScoring", "WeightedScoring"), ("routerState", "RouterState"), ("routingDecision", "RoutingDecision"),
-                         ("blisRequest", "Request"), ("newRoutingDecision", "NewRoutingDecision")):
+        for new, old in (
+            ("weightedScoring", "WeightedScoring"),
+            ("routerState", "RouterState"),
+            ("routingDecision", "RoutingDecision"),
+            ("blisRequest", "Request"),
+            ("newRoutingDecision", "NewRoutingDecision"),
+        ):
             g = g.replace(new, old)
         assert g == s, (gline, g, s)
         checked += 1
@@ -100,7 +108,7 @@ def test_epp_config(example):
 
 
 def test_report_lists_every_signal_with_source_fidelity_and_freshness(example, dictionary):
-    _, an, tr = example
+    _, _an, tr = example
     for sig in tr.summary.signals:
         row = next(ln for ln in tr.report_markdown.splitlines() if ln.startswith(f"| `{sig}`"))
         e = dictionary.signal(sig)
@@ -140,7 +148,13 @@ def test_scheduling_becomes_a_queue_position_scorer(dictionary):
 
 def test_feedback_is_recorded_and_scorers_directive_applied(dictionary):
     src, an, _ = translate_path(EXAMPLE, dictionary, "evolved-adaptive-scorer")
-    tr = translate(src, an, dictionary, plugin_type="evolved-adaptive-scorer", feedback="please use scorers: prefix-affinity:1, load-balance:1")
+    tr = translate(
+        src,
+        an,
+        dictionary,
+        plugin_type="evolved-adaptive-scorer",
+        feedback="please use scorers: prefix-affinity:1, load-balance:1",
+    )
     assert "## Reviewer feedback addressed" in tr.report_markdown
     assert "baseline scorers set to prefix-affinity:1, load-balance:1" in tr.report_markdown
     assert "- name: load-balance" in tr.epp_config

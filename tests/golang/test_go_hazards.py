@@ -5,8 +5,8 @@ from __future__ import annotations
 from bot.golang import hazards
 from bot.model import Severity
 
-ROUTE = "func (ws *WeightedScoring) Route(req *Request, state *RouterState) RoutingDecision {{\n{body}\n\treturn NewRoutingDecision(\"x\", \"y\")\n}}\n"
-ADMIT = "func (a *Gate) Admit(req *Request, state *RouterState) (bool, string) {{\n{body}\n\treturn true, \"\"\n}}\n"
+ROUTE = 'func (ws *WeightedScoring) Route(req *Request, state *RouterState) RoutingDecision {{\n{body}\n\treturn NewRoutingDecision("x", "y")\n}}\n'
+ADMIT = 'func (a *Gate) Admit(req *Request, state *RouterState) (bool, string) {{\n{body}\n\treturn true, ""\n}}\n'
 
 
 def findings(an, check):
@@ -19,7 +19,7 @@ def test_check_ids_are_documented_in_the_module_docstring():
 
 
 def test_inv9_output_tokens_is_critical(analyze_text):
-    an = analyze_text(ADMIT.format(body="\tif len(req.OutputTokens) > 100 {\n\t\treturn false, \"long\"\n\t}"))
+    an = analyze_text(ADMIT.format(body='\tif len(req.OutputTokens) > 100 {\n\t\treturn false, "long"\n\t}'))
     [f] = findings(an, hazards.INV9)
     assert f.severity == Severity.CRITICAL and f.source_line == 2
 
@@ -31,8 +31,10 @@ def test_positional_scorer_index(analyze_text):
 
 
 def test_positional_index_through_a_per_scorer_slice_but_not_snapshots(analyze_text):
-    body = ("\tper := make([]map[string]float64, len(ws.scorers))\n\tfor i, sc := range ws.scorers {\n\t\tper[i] = sc(req, state.Snapshots)\n\t}\n"
-            "\tfirst := per[0]\n\t_ = first\n\t_ = state.Snapshots[0].QueueDepth")
+    body = (
+        "\tper := make([]map[string]float64, len(ws.scorers))\n\tfor i, sc := range ws.scorers {\n\t\tper[i] = sc(req, state.Snapshots)\n\t}\n"
+        "\tfirst := per[0]\n\t_ = first\n\t_ = state.Snapshots[0].QueueDepth"
+    )
     an = analyze_text(ROUTE.format(body=body))
     assert [f.source_line for f in findings(an, hazards.POSITIONAL)] == [6]
 
@@ -44,9 +46,10 @@ def test_two_scorer_renormalization(analyze_text):
 
 
 def test_removed_identifiers(analyze_text):
-    text = ("package sim\n\nfunc short(tokens []int) bool {\n\treturn len(tokens) < 8\n}\n\n"
-            + ROUTE.format(body="\t_ = state.Snapshots[0].PendingRequests\n\td := NewRoutingDecision(\"x\", \"y\")\n"
-                                "\tif short(req.InputTokens) {\n\t\td.Priority = 1\n\t}\n\t_ = ws.cacheWeight"))
+    text = "package sim\n\nfunc short(tokens []int) bool {\n\treturn len(tokens) < 8\n}\n\n" + ROUTE.format(
+        body='\t_ = state.Snapshots[0].PendingRequests\n\td := NewRoutingDecision("x", "y")\n'
+        "\tif short(req.InputTokens) {\n\t\td.Priority = 1\n\t}\n\t_ = ws.cacheWeight"
+    )
     an = analyze_text(text)
     got = {(f.source_line, f.severity) for f in findings(an, hazards.REMOVED)}
     assert (8, Severity.SUGGESTION) in got  # PendingRequests, translated automatically
@@ -56,7 +59,11 @@ def test_removed_identifiers(analyze_text):
 
 
 def test_dead_slo_branch_through_an_alias(analyze_text):
-    an = analyze_text(ADMIT.format(body="\tc := req.SLOClass\n\tif c == \"realtime\" {\n\t\treturn true, \"\"\n\t}\n\tswitch c {\n\tcase \"interactive\":\n\t\treturn true, \"\"\n\t}"))
+    an = analyze_text(
+        ADMIT.format(
+            body='\tc := req.SLOClass\n\tif c == "realtime" {\n\t\treturn true, ""\n\t}\n\tswitch c {\n\tcase "interactive":\n\t\treturn true, ""\n\t}'
+        )
+    )
     assert sorted(f.source_line for f in findings(an, hazards.DEAD_SLO)) == [3, 7]
     assert "interactive" not in {f.message for f in findings(an, hazards.DEAD_SLO) if f.source_line == 3}
 

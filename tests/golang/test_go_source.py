@@ -22,7 +22,9 @@ def test_function_form_is_wrapped_and_lines_map_back():
 
 
 def test_package_file_with_markers():
-    text = "package sim\n\n" + FUNC.replace("\treturn", "\t// EVOLVE-BLOCK-START\n\treturn").replace("\n}\n", "\n\t// EVOLVE-BLOCK-END\n}\n")
+    text = "package sim\n\n" + FUNC.replace("\treturn", "\t// EVOLVE-BLOCK-START\n\treturn").replace(
+        "\n}\n", "\n\t// EVOLVE-BLOCK-END\n}\n"
+    )
     src = parse_evolved_source(text, "routing.go")
     assert src.form == "package-file"
     assert src.evolve_block == (4, 6)
@@ -34,7 +36,11 @@ def test_go_file_without_markers():
 
 
 def test_openevolve_python_maps_lines_to_the_py_file():
-    py = '"""doc"""\n\nGO_ROUTING_CODE = """package sim\n\n' + FUNC.replace("\treturn", "\t// EVOLVE-BLOCK-START\n\treturn").replace("\n}\n", "\n\t// EVOLVE-BLOCK-END\n}\n") + '"""\n'
+    py = (
+        '"""doc"""\n\nGO_ROUTING_CODE = """package sim\n\n'
+        + FUNC.replace("\treturn", "\t// EVOLVE-BLOCK-START\n\treturn").replace("\n}\n", "\n\t// EVOLVE-BLOCK-END\n}\n")
+        + '"""\n'
+    )
     src = parse_evolved_source(py, "best_program.py")
     assert src.form == "openevolve-python"
     assert src.code_variable == "GO_ROUTING_CODE"

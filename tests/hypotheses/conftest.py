@@ -63,9 +63,19 @@ def make_request(**over) -> PromotionRequest:
             },
         ],
         "workloads": [
-            {"name": "prefix-heavy", "description": "shared prefixes", "profile": "shared_prefix_synthetic",
-             "rates": [4, 8, 12], "blis_workload": "workload_v2_cache_warmup.yaml"},
-            {"name": "load-spikes", "profile": "random_concurrent", "rates": [2, 6], "blis_workload": "workload_v2_load_spikes.yaml"},
+            {
+                "name": "prefix-heavy",
+                "description": "shared prefixes",
+                "profile": "shared_prefix_synthetic",
+                "rates": [4, 8, 12],
+                "blis_workload": "workload_v2_cache_warmup.yaml",
+            },
+            {
+                "name": "load-spikes",
+                "profile": "random_concurrent",
+                "rates": [2, 6],
+                "blis_workload": "workload_v2_load_spikes.yaml",
+            },
             {"name": "chat", "profile": "sanity_random", "rates": [5]},
         ],
         "evolved_for": "prefix-heavy",

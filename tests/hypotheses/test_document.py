@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 import yaml
-from tests.hypotheses.conftest import make_request
 
 from bot.hypotheses import (
     HypothesisError,
@@ -16,6 +15,7 @@ from bot.hypotheses import (
     render_hypothesis,
 )
 from bot.model import Direction, Hypothesis, Track
+from tests.hypotheses.conftest import make_request
 
 
 @pytest.fixture
@@ -26,7 +26,9 @@ def hyps(request_, summary, dictionary):
 def _variants(summary, dictionary):
     yield generate_hypotheses(make_request(), summary, dictionary)
     yield generate_hypotheses(make_request(baselines=[]), summary, dictionary)
-    yield generate_hypotheses(make_request(claims=[], source_text=""), summary, dictionary, feedback="guard: e2e_p99\nmargin: 3%")
+    yield generate_hypotheses(
+        make_request(claims=[], source_text=""), summary, dictionary, feedback="guard: e2e_p99\nmargin: 3%"
+    )
 
 
 def test_every_generated_hypothesis_round_trips(summary, dictionary):
@@ -44,7 +46,14 @@ def test_front_matter_holds_every_field_and_body_is_readable(hyps):
     text = render_hypothesis(h)
     front = yaml.safe_load(text.split("---\n")[1])
     assert list(front) == list(Hypothesis.model_fields)
-    for section in ("## Classification", "## Prediction", "## Operating points", "## Mechanism", "## Diagnostic", "## Origin"):
+    for section in (
+        "## Classification",
+        "## Prediction",
+        "## Operating points",
+        "## Mechanism",
+        "## Diagnostic",
+        "## Origin",
+    ):
         assert section in text
     assert h.statement in text and "BLIS original" in text
     assert "results.request_performance.aggregate.latency.time_to_first_token.mean" in text
@@ -111,7 +120,9 @@ def test_load_hypotheses_reads_what_render_wrote(tmp_path, hyps):
 
 
 def test_exclude_keeps_other_ids_stable(request_, summary, dictionary, hyps):
-    after = generate_hypotheses(request_, summary, dictionary, feedback="Please drop the chat TTFT check.\nexclude: C3, B2")
+    after = generate_hypotheses(
+        request_, summary, dictionary, feedback="Please drop the chat TTFT check.\nexclude: C3, B2"
+    )
     assert {h.id for h in hyps} - {h.id for h in after} == {"C3", "B2"}
     before = {h.id: h for h in hyps}
     assert all(before[h.id] == h for h in after)
@@ -120,7 +131,9 @@ def test_exclude_keeps_other_ids_stable(request_, summary, dictionary, hyps):
 def test_margin_directives(request_, summary, dictionary):
     hs = {h.id: h for h in generate_hypotheses(request_, summary, dictionary, feedback="margin: 0.03\nmargin C2: 2%")}
     assert hs["C2"].prediction.margin == 0.02
-    tolerant = [h for h in hs.values() if h.prediction and h.prediction.direction in (Direction.EQUIVALENT, Direction.NO_WORSE)]
+    tolerant = [
+        h for h in hs.values() if h.prediction and h.prediction.direction in (Direction.EQUIVALENT, Direction.NO_WORSE)
+    ]
     assert all(h.prediction.margin == 0.03 for h in tolerant if h.id != "C2")
     assert all(h.prediction.margin == 0.05 for h in hs.values() if h.track is Track.A)
 
@@ -130,8 +143,10 @@ def test_guard_adds_no_regression_after_existing_ids(request_, summary, dictiona
     old_c = [h for h in hyps if h.track is Track.C]
     new_c = [h for h in after if h.track is Track.C]
     assert new_c[: len(old_c)] == old_c
-    added = new_c[len(old_c):]
-    assert [(h.prediction.metric, h.workloads[0]) for h in added] == [("e2e_p99", b.workload) for b in request_.baselines]
+    added = new_c[len(old_c) :]
+    assert [(h.prediction.metric, h.workloads[0]) for h in added] == [
+        ("e2e_p99", b.workload) for b in request_.baselines
+    ]
 
 
 def test_free_text_feedback_is_recorded_on_the_documents_it_names(hyps):

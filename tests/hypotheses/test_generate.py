@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from tests.hypotheses.conftest import make_request
 
 from bot.bench.metrics import BLIS_TO_SHORT, METRICS
 from bot.hypotheses import (
@@ -14,7 +13,8 @@ from bot.hypotheses import (
     openevolve_findings,
     render_hypothesis,
 )
-from bot.model import Direction, Family, HypothesisType, PolicyKind, RequestError, Track, TranslationSummary, VVUQ
+from bot.model import VVUQ, Direction, Family, HypothesisType, PolicyKind, RequestError, Track, TranslationSummary
+from tests.hypotheses.conftest import make_request
 
 
 def _track(hs, t):
@@ -109,7 +109,9 @@ def test_openevolve_triples_become_track_a(request_, summary, dictionary):
 def test_malformed_expect_is_a_clear_error(summary, dictionary):
     src = "// HYPOTHESIS-1: faster\n// MECHANISM-1: because\n// EXPECT-1: lower latency please\n"
     req = make_request(source_text=src)
-    with pytest.raises(HypothesisError, match=r"best_program.go:3: EXPECT-1: 'lower latency please' is not '<metric> <op> <threshold>'"):
+    with pytest.raises(
+        HypothesisError, match=r"best_program.go:3: EXPECT-1: 'lower latency please' is not '<metric> <op> <threshold>'"
+    ):
         generate_hypotheses(req, summary, dictionary)
 
 
@@ -123,12 +125,12 @@ def test_track_b_one_per_touched_gap_and_freshness_gap(request_, summary, dictio
     assert [h.source for h in b] == list(summary.touched_gaps) + list(summary.freshness_gaps)
     for h in b:
         assert h.diagnostic.startswith("If this fails, it would indicate")
-    for h, gid in zip(b, summary.touched_gaps):
+    for h, gid in zip(b, summary.touched_gaps, strict=False):
         tb = dictionary.gap(gid).track_b
         assert h.family is tb.family and h.type is tb.type
         if h.prediction is not None:
             assert h.prediction.metric == tb.metric and h.prediction.direction.value == tb.direction
-    for h in b[len(summary.touched_gaps):]:
+    for h in b[len(summary.touched_gaps) :]:
         assert h.family is Family.STRUCTURAL_MODEL
         assert "should behave according to" in h.statement and "verified by observable" in h.statement
         assert h.prediction.direction is Direction.NO_WORSE and h.prediction.metric == "ttft_mean"  # A1's metric
@@ -213,8 +215,12 @@ def test_admission_wording_and_default_metric(dictionary):
     req = make_request(kind="admission", claims=[], source_text="")
     signals = ["InFlightRequests", "SLOClass"]
     s = TranslationSummary(
-        kind=PolicyKind.ADMISSION, plugin_type="evolved-admission", package_dir="pkg/x",
-        signals=signals, freshness_gaps=["InFlightRequests"], touched_gaps=dictionary.touched_gaps("admission", signals),
+        kind=PolicyKind.ADMISSION,
+        plugin_type="evolved-admission",
+        package_dir="pkg/x",
+        signals=signals,
+        freshness_gaps=["InFlightRequests"],
+        touched_gaps=dictionary.touched_gaps("admission", signals),
     )
     hs = generate_hypotheses(req, s, dictionary)
     assert not _track(hs, "A")
@@ -242,9 +248,11 @@ def test_blis_metric_to_short_uses_the_bench_table():
 
 def test_openevolve_hypothesis_checked_where_its_text_says(summary, dictionary):
     """A plain EXPECT metric goes to the workload the HYPOTHESIS line names, else to evolved_for."""
-    src = ("// HYPOTHESIS-1: Under load-spikes, load penalties cut tail latency\n// MECHANISM-1: spill bursts\n"
-           "// EXPECT-1: e2e_p95_ms < 6500\n// HYPOTHESIS-2: sessions get faster\n// MECHANISM-2: warm caches\n"
-           "// EXPECT-2: ttft_mean_ms < 80\n")
+    src = (
+        "// HYPOTHESIS-1: Under load-spikes, load penalties cut tail latency\n// MECHANISM-1: spill bursts\n"
+        "// EXPECT-1: e2e_p95_ms < 6500\n// HYPOTHESIS-2: sessions get faster\n// MECHANISM-2: warm caches\n"
+        "// EXPECT-2: ttft_mean_ms < 80\n"
+    )
     req = make_request(source_text=src)
     hs = [h for h in generate_hypotheses(req, summary, dictionary) if h.source.startswith("HYPOTHESIS-")]
     assert hs[0].workloads == ["load-spikes"]

@@ -56,7 +56,15 @@ def test_clean_branch_has_no_checklist_defects(branch, gate):
 def test_gate1_missing_freshness_annotation(branch):
     ctx, edit, _ = branch
     path = package_file(ctx, "InFlightRequests = ")
-    edit(path, lambda t: "\n".join(l.split("//")[0].rstrip() if "InFlightRequests = " in l else l for l in t.splitlines()) + "\n")
+    edit(
+        path,
+        lambda t: (
+            "\n".join(
+                text.split("//")[0].rstrip() if "InFlightRequests = " in text else text for text in t.splitlines()
+            )
+            + "\n"
+        ),
+    )
     found = [f for f in review_gate(1, ctx) if f.check == "G1.freshness-annotation"]
     assert found and found[0].file == path and found[0].severity is Severity.IMPORTANT
 
@@ -64,7 +72,12 @@ def test_gate1_missing_freshness_annotation(branch):
 def test_gate1_broken_conventions_and_compile_error(branch):
     ctx, edit, _ = branch
     path = package_file(ctx, "var _ scheduling.Scorer")
-    edit(path, lambda t: re.sub(r"var _ scheduling\.Scorer = [^\n]+\n", "", t).replace("return ", "return undefinedThing + ", 1))
+    edit(
+        path,
+        lambda t: re.sub(r"var _ scheduling\.Scorer = [^\n]+\n", "", t).replace(
+            "return ", "return undefinedThing + ", 1
+        ),
+    )
     found = review_gate(1, ctx)
     assert "G1.plugin-conventions" in checks(found)
     assert any(f.severity is Severity.CRITICAL and f.check.startswith("toolchain") for f in found)

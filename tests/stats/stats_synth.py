@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from bot.bench.metrics import METRICS
-from bot.model import Direction, Family, Hypothesis, HypothesisType, Prediction, Track, VVUQ
+from bot.model import VVUQ, Direction, Family, Hypothesis, HypothesisType, Prediction, Track
 from bot.stats.power import log_sd
 
 
@@ -39,13 +39,28 @@ def build(cells: list[dict]) -> SynthReports:
             for rep, v in enumerate(np.asarray(c[treatment], dtype=float)):
                 m = METRICS[c["metric"]]
                 rows.append(
-                    dict(treatment=treatment, workload=c["workload"], rate=float(c["rate"]), repetition=rep,
-                         metric=c["metric"], statistic=m.statistic, value=float(v), unit=m.unit)
+                    {
+                        "treatment": treatment,
+                        "workload": c["workload"],
+                        "rate": float(c["rate"]),
+                        "repetition": rep,
+                        "metric": c["metric"],
+                        "statistic": m.statistic,
+                        "value": float(v),
+                        "unit": m.unit,
+                    }
                 )
                 key = (treatment, c["workload"], float(c["rate"]), rep)
                 lost = c.get(f"lost_{treatment}", 0)
-                req[key] = dict(treatment=treatment, workload=c["workload"], rate=float(c["rate"]), repetition=rep,
-                                total=int(c.get("total", 1000)), failures=int(lost), incomplete=0)
+                req[key] = {
+                    "treatment": treatment,
+                    "workload": c["workload"],
+                    "rate": float(c["rate"]),
+                    "repetition": rep,
+                    "total": int(c.get("total", 1000)),
+                    "failures": int(lost),
+                    "incomplete": 0,
+                }
     return SynthReports(pd.DataFrame(rows), pd.DataFrame(list(req.values())))
 
 
@@ -55,15 +70,29 @@ def arm_pair(rng, *, cv: float, effect: float, n: int, n_evolved: int | None = N
     return b, e
 
 
-def hypothesis(hid: str = "A1", *, metric: str = "ttft_mean", direction: Direction = Direction.DECREASE,
-               workloads=("chat",), rates=(), margin: float = 0.05, blis_magnitude: float | None = None) -> Hypothesis:
+def hypothesis(
+    hid: str = "A1",
+    *,
+    metric: str = "ttft_mean",
+    direction: Direction = Direction.DECREASE,
+    workloads=("chat",),
+    rates=(),
+    margin: float = 0.05,
+    blis_magnitude: float | None = None,
+) -> Hypothesis:
     track = Track(hid[0])
     htype = {Direction.EQUIVALENT: HypothesisType.EQUIVALENCE}.get(direction, HypothesisType.DOMINANCE)
     return Hypothesis(
-        id=hid, track=track, title=f"{hid} {metric} {direction.value}", statement=f"{metric} {direction.value}",
-        family=Family.CROSS_POLICY, vvuq=VVUQ.VALIDATION, type=htype,
+        id=hid,
+        track=track,
+        title=f"{hid} {metric} {direction.value}",
+        statement=f"{metric} {direction.value}",
+        family=Family.CROSS_POLICY,
+        vvuq=VVUQ.VALIDATION,
+        type=htype,
         diagnostic="If this fails, it would indicate the mechanism does not transfer.",
-        workloads=list(workloads), rates=list(rates),
+        workloads=list(workloads),
+        rates=list(rates),
         prediction=Prediction(metric=metric, direction=direction, margin=margin, blis_magnitude=blis_magnitude),
         source=hid,
     )

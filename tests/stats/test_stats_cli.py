@@ -36,14 +36,44 @@ def chain(tmp_path_factory):
     root = tmp_path_factory.mktemp("cli")
     request = EXAMPLE / "promotion.yaml"
     codes = [
-        bot.cli.main(["hypothesize", str(request), "--out", str(root / "hyp"), "--translation", str(FIXTURES / "translation.json")]),
-        bot.cli.main(["plan", str(request), "--hypotheses", str(root / "hyp"), "--out", str(root / "plan"),
-                      "--evolved-config", str(FIXTURES / "evolved-epp-config.yaml")]),
+        bot.cli.main(
+            [
+                "hypothesize",
+                str(request),
+                "--out",
+                str(root / "hyp"),
+                "--translation",
+                str(FIXTURES / "translation.json"),
+            ]
+        ),
+        bot.cli.main(
+            [
+                "plan",
+                str(request),
+                "--hypotheses",
+                str(root / "hyp"),
+                "--out",
+                str(root / "plan"),
+                "--evolved-config",
+                str(FIXTURES / "evolved-epp-config.yaml"),
+            ]
+        ),
     ]
     spec = next((root / "plan").rglob("evaluation.yaml"))
     codes.append(
-        bot.cli.main(["evaluate", "--hypotheses", str(root / "hyp"), "--results", str(EXAMPLE / "results"),
-                      "--out", str(root / "ev"), "--spec", str(spec)])
+        bot.cli.main(
+            [
+                "evaluate",
+                "--hypotheses",
+                str(root / "hyp"),
+                "--results",
+                str(EXAMPLE / "results"),
+                "--out",
+                str(root / "ev"),
+                "--spec",
+                str(spec),
+            ]
+        )
     )
     mp.undo()
     return root, codes
@@ -61,14 +91,25 @@ def test_the_chain_writes_hypotheses_plan_and_verdicts(chain):
     md = (root / "ev" / "verdicts.md").read_text()
     assert "xychart-beta" in md and "## Track A" in md
     plots = sorted(p.name for p in (root / "ev" / "plots").glob("*.png"))
-    assert plots and all((root / "ev" / "plots" / f"{v.hypothesis_id}-effects.png").is_file() for v in verdicts if v.effects)
+    assert plots and all(
+        (root / "ev" / "plots" / f"{v.hypothesis_id}-effects.png").is_file() for v in verdicts if v.effects
+    )
 
 
 def test_evaluate_is_deterministic(chain, promote, tmp_path):
     root, _ = chain
     spec = next((root / "plan").rglob("evaluation.yaml"))
-    code, out, _ = promote("evaluate", "--hypotheses", root / "hyp", "--results", EXAMPLE / "results",
-                           "--out", tmp_path / "again", "--spec", spec)
+    code, out, _ = promote(
+        "evaluate",
+        "--hypotheses",
+        root / "hyp",
+        "--results",
+        EXAMPLE / "results",
+        "--out",
+        tmp_path / "again",
+        "--spec",
+        spec,
+    )
     assert code == 0 and "verdicts:" in out
     for p in sorted((root / "ev").rglob("*")):
         if p.is_file():
@@ -77,8 +118,17 @@ def test_evaluate_is_deterministic(chain, promote, tmp_path):
 
 def test_evolved_for_changes_only_the_mechanism_flags(chain, promote, tmp_path):
     root, _ = chain
-    code, _, _ = promote("evaluate", "--hypotheses", root / "hyp", "--results", EXAMPLE / "results",
-                         "--out", tmp_path, "--evolved-for", "sanity-random")
+    code, _, _ = promote(
+        "evaluate",
+        "--hypotheses",
+        root / "hyp",
+        "--results",
+        EXAMPLE / "results",
+        "--out",
+        tmp_path,
+        "--evolved-for",
+        "sanity-random",
+    )
     assert code == 0
     other = {v.hypothesis_id: v for v in verdicts_from_json((tmp_path / "verdicts.json").read_text())}
     base = {v.hypothesis_id: v for v in verdicts_from_json((root / "ev" / "verdicts.json").read_text())}
@@ -90,13 +140,48 @@ def test_evolved_for_changes_only_the_mechanism_flags(chain, promote, tmp_path):
     "argv, needle",
     [
         (["evaluate", "--hypotheses", "{tmp}/nope", "--results", "{results}", "--out", "{tmp}/o"], "no such directory"),
-        (["evaluate", "--hypotheses", "{hyp}", "--results", "{tmp}/nope", "--out", "{tmp}/o"], "no such results directory"),
-        (["evaluate", "--hypotheses", "{hyp}", "--results", "{results}", "--out", "{tmp}/o", "--per-request", "{tmp}/x.csv"], "--per-request"),
-        (["evaluate", "--hypotheses", "{hyp}", "--results", "{results}", "--out", "{tmp}/o", "--alpha", "0.7"], "alpha"),
-        (["evaluate", "--hypotheses", "{hyp}", "--results", "{results}", "--out", "{tmp}/o", "--spec", "{tmp}/bad.yaml"], "evaluation spec"),
+        (
+            ["evaluate", "--hypotheses", "{hyp}", "--results", "{tmp}/nope", "--out", "{tmp}/o"],
+            "no such results directory",
+        ),
+        (
+            [
+                "evaluate",
+                "--hypotheses",
+                "{hyp}",
+                "--results",
+                "{results}",
+                "--out",
+                "{tmp}/o",
+                "--per-request",
+                "{tmp}/x.csv",
+            ],
+            "--per-request",
+        ),
+        (
+            ["evaluate", "--hypotheses", "{hyp}", "--results", "{results}", "--out", "{tmp}/o", "--alpha", "0.7"],
+            "alpha",
+        ),
+        (
+            [
+                "evaluate",
+                "--hypotheses",
+                "{hyp}",
+                "--results",
+                "{results}",
+                "--out",
+                "{tmp}/o",
+                "--spec",
+                "{tmp}/bad.yaml",
+            ],
+            "evaluation spec",
+        ),
         (["hypothesize", "{tmp}/missing.yaml", "--out", "{tmp}/o"], "no such file"),
         (["hypothesize", "{request}", "--out", "{tmp}/o", "--translation", "{tmp}/bad.json"], "bad.json"),
-        (["plan", "{request}", "--hypotheses", "{hyp}", "--out", "{tmp}/o", "--evolved-config", "{tmp}/none.yaml"], "evolved EndpointPickerConfig"),
+        (
+            ["plan", "{request}", "--hypotheses", "{hyp}", "--out", "{tmp}/o", "--evolved-config", "{tmp}/none.yaml"],
+            "evolved EndpointPickerConfig",
+        ),
         (["plan", "{request}", "--hypotheses", "{hyp}", "--out", "{tmp}/o", "--prior-cv", "3"], "--prior-cv"),
     ],
 )
@@ -104,8 +189,12 @@ def test_bad_input_exits_2_with_one_line(chain, promote, tmp_path, argv, needle)
     root, _ = chain
     (tmp_path / "bad.json").write_text('{"kind": "routing"}')
     (tmp_path / "bad.yaml").write_text("version: 1\n")
-    subst = {"{tmp}": str(tmp_path), "{results}": str(EXAMPLE / "results"), "{hyp}": str(root / "hyp"),
-             "{request}": str(EXAMPLE / "promotion.yaml")}
+    subst = {
+        "{tmp}": str(tmp_path),
+        "{results}": str(EXAMPLE / "results"),
+        "{hyp}": str(root / "hyp"),
+        "{request}": str(EXAMPLE / "promotion.yaml"),
+    }
     args = []
     for a in argv:
         for k, v in subst.items():

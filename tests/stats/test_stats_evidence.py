@@ -30,7 +30,7 @@ def case():
     cells = []
     for wl, rate, eff in (("chat", 10, -0.2), ("chat", 20, -0.15), ("code", 10, 0.0)):
         b, e = arm_pair(rng, cv=0.03, effect=eff, n=4)
-        cells.append(dict(workload=wl, rate=rate, metric="ttft_mean", baseline=b, evolved=e))
+        cells.append({"workload": wl, "rate": rate, "metric": "ttft_mean", "baseline": b, "evolved": e})
     cells[-1]["lost_evolved"] = 40  # shedding on code
     reports = build(cells)
     hs = [
@@ -85,7 +85,7 @@ def test_summary_table_and_mermaid_chart(case):
     lo, hi = map(float, re.search(r"(-?\d+) --> (-?\d+)", chart).groups())
     # C2 has no measured cell, so it is not charted; every charted value is inside the axis
     assert labels == ['"A1"', '"B1"', '"C1"'] and len(values) == 3
-    assert lo < min(values + [0]) and max(values + [0]) < hi
+    assert lo < min([*values, 0]) and max([*values, 0]) < hi
     assert lines[1] == "0, 0, 0" and " bar " not in chart  # bars would grow from the axis bottom, not zero
     assert values[0] == pytest.approx(np.mean([e.rel_change for e in vs[0].effects]) * 100, abs=0.05)
 
@@ -110,7 +110,14 @@ def test_pngs_are_valid_deterministic_and_carry_no_software_stamp(case):
     hs, vs, reports = case
     first = plot_effects(hs, vs, reports)
     again = plot_effects(hs, vs, reports)
-    assert sorted(first) == ["A1-arms.png", "A1-effects.png", "B1-arms.png", "B1-effects.png", "C1-arms.png", "C1-effects.png"]
+    assert sorted(first) == [
+        "A1-arms.png",
+        "A1-effects.png",
+        "B1-arms.png",
+        "B1-effects.png",
+        "C1-arms.png",
+        "C1-effects.png",
+    ]
     for name, png in first.items():
         assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 2000
         assert png == again[name], name
@@ -121,7 +128,7 @@ def test_cdf_from_per_request_data(case):
     hs, vs, _ = case
     rng = np.random.default_rng(0)
     rows = [
-        dict(treatment=t, workload="chat", rate=10.0, metric="ttft", value=float(v))
+        {"treatment": t, "workload": "chat", "rate": 10.0, "metric": "ttft", "value": float(v)}
         for t, scale in (("baseline", 100), ("evolved", 80))
         for v in rng.lognormal(np.log(scale), 0.3, 300)
     ]
@@ -142,4 +149,6 @@ def test_evidence_files_layout(case):
     assert md.index("## Track A") < md.index("## Track B") < md.index("## Track C")
     assert "wrong \\| unit" in md  # a rejected report is listed, with its reason escaped for the table
     assert verdicts_from_json(files["verdicts.json"]) == vs
-    assert files == evidence_files(hs, vs, reports=reports, rejected=[("baseline/x/rate-1/rep-1/r.yaml", "wrong | unit")])
+    assert files == evidence_files(
+        hs, vs, reports=reports, rejected=[("baseline/x/rate-1/rep-1/r.yaml", "wrong | unit")]
+    )

@@ -55,7 +55,7 @@ def test_planned_repetitions_give_80_percent_power_at_twice_the_noise_floor(cv):
     confirmed = 0
     for _ in range(sims):
         b, e = arm_pair(rng, cv=cv, effect=effect, n=n)
-        reports = build([dict(workload="chat", rate=10, metric="ttft_mean", baseline=b, evolved=e)])
+        reports = build([{"workload": "chat", "rate": 10, "metric": "ttft_mean", "baseline": b, "evolved": e}])
         confirmed += evaluate(h, reports)[0].status is VerdictStatus.CONFIRMED
     simulated = confirmed / sims
     assert simulated >= 0.80, (cv, n, simulated)
@@ -92,9 +92,14 @@ def test_no_noise_edge_case():
 
 @pytest.mark.parametrize(
     "kwargs",
-    [dict(cv=-0.1, effect=-0.1), dict(cv=float("nan"), effect=-0.1), dict(cv=0.05, effect=-1.0),
-     dict(cv=0.05, effect=-0.1, alpha=0.7), dict(cv=0.05, effect=-0.1, power=1.0),
-     dict(cv=0.05, effect=-0.1, max_reps=1)],
+    [
+        {"cv": -0.1, "effect": -0.1},
+        {"cv": float("nan"), "effect": -0.1},
+        {"cv": 0.05, "effect": -1.0},
+        {"cv": 0.05, "effect": -0.1, "alpha": 0.7},
+        {"cv": 0.05, "effect": -0.1, "power": 1.0},
+        {"cv": 0.05, "effect": -0.1, "max_reps": 1},
+    ],
 )
 def test_bad_parameters_raise_one_line_errors(kwargs):
     with pytest.raises(StatsError) as exc:
@@ -122,7 +127,7 @@ def test_margin_power_matches_the_full_rule_by_simulation(kind, direction):
     confirmed = 0
     for _ in range(sims):
         b, e = arm_pair(rng, cv=cv, effect=0.0, n=n)
-        reports = build([dict(workload="chat", rate=10, metric="ttft_mean", baseline=b, evolved=e)])
+        reports = build([{"workload": "chat", "rate": 10, "metric": "ttft_mean", "baseline": b, "evolved": e}])
         confirmed += evaluate(h, reports)[0].status is VerdictStatus.CONFIRMED
     simulated = confirmed / sims
     assert simulated >= 0.78, (n, simulated)

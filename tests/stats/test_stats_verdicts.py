@@ -40,7 +40,7 @@ def test_better_is_confirmed(seed):
         hypothesis("C2", metric="throughput", direction=Direction.NO_WORSE),
     ]
     v = _by_id(evaluate(hs, reports))
-    assert {k: x.status for k, x in v.items()} == {k: CONFIRMED for k in v}
+    assert {k: x.status for k, x in v.items()} == dict.fromkeys(v, CONFIRMED)
     e = v["A1"].effects[0]
     assert e.ci_high < 0 < -e.rel_change and -e.rel_change > e.t_eff and e.p_adjusted < 0.05
     assert v["A1"].flags == []
@@ -74,7 +74,7 @@ def test_worse_is_refuted(seed):
         hypothesis("C3", metric="throughput", direction=Direction.NO_WORSE),
     ]
     v = _by_id(evaluate(hs, reports))
-    assert {k: x.status for k, x in v.items()} == {k: REFUTED for k in v}
+    assert {k: x.status for k, x in v.items()} == dict.fromkeys(v, REFUTED)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -84,7 +84,7 @@ def test_too_noisy_cluster_is_inconclusive_whatever_the_effect(seed):
     _, e = arm_pair(rng, cv=0.30, effect=-0.40, n=5)
     # baseline sample CV pinned near 28% (a spread of +-36% around 100), in a seeded random order
     b = 100 * (1 + 0.30 * rng.permutation(np.linspace(-1.2, 1.2, 5))) * rng.lognormal(0, 0.01, 5)
-    reports = build([dict(workload="chat", rate=10, metric="ttft_mean", baseline=b, evolved=e)])
+    reports = build([{"workload": "chat", "rate": 10, "metric": "ttft_mean", "baseline": b, "evolved": e}])
     v = evaluate([hypothesis("A1"), hypothesis("C1", direction=Direction.NO_WORSE)], reports)
     for x in v:
         assert x.status is INCONCLUSIVE
@@ -154,7 +154,9 @@ def test_null_experiments_false_confirm_rate_at_most_5_percent():
     for i in range(runs):
         cv, n = configs[i % len(configs)]
         b, e = arm_pair(rng, cv=cv, effect=0.0, n=n)
-        v = evaluate(h, build([dict(workload="chat", rate=10, metric="ttft_mean", baseline=b, evolved=e)]))[0]
+        v = evaluate(h, build([{"workload": "chat", "rate": 10, "metric": "ttft_mean", "baseline": b, "evolved": e}]))[
+            0
+        ]
         confirmed += v.status is CONFIRMED
         p = v.effects[0].p_value  # None when the cell halted as too noisy (CV 10% at n = 3 sometimes does)
         if p is not None:
@@ -176,7 +178,7 @@ def test_holm_controls_a_track_of_many_null_cells():
         any_confirmed += any(x.status is CONFIRMED for x in v)
         adjusted = [x.effects[0].p_adjusted for x in v]
         raw = [x.effects[0].p_value for x in v]
-        assert all(a >= r for a, r in zip(adjusted, raw))
+        assert all(a >= r for a, r in zip(adjusted, raw, strict=False))
     assert any_confirmed <= 10
 
 
@@ -209,7 +211,10 @@ def test_holm_is_per_track():
 def test_too_few_repetitions_say_why():
     rng = np.random.default_rng(9)
     b, e = arm_pair(rng, cv=0.03, effect=-0.3, n=1, n_evolved=4)
-    v = evaluate([hypothesis("A1")], build([dict(workload="chat", rate=10, metric="ttft_mean", baseline=b, evolved=e)]))[0]
+    v = evaluate(
+        [hypothesis("A1")],
+        build([{"workload": "chat", "rate": 10, "metric": "ttft_mean", "baseline": b, "evolved": e}]),
+    )[0]
     assert v.status is INCONCLUSIVE
     assert "only 1 baseline and 4 evolved" in v.summary
     assert v.effects[0].n_baseline == 1 and v.effects[0].p_value is None
@@ -231,8 +236,12 @@ def test_all_cells_must_confirm_and_mixed_cells_are_parameter_dependent():
     )
     v = _by_id(
         evaluate(
-            [hypothesis("A1", rates=[5, 10]), hypothesis("A2", rates=[5, 20]), hypothesis("A3", rates=[10, 20]),
-             hypothesis("A4", rates=[5])],
+            [
+                hypothesis("A1", rates=[5, 10]),
+                hypothesis("A2", rates=[5, 20]),
+                hypothesis("A3", rates=[10, 20]),
+                hypothesis("A4", rates=[5]),
+            ],
             reports,
         )
     )
@@ -266,7 +275,17 @@ def test_significant_opposite_move_inside_the_noise_floor_is_not_a_refutation():
 
 
 def test_non_positive_values_are_inconclusive():
-    reports = build([dict(workload="chat", rate=10, metric="ttft_mean", baseline=[1.0, 0.0, 2.0], evolved=[1.0, 1.0, 1.0])])
+    reports = build(
+        [
+            {
+                "workload": "chat",
+                "rate": 10,
+                "metric": "ttft_mean",
+                "baseline": [1.0, 0.0, 2.0],
+                "evolved": [1.0, 1.0, 1.0],
+            }
+        ]
+    )
     v = evaluate([hypothesis("A1")], reports)[0]
     assert v.status is INCONCLUSIVE and "positive" in v.summary
 
@@ -304,8 +323,12 @@ def test_mechanism_check_is_silent_when_evolved_for_wins_clearly():
 def test_blis_magnitude_attenuation_and_amplification():
     rng = np.random.default_rng(18)
     reports = build([_cell(rng, effect=-0.20, cv=0.01)])
-    hs = [hypothesis("A1", blis_magnitude=-0.9), hypothesis("A2", blis_magnitude=-0.05), hypothesis("A3", blis_magnitude=-0.25),
-          hypothesis("A4", blis_magnitude=0.1)]
+    hs = [
+        hypothesis("A1", blis_magnitude=-0.9),
+        hypothesis("A2", blis_magnitude=-0.05),
+        hypothesis("A3", blis_magnitude=-0.25),
+        hypothesis("A4", blis_magnitude=0.1),
+    ]
     v = _by_id(evaluate(hs, reports))
     assert any(f.startswith("attenuated") for f in v["A1"].flags)
     assert any(f.startswith("amplified") for f in v["A2"].flags)
@@ -319,7 +342,10 @@ def test_blis_magnitude_attenuation_and_amplification():
 def test_every_effect_is_filled_and_verdicts_round_trip_through_json():
     rng = np.random.default_rng(19)
     reports = build([_cell(rng, effect=-0.2), _cell(rng, workload="code", effect=0.0)])
-    hs = [hypothesis("A1", workloads=["chat", "code"]), hypothesis("C1", direction=Direction.EQUIVALENT, workloads=["code"])]
+    hs = [
+        hypothesis("A1", workloads=["chat", "code"]),
+        hypothesis("C1", direction=Direction.EQUIVALENT, workloads=["code"]),
+    ]
     from bot.model import Verdict
 
     for v in evaluate(hs, reports):
@@ -333,7 +359,11 @@ def test_every_effect_is_filled_and_verdicts_round_trip_through_json():
 def test_deterministic_and_independent_of_hypothesis_order():
     rng = np.random.default_rng(20)
     reports = build([_cell(rng, effect=-0.1, cv=0.05, n=3), _cell(rng, workload="code", effect=0.02, n=3)])
-    hs = [hypothesis("A1", workloads=["chat", "code"]), hypothesis("A2", workloads=["code"]), hypothesis("C1", direction=Direction.NO_WORSE)]
+    hs = [
+        hypothesis("A1", workloads=["chat", "code"]),
+        hypothesis("A2", workloads=["code"]),
+        hypothesis("C1", direction=Direction.NO_WORSE),
+    ]
     first = [v.model_dump_json() for v in evaluate(hs, reports, evolved_for="chat")]
     again = [v.model_dump_json() for v in evaluate(hs, reports, evolved_for="chat")]
     reversed_ = {v.hypothesis_id: v.model_dump_json() for v in evaluate(hs[::-1], reports, evolved_for="chat")}

@@ -6,12 +6,15 @@ import pytest
 
 from bot.golang import toolchain
 from bot.model import Severity
+
 from .toolchain_samples import IMPORT, PKG, PLUGIN_GO, PLUGIN_TEST_GO, REGISTER, line_of, plugin_files
 
 
 @pytest.fixture(scope="module")
 def good_report(go_cache):
-    return toolchain.check_plugin(plugin_files(), registration_import=IMPORT, registration_line=REGISTER, cache_dir=go_cache)
+    return toolchain.check_plugin(
+        plugin_files(), registration_import=IMPORT, registration_line=REGISTER, cache_dir=go_cache
+    )
 
 
 def test_valid_plugin_passes_everything(good_report):
@@ -35,7 +38,10 @@ def test_registration_is_compiled(go_cache):
 
 
 def test_type_error_is_critical_at_file_and_line(go_cache):
-    broken = PLUGIN_GO.replace("queue := 1 / (1 + float64(m.WaitingQueueSize))", 'queue := 1 / (1 + float64(m.WaitingQueueSize))\n\t\tvar wrong int = "x"\n\t\t_ = wrong')
+    broken = PLUGIN_GO.replace(
+        "queue := 1 / (1 + float64(m.WaitingQueueSize))",
+        'queue := 1 / (1 + float64(m.WaitingQueueSize))\n\t\tvar wrong int = "x"\n\t\t_ = wrong',
+    )
     r = toolchain.check_plugin(plugin_files(plugin=broken), cache_dir=go_cache)
     assert not r.build_ok and not r.ok
     crit = [f for f in r.findings if f.severity is Severity.CRITICAL and f.check == toolchain.CHECK_BUILD]
@@ -47,8 +53,8 @@ def test_type_error_is_critical_at_file_and_line(go_cache):
 
 def test_vet_problem_is_reported(go_cache):
     vetty = PLUGIN_GO.replace(
-        'return nil, fmt.Errorf("failed to parse parameters of \'%s\': %w", EvolvedToyScorerType, err)',
-        'return nil, fmt.Errorf("failed to parse parameters of \'%d\': %w", EvolvedToyScorerType, err)',
+        "return nil, fmt.Errorf(\"failed to parse parameters of '%s': %w\", EvolvedToyScorerType, err)",
+        "return nil, fmt.Errorf(\"failed to parse parameters of '%d': %w\", EvolvedToyScorerType, err)",
     )
     assert vetty != PLUGIN_GO
     r = toolchain.check_plugin(plugin_files(plugin=vetty), cache_dir=go_cache)
@@ -61,8 +67,10 @@ def test_vet_problem_is_reported(go_cache):
 
 
 def test_unformatted_file_is_a_gofmt_finding(go_cache):
-    ugly = PLUGIN_GO.replace("func (s *Scorer) TypedName() fwkplugin.TypedName { return s.typedName }",
-                             "func (s *Scorer) TypedName() fwkplugin.TypedName {   return s.typedName }")
+    ugly = PLUGIN_GO.replace(
+        "func (s *Scorer) TypedName() fwkplugin.TypedName { return s.typedName }",
+        "func (s *Scorer) TypedName() fwkplugin.TypedName {   return s.typedName }",
+    )
     assert ugly != PLUGIN_GO
     r = toolchain.check_plugin(plugin_files(plugin=ugly), cache_dir=go_cache)
     assert not r.gofmt_ok and r.build_ok and r.vet_ok and r.test_ok
@@ -92,7 +100,7 @@ def test_bad_file_path_is_a_request_error(go_cache):
 
 def test_panicking_test_points_at_the_panic(go_cache):
     panicky = PLUGIN_TEST_GO.replace(
-        "\tgot := New(0.5).Score(", "\tvar nilMap map[string]int\n\tnilMap[\"boom\"] = 1\n\tgot := New(0.5).Score("
+        "\tgot := New(0.5).Score(", '\tvar nilMap map[string]int\n\tnilMap["boom"] = 1\n\tgot := New(0.5).Score('
     )
     assert panicky != PLUGIN_TEST_GO
     r = toolchain.check_plugin(plugin_files(test=panicky), cache_dir=go_cache)

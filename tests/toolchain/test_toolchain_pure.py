@@ -9,6 +9,7 @@ import pytest
 from bot import PROJECT_ROOT
 from bot.golang import toolchain
 from bot.model import Severity
+
 from .toolchain_samples import IMPORT, REGISTER
 
 RUNNER = (PROJECT_ROOT / "gomirror" / "llm-d-router" / toolchain.RUNNER_GO).read_text()
@@ -34,7 +35,9 @@ def test_insert_registration_is_idempotent():
 
 
 def test_insert_registration_accepts_bare_and_aliased_imports():
-    out = toolchain.insert_registration(RUNNER, "toy github.com/example/toy", "fwkplugin.Register(toy.Type, fwkplugin.StabilityAlpha, toy.Factory)")
+    out = toolchain.insert_registration(
+        RUNNER, "toy github.com/example/toy", "fwkplugin.Register(toy.Type, fwkplugin.StabilityAlpha, toy.Factory)"
+    )
     assert '\ttoy "github.com/example/toy"' in out
 
 
@@ -52,9 +55,11 @@ def test_parse_locations_splits_type_errors_from_vet_findings():
     out = (
         "# github.com/llm-d/llm-d-router/pkg/a\n"
         "vet: pkg/a/a.go:6:17: cannot use 3 (untyped int constant) as string value\n"
-        "./pkg/b/b.go:9:2: fmt.Printf format %d has arg \"a\" of wrong type string\n"
+        './pkg/b/b.go:9:2: fmt.Printf format %d has arg "a" of wrong type string\n'
     )
-    fs = toolchain.parse_locations(out, check="toolchain.vet", severity=Severity.IMPORTANT, type_error_check="toolchain.build")
+    fs = toolchain.parse_locations(
+        out, check="toolchain.vet", severity=Severity.IMPORTANT, type_error_check="toolchain.build"
+    )
     assert [(f.check, f.severity, f.file, f.line) for f in fs] == [
         ("toolchain.build", Severity.CRITICAL, "pkg/a/a.go", 6),
         ("toolchain.vet", Severity.IMPORTANT, "pkg/b/b.go", 9),

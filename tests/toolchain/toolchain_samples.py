@@ -135,7 +135,11 @@ func TestFactory(t *testing.T) {
 
 
 def plugin_files(plugin: str = PLUGIN_GO, test: str = PLUGIN_TEST_GO) -> dict[str, str]:
-    return {f"{PKG}/evolved_toy.go": plugin, f"{PKG}/evolved_toy_test.go": test, f"{PKG}/README.md": "# evolved-toy-scorer\n"}
+    return {
+        f"{PKG}/evolved_toy.go": plugin,
+        f"{PKG}/evolved_toy_test.go": test,
+        f"{PKG}/README.md": "# evolved-toy-scorer\n",
+    }
 
 
 def line_of(text: str, needle: str) -> int:
