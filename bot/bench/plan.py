@@ -16,30 +16,26 @@ hypothesis that needs the cell reads the same runs:
   one that must show equivalence (see ``size_cells``);
 - **the cost stated next to the naive plan's**, so the saving is visible at gate 2.
 
-``render_experiment`` writes it as the llm-d-benchmark experiment, the
-inference-perf workload profiles and the evaluation spec stage 5 reads back with
-``load_evaluation_spec``.
+``bot.bench.experiment`` writes it as the llm-d-benchmark experiment and the
+inference-perf workload profiles; ``bot.bench.evaluation_spec`` writes the spec
+stage 5 reads back.
 """
 
 from __future__ import annotations
 
-import copy
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.bench.metrics import METRICS, short_metric
-from bot.bench.reports import LAYOUT, TREATMENTS, load_results
+from bot.bench.reports import TREATMENTS, load_results
 from bot.model import Direction, Hypothesis, PromotionRequest, RequestError, describe_validation_error
 from bot.stats.power import (
     MAX_CV,
-    NOISE_FLOOR_CV_MULT,
-    NOISE_FLOOR_MIN,
     noise_floor,
     power_at,
     power_margin,
@@ -402,7 +398,7 @@ def size_cells(
             reps = reps_for(given_up)
             if budget(reps):
                 break
-        dropped = sorted({raw[i]["h"].id for i in given_up}, key=_id_key)
+        dropped = sorted({raw[i]["h"].id for i in given_up}, key=id_key)
         cut = ", ".join(f"{c.label()} {ideal[c]}→{reps[c]}" for c in cells if reps[c] != ideal[c])
         notes.append(
             "sizing every claim for its power target would exceed the GPU budget; claims that cannot reach "
@@ -436,7 +432,7 @@ def size_cells(
     for cl in claims:
         if cl.power < power:
             short.setdefault(cl.hypothesis, []).append(cl)
-    for hid in sorted(short, key=_id_key):
+    for hid in sorted(short, key=id_key):
         cls = short[hid]
         first = cls[0]
         where = ", ".join(f"{cl.cell.label()} ({cl.power:.0%} at {reps[cl.cell]})" for cl in cls)
@@ -532,11 +528,11 @@ def make_plan(
     ids = [h.id for h in hypotheses]
     if len(set(ids)) != len(ids):
         raise PlanError(f"hypotheses: duplicate ids {sorted({i for i in ids if ids.count(i) > 1})}")
-    with_pred = sorted((h for h in hypotheses if h.prediction is not None), key=lambda h: _id_key(h.id))
+    with_pred = sorted((h for h in hypotheses if h.prediction is not None), key=lambda h: id_key(h.id))
     if not with_pred:
         raise PlanError("no hypothesis has a benchmark prediction; nothing to plan (check stage 3's output)")
     planned = [_planned(h, request) for h in with_pred]
-    not_benchmarked = sorted((h.id for h in hypotheses if h.prediction is None), key=_id_key)
+    not_benchmarked = sorted((h.id for h in hypotheses if h.prediction is None), key=id_key)
 
     cells = sorted({c for h in planned for c in h.cells}, key=Cell.key)
     harnesses = sorted({request.workload(c.workload).harness for c in cells})
@@ -580,7 +576,7 @@ def make_plan(
         by_cell = dict.fromkeys(cells, repetitions)
         notes.append(f"repetitions fixed at {repetitions} by the caller (power calculation bypassed)")
     sized_by = {
-        c: sorted({cl.hypothesis for cl in claims if cl.cell == c and cl.sized and cl.need == by_cell[c]}, key=_id_key)
+        c: sorted({cl.hypothesis for cl in claims if cl.cell == c and cl.sized and cl.need == by_cell[c]}, key=id_key)
         for c in cells
     }
 
@@ -613,374 +609,8 @@ def make_plan(
     )
 
 
-def _id_key(hid: str) -> tuple[str, int]:
+def id_key(hid: str) -> tuple[str, int]:
     return (hid[:1], int(hid[1:]) if hid[1:].isdigit() else 0)
-
-
-# --------------------------------------------------------------------------
-# Rendering: llm-d-benchmark experiment, inference-perf profiles, evaluation spec
-# --------------------------------------------------------------------------
-
-#: The data section (and load type) of the upstream inference-perf profiles the planner knows
-#: (llm-d-benchmark workload/profiles/inference-perf/<name>.yaml.in).
-KNOWN_PROFILES: dict[str, dict[str, Any]] = {
-    "shared_prefix_synthetic": {
-        "load_type": "constant",
-        "data": {
-            "type": "shared_prefix",
-            "shared_prefix": {
-                "num_groups": 32,
-                "num_prompts_per_group": 32,
-                "system_prompt_len": 2048,
-                "question_len": 256,
-                "output_len": 256,
-            },
-        },
-    },
-    "guide_optimized-baseline_1": {
-        "load_type": "poisson",
-        "data": {
-            "type": "shared_prefix",
-            "shared_prefix": {
-                "num_groups": 150,
-                "num_prompts_per_group": 5,
-                "system_prompt_len": 6000,
-                "question_len": 1200,
-                "output_len": 1000,
-                "enable_multi_turn_chat": False,
-            },
-        },
-    },
-    "sanity_random": {
-        "load_type": "constant",
-        "data": {
-            "type": "random",
-            "input_distribution": {"min": 10, "max": 100, "mean": 50, "std": 10, "total_count": 100},
-            "output_distribution": {"min": 10, "max": 100, "mean": 50, "std": 10, "total_count": 100},
-        },
-    },
-}
-
-
-class _Dumper(yaml.SafeDumper):
-    """Block style; multi-line strings (EPP configs) as literal blocks."""
-
-
-def _str_representer(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
-    if "\n" in data:
-        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|")
-    return dumper.represent_scalar("tag:yaml.org,2002:str", data)
-
-
-_Dumper.add_representer(str, _str_representer)
-
-
-def _dump(data: Any, *, sort_keys: bool = False) -> str:
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=sort_keys, default_flow_style=False, allow_unicode=True, width=100)
-
-
-def _set_dotted(doc: dict, dotted: str, value: Any, where: str) -> None:
-    """Set ``a.b.0.c`` in a profile (integer segments index lists, as upstream's apply_overrides does)."""
-    parts = dotted.split(".")
-    target: Any = doc
-    for i, part in enumerate(parts):
-        last = i == len(parts) - 1
-        if isinstance(target, list):
-            if not part.lstrip("-").isdigit() or not -len(target) <= int(part) < len(target):
-                raise PlanError(
-                    f"{where}: override {dotted!r}: {part!r} is not an index of a {len(target)}-element list"
-                )
-            if last:
-                target[int(part)] = value
-            else:
-                target = target[int(part)]
-        elif isinstance(target, dict):
-            if last:
-                target[part] = value
-            else:
-                target = target.setdefault(part, {})
-        else:
-            raise PlanError(f"{where}: override {dotted!r}: {'.'.join(parts[:i])!r} is a value, not a mapping")
-
-
-def workload_profile(request: PromotionRequest, name: str) -> dict:
-    """The inference-perf profile of one workload: upstream's data section + our single-stage load + overrides."""
-    w = request.workload(name)
-    if w.harness != "inference-perf":
-        raise PlanError(
-            f"workload {name!r}: harness {w.harness!r}; the planner writes inference-perf profiles only — "
-            "use harness: inference-perf"
-        )
-    base = KNOWN_PROFILES.get(w.profile)
-    if base is None and "data.type" not in w.overrides:
-        raise PlanError(
-            f"workload {name!r}: profile {w.profile!r} is not one the planner knows ({', '.join(sorted(KNOWN_PROFILES))}); "
-            "give its data section in overrides (data.type: ..., ...)"
-        )
-    base = base or {"load_type": "constant", "data": {}}
-    doc: dict[str, Any] = {
-        "load": {"type": base["load_type"], "stages": [{"rate": w.rates[0], "duration": w.duration_s}]},
-        "api": {"type": "completion", "streaming": True},
-        "server": {
-            "type": "vllm",
-            "model_name": "REPLACE_ENV_LLMDBENCH_DEPLOY_CURRENT_MODEL",
-            "base_url": "REPLACE_ENV_LLMDBENCH_HARNESS_STACK_ENDPOINT_URL",
-            "ignore_eos": True,
-        },
-        "tokenizer": {"pretrained_model_name_or_path": "REPLACE_ENV_LLMDBENCH_DEPLOY_CURRENT_TOKENIZER"},
-        "data": copy.deepcopy(base["data"]),
-        "report": {"request_lifecycle": {"summary": True, "per_stage": True, "per_request": True}},
-        "storage": {"local_storage": {"path": "/workspace"}},
-    }
-    for key in sorted(w.overrides):
-        _set_dotted(doc, key, w.overrides[key], f"workload {name!r}")
-    return doc
-
-
-def run_treatment_name(cell: Cell, n: int) -> str:
-    return RUN_TREATMENT_PATTERN.format(workload=cell.workload, rate=cell.rate, n=n)
-
-
-def _image(request: PromotionRequest, evolved_image: str | None) -> dict[str, str]:
-    ref = evolved_image or f"ghcr.io/{request.fork.repo.lower()}:promotion-{request.id}-{request.slug}"
-    if ":" not in ref.rsplit("/", 1)[-1] or "/" not in ref:
-        raise PlanError(f"evolved_image {ref!r}: expected registry/repository:tag, e.g. ghcr.io/org/llm-d-router:tag")
-    name, tag = ref.rsplit(":", 1)
-    registry, repository = name.split("/", 1)
-    return {"registry": registry, "repository": repository, "tag": tag}
-
-
-def render_experiment(
-    plan: BenchmarkPlan,
-    request: PromotionRequest,
-    epp_config_baseline: str,
-    epp_config_evolved: str,
-    *,
-    evolved_image: str | None = None,
-) -> dict[str, str]:
-    """Branch-relative path -> text for the experiment, the workload profiles, the evaluation spec and a README.
-
-    Both setup treatments run the *same* EPP image (built from the promotion branch, so it carries
-    the baseline plugins too) with both configs mounted; they differ only in
-    ``router.epp.pluginsConfigFile``, so the measured difference is the plugin config and nothing else.
-    """
-    for label, text in (("baseline", epp_config_baseline), ("evolved", epp_config_evolved)):
-        try:
-            doc = yaml.safe_load(text)
-        except yaml.YAMLError:
-            raise PlanError(f"epp_config_{label}: not valid YAML; pass the EndpointPickerConfig text") from None
-        if not isinstance(doc, dict) or doc.get("kind") != "EndpointPickerConfig":
-            raise PlanError(
-                f"epp_config_{label}: expected an EndpointPickerConfig document (kind: EndpointPickerConfig)"
-            )
-    if plan.slug != request.slug or plan.request_id != request.id:
-        raise PlanError(f"plan is for request {plan.request_id}/{plan.slug}, not {request.id}/{request.slug}")
-
-    root = f"benchmarks/promotion/{plan.slug}"
-    workloads = sorted({c.workload for c in plan.cells})
-    files: dict[str, str] = {}
-    for name in workloads:
-        header = (
-            f"# inference-perf profile for workload {name!r} of promotion {request.id} ({plan.slug}).\n"
-            f"# Based on llm-d-benchmark workload/profiles/inference-perf/{request.workload(name).profile}.yaml.in;\n"
-            "# the experiment sets load.stages.0.rate per run treatment. Generated by the promotion bot.\n"
-        )
-        files[f"{root}/workloads/{name}.yaml"] = header + _dump(workload_profile(request, name))
-
-    harness = plan.harness
-    if "," in harness:
-        raise PlanError(f"workloads use several harnesses ({harness}); one experiment runs one harness")
-    image = _image(request, evolved_image)
-    by_cell = plan.repetitions_by_cell
-    runs = [
-        {"name": run_treatment_name(c, n), "profile": f"{c.workload}.yaml", "load.stages.0.rate": c.rate}
-        for n in range(1, plan.repetitions + 1)
-        for c in plan.cells
-        if n <= by_cell[c]
-    ]
-    experiment = {
-        "experiment": {
-            "name": f"promotion-{request.id}-{plan.slug}",
-            "harness": harness,
-            "profile": f"{workloads[0]}.yaml",
-        },
-        "design": {
-            "type": "paired_shared_baseline",
-            "setup": {
-                "factors": [
-                    {
-                        "name": "epp_config",
-                        "key": "router.epp.pluginsConfigFile",
-                        "levels": [BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE],
-                    }
-                ]
-            },
-            "run": {
-                "factors": [
-                    {"name": "cell", "key": "profile+load.stages.0.rate", "levels": [c.label() for c in plan.cells]},
-                ],
-                "replicates": {c.label(): by_cell[c] for c in plan.cells},
-                "order": "repetition-major: every cell once, then again (while it still needs repetitions), "
-                "so drift spreads over all cells",
-            },
-            "total_setup_treatments": len(TREATMENTS),
-            "total_run_treatments": len(runs),
-            "total_matrix": len(TREATMENTS) * len(runs),
-            "response_variables": sorted({h.metric for h in plan.hypotheses}),
-            "power": {
-                "alpha": plan.alpha,
-                "power": plan.power,
-                "cv": plan.cv,
-                "cv_source": plan.cv_source,
-                "t_eff": plan.t_eff,
-                "repetitions": {c.label(): by_cell[c] for c in plan.cells},
-                "max_repetitions": plan.repetitions,
-            },
-            "cost": {
-                "plan": plan.cost.model_dump(),
-                "naive": plan.naive_cost.model_dump(),
-                "gpu_minutes_ratio": round(plan.ratio, 4),
-            },
-        },
-        "setup": {
-            "constants": {
-                "router.epp.image.registry": image["registry"],
-                "router.epp.image.repository": image["repository"],
-                "router.epp.image.tag": image["tag"],
-                "router.epp.flags.allow-experimental-plugins": True,
-                "router.epp.pluginsCustomConfig": {
-                    BASELINE_CONFIG_FILE: epp_config_baseline,
-                    EVOLVED_CONFIG_FILE: epp_config_evolved,
-                },
-            },
-            "treatments": [
-                {"name": "baseline", "router.epp.pluginsConfigFile": BASELINE_CONFIG_FILE},
-                {"name": "evolved", "router.epp.pluginsConfigFile": EVOLVED_CONFIG_FILE},
-            ],
-        },
-        "reset_caches": True,
-        "treatments": runs,
-    }
-    header = (
-        f"# llm-d-benchmark experiment for promotion {request.id}: {request.title}\n"
-        f"# Copy {root}/workloads/*.yaml into workload/profiles/{harness}/, then:\n"
-        f"#   llmdbenchmark --spec {DEFAULT_SPEC} experiment -e {root}/experiment.yaml -p <namespace>\n"
-        f"# Results go to {LAYOUT};\n"
-        f"# run treatment {RUN_TREATMENT_PATTERN} of setup treatment T -> T/<workload>/rate-<rate>/rep-<n>/.\n"
-        "# `design` is informational (llm-d-benchmark does not read it). Generated by the promotion bot.\n"
-    )
-    files[f"{root}/experiment.yaml"] = header + _dump(experiment)
-    files[f"{root}/evaluation.yaml"] = render_evaluation_spec(plan, request)
-    files[f"{root}/README.md"] = plan_markdown(plan)
-    return dict(sorted(files.items()))
-
-
-# --------------------------------------------------------------------------
-# Evaluation spec (stage 4 writes it, stage 5 reads it)
-# --------------------------------------------------------------------------
-
-
-class NoiseFloorRule(_Model):
-    rule: str = "T_eff = max(min_effect, cv_multiplier x CV of the baseline repetitions), per cell and metric"
-    min_effect: float = NOISE_FLOOR_MIN
-    cv_multiplier: float = NOISE_FLOOR_CV_MULT
-    halt_cv: float = Field(default=MAX_CV, description="baseline CV above this: inconclusive (cluster too noisy)")
-
-
-class EvaluationSpec(_Model):
-    version: Literal[1] = EVALUATION_SPEC_VERSION
-    promotion: str
-    slug: str
-    plugin_type: str
-    evolved_for: str | None = None
-    harness: str
-    results_layout: str = LAYOUT
-    run_treatment_pattern: str = RUN_TREATMENT_PATTERN
-    treatments: list[str]
-    repetitions: int = Field(ge=2, description="the most repetitions any cell gets")
-    cells: list[Cell]
-    repetitions_by_cell: dict[str, int] = Field(
-        default_factory=dict,
-        description="cell label (workload@rate) -> repetitions; a cell not listed gets `repetitions`",
-    )
-    alpha: float = Field(gt=0, lt=0.5)
-    power: float = Field(gt=0, lt=1)
-    cv_planned: float
-    noise_floor: NoiseFloorRule = Field(default_factory=NoiseFloorRule)
-    multiple_comparisons: str = "holm within each track"
-    hypotheses: dict[str, EvalHypothesis]
-    not_benchmarked: list[str] = Field(default_factory=list)
-
-
-class EvaluationSpecError(RequestError):
-    """An evaluation.yaml that stage 5 cannot use."""
-
-
-def evaluation_spec(plan: BenchmarkPlan, request: PromotionRequest) -> EvaluationSpec:
-    return EvaluationSpec(
-        promotion=request.id,
-        slug=plan.slug,
-        plugin_type=request.plugin_type,
-        evolved_for=request.evolved_for,
-        harness=plan.harness,
-        treatments=list(plan.treatments),
-        repetitions=plan.repetitions,
-        cells=plan.cells,
-        repetitions_by_cell={c.cell.label(): c.repetitions for c in plan.cell_repetitions},
-        alpha=plan.alpha,
-        power=plan.power,
-        cv_planned=plan.cv,
-        hypotheses={
-            h.id: EvalHypothesis(**h.model_dump(exclude={"id"}))
-            for h in sorted(plan.hypotheses, key=lambda h: _id_key(h.id))
-        },
-        not_benchmarked=plan.not_benchmarked,
-    )
-
-
-def render_evaluation_spec(plan: BenchmarkPlan, request: PromotionRequest) -> str:
-    doc = evaluation_spec(plan, request).model_dump(mode="json")
-    return (
-        f"# Evaluation spec for promotion {request.id} ({plan.slug}): what stage 5 decides and from which runs.\n"
-        + _dump(doc, sort_keys=True)
-    )
-
-
-def load_evaluation_spec(text: str) -> EvaluationSpec:
-    """Parse evaluation.yaml; EvaluationSpecError names the field."""
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise EvaluationSpecError(
-            f"evaluation spec: not valid YAML{where}; regenerate it with `promote plan`"
-        ) from None
-    if not isinstance(raw, dict):
-        raise EvaluationSpecError(
-            "evaluation spec: expected a mapping at the top level; regenerate it with `promote plan`"
-        )
-    try:
-        spec = EvaluationSpec.model_validate(raw)
-    except ValidationError as exc:
-        raise EvaluationSpecError(f"evaluation spec: {describe_validation_error(exc)}") from None
-    cells = {c.key() for c in spec.cells}
-    labels = {c.label() for c in spec.cells}
-    unknown = sorted(set(spec.repetitions_by_cell) - labels)
-    if unknown:
-        raise EvaluationSpecError(f"evaluation spec: repetitions_by_cell names cells {unknown} that are not in `cells`")
-    for label, n in sorted(spec.repetitions_by_cell.items()):
-        if not 2 <= n <= spec.repetitions:
-            raise EvaluationSpecError(
-                f"evaluation spec: repetitions_by_cell[{label!r}] = {n}; expected 2..{spec.repetitions} (`repetitions`)"
-            )
-    for hid, h in spec.hypotheses.items():
-        missing = [c.label() for c in h.cells if c.key() not in cells]
-        if missing:
-            raise EvaluationSpecError(f"evaluation spec: hypothesis {hid} uses cells {missing} that are not in `cells`")
-        if h.metric not in METRICS:
-            raise EvaluationSpecError(f"evaluation spec: hypothesis {hid}: unknown metric {h.metric!r}")
-    return spec
 
 
 # --------------------------------------------------------------------------

@@ -147,7 +147,8 @@ def cmd_hypothesize(args) -> int:
 
 
 def cmd_plan(args) -> int:
-    from bot.bench.plan import make_plan, plan_markdown, render_experiment
+    from bot.bench.experiment import render_experiment
+    from bot.bench.plan import make_plan, plan_markdown
     from bot.hypotheses import load_hypotheses
 
     request = _load_request(args.request)
@@ -191,7 +192,7 @@ def cmd_evaluate(args) -> int:
     if args.request is not None:
         evolved_for = _load_request(args.request).evolved_for
     if args.spec is not None:
-        from bot.bench.plan import load_evaluation_spec
+        from bot.bench.evaluation_spec import load_evaluation_spec
 
         spec = load_evaluation_spec(_read_text(args.spec, "evaluation.yaml written by `promote plan`"))
         evolved_for = spec.evolved_for or evolved_for

@@ -37,7 +37,8 @@ schedulingProfiles:
 
 
 def run(ctx: StageContext) -> StageOutput:
-    from bot.bench.plan import make_plan, render_experiment
+    from bot.bench.experiment import render_experiment
+    from bot.bench.plan import make_plan
 
     t = translation(ctx, ctx.stage_feedback(Stage.TRANSLATE))
     files: dict[str, str | bytes] = {p: c for p, c in t.files.items() if is_test_file(p)}

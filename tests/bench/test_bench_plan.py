@@ -6,21 +6,17 @@ import pytest
 import yaml
 
 from bot import PROJECT_ROOT
+from bot.bench.evaluation_spec import EvaluationSpecError, evaluation_spec, load_evaluation_spec
+from bot.bench.experiment import _set_dotted, render_experiment, run_treatment_name
 from bot.bench.plan import (
     BASELINE_CONFIG_FILE,
     DEFAULT_CV,
     EVOLVED_CONFIG_FILE,
     MAX_REPETITIONS,
     Cell,
-    EvaluationSpecError,
     PlanError,
-    _set_dotted,
-    evaluation_spec,
-    load_evaluation_spec,
     make_plan,
     plan_repetitions,
-    render_experiment,
-    run_treatment_name,
 )
 from bot.model import (
     VVUQ,

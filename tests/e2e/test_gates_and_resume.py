@@ -10,9 +10,13 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from bot.cli import main
 from bot.model import PipelineState, Status
 from tests.conftest import BRANCH, REQUEST, RESULTS, branch_tree, git
+
+pytestmark = pytest.mark.slow
 
 
 def state_of(work: Path) -> PipelineState:

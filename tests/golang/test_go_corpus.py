@@ -10,6 +10,9 @@ from bot.model import Severity
 
 from .conftest import CORPUS, corpus_manifest, translate_path
 
+pytestmark = pytest.mark.slow
+
+
 ENTRIES = corpus_manifest().get("inputs", [])
 IDS = [e["file"] for e in ENTRIES]
 

@@ -1,0 +1,130 @@
+"""The evaluation spec: what stage 4 promises stage 5 will decide, and from which runs.
+
+Stage 4 writes it beside the experiment; stage 5 reads it back with
+``load_evaluation_spec`` and refuses one it cannot use, naming the field.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import yaml
+from pydantic import Field, ValidationError
+
+from bot.bench.metrics import METRICS
+from bot.bench.plan import (
+    EVALUATION_SPEC_VERSION,
+    RUN_TREATMENT_PATTERN,
+    BenchmarkPlan,
+    Cell,
+    EvalHypothesis,
+    _Model,
+    id_key,
+)
+from bot.bench.reports import LAYOUT
+from bot.bench.yaml_dump import dump_yaml
+from bot.model import PromotionRequest, RequestError, describe_validation_error
+from bot.stats.power import MAX_CV, NOISE_FLOOR_CV_MULT, NOISE_FLOOR_MIN
+
+
+class NoiseFloorRule(_Model):
+    rule: str = "T_eff = max(min_effect, cv_multiplier x CV of the baseline repetitions), per cell and metric"
+    min_effect: float = NOISE_FLOOR_MIN
+    cv_multiplier: float = NOISE_FLOOR_CV_MULT
+    halt_cv: float = Field(default=MAX_CV, description="baseline CV above this: inconclusive (cluster too noisy)")
+
+
+class EvaluationSpec(_Model):
+    version: Literal[1] = EVALUATION_SPEC_VERSION
+    promotion: str
+    slug: str
+    plugin_type: str
+    evolved_for: str | None = None
+    harness: str
+    results_layout: str = LAYOUT
+    run_treatment_pattern: str = RUN_TREATMENT_PATTERN
+    treatments: list[str]
+    repetitions: int = Field(ge=2, description="the most repetitions any cell gets")
+    cells: list[Cell]
+    repetitions_by_cell: dict[str, int] = Field(
+        default_factory=dict,
+        description="cell label (workload@rate) -> repetitions; a cell not listed gets `repetitions`",
+    )
+    alpha: float = Field(gt=0, lt=0.5)
+    power: float = Field(gt=0, lt=1)
+    cv_planned: float
+    noise_floor: NoiseFloorRule = Field(default_factory=NoiseFloorRule)
+    multiple_comparisons: str = "holm within each track"
+    hypotheses: dict[str, EvalHypothesis]
+    not_benchmarked: list[str] = Field(default_factory=list)
+
+
+class EvaluationSpecError(RequestError):
+    """An evaluation.yaml that stage 5 cannot use."""
+
+
+def evaluation_spec(plan: BenchmarkPlan, request: PromotionRequest) -> EvaluationSpec:
+    return EvaluationSpec(
+        promotion=request.id,
+        slug=plan.slug,
+        plugin_type=request.plugin_type,
+        evolved_for=request.evolved_for,
+        harness=plan.harness,
+        treatments=list(plan.treatments),
+        repetitions=plan.repetitions,
+        cells=plan.cells,
+        repetitions_by_cell={c.cell.label(): c.repetitions for c in plan.cell_repetitions},
+        alpha=plan.alpha,
+        power=plan.power,
+        cv_planned=plan.cv,
+        hypotheses={
+            h.id: EvalHypothesis(**h.model_dump(exclude={"id"}))
+            for h in sorted(plan.hypotheses, key=lambda h: id_key(h.id))
+        },
+        not_benchmarked=plan.not_benchmarked,
+    )
+
+
+def render_evaluation_spec(plan: BenchmarkPlan, request: PromotionRequest) -> str:
+    doc = evaluation_spec(plan, request).model_dump(mode="json")
+    return (
+        f"# Evaluation spec for promotion {request.id} ({plan.slug}): what stage 5 decides and from which runs.\n"
+        + dump_yaml(doc, sort_keys=True)
+    )
+
+
+def load_evaluation_spec(text: str) -> EvaluationSpec:
+    """Parse evaluation.yaml; EvaluationSpecError names the field."""
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise EvaluationSpecError(
+            f"evaluation spec: not valid YAML{where}; regenerate it with `promote plan`"
+        ) from None
+    if not isinstance(raw, dict):
+        raise EvaluationSpecError(
+            "evaluation spec: expected a mapping at the top level; regenerate it with `promote plan`"
+        )
+    try:
+        spec = EvaluationSpec.model_validate(raw)
+    except ValidationError as exc:
+        raise EvaluationSpecError(f"evaluation spec: {describe_validation_error(exc)}") from None
+    cells = {c.key() for c in spec.cells}
+    labels = {c.label() for c in spec.cells}
+    unknown = sorted(set(spec.repetitions_by_cell) - labels)
+    if unknown:
+        raise EvaluationSpecError(f"evaluation spec: repetitions_by_cell names cells {unknown} that are not in `cells`")
+    for label, n in sorted(spec.repetitions_by_cell.items()):
+        if not 2 <= n <= spec.repetitions:
+            raise EvaluationSpecError(
+                f"evaluation spec: repetitions_by_cell[{label!r}] = {n}; expected 2..{spec.repetitions} (`repetitions`)"
+            )
+    for hid, h in spec.hypotheses.items():
+        missing = [c.label() for c in h.cells if c.key() not in cells]
+        if missing:
+            raise EvaluationSpecError(f"evaluation spec: hypothesis {hid} uses cells {missing} that are not in `cells`")
+        if h.metric not in METRICS:
+            raise EvaluationSpecError(f"evaluation spec: hypothesis {hid}: unknown metric {h.metric!r}")
+    return spec

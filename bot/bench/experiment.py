@@ -1,0 +1,263 @@
+"""Stage 4's plan written out for llm-d-benchmark: the experiment, inference-perf profiles, run names.
+
+Kept apart from the planning itself (``bot.bench.plan``): the plan decides which
+runs are needed and how often; this module only says it in upstream's formats.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import yaml
+
+from bot.bench.evaluation_spec import render_evaluation_spec
+from bot.bench.plan import (
+    BASELINE_CONFIG_FILE,
+    DEFAULT_SPEC,
+    EVOLVED_CONFIG_FILE,
+    RUN_TREATMENT_PATTERN,
+    BenchmarkPlan,
+    Cell,
+    PlanError,
+    plan_markdown,
+)
+from bot.bench.reports import LAYOUT, TREATMENTS
+from bot.bench.yaml_dump import dump_yaml
+from bot.model import PromotionRequest
+
+#: The data section (and load type) of the upstream inference-perf profiles the planner knows
+#: (llm-d-benchmark workload/profiles/inference-perf/<name>.yaml.in).
+KNOWN_PROFILES: dict[str, dict[str, Any]] = {
+    "shared_prefix_synthetic": {
+        "load_type": "constant",
+        "data": {
+            "type": "shared_prefix",
+            "shared_prefix": {
+                "num_groups": 32,
+                "num_prompts_per_group": 32,
+                "system_prompt_len": 2048,
+                "question_len": 256,
+                "output_len": 256,
+            },
+        },
+    },
+    "guide_optimized-baseline_1": {
+        "load_type": "poisson",
+        "data": {
+            "type": "shared_prefix",
+            "shared_prefix": {
+                "num_groups": 150,
+                "num_prompts_per_group": 5,
+                "system_prompt_len": 6000,
+                "question_len": 1200,
+                "output_len": 1000,
+                "enable_multi_turn_chat": False,
+            },
+        },
+    },
+    "sanity_random": {
+        "load_type": "constant",
+        "data": {
+            "type": "random",
+            "input_distribution": {"min": 10, "max": 100, "mean": 50, "std": 10, "total_count": 100},
+            "output_distribution": {"min": 10, "max": 100, "mean": 50, "std": 10, "total_count": 100},
+        },
+    },
+}
+
+
+def _set_dotted(doc: dict, dotted: str, value: Any, where: str) -> None:
+    """Set ``a.b.0.c`` in a profile (integer segments index lists, as upstream's apply_overrides does)."""
+    parts = dotted.split(".")
+    target: Any = doc
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if isinstance(target, list):
+            if not part.lstrip("-").isdigit() or not -len(target) <= int(part) < len(target):
+                raise PlanError(
+                    f"{where}: override {dotted!r}: {part!r} is not an index of a {len(target)}-element list"
+                )
+            if last:
+                target[int(part)] = value
+            else:
+                target = target[int(part)]
+        elif isinstance(target, dict):
+            if last:
+                target[part] = value
+            else:
+                target = target.setdefault(part, {})
+        else:
+            raise PlanError(f"{where}: override {dotted!r}: {'.'.join(parts[:i])!r} is a value, not a mapping")
+
+
+def workload_profile(request: PromotionRequest, name: str) -> dict:
+    """The inference-perf profile of one workload: upstream's data section + our single-stage load + overrides."""
+    w = request.workload(name)
+    if w.harness != "inference-perf":
+        raise PlanError(
+            f"workload {name!r}: harness {w.harness!r}; the planner writes inference-perf profiles only — "
+            "use harness: inference-perf"
+        )
+    base = KNOWN_PROFILES.get(w.profile)
+    if base is None and "data.type" not in w.overrides:
+        raise PlanError(
+            f"workload {name!r}: profile {w.profile!r} is not one the planner knows ({', '.join(sorted(KNOWN_PROFILES))}); "
+            "give its data section in overrides (data.type: ..., ...)"
+        )
+    base = base or {"load_type": "constant", "data": {}}
+    doc: dict[str, Any] = {
+        "load": {"type": base["load_type"], "stages": [{"rate": w.rates[0], "duration": w.duration_s}]},
+        "api": {"type": "completion", "streaming": True},
+        "server": {
+            "type": "vllm",
+            "model_name": "REPLACE_ENV_LLMDBENCH_DEPLOY_CURRENT_MODEL",
+            "base_url": "REPLACE_ENV_LLMDBENCH_HARNESS_STACK_ENDPOINT_URL",
+            "ignore_eos": True,
+        },
+        "tokenizer": {"pretrained_model_name_or_path": "REPLACE_ENV_LLMDBENCH_DEPLOY_CURRENT_TOKENIZER"},
+        "data": copy.deepcopy(base["data"]),
+        "report": {"request_lifecycle": {"summary": True, "per_stage": True, "per_request": True}},
+        "storage": {"local_storage": {"path": "/workspace"}},
+    }
+    for key in sorted(w.overrides):
+        _set_dotted(doc, key, w.overrides[key], f"workload {name!r}")
+    return doc
+
+
+def run_treatment_name(cell: Cell, n: int) -> str:
+    return RUN_TREATMENT_PATTERN.format(workload=cell.workload, rate=cell.rate, n=n)
+
+
+def _image(request: PromotionRequest, evolved_image: str | None) -> dict[str, str]:
+    ref = evolved_image or f"ghcr.io/{request.fork.repo.lower()}:promotion-{request.id}-{request.slug}"
+    if ":" not in ref.rsplit("/", 1)[-1] or "/" not in ref:
+        raise PlanError(f"evolved_image {ref!r}: expected registry/repository:tag, e.g. ghcr.io/org/llm-d-router:tag")
+    name, tag = ref.rsplit(":", 1)
+    registry, repository = name.split("/", 1)
+    return {"registry": registry, "repository": repository, "tag": tag}
+
+
+def render_experiment(
+    plan: BenchmarkPlan,
+    request: PromotionRequest,
+    epp_config_baseline: str,
+    epp_config_evolved: str,
+    *,
+    evolved_image: str | None = None,
+) -> dict[str, str]:
+    """Branch-relative path -> text for the experiment, the workload profiles, the evaluation spec and a README.
+
+    Both setup treatments run the *same* EPP image (built from the promotion branch, so it carries
+    the baseline plugins too) with both configs mounted; they differ only in
+    ``router.epp.pluginsConfigFile``, so the measured difference is the plugin config and nothing else.
+    """
+    for label, text in (("baseline", epp_config_baseline), ("evolved", epp_config_evolved)):
+        try:
+            doc = yaml.safe_load(text)
+        except yaml.YAMLError:
+            raise PlanError(f"epp_config_{label}: not valid YAML; pass the EndpointPickerConfig text") from None
+        if not isinstance(doc, dict) or doc.get("kind") != "EndpointPickerConfig":
+            raise PlanError(
+                f"epp_config_{label}: expected an EndpointPickerConfig document (kind: EndpointPickerConfig)"
+            )
+    if plan.slug != request.slug or plan.request_id != request.id:
+        raise PlanError(f"plan is for request {plan.request_id}/{plan.slug}, not {request.id}/{request.slug}")
+
+    root = f"benchmarks/promotion/{plan.slug}"
+    workloads = sorted({c.workload for c in plan.cells})
+    files: dict[str, str] = {}
+    for name in workloads:
+        header = (
+            f"# inference-perf profile for workload {name!r} of promotion {request.id} ({plan.slug}).\n"
+            f"# Based on llm-d-benchmark workload/profiles/inference-perf/{request.workload(name).profile}.yaml.in;\n"
+            "# the experiment sets load.stages.0.rate per run treatment. Generated by the promotion bot.\n"
+        )
+        files[f"{root}/workloads/{name}.yaml"] = header + dump_yaml(workload_profile(request, name))
+
+    harness = plan.harness
+    if "," in harness:
+        raise PlanError(f"workloads use several harnesses ({harness}); one experiment runs one harness")
+    image = _image(request, evolved_image)
+    by_cell = plan.repetitions_by_cell
+    runs = [
+        {"name": run_treatment_name(c, n), "profile": f"{c.workload}.yaml", "load.stages.0.rate": c.rate}
+        for n in range(1, plan.repetitions + 1)
+        for c in plan.cells
+        if n <= by_cell[c]
+    ]
+    experiment = {
+        "experiment": {
+            "name": f"promotion-{request.id}-{plan.slug}",
+            "harness": harness,
+            "profile": f"{workloads[0]}.yaml",
+        },
+        "design": {
+            "type": "paired_shared_baseline",
+            "setup": {
+                "factors": [
+                    {
+                        "name": "epp_config",
+                        "key": "router.epp.pluginsConfigFile",
+                        "levels": [BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE],
+                    }
+                ]
+            },
+            "run": {
+                "factors": [
+                    {"name": "cell", "key": "profile+load.stages.0.rate", "levels": [c.label() for c in plan.cells]},
+                ],
+                "replicates": {c.label(): by_cell[c] for c in plan.cells},
+                "order": "repetition-major: every cell once, then again (while it still needs repetitions), "
+                "so drift spreads over all cells",
+            },
+            "total_setup_treatments": len(TREATMENTS),
+            "total_run_treatments": len(runs),
+            "total_matrix": len(TREATMENTS) * len(runs),
+            "response_variables": sorted({h.metric for h in plan.hypotheses}),
+            "power": {
+                "alpha": plan.alpha,
+                "power": plan.power,
+                "cv": plan.cv,
+                "cv_source": plan.cv_source,
+                "t_eff": plan.t_eff,
+                "repetitions": {c.label(): by_cell[c] for c in plan.cells},
+                "max_repetitions": plan.repetitions,
+            },
+            "cost": {
+                "plan": plan.cost.model_dump(),
+                "naive": plan.naive_cost.model_dump(),
+                "gpu_minutes_ratio": round(plan.ratio, 4),
+            },
+        },
+        "setup": {
+            "constants": {
+                "router.epp.image.registry": image["registry"],
+                "router.epp.image.repository": image["repository"],
+                "router.epp.image.tag": image["tag"],
+                "router.epp.flags.allow-experimental-plugins": True,
+                "router.epp.pluginsCustomConfig": {
+                    BASELINE_CONFIG_FILE: epp_config_baseline,
+                    EVOLVED_CONFIG_FILE: epp_config_evolved,
+                },
+            },
+            "treatments": [
+                {"name": "baseline", "router.epp.pluginsConfigFile": BASELINE_CONFIG_FILE},
+                {"name": "evolved", "router.epp.pluginsConfigFile": EVOLVED_CONFIG_FILE},
+            ],
+        },
+        "reset_caches": True,
+        "treatments": runs,
+    }
+    header = (
+        f"# llm-d-benchmark experiment for promotion {request.id}: {request.title}\n"
+        f"# Copy {root}/workloads/*.yaml into workload/profiles/{harness}/, then:\n"
+        f"#   llmdbenchmark --spec {DEFAULT_SPEC} experiment -e {root}/experiment.yaml -p <namespace>\n"
+        f"# Results go to {LAYOUT};\n"
+        f"# run treatment {RUN_TREATMENT_PATTERN} of setup treatment T -> T/<workload>/rate-<rate>/rep-<n>/.\n"
+        "# `design` is informational (llm-d-benchmark does not read it). Generated by the promotion bot.\n"
+    )
+    files[f"{root}/experiment.yaml"] = header + dump_yaml(experiment)
+    files[f"{root}/evaluation.yaml"] = render_evaluation_spec(plan, request)
+    files[f"{root}/README.md"] = plan_markdown(plan)
+    return dict(sorted(files.items()))
