@@ -683,3 +683,36 @@ def check_plugin(
 def _last_line(text: str) -> str:
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
     return lines[-1] if lines else "the Go toolchain failed without output"
+
+
+# --------------------------------------------------------------------------
+# Through the execution port (bot.execution): what stages and reviews call
+# --------------------------------------------------------------------------
+
+
+def execute_check(files: dict[str, str], args: dict) -> dict:
+    """The "go-check" execution kind: check_plugin on plain data, answered as JSON."""
+    report = check_plugin(
+        files,
+        registration_import=args.get("registration_import") or None,
+        registration_line=args.get("registration_line") or None,
+    )
+    return report.model_dump(mode="json")
+
+
+def run_checks(
+    files: dict[str, str],
+    *,
+    registration_import: str | None = None,
+    registration_line: str | None = None,
+    executor=None,
+) -> ToolchainReport:
+    """gofmt, build, vet and test ``files`` through ``executor`` (default: here, in the sandbox)."""
+    from bot.execution import DirectExecutor, ExecRequest
+
+    request = ExecRequest(
+        "go-check",
+        files=dict(files),
+        args={"registration_import": registration_import or "", "registration_line": registration_line or ""},
+    )
+    return ToolchainReport.model_validate((executor or DirectExecutor()).run(request))

@@ -31,7 +31,7 @@ CHECKLIST = [
 def review(ctx) -> list[Finding]:
     from bot.golang.analyze import analyze
     from bot.golang.source import parse_evolved_source
-    from bot.golang.toolchain import check_plugin
+    from bot.golang.toolchain import run_checks
     from bot.stages.translate import translation
 
     findings: list[Finding] = []
@@ -131,7 +131,12 @@ def review(ctx) -> list[Finding]:
     t = translation(ctx, ctx.stage_feedback(Stage.TRANSLATE))
     files = dict(go_files)
     files.update({p: c for p, c in t.files.items() if p.endswith("_test.go")})
-    checks = check_plugin(files, registration_import=t.registration_import, registration_line=t.registration_line)
+    checks = run_checks(
+        files,
+        registration_import=t.registration_import,
+        registration_line=t.registration_line,
+        executor=ctx.executor,
+    )
     findings += checks.findings
     if not (checks.build_ok and checks.vet_ok and checks.test_ok) and not checks.findings:
         findings.append(

@@ -13,6 +13,7 @@ from bot.stages.paths import PromotionPaths
 
 if TYPE_CHECKING:  # imported lazily: the CLI must start fast
     from bot.dictionary import Dictionary
+    from bot.execution import Executor
     from bot.forge.base import Forge
 
 
@@ -33,6 +34,7 @@ class StageContext:
     feedback: str | None = None  # a person's reason (request changes), recorded in the artifacts
     review: str | None = None  # blocking review findings, for an author that can act on them
     results_dir: Path | None = None
+    executor: Executor | None = None  # runs evolved/generated code; None = here, in the sandbox
 
     @property
     def branch(self) -> str:

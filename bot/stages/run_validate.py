@@ -23,11 +23,12 @@ def plugin_files(ctx: StageContext, summary: TranslationSummary) -> dict[str, st
 
 def go_checks(ctx: StageContext):
     """gofmt, go vet and go test on the plugin as committed on the branch (also used by gate 3)."""
-    from bot.golang.toolchain import check_plugin
+    from bot.golang.toolchain import run_checks
 
     summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
-    return check_plugin(
+    return run_checks(
         plugin_files(ctx, summary),
+        executor=ctx.executor,
         registration_import=summary.registration_import,
         registration_line=summary.registration_line,
     )

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bot import pipeline
+from bot.execution import Executor
 from bot.forge.base import Forge
 from bot.model import (
     Artifact,
@@ -65,6 +66,7 @@ class Runner:
         max_rounds: int = pipeline.DEFAULT_MAX_ROUNDS,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         log: Callable[[str], None] = lambda line: None,
+        executor: Executor | None = None,
     ):
         self.request = request
         self.forge = forge
@@ -75,6 +77,7 @@ class Runner:
         self.max_rounds = max_rounds
         self.clock = clock
         self.log = log
+        self.executor = executor
 
     # ------------------------------------------------------------ state I/O
     @property
@@ -151,7 +154,13 @@ class Runner:
     # --------------------------------------------------------------- stages
     def context(self, state: PipelineState, feedback: str | None = None, review: str | None = None) -> StageContext:
         return StageContext(
-            self.request, self.forge, state, feedback=feedback, review=review, results_dir=self.results_dir
+            self.request,
+            self.forge,
+            state,
+            feedback=feedback,
+            review=review,
+            results_dir=self.results_dir,
+            executor=self.executor,
         )
 
     def inputs_hash(self, state: PipelineState, stage: Stage, feedback: str | None, review: str | None = None) -> str:
