@@ -466,8 +466,19 @@ class AuditEntry(Strict):
 class Status(StrEnum):
     RUNNING = "running"  # a stage or a review is due
     AWAITING_DECISION = "awaiting-decision"  # a gate's review converged; a human decides
+    FAILED = "failed"  # a stage could not finish; a retry runs it again
+    CANCELLED = "cancelled"  # a person stopped the promotion; a retry continues where it stopped
     DONE = "done"  # stage 7 finished
     REJECTED = "rejected"
+
+
+class StageFailure(Strict):
+    """Why the due stage could not finish, and what a person does about it."""
+
+    stage: Stage
+    reason: str
+    fix: str = Field(default="", description="what to change before retrying, when the reason alone does not say")
+    at: datetime
 
 
 class PipelineState(Strict):
@@ -493,6 +504,8 @@ class PipelineState(Strict):
     review_findings: dict[int, str] = Field(
         default_factory=dict, description="stage -> blocking review findings for its author-fix rerun"
     )
+    failure: StageFailure | None = Field(default=None, description="set while status is failed")
+    cancelled_from: Status | None = Field(default=None, description="the status a cancel interrupted")
     audit: list[AuditEntry] = Field(default_factory=list)
 
     def artifact_index(self) -> list[Artifact]:

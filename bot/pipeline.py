@@ -17,6 +17,11 @@ rerun changes nothing (same content hashes), another review would say the
 same thing, so the gate opens at once, marked unconverged. Only then may a
 person decide: approve (next stage), request changes (the gate's first stage
 runs again with the reason), or reject (the promotion ends).
+
+A stage that cannot finish (its checks cannot run, its input is gone) leaves
+the promotion *failed* at that stage with the reason; ``retry`` runs it again.
+A person may *cancel* a promotion (nothing runs until a retry continues it) or
+the request may change under it (``restart`` from stage 1, history kept).
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from bot.model import (
     PipelineState,
     ReviewRound,
     Stage,
+    StageFailure,
     StageRecord,
     Status,
 )
@@ -82,7 +88,16 @@ class Finished:
     status: Status  # DONE or REJECTED
 
 
-Step = RunStage | RunReview | AwaitDecision | Finished
+@dataclass(frozen=True)
+class Halted:
+    """Nothing runs until a person retries: the due stage failed, or the promotion was cancelled."""
+
+    status: Status  # FAILED or CANCELLED
+    stage: Stage | None
+    reason: str
+
+
+Step = RunStage | RunReview | AwaitDecision | Finished | Halted
 
 
 def new_state(request_id: str, fingerprint: str, branch: str, *, actor: str, now: datetime) -> PipelineState:
@@ -93,6 +108,12 @@ def new_state(request_id: str, fingerprint: str, branch: str, *, actor: str, now
 def next_step(state: PipelineState) -> Step:
     if state.status in (Status.DONE, Status.REJECTED):
         return Finished(state.status)
+    if state.status is Status.FAILED:
+        assert state.failure is not None
+        return Halted(Status.FAILED, state.failure.stage, state.failure.reason)
+    if state.status is Status.CANCELLED:
+        last = next((a for a in reversed(state.audit) if a.event == "cancelled"), None)
+        return Halted(Status.CANCELLED, state.next_stage, f"cancelled by {last.actor}" if last else "cancelled")
     if state.status is Status.AWAITING_DECISION:
         assert state.open_gate is not None
         return AwaitDecision(state.open_gate)
@@ -116,6 +137,11 @@ def describe(state: PipelineState) -> str:
         case AwaitDecision(gate):
             tag = " (review did not converge)" if gate in state.unconverged else ""
             return f"waiting for a decision at gate {gate}{tag}"
+        case Halted(Status.FAILED, stage, reason):
+            assert stage is not None
+            return f"stage {int(stage)} ({stage.title}) failed: {reason}"
+        case Halted(_, _, reason):
+            return f"{reason}; a retry continues where it stopped"
         case RunReview(gate, rnd):
             return f"gate {gate} review round {rnd} is due"
         case RunStage(stage, feedback, review):
@@ -195,6 +221,8 @@ def decide(
         raise IllegalTransition(f"the promotion is finished; gate {gate} can no longer be decided")
     if state.status is Status.REJECTED:
         raise IllegalTransition("the promotion was rejected; nothing is left to decide")
+    if state.status in (Status.FAILED, Status.CANCELLED):
+        raise IllegalTransition(f"gate {gate} is not open: {describe(state)}")
     earlier = [d for d in state.decisions if d.gate == gate and d.decision is Decision.APPROVE]
     if state.open_gate != gate or state.status is not Status.AWAITING_DECISION:
         if state.open_gate == gate:
@@ -227,6 +255,70 @@ def decide(
         s.status = Status.REJECTED
         s.next_stage = None
     return s
+
+
+def stage_failed(state: PipelineState, stage: Stage, reason: str, *, now: datetime, fix: str = "") -> PipelineState:
+    """The due stage could not finish. Nothing it did is recorded; a retry runs it again."""
+    step = next_step(state)
+    if not isinstance(step, RunStage) or step.stage != stage:
+        raise IllegalTransition(f"stage {int(stage)} failed, but {describe(state)}")
+    s = state.model_copy(deep=True)
+    s.status = Status.FAILED
+    s.failure = StageFailure(stage=stage, reason=reason, fix=fix, at=now)
+    return _log(s, now, "bot", f"stage {int(stage)} failed", reason)
+
+
+def retry(state: PipelineState, *, actor: str, now: datetime, stage: int | None = None) -> PipelineState:
+    """Run the failed stage again, or continue a cancelled promotion where it stopped.
+
+    ``stage``, when given, must be the stage a retry would run: a retry never skips
+    work or reruns a stage whose output a gate has already accepted.
+    """
+    if state.status in (Status.DONE, Status.REJECTED):
+        raise IllegalTransition(f"the promotion is {state.status.value}; there is nothing to retry")
+    due = state.failure.stage if state.status is Status.FAILED and state.failure else state.next_stage
+    if stage is not None and (due is None or stage != int(due)):
+        what = f"stage {int(due)} ({due.title}) is the one to retry" if due else describe(state)
+        raise IllegalTransition(f"stage {stage} cannot be retried now: {what}")
+    if state.status not in (Status.FAILED, Status.CANCELLED):
+        if state.status is Status.AWAITING_DECISION:
+            raise IllegalTransition(f"nothing failed: {describe(state)}; decide the gate instead")
+        return state  # already running: the caller just starts the due step again
+    s = state.model_copy(deep=True)
+    if s.status is Status.FAILED:
+        s.status, s.failure = Status.RUNNING, None
+        return _log(s, now, actor, "retry", f"stage {int(due)}" if due else "")
+    s.status, s.cancelled_from = s.cancelled_from or Status.RUNNING, None
+    return _log(s, now, actor, "continued", describe(s))
+
+
+def cancel(state: PipelineState, *, actor: str, now: datetime, reason: str = "") -> PipelineState:
+    """Stop the promotion where it stands; nothing is lost, and a retry continues it."""
+    if state.status in (Status.DONE, Status.REJECTED):
+        raise IllegalTransition(f"the promotion is already {state.status.value}")
+    if state.status is Status.CANCELLED:
+        return state
+    s = state.model_copy(deep=True)
+    s.cancelled_from = Status.RUNNING if s.status is Status.FAILED else s.status
+    s.status, s.failure = Status.CANCELLED, None
+    return _log(s, now, actor, "cancelled", reason)
+
+
+def restart(state: PipelineState, fingerprint: str, *, actor: str, now: datetime, why: str) -> PipelineState:
+    """The request changed: start again from stage 1 on the same branch, keeping the audit trail.
+
+    Gate decisions were made on the old request, so none of them carries over.
+    """
+    if state.status in (Status.DONE, Status.REJECTED):
+        raise IllegalTransition(f"the promotion is {state.status.value}; open a new one for a changed request")
+    fresh = PipelineState(request_id=state.request_id, request_fingerprint=fingerprint, branch=state.branch)
+    fresh.audit = list(state.audit)
+    return _log(fresh, now, actor, "restarted from stage 1", why)
+
+
+def work_done(state: PipelineState) -> bool:
+    """Whether restarting would throw away work a person has seen (anything past the dictionary)."""
+    return any(n >= int(Stage.TRANSLATE) for n in state.stages)
 
 
 # --------------------------------------------------------------------------

@@ -94,7 +94,11 @@ def cmd_resume(args) -> int:
     work = args.work.resolve()
     settings = _read_settings(work)
     request, results = _reload(settings)
-    return _drive(_runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args))
+    runner = _runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args)
+    state = runner.load_state()
+    if state is not None and state.status.value in ("failed", "cancelled"):
+        runner.retry()  # resuming is what a person does once the reason for the halt is fixed
+    return _drive(runner)
 
 
 def cmd_decide(args) -> int:
@@ -115,18 +119,21 @@ def cmd_decide(args) -> int:
 
 def cmd_status(args) -> int:
     from bot import pipeline
-    from bot.model import PipelineState
+    from bot.forge.state_file import STATE_FILE, read_state
 
-    state_file = args.work.resolve() / "state.json"
-    if not state_file.exists():
+    state = read_state(args.work.resolve() / STATE_FILE)
+    if state is None:
         raise RequestError(f"{args.work}: no promotion here; start one with `promote run REQUEST --work {args.work}`")
-    state = PipelineState.model_validate_json(state_file.read_text())
     if args.json:
         print(state.model_dump_json(indent=2))
         return 0
     print(f"promotion {state.request_id} on {state.branch}: {pipeline.describe(state)}")
     for n, rec in sorted(state.stages.items()):
-        print(f"  stage {n} done: {rec.summary}")
+        if state.failure is None or n != int(state.failure.stage):
+            print(f"  stage {n} done: {rec.summary}")
+    if state.failure is not None:
+        fix = f"; fix: {state.failure.fix}" if state.failure.fix else ""
+        print(f"  stage {int(state.failure.stage)} FAILED: {state.failure.reason}{fix}")
     for d in state.decisions:
         print(f"  gate {d.gate} {d.decision.value} by {d.actor}" + (f": {d.reason}" if d.reason else ""))
     if state.status.value == "awaiting-decision":
@@ -186,6 +193,7 @@ def preflight(request_path: Path, results: Path | None, *, check_reports: bool =
 def _runner(request, work: Path, fork: Path, results, approve, args):
     from bot import PROJECT_ROOT
     from bot.forge.local import LocalForge
+    from bot.forge.state_file import FileStateStore
     from bot.stages.runner import Runner
 
     forge = LocalForge(
@@ -194,7 +202,8 @@ def _runner(request, work: Path, fork: Path, results, approve, args):
     return Runner(
         request,
         forge,
-        work,
+        FileStateStore(work, forge),
+        status_context={"home": "local", "work": str(work)},
         results_dir=results,
         approve=approve,
         actor=args.actor or _whoami(),
@@ -208,11 +217,20 @@ def _drive(runner) -> int:
     loc = runner.forge.locations()
     if outcome.waiting_gate is not None:
         print(f"stopped at gate {outcome.waiting_gate}: the review report is in {loc['issue thread']}")
-        print(_decide_hint(outcome.waiting_gate, runner.work))
+        print(_decide_hint(outcome.waiting_gate, runner.store.work))
         return 0
     if outcome.state.status.value == "rejected":
         print(f"the promotion was rejected; the record is in {loc['issue thread']}")
         return 0
+    if outcome.halted is not None:
+        from bot import pipeline
+
+        print(f"promotion halted: {pipeline.describe(outcome.state)}", file=sys.stderr)
+        failure = outcome.state.failure
+        if failure is not None and failure.fix:
+            print(f"  fix: {failure.fix}", file=sys.stderr)
+        print(f"  then: promote resume --work {runner.store.work}", file=sys.stderr)
+        return 1
     print("promotion finished: all 7 stages, 3 gates")
     print(f"  PR record:   {loc['pull request']}")
     print(f"  fork branch: {runner.request.branch} in {loc['fork']}")

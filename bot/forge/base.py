@@ -1,9 +1,26 @@
-"""The Forge protocol: what a stage may do to the fork, the issue and the PR."""
+"""The ports a promotion writes through: the Forge (fork, issue, PR) and the StateStore.
+
+Each home implements both: the local rehearsal with a git repository and files,
+the GitHub home with the fork's remote, the promotion issue and its draft PR.
+Every bot comment carries a hidden marker so it is found and updated, never
+duplicated.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from bot.model import PipelineState
+
+#: The sticky status comment on the promotion issue: a checklist for people (and, on GitHub, the state).
+STATUS_MARKER = "promotion-bot:status"
+
+
+def review_marker(gate: int) -> str:
+    """The sticky comment holding a gate's latest review report."""
+    return f"promotion-bot:review-gate-{gate}"
 
 
 @dataclass(frozen=True)
@@ -54,3 +71,13 @@ class Forge(Protocol):
 
     def locations(self) -> dict[str, str]:
         """Human-readable places to look (fork, branch, issue thread, PR)."""
+
+
+class StateStore(Protocol):
+    """Where a promotion's state lives between steps: a file locally, the status comment on GitHub."""
+
+    def load(self) -> PipelineState | None:
+        """The saved state, None if the promotion has not started; raises RequestError if unreadable."""
+
+    def save(self, state: PipelineState, status: str) -> None:
+        """Save ``state`` and show people ``status`` (the checklist) where they look."""

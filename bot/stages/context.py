@@ -8,13 +8,22 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot.model import PipelineState, PromotionRequest, Stage
+from bot.model import PipelineState, PromotionRequest, RequestError, Stage
 from bot.stages.paths import PromotionPaths
 
 if TYPE_CHECKING:  # imported lazily: the CLI must start fast
     from bot.dictionary import Dictionary
     from bot.execution import Executor
     from bot.forge.base import Forge
+
+
+class StageFailed(RequestError):
+    """The stage cannot finish: its checks cannot run or its input is gone. The promotion halts, failed at
+    this stage, with the message as the reason and ``fix`` as what to change before retrying."""
+
+    def __init__(self, reason: str, *, fix: str = ""):
+        super().__init__(reason)
+        self.fix = fix
 
 
 @dataclass

@@ -1,9 +1,12 @@
 """Drives the engine: asks what is due, does it through the stages and the forge, saves state.
 
-The only place where the pure state machine meets I/O. State is written to
-``<work>/state.json`` after every step, so a killed run resumes where it
-stopped; a stage interrupted between its commit and the state save reruns,
-produces the same bytes, and adds no commit (the forge skips empty commits).
+The only place where the pure state machine meets I/O, and the same in both
+homes: the caller hands in a Forge and a StateStore (files locally, the issue's
+status comment on GitHub). State is saved after every step, so a killed run
+resumes where it stopped; a stage interrupted between its commit and the state
+save reruns, produces the same bytes, and adds no commit (the forge skips empty
+commits). A stage that cannot finish raises ``StageFailed``; the promotion is
+then *failed* at that stage with the reason, and a retry runs it again.
 """
 
 from __future__ import annotations
@@ -14,43 +17,37 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from bot import pipeline
 from bot.execution import Executor
-from bot.forge.base import Forge
+from bot.forge.base import Forge, StateStore, review_marker
+from bot.forge.state_file import StateError
 from bot.model import (
     Artifact,
     Decision,
     PipelineState,
     PromotionRequest,
-    RequestError,
     ReviewRound,
     Stage,
     StageRecord,
     sha256_text,
 )
 from bot.stages import STAGE_MODULES
-from bot.stages.context import StageContext
+from bot.stages.context import StageContext, StageFailed
 
-STATUS_MARKER = "promotion-bot:status"
-
-
-def review_marker(gate: int) -> str:
-    return f"promotion-bot:review-gate-{gate}"
-
-
-class StateError(RequestError):
-    """The saved state cannot be used as asked."""
+__all__ = ["Outcome", "Runner", "StageFailed", "StateError"]
 
 
 @dataclass
 class Outcome:
     state: PipelineState
     waiting_gate: int | None
+    halted: pipeline.Halted | None = None
 
     @property
     def done(self) -> bool:
-        return self.waiting_gate is None
+        return self.waiting_gate is None and self.halted is None
 
 
 class Runner:
@@ -58,7 +55,7 @@ class Runner:
         self,
         request: PromotionRequest,
         forge: Forge,
-        work_dir: Path,
+        store: StateStore,
         *,
         results_dir: Path | None = None,
         approve: frozenset[int] = frozenset(),
@@ -67,10 +64,12 @@ class Runner:
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         log: Callable[[str], None] = lambda line: None,
         executor: Executor | None = None,
+        status_context: dict[str, Any] | None = None,
     ):
         self.request = request
         self.forge = forge
-        self.work = Path(work_dir)
+        self.store = store
+        self.status_context = status_context or {}
         self.results_dir = results_dir
         self.approve = approve
         self.actor = actor
@@ -80,22 +79,12 @@ class Runner:
         self.executor = executor
 
     # ------------------------------------------------------------ state I/O
-    @property
-    def state_file(self) -> Path:
-        return self.work / "state.json"
-
     def load_state(self) -> PipelineState | None:
-        if not self.state_file.exists():
-            return None
-        try:
-            return PipelineState.model_validate_json(self.state_file.read_text())
-        except ValueError:
-            raise StateError(f"{self.state_file}: saved state is unreadable; move it away and start again") from None
+        return self.store.load()
 
-    def save_state(self, state: PipelineState) -> None:
-        tmp = self.state_file.with_suffix(".tmp")
-        tmp.write_text(state.model_dump_json(indent=2))
-        tmp.replace(self.state_file)
+    def save(self, state: PipelineState) -> None:
+        """Save the state and show the checklist in the same step (one write on GitHub)."""
+        self.store.save(state, self.status_markdown(state))
 
     def start_or_resume(self) -> PipelineState:
         state = self.load_state()
@@ -104,10 +93,10 @@ class Runner:
                 self.request.id, self.request.fingerprint(), self.request.branch, actor=self.actor, now=self.clock()
             )
             self.forge.ensure_branch(self.request.branch, self.request.fork.base_branch)
-            self.save_state(state)
+            self.save(state)
         elif state.request_fingerprint != self.request.fingerprint():
             raise StateError(
-                f"{self.work}: this promotion was started from a different request or source; "
+                "this promotion was started from a different request or source; "
                 "use a new --work directory (or delete its state.json) to start over"
             )
         return state
@@ -119,37 +108,50 @@ class Runner:
             step = pipeline.next_step(state)
             match step:
                 case pipeline.Finished():
-                    self._post_status(state)
+                    self.save(state)
                     return Outcome(state, None)
+                case pipeline.Halted():
+                    self.save(state)
+                    return Outcome(state, None, halted=step)
                 case pipeline.AwaitDecision(gate):
                     if gate in self.approve:
                         state = pipeline.decide(state, gate, Decision.APPROVE, actor=self.actor, now=self.clock())
-                        self.save_state(state)
+                        self.save(state)
                         self.log(f"gate {gate}: approved by {self.actor} (--approve)")
                         continue
-                    self._post_status(state)
+                    self.save(state)
                     return Outcome(state, gate)
                 case pipeline.RunStage(stage, feedback, review):
-                    state = self._run_stage(state, stage, feedback, review)
-                    self.save_state(state)
-                    self._post_status(state)
+                    try:
+                        state = self._run_stage(state, stage, feedback, review)
+                    except StageFailed as exc:
+                        self.log(f"stage {int(stage)} failed: {exc}")
+                        state = pipeline.stage_failed(state, stage, str(exc), now=self.clock(), fix=exc.fix)
+                    self.save(state)
                 case pipeline.RunReview(gate, rnd):
                     state = self._run_review(state, gate, rnd)
-                    self.save_state(state)
+                    self.save(state)
 
     def decide(self, gate: int, decision: Decision, reason: str | None) -> PipelineState:
+        return self.apply(
+            lambda s: pipeline.decide(s, gate, decision, actor=self.actor, now=self.clock(), reason=reason)
+        )
+
+    def retry(self, stage: int | None = None) -> PipelineState:
+        return self.apply(lambda s: pipeline.retry(s, actor=self.actor, now=self.clock(), stage=stage))
+
+    def apply(self, move: Callable[[PipelineState], PipelineState]) -> PipelineState:
+        """A person's move on the saved state (decide, retry, cancel); an illegal one is a StateError."""
         state = self.load_state()
         if state is None:
-            raise StateError(
-                f"{self.work}: no promotion has been started here; run `promote run REQUEST --work {self.work}`"
-            )
+            raise StateError("no promotion has been started here; start one first")
         try:
-            state = pipeline.decide(state, gate, decision, actor=self.actor, now=self.clock(), reason=reason)
+            new = move(state)
         except pipeline.IllegalTransition as exc:
             raise StateError(str(exc)) from None
-        self.save_state(state)
-        self._post_status(state)
-        return state
+        if new is not state:
+            self.save(new)
+        return new
 
     # --------------------------------------------------------------- stages
     def context(self, state: PipelineState, feedback: str | None = None, review: str | None = None) -> StageContext:
@@ -224,19 +226,19 @@ class Runner:
 
         self.forge.upsert_comment(review_marker(review.gate), render_review_report(review, self.context(state), state))
 
-    def _post_status(self, state: PipelineState) -> None:
+    def status_markdown(self, state: PipelineState) -> str:
         from bot.render import render
 
-        body = render(
+        return render(
             "status_comment.md.j2",
             state=state,
             request=self.request,
             describe=pipeline.describe(state),
             Stage=Stage,
             gates=pipeline.GATE_COVERS,
-            work=str(self.work),
+            home=self.status_context.get("home", "local"),
+            **{k: v for k, v in self.status_context.items() if k != "home"},
         )
-        self.forge.upsert_comment(STATUS_MARKER, body)
 
 
 def _commit_message(stage: Stage, summary: str, feedback: str | None, review: str | None, inputs: str) -> str:
