@@ -168,11 +168,13 @@ def preflight(request_path: Path, results: Path | None, *, check_reports: bool =
     """Everything that can be wrong with the input is found here, before anything touches the fork."""
     from bot.dictionary import load_dictionary
     from bot.golang.analyze import analyze
+    from bot.golang.safety import refuse_unsafe
     from bot.golang.source import parse_evolved_source
     from bot.model import PromotionRequest
 
     request = PromotionRequest.load(request_path)
     src = parse_evolved_source(request.source_text, str(request.source_path))
+    refuse_unsafe(src)  # nothing is analysed, built or run for a program that could reach outside itself
     analysis = analyze(src, load_dictionary(), None)
     if analysis.kind is not request.kind:
         raise RequestError(

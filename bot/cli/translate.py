@@ -55,6 +55,9 @@ def handle(args: argparse.Namespace) -> int:
     from bot.model import Severity
 
     src = load_evolved_source(Path(args.source))
+    refused = _refuse_unsafe(src, Path(args.out), args.json)
+    if refused is not None:
+        return refused
     dictionary = load_dictionary()
     analysis = analyze(src, dictionary, args.kind)
     plugin_type = args.plugin_type or default_plugin_type(analysis.host)
@@ -110,3 +113,30 @@ def handle(args: argparse.Namespace) -> int:
             where = f" line {f.source_line}" if f.source_line else (f" {f.file}:{f.line}" if f.file else "")
             print(f"  CRITICAL {f.check}{where}: {f.message}", file=sys.stderr)
     return 1 if critical else 0
+
+
+def _refuse_unsafe(src, out: Path, as_json: bool) -> int | None:
+    """Exit 1 with the CRITICAL safety findings (also in OUT/findings.json) before anything is analysed or built."""
+    from bot.golang.safety import check_evolved_source, critical
+
+    findings = check_evolved_source(src)
+    crit = critical(findings)
+    if not crit:
+        return None
+    if out.exists() and not out.is_dir():
+        from bot.model import RequestError
+
+        raise RequestError(f"--out {out} is a file; pass a directory for the findings")
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "findings.json").write_text(
+        json.dumps([json.loads(f.model_dump_json()) for f in findings], indent=2, sort_keys=True) + "\n",
+        encoding="utf-8",
+    )
+    if as_json:
+        print(json.dumps({"refused": True, "findings": [json.loads(f.model_dump_json()) for f in findings]}, indent=2))
+    else:
+        print(f"refused {src.path}: {len(crit)} CRITICAL safety finding(s); nothing was analysed, built or run")
+    for f in crit:
+        print(f"  CRITICAL {f.check} line {f.source_line}: {f.message}; fix: {f.fix}", file=sys.stderr)
+    print(f"  all findings: {out / 'findings.json'}", file=sys.stderr)
+    return 1

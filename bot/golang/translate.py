@@ -24,6 +24,7 @@ from pathlib import PurePosixPath
 from bot.dictionary import Dictionary
 from bot.golang.analyze import Analysis
 from bot.golang.generate import BASELINE_SCORERS, Generated, generate, go_float
+from bot.golang.safety import refuse_unsafe
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, RequestError, Severity, TranslationSummary
 
@@ -87,10 +88,12 @@ def translate(
 ) -> Translation:
     if not re.fullmatch(r"[a-z][a-z0-9-]*[a-z0-9]", plugin_type or ""):
         raise TranslationError(f"plugin type {plugin_type!r} must be kebab-case (e.g. evolved-adaptive-scorer)")
+    # Defence in depth: callers refuse unsafe programs first; nothing below may touch one.
+    safety = refuse_unsafe(src)
     options, applied = feedback_options(feedback)
     source_name = PurePosixPath(src.path.replace("\\", "/")).name
     gen = generate(src, analysis, dictionary, plugin_type, source_name=source_name, options=options)
-    findings = _anchor(analysis.findings + gen.findings, gen)
+    findings = _anchor(safety + analysis.findings + gen.findings, gen)
     findings.sort(key=Finding.sort_key)
     summary = _summary(analysis, dictionary, gen, plugin_type, findings)
     report = render_report(src, analysis, dictionary, gen, summary, findings, source_name, feedback, applied)

@@ -15,10 +15,13 @@ from bot.stages.paths import DICTIONARY_DOC
 def run(ctx: StageContext) -> StageOutput:
     from bot.dictionary import render_markdown
     from bot.golang.analyze import analyze
+    from bot.golang.safety import refuse_unsafe
     from bot.golang.source import parse_evolved_source
 
     d = ctx.dictionary
-    analysis = analyze(parse_evolved_source(ctx.request.source_text, ctx.request.source), d, ctx.request.kind)
+    src = parse_evolved_source(ctx.request.source_text, ctx.request.source)
+    refuse_unsafe(src)  # the entry points refuse first; this keeps any other path from committing
+    analysis = analyze(src, d, ctx.request.kind)
     summary = (
         f"translation dictionary {d.version} (Map A {len(d.interfaces)}, Map B {len(d.signals)}, "
         f"Map C {len(d.gaps)}); the {analysis.kind.value} policy reads {len(analysis.signals)} signal uses"
