@@ -1,0 +1,54 @@
+"""Who may do what, decided in one place: every handler asks ``authorize`` and obeys.
+
+A label is not authorization: anyone with triage can apply one. A gate counts
+only from a person whose role on the repository (the collaborator permission
+API's ``role_name``) is one of the configured approver roles, or who is on the
+configured approver list. Bots, this bot included, never pass a gate. Pure:
+the caller looks the role up and passes it in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from bot.github.config import BotConfig
+
+Action = Literal["decide", "retry", "cancel", "status"]
+
+
+@dataclass(frozen=True)
+class Actor:
+    login: str
+    type: str = "User"  # GitHub's user type: User, Bot, Organization
+    role: str = "none"  # role_name from the collaborator permission API
+
+    @property
+    def is_bot(self) -> bool:
+        return self.type == "Bot" or self.login.endswith("[bot]")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    allowed: bool
+    why: str
+
+
+def authorize(actor: Actor, action: Action, config: BotConfig, *, issue_author: str | None = None) -> Verdict:
+    if action == "status":
+        return Verdict(True, "anyone may ask for the status")
+    if actor.is_bot:
+        return Verdict(False, f"{actor.login} is a bot account; only people decide, retry or cancel a promotion")
+    approver_by_role = actor.role in config.approvers.roles
+    approver_by_name = actor.login.lower() in {u.lower() for u in config.approvers.users}
+    if approver_by_role or approver_by_name:
+        why = f"role {actor.role}" if approver_by_role else "listed in approvers.users"
+        return Verdict(True, why)
+    if action == "cancel" and issue_author and actor.login.lower() == issue_author.lower():
+        return Verdict(True, "the person who filed the promotion may cancel it")
+    roles = ", ".join(config.approvers.roles) or "none"
+    return Verdict(
+        False,
+        f"@{actor.login} has the role `{actor.role}` on this repository; to {action} a promotion one needs a role "
+        f"in ({roles}) or to be listed under approvers.users in .github/promotion-bot.yml",
+    )

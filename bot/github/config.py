@@ -1,0 +1,96 @@
+"""`.github/promotion-bot.yml`: who may decide, where the branch and feedback go, GPU and model settings.
+
+Validated by pydantic with field-level errors, so a maintainer sees every
+mistake at once (`promote check-config` prints them with the fix).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from bot import yaml_safe
+from bot.model import RequestError
+
+CONFIG_PATH = ".github/promotion-bot.yml"
+Role = Literal["admin", "maintain", "write", "triage", "read"]
+_REPO = r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Approvers(_Strict):
+    roles: list[Role] = Field(
+        default_factory=lambda: ["admin", "maintain", "write"],
+        description="repository roles (the collaborator API's role_name) that may pass a gate",
+    )
+    users: list[str] = Field(default_factory=list, description="extra logins that may pass a gate whatever their role")
+
+
+class GPUSettings(_Strict):
+    runner_labels: list[str] = Field(default_factory=lambda: ["self-hosted", "gpu"], min_length=1)
+    pool: str = Field(default="gpu", pattern=r"^[A-Za-z0-9_.-]+$", description="concurrency group of the GPU runners")
+    budget_gpu_minutes: float | None = Field(default=None, gt=0, description="cap per promotion; the plan's if unset")
+
+
+class LLMConfig(_Strict):
+    engine: Literal["offline", "anthropic"] = "offline"
+    model: str = "claude-sonnet-4-5"
+    max_tokens: int = Field(default=8192, gt=0)
+    token_budget: int = Field(default=2_000_000, gt=0, description="hard cap of tokens per promotion")
+
+
+class BotConfig(_Strict):
+    version: Literal[1] = 1
+    approvers: Approvers = Field(default_factory=Approvers)
+    fork: str | None = Field(default=None, pattern=_REPO, description="the llm-d-router fork; default this repository")
+    blis_repository: str | None = Field(default=None, pattern=_REPO, description="where feedback issues go")
+    bot_logins: list[str] = Field(
+        default_factory=lambda: ["github-actions[bot]"],
+        description="the identities whose comments are the bot's own (an App token writes as <app>[bot])",
+    )
+    workflow: str = "promotion.yml"
+    benchmark_workflow: str = "benchmark.yml"
+    max_rounds: int = Field(default=3, ge=1, le=10, description="review rounds before a gate opens unconverged")
+    gpu: GPUSettings = Field(default_factory=GPUSettings)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+
+
+class ConfigError(RequestError):
+    """The configuration file cannot be used; ``problems`` lists every field to fix."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__(f"{CONFIG_PATH}: " + "; ".join(problems))
+        self.problems = problems
+
+
+def parse_config(text: str | None) -> BotConfig:
+    """The configuration in ``text`` (None or empty: every default)."""
+    if not text or not text.strip():
+        return BotConfig()
+    try:
+        raw = yaml_safe.load(text, what=CONFIG_PATH)
+    except yaml_safe.YAMLLimitError as exc:
+        raise ConfigError([str(exc)]) from None
+    except Exception as exc:  # yaml.YAMLError
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ConfigError([f"not valid YAML{where}"]) from None
+    if not isinstance(raw, dict):
+        raise ConfigError(["expected a mapping of settings at the top level"])
+    try:
+        return BotConfig.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err["loc"])
+            msg = (
+                "unknown setting (check the spelling in docs/github-setup.md)"
+                if err["type"] == "extra_forbidden"
+                else err["msg"]
+            )
+            problems.append(f"{loc}: {msg}")
+        raise ConfigError(problems) from None

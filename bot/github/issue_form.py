@@ -1,0 +1,312 @@
+"""The promotion issue form, read back: GitHub's rendered body → the same PromotionRequest as promotion.yaml.
+
+GitHub renders a submitted form as ``### <label>`` sections, ``_No response_``
+for an empty field and ``- [X]`` / ``- [ ]`` for checkboxes; ``render:`` fields
+arrive inside a code fence. People edit the body afterwards, so the parser
+matches sections by the labels of the template (the way github/issue-parser
+does), tolerates reordering and extra text, and reports every problem at once
+with the section it is in, so one ``needs-info`` comment lists all of them.
+
+Pure: the caller passes the template, the (already sanitized) body and any
+evolved source fetched for a reference; nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from bot import yaml_safe
+from bot.model import PromotionRequest, describe_validation_error
+
+#: Field ids of .github/ISSUE_TEMPLATE/promotion.yml that the parser reads (a test keeps them in step).
+FIELDS = (
+    "kind",
+    "plugin_name",
+    "source",
+    "source_ref",
+    "openevolve_run",
+    "origin",
+    "blis_version",
+    "claims",
+    "workloads",
+    "evolved_for",
+    "baselines",
+    "fork",
+    "base_branch",
+    "consent",
+)
+
+NO_RESPONSE = "_No response_"
+
+#: `owner/repo@<40-hex sha>:path`: a file at an immutable commit (a branch name could change under us).
+SOURCE_REF = re.compile(
+    r"^(?P<repo>[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100})@(?P<sha>[0-9a-f]{40}):"
+    r"(?P<path>(?!/)(?!.*(?:^|/)\.\.(?:/|$))[A-Za-z0-9_./-]{1,300})$"
+)
+
+#: The standard scenarios behind the "Baseline scenarios to guard" checkboxes: the workload each adds
+#: (unless the request defines one of that name) and the scenario guarding it.
+STANDARD_BASELINES: dict[str, dict[str, Any]] = {
+    "optimized-baseline": {
+        "workload": {
+            "name": "optimized-baseline",
+            "description": "The llm-d optimized-baseline guide workload (150 prefix groups, 6000-token prompts), one rate.",
+            "harness": "inference-perf",
+            "profile": "guide_optimized-baseline_1",
+            "rates": [10],
+            "duration_s": 120,
+        },
+        "rate": 10,
+    },
+    "sanity-random": {
+        "workload": {
+            "name": "sanity-random",
+            "description": (
+                "Random short prompts without shared prefixes or sessions; the evolved adjustments should be inert."
+            ),
+            "harness": "inference-perf",
+            "profile": "sanity_random",
+            "rates": [10],
+            "duration_s": 120,
+            "overrides": {"api.streaming": True},
+        },
+        "rate": 10,
+    },
+}
+
+
+class FormError(ValueError):
+    """The issue cannot become a promotion request; ``problems`` name each section to fix."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    repo: str
+    sha: str
+    path: str
+
+    def __str__(self) -> str:
+        return f"{self.repo}@{self.sha}:{self.path}"
+
+
+@dataclass
+class FormFields:
+    """The form as the parser read it: text per field id, ticked options per checkbox field."""
+
+    text: dict[str, str]
+    ticked: dict[str, list[str]]
+
+    def get(self, field_id: str) -> str:
+        return self.text.get(field_id, "")
+
+
+def template_labels(template: dict) -> dict[str, tuple[str, str]]:
+    """Field id -> (label, type) from the parsed template."""
+    out = {}
+    for item in template.get("body", []):
+        if item.get("type") == "markdown" or "id" not in item:
+            continue
+        out[item["id"]] = (item["attributes"]["label"], item["type"])
+    return out
+
+
+def parse_sections(body: str, template: dict) -> FormFields:
+    """Split the rendered body at the template's ``### <label>`` headings (any order, extra text tolerated)."""
+    labels = template_labels(template)
+    by_label = {label.strip().lower(): (fid, kind) for fid, (label, kind) in labels.items()}
+    text: dict[str, str] = {}
+    ticked: dict[str, list[str]] = {}
+    current: tuple[str, str] | None = None
+    lines: list[str] = []
+
+    def flush() -> None:
+        if current is None:
+            return
+        fid, kind = current
+        value = "\n".join(lines).strip()
+        if kind == "checkboxes":
+            ticked[fid] = [m.group(1).strip() for m in re.finditer(r"^\s*[-*] \[[xX]\]\s+(.*)$", value, re.M)]
+        text[fid] = "" if value == NO_RESPONSE else _unfence(value)
+
+    for line in body.split("\n"):
+        m = re.match(r"^###\s+(.+?)\s*$", line)
+        if m and m.group(1).strip().lower() in by_label:
+            flush()
+            current, lines = by_label[m.group(1).strip().lower()], []
+        elif current is not None:
+            lines.append(line)
+    flush()
+    return FormFields(text=text, ticked=ticked)
+
+
+def _unfence(value: str) -> str:
+    """The content of a ``render:`` field's code fence (GitHub adds one around the whole value)."""
+    m = re.match(r"^(`{3,}|~{3,})[^\n]*\n(.*?)\n?\1\s*$", value, re.S)
+    return m.group(2) if m else value
+
+
+def source_reference(fields: FormFields) -> SourceRef | None:
+    """The ``owner/repo@sha:path`` reference, if the form gives one (and no pasted code)."""
+    ref = fields.get("source_ref").strip()
+    if not ref:
+        return None
+    m = SOURCE_REF.match(ref)
+    if not m:
+        raise FormError(
+            [
+                (
+                    "Evolved program reference: expected owner/repo@<40-character commit sha>:path/to/file "
+                    "(a full commit sha, so the file cannot change after you filed the issue)"
+                )
+            ]
+        )
+    return SourceRef(m.group("repo"), m.group("sha"), m.group("path"))
+
+
+def request_from_form(
+    fields: FormFields,
+    *,
+    number: int,
+    title: str,
+    repository: str,
+    source_text: str | None = None,
+    source_name: str | None = None,
+) -> PromotionRequest:
+    """The PromotionRequest this form describes. ``source_text`` is the fetched file when the form gives a reference."""
+    problems: list[str] = []
+    pasted = fields.get("source").strip()
+    ref_given = bool(fields.get("source_ref").strip())
+    if pasted and ref_given:
+        problems.append("Evolved program: paste the code or give a reference, not both")
+    if not pasted and not ref_given:
+        problems.append("Evolved program: no code was pasted and no reference was given; provide one of them")
+    code = (pasted.rstrip("\n") + "\n") if pasted else (source_text or "")
+    name = source_name or f"issue-{number}-evolved.go"
+
+    def load_yaml(field_id: str, label: str, default: Any) -> Any:
+        raw = fields.get(field_id).strip()
+        if not raw:
+            return default
+        try:
+            return yaml_safe.load(raw, what=label)
+        except yaml.YAMLError as exc:
+            problems.append(f"{label}: not valid YAML ({_yaml_where(exc)}); check the indentation")
+        except yaml_safe.YAMLLimitError as exc:
+            problems.append(str(exc))
+        return default
+
+    origin_raw = load_yaml("origin", "OpenEvolve metadata", {})
+    claims = load_yaml("claims", "BLIS claims", [])
+    workloads = load_yaml("workloads", "Workloads", [])
+    for value, label, shape in ((claims, "BLIS claims", list), (workloads, "Workloads", list)):
+        if not isinstance(value, shape):
+            problems.append(f"{label}: expected a YAML list (each item starting with '- ')")
+    if not isinstance(origin_raw, dict):
+        problems.append("OpenEvolve metadata: expected best_program_info.json or a YAML mapping")
+        origin_raw = {}
+    origin = _origin(origin_raw, fields.get("openevolve_run").strip(), fields.get("blis_version").strip(), problems)
+
+    workloads = list(workloads) if isinstance(workloads, list) else []
+    baselines = []
+    for option in fields.ticked.get("baselines", []):
+        key = option.split(":", 1)[0].strip()
+        if key not in STANDARD_BASELINES:
+            problems.append(f"Baseline scenarios to guard: unknown option {key!r}; tick only the listed ones")
+            continue
+        std = STANDARD_BASELINES[key]
+        if not any(isinstance(w, dict) and w.get("name") == key for w in workloads):
+            workloads.append(dict(std["workload"]))
+        baselines.append({"name": key, "workload": key, "rate": std["rate"]})
+    if not fields.ticked.get("consent"):
+        problems.append("Before you submit: tick the box that the program may be compiled and run in the sandbox")
+
+    fork = fields.get("fork").strip() or repository
+    raw: dict[str, Any] = {
+        "id": str(number),
+        "title": re.sub(r"^\s*\[promotion\]\s*", "", title, flags=re.I).strip() or f"promotion {number}",
+        "kind": fields.get("kind").strip().lower() or None,
+        "source": name,
+        "origin": origin,
+        "claims": claims if isinstance(claims, list) else [],
+        "workloads": workloads,
+        "baselines": baselines,
+        "fork": {"repo": fork, "base_branch": fields.get("base_branch").strip() or "main"},
+    }
+    if fields.get("plugin_name").strip():
+        raw["plugin_name"] = fields.get("plugin_name").strip()
+    if fields.get("evolved_for").strip():
+        raw["evolved_for"] = fields.get("evolved_for").strip()
+    if problems:
+        raise FormError(problems)
+    try:
+        request = PromotionRequest.model_validate(raw)
+    except ValidationError as exc:
+        raise FormError([_section_of(exc)]) from None
+    return request.model_copy(update={"source_text": code})
+
+
+_SECTION_OF_FIELD = {
+    "kind": "Policy kind",
+    "plugin_name": "Plugin name",
+    "origin": "OpenEvolve metadata",
+    "claims": "BLIS claims",
+    "workloads": "Workloads",
+    "evolved_for": "Workload the program was evolved on",
+    "baselines": "Baseline scenarios to guard",
+    "fork": "Target fork",
+    "title": "the issue title",
+}
+
+
+def _section_of(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = err["loc"]
+    if not loc:  # a whole-request check: its message starts with the field it is about
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        key = re.match(r"[a-z_]+", msg)
+        return f"{_SECTION_OF_FIELD.get(key.group() if key else '', 'the form')}: {msg}"
+    section = _SECTION_OF_FIELD.get(str(loc[0]), "the form")
+    detail = describe_validation_error(exc)
+    if loc and loc[0] in ("claims", "workloads") and len(loc) > 1:
+        detail = detail.replace(f"field '{loc[0]}.{loc[1]}.", f"item {int(loc[1]) + 1}, field '")
+    return f"{section}: {detail}"
+
+
+def _yaml_where(exc: Exception) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    return f"line {mark.line + 1}, column {mark.column + 1}" if mark else str(exc).splitlines()[0]
+
+
+def _origin(raw: dict, run: str, blis_version: str, problems: list[str]) -> dict[str, Any]:
+    """Origin fields from best_program_info.json (OpenEvolve's own file) or from a YAML mapping of them."""
+    if "metrics" in raw:  # OpenEvolve's best_program_info.json
+        metrics, base = raw.get("metrics") or {}, raw.get("baseline_metrics") or {}
+        out: dict[str, Any] = {
+            "iteration": raw.get("iteration"),
+            "program_id": raw.get("id"),
+            "fitness": metrics.get("combined_score"),
+        }
+        if isinstance(base, dict) and base.get("combined_score") is not None:
+            out["baseline_fitness"] = base["combined_score"]
+    else:
+        out = dict(raw)
+    out["framework"] = out.get("framework", "openevolve")
+    if run:
+        out["run"] = run
+    if blis_version:
+        out["blis_version"] = blis_version
+    if not out.get("run"):
+        problems.append("OpenEvolve run: give the run name (e.g. blis_router/routing)")
+    for key in ("iteration", "fitness"):
+        if out.get(key) is None:
+            problems.append(f"OpenEvolve metadata: {key} is missing (best_program_info.json has it)")
+    return {k: v for k, v in out.items() if v is not None}

@@ -1,0 +1,102 @@
+"""The issue form read back: the rendered body becomes the same request as promotion.yaml, or a list of fixes."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.github.issue_form import FIELDS, FormError, parse_sections, request_from_form, source_reference
+from bot.model import PromotionRequest
+from tests.github.forms import EXAMPLE, example_body, example_values, render_form, template
+
+
+def _request(body: str, **kw):
+    return request_from_form(
+        parse_sections(body, template()),
+        number=kw.pop("number", 1),
+        title=kw.pop(
+            "title", "[promotion] Evolved adaptive weighted scorer (load-delta, session and KV-pressure adjustments)"
+        ),
+        repository=kw.pop("repository", "example-org/llm-d-router"),
+        **kw,
+    )
+
+
+def test_template_and_parser_agree_on_every_field():
+    ids = [item["id"] for item in template()["body"] if item["type"] != "markdown"]
+    assert ids == list(FIELDS)
+
+
+def test_the_bundled_example_filed_as_an_issue_is_the_same_request_as_promotion_yaml():
+    from_form = _request(example_body())
+    from_file = PromotionRequest.load(EXAMPLE / "promotion.yaml")
+    exclude = {"source": True, "origin": {"metadata_file"}}
+    assert from_form.model_dump(exclude=exclude) == from_file.model_dump(exclude=exclude)
+    assert from_form.source_text == from_file.source_text
+    assert from_form.branch == "promotion/1-evolved-adaptive-scorer"
+
+
+def test_sections_are_found_by_label_in_any_order_with_edits_around_them():
+    body = example_body()
+    head, _, rest = body.partition("### Evolved program\n")
+    edited = "(edited: a note above the form)\n\n### Evolved program\n" + rest + "\n" + head
+    assert _request(edited).model_dump() == _request(body).model_dump()
+
+
+def test_checkboxes_are_read_case_insensitively_and_empty_fields_are_no_response():
+    fields = parse_sections(example_body().replace("- [X] sanity", "- [x] sanity"), template())
+    assert [o.split(":")[0] for o in fields.ticked["baselines"]] == ["optimized-baseline", "sanity-random"]
+    assert fields.get("source_ref") == "" and fields.get("fork") == ""
+
+
+def test_every_problem_is_listed_at_once_with_its_section():
+    values = example_values() | {"source": "", "openevolve_run": "", "claims": "- id: [unclosed\n"}
+    with pytest.raises(FormError) as exc:
+        _request(render_form(values, {"consent": []}))
+    problems = exc.value.problems
+    assert any(p.startswith("Evolved program: no code was pasted and no reference") for p in problems)
+    assert any(p.startswith("OpenEvolve run: give the run name") for p in problems)
+    assert any(p.startswith("BLIS claims: not valid YAML (line 1") for p in problems)
+    assert any(p.startswith("Before you submit: tick the box") for p in problems)
+
+
+def test_model_errors_name_the_section_and_the_item():
+    values = example_values()
+    values["claims"] = values["claims"].replace("workload: load-spikes", "workload: no-such-workload", 1)
+    with pytest.raises(FormError, match="BLIS claims: .*'no-such-workload' is not one of workloads"):
+        _request(render_form(values, {"consent": [0]}))
+    values = example_values() | {"workloads": "- name: Bad Name\n  profile: x\n  rates: [1]\n"}
+    with pytest.raises(FormError, match=r"^Workloads: item 1, field 'name'"):
+        _request(render_form(values, {"consent": [0]}))
+
+
+def test_pasted_code_and_a_reference_are_exclusive_and_references_must_pin_a_commit():
+    values = example_values() | {"source_ref": "me/blis@" + "a" * 40 + ":out/best_program.py"}
+    with pytest.raises(FormError, match="paste the code or give a reference, not both"):
+        _request(render_form(values, {"consent": [0]}))
+    for bad in ("me/blis@main:out/best_program.py", "me/blis@" + "a" * 40 + ":../../etc/passwd", "me/blis@" + "a" * 40):
+        fields = parse_sections(render_form(example_values() | {"source": "", "source_ref": bad}), template())
+        with pytest.raises(FormError, match="expected owner/repo@<40-character commit sha>:path"):
+            source_reference(fields)
+    ok = parse_sections(render_form(example_values() | {"source": "", "source_ref": values["source_ref"]}), template())
+    ref = source_reference(ok)
+    assert (ref.repo, ref.path) == ("me/blis", "out/best_program.py")
+    req = _request(
+        render_form(example_values() | {"source": "", "source_ref": str(ref)}),
+        source_text=(EXAMPLE / "best_program.py").read_text(),
+        source_name=ref.path,
+    )
+    assert req.source == "out/best_program.py" and "EVOLVE-BLOCK-START" in req.source_text
+
+
+def test_a_yaml_bomb_in_a_field_is_refused_not_expanded():
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8)
+    )
+    values = example_values() | {"origin": bomb}
+    with pytest.raises(FormError, match="OpenEvolve metadata: expands to more than"):
+        _request(render_form(values, {"consent": [0]}))
+
+
+def test_fork_defaults_to_the_repository_the_issue_is_in():
+    req = _request(example_body(), repository="acme/llm-d-router")
+    assert req.fork.repo == "acme/llm-d-router" and req.fork.base_branch == "main"

@@ -1,0 +1,111 @@
+"""Labels, slash commands, authorization and configuration: the GitHub home's pure rules."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from bot import pipeline as p
+from bot.github import commands
+from bot.github.authz import Actor, authorize
+from bot.github.config import BotConfig, ConfigError, parse_config
+from bot.github.labels import Label, changes, desired
+from bot.model import Decision, Stage
+from tests.engine.test_pipeline import finish, fresh, to_gate
+
+NOW = datetime(2026, 11, 23, tzinfo=UTC)
+
+
+# ------------------------------------------------------------------ labels
+def test_labels_follow_the_state():
+    assert desired(fresh()) == {"promotion", "stage-1-analyze"}
+    at_gate = to_gate(fresh(), 2)
+    assert desired(at_gate) == {"promotion", "gate-1-approved", "gate-2-pending"}
+    failed = p.stage_failed(finish(fresh()), Stage.TRANSLATE, "x", now=NOW)
+    assert desired(failed) == {"promotion", "promotion-failed", "stage-2-translate"}
+    rejected = p.decide(at_gate, 2, Decision.REJECT, actor="a", now=NOW, reason="no")
+    assert desired(rejected) == {"promotion", "gate-1-approved", "promotion-rejected"}
+
+
+def test_only_bot_labels_are_removed():
+    add, remove = changes({"promotion", "stage-1-analyze", "bug", "needs-info"}, {"promotion", "stage-2-translate"})
+    assert add == ["stage-2-translate"] and remove == ["stage-1-analyze"]
+
+
+def test_label_helpers_and_metadata():
+    assert Label.stage(Stage.IMPLEMENT_TESTS) == "stage-4-implement-tests"
+    assert Label.approval_gate("gate-2-approved") == 2 and Label.approval_gate("gate-2-pending") is None
+    assert all(len(x.description) <= 100 and len(x.color) == 6 for x in Label)
+
+
+# ----------------------------------------------------------------- commands
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("/approve", commands.Command("approve")),
+        ("Looks good.\n/approve 2\n", commands.Command("approve", "2")),
+        (
+            "/request-changes the KV threshold is simulator-scale",
+            commands.Command("request-changes", "the KV threshold is simulator-scale"),
+        ),
+        ("/retry 5", commands.Command("retry", "5")),
+        ("> /approve\nquoted, not mine", None),
+        ("```\n/approve\n```", None),
+        ("no command here /approve", None),
+    ],
+)
+def test_commands_are_lines_of_their_own(body, expected):
+    assert commands.parse(body) == expected
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [("/reject", "needs a reason"), ("/retry eight", "optional stage number"), ("/merge", "is not a command")],
+)
+def test_malformed_commands_say_how_to_write_them(body, needle):
+    with pytest.raises(commands.CommandError, match=needle):
+        commands.parse(body)
+
+
+# ---------------------------------------------------------------- authorize
+@pytest.mark.parametrize("role", ["admin", "maintain", "write"])
+def test_approver_roles_decide(role):
+    assert authorize(Actor("maria", role=role), "decide", BotConfig()).allowed
+
+
+@pytest.mark.parametrize("role", ["triage", "read", "none"])
+def test_other_roles_cannot_decide_and_are_told_why(role):
+    v = authorize(Actor("tom", role=role), "decide", BotConfig())
+    assert not v.allowed and f"the role `{role}`" in v.why and "approvers.users" in v.why
+
+
+def test_listed_users_decide_whatever_their_role_and_bots_never_do():
+    config = parse_config("approvers:\n  roles: [admin]\n  users: [Tom]\n")
+    assert authorize(Actor("tom", role="read"), "decide", config).allowed
+    assert not authorize(Actor("maria", role="write"), "decide", config).allowed
+    for bot in (Actor("github-actions[bot]", type="Bot", role="admin"), Actor("renovate[bot]", role="admin")):
+        v = authorize(bot, "decide", BotConfig(approvers={"users": [bot.login]}))
+        assert not v.allowed and "bot account" in v.why
+
+
+def test_the_issue_author_may_cancel_but_not_decide_and_anyone_may_ask_for_status():
+    author = Actor("researcher", role="read")
+    assert authorize(author, "cancel", BotConfig(), issue_author="Researcher").allowed
+    assert not authorize(author, "decide", BotConfig(), issue_author="researcher").allowed
+    assert authorize(Actor("anyone", role="none"), "status", BotConfig()).allowed
+
+
+# ------------------------------------------------------------------- config
+def test_empty_config_is_every_default():
+    assert parse_config(None) == BotConfig() and parse_config("") == BotConfig()
+    assert BotConfig().approvers.roles == ["admin", "maintain", "write"]
+
+
+def test_config_errors_list_every_field():
+    with pytest.raises(ConfigError) as exc:
+        parse_config("approvers:\n  roles: [owner]\nfork: not a repo\nmax_round: 3\n")
+    text = "; ".join(exc.value.problems)
+    assert "approvers.roles.0:" in text and "fork:" in text and "max_round: unknown setting" in text
+    with pytest.raises(ConfigError, match=r"not valid YAML at line 2, column 1"):
+        parse_config("a: [\n")
