@@ -1,0 +1,124 @@
+"""Git plumbing shared by both forges: atomic commits on a branch without a working tree.
+
+Commits are made through a private index (``read-tree``, ``update-index``,
+``write-tree``, ``commit-tree``) and the branch moves with a compare-and-swap
+``update-ref``: the repository's working tree and index are never touched, a
+killed run leaves the branch at its last complete commit, and two writers can
+never interleave commits. The GitHub forge adds a compare-and-swap push.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+from bot.model import RequestError
+
+BOT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "promotion-bot",
+    "GIT_AUTHOR_EMAIL": "promotion-bot@users.noreply.local",
+    "GIT_COMMITTER_NAME": "promotion-bot",
+    "GIT_COMMITTER_EMAIL": "promotion-bot@users.noreply.local",
+}
+
+
+class ForgeError(RequestError):
+    """The fork or work directory cannot be used as given."""
+
+
+_SAFE_PATH = re.compile(r"^(?!/)(?!.*(?:^|/)\.\.(?:/|$))[A-Za-z0-9_.][A-Za-z0-9_.,/ -]*$")
+
+
+def check_path(path: str) -> None:
+    """Stages write only plain relative paths: no '..', no absolute paths, nothing under .git or .github."""
+    if not _SAFE_PATH.match(path) or path.startswith((".git/", ".github/")) or path == ".git":
+        raise ForgeError(f"refusing to write {path!r} on the promotion branch: not a plain relative path")
+
+
+class GitRepo:
+    def __init__(self, path: Path):
+        self.path = Path(path)
+
+    def git(self, *args: str, input: bytes | None = None, env: dict | None = None, check: bool = True) -> str:
+        full_env = {**os.environ, **BOT_IDENTITY, **(env or {})}
+        proc = subprocess.run(
+            ["git", "-C", str(self.path), *args], input=input, capture_output=True, env=full_env, check=False
+        )
+        if check and proc.returncode != 0:
+            raise ForgeError(f"git {' '.join(args[:2])} failed in {self.path}: {proc.stderr.decode().strip()}")
+        return proc.stdout.decode()
+
+    def rev(self, ref: str) -> str | None:
+        """The commit ``refs/heads/<ref>`` points at, or None."""
+        out = self.git("rev-parse", "--verify", "-q", f"refs/heads/{ref}", check=False).strip()
+        return out or None
+
+    def ensure_branch(self, branch: str, base: str) -> str:
+        head = self.rev(branch)
+        if head:
+            return head
+        base_sha = self.rev(base)
+        if not base_sha:
+            raise ForgeError(f"{self.path}: base branch {base!r} does not exist")
+        self.git("update-ref", f"refs/heads/{branch}", base_sha, "")
+        return base_sha
+
+    def commit_files(
+        self, branch: str, files: dict[str, bytes], *, message: str, remove: tuple[str, ...] = ()
+    ) -> str | None:
+        """One commit of ``files`` (and removals) on ``branch``, moved by compare-and-swap; None when nothing changed."""
+        parent = self.rev(branch)
+        if parent is None:
+            raise ForgeError(f"branch {branch} does not exist; call ensure_branch first")
+        for path in [*files, *remove]:
+            check_path(path)
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            self.git("read-tree", parent, env=env)
+            for path in sorted(remove):
+                if path not in files:
+                    self.git("update-index", "--force-remove", path, env=env)
+            for path in sorted(files):
+                blob = self.git("hash-object", "-w", "--stdin", input=files[path]).strip()
+                self.git("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=env)
+            tree = self.git("write-tree", env=env).strip()
+        if tree == self.git("rev-parse", f"{parent}^{{tree}}").strip():
+            return None
+        commit = self.git("commit-tree", tree, "-p", parent, "-F", "-", input=message.encode()).strip()
+        self.git("update-ref", f"refs/heads/{branch}", commit, parent)  # fails if the branch moved meanwhile
+        return commit
+
+    def read_file(self, branch: str, path: str) -> bytes | None:
+        proc = subprocess.run(
+            ["git", "-C", str(self.path), "show", f"refs/heads/{branch}:{path}"], capture_output=True, check=False
+        )
+        return proc.stdout if proc.returncode == 0 else None
+
+    def list_files(self, branch: str, prefix: str = "") -> list[str]:
+        if not self.rev(branch):
+            return []
+        out = self.git("ls-tree", "-r", "--name-only", f"refs/heads/{branch}", "--", prefix or ".")
+        return sorted(line for line in out.splitlines() if line)
+
+    def find_commit(self, branch: str, trailer: str) -> str | None:
+        if not self.rev(branch):
+            return None
+        out = self.git("log", "--format=%H", "-F", f"--grep={trailer}", f"refs/heads/{branch}", "-n", "1")
+        return out.strip() or None
+
+    def commits(self, branch: str, base: str) -> list[tuple[str, str]]:
+        if not self.rev(branch):
+            return []
+        out = self.git("log", "--reverse", "--format=%H %s", f"refs/heads/{base}..refs/heads/{branch}")
+        return [tuple(line.split(" ", 1)) for line in out.splitlines() if line]  # type: ignore[misc]
+
+    def changed_lines(self, base: str, branch: str) -> dict[str, set[int]]:
+        """Lines of ``branch`` a review comment may anchor to: the RIGHT side of the PR diff (added and context lines)."""
+        from bot.forge.diff import commentable_lines
+
+        if not self.rev(branch) or not self.rev(base):
+            return {}
+        return commentable_lines(self.git("diff", "--no-color", "-U3", f"refs/heads/{base}...refs/heads/{branch}"))
