@@ -5,35 +5,39 @@ from __future__ import annotations
 from bot.forge.base import ReviewComment
 from bot.forge.diff import commentable_lines, split_anchored
 
-DIFF = """diff --git a/pkg/a.go b/pkg/a.go
-index 1111111..2222222 100644
---- a/pkg/a.go
-+++ b/pkg/a.go
-@@ -1,4 +1,5 @@
- package a
--var x = 1
-+var x = 2
-+var y = 3
- 
- func f() {}
-@@ -20,2 +21,3 @@ func g() {
- 	a()
-+	b()
- }
-diff --git a/pkg/new.go b/pkg/new.go
-new file mode 100644
---- /dev/null
-+++ b/pkg/new.go
-@@ -0,0 +1,2 @@
-+package a
-+// new
-diff --git a/old.go b/old.go
-deleted file mode 100644
---- a/old.go
-+++ /dev/null
-@@ -1 +0,0 @@
--package gone
-"""
+DIFF = "\n".join(
+    [
+        "diff --git a/pkg/a.go b/pkg/a.go",
+        "index 1111111..2222222 100644",
+        "--- a/pkg/a.go",
+        "+++ b/pkg/a.go",
+        "@@ -1,4 +1,5 @@",
+        " package a",
+        "-var x = 1",
+        "+var x = 2",
+        "+var y = 3",
+        " ",
+        " func f() {}",
+        "@@ -20,2 +21,3 @@ func g() {",
+        " \ta()",
+        "+\tb()",
+        " }",
+        "diff --git a/pkg/new.go b/pkg/new.go",
+        "new file mode 100644",
+        "--- /dev/null",
+        "+++ b/pkg/new.go",
+        "@@ -0,0 +1,2 @@",
+        "+package a",
+        "+// new",
+        "diff --git a/old.go b/old.go",
+        "deleted file mode 100644",
+        "--- a/old.go",
+        "+++ /dev/null",
+        "@@ -1 +0,0 @@",
+        "-package gone",
+        "",
+    ]
+)
 
 
 def test_right_side_lines_are_added_and_context_lines_of_each_hunk():
