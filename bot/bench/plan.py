@@ -31,8 +31,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bot.bench.layout import RUN_TREATMENT_PATTERN, TREATMENTS  # noqa: F401 (re-exported)
 from bot.bench.metrics import METRICS, short_metric
-from bot.bench.reports import TREATMENTS, load_results
+from bot.bench.reports import load_results
 from bot.model import Direction, Hypothesis, PromotionRequest, RequestError, describe_validation_error
 from bot.stats.power import (
     MAX_CV,
@@ -68,7 +69,6 @@ DEFAULT_MAX_RATIO = 0.5
 EVALUATION_SPEC_VERSION = 1
 BASELINE_CONFIG_FILE = "promotion-baseline.yaml"
 EVOLVED_CONFIG_FILE = "promotion-evolved.yaml"
-RUN_TREATMENT_PATTERN = "{workload}-rate-{rate:g}-rep-{n}"
 DEFAULT_SPEC = "guides/optimized-baseline"
 
 

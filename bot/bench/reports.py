@@ -1,43 +1,65 @@
-"""Read llm-d-benchmark v0.2 benchmark reports into one table the statistics can trust.
+"""Read llm-d-benchmark benchmark reports into one table the statistics can trust.
 
-Two things make raw reports unsafe to compare directly: harnesses disagree on
-units (inference-perf reports TTFT in seconds, guidellm in milliseconds), and a
-report that does not match the schema may be silently missing the very field a
-verdict rests on. So every report is validated against the upstream JSON
-schema, every number is converted to the canonical unit of its metric using the
-report's own ``units`` field (authoritative, whatever the harness), and every
-report that is not used is listed with the reason — a verdict built on fewer
+Four things make raw reports unsafe to compare directly:
+
+- harnesses disagree on units (inference-perf reports TTFT in seconds, guidellm in
+  milliseconds), so every number is converted to the canonical unit of its metric
+  using the report's own ``units`` field;
+- a report that does not match the schema may be silently missing the very field a
+  verdict rests on, so every report is validated with upstream's own pydantic model
+  for its ``version`` (``bot.bench.report_schema``), and a NaN, infinite or negative
+  statistic (a broken run) rejects the report;
+- the same run can arrive twice (a copied file, the same run filed under two
+  repetitions): byte-identical reports and reports with the same ``run.uid`` count
+  once, the others are listed as duplicates;
+- a report may belong to another promotion, arm or stack: ``bot.bench.evidence``
+  decides that when it is given the plan's arms.
+
+Every report that is not used is listed with the reason: a verdict built on fewer
 reports than were run must say so.
 """
 
 from __future__ import annotations
 
-import json
-import re
+import hashlib
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pandas as pd
 import yaml
-from jsonschema.exceptions import best_match
 
+from bot.bench.errors import ReportError
+from bot.bench.layout import LAYOUT, TREATMENTS, RunKey, parse_layout, rate_dir, run_dir
 from bot.bench.metrics import METRICS
-from bot.model import RequestError
+from bot.bench.report_schema import CONVERT_HINT, _where, check_version
+from bot.bench.report_schema import validate as validate_schema
 
-SCHEMA_DIR = Path(__file__).resolve().parent / "schema"
-SCHEMA_FILE = SCHEMA_DIR / "br_v0_2_json_schema.json"
+__all__ = [
+    "CONVERT_HINT",
+    "LAYOUT",
+    "REQUEST_COLUMNS",
+    "TABLE_COLUMNS",
+    "TREATMENTS",
+    "ReportError",
+    "ReportSet",
+    "RunKey",
+    "check_version",
+    "convert",
+    "extract_metrics",
+    "extract_requests",
+    "load_report",
+    "load_results",
+    "parse_layout",
+    "parse_report",
+    "rate_dir",
+    "run_dir",
+]
 
-REPORT_VERSION = "0.2"
-TREATMENTS = ("baseline", "evolved")
-V02_GLOB = "benchmark_report_v0.2,_*.yaml"
 V01_PREFIX = "benchmark_report,_"
-LAYOUT = "RESULTS/<treatment>/<workload>/rate-<rate>/rep-<n>/benchmark_report_v0.2,_<native-file>.yaml (treatment: baseline or evolved)"
-CONVERT_HINT = (
-    "convert with `python -m llmdbenchmark.analysis.benchmark_report.cli -w <harness> -b 0.2 <native-file> <out.yaml>`"
-)
+V02_PREFIX = "benchmark_report_v0.2"  # v0.2 and v0.2.1 reports alike: the version field decides
 
 #: Relative tolerance between the rate in the directory name and the report's offered rate.
 RATE_TOLERANCE = 0.05
@@ -45,9 +67,9 @@ RATE_TOLERANCE = 0.05
 TABLE_COLUMNS = ["treatment", "workload", "rate", "repetition", "metric", "statistic", "value", "unit"]
 REQUEST_COLUMNS = ["treatment", "workload", "rate", "repetition", "total", "failures", "incomplete"]
 
-
-class ReportError(RequestError):
-    """A benchmark report, or a results directory, that cannot be used."""
+#: Groups of results.request_performance.aggregate whose statistics must be finite and >= 0.
+_CHECKED_GROUPS = ("latency", "throughput", "requests")
+_COUNTS = ("total", "failures", "incomplete")
 
 
 # --------------------------------------------------------------------------
@@ -62,23 +84,6 @@ _CONVERSIONS: dict[tuple[str, str], float] = {
     ("s/token", "ms/token"): 1000.0,
     ("tokens/s", "tokens/s"): 1.0,
     ("queries/s", "queries/s"): 1.0,
-}
-
-#: Unit families upstream enforces in pydantic (schema_v0_2.py check_units) but the JSON schema cannot.
-_TIME = ("ms", "s")
-_GEN_LATENCY = ("ms/token", "s/token")
-_UNIT_FAMILIES: dict[str, tuple[str, ...]] = {
-    "latency.time_to_first_token": _TIME,
-    "latency.request_latency": _TIME,
-    "latency.time_per_output_token": _GEN_LATENCY,
-    "latency.inter_token_latency": _GEN_LATENCY,
-    "latency.normalized_time_per_output_token": _GEN_LATENCY,
-    "throughput.input_token_rate": ("tokens/s",),
-    "throughput.output_token_rate": ("tokens/s",),
-    "throughput.total_token_rate": ("tokens/s",),
-    "throughput.request_rate": ("queries/s",),
-    "requests.input_length": ("count",),
-    "requests.output_length": ("count",),
 }
 
 
@@ -96,7 +101,7 @@ def convert(value: float, unit: str, canonical: str) -> float:
 
 
 def _loader() -> type:
-    """A safe YAML loader that keeps timestamps as strings, as the JSON schema expects."""
+    """A safe YAML loader that keeps timestamps as strings (the models parse ISO-8601 themselves)."""
     base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
     class _ReportLoader(base):  # type: ignore[misc, valid-type]
@@ -112,59 +117,35 @@ def _loader() -> type:
 _LOADER = _loader()
 
 
-@lru_cache(maxsize=1)
-def _validator() -> jsonschema.protocols.Validator:
-    schema = json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
-    # Upstream's own example carries results.session_performance, which the schema file omits (see NOTICE.md).
-    schema["$defs"]["Results"]["properties"].setdefault(
-        "session_performance", {"anyOf": [{"type": "object"}, {"type": "null"}], "default": None}
-    )
-    return jsonschema.Draft202012Validator(schema)
+def _aggregate(doc: dict) -> dict:
+    results = doc.get("results") or {}
+    return ((results.get("request_performance") or {}).get("aggregate")) or {}
 
 
-def _where(parts: list[Any] | tuple[Any, ...]) -> str:
-    out = ""
-    for p in parts:
-        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
-    return out or "(top level)"
-
-
-def _schema_reason(error: jsonschema.ValidationError) -> str:
-    path = list(error.absolute_path)
-    where = _where(path)
-    if error.validator == "required":
-        missing = re.match(r"'([^']+)' is a required property", error.message)
-        name = missing.group(1) if missing else error.message
-        return f"missing required field '{name}' at {where}"
-    if error.validator == "additionalProperties":
-        return f"unknown field at {where}: {error.message}"
-    if error.validator == "enum" and path and path[-1] == "units":
-        return f"wrong unit {error.instance!r} at {where}; a v0.2 unit is one of {', '.join(error.validator_value)}"
-    return f"schema violation at {where}: {error.message}"
-
-
-def check_version(doc: dict) -> None:
-    """Reject anything but a v0.2 report, before schema validation gives a less helpful message."""
-    if "version" not in doc:
-        raise ReportError(f"wrong version: no 'version' field; expected version: '{REPORT_VERSION}'")
-    version = doc["version"]
-    if isinstance(version, str) and version.strip() == "0.1":
-        raise ReportError(f"v0.1 report: {CONVERT_HINT}")
-    if version != REPORT_VERSION:
-        hint = " (quote it: version: '0.2')" if version == 0.2 else f"; {CONVERT_HINT}"
-        raise ReportError(f"wrong version {version!r}: expected the string '{REPORT_VERSION}'{hint}")
-
-
-def _check_units(doc: dict) -> None:
-    aggregate = (((doc.get("results") or {}).get("request_performance") or {}).get("aggregate")) or {}
-    for dotted, allowed in _UNIT_FAMILIES.items():
-        group, name = dotted.split(".")
-        stat = (aggregate.get(group) or {}).get(name)
-        if isinstance(stat, dict) and stat.get("units") not in allowed:
-            raise ReportError(
-                f"wrong unit {stat.get('units')!r} at results.request_performance.aggregate.{dotted}.units; "
-                f"expected one of {', '.join(allowed)}"
-            )
+def _check_numbers(doc: dict) -> None:
+    """A NaN, infinite or negative latency, rate or count is a broken run, not a measurement."""
+    aggregate = _aggregate(doc)
+    for group in _CHECKED_GROUPS:
+        for name, stat in sorted((aggregate.get(group) or {}).items()):
+            where = ["results", "request_performance", "aggregate", group, name]
+            if group == "requests" and name in _COUNTS:
+                values = {"": stat}
+            elif isinstance(stat, dict):
+                values = {k: v for k, v in stat.items() if k != "units"}
+            else:
+                continue
+            for key, value in values.items():
+                if not isinstance(value, (int, float)) or isinstance(value, bool):
+                    continue
+                path = _where([*where, key] if key else where)
+                if not math.isfinite(value):
+                    raise ReportError(
+                        f"non-finite value {value} at {path}: the run did not measure this; re-run the cell"
+                    )
+                if value < 0:
+                    raise ReportError(
+                        f"negative value {value:g} at {path}: not a possible measurement; re-run the cell"
+                    )
 
 
 def parse_report(text: str) -> dict:
@@ -176,18 +157,17 @@ def parse_report(text: str) -> dict:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or "syntax error"
         raise ReportError(f"malformed YAML{where}: {problem}") from None
+    except ValueError as exc:  # e.g. an integer beyond Python's digit limit
+        raise ReportError(f"unreadable value: {str(exc).splitlines()[0]}") from None
     if not isinstance(doc, dict):
         raise ReportError("not a benchmark report: expected a mapping at the top level")
-    check_version(doc)
-    error = best_match(_validator().iter_errors(doc))
-    if error is not None:
-        raise ReportError(_schema_reason(error))
-    _check_units(doc)
+    validate_schema(doc)
+    _check_numbers(doc)
     return doc
 
 
 def load_report(path: str | Path) -> dict:
-    """Read and validate one v0.2 report; ReportError names the file and the problem."""
+    """Read and validate one report; ReportError names the file and the problem."""
     path = Path(path)
     if not path.is_file():
         raise ReportError(f"{path}: no such report file; pass a benchmark_report_v0.2,_*.yaml")
@@ -208,8 +188,7 @@ def load_report(path: str | Path) -> dict:
 
 def extract_metrics(doc: dict) -> list[tuple[str, str, float, str]]:
     """(metric, statistic, value, canonical unit) for every METRICS entry present in a validated report."""
-    aggregate = doc["results"].get("request_performance") or {}
-    aggregate = aggregate.get("aggregate") or {}
+    aggregate = _aggregate(doc)
     rows = []
     for name, m in METRICS.items():
         group, stat_name = m.path.split(".")
@@ -224,53 +203,13 @@ def extract_metrics(doc: dict) -> list[tuple[str, str, float, str]]:
 
 
 def extract_requests(doc: dict) -> tuple[int | None, int | None, int | None]:
-    aggregate = (doc["results"].get("request_performance") or {}).get("aggregate") or {}
-    req = aggregate.get("requests") or {}
+    req = _aggregate(doc).get("requests") or {}
     return req.get("total"), req.get("failures"), req.get("incomplete")
 
 
 # --------------------------------------------------------------------------
 # A results directory
 # --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, order=True)
-class RunKey:
-    treatment: str
-    workload: str
-    rate: float
-    repetition: int
-
-
-_RATE_DIR = re.compile(r"^rate-([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)$")
-_REP_DIR = re.compile(r"^rep-([0-9]+)$")
-
-
-def rate_dir(rate: float) -> str:
-    """Directory name of a rate: ``rate-<rate:g>`` (10.0 -> rate-10, 2.5 -> rate-2.5)."""
-    return f"rate-{rate:g}"
-
-
-def run_dir(treatment: str, workload: str, rate: float, repetition: int) -> str:
-    """Results-relative directory of one run; the inverse of what load_results parses."""
-    return f"{treatment}/{workload}/{rate_dir(rate)}/rep-{repetition}"
-
-
-def parse_layout(rel: Path) -> RunKey:
-    """RunKey from a results-relative report path; ReportError says how it breaks the layout."""
-    parts = rel.parts
-    if len(parts) != 5:
-        raise ReportError(f"not in the results layout {LAYOUT}")
-    treatment, workload, rate_s, rep_s, _ = parts
-    if treatment not in TREATMENTS:
-        raise ReportError(f"unknown treatment directory {treatment!r}; expected one of {', '.join(TREATMENTS)}")
-    rm = _RATE_DIR.match(rate_s)
-    if not rm:
-        raise ReportError(f"bad rate directory {rate_s!r}; expected rate-<number>, e.g. rate-10")
-    pm = _REP_DIR.match(rep_s)
-    if not pm:
-        raise ReportError(f"bad repetition directory {rep_s!r}; expected rep-<n>, e.g. rep-1")
-    return RunKey(treatment, workload, float(rm.group(1)), int(pm.group(1)))
 
 
 @dataclass
@@ -281,6 +220,7 @@ class ReportSet:
     requests: pd.DataFrame  # REQUEST_COLUMNS, one row per run; counts are nullable (pd.NA = not reported)
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (results-relative path, reason)
     loaded: list[str] = field(default_factory=list)  # results-relative paths of the reports in the table
+    notes: list[str] = field(default_factory=list)  # what every verdict from this set must say (e.g. sample data)
 
     def runs(self) -> list[RunKey]:
         return sorted(
@@ -289,8 +229,23 @@ class ReportSet:
         )
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """One report that parsed and sits in a layout, before duplicates and evidence binding are decided."""
+
+    rel: str
+    key: RunKey
+    doc: dict
+    metrics: list[tuple[str, str, float, str]]
+    sha256: str
+
+
+#: Decides whether a parsed report is evidence for its arm: returns None (use it) or the reason not to.
+Binder = Callable[[Candidate], str | None]
+
+
 def _is_report_file(p: Path) -> bool:
-    return p.is_file() and p.name.startswith(("benchmark_report_v0.2,_", V01_PREFIX)) and p.suffix in (".yaml", ".yml")
+    return p.is_file() and p.name.startswith((V02_PREFIX, V01_PREFIX)) and p.suffix in (".yaml", ".yml")
 
 
 def _check_rate(doc: dict, key: RunKey) -> None:
@@ -304,10 +259,54 @@ def _check_rate(doc: dict, key: RunKey) -> None:
         )
 
 
-def load_results(results_dir: str | Path) -> ReportSet:
-    """Load ``RESULTS/<treatment>/<workload>/rate-<rate>/rep-<n>/benchmark_report_v0.2,_*.yaml``.
+def _candidate(root: Path, path: Path) -> Candidate:
+    rel = path.relative_to(root)
+    if path.name.startswith(V01_PREFIX):
+        raise ReportError(f"v0.1 report: {CONVERT_HINT}")
+    if "_session_lifecycle_metrics" in path.name:
+        raise ReportError(
+            "session report (multi-turn session metrics): not used; request metrics come from the stage report"
+        )
+    key = parse_layout(rel)
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ReportError("not UTF-8 text") from None
+    doc = parse_report(text)
+    _check_rate(doc, key)
+    metrics = extract_metrics(doc)
+    if not metrics:
+        raise ReportError("no request metrics: results.request_performance.aggregate has none of " + ", ".join(METRICS))
+    return Candidate(rel.as_posix(), key, doc, metrics, hashlib.sha256(data).hexdigest())
 
-    Raises ReportError when the directory is missing, holds no report, or holds no valid report.
+
+def _dedupe(candidates: list[Candidate], rejected: list[tuple[str, str]]) -> list[Candidate]:
+    """The first of byte-identical reports, or of reports with one run.uid, counts; the rest are duplicates."""
+    by_hash: dict[str, str] = {}
+    by_uid: dict[str, str] = {}
+    kept = []
+    for c in candidates:
+        uid = str((c.doc.get("run") or {}).get("uid") or "")
+        if c.sha256 in by_hash:
+            rejected.append((c.rel, f"duplicate: byte-identical to {by_hash[c.sha256]}; counted once"))
+            continue
+        if uid and uid in by_uid:
+            rejected.append((c.rel, f"duplicate: the same run (run.uid {uid}) as {by_uid[uid]}; counted once"))
+            continue
+        by_hash[c.sha256] = c.rel
+        if uid:
+            by_uid[uid] = c.rel
+        kept.append(c)
+    return kept
+
+
+def load_results(results_dir: str | Path, *, binder: Binder | None = None) -> ReportSet:
+    """Load every report under ``results_dir`` in either layout (``bot.bench.layout``).
+
+    ``binder`` (see ``bot.bench.evidence``) rejects reports that are not evidence for this
+    promotion's arms. Raises ReportError when the directory is missing, holds no report, or
+    holds no usable report.
     """
     root = Path(results_dir)
     if not root.is_dir():
@@ -317,32 +316,25 @@ def load_results(results_dir: str | Path) -> ReportSet:
         raise ReportError(f"{root}: no benchmark reports found; expected {LAYOUT}")
 
     rejected: list[tuple[str, str]] = []
-    accepted: dict[RunKey, list[tuple[str, dict, list]]] = {}
+    candidates: list[Candidate] = []
     for path in files:
-        rel = path.relative_to(root)
-        rel_s = rel.as_posix()
         try:
-            if path.name.startswith(V01_PREFIX):
-                raise ReportError(f"v0.1 report: {CONVERT_HINT}")
-            if "_session_lifecycle_metrics" in path.name:
-                raise ReportError(
-                    "session report (multi-turn session metrics): not used; request metrics come from the stage report"
-                )
-            key = parse_layout(rel)
-            doc = parse_report(path.read_text(encoding="utf-8"))
-            _check_rate(doc, key)
-            metrics = extract_metrics(doc)
-            if not metrics:
-                raise ReportError(
-                    "no request metrics: results.request_performance.aggregate has none of " + ", ".join(METRICS)
-                )
+            candidates.append(_candidate(root, path))
         except ReportError as exc:
-            rejected.append((rel_s, str(exc)))
-            continue
-        except UnicodeDecodeError:
-            rejected.append((rel_s, "not UTF-8 text"))
-            continue
-        accepted.setdefault(key, []).append((rel_s, doc, metrics))
+            rejected.append((path.relative_to(root).as_posix(), str(exc)))
+    candidates = _dedupe(candidates, rejected)
+    if binder is not None:
+        bound = []
+        for c in candidates:
+            reason = binder(c)
+            if reason is None:
+                bound.append(c)
+            else:
+                rejected.append((c.rel, reason))
+        candidates = bound
+    accepted: dict[RunKey, list[Candidate]] = {}
+    for c in candidates:
+        accepted.setdefault(c.key, []).append(c)
 
     rows: list[tuple] = []
     req_rows: list[tuple] = []
@@ -350,15 +342,15 @@ def load_results(results_dir: str | Path) -> ReportSet:
     for key in sorted(accepted):
         reports = accepted[key]
         if len(reports) > 1:
-            names = ", ".join(Path(r).name for r, _, _ in reports)
-            for rel_s, _, _ in reports:
-                rejected.append((rel_s, f"ambiguous: {len(reports)} reports for one repetition ({names}); keep one"))
+            names = ", ".join(Path(c.rel).name for c in reports)
+            for c in reports:
+                rejected.append((c.rel, f"ambiguous: {len(reports)} reports for one repetition ({names}); keep one"))
             continue
-        rel_s, doc, metrics = reports[0]
-        loaded.append(rel_s)
-        for metric, statistic, value, unit in metrics:
+        c = reports[0]
+        loaded.append(c.rel)
+        for metric, statistic, value, unit in c.metrics:
             rows.append((key.treatment, key.workload, key.rate, key.repetition, metric, statistic, value, unit))
-        req_rows.append((key.treatment, key.workload, key.rate, key.repetition, *extract_requests(doc)))
+        req_rows.append((key.treatment, key.workload, key.rate, key.repetition, *extract_requests(c.doc)))
 
     rejected.sort()
     if not loaded:
@@ -368,6 +360,11 @@ def load_results(results_dir: str | Path) -> ReportSet:
         )
     table = pd.DataFrame(rows, columns=TABLE_COLUMNS)
     requests = pd.DataFrame(req_rows, columns=REQUEST_COLUMNS)
-    for col in ("total", "failures", "incomplete"):
+    for col in _COUNTS:
         requests[col] = requests[col].astype("Int64")
     return ReportSet(table=table, requests=requests, rejected=rejected, loaded=loaded)
+
+
+def report_identity(doc: dict[str, Any]) -> str:
+    """run.uid, the identity two copies of one run share."""
+    return str((doc.get("run") or {}).get("uid") or "")

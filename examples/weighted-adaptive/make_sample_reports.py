@@ -10,7 +10,7 @@ Layout (the one our GPU job writes):
     results/<treatment>/<workload>/rate-<rate:g>/rep-<n>/benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml
 
 Run from the repository root:
-    .venv/bin/python examples/weighted-adaptive/make_sample_reports.py [--schema PATH] [--out DIR]
+    .venv/bin/python examples/weighted-adaptive/make_sample_reports.py [--out DIR]
 
 The output is deterministic: fixed seed, fixed timestamps, fixed iteration
 order, values rounded to 6 significant digits. Workloads and rates come from
@@ -557,20 +557,10 @@ def dump(doc: dict) -> str:
     return yaml.safe_dump(doc, sort_keys=False, default_flow_style=False, width=120, allow_unicode=True)
 
 
-def find_schema(explicit: str | None) -> Path | None:
-    if explicit:
-        return Path(explicit)
-    for candidate in (HERE.parent.parent / "bot" / "bench" / "schema" / "br_v0_2_json_schema.json",):
-        if candidate.is_file():
-            return candidate
-    return None
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--request", default=str(HERE / "promotion.yaml"))
     ap.add_argument("--out", default=str(HERE / "results"))
-    ap.add_argument("--schema", default=None, help="br_v0_2_json_schema.json to validate every report against")
     args = ap.parse_args(argv)
 
     request = yaml.safe_load(Path(args.request).read_text(encoding="utf-8"))
@@ -579,14 +569,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no sample profile for workloads {missing}; add them to PROFILES", file=sys.stderr)
         return 2
 
-    validator = None
-    schema_path = find_schema(args.schema)
-    if schema_path is not None:
-        import jsonschema
-
-        validator = jsonschema.Draft202012Validator(json.loads(schema_path.read_text(encoding="utf-8")))
-    else:
-        print("note: no v0.2 JSON schema found; pass --schema to validate the reports", file=sys.stderr)
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from bot.bench.reports import ReportError, parse_report
 
     reps_by_cell, source = planned_repetitions(Path(args.request))
     print(f"repetitions per cell from the benchmark plan (hypotheses from the {source})", file=sys.stderr)
@@ -608,22 +593,16 @@ def main(argv: list[str] | None = None) -> int:
                     doc = report(request, workload, rate, rate_idx, treatment, rep, index, noises[rep - 1], rng)
                     index += 1
                     text = dump(doc)
-                    if validator is not None:
-                        errors = sorted(validator.iter_errors(yaml.safe_load(text)), key=lambda e: list(e.path))
-                        if errors:
-                            e = errors[0]
-                            print(
-                                f"error: {treatment}/{workload['name']}/{rate:g}/{rep}: "
-                                f"{'/'.join(map(str, e.path))}: {e.message}",
-                                file=sys.stderr,
-                            )
-                            return 1
+                    try:
+                        parse_report(text)  # upstream's own model for the report's version
+                    except ReportError as exc:
+                        print(f"error: {treatment}/{workload['name']}/{rate:g}/{rep}: {exc}", file=sys.stderr)
+                        return 1
                     path = out / treatment / workload["name"] / f"rate-{rate:g}" / f"rep-{rep}" / REPORT_NAME
                     path.parent.mkdir(parents=True, exist_ok=True)
                     path.write_text(text, encoding="utf-8")
                     count += 1
-    checked = f", validated against {schema_path.name}" if validator is not None else ""
-    print(f"wrote {count} sample reports under {out}{checked}")
+    print(f"wrote {count} sample reports under {out}, each validated with llm-d-benchmark's report model")
     return 0
 
 

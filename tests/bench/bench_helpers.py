@@ -10,6 +10,7 @@ import yaml
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 EXAMPLE = FIXTURES / "br_v0_2_example.yaml"
+EXAMPLE_UID = "38b1f169ca178b756f7483523b17de61"
 
 #: Units each harness writes (llm-d.md §B5, native_to_br0_2.py).
 HARNESS_UNITS = {
@@ -101,6 +102,10 @@ def write_report(
     d = root / treatment / workload / f"rate-{rate:g}" / f"rep-{rep}"
     d.mkdir(parents=True, exist_ok=True)
     p = d / name
+    if isinstance(doc, dict) and doc.get("run", {}).get("uid") == EXAMPLE_UID:
+        # Every real report has its own run.uid; copies of one run share it and count once.
+        doc = copy.deepcopy(doc)
+        doc["run"]["uid"] = f"{treatment}-{workload}-{rate:g}-{rep}-{name}"
     p.write_text(
         doc if isinstance(doc, str) else yaml.dump(doc, Dumper=yaml.CSafeDumper, sort_keys=False), encoding="utf-8"
     )

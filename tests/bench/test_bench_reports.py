@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import pandas as pd
@@ -330,3 +331,134 @@ def test_table_holds_only_known_metrics_in_canonical_units(results_factory):
     assert set(rs.table.metric) <= set(METRICS)
     assert set(rs.table.unit) == {"ms", "ms/token", "tokens/s", "queries/s"}
     assert rs.table.groupby(["metric"]).size().max() == 1
+
+
+# --------------------------------------------------------------------------
+# Versions, strictness, broken numbers, duplicates, llm-d-benchmark's layout
+# --------------------------------------------------------------------------
+
+
+def test_version_0_2_1_is_read_by_its_own_model():
+    doc = example_doc()
+    doc["version"] = "0.2.1"
+    assert parse_report(_dump(doc))["version"] == "0.2.1"
+    # v0.2.1's multi-modal request statistics are known to v0.2.1 only.
+    _agg(doc)["requests"]["multimodal"] = {"image": {"count": {"units": "count", "mean": 1.0}}}
+    assert parse_report(_dump(doc))["version"] == "0.2.1"
+    doc["version"] = "0.2"
+    assert _reason(doc).startswith("unknown field at results.request_performance.aggregate.requests")
+
+
+@pytest.mark.parametrize(
+    "mutate, reason",
+    [
+        # Upstream's pydantic model is stricter than its JSON schema file (llm-d.md §D).
+        (lambda d: d["scenario"]["load"]["standardized"].__setitem__("concurrency", 2.5), "concurrency"),
+        (
+            lambda d: d["results"].__setitem__("session_performance", {"sessions": {"total": 3, "bogus": 1}}),
+            "unknown field at results.session_performance.sessions",
+        ),
+        (lambda d: d["run"]["time"].__setitem__("start", "yesterday"), "run.time.start"),
+    ],
+)
+def test_upstream_model_strictness(mutate, reason):
+    doc = example_doc()
+    mutate(doc)
+    assert reason in _reason(doc)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -0.5])
+def test_nan_infinite_and_negative_statistics_reject_the_report(results_factory, bad):
+    root, write = results_factory
+    write("baseline", "w", 10, 1, make_doc())
+    broken = make_doc()
+    _agg(broken)["latency"]["request_latency"]["p95"] = bad
+    write("baseline", "w", 10, 2, broken)
+    rs = load_results(root)
+    [(path, reason)] = rs.rejected
+    assert path.startswith("baseline/w/rate-10/rep-2/")
+    assert "results.request_performance.aggregate.latency.request_latency.p95" in reason
+    assert ("negative" if bad == -0.5 else "non-finite") in reason
+    assert rs.loaded == ["baseline/w/rate-10/rep-1/benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml"]
+
+
+def test_negative_request_counts_reject_the_report():
+    doc = example_doc()
+    _agg(doc)["requests"]["failures"] = -3
+    reason = _reason(doc)
+    assert "results.request_performance.aggregate.requests.failures" in reason and ">= 0" in reason.replace(
+        "greater than or equal to", ">="
+    )
+
+
+def test_evidence_counted_twice_counts_once(results_factory):
+    """Three byte-identical copies of one repetition are one replicate, the others listed as duplicates."""
+    root, write = results_factory
+    one = make_doc(ttft_ms=50.0)
+    one["run"]["uid"] = "run-a"
+    for rep in (1, 2, 3):
+        write("baseline", "w", 10, rep, one)
+    # Same run identity, different bytes (re-converted): still one run.
+    again = copy.deepcopy(one)
+    again["run"]["description"] = "converted again"
+    write("evolved", "w", 10, 1, again)
+    write("evolved", "w", 10, 2, make_doc(ttft_ms=40.0))
+    rs = load_results(root)
+    reasons = dict(rs.rejected)
+    assert reasons == {
+        "baseline/w/rate-10/rep-2/benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml": (
+            "duplicate: byte-identical to baseline/w/rate-10/rep-1/benchmark_report_v0.2,_stage_0_lifecycle_metrics"
+            ".json.yaml; counted once"
+        ),
+        "baseline/w/rate-10/rep-3/benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml": (
+            "duplicate: byte-identical to baseline/w/rate-10/rep-1/benchmark_report_v0.2,_stage_0_lifecycle_metrics"
+            ".json.yaml; counted once"
+        ),
+        "evolved/w/rate-10/rep-1/benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml": (
+            "duplicate: the same run (run.uid run-a) as baseline/w/rate-10/rep-1/benchmark_report_v0.2,"
+            "_stage_0_lifecycle_metrics.json.yaml; counted once"
+        ),
+    }
+    assert len(rs.table[(rs.table.treatment == "baseline") & (rs.table.metric == "ttft_mean")]) == 1
+
+
+def _upstream(root: Path, setup: str, run: str, doc: dict, *, pod: str = "_1") -> Path:
+    d = root / f"setup-treatment-{setup}" / "results" / f"inference-perf-{run}-1763900000-a1b2c3{pod}"
+    d.mkdir(parents=True, exist_ok=True)
+    p = d / "benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml"
+    doc = copy.deepcopy(doc)
+    doc["run"]["uid"] = f"{setup}-{run}{pod}"
+    p.write_text(_dump(doc))
+    return p
+
+
+def test_llm_d_benchmark_layout_is_read_directly(tmp_path):
+    """setup-treatment-<T>/results/inference-perf-<run-treatment>-<ts>-<rand>/ (llm-d.md §D)."""
+    ws = tmp_path / "workspace"
+    for setup, ttft in (("baseline", 50.0), ("evolved", 40.0)):
+        for rep in (1, 2):
+            _upstream(ws, setup, f"load-spikes-rate-2.5-rep-{rep}", make_doc(ttft_ms=ttft + rep, rate=2.5))
+    _upstream(ws, "evolved", "load-spikes+pod-failure-rate-2.5-rep-1", make_doc(rate=2.5), pod="")
+    _upstream(ws, "evolved", "load-spikes-rate-2.5-rep-3", make_doc(rate=2.5), pod="_2")
+    _upstream(ws, "control", "load-spikes-rate-2.5-rep-1", make_doc(rate=2.5))
+    _upstream(ws, "evolved", "warmup", make_doc(rate=2.5))
+    (ws / "setup-treatment-evolved" / "plan").mkdir()
+    rs = load_results(ws)
+    assert rs.runs() == [
+        RunKey("baseline", "load-spikes", 2.5, 1),
+        RunKey("baseline", "load-spikes", 2.5, 2),
+        RunKey("evolved", "load-spikes", 2.5, 1),
+        RunKey("evolved", "load-spikes", 2.5, 2),
+        RunKey("evolved", "load-spikes+pod-failure", 2.5, 1),
+    ]
+    assert _value(rs, "evolved", "load-spikes", 2.5, 2, "ttft_mean") == pytest.approx(42.0)
+    reasons = {p.split("/")[0] + "/" + p.split("/")[2]: r for p, r in rs.rejected}
+    assert reasons["setup-treatment-evolved/inference-perf-load-spikes-rate-2.5-rep-3-1763900000-a1b2c3_2"].startswith(
+        "results of harness pod 2"
+    )
+    assert reasons["setup-treatment-control/inference-perf-load-spikes-rate-2.5-rep-1-1763900000-a1b2c3_1"].startswith(
+        "unknown treatment 'control'"
+    )
+    assert reasons["setup-treatment-evolved/inference-perf-warmup-1763900000-a1b2c3_1"].startswith(
+        "run treatment 'warmup' does not name a cell"
+    )

@@ -1,0 +1,150 @@
+"""Where a benchmark report sits says which run it is: the bot's layout and llm-d-benchmark's own.
+
+Two layouts are read, so results from either home need no copying by hand:
+
+- the bot's: ``RESULTS/<treatment>/<workload>/rate-<rate>/rep-<n>/benchmark_report_v0.2,_<native>.yaml``
+  (what ``promote bench run`` writes and commits to the promotion branch);
+- llm-d-benchmark's, as ``llmdbenchmark experiment`` / ``run -e`` leave it in a workspace:
+  ``setup-treatment-<treatment>/results/<harness>-<run-treatment>-<ts>-<rand>[_<pod>]/benchmark_report_v0.2,_<native>.yaml``,
+  where the run treatment's name (``RUN_TREATMENT_PATTERN``) encodes workload, rate and repetition.
+
+A workload may carry a Track B run condition (a fault treatment) after ``CONDITION_SEP``:
+``load-spikes+pod-failure`` is the load-spikes workload run with one model-server pod deleted
+mid-run. Workload names cannot contain ``+`` (``bot.model.Workload``), so the split is exact.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.bench.errors import ReportError
+
+TREATMENTS = ("baseline", "evolved")
+CONDITION_SEP = "+"
+RUN_TREATMENT_PATTERN = "{workload}-rate-{rate:g}-rep-{n}"
+LAYOUT = (
+    "RESULTS/<treatment>/<workload>/rate-<rate>/rep-<n>/benchmark_report_v0.2,_<native-file>.yaml "
+    "(treatment: baseline or evolved), or llm-d-benchmark's "
+    "setup-treatment-<treatment>/results/<harness>-<workload>-rate-<rate>-rep-<n>-<ts>-<rand>/"
+)
+#: Harnesses llm-d-benchmark runs (workload/harnesses/*), the prefix of its results directories.
+HARNESSES = (
+    "inference-perf",
+    "guidellm",
+    "vllm-benchmark",
+    "inferencemax",
+    "lm-eval",
+    "priority-mix",
+    "aiperf",
+    "eval-containers",
+    "nop",
+)
+
+_NUM = r"[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+_RATE_DIR = re.compile(rf"^rate-({_NUM})$")
+_REP_DIR = re.compile(r"^rep-([0-9]+)$")
+_RUN_TREATMENT = re.compile(rf"^(?P<workload>[a-z0-9][a-z0-9+-]*?)-rate-(?P<rate>{_NUM})-rep-(?P<n>[0-9]+)$")
+_UPSTREAM_RUN_DIR = re.compile(
+    r"^(?P<harness>"
+    + "|".join(map(re.escape, HARNESSES))
+    + r")-(?P<run>.+)-(?P<ts>[0-9]{9,})-(?P<rand>[A-Za-z0-9]{3,})"
+    r"(?:_(?P<pod>[0-9]+))?$"
+)
+SETUP_PREFIX = "setup-treatment-"
+
+
+@dataclass(frozen=True, order=True)
+class RunKey:
+    treatment: str
+    workload: str
+    rate: float
+    repetition: int
+
+
+def split_condition(workload: str) -> tuple[str, str | None]:
+    """('load-spikes', 'pod-failure') for 'load-spikes+pod-failure'; (workload, None) without a condition."""
+    base, sep, condition = workload.partition(CONDITION_SEP)
+    return base, (condition if sep else None)
+
+
+def with_condition(workload: str, condition: str | None) -> str:
+    return f"{workload}{CONDITION_SEP}{condition}" if condition else workload
+
+
+def rate_dir(rate: float) -> str:
+    """Directory name of a rate: ``rate-<rate:g>`` (10.0 -> rate-10, 2.5 -> rate-2.5)."""
+    return f"rate-{rate:g}"
+
+
+def run_dir(treatment: str, workload: str, rate: float, repetition: int) -> str:
+    """Results-relative directory of one run; the inverse of what ``parse_layout`` parses."""
+    return f"{treatment}/{workload}/{rate_dir(rate)}/rep-{repetition}"
+
+
+def run_treatment_name(workload: str, rate: float, n: int) -> str:
+    return RUN_TREATMENT_PATTERN.format(workload=workload, rate=rate, n=n)
+
+
+def parse_run_treatment(name: str) -> tuple[str, float, int]:
+    """(workload, rate, repetition) from a run treatment name; ReportError when it does not follow the pattern."""
+    m = _RUN_TREATMENT.match(name)
+    if not m:
+        raise ReportError(
+            f"run treatment {name!r} does not name a cell; expected {RUN_TREATMENT_PATTERN} "
+            "(the stage 4 experiment's run treatments)"
+        )
+    return m.group("workload"), float(m.group("rate")), int(m.group("n"))
+
+
+def _treatment(name: str, workload: str) -> str:
+    arm, condition = split_condition(name)
+    if arm not in TREATMENTS:
+        raise ReportError(f"unknown treatment {name!r}; expected one of {', '.join(TREATMENTS)}")
+    if condition is not None and split_condition(workload)[1] != condition:
+        raise ReportError(
+            f"setup treatment {name!r} runs condition {condition!r}, but the run treatment's workload is {workload!r}"
+        )
+    return arm
+
+
+def parse_layout(rel: Path) -> RunKey:
+    """RunKey from a results-relative report path in either layout; ReportError says how it breaks both."""
+    parts = rel.parts
+    setup = [i for i, p in enumerate(parts) if p.startswith(SETUP_PREFIX)]
+    if setup:
+        return _parse_upstream(parts[setup[-1] :])
+    if len(parts) != 5:
+        raise ReportError(f"not in the results layout {LAYOUT}")
+    treatment, workload, rate_s, rep_s, _ = parts
+    if treatment not in TREATMENTS:
+        raise ReportError(f"unknown treatment directory {treatment!r}; expected one of {', '.join(TREATMENTS)}")
+    rm = _RATE_DIR.match(rate_s)
+    if not rm:
+        raise ReportError(f"bad rate directory {rate_s!r}; expected rate-<number>, e.g. rate-10")
+    pm = _REP_DIR.match(rep_s)
+    if not pm:
+        raise ReportError(f"bad repetition directory {rep_s!r}; expected rep-<n>, e.g. rep-1")
+    return RunKey(treatment, workload, float(rm.group(1)), int(pm.group(1)))
+
+
+def _parse_upstream(parts: tuple[str, ...]) -> RunKey:
+    if len(parts) != 4 or parts[1] != "results":
+        raise ReportError(
+            "not in llm-d-benchmark's layout setup-treatment-<treatment>/results/<harness>-<run-treatment>-<ts>-<rand>/"
+        )
+    m = _UPSTREAM_RUN_DIR.match(parts[2])
+    if not m:
+        raise ReportError(
+            f"results directory {parts[2]!r} is not <harness>-<run-treatment>-<ts>-<rand> "
+            f"(harness one of {', '.join(HARNESSES)})"
+        )
+    if m.group("pod") not in (None, "1"):
+        raise ReportError(
+            f"results of harness pod {m.group('pod')}: with -j > 1 each report holds one pod's share of the load; "
+            "run the plan with -j 1"
+        )
+    workload, rate, n = parse_run_treatment(m.group("run"))
+    treatment = _treatment(parts[0].removeprefix(SETUP_PREFIX), workload)
+    return RunKey(treatment, workload, rate, n)
