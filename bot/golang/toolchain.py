@@ -34,7 +34,7 @@ from bot.model import Finding, RequestError, Severity
 
 GO_VERSION = "go1.26.6"
 MODULE = "github.com/llm-d/llm-d-router"
-MIRROR_MODULES = ("llm-d-router", "go-cmp", "apimachinery")
+MIRROR_MODULES = ("llm-d-router", "go-cmp", "apimachinery", "logr", "controller-runtime")
 RUNNER_GO = "cmd/epp/runner/runner.go"
 DEFAULT_TIMEOUT = 600.0
 

@@ -1,5 +1,4 @@
 /*
-Copyright 2025 The Kubernetes Authors.
 Copyright 2026 The llm-d Authors.
 
 Licensed under the Apache License, Version 2.0 (the "License");
@@ -24,15 +23,17 @@ import (
 	"context"
 	"testing"
 
+	"github.com/go-logr/logr/testr"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/llm-d/llm-d-router/pkg/epp/framework/interface/plugin"
 )
 
-// NewTestContext returns a context for plugin calls in tests, cancelled when the test ends.
-// Upstream attaches a logr test logger; the mirror has no logr.
+// NewTestContext returns a context carrying a logr test logger that writes through t.
 func NewTestContext(t *testing.T) context.Context {
-	return t.Context()
+	t.Helper()
+	return log.IntoContext(context.Background(), testr.New(t))
 }
 
 type testHandle struct {
