@@ -19,8 +19,9 @@ from enum import IntEnum, StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from bot.yaml_safe import YamlInputError, load_yaml, read_yaml_text
 
 
 class Strict(BaseModel):
@@ -522,11 +523,9 @@ def read_yaml_mapping(path: Path, error: type[RequestError], *, missing: str, wh
     if not path.is_file():
         raise error(f"{path}: {missing}")
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise error(f"{path}: not valid YAML{where}; fix the syntax") from None
+        raw = load_yaml(read_yaml_text(path))
+    except YamlInputError as exc:
+        raise error(f"{path}: {exc}; fix the file") from None
     except UnicodeDecodeError:
         raise error(f"{path}: not UTF-8 text; re-save it as UTF-8") from None
     if not isinstance(raw, dict):

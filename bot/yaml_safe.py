@@ -1,89 +1,171 @@
-"""The one YAML reader for untrusted text: bounded in size, in expanded nodes, and in number length.
+"""The one way the bot reads YAML: safe tags only, and bounded before anything is built.
 
-``yaml.safe_load`` constructs only plain data, but an alias bomb ("billion
-laughs") of a few hundred bytes expands to billions of nodes as soon as
-anything walks the result (pydantic validation does), and a 5,000-digit
-integer raises a bare ``ValueError``. Every YAML the bot reads from a person
-(requests, issue forms, reports, specs, front matter) goes through ``load``,
-which refuses both with one line naming the limit.
+Every YAML the bot reads (promotion.yaml, issue forms, the bot's configuration,
+the dictionary, benchmark reports, evaluation specs, hypothesis front matter,
+EndpointPickerConfigs on the branch) can come from someone else. PyYAML's safe loader refuses arbitrary objects but
+not these:
+
+- **alias bombs** ("billion laughs"): nine anchors of nine aliases each load as a
+  few hundred shared Python objects, then expand to hundreds of millions of
+  values the first time anything walks them (a request fingerprint, pydantic,
+  ``json.dumps``): the run hangs far from the file that caused it;
+- **deep nesting**: libyaml's composer recurses in C, so ``[[[[...`` 100,000
+  levels deep kills the process with a segmentation fault (no exception);
+- **huge integers**: Python refuses to convert more than 4,300 digits and the
+  loader lets that ``ValueError`` escape as a traceback.
+
+So the text is first scanned as a stream of parser events (libyaml's parser is
+iterative and cheap, about a third of a full load), counting nesting depth and
+the size the document would have with every alias expanded, and only then
+loaded. A document that breaks a bound is refused with ``YamlInputError``,
+whose message names the line and the limit; callers prefix their file name and
+turn it into their own ``RequestError`` (this module sits below bot.model, so it
+imports nothing of ours).
 """
 
 from __future__ import annotations
 
+import re
+import sys
+from pathlib import Path
 from typing import Any
 
 import yaml
 
-from bot.model import RequestError
+#: The largest YAML document the bot reads. Upstream benchmark reports are tens of kB.
+MAX_BYTES = 16 * 1024 * 1024
+#: Deepest nesting of mappings and sequences; the bot's own documents stay under 12.
+MAX_DEPTH = 64
+#: How many values aliases may add to a document beyond those it spells out.
+MAX_ALIAS_EXPANSION = 100_000
 
-MAX_CHARS = 5_000_000
-MAX_NODES = 200_000
+SAFE_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_INT_DIGITS = sys.get_int_max_str_digits() or 4300
+_INTLIKE = re.compile(r"^[-+]?(?:0[box])?[0-9a-fA-F_:]+$")
 
 
-class YAMLLimitError(RequestError):
-    """The YAML is too large once its aliases are expanded, or holds a number too long to read."""
+class YamlInputError(ValueError):
+    """A YAML text the bot will not load; the message says where and why, without a file name."""
 
 
-def load(text: str, *, what: str = "YAML", max_chars: int = MAX_CHARS, max_nodes: int = MAX_NODES) -> Any:
-    """Parse one YAML document. Raises yaml.YAMLError for syntax errors and YAMLLimitError for bombs."""
-    if len(text) > max_chars:
-        raise YAMLLimitError(f"{what}: {len(text):,} characters is more than the {max_chars:,} the bot reads")
-    loader = yaml.SafeLoader(text)
+def load_yaml(text: str, *, loader: type = SAFE_LOADER, first_line: int = 1) -> Any:
+    """Parse ``text`` with a safe loader after checking its size, nesting, aliases and integers.
+
+    ``first_line`` is the line of the file ``text`` starts at (front matter starts at 2), so that
+    messages point at the file's lines.
+    """
+    if not issubclass(loader, yaml.constructor.SafeConstructor) or issubclass(loader, yaml.constructor.FullConstructor):
+        raise TypeError(f"{loader.__name__} is not a safe loader")
+    if len(text) > MAX_BYTES:
+        raise YamlInputError(f"the document is {len(text) / 1e6:.1f} MB; the limit is {MAX_BYTES // (1024 * 1024)} MiB")
     try:
-        try:
-            node = loader.get_single_node()
-        except RecursionError:  # PyYAML composes recursively
-            raise YAMLLimitError(f"{what}: nested too deeply to be a real document; flatten it") from None
-        if node is None:
-            return None
-        expanded = _expanded_size(node, max_nodes)
-        if expanded > max_nodes:
-            raise YAMLLimitError(
-                f"{what}: expands to more than {max_nodes:,} values through anchors and aliases; "
-                "write the values out instead of nesting aliases"
+        _check_events(text, first_line - 1)
+    except yaml.YAMLError as exc:
+        raise YamlInputError(_describe(_pure_parser_error(text) or exc, first_line - 1)) from None
+    try:
+        return yaml.load(text, Loader=loader)
+    except yaml.YAMLError as exc:
+        raise YamlInputError(_describe(exc, first_line - 1)) from None
+    except ValueError as exc:  # a conversion the scan did not foresee
+        raise YamlInputError(f"a value cannot be converted ({str(exc).split(';')[0]})") from None
+
+
+def read_yaml_text(path: Path) -> str:
+    """The text of a YAML file, refusing files over MAX_BYTES before reading them.
+
+    Raises FileNotFoundError, UnicodeDecodeError or YamlInputError; callers name the file.
+    """
+    check_yaml_size(path)
+    return path.read_text(encoding="utf-8")
+
+
+def check_yaml_size(path: Path) -> None:
+    """YamlInputError if the file is larger than any YAML the bot reads (checked before reading it)."""
+    size = path.stat().st_size
+    if size > MAX_BYTES:
+        raise YamlInputError(f"the file is {size / 1e6:.1f} MB; the limit is {MAX_BYTES // (1024 * 1024)} MiB")
+
+
+def _check_events(text: str, offset: int) -> None:
+    """Walk the parser events once: nesting depth, expanded size, integer lengths."""
+    physical = 0  # values written out in the text
+    expanded_total = 0  # values with every alias expanded
+    open_sizes: list[int] = []  # expanded size so far of each open collection
+    open_anchors: list[str | None] = []
+    sizes: dict[str, int] = {}  # anchor -> expanded size of its node (closed nodes only)
+    for event in yaml.parse(text, Loader=SAFE_LOADER):
+        if isinstance(event, yaml.CollectionStartEvent):
+            physical += 1
+            if len(open_sizes) >= MAX_DEPTH:
+                raise YamlInputError(f"nested deeper than {MAX_DEPTH} levels at line {_line(event, offset)}")
+            open_sizes.append(1)
+            open_anchors.append(event.anchor)
+        elif isinstance(event, yaml.CollectionEndEvent):
+            size = open_sizes.pop()
+            anchor = open_anchors.pop()
+            if anchor is not None:
+                sizes[anchor] = size
+            expanded_total = _add(open_sizes, size, expanded_total)
+        elif isinstance(event, yaml.ScalarEvent):
+            physical += 1
+            _check_scalar(event, offset)
+            if event.anchor is not None:
+                sizes[event.anchor] = 1
+            expanded_total = _add(open_sizes, 1, expanded_total)
+        elif isinstance(event, yaml.AliasEvent):
+            if event.anchor not in sizes:
+                what = "refers to a collection that contains it" if event.anchor in open_anchors else "is undefined"
+                raise YamlInputError(
+                    f"alias *{event.anchor} at line {_line(event, offset)} {what}; write the value out"
+                )
+            expanded_total = _add(open_sizes, sizes[event.anchor], expanded_total)
+        elif isinstance(event, yaml.DocumentEndEvent) and expanded_total - physical > MAX_ALIAS_EXPANSION:
+            raise YamlInputError(
+                f"aliases expand to {expanded_total - physical:,} values beyond the {physical:,} written out "
+                f"(the limit is {MAX_ALIAS_EXPANSION:,}); a YAML bomb? write the values out instead"
             )
-        try:
-            return loader.construct_document(node)
-        except ValueError as exc:  # int() refuses more than sys.get_int_max_str_digits() digits
-            if "digits" in str(exc):
-                raise YAMLLimitError(
-                    f"{what}: a number has more digits than any real value needs; shorten it"
-                ) from None
-            raise
-    finally:
-        loader.dispose()
 
 
-def _expanded_size(root: yaml.Node, limit: int) -> int:
-    """Values the document holds once every alias is expanded (each shared node counted per use)."""
-    sizes: dict[int, int] = {}
-    open_: set[int] = set()  # on the current path: meeting one again is a cycle (`&a [*a]`)
-    # Iterative post-order walk: aliases make the node graph a DAG (or worse), and nesting can be deep.
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        if id(node) in sizes:
-            continue
-        children = _children(node)
-        if not done:
-            if id(node) in open_:
-                return limit + 1  # a cycle expands without end
-            open_.add(id(node))
-            stack.append((node, True))
-            for c in children:
-                if id(c) in open_:
-                    return limit + 1
-                if id(c) not in sizes:
-                    stack.append((c, False))
-            continue
-        open_.discard(id(node))
-        sizes[id(node)] = min(limit + 1, 1 + sum(sizes[id(c)] for c in children))
-    return sizes[id(root)]
+def _add(open_sizes: list[int], size: int, total: int) -> int:
+    """Count a finished node into its parent, or into the document total at the top level."""
+    if open_sizes:
+        open_sizes[-1] += size
+        return total
+    return total + size
 
 
-def _children(node: yaml.Node) -> list[yaml.Node]:
-    if isinstance(node, yaml.SequenceNode):
-        return list(node.value)
-    if isinstance(node, yaml.MappingNode):
-        return [x for pair in node.value for x in pair]
-    return []
+def _check_scalar(event: yaml.ScalarEvent, offset: int) -> None:
+    value = event.value
+    if len(value) > _INT_DIGITS and not event.style and event.implicit[0] and _INTLIKE.match(value):
+        raise YamlInputError(
+            f"the number at line {_line(event, offset)} has {len(value):,} digits; integers are limited to "
+            f"{_INT_DIGITS:,} digits (quote it if it is text)"
+        )
+    if event.tag in ("tag:yaml.org,2002:int", "!!int") and len(value) > _INT_DIGITS:
+        raise YamlInputError(
+            f"the number at line {_line(event, offset)} has {len(value):,} digits; the limit is {_INT_DIGITS:,}"
+        )
+
+
+def _line(event: yaml.Event, offset: int) -> int:
+    mark = getattr(event, "start_mark", None)
+    return mark.line + 1 + offset if mark is not None else 0
+
+
+def _pure_parser_error(text: str) -> yaml.YAMLError | None:
+    """PyYAML's Python parser names syntax errors better than libyaml ("expected ',' or ']', but got
+    '<stream end>'", at the line where the construct started); it is slow, so it runs only on failure."""
+    try:
+        for _ in yaml.parse(text, Loader=yaml.SafeLoader):
+            pass
+    except yaml.YAMLError as exc:
+        return exc
+    return None
+
+
+def _describe(exc: yaml.YAMLError, offset: int) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    where = f" at line {mark.line + 1 + offset}, column {mark.column + 1}" if mark else ""
+    problem = getattr(exc, "problem", None) or "syntax error"
+    return f"not valid YAML{where}: {problem}"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-import yaml
 from pydantic import Field, ValidationError
 
 from bot.bench.metrics import METRICS
@@ -25,6 +24,7 @@ from bot.bench.reports import LAYOUT
 from bot.bench.yaml_dump import dump_yaml
 from bot.model import PromotionRequest, RequestError, describe_validation_error
 from bot.stats.power import MAX_CV, NOISE_FLOOR_CV_MULT, NOISE_FLOOR_MIN
+from bot.yaml_safe import YamlInputError, load_yaml
 
 
 class NoiseFloorRule(_Model):
@@ -96,13 +96,9 @@ def render_evaluation_spec(plan: BenchmarkPlan, request: PromotionRequest) -> st
 def load_evaluation_spec(text: str) -> EvaluationSpec:
     """Parse evaluation.yaml; EvaluationSpecError names the field."""
     try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark else ""
-        raise EvaluationSpecError(
-            f"evaluation spec: not valid YAML{where}; regenerate it with `promote plan`"
-        ) from None
+        raw = load_yaml(text)
+    except YamlInputError as exc:
+        raise EvaluationSpecError(f"evaluation spec: {exc}; regenerate it with `promote plan`") from None
     if not isinstance(raw, dict):
         raise EvaluationSpecError(
             "evaluation spec: expected a mapping at the top level; regenerate it with `promote plan`"

@@ -9,8 +9,6 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import yaml
-
 from bot.bench.evaluation_spec import render_evaluation_spec
 from bot.bench.plan import (
     BASELINE_CONFIG_FILE,
@@ -25,6 +23,7 @@ from bot.bench.plan import (
 from bot.bench.reports import LAYOUT, TREATMENTS
 from bot.bench.yaml_dump import dump_yaml
 from bot.model import PromotionRequest
+from bot.yaml_safe import YamlInputError, load_yaml
 
 #: The data section (and load type) of the upstream inference-perf profiles the planner knows
 #: (llm-d-benchmark workload/profiles/inference-perf/<name>.yaml.in).
@@ -154,9 +153,9 @@ def render_experiment(
     """
     for label, text in (("baseline", epp_config_baseline), ("evolved", epp_config_evolved)):
         try:
-            doc = yaml.safe_load(text)
-        except yaml.YAMLError:
-            raise PlanError(f"epp_config_{label}: not valid YAML; pass the EndpointPickerConfig text") from None
+            doc = load_yaml(text)
+        except YamlInputError as exc:
+            raise PlanError(f"epp_config_{label}: {exc}; pass the EndpointPickerConfig text") from None
         if not isinstance(doc, dict) or doc.get("kind") != "EndpointPickerConfig":
             raise PlanError(
                 f"epp_config_{label}: expected an EndpointPickerConfig document (kind: EndpointPickerConfig)"

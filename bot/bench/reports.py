@@ -29,13 +29,13 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import yaml
 
 from bot.bench.errors import ReportError
 from bot.bench.layout import LAYOUT, TREATMENTS, RunKey, parse_layout, rate_dir, run_dir
 from bot.bench.metrics import METRICS
 from bot.bench.report_schema import CONVERT_HINT, _where, check_version
 from bot.bench.report_schema import validate as validate_schema
+from bot.yaml_safe import SAFE_LOADER, YamlInputError, check_yaml_size, load_yaml, read_yaml_text
 
 __all__ = [
     "CONVERT_HINT",
@@ -102,7 +102,7 @@ def convert(value: float, unit: str, canonical: str) -> float:
 
 def _loader() -> type:
     """A safe YAML loader that keeps timestamps as strings (the models parse ISO-8601 themselves)."""
-    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    base = SAFE_LOADER
 
     class _ReportLoader(base):  # type: ignore[misc, valid-type]
         pass
@@ -151,14 +151,9 @@ def _check_numbers(doc: dict) -> None:
 def parse_report(text: str) -> dict:
     """Validate report text; ReportError whose message is the reason (no path)."""
     try:
-        doc = yaml.load(text, Loader=_LOADER)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or "syntax error"
-        raise ReportError(f"malformed YAML{where}: {problem}") from None
-    except ValueError as exc:  # e.g. an integer beyond Python's digit limit
-        raise ReportError(f"unreadable value: {str(exc).splitlines()[0]}") from None
+        doc = load_yaml(text, loader=_LOADER)
+    except YamlInputError as exc:
+        raise ReportError(str(exc)) from None
     if not isinstance(doc, dict):
         raise ReportError("not a benchmark report: expected a mapping at the top level")
     validate_schema(doc)
@@ -172,9 +167,11 @@ def load_report(path: str | Path) -> dict:
     if not path.is_file():
         raise ReportError(f"{path}: no such report file; pass a benchmark_report_v0.2,_*.yaml")
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_yaml_text(path)
     except UnicodeDecodeError:
         raise ReportError(f"{path}: not UTF-8 text; pass a benchmark_report_v0.2,_*.yaml") from None
+    except YamlInputError as exc:
+        raise ReportError(f"{path}: {exc}") from None
     try:
         return parse_report(text)
     except ReportError as exc:
@@ -268,6 +265,10 @@ def _candidate(root: Path, path: Path) -> Candidate:
             "session report (multi-turn session metrics): not used; request metrics come from the stage report"
         )
     key = parse_layout(rel)
+    try:
+        check_yaml_size(path)
+    except YamlInputError as exc:
+        raise ReportError(str(exc)) from None
     data = path.read_bytes()
     try:
         text = data.decode("utf-8")

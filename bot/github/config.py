@@ -10,8 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bot import yaml_safe
 from bot.model import RequestError
+from bot.yaml_safe import YamlInputError, load_yaml
 
 CONFIG_PATH = ".github/promotion-bot.yml"
 Role = Literal["admin", "maintain", "write", "triage", "read"]
@@ -72,13 +72,9 @@ def parse_config(text: str | None) -> BotConfig:
     if not text or not text.strip():
         return BotConfig()
     try:
-        raw = yaml_safe.load(text, what=CONFIG_PATH)
-    except yaml_safe.YAMLLimitError as exc:
+        raw = load_yaml(text)
+    except YamlInputError as exc:
         raise ConfigError([str(exc)]) from None
-    except Exception as exc:  # yaml.YAMLError
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise ConfigError([f"not valid YAML{where}"]) from None
     if not isinstance(raw, dict):
         raise ConfigError(["expected a mapping of settings at the top level"])
     try:

@@ -17,7 +17,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
 from bot import yaml_safe
@@ -197,11 +196,9 @@ def request_from_form(
         if not raw:
             return default
         try:
-            return yaml_safe.load(raw, what=label)
-        except yaml.YAMLError as exc:
-            problems.append(f"{label}: not valid YAML ({_yaml_where(exc)}); check the indentation")
-        except yaml_safe.YAMLLimitError as exc:
-            problems.append(str(exc))
+            return yaml_safe.load_yaml(raw)
+        except yaml_safe.YamlInputError as exc:
+            problems.append(f"{label}: {exc}; check the indentation")
         return default
 
     origin_raw = load_yaml("origin", "OpenEvolve metadata", {})
@@ -279,11 +276,6 @@ def _section_of(exc: ValidationError) -> str:
     if loc and loc[0] in ("claims", "workloads") and len(loc) > 1:
         detail = detail.replace(f"field '{loc[0]}.{loc[1]}.", f"item {int(loc[1]) + 1}, field '")
     return f"{section}: {detail}"
-
-
-def _yaml_where(exc: Exception) -> str:
-    mark = getattr(exc, "problem_mark", None)
-    return f"line {mark.line + 1}, column {mark.column + 1}" if mark else str(exc).splitlines()[0]
 
 
 def _origin(raw: dict, run: str, blis_version: str, problems: list[str]) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from bot.bench.metrics import METRICS
 from bot.hypotheses.errors import HypothesisError
 from bot.hypotheses.metrics import metric_label
 from bot.model import Direction, Hypothesis, describe_validation_error
+from bot.yaml_safe import YamlInputError, load_yaml
 
 _FENCE = "---"
 
@@ -111,11 +112,9 @@ def parse_hypothesis(text: str, path: str = "") -> Hypothesis:
     except StopIteration:
         raise HypothesisError(f"{where}: front matter is not closed; add a '---' line after it") from None
     try:
-        raw = yaml.safe_load("\n".join(lines[1:end]))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 2}" if mark else ""
-        raise HypothesisError(f"{where}: front matter is not valid YAML{at}; fix the syntax") from None
+        raw = load_yaml("\n".join(lines[1:end]), first_line=2)
+    except YamlInputError as exc:
+        raise HypothesisError(f"{where}: front matter: {exc}; fix it") from None
     if not isinstance(raw, dict):
         raise HypothesisError(f"{where}: front matter must be a mapping of hypothesis fields")
     try:

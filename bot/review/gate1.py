@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import re
 
-import yaml
-
 from bot.model import Finding, Severity, Stage, TranslationSummary
 from bot.stages.paths import RUNNER_GO
+from bot.yaml_safe import load_yaml
 
 CHECKLIST = [
     "signals mapped",
@@ -234,7 +233,7 @@ def _conventions(ctx, summary: TranslationSummary, main_go: str | None, go_files
         )
     else:
         try:
-            cfg = yaml.safe_load(cfg_text)
+            cfg = load_yaml(cfg_text)
             types = {p.get("type") for p in cfg.get("plugins", [])}
             if cfg.get("kind") != "EndpointPickerConfig" or summary.plugin_type not in types:
                 raise ValueError

@@ -125,7 +125,7 @@ def test_malformed_yaml_names_the_line():
     line = next(i for i, text in enumerate(lines, 1) if text.startswith("  eid:"))
     lines[line - 1] = "   eid: x: y"  # over-indented, inside the `run` mapping
     reason = _reason("\n".join(lines))
-    assert reason.startswith(f"malformed YAML at line {line}, column 4:")
+    assert reason.startswith(f"not valid YAML at line {line}, column 4:")
 
 
 def test_unknown_field_and_non_mapping():
@@ -281,7 +281,7 @@ def test_broken_reports_are_listed_with_reasons(results_factory):
         "baseline/w/rate-10/rep-3/": "missing required field 'mean' at results.request_performance.aggregate.latency.time_to_first_token",
         "evolved/w/rate-10/rep-2/": "v0.1 report: convert with",
         "evolved/w/rate-10/rep-3/benchmark_report,_": "v0.1 report: convert with",
-        "evolved/w/rate-10/rep-4/": "malformed YAML at line",
+        "evolved/w/rate-10/rep-4/": "not valid YAML at line",
         "evolved/w/rate-10/rep-5/": "rate mismatch: the directory says rate-10",
         "control/w/rate-10/rep-1/": "unknown treatment directory 'control'",
         "evolved/w/rate-10/rep-6/benchmark_report_v0.2,_stage_0": "ambiguous: 2 reports for one repetition",

@@ -95,7 +95,7 @@ def test_parse_error_for_broken_documents():
         parse_hypothesis("# A1\n", "x.md")
     with pytest.raises(HypothesisError, match="x.md: front matter is not closed"):
         parse_hypothesis("---\nid: A1\n", "x.md")
-    with pytest.raises(HypothesisError, match="x.md: front matter is not valid YAML at line 3"):
+    with pytest.raises(HypothesisError, match="x.md: front matter: not valid YAML at line 3"):
         parse_hypothesis("---\nid: A1\ntitle: [oops\n---\n", "x.md")
     with pytest.raises(HypothesisError, match="x.md: front matter must be a mapping"):
         parse_hypothesis("---\n- a\n---\n", "x.md")
