@@ -324,6 +324,16 @@ class Finding(Strict):
     line: int | None = Field(default=None, ge=1)
     fix: str | None = Field(default=None, description="suggested fix")
     source_line: int | None = Field(default=None, ge=1, description="line in the evolved program it traces back to")
+    by: str | None = Field(default=None, description="who raised it: None = the deterministic checklist, else a model")
+    recurring: bool = Field(default=False, description="raised again after the author's fix round")
+
+    def key(self) -> tuple:
+        """What makes two rounds' findings 'the same finding'. A model words a repeat differently and lines
+        move when code changes, so a model's finding is the same when check and file are; the checklist's
+        findings are deterministic and must match exactly."""
+        if self.by:
+            return (self.check, self.file or "")
+        return (self.check, self.file or "", self.line, self.source_line, self.message)
 
     def sort_key(self) -> tuple:
         order = {Severity.CRITICAL: 0, Severity.IMPORTANT: 1, Severity.SUGGESTION: 2}
@@ -482,6 +492,83 @@ class StageFailure(Strict):
     at: datetime
 
 
+class LLMCall(Strict):
+    """One call to the Claude API: what it was for and what it cost, from the response's usage fields."""
+
+    role: Literal["author", "reviewer"]
+    prompt: str = Field(description="template id@version")
+    model: str
+    stage: int | None = None
+    gate: int | None = None
+    round: int | None = None
+    attempt: int = Field(default=1, ge=1, description="2 = the re-ask after a reply that did not validate")
+    input_tokens: int = Field(default=0, ge=0, description="uncached input tokens")
+    output_tokens: int = Field(default=0, ge=0)
+    cache_write_tokens: int = Field(default=0, ge=0)
+    cache_read_tokens: int = Field(default=0, ge=0)
+    usd: float | None = Field(default=None, description="estimated list-price cost; None when the model is unpriced")
+    valid: bool = True
+
+    @property
+    def step(self) -> str:
+        return f"gate {self.gate}" if self.gate is not None else f"stage {self.stage}"
+
+    @property
+    def total_input(self) -> int:
+        return self.input_tokens + self.cache_write_tokens + self.cache_read_tokens
+
+
+class LLMTotals(Strict):
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_read_tokens: int = 0
+    usd: float | None = 0.0
+
+    def add(self, call: LLMCall) -> None:
+        self.calls += 1
+        self.input_tokens += call.input_tokens
+        self.output_tokens += call.output_tokens
+        self.cache_write_tokens += call.cache_write_tokens
+        self.cache_read_tokens += call.cache_read_tokens
+        self.usd = None if self.usd is None or call.usd is None else self.usd + call.usd
+
+    @property
+    def total_input(self) -> int:
+        return self.input_tokens + self.cache_write_tokens + self.cache_read_tokens
+
+    @property
+    def tokens(self) -> int:
+        """Everything processed: what the promotion's token budget counts."""
+        return self.total_input + self.output_tokens
+
+    @property
+    def cache_share(self) -> float | None:
+        """Share of input tokens read from the prompt cache."""
+        return self.cache_read_tokens / self.total_input if self.total_input else None
+
+
+class LLMUsage(Strict):
+    """Every Claude call of a promotion, kept in the state so cost is visible per call, step and promotion."""
+
+    calls: list[LLMCall] = Field(default_factory=list)
+
+    def totals(self) -> LLMTotals:
+        t = LLMTotals()
+        for c in self.calls:
+            t.add(c)
+        return t
+
+    def by_step(self) -> dict[str, LLMTotals]:
+        """'stage N' / 'gate N' -> totals, in pipeline order."""
+        out: dict[str, LLMTotals] = {}
+        order = {f"stage {s}": (s, 0) for s in range(1, 8)} | {"gate 1": (2, 1), "gate 2": (3, 1), "gate 3": (5, 1)}
+        for c in sorted(self.calls, key=lambda c: order.get(c.step, (9, 9))):
+            out.setdefault(c.step, LLMTotals()).add(c)
+        return out
+
+
 class PipelineState(Strict):
     """Everything needed to resume a promotion. Saved after every step."""
 
@@ -507,6 +594,8 @@ class PipelineState(Strict):
     )
     failure: StageFailure | None = Field(default=None, description="set while status is failed")
     cancelled_from: Status | None = Field(default=None, description="the status a cancel interrupted")
+
+    llm: LLMUsage = Field(default_factory=LLMUsage, description="Claude calls and their cost (empty offline)")
     audit: list[AuditEntry] = Field(default_factory=list)
 
     def artifact_index(self) -> list[Artifact]:
