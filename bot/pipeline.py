@@ -13,8 +13,9 @@ and reports back with ``stage_finished`` / ``review_finished`` /
 At a gate the independent review runs first. Blocking findings (CRITICAL or
 IMPORTANT) send the gate's stages back to the author with the findings as
 input, and the review runs again, up to ``max_rounds``. If the author's
-rerun changes nothing (same content hashes), another review would say the
-same thing, so the gate opens at once, marked unconverged. Only then may a
+rerun changes nothing (same content hashes), or a round repeats the previous
+round's blocking findings (a stall), another review would say the same thing,
+so the gate opens at once, marked unconverged. Only then may a
 person decide: approve (next stage), request changes (the gate's first stage
 runs again with the reason), or reject (the promotion ends).
 
@@ -199,6 +200,10 @@ def review_finished(
         return _open_for_decision(s, review.gate, now, converged=True, why="no blocking findings")
     if s.review_round >= max_rounds:
         return _open_for_decision(s, review.gate, now, converged=False, why=f"{max_rounds} rounds ran out")
+    if s.review_round >= 2 and _stalled(review, s.reviews[review.gate][-2]):
+        return _open_for_decision(
+            s, review.gate, now, converged=False, why="the same blocking findings twice: the author's fix did not help"
+        )
     # Back to the author: rerun the gate's stages with the findings as input.
     first = GATE_COVERS[review.gate][0]
     s.next_stage = first
@@ -336,6 +341,11 @@ def _open_for_decision(s: PipelineState, gate: int, now: datetime, *, converged:
         s.unconverged.remove(gate)
     state = "converged" if converged else "did not converge"
     return _log(s, now, "bot", f"gate {gate} open for decision", f"review {state}: {why}")
+
+
+def _stalled(review: ReviewRound, previous: ReviewRound) -> bool:
+    """This round repeats the previous round's blocking findings (by ``Finding.key``): another round would too."""
+    return {f.key() for f in review.blocking} == {f.key() for f in previous.blocking}
 
 
 def render_findings_feedback(review: ReviewRound) -> str:

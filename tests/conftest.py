@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -9,6 +10,11 @@ import pytest
 
 from bot import PROJECT_ROOT
 from bot.cli import main
+
+# Nothing reaches the internet: without an explicit --llm, a key in the developer's environment would make
+# every test promotion call Claude. Tests that exercise the agents set a key and a fake server themselves.
+for _var in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
+    os.environ.pop(_var, None)
 
 EXAMPLE = PROJECT_ROOT / "examples" / "weighted-adaptive"
 REQUEST = EXAMPLE / "promotion.yaml"

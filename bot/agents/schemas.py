@@ -18,6 +18,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bot.agents.record import Response
+
 
 class Out(BaseModel):
     """Replies are closed objects: an unknown key is a schema violation, asked again once."""
@@ -78,18 +80,6 @@ class EarlierFinding(BaseModel):
     status: Literal["open", "gone", "author says fixed", "author justified"] = "open"
 
 
-class AuthorResponse(BaseModel):
-    """One committed response of the author to a finding (docs/promotion/<slug>/responses/gate-N.json)."""
-
-    id: str  # A<n>
-    check: str
-    file: str | None = None
-    line: int | None = None
-    source_line: int | None = None
-    action: Literal["fixed", "justified"]
-    note: str
-
-
 class ReviewerInput(BaseModel):
     """Everything the independent reviewer sees. Built from the branch and the state only."""
 
@@ -104,7 +94,7 @@ class ReviewerInput(BaseModel):
     )
     deterministic: list[dict] = Field(default_factory=list, description="the checklist findings already raised")
     earlier: list[EarlierFinding] = Field(default_factory=list)
-    responses: list[AuthorResponse] = Field(default_factory=list)
+    responses: list[Response] = Field(default_factory=list, description="the author's committed responses")
 
 
 # --------------------------------------------------------------------------

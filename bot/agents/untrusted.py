@@ -86,3 +86,20 @@ def scan_instructions(source: str, text: str) -> list[Instruction]:
         if m:
             found.append(Instruction(source, i, line.strip()[:160]))
     return found
+
+
+def untrusted_inputs(gate: int, request) -> dict[str, str]:
+    """Text that came from outside the bot (the issue or promotion.yaml and the program it points at)."""
+    if gate == 1:
+        return {f"evolved program {request.source}": request.source_text}
+    import yaml
+
+    data = {
+        "claims": [c.model_dump(mode="json") for c in request.claims],
+        "workloads": [
+            w.model_dump(mode="json", include={"name", "description", "profile", "rates"}) for w in request.workloads
+        ],
+        "baselines": [b.model_dump(mode="json") for b in request.baselines],
+        "evolved_for": request.evolved_for,
+    }
+    return {"BLIS claims and workloads (promotion request)": yaml.safe_dump(data, sort_keys=True, allow_unicode=True)}

@@ -68,9 +68,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
+    from bot.agents.settings import add_llm_arguments
+
     p.add_argument("--actor", default=None, help="who decides (default: your user name)")
     p.add_argument("--max-rounds", type=int, default=3, help="review rounds before a gate opens unconverged")
     p.add_argument("--quiet", action="store_true")
+    add_llm_arguments(p)
 
 
 # ----------------------------------------------------------------- commands
@@ -85,16 +88,19 @@ def cmd_run(args) -> int:
         raise RequestError(
             f"{work} holds the promotion of {saved['request']}; use another --work for a different request"
         )
+    llm = _llm_settings(args, saved)
+    settings["llm"] = llm.model_dump(mode="json", exclude_defaults=True) | {"engine": llm.engine}
     work.mkdir(parents=True, exist_ok=True)
     (work / RUN_FILE).write_text(json.dumps(settings, indent=2) + "\n")
-    return _drive(_runner(request, work, fork, results, approve, args))
+    return _drive(_runner(request, work, fork, results, approve, args, llm))
 
 
 def cmd_resume(args) -> int:
     work = args.work.resolve()
     settings = _read_settings(work)
     request, results = _reload(settings)
-    runner = _runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args)
+    llm = _llm_settings(args, settings)
+    runner = _runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args, llm)
     state = runner.load_state()
     if state is not None and state.status.value in ("failed", "cancelled"):
         runner.retry()  # resuming is what a person does once the reason for the halt is fixed
@@ -105,7 +111,8 @@ def cmd_decide(args) -> int:
     work = args.work.resolve()
     settings = _read_settings(work)
     request, results = _reload(settings)
-    runner = _runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args)
+    llm = _llm_settings(args, settings)
+    runner = _runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args, llm)
     state = runner.decide(args.gate, args.decision, args.reason)
     _say(
         args,
@@ -136,6 +143,10 @@ def cmd_status(args) -> int:
         print(f"  stage {int(state.failure.stage)} FAILED: {state.failure.reason}{fix}")
     for d in state.decisions:
         print(f"  gate {d.gate} {d.decision.value} by {d.actor}" + (f": {d.reason}" if d.reason else ""))
+    from bot.agents.cost import cost_lines
+
+    for line in cost_lines(state.llm):
+        print(f"  claude {line}")
     if state.status.value == "awaiting-decision":
         print(_decide_hint(state.open_gate, args.work))
     return 0
@@ -192,8 +203,16 @@ def preflight(request_path: Path, results: Path | None, *, check_reports: bool =
     return request, results
 
 
-def _runner(request, work: Path, fork: Path, results, approve, args):
+def _llm_settings(args, saved: dict | None):
+    """This run's Claude settings: the promotion's saved ones (run.json), overridden by flags given now."""
+    from bot.agents.settings import settings_from_args
+
+    return settings_from_args(args, (saved or {}).get("llm")).resolved()
+
+
+def _runner(request, work: Path, fork: Path, results, approve, args, llm):
     from bot import PROJECT_ROOT
+    from bot.agents import build_agents
     from bot.forge.local import LocalForge
     from bot.forge.state_file import FileStateStore
     from bot.stages.runner import Runner
@@ -201,6 +220,7 @@ def _runner(request, work: Path, fork: Path, results, approve, args):
     forge = LocalForge(
         fork, work, seed_dir=PROJECT_ROOT / "gomirror" / "llm-d-router", base_branch=request.fork.base_branch
     )
+    log = (lambda line: None) if args.quiet else (lambda line: print(f"  {line}", file=sys.stderr))
     return Runner(
         request,
         forge,
@@ -210,13 +230,18 @@ def _runner(request, work: Path, fork: Path, results, approve, args):
         approve=approve,
         actor=args.actor or _whoami(),
         max_rounds=args.max_rounds,
-        log=(lambda line: None) if args.quiet else (lambda line: print(f"  {line}", file=sys.stderr)),
+        log=log,
+        agents=build_agents(llm, log=log),
     )
 
 
 def _drive(runner) -> int:
     outcome = runner.run()
     loc = runner.forge.locations()
+    if outcome.state.llm.calls:
+        from bot.agents.cost import line
+
+        print("claude " + line("promotion so far", outcome.state.llm.totals()))
     if outcome.waiting_gate is not None:
         print(f"stopped at gate {outcome.waiting_gate}: the review report is in {loc['issue thread']}")
         print(_decide_hint(outcome.waiting_gate, runner.store.work))

@@ -3,8 +3,11 @@
 A reviewer sees only the artifacts on the branch, the reference data (the
 dictionary, the request's claims) and the gate's checklist, never the author's
 reasoning. Each gate's checklist is a module with ``CHECKLIST`` (what it
-checks, for the report) and ``review(ctx) -> list[Finding]``. A Claude reviewer
-may add findings in the same shape; the deterministic checklist always runs.
+checks, for the report) and ``review(ctx) -> list[Finding]`` that reads the
+committed artifacts through the forge and never reruns a stage. With
+``--llm anthropic`` the Claude reviewer (``bot.agents``) adds its findings and
+weighs the author's committed responses (``convergence``); the deterministic
+checklist always runs and its findings always stand.
 """
 
 from __future__ import annotations
@@ -18,8 +21,33 @@ GATES = {1: "bot.review.gate1", 2: "bot.review.gate2", 3: "bot.review.gate3"}
 GATE_NAMES = {1: "translation", 2: "hypotheses", 3: "validation"}
 
 
+def author_record(gate: int, ctx):
+    """The author's committed responses for this gate, or None."""
+    from bot.agents.record import load_record, record_path
+
+    return load_record(ctx.read(record_path(ctx.paths.docs, gate)))
+
+
 def review_gate(gate: int, ctx) -> list[Finding]:
-    return importlib.import_module(GATES[gate]).review(ctx)
+    from bot.review import convergence
+
+    findings = list(importlib.import_module(GATES[gate]).review(ctx))
+    record = author_record(gate, ctx)
+    if record is not None:
+        findings += record.dropped_findings()
+    agents = getattr(ctx, "agents", None)
+    state: PipelineState = ctx.state
+    round_ = state.review_round + 1
+    if agents is not None:
+        from bot.review.inputs import reviewer_input
+
+        inp = reviewer_input(gate, round_, ctx, findings, record)
+        security = convergence.security_findings(inp.untrusted)
+        outcome = agents.review(inp)
+        findings = convergence.weigh_responses(findings, record, outcome.accepted, trusted=not security)
+        findings += security + outcome.findings
+    previous = state.reviews.get(gate, [])[-1] if state.review_round else None
+    return convergence.dedupe(convergence.mark_recurring(findings, previous))
 
 
 def render_review_report(review: ReviewRound, ctx, state: PipelineState) -> str:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from bot.model import Finding, Severity, Stage, TranslationSummary
-from bot.stages.paths import RUNNER_GO
+from bot.golang.toolchain import RUNNER_GO
+from bot.model import Finding, Severity, TranslationSummary
 from bot.yaml_safe import load_yaml
 
 CHECKLIST = [
@@ -30,8 +30,6 @@ CHECKLIST = [
 def review(ctx) -> list[Finding]:
     from bot.golang.analyze import analyze
     from bot.golang.source import parse_evolved_source
-    from bot.golang.toolchain import run_checks
-    from bot.stages.translate import translation
 
     findings: list[Finding] = []
     report_path = ctx.paths.translation_report
@@ -126,16 +124,8 @@ def review(ctx) -> list[Finding]:
     findings += _conventions(ctx, summary, main_go, go_files)
     # Hazards in the evolved code, as the reviewer reads them.
     findings += analysis.findings
-    # Compile, vet and test everything the translation would commit, tests included.
-    t = translation(ctx, ctx.stage_feedback(Stage.TRANSLATE))
-    files = dict(go_files)
-    files.update({p: c for p, c in t.files.items() if p.endswith("_test.go")})
-    checks = run_checks(
-        files,
-        registration_import=t.registration_import,
-        registration_line=t.registration_line,
-        executor=ctx.executor,
-    )
+    # Compile, vet and test results, as stage 2 recorded them for exactly these files (never a rerun of stage 2).
+    checks = _go_checks(ctx, summary)
     findings += checks.findings
     if not (checks.build_ok and checks.vet_ok and checks.test_ok) and not checks.findings:
         findings.append(
@@ -147,6 +137,38 @@ def review(ctx) -> list[Finding]:
             )
         )
     return _dedupe(findings)
+
+
+def _go_checks(ctx, summary: TranslationSummary):
+    """Stage 2's recorded Go checks when they belong to the committed plugin files, byte for byte; else the
+    checks run here on the committed files (package and any committed tests) through the execution port."""
+    import json
+
+    from bot.golang.toolchain import ToolchainReport, run_checks
+    from bot.model import sha256_text
+
+    committed = {p: ctx.read(p) or "" for p in ctx.list(summary.package_dir) if p.endswith(".go")}
+    text = ctx.read(ctx.paths.translation_checks)
+    if text is not None:
+        try:
+            data = json.loads(text)
+            checked = data.pop("checked_files")
+            report = ToolchainReport.model_validate(data)
+        except (ValueError, KeyError, TypeError):
+            checked, report = None, None
+        if report is not None and isinstance(checked, dict):
+            same = all(checked.get(p) == sha256_text(c) for p, c in committed.items())
+            sources = {p for p in committed if not p.endswith("_test.go")} == {
+                p for p in checked if not p.endswith("_test.go")
+            }
+            if same and sources:
+                return report
+    return run_checks(
+        committed,
+        registration_import=summary.registration_import,
+        registration_line=summary.registration_line,
+        executor=ctx.executor,
+    )
 
 
 def _main_file(go_files: dict[str, str]) -> str | None:

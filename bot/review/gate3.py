@@ -1,17 +1,26 @@
-"""Gate 3 (validation): the seed's checklist over the test results and verdicts on the branch.
+"""Gate 3 (validation): the seed's checklist over what stage 5 committed, without rerunning it.
 
-- unit tests pass (rerun here, independently of stage 5's record);
-- every hypothesis has a verdict, and each verdict is what the data say (recomputed from the reports);
-- reports that failed validation are surfaced.
+- unit tests pass: ``go-checks.json`` as committed by stage 5 (gofmt, vet, build, test);
+- every hypothesis has a verdict, and each verdict is consistent with the data it records: the
+  verdict follows from its cells (confirmed only when every cell confirms; refuted only with a refuted
+  cell), each decided cell's interval, change and adjusted p agree with its status, and every cell
+  measures the hypothesis's own metric on one of its workloads;
+- reports that failed validation (listed in ``verdicts.md``) are surfaced; no results at all is said.
 What the evidence says (Track A direction, Track B gaps, Track C regressions) is summarized for the
 person deciding; a refuted hypothesis is a result, not a defect of the artifacts.
+
+Nothing here runs Go or the statistics again: the review reads the branch through the forge like
+the reviewer does, so a review never rewrites the evidence it judges.
 """
 
 from __future__ import annotations
 
 import json
+import re
 
-from bot.model import Finding, ReviewRound, Severity, Track, Verdict, VerdictStatus
+from pydantic import ValidationError
+
+from bot.model import Direction, Finding, Severity, Track, Verdict, VerdictStatus
 
 CHECKLIST = [
     "unit tests pass",
@@ -21,6 +30,23 @@ CHECKLIST = [
     "direction / gaps / regressions summarized",
 ]
 
+ALPHA = 0.05  # the one-sided significance level stage 5 judges at (bot.stats.verdicts)
+
+
+def _hypotheses(ctx) -> tuple[list, list[Finding]]:
+    from bot.hypotheses import hypothesis_order, is_hypothesis_file, parse_hypothesis
+    from bot.model import RequestError
+
+    out, bad = [], []
+    for p in ctx.list(ctx.paths.hypotheses_dir):
+        if not is_hypothesis_file(p):
+            continue
+        try:
+            out.append(parse_hypothesis(ctx.read(p) or "", p))
+        except RequestError as exc:
+            bad.append(Finding(severity=Severity.CRITICAL, check="G3.hypotheses", file=p, line=1, message=str(exc)))
+    return sorted(out, key=hypothesis_order), bad
+
 
 def _verdicts(ctx) -> dict[str, Verdict] | None:
     text = ctx.read(ctx.paths.verdicts_json)
@@ -29,22 +55,145 @@ def _verdicts(ctx) -> dict[str, Verdict] | None:
     return {v["hypothesis_id"]: Verdict.model_validate(v) for v in json.loads(text)}
 
 
-def review(ctx) -> list[Finding]:
-    from bot.stages.hypothesize import load_hypotheses
-    from bot.stages.run_validate import go_checks, judge
-
-    findings: list[Finding] = []
-    checks = go_checks(ctx)
-    findings += checks.findings
-    if not checks.test_ok:
-        findings.append(
+def _go_checks(ctx) -> list[Finding]:
+    path = ctx.paths.go_checks
+    text = ctx.read(path)
+    if text is None:
+        return [
             Finding(
                 severity=Severity.CRITICAL,
                 check="G3.tests-pass",
-                file=ctx.paths.go_checks,
-                message=f"go test fails ({checks.tests_failed} failed)",
+                file=path,
+                message="no Go check results on the branch (stage 5 writes them)",
+                fix="rerun stage 5",
+            )
+        ]
+    try:
+        checks = json.loads(text)
+        ok = {k: bool(checks[k]) for k in ("gofmt_ok", "vet_ok", "build_ok", "test_ok")}
+        failed = int(checks.get("tests_failed", 0))
+        recorded = [Finding.model_validate(f) for f in checks.get("findings", [])]
+    except (ValueError, KeyError, TypeError, ValidationError):
+        return [
+            Finding(
+                severity=Severity.CRITICAL,
+                check="G3.tests-pass",
+                file=path,
+                message="the Go check results are unreadable",
+                fix="rerun stage 5",
+            )
+        ]
+    out = list(recorded)
+    out += _stale_checks(ctx, checks.get("checked_files"))
+    if not all(ok.values()) or failed:
+        bad = ", ".join(
+            k.removesuffix("_ok").replace("build", "go build").replace("vet", "go vet").replace("test", "go test")
+            for k, v in ok.items()
+            if not v
+        )
+        out.append(
+            Finding(
+                severity=Severity.CRITICAL,
+                check="G3.tests-pass",
+                file=path,
+                message=f"the plugin's checks fail: {bad or 'go test'} ({failed} test(s) failed)",
+                fix="fix the plugin or its translation and rerun stages 4-5",
             )
         )
+    return out
+
+
+def _stale_checks(ctx, checked: dict[str, str] | None) -> list[Finding]:
+    """The recorded results belong to the plugin files on the branch, byte for byte (evidence binding)."""
+    from bot.model import sha256_text
+
+    path = ctx.paths.go_checks
+    if not isinstance(checked, dict) or not checked:
+        return [
+            Finding(
+                severity=Severity.CRITICAL,
+                check="G3.tests-pass",
+                file=path,
+                message="the Go check results do not say which files they checked",
+                fix="rerun stage 5",
+            )
+        ]
+    summary = ctx.read(ctx.paths.translation_json)
+    package_dir = json.loads(summary).get("package_dir", "") if summary else ""
+    now = {p: sha256_text(ctx.read(p) or "") for p in ctx.list(package_dir) if p.endswith(".go")} if package_dir else {}
+    changed = sorted(p for p in set(now) | set(checked) if now.get(p) != checked.get(p))
+    if not changed:
+        return []
+    return [
+        Finding(
+            severity=Severity.CRITICAL,
+            check="G3.tests-pass",
+            file=changed[0],
+            message=f"the Go check results on the branch are for other plugin files: {', '.join(changed)} changed after stage 5 checked them",
+            fix="rerun stages 4-5 so the results belong to the committed plugin",
+        )
+    ]
+
+
+def _cell_problems(h, v: Verdict) -> list[str]:
+    """Why the recorded cells do not support the recorded verdict (empty when they do)."""
+    problems = []
+    p = h.prediction
+    if p is None:
+        if v.effects:
+            problems.append("it makes no benchmark prediction but records measured cells")
+        elif v.status is not VerdictStatus.INCONCLUSIVE:
+            problems.append(f"it makes no benchmark prediction, so the data cannot make it {v.status.value}")
+        return problems
+    statuses = [e.status for e in v.effects]
+    for e in v.effects:
+        where = f"{e.workload} @ {e.rate:g}"
+        if e.metric != p.metric:
+            problems.append(f"the cell at {where} measures {e.metric}, not the predicted {p.metric}")
+        if e.workload not in h.workloads:
+            problems.append(f"the cell at {where} is on a workload the hypothesis does not cover")
+        if e.status in (VerdictStatus.CONFIRMED, VerdictStatus.REFUTED):
+            if e.p_adjusted is not None and e.p_adjusted >= ALPHA:
+                problems.append(
+                    f"the cell at {where} is {e.status.value} with adjusted p {e.p_adjusted:.3g} >= {ALPHA}"
+                )
+            if p.direction in (Direction.DECREASE, Direction.INCREASE):
+                s = -1.0 if p.direction is Direction.DECREASE else 1.0
+                want = s if e.status is VerdictStatus.CONFIRMED else -s
+                if not (want * e.ci_low > 0 and want * e.ci_high > 0 and want * e.rel_change > e.t_eff):
+                    problems.append(
+                        f"the cell at {where} is {e.status.value} but its change {e.rel_change:+.1%} "
+                        f"(interval {e.ci_low:+.1%} to {e.ci_high:+.1%}, noise floor {e.t_eff:.1%}) does not show it"
+                    )
+            elif p.direction is Direction.EQUIVALENT and e.status is VerdictStatus.CONFIRMED:
+                if not (-p.margin < e.ci_low and e.ci_high < p.margin):
+                    problems.append(
+                        f"the cell at {where} is confirmed equivalent but its interval leaves ±{p.margin:.0%}"
+                    )
+    if v.status is VerdictStatus.CONFIRMED and (
+        not statuses or any(s is not VerdictStatus.CONFIRMED for s in statuses)
+    ):
+        problems.append("it is confirmed although not every cell confirms")
+    if v.status is VerdictStatus.REFUTED and VerdictStatus.REFUTED not in statuses:
+        problems.append("it is refuted although no cell is refuted")
+    return problems
+
+
+def _rejected_reports(ctx) -> list[tuple[str, str]]:
+    text = ctx.read(ctx.paths.verdicts_md) or ""
+    m = re.search(r"^### Reports that failed validation.*?\n\n\|[^\n]*\n\|[-| ]+\n((?:\|[^\n]*\n)*)", text, re.M | re.S)
+    if not m:
+        return []
+    rows = []
+    for line in m.group(1).splitlines():
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+        if len(cells) >= 2:
+            rows.append((cells[0].strip("`"), cells[1].replace("\\|", "|")))
+    return rows
+
+
+def review(ctx) -> list[Finding]:
+    findings = _go_checks(ctx)
     recorded = _verdicts(ctx)
     if recorded is None:
         return [
@@ -56,9 +205,11 @@ def review(ctx) -> list[Finding]:
                 message="no verdicts on the branch",
             ),
         ]
-    hypotheses = load_hypotheses(ctx)
+    hypotheses, bad = _hypotheses(ctx)
+    findings += bad
     for h in hypotheses:
-        if h.id not in recorded:
+        v = recorded.get(h.id)
+        if v is None:
             findings.append(
                 Finding(
                     severity=Severity.IMPORTANT,
@@ -67,20 +218,28 @@ def review(ctx) -> list[Finding]:
                     message=f"{h.id} has no verdict",
                 )
             )
-    fresh, reports = judge(ctx, hypotheses)
-    for v in fresh:
-        old = recorded.get(v.hypothesis_id)
-        if old is not None and old.status is not v.status:
+            continue
+        for problem in _cell_problems(h, v):
             findings.append(
                 Finding(
                     severity=Severity.CRITICAL,
                     check="G3.verdict-consistent",
                     file=ctx.paths.verdicts_json,
-                    message=f"{v.hypothesis_id} is recorded as {old.status.value} but the data give {v.status.value}",
+                    message=f"{h.id} is recorded as {v.status.value}, but {problem}",
                     fix="rerun stage 5; never edit verdicts by hand",
                 )
             )
-    if reports is None:
+    known = {h.id for h in hypotheses}
+    for hid in sorted(set(recorded) - known):
+        findings.append(
+            Finding(
+                severity=Severity.IMPORTANT,
+                check="G3.verdict-consistent",
+                file=ctx.paths.verdicts_json,
+                message=f"verdict for {hid}, which is not a hypothesis on the branch",
+            )
+        )
+    if any("no-results" in v.flags for v in recorded.values()):
         findings.append(
             Finding(
                 severity=Severity.IMPORTANT,
@@ -90,25 +249,22 @@ def review(ctx) -> list[Finding]:
                 fix="run the stage 4 plan on GPUs and pass the reports with --results",
             )
         )
-    else:
-        for path, reason in reports.rejected:
-            findings.append(
-                Finding(
-                    severity=Severity.IMPORTANT,
-                    check="G3.report-invalid",
-                    file=ctx.paths.verdicts_md,
-                    message=f"benchmark report {path} was not used: {reason}",
-                )
+    for path, reason in _rejected_reports(ctx):
+        findings.append(
+            Finding(
+                severity=Severity.IMPORTANT,
+                check="G3.report-invalid",
+                file=ctx.paths.verdicts_md,
+                message=f"benchmark report {path} was not used: {reason}",
             )
+        )
     return findings
 
 
 def notes(ctx) -> list[str]:
     """The evidence in plain words, for the person deciding gate 3."""
-    from bot.stages.hypothesize import load_hypotheses
-
     recorded = _verdicts(ctx) or {}
-    hypotheses = load_hypotheses(ctx)
+    hypotheses, _ = _hypotheses(ctx)
     out = []
     for t, label in (
         (Track.A, "Track A (direction matches BLIS)"),
@@ -130,4 +286,4 @@ def notes(ctx) -> list[str]:
     return out
 
 
-__all__ = ["CHECKLIST", "ReviewRound", "notes", "review"]
+__all__ = ["CHECKLIST", "notes", "review"]

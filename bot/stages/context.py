@@ -12,6 +12,7 @@ from bot.model import PipelineState, PromotionRequest, RequestError, Stage
 from bot.stages.paths import PromotionPaths
 
 if TYPE_CHECKING:  # imported lazily: the CLI must start fast
+    from bot.agents import Agents
     from bot.dictionary import Dictionary
     from bot.execution import Executor
     from bot.forge.base import Forge
@@ -44,6 +45,7 @@ class StageContext:
     review: str | None = None  # blocking review findings, for an author that can act on them
     results_dir: Path | None = None
     executor: Executor | None = None  # runs evolved/generated code; None = here, in the sandbox
+    agents: Agents | None = None  # the Claude author and reviewer; None = deterministic only (--llm offline)
 
     @property
     def branch(self) -> str:

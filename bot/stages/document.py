@@ -129,6 +129,7 @@ def run(ctx: StageContext) -> StageOutput:
     pairs = [(h, verdicts[h.id]) for h in hypotheses if h.id in verdicts]
     checks = ctx.read_json(ctx.paths.go_checks)
     files: dict[str, str | bytes] = {}
+    written, prompt = _narratives(ctx, pairs)
     for h, v in pairs:
         files[ctx.paths.findings(h.id)] = render(
             "findings.md.j2",
@@ -139,6 +140,8 @@ def run(ctx: StageContext) -> StageOutput:
             root_cause=root_cause(h, v, summary),
             request=ctx.request,
             paths=ctx.paths,
+            narrative=written.get(h.id),
+            narrative_prompt=prompt,
         )
     recs = recommendations(pairs)
     files[ctx.paths.report] = render(
@@ -155,6 +158,29 @@ def run(ctx: StageContext) -> StageOutput:
     files[f"{ctx.paths.docs}/feedback-for-blis.json"] = (
         json.dumps([r.__dict__ for r in recs], indent=2, sort_keys=True) + "\n"
     )
+    authored = f"; {len(written)} root-cause narratives by the Claude author" if written else ""
     return StageOutput(
-        files=files, summary=f"{len(pairs)} FINDINGS documents, the promotion report, {len(recs)} BLIS recommendations"
+        files=files,
+        summary=f"{len(pairs)} FINDINGS documents, the promotion report, {len(recs)} BLIS recommendations{authored}",
     )
+
+
+def needs_narrative(v: Verdict) -> bool:
+    """Where rules say least: refuted, flagged or inconclusive verdicts that have measured data."""
+    if not v.effects or "no-results" in v.flags:
+        return False
+    return v.status is not VerdictStatus.CONFIRMED or bool(v.flags)
+
+
+def _narratives(ctx: StageContext, pairs) -> tuple[dict, str]:
+    """hypothesis id -> the Claude author's narrative (none offline), and the prompt that wrote them."""
+    if ctx.agents is None:
+        return {}, ""
+    from bot.agents import author
+    from bot.agents.prompts import load
+
+    targets = [(h.id, v.status.value) for h, v in pairs if needs_narrative(v)]
+    context_files = {p: ctx.read(p) or "" for p in ctx.list(ctx.paths.hypotheses_dir)}
+    context_files[ctx.paths.verdicts_json] = ctx.read(ctx.paths.verdicts_json) or ""
+    written = author.narratives(ctx.agents.llm, targets, context_files=context_files)
+    return written, load("author/document.md.j2").tag

@@ -15,13 +15,44 @@ def run(ctx: StageContext) -> StageOutput:
 
     summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
     hypotheses = generate_hypotheses(ctx.request, summary, ctx.dictionary, feedback=ctx.feedback)
+    files: dict[str, str | bytes] = {}
+    authored = ""
+    if ctx.agents is not None:
+        hypotheses, authored = _author(ctx, hypotheses, files)
     docs = render_hypotheses(hypotheses, feedback=ctx.feedback)
-    files: dict[str, str | bytes] = {f"{ctx.paths.hypotheses_dir}/{name}": text for name, text in docs.items()}
+    files.update({f"{ctx.paths.hypotheses_dir}/{name}": text for name, text in docs.items()})
     by_track = {t: sum(1 for h in hypotheses if h.track.value == t) for t in "ABC"}
     summary_line = f"{len(hypotheses)} hypotheses (Track A {by_track['A']}, B {by_track['B']}, C {by_track['C']})"
     if ctx.feedback:
         summary_line += "; rerun with feedback"
-    return StageOutput(files=files, summary=summary_line)
+    return StageOutput(files=files, summary=summary_line + authored)
+
+
+def _author(ctx: StageContext, hypotheses, files: dict[str, str | bytes]):
+    """The Claude author's wording pass (and its answers to gate 2's blocking findings)."""
+    from bot.agents import author
+    from bot.agents.record import record_path
+    from bot.agents.untrusted import untrusted_inputs
+    from bot.hypotheses import parse_hypothesis, render_hypotheses, render_hypothesis
+
+    review = ctx.state.reviews.get(2, []) if ctx.review else []
+    todo = author.FindingsToAnswer.merge(review[-1].blocking if review else [])
+    generated = render_hypotheses(hypotheses, feedback=ctx.feedback)
+    context_files = {f"{ctx.paths.hypotheses_dir}/{n}": text for n, text in generated.items()}
+    context_files[ctx.paths.translation_json] = ctx.read(ctx.paths.translation_json) or ""
+    hypotheses, record = author.hypothesize(
+        ctx.agents.llm,
+        hypotheses,
+        todo,
+        context_files=context_files,
+        untrusted=untrusted_inputs(2, ctx.request),
+        render=lambda h: render_hypothesis(h, feedback=ctx.feedback),
+        parse=parse_hypothesis,
+        review_round=review[-1].round if review else None,
+    )
+    files[record_path(ctx.paths.docs, 2)] = record.dumps()
+    dropped = ", wording dropped" if record.dropped else ""
+    return hypotheses, f"; author: {len(record.applied)} reworded, {len(record.responses)} responses{dropped}"
 
 
 def load_hypotheses(ctx: StageContext):

@@ -25,6 +25,11 @@ class PromotionPaths:
         return f"{self.docs}/translation.json"
 
     @property
+    def translation_checks(self) -> str:
+        """gofmt/vet/build/test of the plugin and its generated tests, with the hashes of the files checked."""
+        return f"{self.docs}/translation-checks.json"
+
+    @property
     def hypotheses_dir(self) -> str:
         return f"{self.docs}/hypotheses"
 

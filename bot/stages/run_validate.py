@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from bot.model import TranslationSummary, Verdict, VerdictStatus
+from bot.model import TranslationSummary, Verdict, VerdictStatus, sha256_text
 from bot.render import render
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
@@ -22,16 +22,18 @@ def plugin_files(ctx: StageContext, summary: TranslationSummary) -> dict[str, st
 
 
 def go_checks(ctx: StageContext):
-    """gofmt, go vet and go test on the plugin as committed on the branch (also used by gate 3)."""
+    """gofmt, go vet and go test on the plugin as committed on the branch, and the files they checked."""
     from bot.golang.toolchain import run_checks
 
     summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
-    return run_checks(
-        plugin_files(ctx, summary),
+    files = plugin_files(ctx, summary)
+    report = run_checks(
+        files,
         executor=ctx.executor,
         registration_import=summary.registration_import,
         registration_line=summary.registration_line,
     )
+    return report, {p: sha256_text(text) for p, text in sorted(files.items())}
 
 
 def judge(ctx: StageContext, hypotheses) -> tuple[list[Verdict], object | None]:
@@ -56,13 +58,18 @@ def judge(ctx: StageContext, hypotheses) -> tuple[list[Verdict], object | None]:
 def run(ctx: StageContext) -> StageOutput:
     from bot.stats.evidence import evidence_markdown, plot_effects, summary_markdown, verdicts_to_json
 
-    checks = go_checks(ctx)
+    checks, checked_files = go_checks(ctx)
     hypotheses = load_hypotheses(ctx)  # in id order
     verdicts, reports = judge(ctx, hypotheses)
     by_id = {v.hypothesis_id: v for v in verdicts}
     files: dict[str, str | bytes] = {
         # The raw tool output carries timings; the branch keeps only what is the same on every run.
-        ctx.paths.go_checks: json.dumps(checks.model_dump(mode="json", exclude={"output"}), indent=2, sort_keys=True)
+        # The files' hashes bind the result to what it checked: gate 3 refuses results for other files.
+        ctx.paths.go_checks: json.dumps(
+            checks.model_dump(mode="json", exclude={"output"}) | {"checked_files": checked_files},
+            indent=2,
+            sort_keys=True,
+        )
         + "\n",
         ctx.paths.verdicts_json: verdicts_to_json(verdicts),
     }

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot import pipeline
 from bot.execution import Executor
@@ -35,6 +35,9 @@ from bot.model import (
 )
 from bot.stages import STAGE_MODULES
 from bot.stages.context import StageContext, StageFailed
+
+if TYPE_CHECKING:
+    from bot.agents import Agents
 
 __all__ = ["Outcome", "Runner", "StageFailed", "StateError"]
 
@@ -65,6 +68,7 @@ class Runner:
         log: Callable[[str], None] = lambda line: None,
         executor: Executor | None = None,
         status_context: dict[str, Any] | None = None,
+        agents: Agents | None = None,
     ):
         self.request = request
         self.forge = forge
@@ -77,6 +81,7 @@ class Runner:
         self.clock = clock
         self.log = log
         self.executor = executor
+        self.agents = agents  # the Claude author and reviewer; None with --llm offline
 
     # ------------------------------------------------------------ state I/O
     def load_state(self) -> PipelineState | None:
@@ -127,9 +132,10 @@ class Runner:
                     except StageFailed as exc:
                         self.log(f"stage {int(stage)} failed: {exc}")
                         state = pipeline.stage_failed(state, stage, str(exc), now=self.clock(), fix=exc.fix)
+                    state = self._with_llm_calls(state)
                     self.save(state)
                 case pipeline.RunReview(gate, rnd):
-                    state = self._run_review(state, gate, rnd)
+                    state = self._with_llm_calls(self._run_review(state, gate, rnd))
                     self.save(state)
 
     def decide(self, gate: int, decision: Decision, reason: str | None) -> PipelineState:
@@ -163,6 +169,7 @@ class Runner:
             review=review,
             results_dir=self.results_dir,
             executor=self.executor,
+            agents=self.agents,
         )
 
     def inputs_hash(self, state: PipelineState, stage: Stage, feedback: str | None, review: str | None = None) -> str:
@@ -177,9 +184,20 @@ class Runner:
         }
         return sha256_text(json.dumps(parts, sort_keys=True))
 
+    def _with_llm_calls(self, state: PipelineState) -> PipelineState:
+        """The state with the Claude calls of the step just finished (their cost belongs to the promotion)."""
+        calls = self.agents.take_calls() if self.agents is not None else []
+        if not calls:
+            return state
+        state = state.model_copy(deep=True)
+        state.llm.calls.extend(calls)
+        return state
+
     def _run_stage(self, state: PipelineState, stage: Stage, feedback: str | None, review: str | None) -> PipelineState:
         why = " (author fix for the review's findings)" if review else (" (with feedback)" if feedback else "")
         self.log(f"stage {int(stage)}: {stage.title}{why}")
+        if self.agents is not None:
+            self.agents.begin_step(state)
         module = importlib.import_module(STAGE_MODULES[stage])
         output = module.run(self.context(state, feedback, review))
         files = output.encoded()
@@ -214,8 +232,13 @@ class Runner:
         from bot.review import review_gate
 
         ctx = self.context(state)
+        if self.agents is not None:
+            self.agents.begin_step(state)
         findings = review_gate(gate, ctx)
-        review = ReviewRound(gate=gate, round=rnd, findings=sorted(findings, key=lambda f: f.sort_key()))
+        reviewer = "checklist" if self.agents is None else f"checklist + {self.agents.label}"
+        review = ReviewRound(
+            gate=gate, round=rnd, reviewer=reviewer, findings=sorted(findings, key=lambda f: f.sort_key())
+        )
         self.log(f"gate {gate} review round {rnd}: {len(review.blocking)} blocking of {len(findings)} findings")
         state = pipeline.review_finished(state, review, now=self.clock(), max_rounds=self.max_rounds)
         self._publish_review(state, review)

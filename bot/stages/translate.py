@@ -3,18 +3,29 @@
 The deterministic translator (bot.golang) does the work; this stage decides
 what lands on the branch now: the plugin package (its unit test comes in
 stage 4), the EndpointPickerConfig, the registration in
-``cmd/epp/runner/runner.go`` when the fork has one, the translation report and
-the machine-readable summary stage 3 reads.
+``cmd/epp/runner/runner.go`` when the fork has one, the translation report,
+the machine-readable summary stage 3 reads, and the Go checks of the package
+with its generated tests (``translation-checks.json``, bound to the files by
+hash, so gate 1 reads them instead of translating again).
+
+With the Claude author (``--llm anthropic``), the findings the translator
+reports as blocking (hazards, untranslatable signals) and the review's
+blocking findings go to the author; its edits pass the deterministic checks
+(``bot.agents.guard``) or are dropped, and its responses are committed
+beside the translation (``author-responses/gate-1.json``).
 """
 
 from __future__ import annotations
 
+import json
+
+from bot.model import sha256_text
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.paths import RUNNER_GO
 
 
 def translation(ctx: StageContext, feedback: str | None):
-    """The translation of this request's program; stages 2, 4 and gate 1 all call this."""
+    """The translation of this request's program; stages 2 and 4 call this."""
     from bot.golang.analyze import analyze
     from bot.golang.source import parse_evolved_source
     from bot.golang.translate import translate
@@ -29,19 +40,76 @@ def is_test_file(path: str) -> bool:
 
 
 def run(ctx: StageContext) -> StageOutput:
-    from bot.golang.toolchain import insert_registration
+    from bot.golang.toolchain import insert_registration, run_checks
 
     t = translation(ctx, ctx.feedback)
-    files: dict[str, str | bytes] = {p: c for p, c in t.files.items() if not is_test_file(p)}
+    files: dict[str, str] = {p: c for p, c in t.files.items() if not is_test_file(p)}
+    tests = {p: c for p, c in t.files.items() if is_test_file(p)}
     files.setdefault(ctx.paths.epp_config(t.summary.plugin_type), t.epp_config)
     files[ctx.paths.translation_report] = t.report_markdown
     files[ctx.paths.translation_json] = t.summary.model_dump_json(indent=2) + "\n"
     runner_go = ctx.read(RUNNER_GO)
     if runner_go is not None:
         files[RUNNER_GO] = insert_registration(runner_go, t.registration_import, t.registration_line)
+    authored = ""
+    if ctx.agents is not None:
+        files, authored = _author(ctx, t, files, tests)
+    package = {p: c for p, c in files.items() if p.startswith(t.summary.package_dir + "/") and p.endswith(".go")}
+    checked = {**package, **tests}
+    checks = run_checks(
+        checked,
+        registration_import=t.registration_import,
+        registration_line=t.registration_line,
+        executor=ctx.executor,
+    )
+    files[ctx.paths.translation_checks] = (
+        json.dumps(
+            checks.model_dump(mode="json", exclude={"output"})
+            | {"checked_files": {p: sha256_text(c) for p, c in sorted(checked.items())}},
+            indent=2,
+            sort_keys=True,
+        )
+        + "\n"
+    )
     crit = sum(1 for f in t.findings if f.severity.value == "CRITICAL")
     summary = (
         f"translate evolved {t.summary.kind.value} policy into {t.summary.plugin_type} "
         f"({len(t.summary.signals)} signals, {len(t.summary.touched_gaps)} Map C gaps, {crit} critical findings)"
+        + authored
     )
-    return StageOutput(files=files, summary=summary)
+    return StageOutput(files=dict(files), summary=summary)
+
+
+def _author(ctx: StageContext, t, files: dict[str, str], tests: dict[str, str]) -> tuple[dict[str, str], str]:
+    """The Claude author's pass over the generated translation; returns the files and a summary suffix."""
+    from bot.agents import author
+    from bot.agents.guard import Allowed
+    from bot.agents.record import record_path
+
+    review = ctx.state.reviews.get(1, []) if ctx.review else []
+    todo = author.FindingsToAnswer.merge(t.findings, review[-1].blocking if review else [])
+    job = author.TranslationJob(
+        files=files,
+        tests=tests,
+        package_dir=t.summary.package_dir,
+        allowed=Allowed((t.summary.package_dir + "/", ctx.paths.docs + "/", ctx.paths.benchmarks + "/")),
+        registration_import=t.registration_import,
+        registration_line=t.registration_line,
+        source_name=ctx.request.source,
+        source_text=ctx.request.source_text,
+        review_round=review[-1].round if review else None,
+    )
+    new_files, record = author.translate(ctx.agents.llm, job, todo, executor=ctx.executor)
+    if record is None:
+        return files, ""
+    new_files = dict(new_files)
+    report = ctx.paths.translation_report
+    section = [f"\n## Author changes (Claude, prompt {record.prompt})\n"]
+    section += [f"- Changed `{p}`." for p in record.applied] or ["- No file changed."]
+    section += [f"- {n}" for n in record.notes]
+    section += [f"- Response {r.id} to `{r.finding.check}`: {r.action}: {r.note}" for r in record.responses]
+    section += [f"- Patch to {', '.join(d.paths)} dropped: {'; '.join(d.errors)}" for d in record.dropped]
+    new_files[report] = new_files[report].rstrip("\n") + "\n" + "\n".join(section) + "\n"
+    new_files[record_path(ctx.paths.docs, 1)] = record.dumps()
+    dropped = f", {len(record.dropped)} dropped" if record.dropped else ""
+    return new_files, f"; author: {len(record.responses)} responses, {len(record.applied)} files changed{dropped}"

@@ -14,7 +14,7 @@ Stateful where it matters for the bot:
   of replies consumed in order: valid structured output, raw text (invalid JSON,
   schema violations), an HTTP status (429, 529, 500) with the API's error body,
   a delay longer than the client's timeout, a refusal.
-- **Recording.** Every request body is kept (``requests``) so tests can assert
+- **Recording.** Every answered request is kept (``calls``) so tests can assert
   what reached the model, e.g. that no author reasoning reaches a reviewer.
 
 Error replies carry ``retry-after-ms`` (default 10 ms), which the SDK honours,
@@ -298,8 +298,10 @@ class FakeAnthropic:
                     )
                 text = reply.text or ""
                 call.usage = fake._usage(body, text)
+                with fake._lock:
+                    fake.calls.append(call)  # before the reply, so the client never sees an unrecorded answer
                 content = [{"type": "text", "text": text}] if text else []
-                sent = self._send(
+                return self._send(
                     200,
                     {
                         "id": f"msg_fake_{len(fake.calls)}",
@@ -312,10 +314,6 @@ class FakeAnthropic:
                         "usage": call.usage,
                     },
                 )
-                if sent:
-                    with fake._lock:
-                        fake.calls.append(call)
-                return sent
 
         return Handler
 

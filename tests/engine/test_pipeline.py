@@ -100,13 +100,24 @@ def test_author_rerun_that_changes_nothing_opens_gate_unconverged():
 
 def test_review_rounds_run_out():
     state = finish(finish(fresh()))
-    for _ in range(2):
-        state = review(state, BLOCKER, max_rounds=3)
+    for n in range(2):  # a different blocking finding each round: no stall, the rounds run out
+        state = review(state, BLOCKER.model_copy(update={"line": 3 + n}), max_rounds=3)
         state = finish(state, changed=True)
-    state = review(state, BLOCKER, max_rounds=3)
+    state = review(state, BLOCKER.model_copy(update={"line": 9}), max_rounds=3)
     assert p.next_step(state) == p.AwaitDecision(1)
     assert state.unconverged == [1]
     assert len(state.reviews[1]) == 3
+    assert "3 rounds ran out" in state.audit[-1].detail
+
+
+def test_the_same_blocking_findings_twice_is_a_stall():
+    state = finish(finish(fresh()))
+    state = review(state, BLOCKER, NOTE, max_rounds=5)
+    state = finish(state, changed=True)
+    state = review(state, BLOCKER, max_rounds=5)  # the author changed files, the finding stayed
+    assert p.next_step(state) == p.AwaitDecision(1)
+    assert state.unconverged == [1] and len(state.reviews[1]) == 2
+    assert "the same blocking findings twice" in state.audit[-1].detail
 
 
 def test_gate3_author_fix_reruns_stage_4_and_5():
