@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.agents.client import LLMClient
+from bot.agents.client import LLMClient, describe
 from bot.agents.guard import Allowed, apply_edits, go_errors
 from bot.agents.prompts import PromptRequest, artifacts_block, as_json, load
 from bot.agents.record import AuthorRecord, DroppedPatch, FindingRef, Response
@@ -238,8 +238,11 @@ def hypothesize(
                 back = parse(doc, f"{h.id}.md")
                 if back != h:
                     raise ValueError("the document does not read back as written")
-            except (ValidationError, ValueError) as exc:
-                errors.append(f"{w.id}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"[:300])
+            except ValidationError as exc:
+                errors.append(f"{w.id}: {describe(exc)}"[:400])
+                continue
+            except ValueError as exc:
+                errors.append(f"{w.id}: {exc}"[:400])
                 continue
             updated[w.id] = h
         return [updated[h.id] for h in hypotheses], errors

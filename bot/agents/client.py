@@ -64,7 +64,7 @@ class LLMRefused(LLMError):
     pass
 
 
-def _describe(exc: ValidationError, limit: int = 6) -> str:
+def describe(exc: ValidationError, limit: int = 6) -> str:
     parts = []
     for err in exc.errors()[:limit]:
         loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
@@ -185,7 +185,7 @@ class LLMClient:
                 return None, [f"the reply was cut off at max_tokens ({self.settings.max_tokens}); answer more briefly"]
             if any(e["type"] == "json_invalid" for e in exc.errors()):
                 return None, [f"not valid JSON: {exc.errors()[0]['msg']}"]
-            return None, [f"schema: {_describe(exc)}"]
+            return None, [f"schema: {describe(exc)}"]
         return parsed, (list(validate(parsed)) if validate else [])
 
     def _create(self, req: PromptRequest, system, messages, output_config) -> Any:

@@ -149,3 +149,28 @@ def test_allowed_paths():
 
     out = apply_edits({"pkg/x/a.go": "abc abc"}, [FileEdit(path="pkg/x/a.go", find="abc", replace="d")], a)
     assert out.errors and out.files == {"pkg/x/a.go": "abc abc"}
+
+
+def test_hypothesis_wording_is_validated_returned_once_then_dropped(fake, translated):
+    from bot.dictionary import load_dictionary
+    from bot.hypotheses import generate_hypotheses, parse_hypothesis, render_hypothesis
+
+    request, t = translated
+    hypotheses = generate_hypotheses(request, t.summary, load_dictionary())
+    first = hypotheses[0]
+    good = "If this fails, it would indicate that the load penalty fires on scraped gauges too late to matter."
+
+    def ask(wording):
+        return Reply.json({"rationale": "r", "hypotheses": [wording], "responses": []})
+
+    kwargs = {"context_files": {"h.md": "x"}, "untrusted": {}, "render": render_hypothesis, "parse": parse_hypothesis}
+    fake.then(ask({"id": first.id, "diagnostic": good, "title": "  "}))
+    out, record = author.hypothesize(agents_for(fake).llm, hypotheses, author.FindingsToAnswer([]), **kwargs)
+    assert out[0].diagnostic == good and out[0].title == first.title and out[1:] == hypotheses[1:]
+    assert record.applied == [first.id] and not record.dropped
+
+    bad = {"id": first.id, "diagnostic": "It would be bad."}  # no diagnostic clause: the document would not validate
+    fake.then(ask(bad), ask(bad))
+    out, record = author.hypothesize(agents_for(fake).llm, hypotheses, author.FindingsToAnswer([]), **kwargs)
+    assert out == hypotheses and record.dropped and "If this fails" in record.dropped[0].errors[0]
+    assert "If this fails" in fake.calls[-1].task

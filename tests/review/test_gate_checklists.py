@@ -126,3 +126,44 @@ def test_gate3_failing_unit_test(branch):
     test = next(p for p in ctx.list(package_dir) if p.endswith("_test.go"))
     edit(test, lambda t: t + '\nfunc TestPlantedFailure(t *testing.T) { t.Fatal("planted") }\n')
     assert "G3.tests-pass" in checks(review_gate(3, ctx))
+
+
+def test_gate3_reads_committed_results_and_never_reruns_a_stage(branch, monkeypatch):
+    ctx, edit, _ = branch
+
+    def no_go(*args, **kwargs):
+        raise AssertionError("gate 3 must read stage 5's committed results, not run Go again")
+
+    monkeypatch.setattr("bot.golang.toolchain.run_checks", no_go)
+    assert not checks(review_gate(3, ctx)) - {"G3.no-results"}
+    edit(
+        ctx.paths.go_checks,
+        lambda t: t.replace('"test_ok": true', '"test_ok": false').replace('"tests_failed": 0', '"tests_failed": 2'),
+    )
+    found = [f for f in review_gate(3, ctx) if f.check == "G3.tests-pass"]
+    assert found and "go test" in found[0].message and "2 test(s) failed" in found[0].message
+
+
+def test_gate3_cell_that_does_not_support_its_status(branch):
+    import json
+
+    ctx, edit, _ = branch
+
+    def weaken(text: str) -> str:
+        verdicts = json.loads(text)
+        v = next(v for v in verdicts if v["status"] == "confirmed" and v["effects"])
+        v["effects"][0]["ci_high"] = abs(v["effects"][0]["ci_high"]) + 0.05  # interval now crosses zero
+        return json.dumps(verdicts, indent=2)
+
+    edit(ctx.paths.verdicts_json, weaken)
+    found = [f for f in review_gate(3, ctx) if f.check == "G3.verdict-consistent"]
+    assert found and "does not show it" in found[0].message
+
+
+def test_review_imports_no_stage():
+    from pathlib import Path
+
+    import bot.review
+
+    for module in Path(bot.review.__file__).parent.glob("*.py"):
+        assert "bot.stages" not in module.read_text(), module.name
