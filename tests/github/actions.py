@@ -1,0 +1,93 @@
+"""Workflows and `workflow_dispatch` in the fake GitHub, read from the workflow files in the git repository.
+
+GitHub checks a dispatch against the workflow file *at the dispatched ref*: the ref must exist, the file must
+declare ``on: workflow_dispatch``, every input sent must be declared, required inputs must be present and a
+``choice`` input must be one of its options. The fake does the same, so the bot's dispatch contract is tested
+against the real workflow files it ships.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from tests.github import gitrepo
+from tests.github.state import ApiError, Dispatch, Repo, State, not_found, unprocessable
+
+WORKFLOWS_DIR = ".github/workflows"
+
+
+def _load(repo: Repo, ref: str, path: str) -> dict[str, Any] | None:
+    entry = gitrepo.read_path(repo.git_dir, ref, path)
+    if entry is None or entry.kind != "file":
+        return None
+    try:
+        data = yaml.safe_load(entry.data.decode("utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def workflows(state: State, repo: Repo) -> list[tuple[int, str, str]]:
+    """(id, path, name) of each workflow file on the default branch, ids stable for the fake's lifetime."""
+    listing = gitrepo.read_path(repo.git_dir, repo.default_branch, WORKFLOWS_DIR)
+    found = []
+    for child in listing.children if listing is not None and listing.kind == "dir" else []:
+        if child.kind != "file" or not child.path.endswith((".yml", ".yaml")):
+            continue
+        if child.path not in repo.workflow_ids:
+            repo.workflow_ids[child.path] = state.next_id()
+        data = _load(repo, repo.default_branch, child.path) or {}
+        found.append((repo.workflow_ids[child.path], child.path, str(data.get("name") or child.path)))
+    return found
+
+
+def find(state: State, repo: Repo, workflow_id: str) -> tuple[int, str, str]:
+    for found in workflows(state, repo):
+        if workflow_id in (str(found[0]), found[1].rsplit("/", 1)[-1]):
+            return found
+    raise not_found()
+
+
+def _triggers(data: dict[str, Any]) -> Any:
+    # YAML 1.1 reads the bare key `on` as the boolean true.
+    return data.get("on", data.get(True))
+
+
+def dispatch(state: State, repo: Repo, actor: str, workflow_id: str, body: dict[str, Any]) -> Dispatch:
+    _, path, _ = find(state, repo, workflow_id)
+    ref = body.get("ref", "")
+    sha = gitrepo.resolve(repo.git_dir, f"refs/heads/{ref}") or gitrepo.resolve(repo.git_dir, f"refs/tags/{ref}")
+    if not sha:
+        raise unprocessable(message=f"No ref found for: {ref}")
+    data = _load(repo, sha, path)
+    if data is None:
+        raise not_found()
+    triggers = _triggers(data)
+    if isinstance(triggers, str):
+        triggers = {triggers: None}
+    elif isinstance(triggers, list):
+        triggers = dict.fromkeys(triggers)
+    if not isinstance(triggers, dict) or "workflow_dispatch" not in triggers:
+        raise unprocessable(message="Workflow does not have 'workflow_dispatch' trigger")
+    declared = (triggers.get("workflow_dispatch") or {}).get("inputs") or {}
+    inputs = body.get("inputs") or {}
+    unexpected = [name for name in inputs if name not in declared]
+    if unexpected:
+        raise unprocessable(message=f"Unexpected inputs provided: {unexpected}")
+    for name, spec in declared.items():
+        spec = spec or {}
+        if spec.get("required") and name not in inputs and spec.get("default") is None:
+            raise unprocessable(message=f"Required input '{name}' not provided")
+        if name in inputs and spec.get("type") == "choice" and str(inputs[name]) not in map(str, spec["options"]):
+            raise unprocessable(
+                message=f"Provided value '{inputs[name]}' for input '{name}' not in the list of allowed values"
+            )
+        if name in inputs and spec.get("type") == "boolean" and str(inputs[name]).lower() not in ("true", "false"):
+            raise unprocessable(message=f"Provided value '{inputs[name]}' for input '{name}' is not a boolean")
+        if not isinstance(inputs.get(name, ""), str | bool | int | float):
+            raise ApiError(422, f"For 'properties/{name}', {inputs[name]!r} is not a string.")
+    record = Dispatch(repo.full_name, path, ref, dict(inputs), actor, state.now())
+    repo.dispatches.append(record)
+    return record

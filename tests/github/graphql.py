@@ -1,0 +1,124 @@
+"""The one GraphQL call the bot needs: `markPullRequestReadyForReview` (REST cannot un-draft a pull request).
+
+GitHub's REST description has no `draft` field on `PATCH /repos/{o}/{r}/pulls/{n}` (checked in 23.0.2), so
+the bot must use GraphQL for stage 7. Queries are parsed and validated by graphql-core against a schema with
+exactly that mutation, so a misspelt field or an unsupported operation gets GraphQL's own error, and is also
+recorded as a violation: the bot should send nothing else.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from tests.github import pulls
+from tests.github.state import ApiError, parse_node_id
+
+if TYPE_CHECKING:
+    from tests.github.fake_github import FakeGitHub
+
+SDL = """
+type Query {
+  "The fake GitHub answers no queries; it exists because GraphQL requires a query root."
+  fakeGitHubAnswersNoQueries: Boolean
+}
+type Mutation {
+  markPullRequestReadyForReview(input: MarkPullRequestReadyForReviewInput!): MarkPullRequestReadyForReviewPayload
+}
+input MarkPullRequestReadyForReviewInput {
+  pullRequestId: ID!
+  clientMutationId: String
+}
+type MarkPullRequestReadyForReviewPayload {
+  clientMutationId: String
+  pullRequest: PullRequest
+}
+enum PullRequestState { OPEN CLOSED MERGED }
+type PullRequest {
+  id: ID!
+  number: Int!
+  isDraft: Boolean!
+  title: String!
+  url: String!
+  state: PullRequestState!
+}
+"""
+
+
+class GraphQLFailure(Exception):
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind
+
+
+@cache
+def _schema():
+    from graphql import build_schema
+
+    return build_schema(SDL)
+
+
+def execute(fake: FakeGitHub, login: str, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    from graphql import graphql_sync, parse, validate
+    from graphql.error import GraphQLError
+
+    query = request.get("query") if isinstance(request, dict) else None
+    if not isinstance(query, str):
+        return 400, {"message": "A query attribute must be specified and must be a string."}
+    try:
+        document = parse(query)
+    except GraphQLError as exc:
+        fake.violations.append(f"POST /graphql: {exc.message}")
+        return 200, {"errors": [{"message": exc.message}]}
+    operations = [d for d in document.definitions if getattr(d, "operation", None) is not None]
+    if any(op.operation.value != "mutation" for op in operations):
+        message = "The fake GitHub answers only the markPullRequestReadyForReview mutation, not queries"
+        fake.violations.append(f"POST /graphql: {message}")
+        return 200, {"errors": [{"message": message}]}
+    errors = validate(_schema(), document)
+    if errors:
+        fake.violations.extend(f"POST /graphql: {e.message}" for e in errors)
+        return 200, {"errors": [e.formatted for e in errors]}
+
+    def mark_ready(_info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        found = parse_node_id(str(input["pullRequestId"]))
+        for repo in fake.state.repos.values():
+            for number, pr in repo.pulls.items():
+                if found == ("PullRequest", pr.id):
+                    issue = repo.issues[number]
+                    try:
+                        pulls.mark_ready(fake.state, repo, issue, pr, login)
+                    except ApiError as exc:
+                        raise GraphQLFailure(exc.message, "FORBIDDEN") from exc
+                    return {
+                        "clientMutationId": input.get("clientMutationId"),
+                        "pullRequest": {
+                            "id": input["pullRequestId"],
+                            "number": number,
+                            "isDraft": pr.draft,
+                            "title": issue.title,
+                            "url": f"{fake.server_url}/{repo.full_name}/pull/{number}",
+                            "state": issue.state.upper(),
+                        },
+                    }
+        raise GraphQLFailure(
+            f"Could not resolve to a node with the global id of '{input['pullRequestId']}'", "NOT_FOUND"
+        )
+
+    result = graphql_sync(
+        _schema(),
+        query,
+        root_value={"markPullRequestReadyForReview": mark_ready},
+        variable_values=request.get("variables") or {},
+        operation_name=request.get("operationName"),
+    )
+    out: dict[str, Any] = {"data": result.data}
+    if result.errors:
+        out["errors"] = []
+        for error in result.errors:
+            original = error.original_error
+            formatted = dict(error.formatted)
+            if isinstance(original, GraphQLFailure):
+                formatted["type"] = original.kind
+            out["errors"].append(formatted)
+    return 200, out

@@ -1,0 +1,204 @@
+"""Webhook payloads built from GitHub's real examples, with chosen fields replaced.
+
+A test that handcrafts a payload tests the bot against the author's idea of GitHub. These start from the
+payload examples GitHub publishes (npm ``@octokit/webhooks-examples``, trimmed in ``fixtures/``), replace only
+what the test names (issue number, title, body, labels, sender, comment, label, workflow inputs, repository),
+and are validated against GitHub's webhook schema for that event (``x-webhooks`` of the REST description),
+so the shape stays GitHub's. ``issues.closed`` has no published example: it is derived from ``reopened``
+(closed state, closed_at, state_reason) and validated against ``issues-closed``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from functools import cache
+from typing import Any
+
+from tests.github.contract import FIXTURES, load_contract
+from tests.github.state import node_id
+
+EXAMPLES_PATH = FIXTURES / "webhook-examples.json"
+SCHEMAS = {
+    ("issues", "opened"): "issues-opened",
+    ("issues", "edited"): "issues-edited",
+    ("issues", "labeled"): "issues-labeled",
+    ("issues", "closed"): "issues-closed",
+    ("issues", "reopened"): "issues-reopened",
+    ("issue_comment", "created"): "issue-comment-created",
+    ("workflow_dispatch", None): "workflow-dispatch",
+}
+_UNSET: Any = object()
+
+
+@cache
+def _examples() -> dict[tuple[str, str | None], dict[str, Any]]:
+    """(event, action) -> the first published example without an App installation or organization block
+    (the closest to what a repository's own Actions workflow receives), else the first one."""
+    candidates: dict[tuple[str, str | None], list[dict[str, Any]]] = {}
+    for event in json.loads(EXAMPLES_PATH.read_text(encoding="utf-8")):
+        for found in event["examples"]:
+            candidates.setdefault((event["name"], found.get("action")), []).append(found)
+    return {
+        key: next((x for x in found if "installation" not in x and "organization" not in x), found[0])
+        for key, found in candidates.items()
+    }
+
+
+def example(event: str, action: str | None = None) -> dict[str, Any]:
+    """A deep copy of GitHub's published example for (event, action)."""
+    if (event, action) == ("issues", "closed"):
+        payload = example("issues", "reopened")
+        payload["action"] = "closed"
+        payload["issue"].update(
+            {"state": "closed", "closed_at": payload["issue"]["updated_at"], "state_reason": "completed"}
+        )
+        return payload
+    try:
+        return copy.deepcopy(_examples()[(event, action)])
+    except KeyError:
+        raise KeyError(f"no published example kept for {event}.{action}; see fixtures/regenerate.py") from None
+
+
+def _replace_strings(node: Any, old: str, new: str) -> Any:
+    if isinstance(node, dict):
+        return {key: _replace_strings(value, old, new) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_replace_strings(value, old, new) for value in node]
+    if isinstance(node, str) and old in node:
+        return node.replace(old, new)
+    return node
+
+
+def _user(template: dict[str, Any], login: str, kind: str, user_id: int) -> dict[str, Any]:
+    user = _replace_strings(template, f"/{template['login']}", f"/{login}")
+    user.update({"login": login, "type": kind, "id": user_id, "node_id": node_id(kind, user_id)})
+    return user
+
+
+def _login(value: str | tuple[str, str] | tuple[str, str, int]) -> tuple[str, str, int]:
+    if isinstance(value, str):
+        return value, "Bot" if value.endswith("[bot]") else "User", 1000 + sum(map(ord, value))
+    if len(value) == 2:
+        return value[0], value[1], 1000 + sum(map(ord, value[0]))
+    return value  # type: ignore[return-value]
+
+
+def build(
+    event: str,
+    action: str | None = None,
+    *,
+    repository: str | None = None,
+    number: int | None = None,
+    title: str | None = None,
+    body: Any = _UNSET,
+    labels: list[str] | None = None,
+    author: str | tuple | None = None,
+    state: str | None = None,
+    sender: str | tuple | None = None,
+    comment_id: int | None = None,
+    comment_body: str | None = None,
+    comment_author: str | tuple | None = None,
+    label: str | None = None,
+    inputs: dict[str, Any] | None = None,
+    ref: str | None = None,
+    workflow: str | None = None,
+    api_url: str | None = None,
+    web_url: str | None = None,
+) -> dict[str, Any]:
+    """A payload for (event, action) from GitHub's example with the named fields replaced, then validated.
+
+    Users are a login ("alice"; a login ending in "[bot]" is a Bot), (login, type) or (login, type, id).
+    `ref` may be a branch name or a full ref; `workflow` is the workflow file's path.
+    """
+    payload = example(event, action)
+    if repository is not None:
+        old = payload["repository"]["full_name"]
+        owner, name = repository.split("/", 1)
+        payload = _replace_strings(payload, f"/{old}", f"/{repository}")
+        payload = _replace_strings(payload, f":{old}", f":{repository}")
+        repo = payload["repository"]
+        repo.update({"full_name": repository, "name": name})
+        repo["owner"] = _replace_strings(repo["owner"], f"/{repo['owner']['login']}", f"/{owner}")
+        repo["owner"]["login"] = owner
+        payload.pop("organization", None)
+        payload.pop("installation", None)
+    if api_url is not None:
+        payload = _replace_strings(payload, "https://api.github.com", api_url.rstrip("/"))
+    if web_url is not None:
+        payload = _replace_strings(payload, "https://github.com", web_url.rstrip("/"))
+    template_user = payload["sender"]
+    if "issue" in payload:
+        issue = payload["issue"]
+        if number is not None:
+            old_number = issue["number"]
+            for key in ("url", "labels_url", "comments_url", "events_url", "html_url", "timeline_url"):
+                if isinstance(issue.get(key), str):
+                    issue[key] = issue[key].replace(f"/{old_number}", f"/{number}", 1)
+            issue["number"] = number
+            if "comment" in payload:
+                payload["comment"]["issue_url"] = issue["url"]
+                payload["comment"]["html_url"] = payload["comment"]["html_url"].replace(
+                    f"/{old_number}#", f"/{number}#"
+                )
+        if title is not None:
+            issue["title"] = title
+        if body is not _UNSET:
+            issue["body"] = body
+        if author is not None:
+            issue["user"] = _user(template_user, *_login(author))
+        if state is not None:
+            issue["state"] = state
+        if labels is not None:
+            issue["labels"] = [_label(payload, name) for name in labels]
+    if label is not None:
+        payload["label"] = _label(payload, label)
+        if "issue" in payload and label not in [x["name"] for x in payload["issue"]["labels"]]:
+            payload["issue"]["labels"].append(payload["label"])
+    if "comment" in payload:
+        comment = payload["comment"]
+        if comment_id is not None:
+            old_id = comment["id"]
+            comment["url"] = comment["url"].replace(f"/comments/{old_id}", f"/comments/{comment_id}")
+            comment["html_url"] = comment["html_url"].replace(f"issuecomment-{old_id}", f"issuecomment-{comment_id}")
+            comment.update({"id": comment_id, "node_id": node_id("IssueComment", comment_id)})
+        if comment_body is not None:
+            comment["body"] = comment_body
+        if comment_author is not None:
+            comment["user"] = _user(template_user, *_login(comment_author))
+    if sender is not None:
+        payload["sender"] = _user(template_user, *_login(sender))
+    if event == "workflow_dispatch":
+        if inputs is not None:
+            payload["inputs"] = inputs
+        if ref is not None:
+            payload["ref"] = ref if ref.startswith("refs/") else f"refs/heads/{ref}"
+        if workflow is not None:
+            payload["workflow"] = workflow
+    errors = validate(event, action, payload)
+    if errors:
+        raise ValueError(f"{event}.{action} payload is not GitHub's shape: {errors}")
+    return payload
+
+
+def _label(payload: dict[str, Any], name: str) -> dict[str, Any]:
+    from urllib.parse import quote
+
+    label_id = 2000 + sum(map(ord, name))
+    return {
+        "id": label_id,
+        "node_id": node_id("Label", label_id),
+        "url": f"{payload['repository']['url']}/labels/{quote(name)}",
+        "name": name,
+        "color": "ededed",
+        "default": False,
+        "description": None,
+    }
+
+
+def validate(event: str, action: str | None, payload: dict[str, Any]) -> list[str]:
+    """Errors of `payload` against GitHub's webhook schema for (event, action)."""
+    contract = load_contract()
+    name = SCHEMAS[(event, action)]
+    schema = contract.resolve(contract.spec["x-webhooks"][name]["post"]["requestBody"])["content"]["application/json"]
+    return contract.validate(("webhook", name), schema["schema"], payload, write=False)
