@@ -59,29 +59,42 @@ class RequestCheck:
     violations: list[str]
 
 
-def _prepare(node: Any) -> Any:
-    """A schema of the description ready for the validator: `$ref`s (and discriminator mappings) made
-    absolute, and `null` added to the `enum` of a `nullable` schema.
+def _prepare(node: Any, spec: dict) -> Any:
+    """A schema of the description ready for the validator.
 
-    OpenAPI 3.0.3 says `nullable` does not override `enum`, yet GitHub writes ``nullable: true`` beside enums
-    that list no null (e.g. an open issue's ``state_reason``) and sends null there: its intent is "or null".
+    - `$ref`s and discriminator mappings are made absolute (they resolve in the registered description);
+    - `null` is added to the `enum` of a `nullable` schema: OpenAPI 3.0.3 says `nullable` does not override
+      `enum`, yet GitHub writes ``nullable: true`` beside enums that list no null (an open issue's
+      ``state_reason``) and sends null there, so its intent is "or null";
+    - a discriminator over a oneOf with a non-object branch is dropped (GitHub's contents answer discriminates
+      an array by `type`, which no validator can read); the oneOf alone still decides.
     """
     if isinstance(node, dict):
         out = {
-            k: (f"{SPEC_URI}{v}" if k == "$ref" and isinstance(v, str) and v.startswith("#") else _prepare(v))
+            k: (f"{SPEC_URI}{v}" if k == "$ref" and isinstance(v, str) and v.startswith("#") else _prepare(v, spec))
             for k, v in node.items()
         }
-        mapping = out.get("discriminator", {}).get("mapping") if isinstance(out.get("discriminator"), dict) else None
-        if isinstance(mapping, dict):
-            out["discriminator"] = {
-                **out["discriminator"],
-                "mapping": {k: f"{SPEC_URI}{v}" for k, v in mapping.items()},
-            }
+        if isinstance(node.get("discriminator"), dict):
+            branches = [_resolve_in(spec, b) for b in node.get("oneOf", []) + node.get("anyOf", [])]
+            if any(b.get("type", "object") != "object" for b in branches):
+                del out["discriminator"]
+            elif isinstance(node["discriminator"].get("mapping"), dict):
+                mapping = {k: f"{SPEC_URI}{v}" for k, v in node["discriminator"]["mapping"].items()}
+                out["discriminator"] = {**node["discriminator"], "mapping": mapping}
         if out.get("nullable") is True and isinstance(out.get("enum"), list) and None not in out["enum"]:
             out["enum"] = [*out["enum"], None]
         return out
     if isinstance(node, list):
-        return [_prepare(v) for v in node]
+        return [_prepare(v, spec) for v in node]
+    return node
+
+
+def _resolve_in(spec: dict, node: Any) -> Any:
+    while isinstance(node, dict) and "$ref" in node:
+        target: Any = spec
+        for part in node["$ref"][2:].split("/"):
+            target = target[part.replace("~1", "/").replace("~0", "~")]
+        node = target
     return node
 
 
@@ -130,7 +143,9 @@ class Contract:
         from referencing.jsonschema import DRAFT4
 
         self.spec: dict = json.loads(spec_path.read_text(encoding="utf-8"))
-        self._registry = Registry().with_resource(SPEC_URI, Resource.from_contents(_prepare(self.spec), DRAFT4))
+        self._registry = Registry().with_resource(
+            SPEC_URI, Resource.from_contents(_prepare(self.spec, self.spec), DRAFT4)
+        )
         self._lock = threading.Lock()
         self._validators: dict[tuple, Any] = {}
         self.operations: list[Operation] = []
@@ -147,12 +162,7 @@ class Contract:
 
     # --- building -------------------------------------------------------------------------------
     def resolve(self, node: Any) -> Any:
-        while isinstance(node, dict) and "$ref" in node:
-            target: Any = self.spec
-            for part in node["$ref"][2:].split("/"):
-                target = target[part.replace("~1", "/").replace("~0", "~")]
-            node = target
-        return node
+        return _resolve_in(self.spec, node)
 
     def _operation(self, template: str, method: str, op: dict, shared_params: list) -> Operation:
         op_id = op["operationId"]
@@ -163,7 +173,7 @@ class Contract:
             name = re.fullmatch(r"\{(\w+)\}", segment)
             if name:
                 multi = (op_id, name.group(1)) in MULTI_SEGMENT_PARAMS
-                pattern += f"/(?P<{name.group(1)}>{'.+' if multi else '[^/]+'})"
+                pattern += f"/(?P<{name.group(1)}>{'.*' if multi else '[^/]+'})"
             else:
                 pattern += "/" + re.escape(segment)
                 literal += 1
@@ -192,7 +202,7 @@ class Contract:
         with self._lock:
             if key not in self._validators:
                 cls = OAS30WriteValidator if write else OAS30ReadValidator
-                self._validators[key] = cls(_prepare(schema), registry=self._registry)
+                self._validators[key] = cls(_prepare(schema, self.spec), registry=self._registry)
             return self._validators[key]
 
     def validate(self, key: tuple, schema: dict, value: Any, *, write: bool) -> list[str]:

@@ -457,6 +457,12 @@ def list_workflows(ctx: Ctx) -> Reply:
     return paginate(ctx, items, wrap=lambda chunk: {"total_count": len(items), "workflows": chunk})
 
 
+@handles("actions/get-workflow")
+def get_workflow(ctx: Ctx) -> Reply:
+    repo = ctx.repo()
+    return Reply(200, ctx.render.workflow(repo, *actions.find(ctx.state, repo, ctx.params["workflow_id"])))
+
+
 @handles("actions/create-workflow-dispatch")
 def create_dispatch(ctx: Ctx) -> Reply:
     repo = ctx.repo("write")

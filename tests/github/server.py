@@ -165,7 +165,7 @@ class Servers:
 
 def serve_api(fake: FakeGitHub, handler: _Handler, raw_body: bytes) -> None:
     url = urlsplit(handler.path)
-    path = url.path.rstrip("/") or "/"
+    path = url.path or "/"
     query = parse_qs(url.query, keep_blank_values=True)
     method = handler.command
     api_version = handler.headers.get("X-GitHub-Api-Version")

@@ -33,16 +33,23 @@ _UNSET: Any = object()
 
 @cache
 def _examples() -> dict[tuple[str, str | None], dict[str, Any]]:
-    """(event, action) -> the first published example without an App installation or organization block
-    (the closest to what a repository's own Actions workflow receives), else the first one."""
+    """(event, action) -> the published example to start from.
+
+    Preference: one that passes GitHub's own webhook schema (some older examples lack fields GitHub now
+    sends), then one without an App installation or organization block (closest to what a repository's own
+    Actions workflow receives), then the first.
+    """
     candidates: dict[tuple[str, str | None], list[dict[str, Any]]] = {}
     for event in json.loads(EXAMPLES_PATH.read_text(encoding="utf-8")):
         for found in event["examples"]:
             candidates.setdefault((event["name"], found.get("action")), []).append(found)
-    return {
-        key: next((x for x in found if "installation" not in x and "organization" not in x), found[0])
-        for key, found in candidates.items()
-    }
+
+    def rank(key: tuple[str, str | None], found: dict[str, Any]) -> tuple[bool, bool]:
+        valid = key not in SCHEMAS or not validate(key[0], key[1], found)
+        plain = "installation" not in found and "organization" not in found
+        return (not valid, not plain)
+
+    return {key: min(found, key=lambda x, key=key: rank(key, x)) for key, found in candidates.items()}
 
 
 def example(event: str, action: str | None = None) -> dict[str, Any]:
@@ -152,6 +159,8 @@ def build(
         if labels is not None:
             issue["labels"] = [_label(payload, name) for name in labels]
     if label is not None:
+        if "label" not in payload:
+            raise ValueError(f"label= applies to labeled/unlabeled events, not {event}.{action}")
         payload["label"] = _label(payload, label)
         if "issue" in payload and label not in [x["name"] for x in payload["issue"]["labels"]]:
             payload["issue"]["labels"].append(payload["label"])
@@ -193,6 +202,9 @@ def _label(payload: dict[str, Any], name: str) -> dict[str, Any]:
         "color": "ededed",
         "default": False,
         "description": None,
+        # Newer than the pinned description, required by githubkit's models (GitHub sends them).
+        "archived_at": None,
+        "archived_by": None,
     }
 
 
