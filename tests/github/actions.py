@@ -90,4 +90,5 @@ def dispatch(state: State, repo: Repo, actor: str, workflow_id: str, body: dict[
             raise ApiError(422, f"For 'properties/{name}', {inputs[name]!r} is not a string.")
     record = Dispatch(repo.full_name, path, ref, dict(inputs), actor, state.now())
     repo.dispatches.append(record)
+    state.emit("workflow_dispatch", None, repo, None, actor, inputs=dict(inputs), ref=ref, workflow=path)
     return record

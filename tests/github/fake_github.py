@@ -57,10 +57,16 @@ Faults and limits (consumed in order of registration; method "*" matches any; pa
 
 Webhooks
     ``fake.webhook(event, action, full_name, number=None, sender=..., label=..., comment_id=...,
-        inputs=..., ref=..., workflow=...)`` -> a payload from GitHub's real example for (event, action) with
-        the issue/comment taken from the fake's state; ``tests.github.webhooks.build`` does the same without
-        state. Events: issues (opened, edited, labeled, closed, reopened), issue_comment (created),
-        workflow_dispatch.
+        inputs=..., ref=..., workflow=..., changes=...)`` -> a payload from GitHub's real example for
+        (event, action) with the issue/comment taken from the fake's state; ``tests.github.webhooks.build``
+        does the same without state. Events: issues (opened, edited, labeled, closed, reopened),
+        issue_comment (created), workflow_dispatch.
+    ``fake.deliveries`` -> [Delivery(guid, event, action, repo, actor, payload, starts_workflows)]: every
+        change above (through REST, GraphQL or ``fake.create_issue``) as GitHub would deliver it, payload
+        snapshotted at that moment (issues on pull requests excepted: no example kept for them). Changes
+        made by ``github-actions[bot]`` (GITHUB_TOKEN) have ``starts_workflows=False``, except dispatches.
+        ``fake.take_deliveries()`` returns the ones not taken yet that start workflows: a test can loop
+        "take, hand to the event handler" to play GitHub Actions.
 
 GitHub behaviour modelled (see state.py, pulls.py, actions.py): bodies over 65,536 characters refused on
 create (422 "Body is too long (maximum is 65536 characters)"); updates over 262,144 UTF-8 bytes answered 200
@@ -80,6 +86,8 @@ import base64
 import shutil
 import tempfile
 import time
+import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +102,19 @@ SECONDARY_MESSAGE = (
     "out to GitHub Support for help, please include the request ID."
 )
 SECONDARY_DOC = "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"
+
+
+@dataclass
+class Delivery:
+    """A webhook GitHub would deliver for a change (`fake.deliveries`), with GitHub's payload for it."""
+
+    guid: str  # what X-GitHub-Delivery would carry
+    event: str
+    action: str | None
+    repo: str
+    actor: str
+    payload: dict[str, Any]
+    starts_workflows: bool  # False for changes made with GITHUB_TOKEN (github-actions[bot])
 
 
 class FakeGitHub:
@@ -111,6 +132,9 @@ class FakeGitHub:
         self.pushes: list[Push] = []
         self.rate_used: dict[str, int] = {}
         self.rate_reset_at = int(time.time()) + 3600
+        self.deliveries: list[Delivery] = []
+        self._taken = 0
+        self.state.listeners.append(self._deliver)
         self._servers: Servers | None = None
         self.api_url = self.server_url = ""
         self.render: Renderer
@@ -327,6 +351,7 @@ class FakeGitHub:
         inputs: dict[str, Any] | None = None,
         ref: str | None = None,
         workflow: str | None = None,
+        changes: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """A payload for (event, action) in GitHub's shape, filled from this fake's state."""
         repo = self.state.repos[full_name]
@@ -357,4 +382,22 @@ class FakeGitHub:
             )
         if event == "workflow_dispatch":
             fields.update(inputs=inputs or {}, ref=ref or repo.default_branch, workflow=workflow)
+        if changes is not None:
+            fields["changes"] = changes
         return webhooks.build(event, action, **fields)
+
+    def take_deliveries(self, *, starting_workflows_only: bool = True) -> list[Delivery]:
+        """Deliveries not taken before, in order (by default only those that would start a workflow)."""
+        with self.state.lock:
+            fresh, self._taken = self.deliveries[self._taken :], len(self.deliveries)
+        return [d for d in fresh if d.starts_workflows or not starting_workflows_only]
+
+    def _deliver(self, event: str, action: str | None, repo: Any, number: int | None, actor: str, extra: dict) -> None:
+        try:
+            payload = self.webhook(event, action, repo.full_name, number, sender=actor, **extra)
+        except (ValueError, KeyError) as exc:
+            self.response_defects.append(f"webhook {event}.{action}: {exc}")
+            return
+        # GitHub: events caused by GITHUB_TOKEN start no workflow, except workflow_dispatch/repository_dispatch.
+        starts = actor != BOT_LOGIN or event in ("workflow_dispatch", "repository_dispatch")
+        self.deliveries.append(Delivery(str(uuid.uuid4()), event, action, repo.full_name, actor, payload, starts))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import itertools
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -224,7 +225,14 @@ class State:
         self.repos: dict[str, Repo] = {}
         self._ids = itertools.count(1001)
         self._ticks = itertools.count(0)
+        # Called as listener(event, action, repo, number, actor, extra) after each change GitHub would
+        # deliver as a webhook (the FakeGitHub turns them into deliveries).
+        self.listeners: list[Callable[..., None]] = []
         self.add_user(BOT_LOGIN, role="write", type="Bot", user_id=BOT_ID)
+
+    def emit(self, event: str, action: str | None, repo: Repo, number: int | None, actor: str, **extra: Any) -> None:
+        for listener in self.listeners:
+            listener(event, action, repo, number, actor, extra)
 
     # --- identities -----------------------------------------------------------------------------
     def next_id(self) -> int:
@@ -340,13 +348,19 @@ class State:
         repo.labels[name.lower()] = label
         return label
 
-    def add_labels(self, repo: Repo, issue: Issue, names: list[str], actor: str) -> None:
+    def add_labels(self, repo: Repo, issue: Issue, names: list[str], actor: str, *, emit: bool = True) -> list[str]:
+        added = []
         for name in names:
             label = self.label(repo, name, create=True)
             if label.name not in issue.labels:
                 issue.labels.append(label.name)
+                added.append(label.name)
                 self.event(issue, "labeled", actor, label)
         issue.updated_at = self.now()
+        if emit and not issue.is_pull:
+            for name in added:
+                self.emit("issues", "labeled", repo, issue.number, actor, label=name)
+        return added
 
     def remove_label(self, repo: Repo, issue: Issue, name: str, actor: str) -> None:
         label = repo.labels.get(name.lower())
@@ -392,16 +406,23 @@ class State:
         issue = Issue(repo.next_number, self.next_id(), title, body, actor, now, now)
         repo.issues[issue.number] = issue
         repo.next_number += 1
-        if labels:
-            self.add_labels(repo, issue, labels, actor)
+        added = self.add_labels(repo, issue, labels, actor, emit=False) if labels else []
+        self.emit("issues", "opened", repo, issue.number, actor)
+        for name in added:
+            self.emit("issues", "labeled", repo, issue.number, actor, label=name)
         return issue
 
     def update_issue(self, repo: Repo, issue: Issue, actor: str, changes: dict[str, Any]) -> None:
+        edited: dict[str, Any] = {}
         if "title" in changes and changes["title"] is not None and changes["title"] != issue.title:
+            edited["title"] = {"from": issue.title}
             issue.title = str(changes["title"])
             self.event(issue, "renamed", actor)
-        if "body" in changes and not self.body_update_kept(changes["body"]):
+        if "body" in changes and not self.body_update_kept(changes["body"]) and changes["body"] != issue.body:
+            edited["body"] = {"from": issue.body or ""}
             issue.body = changes["body"]
+        if edited and not issue.is_pull:
+            self.emit("issues", "edited", repo, issue.number, actor, changes=edited)
         if changes.get("state") in ("open", "closed") and changes["state"] != issue.state:
             issue.state = changes["state"]
             if issue.state == "closed":
@@ -412,6 +433,8 @@ class State:
                 issue.closed_at = issue.closed_by = None
                 issue.state_reason = "reopened"
                 self.event(issue, "reopened", actor)
+            if not issue.is_pull:
+                self.emit("issues", issue.state if issue.state == "closed" else "reopened", repo, issue.number, actor)
         if "labels" in changes and changes["labels"] is not None:
             names = [x if isinstance(x, str) else x.get("name", "") for x in changes["labels"]]
             self.set_labels(repo, issue, names, actor)
@@ -423,6 +446,7 @@ class State:
         comment = Comment(self.next_id(), issue.number, actor, body, now, now)
         repo.comments[comment.id] = comment
         issue.updated_at = now
+        self.emit("issue_comment", "created", repo, issue.number, actor, comment_id=comment.id)
         return comment
 
     def comment(self, repo: Repo, comment_id: int) -> Comment:

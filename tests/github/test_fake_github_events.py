@@ -197,3 +197,41 @@ def test_calls_are_counted_per_operation_and_identity(fake):
         f"/repos/{REPO}/issues/{number}/comments",
         201,
     )
+
+
+def test_changes_are_delivered_as_github_would_and_github_token_changes_start_no_workflow(fake):
+    number = fake.create_issue(REPO, "Promote X", "v1", "alice", labels=("promotion",))
+    assert [(d.event, d.action, d.actor) for d in fake.take_deliveries()] == [
+        ("issues", "opened", "alice"),
+        ("issues", "labeled", "alice"),
+    ]
+    bot = githubkit(fake, FakeGitHub.BOT)
+    bot.rest.issues.add_labels("org", "fork", number, data={"labels": ["stage-1-analyze"]})
+    bot.rest.issues.create_comment("org", "fork", number, data={"body": "status"})
+    bot.rest.actions.create_workflow_dispatch(
+        "org", "fork", "promotion.yml", data={"ref": "main", "inputs": {"issue": str(number)}}
+    )
+    alice = githubkit(fake, "alice")
+    alice.rest.issues.update("org", "fork", number, data={"body": "v2"})
+    trinity = githubkit(fake, "trinity")
+    trinity.rest.issues.add_labels("org", "fork", number, data={"labels": ["gate-1-approved"]})
+    everything = [(d.event, d.action, d.actor, d.starts_workflows) for d in fake.deliveries[2:]]
+    assert everything == [
+        ("issues", "labeled", FakeGitHub.BOT, False),
+        ("issue_comment", "created", FakeGitHub.BOT, False),
+        ("workflow_dispatch", None, FakeGitHub.BOT, True),
+        ("issues", "edited", "alice", True),
+        ("issues", "labeled", "trinity", True),
+    ]
+    dispatch, edited, labeled = fake.take_deliveries()
+    assert dispatch.payload["inputs"] == {"issue": str(number)}
+    assert dispatch.payload["workflow"] == ".github/workflows/promotion.yml"
+    assert edited.payload["changes"] == {"body": {"from": "v1"}} and edited.payload["issue"]["body"] == "v2"
+    assert labeled.payload["label"]["name"] == "gate-1-approved"
+    assert labeled.payload["sender"]["login"] == "trinity"
+    assert {x["name"] for x in labeled.payload["issue"]["labels"]} == {
+        "promotion",
+        "stage-1-analyze",
+        "gate-1-approved",
+    }
+    assert fake.take_deliveries() == []

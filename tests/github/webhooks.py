@@ -110,6 +110,7 @@ def build(
     inputs: dict[str, Any] | None = None,
     ref: str | None = None,
     workflow: str | None = None,
+    changes: dict[str, Any] | None = None,
     api_url: str | None = None,
     web_url: str | None = None,
 ) -> dict[str, Any]:
@@ -177,6 +178,10 @@ def build(
             comment["user"] = _user(template_user, *_login(comment_author))
     if sender is not None:
         payload["sender"] = _user(template_user, *_login(sender))
+    if changes is not None:
+        if "changes" not in payload:
+            raise ValueError(f"changes= applies to edited events, not {event}.{action}")
+        payload["changes"] = changes
     if event == "workflow_dispatch":
         if inputs is not None:
             payload["inputs"] = inputs
