@@ -106,6 +106,7 @@ def token_of(header: str | None) -> str | None:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms delayed-ACK stall
     fake: FakeGitHub
     web: bool
 
@@ -229,6 +230,9 @@ def serve_api(fake: FakeGitHub, handler: _Handler, raw_body: bytes) -> None:
             defects = fake.contract.check_response(operation, reply.status, reply.body, api_version)
     except ApiError as error:
         reply, defects = rest.Reply(error.status, error.body()), []
+    except Exception as exc:  # a defect of the fake: answer 500 and fail the test at teardown, never hang
+        reply = rest.Reply(500, {"message": f"fake GitHub crashed: {type(exc).__name__}: {exc}"})
+        defects = [f"{op_id}: the fake crashed: {type(exc).__name__}: {exc}"]
     fake.violations.extend(f"fake GitHub: {note} (extend tests/github/rest.py)" for note in ctx.notes)
     fake.response_defects.extend(defects)
     fault = take_fault(fake, method, path, after_write=True) if reply.status < 400 else None

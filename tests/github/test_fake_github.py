@@ -300,3 +300,15 @@ def test_the_fakes_answers_match_githubs_response_schemas(fake):
     ).json()
     assert fake.contract.check_response(operation, 200, good) == []
     assert json.loads(json.dumps(good))["user"]["login"] == "alice"
+
+
+def test_the_github_token_budget_of_1000_requests_is_enforced(fake):
+    headers = {"Authorization": f"token {fake.bot_token}"}
+    first = httpx.get(f"{fake.base_url}/repos/{REPO}", headers=headers)
+    assert (first.headers["x-ratelimit-limit"], first.headers["x-ratelimit-remaining"]) == ("1000", "999")
+    fake.rate_used[FakeGitHub.BOT] = 1000  # as if the job had spent its hour's budget
+    spent = httpx.get(f"{fake.base_url}/repos/{REPO}", headers=headers)
+    assert spent.status_code == 403 and spent.headers["x-ratelimit-remaining"] == "0"
+    assert spent.json()["message"].startswith("API rate limit exceeded")
+    alice = httpx.get(f"{fake.base_url}/repos/{REPO}", headers={"Authorization": f"token {fake.token_for('alice')}"})
+    assert alice.status_code == 200 and alice.headers["x-ratelimit-limit"] == "5000"
