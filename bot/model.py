@@ -403,12 +403,17 @@ class Effect(Strict):
     ci_low: float
     ci_high: float
     p_value: float | None = None
-    p_adjusted: float | None = None
+    p_adjusted: float | None = Field(
+        default=None, description="the hypothesis's confirmation p after promotion-wide multiplicity control"
+    )
     test: str = ""
     cv_baseline: float
     t_eff: float
-    n_baseline: int
-    n_evolved: int
+    n_baseline: int = Field(description="baseline repetitions used (outlier runs excluded)")
+    n_evolved: int = Field(description="evolved repetitions used (outlier runs excluded)")
+    excluded_runs: list[str] = Field(
+        default_factory=list, description="outlier runs flagged by the robust rule and left out, with why"
+    )
     status: VerdictStatus | None = Field(default=None, description="this cell's own verdict")
     reason: str = Field(default="", description="why this cell is confirmed, refuted or inconclusive")
 

@@ -76,10 +76,11 @@ def evidence_table(v: Verdict, *, alpha: float = 0.05) -> pd.DataFrame:
                 "change": _pct(e.rel_change),
                 f"{_level(alpha)} CI": f"[{_pct(e.ci_low)}, {_pct(e.ci_high)}]",
                 "p": _p(e.p_value),
-                "p (Holm)": _p(e.p_adjusted),
+                "p (adj.)": _p(e.p_adjusted),
                 "T_eff": f"{e.t_eff * 100:.1f}%",
                 "baseline CV": f"{e.cv_baseline * 100:.1f}%",
-                "reps (b/e)": f"{e.n_baseline}/{e.n_evolved}",
+                "reps (b/e)": f"{e.n_baseline}/{e.n_evolved}"
+                + (f" ({len(e.excluded_runs)} outlier run(s) excluded)" if e.excluded_runs else ""),
                 "test": e.test or "not tested",
             }
         )
@@ -279,7 +280,7 @@ def plot_effects(
 ) -> dict[str, bytes]:
     """PNGs per hypothesis with measured cells, keyed by file name.
 
-    - ``<id>-effects.png``: relative change per cell with its bootstrap interval,
+    - ``<id>-effects.png``: relative change per cell with its Welch interval,
       the noise floor ±T_eff and zero (the equivalence margin for TOST claims);
     - ``<id>-arms.png`` (when ``reports`` is given): baseline vs evolved per cell,
       every repetition as a dot, the mean with its t-interval;
@@ -335,7 +336,7 @@ def _plot_forest(h: Hypothesis, v: Verdict, alpha: float) -> bytes:
         else ""
     )
     ax.set_xlabel(f"{metric}: evolved vs baseline (%); grey band = noise floor ±T_eff{margin}")
-    ax.set_title(f"{h.id} ({v.status.value}): change with {_level(alpha)} bootstrap CI", fontsize=10)
+    ax.set_title(f"{h.id} ({v.status.value}): change with {_level(alpha)} Welch CI", fontsize=10)
     fig.tight_layout()
     return _png(fig)
 
@@ -364,22 +365,38 @@ def _t_interval(x: np.ndarray, alpha: float) -> tuple[float, float]:
 
 
 def _plot_arms(h: Hypothesis, v: Verdict, reports: Any, alpha: float) -> bytes | None:
+    from bot.stats.rule import cell_stats
+
     plt = _pyplot()
     effects = v.effects
     fig, ax = plt.subplots(figsize=(max(4.0, 1.6 * len(effects) + 1.5), 3.6))
     any_data = False
+    outlier_label = "outlier run (excluded)"
     for i, e in enumerate(effects):
         b, ev = _arms_values(reports, e.workload, e.rate, e.metric)
-        for off, arr, color, label in ((-0.15, b, "#7f7f7f", "baseline"), (0.15, ev, "#1f77b4", "evolved")):
+        flags = (np.zeros(b.size, bool), np.zeros(ev.size, bool))
+        if b.size and ev.size and np.all(b > 0) and np.all(ev > 0):
+            st = cell_stats(b, ev)  # the verdict's own outlier rule, so the plot shows what it excluded
+            flags = (st.flag_b[0], st.flag_e[0])
+        for off, arr, flag, color, label in (
+            (-0.15, b, flags[0], "#7f7f7f", "baseline"),
+            (0.15, ev, flags[1], "#1f77b4", "evolved"),
+        ):
             if not arr.size:
                 continue
             any_data = True
-            ax.scatter(np.full(arr.size, i + off), arr, s=14, color=color, alpha=0.6, label=label if i == 0 else None)
-            lo, hi = _t_interval(arr, alpha)
+            kept = arr[~flag]
+            ax.scatter(np.full(kept.size, i + off), kept, s=14, color=color, alpha=0.6, label=label if i == 0 else None)
+            if flag.any():
+                ax.scatter(
+                    np.full(int(flag.sum()), i + off), arr[flag], s=30, marker="x", color="#b22222", label=outlier_label
+                )
+                outlier_label = None
+            lo, hi = _t_interval(kept, alpha)
             ax.errorbar(
                 [i + off],
-                [arr.mean()],
-                yerr=[[arr.mean() - lo], [hi - arr.mean()]],
+                [kept.mean()],
+                yerr=[[kept.mean() - lo], [hi - kept.mean()]],
                 fmt="_",
                 color=color,
                 capsize=5,

@@ -96,3 +96,73 @@ def hypothesis(
         prediction=Prediction(metric=metric, direction=direction, margin=margin, blis_magnitude=blis_magnitude),
         source=hid,
     )
+
+
+# --------------------------------------------------------------------------
+# Batches: thousands of simulated experiments at once, drawn here with numpy only
+# (never with the code under test), judged by the same functions evaluate() calls.
+# --------------------------------------------------------------------------
+
+SHAPES = ("normal", "lognormal", "outliers", "heteroscedastic")
+OUTLIER_RATE, OUTLIER_FACTOR, HETERO_RATIO = 0.10, 5.0, 2.0
+
+
+def draw(rng: np.random.Generator, shape: str, *, sims: int, n: int, cv: float, mean: float = 100.0) -> np.ndarray:
+    """(sims, n) run-level values with arithmetic mean ``mean`` and CV ``cv`` under a noise shape.
+
+    - ``normal``: raw-scale normal noise;
+    - ``lognormal``: log-normal noise (multiplicative);
+    - ``outliers``: log-normal, then each run independently x5 with probability 10%
+      (a throttled or drained run);
+    - ``heteroscedastic`` is a property of a *pair* of arms: see ``draw_pair``.
+    """
+    if shape == "normal":
+        return rng.normal(mean, cv * mean, (sims, n))
+    s = log_sd(cv)
+    x = rng.lognormal(np.log(mean) - s * s / 2, s, (sims, n))
+    if shape == "outliers":
+        x = np.where(rng.random((sims, n)) < OUTLIER_RATE, x * OUTLIER_FACTOR, x)
+    return x
+
+
+def draw_pair(
+    rng: np.random.Generator, shape: str, *, sims: int, n: int, cv: float, effect: float, n_evolved: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Baseline and evolved arms, the evolved arm's distribution scaled by (1 + effect).
+
+    ``heteroscedastic``: log-normal arms, the evolved arm twice as noisy (log-scale sd x 2) with
+    its median (1 + effect) x the baseline's (with unequal spreads the ratio of arithmetic means
+    also moves with the spread; the claims are about the typical run).
+    """
+    ne = n if n_evolved is None else n_evolved
+    if shape == "heteroscedastic":
+        s = log_sd(cv)
+        b = rng.lognormal(np.log(100.0) - s * s / 2, s, (sims, n))
+        e = rng.lognormal(np.log(100.0 * (1 + effect)) - s * s / 2, HETERO_RATIO * s, (sims, ne))
+        return b, e
+    b = draw(rng, shape, sims=sims, n=n, cv=cv)
+    e = draw(rng, shape, sims=sims, n=ne, cv=cv, mean=100.0 * (1 + effect))
+    return b, e
+
+
+def claim_kind(direction: Direction) -> str:
+    return direction.value
+
+
+def batch_statuses(specs, arms, decision=None) -> dict[str, np.ndarray]:
+    """Decide a batch of simulated promotions through ``bot.stats.decide`` (what evaluate() calls).
+
+    ``specs``: (hypothesis id, Direction, margin, metric, [cell keys]); ``arms``: cell key ->
+    (baseline (S, n), evolved (S, n)). Returns hypothesis id -> status per experiment (1, 0, -1).
+    """
+    from bot.stats.decide import Claim, decide
+    from bot.stats.design import DecisionRule
+    from bot.stats.rule import cell_stats
+
+    stats_by_cell = {k: cell_stats(b, e) for k, (b, e) in arms.items()}
+    claims = [
+        Claim(hid, direction.value, margin, METRICS[metric].better, tuple(keys))
+        for hid, direction, margin, metric, keys in specs
+    ]
+    dec = decide(claims, stats_by_cell, decision or DecisionRule())
+    return {hid: dec.of(hid) for hid in dec.ids}

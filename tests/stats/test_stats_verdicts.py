@@ -188,19 +188,49 @@ def test_holm_known_values():
     assert holm([]).size == 0
 
 
-def test_holm_is_per_track():
+def test_multiplicity_spans_the_whole_promotion():
+    """Holm runs over every hypothesis of the promotion, whatever its track (at the hypothesis level)."""
     rng = np.random.default_rng(8)
     cells = [_cell(rng, workload="chat", effect=-0.2), _cell(rng, workload="code", effect=-0.2)]
     reports = build(cells)
     alone = evaluate([hypothesis("A1")], reports)[0].effects[0]
-    with_b = _by_id(evaluate([hypothesis("A1"), hypothesis("B1", workloads=["code"])], reports))
-    with_a = _by_id(evaluate([hypothesis("A1"), hypothesis("A2", workloads=["code"])], reports))
-    assert with_b["A1"].effects[0].p_adjusted == alone.p_adjusted  # another track does not cost power
-    # the same track does: the smaller of the two p-values is doubled (Holm's first step)
-    effects = [with_a["A1"].effects[0], with_a["A2"].effects[0]]
-    smallest = min(effects, key=lambda e: e.p_value)
-    assert smallest.p_adjusted == pytest.approx(2 * smallest.p_value)
-    assert max(e.p_adjusted for e in effects) == pytest.approx(max(e.p_value for e in effects))
+    assert alone.p_adjusted == pytest.approx(alone.p_value)
+    for other in ("A2", "B1", "C1"):
+        hs = [hypothesis("A1"), hypothesis(other, workloads=["code"])]
+        effects = [v.effects[0] for v in evaluate(hs, reports)]
+        # another track costs power exactly as the same track does: the smaller p-value is doubled
+        smallest = min(effects, key=lambda e: e.p_value)
+        assert smallest.p_adjusted == pytest.approx(2 * smallest.p_value)
+        assert max(e.p_adjusted for e in effects) == pytest.approx(max(e.p_value for e in effects))
+
+
+def test_a_hypothesis_is_judged_on_its_worst_cell_without_a_multiplicity_cost():
+    """Every cell must confirm (intersection-union): the hypothesis's p is its largest cell p, not a Holm step."""
+    rng = np.random.default_rng(30)
+    reports = build([_cell(rng, rate=r, effect=-0.2) for r in (5, 10, 20)])
+    v = evaluate([hypothesis("A1")], reports)[0]
+    assert v.status is CONFIRMED
+    assert {e.p_adjusted for e in v.effects} == {max(e.p_value for e in v.effects)}
+
+
+def test_the_plans_weights_are_applied():
+    """A zero-weight (under-powered) hypothesis gets alpha only once every weighted one is confirmed."""
+    from bot.stats.design import DecisionRule
+
+    rng = np.random.default_rng(31)
+    reports = build([_cell(rng, workload="chat", effect=-0.25), _cell(rng, workload="code", effect=0.0, cv=0.01)])
+    hs = [hypothesis("A1"), hypothesis("C1", direction=Direction.EQUIVALENT, workloads=["code"])]
+    both = _by_id(evaluate(hs, reports, decision=DecisionRule(weights={"A1": 1.0})))
+    assert both["A1"].status is CONFIRMED and both["C1"].status is CONFIRMED
+    p_a1, p_c1 = both["A1"].effects[0].p_value, both["C1"].effects[0].p_value
+    assert both["C1"].effects[0].p_adjusted == pytest.approx(max(p_a1, p_c1))  # A1's alpha passed on to C1
+    # when A1 fails, C1 (weight 0) is not confirmed however small its p-value
+    flat = build([_cell(rng, workload="chat", effect=0.0), _cell(rng, workload="code", effect=0.0, cv=0.01)])
+    v = _by_id(evaluate(hs, flat, decision=DecisionRule(weights={"A1": 1.0})))
+    assert v["A1"].status is INCONCLUSIVE and v["C1"].status is INCONCLUSIVE
+    assert v["C1"].effects[0].p_value < 0.001 and "at level 0" in v["C1"].summary
+    # the same data with equal weights confirms C1
+    assert _by_id(evaluate(hs, flat))["C1"].status is CONFIRMED
 
 
 # --------------------------------------------------------------------------
