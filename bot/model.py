@@ -402,9 +402,15 @@ class Effect(Strict):
     rel_change: float
     ci_low: float
     ci_high: float
-    p_value: float | None = None
+    p_value: float | None = Field(
+        default=None, description="one-sided p of the test behind the cell's status (refutation test if refuted)"
+    )
     p_adjusted: float | None = Field(
-        default=None, description="the hypothesis's confirmation p after promotion-wide multiplicity control"
+        default=None,
+        description=(
+            "p_value after promotion-wide multiplicity control, on the alpha scale: <= alpha exactly when the "
+            "test behind the cell's status decides it"
+        ),
     )
     test: str = ""
     cv_baseline: float

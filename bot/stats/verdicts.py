@@ -219,6 +219,8 @@ class _Cell:
     p_adjusted: float = 1.0  # the hypothesis's multiplicity-adjusted confirmation p
     level: float = 0.0  # the level this hypothesis's confirmations were tested at
     level_refute: float = 0.0  # ... and each of its cells' refutations
+    alpha: float = 0.05
+    hyp_confirmed: bool = False
 
     @property
     def where(self) -> str:
@@ -249,8 +251,8 @@ class _Cell:
             rel_change=self.rel,
             ci_low=lo,
             ci_high=hi,
-            p_value=self.p_confirm if self.tested else None,
-            p_adjusted=self.p_adjusted if self.tested else None,
+            p_value=self._p() if self.tested else None,
+            p_adjusted=self._p_adjusted() if self.tested else None,
             test=self.test,
             cv_baseline=self.cv if math.isfinite(self.cv) else 0.0,
             t_eff=self.t_eff if math.isfinite(self.t_eff) else rule.noise_floor(0.0),
@@ -260,6 +262,26 @@ class _Cell:
             status=self.status,
             reason=self.reason or "",
         )
+
+    def _p(self) -> float:
+        """The p-value of the test behind this cell's status: the refutation test for a refuted cell."""
+        return self.p_refute if self.status is VerdictStatus.REFUTED else self.p_confirm
+
+    def _p_adjusted(self) -> float:
+        """That p-value on the alpha scale after multiplicity control: <= alpha exactly when the cell decides.
+
+        A cell of a confirmed hypothesis shows the hypothesis's adjusted p; any other cell its own
+        (condition-folded) p scaled by alpha / the level its hypothesis was tested at.
+        """
+        if self.status is VerdictStatus.REFUTED:
+            return _scaled(self.pr_eff, self.alpha, self.level_refute)
+        if self.hyp_confirmed:
+            return self.p_adjusted
+        return _scaled(self.pc_eff, self.alpha, self.level)
+
+
+def _scaled(p: float, alpha: float, level: float) -> float:
+    return min(1.0, p * alpha / level) if level > 0 else 1.0
 
 
 def _halt(cell: _Cell, reason: str, flag: str | None = None) -> _Cell:
@@ -366,6 +388,8 @@ def _judge(hyps: list[Hypothesis], cells: Mapping[str, list[_Cell]], decision: D
     for j, claim in enumerate(claims):
         for k, c in enumerate(cells[claim.id]):
             c.p_adjusted = float(dec.adjusted[0, j])
+            c.alpha = decision.alpha
+            c.hyp_confirmed = bool(dec.status[0, j] == CONFIRMED)
             c.level = float(dec.level[0, j])
             c.level_refute = float(dec.level_refute[0, j])
             if c.tested:

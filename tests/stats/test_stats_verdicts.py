@@ -448,3 +448,25 @@ def test_unreported_failure_counts_are_flagged_not_assumed_zero():
         req2[col] = req2[col].astype("Int64")
     v2 = evaluate([hypothesis("A1")], SynthReports(r.table, req2))[0]
     assert v2.status is CONFIRMED and not any("shedding" in f for f in v2.flags)
+
+
+def test_a_cell_decides_exactly_when_its_adjusted_p_is_within_alpha():
+    """What gate 3 checks: p_adjusted <= alpha for every confirmed or refuted cell, and for no other."""
+    rng = np.random.default_rng(32)
+    hs = [
+        hypothesis("A1", workloads=["chat", "code"]),
+        hypothesis("A2", direction=Direction.INCREASE, workloads=["code"]),
+        hypothesis("B1", direction=Direction.NO_WORSE, workloads=["rag"]),
+        hypothesis("C1", direction=Direction.EQUIVALENT, workloads=["rag"]),
+    ]
+    seen = set()
+    for _ in range(40):
+        effects = rng.choice([-0.25, -0.08, 0.0, 0.08, 0.25], size=3)
+        cells = [
+            _cell(rng, workload=w, effect=float(x), cv=0.04, n=4) for w, x in zip(("chat", "code", "rag"), effects)
+        ]
+        for v in evaluate(hs, build(cells)):
+            for e in v.effects:
+                seen.add(e.status)
+                assert (e.status in (CONFIRMED, REFUTED)) == (e.p_adjusted <= 0.05), (v.summary, e)
+    assert seen == {CONFIRMED, REFUTED, INCONCLUSIVE}
