@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
 
 from bot import __version__
@@ -46,9 +48,17 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows up here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        return _reader_went_away()
     except RequestError as exc:  # includes UsageError, SourceError, ReportError ...
         print(f"promote: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # the machine refused (permissions, a full disk): say which file and why
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"promote: error: {where}{exc.strerror or exc}; fix the path or its permissions", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(
@@ -56,6 +66,18 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 130
+
+
+def _reader_went_away() -> int:
+    """`promote status | head -2`: the reader closed the pipe. Stop quietly, as coreutils do.
+
+    Python ignores SIGPIPE, so the write raised instead; later writes (and the flush at exit) would raise
+    again, so stdout is pointed at /dev/null. The exit status is the one a SIGPIPE death has (128 + 13).
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 128 + signal.SIGPIPE
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from bot.cli.files import output_dir, write_files
 from bot.model import RequestError
 
 
@@ -101,22 +102,6 @@ def _read_text(path: Path, what: str) -> str:
         raise EvidenceCliError(f"{path}: not UTF-8 text; pass the {what}") from None
 
 
-def _write(out: Path, files: dict[str, str | bytes]) -> None:
-    for rel, content in sorted(files.items()):
-        target = out / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            target.write_bytes(content)
-        else:
-            target.write_text(content, encoding="utf-8")
-
-
-def _prepare_out(out: Path) -> None:
-    if out.exists() and not out.is_dir():
-        raise EvidenceCliError(f"--out {out}: exists and is not a directory; pass a directory")
-    out.mkdir(parents=True, exist_ok=True)
-
-
 # --------------------------------------------------------------------------
 # commands
 # --------------------------------------------------------------------------
@@ -139,8 +124,7 @@ def cmd_hypothesize(args) -> int:
     else:
         summary = _translation(request).summary
     hypotheses = generate_hypotheses(request, summary, load_dictionary(), feedback=args.feedback)
-    _prepare_out(args.out)
-    _write(args.out, render_hypotheses(hypotheses, feedback=args.feedback))
+    write_files(output_dir(args.out), render_hypotheses(hypotheses, feedback=args.feedback))
     by_track = {t: sum(1 for h in hypotheses if h.track.value == t) for t in "ABC"}
     print(f"{len(hypotheses)} hypotheses (Track A {by_track['A']}, B {by_track['B']}, C {by_track['C']}) -> {args.out}")
     return 0
@@ -171,8 +155,7 @@ def cmd_plan(args) -> int:
     files: dict[str, str | bytes] = dict(render_experiment(plan, request, baseline_cfg, evolved_cfg))
     files["plan.json"] = plan.model_dump_json(indent=2) + "\n"
     files["plan.md"] = plan_markdown(plan)
-    _prepare_out(args.out)
-    _write(args.out, files)
+    write_files(output_dir(args.out), files)
     ratio = plan.cost.gpu_minutes / plan.naive_cost.gpu_minutes if plan.naive_cost.gpu_minutes else 1.0
     print(
         f"plan: {plan.repetitions} repetitions per arm, {plan.cost.runs} runs, {plan.cost.gpu_minutes:g} GPU-minutes "
@@ -208,8 +191,7 @@ def cmd_evaluate(args) -> int:
     files = evidence_files(
         hypotheses, verdicts, reports=reports, per_request=per_request, rejected=reports.rejected, alpha=alpha
     )
-    _prepare_out(args.out)
-    _write(args.out, files)
+    write_files(output_dir(args.out), files)
     counts = {s: sum(1 for v in verdicts if v.status.value == s) for s in ("confirmed", "refuted", "inconclusive")}
     rejected = f"; {len(reports.rejected)} report(s) rejected (listed in verdicts.md)" if reports.rejected else ""
     print(

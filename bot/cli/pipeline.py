@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from bot.cli.files import output_dir
 from bot.model import Decision, RequestError
 
 RUN_FILE = "run.json"
@@ -90,7 +91,7 @@ def cmd_run(args) -> int:
         )
     llm = _llm_settings(args, saved)
     settings["llm"] = llm.model_dump(mode="json", exclude_defaults=True) | {"engine": llm.engine}
-    work.mkdir(parents=True, exist_ok=True)
+    output_dir(work, "--work")
     (work / RUN_FILE).write_text(json.dumps(settings, indent=2) + "\n")
     return _drive(_runner(request, work, fork, results, approve, args, llm))
 
@@ -98,6 +99,7 @@ def cmd_run(args) -> int:
 def cmd_resume(args) -> int:
     work = args.work.resolve()
     settings = _read_settings(work)
+    _check_saved_state(work)
     request, results = _reload(settings)
     llm = _llm_settings(args, settings)
     runner = _runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args, llm)
@@ -110,6 +112,7 @@ def cmd_resume(args) -> int:
 def cmd_decide(args) -> int:
     work = args.work.resolve()
     settings = _read_settings(work)
+    _check_saved_state(work)
     request, results = _reload(settings)
     llm = _llm_settings(args, settings)
     runner = _runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args, llm)
@@ -275,12 +278,38 @@ def _decide_hint(gate: int | None, work: Path) -> str:
 
 
 def _read_settings(work: Path, missing_ok: bool = False) -> dict | None:
+    """run.json: the request, fork and results a promotion was started with (RequestError if unusable)."""
+    if work.exists() and not work.is_dir():
+        raise RequestError(f"--work {work}: is a file, not a directory; pass the promotion's work directory")
     f = work / RUN_FILE
     if not f.exists():
         if missing_ok:
             return None
         raise RequestError(f"{work}: no promotion here; start one with `promote run REQUEST --work {work}`")
-    return json.loads(f.read_text())
+    try:
+        settings = json.loads(f.read_bytes())
+    except ValueError:  # JSONDecodeError, UnicodeDecodeError
+        settings = None
+    ok = (
+        isinstance(settings, dict)
+        and isinstance(settings.get("request"), str)
+        and isinstance(settings.get("fork"), str)
+        and isinstance(settings.get("results"), str | None)
+        and isinstance(settings.get("llm", {}), dict)
+    )
+    if not ok:
+        raise RequestError(
+            f"{f}: the run settings are unreadable (expected request, fork and results); "
+            f"restore the file, or start again with `promote run REQUEST --work {work}`"
+        )
+    return settings
+
+
+def _check_saved_state(work: Path) -> None:
+    """An unreadable state.json is one line before anything (a fork, a lock, a translation) is touched."""
+    from bot.forge.state_file import STATE_FILE, read_state
+
+    read_state(work / STATE_FILE)
 
 
 def _whoami() -> str:

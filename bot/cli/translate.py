@@ -16,6 +16,8 @@ import re
 import sys
 from pathlib import Path
 
+from bot.cli.files import output_dir, write_files
+
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -63,12 +65,8 @@ def handle(args: argparse.Namespace) -> int:
     plugin_type = args.plugin_type or default_plugin_type(analysis.host)
     tr = translate(src, analysis, dictionary, plugin_type=plugin_type, feedback=args.feedback)
 
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for rel, text in sorted(tr.files.items()):
-        target = out / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+    out = output_dir(Path(args.out))
+    write_files(out, tr.files)
 
     findings = list(tr.findings)
     report = tr.report_markdown
@@ -123,11 +121,7 @@ def _refuse_unsafe(src, out: Path, as_json: bool) -> int | None:
     crit = critical(findings)
     if not crit:
         return None
-    if out.exists() and not out.is_dir():
-        from bot.model import RequestError
-
-        raise RequestError(f"--out {out} is a file; pass a directory for the findings")
-    out.mkdir(parents=True, exist_ok=True)
+    output_dir(out)
     (out / "findings.json").write_text(
         json.dumps([json.loads(f.model_dump_json()) for f in findings], indent=2, sort_keys=True) + "\n",
         encoding="utf-8",

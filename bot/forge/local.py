@@ -28,6 +28,10 @@ class LocalForge:
         self.work.mkdir(parents=True, exist_ok=True)
 
     def _ensure_fork(self, seed_dir: Path | None) -> None:
+        if self.fork.exists() and not self.fork.is_dir():
+            raise ForgeError(
+                f"--fork {self.fork}: is a file, not a directory; pass a clone of the fork or a new directory path"
+            )
         if self.fork.exists() and not (self.fork / ".git").exists() and any(self.fork.iterdir()):
             raise ForgeError(
                 f"--fork {self.fork}: exists but is not a git repository; pass a clone of the fork or a new path"

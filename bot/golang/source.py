@@ -20,6 +20,7 @@ the contract with ``examples/corpus/manifest.yaml``):
 - ``source.syntax-error``     tree-sitter-go found a syntax error (line and column in the original file)
 - ``source.two-evolve-blocks``  more than one EVOLVE-BLOCK pair: the evolved region is ambiguous
 - ``source.evolve-markers``   a START without END, an END before START, or nested markers
+- ``source.too-deep``         syntax nested deeper than MAX_NESTING (the analysis recurses over the tree)
 """
 
 from __future__ import annotations
@@ -43,6 +44,11 @@ CHECK_AMBIGUOUS = "source.ambiguous-go"
 CHECK_SYNTAX = "source.syntax-error"
 CHECK_TWO_BLOCKS = "source.two-evolve-blocks"
 CHECK_MARKERS = "source.evolve-markers"
+CHECK_TOO_DEEP = "source.too-deep"
+
+#: Deepest syntax tree the analysis walks. Real evolved programs nest about 20 levels; the analysis
+#: recurses over the tree, so 1,000 nested parentheses would end in RecursionError without this bound.
+MAX_NESTING = 200
 
 START_MARKER = "EVOLVE-BLOCK-START"
 END_MARKER = "EVOLVE-BLOCK-END"
@@ -162,6 +168,7 @@ def parse_evolved_source(text: str, filename: str) -> EvolvedSource:
             wrapped=True,
         )
     _check_syntax(src)
+    _check_nesting(src)
     _find_evolve_block(src)
     if src.form == "go-file" and src.evolve_block is not None:
         src.form = "package-file"
@@ -253,6 +260,29 @@ def _check_syntax(src: EvolvedSource) -> None:
         line=line,
         column=col,
     )
+
+
+def _check_nesting(src: EvolvedSource) -> None:
+    """Refuse a tree deeper than MAX_NESTING, at the first node that goes past it (walked without recursion)."""
+    cursor = src.tree.walk()
+    depth = 0
+    while True:
+        if depth > MAX_NESTING:
+            go_line = cursor.node.start_point[0] + 1
+            line = max(src.to_original_line(go_line), 1)
+            raise SourceError(
+                f"{src.path}:{line}: the code is nested deeper than {MAX_NESTING} levels here "
+                "(parentheses, blocks or calls); no evolved policy needs that, flatten the expression",
+                check=CHECK_TOO_DEEP,
+                line=line,
+            )
+        if cursor.goto_first_child():
+            depth += 1
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return
+            depth -= 1
 
 
 def _first_error(node: tree_sitter.Node) -> tree_sitter.Node:

@@ -254,4 +254,9 @@ def test_refuse_unsafe_returns_non_blocking_findings():
 
 def test_deep_nesting_does_not_exhaust_the_stack():
     text = "package sim\n\nfunc F() int { return " + "(" * 3000 + "1" + ")" * 3000 + " }\n"
-    assert checks(text) == []
+    # The parser refuses such a program (source.too-deep); the checker's own walk must not depend on that.
+    from bot.golang.source import EvolvedSource, SourceError
+
+    with pytest.raises(SourceError, match="nested deeper than"):
+        checks(text)
+    assert check_evolved_source(EvolvedSource(path="p.go", form="go-file", go_text=text, original_text=text)) == []

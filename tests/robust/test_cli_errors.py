@@ -1,0 +1,182 @@
+"""Broken input on every command: one line on stderr naming the problem and the fix, exit 2, no traceback."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot import PROJECT_ROOT
+from bot.cli import main
+from tests.conftest import EXAMPLE, REQUEST, git
+
+PROMOTE = Path(sys.executable).parent / "promote"
+CORPUS = PROJECT_ROOT / "examples" / "corpus"
+
+
+def one_line_error(capsys, code: int) -> str:
+    err = capsys.readouterr().err.strip()
+    assert code == 2, err
+    assert err.startswith("promote: error: ") and "\n" not in err, err
+    assert "Traceback" not in err
+    return err
+
+
+def deep_program(tmp_path: Path, depth: int) -> Path:
+    src = (CORPUS / "r01_pattern_a_penalties.go").read_text()
+    line = "\t\t\ts := dim[snap.ID]\n"
+    assert line in src
+    path = tmp_path / "deep.go"
+    path.write_text(src.replace(line, "\t\t\ts := " + "(" * depth + "dim[snap.ID]" + ")" * depth + "\n", 1))
+    return path
+
+
+# ------------------------------------------------------------ the program
+def test_a_thousand_nested_parentheses(tmp_path, capsys):
+    err = one_line_error(
+        capsys, main(["translate", str(deep_program(tmp_path, 1000)), "--out", str(tmp_path / "o"), "--no-check"])
+    )
+    assert "deep.go:" in err and "nested" in err and "deeper than" in err
+    assert not (tmp_path / "o").exists(), "nothing is written for a refused program"
+
+
+def test_nesting_real_programs_use_still_translates(tmp_path, capsys):
+    assert main(["translate", str(deep_program(tmp_path, 40)), "--out", str(tmp_path / "o"), "--no-check"]) == 0
+
+
+# ---------------------------------------------------------------- --out
+@pytest.mark.parametrize("under", [False, True], ids=["a-file", "under-a-file"])
+def test_translate_out_naming_a_file(tmp_path, capsys, under):
+    (tmp_path / "taken").write_text("mine\n")
+    out = tmp_path / "taken" / "sub" if under else tmp_path / "taken"
+    err = one_line_error(capsys, main(["translate", str(EXAMPLE / "best_program.py"), "--out", str(out), "--no-check"]))
+    assert "--out" in err and "taken" in err and "not a directory" in err
+    assert (tmp_path / "taken").read_text() == "mine\n"
+
+
+def test_hypothesize_out_under_a_file(tmp_path, capsys):
+    (tmp_path / "taken").write_text("mine\n")
+    err = one_line_error(capsys, main(["hypothesize", str(REQUEST), "--out", str(tmp_path / "taken" / "h")]))
+    assert "--out" in err and "not a directory" in err
+
+
+# ------------------------------------------------------- the request file
+def test_a_5000_digit_integer_in_the_request(tmp_path, capsys):
+    (tmp_path / "best_program.py").write_text((EXAMPLE / "best_program.py").read_text())
+    req = tmp_path / "promotion.yaml"
+    req.write_text(REQUEST.read_text().replace("iteration: 32", "iteration: " + "7" * 5000))
+    err = one_line_error(capsys, main(["run", str(req), "--work", str(tmp_path / "w"), "--quiet"]))
+    assert "promotion.yaml: the number at line" in err and "5,000 digits" in err
+
+
+# ------------------------------------------------------ --fork and --work
+def test_fork_naming_a_regular_file(tmp_path, capsys):
+    (tmp_path / "fork").write_text("not a repository\n")
+    err = one_line_error(
+        capsys,
+        main(["run", str(REQUEST), "--work", str(tmp_path / "w"), "--fork", str(tmp_path / "fork"), "--quiet"]),
+    )
+    assert "--fork" in err and "is a file" in err
+
+
+def test_work_naming_a_regular_file(tmp_path, capsys):
+    (tmp_path / "w").write_text("x\n")
+    err = one_line_error(capsys, main(["run", str(REQUEST), "--work", str(tmp_path / "w"), "--quiet"]))
+    assert "--work" in err and "not a directory" in err
+
+
+# ------------------------------------------- a broken work directory, every command
+def _work_with(tmp_path: Path, *, state: bytes | None, run: bytes | None) -> Path:
+    work = tmp_path / "w"
+    work.mkdir()
+    if run == GOOD_RUN:
+        run = json.dumps({"request": str(REQUEST), "fork": str(tmp_path / "fork"), "results": None}).encode()
+    if state is not None:
+        (work / "state.json").write_bytes(state)
+    if run is not None:
+        (work / "run.json").write_bytes(run)
+    return work
+
+
+COMMANDS = [
+    ["status"],
+    ["status", "--json"],
+    ["resume", "--quiet"],
+    ["approve", "1", "--quiet"],
+    ["request-changes", "1", "--reason", "x", "--quiet"],
+    ["reject", "1", "--reason", "x", "--quiet"],
+]
+
+
+GOOD_RUN = b"<a run.json of the example, fork under tmp_path>"
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[" ".join(c[:2]) for c in COMMANDS])
+@pytest.mark.parametrize(
+    "state",
+    [b'{"schema_version": 1, "request_id": "1", "request_fing', b"\x89PNG\r\n\x1a\n\xff\xfe\x00binary", b"[]"],
+    ids=["truncated", "binary", "wrong-shape"],
+)
+def test_every_command_on_a_broken_state_file(tmp_path, capsys, command, state):
+    work = _work_with(tmp_path, state=state, run=GOOD_RUN)
+    err = one_line_error(capsys, main([*command, "--work", str(work)]))
+    assert "state.json" in err and "unreadable" in err
+    assert not (tmp_path / "fork").exists(), "nothing is created for a promotion that cannot continue"
+
+
+@pytest.mark.parametrize("command", COMMANDS[2:], ids=[" ".join(c[:2]) for c in COMMANDS[2:]])
+@pytest.mark.parametrize(
+    "run",
+    [None, b'{"request": "/x", "fo', b"\xff\xfe\x00\x01", b'{"fork": "f"}', b"[1, 2]"],
+    ids=["missing", "truncated", "binary", "missing-key", "wrong-shape"],
+)
+def test_every_command_on_a_broken_run_file(tmp_path, capsys, command, run):
+    work = _work_with(tmp_path, state=None, run=run)
+    err = one_line_error(capsys, main([*command, "--work", str(work)]))
+    assert ("no promotion here" in err) if run is None else ("run.json" in err and "unreadable" in err)
+
+
+def test_run_on_a_broken_run_file(tmp_path, capsys):
+    work = _work_with(tmp_path, state=None, run=b"\xff\xfe\x00\x01")
+    err = one_line_error(capsys, main(["run", str(REQUEST), "--work", str(work), "--quiet"]))
+    assert "run.json" in err and "unreadable" in err
+
+
+# -------------------------------------------------------------- pipes
+def test_status_into_a_closed_pipe(tmp_path):
+    """`promote status | head -2`: the reader is gone; no traceback, the conventional SIGPIPE exit status."""
+    work = tmp_path / "w"
+    fork = tmp_path / "fork"
+    fork.mkdir()
+    git(fork, "init", "-q", "-b", "main")
+    (work).mkdir()
+    (work / "state.json").write_text(_minimal_state())
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run(
+            [str(PROMOTE), "status", "--work", str(work)],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    assert "Traceback" not in proc.stderr and "BrokenPipeError" not in proc.stderr, proc.stderr
+    assert proc.stderr == ""
+    assert proc.returncode == 128 + 13
+
+
+def _minimal_state() -> str:
+    from datetime import UTC, datetime
+
+    from bot import pipeline
+
+    state = pipeline.new_state("1", "f" * 64, "promotion/1-x", actor="t", now=datetime(2026, 1, 1, tzinfo=UTC))
+    return state.model_dump_json(indent=2)
