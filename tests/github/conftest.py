@@ -4,18 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.github.fake_github import FakeGitHub
+from tests.github.fake_github import running_fake
 
 
 @pytest.fixture
 def fake_github(tmp_path):
     """A fake GitHub on 127.0.0.1 (REST at ``.base_url``, git at ``.server_url``); see fake_github.py."""
-    fake = FakeGitHub(tmp_path / "fake-github").start()
-    try:
+    with running_fake(tmp_path / "fake-github") as fake:
         yield fake
-    finally:
-        fake.stop()
-    assert not fake.violations, "requests that GitHub's REST description does not allow:\n" + "\n".join(fake.violations)
-    assert not fake.response_defects, "the fake answered outside GitHub's response schemas:\n" + "\n".join(
-        fake.response_defects
-    )

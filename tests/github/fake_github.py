@@ -87,6 +87,8 @@ import shutil
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -115,6 +117,20 @@ class Delivery:
     actor: str
     payload: dict[str, Any]
     starts_workflows: bool  # False for changes made with GITHUB_TOKEN (github-actions[bot])
+
+
+@contextmanager
+def running_fake(root: Path) -> Iterator[FakeGitHub]:
+    """A started fake that, on exit, fails on any contract violation or fake defect (the fixture's body)."""
+    fake = FakeGitHub(root).start()
+    try:
+        yield fake
+    finally:
+        fake.stop()
+    assert not fake.violations, "requests that GitHub's REST description does not allow:\n" + "\n".join(fake.violations)
+    assert not fake.response_defects, "the fake answered outside GitHub's response schemas:\n" + "\n".join(
+        fake.response_defects
+    )
 
 
 class FakeGitHub:
@@ -384,7 +400,13 @@ class FakeGitHub:
             fields.update(inputs=inputs or {}, ref=ref or repo.default_branch, workflow=workflow)
         if changes is not None:
             fields["changes"] = changes
-        return webhooks.build(event, action, **fields)
+        payload = webhooks.build(event, action, **fields)
+        for label in [*payload.get("issue", {}).get("labels", []), payload.get("label") or {}]:
+            known = repo.labels.get(str(label.get("name", "")).lower())
+            if known is not None:  # the repository's own label: its id, color and description
+                label.update(id=known.id, color=known.color, description=known.description)
+                label["node_id"] = self.render.label(repo, known)["node_id"]
+        return payload
 
     def take_deliveries(self, *, starting_workflows_only: bool = True) -> list[Delivery]:
         """Deliveries not taken before, in order (by default only those that would start a workflow)."""

@@ -312,3 +312,21 @@ def test_the_github_token_budget_of_1000_requests_is_enforced(fake):
     assert spent.json()["message"].startswith("API rate limit exceeded")
     alice = httpx.get(f"{fake.base_url}/repos/{REPO}", headers={"Authorization": f"token {fake.token_for('alice')}"})
     assert alice.status_code == 200 and alice.headers["x-ratelimit-limit"] == "5000"
+
+
+def test_the_fixture_fails_a_test_whose_requests_violate_the_description(tmp_path):
+    from tests.github.fake_github import running_fake
+
+    with pytest.raises(AssertionError, match="'sticky' is not declared"), running_fake(tmp_path / "fake") as fake:
+        fake.add_user("alice", role="write")
+        fake.add_repo(REPO)
+        number = fake.create_issue(REPO, "t", None, "alice")
+        response = httpx.post(
+            f"{fake.base_url}/repos/{REPO}/issues/{number}/comments",
+            headers={"Authorization": f"token {fake.token_for('alice')}"},
+            json={"body": "x", "sticky": True},
+        )
+        assert response.status_code == 422
+    with running_fake(tmp_path / "clean") as fake:  # and passes one whose requests are all GitHub's
+        fake.add_repo(REPO)
+        pygithub(fake, FakeGitHub.BOT).get_repo(REPO)
