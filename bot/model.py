@@ -196,6 +196,49 @@ class ForkTarget(Strict):
     router_version: str = "v0.10.0"
 
 
+class PDSplit(Strict):
+    """A prefill/decode split the cluster can stand up (llm-d-benchmark's guides/pd-disaggregation)."""
+
+    prefill_replicas: int = Field(ge=1, le=256)
+    decode_replicas: int = Field(ge=1, le=256)
+
+
+class LoraSupport(Strict):
+    """LoRA adapters the cluster can serve; llm-d-benchmark ships no LoRA scenario, so the request says how."""
+
+    adapters: list[str] = Field(min_length=2, description="adapter names requests are sent to (model_name)")
+    set: dict[str, Any] = Field(description="dotted scenario overrides that load the adapters on every vLLM pod")
+
+
+class ClusterSupport(Strict):
+    """What the benchmark cluster lets the runner do: decides which Track B fault treatments the plan holds."""
+
+    pod_deletion: bool = Field(default=True, description="delete one model-server pod mid-run (kubectl delete pod)")
+    metrics_interval: bool = Field(default=True, description="restart the EPP with a longer --refresh-metrics-interval")
+    pd_disaggregation: PDSplit | None = None
+    lora: LoraSupport | None = None
+
+
+class StackSpec(Strict):
+    """The model-server stack the plan's rates and GPU-minutes assume; the experiment pins every field.
+
+    An llm-d-benchmark spec decides the stack otherwise (guides/optimized-baseline deploys
+    Qwen3-32B on 2 pods), so a plan calibrated for another model would measure something else.
+    """
+
+    spec: str = Field(default="guides/optimized-baseline", description="llm-d-benchmark specification")
+    model: str = Field(default="meta-llama/Llama-3.1-8B-Instruct", min_length=1)
+    replicas: int = Field(default=4, ge=1, le=256, description="decode (model-server) pods")
+    tensor_parallelism: int = Field(default=1, ge=1, le=64, description="GPUs per pod")
+    accelerator: str = Field(default="NVIDIA-H100-80GB-HBM3", description="node label value the pods schedule on")
+    accelerator_label: str = Field(default="nvidia.com/gpu.product")
+    cluster: ClusterSupport = Field(default_factory=ClusterSupport)
+
+    @property
+    def gpus(self) -> int:
+        return self.replicas * self.tensor_parallelism
+
+
 class PromotionRequest(Strict):
     """What a researcher asks the bot to promote. Built from promotion.yaml or an issue form."""
 
@@ -211,6 +254,7 @@ class PromotionRequest(Strict):
     )
     baselines: list[BaselineScenario] = Field(default_factory=list)
     fork: ForkTarget = Field(default_factory=ForkTarget)
+    stack: StackSpec = Field(default_factory=StackSpec, description="the stack the plan assumes and pins")
     plugin_name: str | None = Field(
         default=None,
         pattern=r"^[a-z][a-z0-9-]*$",

@@ -43,6 +43,7 @@ def full_run(tmp_path_factory):
             str(REQUEST),
             "--results",
             str(RESULTS),
+            "--allow-sample-data",
             "--work",
             str(work),
             "--fork",

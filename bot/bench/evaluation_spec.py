@@ -22,7 +22,7 @@ from bot.bench.plan import (
 )
 from bot.bench.reports import LAYOUT
 from bot.bench.yaml_dump import dump_yaml
-from bot.model import PromotionRequest, RequestError, describe_validation_error
+from bot.model import PromotionRequest, RequestError, StackSpec, describe_validation_error
 from bot.stats.power import MAX_CV, NOISE_FLOOR_CV_MULT, NOISE_FLOOR_MIN
 from bot.yaml_safe import YamlInputError, load_yaml
 
@@ -57,14 +57,26 @@ class EvaluationSpec(_Model):
     multiple_comparisons: str = "holm within each track"
     hypotheses: dict[str, EvalHypothesis]
     not_benchmarked: list[str] = Field(default_factory=list)
+    arms: dict[str, str] = Field(
+        default_factory=dict,
+        description="arm -> the EndpointPickerConfig it runs: a report counts for an arm only if it records this config",
+    )
+    stack: StackSpec | None = Field(default=None, description="the stack the plan pins (model, replicas ...)")
+    condition_replicas: dict[str, int] = Field(
+        default_factory=dict, description="Track B run condition -> model-server replicas, when it differs"
+    )
 
 
 class EvaluationSpecError(RequestError):
     """An evaluation.yaml that stage 5 cannot use."""
 
 
-def evaluation_spec(plan: BenchmarkPlan, request: PromotionRequest) -> EvaluationSpec:
+def evaluation_spec(
+    plan: BenchmarkPlan, request: PromotionRequest, arms: dict[str, str] | None = None
+) -> EvaluationSpec:
     return EvaluationSpec(
+        arms=dict(sorted((arms or {}).items())),
+        stack=request.stack,
         promotion=request.id,
         slug=plan.slug,
         plugin_type=request.plugin_type,
@@ -85,8 +97,8 @@ def evaluation_spec(plan: BenchmarkPlan, request: PromotionRequest) -> Evaluatio
     )
 
 
-def render_evaluation_spec(plan: BenchmarkPlan, request: PromotionRequest) -> str:
-    doc = evaluation_spec(plan, request).model_dump(mode="json")
+def render_evaluation_spec(plan: BenchmarkPlan, request: PromotionRequest, arms: dict[str, str] | None = None) -> str:
+    doc = evaluation_spec(plan, request, arms).model_dump(mode="json")
     return (
         f"# Evaluation spec for promotion {request.id} ({plan.slug}): what stage 5 decides and from which runs.\n"
         + dump_yaml(doc, sort_keys=True)

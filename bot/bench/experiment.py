@@ -7,12 +7,12 @@ runs are needed and how often; this module only says it in upstream's formats.
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 from bot.bench.evaluation_spec import render_evaluation_spec
 from bot.bench.plan import (
     BASELINE_CONFIG_FILE,
-    DEFAULT_SPEC,
     EVOLVED_CONFIG_FILE,
     RUN_TREATMENT_PATTERN,
     BenchmarkPlan,
@@ -25,45 +25,20 @@ from bot.bench.yaml_dump import dump_yaml
 from bot.model import PromotionRequest
 from bot.yaml_safe import YamlInputError, load_yaml
 
-#: The data section (and load type) of the upstream inference-perf profiles the planner knows
-#: (llm-d-benchmark workload/profiles/inference-perf/<name>.yaml.in).
-KNOWN_PROFILES: dict[str, dict[str, Any]] = {
-    "shared_prefix_synthetic": {
-        "load_type": "constant",
-        "data": {
-            "type": "shared_prefix",
-            "shared_prefix": {
-                "num_groups": 32,
-                "num_prompts_per_group": 32,
-                "system_prompt_len": 2048,
-                "question_len": 256,
-                "output_len": 256,
-            },
-        },
-    },
-    "guide_optimized-baseline_1": {
-        "load_type": "poisson",
-        "data": {
-            "type": "shared_prefix",
-            "shared_prefix": {
-                "num_groups": 150,
-                "num_prompts_per_group": 5,
-                "system_prompt_len": 6000,
-                "question_len": 1200,
-                "output_len": 1000,
-                "enable_multi_turn_chat": False,
-            },
-        },
-    },
-    "sanity_random": {
-        "load_type": "constant",
-        "data": {
-            "type": "random",
-            "input_distribution": {"min": 10, "max": 100, "mean": 50, "std": 10, "total_count": 100},
-            "output_distribution": {"min": 10, "max": 100, "mean": 50, "std": 10, "total_count": 100},
-        },
-    },
-}
+#: Upstream inference-perf profiles, copied unchanged (bot/bench/profiles/NOTICE.md).
+PROFILE_DIR = Path(__file__).resolve().parent / "profiles" / "inference-perf"
+
+
+def known_profiles() -> list[str]:
+    return sorted(p.name.removesuffix(".yaml.in") for p in PROFILE_DIR.glob("*.yaml.in"))
+
+
+def upstream_profile(name: str) -> dict | None:
+    """llm-d-benchmark's workload/profiles/inference-perf/<name>.yaml.in as a mapping, or None if not copied."""
+    path = PROFILE_DIR / f"{name}.yaml.in"
+    if not path.is_file():
+        return None
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
 def _set_dotted(doc: dict, dotted: str, value: Any, where: str) -> None:
@@ -91,41 +66,58 @@ def _set_dotted(doc: dict, dotted: str, value: Any, where: str) -> None:
 
 
 def workload_profile(request: PromotionRequest, name: str) -> dict:
-    """The inference-perf profile of one workload: upstream's data section + our single-stage load + overrides."""
+    """The inference-perf profile of one workload: upstream's profile with one load stage and the overrides."""
+    return profile_with_changes(request, name)[0]
+
+
+def profile_with_changes(request: PromotionRequest, name: str) -> tuple[dict, list[str]]:
+    """(profile, what differs from upstream's): everything upstream sets and we do not change is kept."""
     w = request.workload(name)
     if w.harness != "inference-perf":
         raise PlanError(
             f"workload {name!r}: harness {w.harness!r}; the planner writes inference-perf profiles only — "
             "use harness: inference-perf"
         )
-    base = KNOWN_PROFILES.get(w.profile)
-    if base is None and "data.type" not in w.overrides:
-        raise PlanError(
-            f"workload {name!r}: profile {w.profile!r} is not one the planner knows ({', '.join(sorted(KNOWN_PROFILES))}); "
-            "give its data section in overrides (data.type: ..., ...)"
+    doc = upstream_profile(w.profile)
+    changes: list[str] = []
+    if doc is None:
+        if "data.type" not in w.overrides:
+            raise PlanError(
+                f"workload {name!r}: profile {w.profile!r} is not one the planner knows ({', '.join(known_profiles())}); "
+                "give its data section in overrides (data.type: ..., ...)"
+            )
+        doc = copy.deepcopy(upstream_profile("sanity_random"))
+        doc["data"] = {}
+        changes.append(
+            f"profile {w.profile!r} is not copied here: sanity_random's settings with the data section from overrides"
         )
-    base = base or {"load_type": "constant", "data": {}}
-    doc: dict[str, Any] = {
-        "load": {"type": base["load_type"], "stages": [{"rate": w.rates[0], "duration": w.duration_s}]},
-        "api": {"type": "completion", "streaming": True},
-        "server": {
-            "type": "vllm",
-            "model_name": "REPLACE_ENV_LLMDBENCH_DEPLOY_CURRENT_MODEL",
-            "base_url": "REPLACE_ENV_LLMDBENCH_HARNESS_STACK_ENDPOINT_URL",
-            "ignore_eos": True,
-        },
-        "tokenizer": {"pretrained_model_name_or_path": "REPLACE_ENV_LLMDBENCH_DEPLOY_CURRENT_TOKENIZER"},
-        "data": copy.deepcopy(base["data"]),
-        "report": {"request_lifecycle": {"summary": True, "per_stage": True, "per_request": True}},
-        "storage": {"local_storage": {"path": "/workspace"}},
-    }
+    stages = doc["load"].get("stages") or []
+    doc["load"]["stages"] = [{"rate": w.rates[0], "duration": w.duration_s}]
+    changes.append(
+        f"load.stages: {len(stages)} upstream stage(s) -> one stage of duration {w.duration_s} s at the run "
+        "treatment's rate (load.stages.0.rate)"
+    )
     for key in sorted(w.overrides):
         _set_dotted(doc, key, w.overrides[key], f"workload {name!r}")
-    return doc
+        changes.append(f"{key}: {w.overrides[key]!r} (request override)")
+    return doc, changes
 
 
 def run_treatment_name(cell: Cell, n: int) -> str:
     return RUN_TREATMENT_PATTERN.format(workload=cell.workload, rate=cell.rate, n=n)
+
+
+def stack_constants(request: PromotionRequest) -> dict[str, Any]:
+    """The stack the plan's rates and GPU-minutes assume, pinned: a spec alone deploys its own model and replicas."""
+    st = request.stack
+    return {
+        "model.name": st.model,
+        "model.huggingfaceId": st.model,
+        "decode.replicas": st.replicas,
+        "decode.parallelism.tensor": st.tensor_parallelism,
+        "decode.acceleratorType.labelKey": st.accelerator_label,
+        "decode.acceleratorType.labelValue": st.accelerator,
+    }
 
 
 def _image(request: PromotionRequest, evolved_image: str | None) -> dict[str, str]:
@@ -167,12 +159,15 @@ def render_experiment(
     workloads = sorted({c.workload for c in plan.cells})
     files: dict[str, str] = {}
     for name in workloads:
+        profile, changes = profile_with_changes(request, name)
         header = (
             f"# inference-perf profile for workload {name!r} of promotion {request.id} ({plan.slug}).\n"
             f"# Based on llm-d-benchmark workload/profiles/inference-perf/{request.workload(name).profile}.yaml.in;\n"
-            "# the experiment sets load.stages.0.rate per run treatment. Generated by the promotion bot.\n"
+            "# every upstream setting not listed here is kept. Changed:\n"
+            + "".join(f"#   - {c}\n" for c in changes)
+            + "# Generated by the promotion bot.\n"
         )
-        files[f"{root}/workloads/{name}.yaml"] = header + dump_yaml(workload_profile(request, name))
+        files[f"{root}/workloads/{name}.yaml"] = header + dump_yaml(profile)
 
     harness = plan.harness
     if "," in harness:
@@ -231,6 +226,7 @@ def render_experiment(
         },
         "setup": {
             "constants": {
+                **stack_constants(request),
                 "router.epp.image.registry": image["registry"],
                 "router.epp.image.repository": image["repository"],
                 "router.epp.image.tag": image["tag"],
@@ -251,12 +247,13 @@ def render_experiment(
     header = (
         f"# llm-d-benchmark experiment for promotion {request.id}: {request.title}\n"
         f"# Copy {root}/workloads/*.yaml into workload/profiles/{harness}/, then:\n"
-        f"#   llmdbenchmark --spec {DEFAULT_SPEC} experiment -e {root}/experiment.yaml -p <namespace>\n"
+        f"#   llmdbenchmark --spec {request.stack.spec} experiment -e {root}/experiment.yaml -p <namespace>\n"
         f"# Results go to {LAYOUT};\n"
         f"# run treatment {RUN_TREATMENT_PATTERN} of setup treatment T -> T/<workload>/rate-<rate>/rep-<n>/.\n"
         "# `design` is informational (llm-d-benchmark does not read it). Generated by the promotion bot.\n"
     )
     files[f"{root}/experiment.yaml"] = header + dump_yaml(experiment)
-    files[f"{root}/evaluation.yaml"] = render_evaluation_spec(plan, request)
+    arms = {"baseline": epp_config_baseline, "evolved": epp_config_evolved}
+    files[f"{root}/evaluation.yaml"] = render_evaluation_spec(plan, request, arms)
     files[f"{root}/README.md"] = plan_markdown(plan)
     return dict(sorted(files.items()))

@@ -502,7 +502,7 @@ def make_plan(
     repetitions: int | None = None,
     alpha: float = DEFAULT_ALPHA,
     power: float = DEFAULT_POWER,
-    gpus_per_stack: int = DEFAULT_GPUS_PER_STACK,
+    gpus_per_stack: int | None = None,
     standup_minutes: float = DEFAULT_STANDUP_MINUTES,
     run_overhead_minutes: float = DEFAULT_RUN_OVERHEAD_MINUTES,
     naive_repetitions: int = NAIVE_REPETITIONS,
@@ -517,7 +517,7 @@ def make_plan(
         raise PlanError("pass either prior_cv or prior_results, not both")
     try:
         params = CostParameters(
-            gpus_per_stack=gpus_per_stack,
+            gpus_per_stack=gpus_per_stack if gpus_per_stack is not None else request.stack.gpus,
             standup_minutes=standup_minutes,
             run_overhead_minutes=run_overhead_minutes,
             naive_repetitions=naive_repetitions,

@@ -61,6 +61,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--per-request", type=Path, help="CSV of per-request values (treatment,workload,rate,metric,value) for CDFs"
     )
+    p.add_argument(
+        "--allow-sample-data",
+        action="store_true",
+        help="let sample/synthetic reports count (a rehearsal: every verdict says so)",
+    )
     p.set_defaults(func=cmd_evaluate)
 
 
@@ -165,13 +170,14 @@ def cmd_plan(args) -> int:
 
 
 def cmd_evaluate(args) -> int:
-    from bot.bench.reports import load_results
+    from bot.bench.evidence import EvidencePolicy, load_evidence, mark_sample, policy_from_spec
     from bot.hypotheses import load_hypotheses
     from bot.stats.evidence import evidence_files
     from bot.stats.verdicts import evaluate
 
     hypotheses = load_hypotheses(args.hypotheses)
     evolved_for, alpha = None, 0.05
+    policy = EvidencePolicy(allow_sample_data=args.allow_sample_data)
     if args.request is not None:
         evolved_for = _load_request(args.request).evolved_for
     if args.spec is not None:
@@ -180,14 +186,15 @@ def cmd_evaluate(args) -> int:
         spec = load_evaluation_spec(_read_text(args.spec, "evaluation.yaml written by `promote plan`"))
         evolved_for = spec.evolved_for or evolved_for
         alpha = spec.alpha
+        policy = policy_from_spec(spec, allow_sample_data=args.allow_sample_data)
     if args.evolved_for:
         evolved_for = args.evolved_for
     if args.alpha is not None:
         alpha = args.alpha
     per_request = _per_request(args.per_request) if args.per_request is not None else None
 
-    reports = load_results(args.results)
-    verdicts = evaluate(hypotheses, reports, evolved_for=evolved_for, alpha=alpha)
+    reports = load_evidence(args.results, policy)
+    verdicts = mark_sample(evaluate(hypotheses, reports, evolved_for=evolved_for, alpha=alpha), reports)
     files = evidence_files(
         hypotheses, verdicts, reports=reports, per_request=per_request, rejected=reports.rejected, alpha=alpha
     )

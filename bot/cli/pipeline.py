@@ -32,6 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--work", type=Path, default=Path(".promote"), help="work directory (default .promote)")
     p.add_argument("--approve", default="", metavar="all|1,2,3", help="approve these gates without stopping")
+    p.add_argument(
+        "--allow-sample-data",
+        action="store_true",
+        help="let sample/synthetic reports count (a rehearsal: every verdict, the report and the PR say so)",
+    )
     _common(p)
     p.set_defaults(func=cmd_run)
 
@@ -80,10 +85,12 @@ def _common(p: argparse.ArgumentParser) -> None:
 # ----------------------------------------------------------------- commands
 def cmd_run(args) -> int:
     approve = parse_approve(args.approve)
-    request, results = preflight(args.request, args.results)
+    request, results = preflight(args.request, args.results, allow_sample_data=args.allow_sample_data)
     work = args.work.resolve()
     fork = (args.fork or work / "fork").resolve()
     settings = {"request": str(args.request.resolve()), "fork": str(fork), "results": str(results) if results else None}
+    if args.allow_sample_data:
+        settings["allow_sample_data"] = True
     saved = _read_settings(work, missing_ok=True)
     if saved and saved["request"] != settings["request"]:
         raise RequestError(
@@ -102,6 +109,7 @@ def cmd_resume(args) -> int:
     _check_saved_state(work)
     request, results = _reload(settings)
     llm = _llm_settings(args, settings)
+    args.allow_sample_data = settings.get("allow_sample_data", False)
     runner = _runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args, llm)
     state = runner.load_state()
     if state is not None and state.status.value in ("failed", "cancelled"):
@@ -115,6 +123,7 @@ def cmd_decide(args) -> int:
     _check_saved_state(work)
     request, results = _reload(settings)
     llm = _llm_settings(args, settings)
+    args.allow_sample_data = settings.get("allow_sample_data", False)
     runner = _runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args, llm)
     state = runner.decide(args.gate, args.decision, args.reason)
     _say(
@@ -178,7 +187,7 @@ def _reload(settings: dict):
     return preflight(Path(settings["request"]), results, check_reports=False)
 
 
-def preflight(request_path: Path, results: Path | None, *, check_reports: bool = True):
+def preflight(request_path: Path, results: Path | None, *, check_reports: bool = True, allow_sample_data: bool = False):
     """Everything that can be wrong with the input is found here, before anything touches the fork."""
     from bot.dictionary import load_dictionary
     from bot.golang.analyze import analyze
@@ -196,10 +205,11 @@ def preflight(request_path: Path, results: Path | None, *, check_reports: bool =
             f"{analysis.kind.value} policy ({analysis.host}); fix 'kind' or the source"
         )
     if results is not None:
-        from bot.bench.reports import ReportError, load_results
+        from bot.bench.evidence import EvidencePolicy, load_evidence
+        from bot.bench.reports import ReportError
 
-        if check_reports:
-            load_results(results)  # raises ReportError naming the problem
+        if check_reports:  # raises ReportError naming the problem (sample data included)
+            load_evidence(results, EvidencePolicy(allow_sample_data=allow_sample_data))
         elif not results.is_dir():
             raise ReportError(f"--results {results}: the directory this promotion was started with is gone; restore it")
         results = results.resolve()
@@ -230,6 +240,7 @@ def _runner(request, work: Path, fork: Path, results, approve, args, llm):
         FileStateStore(work, forge),
         status_context={"home": "local", "work": str(work)},
         results_dir=results,
+        allow_sample_data=bool(getattr(args, "allow_sample_data", False)),
         approve=approve,
         actor=args.actor or _whoami(),
         max_rounds=args.max_rounds,

@@ -44,6 +44,7 @@ class StageContext:
     feedback: str | None = None  # a person's reason (request changes), recorded in the artifacts
     review: str | None = None  # blocking review findings, for an author that can act on them
     results_dir: Path | None = None
+    allow_sample_data: bool = False  # sample/synthetic reports count (rehearsal only; every verdict says so)
     executor: Executor | None = None  # runs evolved/generated code; None = here, in the sandbox
     agents: Agents | None = None  # the Claude author and reviewer; None = deterministic only (--llm offline)
 

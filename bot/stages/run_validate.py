@@ -9,6 +9,10 @@ inconclusive and gate 3's review says why, instead of inventing numbers.
 from __future__ import annotations
 
 import json
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from bot.model import TranslationSummary, Verdict, VerdictStatus, sha256_text
 from bot.render import render
@@ -37,22 +41,69 @@ def go_checks(ctx: StageContext):
 
 
 def judge(ctx: StageContext, hypotheses) -> tuple[list[Verdict], object | None]:
-    """Verdicts for every hypothesis, from the reports in --results (or inconclusive without them)."""
-    from bot.bench.reports import load_results
+    """Verdicts for every hypothesis from the benchmark reports (inconclusive without them).
+
+    The reports come from ``--results`` (local rehearsal) or, when the benchmark job committed
+    them, from the promotion branch's ``benchmarks/promotion/<slug>/results/`` (GitHub home);
+    either way they pass the same validation and must belong to this promotion's arms (the
+    evaluation spec stage 4 committed says what each arm ran).
+    """
     from bot.stats.verdicts import evaluate
 
-    if ctx.results_dir is None:
-        return [
-            Verdict(
-                hypothesis_id=h.id,
-                status=VerdictStatus.INCONCLUSIVE,
-                summary="No benchmark results were supplied (--results); run the plan in stage 4 on a GPU cluster.",
-                flags=["no-results"],
-            )
-            for h in hypotheses
-        ], None
-    reports = load_results(ctx.results_dir)
-    return evaluate(hypotheses, reports, evolved_for=ctx.request.evolved_for), reports
+    with results_source(ctx) as (results_dir, _where):
+        if results_dir is None:
+            return [
+                Verdict(
+                    hypothesis_id=h.id,
+                    status=VerdictStatus.INCONCLUSIVE,
+                    summary="No benchmark results were supplied (--results); run the plan in stage 4 on a GPU cluster.",
+                    flags=["no-results"],
+                )
+                for h in hypotheses
+            ], None
+        reports = load_reports(ctx, results_dir)
+    from bot.bench.evidence import mark_sample
+
+    return mark_sample(evaluate(hypotheses, reports, evolved_for=ctx.request.evolved_for), reports), reports
+
+
+def load_reports(ctx: StageContext, results_dir: Path):
+    """The reports under ``results_dir`` that are evidence for this promotion's plan."""
+    from bot.bench.evaluation_spec import load_evaluation_spec
+    from bot.bench.evidence import EvidencePolicy, load_evidence, policy_from_spec
+    from bot.bench.run.manifest import recorded_image_digest
+
+    text = ctx.read(ctx.paths.evaluation_spec)
+    digest = recorded_image_digest(results_dir)
+    if text is None:
+        policy = EvidencePolicy(promotion=ctx.request.id, allow_sample_data=ctx.allow_sample_data, image_digest=digest)
+    else:
+        policy = policy_from_spec(
+            load_evaluation_spec(text), allow_sample_data=ctx.allow_sample_data, image_digest=digest
+        )
+    return load_evidence(results_dir, policy)
+
+
+@contextmanager
+def results_source(ctx: StageContext) -> Iterator[tuple[Path | None, str | None]]:
+    """(directory of reports, where they came from): --results, else the branch's committed results."""
+    if ctx.results_dir is not None:
+        yield ctx.results_dir, str(ctx.results_dir)
+        return
+    prefix = f"{ctx.paths.benchmarks}/results/"
+    committed = [p for p in ctx.list(prefix) if not p.endswith("/")]
+    if not committed:
+        yield None, None
+        return
+    with tempfile.TemporaryDirectory(prefix="promote-results-") as tmp:
+        for path in committed:
+            data = ctx.forge.read_file(ctx.branch, path)
+            if data is None:
+                continue
+            target = Path(tmp) / path[len(prefix) :]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        yield Path(tmp), f"{ctx.branch}:{prefix}"
 
 
 def run(ctx: StageContext) -> StageOutput:
@@ -82,7 +133,12 @@ def run(ctx: StageContext) -> StageOutput:
         summary=summary_markdown(verdicts, hypotheses),
         evidence=evidence,
         rejected=getattr(reports, "rejected", []),
-        results=str(ctx.results_dir) if ctx.results_dir else None,
+        notes=getattr(reports, "notes", []),
+        results=(
+            str(ctx.results_dir)
+            if ctx.results_dir
+            else (f"{ctx.branch}:{ctx.paths.benchmarks}/results/" if reports is not None else None)
+        ),
     )
     if reports is not None:
         for name, png in sorted(plot_effects(hypotheses, verdicts, reports).items()):

@@ -61,6 +61,7 @@ class Runner:
         store: StateStore,
         *,
         results_dir: Path | None = None,
+        allow_sample_data: bool = False,
         approve: frozenset[int] = frozenset(),
         actor: str = "local-user",
         max_rounds: int = pipeline.DEFAULT_MAX_ROUNDS,
@@ -75,6 +76,7 @@ class Runner:
         self.store = store
         self.status_context = status_context or {}
         self.results_dir = results_dir
+        self.allow_sample_data = allow_sample_data
         self.approve = approve
         self.actor = actor
         self.max_rounds = max_rounds
@@ -168,6 +170,7 @@ class Runner:
             feedback=feedback,
             review=review,
             results_dir=self.results_dir,
+            allow_sample_data=self.allow_sample_data,
             executor=self.executor,
             agents=self.agents,
         )
@@ -182,6 +185,8 @@ class Runner:
             "earlier": earlier,
             "results": _dir_hash(self.results_dir) if stage == Stage.RUN_VALIDATE else "",
         }
+        if stage == Stage.RUN_VALIDATE and self.allow_sample_data:
+            parts["sample"] = "allowed"  # the same reports judged with and without sample data differ
         return sha256_text(json.dumps(parts, sort_keys=True))
 
     def _with_llm_calls(self, state: PipelineState) -> PipelineState:

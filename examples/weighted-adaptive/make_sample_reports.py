@@ -284,8 +284,15 @@ def epp_config(treatment: str) -> dict:
     }
 
 
+#: Filled by ``plan_inputs``: the EndpointPickerConfig each arm of the bot's plan runs, and the stack it pins.
+#: The sample reports record exactly these, so stage 5's evidence binding accepts them for their arm.
+ARMS: dict[str, dict] = {}
+REQUEST_ID = ["1"]
+STACK: dict = {"model": MODEL, "replicas": 4, "tensor_parallelism": 1, "accelerator": "NVIDIA-H100-80GB-HBM3"}
+
+
 def stack(treatment: str) -> list[dict]:
-    config = epp_config(treatment)
+    config = ARMS.get(treatment) or epp_config(treatment)
     args = {"--config-file": f"/config/{'default-plugins' if treatment == 'baseline' else PLUGIN}.yaml"}
     if treatment == "evolved":
         args["--allow-experimental-plugins"] = True
@@ -299,7 +306,7 @@ def stack(treatment: str) -> list[dict]:
             "metadata": {
                 "schema_version": "0.0.1",
                 "label": "vllm-replica-0",
-                "cfg_id": short_hash("vllm", MODEL),
+                "cfg_id": short_hash("vllm", STACK["model"]),
                 "description": "vLLM replicas (aggregated serving)",
             },
             "standardized": {
@@ -307,12 +314,19 @@ def stack(treatment: str) -> list[dict]:
                 "tool": "llm-d",
                 "tool_version": "ghcr.io/llm-d/llm-d-cuda:v0.5.1",
                 "role": "replica",
-                "replicas": 4,
-                "model": {"name": MODEL},
+                "replicas": STACK["replicas"],
+                "model": {"name": STACK["model"]},
                 "accelerator": {
-                    "model": "NVIDIA-H100-80GB-HBM3",
-                    "count": 4,
-                    "parallelism": {"tp": 1, "dp": 1, "dp_local": 1, "workers": 1, "ep": 1, "pp": 1},
+                    "model": STACK["accelerator"],
+                    "count": STACK["tensor_parallelism"],
+                    "parallelism": {
+                        "tp": STACK["tensor_parallelism"],
+                        "dp": 1,
+                        "dp_local": 1,
+                        "workers": 1,
+                        "ep": 1,
+                        "pp": 1,
+                    },
                 },
             },
             "native": {
@@ -320,7 +334,7 @@ def stack(treatment: str) -> list[dict]:
                     "--enable-prefix-caching": None,
                     "--block-size": 16,
                     "--max-model-len": 16384,
-                    "--tensor-parallel-size": 1,
+                    "--tensor-parallel-size": STACK["tensor_parallelism"],
                 },
                 "envars": {},
             },
@@ -374,7 +388,7 @@ def load_block(workload: dict, prof: dict, rate: float) -> dict:
         "api": {"type": "completion", "streaming": True},
         "server": {
             "type": "vllm",
-            "model_name": MODEL,
+            "model_name": STACK["model"],
             "base_url": "http://infra-promotion-inference-gateway:80",
             "ignore_eos": True,
         },
@@ -402,7 +416,11 @@ def group_noise(rng: np.random.Generator, repetitions: int) -> list[tuple[float,
 
 
 def planned_repetitions(request_path: Path) -> tuple[dict[tuple[str, float], int], str]:
-    """(workload, rate) -> repetitions per treatment from the bot's plan, and where the hypotheses came from."""
+    """(workload, rate) -> repetitions per treatment from the bot's plan, and where the hypotheses came from.
+
+    Also fills ``ARMS`` and ``STACK`` with what the plan's arms run (stage 4's baseline config and
+    stage 2's evolved config) and the stack the request pins.
+    """
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     from bot.bench.plan import make_plan
@@ -428,8 +446,17 @@ def planned_repetitions(request_path: Path) -> tuple[dict[tuple[str, float], int
         source = f"fixed summary (bot.golang.translate not importable): signals {', '.join(FALLBACK_SIGNALS)}"
     else:
         src = load_evolved_source(request.source_path)
-        summary = translate(src, analyze(src, d, request.kind), d, plugin_type=request.plugin_type).summary
+        translation = translate(src, analyze(src, d, request.kind), d, plugin_type=request.plugin_type)
+        summary = translation.summary
         source = "stage 2 translation summary"
+        from bot.stages.implement_tests import BASELINE_EPP_CONFIG
+
+        ARMS.update(baseline=yaml.safe_load(BASELINE_EPP_CONFIG), evolved=yaml.safe_load(translation.epp_config))
+    st = request.stack
+    STACK.update(
+        model=st.model, replicas=st.replicas, tensor_parallelism=st.tensor_parallelism, accelerator=st.accelerator
+    )
+    REQUEST_ID[0] = request.id
     plan = make_plan(request, generate_hypotheses(request, summary, d))
     return {(c.workload, c.rate): n for c, n in plan.repetitions_by_cell.items()}, source
 
@@ -530,7 +557,8 @@ def report(
                 "sample-data",
                 "not-a-measurement",
                 "promotion-example",
-                f"treatment:{treatment}",
+                f"promotion:{REQUEST_ID[0]}",
+                f"arm:{treatment}",
                 f"workload:{name}",
             ],
         },

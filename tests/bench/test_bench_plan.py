@@ -632,7 +632,8 @@ def test_evaluation_spec_round_trip():
     plan = make_plan(req, _example_hypotheses())
     files = render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED)
     spec = load_evaluation_spec(files["benchmarks/promotion/evolved-adaptive-scorer/evaluation.yaml"])
-    assert spec == evaluation_spec(plan, req)
+    assert spec == evaluation_spec(plan, req, {"baseline": EPP_BASELINE, "evolved": EPP_EVOLVED})
+    assert spec.stack == req.stack and set(spec.arms) == {"baseline", "evolved"}
     assert spec.treatments == ["baseline", "evolved"]
     assert spec.repetitions == plan.repetitions and spec.cells == plan.cells
     assert spec.repetitions_by_cell == {c.label(): n for c, n in plan.repetitions_by_cell.items()}

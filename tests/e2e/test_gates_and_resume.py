@@ -26,7 +26,9 @@ def state_of(work: Path) -> PipelineState:
 def test_gate_by_gate_with_request_changes_and_illegal_decisions(tmp_path, capsys):
     work, fork = tmp_path / "work", tmp_path / "fork"
     common = ["--work", str(work), "--quiet", "--actor", "bob"]
-    assert main(["run", str(REQUEST), "--results", str(RESULTS), "--fork", str(fork), *common]) == 0
+    assert (
+        main(["run", str(REQUEST), "--results", str(RESULTS), "--allow-sample-data", "--fork", str(fork), *common]) == 0
+    )
     out = capsys.readouterr().out
     assert "stopped at gate 1" in out and "promote approve 1" in out and "promote request-changes 1" in out
     s = state_of(work)
@@ -84,6 +86,7 @@ def test_killed_run_resumes_to_the_same_branch_content(tmp_path, full_run):
             str(REQUEST),
             "--results",
             str(RESULTS),
+            "--allow-sample-data",
             "--work",
             str(work),
             "--fork",

@@ -23,7 +23,23 @@ def test_failed_stage_is_shown_failed_and_resume_retries_it(tmp_path, capsys, mo
         raise StageFailed("the hypothesis templates could not be read", fix="restore bot/hypotheses/")
 
     monkeypatch.setattr(hypothesize, "run", unavailable)
-    assert main(["run", str(REQUEST), "--results", str(RESULTS), "--fork", str(fork), "--approve", "1", *common]) == 1
+    assert (
+        main(
+            [
+                "run",
+                str(REQUEST),
+                "--results",
+                str(RESULTS),
+                "--allow-sample-data",
+                "--fork",
+                str(fork),
+                "--approve",
+                "1",
+                *common,
+            ]
+        )
+        == 1
+    )
     err = capsys.readouterr().err
     assert "stage 3 (hypothesize) failed: the hypothesis templates could not be read" in err
     assert f"promote resume --work {work}" in err and "fix: restore bot/hypotheses/" in err

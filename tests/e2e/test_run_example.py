@@ -105,6 +105,7 @@ def test_running_again_is_a_no_op(full_run, capsys):
                 str(REQUEST),
                 "--results",
                 str(RESULTS),
+                "--allow-sample-data",
                 "--work",
                 str(work),
                 "--fork",

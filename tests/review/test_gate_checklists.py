@@ -21,7 +21,7 @@ def branch(full_run, tmp_path):
     shutil.copytree(fork, tmp_path / "fork")
     forge = LocalForge(tmp_path / "fork", tmp_path / "work")
     state = PipelineState.model_validate_json((work / "state.json").read_text())
-    ctx = StageContext(PromotionRequest.load(REQUEST), forge, state, results_dir=RESULTS)
+    ctx = StageContext(PromotionRequest.load(REQUEST), forge, state, results_dir=RESULTS, allow_sample_data=True)
 
     def edit(path: str, change) -> None:
         text = forge.read_file(BRANCH, path).decode()

@@ -64,6 +64,7 @@ def chain(tmp_path_factory):
         bot.cli.main(
             [
                 "evaluate",
+                "--allow-sample-data",
                 "--hypotheses",
                 str(root / "hyp"),
                 "--results",
@@ -101,6 +102,7 @@ def test_evaluate_is_deterministic(chain, promote, tmp_path):
     spec = next((root / "plan").rglob("evaluation.yaml"))
     code, out, _ = promote(
         "evaluate",
+        "--allow-sample-data",
         "--hypotheses",
         root / "hyp",
         "--results",
@@ -120,6 +122,7 @@ def test_evolved_for_changes_only_the_mechanism_flags(chain, promote, tmp_path):
     root, _ = chain
     code, _, _ = promote(
         "evaluate",
+        "--allow-sample-data",
         "--hypotheses",
         root / "hyp",
         "--results",
@@ -147,6 +150,7 @@ def test_evolved_for_changes_only_the_mechanism_flags(chain, promote, tmp_path):
         (
             [
                 "evaluate",
+                "--allow-sample-data",
                 "--hypotheses",
                 "{hyp}",
                 "--results",
@@ -159,12 +163,24 @@ def test_evolved_for_changes_only_the_mechanism_flags(chain, promote, tmp_path):
             "--per-request",
         ),
         (
-            ["evaluate", "--hypotheses", "{hyp}", "--results", "{results}", "--out", "{tmp}/o", "--alpha", "0.7"],
+            [
+                "evaluate",
+                "--allow-sample-data",
+                "--hypotheses",
+                "{hyp}",
+                "--results",
+                "{results}",
+                "--out",
+                "{tmp}/o",
+                "--alpha",
+                "0.7",
+            ],
             "alpha",
         ),
         (
             [
                 "evaluate",
+                "--allow-sample-data",
                 "--hypotheses",
                 "{hyp}",
                 "--results",

@@ -1,0 +1,223 @@
+"""Evidence belongs to this promotion: a report counts for an arm only if it measured that arm.
+
+A report filed under ``evolved/`` says nothing about this promotion unless what it
+records is what this plan ran for that arm: the EndpointPickerConfig in
+``scenario.stack[].native.config`` (plugin types, their parameters, the profiles),
+the model and the number of model-server replicas, and, when the runner recorded
+them, the promotion id, the arm and the EPP image digest (``run.keywords``
+``promotion:<id>``, ``arm:<arm>``, ``epp-image:<ref>@sha256:<digest>``). Anything
+else is rejected with the reason, so another program's reports cannot confirm this
+plugin's hypotheses.
+
+Sample and synthetic data (``run.keywords`` ``synthetic`` / ``sample-data``, or a
+description that says so) is never evidence unless the person asks for a rehearsal
+with ``--allow-sample-data``; then every verdict, the report and the PR say so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from bot.bench.layout import split_condition
+from bot.bench.reports import Candidate, ReportSet, load_results
+
+SAMPLE_KEYWORDS = frozenset({"synthetic", "sample-data", "sample", "not-a-measurement"})
+SAMPLE_FLAG = "SAMPLE DATA (--allow-sample-data): synthetic reports, not a measurement"
+ALLOW_HINT = "pass --allow-sample-data to rehearse with it"
+
+
+def keywords(doc: dict) -> list[str]:
+    kws = (doc.get("run") or {}).get("keywords") or []
+    return [str(k) for k in kws] if isinstance(kws, list) else []
+
+
+def keyword_value(doc: dict, name: str) -> str | None:
+    prefix = f"{name}:"
+    return next((k[len(prefix) :] for k in keywords(doc) if k.startswith(prefix)), None)
+
+
+def is_sample(doc: dict) -> bool:
+    kws = {k.lower() for k in keywords(doc)}
+    description = str((doc.get("run") or {}).get("description") or "").lower()
+    return bool(kws & SAMPLE_KEYWORDS) or "synthetic sample data" in description or "not a measurement" in description
+
+
+def epp_component(doc: dict) -> dict | None:
+    """The stack component that carries the EndpointPickerConfig (upstream: 'Inference Scheduler (EPP)')."""
+    for comp in (doc.get("scenario") or {}).get("stack") or []:
+        config = ((comp or {}).get("native") or {}).get("config")
+        if isinstance(config, dict) and config.get("kind") == "EndpointPickerConfig":
+            return comp
+    return None
+
+
+def _engines(doc: dict) -> list[dict]:
+    return [
+        c.get("standardized") or {}
+        for c in (doc.get("scenario") or {}).get("stack") or []
+        if isinstance(c, dict) and (c.get("standardized") or {}).get("kind") == "inference_engine"
+    ]
+
+
+def _plugins(config: dict) -> dict[str, tuple[str, Any]]:
+    """name -> (type, parameters) of an EndpointPickerConfig's plugins (name defaults to type)."""
+    out = {}
+    for p in config.get("plugins") or []:
+        if isinstance(p, dict):
+            out[str(p.get("name") or p.get("type"))] = (str(p.get("type")), p.get("parameters") or {})
+    return out
+
+
+def config_difference(recorded: dict, expected: dict) -> str | None:
+    """The first way ``recorded`` differs from ``expected`` (None when they are the same config)."""
+    got, want = _plugins(recorded), _plugins(expected)
+    if {t for t, _ in got.values()} != {t for t, _ in want.values()}:
+        return f"plugins {sorted({t for t, _ in got.values()})} instead of {sorted({t for t, _ in want.values()})}"
+    for name in sorted(want):
+        if name not in got:
+            return f"no plugin named {name!r}"
+        if got[name][1] != want[name][1]:
+            keys = sorted(set(got[name][1]) | set(want[name][1]), key=str)
+            diff = next(k for k in keys if got[name][1].get(k) != want[name][1].get(k))
+            return (
+                f"plugin {name!r} parameter {diff!r} is {got[name][1].get(diff)!r}, "
+                f"the plan's is {want[name][1].get(diff)!r}"
+            )
+    if _canon(recorded.get("schedulingProfiles")) != _canon(expected.get("schedulingProfiles")):
+        return "schedulingProfiles differ (plugin weights or order)"
+    return None
+
+
+def _canon(x: Any) -> str:
+    return json.dumps(x, sort_keys=True, default=str)
+
+
+@dataclass
+class EvidencePolicy:
+    """What a report must record to count as evidence for one arm of this promotion's plan.
+
+    ``arms`` maps arm -> EndpointPickerConfig (parsed); None fields are not checked (a local
+    ``promote evaluate`` without the plan's evaluation spec can only check sample data).
+    """
+
+    promotion: str | None = None
+    arms: Mapping[str, dict] | None = None
+    model: str | None = None
+    replicas: int | None = None
+    condition_replicas: Mapping[str, int] = field(default_factory=dict)
+    image_digest: str | None = None
+    allow_sample_data: bool = False
+    sample_used: int = 0
+
+    def bind(self, c: Candidate) -> str | None:
+        doc = c.doc
+        if is_sample(doc):
+            if not self.allow_sample_data:
+                return f"sample data, not a measurement (run.keywords / run.description say so); {ALLOW_HINT}"
+            self.sample_used += 1
+        promotion = keyword_value(doc, "promotion")
+        if self.promotion is not None and promotion is not None and promotion != self.promotion:
+            return f"belongs to promotion {promotion!r} (run.keywords), not {self.promotion!r}"
+        arm = keyword_value(doc, "arm")
+        if arm is not None and arm != c.key.treatment:
+            return f"run.keywords says arm {arm!r}, but it is filed under {c.key.treatment!r}"
+        reason = self._epp(doc, c.key.treatment) or self._stack(doc, c.key.workload)
+        return reason or self._image(doc)
+
+    def _epp(self, doc: dict, arm: str) -> str | None:
+        if not self.arms:
+            return None
+        comp = epp_component(doc)
+        if comp is None:
+            return (
+                "records no EndpointPickerConfig (scenario.stack[].native.config), so it cannot show which arm it "
+                "measured; run it through llm-d-benchmark (or `promote bench run`), which records it"
+            )
+        recorded = comp["native"]["config"]
+        expected = self.arms.get(arm)
+        if expected is None:
+            return f"arm {arm!r} is not in this plan ({', '.join(sorted(self.arms))})"
+        diff = config_difference(recorded, expected)
+        if diff is None:
+            return None
+        other = next(
+            (a for a, cfg in sorted(self.arms.items()) if a != arm and config_difference(recorded, cfg) is None), None
+        )
+        if other is not None:
+            return f"its EPP config is the {other} arm's, but it is filed under {arm}"
+        return f"EPP config differs from the {arm} arm's in this plan: {diff}"
+
+    def _stack(self, doc: dict, workload: str) -> str | None:
+        engines = _engines(doc)
+        if not engines or (self.model is None and self.replicas is None):
+            return None
+        models = sorted({str((e.get("model") or {}).get("name")) for e in engines})
+        if self.model is not None and models != [self.model]:
+            return f"measured model {', '.join(models)}, but the plan's stack serves {self.model}"
+        condition = split_condition(workload)[1]
+        want = self.condition_replicas.get(condition or "", self.replicas)
+        replicas = sum(int(e.get("replicas") or 0) for e in engines)
+        if want is not None and replicas != want:
+            return f"{replicas} model-server replicas, but the plan's stack has {want}"
+        return None
+
+    def _image(self, doc: dict) -> str | None:
+        if self.image_digest is None:
+            return None
+        recorded = keyword_value(doc, "epp-image")
+        comp = epp_component(doc) or {}
+        version = str((comp.get("standardized") or {}).get("tool_version") or "")
+        for ref in (recorded, version):
+            if ref and "@sha256:" in ref and ref.split("@", 1)[1] != self.image_digest:
+                return f"EPP image {ref} is not the one built for this promotion (@{self.image_digest})"
+        return None
+
+    def notes(self) -> list[str]:
+        return [SAMPLE_FLAG] if self.sample_used else []
+
+
+def load_evidence(results_dir, policy: EvidencePolicy) -> ReportSet:
+    """``load_results`` with this promotion's evidence rules; the set's notes say when sample data was used."""
+    from bot.bench.errors import ReportError
+
+    try:
+        reports = load_results(results_dir, binder=policy.bind)
+    except ReportError as exc:
+        if "sample data, not a measurement" in str(exc):
+            raise ReportError(
+                f"{results_dir}: every report there is sample data, not a measurement; {ALLOW_HINT} "
+                "(every verdict, the report and the PR will say so)"
+            ) from None
+        raise
+    reports.notes = policy.notes()
+    return reports
+
+
+def policy_from_spec(spec: Any, *, allow_sample_data: bool, image_digest: str | None = None) -> EvidencePolicy:
+    """The evidence rules of an evaluation spec (``bot.bench.evaluation_spec.EvaluationSpec``)."""
+    arms = {name: yaml.safe_load(text) for name, text in (spec.arms or {}).items()} or None
+    stack = spec.stack
+    return EvidencePolicy(
+        promotion=spec.promotion,
+        arms=arms,
+        model=stack.model if stack else None,
+        replicas=stack.replicas if stack else None,
+        condition_replicas=dict(spec.condition_replicas or {}),
+        image_digest=image_digest,
+        allow_sample_data=allow_sample_data,
+    )
+
+
+def mark_sample(verdicts: list, reports: ReportSet) -> list:
+    """Every verdict built on sample data says so, in its flags and its first words."""
+    if not reports.notes:
+        return verdicts
+    return [
+        v.model_copy(update={"flags": [*reports.notes, *v.flags], "summary": f"[SAMPLE DATA] {v.summary}"})
+        for v in verdicts
+    ]

@@ -1,0 +1,140 @@
+"""The results directory's manifest: what finished, with what, and what was set aside.
+
+A cell counts as finished only when its report file is in place *and* the manifest
+lists it with the report's sha256; both are written atomically (temporary file, then
+``os.replace``), the report first. So a job killed at any moment leaves either a
+finished cell or a directory the next ``--resume`` discards, never a half-read one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MANIFEST = "manifest.json"
+REJECTED_DIR = "rejected"
+MANIFEST_VERSION = 1
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ImageRecord(_M):
+    ref: str = Field(description="registry/repository:tag the EPP was deployed from")
+    digest: str | None = Field(default=None, description="sha256:... of the pushed image")
+    commit: str = Field(description="fork commit the image was built from")
+
+
+class FaultRecord(_M):
+    kind: str
+    planned_at_s: float
+    issued_at_s: float | None = None
+    target: str | None = None
+    ok: bool = False
+    detail: str = ""
+
+
+class CellRecord(_M):
+    treatment: str
+    workload: str
+    rate: float
+    repetition: int
+    run_treatment: str
+    setup_treatment: str
+    commit: str
+    image_digest: str | None = None
+    start: str
+    end: str
+    gpu_minutes: float
+    exit_status: int
+    report: str = Field(description="results-relative path of the v0.2 report")
+    sha256: str
+    fault: FaultRecord | None = None
+
+
+class RejectedRecord(_M):
+    cell: str
+    path: str = Field(description="results-relative path where the report was set aside")
+    reason: str
+
+
+class EventRecord(_M):
+    kind: Literal["image", "standup", "swap", "warmup", "teardown", "stop"]
+    what: str
+    start: str
+    end: str
+    gpu_minutes: float = 0.0
+    ok: bool = True
+    detail: str = ""
+
+
+class Manifest(_M):
+    version: Literal[1] = MANIFEST_VERSION
+    promotion: str
+    slug: str
+    commit: str
+    image: ImageRecord | None = None
+    budget_gpu_minutes: float | None = None
+    planned_gpu_minutes: float
+    cells: list[CellRecord] = Field(default_factory=list)
+    rejected: list[RejectedRecord] = Field(default_factory=list)
+    events: list[EventRecord] = Field(default_factory=list)
+
+    @property
+    def spent_gpu_minutes(self) -> float:
+        return round(sum(c.gpu_minutes for c in self.cells) + sum(e.gpu_minutes for e in self.events), 3)
+
+    def finished(self, run_treatment: str, treatment: str) -> CellRecord | None:
+        return next((c for c in self.cells if c.run_treatment == run_treatment and c.treatment == treatment), None)
+
+
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that a reader sees the old file or the new one, never part of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save(results: Path, manifest: Manifest) -> None:
+    atomic_write(results / MANIFEST, (manifest.model_dump_json(indent=2) + "\n").encode("utf-8"))
+
+
+def load(results: Path) -> Manifest | None:
+    path = results / MANIFEST
+    if not path.is_file():
+        return None
+    return Manifest.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def recorded_image_digest(results: Path) -> str | None:
+    """The EPP image digest the runner recorded for these results (None without a manifest or a digest)."""
+    try:
+        manifest = load(Path(results))
+    except (OSError, ValueError):
+        return None
+    if manifest is None or manifest.image is None or not manifest.image.digest:
+        return None
+    return manifest.image.digest
+
+
+def as_json(manifest: Manifest) -> dict[str, Any]:
+    return json.loads(manifest.model_dump_json())

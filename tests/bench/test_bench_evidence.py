@@ -1,0 +1,147 @@
+"""Evidence belongs to this promotion: arm, EPP config, stack, image; sample data only when asked for."""
+
+from __future__ import annotations
+
+import copy
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bot.bench.evidence import SAMPLE_FLAG, EvidencePolicy, load_evidence, mark_sample
+from bot.bench.reports import ReportError
+from bot.model import Verdict, VerdictStatus
+from tests.bench.bench_helpers import make_doc
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "weighted-adaptive"
+BASELINE = {
+    "apiVersion": "llm-d.ai/v1alpha1",
+    "kind": "EndpointPickerConfig",
+    "plugins": [{"type": "queue-scorer"}, {"type": "prefix-cache-scorer"}],
+    "schedulingProfiles": [{"name": "default", "plugins": [{"pluginRef": "queue-scorer", "weight": 2}]}],
+}
+EVOLVED = {
+    "apiVersion": "llm-d.ai/v1alpha1",
+    "kind": "EndpointPickerConfig",
+    "plugins": [{"type": "evolved-adaptive-scorer", "parameters": {"loadDeltaThreshold": 0.2}}],
+    "schedulingProfiles": [{"name": "default", "plugins": [{"pluginRef": "evolved-adaptive-scorer"}]}],
+}
+
+
+def _doc(arm_config: dict, *, model="m/x", replicas=4, keywords=None, ttft=50.0) -> dict:
+    doc = make_doc(ttft_ms=ttft)
+    doc["scenario"]["stack"] = [
+        {
+            "metadata": {"label": "vllm", "cfg_id": "c1"},
+            "standardized": {
+                "kind": "inference_engine",
+                "tool": "vllm",
+                "tool_version": "v",
+                "role": "replica",
+                "replicas": replicas,
+                "model": {"name": model},
+                "accelerator": {"model": "H100", "count": 1, "parallelism": {"tp": 1}},
+            },
+            "native": {"args": {}, "envars": {}},
+        },
+        {
+            "metadata": {"label": "Inference Scheduler (EPP)", "cfg_id": "c2"},
+            "standardized": {"kind": "generic", "tool": "inference_scheduler", "tool_version": ""},
+            "native": {"config": copy.deepcopy(arm_config)},
+        },
+    ]
+    if keywords is not None:
+        doc["run"]["keywords"] = keywords
+    return doc
+
+
+def _policy(**kw) -> EvidencePolicy:
+    base = {"promotion": "7", "arms": {"baseline": BASELINE, "evolved": EVOLVED}, "model": "m/x", "replicas": 4}
+    return EvidencePolicy(**(base | kw))
+
+
+def test_reports_of_this_plans_arms_count(results_factory):
+    root, write = results_factory
+    for rep in (1, 2):
+        write("baseline", "w", 10, rep, _doc(BASELINE, keywords=["promotion:7", "arm:baseline"]))
+        write("evolved", "w", 10, rep, _doc(EVOLVED, ttft=40.0))
+    rs = load_evidence(root, _policy())
+    assert rs.rejected == [] and len(rs.loaded) == 4 and rs.notes == []
+
+
+def test_a_report_that_measured_something_else_is_rejected_with_the_reason(results_factory):
+    root, write = results_factory
+    write("baseline", "w", 10, 1, _doc(BASELINE))
+    write("evolved", "w", 10, 1, _doc(EVOLVED))
+    other = copy.deepcopy(EVOLVED)
+    other["plugins"][0]["parameters"]["loadDeltaThreshold"] = 0.25
+    write("evolved", "w", 10, 2, _doc(other))
+    write("evolved", "w", 10, 3, _doc(BASELINE))  # the other arm's config, filed under evolved
+    foreign = copy.deepcopy(EVOLVED)
+    foreign["plugins"] = [{"type": "some-other-scorer"}]
+    write("evolved", "w", 10, 4, _doc(foreign))
+    write("evolved", "w", 10, 5, _doc(EVOLVED, model="Qwen/Qwen3-32B"))
+    write("evolved", "w", 10, 6, _doc(EVOLVED, replicas=2))
+    write("evolved", "w", 10, 7, _doc(EVOLVED, keywords=["promotion:99"]))
+    write("evolved", "w", 10, 8, _doc(EVOLVED, keywords=["arm:baseline"]))
+    no_epp = _doc(EVOLVED)
+    no_epp["scenario"]["stack"] = no_epp["scenario"]["stack"][:1]
+    write("evolved", "w", 10, 9, no_epp)
+    write(
+        "evolved",
+        "w",
+        10,
+        10,
+        _doc(EVOLVED, keywords=["epp-image:ghcr.io/o/epp:t@sha256:" + "b" * 64]),
+    )
+    rs = load_evidence(root, _policy(image_digest="sha256:" + "a" * 64))
+    reasons = {p.split("/")[3]: r for p, r in rs.rejected}
+    assert reasons["rep-2"] == (
+        "EPP config differs from the evolved arm's in this plan: plugin 'evolved-adaptive-scorer' parameter "
+        "'loadDeltaThreshold' is 0.25, the plan's is 0.2"
+    )
+    assert reasons["rep-3"] == "its EPP config is the baseline arm's, but it is filed under evolved"
+    assert reasons["rep-4"].startswith("EPP config differs from the evolved arm's in this plan: plugins ['some-other")
+    assert reasons["rep-5"] == "measured model Qwen/Qwen3-32B, but the plan's stack serves m/x"
+    assert reasons["rep-6"] == "2 model-server replicas, but the plan's stack has 4"
+    assert reasons["rep-7"] == "belongs to promotion '99' (run.keywords), not '7'"
+    assert reasons["rep-8"] == "run.keywords says arm 'baseline', but it is filed under 'evolved'"
+    assert reasons["rep-9"].startswith("records no EndpointPickerConfig")
+    assert (
+        reasons["rep-10"].startswith("EPP image ghcr.io/o/epp:t@sha256:bbbb")
+        and "not the one built" in reasons["rep-10"]
+    )
+    assert rs.loaded == [
+        "baseline/w/rate-10/rep-1/benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml",
+        "evolved/w/rate-10/rep-1/benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml",
+    ]
+
+
+def test_the_bundled_sample_data_is_refused_without_the_flag(tmp_path):
+    with pytest.raises(ReportError) as exc:
+        load_evidence(EXAMPLE / "results", EvidencePolicy())
+    assert "every report there is sample data" in str(exc.value) and "--allow-sample-data" in str(exc.value)
+    # One real-looking report among sample ones: the sample ones are listed, one by one.
+    root = tmp_path / "results"
+    shutil.copytree(EXAMPLE / "results" / "baseline" / "load-spikes", root / "baseline" / "load-spikes")
+    real = yaml.safe_load(
+        (
+            root / "baseline/load-spikes/rate-30/rep-1/benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml"
+        ).read_text()
+    )
+    real["run"]["keywords"], real["run"]["description"], real["run"]["uid"] = [], "a run", "real-1"
+    (root / "baseline/load-spikes/rate-30/rep-1/benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml").write_text(
+        yaml.safe_dump(real)
+    )
+    rs = load_evidence(root, EvidencePolicy())
+    assert len(rs.loaded) == 1 and rs.notes == []
+    assert all("sample data, not a measurement" in r for _, r in rs.rejected) and rs.rejected
+
+
+def test_with_the_flag_every_verdict_says_sample_data():
+    rs = load_evidence(EXAMPLE / "results", EvidencePolicy(allow_sample_data=True))
+    assert rs.notes == [SAMPLE_FLAG] and rs.rejected == []
+    v = Verdict(hypothesis_id="A1", status=VerdictStatus.CONFIRMED, summary="A1 held.")
+    [marked] = mark_sample([v], rs)
+    assert marked.summary.startswith("[SAMPLE DATA]") and SAMPLE_FLAG in marked.flags
