@@ -21,10 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from bot.bench.layout import split_condition
 from bot.bench.reports import Candidate, ReportSet, load_results
+from bot.yaml_safe import load_yaml
 
 SAMPLE_KEYWORDS = frozenset({"synthetic", "sample-data", "sample", "not-a-measurement"})
 SAMPLE_FLAG = "SAMPLE DATA (--allow-sample-data): synthetic reports, not a measurement"
@@ -200,7 +199,7 @@ def load_evidence(results_dir, policy: EvidencePolicy) -> ReportSet:
 
 def policy_from_spec(spec: Any, *, allow_sample_data: bool, image_digest: str | None = None) -> EvidencePolicy:
     """The evidence rules of an evaluation spec (``bot.bench.evaluation_spec.EvaluationSpec``)."""
-    arms = {name: yaml.safe_load(text) for name, text in (spec.arms or {}).items()} or None
+    arms = {name: load_yaml(text) for name, text in (spec.arms or {}).items()} or None
     stack = spec.stack
     return EvidencePolicy(
         promotion=spec.promotion,

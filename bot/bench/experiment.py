@@ -38,7 +38,7 @@ def upstream_profile(name: str) -> dict | None:
     path = PROFILE_DIR / f"{name}.yaml.in"
     if not path.is_file():
         return None
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
+    return load_yaml(path.read_text(encoding="utf-8"))
 
 
 def _set_dotted(doc: dict, dotted: str, value: Any, where: str) -> None:
