@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,25 +52,27 @@ def time_translate(path: Path, dictionary, repeat: int):
 
 
 def time_vet(files: dict[str, str], package_dir: str, repeat: int) -> float:
-    from bot.golang.toolchain import _copy_mirror, _tool_paths, default_cache_dir, go_env
+    """go vet on the generated package, in the sandbox like every Go run on generated code."""
+    from bot.golang.gorun import go_box
+    from bot.golang.toolchain import _copy_mirror, _tool_paths, default_cache_dir
+    from bot.sandbox import Limits
 
     go, _ = _tool_paths()
-    cache = default_cache_dir()
-    cache.mkdir(parents=True, exist_ok=True)
-    env = go_env(cache)
-    with tempfile.TemporaryDirectory(prefix="promotion-perf-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="promotion-go-perf-") as tmp:
         module = _copy_mirror(Path(tmp))
         for rel, text in files.items():
             target = module / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
         cmd = [str(go), "vet", "./" + package_dir]
-        subprocess.run(cmd, cwd=module, env=env, capture_output=True, check=True, timeout=600)  # warm the cache
-        best = float("inf")
-        for _ in range(repeat):
-            t0 = time.perf_counter()
-            subprocess.run(cmd, cwd=module, env=env, capture_output=True, check=True, timeout=600)
-            best = min(best, time.perf_counter() - t0)
+        with go_box(go, Path(tmp), default_cache_dir(), Limits()) as box:
+            if box.run(cmd, module).returncode != 0:  # also warms the cache
+                raise SystemExit(f"go vet failed on the generated {package_dir}")
+            best = float("inf")
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                box.run(cmd, module)
+                best = min(best, time.perf_counter() - t0)
     return best
 
 

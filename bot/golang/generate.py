@@ -35,7 +35,6 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -523,16 +522,10 @@ def _line(target: str, name: str, scope: str, typ: str, entry: SignalEntry | Non
 
 def format_go(text: str) -> str:
     """gofmt with the pinned toolchain; unchanged text when the toolchain is not installed."""
-    try:
-        from bot.golang.toolchain import _tool_paths
+    from bot.golang.toolchain import format_source  # gofmt runs in the sandbox like every Go process
 
-        _, gofmt = _tool_paths()
-    except Exception:  # toolchain missing or not yet available: keep the hand-formatted text
-        return text
-    proc = subprocess.run([str(gofmt)], input=text, capture_output=True, text=True, timeout=60, check=False)
-    if proc.returncode != 0:
-        return text
-    return proc.stdout
+    formatted = format_source(text)
+    return text if formatted is None else formatted
 
 
 def remap_lines(before: str, after: str, mapping: dict[int, int]) -> dict[int, int]:

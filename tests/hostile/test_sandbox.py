@@ -1,0 +1,238 @@
+"""The sandbox every Go build, vet and test runs in: no secrets, no network, no writes outside, hard limits.
+
+Each Go test below is real code run through ``toolchain.check_plugin`` (the path stages and
+``promote translate`` use), and each asserts from *outside* too: the secret never appears in what
+comes back, the listener saw no connection, the file is not on the host.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from bot import sandbox
+from bot.golang import gorun, toolchain
+from bot.sandbox import Limits, Mounts
+from tests.toolchain.toolchain_samples import PKG, PLUGIN_GO, line_of, plugin_files
+
+pytestmark = pytest.mark.skipif(not sandbox.available(), reason="bubblewrap cannot start on this machine")
+
+SECRET = "ghp_sandboxtestsecret0123456789"
+KEY = "sk-ant-sandboxtestkey0123456789"
+
+PROBE_TEST = """\
+package evolvedtoy
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSandboxIsolation(t *testing.T) {
+	for _, kv := range os.Environ() {
+		if strings.Contains(kv, "TOKEN") || strings.Contains(kv, "API_KEY") || strings.Contains(kv, "AWS") {
+			t.Errorf("secret-looking variable visible: %s", kv)
+		}
+	}
+	t.Logf("env: %v", os.Environ())
+	if v := os.Getenv("GITHUB_TOKEN") + os.Getenv("ANTHROPIC_API_KEY"); v != "" {
+		t.Errorf("read a secret: %q", v)
+	}
+	if data, err := os.ReadFile("@SECRET_FILE@"); err == nil {
+		t.Errorf("read a host file: %q", data)
+	}
+	if c, err := net.DialTimeout("tcp", "127.0.0.1:@PORT@", 2*time.Second); err == nil {
+		c.Close()
+		t.Errorf("connected to the host's listener")
+	} else {
+		t.Logf("dial refused: %v", err)
+	}
+	for _, p := range []string{"@OUTSIDE@", strings.Repeat("../", 16) + "escape.txt", os.Getenv("GOROOT") + "/escape.txt", "/escape.txt"} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err == nil {
+			t.Errorf("wrote outside its directory: %s", p)
+		}
+	}
+	// Positive controls: its own temporary directory is writable, and so is its (throwaway) build cache.
+	if err := os.WriteFile(filepath.Join(t.TempDir(), "ok.txt"), []byte("x"), 0o644); err != nil {
+		t.Errorf("cannot write its own directory: %v", err)
+	}
+	cache := os.Getenv("GOCACHE")
+	if err := os.WriteFile(filepath.Join(cache, "POISON"), []byte("x"), 0o644); err != nil {
+		t.Errorf("cannot write the cache overlay: %v", err)
+	}
+}
+"""
+
+
+@pytest.fixture()
+def listener():
+    """A TCP listener on the host's 127.0.0.1 that records every connection it accepts."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen()
+    srv.settimeout(0.2)
+    accepted: list[tuple] = []
+    stop = threading.Event()
+
+    def serve():
+        while not stop.is_set():
+            try:
+                conn, addr = srv.accept()
+            except OSError:
+                continue
+            accepted.append(addr)
+            conn.close()
+
+    th = threading.Thread(target=serve, daemon=True)
+    th.start()
+    yield srv.getsockname()[1], accepted
+    stop.set()
+    th.join(timeout=2)
+    srv.close()
+
+
+@pytest.mark.slow
+def test_a_go_test_cannot_read_secrets_reach_the_host_or_write_outside(tmp_path, monkeypatch, listener, go_cache):
+    port, accepted = listener
+    monkeypatch.setenv("GITHUB_TOKEN", SECRET)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", SECRET)
+    secret_file = tmp_path / "credentials"
+    secret_file.write_text(SECRET)
+    outside = tmp_path / "written-from-the-sandbox.txt"
+    probe = (
+        PROBE_TEST.replace("@SECRET_FILE@", str(secret_file))
+        .replace("@PORT@", str(port))
+        .replace("@OUTSIDE@", str(outside))
+    )
+    files = plugin_files() | {f"{PKG}/sandbox_probe_test.go": probe}
+    r = toolchain.check_plugin(files, cache_dir=go_cache, require_sandbox=True)
+    assert r.sandboxed
+    assert r.test_ok and r.tests_failed == 0, r.output
+    assert "TestSandboxIsolation" in r.output and "dial refused" in r.output  # it did run
+    assert SECRET not in r.output and KEY not in r.output
+    assert accepted == []
+    assert not outside.exists()
+    assert not (Path(gorun.__file__).parents[2] / "escape.txt").exists()
+    trusted = go_cache / "trusted-gocache"
+    assert trusted.is_dir() and not (trusted / "POISON").exists()
+
+
+LOOP = """
+func spin(n int) int {
+	for {
+		n = n*31 + 7
+	}
+}
+"""
+
+ALLOC = """
+func grab() int {
+	b := make([]byte, 10<<30)
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 1
+	}
+	return len(b)
+}
+"""
+
+
+def _with_call(helper: str, call: str) -> tuple[dict[str, str], str]:
+    plugin = PLUGIN_GO + helper
+    test = f'package evolvedtoy\n\nimport "testing"\n\nfunc TestRunsIt(t *testing.T) {{\n\tt.Log({call})\n}}\n'
+    return plugin_files(plugin=plugin) | {f"{PKG}/runs_it_test.go": test}, plugin
+
+
+@pytest.mark.slow
+def test_an_endless_loop_ends_at_the_test_time_limit_with_a_finding(go_cache):
+    files, plugin = _with_call(LOOP, "spin(1)")
+    t0 = time.monotonic()
+    r = toolchain.check_plugin(files, cache_dir=go_cache, test_seconds=5, require_sandbox=True)
+    took = time.monotonic() - t0
+    assert not r.test_ok
+    limit = [f for f in r.findings if f.check == toolchain.CHECK_LIMIT]
+    assert len(limit) == 1, r.findings
+    assert "TestRunsIt ran past the sandbox's test time limit (5 s); it was running spin at" in limit[0].message
+    # Go reports the loop line, or (for a preempted inlined loop) nothing useful: then the func line.
+    assert limit[0].file == f"{PKG}/evolved_toy.go"
+    assert limit[0].line in (line_of(plugin, "func spin("), line_of(plugin, "n = n*31 + 7"))
+    assert took < 5 + 60  # within the limit plus the build, not the old 12 minutes
+
+
+@pytest.mark.slow
+def test_a_huge_allocation_ends_at_the_memory_limit_with_a_finding(go_cache):
+    files, plugin = _with_call(ALLOC, "grab()")
+    r = toolchain.check_plugin(files, cache_dir=go_cache, limits=Limits(memory_bytes=2 << 30), require_sandbox=True)
+    assert not r.test_ok
+    limit = [f for f in r.findings if f.check == toolchain.CHECK_LIMIT]
+    assert len(limit) == 1, r.findings
+    assert "memory limit (2 GiB of memory per process)" in limit[0].message
+    assert "cannot allocate 10737418240-byte block" in limit[0].message
+    assert (limit[0].file, limit[0].line) == (f"{PKG}/evolved_toy.go", line_of(plugin, "make([]byte, 10<<30)"))
+
+
+@pytest.mark.slow
+def test_cpu_time_is_limited_per_process(go_cache):
+    files, _ = _with_call(LOOP, "spin(1)")
+    r = toolchain.check_plugin(
+        files, cache_dir=go_cache, limits=Limits(cpu_seconds=4), test_seconds=300, require_sandbox=True
+    )
+    limit = [f for f in r.findings if f.check == toolchain.CHECK_LIMIT]
+    assert len(limit) == 1, r.findings
+    assert "CPU limit (4 s CPU time per process)" in limit[0].message
+
+
+# ----------------------------------------------------------------- the adapter itself, without Go
+SYSTEM = Mounts(read_only=tuple(Path(p) for p in ("/usr", "/bin", "/lib", "/lib64") if Path(p).exists()))
+
+
+def test_environment_is_reduced_to_the_allowlist(tmp_path):
+    res = sandbox.run(
+        ["/usr/bin/env"],
+        cwd=Path("/"),
+        env={"PATH": "/usr/bin", "GITHUB_TOKEN": SECRET, "SSH_AUTH_SOCK": "/x", "GOFLAGS": "-x"},
+        mounts=SYSTEM,
+    )
+    assert res.returncode == 0 and res.sandboxed
+    assert sorted(v for v in res.stdout.split() if not v.startswith("PWD=")) == ["GOFLAGS=-x", "PATH=/usr/bin"]
+
+
+def test_wall_time_limit_kills_the_whole_sandbox():
+    t0 = time.monotonic()
+    res = sandbox.run(
+        ["/bin/sh", "-c", "sleep 60 & sleep 60"], cwd=Path("/"), env={}, mounts=SYSTEM, limits=Limits(wall_seconds=1)
+    )
+    assert time.monotonic() - t0 < 10
+    assert res.returncode is None and res.limit == "time"
+    assert "time limit (1 s wall time)" in res.stderr
+
+
+def test_without_a_sandbox_required_runs_are_refused(monkeypatch):
+    monkeypatch.setattr(sandbox, "probe", lambda: (False, False, "bwrap could not start: no user namespaces"))
+    with pytest.raises(sandbox.SandboxUnavailable, match="no user namespaces"):
+        sandbox.run(["/bin/true"], cwd=Path("/"), env={}, mounts=SYSTEM, require_sandbox=True)
+    monkeypatch.setenv(sandbox.REQUIRE_ENV, "1")
+    with pytest.raises(sandbox.SandboxUnavailable):
+        sandbox.run(["/bin/true"], cwd=Path("/"), env={}, mounts=SYSTEM)
+
+
+def test_without_a_sandbox_local_runs_say_so_once_and_keep_limits(monkeypatch, capsys):
+    monkeypatch.setattr(sandbox, "probe", lambda: (False, False, "bwrap could not start: test"))
+    monkeypatch.setattr(sandbox, "_warned", set())
+    monkeypatch.delenv(sandbox.REQUIRE_ENV, raising=False)
+    for _ in range(2):
+        res = sandbox.run(
+            ["/usr/bin/env"], cwd=Path("/"), env={"PATH": "/usr/bin", "GITHUB_TOKEN": SECRET}, mounts=SYSTEM
+        )
+        assert res.returncode == 0 and not res.sandboxed
+        assert SECRET not in res.stdout
+    err = capsys.readouterr().err
+    assert err.count("no sandbox (bwrap could not start: test)") == 1 and err.count("\n") == 1
