@@ -609,7 +609,7 @@ def check_plugin(
     cache_dir: Path | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     limits: Limits | None = None,
-    test_seconds: int = DEFAULT_TEST_SECONDS,
+    test_seconds: int | None = None,
     require_sandbox: bool = False,
 ) -> ToolchainReport:
     """gofmt, build, vet and test `files` (branch-relative path -> text) inside a scratch gomirror, in the sandbox.
@@ -624,6 +624,7 @@ def check_plugin(
     go, gofmt = _tool_paths()
     cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     limits = limits or Limits(wall_seconds=timeout)
+    test_seconds = test_seconds or DEFAULT_TEST_SECONDS
 
     with (
         tempfile.TemporaryDirectory(prefix=_SCRATCH_PREFIX) as tmp,
