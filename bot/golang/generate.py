@@ -1569,6 +1569,9 @@ def _mirror(src: EvolvedSource, node) -> _N:
     return m
 
 
+_EVAL_MAX_ELEMENTS = 1 << 20
+
+
 class Evaluator:
     """Runs the carried Go (host, helpers, closures) on Python values. Deterministic; raises EvalError when lost."""
 
@@ -2251,6 +2254,9 @@ class Evaluator:
                 if typ.startswith("map["):
                     return {}
                 n = self.expr(arg_nodes[1], env) if len(arg_nodes) > 1 else 0
+                if not isinstance(n, int) or n > _EVAL_MAX_ELEMENTS:
+                    # Never let evolved code size this process's memory; the sandboxed Go run shows the rest.
+                    raise EvalError("allocation too large to evaluate")
                 return [self.zero(typ[2:]) for _ in range(n)]
             args = [self.expr(a, env) for a in arg_nodes]
             if ftext in ("min", "max"):
