@@ -84,6 +84,8 @@ def nothing_runs(monkeypatch):
 
         return boom
 
+    import bot.golang.translate  # noqa: F401 - imported before patching, so no module binds the patched generate
+
     monkeypatch.setattr(sandbox, "run", refuse("a Go process"))
     monkeypatch.setattr("bot.golang.analyze.analyze", refuse("the analysis"))
     monkeypatch.setattr("bot.golang.generate.generate", refuse("the generator (and its evaluator)"))
