@@ -17,7 +17,7 @@ import re
 from datetime import datetime
 from enum import IntEnum, StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -28,6 +28,19 @@ class Strict(BaseModel):
     """Unknown keys are errors: a typo in promotion.yaml must not be ignored."""
 
     model_config = ConfigDict(extra="forbid")
+
+
+class RequestPart(Strict):
+    """Part of what a person asks for: numbers are finite (YAML reads ``.nan`` and ``.inf`` as floats).
+
+    Not for measured results (``Effect``), where a NaN can be a truthful answer.
+    """
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+#: A request rate in req/s: a positive, finite number (``-5``, ``0``, ``.nan`` and ``.inf`` are refused).
+Rate = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 
 
 # --------------------------------------------------------------------------
@@ -135,7 +148,7 @@ class VerdictStatus(StrEnum):
 # --------------------------------------------------------------------------
 
 
-class Origin(Strict):
+class Origin(RequestPart):
     """Where the evolved program came from, so the PR can cite it."""
 
     framework: str = "openevolve"
@@ -148,69 +161,92 @@ class Origin(Strict):
     metadata_file: str | None = Field(default=None, description="best_program_info.json, relative to the request file")
 
 
-class BlisClaim(Strict):
+class BlisClaim(RequestPart):
     """One BLIS finding that validated the evolved program; becomes a Track A hypothesis."""
 
     id: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     statement: str
     metric: str = Field(description="BLIS metric name, e.g. ttft_mean_ms, e2e_p95_ms, tokens_per_sec")
     direction: Literal["decrease", "increase"]
-    magnitude: float | None = Field(default=None, description="BLIS relative change, e.g. -0.12 for 12% lower")
+    magnitude: float | None = Field(
+        default=None, gt=-1, description="BLIS relative change, e.g. -0.12 for 12% lower (a decrease stops at -1)"
+    )
     workload: str = Field(description="name of a workload in `workloads`")
-    rate: float | None = Field(default=None, description="BLIS request rate (req/s) of the claim")
+    rate: Rate | None = Field(default=None, description="BLIS request rate (req/s) of the claim")
     family: Family = Family.CROSS_POLICY
     vvuq: VVUQ = VVUQ.VALIDATION
     type: HypothesisType = HypothesisType.DOMINANCE
     mechanism: str | None = None
     seeds: list[int] = Field(default_factory=lambda: [42, 123, 456])
 
+    @model_validator(mode="after")
+    def _magnitude_matches_direction(self) -> BlisClaim:
+        if (
+            self.magnitude is not None
+            and self.magnitude != 0
+            and (self.magnitude < 0) != (self.direction == "decrease")
+        ):
+            raise ValueError(
+                f"magnitude {self.magnitude:g} contradicts direction {self.direction!r}; a decrease is negative "
+                "(e.g. -0.12 for 12% lower), an increase positive"
+            )
+        return self
 
-class Workload(Strict):
+
+class Workload(RequestPart):
     """A benchmark workload: the llm-d-benchmark harness profile it maps to and its operating points."""
 
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     description: str = ""
     harness: Literal["inference-perf", "guidellm", "vllm-benchmark"] = "inference-perf"
     profile: str = Field(description="llm-d-benchmark workload profile, e.g. shared_prefix_synthetic")
-    rates: list[float] = Field(min_length=1, description="request rates (req/s) on real GPUs")
-    duration_s: int = Field(default=120, gt=0)
+    rates: list[Rate] = Field(min_length=1, description="request rates (req/s) on real GPUs")
+    duration_s: int = Field(default=120, gt=0, le=86_400, description="seconds per run; a day at most")
     blis_workload: str | None = Field(default=None, description="BLIS workload spec it corresponds to")
     overrides: dict[str, Any] = Field(default_factory=dict, description="dotted profile overrides")
 
+    @field_validator("rates")
+    @classmethod
+    def _rates_unique(cls, rates: list[float]) -> list[float]:
+        repeated = sorted({r for r in rates if rates.count(r) > 1})
+        if repeated:
+            raise ValueError(f"rate {repeated[0]:g} is listed twice; each operating point once")
+        return rates
 
-class BaselineScenario(Strict):
+
+class BaselineScenario(RequestPart):
     """An existing llm-d-benchmark scenario the evolved plugin must not regress (Track C)."""
 
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     workload: str
-    rate: float | None = None
+    rate: Rate | None = None
     guarded_metrics: list[str] = Field(
         default_factory=lambda: ["ttft_mean", "e2e_p95", "throughput"],
         description="short metric names, see bot.bench.metrics",
     )
 
 
-class ForkTarget(Strict):
+class ForkTarget(RequestPart):
     repo: str = Field(default="llm-d/llm-d-router", pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
     base_branch: str = "main"
     router_version: str = "v0.10.0"
 
 
-class PDSplit(Strict):
+class PDSplit(RequestPart):
     """A prefill/decode split the cluster can stand up (llm-d-benchmark's guides/pd-disaggregation)."""
 
     prefill_replicas: int = Field(ge=1, le=256)
     decode_replicas: int = Field(ge=1, le=256)
 
 
-class LoraSupport(Strict):
+class LoraSupport(RequestPart):
     """LoRA adapters the cluster can serve; llm-d-benchmark ships no LoRA scenario, so the request says how."""
 
     adapters: list[str] = Field(min_length=2, description="adapter names requests are sent to (model_name)")
     set: dict[str, Any] = Field(description="dotted scenario overrides that load the adapters on every vLLM pod")
 
 
-class ClusterSupport(Strict):
+class ClusterSupport(RequestPart):
     """What the benchmark cluster lets the runner do: decides which Track B fault treatments the plan holds."""
 
     pod_deletion: bool = Field(default=True, description="delete one model-server pod mid-run (kubectl delete pod)")
@@ -219,7 +255,7 @@ class ClusterSupport(Strict):
     lora: LoraSupport | None = None
 
 
-class StackSpec(Strict):
+class StackSpec(RequestPart):
     """The model-server stack the plan's rates and GPU-minutes assume; the experiment pins every field.
 
     An llm-d-benchmark spec decides the stack otherwise (guides/optimized-baseline deploys
@@ -239,7 +275,7 @@ class StackSpec(Strict):
         return self.replicas * self.tensor_parallelism
 
 
-class PromotionRequest(Strict):
+class PromotionRequest(RequestPart):
     """What a researcher asks the bot to promote. Built from promotion.yaml or an issue form."""
 
     id: str = Field(pattern=r"^[0-9A-Za-z][0-9A-Za-z-]*$", description="issue number on GitHub; any short id locally")
@@ -407,7 +443,7 @@ class Prediction(Strict):
     direction: Direction
     margin: float = Field(default=0.05, gt=0, lt=1, description="equivalence / regression margin (relative)")
     blis_magnitude: float | None = Field(
-        default=None, description="relative change BLIS predicted, for attenuation checks"
+        default=None, allow_inf_nan=False, description="relative change BLIS predicted, for attenuation checks"
     )
 
 
@@ -421,7 +457,7 @@ class Hypothesis(Strict):
     type: HypothesisType
     diagnostic: str = Field(description='"If this fails, it would indicate ..."')
     workloads: list[str] = Field(min_length=1)
-    rates: list[float] = Field(default_factory=list, description="empty = every rate of each workload")
+    rates: list[Rate] = Field(default_factory=list, description="empty = every rate of each workload")
     prediction: Prediction | None = Field(default=None, description="None for hypotheses not decided by benchmarks")
     source: str = Field(description="claim id, Map B signal, Map C gap id or baseline scenario it comes from")
     mechanism: str | None = None
