@@ -463,7 +463,8 @@ def test_a_cell_decides_exactly_when_its_adjusted_p_is_within_alpha():
     for _ in range(40):
         effects = rng.choice([-0.25, -0.08, 0.0, 0.08, 0.25], size=3)
         cells = [
-            _cell(rng, workload=w, effect=float(x), cv=0.04, n=4) for w, x in zip(("chat", "code", "rag"), effects)
+            _cell(rng, workload=w, effect=float(x), cv=0.04, n=4)
+            for w, x in zip(("chat", "code", "rag"), effects, strict=True)
         ]
         for v in evaluate(hs, build(cells)):
             for e in v.effects:
