@@ -16,7 +16,7 @@ offline``, and then nothing here is imported beyond this module and settings.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 from bot.agents.settings import LLMSettings
@@ -25,11 +25,18 @@ from bot.agents.settings import LLMSettings
 class Agents:
     """The Claude author and reviewer of one promotion run, and the usage of the step in progress."""
 
-    def __init__(self, settings: LLMSettings, *, client: Any = None, log: Callable[[str], None] = lambda s: None):
+    def __init__(
+        self,
+        settings: LLMSettings,
+        *,
+        client: Any = None,
+        log: Callable[[str], None] = lambda s: None,
+        replies: MutableMapping[str, dict] | None = None,
+    ):
         from bot.agents.client import LLMClient
 
         self.settings = settings
-        self.llm = LLMClient(settings, client=client, log=log)
+        self.llm = LLMClient(settings, client=client, log=log, replies=replies)
 
     @property
     def label(self) -> str:
@@ -49,10 +56,16 @@ class Agents:
         return review(self.llm, inp, perspectives=self.settings.perspectives)
 
 
-def build_agents(settings: LLMSettings, *, log: Callable[[str], None] = lambda s: None) -> Agents | None:
-    """Agents for ``settings`` (resolved), or None for the deterministic path."""
+def build_agents(
+    settings: LLMSettings,
+    *,
+    log: Callable[[str], None] = lambda s: None,
+    replies: MutableMapping[str, dict] | None = None,
+) -> Agents | None:
+    """Agents for ``settings`` (resolved), or None for the deterministic path. ``replies``: see
+    ``bot.agents.client`` (a step that must run again, e.g. after a sandboxed execution, replays its replies)."""
     settings = settings.resolved()
-    return Agents(settings, log=log) if settings.uses_model else None
+    return Agents(settings, log=log, replies=replies) if settings.uses_model else None
 
 
 __all__ = ["Agents", "LLMSettings", "build_agents"]

@@ -19,12 +19,21 @@ overloaded included), connection errors and timeouts, honouring
 ``messages.parse`` is not used on purpose: it raises on an invalid reply and
 the usage of that reply would be lost; the same JSON schema is sent through
 ``output_config`` instead and the reply validated here.
+
+A ``replies`` store (any mutable mapping; ``FileReplies`` keeps one in a JSON
+file) makes a step replayable: a reply is kept under the hash of its exact
+request and served again for the same request. The GitHub home needs this
+when a step stops for a sandboxed execution (``ExecutionNeeded``) and runs
+again: the author's patch must be the same patch the sandbox checked. A
+replayed reply records its original usage, because the step that first paid
+for it was never saved; clear the store once the step's state is saved.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -81,10 +90,18 @@ def estimate_tokens(text: str) -> int:
 class LLMClient:
     """Structured calls for one promotion step; ``take_calls`` hands their usage to the state."""
 
-    def __init__(self, settings: LLMSettings, *, client: Any = None, log: Callable[[str], None] = lambda s: None):
+    def __init__(
+        self,
+        settings: LLMSettings,
+        *,
+        client: Any = None,
+        log: Callable[[str], None] = lambda s: None,
+        replies: MutableMapping[str, dict] | None = None,
+    ):
         self.settings = settings
         self._client = client
         self.log = log
+        self.replies = replies
         self.spent_before = 0
         self._calls: list[LLMCall] = []
 
@@ -189,16 +206,34 @@ class LLMClient:
         return parsed, (list(validate(parsed)) if validate else [])
 
     def _create(self, req: PromptRequest, system, messages, output_config) -> Any:
+        params = {
+            "model": self.settings.model,
+            "max_tokens": self.settings.max_tokens,
+            "system": system,
+            "messages": messages,
+            "output_config": output_config,
+        }
+        key = hashlib.sha256(json.dumps(params, sort_keys=True, default=str).encode()).hexdigest()
+        if self.replies is not None and key in self.replies:
+            return _replayed(self.replies[key])
+        response = self._send(req, params)
+        if self.replies is not None:
+            usage = getattr(response, "usage", None)
+            self.replies[key] = {
+                "text": "".join(getattr(b, "text", "") for b in response.content if getattr(b, "type", "") == "text"),
+                "stop_reason": getattr(response, "stop_reason", None),
+                "usage": {
+                    k: int(getattr(usage, k, 0) or 0)
+                    for k in ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+                },
+            }
+        return response
+
+    def _send(self, req: PromptRequest, params: dict[str, Any]) -> Any:
         import anthropic
 
         try:
-            return self.client.messages.create(
-                model=self.settings.model,
-                max_tokens=self.settings.max_tokens,
-                system=system,
-                messages=messages,
-                output_config=output_config,
-            )
+            return self.client.messages.create(**params)
         except anthropic.OverloadedError:
             raise LLMOverloaded(
                 f"{req.label or req.prompt}: the Anthropic API is overloaded (HTTP 529) and stayed overloaded "
@@ -273,6 +308,48 @@ class LLMClient:
                 f"next call may take up to {need:,}; raise it with --token-budget (or `llm.token_budget` in the "
                 "config), or continue with --llm offline; nothing was committed and the saved state is unchanged"
             )
+
+
+def _replayed(entry: dict) -> Any:
+    """A stored reply in the shape of the SDK's Message (content, stop_reason, usage)."""
+    from types import SimpleNamespace
+
+    content = [SimpleNamespace(type="text", text=entry["text"])] if entry.get("text") else []
+    return SimpleNamespace(
+        content=content, stop_reason=entry.get("stop_reason"), usage=SimpleNamespace(**entry["usage"])
+    )
+
+
+class FileReplies(MutableMapping):
+    """A replies store in one JSON file, written through on every change."""
+
+    def __init__(self, path):
+        from pathlib import Path
+
+        self.path = Path(path)
+        self._data: dict[str, dict] = json.loads(self.path.read_text()) if self.path.is_file() else {}
+
+    def __getitem__(self, key: str) -> dict:
+        return self._data[key]
+
+    def __setitem__(self, key: str, value: dict) -> None:
+        self._data[key] = value
+        self._save()
+
+    def __delitem__(self, key: str) -> None:
+        del self._data[key]
+        self._save()
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def _save(self) -> None:
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self._data, sort_keys=True))
+        tmp.replace(self.path)
 
 
 def _api_message(exc: Any) -> str:

@@ -172,3 +172,22 @@ def test_base_url_comes_from_the_environment(fake, monkeypatch):
     llm = LLMClient(settings())
     assert llm.ask(request()).summary
     assert isinstance(llm.client, anthropic.Anthropic) and len(fake.calls) == 1
+
+
+def test_a_replies_store_replays_the_same_request_without_a_call(fake, tmp_path):
+    from bot.agents.client import FileReplies
+
+    store = FileReplies(tmp_path / "replies.json")
+    first = agents_for(fake).llm
+    first.replies = store
+    answer = first.ask(request())
+    (paid,) = first.take_calls()
+    # a rerun of the step (a new process, the same store) gets the same answer and records the same usage
+    again = agents_for(fake).llm
+    again.replies = FileReplies(tmp_path / "replies.json")
+    assert again.ask(request()) == answer
+    (replayed,) = again.take_calls()
+    assert replayed == paid and len(fake.calls) == 1
+    # a different request is not served from the store
+    again.ask(request(task="another item"))
+    assert len(fake.calls) == 2
