@@ -114,3 +114,34 @@ def test_artifacts_block_numbers_lines_and_keeps_untrusted_data_delimited():
     assert block.index("## `a.md`") < block.index("## `b.go`")
     assert "1| one\n2| two" in block
     assert re.search(r"<untrusted-[0-9a-f]{12} source=\"evolved program p.go\">\n1\| func f\(\) \{\}", block)
+
+
+#: id@version -> hash of the template text (and, for the reference, the files it includes). A change of
+#: wording must come with a version bump (the version is recorded with every call), then a new hash here.
+PINNED = {
+    "author/document@1": "a859bdbf7bdb7117",
+    "author/hypothesize@1": "6777e17cb8fd4172",
+    "author/translate@1": "22f34269da2ea44c",
+    "reference@2": "4c06b5a5a3ac6a64",
+    "reviewer/base@1": "6da2394a0740ea82",
+    "reviewer/gate1@1": "abbe577c50054416",
+    "reviewer/gate2@1": "aaba4322af9ddbee",
+    "reviewer/gate3@1": "7e03b5662f73bfe4",
+}
+
+
+def test_prompt_text_changes_come_with_a_version_bump():
+    import hashlib
+
+    found = {}
+    for path in sorted(PROMPTS_DIR.rglob("*.j2")):
+        pid, version = header(path.relative_to(PROMPTS_DIR).as_posix())
+        files = [path]
+        if pid == "reference":
+            files += [PROMPTS_DIR / "reference" / "blis-standards.md", PROMPTS_DIR / "reference" / "llm-d-router.md"]
+        found[f"{pid}@{version}"] = hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()[:16]
+    changed = {tag for tag in found if PINNED.get(tag) != found[tag]}
+    assert not changed, (
+        f"prompt text changed without a version bump: {sorted(changed)}; bump `version:` in the header "
+        f"and pin the new hash: {dict(sorted((t, found[t]) for t in changed))}"
+    )
