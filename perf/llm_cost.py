@@ -41,6 +41,7 @@ def rehearse(work: Path) -> None:
                 str(example / "promotion.yaml"),
                 "--results",
                 str(example / "results"),
+                "--allow-sample-data",
                 "--work",
                 str(work),
                 "--approve",

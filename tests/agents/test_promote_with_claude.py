@@ -62,6 +62,7 @@ def claude_run(tmp_path_factory):
             str(REQUEST),
             "--results",
             str(RESULTS),
+            "--allow-sample-data",
             "--work",
             str(work),
             "--approve",
