@@ -64,10 +64,26 @@ class Forge(Protocol):
         """Create or update the one bot comment carrying the hidden ``marker``."""
 
     # --- the pull request ----------------------------------------------
-    def open_or_update_pr(self, branch: str, base: str, title: str, body: str) -> PullRequestRecord: ...
+    def pull_request(self, branch: str) -> PullRequestRecord | None:
+        """The promotion's PR, if it has been opened."""
 
-    def set_review_comments(self, pr: PullRequestRecord, marker: str, comments: list[ReviewComment]) -> None:
-        """Replace the bot's review comments (those carrying ``marker``) on the PR."""
+    def open_or_update_pr(self, branch: str, base: str, title: str, body: str) -> PullRequestRecord:
+        """Open the promotion's PR as a draft, or update its title and body."""
+
+    def mark_ready(self, pr: PullRequestRecord) -> None:
+        """Take the PR out of draft: every stage and gate has passed."""
+
+    def set_review_comments(
+        self, pr: PullRequestRecord, marker: str, comments: list[ReviewComment], *, body: str = ""
+    ) -> None:
+        """Post one review (``body`` and ``comments`` anchored to lines) replacing the bot's earlier one for ``marker``.
+
+        A comment whose line is not part of the PR's diff moves into the body instead of failing the review.
+        """
+
+    # --- elsewhere -----------------------------------------------------
+    def file_feedback(self, marker: str, title: str, body: str) -> str:
+        """Create or update one feedback issue for the simulator's maintainers; returns where it is."""
 
     def locations(self) -> dict[str, str]:
         """Human-readable places to look (fork, branch, issue thread, PR)."""

@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 from bot.forge.base import PullRequestRecord, ReviewComment
+from bot.forge.diff import split_anchored
 from bot.forge.git import ForgeError, GitRepo
 
 __all__ = ["ForgeError", "LocalForge"]
@@ -92,33 +93,69 @@ class LocalForge:
         _write_atomic(self.work / "issue" / "thread.md", "".join(thread))
 
     # ---------------------------------------------------------- pull request
+    @property
+    def _pr_file(self) -> Path:
+        return self.work / "pr" / "pr.json"
+
+    def pull_request(self, branch: str) -> PullRequestRecord | None:
+        record = self._load(self._pr_file, {})
+        if record.get("branch") != branch:
+            return None
+        return PullRequestRecord(number=1, url=str(self.work / "pr" / "pull-request.md"), title=record["title"])
+
     def open_or_update_pr(self, branch: str, base: str, title: str, body: str) -> PullRequestRecord:
-        record = self._load(self.work / "pr" / "pr.json", {})
+        record = self._load(self._pr_file, {})
+        record.setdefault("draft", True)
         record.update({"number": 1, "branch": branch, "base": base, "title": title, "body": body})
         record.setdefault("review_comments", [])
-        self._save(self.work / "pr" / "pr.json", record)
+        self._save(self._pr_file, record)
         self._render_pr(record)
         return PullRequestRecord(number=1, url=str(self.work / "pr" / "pull-request.md"), title=title)
 
-    def set_review_comments(self, pr: PullRequestRecord, marker: str, comments: list[ReviewComment]) -> None:
-        record = self._load(self.work / "pr" / "pr.json", {})
+    def mark_ready(self, pr: PullRequestRecord) -> None:
+        record = self._load(self._pr_file, {})
+        if record.get("draft", True):
+            record["draft"] = False
+            self._save(self._pr_file, record)
+            self._render_pr(record)
+
+    def set_review_comments(
+        self, pr: PullRequestRecord, marker: str, comments: list[ReviewComment], *, body: str = ""
+    ) -> None:
+        record = self._load(self._pr_file, {})
+        anchors = self.repo.changed_lines(record.get("base", self.base_branch), record.get("branch", ""))
+        inside, outside = split_anchored(comments, anchors)
         kept = [c for c in record.get("review_comments", []) if c.get("marker") != marker]
-        kept += [{"marker": marker, "path": c.path, "line": c.line, "body": c.body} for c in comments]
+        kept += [{"marker": marker, "path": c.path, "line": c.line, "body": c.body} for c in inside]
         record["review_comments"] = kept
-        self._save(self.work / "pr" / "pr.json", record)
+        reviews = {k: v for k, v in record.get("reviews", {}).items() if k != marker}
+        extra = "".join(f"\n- `{c.path}:{c.line}` (not in the diff): {c.body}" for c in outside)
+        if body or extra:
+            reviews[marker] = body + extra
+        record["reviews"] = reviews
+        self._save(self._pr_file, record)
         self._render_pr(record)
 
     def _render_pr(self, record: dict) -> None:
+        draft = " (draft)" if record.get("draft", True) else ""
         parts = [
-            f"# PR #{record['number']}: {record['title']}\n\n",
+            f"# PR #{record['number']}{draft}: {record['title']}\n\n",
             f"`{record['branch']}` → `{record['base']}` in `{self.fork}`\n\n",
             record["body"].rstrip() + "\n",
         ]
+        for marker, text in sorted(record.get("reviews", {}).items()):
+            parts.append(f"\n---\n\n## Review ({marker})\n\n{text.strip()}\n")
         if record.get("review_comments"):
             parts.append("\n---\n\n## Review comments\n")
             for c in sorted(record["review_comments"], key=lambda c: (c["path"], c["line"])):
                 parts.append(f"\n**`{c['path']}` line {c['line']}**\n\n{c['body']}\n")
         _write_atomic(self.work / "pr" / "pull-request.md", "".join(parts))
+
+    # ------------------------------------------------------------ feedback
+    def file_feedback(self, marker: str, title: str, body: str) -> str:
+        path = self.work / "feedback" / (marker.rsplit(":", 1)[-1] + ".md")
+        _write_atomic(path, f"<!-- {marker} -->\n# {title}\n\n{body}")
+        return str(path)
 
     def locations(self) -> dict[str, str]:
         return {

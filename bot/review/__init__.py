@@ -69,3 +69,22 @@ def render_review_report(review: ReviewRound, ctx, state: PipelineState) -> str:
         checklist=module.CHECKLIST,
         notes=notes,
     )
+
+
+def review_summary(review: ReviewRound, state: PipelineState) -> str:
+    """The PR review's body: what the round found, and what happens next."""
+    blocking = len(review.blocking)
+    head = f"**Gate {review.gate} review ({GATE_NAMES[review.gate]}), round {review.round}**: "
+    if not review.findings:
+        return head + "no findings."
+    by_sev: dict[str, int] = {}
+    for f in review.findings:
+        by_sev[f.severity.value] = by_sev.get(f.severity.value, 0) + 1
+    tally = ", ".join(f"{n} {sev}" for sev, n in sorted(by_sev.items()))
+    if not blocking:
+        nxt = "nothing blocks; the gate is open for a decision."
+    elif review.gate in state.unconverged:
+        nxt = "the author could not resolve the blocking findings; the gate is open for a decision with them on record."
+    else:
+        nxt = "the blocking findings go back to the author."
+    return f"{head}{tally}; {nxt} The full report is on the promotion issue."

@@ -12,12 +12,10 @@ from __future__ import annotations
 import json
 
 from bot.forge.base import ReviewComment
-from bot.model import Track, Verdict, VerdictStatus
+from bot.model import ReviewRound, Track, Verdict, VerdictStatus
 from bot.render import render
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
-
-REVIEW_MARKER = "promotion-bot:gate-findings"
 
 
 def pr_title(ctx: StageContext) -> str:
@@ -34,17 +32,20 @@ def track_counts(hypotheses, verdicts: dict[str, Verdict]) -> dict[str, dict[str
     return out
 
 
-def review_comments(ctx: StageContext) -> list[ReviewComment]:
-    """The last review round of every gate, as comments anchored where the finding points."""
+def finding_comments(review: ReviewRound) -> list[ReviewComment]:
+    """A review round's findings as comments anchored where each finding points (file and line)."""
     comments = []
-    for gate, rounds in sorted(ctx.state.reviews.items()):
-        for f in rounds[-1].findings if rounds else []:
-            if f.file and f.line:
-                fix = f"\n\nSuggested fix: {f.fix}" if f.fix else ""
-                comments.append(
-                    ReviewComment(f.file, f.line, f"**{f.severity.value}** `{f.check}` (gate {gate}): {f.message}{fix}")
-                )
+    for f in review.findings:
+        if f.file and f.line:
+            fix = f"\n\nSuggested fix: {f.fix}" if f.fix else ""
+            body = f"**{f.severity.value}** `{f.check}` (gate {review.gate}, round {review.round}): {f.message}{fix}"
+            comments.append(ReviewComment(f.file, f.line, body))
     return comments
+
+
+def draft_body(ctx: StageContext) -> str:
+    """The PR description while the promotion runs: what it is, where it is decided, what is on the branch."""
+    return render("pr_draft.md.j2", request=ctx.request, state=ctx.state, paths=ctx.paths)
 
 
 def run(ctx: StageContext) -> StageOutput:
@@ -71,7 +72,7 @@ def run(ctx: StageContext) -> StageOutput:
         Track=Track,
     )
     pr = ctx.forge.open_or_update_pr(ctx.branch, ctx.request.fork.base_branch, pr_title(ctx), body)
-    ctx.forge.set_review_comments(pr, REVIEW_MARKER, review_comments(ctx))
+    ctx.forge.mark_ready(pr)
     manifest = [{"path": a.path, "sha256": a.sha256, "stage": int(a.stage)} for a in artifacts]
     files: dict[str, str | bytes] = {
         description_path: f"# {pr_title(ctx)}\n\n{body}",

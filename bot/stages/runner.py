@@ -228,6 +228,8 @@ class Runner:
             finished_at=self.clock(),
         )
         state = pipeline.stage_finished(state, record, changed=changed, now=self.clock())
+        if Stage.TRANSLATE <= stage < Stage.PR:  # the draft PR carries the artifacts from stage 2 on
+            self._sync_pull_request(state)
         if state.status.value == "awaiting-decision" and state.open_gate in state.unconverged:
             # The author's rerun changed nothing: the last review report now says the gate opened unconverged.
             self._publish_review(state, state.reviews[state.open_gate][-1])
@@ -250,9 +252,22 @@ class Runner:
         return state
 
     def _publish_review(self, state: PipelineState, review: ReviewRound) -> None:
-        from bot.review import render_review_report
+        """The review report on the issue, and the same findings as one review on the PR's lines."""
+        from bot.review import render_review_report, review_summary
+        from bot.stages.pull_request import finding_comments
 
-        self.forge.upsert_comment(review_marker(review.gate), render_review_report(review, self.context(state), state))
+        ctx = self.context(state)
+        self.forge.upsert_comment(review_marker(review.gate), render_review_report(review, ctx, state))
+        pr = self.forge.pull_request(self.request.branch)
+        if pr is not None:
+            body = review_summary(review, state)
+            self.forge.set_review_comments(pr, review_marker(review.gate), finding_comments(review), body=body)
+
+    def _sync_pull_request(self, state: PipelineState) -> None:
+        from bot.stages.pull_request import draft_body, pr_title
+
+        ctx = self.context(state)
+        self.forge.open_or_update_pr(self.request.branch, self.request.fork.base_branch, pr_title(ctx), draft_body(ctx))
 
     def status_markdown(self, state: PipelineState) -> str:
         from bot.render import render

@@ -80,9 +80,22 @@ def test_sticky_comments_are_updated_not_duplicated(forge):
 
 
 def test_pr_record_and_anchored_review_comments(forge):
+    forge.ensure_branch("promotion/1-x", "main")
+    code = "".join(f"// line {i}\n" for i in range(1, 21)).encode()
+    forge.commit_files("promotion/1-x", {"pkg/a.go": code}, message="stage 2")
+    assert forge.pull_request("promotion/1-x") is None
     pr = forge.open_or_update_pr("promotion/1-x", "main", "Title", "Body text")
-    forge.set_review_comments(pr, "m", [ReviewComment("pkg/a.go", 12, "IMPORTANT: x")])
-    forge.set_review_comments(pr, "m", [ReviewComment("pkg/a.go", 14, "IMPORTANT: y")])
+    assert forge.pull_request("promotion/1-x") == pr
+    forge.set_review_comments(pr, "m", [ReviewComment("pkg/a.go", 12, "IMPORTANT: x")], body="round 1")
+    forge.set_review_comments(
+        pr,
+        "m",
+        [ReviewComment("pkg/a.go", 14, "IMPORTANT: y"), ReviewComment("pkg/b.go", 3, "off the diff")],
+        body="round 2",
+    )
     text = (forge.work / "pr" / "pull-request.md").read_text()
-    assert "# PR #1: Title" in text and "Body text" in text
-    assert "`pkg/a.go` line 14" in text and "line 12" not in text
+    assert "# PR #1 (draft): Title" in text and "Body text" in text
+    assert "`pkg/a.go` line 14" in text and "line 12" not in text and "round 1" not in text
+    assert "round 2" in text and "`pkg/b.go:3` (not in the diff): off the diff" in text
+    forge.mark_ready(pr)
+    assert "# PR #1: Title" in (forge.work / "pr" / "pull-request.md").read_text()

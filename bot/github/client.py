@@ -1,0 +1,530 @@
+"""The one place that speaks GitHub's REST API (through PyGithub), and how it survives GitHub.
+
+PyGithub's own retry is off: its default retries POSTs on 5xx, which is how
+bots post the same comment twice. Instead every call goes through ``_call``:
+rate limits (403/429 with ``retry-after`` or ``x-ratelimit-reset``) are waited
+out, reads are retried on 5xx and dropped connections, and a write that fails
+that way is first *recovered* (read back: did it land?) and only repeated if it
+did not. Bot comments, reviews and issues carry hidden markers, so "did it
+land" is always answerable, and every write is an upsert.
+
+The methods are the narrow set the forge, the state store and the event
+handlers need; each returns plain dataclasses, so fakes in tests stay small.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from bot.model import RequestError
+
+T = TypeVar("T")
+
+#: Longest single wait for a rate limit, and the most the bot waits in one event, in seconds.
+MAX_WAIT = 900.0
+READ_RETRIES = 3
+
+
+class GitHubError(RequestError):
+    """A REST call failed for good; the message names the call, GitHub's answer and what to do."""
+
+    def __init__(self, message: str, status: int | None = None):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Comment:
+    id: int
+    body: str
+    login: str
+    type: str
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class IssueInfo:
+    number: int
+    title: str
+    body: str
+    author: str
+    labels: frozenset[str]
+    state: str
+    is_pull_request: bool = False
+
+
+@dataclass(frozen=True)
+class PullInfo:
+    number: int
+    node_id: str
+    url: str
+    draft: bool
+    title: str
+    body: str
+    head: str
+    base: str
+
+
+@dataclass(frozen=True)
+class ReviewInfo:
+    id: int
+    body: str
+    login: str
+
+
+@dataclass(frozen=True)
+class ReviewCommentInfo:
+    id: int
+    body: str
+    login: str
+    path: str
+    line: int | None
+
+
+@dataclass
+class CallLog:
+    """Every REST call this client made, for the job summary and perf/github_calls.py."""
+
+    calls: list[str] = field(default_factory=list)
+    waited: float = 0.0
+
+
+def marker_line(marker: str) -> str:
+    return f"<!-- {marker} -->"
+
+
+def carries(body: str | None, marker: str) -> bool:
+    """A bot body starts with its marker; a marker elsewhere (quoted by a person) does not count."""
+    return (body or "").startswith(marker_line(marker))
+
+
+class GitHub:
+    def __init__(
+        self,
+        token: str,
+        repository: str,
+        *,
+        api_url: str = "https://api.github.com",
+        bot_logins: tuple[str, ...] = ("github-actions[bot]",),
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.time,
+        throttle: bool = True,
+    ):
+        from github import Auth, Github
+
+        if not token:
+            raise GitHubError("no GitHub token: set GITHUB_TOKEN (the workflow passes it to the action)")
+        self.repository = repository
+        self.bot_logins = tuple(login.lower() for login in bot_logins)
+        self.sleep = sleep
+        self.clock = clock
+        self.log = CallLog()
+        self.gh = Github(
+            auth=Auth.Token(token),
+            base_url=api_url.rstrip("/"),
+            retry=None,
+            lazy=True,
+            per_page=100,
+            timeout=30,
+            seconds_between_requests=0.25 if throttle else None,
+            seconds_between_writes=1.0 if throttle else None,
+        )
+        self._repos: dict[str, Any] = {}
+        self._comments: dict[int, list[Comment]] = {}
+
+    # ------------------------------------------------------------ plumbing
+    def repo(self, full_name: str | None = None):
+        name = full_name or self.repository
+        if name not in self._repos:
+            self._repos[name] = self.gh.get_repo(name)  # lazy: no request
+        return self._repos[name]
+
+    def _call(
+        self, what: str, fn: Callable[[], T], *, write: bool = False, recover: Callable[[], T | None] | None = None
+    ) -> T:
+        from github import GithubException
+        from requests import RequestException
+
+        attempt = 0
+        while True:
+            self.log.calls.append(what)
+            try:
+                return fn()
+            except GithubException as exc:
+                status = exc.status
+                headers = {k.lower(): v for k, v in (exc.headers or {}).items()}
+                if _is_rate_limit(status, headers, exc.data):
+                    self._wait(what, _rate_limit_wait(headers, self.clock(), attempt))
+                    attempt += 1
+                    continue
+                if status is not None and status < 500:
+                    raise GitHubError(f"{what}: GitHub answered {status}: {_message(exc.data)}", status) from None
+                failure = f"GitHub answered {status}"
+            except RequestException as exc:
+                failure = f"the connection failed ({type(exc).__name__})"
+            if write and recover is not None:
+                landed = recover()
+                if landed is not None:
+                    return landed
+            if attempt >= READ_RETRIES:
+                raise GitHubError(f"{what}: {failure} {attempt + 1} times; GitHub may be down, retry later") from None
+            self.sleep(2.0**attempt)
+            attempt += 1
+
+    def _wait(self, what: str, seconds: float) -> None:
+        if seconds > MAX_WAIT or self.log.waited + seconds > MAX_WAIT:
+            raise GitHubError(
+                f"{what}: rate limited by GitHub for {seconds:.0f}s more; the bot stops here and the next event "
+                "continues (or comment /retry later)",
+                403,
+            )
+        self.log.waited += seconds
+        self.sleep(seconds)
+
+    # --------------------------------------------------------------- issue
+    def issue(self, number: int) -> IssueInfo:
+        return self._call(f"GET issue {number}", lambda: _issue_info(self.repo().get_issue(number)))
+
+    def comments(self, number: int, *, refresh: bool = False) -> list[Comment]:
+        """Comments on the issue, read once per event and kept in step with our own writes."""
+        if refresh or number not in self._comments:
+
+            def read() -> list[Comment]:
+                return [_comment(c) for c in self.repo().get_issue(number).get_comments()]
+
+            self._comments[number] = self._call(f"GET comments of {number}", read)
+        return self._comments[number]
+
+    def bot_comment(self, number: int, marker: str) -> Comment | None:
+        """The bot's own comment carrying ``marker`` (a person's comment with the same text never counts)."""
+        for c in self.comments(number):
+            if c.login.lower() in self.bot_logins and carries(c.body, marker):
+                return c
+        return None
+
+    def upsert_comment(self, number: int, marker: str, body: str) -> Comment:
+        """Create or update the one bot comment with ``marker``; the body GitHub kept is returned."""
+        full = f"{marker_line(marker)}\n{body}"
+        existing = self.bot_comment(number, marker)
+        if existing is not None:
+            if existing.body == full:
+                return existing
+            return self._edit_comment(number, existing.id, full)
+
+        def create() -> Comment:
+            return _comment(self.repo().get_issue(number).create_comment(full))
+
+        def recover() -> Comment | None:
+            self.comments(number, refresh=True)
+            landed = self.bot_comment(number, marker)
+            if landed is not None and landed.body != full:
+                return self._edit_comment(number, landed.id, full)
+            return landed
+
+        created = self._call(f"POST comment on {number}", create, write=True, recover=recover)
+        cached = self._comments.setdefault(number, [])
+        if all(c.id != created.id for c in cached):
+            cached.append(created)
+        return created
+
+    def _edit_comment(self, number: int, comment_id: int, body: str) -> Comment:
+        def edit() -> Comment:
+            _, data = self.gh.requester.requestJsonAndCheck(
+                "PATCH", self._comment_url(comment_id), input={"body": body}
+            )
+            return _comment_json(data)
+
+        def recover() -> Comment | None:
+            c = self.get_comment(number, comment_id)
+            return c if c.body == body else None
+
+        updated = self._call(f"PATCH comment {comment_id}", edit, write=True, recover=recover)
+        cached = self._comments.get(number, [])
+        self._comments[number] = [updated if c.id == comment_id else c for c in cached]
+        return updated
+
+    def get_comment(self, number: int, comment_id: int) -> Comment:
+        def get() -> Comment:
+            _, data = self.gh.requester.requestJsonAndCheck("GET", self._comment_url(comment_id))
+            return _comment_json(data)
+
+        return self._call(f"GET comment {comment_id}", get)
+
+    def _comment_url(self, comment_id: int) -> str:
+        return f"{self.repo().url}/issues/comments/{comment_id}"
+
+    def add_labels(self, number: int, labels: list[str]) -> None:
+        if labels:
+            self._call(f"POST labels on {number}", lambda: self.repo().get_issue(number).add_to_labels(*labels))
+
+    def remove_label(self, number: int, label: str) -> None:
+        from github import GithubException
+
+        def remove() -> None:
+            try:
+                self.repo().get_issue(number).remove_from_labels(label)
+            except GithubException as exc:
+                if exc.status != 404:  # already gone: what we wanted
+                    raise
+
+        self._call(f"DELETE label {label} on {number}", remove)
+
+    def ensure_labels(self, wanted: dict[str, tuple[str, str]]) -> None:
+        """Create the repository labels (name -> (color, description)) that do not exist yet."""
+        existing = self._call("GET labels", lambda: {x.name for x in self.repo().get_labels()})
+        for name, (color, description) in sorted(wanted.items()):
+            if name not in existing:
+                self._call(
+                    f"POST label {name}",
+                    lambda n=name, c=color, d=description: self.repo().create_label(n, c, d),
+                    write=True,
+                    recover=lambda n=name: n if n in {x.name for x in self.repo().get_labels()} else None,
+                )
+
+    def role(self, login: str) -> str:
+        """The person's role on the repository (role_name: admin, maintain, write, triage, read), or none."""
+        from github import GithubException
+
+        def get() -> str:
+            try:
+                return self.repo().get_collaborator_role_name(login) or "none"
+            except GithubException as exc:
+                if exc.status == 404:  # not a collaborator
+                    return "none"
+                raise
+
+        return self._call(f"GET permission of {login}", get)
+
+    # -------------------------------------------------------- pull requests
+    def find_pull(self, head: str) -> PullInfo | None:
+        owner = self.repository.split("/")[0]
+
+        def find() -> PullInfo | None:
+            pulls = self.repo().get_pulls(state="all", head=f"{owner}:{head}")
+            for p in pulls:
+                return _pull(p)
+            return None
+
+        return self._call(f"GET pulls for {head}", find)
+
+    def create_pull(self, head: str, base: str, title: str, body: str) -> PullInfo:
+        return self._call(
+            f"POST pull for {head}",
+            lambda: _pull(self.repo().create_pull(base=base, head=head, title=title, body=body, draft=True)),
+            write=True,
+            recover=lambda: self.find_pull(head),
+        )
+
+    def update_pull(self, number: int, title: str, body: str) -> None:
+        self._call(f"PATCH pull {number}", lambda: self.repo().get_pull(number).edit(title=title, body=body))
+
+    def mark_ready(self, pull: PullInfo) -> None:
+        if not pull.draft:
+            return
+
+        def ready() -> None:
+            self.gh.requester.graphql_named_mutation(
+                mutation_name="markPullRequestReadyForReview",
+                mutation_input={"pullRequestId": pull.node_id},
+                output_schema="pullRequest { isDraft }",
+            )
+
+        self._call(f"POST graphql ready {pull.number}", ready)
+
+    def reviews(self, number: int) -> list[ReviewInfo]:
+        def read() -> list[ReviewInfo]:
+            return [
+                ReviewInfo(r.id, r.body or "", r.user.login if r.user else "")
+                for r in self.repo().get_pull(number).get_reviews()
+            ]
+
+        return self._call(f"GET reviews of {number}", read)
+
+    def review_comments(self, number: int) -> list[ReviewCommentInfo]:
+        def read() -> list[ReviewCommentInfo]:
+            return [
+                ReviewCommentInfo(c.id, c.body or "", c.user.login if c.user else "", c.path, c.line)
+                for c in self.repo().get_pull(number).get_review_comments()
+            ]
+
+        return self._call(f"GET review comments of {number}", read)
+
+    def delete_review_comment(self, number: int, comment_id: int) -> None:
+        from github import GithubException
+
+        def delete() -> None:
+            try:
+                self.repo().get_pull(number).get_review_comment(comment_id).delete()
+            except GithubException as exc:
+                if exc.status != 404:
+                    raise
+
+        self._call(f"DELETE review comment {comment_id}", delete)
+
+    def update_review(self, number: int, review_id: int, body: str) -> None:
+        def update() -> None:
+            self.gh.requester.requestJsonAndCheck(
+                "PUT", f"{self.repo().url}/pulls/{number}/reviews/{review_id}", input={"body": body}
+            )
+
+        self._call(f"PUT review {review_id}", update)
+
+    def create_review(self, number: int, commit: str, body: str, comments: list[dict[str, Any]], marker: str) -> None:
+        def create() -> None:
+            pull = self.repo().get_pull(number)
+            pull.create_review(commit=self.repo().get_commit(commit), body=body, event="COMMENT", comments=comments)
+
+        def recover() -> bool | None:
+            landed = any(carries(r.body, marker) and r.login.lower() in self.bot_logins for r in self.reviews(number))
+            return True if landed else None
+
+        self._call(f"POST review on {number}", create, write=True, recover=recover)
+
+    # ------------------------------------------------------------- actions
+    def dispatch(self, workflow: str, ref: str, inputs: dict[str, str]) -> None:
+        def post() -> None:
+            self.gh.requester.requestJsonAndCheck(
+                "POST",
+                f"{self.repo().url}/actions/workflows/{workflow}/dispatches",
+                input={"ref": ref, "inputs": inputs},
+            )
+
+        self._call(f"POST dispatch {workflow}", post)
+
+    # ------------------------------------------------------ other repositories
+    def file_at(self, repository: str, sha: str, path: str, *, limit: int = 1_000_000) -> str:
+        """A text file at an exact commit (the evolved program an issue references)."""
+
+        def get() -> str:
+            content = self.repo(repository).get_contents(path, ref=sha)
+            if isinstance(content, list):
+                raise GitHubError(f"{repository}@{sha}:{path} is a directory; reference the file itself")
+            if content.size and content.size > limit:
+                raise GitHubError(f"{repository}@{sha}:{path} is {content.size:,} bytes; the limit is {limit:,}")
+            return content.decoded_content.decode("utf-8")
+
+        return self._call(f"GET contents {repository}:{path}", get)
+
+    def find_issue(self, repository: str, marker: str, label: str) -> IssueInfo | None:
+        def find() -> IssueInfo | None:
+            for raw in self.repo(repository).get_issues(state="all", labels=[label]):
+                if carries(raw.body, marker) and (raw.user.login.lower() if raw.user else "") in self.bot_logins:
+                    return _issue_info(raw)
+            return None
+
+        return self._call(f"GET issues of {repository}", find)
+
+    def upsert_issue(self, repository: str, marker: str, title: str, body: str, label: str) -> str:
+        """Create or update the bot's issue with ``marker`` in another repository; returns its URL."""
+        full = f"{marker_line(marker)}\n{body}"
+        existing = self.find_issue(repository, marker, label)
+        if existing is not None:
+            if existing.body != full or existing.title != title:
+                self._call(
+                    f"PATCH issue {repository}#{existing.number}",
+                    lambda: self.repo(repository).get_issue(existing.number).edit(title=title, body=full),
+                )
+            return self._issue_url(repository, existing.number)
+
+        def create() -> IssueInfo:
+            return _issue_info(self.repo(repository).create_issue(title=title, body=full, labels=[label]))
+
+        created = self._call(
+            f"POST issue in {repository}",
+            create,
+            write=True,
+            recover=lambda: self.find_issue(repository, marker, label),
+        )
+        return self._issue_url(repository, created.number)
+
+    def _issue_url(self, repository: str, number: int) -> str:
+        api = self.gh.requester.base_url
+        host = api.split("/api/")[0] if "/api/" in api else "https://github.com"
+        return f"{host}/{repository}/issues/{number}"
+
+
+# --------------------------------------------------------------------------
+# Helpers (pure)
+# --------------------------------------------------------------------------
+
+
+def _comment(c) -> Comment:
+    user = c.user
+    return Comment(
+        id=c.id,
+        body=c.body or "",
+        login=user.login if user else "",
+        type=user.type if user else "",
+        url=c.html_url or "",
+    )
+
+
+def _comment_json(data: dict) -> Comment:
+    user = data.get("user") or {}
+    return Comment(
+        id=int(data["id"]),
+        body=data.get("body") or "",
+        login=user.get("login", ""),
+        type=user.get("type", ""),
+        url=data.get("html_url") or "",
+    )
+
+
+def _issue_info(raw) -> IssueInfo:
+    return IssueInfo(
+        number=raw.number,
+        title=raw.title or "",
+        body=raw.body or "",
+        author=raw.user.login if raw.user else "",
+        labels=frozenset(label.name for label in raw.labels),
+        state=raw.state or "open",
+        is_pull_request=raw.pull_request is not None,
+    )
+
+
+def _pull(p) -> PullInfo:
+    return PullInfo(
+        number=p.number,
+        node_id=p.node_id,
+        url=p.html_url,
+        draft=bool(p.draft),
+        title=p.title or "",
+        body=p.body or "",
+        head=p.head.ref,
+        base=p.base.ref,
+    )
+
+
+def _is_rate_limit(status: int | None, headers: dict[str, str], data: Any) -> bool:
+    if status == 429:
+        return True
+    if status != 403:
+        return False
+    return (
+        "retry-after" in headers
+        or headers.get("x-ratelimit-remaining") == "0"
+        or "rate limit" in _message(data).lower()
+    )
+
+
+def _rate_limit_wait(headers: dict[str, str], now: float, attempt: int) -> float:
+    """GitHub's documented order: retry-after, then x-ratelimit-reset, else at least a minute, growing."""
+    if headers.get("retry-after", "").strip().isdigit():
+        return float(headers["retry-after"])
+    if headers.get("x-ratelimit-remaining") == "0" and headers.get("x-ratelimit-reset", "").isdigit():
+        return max(1.0, float(headers["x-ratelimit-reset"]) - now + 1)
+    return 60.0 * 2**attempt
+
+
+def _message(data: Any) -> str:
+    if isinstance(data, dict):
+        msg = str(data.get("message", ""))
+        errors = data.get("errors")
+        if isinstance(errors, list) and errors:
+            detail = "; ".join(str(e.get("message", e)) if isinstance(e, dict) else str(e) for e in errors)
+            msg = f"{msg} ({detail})" if msg else detail
+        return msg or "no message"
+    return str(data or "no message")[:300]

@@ -1,0 +1,81 @@
+"""The GitHub home's state store: the sticky status comment on the promotion issue.
+
+The visible part is the checklist people read; below it, a hidden marker holds
+the whole PipelineState as compressed JSON (base64, so nothing in it can close
+the HTML comment early). Every save is read back: GitHub can answer 200 to an
+over-long update and keep the old text, and a state that silently failed to
+save would make the next event redo or skip work.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import zlib
+
+from pydantic import ValidationError
+
+from bot.forge.base import STATUS_MARKER
+from bot.forge.state_file import StateError
+from bot.github.client import GitHub, marker_line
+from bot.model import PipelineState
+
+#: Budget for the status comment: GitHub's documented 65,536-character cap on a comment body.
+MAX_COMMENT_CHARS = 65_536
+_STATE = re.compile(r"<!-- promotion-bot:state v1 (?P<data>[A-Za-z0-9+/=]+) -->")
+#: How much audit history the comment keeps when space runs short (the branch's commits keep the rest).
+KEEP_AUDIT = 60
+
+
+def encode_state(state: PipelineState) -> str:
+    raw = zlib.compress(state.model_dump_json().encode("utf-8"), 9)
+    return f"<!-- promotion-bot:state v1 {base64.b64encode(raw).decode('ascii')} -->"
+
+
+def decode_state(body: str) -> PipelineState | None:
+    """The state hidden in a status comment body; None if it carries none; StateError if it is damaged."""
+    m = _STATE.search(body or "")
+    if m is None:
+        return None
+    try:
+        return PipelineState.model_validate_json(zlib.decompress(base64.b64decode(m.group("data"))))
+    except (ValueError, ValidationError, zlib.error):
+        raise StateError(
+            "the promotion state in the status comment is damaged; an admin can delete that comment and comment "
+            "`/retry` to start the promotion again"
+        ) from None
+
+
+def status_body(state: PipelineState, status: str) -> str:
+    """Checklist + hidden state, within GitHub's size cap; old audit entries go first if space runs short."""
+    body = f"{status.rstrip()}\n\n{encode_state(state)}"
+    if len(body) + len(marker_line(STATUS_MARKER)) + 1 <= MAX_COMMENT_CHARS:
+        return body
+    trimmed = state.model_copy(update={"audit": state.audit[-KEEP_AUDIT:]})
+    body = f"{status.rstrip()}\n\n{encode_state(trimmed)}"
+    if len(body) + len(marker_line(STATUS_MARKER)) + 1 > MAX_COMMENT_CHARS:
+        raise StateError(
+            f"the promotion state does not fit in a GitHub comment ({len(body):,} characters); "
+            "this is a bug in the bot, please report it with the issue link"
+        )
+    return body
+
+
+class GitHubStateStore:
+    def __init__(self, client: GitHub, issue: int):
+        self.client = client
+        self.issue = issue
+
+    def load(self) -> PipelineState | None:
+        comment = self.client.bot_comment(self.issue, STATUS_MARKER)
+        return decode_state(comment.body) if comment else None
+
+    def save(self, state: PipelineState, status: str) -> None:
+        body = status_body(state, status)
+        written = self.client.upsert_comment(self.issue, STATUS_MARKER, body)
+        kept = self.client.get_comment(self.issue, written.id)  # read back: a 200 does not mean it was kept
+        if kept.body != f"{marker_line(STATUS_MARKER)}\n{body}":
+            raise StateError(
+                "GitHub kept an older status comment than the one the bot wrote, so the promotion state was not "
+                "saved; nothing else changed. Comment `/retry` to try again"
+            )
