@@ -563,6 +563,8 @@ class AuditEntry(Strict):
     actor: str
     event: str
     detail: str = ""
+    role: str | None = Field(default=None, description="the actor's role on the repository when they acted (GitHub)")
+    delivery: str | None = Field(default=None, description="the GitHub event (run or delivery id) that carried it")
 
 
 class Status(StrEnum):
@@ -685,8 +687,11 @@ class PipelineState(Strict):
     )
     failure: StageFailure | None = Field(default=None, description="set while status is failed")
     cancelled_from: Status | None = Field(default=None, description="the status a cancel interrupted")
-
     llm: LLMUsage = Field(default_factory=LLMUsage, description="Claude calls and their cost (empty offline)")
+    handled_events: list[str] = Field(
+        default_factory=list,
+        description="ids of the GitHub events already acted on (the last 200), so a replay is a no-op",
+    )
     audit: list[AuditEntry] = Field(default_factory=list)
 
     def artifact_index(self) -> list[Artifact]:

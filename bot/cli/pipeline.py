@@ -189,21 +189,14 @@ def _reload(settings: dict):
 
 def preflight(request_path: Path, results: Path | None, *, check_reports: bool = True, allow_sample_data: bool = False):
     """Everything that can be wrong with the input is found here, before anything touches the fork."""
-    from bot.dictionary import load_dictionary
-    from bot.golang.analyze import analyze
-    from bot.golang.safety import refuse_unsafe
-    from bot.golang.source import parse_evolved_source
     from bot.model import PromotionRequest
+    from bot.stages.preflight import KindMismatch, check_program
 
     request = PromotionRequest.load(request_path)
-    src = parse_evolved_source(request.source_text, str(request.source_path))
-    refuse_unsafe(src)  # nothing is analysed, built or run for a program that could reach outside itself
-    analysis = analyze(src, load_dictionary(), None)
-    if analysis.kind is not request.kind:
-        raise RequestError(
-            f"{request_path}: field 'kind' says {request.kind.value}, but {request.source} holds a "
-            f"{analysis.kind.value} policy ({analysis.host}); fix 'kind' or the source"
-        )
+    try:
+        check_program(request)
+    except KindMismatch as exc:
+        raise RequestError(f"{request_path}: {exc}") from None
     if results is not None:
         from bot.bench.evidence import EvidencePolicy, load_evidence
         from bot.bench.reports import ReportError

@@ -47,10 +47,11 @@ class Outcome:
     state: PipelineState
     waiting_gate: int | None
     halted: pipeline.Halted | None = None
+    paused: str | None = None  # why the home stopped before the next step (it resumes on its own)
 
     @property
     def done(self) -> bool:
-        return self.waiting_gate is None and self.halted is None
+        return self.waiting_gate is None and self.halted is None and self.paused is None
 
 
 class Runner:
@@ -109,10 +110,20 @@ class Runner:
         return state
 
     # ----------------------------------------------------------------- loop
-    def run(self) -> Outcome:
+    def run(self, pause_before: Callable[[PipelineState, pipeline.Step], str | None] | None = None) -> Outcome:
+        """Do what is due until a person must decide, the promotion halts or ends, or ``pause_before`` says wait.
+
+        ``pause_before`` lets a home hand a step to someone else (the GitHub home runs stage 5 on GPU
+        runners): it returns why to stop before that step, or None to go on.
+        """
         state = self.start_or_resume()
         while True:
             step = pipeline.next_step(state)
+            paused = pause_before(state, step) if pause_before is not None else None
+            if paused:
+                self.log(paused)
+                self.save(state)
+                return Outcome(state, None, paused=paused)
             match step:
                 case pipeline.Finished():
                     self.save(state)

@@ -1,0 +1,116 @@
+"""`promote handle-event | sandbox-exec | dispatch-next | check-config`: the GitHub home's commands.
+
+``handle-event`` is what the workflow's write job runs; ``sandbox-exec`` is all
+the sandboxed job runs (it holds no secrets and writes nothing but a results
+file); ``dispatch-next`` starts the run the write job asked for, after the
+workflow uploaded what that run needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("handle-event", help="handle the GitHub event this Actions job was started for")
+    p.set_defaults(func=cmd_handle_event)
+
+    p = sub.add_parser("sandbox-exec", help="run execution requests (evolved/generated code) in the sandbox")
+    p.add_argument("--requests", type=Path, required=True, help="execution-requests.json from the write job")
+    p.add_argument("--out", type=Path, required=True, help="where to write the results (JSON)")
+    p.set_defaults(func=cmd_sandbox_exec)
+
+    p = sub.add_parser("dispatch-next", help="start the workflow run the last handle-event asked for")
+    p.set_defaults(func=cmd_dispatch_next)
+
+    p = sub.add_parser("check-config", help="check a repository's bot setup through the API and say what to fix")
+    p.add_argument("--repo", required=True, metavar="OWNER/NAME")
+    p.set_defaults(func=cmd_check_config)
+
+
+def cmd_handle_event(args) -> int:
+    from bot.events import handle
+    from bot.events.env import EventEnv
+
+    env = EventEnv.from_environ()
+    result = handle(env)
+    print(f"promote: {env.event_name}: {result.action}")
+    for note in result.notes:
+        print(f"  {note}")
+    _write_summary(env, result)
+    _write_outputs(env, result)
+    return 0
+
+
+def _write_summary(env, result) -> None:
+    if env.summary_path is None:
+        return
+    text = result.status or f"**promotion bot**: {result.action}\n"
+    with env.summary_path.open("a", encoding="utf-8") as fh:
+        fh.write(text.rstrip() + "\n")
+
+
+def _write_outputs(env, result) -> None:
+    if env.output_path is None:
+        return
+    state = result.state
+    stage = ""
+    if state is not None:
+        stage = str(int(state.next_stage)) if state.next_stage else (str(max(state.stages)) if state.stages else "")
+    values = {
+        "action": result.action,
+        "stage": stage,
+        "gate": str(state.open_gate or "") if state is not None else "",
+        "status": state.status.value if state is not None else "",
+        "pr-url": result.pull_url,
+    }
+    cost = getattr(state, "cost", None) if state is not None else None
+    values["tokens"] = str(getattr(cost, "total_tokens", 0) or 0)
+    values["cost-usd"] = f"{getattr(cost, 'dollars', 0.0) or 0.0:.4f}"
+    with env.output_path.open("a", encoding="utf-8") as fh:
+        for key, value in values.items():
+            fh.write(f"{key}={' '.join(str(value).split())}\n")
+
+
+def cmd_sandbox_exec(args) -> int:
+    from bot.events.promotion import requests_from_file
+    from bot.execution import run_all
+
+    requests = requests_from_file(args.requests) if args.requests.is_file() else []
+    results = run_all(requests)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"results": results}, sort_keys=True))
+    print(f"promote: ran {len(requests)} execution request(s) in the sandbox; results in {args.out}")
+    return 0
+
+
+def cmd_dispatch_next(args) -> int:
+    from bot.events.env import EventEnv
+    from bot.github.client import GitHub
+
+    env = EventEnv.from_environ()
+    if not env.dispatch_path.is_file():
+        print("promote: nothing to dispatch")
+        return 0
+    spec = json.loads(env.dispatch_path.read_text(encoding="utf-8"))
+    client = GitHub(env.write_token, env.repository, api_url=env.api_url)
+    client.dispatch(spec["workflow"], spec["ref"], {k: str(v) for k, v in spec["inputs"].items()})
+    env.dispatch_path.unlink()
+    print(f"promote: dispatched {spec['workflow']} with {spec['inputs']}", file=sys.stderr)
+    return 0
+
+
+def cmd_check_config(args) -> int:
+    from bot.github.setup_check import check_repository
+
+    problems = check_repository(args.repo)
+    for line in problems:
+        print(f"  - {line}")
+    if problems:
+        print(f"promote: {args.repo}: {len(problems)} thing(s) to fix (see docs/github-setup.md)")
+        return 1
+    print(f"promote: {args.repo} is set up for the promotion bot")
+    return 0

@@ -1,0 +1,73 @@
+"""GitHub events, routed: (event, action) -> one handler each, in the style of python/bedevere.
+
+``handle`` is the GitHub home's only entry into the engine. It parses the
+payload with githubkit's typed webhook models, builds the REST client and
+configuration once, and calls the handler the table names; anything not in the
+table is logged and ignored. Handlers live in one module per event.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from collections.abc import Callable
+
+from bot.events.env import EventEnv
+from bot.events.promotion import Result
+from bot.model import RequestError
+
+#: (event name, action or None) -> "module:function". The only place that says what the bot reacts to.
+ROUTES: dict[tuple[str, str | None], str] = {
+    ("issues", "opened"): "bot.events.issues:opened",
+    ("issues", "edited"): "bot.events.issues:edited",
+    ("issues", "labeled"): "bot.events.issues:labeled",
+    ("issues", "closed"): "bot.events.issues:closed",
+    ("issue_comment", "created"): "bot.events.comments:created",
+    ("workflow_dispatch", None): "bot.events.dispatch:dispatched",
+}
+
+
+class PayloadError(RequestError):
+    """The event payload is not what GitHub sends for this event."""
+
+
+def route(event_name: str, action: str | None) -> Callable | None:
+    target = ROUTES.get((event_name, action)) or ROUTES.get((event_name, None))
+    if target is None:
+        return None
+    module, name = target.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def parse_payload(event_name: str, raw: dict):
+    """The payload as githubkit's typed model (validated against GitHub's webhook schema)."""
+    from githubkit.webhooks import parse_obj
+    from pydantic import ValidationError
+
+    try:
+        return parse_obj(event_name, raw)
+    except ValidationError as exc:
+        raise PayloadError(
+            f"the {event_name} payload does not match GitHub's webhook schema: {exc.errors()[0]['msg']}"
+        ) from None
+    except Exception as exc:  # githubkit's WebhookTypeNotFound for an unknown event name
+        raise PayloadError(f"unknown event {event_name!r}: {exc}") from None
+
+
+def handle(env: EventEnv, *, client_factory: Callable | None = None) -> Result:
+    """Handle the event the job was started for."""
+    try:
+        raw = json.loads(env.event_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise PayloadError(f"{env.event_path}: cannot read the event payload ({type(exc).__name__})") from None
+    action = raw.get("action") if isinstance(raw, dict) else None
+    handler = route(env.event_name, action if isinstance(action, str) else None)
+    if handler is None:
+        print(f"promote: ignoring {env.event_name}.{action}: not an event the promotion bot handles", file=sys.stderr)
+        return Result("ignored")
+    event = parse_payload(env.event_name, raw)
+    from bot.events.session import Session
+
+    session = Session.open(env, client_factory=client_factory)
+    return handler(session, event)

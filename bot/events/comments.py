@@ -1,0 +1,87 @@
+"""`issue_comment` events: slash commands on a promotion issue, from people the one rule authorizes."""
+
+from __future__ import annotations
+
+from bot import pipeline
+from bot.events.issues import _issue
+from bot.events.promotion import NeedsInfo, Result
+from bot.github import commands
+from bot.model import Decision
+
+_DECISIONS = {"approve": Decision.APPROVE, "request-changes": Decision.REQUEST_CHANGES, "reject": Decision.REJECT}
+_ACTION = {"approve": "decide", "request-changes": "decide", "reject": "decide", "retry": "retry", "cancel": "cancel"}
+
+
+def created(session, event) -> Result:
+    comment, sender = event.comment, event.sender
+    if str(sender.type or "") == "Bot" or sender.login.lower() in session.client.bot_logins:
+        return Result("ignored: a bot's comment")  # our own comments, and other bots', never act
+    issue = _issue(event)
+    if issue.is_pull_request:
+        return Result("ignored: a pull request comment")
+    try:
+        command = commands.parse(comment.body or "")
+    except commands.CommandError as exc:
+        promotion = session.promotion(issue)
+        if promotion is not None:
+            promotion.notice(f"reply-{comment.id}", f"@{sender.login} {exc}")
+        return Result("malformed command", notes=[str(exc)])
+    if command is None:
+        return Result("ignored: no command")
+    promotion = session.promotion(issue)
+    if promotion is None:
+        return Result("ignored: not a promotion issue")
+
+    def reply(text: str) -> None:
+        promotion.notice(f"reply-{comment.id}", f"@{sender.login} {text}")
+
+    try:
+        promotion.request()
+    except NeedsInfo as exc:
+        return promotion.needs_info(exc.problems)
+    state = promotion.load()
+    if command.name == "status":
+        if state is not None:
+            promotion.save(state)  # re-render the checklist with this run's links
+        return Result("status refreshed", state)
+    actor, verdict = session.authorize(
+        sender.login, str(sender.type or "User"), _ACTION[command.name], issue_author=issue.author
+    )
+    if not verdict.allowed:
+        reply(f"`/{command.name}` was not applied: {verdict.why}.")
+        return Result(f"refused /{command.name}", state, notes=[verdict.why])
+    if state is None:
+        return promotion.advance()  # a /retry on an issue whose first run never got going
+    now = promotion.runner().clock()
+    try:
+        if command.name in _DECISIONS:
+            if state.open_gate is None:
+                raise pipeline.IllegalTransition(f"no gate is open: {pipeline.describe(state)}")
+            gate = state.open_gate
+            if command.name == "approve" and command.argument and int(command.argument) != gate:
+                raise pipeline.IllegalTransition(f"gate {command.argument} is not open: {pipeline.describe(state)}")
+            decision = _DECISIONS[command.name]
+            reason = command.argument if decision is not Decision.APPROVE else None
+
+            def move(s):
+                return pipeline.decide(s, gate, decision, actor=actor.login, now=now, reason=reason)
+        elif command.name == "retry":
+            stage = int(command.argument) if command.argument else None
+
+            def move(s):
+                return pipeline.retry(s, actor=actor.login, now=now, stage=stage)
+        else:  # cancel
+
+            def move(s):
+                return pipeline.cancel(s, actor=actor.login, now=now, reason=command.argument)
+
+        new = promotion.apply_once(state, move, role=actor.role)
+    except pipeline.IllegalTransition as exc:
+        reply(f"`/{command.name}` was not applied: {exc}.")
+        return Result(f"refused /{command.name}", state, notes=[str(exc)])
+    if new is not state:
+        promotion.save(new)
+    if command.name == "cancel":
+        promotion.sync_labels(new)
+        return Result("cancelled", new)
+    return promotion.advance()

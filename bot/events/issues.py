@@ -1,0 +1,135 @@
+"""`issues` events: a promotion is filed, edited, labelled with a gate approval, or closed."""
+
+from __future__ import annotations
+
+from bot import pipeline
+from bot.events.promotion import NeedsInfo, Result
+from bot.github.client import IssueInfo
+from bot.github.labels import Label
+from bot.model import Decision, PipelineState, Status
+
+
+def _issue(event) -> IssueInfo:
+    raw = event.issue
+    return IssueInfo(
+        number=raw.number,
+        title=raw.title or "",
+        body=raw.body or "",
+        author=raw.user.login if raw.user else "",
+        labels=frozenset(label.name for label in (raw.labels or []) if label is not None),
+        state=str(raw.state or "open"),
+        is_pull_request=getattr(raw, "pull_request", None) is not None,
+    )
+
+
+def opened(session, event) -> Result:
+    promotion = session.promotion(_issue(event))
+    if promotion is None:
+        return Result("ignored: not a promotion issue")
+    try:
+        promotion.request()
+    except NeedsInfo as exc:
+        return promotion.needs_info(exc.problems)
+    promotion.clear_needs_info()
+    return promotion.advance()
+
+
+def edited(session, event) -> Result:
+    """An edited request is read again; a changed request restarts from stage 1, and says so."""
+    promotion = session.promotion(_issue(event))
+    if promotion is None:
+        return Result("ignored: not a promotion issue")
+    try:
+        request = promotion.request()
+    except NeedsInfo as exc:
+        return promotion.needs_info(exc.problems)
+    promotion.clear_needs_info()
+    state = promotion.load()
+    if state is not None and state.request_fingerprint != request.fingerprint():
+        if state.status in (Status.DONE, Status.REJECTED):
+            promotion.notice(
+                f"edit-{session.env.event_id}",
+                f"This promotion is {state.status.value}; the edit changes nothing. File a new issue to promote "
+                "the changed request.",
+            )
+            return Result("ignored: finished promotion", state)
+        lost = pipeline.work_done(state)
+        state = pipeline.restart(
+            state, request.fingerprint(), actor=event.sender.login, now=promotion.runner().clock(), why="request edited"
+        )
+        promotion.save(state)
+        if lost:
+            promotion.notice(
+                f"restart-{session.env.event_id}",
+                "The request changed after stage 2, so the promotion **restarted from stage 1**: the earlier gate "
+                "decisions were made on the old request. The branch keeps the earlier commits for reference.",
+            )
+    return promotion.advance()
+
+
+def labeled(session, event) -> Result:
+    """`gate-N-approved` passes gate N, if an authorized person applied it while gate N is open."""
+    gate = Label.approval_gate(event.label.name if event.label else "")
+    if gate is None:
+        return Result("ignored: not a gate label")
+    issue = _issue(event)
+    promotion = session.promotion(issue)
+    if promotion is None:
+        return Result("ignored: not a promotion issue")
+    label = str(Label.approved(gate))
+    fresh = session.client.issue(issue.number)  # the payload is a snapshot: the label may be gone by now
+    promotion.issue = fresh
+    if label not in fresh.labels:
+        return Result("ignored: the label was already removed")
+    state = promotion.load()
+    if state is None:
+        return _refuse(promotion, label, event, f"this promotion has not started, so gate {gate} is not open")
+    if _approved(state, gate):
+        return Result(f"gate {gate} is already approved", state)
+    sender = event.sender
+    actor, verdict = session.authorize(sender.login, str(sender.type or "User"), "decide")
+    if not verdict.allowed:
+        return _refuse(promotion, label, event, verdict.why)
+    try:
+        state = promotion.apply_once(
+            state,
+            lambda s: pipeline.decide(s, gate, Decision.APPROVE, actor=actor.login, now=promotion.runner().clock()),
+            role=actor.role,
+        )
+    except pipeline.IllegalTransition as exc:
+        return _refuse(promotion, label, event, str(exc))
+    promotion.save(state)
+    return promotion.advance()
+
+
+def closed(session, event) -> Result:
+    """Closing the issue cancels the promotion (reopen and comment `/retry` to continue)."""
+    promotion = session.promotion(_issue(event))
+    if promotion is None:
+        return Result("ignored: not a promotion issue")
+    state = promotion.load()
+    if state is None or state.status in (Status.DONE, Status.REJECTED, Status.CANCELLED):
+        return Result("nothing to cancel", state)
+    login = event.sender.login
+    state = promotion.apply_once(
+        state,
+        lambda s: pipeline.cancel(s, actor=login, now=promotion.runner().clock(), reason="issue closed"),
+        role=None,
+    )
+    promotion.save(state)
+    promotion.sync_labels(state)
+    return Result("cancelled", state)
+
+
+def _approved(state: PipelineState, gate: int) -> bool:
+    return any(d.gate == gate and d.decision is Decision.APPROVE for d in state.decisions) and state.open_gate != gate
+
+
+def _refuse(promotion, label: str, event, why: str) -> Result:
+    """Take the label off again and say why, once per event."""
+    promotion.client.remove_label(promotion.issue.number, label)
+    promotion.notice(
+        f"label-{promotion.env.event_id}",
+        f"@{event.sender.login} the `{label}` label was removed: {why}.",
+    )
+    return Result(f"refused {label}", notes=[why])

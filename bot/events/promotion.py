@@ -1,0 +1,325 @@
+"""One promotion issue as an event handler sees it: read the request, drive the engine, show the result.
+
+This is the GitHub home's adapter around the same Runner the local rehearsal
+uses. It adds only what GitHub needs: the request comes from the issue form,
+state lives in the status comment, the fork is on GitHub, evolved code is run
+by a sandboxed job (answers replayed through a RecordedExecutor), stage 5
+waits for the GPU workflow, and labels mirror the state.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot import PROJECT_ROOT, pipeline
+from bot.events.env import EventEnv
+from bot.execution import ExecRequest, ExecutionNeeded, RecordedExecutor
+from bot.github.client import GitHub, IssueInfo
+from bot.github.config import BotConfig
+from bot.github.labels import Label, changes, desired
+from bot.model import PipelineState, PromotionRequest, RequestError, Stage
+
+NEEDS_INFO_MARKER = "promotion-bot:needs-info"
+TEMPLATE = PROJECT_ROOT / ".github" / "ISSUE_TEMPLATE" / "promotion.yml"
+
+
+class NeedsInfo(RequestError):
+    """The issue cannot become a promotion as filed; ``problems`` say what to fix."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+@dataclass
+class Result:
+    """What one handled event did, for the job summary, the action's outputs and tests."""
+
+    action: str
+    state: PipelineState | None = None
+    pull_url: str = ""
+    notes: list[str] = field(default_factory=list)
+    status: str = ""  # the checklist as the status comment shows it
+
+
+def is_promotion(issue: IssueInfo) -> bool:
+    """A promotion issue: labelled so by the form, or carrying the form's sections."""
+    return not issue.is_pull_request and (
+        Label.PROMOTION in issue.labels or ("### Evolved program" in issue.body and "### Policy kind" in issue.body)
+    )
+
+
+class Promotion:
+    def __init__(self, env: EventEnv, client: GitHub, config: BotConfig, issue: IssueInfo):
+        self.env = env
+        self.client = client
+        self.config = config
+        self.issue = issue
+        self._request: PromotionRequest | None = None
+        self._forge = None
+        self._runner = None
+        self.store = _store(client, issue.number)
+
+    # ------------------------------------------------------------- request
+    def request(self) -> PromotionRequest:
+        """The request the issue describes; NeedsInfo listing every problem when it cannot be used."""
+        if self._request is None:
+            self._request = read_request(self.env, self.client, self.config, self.issue)
+        return self._request
+
+    # --------------------------------------------------------------- pieces
+    def forge(self):
+        from bot.github.forge import GitHubForge
+
+        if self._forge is None:
+            request = self.request()
+            self._forge = GitHubForge(
+                self.client,
+                issue=self.issue.number,
+                fork=request.fork.repo,
+                server_url=self.env.server_url,
+                token=self.env.write_token,
+                clone_dir=self.env.work / "fork.git",
+                base_branch=request.fork.base_branch,
+                branch=request.branch,
+                feedback_repository=self.config.blis_repository,
+            )
+        return self._forge
+
+    def runner(self):
+        from bot.stages.runner import Runner
+
+        if self._runner is None:
+            self._runner = Runner(
+                self.request(),
+                self.forge(),
+                self.store,
+                actor="promotion-bot",
+                max_rounds=self.config.max_rounds,
+                executor=RecordedExecutor(_load_results(self.env.execution_results)),
+                status_context=self.status_context(),
+                log=lambda line: print(f"  {line}", file=sys.stderr),
+            )
+        return self._runner
+
+    def status_context(self) -> dict:
+        request = self.request()
+        server = self.env.server_url.rstrip("/")
+        links = {"branch": f"{server}/{request.fork.repo}/tree/{request.branch}"}
+        if self._forge is not None and self._forge._pull is not None:
+            links["pull request"] = self._forge._pull.url
+        links["this run"] = self.env.run_url
+        roles = ", ".join(self.config.approvers.roles)
+        users = ", ".join(f"@{u}" for u in self.config.approvers.users)
+        approvers = f"people with the role {roles} on this repository" + (f" or {users}" if users else "")
+        return {"home": "github", "run_url": self.env.run_url, "links": links, "approvers": approvers}
+
+    # ---------------------------------------------------------------- moves
+    def load(self) -> PipelineState | None:
+        return self.store.load()
+
+    def apply_once(self, state: PipelineState, move, *, role: str | None) -> PipelineState:
+        """A person's move, applied once per event: a replayed event finds its id recorded and changes nothing."""
+        if self.env.event_id in state.handled_events:
+            return state
+        new = move(state)
+        if new is state:
+            return state
+        new = new.model_copy(deep=True)
+        new.handled_events = [*new.handled_events, self.env.event_id][-200:]
+        last = new.audit[-1]
+        new.audit[-1] = last.model_copy(update={"role": role, "delivery": self.env.event_id})
+        return new
+
+    def save(self, state: PipelineState) -> None:
+        runner = self.runner()
+        runner.status_context = self.status_context()
+        runner.save(state)
+
+    def advance(self) -> Result:
+        """Run what is due until a gate, a halt, the end, the GPU workflow or the sandboxed job is needed."""
+        runner = self.runner()
+        try:
+            state = runner.start_or_resume()
+        except RequestError as exc:  # the request changed under a running promotion: handled by `edited`
+            raise NeedsInfo([str(exc)]) from None
+        outcome = None
+        try:
+            outcome = runner.run(pause_before=self._pause)
+        except ExecutionNeeded:
+            self._request_sandbox(runner.executor)
+            state = runner.load_state() or state
+            return self._finish(Result("waiting for the sandboxed checks", state))
+        except RequestError as exc:  # the forge refused (e.g. the branch moved) or GitHub failed for good
+            state = runner.load_state() or state
+            step = pipeline.next_step(state)
+            if isinstance(step, pipeline.RunStage):
+                state = pipeline.stage_failed(state, step.stage, str(exc), now=runner.clock())
+                runner.save(state)
+            self._finish(Result("failed", state))
+            raise
+        return self._finish(Result(pipeline.describe(outcome.state), outcome.state))
+
+    def _pause(self, state: PipelineState, step) -> str | None:
+        """Stage 5 runs on GPU runners: dispatch the benchmark workflow and wait for it to come back."""
+        if not isinstance(step, pipeline.RunStage) or step.stage is not Stage.RUN_VALIDATE:
+            return None
+        request = self.request()
+        results = f"benchmarks/promotion/{request.slug}/results/"
+        if self.forge().list_files(request.branch, results):
+            return None
+        commit = self.forge().repo.rev(request.branch) or ""
+        self._schedule(
+            self.config.benchmark_workflow,
+            {"issue": str(self.issue.number), "branch": request.branch, "commit": commit, "resume": "false"},
+        )
+        return f"stage 5 waits for the benchmark on GPU runners ({self.config.benchmark_workflow} at {commit[:12]})"
+
+    def _request_sandbox(self, executor: RecordedExecutor) -> None:
+        """Hand the executions to the sandboxed job of the next run (as data), and ask for that run."""
+        requests = [r.to_json() for r in executor.needed.values()]
+        self.env.work.mkdir(parents=True, exist_ok=True)
+        self.env.requests_path.write_text(json.dumps({"requests": requests}, sort_keys=True))
+        self._schedule(
+            self.config.workflow, {"issue": str(self.issue.number), "step": "continue", "requests_run": self.env.run_id}
+        )
+
+    def _schedule(self, workflow: str, inputs: dict[str, str]) -> None:
+        """The dispatch `promote dispatch-next` sends after this job uploaded what the next run needs."""
+        self.env.work.mkdir(parents=True, exist_ok=True)
+        self.env.dispatch_path.write_text(json.dumps({"workflow": workflow, "ref": self.env.ref, "inputs": inputs}))
+
+    # ---------------------------------------------------------- presentation
+    def needs_info(self, problems: list[str]) -> Result:
+        from bot.render import render
+
+        body = render("needs_info.md.j2", problems=problems, number=self.issue.number)
+        self.client.upsert_comment(self.issue.number, NEEDS_INFO_MARKER, body)
+        self.client.add_labels(
+            self.issue.number, [str(Label.NEEDS_INFO)] if Label.NEEDS_INFO not in self.issue.labels else []
+        )
+        return Result("needs-info", notes=problems)
+
+    def clear_needs_info(self) -> None:
+        if Label.NEEDS_INFO in self.issue.labels:
+            self.client.remove_label(self.issue.number, str(Label.NEEDS_INFO))
+            self.issue = _with_labels(self.issue, self.issue.labels - {str(Label.NEEDS_INFO)})
+        if self.client.bot_comment(self.issue.number, NEEDS_INFO_MARKER) is not None:
+            self.client.upsert_comment(
+                self.issue.number, NEEDS_INFO_MARKER, "Resolved: the request can be used as it stands now."
+            )
+
+    def notice(self, key: str, text: str) -> None:
+        """A short reply to one event (found again by its key, so a replay updates instead of repeating)."""
+        self.client.upsert_comment(self.issue.number, f"promotion-bot:notice:{key}", text)
+
+    def sync_labels(self, state: PipelineState) -> None:
+        add, remove = changes(set(self.issue.labels), desired(state))
+        if add:
+            self.client.ensure_labels({n: (Label(n).color, Label(n).description) for n in add if n in set(Label)})
+        self.client.add_labels(self.issue.number, add)
+        for name in remove:
+            self.client.remove_label(self.issue.number, name)
+        self.issue = _with_labels(self.issue, (set(self.issue.labels) | set(add)) - set(remove))
+
+    def _finish(self, result: Result) -> Result:
+        if result.state is not None:
+            self.sync_labels(result.state)
+            result.status = self.runner().status_markdown(result.state)
+        if self._forge is not None and self._forge._pull is not None:
+            result.pull_url = self._forge._pull.url
+        return result
+
+
+# --------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------
+
+
+def read_request(env: EventEnv, client: GitHub, config: BotConfig, issue: IssueInfo) -> PromotionRequest:
+    """The issue's body, sanitized, parsed and checked; NeedsInfo with every problem found."""
+    import yaml
+
+    from bot.github.issue_form import FormError, parse_sections, request_from_form, source_reference
+    from bot.github.sanitize import UnsafeText, clean
+    from bot.stages.preflight import check_program
+
+    try:
+        body = clean(issue.body, what="the issue").text
+        clean(issue.title, what="the title", limit=256)
+    except UnsafeText as exc:
+        raise NeedsInfo(exc.problems) from None
+    template = yaml.safe_load(TEMPLATE.read_text(encoding="utf-8"))
+    fields = parse_sections(body, template)
+    try:
+        ref = source_reference(fields)
+    except FormError as exc:
+        raise NeedsInfo(exc.problems) from None
+    source_text = source_name = None
+    if ref is not None:
+        try:
+            source_text = client.file_at(ref.repo, ref.sha, ref.path)
+            clean(source_text, what=f"{ref.path}", limit=1_000_000)
+        except UnsafeText as exc:
+            raise NeedsInfo(exc.problems) from None
+        except RequestError as exc:
+            raise NeedsInfo([f"Evolved program reference: could not read {ref}: {exc}"]) from None
+        source_name = ref.path
+    try:
+        request = request_from_form(
+            fields,
+            number=issue.number,
+            title=issue.title,
+            repository=config.fork or env.repository,
+            source_text=source_text,
+            source_name=source_name,
+        )
+    except FormError as exc:
+        raise NeedsInfo(exc.problems) from None
+    writable = {env.repository.lower(), (config.fork or env.repository).lower()}
+    if request.fork.repo.lower() not in writable:
+        raise NeedsInfo(
+            [
+                (
+                    f"Target fork: the bot writes only to {', '.join(sorted(writable))}; leave it empty, or ask a "
+                    "maintainer to set `fork:` in .github/promotion-bot.yml (with an App token that can write there)"
+                )
+            ]
+        )
+    try:
+        check_program(request, where=request.source)
+    except RequestError as exc:
+        raise NeedsInfo([f"Evolved program: {exc}"]) from None
+    return request
+
+
+def _store(client: GitHub, number: int):
+    from bot.github.state import GitHubStateStore
+
+    return GitHubStateStore(client, number)
+
+
+def _load_results(path: Path | None) -> dict:
+    """Results the sandboxed job handed back: data only, each keyed by the request it answers."""
+    if path is None or not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise RequestError(f"{path}: the sandboxed job's results are unreadable; comment /retry") from None
+    results = data.get("results", {}) if isinstance(data, dict) else {}
+    return {str(k): v for k, v in results.items() if isinstance(v, dict)}
+
+
+def _with_labels(issue: IssueInfo, labels) -> IssueInfo:
+    return IssueInfo(**{**issue.__dict__, "labels": frozenset(labels)})
+
+
+def requests_from_file(path: Path) -> list[ExecRequest]:
+    """Execution requests handed over by the write job (untrusted data: every one is checked on the way in)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    raw = data.get("requests", []) if isinstance(data, dict) else []
+    return [ExecRequest.from_json(r) for r in raw if isinstance(r, dict)]

@@ -1,0 +1,39 @@
+"""What every handler gets: the job's environment, one REST client, the configuration, helpers to act."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.events.env import EventEnv
+from bot.events.promotion import Promotion, is_promotion
+from bot.github.authz import Actor, Verdict, authorize
+from bot.github.client import GitHub, IssueInfo
+from bot.github.config import BotConfig, parse_config
+
+
+@dataclass
+class Session:
+    env: EventEnv
+    client: GitHub
+    config: BotConfig
+
+    @classmethod
+    def open(cls, env: EventEnv, *, client_factory: Callable | None = None) -> Session:
+        config = parse_config(env.config_path.read_text(encoding="utf-8") if env.config_path.is_file() else None)
+        factory = client_factory or GitHub
+        client = factory(env.write_token, env.repository, api_url=env.api_url, bot_logins=tuple(config.bot_logins))
+        return cls(env, client, config)
+
+    def promotion(self, issue: IssueInfo) -> Promotion | None:
+        """The promotion this issue holds, or None when it is not a promotion issue."""
+        return Promotion(self.env, self.client, self.config, issue) if is_promotion(issue) else None
+
+    def authorize(
+        self, login: str, user_type: str, action, *, issue_author: str | None = None
+    ) -> tuple[Actor, Verdict]:
+        """Look the person's role up (one call) and ask the one authorization rule."""
+        actor = Actor(login=login, type=user_type)
+        if not actor.is_bot and action != "status":
+            actor = Actor(login=login, type=user_type, role=self.client.role(login))
+        return actor, authorize(actor, action, self.config, issue_author=issue_author)

@@ -1,0 +1,203 @@
+"""The GitHub forge: the fork's branch written with real git, the issue and the draft PR through REST.
+
+Commits are made exactly as locally (``bot.forge.git``: plumbing commits in a
+private clone) and pushed with a compare-and-swap on the remote ref
+(``--force-with-lease=<ref>:<expected>``), so two runs can never interleave
+commits and a branch someone else moved is never built on: the push is refused
+and the stage fails with the reason. The token travels in an HTTP header set
+through git's environment, never in a URL or a config file.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from pathlib import Path
+
+from bot.forge.base import PullRequestRecord, ReviewComment
+from bot.forge.diff import split_anchored
+from bot.forge.git import ForgeError, GitRepo
+from bot.github.client import GitHub, PullInfo, carries, marker_line
+
+FEEDBACK_LABEL = "promotion-feedback"
+#: The most inline comments one review carries; the rest are listed in its body.
+MAX_INLINE = 50
+
+
+class GitHubForge:
+    def __init__(
+        self,
+        client: GitHub,
+        *,
+        issue: int,
+        fork: str,
+        server_url: str,
+        token: str,
+        clone_dir: Path,
+        base_branch: str,
+        branch: str,
+        feedback_repository: str | None = None,
+    ):
+        self.client = client
+        self.issue = issue
+        self.fork = fork
+        self.remote = f"{server_url.rstrip('/')}/{fork}.git"
+        self.token = token
+        self.base_branch = base_branch
+        self.branch = branch
+        self.feedback_repository = feedback_repository
+        self.repo = GitRepo(Path(clone_dir))
+        self._pull: PullInfo | None = None
+        self._pull_looked = False
+        self._fetch()
+
+    # ------------------------------------------------------------------ git
+    def _auth_env(self) -> dict[str, str]:
+        basic = base64.b64encode(f"x-access-token:{self.token}".encode()).decode()
+        return {
+            "GIT_CONFIG_COUNT": "1",
+            "GIT_CONFIG_KEY_0": "http.extraHeader",
+            "GIT_CONFIG_VALUE_0": f"Authorization: Basic {basic}",
+            "GIT_TERMINAL_PROMPT": "0",
+        }
+
+    def _remote_git(self, *args: str, check: bool = True) -> str:
+        try:
+            return self.repo.git(*args, env=self._auth_env(), check=check)
+        except ForgeError as exc:
+            raise ForgeError(str(exc).replace(self.token, "***")) from None
+
+    def _fetch(self) -> None:
+        """The base and the promotion branch as they are on GitHub now (the branch may not exist yet)."""
+        self.repo.path.mkdir(parents=True, exist_ok=True)
+        if not (self.repo.path / "HEAD").exists():
+            self.repo.git("init", "-q", "--bare")
+        self._remote_git(
+            "fetch", "-q", "--no-tags", self.remote, f"+refs/heads/{self.base_branch}:refs/heads/{self.base_branch}"
+        )
+        ls = self._remote_git("ls-remote", "--heads", self.remote, f"refs/heads/{self.branch}")
+        if ls.strip():
+            self._remote_git(
+                "fetch", "-q", "--no-tags", self.remote, f"+refs/heads/{self.branch}:refs/heads/{self.branch}"
+            )
+        else:
+            self.repo.git("update-ref", "-d", f"refs/heads/{self.branch}", check=False)
+
+    def _push(self, branch: str, new: str, expected: str | None) -> None:
+        lease = f"--force-with-lease=refs/heads/{branch}:{expected or ''}"
+        out = self._remote_git("push", "--porcelain", lease, self.remote, f"{new}:refs/heads/{branch}", check=False)
+        if not any(line.startswith(("*", " ", "=")) and f"refs/heads/{branch}" in line for line in out.splitlines()):
+            # Refused: someone else moved the branch since we fetched it. Put our ref back where GitHub has it.
+            self._fetch()
+            raise ForgeError(
+                f"{self.fork}: branch {branch} moved on GitHub while the bot was writing it (expected "
+                f"{(expected or 'no branch')[:12]}); the bot builds only on commits it wrote. Check the foreign "
+                "commit, reset the branch to the bot's last commit, then comment `/retry`"
+            )
+
+    # ----------------------------------------------------------------- fork
+    def ensure_branch(self, branch: str, base: str) -> str:
+        head = self.repo.rev(branch)
+        if head:
+            return head
+        sha = self.repo.ensure_branch(branch, base)
+        self._push(branch, sha, None)
+        return sha
+
+    def commit_files(
+        self, branch: str, files: dict[str, bytes], *, message: str, remove: tuple[str, ...] = ()
+    ) -> str | None:
+        parent = self.repo.rev(branch)
+        commit = self.repo.commit_files(branch, files, message=message, remove=remove)
+        if commit is not None:
+            self._push(branch, commit, parent)
+        return commit
+
+    def read_file(self, branch: str, path: str) -> bytes | None:
+        return self.repo.read_file(branch, path)
+
+    def list_files(self, branch: str, prefix: str = "") -> list[str]:
+        return self.repo.list_files(branch, prefix)
+
+    def find_commit(self, branch: str, trailer: str) -> str | None:
+        return self.repo.find_commit(branch, trailer)
+
+    def commits(self, branch: str, base: str) -> list[tuple[str, str]]:
+        return self.repo.commits(branch, base)
+
+    # ---------------------------------------------------------- issue thread
+    def upsert_comment(self, marker: str, body: str) -> None:
+        self.client.upsert_comment(self.issue, marker, body)
+
+    # ---------------------------------------------------------- pull request
+    def _find_pull(self) -> PullInfo | None:
+        if not self._pull_looked:
+            self._pull = self.client.find_pull(self.branch)
+            self._pull_looked = True
+        return self._pull
+
+    def pull_request(self, branch: str) -> PullRequestRecord | None:
+        pull = self._find_pull() if branch == self.branch else None
+        return PullRequestRecord(pull.number, pull.url, pull.title) if pull else None
+
+    def open_or_update_pr(self, branch: str, base: str, title: str, body: str) -> PullRequestRecord:
+        pull = self._find_pull()
+        if pull is None:
+            pull = self.client.create_pull(branch, base, title, body)
+        elif pull.title != title or pull.body != body:
+            self.client.update_pull(pull.number, title, body)
+            pull = PullInfo(**{**pull.__dict__, "title": title, "body": body})
+        self._pull, self._pull_looked = pull, True
+        return PullRequestRecord(pull.number, pull.url, pull.title)
+
+    def mark_ready(self, pr: PullRequestRecord) -> None:
+        pull = self._find_pull()
+        if pull is not None and pull.draft:
+            self.client.mark_ready(pull)
+            self._pull = PullInfo(**{**pull.__dict__, "draft": False})
+
+    def set_review_comments(
+        self, pr: PullRequestRecord, marker: str, comments: list[ReviewComment], *, body: str = ""
+    ) -> None:
+        """One COMMENT review per gate round (it works under the bot's own identity), replacing the last one."""
+        number = int(pr.number)
+        anchors = self.repo.changed_lines(self.base_branch, self.branch)
+        inside, outside = split_anchored(comments, anchors)
+        inside, overflow = inside[:MAX_INLINE], inside[MAX_INLINE:]
+        text = body + "".join(f"\n- `{c.path}:{c.line}`: {c.body}" for c in [*outside, *overflow])
+        full = f"{marker_line(marker)}\n{text}"
+        # Replace, never pile up: the bot's earlier inline comments for this gate go, its earlier review is marked.
+        mine = self.client.bot_logins
+        reviews = self.client.reviews(number)
+        if any(r.login.lower() in mine and r.body == full for r in reviews):
+            return  # this very review is already there (a replayed event)
+        for old in self.client.review_comments(number):
+            if old.login.lower() in mine and carries(old.body, marker):
+                self.client.delete_review_comment(number, old.id)
+        for review in reviews:
+            if review.login.lower() in mine and carries(review.body, marker) and review.body != full:
+                self.client.update_review(number, review.id, f"{marker_line(marker + ':superseded')}\n(superseded)")
+        head = self.repo.rev(self.branch)
+        payload = [
+            {"path": c.path, "line": c.line, "side": "RIGHT", "body": f"{marker_line(marker)}\n{c.body}"}
+            for c in inside
+        ]
+        self.client.create_review(number, head or "", full, payload, marker)
+
+    # ------------------------------------------------------------ feedback
+    def file_feedback(self, marker: str, title: str, body: str) -> str:
+        if not self.feedback_repository:
+            return ""
+        return self.client.upsert_issue(self.feedback_repository, marker, title, body, FEEDBACK_LABEL)
+
+    def locations(self) -> dict[str, str]:
+        out = {"fork": self.fork, "branch": self.branch}
+        if self._pull is not None:
+            out["pull request"] = self._pull.url
+        return out
+
+
+def default_clone_dir(fork: str) -> Path:
+    """A private clone per fork under the runner's temp directory (or the system temp dir elsewhere)."""
+    base = Path(os.environ.get("RUNNER_TEMP") or os.environ.get("TMPDIR") or "/tmp")
+    return base / "promotion-bot" / fork.replace("/", "__")

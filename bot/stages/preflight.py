@@ -1,0 +1,33 @@
+"""What must hold of a request's evolved program before anything touches the fork, in both homes.
+
+The program parses as Go in one of the accepted shapes, passes the static
+safety check (nothing is analysed, built or run otherwise), and holds a policy
+of the kind the request says. Raises RequestError subclasses whose one line
+names the problem and the fix; the local CLI prints it and exits 2, the GitHub
+home answers ``needs-info`` with it.
+"""
+
+from __future__ import annotations
+
+from bot.model import PromotionRequest, RequestError
+
+
+class KindMismatch(RequestError):
+    """The request's kind and the evolved program's policy disagree."""
+
+
+def check_program(request: PromotionRequest, *, where: str | None = None) -> None:
+    from bot.dictionary import load_dictionary
+    from bot.golang.analyze import analyze
+    from bot.golang.safety import refuse_unsafe
+    from bot.golang.source import parse_evolved_source
+
+    name = where or str(request.source_path)
+    src = parse_evolved_source(request.source_text, name)
+    refuse_unsafe(src)  # nothing is analysed, built or run for a program that could reach outside itself
+    analysis = analyze(src, load_dictionary(), None)
+    if analysis.kind is not request.kind:
+        raise KindMismatch(
+            f"the policy kind says {request.kind.value}, but {request.source} holds a "
+            f"{analysis.kind.value} policy ({analysis.host}); fix the kind or the program"
+        )

@@ -1,0 +1,72 @@
+"""The GitHub home's trust split, read from the workflow files themselves.
+
+The job that runs evolved or generated code holds no secret and no write
+permission and hands back data; the jobs that hold secrets or write never run
+that code. A change to the workflows that breaks this fails here.
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from bot import PROJECT_ROOT
+
+PROMOTION = PROJECT_ROOT / ".github" / "workflows" / "promotion.yml"
+
+
+def _jobs(path):
+    doc = yaml.safe_load(path.read_text())
+    return doc, doc["jobs"]
+
+
+def _runs_sandbox_exec(job) -> bool:
+    for step in job.get("steps", []):
+        if "sandbox-exec" in str(step.get("run", "")) or (step.get("with") or {}).get("command") == "sandbox-exec":
+            return True
+    return False
+
+
+def _secrets(job) -> set[str]:
+    return set(re.findall(r"secrets\.([A-Za-z0-9_]+)", yaml.safe_dump(job)))
+
+
+def _writes(job) -> set[str]:
+    perms = job.get("permissions") or {}
+    return {k for k, v in perms.items() if v == "write"} if isinstance(perms, dict) else {"all"}
+
+
+def test_the_job_that_runs_evolved_code_has_no_secret_and_no_write_permission():
+    _, jobs = _jobs(PROMOTION)
+    sandboxed = [name for name, job in jobs.items() if _runs_sandbox_exec(job)]
+    assert sandboxed == ["sandbox"]
+    job = jobs["sandbox"]
+    assert _secrets(job) == set() and _writes(job) == set()
+    assert job["permissions"] == {"actions": "read", "contents": "read"}
+    uploads = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact@")]
+    assert [u["with"]["name"] for u in uploads] == ["promotion-exec-results"]  # it hands back data, nothing else
+
+
+def test_the_jobs_that_hold_secrets_or_write_never_run_evolved_code():
+    _, jobs = _jobs(PROMOTION)
+    for name, job in jobs.items():
+        if _secrets(job) or _writes(job):
+            assert not _runs_sandbox_exec(job), name
+            for step in job["steps"]:
+                if step.get("uses") == "./":
+                    assert (step.get("with") or {}).get("command", "handle-event") == "handle-event", name
+    assert _secrets(jobs["advance"]) == {"ANTHROPIC_API_KEY"}
+    assert _writes(jobs["advance"]) == {"actions", "contents", "issues", "pull-requests"}
+
+
+def test_nothing_from_a_pull_request_is_checked_out_or_triggers_with_secrets():
+    doc, jobs = _jobs(PROMOTION)
+    triggers = doc.get("on") or doc.get(True)
+    assert "pull_request_target" not in triggers and "workflow_run" not in triggers
+    for job in jobs.values():
+        for step in job["steps"]:
+            if str(step.get("uses", "")).startswith("actions/checkout@"):
+                assert "ref" not in (step.get("with") or {}), "the bot runs only the default branch's code"
+                assert (step.get("with") or {}).get("persist-credentials") is False
+    assert "github.event.issue.pull_request" in jobs["advance"]["if"]
