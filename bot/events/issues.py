@@ -18,7 +18,7 @@ def _issue(event) -> IssueInfo:
         author=raw.user.login if raw.user else "",
         labels=frozenset(label.name for label in (raw.labels or []) if label is not None),
         state=str(raw.state or "open"),
-        is_pull_request=getattr(raw, "pull_request", None) is not None,
+        is_pull_request=bool(getattr(raw, "pull_request", None)),  # githubkit: UNSET when absent (falsy)
     )
 
 

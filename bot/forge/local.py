@@ -153,9 +153,10 @@ class LocalForge:
 
     # ------------------------------------------------------------ feedback
     def file_feedback(self, marker: str, title: str, body: str) -> str:
-        path = self.work / "feedback" / (marker.rsplit(":", 1)[-1] + ".md")
-        _write_atomic(path, f"<!-- {marker} -->\n# {title}\n\n{body}")
-        return str(path)
+        """A markdown file standing in for the feedback issue; its work-relative path is the link."""
+        rel = f"feedback/{marker.rsplit(':', 1)[-1]}.md"
+        _write_atomic(self.work / rel, f"<!-- {marker} -->\n# {title}\n\n{body}")
+        return rel
 
     def locations(self) -> dict[str, str]:
         return {

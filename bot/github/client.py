@@ -274,7 +274,7 @@ class GitHub:
 
     def ensure_labels(self, wanted: dict[str, tuple[str, str]]) -> None:
         """Create the repository labels (name -> (color, description)) that do not exist yet."""
-        existing = self._call("GET labels", lambda: {x.name for x in self.repo().get_labels()})
+        existing = self.label_names()
         for name, (color, description) in sorted(wanted.items()):
             if name not in existing:
                 self._call(
@@ -393,6 +393,38 @@ class GitHub:
             )
 
         self._call(f"POST dispatch {workflow}", post)
+
+    # ------------------------------------------------------------- setup
+    def repository_info(self) -> dict[str, Any]:
+        def get() -> dict[str, Any]:
+            _, data = self.gh.requester.requestJsonAndCheck("GET", self.repo().url)
+            return data
+
+        return self._call(f"GET repo {self.repository}", get)
+
+    def workflow_files(self) -> list[str]:
+        def get() -> list[str]:
+            _, data = self.gh.requester.requestJsonAndCheck("GET", f"{self.repo().url}/actions/workflows")
+            return [w.get("path", "") for w in data.get("workflows", [])]
+
+        return self._call("GET workflows", get)
+
+    def file_text(self, path: str, ref: str) -> str | None:
+        from github import GithubException
+
+        def get() -> str | None:
+            try:
+                content = self.repo().get_contents(path, ref=ref)
+            except GithubException as exc:
+                if exc.status == 404:
+                    return None
+                raise
+            return None if isinstance(content, list) else content.decoded_content.decode("utf-8", "replace")
+
+        return self._call(f"GET contents {path}", get)
+
+    def label_names(self) -> set[str]:
+        return self._call("GET labels", lambda: {x.name for x in self.repo().get_labels()})
 
     # ------------------------------------------------------ other repositories
     def file_at(self, repository: str, sha: str, path: str, *, limit: int = 1_000_000) -> str:

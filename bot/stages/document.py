@@ -35,6 +35,34 @@ class Recommendation:
     hypothesis: str
     kind: str  # structural-model hypothesis | BLIS enhancement | fitness dimension | re-evolution
     text: str
+    link: str = ""  # the feedback issue filed for it, when one was
+
+
+def feedback_marker(request_id: str, hypothesis_id: str) -> str:
+    return f"promotion-bot:feedback:{request_id}:{hypothesis_id}"
+
+
+def file_feedback(
+    ctx: StageContext, pairs: list[tuple[Hypothesis, Verdict]], recs: list[Recommendation]
+) -> dict[str, str]:
+    """One feedback issue per refuted Track A or B hypothesis (the seed's loop back to BLIS), found again by marker."""
+    links: dict[str, str] = {}
+    for h, v in pairs:
+        if v.status is not VerdictStatus.REFUTED or h.track not in (Track.A, Track.B):
+            continue
+        body = render(
+            "feedback_issue.md.j2",
+            h=h,
+            v=v,
+            request=ctx.request,
+            recs=[r for r in recs if r.hypothesis == h.id],
+            findings=ctx.paths.findings(h.id),
+        )
+        title = f"[promotion {ctx.request.id} feedback] {h.id}: {h.title}"[:200]
+        link = ctx.forge.file_feedback(feedback_marker(ctx.request.id, h.id), title, body)
+        if link:
+            links[h.id] = link
+    return links
 
 
 def resolution(h: Hypothesis, v: Verdict) -> str:
@@ -144,6 +172,8 @@ def run(ctx: StageContext) -> StageOutput:
             narrative_prompt=prompt,
         )
     recs = recommendations(pairs)
+    links = file_feedback(ctx, pairs, recs)
+    recs = [Recommendation(**{**r.__dict__, "link": links.get(r.hypothesis, "")}) for r in recs]
     files[ctx.paths.report] = render(
         "report.md.j2",
         request=ctx.request,

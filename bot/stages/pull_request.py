@@ -49,7 +49,7 @@ def draft_body(ctx: StageContext) -> str:
 
 
 def run(ctx: StageContext) -> StageOutput:
-    from bot.stages.document import recommendations
+    from bot.stages.document import Recommendation
 
     hypotheses = load_hypotheses(ctx)  # in id order
     verdicts = {v["hypothesis_id"]: Verdict.model_validate(v) for v in ctx.read_json(ctx.paths.verdicts_json)}
@@ -66,7 +66,7 @@ def run(ctx: StageContext) -> StageOutput:
         state=ctx.state,
         counts=track_counts(hypotheses, verdicts),
         pairs=pairs,
-        recs=recommendations(pairs),
+        recs=[Recommendation(**r) for r in ctx.read_json(f"{ctx.paths.docs}/feedback-for-blis.json")],
         artifacts=artifacts,
         paths=ctx.paths,
         Track=Track,

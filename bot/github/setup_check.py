@@ -1,0 +1,72 @@
+"""`promote check-config`: is a repository set up for the bot? Every missing piece with its fix.
+
+Reads through the API with the token in GH_TOKEN or GITHUB_TOKEN (never writes):
+the workflows, the issue form, the configuration file (validated field by
+field), the labels, and what the token may do.
+"""
+
+from __future__ import annotations
+
+import os
+
+from bot.github.client import GitHub, GitHubError
+from bot.github.config import CONFIG_PATH, ConfigError, parse_config
+from bot.github.labels import Label
+
+WORKFLOWS = ("promotion.yml", "benchmark.yml")
+FORM = ".github/ISSUE_TEMPLATE/promotion.yml"
+
+
+def check_repository(repository: str, *, client: GitHub | None = None, environ=None) -> list[str]:
+    """Problems found, each naming the fix; an empty list means ready."""
+    env = os.environ if environ is None else environ
+    if client is None:
+        token = env.get("GH_TOKEN") or env.get("GITHUB_TOKEN") or ""
+        if not token:
+            return ["no token: set GH_TOKEN to a token that can read the repository (e.g. `gh auth token`)"]
+        client = GitHub(token, repository, api_url=env.get("GITHUB_API_URL", "https://api.github.com"))
+    problems: list[str] = []
+    try:
+        info = client.repository_info()
+    except GitHubError as exc:
+        return [f"cannot read {repository}: {exc}"]
+    perms = info.get("permissions") or {}
+    if perms and not perms.get("push"):
+        problems.append(
+            "the token cannot push to the repository: the bot's write job needs contents, issues, pull-requests "
+            "and actions write (the workflow's `permissions:` give GITHUB_TOKEN exactly these)"
+        )
+    if info.get("has_issues") is False:
+        problems.append("issues are disabled: enable them in Settings → General → Features")
+    present = set(client.workflow_files())
+    for name in WORKFLOWS:
+        if f".github/workflows/{name}" not in present:
+            problems.append(
+                f".github/workflows/{name} is missing: copy it from the promotion bot (docs/github-setup.md)"
+            )
+    branch = info.get("default_branch", "main")
+    if client.file_text(FORM, branch) is None:
+        problems.append(f"{FORM} is missing: copy the issue form so people can file promotions")
+    config_text = client.file_text(CONFIG_PATH, branch)
+    if config_text is None:
+        problems.append(
+            f"{CONFIG_PATH} is missing: every default applies (approvers: admin, maintain, write); add it to change them"
+        )
+    else:
+        try:
+            config = parse_config(config_text)
+        except ConfigError as exc:
+            problems += [f"{CONFIG_PATH}: {p}" for p in exc.problems]
+        else:
+            if config.blis_repository is None:
+                problems.append(
+                    f"{CONFIG_PATH}: blis_repository is unset, so refuted hypotheses file no feedback issues"
+                )
+    labels = client.label_names()
+    missing = sorted(str(x) for x in Label if str(x) not in labels)
+    if missing:
+        problems.append(
+            f"{len(missing)} bot label(s) do not exist yet ({', '.join(missing[:4])}{'…' if len(missing) > 4 else ''}); "
+            "the bot creates them on first use, or create them now so people can find them"
+        )
+    return problems
