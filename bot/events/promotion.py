@@ -241,18 +241,17 @@ class Promotion:
 
 def read_request(env: EventEnv, client: GitHub, config: BotConfig, issue: IssueInfo) -> PromotionRequest:
     """The issue's body, sanitized, parsed and checked; NeedsInfo with every problem found."""
-    import yaml
-
     from bot.github.issue_form import FormError, parse_sections, request_from_form, source_reference
     from bot.github.sanitize import UnsafeText, clean
     from bot.stages.preflight import check_program
+    from bot.yaml_safe import load_yaml
 
     try:
         body = clean(issue.body, what="the issue").text
         clean(issue.title, what="the title", limit=256)
     except UnsafeText as exc:
         raise NeedsInfo(exc.problems) from None
-    template = yaml.safe_load(TEMPLATE.read_text(encoding="utf-8"))
+    template = load_yaml(TEMPLATE.read_text(encoding="utf-8"))
     fields = parse_sections(body, template)
     try:
         ref = source_reference(fields)
