@@ -67,9 +67,9 @@ def _write_outputs(env, result) -> None:
         "status": state.status.value if state is not None else "",
         "pr-url": result.pull_url,
     }
-    cost = getattr(state, "cost", None) if state is not None else None
-    values["tokens"] = str(getattr(cost, "total_tokens", 0) or 0)
-    values["cost-usd"] = f"{getattr(cost, 'dollars', 0.0) or 0.0:.4f}"
+    totals = state.llm.totals() if state is not None else None
+    values["tokens"] = str(totals.total_input + totals.output_tokens) if totals else "0"
+    values["cost-usd"] = f"{totals.usd:.4f}" if totals and totals.usd is not None else ""
     with env.output_path.open("a", encoding="utf-8") as fh:
         for key, value in values.items():
             fh.write(f"{key}={' '.join(str(value).split())}\n")

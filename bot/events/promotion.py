@@ -90,6 +90,7 @@ class Promotion:
         return self._forge
 
     def runner(self):
+        from bot.agents import build_agents
         from bot.stages.runner import Runner
 
         if self._runner is None:
@@ -102,6 +103,7 @@ class Promotion:
                 executor=RecordedExecutor(_load_results(self.env.execution_results)),
                 status_context=self.status_context(),
                 log=lambda line: print(f"  {line}", file=sys.stderr),
+                agents=build_agents(self.config.llm, log=lambda line: print(f"  {line}", file=sys.stderr)),
             )
         return self._runner
 

@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bot.agents.settings import LLMSettings
 from bot.model import RequestError
 from bot.yaml_safe import YamlInputError, load_yaml
 
@@ -36,13 +37,6 @@ class GPUSettings(_Strict):
     budget_gpu_minutes: float | None = Field(default=None, gt=0, description="cap per promotion; the plan's if unset")
 
 
-class LLMConfig(_Strict):
-    engine: Literal["offline", "anthropic"] = "offline"
-    model: str = "claude-sonnet-4-5"
-    max_tokens: int = Field(default=8192, gt=0)
-    token_budget: int = Field(default=2_000_000, gt=0, description="hard cap of tokens per promotion")
-
-
 class BotConfig(_Strict):
     version: Literal[1] = 1
     approvers: Approvers = Field(default_factory=Approvers)
@@ -56,7 +50,7 @@ class BotConfig(_Strict):
     benchmark_workflow: str = "benchmark.yml"
     max_rounds: int = Field(default=3, ge=1, le=10, description="review rounds before a gate opens unconverged")
     gpu: GPUSettings = Field(default_factory=GPUSettings)
-    llm: LLMConfig = Field(default_factory=LLMConfig)
+    llm: LLMSettings = Field(default_factory=LLMSettings, description="the Claude author and reviewer (bot.agents)")
 
 
 class ConfigError(RequestError):
