@@ -40,6 +40,8 @@ def created(session, event) -> Result:
     except NeedsInfo as exc:
         return promotion.needs_info(exc.problems)
     state = promotion.load()
+    if promotion.handled(state):
+        return promotion.advance()  # a re-run: the command was applied; only what follows it may be left to do
     if command.name == "status":
         if state is not None:
             promotion.save(state)  # re-render the checklist with this run's links

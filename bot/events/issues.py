@@ -54,8 +54,12 @@ def edited(session, event) -> Result:
             )
             return Result("ignored: finished promotion", state)
         lost = pipeline.work_done(state)
-        state = pipeline.restart(
-            state, request.fingerprint(), actor=event.sender.login, now=promotion.runner().clock(), why="request edited"
+        state = promotion.apply_once(
+            state,
+            lambda s: pipeline.restart(
+                s, request.fingerprint(), actor=event.sender.login, now=promotion.runner().clock(), why="request edited"
+            ),
+            role=None,
         )
         promotion.save(state)
         if lost:
@@ -82,6 +86,8 @@ def labeled(session, event) -> Result:
     if label not in fresh.labels:
         return Result("ignored: the label was already removed")
     state = promotion.load()
+    if promotion.handled(state):
+        return promotion.advance()
     if state is None:
         return _refuse(promotion, label, event, f"this promotion has not started, so gate {gate} is not open")
     if _approved(state, gate):

@@ -100,6 +100,7 @@ class Promotion:
                 self.store,
                 actor="promotion-bot",
                 max_rounds=self.config.max_rounds,
+                allow_sample_data=self.config.allow_sample_data,
                 executor=RecordedExecutor(_load_results(self.env.execution_results)),
                 status_context=self.status_context(),
                 log=lambda line: print(f"  {line}", file=sys.stderr),
@@ -123,9 +124,13 @@ class Promotion:
     def load(self) -> PipelineState | None:
         return self.store.load()
 
+    def handled(self, state: PipelineState | None) -> bool:
+        """This event was acted on already (a re-run replays the same event): act on it no more."""
+        return state is not None and self.env.event_id in state.handled_events
+
     def apply_once(self, state: PipelineState, move, *, role: str | None) -> PipelineState:
         """A person's move, applied once per event: a replayed event finds its id recorded and changes nothing."""
-        if self.env.event_id in state.handled_events:
+        if self.handled(state):
             return state
         new = move(state)
         if new is state:
@@ -155,14 +160,14 @@ class Promotion:
             self._request_sandbox(runner.executor)
             state = runner.load_state() or state
             return self._finish(Result("waiting for the sandboxed checks", state))
-        except RequestError as exc:  # the forge refused (e.g. the branch moved) or GitHub failed for good
+        except RequestError as exc:  # the forge refused (the branch moved), the input is unusable, GitHub failed
             state = runner.load_state() or state
             step = pipeline.next_step(state)
-            if isinstance(step, pipeline.RunStage):
-                state = pipeline.stage_failed(state, step.stage, str(exc), now=runner.clock())
-                runner.save(state)
-            self._finish(Result("failed", state))
-            raise
+            if not isinstance(step, pipeline.RunStage):
+                raise
+            state = pipeline.stage_failed(state, step.stage, str(exc), now=runner.clock())
+            runner.save(state)
+            return self._finish(Result("failed", state, notes=[str(exc)]))
         return self._finish(Result(pipeline.describe(outcome.state), outcome.state))
 
     def _pause(self, state: PipelineState, step) -> str | None:

@@ -1,0 +1,147 @@
+"""GitHub Actions, played by the test: each event becomes a run of promotion.yml's two jobs against the fake.
+
+What the workflow file says, the simulator does: the `sandbox` job (only when
+the run was dispatched with `requests_run`) answers the execution requests the
+earlier run uploaded, with no token in its environment; the `advance` job runs
+`promote handle-event` with GITHUB_TOKEN, then the action's upload step and
+`promote dispatch-next`. Dispatches the bot makes become the next runs; a
+dispatch of benchmark.yml is answered by ``gpu`` (the test's stand-in for the
+GPU job). Every run records which event it handled, so a test can replay it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bot.events import handle
+from bot.events.env import EventEnv
+from bot.events.promotion import Result
+from bot.github.client import GitHub
+from tests.github.fake_github import FakeGitHub
+
+REPO = "acme/llm-d-router"
+
+
+@dataclass
+class Run:
+    id: int
+    event: str
+    payload: dict[str, Any]
+    requests_run: str = ""
+    result: Result | None = None
+    sandbox_ran: bool = False
+    calls: int = 0  # REST calls made by this run's jobs
+
+
+@dataclass
+class ActionsSim:
+    fake: FakeGitHub
+    root: Path
+    repo: str = REPO
+    gpu: Callable[[dict[str, str]], None] | None = None  # answers benchmark.yml dispatches
+    runs: list[Run] = field(default_factory=list)
+    seen_dispatches: int = 0
+    sleeps: list[float] = field(default_factory=list)
+
+    # ----------------------------------------------------------------- events
+    def event(self, event: str, action: str | None, number: int | None = None, **kw) -> Run:
+        """A person's event (the webhook GitHub would deliver), run through the workflow, then every follow-up."""
+        payload = self.fake.webhook(event, action, self.repo, number, **kw)
+        run = self._run(event, payload)
+        self.drain()
+        return run
+
+    def replay(self, run: Run) -> Run:
+        """A re-run of an earlier workflow run: GitHub replays the same event with the same run id."""
+        replayed = Run(run.id, run.event, run.payload, run.requests_run)
+        self._execute(replayed)
+        return replayed
+
+    def drain(self, limit: int = 40) -> None:
+        """Follow the bot's own dispatches until none is pending."""
+        for _ in range(limit):
+            pending = self.fake.dispatches[self.seen_dispatches :]
+            if not pending:
+                return
+            self.seen_dispatches += len(pending)
+            for d in pending:
+                inputs = {k: str(v) for k, v in (d.inputs or {}).items()}
+                if d.workflow.endswith("benchmark.yml"):
+                    assert self.gpu is not None, f"the bot dispatched the GPU benchmark: {inputs}"
+                    self.gpu(inputs)
+                    continue
+                payload = self.fake.webhook(
+                    "workflow_dispatch",
+                    None,
+                    self.repo,
+                    inputs=inputs,
+                    ref=d.ref,
+                    workflow=d.workflow,
+                    sender=self.fake.BOT,
+                )
+                self._run("workflow_dispatch", payload, requests_run=inputs.get("requests_run", ""))
+        raise AssertionError("the bot kept dispatching runs")
+
+    # ------------------------------------------------------------------- jobs
+    def _run(self, event: str, payload: dict, requests_run: str = "") -> Run:
+        run = Run(len(self.runs) + 1000, event, payload, requests_run)
+        self.runs.append(run)
+        self._execute(run)
+        return run
+
+    def _execute(self, run: Run) -> None:
+        before = self.fake.count_calls()
+        work = self.root / f"run-{run.id}"
+        if work.exists():
+            shutil.rmtree(work)  # a re-run starts on a fresh runner
+        work.mkdir(parents=True)
+        results = None
+        if run.requests_run:
+            results = self._sandbox_job(run, work)
+        event_path = work / "event.json"
+        event_path.write_text(json.dumps(run.payload))
+        env = EventEnv.from_environ(
+            {
+                **self.fake.env(self.repo),
+                "GITHUB_EVENT_NAME": run.event,
+                "GITHUB_EVENT_PATH": str(event_path),
+                "GITHUB_RUN_ID": str(run.id),
+                "GITHUB_REF_NAME": "main",
+                "PROMOTION_WORK": str(work / "promotion-bot"),
+                "PROMOTION_CONFIG": str(self.root / "config.yml"),
+                "PROMOTION_EXECUTION_RESULTS": str(results) if results else "",
+                "GITHUB_STEP_SUMMARY": str(work / "summary.md"),
+                "GITHUB_OUTPUT": str(work / "output.txt"),
+            }
+        )
+        run.result = handle(env, client_factory=self._client)
+        # The action's next steps: upload the requests (if any), then start the next run.
+        if env.requests_path.is_file():
+            artifacts = self.root / "artifacts" / str(run.id)
+            artifacts.mkdir(parents=True, exist_ok=True)
+            shutil.copy(env.requests_path, artifacts / "execution-requests.json")
+        if env.dispatch_path.is_file():
+            spec = json.loads(env.dispatch_path.read_text())
+            self._client(env.write_token, env.repository, api_url=env.api_url).dispatch(
+                spec["workflow"], spec["ref"], spec["inputs"]
+            )
+        run.calls = self.fake.count_calls() - before
+
+    def _sandbox_job(self, run: Run, work: Path) -> Path:
+        """The sandboxed job: no token anywhere in reach; requests in, results out, as data."""
+        from bot.cli import main
+
+        requests = self.root / "artifacts" / run.requests_run / "execution-requests.json"
+        assert requests.is_file(), f"run {run.requests_run} uploaded no execution requests"
+        out = work / "results" / "results.json"
+        assert main(["sandbox-exec", "--requests", str(requests), "--out", str(out)]) == 0
+        run.sandbox_ran = True
+        return out
+
+    def _client(self, token: str, repository: str, **kw) -> GitHub:
+        return GitHub(token, repository, throttle=False, sleep=self.sleeps.append, **kw)

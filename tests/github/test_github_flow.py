@@ -1,0 +1,168 @@
+"""A whole promotion on the fake GitHub: issue form → stages → three gates decided by people → ready PR."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from bot import PROJECT_ROOT
+from tests.github.actions_sim import REPO, ActionsSim
+from tests.github.forms import example_body
+
+pytestmark = pytest.mark.slow
+
+TITLE = "[promotion] Evolved adaptive weighted scorer (load-delta, session and KV-pressure adjustments)"
+BRANCH_PREFIX = "promotion/"
+
+
+def seed_fork(tmp_path):
+    seed = tmp_path / "seed"
+    shutil.copytree(PROJECT_ROOT / "gomirror" / "llm-d-router", seed)
+    shutil.copytree(PROJECT_ROOT / ".github", seed / ".github", ignore=shutil.ignore_patterns("promotion-bot.yml"))
+    bench = seed / ".github" / "workflows" / "benchmark.yml"
+    if not bench.exists():  # until the GPU workflow lands: its dispatch contract, nothing else
+        bench.write_text(
+            "name: benchmark\non:\n  workflow_dispatch:\n    inputs:\n"
+            + "".join(
+                f"      {k}:\n        required: true\n        type: string\n"
+                for k in ("issue", "branch", "commit", "resume")
+            )
+            + "permissions: {}\njobs:\n  run:\n    runs-on: [self-hosted, gpu]\n    permissions: {}\n    steps:\n      - run: 'true'\n"
+        )
+    return seed
+
+
+@pytest.fixture
+def sim(fake_github, tmp_path):
+    fake_github.add_repo(REPO, seed_dir=seed_fork(tmp_path))
+    fake_github.add_repo("acme/blis")
+    fake_github.add_user("researcher", role="read")
+    fake_github.add_user("maria", role="maintain")
+    fake_github.add_user("tom", role="triage")
+    root = tmp_path / "actions"
+    root.mkdir()
+    # The GPU stand-in below commits the bundled sample reports, so this demonstration repository admits them.
+    (root / "config.yml").write_text("blis_repository: acme/blis\nallow_sample_data: true\n")
+    s = ActionsSim(fake_github, root)
+
+    def gpu(inputs):
+        """benchmark.yml's contract: it commits the reports under benchmarks/promotion/<slug>/results/ on the
+        branch it was given, at the commit it was given, then dispatches stage 5's evaluation."""
+        from bot.github.client import GitHub
+
+        assert fake_github.branch_sha(REPO, inputs["branch"]) == inputs["commit"], "the branch moved"
+        slug = inputs["branch"].split("/", 1)[1].split("-", 1)[1]
+        sample = PROJECT_ROOT / "examples" / "weighted-adaptive" / "results"
+        files = {
+            f"benchmarks/promotion/{slug}/results/{p.relative_to(sample)}": p.read_bytes()
+            for p in sorted(sample.rglob("*"))
+            if p.is_file()
+        }
+        fake_github.git_commit(REPO, inputs["branch"], files, "benchmark results (sample data stands in for the GPUs)")
+        GitHub(fake_github.bot_token, REPO, api_url=fake_github.api_url, throttle=False).dispatch(
+            "promotion.yml", "main", {"issue": inputs["issue"], "step": "benchmark-finished"}
+        )
+
+    s.gpu = gpu
+    return s
+
+
+def state_of(sim, number):
+    from bot.github.state import decode_state
+
+    status = [c for c in sim.fake.comments(REPO, number) if c.body.startswith("<!-- promotion-bot:status -->")]
+    assert len(status) == 1
+    return decode_state(status[0].body)
+
+
+def labels_of(sim, number):
+    return set(sim.fake.issue(REPO, number).labels)
+
+
+def created(sim):
+    """Everything the bot created (not updated): comments, reviews, review comments, PRs, labels, feedback issues."""
+    f = sim.fake
+    return {
+        "comments": sorted(c.id for n in f.state.repos[REPO].issues for c in f.comments(REPO, n)),
+        "reviews": sorted(r.id for p in f.pulls(REPO) for r in f.reviews(REPO, p.number)),
+        "review comments": sorted(c.id for p in f.pulls(REPO) for c in f.review_comments(REPO, p.number)),
+        "pulls": sorted(p.number for p in f.pulls(REPO)),
+        "labels": sorted(f.labels(REPO)),
+        "feedback": sorted(f.state.repos["acme/blis"].issues),
+    }
+
+
+def test_a_whole_promotion_through_issue_labels_and_commands(sim):
+    from bot.model import Status
+
+    number = sim.fake.create_issue(REPO, TITLE, example_body(), "researcher", labels=("promotion",))
+    sim.event("issues", "opened", number, sender="researcher")
+    state = state_of(sim, number)
+    assert state.status is Status.AWAITING_DECISION and state.open_gate == 1
+    assert {"promotion", "gate-1-pending"} <= labels_of(sim, number)
+    [pull] = sim.fake.pulls(REPO)
+    assert pull.draft and pull.head == state.branch and f"Refs #{number}" in sim.fake.issue(REPO, pull.number).body
+    assert any(r.body.startswith("<!-- promotion-bot:review-gate-1 -->") for r in sim.fake.reviews(REPO, pull.number))
+    assert any(r.sandbox_ran for r in sim.runs), "gate 1's Go checks ran in the sandboxed job"
+
+    # A triager's gate label does not count: removed, with a comment saying why.
+    _label(sim, number, "gate-1-approved", "tom")
+    assert state_of(sim, number).open_gate == 1 and "gate-1-approved" not in labels_of(sim, number)
+    assert any("the role `triage`" in c.body for c in sim.fake.comments(REPO, number))
+
+    # A maintainer's label passes gate 1; stage 3 and gate 2's review follow.
+    _label(sim, number, "gate-1-approved", "maria")
+    state = state_of(sim, number)
+    assert state.open_gate == 2 and state.status is Status.AWAITING_DECISION
+    assert [(d.gate, d.actor) for d in state.decisions] == [(1, "maria")]
+    approval = next(a for a in state.audit if a.event == "gate 1 approve")
+    assert approval.role == "maintain" and approval.delivery and approval.delivery.startswith("run-")
+
+    # Commands: request changes (stage 3 reruns with the reason), then approve.
+    _comment(sim, number, "maria", "/request-changes say which workloads A1 covers")
+    state = state_of(sim, number)
+    assert state.open_gate == 2 and state.stages[3].feedback == "say which workloads A1 covers"
+    _comment(sim, number, "maria", "/approve")
+    state = state_of(sim, number)
+    assert state.open_gate == 3 and state.status is Status.AWAITING_DECISION
+    assert [d.gate for d in state.decisions] == [1, 2, 2]
+
+    # Gate 3 by label; stages 6 and 7 finish and the PR is ready.
+    _label(sim, number, "gate-3-approved", "maria")
+    state = state_of(sim, number)
+    assert state.status is Status.DONE
+    pull = sim.fake.pull(REPO, pull.number)
+    assert not pull.draft and "## Track A: transfer" in sim.fake.issue(REPO, pull.number).body
+    assert "promotion-done" in labels_of(sim, number)
+    assert not {"gate-3-pending", "stage-7-pull-request"} & labels_of(sim, number)
+
+    # Replaying every event changes nothing: no new comment, review, label, PR or feedback issue.
+    before = created(sim)
+    for run in list(sim.runs):
+        sim.replay(run)
+    after = created(sim)
+    new = sorted(set(after["comments"]) - set(before["comments"]))
+    assert after == before, [
+        (c.id, c.user, c.body[:200]) for n in sim.fake.state.repos[REPO].issues for c in sim.fake.comments(REPO, n) if c.id in new
+    ]
+    assert state_of(sim, number).status is Status.DONE
+    worst = max(r.calls for r in sim.runs)
+    assert worst <= 30, [(r.event, r.calls) for r in sim.runs]
+
+
+def _as(sim, login):
+    """What a person does in the UI, done through the REST API with their own token."""
+    from github import Auth, Github
+
+    return Github(auth=Auth.Token(sim.fake.token_for(login)), base_url=sim.fake.api_url, retry=None).get_repo(REPO)
+
+
+def _label(sim, number, label, login):
+    _as(sim, login).get_issue(number).add_to_labels(label)
+    sim.event("issues", "labeled", number, sender=login, label=label)
+
+
+def _comment(sim, number, login, body):
+    comment = _as(sim, login).get_issue(number).create_comment(body)
+    sim.event("issue_comment", "created", number, sender=login, comment_id=comment.id)

