@@ -144,7 +144,10 @@ def test_a_whole_promotion_through_issue_labels_and_commands(sim):
     after = created(sim)
     new = sorted(set(after["comments"]) - set(before["comments"]))
     assert after == before, [
-        (c.id, c.user, c.body[:200]) for n in sim.fake.state.repos[REPO].issues for c in sim.fake.comments(REPO, n) if c.id in new
+        (c.id, c.user, c.body[:200])
+        for n in sim.fake.state.repos[REPO].issues
+        for c in sim.fake.comments(REPO, n)
+        if c.id in new
     ]
     assert state_of(sim, number).status is Status.DONE
     worst = max(r.calls for r in sim.runs)
