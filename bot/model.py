@@ -547,6 +547,11 @@ class StageRecord(Strict):
     feedback: str | None = Field(default=None, description="a person's reason the stage ran with")
     review: str | None = Field(default=None, description="review findings the author-fix rerun was given")
     summary: str = ""
+    problems: list[str] = Field(
+        default_factory=list,
+        description="what the stage's own checks found wrong (e.g. failing Go tests); its gate's review raises "
+        "them as blocking findings, and no status shows this stage as passed",
+    )
     finished_at: datetime
 
 

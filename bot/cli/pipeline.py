@@ -148,7 +148,9 @@ def cmd_status(args) -> int:
         return 0
     print(f"promotion {state.request_id} on {state.branch}: {pipeline.describe(state)}")
     for n, rec in sorted(state.stages.items()):
-        if state.failure is None or n != int(state.failure.stage):
+        if rec.problems:  # finished, but its checks failed: never reported as done
+            print(f"  stage {n} checks FAIL: {'; '.join(rec.problems)} (raised as CRITICAL at the gate's review)")
+        elif state.failure is None or n != int(state.failure.stage):
             print(f"  stage {n} done: {rec.summary}")
     if state.failure is not None:
         fix = f"; fix: {state.failure.fix}" if state.failure.fix else ""

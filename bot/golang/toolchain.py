@@ -656,10 +656,8 @@ def check_plugin(
             limit = _limit_finding(title, res, limits, test_seconds, scratch)
             if limit is not None:
                 findings.append(limit)
-            elif res.returncode is None:  # it could not start at all
-                findings.append(
-                    Finding(severity=Severity.CRITICAL, check=CHECK_BUILD, message=f"{title}: {res.stderr}")
-                )
+            elif res.returncode is None:  # it could not start at all: nothing was checked
+                raise ToolchainMissing(f"{title}: {res.stderr.strip()}; fix: {_INSTALL_FIX}")
             return (None if limit is not None and res.limit else res.returncode), res.stdout, res.stderr
 
         def step(title: str, cmd: list[str]) -> tuple[int | None, str, str]:

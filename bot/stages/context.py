@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,6 +31,9 @@ class StageFailed(RequestError):
 class StageOutput:
     files: dict[str, str | bytes]
     summary: str
+    #: What the stage's checks found wrong. The artifacts are still committed (the gate's review and the
+    #: author loop need them), but the stage is shown as failing its checks, never as passed.
+    problems: list[str] = field(default_factory=list)
 
     def encoded(self) -> dict[str, bytes]:
         return {p: (c.encode("utf-8") if isinstance(c, str) else c) for p, c in self.files.items()}

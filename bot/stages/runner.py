@@ -236,6 +236,7 @@ class Runner:
             feedback=feedback,
             review=review,
             summary=output.summary,
+            problems=list(output.problems),
             finished_at=self.clock(),
         )
         state = pipeline.stage_finished(state, record, changed=changed, now=self.clock())

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 
 from bot.model import sha256_text
+from bot.stages.checks import check_problems, run_go_checks
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.paths import RUNNER_GO
 
@@ -40,7 +41,7 @@ def is_test_file(path: str) -> bool:
 
 
 def run(ctx: StageContext) -> StageOutput:
-    from bot.golang.toolchain import insert_registration, run_checks
+    from bot.golang.toolchain import insert_registration
 
     t = translation(ctx, ctx.feedback)
     files: dict[str, str] = {p: c for p, c in t.files.items() if not is_test_file(p)}
@@ -55,17 +56,29 @@ def run(ctx: StageContext) -> StageOutput:
     if ctx.agents is not None:
         files, authored = _author(ctx, t, files, tests)
     package = {p: c for p, c in files.items() if p.startswith(t.summary.package_dir + "/") and p.endswith(".go")}
-    files[ctx.paths.translation_checks] = _checks_json(ctx, t, {**package, **tests}, run_checks)
+    checks_json = _checks_json(ctx, t, {**package, **tests})
+    files[ctx.paths.translation_checks] = checks_json
+    checks = _report(checks_json)
     crit = sum(1 for f in t.findings if f.severity.value == "CRITICAL")
+    # Gate 1's review raises both as blocking findings; the record keeps the stage from showing as passed.
+    problems = ([f"{crit} CRITICAL translation finding(s)"] if crit else []) + check_problems(checks)
     summary = (
         f"translate evolved {t.summary.kind.value} policy into {t.summary.plugin_type} "
         f"({len(t.summary.signals)} signals, {len(t.summary.touched_gaps)} Map C gaps, {crit} critical findings)"
         + authored
     )
-    return StageOutput(files=dict(files), summary=summary)
+    return StageOutput(files=dict(files), summary=summary, problems=problems)
 
 
-def _checks_json(ctx: StageContext, t, checked: dict[str, str], run_checks) -> str:
+def _report(checks_json: str):
+    from bot.golang.toolchain import ToolchainReport
+
+    data = json.loads(checks_json)
+    data.pop("checked_files", None)
+    return ToolchainReport.model_validate(data)
+
+
+def _checks_json(ctx: StageContext, t, checked: dict[str, str]) -> str:
     """translation-checks.json for ``checked``: the committed one when it checked these very bytes (a rerun
     that changed no Go file), else a fresh gofmt/build/vet/test through the execution port."""
     hashes = {p: sha256_text(c) for p, c in sorted(checked.items())}
@@ -76,11 +89,8 @@ def _checks_json(ctx: StageContext, t, checked: dict[str, str], run_checks) -> s
                 return committed
         except ValueError:
             pass
-    checks = run_checks(
-        checked,
-        registration_import=t.registration_import,
-        registration_line=t.registration_line,
-        executor=ctx.executor,
+    checks = run_go_checks(
+        ctx, checked, registration_import=t.registration_import, registration_line=t.registration_line
     )
     payload = checks.model_dump(mode="json", exclude={"output"}) | {"checked_files": hashes}
     return json.dumps(payload, indent=2, sort_keys=True) + "\n"
