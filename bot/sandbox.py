@@ -178,7 +178,8 @@ def require() -> None:
     if not ok:
         raise SandboxUnavailable(
             f"refusing to build code supplied by someone else without the sandbox: {why}; "
-            "enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1) or run as root"
+            "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also "
+            "kernel.apparmor_restrict_unprivileged_userns=0) or run as root"
         )
 
 
