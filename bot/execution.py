@@ -28,6 +28,7 @@ from bot.model import RequestError, sha256_text
 #: kind -> "module:function". Each function: (files: dict[str, str], args: dict) -> dict.
 KINDS: dict[str, str] = {
     "go-check": "bot.golang.toolchain:execute_check",
+    "epp-image": "bot.bench.run.image:execute_build",
 }
 
 

@@ -256,4 +256,6 @@ def render_experiment(
     arms = {"baseline": epp_config_baseline, "evolved": epp_config_evolved}
     files[f"{root}/evaluation.yaml"] = render_evaluation_spec(plan, request, arms)
     files[f"{root}/README.md"] = plan_markdown(plan)
+    # What `promote bench run` needs from the request (workloads, stack, ids), without the evolved source.
+    files[f"{root}/request.json"] = request.model_dump_json(indent=2) + "\n"
     return dict(sorted(files.items()))

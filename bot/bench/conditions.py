@@ -1,0 +1,99 @@
+"""Track B run conditions ("fault treatments"): the runs that decide the Map C gaps the standard plan cannot.
+
+A condition is carried in a cell's workload name after ``+`` (``load-spikes+pod-failure``,
+see ``bot.bench.layout``), so the statistics compare baseline and evolved under the same
+condition exactly as they compare them on a plain workload. Each condition says which
+Map C gap it decides, whether it acts during a run (the runner deletes a pod) or on the
+stand-up (other EPP flags, another model-server topology), and whether the request's
+cluster can run it; when it cannot, the hypothesis is reported as not runnable with the
+reason instead of silently inconclusive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from bot.model import StackSpec
+
+#: The EPP metrics refresh interval under the metric-staleness condition (llm-d-router's
+#: --refresh-metrics-interval, default 50 ms, which is also BLIS's snapshot refresh).
+STALE_METRICS_INTERVAL = "1s"
+
+
+@dataclass(frozen=True)
+class Condition:
+    name: str
+    gap: str
+    level: Literal["run", "setup"]
+    what: str
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def epp_only(self) -> bool:
+        """Differs from the plain stack only in the EPP: the model servers can stay up (fast swap)."""
+        return all(k.startswith("router.epp.") for k in self.overrides)
+
+
+def conditions_for(stack: StackSpec) -> dict[str, Condition | str]:
+    """Condition name -> the Condition, or the reason this cluster cannot run it."""
+    cluster = stack.cluster
+    out: dict[str, Condition | str] = {}
+    out["pod-failure"] = (
+        Condition(
+            "pod-failure",
+            "pod-health",
+            "run",
+            "one model-server pod deleted (kubectl delete pod) at t = duration/2 of each run, in both arms",
+        )
+        if cluster.pod_deletion
+        else "the request's stack.cluster.pod_deletion is false: the runner may not delete model-server pods"
+    )
+    out["metric-staleness"] = (
+        Condition(
+            "metric-staleness",
+            "metric-staleness",
+            "setup",
+            f"the EPP restarted with --refresh-metrics-interval={STALE_METRICS_INTERVAL} (default 50ms), in both arms",
+            {"router.epp.flags.refresh-metrics-interval": STALE_METRICS_INTERVAL},
+        )
+        if cluster.metrics_interval
+        else "the request's stack.cluster.metrics_interval is false: the EPP's refresh interval may not be changed"
+    )
+    pd = cluster.pd_disaggregation
+    out["pd-split"] = (
+        Condition(
+            "pd-split",
+            "pd-role-split",
+            "setup",
+            f"a prefill/decode split ({pd.prefill_replicas} prefill, {pd.decode_replicas} decode pods)",
+            {"prefill.enabled": True, "prefill.replicas": pd.prefill_replicas, "decode.replicas": pd.decode_replicas},
+        )
+        if pd is not None
+        else "the request's stack.cluster declares no pd_disaggregation (prefill/decode replicas) for this cluster"
+    )
+    lora = cluster.lora
+    out["lora"] = (
+        Condition("lora", "lora-affinity", "setup", f"LoRA adapters {', '.join(lora.adapters)} loaded", dict(lora.set))
+        if lora is not None
+        else (
+            "llm-d-benchmark ships no LoRA scenario and the request's stack.cluster declares no lora adapters "
+            "(adapters and the overrides that load them)"
+        )
+    )
+    return out
+
+
+#: Map C gap id -> the condition that decides it.
+GAP_CONDITION = {
+    "pod-health": "pod-failure",
+    "metric-staleness": "metric-staleness",
+    "pd-role-split": "pd-split",
+    "lora-affinity": "lora",
+}
+
+
+def condition_replicas(stack: StackSpec) -> dict[str, int]:
+    """Model-server replicas under conditions that change them (for evidence binding)."""
+    pd = stack.cluster.pd_disaggregation
+    return {"pd-split": pd.prefill_replicas + pd.decode_replicas} if pd is not None else {}

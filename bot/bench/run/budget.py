@@ -1,0 +1,61 @@
+"""The GPU budget: a cap in GPU-minutes the runner never knowingly crosses.
+
+Every minute the stack stands, its GPUs are held, so stand-ups, EPP swaps, warm-ups,
+cells and teardowns all count (wall minutes × GPUs of the stack). Before each step the
+runner asks whether its estimate still fits; a cell that would cross the cap is not
+started, and the runner says which cells remain, which hypotheses they serve and how
+many more GPU-minutes would run them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from bot.bench.run.schedule import CellRun
+
+
+@dataclass
+class Budget:
+    cap: float | None  # GPU-minutes; None = no cap
+    gpus: int
+    spent: float = 0.0
+    run_overhead_minutes: float = 3.0
+    standup_minutes: float = 30.0
+    stopped: str | None = None
+    remaining: list[CellRun] = field(default_factory=list)
+
+    def cell_estimate(self, cell: CellRun) -> float:
+        return (cell.duration_s / 60.0 + self.run_overhead_minutes) * self.gpus
+
+    def standup_estimate(self) -> float:
+        return self.standup_minutes * self.gpus
+
+    def charge(self, minutes: float) -> float:
+        cost = round(minutes * self.gpus, 4)
+        self.spent = round(self.spent + cost, 4)
+        return cost
+
+    def fits(self, estimate: float) -> bool:
+        return self.cap is None or self.spent + estimate <= self.cap + 1e-9
+
+    def stop(self, cells: Iterable[CellRun], why: str) -> None:
+        self.remaining = list(cells)
+        self.stopped = why
+
+    def more_needed(self) -> float:
+        return round(sum(self.cell_estimate(c) for c in self.remaining), 3)
+
+
+def remaining_text(budget: Budget, serves: dict[str, list[str]]) -> str:
+    """One paragraph: what is left, what it would decide, and what it would cost."""
+    if not budget.remaining:
+        return ""
+    cells = sorted({(c.workload, c.rate) for c in budget.remaining})
+    hyps = sorted({h for wl, rate in cells for h in serves.get(f"{wl}@{rate:g}", [])})
+    return (
+        f"{len(budget.remaining)} cell run(s) remain on {len(cells)} cell(s) "
+        f"({', '.join(f'{w}@{r:g}' for w, r in cells)}); they serve {', '.join(hyps) or 'no hypothesis'}. "
+        f"About {budget.more_needed():g} more GPU-minutes would run them "
+        f"(spent {budget.spent:g} of the cap {budget.cap:g}); raise --budget-gpu-minutes and pass --resume."
+    )

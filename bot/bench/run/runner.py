@@ -1,0 +1,579 @@
+"""The benchmark loop: image, stand-up, cells, swaps, teardown, with the manifest as the only memory.
+
+Guarantees, each tested against fake ``llmdbenchmark`` / ``kubectl`` / ``make`` / ``docker``:
+
+- **teardown always**: every stand-up that was attempted is torn down, whether the run
+  finished, failed, timed out, hit the budget or was cancelled (SIGTERM/SIGINT); a job
+  killed outright (SIGKILL) is torn down by ``promote bench teardown`` (benchmark.yml runs
+  it in an ``if: always()`` step) and by the next ``--resume``'s own teardown;
+- **no finished cell twice**: a cell is finished when its report is in the results layout
+  and in the manifest; ``--resume`` skips it, adopts a run llm-d-benchmark finished but the
+  runner did not record (the job died in between), and discards anything half-written;
+- **nothing silently dropped**: a report that fails validation is set aside under
+  ``rejected/`` and listed in the manifest;
+- **the budget**: no step starts that its estimate says would cross the GPU-minute cap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import signal
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bot.bench.errors import ReportError
+from bot.bench.experiment import workload_profile
+from bot.bench.layout import TREATMENTS, run_dir
+from bot.bench.plan import BenchmarkPlan
+from bot.bench.reports import parse_report
+from bot.bench.run import commands
+from bot.bench.run import manifest as mf
+from bot.bench.run.budget import Budget, remaining_text
+from bot.bench.run.faults import PodDeletion
+from bot.bench.run.procs import Cancelled, Procs
+from bot.bench.run.schedule import CellRun, Group, SetupRun, build_schedule
+from bot.bench.yaml_dump import dump_yaml
+from bot.model import PromotionRequest, RequestError
+
+REPORT_NAME = "benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml"
+NATIVE_NAME = "stage_0_lifecycle_metrics.json"
+#: A cell that runs longer than duration x this (plus the slack) is killed as hung.
+CELL_TIMEOUT_FACTOR = 3.0
+CELL_TIMEOUT_SLACK_S = 900.0
+
+
+class BenchRunError(RequestError):
+    """A benchmark run that cannot start as asked (exit 2)."""
+
+
+@dataclass
+class RunConfig:
+    request: PromotionRequest
+    plan: BenchmarkPlan
+    epp_configs: dict[str, str]
+    results: Path
+    target: commands.Target
+    commit: str
+    image_repo: str
+    fork: Path | None = None
+    image: str | None = None  # an already built registry/repository:tag@sha256:... (skips the build)
+    budget_gpu_minutes: float | None = None
+    resume: bool = False
+    dry_run: bool = False
+    arm_order: tuple[str, ...] = TREATMENTS
+    fast_swap: bool = True
+    warmup_s: int = 60
+    env: dict[str, str] | None = None
+    log: Callable[[str], None] = print
+    executor: object | None = None
+    cell_timeout_s: float | None = None
+    run_overhead_minutes: float | None = None  # budget estimates; default: the plan's cost parameters
+    standup_minutes: float | None = None
+
+
+@dataclass
+class Outcome:
+    status: str  # finished | budget | failed | cancelled | dry-run
+    message: str
+    manifest: mf.Manifest | None = None
+    remaining: list[CellRun] = field(default_factory=list)
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class BenchRunner:
+    def __init__(self, cfg: RunConfig):
+        self.cfg = cfg
+        self.procs = Procs(cfg.log, env=cfg.env, dry_run=cfg.dry_run)
+        self.gpus = cfg.plan.parameters.gpus_per_stack
+        self.budget = Budget(
+            cap=cfg.budget_gpu_minutes,
+            gpus=self.gpus,
+            run_overhead_minutes=(
+                cfg.run_overhead_minutes
+                if cfg.run_overhead_minutes is not None
+                else cfg.plan.parameters.run_overhead_minutes
+            ),
+            standup_minutes=cfg.standup_minutes
+            if cfg.standup_minutes is not None
+            else cfg.plan.parameters.standup_minutes,
+        )
+        self.manifest: mf.Manifest | None = None
+        self.up: dict[str, SetupRun] = {}  # group -> setup treatment the stack currently runs
+
+    # ------------------------------------------------------------------ entry
+    def run(self) -> Outcome:
+        cfg = self.cfg
+        self.manifest = self._open_manifest()
+        self.budget.spent = self.manifest.spent_gpu_minutes
+        image = self._image()
+        groups = build_schedule(
+            cfg.plan, cfg.request, cfg.epp_configs, image, arm_order=cfg.arm_order, fast_swap=cfg.fast_swap
+        )
+        pending = [c for g in groups for c in g.cells if not self._finished(c)]
+        if cfg.dry_run:
+            for group in groups:
+                self._group(group)
+            return Outcome("dry-run", f"{len(pending)} cell run(s) would run", self.manifest)
+        with self._signals():
+            try:
+                for group in groups:
+                    self._group(group)
+            except Cancelled:
+                return self._end("cancelled", "cancelled (SIGTERM/SIGINT); the stack was torn down")
+            except _BudgetStop:
+                text = remaining_text(self.budget, self._serves())
+                return self._end("budget", f"stopped before the GPU budget would be exceeded: {text}")
+            except _StepFailed as exc:
+                return self._end("failed", str(exc))
+        return self._end("finished", f"all {len([c for g in groups for c in g.cells])} cell runs are in {cfg.results}")
+
+    def _end(self, status: str, message: str) -> Outcome:
+        assert self.manifest is not None
+        how = (
+            ""
+            if status == "finished"
+            else f" Resume with the same command plus --resume (finished cells are kept: {len(self.manifest.cells)})."
+        )
+        if status != "finished":
+            self._event("stop", status, _now(), ok=False, detail=message)
+        return Outcome(status, message + how, self.manifest, self.budget.remaining)
+
+    # --------------------------------------------------------------- manifest
+    def _open_manifest(self) -> mf.Manifest:
+        cfg = self.cfg
+        results = cfg.results
+        existing = mf.load(results) if results.is_dir() else None
+        if existing is not None and not cfg.resume:
+            raise BenchRunError(
+                f"{results} already holds a benchmark run ({len(existing.cells)} finished cells); "
+                "pass --resume to continue it, or choose another --results"
+            )
+        if existing is not None and existing.commit != cfg.commit:
+            raise BenchRunError(
+                f"{results} holds a run of commit {existing.commit[:12]}, not {cfg.commit[:12]}; "
+                "results of two commits cannot be mixed: choose another --results"
+            )
+        manifest = existing or mf.Manifest(
+            promotion=cfg.request.id,
+            slug=cfg.request.slug,
+            commit=cfg.commit,
+            budget_gpu_minutes=cfg.budget_gpu_minutes,
+            planned_gpu_minutes=cfg.plan.cost.gpu_minutes,
+        )
+        manifest.budget_gpu_minutes = cfg.budget_gpu_minutes
+        if not cfg.dry_run:
+            results.mkdir(parents=True, exist_ok=True)
+            self._discard_unrecorded(manifest)
+            mf.save(results, manifest)
+        return manifest
+
+    def _discard_unrecorded(self, manifest: mf.Manifest) -> None:
+        """Reports in the layout that the manifest does not list were half-written: never read them."""
+        recorded = {c.report for c in manifest.cells}
+        for arm in TREATMENTS:
+            for path in sorted((self.cfg.results / arm).rglob("*")) if (self.cfg.results / arm).is_dir() else []:
+                rel = path.relative_to(self.cfg.results).as_posix()
+                if path.is_file() and rel not in recorded:
+                    self.cfg.log(f"discarding {rel}: not in the manifest (written by a run that did not finish)")
+                    path.unlink()
+
+    def _save(self) -> None:
+        if not self.cfg.dry_run:
+            assert self.manifest is not None
+            mf.save(self.cfg.results, self.manifest)
+
+    def _event(
+        self, kind: str, what: str, start: str, *, minutes: float = 0.0, ok: bool = True, detail: str = ""
+    ) -> None:
+        assert self.manifest is not None
+        cost = self.budget.charge(minutes) if minutes else 0.0
+        self.manifest.events.append(
+            mf.EventRecord(kind=kind, what=what, start=start, end=_now(), gpu_minutes=cost, ok=ok, detail=detail[-500:])
+        )
+        self._save()
+
+    def _finished(self, cell: CellRun) -> bool:
+        assert self.manifest is not None
+        if self.manifest.finished(cell.run_treatment, cell.arm) is not None:
+            return True
+        return any(r.cell == f"{cell.arm}/{cell.run_treatment}" for r in self.manifest.rejected)
+
+    # ------------------------------------------------------------------ image
+    def _image(self) -> str:
+        cfg, manifest = self.cfg, self.manifest
+        assert manifest is not None
+        if manifest.image is not None:
+            return f"{manifest.image.ref}@{manifest.image.digest}" if manifest.image.digest else manifest.image.ref
+        from bot.bench.run.image import build_epp_image, image_ref
+
+        if cfg.image:
+            ref, _, digest = cfg.image.partition("@")
+            manifest.image = mf.ImageRecord(ref=ref, digest=digest or None, commit=cfg.commit)
+        else:
+            ref = image_ref(cfg.image_repo, cfg.request.id, cfg.commit)
+            start = _now()
+            argv = [commands.image_build(cfg.fork or Path("FORK"), ref, cfg.target.container_runtime)]
+            argv += [commands.image_push(cfg.fork or Path("FORK"), ref, cfg.target.container_runtime)]
+            for a in argv:
+                cfg.log(f"$ {' '.join(a)}  (in a worktree of the fork at {cfg.commit})")
+            if cfg.dry_run:
+                return f"{ref}@sha256:DIGEST"
+            if cfg.fork is None:
+                raise BenchRunError("--fork is needed to build the EPP image (or pass --image REF@sha256:DIGEST)")
+            built = build_epp_image(cfg.fork, cfg.commit, ref, cfg.target.container_runtime, cfg.executor)
+            manifest.image = mf.ImageRecord(ref=built["ref"], digest=built["digest"], commit=built["commit"])
+            self._event("image", ref, start, detail=f"built from {cfg.commit}, digest {built['digest']}")
+        self._save()
+        image = manifest.image
+        return f"{image.ref}@{image.digest}" if image.digest else image.ref
+
+    # ------------------------------------------------------------------ groups
+    def _group(self, group: Group) -> None:
+        todo = [c for c in group.cells if not self._finished(c)]
+        if not todo:
+            return
+        stood: SetupRun | None = None
+        try:
+            for setup in group.setups:
+                cells = [c for c in setup.cells if not self._finished(c)]
+                if not cells:
+                    continue
+                if stood is None:
+                    if not self.budget.fits(self.budget.standup_estimate() + self.budget.cell_estimate(cells[0])):
+                        self._stop_budget(group)
+                    stood = setup
+                    self._standup(group, setup)
+                elif stood is not setup:
+                    self._swap(group, setup)
+                    stood = setup
+                self._warmup(setup, cells[0])
+                for cell in cells:
+                    if not self.budget.fits(self.budget.cell_estimate(cell)):
+                        self._stop_budget(group)
+                    self._cell(setup, cell)
+        finally:
+            if stood is not None:
+                self._teardown(group, stood)
+
+    def _stop_budget(self, group: Group) -> None:
+        del group
+        assert self.manifest is not None
+        self.budget.stop([c for c in self._all_cells() if not self._finished(c)], "budget")
+        raise _BudgetStop
+
+    def _all_cells(self) -> list[CellRun]:
+        groups = build_schedule(
+            self.cfg.plan,
+            self.cfg.request,
+            self.cfg.epp_configs,
+            "r/r:t",
+            arm_order=self.cfg.arm_order,
+            fast_swap=self.cfg.fast_swap,
+        )
+        return [c for g in groups for c in g.cells]
+
+    def _overrides(self, setup: SetupRun) -> Path:
+        path = commands.setup_workspace(self.cfg.target, setup.name) / "promotion-overrides.yaml"
+        if not self.cfg.dry_run:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(dump_yaml(_nested(setup.overrides), sort_keys=True), encoding="utf-8")
+        return path
+
+    def _step(self, argv: list[str], what: str, kind: str, *, timeout: float | None = None) -> None:
+        start, t0 = _now(), time.monotonic()
+        result = self.procs.run(argv, timeout=timeout)
+        minutes = (time.monotonic() - t0) / 60.0
+        ok = result.code == 0
+        self._event(kind, what, start, minutes=minutes, ok=ok, detail=result.output)
+        if not ok:
+            raise _StepFailed(f"{kind} of {what} failed (exit {result.code}): {_tail(result.output)}")
+
+    def _standup(self, group: Group, setup: SetupRun) -> None:
+        self.up[group.name] = setup
+        self._step(commands.standup(self.cfg.target, setup.name, self._overrides(setup)), setup.name, "standup")
+
+    def _swap(self, group: Group, setup: SetupRun) -> None:
+        self.up[group.name] = setup
+        self._step(commands.swap_epp(self.cfg.target, setup.name, self._overrides(setup)), setup.name, "swap")
+
+    def _teardown(self, group: Group, setup: SetupRun) -> None:
+        """Always; a second SIGTERM does not interrupt it."""
+        previous = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+        for s in previous:
+            with contextlib.suppress(ValueError):
+                signal.signal(s, signal.SIG_IGN)
+        was = self.procs.cancelled
+        self.procs.cancelled = False
+        try:
+            start, t0 = _now(), time.monotonic()
+            result = self.procs.run(commands.teardown(self.cfg.target, setup.name, self._overrides(setup)))
+            if not self.cfg.dry_run:
+                self._event(
+                    "teardown",
+                    group.name,
+                    start,
+                    minutes=(time.monotonic() - t0) / 60.0,
+                    ok=result.code == 0,
+                    detail=result.output,
+                )
+            self.up.pop(group.name, None)
+        finally:
+            self.procs.cancelled = was
+            for s, h in previous.items():
+                with contextlib.suppress(ValueError, TypeError):
+                    signal.signal(s, h)
+
+    def _warmup(self, setup: SetupRun, first: CellRun) -> None:
+        """Re-warm after a stand-up or an EPP swap: one discarded run at the first cell's rate."""
+        if self.cfg.warmup_s <= 0:
+            return
+        name = f"warmup-{setup.name.replace('+', '-')}"
+        profile = self._profile(first, duration_s=self.cfg.warmup_s)
+        treatments = self._treatments(setup, name, first.rate)
+        argv = commands.run_cell(
+            self.cfg.target, setup.name, self._overrides(setup), profile, treatments, [f"warmup:{setup.name}"]
+        )
+        self._step(argv, name, "warmup", timeout=self._timeout(self.cfg.warmup_s))
+
+    # ------------------------------------------------------------------- cells
+    def _profile(self, cell: CellRun, *, duration_s: int | None = None) -> Path:
+        ws = self.cfg.target.workspace / "profiles"
+        suffix = f"-warmup{duration_s}" if duration_s else ""
+        path = ws / f"{cell.base_workload}{suffix}.yaml"
+        if not self.cfg.dry_run:
+            doc = workload_profile(self.cfg.request, cell.base_workload)
+            if duration_s:
+                doc["load"]["stages"] = [{"rate": cell.rate, "duration": duration_s}]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(dump_yaml(doc), encoding="utf-8")
+        return path
+
+    def _treatments(self, setup: SetupRun, name: str, rate: float) -> Path:
+        path = commands.setup_workspace(self.cfg.target, setup.name) / "treatments" / f"{name}.yaml"
+        if not self.cfg.dry_run:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            doc = {"reset_caches": True, "treatments": [{"name": name, "load.stages.0.rate": rate}]}
+            path.write_text(dump_yaml(doc), encoding="utf-8")
+        return path
+
+    def _keywords(self, setup: SetupRun, cell: CellRun) -> list[str]:
+        assert self.manifest is not None
+        kws = [
+            f"promotion:{self.cfg.request.id}",
+            f"arm:{cell.arm}",
+            f"cell:{cell.run_treatment}",
+            f"commit:{self.cfg.commit}",
+        ]
+        image = self.manifest.image
+        if image is not None:
+            kws.append(f"epp-image:{image.ref}@{image.digest}" if image.digest else f"epp-image:{image.ref}")
+        if cell.condition:
+            kws.append(f"condition:{cell.condition}")
+        return kws
+
+    def _timeout(self, duration_s: float) -> float:
+        return self.cfg.cell_timeout_s or duration_s * CELL_TIMEOUT_FACTOR + CELL_TIMEOUT_SLACK_S
+
+    def _cell(self, setup: SetupRun, cell: CellRun) -> None:
+        cfg = self.cfg
+        adopted = self._adopt(setup, cell)
+        start, t0 = _now(), time.monotonic()
+        fault = None
+        if adopted is None:
+            profile = self._profile(cell)
+            treatments = self._treatments(setup, cell.run_treatment, cell.rate)
+            argv = commands.run_cell(
+                cfg.target, setup.name, self._overrides(setup), profile, treatments, self._keywords(setup, cell)
+            )
+            if cell.condition == "pod-failure" and not cfg.dry_run:
+                fault = PodDeletion(cfg.target, cell.duration_s, cfg.log, env=cfg.env)
+                fault.start()
+            try:
+                result = self.procs.run(argv, timeout=self._timeout(cell.duration_s))
+            finally:
+                if fault is not None:
+                    fault.stop()
+                    fault.join(timeout=30)
+            if cfg.dry_run:
+                return
+            minutes = (time.monotonic() - t0) / 60.0
+            if result.code != 0:
+                self._event("stop", cell.run_treatment, start, minutes=minutes, ok=False, detail=result.output)
+                raise _StepFailed(
+                    f"run of {setup.name}/{cell.run_treatment} failed (exit {result.code}): {_tail(result.output)}"
+                )
+            report = self._report_of(setup, cell)
+            code = result.code
+        else:
+            report, minutes, code = adopted, 0.0, 0
+            cfg.log(f"adopting {report}: llm-d-benchmark finished {cell.run_treatment} before the job stopped")
+        self._record(setup, cell, report, start, minutes, code, fault.record if fault else None)
+
+    def _run_dirs(self, setup: SetupRun, cell: CellRun) -> list[Path]:
+        root = commands.setup_workspace(self.cfg.target, setup.name) / "results"
+        if not root.is_dir():
+            return []
+        prefix = f"{self.cfg.target.harness}-{cell.run_treatment}-"
+        return sorted(
+            (p for p in root.iterdir() if p.is_dir() and p.name.startswith(prefix)), key=lambda p: p.stat().st_mtime
+        )
+
+    def _report_of(self, setup: SetupRun, cell: CellRun) -> Path | None:
+        """The v0.2 report of the newest results directory of this run treatment (converted from native if needed)."""
+        dirs = self._run_dirs(setup, cell)
+        if not dirs:
+            return None
+        d = dirs[-1]
+        reports = sorted(p for p in d.glob("benchmark_report_v0.2*,_*.yaml") if "_session_" not in p.name)
+        if reports:
+            return reports[0]
+        native = d / NATIVE_NAME
+        if native.is_file():
+            out = d / REPORT_NAME
+            result = self.procs.run(commands.convert(self.cfg.target, native, out))
+            if result.code == 0 and out.is_file():
+                return out
+        return None
+
+    def _adopt(self, setup: SetupRun, cell: CellRun) -> Path | None:
+        """A run llm-d-benchmark finished whose report parses, left by a job that died before recording it."""
+        if not self.cfg.resume:
+            return None
+        for d in reversed(self._run_dirs(setup, cell)):
+            for p in sorted(d.glob("benchmark_report_v0.2*,_*.yaml")):
+                try:
+                    doc = parse_report(p.read_text(encoding="utf-8"))
+                except (ReportError, UnicodeDecodeError):
+                    continue
+                kws = (doc.get("run") or {}).get("keywords") or []
+                if f"cell:{cell.run_treatment}" in kws and f"commit:{self.cfg.commit}" in kws:
+                    return p
+        return None
+
+    def _record(
+        self, setup: SetupRun, cell: CellRun, report: Path | None, start: str, minutes: float, code: int, fault
+    ) -> None:
+        assert self.manifest is not None
+        rel_dir = run_dir(cell.arm, cell.workload, cell.rate, cell.repetition)
+        cost = self.budget.charge(minutes)
+        reason = None
+        data = b""
+        if report is None:
+            reason = "llm-d-benchmark finished but left no v0.2 report and no native output to convert"
+        else:
+            data = report.read_bytes()
+            try:
+                parse_report(data.decode("utf-8"))
+            except (ReportError, UnicodeDecodeError) as exc:
+                reason = str(exc)
+        if reason is not None:
+            aside = Path(mf.REJECTED_DIR) / rel_dir / ((report.name if report else REPORT_NAME) + ".rejected")
+            if report is not None:
+                mf.atomic_write(self.cfg.results / aside, data)
+            self.manifest.rejected.append(
+                mf.RejectedRecord(cell=f"{cell.arm}/{cell.run_treatment}", path=aside.as_posix(), reason=reason)
+            )
+            self.cfg.log(f"set aside {cell.arm}/{cell.run_treatment}: {reason}")
+            self._event("stop", cell.run_treatment, start, ok=False, detail=f"report set aside: {reason}")
+            return
+        rel = f"{rel_dir}/{REPORT_NAME}"
+        mf.atomic_write(self.cfg.results / rel, data)
+        assert self.manifest is not None
+        image = self.manifest.image
+        self.manifest.cells.append(
+            mf.CellRecord(
+                treatment=cell.arm,
+                workload=cell.workload,
+                rate=cell.rate,
+                repetition=cell.repetition,
+                run_treatment=cell.run_treatment,
+                setup_treatment=setup.name,
+                commit=self.cfg.commit,
+                image_digest=image.digest if image else None,
+                start=start,
+                end=_now(),
+                gpu_minutes=cost,
+                exit_status=code,
+                report=rel,
+                sha256=mf.sha256_file(self.cfg.results / rel),
+                fault=fault,
+            )
+        )
+        self._save()
+
+    def _serves(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for h in self.cfg.plan.hypotheses:
+            for c in h.cells:
+                out.setdefault(c.label(), []).append(h.id)
+        return out
+
+    # ---------------------------------------------------------------- signals
+    @contextlib.contextmanager
+    def _signals(self) -> Iterator[None]:
+        def handler(signum, frame):
+            self.procs.cancel()
+            raise Cancelled(signal.Signals(signum).name)
+
+        previous = {}
+        for s in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(ValueError):  # not the main thread
+                previous[s] = signal.signal(s, handler)
+        try:
+            yield
+        finally:
+            for s, h in previous.items():
+                signal.signal(s, h)
+
+
+class _BudgetStop(Exception):
+    pass
+
+
+class _StepFailed(Exception):
+    pass
+
+
+def _tail(text: str, lines: int = 3) -> str:
+    return " / ".join(text.strip().splitlines()[-lines:]) or "no output"
+
+
+def _nested(flat: dict) -> dict:
+    """Dotted llm-d-benchmark overrides as the nested YAML --cluster-config deep-merges."""
+    out: dict = {}
+    for key in sorted(flat):
+        node = out
+        parts = key.split(".")
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+        node[parts[-1]] = flat[key]
+    return out
+
+
+def teardown_all(cfg: RunConfig) -> list[str]:
+    """Tear down every group the plan stands up (idempotent): for a job killed outright."""
+    runner = BenchRunner(cfg)
+    runner.manifest = mf.load(cfg.results) or mf.Manifest(
+        promotion=cfg.request.id,
+        slug=cfg.request.slug,
+        commit=cfg.commit,
+        planned_gpu_minutes=cfg.plan.cost.gpu_minutes,
+    )
+    image = "r/r:t"
+    if runner.manifest.image is not None:
+        image = f"{runner.manifest.image.ref}@{runner.manifest.image.digest}"
+    done = []
+    for group in build_schedule(
+        cfg.plan, cfg.request, cfg.epp_configs, image, arm_order=cfg.arm_order, fast_swap=cfg.fast_swap
+    ):
+        runner._teardown(group, group.setups[0])
+        done.append(group.name)
+    shutil.rmtree(cfg.target.workspace / "profiles", ignore_errors=True)
+    return done

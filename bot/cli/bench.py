@@ -1,0 +1,177 @@
+"""`promote bench run | teardown`: the stage 4 plan on a GPU cluster through llm-d-benchmark (``bot.bench.run``).
+
+Reads what gate 2 approved from a checkout of the promotion branch at the approved
+commit (``benchmarks/promotion/<slug>/``: request.json, experiment.yaml with both arms'
+EndpointPickerConfigs, evaluation.yaml, and the hypotheses), recomputes the plan the
+same way stage 4 did and refuses to run if it differs from the committed one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bot.model import RequestError
+
+
+class BenchCliError(RequestError):
+    """Input `promote bench` cannot use."""
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("bench", help="run the benchmark plan on a GPU cluster with llm-d-benchmark (stage 5's data)")
+    bsub = p.add_subparsers(dest="bench_command", metavar="COMMAND")
+    for name, helptext in (
+        ("run", "build the EPP image, stand up, run every cell, tear down (resumable, budgeted)"),
+        ("teardown", "tear down every stack the plan stands up (for a job that was killed outright)"),
+    ):
+        q = bsub.add_parser(name, help=helptext)
+        q.add_argument(
+            "bench_dir", type=Path, help="benchmarks/promotion/<slug>/ in a checkout of the promotion branch"
+        )
+        q.add_argument(
+            "--commit", required=True, help="the 40-hex commit approved at gate 2 (the checkout must be at it)"
+        )
+        q.add_argument("--results", type=Path, required=True, help="results directory (reports + manifest.json)")
+        q.add_argument("--workspace", type=Path, required=True, help="llm-d-benchmark workspace root")
+        q.add_argument("--namespace", "-p", required=True, help="Kubernetes namespace for the stack and the harness")
+        q.add_argument("--spec", help="llm-d-benchmark specification (default: the request's stack.spec)")
+        q.add_argument("--method", default="modelservice", help="llm-d-benchmark deploy method (-t)")
+        q.add_argument("--fork", type=Path, help="git repository to build the EPP image from (default: the checkout)")
+        q.add_argument(
+            "--image-repo", default=None, help="registry/repository for the EPP image (default ghcr.io/<fork repo>-epp)"
+        )
+        q.add_argument(
+            "--image", help="use this already pushed image (registry/repository:tag@sha256:...) instead of building"
+        )
+        q.add_argument("--container-runtime", default=os.environ.get("CONTAINER_RUNTIME", "docker"))
+        q.add_argument("--budget-gpu-minutes", type=float, help="GPU-minute cap (default: the plan's GPU-minutes)")
+        q.add_argument("--resume", action="store_true", help="continue a run: finished cells are kept, never redone")
+        q.add_argument("--dry-run", action="store_true", help="print every command line instead of running it")
+        q.add_argument("--arm-order", default="baseline,evolved", help="order of the arms on a stack")
+        q.add_argument(
+            "--no-fast-swap", action="store_true", help="a full stand-up per arm instead of swapping the EPP"
+        )
+        q.add_argument("--warmup-seconds", type=int, default=60, help="re-warm run after a stand-up or swap (0: none)")
+        q.add_argument(
+            "--cell-timeout-seconds",
+            type=float,
+            help="kill a cell's run after this long (default 3 x duration + 15 min)",
+        )
+        q.add_argument(
+            "--estimate-standup-minutes", type=float, help="budget estimate per stand-up (default: the plan's)"
+        )
+        q.add_argument(
+            "--estimate-run-overhead-minutes",
+            type=float,
+            help="budget estimate per run beyond its load (default: the plan's)",
+        )
+        q.set_defaults(func=cmd_run if name == "run" else cmd_teardown)
+
+
+def load_config(args):
+    from bot.bench.plan import make_plan
+    from bot.bench.run.commands import Target
+    from bot.bench.run.runner import RunConfig
+    from bot.hypotheses import load_hypotheses
+    from bot.model import PromotionRequest
+    from bot.yaml_safe import load_yaml
+
+    bench = args.bench_dir
+    for name in ("request.json", "experiment.yaml", "evaluation.yaml"):
+        if not (bench / name).is_file():
+            raise BenchCliError(f"{bench}: no {name}; pass benchmarks/promotion/<slug>/ of a branch past stage 4")
+    request = PromotionRequest.model_validate(json.loads((bench / "request.json").read_text(encoding="utf-8")))
+    root = _toplevel(bench)
+    head = _git(root, "rev-parse", "HEAD")
+    if len(args.commit) != 40 or head != args.commit:
+        raise BenchCliError(
+            f"the checkout is at {head[:12]}, not the approved commit {args.commit[:12]}: check out exactly the "
+            "commit approved at gate 2 (a moved branch is never benchmarked)"
+        )
+    hypotheses = load_hypotheses(root / f"docs/promotion/{request.slug}/hypotheses")
+    plan = make_plan(request, hypotheses)
+    committed = load_yaml((bench / "evaluation.yaml").read_text(encoding="utf-8"))
+    ours = {c.cell.label(): c.repetitions for c in plan.cell_repetitions}
+    if committed.get("repetitions_by_cell") != ours:
+        raise BenchCliError(
+            f"{bench}/evaluation.yaml plans {committed.get('repetitions_by_cell')} but this bot plans {ours} for the "
+            "same hypotheses; re-run stage 4 with this version of the bot before benchmarking"
+        )
+    experiment = load_yaml((bench / "experiment.yaml").read_text(encoding="utf-8"))
+    custom = experiment["setup"]["constants"]["router.epp.pluginsCustomConfig"]
+    from bot.bench.plan import BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE
+
+    epp = {"baseline": custom[BASELINE_CONFIG_FILE], "evolved": custom[EVOLVED_CONFIG_FILE]}
+    target = Target(
+        spec=args.spec or request.stack.spec,
+        namespace=args.namespace,
+        workspace=args.workspace.resolve(),
+        method=args.method,
+        container_runtime=args.container_runtime,
+    )
+    arms = tuple(a.strip() for a in args.arm_order.split(","))
+    return RunConfig(
+        request=request,
+        plan=plan,
+        epp_configs=epp,
+        results=args.results.resolve(),
+        target=target,
+        commit=args.commit,
+        image_repo=args.image_repo or f"ghcr.io/{request.fork.repo.lower()}-epp",
+        fork=(args.fork or root).resolve(),
+        image=args.image,
+        budget_gpu_minutes=args.budget_gpu_minutes if args.budget_gpu_minutes is not None else plan.cost.gpu_minutes,
+        resume=args.resume,
+        dry_run=args.dry_run,
+        arm_order=arms,
+        fast_swap=not args.no_fast_swap,
+        warmup_s=args.warmup_seconds,
+        log=lambda line: print(line, file=sys.stderr, flush=True),
+        cell_timeout_s=args.cell_timeout_seconds,
+        run_overhead_minutes=args.estimate_run_overhead_minutes,
+        standup_minutes=args.estimate_standup_minutes,
+    )
+
+
+def _git(root: Path, *argv: str) -> str:
+    proc = subprocess.run(["git", "-C", str(root), *argv], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise BenchCliError(f"{root}: not a git checkout of the promotion branch ({proc.stderr.strip()})")
+    return proc.stdout.strip()
+
+
+def _toplevel(path: Path) -> Path:
+    if not path.is_dir():
+        raise BenchCliError(f"{path}: no such directory; pass benchmarks/promotion/<slug>/ of the promotion branch")
+    return Path(_git(path, "rev-parse", "--show-toplevel"))
+
+
+def cmd_run(args) -> int:
+    from bot.bench.run.runner import BenchRunner
+
+    cfg = load_config(args)
+    outcome = BenchRunner(cfg).run()
+    stream = sys.stdout if outcome.status in ("finished", "dry-run") else sys.stderr
+    print(f"promote bench run: {outcome.status}: {outcome.message}", file=stream)
+    if outcome.manifest is not None:
+        m = outcome.manifest
+        print(
+            f"GPU-minutes: {m.spent_gpu_minutes:g} spent of {cfg.budget_gpu_minutes:g} budgeted "
+            f"(planned {m.planned_gpu_minutes:g}); {len(m.cells)} cells finished, {len(m.rejected)} set aside",
+            file=stream,
+        )
+    return {"finished": 0, "dry-run": 0, "budget": 3, "cancelled": 130}.get(outcome.status, 1)
+
+
+def cmd_teardown(args) -> int:
+    from bot.bench.run.runner import teardown_all
+
+    cfg = load_config(args)
+    groups = teardown_all(cfg)
+    print(f"promote bench teardown: tore down {', '.join(groups)}")
+    return 0

@@ -1,0 +1,39 @@
+"""Fake executables at the process boundary for `promote bench run` (see fake_cluster.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TOOLS = ("llmdbenchmark", "kubectl", "make", "docker", "benchmark-report")
+
+
+def install(root: Path, **config) -> dict[str, str]:
+    """A bin dir of fakes and the cluster state dir under ``root``; returns the environment to run with."""
+    bin_dir, cluster = root / "bin", root / "cluster"
+    bin_dir.mkdir(parents=True, exist_ok=True)
+    cluster.mkdir(parents=True, exist_ok=True)
+    for tool in TOOLS:
+        exe = bin_dir / tool
+        exe.write_text(
+            f"#!{sys.executable}\nimport runpy\n"
+            f"runpy.run_path({str(HERE / 'fake_cluster.py')!r}, init_globals={{'TOOL': {tool!r}}}, run_name='__main__')\n"
+        )
+        exe.chmod(0o755)
+    (cluster / "config.json").write_text(json.dumps(config))
+    env = dict(os.environ)
+    env["PATH"] = f"{bin_dir}{os.pathsep}{env['PATH']}"
+    env["FAKE_CLUSTER"] = str(cluster)
+    return env
+
+
+def calls(root: Path) -> list[dict]:
+    p = root / "cluster" / "calls.jsonl"
+    return [json.loads(line) for line in p.read_text().splitlines()] if p.is_file() else []
+
+
+def configure(root: Path, **config) -> None:
+    (root / "cluster" / "config.json").write_text(json.dumps(config))

@@ -1,0 +1,461 @@
+"""Fake llmdbenchmark, kubectl, make, docker and benchmark-report: one script, dispatched on its name.
+
+Installed on PATH by tests/bench/fakes/__init__.py (symlinks). It checks each call's
+arguments against the real tools' flags (llm-d.md §B1-B4: argparse mirrors of
+llmdbenchmark's parsers, llm-d-router's Makefile targets, kubectl's verbs), keeps a
+simulated cluster in $FAKE_CLUSTER/state.json, records every call in calls.jsonl, and
+writes llm-d-benchmark's results layout with v0.2 reports (or native inference-perf
+output for benchmark-report to convert) from a configurable true effect and noise.
+Behaviour is set by $FAKE_CLUSTER/config.json:
+
+    effect      {arm: relative latency change}        (baseline 0)
+    fault       {arm: relative e2e change under a pod deletion}
+    noise       relative sd of run-to-run noise
+    carry_over  latency change of the first run after an EPP swap without a warm-up run
+    mode        "v02" (reports) or "native" (stage_0_lifecycle_metrics.json)
+    fail        {"standup": true, "swap": true, "run": "<run treatment>", "teardown": true}
+    hang        "<run treatment>" (the run never ends)
+    seconds_per_run_second   wall seconds per second of load duration (default 1)
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import hashlib
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(os.environ["FAKE_CLUSTER"])
+NAME = globals().get("TOOL") or Path(sys.argv[0]).name
+
+
+def config() -> dict:
+    p = ROOT / "config.json"
+    return json.loads(p.read_text()) if p.is_file() else {}
+
+
+@contextlib.contextmanager
+def state():
+    ROOT.mkdir(parents=True, exist_ok=True)
+    with open(ROOT / "state.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        p = ROOT / "state.json"
+        s = json.loads(p.read_text()) if p.is_file() else {}
+        yield s
+        tmp = p.with_suffix(".tmp")
+        tmp.write_text(json.dumps(s, indent=1, sort_keys=True))
+        tmp.replace(p)
+
+
+def record(event: str, **extra) -> None:
+    line = json.dumps(
+        {"tool": NAME, "event": event, "argv": sys.argv[1:], "t": time.time(), "pid": os.getpid(), **extra}
+    )
+    with open(ROOT / "calls.jsonl", "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        fh.write(line + "\n")
+
+
+def die(msg: str, code: int = 2) -> None:
+    print(f"{NAME}: {msg}", file=sys.stderr)
+    record("error", message=msg)
+    sys.exit(code)
+
+
+# ----------------------------------------------------------------- llmdbenchmark
+def llmdbenchmark_parser() -> argparse.ArgumentParser:
+    """The flags of llmdbenchmark's cli.py and interface/{standup,run,teardown,experiment}.py (llm-d-benchmark 8bc9f1d)."""
+    p = argparse.ArgumentParser(prog="llmdbenchmark")
+    for a in (("--specification_file", "--spec"), ("--workspace", "--ws"), ("--base-dir", "--bd")):
+        p.add_argument(*a)
+    p.add_argument("--dry-run", "-n", action="store_true")
+    p.add_argument("--verbose", "-v", action="store_true")
+    p.add_argument("--non-admin", "-i", action="store_true")
+    p.add_argument("--run-description")
+    p.add_argument("--run-keywords")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--cluster-config", "--cc")
+    common.add_argument("--set", dest="set_overrides", action="append")
+    sub = p.add_subparsers(dest="command", required=True)
+    st = sub.add_parser("standup", parents=[common])
+    for f in (
+        "-s/--step",
+        "-c/--scenario",
+        "-m/--models",
+        "-p/--namespace",
+        "-t/--methods",
+        "-r/--release",
+        "-k/--kubeconfig",
+    ):
+        st.add_argument(*f.split("/"))
+    st.add_argument("--gateway-class")
+    st.add_argument("--skip-smoketest", action="store_true")
+    run = sub.add_parser("run", parents=[common])
+    for f in (
+        "-s/--step",
+        "-p/--namespace",
+        "-t/--methods",
+        "-k/--kubeconfig",
+        "-m/--model",
+        "-l/--harness",
+        "-w/--workload",
+        "-e/--experiments",
+        "-o/--overrides",
+        "-r/--output",
+        "-U/--endpoint-url",
+    ):
+        run.add_argument(*f.split("/"))
+    run.add_argument("--workload-file-path")
+    run.add_argument("-j", "--parallelism", type=int)
+    run.add_argument("--wait-timeout", type=int)
+    run.add_argument("--analyze", action="store_true")
+    run.add_argument("--monitoring", action="store_true")
+    td = sub.add_parser("teardown", parents=[common])
+    for f in ("-s/--step", "-m/--models", "-t/--methods", "-r/--release", "-p/--namespace", "-k/--kubeconfig"):
+        td.add_argument(*f.split("/"))
+    td.add_argument("-d", "--deep", action="store_true")
+    return p
+
+
+def _overrides(path: str | None) -> dict:
+    if not path or not Path(path).is_file():
+        die(f"--cluster-config {path!r}: no such file")
+    doc = yaml.safe_load(Path(path).read_text())
+    for dotted in (
+        "model.name",
+        "decode.replicas",
+        "decode.parallelism.tensor",
+        "decode.acceleratorType.labelValue",
+        "router.epp.pluginsConfigFile",
+        "router.epp.pluginsCustomConfig",
+        "router.epp.image.tag",
+        "router.epp.flags.allow-experimental-plugins",
+    ):
+        node = doc
+        for part in dotted.split("."):
+            if not isinstance(node, dict) or part not in node:
+                die(f"--cluster-config {path}: {dotted} is not set (the experiment must pin it)")
+            node = node[part]
+    return doc
+
+
+def _epp(doc: dict) -> dict:
+    epp = doc["router"]["epp"]
+    custom = epp["pluginsCustomConfig"]
+    if epp["pluginsConfigFile"] not in custom:
+        die(f"router.epp.pluginsConfigFile {epp['pluginsConfigFile']!r} is not in pluginsCustomConfig")
+    return {
+        "config": yaml.safe_load(custom[epp["pluginsConfigFile"]]),
+        "image": f"{epp['image']['registry']}/{epp['image']['repository']}:{epp['image']['tag']}",
+        "flags": epp.get("flags", {}),
+    }
+
+
+def cmd_standup(a) -> None:
+    doc = _overrides(a.cluster_config)
+    if not a.namespace or a.methods != "modelservice":
+        die("standup needs -p NAMESPACE and -t modelservice")
+    cfg = config()
+    with state() as s:
+        if a.step:
+            if a.step != "8":
+                die(f"-s {a.step}: the runner only re-runs step 8 (deploy_router)")
+            if not s.get("up"):
+                die("swap on a stack that is not up", 1)
+            s["epp"] = _epp(doc)
+            s["dirty"] = True
+            s["swaps"] = s.get("swaps", 0) + 1
+            record("swap", setup=Path(a.workspace).name)
+            if cfg.get("fail", {}).get("swap"):
+                die("router step failed (fake)", 1)
+            return
+        s["up"] = True
+        s["standups"] = s.get("standups", 0) + 1
+        s["model"] = doc["model"]["name"]
+        s["replicas"] = int(doc["decode"]["replicas"])
+        s["tp"] = int(doc["decode"]["parallelism"]["tensor"])
+        s["epp"] = _epp(doc)
+        s["dirty"] = False
+        s["pods"] = {f"ms-decode-{i}": "Running" for i in range(s["replicas"])}
+    record("standup", setup=Path(a.workspace).name)
+    if cfg.get("fail", {}).get("standup"):
+        die("model servers did not become ready (fake)", 1)
+
+
+def cmd_teardown(a) -> None:
+    _overrides(a.cluster_config)
+    with state() as s:
+        s["up"] = False
+        s["pods"] = {}
+        s["teardowns"] = s.get("teardowns", 0) + 1
+    record("teardown", setup=Path(a.workspace).name)
+    if config().get("fail", {}).get("teardown"):
+        die("teardown left resources behind (fake)", 1)
+
+
+def _seed(*parts) -> int:
+    return int(hashlib.sha256("|".join(map(str, parts)).encode()).hexdigest()[:12], 16)
+
+
+def _stat(units: str, value: float, spread: float = 0.15) -> dict:
+    return {
+        "units": units,
+        "mean": round(value, 9),
+        "p50": round(value * 0.95, 9),
+        "p90": round(value * (1 + spread), 9),
+        "p95": round(value * (1 + 2 * spread), 9),
+        "p99": round(value * (1 + 4 * spread), 9),
+    }
+
+
+def make_report(name: str, arm: str, rate: float, keywords: list[str], st: dict, fault_hit: bool, carry: bool) -> dict:
+    """A v0.2 report whose numbers depend only on (arm, run treatment) and the config: reruns are identical."""
+    cfg = config()
+    rng = random.Random(_seed(arm, name, cfg.get("seed", 1)))
+    workload = name.split("-rate-")[0]
+    factor = 1 + cfg.get("effect", {}).get(arm, 0.0)
+    factor *= math.exp(rng.gauss(0, cfg.get("noise", 0.02)))
+    if fault_hit:
+        factor *= 1 + cfg.get("fault", {}).get(arm, 0.1)
+    if carry:
+        factor *= 1 + cfg.get("carry_over", 0.0)
+    base = 0.05 * (1 + rate / 50)
+    uid = hashlib.sha256(f"{arm}|{name}|{cfg.get('seed', 1)}".encode()).hexdigest()[:32]
+    return {
+        "version": "0.2",
+        "run": {
+            "uid": uid,
+            "eid": hashlib.sha256(name.encode()).hexdigest()[:32],
+            "description": f"fake cluster run {name}",
+            "keywords": keywords,
+        },
+        "scenario": {
+            "stack": [
+                {
+                    "metadata": {"label": "vllm", "cfg_id": "fake-vllm"},
+                    "standardized": {
+                        "kind": "inference_engine",
+                        "tool": "vllm",
+                        "tool_version": "fake",
+                        "role": "replica",
+                        "replicas": st["replicas"],
+                        "model": {"name": st["model"]},
+                        "accelerator": {"model": "FAKE-GPU", "count": st["tp"], "parallelism": {"tp": st["tp"]}},
+                    },
+                    "native": {"args": {}, "envars": {}},
+                },
+                {
+                    "metadata": {"label": "Inference Scheduler (EPP)", "cfg_id": "fake-epp"},
+                    "standardized": {
+                        "kind": "generic",
+                        "tool": "inference_scheduler",
+                        "tool_version": st["epp"]["image"],
+                    },
+                    "native": {"config": st["epp"]["config"]},
+                },
+            ],
+            "load": {
+                "metadata": {"cfg_id": workload},
+                "standardized": {
+                    "tool": "inference-perf",
+                    "tool_version": "0.7.0",
+                    "source": "random",
+                    "stage": 0,
+                    "input_seq_len": {"distribution": "fixed", "value": 512},
+                    "rate_qps": rate,
+                },
+                "native": {"config": {"workload": workload}},
+            },
+        },
+        "results": {
+            "request_performance": {
+                "aggregate": {
+                    "requests": {"total": int(rate * 100), "failures": 0, "incomplete": 0},
+                    "latency": {
+                        "time_to_first_token": _stat("s", base * factor),
+                        "time_per_output_token": _stat("s/token", 0.01 * factor),
+                        "inter_token_latency": _stat("s/token", 0.01 * factor),
+                        "request_latency": _stat("s", 20 * base * factor),
+                    },
+                    "throughput": {
+                        "output_token_rate": {"units": "tokens/s", "mean": round(rate * 100 / factor, 6)},
+                        "request_rate": {"units": "queries/s", "mean": round(rate * 0.99, 6)},
+                    },
+                }
+            }
+        },
+    }
+
+
+def cmd_run(a) -> None:
+    _overrides(a.cluster_config)
+    if a.harness != "inference-perf" or a.parallelism != 1 or not a.analyze:
+        die("run needs -l inference-perf -j 1 --analyze")
+    profile = yaml.safe_load(Path(a.workload_file_path).read_text())
+    duration = float(profile["load"]["stages"][0]["duration"])
+    exp = yaml.safe_load(Path(a.experiments).read_text())
+    [treatment] = exp["treatments"]
+    name, rate = treatment["name"], float(treatment["load.stages.0.rate"])
+    keywords = [k for k in (a.run_keywords or "").split(",") if k]
+    cfg = config()
+    setup = Path(a.workspace).name.removeprefix("setup-treatment-")
+    arm = setup.split("+")[0]
+    with state() as s:
+        if not s.get("up"):
+            die("no stack is up", 1)
+        s["harness"] = {"since": time.time(), "name": name}
+        s.pop("deleted", None)
+        warm = name.startswith("warmup-")
+        carry = bool(s.get("dirty")) and not warm
+        if warm or s.get("dirty"):
+            s["dirty"] = False
+    record("run-start", name=name, setup=setup)
+    if cfg.get("hang") == name:
+        while True:
+            time.sleep(1)
+    time.sleep(duration * cfg.get("seconds_per_run_second", 1.0))
+    if cfg.get("fail", {}).get("run") == name:
+        with state() as s:
+            s.pop("harness", None)
+        die(f"treatment {name} failed (fake)", 1)
+    with state() as s:
+        fault_hit = bool(s.get("deleted"))
+        s.pop("harness", None)
+        st = dict(s)
+    doc = make_report(name, arm, rate, keywords, st, fault_hit, carry)
+    out = Path(a.workspace) / "results" / f"inference-perf-{name}-{int(time.time())}-{os.getpid() % 100000:05d}_1"
+    out.mkdir(parents=True, exist_ok=True)
+    if cfg.get("mode", "v02") == "native":
+        (out / "stage_0_lifecycle_metrics.json").write_text(json.dumps(doc))
+    else:
+        tmp = out / ".report.tmp"
+        tmp.write_text(yaml.safe_dump(doc, sort_keys=False))
+        tmp.replace(out / "benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml")
+    record("run-finished", name=name, setup=setup, fault_hit=fault_hit, carry=carry)
+
+
+def llmdbenchmark() -> None:
+    a = llmdbenchmark_parser().parse_args()
+    if not a.specification_file or not a.workspace:
+        die("--spec and --workspace are required")
+    record("call", command=a.command)
+    {"standup": cmd_standup, "run": cmd_run, "teardown": cmd_teardown}[a.command](a)
+
+
+# ------------------------------------------------------------------ kubectl
+def kubectl() -> None:
+    argv = sys.argv[1:]
+    record("call")
+    if argv[:2] == ["get", "pods"]:
+        ap = argparse.ArgumentParser()
+        ap.add_argument("-n", required=True)
+        ap.add_argument("-l", required=True)
+        ap.add_argument("-o", required=True)
+        a = ap.parse_args(argv[2:])
+        with state() as s:
+            if a.l == "app=llmdbench-harness-launcher,function=load_generator":
+                if s.get("harness"):
+                    print(f"inference-perf-{_seed(s['harness']['name']) % 10000} Running")
+            elif a.l == "llm-d.ai/role=decode":
+                for name, phase in sorted((s.get("pods") or {}).items()):
+                    print(f"{name} {phase}")
+            else:
+                die(f"-l {a.l}: no such selector in the fake cluster")
+        return
+    if argv[:2] == ["delete", "pod"]:
+        ap = argparse.ArgumentParser()
+        ap.add_argument("name")
+        ap.add_argument("-n", required=True)
+        ap.add_argument("--wait", choices=["false", "true"])
+        a = ap.parse_args(argv[2:])
+        with state() as s:
+            if a.name not in (s.get("pods") or {}):
+                die(f'pods "{a.name}" not found', 1)
+            s["pods"][a.name] = "Pending"
+            since = (s.get("harness") or {}).get("since")
+            s["deleted"] = a.name
+        record("delete-pod", pod=a.name, at=time.time() - since if since else None)
+        print(f'pod "{a.name}" deleted')
+        return
+    if argv[:2] == ["rollout", "status"]:
+        print("deployment successfully rolled out")
+        return
+    die(f"unsupported kubectl call {argv}")
+
+
+# ------------------------------------------------------- make / docker / converter
+def make() -> None:
+    ap = argparse.ArgumentParser(prog="make")
+    ap.add_argument("-C", required=True)
+    ap.add_argument("target", choices=["image-build-epp", "image-push-epp"])
+    ap.add_argument("assignments", nargs="*")
+    a = ap.parse_args()
+    env = dict(x.split("=", 1) for x in a.assignments)
+    if "EPP_IMAGE" not in env:
+        die("EPP_IMAGE=... is required (llm-d-router Makefile)")
+    if not (Path(a.C) / "cmd" / "epp" / "runner" / "runner.go").is_file():
+        die(f"{a.C} is not an llm-d-router tree")
+    head = subprocess.run(
+        ["git", "-C", a.C, "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    record("call", target=a.target, commit=head, image=env["EPP_IMAGE"])
+    with state() as s:
+        images = s.setdefault("images", {})
+        if a.target == "image-build-epp":
+            images[env["EPP_IMAGE"]] = {"commit": head, "pushed": False}
+        else:
+            if env["EPP_IMAGE"] not in images:
+                die("image-push-epp of an image that was not built", 1)
+            images[env["EPP_IMAGE"]]["pushed"] = True
+            images[env["EPP_IMAGE"]]["digest"] = (
+                "sha256:" + hashlib.sha256((head + env["EPP_IMAGE"]).encode()).hexdigest()
+            )
+
+
+def docker() -> None:
+    argv = sys.argv[1:]
+    record("call")
+    if argv[:2] != ["image", "inspect"] or argv[2:4] != ["--format", "{{index .RepoDigests 0}}"]:
+        die(f"unsupported docker call {argv}")
+    image = argv[4]
+    with state() as s:
+        img = (s.get("images") or {}).get(image)
+    if not img or not img.get("pushed"):
+        die(f"no such image: {image}", 1)
+    print(f"{image.rsplit(':', 1)[0]}@{img['digest']}")
+
+
+def benchmark_report() -> None:
+    ap = argparse.ArgumentParser(prog="benchmark-report")
+    ap.add_argument("native")
+    ap.add_argument("-b", required=True, choices=["0.1", "0.2"])
+    ap.add_argument("-w", required=True)
+    ap.add_argument("out")
+    a = ap.parse_args()
+    record("call")
+    doc = json.loads(Path(a.native).read_text())
+    Path(a.out).write_text(yaml.safe_dump(doc, sort_keys=False))
+
+
+def main() -> None:
+    {
+        "llmdbenchmark": llmdbenchmark,
+        "kubectl": kubectl,
+        "make": make,
+        "docker": docker,
+        "benchmark-report": benchmark_report,
+    }[NAME]()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,215 @@
+"""`promote bench run` against fake llmdbenchmark / kubectl / make / docker on PATH (tests/bench/fakes)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from bot.bench.run import manifest as mf
+from tests.bench import fakes
+from tests.bench.bench_branch import make_branch
+
+
+def _promote(env: dict, *argv, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "promote"), *map(str, argv)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def _args(bench: Path, commit: str, root: Path, *extra) -> list:
+    return [
+        "bench",
+        "run",
+        bench,
+        "--commit",
+        commit,
+        "--results",
+        root / "results",
+        "--workspace",
+        root / "ws",
+        "--namespace",
+        "bench",
+        "--warmup-seconds",
+        "1",
+        *extra,
+    ]
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    env = fakes.install(tmp_path, effect={"evolved": -0.2}, noise=0.02, seconds_per_run_second=0.1)
+    bench, commit = make_branch(tmp_path)
+    return tmp_path, env, bench, commit
+
+
+def _reports(root: Path) -> dict[str, bytes]:
+    res = root / "results"
+    return {p.relative_to(res).as_posix(): p.read_bytes() for p in sorted(res.rglob("benchmark_report*"))}
+
+
+def _events(root: Path, event: str) -> list[dict]:
+    return [c for c in fakes.calls(root) if c["event"] == event]
+
+
+def test_dry_run_prints_every_command_line(cluster):
+    root, env, bench, commit = cluster
+    proc = _promote(env, *_args(bench, commit, root, "--dry-run"))
+    assert proc.returncode == 0, proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("$ ")]
+    assert any("make -C" in ln and "image-build-epp" in ln for ln in lines)
+    assert sum(" standup " in ln and " -s 8" not in ln for ln in lines) == 1  # one stand-up: the arms swap the EPP
+    assert sum(" -s 8" in ln for ln in lines) == 1
+    assert any(" run " in ln and "--workload-file-path" in ln and "-e" in ln for ln in lines)
+    assert sum(" teardown " in ln for ln in lines) == 1
+    assert fakes.calls(root) == []  # nothing ran
+
+
+def test_full_plan_run_builds_stands_up_runs_and_tears_down(cluster):
+    root, env, bench, commit = cluster
+    proc = _promote(env, *_args(bench, commit, root))
+    assert proc.returncode == 0, proc.stderr
+    m = mf.load(root / "results")
+    assert m is not None and m.commit == commit
+    assert m.image is not None and m.image.digest.startswith("sha256:") and m.image.commit == commit
+    builds = [c for c in fakes.calls(root) if c["tool"] == "make" and c.get("target") == "image-build-epp"]
+    assert [b["commit"] for b in builds] == [commit]  # built from exactly the approved commit
+    assert (
+        len(_events(root, "standup")) == 1 and len(_events(root, "swap")) == 1 and len(_events(root, "teardown")) == 1
+    )
+    finished = Counter(c["name"] for c in _events(root, "run-finished") if not c["name"].startswith("warmup"))
+    assert len(m.cells) == sum(finished.values()) and all(n == 2 for n in finished.values())  # both arms once
+    assert all(c.image_digest == m.image.digest and c.exit_status == 0 for c in m.cells)
+    # The results evaluate: every report is evidence for its arm.
+    from bot.bench.evaluation_spec import load_evaluation_spec
+    from bot.bench.evidence import load_evidence, policy_from_spec
+
+    spec = load_evaluation_spec((bench / "evaluation.yaml").read_text())
+    rs = load_evidence(root / "results", policy_from_spec(spec, allow_sample_data=False, image_digest=m.image.digest))
+    assert rs.rejected == [] and len(rs.loaded) == len(m.cells)
+    assert m.spent_gpu_minutes > 0
+
+
+def test_native_output_is_converted(tmp_path):
+    env = fakes.install(tmp_path, mode="native", seconds_per_run_second=0.05)
+    bench, commit = make_branch(tmp_path)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--warmup-seconds", "0"))
+    assert proc.returncode == 0, proc.stderr
+    assert any(c["tool"] == "benchmark-report" for c in fakes.calls(tmp_path))
+    assert len(_reports(tmp_path)) == len(mf.load(tmp_path / "results").cells)
+
+
+@pytest.mark.parametrize(
+    "failure, status",
+    [({"standup": True}, 1), ({"run": "spikes-rate-20-rep-1"}, 1), ({"swap": True}, 1)],
+    ids=["standup", "run", "swap"],
+)
+def test_every_failure_ends_with_the_stack_torn_down(tmp_path, failure, status):
+    env = fakes.install(tmp_path, fail=failure, seconds_per_run_second=0.05)
+    bench, commit = make_branch(tmp_path)
+    proc = _promote(env, *_args(bench, commit, tmp_path))
+    assert proc.returncode == status, proc.stderr
+    assert "--resume" in proc.stderr
+    calls = fakes.calls(tmp_path)
+    assert [c["event"] for c in calls if c["event"] in ("standup", "teardown")][-1] == "teardown"
+    state = json.loads((tmp_path / "cluster" / "state.json").read_text())
+    assert state["up"] is False
+
+
+def test_cancellation_tears_down(tmp_path):
+    env = fakes.install(tmp_path, hang="spikes-rate-10-rep-2", seconds_per_run_second=0.05)
+    bench, commit = make_branch(tmp_path)
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).parent / "promote"), *map(str, _args(bench, commit, tmp_path))],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.time() + 120
+    while not any(c.get("name") == "spikes-rate-10-rep-2" for c in _events(tmp_path, "run-start")):
+        assert time.time() < deadline and proc.poll() is None
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "cancelled" in err and "--resume" in err
+    assert json.loads((tmp_path / "cluster" / "state.json").read_text())["up"] is False
+    assert _events(tmp_path, "teardown")
+
+
+def test_budget_stop_says_what_remains_and_what_more_would_buy(cluster):
+    root, env, bench, commit = cluster
+    # Estimates: (1 s / 60 + 0 overhead) x 2 GPUs per cell; no stand-up minutes.
+    proc = _promote(
+        env,
+        *_args(
+            bench,
+            commit,
+            root,
+            "--budget-gpu-minutes",
+            "0.25",
+            "--estimate-standup-minutes",
+            "0",
+            "--estimate-run-overhead-minutes",
+            "0",
+        ),
+    )
+    m = mf.load(root / "results")
+    assert proc.returncode == 3, proc.stderr
+    assert "stopped before the GPU budget would be exceeded" in proc.stderr
+    assert "more GPU-minutes would run them" in proc.stderr and "A1" in proc.stderr
+    assert 0 < len(m.cells) < 20
+    assert m.spent_gpu_minutes <= 0.25 + 0.1  # a step's actual cost may overrun its estimate, never by a cell more
+    assert json.loads((root / "cluster" / "state.json").read_text())["up"] is False
+
+
+@pytest.mark.slow
+def test_ten_kills_then_resume_give_the_uninterrupted_reports_and_no_cell_twice(tmp_path):
+    import random
+
+    ref_root, kill_root = tmp_path / "ref", tmp_path / "kill"
+    for r in (ref_root, kill_root):
+        r.mkdir()
+    bench, commit = make_branch(tmp_path)  # one approved commit, two clusters
+    env_ref = fakes.install(ref_root, effect={"evolved": -0.2}, seconds_per_run_second=0.1)
+    assert _promote(env_ref, *_args(bench, commit, ref_root)).returncode == 0
+    env = fakes.install(kill_root, effect={"evolved": -0.2}, seconds_per_run_second=0.1)
+    rng = random.Random(7)
+    kills = 0
+    for attempt in range(40):
+        argv = _args(bench, commit, kill_root, *(["--resume"] if attempt else []))
+        proc = subprocess.Popen(
+            [str(Path(sys.executable).parent / "promote"), *map(str, argv)],
+            env=env,
+            start_new_session=True,
+            stderr=subprocess.DEVNULL,
+        )
+        if kills < 10:
+            time.sleep(rng.uniform(0.2, 3.0))
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)  # the job and everything it started
+                proc.wait()
+                kills += 1
+                continue
+        assert proc.wait(timeout=300) == 0
+        break
+    assert kills == 10
+    assert _reports(kill_root) == _reports(ref_root)
+    m = mf.load(kill_root / "results")
+    assert len({(c.treatment, c.run_treatment) for c in m.cells}) == len(m.cells)
+    finished = Counter(
+        (c["setup"], c["name"]) for c in _events(kill_root, "run-finished") if not c["name"].startswith("warmup")
+    )
+    assert all(n == 1 for n in finished.values()), finished  # a finished run is adopted, never run again
