@@ -24,9 +24,18 @@ class Budget:
     standup_minutes: float = 30.0
     stopped: str | None = None
     remaining: list[CellRun] = field(default_factory=list)
+    observed: list[float] = field(default_factory=list)  # GPU-minutes per second of load, of cells run so far
 
     def cell_estimate(self, cell: CellRun) -> float:
-        return (cell.duration_s / 60.0 + self.run_overhead_minutes) * self.gpus
+        """The plan's estimate, or what cells of this run actually cost per second of load if that is more."""
+        planned = (cell.duration_s / 60.0 + self.run_overhead_minutes) * self.gpus
+        if not self.observed:
+            return planned
+        return max(planned, max(self.observed) * cell.duration_s)
+
+    def observe(self, cost: float, duration_s: float) -> None:
+        if duration_s > 0:
+            self.observed.append(cost / duration_s)
 
     def standup_estimate(self) -> float:
         return self.standup_minutes * self.gpus

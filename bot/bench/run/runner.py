@@ -463,6 +463,7 @@ class BenchRunner:
         assert self.manifest is not None
         rel_dir = run_dir(cell.arm, cell.workload, cell.rate, cell.repetition)
         cost = self.budget.charge(minutes)
+        self.budget.observe(cost, cell.duration_s)
         reason = None
         data = b""
         if report is None:
