@@ -76,9 +76,16 @@ def _write_outputs(env, result) -> None:
 
 
 def cmd_sandbox_exec(args) -> int:
+    import os
+
+    from bot import sandbox
     from bot.events.promotion import requests_from_file
     from bot.execution import run_all
 
+    # Issue-supplied code is never built without the sandbox: refuse here (one line, exit 2), and make
+    # every Go run below refuse too rather than fall back to limits only.
+    sandbox.require()
+    os.environ[sandbox.REQUIRE_ENV] = "1"
     requests = requests_from_file(args.requests) if args.requests.is_file() else []
     results = run_all(requests)
     args.out.parent.mkdir(parents=True, exist_ok=True)

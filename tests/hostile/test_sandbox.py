@@ -19,7 +19,7 @@ from bot.golang import gorun, toolchain
 from bot.sandbox import Limits, Mounts
 from tests.toolchain.toolchain_samples import PKG, PLUGIN_GO, line_of, plugin_files
 
-pytestmark = pytest.mark.skipif(not sandbox.available(), reason="bubblewrap cannot start on this machine")
+needs_bwrap = pytest.mark.skipif(not sandbox.available(), reason="bubblewrap cannot start on this machine")
 
 SECRET = "ghp_sandboxtestsecret0123456789"
 KEY = "sk-ant-sandboxtestkey0123456789"
@@ -100,6 +100,7 @@ def listener():
 
 
 @pytest.mark.slow
+@needs_bwrap
 def test_a_go_test_cannot_read_secrets_reach_the_host_or_write_outside(tmp_path, monkeypatch, listener, go_cache):
     port, accepted = listener
     monkeypatch.setenv("GITHUB_TOKEN", SECRET)
@@ -152,6 +153,7 @@ def _with_call(helper: str, call: str) -> tuple[dict[str, str], str]:
 
 
 @pytest.mark.slow
+@needs_bwrap
 def test_an_endless_loop_ends_at_the_test_time_limit_with_a_finding(go_cache):
     files, plugin = _with_call(LOOP, "spin(1)")
     t0 = time.monotonic()
@@ -168,6 +170,7 @@ def test_an_endless_loop_ends_at_the_test_time_limit_with_a_finding(go_cache):
 
 
 @pytest.mark.slow
+@needs_bwrap
 def test_a_huge_allocation_ends_at_the_memory_limit_with_a_finding(go_cache):
     files, plugin = _with_call(ALLOC, "grab()")
     r = toolchain.check_plugin(files, cache_dir=go_cache, limits=Limits(memory_bytes=2 << 30), require_sandbox=True)
@@ -180,6 +183,7 @@ def test_a_huge_allocation_ends_at_the_memory_limit_with_a_finding(go_cache):
 
 
 @pytest.mark.slow
+@needs_bwrap
 def test_cpu_time_is_limited_per_process(go_cache):
     files, _ = _with_call(LOOP, "spin(1)")
     r = toolchain.check_plugin(
@@ -194,6 +198,7 @@ def test_cpu_time_is_limited_per_process(go_cache):
 SYSTEM = Mounts(read_only=tuple(Path(p) for p in ("/usr", "/bin", "/lib", "/lib64") if Path(p).exists()))
 
 
+@needs_bwrap
 def test_environment_is_reduced_to_the_allowlist(tmp_path):
     res = sandbox.run(
         ["/usr/bin/env"],
@@ -205,6 +210,7 @@ def test_environment_is_reduced_to_the_allowlist(tmp_path):
     assert sorted(v for v in res.stdout.split() if not v.startswith("PWD=")) == ["GOFLAGS=-x", "PATH=/usr/bin"]
 
 
+@needs_bwrap
 def test_wall_time_limit_kills_the_whole_sandbox():
     t0 = time.monotonic()
     res = sandbox.run(
@@ -236,3 +242,18 @@ def test_without_a_sandbox_local_runs_say_so_once_and_keep_limits(monkeypatch, c
         assert SECRET not in res.stdout
     err = capsys.readouterr().err
     assert err.count("no sandbox (bwrap could not start: test)") == 1 and err.count("\n") == 1
+
+
+def test_the_github_sandbox_job_refuses_to_build_without_the_sandbox(tmp_path, monkeypatch, capsys):
+    from bot.cli import main
+
+    monkeypatch.setattr(sandbox, "probe", lambda: (False, False, "bwrap could not start: no user namespaces"))
+    ran = []
+    monkeypatch.setattr("bot.execution.run_all", lambda *a, **k: ran.append(a) or {})
+    requests = tmp_path / "requests.json"
+    requests.write_text("[]")
+    code = main(["sandbox-exec", "--requests", str(requests), "--out", str(tmp_path / "results.json")])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "\n" not in err
+    assert "refusing to build code supplied by someone else without the sandbox" in err
+    assert ran == [] and not (tmp_path / "results.json").exists()
