@@ -196,10 +196,13 @@ def run(ctx: StageContext) -> StageOutput:
 
 
 def needs_narrative(v: Verdict) -> bool:
-    """Where rules say least: refuted, flagged or inconclusive verdicts that have measured data."""
+    """Where rules say least: refuted, flagged or inconclusive verdicts that have measured data. The
+    sample-data flag says where the data came from, not what they show, so it asks for no narrative."""
+    from bot.bench.evidence import SAMPLE_FLAG
+
     if not v.effects or "no-results" in v.flags:
         return False
-    return v.status is not VerdictStatus.CONFIRMED or bool(v.flags)
+    return v.status is not VerdictStatus.CONFIRMED or any(f != SAMPLE_FLAG for f in v.flags)
 
 
 def _narratives(ctx: StageContext, pairs) -> tuple[dict, str]:
