@@ -12,8 +12,8 @@ Usage:
 Without --hypotheses the hypotheses are generated the way stages 2–3 do it
 (translate the evolved program, then generate Track A/B/C from its summary).
 Repetitions are sized per (workload, rate) cell from the hypotheses it serves
-(``bot.bench.plan.size_cells``); the script lists them, and --notes prints the
-plan's notes (claims short of power, what the GPU budget gave up).
+(``bot.bench.sizing``); the script lists them with the power every hypothesis
+gets, and --notes prints the plan's notes (under-powered hypotheses, budget).
 """
 
 from __future__ import annotations
@@ -110,17 +110,27 @@ def main(argv: list[str] | None = None) -> int:
     print()
     ok = plan.ratio <= 0.5
     print(f"GPU-minutes ratio plan/naive = {plan.ratio:.3f} ({'OK' if ok else 'FAIL'}: acceptance is <= 0.5)")
+    print()
+    decidable = [h for h in plan.hypothesis_power if h.decidable]
+    print(
+        f"power (whole verdict rule at the planned effects; noise: CV {plan.cv:.1%}, evolved arm up to "
+        f"{plan.evolved_noise_ratio:g}x as noisy, {plan.outlier_rate:.0%} outlier runs):"
+    )
+    print(f"  {'':<6}{'kind':<12}{'level':>9}{'power':>8}{'floor':>8}{'steady':>8}")
+    for h in plan.hypothesis_power:
+        print(
+            f"  {h.hypothesis:<6}{h.kind:<12}{h.level:>9.2g}{h.power:>8.1%}{h.power_floor:>8.1%}"
+            f"{h.power_equal_noise:>8.1%}{'' if h.decidable else '  under-powered'}"
+        )
+    short = [h.hypothesis for h in decidable if h.power < plan.power]
+    print(
+        f"decidable: {len(decidable)} of {len(plan.hypothesis_power)}, every one at >= {plan.power:.0%} power: "
+        f"{'yes' if not short else 'no (' + ', '.join(short) + ')'}"
+    )
     if args.notes:
         print()
         for note in plan.notes:
             print(f"- {note}")
-    else:
-        given_up = sorted({c.hypothesis for c in plan.claims if not c.sized})
-        if given_up:
-            print(
-                f"budget: claims that cannot reach their power target stopped sizing cells: {', '.join(given_up)} "
-                "(--notes for details)"
-            )
     print(f"make_plan took {elapsed * 1000:.0f} ms")
     return 0 if ok else 1
 

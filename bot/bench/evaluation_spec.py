@@ -23,6 +23,7 @@ from bot.bench.plan import (
 from bot.bench.reports import LAYOUT
 from bot.bench.yaml_dump import dump_yaml
 from bot.model import PromotionRequest, RequestError, StackSpec, describe_validation_error
+from bot.stats.design import DecisionRule
 from bot.stats.power import MAX_CV, NOISE_FLOOR_CV_MULT, NOISE_FLOOR_MIN
 from bot.yaml_safe import YamlInputError, load_yaml
 
@@ -53,8 +54,16 @@ class EvaluationSpec(_Model):
     alpha: float = Field(gt=0, lt=0.5)
     power: float = Field(gt=0, lt=1)
     cv_planned: float
+    evolved_noise_ratio_planned: float = Field(default=1.0, description="evolved/baseline spread the sizing allowed")
+    outlier_rate_planned: float = Field(default=0.0, description="share of outlier runs the sizing allowed")
     noise_floor: NoiseFloorRule = Field(default_factory=NoiseFloorRule)
-    multiple_comparisons: str = "holm within each track"
+    multiple_comparisons: str = Field(
+        default=DecisionRule().description, description="how alpha is shared; `decision` holds the exact rule"
+    )
+    decision: DecisionRule = Field(
+        default_factory=DecisionRule,
+        description="the rule stage 5 applies: alpha and the weighted-Holm weights the plan sized for",
+    )
     hypotheses: dict[str, EvalHypothesis]
     not_benchmarked: list[str] = Field(default_factory=list)
     arms: dict[str, str] = Field(
@@ -89,6 +98,10 @@ def evaluation_spec(
         alpha=plan.alpha,
         power=plan.power,
         cv_planned=plan.cv,
+        evolved_noise_ratio_planned=plan.evolved_noise_ratio,
+        outlier_rate_planned=plan.outlier_rate,
+        multiple_comparisons=plan.decision.description,
+        decision=plan.decision,
         hypotheses={
             h.id: EvalHypothesis(**h.model_dump(exclude={"id"}))
             for h in sorted(plan.hypotheses, key=lambda h: id_key(h.id))
@@ -135,4 +148,12 @@ def load_evaluation_spec(text: str) -> EvaluationSpec:
             raise EvaluationSpecError(f"evaluation spec: hypothesis {hid} uses cells {missing} that are not in `cells`")
         if h.metric not in METRICS:
             raise EvaluationSpecError(f"evaluation spec: hypothesis {hid}: unknown metric {h.metric!r}")
+    unknown = sorted(set(spec.decision.weights) - set(spec.hypotheses))
+    if unknown:
+        raise EvaluationSpecError(f"evaluation spec: decision.weights names hypotheses {unknown} that are not planned")
+    if spec.decision.alpha != spec.alpha:
+        raise EvaluationSpecError(
+            f"evaluation spec: decision.alpha {spec.decision.alpha} differs from alpha {spec.alpha}; regenerate it "
+            "with `promote plan`"
+        )
     return spec

@@ -18,8 +18,8 @@ from bot.bench.plan import (
     BenchmarkPlan,
     Cell,
     PlanError,
-    plan_markdown,
 )
+from bot.bench.plan_markdown import plan_markdown
 from bot.bench.reports import LAYOUT, TREATMENTS
 from bot.bench.yaml_dump import dump_yaml
 from bot.model import PromotionRequest

@@ -9,11 +9,16 @@ hypothesis that needs the cell reads the same runs:
 - **one shared baseline per cell**: the baseline EPP config and the evolved
   plugin config are the experiment's two setup treatments (two stand-ups in
   all), and the cells × repetitions are run treatments against each stack;
-- **repetitions from a power calculation per cell** on the baseline's
-  coefficient of variation (from earlier runs when given, else ``DEFAULT_CV``):
-  each cell gets as many repetitions as the most demanding hypothesis that reads
-  it needs, so a cell that only serves directional claims is not run as often as
-  one that must show equivalence (see ``size_cells``);
+- **repetitions from a power calculation per cell** (``bot.bench.sizing``) on
+  the baseline's coefficient of variation (from earlier runs when given, else
+  ``DEFAULT_CV``), for an evolved arm up to twice as noisy and 10% outlier runs,
+  at the level the verdict will test each hypothesis at after promotion-wide
+  multiplicity control; hypotheses that cannot reach the target within
+  ``MAX_REPETITIONS`` are reported as under-powered before any GPU is spent;
+- **every power printed is the chance the whole verdict rule confirms** the
+  hypothesis at the effect printed beside it: exactly when no other hypothesis
+  is confirmed (``power_floor``), and by simulation with every claim at its
+  planned effect (``power``, ``bot.stats.scenario``);
 - **the cost stated next to the naive plan's**, so the saving is visible at gate 2.
 
 ``bot.bench.experiment`` writes it as the llm-d-benchmark experiment and the
@@ -24,25 +29,21 @@ stage 5 reads back.
 from __future__ import annotations
 
 import math
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.bench.layout import RUN_TREATMENT_PATTERN, TREATMENTS  # noqa: F401 (re-exported)
 from bot.bench.metrics import METRICS, short_metric
 from bot.bench.reports import load_results
+from bot.bench.sizing import Sizing, scenario_truth, size
 from bot.model import Direction, Hypothesis, PromotionRequest, RequestError, describe_validation_error
-from bot.stats.power import (
-    MAX_CV,
-    noise_floor,
-    power_at,
-    power_margin,
-    repetitions_for,
-    repetitions_for_margin,
-)
+from bot.stats.decide import Claim
+from bot.stats.design import DecisionRule
+from bot.stats.power import MAX_CV, NoiseModel, noise_floor
+from bot.stats.scenario import confirm_rates
 
 #: CV assumed when no earlier runs are given. Why 5%: run-to-run CV of aggregate latency on a
 #: dedicated GPU stack under constant-rate load is typically a few percent, and 5% is the upper
@@ -61,9 +62,13 @@ DEFAULT_RUN_OVERHEAD_MINUTES = 3.0
 #: The seed's repetitions: BLIS claims are validated on 3 seeds, and the naive plan mirrors them.
 NAIVE_REPETITIONS = 3
 MAX_REPETITIONS = 20
-#: The GPU budget the plan keeps to: at most this share of the naive plan's GPU-minutes (the
-#: issue's acceptance line). Only claims that cannot reach their power target anyway are given up
-#: to stay inside it (see ``size_cells``); ``None`` turns the budget off.
+#: The plan assumes the evolved arm may be up to this many times as noisy as the baseline (log-scale sd):
+#: a new routing policy can change the run-to-run spread as well as the mean.
+DEFAULT_EVOLVED_NOISE_RATIO = 2.0
+#: ... and that this share of runs are bad (a throttled GPU, a drained node) and dropped by the outlier rule.
+DEFAULT_OUTLIER_RATE = 0.10
+#: The GPU budget the plan is checked against: at most this share of the naive plan's GPU-minutes.
+#: A plan above it says so in a note; decidable claims are never given up for it.
 DEFAULT_MAX_RATIO = 0.5
 
 EVALUATION_SPEC_VERSION = 1
@@ -126,19 +131,46 @@ class PlannedHypothesis(EvalHypothesis):
     id: str
 
 
+Kind = Literal["decrease", "increase", "equivalent", "no-worse"]
+
+
 class ClaimSizing(_Model):
-    """What one hypothesis needs on one cell, and whether that need sized the cell."""
+    """One hypothesis on one cell: the effect it is planned at, the runs it needs and the power it gets there."""
 
     hypothesis: str
     track: str
     cell: Cell
-    kind: Literal["directional", "equivalent", "no-worse"]
-    alpha: float = Field(description="level the need is computed at (alpha / m for margin claims: Holm's first step)")
-    true_effect: float = Field(description="assumed true relative change (bad-side scale for no-worse)")
-    need: int = Field(description="per-arm repetitions for the power target, capped at MAX_REPETITIONS")
-    reachable: bool = Field(description="the power target is reached within MAX_REPETITIONS")
-    sized: bool = Field(description="False when the GPU budget gave this (unreachable) claim up")
-    power: float = Field(description="power at the cell's planned repetitions")
+    kind: Kind
+    effect: float = Field(description="true relative change in the planned scenario (the metric's own scale)")
+    need: int | None = Field(
+        description="runs per arm this cell needs for its share of the hypothesis's power target; None when the "
+        "hypothesis is under-powered"
+    )
+    power: float = Field(
+        description="chance the whole verdict rule confirms this cell at `effect`, the planned runs and the "
+        "hypothesis's level"
+    )
+
+
+class HypothesisPower(_Model):
+    """What the plan promises for one hypothesis (every cell must confirm)."""
+
+    hypothesis: str
+    track: str
+    kind: Kind
+    decidable: bool = Field(description="reaches the power target within MAX_REPETITIONS at its level")
+    level: float = Field(description="alpha x its weight: the level it is tested at when nothing else is confirmed")
+    power_floor: float = Field(
+        description="exact chance the whole verdict rule confirms it at the planned effects, at `level` (no alpha "
+        "passed on from other hypotheses), under the plan's noise model"
+    )
+    power: float = Field(
+        description="simulated chance it is confirmed with every claim of the promotion at its planned effect, "
+        "under the plan's noise model (confirmed hypotheses pass their alpha on)"
+    )
+    power_equal_noise: float = Field(
+        description="the same simulation with the evolved arm as steady as the baseline and no outlier runs"
+    )
 
 
 class CellRepetitions(_Model):
@@ -159,13 +191,17 @@ class BenchmarkPlan(_Model):
     not_benchmarked: list[str] = Field(description="hypotheses without a benchmark prediction")
     repetitions: int = Field(description="the most repetitions any cell gets (per treatment); see cell_repetitions")
     cell_repetitions: list[CellRepetitions] = Field(description="per-cell repetitions, in the order of `cells`")
-    claims: list[ClaimSizing] = Field(default_factory=list, description="per (hypothesis, cell) need; empty when fixed")
+    claims: list[ClaimSizing] = Field(default_factory=list, description="per (hypothesis, cell) sizing")
+    hypothesis_power: list[HypothesisPower] = Field(default_factory=list, description="per hypothesis, in id order")
+    decision: DecisionRule = Field(description="alpha and the multiplicity weights stage 5 applies")
     max_ratio: float | None = DEFAULT_MAX_RATIO
     cv: float
     cv_source: str
+    evolved_noise_ratio: float = Field(description="the evolved arm's spread the sizing allows for, x the baseline's")
+    outlier_rate: float = Field(description="share of runs the sizing allows to be dropped as outliers")
     t_eff: float
     alpha: float
-    power: float
+    power: float = Field(description="the power target of every decidable hypothesis")
     parameters: CostParameters
     cost: PlanCost
     naive_cost: PlanCost
@@ -249,205 +285,6 @@ def prior_cv_from_results(results_dir: str | Path, metrics: Iterable[str] | None
     return max(cvs)
 
 
-def _signs(directions: Iterable[Direction]) -> list[int]:
-    signs = set()
-    for d in directions:
-        if d is Direction.DECREASE:
-            signs.add(-1)
-        elif d is Direction.INCREASE:
-            signs.add(1)
-    return sorted(signs) or [-1, 1]
-
-
-def plan_repetitions(cv: float, directions: Iterable[Direction], *, alpha: float, power: float) -> int:
-    """Per-arm repetitions so every directional claim has ``power``:
-
-    - for the one-sided Welch test when the true change equals the noise floor T_eff, and
-    - for the full verdict rule (which also needs the *observed* change beyond T_eff, a coin flip
-      when the true change is exactly T_eff) when the true change is 2 × T_eff.
-
-    Both directions present among the claims are sized (a 10% increase is a smaller log shift
-    than a 10% decrease, so it can need one more repetition).
-    """
-    t_eff = noise_floor(cv)
-    n = 0
-    for sign in _signs(directions):
-        n = max(
-            n,
-            repetitions_for(cv, sign * t_eff, alpha=alpha, power=power, max_reps=MAX_REPETITIONS, rule="test"),
-            repetitions_for(cv, sign * 2 * t_eff, alpha=alpha, power=power, max_reps=MAX_REPETITIONS, rule="verdict"),
-        )
-    return n
-
-
-_DIRECTIONAL = (Direction.DECREASE, Direction.INCREASE)
-
-
-def _improves(h: PlannedHypothesis) -> bool:
-    """A directional claim that the metric gets better (lower latency, higher throughput)."""
-    return (h.direction is Direction.DECREASE and h.better == "lower") or (
-        h.direction is Direction.INCREASE and h.better == "higher"
-    )
-
-
-def _margin_terms(h: PlannedHypothesis, improves: bool, t_eff: float) -> tuple[float, float]:
-    """(margin, true effect) on ``power_margin``'s scale: a no-worse claim's bad side is an increase.
-
-    For a higher-is-better metric the verdict's bound is ``log(1 - margin)``; on the increase scale
-    that is the margin ``m / (1 - m)``, and an improvement by T_eff is a change of ``1/(1 + T_eff) - 1``.
-    """
-    if h.direction is Direction.EQUIVALENT:
-        return h.margin, 0.0
-    if h.better == "lower":
-        return h.margin, (-t_eff if improves else 0.0)
-    return h.margin / (1 - h.margin), (1 / (1 + t_eff) - 1 if improves else 0.0)
-
-
-def _directional_power(cv: float, direction: Direction, n: int, alpha: float) -> float:
-    """The smaller of the two powers ``plan_repetitions`` sizes for (test at T_eff, verdict at 2 × T_eff)."""
-    sign = -1 if direction is Direction.DECREASE else 1
-    t_eff = noise_floor(cv)
-    return min(
-        power_at(cv, sign * t_eff, n, alpha, rule="test"),
-        power_at(cv, sign * 2 * t_eff, n, alpha, rule="verdict"),
-    )
-
-
-def size_cells(
-    planned: Sequence[PlannedHypothesis],
-    cv: float,
-    *,
-    alpha: float,
-    power: float,
-    budget: Callable[[dict[Cell, int]], bool] | None = None,
-) -> tuple[dict[Cell, int], list[ClaimSizing], list[str]]:
-    """Per-cell repetitions from the claims each cell serves: (cell -> n, per-claim sizing, notes).
-
-    The rule, per (hypothesis, cell):
-
-    - **directional** (DECREASE / INCREASE): ``plan_repetitions`` for that direction — ``power`` for
-      the Welch test at T_eff and for the full verdict rule at 2 × T_eff, at ``alpha``;
-    - **equivalent** (TOST within ±margin): ``repetitions_for_margin`` with a true change of 0;
-    - **no-worse** (non-inferiority at the margin): ``repetitions_for_margin`` with a true change of 0,
-      unless some directional hypothesis (any track) predicts an *improvement* of the same metric on
-      the same cell; then the true change is taken as that improvement at T_eff (the smallest effect
-      the plan sizes directional claims for), which makes no-worse easy;
-    - margin claims are sized at ``alpha / m``, ``m`` = the number of (hypothesis, cell) pairs in
-      the claim's track: the verdict applies Holm across every tested cell of a track, and
-      ``alpha / m`` is Holm's first (strictest) step, so the power is a lower bound whatever the other
-      claims of the track do. Directional claims keep ``alpha`` (the earlier rule; they have slack:
-      they are sized at T_eff but planned at 2 × T_eff);
-    - every need is capped at ``MAX_REPETITIONS``; a claim that does not reach ``power`` there is
-      *unreachable* and gets a note with the power it does have.
-
-    A cell gets the largest need among its claims, and never fewer than the directional rule for
-    its directional claims (for both directions when it has none, so every cell's baseline CV and
-    T_eff are estimated as well as a directional claim's). ``budget(reps) -> bool`` says whether a sizing is affordable; when the full sizing is
-    not, unreachable claims stop sizing their cells, Track B's (and A's) first, then Track C's
-    (Track C guards the scenarios that already work, which the promotion must not break): GPU time
-    goes first to claims it can decide. Claims that reach their target are never given up; if they
-    alone break the budget, a note says so.
-    """
-    t_eff = noise_floor(cv)
-    cells = sorted({c for h in planned for c in h.cells}, key=Cell.key)
-    m_track = Counter(h.track for h in planned for _ in h.cells)
-    improving = {(c, h.metric) for h in planned if h.direction in _DIRECTIONAL and _improves(h) for c in h.cells}
-    directions: dict[Cell, list[Direction]] = {c: [] for c in cells}
-    for h in planned:
-        if h.direction in _DIRECTIONAL:
-            for c in h.cells:
-                directions[c].append(h.direction)
-    floor = {c: plan_repetitions(cv, directions[c], alpha=alpha, power=power) for c in cells}
-
-    raw: list[dict[str, Any]] = []
-    for h in planned:
-        for c in h.cells:
-            if h.direction in _DIRECTIONAL:
-                need = plan_repetitions(cv, [h.direction], alpha=alpha, power=power)
-                a, effect = alpha, (-t_eff if h.direction is Direction.DECREASE else t_eff)
-                reached = _directional_power(cv, h.direction, need, alpha) >= power
-                kind = "directional"
-            else:
-                kind = "equivalent" if h.direction is Direction.EQUIVALENT else "no-worse"
-                a = alpha / m_track[h.track]
-                margin, effect = _margin_terms(h, (c, h.metric) in improving, t_eff)
-                need = repetitions_for_margin(
-                    cv, margin, alpha=a, power=power, max_reps=MAX_REPETITIONS, kind=kind, true_effect=effect
-                )
-                reached = power_margin(cv, margin, need, a, kind=kind, true_effect=effect) >= power
-            raw.append(
-                {"h": h, "cell": c, "kind": kind, "alpha": a, "effect": effect, "need": need, "reached": reached}
-            )
-
-    def reps_for(given_up: set[int]) -> dict[Cell, int]:
-        reps = dict(floor)
-        for i, r in enumerate(raw):
-            if i not in given_up:
-                reps[r["cell"]] = max(reps[r["cell"]], r["need"])
-        return reps
-
-    notes: list[str] = []
-    given_up: set[int] = set()
-    reps = reps_for(given_up)
-    if budget is not None and not budget(reps):
-        ideal = reps
-        for stage in ("other", "C"):
-            for i, r in enumerate(raw):
-                if r["kind"] != "directional" and not r["reached"] and (r["h"].track == "C") == (stage == "C"):
-                    given_up.add(i)
-            reps = reps_for(given_up)
-            if budget(reps):
-                break
-        dropped = sorted({raw[i]["h"].id for i in given_up}, key=id_key)
-        cut = ", ".join(f"{c.label()} {ideal[c]}→{reps[c]}" for c in cells if reps[c] != ideal[c])
-        notes.append(
-            "sizing every claim for its power target would exceed the GPU budget; claims that cannot reach "
-            f"{power:.0%} power within {MAX_REPETITIONS} repetitions stopped sizing their cells "
-            f"({', '.join(dropped) or 'none'}): {cut or 'no cell changed'}"
-        )
-
-    claims: list[ClaimSizing] = []
-    for i, r in enumerate(raw):
-        h, c, n = r["h"], r["cell"], reps[r["cell"]]
-        if r["kind"] == "directional":
-            pw = _directional_power(cv, h.direction, n, r["alpha"])
-        else:
-            margin, _ = _margin_terms(h, (c, h.metric) in improving, t_eff)
-            pw = power_margin(cv, margin, n, r["alpha"], kind=r["kind"], true_effect=r["effect"])
-        claims.append(
-            ClaimSizing(
-                hypothesis=h.id,
-                track=h.track,
-                cell=c,
-                kind=r["kind"],
-                alpha=r["alpha"],
-                true_effect=r["effect"],
-                need=r["need"],
-                reachable=r["reached"],
-                sized=i not in given_up,
-                power=round(pw, 4),
-            )
-        )
-    short: dict[str, list[ClaimSizing]] = {}
-    for cl in claims:
-        if cl.power < power:
-            short.setdefault(cl.hypothesis, []).append(cl)
-    for hid in sorted(short, key=id_key):
-        cls = short[hid]
-        first = cls[0]
-        where = ", ".join(f"{cl.cell.label()} ({cl.power:.0%} at {reps[cl.cell]})" for cl in cls)
-        why = (
-            f"needs more than {MAX_REPETITIONS} repetitions per arm"
-            if not first.reachable
-            else "was given up to stay within the GPU budget"
-        )
-        notes.append(
-            f"{hid} ({first.kind}, alpha {first.alpha:.3g}) {why} for {power:.0%} power at CV {cv:.1%}; "
-            f"power at the planned repetitions: {where}; it may come out inconclusive"
-        )
-    return reps, claims, notes
-
-
 # --------------------------------------------------------------------------
 # Cost
 # --------------------------------------------------------------------------
@@ -507,11 +344,14 @@ def make_plan(
     run_overhead_minutes: float = DEFAULT_RUN_OVERHEAD_MINUTES,
     naive_repetitions: int = NAIVE_REPETITIONS,
     max_ratio: float | None = DEFAULT_MAX_RATIO,
+    evolved_noise_ratio: float = DEFAULT_EVOLVED_NOISE_RATIO,
+    outlier_rate: float = DEFAULT_OUTLIER_RATE,
 ) -> BenchmarkPlan:
-    """One experiment for every hypothesis with a prediction, repetitions sized per cell (``size_cells``).
+    """One experiment for every hypothesis with a prediction, repetitions sized per cell (``bot.bench.sizing``).
 
-    ``repetitions`` gives every cell that many instead (power calculation bypassed); ``max_ratio`` is
-    the GPU budget as a share of the naive plan's GPU-minutes (``None``: no budget).
+    ``repetitions`` gives every cell that many instead (the powers are still computed for it);
+    ``max_ratio`` is the GPU budget as a share of the naive plan's GPU-minutes (``None``: no budget);
+    ``evolved_noise_ratio`` and ``outlier_rate`` are the noise the sizing allows for.
     """
     if prior_cv is not None and prior_results is not None:
         raise PlanError("pass either prior_cv or prior_results, not both")
@@ -558,33 +398,42 @@ def make_plan(
         raise PlanError(
             f"max_ratio={max_ratio!r}; pass a share of the naive plan's GPU-minutes > 0 (e.g. 0.5), or None"
         )
+    if repetitions is not None and repetitions < 2:
+        raise PlanError(f"repetitions={repetitions}; at least 2 per arm are needed to estimate a variance")
+    try:
+        noise = NoiseModel(cv, evolved_noise_ratio, outlier_rate)
+    except RequestError as exc:
+        raise PlanError(f"noise model: {exc}") from None
     stacks = len(harnesses)  # a harness is fixed per experiment, so each needs its own pair of stacks
     naive = naive_cost(request, planned, params)
-    claims: list[ClaimSizing] = []
-    if repetitions is None:
-
-        def affordable(reps: dict[Cell, int]) -> bool:
-            return plan_cost(request, cells, reps, stacks, params).gpu_minutes <= max_ratio * naive.gpu_minutes
-
-        by_cell, claims, sizing_notes = size_cells(
-            planned, cv, alpha=alpha, power=power, budget=affordable if max_ratio is not None else None
-        )
-        notes.extend(sizing_notes)
-    else:
-        if repetitions < 2:
-            raise PlanError(f"repetitions={repetitions}; at least 2 per arm are needed to estimate a variance")
-        by_cell = dict.fromkeys(cells, repetitions)
+    sizing = size(planned, noise, alpha=alpha, target=power, max_reps=MAX_REPETITIONS, fixed_reps=repetitions)
+    notes.extend(sizing.notes)
+    if repetitions is not None:
         notes.append(f"repetitions fixed at {repetitions} by the caller (power calculation bypassed)")
+    by_cell = sizing.reps
+    decision = DecisionRule(alpha=alpha, weights=sizing.weights)
+    claims = [
+        ClaimSizing(
+            hypothesis=cn.hypothesis,
+            track=cn.track,
+            cell=cn.cell,
+            kind=cn.kind,
+            effect=round(cn.effect, 6),
+            need=cn.need,
+            power=round(cn.power, 4),
+        )
+        for cn in sizing.needs
+    ]
     sized_by = {
-        c: sorted({cl.hypothesis for cl in claims if cl.cell == c and cl.sized and cl.need == by_cell[c]}, key=id_key)
-        for c in cells
+        c: sorted({cl.hypothesis for cl in claims if cl.cell == c and cl.need == by_cell[c]}, key=id_key) for c in cells
     }
+    hypothesis_power = _hypothesis_power(planned, sizing, noise, decision, by_cell)
 
     cost = plan_cost(request, cells, by_cell, stacks, params)
     if max_ratio is not None and naive.gpu_minutes and cost.gpu_minutes > max_ratio * naive.gpu_minutes:
         notes.append(
             f"GPU-minutes {cost.gpu_minutes:g} exceed the budget of {max_ratio:g} × the naive plan's {naive.gpu_minutes:g}; "
-            "claims that can reach their power target are never given up for the budget"
+            "decidable hypotheses are never given up for the budget"
         )
     return BenchmarkPlan(
         request_id=request.id,
@@ -596,9 +445,13 @@ def make_plan(
         repetitions=max(by_cell.values()),
         cell_repetitions=[CellRepetitions(cell=c, repetitions=by_cell[c], sized_by=sized_by[c]) for c in cells],
         claims=claims,
+        hypothesis_power=hypothesis_power,
+        decision=decision,
         max_ratio=max_ratio,
         cv=cv,
         cv_source=cv_source,
+        evolved_noise_ratio=evolved_noise_ratio,
+        outlier_rate=outlier_rate,
         t_eff=t_eff,
         alpha=alpha,
         power=power,
@@ -609,74 +462,38 @@ def make_plan(
     )
 
 
+def scenario_claims(planned: Sequence[PlannedHypothesis]) -> tuple[list[Claim], dict[str, str]]:
+    """The plan's hypotheses as ``bot.stats.decide`` claims over Cell keys, and each claim's metric."""
+    claims = [Claim(h.id, h.direction.value, h.margin, h.better, tuple(h.cells)) for h in planned]
+    return claims, {h.id: h.metric for h in planned}
+
+
+def _hypothesis_power(
+    planned: Sequence[PlannedHypothesis],
+    sizing: Sizing,
+    noise: NoiseModel,
+    decision: DecisionRule,
+    reps: Mapping[Cell, int],
+) -> list[HypothesisPower]:
+    claims, metric_of = scenario_claims(planned)
+    truth = scenario_truth(planned, noise_floor(noise.cv))
+    planned_rates = confirm_rates(claims, metric_of, truth, noise, reps, decision)
+    steady = NoiseModel(noise.cv)
+    equal_rates = confirm_rates(claims, metric_of, truth, steady, reps, decision)
+    return [
+        HypothesisPower(
+            hypothesis=h.id,
+            track=h.track,
+            kind=h.direction.value,
+            decidable=h.id in sizing.decidable,
+            level=round(decision.alpha * sizing.weights.get(h.id, 0.0), 6),
+            power_floor=sizing.power_floor[h.id],
+            power=round(planned_rates[h.id], 3),
+            power_equal_noise=round(equal_rates[h.id], 3),
+        )
+        for h in planned
+    ]
+
+
 def id_key(hid: str) -> tuple[str, int]:
     return (hid[:1], int(hid[1:]) if hid[1:].isdigit() else 0)
-
-
-# --------------------------------------------------------------------------
-# Plan summary for people
-# --------------------------------------------------------------------------
-
-
-def _reps_range(plan: BenchmarkPlan) -> str:
-    counts = [c.repetitions for c in plan.cell_repetitions]
-    lo, hi = min(counts), max(counts)
-    return f"{lo}" if lo == hi else f"{lo}–{hi}"
-
-
-def plan_markdown(plan: BenchmarkPlan) -> str:
-    p = plan.parameters
-    lines = [
-        f"# Benchmark plan — promotion {plan.request_id} ({plan.slug})",
-        "",
-        (
-            f"One llm-d-benchmark experiment ({plan.harness}): setup treatments `baseline` and `evolved` "
-            f"(one stand-up each), {len(plan.cells)} cells, {plan.cost.runs // 2} runs per treatment "
-            f"({_reps_range(plan)} repetitions per cell). Every hypothesis reads the shared runs of its cells."
-        ),
-        "",
-        "## Cost",
-        "",
-        "| plan | stand-ups | runs | GPU-minutes |",
-        "|---|---:|---:|---:|",
-        f"| this plan | {plan.cost.standups} | {plan.cost.runs} | {plan.cost.gpu_minutes:g} |",
-        (
-            f"| naive (one profile per hypothesis, {p.naive_repetitions} reps, own stand-ups) | "
-            f"{plan.naive_cost.standups} | {plan.naive_cost.runs} | {plan.naive_cost.gpu_minutes:g} |"
-        ),
-        "",
-        f"Ratio: **{plan.ratio:.3f}** of the naive plan's GPU-minutes"
-        + (f" (budget: {plan.max_ratio:g}). " if plan.max_ratio is not None else ". ")
-        + f"Assumptions: {p.gpus_per_stack} GPUs per stack, {p.standup_minutes:g} min per stand-up + teardown, "
-        f"{p.run_overhead_minutes:g} min overhead per run on top of the load duration.",
-        "",
-        "## Repetitions",
-        "",
-        (
-            f"CV {plan.cv:.1%} ({plan.cv_source}); noise floor T_eff = max(5%, 2 × CV) = {plan.t_eff:.1%}. "
-            "Each cell gets the repetitions per arm its most demanding hypothesis needs for "
-            f"{plan.power:.0%} power, at most {MAX_REPETITIONS}: a directional claim for the one-sided Welch test "
-            f"at T_eff and the full verdict rule at 2 × T_eff (alpha {plan.alpha:g}); an equivalence claim for TOST "
-            "with a true change of 0; a no-worse claim for the non-inferiority test with a true change of 0, or an "
-            "improvement of T_eff when a directional claim predicts one on the same cell and metric. Equivalence and "
-            "no-worse claims are sized at alpha / m, m = the (hypothesis, cell) pairs of their track "
-            "(Holm's first step, so a lower bound). When that sizing would exceed the GPU budget, claims that cannot "
-            "reach the target within the cap stop sizing their cells (Track A/B first, then Track C)."
-        ),
-        "",
-        "## Cells",
-        "",
-        "| workload | rate (req/s) | repetitions | sized by | hypotheses |",
-        "|---|---:|---:|---|---|",
-    ]
-    for cr in plan.cell_repetitions:
-        c = cr.cell
-        users = [h.id for h in plan.hypotheses if c in h.cells]
-        lines.append(
-            f"| {c.workload} | {c.rate:g} | {cr.repetitions} | {', '.join(cr.sized_by) or '—'} | {', '.join(users)} |"
-        )
-    if plan.not_benchmarked:
-        lines += ["", f"Not decided by benchmarks: {', '.join(plan.not_benchmarked)}."]
-    if plan.notes:
-        lines += ["", "## Notes", ""] + [f"- {n}" for n in plan.notes]
-    return "\n".join(lines) + "\n"

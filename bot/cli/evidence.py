@@ -137,7 +137,8 @@ def cmd_hypothesize(args) -> int:
 
 def cmd_plan(args) -> int:
     from bot.bench.experiment import render_experiment
-    from bot.bench.plan import make_plan, plan_markdown
+    from bot.bench.plan import make_plan
+    from bot.bench.plan_markdown import plan_markdown
     from bot.hypotheses import load_hypotheses
 
     request = _load_request(args.request)
@@ -176,7 +177,7 @@ def cmd_evaluate(args) -> int:
     from bot.stats.verdicts import evaluate
 
     hypotheses = load_hypotheses(args.hypotheses)
-    evolved_for, alpha = None, 0.05
+    evolved_for, alpha, decision = None, 0.05, None
     policy = EvidencePolicy(allow_sample_data=args.allow_sample_data)
     if args.request is not None:
         evolved_for = _load_request(args.request).evolved_for
@@ -185,16 +186,21 @@ def cmd_evaluate(args) -> int:
 
         spec = load_evaluation_spec(_read_text(args.spec, "evaluation.yaml written by `promote plan`"))
         evolved_for = spec.evolved_for or evolved_for
-        alpha = spec.alpha
+        alpha, decision = spec.alpha, spec.decision  # the multiplicity weights the plan sized for
         policy = policy_from_spec(spec, allow_sample_data=args.allow_sample_data)
     if args.evolved_for:
         evolved_for = args.evolved_for
     if args.alpha is not None:
         alpha = args.alpha
+        decision = decision.model_copy(update={"alpha": alpha}) if decision is not None else None
     per_request = _per_request(args.per_request) if args.per_request is not None else None
 
     reports = load_evidence(args.results, policy)
-    verdicts = mark_sample(evaluate(hypotheses, reports, evolved_for=evolved_for, alpha=alpha), reports)
+    if decision is not None:
+        verdicts = evaluate(hypotheses, reports, evolved_for=evolved_for, decision=decision)
+    else:
+        verdicts = evaluate(hypotheses, reports, evolved_for=evolved_for, alpha=alpha)
+    verdicts = mark_sample(verdicts, reports)
     files = evidence_files(
         hypotheses, verdicts, reports=reports, per_request=per_request, rejected=reports.rejected, alpha=alpha
     )

@@ -66,7 +66,20 @@ def judge(ctx: StageContext, hypotheses) -> tuple[list[Verdict], object | None]:
         reports = load_reports(ctx, results_dir)
     from bot.bench.evidence import mark_sample
 
-    return mark_sample(evaluate(hypotheses, reports, evolved_for=ctx.request.evolved_for), reports), reports
+    verdicts = evaluate(hypotheses, reports, evolved_for=ctx.request.evolved_for, decision=decision_rule(ctx))
+    return mark_sample(verdicts, reports), reports
+
+
+def decision_rule(ctx: StageContext):
+    """The decision rule stage 4 wrote into the evaluation spec (the multiplicity weights it sized for), if any.
+
+    Without a spec on the branch the verdicts use Holm over the whole promotion, which is what a
+    plan with every hypothesis decidable would have written.
+    """
+    from bot.bench.evaluation_spec import load_evaluation_spec
+
+    text = ctx.read(ctx.paths.evaluation_spec)
+    return load_evaluation_spec(text).decision if text else None
 
 
 def load_reports(ctx: StageContext, results_dir: Path):

@@ -27,12 +27,14 @@ Why these weights, and not the alternatives the issue names:
   regressions, would mostly be untestable.
 - The plan (stage 4) knows, before any GPU is spent, which hypotheses can reach
   their power target within the repetition cap. It gives those equal weights
-  and gives zero to the ones it reports as under-powered: alpha spent on a
-  hypothesis that cannot be decided is alpha taken from one that can. A
-  zero-weight hypothesis is still tested: it receives alpha passed on when every
-  positive-weight hypothesis has been confirmed (the second line above). The
-  weights are written into the evaluation spec, so stage 5 applies exactly the
-  rule the plan sized for.
+  and only a small reserve (10% of alpha, shared) to the ones it reports as
+  under-powered: alpha spent on a hypothesis that will most likely not be
+  decided is alpha taken from one that can, yet the reserve still lets a
+  cluster quieter than assumed decide them on strong evidence. Every
+  hypothesis is tested, and a hypothesis of weight 0 still receives alpha
+  once every positive-weight hypothesis is confirmed (the second line above).
+  The weights are written into the evaluation spec, so stage 5 applies exactly
+  the rule the plan sized for.
 
 A hypothesis confirmed on several cells needs every cell to confirm (BLIS: one
 contradicting seed means not confirmed). That is an intersection-union test, so

@@ -34,8 +34,11 @@ or farther than ``log(OUTLIER_CERTAIN_RATIO)`` (3x or 1/3x the arm median, 7 sd
 at the 15% CV guard) whatever the MAD says: with 3 runs per arm the MAD is
 itself so noisy that it would otherwise hide a x5 run one time in seven.
 
-A flagged run is excluded from every estimate of the cell (means, variances, CV,
-noise floor, test) and listed in the evidence; an arm needs 3 runs before any of
+A run that sits with the other arm while its own arm's median does not is never
+flagged: with 3 runs and 2 of them bad, the good run would look like the outlier
+(the cell then halts as too noisy instead). A flagged run is excluded from every
+estimate of the cell (means, variances, CV, noise floor, test) and listed in the
+evidence; an arm needs 3 runs before any of
 its runs can be flagged and never loses more than ``(n - 1) // 2`` (a median
 cannot tell a majority of bad runs from a shifted cluster). The rule is
 symmetric in the two arms and in direction, so it cannot favour a claim.
@@ -119,7 +122,22 @@ def outlier_flags(log_b: np.ndarray, log_e: np.ndarray) -> tuple[np.ndarray, np.
         mad = np.nanmedian(_nan_safe(pooled), axis=1, keepdims=True)
     mad = np.where(np.isfinite(mad), mad, 0.0)
     threshold = np.clip(OUTLIER_Z * _MAD_TO_SD * mad, math.log(OUTLIER_RATIO), math.log(OUTLIER_CERTAIN_RATIO))
-    return _limit(np.abs(res_b), threshold), _limit(np.abs(res_e), threshold)
+    flag_b = _limit(np.abs(res_b), threshold) & ~_ambiguous(log_b, log_e)
+    flag_e = _limit(np.abs(res_e), threshold) & ~_ambiguous(log_e, log_b)
+    return flag_b, flag_e
+
+
+def _ambiguous(own: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """Runs that sit with the other arm while their own arm's median does not.
+
+    With 3 runs and 2 of them bad, the arm's median is a bad run and the one good run looks like
+    the outlier; excluding it would turn two bad runs into a fivefold 'effect'. Such a run is left
+    in: the arm's spread then halts the cell as too noisy instead of confirming anything.
+    """
+    med_own = np.nanmedian(_nan_safe(own), axis=1, keepdims=True)
+    med_other = np.nanmedian(_nan_safe(other), axis=1, keepdims=True)
+    apart = np.abs(med_own - med_other) >= math.log(OUTLIER_RATIO)
+    return apart & (np.abs(own - med_other) < math.log(OUTLIER_RATIO))
 
 
 def _nan_safe(a: np.ndarray) -> np.ndarray:

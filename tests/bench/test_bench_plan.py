@@ -11,12 +11,13 @@ from bot.bench.experiment import _set_dotted, render_experiment, run_treatment_n
 from bot.bench.plan import (
     BASELINE_CONFIG_FILE,
     DEFAULT_CV,
+    DEFAULT_EVOLVED_NOISE_RATIO,
+    DEFAULT_OUTLIER_RATE,
     EVOLVED_CONFIG_FILE,
     MAX_REPETITIONS,
     Cell,
     PlanError,
     make_plan,
-    plan_repetitions,
 )
 from bot.model import (
     VVUQ,
@@ -29,7 +30,7 @@ from bot.model import (
     RequestError,
     Track,
 )
-from bot.stats.power import noise_floor, power_at, power_margin, repetitions_for_margin
+from bot.stats.power import NoiseModel, claim_power, noise_floor
 from tests.bench.bench_helpers import make_doc
 
 EPP_BASELINE = """apiVersion: inference.networking.x-k8s.io/v1alpha1
@@ -213,23 +214,35 @@ def test_bad_inputs_are_request_errors():
 
 @pytest.mark.parametrize("cv", [0.01, DEFAULT_CV, 0.12])
 def test_repetitions_come_from_the_power_calculation(cv):
+    """One directional hypothesis on two cells: each cell needs sqrt(80%) at alpha, under the plan's noise model."""
     req = _request()
     plan = make_plan(req, [_h("A1", ["load-spikes"], "e2e_p95")], prior_cv=cv)
     n, t_eff = plan.repetitions, noise_floor(cv)
     assert plan.cv == cv and plan.t_eff == t_eff == max(0.05, 2 * cv)
-    # >= 80% power for the test at the noise floor, and for the full verdict rule at 2 x T_eff ...
-    assert power_at(cv, -t_eff, n, rule="test") >= 0.8
-    assert power_at(cv, -2 * t_eff, n) >= 0.8
-    # ... and no smaller n would do.
-    if n > 2:
-        assert power_at(cv, -t_eff, n - 1, rule="test") < 0.8 or power_at(cv, -2 * t_eff, n - 1) < 0.8
+    noise = NoiseModel(cv, DEFAULT_EVOLVED_NOISE_RATIO, DEFAULT_OUTLIER_RATE)
+    share = 0.8**0.5
+    assert claim_power("decrease", -2 * t_eff, n, 0.05, noise) >= share
+    if n > 3:
+        assert claim_power("decrease", -2 * t_eff, n - 1, 0.05, noise) < share  # ... and no smaller n would do
+    hp = plan.hypothesis_power[0]
+    assert hp.decidable and hp.level == 0.05
+    assert hp.power_floor == pytest.approx(claim_power("decrease", -2 * t_eff, n, 0.05, noise) ** 2, abs=1e-4)
+    assert [c.effect for c in plan.claims] == pytest.approx([-2 * t_eff] * 2)
 
 
-def test_an_increase_claim_is_sized_too():
-    decrease_only = plan_repetitions(0.05, [Direction.DECREASE], alpha=0.05, power=0.8)
-    both = plan_repetitions(0.05, [Direction.DECREASE, Direction.INCREASE], alpha=0.05, power=0.8)
-    assert both >= decrease_only
-    assert power_at(0.05, noise_floor(0.05), both, rule="test") >= 0.8
+def test_sizing_allows_for_a_noisier_evolved_arm_and_outlier_runs():
+    req = _request()
+    hs = [_h("A1", ["load-spikes"], "e2e_p95")]
+    steady = make_plan(req, hs, evolved_noise_ratio=1.0, outlier_rate=0.0)
+    noisy = make_plan(req, hs, evolved_noise_ratio=2.0, outlier_rate=0.0)
+    default = make_plan(req, hs)
+    assert steady.repetitions < noisy.repetitions <= default.repetitions
+    assert (default.evolved_noise_ratio, default.outlier_rate) == (DEFAULT_EVOLVED_NOISE_RATIO, DEFAULT_OUTLIER_RATE)
+    # the steady plan promises power it would not have if the evolved arm were twice as noisy
+    twice = NoiseModel(DEFAULT_CV, 2.0)
+    assert claim_power("decrease", -2 * steady.t_eff, steady.repetitions, 0.05, twice) ** 2 < 0.8
+    with pytest.raises(PlanError, match="evolved_ratio"):
+        make_plan(req, hs, evolved_noise_ratio=0)
 
 
 def test_quieter_cluster_needs_fewer_repetitions():
@@ -268,7 +281,7 @@ def test_noisy_cluster_is_flagged():
 
 
 # --------------------------------------------------------------------------
-# Per-cell repetitions
+# Per-cell repetitions, decidable hypotheses and their alpha
 # --------------------------------------------------------------------------
 
 
@@ -276,105 +289,109 @@ def _claim(plan, hid, label):
     return next(c for c in plan.claims if c.hypothesis == hid and c.cell.label() == label)
 
 
-def test_an_equivalence_cell_gets_more_repetitions_than_a_directional_cell():
+def _power(plan, hid):
+    return next(h for h in plan.hypothesis_power if h.hypothesis == hid)
+
+
+def test_under_powered_hypotheses_are_said_before_any_gpu_is_spent():
+    """Equivalence within 5% at CV 5%: no cell count up to the cap reaches 80%; the plan says so, gives it
+    only the small reserve of alpha, and sizes its cell like a directional guard instead of at the cap."""
     req = _request()
     hs = [
         _h("A1", ["load-spikes"], "e2e_p95", rates=[30]),
         _h("C1", ["sanity-random"], "ttft_mean", "equivalent", rates=[10]),
     ]
     plan = make_plan(req, hs, max_ratio=None)
+    c1 = _power(plan, "C1")
+    assert not c1.decidable and c1.level == pytest.approx(0.1 * 0.05) and c1.power_floor < 0.05
+    assert plan.decision.weights == pytest.approx({"A1": 0.9, "C1": 0.1})
+    assert any(n.startswith("C1 (equivalent, margin 5%) is under-powered") and "about" in n for n in plan.notes)
     reps = {c.label(): n for c, n in plan.repetitions_by_cell.items()}
-    assert reps["load-spikes@30"] == plan_repetitions(DEFAULT_CV, [Direction.DECREASE], alpha=0.05, power=0.8)
-    # Track C holds one (hypothesis, cell) pair: Holm's first step is alpha / 1.
-    assert reps["sanity-random@10"] == repetitions_for_margin(DEFAULT_CV, 0.05, alpha=0.05, kind="equivalent")
-    assert reps["sanity-random@10"] > reps["load-spikes@30"]
-    assert plan.repetitions == max(reps.values())
-    assert power_margin(DEFAULT_CV, 0.05, reps["sanity-random@10"], 0.05) >= 0.8
-    assert [c.sized_by for c in plan.cell_repetitions] == [["A1"], ["C1"]]
+    assert reps["sanity-random@10"] < MAX_REPETITIONS
+    assert _claim(plan, "C1", "sanity-random@10").need is None
+    # with a quiet cluster the same claim is decidable and sizes its own cell, at alpha / 2
+    quiet = make_plan(req, hs, prior_cv=0.01, max_ratio=None)
+    assert _power(quiet, "C1").decidable and quiet.decision.weights == {"A1": 0.5, "C1": 0.5}
+    need = _claim(quiet, "C1", "sanity-random@10").need
+    noise = NoiseModel(0.01, DEFAULT_EVOLVED_NOISE_RATIO, DEFAULT_OUTLIER_RATE)
+    assert (
+        claim_power("equivalent", 0.0, need, 0.025, noise)
+        >= 0.8
+        > claim_power("equivalent", 0.0, need - 1, 0.025, noise)
+    )
+    assert quiet.repetitions_by_cell[Cell(workload="sanity-random", rate=10.0)] == need
+
+
+def test_a_hypothesis_on_k_cells_asks_each_cell_for_the_kth_root_of_the_target():
+    req = _request()
+    one = make_plan(req, [_h("A1", ["load-spikes"], "e2e_p95", rates=[30])])
+    three = make_plan(req, [_h("A1", ["cache-warmup", "load-spikes", "multiturn"], "e2e_p95", rates=[])])
+    assert len(three.cells) == 6 and three.repetitions > one.repetitions
+    assert min(c.power for c in three.claims) >= 0.8 ** (1 / 6)
+    assert _power(three, "A1").power_floor >= 0.8
 
 
 def test_a_shared_cell_gets_the_largest_need():
     req = _request()
     directional = _h("A1", ["sanity-random"], "e2e_p95", rates=[10])
     equivalent = _h("C1", ["sanity-random"], "ttft_mean", "equivalent", rates=[10])
-    both = make_plan(req, [directional, equivalent], max_ratio=None)
-    alone = [make_plan(req, [h], max_ratio=None).repetitions for h in (directional, equivalent)]
+    both = make_plan(req, [directional, equivalent], prior_cv=0.01, max_ratio=None)
     assert both.cells == [Cell(workload="sanity-random", rate=10.0)]
-    assert both.repetitions == max(alone) == alone[1] > alone[0]
-    assert _claim(both, "A1", "sanity-random@10").need == alone[0]
-    assert _claim(both, "C1", "sanity-random@10").need == alone[1]
-
-
-def test_margin_claims_are_sized_at_holms_first_step():
-    req = _request()
-    hs = [_h(f"C{i}", ["sanity-random"], m, "no-worse", rates=[10]) for i, m in enumerate(("ttft_mean", "e2e_p95"), 1)]
-    hs.append(_h("C3", ["optimized-baseline"], "ttft_mean", "equivalent", rates=[10]))
-    plan = make_plan(req, hs, prior_cv=0.03, max_ratio=None)
-    for cl in plan.claims:
-        assert cl.alpha == pytest.approx(0.05 / 3)
-    c1 = _claim(plan, "C1", "sanity-random@10")
-    assert c1.need == repetitions_for_margin(0.03, 0.05, alpha=0.05 / 3, kind="no-worse")
-    assert c1.need > repetitions_for_margin(0.03, 0.05, alpha=0.05, kind="no-worse")
+    needs = {c.hypothesis: c.need for c in both.claims}
+    assert both.repetitions == max(needs.values()) == needs["C1"] > needs["A1"]
+    assert both.cell_repetitions[0].sized_by == ["C1"]
 
 
 def test_no_worse_is_easy_where_a_directional_claim_predicts_an_improvement():
     req = _request()
     guard = _h("B1", ["load-spikes"], "e2e_p95", "no-worse", rates=[30])
-    alone = make_plan(req, [guard], max_ratio=None)
-    with_claim = make_plan(req, [_h("A1", ["load-spikes"], "e2e_p95", rates=[30]), guard], max_ratio=None)
-    assert _claim(alone, "B1", "load-spikes@30").true_effect == 0.0
+    alone = make_plan(req, [guard], prior_cv=0.02, max_ratio=None)
+    with_claim = make_plan(
+        req, [_h("A1", ["load-spikes"], "e2e_p95", rates=[30]), guard], prior_cv=0.02, max_ratio=None
+    )
+    t_eff = noise_floor(0.02)
+    assert _claim(alone, "B1", "load-spikes@30").effect == 0.0
     eased = _claim(with_claim, "B1", "load-spikes@30")
-    assert eased.true_effect == pytest.approx(-noise_floor(DEFAULT_CV))
+    assert eased.effect == pytest.approx(-2 * t_eff)  # the planned improvement: one truth per cell and metric
     assert eased.need < _claim(alone, "B1", "load-spikes@30").need
-    # A directional claim on another metric, or one predicting a regression, does not ease it.
-    other = make_plan(req, [_h("A1", ["load-spikes"], "ttft_mean", rates=[30]), guard], max_ratio=None)
-    worse = make_plan(req, [_h("A1", ["load-spikes"], "e2e_p95", "increase", rates=[30]), guard], max_ratio=None)
-    assert _claim(other, "B1", "load-spikes@30").true_effect == 0.0
-    assert _claim(worse, "B1", "load-spikes@30").true_effect == 0.0
-    # Higher-is-better: an increase is the improvement, and the bad side is a decrease.
+    # A directional claim on another metric does not ease it; one predicting a regression makes it
+    # hopeless in the plan's own scenario, and the plan says so.
+    other = make_plan(req, [_h("A1", ["load-spikes"], "ttft_mean", rates=[30]), guard], prior_cv=0.02, max_ratio=None)
+    worse = make_plan(
+        req, [_h("A1", ["load-spikes"], "e2e_p95", "increase", rates=[30]), guard], prior_cv=0.02, max_ratio=None
+    )
+    assert _claim(other, "B1", "load-spikes@30").effect == 0.0
+    assert _claim(worse, "B1", "load-spikes@30").effect == pytest.approx(2 * t_eff)
+    assert not _power(worse, "B1").decidable
+    # Higher-is-better: an increase is the improvement.
     thr = make_plan(
         req,
         [
             _h("A1", ["load-spikes"], "throughput", "increase", rates=[30]),
             _h("B1", ["load-spikes"], "throughput", "no-worse", rates=[30]),
         ],
+        prior_cv=0.02,
         max_ratio=None,
     )
-    t_eff = noise_floor(DEFAULT_CV)
-    assert _claim(thr, "B1", "load-spikes@30").true_effect == pytest.approx(1 / (1 + t_eff) - 1)
+    assert _claim(thr, "B1", "load-spikes@30").effect == pytest.approx(2 * t_eff)
 
 
-def test_unreachable_power_is_capped_and_said():
+def test_fixed_repetitions_still_report_the_power_they_give():
     req = _request()
-    plan = make_plan(
-        req, [_h("C1", ["sanity-random"], "ttft_mean", "equivalent", rates=[10])], prior_cv=0.12, max_ratio=None
-    )
-    cl = _claim(plan, "C1", "sanity-random@10")
-    assert plan.repetitions == cl.need == MAX_REPETITIONS and not cl.reachable
-    assert cl.power == pytest.approx(power_margin(0.12, 0.05, MAX_REPETITIONS, 0.05), abs=1e-4) and cl.power < 0.8
-    assert any(n.startswith(f"C1 (equivalent, alpha 0.05) needs more than {MAX_REPETITIONS}") for n in plan.notes)
+    hs = [_h("A1", ["load-spikes"], "e2e_p95")]
+    few = make_plan(req, hs, repetitions=3)
+    assert few.repetitions == 3 and any("fixed at 3" in n for n in few.notes)
+    assert not _power(few, "A1").decidable and any("A1" in n and "under-powered" in n for n in few.notes)
+    many = make_plan(req, hs, repetitions=12)
+    assert _power(many, "A1").decidable and _power(many, "A1").power_floor >= 0.8
 
 
-def test_the_budget_gives_up_only_unreachable_claims_track_c_last():
+def test_over_budget_is_said_and_nothing_decidable_is_given_up():
     req = _request()
-    hs = _example_hypotheses()
-    full = make_plan(req, hs, max_ratio=None)
-    plan = make_plan(req, hs)
-    assert plan.ratio <= 0.5 < full.ratio
-    given_up = [cl for cl in plan.claims if not cl.sized]
-    assert given_up and all(not cl.reachable and cl.kind != "directional" for cl in given_up)
-    assert {cl.track for cl in given_up} == {"B"}  # dropping B's unreachable claims was enough
-    assert any("exceed the GPU budget" in n and "B3" in n for n in plan.notes)
-    reps = plan.repetitions_by_cell
-    for c in plan.cells:  # every cell: the largest need of the claims still sizing it (or the directional floor)
-        needs = [cl.need for cl in plan.claims if cl.cell == c and cl.sized]
-        assert reps[c] >= max(needs, default=2)
-        assert reps[c] == max(needs) or not any(cl.cell == c and cl.kind == "directional" for cl in plan.claims)
-    # Track C cells keep their (capped) sizing.
-    assert (
-        reps[Cell(workload="optimized-baseline", rate=10.0)]
-        == full.repetitions_by_cell[Cell(workload="optimized-baseline", rate=10.0)]
-    )
+    hs = [_h("A1", ["load-spikes", "multiturn", "cache-warmup"], "e2e_p95")]
+    plan = make_plan(req, hs, max_ratio=0.05)
+    assert plan.ratio > 0.05 and any("exceed the budget" in n for n in plan.notes)
+    assert _power(plan, "A1").decidable
     with pytest.raises(PlanError, match="max_ratio"):
         make_plan(req, hs, max_ratio=0)
 
@@ -387,7 +404,8 @@ def test_the_budget_gives_up_only_unreachable_claims_track_c_last():
 def test_cost_sums_per_cell():
     req = _request()
     hs = [_h("A1", ["load-spikes"], "e2e_p95"), _h("C1", ["sanity-random"], "ttft_mean", "equivalent", rates=[10])]
-    plan = make_plan(req, hs, gpus_per_stack=8, standup_minutes=40, run_overhead_minutes=2, max_ratio=None)
+    kw = {"gpus_per_stack": 8, "standup_minutes": 40, "run_overhead_minutes": 2, "prior_cv": 0.01}
+    plan = make_plan(req, hs, max_ratio=None, **kw)  # a quiet cluster: C1 is decidable and needs the most runs
     reps = plan.repetitions_by_cell
     ls30, ls45, sr = (
         Cell(workload="load-spikes", rate=30.0),
@@ -451,11 +469,12 @@ def test_cost_ratio_on_the_bundled_example():
     plan = make_plan(req, hs)
     assert plan.ratio <= 0.5
     assert plan.cost.standups == 2
-    reps = {c.label(): n for c, n in plan.repetitions_by_cell.items()}
-    # The Track C scenarios (equivalence / no-worse only) get more runs than the directional-only cells.
-    assert min(reps["optimized-baseline@10"], reps["sanity-random@10"]) > max(
-        reps["cache-warmup@20"], reps["cache-warmup@35"]
-    )
+    # Track C's 5% margins cannot be shown at CV 5% within 20 runs: said before any GPU is spent, and
+    # every hypothesis the plan calls decidable gets its 80%.
+    under = {h.hypothesis for h in plan.hypothesis_power if not h.decidable}
+    assert {h.id for h in hs if h.track.value == "C" and h.prediction is not None} <= under
+    assert all(h.power >= 0.8 and h.power_floor >= 0.8 for h in plan.hypothesis_power if h.decidable)
+    assert all(any(n.startswith(f"{hid} (") and "under-powered" in n for n in plan.notes) for hid in under)
     files = render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED)
     assert f"benchmarks/promotion/{req.slug}/experiment.yaml" in files
 
@@ -481,7 +500,7 @@ def _dotted_to_nested(flat: dict) -> dict:
 
 def test_experiment_has_the_llmdbenchmark_shape():
     req = _request()
-    plan = make_plan(req, _example_hypotheses())
+    plan = make_plan(req, _example_hypotheses(), prior_cv=0.02)  # quiet enough for Track C to size its cells
     files = render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED)
     root = "benchmarks/promotion/evolved-adaptive-scorer"
     assert sorted(files) == sorted(
@@ -641,6 +660,10 @@ def test_evaluation_spec_round_trip():
         spec.noise_floor.min_effect == 0.05 and spec.noise_floor.cv_multiplier == 2 and spec.noise_floor.halt_cv == 0.15
     )
     assert spec.evolved_for == "load-spikes"
+    # the multiplicity weights stage 5 applies are the ones the plan sized for
+    assert spec.decision == plan.decision and spec.decision.weights and spec.decision.alpha == spec.alpha
+    assert spec.multiple_comparisons.startswith("weighted Holm over every benchmarked hypothesis")
+    assert (spec.evolved_noise_ratio_planned, spec.outlier_rate_planned) == (2.0, 0.1)
     assert list(spec.hypotheses) == [h.id for h in plan.hypotheses]
     a1 = spec.hypotheses["A1"]
     assert (a1.metric, a1.direction, a1.margin, a1.better) == ("e2e_p95", Direction.DECREASE, 0.05, "lower")
@@ -677,6 +700,21 @@ def test_evaluation_spec_errors():
     doc["repetitions_by_cell"]["sanity-random@10"] = doc["repetitions"] + 1
     with pytest.raises(EvaluationSpecError, match=r"repetitions_by_cell\['sanity-random@10'\]"):
         load_evaluation_spec(yaml.safe_dump(doc))
+    doc = yaml.safe_load(text)
+    doc["decision"]["weights"] = {"A1": 0.5, "Z9": 0.5}
+    with pytest.raises(EvaluationSpecError, match=r"decision.weights names hypotheses \['Z9'\]"):
+        load_evaluation_spec(yaml.safe_dump(doc))
+    doc = yaml.safe_load(text)
+    doc["decision"]["weights"] = {"A1": 0.5}
+    with pytest.raises(EvaluationSpecError, match="must sum to 1"):
+        load_evaluation_spec(yaml.safe_dump(doc))
+    doc = yaml.safe_load(text)
+    doc["decision"]["alpha"] = 0.1
+    with pytest.raises(EvaluationSpecError, match="decision.alpha 0.1 differs"):
+        load_evaluation_spec(yaml.safe_dump(doc))
+    doc = yaml.safe_load(text)  # a spec written before the decision rule existed loads with Holm over the family
+    del doc["decision"]
+    assert load_evaluation_spec(yaml.safe_dump(doc)).decision.weights == {}
     doc = yaml.safe_load(text)  # a spec without per-cell counts (written before they existed) still loads
     del doc["repetitions_by_cell"]
     assert load_evaluation_spec(yaml.safe_dump(doc)).repetitions_by_cell == {}

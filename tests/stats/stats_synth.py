@@ -145,11 +145,27 @@ def draw_pair(
     return b, e
 
 
-def claim_kind(direction: Direction) -> str:
-    return direction.value
+def draw_model(
+    rng: np.random.Generator,
+    *,
+    sims: int,
+    n: int,
+    cv: float,
+    effect: float,
+    evolved_ratio: float = 1.0,
+    outlier_rate: float = 0.0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """A plan's noise model, drawn here: log-normal arms (the evolved one ``evolved_ratio`` x as spread, its
+    median (1 + effect) x the baseline's), each run independently x5 with probability ``outlier_rate``."""
+    s = log_sd(cv)
+    b = rng.lognormal(np.log(100.0) - s * s / 2, s, (sims, n))
+    e = rng.lognormal(np.log(100.0 * (1 + effect)) - s * s / 2, evolved_ratio * s, (sims, n))
+    b = np.where(rng.random(b.shape) < outlier_rate, b * OUTLIER_FACTOR, b)
+    e = np.where(rng.random(e.shape) < outlier_rate, e * OUTLIER_FACTOR, e)
+    return b, e
 
 
-def batch_statuses(specs, arms, decision=None) -> dict[str, np.ndarray]:
+def batch_statuses(specs, arms, decision=None, *, robust: bool = True) -> dict[str, np.ndarray]:
     """Decide a batch of simulated promotions through ``bot.stats.decide`` (what evaluate() calls).
 
     ``specs``: (hypothesis id, Direction, margin, metric, [cell keys]); ``arms``: cell key ->
@@ -159,7 +175,7 @@ def batch_statuses(specs, arms, decision=None) -> dict[str, np.ndarray]:
     from bot.stats.design import DecisionRule
     from bot.stats.rule import cell_stats
 
-    stats_by_cell = {k: cell_stats(b, e) for k, (b, e) in arms.items()}
+    stats_by_cell = {k: cell_stats(b, e, robust=robust) for k, (b, e) in arms.items()}
     claims = [
         Claim(hid, direction.value, margin, METRICS[metric].better, tuple(keys))
         for hid, direction, margin, metric, keys in specs

@@ -120,6 +120,7 @@ def test_evaluate_is_deterministic(chain, promote, tmp_path):
 
 def test_evolved_for_changes_only_the_mechanism_flags(chain, promote, tmp_path):
     root, _ = chain
+    spec = next((root / "plan").rglob("evaluation.yaml"))
     code, _, _ = promote(
         "evaluate",
         "--allow-sample-data",
@@ -131,12 +132,34 @@ def test_evolved_for_changes_only_the_mechanism_flags(chain, promote, tmp_path):
         tmp_path,
         "--evolved-for",
         "sanity-random",
+        "--spec",
+        spec,
     )
     assert code == 0
     other = {v.hypothesis_id: v for v in verdicts_from_json((tmp_path / "verdicts.json").read_text())}
     base = {v.hypothesis_id: v for v in verdicts_from_json((root / "ev" / "verdicts.json").read_text())}
     assert {k: v.status for k, v in other.items()} == {k: v.status for k, v in base.items()}
     assert any("mechanism check" in f for v in other.values() for f in v.flags)
+
+
+def test_the_spec_carries_the_plans_multiplicity_weights(chain):
+    """`promote evaluate --spec` applies the plan's decision rule (its weighted-Holm weights), not a default."""
+    from bot.bench.evaluation_spec import load_evaluation_spec
+    from bot.bench.reports import load_results
+    from bot.hypotheses import load_hypotheses
+    from bot.stats.verdicts import evaluate
+
+    root, _ = chain
+    spec = load_evaluation_spec(next((root / "plan").rglob("evaluation.yaml")).read_text())
+    assert spec.decision.weights and set(spec.decision.weights) <= set(spec.hypotheses)
+    expected = evaluate(
+        load_hypotheses(root / "hyp"),
+        load_results(EXAMPLE / "results"),
+        evolved_for=spec.evolved_for,
+        decision=spec.decision,
+    )
+    cli = verdicts_from_json((root / "ev" / "verdicts.json").read_text())
+    assert {v.hypothesis_id: v.status for v in cli} == {v.hypothesis_id: v.status for v in expected}
 
 
 @pytest.mark.parametrize(

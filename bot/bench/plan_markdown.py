@@ -1,0 +1,101 @@
+"""The benchmark plan as people read it at gate 2: cost, what each hypothesis can expect, and why."""
+
+from __future__ import annotations
+
+from bot.bench.plan import MAX_REPETITIONS, BenchmarkPlan
+
+
+def _reps_range(plan: BenchmarkPlan) -> str:
+    counts = [c.repetitions for c in plan.cell_repetitions]
+    lo, hi = min(counts), max(counts)
+    return f"{lo}" if lo == hi else f"{lo}–{hi}"
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:.0f}%"
+
+
+def _effects(plan: BenchmarkPlan, hid: str) -> str:
+    effects = sorted({round(c.effect, 4) for c in plan.claims if c.hypothesis == hid})
+    return ", ".join(f"{e * 100:+.0f}%" for e in effects)
+
+
+def plan_markdown(plan: BenchmarkPlan) -> str:
+    p = plan.parameters
+    lines = [
+        f"# Benchmark plan — promotion {plan.request_id} ({plan.slug})",
+        "",
+        (
+            f"One llm-d-benchmark experiment ({plan.harness}): setup treatments `baseline` and `evolved` "
+            f"(one stand-up each), {len(plan.cells)} cells, {plan.cost.runs // 2} runs per treatment "
+            f"({_reps_range(plan)} repetitions per cell). Every hypothesis reads the shared runs of its cells."
+        ),
+        "",
+        "## Cost",
+        "",
+        "| plan | stand-ups | runs | GPU-minutes |",
+        "|---|---:|---:|---:|",
+        f"| this plan | {plan.cost.standups} | {plan.cost.runs} | {plan.cost.gpu_minutes:g} |",
+        (
+            f"| naive (one profile per hypothesis, {p.naive_repetitions} reps, own stand-ups) | "
+            f"{plan.naive_cost.standups} | {plan.naive_cost.runs} | {plan.naive_cost.gpu_minutes:g} |"
+        ),
+        "",
+        f"Ratio: **{plan.ratio:.3f}** of the naive plan's GPU-minutes"
+        + (f" (budget: {plan.max_ratio:g}). " if plan.max_ratio is not None else ". ")
+        + f"Assumptions: {p.gpus_per_stack} GPUs per stack, {p.standup_minutes:g} min per stand-up + teardown, "
+        f"{p.run_overhead_minutes:g} min overhead per run on top of the load duration.",
+        "",
+        "## Power",
+        "",
+        (
+            f"Noise assumed: baseline CV {plan.cv:.1%} ({plan.cv_source}), the evolved arm up to "
+            f"{plan.evolved_noise_ratio:g}× as noisy, {_pct(plan.outlier_rate)} of runs dropped as outliers. "
+            f"Noise floor T_eff = max(5%, 2 × CV) = {plan.t_eff:.1%}: a directional claim is planned at 2 × T_eff, "
+            "an equivalence claim at no change, a no-worse claim at no change or at the improvement a directional "
+            "claim predicts on the same cell and metric."
+        ),
+        "",
+        (
+            f"Multiple comparisons: {plan.decision.description}. The {sum(h.decidable for h in plan.hypothesis_power)} "
+            f"hypotheses that can reach {_pct(plan.power)} power within {MAX_REPETITIONS} repetitions share alpha "
+            f"{plan.alpha:g} equally, less a 10% reserve the under-powered ones share (so that a cluster quieter "
+            "than assumed can still decide them); confirmed hypotheses pass their alpha on. Every power below is the chance that the whole verdict rule (test, noise "
+            "floor, outlier rule, every cell) confirms the hypothesis at the effect beside it: *power* with every "
+            "claim at its planned effect (simulated), *floor* when no other hypothesis is confirmed (exact), "
+            "*steady* the simulated power if the evolved arm is as steady as the baseline and no run is an outlier."
+        ),
+        "",
+        "| hypothesis | claim | planned effect | level | power | floor | steady | |",
+        "|---|---|---|---:|---:|---:|---:|---|",
+    ]
+    for hp in plan.hypothesis_power:
+        status = "" if hp.decidable else "**under-powered**"
+        lines.append(
+            f"| {hp.hypothesis} | {hp.kind} | {_effects(plan, hp.hypothesis)} | {hp.level:.2g} | {_pct(hp.power)} | "
+            f"{_pct(hp.power_floor)} | {_pct(hp.power_equal_noise)} | {status} |"
+        )
+    lines += [
+        "",
+        "## Cells",
+        "",
+        (
+            f"A hypothesis on k cells needs each cell to confirm, so each gets power {_pct(plan.power)}^(1/k); a cell "
+            "gets the largest need of the decidable hypotheses it serves, and at least what a directional claim "
+            "would need (so its noise floor is well estimated and a regression can be refuted)."
+        ),
+        "",
+        "| workload | rate (req/s) | repetitions | sized by | hypotheses |",
+        "|---|---:|---:|---|---|",
+    ]
+    for cr in plan.cell_repetitions:
+        c = cr.cell
+        users = [h.id for h in plan.hypotheses if c in h.cells]
+        lines.append(
+            f"| {c.workload} | {c.rate:g} | {cr.repetitions} | {', '.join(cr.sized_by) or '—'} | {', '.join(users)} |"
+        )
+    if plan.not_benchmarked:
+        lines += ["", f"Not decided by benchmarks: {', '.join(plan.not_benchmarked)}."]
+    if plan.notes:
+        lines += ["", "## Notes", ""] + [f"- {n}" for n in plan.notes]
+    return "\n".join(lines) + "\n"

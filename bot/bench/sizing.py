@@ -1,0 +1,269 @@
+"""How many repetitions each cell of the plan gets, which hypotheses it can decide, and with what power.
+
+The rule, before any GPU is spent:
+
+1. **Planned effects.** One truth per cell and metric: a directional claim is
+   planned at 2 x T_eff in its direction (T_eff = max(5%, 2 x CV): the verdict
+   never calls a smaller change real, so planning at T_eff would be a coin
+   flip), and every other claim on the same cell and metric at that same
+   change (a no-worse claim is then easy where an improvement is predicted);
+   elsewhere equivalence and no-worse claims are planned at no change.
+2. **Noise model** (``bot.stats.power.NoiseModel``): the CV of earlier runs (or
+   5%), the evolved arm up to ``evolved_ratio`` (2) times as noisy as the
+   baseline, and ``outlier_rate`` (10%) of runs bad enough for the outlier rule
+   to drop. Sizing for the noisier case is what keeps the promised power when
+   the new policy is less steady; the plan also shows the power with equal
+   spreads and no outliers.
+3. **Decidable hypotheses and their alpha.** Confirmations are controlled over
+   the whole promotion by weighted Holm (``bot.stats.multiplicity``). A
+   hypothesis is *decidable* when every one of its cells can reach the power
+   target within ``max_reps`` runs per arm at the level it will be tested at;
+   the decidable set D is the largest set whose members all are decidable at
+   the level they get: 90% of alpha shared equally among them. The others are
+   reported as under-powered and share the remaining 10% (so that a cluster
+   quieter than assumed can still decide them on strong evidence); all of
+   alpha goes to D when every hypothesis is decidable. Confirmed hypotheses
+   pass their alpha on (weighted Holm). The weights go into the evaluation
+   spec, so stage 5 tests each hypothesis at exactly the level it was sized for.
+4. **Repetitions.** A hypothesis is confirmed only when every cell confirms,
+   so a hypothesis on k cells needs power ``target^(1/k)`` on each. A cell gets
+   the largest need of the decidable claims it serves, at least ``MIN_PLAN_REPS``
+   (3: the outlier rule needs 3 runs in an arm); a cell that serves no
+   decidable hypothesis gets what a directional claim in either direction would
+   need (so its noise floor is as well estimated as a directional claim's, and
+   a regression there can be refuted).
+5. **Power printed** per hypothesis: ``power_floor``, the exact probability
+   (``bot.stats.power``) that the whole verdict rule confirms every cell at the
+   planned effect when no other hypothesis is confirmed, and ``power``, the
+   simulated chance with every claim at its planned effect
+   (``bot.stats.scenario``), where confirmed hypotheses pass their alpha on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from scipy import stats
+
+from bot.model import Direction
+from bot.stats.power import NoiseModel, claim_power, claim_repetitions, log_sd, noise_floor
+
+#: The fewest runs per arm the plan asks for: the outlier rule needs 3 in an arm to tell a bad one.
+MIN_PLAN_REPS = 3
+#: The share of alpha reserved for the under-powered hypotheses together: enough for a cluster quieter
+#: than the plan assumed to still decide them on strong evidence, little enough (10%) that the
+#: decidable ones barely pay for it.
+UNDERPOWERED_SHARE = 0.10
+_DIRECTIONAL = (Direction.DECREASE, Direction.INCREASE)
+
+
+@dataclass
+class ClaimNeed:
+    """One hypothesis on one cell: the effect it is planned at, the runs it needs, the power it gets."""
+
+    hypothesis: str
+    track: str
+    cell: object  # bot.bench.plan.Cell
+    kind: str
+    margin: float
+    better: str
+    effect: float
+    need: int | None = None  # runs per arm for its cell share of the target, None: beyond max_reps
+    power: float = 0.0  # this cell confirms, at the hypothesis's level and the cell's planned runs
+
+
+@dataclass
+class Sizing:
+    reps: dict = field(default_factory=dict)  # Cell -> runs per arm
+    needs: list[ClaimNeed] = field(default_factory=list)
+    decidable: list[str] = field(default_factory=list)
+    weights: dict[str, float] = field(default_factory=dict)
+    level: float = 0.0  # alpha / |D|
+    floor: int = MIN_PLAN_REPS  # the directional floor every cell gets
+    power_floor: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def improves(direction: Direction, better: str) -> bool:
+    """A directional claim that the metric gets better (lower latency, higher throughput)."""
+    return (direction is Direction.DECREASE and better == "lower") or (
+        direction is Direction.INCREASE and better == "higher"
+    )
+
+
+def planned_effect(direction: Direction, t_eff: float) -> float:
+    """The true change a directional claim is planned at: 2 x T_eff in its direction."""
+    return -2 * t_eff if direction is Direction.DECREASE else 2 * t_eff
+
+
+def scenario_truth(planned: Sequence, t_eff: float) -> dict[tuple[object, str], float]:
+    """The planned scenario: a true relative change per (cell, metric), from the directional claims there.
+
+    Claims that disagree about a (cell, metric) leave it at 0 (no coherent truth to plan for).
+    """
+    votes: dict[tuple[object, str], set[float]] = {}
+    for h in planned:
+        if h.direction in _DIRECTIONAL:
+            for c in h.cells:
+                votes.setdefault((c, h.metric), set()).add(planned_effect(h.direction, t_eff))
+    return {k: next(iter(v)) for k, v in votes.items() if len(v) == 1}
+
+
+def claim_needs(planned: Sequence, t_eff: float) -> list[ClaimNeed]:
+    """Every (hypothesis, cell) at the planned scenario's true change there (its own direction for a directional claim)."""
+    truth = scenario_truth(planned, t_eff)
+    out = []
+    for h in planned:
+        for c in h.cells:
+            if h.direction in _DIRECTIONAL:
+                effect = planned_effect(h.direction, t_eff)
+            else:
+                effect = truth.get((c, h.metric), 0.0)
+            out.append(ClaimNeed(h.id, h.track, c, h.direction.value, h.margin, h.better, effect))
+    return out
+
+
+def size(
+    planned: Sequence,
+    noise: NoiseModel,
+    *,
+    alpha: float,
+    target: float,
+    max_reps: int,
+    fixed_reps: int | None = None,
+) -> Sizing:
+    """Decidable set, weights and per-cell repetitions (see the module docstring)."""
+    t_eff = noise_floor(noise.cv)
+    needs = claim_needs(planned, t_eff)
+    by_h: dict[str, list[ClaimNeed]] = {}
+    for cn in needs:
+        by_h.setdefault(cn.hypothesis, []).append(cn)
+    ids = [h.id for h in planned]
+    cap = fixed_reps if fixed_reps is not None else max_reps
+    low = fixed_reps if fixed_reps is not None else MIN_PLAN_REPS
+
+    def need(cn: ClaimNeed, level: float) -> int | None:
+        share = target ** (1 / len(by_h[cn.hypothesis]))
+        return claim_repetitions(
+            cn.kind,
+            cn.effect,
+            level,
+            noise,
+            target=share,
+            margin=cn.margin,
+            better=cn.better,
+            max_reps=cap,
+            min_reps=low,
+        )
+
+    def decidable(hid: str, level: float) -> bool:
+        share = target ** (1 / len(by_h[hid]))
+        return all(
+            claim_power(cn.kind, cn.effect, cap, level, noise, margin=cn.margin, better=cn.better) >= share
+            for cn in by_h[hid]
+        )
+
+    def share(k: int) -> float:
+        """The level each of k decidable hypotheses gets (under-powered ones keep a small reserve)."""
+        return alpha * (1.0 if k == len(ids) else 1.0 - UNDERPOWERED_SHARE) / k
+
+    chosen = [hid for hid in ids if decidable(hid, share(len(ids)))]
+    # Alpha freed by the under-powered ones may make some of them decidable after all.
+    changed = True
+    while changed and chosen:
+        changed = False
+        for hid in ids:
+            if hid not in chosen and decidable(hid, share(len(chosen) + 1)):
+                chosen.append(hid)
+                changed = True
+        keep = [hid for hid in chosen if decidable(hid, share(len(chosen)))]
+        if len(keep) != len(chosen):
+            chosen, changed = keep, True
+    chosen = [hid for hid in ids if hid in chosen]
+    level = share(len(chosen)) if chosen else alpha / max(len(ids), 1)
+    sizing = Sizing(decidable=chosen, level=level)
+    under = [hid for hid in ids if hid not in chosen]
+    if chosen:
+        sizing.weights = dict.fromkeys(chosen, level / alpha)
+        sizing.weights.update({hid: UNDERPOWERED_SHARE / len(under) for hid in under})
+
+    # A cell that serves no decidable hypothesis still gets what a directional claim in either direction
+    # would need: its noise floor is then as well estimated, and a regression there can be refuted.
+    floor = max(
+        (claim_repetitions(k, planned_effect(d, t_eff), level, noise, target=target, max_reps=cap, min_reps=low) or cap)
+        for k, d in (("decrease", Direction.DECREASE), ("increase", Direction.INCREASE))
+    )
+    sizing.floor = floor
+    cells = sorted({cn.cell for cn in needs}, key=lambda c: c.key())
+    reps = dict.fromkeys(cells, low)
+    served = set()
+    for cn in needs:
+        cn.need = need(cn, level) if cn.hypothesis in chosen else None
+        if cn.need is not None:
+            reps[cn.cell] = max(reps[cn.cell], cn.need)
+            served.add(cn.cell)
+    for c in cells:
+        if c not in served:
+            reps[c] = max(reps[c], floor)
+    if fixed_reps is not None:
+        reps = dict.fromkeys(cells, fixed_reps)
+    sizing.reps = reps
+    for hid in ids:
+        w = sizing.weights.get(hid, 0.0)
+        floor_power = 1.0
+        for cn in by_h[hid]:
+            cn.power = (
+                claim_power(cn.kind, cn.effect, reps[cn.cell], alpha * w, noise, margin=cn.margin, better=cn.better)
+                if w > 0
+                else 0.0
+            )
+            floor_power *= cn.power
+        sizing.power_floor[hid] = round(floor_power, 4)
+    sizing.needs = needs
+    sizing.notes = _notes(planned, sizing, noise, alpha, target, cap, by_h, fixed_reps is not None)
+    return sizing
+
+
+def _notes(planned, sizing: Sizing, noise: NoiseModel, alpha, target, cap, by_h, fixed: bool) -> list[str]:
+    notes = []
+    under = [h for h in planned if h.id not in sizing.decidable]
+    if not sizing.decidable:
+        notes.append(
+            f"no hypothesis can reach {target:.0%} power within {cap} repetitions per arm; every verdict will "
+            "likely be inconclusive: reduce the noise or widen the margins before spending GPU hours"
+        )
+    for h in under:
+        cns = by_h[h.id]
+        estimate = max(
+            _rough_need(cn, noise, alpha / (len(sizing.decidable) + 1), target ** (1 / len(cns))) for cn in cns
+        )
+        more = f"about {estimate} per arm" if estimate < 10_000 else "more than any budget allows"
+        what = "the given repetitions" if fixed else f"{cap} repetitions per arm"
+        notes.append(
+            f"{h.id} ({cns[0].kind}, margin {h.margin:.0%}) is under-powered: it cannot reach {target:.0%} power within "
+            f"{what} at CV {noise.cv:.1%} (it would need {more}); it shares the {UNDERPOWERED_SHARE:.0%} of alpha "
+            "kept for under-powered hypotheses (plus what confirmed hypotheses pass on), so it will likely be "
+            "inconclusive unless the cluster is quieter than assumed; less run-to-run noise or a wider margin "
+            "would decide it"
+        )
+    return notes
+
+
+def _rough_need(cn: ClaimNeed, noise: NoiseModel, level: float, target: float) -> int:
+    """Normal-approximation runs per arm for a claim (only for the under-powered note; sizing is exact)."""
+    s = log_sd(noise.cv)
+    var = s * s * (1 + noise.evolved_ratio**2)
+    z_a = stats.norm.isf(level)
+    if cn.kind == "equivalent":
+        dist, z_b = math.log1p(cn.margin), stats.norm.isf((1 - target) / 2)
+    elif cn.kind == "no-worse":
+        bad = 1.0 if cn.better == "lower" else -1.0
+        dist, z_b = bad * (math.log1p(bad * cn.margin) - math.log1p(cn.effect)), stats.norm.isf(1 - target)
+    else:
+        dist, z_b = abs(math.log1p(cn.effect)) - math.log1p(noise_floor(noise.cv)), stats.norm.isf(1 - target)
+    if dist <= 0:
+        return 10_000
+    n = var * (z_a + z_b) ** 2 / (dist * dist) / (1 - noise.outlier_rate)
+    return max(MIN_PLAN_REPS, math.ceil(n))
