@@ -39,6 +39,8 @@ class RequestPart(Strict):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
+_BRANCH = re.compile(r"[A-Za-z0-9._/-]+")
+
 #: A request rate in req/s: a positive, finite number (``-5``, ``0``, ``.nan`` and ``.inf`` are refused).
 Rate = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 
@@ -228,8 +230,15 @@ class BaselineScenario(RequestPart):
 
 class ForkTarget(RequestPart):
     repo: str = Field(default="llm-d/llm-d-router", pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
-    base_branch: str = "main"
+    base_branch: str = Field(default="main", description="a git branch name (git check-ref-format)")
     router_version: str = "v0.10.0"
+
+    @field_validator("base_branch")
+    @classmethod
+    def _branch_name(cls, v: str) -> str:
+        if not _BRANCH.fullmatch(v) or re.search(r"\.\.|//|@\{|\.lock$|/$|^/|\.$|(^|/)[.-]", v):
+            raise ValueError(f"{v!r} is not a git branch name (letters, digits, '.', '_', '-', '/'; no '..')")
+        return v
 
 
 class PDSplit(RequestPart):

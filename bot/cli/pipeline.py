@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from bot.cli.files import output_dir
+from bot.escape import line, sh
 from bot.model import Decision, RequestError
 
 RUN_FILE = "run.json"
@@ -128,7 +129,9 @@ def cmd_decide(args) -> int:
     state = runner.decide(args.gate, args.decision, args.reason)
     _say(
         args,
-        f"gate {args.gate}: {args.decision.value} by {runner.actor}" + (f" ({args.reason})" if args.reason else ""),
+        line(
+            f"gate {args.gate}: {args.decision.value} by {runner.actor}" + (f" ({args.reason})" if args.reason else "")
+        ),
     )
     if state.status.value == "rejected":
         _say(args, f"the promotion is rejected; the record is in {runner.forge.locations()['issue thread']}")
@@ -146,21 +149,22 @@ def cmd_status(args) -> int:
     if args.json:
         print(state.model_dump_json(indent=2))
         return 0
-    print(f"promotion {state.request_id} on {state.branch}: {pipeline.describe(state)}")
+    # Saved text came from people (actors, reasons) and programs: one terminal line each (bot.escape.line).
+    print(f"promotion {state.request_id} on {state.branch}: {line(pipeline.describe(state))}")
     for n, rec in sorted(state.stages.items()):
         if rec.problems:  # finished, but its checks failed: never reported as done
-            print(f"  stage {n} checks FAIL: {'; '.join(rec.problems)} (raised as CRITICAL at the gate's review)")
+            print(f"  stage {n} checks FAIL: {line('; '.join(rec.problems))} (raised as CRITICAL at the gate's review)")
         elif state.failure is None or n != int(state.failure.stage):
-            print(f"  stage {n} done: {rec.summary}")
+            print(f"  stage {n} done: {line(rec.summary)}")
     if state.failure is not None:
         fix = f"; fix: {state.failure.fix}" if state.failure.fix else ""
-        print(f"  stage {int(state.failure.stage)} FAILED: {state.failure.reason}{fix}")
+        print(f"  stage {int(state.failure.stage)} FAILED: {line(state.failure.reason + fix)}")
     for d in state.decisions:
-        print(f"  gate {d.gate} {d.decision.value} by {d.actor}" + (f": {d.reason}" if d.reason else ""))
+        print(f"  gate {d.gate} {d.decision.value} by {line(d.actor)}" + (f": {line(d.reason)}" if d.reason else ""))
     from bot.agents.cost import cost_lines
 
-    for line in cost_lines(state.llm):
-        print(f"  claude {line}")
+    for cost in cost_lines(state.llm):
+        print(f"  claude {cost}")
     if state.status.value == "awaiting-decision":
         print(_decide_hint(state.open_gate, args.work))
     return 0
@@ -277,9 +281,9 @@ def _drive(runner) -> int:
 def _decide_hint(gate: int | None, work: Path) -> str:
     return (
         f"decide gate {gate}:\n"
-        f"  promote approve {gate} --work {work}\n"
-        f'  promote request-changes {gate} --reason "..." --work {work}\n'
-        f'  promote reject {gate} --reason "..." --work {work}'
+        f"  promote approve {gate} --work {sh(work)}\n"
+        f'  promote request-changes {gate} --reason "..." --work {sh(work)}\n'
+        f'  promote reject {gate} --reason "..." --work {sh(work)}'
     )
 
 

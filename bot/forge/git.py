@@ -106,7 +106,9 @@ class GitRepo:
     def find_commit(self, branch: str, trailer: str) -> str | None:
         if not self.rev(branch):
             return None
-        out = self.git("log", "--format=%H", "-F", f"--grep={trailer}", f"refs/heads/{branch}", "-n", "1")
+        # The trailer must be a whole line: quoted text (a reviewer's reason) is indented and cannot match.
+        anchored = "^" + re.sub(r"([.\[\]*^$\\])", r"\\\1", trailer) + "$"
+        out = self.git("log", "--format=%H", f"--grep={anchored}", f"refs/heads/{branch}", "-n", "1")
         return out.strip() or None
 
     def commits(self, branch: str, base: str) -> list[tuple[str, str]]:

@@ -12,6 +12,7 @@ import json
 import shutil
 from pathlib import Path
 
+from bot.escape import md
 from bot.forge.base import PullRequestRecord, ReviewComment
 from bot.forge.diff import split_anchored
 from bot.forge.git import ForgeError, GitRepo
@@ -139,8 +140,8 @@ class LocalForge:
     def _render_pr(self, record: dict) -> None:
         draft = " (draft)" if record.get("draft", True) else ""
         parts = [
-            f"# PR #{record['number']}{draft}: {record['title']}\n\n",
-            f"`{record['branch']}` → `{record['base']}` in `{self.fork}`\n\n",
+            f"# PR #{record['number']}{draft}: {md(record['title'])}\n\n",  # a PR title is plain text
+            f"`{record['branch']}` → `{record['base']}` in `{md(self.fork)}`\n\n",
             record["body"].rstrip() + "\n",
         ]
         for marker, text in sorted(record.get("reviews", {}).items()):

@@ -41,6 +41,7 @@ from pathlib import Path
 import jinja2
 
 from bot.dictionary import Dictionary, SignalEntry
+from bot.escape import go_comment, go_string, md
 from bot.golang.analyze import (
     SHIMMED_FUNCS,
     SHIMMED_TYPES,
@@ -82,8 +83,10 @@ def _env() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["goquote"] = go_quote
-    env.filters["yamlquote"] = lambda s: '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    # One escaping filter per format (bot.escape): Go strings, Go comments, markdown (the README).
+    env.filters["goquote"] = go_string
+    env.filters["gocomment"] = go_comment
+    env.filters["md"] = md
     return env
 
 
@@ -92,7 +95,8 @@ def render(name: str, **ctx) -> str:
 
 
 def go_quote(s: str) -> str:
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    """A Go string literal for ``s`` (bot.escape.go_string: strconv.Quote's escapes, invisibles visible)."""
+    return go_string(s)
 
 
 def go_float(v: float) -> str:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from bot.dictionary import Dictionary
+from bot.escape import md
 from bot.golang.analyze import Analysis
 from bot.golang.generate import BASELINE_SCORERS, Generated, generate, go_float
 from bot.golang.safety import refuse_unsafe
@@ -179,7 +180,7 @@ def render_report(
     w(f"# Translation report: `{summary.plugin_type}`")
     w("")
     w(
-        f"Evolved program `{source_name}` ({src.form}), host `{an.host}` → llm-d-router {d.pins.get('llm_d_router', 'v0.10.0')} "
+        f"Evolved program `{md(source_name)}` ({src.form}), host `{an.host}` → llm-d-router {d.pins.get('llm_d_router', 'v0.10.0')} "
         f"`{iface.llmd_extension_point}` in `{gen.package_dir}`. Translation dictionary {d.version}."
     )
     if src.evolve_block:
@@ -195,7 +196,7 @@ def render_report(
     if feedback:
         w("## Reviewer feedback addressed")
         w("")
-        for line in feedback.strip().splitlines():
+        for line in md(feedback.strip(), block=True).splitlines():
             w(f"> {line}")
         w("")
         if applied:

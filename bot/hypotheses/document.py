@@ -14,6 +14,7 @@ import yaml
 from pydantic import ValidationError
 
 from bot.bench.metrics import METRICS
+from bot.escape import md
 from bot.hypotheses.errors import HypothesisError
 from bot.hypotheses.metrics import metric_label
 from bot.model import Direction, Hypothesis, describe_validation_error
@@ -34,17 +35,13 @@ def _front_matter(h: Hypothesis) -> str:
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100_000, default_flow_style=False)
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def render_hypothesis(h: Hypothesis, *, feedback: str | None = None) -> str:
     """The hypothesis document; ``feedback`` (see ``feedback_notes``) adds a "Reviewer feedback" section."""
     out = [_FENCE, _front_matter(h).rstrip("\n"), _FENCE, ""]
     w = out.append
-    w(f"# {h.id} — {h.title}")
+    w(f"# {h.id} — {md(h.title)}")
     w("")
-    w("> " + h.statement.replace("\n", "\n> "))
+    w("> " + md(h.statement, block=True).replace("\n", "\n> "))
     w("")
     w("## Classification")
     w("")
@@ -82,22 +79,22 @@ def render_hypothesis(h: Hypothesis, *, feedback: str | None = None) -> str:
     w("")
     w("## Mechanism")
     w("")
-    w(h.mechanism or "Not stated by the source.")
+    w(md(h.mechanism, block=True) if h.mechanism else "Not stated by the source.")
     w("")
     w("## Diagnostic")
     w("")
-    w(h.diagnostic)
+    w(md(h.diagnostic, block=True))
     w("")
     w("## Origin")
     w("")
-    w(f"- Source: `{h.source}`")
+    w(f"- Source: `{md(h.source)}`")
     if h.blis_statement:
-        w(f'- BLIS original: "{_cell(h.blis_statement)}"')
+        w(f'- BLIS original: "{md(h.blis_statement)}"')
     if feedback:
         w("")
         w("## Reviewer feedback")
         w("")
-        w(feedback.rstrip())
+        w(md(feedback.rstrip(), block=True))
     return "\n".join(out) + "\n"
 
 
@@ -162,8 +159,8 @@ def render_index(hypotheses: list[Hypothesis]) -> str:
         metric = f"`{h.prediction.metric}`" if h.prediction else "—"
         direction = h.prediction.direction.value if h.prediction else "not benchmarked"
         out.append(
-            f"| [{h.id}]({h.id}.md) | {_cell(h.title)} | {h.family.value} | {h.type.value} | {metric} | {direction} | "
-            f"{', '.join(h.workloads)} | `{_cell(h.source)}` |"
+            f"| [{h.id}]({h.id}.md) | {md(h.title)} | {h.family.value} | {h.type.value} | {metric} | {direction} | "
+            f"{', '.join(h.workloads)} | `{md(h.source)}` |"
         )
     return "\n".join(out) + "\n"
 

@@ -1,7 +1,10 @@
 """Markdown rendering for people: status comments, review reports, findings, the report, the PR body.
 
 Templates live in ``templates/`` (jinja2, StrictUndefined so a missing value
-is an error, not an empty cell). Go code templates belong to bot.golang.
+is an error, not an empty cell). Go code templates belong to bot.golang. Every
+interpolated string someone else wrote is escaped with ``| md`` (or ``| sh``);
+tests/robust/test_escape_templates.py holds the list of interpolations that
+need none (numbers, enum values, the bot's own names).
 """
 
 from __future__ import annotations
@@ -9,6 +12,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 import jinja2
+
+from bot.escape import md, sh
 
 
 @lru_cache(maxsize=1)
@@ -22,7 +27,10 @@ def environment() -> jinja2.Environment:
         autoescape=False,
     )
     env.filters["pct"] = lambda x, digits=1: "n/a" if x is None else f"{x * 100:+.{digits}f}%"
-    env.filters["cell"] = lambda s: str(s).replace("|", "\\|").replace("\n", " ")
+    # Text the bot did not write goes through the filter of its format (bot.escape): `md` for markdown
+    # (paragraphs, list items, table cells), `sh` for a word of a command people copy.
+    env.filters["md"] = md
+    env.filters["sh"] = sh
     return env
 
 

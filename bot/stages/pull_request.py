@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+from bot.escape import line, md
 from bot.forge.base import ReviewComment
 from bot.model import ReviewRound, Track, Verdict, VerdictStatus
 from bot.render import render
@@ -19,7 +20,7 @@ from bot.stages.hypothesize import load_hypotheses
 
 
 def pr_title(ctx: StageContext) -> str:
-    return f"[promotion] {ctx.request.title} ({ctx.request.plugin_type})"
+    return line(f"[promotion] {ctx.request.title} ({ctx.request.plugin_type})")
 
 
 def track_counts(hypotheses, verdicts: dict[str, Verdict]) -> dict[str, dict[str, int]]:
@@ -37,8 +38,10 @@ def finding_comments(review: ReviewRound) -> list[ReviewComment]:
     comments = []
     for f in review.findings:
         if f.file and f.line:
-            fix = f"\n\nSuggested fix: {f.fix}" if f.fix else ""
-            body = f"**{f.severity.value}** `{f.check}` (gate {review.gate}, round {review.round}): {f.message}{fix}"
+            fix = f"\n\nSuggested fix: {md(f.fix)}" if f.fix else ""
+            body = (
+                f"**{f.severity.value}** `{f.check}` (gate {review.gate}, round {review.round}): {md(f.message)}{fix}"
+            )
             comments.append(ReviewComment(f.file, f.line, body))
     return comments
 
@@ -75,7 +78,7 @@ def run(ctx: StageContext) -> StageOutput:
     ctx.forge.mark_ready(pr)
     manifest = [{"path": a.path, "sha256": a.sha256, "stage": int(a.stage)} for a in artifacts]
     files: dict[str, str | bytes] = {
-        description_path: f"# {pr_title(ctx)}\n\n{body}",
+        description_path: f"# {md(pr_title(ctx))}\n\n{body}",
         manifest_path: json.dumps(manifest, indent=2) + "\n",
     }
     a = track_counts(hypotheses, verdicts)["A"]

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot import pipeline
+from bot.escape import commit_block, commit_subject
 from bot.execution import Executor
 from bot.forge.base import Forge, StateStore, review_marker
 from bot.forge.state_file import StateError
@@ -297,16 +298,17 @@ class Runner:
 
 
 def _commit_message(stage: Stage, summary: str, feedback: str | None, review: str | None, inputs: str) -> str:
+    """Subject and quoted text escaped (bot.escape): a reason cannot add lines that pass for our trailers."""
     title = f"stage {int(stage)}: {stage.title}"
     first = summary.splitlines()[0] if summary else ""
-    subject = f"{title}: {first}" if first else title
+    subject = commit_subject(f"{title}: {first}" if first else title)
     body = []
     if feedback:
-        body.append("Rerun with feedback:\n" + "\n".join(f"  {line}" for line in feedback.splitlines()))
+        body.append("Rerun with feedback:\n" + commit_block(feedback.strip("\n")))
     if review:
-        body.append("Author fix for:\n" + "\n".join(f"  {line}" for line in review.splitlines()))
+        body.append("Author fix for:\n" + commit_block(review.strip("\n")))
     body.append(f"Promotion-Stage: {int(stage)}\nPromotion-Inputs: {inputs}")
-    return subject[:120] + "\n\n" + "\n\n".join(body) + "\n"
+    return subject + "\n\n" + "\n\n".join(body) + "\n"
 
 
 def _dir_hash(path: Path | None) -> str:

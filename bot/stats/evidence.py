@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from bot.escape import md
 from bot.model import Direction, Hypothesis, Track, Verdict, VerdictStatus
 from bot.stats import StatsError
 
@@ -114,21 +115,21 @@ def evidence_markdown(h: Hypothesis, v: Verdict, *, plot_dir: str | None = None,
             f"evidence for {h.id}: got the verdict of {v.hypothesis_id}; pair each hypothesis with its own verdict"
         )
     lines = [
-        f"### {h.id} — {h.title}",
+        f"### {h.id} — {md(h.title)}",
         "",
         f"**Verdict: {v.status.value.upper()}** · Track {h.track.value} · {h.family.value} · {h.type.value} · {h.vvuq.value}",
         "",
-        f"> {h.statement}",
+        f"> {md(h.statement)}",
         "",
         f"- Prediction: {_prediction_text(h)}",
-        f"- Workloads: {', '.join(h.workloads)}; rates: {', '.join(f'{r:g}' for r in h.rates) or 'all measured'}",
-        f"- Source: `{h.source}`",
+        f"- Workloads: {md(', '.join(h.workloads))}; rates: {', '.join(f'{r:g}' for r in h.rates) or 'all measured'}",
+        f"- Source: `{md(h.source)}`",
         "",
-        v.summary,
+        md(v.summary),
         "",
     ]
     if v.flags:
-        lines += ["**Flags**", ""] + [f"- {f}" for f in v.flags] + [""]
+        lines += ["**Flags**", ""] + [f"- {md(f)}" for f in v.flags] + [""]
     table = evidence_table(v, alpha=alpha)
     if len(table):
         lines += [table.to_markdown(index=False), ""]
@@ -137,7 +138,7 @@ def evidence_markdown(h: Hypothesis, v: Verdict, *, plot_dir: str | None = None,
     if plot_dir and v.effects:
         base = plot_dir.rstrip("/")
         lines += [f"![{h.id}: change per cell]({base}/{h.id}-effects.png)", ""]
-    lines += [f"_{h.diagnostic}_", ""]
+    lines += [f"_{md(h.diagnostic)}_", ""]
     return "\n".join(lines)
 
 

@@ -1,0 +1,198 @@
+"""One escaping function per output format, for every string the bot did not write itself.
+
+Titles, paths, actors, reasons, claim statements, workload profiles and the
+identifiers and strings of an evolved program come from people the bot does not
+know. Each is interpolated into markdown (comments, reports, the PR), Go
+(comments and string literals), YAML (values and comments), shell commands the
+bot suggests, or commit messages. A value that carries the syntax of its target
+changes what the file means: a newline ends a Go ``//`` comment and what follows
+compiles; ``<!-- promotion-bot:status -->`` imitates the bot's own marker; a
+``|`` splits a table row; ``<script>`` is HTML. So every interpolation goes
+through the function for its format, and the templates register these as their
+only filters (``md``, ``gocomment``, ``goquote``, ``yamlquote``, ``yamlcomment``, ``sh``).
+
+Invisible characters that reorder or hide text (bidirectional overrides,
+zero-width characters: "Trojan Source") are written as visible ``\\uXXXX`` in
+code and comments, and as U+FFFD in markdown.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import unicodedata
+
+#: Bidirectional controls and zero-width characters: they change what a reader sees, not what the text says.
+INVISIBLE = frozenset(
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c\u200b\u200c\u200d\u2060\ufeff\u180e"
+)
+#: Characters that end a line somewhere (Python's str.splitlines, YAML, some editors).
+LINE_BREAKS = frozenset("\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def _hidden(ch: str) -> bool:
+    """A character a reader cannot see or that controls the display: control, format, surrogate, invisible."""
+    return ch in INVISIBLE or unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn")
+
+
+# ------------------------------------------------------------------ markdown
+_CODE_RUN = re.compile(r"`+")
+_BLOCK_START = re.compile(r"^(\s*)([#>~+=*-]|\d+[.)])")
+
+
+def md(value: object, block: bool = False) -> str:
+    """Inline markdown text, safe in a paragraph, a list item or a table cell, on GitHub and in a terminal.
+
+    ``block=True`` keeps the text's lines (each escaped on its own) for a paragraph of its own, such as
+    a model's narrative; never in a table cell.
+
+    Line breaks become spaces (a value never starts a block), invisible and control characters become
+    U+FFFD. Outside code spans ``<`` becomes ``&lt;`` (no HTML, no hidden comments that imitate the
+    bot's markers, no autolinks) and ``\\ [ ] |`` and a leading block marker are backslash-escaped (no
+    links, no images, no table cells, no headings). Code spans the text already has (`` `x < 0.5` ``,
+    as findings write code) stay code spans: inside them only ``|`` is escaped (GitHub tables split on
+    it even there) and ``<!--`` is defused. An unmatched backtick is escaped.
+    """
+    text = "" if value is None else str(value)
+    if block:
+        lines = "".join("\n" if ch in LINE_BREAKS else ch for ch in text).split("\n")
+        return "\n".join(md(line) for line in lines)
+    text = "".join(" " if ch in LINE_BREAKS or ch == "\t" else ("\ufffd" if _hidden(ch) else ch) for ch in text)
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        run = _CODE_RUN.search(text, i)
+        if run is None:
+            out.append(_md_plain(text[i:]))
+            break
+        out.append(_md_plain(text[i : run.start()]))
+        close = _closing_run(text, run)
+        if close is None:
+            out.append("\\`" * len(run.group()))
+            i = run.end()
+            continue
+        code = text[run.end() : close.start()].replace("|", "\\|").replace("<!--", "&lt;!--")
+        out.append(run.group() + code + close.group())
+        i = close.end()
+    result = "".join(out)
+    return _BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), result, count=1)
+
+
+def _closing_run(text: str, opening: re.Match) -> re.Match | None:
+    """The backtick run of the same length that closes a code span (CommonMark), if any."""
+    for m in _CODE_RUN.finditer(text, opening.end()):
+        if len(m.group()) == len(opening.group()):
+            return m
+    return None
+
+
+def _md_plain(text: str) -> str:
+    for ch, esc in (("\\", "\\\\"), ("[", "\\["), ("]", "\\]"), ("|", "\\|"), ("<", "&lt;")):
+        text = text.replace(ch, esc)
+    return text
+
+
+# ------------------------------------------------------------------------ Go
+def go_comment(value: object) -> str:
+    """Text inside a Go ``//`` comment: one line, nothing hidden, no ``*/``."""
+    text = "" if value is None else str(value)
+    out = []
+    for ch in text:
+        if ch in LINE_BREAKS or ch == "\t":
+            out.append(" ")
+        elif _hidden(ch):
+            out.append(_u(ch))
+        else:
+            out.append(ch)
+    return "".join(out).replace("*/", "*\\/")
+
+
+def go_string(value: object) -> str:
+    """A Go interpreted string literal (quotes included), escaped as strconv.Quote would, invisibles visible."""
+    text = "" if value is None else str(value)
+    out = ['"']
+    for ch in text:
+        if ch in _GO_ESCAPES:
+            out.append(_GO_ESCAPES[ch])
+        elif ord(ch) < 0x20 or ch == "\x7f":
+            out.append(f"\\x{ord(ch):02x}")
+        elif unicodedata.category(ch) == "Cs":
+            out.append("\\ufffd")  # a lone surrogate is not UTF-8; Go refuses \\ud800
+        elif _hidden(ch) or ch in LINE_BREAKS:
+            out.append(_u(ch))
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+_GO_ESCAPES = {
+    "\\": "\\\\",
+    '"': '\\"',
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+}
+
+
+def _u(ch: str) -> str:
+    return f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"
+
+
+# ---------------------------------------------------------------------- YAML
+def yaml_string(value: object) -> str:
+    """A YAML double-quoted scalar (quotes included): any text reads back as exactly that string."""
+    text = "" if value is None else str(value)
+    out = ['"']
+    for ch in text:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif unicodedata.category(ch) == "Cs":
+            out.append("\\ufffd")
+        elif _hidden(ch) or ch in LINE_BREAKS:
+            out.append(_u(ch))
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def yaml_comment(value: object) -> str:
+    """Text after ``#`` in a YAML comment: one line, nothing hidden."""
+    return line(value)
+
+
+# --------------------------------------------------------------------- shell
+def sh(value: object) -> str:
+    """One shell word, for the commands the bot prints for people to copy (``--work`` paths with spaces)."""
+    return shlex.quote("" if value is None else str(value))
+
+
+# ------------------------------------------------- plain lines: terminals, titles, git commits
+def line(value: object) -> str:
+    """One line of plain text (a terminal line, a PR title): line breaks become spaces, control and
+    invisible characters (ANSI escapes, bidi overrides) are written as visible ``\\uXXXX``."""
+    text = "" if value is None else str(value)
+    return "".join(" " if ch in LINE_BREAKS or ch == "\t" else (_u(ch) if _hidden(ch) else ch) for ch in text)
+
+
+def commit_subject(value: object, limit: int = 120) -> str:
+    """A commit subject: one line, nothing hidden, at most ``limit`` characters."""
+    return line(value)[:limit].rstrip()
+
+
+def commit_block(value: object, indent: str = "  ") -> str:
+    """Someone's text quoted in a commit body: every line indented, so none can pass for a trailer."""
+    text = "" if value is None else str(value)
+    lines = "".join("\n" if ch in LINE_BREAKS else ch for ch in text).split("\n")
+    return "\n".join(indent + line(part) for part in lines)

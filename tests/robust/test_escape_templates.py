@@ -1,0 +1,218 @@
+"""Every interpolation in a template goes through its format's escaping filter, or is on a reviewed list.
+
+A new ``{{ value }}`` in a markdown template fails here until it is escaped (``| md``, ``| sh``) or
+added below with the reason it needs none. In Go templates, text in a ``//`` comment must go through
+``gocomment`` and text inside a string literal through ``goquote``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from bot import PROJECT_ROOT
+
+MARKDOWN = PROJECT_ROOT / "bot" / "render" / "templates"
+GO = PROJECT_ROOT / "bot" / "golang" / "templates"
+
+_ESCAPED = re.compile(r"\|\s*(md|sh|pct|gocomment|goquote)(\(.*\))?\s*$")
+
+#: Interpolations that need no escaping: numbers, enum values, the bot's own names and prebuilt markdown.
+SAFE = {
+    "_llm_cost.md.j2": {
+        '"{:,}".format(t.cache_read_tokens)',
+        '"{:,}".format(t.cache_write_tokens)',
+        '"{:,}".format(t.input_tokens)',
+        '"{:,}".format(t.output_tokens)',
+        '"{:,}".format(total.tokens)',
+        '("$%.2f" % total.usd) if total.usd is not none else "cost n/a"',
+        '("$%.4f" % t.usd) if t.usd is not none else "n/a"',
+        '("%.0f%%" % (t.cache_share * 100)) if t.cache_share is not none else "n/a"',
+        '("%.0f%%" % (total.cache_share * 100)) if total.cache_share is not none else "n/a"',
+        "label",  # a stage or gate name
+        'row("**promotion**", total)',  # the macro's markdown
+        "row(step, t)",
+        "t.calls",
+        "total.calls",
+    },
+    "feedback_issue.md.j2": {
+        "findings",  # a branch path the bot wrote
+        "h.id",
+        "h.track.value",
+        "r.kind",
+        "request.branch",  # promotion/<id>-<slug>
+        "request.id",
+        "request.origin.iteration",
+        "request.plugin_type",
+    },
+    "findings.md.j2": {
+        '"%.3g" % e.p_adjusted if e.p_adjusted is not none else "—"',
+        '"%.4g" % e.baseline_mean',
+        '"%.4g" % e.evolved_mean',
+        '"Confirmation" if v.status.value == "confirmed" else ("Surprise" if v.status.value == "refuted" else "Open question")',
+        '"none" if v.status.value == "confirmed" else "see the promotion report\'s feedback for BLIS"',
+        "(h.prediction.margin * 100) | round(1)",
+        "e.n_baseline",
+        "e.n_evolved",
+        "e.rate",
+        'e.status.value if e.status else "—"',
+        "h.family.value",
+        "h.id",
+        "h.prediction.direction.value",
+        'h.rates | join(", ")',  # numbers
+        "h.track.value",
+        "h.type.value",
+        "h.vvuq.value",
+        "narrative_prompt",  # a prompt file name of ours
+        "paths.hypotheses_dir",  # built from the slug: [a-z0-9-]
+        "paths.slug",
+        "request.plugin_type",  # pattern [a-z][a-z0-9-]*
+        "resolution",
+        "status",
+        "status | lower",
+        "v.effects | length",
+        'v.effects | map(attribute="n_baseline") | list | join(", ")',
+    },
+    "pr_body.md.j2": {
+        '"did not converge" if d.gate in state.unconverged else "converged"',
+        '"✅" if v.status.value == "confirmed" else ("❌" if v.status.value == "refuted" else "❔")',
+        "a.path",  # paths the stages write, checked by the forge
+        "a.sha256[:12]",
+        "a.stage.value",
+        'counts["A"]["confirmed"]',
+        'counts["A"]["total"]',
+        'counts["B"]["confirmed"]',
+        'counts["B"]["inconclusive"]',
+        'counts["B"]["refuted"]',
+        'counts["C"]["confirmed"]',
+        'counts["C"]["refuted"]',
+        'counts["C"]["total"]',
+        "d.decision.value",
+        "d.gate",
+        "h.id",
+        "r.hypothesis",
+        "r.kind",
+        "r.link",  # the feedback issue's URL, from the forge
+        'request.evolved_for or "not stated"',  # a workload name: [a-z0-9-]
+        "request.kind.value",
+        "request.origin.baseline_fitness",
+        "request.origin.fitness",
+        "request.origin.iteration",
+        "request.plugin_type",
+        "v.status.value",
+    },
+    "report.md.j2": {
+        '"findings/" ~ h.id ~ ".md"',
+        '"pass" if checks.test_ok else "FAIL"',
+        '"pass" if checks.vet_ok else "FAIL"',
+        "checks.tests_passed",
+        "h.id",
+        "paths.benchmarks",
+        "paths.findings_dir",
+        "paths.hypotheses_dir",
+        "paths.translation_report",
+        "paths.verdicts_md",
+        "r.hypothesis",
+        "r.kind",
+        "r.link",
+        "request.kind.value",
+        "request.origin.baseline_fitness",
+        "request.origin.fitness",
+        "request.origin.iteration",
+        "rows(Track.A, [VerdictStatus.CONFIRMED])",  # the macro's markdown
+        "rows(Track.A, [VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE])",
+        "rows(Track.B, [VerdictStatus.CONFIRMED, VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE])",
+        "rows(Track.C, [VerdictStatus.CONFIRMED, VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE])",
+        "summary.package_dir",
+        "summary.plugin_type",
+        "v.status.value",
+    },
+    "review_report.md.j2": {
+        '" (Claude)" if f.by and f.by != "author" else ""',
+        '" (recurring)" if f.recurring else ""',
+        '":" ~ f.line if f.line else ""',
+        "branch",  # promotion/<id>-<slug>, both patterned
+        'checklist | join("; ")',
+        "f.severity.value",
+        "f.source_line",
+        "gate_name",
+        "review.gate",
+        "review.reviewer",
+        "review.round",
+        "verdict",  # the review's own sentence
+    },
+    "status_comment.md.j2": {
+        '"review did not converge; " if gate in state.unconverged else ""',
+        '"· " if not loop.first else ""',
+        "failed.stage.value",
+        "gate",
+        "request.id",  # pattern [0-9A-Za-z-]
+        "run_url",  # the GitHub home's own run link
+        "stage.title",
+        "stage.value",
+        "state.open_gate",
+        "state.review_round + 1",
+        "url",
+    },
+    "verdicts.md.j2": {
+        '":" ~ f.line if f.line else ""',
+        '"pass" if checks.build_ok else "FAIL"',
+        '"pass" if checks.gofmt_ok else "FAIL"',
+        '"pass" if checks.test_ok else "FAIL"',
+        '"pass" if checks.vet_ok else "FAIL"',
+        "block",  # evidence tables built by bot.stats.evidence
+        "checks.tests_failed",
+        "checks.tests_passed",
+        "f.severity.value",
+        "summary",
+    },
+}
+
+
+#: Values in Go comments and strings that are Go identifiers, kebab-case names or the bot's constants.
+GO_NAMES = {
+    "dict_version",
+    "h.helper",
+    "h.signal",
+    "struct",
+    "blis_method",
+    "queue_signal",
+    "category",
+    "c.field",
+    "p.field",
+    "p.go_type",
+    "p.name",
+    "plugin_type",
+    "known_scorers",
+}
+
+
+def _expressions(path: Path) -> list[str]:
+    text = re.sub(r"{#.*?#}", "", path.read_text(), flags=re.S)
+    return [m.group(1).strip() for m in re.finditer(r"{{-?(.*?)-?}}", text, re.S)]
+
+
+def test_markdown_templates_escape_every_interpolation():
+    unreviewed = {
+        p.name: sorted({e for e in _expressions(p) if not _ESCAPED.search(e)} - SAFE.get(p.name, set()))
+        for p in sorted(MARKDOWN.glob("*.j2"))
+    }
+    assert {k: v for k, v in unreviewed.items() if v} == {}
+
+
+def test_go_templates_escape_text_in_comments_and_strings():
+    problems = []
+    for p in sorted(GO.glob("*.go.j2")):
+        for n, line in enumerate(p.read_text().splitlines(), 1):
+            comment = line.find("//")
+            for m in re.finditer(r"{{-?(.*?)-?}}", line):
+                expr = m.group(1).strip()
+                if expr in GO_NAMES:
+                    continue
+                in_comment = 0 <= comment < m.start()
+                in_string = line[: m.start()].count('"') % 2 == 1
+                if in_comment and not expr.endswith("| gocomment"):
+                    problems.append(f"{p.name}:{n}: {{{{ {expr} }}}} in a comment without gocomment")
+                if in_string and not expr.endswith("| goquote"):
+                    problems.append(f"{p.name}:{n}: {{{{ {expr} }}}} inside a string literal; use | goquote")
+    assert problems == []
