@@ -73,7 +73,16 @@ SAFE = {
         "v.effects | length",
         'v.effects | map(attribute="n_baseline") | list | join(", ")',
     },
+    "pr_draft.md.j2": {
+        '(rec.commit or "")[:12]',
+        "n",
+        "request.id",
+        "request.kind.value",
+        "request.origin.iteration",
+        "request.plugin_type",
+    },
     "pr_body.md.j2": {
+        "request.id",
         '"did not converge" if d.gate in state.unconverged else "converged"',
         '"✅" if v.status.value == "confirmed" else ("❌" if v.status.value == "refuted" else "❔")',
         "a.path",  # paths the stages write, checked by the forge
