@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -73,12 +74,15 @@ class GoBox:
     limits: Limits
     require_sandbox: bool = False
     trusted_cache: Path | None = None  # set when sandboxed: the overlay's lower layer
+    private_cache: Path | None = None  # where overlays cannot mount: this box's own copy of the trusted cache
 
     @property
     def sandboxed(self) -> bool:
         return self.trusted_cache is not None
 
     def env(self) -> dict[str, str]:
+        if self.private_cache is not None:
+            return go_env(str(self.private_cache), self.scratch, "/tmp")
         if self.sandboxed:
             return go_env(SANDBOX_GOCACHE, self.scratch, "/tmp")
         tmp = self.scratch / ".tmp"
@@ -87,7 +91,8 @@ class GoBox:
         return go_env(str(self.cache_dir / "gocache-unsandboxed"), self.scratch, str(tmp))
 
     def mounts(self) -> Mounts:
-        overlays = ((self.trusted_cache, Path(SANDBOX_GOCACHE)),) if self.trusted_cache else ()
+        use_overlay = self.trusted_cache is not None and self.private_cache is None
+        overlays = ((self.trusted_cache, Path(SANDBOX_GOCACHE)),) if use_overlay else ()
         return Mounts(read_only=(self.goroot,), read_write=(self.scratch,), overlays=overlays)
 
     def run(self, cmd: list[str], cwd: Path, limits: Limits | None = None) -> sandbox.Result:
@@ -115,7 +120,11 @@ def go_box(
         return
     trusted = warm_trusted_cache(go, cache_dir, limits)
     with _locked(cache_dir, shared=True):
-        yield GoBox(goroot, scratch, cache_dir, limits, require_sandbox, trusted_cache=trusted)
+        private = None
+        if not sandbox.probe()[1]:  # no overlays here: one private copy per box (inside its scratch)
+            private = scratch / ".gocache"
+            shutil.copytree(trusted, private, symlinks=True)
+        yield GoBox(goroot, scratch, cache_dir, limits, require_sandbox, trusted_cache=trusted, private_cache=private)
 
 
 def warm_trusted_cache(go: Path, cache_dir: Path, limits: Limits) -> Path:

@@ -257,3 +257,18 @@ def test_the_github_sandbox_job_refuses_to_build_without_the_sandbox(tmp_path, m
     assert code == 2 and "\n" not in err
     assert "refusing to build code supplied by someone else without the sandbox" in err
     assert ran == [] and not (tmp_path / "results.json").exists()
+
+
+@needs_bwrap
+@pytest.mark.slow
+def test_without_overlays_each_check_gets_a_private_copy_of_the_cache(monkeypatch, go_cache):
+    ok, _, why = sandbox.probe()
+    monkeypatch.setattr(sandbox, "probe", lambda: (ok, False, why))
+    files = plugin_files() | {
+        f"{PKG}/poison_test.go": 'package evolvedtoy\n\nimport (\n\t"os"\n\t"path/filepath"\n\t"testing"\n)\n\n'
+        'func TestPoison(t *testing.T) {\n\tif err := os.WriteFile(filepath.Join(os.Getenv("GOCACHE"), "POISON"), nil, 0o644); err != nil {\n'
+        "\t\tt.Fatal(err)\n\t}\n}\n"
+    }
+    r = toolchain.check_plugin(files, cache_dir=go_cache, require_sandbox=True)
+    assert r.sandboxed and r.test_ok, r.output
+    assert not (go_cache / "trusted-gocache" / "POISON").exists()
