@@ -168,7 +168,7 @@ class Promotion:
             state = pipeline.stage_failed(state, step.stage, str(exc), now=runner.clock())
             runner.save(state)
             return self._finish(Result("failed", state, notes=[str(exc)]))
-        return self._finish(Result(pipeline.describe(outcome.state), outcome.state))
+        return self._finish(Result(outcome.paused or pipeline.describe(outcome.state), outcome.state))
 
     def _pause(self, state: PipelineState, step) -> str | None:
         """Stage 5 runs on GPU runners: dispatch the benchmark workflow and wait for it to come back."""

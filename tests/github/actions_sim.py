@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot import PROJECT_ROOT
 from bot.events import handle
 from bot.events.env import EventEnv
 from bot.events.promotion import Result
@@ -145,3 +146,54 @@ class ActionsSim:
 
     def _client(self, token: str, repository: str, **kw) -> GitHub:
         return GitHub(token, repository, throttle=False, sleep=self.sleeps.append, **kw)
+
+
+def seed_fork(root: Path) -> Path:
+    """The fork as an adopter has it: llm-d-router (our mirror) with the bot's workflows and form."""
+    seed = root / "seed"
+    shutil.copytree(PROJECT_ROOT / "gomirror" / "llm-d-router", seed)
+    shutil.copytree(PROJECT_ROOT / ".github", seed / ".github")
+    bench = seed / ".github" / "workflows" / "benchmark.yml"
+    if not bench.exists():  # until the GPU workflow lands: its dispatch contract, nothing else
+        inputs = "".join(
+            f"      {k}:\n        required: true\n        type: string\n"
+            for k in ("issue", "branch", "commit", "resume")
+        )
+        bench.write_text(
+            "name: benchmark\non:\n  workflow_dispatch:\n    inputs:\n" + inputs + "permissions: {}\n"
+            "jobs:\n  run:\n    runs-on: [self-hosted, gpu]\n    permissions: {}\n    steps:\n      - run: 'true'\n"
+        )
+    return seed
+
+
+def standard_sim(fake: FakeGitHub, tmp: Path) -> ActionsSim:
+    """The fork, three people (a researcher, a maintainer, a triager), a BLIS repository, and a GPU stand-in."""
+    fake.add_repo(REPO, seed_dir=seed_fork(tmp))
+    fake.add_repo("acme/blis")
+    fake.add_user("researcher", role="read")
+    fake.add_user("maria", role="maintain")
+    fake.add_user("tom", role="triage")
+    root = tmp / "actions"
+    root.mkdir()
+    # The GPU stand-in below commits the bundled sample reports, so this demonstration repository admits them.
+    (root / "config.yml").write_text("blis_repository: acme/blis\nallow_sample_data: true\n")
+    sim = ActionsSim(fake, root)
+
+    def gpu(inputs: dict[str, str]) -> None:
+        """benchmark.yml's contract: it commits the reports under benchmarks/promotion/<slug>/results/ on the
+        branch it was given, at the commit it was given, then dispatches stage 5's evaluation."""
+        assert fake.branch_sha(REPO, inputs["branch"]) == inputs["commit"], "the branch moved"
+        slug = inputs["branch"].split("/", 1)[1].split("-", 1)[1]
+        sample = PROJECT_ROOT / "examples" / "weighted-adaptive" / "results"
+        files: dict[str, str | bytes | None] = {
+            f"benchmarks/promotion/{slug}/results/{p.relative_to(sample)}": p.read_bytes()
+            for p in sorted(sample.rglob("*"))
+            if p.is_file()
+        }
+        fake.git_commit(REPO, inputs["branch"], files, "benchmark results (sample data stands in for the GPUs)")
+        GitHub(fake.bot_token, REPO, api_url=fake.api_url, throttle=False).dispatch(
+            "promotion.yml", "main", {"issue": inputs["issue"], "step": "benchmark-finished"}
+        )
+
+    sim.gpu = gpu
+    return sim

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
-from bot import PROJECT_ROOT
-from tests.github.actions_sim import REPO, ActionsSim
+from tests.github.actions_sim import REPO, standard_sim
 from tests.github.forms import example_body
 
 pytestmark = pytest.mark.slow
@@ -16,56 +13,9 @@ TITLE = "[promotion] Evolved adaptive weighted scorer (load-delta, session and K
 BRANCH_PREFIX = "promotion/"
 
 
-def seed_fork(tmp_path):
-    seed = tmp_path / "seed"
-    shutil.copytree(PROJECT_ROOT / "gomirror" / "llm-d-router", seed)
-    shutil.copytree(PROJECT_ROOT / ".github", seed / ".github", ignore=shutil.ignore_patterns("promotion-bot.yml"))
-    bench = seed / ".github" / "workflows" / "benchmark.yml"
-    if not bench.exists():  # until the GPU workflow lands: its dispatch contract, nothing else
-        bench.write_text(
-            "name: benchmark\non:\n  workflow_dispatch:\n    inputs:\n"
-            + "".join(
-                f"      {k}:\n        required: true\n        type: string\n"
-                for k in ("issue", "branch", "commit", "resume")
-            )
-            + "permissions: {}\njobs:\n  run:\n    runs-on: [self-hosted, gpu]\n    permissions: {}\n    steps:\n      - run: 'true'\n"
-        )
-    return seed
-
-
 @pytest.fixture
 def sim(fake_github, tmp_path):
-    fake_github.add_repo(REPO, seed_dir=seed_fork(tmp_path))
-    fake_github.add_repo("acme/blis")
-    fake_github.add_user("researcher", role="read")
-    fake_github.add_user("maria", role="maintain")
-    fake_github.add_user("tom", role="triage")
-    root = tmp_path / "actions"
-    root.mkdir()
-    # The GPU stand-in below commits the bundled sample reports, so this demonstration repository admits them.
-    (root / "config.yml").write_text("blis_repository: acme/blis\nallow_sample_data: true\n")
-    s = ActionsSim(fake_github, root)
-
-    def gpu(inputs):
-        """benchmark.yml's contract: it commits the reports under benchmarks/promotion/<slug>/results/ on the
-        branch it was given, at the commit it was given, then dispatches stage 5's evaluation."""
-        from bot.github.client import GitHub
-
-        assert fake_github.branch_sha(REPO, inputs["branch"]) == inputs["commit"], "the branch moved"
-        slug = inputs["branch"].split("/", 1)[1].split("-", 1)[1]
-        sample = PROJECT_ROOT / "examples" / "weighted-adaptive" / "results"
-        files = {
-            f"benchmarks/promotion/{slug}/results/{p.relative_to(sample)}": p.read_bytes()
-            for p in sorted(sample.rglob("*"))
-            if p.is_file()
-        }
-        fake_github.git_commit(REPO, inputs["branch"], files, "benchmark results (sample data stands in for the GPUs)")
-        GitHub(fake_github.bot_token, REPO, api_url=fake_github.api_url, throttle=False).dispatch(
-            "promotion.yml", "main", {"issue": inputs["issue"], "step": "benchmark-finished"}
-        )
-
-    s.gpu = gpu
-    return s
+    return standard_sim(fake_github, tmp_path)
 
 
 def state_of(sim, number):
@@ -169,3 +119,60 @@ def _label(sim, number, label, login):
 def _comment(sim, number, login, body):
     comment = _as(sim, login).get_issue(number).create_comment(body)
     sim.event("issue_comment", "created", number, sender=login, comment_id=comment.id)
+
+
+def _to_gate_1(sim):
+    number = sim.fake.create_issue(REPO, TITLE, example_body(), "researcher", labels=("promotion",))
+    sim.event("issues", "opened", number, sender="researcher")
+    assert state_of(sim, number).open_gate == 1
+    return number
+
+
+def test_labels_for_a_closed_gate_or_from_a_bot_are_refused_and_bot_comments_ignored(sim):
+    number = _to_gate_1(sim)
+    sim.fake.add_user("renovate[bot]", role="admin", type="Bot")
+    before = state_of(sim, number)
+
+    _label(sim, number, "gate-3-approved", "maria")  # an approver, but gate 3 is not open
+    assert "gate-3-approved" not in labels_of(sim, number)
+    assert any(
+        "`gate-3-approved` label was removed: gate 3 is not open" in c.body for c in sim.fake.comments(REPO, number)
+    )
+
+    _label(sim, number, "gate-1-approved", "renovate[bot]")  # an admin, but a bot
+    assert "gate-1-approved" not in labels_of(sim, number)
+    assert any("renovate[bot] is a bot account" in c.body for c in sim.fake.comments(REPO, number))
+
+    comments = len(sim.fake.comments(REPO, number))
+    _comment(sim, number, "renovate[bot]", "/approve")
+    assert len(sim.fake.comments(REPO, number)) == comments + 1  # its own comment, and no answer to it
+
+    after = state_of(sim, number)
+    assert after.decisions == before.decisions == [] and after.open_gate == 1
+
+
+def test_an_unauthorized_command_is_answered_and_changes_nothing(sim):
+    number = _to_gate_1(sim)
+    _comment(sim, number, "researcher", "/approve")
+    assert any(
+        "`/approve` was not applied: @researcher has the role `read`" in c.body for c in sim.fake.comments(REPO, number)
+    )
+    assert state_of(sim, number).decisions == []
+    _comment(sim, number, "researcher", "/cancel changed my mind")  # the author may cancel their own promotion
+    state = state_of(sim, number)
+    assert state.status.value == "cancelled" and "promotion-cancelled" in labels_of(sim, number)
+    _comment(sim, number, "maria", "/retry")
+    assert state_of(sim, number).status.value == "awaiting-decision"
+
+
+def test_an_edited_request_restarts_from_stage_1_and_says_so(sim):
+    from tests.github.forms import example_values, render_form
+
+    number = _to_gate_1(sim)
+    values = example_values() | {"evolved_for": "multiturn"}
+    sim.fake.issue(REPO, number).body = render_form(values, {"baselines": [0, 1], "consent": [0]})
+    sim.event("issues", "edited", number, sender="researcher")
+    state = state_of(sim, number)
+    assert any(a.event == "restarted from stage 1" for a in state.audit)
+    assert state.open_gate == 1 and state.decisions == []
+    assert any("restarted from stage 1" in c.body for c in sim.fake.comments(REPO, number))
