@@ -33,17 +33,19 @@ def track_counts(hypotheses, verdicts: dict[str, Verdict]) -> dict[str, dict[str
     return out
 
 
-def finding_comments(review: ReviewRound) -> list[ReviewComment]:
-    """A review round's findings as comments anchored where each finding points (file and line)."""
-    comments = []
+def finding_comments(review: ReviewRound) -> tuple[list[ReviewComment], list[str]]:
+    """A review round's findings: comments anchored where a finding names a file and line, and one line
+    each for the findings that name no line (they go into the review's body)."""
+    comments, unanchored = [], []
     for f in review.findings:
+        fix = f" Suggested fix: {md(f.fix)}" if f.fix else ""
+        text = f"**{f.severity.value}** `{f.check}`: {md(f.message)}{fix}"
         if f.file and f.line:
-            fix = f"\n\nSuggested fix: {md(f.fix)}" if f.fix else ""
-            body = (
-                f"**{f.severity.value}** `{f.check}` (gate {review.gate}, round {review.round}): {md(f.message)}{fix}"
-            )
-            comments.append(ReviewComment(f.file, f.line, body))
-    return comments
+            comments.append(ReviewComment(f.file, f.line, f"{text} (gate {review.gate}, round {review.round})"))
+        else:
+            where = f" (`{f.file}`)" if f.file else ""
+            unanchored.append(f"{text}{where}")
+    return comments, unanchored
 
 
 def draft_body(ctx: StageContext) -> str:

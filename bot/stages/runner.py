@@ -273,8 +273,9 @@ class Runner:
         self.forge.upsert_comment(review_marker(review.gate), render_review_report(review, ctx, state))
         pr = self.forge.pull_request(self.request.branch)
         if pr is not None:
-            body = review_summary(review, state)
-            self.forge.set_review_comments(pr, review_marker(review.gate), finding_comments(review), body=body)
+            comments, unanchored = finding_comments(review)
+            body = review_summary(review, state) + "".join(f"\n- {line}" for line in unanchored)
+            self.forge.set_review_comments(pr, review_marker(review.gate), comments, body=body)
 
     def _sync_pull_request(self, state: PipelineState) -> None:
         from bot.stages.pull_request import draft_body, pr_title
