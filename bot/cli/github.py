@@ -82,12 +82,17 @@ def cmd_sandbox_exec(args) -> int:
     from bot.events.promotion import requests_from_file
     from bot.execution import run_all
 
-    # Issue-supplied code is never built without the sandbox: refuse here (one line, exit 2), and make
-    # every Go run below refuse too rather than fall back to limits only.
-    sandbox.require()
-    os.environ[sandbox.REQUIRE_ENV] = "1"
+    sandbox.require()  # this code came from an issue: never build it without the sandbox
     requests = requests_from_file(args.requests) if args.requests.is_file() else []
-    results = run_all(requests)
+    previous = os.environ.get(sandbox.REQUIRE_ENV)
+    os.environ[sandbox.REQUIRE_ENV] = "1"
+    try:
+        results = run_all(requests)
+    finally:
+        if previous is None:
+            os.environ.pop(sandbox.REQUIRE_ENV, None)
+        else:
+            os.environ[sandbox.REQUIRE_ENV] = previous
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"results": results}, sort_keys=True))
     print(f"promote: ran {len(requests)} execution request(s) in the sandbox; results in {args.out}")
