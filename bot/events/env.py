@@ -35,6 +35,7 @@ class EventEnv:
     output_path: Path | None = None
     app_token: str = ""  # optional GitHub App token: its writes start workflows, GITHUB_TOKEN's do not
     execution_results: Path | None = None  # results.json handed back by the sandboxed job of this run
+    replies_in: Path | None = None  # Claude's replies of the step the sandboxed job interrupted (to replay)
     anthropic_key_set: bool = False
 
     @property
@@ -51,8 +52,17 @@ class EventEnv:
         return self.app_token or self.token
 
     @property
+    def handoff_dir(self) -> Path:
+        """What the next run needs from this one (uploaded as one artifact): execution requests, Claude's replies."""
+        return self.work / "handoff"
+
+    @property
     def requests_path(self) -> Path:
-        return self.work / "execution-requests.json"
+        return self.handoff_dir / "execution-requests.json"
+
+    @property
+    def replies_path(self) -> Path:
+        return self.work / "replies.json"
 
     @property
     def dispatch_path(self) -> Path:
@@ -72,6 +82,7 @@ class EventEnv:
 
         runner_temp = Path(env.get("RUNNER_TEMP") or "/tmp")
         results = env.get("PROMOTION_EXECUTION_RESULTS", "").strip()
+        replies = env.get("PROMOTION_REPLIES", "").strip()
         return cls(
             event_name=need("GITHUB_EVENT_NAME"),
             event_path=Path(need("GITHUB_EVENT_PATH")),
@@ -88,5 +99,6 @@ class EventEnv:
             output_path=Path(env["GITHUB_OUTPUT"]) if env.get("GITHUB_OUTPUT") else None,
             app_token=env.get("PROMOTION_APP_TOKEN", "").strip(),
             execution_results=Path(results) if results else None,
+            replies_in=Path(replies) if replies else None,
             anthropic_key_set=bool(env.get("ANTHROPIC_API_KEY", "").strip()),
         )

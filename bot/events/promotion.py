@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot import PROJECT_ROOT, pipeline
+from bot.agents.client import LLMError
 from bot.events.env import EventEnv
 from bot.execution import ExecRequest, ExecutionNeeded, RecordedExecutor
 from bot.github.client import GitHub, IssueInfo
@@ -90,21 +91,28 @@ class Promotion:
         return self._forge
 
     def runner(self):
+        import shutil
+
         from bot.agents import build_agents
+        from bot.agents.client import FileReplies
         from bot.stages.runner import Runner
 
         if self._runner is None:
+            self.env.work.mkdir(parents=True, exist_ok=True)
+            if self.env.replies_in is not None and self.env.replies_in.is_file():
+                shutil.copyfile(self.env.replies_in, self.env.replies_path)  # the interrupted step replays them
+            log = lambda line: print(f"  {line}", file=sys.stderr)  # noqa: E731
             self._runner = Runner(
                 self.request(),
                 self.forge(),
                 self.store,
                 actor="promotion-bot",
-                max_rounds=self.config.max_rounds,
+                max_rounds=self.config.llm.rounds,
                 allow_sample_data=self.config.allow_sample_data,
                 executor=RecordedExecutor(_load_results(self.env.execution_results)),
                 status_context=self.status_context(),
-                log=lambda line: print(f"  {line}", file=sys.stderr),
-                agents=build_agents(self.config.llm, log=lambda line: print(f"  {line}", file=sys.stderr)),
+                log=log,
+                agents=build_agents(self.config.llm, log=log, replies=FileReplies(self.env.replies_path)),
             )
         return self._runner
 
@@ -160,6 +168,13 @@ class Promotion:
             self._request_sandbox(runner.executor)
             state = runner.load_state() or state
             return self._finish(Result("waiting for the sandboxed checks", state))
+        except LLMError as exc:  # Claude failed for now: nothing was committed and the state is unchanged
+            self.notice(
+                f"llm-{self.env.event_id}", f"Claude could not finish this step: {exc}. Comment `/retry` to try again."
+            )
+            return self._finish(
+                Result("claude failed; state unchanged", runner.load_state() or state, notes=[str(exc)])
+            )
         except RequestError as exc:  # the forge refused (the branch moved), the input is unusable, GitHub failed
             state = runner.load_state() or state
             step = pipeline.next_step(state)
@@ -187,9 +202,13 @@ class Promotion:
 
     def _request_sandbox(self, executor: RecordedExecutor) -> None:
         """Hand the executions to the sandboxed job of the next run (as data), and ask for that run."""
+        import shutil
+
         requests = [r.to_json() for r in executor.needed.values()]
-        self.env.work.mkdir(parents=True, exist_ok=True)
+        self.env.handoff_dir.mkdir(parents=True, exist_ok=True)
         self.env.requests_path.write_text(json.dumps({"requests": requests}, sort_keys=True))
+        if self.env.replies_path.is_file():
+            shutil.copyfile(self.env.replies_path, self.env.handoff_dir / "replies.json")
         self._schedule(
             self.config.workflow, {"issue": str(self.issue.number), "step": "continue", "requests_run": self.env.run_id}
         )

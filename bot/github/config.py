@@ -48,7 +48,6 @@ class BotConfig(_Strict):
     )
     workflow: str = "promotion.yml"
     benchmark_workflow: str = "benchmark.yml"
-    max_rounds: int = Field(default=3, ge=1, le=10, description="review rounds before a gate opens unconverged")
     allow_sample_data: bool = Field(
         default=False,
         description="a demonstration repository may let sample reports count; every verdict, report and PR says so",

@@ -101,9 +101,10 @@ class ActionsSim:
         if work.exists():
             shutil.rmtree(work)  # a re-run starts on a fresh runner
         work.mkdir(parents=True)
-        results = None
+        results = replies = None
         if run.requests_run:
             results = self._sandbox_job(run, work)
+            replies = self.root / "artifacts" / run.requests_run / "replies.json"
         event_path = work / "event.json"
         event_path.write_text(json.dumps(run.payload))
         env = EventEnv.from_environ(
@@ -116,6 +117,7 @@ class ActionsSim:
                 "PROMOTION_WORK": str(work / "promotion-bot"),
                 "PROMOTION_CONFIG": str(self.root / "config.yml"),
                 "PROMOTION_EXECUTION_RESULTS": str(results) if results else "",
+                "PROMOTION_REPLIES": str(replies) if replies and replies.is_file() else "",
                 "GITHUB_STEP_SUMMARY": str(work / "summary.md"),
                 "GITHUB_OUTPUT": str(work / "output.txt"),
             }
@@ -124,8 +126,7 @@ class ActionsSim:
         # The action's next steps: upload the requests (if any), then start the next run.
         if env.requests_path.is_file():
             artifacts = self.root / "artifacts" / str(run.id)
-            artifacts.mkdir(parents=True, exist_ok=True)
-            shutil.copy(env.requests_path, artifacts / "execution-requests.json")
+            shutil.copytree(env.handoff_dir, artifacts, dirs_exist_ok=True)
         if env.dispatch_path.is_file():
             spec = json.loads(env.dispatch_path.read_text())
             self._client(env.write_token, env.repository, api_url=env.api_url).dispatch(

@@ -176,3 +176,25 @@ def test_an_edited_request_restarts_from_stage_1_and_says_so(sim):
     assert any(a.event == "restarted from stage 1" for a in state.audit)
     assert state.open_gate == 1 and state.decisions == []
     assert any("restarted from stage 1" in c.body for c in sim.fake.comments(REPO, number))
+
+
+def test_with_claude_the_interrupted_step_replays_its_replies_after_the_sandbox(sim, monkeypatch):
+    """Claude's author patch at stage 2 needs the sandbox's checks; the step then reruns in the next run and
+    must write the same patch: it replays the replies handed over with the execution requests."""
+    from tests.agents.fake_anthropic import FakeAnthropic, default_responder
+
+    (sim.root / "config.yml").write_text(
+        "blis_repository: acme/blis\nallow_sample_data: true\nllm:\n  engine: anthropic\n  max_retries: 1\n"
+    )
+    with FakeAnthropic(default_responder) as claude:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", claude.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        number = sim.fake.create_issue(REPO, TITLE, example_body(), "researcher", labels=("promotion",))
+        sim.event("issues", "opened", number, sender="researcher")
+        api_calls = len(claude.calls)
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.status.value == "awaiting-decision"
+    assert any(r.sandbox_ran for r in sim.runs)
+    assert api_calls == len(state.llm.calls) > 0, "every Claude call is made once and accounted once"
+    status = next(c.body for c in sim.fake.comments(REPO, number) if c.body.startswith("<!-- promotion-bot:status"))
+    assert "Claude" in status or "tokens" in status
