@@ -29,6 +29,7 @@ from bot.model import RequestError, sha256_text
 KINDS: dict[str, str] = {
     "go-check": "bot.golang.toolchain:execute_check",
     "epp-image": "bot.bench.run.image:execute_build",
+    "go-harness": "bot.golang.harness_run:execute_harness",
 }
 
 

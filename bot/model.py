@@ -521,6 +521,40 @@ class Verdict(Strict):
     flags: list[str] = Field(default_factory=list, description="mechanism, shedding, attenuation, noise warnings")
 
 
+class FidelityCause(Strict):
+    """One mapping between BLIS's view and llm-d's, and the disagreements switching it off removes."""
+
+    mapping: str = Field(description="mapping id (bot.golang.harness_world.MAPPINGS) or a structural cause")
+    title: str
+    why: str = ""
+    states: int = Field(ge=0, description="disagreeing states whose agreement rises when this mapping is switched off")
+    agreement_without: float = Field(ge=0, le=1, description="agreement with only this mapping switched off")
+    examples: list[str] = Field(default_factory=list, description="a few concrete disagreeing states, one line each")
+
+
+class Fidelity(Strict):
+    """How often the plugin, as llm-d runs it, decides like the BLIS original on sampled states."""
+
+    measured: bool = True
+    reason: str = Field(default="", description="why it was not measured, when measured is false")
+    decision: str = Field(default="", description="what is compared: the chosen endpoint, or admit/reject")
+    states: int = Field(default=0, ge=0)
+    seed: int = 0
+    agreement: float = Field(default=0.0, ge=0, le=1)
+    agreement_all_off: float = Field(default=0.0, ge=0, le=1, description="with every mapping switched off")
+    floor: float = Field(default=0.99, ge=0, le=1)
+    all_high_fidelity: bool = False
+    causes: list[FidelityCause] = Field(default_factory=list, description="largest first")
+    unattributed: int = Field(default=0, ge=0, description="disagreements no mapping explains")
+    errors: int = Field(default=0, ge=0, description="states where either side failed")
+    notes: list[str] = Field(default_factory=list)
+    files: dict[str, str] = Field(default_factory=dict, description="plugin file -> sha256 of what was measured")
+
+    @property
+    def below_floor(self) -> bool:
+        return self.measured and self.agreement < self.floor
+
+
 class TranslationSummary(Strict):
     """What stage 2 hands to stage 3 (committed as translation.json beside the translation report)."""
 
@@ -535,6 +569,7 @@ class TranslationSummary(Strict):
     registration_import: str = Field(default="", description="import for cmd/epp/runner/runner.go")
     registration_line: str = Field(default="", description="the plugin.Register(...) line in registerInTreePlugins()")
     findings: list[Finding] = Field(default_factory=list)
+    fidelity: Fidelity | None = Field(default=None, description="the differential check against the BLIS original")
 
 
 # --------------------------------------------------------------------------

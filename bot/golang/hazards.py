@@ -42,7 +42,11 @@ Check ids and severities:
 from __future__ import annotations
 
 from bot.dictionary import Dictionary
-from bot.golang.analyze import _KV_ABSOLUTE, _KV_FRACTION, _LOAD_SIGNALS, Analysis, Threshold, text_of
+from bot.golang.analysis_types import KV_ABSOLUTE as _KV_ABSOLUTE
+from bot.golang.analysis_types import KV_FRACTION as _KV_FRACTION
+from bot.golang.analysis_types import LOAD_SIGNALS as _LOAD_SIGNALS
+from bot.golang.analysis_types import Analysis, Threshold
+from bot.golang.gotree import text_of
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, Severity
 
@@ -272,8 +276,8 @@ def _sim_scale(th: Threshold, d: Dictionary) -> list[Finding]:
                     message=(
                         f"load threshold {th.literal} on `{th.subject}` was calibrated in BLIS on 4 simulated instances "
                         "carrying a few requests each; real vLLM pods run tens to hundreds of concurrent requests "
-                        "(max-num-seqs) and llm-d's EffectiveLoad counts RunningRequestsSize twice, so the branch will fire "
-                        "far more (or less) often than it did in simulation"
+                        "(max-num-seqs), so the branch fires far more (or less) often than it did in simulation; the "
+                        "parameter is live in the EndpointPickerConfig at the simulator's value"
                     ),
                     fix=f"re-calibrate {param} to the deployment's per-pod load (e.g. from a baseline run's waiting/running gauges)",
                 )

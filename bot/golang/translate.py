@@ -1,17 +1,23 @@
-"""Stage 2: one evolved BLIS policy in, one llm-d-router plugin package and its translation report out.
+"""Stage 2's work: the plugin, its unit test, the fidelity measured, and the report that justifies it all.
 
-``translate`` ties the analysis (``analyze``) and the generator (``generate``)
-together and produces what gate 1 reviews: the files for the promotion branch,
-the registration and EndpointPickerConfig, a report that justifies every mapping
-decision (every signal with its llm-d source, fidelity and freshness; every
-threshold turned parameter; every finding; every Map C gap touched), and the
-``TranslationSummary`` stage 3 builds hypotheses from. It is deterministic: the
-same source, dictionary, plugin type and feedback give byte-identical output.
+``translate`` generates the plugin package (``generate``), then asks the execution port once for the
+differential harness (``harness_build``/``harness_run``): the compiled plugin and the compiled BLIS
+original on the same sampled states, plus the probes that choose the unit test's inputs. It writes
+the unit test from those probes (``testgen``), turns the measured fidelity into findings, anchors
+every finding to a plugin file and line, and renders the translation report (``report``). The same
+source, dictionary, plugin type and feedback give byte-identical output.
 
-Reviewer feedback from a "request changes" decision is recorded in the report
-under "Reviewer feedback addressed". A few directives steer the generator (kept
-deliberately small and explicit, see ``feedback_options``); anything else is
+Reviewer feedback from a "request changes" decision is recorded in the report under "Reviewer
+feedback addressed". A few directives steer the generator (``feedback_options``); anything else is
 recorded for the author agent and the reviewer, never silently ignored.
+
+Findings added here (check ids, stable):
+
+- ``translate.fidelity-below-floor`` (IMPORTANT): the plugin decides like the BLIS original in fewer
+  sampled states than the floor; the message names the largest cause.
+- ``translate.fidelity-not-measured`` (IMPORTANT): the differential harness could not run.
+- ``translate.fidelity-differences`` (SUGGESTION): at or above the floor, the remaining differences and
+  the mapping each comes from.
 """
 
 from __future__ import annotations
@@ -22,14 +28,22 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from bot.dictionary import Dictionary
-from bot.escape import md
-from bot.golang.analyze import Analysis
-from bot.golang.generate import BASELINE_SCORERS, Generated, generate, go_float
+from bot.golang import harness_build, probes
+from bot.golang.analysis_types import Analysis
+from bot.golang.generate import BASELINE_SCORERS, Generated, format_go, generate
+from bot.golang.gonames import go_float
+from bot.golang.plugin_docs import config_line
+from bot.golang.report import render_report
 from bot.golang.safety import refuse_unsafe
 from bot.golang.source import EvolvedSource
-from bot.model import Finding, RequestError, Severity, TranslationSummary
+from bot.golang.testgen import render_test
+from bot.model import Fidelity, Finding, RequestError, Severity, TranslationSummary, sha256_text
 
 REPORT_NAME = "translation-report.md"
+CHECK_BELOW_FLOOR = "translate.fidelity-below-floor"
+CHECK_NOT_MEASURED = "translate.fidelity-not-measured"
+CHECK_DIFFERENCES = "translate.fidelity-differences"
+SIM_SCALE = "hazard.sim-scale-threshold"
 
 
 class TranslationError(RequestError):
@@ -48,6 +62,7 @@ class Translation:
     line_map: dict[str, dict[int, int]]
     tests: list[str] = field(default_factory=list)
     feedback_applied: list[str] = field(default_factory=list)
+    harness_log: str = ""
 
     def to_json(self) -> str:
         """translation.json: the summary plus what reviewers and later stages need to locate things."""
@@ -85,20 +100,70 @@ def feedback_options(feedback: str | None) -> tuple[dict, list[str]]:
 
 
 def translate(
-    src: EvolvedSource, analysis: Analysis, dictionary: Dictionary, *, plugin_type: str, feedback: str | None = None
+    src: EvolvedSource,
+    analysis: Analysis,
+    dictionary: Dictionary,
+    *,
+    plugin_type: str,
+    feedback: str | None = None,
+    executor=None,
+    states: int | None = None,
 ) -> Translation:
+    """Generate, measure against the BLIS original through ``executor`` (default: here), test, report."""
+    from bot.execution import DirectExecutor
+
     if not re.fullmatch(r"[a-z][a-z0-9-]*[a-z0-9]", plugin_type or ""):
         raise TranslationError(f"plugin type {plugin_type!r} must be kebab-case (e.g. evolved-adaptive-scorer)")
-    # Defence in depth: callers refuse unsafe programs first; nothing below may touch one.
+    # Defence in depth: callers refuse unsafe programs first; nothing below may build or run one.
     safety = refuse_unsafe(src)
     options, applied = feedback_options(feedback)
     source_name = PurePosixPath(src.path.replace("\\", "/")).name
-    gen = generate(src, analysis, dictionary, plugin_type, source_name=source_name, options=options)
-    findings = _anchor(safety + analysis.findings + gen.findings, gen)
-    findings.sort(key=Finding.sort_key)
-    summary = _summary(analysis, dictionary, gen, plugin_type, findings)
-    report = render_report(src, analysis, dictionary, gen, summary, findings, source_name, feedback, applied)
+    gen = generate(src, analysis, dictionary, plugin_type, options=options)
+    kind = analysis.kind.value
+    defaults = {p.name: p.json_default for p in gen.params}
+    untranslatable = {s for s in analysis.signal_names if (e := dictionary.signal(s)) is not None and e.llmd is None}
+    probe_specs, untested = probes.specs(analysis, defaults, kind, untranslatable, gen.stateful)
+    reads = set(analysis.signal_names) | ({"prefix"} if gen.consumes_prefix else set())
+    probe_specs += probes.behaviour_specs(kind, reads, defaults)
+    request, _ = harness_build.request(
+        src, analysis, gen, dictionary, plugin_type, probe_specs=probe_specs, states=states
+    )
+    answer = (executor or DirectExecutor()).run(request)
+    cases = probes.select(analysis, probe_specs, answer.get("probes", []), kind) if answer.get("ok") else []
+    behaviours = probes.behaviour_facts(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
+    tested = {c.param for c in cases}
+    untested += [
+        f"`{s['param']}`: no llm-d input among the candidates made it decide the outcome"
+        for s in probe_specs
+        if s["role"] != "observe" and s["param"] not in tested
+    ]
+    fidelity = _fidelity(answer, analysis)
+    if fidelity is not None and fidelity.measured:
+        fidelity.files = {
+            p: sha256_text(c)
+            for p, c in sorted(gen.files.items())
+            if p.startswith(gen.package_dir + "/") and p.endswith(".go")
+        }
     files = dict(gen.files)
+    files[gen.test_path] = format_go({gen.test_path: render_test(gen, analysis, plugin_type, cases, behaviours)})[
+        gen.test_path
+    ]
+    findings = _anchor(safety + analysis.findings + gen.findings + fidelity_findings(fidelity, gen), gen, analysis)
+    findings.sort(key=Finding.sort_key)
+    summary = _summary(analysis, dictionary, gen, plugin_type, findings, fidelity)
+    report = render_report(
+        src,
+        analysis,
+        dictionary,
+        gen,
+        summary,
+        findings,
+        source_name,
+        feedback,
+        applied,
+        [c.name for c in cases],
+        untested,
+    )
     return Translation(
         summary=summary,
         files=files,
@@ -108,31 +173,114 @@ def translate(
         report_markdown=report,
         findings=findings,
         line_map=gen.line_map,
-        tests=list(gen.tests),
+        tests=[c.name for c in cases],
         feedback_applied=applied,
+        harness_log=answer.get("build_log", ""),
     )
 
 
-def _anchor(findings: list[Finding], gen: Generated) -> list[Finding]:
-    """Point findings with an evolved line at the generated line carrying it (evolved.go first)."""
+def _fidelity(answer: dict, an: Analysis) -> Fidelity | None:
+    if an.kind.value == "scheduling":
+        return Fidelity(
+            measured=False,
+            decision="queue position (not compared)",
+            reason="BLIS's OrderQueue orders one instance's queue and chooses no endpoint, so there is no decision "
+            "to compare; the plugin's queue-position scores are covered by its unit tests",
+        )
+    if not answer.get("ok"):
+        lines = [ln.strip() for ln in answer.get("build_log", "").splitlines() if ln.strip()]
+        first = next((ln for ln in lines if ".go:" in ln), lines[0] if lines else "no output")
+        return Fidelity(measured=False, reason=f"the differential harness did not build or run: {first}")
+    return Fidelity.model_validate(answer["fidelity"]) if answer.get("fidelity") else None
+
+
+def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
+    """IMPORTANT below the floor (naming the largest cause), SUGGESTION for what remains above it."""
+    if f is None:
+        return []
+    if not f.measured:
+        if f.decision.startswith("queue"):
+            return []
+        return [
+            Finding(
+                severity=Severity.IMPORTANT,
+                check=CHECK_NOT_MEASURED,
+                message=f"how often the plugin decides like the BLIS original is unknown: {f.reason}",
+                fix="fix the build error above (or report a gap in gomirror/blis) and translate again",
+            )
+        ]
+    causes = ", ".join(f"{c.mapping} ({c.states})" for c in f.causes[:3]) or "none identified"
+    if f.below_floor:
+        top = f.causes[0] if f.causes else None
+        largest = (
+            f"the largest cause is {top.mapping} ({top.title}: {top.states} of the disagreements; "
+            f"{top.agreement_without:.1%} agreement with it switched off)"
+            if top
+            else f"no single mapping explains them ({f.unattributed} come from score composition)"
+        )
+        return [
+            Finding(
+                severity=Severity.IMPORTANT,
+                check=CHECK_BELOW_FLOOR,
+                message=(
+                    f"the plugin decides like the BLIS original ({f.decision}) in {f.agreement:.1%} of {f.states} "
+                    f"sampled states, below the {f.floor:.0%} floor; {largest}"
+                ),
+                fix="map the signal as BLIS defines it, carry the term into the plugin, or justify the gap in the report "
+                "(the translation report lists example states per cause)",
+            )
+        ]
+    if f.agreement < 1.0:
+        return [
+            Finding(
+                severity=Severity.SUGGESTION,
+                check=CHECK_DIFFERENCES,
+                message=(
+                    f"{f.agreement:.1%} agreement with the BLIS original over {f.states} states (floor {f.floor:.0%}); "
+                    f"the differences come from: {causes}"
+                    + (f"; {f.unattributed} from score composition" if f.unattributed else "")
+                ),
+                fix="read the example states in the translation report's Fidelity section",
+            )
+        ]
+    return []
+
+
+def _anchor(findings: list[Finding], gen: Generated, an: Analysis) -> list[Finding]:
+    """Every finding gets a plugin file and line: the line carrying its evolved line, the config line of
+    a simulator-scale parameter, the nearest carried line, or the plugin's decision method."""
     inverse: dict[int, tuple[str, int]] = {}
     for path in sorted(gen.line_map, key=lambda p: (not p.endswith("evolved.go"), p)):
         for gline, sline in sorted(gen.line_map[path].items()):
             inverse.setdefault(sline, (path, gline))
+    param_of = {ln: th.param for th in an.thresholds if th.param for ln in th.lines}
+    main_text = gen.files.get(gen.main_go, "")
+    decide = next(
+        (i for i, ln in enumerate(main_text.splitlines(), 1) if re.match(r"func \(\w+ \*\w+\) (Score|Admit)\(", ln)), 1
+    )
     out = []
     for f in findings:
-        if f.file is None and f.source_line is not None and f.source_line in inverse:
-            path, gline = inverse[f.source_line]
-            f = f.model_copy(update={"file": path, "line": gline})
+        if f.file is None:
+            where: tuple[str, int] | None = None
+            if f.check == SIM_SCALE and f.source_line in param_of:
+                line = config_line(gen.epp_config, param_of[f.source_line])
+                where = (gen.config_path, line) if line else None
+            if where is None and f.source_line is not None:
+                if f.source_line in inverse:
+                    where = inverse[f.source_line]
+                elif inverse:
+                    where = inverse[min(inverse, key=lambda s: (abs(s - f.source_line), s))]
+            if where is None:
+                where = (gen.main_go, decide)
+            f = f.model_copy(update={"file": where[0], "line": where[1]})
         out.append(f)
     return out
 
 
 def _summary(
-    an: Analysis, d: Dictionary, gen: Generated, plugin_type: str, findings: list[Finding]
+    an: Analysis, d: Dictionary, gen: Generated, plugin_type: str, findings: list[Finding], fidelity: Fidelity | None
 ) -> TranslationSummary:
-    names = set(an.signal_names) | set(gen.baseline_signals)
-    signals = sorted(names)
+    signals = sorted(set(an.signal_names) | set(gen.baseline_signals))
     freshness = sorted(s for s in signals if (e := d.signal(s)) is not None and e.freshness.gap)
     untranslatable = sorted(s for s in signals if (e := d.signal(s)) is None or e.llmd is None)
     thresholds = {p.name: float(p.threshold.value) for p in gen.params if p.threshold is not None}
@@ -148,227 +296,5 @@ def _summary(
         findings=findings,
         registration_import=gen.registration_import,
         registration_line=gen.registration_line,
+        fidelity=fidelity,
     )
-
-
-# --------------------------------------------------------------------------
-# Report
-# --------------------------------------------------------------------------
-
-
-def _cell(text: object) -> str:
-    if text is None or text == "":
-        return "—"
-    return str(text).replace("|", "\\|").replace("\n", " ").strip()
-
-
-def render_report(
-    src: EvolvedSource,
-    an: Analysis,
-    d: Dictionary,
-    gen: Generated,
-    summary: TranslationSummary,
-    findings: list[Finding],
-    source_name: str,
-    feedback: str | None,
-    applied: list[str],
-) -> str:
-    out: list[str] = []
-    w = out.append
-    iface = d.interface(an.kind)
-    counts = {s: sum(1 for f in findings if f.severity == s) for s in Severity}
-    w(f"# Translation report: `{summary.plugin_type}`")
-    w("")
-    w(
-        f"Evolved program `{md(source_name)}` ({src.form}), host `{an.host}` → llm-d-router {d.pins.get('llm_d_router', 'v0.10.0')} "
-        f"`{iface.llmd_extension_point}` in `{gen.package_dir}`. Translation dictionary {d.version}."
-    )
-    if src.evolve_block:
-        w(f"EVOLVE block: lines {src.evolve_block[0]}–{src.evolve_block[1]}. BLIS era of the copy: {an.era}.")
-    else:
-        w(f"No EVOLVE-BLOCK markers: the whole host function is treated as evolved. BLIS era of the copy: {an.era}.")
-    w("")
-    w(
-        f"Findings: **{counts[Severity.CRITICAL]} CRITICAL**, **{counts[Severity.IMPORTANT]} IMPORTANT**, "
-        f"{counts[Severity.SUGGESTION]} SUGGESTION."
-    )
-    w("")
-    if feedback:
-        w("## Reviewer feedback addressed")
-        w("")
-        for line in md(feedback.strip(), block=True).splitlines():
-            w(f"> {line}")
-        w("")
-        if applied:
-            for a in applied:
-                w(f"- Applied: {a}.")
-        else:
-            w("- Recorded; no generator directive recognised (the author agent and the gate-1 reviewer act on it).")
-        w("")
-    w("## Signals")
-    w("")
-    w("Every signal the evolved logic reads, after alias resolution and method expansion, with its llm-d source.")
-    w("")
-    w(
-        "| Signal | Read at (evolved lines) | llm-d source | Fidelity | Freshness: BLIS | Freshness: llm-d | Gap annotated |"
-    )
-    w("|---|---|---|---|---|---|---|")
-    lines_of: dict[str, list[int]] = {}
-    written_of: dict[str, set[str]] = {}
-    for u in an.signals:
-        lines_of.setdefault(u.name, []).append(u.line)
-        written_of.setdefault(u.name, set()).add(u.written)
-    for name in summary.signals:
-        e = d.signal(name)
-        ls = sorted(set(lines_of.get(name, [])))
-        where = ", ".join(map(str, ls)) if ls else "baseline scorer term"
-        alias = sorted(x for x in written_of.get(name, set()) if x != name)
-        label = f"`{name}`" + (f" (as {', '.join('`' + a + '`' for a in alias)})" if alias else "")
-        if e is None:
-            w(f"| {label} | {where} | **none — not in the dictionary** | none | — | — | — |")
-            continue
-        src_text = f"`{e.llmd.expr}` — {e.llmd.source}" if e.llmd else f"**untranslatable** — fallback: {e.fallback}"
-        w(
-            f"| {label} | {where} | {_cell(src_text)} | {e.fidelity} | {_cell(e.freshness.blis)} | {_cell(e.freshness.llmd)} | "
-            f"{'yes: ' + _cell(e.freshness.gap) if e.freshness.gap else 'no gap'} |"
-        )
-    w("")
-    w("## Mapping decisions")
-    w("")
-    for topic, text in gen.decisions:
-        w(f"- **{topic}**: {text}")
-    w(
-        "- **signal adapter**: `adapter.go` fills the BLIS-shaped values, one line per signal, each with its Map B source, "
-        "fidelity and (where Map B has a freshness gap) `// BLIS assumes …; llm-d … — verify via Track B hypothesis <gap>`."
-    )
-    w(
-        "- **evolved logic**: `evolved.go` carries the host"
-        + (f" and {len(an.helpers)} helper(s) it calls" if an.helpers else "")
-        + " verbatim except: BLIS types → local types, `PendingRequests` → `InFlightRequests`, `len(req.InputTokens)` → "
-        "the adapter's token count, and evolved numbers → `Parameters` fields. `line_map` in translation.json maps every line back."
-    )
-    w("")
-    w("## Thresholds → parameters")
-    w("")
-    if gen.params:
-        w("| Parameter | Evolved value | Role | Evolved lines | Signals | Note |")
-        w("|---|---|---|---|---|---|")
-        for p in gen.params:
-            th = p.threshold
-            if th is None:
-                w(f"| `{p.name}` | `{p.default}` | plugin | — | — | {_cell(p.doc)} |")
-                continue
-            note = _scale_note(th, d)
-            w(
-                f"| `{p.name}` | `{th.literal}` | {th.role} | {', '.join(map(str, th.lines))} | {', '.join(th.signals)} | {_cell(note)} |"
-            )
-        kept = [t for t in an.thresholds if not t.param]
-        for t in kept:
-            w(
-                f"| (kept as literal) | `{t.literal}` | {t.role} | {', '.join(map(str, t.lines))} | {', '.join(t.signals)} | {_cell(t.reason)} |"
-            )
-    else:
-        w("No numeric literal is compared with or combined with a signal.")
-    w("")
-    w("## Untranslatable signals")
-    w("")
-    if summary.untranslatable:
-        for name in summary.untranslatable:
-            e = d.signal(name)
-            if e is None:
-                w(
-                    f"- `{name}`: no dictionary entry, so no justified fallback (CRITICAL). The adapter sets the zero value only so the package compiles."
-                )
-            else:
-                w(f"- `{name}`: {e.fallback}")
-    else:
-        w("None: every signal has an llm-d source.")
-    w("")
-    w("## Map C gaps touched")
-    w("")
-    if summary.touched_gaps:
-        for gid in summary.touched_gaps:
-            g = d.gap(gid)
-            w(
-                f"- **`{gid}`** ({g.risk} risk): {g.concern} Track B: {g.track_b.statement.replace('{plugin}', summary.plugin_type)}"
-            )
-    else:
-        w("None.")
-    w("")
-    w("## Findings")
-    w("")
-    if findings:
-        w("| Severity | Check | Evolved line | Generated | Finding | Fix |")
-        w("|---|---|---|---|---|---|")
-        for f in findings:
-            where = f"{f.file}:{f.line}" if f.file and f.line else "—"
-            w(
-                f"| {f.severity.value} | `{f.check}` | {f.source_line or '—'} | {_cell(where)} | {_cell(f.message)} | {_cell(f.fix)} |"
-            )
-    else:
-        w("None.")
-    w("")
-    w("## Generated files")
-    w("")
-    for path in sorted(gen.files):
-        w(f"- `{path}`")
-    w("")
-    w("Registration in `cmd/epp/runner/runner.go`, `registerInTreePlugins()`:")
-    w("")
-    w("```go")
-    w(f"import {gen.registration_import}")
-    w("")
-    w(gen.registration_line)
-    w("```")
-    w("")
-    w(f"EndpointPickerConfig: `{gen.config_path}` (run the EPP with `--allow-experimental-plugins`).")
-    w("")
-    w("## Generated tests")
-    w("")
-    w(
-        "Factory (defaults, strict decoder, every bad parameter), evolved defaults, signal adapter, the "
-        + ("Score contract" if an.kind.value != "admission" else "Admit contract and rejection path")
-        + ", and these threshold boundary cases (evolved value vs. the value moved just past the input):"
-    )
-    w("")
-    if gen.tests:
-        for t in gen.tests:
-            w(f"- {t}")
-    else:
-        w("- none: no parameter could be exercised")
-    w("")
-    gaps = []
-    for p in gen.params:
-        th = p.threshold
-        if th is None:
-            continue
-        mine = [t for t in gen.tests if t.startswith(f"{p.name}=")]
-        if any(o.role == "threshold" for o in th.occurrences):
-            sides = [
-                s
-                for s, key in (("past", " is past it"), ("not past", " is not past it"))
-                if not any(key in t for t in mine)
-            ]
-            if sides:
-                gaps.append(
-                    f"`{p.name}`: no input found on the {' and '.join(sides)} side that the evolved logic lets "
-                    "the threshold decide (the other branches mask it, or it has no observable effect in the plugin)"
-                )
-        elif not mine:
-            gaps.append(f"`{p.name}` ({th.role}): no input found where changing it changes the outcome")
-    if gaps:
-        w("Not exercised by a generated test (the reviewer should check these by reading the code):")
-        w("")
-        for g in gaps:
-            w(f"- {g}")
-        w("")
-    return "\n".join(out)
-
-
-def _scale_note(th, d: Dictionary) -> str:
-    scales = []
-    for s in th.signals:
-        e = d.signal(s)
-        if e is not None and e.blis_scale:
-            scales.append(f"{s}: {e.blis_scale}")
-    return "; ".join(scales)

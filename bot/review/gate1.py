@@ -5,6 +5,9 @@
 - every touched Map C gap is flagged in the translation report;
 - the plugin follows llm-d-router conventions (Type, Factory, assertion, registration, config);
 - no signal outside the dictionary; hazards found in the evolved code;
+- the plugin decides like the BLIS original: the differential check's agreement, with every
+  disagreement attributed to a mapping (IMPORTANT below the floor), and it describes the committed files;
+- every translator finding, anchored to a plugin file and line (and the evolved line);
 - the plugin compiles, vets and passes its tests with the pinned toolchain.
 """
 
@@ -22,7 +25,8 @@ CHECKLIST = [
     "Map C gaps flagged",
     "plugin conventions",
     "no unknown signals",
-    "hazards",
+    "decides like the BLIS original",
+    "translator findings",
     "compiles and tests pass",
 ]
 
@@ -122,8 +126,12 @@ def review(ctx) -> list[Finding]:
                 )
             )
     findings += _conventions(ctx, summary, main_go, go_files)
-    # Hazards in the evolved code, as the reviewer reads them.
-    findings += analysis.findings
+    # Hazards in the evolved code, as the reviewer reads them, and every translator finding as committed
+    # (generation, fidelity), each anchored to a plugin file and line.
+    committed = {(f.check, f.source_line, f.message) for f in summary.findings}
+    findings += summary.findings
+    findings += [f for f in analysis.findings if (f.check, f.source_line, f.message) not in committed]
+    findings += _fidelity_belongs(ctx, summary)
     # Compile, vet and test results, as stage 2 recorded them for exactly these files (never a rerun of stage 2).
     checks = _go_checks(ctx, summary)
     findings += checks.findings
@@ -137,6 +145,53 @@ def review(ctx) -> list[Finding]:
             )
         )
     return _dedupe(findings)
+
+
+def _fidelity_belongs(ctx, summary: TranslationSummary) -> list[Finding]:
+    """The measured agreement describes the files it was measured on; say so when the branch holds others."""
+    from bot.model import sha256_text
+
+    f = summary.fidelity
+    if f is None or not f.measured or not f.files:
+        return []
+    changed = sorted(p for p, sha in f.files.items() if sha256_text(ctx.read(p) or "") != sha)
+    if not changed:
+        return []
+    return [
+        Finding(
+            severity=Severity.IMPORTANT,
+            check="G1.fidelity-stale",
+            file=changed[0],
+            line=1,
+            message=(
+                f"{', '.join(changed)} changed after the differential check, so its agreement with the BLIS "
+                "original does not describe the plugin on the branch"
+            ),
+            fix="rerun stage 2 (the check runs with the translation), or measure the edited plugin and record it",
+        )
+    ]
+
+
+def notes(ctx) -> list[str]:
+    """The differential check, for the person deciding the gate."""
+    text = ctx.read(ctx.paths.translation_json)
+    if text is None:
+        return []
+    f = TranslationSummary.model_validate_json(text).fidelity
+    if f is None:
+        return []
+    if not f.measured:
+        return [f"Fidelity not measured: {f.reason}"]
+    line = (
+        f"Fidelity: the plugin decides like the BLIS original ({f.decision}) in {f.agreement:.1%} of "
+        f"{f.states} sampled states (floor {f.floor:.0%})"
+    )
+    if f.causes:
+        line += "; differences from " + ", ".join(f"`{c.mapping}` ({c.states})" for c in f.causes[:4])
+    if f.unattributed:
+        line += f"; {f.unattributed} from score composition"
+    examples = [f"Example ({c.mapping}): {c.examples[0]}" for c in f.causes[:2] if c.examples]
+    return [line + ".", *examples]
 
 
 def _go_checks(ctx, summary: TranslationSummary):
@@ -209,7 +264,9 @@ def _conventions(ctx, summary: TranslationSummary, main_go: str | None, go_files
         "use the v0.10.0 factory signature",
     )
     need(
-        r"var _ \w+\.(Scorer|Admitter) = ", "the compile-time interface assertion", "add var _ scheduling.Scorer = &X{}"
+        r"(var|^\t)\s*_\s+\w+\.(Scorer|Admitter)\s*= ",
+        "the compile-time interface assertion",
+        "add var _ scheduling.Scorer = &X{}",
     )
     need(r"\) TypedName\(\) \w+\.TypedName", "TypedName()", "implement TypedName() plugin.TypedName")
     need(r"\) WithName\(", "WithName()", "implement WithName(name string)")
@@ -272,13 +329,20 @@ def _conventions(ctx, summary: TranslationSummary, main_go: str | None, go_files
 
 
 def _annotation_line(code: str, signal: str) -> int | None:
-    """The adapter line that sets ``signal`` and says, in its comment, how BLIS's freshness differs."""
+    """The adapter line that sets ``signal`` and says, in the comment on or above it, how BLIS's
+    freshness differs."""
     assign = re.compile(rf"\b{re.escape(signal)}\s*(=|:)[^=]")
-    for i, line in enumerate(code.splitlines(), 1):
-        if "//" not in line:
+    lines = code.splitlines()
+    for i, line in enumerate(lines, 1):
+        stmt, _, comment = line.partition("//")
+        if not assign.search(stmt):
             continue
-        stmt, comment = line.split("//", 1)
-        if assign.search(stmt) and re.search(r"BLIS assumes|fresh|Track B", comment):
+        above = []
+        k = i - 2
+        while k >= 0 and lines[k].strip().startswith("//"):
+            above.append(lines[k])
+            k -= 1
+        if re.search(r"BLIS assumes|fresh|Track B", comment + " ".join(above)):
             return i
     return None
 

@@ -13,7 +13,7 @@ import json
 
 from bot.escape import line, md
 from bot.forge.base import ReviewComment
-from bot.model import ReviewRound, Track, Verdict, VerdictStatus
+from bot.model import ReviewRound, Track, TranslationSummary, Verdict, VerdictStatus
 from bot.render import render
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
@@ -65,8 +65,10 @@ def run(ctx: StageContext) -> StageOutput:
         (a for a in ctx.state.artifact_index() if a.path not in (manifest_path, description_path)),
         key=lambda a: a.path,
     )
+    summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
     body = render(
         "pr_body.md.j2",
+        fidelity=summary.fidelity,
         request=ctx.request,
         state=ctx.state,
         counts=track_counts(hypotheses, verdicts),

@@ -17,6 +17,7 @@ beside the translation (``author-responses/gate-1.json``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 from bot.model import sha256_text
@@ -24,16 +25,44 @@ from bot.stages.checks import check_problems, run_go_checks
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.paths import RUNNER_GO
 
+#: Translations by the hash of everything that decides them: stages 2 and 4 ask for the same one, and a
+#: promotion translates (and builds its differential harness) once.
+_CACHE: dict[str, object] = {}
+_CACHE_SIZE = 8
+
+
+def translation_key(ctx: StageContext, feedback: str | None) -> str:
+    from bot import __version__
+
+    inputs = {
+        "source": ctx.request.source_text,
+        "name": ctx.request.source,
+        "kind": ctx.request.kind.value,
+        "plugin_type": ctx.request.plugin_type,
+        "feedback": feedback or "",
+        "dictionary": ctx.dictionary.model_dump_json(),
+        "bot": __version__,
+    }
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+
 
 def translation(ctx: StageContext, feedback: str | None):
-    """The translation of this request's program; stages 2 and 4 call this."""
+    """The translation of this request's program; stages 2 and 4 call this (cached by its inputs)."""
     from bot.golang.analyze import analyze
     from bot.golang.source import parse_evolved_source
     from bot.golang.translate import translate
 
-    src = parse_evolved_source(ctx.request.source_text, ctx.request.source)
-    analysis = analyze(src, ctx.dictionary, ctx.request.kind)
-    return translate(src, analysis, ctx.dictionary, plugin_type=ctx.request.plugin_type, feedback=feedback)
+    key = translation_key(ctx, feedback)
+    if key not in _CACHE:
+        src = parse_evolved_source(ctx.request.source_text, ctx.request.source)
+        analysis = analyze(src, ctx.dictionary, ctx.request.kind)
+        result = translate(
+            src, analysis, ctx.dictionary, plugin_type=ctx.request.plugin_type, feedback=feedback, executor=ctx.executor
+        )
+        while len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = result
+    return _CACHE[key]
 
 
 def is_test_file(path: str) -> bool:

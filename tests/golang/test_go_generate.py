@@ -1,4 +1,4 @@
-"""The generated package: shape, determinism, annotations, parameters, config, line map (no go runs here)."""
+"""The generated package: shape, determinism, annotations, parameters, config, line map, plugin quality."""
 
 from __future__ import annotations
 
@@ -38,14 +38,19 @@ def test_plugin_plumbing(example):
     pdir = tr.summary.package_dir
     assert pdir == "pkg/epp/framework/plugins/scheduling/scorer/evolvedadaptivescorer"
     main = tr.files[f"{pdir}/evolved_adaptive_scorer.go"]
-    assert 'const Type = "evolved-adaptive-scorer"' in main
-    assert "var _ scheduling.Scorer = &EvolvedAdaptiveScorer{}" in main
-    assert "func Factory(name string, rawParameters *json.Decoder, _ plugin.Handle) (plugin.Plugin, error)" in main
+    # Named like the neighbouring plugins (QueueScorerType, QueueScorerFactory, NewQueueScorer).
+    assert 'const EvolvedAdaptiveScorerType = "evolved-adaptive-scorer"' in main
+    assert "_ scheduling.Scorer     = &EvolvedAdaptiveScorer{}" in main
+    assert (
+        "func EvolvedAdaptiveScorerFactory(name string, rawParameters *json.Decoder, _ plugin.Handle) "
+        "(plugin.Plugin, error)" in main
+    )
+    assert "func NewEvolvedAdaptiveScorer(params Parameters) *EvolvedAdaptiveScorer" in main
     assert "func (s *EvolvedAdaptiveScorer) WithName(name string) *EvolvedAdaptiveScorer" in main
     assert '"github.com/llm-d/llm-d-router/pkg/epp/framework/interface/scheduling"' in main
-    assert (
-        tr.registration_line
-        == "fwkplugin.Register(evolvedadaptivescorer.Type, fwkplugin.StabilityAlpha, evolvedadaptivescorer.Factory)"
+    assert tr.registration_line == (
+        "fwkplugin.Register(evolvedadaptivescorer.EvolvedAdaptiveScorerType, fwkplugin.StabilityAlpha, "
+        "evolvedadaptivescorer.EvolvedAdaptiveScorerFactory)"
     )
     assert tr.registration_import == f'evolvedadaptivescorer "github.com/llm-d/llm-d-router/{pdir}"'
     assert f"{pdir}/README.md" in tr.files
@@ -53,24 +58,33 @@ def test_plugin_plumbing(example):
 
 def test_thresholds_become_parameters_with_evolved_defaults(example):
     _, _an, tr = example
-    assert tr.summary.thresholds["loadThreshold"] == 7
+    assert tr.summary.thresholds["loadHighThreshold"] == 7
+    assert tr.summary.thresholds["loadLowThreshold"] == 4.5  # names say the role, not loadThreshold2
     assert tr.summary.thresholds["kvUtilizationThreshold"] == 0.82
     main = next(t for p, t in tr.files.items() if p.endswith("evolved_adaptive_scorer.go"))
-    assert re.search(r"LoadThreshold:\s+7,", main)
+    assert re.search(r"LoadHighThreshold:\s+7,", main)
+    assert 'KVUtilizationThreshold float64 `json:"kvUtilizationThreshold"`' in main  # Go initialisms
     evolved = next(t for p, t in tr.files.items() if p.endswith("evolved.go"))
-    assert "load > ws.params.LoadThreshold" in evolved
+    assert "load > ws.params.LoadHighThreshold" in evolved
     assert "> 0.82" not in evolved  # every evolved number on a signal is a parameter
 
 
 def test_adapter_has_one_annotated_line_per_signal(example, dictionary):
     _, _, tr = example
     adapter = next(t for p, t in tr.files.items() if p.endswith("adapter.go"))
+    lines = adapter.splitlines()
     for sig in ("QueueDepth", "KVUtilization", "BatchSize", "InFlightRequests"):
-        [line] = [ln for ln in adapter.splitlines() if ln.strip().startswith(f"s.{sig} = ")]
-        assert dictionary.signal(sig).llmd.expr in line
-        assert "BLIS assumes" in line and "verify via Track B hypothesis" in line
-    [cache] = [ln for ln in adapter.splitlines() if "s.CacheHitRate = " in ln]
-    assert "untranslatable" in cache
+        [i] = [k for k, ln in enumerate(lines) if ln.strip().startswith(f"s.{sig} = ")]
+        expr = dictionary.signal(sig).llmd.expr
+        assert expr in lines[i] or f"{sig[0].lower()}{sig[1:]}Signal(" in lines[i]
+        above = []
+        k = i - 1
+        while lines[k].strip().startswith("//"):  # the annotation sits above the line
+            above.insert(0, lines[k].strip().removeprefix("//").strip())
+            k -= 1
+        assert "BLIS assumes" in " ".join(above) and "Verify via Track B hypothesis" in " ".join(above)
+    at = next(k for k, ln in enumerate(lines) if "s.CacheHitRate = " in ln)
+    assert "no llm-d source" in " ".join(lines[at - 2 : at])
 
 
 def test_line_map_points_at_the_evolved_lines(example):
@@ -83,6 +97,8 @@ def test_line_map_points_at_the_evolved_lines(example):
         g, s = generated[gline - 1].strip(), original[sline - 1].strip()
         if "params." in g or not g:
             continue
+        if "EVOLVE-BLOCK" in s or re.match(r"//\s*(HYPOTHESIS|MECHANISM|EXPECT)-\d", s):
+            continue  # hypothesis-mode comments stay in the report, not in shipped code
         for new, old in (
             ("weightedScoring", "WeightedScoring"),
             ("routerState", "RouterState"),
@@ -101,10 +117,19 @@ def test_epp_config(example):
     cfg = yaml.safe_load(tr.epp_config)
     assert cfg["apiVersion"] == "llm-d.ai/v1alpha1" and cfg["kind"] == "EndpointPickerConfig"
     plugins = {p["type"]: p for p in cfg["plugins"]}
-    assert plugins["evolved-adaptive-scorer"]["parameters"]["loadThreshold"] == 7
+    assert plugins["evolved-adaptive-scorer"]["parameters"]["loadHighThreshold"] == 7
+    # The prefix term is carried, so no scorer holds a delegated share of the BLIS weights.
     weights = {p["pluginRef"]: p.get("weight") for p in cfg["schedulingProfiles"][0]["plugins"]}
-    assert weights == {"evolved-adaptive-scorer": 7, "prefix-cache-scorer": 3, "max-score-picker": None}
+    assert weights == {"evolved-adaptive-scorer": 1, "max-score-picker": None}
+    assert {"approx-prefix-cache-producer", "inflight-load-producer"} <= set(plugins)
     assert "--allow-experimental-plugins" in tr.epp_config
+    # A simulator-scale threshold is live only with a note at its config line (and a finding anchored there).
+    lines = tr.epp_config.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.strip().startswith("loadHighThreshold:"))
+    assert "simulator scale" in lines[at - 2] + lines[at - 1]
+    sim = [f for f in tr.findings if f.check == "hazard.sim-scale-threshold" and f.source_line == 204]
+    assert sim and sim[0].file == "deploy/config/evolved-adaptive-scorer-epp-config.yaml"
+    assert sim[0].line == at + 1
 
 
 def test_report_lists_every_signal_with_source_fidelity_and_freshness(example, dictionary):
@@ -132,7 +157,7 @@ def test_summary(example):
 def test_admission_becomes_an_admitter(dictionary):
     _, _, tr = translate_path(FIXTURES / "admission_gate.go", dictionary, "evolved-load-gate")
     main = next(t for p, t in tr.files.items() if p.endswith("evolved_load_gate.go"))
-    assert "var _ requestcontrol.Admitter = &EvolvedLoadGate{}" in main
+    assert "_ requestcontrol.Admitter = &EvolvedLoadGate{}" in main
     assert "errcommon.ResourceExhausted" in main
     assert tr.summary.package_dir.startswith("pkg/epp/framework/plugins/requestcontrol/admitter/")
     assert "cannot reject a request" in tr.report_markdown  # the Map A change from the seed's Filter
@@ -142,6 +167,7 @@ def test_scheduling_becomes_a_queue_position_scorer(dictionary):
     _, _, tr = translate_path(FIXTURES / "scheduling_priority.py", dictionary, "evolved-aging")
     main = next(t for p, t in tr.files.items() if p.endswith("evolved_aging.go"))
     assert "func (s *EvolvedAging) queuePosition(" in main and "s.policy.OrderQueue(queue, clock)" in main
+    assert tr.summary.fidelity is not None and not tr.summary.fidelity.measured
     assert tr.summary.thresholds == {"arrivalTimeThreshold": 3_000_000}
     assert any(f.check == "translate.queue-order-as-score" for f in tr.findings)
 

@@ -56,25 +56,26 @@ def test_clean_branch_has_no_checklist_defects(branch, gate):
 def test_gate1_missing_freshness_annotation(branch):
     ctx, edit, _ = branch
     path = package_file(ctx, "InFlightRequests = ")
-    edit(
-        path,
-        lambda t: (
-            "\n".join(
-                text.split("//")[0].rstrip() if "InFlightRequests = " in text else text for text in t.splitlines()
-            )
-            + "\n"
-        ),
-    )
+
+    def drop_annotation(text: str) -> str:
+        lines = text.splitlines()
+        at = next(i for i, line in enumerate(lines) if "s.InFlightRequests = " in line)
+        start = at
+        while lines[start - 1].strip().startswith("//"):
+            start -= 1
+        return "\n".join(lines[:start] + lines[at:]) + "\n"
+
+    edit(path, drop_annotation)
     found = [f for f in review_gate(1, ctx) if f.check == "G1.freshness-annotation"]
     assert found and found[0].file == path and found[0].severity is Severity.IMPORTANT
 
 
 def test_gate1_broken_conventions_and_compile_error(branch):
     ctx, edit, _ = branch
-    path = package_file(ctx, "var _ scheduling.Scorer")
+    path = package_file(ctx, "_ scheduling.Scorer")
     edit(
         path,
-        lambda t: re.sub(r"var _ scheduling\.Scorer = [^\n]+\n", "", t).replace(
+        lambda t: re.sub(r"\t_ scheduling\.Scorer\s+= [^\n]+\n", "", t).replace(
             "return ", "return undefinedThing + ", 1
         ),
     )

@@ -2,8 +2,8 @@ package sim
 
 import (
 	"container/list"
-	"fmt"
 	"hash/fnv"
+	"strconv"
 )
 
 // defaultLRUCapacity is how many block hashes the router-side index keeps per instance.
@@ -33,11 +33,15 @@ func (idx *PrefixCacheIndex) ComputeBlockHashes(tokens []TokenID) []string {
 	n := len(tokens) / idx.blockSize
 	hashes := make([]string, 0, n)
 	h := fnv.New64a()
+	buf := make([]byte, 0, 8*idx.blockSize)
 	for b := 0; b < n; b++ {
+		buf = buf[:0]
 		for _, t := range tokens[b*idx.blockSize : (b+1)*idx.blockSize] {
-			fmt.Fprintf(h, "%d,", t)
+			buf = strconv.AppendInt(buf, int64(t), 10)
+			buf = append(buf, ',')
 		}
-		hashes = append(hashes, fmt.Sprintf("%x", h.Sum64()))
+		_, _ = h.Write(buf)
+		hashes = append(hashes, strconv.FormatUint(h.Sum64(), 16))
 	}
 	return hashes
 }

@@ -1,0 +1,167 @@
+"""The signal adapter: one assignment per BLIS signal, from what llm-d has, with its freshness note.
+
+Each line's expression is the dictionary's (Map B) ``llmd.expr``; untranslatable signals get the
+zero value the dictionary's fallback calls for, and the comment above every line says where the
+value comes from, how fresh it is compared with BLIS, and which Track B hypothesis checks the gap.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bot.dictionary import Dictionary, SignalEntry
+from bot.golang.analysis_types import Analysis
+from bot.golang.gonames import comment_lines, lower_camel
+
+#: The dictionary's wall-clock expression; the plugin reads its own clock (``now``) instead.
+WALL_CLOCK_EXPR = "time.Now().UnixMicro()"
+
+
+@dataclass
+class AdapterLine:
+    target: str  # Go lvalue inside the adapter, e.g. s.QueueDepth
+    expr: str
+    comment: str
+    signal: str
+    scope: str
+    status: str  # mapped | untranslatable | unknown
+    uses_req: bool = False
+    uses_m: bool = False
+    source_lines: list[int] = field(default_factory=list)
+    helper: str | None = None  # helper func holding a multi-statement expression
+    helper_type: str | None = None
+    entry: SignalEntry | None = None
+    helper_params: list[str] = field(default_factory=list)
+    helper_body: str = ""
+    uses_now: bool = False
+
+    @property
+    def comment_lines(self) -> list[str]:
+        """The annotation as comment lines above the assignment, within the line-length limit."""
+        return comment_lines(self.comment)
+
+
+def zero_value(go_type: str) -> str:
+    if go_type in ("int", "int64", "int32", "float64", "float32", "uint64"):
+        return "0"
+    if go_type == "string":
+        return '""'
+    if go_type == "bool":
+        return "false"
+    return "nil"
+
+
+def _annotation(entry: SignalEntry | None, status: str, name: str) -> str:
+    if status == "unknown":
+        return f"UNMAPPED: {name} has no dictionary entry; zero only so the package compiles (hazard.unmapped-signal)."
+    if status == "untranslatable":
+        return f"{name} has no llm-d source (Map B): the dictionary's fallback is to omit the term, so it reads 0."
+    assert entry is not None and entry.llmd is not None
+    fid = entry.fidelity
+    if entry.freshness.gap:
+        hyp = entry.gaps[0] if entry.gaps else f"freshness/{entry.name}"
+        return (
+            f"{name}: {_short(entry.llmd.source)}. BLIS assumes {_short(entry.freshness.blis)}; llm-d: "
+            f"{_short(entry.freshness.llmd)}. Verify via Track B hypothesis {hyp} (fidelity {fid})."
+        )
+    return f"{name}: {_short(entry.llmd.source)} (fidelity {fid})."
+
+
+def _short(text: str) -> str:
+    t = " ".join(text.split())
+    t = t.split(". ")[0].rstrip(".")
+    first = t.split(" ", 1)[0]
+    # Lower-case a leading ordinary word ("Periodic" -> "periodic"), never an identifier (InFlightLoad).
+    return t[0].lower() + t[1:] if re.fullmatch(r"[A-Z][a-z]+[:,]?", first) else t
+
+
+def adapter_lines(an: Analysis, d: Dictionary) -> tuple[list[AdapterLine], list[AdapterLine], list[AdapterLine]]:
+    """(snapshot lines, request lines, state lines) in a stable order."""
+    first_lines: dict[tuple[str, str], list[int]] = {}
+    for u in an.signals:
+        first_lines.setdefault((u.scope if u.scope != "method" else "snapshot", u.name), []).append(u.line)
+    snaps: list[AdapterLine] = []
+    for name, typ in sorted(an.snapshot_fields.items()):
+        if name == "ID":
+            continue
+        entry = d.signal(name, "snapshot")
+        snaps.append(_line("s." + name, name, "snapshot", typ, entry, first_lines.get(("snapshot", name), [])))
+    reqs: list[AdapterLine] = []
+    for name, typ in sorted(an.request_fields.items()):
+        entry = d.signal(name, "request")
+        if name == "InputTokens":
+            reqs.append(
+                _line("r.numInputTokens", name, "request", "int", entry, first_lines.get(("request", name), []))
+            )
+            continue
+        if name == "OutputTokens":
+            reqs.append(
+                AdapterLine(
+                    "r.numOutputTokens",
+                    "0",
+                    "INV-9: output tokens are oracle knowledge, unknowable before generation; always 0.",
+                    name,
+                    "request",
+                    "untranslatable",
+                    source_lines=first_lines.get(("request", name), []),
+                    entry=entry,
+                )
+            )
+            continue
+        reqs.append(_line("r." + name, name, "request", typ, entry, first_lines.get(("request", name), [])))
+    states: list[AdapterLine] = []
+    for name, typ in sorted(an.state_fields.items()):
+        entry = d.signal(name, "state")
+        states.append(_line("state." + name, name, "state", typ, entry, first_lines.get(("state", name), [])))
+    return snaps, reqs, states
+
+
+def _line(target: str, name: str, scope: str, typ: str, entry: SignalEntry | None, lines: list[int]) -> AdapterLine:
+    if entry is None:
+        return AdapterLine(
+            target,
+            zero_value(typ or "float64"),
+            _annotation(None, "unknown", name),
+            name,
+            scope,
+            "unknown",
+            source_lines=lines,
+        )
+    if entry.llmd is None:
+        return AdapterLine(
+            target,
+            zero_value(typ or entry.blis_type),
+            _annotation(entry, "untranslatable", name),
+            name,
+            scope,
+            "untranslatable",
+            source_lines=lines,
+            entry=entry,
+        )
+    expr = " ".join(entry.llmd.expr.split())
+    uses_now = expr == WALL_CLOCK_EXPR
+    if uses_now:  # the plugin's clock, so tests (and the harness) can set the time
+        expr = "now"
+    line = AdapterLine(
+        target, expr, _annotation(entry, "mapped", name), name, scope, "mapped", source_lines=lines, entry=entry
+    )
+    line.uses_now = uses_now
+    line.uses_req = bool(re.search(r"\breq\b", expr))
+    line.uses_m = bool(re.search(r"\bm\b", expr))
+    if "{" in expr:  # multi-statement expression: keep one adapter line per signal via a helper
+        line.helper = f"{lower_camel(name)}Signal"
+        line.helper_type = entry.go_type if entry.go_type != "[]TokenID" else "int"
+        params = []
+        if line.uses_m:
+            params.append("m")
+        if line.uses_req:
+            params.append("req")
+        if re.search(r"\bep\b", expr):
+            params.append("ep")
+        if re.search(r"\bendpoints\b", expr):
+            params.append("endpoints")
+        line.expr = f"{line.helper}({', '.join(params)})"
+        line.helper_params = params
+        line.helper_body = expr
+    return line

@@ -1,0 +1,204 @@
+"""The analysis result types and the BLIS names they refer to, shared by analysis, hazards and generation.
+
+Kept apart from the walk that fills them so the hazard checks and the generator import plain data
+types, never the analysis itself (imports point down: analyze -> hazards -> analysis_types).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import tree_sitter
+
+from bot.golang.source import EvolvedSource
+from bot.model import Finding, PolicyKind
+
+Node = tree_sitter.Node
+
+#: BLIS built-in policies copied alongside the evolved one; never the evolved host.
+BUILTIN_RECEIVERS = {
+    "RoundRobin",
+    "LeastLoaded",
+    "AlwaysBusiest",
+    "PrefixAffinity",
+    "AlwaysAdmit",
+    "TokenBucket",
+    "RejectAll",
+    "TierShedAdmission",
+    "GAIELegacyAdmission",
+    "TenantBudgetAdmission",
+    "FCFSScheduler",
+    "PriorityFCFSScheduler",
+    "SJFScheduler",
+    "ReversePriority",
+    "ReversePriorityScheduler",
+}
+
+#: BLIS types the generated package re-declares (reduced to what the evolved code uses).
+SHIMMED_TYPES = {
+    "RoutingSnapshot": "routingSnapshot",
+    "RouterState": "routerState",
+    "Request": "blisRequest",
+    "RoutingDecision": "routingDecision",
+    "TokenID": "tokenID",
+    "scorerFunc": "scorerFunc",
+    "observerFunc": "observerFunc",
+}
+SHIMMED_FUNCS = {
+    "NewRoutingDecision": "newRoutingDecision",
+    "NewRoutingDecisionWithScores": "newRoutingDecisionWithScores",
+}
+#: Interfaces and plumbing of the copied BLIS file that are never carried over.
+NEVER_CARRIED = {
+    "RoutingPolicy",
+    "AdmissionPolicy",
+    "InstanceScheduler",
+    "PriorityPolicy",
+    "NewRoutingPolicy",
+    "NewAdmissionPolicy",
+    "NewScheduler",
+    "NewRoutingSnapshot",
+    "EffectiveLoad",
+}
+
+SIGNATURES = {
+    PolicyKind.ROUTING: "func (p *X) Route(req *Request, state *RouterState) RoutingDecision",
+    PolicyKind.ADMISSION: "func (p *X) Admit(req *Request, state *RouterState) (bool, string)",
+    PolicyKind.SCHEDULING: "func (p *X) OrderQueue(requests []*Request, clock int64)",
+}
+
+EXPR_TYPES = {
+    "identifier",
+    "selector_expression",
+    "call_expression",
+    "index_expression",
+    "slice_expression",
+    "binary_expression",
+    "unary_expression",
+    "parenthesized_expression",
+    "composite_literal",
+    "func_literal",
+    "type_assertion_expression",
+    "type_conversion_expression",
+    "int_literal",
+    "float_literal",
+    "interpreted_string_literal",
+    "raw_string_literal",
+    "rune_literal",
+    "true",
+    "false",
+    "nil",
+    "iota",
+    "imaginary_literal",
+}
+COMPARE = {"<", "<=", ">", ">=", "==", "!="}
+FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+LOAD_SIGNALS = {"QueueDepth", "BatchSize", "InFlightRequests", "EffectiveLoad"}
+KV_FRACTION = {"KVUtilization"}
+KV_ABSOLUTE = {"FreeKVBlocks", "KvTokensInUse", "TotalKvCapacityTokens"}
+
+
+@dataclass
+class SignalUse:
+    """One read of a BLIS signal in the evolved logic (or in code it calls)."""
+
+    name: str  # canonical dictionary name, or the written name when the dictionary has none
+    written: str  # as written: PendingRequests, InputLen, ...
+    scope: str  # snapshot | request | state | method
+    line: int  # original file line
+    via: str  # how it was reached: field, alias x, EffectiveLoad(), len(), helper f, baseline scorer term
+    known: bool  # the dictionary has an entry
+
+
+@dataclass
+class Occurrence:
+    start: int  # byte offsets in src.go_text of the literal (or of the unary minus around it)
+    end: int
+    line: int  # original line
+    role: str
+    op: str | None = None  # comparison with the subject on the left
+    cond_id: int | None = None  # id of the comparison node (tests target the branch it guards)
+    owner: str | None = None  # function holding it
+
+
+@dataclass
+class Threshold:
+    """A number the evolved logic compares a signal against or combines it with; becomes a plugin parameter."""
+
+    value: float
+    literal: str
+    go_type: str | None  # int | int64 | float64 ; None = type unknown -> not parameterized
+    role: str  # threshold | offset | coefficient | floor | cap | exponent | factor
+    signals: list[str]
+    subject: str  # source text of the operand the number relates to
+    base: str  # name stem for the parameter
+    line: int
+    occurrences: list[Occurrence] = field(default_factory=list)
+    param: str | None = None  # lowerCamel JSON name
+    field: str | None = None  # Go field name of Parameters
+    reason: str | None = None  # why it is not a parameter
+    scale: str | None = None  # dictionary blis_scale of its signals
+
+    @property
+    def lines(self) -> list[int]:
+        return sorted({o.line for o in self.occurrences})
+
+
+@dataclass
+class FuncInfo:
+    node: Node
+    name: str
+    receiver_type: str | None
+    receiver_var: str | None
+    receiver_pointer: bool
+    params: list[tuple[str, str]]  # (name, type text)
+    result: str
+    kind: PolicyKind | None = None
+    legacy: bool = False
+
+    @property
+    def label(self) -> str:
+        return f"{self.receiver_type}.{self.name}" if self.receiver_type else self.name
+
+
+@dataclass
+class Analysis:
+    kind: PolicyKind
+    host: str
+    signals: list[SignalUse]
+    thresholds: list[Threshold]
+    findings: list[Finding]
+    src: EvolvedSource | None = None
+    host_info: FuncInfo | None = None
+    helpers: list[FuncInfo] = field(default_factory=list)  # functions/methods the host calls, carried over
+    types: list[Node] = field(default_factory=list)  # type declarations carried over
+    constructor: FuncInfo | None = None
+    receiver_decl: Node | None = None  # type_spec of the receiver struct, when the file declares it
+    receiver_fields: dict[str, str] = field(default_factory=dict)  # field -> Go type (declared or inferred)
+    imports: dict[str, str] = field(default_factory=dict)  # package name -> import path used by carried code
+    snapshot_fields: dict[str, str] = field(default_factory=dict)  # canonical field -> Go type
+    request_fields: dict[str, str] = field(default_factory=dict)
+    state_fields: dict[str, str] = field(default_factory=dict)
+    uses_scorers: bool = False
+    uses_rng: bool = False
+    uses_observers: bool = False
+    uses_input_len_method: bool = False
+    token_slice_used: bool = False  # InputTokens used as a slice (not only len())
+    output_slice_used: bool = False
+    token_elem: str = "tokenID"  # Go element type of token slices in the carried code
+    decision_priority: bool = False  # RoutingDecision.Priority written
+    era: str = "head"
+    literal_nodes: dict[int, Threshold] = field(default_factory=dict)  # literal start byte -> threshold
+    cond_nodes: dict[int, Node] = field(default_factory=dict)  # comparison node id -> node
+    bool_aliases: dict[str, Node] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    pseudo_signals: set[str] = field(default_factory=set)
+    var_signals: dict[str, set[str]] = field(default_factory=dict)  # "Func::var" -> signals its value derives from
+
+    @property
+    def signal_names(self) -> list[str]:
+        return sorted({s.name for s in self.signals})
+
+    def line_of(self, node: Node) -> int:
+        assert self.src is not None
+        return self.src.to_original_line(node.start_point[0] + 1)

@@ -1,0 +1,298 @@
+"""Carrying the evolved code into the plugin: the same declarations, renamed to the plugin's types.
+
+``carry_function``/``carry_type`` copy one top-level declaration from the evolved file with a list of
+byte-range edits applied: BLIS types to the plugin's local types, ``PendingRequests`` to
+``InFlightRequests``, ``len(req.InputTokens)`` to the adapter's token count, evolved numbers to
+``Parameters`` fields. Everything else is as evolved, so a reviewer can diff it line by line.
+Hypothesis-mode comments (``EVOLVE-BLOCK``, ``HYPOTHESIS-n``, ``MECHANISM-n``, ``EXPECT-n``) are
+blanked: they describe the simulation run and are kept in the translation report instead.
+
+``watch_edits`` wraps the subject of every threshold comparison in ``promotionWatch(...)``: used only
+for the harness copy of the plugin, so test inputs can be chosen from the values the compiled logic
+really compares (never shipped).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bot.golang.analysis_types import SHIMMED_FUNCS, SHIMMED_TYPES, Analysis, Threshold
+from bot.golang.gonames import lower_camel
+from bot.golang.gotree import named, text_of, walk
+from bot.golang.source import EvolvedSource
+
+MARKER_COMMENT = re.compile(r"^//\s*(EVOLVE-BLOCK-(START|END)|(HYPOTHESIS|MECHANISM|EXPECT)-\d+\s*:)")
+
+
+@dataclass
+class Edit:
+    start: int
+    end: int
+    text: str
+
+
+@dataclass
+class Carried:
+    """One top-level declaration carried from the evolved file, with its edits applied."""
+
+    text: str
+    source_start_line: int  # original line of the first line
+    node_start: int
+    mapped_lines: int | None = None  # how many leading lines map 1:1 to the source (None: all)
+
+
+_GENERATED_NAMES = {
+    "Parameters",
+    "DefaultParameters",
+    "ScorerConfig",
+    "newRoutingSnapshot",
+    "newBlisRequest",
+    "newRouterState",
+    "endpointID",
+    "newScorer",
+    "scorePrefixAffinity",
+    "scorePrecisePrefixCache",
+    "scoreActiveRequests",
+    "scoreRunningRequests",
+    "scoreLoadAware",
+    "scoreVLLMDP",
+    "invertedMinMax",
+    "baselineScorers",
+    "promotionWatch",
+    "scoreQueueDepth",
+    "scoreKVUtilization",
+    "scoreLoadBalance",
+    "normalizeWeights",
+    "endpointScores",
+    "routingSnapshot",
+    "blisRequest",
+    "routerState",
+    "routingDecision",
+    "newRoutingDecision",
+    "newRoutingDecisionWithScores",
+    "scorerFunc",
+    "observerFunc",
+    "tokenID",
+    "newPolicy",
+    "incumbent",
+    "queuePosition",
+}
+
+
+@dataclass
+class GoNames:
+    types: dict[str, str] = field(default_factory=dict)  # original -> generated (type identifiers)
+    idents: dict[str, str] = field(default_factory=dict)  # original -> generated (value identifiers: funcs)
+    receiver: str = "evolvedPolicy"
+    receiver_var: dict[int, str] = field(default_factory=dict)  # method node start -> receiver var used for params
+
+
+def plan_names(src: EvolvedSource, an: Analysis, plugin_struct: str) -> GoNames:
+    names = GoNames()
+    reserved = set(_GENERATED_NAMES) | {plugin_struct, plugin_struct + "Type", plugin_struct + "Factory"}
+    reserved.add("New" + plugin_struct)
+    names.types.update(SHIMMED_TYPES)
+    names.idents.update(SHIMMED_FUNCS)
+    host = an.host_info
+    assert host is not None
+    recv = host.receiver_type or "evolvedPolicy"
+    gen = lower_camel(recv)
+    if gen in reserved:
+        gen += "Evolved"
+    names.receiver = gen
+    names.types[recv] = gen
+    for spec in an.types:
+        nm = text_of(src, spec.child_by_field_name("name"))
+        new = lower_camel(nm)
+        if new in reserved or new in names.types.values():
+            new += "Evolved"
+        names.types[nm] = new
+    for f in an.helpers + ([an.constructor] if an.constructor else []):
+        if f.receiver_type is None:
+            new = lower_camel(f.name)
+            if new in reserved:
+                new += "Evolved"
+            names.idents[f.name] = new
+    return names
+
+
+def _param_ref(recv_var: str, th: Threshold) -> str:
+    return f"{recv_var}.params.{th.field}"
+
+
+def carry_function(
+    src: EvolvedSource, an: Analysis, f, names: GoNames, extra: list[Edit] | None = None, *, instrument: bool = False
+) -> Carried:
+    node = f.node
+    edits: list[Edit] = list(extra or [])
+    edits += marker_edits(src, node)
+    if instrument:
+        edits += watch_edits(src, an, node)
+    recv_var = f.receiver_var
+    if f.receiver_type is not None and recv_var is None:
+        # unnamed receiver: name it so the parameters can be reached
+        recv = node.child_by_field_name("receiver")
+        decl = next(c for c in recv.children if c.type == "parameter_declaration")
+        t = decl.child_by_field_name("type")
+        body_text = text_of(src, node.child_by_field_name("body"))
+        recv_var = "p" if not re.search(r"\bp\b", body_text) else "evolvedReceiver"
+        name_node = decl.child_by_field_name("name")
+        if name_node is not None:  # `_`
+            edits.append(Edit(name_node.start_byte, name_node.end_byte, recv_var))
+        else:
+            edits.append(Edit(t.start_byte, t.start_byte, recv_var + " "))
+    names.receiver_var[node.start_byte] = recv_var or ""
+    edits += _common_edits(src, an, node, names, recv_var if f.receiver_type is not None else None)
+    start = _leading_comment_start(node)
+    return Carried(
+        _apply(src, start.start_byte, node.end_byte, edits),
+        src.to_original_line(start.start_point[0] + 1),
+        node.start_byte,
+    )
+
+
+def _leading_comment_start(node):
+    """The first of the comment lines directly above a declaration (its doc comment), else the node."""
+    first = node
+    prev = node.prev_sibling
+    while prev is not None and prev.type == "comment" and prev.end_point[0] + 1 >= first.start_point[0]:
+        first = prev
+        prev = prev.prev_sibling
+    return first
+
+
+def _common_edits(src: EvolvedSource, an: Analysis, node, names: GoNames, recv_var: str | None) -> list[Edit]:
+    edits: list[Edit] = []
+    for n in walk(node):
+        t = n.type
+        if t == "type_identifier":
+            nm = text_of(src, n)
+            if nm in names.types and names.types[nm] != nm:
+                edits.append(Edit(n.start_byte, n.end_byte, names.types[nm]))
+        elif t == "identifier":
+            nm = text_of(src, n)
+            parent = n.parent
+            if nm in names.idents and names.idents[nm] != nm:
+                edits.append(Edit(n.start_byte, n.end_byte, names.idents[nm]))
+            elif (
+                nm in names.types
+                and names.types[nm] != nm
+                and parent is not None
+                and parent.type in ("composite_literal", "call_expression", "type_conversion_expression")
+            ):
+                edits.append(Edit(n.start_byte, n.end_byte, names.types[nm]))
+        elif t == "field_identifier" and text_of(src, n) == "PendingRequests":
+            edits.append(Edit(n.start_byte, n.end_byte, "InFlightRequests"))
+        elif t == "call_expression":
+            fn = n.child_by_field_name("function")
+            args = n.child_by_field_name("arguments")
+            if fn is not None and text_of(src, fn) == "len" and args is not None and len(named(args)) == 1:
+                a = named(args)[0]
+                if a.type == "selector_expression":
+                    fld = text_of(src, a.child_by_field_name("field"))
+                    if fld in ("InputTokens", "OutputTokens"):
+                        edits.append(Edit(n.start_byte, a.start_byte, ""))
+                        edits.append(
+                            Edit(
+                                a.child_by_field_name("field").start_byte,
+                                n.end_byte,
+                                "numInputTokens" if fld == "InputTokens" else "numOutputTokens",
+                            )
+                        )
+        elif t in ("int_literal", "float_literal", "unary_expression"):
+            th = an.literal_nodes.get(n.start_byte)
+            if (
+                th is not None
+                and th.param
+                and recv_var
+                and any(o.start == n.start_byte and o.end == n.end_byte for o in th.occurrences)
+            ) and not _inside_const(n):
+                edits.append(Edit(n.start_byte, n.end_byte, _param_ref(recv_var, th)))
+    return edits
+
+
+def _inside_const(n) -> bool:
+    p = n.parent
+    while p is not None:
+        if p.type == "const_declaration":
+            return True
+        p = p.parent
+    return False
+
+
+def _apply(src: EvolvedSource, start: int, end: int, edits: list[Edit]) -> str:
+    data = src.go_bytes
+    inside = sorted((e for e in edits if start <= e.start and e.end <= end), key=lambda e: (e.start, e.end))
+    out: list[bytes] = []
+    pos = start
+    for e in inside:
+        if e.start < pos:  # overlapping edit: the outer one already replaced this range
+            continue
+        out.append(data[pos : e.start])
+        out.append(e.text.encode("utf-8"))
+        pos = e.end
+    out.append(data[pos:end])
+    return b"".join(out).decode("utf-8")
+
+
+def carry_type(src: EvolvedSource, an: Analysis, spec, names: GoNames, add_params: bool) -> Carried:
+    edits = _common_edits(src, an, spec, names, None)
+    decl = spec.parent if spec.parent is not None and spec.parent.type == "type_declaration" else spec
+    doc = (
+        _leading_comment_start(decl)
+        if decl is not spec and len([c for c in decl.children if c.type == "type_spec"]) == 1
+        else spec
+    )
+    prefix = _apply(src, doc.start_byte, decl.start_byte, []) if doc is not spec else ""
+    text = _apply(src, spec.start_byte, spec.end_byte, edits)
+    mapped = (prefix + "type " + text).count("\n") + 1
+    if add_params:
+        mapped -= 1  # the closing brace moves below the inserted field
+        t = spec.child_by_field_name("type")
+        if t is not None and t.type == "struct_type":
+            idx = text.rfind("}")
+            inner = text[:idx].rstrip()
+            if inner.endswith("{"):
+                text = inner + "\n\tparams Parameters\n}"
+            else:
+                text = (
+                    inner + "\n\n\t// params are the plugin parameters (the evolved numbers).\n\tparams Parameters\n}"
+                )
+    first = doc if doc is not spec else spec
+    return Carried(prefix + "type " + text, src.to_original_line(first.start_point[0] + 1), spec.start_byte, mapped)
+
+
+def marker_edits(src: EvolvedSource, node) -> list[Edit]:
+    """Blank the hypothesis-mode comment lines inside a declaration."""
+    return [
+        Edit(n.start_byte, n.end_byte, "")
+        for n in walk(node)
+        if n.type == "comment" and MARKER_COMMENT.match(text_of(src, n))
+    ]
+
+
+def watch_id(th: Threshold, line: int) -> str:
+    return f"{th.param}@{line}"
+
+
+def watch_edits(src: EvolvedSource, an: Analysis, node) -> list[Edit]:
+    """Wrap each threshold comparison's subject inside ``node`` in promotionWatch(id, subject)."""
+    edits: list[Edit] = []
+    lo, hi = node.start_byte, node.end_byte
+    for th in an.thresholds:
+        if not th.param:
+            continue
+        for occ in th.occurrences:
+            if occ.role != "threshold" or occ.cond_id is None or not (lo <= occ.start < hi):
+                continue
+            cond = an.cond_nodes.get(occ.cond_id)
+            if cond is None:
+                continue
+            left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+            subject = right if left is not None and left.start_byte <= occ.start < left.end_byte else left
+            if subject is None:
+                continue
+            edits.append(Edit(subject.start_byte, subject.start_byte, f'promotionWatch("{watch_id(th, occ.line)}", '))
+            edits.append(Edit(subject.end_byte, subject.end_byte, ")"))
+    return edits

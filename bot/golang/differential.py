@@ -1,0 +1,148 @@
+"""Agreement between the BLIS original and the plugin, and the cause of every disagreement.
+
+The harness runs both on the same sampled states once as deployed and once per *mapping switched
+off* (``bot.golang.harness_world``). A disagreement is attributed to a mapping when switching that
+mapping off raises the state's agreement (the documented differences between the views first, then,
+for what they leave unexplained, each adapter line bypassed in turn); one no single mapping explains but switching all of them
+off does is "several mappings together"; one that survives all of them is "score composition" (how
+the plugin's scores are rescaled and combined with the other scorers, and picker ties). Pure.
+
+Agreement of one routing state is the probability both pick the same endpoint when each picks
+uniformly among its own best (BLIS: among equal scores when its rng breaks ties, else its target;
+llm-d: max-score-picker shuffles equal totals); of one admission state, 1 when both admit or both
+reject.
+"""
+
+from __future__ import annotations
+
+from bot.model import Fidelity, FidelityCause
+
+AS_DEPLOYED = "as-deployed"
+ALL_OFF = "all-off"
+COMPOSITION = "score-composition"
+SEVERAL = "several-mappings"
+SIGNAL = "signal:"
+EXAMPLES = 3
+
+
+def state_agreement(kind: str, result: dict) -> float | None:
+    """Agreement of one state's pair of decisions; None when either side failed."""
+    blis, llmd = result.get("blis", {}), result.get("llmd", {})
+    if blis.get("error") or llmd.get("error"):
+        return None
+    if kind == "admission":
+        return 1.0 if bool(blis.get("admit")) == bool(llmd.get("admit")) else 0.0
+    target = blis.get("target")
+    scores = blis.get("scores") or {}
+    best = {target} if target else set()
+    if blis.get("randomTies") and scores and target in scores:
+        top = max(scores.values())
+        best = {k for k, v in scores.items() if abs(v - top) <= 1e-12}
+    picked = set(llmd.get("best") or [])
+    if not best or not picked:
+        return 0.0
+    return len(best & picked) / (len(best) * len(picked))
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, mappings: dict[str, dict]) -> Fidelity:
+    """Fidelity from the harness input (runs with their states) and its output (decisions per run)."""
+    kind = inp["kind"]
+    runs = {r["name"]: r for r in out.get("runs", [])}
+    states = {r["name"]: r["states"] for r in inp.get("runs", [])}
+    base = runs.get(AS_DEPLOYED)
+    if base is None:
+        return Fidelity(measured=False, reason="the harness returned no as-deployed run")
+    base_agree = [state_agreement(kind, r) for r in base["results"]]
+    valid = [i for i, a in enumerate(base_agree) if a is not None]
+    errors = len(base_agree) - len(valid)
+    agreement = _mean([base_agree[i] for i in valid])
+    per_run: dict[str, list[float | None]] = {
+        name: [state_agreement(kind, r) for r in run["results"]] for name, run in runs.items()
+    }
+    disagreeing = [i for i in valid if base_agree[i] < 1.0 - 1e-9]
+    explained: dict[str, list[int]] = {}
+    several, composition = [], []
+    single = [m for m in per_run if m not in (AS_DEPLOYED, ALL_OFF)]
+    world = [m for m in single if not m.startswith(SIGNAL)]
+    signals = [m for m in single if m.startswith(SIGNAL)]
+    for i in disagreeing:
+        causes = [m for m in world if (per_run[m][i] or 0.0) > base_agree[i] + 1e-9]
+        if not causes:  # an adapter line, when no documented difference between the views explains it
+            causes = [m for m in signals if (per_run[m][i] or 0.0) > base_agree[i] + 1e-9]
+        for m in causes:
+            explained.setdefault(m, []).append(i)
+        if not causes:
+            all_off = per_run.get(ALL_OFF, [None] * len(base_agree))[i]
+            (several if all_off is not None and all_off > base_agree[i] + 1e-9 else composition).append(i)
+    causes_out = []
+    for m, idx in explained.items():
+        info = mappings.get(m, {})
+        causes_out.append(
+            FidelityCause(
+                mapping=m,
+                title=info.get("title", m),
+                why=info.get("why", ""),
+                states=len(idx),
+                agreement_without=round(_mean([a for a in per_run[m] if a is not None]), 4),
+                examples=[describe(kind, states[AS_DEPLOYED][i], base["results"][i]) for i in idx[:EXAMPLES]],
+            )
+        )
+    if several:
+        causes_out.append(
+            FidelityCause(
+                mapping=SEVERAL,
+                title="several mappings together",
+                why="no single mapping switched off restores agreement, all of them together do",
+                states=len(several),
+                agreement_without=round(_mean([a for a in per_run.get(ALL_OFF, []) if a is not None]), 4),
+                examples=[describe(kind, states[AS_DEPLOYED][i], base["results"][i]) for i in several[:EXAMPLES]],
+            )
+        )
+    causes_out.sort(key=lambda c: (-c.states, c.mapping))
+    notes = [f"scorer {t} in the profile is not in the harness's mirror; left out" for t in out.get("unsupported", [])]
+    return Fidelity(
+        decision="the same admit or reject" if kind == "admission" else "the same endpoint",
+        states=len(valid),
+        seed=seed,
+        agreement=round(agreement, 4),
+        agreement_all_off=round(_mean([a for a in per_run.get(ALL_OFF, []) if a is not None]), 4),
+        floor=floor,
+        all_high_fidelity=all_high,
+        causes=causes_out,
+        unattributed=len(composition),
+        errors=errors,
+        notes=notes,
+    )
+
+
+def describe(kind: str, state: dict, result: dict) -> str:
+    """One line a person can check: the request, each endpoint as BLIS and llm-d see it, both decisions."""
+    blis, llmd = state["blis"], state["llmd"]
+    req = blis["request"]
+    who = f"request {req.get('ID')} ({req.get('InputTokens', 0)} tokens"
+    if req.get("SLOClass") is not None and kind == "admission":
+        who += f", class {req.get('SLOClass') or 'none'}"
+    if req.get("SessionID"):
+        who += ", session"
+    who += ")"
+    parts = []
+    for snap, ep in zip(blis["snapshots"], llmd["endpoints"], strict=False):
+        m = ep.get("metrics") or {}
+        prefix = ep.get("prefix") or {}
+        parts.append(
+            f"{snap['ID']}: BLIS q={snap['QueueDepth']} b={snap['BatchSize']} inflight={snap['InFlightRequests']} "
+            f"kv={snap['KVUtilization']:.2f}; llm-d q={m.get('WaitingQueueSize')} r={m.get('RunningRequestsSize')} "
+            f"kv={m.get('KVCacheUsagePercent', 0):.2f}; prefix {prefix.get('match', 0)}/{prefix.get('total', 0)}"
+        )
+    b, ld = result["blis"], result["llmd"]
+    if kind == "admission":
+        verdict = (
+            f"BLIS {'admits' if b.get('admit') else 'rejects'}, llm-d {'admits' if ld.get('admit') else 'rejects'}"
+        )
+    else:
+        verdict = f"BLIS picks {b.get('target')}, llm-d picks {' or '.join(ld.get('best') or ['nothing'])}"
+    return f"{who}; {'; '.join(parts)} -> {verdict}"

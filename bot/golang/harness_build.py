@@ -1,0 +1,212 @@
+"""The harness for one translation, as an execution request: Go files and the states to run.
+
+One ``ExecRequest("go-harness")`` carries everything the sandboxed job needs and nothing it must
+trust: the composed BLIS package (the evolved program plus the BLIS mirror, ``blis_mirror``), the
+plugin package as generated (comparisons watched) with a hook that reaches its adapter, the harness
+command, and as JSON the scheduling profile, the sampled states per mapping switched off (runs) and
+the probes that choose unit-test inputs. ``harness_run.execute_harness`` builds it once and runs it.
+Pure: text in, a request out.
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from bot.dictionary import Dictionary
+from bot.execution import ExecRequest
+from bot.golang import harness_world as world
+from bot.golang.analysis_types import Analysis
+from bot.golang.blis_mirror import compose
+from bot.golang.differential import ALL_OFF, AS_DEPLOYED
+from bot.golang.generate import MODULE, Generated, host_call_args
+from bot.golang.gonames import go_float, render
+from bot.golang.source import EvolvedSource
+from bot.model import PolicyKind
+
+KIND = "go-harness"
+SEED = 20260823
+STATES = {PolicyKind.ROUTING: 1200, PolicyKind.ADMISSION: 600}
+FLOOR_HIGH = 0.99  # every signal the logic reads is high-fidelity
+FLOOR_MIXED = 0.95  # some signal is medium or low fidelity (or untranslatable)
+_SCALARS = {"int", "int64", "int32", "float64", "float32", "string", "bool"}
+
+
+def profile(gen: Generated, kind: PolicyKind, plugin_type: str) -> list[dict]:
+    """The scheduling profile the EndpointPickerConfig declares: (type, weight, parameters)."""
+    cfg = yaml.safe_load(gen.epp_config) or {}
+    params = {p.get("name", p.get("type")): p for p in cfg.get("plugins", [])}
+    own = params.get(plugin_type, {}).get("parameters") or {}
+    if kind == PolicyKind.ADMISSION:
+        return [{"type": plugin_type, "weight": 0, "parameters": own}]
+    out = []
+    for ref in (cfg.get("schedulingProfiles") or [{}])[0].get("plugins", []):
+        name = ref.get("pluginRef")
+        plugin = params.get(name, {"type": name})
+        if "weight" in ref:
+            out.append({"type": plugin.get("type"), "weight": ref["weight"], "parameters": plugin.get("parameters")})
+    return out
+
+
+def spec_for(an: Analysis, gen: Generated) -> world.Spec:
+    reads = set(an.signal_names) | set(gen.baseline_signals)
+    if gen.uses_scorers:
+        reads |= {"QueueDepth", "KVUtilization"}
+        if an.era != "head":
+            reads.add("EffectiveLoad")
+    thresholds = [
+        world.Threshold(s, th.value)
+        for th in an.thresholds
+        if th.param and any(o.role == "threshold" for o in th.occurrences)
+        for s in th.signals
+    ]
+    return world.Spec(kind=an.kind.value, reads=frozenset(reads), thresholds=thresholds, stateful=gen.stateful)
+
+
+def untranslatable_reads(an: Analysis, gen: Generated, d: Dictionary) -> list[tuple[str, str]]:
+    """(signal, plugin field) for every signal the logic reads that llm-d cannot provide."""
+    out = []
+    for name in sorted(set(an.signal_names)):
+        entry = d.signal(name)
+        if entry is None or entry.llmd is not None or entry.identifier_only:
+            continue
+        if name in gen.snapshot_fields:
+            out.append((name, f"snapshot:{name}"))
+        elif name in gen.request_fields and gen.request_fields[name] in _SCALARS:
+            out.append((name, f"request:{name}"))
+    return out
+
+
+def runs(an: Analysis, gen: Generated, d: Dictionary, n: int | None = None) -> tuple[list[dict], dict[str, dict]]:
+    """The differential runs (as deployed, each mapping off, all off) and what each mapping means."""
+    spec = spec_for(an, gen)
+    states = world.sample(spec, n or STATES.get(an.kind, 600), SEED)
+    applicable = world.applicable_mappings(spec)
+    bypass = [world.untranslatable_mapping(s, field) for s, field in untranslatable_reads(an, gen, d)]
+    meaning = {m: {"title": world.MAPPINGS[m].title, "why": world.MAPPINGS[m].why} for m in applicable}
+    meaning |= {b.id: {"title": b.title, "why": b.why} for b in bypass}
+    out = [{"name": AS_DEPLOYED, "bypass": [], "states": [world.views(s) for s in states]}]
+    for m in applicable:
+        out.append({"name": m, "bypass": [], "states": [world.views(s, frozenset({m})) for s in states]})
+    for b in bypass:
+        out.append({"name": b.id, "bypass": list(b.bypass), "states": out[0]["states"]})
+    # Every mapped signal too: its adapter line bypassed (the plugin handed BLIS's value), so a wrong
+    # mapping (KV in percent, say) is named when no world mapping explains a disagreement.
+    for name in sorted(gen.snapshot_fields):
+        entry = d.signal(name, "snapshot")
+        if name == "ID" or entry is None or entry.llmd is None or gen.snapshot_fields[name] not in _SCALARS:
+            continue
+        run = f"signal:{name}"
+        meaning[run] = {"title": f"the {name} adapter line", "why": f"the plugin reads {name} as `{entry.llmd.expr}`"}
+        out.append({"name": run, "bypass": [f"snapshot:{name}"], "states": out[0]["states"]})
+    everything = frozenset(applicable)
+    out.append(
+        {
+            "name": ALL_OFF,
+            "bypass": [f for b in bypass for f in b.bypass],
+            "states": [world.views(s, everything) for s in states],
+        }
+    )
+    return out, meaning
+
+
+def floor_for(an: Analysis, gen: Generated, d: Dictionary) -> tuple[float, bool]:
+    names = set(an.signal_names) | set(gen.baseline_signals)
+    entries = [d.signal(s) for s in names]
+    high = all(e is not None and (e.identifier_only or e.fidelity == "high") for e in entries)
+    return (FLOOR_HIGH if high else FLOOR_MIXED), high
+
+
+def _blis_file(src: EvolvedSource, an: Analysis, gen: Generated, composed) -> str:
+    host = an.host_info
+    receiver = host.receiver_type or "evolvedPolicy"
+    rng_field = composed.receiver_fields.get("rng", "").endswith("rand.Rand")
+    scorers = None
+    if gen.uses_scorers and "scorers" in composed.receiver_fields:
+        scorers = [(n, go_float(w)) for n, w in gen.scorer_defaults or []]
+        construct = f"\tp := &{receiver}{{}}"
+    elif an.constructor is not None:
+        ptr = an.constructor.result.strip().startswith("*")
+        construct = f"\tp := {an.constructor.name}()" if ptr else f"\tv := {an.constructor.name}()\n\tp := &v"
+    else:
+        construct = f"\tp := &{receiver}{{}}"
+    snap = [
+        ("InFlightRequests" if f == "PendingRequests" else f, f)
+        for f, t in composed.snapshot_fields.items()
+        if t in _SCALARS
+    ]
+    req = [f for f, t in composed.request_fields.items() if t in _SCALARS and f not in ("InputTokens", "OutputTokens")]
+    return render(
+        "harness/blis.go.j2",
+        host=an.host,
+        kind=an.kind.value,
+        receiver=receiver,
+        construct=construct,
+        scorers=scorers,
+        rng_field=rng_field,
+        pre960=gen.uses_scorers and an.era != "head",
+        snapshot_fields=snap,
+        request_fields=req,
+        call_args=host_call_args(an),
+        legacy_bool=gen.legacy_bool,
+    )
+
+
+def _hook_file(an: Analysis, gen: Generated) -> str:
+    snap = [(f, f) for f, t in gen.snapshot_fields.items() if f != "ID" and t in _SCALARS]
+    req = []
+    for f, t in gen.request_fields.items():
+        if f == "numInputTokens":
+            req.append(("InputTokens", f))
+        elif t in _SCALARS and not f.startswith("num"):
+            req.append((f, f))
+    return render(
+        "harness/hook.go.j2",
+        pkg=gen.package,
+        struct=gen.struct,
+        kind=an.kind.value,
+        snapshot_fields=snap,
+        request_fields=req,
+    )
+
+
+def request(
+    src: EvolvedSource,
+    an: Analysis,
+    gen: Generated,
+    d: Dictionary,
+    plugin_type: str,
+    *,
+    probe_specs: list[dict],
+    differential: bool = True,
+    states: int | None = None,
+) -> tuple[ExecRequest, dict]:
+    """The execution request, and what the answer needs to be read (mapping meanings, floor)."""
+    composed = compose(src, an)
+    files = {f"blis/sim/{name}": text for name, text in composed.files.items()}
+    files["blis/sim/zz_promotion_harness.go"] = _blis_file(src, an, gen, composed)
+    for path, text in gen.harness_files.items():
+        if path.endswith(".go"):
+            files[f"llm-d-router/{path}"] = text
+    files[f"llm-d-router/{gen.package_dir}/zz_promotion_hook.go"] = _hook_file(an, gen)
+    files["llm-d-router/cmd/promotion-harness/main.go"] = render(
+        "harness/main.go.j2", plugin_import=f"{MODULE}/{gen.package_dir}"
+    )
+    main = files["llm-d-router/cmd/promotion-harness/main.go"]
+    files["llm-d-router/cmd/promotion-harness/main.go"] = re.sub(r"evolved\.Type\b", f"evolved.{gen.type_const}", main)
+    files["llm-d-router/cmd/promotion-harness/main.go"] = files["llm-d-router/cmd/promotion-harness/main.go"].replace(
+        "evolved.Factory(", f"evolved.{gen.factory}("
+    )
+    run_list, meaning = runs(an, gen, d, states) if differential and an.kind != PolicyKind.SCHEDULING else ([], {})
+    floor, high = floor_for(an, gen, d)
+    args = {
+        "input": {
+            "kind": an.kind.value,
+            "profile": profile(gen, an.kind, plugin_type),
+            "runs": run_list,
+            "probes": probe_specs,
+        },
+        "summary": {"floor": floor, "all_high": high, "seed": SEED, "mappings": meaning, "notes": composed.notes},
+    }
+    return ExecRequest(KIND, files=files, args=args), meaning

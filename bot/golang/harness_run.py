@@ -1,0 +1,136 @@
+"""The "go-harness" execution kind: build the differential harness once, run it, read its answer.
+
+Runs only through the execution port (``bot.execution``; registered in ``KINDS``), because the harness
+is the evolved program compiled: in the GitHub home a job without secrets runs it and the answer is
+replayed. Both the build and the run happen in the sandbox (``bot.golang.gorun``: no network, the
+toolchain read-only, the scratch module the only writable place, limits on time and memory). The
+compiled binary is kept by the content hash of its sources, so a promotion's stages ask for the same
+harness and compile it once. The answer is JSON: per-state decisions of the as-deployed run, the
+probe results the unit tests are chosen from, and the fidelity summary (``differential``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+from pathlib import Path, PurePosixPath
+
+from bot import PROJECT_ROOT, sandbox
+from bot.golang import differential, gorun
+from bot.golang.toolchain import MIRROR_MODULES, PluginFilesError, ToolchainMissing, _tool_paths, default_cache_dir
+from bot.sandbox import Limits, Mounts
+
+BINARY = "promotion-harness"
+BUILD_LIMITS = Limits(wall_seconds=600)
+RUN_LIMITS = Limits(wall_seconds=300, cpu_seconds=300, memory_bytes=4 << 30)
+_ROOTS = ("blis/", "llm-d-router/")
+
+
+def _check_paths(files: dict[str, str]) -> None:
+    for path in files:
+        p = PurePosixPath(path)
+        if p.is_absolute() or ".." in p.parts or not path.startswith(_ROOTS) or not path.endswith(".go"):
+            raise PluginFilesError(f"harness file {path!r} must be a .go file under blis/ or llm-d-router/")
+
+
+def _scratch(dest: Path, files: dict[str, str]) -> None:
+    src = PROJECT_ROOT / "gomirror"
+    for name in (*MIRROR_MODULES, "blis"):
+        if not (src / name / "go.mod").is_file():
+            raise ToolchainMissing(f"{src / name / 'go.mod'} is missing; restore gomirror/ from the repository")
+        shutil.copytree(src / name, dest / name, ignore=shutil.ignore_patterns(".git", "go.sum", "*_test.go"))
+    for old in (dest / "blis" / "sim").glob("*.go"):
+        old.unlink()
+    for rel, text in files.items():
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    gomod = dest / "llm-d-router" / "go.mod"
+    gomod.write_text(
+        gomod.read_text(encoding="utf-8")
+        + "\nrequire github.com/inference-sim/inference-sim v0.0.0\n\n"
+        + "replace github.com/inference-sim/inference-sim => ../blis\n",
+        encoding="utf-8",
+    )
+
+
+def build(files: dict[str, str], cache_dir: Path | None = None) -> tuple[Path | None, str]:
+    """(binary, log): the harness compiled once per distinct set of sources; None and the errors if not."""
+    _check_paths(files)
+    cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    key = hashlib.sha256(json.dumps(sorted(files.items())).encode()).hexdigest()[:32]
+    cached = cache_dir / "harness" / key / BINARY
+    if cached.is_file():
+        return cached, ""
+    go, _ = _tool_paths()
+    with (
+        tempfile.TemporaryDirectory(prefix="promotion-go-") as tmp,
+        gorun.go_box(go, Path(tmp), cache_dir, BUILD_LIMITS) as box,
+    ):
+        _scratch(Path(tmp), files)
+        out = Path(tmp) / BINARY
+        res = box.run([str(go), "build", "-o", str(out), "./cmd/promotion-harness"], Path(tmp) / "llm-d-router")
+        log = (res.stdout + res.stderr).replace(tmp, "$SCRATCH")
+        if res.returncode != 0 or not out.is_file():
+            return None, log or "go build failed without output"
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(out, cached)
+    return cached, log
+
+
+def run(binary: Path, inp: dict) -> tuple[dict | None, str]:
+    """Run the harness on ``inp`` in the sandbox; (output, log)."""
+    with tempfile.TemporaryDirectory(prefix="promotion-harness-") as tmp:
+        scratch = Path(tmp)
+        shutil.copy2(binary, scratch / BINARY)
+        (scratch / "input.json").write_text(json.dumps(inp), encoding="utf-8")
+        res = sandbox.run(
+            [str(scratch / BINARY), "input.json", "output.json"],
+            cwd=scratch,
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(scratch), "TMPDIR": "/tmp"},
+            mounts=Mounts(read_write=(scratch,)),
+            limits=RUN_LIMITS,
+        )
+        out = scratch / "output.json"
+        if res.returncode != 0 or not out.is_file():
+            detail = (res.stdout + res.stderr).replace(tmp, "$SCRATCH").strip()
+            if res.limit:
+                detail = f"stopped at the sandbox's {res.limit} limit. {detail}"
+            return None, detail[-4000:] or f"the harness exited {res.returncode}"
+        return json.loads(out.read_text(encoding="utf-8")), ""
+
+
+def execute_harness(files: dict[str, str], args: dict) -> dict:
+    """The kind's function: (files, args) -> JSON answer (see the module docstring)."""
+    inp = args.get("input") or {}
+    summary = args.get("summary") or {}
+    binary, log = build(files)
+    if binary is None:
+        return {"ok": False, "build_log": log[-4000:], "probes": [], "decisions": [], "fidelity": None}
+    out, log = run(binary, inp)
+    if out is None:
+        return {"ok": False, "build_log": log, "probes": [], "decisions": [], "fidelity": None}
+    fidelity = None
+    if inp.get("runs"):
+        found = differential.summarize(
+            inp,
+            out,
+            floor=summary.get("floor", 0.99),
+            all_high=summary.get("all_high", False),
+            seed=summary.get("seed", 0),
+            mappings=summary.get("mappings", {}),
+        )
+        found.notes = list(summary.get("notes", [])) + found.notes
+        fidelity = found.model_dump(mode="json")
+    base = next((r for r in out.get("runs", []) if r["name"] == differential.AS_DEPLOYED), {"results": []})
+    admission = inp.get("kind") == "admission"
+    decisions = [
+        {
+            "blis": r["blis"].get("admit") if admission else r["blis"].get("target"),
+            "llmd": r["llmd"].get("admit") if admission else r["llmd"].get("best"),
+        }
+        for r in base["results"]
+    ]
+    return {"ok": True, "build_log": "", "probes": out.get("probes", []), "decisions": decisions, "fidelity": fidelity}

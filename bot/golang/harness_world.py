@@ -1,0 +1,420 @@
+"""The world the differential harness samples: one true cluster state, as BLIS and as llm-d see it.
+
+A sampled state is what is really happening on a few instances: requests queued, running, and routed
+but not yet arrived; KV-cache use and size; how much of this request's prompt each instance holds; the
+request's class, tenant, session and length. From it come two views:
+
+- the **BLIS view**: what BLIS's ``RoutingSnapshot``/``Request``/``RouterState`` hold (blis.md, checked
+  against inference-sim f90a1e3a): ``InFlightRequests`` counts a request from routing to completion (in
+  transit + queued + running), snapshot values are current, the SLO class is one of six strings;
+- the **llm-d view**: what llm-d-router v0.10.0 hands a plugin: scraped endpoint metrics (possibly a
+  scrape old), the prefix-match attribute, the request's integer priority, headers, body size.
+
+Every difference between the views is a *mapping* (``MAPPINGS``). Requests in transit (routed, not yet
+reported by the engine's gauges) number 0, 1 or 2 per instance (``TRANSIT``), and scraped gauges lag by
+at most one event (``STALE_SHARE``): both sized from the benchmark's per-pod rates and 50 ms intervals. Switching one off makes both views
+agree on it ("on both sides": the world is changed, not the plugin), which is how the harness attributes
+each disagreement to its cause. Untranslatable signals are switched off by *bypass* instead: the plugin is
+handed BLIS's value for that field after its adapter ran. Pure: no I/O, the same seed gives the same states.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+BLOCK_SIZE = 16  # tokens per KV block, BLIS's default and llm-d's approximate producer's
+#: Share of instances whose scrape is one event behind BLIS's snapshot. BLIS's snapshot is itself
+#: periodic (--snapshot-refresh-interval, 50 ms at HEAD), so the *difference* between the views is the
+#: scrape's extra age (scrape latency plus the engine's metric update lag, about 10 ms), in which a pod
+#: at the benchmark's rates (20-45 requests/s over 4 pods: about 15 arrivals and completions per second)
+#: sees an event with probability about 0.15: one request more or less, or 1% of KV.
+STALE_SHARE = 0.15
+#: The generated EndpointPickerConfig runs inflight-load-producer, so llm-d sees BLIS's in-flight count.
+INFLIGHT_PRODUCER = True
+#: Requests routed since the engine's gauges were scraped (BLIS counts them in InFlightRequests at
+#: once): the gauges are on average ~35 ms old at about 7.5 arrivals/s per pod, so P(0, 1, 2) below.
+TRANSIT = ((0.77, 0), (0.97, 1), (1.0, 2))
+
+#: SLO class -> the llm-d priority its InferenceObjective would carry (critical above standard, the
+#: shed-able classes below 0), and the class the plugin's adapter reads back from that priority.
+CLASS_PRIORITY = {"critical": 1, "standard": 0, "": 0, "sheddable": -1, "batch": -1, "background": -2}
+ROUND_TRIP = {"critical": "critical", "standard": "standard", "": "standard", "sheddable": "sheddable"}
+ROUND_TRIP.update({"batch": "sheddable", "background": "sheddable"})
+SLO_PRIORITY = {"critical": 4, "standard": 3, "batch": -1, "sheddable": -2, "background": -3}
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """One way the llm-d view differs from BLIS's; ``signals`` are the BLIS signals it affects."""
+
+    id: str
+    title: str
+    signals: frozenset[str]
+    why: str
+    bypass: tuple[str, ...] = ()  # plugin fields overridden with BLIS's value when switched off
+
+
+MAPPINGS: dict[str, Mapping] = {
+    m.id: m
+    for m in (
+        Mapping(
+            "metric-staleness",
+            "scraped metrics",
+            frozenset(
+                {"QueueDepth", "BatchSize", "KVUtilization", "FreeKVBlocks", "KvTokensInUse", "InFlightRequests"}
+            ),
+            "llm-d reads WaitingQueueSize, RunningRequestsSize and KVCacheUsagePercent as of the last scrape; "
+            "BLIS's snapshot is current (dictionary Map B freshness)",
+        ),
+        Mapping(
+            "in-flight-counting",
+            "requests in transit",
+            frozenset({"InFlightRequests", "EffectiveLoad"}),
+            "BLIS counts a request in InFlightRequests from the moment it is routed; llm-d's queued + running "
+            "gauges do not see requests routed since the engine last reported",
+        ),
+        Mapping(
+            "prompt-length-estimate",
+            "prompt length from body size",
+            frozenset({"InputTokens"}),
+            "the plugin estimates the prompt's tokens as RequestSizeBytes / 4; real prompts run 3 to 5 bytes per token",
+        ),
+        Mapping(
+            "slo-class-mapping",
+            "SLO class from priority",
+            frozenset({"SLOClass", "Priority"}),
+            "llm-d's integer priority has three levels the adapter reads back as critical / standard / "
+            "sheddable; BLIS's batch and background arrive as sheddable and the empty class as standard",
+        ),
+        Mapping(
+            "kv-block-counts",
+            "published KV block counts",
+            frozenset({"FreeKVBlocks", "TotalKvCapacityTokens", "KvTokensInUse"}),
+            "CacheNumBlocks comes from vllm:cache_config_info; an engine that does not publish it reports 0 "
+            "blocks, so derived free blocks read 0",
+        ),
+    )
+}
+
+
+def untranslatable_mapping(signal: str, bypass_field: str) -> Mapping:
+    """The mapping for a signal llm-d cannot provide: the plugin reads its fallback (zero)."""
+    return Mapping(
+        f"untranslatable:{signal}",
+        f"{signal} has no llm-d source",
+        frozenset({signal}),
+        f"the plugin reads the dictionary's fallback for {signal} (zero) where BLIS reads the simulated value",
+        bypass=(bypass_field,),
+    )
+
+
+@dataclass
+class Threshold:
+    """A boundary the sampler should put states on: a signal and the evolved value."""
+
+    signal: str
+    value: float
+
+
+@dataclass
+class Spec:
+    kind: str  # routing | admission
+    reads: frozenset[str]  # BLIS signals the program reads (canonical names, EffectiveLoad expanded)
+    thresholds: list[Threshold] = field(default_factory=list)
+    stateful: bool = False  # the receiver keeps state across calls: give states a short history
+    classes: tuple[str, ...] = ("critical", "standard", "sheddable", "batch", "background", "")
+
+
+@dataclass
+class Instance:
+    name: str
+    queued: int
+    running: int
+    transit: int
+    kv: float
+    blocks: int
+    hit_rate: float
+    prefix: int
+    published: bool = True
+    stale: tuple[int, int, float] | None = None  # (queued, running, kv) as last scraped
+
+
+@dataclass
+class Req:
+    id: str
+    tokens: int
+    slo_class: str
+    session: str
+    tenant: str
+    max_output: int
+    bytes_per_token: float
+    deadline_us: int = 0
+    slo_target_us: int = 0
+
+
+@dataclass
+class TrueState:
+    instances: list[Instance]
+    request: Req
+    clock: int
+    seed: int
+    history: list[tuple[Req, int]] = field(default_factory=list)  # earlier requests and their clocks
+    origin: str = "random"  # random | llm-d-scale | boundary:<signal>
+
+
+def applicable_mappings(spec: Spec) -> list[str]:
+    reads = set(spec.reads)
+    if "EffectiveLoad" in reads:
+        reads |= {"QueueDepth", "BatchSize", "InFlightRequests"}
+    return [m.id for m in MAPPINGS.values() if m.signals & reads]
+
+
+# --------------------------------------------------------------------------
+# Sampling
+# --------------------------------------------------------------------------
+
+
+def sample(spec: Spec, n: int, seed: int = 20260823) -> list[TrueState]:
+    """``n`` states: sim-scale and llm-d-scale loads, plus states on every threshold's boundary."""
+    rng = random.Random(seed)
+    states: list[TrueState] = []
+    boundary = [t for t in spec.thresholds if t.signal in _SETTERS]
+    for i in range(n):
+        pick = rng.random()
+        scale = "llm-d-scale" if pick < 0.35 else "random"
+        state = _random_state(rng, spec, i, scale)
+        if boundary and pick >= 0.7:
+            th = boundary[i % len(boundary)]
+            inst = rng.choice(state.instances)
+            _SETTERS[th.signal](inst, state, th.value + rng.choice((-1, 0, 1)) * _step(th), rng)
+            state.origin = f"boundary:{th.signal}"
+        states.append(state)
+    return states
+
+
+def _step(th: Threshold) -> float:
+    if th.signal in ("KVUtilization", "CacheHitRate"):
+        return 0.01
+    if th.signal == "InputTokens":
+        return BLOCK_SIZE
+    return 1.0
+
+
+def _random_state(rng: random.Random, spec: Spec, i: int, scale: str) -> TrueState:
+    count = rng.choice((2, 3, 4, 4, 4, 6, 8))
+    big = scale == "llm-d-scale"
+    tokens = rng.choice((0, 12, 100, 512, 1024, 2048, 4096, rng.randint(16, 8192)))
+    total_blocks = tokens // BLOCK_SIZE
+    instances = []
+    for k in range(count):
+        queued = rng.randint(0, 64 if big else 6) if rng.random() < 0.8 else 0
+        running = rng.randint(0, 256 if big else 8)
+        kv = min(1.0, max(0.0, rng.betavariate(2.0, 2.0) if rng.random() < 0.7 else rng.uniform(0.75, 1.0)))
+        inst = Instance(
+            name=f"pod-{k}",
+            queued=queued,
+            running=running,
+            transit=_transit(rng),
+            kv=round(kv, 3),
+            blocks=rng.choice((2000, 8000, 20000)),
+            hit_rate=round(rng.random(), 3),
+            prefix=0 if total_blocks == 0 or rng.random() < 0.5 else rng.randint(0, total_blocks),
+            published=rng.random() < 0.9,
+        )
+        if rng.random() < STALE_SHARE:
+            inst.stale = (
+                max(0, queued + rng.choice((-1, 0, 1))),
+                max(0, running + rng.choice((-1, 0, 1))),
+                round(min(1.0, max(0.0, kv + rng.choice((-0.01, 0.0, 0.01)))), 3),
+            )
+        instances.append(inst)
+    request = _random_request(rng, spec, f"req-{i}", tokens)
+    clock = 1_000_000_000 + rng.randint(0, 10**9)
+    history: list[tuple[Req, int]] = []
+    if spec.stateful:
+        t = clock - rng.randint(1, 20) * 1_000_000
+        for h in range(rng.randint(0, 12)):
+            history.append((_random_request(rng, spec, f"req-{i}-h{h}", rng.choice((100, 512, 2048))), t))
+            t += rng.randint(10_000, 2_000_000)
+        clock = max(clock, t)
+    return TrueState(instances, request, clock, seed=rng.randint(1, 2**31), history=history, origin=scale)
+
+
+def _transit(rng: random.Random) -> int:
+    """Requests routed since the engine's gauges were scraped (``TRANSIT``)."""
+    r = rng.random()
+    return next(n for p, n in TRANSIT if r < p)
+
+
+def _random_request(rng: random.Random, spec: Spec, rid: str, tokens: int) -> Req:
+    if spec.kind == "admission":
+        cls = rng.choice(spec.classes)
+    else:
+        cls = rng.choice(("", "standard", "standard", "critical", "sheddable", "batch"))
+    return Req(
+        id=rid,
+        tokens=tokens,
+        slo_class=cls,
+        session=f"session-{rng.randint(1, 5)}" if rng.random() < 0.5 else "",
+        tenant=rng.choice(("tenant-a", "tenant-a", "tenant-b", "tenant-c")),
+        max_output=rng.choice((0, 64, 256, 1024)),
+        bytes_per_token=round(rng.uniform(3.0, 5.0), 2),
+        deadline_us=rng.choice((0, 0, rng.randint(100_000, 30_000_000))),
+        slo_target_us=rng.choice((0, 0, rng.randint(100_000, 5_000_000))),
+    )
+
+
+def _set_queue(inst: Instance, _s: TrueState, v: float, _r: random.Random) -> None:
+    inst.queued = max(0, round(v))
+
+
+def _set_batch(inst: Instance, _s: TrueState, v: float, _r: random.Random) -> None:
+    inst.running = max(0, round(v))
+
+
+def _set_kv(inst: Instance, _s: TrueState, v: float, _r: random.Random) -> None:
+    inst.kv = round(min(1.0, max(0.0, v)), 4)
+
+
+def _set_hit(inst: Instance, _s: TrueState, v: float, _r: random.Random) -> None:
+    inst.hit_rate = round(min(1.0, max(0.0, v)), 4)
+
+
+def _set_inflight(inst: Instance, _s: TrueState, v: float, _r: random.Random) -> None:
+    target = max(0, round(v))
+    inst.queued, inst.running = min(inst.queued, target), min(inst.running, target - min(inst.queued, target))
+    inst.transit = target - inst.queued - inst.running
+
+
+def _set_effective_load(inst: Instance, _s: TrueState, v: float, rng: random.Random) -> None:
+    """EffectiveLoad = queued + running + (transit + queued + running)."""
+    target = max(0, round(v))
+    pair = target // 2
+    inst.queued = rng.randint(0, pair)
+    inst.running = pair - inst.queued
+    inst.transit = target - 2 * pair
+
+
+def _set_tokens(_inst: Instance, s: TrueState, v: float, _r: random.Random) -> None:
+    s.request.tokens = max(0, round(v))
+    for i in s.instances:
+        i.prefix = min(i.prefix, s.request.tokens // BLOCK_SIZE)
+
+
+def _set_free_blocks(inst: Instance, _s: TrueState, v: float, _r: random.Random) -> None:
+    inst.kv = round(min(1.0, max(0.0, 1 - max(0.0, v) / inst.blocks)), 6)
+
+
+_SETTERS = {
+    "QueueDepth": _set_queue,
+    "BatchSize": _set_batch,
+    "KVUtilization": _set_kv,
+    "CacheHitRate": _set_hit,
+    "InFlightRequests": _set_inflight,
+    "EffectiveLoad": _set_effective_load,
+    "InputTokens": _set_tokens,
+    "FreeKVBlocks": _set_free_blocks,
+}
+
+
+# --------------------------------------------------------------------------
+# Views
+# --------------------------------------------------------------------------
+
+
+def views(state: TrueState, off: frozenset[str] = frozenset()) -> dict:
+    """The state as BLIS and as llm-d see it, with the mappings in ``off`` switched off on both sides."""
+    return {
+        "seed": state.seed,
+        "origin": state.origin,
+        "blis": _blis_view(state, state.request, state.clock, off),
+        "llmd": _llmd_view(state, state.request, off),
+        "history": [
+            {"blis": _blis_view(state, r, clock, off), "llmd": _llmd_view(state, r, off)} for r, clock in state.history
+        ],
+    }
+
+
+def _blis_class(req: Req, off: frozenset[str]) -> str:
+    return ROUND_TRIP[req.slo_class] if "slo-class-mapping" in off else req.slo_class
+
+
+def _blis_view(state: TrueState, req: Req, clock: int, off: frozenset[str]) -> dict:
+    transit_on = "in-flight-counting" not in off
+    cls = _blis_class(req, off)
+    snapshots = []
+    for inst in state.instances:
+        blocks = inst.blocks
+        snapshots.append(
+            {
+                "ID": inst.name,
+                "QueueDepth": inst.queued,
+                "BatchSize": inst.running,
+                "KVUtilization": inst.kv,
+                "FreeKVBlocks": int(blocks * (1 - inst.kv)),
+                "CacheHitRate": inst.hit_rate,
+                "InFlightRequests": inst.queued + inst.running + (inst.transit if transit_on else 0),
+                "TotalKvCapacityTokens": blocks * BLOCK_SIZE,
+                "KvTokensInUse": int(blocks * BLOCK_SIZE * inst.kv),
+                "Model": "model-a",
+            }
+        )
+    return {
+        "clock": clock,
+        "request": {
+            "ID": req.id,
+            "InputTokens": req.tokens,
+            "SLOClass": cls,
+            "SessionID": req.session,
+            "TenantID": req.tenant,
+            "MaxOutputLen": req.max_output,
+            "Priority": float(4 - SLO_PRIORITY.get(cls, 3)),
+            "ArrivalTime": clock,
+            "Model": "model-a",
+            "Deadline": clock + req.deadline_us if req.deadline_us else 0,
+            "SLOTargetUs": req.slo_target_us,
+        },
+        "snapshots": snapshots,
+        "prefix": {inst.name: inst.prefix for inst in state.instances},
+        "blockSize": BLOCK_SIZE,
+    }
+
+
+def _llmd_view(state: TrueState, req: Req, off: frozenset[str]) -> dict:
+    fresh = "metric-staleness" in off
+    endpoints = []
+    for inst in state.instances:
+        queued, running, kv = (inst.queued, inst.running, inst.kv) if fresh or inst.stale is None else inst.stale
+        published = inst.published or "kv-block-counts" in off
+        endpoints.append(
+            {
+                "name": inst.name,
+                "metrics": {
+                    "WaitingQueueSize": queued,
+                    "RunningRequestsSize": running,
+                    "KVCacheUsagePercent": kv,
+                    "CacheNumBlocks": inst.blocks if published else 0,
+                    "CacheBlockSize": BLOCK_SIZE,
+                },
+                "prefix": {"match": inst.prefix, "total": req.tokens // BLOCK_SIZE, "blockSize": BLOCK_SIZE},
+                # inflight-load-producer counts at dispatch, like BLIS: without it, the scraped gauges only.
+                "inflight": inst.queued + inst.running + (inst.transit if "in-flight-counting" not in off else 0)
+                if INFLIGHT_PRODUCER
+                else None,
+            }
+        )
+    cls = _blis_class(req, off)
+    bpt = 4.0 if "prompt-length-estimate" in off else req.bytes_per_token
+    headers = {"x-session-token": req.session} if req.session else {}
+    return {
+        "request": {
+            "RequestID": req.id,
+            "TargetModel": "model-a",
+            "Headers": headers,
+            "Priority": CLASS_PRIORITY[cls],
+            "FairnessID": req.tenant,
+            "RequestSizeBytes": round(req.tokens * bpt),
+        },
+        "endpoints": endpoints,
+    }

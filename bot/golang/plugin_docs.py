@@ -1,0 +1,297 @@
+"""What the plugin package says about itself: mapping decisions, the README, the EndpointPickerConfig.
+
+Generation findings (check ids, stable):
+
+- ``translate.queue-order-as-score`` (SUGGESTION): an OrderQueue became a queue-position Scorer; it
+  steers placement, it cannot reorder vLLM's queue.
+"""
+
+from __future__ import annotations
+
+from bot.golang.analysis_types import Analysis
+from bot.golang.gonames import comment_lines, go_float, render
+from bot.golang.params import ParamSpec
+from bot.golang.source import EvolvedSource
+from bot.model import Finding, PolicyKind, Severity
+
+CHECK_QUEUE_ORDER = "translate.queue-order-as-score"
+
+
+def category_of(an: Analysis, kind: PolicyKind, uses_scorers: bool) -> tuple[str | None, str]:
+    if kind == PolicyKind.ADMISSION:
+        return None, ""
+    if kind == PolicyKind.SCHEDULING:
+        return (
+            "Distribution",
+            "it prefers endpoints where the request would wait behind fewer requests, spreading load like queue-scorer.",
+        )
+    affinity = {"CacheHitRate", "SessionID", "PrefixGroup", "PrefixLength", "ResidentAdapters", "Adapter"}
+    names = {s.name for s in an.signals}
+    if uses_scorers or names & affinity:
+        why = "the evolved logic trades cache/session locality against load"
+        if uses_scorers:
+            why += " (it rescales BLIS's prefix-affinity + load composite)"
+        return "Balance", why + ", which llm-d calls Balance (between Affinity and Distribution)."
+    return "Distribution", "the evolved logic scores load only, spreading requests across endpoints."
+
+
+def profile_weights(kind: PolicyKind, uses_scorers: bool, scorer_defaults) -> dict[str, float]:
+    """Scheduling-profile weights: the plugin carries every BLIS term it reads, so it stands alone."""
+    if kind == PolicyKind.ROUTING:
+        return {"evolved": 1.0}
+    if kind == PolicyKind.SCHEDULING:
+        return {"evolved": 2.0, "kv-cache-utilization-scorer": 2.0, "prefix-cache-scorer": 3.0}
+    return {"queue-scorer": 2.0, "kv-cache-utilization-scorer": 2.0, "prefix-cache-scorer": 3.0}
+
+
+def render_epp_config(
+    plugin_type: str,
+    kind: PolicyKind,
+    params: list[ParamSpec],
+    weights: dict[str, float],
+    *,
+    producers: list[str] | None = None,
+    notes: dict[str, str] | None = None,
+) -> str:
+    """The EndpointPickerConfig; ``notes`` are YAML comments put above a parameter's line."""
+    import yaml
+
+    values = {p.name: p.json_default for p in params}
+    param_yaml: list[str] = []
+    for line in yaml.safe_dump(values, sort_keys=False, default_flow_style=False, allow_unicode=True).splitlines():
+        key = line.split(":", 1)[0] if not line.startswith((" ", "-")) else None
+        if key and notes and key in notes:
+            param_yaml += [f"# {c}" for c in comment_lines(notes[key], indent=1)]
+        param_yaml.append(line)
+    others = [k for k in weights if k != "evolved"]
+    return render(
+        "epp_config.yaml.j2",
+        plugin_type=plugin_type,
+        kind=kind.value,
+        param_yaml=param_yaml,
+        weights=weights,
+        others=others,
+        producers=producers or [],
+        fmt=go_float,
+    )
+
+
+def config_line(epp_config: str, param: str) -> int | None:
+    """1-based line of a parameter in the EndpointPickerConfig (for findings anchored on it)."""
+    for i, line in enumerate(epp_config.splitlines(), start=1):
+        if line.strip().startswith(f"{param}:"):
+            return i
+    return None
+
+
+def decisions_of(
+    an, d, kind, iface, category, category_reason, uses_scorers, scorer_defaults, weights, stateful, plugin_type
+):
+    out: list[tuple[str, str]] = []
+    out.append(
+        (
+            "extension point",
+            f"BLIS {iface.blis_interface}.{iface.blis_method} → llm-d {iface.llmd_extension_point} "
+            f"(target {iface.target_dir}). " + (iface.why_changed or "As in the design doc's Map A."),
+        )
+    )
+    if kind == PolicyKind.ADMISSION:
+        out.append(
+            (
+                "admission, not a filter",
+                (
+                    "The design doc mapped admission to a Filter; a Filter can only narrow the "
+                    "endpoint list and cannot reject a request. llm-d v0.10.0 has requestcontrol.Admitter: a non-nil error "
+                    "rejects the request, so BLIS's (false, reason) becomes errcommon.Error{Code: ResourceExhausted, Msg: reason} "
+                    "and (true, _) becomes nil, like probabilistic-admitter."
+                ),
+            )
+        )
+    if kind == PolicyKind.SCHEDULING:
+        out.append(
+            (
+                "queue ordering as a score",
+                (
+                    "BLIS's OrderQueue reorders an instance's wait queue every step; the EPP cannot reorder vLLM's queue. Following "
+                    "Map A (Scorer with queue-position weighting), the plugin builds, per endpoint, a BLIS-shaped pseudo-queue of "
+                    "WaitingQueueSize incumbents (assumed class incumbentSLOClass, prompt incumbentInputTokens tokens, arrivals "
+                    "incumbentSpacingUs apart, oldest first), appends the request, runs the evolved OrderQueue on it, and scores "
+                    "endpoints by the request's resulting position (min-max, earlier = higher). So the evolved ordering decides "
+                    "*where* a request goes (to an endpoint where it would jump the queue), not the order vLLM serves it in. "
+                    "The EPP-side alternative, a flow-control ordering policy (fcfs-ordering-policy, edf-ordering-policy), orders "
+                    "requests before dispatch but is outside this mirror and changes admission timing; see gap queue-ordering-authority."
+                ),
+            )
+        )
+    if category:
+        out.append(("scorer category", f"{category}: {category_reason}"))
+    if kind == PolicyKind.ROUTING:
+        out.append(
+            (
+                "argmax and ties",
+                (
+                    "BLIS takes the argmax of its composite (ties: lowest index, or rng). The plugin "
+                    "returns the composite per endpoint, order-preserved into [0,1] (values already in [0,1] are unchanged); "
+                    "max-score-picker takes the argmax and shuffles ties. The instance the evolved code chose always keeps "
+                    "a top score, so an evolved argmax with side conditions is honoured."
+                ),
+            )
+        )
+        if uses_scorers:
+            out.append(
+                (
+                    "prefix term carried",
+                    (
+                        "BLIS prefix-affinity and precise-prefix-cache are router-side indexes of prompt block hashes. The plugin reads "
+                        "llm-d's equivalent, the PrefixCacheMatchInfo attribute of approx-prefix-cache-producer (MatchBlocks of "
+                        "TotalBlocks per endpoint, a router-side LRU of 16-token block hashes), and computes the BLIS term inside the "
+                        "evolved logic, so the evolved penalties and weight decay act on it as in BLIS. Where they differ: llm-d's "
+                        "index is per EPP replica and capped by maxPrefixTokensToMatch; BLIS's precise-prefix-cache scores every "
+                        "instance 1 when none has a hit (min-max of equal counts), which the plugin keeps; prefix-affinity scores 0 "
+                        "everywhere for a prompt shorter than one block. The plugin declares the attribute in Consumes(), so the EPP "
+                        "runs the producer, and the profile needs no separate prefix-cache-scorer: no term is delegated."
+                    ),
+                )
+            )
+    if stateful:
+        out.append(
+            (
+                "state and concurrency",
+                (
+                    "The evolved receiver keeps state between requests. llm-d calls plugins concurrently, so "
+                    "calls into it are serialised with a mutex per plugin instance; the state is per EPP replica "
+                    "(gap concurrency-races). Stateless receivers are built once and shared without a lock."
+                ),
+            )
+        )
+    out.append(
+        (
+            "registration",
+            (
+                "plugin.Register(<Name>Type, plugin.StabilityAlpha, <Name>Factory) in cmd/epp/runner/runner.go "
+                "registerInTreePlugins(); Alpha plugins need the EPP flag --allow-experimental-plugins "
+                "(llm-d-benchmark: router.epp.flags.allow-experimental-plugins: true)."
+            ),
+        )
+    )
+    return out
+
+
+def generation_findings(
+    an: Analysis, kind: PolicyKind, uses_scorers: bool, stateful: bool, src: EvolvedSource
+) -> list[Finding]:
+    out: list[Finding] = []
+    if kind == PolicyKind.SCHEDULING:
+        out.append(
+            Finding(
+                severity=Severity.SUGGESTION,
+                check=CHECK_QUEUE_ORDER,
+                source_line=src.to_original_line(an.host_info.node.start_point[0] + 1),
+                message=(
+                    "OrderQueue becomes a queue-position Scorer: the plugin cannot reorder vLLM's queue, it only sends "
+                    "requests where the evolved ordering would serve them sooner, assuming waiting requests look like the "
+                    "incumbent* parameters"
+                ),
+                fix="benchmark against the default profile; tune incumbentSLOClass/incumbentInputTokens to the workload mix",
+            )
+        )
+    return out
+
+
+def _md(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def readme(
+    an,
+    d,
+    kind,
+    iface,
+    plugin_type,
+    struct,
+    main_go,
+    test_path,
+    params,
+    registration_import,
+    registration_line,
+    epp_config,
+    uses_scorers,
+    lines,
+    baseline_signals,
+    stateful,
+) -> str:
+    what = {
+        PolicyKind.ROUTING: (
+            "It scores endpoints the way the evolved `Route` scored instances: the adapter builds BLIS "
+            "snapshots of the candidate endpoints, the evolved code computes its composite per instance, and "
+            "the scores are mapped back to endpoints (order-preserved into [0, 1]) for `max-score-picker`."
+        ),
+        PolicyKind.ADMISSION: (
+            "It admits or rejects each request the way the evolved `Admit` did: a rejection returns "
+            "`errcommon.Error{Code: ResourceExhausted}` with the evolved reason; admission returns nil."
+        ),
+        PolicyKind.SCHEDULING: (
+            "It turns the evolved queue ordering into routing: for each endpoint it models the waiting "
+            "requests as a BLIS queue, runs the evolved `OrderQueue` with the request appended, and scores "
+            "endpoints by the position the request would get (earlier is better). It does not reorder "
+            "vLLM's queue."
+        ),
+    }[kind]
+    ps = []
+    for p in params:
+        ps.append(
+            {
+                "name": p.name,
+                "default_text": _md(p.default if p.threshold is None else p.threshold.literal),
+                "doc_text": _md(p.doc),
+            }
+        )
+    sigs = []
+    for aline in lines:
+        e = aline.entry
+        src_text = (
+            f"`{e.llmd.expr}`"
+            if e is not None and e.llmd is not None
+            else ("untranslatable: zero value" if e else "not in the dictionary")
+        )
+        sigs.append(
+            {
+                "name": aline.signal,
+                "source": _md(src_text),
+                "fidelity": e.fidelity if e else "none",
+                "gap": _md(e.freshness.gap) if e is not None and e.freshness.gap else "—",
+            }
+        )
+    caveats = [
+        f"Map C gap `{g}`: {_md(d.gap(g).concern)}"
+        for g in d.touched_gaps(kind, [s for s in an.signal_names if d.signal(s)])
+    ]
+    if stateful:
+        caveats.append(
+            "The evolved policy keeps state; calls are serialised per plugin instance, state is per EPP replica."
+        )
+    if uses_scorers:
+        caveats.append(
+            "The BLIS prefix terms read `PrefixCacheMatchInfo` (approx-prefix-cache-producer), declared in `Consumes()`."
+        )
+    caveats.append("An endpoint without scraped metrics scores 0 (admission: it is left out), never as idle.")
+    return render(
+        "readme.md.j2",
+        plugin_type=plugin_type,
+        router_version=d.pins.get("llm_d_router", "v0.10.0"),
+        extension_point=iface.llmd_extension_point,
+        host=an.host,
+        type_const=struct + "Type",
+        factory=struct + "Factory",
+        kind=kind.value,
+        what=what,
+        main_file=main_go.rsplit("/", 1)[-1],
+        test_file=test_path.rsplit("/", 1)[-1],
+        baseline=uses_scorers,
+        registration_import=registration_import,
+        registration_line=registration_line,
+        epp_config=epp_config,
+        params=ps,
+        signals=sigs,
+        caveats=caveats,
+    )

@@ -1,0 +1,306 @@
+"""Unit-test inputs found by running the compiled plugin, not by interpreting Go in Python.
+
+For every parameter the plugin gets, this module writes candidate inputs *in llm-d terms* (endpoint
+metrics, the prompt's prefix match, request priority, headers and size, earlier requests for
+stateful admitters) that vary the signals the parameter's comparison reads. The harness runs the
+plugin on each (its comparisons watched), and keeps, per threshold, the input whose watched value
+lies nearest the threshold on each side where moving the threshold to a readable value across it
+changes the outcome; per coefficient, the first input where doubling it does. A signal with no llm-d
+source cannot be set from llm-d inputs, so a branch on it gets no test: it cannot fire in production.
+Pure: specs in, specs out.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass
+
+from bot.golang.analysis_types import Analysis, Threshold
+from bot.golang.carry import watch_id
+
+PROBE = "pod-a"
+CLOCK = 1_700_000_000_000_000  # µs; any fixed wall-clock time
+MAX_CANDIDATES = 160
+
+#: BLIS signal -> the llm-d inputs a candidate varies for it.
+_KNOBS = {
+    "QueueDepth": ("queue",),
+    "BatchSize": ("running",),
+    "InFlightRequests": ("queue", "running"),
+    "EffectiveLoad": ("queue", "running"),
+    "KVUtilization": ("kv",),
+    "FreeKVBlocks": ("kv", "blocks"),
+    "TotalKvCapacityTokens": ("blocks",),
+    "KvTokensInUse": ("kv", "blocks"),
+    "InputTokens": ("tokens",),
+    "SessionID": ("session",),
+    "SLOClass": ("priority",),
+    "Priority": ("priority",),
+    "TenantID": ("tenant", "warmups"),
+    "Clock": ("warmups",),
+    "ArrivalTime": ("warmups",),
+}
+
+
+@dataclass
+class Case:
+    """One generated unit-test case, in llm-d terms."""
+
+    name: str
+    param: str
+    field: str
+    moved: float
+    want: str  # lower | higher | reject | admit | earlier | later
+    state: dict  # the candidate (llm-d view + warmups) the harness ran
+    side: str
+    integer: bool
+
+
+def _metrics(queue: int = 0, running: int = 0, kv: float = 0.0, blocks: int = 8000) -> dict:
+    return {
+        "WaitingQueueSize": queue,
+        "RunningRequestsSize": running,
+        "KVCacheUsagePercent": kv,
+        "CacheNumBlocks": blocks,
+        "CacheBlockSize": 16,
+    }
+
+
+def _state(endpoints: list[dict], request: dict, warmups: list[dict] | None = None) -> dict:
+    return {
+        "seed": 1,
+        "blis": {"clock": CLOCK, "request": {}, "snapshots": [], "prefix": {}, "blockSize": 16},
+        "llmd": {"request": request, "endpoints": endpoints},
+        "history": [
+            {
+                "blis": {"clock": CLOCK - (len(warmups) - i) * 200_000, "request": {}, "snapshots": []},
+                "llmd": {"request": w, "endpoints": endpoints},
+            }
+            for i, w in enumerate(warmups or [])
+        ],
+    }
+
+
+def _request(
+    tokens: int = 512, priority: int = 0, session: str = "", tenant: str = "tenant-a", rid: str = "r-1"
+) -> dict:
+    return {
+        "RequestID": rid,
+        "TargetModel": "model-a",
+        "Headers": {"x-session-token": session} if session else {},
+        "Priority": priority,
+        "FairnessID": tenant,
+        "RequestSizeBytes": tokens * 4,
+    }
+
+
+def _endpoint(name: str, metrics: dict | None, match: int = 0, total: int = 32) -> dict:
+    return {"name": name, "metrics": metrics, "prefix": {"match": match, "total": total, "blockSize": 16}}
+
+
+def _values(v: float, knob: str) -> list:
+    if knob in ("queue", "running"):
+        top = max(4, int(abs(v)) * 2 + 2)
+        return sorted({0, 1, 2, max(0, int(v) - 1), int(v), int(v) + 1, int(v) + 2, top, top * 4})
+    if knob == "kv":
+        base = [0.0, 0.5, 0.9, 1.0]
+        if 0 <= v <= 1:
+            base += [round(v, 2), round(min(1.0, v + 0.01), 2), round(max(0.0, v - 0.01), 2)]
+        return sorted(set(base))
+    if knob == "blocks":
+        return sorted({0, 100, 8000, int(abs(v)) + 1})
+    if knob == "tokens":
+        return sorted({0, 64, 512, 4096, max(0, int(v)), int(v) + 16})
+    if knob == "session":
+        return ["", "session-1"]
+    if knob == "priority":
+        return [1, 0, -1]
+    if knob == "tenant":
+        return ["tenant-a", "tenant-b"]
+    if knob == "warmups":
+        return [0, 4, 12]
+    return [0]
+
+
+def candidates(th: Threshold, kind: str, extra: tuple[str, ...] = ()) -> list[dict]:
+    """Inputs varying the llm-d sources of the signals the threshold reads (pod-a is the probe), and
+    the ``extra`` inputs the branch may also depend on (the request's class, earlier requests)."""
+    knobs = sorted({k for s in th.signals for k in _KNOBS.get(s, ())})
+    if not knobs:
+        return []
+    knobs += [k for k in extra if k not in knobs]
+    grids = [_values(th.value, k) for k in knobs]
+    out: list[dict] = []
+    others = [_metrics(), _metrics(queue=2, running=4, kv=0.3)]
+    combos = list(itertools.product(*grids))
+    stride = max(1, -(-len(combos) * 2 // MAX_CANDIDATES))  # spread the cap over the whole grid
+    for combo in combos[::stride]:
+        setting = dict(zip(knobs, combo, strict=True))
+        metrics = _metrics(
+            queue=setting.get("queue", 0),
+            running=setting.get("running", 0),
+            kv=setting.get("kv", 0.0),
+            blocks=setting.get("blocks", 8000),
+        )
+        request = _request(
+            tokens=setting.get("tokens", 512),
+            priority=setting.get("priority", -1 if kind == "admission" else 0),
+            session=setting.get("session", ""),
+            tenant=setting.get("tenant", "tenant-a"),
+        )
+        warm = [
+            _request(tokens=512, priority=-1, tenant="tenant-a" if k % 3 else "tenant-b", rid=f"w-{k}")
+            for k in range(setting.get("warmups", 0))
+        ]
+        for other in others:
+            out.append(_state([_endpoint(PROBE, metrics), _endpoint("pod-b", other)], request, warm))
+            if len(out) >= MAX_CANDIDATES:
+                return out
+    return out
+
+
+def specs(
+    an: Analysis, defaults: dict, kind: str, untranslatable: set[str], stateful: bool = False
+) -> tuple[list[dict], list[str]]:
+    """Probe specs for the harness, and the parameters left without a test (with the reason)."""
+    out, skipped = [], []
+    for th in an.thresholds:
+        if not th.param:
+            continue
+        if th.signals and set(th.signals) <= untranslatable:
+            skipped.append(
+                f"`{th.param}`: reads only {', '.join(th.signals)}, which llm-d cannot provide, so its branch "
+                "cannot fire in production and gets no test"
+            )
+            continue
+        extra: tuple[str, ...] = ()
+        if kind == "admission":
+            extra = ("priority", "warmups") if stateful else ("priority",)
+        elif "SessionID" in an.signal_names:
+            extra = ("session",)
+        cands = candidates(th, kind, extra)
+        if not cands:
+            skipped.append(f"`{th.param}`: no llm-d input sets {', '.join(th.signals) or 'its subject'}")
+            continue
+        comparisons = [o for o in th.occurrences if o.role == "threshold" and o.op in (">", ">=", "<", "<=")]
+        base = {
+            "param": th.param,
+            "value": th.value,
+            "integer": th.go_type in ("int", "int64"),
+            "endpoint": PROBE,
+            "defaults": defaults,
+            "candidates": cands,
+        }
+        if comparisons:
+            occ = comparisons[0]
+            out.append({**base, "name": th.param, "role": "threshold", "watch": watch_id(th, occ.line), "op": occ.op})
+        else:
+            out.append({**base, "name": th.param, "role": "live", "watch": "", "op": ""})
+    return out, skipped
+
+
+def behaviour_specs(kind: str, reads: set[str], defaults: dict) -> list[dict]:
+    """States that say what the plugin does in llm-d terms: a busier endpoint, a fuller KV cache, ..."""
+    if kind != "routing":
+        return []
+    pairs = []
+    if reads & {"QueueDepth", "InFlightRequests", "EffectiveLoad"}:
+        pairs.append(("waiting", _metrics(), _metrics(queue=8)))
+    if reads & {"BatchSize", "InFlightRequests", "EffectiveLoad"}:
+        pairs.append(("running", _metrics(), _metrics(running=16)))
+    if reads & {"KVUtilization"}:
+        pairs.append(("kv", _metrics(kv=0.2), _metrics(kv=0.95)))
+    cands = [_state([_endpoint(PROBE, a), _endpoint("pod-b", b)], _request()) for _, a, b in pairs]
+    if reads & {"prefix"}:
+        cands.append(_state([_endpoint(PROBE, _metrics(), 0), _endpoint("pod-b", _metrics(), 24)], _request()))
+        pairs.append(("prefix", None, None))
+    if not cands:
+        return []
+    return [
+        {
+            "name": "behaviour",
+            "param": "",
+            "role": "observe",
+            "watch": "",
+            "op": "",
+            "value": 0,
+            "integer": False,
+            "endpoint": PROBE,
+            "defaults": defaults,
+            "candidates": cands,
+            "labels": [p[0] for p in pairs],
+        }
+    ]
+
+
+def select(an: Analysis, probe_specs: list[dict], results: list[dict], kind: str) -> list[Case]:
+    """Test cases from the harness's probe answers, in parameter order."""
+    by_name = {r["name"]: r for r in results}
+    fields = {th.param: th.field for th in an.thresholds if th.param}
+    cases: list[Case] = []
+    for spec in probe_specs:
+        if spec["role"] == "observe":
+            continue
+        for c in by_name.get(spec["name"], {}).get("cases", []):
+            cases.append(_case(spec, c, fields.get(spec["param"], spec["param"]), kind))
+    return cases
+
+
+def _case(spec: dict, c: dict, field: str, kind: str) -> Case:
+    if kind == "admission":
+        want = "admit" if c["movedOut"].get("admit") else "reject"
+        effect = "admits" if c["default"].get("admit") else "rejects"
+    else:
+        d, m = c["default"]["scores"].get(PROBE, 0), c["movedOut"]["scores"].get(PROBE, 0)
+        want = "higher" if m > d else "lower"
+        effect = f"{PROBE} scores {'lower' if m > d else 'higher'}"
+    moved = _fmt(c["moved"], spec["integer"])
+    value = _fmt(spec["value"], spec["integer"])
+    if c["side"] == "live":
+        name = f"{spec['param']} is live: with it doubled to {moved} the outcome changes"
+    elif c["side"] == "past":
+        name = (
+            f"{spec['param']}={value}: the compared value {_fmt(c['x'], False)} is past it, so the branch applies "
+            f"({effect}); with the threshold at {moved} it does not"
+        )
+    else:
+        name = (
+            f"{spec['param']}={value}: the compared value {_fmt(c['x'], False)} is not past it, so the branch does "
+            f"not apply ({effect}); with the threshold at {moved} it does"
+        )
+    return Case(
+        name=name,
+        param=spec["param"],
+        field=field,
+        moved=c["moved"],
+        want=want,
+        state=spec["candidates"][c["candidate"]],
+        side=c["side"],
+        integer=spec["integer"],
+    )
+
+
+def _fmt(v: float, integer: bool) -> str:
+    if integer or float(v).is_integer():
+        return str(round(v))
+    return f"{v:.6g}"
+
+
+def behaviour_facts(probe_specs: list[dict], results: list[dict]) -> list[tuple[str, str]]:
+    """(label, direction) per behaviour state: how the loaded (or warmer) endpoint scored vs the other."""
+    spec = next((s for s in probe_specs if s["role"] == "observe"), None)
+    result = next((r for r in results if r["name"] == "behaviour"), None)
+    if spec is None or result is None:
+        return []
+    out = []
+    for c in result.get("cases", []):
+        label = spec["labels"][c["candidate"]]
+        scores = c["default"].get("scores", {})
+        a, b = scores.get(PROBE, 0.0), scores.get("pod-b", 0.0)
+        out.append((label, "lower" if b < a else "higher" if b > a else "same"))
+    return out
+
+
+def canonical(obj) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))

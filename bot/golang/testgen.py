@@ -1,0 +1,216 @@
+"""The plugin's table-driven unit test, written in llm-d terms from what the harness found.
+
+Expected outcomes never come from a re-implementation: the factory and defaults tests check the
+evolved literals, the adapter test checks each Map B line on a known endpoint, and the threshold
+tests compare the plugin with itself under the evolved value and under the value moved to a readable
+number across the input (the inputs the compiled plugin was seen to decide on, ``probes``).
+Behaviour tests say in llm-d terms what the evolved logic does ("an endpoint with more waiting
+requests scores lower"), as the compiled plugin does it on a two-endpoint state.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from bot.golang.adapter import zero_value
+from bot.golang.analysis_types import Analysis
+from bot.golang.generate import (
+    IMPORT_ATTRPREFIX,
+    IMPORT_DL,
+    IMPORT_ERR,
+    IMPORT_PLUGIN,
+    IMPORT_RC,
+    IMPORT_SCHED,
+    MODULE,
+    Generated,
+)
+from bot.golang.gonames import go_float, go_quote, render
+from bot.golang.probes import CLOCK, Case
+from bot.model import PolicyKind
+
+_TEST_METRICS = {
+    "WaitingQueueSize": 3,
+    "RunningRequestsSize": 2,
+    "KVCacheUsagePercent": 0.5,
+    "CacheNumBlocks": 100,
+    "CacheBlockSize": 16,
+}
+_SIMPLE_M = re.compile(r"^(int|int64|float64)?\(?m\.(\w+)\)?$")
+_HEADER_REQ = re.compile(r'^req\.Headers\["([^"]+)"\]$')
+_SIMPLE_REQ = re.compile(r"^req\.(\w+)$")
+_BEHAVIOUR_NAMES = {
+    "waiting": "an endpoint with more waiting requests",
+    "running": "an endpoint with more running requests",
+    "kv": "an endpoint with a fuller KV cache",
+    "prefix": "an endpoint holding more of the prompt's prefix",
+}
+
+
+def _metrics_literal(m: dict | None) -> str:
+    if m is None:
+        return "nil"
+    parts = [f"{k}: {go_float(v) if isinstance(v, float) else v}" for k, v in m.items() if v and k != "CacheBlockSize"]
+    return "&fwkdl.Metrics{" + ", ".join(parts) + "}"
+
+
+def _endpoint_literal(ep: dict, prefix: bool) -> str:
+    m = _metrics_literal(ep.get("metrics"))
+    p = ep.get("prefix") or {}
+    if prefix and p.get("match"):
+        return f"prefixEndpoint({go_quote(ep['name'])}, {m}, {p['match']}, {p['total']})"
+    return f"testEndpoint({go_quote(ep['name'])}, {m})"
+
+
+def _request_literal(r: dict) -> str:
+    parts = [f"RequestID: {go_quote(r.get('RequestID', 'r-1'))}"]
+    if r.get("Headers"):
+        headers = ", ".join(f"{go_quote(k)}: {go_quote(v)}" for k, v in sorted(r["Headers"].items()))
+        parts.append(f"Headers: map[string]string{{{headers}}}")
+    if r.get("Priority"):
+        parts.append(f"Objectives: scheduling.RequestObjectives{{Priority: {r['Priority']}}}")
+    if r.get("FairnessID"):
+        parts.append(f"FairnessID: {go_quote(r['FairnessID'])}")
+    if r.get("RequestSizeBytes"):
+        parts.append(f"RequestSizeBytes: {r['RequestSizeBytes']}")
+    return "&scheduling.InferenceRequest{" + ", ".join(parts) + "}"
+
+
+def _case_ctx(c: Case, prefix: bool) -> dict:
+    llmd = c.state["llmd"]
+    warm = [h["llmd"]["request"] for h in c.state.get("history", [])]
+    return {
+        "name": c.name,
+        "field": c.field,
+        "moved": str(round(c.moved)) if c.integer else go_float(round(c.moved, 10)),
+        "want": c.want,
+        "endpoints": ", ".join(_endpoint_literal(ep, prefix) for ep in llmd["endpoints"]),
+        "request": _request_literal(llmd["request"]),
+        "warmups": "[]*scheduling.InferenceRequest{" + ", ".join(_request_literal(w) for w in warm) + "}"
+        if warm
+        else "nil",
+    }
+
+
+def render_test(
+    gen: Generated, an: Analysis, plugin_type: str, cases: list[Case], behaviours: list[tuple[str, str]]
+) -> str:
+    kind = an.kind
+    bad = [
+        {"name": f"{p.name} = {c['bad']} is rejected", "json": json.dumps({p.name: c["bad"]})}
+        for p in gen.params
+        for c in p.checks
+    ]
+    if any(p.name == "scorers" for p in gen.params):
+        bad += [
+            {"name": "unknown scorer is rejected", "json": '{"scorers": [{"name": "no-such-scorer", "weight": 1}]}'},
+            {"name": "zero scorer weight is rejected", "json": '{"scorers": [{"name": "queue-depth", "weight": 0}]}'},
+            {
+                "name": "duplicate scorer is rejected",
+                "json": '{"scorers": [{"name": "queue-depth", "weight": 1}, {"name": "queue-depth", "weight": 2}]}',
+            },
+            {"name": "empty scorer list is rejected", "json": '{"scorers": []}'},
+        ]
+    want_params = [
+        {"field": p.field, "want": p.threshold.literal if p.threshold is not None else p.default} for p in gen.params
+    ]
+    adapter_checks = []
+    for aline in gen.snapshot_lines:
+        fld = aline.target.split(".", 1)[1]
+        typ = gen.snapshot_fields.get(fld, "float64")
+        if aline.status != "mapped":
+            adapter_checks.append({"field": fld, "want": zero_value(typ), "why": "no llm-d source: zero value"})
+            continue
+        m = _SIMPLE_M.match(aline.expr)
+        if m and m.group(2) in _TEST_METRICS and typ in ("int", "int64", "float64"):
+            v = _TEST_METRICS[m.group(2)]
+            adapter_checks.append(
+                {
+                    "field": fld,
+                    "want": go_float(v) if typ == "float64" else str(int(v)),
+                    "why": f"from Metrics.{m.group(2)}",
+                }
+            )
+    request_checks = []
+    for aline in gen.request_lines:
+        fld = aline.target.split(".", 1)[1]
+        m, h = _SIMPLE_REQ.match(aline.expr), _HEADER_REQ.match(aline.expr)
+        if aline.status == "mapped" and m and m.group(1) in ("RequestID", "TargetModel", "FairnessID"):
+            request_checks.append(
+                {
+                    "field": fld,
+                    "literal": f'{m.group(1)}: "value-1"',
+                    "want": '"value-1"',
+                    "why": f"from InferenceRequest.{m.group(1)}",
+                }
+            )
+        elif aline.status == "mapped" and h:
+            request_checks.append(
+                {
+                    "field": fld,
+                    "literal": f'Headers: map[string]string{{{go_quote(h.group(1))}: "value-1"}}',
+                    "want": '"value-1"',
+                    "why": f"from header {h.group(1)}",
+                }
+            )
+    behaviour_rows = []
+    for label, direction in behaviours:
+        pair = {
+            "waiting": (
+                'testEndpoint("pod-a", &fwkdl.Metrics{})',
+                'testEndpoint("pod-b", &fwkdl.Metrics{WaitingQueueSize: 8})',
+            ),
+            "running": (
+                'testEndpoint("pod-a", &fwkdl.Metrics{})',
+                'testEndpoint("pod-b", &fwkdl.Metrics{RunningRequestsSize: 16})',
+            ),
+            "kv": (
+                'testEndpoint("pod-a", &fwkdl.Metrics{KVCacheUsagePercent: 0.2})',
+                'testEndpoint("pod-b", &fwkdl.Metrics{KVCacheUsagePercent: 0.95})',
+            ),
+            "prefix": (
+                'prefixEndpoint("pod-a", &fwkdl.Metrics{}, 0, 32)',
+                'prefixEndpoint("pod-b", &fwkdl.Metrics{}, 24, 32)',
+            ),
+        }[label]
+        verb = {"lower": "scores lower", "higher": "scores higher", "same": "scores the same"}[direction]
+        behaviour_rows.append(
+            {"name": f"{_BEHAVIOUR_NAMES[label]} {verb}", "endpoints": ", ".join(pair), "want": direction}
+        )
+    imports = {
+        '"encoding/json"',
+        '"testing"',
+        '"github.com/google/go-cmp/cmp"',
+        'k8stypes "k8s.io/apimachinery/pkg/types"',
+        f'fwkdl "{IMPORT_DL}"',
+        f'"{IMPORT_PLUGIN}"',
+        f'"{IMPORT_SCHED}"',
+        f'"{MODULE}/test/utils"',
+    }
+    if gen.consumes_prefix:
+        imports.add(f'attrprefix "{IMPORT_ATTRPREFIX}"')
+    if kind == PolicyKind.ADMISSION:
+        imports |= {f'"{IMPORT_RC}"', f'errcommon "{IMPORT_ERR}"'}
+    from bot.golang.generate import _sort_imports
+
+    return render(
+        "plugin_test.go.j2",
+        pkg=gen.package,
+        imports=_sort_imports(imports),
+        plugin_type=plugin_type,
+        kind=kind.value,
+        factory=gen.factory,
+        ctor=gen.ctor,
+        type_const=gen.type_const,
+        struct=gen.struct,
+        defaults_json=json.dumps({p.name: p.json_default for p in gen.params}),
+        bad=bad,
+        params=want_params,
+        metrics_literal=", ".join(f"{k}: {v}" for k, v in _TEST_METRICS.items()),
+        adapter_checks=adapter_checks,
+        request_checks=request_checks,
+        consumes_prefix=gen.consumes_prefix,
+        clock=CLOCK,
+        cases=[_case_ctx(c, gen.consumes_prefix) for c in cases],
+        behaviours=behaviour_rows,
+    )

@@ -1,0 +1,105 @@
+"""The bundled example's plugin as an llm-d maintainer reads it, and its fidelity to the BLIS original."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.golang.harness_world import MAPPINGS
+from bot.golang.translate import translate
+
+from .conftest import EXAMPLE, translate_path
+
+
+@pytest.fixture(scope="module")
+def example(dictionary):
+    return translate_path(EXAMPLE, dictionary, "evolved-adaptive-scorer")
+
+
+def _go(tr, shipped_only=True):
+    return {p: t for p, t in tr.files.items() if p.endswith(".go") and not (shipped_only and p.endswith("_test.go"))}
+
+
+def test_no_global_mutex_and_consumes_and_log_on_recover(example):
+    _, _, tr = example
+    code = "\n".join(_go(tr).values())
+    assert "sync.Mutex" not in code and '"sync"' not in code  # stateless receiver: built once, read-only
+    main = next(t for p, t in tr.files.items() if p.endswith("evolved_adaptive_scorer.go"))
+    assert "func (s *EvolvedAdaptiveScorer) Consumes() plugin.DataDependencies" in main
+    assert "attrprefix.PrefixCacheMatchInfoDataKey" in main and "concurrency.InFlightLoadDataKey" in main
+    assert re.search(r"recover\(\).*\n.*err = fmt.Errorf", main)
+    assert "log.FromContext(ctx).V(logutil.DEFAULT).Error(err," in main
+
+
+def test_shipped_code_reads_like_upstream(example):
+    _, _, tr = example
+    files = _go(tr, shipped_only=False)
+    main = next(t for p, t in files.items() if p.endswith("evolved_adaptive_scorer.go"))
+    assert re.search(r"^// Package evolvedadaptivescorer ", main, re.M)
+    for path, text in files.items():
+        assert "EVOLVE-BLOCK" not in text, path
+        assert not re.search(r"//\s*(HYPOTHESIS|MECHANISM|EXPECT)-\d", text), path
+        assert "best_program.py" not in text, path  # no reference to files outside the repository
+        for n, line in enumerate(text.splitlines(), 1):
+            if line.lstrip().startswith("//"):
+                assert len(line.expandtabs(4)) <= 100, f"{path}:{n} comment over 100 columns"
+        assert "loadThreshold2" not in text and "KvUtilization" not in text, path
+
+
+def test_signals_mapped_as_blis_defines_them(example, dictionary):
+    _, _, tr = example
+    inflight = dictionary.signal("InFlightRequests").llmd.expr
+    assert "InFlightLoad" in inflight and "m.WaitingQueueSize + m.RunningRequestsSize" in inflight
+    adapter = next(t for p, t in tr.files.items() if p.endswith("adapter.go"))
+    assert "s.InFlightRequests = inFlightRequestsSignal(m, ep)" in adapter
+    # An endpoint without metrics is left out of BLIS's snapshots and scores 0, never as idle.
+    assert "if m == nil {\n\t\t\tcontinue\n\t\t}" in adapter
+    baseline = next(t for p, t in tr.files.items() if p.endswith("baseline.go"))
+    assert "scorePrefixDelegated" not in baseline and "prefixMatchBlocks" in baseline
+
+
+def test_tests_are_readable_and_in_llmd_terms(example):
+    _, _, tr = example
+    test = next(t for p, t in tr.files.items() if p.endswith("_test.go"))
+    assert not re.search(r"\d\.\d{7,}", test), "unreadable literals"
+    assert "an endpoint with more waiting requests scores lower" in test
+    assert "an endpoint holding more of the prompt's prefix scores higher" in test
+    assert "func TestThresholds(t *testing.T)" in test and "scoreWith(t, moved" in test
+    # CacheHitRate has no llm-d source: its branch cannot fire in production, so it gets no test.
+    assert "cacheHitRateThreshold=" not in test
+    assert any("cacheHitRateThreshold" in line and "cannot fire" in line for line in tr.report_markdown.splitlines())
+
+
+def test_bundled_example_decides_like_blis_and_every_difference_has_a_documented_cause(example):
+    _, _, tr = example
+    f = tr.summary.fidelity
+    assert f.measured and f.states >= 1000
+    assert f.agreement >= 0.95, f
+    assert f.unattributed == 0 and f.errors == 0
+    documented = set(MAPPINGS) | {"untranslatable:CacheHitRate", "several-mappings"}
+    assert {c.mapping for c in f.causes} <= documented, f.causes
+    assert not [x for x in tr.findings if x.check == "translate.fidelity-below-floor"]
+    assert "## Fidelity: the plugin against the BLIS original" in tr.report_markdown
+    assert f"{f.agreement:.1%}" in tr.report_markdown
+
+
+def test_every_translator_finding_is_anchored_to_a_plugin_line(example):
+    _, _, tr = example
+    for f in tr.findings:
+        assert f.file and f.line, f
+        assert f.file in tr.files, f
+
+
+@pytest.mark.slow
+def test_a_wrong_mapping_lowers_agreement_and_is_named(example, dictionary):
+    src, an, tr = example
+    planted = dictionary.model_copy(deep=True)
+    kv = planted.signal("KVUtilization", "snapshot")
+    kv.llmd.expr = "float64(m.KVCacheUsagePercent) * 100"  # percent instead of a fraction
+    wrong = translate(src, an, planted, plugin_type="evolved-adaptive-scorer", states=400)
+    f = wrong.summary.fidelity
+    assert f.agreement < tr.summary.fidelity.agreement - 0.02, f.agreement
+    assert f.causes[0].mapping == "signal:KVUtilization", f.causes
+    named = [x for x in wrong.findings if x.check.startswith("translate.fidelity-")]
+    assert named and "signal:KVUtilization" in named[0].message
