@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import re
 
-import yaml
-
 from bot.dictionary import Dictionary
 from bot.execution import ExecRequest
 from bot.golang import harness_world as world
@@ -24,6 +22,7 @@ from bot.golang.generate import MODULE, Generated, host_call_args
 from bot.golang.gonames import go_float, render
 from bot.golang.source import EvolvedSource
 from bot.model import PolicyKind
+from bot.yaml_safe import load_yaml
 
 KIND = "go-harness"
 SEED = 20260823
@@ -35,7 +34,7 @@ _SCALARS = {"int", "int64", "int32", "float64", "float32", "string", "bool"}
 
 def profile(gen: Generated, kind: PolicyKind, plugin_type: str) -> list[dict]:
     """The scheduling profile the EndpointPickerConfig declares: (type, weight, parameters)."""
-    cfg = yaml.safe_load(gen.epp_config) or {}
+    cfg = load_yaml(gen.epp_config) or {}
     params = {p.get("name", p.get("type")): p for p in cfg.get("plugins", [])}
     own = params.get(plugin_type, {}).get("parameters") or {}
     if kind == PolicyKind.ADMISSION:
