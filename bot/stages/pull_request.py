@@ -53,6 +53,21 @@ def draft_body(ctx: StageContext) -> str:
     return render("pr_draft.md.j2", request=ctx.request, state=ctx.state, paths=ctx.paths)
 
 
+def fidelity_line(f) -> str:
+    """The differential check in one sentence for the PR body (the report has the details)."""
+    if f is None:
+        return "Not measured."
+    if not f.measured:
+        return f"Not measured: {f.reason}"
+    causes = ", ".join(f"{c.mapping} ({c.states})" for c in f.causes[:3])
+    return (
+        f"On {f.states} sampled states the plugin, as llm-d runs it, decides like the BLIS original ({f.decision}) "
+        f"in {f.agreement:.1%} of them (floor {f.floor:.0%})"
+        + (f"; the differences come from {causes}" if causes else "")
+        + ". Details and example states: the translation report's Fidelity section."
+    )
+
+
 def run(ctx: StageContext) -> StageOutput:
     from bot.stages.document import Recommendation
 
@@ -68,7 +83,7 @@ def run(ctx: StageContext) -> StageOutput:
     summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
     body = render(
         "pr_body.md.j2",
-        fidelity=summary.fidelity,
+        fidelity_line=fidelity_line(summary.fidelity),
         request=ctx.request,
         state=ctx.state,
         counts=track_counts(hypotheses, verdicts),
