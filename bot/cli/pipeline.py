@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import json
 import sys
 from pathlib import Path
 
 from bot.cli.files import output_dir
+from bot.cli.workdir import holder_of, read_settings, work_lock, write_settings
 from bot.escape import line, sh
 from bot.model import Decision, RequestError
-
-RUN_FILE = "run.json"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -88,26 +86,42 @@ def cmd_run(args) -> int:
     approve = parse_approve(args.approve)
     request, results = preflight(args.request, args.results, allow_sample_data=args.allow_sample_data)
     work = args.work.resolve()
-    fork = (args.fork or work / "fork").resolve()
-    settings = {"request": str(args.request.resolve()), "fork": str(fork), "results": str(results) if results else None}
-    if args.allow_sample_data:
-        settings["allow_sample_data"] = True
-    saved = _read_settings(work, missing_ok=True)
-    if saved and saved["request"] != settings["request"]:
-        raise RequestError(
-            f"{work} holds the promotion of {saved['request']}; use another --work for a different request"
-        )
-    llm = _llm_settings(args, saved)
-    settings["llm"] = llm.model_dump(mode="json", exclude_defaults=True) | {"engine": llm.engine}
+    read_settings(work, missing_ok=True)  # a broken or copied work directory is refused before it is touched
     output_dir(work, "--work")
-    (work / RUN_FILE).write_text(json.dumps(settings, indent=2) + "\n")
-    return _drive(_runner(request, work, fork, results, approve, args, llm))
+    with work_lock(work, "run"):
+        saved = read_settings(work, missing_ok=True)
+        settings = {"request": str(args.request.resolve()), "results": str(results) if results else None}
+        if saved and saved["request"] != settings["request"]:
+            raise RequestError(
+                f"{work} holds the promotion of {saved['request']}; use another --work for a different request"
+            )
+        fork = args.fork.resolve() if args.fork else Path(saved["fork"]) if saved else work / "fork"
+        if saved and Path(saved["fork"]) != fork:
+            raise RequestError(
+                f"{work} drives the fork {saved['fork']}, not --fork {fork}; leave --fork out to continue, "
+                "or use another --work"
+            )
+        settings["fork"] = str(fork)
+        if args.allow_sample_data:
+            settings["allow_sample_data"] = True
+        llm = _llm_settings(args, saved)
+        settings["llm"] = llm.model_dump(mode="json", exclude_defaults=True) | {"engine": llm.engine}
+        if saved:
+            _note_move(saved)
+            settings = {"id": saved.get("id"), **settings} if saved.get("id") else settings
+        write_settings(work, settings)
+        return _drive(_runner(request, work, fork, results, approve, args, llm))
 
 
 def cmd_resume(args) -> int:
     work = args.work.resolve()
-    settings = _read_settings(work)
+    read_settings(work)
     _check_saved_state(work)
+    with work_lock(work, "resume"):
+        return _resume(args, work, _settings_here(work))
+
+
+def _resume(args, work: Path, settings: dict) -> int:
     request, results = _reload(settings)
     llm = _llm_settings(args, settings)
     args.allow_sample_data = settings.get("allow_sample_data", False)
@@ -120,8 +134,13 @@ def cmd_resume(args) -> int:
 
 def cmd_decide(args) -> int:
     work = args.work.resolve()
-    settings = _read_settings(work)
+    read_settings(work)
     _check_saved_state(work)
+    with work_lock(work, args.decision.value):
+        return _decide(args, work, _settings_here(work))
+
+
+def _decide(args, work: Path, settings: dict) -> int:
     request, results = _reload(settings)
     llm = _llm_settings(args, settings)
     args.allow_sample_data = settings.get("allow_sample_data", False)
@@ -165,6 +184,11 @@ def cmd_status(args) -> int:
 
     for cost in cost_lines(state.llm):
         print(f"  claude {cost}")
+    holder = holder_of(args.work.resolve())
+    if holder is not None:
+        print(
+            f"  in progress: `promote {line(holder.get('command'))}` (pid {holder['pid']}) since {line(holder.get('since'))}"
+        )
     if state.status.value == "awaiting-decision":
         print(_decide_hint(state.open_gate, args.work))
     return 0
@@ -287,32 +311,22 @@ def _decide_hint(gate: int | None, work: Path) -> str:
     )
 
 
-def _read_settings(work: Path, missing_ok: bool = False) -> dict | None:
-    """run.json: the request, fork and results a promotion was started with (RequestError if unusable)."""
-    if work.exists() and not work.is_dir():
-        raise RequestError(f"--work {work}: is a file, not a directory; pass the promotion's work directory")
-    f = work / RUN_FILE
-    if not f.exists():
-        if missing_ok:
-            return None
-        raise RequestError(f"{work}: no promotion here; start one with `promote run REQUEST --work {work}`")
-    try:
-        settings = json.loads(f.read_bytes())
-    except ValueError:  # JSONDecodeError, UnicodeDecodeError
-        settings = None
-    ok = (
-        isinstance(settings, dict)
-        and isinstance(settings.get("request"), str)
-        and isinstance(settings.get("fork"), str)
-        and isinstance(settings.get("results"), str | None)
-        and isinstance(settings.get("llm", {}), dict)
-    )
-    if not ok:
-        raise RequestError(
-            f"{f}: the run settings are unreadable (expected request, fork and results); "
-            f"restore the file, or start again with `promote run REQUEST --work {work}`"
-        )
+def _settings_here(work: Path) -> dict:
+    """run.json read again under the lock; a moved work directory records its new place (with a note)."""
+    settings = read_settings(work)
+    if settings.get("moved_from"):
+        _note_move(settings)
+        write_settings(work, settings)
     return settings
+
+
+def _note_move(settings: dict) -> None:
+    if settings.get("moved_from"):
+        print(
+            f"promote: note: this work directory was at {settings['moved_from']}; it goes on here "
+            f"with the fork {settings['fork']}",
+            file=sys.stderr,
+        )
 
 
 def _check_saved_state(work: Path) -> None:
