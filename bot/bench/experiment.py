@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.bench.evaluation_spec import render_evaluation_spec
+from bot.bench.layout import split_condition
 from bot.bench.plan import (
     BASELINE_CONFIG_FILE,
     EVOLVED_CONFIG_FILE,
@@ -157,7 +158,7 @@ def render_experiment(
         raise PlanError(f"plan is for request {plan.request_id}/{plan.slug}, not {request.id}/{request.slug}")
 
     root = f"benchmarks/promotion/{plan.slug}"
-    workloads = sorted({c.workload for c in plan.cells})
+    workloads = sorted({split_condition(c.workload)[0] for c in plan.cells})
     files: dict[str, str] = {}
     for name in workloads:
         profile, changes = profile_with_changes(request, name)
@@ -176,7 +177,11 @@ def render_experiment(
     image = _image(request, evolved_image)
     by_cell = plan.repetitions_by_cell
     runs = [
-        {"name": run_treatment_name(c, n), "profile": f"{c.workload}.yaml", "load.stages.0.rate": c.rate}
+        {
+            "name": run_treatment_name(c, n),
+            "profile": f"{split_condition(c.workload)[0]}.yaml",
+            "load.stages.0.rate": c.rate,
+        }
         for n in range(1, plan.repetitions + 1)
         for c in plan.cells
         if n <= by_cell[c]

@@ -35,7 +35,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bot.bench.layout import RUN_TREATMENT_PATTERN, TREATMENTS  # noqa: F401 (re-exported)
+from bot.bench.layout import RUN_TREATMENT_PATTERN, TREATMENTS, split_condition  # noqa: F401 (re-exported)
 from bot.bench.metrics import METRICS, short_metric
 from bot.bench.reports import load_results
 from bot.bench.sizing import Sizing, scenario_truth, size
@@ -228,11 +228,12 @@ def hypothesis_cells(h: Hypothesis, request: PromotionRequest) -> list[Cell]:
     names = {w.name for w in request.workloads}
     cells = set()
     for name in h.workloads:
-        if name not in names:
+        base = split_condition(name)[0]  # a Track B run condition rides on a request workload (bot.bench.layout)
+        if base not in names:
             raise PlanError(
                 f"hypothesis {h.id}: workload {name!r} is not one of the request's workloads {sorted(names)}"
             )
-        rates = h.rates or request.workload(name).rates
+        rates = h.rates or request.workload(base).rates
         cells.update(Cell(workload=name, rate=float(r)) for r in rates)
     return sorted(cells, key=Cell.key)
 
@@ -291,7 +292,7 @@ def prior_cv_from_results(results_dir: str | Path, metrics: Iterable[str] | None
 
 
 def _run_minutes(request: PromotionRequest, cell: Cell, p: CostParameters) -> float:
-    return request.workload(cell.workload).duration_s / 60.0 + p.run_overhead_minutes
+    return request.workload(split_condition(cell.workload)[0]).duration_s / 60.0 + p.run_overhead_minutes
 
 
 def plan_cost(
@@ -375,7 +376,7 @@ def make_plan(
     not_benchmarked = sorted((h.id for h in hypotheses if h.prediction is None), key=id_key)
 
     cells = sorted({c for h in planned for c in h.cells}, key=Cell.key)
-    harnesses = sorted({request.workload(c.workload).harness for c in cells})
+    harnesses = sorted({request.workload(split_condition(c.workload)[0]).harness for c in cells})
     notes: list[str] = []
 
     if prior_cv is not None:

@@ -51,6 +51,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.bench.layout import with_condition
 from bot.bench.metrics import METRICS
 from bot.hypotheses.errors import HypothesisError
 from bot.hypotheses.metrics import MetricTranslation, metric_label, translate_metric
@@ -541,6 +542,14 @@ def _track_b_gap(ctx: _Ctx, gap_id: str, hid: str, margin: float) -> Hypothesis:
     direction = str(tb.direction)
     family = Family(tb.family)
     workloads, rates, untestable = gap_run_plan(ctx.req, tb.workloads, family)
+    condition = _gap_condition(ctx.req, gap_id)
+    if isinstance(condition, str):
+        untestable = f"needs a run this cluster cannot do: {condition}"
+    elif condition is not None:
+        # A planned Track B fault treatment decides it: the same workload and rates under the condition.
+        rates = rates or _hint_rates(ctx.req, workloads, tb.workloads)
+        workloads, untestable = [with_condition(w, condition.name) for w in workloads], None
+        statement += f" (Decided by the fault treatment `{condition.name}`: {condition.what}.)"
     prediction = None
     if short is not None and untestable is None:
         prediction = Prediction(
@@ -549,7 +558,7 @@ def _track_b_gap(ctx: _Ctx, gap_id: str, hid: str, margin: float) -> Hypothesis:
             margin=margin if direction in ("equivalent", "no-worse") else DEFAULT_MARGIN,
         )
     if untestable:
-        statement += f" (Not decided by the standard benchmark plan: it {untestable}; the template predicts {direction} on {short or tb.metric}.)"
+        statement += f" (Not decided by the benchmark plan: it {untestable}; the template predicts {direction} on {short or tb.metric}.)"
     return Hypothesis(
         id=hid,
         track=Track.B,
@@ -565,6 +574,14 @@ def _track_b_gap(ctx: _Ctx, gap_id: str, hid: str, margin: float) -> Hypothesis:
         source=gap_id,
         mechanism=f"BLIS cannot model this: {gap.why_blis_cannot_model.strip()} (conditions: {tb.workloads.strip()})",
     )
+
+
+def _gap_condition(req: PromotionRequest, gap_id: str):
+    """The Track B run condition that decides a Map C gap: a Condition, the reason it cannot run, or None."""
+    from bot.bench.conditions import GAP_CONDITION, conditions_for
+
+    name = GAP_CONDITION.get(gap_id)
+    return conditions_for(req.stack)[name] if name else None
 
 
 def _primary_metric(ctx: _Ctx, track_a: list[Hypothesis]) -> str:

@@ -185,6 +185,23 @@ EFFECTS = {
 }
 RATE_SCALE = (0.8, 1.2)
 
+# Track B fault treatments (workload+condition cells): how much the fault slows both arms, and the
+# evolved plugin's planted effect under it (it routes around a deleted pod a little better than the
+# default; with 1 s metric refreshes its load terms lose part of their edge but stay no worse).
+FAULT_LOAD = {"pod-failure": 1.25, "metric-staleness": 1.06}
+EFFECTS["load-spikes+pod-failure"] = {
+    "ttft": (-0.05, -0.07),
+    "tpot": (-0.03, -0.05),
+    "e2e_tail": -0.08,
+    "throughput": 0.01,
+}
+EFFECTS["load-spikes+metric-staleness"] = {
+    "ttft": (-0.04, -0.06),
+    "tpot": (-0.03, -0.05),
+    "e2e_tail": -0.06,
+    "throughput": 0.005,
+}
+
 # Noise across repetitions (relative sd): a run-level factor shared by all latencies
 # of a repetition plus per-metric noise; gives CVs of roughly 2-4%. The draws are
 # standardised within each (workload, rate, treatment) group of repetitions (sample mean 0,
@@ -473,9 +490,12 @@ def report(
     rng: np.random.Generator,
 ) -> dict:
     name = workload["name"]
-    prof = PROFILES[name]
+    base, _, condition = name.partition("+")
+    prof = PROFILES[base]
     ttft0, tpot0 = prof["points"][int(rate) if float(rate).is_integer() else rate]
-    eff = EFFECTS[name]
+    load = FAULT_LOAD.get(condition, 1.0)  # the fault slows both arms; EFFECTS says how the evolved arm copes
+    ttft0, tpot0 = ttft0 * load, tpot0 * load
+    eff = EFFECTS.get(name, EFFECTS[base])
     scale = 1.0 if len(workload["rates"]) == 1 else RATE_SCALE[min(rate_idx, 1)]
     if treatment == "baseline":
         ttft_c = ttft_t = tpot_c = tpot_t = 1.0
@@ -609,27 +629,32 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(out)
     rng = np.random.default_rng(SEED)
     index = count = 0
-    for workload in request["workloads"]:
-        for rate_idx, rate in enumerate(sorted(float(r) for r in workload["rates"])):
-            repetitions = reps_by_cell.get((workload["name"], rate))
-            if repetitions is None:
-                print(f"note: {workload['name']}@{rate:g} is in no planned cell; skipped", file=sys.stderr)
-                continue
-            for treatment in TREATMENTS:
-                noises = group_noise(rng, repetitions)
-                for rep in range(1, repetitions + 1):
-                    doc = report(request, workload, rate, rate_idx, treatment, rep, index, noises[rep - 1], rng)
-                    index += 1
-                    text = dump(doc)
-                    try:
-                        parse_report(text)  # upstream's own model for the report's version
-                    except ReportError as exc:
-                        print(f"error: {treatment}/{workload['name']}/{rate:g}/{rep}: {exc}", file=sys.stderr)
-                        return 1
-                    path = out / treatment / workload["name"] / f"rate-{rate:g}" / f"rep-{rep}" / REPORT_NAME
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(text, encoding="utf-8")
-                    count += 1
+    for base_workload in request["workloads"]:
+        for rate_idx, rate in enumerate(sorted(float(r) for r in base_workload["rates"])):
+            # The plain cell, then the Track B fault treatments planned on it (workload+condition).
+            faults = sorted(w for w, r in reps_by_cell if r == rate and w.startswith(base_workload["name"] + "+"))
+            names = [base_workload["name"], *faults]
+            for name in names:
+                repetitions = reps_by_cell.get((name, rate))
+                if repetitions is None:
+                    print(f"note: {name}@{rate:g} is in no planned cell; skipped", file=sys.stderr)
+                    continue
+                workload = {**base_workload, "name": name}
+                for treatment in TREATMENTS:
+                    noises = group_noise(rng, repetitions)
+                    for rep in range(1, repetitions + 1):
+                        doc = report(request, workload, rate, rate_idx, treatment, rep, index, noises[rep - 1], rng)
+                        index += 1
+                        text = dump(doc)
+                        try:
+                            parse_report(text)  # upstream's own model for the report's version
+                        except ReportError as exc:
+                            print(f"error: {treatment}/{name}/{rate:g}/{rep}: {exc}", file=sys.stderr)
+                            return 1
+                        path = out / treatment / name / f"rate-{rate:g}" / f"rep-{rep}" / REPORT_NAME
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                        path.write_text(text, encoding="utf-8")
+                        count += 1
     print(f"wrote {count} sample reports under {out}, each validated with llm-d-benchmark's report model")
     return 0
 

@@ -217,3 +217,29 @@ def test_ten_kills_then_resume_give_the_uninterrupted_reports_and_no_cell_twice(
         (c["setup"], c["name"]) for c in _events(kill_root, "run-finished") if not c["name"].startswith("warmup")
     )
     assert all(n == 1 for n in finished.values()), finished  # a finished run is adopted, never run again
+
+
+def test_the_pod_failure_treatment_deletes_a_model_server_pod_at_half_the_duration(tmp_path):
+    from tests.bench.bench_branch import hypotheses, small_request
+    from tests.bench.test_bench_plan import _h
+
+    env = fakes.install(tmp_path, fault={"baseline": 0.2, "evolved": 0.1})
+    request = small_request(
+        workloads=[{"name": "spikes", "profile": "shared_prefix_synthetic", "rates": [10], "duration_s": 2}]
+    )
+    hyps = hypotheses([_h("B1", ["spikes+pod-failure"], "e2e_p95", direction="no-worse")])
+    bench, commit = make_branch(tmp_path, request, hyps)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--warmup-seconds", "0"))
+    assert proc.returncode == 0, proc.stderr
+    m = mf.load(tmp_path / "results")
+    faulty = [c for c in m.cells if c.workload == "spikes+pod-failure"]
+    plain = [c for c in m.cells if c.workload == "spikes"]
+    assert faulty and plain and all(c.fault is None for c in plain)
+    for c in faulty:
+        assert c.fault is not None and c.fault.ok and c.fault.target == "ms-decode-0"
+        assert c.fault.planned_at_s == 1.0 and abs(c.fault.issued_at_s - 1.0) < 0.25
+    deletions = _events(tmp_path, "delete-pod")
+    assert len(deletions) == len(faulty)  # one per faulty run, in both arms, none in plain runs
+    assert all(abs(d["at"] - 1.0) < 0.75 for d in deletions)  # measured by the fake from the harness start
+    hits = {c["name"]: c["fault_hit"] for c in _events(tmp_path, "run-finished")}
+    assert all(hits[c.run_treatment] for c in faulty) and not any(hits[c.run_treatment] for c in plain)

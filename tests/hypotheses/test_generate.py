@@ -136,13 +136,25 @@ def test_track_b_one_per_touched_gap_and_freshness_gap(request_, summary, dictio
         assert h.prediction.direction is Direction.NO_WORSE and h.prediction.metric == "ttft_mean"  # A1's metric
 
 
-def test_failure_injection_gap_is_not_predicted_by_the_standard_plan(request_, summary, dictionary):
+def test_failure_injection_gap_is_decided_by_a_fault_treatment_or_reported_not_runnable(request_, summary, dictionary):
     b = {h.source: h for h in _track(generate_hypotheses(request_, summary, dictionary), "B")}
     robustness = [g for g in summary.touched_gaps if dictionary.gap(g).track_b.family is Family.ROBUSTNESS]
     injected = [g for g in robustness if "pod" in dictionary.gap(g).track_b.workloads]
     assert injected
-    for g in injected:
-        assert b[g].prediction is None and "Not decided by the standard benchmark plan" in b[g].statement
+    for g in injected:  # the cluster may delete pods (the default): a planned pod-failure treatment decides it
+        h = b[g]
+        assert h.prediction is not None and "fault treatment `pod-failure`" in h.statement
+        assert all(w.endswith("+pod-failure") for w in h.workloads)
+    no_faults = request_.model_copy(
+        update={
+            "stack": request_.stack.model_copy(
+                update={"cluster": request_.stack.cluster.model_copy(update={"pod_deletion": False})}
+            )
+        }
+    )
+    b = {h.source: h for h in _track(generate_hypotheses(no_faults, summary, dictionary), "B")}
+    for g in injected:  # it cannot: reported as not runnable, with the reason
+        assert b[g].prediction is None and "stack.cluster.pod_deletion is false" in b[g].statement
     # a gap whose hint names one of the request's workloads (by profile) is predicted on it
     hinted = [g for g in summary.touched_gaps if "shared_prefix_synthetic" in dictionary.gap(g).track_b.workloads]
     for g in hinted:

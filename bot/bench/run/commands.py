@@ -99,7 +99,7 @@ def pods(t: Target, selector: str) -> list[str]:
         "-l",
         selector,
         "-o",
-        "jsonpath={range .items[*]}{.metadata.name} {.status.phase}{'\\n'}{end}",
+        "jsonpath={range .items[*]}{.metadata.name} {.status.phase} {.status.startTime}{'\\n'}{end}",
     ]
 
 

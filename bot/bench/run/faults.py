@@ -20,6 +20,15 @@ from bot.bench.run import commands
 from bot.bench.run.manifest import FaultRecord
 
 
+def _timestamp(text: str) -> float | None:
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
 class PodDeletion(threading.Thread):
     def __init__(
         self,
@@ -35,35 +44,46 @@ class PodDeletion(threading.Thread):
         self.target, self.duration_s, self.log, self.env = target, duration_s, log, env
         self.poll_s, self.wait_s = poll_s, wait_s
         self.record = FaultRecord(kind="pod-failure", planned_at_s=duration_s / 2)
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def stop(self) -> None:
-        self._stop.set()
+        self._halt.set()
 
     def _kubectl(self, argv: list[str]) -> subprocess.CompletedProcess:
         self.log(f"$ {shlex.join(argv)}")
         return subprocess.run(argv, capture_output=True, text=True, env=self.env, check=False, timeout=60)
 
-    def _running(self, selector: str) -> list[str]:
+    def _pods(self, selector: str) -> list[tuple[str, float | None]]:
+        """(name, start time as a UNIX timestamp or None) of the Running pods, by name."""
         out = self._kubectl(commands.pods(self.target, selector)).stdout
-        return sorted(line.split()[0] for line in out.splitlines() if line.split()[1:2] == ["Running"])
+        pods = []
+        for line in out.splitlines():
+            parts = line.split()
+            if parts[1:2] == ["Running"]:
+                pods.append((parts[0], _timestamp(parts[2]) if len(parts) > 2 else None))
+        return sorted(pods)
+
+    def _running(self, selector: str) -> list[str]:
+        return [name for name, _ in self._pods(selector)]
 
     def run(self) -> None:
         deadline = time.monotonic() + self.wait_s
-        while not self._running(commands.HARNESS_SELECTOR):
-            if self._stop.wait(self.poll_s) or time.monotonic() > deadline:
+        while not (harness := self._pods(commands.HARNESS_SELECTOR)):
+            if self._halt.wait(self.poll_s) or time.monotonic() > deadline:
                 self.record.detail = "the harness pod never ran; no pod was deleted"
                 return
-        started = time.monotonic()
-        if self._stop.wait(self.duration_s / 2):
-            self.record.detail = "the run ended before t = duration/2; no pod was deleted"
-            return
-        pods = self._running(commands.MODEL_SERVER_SELECTOR)
+        # The harness pod's own start time (status.startTime), not when we noticed it.
+        since = harness[0][1]
+        started = time.monotonic() - (max(0.0, time.time() - since) if since is not None else 0.0)
+        pods = self._running(commands.MODEL_SERVER_SELECTOR)  # chosen now, so the deletion itself is on time
         if not pods:
             self.record.detail = "no Running model-server pod to delete"
             return
-        proc = self._kubectl(commands.delete_pod(self.target, pods[0]))
+        if self._halt.wait(max(0.0, self.duration_s / 2 - (time.monotonic() - started))):
+            self.record.detail = "the run ended before t = duration/2; no pod was deleted"
+            return
         self.record.issued_at_s = round(time.monotonic() - started, 3)
+        proc = self._kubectl(commands.delete_pod(self.target, pods[0]))
         self.record.target = pods[0]
         self.record.ok = proc.returncode == 0
         self.record.detail = (proc.stdout + proc.stderr).strip()[-300:]

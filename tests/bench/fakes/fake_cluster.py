@@ -31,6 +31,7 @@ import random
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import yaml
@@ -331,6 +332,7 @@ def cmd_run(a) -> None:
     with state() as s:
         fault_hit = bool(s.get("deleted"))
         s.pop("harness", None)
+        s["pods"] = dict.fromkeys(s.get("pods") or {}, "Running")  # the deleted pod was recreated and is ready again
         st = dict(s)
     doc = make_report(name, arm, rate, keywords, st, fault_hit, carry)
     out = Path(a.workspace) / "results" / f"inference-perf-{name}-{int(time.time())}-{os.getpid() % 100000:05d}_1"
@@ -365,10 +367,13 @@ def kubectl() -> None:
         with state() as s:
             if a.l == "app=llmdbench-harness-launcher,function=load_generator":
                 if s.get("harness"):
-                    print(f"inference-perf-{_seed(s['harness']['name']) % 10000} Running")
+                    since = datetime.fromtimestamp(s["harness"]["since"], UTC).isoformat(timespec="microseconds")
+                    print(
+                        f"inference-perf-{_seed(s['harness']['name']) % 10000} Running {since.replace('+00:00', 'Z')}"
+                    )
             elif a.l == "llm-d.ai/role=decode":
                 for name, phase in sorted((s.get("pods") or {}).items()):
-                    print(f"{name} {phase}")
+                    print(f"{name} {phase} 2026-01-01T00:00:00Z")
             else:
                 die(f"-l {a.l}: no such selector in the fake cluster")
         return
