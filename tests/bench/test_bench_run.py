@@ -60,6 +60,13 @@ def _reports(root: Path) -> dict[str, bytes]:
     return {p.relative_to(res).as_posix(): p.read_bytes() for p in sorted(res.rglob("benchmark_report*"))}
 
 
+def _plan_cells(bench: Path):
+    from bot.bench.evaluation_spec import load_evaluation_spec
+
+    spec = load_evaluation_spec((bench / "evaluation.yaml").read_text())
+    return [type("C", (), {"repetitions": spec.repetitions_by_cell[c.label()]}) for c in spec.cells]
+
+
 def _events(root: Path, event: str) -> list[dict]:
     return [c for c in fakes.calls(root) if c["event"] == event]
 
@@ -151,7 +158,7 @@ def test_cancellation_tears_down(tmp_path):
 
 def test_budget_stop_says_what_remains_and_what_more_would_buy(cluster):
     root, env, bench, commit = cluster
-    # Estimates: (1 s / 60 + 0 overhead) x 2 GPUs per cell; no stand-up minutes.
+    # Estimates: (1 s / 60 + 3 s overhead) x 2 GPUs = 0.13 GPU-minutes per cell, more than a fake cell costs.
     proc = _promote(
         env,
         *_args(
@@ -159,23 +166,26 @@ def test_budget_stop_says_what_remains_and_what_more_would_buy(cluster):
             commit,
             root,
             "--budget-gpu-minutes",
-            "0.6",
+            "0.3",
             "--estimate-standup-minutes",
             "0",
             "--estimate-run-overhead-minutes",
-            "0",
+            "0.05",
         ),
     )
     m = mf.load(root / "results")
     assert proc.returncode == 3, proc.stderr
     assert "stopped before the GPU budget would be exceeded" in proc.stderr
     assert "more GPU-minutes would run them" in proc.stderr and "A1" in proc.stderr
-    assert 0 < len(m.cells) < 20
+    left = int(
+        proc.stderr.split("stopped before the GPU budget would be exceeded: ")[1].split(" cell run(s) remain")[0]
+    )
+    assert left > 0 and len(m.cells) + left == 2 * sum(c.repetitions for c in _plan_cells(bench))
     # No cell starts once spent + its estimate (at least what cells actually cost) passes the cap: only the last
     # cell and the teardown can overrun it.
-    last = max(c.gpu_minutes for c in m.cells)
+    last = max((c.gpu_minutes for c in m.cells), default=0.0)
     teardown = sum(e.gpu_minutes for e in m.events if e.kind == "teardown")
-    assert m.spent_gpu_minutes <= 0.6 + last + teardown
+    assert m.spent_gpu_minutes <= 0.3 + last + teardown
     assert json.loads((root / "cluster" / "state.json").read_text())["up"] is False
 
 
