@@ -139,6 +139,11 @@ def test_labels_for_a_closed_gate_or_from_a_bot_are_refused_and_bot_comments_ign
         "`gate-3-approved` label was removed: gate 3 is not open" in c.body for c in sim.fake.comments(REPO, number)
     )
 
+    _as(sim, "maria").get_issue(number).add_to_labels("gate-1-approved")  # applied, but the event's sender reads
+    sim.event("issues", "labeled", number, sender="researcher", label="gate-1-approved")
+    assert "gate-1-approved" not in labels_of(sim, number)
+    assert any("@researcher has the role `read`" in c.body for c in sim.fake.comments(REPO, number))
+
     _label(sim, number, "gate-1-approved", "renovate[bot]")  # an admin, but a bot
     assert "gate-1-approved" not in labels_of(sim, number)
     assert any("renovate[bot] is a bot account" in c.body for c in sim.fake.comments(REPO, number))
