@@ -54,6 +54,9 @@ def test_a_whole_promotion_through_issue_labels_and_commands(sim):
     [pull] = sim.fake.pulls(REPO)
     assert pull.draft and pull.head == state.branch and f"Refs #{number}" in sim.fake.issue(REPO, pull.number).body
     assert any(r.body.startswith("<!-- promotion-bot:review-gate-1 -->") for r in sim.fake.reviews(REPO, pull.number))
+    inline = sim.fake.review_comments(REPO, pull.number)  # on the diff's lines, or the fake would have refused
+    assert inline and all(c.body.startswith("<!-- promotion-bot:review-gate-1 -->") for c in inline)
+    assert {c.path.split("/")[0] for c in inline} >= {"pkg", "deploy"}  # the plugin and its config lines
     assert any(r.sandbox_ran for r in sim.runs), "gate 1's Go checks ran in the sandboxed job"
 
     # A triager's gate label does not count: removed, with a comment saying why.
