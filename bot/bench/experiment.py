@@ -7,6 +7,8 @@ runs are needed and how often; this module only says it in upstream's formats.
 from __future__ import annotations
 
 import copy
+import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -262,6 +264,10 @@ def render_experiment(
     arms = {"baseline": epp_config_baseline, "evolved": epp_config_evolved}
     files[f"{root}/evaluation.yaml"] = render_evaluation_spec(plan, request, arms)
     files[f"{root}/README.md"] = plan_markdown(plan)
+    # The GPU job's limit (benchmark.yml timeout-minutes): the plan's wall time, half again, plus an hour.
+    wall = plan.cost.gpu_minutes / plan.parameters.gpus_per_stack
+    limits = {"planned_gpu_minutes": plan.cost.gpu_minutes, "timeout_minutes": math.ceil(wall * 1.5 + 60)}
+    files[f"{root}/run-limits.json"] = json.dumps(limits, indent=2, sort_keys=True) + "\n"
     # What `promote bench run` needs from the request (workloads, stack, ids), without the evolved source.
     files[f"{root}/request.json"] = request.model_dump_json(indent=2) + "\n"
     return dict(sorted(files.items()))

@@ -504,7 +504,13 @@ def test_experiment_has_the_llmdbenchmark_shape():
     files = render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED)
     root = "benchmarks/promotion/evolved-adaptive-scorer"
     assert sorted(files) == sorted(
-        [f"{root}/experiment.yaml", f"{root}/evaluation.yaml", f"{root}/README.md", f"{root}/request.json"]
+        [
+            f"{root}/experiment.yaml",
+            f"{root}/evaluation.yaml",
+            f"{root}/README.md",
+            f"{root}/request.json",
+            f"{root}/run-limits.json",
+        ]
         + [
             f"{root}/workloads/{w}.yaml"
             for w in ("cache-warmup", "load-spikes", "multiturn", "optimized-baseline", "sanity-random")
