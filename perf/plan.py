@@ -1,9 +1,14 @@
 """Print the benchmark plan's cost against the naive plan for the bundled example.
 
 The naive plan is the seed's: one benchmark profile per hypothesis, each with its
-own baseline and evolved stand-ups and 3 repetitions. The acceptance line asks
-for the plan's GPU-minutes to be at most half the naive plan's; the script exits
-1 when they are not.
+own baseline and evolved stand-ups and 3 repetitions. Beside it: the fixed plan
+(every cell run to its planned count) and the sequential plan (rounds, each cell
+stopped once the hypotheses that need it are decided; its GPU-minutes are
+expected values from simulating the round loop, with every claim at its planned
+effect under the plan's noise model, with a steady evolved arm, and with no
+effect at all). The acceptance lines: fixed plan <= 0.5 x naive; sequential
+plan <= 0.25 x naive (expected, planned effects), with every decidable
+hypothesis at >= 80% power under both designs. The script exits 1 otherwise.
 
 Usage:
     .venv/bin/python perf/plan.py [--request PATH] [--hypotheses DIR] [--prior-cv CV]
@@ -107,20 +112,48 @@ def main(argv: list[str] | None = None) -> int:
         ("GPU-min", p.gpu_minutes, n.gpu_minutes),
     ):
         print(f"{label:<8}{a:>12g}{b:>12g}{(a / b if b else 0):>10.3f}")
+    seq = plan.sequential
+    if seq is not None:
+        print()
+        print(f"{'GPU-minutes':<44}{'':>10}{'/ naive':>10}")
+        rows = [
+            ("naive plan", n.gpu_minutes),
+            ("fixed plan", p.gpu_minutes),
+            ("sequential, expected (planned effects)", seq.expected_gpu_minutes),
+            ("  ... evolved arm 2x as noisy, outlier runs", seq.expected_gpu_minutes_noisy),
+            ("sequential, expected (no effect at all)", seq.expected_gpu_minutes_null),
+            ("sequential, at most (every cell to horizon)", seq.max_gpu_minutes),
+        ]
+        for label, v in rows:
+            print(f"{label:<44}{v:>10g}{(v / n.gpu_minutes if n.gpu_minutes else 0):>10.3f}")
+        print(
+            f"sequential design: {seq.spending} spending, looks {sorted({tuple(x) for x in seq.looks.values()})}, "
+            f"expected rounds {seq.expected_rounds:g}"
+        )
     print()
     ok = plan.ratio <= 0.5
     print(f"GPU-minutes ratio plan/naive = {plan.ratio:.3f} ({'OK' if ok else 'FAIL'}: acceptance is <= 0.5)")
+    if seq is not None:
+        seq_ratio = seq.expected_gpu_minutes / n.gpu_minutes if n.gpu_minutes else 0.0
+        seq_short = [h for h in seq.decidable if seq.power[h] < plan.power]
+        seq_ok = seq_ratio <= 0.25 and not seq_short
+        ok = ok and seq_ok
+        print(
+            f"sequential expected GPU-minutes / naive = {seq_ratio:.3f}, decidable hypotheses below "
+            f"{plan.power:.0%}: {', '.join(seq_short) or 'none'} ({'OK' if seq_ok else 'FAIL'}: acceptance is <= 0.25)"
+        )
     print()
     decidable = [h for h in plan.hypothesis_power if h.decidable]
     print(
         f"power (whole verdict rule at the planned effects; noise: CV {plan.cv:.1%}, evolved arm up to "
         f"{plan.evolved_noise_ratio:g}x as noisy, {plan.outlier_rate:.0%} outlier runs):"
     )
-    print(f"  {'':<6}{'kind':<12}{'level':>9}{'power':>8}{'floor':>8}{'steady':>8}")
+    print(f"  {'':<6}{'kind':<12}{'level':>9}{'power':>8}{'floor':>8}{'steady':>8}{'seq.':>8}")
     for h in plan.hypothesis_power:
+        seq_power = f"{seq.power[h.hypothesis]:>8.1%}" if seq is not None else ""
         print(
             f"  {h.hypothesis:<6}{h.kind:<12}{h.level:>9.2g}{h.power:>8.1%}{h.power_floor:>8.1%}"
-            f"{h.power_equal_noise:>8.1%}{'' if h.decidable else '  under-powered'}"
+            f"{h.power_equal_noise:>8.1%}{seq_power}{'' if h.decidable else '  under-powered'}"
         )
     short = [h.hypothesis for h in decidable if h.power < plan.power]
     print(

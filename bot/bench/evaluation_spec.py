@@ -151,6 +151,21 @@ def load_evaluation_spec(text: str) -> EvaluationSpec:
     unknown = sorted(set(spec.decision.weights) - set(spec.hypotheses))
     if unknown:
         raise EvaluationSpecError(f"evaluation spec: decision.weights names hypotheses {unknown} that are not planned")
+    seq = spec.decision.sequential
+    if seq is not None:
+        unknown = sorted(set(seq.looks) - labels)
+        if unknown:
+            raise EvaluationSpecError(
+                f"evaluation spec: decision.sequential.looks names cells {unknown} not in `cells`"
+            )
+        missing = sorted(labels - set(seq.looks))
+        if missing:
+            raise EvaluationSpecError(f"evaluation spec: decision.sequential.looks has no looks for cells {missing}")
+        unknown = sorted(set(seq.decidable) - set(spec.hypotheses))
+        if unknown:
+            raise EvaluationSpecError(
+                f"evaluation spec: decision.sequential.decidable names hypotheses {unknown} that are not planned"
+            )
     if spec.decision.alpha != spec.alpha:
         raise EvaluationSpecError(
             f"evaluation spec: decision.alpha {spec.decision.alpha} differs from alpha {spec.alpha}; regenerate it "

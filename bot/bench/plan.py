@@ -41,7 +41,7 @@ from bot.bench.reports import load_results
 from bot.bench.sizing import Sizing, scenario_truth, size
 from bot.model import Direction, Hypothesis, PromotionRequest, RequestError, describe_validation_error
 from bot.stats.decide import Claim
-from bot.stats.design import DecisionRule
+from bot.stats.design import DecisionRule, SequentialRule
 from bot.stats.power import MAX_CV, NoiseModel, noise_floor
 from bot.stats.scenario import confirm_rates
 
@@ -59,6 +59,9 @@ DEFAULT_GPUS_PER_STACK = 4
 DEFAULT_STANDUP_MINUTES = 30.0
 #: Minutes per run on top of the load duration (harness pod start, cache reset, warm-up, result collection).
 DEFAULT_RUN_OVERHEAD_MINUTES = 3.0
+#: Minutes to swap the EPP between arms and re-warm (standup step 08 again plus a discarded warm-up run),
+#: paid per arm for every round of a sequential design after the first.
+DEFAULT_SWAP_MINUTES = 5.0
 #: The seed's repetitions: BLIS claims are validated on 3 seeds, and the naive plan mirrors them.
 NAIVE_REPETITIONS = 3
 MAX_REPETITIONS = 20
@@ -103,6 +106,9 @@ class CostParameters(_Model):
     standup_minutes: float = Field(default=DEFAULT_STANDUP_MINUTES, ge=0, description="stand-up + teardown")
     run_overhead_minutes: float = Field(default=DEFAULT_RUN_OVERHEAD_MINUTES, ge=0)
     naive_repetitions: int = Field(default=NAIVE_REPETITIONS, gt=0)
+    swap_minutes: float = Field(
+        default=DEFAULT_SWAP_MINUTES, ge=0, description="EPP swap + re-warm of one arm between rounds"
+    )
 
 
 class PlanCost(_Model):
@@ -181,6 +187,33 @@ class CellRepetitions(_Model):
     sized_by: list[str]
 
 
+class SequentialPlan(_Model):
+    """The sequential design the runner follows and stage 5 replays (``DecisionRule.sequential``)."""
+
+    spending: str
+    looks: dict[str, list[int]] = Field(description="cell label -> cumulative runs per arm at each look")
+    decidable: list[str]
+    power: dict[str, float] = Field(
+        description="simulated chance each hypothesis is confirmed, every claim at its planned effect, under the "
+        "noise the plan is sized for (evolved arm twice as noisy, outlier runs)"
+    )
+    expected_runs: dict[str, float] = Field(
+        description="cell label -> expected runs per arm, planned effects, the noise as assumed (CV, no outliers)"
+    )
+    expected_rounds: float
+    expected_gpu_minutes: float = Field(
+        description="every claim at its planned effect, the noise as assumed (baseline CV in both arms, no outliers)"
+    )
+    expected_gpu_minutes_noisy: float = Field(
+        description="planned effects under the noise the plan is sized for (evolved arm twice as noisy, outliers)"
+    )
+    expected_gpu_minutes_null: float = Field(description="the evolved plugin changes nothing (noise as assumed)")
+    max_gpu_minutes: float = Field(description="every cell to its horizon")
+
+    def rule(self) -> SequentialRule:
+        return SequentialRule(spending=self.spending, looks=self.looks, decidable=self.decidable)
+
+
 class BenchmarkPlan(_Model):
     request_id: str
     slug: str
@@ -205,6 +238,9 @@ class BenchmarkPlan(_Model):
     parameters: CostParameters
     cost: PlanCost
     naive_cost: PlanCost
+    sequential: SequentialPlan | None = Field(
+        default=None, description="the group-sequential design (bot.bench.sequential_plan); None: a fixed design"
+    )
     notes: list[str] = Field(default_factory=list)
 
     @property
@@ -291,7 +327,7 @@ def prior_cv_from_results(results_dir: str | Path, metrics: Iterable[str] | None
 # --------------------------------------------------------------------------
 
 
-def _run_minutes(request: PromotionRequest, cell: Cell, p: CostParameters) -> float:
+def run_minutes(request: PromotionRequest, cell: Cell, p: CostParameters) -> float:
     return request.workload(split_condition(cell.workload)[0]).duration_s / 60.0 + p.run_overhead_minutes
 
 
@@ -308,9 +344,9 @@ def plan_cost(
     """
     reps = dict.fromkeys(cells, repetitions) if isinstance(repetitions, int) else {c: repetitions[c] for c in cells}
     runs = sum(reps[c] for c in cells) * len(TREATMENTS)
-    run_minutes = sum(_run_minutes(request, c, p) * reps[c] for c in cells) * len(TREATMENTS)
+    load = sum(run_minutes(request, c, p) * reps[c] for c in cells) * len(TREATMENTS)
     standups = stacks * len(TREATMENTS)
-    gpu = standups * p.standup_minutes * p.gpus_per_stack + run_minutes * p.gpus_per_stack
+    gpu = standups * p.standup_minutes * p.gpus_per_stack + load * p.gpus_per_stack
     return PlanCost(standups=standups, runs=runs, gpu_minutes=round(gpu, 3))
 
 
@@ -347,12 +383,16 @@ def make_plan(
     max_ratio: float | None = DEFAULT_MAX_RATIO,
     evolved_noise_ratio: float = DEFAULT_EVOLVED_NOISE_RATIO,
     outlier_rate: float = DEFAULT_OUTLIER_RATE,
+    sequential: bool = True,
+    swap_minutes: float = DEFAULT_SWAP_MINUTES,
 ) -> BenchmarkPlan:
     """One experiment for every hypothesis with a prediction, repetitions sized per cell (``bot.bench.sizing``).
 
     ``repetitions`` gives every cell that many instead (the powers are still computed for it);
     ``max_ratio`` is the GPU budget as a share of the naive plan's GPU-minutes (``None``: no budget);
-    ``evolved_noise_ratio`` and ``outlier_rate`` are the noise the sizing allows for.
+    ``evolved_noise_ratio`` and ``outlier_rate`` are the noise the sizing allows for; ``sequential``
+    adds the group-sequential design (``bot.bench.sequential_plan``) the runner follows and stage 5
+    replays (its rule goes into ``decision``).
     """
     if prior_cv is not None and prior_results is not None:
         raise PlanError("pass either prior_cv or prior_results, not both")
@@ -362,6 +402,7 @@ def make_plan(
             standup_minutes=standup_minutes,
             run_overhead_minutes=run_overhead_minutes,
             naive_repetitions=naive_repetitions,
+            swap_minutes=swap_minutes,
         )
     except ValidationError as exc:
         raise PlanError(f"cost parameters: {describe_validation_error(exc)}") from None
@@ -436,7 +477,7 @@ def make_plan(
             f"GPU-minutes {cost.gpu_minutes:g} exceed the budget of {max_ratio:g} × the naive plan's {naive.gpu_minutes:g}; "
             "decidable hypotheses are never given up for the budget"
         )
-    return BenchmarkPlan(
+    plan = BenchmarkPlan(
         request_id=request.id,
         slug=request.slug,
         harness=",".join(harnesses),
@@ -460,6 +501,20 @@ def make_plan(
         cost=cost,
         naive_cost=naive,
         notes=notes,
+    )
+    if not sequential:
+        return plan
+    from bot.bench.sequential_plan import sequential_plan
+
+    seq = sequential_plan(plan, request, power, MAX_REPETITIONS)
+    short = sorted((h for h in seq.decidable if seq.power[h] < power), key=id_key)
+    if short:
+        notes.append(
+            f"the sequential design leaves {', '.join(short)} below {power:.0%} even with {MAX_REPETITIONS} runs; "
+            "run the fixed plan for them"
+        )
+    return plan.model_copy(
+        update={"sequential": seq, "decision": decision.model_copy(update={"sequential": seq.rule()}), "notes": notes}
     )
 
 

@@ -20,6 +20,10 @@ def _effects(plan: BenchmarkPlan, hid: str) -> str:
     return ", ".join(f"{e * 100:+.0f}%" for e in effects)
 
 
+def _row(label: str, minutes: float, naive: float) -> str:
+    return f"| {label} | {minutes:g} | {minutes / naive:.3f} |"
+
+
 def plan_markdown(plan: BenchmarkPlan) -> str:
     p = plan.parameters
     lines = [
@@ -94,6 +98,42 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
         lines.append(
             f"| {c.workload} | {c.rate:g} | {cr.repetitions} | {', '.join(cr.sized_by) or '—'} | {', '.join(users)} |"
         )
+    seq = plan.sequential
+    if seq is not None:
+        naive = plan.naive_cost.gpu_minutes or 1.0
+        lines += [
+            "",
+            "## Sequential design (what `promote bench run` follows and stage 5 replays)",
+            "",
+            (
+                f"The cells run in rounds; after each round every claim is tested with {seq.spending}-type alpha "
+                "spending over its cell's looks, and a cell stops once the decidable hypotheses on it are decided "
+                "(a cell serving only under-powered ones stops once a regression beyond 2 × T_eff is ruled out). "
+                f"Expected rounds {seq.expected_rounds:g}."
+            ),
+            "",
+            "| GPU-minutes | value | / naive |",
+            "|---|---:|---:|",
+            f"| fixed plan | {plan.cost.gpu_minutes:g} | {plan.cost.gpu_minutes / naive:.3f} |",
+            _row("sequential, expected: planned effects, noise as assumed", seq.expected_gpu_minutes, naive),
+            _row(
+                "sequential, expected: planned effects, evolved arm twice as noisy, outlier runs",
+                seq.expected_gpu_minutes_noisy,
+                naive,
+            ),
+            _row("sequential, expected: no effect at all", seq.expected_gpu_minutes_null, naive),
+            f"| sequential, at most | {seq.max_gpu_minutes:g} | {seq.max_gpu_minutes / naive:.3f} |",
+            "",
+            "| cell | looks (runs per arm) | expected runs per arm |",
+            "|---|---|---:|",
+        ]
+        for label, looks in seq.looks.items():
+            lines.append(f"| {label} | {', '.join(map(str, looks))} | {seq.expected_runs.get(label, 0):g} |")
+        lines += [
+            "",
+            "Simulated power of the sequential design, every claim at its planned effect, under the noise the plan "
+            "is sized for: " + ", ".join(f"{h} {_pct(p)}" for h, p in seq.power.items()) + ".",
+        ]
     if plan.not_benchmarked:
         lines += ["", f"Not decided by benchmarks: {', '.join(plan.not_benchmarked)}."]
     if plan.notes:

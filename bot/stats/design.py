@@ -9,6 +9,7 @@ are computed under the rule the plan sized for, not a default.
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Literal
 
@@ -22,6 +23,32 @@ PROCEDURE_TEXT = (
     "whole promotion); a hypothesis's cells must all confirm (intersection-union), a single refuting cell "
     "refutes (Bonferroni over its cells); confirmations and refutations are two families"
 )
+
+
+class SequentialRule(BaseModel):
+    """The group-sequential design (``bot.stats.sequential``): when each cell is looked at, how alpha is spent."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    spending: Literal["pocock", "obrien-fleming"] = Field(
+        default="pocock", description="alpha-spending function (Lan-DeMets type), per claim and cell"
+    )
+    looks: dict[str, list[int]] = Field(
+        description="cell label (workload@rate) -> cumulative runs per arm at each look; the last is its horizon"
+    )
+    decidable: list[str] = Field(
+        default_factory=list,
+        description="hypotheses whose cells keep running until they are decided; a cell serving none of them "
+        "runs its looks to the horizon unless every hypothesis on it is decided",
+    )
+
+    @field_validator("looks")
+    @classmethod
+    def _looks(cls, looks: dict[str, list[int]]) -> dict[str, list[int]]:
+        for label, ns in looks.items():
+            if not ns or ns[0] < 2 or any(b <= a for a, b in itertools.pairwise(ns)):
+                raise ValueError(f"looks of {label}: {ns}; expected increasing run counts, the first >= 2")
+        return looks
 
 
 class DecisionRule(BaseModel):
@@ -39,6 +66,9 @@ class DecisionRule(BaseModel):
         ),
     )
     description: str = PROCEDURE_TEXT
+    sequential: SequentialRule | None = Field(
+        default=None, description="the group-sequential design the runs follow; None: a fixed number of runs"
+    )
 
     @field_validator("weights")
     @classmethod

@@ -78,7 +78,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bot.model import Direction, Effect, Hypothesis, Track, Verdict, VerdictStatus
-from bot.stats import StatsError, guards, rule
+from bot.stats import StatsError, explain, guards, rule, sequential
 from bot.stats.cells import ReportIndex, rate_key
 from bot.stats.decide import CONFIRMED, INCONCLUSIVE, REFUTED, Claim, aggregate, decide_from_p
 from bot.stats.design import DecisionRule, default_rule
@@ -129,9 +129,9 @@ def evaluate(
         if h.prediction is None:
             continue
         metric = _short_metric(h)
-        cells[h.id] = [_measure(h, metric, wl, rate, index, alpha) for wl, rate in _cells_of(h, index)]
+        cells[h.id] = [_measure(h, metric, wl, rate, index, decision) for wl, rate in _cells_of(h, index)]
 
-    _judge(hyps, cells, decision)
+    _judge(hyps, cells, decision, index)
     for cs in cells.values():
         for c in cs:
             _shedding_guard(c, index, alpha)
@@ -221,6 +221,9 @@ class _Cell:
     level_refute: float = 0.0  # ... and each of its cells' refutations
     alpha: float = 0.05
     hyp_confirmed: bool = False
+    looks: list[int] = field(default_factory=list)  # sequential: runs per arm at each look taken
+    look_stats: list = field(default_factory=list)  # sequential: rule.CellStats per look
+    decided_at: tuple[int, int] = (0, 0)  # sequential: look where the confirm / refute test crossed
 
     @property
     def where(self) -> str:
@@ -300,7 +303,10 @@ _TEST_NAMES = {
 }
 
 
-def _measure(h: Hypothesis, metric: str, workload: str, rate: float | None, index: ReportIndex, alpha: float) -> _Cell:
+def _measure(
+    h: Hypothesis, metric: str, workload: str, rate: float | None, index: ReportIndex, decision: DecisionRule
+) -> _Cell:
+    alpha = decision.alpha
     cell = _Cell(h, metric, workload, rate)
     if rate is None:
         return _halt(cell, f"no reports for workload {workload}", f"no data: {workload}")
@@ -319,15 +325,21 @@ def _measure(h: Hypothesis, metric: str, workload: str, rate: float | None, inde
             f"{metric} has zero, negative or missing values at {cell.where}; the log-scale test needs positive values",
             f"unusable values: {metric} at {cell.where}",
         )
+    schedule = _schedule(decision, workload, rate)
+    if schedule is not None:  # group-sequential: replay the looks the runs reached (bot.stats.sequential)
+        taken = sequential.looks_taken(schedule, min(b.size, e.size))
+        if taken and (b.size > taken[-1] or e.size > taken[-1]):
+            cell.flags.append(
+                f"runs beyond the sequential schedule not used at {cell.where}: the looks use the first "
+                f"{taken[-1]} of {b.size} baseline and {e.size} evolved runs"
+            )
+        if taken:
+            b, e = b[: taken[-1]], e[: taken[-1]]
+            cell.baseline, cell.evolved = b, e
     st = rule.cell_stats(b, e)
-    cell.n_b, cell.n_e = int(st.n_b[0]), int(st.n_e[0])
-    cell.keep_b, cell.keep_e = ~st.flag_b[0], ~st.flag_e[0]
-    cell.excluded = _excluded(index, workload, rate, metric, st)
+    _show(cell, st, alpha, index)
     if cell.excluded:
         cell.flags.append(f"outlier runs excluded at {cell.where} ({metric}): {'; '.join(cell.excluded)}")
-    cell.rel = float(st.rel[0])
-    cell.cv = float(st.cv[0]) if cell.n_b >= MIN_REPS else math.nan
-    cell.t_eff = float(st.t_eff[0]) if cell.n_b >= MIN_REPS else math.nan
     if not bool(st.enough[0]):
         return _halt(
             cell,
@@ -335,8 +347,6 @@ def _measure(h: Hypothesis, metric: str, workload: str, rate: float | None, inde
             f"a variance needs at least {MIN_REPS} per arm",
             f"too few repetitions at {cell.where}",
         )
-    lo, hi = rule.interval(st, alpha)
-    cell.ci = (float(lo[0]), float(hi[0]))
     if cell.cv > MAX_CV:
         return _halt(
             cell,
@@ -346,11 +356,60 @@ def _measure(h: Hypothesis, metric: str, workload: str, rate: float | None, inde
     kind, better = cell.direction.value, _better(metric)
     pc, pr = rule.p_values(st, kind, cell.margin, better)
     pce, pre = rule.effective_p(st, kind, cell.margin, better)
+    cell.test = _TEST_NAMES[cell.direction].format(m=cell.margin)
+    if schedule is not None:
+        seq = decision.sequential
+        assert seq is not None
+        cl = sequential.CellLooks.from_arms(b, e, taken, schedule[-1])
+        rc, rr = sequential.claim_look_p(cl, kind, cell.margin, better, seq.spending)
+        pce, pre = rc.min(axis=1), rr.min(axis=1)
+        cell.looks, cell.look_stats = taken, cl.stats
+        cell.decided_at = (int(np.argmin(rc[0])), int(np.argmin(rr[0])))
+        cell.test += f"; group-sequential ({seq.spending} spending), looks at {taken} of {schedule[-1]} runs"
     cell.p_confirm, cell.p_refute = float(pc[0]), float(pr[0])
     cell.pc_eff, cell.pr_eff = float(pce[0]), float(pre[0])
-    cell.test = _TEST_NAMES[cell.direction].format(m=cell.margin)
     cell.tested = True
     return cell
+
+
+def _show(cell: _Cell, st: rule.CellStats, alpha: float, index: ReportIndex) -> None:
+    """Fill the numbers people read (runs used, change, interval, CV, noise floor, outliers) from ``st``."""
+    assert cell.rate is not None
+    cell.n_b, cell.n_e = int(st.n_b[0]), int(st.n_e[0])
+    cell.keep_b, cell.keep_e = ~st.flag_b[0], ~st.flag_e[0]
+    cell.excluded = _excluded(index, cell.workload, cell.rate, cell.metric, st)
+    cell.rel = float(st.rel[0])
+    cell.cv = float(st.cv[0]) if cell.n_b >= MIN_REPS else math.nan
+    cell.t_eff = float(st.t_eff[0]) if cell.n_b >= MIN_REPS else math.nan
+    lo, hi = rule.interval(st, alpha)
+    cell.ci = (float(lo[0]), float(hi[0]))
+
+
+def _show_decision_look(cell: _Cell, index: ReportIndex) -> None:
+    """A sequential cell is decided at the look where its test crossed: show that look's numbers.
+
+    Runs after it (made because other claims on the cell were still undecided, or in a fixed run
+    replayed here) do not change a group-sequential decision, and the evidence says so.
+    """
+    k = cell.decided_at[0 if cell.status is VerdictStatus.CONFIRMED else 1]
+    if k >= len(cell.looks) - 1:
+        return
+    n = cell.looks[k]
+    st = cell.look_stats[k]
+    cell.baseline, cell.evolved = cell.baseline[:n], cell.evolved[:n]
+    _show(cell, st, cell.alpha, index)
+    kind, better = cell.direction.value, _better(cell.metric)
+    pc, pr = rule.p_values(st, kind, cell.margin, better)
+    cell.p_confirm, cell.p_refute = float(pc[0]), float(pr[0])
+    cell.flags.append(
+        f"decided at look {k + 1} ({n} runs per arm) at {cell.where}; the {cell.looks[-1] - n} later run(s) per "
+        "arm do not change a group-sequential decision"
+    )
+
+
+def _schedule(decision: DecisionRule, workload: str, rate: float) -> list[int] | None:
+    seq = decision.sequential
+    return None if seq is None else seq.looks.get(f"{workload}@{rate:g}")
 
 
 def _excluded(index: ReportIndex, workload: str, rate: float, metric: str, st: rule.CellStats) -> list[str]:
@@ -361,6 +420,7 @@ def _excluded(index: ReportIndex, workload: str, rate: float, metric: str, st: r
     for arm, values, labels, flags in (("baseline", b, lb, st.flag_b[0]), ("evolved", e, le, st.flag_e[0])):
         if not flags.any():
             continue
+        values, labels = values[: flags.size], labels[: flags.size]  # the runs the (last) look used
         median = float(np.median(values[~flags]))
         for v, label, flagged in zip(values, labels, flags, strict=False):
             if flagged:
@@ -373,7 +433,9 @@ def _excluded(index: ReportIndex, workload: str, rate: float, metric: str, st: r
 # --------------------------------------------------------------------------
 
 
-def _judge(hyps: list[Hypothesis], cells: Mapping[str, list[_Cell]], decision: DecisionRule) -> None:
+def _judge(
+    hyps: list[Hypothesis], cells: Mapping[str, list[_Cell]], decision: DecisionRule, index: ReportIndex
+) -> None:
     """Run the batch decision (``bot.stats.decide``) on this one promotion and write the results into the cells."""
     claims = [
         Claim(h.id, h.prediction.direction.value, h.prediction.margin, "", tuple(range(len(cells[h.id]))))
@@ -393,43 +455,9 @@ def _judge(hyps: list[Hypothesis], cells: Mapping[str, list[_Cell]], decision: D
             c.level = float(dec.level[0, j])
             c.level_refute = float(dec.level_refute[0, j])
             if c.tested:
-                _decide(c, int(dec.cell_status[claim.id][0, k]))
-
-
-def _decide(c: _Cell, code: int) -> None:
-    """The cell's status from the batch decision, with the reason people read."""
-    m = c.margin
-    level = f"at level {c.level:.2g} after multiplicity control"
-    if c.direction in _DIRECTIONAL:
-        s = -1.0 if c.direction is Direction.DECREASE else 1.0
-        word = "lower" if s < 0 else "higher"
-        if code == CONFIRMED:
-            c.status, c.reason = VerdictStatus.CONFIRMED, f"{word} beyond the noise floor, significant {level}"
-        elif code == REFUTED:
-            opp = "higher" if s < 0 else "lower"
-            c.status, c.reason = VerdictStatus.REFUTED, f"{opp}, opposite to the prediction, beyond the noise floor"
-        else:
-            c.status = VerdictStatus.INCONCLUSIVE
-            if abs(c.rel) <= c.t_eff:
-                c.reason = f"change {c.rel:+.1%} is within the noise floor T_eff {c.t_eff:.1%}"
-            elif s * c.rel > 0:
-                c.reason = f"direction as predicted but not significant {level}"
-            else:
-                c.reason = "direction opposite to the prediction but not significant after multiplicity control"
-    elif c.direction is Direction.EQUIVALENT:
-        if code == CONFIRMED:
-            c.status, c.reason = VerdictStatus.CONFIRMED, f"both one-sided tests reject {level}; within ±{m:.0%}"
-        elif code == REFUTED:
-            c.status, c.reason = VerdictStatus.REFUTED, f"beyond ±{m:.0%}, significant after multiplicity control"
-        else:
-            c.status, c.reason = VerdictStatus.INCONCLUSIVE, f"equivalence within ±{m:.0%} not shown {level}"
-    else:
-        if code == CONFIRMED:
-            c.status, c.reason = VerdictStatus.CONFIRMED, f"no worse than the {m:.0%} margin, significant {level}"
-        elif code == REFUTED:
-            c.status, c.reason = VerdictStatus.REFUTED, f"worse than the {m:.0%} margin"
-        else:
-            c.status, c.reason = VerdictStatus.INCONCLUSIVE, f"a regression beyond {m:.0%} is not ruled out {level}"
+                explain.decide(c, int(dec.cell_status[claim.id][0, k]))
+                if c.looks and c.status is not VerdictStatus.INCONCLUSIVE:
+                    _show_decision_look(c, index)
 
 
 def _shedding_guard(c: _Cell, index: ReportIndex, alpha: float) -> None:
@@ -485,14 +513,6 @@ _CODE = {VerdictStatus.CONFIRMED: CONFIRMED, VerdictStatus.REFUTED: REFUTED, Ver
 _STATUS = {v: k for k, v in _CODE.items()}
 
 
-_DIRECTION_WORDS = {
-    Direction.DECREASE: "decreases",
-    Direction.INCREASE: "increases",
-    Direction.EQUIVALENT: "stays within ±{m:.0%} (equivalence)",
-    Direction.NO_WORSE: "gets no worse than {m:.0%} (no regression)",
-}
-
-
 def _verdict(
     h: Hypothesis, cs: list[_Cell], magnitude: float | None, mech: list[str], decision: DecisionRule, family: int
 ) -> Verdict:
@@ -509,66 +529,7 @@ def _verdict(
     return Verdict(
         hypothesis_id=h.id,
         status=status,
-        summary=_summary(h, cs, status, magnitude, decision, family, bool(mech)),
+        summary=explain.summary(h, cs, status, magnitude, decision, family, bool(mech)),
         effects=effects,
         flags=flags,
     )
-
-
-def _summary(
-    h: Hypothesis,
-    cs: list[_Cell],
-    status: VerdictStatus,
-    magnitude: float | None,
-    decision: DecisionRule,
-    family: int,
-    mech: bool,
-) -> str:
-    assert h.prediction is not None
-    alpha = decision.alpha
-    metric = cs[0].metric if cs else h.prediction.metric
-    what = _DIRECTION_WORDS[h.prediction.direction].format(m=h.prediction.margin)
-    parts = [f"{h.id} predicted that {metric} {what} with the evolved plugin."]
-    for c in cs:
-        if not c.baseline.size or not math.isfinite(c.rel):
-            parts.append(f"At {c.where}: inconclusive, {c.reason}.")
-            continue
-        nums = f"{metric} changed by {c.rel:+.1%}"
-        if c.tested:
-            nums += (
-                f" ({1 - 2 * alpha:.0%} CI {c.ci[0]:+.1%} to {c.ci[1]:+.1%}; {c.test} p = {c.p_confirm:.3g}; "
-                f"noise floor T_eff {c.t_eff:.1%} from baseline CV {c.cv:.1%}; n = {c.n_b} vs {c.n_e}"
-                + (f", {len(c.excluded)} outlier run(s) excluded" if c.excluded else "")
-                + ")"
-            )
-        else:
-            nums += f" (n = {c.n_b} vs {c.n_e})"
-        assert c.status is not None
-        parts.append(f"At {c.where}: {nums}; {c.status.value}: {c.reason}.")
-    if any(c.tested for c in cs):
-        parts.append(
-            f"Adjusted p = {cs[0].p_adjusted:.3g} (weighted Holm over the promotion's {family} benchmarked "
-            f"hypotheses; this hypothesis was tested at level {cs[0].level:.2g})."
-        )
-    decisiontext = {
-        VerdictStatus.CONFIRMED: "Every measured cell confirms, so the hypothesis is confirmed.",
-        VerdictStatus.REFUTED: (
-            "At least one cell contradicts the prediction beyond the noise floor and none confirms it, so it is refuted."
-            if h.prediction.direction in _DIRECTIONAL
-            else "At least one cell lies beyond the margin, so it is refuted."
-        ),
-        VerdictStatus.INCONCLUSIVE: (
-            "Not every cell confirms and the evidence does not contradict the prediction, so it is inconclusive "
-            "(a hypothesis is confirmed only when every cell confirms)."
-        ),
-    }[status]
-    parts.append(decisiontext)
-    if magnitude is not None and h.prediction.direction in _DIRECTIONAL:
-        parts.append(f"BLIS predicted {magnitude:+.1%}.")
-    if mech:
-        parts.append("See the mechanism-check flags.")
-    if any("shedding" in f for c in cs for f in c.flags):
-        parts.append(
-            "More requests failed or went incomplete with the evolved plugin; a latency gain may come from shedding."
-        )
-    return " ".join(parts)
