@@ -32,17 +32,23 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_handle_event(args) -> int:
-    from bot.events import handle
     from bot.events.env import EventEnv
 
-    env = EventEnv.from_environ()
-    result = handle(env)
+    handle_event(EventEnv.from_environ())
+    return 0
+
+
+def handle_event(env, *, client_factory=None):
+    """What the action's step does: handle the event, then the job summary and the step's outputs."""
+    from bot.events import handle
+
+    result = handle(env, client_factory=client_factory)
     print(f"promote: {env.event_name}: {result.action}")
     for note in result.notes:
         print(f"  {note}")
     _write_summary(env, result)
     _write_outputs(env, result)
-    return 0
+    return result
 
 
 def _write_summary(env, result) -> None:
@@ -66,6 +72,7 @@ def _write_outputs(env, result) -> None:
         "gate": str(state.open_gate or "") if state is not None else "",
         "status": state.status.value if state is not None else "",
         "pr-url": result.pull_url,
+        "requests": "true" if env.requests_path.is_file() else "false",
     }
     totals = state.llm.totals() if state is not None else None
     values["tokens"] = str(totals.total_input + totals.output_tokens) if totals else "0"

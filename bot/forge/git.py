@@ -124,3 +124,29 @@ class GitRepo:
         if not self.rev(branch) or not self.rev(base):
             return {}
         return commentable_lines(self.git("diff", "--no-color", "-U3", f"refs/heads/{base}...refs/heads/{branch}"))
+
+
+class GitBranches:
+    """The fork side of the Forge protocol, for a forge that holds its branches in a ``GitRepo``."""
+
+    repo: GitRepo
+
+    def ensure_branch(self, branch: str, base: str) -> str:
+        return self.repo.ensure_branch(branch, base)
+
+    def commit_files(
+        self, branch: str, files: dict[str, bytes], *, message: str, remove: tuple[str, ...] = ()
+    ) -> str | None:
+        return self.repo.commit_files(branch, files, message=message, remove=remove)
+
+    def read_file(self, branch: str, path: str) -> bytes | None:
+        return self.repo.read_file(branch, path)
+
+    def list_files(self, branch: str, prefix: str = "") -> list[str]:
+        return self.repo.list_files(branch, prefix)
+
+    def find_commit(self, branch: str, trailer: str) -> str | None:
+        return self.repo.find_commit(branch, trailer)
+
+    def commits(self, branch: str, base: str) -> list[tuple[str, str]]:
+        return self.repo.commits(branch, base)

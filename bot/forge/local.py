@@ -15,12 +15,12 @@ from pathlib import Path
 from bot.escape import md
 from bot.forge.base import PullRequestRecord, ReviewComment
 from bot.forge.diff import split_anchored
-from bot.forge.git import ForgeError, GitRepo
+from bot.forge.git import ForgeError, GitBranches, GitRepo
 
 __all__ = ["ForgeError", "LocalForge"]
 
 
-class LocalForge:
+class LocalForge(GitBranches):
     def __init__(self, fork_dir: Path, work_dir: Path, *, seed_dir: Path | None = None, base_branch: str = "main"):
         self.fork = Path(fork_dir).resolve()
         self.work = Path(work_dir).resolve()
@@ -51,27 +51,6 @@ class LocalForge:
             raise ForgeError(
                 f"--fork {self.fork}: has no branch {self.base_branch!r}; set fork.base_branch in the request"
             )
-
-    # ----------------------------------------------------------------- fork
-    def ensure_branch(self, branch: str, base: str) -> str:
-        return self.repo.ensure_branch(branch, base)
-
-    def commit_files(
-        self, branch: str, files: dict[str, bytes], *, message: str, remove: tuple[str, ...] = ()
-    ) -> str | None:
-        return self.repo.commit_files(branch, files, message=message, remove=remove)
-
-    def read_file(self, branch: str, path: str) -> bytes | None:
-        return self.repo.read_file(branch, path)
-
-    def list_files(self, branch: str, prefix: str = "") -> list[str]:
-        return self.repo.list_files(branch, prefix)
-
-    def find_commit(self, branch: str, trailer: str) -> str | None:
-        return self.repo.find_commit(branch, trailer)
-
-    def commits(self, branch: str, base: str) -> list[tuple[str, str]]:
-        return self.repo.commits(branch, base)
 
     # ---------------------------------------------------------- issue thread
     @property

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bot.forge.base import PullRequestRecord, ReviewComment
 from bot.forge.diff import split_anchored
-from bot.forge.git import ForgeError, GitRepo
+from bot.forge.git import ForgeError, GitBranches, GitRepo
 from bot.github.client import GitHub, PullInfo, carries, marker_line
 
 FEEDBACK_LABEL = "promotion-feedback"
@@ -24,7 +24,7 @@ FEEDBACK_LABEL = "promotion-feedback"
 MAX_INLINE = 50
 
 
-class GitHubForge:
+class GitHubForge(GitBranches):
     def __init__(
         self,
         client: GitHub,
@@ -112,18 +112,6 @@ class GitHubForge:
         if commit is not None:
             self._push(branch, commit, parent)
         return commit
-
-    def read_file(self, branch: str, path: str) -> bytes | None:
-        return self.repo.read_file(branch, path)
-
-    def list_files(self, branch: str, prefix: str = "") -> list[str]:
-        return self.repo.list_files(branch, prefix)
-
-    def find_commit(self, branch: str, trailer: str) -> str | None:
-        return self.repo.find_commit(branch, trailer)
-
-    def commits(self, branch: str, base: str) -> list[tuple[str, str]]:
-        return self.repo.commits(branch, base)
 
     # ---------------------------------------------------------- issue thread
     def upsert_comment(self, marker: str, body: str) -> None:

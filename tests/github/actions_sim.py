@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bot import PROJECT_ROOT
-from bot.events import handle
+from bot.cli.github import handle_event
 from bot.events.env import EventEnv
 from bot.events.promotion import Result
 from bot.github.client import GitHub
@@ -37,6 +37,8 @@ class Run:
     result: Result | None = None
     sandbox_ran: bool = False
     calls: int = 0  # REST calls made by this run's jobs
+    summary: str = ""  # what the job wrote to the Actions job summary
+    outputs: dict[str, str] = field(default_factory=dict)  # the action's outputs
 
 
 @dataclass
@@ -122,9 +124,12 @@ class ActionsSim:
                 "GITHUB_OUTPUT": str(work / "output.txt"),
             }
         )
-        run.result = handle(env, client_factory=self._client)
-        # The action's next steps: upload the requests (if any), then start the next run.
-        if env.requests_path.is_file():
+        run.result = handle_event(env, client_factory=self._client)
+        run.summary = (work / "summary.md").read_text() if (work / "summary.md").is_file() else ""
+        outputs = (work / "output.txt").read_text() if (work / "output.txt").is_file() else ""
+        run.outputs = dict(line.split("=", 1) for line in outputs.splitlines() if "=" in line)
+        # The action's next steps: upload the requests (if the step said so), then start the next run.
+        if run.outputs.get("requests") == "true":
             artifacts = self.root / "artifacts" / str(run.id)
             shutil.copytree(env.handoff_dir, artifacts, dirs_exist_ok=True)
         if env.dispatch_path.is_file():

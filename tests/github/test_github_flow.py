@@ -88,6 +88,9 @@ def test_a_whole_promotion_through_issue_labels_and_commands(sim):
     pull = sim.fake.pull(REPO, pull.number)
     assert not pull.draft and "## Track A: transfer" in sim.fake.issue(REPO, pull.number).body
     assert "promotion-done" in labels_of(sim, number)
+    last = sim.runs[-1]
+    assert "| ✅ | 7. pull request |" in last.summary  # the job summary shows the same checklist
+    assert last.outputs["status"] == "done" and last.outputs["pr-url"].endswith(f"/pull/{pull.number}")
     assert not {"gate-3-pending", "stage-7-pull-request"} & labels_of(sim, number)
 
     # Replaying every event changes nothing: no new comment, review, label, PR or feedback issue.
