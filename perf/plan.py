@@ -164,8 +164,18 @@ def main(argv: list[str] | None = None) -> int:
         print()
         for note in plan.notes:
             print(f"- {note}")
+    print(stand_up_savings(request, plan))
     print(f"make_plan took {elapsed * 1000:.0f} ms")
     return 0 if ok else 1
+
+
+def stand_up_savings(request: PromotionRequest, plan) -> str:
+    """The fast EPP swap (`promote bench run`): stand-ups and GPU-minutes it saves against a stand-up per arm."""
+    from bot.bench.run.schedule import standups_saved
+    from bot.stages.implement_tests import BASELINE_EPP_CONFIG
+
+    fast, slow, saved = standups_saved(plan, request, {"baseline": BASELINE_EPP_CONFIG, "evolved": BASELINE_EPP_CONFIG})
+    return f"fast EPP swap: {fast} stand-up(s) instead of {slow}, {saved:g} GPU-minutes of stand-up saved"
 
 
 if __name__ == "__main__":

@@ -253,3 +253,38 @@ def test_the_pod_failure_treatment_deletes_a_model_server_pod_at_half_the_durati
     assert all(abs(d["at"] - 1.0) < 0.75 for d in deletions)  # measured by the fake from the harness start
     hits = {c["name"]: c["fault_hit"] for c in _events(tmp_path, "run-finished")}
     assert all(hits[c.run_treatment] for c in faulty) and not any(hits[c.run_treatment] for c in plain)
+
+
+@pytest.mark.slow
+def test_the_fast_epp_swap_with_re_warm_leaves_no_carry_over_in_the_verdicts(tmp_path):
+    """One stand-up + EPP swap + re-warm gives the reports (and so the verdicts) of a stand-up per arm, in either
+    arm order; without the re-warm the fake cluster's cache carry-over shows up in the reports."""
+    from bot.bench.evaluation_spec import load_evaluation_spec
+    from bot.bench.evidence import load_evidence, policy_from_spec
+    from bot.hypotheses import load_hypotheses
+    from bot.stats.verdicts import evaluate
+
+    bench, commit = make_branch(tmp_path)
+    spec = load_evaluation_spec((bench / "evaluation.yaml").read_text())
+    hyps = load_hypotheses(bench.parents[2] / "docs/promotion/evolved-adaptive-scorer/hypotheses")
+    outcomes = {}
+    for name, extra in {
+        "swap": [],
+        "standup-per-arm": ["--no-fast-swap"],
+        "evolved-first": ["--arm-order", "evolved,baseline"],
+        "no-rewarm": ["--warmup-seconds", "0"],
+    }.items():
+        root = tmp_path / name
+        root.mkdir()
+        env = fakes.install(root, effect={"evolved": -0.2}, carry_over=-0.3, seconds_per_run_second=0.05)
+        argv = _args(bench, commit, root, *extra)  # a later --warmup-seconds overrides the default 1
+        assert _promote(env, *argv).returncode == 0
+        m = mf.load(root / "results")
+        rs = load_evidence(
+            root / "results", policy_from_spec(spec, allow_sample_data=False, image_digest=m.image.digest)
+        )
+        outcomes[name] = (_reports(root), [(v.hypothesis_id, v.status, v.summary) for v in evaluate(hyps, rs)])
+        swaps, standups = len(_events(root, "swap")), len(_events(root, "standup"))
+        assert (standups, swaps) == ((2, 0) if name == "standup-per-arm" else (1, 1)), name
+    assert outcomes["swap"] == outcomes["standup-per-arm"] == outcomes["evolved-first"]
+    assert outcomes["no-rewarm"][0] != outcomes["swap"][0]  # the carry-over is real in the fake: the test can fail

@@ -139,3 +139,13 @@ def build_schedule(
             group_name = ("stack" if shared else f"stack+{cond_name}") if fast_swap else name
             groups.setdefault(group_name, Group(group_name, [])).setups.append(setup)
     return [g for g in groups.values() if g.cells]
+
+
+def standups_saved(
+    plan: BenchmarkPlan, request: PromotionRequest, epp_configs: dict[str, str]
+) -> tuple[int, int, float]:
+    """(stand-ups with the fast EPP swap, without it, GPU-minutes the swap saves at the plan's stand-up cost)."""
+    fast = build_schedule(plan, request, epp_configs, "r/r:t", fast_swap=True)
+    slow = build_schedule(plan, request, epp_configs, "r/r:t", fast_swap=False)
+    p = plan.parameters
+    return len(fast), len(slow), round((len(slow) - len(fast)) * p.standup_minutes * p.gpus_per_stack, 3)
