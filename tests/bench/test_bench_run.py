@@ -109,6 +109,7 @@ def test_full_plan_run_builds_stands_up_runs_and_tears_down(cluster):
     assert m.spent_gpu_minutes > 0
 
 
+@pytest.mark.slow
 def test_native_output_is_converted(tmp_path):
     env = fakes.install(tmp_path, mode="native", seconds_per_run_second=0.05)
     bench, commit = make_branch(tmp_path)
@@ -118,6 +119,7 @@ def test_native_output_is_converted(tmp_path):
     assert len(_reports(tmp_path)) == len(mf.load(tmp_path / "results").cells)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "failure, status",
     [({"standup": True}, 1), ({"run": "spikes-rate-20-rep-1"}, 1), ({"swap": True}, 1)],
@@ -135,6 +137,7 @@ def test_every_failure_ends_with_the_stack_torn_down(tmp_path, failure, status):
     assert state["up"] is False
 
 
+@pytest.mark.slow
 def test_cancellation_tears_down(tmp_path):
     env = fakes.install(tmp_path, hang="spikes-rate-10-rep-2", seconds_per_run_second=0.05)
     bench, commit = make_branch(tmp_path)
@@ -156,6 +159,7 @@ def test_cancellation_tears_down(tmp_path):
     assert _events(tmp_path, "teardown")
 
 
+@pytest.mark.slow
 def test_budget_stop_says_what_remains_and_what_more_would_buy(cluster):
     root, env, bench, commit = cluster
     # Estimates: (1 s / 60 + 3 s overhead) x 2 GPUs = 0.13 GPU-minutes per cell, more than a fake cell costs.
@@ -229,13 +233,14 @@ def test_ten_kills_then_resume_give_the_uninterrupted_reports_and_no_cell_twice(
     assert all(n == 1 for n in finished.values()), finished  # a finished run is adopted, never run again
 
 
+@pytest.mark.slow
 def test_the_pod_failure_treatment_deletes_a_model_server_pod_at_half_the_duration(tmp_path):
     from tests.bench.bench_branch import hypotheses, small_request
     from tests.bench.test_bench_plan import _h
 
     env = fakes.install(tmp_path, fault={"baseline": 0.2, "evolved": 0.1})
     request = small_request(
-        workloads=[{"name": "spikes", "profile": "shared_prefix_synthetic", "rates": [10], "duration_s": 2}]
+        workloads=[{"name": "spikes", "profile": "shared_prefix_synthetic", "rates": [10], "duration_s": 3}]
     )
     hyps = hypotheses([_h("B1", ["spikes+pod-failure"], "e2e_p95", direction="no-worse")])
     bench, commit = make_branch(tmp_path, request, hyps)
@@ -247,10 +252,11 @@ def test_the_pod_failure_treatment_deletes_a_model_server_pod_at_half_the_durati
     assert faulty and plain and all(c.fault is None for c in plain)
     for c in faulty:
         assert c.fault is not None and c.fault.ok and c.fault.target == "ms-decode-0"
-        assert c.fault.planned_at_s == 1.0 and abs(c.fault.issued_at_s - 1.0) < 0.25
+        # From the harness pod's own start time; never early, late only by the time it took to see the pod run.
+        assert c.fault.planned_at_s == 1.5 and 1.5 <= c.fault.issued_at_s < 2.5
     deletions = _events(tmp_path, "delete-pod")
     assert len(deletions) == len(faulty)  # one per faulty run, in both arms, none in plain runs
-    assert all(abs(d["at"] - 1.0) < 0.75 for d in deletions)  # measured by the fake from the harness start
+    assert all(1.4 < d["at"] < 2.9 for d in deletions)  # measured by the fake from the harness start
     hits = {c["name"]: c["fault_hit"] for c in _events(tmp_path, "run-finished")}
     assert all(hits[c.run_treatment] for c in faulty) and not any(hits[c.run_treatment] for c in plain)
 
