@@ -160,9 +160,13 @@ def test_cancellation_tears_down(tmp_path):
 
 
 @pytest.mark.slow
-def test_budget_stop_says_what_remains_and_what_more_would_buy(cluster):
-    root, env, bench, commit = cluster
-    # Estimates: (1 s / 60 + 3 s overhead) x 2 GPUs = 0.13 GPU-minutes per cell, more than a fake cell costs.
+def test_budget_stop_says_what_remains_and_what_more_would_buy(tmp_path):
+    # Each fake cell holds its 2 GPUs for at least 1 wall second, so the 20 cell runs cost at least
+    # 20 x 2/60 = 0.67 GPU-minutes however fast the machine is: a cap of 0.3 must stop the run part-way.
+    # Estimates: (1 s / 60 + 3 s overhead) x 2 GPUs = 0.13 GPU-minutes per cell, so at least one cell runs.
+    env = fakes.install(tmp_path, effect={"evolved": -0.2}, noise=0.02, seconds_per_run_second=1.0)
+    bench, commit = make_branch(tmp_path)
+    root = tmp_path
     proc = _promote(
         env,
         *_args(
