@@ -735,6 +735,10 @@ class PipelineState(Strict):
         default_factory=dict, description="stage -> blocking review findings for its author-fix rerun"
     )
     failure: StageFailure | None = Field(default=None, description="set while status is failed")
+    head: str | None = Field(
+        default=None,
+        description="the commit the bot last left the promotion branch at (None: a state saved before it was kept)",
+    )
     cancelled_from: Status | None = Field(default=None, description="the status a cancel interrupted")
     llm: LLMUsage = Field(default_factory=LLMUsage, description="Claude calls and their cost (empty offline)")
     handled_events: list[str] = Field(

@@ -68,6 +68,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("resume", help="continue an interrupted promotion without redoing finished stages")
     p.add_argument("--work", type=Path, default=Path(".promote"))
     p.add_argument("--approve", default="", metavar="all|1,2,3")
+    p.add_argument(
+        "--adopt-branch",
+        action="store_true",
+        help="build on the commits others added to the promotion branch (after you checked them)",
+    )
     _common(p)
     p.set_defaults(func=cmd_resume)
 
@@ -126,6 +131,8 @@ def _resume(args, work: Path, settings: dict) -> int:
     llm = _llm_settings(args, settings)
     args.allow_sample_data = settings.get("allow_sample_data", False)
     runner = _runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args, llm)
+    if args.adopt_branch:
+        runner.adopt_branch()
     state = runner.load_state()
     if state is not None and state.status.value in ("failed", "cancelled"):
         runner.retry()  # resuming is what a person does once the reason for the halt is fixed

@@ -49,6 +49,9 @@ class Forge(Protocol):
     ) -> str | None:
         """One atomic commit of ``files`` (and removals) on ``branch``; None when nothing changed."""
 
+    def branch_head(self, branch: str) -> str | None:
+        """The commit ``branch`` points at now; None if it does not exist."""
+
     def read_file(self, branch: str, path: str) -> bytes | None: ...
 
     def list_files(self, branch: str, prefix: str = "") -> list[str]: ...

@@ -139,6 +139,9 @@ class GitBranches:
     ) -> str | None:
         return self.repo.commit_files(branch, files, message=message, remove=remove)
 
+    def branch_head(self, branch: str) -> str | None:
+        return self.repo.rev(branch)
+
     def read_file(self, branch: str, path: str) -> bytes | None:
         return self.repo.read_file(branch, path)
 

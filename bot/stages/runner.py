@@ -26,6 +26,7 @@ from bot.forge.base import Forge, StateStore, review_marker
 from bot.forge.state_file import StateError
 from bot.model import (
     Artifact,
+    AuditEntry,
     Decision,
     PipelineState,
     PromotionRequest,
@@ -35,6 +36,7 @@ from bot.model import (
     sha256_text,
 )
 from bot.stages import STAGE_MODULES
+from bot.stages.branch_guard import BranchMoved, check_branch
 from bot.stages.context import StageContext, StageFailed
 
 if TYPE_CHECKING:
@@ -101,7 +103,8 @@ class Runner:
             state = pipeline.new_state(
                 self.request.id, self.request.fingerprint(), self.request.branch, actor=self.actor, now=self.clock()
             )
-            self.forge.ensure_branch(self.request.branch, self.request.fork.base_branch)
+            head = self.forge.ensure_branch(self.request.branch, self.request.fork.base_branch)
+            state = state.model_copy(update={"head": head})
             self.save(state)
         elif state.request_fingerprint != self.request.fingerprint():
             raise StateError(
@@ -141,6 +144,12 @@ class Runner:
                     self.save(state)
                     return Outcome(state, gate)
                 case pipeline.RunStage(stage, feedback, review):
+                    moved = self._branch_moved(state, self.inputs_hash(state, stage, feedback, review))
+                    if moved is not None:  # never build on a commit the bot did not write or a person adopt
+                        self.log(f"stage {int(stage)} not run: {moved.reason}")
+                        state = pipeline.stage_failed(state, stage, moved.reason, now=self.clock(), fix=moved.fix)
+                        self.save(state)
+                        continue
                     try:
                         state = self._run_stage(state, stage, feedback, review)
                     except StageFailed as exc:
@@ -149,6 +158,9 @@ class Runner:
                     state = self._with_llm_calls(state)
                     self.save(state)
                 case pipeline.RunReview(gate, rnd):
+                    moved = self._branch_moved(state)
+                    if moved is not None:  # a gate must not open on content the bot did not write
+                        raise StateError(f"{moved.reason}; {moved.fix}")
                     state = self._with_llm_calls(self._run_review(state, gate, rnd))
                     self.save(state)
 
@@ -159,6 +171,31 @@ class Runner:
 
     def retry(self, stage: int | None = None) -> PipelineState:
         return self.apply(lambda s: pipeline.retry(s, actor=self.actor, now=self.clock(), stage=stage))
+
+    def adopt_branch(self) -> PipelineState:
+        """A person checked the commits others added on the promotion branch: the bot may build on them."""
+
+        def adopt(state: PipelineState) -> PipelineState:
+            moved = self._branch_moved(state)
+            if moved is None:
+                return state
+            if moved.rewritten or moved.head is None:
+                raise pipeline.IllegalTransition(
+                    f"{moved.reason}; only commits added on top of the bot's can be adopted: {moved.fix}"
+                )
+            s = state.model_copy(deep=True)
+            s.head = moved.head
+            detail = ", ".join(f"{sha[:12]} {subject}" for sha, subject in moved.added)
+            s.audit.append(AuditEntry(at=self.clock(), actor=self.actor, event="adopted branch commits", detail=detail))
+            self.log(f"adopted {len(moved.added)} commit(s) on {moved.branch}: {detail}")
+            return s
+
+        return self.apply(adopt)
+
+    def _branch_moved(self, state: PipelineState, due_inputs: str | None = None) -> BranchMoved | None:
+        return check_branch(
+            self.forge, state, self.request.branch, self.request.fork.base_branch, due_inputs=due_inputs
+        )
 
     def apply(self, move: Callable[[PipelineState], PipelineState]) -> PipelineState:
         """A person's move on the saved state (decide, retry, cancel); an illegal one is a StateError."""
@@ -223,6 +260,7 @@ class Runner:
         inputs = self.inputs_hash(state, stage, feedback, review)
         message = _commit_message(stage, output.summary, feedback, review, inputs)
         commit = self.forge.commit_files(self.request.branch, files, message=message, remove=stale)
+        head = commit or self.forge.branch_head(self.request.branch)  # where the bot leaves the branch
         if commit is None:  # identical content: a resumed or no-op rerun
             commit = self.forge.find_commit(self.request.branch, f"Promotion-Stage: {int(stage)}")
         artifacts = [Artifact(path=p, sha256=sha256_text(b), stage=stage) for p, b in sorted(files.items())]
@@ -241,6 +279,7 @@ class Runner:
             finished_at=self.clock(),
         )
         state = pipeline.stage_finished(state, record, changed=changed, now=self.clock())
+        state = state.model_copy(update={"head": head})
         if Stage.TRANSLATE <= stage < Stage.PR:  # the draft PR carries the artifacts from stage 2 on
             self._sync_pull_request(state)
         if state.status.value == "awaiting-decision" and state.open_gate in state.unconverged:
