@@ -52,6 +52,9 @@ class Forge(Protocol):
     def branch_head(self, branch: str) -> str | None:
         """The commit ``branch`` points at now; None if it does not exist."""
 
+    def changed_paths(self, commit: str) -> list[str]:
+        """The paths ``commit`` adds, changes or removes."""
+
     def read_file(self, branch: str, path: str) -> bytes | None: ...
 
     def list_files(self, branch: str, prefix: str = "") -> list[str]: ...

@@ -56,6 +56,11 @@ class GitRepo:
         out = self.git("rev-parse", "--verify", "-q", f"refs/heads/{ref}", check=False).strip()
         return out or None
 
+    def changed_paths(self, commit: str) -> list[str]:
+        """The paths ``commit`` adds, changes or removes, against its first parent."""
+        out = self.git("diff-tree", "--no-commit-id", "--name-only", "-r", "--root", "-z", commit)
+        return sorted(p for p in out.split("\0") if p)
+
     def ensure_branch(self, branch: str, base: str) -> str:
         head = self.rev(branch)
         if head:
@@ -141,6 +146,9 @@ class GitBranches:
 
     def branch_head(self, branch: str) -> str | None:
         return self.repo.rev(branch)
+
+    def changed_paths(self, commit: str) -> list[str]:
+        return self.repo.changed_paths(commit)
 
     def read_file(self, branch: str, path: str) -> bytes | None:
         return self.repo.read_file(branch, path)

@@ -7,10 +7,13 @@ state records the commit the bot last left the branch at (``PipelineState.head``
 and, before each step, the branch head is compared with it. The bot builds only
 on commits it wrote or a person adopted (``promote resume --adopt-branch``).
 
-One difference is the bot's own: a run killed between its commit and the state
+Two differences are the bot's own. A run killed between its commit and the state
 save leaves one commit on top whose ``Promotion-Inputs`` trailer is exactly the
 inputs hash of the step that is due again; that commit is the interrupted write
-of this very step, and the rerun goes on from it.
+of this very step, and the rerun goes on from it. And where stage 5 reads its
+reports from the branch (the GitHub home), the benchmark job delivers them there:
+commits that only add files under the plan's ``results/`` directory, while stage 5
+is due, are that delivery (stage 5 validates every report it reads).
 """
 
 from __future__ import annotations
@@ -56,11 +59,18 @@ class BranchMoved:
 
 
 def check_branch(
-    forge: Forge, state: PipelineState, branch: str, base: str, *, due_inputs: str | None = None
+    forge: Forge,
+    state: PipelineState,
+    branch: str,
+    base: str,
+    *,
+    due_inputs: str | None = None,
+    delivery: str | None = None,
 ) -> BranchMoved | None:
     """None when the branch is where ``state`` says the bot left it (or the state predates ``head``).
 
     ``due_inputs``: the inputs hash of the stage about to run, to recognise that stage's own interrupted write.
+    ``delivery``: a directory the due stage expects others to deliver into (stage 5's reports on GitHub).
     """
     recorded = state.head
     if recorded is None:
@@ -84,4 +94,11 @@ def check_branch(
         and forge.find_commit(branch, f"Promotion-Inputs: {due_inputs}") == head
     ):
         return None  # the due step's own commit, written just before an interrupted state save
+    if (
+        not rewritten
+        and delivery
+        and added
+        and all(p.startswith(delivery) for sha, _ in added for p in forge.changed_paths(sha) or [""])
+    ):
+        return None  # the benchmark's reports, delivered where the due stage reads them
     return BranchMoved(branch, recorded, head, added, rewritten, committed.get(recorded))

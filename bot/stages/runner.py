@@ -144,7 +144,7 @@ class Runner:
                     self.save(state)
                     return Outcome(state, gate)
                 case pipeline.RunStage(stage, feedback, review):
-                    moved = self._branch_moved(state, self.inputs_hash(state, stage, feedback, review))
+                    moved = self._branch_moved(state, self.inputs_hash(state, stage, feedback, review), stage)
                     if moved is not None:  # never build on a commit the bot did not write or a person adopt
                         self.log(f"stage {int(stage)} not run: {moved.reason}")
                         state = pipeline.stage_failed(state, stage, moved.reason, now=self.clock(), fix=moved.fix)
@@ -192,9 +192,19 @@ class Runner:
 
         return self.apply(adopt)
 
-    def _branch_moved(self, state: PipelineState, due_inputs: str | None = None) -> BranchMoved | None:
+    def _branch_moved(
+        self, state: PipelineState, due_inputs: str | None = None, stage: Stage | None = None
+    ) -> BranchMoved | None:
+        delivery = None
+        if stage == Stage.RUN_VALIDATE and self.results_dir is None:  # the reports come on the branch
+            delivery = f"{self.context(state).paths.benchmarks}/results/"
         return check_branch(
-            self.forge, state, self.request.branch, self.request.fork.base_branch, due_inputs=due_inputs
+            self.forge,
+            state,
+            self.request.branch,
+            self.request.fork.base_branch,
+            due_inputs=due_inputs,
+            delivery=delivery,
         )
 
     def apply(self, move: Callable[[PipelineState], PipelineState]) -> PipelineState:
