@@ -120,6 +120,7 @@ def write_reports(root: Path, n_reports: int, template: dict, seed: int = 7) -> 
                     tpot = 0.02 * shift * noise()
                     e2e = 2.0 * (1 + rate / 40) * shift * noise()
                     doc = copy.deepcopy(template)
+                    doc.setdefault("run", {})["uid"] = f"perf-evaluate-{treatment}-{wl}-{rate:g}-{rep}"  # one run each
                     agg = doc["results"]["request_performance"]["aggregate"]
                     agg["latency"] = {
                         "time_to_first_token": _stat(ttft, "s", 0.1),

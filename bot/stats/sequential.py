@@ -290,6 +290,13 @@ def simulate(
 
 @dataclass(frozen=True)
 class CellProgress:
+    """One cell's state between rounds.
+
+    ``outliers`` are shown, not re-run: the looks count runs and the plan's outlier allowance budgets
+    for the ones the rule drops; adding runs after seeing which ones were bad would change the schedule
+    the boundaries were computed for.
+    """
+
     workload: str
     rate: float
     runs: dict[str, int]  # treatment -> runs so far
@@ -298,6 +305,7 @@ class CellProgress:
     done: bool
     pending: list[str]  # hypotheses still undecided on this cell
     reason: str
+    outliers: list[str] = field(default_factory=list)  # runs the robust rule flags at the latest look
 
     @property
     def label(self) -> str:
@@ -357,6 +365,7 @@ def assess(
     cells = {c.label(): c for c in spec.cells}
     runs: dict[str, dict[str, int]] = {}
     looks: dict[tuple[str, str], CellLooks] = {}
+    flagged: dict[str, list[str]] = {}
     for hid, metric in metric_of.items():
         for label in next(c for c in claims if c.id == hid).cells:
             if (label, metric) in looks:
@@ -367,6 +376,15 @@ def assess(
             taken = looks_taken(schedule, min(b.size, e.size))
             runs[label] = {BASELINE: int(b.size), EVOLVED: int(e.size)}
             looks[(label, metric)] = _looks_of(b, e, taken, schedule[-1])
+            if taken:
+                st = looks[(label, metric)].stats[-1]
+                labels_b, labels_e = index.labels(cell.workload, cell.rate, metric)
+                flagged.setdefault(label, []).extend(
+                    f"{metric}: {arm} rep {rep}"
+                    for arm, reps, mask in ((BASELINE, labels_b, st.flag_b[0]), (EVOLVED, labels_e, st.flag_e[0]))
+                    for rep, bad in zip(reps, mask, strict=False)
+                    if bad
+                )
     state = decide_round(claims, looks, metric_of, decision, set(seq.decidable)) if looks else None
     progress_cells, wanted = [], []
     for label in sorted(cells, key=lambda x: (cells[x].workload, cells[x].rate)):
@@ -388,7 +406,17 @@ def assess(
             "horizon reached" if at_horizon else "every hypothesis that needs it is decided" if decided else "undecided"
         )
         progress_cells.append(
-            CellProgress(cell.workload, cell.rate, runs[label], taken, list(schedule), done, pending, reason)
+            CellProgress(
+                cell.workload,
+                cell.rate,
+                runs[label],
+                taken,
+                list(schedule),
+                done,
+                pending,
+                reason,
+                flagged.get(label, []),
+            )
         )
         if not done:
             target = next(k for k in schedule if k > have) if taken else schedule[0]

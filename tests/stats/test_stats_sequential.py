@@ -232,6 +232,17 @@ def test_runs_beyond_the_decision_do_not_change_it(setup):
     assert any(f.startswith("decided at look 1") for f in a1.flags)
 
 
+def test_the_runner_is_told_which_runs_the_outlier_rule_dropped(setup):
+    _, _, _, spec = setup
+    n1 = min(looks[0] for looks in spec.decision.sequential.looks.values())
+    reports = _reports(spec, {}, n1, seed=6)
+    t = reports.table
+    rows = t[(t["workload"] == "load-spikes") & (t["rate"] == 45.0) & (t["treatment"] == "evolved")]
+    reports.table.loc[rows.index[0], "value"] *= 5
+    cell = next(c for c in assess(spec, reports).cells if c.label == "load-spikes@45")
+    assert cell.outliers == ["ttft_mean: evolved rep 0"]
+
+
 def test_looks_taken_replays_a_round_cut_short():
     assert looks_taken([5, 7, 9], 4) == [4]
     assert looks_taken([5, 7, 9], 6) == [5, 6]
