@@ -123,9 +123,11 @@ def analyze(src: EvolvedSource, dictionary: Dictionary, kind: PolicyKind | str |
 
     _collect_types(src, an, funcs, struct_fields)
     _constructor_fields(src, an)
+    _outside_fields(src, an)
     _collect_imports(src, an)
     an.era = _era(src, an)
     an.signals.sort(key=lambda s: (s.line, s.name, s.via))
+    _unlisted_literals(src, an)
     _name_parameters(an)  # first, so hazard fixes can name the JSON parameter a threshold becomes
     hazards.check(src, an, dictionary, w.hazard_nodes)
     return an
@@ -247,6 +249,130 @@ def _constructor_fields(src: EvolvedSource, an: Analysis) -> None:
             th.receiver_field = fname  # type: ignore[attr-defined]
             an.thresholds.append(th)
             an.literal_nodes[vnode.start_byte] = th
+
+
+CHECK_FIELD_OUTSIDE = "translate.field-set-outside"
+_RECEIVER_PLUMBING = {"scorers", "weights", "observers", "rng", "params"}
+
+
+def _outside_fields(src: EvolvedSource, an: Analysis) -> None:
+    """Receiver fields the evolved code reads but BLIS sets elsewhere (NewRoutingPolicy, a factory): a
+    number set there becomes a parameter with BLIS's value; anything else is a finding, because the
+    plugin's receiver would hold the zero value (an age bonus that is dead in the plugin)."""
+    host = an.host_info
+    if host is None or host.receiver_type is None or host.receiver_var is None:
+        return
+    carried = [host, *an.helpers]
+    read: dict[str, int] = {}
+    written: set[str] = set()
+    for f in carried:
+        var = f.receiver_var
+        if var is None:
+            continue
+        for n in walk(f.node):
+            if n.type != "selector_expression":
+                continue
+            operand, fld = n.child_by_field_name("operand"), n.child_by_field_name("field")
+            if operand is None or fld is None or text_of(src, operand) != var:
+                continue
+            name = text_of(src, fld)
+            parent = n.parent
+            is_lhs = parent is not None and (
+                (
+                    parent.type == "expression_list"
+                    and parent.parent is not None
+                    and parent.parent.type == "assignment_statement"
+                    and parent.parent.child_by_field_name("left") == parent
+                )
+                or parent.type in ("inc_statement", "dec_statement")
+            )
+            if is_lhs:
+                written.add(name)
+            else:
+                read.setdefault(name, an.line_of(n))
+    set_by_ctor = {th.receiver_field for th in an.thresholds if th.role == "field"}  # type: ignore[attr-defined]
+    if an.constructor is not None:
+        set_by_ctor |= {text_of(src, k) for k in _keyed_fields(src, an.constructor.node, host.receiver_type)}
+    fields = an.receiver_fields
+    for name, line in sorted(read.items(), key=lambda kv: kv[1]):
+        if name in _RECEIVER_PLUMBING or name in written or name in set_by_ctor or name not in fields:
+            continue
+        if f"{host.receiver_type}.{name}" in {h.label for h in an.helpers}:
+            continue
+        value = _literal_set_elsewhere(src, an, host.receiver_type, name)
+        ftype = fields.get(name)
+        if value is not None and ftype in ("int", "int64", "float64"):
+            vnode, num = value
+            th = Threshold(
+                value=num,
+                literal=text_of(src, vnode).strip(),
+                go_type=ftype,
+                role="field",
+                signals=[],
+                subject=f"{host.receiver_type}.{name}",
+                base=name,
+                line=an.line_of(vnode),
+            )
+            th.occurrences.append(Occurrence(vnode.start_byte, vnode.end_byte, th.line, "field", owner="outside"))
+            th.receiver_field = name  # type: ignore[attr-defined]
+            an.thresholds.append(th)
+            an.findings.append(
+                Finding(
+                    severity=Severity.SUGGESTION,
+                    check=CHECK_FIELD_OUTSIDE,
+                    source_line=line,
+                    message=(
+                        f"reads {host.receiver_var}.{name}, which BLIS sets outside the evolved code (line {th.line}: "
+                        f"{th.literal}); the plugin exposes it as a parameter with that default"
+                    ),
+                    fix="check the value against the configuration the program was evolved with",
+                )
+            )
+        else:
+            an.findings.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check=CHECK_FIELD_OUTSIDE,
+                    source_line=line,
+                    message=(
+                        f"reads {host.receiver_var}.{name}, which nothing in the evolved file sets to a number "
+                        "(BLIS fills it outside the evolved code): the plugin's receiver holds the zero value, so "
+                        "the logic that depends on it is dead in the plugin"
+                    ),
+                    fix=f"give {name} its BLIS value (a constructor or the policy bundle) or remove the term",
+                )
+            )
+
+
+def _keyed_fields(src: EvolvedSource, node, receiver_type: str) -> list:
+    out = []
+    for lit in walk(node):
+        if (
+            lit.type == "composite_literal"
+            and text_of(src, lit.child_by_field_name("type")).lstrip("&*") == receiver_type
+        ):
+            body = lit.child_by_field_name("body")
+            out += [named(el)[0] for el in (named(body) if body is not None else []) if el.type == "keyed_element"]
+    return out
+
+
+def _literal_set_elsewhere(src: EvolvedSource, an: Analysis, receiver_type: str, name: str):
+    """(literal node, value) where any function of the file sets the field to a number in a composite literal."""
+    for key in _keyed_fields(src, src.tree.root_node, receiver_type):
+        if text_of(src, key).strip() != name:
+            continue
+        value = key.parent.child_by_field_name("value") if key.parent is not None else None
+        el = named(key.parent)[-1] if key.parent is not None else None
+        vnode = named(el)[0] if el is not None and el.type == "literal_element" and named(el) else el
+        if vnode is None:
+            continue
+        raw = text_of(src, vnode).strip()
+        if vnode.type in ("int_literal", "float_literal", "unary_expression"):
+            num = parse_number(raw.lstrip("-").strip())
+            if num is not None:
+                return vnode, (-num if raw.startswith("-") else num)
+        _ = value
+    return None
 
 
 def _collect_imports(src: EvolvedSource, an: Analysis) -> None:
@@ -389,3 +515,44 @@ _RESERVED_PARAMS = {
     "incumbentSpacingUs",
     "maxPseudoQueue",
 }
+
+
+CHECK_UNLISTED_LITERAL = "translate.unlisted-literal"
+_TRIVIAL = {0.0, 1.0, -1.0, 2.0, 100.0, 1e3, 1e6, 1e9}
+
+
+def _unlisted_literals(src: EvolvedSource, an: Analysis) -> None:
+    """Numbers in the carried logic's arithmetic and comparisons that are neither parameters nor listed
+    as kept literals: they decide outcomes, yet only a rebuild changes them and no report names them."""
+    host = an.host_info
+    if host is None:
+        return
+    seen: set[int] = set()
+    for f in [host, *an.helpers]:
+        for n in walk(f.node):
+            if n.type not in ("int_literal", "float_literal") or n.start_byte in an.literal_nodes:
+                continue
+            parent = n.parent
+            if parent is not None and parent.type == "unary_expression":
+                if parent.start_byte in an.literal_nodes:
+                    continue
+                parent = parent.parent
+            if parent is None or parent.type != "binary_expression" or n.start_byte in seen:
+                continue
+            value = parse_number(text_of(src, n))
+            if value is None or value in _TRIVIAL:
+                continue
+            seen.add(n.start_byte)
+            an.findings.append(
+                Finding(
+                    severity=Severity.SUGGESTION,
+                    check=CHECK_UNLISTED_LITERAL,
+                    source_line=an.line_of(n),
+                    message=(
+                        f"`{text_of(src, parent)[:80]}`: the number {text_of(src, n)} decides outcomes but compares or "
+                        "combines no signal the analysis follows, so it is neither a plugin parameter nor listed as a "
+                        "kept literal; tuning it needs a rebuild"
+                    ),
+                    fix="check whether it is simulator-scale; make it a constant with a name if it is part of the design",
+                )
+            )

@@ -48,6 +48,7 @@ class Walker(ExprMixin):
         self.hazard_nodes: list[tuple[str, Node, dict]] = []
         self.seen_hazards: set[tuple] = set()
         self.called: set[str] = set()
+        self.int_consts: dict[str, str | None] = {}  # "Func::var" -> the int literal it only ever holds
 
     # ---- helpers -------------------------------------------------------
 
@@ -141,6 +142,9 @@ class Walker(ExprMixin):
                 if spec.type == "const_spec":
                     self.var_spec(spec)
         elif t == "inc_statement" or t == "dec_statement":
+            target = named(node)[0] if named(node) else None
+            if target is not None and target.type == "identifier":
+                self._track_const(self.t(target), None)
             self.visit_children(node)
         elif t == "for_statement":
             self.for_stmt(node)
@@ -177,6 +181,8 @@ class Walker(ExprMixin):
             if typ is None and v.type in ("untyped-int", "untyped-float"):
                 v = Val(v.role, v.taint, "int" if v.type == "untyped-int" else "float64")
             role = _ROLE_OF_TYPE.get(typ or "") or v.role
+            nodes = named(value) if value is not None else []
+            self._track_const(self.t(n), nodes[i] if i < len(nodes) else None)
             self.set(self.t(n), Val(role, v.taint, typ or v.type))
 
     def assign(self, node: Node) -> None:
@@ -203,6 +209,7 @@ class Walker(ExprMixin):
                 name = self.t(lhs)
                 if name == "_":
                     continue
+                self._track_const(name, r if op in ("=", ":=") else None)
                 if op == ":=" and v.type in ("untyped-int", "untyped-float"):
                     v = Val(v.role, v.taint, "int" if v.type == "untyped-int" else "float64")
                 if op in ("=", ":="):
@@ -225,6 +232,14 @@ class Walker(ExprMixin):
                     self.set(base, Val(bv.role if bv else None, v.taint, bv.type if bv else None), merge=True)
                 elif lhs.type == "selector_expression":
                     self._set_field(lhs, v)
+
+    def _track_const(self, name: str, rhs: Node | None) -> None:
+        """Remember identifiers that only ever hold one int literal (positional indexing through a variable)."""
+        k = self.key(name)
+        value = self.t(rhs) if rhs is not None and rhs.type == "int_literal" else None
+        if k in self.int_consts and self.int_consts[k] != value:
+            value = None
+        self.int_consts[k] = value
 
     def _is_bool_expr(self, node: Node) -> bool:
         while node.type == "parenthesized_expression":
@@ -396,8 +411,13 @@ class Walker(ExprMixin):
                         continue
                     taint |= self.ex(part).taint
             typ = norm_type(self.t(node.child_by_field_name("type")))
-            if typ in ("RoutingDecision",):
-                return Val("decision", taint, typ)
+            if typ in ("RoutingDecision", "&RoutingDecision"):
+                for el in named(body) if body is not None else []:
+                    key = named(el)[0] if el.type == "keyed_element" and named(el) else None
+                    if key is not None and self.t(key).strip() == "Priority":
+                        self.an.decision_priority = True
+                        self.hazard("decision-priority", el)
+                return Val("decision", taint, typ.lstrip("&"))
             return Val(_ROLE_OF_TYPE.get(typ), taint, typ)
         if t == "func_literal":
             saved = self.cond_stack
@@ -557,13 +577,13 @@ class Walker(ExprMixin):
         idx = node.child_by_field_name("index")
         ov = self.ex(operand)
         iv = self.ex(idx)
-        if (
-            idx is not None
-            and idx.type == "int_literal"
-            and ({"@scorers", "@weights"} & ov.taint)
-            and ov.role not in ("snapshots", "requests")
-        ):
-            self.hazard("positional", node, operand=self.t(operand), index=self.t(idx))
+        position = None
+        if idx is not None and idx.type == "int_literal":
+            position = self.t(idx)
+        elif idx is not None and idx.type == "identifier":
+            position = self.int_consts.get(self.key(self.t(idx)))  # idx := 0 ... ws.scorers[idx]
+        if position is not None and ({"@scorers", "@weights"} & ov.taint) and ov.role not in ("snapshots", "requests"):
+            self.hazard("positional", node, operand=self.t(operand), index=position)
         role = _ELEM_ROLE.get(ov.role or "")
         if role in ("snapshot", "request"):
             return Val(role, frozenset({t for t in ov.taint if t.startswith("@")}), _elem_type(ov.type))

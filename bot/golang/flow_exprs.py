@@ -18,6 +18,11 @@ from bot.golang.flow_values import _ROLE_OF_TYPE, _UNIT_POWERS, Val, _param_type
 from bot.golang.gonames import lower_camel
 from bot.golang.gotree import id_of, named, norm_type, parse_number, walk
 
+#: BLIS SLO classes the llm-d adapter never produces: it reads critical, standard or sheddable from the
+#: request's integer priority (dictionary SLOClass), so batch and background arrive as sheddable and the
+#: empty class as standard.
+UNREACHABLE_CLASSES = ("batch", "background", "")
+
 
 class ExprMixin:
     """Calls, binary expressions, literals and SLO names; needs the walker's state (see flow._Walker)."""
@@ -366,3 +371,5 @@ class ExprMixin:
         s = self.t(lit).strip('"')
         if s in ("realtime", "interactive"):
             self.hazard("dead-slo", ctx, name=s)
+        elif s in UNREACHABLE_CLASSES:
+            self.hazard("slo-unreachable", ctx, name=s)

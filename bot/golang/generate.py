@@ -18,7 +18,6 @@ through the toolchain's one process launcher), so generated files are gofmt-clea
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field
 
@@ -26,6 +25,7 @@ from bot.dictionary import Dictionary
 from bot.golang.adapter import AdapterLine, adapter_lines, zero_value
 from bot.golang.analysis_types import Analysis
 from bot.golang.carry import carry_function, carry_type, plan_names
+from bot.golang.gofiles import format_go, remap_lines, sort_imports, splice
 from bot.golang.gonames import comment_lines, file_stem, go_float, package_dir, package_name, render, struct_name
 from bot.golang.gotree import text_of, walk
 from bot.golang.params import ParamSpec, param_specs
@@ -115,36 +115,6 @@ class Generated:
         return "New" + self.struct
 
 
-def format_go(files: dict[str, str]) -> dict[str, str]:
-    """gofmt every Go file with the pinned toolchain (in the sandbox); unchanged when it cannot run."""
-    from bot.golang.toolchain import format_source
-
-    out = dict(files)
-    for path, text in files.items():
-        if path.endswith(".go"):
-            formatted = format_source(text)
-            out[path] = text if formatted is None else formatted
-    return out
-
-
-def remap_lines(before: str, after: str, mapping: dict[int, int]) -> dict[int, int]:
-    """Carry a generated-line -> source-line map across a reformat (gofmt may split or drop lines)."""
-    a, b = before.splitlines(), after.splitlines()
-    out: dict[int, int] = {}
-    sm = difflib.SequenceMatcher(a=[x.strip() for x in a], b=[x.strip() for x in b], autojunk=False)
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
-        if tag == "equal":
-            for k in range(i2 - i1):
-                if i1 + k + 1 in mapping:
-                    out[j1 + k + 1] = mapping[i1 + k + 1]
-        elif tag == "replace":
-            src = [mapping.get(i + 1) for i in range(i1, i2) if mapping.get(i + 1)]
-            if src:
-                for k in range(j2 - j1):
-                    out[j1 + k + 1] = src[min(k, len(src) - 1)]
-    return out
-
-
 def host_call_args(an: Analysis) -> str:
     args = []
     for _, ptype in an.host_info.params:
@@ -180,35 +150,6 @@ def _uses_token_slice(src: EvolvedSource, nodes, fld: str) -> bool:
 
 def _mentions(src: EvolvedSource, nodes, name: str, kinds=("type_identifier",)) -> bool:
     return any(n.type in kinds and text_of(src, n) == name for node in nodes for n in walk(node))
-
-
-def _sort_imports(imports: set[str]) -> list[str]:
-    std = sorted(i for i in imports if "." not in i.split('"')[1].split("/")[0])
-    ext = sorted(i for i in imports if i not in std and MODULE not in i)
-    own = sorted(i for i in imports if MODULE in i)
-    out: list[str] = []
-    for group in (std, ext, own):
-        if group:
-            if out:
-                out.append("")
-            out.extend(group)
-    return out
-
-
-def _splice(text: str, blocks: list[tuple[str, int | None, int | None]]) -> tuple[str, dict[int, int]]:
-    out: list[str] = []
-    mapping: dict[int, int] = {}
-    for line in text.split("\n"):
-        m = re.fullmatch(r"__PROMOTION_BLOCK_(\d+)__", line.strip())
-        if not m:
-            out.append(line)
-            continue
-        block, first, count = blocks[int(m.group(1))]
-        for k, bl in enumerate(block.split("\n")):
-            out.append(bl)
-            if first is not None and (count is None or k < count):
-                mapping[len(out)] = first + k
-    return "\n".join(out), mapping
 
 
 def _rng_guarded(src: EvolvedSource, an: Analysis) -> bool:
@@ -379,10 +320,10 @@ def generate(
         "observer_type": "observerFunc" in carried_text,
     }
     placeholder = "__PROMOTION_BLOCK_{}__"
-    evolved_text, evolved_map = _splice(
+    evolved_text, evolved_map = splice(
         render("evolved.go.j2", **evolved_ctx, blocks=[placeholder.format(i) for i in range(len(blocks))]), blocks
     )
-    harness_evolved, _ = _splice(
+    harness_evolved, _ = splice(
         render("evolved.go.j2", **evolved_ctx, blocks=[placeholder.format(i) for i in range(len(watched))]), watched
     )
 
@@ -422,7 +363,7 @@ def generate(
     adapter_text = render(
         "adapter.go.j2",
         pkg=pkg,
-        imports=_sort_imports(adapter_imports),
+        imports=sort_imports(adapter_imports),
         dict_version=d.version,
         kind=kind.value,
         request_lines=reqs,
@@ -519,13 +460,13 @@ def generate(
     if kind == PolicyKind.ADMISSION:
         plugin_imports |= {f'"{IMPORT_RC}"', f'errcommon "{IMPORT_ERR}"'}
         legacy_bool = re.sub(r"\s+", "", host.result) == "bool"
-        plugin_text = render("admitter.go.j2", **common, imports=_sort_imports(plugin_imports), legacy_bool=legacy_bool)
+        plugin_text = render("admitter.go.j2", **common, imports=sort_imports(plugin_imports), legacy_bool=legacy_bool)
     else:
         legacy_bool = False
         plugin_text = render(
             "scorer.go.j2",
             **common,
-            imports=_sort_imports(plugin_imports),
+            imports=sort_imports(plugin_imports),
             kind=kind.value,
             category=category,
             rng_per_call=rng_per_call,
@@ -628,7 +569,7 @@ def generate(
         request_lines=reqs,
         state_lines=states,
         decisions=decisions,
-        findings=generation_findings(an, kind, uses_scorers, stateful, src),
+        findings=generation_findings(an, kind, uses_scorers, stateful, src, scorer_defaults),
         category=category,
         scorer_defaults=scorer_defaults,
         baseline_signals=baseline_signals,

@@ -29,6 +29,9 @@ Check ids and severities:
 - ``hazard.dead-slo-branch`` (IMPORTANT): comparisons of the SLO class with the
   v1 names ``realtime``/``interactive``, which BLIS v2 workloads auto-upgrade, so
   the branch never runs in BLIS and never runs in llm-d either.
+- ``hazard.unreachable-slo-branch`` (IMPORTANT): comparisons of the SLO class with ``batch``,
+  ``background`` or the empty class, which the llm-d mapping never produces (it reads critical, standard
+  or sheddable from the request's priority), so the condition is constant in llm-d.
 - ``hazard.sim-scale-threshold``: a threshold calibrated to the simulator's scale.
   Load thresholds (QueueDepth, BatchSize, InFlightRequests, EffectiveLoad or
   per-instance means of them, literal >= 1) were tuned on 4 simulated instances
@@ -56,9 +59,10 @@ POSITIONAL = "hazard.positional-scorer-index"
 RENORM = "hazard.two-scorer-renormalization"
 REMOVED = "hazard.removed-identifier"
 DEAD_SLO = "hazard.dead-slo-branch"
+UNREACHABLE_SLO = "hazard.unreachable-slo-branch"
 SIM_SCALE = "hazard.sim-scale-threshold"
 
-ALL_CHECKS = (INV9, UNMAPPED, POSITIONAL, RENORM, REMOVED, DEAD_SLO, SIM_SCALE)
+ALL_CHECKS = (INV9, UNMAPPED, POSITIONAL, RENORM, REMOVED, DEAD_SLO, UNREACHABLE_SLO, SIM_SCALE)
 
 
 def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
@@ -179,6 +183,23 @@ def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
                         "so the plugin exposes it as a parameter with a placeholder default of 0.5"
                     ),
                     fix=f"set the `{info['name']}` parameter to the value used in the evolution run",
+                )
+            )
+        elif kind == "slo-unreachable":
+            name = info["name"] or "the empty class"
+            out.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check=UNREACHABLE_SLO,
+                    source_line=line,
+                    message=(
+                        f"`{snippet}` compares the SLO class with {info['name']!r}: the plugin reads the class from "
+                        "the request's llm-d priority, which only yields critical, standard or sheddable, so "
+                        f"{name} never arrives and this condition is constant in llm-d (the branch BLIS took for "
+                        f"{name} requests never runs, or always runs)"
+                    ),
+                    fix="map the class explicitly (e.g. a priority band per class in the InferenceObjectives) or "
+                    "compare with the class the mapping produces (sheddable, standard)",
                 )
             )
         elif kind == "dead-slo":

@@ -4,6 +4,10 @@ Generation findings (check ids, stable):
 
 - ``translate.queue-order-as-score`` (SUGGESTION): an OrderQueue became a queue-position Scorer; it
   steers placement, it cannot reorder vLLM's queue.
+- ``translate.scorer-config-contradiction`` (IMPORTANT): a two-scorer renormalisation with a default
+  ``scorers`` of another length.
+- ``translate.kv-blocks-unpublished`` (IMPORTANT): admission on KV block counts, which read 0 where the
+  engine does not publish them, so the policy would shed everything.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from bot.golang.source import EvolvedSource
 from bot.model import Finding, PolicyKind, Severity
 
 CHECK_QUEUE_ORDER = "translate.queue-order-as-score"
+CHECK_SCORER_CONFIG = "translate.scorer-config-contradiction"
+CHECK_KV_BLOCKS = "translate.kv-blocks-unpublished"
 
 
 def category_of(an: Analysis, kind: PolicyKind, uses_scorers: bool) -> tuple[str | None, str]:
@@ -178,9 +184,49 @@ def decisions_of(
 
 
 def generation_findings(
-    an: Analysis, kind: PolicyKind, uses_scorers: bool, stateful: bool, src: EvolvedSource
+    an: Analysis,
+    kind: PolicyKind,
+    uses_scorers: bool,
+    stateful: bool,
+    src: EvolvedSource,
+    scorer_defaults: list[tuple[str, float]] | None = None,
 ) -> list[Finding]:
     out: list[Finding] = []
+    renorm = [f for f in an.findings if f.check == "hazard.two-scorer-renormalization"]
+    if uses_scorers and renorm and scorer_defaults is not None and len(scorer_defaults) != 2:
+        names = ", ".join(f"{n}:{go_float(w)}" for n, w in scorer_defaults)
+        out.append(
+            Finding(
+                severity=Severity.IMPORTANT,
+                check=CHECK_SCORER_CONFIG,
+                source_line=renorm[0].source_line,
+                message=(
+                    f"the program renormalises its weights as if exactly two scorers were configured (line "
+                    f"{renorm[0].source_line}), but the default `scorers` ({names}) has {len(scorer_defaults)}: with it "
+                    "the evolved weights no longer sum to 1 and the third term is counted wrongly"
+                ),
+                fix="set `scorers` to the two-scorer profile the program was evolved with "
+                "(request changes with e.g. `scorers: prefix-affinity:1, load-balance:1`)",
+            )
+        )
+    kv_blocks = sorted(
+        {u.name for u in an.signals if u.name in ("FreeKVBlocks", "TotalKvCapacityTokens", "KvTokensInUse")}
+    )
+    if kind == PolicyKind.ADMISSION and kv_blocks:
+        first = min(u.line for u in an.signals if u.name in kv_blocks)
+        out.append(
+            Finding(
+                severity=Severity.IMPORTANT,
+                check=CHECK_KV_BLOCKS,
+                source_line=first,
+                message=(
+                    f"the admission logic reads {', '.join(kv_blocks)}, which the adapter derives from CacheNumBlocks "
+                    "(vllm:cache_config_info); an engine that does not publish it reports 0 blocks, so every endpoint "
+                    "looks out of KV cache and a policy that sheds on low free KV would reject everything"
+                ),
+                fix="check the engines publish cache_config_info, or treat 0 blocks as unknown in the adapter",
+            )
+        )
     if kind == PolicyKind.SCHEDULING:
         out.append(
             Finding(

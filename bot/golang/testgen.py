@@ -25,6 +25,7 @@ from bot.golang.generate import (
     MODULE,
     Generated,
 )
+from bot.golang.gofiles import sort_imports
 from bot.golang.gonames import go_float, go_quote, render
 from bot.golang.probes import CLOCK, Case
 from bot.model import PolicyKind
@@ -191,12 +192,10 @@ def render_test(
         imports.add(f'attrprefix "{IMPORT_ATTRPREFIX}"')
     if kind == PolicyKind.ADMISSION:
         imports |= {f'"{IMPORT_RC}"', f'errcommon "{IMPORT_ERR}"'}
-    from bot.golang.generate import _sort_imports
-
     return render(
         "plugin_test.go.j2",
         pkg=gen.package,
-        imports=_sort_imports(imports),
+        imports=sort_imports(imports),
         plugin_type=plugin_type,
         kind=kind.value,
         factory=gen.factory,

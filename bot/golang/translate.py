@@ -18,6 +18,8 @@ Findings added here (check ids, stable):
 - ``translate.fidelity-not-measured`` (IMPORTANT): the differential harness could not run.
 - ``translate.fidelity-differences`` (SUGGESTION): at or above the floor, the remaining differences and
   the mapping each comes from.
+- ``translate.untested-parameter`` (SUGGESTION): a parameter llm-d inputs can set that no generated test
+  exercises.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from pathlib import PurePosixPath
 from bot.dictionary import Dictionary
 from bot.golang import harness_build, probes
 from bot.golang.analysis_types import Analysis
-from bot.golang.generate import BASELINE_SCORERS, Generated, format_go, generate
+from bot.golang.generate import BASELINE_SCORERS, Generated, generate
+from bot.golang.gofiles import format_go
 from bot.golang.gonames import go_float
 from bot.golang.plugin_docs import config_line
 from bot.golang.report import render_report
@@ -43,6 +46,7 @@ REPORT_NAME = "translation-report.md"
 CHECK_BELOW_FLOOR = "translate.fidelity-below-floor"
 CHECK_NOT_MEASURED = "translate.fidelity-not-measured"
 CHECK_DIFFERENCES = "translate.fidelity-differences"
+CHECK_UNTESTED = "translate.untested-parameter"
 SIM_SCALE = "hazard.sim-scale-threshold"
 
 
@@ -137,6 +141,20 @@ def translate(
         for s in probe_specs
         if s["role"] != "observe" and s["param"] not in tested
     ]
+    untested_findings = [
+        Finding(
+            severity=Severity.SUGGESTION,
+            check=CHECK_UNTESTED,
+            source_line=th.line,
+            message=(
+                f"no generated test exercises `{th.param}` (the evolved {th.literal}): no llm-d input among the "
+                "candidates made it change the outcome, so a regression in it would pass the unit tests"
+            ),
+            fix=f"add a test case for {th.param} by hand, or check in the report why it cannot decide",
+        )
+        for th in analysis.thresholds
+        if th.param and th.param not in tested and any(s["param"] == th.param for s in probe_specs)
+    ]
     fidelity = _fidelity(answer, analysis)
     if fidelity is not None and fidelity.measured:
         fidelity.files = {
@@ -148,7 +166,9 @@ def translate(
     files[gen.test_path] = format_go({gen.test_path: render_test(gen, analysis, plugin_type, cases, behaviours)})[
         gen.test_path
     ]
-    findings = _anchor(safety + analysis.findings + gen.findings + fidelity_findings(fidelity, gen), gen, analysis)
+    findings = _anchor(
+        safety + analysis.findings + gen.findings + untested_findings + fidelity_findings(fidelity, gen), gen, analysis
+    )
     findings.sort(key=Finding.sort_key)
     summary = _summary(analysis, dictionary, gen, plugin_type, findings, fidelity)
     report = render_report(

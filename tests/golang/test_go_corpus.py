@@ -52,6 +52,13 @@ def test_corpus_input(entry, dictionary):
         assert f is not None, f"missing {want['check']} at line {want['line']}; got {sorted(got)}"
         if "severity" in want:
             assert f.severity.value == want["severity"]
+    # Every translator finding is anchored to a file and line of the plugin the translation commits.
+    assert all(f.file in tr.files and f.line for f in tr.findings), [f for f in tr.findings if not f.line]
+    # Gate 1 gets an agreement figure, with its disagreements attributed, for every routing and admission program.
+    fid = tr.summary.fidelity
+    if entry["kind"] in ("routing", "admission") and entry["expect"] == "translates":
+        assert fid is not None and fid.measured, fid
+        assert fid.agreement == 1.0 or fid.causes or fid.unattributed, fid
     critical = [f for f in tr.findings if f.severity == Severity.CRITICAL]
     if entry["expect"] == "translates":
         assert not critical, [f"{f.check}:{f.source_line} {f.message}" for f in critical]
