@@ -59,7 +59,7 @@ def time_checks(fork: Path) -> tuple[float, int]:
     from bot.model import TranslationSummary
 
     summary = TranslationSummary.model_validate_json(
-        _git(fork, "show", f"{BRANCH}:docs/promotion/1-evolved-adaptive-scorer/translation.json").stdout
+        _git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/translation.json").stdout
     )
     paths = _git(fork, "ls-tree", "-r", "--name-only", BRANCH, summary.package_dir).stdout.split()
     files = {p: _git(fork, "show", f"{BRANCH}:{p}").stdout for p in paths if p.endswith(".go")}

@@ -52,7 +52,7 @@ def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, 
     """Fidelity from the harness input (runs with their states) and its output (decisions per run)."""
     kind = inp["kind"]
     runs = {r["name"]: r for r in out.get("runs", [])}
-    states = {r["name"]: r["states"] for r in inp.get("runs", [])}
+    states = {r["name"]: r["states"] for r in inp.get("runs", []) if r.get("states")}
     base = runs.get(AS_DEPLOYED)
     if base is None:
         return Fidelity(measured=False, reason="the harness returned no as-deployed run")

@@ -7,19 +7,39 @@ from __future__ import annotations
 
 import difflib
 import re
+import tempfile
+from pathlib import Path
 
 MODULE = "github.com/llm-d/llm-d-router"
 
 
 def format_go(files: dict[str, str]) -> dict[str, str]:
-    """gofmt every Go file with the pinned toolchain (in the sandbox); unchanged when it cannot run."""
-    from bot.golang.toolchain import format_source
+    """gofmt every Go file with the pinned toolchain, in one sandboxed run; unchanged when gofmt cannot run
+    (or rejects a file: the toolchain check reports that file later with its line)."""
+    from bot import sandbox
+    from bot.golang.toolchain import ToolchainMissing, _tool_paths
 
+    go_files = {p: t for p, t in files.items() if p.endswith(".go")}
+    if not go_files:
+        return dict(files)
+    try:
+        _, gofmt = _tool_paths()
+    except ToolchainMissing:
+        return dict(files)
     out = dict(files)
-    for path, text in files.items():
-        if path.endswith(".go"):
-            formatted = format_source(text)
-            out[path] = text if formatted is None else formatted
+    with tempfile.TemporaryDirectory(prefix="promotion-gofmt-") as tmp:
+        names = {path: f"f{i}.go" for i, path in enumerate(sorted(go_files))}
+        for path, name in names.items():
+            (Path(tmp) / name).write_text(go_files[path], encoding="utf-8")
+        sandbox.run(
+            [str(gofmt), "-w", *names.values()],
+            cwd=Path(tmp),
+            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"},
+            mounts=sandbox.Mounts(read_only=(gofmt.resolve().parent.parent,), read_write=(Path(tmp),)),
+            limits=sandbox.Limits(wall_seconds=120, cpu_seconds=120, memory_bytes=2 << 30),
+        )
+        for path, name in names.items():
+            out[path] = (Path(tmp) / name).read_text(encoding="utf-8")
     return out
 
 

