@@ -3,72 +3,20 @@
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
 
 from bot import PROJECT_ROOT
 from tests.bench import fakes
 from tests.bench.bench_branch import SLUG, git, make_branch
+from tests.bench.workflow_runner import Runner, checkout, run_job
 
 WORKFLOW = PROJECT_ROOT / ".github" / "workflows" / "benchmark.yml"
 FAKE_GH = """#!/bin/sh
 printf '%s\\n' "$*" >> "$FAKE_CLUSTER/gh-calls"
 """
-
-
-class Runner:
-    """Just enough of a GitHub runner: env from `env:` with its expressions evaluated, outputs, summaries."""
-
-    def __init__(self, root: Path, env: dict, inputs: dict):
-        self.root, self.env, self.inputs = root, env, inputs
-        self.outputs: dict[str, dict[str, str]] = {}
-        self.outcomes: dict[str, str] = {}
-
-    def expr(self, text: str, job_needs: dict) -> str:
-        def one(m: re.Match) -> str:
-            e = m.group(1).strip()
-            if e.startswith("inputs."):
-                return self.inputs[e[7:]]
-            if e == "github.token":
-                return "fake-token"
-            if m2 := re.fullmatch(r"needs\.(\w+)\.outputs\.(\w+)", e):
-                return job_needs[m2.group(1)][m2.group(2)]
-            if m2 := re.fullmatch(r"steps\.(\w+)\.outcome", e):
-                return self.outcomes[m2.group(1)]
-            if m2 := re.fullmatch(r"vars\.\w+ \|\| '([^']*)'", e):
-                return m2.group(1)
-            raise AssertionError(f"expression the test runner does not know: {e}")
-
-        return re.sub(r"\$\{\{(.*?)\}\}", one, str(text))
-
-    def step(self, job: str, step: dict, workspace: Path, needs: dict) -> int:
-        out = self.root / f"out-{job}-{step.get('id', 'x')}"
-        out.write_text("")
-        env = dict(self.env)
-        env.update({k: self.expr(v, needs) for k, v in (step.get("env") or {}).items()})
-        env.update(
-            GITHUB_OUTPUT=str(out), GITHUB_STEP_SUMMARY=str(self.root / "summary.md"), GITHUB_WORKSPACE=str(workspace)
-        )
-        proc = subprocess.run(
-            ["bash", "-e", "-c", step["run"]],
-            cwd=workspace,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        if "id" in step:
-            self.outputs.setdefault(job, {}).update(
-                dict(line.split("=", 1) for line in out.read_text().splitlines() if "=" in line)
-            )
-            self.outcomes[step["id"]] = "success" if proc.returncode == 0 else "failure"
-        self.last = proc
-        return proc.returncode
 
 
 @pytest.fixture
@@ -95,45 +43,21 @@ def github(tmp_path):
     return tmp_path, origin, env, inputs
 
 
-def _checkout(root: Path, origin: Path, commit: str, name: str) -> Path:
-    ws = root / name
-    subprocess.run(["git", "clone", "-q", str(origin), str(ws)], check=True)
-    git(ws, "checkout", "-q", commit)
-    return ws
-
-
-def _jobs() -> dict:
-    return yaml.safe_load(WORKFLOW.read_text())["jobs"]
-
-
-def _run_job(r: Runner, job: str, ws: Path, needs: dict) -> None:
-    for step in _jobs()[job]["steps"]:
-        if "run" not in step:
-            continue  # actions (checkout, install, artifacts) are done by the fixture
-        cond = step.get("if")
-        failed = any(v == "failure" for v in r.outcomes.values())
-        if failed and cond != "always()":
-            continue
-        code = r.step(job, step, ws, needs)
-        if code != 0 and "id" not in step:
-            r.outcomes[step["name"]] = "failure"
-
-
 def test_benchmark_yml_runs_the_plan_commits_the_results_and_continues_the_promotion(github):
     root, origin, env, inputs = github
     r = Runner(root, env, inputs)
-    ws = _checkout(root, origin, inputs["commit"], "ws-plan")
-    _run_job(r, "plan", ws, {})
+    ws = checkout(root, origin, inputs["commit"], "ws-plan")
+    run_job(r, "plan", ws, {})
     assert r.outcomes["check"] == "success", r.last.stdout + r.last.stderr
     assert r.outputs["plan"]["slug"] == SLUG and int(r.outputs["plan"]["timeout"]) > 60
     needs = {"plan": r.outputs["plan"]}
-    ws = _checkout(root, origin, inputs["commit"], "ws-gpu")
-    _run_job(r, "benchmark", ws, needs)
+    ws = checkout(root, origin, inputs["commit"], "ws-gpu")
+    run_job(r, "benchmark", ws, needs)
     assert r.outcomes["run"] == "success", r.last.stderr
     state = json.loads((root / "cluster" / "state.json").read_text())
     assert state["up"] is False and state["teardowns"] >= 1
-    ws = _checkout(root, origin, inputs["commit"], "ws-publish")
-    _run_job(r, "publish", ws, needs)
+    ws = checkout(root, origin, inputs["commit"], "ws-publish")
+    run_job(r, "publish", ws, needs)
     assert r.last.returncode == 0, r.last.stderr
     assert (root / "cluster" / "gh-calls").read_text().split() == [
         "workflow",
@@ -153,13 +77,13 @@ def test_benchmark_yml_runs_the_plan_commits_the_results_and_continues_the_promo
 
 def test_benchmark_yml_refuses_a_moved_branch(github):
     root, origin, env, inputs = github
-    other = _checkout(root, origin, inputs["commit"], "someone")
+    other = checkout(root, origin, inputs["commit"], "someone")
     (other / "extra.txt").write_text("pushed after gate 2\n")
     git(other, "-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qam", "late", "--allow-empty")
     git(other, "push", "-q", "origin", f"HEAD:refs/heads/{inputs['branch']}")
     r = Runner(root, env, inputs)
-    ws = _checkout(root, origin, inputs["commit"], "ws-plan")
-    _run_job(r, "plan", ws, {})
+    ws = checkout(root, origin, inputs["commit"], "ws-plan")
+    run_job(r, "plan", ws, {})
     assert r.outcomes["check"] == "failure"
     assert "not the commit approved at gate 2" in r.last.stdout
     assert fakes.calls(root) == []  # nothing reached the cluster

@@ -203,3 +203,57 @@ def standard_sim(fake: FakeGitHub, tmp: Path) -> ActionsSim:
 
     sim.gpu = gpu
     return sim
+
+
+GH_CLI = """#!{python}
+# What `gh workflow run WORKFLOW -f key=value ...` does: POST a workflow_dispatch to the API, as GH_TOKEN.
+import json, os, sys, urllib.request
+args = sys.argv[1:]
+assert args[:2] == ["workflow", "run"], args
+inputs = dict(a.split("=", 1) for a in args[3:] if a != "-f")
+req = urllib.request.Request(
+    f"{{os.environ['GITHUB_API_URL']}}/repos/{{os.environ['GITHUB_REPOSITORY']}}/actions/workflows/{{args[2]}}/dispatches",
+    data=json.dumps({{"ref": "main", "inputs": inputs}}).encode(),
+    headers={{"Authorization": f"Bearer {{os.environ['GH_TOKEN']}}", "Accept": "application/vnd.github+json"}},
+    method="POST",
+)
+urllib.request.urlopen(req).read()
+"""
+
+
+def benchmark_workflow_gpu(fake: FakeGitHub, root: Path, *, effect: float = -0.2) -> Callable[[dict[str, str]], None]:
+    """The GPU runners, played by running benchmark.yml's own jobs (plan, benchmark, publish) with bash: the
+    fake cluster behind `llmdbenchmark`/`kubectl`, the fork on the fake GitHub, and `gh` against its API."""
+    import sys
+
+    from tests.bench import fakes
+    from tests.bench.workflow_runner import Runner, checkout, run_job
+
+    def gpu(inputs: dict[str, str]) -> None:
+        base = root / f"gpu-{len(list(root.glob('gpu-*')))}"
+        env = fakes.install(base, effect={"evolved": effect}, seconds_per_run_second=0.0)  # the load takes no wall time
+        (base / "bin" / "gh").write_text(GH_CLI.format(python=sys.executable))
+        (base / "bin" / "gh").chmod(0o755)
+        runner_temp = base / "runner-temp"
+        (runner_temp / "promote-venv" / "bin").mkdir(parents=True)
+        (runner_temp / "promote-venv" / "bin" / "promote").symlink_to(Path(sys.executable).parent / "promote")
+        remote = f"{fake.server_url}/{REPO}.git"
+        env.update(
+            RUNNER_TEMP=str(runner_temp),
+            BENCHMARK_REMOTE=remote,
+            PROMOTION_BENCH_STATE=str(base / "state"),
+            GITHUB_SERVER_URL=fake.server_url,
+            GITHUB_API_URL=fake.api_url,
+            GITHUB_REPOSITORY=REPO,
+        )
+        r = Runner(base, env, inputs, token=fake.bot_token)
+        auth = tuple(fake.git_auth_args())
+        run_job(r, "plan", checkout(base, remote, inputs["commit"], "ws-plan", auth), {})
+        assert r.outcomes["check"] == "success", r.last.stdout + r.last.stderr
+        needs = {"plan": r.outputs["plan"]}
+        run_job(r, "benchmark", checkout(base, remote, inputs["commit"], "ws-gpu", auth), needs)
+        assert r.outcomes["run"] == "success", r.last.stdout + r.last.stderr
+        run_job(r, "publish", checkout(base, remote, inputs["commit"], "ws-publish", auth), needs)
+        assert r.last.returncode == 0, r.last.stdout + r.last.stderr
+
+    return gpu

@@ -209,3 +209,49 @@ def test_with_claude_the_interrupted_step_replays_its_replies_after_the_sandbox(
     assert api_calls == len(state.llm.calls) > 0, "every Claude call is made once and accounted once"
     status = next(c.body for c in sim.fake.comments(REPO, number) if c.body.startswith("<!-- promotion-bot:status"))
     assert "Claude" in status or "tokens" in status
+
+
+def test_stage_5_runs_through_benchmark_yml_and_judges_the_fake_clusters_reports(sim):
+    """Gate 2 approved: the bot dispatches benchmark.yml; its own jobs run the plan on the fake cluster, commit
+    the reports to the branch and dispatch the bot again; stage 5 judges them (real-shaped, not sample data)."""
+    import json
+
+    from tests.github.actions_sim import benchmark_workflow_gpu
+
+    (sim.root / "config.yml").write_text("blis_repository: acme/blis\n")  # no sample data admitted
+    sim.gpu = benchmark_workflow_gpu(sim.fake, sim.root)
+    number = _to_gate_1(sim)
+    _label(sim, number, "gate-1-approved", "maria")
+    _label(sim, number, "gate-2-approved", "maria")
+    state = state_of(sim, number)
+    assert state.open_gate == 3, state.status
+    branch = state.branch
+    slug = branch.split("-", 1)[1]
+    files = _branch_files(sim, branch)
+    assert f"benchmarks/promotion/{slug}/results/manifest.json" in files
+    verdicts = json.loads(_read(sim, branch, f"docs/promotion/{slug}/validation/verdicts.json"))
+    statuses = {v["status"] for v in verdicts}
+    assert "confirmed" in statuses and not any("SAMPLE" in " ".join(v["flags"]) for v in verdicts)
+
+
+def _branch_files(sim, branch):
+    import subprocess
+
+    out = subprocess.run(
+        ["git", "--git-dir", str(sim.fake.git_dir(REPO)), "ls-tree", "-r", "--name-only", f"refs/heads/{branch}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return set(out.splitlines())
+
+
+def _read(sim, branch, path):
+    import subprocess
+
+    return subprocess.run(
+        ["git", "--git-dir", str(sim.fake.git_dir(REPO)), "show", f"refs/heads/{branch}:{path}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
