@@ -184,6 +184,7 @@ def run(ctx: StageContext) -> StageOutput:
         paths=ctx.paths,
         Track=Track,
         VerdictStatus=VerdictStatus,
+        gpu_time=_gpu_time(ctx),
     )
     files[f"{ctx.paths.docs}/feedback-for-blis.json"] = (
         json.dumps([r.__dict__ for r in recs], indent=2, sort_keys=True) + "\n"
@@ -193,6 +194,17 @@ def run(ctx: StageContext) -> StageOutput:
         files=files,
         summary=f"{len(pairs)} FINDINGS documents, the promotion report, {len(recs)} BLIS recommendations{authored}",
     )
+
+
+def _gpu_time(ctx: StageContext):
+    """What stage 5 recorded about the benchmark's GPU-minutes (None when no reports were judged)."""
+    from bot.bench.gpu_time import GpuTime
+
+    text = ctx.read(ctx.paths.gpu_time)
+    if not text:
+        return None
+    spent = GpuTime.from_json(text)
+    return spent if spent.judged else None
 
 
 def needs_narrative(v: Verdict) -> bool:

@@ -57,6 +57,10 @@ class PromotionPaths:
         return f"{self.validation_dir}/verdicts.md"
 
     @property
+    def gpu_time(self) -> str:
+        return f"{self.validation_dir}/gpu-time.json"
+
+    @property
     def go_checks(self) -> str:
         return f"{self.validation_dir}/go-checks.json"
 

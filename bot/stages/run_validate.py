@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from bot.bench.gpu_time import GpuTime
 from bot.model import TranslationSummary, Verdict, VerdictStatus, sha256_text
 from bot.render import render
 from bot.stages.checks import check_problems, run_go_checks
@@ -42,7 +43,7 @@ def go_checks(ctx: StageContext):
     return report, {p: sha256_text(text) for p, text in sorted(files.items())}
 
 
-def judge(ctx: StageContext, hypotheses) -> tuple[list[Verdict], object | None]:
+def judge(ctx: StageContext, hypotheses) -> tuple[list[Verdict], object | None, GpuTime]:
     """Verdicts for every hypothesis from the benchmark reports (inconclusive without them).
 
     The reports come from ``--results`` (local rehearsal) or, when the benchmark job committed
@@ -50,24 +51,30 @@ def judge(ctx: StageContext, hypotheses) -> tuple[list[Verdict], object | None]:
     either way they pass the same validation and must belong to this promotion's arms (the
     evaluation spec stage 4 committed says what each arm ran).
     """
+    from bot.bench import gpu_time
     from bot.stats.verdicts import evaluate
 
     with results_source(ctx) as (results_dir, _where):
         if results_dir is None:
-            return [
-                Verdict(
-                    hypothesis_id=h.id,
-                    status=VerdictStatus.INCONCLUSIVE,
-                    summary="No benchmark results were supplied (--results); run the plan in stage 4 on a GPU cluster.",
-                    flags=["no-results"],
-                )
-                for h in hypotheses
-            ], None
+            return (
+                [
+                    Verdict(
+                        hypothesis_id=h.id,
+                        status=VerdictStatus.INCONCLUSIVE,
+                        summary="No benchmark results were supplied (--results); run the plan in stage 4 on a GPU cluster.",
+                        flags=["no-results"],
+                    )
+                    for h in hypotheses
+                ],
+                None,
+                gpu_time.GpuTime(planned=None, budget=None, spent=None, judged=False),
+            )
         reports = load_reports(ctx, results_dir)
+        spent = gpu_time.read(results_dir)
     from bot.bench.evidence import mark_sample
 
     verdicts = evaluate(hypotheses, reports, evolved_for=ctx.request.evolved_for, decision=decision_rule(ctx))
-    return mark_sample(verdicts, reports), reports
+    return mark_sample(verdicts, reports), reports, spent
 
 
 def decision_rule(ctx: StageContext):
@@ -126,7 +133,7 @@ def run(ctx: StageContext) -> StageOutput:
 
     checks, checked_files = go_checks(ctx)
     hypotheses = load_hypotheses(ctx)  # in id order
-    verdicts, reports = judge(ctx, hypotheses)
+    verdicts, reports, spent = judge(ctx, hypotheses)
     by_id = {v.hypothesis_id: v for v in verdicts}
     files: dict[str, str | bytes] = {
         # The raw tool output carries timings; the branch keeps only what is the same on every run.
@@ -138,6 +145,7 @@ def run(ctx: StageContext) -> StageOutput:
         )
         + "\n",
         ctx.paths.verdicts_json: verdicts_to_json(verdicts),
+        ctx.paths.gpu_time: spent.to_json(),
     }
     plot_dir = "plots" if reports is not None else None
     evidence = [evidence_markdown(h, by_id[h.id], plot_dir=plot_dir) for h in hypotheses if h.id in by_id]
@@ -149,6 +157,7 @@ def run(ctx: StageContext) -> StageOutput:
         evidence=evidence,
         rejected=getattr(reports, "rejected", []),
         notes=getattr(reports, "notes", []),
+        gpu_time=spent if reports is not None else None,
         results=(
             str(ctx.results_dir)
             if ctx.results_dir
@@ -167,6 +176,7 @@ def run(ctx: StageContext) -> StageOutput:
         f"{go} ({checks.tests_passed} passed, {checks.tests_failed} failed); verdicts: "
         f"{counts[VerdictStatus.CONFIRMED]} confirmed, "
         f"{counts[VerdictStatus.REFUTED]} refuted, {counts[VerdictStatus.INCONCLUSIVE]} inconclusive"
+        + (f"; {spent.line()}" if reports is not None else "")
     )
     return StageOutput(files=files, summary=summary, problems=problems)
 

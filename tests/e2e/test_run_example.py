@@ -119,3 +119,13 @@ def test_running_again_is_a_no_op(full_run, capsys):
     )
     assert git(fork, "rev-parse", BRANCH) == before
     assert "promotion finished" in capsys.readouterr().out
+
+
+def test_report_says_the_sample_reports_gpu_time_was_not_recorded(full_run):
+    """The bundled sample reports have no run manifest: the report must not claim a spend of zero."""
+    _, _, fork = full_run
+    report = git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/report.md")
+    section = report.split("## GPU time", 1)[1].split("\n## ", 1)[0]
+    assert "not recorded" in section and "0 GPU-minutes" not in section
+    spent = json.loads(git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/validation/gpu-time.json"))
+    assert spent["judged"] is True and spent["spent"] is None

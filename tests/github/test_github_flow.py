@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.github.actions_sim import REPO, standard_sim
@@ -232,6 +234,11 @@ def test_stage_5_runs_through_benchmark_yml_and_judges_the_fake_clusters_reports
     verdicts = json.loads(_read(sim, branch, f"docs/promotion/{slug}/validation/verdicts.json"))
     statuses = {v["status"] for v in verdicts}
     assert "confirmed" in statuses and not any("SAMPLE" in " ".join(v["flags"]) for v in verdicts)
+    # Planned against spent GPU-minutes, in the status comment and on the validation page.
+    status = next(c.body for c in sim.fake.comments(REPO, number) if c.body.startswith("<!-- promotion-bot:status"))
+    assert re.search(r"GPU-minutes: [\d.]+ spent of [\d.]+ planned", status), status
+    page = _read(sim, branch, f"docs/promotion/{slug}/validation/verdicts.md")
+    assert "**GPU time:**" in page and "cell run(s)" in page
 
 
 def _branch_files(sim, branch):

@@ -1,0 +1,82 @@
+"""Planned against actual GPU-minutes: the figure users weigh a promotion's evidence against.
+
+GPU hours are what a promotion costs its users, so the status comment, the validation page
+and the promotion report all say what the plan expected and what the benchmark actually
+spent, and why it stopped if it did not finish. The figures come from the run manifest
+`promote bench run` writes next to the reports (``bot.bench.run.manifest``); reports made
+any other way (by hand, or the bundled sample data) have no manifest, and then the page
+says the spend was not recorded rather than showing zero.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from bot.bench.run import manifest as mf
+
+
+@dataclass(frozen=True)
+class GpuTime:
+    planned: float | None  # the stage 4 plan's GPU-minutes
+    budget: float | None  # the cap the run was given
+    spent: float | None  # None: the reports came without a run manifest
+    cell_runs: int = 0
+    set_aside: int = 0  # reports kept aside as invalid
+    stopped: str = ""  # how the run ended early ("budget", "failed", "cancelled"); "" if it finished
+    stop_reason: str = ""
+    judged: bool = True  # False: stage 5 had no reports to judge
+
+    @property
+    def recorded(self) -> bool:
+        return self.spent is not None
+
+    def line(self) -> str:
+        """One line for the status comment and the stage summary."""
+        if not self.recorded:
+            return "GPU-minutes not recorded (the reports came without a `promote bench run` manifest)"
+        text = f"GPU-minutes: {self.spent:g} spent"
+        if self.planned is not None:
+            text += f" of {self.planned:g} planned"
+        if self.budget is not None and self.budget != self.planned:
+            text += f" (cap {self.budget:g})"
+        if self.stopped:
+            text += f"; the run ended early ({self.stopped})"
+        return text
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> GpuTime:
+        data = json.loads(text)
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+
+
+def from_manifest(manifest: mf.Manifest | None) -> GpuTime:
+    """What a run manifest says was planned and spent (not recorded without one)."""
+    if manifest is None:
+        return GpuTime(planned=None, budget=None, spent=None)
+    stops = [e for e in manifest.events if e.kind == "stop"]
+    last = stops[-1] if stops else None
+    # A stop followed by more cells was resumed; only a stop nothing ran after says the run ended early.
+    if last is not None and any(c.start > last.start for c in manifest.cells):
+        last = None
+    return GpuTime(
+        planned=manifest.planned_gpu_minutes,
+        budget=manifest.budget_gpu_minutes,
+        spent=manifest.spent_gpu_minutes,
+        cell_runs=len(manifest.cells),
+        set_aside=len(manifest.rejected),
+        stopped=last.what if last else "",
+        stop_reason=last.detail if last else "",
+    )
+
+
+def read(results: Path) -> GpuTime:
+    """The GPU time of the reports under ``results`` (an unreadable manifest counts as none)."""
+    try:
+        return from_manifest(mf.load(results))
+    except (OSError, ValueError):
+        return GpuTime(planned=None, budget=None, spent=None)
