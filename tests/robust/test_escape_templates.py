@@ -19,6 +19,13 @@ _ESCAPED = re.compile(r"\|\s*(md|sh|pct|gocomment|goquote)(\(.*\))?\s*$")
 
 #: Interpolations that need no escaping: numbers, enum values, the bot's own names and prebuilt markdown.
 SAFE = {
+    "_gpu_time.md.j2": {  # numbers from the run manifest
+        "gpu_time.budget | round(1)",
+        "gpu_time.cell_runs",
+        "gpu_time.planned | round(1)",
+        "gpu_time.set_aside",
+        "gpu_time.spent | round(1)",
+    },
     "_llm_cost.md.j2": {
         '"{:,}".format(t.cache_read_tokens)',
         '"{:,}".format(t.cache_write_tokens)',
