@@ -9,7 +9,14 @@ from bot.github import commands
 from bot.model import Decision
 
 _DECISIONS = {"approve": Decision.APPROVE, "request-changes": Decision.REQUEST_CHANGES, "reject": Decision.REJECT}
-_ACTION = {"approve": "decide", "request-changes": "decide", "reject": "decide", "retry": "retry", "cancel": "cancel"}
+_ACTION = {
+    "approve": "decide",
+    "request-changes": "decide",
+    "reject": "decide",
+    "retry": "retry",
+    "cancel": "cancel",
+    "adopt-branch": "retry",  # like a retry, it lets the bot build again; on commits a person checked
+}
 
 
 def created(session, event) -> Result:
@@ -72,6 +79,16 @@ def created(session, event) -> Result:
 
             def move(s):
                 return pipeline.retry(s, actor=actor.login, now=now, stage=stage)
+        elif command.name == "adopt-branch":
+            runner = promotion.runner()
+
+            def move(s):
+                adopted = runner.adopted(s, actor=actor.login)
+                if adopted is s:
+                    raise pipeline.IllegalTransition("the promotion branch is where the bot left it: nothing to adopt")
+                return (
+                    pipeline.retry(adopted, actor=actor.login, now=now) if adopted.status.value == "failed" else adopted
+                )
         else:  # cancel
 
             def move(s):

@@ -1,5 +1,6 @@
 """Slash commands in issue comments: `/approve`, `/request-changes <reason>`, `/reject <reason>`,
-`/retry [stage]`, `/status`, `/cancel [reason]`.
+`/retry [stage]`, `/status`, `/cancel [reason]`, `/adopt-branch` (build on commits a person added to the
+promotion branch, after checking them).
 
 A command is a line of its own that starts with the command; lines inside code
 fences or block quotes are someone else's words, not a command. The first
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-NAMES = ("approve", "request-changes", "reject", "retry", "status", "cancel")
+NAMES = ("approve", "request-changes", "reject", "retry", "status", "cancel", "adopt-branch")
 _LINE = re.compile(r"^/(?P<name>[a-z-]+)(?:[ \t]+(?P<arg>.*))?$")
 
 
@@ -45,6 +46,8 @@ def parse(body: str) -> Command | None:
             raise CommandError(f"`/{name}` needs a reason: `/{name} <why>`, so the author and the record know why")
         if name == "retry" and arg and not re.fullmatch(r"[1-7]", arg):
             raise CommandError("`/retry` takes an optional stage number 1-7, e.g. `/retry 5`")
+        if name == "adopt-branch" and arg:
+            raise CommandError("`/adopt-branch` takes no argument: it adopts every commit on top of the bot's")
         if name == "approve" and arg and not re.fullmatch(r"[123]", arg):
             raise CommandError("`/approve` takes an optional gate number 1-3, e.g. `/approve 2`")
         return Command(name, arg)

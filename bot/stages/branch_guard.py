@@ -54,8 +54,14 @@ class BranchMoved:
     def fix(self) -> str:
         back = f"move the branch back to the bot's commit (in the fork: git update-ref refs/heads/{self.branch} {self.recorded})"
         if self.rewritten:
-            return f"{back}, then resume; the commit is still in the fork's objects"
-        return f"check those commits, then `promote resume --adopt-branch` to build on them; or {back} and resume"
+            return (
+                f"{back}, then resume (`/retry` on the promotion issue, or `promote resume` in a local rehearsal); "
+                "the commit is still in the fork's objects"
+            )
+        return (
+            "check those commits, then adopt them to build on them (comment `/adopt-branch` on the promotion "
+            f"issue, or `promote resume --adopt-branch` in a local rehearsal); or {back} and resume"
+        )
 
 
 def check_branch(

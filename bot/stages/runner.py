@@ -174,23 +174,28 @@ class Runner:
 
     def adopt_branch(self) -> PipelineState:
         """A person checked the commits others added on the promotion branch: the bot may build on them."""
+        return self.apply(self.adopted)
 
-        def adopt(state: PipelineState) -> PipelineState:
-            moved = self._branch_moved(state)
-            if moved is None:
-                return state
-            if moved.rewritten or moved.head is None:
-                raise pipeline.IllegalTransition(
-                    f"{moved.reason}; only commits added on top of the bot's can be adopted: {moved.fix}"
-                )
-            s = state.model_copy(deep=True)
-            s.head = moved.head
-            detail = ", ".join(f"{sha[:12]} {subject}" for sha, subject in moved.added)
-            s.audit.append(AuditEntry(at=self.clock(), actor=self.actor, event="adopted branch commits", detail=detail))
-            self.log(f"adopted {len(moved.added)} commit(s) on {moved.branch}: {detail}")
-            return s
+    def adopted(self, state: PipelineState, actor: str | None = None) -> PipelineState:
+        """``state`` with the commits added on top of the bot's adopted (IllegalTransition for a rewritten branch).
 
-        return self.apply(adopt)
+        The GitHub home applies it through its once-per-event guard; the local home through ``adopt_branch``.
+        """
+        moved = self._branch_moved(state)
+        if moved is None:
+            return state
+        if moved.rewritten or moved.head is None:
+            raise pipeline.IllegalTransition(
+                f"{moved.reason}; only commits added on top of the bot's can be adopted: {moved.fix}"
+            )
+        s = state.model_copy(deep=True)
+        s.head = moved.head
+        detail = ", ".join(f"{sha[:12]} {subject}" for sha, subject in moved.added)
+        s.audit.append(
+            AuditEntry(at=self.clock(), actor=actor or self.actor, event="adopted branch commits", detail=detail)
+        )
+        self.log(f"adopted {len(moved.added)} commit(s) on {moved.branch}: {detail}")
+        return s
 
     def _branch_moved(
         self, state: PipelineState, due_inputs: str | None = None, stage: Stage | None = None

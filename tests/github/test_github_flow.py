@@ -262,3 +262,46 @@ def _read(sim, branch, path):
         text=True,
         check=True,
     ).stdout
+
+
+def test_a_commit_pushed_by_someone_else_halts_the_promotion_until_a_person_adopts_it(sim):
+    """The bot never builds on a commit it did not write; `/adopt-branch` from someone who may retry lets it."""
+    import subprocess
+
+    number = _to_gate_1(sim)
+    branch = state_of(sim, number).branch
+    work = sim.root / "maria-clone"
+    auth = sim.fake.git_auth_args("maria")
+    subprocess.run(
+        ["git", *auth, "clone", "-q", "-b", branch, f"{sim.fake.server_url}/{REPO}.git", str(work)], check=True
+    )
+    (work / "NOTES.md").write_text("a maintainer's note\n")
+    ident = ["-c", "user.name=Maria", "-c", "user.email=maria@example.com"]
+    subprocess.run(["git", "-C", str(work), "add", "NOTES.md"], check=True)
+    subprocess.run(["git", *ident, "-C", str(work), "commit", "-q", "-m", "a maintainer's note"], check=True)
+    subprocess.run(["git", *auth, "-C", str(work), "push", "-q", "origin", branch], check=True)
+    pushed = subprocess.run(
+        ["git", "-C", str(work), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+    _label(sim, number, "gate-1-approved", "maria")
+    state = state_of(sim, number)
+    assert state.status.value == "failed" and "3" not in {str(s) for s in state.stages}, state.status
+    status = next(c.body for c in sim.fake.comments(REPO, number) if c.body.startswith("<!-- promotion-bot:status"))
+    assert "❌" in status and "a maintainer" in status and "/adopt-branch" in status
+
+    _comment(sim, number, "researcher", "/adopt-branch")  # read role: may not let the bot build
+    assert state_of(sim, number).status.value == "failed"
+    assert any("`/adopt-branch` was not applied" in c.body for c in sim.fake.comments(REPO, number))
+
+    _comment(sim, number, "maria", "/adopt-branch")
+    state = state_of(sim, number)
+    assert state.open_gate == 2 and state.status.value == "awaiting-decision", state.status
+    assert any(a.event == "adopted branch commits" and a.actor == "maria" for a in state.audit)
+    history = subprocess.run(
+        ["git", "--git-dir", str(sim.fake.git_dir(REPO)), "rev-list", f"refs/heads/{branch}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert pushed in history and history[0] != pushed  # stage 3 built on top of the adopted commit
