@@ -471,6 +471,10 @@ class Hypothesis(Strict):
     source: str = Field(description="claim id, Map B signal, Map C gap id or baseline scenario it comes from")
     mechanism: str | None = None
     blis_statement: str | None = None
+    not_in_plan: str | None = Field(
+        default=None,
+        description="why the benchmark plan cannot decide it (e.g. a run this cluster cannot do); None otherwise",
+    )
 
     @field_validator("diagnostic")
     @classmethod

@@ -560,6 +560,7 @@ def _track_b_gap(ctx: _Ctx, gap_id: str, hid: str, margin: float) -> Hypothesis:
     if untestable:
         statement += f" (Not decided by the benchmark plan: it {untestable}; the template predicts {direction} on {short or tb.metric}.)"
     return Hypothesis(
+        not_in_plan=f"it {untestable}" if untestable else None,
         id=hid,
         track=Track.B,
         title=f"Map C gap `{gap_id}`: {getattr(gap, 'title', '') or gap.concern}",

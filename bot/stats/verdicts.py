@@ -140,21 +140,34 @@ def evaluate(
     verdicts = []
     for h in hyps:
         if h.prediction is None:
-            verdicts.append(
-                Verdict(
-                    hypothesis_id=h.id,
-                    status=VerdictStatus.INCONCLUSIVE,
-                    summary=(
-                        f"{h.id} makes no benchmark prediction, so the benchmark reports cannot decide it; "
-                        "it is decided by the stage 4 tests or by review."
-                    ),
-                    flags=["not decided by benchmarks"],
-                )
-            )
+            verdicts.append(_not_benchmarked(h))
             continue
         magnitude = magnitudes.get(h.id, h.prediction.blis_magnitude)
         verdicts.append(_verdict(h, cells[h.id], magnitude, mechanism.get(h.id, []), decision, len(cells)))
     return verdicts
+
+
+def _not_benchmarked(h: Hypothesis) -> Verdict:
+    """A hypothesis no report can decide, with the reason: a run the cluster cannot do is said as such."""
+    if h.not_in_plan:
+        return Verdict(
+            hypothesis_id=h.id,
+            status=VerdictStatus.INCONCLUSIVE,
+            summary=(
+                f"{h.id} is not decided by this promotion's benchmark: {h.not_in_plan}. Decide it on a cluster "
+                "that can run it, or by review at gate 3."
+            ),
+            flags=["not runnable on this cluster"],
+        )
+    return Verdict(
+        hypothesis_id=h.id,
+        status=VerdictStatus.INCONCLUSIVE,
+        summary=(
+            f"{h.id} makes no benchmark prediction, so the benchmark reports cannot decide it; "
+            "it is decided by the stage 4 tests or by review."
+        ),
+        flags=["not decided by benchmarks"],
+    )
 
 
 # --------------------------------------------------------------------------

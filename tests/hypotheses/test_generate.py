@@ -155,6 +155,7 @@ def test_failure_injection_gap_is_decided_by_a_fault_treatment_or_reported_not_r
     b = {h.source: h for h in _track(generate_hypotheses(no_faults, summary, dictionary), "B")}
     for g in injected:  # it cannot: reported as not runnable, with the reason
         assert b[g].prediction is None and "stack.cluster.pod_deletion is false" in b[g].statement
+        assert "stack.cluster.pod_deletion is false" in b[g].not_in_plan  # the verdict will say it
     # a gap whose hint names one of the request's workloads (by profile) is predicted on it
     hinted = [g for g in summary.touched_gaps if "shared_prefix_synthetic" in dictionary.gap(g).track_b.workloads]
     for g in hinted:

@@ -480,3 +480,11 @@ def test_a_cell_decides_exactly_when_its_adjusted_p_is_within_alpha():
                 seen.add(e.status)
                 assert (e.status in (CONFIRMED, REFUTED)) == (e.p_adjusted <= 0.05), (v.summary, e)
     assert seen == {CONFIRMED, REFUTED, INCONCLUSIVE}
+
+
+def test_a_hypothesis_the_cluster_cannot_run_says_so_with_the_reason():
+    why = "needs a run this cluster cannot do: stack.cluster.pod_deletion is false"
+    h = hypothesis("B1").model_copy(update={"prediction": None, "not_in_plan": f"it {why}"})
+    v = evaluate([h], build([_cell(np.random.default_rng(0))]))[0]
+    assert v.status is INCONCLUSIVE and v.flags == ["not runnable on this cluster"] and v.effects == []
+    assert why in v.summary
