@@ -196,7 +196,13 @@ class Promotion:
         commit = self.forge().repo.rev(request.branch) or ""
         self._schedule(
             self.config.benchmark_workflow,
-            {"issue": str(self.issue.number), "branch": request.branch, "commit": commit, "resume": "false"},
+            {
+                "issue": str(self.issue.number),
+                "branch": request.branch,
+                "commit": commit,
+                "resume": "false",
+                **self.config.gpu.dispatch_inputs(),
+            },
         )
         return f"stage 5 waits for the benchmark on GPU runners ({self.config.benchmark_workflow} at {commit[:12]})"
 

@@ -6,7 +6,8 @@ mistake at once (`promote check-config` prints them with the fix).
 
 from __future__ import annotations
 
-from typing import Literal
+import json
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -32,9 +33,19 @@ class Approvers(_Strict):
 
 
 class GPUSettings(_Strict):
-    runner_labels: list[str] = Field(default_factory=lambda: ["self-hosted", "gpu"], min_length=1)
+    runner_labels: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:-]+$")]] = Field(
+        default_factory=lambda: ["self-hosted", "gpu"], min_length=1, description="the GPU runners' labels"
+    )
     pool: str = Field(default="gpu", pattern=r"^[A-Za-z0-9_.-]+$", description="concurrency group of the GPU runners")
     budget_gpu_minutes: float | None = Field(default=None, gt=0, description="cap per promotion; the plan's if unset")
+
+    def dispatch_inputs(self) -> dict[str, str]:
+        """What benchmark.yml receives with every dispatch: where to run, which pool, what cap."""
+        return {
+            "runner_labels": json.dumps(self.runner_labels),
+            "pool": self.pool,
+            "budget_gpu_minutes": f"{self.budget_gpu_minutes:g}" if self.budget_gpu_minutes is not None else "",
+        }
 
 
 class BotConfig(_Strict):

@@ -39,7 +39,15 @@ def github(tmp_path):
         GITHUB_SERVER_URL="https://github.invalid",
         GITHUB_REPOSITORY="org/fork",
     )
-    inputs = {"issue": "7", "branch": f"promotion/7-{SLUG}", "commit": commit, "resume": "false"}
+    inputs = {
+        "issue": "7",
+        "branch": f"promotion/7-{SLUG}",
+        "commit": commit,
+        "resume": "false",
+        "runner_labels": '["self-hosted", "gpu"]',
+        "pool": "gpu",
+        "budget_gpu_minutes": "",
+    }
     return tmp_path, origin, env, inputs
 
 

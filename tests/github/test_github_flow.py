@@ -220,7 +220,10 @@ def test_stage_5_runs_through_benchmark_yml_and_judges_the_fake_clusters_reports
 
     from tests.github.actions_sim import benchmark_workflow_gpu
 
-    (sim.root / "config.yml").write_text("blis_repository: acme/blis\n")  # no sample data admitted
+    (sim.root / "config.yml").write_text(  # no sample data admitted; the GPU settings travel with the dispatch
+        "blis_repository: acme/blis\ngpu:\n  runner_labels: [self-hosted, h100]\n  pool: h100\n"
+        "  budget_gpu_minutes: 5000\n"
+    )
     sim.gpu = benchmark_workflow_gpu(sim.fake, sim.root)
     number = _to_gate_1(sim)
     _label(sim, number, "gate-1-approved", "maria")
@@ -229,6 +232,9 @@ def test_stage_5_runs_through_benchmark_yml_and_judges_the_fake_clusters_reports
     assert state.open_gate == 3, state.status
     branch = state.branch
     slug = branch.split("-", 1)[1]
+    bench = [d for d in sim.fake.dispatches if d.workflow.endswith("benchmark.yml")]
+    assert bench and bench[-1].inputs["pool"] == "h100" and bench[-1].inputs["budget_gpu_minutes"] == "5000"
+    assert json.loads(bench[-1].inputs["runner_labels"]) == ["self-hosted", "h100"]
     files = _branch_files(sim, branch)
     assert f"benchmarks/promotion/{slug}/results/manifest.json" in files
     verdicts = json.loads(_read(sim, branch, f"docs/promotion/{slug}/validation/verdicts.json"))
@@ -236,7 +242,7 @@ def test_stage_5_runs_through_benchmark_yml_and_judges_the_fake_clusters_reports
     assert "confirmed" in statuses and not any("SAMPLE" in " ".join(v["flags"]) for v in verdicts)
     # Planned against spent GPU-minutes, in the status comment and on the validation page.
     status = next(c.body for c in sim.fake.comments(REPO, number) if c.body.startswith("<!-- promotion-bot:status"))
-    assert re.search(r"GPU-minutes: [\d.]+ spent of [\d.]+ planned", status), status
+    assert re.search(r"GPU-minutes: [\d.]+ spent of [\d.]+ planned \(cap 5000\)", status), status
     page = _read(sim, branch, f"docs/promotion/{slug}/validation/verdicts.md")
     assert "**GPU time:**" in page and "cell run(s)" in page
 
