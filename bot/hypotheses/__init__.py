@@ -16,15 +16,11 @@ from bot.hypotheses.document import (
     render_index,
 )
 from bot.hypotheses.errors import HypothesisError
-from bot.hypotheses.generate import (
-    claim_rates,
-    feedback_notes,
-    generate_hypotheses,
-    openevolve_findings,
-    parse_feedback,
-)
+from bot.hypotheses.feedback import feedback_notes, parse_feedback
+from bot.hypotheses.generate import generate_hypotheses, openevolve_findings
 from bot.hypotheses.metrics import blis_metric_to_short, translate_metric
 from bot.hypotheses.openevolve import parse_openevolve
+from bot.hypotheses.operating_points import claim_rates
 
 __all__ = [
     "HypothesisError",

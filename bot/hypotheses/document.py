@@ -133,7 +133,7 @@ def hypothesis_order(h: Hypothesis) -> tuple[str, int]:
 
 def render_hypotheses(hypotheses: list[Hypothesis], *, feedback: str | None = None) -> dict[str, str]:
     """File name (``<id>.md``, as ``bot.stages.paths`` expects) -> document, plus ``README.md`` (the index)."""
-    from bot.hypotheses.generate import feedback_notes
+    from bot.hypotheses.feedback import feedback_notes
 
     notes = feedback_notes(hypotheses, feedback)
     files = {

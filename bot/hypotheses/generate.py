@@ -31,31 +31,27 @@ to the nearest real rate (ties to the lower); a rate outside the range says
 nothing about GPU load, so the hypothesis covers every real rate (``rates=[]``)
 and must hold at each. No ``rate`` → every real rate.
 
-Reviewer feedback ("request changes" reason or review findings) is honoured by
-these line directives (case-insensitive, anywhere in the text)::
-
-    exclude: C3, B2        drop these hypotheses (alias: drop); other ids stay stable
-    margin: 0.03           margin of every equivalence / no-worse prediction (also "3%")
-    margin C2: 0.03        margin of one hypothesis
-    guard: e2e_p99         add a no-regression hypothesis on this metric for every Track C scenario
-                           (appended after the existing Track C ids so they do not move)
-
-Everything else is kept verbatim for the documents' "Reviewer feedback"
-section (``feedback_notes``): on the hypotheses it names by id, or on all of
-them when it names none. Directives that cannot apply are listed there too.
+Reviewer feedback is applied as ``bot.hypotheses.feedback`` reads it.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from bot.bench.layout import with_condition
 from bot.bench.metrics import METRICS
 from bot.hypotheses.errors import HypothesisError
+from bot.hypotheses.feedback import parse_feedback
 from bot.hypotheses.metrics import MetricTranslation, metric_label, translate_metric
 from bot.hypotheses.openevolve import CHECK_MALFORMED, OpenEvolveHypothesis, parse_openevolve
+from bot.hypotheses.operating_points import (
+    claim_rates,
+    gap_run_plan,
+    hint_rates,
+    workloads_for_prefix,
+    workloads_named_in,
+)
 from bot.model import (
     VVUQ,
     BaselineScenario,
@@ -131,227 +127,6 @@ def _direction_words(short: str, direction: str) -> str:
     lower = direction == "decrease"
     good = (better == "lower") == lower
     return f"{'better' if good else 'worse'} ({'lower' if lower else 'higher'}) {metric_label(short)}"
-
-
-# --------------------------------------------------------------------------
-# Operating points and workloads
-# --------------------------------------------------------------------------
-
-
-def claim_rates(claim_rate: float | None, real_rates: list[float]) -> list[float]:
-    """The real rates a BLIS claim's rate stands for (module docstring: operating-point rule)."""
-    if claim_rate is None:
-        return []
-    rates = sorted(real_rates)
-    if any(abs(r - claim_rate) <= 1e-9 * max(1.0, abs(r)) for r in rates):
-        return [next(r for r in rates if abs(r - claim_rate) <= 1e-9 * max(1.0, abs(r)))]
-    if rates[0] <= claim_rate <= rates[-1]:
-        return [min(rates, key=lambda r: (abs(r - claim_rate), r))]
-    return []
-
-
-def _norm(s: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", s.lower()).strip("_")
-
-
-def _workloads_for_prefix(req: PromotionRequest, prefix: str | None) -> tuple[list[str], str]:
-    """Request workloads an OpenEvolve per-workload metric refers to, and a note on how they were chosen."""
-    every = [w.name for w in req.workloads]
-    if prefix is None:
-        return every, "the metric averages BLIS workloads, so it is checked on every workload"
-    p = _norm(prefix)
-    hits = [w.name for w in req.workloads if _norm(w.name) == p or (w.blis_workload and p in _norm(w.blis_workload))]
-    if hits:
-        return hits, f"BLIS workload `{prefix}` corresponds to {', '.join(f'`{h}`' for h in hits)}"
-    return every, f"no workload declares blis_workload `{prefix}`, so it is checked on every workload"
-
-
-def _workloads_named_in(req: PromotionRequest, text: str, default: list[str], note: str) -> tuple[list[str], str]:
-    """An averaged EXPECT metric is checked where the HYPOTHESIS line says ("Under load-spikes, ..."),
-    else on the workload the program was evolved for; spreading it over guard workloads would make it
-    contradict their Track C equivalence hypotheses."""
-    words = set(re.findall(r"[a-z0-9][a-z0-9_-]*", text.lower()))
-    named = [
-        w.name
-        for w in req.workloads
-        if w.name in words
-        or (w.blis_workload and _norm(w.blis_workload.removesuffix(".yaml")) in {_norm(x) for x in words})
-    ]
-    if named:
-        return named, f"the HYPOTHESIS line names {', '.join(f'`{n}`' for n in named)}"
-    if req.evolved_for:
-        return (
-            [req.evolved_for],
-            f"the HYPOTHESIS line names no workload, so it is checked on `{req.evolved_for}`, the workload the program was evolved for",
-        )
-    return default, note
-
-
-#: Words in a Map C gap's run-condition hint that mean a setup the standard plan
-#: (baseline vs evolved EPP on the request's workloads) does not provide, unless a
-#: request workload is named in the hint. Such gaps get no benchmark prediction:
-#: a "no worse" verdict from a run without the condition would be false evidence.
-SPECIAL_SETUP = (
-    "pod deleted",
-    "pod failure",
-    "failure",
-    "restart",
-    "lora",
-    "adapter",
-    "disaggregat",
-    "pd-",
-    "mixed-capacity",
-    "heterogen",
-    "priority-mix",
-    "mixed-class",
-    "variance",
-    "inject",
-)
-
-
-def _hint_workloads(req: PromotionRequest, hint: str) -> list[str]:
-    """Request workloads a dictionary hint names, by workload name or harness profile (plural-insensitive)."""
-    h = _norm(hint)
-    hits = []
-    for w in req.workloads:
-        keys = {_norm(w.name), _norm(w.profile), _norm(w.name).rstrip("s"), _norm(w.profile).rstrip("s")}
-        if any(k and k in h for k in keys):
-            hits.append(w.name)
-    return hits
-
-
-def _hint_rates(req: PromotionRequest, workloads: list[str], hint: str) -> list[float]:
-    """lowest / middle / moderate / highest rate of a single workload, when the hint asks for one."""
-    if len(workloads) != 1:
-        return []
-    rates = sorted(req.workload(workloads[0]).rates)
-    h = hint.lower()
-    if "lowest" in h:
-        return [rates[0]]
-    if "highest" in h or "near saturation" in h:
-        return [rates[-1]]
-    if "middle" in h or "moderate" in h:
-        return [rates[(len(rates) - 1) // 2]]
-    return []
-
-
-def gap_run_plan(req: PromotionRequest, hint: str, family: Family) -> tuple[list[str], list[float], str | None]:
-    """(workloads, rates, why the standard plan cannot decide it or None) for a Map C gap's hint."""
-    named = _hint_workloads(req, hint)
-    if named:
-        return named, _hint_rates(req, named, hint), None
-    workloads = [req.evolved_for] if req.evolved_for else [w.name for w in req.workloads]
-    low = hint.lower()
-    special = [k for k in SPECIAL_SETUP if k in low]
-    if family is Family.ROBUSTNESS or special:
-        why = f"needs a run the standard plan does not include ({hint.strip()}) and no request workload provides it"
-        return workloads, [], why
-    return workloads, _hint_rates(req, workloads, hint), None
-
-
-# --------------------------------------------------------------------------
-# Feedback
-# --------------------------------------------------------------------------
-
-_ID = re.compile(r"\b([ABC][0-9]+)\b")
-_DIRECTIVE = re.compile(r"^\s*[-*]?\s*(exclude|drop|margin|guard)\b\s*([ABC][0-9]+)?\s*:\s*(.*?)\s*$", re.IGNORECASE)
-
-
-@dataclass
-class Feedback:
-    """Reviewer feedback split into directives the generator applies and free text it records."""
-
-    text: str = ""
-    exclude: list[str] = field(default_factory=list)
-    margin: float | None = None
-    margins: dict[str, float] = field(default_factory=dict)
-    guards: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)  # free text, in order
-    unapplied: list[str] = field(default_factory=list)  # directives that could not apply, with why
-
-
-def _parse_margin(v: str) -> float | None:
-    v = v.strip()
-    try:
-        x = float(v[:-1]) / 100 if v.endswith("%") else float(v)
-    except ValueError:
-        return None
-    return x if 0 < x < 1 else None
-
-
-def parse_feedback(text: str | None) -> Feedback:
-    fb = Feedback(text=(text or "").strip())
-    for line in fb.text.splitlines():
-        m = _DIRECTIVE.match(line)
-        if not m:
-            if line.strip():
-                fb.notes.append(line.rstrip())
-            continue
-        verb, target, value = m.group(1).lower(), m.group(2), m.group(3)
-        if verb in ("exclude", "drop"):
-            ids = _ID.findall(value) + ([target] if target else [])
-            if not ids:
-                fb.unapplied.append(f"{line.strip()} (no hypothesis id such as C3)")
-            fb.exclude.extend(ids)
-        elif verb == "margin":
-            x = _parse_margin(value)
-            if x is None:
-                fb.unapplied.append(f"{line.strip()} (margin must be a fraction in (0, 1), e.g. 0.03 or 3%)")
-            elif target:
-                fb.margins[target] = x
-            else:
-                fb.margin = x
-        else:
-            for name in re.split(r"[,\s]+", value):
-                if not name:
-                    continue
-                try:
-                    t = translate_metric(name)
-                except HypothesisError:
-                    t = None
-                if t is None or t.short is None:
-                    fb.unapplied.append(
-                        f"guard: {name} (not an llm-d-benchmark metric; use one of {', '.join(METRICS)})"
-                    )
-                elif t.short not in fb.guards:
-                    fb.guards.append(t.short)
-    return fb
-
-
-def feedback_notes(hypotheses: list[Hypothesis], feedback: str | None) -> dict[str, str]:
-    """Hypothesis id -> the reviewer feedback its document must show (empty dict without feedback).
-
-    Free-text lines that name ids go to those hypotheses; lines that name none
-    go to every hypothesis. Directives are shown too, so the reader sees why
-    the document changed.
-    """
-    fb = parse_feedback(feedback)
-    if not fb.text:
-        return {}
-    ids = {h.id for h in hypotheses}
-    named = {i for line in fb.notes for i in _ID.findall(line) if i in ids}
-    out: dict[str, str] = {}
-    for h in hypotheses:
-        lines = [ln for ln in fb.notes if not named or h.id in _ID.findall(ln) or not (set(_ID.findall(ln)) & ids)]
-        applied = []
-        tolerant = h.prediction is not None and h.prediction.direction in (Direction.EQUIVALENT, Direction.NO_WORSE)
-        if tolerant and (fb.margin is not None or h.id in fb.margins):
-            applied.append(f"margin set to {fb.margins.get(h.id, fb.margin):g} by the reviewer")
-        if h.source.startswith("guard:"):
-            applied.append("added by the reviewer's `guard:` directive")
-        body = "\n".join(lines)
-        if fb.exclude:
-            applied.append(f"excluded by the reviewer: {', '.join(sorted(set(fb.exclude), key=_id_key))}")
-        if fb.unapplied:
-            applied.extend(f"not applied: {u}" for u in fb.unapplied)
-        text = "\n".join(filter(None, [body, *(f"- {a}" for a in applied)]))
-        if text:
-            out[h.id] = text
-    return out
-
-
-def _id_key(hid: str) -> tuple[str, int]:
-    return hid[0], int(hid[1:])
 
 
 # --------------------------------------------------------------------------
@@ -435,14 +210,14 @@ def _blis_context(blis_rate: float | None, rates: list[float], w: Workload, seed
 
 
 def _track_a_openevolve(ctx: _Ctx, oe: OpenEvolveHypothesis, hid: str) -> Hypothesis:
-    workloads, note = _workloads_for_prefix(ctx.req, oe.metric.workload_prefix)
+    workloads, note = workloads_for_prefix(ctx.req, oe.metric.workload_prefix)
     if oe.metric.workload_prefix is None and oe.metric.source.startswith("avg_"):
         simulated = [w.name for w in ctx.req.workloads if w.blis_workload]
         if simulated:
             workloads = simulated
             note = "the metric averages the BLIS workloads, so it is checked on every workload with a BLIS counterpart"
     elif oe.metric.workload_prefix is None:
-        workloads, note = _workloads_named_in(ctx.req, oe.hypothesis, workloads, note)
+        workloads, note = workloads_named_in(ctx.req, oe.hypothesis, workloads, note)
     result = f"; BLIS: {oe.result}" + (f" (actual={oe.actual})" if oe.actual else "") if oe.result else ""
     blis = f"{oe.hypothesis} [OpenEvolve HYPOTHESIS-{oe.n}, line {oe.line}: EXPECT {oe.expect_text}{result}; {note}]"
     return _track_a(
@@ -547,7 +322,7 @@ def _track_b_gap(ctx: _Ctx, gap_id: str, hid: str, margin: float) -> Hypothesis:
         untestable = f"needs a run this cluster cannot do: {condition}"
     elif condition is not None:
         # A planned Track B fault treatment decides it: the same workload and rates under the condition.
-        rates = rates or _hint_rates(ctx.req, workloads, tb.workloads)
+        rates = rates or hint_rates(ctx.req, workloads, tb.workloads)
         workloads, untestable = [with_condition(w, condition.name) for w in workloads], None
         statement += f" (Decided by the fault treatment `{condition.name}`: {condition.what}.)"
     prediction = None

@@ -1,0 +1,129 @@
+"""Gate 2's feedback, read as directives: which hypotheses to drop, which margins to change, what to guard.
+
+A person who requests changes at gate 2 writes prose; lines that look like the
+directives below are applied by rule (so the same feedback always gives the same
+hypotheses), and everything else reaches the hypotheses it names as a note.
+
+Reviewer feedback ("request changes" reason or review findings) is honoured by
+these line directives (case-insensitive, anywhere in the text)::
+
+    exclude: C3, B2        drop these hypotheses (alias: drop); other ids stay stable
+    margin: 0.03           margin of every equivalence / no-worse prediction (also "3%")
+    margin C2: 0.03        margin of one hypothesis
+    guard: e2e_p99         add a no-regression hypothesis on this metric for every Track C scenario
+                           (appended after the existing Track C ids so they do not move)
+
+Everything else is kept verbatim for the documents' "Reviewer feedback"
+section (``feedback_notes``): on the hypotheses it names by id, or on all of
+them when it names none. Directives that cannot apply are listed there too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bot.bench.metrics import METRICS
+from bot.hypotheses.errors import HypothesisError
+from bot.hypotheses.metrics import translate_metric
+from bot.model import Direction, Hypothesis
+
+_ID = re.compile(r"\b([ABC][0-9]+)\b")
+_DIRECTIVE = re.compile(r"^\s*[-*]?\s*(exclude|drop|margin|guard)\b\s*([ABC][0-9]+)?\s*:\s*(.*?)\s*$", re.IGNORECASE)
+
+
+@dataclass
+class Feedback:
+    """Reviewer feedback split into directives the generator applies and free text it records."""
+
+    text: str = ""
+    exclude: list[str] = field(default_factory=list)
+    margin: float | None = None
+    margins: dict[str, float] = field(default_factory=dict)
+    guards: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # free text, in order
+    unapplied: list[str] = field(default_factory=list)  # directives that could not apply, with why
+
+
+def _parse_margin(v: str) -> float | None:
+    v = v.strip()
+    try:
+        x = float(v[:-1]) / 100 if v.endswith("%") else float(v)
+    except ValueError:
+        return None
+    return x if 0 < x < 1 else None
+
+
+def parse_feedback(text: str | None) -> Feedback:
+    fb = Feedback(text=(text or "").strip())
+    for line in fb.text.splitlines():
+        m = _DIRECTIVE.match(line)
+        if not m:
+            if line.strip():
+                fb.notes.append(line.rstrip())
+            continue
+        verb, target, value = m.group(1).lower(), m.group(2), m.group(3)
+        if verb in ("exclude", "drop"):
+            ids = _ID.findall(value) + ([target] if target else [])
+            if not ids:
+                fb.unapplied.append(f"{line.strip()} (no hypothesis id such as C3)")
+            fb.exclude.extend(ids)
+        elif verb == "margin":
+            x = _parse_margin(value)
+            if x is None:
+                fb.unapplied.append(f"{line.strip()} (margin must be a fraction in (0, 1), e.g. 0.03 or 3%)")
+            elif target:
+                fb.margins[target] = x
+            else:
+                fb.margin = x
+        else:
+            for name in re.split(r"[,\s]+", value):
+                if not name:
+                    continue
+                try:
+                    t = translate_metric(name)
+                except HypothesisError:
+                    t = None
+                if t is None or t.short is None:
+                    fb.unapplied.append(
+                        f"guard: {name} (not an llm-d-benchmark metric; use one of {', '.join(METRICS)})"
+                    )
+                elif t.short not in fb.guards:
+                    fb.guards.append(t.short)
+    return fb
+
+
+def feedback_notes(hypotheses: list[Hypothesis], feedback: str | None) -> dict[str, str]:
+    """Hypothesis id -> the reviewer feedback its document must show (empty dict without feedback).
+
+    Free-text lines that name ids go to those hypotheses; lines that name none
+    go to every hypothesis. Directives are shown too, so the reader sees why
+    the document changed.
+    """
+    fb = parse_feedback(feedback)
+    if not fb.text:
+        return {}
+    ids = {h.id for h in hypotheses}
+    named = {i for line in fb.notes for i in _ID.findall(line) if i in ids}
+    out: dict[str, str] = {}
+    for h in hypotheses:
+        lines = [ln for ln in fb.notes if not named or h.id in _ID.findall(ln) or not (set(_ID.findall(ln)) & ids)]
+        applied = []
+        tolerant = h.prediction is not None and h.prediction.direction in (Direction.EQUIVALENT, Direction.NO_WORSE)
+        if tolerant and (fb.margin is not None or h.id in fb.margins):
+            applied.append(f"margin set to {fb.margins.get(h.id, fb.margin):g} by the reviewer")
+        if h.source.startswith("guard:"):
+            applied.append("added by the reviewer's `guard:` directive")
+        body = "\n".join(lines)
+        if fb.exclude:
+            applied.append(f"excluded by the reviewer: {', '.join(sorted(set(fb.exclude), key=_id_key))}")
+        if fb.unapplied:
+            applied.extend(f"not applied: {u}" for u in fb.unapplied)
+        text = "\n".join(filter(None, [body, *(f"- {a}" for a in applied)]))
+        if text:
+            out[h.id] = text
+    return out
+
+
+def _id_key(hid: str) -> tuple[str, int]:
+    return hid[0], int(hid[1:])
