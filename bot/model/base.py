@@ -1,0 +1,178 @@
+"""The base of the shared vocabulary: strict models, the enumerations every layer uses, request errors and small helpers."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from enum import IntEnum, StrEnum
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from bot.yaml_safe import YamlInputError, load_yaml, read_yaml_text
+
+
+class Strict(BaseModel):
+    """Unknown keys are errors: a typo in promotion.yaml must not be ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class RequestPart(Strict):
+    """Part of what a person asks for: numbers are finite (YAML reads ``.nan`` and ``.inf`` as floats).
+
+    Not for measured results (``Effect``), where a NaN can be a truthful answer.
+    """
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+
+#: The characters a git branch name may hold (request.py checks the rest of git's rules).
+BRANCH_NAME = re.compile(r"[A-Za-z0-9._/-]+")
+
+#: A request rate in req/s: a positive, finite number (``-5``, ``0``, ``.nan`` and ``.inf`` are refused).
+Rate = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+
+# --------------------------------------------------------------------------
+# Enumerations
+# --------------------------------------------------------------------------
+
+
+class PolicyKind(StrEnum):
+    ROUTING = "routing"
+    ADMISSION = "admission"
+    SCHEDULING = "scheduling"
+
+
+class Severity(StrEnum):
+    """BLIS convergence-protocol severities. CRITICAL and IMPORTANT block a gate."""
+
+    CRITICAL = "CRITICAL"
+    IMPORTANT = "IMPORTANT"
+    SUGGESTION = "SUGGESTION"
+
+    @property
+    def blocking(self) -> bool:
+        return self is not Severity.SUGGESTION
+
+
+class Stage(IntEnum):
+    ANALYZE = 1
+    TRANSLATE = 2
+    HYPOTHESIZE = 3
+    IMPLEMENT_TESTS = 4
+    RUN_VALIDATE = 5
+    DOCUMENT = 6
+    PR = 7
+
+    @property
+    def title(self) -> str:
+        return _STAGE_TITLES[self]
+
+
+_STAGE_TITLES = {
+    Stage.ANALYZE: "analyze",
+    Stage.TRANSLATE: "translate",
+    Stage.HYPOTHESIZE: "hypothesize",
+    Stage.IMPLEMENT_TESTS: "implement tests",
+    Stage.RUN_VALIDATE: "run and validate",
+    Stage.DOCUMENT: "document",
+    Stage.PR: "pull request",
+}
+
+
+class Decision(StrEnum):
+    APPROVE = "approve"
+    REQUEST_CHANGES = "request-changes"
+    REJECT = "reject"
+
+
+class Family(StrEnum):
+    """The six BLIS hypothesis families (docs/contributing/standards/experiments.md)."""
+
+    WORKLOAD_ARRIVAL = "workload-arrival"
+    SCHEDULER_INVARIANTS = "scheduler-invariants"
+    PERFORMANCE_REGIME = "performance-regime"
+    STRUCTURAL_MODEL = "structural-model"
+    ROBUSTNESS = "robustness-failure-mode"
+    CROSS_POLICY = "cross-policy-comparative"
+
+
+class VVUQ(StrEnum):
+    VERIFICATION = "verification"
+    VALIDATION = "validation"
+    UQ = "uq"
+
+
+class HypothesisType(StrEnum):
+    DETERMINISTIC = "deterministic"
+    DOMINANCE = "statistical/dominance"
+    MONOTONICITY = "statistical/monotonicity"
+    EQUIVALENCE = "statistical/equivalence"
+    PARETO = "statistical/pareto"
+
+
+class Track(StrEnum):
+    A = "A"  # transfer: a BLIS claim rewritten for llm-d
+    B = "B"  # gap: a sim-to-real difference (Map B freshness, Map C concern)
+    C = "C"  # regression: equivalence / no-regression on baseline scenarios
+
+
+class Direction(StrEnum):
+    """What the evolved treatment should do to a metric, relative to baseline."""
+
+    DECREASE = "decrease"
+    INCREASE = "increase"
+    EQUIVALENT = "equivalent"  # |change| within the margin (TOST)
+    NO_WORSE = "no-worse"  # not worse than the margin in the bad direction (one-sided)
+
+
+class VerdictStatus(StrEnum):
+    CONFIRMED = "confirmed"
+    REFUTED = "refuted"
+    INCONCLUSIVE = "inconclusive"
+
+
+class RequestError(ValueError):
+    """Bad input from a person: the message names the problem and the fix; never a traceback."""
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """The first pydantic error as 'field a.b: message', the form people can act on."""
+    err = exc.errors()[0]
+    loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+    msg = err["msg"]
+    if err["type"] == "extra_forbidden":
+        msg = "unknown field (check the spelling against examples/)"
+    elif err["type"] == "enum":
+        expected = err.get("ctx", {}).get("expected", "")
+        msg = f"{err.get('input')!r} is not one of {expected}"
+    more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
+    return f"field '{loc}': {msg}{more}"
+
+
+def read_yaml_mapping(path: Path, error: type[RequestError], *, missing: str, what: str = "fields") -> dict:
+    """A YAML file whose top level is a mapping, or ``error`` with one line that says what is wrong and where."""
+    if not path.is_file():
+        raise error(f"{path}: {missing}")
+    try:
+        raw = load_yaml(read_yaml_text(path))
+    except YamlInputError as exc:
+        raise error(f"{path}: {exc}; fix the file") from None
+    except UnicodeDecodeError:
+        raise error(f"{path}: not UTF-8 text; re-save it as UTF-8") from None
+    if not isinstance(raw, dict):
+        raise error(f"{path}: expected a mapping of {what} at the top level")
+    return raw
+
+
+def sha256_text(text: str | bytes) -> str:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return hashlib.sha256(data).hexdigest()
+
+
+def slugify(text: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug[:48].rstrip("-") or "promotion"

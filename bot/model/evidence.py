@@ -1,0 +1,195 @@
+"""What the stages find and judge: review findings, hypotheses, effects, verdicts, fidelity and the translation summary."""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator
+
+from bot.model.base import (
+    VVUQ,
+    Direction,
+    Family,
+    HypothesisType,
+    PolicyKind,
+    Rate,
+    Severity,
+    Strict,
+    Track,
+    VerdictStatus,
+)
+
+# --------------------------------------------------------------------------
+# Review findings
+# --------------------------------------------------------------------------
+
+
+class Finding(Strict):
+    """One review finding, anchored to a file and line on the promotion branch when it has one."""
+
+    severity: Severity
+    check: str = Field(description="checklist item id, e.g. G1.signals-mapped or hazard.inv9-output-tokens")
+    message: str
+    file: str | None = None
+    line: int | None = Field(default=None, ge=1)
+    fix: str | None = Field(default=None, description="suggested fix")
+    source_line: int | None = Field(default=None, ge=1, description="line in the evolved program it traces back to")
+    by: str | None = Field(default=None, description="who raised it: None = the deterministic checklist, else a model")
+    recurring: bool = Field(default=False, description="raised again after the author's fix round")
+
+    def key(self) -> tuple:
+        """What makes two rounds' findings 'the same finding'. A model words a repeat differently and lines
+        move when code changes, so a model's finding is the same when check and file are; the checklist's
+        findings are deterministic and must match exactly."""
+        if self.by:
+            return (self.check, self.file or "")
+        return (self.check, self.file or "", self.line, self.source_line, self.message)
+
+    def sort_key(self) -> tuple:
+        order = {Severity.CRITICAL: 0, Severity.IMPORTANT: 1, Severity.SUGGESTION: 2}
+        return (order[self.severity], self.check, self.file or "", self.line or 0, self.message)
+
+
+class ReviewRound(Strict):
+    gate: int = Field(ge=1, le=3)
+    round: int = Field(ge=1)
+    reviewer: str = "checklist"
+    findings: list[Finding] = Field(default_factory=list)
+
+    @property
+    def blocking(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity.blocking]
+
+
+# --------------------------------------------------------------------------
+# Hypotheses and verdicts
+# --------------------------------------------------------------------------
+
+
+class Prediction(Strict):
+    """What one hypothesis predicts, in llm-d-benchmark terms."""
+
+    metric: str = Field(description="short metric name, see bot.bench.metrics (e.g. ttft_mean, e2e_p95)")
+    direction: Direction
+    margin: float = Field(default=0.05, gt=0, lt=1, description="equivalence / regression margin (relative)")
+    blis_magnitude: float | None = Field(
+        default=None, allow_inf_nan=False, description="relative change BLIS predicted, for attenuation checks"
+    )
+
+
+class Hypothesis(Strict):
+    id: str = Field(pattern=r"^[ABC][0-9]+$")
+    track: Track
+    title: str
+    statement: str
+    family: Family
+    vvuq: VVUQ
+    type: HypothesisType
+    diagnostic: str = Field(description='"If this fails, it would indicate ..."')
+    workloads: list[str] = Field(min_length=1)
+    rates: list[Rate] = Field(default_factory=list, description="empty = every rate of each workload")
+    prediction: Prediction | None = Field(default=None, description="None for hypotheses not decided by benchmarks")
+    source: str = Field(description="claim id, Map B signal, Map C gap id or baseline scenario it comes from")
+    mechanism: str | None = None
+    blis_statement: str | None = None
+    not_in_plan: str | None = Field(
+        default=None,
+        description="why the benchmark plan cannot decide it (e.g. a run this cluster cannot do); None otherwise",
+    )
+
+    @field_validator("diagnostic")
+    @classmethod
+    def _diagnostic_clause(cls, v: str) -> str:
+        if "if this fails" not in v.lower():
+            raise ValueError('diagnostic must contain "If this fails, it would indicate ..."')
+        return v
+
+
+class Effect(Strict):
+    """The measured effect of the evolved treatment on one (workload, rate, metric)."""
+
+    workload: str
+    rate: float
+    metric: str
+    baseline_mean: float
+    evolved_mean: float
+    rel_change: float
+    ci_low: float
+    ci_high: float
+    p_value: float | None = Field(
+        default=None, description="one-sided p of the test behind the cell's status (refutation test if refuted)"
+    )
+    p_adjusted: float | None = Field(
+        default=None,
+        description=(
+            "p_value after promotion-wide multiplicity control, on the alpha scale: <= alpha exactly when the "
+            "test behind the cell's status decides it"
+        ),
+    )
+    test: str = ""
+    cv_baseline: float
+    t_eff: float
+    n_baseline: int = Field(description="baseline repetitions used (outlier runs excluded)")
+    n_evolved: int = Field(description="evolved repetitions used (outlier runs excluded)")
+    excluded_runs: list[str] = Field(
+        default_factory=list, description="outlier runs flagged by the robust rule and left out, with why"
+    )
+    status: VerdictStatus | None = Field(default=None, description="this cell's own verdict")
+    reason: str = Field(default="", description="why this cell is confirmed, refuted or inconclusive")
+
+
+class Verdict(Strict):
+    hypothesis_id: str
+    status: VerdictStatus
+    summary: str
+    effects: list[Effect] = Field(default_factory=list)
+    flags: list[str] = Field(default_factory=list, description="mechanism, shedding, attenuation, noise warnings")
+
+
+class FidelityCause(Strict):
+    """One mapping between BLIS's view and llm-d's, and the disagreements switching it off removes."""
+
+    mapping: str = Field(description="mapping id (bot.golang.harness_world.MAPPINGS) or a structural cause")
+    title: str
+    why: str = ""
+    states: int = Field(ge=0, description="disagreeing states whose agreement rises when this mapping is switched off")
+    agreement_without: float = Field(ge=0, le=1, description="agreement with only this mapping switched off")
+    examples: list[str] = Field(default_factory=list, description="a few concrete disagreeing states, one line each")
+
+
+class Fidelity(Strict):
+    """How often the plugin, as llm-d runs it, decides like the BLIS original on sampled states."""
+
+    measured: bool = True
+    reason: str = Field(default="", description="why it was not measured, when measured is false")
+    decision: str = Field(default="", description="what is compared: the chosen endpoint, or admit/reject")
+    states: int = Field(default=0, ge=0)
+    seed: int = 0
+    agreement: float = Field(default=0.0, ge=0, le=1)
+    agreement_all_off: float = Field(default=0.0, ge=0, le=1, description="with every mapping switched off")
+    floor: float = Field(default=0.99, ge=0, le=1)
+    all_high_fidelity: bool = False
+    causes: list[FidelityCause] = Field(default_factory=list, description="largest first")
+    unattributed: int = Field(default=0, ge=0, description="disagreements no mapping explains")
+    errors: int = Field(default=0, ge=0, description="states where either side failed")
+    notes: list[str] = Field(default_factory=list)
+    files: dict[str, str] = Field(default_factory=dict, description="plugin file -> sha256 of what was measured")
+
+    @property
+    def below_floor(self) -> bool:
+        return self.measured and self.agreement < self.floor
+
+
+class TranslationSummary(Strict):
+    """What stage 2 hands to stage 3 (committed as translation.json beside the translation report)."""
+
+    kind: PolicyKind
+    plugin_type: str
+    package_dir: str = Field(description="branch-relative directory of the generated plugin package")
+    signals: list[str] = Field(description="canonical BLIS signals the evolved logic reads")
+    freshness_gaps: list[str] = Field(default_factory=list, description="signals whose Map B entry has a freshness gap")
+    touched_gaps: list[str] = Field(default_factory=list, description="Map C gap ids the policy touches")
+    thresholds: dict[str, float] = Field(default_factory=dict, description="plugin parameter name -> evolved default")
+    untranslatable: list[str] = Field(default_factory=list, description="signals with no llm-d source (fallback used)")
+    registration_import: str = Field(default="", description="import for cmd/epp/runner/runner.go")
+    registration_line: str = Field(default="", description="the plugin.Register(...) line in registerInTreePlugins()")
+    findings: list[Finding] = Field(default_factory=list)
+    fidelity: Fidelity | None = Field(default=None, description="the differential check against the BLIS original")

@@ -1,0 +1,190 @@
+"""The pipeline state a run saves and a resumed run (or the GitHub handler) reads back: stages, gates, audit, LLM usage."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Literal
+
+from pydantic import Field
+
+from bot.model.base import Decision, Stage, Strict
+from bot.model.evidence import ReviewRound
+
+# --------------------------------------------------------------------------
+# Pipeline state
+# --------------------------------------------------------------------------
+
+
+class Artifact(Strict):
+    path: str = Field(description="path on the promotion branch")
+    sha256: str
+    stage: Stage
+
+
+class StageRecord(Strict):
+    stage: Stage
+    inputs_hash: str = Field(description="hash of everything the stage read; equal hash = nothing to redo")
+    artifacts: list[Artifact] = Field(default_factory=list)
+    commit: str | None = None
+    feedback: str | None = Field(default=None, description="a person's reason the stage ran with")
+    review: str | None = Field(default=None, description="review findings the author-fix rerun was given")
+    summary: str = ""
+    problems: list[str] = Field(
+        default_factory=list,
+        description="what the stage's own checks found wrong (e.g. failing Go tests); its gate's review raises "
+        "them as blocking findings, and no status shows this stage as passed",
+    )
+    finished_at: datetime
+
+
+class GateDecision(Strict):
+    gate: int = Field(ge=1, le=3)
+    decision: Decision
+    actor: str
+    at: datetime
+    reason: str | None = None
+
+
+class AuditEntry(Strict):
+    at: datetime
+    actor: str
+    event: str
+    detail: str = ""
+    role: str | None = Field(default=None, description="the actor's role on the repository when they acted (GitHub)")
+    delivery: str | None = Field(default=None, description="the GitHub event (run or delivery id) that carried it")
+
+
+class Status(StrEnum):
+    RUNNING = "running"  # a stage or a review is due
+    AWAITING_DECISION = "awaiting-decision"  # a gate's review converged; a human decides
+    FAILED = "failed"  # a stage could not finish; a retry runs it again
+    CANCELLED = "cancelled"  # a person stopped the promotion; a retry continues where it stopped
+    DONE = "done"  # stage 7 finished
+    REJECTED = "rejected"
+
+
+class StageFailure(Strict):
+    """Why the due stage could not finish, and what a person does about it."""
+
+    stage: Stage
+    reason: str
+    fix: str = Field(default="", description="what to change before retrying, when the reason alone does not say")
+    at: datetime
+
+
+class LLMCall(Strict):
+    """One call to the Claude API: what it was for and what it cost, from the response's usage fields."""
+
+    role: Literal["author", "reviewer"]
+    prompt: str = Field(description="template id@version")
+    model: str
+    stage: int | None = None
+    gate: int | None = None
+    round: int | None = None
+    attempt: int = Field(default=1, ge=1, description="2 = the re-ask after a reply that did not validate")
+    input_tokens: int = Field(default=0, ge=0, description="uncached input tokens")
+    output_tokens: int = Field(default=0, ge=0)
+    cache_write_tokens: int = Field(default=0, ge=0)
+    cache_read_tokens: int = Field(default=0, ge=0)
+    usd: float | None = Field(default=None, description="estimated list-price cost; None when the model is unpriced")
+    valid: bool = True
+
+    @property
+    def step(self) -> str:
+        return f"gate {self.gate}" if self.gate is not None else f"stage {self.stage}"
+
+    @property
+    def total_input(self) -> int:
+        return self.input_tokens + self.cache_write_tokens + self.cache_read_tokens
+
+
+class LLMTotals(Strict):
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_read_tokens: int = 0
+    usd: float | None = 0.0
+
+    def add(self, call: LLMCall) -> None:
+        self.calls += 1
+        self.input_tokens += call.input_tokens
+        self.output_tokens += call.output_tokens
+        self.cache_write_tokens += call.cache_write_tokens
+        self.cache_read_tokens += call.cache_read_tokens
+        self.usd = None if self.usd is None or call.usd is None else self.usd + call.usd
+
+    @property
+    def total_input(self) -> int:
+        return self.input_tokens + self.cache_write_tokens + self.cache_read_tokens
+
+    @property
+    def tokens(self) -> int:
+        """Everything processed: what the promotion's token budget counts."""
+        return self.total_input + self.output_tokens
+
+    @property
+    def cache_share(self) -> float | None:
+        """Share of input tokens read from the prompt cache."""
+        return self.cache_read_tokens / self.total_input if self.total_input else None
+
+
+class LLMUsage(Strict):
+    """Every Claude call of a promotion, kept in the state so cost is visible per call, step and promotion."""
+
+    calls: list[LLMCall] = Field(default_factory=list)
+
+    def totals(self) -> LLMTotals:
+        t = LLMTotals()
+        for c in self.calls:
+            t.add(c)
+        return t
+
+    def by_step(self) -> dict[str, LLMTotals]:
+        """'stage N' / 'gate N' -> totals, in pipeline order."""
+        out: dict[str, LLMTotals] = {}
+        order = {f"stage {s}": (s, 0) for s in range(1, 8)} | {"gate 1": (2, 1), "gate 2": (3, 1), "gate 3": (5, 1)}
+        for c in sorted(self.calls, key=lambda c: order.get(c.step, (9, 9))):
+            out.setdefault(c.step, LLMTotals()).add(c)
+        return out
+
+
+class PipelineState(Strict):
+    """Everything needed to resume a promotion. Saved after every step."""
+
+    schema_version: Literal[1] = 1
+    request_id: str
+    request_fingerprint: str
+    branch: str
+    status: Status = Status.RUNNING
+    next_stage: Stage | None = Stage.ANALYZE
+    open_gate: int | None = Field(default=None, description="gate whose review/decision is due")
+    review_round: int = Field(default=0, description="review rounds run at the open gate since its last decision")
+    author_changed: bool = Field(default=False, description="an author-fix pass at the open gate changed an artifact")
+    stages: dict[int, StageRecord] = Field(default_factory=dict)
+    reviews: dict[int, list[ReviewRound]] = Field(default_factory=dict)
+    unconverged: list[int] = Field(default_factory=list, description="gates whose review ran out of rounds")
+    decisions: list[GateDecision] = Field(default_factory=list)
+    pending_feedback: dict[int, str] = Field(
+        default_factory=dict,
+        description="stage -> a person's reason (request changes); kept until the gate is decided again",
+    )
+    review_findings: dict[int, str] = Field(
+        default_factory=dict, description="stage -> blocking review findings for its author-fix rerun"
+    )
+    failure: StageFailure | None = Field(default=None, description="set while status is failed")
+    head: str | None = Field(
+        default=None,
+        description="the commit the bot last left the promotion branch at (None: a state saved before it was kept)",
+    )
+    cancelled_from: Status | None = Field(default=None, description="the status a cancel interrupted")
+    llm: LLMUsage = Field(default_factory=LLMUsage, description="Claude calls and their cost (empty offline)")
+    handled_events: list[str] = Field(
+        default_factory=list,
+        description="ids of the GitHub events already acted on (the last 200), so a replay is a no-op",
+    )
+    audit: list[AuditEntry] = Field(default_factory=list)
+
+    def artifact_index(self) -> list[Artifact]:
+        return [a for s in sorted(self.stages) for a in self.stages[s].artifacts]
