@@ -4,6 +4,10 @@ Reads what gate 2 approved from a checkout of the promotion branch at the approv
 commit (``benchmarks/promotion/<slug>/``: request.json, experiment.yaml with both arms'
 EndpointPickerConfigs, evaluation.yaml, and the hypotheses), recomputes the plan the
 same way stage 4 did and refuses to run if it differs from the committed one.
+
+When evaluation.yaml carries a sequential design (``decision.sequential``), ``run`` runs it
+in rounds (``bot.bench.run.rounds``) and stops each cell once its hypotheses are decided;
+``--fixed`` runs every planned repetition instead.
 """
 
 from __future__ import annotations
@@ -26,7 +30,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("bench", help="run the benchmark plan on a GPU cluster with llm-d-benchmark (stage 5's data)")
     bsub = p.add_subparsers(dest="bench_command", metavar="COMMAND")
     for name, helptext in (
-        ("run", "build the EPP image, stand up, run every cell, tear down (resumable, budgeted)"),
+        (
+            "run",
+            (
+                "build the EPP image, stand up, run the cells, tear down (resumable, budgeted); a sequential plan "
+                "runs in rounds and stops each cell once its hypotheses are decided"
+            ),
+        ),
         ("teardown", "tear down every stack the plan stands up (for a job that was killed outright)"),
     ):
         q = bsub.add_parser(name, help=helptext)
@@ -49,9 +59,23 @@ def register(sub: argparse._SubParsersAction) -> None:
             "--image", help="use this already pushed image (registry/repository:tag@sha256:...) instead of building"
         )
         q.add_argument("--container-runtime", default=os.environ.get("CONTAINER_RUNTIME", "docker"))
-        q.add_argument("--budget-gpu-minutes", type=float, help="GPU-minute cap (default: the plan's GPU-minutes)")
+        q.add_argument(
+            "--budget-gpu-minutes",
+            type=float,
+            help="GPU-minute cap (default: the plan's GPU-minutes; for a sequential run, its maximum)",
+        )
+        q.add_argument(
+            "--fixed",
+            action="store_true",
+            help="run every cell to the fixed plan's repetitions even when evaluation.yaml has a sequential design "
+            "(default: rounds; each round judges the reports so far and runs only what is still undecided)",
+        )
         q.add_argument("--resume", action="store_true", help="continue a run: finished cells are kept, never redone")
-        q.add_argument("--dry-run", action="store_true", help="print every command line instead of running it")
+        q.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="print the command lines instead of running them (sequential: the first round's only)",
+        )
         q.add_argument("--arm-order", default="baseline,evolved", help="order of the arms on a stack")
         q.add_argument(
             "--no-fast-swap", action="store_true", help="a full stand-up per arm instead of swapping the EPP"
@@ -74,6 +98,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def load_config(args):
+    from bot.bench.evaluation_spec import load_evaluation_spec
     from bot.bench.plan import make_plan
     from bot.bench.run.commands import Target
     from bot.bench.run.runner import RunConfig
@@ -102,6 +127,14 @@ def load_config(args):
             f"{bench}/evaluation.yaml plans {committed.get('repetitions_by_cell')} but this bot plans {ours} for the "
             "same hypotheses; re-run stage 4 with this version of the bot before benchmarking"
         )
+    spec = load_evaluation_spec((bench / "evaluation.yaml").read_text(encoding="utf-8"))
+    seq = spec.decision.sequential
+    sequential = seq is not None and not args.fixed
+    if sequential and (plan.sequential is None or seq != plan.sequential.rule()):
+        raise BenchCliError(
+            f"{bench}/evaluation.yaml's sequential design differs from the one this bot plans for the same "
+            "hypotheses; re-run stage 4 with this version of the bot before benchmarking (or pass --fixed)"
+        )
     experiment = load_yaml((bench / "experiment.yaml").read_text(encoding="utf-8"))
     custom = experiment["setup"]["constants"]["router.epp.pluginsCustomConfig"]
     from bot.bench.plan import BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE
@@ -115,6 +148,9 @@ def load_config(args):
         container_runtime=args.container_runtime,
     )
     arms = tuple(a.strip() for a in args.arm_order.split(","))
+    default_budget = plan.cost.gpu_minutes
+    if sequential and plan.sequential is not None:  # the sequential plan's worst case: every cell to its horizon
+        default_budget = max(default_budget, plan.sequential.max_gpu_minutes)
     return RunConfig(
         request=request,
         plan=plan,
@@ -125,7 +161,7 @@ def load_config(args):
         image_repo=args.image_repo or f"ghcr.io/{request.fork.repo.lower()}-epp",
         fork=(args.fork or root).resolve(),
         image=args.image,
-        budget_gpu_minutes=args.budget_gpu_minutes if args.budget_gpu_minutes is not None else plan.cost.gpu_minutes,
+        budget_gpu_minutes=args.budget_gpu_minutes if args.budget_gpu_minutes is not None else default_budget,
         resume=args.resume,
         dry_run=args.dry_run,
         arm_order=arms,
@@ -135,6 +171,8 @@ def load_config(args):
         cell_timeout_s=args.cell_timeout_seconds,
         run_overhead_minutes=args.estimate_run_overhead_minutes,
         standup_minutes=args.estimate_standup_minutes,
+        spec=spec,
+        fixed=args.fixed,
     )
 
 
@@ -160,9 +198,13 @@ def cmd_run(args) -> int:
     print(f"promote bench run: {outcome.status}: {outcome.message}", file=stream)
     if outcome.manifest is not None:
         m = outcome.manifest
+        expected = ""
+        if m.sequential is not None and m.sequential.expected_gpu_minutes is not None:
+            expected = f", sequential plan expected {m.sequential.expected_gpu_minutes:g}"
         print(
             f"GPU-minutes: {m.spent_gpu_minutes:g} spent of {cfg.budget_gpu_minutes:g} budgeted "
-            f"(planned {m.planned_gpu_minutes:g}); {len(m.cells)} cells finished, {len(m.rejected)} set aside",
+            f"(fixed plan {m.planned_gpu_minutes:g}{expected}); {len(m.cells)} cells finished, "
+            f"{len(m.rejected)} set aside",
             file=stream,
         )
     return {"finished": 0, "dry-run": 0, "budget": 3, "cancelled": 130}.get(outcome.status, 1)

@@ -75,6 +75,46 @@ class EventRecord(_M):
     detail: str = ""
 
 
+class RoundRun(_M):
+    arm: str
+    workload: str
+    rate: float
+    repetition: int
+
+
+class RoundRecord(_M):
+    """One round of a sequential run, written before its first run: ``--resume`` finishes this round as planned
+    instead of judging a look the design never scheduled."""
+
+    number: int
+    targets: dict[str, int] = Field(description="cell label -> runs per arm this round brings it to")
+    runs: list[RoundRun]
+    deferred: list[str] = Field(default_factory=list, description="cells the budget left out of this round")
+    budget_left: float | None = Field(default=None, description="GPU-minutes the round was planned against")
+    complete: bool = False
+
+
+class CellStopRecord(_M):
+    """Where a cell ended in a sequential run, and why it was not run to its horizon (or the fixed plan's count)."""
+
+    cell: str
+    runs: dict[str, int] = Field(description="arm -> usable runs")
+    looks: list[int]
+    horizon: int
+    fixed_plan: int = Field(description="runs per arm the fixed plan would have made")
+    reason: str
+    pending: list[str] = Field(default_factory=list, description="hypotheses on it still undecided")
+
+
+class SequentialRecord(_M):
+    spending: str
+    expected_gpu_minutes: float | None = None
+    max_gpu_minutes: float | None = None
+    rounds: list[RoundRecord] = Field(default_factory=list)
+    hypotheses: dict[str, str] = Field(default_factory=dict, description="id -> confirmed / refuted / undecided")
+    cells: list[CellStopRecord] = Field(default_factory=list, description="filled when the run ends")
+
+
 class Manifest(_M):
     version: Literal[1] = MANIFEST_VERSION
     promotion: str
@@ -86,6 +126,7 @@ class Manifest(_M):
     cells: list[CellRecord] = Field(default_factory=list)
     rejected: list[RejectedRecord] = Field(default_factory=list)
     events: list[EventRecord] = Field(default_factory=list)
+    sequential: SequentialRecord | None = Field(default=None, description="rounds of a sequential run")
 
     @property
     def spent_gpu_minutes(self) -> float:

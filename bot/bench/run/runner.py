@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.bench.errors import ReportError
+from bot.bench.evaluation_spec import EvaluationSpec
 from bot.bench.experiment import workload_profile
 from bot.bench.layout import TREATMENTS, run_dir
 from bot.bench.plan import BenchmarkPlan
@@ -73,6 +74,8 @@ class RunConfig:
     cell_timeout_s: float | None = None
     run_overhead_minutes: float | None = None  # budget estimates; default: the plan's cost parameters
     standup_minutes: float | None = None
+    spec: EvaluationSpec | None = None  # evaluation.yaml; with a sequential rule the runner runs in rounds
+    fixed: bool = False  # run every cell to the fixed plan's repetitions even when the spec is sequential
 
 
 @dataclass
@@ -106,6 +109,8 @@ class BenchRunner:
         )
         self.manifest: mf.Manifest | None = None
         self.up: dict[str, SetupRun] = {}  # group -> setup treatment the stack currently runs
+        self.stack: tuple[Group, SetupRun] | None = None  # the stack that is up and the setup it serves
+        self.round_cells: list[CellRun] | None = None  # a sequential round's runs (what a budget stop leaves)
 
     # ------------------------------------------------------------------ entry
     def run(self) -> Outcome:
@@ -116,23 +121,46 @@ class BenchRunner:
         groups = build_schedule(
             cfg.plan, cfg.request, cfg.epp_configs, image, arm_order=cfg.arm_order, fast_swap=cfg.fast_swap
         )
-        pending = [c for g in groups for c in g.cells if not self._finished(c)]
-        if cfg.dry_run:
-            for group in groups:
-                self._group(group)
-            return Outcome("dry-run", f"{len(pending)} cell run(s) would run", self.manifest)
+        if self.sequential:
+            from bot.bench.run.rounds import RoundLoop
+
+            loop = RoundLoop(self, image)
+            if cfg.dry_run:
+                return loop.dry_run()
+            body: Callable[[], str] = loop.run
+        else:
+            pending = [c for g in groups for c in g.cells if not self._finished(c)]
+            if cfg.dry_run:
+                self._fixed(groups)
+                return Outcome("dry-run", f"{len(pending)} cell run(s) would run", self.manifest)
+            body = lambda: self._fixed(groups)  # noqa: E731
         with self._signals():
             try:
-                for group in groups:
-                    self._group(group)
+                try:
+                    message = body()
+                finally:
+                    self._release()
             except Cancelled:
                 return self._end("cancelled", "cancelled (SIGTERM/SIGINT); the stack was torn down")
-            except _BudgetStop:
-                text = remaining_text(self.budget, self._serves())
+            except _BudgetStop as stop:
+                text = str(stop) or remaining_text(self.budget, self._serves())
                 return self._end("budget", f"stopped before the GPU budget would be exceeded: {text}")
             except _StepFailed as exc:
                 return self._end("failed", str(exc))
-        return self._end("finished", f"all {len([c for g in groups for c in g.cells])} cell runs are in {cfg.results}")
+        return self._end("finished", message)
+
+    @property
+    def sequential(self) -> bool:
+        """Run in rounds: the evaluation spec has a sequential rule and --fixed was not asked for."""
+        spec = self.cfg.spec
+        return spec is not None and spec.decision.sequential is not None and not self.cfg.fixed
+
+    def _fixed(self, groups: list[Group]) -> str:
+        """Every cell to its planned repetitions, one group's stack at a time."""
+        for group in groups:
+            self._run_setups(group, group.setups)
+            self._release()
+        return f"all {len([c for g in groups for c in g.cells])} cell runs are in {self.cfg.results}"
 
     def _end(self, status: str, message: str) -> Outcome:
         assert self.manifest is not None
@@ -234,38 +262,50 @@ class BenchRunner:
         image = manifest.image
         return f"{image.ref}@{image.digest}" if image.digest else image.ref
 
-    # ------------------------------------------------------------------ groups
-    def _group(self, group: Group) -> None:
-        todo = [c for c in group.cells if not self._finished(c)]
-        if not todo:
-            return
-        stood: SetupRun | None = None
-        try:
-            for setup in group.setups:
-                cells = [c for c in setup.cells if not self._finished(c)]
-                if not cells:
-                    continue
-                if stood is None:
-                    if not self.budget.fits(self.budget.standup_estimate() + self.budget.cell_estimate(cells[0])):
-                        self._stop_budget(group)
-                    stood = setup
-                    self._standup(group, setup)
-                elif stood is not setup:
-                    self._swap(group, setup)
-                    stood = setup
-                self._warmup(setup, cells[0])
-                for cell in cells:
-                    if not self.budget.fits(self.budget.cell_estimate(cell)):
-                        self._stop_budget(group)
-                    self._cell(setup, cell)
-        finally:
-            if stood is not None:
-                self._teardown(group, stood)
+    # ------------------------------------------------------------------ stacks
+    def _run_setups(self, group: Group, setups: list[SetupRun]) -> None:
+        """Run the unfinished cells of ``setups`` (of ``group``) in order, standing up or swapping as needed.
+
+        The stack is left up for the caller to release: a sequential round ends on the arm the next round
+        starts with."""
+        for setup in setups:
+            cells = [c for c in setup.cells if not self._finished(c)]
+            if not cells:
+                continue
+            self._serve(group, setup, cells[0])
+            for cell in cells:
+                if not self.budget.fits(self.budget.cell_estimate(cell)):
+                    self._stop_budget(group)
+                self._cell(setup, cell)
+
+    def _serve(self, group: Group, setup: SetupRun, first: CellRun) -> None:
+        """Make ``setup`` the one serving: nothing if it already is (and is warm), an EPP swap and re-warm on the
+        same stack, or a stand-up (after tearing down another group's stack) and warm-up."""
+        if self.stack is not None and self.stack[0].name == group.name:
+            if self.stack[1].name == setup.name:
+                return
+            self.stack = (group, setup)
+            self._swap(group, setup)
+        else:
+            self._release()
+            if not self.budget.fits(self.budget.standup_estimate() + self.budget.cell_estimate(first)):
+                self._stop_budget(group)
+            self.stack = (group, setup)  # before the stand-up: a failed stand-up is torn down too
+            self._standup(group, setup)
+        self._warmup(setup, first)
+
+    def _release(self) -> None:
+        """Tear down the stack that is up, if any."""
+        if self.stack is not None:
+            group, setup = self.stack
+            self.stack = None
+            self._teardown(group, setup)
 
     def _stop_budget(self, group: Group) -> None:
         del group
         assert self.manifest is not None
-        self.budget.stop([c for c in self._all_cells() if not self._finished(c)], "budget")
+        cells = self.round_cells if self.round_cells is not None else self._all_cells()
+        self.budget.stop([c for c in cells if not self._finished(c)], "budget")
         raise _BudgetStop
 
     def _all_cells(self) -> list[CellRun]:
@@ -535,7 +575,7 @@ class BenchRunner:
 
 
 class _BudgetStop(Exception):
-    pass
+    """The budget stops the run; its text (when given) says what remains instead of the budget's list."""
 
 
 class _StepFailed(Exception):

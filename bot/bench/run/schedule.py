@@ -9,10 +9,13 @@ gets a stand-up of its own.
 
 Within a setup treatment the cells run in the experiment's order: repetition-major (every
 cell once, then again while it still needs repetitions), so drift spreads over all cells.
+A sequential round (``bot.bench.run.rounds``) passes the repetitions it runs per arm and
+cell (``runs``) and keeps the same order among them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,7 +95,10 @@ def build_schedule(
     *,
     arm_order: tuple[str, ...] = TREATMENTS,
     fast_swap: bool = True,
+    runs: Mapping[tuple[str, str], Sequence[int]] | None = None,
 ) -> list[Group]:
+    """The stand-up groups in order; ``runs`` ((arm, cell label) -> repetitions) replaces the plan's 1..n per
+    cell with exactly these repetitions (a sequential round); groups and setups with nothing to run are left out."""
     if sorted(arm_order) != sorted(TREATMENTS):
         raise PlanError(f"arm order {arm_order}: give each of {', '.join(TREATMENTS)} once")
     available = conditions_for(request.stack)
@@ -103,7 +109,14 @@ def build_schedule(
         "router.epp.pluginsCustomConfig": {CONFIG_FILES[a]: epp_configs[a] for a in TREATMENTS},
     }
     by_cell = plan.repetitions_by_cell
-    order = [(c, n) for n in range(1, plan.repetitions + 1) for c in plan.cells if n <= by_cell[c]]
+    if runs is None:
+        order = [(c, n) for n in range(1, plan.repetitions + 1) for c in plan.cells if n <= by_cell[c]]
+    else:
+        top = max((n for ns in runs.values() for n in ns), default=0)
+        wanted = {
+            (c.label(), n) for (_, label), ns in runs.items() for n in ns for c in plan.cells if c.label() == label
+        }
+        order = [(c, n) for n in range(1, top + 1) for c in plan.cells if (c.label(), n) in wanted]
     setup_conditions: list[str | None] = [None]
     for c in plan.cells:
         cond = split_condition(c.workload)[1]
@@ -128,6 +141,8 @@ def build_schedule(
             }
             setup = SetupRun(name, arm, cond, overrides)
             for cell, n in order:
+                if runs is not None and n not in runs.get((arm, cell.label()), ()):
+                    continue
                 wl_cond = split_condition(cell.workload)[1]
                 runs_here = (
                     (wl_cond == cond_name) if cond_name else (wl_cond is None or available[wl_cond].level == "run")
@@ -137,7 +152,9 @@ def build_schedule(
                     setup.cells.append(CellRun(arm, cell.workload, cell.rate, n, request.workload(base).duration_s))
             shared = cond is None or cond.epp_only
             group_name = ("stack" if shared else f"stack+{cond_name}") if fast_swap else name
-            groups.setdefault(group_name, Group(group_name, [])).setups.append(setup)
+            group = groups.setdefault(group_name, Group(group_name, []))
+            if setup.cells or runs is None:
+                group.setups.append(setup)
     return [g for g in groups.values() if g.cells]
 
 
