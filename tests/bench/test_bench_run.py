@@ -179,6 +179,7 @@ def test_budget_stop_says_what_remains_and_what_more_would_buy(tmp_path):
             "0",
             "--estimate-run-overhead-minutes",
             "0.05",
+            "--fixed",  # the fixed plan's budget stop (the sequential one: test_bench_run_sequential.py)
         ),
     )
     m = mf.load(root / "results")
@@ -287,7 +288,8 @@ def test_the_fast_epp_swap_with_re_warm_leaves_no_carry_over_in_the_verdicts(tmp
         root = tmp_path / name
         root.mkdir()
         env = fakes.install(root, effect={"evolved": -0.2}, carry_over=-0.3, seconds_per_run_second=0.05)
-        argv = _args(bench, commit, root, *extra)  # a later --warmup-seconds overrides the default 1
+        # the same runs in every variant (--fixed): the sequential order is checked in test_bench_run_sequential.py
+        argv = _args(bench, commit, root, *extra, "--fixed")  # a later --warmup-seconds overrides the default 1
         assert _promote(env, *argv).returncode == 0
         m = mf.load(root / "results")
         rs = load_evidence(

@@ -16,6 +16,7 @@ Behaviour is set by $FAKE_CLUSTER/config.json:
     fail        {"standup": true, "swap": true, "run": "<run treatment>", "teardown": true}
     hang        "<run treatment>" (the run never ends)
     seconds_per_run_second   wall seconds per second of load duration (default 1)
+    slow        {"<run treatment>": wall seconds} (these runs take this long instead, in every arm)
 """
 
 from __future__ import annotations
@@ -324,7 +325,7 @@ def cmd_run(a) -> None:
     if cfg.get("hang") == name:
         while True:
             time.sleep(1)
-    time.sleep(duration * cfg.get("seconds_per_run_second", 1.0))
+    time.sleep(cfg.get("slow", {}).get(name, duration * cfg.get("seconds_per_run_second", 1.0)))
     if cfg.get("fail", {}).get("run") == name:
         with state() as s:
             s.pop("harness", None)
