@@ -199,8 +199,13 @@ def cmd_run(args) -> int:
     if outcome.manifest is not None:
         m = outcome.manifest
         expected = ""
-        if m.sequential is not None and m.sequential.expected_gpu_minutes is not None:
-            expected = f", sequential plan expected {m.sequential.expected_gpu_minutes:g}"
+        if m.sequential is not None:
+            from bot.bench.run.rounds import summary_lines
+
+            for line in summary_lines(m.sequential):  # where each cell stopped and why
+                print(line, file=stream)
+            if m.sequential.expected_gpu_minutes is not None:
+                expected = f", sequential plan expected {m.sequential.expected_gpu_minutes:g}"
         print(
             f"GPU-minutes: {m.spent_gpu_minutes:g} spent of {cfg.budget_gpu_minutes:g} budgeted "
             f"(fixed plan {m.planned_gpu_minutes:g}{expected}); {len(m.cells)} cells finished, "
@@ -211,7 +216,7 @@ def cmd_run(args) -> int:
 
 
 def cmd_teardown(args) -> int:
-    from bot.bench.run.runner import teardown_all
+    from bot.bench.run.teardown import teardown_all
 
     cfg = load_config(args)
     groups = teardown_all(cfg)

@@ -8,5 +8,7 @@ Modules, one job each:
 - ``budget``: GPU-minutes spent, and the stop before a cell would exceed the cap;
 - ``image``: the evolved arm's EPP image, built from the fork at the approved commit;
 - ``faults``: Track B fault treatments carried out during a run (pod deletion at t = duration/2);
-- ``runner``: the loop that ties them together and always tears the stack down.
+- ``runner``: the loop that ties them together and always tears the stack down;
+- ``rounds``: the sequential design: rounds judged between them with stage 5's rule, each cell stopped once decided;
+- ``teardown``: ``promote bench teardown`` for a job killed outright.
 """

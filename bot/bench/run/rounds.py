@@ -290,7 +290,7 @@ class RoundLoop:
         assert manifest is not None
         return (
             f"the sequential design is done after {len(record.rounds)} round(s): {len(manifest.cells)} cell runs "
-            f"are in {self.cfg.results}\n" + "\n".join(summary_lines(record))
+            f"are in {self.cfg.results}"
         )
 
     def dry_run(self) -> Outcome:

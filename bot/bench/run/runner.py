@@ -11,13 +11,14 @@ Guarantees, each tested against fake ``llmdbenchmark`` / ``kubectl`` / ``make`` 
   runner did not record (the job died in between), and discards anything half-written;
 - **nothing silently dropped**: a report that fails validation is set aside under
   ``rejected/`` and listed in the manifest;
-- **the budget**: no step starts that its estimate says would cross the GPU-minute cap.
+- **the budget**: no step starts that its estimate says would cross the GPU-minute cap;
+- **the sequential design** (``rounds``): with a sequential rule in the evaluation spec the cells run
+  in rounds and stop once decided; ``fixed`` runs every planned repetition.
 """
 
 from __future__ import annotations
 
 import contextlib
-import shutil
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -596,25 +597,3 @@ def _nested(flat: dict) -> dict:
             node = node.setdefault(p, {})
         node[parts[-1]] = flat[key]
     return out
-
-
-def teardown_all(cfg: RunConfig) -> list[str]:
-    """Tear down every group the plan stands up (idempotent): for a job killed outright."""
-    runner = BenchRunner(cfg)
-    runner.manifest = mf.load(cfg.results) or mf.Manifest(
-        promotion=cfg.request.id,
-        slug=cfg.request.slug,
-        commit=cfg.commit,
-        planned_gpu_minutes=cfg.plan.cost.gpu_minutes,
-    )
-    image = "r/r:t"
-    if runner.manifest.image is not None:
-        image = f"{runner.manifest.image.ref}@{runner.manifest.image.digest}"
-    done = []
-    for group in build_schedule(
-        cfg.plan, cfg.request, cfg.epp_configs, image, arm_order=cfg.arm_order, fast_swap=cfg.fast_swap
-    ):
-        runner._teardown(group, group.setups[0])
-        done.append(group.name)
-    shutil.rmtree(cfg.target.workspace / "profiles", ignore_errors=True)
-    return done

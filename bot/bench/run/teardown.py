@@ -1,0 +1,31 @@
+"""``promote bench teardown``: tear down every stack the plan stands up, for a job that was killed outright."""
+
+from __future__ import annotations
+
+import shutil
+
+from bot.bench.run import manifest as mf
+from bot.bench.run.runner import BenchRunner, RunConfig
+from bot.bench.run.schedule import build_schedule
+
+
+def teardown_all(cfg: RunConfig) -> list[str]:
+    """Tear down every group the plan stands up (idempotent): for a job killed outright."""
+    runner = BenchRunner(cfg)
+    runner.manifest = mf.load(cfg.results) or mf.Manifest(
+        promotion=cfg.request.id,
+        slug=cfg.request.slug,
+        commit=cfg.commit,
+        planned_gpu_minutes=cfg.plan.cost.gpu_minutes,
+    )
+    image = "r/r:t"
+    if runner.manifest.image is not None:
+        image = f"{runner.manifest.image.ref}@{runner.manifest.image.digest}"
+    done = []
+    for group in build_schedule(
+        cfg.plan, cfg.request, cfg.epp_configs, image, arm_order=cfg.arm_order, fast_swap=cfg.fast_swap
+    ):
+        runner._teardown(group, group.setups[0])
+        done.append(group.name)
+    shutil.rmtree(cfg.target.workspace / "profiles", ignore_errors=True)
+    return done
