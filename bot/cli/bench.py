@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
         ("teardown", "tear down every stack the plan stands up (for a job that was killed outright)"),
     ):
-        q = bsub.add_parser(name, help=helptext)
+        q = bsub.add_parser(name, help=helptext, description=helptext)
         q.add_argument(
             "bench_dir", type=Path, help="benchmarks/promotion/<slug>/ in a checkout of the promotion branch"
         )

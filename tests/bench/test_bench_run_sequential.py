@@ -182,11 +182,12 @@ def test_kills_mid_round_then_resume_finish_the_same_rounds_and_run_no_cell_twic
 @pytest.mark.slow
 def test_a_budget_that_fits_only_the_first_round_stops_naming_the_deferred_cells(tmp_path):
     # Planned estimate per run: 1 s of load x 2 GPUs = 0.033 GPU-minutes, so the first round (2 cells x 3 runs x 2
-    # arms) fits a cap of 0.62. Its first run in each arm takes 3 wall seconds, so the runner's estimate per run
-    # becomes what that run cost (~0.1): the ~0.3-0.45 GPU-minutes left after round 1 cannot pay for the next
-    # round's 4 runs on either cell (~0.4 each), and assess defers both.
-    slow = {"spikes-rate-10-rep-1": 3.0}
-    extra = ["--budget-gpu-minutes", "0.62", "--estimate-standup-minutes", "0", "--estimate-run-overhead-minutes", "0"]
+    # arms, 0.4) fits a cap of 0.75. Its first run in each arm takes 4 wall seconds (>= 0.137 GPU-minutes), and
+    # the runner's estimate per run becomes what that run cost: round 1 spends at least 2 x 0.137 plus the other
+    # steps, and the <= 0.45 GPU-minutes left cannot pay for the next round's 4 runs on either cell (>= 0.55
+    # each), so assess defers both. (Within round 1 each run still fits: about 0.3 of slack.)
+    slow = {"spikes-rate-10-rep-1": 4.0}
+    extra = ["--budget-gpu-minutes", "0.75", "--estimate-standup-minutes", "0", "--estimate-run-overhead-minutes", "0"]
     proc, bench, results = _run(tmp_path, *extra, effect={"evolved": 0.0}, slow=slow)
     assert proc.returncode == 3, proc.stderr
     m = mf.load(results)
