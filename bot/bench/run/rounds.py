@@ -126,6 +126,7 @@ class RoundLoop:
         spec = self.cfg.spec
         assert spec is not None and spec.decision.sequential is not None
         self.spec = spec
+        self._start_counts: dict[str, int] | None = None  # usable runs per cell when this process began a round
 
     # ---------------------------------------------------------------- record
     def record(self) -> mf.SequentialRecord:
@@ -227,8 +228,6 @@ class RoundLoop:
             + (f"; deferred by the budget: {', '.join(rnd.deferred)}" if rnd.deferred else "")
         )
         return rnd
-
-    _start_counts: dict[str, int] | None = None
 
     def _check_progress(self, last: mf.RoundRecord, progress: Progress) -> None:
         """A round that added no usable run to any of its cells would be asked for again forever: stop instead."""
