@@ -92,3 +92,14 @@ def test_copied_profiles_are_the_upstream_files():
         "sanity_random.yaml.in",
         "shared_prefix_synthetic.yaml.in",
     ]
+
+
+def test_the_gpu_jobs_time_limit_covers_the_sequential_designs_longest_run():
+    import json
+
+    req = _request()
+    plan = make_plan(req, _example_hypotheses())
+    limits = json.loads(next(v for k, v in _files(req).items() if k.endswith("run-limits.json")))
+    assert plan.sequential is not None
+    longest = max(plan.cost.gpu_minutes, plan.sequential.max_gpu_minutes)
+    assert limits["timeout_minutes"] >= longest / plan.parameters.gpus_per_stack + 60
