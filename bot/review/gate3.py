@@ -16,7 +16,6 @@ the reviewer does, so a review never rewrites the evidence it judges.
 from __future__ import annotations
 
 import json
-import re
 
 from pydantic import ValidationError
 
@@ -180,16 +179,15 @@ def _cell_problems(h, v: Verdict) -> list[str]:
 
 
 def _rejected_reports(ctx) -> list[tuple[str, str]]:
-    text = ctx.read(ctx.paths.verdicts_md) or ""
-    m = re.search(r"^### Reports that failed validation.*?\n\n\|[^\n]*\n\|[-| ]+\n((?:\|[^\n]*\n)*)", text, re.M | re.S)
-    if not m:
+    """The reports stage 5 did not use, as it recorded them (validation/reports-not-used.json)."""
+    text = ctx.read(ctx.paths.reports_not_used)
+    if not text:
         return []
-    rows = []
-    for line in m.group(1).splitlines():
-        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
-        if len(cells) >= 2:
-            rows.append((cells[0].strip("`"), cells[1].replace("\\|", "|")))
-    return rows
+    try:
+        rows = json.loads(text)
+        return [(str(r["report"]), str(r["reason"])) for r in rows]
+    except (ValueError, TypeError, KeyError):
+        return [(ctx.paths.reports_not_used, "unreadable: stage 5 writes a JSON list of {report, reason}")]
 
 
 def review(ctx) -> list[Finding]:

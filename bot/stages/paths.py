@@ -61,6 +61,10 @@ class PromotionPaths:
         return f"{self.validation_dir}/gpu-time.json"
 
     @property
+    def reports_not_used(self) -> str:
+        return f"{self.validation_dir}/reports-not-used.json"
+
+    @property
     def go_checks(self) -> str:
         return f"{self.validation_dir}/go-checks.json"
 

@@ -146,6 +146,11 @@ def run(ctx: StageContext) -> StageOutput:
         + "\n",
         ctx.paths.verdicts_json: verdicts_to_json(verdicts),
         ctx.paths.gpu_time: spent.to_json(),
+        # Gate 3 raises every report that was not used; it reads them here, not from the page's prose.
+        ctx.paths.reports_not_used: json.dumps(
+            [{"report": path, "reason": reason} for path, reason in getattr(reports, "rejected", [])], indent=2
+        )
+        + "\n",
     }
     plot_dir = "plots" if reports is not None else None
     evidence = [evidence_markdown(h, by_id[h.id], plot_dir=plot_dir) for h in hypotheses if h.id in by_id]
