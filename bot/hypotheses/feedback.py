@@ -29,6 +29,7 @@ from bot.hypotheses.metrics import translate_metric
 from bot.model import Direction, Hypothesis
 
 _ID = re.compile(r"\b([ABC][0-9]+)\b")
+_ID_LIST = re.compile(r"\s*[ABC][0-9]+\b(?:\s*(?:,|and)?\s*[ABC][0-9]+\b)*")
 _DIRECTIVE = re.compile(r"^\s*[-*]?\s*(exclude|drop|margin|guard)\b\s*([ABC][0-9]+)?\s*:\s*(.*?)\s*$", re.IGNORECASE)
 
 
@@ -64,7 +65,10 @@ def parse_feedback(text: str | None) -> Feedback:
             continue
         verb, target, value = m.group(1).lower(), m.group(2), m.group(3)
         if verb in ("exclude", "drop"):
-            ids = _ID.findall(value) + ([target] if target else [])
+            # The ids are the list at the start; what follows ("(duplicates of A1/A2)") is the reason, whose ids
+            # must not be dropped too.
+            listed = _ID_LIST.match(value)
+            ids = (_ID.findall(listed.group(0)) if listed else []) + ([target] if target else [])
             if not ids:
                 fb.unapplied.append(f"{line.strip()} (no hypothesis id such as C3)")
             fb.exclude.extend(ids)

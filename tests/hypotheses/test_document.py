@@ -168,3 +168,11 @@ def test_parse_feedback_directives():
     assert fb.margin == 0.5
     assert fb.notes == ["random words"]
     assert fb.unapplied == ["margin: 7 (margin must be a fraction in (0, 1), e.g. 0.03 or 3%)"]
+
+
+def test_an_exclusions_reason_may_name_the_hypotheses_it_keeps():
+    """Found by a new user: 'exclude: A4, A5 (duplicates of A1/A2)' also dropped A1 and A2."""
+    assert parse_feedback("exclude: A4, A5 (duplicates of A1/A2)").exclude == ["A4", "A5"]
+    assert parse_feedback("drop: C3 because C2 covers it").exclude == ["C3"]
+    assert parse_feedback("exclude: B1,B2 and B3").exclude == ["B1", "B2", "B3"]
+    assert parse_feedback("exclude: (nothing) A1").unapplied == ["exclude: (nothing) A1 (no hypothesis id such as C3)"]
