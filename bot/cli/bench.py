@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -44,7 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:
             "bench_dir", type=Path, help="benchmarks/promotion/<slug>/ in a checkout of the promotion branch"
         )
         q.add_argument(
-            "--commit", required=True, help="the 40-hex commit approved at gate 2 (the checkout must be at it)"
+            "--commit",
+            required=True,
+            help="the promotion branch's commit to benchmark: the one stage 4 wrote after gate 2 "
+            "(full or abbreviated sha; the checkout must be at it)",
         )
         q.add_argument("--results", type=Path, required=True, help="results directory (reports + manifest.json)")
         q.add_argument("--workspace", type=Path, required=True, help="llm-d-benchmark workspace root")
@@ -113,11 +117,14 @@ def load_config(args):
     request = PromotionRequest.model_validate(json.loads((bench / "request.json").read_text(encoding="utf-8")))
     root = _toplevel(bench)
     head = _git(root, "rev-parse", "HEAD")
-    if len(args.commit) != 40 or head != args.commit:
+    named = _full_sha(root, args.commit)
+    if named != head:
+        said = named[:12] if named else f"{args.commit!r} (no commit of this repository)"
         raise BenchCliError(
-            f"the checkout is at {head[:12]}, not the approved commit {args.commit[:12]}: check out exactly the "
-            "commit approved at gate 2 (a moved branch is never benchmarked)"
+            f"the checkout is at {head[:12]} but --commit names {said}: check out the promotion branch's "
+            "commit that stage 4 wrote after gate 2 and pass its sha (a moved branch is never benchmarked)"
         )
+    args.commit = head  # the full sha goes into the manifest and the image tag
     hypotheses = load_hypotheses(root / f"docs/promotion/{request.slug}/hypotheses")
     plan = make_plan(request, hypotheses)
     committed = load_yaml((bench / "evaluation.yaml").read_text(encoding="utf-8"))
@@ -181,6 +188,19 @@ def _git(root: Path, *argv: str) -> str:
     if proc.returncode != 0:
         raise BenchCliError(f"{root}: not a git checkout of the promotion branch ({proc.stderr.strip()})")
     return proc.stdout.strip()
+
+
+def _full_sha(root: Path, commit: str) -> str | None:
+    """The full sha an unambiguous (at least 7-hex) abbreviation names, or None."""
+    if not re.fullmatch(r"[0-9a-f]{7,40}", commit):
+        return None
+    proc = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return proc.stdout.strip() if proc.returncode == 0 else None
 
 
 def _toplevel(path: Path) -> Path:

@@ -84,6 +84,17 @@ def test_dry_run_prints_every_command_line(cluster):
     assert fakes.calls(root) == []  # nothing ran
 
 
+def test_the_commit_may_be_abbreviated_but_must_be_the_checkouts(cluster):
+    root, env, bench, commit = cluster
+    proc = _promote(env, *_args(bench, commit[:9], root, "--dry-run"))
+    assert proc.returncode == 0, proc.stderr
+    assert commit in proc.stderr  # the full sha is what the run records and tags the image with
+    for wrong in ("0" * 40, "deadbeef", "main"):
+        proc = _promote(env, *_args(bench, wrong, root, "--dry-run"))
+        assert proc.returncode == 2 and f"the checkout is at {commit[:12]} but --commit names" in proc.stderr
+    assert fakes.calls(root) == []
+
+
 def test_full_plan_run_builds_stands_up_runs_and_tears_down(cluster):
     root, env, bench, commit = cluster
     proc = _promote(env, *_args(bench, commit, root))
