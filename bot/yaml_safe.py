@@ -94,6 +94,7 @@ def _check_events(text: str, offset: int) -> None:
     open_sizes: list[int] = []  # expanded size so far of each open collection
     open_anchors: list[str | None] = []
     sizes: dict[str, int] = {}  # anchor -> expanded size of its node (closed nodes only)
+    keys: list[_Keys] = []  # per open collection: the keys a mapping has seen, to refuse a repeated one
     for event in yaml.parse(text, Loader=SAFE_LOADER):
         if isinstance(event, yaml.CollectionStartEvent):
             physical += 1
@@ -101,18 +102,24 @@ def _check_events(text: str, offset: int) -> None:
                 raise YamlInputError(f"nested deeper than {MAX_DEPTH} levels at line {_line(event, offset)}")
             open_sizes.append(1)
             open_anchors.append(event.anchor)
+            keys.append(_Keys(isinstance(event, yaml.MappingStartEvent)))
         elif isinstance(event, yaml.CollectionEndEvent):
             size = open_sizes.pop()
             anchor = open_anchors.pop()
+            keys.pop()
             if anchor is not None:
                 sizes[anchor] = size
             expanded_total = _add(open_sizes, size, expanded_total)
+            _child_done(keys)
         elif isinstance(event, yaml.ScalarEvent):
             physical += 1
             _check_scalar(event, offset)
+            if keys and keys[-1].at_key():
+                keys[-1].add(event.value, _line(event, offset))
             if event.anchor is not None:
                 sizes[event.anchor] = 1
             expanded_total = _add(open_sizes, 1, expanded_total)
+            _child_done(keys)
         elif isinstance(event, yaml.AliasEvent):
             if event.anchor not in sizes:
                 what = "refers to a collection that contains it" if event.anchor in open_anchors else "is undefined"
@@ -120,11 +127,33 @@ def _check_events(text: str, offset: int) -> None:
                     f"alias *{event.anchor} at line {_line(event, offset)} {what}; write the value out"
                 )
             expanded_total = _add(open_sizes, sizes[event.anchor], expanded_total)
+            _child_done(keys)
         elif isinstance(event, yaml.DocumentEndEvent) and expanded_total - physical > MAX_ALIAS_EXPANSION:
             raise YamlInputError(
                 f"aliases expand to {expanded_total - physical:,} values beyond the {physical:,} written out "
                 f"(the limit is {MAX_ALIAS_EXPANSION:,}); a YAML bomb? write the values out instead"
             )
+
+
+class _Keys:
+    """A mapping's keys so far: YAML says a key appears once, PyYAML keeps the last silently (a typo'd copy of
+    `title:` below the real one would win without a word)."""
+
+    def __init__(self, is_mapping: bool):
+        self.is_mapping, self.children, self.seen = is_mapping, 0, set()
+
+    def at_key(self) -> bool:
+        return self.is_mapping and self.children % 2 == 0
+
+    def add(self, key: str, line: int) -> None:
+        if key in self.seen and key != "<<":
+            raise YamlInputError(f"the key {key!r} at line {line} appears twice in the same mapping; keep one")
+        self.seen.add(key)
+
+
+def _child_done(keys: list[_Keys]) -> None:
+    if keys:
+        keys[-1].children += 1
 
 
 def _add(open_sizes: list[int], size: int, total: int) -> int:

@@ -174,3 +174,15 @@ def test_dictionary_file_with_a_bomb(tmp_path):
     target.write_text(target.read_text() + "\n" + "".join(line + "\n" for line in BOMB_LINES))
     with pytest.raises(DictionaryError, match="aliases expand"):
         load_raw(tmp_path)
+
+
+def test_a_key_written_twice_is_refused_with_its_line():
+    """Found by a new user: a second `title:` appended to promotion.yaml silently won."""
+    from bot.yaml_safe import YamlInputError, load_yaml
+
+    with pytest.raises(YamlInputError, match=r"the key 'title' at line 3 appears twice"):
+        load_yaml("title: First\nkind: routing\ntitle: Second title wins\n")
+    with pytest.raises(YamlInputError, match=r"the key 'rate' at line 4 appears twice"):
+        load_yaml("workloads:\n  - name: a\n    rate: 1\n    rate: 2\n")
+    # the same key in different mappings, and YAML merge keys, are fine
+    assert load_yaml("a: {k: 1}\nb: {k: 2}\nbase: &b {x: 1}\nc:\n  <<: *b\n  y: 2\n")["c"] == {"x": 1, "y": 2}
