@@ -37,7 +37,10 @@ def _hidden(ch: str) -> bool:
 
 # ------------------------------------------------------------------ markdown
 _CODE_RUN = re.compile(r"`+")
-_BLOCK_START = re.compile(r"^(\s*)([#>~+=*-]|\d+[.)])")
+_BLOCK_START = re.compile(r"^(\s*)([#>~+=*-])")
+#: An ordered-list marker: digits, then "." or ")" and a space. Only the punctuation can be escaped ("1\. x");
+#: a backslash before a digit is not an escape and would show ("\98.4%").
+_ORDERED_START = re.compile(r"^(\s*\d{1,9})([.)])(?=\s|$)")
 
 
 def md(value: object, block: bool = False) -> str:
@@ -75,6 +78,7 @@ def md(value: object, block: bool = False) -> str:
         out.append(run.group() + code + close.group())
         i = close.end()
     result = "".join(out)
+    result = _ORDERED_START.sub(lambda m: m.group(1) + "\\" + m.group(2), result, count=1)
     return _BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), result, count=1)
 
 

@@ -131,3 +131,13 @@ def test_commit_text_cannot_forge_a_trailer(s):
     for line in commit_block(s).split("\n"):
         assert line.startswith("  ")
         assert not re.match(r"^Promotion-", line)
+
+
+def test_a_leading_number_is_not_mangled_and_an_ordered_list_marker_is_escaped_where_markdown_allows():
+    """Found by a new user: '98.4% agreement' rendered as '\\98.4% agreement' (a backslash before a digit shows)."""
+    from bot.escape import md
+
+    assert md("98.4% agreement") == "98.4% agreement"
+    assert md("3") == "3"
+    assert md("1. not a list") == "1\\. not a list"
+    assert md("12) not a list either") == "12\\) not a list either"
