@@ -38,13 +38,16 @@ def finding_comments(review: ReviewRound) -> tuple[list[ReviewComment], list[str
     each for the findings that name no line (they go into the review's body)."""
     comments, unanchored = [], []
     for f in review.findings:
-        fix = f" Suggested fix: {md(f.fix)}" if f.fix else ""
-        text = f"**{f.severity.value}** `{f.check}`: {md(f.message)}{fix}"
-        if f.file and f.line:
-            comments.append(ReviewComment(f.file, f.line, f"{text} (gate {review.gate}, round {review.round})"))
-        else:
+        text = f"**{f.severity.value}** `{f.check}`: {md(f.message)}"
+        if f.file and f.line:  # a comment of its own: the fix and the round in paragraphs of their own
+            fix = f"\n\n**Suggested fix:** {md(f.fix)}" if f.fix else ""
+            comments.append(
+                ReviewComment(f.file, f.line, f"{text}{fix}\n\n_Gate {review.gate}, round {review.round}._")
+            )
+        else:  # one line of the review's body
+            fix = f" — **suggested fix:** {md(f.fix)}" if f.fix else ""
             where = f" (`{f.file}`)" if f.file else ""
-            unanchored.append(f"{text}{where}")
+            unanchored.append(f"{text}{where}{fix}")
     return comments, unanchored
 
 
