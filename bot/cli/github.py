@@ -125,11 +125,13 @@ def cmd_dispatch_next(args) -> int:
 def cmd_check_config(args) -> int:
     from bot.github.setup_check import check_repository
 
-    problems = check_repository(args.repo)
-    for line in problems:
+    report = check_repository(args.repo)
+    for line in report.problems:
         print(f"  - {line}")
-    if problems:
-        print(f"promote: {args.repo}: {len(problems)} thing(s) to fix (see docs/github-setup.md)")
+    for line in report.notes:
+        print(f"  note: {line}")
+    if not report.ready:
+        print(f"promote: {args.repo}: {len(report.problems)} thing(s) to fix (see docs/github-setup.md)")
         return 1
     print(f"promote: {args.repo} is set up for the promotion bot")
     return 0

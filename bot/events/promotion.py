@@ -307,6 +307,7 @@ def read_request(env: EventEnv, client: GitHub, config: BotConfig, issue: IssueI
             repository=config.fork or env.repository,
             source_text=source_text,
             source_name=source_name,
+            stack=config.stack.model_dump(mode="json") if config.stack else None,
         )
     except FormError as exc:
         raise NeedsInfo(exc.problems) from None

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.agents.settings import LLMSettings
-from bot.model import RequestError
+from bot.model import RequestError, StackSpec
 from bot.yaml_safe import YamlInputError, load_yaml
 
 CONFIG_PATH = ".github/promotion-bot.yml"
@@ -38,6 +38,11 @@ class GPUSettings(_Strict):
     )
     pool: str = Field(default="gpu", pattern=r"^[A-Za-z0-9_.-]+$", description="concurrency group of the GPU runners")
     budget_gpu_minutes: float | None = Field(default=None, gt=0, description="cap per promotion; the plan's if unset")
+    image_repo: str | None = Field(
+        default=None,
+        pattern=r"^[a-z0-9][a-z0-9._-]*(?::[0-9]+)?(?:/[a-z0-9][a-z0-9._-]*)+$",
+        description="registry/repository the runner pushes the evolved EPP image to; default ghcr.io/<fork>-epp",
+    )
 
     def dispatch_inputs(self) -> dict[str, str]:
         """What benchmark.yml receives with every dispatch: where to run, which pool, what cap."""
@@ -45,6 +50,7 @@ class GPUSettings(_Strict):
             "runner_labels": json.dumps(self.runner_labels),
             "pool": self.pool,
             "budget_gpu_minutes": f"{self.budget_gpu_minutes:g}" if self.budget_gpu_minutes is not None else "",
+            "image_repo": self.image_repo or "",
         }
 
 
@@ -64,6 +70,11 @@ class BotConfig(_Strict):
         description="a demonstration repository may let sample reports count; every verdict, report and PR says so",
     )
     gpu: GPUSettings = Field(default_factory=GPUSettings)
+    stack: StackSpec | None = Field(
+        default=None,
+        description="the GPU cluster's model-server stack every promotion is planned for (the form does not ask: "
+        "it is the cluster's, not the researcher's); default: StackSpec's (4 x Llama-3.1-8B on H100)",
+    )
     llm: LLMSettings = Field(default_factory=LLMSettings, description="the Claude author and reviewer (bot.agents)")
 
 

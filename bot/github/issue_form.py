@@ -179,8 +179,10 @@ def request_from_form(
     repository: str,
     source_text: str | None = None,
     source_name: str | None = None,
+    stack: dict[str, Any] | None = None,
 ) -> PromotionRequest:
-    """The PromotionRequest this form describes. ``source_text`` is the fetched file when the form gives a reference."""
+    """The PromotionRequest this form describes. ``source_text`` is the fetched file when the form gives a reference;
+    ``stack`` the GPU cluster's stack from the repository's configuration."""
     problems: list[str] = []
     pasted = fields.get("source").strip()
     ref_given = bool(fields.get("source_ref").strip())
@@ -238,6 +240,8 @@ def request_from_form(
         "baselines": baselines,
         "fork": {"repo": fork, "base_branch": fields.get("base_branch").strip() or "main"},
     }
+    if stack is not None:  # the repository's GPU cluster (configuration), never the issue's text
+        raw["stack"] = stack
     if fields.get("plugin_name").strip():
         raw["plugin_name"] = fields.get("plugin_name").strip()
     if fields.get("evolved_for").strip():

@@ -8,6 +8,7 @@ field), the labels, and what the token may do.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 
 from bot.github.client import GitHub, GitHubError
 from bot.github.config import CONFIG_PATH, ConfigError, parse_config
@@ -15,21 +16,39 @@ from bot.github.labels import Label
 
 WORKFLOWS = ("promotion.yml", "benchmark.yml")
 FORM = ".github/ISSUE_TEMPLATE/promotion.yml"
+#: What the API does not show a token without admin rights, said every time rather than left to be found out.
+UNCHECKED = (
+    "not checked through the API: Settings → Actions → General → Workflow permissions → "
+    "'Allow GitHub Actions to create and approve pull requests' must be on, or the bot cannot open its draft PR"
+)
 
 
-def check_repository(repository: str, *, client: GitHub | None = None, environ=None) -> list[str]:
-    """Problems found, each naming the fix; an empty list means ready."""
+@dataclass
+class SetupReport:
+    problems: list[str] = field(default_factory=list)  # the bot cannot work until these are fixed
+    notes: list[str] = field(default_factory=list)  # defaults that apply, things the bot does itself
+
+    @property
+    def ready(self) -> bool:
+        return not self.problems
+
+
+def check_repository(repository: str, *, client: GitHub | None = None, environ=None) -> SetupReport:
+    """What is missing (each with its fix) and what is worth knowing; no problems means ready."""
     env = os.environ if environ is None else environ
     if client is None:
         token = env.get("GH_TOKEN") or env.get("GITHUB_TOKEN") or ""
         if not token:
-            return ["no token: set GH_TOKEN to a token that can read the repository (e.g. `gh auth token`)"]
+            return SetupReport(
+                ["no token: set GH_TOKEN to a token that can read the repository (e.g. `gh auth token`)"]
+            )
         client = GitHub(token, repository, api_url=env.get("GITHUB_API_URL", "https://api.github.com"))
     problems: list[str] = []
+    notes: list[str] = []
     try:
         info = client.repository_info()
     except GitHubError as exc:
-        return [f"cannot read {repository}: {exc}"]
+        return SetupReport([f"cannot read {repository}: {exc}"])
     perms = info.get("permissions") or {}
     if perms and not perms.get("push"):
         problems.append(
@@ -49,7 +68,7 @@ def check_repository(repository: str, *, client: GitHub | None = None, environ=N
         problems.append(f"{FORM} is missing: copy the issue form so people can file promotions")
     config_text = client.file_text(CONFIG_PATH, branch)
     if config_text is None:
-        problems.append(
+        notes.append(
             f"{CONFIG_PATH} is missing: every default applies (approvers: admin, maintain, write); add it to change them"
         )
     else:
@@ -59,14 +78,13 @@ def check_repository(repository: str, *, client: GitHub | None = None, environ=N
             problems += [f"{CONFIG_PATH}: {p}" for p in exc.problems]
         else:
             if config.blis_repository is None:
-                problems.append(
-                    f"{CONFIG_PATH}: blis_repository is unset, so refuted hypotheses file no feedback issues"
-                )
+                notes.append(f"{CONFIG_PATH}: blis_repository is unset, so refuted hypotheses file no feedback issues")
     labels = client.label_names()
     missing = sorted(str(x) for x in Label if str(x) not in labels)
     if missing:
-        problems.append(
+        notes.append(
             f"{len(missing)} bot label(s) do not exist yet ({', '.join(missing[:4])}{'…' if len(missing) > 4 else ''}); "
             "the bot creates them on first use, or create them now so people can find them"
         )
-    return problems
+    notes.append(UNCHECKED)
+    return SetupReport(problems, notes)

@@ -47,6 +47,7 @@ def github(tmp_path):
         "runner_labels": '["self-hosted", "gpu"]',
         "pool": "gpu",
         "budget_gpu_minutes": "",
+        "image_repo": "",
     }
     return tmp_path, origin, env, inputs
 

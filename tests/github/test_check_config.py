@@ -16,11 +16,15 @@ def _client(fake, repo):
 def test_a_bare_fork_is_told_every_missing_piece(fake_github):
     fake_github.add_repo("acme/bare")
     fake_github.add_user("maria", role="admin")
-    problems = "\n".join(check_repository("acme/bare", client=_client(fake_github, "acme/bare")))
+    report = check_repository("acme/bare", client=_client(fake_github, "acme/bare"))
+    problems = "\n".join(report.problems)
     assert ".github/workflows/promotion.yml is missing" in problems
     assert ".github/workflows/benchmark.yml is missing" in problems
     assert ".github/ISSUE_TEMPLATE/promotion.yml is missing" in problems
-    assert ".github/promotion-bot.yml is missing: every default applies" in problems
+    # every key has a default and the bot creates its labels: worth saying, not a reason to fail
+    notes = "\n".join(report.notes)
+    assert ".github/promotion-bot.yml is missing: every default applies" in notes and "label(s)" in notes
+    assert "Allow GitHub Actions to create and approve pull requests" in notes
 
 
 @pytest.mark.slow
@@ -29,12 +33,39 @@ def test_a_set_up_fork_reports_only_config_errors_and_labels(fake_github, tmp_pa
     (seed / ".github" / "promotion-bot.yml").write_text("approvers:\n  roles: [owner]\nmax_round: 2\n")
     fake_github.add_repo("acme/fork", seed_dir=seed)
     fake_github.add_user("maria", role="admin")
-    problems = check_repository("acme/fork", client=_client(fake_github, "acme/fork"))
-    text = "\n".join(problems)
+    report = check_repository("acme/fork", client=_client(fake_github, "acme/fork"))
+    text = "\n".join(report.problems)
     assert "approvers.roles.0:" in text and "max_round: unknown setting" in text
     assert "workflows/promotion.yml is missing" not in text and "ISSUE_TEMPLATE" not in text
-    assert "bot label(s) do not exist yet" in text
+    assert "bot label(s) do not exist yet" in "\n".join(report.notes)
+    (seed / ".github" / "promotion-bot.yml").write_text("blis_repository: acme/blis\n")
+    fake_github.add_repo("acme/fork2", seed_dir=seed)
+    assert check_repository("acme/fork2", client=_client(fake_github, "acme/fork2")).ready
 
 
 def test_without_a_token_it_says_how_to_get_one():
-    assert check_repository("acme/x", environ={})[0].startswith("no token: set GH_TOKEN")
+    assert check_repository("acme/x", environ={}).problems[0].startswith("no token: set GH_TOKEN")
+
+
+def test_the_setup_pages_configuration_is_valid_and_names_every_setting():
+    """docs/github-setup.md's example is what maintainers copy: it must parse, and no setting may go unmentioned."""
+    import re
+
+    from bot import PROJECT_ROOT
+    from bot.github.config import BotConfig, parse_config
+
+    page = (PROJECT_ROOT / "docs" / "github-setup.md").read_text()
+    example = re.search(r"\(every key optional.*?```yaml\n(.*?)```", page, re.S).group(1)
+    parse_config(example)
+
+    def names(model, prefix=""):
+        for name, info in model.model_fields.items():
+            yield prefix + name
+            sub = info.annotation
+            for arg in getattr(sub, "__args__", ()) or (sub,):
+                if isinstance(arg, type) and hasattr(arg, "model_fields") and name != "cluster":
+                    yield from names(arg, prefix + name + ".")
+
+    keys = {line.split(":")[0].strip() for line in example.splitlines() if re.match(r"\s*[a-z_]+:", line)}
+    missing = [n for n in names(BotConfig) if n.split(".")[-1] not in keys]
+    assert not missing, f"settings the setup page does not show: {missing}"

@@ -222,7 +222,8 @@ def test_stage_5_runs_through_benchmark_yml_and_judges_the_fake_clusters_reports
 
     (sim.root / "config.yml").write_text(  # no sample data admitted; the GPU settings travel with the dispatch
         "blis_repository: acme/blis\ngpu:\n  runner_labels: [self-hosted, h100]\n  pool: h100\n"
-        "  budget_gpu_minutes: 5000\n"
+        "  budget_gpu_minutes: 5000\n  image_repo: registry.example.com/acme/epp\n"
+        "stack:\n  replicas: 2\n  accelerator: NVIDIA-A100-SXM4-80GB\n"
     )
     sim.gpu = benchmark_workflow_gpu(sim.fake, sim.root)
     number = _to_gate_1(sim)
@@ -235,8 +236,14 @@ def test_stage_5_runs_through_benchmark_yml_and_judges_the_fake_clusters_reports
     bench = [d for d in sim.fake.dispatches if d.workflow.endswith("benchmark.yml")]
     assert bench and bench[-1].inputs["pool"] == "h100" and bench[-1].inputs["budget_gpu_minutes"] == "5000"
     assert json.loads(bench[-1].inputs["runner_labels"]) == ["self-hosted", "h100"]
+    assert bench[-1].inputs["image_repo"] == "registry.example.com/acme/epp"
+    # the repository's stack, not the request model's default, is what the plan pins and the runner deploys
+    experiment = _read(sim, branch, f"benchmarks/promotion/{branch.split('-', 1)[1]}/experiment.yaml")
+    assert "NVIDIA-A100-SXM4-80GB" in experiment and "H100" not in experiment
     files = _branch_files(sim, branch)
     assert f"benchmarks/promotion/{slug}/results/manifest.json" in files
+    manifest = json.loads(_read(sim, branch, f"benchmarks/promotion/{slug}/results/manifest.json"))
+    assert manifest["image"]["ref"].startswith("registry.example.com/acme/epp:")
     verdicts = json.loads(_read(sim, branch, f"docs/promotion/{slug}/validation/verdicts.json"))
     statuses = {v["status"] for v in verdicts}
     assert "confirmed" in statuses and not any("SAMPLE" in " ".join(v["flags"]) for v in verdicts)
