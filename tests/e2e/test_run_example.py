@@ -129,3 +129,17 @@ def test_report_says_the_sample_reports_gpu_time_was_not_recorded(full_run):
     assert "not recorded" in section and "0 GPU-minutes" not in section
     spent = json.loads(git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/validation/gpu-time.json"))
     assert spent["judged"] is True and spent["spent"] is None
+
+
+def test_an_openevolve_hypothesis_that_repeats_a_claim_is_tested_once(full_run):
+    """Found by a new user: the example's HYPOTHESIS-1/2 comments repeated claims A1/A2 as A4/A5, counting the same
+    evidence twice and taking two more shares of the error correction."""
+    from bot.hypotheses import parse_hypothesis
+
+    _, _, fork = full_run
+    prefix = "docs/promotion/evolved-adaptive-scorer/hypotheses/"
+    paths = [f for f in branch_tree(fork) if re.fullmatch(re.escape(prefix) + r"A\d+\.md", f)]
+    track_a = [parse_hypothesis(git(fork, "show", f"{BRANCH}:{p}"), p) for p in sorted(paths)]
+    tested = [(h.prediction.metric, h.prediction.direction, tuple(h.workloads)) for h in track_a if h.prediction]
+    assert len(tested) == len(set(tested)) == 3, tested
+    assert sum("OpenEvolve's HYPOTHESIS-" in (h.mechanism or "") for h in track_a) == 2
