@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import hashlib
 import json
 import os
 import re
@@ -600,15 +601,54 @@ def _last_line(text: str) -> str:
 # --------------------------------------------------------------------------
 
 
+#: Passing check reports by the content hash of what decided them (see ``execute_check``).
+_PASSED: dict[str, dict] = {}
+_PASSED_SIZE = 16
+
+
 def execute_check(files: dict[str, str], args: dict) -> dict:
-    """The "go-check" execution kind: check_plugin on plain data, answered as JSON."""
+    """The "go-check" execution kind: check_plugin on plain data, answered as JSON.
+
+    A promotion checks the same bytes more than once (stage 2 the package with its generated tests,
+    stage 5 the package as committed, which is the same files unless someone changed them), and the
+    answer is a function of the files, the registration, the toolchain, the mirror and the sandbox.
+    So a *passing* answer is kept in this process under the hash of all of those and handed back for
+    the same request; nothing is kept on disk or taken from the branch, and a failing or limited run
+    is always run again.
+    """
+    go, _ = _tool_paths()
+    require = bool(args.get("require_sandbox"))
+    key = _check_key(go, files, args, require)
+    if key in _PASSED:
+        return json.loads(json.dumps(_PASSED[key]))
     report = check_plugin(
         files,
         registration_import=args.get("registration_import") or None,
         registration_line=args.get("registration_line") or None,
-        require_sandbox=bool(args.get("require_sandbox")),
+        require_sandbox=require,
     )
-    return report.model_dump(mode="json")
+    answer = report.model_dump(mode="json")
+    if report.ok and not report.tests_failed:
+        while len(_PASSED) >= _PASSED_SIZE:
+            _PASSED.pop(next(iter(_PASSED)))
+        _PASSED[key] = json.loads(json.dumps(answer))
+    return answer
+
+
+def _check_key(go: Path, files: dict[str, str], args: dict, require: bool) -> str:
+    from bot import __version__
+
+    state = {
+        "files": sorted(files.items()),
+        "registration": [args.get("registration_import") or "", args.get("registration_line") or ""],
+        "require": require or sandbox.required(),
+        "sandbox": list(sandbox.probe()),
+        "go": str(go),
+        "mirror": gorun._warm_key(go),
+        "cache": str(default_cache_dir()),
+        "bot": __version__,
+    }
+    return hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()
 
 
 def run_checks(

@@ -109,3 +109,28 @@ def test_panicking_test_points_at_the_panic(go_cache):
     assert fails and fails[0].file == f"{PKG}/evolved_toy_test.go", r.output
     assert fails[0].line == line_of(panicky, 'nilMap["boom"] = 1')
     assert "panic" in fails[0].message
+
+
+@pytest.mark.slow
+def test_the_check_kind_runs_the_same_passing_bytes_once_and_a_failure_every_time(monkeypatch):
+    """Stages 2 and 5 ask for the same check: the second answer is the first, a failing one is rerun."""
+    real, calls = toolchain.check_plugin, []
+
+    def counted(files, **kwargs):
+        calls.append(sorted(files))
+        return real(files, **kwargs)
+
+    monkeypatch.setattr(toolchain, "check_plugin", counted)
+    monkeypatch.setattr(toolchain, "_PASSED", {})
+    args = {"registration_import": IMPORT, "registration_line": REGISTER}
+    first = toolchain.execute_check(plugin_files(), args)
+    assert first["test_ok"] and first["tests_passed"] == 2, first["output"]
+    first["findings"].append("a caller's edit")  # answers are copies: nothing a caller does reaches the next
+    again = toolchain.execute_check(plugin_files(), args)
+    assert len(calls) == 1 and again["findings"] == [] and again["tests_passed"] == 2
+    toolchain.execute_check(plugin_files(), {**args, "registration_line": ""})  # another request: checked
+    assert len(calls) == 2
+    wrong = plugin_files(test=PLUGIN_TEST_GO.replace("podB: 0.125}", "podB: 0.5}"))
+    for _ in range(2):
+        assert toolchain.execute_check(wrong, args)["tests_failed"] == 1
+    assert len(calls) == 4
