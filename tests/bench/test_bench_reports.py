@@ -249,6 +249,35 @@ def test_layout_and_requests_table(results_factory):
     pd.testing.assert_frame_equal(rs.requests, again.requests)
 
 
+def test_a_directory_loaded_again_is_parsed_once_and_each_load_gets_its_own_documents(results_factory, monkeypatch):
+    from bot.bench import reports
+
+    root, write = results_factory
+    for rep in (1, 2):
+        write("baseline", "alpha", 5, rep, make_doc(ttft_ms=50.0 + rep, rate=5))
+    write("evolved", "alpha", 5, 1, "not: [valid")
+    monkeypatch.setattr(reports, "_VALIDATED", {})
+    real, parsed = reports.parse_report, []
+    monkeypatch.setattr(reports, "parse_report", lambda text: parsed.append(text) or real(text))
+    seen: list[str] = []
+
+    def binder(candidate):  # a binder that changes what it is handed: the next load must not see it
+        seen.append(candidate.doc["run"]["uid"])
+        candidate.doc["run"]["uid"] = "changed by a caller"
+
+    first = load_results(root, binder=binder)
+    assert len(parsed) == 3 and len(first.loaded) == 2 and len(first.rejected) == 1
+    again = load_results(root, binder=binder)
+    assert len(parsed) == 4  # only the broken report is parsed again (and rejected again)
+    assert again.rejected == first.rejected and again.loaded == first.loaded
+    assert len(seen) == 4 and seen[2:] == seen[:2] and "changed by a caller" not in seen
+    pd.testing.assert_frame_equal(first.table, again.table)
+    write("baseline", "alpha", 5, 2, make_doc(ttft_ms=60.0, rate=5))  # new bytes: parsed
+    third = load_results(root, binder=binder)
+    assert _value(third, "baseline", "alpha", 5.0, 2, "ttft_mean") == pytest.approx(60.0)
+    assert len(parsed) == 6 and seen[4] == seen[0] and "changed by a caller" not in seen
+
+
 def test_broken_reports_are_listed_with_reasons(results_factory):
     root, write = results_factory
     write("baseline", "w", 10, 1, make_doc())
