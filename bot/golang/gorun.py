@@ -31,10 +31,12 @@ from bot.sandbox import Limits, Mounts
 #: Where a sandboxed command sees its overlaid build cache (inside its private /tmp).
 SANDBOX_GOCACHE = "/tmp/promotion-gocache"
 #: Bump when the warm-up below changes what it compiles.
-WARM_VERSION = "1"
+WARM_VERSION = "2"
 
 #: Standard packages generated plugins import besides the evolved program's own (bot/golang/templates).
 _PLUGIN_STD = ("context", "encoding/json", "errors", "fmt", "math", "sync", "testing")
+#: Standard packages the differential harness (BLIS mirror and harness command) imports besides those.
+_HARNESS_STD = ("container/list", "hash/fnv", "os", "reflect", "runtime/debug", "runtime/pprof", "strconv", "strings")
 #: Mirror-side packages generated tests import that no mirror package imports itself.
 _MIRROR_TEST_DEPS = ("github.com/google/go-cmp/cmp",)
 
@@ -149,7 +151,7 @@ def warm_trusted_cache(go: Path, cache_dir: Path, limits: Limits) -> Path:
             module = _copy_mirror(scratch)
             warm = module / "internal" / "promotionwarm"
             warm.mkdir(parents=True)
-            std = sorted(set(ALLOWED_IMPORTS) | set(_PLUGIN_STD) - {"testing"})
+            std = sorted((set(ALLOWED_IMPORTS) | set(_PLUGIN_STD) | set(_HARNESS_STD)) - {"testing"})
             (warm / "warm.go").write_text(
                 "// Package promotionwarm only exists to compile what generated plugins import.\npackage promotionwarm\n\n"
                 "import (\n" + "".join(f'\t_ "{p}"\n' for p in std) + ")\n",
@@ -176,7 +178,9 @@ def warm_trusted_cache(go: Path, cache_dir: Path, limits: Limits) -> Path:
 
 
 def _warm_key(go: Path) -> str:
-    h = hashlib.sha256(f"{WARM_VERSION}\n{go.resolve()}\n{sorted(ALLOWED_IMPORTS)}\n{_PLUGIN_STD}\n".encode())
+    h = hashlib.sha256(
+        f"{WARM_VERSION}\n{go.resolve()}\n{sorted(ALLOWED_IMPORTS)}\n{_PLUGIN_STD}\n{_HARNESS_STD}\n".encode()
+    )
     root = PROJECT_ROOT / "gomirror"
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")

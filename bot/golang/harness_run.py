@@ -71,7 +71,9 @@ def build(files: dict[str, str], cache_dir: Path | None = None) -> tuple[Path | 
     ):
         _scratch(Path(tmp), files)
         out = Path(tmp) / BINARY
-        res = box.run([str(go), "build", "-o", str(out), "./cmd/promotion-harness"], Path(tmp) / "llm-d-router")
+        # Never shipped, never debugged: no symbol table or DWARF to write (about 0.2 s less to link).
+        cmd = [str(go), "build", "-ldflags=-s -w", "-o", str(out), "./cmd/promotion-harness"]
+        res = box.run(cmd, Path(tmp) / "llm-d-router")
         log = (res.stdout + res.stderr).replace(tmp, "$SCRATCH")
         if res.returncode != 0 or not out.is_file():
             return None, log or "go build failed without output"

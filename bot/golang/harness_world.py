@@ -324,25 +324,62 @@ _SETTERS = {
 
 
 def views(state: TrueState, off: frozenset[str] = frozenset()) -> dict:
-    """The state as BLIS and as llm-d see it, with the mappings in ``off`` switched off on both sides."""
+    """The state as BLIS and as llm-d see it, with the mappings in ``off`` switched off on both sides.
+
+    The requests of a stateful program's history meet the same instances as the state's own
+    request, so a history event carries only what differs (``compact``): its request, its clock
+    and the prefix-match total its length gives; the harness fills in the rest from the state's
+    views (``expand_event`` says how, and a test holds it to the full views). For a stateful
+    program that is most of the input the harness reads.
+    """
+    snapshots, endpoints = _blis_snapshots(state, off), _llmd_endpoints(state, state.request, off)
     return {
         "seed": state.seed,
         "origin": state.origin,
-        "blis": _blis_view(state, state.request, state.clock, off),
-        "llmd": _llmd_view(state, state.request, off),
+        "blis": _blis_view(state, state.request, state.clock, off, snapshots),
+        "llmd": {"request": _llmd_request(state.request, off), "endpoints": endpoints},
         "history": [
-            {"blis": _blis_view(state, r, clock, off), "llmd": _llmd_view(state, r, off)} for r, clock in state.history
+            {
+                "compact": True,
+                "blis": {"clock": clock, "request": _blis_request(r, clock, off)},
+                "llmd": {"request": _llmd_request(r, off)},
+                "prefixTotal": _prefix_total(r),
+            }
+            for r, clock in state.history
         ],
     }
+
+
+def expand_event(state_view: dict, event: dict) -> dict:
+    """A history event as the harness reads it: a compact one completed from its state's views."""
+    if not event.get("compact"):
+        return event
+    blis = {k: v for k, v in state_view["blis"].items() if k not in ("clock", "request")} | event["blis"]
+    endpoints = [
+        e | ({"prefix": e["prefix"] | {"total": event["prefixTotal"]}} if e.get("prefix") is not None else {})
+        for e in state_view["llmd"]["endpoints"]
+    ]
+    return {"blis": blis, "llmd": {"request": event["llmd"]["request"], "endpoints": endpoints}}
 
 
 def _blis_class(req: Req, off: frozenset[str]) -> str:
     return ROUND_TRIP[req.slo_class] if "slo-class-mapping" in off else req.slo_class
 
 
-def _blis_view(state: TrueState, req: Req, clock: int, off: frozenset[str]) -> dict:
+def _blis_view(
+    state: TrueState, req: Req, clock: int, off: frozenset[str], snapshots: list[dict] | None = None
+) -> dict:
+    return {
+        "clock": clock,
+        "request": _blis_request(req, clock, off),
+        "snapshots": _blis_snapshots(state, off) if snapshots is None else snapshots,
+        "prefix": {inst.name: inst.prefix for inst in state.instances},
+        "blockSize": BLOCK_SIZE,
+    }
+
+
+def _blis_snapshots(state: TrueState, off: frozenset[str]) -> list[dict]:
     transit_on = "in-flight-counting" not in off
-    cls = _blis_class(req, off)
     snapshots = []
     for inst in state.instances:
         blocks = inst.blocks
@@ -360,28 +397,35 @@ def _blis_view(state: TrueState, req: Req, clock: int, off: frozenset[str]) -> d
                 "Model": "model-a",
             }
         )
+    return snapshots
+
+
+def _blis_request(req: Req, clock: int, off: frozenset[str]) -> dict:
+    cls = _blis_class(req, off)
     return {
-        "clock": clock,
-        "request": {
-            "ID": req.id,
-            "InputTokens": req.tokens,
-            "SLOClass": cls,
-            "SessionID": req.session,
-            "TenantID": req.tenant,
-            "MaxOutputLen": req.max_output,
-            "Priority": float(4 - SLO_PRIORITY.get(cls, 3)),
-            "ArrivalTime": clock,
-            "Model": "model-a",
-            "Deadline": clock + req.deadline_us if req.deadline_us else 0,
-            "SLOTargetUs": req.slo_target_us,
-        },
-        "snapshots": snapshots,
-        "prefix": {inst.name: inst.prefix for inst in state.instances},
-        "blockSize": BLOCK_SIZE,
+        "ID": req.id,
+        "InputTokens": req.tokens,
+        "SLOClass": cls,
+        "SessionID": req.session,
+        "TenantID": req.tenant,
+        "MaxOutputLen": req.max_output,
+        "Priority": float(4 - SLO_PRIORITY.get(cls, 3)),
+        "ArrivalTime": clock,
+        "Model": "model-a",
+        "Deadline": clock + req.deadline_us if req.deadline_us else 0,
+        "SLOTargetUs": req.slo_target_us,
     }
 
 
+def _prefix_total(req: Req) -> int:
+    return req.tokens // BLOCK_SIZE
+
+
 def _llmd_view(state: TrueState, req: Req, off: frozenset[str]) -> dict:
+    return {"request": _llmd_request(req, off), "endpoints": _llmd_endpoints(state, req, off)}
+
+
+def _llmd_endpoints(state: TrueState, req: Req, off: frozenset[str]) -> list[dict]:
     fresh = "metric-staleness" in off
     endpoints = []
     for inst in state.instances:
@@ -397,24 +441,25 @@ def _llmd_view(state: TrueState, req: Req, off: frozenset[str]) -> dict:
                     "CacheNumBlocks": inst.blocks if published else 0,
                     "CacheBlockSize": BLOCK_SIZE,
                 },
-                "prefix": {"match": inst.prefix, "total": req.tokens // BLOCK_SIZE, "blockSize": BLOCK_SIZE},
+                "prefix": {"match": inst.prefix, "total": _prefix_total(req), "blockSize": BLOCK_SIZE},
                 # inflight-load-producer counts at dispatch, like BLIS: without it, the scraped gauges only.
                 "inflight": inst.queued + inst.running + (inst.transit if "in-flight-counting" not in off else 0)
                 if INFLIGHT_PRODUCER
                 else None,
             }
         )
+    return endpoints
+
+
+def _llmd_request(req: Req, off: frozenset[str]) -> dict:
     cls = _blis_class(req, off)
     bpt = 4.0 if "prompt-length-estimate" in off else req.bytes_per_token
     headers = {"x-session-token": req.session} if req.session else {}
     return {
-        "request": {
-            "RequestID": req.id,
-            "TargetModel": "model-a",
-            "Headers": headers,
-            "Priority": CLASS_PRIORITY[cls],
-            "FairnessID": req.tenant,
-            "RequestSizeBytes": round(req.tokens * bpt),
-        },
-        "endpoints": endpoints,
+        "RequestID": req.id,
+        "TargetModel": "model-a",
+        "Headers": headers,
+        "Priority": CLASS_PRIORITY[cls],
+        "FairnessID": req.tenant,
+        "RequestSizeBytes": round(req.tokens * bpt),
     }

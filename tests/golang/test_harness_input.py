@@ -1,0 +1,83 @@
+"""The differential harness's input: compact history events stand for exactly the full views.
+
+A stateful program's history requests meet the state's own instances, so ``harness_world.views``
+sends each as its request, clock and prefix-match total; the harness completes it from the state.
+These tests hold both completions (``expand_event`` here, ``expand`` in the generated Go) to the
+full views the harness was fed before, so the saving cannot change a decision.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.golang import harness_run
+from bot.golang import harness_world as world
+from bot.golang.analyze import analyze
+from bot.golang.source import load_evolved_source
+
+from .conftest import CORPUS
+
+
+def _mapping_sets() -> list[frozenset[str]]:
+    return [frozenset(), *(frozenset({m}) for m in world.MAPPINGS), frozenset(world.MAPPINGS)]
+
+
+@pytest.mark.parametrize("kind", ["routing", "admission"])
+def test_a_compact_history_event_expands_to_the_full_views_under_every_mapping(kind):
+    reads = frozenset({"QueueDepth", "KVUtilization", "InFlightRequests", "CacheHitRate", "InputTokens"})
+    spec = world.Spec(kind=kind, reads=reads, thresholds=[world.Threshold("QueueDepth", 5)], stateful=True)
+    states = world.sample(spec, 80, seed=11)
+    events = 0
+    for off in _mapping_sets():
+        for state in states:
+            view = json.loads(json.dumps(world.views(state, off)))  # as the harness reads it
+            assert len(view["history"]) == len(state.history)
+            for event, (req, clock) in zip(view["history"], state.history, strict=True):
+                full = {"blis": world._blis_view(state, req, clock, off), "llmd": world._llmd_view(state, req, off)}
+                assert world.expand_event(view, event) == json.loads(json.dumps(full))
+                assert "snapshots" not in event["blis"] and "endpoints" not in event["llmd"]
+                events += 1
+    assert events > 100  # the sample really has histories to compact
+
+
+def test_an_event_written_out_in_full_is_read_as_it_is():
+    event = {"blis": {"clock": 1, "request": {}, "snapshots": []}, "llmd": {"request": {}, "endpoints": []}}
+    assert world.expand_event({"blis": {}, "llmd": {}}, event) is event
+
+
+class _Capture:
+    def run(self, request):
+        self.request = request
+        from bot.execution import DirectExecutor
+
+        return DirectExecutor().run(request)
+
+
+@pytest.mark.slow
+def test_the_harness_decides_the_same_on_compact_and_on_written_out_histories(dictionary):
+    """The Go side's expansion: the same decisions and probe results as from the full views."""
+    from bot.golang.translate import translate
+
+    # Stateful, and its decisions depend on what the history's requests met: without the expansion
+    # (or with a wrong one) its answers differ from those on the written-out histories.
+    path = CORPUS / "a01_pattern_c_adaptive_admission.go"
+    src = load_evolved_source(path)
+    an = analyze(src, dictionary)
+    capture = _Capture()
+    translate(src, an, dictionary, plugin_type="t-a01", executor=capture)
+    request = capture.request
+    inp = request.args["input"]
+    written_out = json.loads(json.dumps(inp))
+    states = [s for run in written_out["runs"] for s in run["states"]]
+    for state in states + [s for probe in written_out["probes"] for s in probe["candidates"]]:
+        state["history"] = [world.expand_event(state, e) for e in state["history"]]
+    assert sum(len(s["history"]) for s in states) > 1000
+    binary, log = harness_run.build(request.files)
+    assert binary is not None, log
+    compact, err1 = harness_run.run(binary, inp)
+    full, err2 = harness_run.run(binary, written_out)
+    assert compact is not None and full is not None, err1 + err2
+    assert compact == full
+    assert len(json.dumps(inp)) * 2 < len(json.dumps(written_out))
