@@ -53,6 +53,20 @@ def test_identical_content_makes_no_commit_and_removal_works(forge):
     assert forge.find_commit("b", "s1") == first
 
 
+def test_many_files_are_stored_byte_for_byte_whatever_the_repository_filters(forge):
+    """Blobs are hashed as they are: no end-of-line conversion from the fork's attributes or settings."""
+    forge.ensure_branch("b", "main")
+    forge.commit_files("b", {".gitattributes": b"* text eol=crlf\n"}, message="attributes")
+    git(forge.fork, "config", "core.autocrlf", "true")
+    files = {f"plots/p{i:02d}.png": bytes([137, 80, 78, 71, 13, 10, 26, 10, i]) * 50 for i in range(40)}
+    files |= {"docs/a b,c.md": b"line one\nline two\r\n", "x.txt": b"", "docs/b.md": b"no newline"}
+    sha = forge.commit_files("b", files, message="many")
+    assert sha
+    for name, data in files.items():
+        assert forge.read_file("b", name) == data, name
+    assert set(forge.list_files("b")) == set(files) | {".gitattributes", "README.md"}
+
+
 @pytest.mark.parametrize("bad", ["../escape.txt", "/abs.txt", ".git/config", "a/../../b", ".github/workflows/x.yml"])
 def test_unsafe_paths_are_refused_and_nothing_is_committed(forge, bad):
     forge.ensure_branch("b", "main")
