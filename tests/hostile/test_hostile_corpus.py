@@ -19,7 +19,7 @@ import yaml
 
 from bot import sandbox
 from bot.cli import main
-from bot.golang import toolchain
+from bot.golang import harness_run, toolchain
 from bot.golang.safety import check_evolved_text, critical
 from tests.conftest import REQUEST, git
 from tests.toolchain.toolchain_samples import line_of
@@ -158,6 +158,9 @@ def test_what_only_running_shows_is_stopped_by_the_sandbox_limits(name, tmp_path
     if not sandbox.available():
         pytest.skip("bubblewrap cannot start on this machine")
     monkeypatch.setattr(toolchain, "DEFAULT_TEST_SECONDS", 10)
+    monkeypatch.setattr(
+        harness_run, "RUN_LIMITS", sandbox.Limits(wall_seconds=10, cpu_seconds=10, memory_bytes=4 << 30)
+    )
     src, marker = armed(name, tmp_path)
     out = tmp_path / "out"
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
