@@ -348,6 +348,7 @@ class Runner:
             Stage=Stage,
             gates=pipeline.GATE_COVERS,
             home=self.status_context.get("home", "local"),
+            sample_data=self.allow_sample_data,
             **{k: v for k, v in self.status_context.items() if k != "home"},
         )
 

@@ -143,3 +143,17 @@ def test_an_openevolve_hypothesis_that_repeats_a_claim_is_tested_once(full_run):
     tested = [(h.prediction.metric, h.prediction.direction, tuple(h.workloads)) for h in track_a if h.prediction]
     assert len(tested) == len(set(tested)) == 3, tested
     assert sum("OpenEvolve's HYPOTHESIS-" in (h.mechanism or "") for h in track_a) == 2
+
+
+def test_the_status_says_sample_data_and_which_gates_were_approved_unconverged(full_run):
+    """Found by a new user: the checklist showed gate 1 'approved by alice' though it opened with open findings,
+    and nothing on it said the verdicts rest on sample data."""
+    _, work, _ = full_run
+    state = PipelineState.model_validate_json((work / "state.json").read_text())
+    thread = (work / "issue" / "thread.md").read_text()
+    status = thread.split("<!-- promotion-bot:status", 1)[1]
+    assert "Sample data allowed" in status
+    for gate in (1, 2, 3):
+        row = next(line for line in status.splitlines() if f"**gate {gate}**" in line)
+        assert ("unconverged" in row) == (gate in state.unconverged), row
+    assert state.unconverged, "the bundled example opens a gate unconverged (see README)"
