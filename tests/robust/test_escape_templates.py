@@ -159,6 +159,7 @@ SAFE = {
     },
     "status_comment.md.j2": {
         '"review did not converge; " if gate in state.unconverged else ""',
+        '" with its review\'s findings open (unconverged)" if gate in state.unconverged else ""',
         '"· " if not loop.first else ""',
         "failed.stage.value",
         "gate",
