@@ -82,6 +82,7 @@ class ReviewCommentInfo:
     login: str
     path: str
     line: int | None
+    node_id: str = ""
 
 
 @dataclass
@@ -346,23 +347,40 @@ class GitHub:
     def review_comments(self, number: int) -> list[ReviewCommentInfo]:
         def read() -> list[ReviewCommentInfo]:
             return [
-                ReviewCommentInfo(c.id, c.body or "", c.user.login if c.user else "", c.path, c.line)
+                ReviewCommentInfo(c.id, c.body or "", c.user.login if c.user else "", c.path, c.line, c.node_id)
                 for c in self.repo().get_pull(number).get_review_comments()
             ]
 
         return self._call(f"GET review comments of {number}", read)
 
-    def delete_review_comment(self, number: int, comment_id: int) -> None:
-        from github import GithubException
+    def delete_review_comments(self, node_ids: list[str]) -> None:
+        """Delete review comments in one GraphQL request per 50 (REST takes a call each); gone already is fine."""
+        for start in range(0, len(node_ids), 50):
+            chunk = node_ids[start : start + 50]
 
-        def delete() -> None:
-            try:
-                self.repo().get_pull(number).get_review_comment(comment_id).delete()
-            except GithubException as exc:
-                if exc.status != 404:
-                    raise
+            def delete(chunk: list[str] = chunk) -> None:
+                declared = ", ".join(f"$id{i}: ID!" for i in range(len(chunk)))
+                fields = " ".join(
+                    f"c{i}: deletePullRequestReviewComment(input: {{id: $id{i}}}) {{ clientMutationId }}"
+                    for i in range(len(chunk))
+                )
+                requester = self.gh.requester
+                _, data = requester.requestJsonAndCheck(
+                    "POST",
+                    requester.graphql_url,
+                    input={
+                        "query": f"mutation DeleteReviewComments({declared}) {{ {fields} }}",
+                        "variables": {f"id{i}": node for i, node in enumerate(chunk)},
+                    },
+                )
+                refused = [e for e in (data or {}).get("errors") or [] if e.get("type") != "NOT_FOUND"]
+                if refused:
+                    raise GitHubError(
+                        f"GitHub refused to delete the bot's earlier review comments: {refused[0].get('message')}; "
+                        "check that the token may write pull requests"
+                    )
 
-        self._call(f"DELETE review comment {comment_id}", delete)
+            self._call(f"POST graphql delete {len(chunk)} review comment(s)", delete)
 
     def update_review(self, number: int, review_id: int, body: str) -> None:
         def update() -> None:

@@ -159,9 +159,13 @@ class GitHubForge(GitBranches):
         reviews = self.client.reviews(number)
         if any(r.login.lower() in mine and r.body == full for r in reviews):
             return  # this very review is already there (a replayed event)
-        for old in self.client.review_comments(number):
-            if old.login.lower() in mine and carries(old.body, marker):
-                self.client.delete_review_comment(number, old.id)
+        self.client.delete_review_comments(
+            [
+                old.node_id
+                for old in self.client.review_comments(number)
+                if old.login.lower() in mine and carries(old.body, marker)
+            ]
+        )
         for review in reviews:
             if review.login.lower() in mine and carries(review.body, marker) and review.body != full:
                 self.client.update_review(number, review.id, f"{marker_line(marker + ':superseded')}\n(superseded)")

@@ -1,4 +1,6 @@
-"""The one GraphQL call the bot needs: `markPullRequestReadyForReview` (REST cannot un-draft a pull request).
+"""The GraphQL the bot needs: `markPullRequestReadyForReview` (REST cannot un-draft a pull request) and
+`deletePullRequestReviewComment` (aliased many times in one request, so replacing a gate's review costs one call
+however many inline comments the last round had; REST deletes one comment per call).
 
 GitHub's REST description has no `draft` field on `PATCH /repos/{o}/{r}/pulls/{n}` (checked in 23.0.2), so
 the bot must use GraphQL for stage 7. Queries are parsed and validated by graphql-core against a schema with
@@ -24,6 +26,14 @@ type Query {
 }
 type Mutation {
   markPullRequestReadyForReview(input: MarkPullRequestReadyForReviewInput!): MarkPullRequestReadyForReviewPayload
+  deletePullRequestReviewComment(input: DeletePullRequestReviewCommentInput!): DeletePullRequestReviewCommentPayload
+}
+input DeletePullRequestReviewCommentInput {
+  id: ID!
+  clientMutationId: String
+}
+type DeletePullRequestReviewCommentPayload {
+  clientMutationId: String
 }
 input MarkPullRequestReadyForReviewInput {
   pullRequestId: ID!
@@ -72,7 +82,7 @@ def execute(fake: FakeGitHub, login: str, request: dict[str, Any]) -> tuple[int,
         return 200, {"errors": [{"message": exc.message}]}
     operations = [d for d in document.definitions if getattr(d, "operation", None) is not None]
     if any(op.operation.value != "mutation" for op in operations):
-        message = "The fake GitHub answers only the markPullRequestReadyForReview mutation, not queries"
+        message = "The fake GitHub answers only the bot's mutations, not queries"
         fake.violations.append(f"POST /graphql: {message}")
         return 200, {"errors": [{"message": message}]}
     errors = validate(_schema(), document)
@@ -105,10 +115,26 @@ def execute(fake: FakeGitHub, login: str, request: dict[str, Any]) -> tuple[int,
             f"Could not resolve to a node with the global id of '{input['pullRequestId']}'", "NOT_FOUND"
         )
 
+    def delete_review_comment(_info: Any, input: dict[str, Any]) -> dict[str, Any]:
+        found = parse_node_id(str(input["id"]))
+        for repo in fake.state.repos.values():
+            if found is not None and found[0] == "PullRequestReviewComment" and found[1] in repo.review_comments:
+                try:
+                    item = pulls.review_comment(repo, found[1], login)
+                    fake.state.may_edit(repo, item.user, login)
+                except ApiError as exc:
+                    raise GraphQLFailure(exc.message, "FORBIDDEN") from exc
+                del repo.review_comments[item.id]
+                return {"clientMutationId": input.get("clientMutationId")}
+        raise GraphQLFailure(f"Could not resolve to a node with the global id of '{input['id']}'", "NOT_FOUND")
+
     result = graphql_sync(
         _schema(),
         query,
-        root_value={"markPullRequestReadyForReview": mark_ready},
+        root_value={
+            "markPullRequestReadyForReview": mark_ready,
+            "deletePullRequestReviewComment": delete_review_comment,
+        },
         variable_values=request.get("variables") or {},
         operation_name=request.get("operationName"),
     )

@@ -89,10 +89,10 @@ def test_a_dispatch_is_checked_against_the_workflow_file_at_the_ref(fake):
     assert len(fake.dispatches) == 2
 
 
-def test_graphql_answers_only_mark_ready_for_review(fake):
+def test_graphql_answers_only_the_bots_mutations(fake):
     headers = {"Authorization": f"bearer {fake.bot_token}"}
     query = httpx.post(fake.graphql_url, headers=headers, json={"query": "{ viewer { login } }"})
-    assert query.status_code == 200 and "only the markPullRequestReadyForReview" in query.json()["errors"][0]["message"]
+    assert query.status_code == 200 and "only the bot's mutations" in query.json()["errors"][0]["message"]
     misspelt = httpx.post(
         fake.graphql_url,
         headers=headers,

@@ -296,3 +296,26 @@ def test_a_repository_seeded_from_the_llm_d_router_mirror_serves_contents_and_cl
         capture_output=True,
     )
     assert (work / "go.mod").read_bytes() == go_mod.decoded_content
+
+
+def test_the_bot_deletes_many_review_comments_in_one_graphql_call(fake, tmp_path):
+    """A new review round replaces the last one's inline comments: one request, however many there were."""
+    from bot.github.client import GitHub
+
+    push_branch(fake, tmp_path)
+    pr = pygithub(fake, FakeGitHub.BOT).get_repo(REPO).create_pull(title="t", body="b", head=BRANCH, base="main")
+    lines = [1, 2, 3, 4]
+    pr.create_review(
+        body="<!-- gate-1 -->",
+        event="COMMENT",
+        comments=[{"path": "pkg/plugin.go", "line": n, "body": f"finding {n}"} for n in lines],
+    )
+    client = GitHub(fake.bot_token, REPO, api_url=fake.api_url, throttle=False)
+    ours = client.review_comments(pr.number)
+    assert len(ours) == len(lines) and all(c.node_id for c in ours)
+    before = fake.count_calls()
+    gone = ours[0].node_id
+    client.delete_review_comments([c.node_id for c in ours[:2]])
+    client.delete_review_comments([gone, *(c.node_id for c in ours[2:])])  # one already gone: not an error
+    assert fake.count_calls() - before == 2 and fake.review_comments(REPO, pr.number) == []
+    assert fake.take_violations() == []
