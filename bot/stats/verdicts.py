@@ -150,24 +150,18 @@ def evaluate(
 def _not_benchmarked(h: Hypothesis) -> Verdict:
     """A hypothesis no report can decide, with the reason: a run the cluster cannot do is said as such."""
     if h.not_in_plan:
-        return Verdict(
-            hypothesis_id=h.id,
-            status=VerdictStatus.INCONCLUSIVE,
-            summary=(
-                f"{h.id} is not decided by this promotion's benchmark: {h.not_in_plan}. Decide it on a cluster "
-                "that can run it, or by review at gate 3."
-            ),
-            flags=["not runnable on this cluster"],
+        summary = (
+            f"{h.id} is not decided by this promotion's benchmark: {h.not_in_plan}. Decide it on a cluster "
+            "that can run it, or by review at gate 3."
         )
-    return Verdict(
-        hypothesis_id=h.id,
-        status=VerdictStatus.INCONCLUSIVE,
-        summary=(
+        flag = "not runnable on this cluster"
+    else:
+        summary = (
             f"{h.id} makes no benchmark prediction, so the benchmark reports cannot decide it; "
             "it is decided by the stage 4 tests or by review."
-        ),
-        flags=["not decided by benchmarks"],
-    )
+        )
+        flag = "not decided by benchmarks"
+    return Verdict(hypothesis_id=h.id, status=VerdictStatus.INCONCLUSIVE, summary=summary, flags=[flag])
 
 
 # --------------------------------------------------------------------------
