@@ -86,3 +86,26 @@ def test_corpus_positive_has_boundary_or_liveness_tests_where_it_has_thresholds(
         assert "func TestAdmitContract(t *testing.T)" in test_file
     else:
         assert "func TestScoreContract(t *testing.T)" in test_file
+
+
+@pytest.mark.slow
+def test_a_tie_broken_with_math_rand_gives_the_same_agreement_every_run(tmp_path):
+    """r02 breaks score ties with math/rand's package functions (randomly seeded since Go 1.20): the harness compares
+    the plugin with BLIS's tied set, so the figure no longer changes between identical runs (0.9848 or 0.9858).
+    Separate processes, so no in-process cache can hide a difference."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    promote = Path(sys.executable).parent / "promote"
+    figures = set()
+    for i in range(3):
+        out = tmp_path / f"run{i}"
+        subprocess.run(
+            [str(promote), "translate", str(CORPUS / "r02_pattern_b_prefix_decay.go"), "--out", str(out)],
+            capture_output=True,
+            check=False,
+        )
+        figures.add(json.loads((out / "translation.json").read_text())["summary"]["fidelity"]["agreement"])
+    assert len(figures) == 1, figures
