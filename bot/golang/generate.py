@@ -522,6 +522,12 @@ def generate(
         and any(f.check == "hazard.sim-scale-threshold" and f.source_line in th.lines for f in an.findings)
         and any(f.severity.value == "IMPORTANT" for f in an.findings if f.source_line in th.lines)
     }
+    blis_values = {p.name: p.json_default for p in params}
+    deployed = {k: v for k, v in (options or {}).get("deployed", {}).items() if k in blis_values}  # translate checks
+    for name, value in deployed.items():
+        notes[name] = (
+            f"{name}: re-calibrated at gate 1 to {go_float(value)} for this deployment (BLIS: {blis_values[name]})."
+        )
     epp_config = render_epp_config(
         plugin_type,
         kind,
@@ -529,6 +535,7 @@ def generate(
         weights,
         producers=[PREFIX_PRODUCER] * consumes_prefix + [INFLIGHT_PRODUCER] * consumes_inflight,
         notes=notes,
+        deployed=deployed,
     )
     config_path = f"deploy/config/{plugin_type}-epp-config.yaml"
     files[config_path] = epp_config

@@ -58,11 +58,13 @@ def render_epp_config(
     *,
     producers: list[str] | None = None,
     notes: dict[str, str] | None = None,
+    deployed: dict[str, float] | None = None,
 ) -> str:
-    """The EndpointPickerConfig; ``notes`` are YAML comments put above a parameter's line."""
+    """The EndpointPickerConfig; ``notes`` are YAML comments put above a parameter's line, ``deployed`` values
+    a person chose for this deployment in place of the evolved defaults."""
     import yaml
 
-    values = {p.name: p.json_default for p in params}
+    values = {p.name: _as_default_type(p.json_default, (deployed or {}).get(p.name)) for p in params}
     param_yaml: list[str] = []
     for line in yaml.safe_dump(values, sort_keys=False, default_flow_style=False, allow_unicode=True).splitlines():
         key = line.split(":", 1)[0] if not line.startswith((" ", "-")) else None
@@ -341,3 +343,10 @@ def readme(
         signals=sigs,
         caveats=caveats,
     )
+
+
+def _as_default_type(default: object, chosen: float | None) -> object:
+    """The chosen value in the default's JSON type (an integer parameter stays an integer)."""
+    if chosen is None:
+        return default
+    return round(chosen) if isinstance(default, int) and not isinstance(default, bool) else chosen

@@ -84,7 +84,10 @@ def feedback_options(feedback: str | None) -> tuple[dict, list[str]]:
     """Directives the generator understands in reviewer feedback, and what was applied (for the report).
 
     Understood: ``scorers: name:weight, name:weight`` (the routing_policy.yaml the program was
-    evolved with, e.g. ``scorers: prefix-affinity:1, load-balance:1``).
+    evolved with, e.g. ``scorers: prefix-affinity:1, load-balance:1``), and ``param name: value`` (a
+    parameter's value in the deployed EndpointPickerConfig, e.g. a simulator-scale threshold re-calibrated
+    to this deployment; the plugin's code keeps BLIS's value as its default and the agreement figure is
+    measured at BLIS's values, so the translation stays faithful and the deployment choice is on record).
     """
     opts: dict = {}
     applied: list[str] = []
@@ -100,6 +103,17 @@ def feedback_options(feedback: str | None) -> tuple[dict, list[str]]:
             )
         opts["scorers"] = [(n, float(w)) for n, w in pairs]
         applied.append("baseline scorers set to " + ", ".join(f"{n}:{go_float(float(w))}" for n, w in pairs))
+    deployed = {
+        m.group(1): float(m.group(2))
+        for m in re.finditer(r"(?im)^\s*[-*]?\s*param\s+([A-Za-z]\w*)\s*[:=]\s*(-?\d+(?:\.\d+)?)\s*$", feedback)
+    }
+    if deployed:
+        opts["deployed"] = deployed
+        applied.append(
+            "deployed with "
+            + ", ".join(f"{n} = {go_float(v)}" for n, v in deployed.items())
+            + " (re-calibrated at gate 1; the plugin's defaults and the agreement figure keep BLIS's values)"
+        )
     return opts, applied
 
 
@@ -123,6 +137,12 @@ def translate(
     options, applied = feedback_options(feedback)
     source_name = PurePosixPath(src.path.replace("\\", "/")).name
     gen = generate(src, analysis, dictionary, plugin_type, options=options)
+    unknown = sorted(set(options.get("deployed", {})) - {p.name for p in gen.params})
+    if unknown:
+        raise TranslationError(
+            f"feedback sets unknown parameter(s) {', '.join(unknown)}; the plugin's parameters are "
+            + ", ".join(p.name for p in gen.params)
+        )
     kind = analysis.kind.value
     defaults = {p.name: p.json_default for p in gen.params}
     untranslatable = {s for s in analysis.signal_names if (e := dictionary.signal(s)) is not None and e.llmd is None}
@@ -166,8 +186,9 @@ def translate(
     files[gen.test_path] = format_go({gen.test_path: render_test(gen, analysis, plugin_type, cases, behaviours)})[
         gen.test_path
     ]
+    hazards = _recalibrated(analysis, options.get("deployed", {}))
     findings = _anchor(
-        safety + analysis.findings + gen.findings + untested_findings + fidelity_findings(fidelity, gen), gen, analysis
+        safety + hazards + gen.findings + untested_findings + fidelity_findings(fidelity, gen), gen, analysis
     )
     findings.sort(key=Finding.sort_key)
     summary = _summary(analysis, dictionary, gen, plugin_type, findings, fidelity)
@@ -264,6 +285,26 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
             )
         ]
     return []
+
+
+def _recalibrated(an: Analysis, deployed: dict[str, float]) -> list[Finding]:
+    """The analysis's findings, with a simulator-scale threshold a person re-calibrated at gate 1 no longer blocking:
+    the decision is on record (the config line says the value and BLIS's), so the finding becomes a note."""
+    lines = {ln: th.param for th in an.thresholds if th.param in deployed for ln in th.lines}
+    out = []
+    for f in an.findings:
+        if f.check == SIM_SCALE and f.source_line in lines:
+            name = lines[f.source_line]
+            f = f.model_copy(
+                update={
+                    "severity": Severity.SUGGESTION,
+                    "message": f"{f.message.split('; the parameter is live')[0]}; re-calibrated at gate 1: `{name}` = "
+                    f"{go_float(deployed[name])} in the deployed config",
+                    "fix": "check the value on the GPU run (gate 3)",
+                }
+            )
+        out.append(f)
+    return out
 
 
 def _anchor(findings: list[Finding], gen: Generated, an: Analysis) -> list[Finding]:
