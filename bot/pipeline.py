@@ -273,6 +273,18 @@ def stage_failed(state: PipelineState, stage: Stage, reason: str, *, now: dateti
     return _log(s, now, "bot", f"stage {int(stage)} failed", reason)
 
 
+def review_halted(state: PipelineState, gate: int, reason: str, *, now: datetime, fix: str = "") -> PipelineState:
+    """The gate's review cannot run (the branch moved under the bot): the promotion halts, failed at the gate's
+    last stage; a retry runs the review again, once the reason is dealt with."""
+    step = next_step(state)
+    if not isinstance(step, RunReview) or step.gate != gate:
+        raise IllegalTransition(f"gate {gate}'s review halted, but {describe(state)}")
+    s = state.model_copy(deep=True)
+    s.status = Status.FAILED
+    s.failure = StageFailure(stage=GATE_COVERS[gate][-1], reason=reason, fix=fix, at=now)
+    return _log(s, now, "bot", f"gate {gate} review halted", reason)
+
+
 def retry(state: PipelineState, *, actor: str, now: datetime, stage: int | None = None) -> PipelineState:
     """Run the failed stage again, or continue a cancelled promotion where it stopped.
 
@@ -318,6 +330,7 @@ def restart(state: PipelineState, fingerprint: str, *, actor: str, now: datetime
         raise IllegalTransition(f"the promotion is {state.status.value}; open a new one for a changed request")
     fresh = PipelineState(request_id=state.request_id, request_fingerprint=fingerprint, branch=state.branch)
     fresh.audit = list(state.audit)
+    fresh.head = state.head  # where the bot left the branch: a restart must not adopt commits nobody checked
     return _log(fresh, now, actor, "restarted from stage 1", why)
 
 

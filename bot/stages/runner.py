@@ -160,7 +160,10 @@ class Runner:
                 case pipeline.RunReview(gate, rnd):
                     moved = self._branch_moved(state)
                     if moved is not None:  # a gate must not open on content the bot did not write
-                        raise StateError(f"{moved.reason}; {moved.fix}")
+                        self.log(f"gate {gate} review not run: {moved.reason}")
+                        state = pipeline.review_halted(state, gate, moved.reason, now=self.clock(), fix=moved.fix)
+                        self.save(state)
+                        continue
                     state = self._with_llm_calls(self._run_review(state, gate, rnd))
                     self.save(state)
 

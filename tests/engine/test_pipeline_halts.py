@@ -80,3 +80,23 @@ def test_restart_starts_from_stage_1_and_keeps_only_the_audit_trail():
     assert again.request_fingerprint == "fp2" and again.stages == {} and again.decisions == []
     assert p.next_step(again) == p.RunStage(Stage.ANALYZE, None)
     assert again.audit[: len(state.audit)] == state.audit and again.audit[-1].event == "restarted from stage 1"
+
+
+def test_a_review_that_cannot_run_halts_at_the_gates_last_stage_and_a_retry_runs_the_review():
+    """Found in review: a branch that moved before a gate's review raised on GitHub with no comment posted."""
+    state = finish(finish(fresh()))  # S1, S2 done: gate 1's review is due
+    assert isinstance(p.next_step(state), p.RunReview)
+    halted = p.review_halted(state, 1, "the promotion branch moved", now=NOW, fix="/adopt-branch")
+    assert p.next_step(halted) == p.Halted(Status.FAILED, Stage.TRANSLATE, "the promotion branch moved")
+    assert halted.failure.fix == "/adopt-branch"
+    again = p.retry(halted, actor="maria", now=NOW)
+    assert p.next_step(again) == p.next_step(state)  # the review, not a rerun of stage 2
+    with pytest.raises(p.IllegalTransition):
+        p.review_halted(again, 2, "x", now=NOW)
+
+
+def test_a_restart_keeps_where_the_bot_left_the_branch():
+    """Found in review: an issue edit reset `head`, switching the branch guard off for the restarted promotion."""
+    state = finish(fresh()).model_copy(update={"head": "a" * 40})
+    restarted = p.restart(state, "fp2", actor="researcher", now=NOW, why="the request changed")
+    assert restarted.head == "a" * 40 and restarted.stages == {}
