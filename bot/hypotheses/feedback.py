@@ -29,7 +29,8 @@ from bot.hypotheses.metrics import translate_metric
 from bot.model import Direction, Hypothesis
 
 _ID = re.compile(r"\b([ABC][0-9]+)\b")
-_ID_LIST = re.compile(r"\s*[ABC][0-9]+\b(?:\s*(?:,|and)?\s*[ABC][0-9]+\b)*")
+#: The list of ids a directive starts with: "A4, A5", "C3; C4", "C3/C4", "B1 & B2", "B1 and B2" (any case).
+_ID_LIST = re.compile(r"\s*[ABC][0-9]+\b(?:\s*(?:[,;/&]|and)?\s*[ABC][0-9]+\b)*", re.IGNORECASE)
 _DIRECTIVE = re.compile(r"^\s*[-*]?\s*(exclude|drop|margin|guard)\b\s*([ABC][0-9]+)?\s*:\s*(.*?)\s*$", re.IGNORECASE)
 
 
@@ -63,12 +64,13 @@ def parse_feedback(text: str | None) -> Feedback:
             if line.strip():
                 fb.notes.append(line.rstrip())
             continue
-        verb, target, value = m.group(1).lower(), m.group(2), m.group(3)
+        verb, value = m.group(1).lower(), m.group(3)
+        target = m.group(2).upper() if m.group(2) else None
         if verb in ("exclude", "drop"):
             # The ids are the list at the start; what follows ("(duplicates of A1/A2)") is the reason, whose ids
             # must not be dropped too.
             listed = _ID_LIST.match(value)
-            ids = (_ID.findall(listed.group(0)) if listed else []) + ([target] if target else [])
+            ids = (_ID.findall(listed.group(0).upper()) if listed else []) + ([target] if target else [])
             if not ids:
                 fb.unapplied.append(f"{line.strip()} (no hypothesis id such as C3)")
             fb.exclude.extend(ids)
@@ -108,6 +110,9 @@ def feedback_notes(hypotheses: list[Hypothesis], feedback: str | None) -> dict[s
     if not fb.text:
         return {}
     ids = {h.id for h in hypotheses}
+    unknown = sorted(set(fb.margins) - ids, key=_id_key)  # (excluded ids are gone from ``hypotheses`` by design)
+    if unknown:  # a typo must not pass for an applied directive
+        fb.unapplied.append(f"margin {', '.join(unknown)}: no such hypothesis")
     named = {i for line in fb.notes for i in _ID.findall(line) if i in ids}
     out: dict[str, str] = {}
     for h in hypotheses:

@@ -176,3 +176,11 @@ def test_an_exclusions_reason_may_name_the_hypotheses_it_keeps():
     assert parse_feedback("drop: C3 because C2 covers it").exclude == ["C3"]
     assert parse_feedback("exclude: B1,B2 and B3").exclude == ["B1", "B2", "B3"]
     assert parse_feedback("exclude: (nothing) A1").unapplied == ["exclude: (nothing) A1 (no hypothesis id such as C3)"]
+
+
+def test_exclusion_lists_take_the_separators_people_write_and_any_case():
+    """Found in review: 'C3/C4', 'C3; C4' and 'C3 & C4' dropped only C3; 'exclude c3:' recorded 'c3' and did nothing."""
+    for text in ("exclude: C3/C4", "exclude: C3; C4", "exclude: C3 & C4", "exclude: c3, c4"):
+        assert parse_feedback(text).exclude == ["C3", "C4"], text
+    assert parse_feedback("exclude c3: a duplicate").exclude == ["C3"]
+    assert parse_feedback("margin c2: 0.03").margins == {"C2": 0.03}
