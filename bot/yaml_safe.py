@@ -114,8 +114,8 @@ def _check_events(text: str, offset: int) -> None:
         elif isinstance(event, yaml.ScalarEvent):
             physical += 1
             _check_scalar(event, offset)
-            if keys and keys[-1].at_key():
-                keys[-1].add(event.value, _line(event, offset))
+            if keys and keys[-1].at_key():  # plain `1:` and quoted `"1":` are different keys (int and str)
+                keys[-1].add((event.value, not event.style and event.implicit[0]), _line(event, offset))
             if event.anchor is not None:
                 sizes[event.anchor] = 1
             expanded_total = _add(open_sizes, 1, expanded_total)
@@ -145,9 +145,9 @@ class _Keys:
     def at_key(self) -> bool:
         return self.is_mapping and self.children % 2 == 0
 
-    def add(self, key: str, line: int) -> None:
-        if key in self.seen and key != "<<":
-            raise YamlInputError(f"the key {key!r} at line {line} appears twice in the same mapping; keep one")
+    def add(self, key: tuple[str, bool], line: int) -> None:
+        if key in self.seen and key[0] != "<<":
+            raise YamlInputError(f"the key {key[0]!r} at line {line} appears twice in the same mapping; keep one")
         self.seen.add(key)
 
 

@@ -74,9 +74,13 @@ def from_manifest(manifest: mf.Manifest | None) -> GpuTime:
     )
 
 
-def read(results: Path) -> GpuTime:
-    """The GPU time of the reports under ``results`` (an unreadable manifest counts as none)."""
+def read(results: Path, promotion: str | None = None) -> GpuTime:
+    """The GPU time of the reports under ``results``: an unreadable manifest, or one another promotion's run wrote
+    (a copied results directory), counts as none."""
     try:
-        return from_manifest(mf.load(results))
+        manifest = mf.load(results)
     except (OSError, ValueError):
-        return GpuTime(planned=None, budget=None, spent=None)
+        manifest = None
+    if manifest is not None and promotion is not None and manifest.promotion != promotion:
+        manifest = None
+    return from_manifest(manifest)

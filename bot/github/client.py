@@ -374,6 +374,11 @@ class GitHub:
                     },
                 )
                 refused = [e for e in (data or {}).get("errors") or [] if e.get("type") != "NOT_FOUND"]
+                if any(e.get("type") == "RATE_LIMITED" for e in refused):
+                    raise GitHubError(
+                        "GitHub's GraphQL rate limit stopped deleting the bot's earlier review comments; "
+                        "re-run the job later (`/status` or the Actions re-run): the deletion picks up where it stopped"
+                    )
                 if refused:
                     raise GitHubError(
                         f"GitHub refused to delete the bot's earlier review comments: {refused[0].get('message')}; "

@@ -49,7 +49,10 @@ class GPUSettings(_Strict):
         return {
             "runner_labels": json.dumps(self.runner_labels),
             "pool": self.pool,
-            "budget_gpu_minutes": f"{self.budget_gpu_minutes:g}" if self.budget_gpu_minutes is not None else "",
+            # plain decimal (":g" wrote 1e+06, which benchmark.yml's number check refuses)
+            "budget_gpu_minutes": format(self.budget_gpu_minutes, "f").rstrip("0").rstrip(".")
+            if self.budget_gpu_minutes is not None
+            else "",
             "image_repo": self.image_repo or "",
         }
 

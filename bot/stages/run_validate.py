@@ -70,7 +70,7 @@ def judge(ctx: StageContext, hypotheses) -> tuple[list[Verdict], object | None, 
                 gpu_time.GpuTime(planned=None, budget=None, spent=None, judged=False),
             )
         reports = load_reports(ctx, results_dir)
-        spent = gpu_time.read(results_dir)
+        spent = gpu_time.read(results_dir, promotion=ctx.request.id)
     from bot.bench.evidence import mark_sample
 
     verdicts = evaluate(hypotheses, reports, evolved_for=ctx.request.evolved_for, decision=decision_rule(ctx))

@@ -59,3 +59,9 @@ def test_reports_without_a_manifest_say_the_spend_was_not_recorded(tmp_path):
     (tmp_path / mf.MANIFEST).write_text("{not json")
     assert not gpu_time.read(tmp_path).recorded
     assert gpu_time.GpuTime.from_json(spent.to_json()) == spent
+
+
+def test_a_manifest_another_promotion_wrote_is_not_this_ones_spend(tmp_path):
+    mf.save(tmp_path, _manifest(cells=[_cell("2026-01-01T00:01:00Z", 10.0)]))
+    assert gpu_time.read(tmp_path, promotion="7").spent == 10.0
+    assert not gpu_time.read(tmp_path, promotion="8").recorded

@@ -69,3 +69,14 @@ def test_the_setup_pages_configuration_is_valid_and_names_every_setting():
     keys = {line.split(":")[0].strip() for line in example.splitlines() if re.match(r"\s*[a-z_]+:", line)}
     missing = [n for n in names(BotConfig) if n.split(".")[-1] not in keys]
     assert not missing, f"settings the setup page does not show: {missing}"
+
+
+def test_a_large_gpu_cap_is_dispatched_as_a_plain_number():
+    """Found in review: ':g' wrote 1e+06, which benchmark.yml's number check refuses."""
+    import re
+
+    from bot.github.config import GPUSettings
+
+    for cap, text in ((1e6, "1000000"), (2.5, "2.5"), (4000, "4000")):
+        sent = GPUSettings(budget_gpu_minutes=cap).dispatch_inputs()["budget_gpu_minutes"]
+        assert sent == text and re.fullmatch(r"[0-9]+(\.[0-9]+)?", sent)
