@@ -331,6 +331,7 @@ def restart(state: PipelineState, fingerprint: str, *, actor: str, now: datetime
     fresh = PipelineState(request_id=state.request_id, request_fingerprint=fingerprint, branch=state.branch)
     fresh.audit = list(state.audit)
     fresh.head = state.head  # where the bot left the branch: a restart must not adopt commits nobody checked
+    fresh.handled_events = list(state.handled_events)  # a replayed event must not act again on the new request
     return _log(fresh, now, actor, "restarted from stage 1", why)
 
 

@@ -53,21 +53,7 @@ def edited(session, event) -> Result:
                 "the changed request.",
             )
             return Result("ignored: finished promotion", state)
-        lost = pipeline.work_done(state)
-        state = promotion.apply_once(
-            state,
-            lambda s: pipeline.restart(
-                s, request.fingerprint(), actor=event.sender.login, now=promotion.runner().clock(), why="request edited"
-            ),
-            role=None,
-        )
-        promotion.save(state)
-        if lost:
-            promotion.notice(
-                f"restart-{session.env.event_id}",
-                "The request changed after stage 2, so the promotion **restarted from stage 1**: the earlier gate "
-                "decisions were made on the old request. The branch keeps the earlier commits for reference.",
-            )
+        promotion.restart(state, request, actor=event.sender.login, why="request edited")
     return promotion.advance()
 
 

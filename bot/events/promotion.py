@@ -21,7 +21,7 @@ from bot.execution import ExecRequest, ExecutionNeeded, RecordedExecutor
 from bot.github.client import GitHub, IssueInfo
 from bot.github.config import BotConfig
 from bot.github.labels import Label, changes, desired
-from bot.model import PipelineState, PromotionRequest, RequestError, Stage
+from bot.model import PipelineState, PromotionRequest, RequestError, Stage, Status
 
 NEEDS_INFO_MARKER = "promotion-bot:needs-info"
 TEMPLATE = PROJECT_ROOT / ".github" / "ISSUE_TEMPLATE" / "promotion.yml"
@@ -154,9 +154,38 @@ class Promotion:
         runner.status_context = self.status_context()
         runner.save(state)
 
+    def restart(self, state: PipelineState, request: PromotionRequest, *, actor: str, why: str) -> PipelineState:
+        """The request changed under a running promotion: start again from stage 1, and say so if work is lost."""
+        lost = pipeline.work_done(state)
+        # Not once per event: a replay finds the fingerprints equal and does not come here; and the event that
+        # changed the configuration may already have applied a person's move (its id is recorded).
+        state = pipeline.restart(state, request.fingerprint(), actor=actor, now=self.runner().clock(), why=why)
+        self.save(state)
+        if lost:
+            self.notice(
+                f"restart-{self.env.event_id}",
+                f"The request changed after stage 2 ({why}), so the promotion **restarted from stage 1**: the earlier "
+                "gate decisions were made on the old request. The branch keeps the earlier commits for reference.",
+            )
+        return state
+
     def advance(self) -> Result:
         """Run what is due until a gate, a halt, the end, the GPU workflow or the sandboxed job is needed."""
         runner = self.runner()
+        state = self.load()
+        request = self.request()
+        if (
+            state is not None
+            and state.request_fingerprint != request.fingerprint()
+            and state.status not in (Status.DONE, Status.REJECTED)
+        ):  # not an edit (that restarts first): the repository's configuration or the bot changed the request
+            self.restart(
+                state,
+                request,
+                actor="bot",
+                why="the request as the bot reads it changed: the repository's `stack:` configuration, or a bot "
+                "upgrade",
+            )
         try:
             state = runner.start_or_resume()
         except RequestError as exc:  # the request changed under a running promotion: handled by `edited`

@@ -318,3 +318,16 @@ def test_a_commit_pushed_by_someone_else_halts_the_promotion_until_a_person_adop
         check=True,
     ).stdout.split()
     assert pushed in history and history[0] != pushed  # stage 3 built on top of the adopted commit
+
+
+def test_a_changed_stack_configuration_restarts_running_promotions_and_says_why(sim):
+    """Found in review: changing `stack:` halted every promotion in flight with advice for local runs."""
+    number = _to_gate_1(sim)
+    (sim.root / "config.yml").write_text("stack:\n  replicas: 2\n  accelerator: NVIDIA-A100-SXM4-80GB\n")
+    _comment(sim, number, "maria", "/approve")
+    state = state_of(sim, number)
+    assert any(a.event == "restarted from stage 1" and "stack" in a.detail for a in state.audit)
+    assert state.open_gate == 1 and state.decisions == []  # the approval was for the old request
+    bodies = [c.body for c in sim.fake.comments(REPO, number)]
+    assert any("restarted from stage 1" in b and "`stack:`" in b for b in bodies)
+    assert not any("--work directory" in b for b in bodies)
