@@ -180,7 +180,24 @@ def load_config(args):
         standup_minutes=args.estimate_standup_minutes,
         spec=spec,
         fixed=args.fixed,
+        plugin_files=_plugin_files(root, request.slug),
     )
+
+
+def _plugin_files(root: Path, slug: str) -> dict[str, str]:
+    """The fingerprint of the plugin code in the checkout (empty when the branch has no translation summary)."""
+    from bot.bench.run.manifest import plugin_code
+
+    summary = root / "docs" / "promotion" / slug / "translation.json"
+    try:
+        package = json.loads(summary.read_text(encoding="utf-8"))["package_dir"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    base = root / package
+    files = (
+        {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(base.rglob("*.go"))} if base.is_dir() else {}
+    )
+    return plugin_code(files)
 
 
 def _git(root: Path, *argv: str) -> str:

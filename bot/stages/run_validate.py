@@ -43,7 +43,9 @@ def go_checks(ctx: StageContext):
     return report, {p: sha256_text(text) for p, text in sorted(files.items())}
 
 
-def judge(ctx: StageContext, hypotheses) -> tuple[list[Verdict], object | None, GpuTime]:
+def judge(
+    ctx: StageContext, hypotheses, code: dict[str, str] | None = None
+) -> tuple[list[Verdict], object | None, GpuTime]:
     """Verdicts for every hypothesis from the benchmark reports (inconclusive without them).
 
     The reports come from ``--results`` (local rehearsal) or, when the benchmark job committed
@@ -69,7 +71,7 @@ def judge(ctx: StageContext, hypotheses) -> tuple[list[Verdict], object | None, 
                 None,
                 gpu_time.GpuTime(planned=None, budget=None, spent=None, judged=False),
             )
-        reports = load_reports(ctx, results_dir)
+        reports = load_reports(ctx, results_dir, code)
         spent = gpu_time.read(results_dir, promotion=ctx.request.id)
     from bot.bench.evidence import mark_sample
 
@@ -89,8 +91,9 @@ def decision_rule(ctx: StageContext):
     return load_evaluation_spec(text).decision if text else None
 
 
-def load_reports(ctx: StageContext, results_dir: Path):
-    """The reports under ``results_dir`` that are evidence for this promotion's plan."""
+def load_reports(ctx: StageContext, results_dir: Path, code: dict[str, str] | None = None):
+    """The reports under ``results_dir`` that are evidence for this promotion's plan, and for its plugin code:
+    a run manifest that fingerprints other plugin code (``code``: this branch's) makes every report not used."""
     from bot.bench.evaluation_spec import load_evaluation_spec
     from bot.bench.evidence import EvidencePolicy, load_evidence, policy_from_spec
     from bot.bench.run.manifest import recorded_image_digest
@@ -103,7 +106,32 @@ def load_reports(ctx: StageContext, results_dir: Path):
         policy = policy_from_spec(
             load_evaluation_spec(text), allow_sample_data=ctx.allow_sample_data, image_digest=digest
         )
-    return load_evidence(results_dir, policy)
+    reports = load_evidence(results_dir, policy)
+    return _for_this_code(reports, results_dir, code)
+
+
+def _for_this_code(reports, results_dir: Path, code: dict[str, str] | None):
+    from bot.bench.run import manifest as mf
+
+    try:
+        manifest = mf.load(results_dir)
+    except (OSError, ValueError):
+        manifest = None
+    if code is None or manifest is None or not manifest.plugin_files or manifest.plugin_files == code:
+        return reports
+    changed = sorted(p for p in set(code) | set(manifest.plugin_files) if code.get(p) != manifest.plugin_files.get(p))
+    reason = (
+        f"measured on plugin code that differs from this branch's ({', '.join(changed[:3])}"
+        f"{' and more' if len(changed) > 3 else ''}), built from commit {manifest.commit[:12]}: benchmark this "
+        "branch's commit"
+    )
+    return type(reports)(
+        table=reports.table.iloc[0:0],
+        requests=reports.requests.iloc[0:0],
+        rejected=[*reports.rejected, *((path, reason) for path in reports.loaded)],
+        loaded=[],
+        notes=reports.notes,
+    )
 
 
 @contextmanager
@@ -133,7 +161,8 @@ def run(ctx: StageContext) -> StageOutput:
 
     checks, checked_files = go_checks(ctx)
     hypotheses = load_hypotheses(ctx)  # in id order
-    verdicts, reports, spent = judge(ctx, hypotheses)
+    code = {p: h for p, h in checked_files.items() if not p.endswith("_test.go")}  # as manifest.plugin_code
+    verdicts, reports, spent = judge(ctx, hypotheses, code)
     by_id = {v.hypothesis_id: v for v in verdicts}
     files: dict[str, str | bytes] = {
         # The raw tool output carries timings; the branch keeps only what is the same on every run.

@@ -36,3 +36,64 @@ def test_reports_for_other_parameters_are_raised_at_gate_3(tmp_path):
     thread = (work / "issue" / "thread.md").read_text()
     assert "G3.report-invalid" in thread
     assert f"benchmark report {not_used[0]['report']} was not used" in thread
+
+
+@pytest.mark.slow
+def test_reports_benchmarked_on_other_plugin_code_are_not_evidence(tmp_path):
+    """Found by a new user: reports of the cubic build counted for a branch whose plugin squares (same config)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.bench import fakes
+
+    base = ["--quiet", "--actor", "alice", "--approve", "all", "--allow-sample-data"]
+    fork = tmp_path / "fork"
+    assert (
+        main(
+            ["run", str(REQUEST), "--results", str(RESULTS), "--work", str(tmp_path / "w1"), "--fork", str(fork), *base]
+        )
+        == 0
+    )
+    stage4 = git(fork, "log", "--format=%H", "--grep", "^stage 4", BRANCH).split()[0]
+    checkout = tmp_path / "checkout"
+    git(fork, "worktree", "add", "-q", str(checkout), stage4)
+    env = fakes.install(tmp_path / "gpu", effect={"evolved": -0.2}, seconds_per_run_second=0.0)
+    bench = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "promote"),
+            "bench",
+            "run",
+            "benchmarks/promotion/evolved-adaptive-scorer",
+            "--commit",
+            stage4,
+            "--results",
+            str(tmp_path / "results"),
+            "--workspace",
+            str(tmp_path / "ws"),
+            "-p",
+            "b",
+        ],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bench.returncode == 0, bench.stderr[-2000:]
+
+    example = tmp_path / "example"
+    shutil.copytree(REQUEST.parent, example, ignore=shutil.ignore_patterns("results"))
+    program = example / "best_program.py"
+    assert "delta*delta*delta" in program.read_text()
+    program.write_text(program.read_text().replace("delta*delta*delta", "delta*delta"))  # same parameters
+    fork2 = tmp_path / "fork2"
+    args = ["--results", str(tmp_path / "results"), "--work", str(tmp_path / "w2"), "--fork", str(fork2)]
+    assert main(["run", str(example / REQUEST.name), *args, "--quiet", "--actor", "alice", "--approve", "1,2"]) == 0
+    not_used = json.loads(
+        git(fork2, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/validation/reports-not-used.json")
+    )
+    assert not_used and all("measured on plugin code that differs from this branch's" in r["reason"] for r in not_used)
+    assert all(stage4[:12] in r["reason"] for r in not_used)
+    thread = (tmp_path / "w2" / "issue" / "thread.md").read_text()
+    assert "G3.report-invalid" in thread

@@ -127,6 +127,11 @@ class Manifest(_M):
     rejected: list[RejectedRecord] = Field(default_factory=list)
     events: list[EventRecord] = Field(default_factory=list)
     sequential: SequentialRecord | None = Field(default=None, description="rounds of a sequential run")
+    plugin_files: dict[str, str] = Field(
+        default_factory=dict,
+        description="sha256 of the plugin's Go files (tests excluded) at the benchmarked commit: stage 5 counts "
+        "the reports only for a branch whose plugin code is the same",
+    )
 
     @property
     def spent_gpu_minutes(self) -> float:
@@ -179,3 +184,16 @@ def recorded_image_digest(results: Path) -> str | None:
 
 def as_json(manifest: Manifest) -> dict[str, Any]:
     return json.loads(manifest.model_dump_json())
+
+
+def plugin_code(files: dict[str, str | bytes]) -> dict[str, str]:
+    """The fingerprint of plugin code the reports belong to: sha256 of each non-test Go file, by path."""
+    return {p: sha256_bytes(t.encode() if isinstance(t, str) else t) for p, t in sorted(files.items()) if _is_code(p)}
+
+
+def _is_code(path: str) -> bool:
+    return path.endswith(".go") and not path.endswith("_test.go")
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

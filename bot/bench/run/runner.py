@@ -77,6 +77,7 @@ class RunConfig:
     standup_minutes: float | None = None
     spec: EvaluationSpec | None = None  # evaluation.yaml; with a sequential rule the runner runs in rounds
     fixed: bool = False  # run every cell to the fixed plan's repetitions even when the spec is sequential
+    plugin_files: dict[str, str] | None = None  # the plugin code's fingerprint at the commit (manifest.plugin_code)
 
 
 @dataclass
@@ -195,6 +196,7 @@ class BenchRunner:
             commit=cfg.commit,
             budget_gpu_minutes=cfg.budget_gpu_minutes,
             planned_gpu_minutes=cfg.plan.cost.gpu_minutes,
+            plugin_files=cfg.plugin_files or {},
         )
         manifest.budget_gpu_minutes = cfg.budget_gpu_minutes
         if not cfg.dry_run:
