@@ -178,6 +178,34 @@ def _cell_problems(h, v: Verdict) -> list[str]:
     return problems
 
 
+def _benchmark_ended_early(ctx) -> list[Finding]:
+    """A benchmark that failed or was cancelled decided less than its plan; one stopped at the GPU budget did so by
+    a person's choice of cap. Either way the gate says so (read from stage 5's gpu-time.json)."""
+    from bot.bench.gpu_time import GpuTime
+
+    text = ctx.read(ctx.paths.gpu_time)
+    try:
+        spent = GpuTime.from_json(text) if text else None
+    except (ValueError, TypeError):
+        spent = None
+    if spent is None or not spent.stopped:
+        return []
+    failed = spent.stopped in ("failed", "cancelled")
+    return [
+        Finding(
+            severity=Severity.IMPORTANT if failed else Severity.SUGGESTION,
+            check="G3.benchmark-complete",
+            file=ctx.paths.gpu_time,
+            message=f"the benchmark ended early ({spent.stopped}) after {spent.cell_runs} cell run(s): "
+            f"{spent.stop_reason[:300]}",
+            fix="resume it (`promote bench run ... --resume`, or dispatch benchmark.yml with resume=true) and let "
+            "stage 5 judge the whole run"
+            if failed
+            else "raise the GPU-minute cap and resume, or decide on what the cap allowed",
+        )
+    ]
+
+
 def _rejected_reports(ctx) -> list[tuple[str, str]]:
     """The reports stage 5 did not use, as it recorded them (validation/reports-not-used.json)."""
     text = ctx.read(ctx.paths.reports_not_used)
@@ -247,6 +275,7 @@ def review(ctx) -> list[Finding]:
                 fix="run the stage 4 plan on GPUs and pass the reports with --results",
             )
         )
+    findings += _benchmark_ended_early(ctx)
     for path, reason in _rejected_reports(ctx):
         findings.append(
             Finding(

@@ -168,3 +168,23 @@ def test_review_imports_no_stage():
 
     for module in Path(bot.review.__file__).parent.glob("*.py"):
         assert "bot.stages" not in module.read_text(), module.name
+
+
+def test_gate3_says_when_the_benchmark_ended_early(branch):
+    """Found by a new user: a benchmark that failed after 11 of 88 runs passed gate 3 with no finding."""
+    import json
+
+    ctx, edit, _ = branch
+
+    def stopped(how):
+        def change(text: str) -> str:
+            return json.dumps(json.loads(text) | {"spent": 3.5, "cell_runs": 11, "stopped": how, "stop_reason": "x"})
+
+        return change
+
+    edit(ctx.paths.gpu_time, stopped("failed"))
+    found = [f for f in review_gate(3, ctx) if f.check == "G3.benchmark-complete"]
+    assert found and found[0].severity.value == "IMPORTANT" and "ended early (failed) after 11" in found[0].message
+    edit(ctx.paths.gpu_time, stopped("budget"))
+    found = [f for f in review_gate(3, ctx) if f.check == "G3.benchmark-complete"]
+    assert found and found[0].severity.value == "SUGGESTION"
