@@ -272,7 +272,9 @@ def review(ctx) -> list[Finding]:
                 check="G3.no-results",
                 file=ctx.paths.verdicts_md,
                 message="no benchmark results: every hypothesis is inconclusive",
-                fix="run the stage 4 plan on GPUs and pass the reports with --results",
+                fix="run the stage 4 plan on GPUs (`promote bench run` at the branch's stage 4 commit, or benchmark.yml "
+                "on GitHub); locally, then `promote run REQUEST --results DIR --work W` and "
+                "`promote request-changes 3 --reason 'benchmark results'` so stage 5 judges them",
             )
         )
     findings += _benchmark_ended_early(ctx)
