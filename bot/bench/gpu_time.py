@@ -27,6 +27,8 @@ class GpuTime:
     stopped: str = ""  # how the run ended early ("budget", "failed", "cancelled"); "" if it finished
     stop_reason: str = ""
     judged: bool = True  # False: stage 5 had no reports to judge
+    sequential_expected: float | None = None  # a sequential run: what its design expected to spend
+    rounds: int = 0  # a sequential run: rounds run
 
     @property
     def recorded(self) -> bool:
@@ -39,6 +41,8 @@ class GpuTime:
         text = f"GPU-minutes: {self.spent:g} spent"
         if self.planned is not None:
             text += f" of {self.planned:g} planned"
+        if self.sequential_expected is not None:
+            text += f" (sequential design, {self.rounds} round(s); expected {self.sequential_expected:g})"
         if self.budget is not None and self.budget != self.planned:
             text += f" (cap {self.budget:g})"
         if self.stopped:
@@ -71,6 +75,8 @@ def from_manifest(manifest: mf.Manifest | None) -> GpuTime:
         set_aside=len(manifest.rejected),
         stopped=last.what if last else "",
         stop_reason=last.detail if last else "",
+        sequential_expected=manifest.sequential.expected_gpu_minutes if manifest.sequential else None,
+        rounds=len(manifest.sequential.rounds) if manifest.sequential else 0,
     )
 
 

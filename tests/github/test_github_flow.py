@@ -249,7 +249,8 @@ def test_stage_5_runs_through_benchmark_yml_and_judges_the_fake_clusters_reports
     assert "confirmed" in statuses and not any("SAMPLE" in " ".join(v["flags"]) for v in verdicts)
     # Planned against spent GPU-minutes, in the status comment and on the validation page.
     status = next(c.body for c in sim.fake.comments(REPO, number) if c.body.startswith("<!-- promotion-bot:status"))
-    assert re.search(r"GPU-minutes: [\d.]+ spent of [\d.]+ planned \(cap 5000\)", status), status
+    pattern = r"GPU-minutes: [\d.]+ spent of [\d.]+ planned \(sequential design, \d+ round\(s\); expected [\d.]+\) \(cap 5000\)"
+    assert re.search(pattern, status), status
     page = _read(sim, branch, f"docs/promotion/{slug}/validation/verdicts.md")
     assert "**GPU time:**" in page and "cell run(s)" in page
 

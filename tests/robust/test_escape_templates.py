@@ -23,6 +23,8 @@ SAFE = {
         "gpu_time.budget | round(1)",
         "gpu_time.cell_runs",
         "gpu_time.planned | round(1)",
+        "gpu_time.rounds",
+        "gpu_time.sequential_expected | round(1)",
         "gpu_time.set_aside",
         "gpu_time.spent | round(1)",
     },
