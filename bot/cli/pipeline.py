@@ -177,6 +177,12 @@ def cmd_status(args) -> int:
         return 0
     # Saved text came from people (actors, reasons) and programs: one terminal line each (bot.escape.line).
     print(f"promotion {state.request_id} on {state.branch}: {line(pipeline.describe(state))}")
+    try:
+        settings = read_settings(args.work.resolve(), missing_ok=True) or {}
+    except RequestError:
+        settings = {}
+    if settings.get("allow_sample_data"):
+        print("  sample data allowed (--allow-sample-data): verdicts may rest on synthetic reports, not measurements")
     for n, rec in sorted(state.stages.items()):
         if rec.problems:  # finished, but its checks failed: never reported as done
             print(f"  stage {n} checks FAIL: {line('; '.join(rec.problems))} (raised as CRITICAL at the gate's review)")
@@ -186,7 +192,12 @@ def cmd_status(args) -> int:
         fix = f"; fix: {state.failure.fix}" if state.failure.fix else ""
         print(f"  stage {int(state.failure.stage)} FAILED: {line(state.failure.reason + fix)}")
     for d in state.decisions:
-        print(f"  gate {d.gate} {d.decision.value} by {line(d.actor)}" + (f": {line(d.reason)}" if d.reason else ""))
+        unconverged = " (its review's findings were open: unconverged)" if d.gate in state.unconverged else ""
+        print(
+            f"  gate {d.gate} {d.decision.value} by {line(d.actor)}"
+            + (f": {line(d.reason)}" if d.reason else "")
+            + (unconverged if d.decision.value == "approve" else "")
+        )
     from bot.agents.cost import cost_lines
 
     for cost in cost_lines(state.llm):

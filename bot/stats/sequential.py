@@ -402,9 +402,15 @@ def assess(
             else on_cell
         )
         done = at_horizon or decided
-        reason = (
-            "horizon reached" if at_horizon else "every hypothesis that needs it is decided" if decided else "undecided"
-        )
+        guard = not any(h in seq.decidable for h in on_cell)  # serves only under-powered hypotheses
+        if at_horizon:
+            reason = "horizon reached"
+        elif decided and guard and pending:
+            reason = "a guard cell: a regression beyond twice the noise floor is ruled out (its hypotheses are under-powered)"
+        elif decided:
+            reason = "every hypothesis that needs it is decided"
+        else:
+            reason = "undecided"
         progress_cells.append(
             CellProgress(
                 cell.workload,

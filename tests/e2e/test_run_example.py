@@ -157,3 +157,14 @@ def test_the_status_says_sample_data_and_which_gates_were_approved_unconverged(f
         row = next(line for line in status.splitlines() if f"**gate {gate}**" in line)
         assert ("unconverged" in row) == (gate in state.unconverged), row
     assert state.unconverged, "the bundled example opens a gate unconverged (see README)"
+
+
+def test_promote_status_says_sample_data_and_unconverged_approvals(full_run, capsys):
+    _, work, _ = full_run
+    state = PipelineState.model_validate_json((work / "state.json").read_text())
+    capsys.readouterr()
+    assert main(["status", "--work", str(work)]) == 0
+    out = capsys.readouterr().out
+    assert "sample data allowed" in out
+    for gate in state.unconverged:
+        assert any(f"gate {gate} approve" in ln and "unconverged" in ln for ln in out.splitlines()), out
