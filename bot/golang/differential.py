@@ -146,3 +146,10 @@ def describe(kind: str, state: dict, result: dict) -> str:
     else:
         verdict = f"BLIS picks {b.get('target')}, llm-d picks {' or '.join(ld.get('best') or ['nothing'])}"
     return f"{who}; {'; '.join(parts)} -> {verdict}"
+
+
+def unexplained_words(fidelity) -> str:
+    """What the disagreements no single mapping explains come from, in the policy's own terms."""
+    if "admit" in (fidelity.decision or ""):
+        return "the admission path as a whole (no single mapping explains them; several act together)"
+    return "score composition"

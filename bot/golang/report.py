@@ -44,7 +44,13 @@ def fidelity_section(f: Fidelity | None) -> str:
             for ex in c.examples[:2]:
                 out.append(f"- `{c.mapping}`: {_cell(ex)}")
         out.append("")
-    if f.unattributed:
+    if f.unattributed and "admit" in (f.decision or ""):
+        out.append(
+            f"{f.unattributed} disagreement(s) survive every mapping switched off one at a time: several mappings act "
+            "together on them (the admission path as a whole); the example states show which signals differ."
+        )
+        out.append("")
+    elif f.unattributed:
         out.append(
             f"{f.unattributed} disagreement(s) survive every mapping switched off: they come from how the plugin's "
             "scores are rescaled and combined with the profile's other scorers and the picker's ties (score composition)."

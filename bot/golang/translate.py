@@ -32,6 +32,7 @@ from pathlib import PurePosixPath
 from bot.dictionary import Dictionary
 from bot.golang import harness_build, probes
 from bot.golang.analysis_types import Analysis
+from bot.golang.differential import unexplained_words
 from bot.golang.generate import BASELINE_SCORERS, Generated, generate
 from bot.golang.gofiles import format_go
 from bot.golang.gonames import go_float
@@ -257,7 +258,7 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
             f"the largest cause is {top.mapping} ({top.title}: {top.states} of the disagreements; "
             f"{top.agreement_without:.1%} agreement with it switched off)"
             if top
-            else f"no single mapping explains them ({f.unattributed} come from score composition)"
+            else f"no single mapping explains them ({f.unattributed} come from {unexplained_words(f)})"
         )
         return [
             Finding(
@@ -279,7 +280,7 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
                 message=(
                     f"{f.agreement:.1%} agreement with the BLIS original over {f.states} states (floor {f.floor:.0%}); "
                     f"the differences come from: {causes}"
-                    + (f"; {f.unattributed} from score composition" if f.unattributed else "")
+                    + (f"; {f.unattributed} from {unexplained_words(f)}" if f.unattributed else "")
                 ),
                 fix="read the example states in the translation report's Fidelity section",
             )

@@ -109,3 +109,12 @@ def test_a_tie_broken_with_math_rand_gives_the_same_agreement_every_run(tmp_path
         )
         figures.add(json.loads((out / "translation.json").read_text())["summary"]["fidelity"]["agreement"])
     assert len(figures) == 1, figures
+
+
+def test_an_admission_plugins_fidelity_speaks_of_admission_not_scores(dictionary):
+    """Found by a new user: a01's unexplained disagreements were put down to 'score composition' (no scores there)."""
+    _, _, tr = translate_path(CORPUS / "a01_pattern_c_adaptive_admission.go", dictionary)
+    text = tr.report_markdown + " ".join(f.message for f in tr.findings)
+    assert "score composition" not in text
+    if tr.summary.fidelity and tr.summary.fidelity.unattributed:
+        assert "the admission path as a whole" in tr.report_markdown
