@@ -162,7 +162,31 @@ def _decide(args, work: Path, settings: dict) -> int:
     if state.status.value == "rejected":
         _say(args, f"the promotion is rejected; the record is in {runner.forge.locations()['issue thread']}")
         return 0
+    if args.decision.value == "request-changes" and runner.agents is None and not _directives(args.gate, args.reason):
+        print(  # a warning, so even with --quiet
+            f"note: the reason carries no directive gate {args.gate} applies by rule (README, 'Stages and gates'); "
+            "offline it is recorded on the artifacts and nothing else acts on it (with --llm anthropic the Claude "
+            "author does)",
+            file=sys.stderr,
+        )
     return _drive(runner)
+
+
+def _directives(gate: int, reason: str | None) -> list[str]:
+    """What the deterministic generators apply from a person's reason at this gate."""
+    if gate == 1:
+        from bot.golang.translate import feedback_options
+
+        try:
+            return feedback_options(reason)[1]
+        except RequestError as exc:
+            return [str(exc)]
+    if gate == 2:
+        from bot.hypotheses import parse_feedback
+
+        fb = parse_feedback(reason)
+        return [*fb.exclude, *fb.guards, *fb.margins] + (["margin"] if fb.margin is not None else [])
+    return []
 
 
 def cmd_status(args) -> int:
