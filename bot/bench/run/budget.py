@@ -65,6 +65,11 @@ def remaining_text(budget: Budget, serves: dict[str, list[str]]) -> str:
     return (
         f"{len(budget.remaining)} cell run(s) remain on {len(cells)} cell(s) "
         f"({', '.join(f'{w}@{r:g}' for w, r in cells)}); they serve {', '.join(hyps) or 'no hypothesis'}. "
-        f"About {budget.more_needed():g} more GPU-minutes would run them "
+        f"About {_minutes(budget.more_needed())} more GPU-minutes would run them "
         f"(spent {budget.spent:g} of the cap {budget.cap:g}); raise --budget-gpu-minutes and pass --resume."
     )
+
+
+def _minutes(x: float) -> str:
+    """GPU-minutes as people read them: 1,760 rather than 1.76e+03; small amounts keep two digits."""
+    return f"{x:,.0f}" if x >= 10 else f"{x:.2g}"

@@ -106,13 +106,16 @@ def summary_lines(record: mf.SequentialRecord) -> list[str]:
     lines = []
     for c in record.cells:
         n = min(c.runs.values(), default=0)
-        if n == c.fixed_plan:
+        if n == 0:
+            saved = "; not run"
+        elif n == c.fixed_plan:
             saved = f"; the fixed plan's {c.fixed_plan}"
         else:
             saved = f"; {abs(c.fixed_plan - n)} {'fewer' if n < c.fixed_plan else 'more'} than the fixed plan's {c.fixed_plan}"
         lines.append(f"  {c.cell}: {n} of at most {c.horizon} runs per arm{saved} ({c.reason})")
     if record.hypotheses:
-        lines.append("  hypotheses: " + ", ".join(f"{h} {s}" for h, s in sorted(record.hypotheses.items())))
+        ordered = sorted(record.hypotheses.items(), key=lambda kv: (kv[0][:1], int(kv[0][1:] or 0)))  # B2 before B10
+        lines.append("  hypotheses: " + ", ".join(f"{h} {s}" for h, s in ordered))
     return lines
 
 
