@@ -150,6 +150,7 @@ class Runner:
                         state = pipeline.stage_failed(state, stage, moved.reason, now=self.clock(), fix=moved.fix)
                         self.save(state)
                         continue
+                    state = self._note_accepted_commits(state)
                     try:
                         state = self._run_stage(state, stage, feedback, review)
                     except StageFailed as exc:
@@ -198,6 +199,28 @@ class Runner:
             AuditEntry(at=self.clock(), actor=actor or self.actor, event="adopted branch commits", detail=detail)
         )
         self.log(f"adopted {len(moved.added)} commit(s) on {moved.branch}: {detail}")
+        return s
+
+    def _note_accepted_commits(self, state: PipelineState) -> PipelineState:
+        """The branch guard let the due stage build on commits the state does not record (the stage's own
+        interrupted write, or the benchmark's delivered reports): say which in the audit trail, so nothing on the
+        branch is there without a record of why the bot accepted it."""
+        if state.head is None:
+            return state
+        head = self.forge.branch_head(self.request.branch)
+        if head is None or head == state.head:
+            return state
+        shas = [sha for sha, _ in self.forge.commits(self.request.branch, self.request.fork.base_branch)]
+        added = shas[shas.index(state.head) + 1 :] if state.head in shas else shas
+        s = state.model_copy(deep=True)
+        s.audit.append(
+            AuditEntry(
+                at=self.clock(),
+                actor="bot",
+                event="built on commits the guard accepted",
+                detail=", ".join(sha[:12] for sha in added),
+            )
+        )
         return s
 
     def _branch_moved(

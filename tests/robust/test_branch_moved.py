@@ -119,4 +119,8 @@ def test_a_run_killed_between_its_commit_and_the_state_save_resumes(tmp_path, ca
     assert "stopped at gate 2" in capsys.readouterr().out
     s = state_of(work)
     assert s.stages[3].commit == unsaved == s.head, "the interrupted write is the stage's commit, not redone"
+    # and the trail says the bot accepted a commit its state did not record (found in review: a commit carrying
+    # the due step's inputs trailer was accepted without a word)
+    accepted = [a for a in s.audit if a.event == "built on commits the guard accepted"]
+    assert accepted and unsaved[:12] in accepted[-1].detail
     assert len(git(fork, "log", "--format=%H", f"main..{BRANCH}").split()) == 3
