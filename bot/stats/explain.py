@@ -108,6 +108,12 @@ def summary(
         ),
     }[status]
     parts.append(decisiontext)
+    wide = [c for c in cs if c.tested and c.t_eff > h.prediction.margin]
+    if status is VerdictStatus.INCONCLUSIVE and h.prediction.direction not in _DIRECTIONAL and wide:
+        parts.append(
+            f"The noise floor ({max(c.t_eff for c in wide):.1%}) is wider than the ±{h.prediction.margin:.0%} margin, "
+            "so these runs can neither show the claim nor rule it out; more runs or a quieter cluster would."
+        )
     if magnitude is not None and h.prediction.direction in _DIRECTIONAL:
         parts.append(f"BLIS predicted {magnitude:+.1%}.")
     if mech:

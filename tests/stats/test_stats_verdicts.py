@@ -488,3 +488,15 @@ def test_a_hypothesis_the_cluster_cannot_run_says_so_with_the_reason():
     v = evaluate([h], build([_cell(np.random.default_rng(0))]))[0]
     assert v.status is INCONCLUSIVE and v.flags == ["not runnable on this cluster"] and v.effects == []
     assert why in v.summary
+
+
+def test_an_equivalence_the_noise_cannot_decide_says_the_noise_floor_is_wider_than_its_margin():
+    """Found by a new user: 'the evidence does not contradict the prediction' when the real reason was a noise
+    floor wider than the ±5% margin."""
+    rng = np.random.default_rng(3)
+    h = hypothesis("C1", direction=Direction.EQUIVALENT)
+    v = evaluate([h], build([_cell(rng, cv=0.06, n=5)]))[0]
+    assert v.status is INCONCLUSIVE
+    assert "is wider than the ±5% margin" in v.summary, v.summary
+    quiet = evaluate([h], build([_cell(np.random.default_rng(3), cv=0.01, n=8)]))[0]
+    assert "is wider than" not in quiet.summary
