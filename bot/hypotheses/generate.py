@@ -49,6 +49,7 @@ from bot.hypotheses.operating_points import (
     claim_rates,
     gap_run_plan,
     hint_rates,
+    same_prediction,
     workloads_for_prefix,
     workloads_named_in,
 )
@@ -235,24 +236,6 @@ def _track_a_openevolve(ctx: _Ctx, oe: OpenEvolveHypothesis, hid: str) -> Hypoth
         magnitude=None,
         source=f"HYPOTHESIS-{oe.n}",
     )
-
-
-def _same_prediction(req: PromotionRequest, h: Hypothesis, earlier: list[Hypothesis]) -> Hypothesis | None:
-    """An earlier Track A hypothesis that predicts what ``h`` does (metric, direction) on every cell ``h`` covers."""
-    if h.prediction is None:
-        return None
-
-    def cells(x: Hypothesis) -> set[tuple[str, float]]:
-        rates = {w.name: w.rates for w in req.workloads}
-        return {(w, r) for w in x.workloads for r in (x.rates or rates.get(w, []))}
-
-    mine = cells(h)
-    for e in earlier:
-        p = e.prediction
-        if p is not None and (p.metric, p.direction) == (h.prediction.metric, h.prediction.direction):
-            if mine and mine <= cells(e):
-                return e
-    return None
 
 
 def _track_a(
@@ -563,7 +546,7 @@ def generate_hypotheses(
         track_a.append(_track_a_claim(ctx, claim, f"A{len(track_a) + 1}"))
     for oe in triples:
         h = _track_a_openevolve(ctx, oe, f"A{len(track_a) + 1}")
-        same = _same_prediction(ctx.req, h, track_a)
+        same = same_prediction(ctx.req, h, track_a)
         if same is None:
             track_a.append(h)
         else:  # tested once: a second copy would only spend another share of the error correction

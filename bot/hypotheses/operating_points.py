@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from bot.model import Family, PromotionRequest
+from bot.model import Family, Hypothesis, PromotionRequest
 
 
 def claim_rates(claim_rate: float | None, real_rates: list[float]) -> list[float]:
@@ -129,3 +129,21 @@ def gap_run_plan(req: PromotionRequest, hint: str, family: Family) -> tuple[list
         why = f"needs a run the standard plan does not include ({hint.strip()}) and no request workload provides it"
         return workloads, [], why
     return workloads, hint_rates(req, workloads, hint), None
+
+
+def same_prediction(req: PromotionRequest, h: Hypothesis, earlier: list[Hypothesis]) -> Hypothesis | None:
+    """An earlier Track A hypothesis that predicts what ``h`` does (metric, direction) on every cell ``h`` covers."""
+    if h.prediction is None:
+        return None
+
+    def cells(x: Hypothesis) -> set[tuple[str, float]]:
+        rates = {w.name: w.rates for w in req.workloads}
+        return {(w, r) for w in x.workloads for r in (x.rates or rates.get(w, []))}
+
+    mine = cells(h)
+    for e in earlier:
+        p = e.prediction
+        if p is not None and (p.metric, p.direction) == (h.prediction.metric, h.prediction.direction):
+            if mine and mine <= cells(e):
+                return e
+    return None
