@@ -89,7 +89,7 @@ def run(binary: Path, inp: dict) -> tuple[dict | None, str]:
     with tempfile.TemporaryDirectory(prefix="promotion-harness-") as tmp:
         scratch = Path(tmp)
         shutil.copy2(binary, scratch / BINARY)
-        (scratch / "input.json").write_text(json.dumps(inp), encoding="utf-8")
+        (scratch / "input.json").write_text(json.dumps(inp, separators=(",", ":")), encoding="utf-8")
         res = sandbox.run(
             [str(scratch / BINARY), "input.json", "output.json"],
             cwd=scratch,

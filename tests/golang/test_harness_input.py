@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from bot.golang import harness_run
+from bot.golang import harness_build, harness_run
 from bot.golang import harness_world as world
 from bot.golang.analyze import analyze
 from bot.golang.source import load_evolved_source
@@ -40,6 +40,27 @@ def test_a_compact_history_event_expands_to_the_full_views_under_every_mapping(k
                 assert "snapshots" not in event["blis"] and "endpoints" not in event["llmd"]
                 events += 1
     assert events > 100  # the sample really has histories to compact
+
+
+def test_a_state_is_marked_same_for_blis_exactly_when_blis_is_handed_the_as_deployed_inputs():
+    """The harness reuses BLIS's as-deployed decision for a state marked ``sameBlis``; the mark must
+    not be set where switching a mapping off changed anything BLIS reads."""
+    reads = frozenset({"QueueDepth", "KVUtilization", "InFlightRequests", "CacheHitRate", "InputTokens"})
+    spec = world.Spec(kind="routing", reads=reads, thresholds=[world.Threshold("QueueDepth", 5)], stateful=True)
+    states = world.sample(spec, 60, seed=5)
+    base = [world.views(s) for s in states]
+    marked = unmarked = 0
+    for m in world.MAPPINGS:
+        for state, b in zip(states, base, strict=True):
+            view = world.views(state, frozenset({m}))
+            out = harness_build._mark_same_blis(view, b)
+            blis_same = view["blis"] == b["blis"] and [e["blis"] for e in view["history"]] == [
+                e["blis"] for e in b["history"]
+            ]
+            assert out.get("sameBlis", False) is blis_same
+            marked += blis_same
+            unmarked += not blis_same
+    assert marked and unmarked  # both cases occur in the sample
 
 
 def test_an_event_written_out_in_full_is_read_as_it_is():
@@ -73,7 +94,11 @@ def test_the_harness_decides_the_same_on_compact_and_on_written_out_histories(di
     states = [s for run in written_out["runs"] for s in run["states"]]
     for state in states + [s for probe in written_out["probes"] for s in probe["candidates"]]:
         state["history"] = [world.expand_event(state, e) for e in state["history"]]
+        # and BLIS decides every state afresh: reusing its as-deployed decision must change nothing
+        state.pop("sameBlis", None)
     assert sum(len(s["history"]) for s in states) > 1000
+    assert sum(1 for s in states if s.get("sameBlis")) == 0
+    assert any(s.get("sameBlis") for run in inp["runs"] for s in run["states"])
     binary, log = harness_run.build(request.files)
     assert binary is not None, log
     compact, err1 = harness_run.run(binary, inp)
