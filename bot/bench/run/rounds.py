@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 from bot.bench.layout import TREATMENTS
 from bot.bench.run import manifest as mf
 from bot.bench.run.schedule import CellRun, Group, SetupRun, build_schedule
+from bot.bench.run.stops import BudgetStop, StepFailed
 
 if TYPE_CHECKING:
     from bot.bench.run.runner import BenchRunner, Outcome
@@ -161,11 +162,7 @@ class RoundLoop:
             reports = load_evidence(self.cfg.results, policy)
         except ReportError as exc:
             if manifest.cells:
-                from bot.bench.run.runner import _StepFailed
-
-                raise _StepFailed(
-                    f"the runs so far are not usable evidence, so no round can be judged: {exc}"
-                ) from None
+                raise StepFailed(f"the runs so far are not usable evidence, so no round can be judged: {exc}") from None
             return ReportSet(table=pd.DataFrame(columns=TABLE_COLUMNS), requests=pd.DataFrame(columns=REQUEST_COLUMNS))
         for rel, reason in reports.rejected:
             self.cfg.log(f"not evidence: {rel}: {reason}")
@@ -192,7 +189,6 @@ class RoundLoop:
     # ---------------------------------------------------------------- rounds
     def next_round(self, record: mf.SequentialRecord) -> mf.RoundRecord | None:
         """The unfinished round (after a kill), or a new one from the evidence; None when the run is over."""
-        from bot.bench.run.runner import _BudgetStop, _StepFailed
 
         if record.rounds and not record.rounds[-1].complete:
             return record.rounds[-1]
@@ -205,11 +201,11 @@ class RoundLoop:
             record.cells = cell_stops(progress, fixed)
             self.runner._save()
             if progress.deferred:
-                raise _BudgetStop(self._deferred_text(progress))
+                raise BudgetStop(self._deferred_text(progress))
             return None
         runs = round_runs(progress.next_round, self.attempted())
         if not runs:  # cannot happen with assess's contract; never loop on it
-            raise _StepFailed("the sequential design asks for a round with no run in it")
+            raise StepFailed("the sequential design asks for a round with no run in it")
         rnd = mf.RoundRecord(
             number=len(record.rounds) + 1,
             targets={f"{rc.workload}@{rc.rate:g}": rc.repetitions for rc in progress.next_round},
@@ -234,7 +230,6 @@ class RoundLoop:
 
     def _check_progress(self, last: mf.RoundRecord, progress: Progress) -> None:
         """A round that added no usable run to any of its cells would be asked for again forever: stop instead."""
-        from bot.bench.run.runner import _StepFailed
 
         before = self._start_counts
         if before is None:  # resumed after the round: its start is not known, and a resume makes progress anyway
@@ -243,7 +238,7 @@ class RoundLoop:
         if all(now.get(label, 0) <= n for label, n in before.items()):
             manifest = self.runner.manifest
             aside = len(manifest.rejected) if manifest else 0
-            raise _StepFailed(
+            raise StepFailed(
                 f"round {last.number} added no usable report to {', '.join(sorted(before))} "
                 f"({aside} run(s) set aside, see manifest.json `rejected` and the log): fix the cause, then --resume"
             )

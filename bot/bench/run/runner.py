@@ -38,6 +38,7 @@ from bot.bench.run.budget import Budget, remaining_text
 from bot.bench.run.faults import PodDeletion
 from bot.bench.run.procs import Cancelled, Procs
 from bot.bench.run.schedule import CellRun, Group, SetupRun, build_schedule
+from bot.bench.run.stops import BudgetStop, StepFailed
 from bot.bench.yaml_dump import dump_yaml
 from bot.model import PromotionRequest, RequestError
 
@@ -144,10 +145,10 @@ class BenchRunner:
                     self._release()
             except Cancelled:
                 return self._end("cancelled", "cancelled (SIGTERM/SIGINT); the stack was torn down")
-            except _BudgetStop as stop:
+            except BudgetStop as stop:
                 text = str(stop) or remaining_text(self.budget, self._serves())
                 return self._end("budget", f"stopped before the GPU budget would be exceeded: {text}")
-            except _StepFailed as exc:
+            except StepFailed as exc:
                 return self._end("failed", str(exc))
         return self._end("finished", message)
 
@@ -309,7 +310,7 @@ class BenchRunner:
         assert self.manifest is not None
         cells = self.round_cells if self.round_cells is not None else self._all_cells()
         self.budget.stop([c for c in cells if not self._finished(c)], "budget")
-        raise _BudgetStop
+        raise BudgetStop
 
     def _all_cells(self) -> list[CellRun]:
         groups = build_schedule(
@@ -336,7 +337,7 @@ class BenchRunner:
         ok = result.code == 0
         self._event(kind, what, start, minutes=minutes, ok=ok, detail=result.output)
         if not ok:
-            raise _StepFailed(f"{kind} of {what} failed (exit {result.code}): {_tail(result.output)}")
+            raise StepFailed(f"{kind} of {what} failed (exit {result.code}): {_tail(result.output)}")
 
     def _standup(self, group: Group, setup: SetupRun) -> None:
         self.up[group.name] = setup
@@ -449,7 +450,7 @@ class BenchRunner:
             minutes = (time.monotonic() - t0) / 60.0
             if result.code != 0:
                 self._event("stop", cell.run_treatment, start, minutes=minutes, ok=False, detail=result.output)
-                raise _StepFailed(
+                raise StepFailed(
                     f"run of {setup.name}/{cell.run_treatment} failed (exit {result.code}): {_tail(result.output)}"
                 )
             report = self._report_of(setup, cell)
@@ -575,14 +576,6 @@ class BenchRunner:
         finally:
             for s, h in previous.items():
                 signal.signal(s, h)
-
-
-class _BudgetStop(Exception):
-    """The budget stops the run; its text (when given) says what remains instead of the budget's list."""
-
-
-class _StepFailed(Exception):
-    pass
 
 
 def _tail(text: str, lines: int = 3) -> str:
