@@ -28,8 +28,10 @@ spent and says what it will cost:
 
 GPU-minutes follow ``bot.bench.plan.plan_cost``: two stand-ups, every run's
 load plus overhead, and for every round after the first an EPP swap and
-re-warm per arm (``swap_minutes``), the way ``promote bench run`` alternates
-the arms on one stack.
+re-warm per arm (``swap_minutes``). That is an upper bound on what ``promote
+bench run`` spends: it stands up once and swaps (the fast EPP swap), and it
+alternates the arm order round by round, so it swaps once per round, not
+twice. The plan keeps the bound so that a cap set from it is never too small.
 """
 
 from __future__ import annotations
@@ -131,7 +133,8 @@ def _cost(
     stacks: int,
     p: CostParameters,
 ) -> float:
-    """Two stand-ups per stack, both arms' runs, and an EPP swap per arm for every round after the first."""
+    """Two stand-ups per stack, both arms' runs, and an EPP swap per arm for every round after the first (an
+    upper bound: the runner stands up once and swaps once per round; see the module docstring)."""
     run = sum(runs[label] * 2 * run_minutes(request, cells[label], p) for label in runs)
     swaps = 2 * max(rounds - 1.0, 0.0) * p.swap_minutes * stacks
     return round((2 * stacks * p.standup_minutes + run + swaps) * p.gpus_per_stack, 1)
