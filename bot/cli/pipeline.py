@@ -152,6 +152,8 @@ def _decide(args, work: Path, settings: dict) -> int:
     llm = _llm_settings(args, settings)
     args.allow_sample_data = settings.get("allow_sample_data", False)
     runner = _runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args, llm)
+    if args.decision is Decision.REQUEST_CHANGES:
+        _refuse_unchanged(runner, args.gate, args.reason)
     state = runner.decide(args.gate, args.decision, args.reason)
     _say(
         args,
@@ -162,31 +164,19 @@ def _decide(args, work: Path, settings: dict) -> int:
     if state.status.value == "rejected":
         _say(args, f"the promotion is rejected; the record is in {runner.forge.locations()['issue thread']}")
         return 0
-    if args.decision.value == "request-changes" and runner.agents is None and not _directives(args.gate, args.reason):
-        print(  # a warning, so even with --quiet
-            f"note: the reason carries no directive gate {args.gate} applies by rule (README, 'Stages and gates'); "
-            "offline it is recorded on the artifacts and nothing else acts on it (with --llm anthropic the Claude "
-            "author does)",
-            file=sys.stderr,
-        )
     return _drive(runner)
 
 
-def _directives(gate: int, reason: str | None) -> list[str]:
-    """What the deterministic generators apply from a person's reason at this gate."""
-    if gate == 1:
-        from bot.golang.translate import feedback_options
+def _refuse_unchanged(runner, gate: int, reason: str | None) -> None:
+    """A change request that would reopen the gate unchanged is answered now, and nothing is recorded."""
+    from bot.review.change_request import refusal_on_branch
 
-        try:
-            return feedback_options(reason)[1]
-        except RequestError as exc:
-            return [str(exc)]
-    if gate == 2:
-        from bot.hypotheses import parse_feedback
-
-        fb = parse_feedback(reason)
-        return [*fb.exclude, *fb.guards, *fb.margins] + (["margin"] if fb.margin is not None else [])
-    return []
+    state = runner.load_state()
+    if state is None or state.open_gate != gate or state.status.value != "awaiting-decision":
+        return  # not open: the decision itself says why
+    why = refusal_on_branch(gate, reason, runner.context(state), author=runner.agents is not None)
+    if why is not None:
+        raise RequestError(line(why))
 
 
 def cmd_status(args) -> int:

@@ -71,6 +71,11 @@ def created(session, event) -> Result:
                 raise pipeline.IllegalTransition(f"gate {command.argument} is not open: {pipeline.describe(state)}")
             decision = _DECISIONS[command.name]
             reason = command.argument if decision is not Decision.APPROVE else None
+            if decision is Decision.REQUEST_CHANGES:  # one that would reopen the gate unchanged is answered now
+                why = _unchanged(promotion, state, gate, reason)
+                if why is not None:
+                    reply(f"`/request-changes` was not applied: {why}.")
+                    return Result("refused /request-changes", state, notes=[why])
 
             def move(s):
                 return pipeline.decide(s, gate, decision, actor=actor.login, now=now, reason=reason)
@@ -104,3 +109,10 @@ def created(session, event) -> Result:
         promotion.sync_labels(new)
         return Result("cancelled", new)
     return promotion.advance()
+
+
+def _unchanged(promotion, state, gate: int, reason: str | None) -> str | None:
+    from bot.review.change_request import refusal_on_branch
+
+    runner = promotion.runner()
+    return refusal_on_branch(gate, reason, runner.context(state), author=runner.agents is not None)

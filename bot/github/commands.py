@@ -4,7 +4,9 @@ promotion branch, after checking them).
 
 A command is a line of its own that starts with the command; lines inside code
 fences or block quotes are someone else's words, not a command. The first
-command in a comment counts.
+command in a comment counts. The reason of `/request-changes` and `/reject` goes
+on over the comment's following lines, so a change request can carry one
+directive per line (``bot.directives``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ class CommandError(ValueError):
 def parse(body: str) -> Command | None:
     """The first slash command in a comment, or None if it has none."""
     fenced = False
-    for raw in (body or "").replace("\r\n", "\n").split("\n"):
+    lines = (body or "").replace("\r\n", "\n").split("\n")
+    for i, raw in enumerate(lines):
         line = raw.strip()
         if line.startswith(("```", "~~~")):
             fenced = not fenced
@@ -40,6 +43,8 @@ def parse(body: str) -> Command | None:
         if not m:
             continue
         name, arg = m.group("name"), (m.group("arg") or "").strip()
+        if name in ("request-changes", "reject"):
+            arg = "\n".join([arg, *lines[i + 1 :]]).strip()
         if name not in NAMES:
             raise CommandError(f"`/{name}` is not a command; use one of " + ", ".join(f"`/{n}`" for n in NAMES))
         if name in ("request-changes", "reject") and not arg:

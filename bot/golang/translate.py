@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from bot import directives
 from bot.dictionary import Dictionary
 from bot.golang import harness_build, probes
 from bot.golang.analysis_types import Analysis
@@ -94,7 +95,7 @@ def feedback_options(feedback: str | None) -> tuple[dict, list[str]]:
     applied: list[str] = []
     if not feedback:
         return opts, applied
-    m = re.search(r"scorers?\s*[:=]\s*((?:[a-z][a-z-]*\s*:\s*\d+(?:\.\d+)?\s*,?\s*)+)", feedback)
+    m = directives.SCORERS.search(feedback)  # the forms live in one registry the gate comments list too
     if m:
         pairs = re.findall(r"([a-z][a-z-]*)\s*:\s*(\d+(?:\.\d+)?)", m.group(1))
         bad = [n for n, _ in pairs if n not in BASELINE_SCORERS]
@@ -104,10 +105,7 @@ def feedback_options(feedback: str | None) -> tuple[dict, list[str]]:
             )
         opts["scorers"] = [(n, float(w)) for n, w in pairs]
         applied.append("baseline scorers set to " + ", ".join(f"{n}:{go_float(float(w))}" for n, w in pairs))
-    deployed = {
-        m.group(1): float(m.group(2))
-        for m in re.finditer(r"(?im)^\s*[-*]?\s*param\s+([A-Za-z]\w*)\s*[:=]\s*(-?\d+(?:\.\d+)?)\s*$", feedback)
-    }
+    deployed = {m.group(1): float(m.group(2)) for m in directives.PARAM.finditer(feedback)}
     if deployed:
         opts["deployed"] = deployed
         applied.append(

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from bot import directives
 from bot.bench.metrics import METRICS
 from bot.hypotheses.errors import HypothesisError
 from bot.hypotheses.metrics import translate_metric
@@ -31,7 +32,7 @@ from bot.model import Direction, Hypothesis
 _ID = re.compile(r"\b([ABC][0-9]+)\b")
 #: The list of ids a directive starts with: "A4, A5", "C3; C4", "C3/C4", "B1 & B2", "B1 and B2" (any case).
 _ID_LIST = re.compile(r"\s*[ABC][0-9]+\b(?:\s*(?:[,;/&]|and)?\s*[ABC][0-9]+\b)*", re.IGNORECASE)
-_DIRECTIVE = re.compile(r"^\s*[-*]?\s*(exclude|drop|margin|guard)\b\s*([ABC][0-9]+)?\s*:\s*(.*?)\s*$", re.IGNORECASE)
+_DIRECTIVE = directives.HYPOTHESIS_LINE  # one registry (bot.directives) the gate comments list too
 
 
 @dataclass

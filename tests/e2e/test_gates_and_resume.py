@@ -41,19 +41,27 @@ def test_gate_by_gate_with_request_changes_and_illegal_decisions(tmp_path, capsy
     assert main(["reject", "2", "--reason", "x", *common]) == 2
     assert "not open" in capsys.readouterr().err
 
-    # Request changes: stage 2 reruns with the reason, the review runs again, we stop at gate 1 again.
-    reason = "Name the KV-pressure threshold parameter explicitly in the report"
+    # Request changes in prose only: offline nothing would act on it, so it is answered at once with gate 1's
+    # directives (and the one it probably means); nothing is recorded and nothing reruns.
+    assert main(["request-changes", "1", "--reason", "set loadThreshold to 40 for real pods", *common]) == 2
+    err = capsys.readouterr().err
+    assert "names no directive gate 1 applies" in err and "nothing was recorded" in err
+    assert "`param loadHighThreshold: 40`" in err and "`scorers: NAME:WEIGHT, NAME:WEIGHT`" in err
+    assert state_of(work) == s
+
+    # Request changes with a directive: stage 2 reruns with the reason, the review runs again, we stop at gate 1.
+    note = "Name the KV-pressure threshold parameter explicitly in the report"
+    reason = f"{note}\nparam loadHighThreshold: 70"
     assert main(["request-changes", "1", "--reason", reason, *common]) == 0
-    assert "the reason carries no directive gate 1 applies by rule" in capsys.readouterr().err  # offline: say so
     s = state_of(work)
     assert s.open_gate == 1 and s.status is Status.AWAITING_DECISION
     assert s.stages[2].feedback == reason
     assert s.decisions[-1].decision.value == "request-changes" and s.decisions[-1].actor == "bob"
     log = git(fork, "log", "--format=%B", f"main..{BRANCH}")
-    assert reason in log, "the rerun's commit records the reason"
+    assert note in log, "the rerun's commit records the reason"
     assert s.stages[2].commit != first_stage2
     report = git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/translation-report.md")
-    assert reason in report
+    assert note in report
 
     # Approve gate 1: continues to gate 2.
     assert main(["approve", "1", *common]) == 0

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from bot import directives
 from tests.github.actions_sim import REPO, standard_sim
 from tests.github.forms import example_body
 
@@ -74,10 +75,17 @@ def test_a_whole_promotion_through_issue_labels_and_commands(sim):
     approval = next(a for a in state.audit if a.event == "gate 1 approve")
     assert approval.role == "maintain" and approval.delivery and approval.delivery.startswith("run-")
 
-    # Commands: request changes (stage 3 reruns with the reason), then approve.
+    # Commands: a change request naming no directive is answered at once and changes nothing; one with a
+    # directive (on the comment's next line) reruns stage 3 with the reason; then approve.
     _comment(sim, number, "maria", "/request-changes say which workloads A1 covers")
     state = state_of(sim, number)
-    assert state.open_gate == 2 and state.stages[3].feedback == "say which workloads A1 covers"
+    assert state.open_gate == 2 and [d.gate for d in state.decisions] == [1] and state.stages[3].feedback is None
+    answer = next(c.body for c in sim.fake.comments(REPO, number) if "`/request-changes` was not applied" in c.body)
+    assert "names no directive gate 2 applies" in answer
+    assert all(f"`{d.syntax}`" in answer for d in directives.for_gate(2))
+    _comment(sim, number, "maria", "/request-changes say which workloads A1 covers\nmargin: 0.04")
+    state = state_of(sim, number)
+    assert state.open_gate == 2 and state.stages[3].feedback == "say which workloads A1 covers\nmargin: 0.04"
     _comment(sim, number, "maria", "/approve")
     state = state_of(sim, number)
     assert state.open_gate == 3 and state.status is Status.AWAITING_DECISION

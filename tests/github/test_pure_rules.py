@@ -50,6 +50,11 @@ def test_label_helpers_and_metadata():
             commands.Command("request-changes", "the KV threshold is simulator-scale"),
         ),
         ("/retry 5", commands.Command("retry", "5")),
+        (  # a reason goes on over the following lines: one directive per line
+            "/request-changes recalibrate\nparam loadHighThreshold: 70\n",
+            commands.Command("request-changes", "recalibrate\nparam loadHighThreshold: 70"),
+        ),
+        ("/request-changes\nexclude: A4", commands.Command("request-changes", "exclude: A4")),
         ("> /approve\nquoted, not mine", None),
         ("```\n/approve\n```", None),
         ("no command here /approve", None),

@@ -1,0 +1,118 @@
+"""The change-request directives each gate applies by rule: one registry the parsers and the texts both read.
+
+A person who requests changes writes prose. A few line forms in that prose are
+applied by rule, so the same reason always gives the same artifacts: gate 1's
+translator reads ``scorers:`` and ``param NAME: VALUE`` (``bot.golang.translate.
+feedback_options``), gate 2's hypothesis generator reads ``exclude:``/``drop:``,
+``margin:`` and ``guard:`` (``bot.hypotheses.feedback``), and gate 3's
+``rejudge`` is the rerun itself. The parsers take their patterns from here and
+the gate comments, the CLI's gate stops and the answer to a change request that
+names none of them list the entries here, so what people are told and what is
+applied cannot drift apart (tests/review/test_directives.py also checks the
+README's table against this registry).
+
+Pure: no I/O, nothing from the rest of the bot, so any layer may read it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Directive:
+    gate: int
+    name: str  # what people call it: "scorers", "param", "exclude"
+    syntax: str  # the form, with placeholders in capitals
+    example: str  # one line that applies as written on the bundled example
+    effect: str  # what applying it changes, in one clause
+    pattern: re.Pattern[str]  # what the parser matches (search over the whole reason)
+
+
+# Gate 1 (stage 2, the translator).
+SCORERS = re.compile(r"scorers?\s*[:=]\s*((?:[a-z][a-z-]*\s*:\s*\d+(?:\.\d+)?\s*,?\s*)+)")
+PARAM = re.compile(r"(?im)^\s*[-*]?\s*param\s+([A-Za-z]\w*)\s*[:=]\s*(-?\d+(?:\.\d+)?)\s*$")
+# Gate 2 (stage 3, the hypothesis generator): one line form, ``VERB [ID]: VALUE``.
+HYPOTHESIS_VERBS = ("exclude", "drop", "margin", "guard")
+HYPOTHESIS_LINE = re.compile(
+    r"^\s*[-*]?\s*(" + "|".join(HYPOTHESIS_VERBS) + r")\b\s*([ABC][0-9]+)?\s*:\s*(.*?)\s*$", re.IGNORECASE
+)
+
+
+def _verb_line(*verbs: str) -> re.Pattern[str]:
+    return re.compile(r"(?im)^\s*[-*]?\s*(?:" + "|".join(verbs) + r")\b\s*(?:[ABC][0-9]+)?\s*:")
+
+
+DIRECTIVES: dict[int, tuple[Directive, ...]] = {
+    1: (
+        Directive(
+            1,
+            "scorers",
+            "scorers: NAME:WEIGHT, NAME:WEIGHT",
+            "scorers: prefix-affinity:1, load-balance:1",
+            "the BLIS scorer configuration the program was evolved with",
+            SCORERS,
+        ),
+        Directive(
+            1,
+            "param",
+            "param NAME: VALUE",
+            "param loadHighThreshold: 70",
+            "the value the deployed EndpointPickerConfig carries for one plugin parameter (the plugin's default "
+            "and the agreement figure keep BLIS's value)",
+            PARAM,
+        ),
+    ),
+    2: (
+        Directive(
+            2,
+            "exclude",
+            "exclude: ID, ID (why)",
+            "exclude: A4, A5 (duplicates of A1/A2)",
+            "drops those hypotheses (alias `drop:`); ids after the list are the reason and stay; other ids do not move",
+            _verb_line("exclude", "drop"),
+        ),
+        Directive(
+            2,
+            "margin",
+            "margin: FRACTION or margin ID: FRACTION",
+            "margin: 0.03",
+            "the margin of every (or one) equivalence and no-worse prediction (0.03 or 3%)",
+            _verb_line("margin"),
+        ),
+        Directive(
+            2,
+            "guard",
+            "guard: METRIC",
+            "guard: e2e_p99",
+            "adds a no-regression hypothesis on that metric for every Track C scenario",
+            _verb_line("guard"),
+        ),
+    ),
+    3: (
+        Directive(
+            3,
+            "rejudge",
+            "rejudge: WHY",
+            "rejudge: replaced the reports of the noisy rate-8 runs",
+            "stages 4 and 5 run again: the plan is rebuilt and the benchmark reports present now (in --results, or "
+            "on the branch) are judged again",
+            re.compile(r"(?im)^\s*[-*]?\s*rejudge\b"),
+        ),
+    ),
+}
+
+
+def for_gate(gate: int) -> tuple[Directive, ...]:
+    return DIRECTIVES.get(gate, ())
+
+
+def found(gate: int, text: str | None) -> list[Directive]:
+    """The directives of ``gate`` whose form appears in ``text`` (whether their values apply is the parser's)."""
+    return [d for d in for_gate(gate) if text and d.pattern.search(text)]
+
+
+def listing(gate: int) -> str:
+    """One line: the forms gate ``gate`` applies, each with an example (for a terminal or a sentence)."""
+    return "; ".join(f"`{d.syntax}` (e.g. `{d.example}`): {d.effect}" for d in for_gate(gate))
