@@ -221,7 +221,9 @@ class BenchmarkPlan(_Model):
     treatments: list[str] = Field(default_factory=lambda: list(TREATMENTS))
     cells: list[Cell]
     hypotheses: list[PlannedHypothesis]
-    not_benchmarked: list[str] = Field(description="hypotheses without a benchmark prediction")
+    not_benchmarked: list[str] = Field(
+        description="hypotheses without a benchmark prediction, or that the translated plugin cannot test"
+    )
     repetitions: int = Field(description="the most repetitions any cell gets (per treatment); see cell_repetitions")
     cell_repetitions: list[CellRepetitions] = Field(description="per-cell repetitions, in the order of `cells`")
     claims: list[ClaimSizing] = Field(default_factory=list, description="per (hypothesis, cell) sizing")
@@ -410,11 +412,12 @@ def make_plan(
     ids = [h.id for h in hypotheses]
     if len(set(ids)) != len(ids):
         raise PlanError(f"hypotheses: duplicate ids {sorted({i for i in ids if ids.count(i) > 1})}")
-    with_pred = sorted((h for h in hypotheses if h.prediction is not None), key=lambda h: id_key(h.id))
+    # A hypothesis the translated plugin cannot test (Hypothesis.not_testable) needs no runs and no power.
+    with_pred = sorted((h for h in hypotheses if h.benchmarked), key=lambda h: id_key(h.id))
     if not with_pred:
         raise PlanError("no hypothesis has a benchmark prediction; nothing to plan (check stage 3's output)")
     planned = [_planned(h, request) for h in with_pred]
-    not_benchmarked = sorted((h.id for h in hypotheses if h.prediction is None), key=id_key)
+    not_benchmarked = sorted((h.id for h in hypotheses if not h.benchmarked), key=id_key)
 
     cells = sorted({c for h in planned for c in h.cells}, key=Cell.key)
     harnesses = sorted({request.workload(split_condition(c.workload)[0]).harness for c in cells})

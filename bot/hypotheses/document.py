@@ -68,6 +68,9 @@ def render_hypothesis(h: Hypothesis, *, feedback: str | None = None) -> str:
             w(
                 "The BLIS magnitude is kept only to flag attenuation (< 0.3×) or amplification (> 2×); it is not asserted."
             )
+    if h.not_testable:
+        w("")
+        w(f"**Not testable as translated:** {md(h.not_testable, block=True)} The benchmark does not judge it.")
     w("")
     w("## Operating points")
     w("")
@@ -80,6 +83,9 @@ def render_hypothesis(h: Hypothesis, *, feedback: str | None = None) -> str:
     w("## Mechanism")
     w("")
     w(md(h.mechanism, block=True) if h.mechanism else "Not stated by the source.")
+    if h.signals:
+        w("")
+        w("Signals the mechanism reads: " + ", ".join(f"`{md(s)}`" for s in h.signals) + ".")
     w("")
     w("## Diagnostic")
     w("")
@@ -158,6 +164,8 @@ def render_index(hypotheses: list[Hypothesis]) -> str:
     for h in hs:
         metric = f"`{h.prediction.metric}`" if h.prediction else "—"
         direction = h.prediction.direction.value if h.prediction else "not benchmarked"
+        if h.not_testable:
+            direction += " (not testable as translated)"
         out.append(
             f"| [{h.id}]({h.id}.md) | {md(h.title)} | {h.family.value} | {h.type.value} | {metric} | {direction} | "
             f"{', '.join(h.workloads)} | `{md(h.source)}` |"

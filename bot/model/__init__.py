@@ -31,6 +31,7 @@ from bot.model.base import (
     read_yaml_mapping,
     sha256_text,
     slugify,
+    status_counts,
 )
 from bot.model.evidence import (
     Effect,
@@ -116,4 +117,5 @@ __all__ = [
     "read_yaml_mapping",
     "sha256_text",
     "slugify",
+    "status_counts",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from enum import IntEnum, StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -133,6 +134,24 @@ class VerdictStatus(StrEnum):
     CONFIRMED = "confirmed"
     REFUTED = "refuted"
     INCONCLUSIVE = "inconclusive"
+    #: The hypothesis's mechanism reads a signal the plugin sets constant or the translation removed, so no
+    #: benchmark of this plugin can test it: never judged, never given a share of alpha (Hypothesis.not_testable).
+    NOT_TESTABLE = "not testable as translated"
+
+
+def status_counts(statuses: Iterable[VerdictStatus]) -> str:
+    """'14 confirmed, 0 refuted, 7 inconclusive, 2 not testable as translated' (the last only when there are any).
+
+    One wording everywhere a count of verdicts is shown (stage 5's summary, gate 3, verdicts.md, the PR), so the
+    numbers always add up to the hypotheses counted.
+    """
+    counts = dict.fromkeys(VerdictStatus, 0)
+    for s in statuses:
+        counts[VerdictStatus(s)] += 1
+    text = ", ".join(f"{counts[s]} {s.value}" for s in VerdictStatus if s is not VerdictStatus.NOT_TESTABLE)
+    if counts[VerdictStatus.NOT_TESTABLE]:
+        text += f", {counts[VerdictStatus.NOT_TESTABLE]} {VerdictStatus.NOT_TESTABLE.value}"
+    return text
 
 
 class RequestError(ValueError):

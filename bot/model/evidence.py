@@ -94,6 +94,25 @@ class Hypothesis(Strict):
         default=None,
         description="why the benchmark plan cannot decide it (e.g. a run this cluster cannot do); None otherwise",
     )
+    signals: list[str] = Field(
+        default_factory=list,
+        description=(
+            "BLIS signals the hypothesis's mechanism reads (named by the claim's mechanism, the OpenEvolve "
+            "MECHANISM comment, or the Map B signal it is about); what links it to the translation"
+        ),
+    )
+    not_testable: str | None = Field(
+        default=None,
+        description=(
+            "why the plugin as translated cannot test it: a signal its mechanism reads is constant in the plugin "
+            "or removed by the translation (names the signal and the evolved line); None otherwise"
+        ),
+    )
+
+    @property
+    def benchmarked(self) -> bool:
+        """Decided by benchmark reports: it predicts a metric and the translated plugin can exercise its mechanism."""
+        return self.prediction is not None and self.not_testable is None
 
     @field_validator("diagnostic")
     @classmethod

@@ -19,7 +19,7 @@ import json
 
 from pydantic import ValidationError
 
-from bot.model import Direction, Finding, Severity, Track, Verdict, VerdictStatus
+from bot.model import Direction, Finding, Severity, Track, Verdict, VerdictStatus, status_counts
 
 CHECKLIST = [
     "unit tests pass",
@@ -138,6 +138,15 @@ def _cell_problems(h, v: Verdict) -> list[str]:
     """Why the recorded cells do not support the recorded verdict (empty when they do)."""
     problems = []
     p = h.prediction
+    if h.not_testable or v.status is VerdictStatus.NOT_TESTABLE:
+        # The translated plugin cannot exercise its mechanism: no cell may judge it, either way.
+        if not h.not_testable:
+            problems.append("it is recorded as not testable as translated, but its hypothesis gives no reason")
+        elif v.status is not VerdictStatus.NOT_TESTABLE:
+            problems.append(f"the translated plugin cannot test it ({h.not_testable.rstrip('.')})")
+        if v.effects:
+            problems.append("it is not testable as translated but records judged cells")
+        return problems
     if p is None:
         if v.effects:
             problems.append("it makes no benchmark prediction but records measured cells")
@@ -301,11 +310,7 @@ def notes(ctx) -> list[str]:
         (Track.C, "Track C (no regression beyond 5%)"),
     ):
         hs = [h for h in hypotheses if h.track is t]
-        counts = {s: sum(1 for h in hs if h.id in recorded and recorded[h.id].status is s) for s in VerdictStatus}
-        out.append(
-            f"{label}: {counts[VerdictStatus.CONFIRMED]} confirmed, {counts[VerdictStatus.REFUTED]} refuted, "
-            f"{counts[VerdictStatus.INCONCLUSIVE]} inconclusive of {len(hs)}"
-        )
+        out.append(f"{label}: {status_counts(recorded[h.id].status for h in hs if h.id in recorded)} of {len(hs)}")
         for h in hs:
             v = recorded.get(h.id)
             if v and (v.status is VerdictStatus.REFUTED or v.flags):

@@ -21,12 +21,14 @@ RESOLUTION = {
     VerdictStatus.CONFIRMED: "Clean confirmation",
     VerdictStatus.REFUTED: "Refuted — wrong mental model",
     VerdictStatus.INCONCLUSIVE: "Inconclusive — parameter-dependent",
+    VerdictStatus.NOT_TESTABLE: "Not testable as translated",
 }
 
 STATUS_WORD = {
     VerdictStatus.CONFIRMED: "Confirmed",
     VerdictStatus.REFUTED: "Refuted",
     VerdictStatus.INCONCLUSIVE: "Inconclusive",
+    VerdictStatus.NOT_TESTABLE: "Not testable as translated",
 }
 
 
@@ -77,6 +79,10 @@ def resolution(h: Hypothesis, v: Verdict) -> str:
 def root_cause(h: Hypothesis, v: Verdict, summary: TranslationSummary) -> list[str]:
     """First-principles hints for the root-cause section, derived from what is known."""
     notes: list[str] = []
+    if v.status is VerdictStatus.NOT_TESTABLE:
+        return [f"Not testable as translated: {h.not_testable}"] + (
+            [f"Claimed mechanism: {h.mechanism}"] if h.mechanism else []
+        )
     if "no-results" in v.flags:
         return ["No benchmark data yet: the plan in stage 4 has not been run on a GPU cluster."]
     if h.track is Track.A and v.status is VerdictStatus.REFUTED:

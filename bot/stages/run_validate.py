@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bot.bench.gpu_time import GpuTime
-from bot.model import TranslationSummary, Verdict, VerdictStatus, sha256_text
+from bot.model import TranslationSummary, Verdict, VerdictStatus, sha256_text, status_counts
 from bot.render import render
 from bot.stages.checks import check_problems, run_go_checks
 from bot.stages.context import StageContext, StageOutput
@@ -54,13 +54,15 @@ def judge(
     evaluation spec stage 4 committed says what each arm ran).
     """
     from bot.bench import gpu_time
-    from bot.stats.verdicts import evaluate
+    from bot.stats.verdicts import evaluate, not_testable_verdict
 
     with results_source(ctx) as (results_dir, _where):
         if results_dir is None:
             return (
                 [
-                    Verdict(
+                    not_testable_verdict(h)
+                    if h.not_testable
+                    else Verdict(
                         hypothesis_id=h.id,
                         status=VerdictStatus.INCONCLUSIVE,
                         summary="No benchmark results were supplied (--results); run the plan in stage 4 on a GPU cluster.",
@@ -201,16 +203,13 @@ def run(ctx: StageContext) -> StageOutput:
     if reports is not None:
         for name, png in sorted(plot_effects(hypotheses, verdicts, reports).items()):
             files[f"{ctx.paths.validation_dir}/plots/{name}"] = png
-    counts = {s: sum(1 for v in verdicts if v.status is s) for s in VerdictStatus}
     # Failing checks are gate 3's CRITICAL findings (G3.tests-pass), which the author loop reruns
     # stages 4-5 for; the record carries them so the stage is never shown as passed.
     problems = check_problems(checks)
     go = "Go checks FAIL" if problems else "go vet and go test pass"
     summary = (
         f"{go} ({checks.tests_passed} passed, {checks.tests_failed} failed); verdicts: "
-        f"{counts[VerdictStatus.CONFIRMED]} confirmed, "
-        f"{counts[VerdictStatus.REFUTED]} refuted, {counts[VerdictStatus.INCONCLUSIVE]} inconclusive"
-        + (f"; {spent.line()}" if reports is not None else "")
+        f"{status_counts(v.status for v in verdicts)}" + (f"; {spent.line()}" if reports is not None else "")
     )
     return StageOutput(files=files, summary=summary, problems=problems)
 

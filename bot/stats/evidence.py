@@ -30,13 +30,14 @@ import numpy as np
 import pandas as pd
 
 from bot.escape import md
-from bot.model import Direction, Hypothesis, Track, Verdict, VerdictStatus
+from bot.model import Direction, Hypothesis, Track, Verdict, VerdictStatus, status_counts
 from bot.stats import StatsError
 
 _STATUS_MARK = {
     VerdictStatus.CONFIRMED: "confirmed",
     VerdictStatus.REFUTED: "**refuted**",
     VerdictStatus.INCONCLUSIVE: "inconclusive",
+    VerdictStatus.NOT_TESTABLE: "not testable as translated",
 }
 
 
@@ -202,11 +203,7 @@ def summary_markdown(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesi
     """Counts, the plain table and the mermaid chart, for a PR comment or verdicts.md."""
     if not verdicts:
         return "No hypotheses were evaluated."
-    counts = {s: sum(1 for v in verdicts if v.status is s) for s in VerdictStatus}
-    head = (
-        f"**{counts[VerdictStatus.CONFIRMED]} confirmed, {counts[VerdictStatus.REFUTED]} refuted, "
-        f"{counts[VerdictStatus.INCONCLUSIVE]} inconclusive** of {len(verdicts)} hypotheses."
-    )
+    head = f"**{status_counts(v.status for v in verdicts)}** of {len(verdicts)} hypotheses."
     parts = [head, "", summary_table(verdicts, hypotheses).to_markdown(index=False), ""]
     chart = mermaid_chart(verdicts)
     if chart:

@@ -60,6 +60,11 @@ together are INCONCLUSIVE with the flag "parameter-dependent" (BLIS's
 "Inconclusive - parameter-dependent"). For EQUIVALENT / NO_WORSE a single
 refuted cell refutes: a regression anywhere is a regression.
 
+Not testable as translated: a hypothesis whose mechanism reads a signal the
+plugin sets constant (``Hypothesis.not_testable``) is not measured, takes no
+share of alpha and gets NOT_TESTABLE with the reason, never INCONCLUSIVE
+("add repetitions" would not help) and never CONFIRMED.
+
 Guards (``bot.stats.guards``): shedding that can fake a latency gain demotes a
 confirmed latency cell to INCONCLUSIVE; BLIS magnitude and the mechanism check
 add flags for the human at gate 3.
@@ -88,7 +93,7 @@ from bot.stats.rule import MAX_CV, MIN_REPS
 if TYPE_CHECKING:  # pragma: no cover
     from bot.bench.reports import ReportSet
 
-__all__ = ["evaluate", "holm"]
+__all__ = ["evaluate", "holm", "not_testable_verdict"]
 
 _DIRECTIONAL = (Direction.DECREASE, Direction.INCREASE)
 
@@ -109,7 +114,9 @@ def evaluate(
     ``alpha`` (0.05). ``blis_magnitudes`` (hypothesis id -> BLIS relative change)
     overrides ``Prediction.blis_magnitude``. Hypotheses without a prediction are
     not decided by benchmarks; they get an INCONCLUSIVE verdict that says so, so
-    nothing disappears from the evidence.
+    nothing disappears from the evidence. Hypotheses the translated plugin cannot test
+    (``Hypothesis.not_testable``) get NOT_TESTABLE with the reason and are left out of the
+    multiplicity family.
     """
     if decision is None:
         decision = default_rule(0.05 if alpha is None else alpha)
@@ -126,7 +133,7 @@ def evaluate(
 
     cells: dict[str, list[_Cell]] = {}
     for h in hyps:
-        if h.prediction is None:
+        if not h.benchmarked:
             continue
         metric = _short_metric(h)
         cells[h.id] = [_measure(h, metric, wl, rate, index, decision) for wl, rate in _cells_of(h, index)]
@@ -139,12 +146,33 @@ def evaluate(
     mechanism = _mechanism(hyps, index, evolved_for)
     verdicts = []
     for h in hyps:
+        if h.not_testable:
+            verdicts.append(not_testable_verdict(h))
+            continue
         if h.prediction is None:
             verdicts.append(_not_benchmarked(h))
             continue
         magnitude = magnitudes.get(h.id, h.prediction.blis_magnitude)
         verdicts.append(_verdict(h, cells[h.id], magnitude, mechanism.get(h.id, []), decision, len(cells)))
     return verdicts
+
+
+def not_testable_verdict(h: Hypothesis) -> Verdict:
+    """A hypothesis the translated plugin cannot exercise: not judged, whatever the reports show.
+
+    Its mechanism reads a signal the plugin holds constant (or the translation removed), so a
+    measured change could not be the mechanism's doing and no change could count against it. It
+    takes no share of alpha (it is left out of the multiplicity family), and more repetitions would
+    not decide it: only a translation that supplies the signal would.
+    """
+    assert h.not_testable
+    summary = (
+        f"{h.id} is not testable as translated: {h.not_testable.rstrip('.')}. No benchmark of this plugin can "
+        "test it, so it is not judged and takes no share of the error rate; more repetitions would not change that."
+    )
+    return Verdict(
+        hypothesis_id=h.id, status=VerdictStatus.NOT_TESTABLE, summary=summary, flags=["not testable as translated"]
+    )
 
 
 def _not_benchmarked(h: Hypothesis) -> Verdict:
@@ -447,7 +475,7 @@ def _judge(
     claims = [
         Claim(h.id, h.prediction.direction.value, h.prediction.margin, "", tuple(range(len(cells[h.id]))))
         for h in hyps
-        if h.prediction is not None
+        if h.prediction is not None and h.id in cells
     ]
     if not claims:
         return
@@ -486,7 +514,7 @@ def _mechanism(hyps: list[Hypothesis], index: ReportIndex, evolved_for: str | No
         return {}
     by_metric: dict[str, list[str]] = {}
     for h in hyps:
-        if h.track == Track.A and h.prediction is not None:
+        if h.track == Track.A and h.benchmarked:
             by_metric.setdefault(_short_metric(h), []).append(h.id)
     out: dict[str, list[str]] = {}
     for metric in sorted(by_metric):

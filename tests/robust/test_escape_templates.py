@@ -138,9 +138,9 @@ SAFE = {
         "request.origin.fitness",
         "request.origin.iteration",
         "rows(Track.A, [VerdictStatus.CONFIRMED])",  # the macro's markdown
-        "rows(Track.A, [VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE])",
-        "rows(Track.B, [VerdictStatus.CONFIRMED, VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE])",
-        "rows(Track.C, [VerdictStatus.CONFIRMED, VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE])",
+        "rows(Track.A, [VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE, VerdictStatus.NOT_TESTABLE])",
+        "rows(Track.B, [VerdictStatus.CONFIRMED, VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE, VerdictStatus.NOT_TESTABLE])",
+        "rows(Track.C, [VerdictStatus.CONFIRMED, VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE, VerdictStatus.NOT_TESTABLE])",
         "summary.package_dir",
         "summary.plugin_type",
         "v.status.value",
