@@ -65,6 +65,11 @@ class Forge(Protocol):
     def commits(self, branch: str, base: str) -> list[tuple[str, str]]:
         """(sha, subject) of the commits on ``branch`` that are not on ``base``, oldest first."""
 
+    def blob_url(self, commit: str, path: str) -> str:
+        """An absolute link to ``path`` as it is in ``commit``: it resolves from anywhere the text is read
+        (a PR body does not resolve relative links) and keeps pointing at what was reviewed. Never a path
+        on the machine that ran the promotion."""
+
     # --- the issue thread ----------------------------------------------
     def upsert_comment(self, marker: str, body: str) -> None:
         """Create or update the one bot comment carrying the hidden ``marker``."""

@@ -120,7 +120,7 @@ class LocalForge(GitBranches):
         draft = " (draft)" if record.get("draft", True) else ""
         parts = [
             f"# PR #{record['number']}{draft}: {md(record['title'])}\n\n",  # a PR title is plain text
-            f"`{record['branch']}` → `{record['base']}` in `{md(self.fork)}`\n\n",
+            f"`{record['branch']}` → `{record['base']}` on the fork (local forge)\n\n",
             record["body"].rstrip() + "\n",
         ]
         for marker, text in sorted(record.get("reviews", {}).items()):
@@ -130,6 +130,11 @@ class LocalForge(GitBranches):
             for c in sorted(record["review_comments"], key=lambda c: (c["path"], c["line"])):
                 parts.append(f"\n**`{c['path']}` line {c['line']}**\n\n{c['body']}\n")
         _write_atomic(self.work / "pr" / "pull-request.md", "".join(parts))
+
+    def blob_url(self, commit: str, path: str) -> str:
+        """Git's own name for the file in that commit (``git -C <fork> show <commit>:<path>`` opens it): the
+        local forge has no web address, and the fork's directory must not appear in anything posted."""
+        return f"{commit}:{path}"
 
     # ------------------------------------------------------------ feedback
     def file_feedback(self, marker: str, title: str, body: str) -> str:

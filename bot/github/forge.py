@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import os
 from pathlib import Path
+from urllib.parse import quote
 
 from bot.forge.base import PullRequestRecord, ReviewComment
 from bot.forge.diff import split_anchored
@@ -41,7 +42,8 @@ class GitHubForge(GitBranches):
         self.client = client
         self.issue = issue
         self.fork = fork
-        self.remote = f"{server_url.rstrip('/')}/{fork}.git"
+        self.server_url = server_url.rstrip("/")
+        self.remote = f"{self.server_url}/{fork}.git"
         self.token = token
         self.base_branch = base_branch
         self.branch = branch
@@ -175,6 +177,10 @@ class GitHubForge(GitBranches):
             for c in inside
         ]
         self.client.create_review(number, head or "", full, payload, marker)
+
+    def blob_url(self, commit: str, path: str) -> str:
+        """``<server>/<fork>/blob/<sha>/<path>``: GitHub's permalink form, pinned to the commit."""
+        return f"{self.server_url}/{self.fork}/blob/{commit}/{quote(path)}"
 
     # ------------------------------------------------------------ feedback
     def file_feedback(self, marker: str, title: str, body: str) -> str:

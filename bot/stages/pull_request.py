@@ -1,26 +1,32 @@
 """Stage 7, pull request: the PR on the fork, its description, and review comments on file and line.
 
-The description follows the seed: algorithm origin, Track A N/M transferred,
-Track B and C summaries, feedback for BLIS, links to every artifact. The
-stage also commits the description and an artifact manifest (path and
-SHA-256 of everything the promotion wrote) so the PR is reproducible from
-the branch alone.
+The description is what a maintainer reviews in five minutes (at most 80 lines): what the plugin
+does, how to enable and roll back, the claims table, the known issues (every finding still open,
+each also a review comment on its line), then the seed's Track A/B/C summaries and BLIS feedback
+with numbers, then links that resolve on GitHub (absolute, pinned to the commit holding the
+artifacts). The stage also commits the description, an artifact manifest (path and SHA-256 of
+everything the promotion wrote, so the PR is reproducible from the branch alone) and a
+``.gitattributes`` block marking the machine-written files generated, so GitHub collapses them.
 """
 
 from __future__ import annotations
 
 import json
 
-from bot.escape import line, md
+from bot.escape import md
 from bot.forge.base import ReviewComment
 from bot.model import ReviewRound, Track, TranslationSummary, Verdict, VerdictStatus
 from bot.render import render
+from bot.render.claims import ci_level, claim_rows
+from bot.stages import pr_parts
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
+from bot.stages.paths import PromotionPaths
 
 
 def pr_title(ctx: StageContext) -> str:
-    return line(f"[promotion] {ctx.request.title} ({ctx.request.plugin_type})")
+    """``[promotion] <plugin_type>: <title>`` in at most 72 characters, cut on a word."""
+    return pr_parts.title(ctx.request.plugin_type, ctx.request.title)
 
 
 def track_counts(hypotheses, verdicts: dict[str, Verdict]) -> dict[str, dict[str, int]]:
@@ -71,12 +77,67 @@ def fidelity_line(f) -> str:
     )
 
 
+#: Machine-written files of a promotion, collapsed in the PR's diff on GitHub (linguist-generated):
+#: JSON records, the copy of the PR text, the copied translation dictionary and the plots.
+GENERATED = (
+    "{docs}/**/*.json",
+    "{docs}/pull-request.md",
+    "{docs}/validation/plots/**",
+    "docs/promotion/translation-dictionary.md",
+    "{benchmarks}/**/*.json",
+)
+
+
+def gitattributes(existing: str | None, paths: PromotionPaths) -> str:
+    """The branch's ``.gitattributes`` with this promotion's block (replaced, never duplicated; other
+    lines, the fork's own included, stay as they are)."""
+    begin = f"# >>> promotion-bot {paths.slug}: machine-written files, collapsed in the PR diff"
+    end = f"# <<< promotion-bot {paths.slug}"
+    kept, inside = [], False
+    for ln in (existing or "").splitlines():
+        if ln == begin:
+            inside = True
+        elif ln == end:
+            inside = False
+        elif not inside:
+            kept.append(ln)
+    while kept and not kept[-1].strip():
+        kept.pop()
+    block = [
+        begin,
+        *(f"{p.format(docs=paths.docs, benchmarks=paths.benchmarks)} linguist-generated=true" for p in GENERATED),
+        end,
+    ]
+    return "\n".join([*kept, *([""] if kept else []), *block]) + "\n"
+
+
+def key_links(paths: PromotionPaths, summary: TranslationSummary, present: set[str]) -> list[tuple[str, str]]:
+    """(label, branch path) of what a reviewer opens, in reading order; only files the branch holds."""
+    wanted = [
+        ("translation report", paths.translation_report),
+        ("promotion report", f"{paths.docs}/report.md"),
+        ("verdicts and evidence", paths.verdicts_md),
+        ("hypotheses", f"{paths.hypotheses_dir}/README.md"),
+        ("benchmark plan", f"{paths.benchmarks}/README.md"),
+        ("plugin README", f"{summary.package_dir}/README.md"),
+        ("EndpointPickerConfig", f"deploy/config/{summary.plugin_type}-epp-config.yaml"),
+    ]
+    return [(label, p) for label, p in wanted if p in present]
+
+
+def decided_by(d) -> str:
+    """Who decided a gate: a person, or the ``--approve`` flag of an unattended run (no one read the review)."""
+    via = getattr(d, "via", None)
+    if via:
+        return f"{md(d.actor)} via `{md(via)}`"
+    return md(d.actor)
+
+
 def run(ctx: StageContext) -> StageOutput:
     from bot.stages.document import Recommendation
 
     hypotheses = load_hypotheses(ctx)  # in id order
     verdicts = {v["hypothesis_id"]: Verdict.model_validate(v) for v in ctx.read_json(ctx.paths.verdicts_json)}
-    pairs = [(h, verdicts[h.id]) for h in hypotheses if h.id in verdicts]
     manifest_path = f"{ctx.paths.docs}/artifacts.json"
     description_path = f"{ctx.paths.docs}/pull-request.md"
     artifacts = sorted(
@@ -84,17 +145,36 @@ def run(ctx: StageContext) -> StageOutput:
         key=lambda a: a.path,
     )
     summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
+    # Links pin the commit that holds every artifact the body names: the branch as stage 6 left it (this
+    # stage's own commit cannot name itself).
+    pin = ctx.forge.branch_head(ctx.branch) or ""
+
+    def link(path: str, line_no: int | None = None) -> str:
+        return ctx.forge.blob_url(pin, path) + (f"#L{line_no}" if line_no else "")
+
+    sample = any(f.startswith("SAMPLE DATA") for v in verdicts.values() for f in v.flags)
+    counts = track_counts(hypotheses, verdicts)
     body = render(
         "pr_body.md.j2",
+        what=pr_parts.what_it_does(ctx.request.kind, ctx.request.plugin_type, ctx.request.title, summary.signals),
         fidelity_line=fidelity_line(summary.fidelity),
         request=ctx.request,
         state=ctx.state,
-        counts=track_counts(hypotheses, verdicts),
-        pairs=pairs,
+        sample=sample,
+        counts=counts,
+        claims=claim_rows(hypotheses, verdicts, Track.A),
+        ci_level=ci_level(),
+        issues=pr_parts.known_issues(ctx.state.reviews, link),
+        max_issues=pr_parts.MAX_ISSUES,
+        track_b=pr_parts.track_line(hypotheses, verdicts, Track.B),
+        track_c=pr_parts.track_line(hypotheses, verdicts, Track.C),
         recs=[Recommendation(**r) for r in ctx.read_json(f"{ctx.paths.docs}/feedback-for-blis.json")],
-        artifacts=artifacts,
-        paths=ctx.paths,
-        Track=Track,
+        gates=[(d, decided_by(d)) for d in ctx.state.decisions],
+        links=[(label, link(p)) for label, p in key_links(ctx.paths, summary, {a.path for a in artifacts})],
+        config_url=link(f"deploy/config/{summary.plugin_type}-epp-config.yaml"),
+        pin=pin[:12],
+        manifest_path=manifest_path,
+        artifact_count=len(artifacts),
     )
     pr = ctx.forge.open_or_update_pr(ctx.branch, ctx.request.fork.base_branch, pr_title(ctx), body)
     ctx.forge.mark_ready(pr)
@@ -102,6 +182,11 @@ def run(ctx: StageContext) -> StageOutput:
     files: dict[str, str | bytes] = {
         description_path: f"# {md(pr_title(ctx))}\n\n{body}",
         manifest_path: json.dumps(manifest, indent=2) + "\n",
+        ".gitattributes": gitattributes(_text(ctx.forge.read_file(ctx.branch, ".gitattributes")), ctx.paths),
     }
-    a = track_counts(hypotheses, verdicts)["A"]
+    a = counts["A"]
     return StageOutput(files=files, summary=f"PR opened: Track A {a['confirmed']}/{a['total']} transferred")
+
+
+def _text(data: bytes | None) -> str | None:
+    return data.decode("utf-8", errors="replace") if data is not None else None

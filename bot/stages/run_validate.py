@@ -195,7 +195,8 @@ def run(ctx: StageContext) -> StageOutput:
         notes=getattr(reports, "notes", []),
         gpu_time=spent if reports is not None else None,
         results=(
-            str(ctx.results_dir)
+            # the directory's name only: the path is the machine's that ran the promotion, never committed
+            f"--results …/{ctx.results_dir.name}"
             if ctx.results_dir
             else (f"{ctx.branch}:{ctx.paths.benchmarks}/results/" if reports is not None else None)
         ),

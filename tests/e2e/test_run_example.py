@@ -50,15 +50,16 @@ def test_pr_record_has_every_section(full_run):
     _, work, _ = full_run
     pr = (work / "pr" / "pull-request.md").read_text()
     for heading in (
-        "## Algorithm origin",
-        "## Track A: transfer (",
-        "## Track B",
-        "## Track C",
-        "## Feedback for BLIS",
-        "## Artifacts",
+        "## Enable and roll back",
+        "## Claims (Track A: ",
+        "## Known issues",
+        "**Track B, sim-to-real gaps**",
+        "**Track C, regressions**",
+        "**Feedback for BLIS:**",
+        "## Links (pinned to ",
     ):
         assert heading in pr, heading
-    m = re.search(r"Track A: transfer \((\d+)/(\d+) claims transferred\)", pr)
+    m = re.search(r"Claims \(Track A: (\d+) of (\d+) transferred\)", pr)
     track_a = [f for f in branch_tree(full_run[2]) if re.search(r"/hypotheses/A\d+\.md$", f)]
     assert m and int(m.group(2)) == len(track_a) >= 3 and int(m.group(1)) <= len(track_a)
     assert "blis_router/routing" in pr and "-3859.2" in pr

@@ -46,6 +46,24 @@ def created(sim):
     }
 
 
+def _assert_links_pinned(sim, body: str, branch: str) -> None:
+    """Every link of the PR body is GitHub's absolute blob form, pinned to the commit before stage 7's (the
+    one holding the artifacts), and names a file that commit holds."""
+    import subprocess
+
+    targets = re.findall(r"\]\(([^)\s]+)\)", body)
+    assert len(targets) >= 7
+    git_dir = sim.fake.git_dir(REPO)
+    head = sim.fake.branch_sha(REPO, branch)
+    pin = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "rev-parse", f"{head}^"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    for target in targets:
+        m = re.fullmatch(rf"https?://[^/]+/{REPO}/blob/([0-9a-f]{{40}})/([^#]+)(#L\d+)?", target)
+        assert m and m.group(1) == pin, target
+        subprocess.run(["git", "--git-dir", str(git_dir), "cat-file", "-e", f"{pin}:{m.group(2)}"], check=True)
+
+
 def test_a_whole_promotion_through_issue_labels_and_commands(sim):
     from bot.model import Status
 
@@ -96,7 +114,10 @@ def test_a_whole_promotion_through_issue_labels_and_commands(sim):
     state = state_of(sim, number)
     assert state.status is Status.DONE
     pull = sim.fake.pull(REPO, pull.number)
-    assert not pull.draft and "## Track A: transfer" in sim.fake.issue(REPO, pull.number).body
+    body = sim.fake.issue(REPO, pull.number).body
+    assert not pull.draft and "## Claims (Track A: " in body and len(body.splitlines()) <= 80
+    assert len(sim.fake.issue(REPO, pull.number).title) <= 72
+    _assert_links_pinned(sim, body, state.branch)
     assert "promotion-done" in labels_of(sim, number)
     last = sim.runs[-1]
     assert "| ✅ | 7. pull request |" in last.summary  # the job summary shows the same checklist

@@ -90,34 +90,43 @@ SAFE = {
         "request.origin.iteration",
         "request.plugin_type",
     },
+    "_claims_table.md.j2": {  # bot.render.claims: the bot's own numbers and marks (the claim text is escaped)
+        "c.id",
+        "c.measured",
+        "c.predicted",
+        "c.verdict",
+        "ci_level",
+    },
     "pr_body.md.j2": {
         "request.id",
+        '" · " if not loop.last',
         '"did not converge" if d.gate in state.unconverged else "converged"',
-        '"✅" if v.status.value == "confirmed" else ("❌" if v.status.value == "refuted" else "❔")',
-        "a.path",  # paths the stages write, checked by the forge
-        "a.sha256[:12]",
-        "a.stage.value",
+        "artifact_count",
+        "by",  # pull_request.decided_by: the actor already escaped
+        "config_url",  # forge.blob_url of a path the stages write
         'counts["A"]["confirmed"]',
         'counts["A"]["total"]',
         'counts["B"]["confirmed"]',
         'counts["B"]["inconclusive"]',
         'counts["B"]["refuted"]',
+        'counts["B"]["total"]',
         'counts["C"]["confirmed"]',
         'counts["C"]["refuted"]',
         'counts["C"]["total"]',
         "d.decision.value",
         "d.gate",
-        "h.id",
-        "r.hypothesis",
-        "r.kind",
-        "r.link",  # the feedback issue's URL, from the forge
-        'request.evolved_for or "not stated"',  # a workload name: [a-z0-9-]
-        "request.kind.value",
+        "i.gate",
+        "i.severity",  # a Severity value
+        "i.url",  # forge.blob_url of a finding's file (a path on the branch) and line
+        "issues | length - max_issues",
+        "label",  # pull_request.key_links' own labels
+        "manifest_path",
+        "pin",  # a commit sha
         "request.origin.baseline_fitness",
         "request.origin.fitness",
         "request.origin.iteration",
         "request.plugin_type",
-        "v.status.value",
+        "url",  # forge.blob_url of a path the stages write
     },
     "report.md.j2": {
         '"findings/" ~ h.id ~ ".md"',

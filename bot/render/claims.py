@@ -1,0 +1,93 @@
+"""The claims table: claim | BLIS predicted | llm-d measured with its CI | verdict, one row per claim.
+
+One rendering for every place people read the outcome (the PR body, the report's first screen), so
+the same claim never reads differently in two places. Pure: hypotheses and verdicts in, rows of
+display text out; ``_claims_table.md.j2`` lays them out (the claim text is the request author's and
+is escaped there, the numbers are the bot's own).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.model import Effect, Hypothesis, Track, Verdict, VerdictStatus
+
+#: How a verdict reads in a table cell; a status added later reads as its own name.
+_MARK = {
+    VerdictStatus.CONFIRMED: "✅ confirmed",
+    VerdictStatus.REFUTED: "❌ **refuted**",
+    VerdictStatus.INCONCLUSIVE: "❔ inconclusive",
+}
+
+
+@dataclass(frozen=True)
+class ClaimRow:
+    id: str
+    claim: str  # the hypothesis title: the request author's words, escaped by the template
+    predicted: str  # the bot's own text
+    measured: str  # the bot's own text
+    verdict: str  # the bot's own text
+
+
+def ci_level(alpha: float = 0.05) -> str:
+    """The two-sided level of the intervals the verdicts carry (one-sided tests at ``alpha``)."""
+    return f"{(1 - 2 * alpha) * 100:.0f}%"
+
+
+def pct(x: float | None) -> str:
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    return f"{x * 100:+.1f}%".replace("-", "−")
+
+
+def cell_text(e: Effect) -> str:
+    """One measured cell: change [CI] at the rate (the workload is the claim's)."""
+    return f"{pct(e.rel_change)} [{pct(e.ci_low)}, {pct(e.ci_high)}] at {e.rate:g} req/s"
+
+
+def measured_text(v: Verdict | None, *, most: int = 3) -> str:
+    """Every cell when there are few; the range over cells when there are many (the report lists them)."""
+    if v is None:
+        return "not measured"
+    if not v.effects:
+        return "not measured"
+    if len(v.effects) <= most:
+        return "; ".join(cell_text(e) for e in v.effects)
+    changes = sorted(e.rel_change for e in v.effects)
+    return f"{pct(changes[0])} to {pct(changes[-1])} over {len(v.effects)} cells"
+
+
+def predicted_text(h: Hypothesis) -> str:
+    p = h.prediction
+    if p is None:
+        return "—"
+    if p.blis_magnitude is not None:
+        return pct(p.blis_magnitude)
+    if p.direction.value in ("equivalent", "no-worse"):
+        return f"within {p.margin:.0%}"
+    return f"{p.direction.value} (no magnitude)"
+
+
+def verdict_text(v: Verdict | None) -> str:
+    if v is None:
+        return "not judged"
+    return _MARK.get(v.status, f"❔ {v.status.value}")
+
+
+def claim_rows(
+    hypotheses: Sequence[Hypothesis], verdicts: dict[str, Verdict], track: Track = Track.A
+) -> list[ClaimRow]:
+    """One row per hypothesis of ``track`` (Track A: the BLIS claims), in the order given."""
+    return [
+        ClaimRow(
+            id=h.id,
+            claim=h.title,
+            predicted=predicted_text(h),
+            measured=measured_text(verdicts.get(h.id)),
+            verdict=verdict_text(verdicts.get(h.id)),
+        )
+        for h in hypotheses
+        if h.track is track
+    ]

@@ -1,0 +1,130 @@
+"""The pieces of the PR description a maintainer reads in five minutes, as plain data for pr_body.md.j2.
+
+Pure: the request, the translation summary, hypotheses, verdicts and review rounds in; short lines
+out. The body stays under 80 lines because each piece here is bounded (a title of 72 characters, a
+finding in one line, a track in one line per outcome), and every link is absolute and pinned: a
+relative link in a PR body does not resolve on GitHub, and an unpinned one moves with the branch.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from bot.escape import line
+from bot.model import Finding, Hypothesis, PolicyKind, ReviewRound, Track, Verdict, VerdictStatus
+from bot.render.claims import pct
+
+TITLE_LIMIT = 72
+#: Known issues listed one by one in the body; more are counted (each is a review comment on its line).
+MAX_ISSUES = 10
+
+_DOES = {
+    PolicyKind.ROUTING: "scores each request's candidate endpoints the way the evolved BLIS routing policy scored instances",
+    PolicyKind.ADMISSION: "admits or rejects each request the way the evolved BLIS admission policy did",
+    PolicyKind.SCHEDULING: "orders the requests waiting for an endpoint the way the evolved BLIS scheduling policy did",
+}
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` on one line, cut on a word boundary to at most ``limit`` characters (an ellipsis says so)."""
+    text = " ".join(line(text).split())
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    if " " in cut:
+        cut = cut[: cut.rindex(" ")]
+    return cut.rstrip(" ,;:(-") + "…"
+
+
+def title(plugin_type: str, request_title: str) -> str:
+    """``[promotion] <plugin_type>: <title>``, at most 72 characters (GitHub cuts longer titles in lists)."""
+    head = f"[promotion] {line(plugin_type)}: "
+    if len(head) >= TITLE_LIMIT - 8:  # a very long plugin name: the name alone, cut
+        return shorten(head.rstrip(": "), TITLE_LIMIT)
+    return head + shorten(request_title, TITLE_LIMIT - len(head))
+
+
+def what_it_does(kind: PolicyKind, plugin_type: str, request_title: str, signals: Sequence[str]) -> str:
+    """One sentence for the top of the PR: what the plugin does, in llm-d terms (plain text, not escaped)."""
+    reads = ""
+    if signals:
+        shown = ", ".join(signals[:6]) + (f" and {len(signals) - 6} more" if len(signals) > 6 else "")
+        reads = f", from {len(signals)} signals ({shown})"
+    return f"`{plugin_type}` {_DOES[kind]}: {request_title}{reads}."
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One open finding, for the Known issues list: severity, check, a short message, where."""
+
+    severity: str
+    check: str
+    message: str  # someone else's text (a model's, the request's): the template escapes it
+    where: str  # `file:line` (the bot's own)
+    url: str  # absolute, pinned; "" when the finding names no file
+    gate: int
+
+
+def brief(text: str, limit: int = 150) -> str:
+    """The first sentence (or clause) of a finding's message, cut to ``limit``."""
+    text = " ".join(line(text).split())
+    for stop in (". ", "; "):
+        if stop in text[:limit]:
+            text = text[: text.index(stop)]
+            break
+    return shorten(text, limit)
+
+
+def open_findings(reviews: dict[int, list[ReviewRound]]) -> list[tuple[int, Finding]]:
+    """The findings of each gate's last review round: what was open when the gate was decided."""
+    out = []
+    for gate in sorted(reviews):
+        rounds = reviews[gate]
+        if rounds:
+            out += [(gate, f) for f in sorted(rounds[-1].findings, key=lambda f: f.sort_key())]
+    order = {"CRITICAL": 0, "IMPORTANT": 1, "SUGGESTION": 2}
+    return sorted(out, key=lambda gf: (order.get(gf[1].severity.value, 3), gf[0]))
+
+
+def known_issues(reviews: dict[int, list[ReviewRound]], link: Callable[[str, int | None], str]) -> list[Issue]:
+    """Every open finding as one line; ``link(path, line)`` gives the pinned URL of a file (and line)."""
+    issues = []
+    for gate, f in open_findings(reviews):
+        where = f"{f.file}:{f.line}" if f.file and f.line else (f.file or "")
+        issues.append(
+            Issue(
+                severity=f.severity.value,
+                check=f.check,
+                message=brief(f.message),
+                where=where,
+                url=link(f.file, f.line) if f.file else "",
+                gate=gate,
+            )
+        )
+    return issues
+
+
+def _mean(v: Verdict) -> float | None:
+    vals = [e.rel_change for e in v.effects if math.isfinite(e.rel_change)]
+    return sum(vals) / len(vals) if vals else None
+
+
+def track_line(hypotheses: Sequence[Hypothesis], verdicts: dict[str, Verdict], track: Track) -> list[str]:
+    """One line per outcome of a track: the hypotheses with it, each with its source and mean change."""
+    by_status: dict[str, list[str]] = {}
+    for h in hypotheses:
+        if h.track is not track:
+            continue
+        v = verdicts.get(h.id)
+        status = v.status.value if v is not None else "not judged"
+        mean = _mean(v) if v is not None else None
+        metric = h.prediction.metric if h.prediction else ""
+        number = f"{metric} {pct(mean)}".strip() if mean is not None else "not measured"
+        by_status.setdefault(status, []).append(f"{h.id} {h.source} ({number})")
+    order = [s.value for s in VerdictStatus]
+    return [
+        f"{status}: " + ", ".join(items)
+        for status, items in sorted(by_status.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 99)
+    ]

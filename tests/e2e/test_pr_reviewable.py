@@ -1,0 +1,112 @@
+"""The PR a maintainer reviews (issue 13, items 4 and 6), on the bundled example's full run.
+
+Short body that opens with what the plugin does; links absolute and pinned to the commit holding the
+artifacts; a title GitHub does not cut; machine-written bulk marked generated; every open finding in
+Known issues and on its line; and no local machine path in anything committed or posted.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+from bot import PROJECT_ROOT
+from bot.model import PipelineState
+from tests.conftest import BRANCH, git
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def _pr(work: Path) -> dict:
+    return json.loads((work / "pr" / "pr.json").read_text())
+
+
+def test_body_is_short_and_opens_with_what_the_plugin_does(full_run):
+    _, work, _ = full_run
+    pr = _pr(work)
+    body = pr["body"]
+    lines = body.splitlines()
+    assert len(lines) <= 80, len(lines)
+    assert lines[0].startswith("`evolved-adaptive-scorer` scores each request's candidate endpoints"), lines[0]
+    order = [
+        "## Enable and roll back",
+        "## Claims (Track A:",
+        "## Known issues",
+        "## Evidence",
+        "## Gates",
+        "## Links (pinned to",
+    ]
+    at = [body.index(h) for h in order]
+    assert at == sorted(at), order
+    assert "| Claim | BLIS predicted | llm-d measured (90% CI) | Verdict |" in body
+    assert "`promote upstream-patch`" in body
+    assert len(pr["title"]) <= 72 and pr["title"].startswith("[promotion] evolved-adaptive-scorer: ")
+
+
+def test_links_are_absolute_and_pinned_to_the_commit_holding_the_artifacts(full_run):
+    _, work, fork = full_run
+    body = _pr(work)["body"]
+    stage7, pin = git(fork, "rev-list", "-2", BRANCH).split()
+    assert "stage 6:" in git(fork, "log", "-1", "--format=%s", pin)
+    targets = LINK.findall(body)
+    assert len(targets) >= 7
+    for target in targets:
+        sha, _, rest = target.partition(":")
+        assert sha == pin, target  # the local forge's absolute form: <commit>:<path>
+        path = rest.split("#L")[0]
+        git(fork, "cat-file", "-e", f"{pin}:{path}")  # raises when the commit lacks the file
+    assert f"pinned to {pin[:12]}" in body and stage7[:12] not in body
+
+
+def test_machine_written_bulk_is_marked_generated(full_run, tmp_path):
+    _, _, fork = full_run
+    attributes = git(fork, "show", f"{BRANCH}:.gitattributes")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitattributes").write_text(attributes)
+    docs = "docs/promotion/evolved-adaptive-scorer"
+    generated = [
+        f"{docs}/validation/verdicts.json",
+        f"{docs}/artifacts.json",
+        f"{docs}/pull-request.md",
+        f"{docs}/validation/plots/A1-effects.png",
+    ]
+    read_by_people = [f"{docs}/validation/verdicts.md", f"{docs}/report.md", "cmd/epp/runner/runner.go"]
+    out = git(tmp_path, "check-attr", "linguist-generated", "--", *generated, *read_by_people)
+    marks = {path: value for path, _attr, value in (ln.rsplit(": ", 2) for ln in out.splitlines())}
+    assert all(marks[p] == "true" for p in generated), marks
+    assert all(marks[p] == "unspecified" for p in read_by_people), marks
+
+
+def test_every_open_finding_is_a_known_issue_and_anchored_ones_are_review_comments(full_run):
+    _, work, _ = full_run
+    state = PipelineState.model_validate_json((work / "state.json").read_text())
+    pr = _pr(work)
+    open_findings = [f for rounds in state.reviews.values() for f in rounds[-1].findings]
+    assert open_findings
+    known = pr["body"].split("## Known issues", 1)[1].split("## Evidence", 1)[0]
+    for f in open_findings:
+        assert f"`{f.check}`" in known
+        if f.file and f.line:
+            assert f"{f.file}:{f.line}" in known
+    comments = pr["review_comments"]
+    assert comments and all(c["path"] and c["line"] >= 1 for c in comments)
+    anchored = {(f.file, f.line) for f in open_findings if f.file and f.line}
+    assert anchored <= {(c["path"], c["line"]) for c in comments}
+
+
+def test_nothing_committed_or_posted_holds_a_local_path(full_run):
+    """Every file on the fork branch, the PR record and the issue thread, scanned for the run's directories."""
+    _, work, fork = full_run
+    local = {str(work), str(fork), str(work.parent), str(PROJECT_ROOT), f"{Path.home()}/"}
+    found = []
+    for path in git(fork, "ls-tree", "-r", "--name-only", BRANCH).splitlines():
+        data = subprocess.run(
+            ["git", "-C", str(fork), "show", f"{BRANCH}:{path}"], capture_output=True, check=True
+        ).stdout.decode("utf-8", errors="replace")
+        found += [f"{path}: {p}" for p in local if p in data]
+    for posted in [*(work / "pr").iterdir(), *(work / "issue").iterdir()]:
+        text = posted.read_text()
+        found += [f"{posted.name}: {p}" for p in local if p in text]
+    assert not found, found

@@ -1,0 +1,125 @@
+"""The PR description's pieces, pure: title, claims rows, known issues, track lines, .gitattributes."""
+
+from __future__ import annotations
+
+from bot.model import Effect, Finding, Hypothesis, Prediction, ReviewRound, Severity, Track, Verdict, VerdictStatus
+from bot.render import render
+from bot.render.claims import ci_level, claim_rows
+from bot.stages import pr_parts
+from bot.stages.paths import PromotionPaths
+from bot.stages.pull_request import gitattributes
+
+
+def _h(hid: str, title: str = "Lower p95 latency on load-spikes", magnitude: float | None = -0.24) -> Hypothesis:
+    return Hypothesis(
+        id=hid,
+        track=Track(hid[0]),
+        title=title,
+        statement="s",
+        family="cross-policy-comparative",
+        vvuq="validation",
+        type="statistical/dominance",
+        diagnostic="If this fails, it would indicate nothing.",
+        workloads=["load-spikes"],
+        prediction=Prediction(metric="e2e_p95", direction="decrease", blis_magnitude=magnitude),
+        source="claim-1",
+    )
+
+
+def _effect(change: float, rate: float = 30) -> Effect:
+    return Effect(
+        workload="load-spikes",
+        rate=rate,
+        metric="e2e_p95",
+        baseline_mean=100,
+        evolved_mean=100 * (1 + change),
+        rel_change=change,
+        ci_low=change - 0.03,
+        ci_high=change + 0.03,
+        cv_baseline=0.05,
+        t_eff=0.02,
+        n_baseline=5,
+        n_evolved=5,
+    )
+
+
+def test_title_fits_72_characters_and_is_cut_on_a_word():
+    long = "Evolved adaptive weighted scorer (load-delta, session and KV-pressure adjustments)"
+    t = pr_parts.title("evolved-adaptive-scorer", long)
+    assert len(t) <= 72 and t.startswith("[promotion] evolved-adaptive-scorer: Evolved adaptive")
+    assert t.endswith("…") and not t.endswith(" …")
+    assert long.startswith(t.removeprefix("[promotion] evolved-adaptive-scorer: ").removesuffix("…"))
+    assert pr_parts.title("x", "Short one") == "[promotion] x: Short one"
+    assert len(pr_parts.title("p" * 90, long)) <= 72
+    assert "\n" not in pr_parts.title("x", "two\nlines")
+
+
+def test_claim_rows_show_prediction_every_cell_with_its_ci_and_the_verdict():
+    v = Verdict(
+        hypothesis_id="A1",
+        status=VerdictStatus.CONFIRMED,
+        summary="",
+        effects=[_effect(-0.096), _effect(-0.144, 45)],
+    )
+    [row] = claim_rows([_h("A1"), _h("C1")], {"A1": v})
+    assert row.predicted == "−24.0%"
+    assert row.measured == "−9.6% [−12.6%, −6.6%] at 30 req/s; −14.4% [−17.4%, −11.4%] at 45 req/s"
+    assert row.verdict == "✅ confirmed"
+    many = Verdict(
+        hypothesis_id="A1", status=VerdictStatus.INCONCLUSIVE, summary="", effects=[_effect(x / 100) for x in range(5)]
+    )
+    assert claim_rows([_h("A1")], {"A1": many})[0].measured == "+0.0% to +4.0% over 5 cells"
+    assert claim_rows([_h("A1", magnitude=None)], {})[0].measured == "not measured"
+    assert claim_rows([_h("A1", magnitude=None)], {})[0].predicted == "decrease (no magnitude)"
+
+
+def test_claims_table_escapes_the_claim_text():
+    rows = claim_rows([_h("A1", title="a | b <!-- x -->")], {})
+    table = render("_claims_table.md.j2", claims=rows, ci_level=ci_level())
+    assert "| Claim | BLIS predicted | llm-d measured (90% CI) | Verdict |" in table
+    assert "a \\| b" in table and "<!--" not in table
+
+
+def test_known_issues_list_every_open_finding_blocking_first_with_a_pinned_link():
+    def finding(sev: Severity, check: str, file: str | None = None, line: int | None = None) -> Finding:
+        return Finding(severity=sev, check=check, message=f"{check} happened. More detail here.", file=file, line=line)
+
+    reviews = {
+        1: [
+            ReviewRound(gate=1, round=1, findings=[finding(Severity.IMPORTANT, "old")]),  # superseded round
+            ReviewRound(
+                gate=1,
+                round=2,
+                findings=[finding(Severity.SUGGESTION, "s1", "a.go", 3), finding(Severity.IMPORTANT, "i1", "b.go", 7)],
+            ),
+        ],
+        2: [ReviewRound(gate=2, round=1, findings=[finding(Severity.CRITICAL, "c1", "docs/h/README.md")])],
+    }
+    issues = pr_parts.known_issues(
+        reviews, lambda path, line: f"https://x/blob/abc/{path}" + (f"#L{line}" if line else "")
+    )
+    assert [i.check for i in issues] == ["c1", "i1", "s1"]
+    assert issues[0].where == "docs/h/README.md" and issues[0].url == "https://x/blob/abc/docs/h/README.md"
+    assert issues[1].where == "b.go:7" and issues[1].url.endswith("b.go#L7")
+    assert issues[1].message == "i1 happened"
+
+
+def test_track_lines_group_by_outcome_with_numbers():
+    hs = [_h("B1"), _h("B2"), _h("A1")]
+    verdicts = {
+        "B1": Verdict(hypothesis_id="B1", status=VerdictStatus.CONFIRMED, summary="", effects=[_effect(-0.1)]),
+        "B2": Verdict(hypothesis_id="B2", status=VerdictStatus.INCONCLUSIVE, summary=""),
+    }
+    assert pr_parts.track_line(hs, verdicts, Track.B) == [
+        "confirmed: B1 claim-1 (e2e_p95 −10.0%)",
+        "inconclusive: B2 claim-1 (not measured)",
+    ]
+
+
+def test_gitattributes_keeps_the_forks_lines_and_replaces_its_own_block():
+    paths = PromotionPaths("my-plugin")
+    first = gitattributes("*.go text eol=lf\n", paths)
+    assert first.startswith("*.go text eol=lf\n\n# >>> promotion-bot my-plugin")
+    assert "docs/promotion/my-plugin/**/*.json linguist-generated=true" in first
+    assert gitattributes(first, paths) == first  # a rerun does not add a second block
+    assert gitattributes(None, paths).startswith("# >>> promotion-bot my-plugin")
