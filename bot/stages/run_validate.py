@@ -159,7 +159,8 @@ def results_source(ctx: StageContext) -> Iterator[tuple[Path | None, str | None]
 
 
 def run(ctx: StageContext) -> StageOutput:
-    from bot.stats.evidence import evidence_markdown, plot_effects, summary_markdown, verdicts_to_json
+    from bot.stats.evidence import evidence_markdown, summary_markdown, verdicts_to_json
+    from bot.stats.plots import EvidencePlots, plot_evidence
 
     checks, checked_files = go_checks(ctx)
     hypotheses = load_hypotheses(ctx)  # in id order
@@ -183,13 +184,15 @@ def run(ctx: StageContext) -> StageOutput:
         )
         + "\n",
     }
-    plot_dir = "plots" if reports is not None else None
-    evidence = [evidence_markdown(h, by_id[h.id], plot_dir=plot_dir) for h in hypotheses if h.id in by_id]
+    plots = plot_evidence(hypotheses, verdicts, reports) if reports is not None else EvidencePlots({})
+    evidence = [
+        evidence_markdown(h, by_id[h.id], plot=plots.image_markdown(h.id, "plots")) for h in hypotheses if h.id in by_id
+    ]
     files[ctx.paths.verdicts_md] = render(
         "verdicts.md.j2",
         request=ctx.request,
         checks=checks,
-        summary=summary_markdown(verdicts, hypotheses),
+        summary=summary_markdown(verdicts, hypotheses) + "\n" + plots.summary_markdown("plots"),
         evidence=evidence,
         rejected=getattr(reports, "rejected", []),
         notes=getattr(reports, "notes", []),
@@ -201,9 +204,8 @@ def run(ctx: StageContext) -> StageOutput:
             else (f"{ctx.branch}:{ctx.paths.benchmarks}/results/" if reports is not None else None)
         ),
     )
-    if reports is not None:
-        for name, png in sorted(plot_effects(hypotheses, verdicts, reports).items()):
-            files[f"{ctx.paths.validation_dir}/plots/{name}"] = png
+    for name, png in sorted(plots.images.items()):
+        files[f"{ctx.paths.validation_dir}/plots/{name}"] = png
     # Failing checks are gate 3's CRITICAL findings (G3.tests-pass), which the author loop reruns
     # stages 4-5 for; the record carries them so the stage is never shown as passed.
     problems = check_problems(checks)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -90,11 +91,27 @@ def test_the_chain_writes_hypotheses_plan_and_verdicts(chain):
     verdicts = verdicts_from_json((root / "ev" / "verdicts.json").read_text())
     assert sorted(f"{v.hypothesis_id}.md" for v in verdicts) == hyps
     md = (root / "ev" / "verdicts.md").read_text()
-    assert "xychart-beta" in md and "## Track A" in md
+    assert "## Track A" in md and "mermaid" not in md
+    # at most eight images: the forest plot of every measured cell and a distribution plot per Track A claim
     plots = sorted(p.name for p in (root / "ev" / "plots").glob("*.png"))
-    assert plots and all(
-        (root / "ev" / "plots" / f"{v.hypothesis_id}-effects.png").is_file() for v in verdicts if v.effects
-    )
+    assert "claims-forest.png" in plots and 1 < len(plots) <= 8
+    assert all(p == "claims-forest.png" or p.startswith("A") for p in plots)
+    assert sorted(re.findall(r"\]\(plots/([^)]+\.png)\)", md)) == plots  # each image shown once, none missing
+
+
+def test_every_figure_of_the_bundled_example_fits(chain):
+    """The label-fit check on the bundled example's figures: every text box lies inside its figure."""
+    from bot.bench.reports import load_results
+    from bot.hypotheses import load_hypotheses
+    from bot.stats.label_fit import text_outside
+    from bot.stats.plots import build_figures
+
+    root, _ = chain
+    verdicts = verdicts_from_json((root / "ev" / "verdicts.json").read_text())
+    built = build_figures(load_hypotheses(root / "hyp"), verdicts, load_results(EXAMPLE / "results"))
+    assert sorted(built.figures) == sorted(p.name for p in (root / "ev" / "plots").glob("*.png"))
+    for name, fig in built.figures.items():
+        assert text_outside(fig) == [], name
 
 
 def test_evaluate_is_deterministic(chain, promote, tmp_path):

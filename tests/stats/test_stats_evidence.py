@@ -1,4 +1,4 @@
-"""Evidence for people: tables, summary chart, JSON round trip and deterministic PNGs."""
+"""Evidence for people: tables, summary, JSON round trip and the deterministic PNGs evidence_files writes."""
 
 from __future__ import annotations
 
@@ -14,12 +14,11 @@ from bot.stats.evidence import (
     evidence_files,
     evidence_markdown,
     evidence_table,
-    mermaid_chart,
-    plot_effects,
     summary_markdown,
     verdicts_from_json,
     verdicts_to_json,
 )
+from bot.stats.plots import plot_evidence
 from bot.stats.verdicts import evaluate
 from tests.stats.stats_synth import arm_pair, build, hypothesis
 
@@ -45,7 +44,7 @@ def case():
 
 def test_evidence_markdown_has_every_cell_flag_and_the_diagnostic(case):
     hs, vs, _ = case
-    md = evidence_markdown(hs[0], vs[0], plot_dir="plots")
+    md = evidence_markdown(hs[0], vs[0], plot="![A1: per-run values](plots/A1-runs.png)")
     assert md.startswith("### A1")
     assert f"**Verdict: {vs[0].status.value.upper()}**" in md
     table = evidence_table(vs[0])
@@ -55,13 +54,13 @@ def test_evidence_markdown_has_every_cell_flag_and_the_diagnostic(case):
     assert any(f.startswith("attenuated") for f in vs[0].flags)
     for f in vs[0].flags:
         assert f"- {f}" in md
-    assert "If this fails" in md and "![A1: change per cell](plots/A1-effects.png)" in md
+    assert "If this fails" in md and "![A1: per-run values](plots/A1-runs.png)" in md
     assert "90% CI" in md  # the interval level is said, not assumed
 
 
 def test_evidence_markdown_without_cells_says_so(case):
     hs, vs, _ = case
-    md = evidence_markdown(hs[3], vs[3], plot_dir="plots")
+    md = evidence_markdown(hs[3], vs[3], plot="![C2](plots/C2-runs.png)")
     assert "No measured cells." in md and "png" not in md
 
 
@@ -71,28 +70,19 @@ def test_evidence_markdown_rejects_a_mismatched_pair(case):
         evidence_markdown(hs[1], vs[0])
 
 
-def test_summary_table_and_mermaid_chart(case):
+def test_summary_table_and_no_chart_joining_hypotheses(case):
     hs, vs, _ = case
     md = summary_markdown(vs, hs)
     counts = {s: sum(v.status is s for v in vs) for s in VerdictStatus}
     assert f"**{counts[VerdictStatus.CONFIRMED]} confirmed, {counts[VerdictStatus.REFUTED]} refuted, " in md
     assert md.count("\n| A1 ") + md.count("\n| B1 ") + md.count("\n| C1 ") + md.count("\n| C2 ") == 4
-    chart = mermaid_chart(vs)
-    assert chart.startswith("```mermaid\nxychart-beta") and chart.endswith("```")
-    labels = re.search(r"x-axis \[(.*)\]", chart).group(1).split(", ")
-    lines = re.findall(r"line \[(.*)\]", chart)
-    values = [float(x) for x in lines[0].split(", ")]
-    lo, hi = map(float, re.search(r"(-?\d+) --> (-?\d+)", chart).groups())
-    # C2 has no measured cell, so it is not charted; every charted value is inside the axis
-    assert labels == ['"A1"', '"B1"', '"C1"'] and len(values) == 3
-    assert lo < min([*values, 0]) and max([*values, 0]) < hi
-    assert lines[1] == "0, 0, 0" and " bar " not in chart  # bars would grow from the axis bottom, not zero
-    assert values[0] == pytest.approx(np.mean([e.rel_change for e in vs[0].effects]) * 100, abs=0.05)
+    # one number per hypothesis joined by a line mixed metrics and directions: the figures are the forest plot
+    assert "mermaid" not in md and "xychart" not in md
 
 
 def test_summary_of_nothing():
     assert summary_markdown([]) == "No hypotheses were evaluated."
-    assert mermaid_chart([Verdict(hypothesis_id="A1", status=VerdictStatus.INCONCLUSIVE, summary="x")]) == ""
+    assert plot_evidence([], [Verdict(hypothesis_id="A1", status=VerdictStatus.INCONCLUSIVE, summary="x")]).images == {}
 
 
 def test_verdicts_json_round_trip(case):
@@ -108,19 +98,14 @@ def test_verdicts_json_round_trip(case):
 
 def test_pngs_are_valid_deterministic_and_carry_no_software_stamp(case):
     hs, vs, reports = case
-    first = plot_effects(hs, vs, reports)
-    again = plot_effects(hs, vs, reports)
-    assert sorted(first) == [
-        "A1-arms.png",
-        "A1-effects.png",
-        "B1-arms.png",
-        "B1-effects.png",
-        "C1-arms.png",
-        "C1-effects.png",
-    ]
-    for name, png in first.items():
+    first = plot_evidence(hs, vs, reports)
+    again = plot_evidence(hs, vs, reports)
+    # the forest plot of every measured cell, and a distribution plot for the Track A claim only
+    assert sorted(first.images) == ["A1-runs.png", "claims-forest.png"]
+    assert first.distribution == {"A1": "A1-runs.png"} and first.forest == "claims-forest.png"
+    for name, png in first.images.items():
         assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 2000
-        assert png == again[name], name
+        assert png == again.images[name], name
         assert b"Software" not in png and b"tIME" not in png
 
 
@@ -133,19 +118,22 @@ def test_cdf_from_per_request_data(case):
         for v in rng.lognormal(np.log(scale), 0.3, 300)
     ]
     per_request = pd.DataFrame(rows)
-    out = plot_effects(hs[:1], vs[:1], per_request=per_request)
-    assert "A1-cdf.png" in out and out["A1-cdf.png"].startswith(b"\x89PNG")
-    assert out["A1-cdf.png"] == plot_effects(hs[:1], vs[:1], per_request=per_request)["A1-cdf.png"]
+    out = plot_evidence(hs[:1], vs[:1], per_request=per_request)
+    assert out.distribution == {"A1": "A1-cdf.png"} and out.images["A1-cdf.png"].startswith(b"\x89PNG")
+    assert out.images == plot_evidence(hs[:1], vs[:1], per_request=per_request).images
+    assert out.image_markdown("A1") == "![A1: per-request CDF](plots/A1-cdf.png)"
     with pytest.raises(StatsError, match="missing columns"):
-        plot_effects(hs[:1], vs[:1], per_request=per_request.drop(columns=["metric"]))
+        plot_evidence(hs[:1], vs[:1], per_request=per_request.drop(columns=["metric"]))
 
 
 def test_evidence_files_layout(case):
     hs, vs, reports = case
     files = evidence_files(hs, vs, reports=reports, rejected=[("baseline/x/rate-1/rep-1/r.yaml", "wrong | unit")])
     assert {"verdicts.json", "verdicts.md"} <= set(files)
-    assert {k for k in files if k.startswith("plots/")} == {f"plots/{n}" for n in plot_effects(hs, vs, reports)}
+    assert {k for k in files if k.startswith("plots/")} == {f"plots/{n}" for n in plot_evidence(hs, vs, reports).images}
     md = files["verdicts.md"]
+    # every image committed is shown, and every image shown is committed
+    assert sorted(re.findall(r"\]\((plots/[^)]+\.png)\)", md)) == sorted(k for k in files if k.startswith("plots/"))
     assert md.index("## Track A") < md.index("## Track B") < md.index("## Track C")
     assert "wrong \\| unit" in md  # a rejected report is listed, with its reason escaped for the table
     assert verdicts_from_json(files["verdicts.json"]) == vs
