@@ -22,7 +22,7 @@ from bot import __version__
 from bot.model import RequestError
 
 #: Command modules under bot.cli, in the order they appear in --help.
-COMMANDS = ["pipeline", "translate", "evidence", "github", "bench"]
+COMMANDS = ["pipeline", "translate", "upstream", "evidence", "github", "bench"]
 
 
 class UsageError(RequestError):

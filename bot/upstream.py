@@ -1,0 +1,159 @@
+"""The minimal upstream change: what an llm-d-router PR would carry when a fork's promotion goes upstream.
+
+The promotion branch carries the whole design's evidence (reports, hypotheses, plots, benchmark
+plans); an upstream PR carries only the plugin: its package (code, tests, README), the one
+registration line in ``cmd/epp/runner/runner.go`` and a sample EndpointPickerConfig. This module
+cuts that change out of a finished promotion's branch, writes it as a ``git format-patch`` mail
+against the llm-d-router tree the bot builds with (``gomirror/llm-d-router``), and applies it to
+a fresh copy of that tree so the caller can run ``go vet`` and ``go test`` on exactly what the
+patch produces (through the execution port: the plugin is generated code).
+
+Git runs here on trusted data only (a copy of the mirror, the bot's own commit); no Go runs here.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot import PROJECT_ROOT
+from bot.forge.git import ForgeError, GitRepo
+from bot.golang.registration import insert_registration
+from bot.model import RequestError, TranslationSummary
+
+MIRROR = PROJECT_ROOT / "gomirror" / "llm-d-router"
+RUNNER_GO = "cmd/epp/runner/runner.go"
+
+
+class UpstreamError(RequestError):
+    """The promotion branch cannot give an upstream change, or the change does not apply."""
+
+
+@dataclass(frozen=True)
+class UpstreamChange:
+    plugin_type: str
+    files: dict[str, str]  # upstream path -> text: the package, the sample config, runner.go with the registration
+    subject: str
+    message: str  # the commit message body
+
+    @property
+    def paths(self) -> list[str]:
+        return sorted(self.files)
+
+
+def config_path(plugin_type: str) -> str:
+    return f"deploy/config/{plugin_type}-epp-config.yaml"
+
+
+def upstream_change(
+    summary: TranslationSummary,
+    branch_files: dict[str, str],
+    runner_go: str,
+    *,
+    origin: dict | None = None,
+    branch: str = "",
+    commit: str = "",
+) -> UpstreamChange:
+    """The change from the branch's files (path -> text, as ``read_promotion`` gives them) and upstream's
+    runner.go. Pure. Only the package, the sample config and the registration: nothing else of the branch."""
+    package = {p: t for p, t in branch_files.items() if p.startswith(summary.package_dir.rstrip("/") + "/")}
+    if not any(p.endswith(".go") and not p.endswith("_test.go") for p in package):
+        raise UpstreamError(
+            f"the promotion branch has no Go code under {summary.package_dir}; run the promotion through stage 2 first"
+        )
+    if not summary.registration_line:
+        raise UpstreamError("translation.json names no registration line; rerun stage 2 of the promotion")
+    files = dict(package)
+    config = config_path(summary.plugin_type)
+    if config in branch_files:
+        files[config] = branch_files[config]
+    files[RUNNER_GO] = insert_registration(runner_go, summary.registration_import, summary.registration_line)
+    subject = f"Add the {summary.plugin_type} {summary.kind.value} plugin (Alpha)"
+    where = (
+        f" ({origin.get('framework')} run {origin.get('run')}, iteration {origin.get('iteration')})" if origin else ""
+    )
+    evidence = (
+        f"The evidence (translation report, hypotheses, benchmark verdicts) is on the promotion branch {branch}"
+        + (f" at {commit[:12]}" if commit else "")
+        + "."
+        if branch
+        else ""
+    )
+    enable = (
+        "Registered as StabilityAlpha: the EPP runs it only with --allow-experimental-plugins and an\n"
+        f"EndpointPickerConfig that names it (sample: {config})."
+    )
+    source = f"Translated by the promotion bot from a {summary.kind.value} policy evolved in the BLIS simulator{where}."
+    message = f"{enable}\n\n{source}" + (f"\n{evidence}" if evidence else "")
+    return UpstreamChange(summary.plugin_type, files, subject, message)
+
+
+def read_promotion(fork: Path, branch: str) -> tuple[TranslationSummary, dict[str, str], dict | None, str]:
+    """(translation summary, text of the files the change may take, the request's origin, branch head)."""
+    repo = GitRepo(fork)
+    head = repo.rev(branch)
+    if head is None:
+        raise UpstreamError(f"{branch!r} is not a branch of the fork; pass the promotion's branch (promote status)")
+    found = [p for p in repo.list_files(branch, "docs/promotion") if p.endswith("/translation.json")]
+    if len(found) != 1:
+        raise UpstreamError(
+            f"{branch}: {'no' if not found else 'more than one'} docs/promotion/*/translation.json; "
+            "pass the branch of one promotion that finished stage 2"
+        )
+    summary = TranslationSummary.model_validate_json(repo.read_file(branch, found[0]) or b"{}")
+    wanted = [*repo.list_files(branch, summary.package_dir), config_path(summary.plugin_type)]
+    files = {}
+    for path in wanted:
+        data = repo.read_file(branch, path)
+        if data is not None:
+            files[path] = data.decode("utf-8")
+    origin = None
+    slug = found[0].split("/")[2]
+    request = repo.read_file(branch, f"benchmarks/promotion/{slug}/request.json")
+    if request is not None:
+        try:
+            origin = json.loads(request).get("origin")
+        except ValueError:
+            origin = None
+    return summary, files, origin, head
+
+
+def _mirror_repo(dest: Path, mirror: Path) -> GitRepo:
+    """A git repository of the llm-d-router tree, one commit: the base an upstream patch applies to."""
+    if not (mirror / "go.mod").is_file():
+        raise UpstreamError(f"{mirror / 'go.mod'} is missing; restore gomirror/ from the repository")
+    shutil.copytree(mirror, dest, ignore=shutil.ignore_patterns(".git"))
+    repo = GitRepo(dest)
+    repo.git("init", "-q", "-b", "main")
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "-m", "llm-d-router")
+    return repo
+
+
+def format_patch(change: UpstreamChange, mirror: Path = MIRROR) -> str:
+    """The change as one ``git format-patch`` mail against the mirror (``git am`` applies it upstream)."""
+    with tempfile.TemporaryDirectory(prefix="promote-upstream-") as tmp:
+        repo = _mirror_repo(Path(tmp) / "llm-d-router", mirror)
+        for path, text in change.files.items():
+            target = repo.path / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        repo.git("add", "-A")
+        repo.git("commit", "-q", "-F", "-", input=f"{change.subject}\n\n{change.message}\n".encode())
+        return repo.git("format-patch", "-1", "--stdout", "--no-signature", "HEAD")
+
+
+def apply_to_mirror(patch: str, mirror: Path = MIRROR) -> dict[str, str]:
+    """Apply ``patch`` with ``git am`` to a fresh repository of the mirror; the files it added or changed
+    (path -> text), for the Go checks. UpstreamError, with git's reason, when it does not apply."""
+    with tempfile.TemporaryDirectory(prefix="promote-upstream-") as tmp:
+        repo = _mirror_repo(Path(tmp) / "llm-d-router", mirror)
+        try:
+            repo.git("am", "-q", "--3way", input=patch.encode())
+        except ForgeError as exc:
+            raise UpstreamError(f"the patch does not apply to llm-d-router: {exc}") from None
+        changed = repo.git("diff", "--name-only", "--diff-filter=AM", "HEAD~1", "HEAD").split()
+        return {p: (repo.path / p).read_text(encoding="utf-8") for p in changed}
