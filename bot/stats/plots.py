@@ -262,12 +262,27 @@ def _display(unit_name: str, values: np.ndarray) -> tuple[str, float]:
     return unit_name, 1.0
 
 
-def _arms_values(reports: Any, workload: str, rate: float, metric: str) -> tuple[np.ndarray, np.ndarray]:
-    t = reports.table
-    sel = t[(t["workload"] == workload) & (np.isclose(t["rate"].astype(float), rate)) & (t["metric"] == metric)]
-    b = sel[sel["treatment"] == "baseline"]["value"].to_numpy(float)
-    e = sel[sel["treatment"] == "evolved"]["value"].to_numpy(float)
-    return b, e
+def used_runs(b: np.ndarray, e: np.ndarray, n_b: int, n_e: int) -> tuple[np.ndarray, ...]:
+    """Which runs (in repetition order) the verdict used, and which of those its outlier rule excluded.
+
+    A group-sequential verdict decided at an early look used only the first k runs of each arm; the
+    largest prefix whose outlier rule keeps exactly the verdict's ``n_b`` and ``n_e`` runs is that look
+    (every run, when no look stopped early). Returns (used_b, used_e, excluded_b, excluded_e) masks.
+    """
+    from bot.stats.rule import cell_stats
+
+    every = (np.ones(b.size, bool), np.ones(e.size, bool))
+    if not (b.size and e.size and np.all(b > 0) and np.all(e > 0)):
+        return (*every, np.zeros(b.size, bool), np.zeros(e.size, bool))
+    prefixes = np.arange(max(b.size, e.size), 1, -1)
+    pb, pe = np.full((prefixes.size, b.size), np.nan), np.full((prefixes.size, e.size), np.nan)
+    for row, k in enumerate(prefixes):
+        pb[row, :k], pe[row, :k] = b[:k], e[:k]
+    st = cell_stats(pb, pe)  # the verdict's own outlier rule, one prefix per row
+    match = np.flatnonzero((st.n_b == n_b) & (st.n_e == n_e))
+    row = int(match[0]) if match.size else 0
+    used_b, used_e = np.arange(b.size) < prefixes[row], np.arange(e.size) < prefixes[row]
+    return used_b, used_e, st.flag_b[row] & used_b, st.flag_e[row] & used_e
 
 
 def _t_interval(x: np.ndarray, alpha: float) -> tuple[float, float]:
@@ -285,14 +300,14 @@ def _title(h: Hypothesis, v: Verdict, what: str, width: float) -> str:
     return f"{_wrap(f'{h.id} ({v.status.value}): {h.title}', chars, 2)}\n{shorten(what, chars)}"
 
 
-def runs_figure(h: Hypothesis, v: Verdict, reports: Any, alpha: float = 0.05):
-    """Per-run values of both arms per cell, the outlier runs the verdict excluded marked, mean and t-interval."""
+def runs_figure(h: Hypothesis, v: Verdict, index: Any, alpha: float = 0.05):
+    """Per-run values of both arms per cell (``index``: a ``bot.stats.cells.ReportIndex``), the runs the
+    verdict excluded as outliers or did not use (decided at an earlier look) marked, mean and t-interval
+    of the runs it used."""
     from matplotlib.lines import Line2D
 
-    from bot.stats.rule import cell_stats
-
     effects = v.effects
-    data = [_arms_values(reports, e.workload, e.rate, e.metric) for e in effects]
+    data = [index.arms(e.workload, e.rate, e.metric) for e in effects]
     if not any(b.size or e.size for b, e in data):
         return None
     metric = effects[0].metric
@@ -301,29 +316,30 @@ def runs_figure(h: Hypothesis, v: Verdict, reports: Any, alpha: float = 0.05):
     width = min(12.0, max(5.5, 1.4 + cell_w * len(effects)))
     fig = _figure(width, 4.2)
     ax = fig.add_subplot()
-    outliers = False
+    marks: set[str] = set()
     p = h.prediction
     blis = p.blis_magnitude if p is not None and p.metric == metric and p.blis_magnitude is not None else None
     blis_y: list[tuple[float, float]] = []
-    for i, (b, ev) in enumerate(data):
-        flags = (np.zeros(b.size, bool), np.zeros(ev.size, bool))
-        if b.size and ev.size and np.all(b > 0) and np.all(ev > 0):
-            st = cell_stats(b, ev)  # the verdict's own outlier rule, so the plot shows what it excluded
-            flags = (st.flag_b[0], st.flag_e[0])
-        for off, arr, flag, color in ((-0.18, b, flags[0], _BASELINE), (0.18, ev, flags[1], _EVOLVED)):
+    for i, (e, (b, ev)) in enumerate(zip(effects, data, strict=True)):
+        used_b, used_e, out_b, out_e = used_runs(b, ev, e.n_baseline, e.n_evolved)
+        for off, arr, used, out, color in ((-0.18, b, used_b, out_b, _BASELINE), (0.18, ev, used_e, out_e, _EVOLVED)):
             if not arr.size:
                 continue
             xs = i + off + np.linspace(-0.05, 0.05, arr.size)
-            kept = arr[~flag] / div
-            ax.scatter(xs[~flag], kept, s=14, color=color, alpha=0.65, linewidths=0)
-            if flag.any():
-                outliers = True
-                ax.scatter(xs[flag], arr[flag] / div, s=30, marker="x", color=_MARGIN)
-            if kept.size:
-                lo, hi = _t_interval(kept, alpha)
+            kept = used & ~out
+            ax.scatter(xs[kept], arr[kept] / div, s=14, color=color, alpha=0.65, linewidths=0)
+            if out.any():
+                marks.add("outlier")
+                ax.scatter(xs[out], arr[out] / div, s=30, marker="x", color=_MARGIN)
+            if (~used).any():
+                marks.add("unused")
+                ax.scatter(xs[~used], arr[~used] / div, s=14, facecolors="none", edgecolors=color, linewidths=0.8)
+            if kept.any():
+                values = arr[kept] / div
+                lo, hi = _t_interval(values, alpha)
+                mean = float(values.mean())
                 if color == _BASELINE and blis is not None:
-                    blis_y.append((i + 0.18, float(kept.mean()) * (1 + blis)))
-                mean = float(kept.mean())
+                    blis_y.append((i + 0.18, mean * (1 + blis)))
                 ax.errorbar([i + off], [mean], yerr=[[mean - lo], [hi - mean]], fmt="_", color=color, capsize=5, ms=16)
     if blis_y:
         xs, ys = zip(*blis_y, strict=True)
@@ -335,7 +351,8 @@ def runs_figure(h: Hypothesis, v: Verdict, reports: Any, alpha: float = 0.05):
     ax.set_xlabel("workload @ request rate", fontsize=_FONT + 1)
     ax.set_ylabel(_wrap(f"{metric} per run ({name})", _chars(3.8, _FONT + 1), 2), fontsize=_FONT + 1)
     ax.grid(axis="y", color="#eeeeee")
-    ax.set_title(_title(h, v, f"per-run values; bar: mean with {_level(alpha)} t-interval", width), fontsize=10)
+    what = f"per-run values; bar: mean and {_level(alpha)} t-interval of the runs judged"
+    ax.set_title(_title(h, v, what, width), fontsize=10)
     handles = [
         Line2D([], [], ls="", marker="o", color=_BASELINE, label="baseline"),
         Line2D([], [], ls="", marker="o", color=_EVOLVED, label="evolved"),
@@ -344,8 +361,10 @@ def runs_figure(h: Hypothesis, v: Verdict, reports: Any, alpha: float = 0.05):
         handles.append(
             Line2D([], [], ls="", marker="D", mfc="none", color=_BLIS, label=f"BLIS prediction ({blis * 100:+.0f}%)")
         )
-    if outliers:
+    if "outlier" in marks:
         handles.append(Line2D([], [], ls="", marker="x", color=_MARGIN, label="outlier run (excluded)"))
+    if "unused" in marks:
+        handles.append(Line2D([], [], ls="", marker="o", mfc="none", color="black", label="run after the decision"))
     fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=_FONT, frameon=False)
     return fig
 
@@ -473,6 +492,7 @@ def build_figures(
         out.forest = FOREST
     budget = max_images - len(out.figures)
     seen: dict[frozenset, str] = {}
+    index = _index(reports)
     for h in ordered:
         if h.track is not Track.A:
             continue
@@ -490,8 +510,8 @@ def build_figures(
         fig, name = None, f"{h.id}-runs.png"
         if per_request is not None and len(per_request):
             fig, name = cdf_figure(h, v, per_request), f"{h.id}-cdf.png"
-        if fig is None and reports is not None:
-            fig, name = runs_figure(h, v, reports, alpha), f"{h.id}-runs.png"
+        if fig is None and index is not None:
+            fig, name = runs_figure(h, v, index, alpha), f"{h.id}-runs.png"
         if fig is None:
             if reports is not None or per_request is not None:
                 out.not_plotted.append(f"{h.id}: no run-level values for its cells in the reports.")
@@ -506,6 +526,14 @@ def build_figures(
             "the promotion is about)."
         )
     return out
+
+
+def _index(reports: Any):
+    if reports is None:
+        return None
+    from bot.stats.cells import ReportIndex
+
+    return ReportIndex.build(reports)
 
 
 def png(fig) -> bytes:
@@ -544,4 +572,5 @@ __all__ = [
     "id_ranges",
     "plot_evidence",
     "png",
+    "used_runs",
 ]

@@ -18,6 +18,7 @@ from bot.stats.plots import (
     id_ranges,
     plot_evidence,
     status_text,
+    used_runs,
 )
 from tests.stats.stats_synth import arm_pair, build, hypothesis
 
@@ -99,6 +100,18 @@ def test_hypotheses_judged_on_the_same_runs_are_one_row():
     assert status_text(row) == "confirmed: A1, B7–B8, B10–B12; inconclusive: B9"
     other = effect(workload="load-spikes", rate=30, metric="e2e_p95", change=-0.05)  # other runs: its own row
     assert len(forest_rows([*hs, hypothesis("B1", metric="e2e_p95")], [*vs, verdict("B1", other)])) == 2
+
+
+def test_the_distribution_plot_shows_the_runs_the_verdict_used():
+    """A group-sequential verdict decided at look 1 used the first 4 of 8 runs; an outlier run is excluded."""
+    rng = np.random.default_rng(4)
+    b, e = arm_pair(rng, cv=0.02, effect=-0.1, n=8)
+    used_b, used_e, out_b, out_e = used_runs(b, e, 4, 4)
+    assert used_b.tolist() == used_e.tolist() == [True] * 4 + [False] * 4 and not out_b.any() and not out_e.any()
+    e[2] *= 5  # a throttled run
+    used_b, used_e, out_b, out_e = used_runs(b, e, 8, 7)
+    assert used_b.all() and used_e.all() and np.flatnonzero(out_e).tolist() == [2] and not out_b.any()
+    assert [m.all() for m in used_runs(b, -e, 8, 8)[:2]] == [True, True]  # not positive: no rule, every run
 
 
 def test_id_ranges():
