@@ -32,6 +32,7 @@ from datetime import datetime
 
 from bot.model import (
     AuditEntry,
+    DecidedVia,
     Decision,
     GateDecision,
     PipelineState,
@@ -213,9 +214,16 @@ def review_finished(
 
 
 def decide(
-    state: PipelineState, gate: int, decision: Decision, *, actor: str, now: datetime, reason: str | None = None
+    state: PipelineState,
+    gate: int,
+    decision: Decision,
+    *,
+    actor: str,
+    now: datetime,
+    reason: str | None = None,
+    via: DecidedVia = DecidedVia.COMMAND,
 ) -> PipelineState:
-    """A person's decision at a gate. Refuses anything but a decision on the open, reviewed gate."""
+    """A person's decision at a gate (or the --approve flag's). Refuses anything but one on the open, reviewed gate."""
     if gate not in GATE_COVERS:
         raise IllegalTransition(f"there is no gate {gate}; gates are 1 (translation), 2 (hypotheses), 3 (validation)")
     if decision is not Decision.APPROVE and not (reason and reason.strip()):
@@ -240,8 +248,9 @@ def decide(
         raise IllegalTransition(f"gate {gate} is not open: {describe(state)}")
 
     s = state.model_copy(deep=True)
-    s.decisions.append(GateDecision(gate=gate, decision=decision, actor=actor, at=now, reason=reason))
-    s = _log(s, now, actor, f"gate {gate} {decision.value}", reason or "")
+    s.decisions.append(GateDecision(gate=gate, decision=decision, actor=actor, at=now, reason=reason, via=via))
+    how = "via the --approve flag, not at the open gate" if via is DecidedVia.APPROVE_FLAG else ""
+    s = _log(s, now, actor, f"gate {gate} {decision.value}", reason or how)
     s.status = Status.RUNNING
     s.open_gate = None
     s.review_round = 0

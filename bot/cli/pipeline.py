@@ -208,7 +208,7 @@ def cmd_status(args) -> int:
     for d in state.decisions:
         unconverged = " (its review's findings were open: unconverged)" if d.gate in state.unconverged else ""
         print(
-            f"  gate {d.gate} {d.decision.value} by {line(d.actor)}"
+            f"  gate {d.gate} {d.decision.value} {line(d.how())}"
             + (f": {line(d.reason)}" if d.reason else "")
             + (unconverged if d.decision.value == "approve" else "")
         )

@@ -6,7 +6,7 @@ from bot import pipeline
 from bot.events.promotion import NeedsInfo, Result
 from bot.github.client import IssueInfo
 from bot.github.labels import Label
-from bot.model import Decision, PipelineState, Status
+from bot.model import DecidedVia, Decision, PipelineState, Status
 
 
 def _issue(event) -> IssueInfo:
@@ -85,7 +85,9 @@ def labeled(session, event) -> Result:
     try:
         state = promotion.apply_once(
             state,
-            lambda s: pipeline.decide(s, gate, Decision.APPROVE, actor=actor.login, now=promotion.runner().clock()),
+            lambda s: pipeline.decide(
+                s, gate, Decision.APPROVE, actor=actor.login, now=promotion.runner().clock(), via=DecidedVia.LABEL
+            ),
             role=actor.role,
         )
     except pipeline.IllegalTransition as exc:

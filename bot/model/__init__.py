@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from bot.model.base import (
     VVUQ,
+    DecidedVia,
     Decision,
     Direction,
     Family,
@@ -76,6 +77,7 @@ __all__ = [
     "BaselineScenario",
     "BlisClaim",
     "ClusterSupport",
+    "DecidedVia",
     "Decision",
     "Direction",
     "Effect",

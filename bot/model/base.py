@@ -90,6 +90,18 @@ class Decision(StrEnum):
     REJECT = "reject"
 
 
+class DecidedVia(StrEnum):
+    """How a gate decision reached the bot: a person at the open gate, or a flag given before it opened."""
+
+    COMMAND = "command"  # `promote approve|request-changes|reject`, or a slash command on the issue
+    LABEL = "label"  # the `gate-N-approved` label on GitHub
+    APPROVE_FLAG = "--approve"  # `promote run|resume --approve`: approved without stopping, no one read the review
+
+    @property
+    def by_person(self) -> bool:
+        return self is not DecidedVia.APPROVE_FLAG
+
+
 class Family(StrEnum):
     """The six BLIS hypothesis families (docs/contributing/standards/experiments.md)."""
 

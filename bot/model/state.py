@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from bot.model.base import Decision, Stage, Strict
+from bot.model.base import DecidedVia, Decision, Stage, Strict
 from bot.model.evidence import ReviewRound
 
 # --------------------------------------------------------------------------
@@ -44,6 +44,15 @@ class GateDecision(Strict):
     actor: str
     at: datetime
     reason: str | None = None
+    via: DecidedVia | None = Field(
+        default=None, description="a person's command or label, or the --approve flag (None: saved before it was kept)"
+    )
+
+    def how(self) -> str:
+        """Who decided and how, for people: "by alice", or "by alice's --approve flag (nobody read the review)"."""
+        if self.via is DecidedVia.APPROVE_FLAG:
+            return f"by --approve ({self.actor}'s run; no person decided at the open gate)"
+        return f"by {self.actor}" + (" (label)" if self.via is DecidedVia.LABEL else "")
 
 
 class AuditEntry(Strict):

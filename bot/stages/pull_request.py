@@ -15,7 +15,7 @@ import json
 
 from bot.escape import md
 from bot.forge.base import ReviewComment
-from bot.model import ReviewRound, Track, TranslationSummary, Verdict, VerdictStatus
+from bot.model import DecidedVia, ReviewRound, Track, TranslationSummary, Verdict, VerdictStatus
 from bot.render import render
 from bot.render.claims import ci_level, claim_rows
 from bot.stages import pr_parts
@@ -127,9 +127,8 @@ def key_links(paths: PromotionPaths, summary: TranslationSummary, present: set[s
 
 def decided_by(d) -> str:
     """Who decided a gate: a person, or the ``--approve`` flag of an unattended run (no one read the review)."""
-    via = getattr(d, "via", None)
-    if via:
-        return f"{md(d.actor)} via `{md(via)}`"
+    if d.via is DecidedVia.APPROVE_FLAG:
+        return f"{md(d.actor)} via `--approve` (not a person at the open gate)"
     return md(d.actor)
 
 

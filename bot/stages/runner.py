@@ -27,6 +27,7 @@ from bot.forge.state_file import StateError
 from bot.model import (
     Artifact,
     AuditEntry,
+    DecidedVia,
     Decision,
     PipelineState,
     PromotionRequest,
@@ -137,7 +138,14 @@ class Runner:
                     return Outcome(state, None, halted=step)
                 case pipeline.AwaitDecision(gate):
                     if gate in self.approve:
-                        state = pipeline.decide(state, gate, Decision.APPROVE, actor=self.actor, now=self.clock())
+                        state = pipeline.decide(
+                            state,
+                            gate,
+                            Decision.APPROVE,
+                            actor=self.actor,
+                            now=self.clock(),
+                            via=DecidedVia.APPROVE_FLAG,
+                        )
                         self.save(state)
                         self.log(f"gate {gate}: approved by {self.actor} (--approve)")
                         continue

@@ -169,3 +169,10 @@ def test_promote_status_says_sample_data_and_unconverged_approvals(full_run, cap
     assert "sample data allowed" in out
     for gate in state.unconverged:
         assert any(f"gate {gate} approve" in ln and "unconverged" in ln for ln in out.splitlines()), out
+    # `--approve all` decided every gate: status, the status comment and the PR's gate table say so.
+    assert all(f"gate {g} approve by --approve (alice's run" in out for g in (1, 2, 3)), out
+    thread = (work / "issue" / "thread.md").read_text()
+    assert thread.count("approved by --approve (alice's run; no person decided at the open gate)") == 3
+    pr = (work / "pr" / "pull-request.md").read_text()
+    assert pr.count("| alice via `--approve` (not a person at the open gate) |") == 3
+    assert "decided by a person" not in pr

@@ -235,3 +235,17 @@ def test_a_persons_reason_survives_the_author_fix_loop_and_clears_on_decision():
     state = p.decide(state, 1, Decision.APPROVE, actor="bob", now=NOW)
     assert state.pending_feedback == {} and state.review_findings == {}
     assert p.next_step(state) == p.RunStage(Stage.HYPOTHESIZE, None, None)
+
+
+def test_a_gate_approved_by_the_flag_is_recorded_and_said_as_such():
+    from bot.model import DecidedVia
+
+    state = p.decide(to_gate(fresh(), 1), 1, Decision.APPROVE, actor="alice", now=NOW, via=DecidedVia.APPROVE_FLAG)
+    flagged = state.decisions[-1]
+    assert flagged.via is DecidedVia.APPROVE_FLAG and not flagged.via.by_person
+    assert "--approve" in flagged.how() and "no person decided" in flagged.how()
+    assert state.audit[-1].detail == "via the --approve flag, not at the open gate"
+    state = p.decide(to_gate(state, 2), 2, Decision.APPROVE, actor="bob", now=NOW)
+    assert state.decisions[-1].via is DecidedVia.COMMAND and state.decisions[-1].how() == "by bob"
+    old = state.decisions[-1].model_copy(update={"via": None})  # saved before the field existed
+    assert old.how() == "by bob"

@@ -89,7 +89,7 @@ def test_a_whole_promotion_through_issue_labels_and_commands(sim):
     _label(sim, number, "gate-1-approved", "maria")
     state = state_of(sim, number)
     assert state.open_gate == 2 and state.status is Status.AWAITING_DECISION
-    assert [(d.gate, d.actor) for d in state.decisions] == [(1, "maria")]
+    assert [(d.gate, d.actor, d.via.value) for d in state.decisions] == [(1, "maria", "label")]
     approval = next(a for a in state.audit if a.event == "gate 1 approve")
     assert approval.role == "maintain" and approval.delivery and approval.delivery.startswith("run-")
 
@@ -107,7 +107,7 @@ def test_a_whole_promotion_through_issue_labels_and_commands(sim):
     _comment(sim, number, "maria", "/approve")
     state = state_of(sim, number)
     assert state.open_gate == 3 and state.status is Status.AWAITING_DECISION
-    assert [d.gate for d in state.decisions] == [1, 2, 2]
+    assert [(d.gate, d.via.value) for d in state.decisions] == [(1, "label"), (2, "command"), (2, "command")]
 
     # Gate 3 by label; stages 6 and 7 finish and the PR is ready.
     _label(sim, number, "gate-3-approved", "maria")
