@@ -191,6 +191,7 @@ def run(ctx: StageContext) -> StageOutput:
         Track=Track,
         VerdictStatus=VerdictStatus,
         gpu_time=_gpu_time(ctx),
+        decisions=ctx.state.decisions,  # who decided each gate, and whether a person did (--approve)
     )
     files[f"{ctx.paths.docs}/feedback-for-blis.json"] = (
         json.dumps([r.__dict__ for r in recs], indent=2, sort_keys=True) + "\n"

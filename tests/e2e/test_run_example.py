@@ -161,7 +161,7 @@ def test_the_status_says_sample_data_and_which_gates_were_approved_unconverged(f
 
 
 def test_promote_status_says_sample_data_and_unconverged_approvals(full_run, capsys):
-    _, work, _ = full_run
+    _, work, fork = full_run
     state = PipelineState.model_validate_json((work / "state.json").read_text())
     capsys.readouterr()
     assert main(["status", "--work", str(work)]) == 0
@@ -176,3 +176,5 @@ def test_promote_status_says_sample_data_and_unconverged_approvals(full_run, cap
     pr = (work / "pr" / "pull-request.md").read_text()
     assert pr.count("| alice via `--approve` (not a person at the open gate) |") == 3
     assert "decided by a person" not in pr
+    report = git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/report.md")
+    assert "gate 3 approve by --approve (alice's run; no person decided at the open gate)" in report
