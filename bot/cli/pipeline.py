@@ -222,8 +222,23 @@ def cmd_status(args) -> int:
             f"  in progress: `promote {line(holder.get('command'))}` (pid {holder['pid']}) since {line(holder.get('since'))}"
         )
     if state.status.value == "awaiting-decision":
+        fork, base = _fork_and_base(settings)
+        for text in _gate_brief(state, state.open_gate, fork=fork, base=base):
+            print(text)
         print(_decide_hint(state.open_gate, args.work))
     return 0
+
+
+def _fork_and_base(settings: dict) -> tuple[str, str]:
+    """Where `git` finds the promotion branch, for the read-first commands (best effort: status never fails)."""
+    base = "main"
+    try:
+        from bot.model import PromotionRequest
+
+        base = PromotionRequest.load(Path(settings["request"])).fork.base_branch
+    except (RequestError, KeyError, TypeError, OSError):
+        pass
+    return str(settings.get("fork") or "FORK"), base
 
 
 # ------------------------------------------------------------------ helpers
@@ -312,8 +327,12 @@ def _drive(runner) -> int:
 
         print("claude " + line("promotion so far", outcome.state.llm.totals()))
     if outcome.waiting_gate is not None:
-        print(f"stopped at gate {outcome.waiting_gate}: the review report is in {loc['issue thread']}")
-        print(_decide_hint(outcome.waiting_gate, runner.store.work))
+        gate = outcome.waiting_gate
+        print(f"stopped at gate {gate}")
+        for text in _gate_brief(outcome.state, gate, fork=loc["fork"], base=runner.request.fork.base_branch):
+            print(text)
+        print(f"  the review report is in {loc['issue thread']}")
+        print(_decide_hint(gate, runner.store.work))
         return 0
     if outcome.state.status.value == "rejected":
         print(f"the promotion was rejected; the record is in {loc['issue thread']}")
@@ -332,6 +351,38 @@ def _drive(runner) -> int:
     print(f"  fork branch: {runner.request.branch} in {loc['fork']}")
     print(f"  issue thread: {loc['issue thread']}")
     return 0
+
+
+def _gate_brief(state, gate: int, *, fork, base: str) -> list[str]:
+    """What the person decides at the open gate: headline, counts, what to read first, the directives.
+
+    The same facts as the status comment and the review report (saved with the review round, registry in
+    bot.directives); saved text is one terminal line each (bot.escape.line)."""
+    from bot import directives
+
+    rounds = state.reviews.get(gate) or []
+    out = []
+    if rounds:
+        review = rounds[-1]
+        if review.headline:
+            out.append(f"  deciding on {line(review.headline)}")
+        open_ = " (the review did not converge: the blocking ones are open)" if gate in state.unconverged else ""
+        out.append(f"  findings: {review.tally()}{open_}")
+        if review.read_first:
+            out.append("  read first:")
+            for label, path in review.read_first.items():
+                where = (
+                    f"git -C {sh(fork)} diff {sh(base)}...{sh(state.branch)} -- {sh(path)}"
+                    if path.endswith("/")
+                    else f"git -C {sh(fork)} show {sh(f'{state.branch}:{path}')}"
+                )
+                out.append(f"    {line(label)}: {where}")
+    forms = directives.for_gate(gate)
+    if forms:
+        out.append("  request changes with one of these per line of --reason (prose alone is answered, not recorded):")
+        width = max(len(d.syntax) for d in forms)
+        out.extend(f"    {d.syntax:<{width}}  e.g. {d.example}" for d in forms)
+    return out
 
 
 def _decide_hint(gate: int | None, work: Path) -> str:

@@ -53,10 +53,19 @@ class ReviewRound(Strict):
     round: int = Field(ge=1)
     reviewer: str = "checklist"
     findings: list[Finding] = Field(default_factory=list)
+    headline: str = Field(default="", description="what the gate decides on, in one line (bot.review.brief)")
+    read_first: dict[str, str] = Field(default_factory=dict, description="what to read first -> branch path")
 
     @property
     def blocking(self) -> list[Finding]:
         return [f for f in self.findings if f.severity.blocking]
+
+    def tally(self) -> str:
+        """``0 CRITICAL, 3 IMPORTANT, 3 SUGGESTION``: every severity, zeros included."""
+        return ", ".join(
+            f"{sum(f.severity is s for f in self.findings)} {s.value}"
+            for s in (Severity.CRITICAL, Severity.IMPORTANT, Severity.SUGGESTION)
+        )
 
 
 # --------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import jinja2
 
+from bot import directives
 from bot.escape import md, sh
 
 
@@ -31,6 +32,7 @@ def environment() -> jinja2.Environment:
     # (paragraphs, list items, table cells), `sh` for a word of a command people copy.
     env.filters["md"] = md
     env.filters["sh"] = sh
+    env.globals["directives_for"] = directives.for_gate  # each gate's change-request forms (one registry)
     return env
 
 

@@ -60,8 +60,15 @@ def render_review_report(review: ReviewRound, ctx, state: PipelineState) -> str:
     else:
         verdict = f"{blocking} blocking finding(s): sent back to the author."
     notes = module.notes(ctx) if hasattr(module, "notes") else []
+    if review.gate == 2:  # the hypotheses are what gate 2 decides on: show them, not only the findings
+        from bot.review.brief import hypothesis_rows
+
+        hypotheses = hypothesis_rows(ctx)
+    else:
+        hypotheses = []
     return render(
         "review_report.md.j2",
+        hypotheses=hypotheses,
         review=review,
         gate_name=GATE_NAMES[review.gate],
         branch=ctx.branch,

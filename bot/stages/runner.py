@@ -338,14 +338,21 @@ class Runner:
 
     def _run_review(self, state: PipelineState, gate: int, rnd: int) -> PipelineState:
         from bot.review import review_gate
+        from bot.review.brief import brief
 
         ctx = self.context(state)
         if self.agents is not None:
             self.agents.begin_step(state)
         findings = review_gate(gate, ctx)
         reviewer = "checklist" if self.agents is None else f"checklist + {self.agents.label}"
+        headline, read_first = brief(gate, ctx)  # what the person decides on, and what to read first
         review = ReviewRound(
-            gate=gate, round=rnd, reviewer=reviewer, findings=sorted(findings, key=lambda f: f.sort_key())
+            gate=gate,
+            round=rnd,
+            reviewer=reviewer,
+            findings=sorted(findings, key=lambda f: f.sort_key()),
+            headline=headline,
+            read_first=read_first,
         )
         self.log(f"gate {gate} review round {rnd}: {len(review.blocking)} blocking of {len(findings)} findings")
         state = pipeline.review_finished(state, review, now=self.clock(), max_rounds=self.max_rounds)

@@ -89,12 +89,13 @@ def run(ctx: StageContext) -> StageOutput:
     files[ctx.paths.translation_checks] = checks_json
     checks = _report(checks_json)
     crit = sum(1 for f in t.findings if f.severity.value == "CRITICAL")
+    important = sum(1 for f in t.findings if f.severity.value == "IMPORTANT")
     # Gate 1's review raises both as blocking findings; the record keeps the stage from showing as passed.
     problems = ([f"{crit} CRITICAL translation finding(s)"] if crit else []) + check_problems(checks)
     summary = (
         f"translate evolved {t.summary.kind.value} policy into {t.summary.plugin_type} "
-        f"({len(t.summary.signals)} signals, {len(t.summary.touched_gaps)} Map C gaps, {crit} critical findings)"
-        + authored
+        f"({len(t.summary.signals)} signals, {len(t.summary.touched_gaps)} Map C gaps; "
+        f"translator findings: {crit} CRITICAL, {important} IMPORTANT)" + authored
     )
     return StageOutput(files=dict(files), summary=summary, problems=problems)
 

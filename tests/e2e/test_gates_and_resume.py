@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -31,6 +32,14 @@ def test_gate_by_gate_with_request_changes_and_illegal_decisions(tmp_path, capsy
     )
     out = capsys.readouterr().out
     assert "stopped at gate 1" in out and "promote approve 1" in out and "promote request-changes 1" in out
+    # The stop says what to decide: headline, counts by severity, what to read first, the gate's directives.
+    assert "deciding on the translation into `evolved-adaptive-scorer`: decides like the BLIS original in" in out
+    assert re.search(r"findings: \d+ CRITICAL, \d+ IMPORTANT, \d+ SUGGESTION", out)
+    assert f"show {BRANCH}:docs/promotion/evolved-adaptive-scorer/translation-report.md" in out
+    assert f"diff main...{BRANCH} -- pkg/epp/framework/plugins/" in out
+    assert "param NAME: VALUE" in out and "e.g. scorers: prefix-affinity:1, load-balance:1" in out
+    assert main(["status", "--work", str(work)]) == 0
+    assert "deciding on the translation into" in capsys.readouterr().out  # status shows the same
     s = state_of(work)
     assert s.status is Status.AWAITING_DECISION and s.open_gate == 1 and sorted(s.stages) == [1, 2]
     first_stage2 = s.stages[2].commit
@@ -64,8 +73,11 @@ def test_gate_by_gate_with_request_changes_and_illegal_decisions(tmp_path, capsy
     assert note in report
 
     # Approve gate 1: continues to gate 2.
+    capsys.readouterr()
     assert main(["approve", "1", *common]) == 0
-    assert "stopped at gate 2" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "stopped at gate 2" in out and re.search(r"deciding on the hypotheses: \d+ \(Track A \d+", out)
+    assert "GPU-minutes at most" in out and "e.g. exclude: A4, A5" in out and "param NAME" not in out
     s = state_of(work)
     assert s.open_gate == 2 and sorted(s.stages) == [1, 2, 3]
 

@@ -29,6 +29,11 @@ def state_of(sim, number):
     return decode_state(status[0].body)
 
 
+def comment_with(sim, number, marker):
+    [body] = [c.body for c in sim.fake.comments(REPO, number) if c.body.startswith(marker)]
+    return body
+
+
 def labels_of(sim, number):
     return set(sim.fake.issue(REPO, number).labels)
 
@@ -79,6 +84,11 @@ def test_a_whole_promotion_through_issue_labels_and_commands(sim):
     assert inline and all(c.body.startswith("<!-- promotion-bot:review-gate-1 -->") for c in inline)
     assert {c.path.split("/")[0] for c in inline} >= {"pkg", "deploy"}  # the plugin and its config lines
     assert any(r.sandbox_ran for r in sim.runs), "gate 1's Go checks ran in the sandboxed job"
+    # The status comment says what to decide: headline, counts, what to read (linked on the branch), directives.
+    status = comment_with(sim, number, "<!-- promotion-bot:status -->")
+    assert "**Deciding on** the translation into" in status
+    assert re.search(r"\*\*Findings: \d+ CRITICAL, \d+ IMPORTANT, \d+ SUGGESTION\*\*", status)
+    assert f"/blob/{state.branch}/docs/promotion/" in status and "| `param NAME: VALUE` |" in status
 
     # A triager's gate label does not count: removed, with a comment saying why.
     _label(sim, number, "gate-1-approved", "tom")
@@ -92,6 +102,9 @@ def test_a_whole_promotion_through_issue_labels_and_commands(sim):
     assert [(d.gate, d.actor, d.via.value) for d in state.decisions] == [(1, "maria", "label")]
     approval = next(a for a in state.audit if a.event == "gate 1 approve")
     assert approval.role == "maintain" and approval.delivery and approval.delivery.startswith("run-")
+
+    review2 = comment_with(sim, number, "<!-- promotion-bot:review-gate-2 -->")
+    assert "### Hypotheses" in review2 and "| A1 | A |" in review2 and "**Deciding on** the hypotheses:" in review2
 
     # Commands: a change request naming no directive is answered at once and changes nothing; one with a
     # directive (on the comment's next line) reruns stage 3 with the reason; then approve.

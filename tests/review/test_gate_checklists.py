@@ -188,3 +188,45 @@ def test_gate3_says_when_the_benchmark_ended_early(branch):
     edit(ctx.paths.gpu_time, stopped("budget"))
     found = [f for f in review_gate(3, ctx) if f.check == "G3.benchmark-complete"]
     assert found and found[0].severity.value == "SUGGESTION"
+
+
+def test_each_gate_says_what_it_decides_on_and_what_to_read_first(branch):
+    from bot.review.brief import brief
+
+    ctx, _, remove = branch
+    headline, read = brief(1, ctx)
+    assert re.search(r"decides like the BLIS original in \d+\.\d% of \d+ sampled states \(floor \d+%\)", headline)
+    assert "no llm-d source for CacheHitRate" in headline
+    assert read == {
+        "the translation report": ctx.paths.translation_report,
+        "the plugin diff": ctx.read_json(ctx.paths.translation_json)["package_dir"] + "/",
+    }
+    headline, read = brief(2, ctx)
+    assert re.search(r"^the hypotheses: \d+ \(Track A \d+, B \d+, C \d+\); approving plans \d+ benchmarked", headline)
+    assert re.search(r"\d+ runs, [\d,]+ GPU-minutes at most", headline)
+    assert list(read.values()) == [ctx.paths.hypotheses_dir + "/"]
+    headline, read = brief(3, ctx)
+    assert re.search(r"Track A \d+ of \d+ claims transferred.*Track C \d+ regressions? of \d+ guarded", headline)
+    assert read == {"the claims table": ctx.paths.verdicts_md}
+    remove(ctx.paths.translation_json)  # missing: a sentence, never an error (the checklist raises it)
+    assert brief(1, ctx)[0] == "the translation: no translation.json on the branch"
+
+
+def test_gate2s_report_shows_the_hypotheses_the_counts_and_its_directives(branch):
+    from bot import directives
+    from bot.model import ReviewRound
+    from bot.review import render_review_report
+    from bot.review.brief import brief, hypothesis_rows
+
+    ctx, _, _ = branch
+    headline, read = brief(2, ctx)
+    review = ReviewRound(gate=2, round=1, headline=headline, read_first=read)
+    text = render_review_report(review, ctx, ctx.state)
+    assert "No findings." not in text and "**Findings: 0 CRITICAL, 0 IMPORTANT, 0 SUGGESTION.**" in text
+    assert f"**Deciding on** {headline}." in text
+    rows = hypothesis_rows(ctx)
+    assert rows and all(f"| {r['id']} | {r['track']} |" in text for r in rows)
+    a1 = next(r for r in rows if r["id"] == "A1")
+    assert a1["cells"] and all("@" in c for c in a1["cells"]) and ", ".join(a1["cells"]) in text
+    assert all(f"| `{d.syntax}` | `{d.example}` |" in text for d in directives.for_gate(2))
+    assert "`scorers:" not in text  # gate 1's forms are not gate 2's

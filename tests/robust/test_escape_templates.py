@@ -19,6 +19,12 @@ _ESCAPED = re.compile(r"\|\s*(md|sh|pct|gocomment|goquote)(\(.*\))?\s*$")
 
 #: Interpolations that need no escaping: numbers, enum values, the bot's own names and prebuilt markdown.
 SAFE = {
+    "_directives.md.j2": {  # the registry's own words (bot.directives), and a gate number
+        '" (`/request-changes` and the lines after it)" if github | default(false) else " (`promote request-changes " ~ gate ~ " --reason`, or `/request-changes` and the lines after it on GitHub)"',
+        "d.effect",
+        "d.example",
+        "d.syntax",
+    },
     "_gpu_time.md.j2": {  # numbers from the run manifest
         "gpu_time.budget | round(1)",
         "gpu_time.cell_runs",
@@ -129,6 +135,9 @@ SAFE = {
         "url",  # forge.blob_url of a path the stages write
     },
     "report.md.j2": {
+        '"; " if not loop.first else ""',
+        "d.decision.value",
+        "d.gate",
         '"findings/" ~ h.id ~ ".md"',
         '"pass" if checks.test_ok else "FAIL"',
         '"pass" if checks.vet_ok else "FAIL"',
@@ -155,6 +164,10 @@ SAFE = {
         "v.status.value",
     },
     "review_report.md.j2": {
+        '"; " if not loop.first else ""',
+        "h.id",  # pattern [ABC][0-9]+
+        "h.track",  # A, B or C
+        "review.tally()",  # counts and severity names
         '" (Claude)" if f.by and f.by != "author" else ""',
         '" (recurring)" if f.recurring else ""',
         '":" ~ f.line if f.line else ""',
@@ -169,6 +182,12 @@ SAFE = {
         "verdict",  # the review's own sentence
     },
     "status_comment.md.j2": {
+        '" (the review did not converge: the blocking ones are open)" if state.open_gate in state.unconverged else ""',
+        '"; " if not loop.first else ""',
+        '"the comment below (and a review on the PR)" if github else "the next comment in this thread"',
+        "blob",  # the GitHub home's own branch link
+        "last_review.tally()",  # counts and severity names
+        "path",  # a branch path the stages write (bot.stages.paths, from the patterned slug)
         '"review did not converge; " if gate in state.unconverged else ""',
         '" with its review\'s findings open (unconverged)" if gate in state.unconverged else ""',
         '"· " if not loop.first else ""',

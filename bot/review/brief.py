@@ -1,0 +1,147 @@
+"""What a person decides at each gate, in one line, and what to read first.
+
+A gate comment that lists only findings leaves the person to find out what the
+gate is about. Each review round therefore carries a headline computed from the
+committed artifacts (gate 1: the translation's agreement with the BLIS original
+and what it could not map; gate 2: the hypotheses by track and what the plan
+costs; gate 3: the claims transferred and the regressions found) and the files
+to read first. The review report, the status comment and the CLI's gate stop
+show them with the severity counts and the gate's change-request directives
+(``bot.directives``), so both homes say the same thing.
+
+Read from the branch like the checklist (never from the author's reasoning);
+anything missing or unreadable gives a shorter headline, never an error: the
+checklist raises those problems as findings.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from pydantic import ValidationError
+
+from bot.model import RequestError, Track, TranslationSummary
+
+
+def brief(gate: int, ctx) -> tuple[str, dict[str, str]]:
+    """(headline, {what to read first: branch path}) for ``gate`` from what is committed now."""
+    try:
+        return {1: _gate1, 2: _gate2, 3: _gate3}[gate](ctx)
+    except (RequestError, ValidationError, ValueError, KeyError) as exc:  # the checklist reports the cause
+        return f"the gate's artifacts could not be summarised ({str(exc).splitlines()[0][:200]})", {}
+
+
+# -------------------------------------------------------------------- gate 1
+def _translation(ctx) -> TranslationSummary | None:
+    text = ctx.read(ctx.paths.translation_json)
+    return None if text is None else TranslationSummary.model_validate_json(text)
+
+
+def _gate1(ctx) -> tuple[str, dict[str, str]]:
+    summary = _translation(ctx)
+    read = {"the translation report": ctx.paths.translation_report}
+    if summary is None:
+        return "the translation: no translation.json on the branch", read
+    read["the plugin diff"] = summary.package_dir + "/"
+    parts = []
+    f = summary.fidelity
+    if f is not None and f.measured:
+        below = " (BELOW the floor)" if f.below_floor else ""
+        parts.append(
+            f"decides like the BLIS original in {f.agreement:.1%} of {f.states} sampled states "
+            f"(floor {f.floor:.0%}){below}"
+        )
+    elif f is not None:
+        parts.append("agreement with the BLIS original not measured")
+    parts.append(f"{len(summary.signals)} signals, {len(summary.touched_gaps)} Map C gaps")
+    if summary.untranslatable:
+        parts.append(f"no llm-d source for {', '.join(summary.untranslatable)} (fallback used)")
+    return f"the translation into `{summary.plugin_type}`: " + "; ".join(parts), read
+
+
+# -------------------------------------------------------------------- gate 2
+def hypotheses_on_branch(ctx) -> list:
+    from bot.hypotheses import hypothesis_order, is_hypothesis_file, parse_hypothesis
+
+    out = []
+    for path in ctx.list(ctx.paths.hypotheses_dir):
+        if is_hypothesis_file(path):
+            try:
+                out.append(parse_hypothesis(ctx.read(path) or "", path))
+            except RequestError:
+                continue  # G2.parse raises it
+    return sorted(out, key=hypothesis_order)
+
+
+def hypothesis_rows(ctx) -> list[dict]:
+    """Gate 2's table: one row per hypothesis, with the cells (workload @ rate) the plan will run it on."""
+    from bot.bench.plan import PlanError, hypothesis_cells
+
+    rows = []
+    for h in hypotheses_on_branch(ctx):
+        try:
+            cells = [c.label() for c in hypothesis_cells(h, ctx.request)] if h.prediction else []
+        except PlanError:
+            cells = []
+        what = (
+            f"{h.prediction.metric} {h.prediction.direction.value}" if h.prediction else "not benchmarked"
+        ) + f" on {', '.join(h.workloads)}"
+        rows.append({"id": h.id, "track": h.track.value, "claim": h.title, "what": what, "cells": cells})
+    return rows
+
+
+def _gate2(ctx) -> tuple[str, dict[str, str]]:
+    hypotheses = hypotheses_on_branch(ctx)
+    read = {"the hypotheses table (in the gate 2 review report)": ctx.paths.hypotheses_dir + "/"}
+    if not hypotheses:
+        return "the hypotheses: none parse on the branch", read
+    by_track = Counter(h.track for h in hypotheses)
+    head = (
+        f"the hypotheses: {len(hypotheses)} (Track A {by_track[Track.A]}, B {by_track[Track.B]}, C {by_track[Track.C]})"
+    )
+    return f"{head}; {_plan_cost(ctx, hypotheses)}", read
+
+
+def _plan_cost(ctx, hypotheses) -> str:
+    """What approving spends: the fixed plan stage 4 sizes (its sequential design is computed there)."""
+    from bot.bench.plan import PlanError, make_plan
+
+    try:
+        plan = make_plan(ctx.request, hypotheses, sequential=False)
+    except PlanError as exc:
+        return f"no plan: {exc}"
+    not_run = f", {len(plan.not_benchmarked)} not benchmarked" if plan.not_benchmarked else ""
+    return (
+        f"approving plans {len(plan.hypotheses)} benchmarked on {len(plan.cells)} cells{not_run}: "
+        f"{plan.cost.runs} runs, {plan.cost.gpu_minutes:,.0f} GPU-minutes at most "
+        f"({plan.ratio:.0%} of the naive plan, one profile per hypothesis; stage 4's sequential design expects less)"
+    )
+
+
+# -------------------------------------------------------------------- gate 3
+def _gate3(ctx) -> tuple[str, dict[str, str]]:
+    read = {"the claims table": ctx.paths.verdicts_md}
+    text = ctx.read(ctx.paths.verdicts_json)
+    if text is None:
+        return "the verdicts: none on the branch (no benchmark reports were judged)", read
+    verdicts = {v["hypothesis_id"]: v["status"] for v in json.loads(text)}
+    tracks = {h.id: h.track for h in hypotheses_on_branch(ctx)}
+
+    def count(track: Track) -> Counter:
+        return Counter(s for hid, s in verdicts.items() if tracks.get(hid) is track)
+
+    a, b, c = count(Track.A), count(Track.B), count(Track.C)
+    parts = [
+        f"the verdicts: Track A {a['confirmed']} of {sum(a.values())} claims transferred" + _others(a, "confirmed"),
+        f"Track C {c['refuted']} regression{'s' if c['refuted'] != 1 else ''} of {sum(c.values())} guarded"
+        + _others(c, "refuted", "confirmed"),
+        f"Track B (sim-to-real gaps) {_others(b)[2:-1] or 'none'}",
+    ]
+    return "; ".join(parts), read
+
+
+def _others(counts: Counter, *shown: str) -> str:
+    """`` (1 inconclusive, 1 refuted)``: the statuses the sentence did not name."""
+    rest = [f"{n} {status}" for status, n in sorted(counts.items()) if status not in shown and n]
+    return f" ({', '.join(rest)})" if rest else ""

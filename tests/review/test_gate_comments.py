@@ -1,0 +1,74 @@
+"""What the status comment says at an open gate: counts, headline, what to read first, the directives."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from bot import directives, pipeline
+from bot.model import Finding, PromotionRequest, ReviewRound, Severity, Stage
+from bot.render import render
+from tests.conftest import REQUEST
+
+NOW = datetime(2026, 11, 23, 20, 0, tzinfo=UTC)
+
+
+def open_gate_1(*findings: Finding):
+    """A state waiting at gate 1 after one review round with these findings, rendered as the runner does."""
+    from bot.model import StageRecord
+
+    s = pipeline.new_state("1", "fp", "promotion/1-x", actor="alice", now=NOW)
+    for stage in (Stage.ANALYZE, Stage.TRANSLATE):
+        rec = StageRecord(stage=stage, inputs_hash="h", finished_at=NOW, summary=f"stage {int(stage)}")
+        s = pipeline.stage_finished(s, rec, changed=True, now=NOW)
+    review = ReviewRound(
+        gate=1,
+        round=1,
+        findings=list(findings),
+        headline="the translation into `x`: decides like the BLIS original in 98.4% of 1000 sampled states",
+        read_first={"the translation report": "docs/promotion/x/translation-report.md", "the plugin diff": "pkg/x/"},
+    )
+    return pipeline.review_finished(s, review, now=NOW, max_rounds=1)
+
+
+def status(state, **context) -> str:
+    return render(
+        "status_comment.md.j2",
+        state=state,
+        request=PromotionRequest.load(REQUEST),
+        describe=pipeline.describe(state),
+        Stage=Stage,
+        gates=pipeline.GATE_COVERS,
+        **context,
+    )
+
+
+def important(n: int) -> list[Finding]:
+    return [Finding(severity=Severity.IMPORTANT, check=f"hazard.x{i}", message="m") for i in range(n)]
+
+
+@pytest.mark.parametrize("home", ["local", "github"])
+def test_the_open_gate_says_counts_headline_what_to_read_and_its_directives(home):
+    state = open_gate_1(*important(3), Finding(severity=Severity.SUGGESTION, check="s", message="m"))
+    assert state.status.value == "awaiting-decision" and state.open_gate == 1
+    links = {"branch": "https://github.com/acme/llm-d-router/tree/promotion/1-x"} if home == "github" else {}
+    text = status(state, home=home, work="/w", links=links)
+    assert "**Findings: 0 CRITICAL, 3 IMPORTANT, 1 SUGGESTION** (the review did not converge" in text
+    assert "**Deciding on** the translation into `x`: decides like the BLIS original in 98.4%" in text
+    if home == "github":
+        assert (
+            "[the translation report](https://github.com/acme/llm-d-router/blob/promotion/1-x/"
+            "docs/promotion/x/translation-report.md)" in text
+        )
+        assert "`/request-changes` and the lines after it" in text
+    else:
+        assert "the plugin diff (`pkg/x/`)" in text and "promote request-changes 1 --reason" in text
+    assert all(f"| `{d.syntax}` | `{d.example}` | {d.effect} |" in text for d in directives.for_gate(1))
+    assert "`exclude:" not in text
+
+
+def test_zero_critical_is_never_said_without_the_important_count():
+    review = ReviewRound(gate=1, round=1, findings=important(3))
+    assert review.tally() == "0 CRITICAL, 3 IMPORTANT, 0 SUGGESTION"
+    assert ReviewRound(gate=2, round=1).tally() == "0 CRITICAL, 0 IMPORTANT, 0 SUGGESTION"
