@@ -9,6 +9,7 @@ relative link in a PR body does not resolve on GitHub, and an unpinned one moves
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -88,10 +89,16 @@ def open_findings(reviews: dict[int, list[ReviewRound]]) -> list[tuple[int, Find
     return sorted(out, key=lambda gf: (order.get(gf[1].severity.value, 3), gf[0]))
 
 
-def known_issues(reviews: dict[int, list[ReviewRound]], link: Callable[[str, int | None], str]) -> list[Issue]:
-    """Every open finding as one line; ``link(path, line)`` gives the pinned URL of a file (and line)."""
+def known_issues(
+    reviews: dict[int, list[ReviewRound]],
+    link: Callable[[str, int | None], str],
+    read: Callable[[str], str | None] = lambda _path: None,
+) -> list[Issue]:
+    """Every open finding as one line; ``link(path, line)`` gives the pinned URL of a file (and line),
+    ``read`` a branch file's text, for the line of a finding that names only its file (``anchor``)."""
     issues = []
-    for gate, f in open_findings(reviews):
+    for gate, found in open_findings(reviews):
+        f = anchor(found, read)
         where = f"{f.file}:{f.line}" if f.file and f.line else (f.file or "")
         issues.append(
             Issue(
@@ -128,3 +135,37 @@ def track_line(hypotheses: Sequence[Hypothesis], verdicts: dict[str, Verdict], t
         f"{status}: " + ", ".join(items)
         for status, items in sorted(by_status.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 99)
     ]
+
+
+_TOKENS = re.compile(r"`([^`\n]{2,80})`|\b([ABC]\d{1,3})\b")
+
+
+def anchor(f: Finding, read: Callable[[str], str | None]) -> Finding:
+    """``f`` with the line it is about, when it names a file but no line (gate 2/3 checks name the document,
+    not the line): the first line of that file holding a code span or hypothesis id the message quotes,
+    else line 1. A directory becomes its README. ``read(path)`` gives a branch file's text (None: absent);
+    a finding whose file the branch does not hold is returned as it is, never pointed somewhere wrong."""
+    if not f.file or f.line:
+        return f
+    path, text = f.file, read(f.file)
+    if text is None:
+        path = f"{f.file.rstrip('/')}/README.md"
+        text = read(path)
+    if text is None:
+        return f
+    lines = text.splitlines()
+    number = 1
+    for m in _TOKENS.finditer(f.message):
+        token = m.group(1) or m.group(2)
+        hit = next(
+            (i for i, ln in enumerate(lines, 1) if re.search(rf"(?<![\w-]){re.escape(token)}(?![\w-])", ln)), None
+        )
+        if hit is not None:
+            number = hit
+            break
+    return f.model_copy(update={"file": path, "line": number})
+
+
+def file_reader(read: Callable[[str], str | None], listing: Callable[[str], list[str]]) -> Callable[[str], str | None]:
+    """``read`` for files only: git shows a directory as a listing, which is no file to point a line into."""
+    return lambda path: read(path) if path in listing(path) else None

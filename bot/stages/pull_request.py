@@ -12,6 +12,7 @@ everything the promotion wrote, so the PR is reproducible from the branch alone)
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from bot.escape import md
 from bot.forge.base import ReviewComment
@@ -39,11 +40,15 @@ def track_counts(hypotheses, verdicts: dict[str, Verdict]) -> dict[str, dict[str
     return out
 
 
-def finding_comments(review: ReviewRound) -> tuple[list[ReviewComment], list[str]]:
+def finding_comments(
+    review: ReviewRound, read: Callable[[str], str | None] | None = None
+) -> tuple[list[ReviewComment], list[str]]:
     """A review round's findings: comments anchored where a finding names a file and line, and one line
-    each for the findings that name no line (they go into the review's body)."""
+    each for the findings that name no line (they go into the review's body). With ``read`` (a branch
+    file's text), a finding that names only its file gets the line it is about (``pr_parts.anchor``)."""
     comments, unanchored = [], []
-    for f in review.findings:
+    for found in review.findings:
+        f = pr_parts.anchor(found, read) if read is not None else found
         text = f"**{f.severity.value}** `{f.check}`: {md(f.message)}"
         if f.file and f.line:  # a comment of its own: the fix and the round in paragraphs of their own
             fix = f"\n\n**Suggested fix:** {md(f.fix)}" if f.fix else ""
@@ -163,7 +168,7 @@ def run(ctx: StageContext) -> StageOutput:
         counts=counts,
         claims=claim_rows(hypotheses, verdicts, Track.A),
         ci_level=ci_level(),
-        issues=pr_parts.known_issues(ctx.state.reviews, link),
+        issues=pr_parts.known_issues(ctx.state.reviews, link, pr_parts.file_reader(ctx.read, ctx.list)),
         max_issues=pr_parts.MAX_ISSUES,
         track_b=pr_parts.track_line(hypotheses, verdicts, Track.B),
         track_c=pr_parts.track_line(hypotheses, verdicts, Track.C),

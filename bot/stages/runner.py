@@ -362,13 +362,15 @@ class Runner:
     def _publish_review(self, state: PipelineState, review: ReviewRound) -> None:
         """The review report on the issue, and the same findings as one review on the PR's lines."""
         from bot.review import render_review_report, review_summary
+        from bot.stages.pr_parts import file_reader
         from bot.stages.pull_request import finding_comments
 
         ctx = self.context(state)
         self.forge.upsert_comment(review_marker(review.gate), render_review_report(review, ctx, state))
         pr = self.forge.pull_request(self.request.branch)
         if pr is not None:
-            comments, unanchored = finding_comments(review)
+            # a finding that names only its file gets the line it is about
+            comments, unanchored = finding_comments(review, file_reader(ctx.read, ctx.list))
             body = review_summary(review, state) + "".join(f"\n- {line}" for line in unanchored)
             self.forge.set_review_comments(pr, review_marker(review.gate), comments, body=body)
 

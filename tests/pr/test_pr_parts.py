@@ -123,3 +123,33 @@ def test_gitattributes_keeps_the_forks_lines_and_replaces_its_own_block():
     assert "docs/promotion/my-plugin/**/*.json linguist-generated=true" in first
     assert gitattributes(first, paths) == first  # a rerun does not add a second block
     assert gitattributes(None, paths).startswith("# >>> promotion-bot my-plugin")
+
+
+def test_a_finding_naming_only_its_file_gets_the_line_it_is_about():
+    files = {
+        "docs/v/verdicts.json": '[\n  {\n    "hypothesis_id": "A1"\n  },\n  {\n    "hypothesis_id": "A12"\n  }\n]\n',
+        "docs/h/README.md": "# Hypotheses\n\n| B7 | freshness |\n",
+    }
+    read = pr_parts.file_reader(files.get, lambda p: [k for k in files if k == p or k.startswith(p.rstrip("/") + "/")])
+
+    def at(message: str, file: str | None) -> tuple[str | None, int | None]:
+        f = pr_parts.anchor(Finding(severity=Severity.IMPORTANT, check="G3.x", message=message, file=file), read)
+        return f.file, f.line
+
+    assert at("verdict of A12 disagrees with its cells", "docs/v/verdicts.json") == ("docs/v/verdicts.json", 6)
+    assert at("`B7` repeats A1", "docs/h") == ("docs/h/README.md", 3)  # a directory: its README
+    assert at("nothing quoted", "docs/v/verdicts.json") == ("docs/v/verdicts.json", 1)
+    assert at("not on the branch", "docs/gone.md") == ("docs/gone.md", None)  # never pointed somewhere wrong
+    assert at("no file", None) == (None, None)
+    pinned = Finding(severity=Severity.IMPORTANT, check="c", message="A1", file="docs/v/verdicts.json", line=2)
+    assert pr_parts.anchor(pinned, read) is pinned
+
+
+def test_file_only_findings_become_review_comments_when_the_branch_holds_the_file():
+    from bot.stages.pull_request import finding_comments
+
+    f = Finding(severity=Severity.IMPORTANT, check="G3.verdicts", message="A1 has no cells", file="v.json")
+    review = ReviewRound(gate=3, round=1, findings=[f])
+    assert finding_comments(review)[0] == []  # without the branch: a line of the review's body
+    comments, body = finding_comments(review, lambda p: '{"A1": 1}\n' if p == "v.json" else None)
+    assert [(c.path, c.line) for c in comments] == [("v.json", 1)] and body == []
