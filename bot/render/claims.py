@@ -19,6 +19,7 @@ _MARK = {
     VerdictStatus.CONFIRMED: "✅ confirmed",
     VerdictStatus.REFUTED: "❌ **refuted**",
     VerdictStatus.INCONCLUSIVE: "❔ inconclusive",
+    VerdictStatus.NOT_TESTABLE: "⊘ not testable as translated",
 }
 
 
@@ -26,6 +27,7 @@ _MARK = {
 class ClaimRow:
     id: str
     claim: str  # the hypothesis title: the request author's words, escaped by the template
+    note: str  # why it could not be tested (Hypothesis.not_testable), "" otherwise; escaped by the template
     predicted: str  # the bot's own text
     measured: str  # the bot's own text
     verdict: str  # the bot's own text
@@ -49,7 +51,7 @@ def cell_text(e: Effect) -> str:
 
 def measured_text(v: Verdict | None, *, most: int = 3) -> str:
     """Every cell when there are few; the range over cells when there are many (the report lists them)."""
-    if v is None:
+    if v is None or v.status is VerdictStatus.NOT_TESTABLE:
         return "not measured"
     if not v.effects:
         return "not measured"
@@ -84,6 +86,7 @@ def claim_rows(
         ClaimRow(
             id=h.id,
             claim=h.title,
+            note=h.not_testable or "",
             predicted=predicted_text(h),
             measured=measured_text(verdicts.get(h.id)),
             verdict=verdict_text(verdicts.get(h.id)),

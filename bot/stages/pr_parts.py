@@ -129,6 +129,8 @@ def track_line(hypotheses: Sequence[Hypothesis], verdicts: dict[str, Verdict], t
         mean = _mean(v) if v is not None else None
         metric = h.prediction.metric if h.prediction else ""
         number = f"{metric} {pct(mean)}".strip() if mean is not None else "not measured"
+        if h.not_testable:
+            number = "the plugin cannot exercise it"
         by_status.setdefault(status, []).append(f"{h.id} {h.source} ({number})")
     order = [s.value for s in VerdictStatus]
     return [

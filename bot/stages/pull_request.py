@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from bot.escape import md
 from bot.forge.base import ReviewComment
-from bot.model import DecidedVia, ReviewRound, Track, TranslationSummary, Verdict, VerdictStatus
+from bot.model import DecidedVia, ReviewRound, Track, TranslationSummary, Verdict, VerdictStatus, status_counts
 from bot.render import render
 from bot.render.claims import ci_level, claim_rows
 from bot.stages import pr_parts
@@ -171,6 +171,9 @@ def run(ctx: StageContext) -> StageOutput:
         issues=pr_parts.known_issues(ctx.state.reviews, link, pr_parts.file_reader(ctx.read, ctx.list)),
         max_issues=pr_parts.MAX_ISSUES,
         track_b=pr_parts.track_line(hypotheses, verdicts, Track.B),
+        status_b=status_counts(verdicts[h.id].status for h in hypotheses if h.track is Track.B and h.id in verdicts),
+        status_c=status_counts(verdicts[h.id].status for h in hypotheses if h.track is Track.C and h.id in verdicts),
+        not_testable=VerdictStatus.NOT_TESTABLE.value,
         track_c=pr_parts.track_line(hypotheses, verdicts, Track.C),
         recs=[Recommendation(**r) for r in ctx.read_json(f"{ctx.paths.docs}/feedback-for-blis.json")],
         gates=[(d, decided_by(d)) for d in ctx.state.decisions],

@@ -153,3 +153,16 @@ def test_file_only_findings_become_review_comments_when_the_branch_holds_the_fil
     assert finding_comments(review)[0] == []  # without the branch: a line of the review's body
     comments, body = finding_comments(review, lambda p: '{"A1": 1}\n' if p == "v.json" else None)
     assert [(c.path, c.line) for c in comments] == [("v.json", 1)] and body == []
+
+
+def test_a_claim_not_testable_as_translated_says_why_and_is_not_measured():
+    h = _h("A2").model_copy(update={"not_testable": "CacheHitRate is 0 in the plugin"})
+    v = Verdict(hypothesis_id="A2", status=VerdictStatus.NOT_TESTABLE, summary="", flags=["not testable as translated"])
+    [row] = claim_rows([h], {"A2": v})
+    assert (row.measured, row.verdict, row.note) == (
+        "not measured",
+        "⊘ not testable as translated",
+        "CacheHitRate is 0 in the plugin",
+    )
+    table = render("_claims_table.md.j2", claims=[row], ci_level=ci_level())
+    assert "(_not testable as translated: CacheHitRate is 0 in the plugin_)" in table

@@ -112,13 +112,10 @@ SAFE = {
         "config_url",  # forge.blob_url of a path the stages write
         'counts["A"]["confirmed"]',
         'counts["A"]["total"]',
-        'counts["B"]["confirmed"]',
-        'counts["B"]["inconclusive"]',
-        'counts["B"]["refuted"]',
-        'counts["B"]["total"]',
-        'counts["C"]["confirmed"]',
+        'counts["A"][not_testable]',
+        "status_b",  # bot.model.status_counts: numbers and status names
+        "status_c",
         'counts["C"]["refuted"]',
-        'counts["C"]["total"]',
         "d.decision.value",
         "d.gate",
         "i.gate",
