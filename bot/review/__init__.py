@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 
+from bot.escape import md
 from bot.model import Finding, PipelineState, ReviewRound
 from bot.render import render
 
@@ -82,12 +83,11 @@ def review_summary(review: ReviewRound, state: PipelineState) -> str:
     """The PR review's body: what the round found, and what happens next."""
     blocking = len(review.blocking)
     head = f"**Gate {review.gate} review ({GATE_NAMES[review.gate]}), round {review.round}**: "
+    if review.headline:
+        head += f"deciding on {md(review.headline)}. "
     if not review.findings:
-        return head + "no findings."
-    by_sev: dict[str, int] = {}
-    for f in review.findings:
-        by_sev[f.severity.value] = by_sev.get(f.severity.value, 0) + 1
-    tally = ", ".join(f"{n} {sev}" for sev, n in sorted(by_sev.items()))
+        return head + review.tally() + "."
+    tally = review.tally()
     if not blocking:
         nxt = "nothing blocks; the gate is open for a decision."
     elif review.gate in state.unconverged:

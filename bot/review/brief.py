@@ -21,7 +21,7 @@ from collections import Counter
 
 from pydantic import ValidationError
 
-from bot.model import RequestError, Track, TranslationSummary
+from bot.model import RequestError, Track, TranslationSummary, VerdictStatus, status_counts
 
 
 def brief(gate: int, ctx) -> tuple[str, dict[str, str]]:
@@ -136,7 +136,7 @@ def _gate3(ctx) -> tuple[str, dict[str, str]]:
         f"the verdicts: Track A {a['confirmed']} of {sum(a.values())} claims transferred" + _others(a, "confirmed"),
         f"Track C {c['refuted']} regression{'s' if c['refuted'] != 1 else ''} of {sum(c.values())} guarded"
         + _others(c, "refuted", "confirmed"),
-        f"Track B (sim-to-real gaps) {_others(b)[2:-1] or 'none'}",
+        f"Track B (sim-to-real gaps) {status_counts(VerdictStatus(s) for s in b.elements())}",
     ]
     return "; ".join(parts), read
 

@@ -300,10 +300,19 @@ def review(ctx) -> list[Finding]:
 
 
 def notes(ctx) -> list[str]:
-    """The evidence in plain words, for the person deciding gate 3."""
+    """The evidence in a few lines, for the person deciding gate 3: the counts per track, then only what needs a
+    look (refuted, not testable, flagged beyond the sample-data flag). The numbers are in the claims table
+    (verdicts.md), which the gate's headline points to; repeating every summary here buried the few that matter."""
+    from bot.bench.evidence import SAMPLE_FLAG
+
     recorded = _verdicts(ctx) or {}
     hypotheses, _ = _hypotheses(ctx)
     out = []
+    sample = any(SAMPLE_FLAG in v.flags for v in recorded.values())
+    if sample:
+        out.append(
+            "The benchmark reports are SAMPLE DATA (--allow-sample-data): these verdicts are no evidence for the plugin."
+        )
     for t, label in (
         (Track.A, "Track A (direction matches BLIS)"),
         (Track.B, "Track B (sim-to-real gaps)"),
@@ -313,10 +322,10 @@ def notes(ctx) -> list[str]:
         out.append(f"{label}: {status_counts(recorded[h.id].status for h in hs if h.id in recorded)} of {len(hs)}")
         for h in hs:
             v = recorded.get(h.id)
-            if v and (v.status is VerdictStatus.REFUTED or v.flags):
-                out.append(
-                    f"{h.id} {v.status.value}: {v.summary}" + (f" Flags: {'; '.join(v.flags)}" if v.flags else "")
-                )
+            # An early group-sequential stop (bot.stats.verdicts) is how the plan works, not something to look at.
+            flags = [f for f in v.flags if f != SAMPLE_FLAG and not f.startswith("decided at look")] if v else []
+            if v and (v.status in (VerdictStatus.REFUTED, VerdictStatus.NOT_TESTABLE) or flags):
+                out.append(f"{h.id} {v.status.value} ({h.title})" + (f": {'; '.join(flags)}" if flags else ""))
     return out
 
 

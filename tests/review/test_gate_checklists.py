@@ -230,3 +230,15 @@ def test_gate2s_report_shows_the_hypotheses_the_counts_and_its_directives(branch
     assert a1["cells"] and all("@" in c for c in a1["cells"]) and ", ".join(a1["cells"]) in text
     assert all(f"| `{d.syntax}` | `{d.example}` |" in text for d in directives.for_gate(2))
     assert "`scorers:" not in text  # gate 1's forms are not gate 2's
+
+
+def test_gate3s_notes_list_only_what_needs_a_look(branch):
+    """The numbers are in the claims table; the notes say the counts and what is refuted, untestable or flagged."""
+    from bot.review import gate3
+
+    ctx, _, _ = branch
+    notes = gate3.notes(ctx)
+    assert notes[0].startswith("The benchmark reports are SAMPLE DATA")  # said once, not on every line
+    assert [n.split(" (")[0] for n in notes if n.startswith("Track ")] == ["Track A", "Track B", "Track C"]
+    assert not any("decided at look" in n or "Welch" in n or "SAMPLE DATA (" in n for n in notes[1:])
+    assert any(n.startswith("B2 inconclusive") and "not runnable on this cluster" in n for n in notes)

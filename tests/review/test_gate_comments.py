@@ -72,3 +72,11 @@ def test_zero_critical_is_never_said_without_the_important_count():
     review = ReviewRound(gate=1, round=1, findings=important(3))
     assert review.tally() == "0 CRITICAL, 3 IMPORTANT, 0 SUGGESTION"
     assert ReviewRound(gate=2, round=1).tally() == "0 CRITICAL, 0 IMPORTANT, 0 SUGGESTION"
+
+
+def test_the_pr_reviews_body_has_the_headline_and_every_count():
+    from bot.review import review_summary
+
+    state = open_gate_1(*important(2))
+    body = review_summary(state.reviews[1][-1], state)
+    assert "deciding on the translation into `x`" in body and "0 CRITICAL, 2 IMPORTANT, 0 SUGGESTION" in body
