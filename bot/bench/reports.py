@@ -31,6 +31,7 @@ from typing import Any
 
 import pandas as pd
 
+from bot.bench import testbed
 from bot.bench.errors import ReportError
 from bot.bench.layout import LAYOUT, TREATMENTS, RunKey, parse_layout, rate_dir, run_dir
 from bot.bench.metrics import METRICS
@@ -219,6 +220,7 @@ class ReportSet:
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (results-relative path, reason)
     loaded: list[str] = field(default_factory=list)  # results-relative paths of the reports in the table
     notes: list[str] = field(default_factory=list)  # what every verdict from this set must say (e.g. sample data)
+    testbeds: list = field(default_factory=list)  # bot.bench.testbed.ReportTestbed per loaded report, same order
 
     def runs(self) -> list[RunKey]:
         return sorted(
@@ -360,6 +362,7 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None) -> Re
     rows: list[tuple] = []
     req_rows: list[tuple] = []
     loaded: list[str] = []
+    testbeds: list = []
     for key in sorted(accepted):
         reports = accepted[key]
         if len(reports) > 1:
@@ -369,6 +372,7 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None) -> Re
             continue
         c = reports[0]
         loaded.append(c.rel)
+        testbeds.append(testbed.record(key.treatment, c.doc))
         for metric, statistic, value, unit in c.metrics:
             rows.append((key.treatment, key.workload, key.rate, key.repetition, metric, statistic, value, unit))
         req_rows.append((key.treatment, key.workload, key.rate, key.repetition, *extract_requests(c.doc)))
@@ -383,7 +387,7 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None) -> Re
     requests = pd.DataFrame(req_rows, columns=REQUEST_COLUMNS)
     for col in _COUNTS:
         requests[col] = requests[col].astype("Int64")
-    return ReportSet(table=table, requests=requests, rejected=rejected, loaded=loaded)
+    return ReportSet(table=table, requests=requests, rejected=rejected, loaded=loaded, testbeds=testbeds)
 
 
 def report_identity(doc: dict[str, Any]) -> str:

@@ -184,14 +184,12 @@ def run(ctx: StageContext) -> StageOutput:
         "report.md.j2",
         request=ctx.request,
         summary=summary,
-        pairs=pairs,
         recs=recs,
         checks=checks,
         paths=ctx.paths,
-        Track=Track,
-        VerdictStatus=VerdictStatus,
         gpu_time=_gpu_time(ctx),
         decisions=ctx.state.decisions,  # who decided each gate, and whether a person did (--approve)
+        **report_blocks(pairs, ctx.read(ctx.paths.testbed)),
     )
     files[f"{ctx.paths.docs}/feedback-for-blis.json"] = (
         json.dumps([r.__dict__ for r in recs], indent=2, sort_keys=True) + "\n"
@@ -201,6 +199,27 @@ def run(ctx: StageContext) -> StageOutput:
         files=files,
         summary=f"{len(pairs)} FINDINGS documents, the promotion report, {len(recs)} BLIS recommendations{authored}",
     )
+
+
+def report_blocks(pairs: list[tuple[Hypothesis, Verdict]], testbed_json: str | None) -> dict:
+    """The report's markdown blocks (bot.stats.claims, bot.bench.testbed escape what they interpolate)."""
+    from bot.bench.testbed import testbed_markdown
+    from bot.stats import claims
+
+    details: dict[str, list[str]] = {t.value: [] for t in Track}
+    for h, v in pairs:
+        details[h.track.value].append(claims.detail_markdown(h, v, findings_link=f"findings/{h.id}.md"))
+    return {
+        "headline": claims.headline(pairs),
+        "sample": claims.is_sample(pairs),
+        "testbed": testbed_markdown(json.loads(testbed_json) if testbed_json else None),
+        "claims": claims.claims_table(pairs),
+        "guards_c": claims.guards_table(pairs, Track.C),
+        "guards_b": claims.guards_table(pairs, Track.B),
+        "untested": claims.untested_list(pairs),
+        "how_to_read": claims.how_to_read(pairs),
+        "details": details,
+    }
 
 
 def _gpu_time(ctx: StageContext):

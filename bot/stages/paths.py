@@ -61,6 +61,11 @@ class PromotionPaths:
         return f"{self.validation_dir}/gpu-time.json"
 
     @property
+    def testbed(self) -> str:
+        """What the used benchmark reports ran on (bot.bench.testbed.summarize), for the report's testbed line."""
+        return f"{self.validation_dir}/testbed.json"
+
+    @property
     def reports_not_used(self) -> str:
         return f"{self.validation_dir}/reports-not-used.json"
 

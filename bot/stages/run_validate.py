@@ -158,7 +158,19 @@ def results_source(ctx: StageContext) -> Iterator[tuple[Path | None, str | None]
         yield Path(tmp), f"{ctx.branch}:{prefix}"
 
 
+def results_origin(ctx: StageContext, reports) -> str | None:
+    """Where the judged reports came from, in words fit for the branch: never a local path (it names someone's
+    machine and says nothing to a reader of the fork)."""
+    if reports is None:
+        return None
+    used = len(getattr(reports, "loaded", []))
+    if ctx.results_dir is not None:
+        return f"{used} used, supplied with `--results` (a local directory, not part of this branch)"
+    return f"{used} used, committed under `{ctx.paths.benchmarks}/results/` on this branch"
+
+
 def run(ctx: StageContext) -> StageOutput:
+    from bot.bench import testbed
     from bot.stats.evidence import evidence_markdown, summary_markdown, verdicts_to_json
     from bot.stats.plots import EvidencePlots, plot_evidence
 
@@ -178,6 +190,9 @@ def run(ctx: StageContext) -> StageOutput:
         + "\n",
         ctx.paths.verdicts_json: verdicts_to_json(verdicts),
         ctx.paths.gpu_time: spent.to_json(),
+        # The report names the testbed the verdicts hold for (model, accelerators, engine, harness), as recorded.
+        ctx.paths.testbed: json.dumps(testbed.summarize(getattr(reports, "testbeds", [])), indent=2, sort_keys=True)
+        + "\n",
         # Gate 3 raises every report that was not used; it reads them here, not from the page's prose.
         ctx.paths.reports_not_used: json.dumps(
             [{"report": path, "reason": reason} for path, reason in getattr(reports, "rejected", [])], indent=2
@@ -197,12 +212,10 @@ def run(ctx: StageContext) -> StageOutput:
         rejected=getattr(reports, "rejected", []),
         notes=getattr(reports, "notes", []),
         gpu_time=spent if reports is not None else None,
-        results=(
-            # the directory's name only: the path is the machine's that ran the promotion, never committed
-            f"--results …/{ctx.results_dir.name}"
-            if ctx.results_dir
-            else (f"{ctx.branch}:{ctx.paths.benchmarks}/results/" if reports is not None else None)
-        ),
+        results=results_origin(ctx, reports),
+        testbed=testbed.testbed_markdown(testbed.summarize(getattr(reports, "testbeds", [])))
+        if reports is not None
+        else "",
     )
     for name, png in sorted(plots.images.items()):
         files[f"{ctx.paths.validation_dir}/plots/{name}"] = png

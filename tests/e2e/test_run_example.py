@@ -178,3 +178,45 @@ def test_promote_status_says_sample_data_and_unconverged_approvals(full_run, cap
     assert "decided by a person" not in pr
     report = git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/report.md")
     assert "gate 3 approve by --approve (alice's run; no person decided at the open gate)" in report
+
+
+def test_the_reports_first_screen_answers_did_it_transfer(full_run):
+    """Issue 13: the first 25 lines hold the headline, the testbed recorded in the reports and the complete claims
+    table (one row per Track A hypothesis); the sample-data warning sits right under the headline."""
+    _, _, fork = full_run
+    report = git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/report.md")
+    lines = report.splitlines()
+    screen = "\n".join(lines[:25])
+    headline = lines[2]
+    assert re.fullmatch(
+        r"\*\*(Transferred|Partly transferred|Not transferred): .+; .*regression.* found.*\.\*\*", headline
+    )
+    assert "SAMPLE DATA" in "\n".join(lines[3:6])
+    testbed = next(line for line in lines[:25] if line.startswith("**Testbed"))
+    for recorded in (
+        "meta-llama/Llama-3.1-8B-Instruct",
+        "NVIDIA-H100-80GB-HBM3",
+        "llm-d-cuda:v0.5.1",
+        "inference-perf",
+    ):
+        assert recorded in testbed, recorded
+    assert "| Claim | BLIS predicted | llm-d measured (90% CI) | Verdict |" in screen
+    track_a = sorted(
+        re.search(r"/(A\d+)\.md$", f).group(1) for f in branch_tree(fork) if re.search(r"/hypotheses/A\d+\.md$", f)
+    )
+    rows = [line for line in lines[:25] if re.match(r"\| \*\*A\d+\*\* ", line)]
+    assert [re.match(r"\| \*\*(A\d+)\*\*", r).group(1) for r in rows] == track_a
+    assert all(re.search(r"[-+]\d+\.\d% \([-+]\d+\.\d% to [-+]\d+\.\d%\)", r) for r in rows if "not measured" not in r)
+    confirmed = sum(r.rstrip(" |").endswith("confirmed") for r in rows)
+    assert f"{confirmed} of {len(rows)} claims confirmed" in headline or (confirmed == len(rows) and "all" in headline)
+
+
+def test_nothing_committed_or_recorded_names_a_local_path(full_run):
+    """The results directory is a path on someone's machine: verdicts.md once committed it."""
+    _, work, fork = full_run
+    local = [str(RESULTS.resolve()), str(RESULTS), str(work), str(fork), "/tmp/"]
+    for path in branch_tree(fork):
+        if not path.endswith((".md", ".json", ".yaml")):
+            continue
+        text = git(fork, "show", f"{BRANCH}:{path}")
+        assert not [p for p in local if p in text], path

@@ -1,0 +1,234 @@
+"""What the benchmark ran on, as the llm-d-benchmark v0.2 reports record it.
+
+A verdict holds for one testbed: a model on some accelerators behind an engine
+image, driven by one harness. People reading a report ask that first (Conbench
+names the machines under its headline), and two testbeds under one verdict are
+a finding in themselves: the arms may not have been measured alike. So stage 5
+keeps, for every report it used, what its ``scenario`` says (the inference-engine
+components of ``scenario.stack``, the harness in ``scenario.load.standardized``,
+the cluster id ``run.cid``), and the report names every testbed it found.
+
+Nothing is guessed: a field a report does not carry is ``None`` here and "not
+recorded" on the page. The router (EPP) image is kept apart from the testbed,
+since the two arms differ there by design.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from bot.escape import md
+
+NOT_RECORDED = "not recorded"
+
+
+@dataclass(frozen=True)
+class Engine:
+    """One inference-engine component (``scenario.stack[].standardized`` of kind ``inference_engine``)."""
+
+    role: str | None = None
+    replicas: int | None = None
+    model: str | None = None
+    accelerator: str | None = None
+    accelerators_per_replica: int | None = None  # ``accelerator.count``: tp x dp per engine instance upstream
+    tp: int | None = None
+    tool: str | None = None
+    image: str | None = None  # ``tool_version``: the engine image for llm-d stacks
+
+
+@dataclass(frozen=True)
+class Testbed:
+    engines: tuple[Engine, ...] = ()
+    harness: str | None = None
+    harness_version: str | None = None
+    cluster: str | None = None  # run.cid
+
+
+def _str(x: Any) -> str | None:
+    return None if x is None or x == "" else str(x)
+
+
+def _int(x: Any) -> int | None:
+    return x if isinstance(x, int) and not isinstance(x, bool) else None
+
+
+def _mapping(x: Any) -> dict:
+    return x if isinstance(x, dict) else {}
+
+
+def engine_of(std: dict) -> Engine:
+    accel = _mapping(std.get("accelerator"))
+    return Engine(
+        role=_str(std.get("role")),
+        replicas=_int(std.get("replicas")),
+        model=_str(_mapping(std.get("model")).get("name")),
+        accelerator=_str(accel.get("model")),
+        accelerators_per_replica=_int(accel.get("count")),
+        tp=_int(_mapping(accel.get("parallelism")).get("tp")),
+        tool=_str(std.get("tool")),
+        image=_str(std.get("tool_version")),
+    )
+
+
+def testbed_of(doc: dict) -> Testbed:
+    """The testbed one validated report records (fields it lacks are None)."""
+    scenario = _mapping(doc.get("scenario"))
+    stack = scenario.get("stack") if isinstance(scenario.get("stack"), list) else []
+    engines = tuple(
+        sorted(
+            (
+                engine_of(_mapping(c.get("standardized")))
+                for c in stack
+                if isinstance(c, dict) and _mapping(c.get("standardized")).get("kind") == "inference_engine"
+            ),
+            key=lambda e: tuple("" if v is None else str(v) for v in asdict(e).values()),
+        )
+    )
+    load = _mapping(_mapping(scenario.get("load")).get("standardized"))
+    return Testbed(
+        engines=engines,
+        harness=_str(load.get("tool")),
+        harness_version=_str(load.get("tool_version")),
+        cluster=_str(_mapping(doc.get("run")).get("cid")),
+    )
+
+
+def router_image_of(doc: dict) -> str | None:
+    """The EPP's image as the report records it (the component that carries the EndpointPickerConfig)."""
+    from bot.bench.evidence import epp_component
+
+    comp = epp_component(doc) or {}
+    return _str(_mapping(comp.get("standardized")).get("tool_version"))
+
+
+@dataclass(frozen=True)
+class ReportTestbed:
+    """What one used report says it ran on, and under which arm it was filed."""
+
+    arm: str
+    testbed: Testbed
+    router_image: str | None = None
+
+
+def record(arm: str, doc: dict) -> ReportTestbed:
+    return ReportTestbed(arm=arm, testbed=testbed_of(doc), router_image=router_image_of(doc))
+
+
+# --------------------------------------------------------------------------
+# The summary stage 5 commits (JSON) and stage 6 reads back
+# --------------------------------------------------------------------------
+
+
+def summarize(records: list[ReportTestbed]) -> dict:
+    """JSON-ready: every distinct testbed with how many reports and which arms ran on it, most reports first;
+    the router images each arm recorded."""
+    counts: Counter[Testbed] = Counter(r.testbed for r in records)
+    arms: dict[Testbed, set[str]] = {}
+    for r in records:
+        arms.setdefault(r.testbed, set()).add(r.arm)
+    ordered = sorted(counts, key=lambda t: (-counts[t], repr(t)))
+    routers: dict[str, set[str]] = {}
+    for r in records:
+        routers.setdefault(r.arm, set())
+        if r.router_image:
+            routers[r.arm].add(r.router_image)
+    return {
+        "reports": len(records),
+        "testbeds": [
+            {**asdict(t), "engines": [asdict(e) for e in t.engines], "reports": counts[t], "arms": sorted(arms[t])}
+            for t in ordered
+        ],
+        "router_images": {arm: sorted(images) for arm, images in sorted(routers.items())},
+    }
+
+
+def _from_json(item: dict) -> Testbed:
+    fields = {k: item.get(k) for k in ("harness", "harness_version", "cluster")}
+    engines = tuple(Engine(**{k: e.get(k) for k in Engine.__dataclass_fields__}) for e in item.get("engines") or [])
+    return Testbed(engines=engines, **fields)
+
+
+# --------------------------------------------------------------------------
+# Words
+# --------------------------------------------------------------------------
+
+
+def _val(x: object) -> str:
+    return NOT_RECORDED if x is None else md(x)
+
+
+def _code(x: object) -> str:
+    return NOT_RECORDED if x is None else f"`{md(x)}`"
+
+
+def _engine_words(e: Engine) -> str:
+    if e.accelerator is None and e.accelerators_per_replica is None:
+        accel = f"accelerator {NOT_RECORDED}"
+    else:
+        per = "" if e.accelerators_per_replica is None else f"{e.accelerators_per_replica} "
+        accel = f"{per}{_val(e.accelerator)}"
+    replicas = (
+        f"{e.replicas} replica{'s' if e.replicas != 1 else ''}"
+        if e.replicas is not None
+        else f"replicas {NOT_RECORDED}"
+    )
+    tp = f", TP {e.tp}" if e.tp is not None else ""
+    role = f"{md(e.role)}: " if e.role and e.role != "replica" else ""
+    tool = f" ({md(e.tool)})" if e.tool else ""
+    return f"{role}{_val(e.model)} on {replicas} × {accel}{tp}; engine {_code(e.image)}{tool}"
+
+
+def testbed_words(t: Testbed) -> str:
+    """One testbed in one line of markdown (every value escaped; absent ones say 'not recorded')."""
+    if t.engines:
+        engines = " + ".join(_engine_words(e) for e in t.engines)
+    else:
+        engines = f"model, accelerators and engine {NOT_RECORDED}"
+    harness = f"harness {NOT_RECORDED}" if t.harness is None else f"harness {md(t.harness)} {_val(t.harness_version)}"
+    cluster = f"cluster `{md(t.cluster[:12])}`" if t.cluster else f"cluster {NOT_RECORDED}"
+    return f"{engines}; {harness}; {cluster}"
+
+
+def testbed_markdown(summary: dict | None) -> str:
+    """The report's testbed line(s): one line for one testbed; a list, said to be a finding, for several."""
+    if not summary or not summary.get("reports"):
+        return "**Testbed:** no benchmark report was used, so none is recorded."
+    groups = summary.get("testbeds") or []
+    n = summary["reports"]
+    routers = summary.get("router_images") or {}
+    router = "; ".join(
+        f"{md(arm)} {', '.join(_code(i) for i in images) if images else NOT_RECORDED}"
+        for arm, images in sorted(routers.items())
+    )
+    router_line = f" Router image: {router}." if router else ""
+    if len(groups) == 1:
+        return f"**Testbed** ({n} reports): {testbed_words(_from_json(groups[0]))}.{router_line}"
+    lines = [
+        (
+            f"**Testbeds: {len(groups)} different ones among the {n} reports.** The arms of a comparison should run "
+            "on one testbed; check which cells each covers before trusting a verdict."
+        )
+    ]
+    for g in groups:
+        arms = ", ".join(md(a) for a in g.get("arms") or [])
+        lines.append(f"- {g.get('reports', 0)} reports ({arms}): {testbed_words(_from_json(g))}")
+    if router_line:
+        lines.append(f"-{router_line}")
+    return "\n".join(lines)
+
+
+__all__ = [
+    "NOT_RECORDED",
+    "Engine",
+    "ReportTestbed",
+    "Testbed",
+    "engine_of",
+    "record",
+    "router_image_of",
+    "summarize",
+    "testbed_markdown",
+    "testbed_of",
+    "testbed_words",
+]

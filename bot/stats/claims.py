@@ -1,0 +1,391 @@
+"""The first screen of a promotion's result: did it transfer, did anything regress, what was not tested.
+
+A researcher opens the report to learn whether BLIS's claims held in llm-d and how
+sure the numbers are; a maintainer wants to know whether anything got worse. So the
+report opens the way Conbench does ("Found 0 regressions", then the machines): one
+headline, then one table of the distinct claims (BLIS's prediction beside what
+llm-d measured, with its interval), the regressions, and what could not be tested
+and why. The detail below says each number once: one line per cell, the method
+explained once in "How to read this" instead of in every sentence.
+
+Pure: (hypothesis, verdict) pairs in, markdown out. Every string a person or a
+program wrote (titles, workloads, reasons) goes through ``md``; numbers are
+formatted here. The PR body and the gate comments use the same functions, so the
+claims table reads the same everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from bot.escape import md
+from bot.model import Direction, Effect, Hypothesis, Track, Verdict, VerdictStatus
+
+Pair = tuple[Hypothesis, Verdict]
+
+#: The verdicts the statistics decide; any other status (e.g. "not testable as translated") is a reason not to test.
+DECIDED = (VerdictStatus.CONFIRMED, VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE)
+NOT_RUNNABLE = "not runnable on this cluster"
+NOT_BENCHMARKED = "not decided by benchmarks"
+NO_RESULTS = "no-results"
+
+_FAMILY = {"ttft": "TTFT", "tpot": "time per output token", "itl": "inter-token latency", "e2e": "end-to-end latency"}
+_WHOLE = {"throughput": "output-token throughput", "request_rate": "request rate"}
+
+
+def _pct(x: float | None) -> str:
+    if x is None or not math.isfinite(x):
+        return "n/a"
+    return f"{x * 100:+.1f}%"
+
+
+def _num(x: float) -> str:
+    """Four significant digits, without an exponent for the values benchmarks report (31,810 ms, not 3.181e+04)."""
+    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+
+
+def _p(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.2g}"
+
+
+def _level(alpha: float) -> str:
+    return f"{(1 - 2 * alpha) * 100:.0f}%"
+
+
+def _unit(metric: str) -> str:
+    from bot.bench.metrics import METRICS
+
+    return METRICS[metric].unit if metric in METRICS else ""
+
+
+def metric_words(metric: str) -> str:
+    """``e2e_p95`` -> "p95 end-to-end latency", ``ttft_mean`` -> "mean TTFT"; unknown names stay as written."""
+    if metric in _WHOLE:
+        return _WHOLE[metric]
+    family, _, stat = metric.partition("_")
+    if family in _FAMILY and stat:
+        return f"{stat} {_FAMILY[family]}"
+    return metric
+
+
+def claim_words(h: Hypothesis) -> str:
+    """What a hypothesis claims, in a few words built from its prediction (its title when it has none)."""
+    p = h.prediction
+    if p is None:
+        return md(h.title)
+    m = metric_words(p.metric)
+    what = {
+        Direction.DECREASE: f"lower {m}",
+        Direction.INCREASE: f"higher {m}",
+        Direction.NO_WORSE: f"{m} no worse than {p.margin:.0%}",
+        Direction.EQUIVALENT: f"{m} within ±{p.margin:.0%}",
+    }[p.direction]
+    return md(f"{what} on {', '.join(h.workloads)}")
+
+
+# --------------------------------------------------------------------------
+# What a verdict is, in a word
+# --------------------------------------------------------------------------
+
+
+def is_untested(h: Hypothesis, v: Verdict) -> bool:
+    """Not tested: no benchmark could decide it (not runnable here, no prediction, not testable as translated,
+    no results). An inconclusive verdict with measured cells was tested."""
+    if v.status not in DECIDED:
+        return True
+    return v.status is VerdictStatus.INCONCLUSIVE and not _measured(v)
+
+
+def _measured(v: Verdict) -> list[Effect]:
+    return [e for e in v.effects if math.isfinite(e.rel_change)]
+
+
+def status_word(h: Hypothesis, v: Verdict) -> str:
+    if NO_RESULTS in v.flags:
+        return "not measured yet"
+    if NOT_RUNNABLE in v.flags:
+        return NOT_RUNNABLE
+    if v.status is VerdictStatus.INCONCLUSIVE and NOT_BENCHMARKED in v.flags:
+        return NOT_BENCHMARKED
+    if v.status is VerdictStatus.INCONCLUSIVE and not _measured(v):
+        return "inconclusive (no measured cell)"
+    return v.status.value
+
+
+def untested_reason(h: Hypothesis, v: Verdict) -> str:
+    """Why a hypothesis was not tested, in the words the stage that decided it wrote."""
+    if NO_RESULTS in v.flags:
+        return "no benchmark results were supplied"
+    if h.not_in_plan:  # "it needs a run this cluster cannot do: <why>": the status already says the first half
+        return h.not_in_plan.removeprefix("it needs a run this cluster cannot do: ")
+    return v.summary.removeprefix("[SAMPLE DATA] ")
+
+
+# --------------------------------------------------------------------------
+# Headline
+# --------------------------------------------------------------------------
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _rest(pairs: Sequence[Pair]) -> str:
+    """'(1 refuted, 1 inconclusive)' for the claims that are not confirmed, in a fixed order."""
+    words: dict[str, int] = {}
+    for h, v in pairs:
+        if v.status is not VerdictStatus.CONFIRMED:
+            w = status_word(h, v)
+            words[w] = words.get(w, 0) + 1
+    order = ["refuted", "inconclusive"]
+    keys = sorted(words, key=lambda w: (order.index(w) if w in order else len(order), w))
+    return f" ({', '.join(f'{words[w]} {w}' for w in keys)})" if keys else ""
+
+
+def headline(pairs: Sequence[Pair]) -> str:
+    """One line: transferred / partly / not (Track A's distinct claims), and regressions found (Track C refuted).
+
+    Plain text the bot wrote from counts and hypothesis ids (no person's words), safe in markdown as is.
+    """
+    claims = [(h, v) for h, v in pairs if h.track is Track.A]
+    guards = [(h, v) for h, v in pairs if h.track is Track.C]
+    if pairs and all(NO_RESULTS in v.flags for _, v in pairs):
+        n = len(claims)
+        return (
+            f"Not measured yet: no benchmark results, so none of the {_plural(n, 'claim')} "
+            f"and {_plural(len(guards), 'regression guard')} is decided."
+        )
+    confirmed = sum(v.status is VerdictStatus.CONFIRMED for _, v in claims)
+    n = len(claims)
+    if n == 0:
+        transfer = "No transfer claim to judge"
+    elif confirmed == n:
+        transfer = "Transferred: " + ("the claim is confirmed" if n == 1 else f"all {n} claims confirmed")
+    elif confirmed:
+        transfer = f"Partly transferred: {confirmed} of {_plural(n, 'claim')} confirmed"
+    else:
+        transfer = f"Not transferred: none of the {_plural(n, 'claim')} confirmed"
+    transfer += _rest(claims)
+    regressed = [h.id for h, v in guards if v.status is VerdictStatus.REFUTED]
+    if regressed:
+        regress = f"{_plural(len(regressed), 'regression')} found ({', '.join(regressed)})"
+    else:
+        regress = "no regression found"
+        held = sum(v.status is VerdictStatus.CONFIRMED for _, v in guards)
+        if guards and held < len(guards):
+            regress += f" ({held} of {_plural(len(guards), 'guard')} shown to hold, {len(guards) - held} undecided)"
+    return f"{transfer}; {regress}."
+
+
+def is_sample(pairs: Sequence[Pair]) -> bool:
+    from bot.bench.evidence import SAMPLE_FLAG
+
+    return any(SAMPLE_FLAG in v.flags for _, v in pairs)
+
+
+# --------------------------------------------------------------------------
+# Tables
+# --------------------------------------------------------------------------
+
+
+def _where(e: Effect, several_workloads: bool) -> str:
+    return f"{md(e.workload)} @ {e.rate:g} req/s" if several_workloads else f"@ {e.rate:g} req/s"
+
+
+def _several(v: Verdict) -> bool:
+    return len({e.workload for e in v.effects}) > 1
+
+
+def _measured_cell(v: Verdict) -> str:
+    cells = _measured(v)
+    if not cells:
+        return "not measured"
+    several = _several(v)
+    return "; ".join(
+        f"{_pct(e.rel_change)} ({_pct(e.ci_low)} to {_pct(e.ci_high)}) {_where(e, several)}" for e in cells
+    )
+
+
+def _cause(h: Hypothesis, e: Effect) -> str:
+    """Why one cell did not confirm, in a few words (its full reason is in the detail below)."""
+    p = h.prediction
+    if e.status is VerdictStatus.REFUTED:
+        return (
+            "against the prediction"
+            if p and p.direction in (Direction.DECREASE, Direction.INCREASE)
+            else "beyond the margin"
+        )
+    if p and p.direction in (Direction.EQUIVALENT, Direction.NO_WORSE) and e.t_eff > p.margin:
+        margin = f"±{p.margin:.0%}" if p.direction is Direction.EQUIVALENT else f"{p.margin:.0%}"
+        return f"noise floor {e.t_eff:.1%} wider than the {margin} margin"
+    if "within the noise floor" in e.reason:
+        return "within the noise floor"
+    if not math.isfinite(e.rel_change):
+        return "not measured"
+    return "not significant"
+
+
+def verdict_cell(h: Hypothesis, v: Verdict) -> str:
+    """The verdict word, and for a tested verdict that is not confirmed which cells held it back and why."""
+    word = status_word(h, v)
+    if v.status is VerdictStatus.REFUTED:
+        word = f"**{word}**"
+    held_back = [e for e in _measured(v) if e.status is not VerdictStatus.CONFIRMED]
+    if v.status is VerdictStatus.CONFIRMED or not held_back or v.status not in DECIDED:
+        return word
+    several = _several(v)
+    return f"{word} ({'; '.join(f'{_where(e, several)}: {_cause(h, e)}' for e in held_back)})"
+
+
+def _blis(h: Hypothesis) -> str:
+    p = h.prediction
+    if p is None:
+        return "no prediction"
+    if p.blis_magnitude is not None:
+        return _pct(p.blis_magnitude)
+    return {Direction.DECREASE: "lower", Direction.INCREASE: "higher"}.get(p.direction, "not stated")
+
+
+def claims_table(pairs: Sequence[Pair], *, alpha: float = 0.05) -> str:
+    """The distinct claims (Track A): claim | BLIS predicted | llm-d measured with its CI | verdict.
+
+    Markdown, every value escaped: the one place this table is built, for the report, the PR body and gate 3.
+    """
+    claims = [(h, v) for h, v in pairs if h.track is Track.A]
+    if not claims:
+        return "No Track A claim: the request and the evolved code state no claim to test."
+    rows = [
+        f"| Claim | BLIS predicted | llm-d measured ({_level(alpha)} CI) | Verdict |",
+        "|---|---|---|---|",
+    ]
+    for h, v in claims:
+        rows.append(f"| **{h.id}** {claim_words(h)} | {_blis(h)} | {_measured_cell(v)} | {verdict_cell(h, v)} |")
+    return "\n".join(rows)
+
+
+def guards_table(pairs: Sequence[Pair], track: Track, *, alpha: float = 0.05) -> str:
+    """Track B or C hypotheses that were tested, one row each: what must hold | measured | verdict."""
+    rows = [(h, v) for h, v in pairs if h.track is track and not is_untested(h, v)]
+    if not rows:
+        return ""
+    head = "Gap: what must hold" if track is Track.B else "Guard"
+    out = [f"| {head} | llm-d measured ({_level(alpha)} CI) | Verdict |", "|---|---|---|"]
+    for h, v in rows:
+        gap = f"`{md(h.source)}`: " if track is Track.B else ""
+        out.append(f"| **{h.id}** {gap}{claim_words(h)} | {_measured_cell(v)} | {verdict_cell(h, v)} |")
+    return "\n".join(out)
+
+
+def untested_list(pairs: Sequence[Pair]) -> str:
+    """What could not be tested and why, one line each (one line in all when no results were supplied)."""
+    rows = [(h, v) for h, v in pairs if is_untested(h, v)]
+    if not rows:
+        return "Every hypothesis was tested."
+    if all(NO_RESULTS in v.flags for _, v in rows):
+        ids = ", ".join(h.id for h, _ in rows)
+        return f"- {ids}: no benchmark results were supplied; run the stage 4 plan on a GPU cluster."
+    lines = []
+    for h, v in rows:
+        lines.append(f"- **{h.id}** {md(h.title)}: {md(status_word(h, v))}: {md(untested_reason(h, v))}")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------
+# Detail: each fact once
+# --------------------------------------------------------------------------
+
+
+def cell_line(h: Hypothesis, e: Effect) -> str:
+    """One measured cell in one line: change, interval, the two means, noise floor, repetitions, p raw and adjusted."""
+    unit = _unit(e.metric)
+    excluded = f" ({_plural(len(e.excluded_runs), 'outlier run')} excluded)" if e.excluded_runs else ""
+    line = (
+        f"- {md(e.workload)} @ {e.rate:g} req/s: {_pct(e.rel_change)} ({_pct(e.ci_low)} to {_pct(e.ci_high)}); "
+        f"{_num(e.baseline_mean)} → {_num(e.evolved_mean)} {md(unit)}; noise floor {e.t_eff:.1%}; "
+        f"n {e.n_baseline}/{e.n_evolved}{excluded}; p {_p(e.p_value)}"
+        + (f" (adjusted {_p(e.p_adjusted)})" if e.p_adjusted is not None else "")
+    )
+    if e.status is not None and e.status is not VerdictStatus.CONFIRMED:
+        line += f"; {e.status.value}: {md(e.reason)}" if e.reason else f"; {e.status.value}"
+    return line
+
+
+def _hypothesis_notes(v: Verdict) -> list[str]:
+    """Flags other than where the data came from (said once at the top) and than the untested reasons."""
+    from bot.bench.evidence import SAMPLE_FLAG
+
+    skip = {SAMPLE_FLAG, NOT_RUNNABLE, NOT_BENCHMARKED, NO_RESULTS}
+    return [f for f in v.flags if f not in skip]
+
+
+def detail_markdown(h: Hypothesis, v: Verdict, *, findings_link: str) -> str:
+    """A hypothesis in a few lines: title, verdict, BLIS's prediction; one line per cell; its flags."""
+    head = f"**{h.id}** {md(h.title)}: {verdict_cell(h, v)}"
+    if h.prediction and h.prediction.blis_magnitude is not None:
+        head += f" · BLIS predicted {_pct(h.prediction.blis_magnitude)}"
+    head += f" · [findings]({findings_link})"
+    lines = [head]  # an untested hypothesis's reason is said once, under "Not tested"
+    lines += [cell_line(h, e) for e in v.effects]
+    lines += [f"- Note: {md(f)}" for f in _hypothesis_notes(v)]
+    return "\n".join(lines)
+
+
+def how_to_read(pairs: Sequence[Pair], *, alpha: float = 0.05) -> str:
+    """The method, said once: what a number, an interval and each verdict mean, and which tests were used."""
+    level = _level(alpha)
+    lines = [
+        (
+            f"- **Measured**: the evolved arm against the baseline arm in each cell (workload @ rate), as the ratio of "
+            f"geometric means over repetitions (outlier runs excluded), with its {level} Welch interval. "
+            "Per cell: change (interval); baseline → evolved mean; noise floor; repetitions baseline/evolved; p, and "
+            "adjusted for multiplicity."
+        ),
+        (
+            "- **Noise floor** T_eff = max(5%, 2 × the baseline's coefficient of variation): a change inside it is not "
+            "counted as an effect, however small its p."
+        ),
+        (
+            f"- **Confirmed**: every cell moves as predicted beyond the noise floor (or stays within the margin) and is "
+            f"significant after weighted Holm over every benchmarked hypothesis of the promotion (adjusted p ≤ {alpha:g}). "
+            "**Refuted**: at least one cell contradicts the prediction beyond the noise floor (or the margin) and none "
+            "confirms it. **Inconclusive**: neither; not evidence of no effect."
+        ),
+        (
+            "- **Claims** (Track A) are BLIS's predictions; **guards** (Track C) must not regress (no worse than the "
+            "margin, one-sided non-inferiority) or must match (within ±margin, TOST); **gaps** (Track B) are the "
+            "sim-to-real differences the policy touches, held to no regression under the gap's condition."
+        ),
+        (
+            f"- **{NOT_RUNNABLE.capitalize()}**: the hypothesis needs a run the declared cluster cannot do. "
+            "**Not testable as translated**: the mechanism reads a signal the plugin holds constant or the translation "
+            "removed, so no benchmark of this plugin can show it."
+        ),
+    ]
+    tests: dict[str, list[str]] = {}
+    for h, v in pairs:
+        for t in sorted({e.test for e in v.effects if e.test}):
+            tests.setdefault(t, []).append(h.id)
+    if tests:
+        lines.append(
+            "- **Tests**: " + "; ".join(f"{md(t)} ({', '.join(ids)})" for t, ids in sorted(tests.items())) + "."
+        )
+    return "\n".join(lines)
+
+
+__all__ = [
+    "DECIDED",
+    "claim_words",
+    "claims_table",
+    "detail_markdown",
+    "guards_table",
+    "headline",
+    "how_to_read",
+    "is_sample",
+    "is_untested",
+    "metric_words",
+    "status_word",
+    "untested_list",
+    "untested_reason",
+    "verdict_cell",
+]

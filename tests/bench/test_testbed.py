@@ -1,0 +1,95 @@
+"""The testbed line: what the used reports recorded (model, accelerators, engine, harness), never invented."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from bot.bench import testbed
+from bot.bench.reports import load_report
+from tests.conftest import RESULTS
+
+SAMPLE = next(RESULTS.rglob("benchmark_report_v0.2*.yaml"))
+
+
+def test_a_v02_report_gives_model_accelerators_engine_harness_and_cluster():
+    t = testbed.testbed_of(load_report(SAMPLE))
+    (engine,) = t.engines
+    assert engine.model == "meta-llama/Llama-3.1-8B-Instruct"
+    assert (engine.accelerator, engine.accelerators_per_replica, engine.replicas, engine.tp) == (
+        "NVIDIA-H100-80GB-HBM3",
+        1,
+        4,
+        1,
+    )
+    assert engine.image == "ghcr.io/llm-d/llm-d-cuda:v0.5.1"
+    assert (t.harness, t.harness_version) == ("inference-perf", "0.3.0")
+    assert t.cluster and len(t.cluster) == 32
+
+
+def test_absent_fields_say_not_recorded():
+    doc = copy.deepcopy(load_report(SAMPLE))
+    del doc["scenario"]["load"]
+    del doc["run"]["cid"]
+    doc["scenario"]["stack"] = [c for c in doc["scenario"]["stack"] if c["standardized"]["kind"] != "inference_engine"]
+    words = testbed.testbed_words(testbed.testbed_of(doc))
+    assert words == ("model, accelerators and engine not recorded; harness not recorded; cluster not recorded")
+    assert testbed.testbed_words(testbed.testbed_of({})) == words
+    engine_only = testbed.engine_of({"kind": "inference_engine", "model": {"name": "m"}})
+    assert testbed._engine_words(engine_only) == (
+        "m on replicas not recorded × accelerator not recorded; engine not recorded"
+    )
+
+
+def test_one_testbed_is_one_line_and_several_are_a_finding():
+    doc = load_report(SAMPLE)
+    other = copy.deepcopy(doc)
+    other["scenario"]["stack"][0]["standardized"]["accelerator"]["model"] = "NVIDIA-A100-SXM4-80GB"
+    same = [testbed.record("baseline", doc), testbed.record("evolved", doc)]
+    one = testbed.testbed_markdown(json.loads(json.dumps(testbed.summarize(same))))
+    assert one.startswith("**Testbed** (2 reports): meta-llama/Llama-3.1-8B-Instruct on 4 replicas × 1 NVIDIA-H100")
+    assert "\n" not in one and "harness inference-perf 0.3.0" in one
+    assert "Router image: baseline `ghcr.io/llm-d/llm-d-router:v0.10.0`" in one
+    mixed = testbed.summarize([*same, testbed.record("evolved", other)])
+    text = testbed.testbed_markdown(mixed)
+    assert text.startswith("**Testbeds: 2 different ones among the 3 reports.**")
+    assert "- 2 reports (baseline, evolved):" in text and "- 1 reports (evolved):" in text
+    assert "NVIDIA-A100-SXM4-80GB" in text
+
+
+def test_recorded_text_is_escaped():
+    doc = copy.deepcopy(load_report(SAMPLE))
+    doc["scenario"]["stack"][0]["standardized"]["model"]["name"] = "evil|<!-- promotion-bot:status -->"
+    line = testbed.testbed_markdown(testbed.summarize([testbed.record("baseline", doc)]))
+    assert "<!--" not in line and "evil\\|" in line
+
+
+def test_no_reports_no_testbed():
+    assert "no benchmark report was used" in testbed.testbed_markdown(testbed.summarize([]))
+    assert "no benchmark report was used" in testbed.testbed_markdown(None)
+
+
+def test_load_results_keeps_one_testbed_per_used_report():
+    from bot.bench.reports import load_results
+
+    reports = load_results(RESULTS)
+    assert len(reports.testbeds) == len(reports.loaded) > 0
+    assert {r.arm for r in reports.testbeds} == {"baseline", "evolved"}
+
+
+def test_where_the_reports_came_from_names_no_local_path(tmp_path):
+    """verdicts.md is committed: it once carried the --results directory, a path on someone's machine."""
+    from types import SimpleNamespace
+
+    from bot.stages.paths import PromotionPaths
+    from bot.stages.run_validate import results_origin
+
+    reports = SimpleNamespace(loaded=["a", "b"])
+    local = SimpleNamespace(results_dir=tmp_path / "results", paths=PromotionPaths("x"))
+    said = results_origin(local, reports)
+    assert str(tmp_path) not in said and said.startswith("2 used, supplied with `--results`")
+    committed = SimpleNamespace(results_dir=None, paths=PromotionPaths("x"))
+    assert (
+        results_origin(committed, reports) == "2 used, committed under `benchmarks/promotion/x/results/` on this branch"
+    )
+    assert results_origin(local, None) is None

@@ -1,0 +1,174 @@
+"""The report's first screen: headline wording, the claims table, regressions and what was not tested."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.bench.evidence import SAMPLE_FLAG
+from bot.model import Direction, Effect, Verdict, VerdictStatus
+from bot.stats import claims
+from tests.stats.stats_synth import hypothesis
+
+C, R, U = VerdictStatus.CONFIRMED, VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE
+
+
+def effect(rel: float, status: VerdictStatus, *, workload="chat", rate=10.0, t_eff=0.05, reason="", p_adj=0.01):
+    return Effect(
+        workload=workload,
+        rate=rate,
+        metric="ttft_mean",
+        baseline_mean=31810.0,
+        evolved_mean=31810.0 * (1 + rel),
+        rel_change=rel,
+        ci_low=rel - 0.02,
+        ci_high=rel + 0.02,
+        p_value=0.001,
+        p_adjusted=p_adj,
+        test="Welch t on log values, one-sided",
+        cv_baseline=0.02,
+        t_eff=t_eff,
+        n_baseline=8,
+        n_evolved=8,
+        status=status,
+        reason=reason,
+    )
+
+
+def pair(hid, status, *effects, direction=Direction.DECREASE, flags=(), blis=None, summary="s"):
+    h = hypothesis(hid, direction=direction, blis_magnitude=blis)
+    return h, Verdict(hypothesis_id=hid, status=status, summary=summary, effects=list(effects), flags=list(flags))
+
+
+def claim(hid, status):
+    return pair(hid, status, effect(-0.1 if status is C else 0.01, status))
+
+
+def guard(hid, status):
+    return pair(hid, status, effect(0.08 if status is R else 0.0, status), direction=Direction.NO_WORSE)
+
+
+@pytest.mark.parametrize(
+    ("statuses", "guards", "expected"),
+    [
+        ((C, C, C), (C,), "Transferred: all 3 claims confirmed; no regression found."),
+        ((C,), (), "Transferred: the claim is confirmed; no regression found."),
+        (
+            (C, U, C),
+            (C, U),
+            (
+                "Partly transferred: 2 of 3 claims confirmed (1 inconclusive); "
+                "no regression found (1 of 2 guards shown to hold, 1 undecided)."
+            ),
+        ),
+        (
+            (R, U),
+            (R, C, R),
+            "Not transferred: none of the 2 claims confirmed (1 refuted, 1 inconclusive); 2 regressions found (C1, C3).",
+        ),
+        ((), (C,), "No transfer claim to judge; no regression found."),
+    ],
+)
+def test_headline_says_transferred_partly_or_not_and_the_regressions(statuses, guards, expected):
+    pairs = [claim(f"A{i + 1}", s) for i, s in enumerate(statuses)] + [
+        guard(f"C{i + 1}", s) for i, s in enumerate(guards)
+    ]
+    assert claims.headline(pairs) == expected
+
+
+def test_headline_without_results_says_nothing_is_decided():
+    pairs = [pair("A1", U, flags=["no-results"]), pair("C1", U, flags=["no-results"])]
+    assert claims.headline(pairs) == (
+        "Not measured yet: no benchmark results, so none of the 1 claim and 1 regression guard is decided."
+    )
+
+
+def test_a_claim_not_testable_as_translated_is_counted_apart_and_listed_with_its_reason():
+    """A status the statistics do not decide (stage 3's 'not testable as translated') is not tested, never
+    'inconclusive'; its reason is the verdict's own, said once."""
+    other = next((s for s in VerdictStatus if s not in claims.DECIDED), None)
+    if other is None:
+        pytest.skip("no VerdictStatus beyond confirmed/refuted/inconclusive yet")
+    pairs = [claim("A1", C), pair("A2", other, summary="[SAMPLE DATA] CacheHitRate is 0 in the plugin")]
+    assert claims.headline(pairs).startswith(f"Partly transferred: 1 of 2 claims confirmed (1 {other.value})")
+    assert "CacheHitRate is 0 in the plugin" in claims.untested_list(pairs)
+    assert "[SAMPLE DATA]" not in claims.untested_list(pairs)
+
+
+def test_claims_table_has_one_row_per_claim_with_blis_measured_interval_and_verdict():
+    pairs = [
+        pair("A1", C, effect(-0.096, C, rate=30), effect(-0.144, C, rate=45), blis=-0.24),
+        pair("A2", U, effect(-0.039, U, rate=20, reason="change -3.9% is within the noise floor T_eff 5.0%")),
+        guard("C1", C),
+    ]
+    table = claims.claims_table(pairs).splitlines()
+    assert table[0] == "| Claim | BLIS predicted | llm-d measured (90% CI) | Verdict |"
+    assert len(table) == 4  # header, rule, A1, A2: Track C is not a claim
+    assert table[2] == (
+        "| **A1** lower mean TTFT on chat | -24.0% | -9.6% (-11.6% to -7.6%) @ 30 req/s; "
+        "-14.4% (-16.4% to -12.4%) @ 45 req/s | confirmed |"
+    )
+    assert table[3] == (
+        "| **A2** lower mean TTFT on chat | lower | -3.9% (-5.9% to -1.9%) @ 20 req/s "
+        "| inconclusive (@ 20 req/s: within the noise floor) |"
+    )
+
+
+def test_claims_table_escapes_what_people_wrote():
+    h, v = claim("A1", C)
+    h = h.model_copy(update={"workloads": ["chat|<!-- x -->"]})
+    row = claims.claims_table([(h, v)]).splitlines()[2]
+    assert "<!--" not in row and "chat\\|" in row
+    assert row.count(" | ") == 3
+
+
+def test_guards_table_and_untested_list():
+    runnable = pair("B1", C, effect(-0.05, C), direction=Direction.NO_WORSE)
+    h, v = pair("B2", U, flags=["not runnable on this cluster"])
+    lora = (h.model_copy(update={"not_in_plan": "it needs a run this cluster cannot do: no LoRA scenario"}), v)
+    wide = pair(
+        "C1",
+        U,
+        effect(0.006, U, t_eff=0.059, reason="equivalence within ±5% not shown"),
+        direction=Direction.EQUIVALENT,
+    )
+    pairs = [runnable, lora, wide]
+    c_table = claims.guards_table(pairs, claims.Track.C)
+    assert "noise floor 5.9% wider than the ±5% margin" in c_table
+    assert "B2" not in claims.guards_table(pairs, claims.Track.B)
+    assert (
+        claims.untested_list(pairs) == "- **B2** B2 ttft_mean decrease: not runnable on this cluster: no LoRA scenario"
+    )
+    assert claims.untested_list([runnable]) == "Every hypothesis was tested."
+
+
+def test_detail_says_each_cell_once_without_the_sample_flag_or_exponents():
+    h, v = pair(
+        "A1",
+        U,
+        effect(-0.039, U, reason="change -3.9% is within the noise floor T_eff 5.0%"),
+        effect(-0.074, C, rate=35, p_adj=1.0),
+        flags=[SAMPLE_FLAG, "attenuated: observed -3.9% is 0.19x BLIS's"],
+        blis=-0.21,
+    )
+    text = claims.detail_markdown(h, v, findings_link="findings/A1.md")
+    lines = text.splitlines()
+    assert lines[0].startswith("**A1** ") and lines[0].endswith("· [findings](findings/A1.md)")
+    assert lines[1] == (
+        "- chat @ 10 req/s: -3.9% (-5.9% to -1.9%); 31,810 → 30,569 ms; noise floor 5.0%; n 8/8; "
+        "p 0.001 (adjusted 0.01); inconclusive: change -3.9% is within the noise floor T_eff 5.0%"
+    )
+    assert lines[2].endswith("p 0.001 (adjusted 1)")
+    assert lines[3] == "- Note: attenuated: observed -3.9% is 0.19x BLIS's"
+    assert "SAMPLE" not in text and "e+0" not in text
+
+
+def test_how_to_read_names_each_test_once_with_its_hypotheses():
+    pairs = [claim("A1", C), claim("A2", C)]
+    text = claims.how_to_read(pairs)
+    assert text.count("Welch t on log values, one-sided (A1, A2)") == 1
+    assert "90% Welch interval" in text
+
+
+def test_sample_data_is_detected_from_the_flags():
+    assert claims.is_sample([pair("A1", C, flags=[SAMPLE_FLAG])])
+    assert not claims.is_sample([claim("A1", C)])
