@@ -12,7 +12,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.model import Effect, Hypothesis, Track, Verdict, VerdictStatus
+from bot.escape import md
+from bot.model import Direction, Effect, Hypothesis, Track, Verdict, VerdictStatus
 
 #: How a verdict reads in a table cell; a status added later reads as its own name.
 _MARK = {
@@ -29,8 +30,8 @@ class ClaimRow:
     claim: str  # the hypothesis title: the request author's words, escaped by the template
     note: str  # why it could not be tested (Hypothesis.not_testable), "" otherwise; escaped by the template
     predicted: str  # the bot's own text
-    measured: str  # the bot's own text
-    verdict: str  # the bot's own text
+    measured: str  # the bot's own text (workload names escaped)
+    verdict: str  # the bot's own text (workload names escaped)
 
 
 def ci_level(alpha: float = 0.05) -> str:
@@ -44,9 +45,18 @@ def pct(x: float | None) -> str:
     return f"{x * 100:+.1f}%".replace("-", "−")
 
 
-def cell_text(e: Effect) -> str:
-    """One measured cell: change [CI] at the rate (the workload is the claim's)."""
-    return f"{pct(e.rel_change)} [{pct(e.ci_low)}, {pct(e.ci_high)}] at {e.rate:g} req/s"
+def where(e: Effect, several_workloads: bool = False) -> str:
+    """'at 30 req/s', or 'load-spikes at 30 req/s' when a hypothesis spans workloads (escaped: a request's name)."""
+    return f"{md(e.workload)} at {e.rate:g} req/s" if several_workloads else f"at {e.rate:g} req/s"
+
+
+def several_workloads(v: Verdict) -> bool:
+    return len({e.workload for e in v.effects}) > 1
+
+
+def cell_text(e: Effect, several: bool = False) -> str:
+    """One measured cell: change [CI] at the rate (the workload too when the hypothesis spans several)."""
+    return f"{pct(e.rel_change)} [{pct(e.ci_low)}, {pct(e.ci_high)}] {where(e, several)}"
 
 
 def measured_text(v: Verdict | None, *, most: int = 3) -> str:
@@ -56,7 +66,8 @@ def measured_text(v: Verdict | None, *, most: int = 3) -> str:
     if not v.effects:
         return "not measured"
     if len(v.effects) <= most:
-        return "; ".join(cell_text(e) for e in v.effects)
+        several = several_workloads(v)
+        return "; ".join(cell_text(e, several) for e in v.effects)
     changes = sorted(e.rel_change for e in v.effects)
     return f"{pct(changes[0])} to {pct(changes[-1])} over {len(v.effects)} cells"
 
@@ -72,10 +83,39 @@ def predicted_text(h: Hypothesis) -> str:
     return f"{p.direction.value} (no magnitude)"
 
 
-def verdict_text(v: Verdict | None) -> str:
+def verdict_text(v: Verdict | None, h: Hypothesis | None = None) -> str:
+    """The verdict mark; with the hypothesis, a tested verdict that is not confirmed also says which cells held it
+    back and why in a few words ("inconclusive (at 20 req/s: within the noise floor)")."""
     if v is None:
         return "not judged"
-    return _MARK.get(v.status, f"❔ {v.status.value}")
+    mark = _MARK.get(v.status, f"❔ {v.status.value}")
+    held = held_back(h, v) if h is not None else ""
+    return f"{mark} ({held})" if held else mark
+
+
+def cause(h: Hypothesis, e: Effect) -> str:
+    """Why one cell did not confirm, in a few words (its full reason is in the report's detail)."""
+    p = h.prediction
+    directional = p is not None and p.direction in (Direction.DECREASE, Direction.INCREASE)
+    if e.status is VerdictStatus.REFUTED:
+        return "against the prediction" if directional else "beyond the margin"
+    if not math.isfinite(e.rel_change):
+        return "not measured"
+    if p is not None and not directional and e.t_eff > p.margin:
+        margin = f"±{p.margin:.0%}" if p.direction is Direction.EQUIVALENT else f"{p.margin:.0%}"
+        return f"noise floor {e.t_eff:.1%} wider than the {margin} margin"
+    if "within the noise floor" in e.reason:
+        return "within the noise floor"
+    return "not significant"
+
+
+def held_back(h: Hypothesis, v: Verdict) -> str:
+    """The cells of a refuted or inconclusive verdict that did not confirm, each with its cause; '' otherwise."""
+    if v.status not in (VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE):
+        return ""
+    cells = [e for e in v.effects if e.status is not VerdictStatus.CONFIRMED]
+    several = several_workloads(v)
+    return "; ".join(f"{where(e, several)}: {cause(h, e)}" for e in cells)
 
 
 def claim_rows(
@@ -89,7 +129,7 @@ def claim_rows(
             note=h.not_testable or "",
             predicted=predicted_text(h),
             measured=measured_text(verdicts.get(h.id)),
-            verdict=verdict_text(verdicts.get(h.id)),
+            verdict=verdict_text(verdicts.get(h.id), h),
         )
         for h in hypotheses
         if h.track is track

@@ -202,9 +202,9 @@ def run(ctx: StageContext) -> StageOutput:
 
 
 def report_blocks(pairs: list[tuple[Hypothesis, Verdict]], testbed_json: str | None) -> dict:
-    """The report's markdown blocks (bot.stats.claims, bot.bench.testbed escape what they interpolate)."""
+    """The report's markdown blocks (bot.render.outcome, bot.bench.testbed escape what they interpolate)."""
     from bot.bench.testbed import testbed_markdown
-    from bot.stats import claims
+    from bot.render import outcome as claims
 
     details: dict[str, list[str]] = {t.value: [] for t in Track}
     for h, v in pairs:

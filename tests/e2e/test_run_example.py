@@ -206,7 +206,7 @@ def test_the_reports_first_screen_answers_did_it_transfer(full_run):
     )
     rows = [line for line in lines[:25] if re.match(r"\| \*\*A\d+\*\* ", line)]
     assert [re.match(r"\| \*\*(A\d+)\*\*", r).group(1) for r in rows] == track_a
-    assert all(re.search(r"[-+]\d+\.\d% \([-+]\d+\.\d% to [-+]\d+\.\d%\)", r) for r in rows if "not measured" not in r)
+    assert all(re.search(r"[−+]\d+\.\d% \[[−+]\d+\.\d%, [−+]\d+\.\d%\]", r) for r in rows if "not measured" not in r)
     confirmed = sum(r.rstrip(" |").endswith("confirmed") for r in rows)
     assert f"{confirmed} of {len(rows)} claims confirmed" in headline or (confirmed == len(rows) and "all" in headline)
 

@@ -6,7 +6,7 @@ import pytest
 
 from bot.bench.evidence import SAMPLE_FLAG
 from bot.model import Direction, Effect, Verdict, VerdictStatus
-from bot.stats import claims
+from bot.render import outcome as claims
 from tests.stats.stats_synth import hypothesis
 
 C, R, U = VerdictStatus.CONFIRMED, VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE
@@ -104,18 +104,18 @@ def test_claims_table_has_one_row_per_claim_with_blis_measured_interval_and_verd
     assert table[0] == "| Claim | BLIS predicted | llm-d measured (90% CI) | Verdict |"
     assert len(table) == 4  # header, rule, A1, A2: Track C is not a claim
     assert table[2] == (
-        "| **A1** lower mean TTFT on chat | -24.0% | -9.6% (-11.6% to -7.6%) @ 30 req/s; "
-        "-14.4% (-16.4% to -12.4%) @ 45 req/s | confirmed |"
+        "| **A1** A1 ttft_mean decrease | −24.0% | −9.6% [−11.6%, −7.6%] at 30 req/s; "
+        "−14.4% [−16.4%, −12.4%] at 45 req/s | ✅ confirmed |"
     )
     assert table[3] == (
-        "| **A2** lower mean TTFT on chat | lower | -3.9% (-5.9% to -1.9%) @ 20 req/s "
-        "| inconclusive (@ 20 req/s: within the noise floor) |"
+        "| **A2** A2 ttft_mean decrease | decrease (no magnitude) | −3.9% [−5.9%, −1.9%] at 20 req/s "
+        "| ❔ inconclusive (at 20 req/s: within the noise floor) |"
     )
 
 
 def test_claims_table_escapes_what_people_wrote():
     h, v = claim("A1", C)
-    h = h.model_copy(update={"workloads": ["chat|<!-- x -->"]})
+    h = h.model_copy(update={"title": "chat|<!-- x -->"})
     row = claims.claims_table([(h, v)]).splitlines()[2]
     assert "<!--" not in row and "chat\\|" in row
     assert row.count(" | ") == 3
@@ -154,7 +154,7 @@ def test_detail_says_each_cell_once_without_the_sample_flag_or_exponents():
     lines = text.splitlines()
     assert lines[0].startswith("**A1** ") and lines[0].endswith("· [findings](findings/A1.md)")
     assert lines[1] == (
-        "- chat @ 10 req/s: -3.9% (-5.9% to -1.9%); 31,810 → 30,569 ms; noise floor 5.0%; n 8/8; "
+        "- chat at 10 req/s: −3.9% [−5.9%, −1.9%]; 31,810 → 30,569 ms; noise floor 5.0%; n 8/8; "
         "p 0.001 (adjusted 0.01); inconclusive: change -3.9% is within the noise floor T_eff 5.0%"
     )
     assert lines[2].endswith("p 0.001 (adjusted 1)")
@@ -172,3 +172,16 @@ def test_how_to_read_names_each_test_once_with_its_hypotheses():
 def test_sample_data_is_detected_from_the_flags():
     assert claims.is_sample([pair("A1", C, flags=[SAMPLE_FLAG])])
     assert not claims.is_sample([claim("A1", C)])
+
+
+def test_a_hypothesis_over_several_workloads_names_the_workload_of_each_cell_escaped():
+    h, v = pair(
+        "C1",
+        U,
+        effect(0.0, C, workload="chat"),
+        effect(0.0, U, workload="code|x", reason="a regression beyond 5% is not ruled out"),
+        direction=Direction.NO_WORSE,
+    )
+    row = claims.guards_table([(h, v)], claims.Track.C).splitlines()[2]
+    assert "+0.0% [−2.0%, +2.0%] chat at 10 req/s; +0.0% [−2.0%, +2.0%] code\\|x at 10 req/s" in row
+    assert row.endswith("❔ inconclusive (code\\|x at 10 req/s: not significant) |")

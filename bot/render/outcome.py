@@ -9,9 +9,9 @@ and why. The detail below says each number once: one line per cell, the method
 explained once in "How to read this" instead of in every sentence.
 
 Pure: (hypothesis, verdict) pairs in, markdown out. Every string a person or a
-program wrote (titles, workloads, reasons) goes through ``md``; numbers are
-formatted here. The PR body and the gate comments use the same functions, so the
-claims table reads the same everywhere.
+program wrote (titles, workloads, reasons) goes through ``md``. The claims table
+and the cell and verdict wording are ``bot.render.claims``'s, the same the PR body
+shows, so a claim never reads differently in two places.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from bot.escape import md
 from bot.model import Direction, Effect, Hypothesis, Track, Verdict, VerdictStatus
+from bot.render.claims import ci_level, claim_rows, measured_text, pct, verdict_text
 
 Pair = tuple[Hypothesis, Verdict]
 
@@ -34,12 +35,6 @@ _FAMILY = {"ttft": "TTFT", "tpot": "time per output token", "itl": "inter-token 
 _WHOLE = {"throughput": "output-token throughput", "request_rate": "request rate"}
 
 
-def _pct(x: float | None) -> str:
-    if x is None or not math.isfinite(x):
-        return "n/a"
-    return f"{x * 100:+.1f}%"
-
-
 def _num(x: float) -> str:
     """Four significant digits, without an exponent for the values benchmarks report (31,810 ms, not 3.181e+04)."""
     return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
@@ -47,10 +42,6 @@ def _num(x: float) -> str:
 
 def _p(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.2g}"
-
-
-def _level(alpha: float) -> str:
-    return f"{(1 - 2 * alpha) * 100:.0f}%"
 
 
 def _unit(metric: str) -> str:
@@ -117,6 +108,8 @@ def untested_reason(h: Hypothesis, v: Verdict) -> str:
     """Why a hypothesis was not tested, in the words the stage that decided it wrote."""
     if NO_RESULTS in v.flags:
         return "no benchmark results were supplied"
+    if v.status is VerdictStatus.NOT_TESTABLE and h.not_testable:
+        return h.not_testable
     if h.not_in_plan:  # "it needs a run this cluster cannot do: <why>": the status already says the first half
         return h.not_in_plan.removeprefix("it needs a run this cluster cannot do: ")
     return v.summary.removeprefix("[SAMPLE DATA] ")
@@ -189,79 +182,13 @@ def is_sample(pairs: Sequence[Pair]) -> bool:
 # --------------------------------------------------------------------------
 
 
-def _where(e: Effect, several_workloads: bool) -> str:
-    return f"{md(e.workload)} @ {e.rate:g} req/s" if several_workloads else f"@ {e.rate:g} req/s"
-
-
-def _several(v: Verdict) -> bool:
-    return len({e.workload for e in v.effects}) > 1
-
-
-def _measured_cell(v: Verdict) -> str:
-    cells = _measured(v)
-    if not cells:
-        return "not measured"
-    several = _several(v)
-    return "; ".join(
-        f"{_pct(e.rel_change)} ({_pct(e.ci_low)} to {_pct(e.ci_high)}) {_where(e, several)}" for e in cells
-    )
-
-
-def _cause(h: Hypothesis, e: Effect) -> str:
-    """Why one cell did not confirm, in a few words (its full reason is in the detail below)."""
-    p = h.prediction
-    if e.status is VerdictStatus.REFUTED:
-        return (
-            "against the prediction"
-            if p and p.direction in (Direction.DECREASE, Direction.INCREASE)
-            else "beyond the margin"
-        )
-    if p and p.direction in (Direction.EQUIVALENT, Direction.NO_WORSE) and e.t_eff > p.margin:
-        margin = f"±{p.margin:.0%}" if p.direction is Direction.EQUIVALENT else f"{p.margin:.0%}"
-        return f"noise floor {e.t_eff:.1%} wider than the {margin} margin"
-    if "within the noise floor" in e.reason:
-        return "within the noise floor"
-    if not math.isfinite(e.rel_change):
-        return "not measured"
-    return "not significant"
-
-
-def verdict_cell(h: Hypothesis, v: Verdict) -> str:
-    """The verdict word, and for a tested verdict that is not confirmed which cells held it back and why."""
-    word = status_word(h, v)
-    if v.status is VerdictStatus.REFUTED:
-        word = f"**{word}**"
-    held_back = [e for e in _measured(v) if e.status is not VerdictStatus.CONFIRMED]
-    if v.status is VerdictStatus.CONFIRMED or not held_back or v.status not in DECIDED:
-        return word
-    several = _several(v)
-    return f"{word} ({'; '.join(f'{_where(e, several)}: {_cause(h, e)}' for e in held_back)})"
-
-
-def _blis(h: Hypothesis) -> str:
-    p = h.prediction
-    if p is None:
-        return "no prediction"
-    if p.blis_magnitude is not None:
-        return _pct(p.blis_magnitude)
-    return {Direction.DECREASE: "lower", Direction.INCREASE: "higher"}.get(p.direction, "not stated")
-
-
 def claims_table(pairs: Sequence[Pair], *, alpha: float = 0.05) -> str:
-    """The distinct claims (Track A): claim | BLIS predicted | llm-d measured with its CI | verdict.
+    """The distinct claims (Track A), through the one table the PR body uses too (``_claims_table.md.j2``)."""
+    from bot.render import render
 
-    Markdown, every value escaped: the one place this table is built, for the report, the PR body and gate 3.
-    """
-    claims = [(h, v) for h, v in pairs if h.track is Track.A]
-    if not claims:
-        return "No Track A claim: the request and the evolved code state no claim to test."
-    rows = [
-        f"| Claim | BLIS predicted | llm-d measured ({_level(alpha)} CI) | Verdict |",
-        "|---|---|---|---|",
-    ]
-    for h, v in claims:
-        rows.append(f"| **{h.id}** {claim_words(h)} | {_blis(h)} | {_measured_cell(v)} | {verdict_cell(h, v)} |")
-    return "\n".join(rows)
+    verdicts = {v.hypothesis_id: v for _, v in pairs}
+    rows = claim_rows([h for h, _ in pairs], verdicts, Track.A)
+    return render("_claims_table.md.j2", claims=rows, ci_level=ci_level(alpha)).rstrip("\n")
 
 
 def guards_table(pairs: Sequence[Pair], track: Track, *, alpha: float = 0.05) -> str:
@@ -270,10 +197,10 @@ def guards_table(pairs: Sequence[Pair], track: Track, *, alpha: float = 0.05) ->
     if not rows:
         return ""
     head = "Gap: what must hold" if track is Track.B else "Guard"
-    out = [f"| {head} | llm-d measured ({_level(alpha)} CI) | Verdict |", "|---|---|---|"]
+    out = [f"| {head} | llm-d measured ({ci_level(alpha)} CI) | Verdict |", "|---|---|---|"]
     for h, v in rows:
         gap = f"`{md(h.source)}`: " if track is Track.B else ""
-        out.append(f"| **{h.id}** {gap}{claim_words(h)} | {_measured_cell(v)} | {verdict_cell(h, v)} |")
+        out.append(f"| **{h.id}** {gap}{claim_words(h)} | {measured_text(v)} | {verdict_text(v, h)} |")
     return "\n".join(out)
 
 
@@ -301,7 +228,7 @@ def cell_line(h: Hypothesis, e: Effect) -> str:
     unit = _unit(e.metric)
     excluded = f" ({_plural(len(e.excluded_runs), 'outlier run')} excluded)" if e.excluded_runs else ""
     line = (
-        f"- {md(e.workload)} @ {e.rate:g} req/s: {_pct(e.rel_change)} ({_pct(e.ci_low)} to {_pct(e.ci_high)}); "
+        f"- {md(e.workload)} at {e.rate:g} req/s: {pct(e.rel_change)} [{pct(e.ci_low)}, {pct(e.ci_high)}]; "
         f"{_num(e.baseline_mean)} → {_num(e.evolved_mean)} {md(unit)}; noise floor {e.t_eff:.1%}; "
         f"n {e.n_baseline}/{e.n_evolved}{excluded}; p {_p(e.p_value)}"
         + (f" (adjusted {_p(e.p_adjusted)})" if e.p_adjusted is not None else "")
@@ -321,9 +248,9 @@ def _hypothesis_notes(v: Verdict) -> list[str]:
 
 def detail_markdown(h: Hypothesis, v: Verdict, *, findings_link: str) -> str:
     """A hypothesis in a few lines: title, verdict, BLIS's prediction; one line per cell; its flags."""
-    head = f"**{h.id}** {md(h.title)}: {verdict_cell(h, v)}"
+    head = f"**{h.id}** {md(h.title)}: {verdict_text(v, h)}"
     if h.prediction and h.prediction.blis_magnitude is not None:
-        head += f" · BLIS predicted {_pct(h.prediction.blis_magnitude)}"
+        head += f" · BLIS predicted {pct(h.prediction.blis_magnitude)}"
     head += f" · [findings]({findings_link})"
     lines = [head]  # an untested hypothesis's reason is said once, under "Not tested"
     lines += [cell_line(h, e) for e in v.effects]
@@ -333,12 +260,12 @@ def detail_markdown(h: Hypothesis, v: Verdict, *, findings_link: str) -> str:
 
 def how_to_read(pairs: Sequence[Pair], *, alpha: float = 0.05) -> str:
     """The method, said once: what a number, an interval and each verdict mean, and which tests were used."""
-    level = _level(alpha)
+    level = ci_level(alpha)
     lines = [
         (
             f"- **Measured**: the evolved arm against the baseline arm in each cell (workload @ rate), as the ratio of "
             f"geometric means over repetitions (outlier runs excluded), with its {level} Welch interval. "
-            "Per cell: change (interval); baseline → evolved mean; noise floor; repetitions baseline/evolved; p, and "
+            "Per cell: change [interval]; baseline → evolved mean; noise floor; repetitions baseline/evolved; p, and "
             "adjusted for multiplicity."
         ),
         (
@@ -387,5 +314,4 @@ __all__ = [
     "status_word",
     "untested_list",
     "untested_reason",
-    "verdict_cell",
 ]
