@@ -135,11 +135,10 @@ SAFE = {
         '"; " if not loop.first else ""',
         "d.decision.value",
         "d.gate",
-        '"findings/" ~ h.id ~ ".md"',
         '"pass" if checks.test_ok else "FAIL"',
         '"pass" if checks.vet_ok else "FAIL"',
         "checks.tests_passed",
-        # markdown blocks built by bot.stats.claims and bot.bench.testbed, which escape every value
+        # markdown blocks built by bot.render.outcome and bot.bench.testbed, which escape every value
         'guards_b or "No Track B gap was tested."',
         'guards_c or "No Track C guard was tested."',
         "block",
