@@ -189,6 +189,7 @@ def run(ctx: StageContext) -> StageOutput:
         paths=ctx.paths,
         gpu_time=_gpu_time(ctx),
         decisions=ctx.state.decisions,  # who decided each gate, and whether a person did (--approve)
+        forest_plot=_forest_plot(ctx),
         **report_blocks(pairs, ctx.read(ctx.paths.testbed)),
     )
     files[f"{ctx.paths.docs}/feedback-for-blis.json"] = (
@@ -220,6 +221,19 @@ def report_blocks(pairs: list[tuple[Hypothesis, Verdict]], testbed_json: str | N
         "how_to_read": claims.how_to_read(pairs),
         "details": details,
     }
+
+
+def _forest_plot(ctx: StageContext) -> str:
+    """Stage 5's forest plot of every measured cell, shown from the report when the branch has it."""
+    import posixpath
+
+    from bot.stages.run_validate import ci_alpha
+    from bot.stats.plots import FOREST, forest_markdown
+
+    path = f"{ctx.paths.validation_dir}/plots/{FOREST}"
+    if path not in ctx.list(f"{ctx.paths.validation_dir}/plots/"):
+        return ""
+    return forest_markdown(posixpath.relpath(path, posixpath.dirname(ctx.paths.report)), alpha=ci_alpha(ctx))
 
 
 def _gpu_time(ctx: StageContext):

@@ -93,6 +93,12 @@ def decision_rule(ctx: StageContext):
     return load_evaluation_spec(text).decision if text else None
 
 
+def ci_alpha(ctx: StageContext) -> float:
+    """The one-sided level the verdicts' 1 - 2 alpha intervals were computed at (the spec's, else 0.05)."""
+    rule = decision_rule(ctx)
+    return rule.alpha if rule is not None else 0.05
+
+
 def load_reports(ctx: StageContext, results_dir: Path, code: dict[str, str] | None = None):
     """The reports under ``results_dir`` that are evidence for this promotion's plan, and for its plugin code:
     a run manifest that fingerprints other plugin code (``code``: this branch's) makes every report not used."""
@@ -199,15 +205,18 @@ def run(ctx: StageContext) -> StageOutput:
         )
         + "\n",
     }
-    plots = plot_evidence(hypotheses, verdicts, reports) if reports is not None else EvidencePlots({})
+    alpha = ci_alpha(ctx)  # the intervals the verdicts computed, so the tables and plots name their level
+    plots = plot_evidence(hypotheses, verdicts, reports, alpha=alpha) if reports is not None else EvidencePlots({})
     evidence = [
-        evidence_markdown(h, by_id[h.id], plot=plots.image_markdown(h.id, "plots")) for h in hypotheses if h.id in by_id
+        evidence_markdown(h, by_id[h.id], plot=plots.image_markdown(h.id, "plots"), alpha=alpha)
+        for h in hypotheses
+        if h.id in by_id
     ]
     files[ctx.paths.verdicts_md] = render(
         "verdicts.md.j2",
         request=ctx.request,
         checks=checks,
-        summary=summary_markdown(verdicts, hypotheses) + "\n" + plots.summary_markdown("plots"),
+        summary=summary_markdown(verdicts, hypotheses) + "\n" + plots.summary_markdown("plots", alpha=alpha),
         evidence=evidence,
         rejected=getattr(reports, "rejected", []),
         notes=getattr(reports, "notes", []),
@@ -230,4 +239,4 @@ def run(ctx: StageContext) -> StageOutput:
     return StageOutput(files=files, summary=summary, problems=problems)
 
 
-__all__ = ["RUNNER_GO", "go_checks", "judge", "run"]
+__all__ = ["RUNNER_GO", "ci_alpha", "go_checks", "judge", "run"]

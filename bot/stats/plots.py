@@ -244,7 +244,11 @@ def forest_figure(rows: Sequence[ForestRow], alpha: float = 0.05):
     for label, color in zip(right.get_yticklabels(), colors, strict=True):
         label.set_color(color)
     ax.set_xlabel(
-        _wrap("improvement over baseline (%), positive = better: lower latency, higher throughput", _chars(7), 2),
+        _wrap(
+            "improvement over baseline (%) = −change for latencies, +change for throughputs; positive = better",
+            _chars(7),
+            2,
+        ),
         fontsize=_FONT + 1,
     )
     ax.set_title(
@@ -421,6 +425,17 @@ def cdf_figure(h: Hypothesis, v: Verdict, per_request: pd.DataFrame):
 # --------------------------------------------------------------------------
 
 
+def forest_markdown(path: str, *, alpha: float = 0.05) -> str:
+    """The forest plot at ``path`` (relative to the markdown showing it) as an image, with its reading key."""
+    return (
+        f"![Improvement over baseline per claim and cell, {_level(alpha)} CI]({path})\n\n"
+        "_Every metric is drawn as the improvement over baseline in percent, positive = better: a latency change "
+        "of −9.6% plots at +9.6, a throughput change of +2% at +2, so both directions read alike. A cell judged by several hypotheses on the same runs "
+        "is one row listing them. Colour: the cell's verdict; grey band: the noise floor ±T_eff; diamond: BLIS's "
+        "prediction; red tick: the worst change a no-worse or equivalence claim allows._"
+    )
+
+
 @dataclass(frozen=True)
 class EvidencePlots:
     """The PNGs of a promotion (file name -> bytes) and what the markdown says about them."""
@@ -434,17 +449,7 @@ class EvidencePlots:
         """The forest plot with its reading key, and what was not plotted (empty when nothing was measured)."""
         if self.forest is None:
             return ""
-        base = plot_dir.rstrip("/")
-        lines = [
-            f"![Improvement over baseline per claim and cell, {_level(alpha)} CI]({base}/{self.forest})",
-            "",
-            (
-                "_Every metric is drawn as the improvement over baseline in percent, positive = better (a latency "
-                "that drops and a throughput that rises both plot right). A cell judged by several hypotheses on the "
-                "same runs is one row listing them. Colour: the cell's verdict; grey band: the noise floor ±T_eff; "
-                "diamond: BLIS's prediction; red tick: the worst change a no-worse or equivalence claim allows._"
-            ),
-        ]
+        lines = [forest_markdown(f"{plot_dir.rstrip('/')}/{self.forest}", alpha=alpha)]
         if self.not_plotted:
             lines += ["", "Not plotted:", ""] + [f"- {line}" for line in self.not_plotted]
         return "\n".join(lines) + "\n"
@@ -568,6 +573,7 @@ __all__ = [
     "EvidencePlots",
     "ForestRow",
     "build_figures",
+    "forest_markdown",
     "forest_rows",
     "id_ranges",
     "plot_evidence",

@@ -25,3 +25,5 @@ def test_at_most_eight_images_each_shown_and_none_dangling(full_run):
             assert target in pngs, f"{path} shows {ref}, which is not on the branch"
             shown.add(target)
     assert shown == pngs, f"committed but never shown: {sorted(pngs - shown)}"
+    report = next(p for p in files if p.startswith("docs/promotion/") and p.endswith("/report.md"))
+    assert "](validation/plots/claims-forest.png)" in git(fork, "show", f"{BRANCH}:{report}")

@@ -147,6 +147,7 @@ SAFE = {
         "how_to_read",
         "testbed",
         "untested",
+        "forest_plot",  # bot.stats.plots.forest_markdown: a branch path the bot chose and fixed text
         "paths.benchmarks",
         "paths.findings_dir",
         "paths.hypotheses_dir",
