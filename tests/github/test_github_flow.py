@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -69,7 +70,24 @@ def _assert_links_pinned(sim, body: str, branch: str) -> None:
         subprocess.run(["git", "--git-dir", str(git_dir), "cat-file", "-e", f"{pin}:{m.group(2)}"], check=True)
 
 
-def test_a_whole_promotion_through_issue_labels_and_commands(sim):
+def _assert_no_local_path(sim, number: int, pull_number: int, branch: str, local: list[str]) -> None:
+    """Nothing the bot posted (comments, PR body, reviews) or committed on the branch names a local path."""
+    import subprocess
+
+    f = sim.fake
+    posted = [c.body for n in (number, pull_number) for c in f.comments(REPO, n)]
+    posted += [f.issue(REPO, pull_number).body]
+    posted += [r.body for r in f.reviews(REPO, pull_number)] + [c.body for c in f.review_comments(REPO, pull_number)]
+    assert not [p for p in local for text in posted if p in (text or "")]
+    git_dir = str(f.git_dir(REPO))
+    for p in local:
+        grep = subprocess.run(
+            ["git", "--git-dir", git_dir, "grep", "-l", "-F", p, branch], check=False, capture_output=True, text=True
+        )
+        assert grep.returncode == 1, grep.stdout  # 1: no match
+
+
+def test_a_whole_promotion_through_issue_labels_and_commands(sim, tmp_path):
     from bot.model import Status
 
     number = sim.fake.create_issue(REPO, TITLE, example_body(), "researcher", labels=("promotion",))
@@ -131,6 +149,7 @@ def test_a_whole_promotion_through_issue_labels_and_commands(sim):
     assert not pull.draft and "## Claims (Track A: " in body and len(body.splitlines()) <= 80
     assert len(sim.fake.issue(REPO, pull.number).title) <= 72
     _assert_links_pinned(sim, body, state.branch)
+    _assert_no_local_path(sim, number, pull.number, state.branch, [str(tmp_path), f"{Path.home()}/"])
     assert "promotion-done" in labels_of(sim, number)
     last = sim.runs[-1]
     assert "| ✅ | 7. pull request |" in last.summary  # the job summary shows the same checklist
