@@ -430,7 +430,7 @@ def forest_markdown(path: str, *, alpha: float = 0.05) -> str:
     return (
         f"![Improvement over baseline per claim and cell, {_level(alpha)} CI]({path})\n\n"
         "_Every metric is drawn as the improvement over baseline in percent, positive = better: a latency change "
-        "of −9.6% plots at +9.6, a throughput change of +2% at +2, so both directions read alike. A cell judged by several hypotheses on the same runs "
+        "of −10% and a throughput change of +10% both plot at +10, so both directions read alike. A cell judged by several hypotheses on the same runs "
         "is one row listing them. Colour: the cell's verdict; grey band: the noise floor ±T_eff; diamond: BLIS's "
         "prediction; red tick: the worst change a no-worse or equivalence claim allows._"
     )
@@ -451,7 +451,7 @@ class EvidencePlots:
             return ""
         lines = [forest_markdown(f"{plot_dir.rstrip('/')}/{self.forest}", alpha=alpha)]
         if self.not_plotted:
-            lines += ["", "Not plotted:", ""] + [f"- {line}" for line in self.not_plotted]
+            lines += ["", "Not plotted separately:", ""] + [f"- {line}" for line in self.not_plotted]
         return "\n".join(lines) + "\n"
 
     def image_markdown(self, hypothesis_id: str, plot_dir: str = "plots") -> str | None:
@@ -496,6 +496,10 @@ def build_figures(
         out.figures[FOREST] = forest_figure(rows, alpha)
         out.forest = FOREST
     budget = max_images - len(out.figures)
+    for h in sorted(hypotheses, key=hypothesis_order):
+        v = by_id.get(h.id)
+        if h.track is Track.A and v is not None and not v.effects:
+            out.not_plotted.append(f"{h.id}: no measured cell ({v.status.value}).")
     seen: dict[frozenset, str] = {}
     index = _index(reports)
     for h in ordered:

@@ -150,9 +150,16 @@ def test_at_most_eight_images_and_the_markdown_says_what_was_not_plotted():
     assert sorted(plots.images) == ["A1-runs.png", FOREST]
     md = plots.summary_markdown("plots")
     assert md.startswith(f"![Improvement over baseline per claim and cell, 90% CI](plots/{FOREST})")
-    assert "Not plotted:" in md and "- A2: no distribution plot (at most 2 images per promotion)" in md
+    assert "Not plotted separately:" in md and "- A2: no distribution plot (at most 2 images per promotion)" in md
     assert plots.image_markdown("A1", "plots") == "![A1: per-run values of both arms](plots/A1-runs.png)"
     assert plots.image_markdown("A2", "plots") is None
+
+
+def test_a_claim_without_measured_cells_is_named():
+    hs = [hypothesis("A1"), hypothesis("A2")]
+    vs = [verdict("A1", effect()), Verdict(hypothesis_id="A2", status=VerdictStatus.NOT_TESTABLE, summary="s")]
+    built = build_figures(hs, vs)
+    assert "A2: no measured cell (not testable as translated)." in built.not_plotted
 
 
 def test_track_b_and_c_are_in_the_forest_plot_only():
