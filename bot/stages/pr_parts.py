@@ -66,6 +66,7 @@ class Issue:
     where: str  # `file:line` (the bot's own)
     url: str  # absolute, pinned; "" when the finding names no file
     gate: int
+    evolved_line: int | None = None  # the evolved program's line the plugin line maps back to
 
 
 def brief(text: str, limit: int = 150) -> str:
@@ -108,6 +109,7 @@ def known_issues(
                 where=where,
                 url=link(f.file, f.line) if f.file else "",
                 gate=gate,
+                evolved_line=f.source_line,
             )
         )
     return issues

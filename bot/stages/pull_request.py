@@ -52,8 +52,9 @@ def finding_comments(
         text = f"**{f.severity.value}** `{f.check}`: {md(f.message)}"
         if f.file and f.line:  # a comment of its own: the fix and the round in paragraphs of their own
             fix = f"\n\n**Suggested fix:** {md(f.fix)}" if f.fix else ""
+            origin = f"; from line {f.source_line} of the evolved program" if f.source_line else ""
             comments.append(
-                ReviewComment(f.file, f.line, f"{text}{fix}\n\n_Gate {review.gate}, round {review.round}._")
+                ReviewComment(f.file, f.line, f"{text}{fix}\n\n_Gate {review.gate}, round {review.round}{origin}._")
             )
         else:  # one line of the review's body
             fix = f" — **suggested fix:** {md(f.fix)}" if f.fix else ""

@@ -27,3 +27,11 @@ def test_the_fix_and_the_round_stand_apart_from_the_finding():
     assert body == [
         "**IMPORTANT** `G1.fidelity`: threshold 7 is simulator scale — **suggested fix:** re-calibrate `loadHighThreshold`"
     ]
+
+
+def test_a_finding_traced_to_the_evolved_program_says_which_line():
+    f = Finding(
+        severity=Severity.IMPORTANT, check="hazard.x", message="m", file="pkg/x/evolved.go", line=137, source_line=194
+    )
+    [comment], _ = finding_comments(ReviewRound(gate=1, round=1, findings=[f]))
+    assert comment.body.endswith("_Gate 1, round 1; from line 194 of the evolved program._")

@@ -102,6 +102,12 @@ def test_known_issues_list_every_open_finding_blocking_first_with_a_pinned_link(
     assert issues[0].where == "docs/h/README.md" and issues[0].url == "https://x/blob/abc/docs/h/README.md"
     assert issues[1].where == "b.go:7" and issues[1].url.endswith("b.go#L7")
     assert issues[1].message == "i1 happened"
+    traced = ReviewRound(
+        gate=1,
+        round=1,
+        findings=[Finding(severity=Severity.IMPORTANT, check="h", message="m", file="e.go", line=9, source_line=40)],
+    )
+    assert pr_parts.known_issues({1: [traced]}, lambda p, n: p)[0].evolved_line == 40
 
 
 def test_track_lines_group_by_outcome_with_numbers():

@@ -118,6 +118,7 @@ SAFE = {
         'counts["C"]["refuted"]',
         "d.decision.value",
         "d.gate",
+        "i.evolved_line",
         "i.gate",
         "i.severity",  # a Severity value
         "i.url",  # forge.blob_url of a finding's file (a path on the branch) and line
