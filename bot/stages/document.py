@@ -190,7 +190,7 @@ def run(ctx: StageContext) -> StageOutput:
         gpu_time=_gpu_time(ctx),
         decisions=ctx.state.decisions,  # who decided each gate, and whether a person did (--approve)
         forest_plot=_forest_plot(ctx),
-        **report_blocks(pairs, ctx.read(ctx.paths.testbed)),
+        **report_blocks(pairs, ctx.read(ctx.paths.testbed), alpha=_ci_alpha(ctx)),
     )
     files[f"{ctx.paths.docs}/feedback-for-blis.json"] = (
         json.dumps([r.__dict__ for r in recs], indent=2, sort_keys=True) + "\n"
@@ -202,7 +202,13 @@ def run(ctx: StageContext) -> StageOutput:
     )
 
 
-def report_blocks(pairs: list[tuple[Hypothesis, Verdict]], testbed_json: str | None) -> dict:
+def _ci_alpha(ctx: StageContext) -> float:
+    from bot.stages.run_validate import ci_alpha
+
+    return ci_alpha(ctx)
+
+
+def report_blocks(pairs: list[tuple[Hypothesis, Verdict]], testbed_json: str | None, *, alpha: float = 0.05) -> dict:
     """The report's markdown blocks (bot.render.outcome, bot.bench.testbed escape what they interpolate)."""
     from bot.bench.testbed import testbed_markdown
     from bot.render import outcome as claims
@@ -214,11 +220,11 @@ def report_blocks(pairs: list[tuple[Hypothesis, Verdict]], testbed_json: str | N
         "headline": claims.headline(pairs),
         "sample": claims.is_sample(pairs),
         "testbed": testbed_markdown(json.loads(testbed_json) if testbed_json else None),
-        "claims": claims.claims_table(pairs),
-        "guards_c": claims.guards_table(pairs, Track.C),
-        "guards_b": claims.guards_table(pairs, Track.B),
+        "claims": claims.claims_table(pairs, alpha=alpha),
+        "guards_c": claims.guards_table(pairs, Track.C, alpha=alpha),
+        "guards_b": claims.guards_table(pairs, Track.B, alpha=alpha),
         "untested": claims.untested_list(pairs),
-        "how_to_read": claims.how_to_read(pairs),
+        "how_to_read": claims.how_to_read(pairs, alpha=alpha),
         "details": details,
     }
 

@@ -177,6 +177,7 @@ def results_origin(ctx: StageContext, reports) -> str | None:
 
 def run(ctx: StageContext) -> StageOutput:
     from bot.bench import testbed
+    from bot.render import outcome
     from bot.stats.evidence import evidence_markdown, summary_markdown, verdicts_to_json
     from bot.stats.plots import EvidencePlots, plot_evidence
 
@@ -212,10 +213,14 @@ def run(ctx: StageContext) -> StageOutput:
         for h in hypotheses
         if h.id in by_id
     ]
+    pairs = [(h, by_id[h.id]) for h in hypotheses if h.id in by_id]
     files[ctx.paths.verdicts_md] = render(
         "verdicts.md.j2",
         request=ctx.request,
         checks=checks,
+        # the outcome in one line and the claims table first: gate 3 decides on this page
+        headline=outcome.headline(pairs),
+        claims=outcome.claims_table(pairs, alpha=alpha),
         summary=summary_markdown(verdicts, hypotheses) + "\n" + plots.summary_markdown("plots", alpha=alpha),
         evidence=evidence,
         rejected=getattr(reports, "rejected", []),

@@ -220,3 +220,15 @@ def test_nothing_committed_or_recorded_names_a_local_path(full_run):
             continue
         text = git(fork, "show", f"{BRANCH}:{path}")
         assert not [p for p in local if p in text], path
+
+
+def test_gate_3_reads_the_same_headline_and_claims_table_at_the_top_of_verdicts_md(full_run):
+    """Gate 3 decides before the report exists: verdicts.md opens with the report's headline and claims table."""
+    _, _, fork = full_run
+    docs = "docs/promotion/evolved-adaptive-scorer"
+    report = git(fork, "show", f"{BRANCH}:{docs}/report.md").splitlines()
+    verdicts = git(fork, "show", f"{BRANCH}:{docs}/validation/verdicts.md").splitlines()
+    assert verdicts[2] == report[2]  # the headline
+    start = report.index("| Claim | BLIS predicted | llm-d measured (90% CI) | Verdict |")
+    end = next(i for i in range(start, len(report)) if not report[i].startswith("| "))
+    assert "\n".join(report[start:end]) in "\n".join(verdicts[:25])

@@ -212,6 +212,8 @@ SAFE = {
         "f.severity.value",
         "summary",
         "testbed",  # built by bot.bench.testbed.testbed_markdown, which escapes every value
+        "headline",  # bot.render.outcome: counts and hypothesis ids
+        "claims",  # bot.render.outcome.claims_table: the shared claims table, escaped there
     },
 }
 
