@@ -135,8 +135,11 @@ def test_a_promotion_full_of_hostile_strings(tmp_path, capsys):
     common = ["--work", str(work), "--quiet", "--actor", ACTOR]
     run = ["run", str(d / "promotion.yaml"), "--fork", str(fork), "--results", str(EXAMPLE / "results")]
     assert main([*run, "--allow-sample-data", *common]) == 0
-    assert main(["request-changes", "1", "--reason", REASON, *common]) == 0
-    assert main(["approve", "1", "--approve", "all", *common]) == 0
+    # A free-text change request (no directive) is answered at once and records nothing (exit 2, one line);
+    # the hostile reason goes on record with the approval instead.
+    assert main(["request-changes", "1", "--reason", REASON, *common]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert main(["approve", "1", "--reason", REASON, "--approve", "all", *common]) == 0
     capsys.readouterr()
 
     for f in (work / "issue" / "thread.md", work / "pr" / "pull-request.md"):
