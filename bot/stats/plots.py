@@ -102,10 +102,11 @@ def forest_rows(hypotheses: Sequence[Hypothesis], verdicts: Sequence[Verdict]) -
         for e in v.effects:
             sign = -1.0 if better(e.metric) == "lower" else 1.0
             lo, hi = sorted((sign * e.ci_low * 100, sign * e.ci_high * 100))
+            noise = abs(e.t_eff) * 100 if math.isfinite(e.t_eff) else 0.0  # no floor with too few runs
             key = (e.metric, e.workload, round(e.rate, 9), round(e.rel_change, 12), round(e.ci_low, 12))
             row = rows.setdefault(
                 key,
-                ForestRow(e.metric, e.workload, e.rate, sign * e.rel_change * 100, lo, hi, abs(e.t_eff) * 100),
+                ForestRow(e.metric, e.workload, e.rate, sign * e.rel_change * 100, lo, hi, noise),
             )
             row.ids.append(h.id)
             row.statuses.append((e.status or v.status).value)
@@ -152,17 +153,27 @@ def status_text(row: ForestRow) -> str:
     return "; ".join(f"{s}: {id_ranges(ids)}" for s, ids in by_status.items())
 
 
-def shorten(text: str, width: int) -> str:
-    """``text`` cut to ``width`` characters with an ellipsis (one line)."""
+def _cut(text: str, width: int) -> str:
     text = " ".join(str(text).split())
     return text if len(text) <= width else text[: max(1, width - 1)].rstrip() + "…"
 
 
+def _plain(text: str) -> str:
+    """Text matplotlib draws as written: a pair of ``$`` in a title or workload name would be drawn as
+    mathtext ("p95 < $5 per $" in italics, the dollars gone)."""
+    return text.replace("$", r"\$")
+
+
+def shorten(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters with an ellipsis (one line), safe to draw."""
+    return _plain(_cut(text, width))
+
+
 def _wrap(text: str, width: int, lines: int) -> str:
-    wrapped = textwrap.wrap(" ".join(text.split()), width=max(8, width)) or [""]
+    wrapped = textwrap.wrap(" ".join(str(text).split()), width=max(8, width)) or [""]
     if len(wrapped) > lines:
-        wrapped = [*wrapped[: lines - 1], shorten(" ".join(wrapped[lines - 1 :]), width)]
-    return "\n".join(wrapped)
+        wrapped = [*wrapped[: lines - 1], _cut(" ".join(wrapped[lines - 1 :]), width)]
+    return _plain("\n".join(wrapped))
 
 
 def _chars(inches: float, size: float = _FONT) -> int:
@@ -404,7 +415,7 @@ def cdf_figure(h: Hypothesis, v: Verdict, per_request: pd.DataFrame):
             if x.size:
                 ax.step(x, np.arange(1, x.size + 1) / x.size, where="post", color=color)
         ax.set_title(f"{shorten(e.workload, _chars(panel_w - 1.1, 9))} @ {e.rate:g} req/s", fontsize=9)
-        ax.set_xlabel(f"{family} ({name})", fontsize=_FONT + 1)
+        ax.set_xlabel(_plain(f"{family} ({name})"), fontsize=_FONT + 1)
         ax.tick_params(labelsize=_FONT)
         ax.set_ylim(0, 1)
     for line in grid:

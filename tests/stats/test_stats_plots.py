@@ -271,6 +271,27 @@ def test_every_figure_of_a_worst_case_fits():
         assert text_outside(fig) == [], name
 
 
+def test_untrusted_text_and_missing_numbers_draw():
+    """A '$' in a title or workload name is drawn as written, not as mathtext; a cell with too few runs for a
+    noise floor draws without a band."""
+    h = hypothesis("A1", workloads=["cost$high"]).model_copy(update={"title": "p95 < $5 per $ spent, 100$"})
+    v = verdict("A1", effect(workload="cost$high", t_eff=float("nan")), effect(workload="b$", rate=20))
+    rng = np.random.default_rng(6)
+    reports = build(
+        [
+            dict(zip(("baseline", "evolved"), arm_pair(rng, cv=0.03, effect=-0.1, n=4), strict=True))
+            | {"workload": wl, "rate": rate, "metric": "ttft_mean"}
+            for wl, rate in (("cost$high", 10), ("b$", 20))
+        ]
+    )
+    assert forest_rows([h], [v])[0].noise == 0.0
+    built = build_figures([h], [v], reports)
+    for name, fig in built.figures.items():
+        assert text_outside(fig) == [], name
+    assert "cost\\$high" in built.figures[FOREST].axes[0].get_yticklabels()[0].get_text()
+    assert plot_evidence([h], [v], reports).images.keys() == built.figures.keys()
+
+
 def test_too_many_rows_are_listed_not_squeezed():
     hs = [hypothesis(f"C{i}", direction=Direction.NO_WORSE, workloads=[f"w{i}"]) for i in range(1, 46)]
     vs = [verdict(h.id, effect(workload=f"w{i}")) for i, h in enumerate(hs, start=1)]
