@@ -61,6 +61,7 @@ def test_the_open_gate_says_counts_headline_what_to_read_and_its_directives(home
             "[the translation report](https://github.com/acme/llm-d-router/blob/promotion/1-x/"
             "docs/promotion/x/translation-report.md)" in text
         )
+        assert "[the plugin diff](https://github.com/acme/llm-d-router/tree/promotion/1-x/pkg/x/)" in text
         assert "`/request-changes` and the lines after it" in text
     else:
         assert "the plugin diff (`pkg/x/`)" in text and "promote request-changes 1 --reason" in text

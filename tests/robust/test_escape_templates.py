@@ -184,7 +184,7 @@ SAFE = {
         '" (the review did not converge: the blocking ones are open)" if state.open_gate in state.unconverged else ""',
         '"; " if not loop.first else ""',
         '"the comment below (and a review on the PR)" if github else "the next comment in this thread"',
-        "blob",  # the GitHub home's own branch link
+        'tree if path.endswith("/") else blob',  # the GitHub home's own branch links
         "last_review.tally()",  # counts and severity names
         "path",  # a branch path the stages write (bot.stages.paths, from the patterned slug)
         '"review did not converge; " if gate in state.unconverged else ""',
