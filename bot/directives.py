@@ -60,7 +60,7 @@ DIRECTIVES: dict[int, tuple[Directive, ...]] = {
             "param NAME: VALUE",
             "param loadHighThreshold: 70",
             "the value the deployed EndpointPickerConfig carries for one plugin parameter (the plugin's default "
-            "and the agreement figure keep BLIS's value)",
+            "keeps BLIS's value)",
             PARAM,
         ),
     ),
