@@ -242,7 +242,7 @@ def _hypothesis_notes(v: Verdict) -> list[str]:
     """Flags other than where the data came from (said once at the top) and than the untested reasons."""
     from bot.bench.evidence import SAMPLE_FLAG
 
-    skip = {SAMPLE_FLAG, NOT_RUNNABLE, NOT_BENCHMARKED, NO_RESULTS}
+    skip = {SAMPLE_FLAG, NOT_RUNNABLE, NOT_BENCHMARKED, NO_RESULTS, VerdictStatus.NOT_TESTABLE.value}
     return [f for f in v.flags if f not in skip]
 
 

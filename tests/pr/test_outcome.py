@@ -83,15 +83,23 @@ def test_headline_without_results_says_nothing_is_decided():
 
 
 def test_a_claim_not_testable_as_translated_is_counted_apart_and_listed_with_its_reason():
-    """A status the statistics do not decide (stage 3's 'not testable as translated') is not tested, never
-    'inconclusive'; its reason is the verdict's own, said once."""
-    other = next((s for s in VerdictStatus if s not in claims.DECIDED), None)
-    if other is None:
-        pytest.skip("no VerdictStatus beyond confirmed/refuted/inconclusive yet")
-    pairs = [claim("A1", C), pair("A2", other, summary="[SAMPLE DATA] CacheHitRate is 0 in the plugin")]
-    assert claims.headline(pairs).startswith(f"Partly transferred: 1 of 2 claims confirmed (1 {other.value})")
-    assert "CacheHitRate is 0 in the plugin" in claims.untested_list(pairs)
-    assert "[SAMPLE DATA]" not in claims.untested_list(pairs)
+    """'Not testable as translated' is not tested, never 'inconclusive'; its reason (the hypothesis's own) is listed
+    under 'Not tested', and the detail does not repeat the status as a note."""
+    from bot.stats.verdicts import not_testable_verdict
+
+    h = hypothesis("A2").model_copy(
+        update={"not_testable": "its mechanism reads CacheHitRate, which the plugin sets to 0"}
+    )
+    pairs = [claim("A1", C), (h, not_testable_verdict(h))]
+    assert claims.headline(pairs) == (
+        "Partly transferred: 1 of 2 claims confirmed (1 not testable as translated); no regression found."
+    )
+    assert claims.untested_list(pairs) == (
+        "- **A2** A2 ttft_mean decrease: not testable as translated: its mechanism reads CacheHitRate, which the "
+        "plugin sets to 0"
+    )
+    detail = claims.detail_markdown(*pairs[1], findings_link="findings/A2.md")
+    assert detail == "**A2** A2 ttft_mean decrease: ⊘ not testable as translated · [findings](findings/A2.md)"
 
 
 def test_claims_table_has_one_row_per_claim_with_blis_measured_interval_and_verdict():
