@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 from pathlib import Path
@@ -27,9 +28,25 @@ def git(repo: Path, *args: str) -> str:
 
 
 def branch_tree(fork: Path) -> dict[str, str]:
-    """path -> blob sha of every file on the promotion branch: 'the branch content'."""
+    """path -> content id of every file on the promotion branch: 'the branch content'.
+
+    The PR description pins its links to a commit of the branch, and commit ids differ between two
+    runs that write the same content (commit times differ); a file naming one of the branch's own
+    commits is identified by its text with those ids replaced, every other file by its blob sha.
+    """
     out = git(fork, "ls-tree", "-r", f"refs/heads/{BRANCH}")
-    return {line.split("\t")[1]: line.split()[2] for line in out.splitlines()}
+    tree = {line.split("\t")[1]: line.split()[2] for line in out.splitlines()}
+    commits = git(fork, "rev-list", f"refs/heads/{BRANCH}").split()
+    args = [a for c in commits for a in ("-e", c[:12])]
+    grep = ["git", "-C", str(fork), "grep", "-l", "-F", *args, f"refs/heads/{BRANCH}", "--"]
+    naming = subprocess.run(grep, capture_output=True, text=True, check=False).stdout.splitlines()
+    for hit in naming:
+        path = hit.split(":", 1)[1]
+        text = git(fork, "show", f"refs/heads/{BRANCH}:{path}")
+        for c in commits:
+            text = text.replace(c, "<commit>").replace(c[:12], "<commit>")
+        tree[path] = "text:" + hashlib.sha256(text.encode()).hexdigest()
+    return tree
 
 
 @pytest.fixture(scope="session")
