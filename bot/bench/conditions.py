@@ -19,6 +19,12 @@ from bot.model import StackSpec
 #: The EPP metrics refresh interval under the metric-staleness condition (llm-d-router's
 #: --refresh-metrics-interval, default 50 ms, which is also BLIS's snapshot refresh).
 STALE_METRICS_INTERVAL = "1s"
+#: The Map B signals llm-d reads from the endpoint metrics metrics-data-source scrapes on that
+#: interval (vLLM's waiting / running / KV-usage / LoRA gauges and what is derived from them). Not
+#: InFlightRequests: inflight-load-producer counts dispatches synchronously, whatever the interval.
+SCRAPED_SIGNALS = frozenset(
+    {"QueueDepth", "BatchSize", "KVUtilization", "FreeKVBlocks", "KvTokensInUse", "ResidentAdapters"}
+)
 
 
 @dataclass(frozen=True)
@@ -28,6 +34,10 @@ class Condition:
     level: Literal["run", "setup"]
     what: str
     overrides: dict[str, Any] = field(default_factory=dict)
+    #: Map B signals whose freshness in llm-d this condition changes (a method signal such as
+    #: EffectiveLoad counts when one of its components is here): a Map B freshness hypothesis on
+    #: them is decided under this condition (bot.hypotheses.track_b), the others need another run.
+    freshness_of: frozenset[str] = frozenset()
 
     @property
     def epp_only(self) -> bool:
@@ -56,6 +66,7 @@ def conditions_for(stack: StackSpec) -> dict[str, Condition | str]:
             "setup",
             f"the EPP restarted with --refresh-metrics-interval={STALE_METRICS_INTERVAL} (default 50ms), in both arms",
             {"router.epp.flags.refresh-metrics-interval": STALE_METRICS_INTERVAL},
+            SCRAPED_SIGNALS,
         )
         if cluster.metrics_interval
         else "the request's stack.cluster.metrics_interval is false: the EPP's refresh interval may not be changed"

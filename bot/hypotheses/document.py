@@ -86,6 +86,13 @@ def render_hypothesis(h: Hypothesis, *, feedback: str | None = None) -> str:
     if h.signals:
         w("")
         w("Signals the mechanism reads: " + ", ".join(f"`{md(s)}`" for s in h.signals) + ".")
+    if h.covers:
+        w("")
+        w("## Also covers")
+        w("")
+        w("Tested once, here, so each distinct claim takes one share of the error rate:")
+        w("")
+        w("\n".join(f"- {md(c)}" for c in h.covers))
     w("")
     w("## Diagnostic")
     w("")
@@ -156,7 +163,10 @@ def render_index(hypotheses: list[Hypothesis]) -> str:
     out = [
         "# Hypotheses",
         "",
-        f"Track A (transfer): {counts['A']} · Track B (sim-to-real gap): {counts['B']} · Track C (regression): {counts['C']}",
+        (
+            f"{len(hs)} distinct hypotheses: Track A (transfer) {counts['A']} · Track B (sim-to-real gap) "
+            f"{counts['B']} · Track C (regression) {counts['C']}"
+        ),
         "",
         "| ID | Title | Family | Type | Metric | Direction | Workloads | Source |",
         "|---|---|---|---|---|---|---|---|",
@@ -170,6 +180,18 @@ def render_index(hypotheses: list[Hypothesis]) -> str:
             f"| [{h.id}]({h.id}.md) | {md(h.title)} | {h.family.value} | {h.type.value} | {metric} | {direction} | "
             f"{', '.join(h.workloads)} | `{md(h.source)}` |"
         )
+    merged = [(h.id, c) for h in hs for c in h.covers]
+    if merged:
+        out += [
+            "",
+            "## Merged or dropped, so each distinct claim is tested once",
+            "",
+            *(f"- {md(c)} → [{hid}]({hid}.md)" for hid, c in merged),
+        ]
+    untestable = [h for h in hs if h.not_testable]
+    if untestable:
+        out += ["", "## Not testable as translated", ""]
+        out += [f"- [{h.id}]({h.id}.md): {md(h.not_testable or '')}" for h in untestable]
     return "\n".join(out) + "\n"
 
 

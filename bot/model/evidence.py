@@ -118,6 +118,14 @@ class Hypothesis(Strict):
         ),
     )
 
+    covers: list[str] = Field(
+        default_factory=list,
+        description=(
+            "what was folded into this hypothesis so each distinct claim is tested once: a duplicate OpenEvolve "
+            "claim, an implied hypothesis, Map B freshness gaps its treatment varies; each says what and why"
+        ),
+    )
+
     @property
     def benchmarked(self) -> bool:
         """Decided by benchmark reports: it predicts a metric and the translated plugin can exercise its mechanism."""

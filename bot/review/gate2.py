@@ -16,6 +16,7 @@ CHECKLIST = [
     "Track A faithful",
     "Track B covers gaps",
     "Track C covers baselines",
+    "not testable as translated only when a signal is constant",
     "classification",
     "diagnostic clauses",
     "metrics and workloads known",
@@ -118,6 +119,8 @@ def review(ctx) -> list[Finding]:
     def track(t: Track) -> list:
         return [(p, h) for p, h in hyps if h.track is t]
 
+    findings += _testability(hyps, summary)
+
     # Track A: faithful to every claim.
     for claim in ctx.request.claims:
         matches = [(p, h) for p, h in track(Track.A) if h.source == claim.id]
@@ -200,8 +203,11 @@ def review(ctx) -> list[Finding]:
                     message=f"Map C gap `{gap}` has no Track B hypothesis",
                 )
             )
+    # A freshness gap is covered by the hypothesis run under the treatment that varies it, or by the one line
+    # listing the signals no run varies (bot.hypotheses.track_b): both name it in `signals`.
+    fresh_covered = track_b_sources | {s for _, h in track(Track.B) for s in h.signals}
     for signal in summary.freshness_gaps:
-        if signal not in track_b_sources:
+        if signal not in fresh_covered:
             findings.append(
                 Finding(
                     severity=Severity.IMPORTANT,
@@ -222,7 +228,12 @@ def review(ctx) -> list[Finding]:
                     message=f"baseline scenario `{b.name}` has no equivalence hypothesis",
                 )
             )
-        guarded = {h.prediction.metric for h in hs if h.prediction and h.prediction.direction is Direction.NO_WORSE}
+        # An equivalence within the margin contains the no-regression test (bot.hypotheses.generate.implies).
+        guarded = {
+            h.prediction.metric
+            for h in hs
+            if h.prediction and h.prediction.direction in (Direction.NO_WORSE, Direction.EQUIVALENT)
+        }
         for m in b.guarded_metrics:
             if m not in guarded:
                 findings.append(
@@ -235,6 +246,40 @@ def review(ctx) -> list[Finding]:
                 )
     findings += _contradictions(hyps)
     return findings
+
+
+def _testability(hyps, summary: TranslationSummary) -> list[Finding]:
+    """A hypothesis whose mechanism reads a signal the plugin holds constant must say it is not testable as
+    translated (and one that says so must read such a signal): otherwise stage 5 would judge a mechanism that
+    never ran, or set aside one that did (bot.hypotheses.signals)."""
+    out = []
+    for path, h in hyps:
+        dead = [s for s in h.signals if s in summary.untranslatable]
+        if dead and not h.not_testable:
+            out.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check="G2.not-testable-as-translated",
+                    file=path,
+                    line=1,
+                    message=f"{h.id}'s mechanism reads {', '.join(dead)}, which the plugin holds constant, yet it "
+                    "would be judged by the benchmark as if the mechanism ran",
+                    fix="regenerate the hypotheses (stage 3), or remove the signal from `signals` if the mechanism does not read it",
+                )
+            )
+        elif h.not_testable and not dead:
+            out.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check="G2.not-testable-as-translated",
+                    file=path,
+                    line=1,
+                    message=f"{h.id} is set aside as not testable as translated, but none of its signals "
+                    f"({', '.join(h.signals) or 'none'}) is untranslatable",
+                    fix="regenerate the hypotheses (stage 3) so the benchmark judges it",
+                )
+            )
+    return out
 
 
 def _contradictions(hyps) -> list[Finding]:

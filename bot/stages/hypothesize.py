@@ -22,10 +22,22 @@ def run(ctx: StageContext) -> StageOutput:
     docs = render_hypotheses(hypotheses, feedback=ctx.feedback)
     files.update({f"{ctx.paths.hypotheses_dir}/{name}": text for name, text in docs.items()})
     by_track = {t: sum(1 for h in hypotheses if h.track.value == t) for t in "ABC"}
-    summary_line = f"{len(hypotheses)} hypotheses (Track A {by_track['A']}, B {by_track['B']}, C {by_track['C']})"
+    summary_line = (
+        f"{len(hypotheses)} distinct hypotheses (Track A {by_track['A']}, B {by_track['B']}, C {by_track['C']})"
+        + _folded(hypotheses)
+    )
     if ctx.feedback:
         summary_line += "; rerun with feedback"
     return StageOutput(files=files, summary=summary_line + authored)
+
+
+def _folded(hypotheses) -> str:
+    """'; 8 duplicate or implied merged, 2 not testable as translated' (empty when neither)."""
+    merged = sum(len(h.covers) for h in hypotheses)
+    untestable = sum(1 for h in hypotheses if h.not_testable)
+    parts = [f"{merged} duplicate or implied merged"] if merged else []
+    parts += [f"{untestable} not testable as translated"] if untestable else []
+    return "; " + ", ".join(parts) if parts else ""
 
 
 def _author(ctx: StageContext, hypotheses, files: dict[str, str | bytes]):

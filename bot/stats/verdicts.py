@@ -178,11 +178,13 @@ def not_testable_verdict(h: Hypothesis) -> Verdict:
 def _not_benchmarked(h: Hypothesis) -> Verdict:
     """A hypothesis no report can decide, with the reason: a run the cluster cannot do is said as such."""
     if h.not_in_plan:
+        cluster = "cluster cannot" in h.not_in_plan
         summary = (
-            f"{h.id} is not decided by this promotion's benchmark: {h.not_in_plan}. Decide it on a cluster "
-            "that can run it, or by review at gate 3."
+            f"{h.id} is not decided by this promotion's benchmark: {h.not_in_plan}. "
+            + ("Decide it on a cluster that can run it" if cluster else "Decide it with a run that varies it")
+            + ", or by review at gate 3."
         )
-        flag = "not runnable on this cluster"
+        flag = "not runnable on this cluster" if cluster else "no planned run varies it"
     else:
         summary = (
             f"{h.id} makes no benchmark prediction, so the benchmark reports cannot decide it; "

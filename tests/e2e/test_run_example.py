@@ -82,10 +82,10 @@ def test_verdicts_are_real_and_mixed(full_run):
         git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/validation/verdicts.json")
     )
     statuses = {v["hypothesis_id"]: v["status"] for v in verdicts}
-    assert set(statuses.values()) <= {"confirmed", "refuted", "inconclusive"}
+    assert set(statuses.values()) <= {"confirmed", "refuted", "inconclusive", "not testable as translated"}
     a_ids = [h for h in statuses if h.startswith("A")]
     assert any(statuses[h] == "confirmed" for h in a_ids)
-    assert all(v["effects"] for v in verdicts if v["status"] != "inconclusive")
+    assert all(v["effects"] for v in verdicts if v["status"] in ("confirmed", "refuted"))
 
 
 def test_generated_config_and_experiment_parse(full_run):
@@ -144,6 +144,54 @@ def test_an_openevolve_hypothesis_that_repeats_a_claim_is_tested_once(full_run):
     tested = [(h.prediction.metric, h.prediction.direction, tuple(h.workloads)) for h in track_a if h.prediction]
     assert len(tested) == len(set(tested)) == 3, tested
     assert sum("OpenEvolve's HYPOTHESIS-" in (h.mechanism or "") for h in track_a) == 2
+
+
+def test_hypotheses_are_distinct_and_untestable_claims_are_said_so(full_run):
+    """Issue 13: six freshness hypotheses judged on the same cells with nothing varying freshness, C2 implied by
+    C1, and A2 / B8 (whose mechanism reads CacheHitRate, which the plugin holds at 0) judged as if it ran."""
+    from bot.hypotheses import parse_hypothesis
+
+    _, _, fork = full_run
+    prefix = "docs/promotion/evolved-adaptive-scorer/"
+    hyps = {
+        h.id: h
+        for h in (
+            parse_hypothesis(git(fork, "show", f"{BRANCH}:{p}"), p)
+            for p in branch_tree(fork)
+            if re.fullmatch(re.escape(prefix) + r"hypotheses/[ABC]\d+\.md", p)
+        )
+    }
+    by_track = {t: sorted(i for i in hyps if i[0] == t) for t in "ABC"}
+    assert [len(by_track[t]) for t in "ABC"] == [3, 8, 6], by_track
+    # every Map B freshness hypothesis is either decided under the treatment that varies it, or one line
+    stale = next(h for h in hyps.values() if h.source == "metric-staleness")
+    assert all(w.endswith("+metric-staleness") for w in stale.workloads)
+    assert stale.signals == ["BatchSize", "EffectiveLoad", "KVUtilization", "QueueDepth"]
+    fresh = [h for h in hyps.values() if h.track.value == "B" and h.signals and h is not stale]
+    assert [(h.id, h.signals, h.prediction is None) for h in fresh] == [
+        ("B7", ["InFlightRequests"], True),
+        ("B8", ["CacheHitRate"], False),
+    ]
+    # the implied no-regression hypotheses are named where they went
+    readme = git(fork, "show", f"{BRANCH}:{prefix}hypotheses/README.md")
+    assert "No regression of mean TTFT beyond 5% on optimized-baseline: implied by C1" in readme
+    assert "17 distinct hypotheses" in readme
+    # A2 and B8 are not testable as translated, with the signal and the evolved line, everywhere it is read
+    verdicts = {
+        v["hypothesis_id"]: v for v in json.loads(git(fork, "show", f"{BRANCH}:{prefix}validation/verdicts.json"))
+    }
+    for hid in ("A2", "B8"):
+        assert verdicts[hid]["status"] == "not testable as translated", verdicts[hid]
+        assert "`CacheHitRate`" in verdicts[hid]["summary"] and "line 194" in verdicts[hid]["summary"]
+        assert verdicts[hid]["effects"] == []
+    assert [i for i, v in verdicts.items() if v["status"] == "not testable as translated"] == ["A2", "B8"]
+    plan = git(fork, "show", f"{BRANCH}:benchmarks/promotion/evolved-adaptive-scorer/README.md")
+    assert "Not decided by benchmarks: A2, B2, B4, B7, B8." in plan
+    report = git(fork, "show", f"{BRANCH}:{prefix}report.md")
+    assert "more repetitions or a quieter cluster" not in git(fork, "show", f"{BRANCH}:{prefix}findings/A2.md")
+    assert "re-evolution" in report and "`CacheHitRate`" in report
+    log = git(fork, "log", "--format=%s", BRANCH)
+    assert "stage 3: hypothesize: 17 distinct hypotheses (Track A 3, B 8, C 6)" in log
 
 
 def test_the_status_says_sample_data_and_which_gates_were_approved_unconverged(full_run):

@@ -13,6 +13,7 @@ from bot.hypotheses import (
     openevolve_findings,
     render_hypothesis,
 )
+from bot.hypotheses.metrics import metric_label
 from bot.model import VVUQ, Direction, Family, HypothesisType, PolicyKind, RequestError, Track, TranslationSummary
 from tests.hypotheses.conftest import make_request
 
@@ -118,22 +119,60 @@ def test_malformed_expect_is_a_clear_error(summary, dictionary):
 # ---------------------------------------------------------------- Track B
 
 
-def test_track_b_one_per_touched_gap_and_freshness_gap(request_, summary, dictionary):
+def test_track_b_one_per_touched_gap_and_freshness_tied_to_the_run_that_varies_it(request_, summary, dictionary):
     assert summary.touched_gaps and summary.freshness_gaps
     b = _track(generate_hypotheses(request_, summary, dictionary), "B")
-    assert len(b) == len(summary.touched_gaps) + len(summary.freshness_gaps)
-    assert [h.source for h in b] == list(summary.touched_gaps) + list(summary.freshness_gaps)
+    gaps, fresh = b[: len(summary.touched_gaps)], b[len(summary.touched_gaps) :]
+    assert [h.source for h in gaps] == list(summary.touched_gaps)
     for h in b:
         assert h.diagnostic.startswith("If this fails, it would indicate")
-    for h, gid in zip(b, summary.touched_gaps, strict=False):
+    for h, gid in zip(gaps, summary.touched_gaps, strict=True):
         tb = dictionary.gap(gid).track_b
         assert h.family is tb.family and h.type is tb.type
         if h.prediction is not None:
             assert h.prediction.metric == tb.metric and h.prediction.direction.value == tb.direction
-    for h in b[len(summary.touched_gaps) :]:
-        assert h.family is Family.STRUCTURAL_MODEL
-        assert "should behave according to" in h.statement and "verified by observable" in h.statement
-        assert h.prediction.direction is Direction.NO_WORSE and h.prediction.metric == "ttft_mean"  # A1's metric
+    # The metric-staleness treatment slows the metrics scrape: the scraped signals are decided there, once.
+    stale = next(h for h in gaps if h.source == "metric-staleness")
+    assert all(w.endswith("+metric-staleness") for w in stale.workloads)
+    assert stale.signals == ["QueueDepth", "KVUtilization"]
+    assert "covering the Map B freshness of `QueueDepth` and `KVUtilization`" in stale.title
+    assert [c.split(":")[0] for c in stale.covers] == [
+        "Map B freshness of `QueueDepth`",
+        "Map B freshness of `KVUtilization`",
+    ]
+    # What no planned run varies is one line, not decided by the plan (never judged on cells that vary nothing).
+    (rest,) = fresh
+    assert rest.signals == ["InFlightRequests", "CacheHitRate"] and rest.source == "InFlightRequests, CacheHitRate"
+    assert rest.family is Family.STRUCTURAL_MODEL and rest.prediction is None
+    assert "no planned run varies them" in rest.title
+    assert "needs a run that changes how fresh llm-d's `InFlightRequests` and `CacheHitRate` are" in rest.not_in_plan
+    assert "should behave according to" in rest.statement and "verified by observable" in rest.statement
+
+
+def test_freshness_of_a_signal_the_plugin_holds_constant_is_not_testable(request_, summary, dictionary):
+    constant = summary.model_copy(update={"untranslatable": ["CacheHitRate"]})
+    b = _track(generate_hypotheses(request_, constant, dictionary), "B")
+    last = b[-1]
+    assert last.signals == ["CacheHitRate"] and "the plugin holds it constant" in last.title
+    assert (
+        last.not_testable
+        and "`CacheHitRate`, which llm-d cannot supply, so the plugin holds it at 0" in last.not_testable
+    )
+    assert last.prediction is not None and not last.benchmarked  # what it would predict stays visible
+    assert b[-2].signals == ["InFlightRequests"] and b[-2].not_testable is None
+
+
+def test_freshness_without_a_runnable_treatment_is_one_untested_line(request_, summary, dictionary):
+    no_interval = request_.model_copy(
+        update={
+            "stack": request_.stack.model_copy(
+                update={"cluster": request_.stack.cluster.model_copy(update={"metrics_interval": False})}
+            )
+        }
+    )
+    b = _track(generate_hypotheses(no_interval, summary, dictionary), "B")
+    assert [h.signals for h in b if h.signals] == [["QueueDepth", "KVUtilization", "InFlightRequests", "CacheHitRate"]]
+    assert "no run condition of this plan (`pod-failure`) changes them" in b[-1].not_in_plan
 
 
 def test_failure_injection_gap_is_decided_by_a_fault_treatment_or_reported_not_runnable(request_, summary, dictionary):
@@ -173,14 +212,18 @@ def test_unknown_gap_in_summary_is_an_error(request_, summary, dictionary):
 
 def test_track_c_per_baseline_and_guarded_metric(request_, summary, dictionary):
     c = _track(generate_hypotheses(request_, summary, dictionary), "C")
-    assert len(c) == sum(1 + len(b.guarded_metrics) for b in request_.baselines)
+    # the equivalence on the first guarded metric implies its no-regression: one hypothesis, not two
+    assert len(c) == sum(len(b.guarded_metrics) for b in request_.baselines)
     i = 0
     for b in request_.baselines:
-        eq, *nr = c[i : i + 1 + len(b.guarded_metrics)]
-        i += 1 + len(b.guarded_metrics)
+        eq, *nr = c[i : i + len(b.guarded_metrics)]
+        i += len(b.guarded_metrics)
         assert eq.prediction.direction is Direction.EQUIVALENT and eq.prediction.margin == 0.05
         assert eq.prediction.metric == b.guarded_metrics[0]
-        assert [h.prediction.metric for h in nr] == b.guarded_metrics
+        assert eq.covers == [
+            f"No regression of {metric_label(b.guarded_metrics[0])} beyond 5% on {b.name}: implied by {eq.id} (equivalence within ±5% bounds the regression)"
+        ]
+        assert [h.prediction.metric for h in nr] == b.guarded_metrics[1:]
         assert all(h.prediction.direction is Direction.NO_WORSE and h.prediction.margin == 0.05 for h in nr)
         assert all(h.workloads == [b.workload] and h.source == b.name for h in [eq, *nr])
         assert all(h.rates == ([b.rate] if b.rate is not None else []) for h in [eq, *nr])
@@ -195,10 +238,11 @@ def test_track_c_without_baselines_derives_from_every_workload(summary, dictiona
         mine = [h for h in c if h.workloads == [w.name]]
         nr = [h for h in mine if h.prediction.direction is Direction.NO_WORSE]
         eq = [h for h in mine if h.prediction.direction is Direction.EQUIVALENT]
-        assert [h.prediction.metric for h in nr] == ["ttft_mean", "e2e_p95", "throughput"]
         assert len(eq) == (0 if w.name in improved else 1)
+        # without an equivalence the first guarded metric needs its own no-regression hypothesis
+        assert [h.prediction.metric for h in nr] == ["ttft_mean", "e2e_p95", "throughput"][len(eq) :]
         assert all("No baseline scenarios were given" in h.statement for h in mine)
-    assert len(c) == sum(3 + (w.name not in improved) for w in req.workloads)
+    assert len(c) == 3 * len(req.workloads)
 
 
 def test_unknown_guarded_metric_names_the_field(summary, dictionary):
@@ -238,7 +282,7 @@ def test_admission_wording_and_default_metric(dictionary):
     hs = generate_hypotheses(req, s, dictionary)
     assert not _track(hs, "A")
     fresh = [h for h in hs if h.source == "InFlightRequests"]
-    assert fresh[0].prediction.metric == "e2e_p95"
+    assert metric_label("e2e_p95") in fresh[0].statement and fresh[0].prediction is None  # no planned run varies it
     assert "admission" in fresh[0].statement
     assert all(h.vvuq in VVUQ for h in hs)
 

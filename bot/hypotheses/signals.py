@@ -1,0 +1,97 @@
+"""Which signals a hypothesis's mechanism reads, and whether the translated plugin can exercise them.
+
+A BLIS claim is about an *outcome* (lower mean TTFT on multiturn) *because of a
+mechanism* (a session bonus gated on ``CacheHitRate``). When the translation
+cannot supply a signal the mechanism reads (Map B ``llmd: null``: the adapter
+sets it to its zero value, see ``bot.golang.adapter``), the mechanism never acts
+in llm-d, so a benchmark of the plugin cannot test the claim: a measured change
+comes from other terms, and no result counts against the mechanism. Such a
+hypothesis is "not testable as translated" (``Hypothesis.not_testable``), never
+"inconclusive, add repetitions" and never "confirmed".
+
+The link is explicit and kept on the hypothesis (``Hypothesis.signals``, shown in
+its document at gate 2): the signals of the translation (``summary.signals``)
+that the claim's mechanism or statement names, by canonical name or older alias
+(``PendingRequests`` -> ``InFlightRequests``). An all-capitals name that is also
+a metric word (``TTFT``, ``ITL``, ``ID``) counts only in its access form
+(``snap.TTFT``): "lowers TTFT" is about the outcome, not about reading the signal.
+The reason names the signal and the evolved lines that read it, so the researcher
+sees the branch that goes dead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from bot.model import TranslationSummary
+
+_COMMENT = re.compile(r"^\s*(?://|#|/\*|\*)")
+_MAX_LINES = 3
+_MAX_CODE = 100
+
+
+def _pattern(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
+
+
+def _names(signal: str, dictionary: Any) -> list[str]:
+    """The spellings that count as naming ``signal`` in prose: canonical name, aliases, access form."""
+    entry = dictionary.signal(signal) if dictionary is not None else None
+    bare = [signal, *(entry.aliases if entry is not None else [])]
+    access = [entry.blis_access.removesuffix("()")] if entry is not None and entry.blis_access else []
+    return [n for n in bare if not n.isupper()] + access
+
+
+def named_signals(texts: Iterable[str | None], summary: TranslationSummary, dictionary: Any) -> list[str]:
+    """The translation's signals that ``texts`` name, in the order ``summary.signals`` lists them."""
+    text = "\n".join(t for t in texts if t)
+    return [s for s in summary.signals if any(_pattern(n).search(text) for n in _names(s, dictionary))]
+
+
+def evolved_reads(source_text: str, signal: str, dictionary: Any) -> list[tuple[int, str]]:
+    """(1-based line, code) of every code line in the EVOLVE-BLOCK (the whole file without markers) reading ``signal``."""
+    entry = dictionary.signal(signal) if dictionary is not None else None
+    names = [signal, *(entry.aliases if entry is not None else [])]
+    lines = source_text.splitlines()
+    start = next((i for i, ln in enumerate(lines) if "EVOLVE-BLOCK-START" in ln), -1)
+    end = next((i for i, ln in enumerate(lines) if "EVOLVE-BLOCK-END" in ln), len(lines))
+    out = []
+    for i in range(start + 1, end):
+        code = lines[i]
+        if _COMMENT.match(code) or not any(_pattern(n).search(code) for n in names):
+            continue
+        code = " ".join(code.split()).replace("`", "'")
+        out.append((i + 1, code if len(code) <= _MAX_CODE else code[: _MAX_CODE - 1] + "…"))
+    return out
+
+
+def _constant(dictionary: Any, signal: str) -> str:
+    from bot.golang.adapter import zero_value
+
+    entry = dictionary.signal(signal) if dictionary is not None else None
+    return zero_value(entry.blis_type if entry is not None else "float64")
+
+
+def not_testable_reason(
+    signals: Iterable[str], summary: TranslationSummary, dictionary: Any, source_text: str, source: str = ""
+) -> str | None:
+    """Why the plugin cannot exercise a mechanism reading ``signals`` (None when it can)."""
+    dead = [s for s in dict.fromkeys(signals) if s in summary.untranslatable]
+    if not dead:
+        return None
+    parts = []
+    for s in dead:
+        reads = evolved_reads(source_text, s, dictionary)
+        where = ", ".join(f"line {n} `{code}`" for n, code in reads[:_MAX_LINES])
+        more = f" and {len(reads) - _MAX_LINES} more" if len(reads) > _MAX_LINES else ""
+        code = f"the evolved code ({source})" if source else "the evolved code"
+        lines = f"; {code} reads it at {where}{more}" if reads else ""
+        parts.append(f"`{s}`, which llm-d cannot supply, so the plugin holds it at {_constant(dictionary, s)}{lines}")
+    return (
+        "the mechanism reads "
+        + "; and ".join(parts)
+        + ". The branch the claim relies on cannot act in llm-d as it did in BLIS, so a benchmark of this "
+        "plugin cannot test it"
+    )

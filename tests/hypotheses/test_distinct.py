@@ -1,0 +1,167 @@
+"""One hypothesis per distinct claim, and the claims the translated plugin cannot test."""
+
+from __future__ import annotations
+
+from bot.hypotheses import generate_hypotheses
+from bot.hypotheses.generate import implies
+from bot.hypotheses.signals import evolved_reads, named_signals, not_testable_reason
+from bot.model import Direction
+from tests.hypotheses.conftest import make_request
+
+SESSION_GO = """\
+package sim
+
+type RoutingSnapshot struct {
+	CacheHitRate float64
+}
+
+func (ws *WeightedScoring) Route(req *Request, state *RouterState) RoutingDecision {
+	// EVOLVE-BLOCK-START
+	// HYPOTHESIS-1: favouring cache-warm instances for session requests lowers TTFT on prefix-heavy
+	// MECHANISM-1: a (1+0.3*CacheHitRate) bonus above a 0.35 hit rate keeps sessions sticky
+	// EXPECT-1: ttft_mean_ms < 80
+	for _, snap := range state.Snapshots {
+		// CacheHitRate is read below
+		if req.SessionID != "" && snap.CacheHitRate > 0.35 {
+			adj *= 1.0 + 0.3*snap.CacheHitRate
+		}
+	}
+	// EVOLVE-BLOCK-END
+}
+"""
+
+
+def _constant(summary):
+    return summary.model_copy(update={"untranslatable": ["CacheHitRate"]})
+
+
+# ---------------------------------------------------------------- the signal link
+
+
+def test_named_signals_reads_names_aliases_and_access_forms_only(summary, dictionary):
+    s = summary.model_copy(update={"signals": [*summary.signals, "TTFT"]})
+    assert named_signals(["bonus on CacheHitRate", None], s, dictionary) == ["CacheHitRate"]
+    assert named_signals(["PendingRequests counts dispatches"], s, dictionary) == ["InFlightRequests"]
+    # a metric word is the outcome, not a read; the access form is a read
+    assert named_signals(["this lowers TTFT"], s, dictionary) == []
+    assert named_signals(["penalise snap.TTFT above 200"], s, dictionary) == ["TTFT"]
+    # whole words only
+    assert named_signals(["CacheHitRateEstimate and MyQueueDepth"], s, dictionary) == []
+
+
+def test_evolved_reads_are_code_lines_inside_the_evolve_block(dictionary):
+    reads = evolved_reads(SESSION_GO, "CacheHitRate", dictionary)
+    # not the struct field (outside the block), not the MECHANISM or the comment line
+    assert reads == [
+        (14, 'if req.SessionID != "" && snap.CacheHitRate > 0.35 {'),
+        (15, "adj *= 1.0 + 0.3*snap.CacheHitRate"),
+    ]
+
+
+def test_not_testable_reason_names_the_signal_the_constant_and_the_lines(summary, dictionary):
+    assert not_testable_reason(["CacheHitRate"], summary, dictionary, SESSION_GO) is None  # translatable here
+    reason = not_testable_reason(["QueueDepth", "CacheHitRate"], _constant(summary), dictionary, SESSION_GO)
+    assert reason.startswith(
+        "the mechanism reads `CacheHitRate`, which llm-d cannot supply, so the plugin holds it at 0"
+    )
+    assert "line 14 `if req.SessionID" in reason and "line 15 `adj *= 1.0 + 0.3*snap.CacheHitRate`" in reason
+    assert "QueueDepth" not in reason
+
+
+# ---------------------------------------------------------------- Track A
+
+
+def test_claim_whose_mechanism_reads_a_constant_signal_is_not_testable(summary, dictionary):
+    req = make_request(
+        source_text=SESSION_GO,
+        claims=[
+            {
+                "id": "session-ttft",
+                "statement": "the session bonus lowers TTFT on prefix-heavy",
+                "metric": "ttft_mean_ms",
+                "direction": "decrease",
+                "workload": "prefix-heavy",
+                "mechanism": "Score multiplied by (1 + 0.3*CacheHitRate) when req.SessionID is set",
+            },
+            {
+                "id": "spill",
+                "statement": "queue penalties lower p95 on load-spikes",
+                "metric": "e2e_p95_ms",
+                "direction": "decrease",
+                "workload": "load-spikes",
+                "mechanism": "QueueDepth above 4 halves the score",
+            },
+        ],
+    )
+    a = [h for h in generate_hypotheses(req, _constant(summary), dictionary) if h.track.value == "A"]
+    assert [h.source for h in a] == ["session-ttft", "spill"]  # HYPOTHESIS-1 repeats session-ttft: folded in
+    session, spill = a
+    assert session.signals == ["CacheHitRate"] and "CacheHitRate" in session.not_testable
+    assert "line 14" in session.not_testable and not session.benchmarked
+    assert session.covers == ["OpenEvolve HYPOTHESIS-1 (line 9): predicts the same, tested here"]
+    assert spill.signals == ["QueueDepth"] and spill.not_testable is None and spill.benchmarked
+    # with the signal translated, the same claim is an ordinary, benchmarked hypothesis
+    a2 = generate_hypotheses(req, summary, dictionary)[0]
+    assert a2.not_testable is None and a2.benchmarked
+
+
+def test_a_duplicate_openevolve_claim_brings_its_signals(summary, dictionary):
+    """The claim in promotion.yaml names no signal; the OpenEvolve comment predicting the same does."""
+    req = make_request(
+        source_text=SESSION_GO,
+        claims=[
+            {
+                "id": "session-ttft",
+                "statement": "sessions stay warm",
+                "metric": "ttft_mean_ms",
+                "direction": "decrease",
+                "workload": "prefix-heavy",
+            }
+        ],
+    )
+    (a,) = [h for h in generate_hypotheses(req, _constant(summary), dictionary) if h.track.value == "A"]
+    assert a.signals == ["CacheHitRate"] and a.not_testable
+
+
+# ---------------------------------------------------------------- implication
+
+
+def test_equivalence_implies_no_regression_at_a_wider_margin_on_the_same_cells(request_, summary, dictionary):
+    c = [h for h in generate_hypotheses(request_, summary, dictionary) if h.track.value == "C"]
+    eq, nr = c[0], c[1]
+    assert eq.prediction.direction is Direction.EQUIVALENT and nr.prediction.direction is Direction.NO_WORSE
+    same = nr.model_copy(update={"prediction": nr.prediction.model_copy(update={"metric": eq.prediction.metric})})
+    assert implies(eq, same)
+    assert not implies(same, eq)  # never the other way
+    narrower = same.model_copy(update={"prediction": same.prediction.model_copy(update={"margin": 0.03})})
+    assert not implies(eq, narrower)  # a tighter no-regression margin is a stronger claim: kept
+    elsewhere = same.model_copy(update={"workloads": ["prefix-heavy"]})
+    assert not implies(eq, elsewhere)
+    assert not implies(eq, nr)  # another metric
+
+
+def test_a_per_id_margin_that_makes_the_no_regression_stronger_keeps_it(request_, summary, dictionary):
+    c = [
+        h for h in generate_hypotheses(request_, summary, dictionary, feedback="margin C2: 3%") if h.track.value == "C"
+    ]
+    assert [(h.prediction.metric, h.prediction.direction.value) for h in c[:2]] == [
+        ("ttft_mean", "equivalent"),
+        ("ttft_mean", "no-worse"),
+    ]
+    assert c[1].prediction.margin == 0.03 and c[0].covers == []
+
+
+def test_gate2_holds_not_testable_to_the_signals(request_, summary, dictionary):
+    from bot.review.gate2 import _testability
+
+    constant = _constant(summary)
+    req = make_request(source_text=SESSION_GO, claims=[])
+    hs = [(f"{h.id}.md", h) for h in generate_hypotheses(req, constant, dictionary)]
+    assert _testability(hs, constant) == []  # as generated: consistent
+    a1 = next(h for _, h in hs if h.id == "A1")
+    assert a1.not_testable
+    judged = a1.model_copy(update={"not_testable": None})
+    (f,) = _testability([("A1.md", judged)], constant)
+    assert f.check == "G2.not-testable-as-translated" and "reads CacheHitRate" in f.message
+    (f,) = _testability([("A1.md", a1)], summary)  # the signal is translated after all
+    assert "none of its signals (CacheHitRate) is untranslatable" in f.message
