@@ -9,8 +9,8 @@ document keeps the same headings either way.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
+from bot.hypotheses.blis_feedback import Recommendation, recommendations
 from bot.model import Hypothesis, Track, TranslationSummary, Verdict, VerdictStatus
 from bot.render import render
 from bot.stages.context import StageContext, StageOutput
@@ -30,14 +30,6 @@ STATUS_WORD = {
     VerdictStatus.INCONCLUSIVE: "Inconclusive",
     VerdictStatus.NOT_TESTABLE: "Not testable as translated",
 }
-
-
-@dataclass(frozen=True)
-class Recommendation:
-    hypothesis: str
-    kind: str  # structural-model hypothesis | BLIS enhancement | fitness dimension | re-evolution
-    text: str
-    link: str = ""  # the feedback issue filed for it, when one was
 
 
 def feedback_marker(request_id: str, hypothesis_id: str) -> str:
@@ -104,56 +96,6 @@ def root_cause(h: Hypothesis, v: Verdict, summary: TranslationSummary) -> list[s
     if h.mechanism:
         notes.append(f"Claimed mechanism (RCV-3 asks to verify it, not only the direction): {h.mechanism}")
     return notes
-
-
-def recommendations(pairs: list[tuple[Hypothesis, Verdict]]) -> list[Recommendation]:
-    """The seed's feedback loop: what a refuted or surprising hypothesis asks of BLIS and OpenEvolve."""
-    recs: list[Recommendation] = []
-    for h, v in pairs:
-        if v.status is VerdictStatus.REFUTED and h.track is Track.A:
-            recs.append(
-                Recommendation(
-                    h.id,
-                    "structural-model hypothesis",
-                    f"BLIS's prediction for `{h.prediction.metric if h.prediction else h.title}` did not hold in llm-d: "
-                    "open a BLIS structural-model hypothesis on the signals this claim relies on and re-check their modelled freshness.",
-                )
-            )
-        elif v.status is VerdictStatus.REFUTED and h.track is Track.B:
-            recs.append(
-                Recommendation(
-                    h.id,
-                    "BLIS enhancement",
-                    f"Model `{h.source}` in BLIS, and add an OpenEvolve fitness dimension that penalizes sensitivity to it.",
-                )
-            )
-        elif v.status is VerdictStatus.REFUTED and h.track is Track.C:
-            recs.append(
-                Recommendation(
-                    h.id,
-                    "re-evolution",
-                    f"Re-evolve with a regression constraint on `{h.workloads[0]}`, or scope the plugin away from that workload.",
-                )
-            )
-        for flag in v.flags:
-            if "attenuation" in flag or "amplification" in flag:
-                recs.append(
-                    Recommendation(
-                        h.id,
-                        "structural-model hypothesis",
-                        f"BLIS's predicted magnitude is off ({flag}); calibrate the simulator's latency model on this workload.",
-                    )
-                )
-            if "mechanism" in flag:
-                recs.append(
-                    Recommendation(
-                        h.id,
-                        "fitness dimension",
-                        "The gain is not concentrated on the workload the program was evolved for; evaluate whether the "
-                        "evolved mechanism or a general overhead change causes it before re-evolving.",
-                    )
-                )
-    return recs
 
 
 def run(ctx: StageContext) -> StageOutput:

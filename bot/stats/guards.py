@@ -90,17 +90,22 @@ def mechanism_flags(metric: str, better: str, index: ReportIndex, evolved_for: s
         lo, hi = min(improvement.values()), max(improvement.values())
         flags.append(
             f"gain may not come from the evolved mechanism: every workload improves {metric} by about the same "
-            f"({lo:.1%} to {hi:.1%}, within T_eff/2 = {t_eff / 2:.1%})"
+            f"(improvements of {lo:.1%} to {hi:.1%}, within T_eff/2 = {t_eff / 2:.1%} of each other)"
         )
+    sign = -1.0 if better == "lower" else 1.0  # improvement -> the relative change people read
+
+    def change(wl: str) -> str:
+        return f"{sign * improvement[wl]:+.1%}"
+
     if top != evolved_for and improvement[top] > own:
         flags.append(
             f"mechanism check: the evolved-for workload {evolved_for} is not the most improved on {metric} "
-            f"({top}: {improvement[top]:+.1%} vs {evolved_for}: {own:+.1%})"
+            f"({better} is better: {top} {change(top)}, {evolved_for} {change(evolved_for)})"
         )
     if own < t_eff:
         flags.append(
-            f"mechanism check: the evolved-for workload {evolved_for} improves {metric} by {own:+.1%}, "
-            f"less than its noise floor T_eff {t_eff:.1%}"
+            f"mechanism check: on the evolved-for workload {evolved_for}, {metric} changed by {change(evolved_for)} "
+            f"({better} is better), no improvement beyond its noise floor T_eff {t_eff:.1%}"
         )
     return flags
 

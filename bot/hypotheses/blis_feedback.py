@@ -1,0 +1,145 @@
+"""What a promotion feeds back to BLIS and OpenEvolve: only what its evidence supports, with the numbers.
+
+The seed's loop back: a refuted hypothesis asks for a structural-model
+hypothesis (Track A), a BLIS enhancement (Track B) or a re-evolution (Track C).
+Beyond refutations, a recommendation is made only when the evidence shows it:
+
+- **BLIS's magnitude is off** when a measured cell's interval excludes the
+  change BLIS predicted (a point estimate alone proves nothing on a few runs),
+  said with both numbers;
+- **the gain may not be the mechanism's** when the mechanism check found it
+  spread evenly over every workload, or larger elsewhere than on the
+  evolved-for workload (``bot.stats.guards``); a change within the noise floor
+  or a workload without reports establishes no gain, so it recommends nothing;
+- **a claim not testable as translated** asks for a re-evolution without the
+  signal llm-d cannot supply, once per signal set (the Track B freshness line
+  on the same signal says nothing new).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from bot.model import Direction, Hypothesis, Track, Verdict, VerdictStatus
+
+#: Mechanism-check flags that show something about where the gain is (bot.stats.guards.mechanism_flags).
+_SPREAD = "gain may not come from the evolved mechanism"
+_ELSEWHERE = "is not the most improved"
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    hypothesis: str
+    kind: str  # structural-model hypothesis | BLIS enhancement | fitness dimension | re-evolution
+    text: str
+    link: str = ""  # the feedback issue filed for it, when one was
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:+.1f}%"
+
+
+def _measured(v: Verdict) -> str:
+    """'e2e_p95 +9.0% (-1.0% to +19.0%) at load-spikes @ 30 req/s; ...' or 'no cell measured'."""
+    cells = [
+        f"{e.metric} {_pct(e.rel_change)} ({_pct(e.ci_low)} to {_pct(e.ci_high)}) at {e.workload} @ {e.rate:g} req/s"
+        for e in v.effects
+    ]
+    return "; ".join(cells) if cells else "no cell measured"
+
+
+def _signals(h: Hypothesis) -> str:
+    return ", ".join(f"`{s}`" for s in h.signals) if h.signals else "the signals the evolved logic reads"
+
+
+def _refuted(h: Hypothesis, v: Verdict) -> Recommendation | None:
+    if v.status is not VerdictStatus.REFUTED:
+        return None
+    if h.track is Track.A:
+        what = f"`{h.prediction.metric}` {h.prediction.direction.value}" if h.prediction else h.title
+        blis = (
+            f" by {_pct(h.prediction.blis_magnitude)}"
+            if h.prediction and h.prediction.blis_magnitude is not None
+            else ""
+        )
+        return Recommendation(
+            h.id,
+            "structural-model hypothesis",
+            f"BLIS predicted {what}{blis}; llm-d measured {_measured(v)}. Open a BLIS structural-model hypothesis on "
+            f"{_signals(h)} and re-check their modelled freshness.",
+        )
+    if h.track is Track.B:
+        return Recommendation(
+            h.id,
+            "BLIS enhancement",
+            f"The gap `{h.source}` changed the outcome in llm-d ({_measured(v)}). Model it in BLIS, and add an "
+            "OpenEvolve fitness dimension that penalizes sensitivity to it.",
+        )
+    return Recommendation(
+        h.id,
+        "re-evolution",
+        f"The plugin regressed `{h.workloads[0]}` ({_measured(v)}). Re-evolve with a regression constraint on it, "
+        "or scope the plugin away from that workload.",
+    )
+
+
+def _magnitude(h: Hypothesis, v: Verdict) -> Recommendation | None:
+    p = h.prediction
+    if p is None or p.blis_magnitude is None or p.direction not in (Direction.DECREASE, Direction.INCREASE):
+        return None
+    if v.status is VerdictStatus.REFUTED:  # the refutation already says what was measured
+        return None
+    off = [
+        e
+        for e in v.effects
+        if all(math.isfinite(x) for x in (e.ci_low, e.ci_high)) and not (e.ci_low <= p.blis_magnitude <= e.ci_high)
+    ]
+    if not off:
+        return None
+    cells = "; ".join(
+        f"{_pct(e.rel_change)} ({_pct(e.ci_low)} to {_pct(e.ci_high)}) at {e.workload} @ {e.rate:g} req/s" for e in off
+    )
+    return Recommendation(
+        h.id,
+        "structural-model hypothesis",
+        f"BLIS predicted `{p.metric}` {_pct(p.blis_magnitude)}; llm-d measured {cells}, an interval that excludes "
+        f"BLIS's value. Calibrate the simulator's latency model on {', '.join(dict.fromkeys(e.workload for e in off))}.",
+    )
+
+
+def _mechanism(h: Hypothesis, v: Verdict) -> Recommendation | None:
+    shown = [f for f in v.flags if f.startswith(_SPREAD) or _ELSEWHERE in f]
+    if not shown:
+        return None
+    return Recommendation(
+        h.id,
+        "fitness dimension",
+        f"The mechanism check found: {'; '.join(shown)}. Check whether the evolved mechanism or a general overhead "
+        "change causes the gain before re-evolving.",
+    )
+
+
+def _not_testable(h: Hypothesis, v: Verdict) -> Recommendation | None:
+    if v.status is not VerdictStatus.NOT_TESTABLE or h.track is not Track.A:
+        return None
+    return Recommendation(
+        h.id,
+        "re-evolution",
+        f"This claim could not be tested: its mechanism reads {_signals(h)}, which llm-d cannot supply, so the "
+        "translated plugin holds it constant. Re-evolve with it removed from the simulated snapshot (or replaced by "
+        "a signal llm-d has) so the claim can transfer.",
+    )
+
+
+def recommendations(pairs: list[tuple[Hypothesis, Verdict]]) -> list[Recommendation]:
+    """Every recommendation the evidence supports, in hypothesis order."""
+    recs: list[Recommendation] = []
+    seen: set[tuple[str, str]] = set()  # a metric-wide mechanism flag reaches every claim on it: say it once
+    for h, v in pairs:
+        for make in (_refuted, _not_testable, _magnitude, _mechanism):
+            r = make(h, v)
+            if r is not None and (r.kind, r.text) not in seen:
+                seen.add((r.kind, r.text))
+                recs.append(r)
+    return recs

@@ -1,0 +1,87 @@
+"""Feedback for BLIS says only what the evidence supports, with the numbers."""
+
+from __future__ import annotations
+
+from bot.hypotheses.blis_feedback import recommendations
+from bot.model import VVUQ, Direction, Effect, Family, Hypothesis, HypothesisType, Prediction, Track, Verdict
+from bot.model import VerdictStatus as S
+
+
+def _h(hid="A1", *, magnitude=-0.24, signals=(), not_testable=None) -> Hypothesis:
+    return Hypothesis(
+        id=hid,
+        track=Track(hid[0]),
+        title=f"{hid} title",
+        statement="lower p95",
+        family=Family.CROSS_POLICY,
+        vvuq=VVUQ.VALIDATION,
+        type=HypothesisType.DOMINANCE,
+        diagnostic="If this fails, it would indicate a stale signal.",
+        workloads=["load-spikes"],
+        prediction=Prediction(metric="e2e_p95", direction=Direction.DECREASE, blis_magnitude=magnitude),
+        source=hid,
+        signals=list(signals),
+        not_testable=not_testable,
+    )
+
+
+def _e(rel, lo, hi, rate=30.0) -> Effect:
+    return Effect(
+        workload="load-spikes",
+        rate=rate,
+        metric="e2e_p95",
+        baseline_mean=100.0,
+        evolved_mean=100.0 * (1 + rel),
+        rel_change=rel,
+        ci_low=lo,
+        ci_high=hi,
+        cv_baseline=0.03,
+        t_eff=0.06,
+        n_baseline=6,
+        n_evolved=6,
+    )
+
+
+def _v(hid, status, effects=(), flags=()) -> Verdict:
+    return Verdict(hypothesis_id=hid, status=status, summary="s", effects=list(effects), flags=list(flags))
+
+
+def test_magnitude_is_fed_back_only_when_the_interval_excludes_blis():
+    inside = _v("A1", S.INCONCLUSIVE, [_e(-0.04, -0.30, 0.02)])  # BLIS's -24% is inside: nothing shown
+    assert recommendations([(_h(), inside)]) == []
+    outside = _v("A1", S.INCONCLUSIVE, [_e(-0.039, -0.057, -0.021)], ["attenuated: observed -3.9% is 0.16x"])
+    (r,) = recommendations([(_h(), outside)])
+    assert r.kind == "structural-model hypothesis"
+    assert r.text.startswith(
+        "BLIS predicted `e2e_p95` -24.0%; llm-d measured -3.9% (-5.7% to -2.1%) at load-spikes @ 30 req/s"
+    )
+    assert "improves" not in r.text
+
+
+def test_a_mechanism_flag_without_an_established_gain_recommends_nothing():
+    noise = "mechanism check: on the evolved-for workload load-spikes, e2e_mean changed by -3.0% (lower is better), no improvement beyond its noise floor T_eff 9.6%"
+    missing = "mechanism check: the evolved-for workload load-spikes has no e2e_mean reports"
+    assert recommendations([(_h(magnitude=None), _v("A1", S.CONFIRMED, flags=[noise, missing]))]) == []
+    elsewhere = "mechanism check: the evolved-for workload load-spikes is not the most improved on e2e_p95 (lower is better: cache-warmup -12.0%, load-spikes -6.1%)"
+    pairs = [
+        (_h("A1", magnitude=None), _v("A1", S.CONFIRMED, flags=[elsewhere])),
+        (_h("A3", magnitude=None), _v("A3", S.CONFIRMED, flags=[elsewhere])),
+    ]
+    (r,) = recommendations(pairs)  # one metric-wide finding, said once
+    assert r.kind == "fitness dimension" and "cache-warmup -12.0%, load-spikes -6.1%" in r.text
+
+
+def test_not_testable_claim_asks_for_a_re_evolution_without_the_signal():
+    a2 = _h("A2", signals=["CacheHitRate", "SessionID"], not_testable="the mechanism reads `CacheHitRate` ...")
+    b8 = _h("B8", signals=["CacheHitRate"], not_testable="the mechanism reads `CacheHitRate` ...")
+    recs = recommendations([(a2, _v("A2", S.NOT_TESTABLE)), (b8, _v("B8", S.NOT_TESTABLE))])
+    assert [(r.hypothesis, r.kind) for r in recs] == [("A2", "re-evolution")]
+    assert "`CacheHitRate`, `SessionID`, which llm-d cannot supply" in recs[0].text
+
+
+def test_refuted_claims_carry_what_was_measured():
+    (r,) = recommendations([(_h(signals=["EffectiveLoad"]), _v("A1", S.REFUTED, [_e(0.09, 0.04, 0.14)]))])
+    assert r.text.startswith(
+        "BLIS predicted `e2e_p95` decrease by -24.0%; llm-d measured e2e_p95 +9.0% (+4.0% to +14.0%)"
+    )
+    assert "`EffectiveLoad`" in r.text
