@@ -28,7 +28,6 @@ from typing import Any
 from bot.model import TranslationSummary
 
 _COMMENT = re.compile(r"^\s*(?://|#|/\*|\*)")
-_MAX_LINES = 3
 _MAX_CODE = 100
 
 
@@ -84,14 +83,11 @@ def not_testable_reason(
     parts = []
     for s in dead:
         reads = evolved_reads(source_text, s, dictionary)
-        where = ", ".join(f"line {n} `{code}`" for n, code in reads[:_MAX_LINES])
-        more = f" and {len(reads) - _MAX_LINES} more" if len(reads) > _MAX_LINES else ""
-        code = f"the evolved code ({source})" if source else "the evolved code"
-        lines = f"; {code} reads it at {where}{more}" if reads else ""
-        parts.append(f"`{s}`, which llm-d cannot supply, so the plugin holds it at {_constant(dictionary, s)}{lines}")
-    return (
-        "the mechanism reads "
-        + "; and ".join(parts)
-        + ". The branch the claim relies on cannot act in llm-d as it did in BLIS, so a benchmark of this "
-        "plugin cannot test it"
-    )
+        held = f"`{s}`, which llm-d cannot supply: the plugin holds it at {_constant(dictionary, s)}"
+        if reads:
+            n, code = reads[0]
+            of = f" of {source}" if source else ""
+            more = f" (and {len(reads) - 1} more line{'s' if len(reads) > 2 else ''})" if len(reads) > 1 else ""
+            held += f", so evolved line {n}{of} `{code}`{more} cannot act as it did in BLIS"
+        parts.append(held)
+    return "the mechanism reads " + "; and ".join(parts)

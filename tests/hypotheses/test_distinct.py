@@ -60,11 +60,11 @@ def test_evolved_reads_are_code_lines_inside_the_evolve_block(dictionary):
 
 def test_not_testable_reason_names_the_signal_the_constant_and_the_lines(summary, dictionary):
     assert not_testable_reason(["CacheHitRate"], summary, dictionary, SESSION_GO) is None  # translatable here
-    reason = not_testable_reason(["QueueDepth", "CacheHitRate"], _constant(summary), dictionary, SESSION_GO)
-    assert reason.startswith(
-        "the mechanism reads `CacheHitRate`, which llm-d cannot supply, so the plugin holds it at 0"
+    reason = not_testable_reason(["QueueDepth", "CacheHitRate"], _constant(summary), dictionary, SESSION_GO, "x.go")
+    assert reason == (
+        "the mechanism reads `CacheHitRate`, which llm-d cannot supply: the plugin holds it at 0, so evolved line 14 "
+        'of x.go `if req.SessionID != "" && snap.CacheHitRate > 0.35 {` (and 1 more line) cannot act as it did in BLIS'
     )
-    assert "line 14 `if req.SessionID" in reason and "line 15 `adj *= 1.0 + 0.3*snap.CacheHitRate`" in reason
     assert "QueueDepth" not in reason
 
 
@@ -97,7 +97,7 @@ def test_claim_whose_mechanism_reads_a_constant_signal_is_not_testable(summary, 
     assert [h.source for h in a] == ["session-ttft", "spill"]  # HYPOTHESIS-1 repeats session-ttft: folded in
     session, spill = a
     assert session.signals == ["CacheHitRate"] and "CacheHitRate" in session.not_testable
-    assert "line 14" in session.not_testable and not session.benchmarked
+    assert "evolved line 14 of best_program.go" in session.not_testable and not session.benchmarked
     assert session.covers == ["OpenEvolve HYPOTHESIS-1 (line 9): predicts the same, tested here"]
     assert spill.signals == ["QueueDepth"] and spill.not_testable is None and spill.benchmarked
     # with the signal translated, the same claim is an ordinary, benchmarked hypothesis

@@ -155,8 +155,7 @@ def test_freshness_of_a_signal_the_plugin_holds_constant_is_not_testable(request
     last = b[-1]
     assert last.signals == ["CacheHitRate"] and "the plugin holds it constant" in last.title
     assert (
-        last.not_testable
-        and "`CacheHitRate`, which llm-d cannot supply, so the plugin holds it at 0" in last.not_testable
+        last.not_testable and "`CacheHitRate`, which llm-d cannot supply: the plugin holds it at 0" in last.not_testable
     )
     assert last.prediction is not None and not last.benchmarked  # what it would predict stays visible
     assert b[-2].signals == ["InFlightRequests"] and b[-2].not_testable is None
