@@ -103,8 +103,8 @@ def _magnitude(h: Hypothesis, v: Verdict) -> Recommendation | None:
     return Recommendation(
         h.id,
         "structural-model hypothesis",
-        f"BLIS predicted `{p.metric}` {_pct(p.blis_magnitude)}; llm-d measured {cells}, an interval that excludes "
-        f"BLIS's value. Calibrate the simulator's latency model on {', '.join(dict.fromkeys(e.workload for e in off))}.",
+        f"BLIS predicted `{p.metric}` {_pct(p.blis_magnitude)}; llm-d measured {cells}, "
+        f"{'an interval that excludes' if len(off) == 1 else 'intervals that exclude'} BLIS's value. Calibrate the simulator's latency model on {', '.join(dict.fromkeys(e.workload for e in off))}.",
     )
 
 
@@ -123,12 +123,16 @@ def _mechanism(h: Hypothesis, v: Verdict) -> Recommendation | None:
 def _not_testable(h: Hypothesis, v: Verdict) -> Recommendation | None:
     if v.status is not VerdictStatus.NOT_TESTABLE or h.track is not Track.A:
         return None
+    # the signals the reason names are the ones the plugin holds constant (bot.hypotheses.signals)
+    dead = [s for s in h.signals if f"`{s}`" in (h.not_testable or "")] or h.signals
+    them = "it" if len(dead) == 1 else "them"
+    listed = ", ".join(f"`{s}`" for s in dead) or "a signal"
     return Recommendation(
         h.id,
         "re-evolution",
-        f"This claim could not be tested: its mechanism reads {_signals(h)}, which llm-d cannot supply, so the "
-        "translated plugin holds it constant. Re-evolve with it removed from the simulated snapshot (or replaced by "
-        "a signal llm-d has) so the claim can transfer.",
+        f"This claim could not be tested: its mechanism reads {listed}, which llm-d cannot supply, so the "
+        f"translated plugin holds {them} constant. Re-evolve with {them} removed from the simulated snapshot (or "
+        "replaced by a signal llm-d has) so the claim can transfer.",
     )
 
 

@@ -76,7 +76,8 @@ def test_not_testable_claim_asks_for_a_re_evolution_without_the_signal():
     b8 = _h("B8", signals=["CacheHitRate"], not_testable="the mechanism reads `CacheHitRate` ...")
     recs = recommendations([(a2, _v("A2", S.NOT_TESTABLE)), (b8, _v("B8", S.NOT_TESTABLE))])
     assert [(r.hypothesis, r.kind) for r in recs] == [("A2", "re-evolution")]
-    assert "`CacheHitRate`, `SessionID`, which llm-d cannot supply" in recs[0].text
+    # SessionID is read too, but llm-d supplies it: only the constant signal is named
+    assert "reads `CacheHitRate`, which llm-d cannot supply, so the translated plugin holds it constant" in recs[0].text
 
 
 def test_refuted_claims_carry_what_was_measured():
