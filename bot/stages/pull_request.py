@@ -87,7 +87,6 @@ def fidelity_line(f) -> str:
 #: JSON records, the copy of the PR text, the copied translation dictionary and the plots.
 GENERATED = (
     "{docs}/**/*.json",
-    "{docs}/pull-request.md",
     "{docs}/validation/plots/**",
     "docs/promotion/translation-dictionary.md",
     "{benchmarks}/**/*.json",
@@ -144,7 +143,7 @@ def run(ctx: StageContext) -> StageOutput:
     hypotheses = load_hypotheses(ctx)  # in id order
     verdicts = {v["hypothesis_id"]: Verdict.model_validate(v) for v in ctx.read_json(ctx.paths.verdicts_json)}
     manifest_path = f"{ctx.paths.docs}/artifacts.json"
-    description_path = f"{ctx.paths.docs}/pull-request.md"
+    description_path = f"{ctx.paths.docs}/pull-request.md"  # committed by earlier versions; the PR holds it now
     artifacts = sorted(
         (a for a in ctx.state.artifact_index() if a.path not in (manifest_path, description_path)),
         key=lambda a: a.path,
@@ -188,7 +187,6 @@ def run(ctx: StageContext) -> StageOutput:
     ctx.forge.mark_ready(pr)
     manifest = [{"path": a.path, "sha256": a.sha256, "stage": int(a.stage)} for a in artifacts]
     files: dict[str, str | bytes] = {
-        description_path: f"# {md(pr_title(ctx))}\n\n{body}",
         manifest_path: json.dumps(manifest, indent=2) + "\n",
         ".gitattributes": gitattributes(_text(ctx.forge.read_file(ctx.branch, ".gitattributes")), ctx.paths),
     }

@@ -63,13 +63,16 @@ def test_links_are_absolute_and_pinned_to_the_commit_holding_the_artifacts(full_
 def test_machine_written_bulk_is_marked_generated(full_run, tmp_path):
     _, _, fork = full_run
     attributes = git(fork, "show", f"{BRANCH}:.gitattributes")
+    # the PR text is not copied onto the branch: it would only duplicate the PR (and name commits)
+    assert "docs/promotion/evolved-adaptive-scorer/pull-request.md" not in git(
+        fork, "ls-tree", "-r", "--name-only", BRANCH
+    )
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / ".gitattributes").write_text(attributes)
     docs = "docs/promotion/evolved-adaptive-scorer"
     generated = [
         f"{docs}/validation/verdicts.json",
         f"{docs}/artifacts.json",
-        f"{docs}/pull-request.md",
         f"{docs}/validation/plots/A1-effects.png",
     ]
     read_by_people = [f"{docs}/validation/verdicts.md", f"{docs}/report.md", "cmd/epp/runner/runner.go"]
