@@ -353,7 +353,10 @@ def plan_cost(
 
 
 def naive_cost(request: PromotionRequest, planned: Sequence[PlannedHypothesis], p: CostParameters) -> PlanCost:
-    """The seed's plan: a profile per hypothesis, each with its own baseline + evolved stand-ups and runs."""
+    """The seed's plan: a profile per hypothesis, each with its own baseline + evolved stand-ups and runs.
+
+    ``planned`` lists a hypothesis once for every hypothesis of the seed's it stands for (see make_plan).
+    """
     standups = runs = 0
     gpu = 0.0
     for h in planned:
@@ -450,7 +453,13 @@ def make_plan(
     except RequestError as exc:
         raise PlanError(f"noise model: {exc}") from None
     stacks = len(harnesses)  # a harness is fixed per experiment, so each needs its own pair of stacks
-    naive = naive_cost(request, planned, params)
+    # The seed's plan is priced over the hypotheses the seed's generator writes: a duplicate or implied
+    # hypothesis folded into another (``covers``) and a claim the translation cannot test were each a
+    # profile of their own there. Merging them is part of what this plan saves.
+    seed_hypotheses = [
+        p for h in hypotheses if h.prediction is not None for p in [_planned(h, request)] * (1 + len(h.covers))
+    ]
+    naive = naive_cost(request, seed_hypotheses, params)
     sizing = size(planned, noise, alpha=alpha, target=power, max_reps=MAX_REPETITIONS, fixed_reps=repetitions)
     notes.extend(sizing.notes)
     if repetitions is not None:
