@@ -69,7 +69,7 @@ DIRECTIVES: dict[int, tuple[Directive, ...]] = {
             2,
             "exclude",
             "exclude: ID, ID (why)",
-            "exclude: A4, A5 (duplicates of A1/A2)",
+            "exclude: B2, B4 (this cluster has no LoRA or P/D split)",
             "drops those hypotheses (alias `drop:`); ids after the list are the reason and stay; other ids do not move",
             _verb_line("exclude", "drop"),
         ),
