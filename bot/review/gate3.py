@@ -5,7 +5,9 @@
   verdict follows from its cells (confirmed only when every cell confirms; refuted only with a refuted
   cell), each decided cell's interval, change and adjusted p agree with its status, and every cell
   measures the hypothesis's own metric on one of its workloads;
-- reports that failed validation (listed in ``verdicts.md``) are surfaced; no results at all is said.
+- reports that failed validation (listed in ``verdicts.md``) are surfaced; no results at all is said;
+- the arms were measured alike: the testbeds the reports record (``validation/testbed.json``) are one, or
+  every one of them ran both arms.
 What the evidence says (Track A direction, Track B gaps, Track C regressions) is summarized for the
 person deciding; a refuted hypothesis is a result, not a defect of the artifacts.
 
@@ -26,6 +28,7 @@ CHECKLIST = [
     "every hypothesis has a verdict",
     "verdicts consistent with the data",
     "benchmark reports valid",
+    "both arms measured on one testbed",
     "direction / gaps / regressions summarized",
 ]
 
@@ -215,6 +218,61 @@ def _benchmark_ended_early(ctx) -> list[Finding]:
     ]
 
 
+def _testbed_words(group: dict) -> str:
+    """One testbed in plain words (findings are escaped where they are rendered)."""
+    engines = [e for e in group.get("engines") or [] if isinstance(e, dict)]
+    parts = [
+        f"{e.get('model') or 'model not recorded'} on {e.get('accelerator') or 'accelerator not recorded'}"
+        f" with {e.get('image') or 'engine image not recorded'}"
+        for e in engines
+    ] or ["engine not recorded"]
+    harness = " ".join(str(x) for x in (group.get("harness"), group.get("harness_version")) if x) or "not recorded"
+    return f"{'; '.join(parts)}; harness {harness}; cluster {group.get('cluster') or 'not recorded'}"
+
+
+def _testbeds(ctx) -> list[Finding]:
+    """A verdict compares two arms; measured on different testbeds (another model, GPU, engine image, harness or
+    cluster), the difference is the testbeds' as much as the plugin's. Stage 5 records every testbed its reports
+    name; the gate raises arms that do not share one, and notes verdicts pooled over several."""
+    path = ctx.paths.testbed
+    text = ctx.read(path)
+    if not text:
+        return []
+    try:
+        groups = [g for g in json.loads(text).get("testbeds") or [] if isinstance(g, dict)]
+    except (ValueError, AttributeError):
+        return [
+            Finding(severity=Severity.IMPORTANT, check="G3.testbed", file=path, message="unreadable testbed record")
+        ]
+    if len(groups) < 2:
+        return []
+    arms = {a for g in groups for a in g.get("arms") or []}
+    said = " | ".join(
+        f"{g.get('reports', 0)} report(s) of {', '.join(g.get('arms') or []) or 'no arm'}: {_testbed_words(g)}"
+        for g in groups
+    )
+    if any(set(g.get("arms") or []) != arms for g in groups):
+        return [
+            Finding(
+                severity=Severity.IMPORTANT,
+                check="G3.testbed",
+                file=path,
+                message=f"the arms were not measured on one testbed ({len(groups)} testbeds): {said}",
+                fix="benchmark both arms on one testbed, or set the other testbed's reports aside and request "
+                "changes with `rejudge:` so stage 5 judges what is comparable",
+            )
+        ]
+    return [
+        Finding(
+            severity=Severity.SUGGESTION,
+            check="G3.testbed",
+            file=path,
+            message=f"the verdicts pool {len(groups)} testbeds, each of which ran both arms: {said}",
+            fix="say in the decision which testbed the result is for, or judge each testbed's reports apart",
+        )
+    ]
+
+
 def _rejected_reports(ctx) -> list[tuple[str, str]]:
     """The reports stage 5 did not use, as it recorded them (validation/reports-not-used.json)."""
     text = ctx.read(ctx.paths.reports_not_used)
@@ -287,6 +345,7 @@ def review(ctx) -> list[Finding]:
             )
         )
     findings += _benchmark_ended_early(ctx)
+    findings += _testbeds(ctx)
     for path, reason in _rejected_reports(ctx):
         findings.append(
             Finding(

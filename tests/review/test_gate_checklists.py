@@ -190,6 +190,43 @@ def test_gate3_says_when_the_benchmark_ended_early(branch):
     assert found and found[0].severity.value == "SUGGESTION"
 
 
+def test_gate3_raises_arms_measured_on_different_testbeds(branch):
+    """Stage 5 records the testbeds its reports name; a comparison whose arms ran on different ones (here the
+    evolved arm on other GPUs) is raised, and verdicts pooled over testbeds that each ran both arms are noted."""
+    import json
+
+    ctx, edit, _ = branch
+    assert not [f for f in review_gate(3, ctx) if f.check == "G3.testbed"]  # the bundled example: one testbed
+
+    def split(both_arms_on_each: bool):
+        def change(text: str) -> str:
+            doc = json.loads(text)
+            (one,) = doc["testbeds"]
+            other = json.loads(json.dumps(one))
+            other["engines"][0]["accelerator"] = "NVIDIA-A100-SXM4-40GB"
+            if not both_arms_on_each:
+                one["arms"], other["arms"] = ["baseline"], ["evolved"]
+            return json.dumps(doc | {"testbeds": [one, other]})
+
+        return change
+
+    edit(ctx.paths.testbed, split(both_arms_on_each=False))
+    found = [f for f in review_gate(3, ctx) if f.check == "G3.testbed"]
+    assert len(found) == 1 and found[0].severity is Severity.IMPORTANT
+    assert "not measured on one testbed (2 testbeds)" in found[0].message
+    assert "of evolved: meta-llama/Llama-3.1-8B-Instruct on NVIDIA-A100-SXM4-40GB" in found[0].message
+    assert found[0].file == ctx.paths.testbed
+
+    def one_again(text: str) -> str:
+        doc = json.loads(text)
+        return json.dumps(doc | {"testbeds": [doc["testbeds"][0] | {"arms": ["baseline", "evolved"]}]})
+
+    edit(ctx.paths.testbed, one_again)
+    edit(ctx.paths.testbed, split(both_arms_on_each=True))
+    found = [f for f in review_gate(3, ctx) if f.check == "G3.testbed"]
+    assert len(found) == 1 and found[0].severity is Severity.SUGGESTION and "pool 2 testbeds" in found[0].message
+
+
 def test_each_gate_says_what_it_decides_on_and_what_to_read_first(branch):
     from bot.review.brief import brief
 
