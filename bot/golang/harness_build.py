@@ -3,9 +3,10 @@
 One ``ExecRequest("go-harness")`` carries everything the sandboxed job needs and nothing it must
 trust: the composed BLIS package (the evolved program plus the BLIS mirror, ``blis_mirror``), the
 plugin package as generated (comparisons watched) with a hook that reaches its adapter, the harness
-command, and as JSON the scheduling profile, the sampled states per mapping switched off (runs) and
-the probes that choose unit-test inputs. ``harness_run.execute_harness`` builds it once and runs it.
-Pure: text in, a request out.
+command, and as JSON the scheduling profile, the plan the states are sampled from (the runs: as
+deployed, each mapping switched off, each bypass; ``run_plan``) and the probes that choose unit-test
+inputs. ``harness_run.execute_harness`` samples the states (``with_states``) while it builds the
+harness once, then runs it. Pure: text in, a request out.
 """
 
 from __future__ import annotations
@@ -77,23 +78,18 @@ def untranslatable_reads(an: Analysis, gen: Generated, d: Dictionary) -> list[tu
     return out
 
 
-def runs(an: Analysis, gen: Generated, d: Dictionary, n: int | None = None) -> tuple[list[dict], dict[str, dict]]:
-    """The differential runs (as deployed, each mapping off, all off) and what each mapping means."""
+def run_plan(an: Analysis, gen: Generated, d: Dictionary, n: int | None = None) -> tuple[dict, dict[str, dict]]:
+    """How to sample the differential runs (as deployed, each mapping off, each bypass, all off), and what
+    each mapping means. The plan is small JSON; the job that runs the harness samples the states from it
+    (``with_states``) while Go compiles, so a request stays kilobytes instead of tens of megabytes."""
     spec = spec_for(an, gen)
-    states = world.sample(spec, n or STATES.get(an.kind, 600), SEED)
     applicable = world.applicable_mappings(spec)
     bypass = [world.untranslatable_mapping(s, field) for s, field in untranslatable_reads(an, gen, d)]
     meaning = {m: {"title": world.MAPPINGS[m].title, "why": world.MAPPINGS[m].why} for m in applicable}
     meaning |= {b.id: {"title": b.title, "why": b.why} for b in bypass}
-    base = [world.views(s) for s in states]
-    out = [{"name": AS_DEPLOYED, "bypass": [], "states": base}]
-    for m in applicable:
-        views = [world.views(s, frozenset({m})) for s in states]
-        out.append(
-            {"name": m, "bypass": [], "states": [_mark_same_blis(v, b) for v, b in zip(views, base, strict=True)]}
-        )
-    for b in bypass:
-        out.append({"name": b.id, "bypass": list(b.bypass), "states": [], "like": AS_DEPLOYED})
+    out: list[dict] = [{"name": AS_DEPLOYED, "off": [], "bypass": []}]
+    out += [{"name": m, "off": [m], "bypass": [], "markSameBlis": True} for m in applicable]
+    out += [{"name": b.id, "bypass": list(b.bypass), "like": AS_DEPLOYED} for b in bypass]
     # Every mapped signal too: its adapter line bypassed (the plugin handed BLIS's value), so a wrong
     # mapping (KV in percent, say) is named when no world mapping explains a disagreement.
     for name in sorted(gen.snapshot_fields):
@@ -102,16 +98,42 @@ def runs(an: Analysis, gen: Generated, d: Dictionary, n: int | None = None) -> t
             continue
         run = f"signal:{name}"
         meaning[run] = {"title": f"the {name} adapter line", "why": f"the plugin reads {name} as `{entry.llmd.expr}`"}
-        out.append({"name": run, "bypass": [f"snapshot:{name}"], "states": [], "like": AS_DEPLOYED})
-    everything = frozenset(applicable)
-    out.append(
-        {
-            "name": ALL_OFF,
-            "bypass": [f for b in bypass for f in b.bypass],
-            "states": [world.views(s, everything) for s in states],
-        }
-    )
-    return out, meaning
+        out.append({"name": run, "bypass": [f"snapshot:{name}"], "like": AS_DEPLOYED})
+    out.append({"name": ALL_OFF, "off": applicable, "bypass": [f for b in bypass for f in b.bypass]})
+    plan = {"spec": spec.to_json(), "states": n or STATES.get(an.kind, 600), "seed": SEED, "runs": out}
+    return plan, meaning
+
+
+#: The most states a plan may ask for: a request comes from another job, and sampling is not free.
+MAX_STATES = 20_000
+
+
+def with_states(inp: dict) -> dict:
+    """The harness input with every run's states sampled from its plan (``run_plan``); an input that
+    already carries its runs is returned as it is. Deterministic: the same plan gives the same states."""
+    plan = inp.get("sample")
+    if plan is None:
+        return inp
+    spec = world.Spec.from_json(plan.get("spec") or {})
+    n, seed = plan.get("states"), plan.get("seed")
+    if not isinstance(n, int) or not 0 < n <= MAX_STATES or not isinstance(seed, int):
+        raise ValueError(f"sampling plan: states must be 1..{MAX_STATES} and seed an integer")
+    states = world.sample(spec, n, seed)
+    base = [world.views(s) for s in states]
+    runs = []
+    for run in plan.get("runs") or []:
+        name, bypass = str(run.get("name")), [str(f) for f in run.get("bypass") or []]
+        if run.get("like"):
+            runs.append({"name": name, "bypass": bypass, "states": [], "like": str(run["like"])})
+            continue
+        off = frozenset(run.get("off") or [])
+        if off - set(world.MAPPINGS):
+            raise ValueError(f"sampling plan: unknown mapping(s) {sorted(off - set(world.MAPPINGS))}")
+        views = [world.views(s, off) for s in states] if off else base
+        if run.get("markSameBlis"):
+            views = [_mark_same_blis(v, b) for v, b in zip(views, base, strict=True)]
+        runs.append({"name": name, "bypass": bypass, "states": views})
+    return {k: v for k, v in inp.items() if k != "sample"} | {"runs": runs}
 
 
 def _mark_same_blis(view: dict, base: dict) -> dict:
@@ -222,15 +244,20 @@ def request(
     files["llm-d-router/cmd/promotion-harness/main.go"] = files["llm-d-router/cmd/promotion-harness/main.go"].replace(
         "evolved.Factory(", f"evolved.{gen.factory}("
     )
-    run_list, meaning = runs(an, gen, d, states) if differential and an.kind != PolicyKind.SCHEDULING else ([], {})
+    plan, meaning = (None, {})
+    if differential and an.kind != PolicyKind.SCHEDULING:
+        plan, meaning = run_plan(an, gen, d, states)
     floor, high = floor_for(an, gen, d)
     args = {
         "input": {
             "kind": an.kind.value,
+            # A plugin that keeps state gets a new instance for every state, as BLIS's side does: else the
+            # history of every earlier state would pile up in it, and its decisions drift from BLIS's.
+            "fresh": gen.stateful,
             "profile": profile(gen, an.kind, plugin_type),
-            "runs": run_list,
             "probes": probe_specs,
-        },
+        }
+        | ({"sample": plan} if plan is not None else {}),
         "summary": {"floor": floor, "all_high": high, "seed": SEED, "mappings": meaning, "notes": composed.notes},
     }
     return ExecRequest(KIND, files=files, args=args), meaning

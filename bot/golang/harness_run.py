@@ -5,20 +5,24 @@ is the evolved program compiled: in the GitHub home a job without secrets runs i
 replayed. Both the build and the run happen in the sandbox (``bot.golang.gorun``: no network, the
 toolchain read-only, the scratch module the only writable place, limits on time and memory). The
 compiled binary is kept by the content hash of its sources, so a promotion's stages ask for the same
-harness and compile it once. The answer is JSON: per-state decisions of the as-deployed run, the
-probe results the unit tests are chosen from, and the fidelity summary (``differential``).
+harness and compile it once. The request carries how to sample the states, not the states (tens of
+megabytes of JSON): they are sampled here while Go compiles, and split between one harness process
+per core. The answer is JSON: per-state decisions of the as-deployed run, the probe results the unit
+tests are chosen from, and the fidelity summary (``differential``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
 from bot import PROJECT_ROOT, sandbox
-from bot.golang import differential, gorun
+from bot.golang import differential, gorun, harness_build
 from bot.golang.toolchain import MIRROR_MODULES, PluginFilesError, ToolchainMissing, _tool_paths, default_cache_dir
 from bot.sandbox import Limits, Mounts
 
@@ -84,8 +88,55 @@ def build(files: dict[str, str], cache_dir: Path | None = None) -> tuple[Path | 
     return cached, log
 
 
-def run(binary: Path, inp: dict) -> tuple[dict | None, str]:
-    """Run the harness on ``inp`` in the sandbox; (output, log)."""
+#: The most harness processes one run starts: the states are split between them, one per core.
+MAX_SHARDS = 4
+
+
+def shards_for(inp: dict, cores: int | None = None) -> int:
+    """How many processes to split ``inp``'s states between: one per core, at most MAX_SHARDS, none empty."""
+    states = min((len(r["states"]) for r in inp.get("runs") or [] if r.get("states")), default=0)
+    return max(1, min(cores or os.cpu_count() or 1, MAX_SHARDS, states))
+
+
+def split(inp: dict, k: int) -> list[dict]:
+    """``inp`` as ``k`` inputs, each with a contiguous slice of every run's states (all runs sample the same
+    states, so a slice keeps a state's runs together); the probes go with the first. Each state is decided
+    on its own (a stateful plugin is new for every state), so where a state is decided changes nothing."""
+    n = min((len(r["states"]) for r in inp.get("runs") or [] if r.get("states")), default=0)
+    bounds = [n * i // k for i in range(k + 1)]
+    parts = []
+    for i in range(k):
+        runs = [r | {"states": r["states"][bounds[i] : bounds[i + 1]]} if r.get("states") else r for r in inp["runs"]]
+        parts.append(inp | {"runs": runs, "probes": inp.get("probes", []) if i == 0 else []})
+    return parts
+
+
+def merge(outs: list[dict]) -> dict:
+    """The answers of ``split``'s parts as one answer, in the order of the states."""
+    first = outs[0]
+    runs = [
+        run | {"results": [r for out in outs for r in out["runs"][i]["results"]]}
+        for i, run in enumerate(first.get("runs") or [])
+    ]
+    unsupported = list(dict.fromkeys(u for out in outs for u in out.get("unsupported") or []))
+    return first | {"runs": runs} | ({"unsupported": unsupported} if unsupported else {})
+
+
+def run(binary: Path, inp: dict, shards: int | None = None) -> tuple[dict | None, str]:
+    """Run the harness on ``inp`` in the sandbox, its states split between ``shards`` processes (default:
+    one per core); (output, log)."""
+    k = shards or shards_for(inp)
+    if k <= 1:
+        return _run_one(binary, inp)
+    with ThreadPoolExecutor(k) as pool:
+        answers = list(pool.map(lambda part: _run_one(binary, part), split(inp, k)))
+    failed = next((log for out, log in answers if out is None), None)
+    if failed is not None:
+        return None, failed
+    return merge([out for out, _ in answers]), ""
+
+
+def _run_one(binary: Path, inp: dict) -> tuple[dict | None, str]:
     with tempfile.TemporaryDirectory(prefix="promotion-harness-") as tmp:
         scratch = Path(tmp)
         shutil.copy2(binary, scratch / BINARY)
@@ -108,9 +159,15 @@ def run(binary: Path, inp: dict) -> tuple[dict | None, str]:
 
 def execute_harness(files: dict[str, str], args: dict) -> dict:
     """The kind's function: (files, args) -> JSON answer (see the module docstring)."""
-    inp = args.get("input") or {}
     summary = args.get("summary") or {}
-    binary, log = build(files)
+    with ThreadPoolExecutor(1) as pool:
+        built = pool.submit(build, files)  # Go compiles while the states are sampled here
+        try:
+            inp = harness_build.with_states(args.get("input") or {})
+        except ValueError as exc:
+            built.result()
+            return {"ok": False, "build_log": str(exc), "probes": [], "decisions": [], "fidelity": None}
+        binary, log = built.result()
     if binary is None:
         return {"ok": False, "build_log": log[-4000:], "probes": [], "decisions": [], "fidelity": None}
     out, log = run(binary, inp)

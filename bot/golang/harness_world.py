@@ -125,6 +125,30 @@ class Spec:
     stateful: bool = False  # the receiver keeps state across calls: give states a short history
     classes: tuple[str, ...] = ("critical", "standard", "sheddable", "batch", "background", "")
 
+    def to_json(self) -> dict:
+        return {
+            "kind": self.kind,
+            "reads": sorted(self.reads),
+            "thresholds": [[t.signal, t.value] for t in self.thresholds],
+            "stateful": self.stateful,
+            "classes": list(self.classes),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> Spec:
+        """A spec read back from an execution request (data from another job): checked field by field."""
+        try:
+            kind, reads, stateful = data["kind"], data["reads"], data["stateful"]
+            thresholds = [Threshold(str(sig), float(v)) for sig, v in data["thresholds"]]
+            classes = tuple(data["classes"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"sampling spec: {exc!r}") from None
+        if kind not in ("routing", "admission") or not isinstance(stateful, bool):
+            raise ValueError("sampling spec: kind must be routing or admission, stateful a boolean")
+        if not all(isinstance(x, str) for x in (*reads, *classes)) or not classes:
+            raise ValueError("sampling spec: reads and classes must be lists of names")
+        return cls(kind, frozenset(reads), thresholds, stateful, classes)
+
 
 @dataclass
 class Instance:

@@ -89,7 +89,7 @@ def test_the_harness_decides_the_same_on_compact_and_on_written_out_histories(di
     capture = _Capture()
     translate(src, an, dictionary, plugin_type="t-a01", executor=capture)
     request = capture.request
-    inp = request.args["input"]
+    inp = harness_build.with_states(request.args["input"])
     written_out = json.loads(json.dumps(inp))
     states = [s for run in written_out["runs"] for s in run["states"]]
     for state in states + [s for probe in written_out["probes"] for s in probe["candidates"]]:
@@ -106,3 +106,28 @@ def test_the_harness_decides_the_same_on_compact_and_on_written_out_histories(di
     assert compact is not None and full is not None, err1 + err2
     assert compact == full
     assert len(json.dumps(inp)) * 2 < len(json.dumps(written_out))
+
+
+@pytest.mark.slow
+def test_a_stateful_plugin_decides_each_state_as_if_it_were_the_first(dictionary):
+    """BLIS's side replays a state's own history on a new policy; the plugin's side must too. Were one
+    plugin instance kept across states, the histories of all earlier states would pile up in it and a
+    state's decision would depend on the order the states come in (a03's agreement read 0.78, not 0.92)."""
+    from bot.golang.translate import translate
+
+    src = load_evolved_source(CORPUS / "a03_openevolve_tenant_fair_share.py")
+    an = analyze(src, dictionary)
+    capture = _Capture()
+    tr = translate(src, an, dictionary, plugin_type="t-a03", executor=capture, states=150)
+    assert tr.summary.fidelity is not None and tr.summary.fidelity.measured
+    inp = harness_build.with_states(capture.request.args["input"])
+    as_deployed = next(r for r in inp["runs"] if r["name"] == "as-deployed")
+    reversed_inp = {**inp, "runs": [{**as_deployed, "states": as_deployed["states"][::-1]}], "probes": []}
+    binary, log = harness_run.build(capture.request.files)
+    assert binary is not None, log
+    forward, err1 = harness_run.run(binary, {**inp, "runs": [as_deployed], "probes": []})
+    backward, err2 = harness_run.run(binary, reversed_inp)
+    assert forward is not None and backward is not None, err1 + err2
+    decisions = [r["llmd"] for r in forward["runs"][0]["results"]]
+    assert decisions == [r["llmd"] for r in backward["runs"][0]["results"]][::-1]
+    assert len({json.dumps(d, sort_keys=True) for d in decisions}) > 1  # the decisions do vary by state

@@ -1,0 +1,139 @@
+"""The harness's request carries a sampling plan, not states; its states are split between processes.
+
+A request is data that crosses jobs in the GitHub home, so it stays small: ``run_plan`` says how to
+sample, ``with_states`` samples (while Go compiles). The harness then runs one process per core on
+contiguous slices of the states (``split``/``merge``). Neither may change an answer: these tests hold
+the sampled input to the plan and the sharded answer to the one-process answer.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.execution import DirectExecutor
+from bot.golang import harness_build, harness_run
+from bot.golang import harness_world as world
+from bot.golang.analyze import analyze
+from bot.golang.differential import ALL_OFF, AS_DEPLOYED
+from bot.golang.source import load_evolved_source
+
+from .conftest import CORPUS, EXAMPLE
+
+
+class _Capture:
+    def run(self, request):
+        self.request = request
+        return DirectExecutor().run(request)
+
+
+def _request(path, dictionary, states=None):
+    from bot.golang.translate import translate
+
+    src = load_evolved_source(path)
+    capture = _Capture()
+    translate(src, analyze(src, dictionary), dictionary, plugin_type="t-shards", executor=capture, states=states)
+    return capture.request
+
+
+def test_a_spec_survives_the_trip_through_json_and_a_bad_one_is_named():
+    spec = world.Spec("admission", frozenset({"QueueDepth", "InputTokens"}), [world.Threshold("QueueDepth", 5)], True)
+    again = world.Spec.from_json(json.loads(json.dumps(spec.to_json())))
+    assert again == world.Spec(spec.kind, spec.reads, [world.Threshold("QueueDepth", 5.0)], True)
+    for bad in ({}, {**spec.to_json(), "kind": "scheduling"}, {**spec.to_json(), "reads": [1]}):
+        with pytest.raises(ValueError, match="sampling spec"):
+            world.Spec.from_json(bad)
+
+
+def _plan(kind="routing", n=40, runs=None):
+    spec = world.Spec(kind, frozenset({"QueueDepth", "KVUtilization", "InFlightRequests"}), [], False)
+    runs = runs or [
+        {"name": AS_DEPLOYED, "off": [], "bypass": []},
+        {"name": "metric-staleness", "off": ["metric-staleness"], "bypass": [], "markSameBlis": True},
+        {"name": "signal:QueueDepth", "bypass": ["snapshot:QueueDepth"], "like": AS_DEPLOYED},
+        {"name": ALL_OFF, "off": ["metric-staleness", "in-flight-counting"], "bypass": []},
+    ]
+    return {"sample": {"spec": spec.to_json(), "states": n, "seed": 7, "runs": runs}, "kind": kind}
+
+
+def test_the_sampled_runs_are_the_plans_states_under_each_runs_mappings():
+    inp = harness_build.with_states(_plan())
+    assert "sample" not in inp and inp["kind"] == "routing"
+    spec = world.Spec.from_json(_plan()["sample"]["spec"])
+    states = world.sample(spec, 40, 7)
+    by_name = {r["name"]: r for r in inp["runs"]}
+    assert [r["name"] for r in inp["runs"]] == [AS_DEPLOYED, "metric-staleness", "signal:QueueDepth", ALL_OFF]
+    assert by_name[AS_DEPLOYED]["states"] == [world.views(s) for s in states]
+    assert by_name[ALL_OFF]["states"] == [
+        world.views(s, frozenset({"metric-staleness", "in-flight-counting"})) for s in states
+    ]
+    base = by_name[AS_DEPLOYED]["states"]
+    off = [world.views(s, frozenset({"metric-staleness"})) for s in states]
+    assert by_name["metric-staleness"]["states"] == [
+        harness_build._mark_same_blis(v, b) for v, b in zip(off, base, strict=True)
+    ]
+    assert by_name["signal:QueueDepth"] == {
+        "name": "signal:QueueDepth",
+        "bypass": ["snapshot:QueueDepth"],
+        "states": [],
+        "like": AS_DEPLOYED,
+    }
+    assert harness_build.with_states(_plan()) == inp  # the same plan, the same states
+    assert harness_build.with_states(inp) is inp  # an input with its runs is read as it is
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"states": 10**7}, "states must be"),
+        ({"states": "40"}, "states must be"),
+        ({"runs": [{"name": "x", "off": ["no-such-mapping"]}]}, "unknown mapping"),
+    ],
+)
+def test_a_plan_from_another_job_that_asks_too_much_or_the_unknown_is_refused(change, message):
+    inp = _plan()
+    inp["sample"] |= change
+    with pytest.raises(ValueError, match=message):
+        harness_build.with_states(inp)
+
+
+def test_split_gives_every_process_a_slice_of_every_runs_states_and_merge_puts_them_back():
+    inp = harness_build.with_states(_plan(n=41)) | {"probes": [{"name": "p"}]}
+    parts = harness_run.split(inp, 3)
+    assert [len(p["runs"][0]["states"]) for p in parts] == [13, 14, 14]
+    assert [p["probes"] for p in parts] == [[{"name": "p"}], [], []]
+    for run_i, run in enumerate(inp["runs"]):
+        assert [s for p in parts for s in p["runs"][run_i]["states"]] == run["states"]
+    # each process answers one result per state it got (here: the state itself)
+    outs = [
+        {
+            "runs": [{"name": r["name"], "results": list(r["states"])} for r in p["runs"]],
+            "probes": ["answer"] if p["probes"] else [],
+            "unsupported": ["b", "a"] if i else ["a"],
+        }
+        for i, p in enumerate(parts)
+    ]
+    merged = harness_run.merge(outs)
+    assert [r["results"] for r in merged["runs"]] == [r["states"] for r in inp["runs"]]
+    assert merged["probes"] == ["answer"] and merged["unsupported"] == ["a", "b"]
+    assert harness_run.shards_for(inp, cores=2) == 2 and harness_run.shards_for(inp, cores=64) == 4
+    assert harness_run.shards_for({"runs": []}, cores=8) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", [EXAMPLE, CORPUS / "a01_pattern_c_adaptive_admission.go"], ids=lambda p: p.stem)
+def test_split_between_processes_the_harness_answers_as_one_process_does(path, dictionary):
+    """A stateless routing program and a stateful admission one: the same decisions, probes and notes."""
+    request = _request(path, dictionary, states=200)
+    # the plan, not the states, crosses jobs
+    assert "runs" not in request.args["input"] and len(json.dumps(request.args["input"]["sample"])) < 10_000
+    inp = harness_build.with_states(request.args["input"])
+    assert len(json.dumps(inp["runs"])) > 100 * len(json.dumps(request.args["input"]["sample"]))
+    binary, log = harness_run.build(request.files)
+    assert binary is not None, log
+    one, err1 = harness_run.run(binary, inp, shards=1)
+    three, err2 = harness_run.run(binary, inp, shards=3)
+    assert one is not None and three is not None, err1 + err2
+    assert three == one
+    assert sum(len(r["results"]) for r in one["runs"]) > 200 and one["probes"]
