@@ -1,8 +1,9 @@
 """How long translation takes, measured against the floor the toolchain sets.
 
 For each input (the bundled example and every positive corpus input) this times ``translate()`` as a
-promotion runs it once: parse, analyse, generate, and the differential harness (compiled from a cold
-harness cache against the warm Go build cache, then run on its sampled states and probes), and
+promotion runs it once: parse, analyse, generate, and the differential harness job (compiled from a
+cold harness cache against the warm Go build cache while its states are sampled, then run on them and
+its probes, one process per core), and
 ``go vet`` on the package it generates (warm build cache, best of --repeat runs, in the sandbox like
 every Go run on generated code). ``go vet`` is the cheapest thing CI must do with a generated
 package anyway; the target is a median ratio of at most 3 and a maximum of at most 5.
@@ -41,7 +42,7 @@ def inputs() -> list[Path]:
 
 
 class _Timed:
-    """The direct executor, timing the harness (its sandboxed build and run) apart from the rest."""
+    """The direct executor, timing the harness job (sampling, sandboxed build and run) apart from the rest."""
 
     def __init__(self):
         from bot.execution import DirectExecutor
@@ -151,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         f"median translate / go vet = {summary['median_ratio']:.2f} (target <= {MEDIAN_TARGET:g}), "
         f"max {summary['max_ratio']:.2f} (target <= {MAX_TARGET:g}); total translate {summary['total_translate_s']:.1f} s "
         f"vs go vet {summary['total_go_vet_s']:.1f} s over {summary['inputs']} inputs; without the differential harness "
-        f"(its sandboxed build and run, {summary['total_harness_s']:.1f} s in all): median "
+        f"(sampling, sandboxed build and run: {summary['total_harness_s']:.1f} s in all): median "
         f"{summary['median_ratio_without_harness']:.2f}, max {summary['max_ratio_without_harness']:.2f}"
     )
     return 0

@@ -13,11 +13,13 @@ tests are chosen from, and the fidelity summary (``differential``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
@@ -64,28 +66,50 @@ def _scratch(dest: Path, files: dict[str, str]) -> None:
 
 def build(files: dict[str, str], cache_dir: Path | None = None) -> tuple[Path | None, str]:
     """(binary, log): the harness compiled once per distinct set of sources; None and the errors if not."""
+    with building(files, cache_dir) as finish:
+        return finish()
+
+
+@contextlib.contextmanager
+def building(files: dict[str, str], cache_dir: Path | None = None) -> Iterator[Callable[[], tuple[Path | None, str]]]:
+    """Start compiling the harness and yield ``finish``, which waits for it and returns ``build``'s answer.
+
+    The Python part (scratch module, sandbox set-up) runs here, before the caller goes on: in a thread it
+    would wait for the caller's Python work at every system call (the interpreter lock), and Go would
+    start only when that work is done. Only the wait for the Go process runs in a thread.
+    """
     _check_paths(files)
     cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     key = hashlib.sha256(json.dumps(sorted(files.items())).encode()).hexdigest()[:32]
     cached = cache_dir / "harness" / key / BINARY
     if cached.is_file():
-        return cached, ""
+        yield lambda: (cached, "")
+        return
     go, _ = _tool_paths()
     with (
         tempfile.TemporaryDirectory(prefix="promotion-go-") as tmp,
         gorun.go_box(go, Path(tmp), cache_dir, BUILD_LIMITS) as box,
+        ThreadPoolExecutor(1) as pool,
     ):
         _scratch(Path(tmp), files)
         out = Path(tmp) / BINARY
         # Never shipped, never debugged: no symbol table or DWARF to write (about 0.2 s less to link).
         cmd = [str(go), "build", "-ldflags=-s -w", "-o", str(out), "./cmd/promotion-harness"]
-        res = box.run(cmd, Path(tmp) / "llm-d-router")
-        log = (res.stdout + res.stderr).replace(tmp, "$SCRATCH")
-        if res.returncode != 0 or not out.is_file():
-            return None, log or "go build failed without output"
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(out, cached)
-    return cached, log
+        compiling = pool.submit(box.run, cmd, Path(tmp) / "llm-d-router")
+
+        def finish() -> tuple[Path | None, str]:
+            res = compiling.result()
+            log = (res.stdout + res.stderr).replace(tmp, "$SCRATCH")
+            if res.returncode != 0 or not out.is_file():
+                return None, log or "go build failed without output"
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(out, cached)
+            return cached, log
+
+        try:
+            yield finish
+        finally:
+            compiling.result()  # the scratch module goes only when Go is done with it
 
 
 #: The most harness processes one run starts: the states are split between them, one per core.
@@ -124,50 +148,50 @@ def merge(outs: list[dict]) -> dict:
 
 def run(binary: Path, inp: dict, shards: int | None = None) -> tuple[dict | None, str]:
     """Run the harness on ``inp`` in the sandbox, its states split between ``shards`` processes (default:
-    one per core); (output, log)."""
-    k = shards or shards_for(inp)
-    if k <= 1:
-        return _run_one(binary, inp)
-    with ThreadPoolExecutor(k) as pool:
-        answers = list(pool.map(lambda part: _run_one(binary, part), split(inp, k)))
+    one per core); (output, log). Each part's input is written here, one after the other, and its process
+    started as soon as it is (writing JSON holds the interpreter lock, so a thread would not write faster)."""
+    parts = split(inp, shards or shards_for(inp))
+    with tempfile.TemporaryDirectory(prefix="promotion-harness-") as tmp, ThreadPoolExecutor(len(parts)) as pool:
+        running = []
+        for i, part in enumerate(parts):
+            scratch = Path(tmp) / str(i)
+            scratch.mkdir()
+            shutil.copy2(binary, scratch / BINARY)
+            (scratch / "input.json").write_text(json.dumps(part, separators=(",", ":")), encoding="utf-8")
+            running.append(pool.submit(_run_one, scratch))
+        answers = [r.result() for r in running]
     failed = next((log for out, log in answers if out is None), None)
     if failed is not None:
         return None, failed
     return merge([out for out, _ in answers]), ""
 
 
-def _run_one(binary: Path, inp: dict) -> tuple[dict | None, str]:
-    with tempfile.TemporaryDirectory(prefix="promotion-harness-") as tmp:
-        scratch = Path(tmp)
-        shutil.copy2(binary, scratch / BINARY)
-        (scratch / "input.json").write_text(json.dumps(inp, separators=(",", ":")), encoding="utf-8")
-        res = sandbox.run(
-            [str(scratch / BINARY), "input.json", "output.json"],
-            cwd=scratch,
-            env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(scratch), "TMPDIR": "/tmp"},
-            mounts=Mounts(read_write=(scratch,)),
-            limits=RUN_LIMITS,
-        )
-        out = scratch / "output.json"
-        if res.returncode != 0 or not out.is_file():
-            detail = (res.stdout + res.stderr).replace(tmp, "$SCRATCH").strip()
-            if res.limit:
-                detail = f"stopped at the sandbox's {res.limit} limit. {detail}"
-            return None, detail[-4000:] or f"the harness exited {res.returncode}"
-        return json.loads(out.read_text(encoding="utf-8")), ""
+def _run_one(scratch: Path) -> tuple[dict | None, str]:
+    res = sandbox.run(
+        [str(scratch / BINARY), "input.json", "output.json"],
+        cwd=scratch,
+        env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(scratch), "TMPDIR": "/tmp"},
+        mounts=Mounts(read_write=(scratch,)),
+        limits=RUN_LIMITS,
+    )
+    out = scratch / "output.json"
+    if res.returncode != 0 or not out.is_file():
+        detail = (res.stdout + res.stderr).replace(str(scratch), "$SCRATCH").strip()
+        if res.limit:
+            detail = f"stopped at the sandbox's {res.limit} limit. {detail}"
+        return None, detail[-4000:] or f"the harness exited {res.returncode}"
+    return json.loads(out.read_text(encoding="utf-8")), ""
 
 
 def execute_harness(files: dict[str, str], args: dict) -> dict:
     """The kind's function: (files, args) -> JSON answer (see the module docstring)."""
     summary = args.get("summary") or {}
-    with ThreadPoolExecutor(1) as pool:
-        built = pool.submit(build, files)  # Go compiles while the states are sampled here
+    with building(files) as finish:
         try:
-            inp = harness_build.with_states(args.get("input") or {})
+            inp = harness_build.with_states(args.get("input") or {})  # while Go compiles
         except ValueError as exc:
-            built.result()
             return {"ok": False, "build_log": str(exc), "probes": [], "decisions": [], "fidelity": None}
-        binary, log = built.result()
+        binary, log = finish()
     if binary is None:
         return {"ok": False, "build_log": log[-4000:], "probes": [], "decisions": [], "fidelity": None}
     out, log = run(binary, inp)
