@@ -130,7 +130,10 @@ def split(inp: dict, k: int) -> list[dict]:
     bounds = [n * i // k for i in range(k + 1)]
     parts = []
     for i in range(k):
-        runs = [r | {"states": r["states"][bounds[i] : bounds[i + 1]]} if r.get("states") else r for r in inp["runs"]]
+        runs = [
+            r | {"states": r["states"][bounds[i] : bounds[i + 1]]} if r.get("states") else r
+            for r in inp.get("runs") or []
+        ]
         parts.append(inp | {"runs": runs, "probes": inp.get("probes", []) if i == 0 else []})
     return parts
 

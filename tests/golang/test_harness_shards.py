@@ -119,6 +119,8 @@ def test_split_gives_every_process_a_slice_of_every_runs_states_and_merge_puts_t
     assert merged["probes"] == ["answer"] and merged["unsupported"] == ["a", "b"]
     assert harness_run.shards_for(inp, cores=2) == 2 and harness_run.shards_for(inp, cores=64) == 4
     assert harness_run.shards_for({"runs": []}, cores=8) == 1
+    probes_only = {"kind": "scheduling", "probes": [{"name": "p"}]}  # a scheduling program has no runs
+    assert harness_run.split(probes_only, 1) == [probes_only | {"runs": []}]
 
 
 @pytest.mark.slow
