@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 
+import orjson
+
 from bot import PROJECT_ROOT, sandbox
 from bot.golang import differential, gorun, harness_build
 from bot.golang.toolchain import MIRROR_MODULES, PluginFilesError, ToolchainMissing, _tool_paths, default_cache_dir
@@ -160,7 +162,7 @@ def run(binary: Path, inp: dict, shards: int | None = None) -> tuple[dict | None
             scratch = Path(tmp) / str(i)
             scratch.mkdir()
             shutil.copy2(binary, scratch / BINARY)
-            (scratch / "input.json").write_text(json.dumps(part, separators=(",", ":")), encoding="utf-8")
+            (scratch / "input.json").write_bytes(orjson.dumps(part))
             running.append(pool.submit(_run_one, scratch))
         answers = [r.result() for r in running]
     failed = next((log for out, log in answers if out is None), None)
@@ -183,7 +185,7 @@ def _run_one(scratch: Path) -> tuple[dict | None, str]:
         if res.limit:
             detail = f"stopped at the sandbox's {res.limit} limit. {detail}"
         return None, detail[-4000:] or f"the harness exited {res.returncode}"
-    return json.loads(out.read_text(encoding="utf-8")), ""
+    return orjson.loads(out.read_bytes()), ""
 
 
 def execute_harness(files: dict[str, str], args: dict) -> dict:
