@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
@@ -104,8 +105,11 @@ def building(files: dict[str, str], cache_dir: Path | None = None) -> Iterator[C
             log = (res.stdout + res.stderr).replace(tmp, "$SCRATCH")
             if res.returncode != 0 or not out.is_file():
                 return None, log or "go build failed without output"
+            # Another promotion may look for this very binary meanwhile: it appears whole or not at all.
             cached.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(out, cached)
+            partial = cached.with_name(f".{BINARY}.{os.getpid()}.{threading.get_ident()}")
+            shutil.copy2(out, partial)
+            partial.replace(cached)
             return cached, log
 
         try:
