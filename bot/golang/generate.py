@@ -166,6 +166,16 @@ def _scorer_defaults(an: Analysis, options: dict) -> list[tuple[str, float]]:
     return options.get("scorers", default)
 
 
+#: What the weighted-scoring baseline's scorers read: signals of a program that composes them, too.
+SCORER_SIGNALS = ("QueueDepth", "BatchSize", "InFlightRequests", "KVUtilization")
+
+
+def signals_read(an: Analysis, kind: PolicyKind) -> set[str]:
+    """Every signal the plugin will read: the logic's own and, for a program composing BLIS's scorers, theirs."""
+    scorers = set(SCORER_SIGNALS) if an.uses_scorers and kind == PolicyKind.ROUTING else set()
+    return set(an.signal_names) | scorers
+
+
 def generate(
     src: EvolvedSource,
     an: Analysis,
@@ -189,7 +199,7 @@ def generate(
     scorer_defaults = None
     decisions: list[tuple[str, str]] = []
     if uses_scorers:
-        for nm in ("QueueDepth", "BatchSize", "InFlightRequests", "KVUtilization"):
+        for nm in SCORER_SIGNALS:
             if nm not in snapshot_fields:
                 snapshot_fields[nm] = "float64" if nm == "KVUtilization" else "int"
                 baseline_signals.append(nm)

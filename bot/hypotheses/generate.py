@@ -47,7 +47,7 @@ from bot.hypotheses.operating_points import (
     workloads_for_prefix,
     workloads_named_in,
 )
-from bot.hypotheses.signals import named_signals, not_testable_reason
+from bot.hypotheses.signals import declared_signals, named_signals, not_testable_reason
 from bot.hypotheses.track_b import DEFAULT_MARGIN, primary_metric, track_b
 from bot.hypotheses.wording import Ctx, clause, direction_words, fmt_rate, plugin_phrase, where
 from bot.model import (
@@ -120,6 +120,7 @@ def _track_a_claim(ctx: Ctx, claim: BlisClaim, hid: str) -> Hypothesis:
         magnitude=claim.magnitude,
         source=claim.id,
         names=[claim.mechanism, claim.statement],
+        declared=declared_signals(claim.id, claim.signals, ctx.summary.signals, ctx.dictionary),
     )
 
 
@@ -182,8 +183,9 @@ def _track_a(
     magnitude: float | None,
     source: str,
     names: list[str | None],
+    declared: list[str] | None = None,
 ) -> Hypothesis:
-    signals = named_signals(names, ctx.summary, ctx.dictionary)
+    signals = declared if declared is not None else named_signals(names, ctx.summary, ctx.dictionary)
     at = where(ctx.req, workloads, rates)
     because = f", because {clause(mechanism)}" if mechanism else ""
     if t.short is not None:
@@ -219,9 +221,11 @@ def _track_a(
 
 
 def _fold_duplicate(ctx: Ctx, kept: Hypothesis, dup: Hypothesis, oe: OpenEvolveHypothesis) -> Hypothesis:
-    """``kept`` now also stands for OpenEvolve's claim ``dup``: its mechanism's signals count too."""
+    """``kept`` now also stands for OpenEvolve's claim ``dup``: its mechanism's signals count too, unless the
+    claim declares its own (``claims[].signals`` is the researcher's word on what the mechanism reads)."""
     note = f"OpenEvolve's {dup.source} (line {oe.line}) predicts the same and is tested here"
-    signals = list(dict.fromkeys([*kept.signals, *dup.signals]))
+    declared = any(c.id == kept.source and c.signals is not None for c in ctx.req.claims)
+    signals = kept.signals if declared else list(dict.fromkeys([*kept.signals, *dup.signals]))
     return kept.model_copy(
         update={
             "mechanism": "; ".join(filter(None, [kept.mechanism, note])),

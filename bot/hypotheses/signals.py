@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from bot.hypotheses.errors import HypothesisError
 from bot.model import TranslationSummary
 
 _COMMENT = re.compile(r"^\s*(?://|#|/\*|\*)")
@@ -47,6 +48,27 @@ def named_signals(texts: Iterable[str | None], summary: TranslationSummary, dict
     """The translation's signals that ``texts`` name, in the order ``summary.signals`` lists them."""
     text = "\n".join(t for t in texts if t)
     return [s for s in summary.signals if any(_pattern(n).search(text) for n in _names(s, dictionary))]
+
+
+def declared_signals(claim_id: str, declared: list[str] | None, reads: list[str], dictionary: Any) -> list[str] | None:
+    """The signals a claim declares (``claims[].signals``), as canonical names in the order of ``reads`` (the
+    signals the plugin reads: ``TranslationSummary.signals``);
+    None when it declares none. A name the dictionary does not know, or a signal the evolved logic does not
+    read, is refused: a wrong list would mark a claim testable or not for the wrong reason."""
+    if declared is None:
+        return None
+    canonical = []
+    for name in declared:
+        entry = dictionary.signal(name) if dictionary is not None else None
+        if entry is None or entry.name not in reads:
+            what = "is not a signal the dictionary knows" if entry is None else "is not read by the evolved program"
+            raise HypothesisError(
+                f"claims[{claim_id}].signals: {name} {what}; the program reads "
+                f"{', '.join(reads) or 'no signal'}. Fix the list, or leave `signals` out to have them "
+                "read from the mechanism"
+            )
+        canonical.append(entry.name)
+    return [s for s in reads if s in canonical]
 
 
 def evolved_reads(source_text: str, signal: str, dictionary: Any) -> list[tuple[int, str]]:

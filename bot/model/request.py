@@ -57,6 +57,13 @@ class BlisClaim(RequestPart):
     vvuq: VVUQ = VVUQ.VALIDATION
     type: HypothesisType = HypothesisType.DOMINANCE
     mechanism: str | None = None
+    signals: list[str] | None = Field(
+        default=None,
+        description=(
+            "the BLIS signals the mechanism reads, e.g. [EffectiveLoad] (canonical names or older aliases); "
+            "when absent, the signals the mechanism and statement name are used"
+        ),
+    )
     seeds: list[int] = Field(default_factory=lambda: [42, 123, 456])
 
     @model_validator(mode="after")

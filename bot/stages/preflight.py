@@ -25,9 +25,21 @@ def check_program(request: PromotionRequest, *, where: str | None = None) -> Non
     name = where or str(request.source_path)
     src = parse_evolved_source(request.source_text, name)
     refuse_unsafe(src)  # nothing is analysed, built or run for a program that could reach outside itself
-    analysis = analyze(src, load_dictionary(), None)
+    dictionary = load_dictionary()
+    analysis = analyze(src, dictionary, None)
     if analysis.kind is not request.kind:
         raise KindMismatch(
             f"the policy kind says {request.kind.value}, but {request.source} holds a "
             f"{analysis.kind.value} policy ({analysis.host}); fix the kind or the program"
         )
+    _check_claim_signals(request, analysis, dictionary)
+
+
+def _check_claim_signals(request: PromotionRequest, analysis, dictionary) -> None:
+    """A claim's declared ``signals`` must be signals the plugin reads (stage 3 holds them to that too)."""
+    from bot.golang.generate import signals_read
+    from bot.hypotheses.signals import declared_signals
+
+    reads = sorted(signals_read(analysis, analysis.kind))
+    for claim in request.claims:
+        declared_signals(claim.id, claim.signals, reads, dictionary)

@@ -99,6 +99,17 @@ def test_kind_mismatch(tmp_path, capsys, request_copy):
     assert "kind" in err and "routing" in err
 
 
+@pytest.mark.parametrize(
+    ("signals", "says"),
+    [(["GpuBandwidth"], "GpuBandwidth is not a signal the dictionary knows"), (["TTFT"], "TTFT is not read")],
+)
+def test_a_claim_declaring_a_signal_the_plugin_does_not_read(tmp_path, capsys, request_copy, signals, says):
+    """Refused before the fork is touched, naming the claim, the signal and what the program reads."""
+    err = run_bad(tmp_path, capsys, "run", str(request_copy(lambda d: d["claims"][0].update(signals=signals))))
+    assert f"claims[{yaml.safe_load(REQUEST.read_text())['claims'][0]['id']}].signals: {says}" in err
+    assert "the program reads BatchSize, CacheHitRate, EffectiveLoad, InFlightRequests" in err
+
+
 def test_missing_results_directory(tmp_path, capsys):
     err = run_bad(tmp_path, capsys, "run", str(REQUEST), "--results", str(tmp_path / "no-results"))
     assert "no-results" in err

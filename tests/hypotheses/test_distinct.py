@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.hypotheses import generate_hypotheses
 from bot.hypotheses.generate import implies
 from bot.hypotheses.signals import evolved_reads, named_signals, not_testable_reason
@@ -121,6 +123,54 @@ def test_a_duplicate_openevolve_claim_brings_its_signals(summary, dictionary):
     )
     (a,) = [h for h in generate_hypotheses(req, _constant(summary), dictionary) if h.track.value == "A"]
     assert a.signals == ["CacheHitRate"] and a.not_testable
+
+
+def _session_claim(**over) -> dict:
+    claim = {
+        "id": "session-ttft",
+        "statement": "sessions stay warm",
+        "metric": "ttft_mean_ms",
+        "direction": "decrease",
+        "workload": "prefix-heavy",
+        "mechanism": "a (1+0.3*CacheHitRate) bonus keeps sessions sticky",
+    }
+    return claim | over
+
+
+def test_a_claims_declared_signals_are_its_signals_not_the_ones_its_text_names(summary, dictionary):
+    """The researcher's ``signals:`` list wins over the mechanism's words, and over an OpenEvolve duplicate's."""
+    s = _constant(summary)
+    req = make_request(source_text=SESSION_GO, claims=[_session_claim(signals=["QueueDepth"])])
+    (a,) = [h for h in generate_hypotheses(req, s, dictionary) if h.track.value == "A"]
+    assert a.signals == ["QueueDepth"] and a.not_testable is None and a.benchmarked
+    assert a.covers  # HYPOTHESIS-1 (which names CacheHitRate) is still folded in, its signal not added
+    # an older alias is read as its canonical name; a declared constant signal makes the claim untestable
+    req = make_request(source_text=SESSION_GO, claims=[_session_claim(statement="x", mechanism=None, signals=[])])
+    (a,) = [h for h in generate_hypotheses(req, s, dictionary) if h.track.value == "A"]
+    assert a.signals == [] and a.not_testable is None
+    req = make_request(
+        source_text=SESSION_GO, claims=[_session_claim(mechanism="stickiness", signals=["CacheHitRate"])]
+    )
+    (a,) = [h for h in generate_hypotheses(req, s, dictionary) if h.track.value == "A"]
+    assert a.signals == ["CacheHitRate"] and "CacheHitRate" in a.not_testable
+
+
+def test_declared_signals_take_aliases_and_refuse_what_the_plugin_does_not_read(summary, dictionary):
+    from bot.hypotheses.errors import HypothesisError
+    from bot.hypotheses.signals import declared_signals
+
+    reads = ["CacheHitRate", "InFlightRequests", "QueueDepth"]
+    assert declared_signals("c", None, reads, dictionary) is None
+    assert declared_signals("c", ["QueueDepth", "PendingRequests"], reads, dictionary) == [
+        "InFlightRequests",
+        "QueueDepth",
+    ]
+    with pytest.raises(HypothesisError, match=r"claims\[c\]\.signals: GpuBandwidth is not a signal the dictionary"):
+        declared_signals("c", ["GpuBandwidth"], reads, dictionary)
+    with pytest.raises(
+        HypothesisError, match="KVUtilization is not read by the evolved program; the program reads Cache"
+    ):
+        declared_signals("c", ["KVUtilization"], reads, dictionary)
 
 
 # ---------------------------------------------------------------- implication
