@@ -132,6 +132,8 @@ def with_states(inp: dict) -> dict:
         views = [world.views(s, off) for s in states] if off else base
         if run.get("markSameBlis"):
             views = [_mark_same_blis(v, b) for v, b in zip(views, base, strict=True)]
+        if views is not base:
+            views = [_share_history(v, b) for v, b in zip(views, base, strict=True)]
         runs.append({"name": name, "bypass": bypass, "states": views})
     return {k: v for k, v in inp.items() if k != "sample"} | {"runs": runs}
 
@@ -145,6 +147,15 @@ def _mark_same_blis(view: dict, base: dict) -> dict:
         and [e["blis"] for e in view["history"]] == [e["blis"] for e in base["history"]]
     )
     return view | {"sameBlis": True} if same else view
+
+
+def _share_history(view: dict, base: dict) -> dict:
+    """``historyLike`` (and no history) when a state's history is the as-deployed run's, as it mostly is:
+    the harness copies that run's history for the state instead of reading it again (a stateful
+    program's histories are half the input)."""
+    if view["history"] and view["history"] == base["history"]:
+        return view | {"history": [], "historyLike": True}
+    return view
 
 
 def floor_for(an: Analysis, gen: Generated, d: Dictionary) -> tuple[float, bool]:

@@ -83,6 +83,29 @@ def test_the_sampled_runs_are_the_plans_states_under_each_runs_mappings():
     assert harness_build.with_states(inp) is inp  # an input with its runs is read as it is
 
 
+def test_a_history_the_as_deployed_run_already_sends_is_sent_once():
+    spec = world.Spec("admission", frozenset({"QueueDepth", "InputTokens", "InFlightRequests"}), [], True)
+    runs = [
+        {"name": AS_DEPLOYED, "off": [], "bypass": []},
+        *({"name": m, "off": [m], "bypass": []} for m in world.applicable_mappings(spec)),
+    ]
+    inp = harness_build.with_states({"sample": {"spec": spec.to_json(), "states": 60, "seed": 3, "runs": runs}})
+    states = world.sample(spec, 60, 3)
+    shared = kept = 0
+    for run in inp["runs"][1:]:
+        for state, view in zip(states, run["states"], strict=True):
+            full = world.views(state, frozenset({run["name"]}))
+            assert view | {"history": full["history"]} == full | (
+                {"historyLike": True} if view.get("historyLike") else {}
+            )
+            if view.get("historyLike"):
+                assert view["history"] == [] and full["history"] == world.views(state)["history"] != []
+                shared += 1
+            else:
+                kept += bool(full["history"])
+    assert shared > 60 and kept > 0  # most are shared; a mapping that changes a history keeps its own
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -138,4 +161,14 @@ def test_split_between_processes_the_harness_answers_as_one_process_does(path, d
     three, err2 = harness_run.run(binary, inp, shards=3)
     assert one is not None and three is not None, err1 + err2
     assert three == one
+    # every history sent once is read as if it were sent again
+    unshared = json.loads(json.dumps(inp))
+    base = unshared["runs"][0]["states"]
+    for run in unshared["runs"][1:]:
+        for i, state in enumerate(run["states"]):
+            if state.pop("historyLike", False):
+                state["history"] = base[i]["history"]
+    assert unshared != inp or not any(s.get("historyLike") for r in inp["runs"] for s in r["states"])
+    again, err3 = harness_run.run(binary, unshared, shards=1)
+    assert again == one, err3
     assert sum(len(r["results"]) for r in one["runs"]) > 200 and one["probes"]
