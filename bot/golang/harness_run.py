@@ -125,7 +125,15 @@ MAX_SHARDS = 4
 def shards_for(inp: dict, cores: int | None = None) -> int:
     """How many processes to split ``inp``'s states between: one per core, at most MAX_SHARDS, none empty."""
     states = min((len(r["states"]) for r in inp.get("runs") or [] if r.get("states")), default=0)
-    return max(1, min(cores or os.cpu_count() or 1, MAX_SHARDS, states))
+    return max(1, min(cores or _usable_cores(), MAX_SHARDS, states))
+
+
+def _usable_cores() -> int:
+    """The cores this process may run on (its affinity, which a container or taskset narrows), not the host's."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # not on Linux
+        return os.cpu_count() or 1
 
 
 def split(inp: dict, k: int) -> list[dict]:

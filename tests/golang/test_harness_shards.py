@@ -9,6 +9,7 @@ the sampled input to the plan and the sharded answer to the one-process answer.
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -142,6 +143,14 @@ def test_split_gives_every_process_a_slice_of_every_runs_states_and_merge_puts_t
     assert merged["probes"] == ["answer"] and merged["unsupported"] == ["a", "b"]
     assert harness_run.shards_for(inp, cores=2) == 2 and harness_run.shards_for(inp, cores=64) == 4
     assert harness_run.shards_for({"runs": []}, cores=8) == 1
+    # by default, one per core this process may use: a pinned process (taskset, a container's cpuset) gets one
+    if hasattr(os, "sched_setaffinity"):
+        before = os.sched_getaffinity(0)
+        try:
+            os.sched_setaffinity(0, {min(before)})
+            assert harness_run.shards_for(inp) == 1
+        finally:
+            os.sched_setaffinity(0, before)
     probes_only = {"kind": "scheduling", "probes": [{"name": "p"}]}  # a scheduling program has no runs
     assert harness_run.split(probes_only, 1) == [probes_only | {"runs": []}]
 
