@@ -202,3 +202,13 @@ class Analysis:
     def line_of(self, node: Node) -> int:
         assert self.src is not None
         return self.src.to_original_line(node.start_point[0] + 1)
+
+
+#: What the weighted-scoring baseline's scorers read: signals of a program that composes them, too.
+SCORER_SIGNALS = ("QueueDepth", "BatchSize", "InFlightRequests", "KVUtilization")
+
+
+def signals_read(an: Analysis, kind: PolicyKind) -> set[str]:
+    """Every signal the plugin will read: the logic's own and, for a program composing BLIS's scorers, theirs."""
+    scorers = set(SCORER_SIGNALS) if an.uses_scorers and kind == PolicyKind.ROUTING else set()
+    return set(an.signal_names) | scorers

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from bot.dictionary import Dictionary
 from bot.golang.adapter import AdapterLine, adapter_lines, zero_value
-from bot.golang.analysis_types import Analysis
+from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
 from bot.golang.carry import carry_function, carry_type, plan_names
 from bot.golang.gofiles import format_go, remap_lines, sort_imports, splice
 from bot.golang.gonames import comment_lines, file_stem, go_float, package_dir, package_name, render, struct_name
@@ -164,16 +164,6 @@ def _scorer_defaults(an: Analysis, options: dict) -> list[tuple[str, float]]:
         else [("prefix-affinity", 3.0), ("queue-depth", 2.0), ("kv-utilization", 2.0)]
     )
     return options.get("scorers", default)
-
-
-#: What the weighted-scoring baseline's scorers read: signals of a program that composes them, too.
-SCORER_SIGNALS = ("QueueDepth", "BatchSize", "InFlightRequests", "KVUtilization")
-
-
-def signals_read(an: Analysis, kind: PolicyKind) -> set[str]:
-    """Every signal the plugin will read: the logic's own and, for a program composing BLIS's scorers, theirs."""
-    scorers = set(SCORER_SIGNALS) if an.uses_scorers and kind == PolicyKind.ROUTING else set()
-    return set(an.signal_names) | scorers
 
 
 def generate(

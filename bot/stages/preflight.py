@@ -37,7 +37,7 @@ def check_program(request: PromotionRequest, *, where: str | None = None) -> Non
 
 def _check_claim_signals(request: PromotionRequest, analysis, dictionary) -> None:
     """A claim's declared ``signals`` must be signals the plugin reads (stage 3 holds them to that too)."""
-    from bot.golang.generate import signals_read
+    from bot.golang.analysis_types import signals_read
     from bot.hypotheses.signals import declared_signals
 
     reads = sorted(signals_read(analysis, analysis.kind))
