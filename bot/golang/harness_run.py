@@ -124,8 +124,13 @@ MAX_SHARDS = 4
 
 def shards_for(inp: dict, cores: int | None = None) -> int:
     """How many processes to split ``inp``'s states between: one per core, at most MAX_SHARDS, none empty."""
-    states = min((len(r["states"]) for r in inp.get("runs") or [] if r.get("states")), default=0)
-    return max(1, min(cores or _usable_cores(), MAX_SHARDS, states))
+    return max(1, min(cores or _usable_cores(), MAX_SHARDS, _states_per_run(inp)))
+
+
+def _states_per_run(inp: dict) -> int:
+    """How many states each run with states holds: the sampler gives all the same; 0 (do not split) if not."""
+    counts = {len(r["states"]) for r in inp.get("runs") or [] if r.get("states")}
+    return counts.pop() if len(counts) == 1 else 0
 
 
 def _usable_cores() -> int:
@@ -140,7 +145,9 @@ def split(inp: dict, k: int) -> list[dict]:
     """``inp`` as ``k`` inputs, each with a contiguous slice of every run's states (all runs sample the same
     states, so a slice keeps a state's runs together); the probes go with the first. Each state is decided
     on its own (a stateful plugin is new for every state), so where a state is decided changes nothing."""
-    n = min((len(r["states"]) for r in inp.get("runs") or [] if r.get("states")), default=0)
+    n = _states_per_run(inp)
+    if n == 0 and k > 1:
+        raise ValueError("only runs of equally many states can be split")
     bounds = [n * i // k for i in range(k + 1)]
     parts = []
     for i in range(k):

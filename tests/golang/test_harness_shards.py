@@ -143,6 +143,8 @@ def test_split_gives_every_process_a_slice_of_every_runs_states_and_merge_puts_t
     assert merged["probes"] == ["answer"] and merged["unsupported"] == ["a", "b"]
     assert harness_run.shards_for(inp, cores=2) == 2 and harness_run.shards_for(inp, cores=64) == 4
     assert harness_run.shards_for({"runs": []}, cores=8) == 1
+    uneven = inp | {"runs": [inp["runs"][0], inp["runs"][1] | {"states": inp["runs"][1]["states"][:5]}]}
+    assert harness_run.shards_for(uneven, cores=8) == 1  # a state would be dropped: decided in one process
     # by default, one per core this process may use: a pinned process (taskset, a container's cpuset) gets one
     if hasattr(os, "sched_setaffinity"):
         before = os.sched_getaffinity(0)
