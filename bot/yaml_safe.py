@@ -62,6 +62,11 @@ def load_yaml(text: str, *, loader: type = SAFE_LOADER, first_line: int = 1) -> 
     try:
         _check_events(text, first_line - 1)
     except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        if "nesting depth" in str(exc) and mark is not None:
+            # PyYAML 6.0.3+ scans a flow collection's openings ahead of its events and stops at its own
+            # limit (far above ours) before the event walk reaches MAX_DEPTH: the same refusal, one message.
+            raise YamlInputError(f"nested deeper than {MAX_DEPTH} levels at line {mark.line + first_line}") from None
         raise YamlInputError(_describe(_pure_parser_error(text) or exc, first_line - 1)) from None
     try:
         return yaml.load(text, Loader=loader)
