@@ -137,6 +137,17 @@ def decided_by(d) -> str:
     return md(d.actor)
 
 
+def draft_reasons(sample: bool, state) -> list[str]:
+    """Why the PR must stay a draft: a maintainer is asked to review only what a person approved on evidence
+    that was measured, at gates whose review converged."""
+    reasons = ["its benchmark evidence is sample data"] if sample else []
+    reasons += [f"gate {g}'s review did not converge" for g in sorted(set(state.unconverged))]
+    flagged = sorted({d.gate for d in state.decisions if d.via is DecidedVia.APPROVE_FLAG})
+    if flagged:
+        reasons.append(f"gate {', '.join(map(str, flagged))} passed by --approve, not by a person")
+    return reasons
+
+
 def run(ctx: StageContext) -> StageOutput:
     from bot.stages.document import Recommendation
 
@@ -165,6 +176,7 @@ def run(ctx: StageContext) -> StageOutput:
         request=ctx.request,
         state=ctx.state,
         sample=sample,
+        draft_reasons=draft_reasons(sample, ctx.state),
         counts=counts,
         claims=claim_rows(hypotheses, verdicts, Track.A),
         ci_level=ci_level(),
@@ -184,7 +196,8 @@ def run(ctx: StageContext) -> StageOutput:
         artifact_count=len(artifacts),
     )
     pr = ctx.forge.open_or_update_pr(ctx.branch, ctx.request.fork.base_branch, pr_title(ctx), body)
-    ctx.forge.mark_ready(pr)
+    if not draft_reasons(sample, ctx.state):
+        ctx.forge.mark_ready(pr)
     manifest = [{"path": a.path, "sha256": a.sha256, "stage": int(a.stage)} for a in artifacts]
     files: dict[str, str | bytes] = {
         manifest_path: json.dumps(manifest, indent=2) + "\n",

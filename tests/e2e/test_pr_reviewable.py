@@ -113,3 +113,31 @@ def test_nothing_committed_or_posted_holds_a_local_path(full_run):
         text = posted.read_text()
         found += [f"{posted.name}: {p}" for p in local if p in text]
     assert not found, found
+
+
+def test_a_pr_on_sample_data_or_unattended_gates_stays_a_draft(full_run):
+    """A maintainer is asked to review only a PR a person approved on measured evidence: the rehearsal
+    (sample data, every gate passed by --approve) leaves it a draft, and its body says why."""
+    _, work, _ = full_run
+    pr = _pr(work)
+    assert pr["draft"] is True
+    reason = next(ln for ln in pr["body"].splitlines() if ln.startswith("> **Stays a draft** because"))
+    assert "sample data" in reason and "passed by --approve, not by a person" in reason
+
+
+def test_draft_reasons_name_each_cause():
+    from bot.model.base import DecidedVia
+    from bot.model.state import GateDecision
+    from bot.stages.pull_request import draft_reasons
+
+    state = PipelineState(request_id="1", request_fingerprint="f", branch="promotion/1-x")
+    assert draft_reasons(False, state) == []
+    state.unconverged = [2]
+    state.decisions = [
+        GateDecision(gate=1, decision="approve", actor="alice", at="2026-11-27T00:00:00Z", via=DecidedVia.APPROVE_FLAG)
+    ]
+    assert draft_reasons(True, state) == [
+        "its benchmark evidence is sample data",
+        "gate 2's review did not converge",
+        "gate 1 passed by --approve, not by a person",
+    ]
