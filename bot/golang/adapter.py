@@ -53,25 +53,37 @@ def zero_value(go_type: str) -> str:
 
 
 def _annotation(entry: SignalEntry | None, status: str, name: str) -> str:
+    """The comment above an adapter line, for an llm-d reader: where the value comes from and how fresh it
+    is. The dictionary's provenance (BLIS commits and invariants, maps, hypotheses) stays in the
+    translation report: shipped code refers to nothing outside the repository."""
     if status == "unknown":
         return f"UNMAPPED: {name} has no dictionary entry; zero only so the package compiles (hazard.unmapped-signal)."
     if status == "untranslatable":
-        return f"{name} has no llm-d source (Map B): the dictionary's fallback is to omit the term, so it reads 0."
+        return f"{name} has no llm-d source: it stays at its zero value, so no branch on it fires."
     assert entry is not None and entry.llmd is not None
-    fid = entry.fidelity
+    text = f"{name}: {_short(plain(entry.llmd.source))}."
     if entry.freshness.gap:
-        hyp = entry.gaps[0] if entry.gaps else f"freshness/{entry.name}"
-        return (
-            f"{name}: {_short(entry.llmd.source)}. BLIS assumes {_short(entry.freshness.blis)}; llm-d: "
-            f"{_short(entry.freshness.llmd)}. Verify via Track B hypothesis {hyp} (fidelity {fid})."
-        )
-    return f"{name}: {_short(entry.llmd.source)} (fidelity {fid})."
+        text += f" Freshness: {_short(plain(entry.freshness.llmd))}."
+    return text
+
+
+#: Provenance a shipped comment must not carry: commit hashes, BLIS invariants, the dictionary's maps,
+#: hypothesis tracks and the tool it replaces.
+_PROVENANCE = re.compile(r"\b(?:[0-9a-f]{7,40}|INV-\d+|Map [ABC]|Track [ABC]|sim2real|#\d+)\b")
+
+
+def plain(text: str) -> str:
+    """``text`` without parentheticals or sentences that cite provenance (see ``_PROVENANCE``)."""
+    t = " ".join(text.split())
+    t = re.sub(r"\s*\((?:[^()]|\([^()]*\))*\)", lambda m: "" if _PROVENANCE.search(m.group(0)) else m.group(0), t)
+    sentences = [x for x in re.split(r"(?<=\.)\s+", t) if x and not _PROVENANCE.search(x)]
+    return " ".join(sentences).strip()
 
 
 def _short(text: str) -> str:
     t = " ".join(text.split())
     t = t.split(". ")[0].rstrip(".")
-    first = t.split(" ", 1)[0]
+    first = t.split(" ", 1)[0] if t else ""
     # Lower-case a leading ordinary word ("Periodic" -> "periodic"), never an identifier (InFlightLoad).
     return t[0].lower() + t[1:] if re.fullmatch(r"[A-Z][a-z]+[:,]?", first) else t
 
@@ -100,7 +112,7 @@ def adapter_lines(an: Analysis, d: Dictionary) -> tuple[list[AdapterLine], list[
                 AdapterLine(
                     "r.numOutputTokens",
                     "0",
-                    "INV-9: output tokens are oracle knowledge, unknowable before generation; always 0.",
+                    "OutputTokens cannot be known before the response is generated: it stays 0.",
                     name,
                     "request",
                     "untranslatable",
@@ -163,5 +175,7 @@ def _line(target: str, name: str, scope: str, typ: str, entry: SignalEntry | Non
             params.append("endpoints")
         line.expr = f"{line.helper}({', '.join(params)})"
         line.helper_params = params
-        line.helper_body = expr
+        # A function literal called at once (the dictionary's one-line form) becomes the helper's own body.
+        literal = re.fullmatch(r"func\(\)\s*\w+\s*\{(.*)\}\(\)", expr)
+        line.helper_body = literal.group(1).strip() if literal else f"return {expr}"
     return line

@@ -25,7 +25,7 @@ from bot.dictionary import Dictionary
 from bot.golang.adapter import AdapterLine, adapter_lines, zero_value
 from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
 from bot.golang.carry import carry_function, carry_type, plan_names
-from bot.golang.gofiles import format_go, remap_lines, sort_imports, splice
+from bot.golang.gofiles import drop_file_references, format_go, remap_lines, sort_imports, splice
 from bot.golang.gonames import comment_lines, file_stem, go_float, package_dir, package_name, render, struct_name
 from bot.golang.gotree import text_of, walk
 from bot.golang.params import ParamSpec, param_specs
@@ -64,6 +64,8 @@ BASELINE_SCORERS = (
     "vllm-dp",
 )
 PREFIX_SCORERS = ("prefix-affinity", "precise-prefix-cache")
+#: The scorers built on the shared inverted min-max helper.
+_MINMAX_SCORERS = {"precise-prefix-cache", "queue-depth", "running-requests", "vllm-dp"}
 PREFIX_PRODUCER = "approx-prefix-cache-producer"
 INFLIGHT_PRODUCER = "inflight-load-producer"
 
@@ -326,6 +328,8 @@ def generate(
     harness_evolved, _ = splice(
         render("evolved.go.j2", **evolved_ctx, blocks=[placeholder.format(i) for i in range(len(watched))]), watched
     )
+    shipped = drop_file_references(evolved_text)
+    evolved_map, evolved_text = remap_lines(evolved_text, shipped, evolved_map), shipped
 
     # ---- adapter.go ---------------------------------------------------------------------
     helpers = []
@@ -434,7 +438,7 @@ def generate(
         "r": "a" if kind == PolicyKind.ADMISSION else "s",
         "params": params,
         "scorer_config": uses_scorers,
-        "known_scorers": ", ".join(BASELINE_SCORERS),
+        "known_scorers": ", ".join(_used_scorers(scorer_defaults)),
         "receiver": receiver,
         "construct": construct,
         "uses_scorers": uses_scorers,
@@ -446,14 +450,13 @@ def generate(
         "call_args": host_call_args(an),
         "field_params": field_params,
         "package_doc": comment_lines(
-            f"Package {pkg} is the llm-d {what} {plugin_type}: the evolved BLIS {kind.value} policy {host.label}, "
-            "translated by the promotion bot. The translation report on the promotion branch maps every line "
-            "back to the evolved program and says how often the plugin decides like it.",
+            f"Package {pkg} provides {plugin_type}, an llm-d {what} that runs the {kind.value} policy "
+            f"{host.label}, evolved in the BLIS simulator, on llm-d's view of the endpoints and the request.",
             indent=0,
         ),
         "struct_doc": comment_lines(
             f"{struct} is the evolved BLIS {host.label} as an llm-d {what}. "
-            + (category_reason if category else "A rejection carries the evolved reason."),
+            + (_sentence(category_reason) if category else "A rejection carries the evolved reason."),
             indent=0,
         ),
     }
@@ -492,6 +495,8 @@ def generate(
             pkg=pkg,
             queue_signal=queue_signal,
             queue_expr="s.QueueDepth" if queue_signal == "QueueDepth" else "s.EffectiveLoad()",
+            used=_used_scorers(scorer_defaults),
+            minmax=bool(set(_used_scorers(scorer_defaults)) & _MINMAX_SCORERS),
         )
     line_map: dict[str, dict[int, int]] = {f"{pdir}/evolved.go": evolved_map}
     amap: dict[int, int] = {}
@@ -515,7 +520,7 @@ def generate(
     notes = {
         th.param: (
             f"{th.param}: simulator scale, calibrated on a few simulated instances; re-calibrate to this "
-            "deployment's per-pod load before relying on it (see the translation report)."
+            f"deployment's per-pod load before relying on it{_moves_with(th, an)}."
         )
         for th in an.thresholds
         if th.param
@@ -592,3 +597,29 @@ def generate(
         request_fields={f["name"]: f["type"] for f in req_fields},
         token_slice=token_elem if token_slice else None,
     )
+
+
+def _sentence(text: str) -> str:
+    """``text`` as a sentence of its own: capitalised, ending in a full stop."""
+    t = text.strip()
+    return (t[:1].upper() + t[1:]).rstrip(".") + "." if t else t
+
+
+def _moves_with(th, an: Analysis) -> str:
+    """The parameters computed on the same variable as ``th`` (a taper's coefficient beside its threshold):
+    moving one without the others can turn a factor negative and reverse the ranking."""
+    names = _variables(th.subject)
+    others = [o.param for o in an.thresholds if o.param and o.param != th.param and names & _variables(o.subject)]
+    return f"; {', '.join(others)} act on the same value and must move with it" if others else ""
+
+
+def _variables(expr: str) -> set[str]:
+    """The values an expression reads: identifiers that are neither qualifiers (``snap.``) nor called."""
+    return set(re.findall(r"\b[A-Za-z_]\w*\b(?!\s*[.(])", expr))
+
+
+def _used_scorers(scorer_defaults) -> list[str]:
+    """The BLIS scorers the plugin carries: those its default configuration names (in BLIS's order), so
+    no simulator scorer the evolved program never used ships beside llm-d's own."""
+    named = {n for n, _ in scorer_defaults or []}
+    return [n for n in BASELINE_SCORERS if n in named]

@@ -88,3 +88,37 @@ def splice(text: str, blocks: list[tuple[str, int | None, int | None]]) -> tuple
             if first is not None and (count is None or k < count):
                 mapping[len(out)] = first + k
     return "\n".join(out), mapping
+
+
+#: A file of the simulator or of the evolution run (``sim/routing.go``, ``best_program.py``).
+_FILE_REF = re.compile(r"\b[\w./-]*\w\.(?:go|py)\b")
+
+
+def drop_file_references(text: str) -> str:
+    """``text`` without the comment paragraphs that point at files outside the repository (a carried BLIS
+    comment naming ``sim/routing_scorers.go``): a reader of the plugin cannot follow them."""
+    lines = text.splitlines()
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if not lines[i].strip().startswith("//"):
+            out.append(lines[i])
+            i += 1
+            continue
+        j = i
+        while j < len(lines) and lines[j].strip().startswith("//"):
+            j += 1
+        paragraphs: list[list[str]] = [[]]
+        for line in lines[i:j]:
+            if line.strip() == "//":
+                paragraphs.append([])
+            else:
+                paragraphs[-1].append(line)
+        kept = [p for p in paragraphs if p and not any(_FILE_REF.search(x) for x in p)]
+        sep = next((x for x in lines[i:j] if x.strip() == "//"), "//")
+        for k, p in enumerate(kept):
+            if k:
+                out.append(sep)
+            out.extend(p)
+        i = j
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")

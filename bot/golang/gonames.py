@@ -54,6 +54,7 @@ def _env() -> jinja2.Environment:
     # One escaping filter per format (bot.escape): Go strings, Go comments, markdown (the README).
     env.filters["goquote"] = go_string
     env.filters["gocomment"] = go_comment
+    env.filters["goraw"] = go_raw
     env.filters["md"] = md
     env.filters["comment"] = lambda text, indent=0: "\n".join(
         "\t" * indent + "// " + go_comment(line) for line in comment_lines(text, indent)
@@ -63,6 +64,13 @@ def _env() -> jinja2.Environment:
 
 def render(name: str, **ctx) -> str:
     return _env().get_template(name).render(**ctx)
+
+
+def go_raw(s: str) -> str:
+    """A Go raw string literal for ``s`` when it can be one (JSON reads better without escapes), else quoted."""
+    if "`" in s or any(not (c.isprintable() or c in "\n\t") for c in s):
+        return go_string(s)
+    return f"`{s}`"
 
 
 def go_quote(s: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from bot.golang.analysis_types import Analysis, Threshold
@@ -20,6 +21,27 @@ ROLE_WORDS = {
 }
 
 _FRACTION_SIGNALS = {"KVUtilization", "CacheHitRate"}
+
+#: What a BLIS signal is in llm-d's words, for parameter docs a maintainer reads.
+_SIGNAL_WORDS = {
+    "QueueDepth": "waiting requests",
+    "BatchSize": "running requests",
+    "InFlightRequests": "in-flight requests",
+    "EffectiveLoad": "waiting + running + in-flight requests",
+    "KVUtilization": "KV-cache utilization (0-1)",
+    "CacheHitRate": "cache hit rate (no llm-d source: always 0)",
+    "FreeKVBlocks": "free KV-cache blocks",
+    "KvTokensInUse": "KV-cache tokens in use",
+    "TotalKvCapacityTokens": "KV-cache capacity in tokens",
+    "InputTokens": "prompt tokens",
+    "SessionID": "session header",
+    "SLOClass": "request priority",
+    "Priority": "request priority",
+    "TenantID": "fairness ID",
+    "Clock": "wall clock",
+}
+_LOAD_PARTS = {"QueueDepth", "BatchSize", "InFlightRequests"}
+_MARKER = re.compile(r"(EVOLVE-BLOCK|HYPOTHESIS-\d|MECHANISM-\d|EXPECT-\d|\w\.(?:go|py)\b)")
 
 
 @dataclass
@@ -56,8 +78,7 @@ def param_specs(an: Analysis, scorer_defaults: list[tuple[str, float]] | None, s
     for th in an.thresholds:
         if not th.param:
             continue
-        sig = ", ".join(th.signals)
-        doc = f"{th.field} is the evolved {th.literal} ({ROLE_WORDS.get(th.role, th.role)} on {_oneline(th.subject)}; reads {sig})."
+        doc = _doc(an, th)
         if th.role == "field":
             doc = f"{th.field} is the evolved {th.subject} = {th.literal}, set by the constructor."
         spec = ParamSpec(
@@ -146,3 +167,40 @@ def param_specs(an: Analysis, scorer_defaults: list[tuple[str, float]] | None, s
 def _oneline(s: str) -> str:
     s = " ".join(s.split())
     return s if len(s) <= 60 else s[:57] + "..."
+
+
+def _doc(an: Analysis, th: Threshold) -> str:
+    """What the parameter does, for an llm-d reader: the step of the logic it belongs to (the evolved
+    comment above its first use), what it is compared with or applied to, and what that is made of."""
+    role = ROLE_WORDS.get(th.role, th.role)
+    subject = _oneline(th.subject)
+    step = _step_comment(an, min(th.lines) if th.occurrences else th.line)
+    where = f' in the step "{step}"' if step else ""
+    text = f"{th.field} is the {role} on `{subject}`{where} (default {th.literal}, the evolved value)."
+    signals = set(th.signals)
+    if "EffectiveLoad" in signals:
+        signals -= _LOAD_PARTS
+    words = [_SIGNAL_WORDS.get(s, s) for s in sorted(signals)]
+    if words:
+        verb = "is" if len(signals) == 1 and re.fullmatch(r"(?:\w+\.)?\w+", subject) else "is computed from"
+        text += f" `{subject}` {verb} the endpoint's {', '.join(words)}."
+    return text
+
+
+def _step_comment(an: Analysis, line: int) -> str:
+    """The evolved comment that introduces ``line`` (one to three code lines above it), or ""."""
+    if an.src is None:
+        return ""
+    lines = an.src.original_text.splitlines()
+    k = line - 2
+    for _ in range(4):
+        if k < 0 or not lines[k].strip():
+            return ""
+        if lines[k].strip().startswith("//"):
+            top = k
+            while top > 0 and lines[top - 1].strip().startswith("//"):
+                top -= 1
+            text = " ".join(x.strip().removeprefix("//").strip() for x in lines[top : k + 1])
+            return "" if _MARKER.search(text) or len(text) > 160 else text.rstrip(".")
+        k -= 1
+    return ""

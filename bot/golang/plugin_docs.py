@@ -12,6 +12,7 @@ Generation findings (check ids, stable):
 
 from __future__ import annotations
 
+from bot.golang.adapter import plain
 from bot.golang.analysis_types import Analysis
 from bot.golang.gonames import comment_lines, go_float, render
 from bot.golang.params import ParamSpec
@@ -298,21 +299,20 @@ def readme(
     for aline in lines:
         e = aline.entry
         src_text = (
-            f"`{e.llmd.expr}`"
+            _source_text(e)
             if e is not None and e.llmd is not None
-            else ("untranslatable: zero value" if e else "not in the dictionary")
+            else ("no llm-d source: zero value" if e else "not in the dictionary")
         )
         sigs.append(
             {
                 "name": aline.signal,
                 "source": _md(src_text),
                 "fidelity": e.fidelity if e else "none",
-                "gap": _md(e.freshness.gap) if e is not None and e.freshness.gap else "—",
+                "gap": _md(plain(e.freshness.gap)) if e is not None and e.freshness.gap else "—",
             }
         )
     caveats = [
-        f"Map C gap `{g}`: {_md(d.gap(g).concern)}"
-        for g in d.touched_gaps(kind, [s for s in an.signal_names if d.signal(s)])
+        f"{_md(plain(d.gap(g).concern))}" for g in d.touched_gaps(kind, [s for s in an.signal_names if d.signal(s)])
     ]
     if stateful:
         caveats.append(
@@ -322,7 +322,11 @@ def readme(
         caveats.append(
             "The BLIS prefix terms read `PrefixCacheMatchInfo` (approx-prefix-cache-producer), declared in `Consumes()`."
         )
-    caveats.append("An endpoint without scraped metrics scores 0 (admission: it is left out), never as idle.")
+    caveats.append(
+        "An endpoint without scraped metrics is left out of what the admission logic sees."
+        if kind == PolicyKind.ADMISSION
+        else "An endpoint without scraped metrics scores 0, as upstream scorers score a missing signal, never as idle."
+    )
     return render(
         "readme.md.j2",
         plugin_type=plugin_type,
@@ -350,3 +354,10 @@ def _as_default_type(default: object, chosen: float | None) -> object:
     if chosen is None:
         return default
     return round(chosen) if isinstance(default, int) and not isinstance(default, bool) else chosen
+
+
+def _source_text(entry) -> str:
+    """Where llm-d's value comes from, in words (the expression itself only when it is short)."""
+    expr = " ".join(entry.llmd.expr.split())
+    words = plain(entry.llmd.source).split(". ")[0].rstrip(".")
+    return f"`{expr}`: {words}" if len(expr) <= 40 and "{" not in expr else words

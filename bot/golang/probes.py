@@ -250,24 +250,26 @@ def select(an: Analysis, probe_specs: list[dict], results: list[dict], kind: str
 def _case(spec: dict, c: dict, field: str, kind: str) -> Case:
     if kind == "admission":
         want = "admit" if c["movedOut"].get("admit") else "reject"
-        effect = "admits" if c["default"].get("admit") else "rejects"
+        outcome = "the request is admitted" if want == "admit" else "the request is rejected"
     else:
         d, m = c["default"]["scores"].get(PROBE, 0), c["movedOut"]["scores"].get(PROBE, 0)
         want = "higher" if m > d else "lower"
-        effect = f"{PROBE} scores {'lower' if m > d else 'higher'}"
+        outcome = f"{PROBE} scores {want}"
     moved = _fmt(c["moved"], spec["integer"])
     value = _fmt(spec["value"], spec["integer"])
+    x = _fmt(c["x"], False)
+    # The name says what the assertion checks: the outcome with the threshold moved, against the default.
     if c["side"] == "live":
-        name = f"{spec['param']} is live: with it doubled to {moved} the outcome changes"
+        name = f"{spec['param']} is live: doubled to {moved}, {outcome}"
     elif c["side"] == "past":
         name = (
-            f"{spec['param']}={value}: the compared value {_fmt(c['x'], False)} is past it, so the branch applies "
-            f"({effect}); with the threshold at {moved} it does not"
+            f"{spec['param']}={value}: {PROBE}'s compared value {x} is past it, so the branch applies; "
+            f"moved to {moved} it does not, and {outcome}"
         )
     else:
         name = (
-            f"{spec['param']}={value}: the compared value {_fmt(c['x'], False)} is not past it, so the branch does "
-            f"not apply ({effect}); with the threshold at {moved} it does"
+            f"{spec['param']}={value}: {PROBE}'s compared value {x} is not past it, so the branch does not "
+            f"apply; moved to {moved} it does, and {outcome}"
         )
     return Case(
         name=name,

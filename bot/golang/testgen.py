@@ -48,36 +48,50 @@ _BEHAVIOUR_NAMES = {
 }
 
 
-def _metrics_literal(m: dict | None) -> str:
+def _metrics_literal(m: dict | None, read: frozenset[str] | None = None) -> str:
     if m is None:
         return "nil"
-    parts = [f"{k}: {go_float(v) if isinstance(v, float) else v}" for k, v in m.items() if v and k != "CacheBlockSize"]
+    parts = [
+        f"{k}: {go_float(v) if isinstance(v, float) else v}"
+        for k, v in m.items()
+        if v and k != "CacheBlockSize" and (read is None or k in read)
+    ]
     return "&fwkdl.Metrics{" + ", ".join(parts) + "}"
 
 
-def _endpoint_literal(ep: dict, prefix: bool) -> str:
-    m = _metrics_literal(ep.get("metrics"))
+def _endpoint_literal(ep: dict, prefix: bool, read: frozenset[str] | None = None) -> str:
+    m = _metrics_literal(ep.get("metrics"), read)
     p = ep.get("prefix") or {}
     if prefix and p.get("match"):
         return f"prefixEndpoint({go_quote(ep['name'])}, {m}, {p['match']}, {p['total']})"
     return f"testEndpoint({go_quote(ep['name'])}, {m})"
 
 
-def _request_literal(r: dict) -> str:
+def _request_literal(r: dict, read: frozenset[str] | None = None) -> str:
+    def wanted(name: str) -> bool:
+        return read is None or name in read
+
     parts = [f"RequestID: {go_quote(r.get('RequestID', 'r-1'))}"]
-    if r.get("Headers"):
+    if r.get("Headers") and wanted("Headers"):
         headers = ", ".join(f"{go_quote(k)}: {go_quote(v)}" for k, v in sorted(r["Headers"].items()))
         parts.append(f"Headers: map[string]string{{{headers}}}")
-    if r.get("Priority"):
+    if r.get("Priority") and wanted("Objectives"):
         parts.append(f"Objectives: scheduling.RequestObjectives{{Priority: {r['Priority']}}}")
-    if r.get("FairnessID"):
+    if r.get("FairnessID") and wanted("FairnessID"):
         parts.append(f"FairnessID: {go_quote(r['FairnessID'])}")
-    if r.get("RequestSizeBytes"):
+    if r.get("RequestSizeBytes") and wanted("RequestSizeBytes"):
         parts.append(f"RequestSizeBytes: {r['RequestSizeBytes']}")
     return "&scheduling.InferenceRequest{" + ", ".join(parts) + "}"
 
 
-def _case_ctx(c: Case, prefix: bool) -> dict:
+def fields_read(gen: Generated) -> frozenset[str]:
+    """The endpoint-metrics and request fields the shipped plugin reads anywhere: a test input sets only
+    these, so a reader sees what the case is about (a field nothing reads changes no decision)."""
+    text = "\n".join(t for p, t in gen.files.items() if p.endswith(".go") and not p.endswith("_test.go"))
+    return frozenset(re.findall(r"\.(\w+)\b", text))
+
+
+def _case_ctx(c: Case, prefix: bool, read: frozenset[str] | None = None) -> dict:
     llmd = c.state["llmd"]
     warm = [h["llmd"]["request"] for h in c.state.get("history", [])]
     return {
@@ -85,9 +99,9 @@ def _case_ctx(c: Case, prefix: bool) -> dict:
         "field": c.field,
         "moved": str(round(c.moved)) if c.integer else go_float(round(c.moved, 10)),
         "want": c.want,
-        "endpoints": ", ".join(_endpoint_literal(ep, prefix) for ep in llmd["endpoints"]),
-        "request": _request_literal(llmd["request"]),
-        "warmups": "[]*scheduling.InferenceRequest{" + ", ".join(_request_literal(w) for w in warm) + "}"
+        "endpoints": ", ".join(_endpoint_literal(ep, prefix, read) for ep in llmd["endpoints"]),
+        "request": _request_literal(llmd["request"], read),
+        "warmups": "[]*scheduling.InferenceRequest{" + ", ".join(_request_literal(w, read) for w in warm) + "}"
         if warm
         else "nil",
     }
@@ -103,12 +117,13 @@ def render_test(
         for c in p.checks
     ]
     if any(p.name == "scorers" for p in gen.params):
+        one = json.dumps((gen.scorer_defaults or [("queue-depth", 1)])[0][0])
         bad += [
             {"name": "unknown scorer is rejected", "json": '{"scorers": [{"name": "no-such-scorer", "weight": 1}]}'},
-            {"name": "zero scorer weight is rejected", "json": '{"scorers": [{"name": "queue-depth", "weight": 0}]}'},
+            {"name": "zero scorer weight is rejected", "json": f'{{"scorers": [{{"name": {one}, "weight": 0}}]}}'},
             {
                 "name": "duplicate scorer is rejected",
-                "json": '{"scorers": [{"name": "queue-depth", "weight": 1}, {"name": "queue-depth", "weight": 2}]}',
+                "json": f'{{"scorers": [{{"name": {one}, "weight": 1}}, {{"name": {one}, "weight": 2}}]}}',
             },
             {"name": "empty scorer list is rejected", "json": '{"scorers": []}'},
         ]
@@ -202,7 +217,9 @@ def render_test(
         ctor=gen.ctor,
         type_const=gen.type_const,
         struct=gen.struct,
-        defaults_json=json.dumps({p.name: p.json_default for p in gen.params}),
+        defaults_json="{\n"
+        + ",\n".join(f"\t{json.dumps(p.name)}: {json.dumps(p.json_default)}" for p in gen.params)
+        + "\n}",
         bad=bad,
         params=want_params,
         metrics_literal=", ".join(f"{k}: {v}" for k, v in _TEST_METRICS.items()),
@@ -210,6 +227,6 @@ def render_test(
         request_checks=request_checks,
         consumes_prefix=gen.consumes_prefix,
         clock=CLOCK,
-        cases=[_case_ctx(c, gen.consumes_prefix) for c in cases],
+        cases=[_case_ctx(c, gen.consumes_prefix, fields_read(gen)) for c in cases],
         behaviours=behaviour_rows,
     )

@@ -15,7 +15,7 @@ from bot import PROJECT_ROOT
 MARKDOWN = PROJECT_ROOT / "bot" / "render" / "templates"
 GO = PROJECT_ROOT / "bot" / "golang" / "templates"
 
-_ESCAPED = re.compile(r"\|\s*(md|sh|pct|gocomment|goquote)(\(.*\))?\s*$")
+_ESCAPED = re.compile(r"\|\s*(md|sh|pct|gocomment|goquote|goraw)(\(.*\))?\s*$")
 
 #: Interpolations that need no escaping: numbers, enum values, the bot's own names and prebuilt markdown.
 SAFE = {
