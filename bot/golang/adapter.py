@@ -69,7 +69,7 @@ def _annotation(entry: SignalEntry | None, status: str, name: str) -> str:
 
 #: Provenance a shipped comment must not carry: commit hashes, BLIS invariants, the dictionary's maps,
 #: hypothesis tracks and the tool it replaces.
-_PROVENANCE = re.compile(r"\b(?:[0-9a-f]{7,40}|INV-\d+|Map [ABC]|Track [ABC]|sim2real|#\d+)\b")
+_PROVENANCE = re.compile(r"\b(?:[0-9a-f]{7,40}|INV-\d+|Map [ABC]|Track [ABC]|sim2real|seed's|design doc)\b|#\d+\b")
 
 
 def plain(text: str) -> str:

@@ -2,7 +2,9 @@
 
 The harness runs both on the same sampled states once as deployed and once per *mapping switched
 off* (``bot.golang.harness_world``). A disagreement is attributed to a mapping when switching that
-mapping off raises the state's agreement (the documented differences between the views first, then,
+mapping off raises the state's agreement (a state two mappings each explain counts for both: ``overlapping``;
+a mapping switched off can also break states that agreed: ``breaks``, which is why its "agreement without"
+can be lower than as deployed) (the documented differences between the views first, then,
 for what they leave unexplained, each adapter line bypassed in turn); one no single mapping explains but switching all of them
 off does is "several mappings together"; one that survives all of them is "score composition" (how
 the plugin's scores are rescaled and combined with the other scorers, and picker ties). Pure.
@@ -79,8 +81,11 @@ def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, 
             all_off = per_run.get(ALL_OFF, [None] * len(base_agree))[i]
             (several if all_off is not None and all_off > base_agree[i] + 1e-9 else composition).append(i)
     causes_out = []
-    for m, idx in explained.items():
+    shown: set[int] = set()  # a state is an example of one cause only, the one that explains most
+    for m, idx in sorted(explained.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         info = mappings.get(m, {})
+        picked = [i for i in idx if i not in shown][:EXAMPLES]
+        shown.update(picked)
         causes_out.append(
             FidelityCause(
                 mapping=m,
@@ -88,7 +93,10 @@ def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, 
                 why=info.get("why", ""),
                 states=len(idx),
                 agreement_without=round(_mean([a for a in per_run[m] if a is not None]), 4),
-                examples=[describe(kind, states[AS_DEPLOYED][i], base["results"][i]) for i in idx[:EXAMPLES]],
+                breaks=sum(
+                    1 for i in valid if base_agree[i] >= 1.0 - 1e-9 and (per_run[m][i] or 0.0) < base_agree[i] - 1e-9
+                ),
+                examples=[describe(kind, states[AS_DEPLOYED][i], base["results"][i]) for i in picked],
             )
         )
     if several:
@@ -114,6 +122,7 @@ def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, 
         all_high_fidelity=all_high,
         causes=causes_out,
         unattributed=len(composition),
+        overlapping=sum(1 for i in disagreeing if sum(i in idx for idx in explained.values()) > 1),
         errors=errors,
         notes=notes,
     )

@@ -527,6 +527,13 @@ def generate(
         and any(f.check == "hazard.sim-scale-threshold" and f.source_line in th.lines for f in an.findings)
         and any(f.severity.value == "IMPORTANT" for f in an.findings if f.source_line in th.lines)
     }
+    for th in an.thresholds:  # a setting that cannot act says so where it is set
+        entries = [d.signal(s) for s in th.signals]
+        if th.param and entries and all(e is not None and e.llmd is None for e in entries):
+            notes.setdefault(
+                th.param,
+                f"{th.param}: acts only on {', '.join(th.signals)}, which llm-d cannot provide: no effect here.",
+            )
     blis_values = {p.name: p.json_default for p in params}
     deployed = {k: v for k, v in (options or {}).get("deployed", {}).items() if k in blis_values}  # translate checks
     for name, value in deployed.items():

@@ -260,6 +260,11 @@ def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
     an.findings.extend(_dedupe(out))
 
 
+#: A load threshold at or above this many requests per endpoint is already at real-pod scale: BLIS's
+#: simulated instances carried a few requests each, vLLM pods run tens to hundreds (max-num-seqs).
+POD_SCALE_LOAD = 16
+
+
 def _sim_scale(th: Threshold, d: Dictionary) -> list[Finding]:
     out: list[Finding] = []
     comparisons = [o for o in th.occurrences if o.role == "threshold"]
@@ -286,6 +291,20 @@ def _sim_scale(th: Threshold, d: Dictionary) -> list[Finding]:
                         "gauge, so crossings happen later than in BLIS"
                     ),
                     fix=f"keep the value; tune {param} against the metric-staleness Track B result if the branch misfires",
+                )
+            )
+        elif sig and sig <= (_LOAD_SIGNALS | {"EffectiveLoad"}) and abs(th.value) >= POD_SCALE_LOAD:
+            out.append(
+                Finding(
+                    severity=Severity.SUGGESTION,
+                    check=SIM_SCALE,
+                    source_line=occ.line,
+                    message=(
+                        f"load threshold {th.literal} on `{th.subject}` is already in the range real vLLM pods run "
+                        "(tens to hundreds of concurrent requests, max-num-seqs); check it against this deployment's "
+                        "per-pod load before relying on it"
+                    ),
+                    fix=f"compare {param} with a baseline run's waiting/running gauges per pod",
                 )
             )
         elif sig and sig <= (_LOAD_SIGNALS | {"EffectiveLoad"}) and abs(th.value) >= 1:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bot.golang.adapter import plain
 from bot.golang.analysis_types import Analysis
-from bot.golang.gonames import comment_lines, go_float, render
+from bot.golang.gonames import comment_lines, go_float, package_dir, render, struct_name
 from bot.golang.params import ParamSpec
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, PolicyKind, Severity
@@ -96,12 +96,13 @@ def config_line(epp_config: str, param: str) -> int | None:
 def decisions_of(
     an, d, kind, iface, category, category_reason, uses_scorers, scorer_defaults, weights, stateful, plugin_type
 ):
+    struct = struct_name(plugin_type)
     out: list[tuple[str, str]] = []
     out.append(
         (
             "extension point",
             f"BLIS {iface.blis_interface}.{iface.blis_method} → llm-d {iface.llmd_extension_point} "
-            f"(target {iface.target_dir}). " + (iface.why_changed or "As in the design doc's Map A."),
+            f"(package {package_dir(d, kind, plugin_type)}). " + plain(iface.why_changed or ""),
         )
     )
     if kind == PolicyKind.ADMISSION:
@@ -177,7 +178,7 @@ def decisions_of(
         (
             "registration",
             (
-                "plugin.Register(<Name>Type, plugin.StabilityAlpha, <Name>Factory) in cmd/epp/runner/runner.go "
+                f"plugin.Register({struct}Type, plugin.StabilityAlpha, {struct}Factory) in cmd/epp/runner/runner.go "
                 "registerInTreePlugins(); Alpha plugins need the EPP flag --allow-experimental-plugins "
                 "(llm-d-benchmark: router.epp.flags.allow-experimental-plugins: true)."
             ),
@@ -291,7 +292,7 @@ def readme(
         ps.append(
             {
                 "name": p.name,
-                "default_text": _md(p.default if p.threshold is None else p.threshold.literal),
+                "default_text": " ".join(str(p.default if p.threshold is None else p.threshold.literal).split()),
                 "doc_text": _md(p.doc),
             }
         )

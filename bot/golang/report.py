@@ -32,13 +32,28 @@ def fidelity_section(f: Fidelity | None) -> str:
     out.append("")
     if f.causes:
         out.append(
-            "| Cause (mapping switched off) | Disagreements it explains | Agreement without it | Why the views differ |"
+            "| Cause (mapping switched off) | Disagreements it explains | Agreements it breaks | Agreement without it "
+            "| Why the views differ |"
         )
-        out.append("|---|---|---|---|")
+        out.append("|---|---|---|---|---|")
         for c in f.causes:
             out.append(
-                f"| `{c.mapping}` ({_cell(c.title)}) | {c.states} | {c.agreement_without:.1%} | {_cell(c.why)} |"
+                f"| `{c.mapping}` ({_cell(c.title)}) | {c.states} | {c.breaks} | {c.agreement_without:.1%} "
+                f"| {_cell(c.why)} |"
             )
+        out.append("")
+        out.append(
+            "Switching one mapping off restores the disagreements it explains and can break states that agreed "
+            "(two differences that cancelled out), so agreement without it can be below agreement as deployed."
+            + (
+                f" {f.overlapping} disagreement(s) are explained by more than one mapping on its own and are counted "
+                "for each."
+                if f.overlapping
+                else ""
+            )
+        )
+        out.append("")
+        out.append("Example states (each shown once, under the cause that explains most):")
         out.append("")
         for c in f.causes[:3]:
             for ex in c.examples[:2]:
@@ -58,6 +73,9 @@ def fidelity_section(f: Fidelity | None) -> str:
         out.append("")
     if f.errors:
         out.append(f"{f.errors} state(s) where either side failed were left out.")
+        out.append("")
+    if f.notes:
+        out.append("How the harness ran the BLIS original:")
         out.append("")
     for note in f.notes:
         out.append(f"- {note}")

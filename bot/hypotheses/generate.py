@@ -228,7 +228,7 @@ def _fold_duplicate(ctx: Ctx, kept: Hypothesis, dup: Hypothesis, oe: OpenEvolveH
     signals = kept.signals if declared else list(dict.fromkeys([*kept.signals, *dup.signals]))
     return kept.model_copy(
         update={
-            "mechanism": "; ".join(filter(None, [kept.mechanism, note])),
+            "mechanism": " ".join(filter(None, [_sentence(kept.mechanism), _sentence(note)])),
             "covers": [*kept.covers, f"OpenEvolve {dup.source} (line {oe.line}): predicts the same, tested here"],
             "signals": signals,
             "not_testable": not_testable_reason(
@@ -429,3 +429,9 @@ def generate_hypotheses(
 
     excluded = set(fb.exclude)
     return [h for h in track_a + track_b_hyps + track_c if h.id not in excluded]
+
+
+def _sentence(text: str | None) -> str:
+    """``text`` ending in one full stop, so two joined texts read as two sentences (never ".;")."""
+    t = (text or "").strip()
+    return t if not t or t.endswith((".", "!", "?")) else t + "."

@@ -188,6 +188,9 @@ class FidelityCause(Strict):
     why: str = ""
     states: int = Field(ge=0, description="disagreeing states whose agreement rises when this mapping is switched off")
     agreement_without: float = Field(ge=0, le=1, description="agreement with only this mapping switched off")
+    breaks: int = Field(
+        default=0, ge=0, description="states that agree as deployed and disagree with only this mapping switched off"
+    )
     examples: list[str] = Field(default_factory=list, description="a few concrete disagreeing states, one line each")
 
 
@@ -205,6 +208,7 @@ class Fidelity(Strict):
     all_high_fidelity: bool = False
     causes: list[FidelityCause] = Field(default_factory=list, description="largest first")
     unattributed: int = Field(default=0, ge=0, description="disagreements no mapping explains")
+    overlapping: int = Field(default=0, ge=0, description="disagreements more than one mapping explains on its own")
     errors: int = Field(default=0, ge=0, description="states where either side failed")
     notes: list[str] = Field(default_factory=list)
     files: dict[str, str] = Field(default_factory=dict, description="plugin file -> sha256 of what was measured")

@@ -76,6 +76,15 @@ def test_sim_scale_load_threshold_is_important_kv_is_a_suggestion(analyze_text):
     assert got[6].severity == Severity.SUGGESTION and "also a 0–1 fraction" in got[6].message
 
 
+def test_load_threshold_at_pod_scale_is_only_a_suggestion(analyze_text):
+    """A threshold already in the range real pods run (40 requests) is not called simulator-scale."""
+    body = "\tfor _, s := range state.Snapshots {\n\t\tif s.QueueDepth > 40 {\n\t\t\t_ = 1\n\t\t}\n\t}"
+    an = analyze_text(ROUTE.format(body=body))
+    [f] = findings(an, hazards.SIM_SCALE)
+    assert f.severity == Severity.SUGGESTION and "already in the range real vLLM pods run" in f.message
+    assert "simulated instances" not in f.message
+
+
 def test_unmapped_signal_without_entry_is_critical(analyze_text):
     an = analyze_text(ROUTE.format(body="\t_ = state.Snapshots[0].GPUMemoryBandwidth"))
     [f] = findings(an, hazards.UNMAPPED)

@@ -1,0 +1,49 @@
+"""Attribution of disagreements (bot.golang.differential), on hand-written harness answers: pure."""
+
+from __future__ import annotations
+
+from bot.golang import differential
+from bot.golang.report import fidelity_section
+
+
+def _state(i: int) -> dict:
+    return {"blis": {"request": {"ID": f"r{i}", "InputTokens": 10}, "snapshots": []}, "llmd": {"endpoints": []}}
+
+
+def _run(name: str, agree: list[bool]) -> dict:
+    return {"name": name, "results": [{"blis": {"admit": True}, "llmd": {"admit": a}} for a in agree]}
+
+
+def _fidelity():
+    inp = {"kind": "admission", "runs": [{"name": differential.AS_DEPLOYED, "states": [_state(i) for i in range(4)]}]}
+    out = {
+        "runs": [
+            _run(differential.AS_DEPLOYED, [True, False, False, True]),
+            _run("a", [True, True, True, False]),  # explains r1 and r2, breaks r3
+            _run("b", [True, True, False, True]),  # explains r1 as well
+            _run(differential.ALL_OFF, [True, True, True, True]),
+        ]
+    }
+    meaning = {"a": {"title": "mapping a", "why": "a differs"}, "b": {"title": "mapping b", "why": "b differs"}}
+    return differential.summarize(inp, out, floor=0.99, all_high=True, seed=1, mappings=meaning)
+
+
+def test_a_mapping_that_also_breaks_states_says_so():
+    f = _fidelity()
+    a, b = f.causes
+    assert (a.mapping, a.states, a.breaks, a.agreement_without) == ("a", 2, 1, 0.75)
+    assert (b.mapping, b.states, b.breaks, b.agreement_without) == ("b", 1, 0, 0.75)
+    assert f.agreement == 0.5 and f.overlapping == 1
+
+
+def test_each_example_state_is_shown_under_one_cause_only():
+    a, b = _fidelity().causes
+    assert [e.split(" ")[1] for e in a.examples] == ["r1", "r2"]
+    assert b.examples == []  # r1 is a's example already
+
+
+def test_the_report_explains_overlaps_and_broken_states():
+    text = fidelity_section(_fidelity())
+    assert "| Disagreements it explains | Agreements it breaks | Agreement without it |" in text
+    assert "| `a` (mapping a) | 2 | 1 | 75.0% |" in text
+    assert "1 disagreement(s) are explained by more than one mapping on its own" in text
