@@ -168,8 +168,9 @@ def render_report(
     for topic, text in gen.decisions:
         w(f"- **{topic}**: {text}")
     w(
-        "- **signal adapter**: `adapter.go` fills the BLIS-shaped values, one line per signal, each with its Map B source, "
-        "fidelity and (where Map B has a freshness gap) `// BLIS assumes …; llm-d … — verify via Track B hypothesis <gap>`."
+        "- **signal adapter**: `adapter.go` fills the BLIS-shaped values, one line per signal, each with a comment an "
+        "llm-d reader can check in the repository: its llm-d source and, where Map B has a freshness gap, "
+        "`Freshness: …` (the table above holds the BLIS side and the Track B hypothesis that checks the gap)."
     )
     w(
         "- **evolved logic**: `evolved.go` carries the host"
