@@ -103,7 +103,7 @@ def review(ctx) -> list[Finding]:
                         file=where,
                         line=line,
                         message=f"`{entry.name}` has a Map B freshness gap ({entry.freshness.gap}) but no annotation",
-                        fix="add a comment on the adapter line: BLIS assumes ...; llm-d ... — verify via Track B",
+                        fix="add a comment above the adapter line: `Freshness: ...` (how llm-d's value can lag the endpoint)",
                     )
                 )
     for gap in d.touched_gaps(analysis.kind, read):
@@ -348,7 +348,7 @@ def _annotation_line(code: str, signal: str) -> int | None:
         while k >= 0 and lines[k].strip().startswith("//"):
             above.append(lines[k])
             k -= 1
-        if re.search(r"BLIS assumes|fresh|Track B", comment + " ".join(above)):
+        if re.search(r"(?i)BLIS assumes|fresh|Track B", comment + " ".join(above)):
             return i
     return None
 

@@ -346,16 +346,54 @@ def review(ctx) -> list[Finding]:
         )
     findings += _benchmark_ended_early(ctx)
     findings += _testbeds(ctx)
+    findings += _unused_reports(ctx)
+    return findings
+
+
+#: Words of a reason that says a report was measured for something other than what the branch plans.
+_MISMATCH = (
+    "the plan's",
+    "belongs to",
+    "image",
+    "arm",
+    "plugin config",
+    "EndpointPickerConfig",
+    "differs from this branch",
+)
+
+
+def _unused_reports(ctx) -> list[Finding]:
+    """One finding per distinct reason stage 5 gave for leaving reports out, with how many and which: after a
+    parameter change every report of the earlier plan fails the same way, and 56 rows saying so buried the one
+    thing to do."""
+    by_reason: dict[str, list[str]] = {}
     for path, reason in _rejected_reports(ctx):
-        findings.append(
+        by_reason.setdefault(reason, []).append(path)
+    out = []
+    for reason, paths in by_reason.items():
+        shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+        what = (
+            f"benchmark report {paths[0]} was not used"
+            if len(paths) == 1
+            else f"{len(paths)} benchmark reports were not used"
+        )
+        mismatch = any(w in reason for w in _MISMATCH)
+        out.append(
             Finding(
                 severity=Severity.IMPORTANT,
                 check="G3.report-invalid",
                 file=ctx.paths.verdicts_md,
-                message=f"benchmark report {path} was not used: {reason}",
+                message=f"{what}: {reason}" + (f" ({shown})" if len(paths) > 1 else ""),
+                fix=(
+                    "they were measured for another plan than the one at this branch's stage 4 commit: run that plan "
+                    "(`promote bench run`), put its reports in the run's --results directory, then "
+                    "`promote request-changes 3 --reason 'rejudge: reports of the current plan'`"
+                    if mismatch
+                    else f"fix or leave out the report(s); stage 5 lists every report it did not use in {ctx.paths.reports_not_used}"
+                ),
             )
         )
-    return findings
+    return out
 
 
 def notes(ctx) -> list[str]:

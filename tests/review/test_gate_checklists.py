@@ -279,3 +279,28 @@ def test_gate3s_notes_list_only_what_needs_a_look(branch):
     assert [n.split(" (")[0] for n in notes if n.startswith("Track ")] == ["Track A", "Track B", "Track C"]
     assert not any("decided at look" in n or "Welch" in n or "SAMPLE DATA (" in n for n in notes[1:])
     assert any(n.startswith("B2 inconclusive") and "not runnable on this cluster" in n for n in notes)
+
+
+def test_gate3_groups_reports_left_out_for_the_same_reason(branch):
+    """Found by a new user: after a gate-1 parameter change every report of the earlier plan was left out, and
+    gate 3 listed 56 findings saying so, none with a fix. One finding per reason, with how many and what to do."""
+    import json
+
+    ctx, edit, _ = branch
+    rows = [
+        {"report": f"r{i}.yaml", "reason": "parameter 'loadHighThreshold' is 40.0, the plan's is 60.0"}
+        for i in range(5)
+    ]
+    rows.append({"report": "bad.yaml", "reason": "not a benchmark report: missing 'version'"})
+    text = json.dumps(rows)
+    if ctx.read(ctx.paths.reports_not_used):
+        edit(ctx.paths.reports_not_used, lambda _: text)
+    else:
+        ctx.forge.commit_files(BRANCH, {ctx.paths.reports_not_used: text.encode()}, message="plant unused reports")
+    found = [f for f in review_gate(3, ctx) if f.check == "G3.report-invalid"]
+    assert len(found) == 2
+    grouped = next(f for f in found if "5 benchmark reports were not used" in f.message)
+    assert "(r0.yaml, r1.yaml, r2.yaml and 2 more)" in grouped.message
+    assert "promote bench run" in grouped.fix and "rejudge:" in grouped.fix
+    single = next(f for f in found if f is not grouped)
+    assert single.message.startswith("benchmark report bad.yaml was not used") and single.fix
