@@ -110,6 +110,26 @@ def test_a_claim_declaring_a_signal_the_plugin_does_not_read(tmp_path, capsys, r
     assert "the program reads BatchSize, CacheHitRate, EffectiveLoad, InFlightRequests" in err
 
 
+@pytest.mark.parametrize(
+    ("mutate", "field", "name"),
+    [
+        (lambda d: d["claims"][0].update(metric="e2e_p95_msec"), "claims[{claim}].metric", "e2e_p95_msec"),
+        (
+            lambda d: d["baselines"][0].update(guarded_metrics=["ttft_meen", "e2e_p95"]),
+            "baselines[{baseline}].guarded_metrics",
+            "ttft_meen",
+        ),
+    ],
+)
+def test_an_unknown_metric_is_refused_before_stage_1(tmp_path, capsys, request_copy, mutate, field, name):
+    """Stage 3 would refuse it only after a person decided gate 1; preflight names it and the known metrics."""
+    doc = yaml.safe_load(REQUEST.read_text())
+    err = run_bad(tmp_path, capsys, "run", str(request_copy(mutate)))
+    where = field.format(claim=doc["claims"][0]["id"], baseline=doc["baselines"][0]["name"])
+    assert f"{where}: unknown metric '{name}'" in err and "e2e_p95, e2e_p99" in err, err
+    assert not (tmp_path / "work" / "state.json").exists()
+
+
 def test_missing_results_directory(tmp_path, capsys):
     err = run_bad(tmp_path, capsys, "run", str(REQUEST), "--results", str(tmp_path / "no-results"))
     assert "no-results" in err
