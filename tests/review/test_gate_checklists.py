@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 
@@ -279,3 +280,20 @@ def test_gate3s_notes_list_only_what_needs_a_look(branch):
     assert [n.split(" (")[0] for n in notes if n.startswith("Track ")] == ["Track A", "Track B", "Track C"]
     assert not any("decided at look" in n or "Welch" in n or "SAMPLE DATA (" in n for n in notes[1:])
     assert any(n.startswith("B2 inconclusive") and "not runnable on this cluster" in n for n in notes)
+
+
+def test_gate3_no_results_fix_is_a_change_request_that_applies_as_written(branch):
+    """The suggested `promote request-changes 3 --reason '...'` is not refused as prose naming no directive."""
+    from bot.review.change_request import refusal
+
+    ctx, edit, _ = branch
+
+    def no_results(text: str) -> str:
+        verdicts = json.loads(text)
+        verdicts[0]["flags"] = ["no-results"]
+        return json.dumps(verdicts, indent=2) + "\n"
+
+    edit(ctx.paths.verdicts_json, no_results)
+    [found] = [f for f in review_gate(3, ctx) if f.check == "G3.no-results"]
+    [(gate, reason)] = re.findall(r"`promote request-changes (\d) --reason '([^']*)'`", found.fix)
+    assert refusal(int(gate), reason) is None, refusal(int(gate), reason)
