@@ -281,7 +281,7 @@ def preflight(request_path: Path, results: Path | None, *, check_reports: bool =
         from bot.bench.reports import ReportError
 
         if check_reports:  # raises ReportError naming the problem (sample data included)
-            load_evidence(results, EvidencePolicy(allow_sample_data=allow_sample_data))
+            load_evidence(results, EvidencePolicy(promotion=request.id, allow_sample_data=allow_sample_data))
         elif not results.is_dir():
             raise ReportError(f"--results {results}: the directory this promotion was started with is gone; restore it")
         results = results.resolve()

@@ -142,7 +142,29 @@ def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool) -> st
         if text is not None:
             parameters = sorted(TranslationSummary.model_validate_json(text).thresholds)
         checks = parameter_checks(ctx.request, ctx.dictionary)
-    return refusal(gate, reason, parameters=parameters, checks=checks, author=author)
+    why = refusal(gate, reason, parameters=parameters, checks=checks, author=author)
+    if why is None and gate == 3 and ctx.results_dir is not None:
+        unusable = unusable_results(ctx)
+        if unusable is not None:
+            return (
+                f"gate 3: {unusable}; nothing was recorded. Put this promotion's reports in {ctx.results_dir} "
+                "(or start again with `promote run REQUEST --results DIR`), then ask for the rejudge again"
+            )
+    return why
+
+
+def unusable_results(ctx) -> str | None:
+    """Why stage 5 could not judge the reports in ``ctx.results_dir`` (none of them evidence for this
+    promotion), or None. A rejudge asks this before it is recorded: stage 5 raising it after stage 4 had
+    rerun would leave the decision on record for a command that exited 2."""
+    from bot.bench.errors import ReportError
+    from bot.stages.run_validate import load_reports
+
+    try:
+        load_reports(ctx, ctx.results_dir)
+    except ReportError as exc:
+        return str(exc)
+    return None
 
 
 def parameter_checks(request, dictionary) -> dict[str, list[dict]]:

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from bot.cli import main
-from tests.conftest import EXAMPLE, REQUEST, git
+from tests.conftest import EXAMPLE, REQUEST, RESULTS, git
 
 
 @pytest.fixture()
@@ -164,3 +164,17 @@ def test_the_installed_console_script_prints_no_traceback(tmp_path):
         check=False,
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_results_of_another_promotion_are_refused_at_run(tmp_path, capsys, request_copy):
+    """Every report under --results names promotion 1: promotion 7 cannot start on them (stage 5 would refuse)."""
+    err = run_bad(
+        tmp_path,
+        capsys,
+        "run",
+        str(request_copy(lambda d: d.update(id="7"))),
+        "--results",
+        str(RESULTS),
+        "--allow-sample-data",
+    )
+    assert "belongs to promotion '1' (run.keywords), not '7'" in err
