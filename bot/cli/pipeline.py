@@ -90,6 +90,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 def cmd_run(args) -> int:
     approve = parse_approve(args.approve)
     request, results = preflight(args.request, args.results, allow_sample_data=args.allow_sample_data)
+    if args.fork is not None:
+        fork_parent(args.fork)
     work = args.work.resolve()
     read_settings(work, missing_ok=True)  # a broken or copied work directory is refused before it is touched
     output_dir(work, "--work")
@@ -255,6 +257,17 @@ def parse_approve(text: str) -> frozenset[int]:
     if not gates <= {1, 2, 3}:
         raise RequestError(f"--approve {text!r}: give 'all' or a comma-separated list of gates 1, 2, 3")
     return gates
+
+
+def fork_parent(fork: Path) -> None:
+    """``--fork`` names a directory the run creates (a git repository), in a directory that exists: a
+    mistyped path would otherwise be created with all its parents, at the filesystem root if need be."""
+    parent = fork.resolve().parent
+    if not fork.exists() and not parent.is_dir():
+        raise RequestError(
+            f"--fork {fork}: {parent} does not exist; pass a path in an existing directory (the run creates the "
+            "fork there), or create the directory first"
+        )
 
 
 def _reload(settings: dict):

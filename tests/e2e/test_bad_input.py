@@ -178,3 +178,9 @@ def test_results_of_another_promotion_are_refused_at_run(tmp_path, capsys, reque
         "--allow-sample-data",
     )
     assert "belongs to promotion '1' (run.keywords), not '7'" in err
+
+
+def test_a_directory_given_as_the_request_is_named_as_one(tmp_path, capsys, request_copy):
+    path = request_copy()
+    err = run_bad(tmp_path, capsys, "run", str(path.parent))
+    assert f"{path.parent}: is a directory, not a request file; pass {path}" in err and "no such file" not in err
