@@ -90,6 +90,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 def cmd_run(args) -> int:
     approve = parse_approve(args.approve)
     request, results = preflight(args.request, args.results, allow_sample_data=args.allow_sample_data)
+    if args.fork is not None:
+        fork_parent(args.fork)
     work = args.work.resolve()
     read_settings(work, missing_ok=True)  # a broken or copied work directory is refused before it is touched
     output_dir(work, "--work")
@@ -257,6 +259,17 @@ def parse_approve(text: str) -> frozenset[int]:
     return gates
 
 
+def fork_parent(fork: Path) -> None:
+    """``--fork`` names a directory the run creates (a git repository), in a directory that exists: a
+    mistyped path would otherwise be created with all its parents, at the filesystem root if need be."""
+    parent = fork.resolve().parent
+    if not fork.exists() and not parent.is_dir():
+        raise RequestError(
+            f"--fork {fork}: {parent} does not exist; pass a path in an existing directory (the run creates the "
+            "fork there), or create the directory first"
+        )
+
+
 def _reload(settings: dict):
     """The request and results a saved run was started with. `run` validated every report already, and
     stage 5 reads them again, so decisions and resumes only check the directory is still there."""
@@ -266,20 +279,22 @@ def _reload(settings: dict):
 
 def preflight(request_path: Path, results: Path | None, *, check_reports: bool = True, allow_sample_data: bool = False):
     """Everything that can be wrong with the input is found here, before anything touches the fork."""
+    from bot.hypotheses import HypothesisError
     from bot.model import PromotionRequest
-    from bot.stages.preflight import KindMismatch, check_program
+    from bot.stages.preflight import KindMismatch, check_metrics, check_program
 
     request = PromotionRequest.load(request_path)
     try:
+        check_metrics(request)
         check_program(request)
-    except KindMismatch as exc:
+    except (KindMismatch, HypothesisError) as exc:
         raise RequestError(f"{request_path}: {exc}") from None
     if results is not None:
         from bot.bench.evidence import EvidencePolicy, load_evidence
         from bot.bench.reports import ReportError
 
         if check_reports:  # raises ReportError naming the problem (sample data included)
-            load_evidence(results, EvidencePolicy(allow_sample_data=allow_sample_data))
+            load_evidence(results, EvidencePolicy(promotion=request.id, allow_sample_data=allow_sample_data))
         elif not results.is_dir():
             raise ReportError(f"--results {results}: the directory this promotion was started with is gone; restore it")
         results = results.resolve()

@@ -84,6 +84,9 @@ class Forge(Protocol):
     def mark_ready(self, pr: PullRequestRecord) -> None:
         """Take the PR out of draft: every stage and gate has passed."""
 
+    def close_pr(self, pr: PullRequestRecord) -> None:
+        """Close the PR unmerged: a person rejected the promotion (the branch stays, for the record)."""
+
     def set_review_comments(
         self, pr: PullRequestRecord, marker: str, comments: list[ReviewComment], *, body: str = ""
     ) -> None:

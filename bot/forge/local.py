@@ -99,6 +99,13 @@ class LocalForge(GitBranches):
             self._save(self._pr_file, record)
             self._render_pr(record)
 
+    def close_pr(self, pr: PullRequestRecord) -> None:
+        record = self._load(self._pr_file, {})
+        if record.get("state", "open") != "closed":
+            record["state"] = "closed"
+            self._save(self._pr_file, record)
+            self._render_pr(record)
+
     def set_review_comments(
         self, pr: PullRequestRecord, marker: str, comments: list[ReviewComment], *, body: str = ""
     ) -> None:
@@ -117,9 +124,12 @@ class LocalForge(GitBranches):
         self._render_pr(record)
 
     def _render_pr(self, record: dict) -> None:
-        draft = " (draft)" if record.get("draft", True) else ""
+        if record.get("state", "open") == "closed":
+            shown = " (closed, not merged)"
+        else:
+            shown = " (draft)" if record.get("draft", True) else ""
         parts = [
-            f"# PR #{record['number']}{draft}: {md(record['title'])}\n\n",  # a PR title is plain text
+            f"# PR #{record['number']}{shown}: {md(record['title'])}\n\n",  # a PR title is plain text
             f"`{record['branch']}` → `{record['base']}` on the fork (local forge)\n\n",
             record["body"].rstrip() + "\n",
         ]

@@ -66,6 +66,7 @@ class PullInfo:
     body: str
     head: str
     base: str
+    state: str = "open"  # "closed" once a rejected promotion closed it
 
 
 @dataclass(frozen=True)
@@ -322,6 +323,9 @@ class GitHub:
     def update_pull(self, number: int, title: str, body: str) -> None:
         self._call(f"PATCH pull {number}", lambda: self.repo().get_pull(number).edit(title=title, body=body))
 
+    def close_pull(self, number: int) -> None:
+        self._call(f"PATCH pull {number} closed", lambda: self.repo().get_pull(number).edit(state="closed"))
+
     def mark_ready(self, pull: PullInfo) -> None:
         if not pull.draft:
             return
@@ -550,6 +554,7 @@ def _pull(p) -> PullInfo:
         body=p.body or "",
         head=p.head.ref,
         base=p.base.ref,
+        state=p.state or "open",
     )
 
 

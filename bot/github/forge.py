@@ -146,6 +146,12 @@ class GitHubForge(GitBranches):
             self.client.mark_ready(pull)
             self._pull = PullInfo(**{**pull.__dict__, "draft": False})
 
+    def close_pr(self, pr: PullRequestRecord) -> None:
+        pull = self._find_pull()
+        if pull is not None and pull.state != "closed":
+            self.client.close_pull(pull.number)
+            self._pull = PullInfo(**{**pull.__dict__, "state": "closed"})
+
     def set_review_comments(
         self, pr: PullRequestRecord, marker: str, comments: list[ReviewComment], *, body: str = ""
     ) -> None:

@@ -89,11 +89,17 @@ def _diagnostic_a(ctx: Ctx, blis_metric: str, workloads: list[str]) -> str:
     )
 
 
-def _track_a_claim(ctx: Ctx, claim: BlisClaim, hid: str) -> Hypothesis:
+def claim_metric(claim: BlisClaim) -> MetricTranslation:
+    """What a claim's metric means for llm-d-benchmark; HypothesisError naming the field for a name nobody
+    reports (preflight asks this before anything runs, stage 3 again when it writes the hypothesis)."""
     try:
-        t = translate_metric(claim.metric)
+        return translate_metric(claim.metric)
     except HypothesisError as exc:
         raise HypothesisError(f"claims[{claim.id}].metric: {exc}") from None
+
+
+def _track_a_claim(ctx: Ctx, claim: BlisClaim, hid: str) -> Hypothesis:
+    t = claim_metric(claim)
     if (
         claim.magnitude is not None
         and claim.magnitude != 0
@@ -273,7 +279,9 @@ def _scenarios(req: PromotionRequest) -> tuple[list[BaselineScenario], bool]:
     ], True
 
 
-def _guarded(s: BaselineScenario) -> list[str]:
+def guarded_metrics(s: BaselineScenario) -> list[str]:
+    """The short names of a baseline's guarded metrics; HypothesisError naming the field for one
+    llm-d-benchmark does not report (preflight asks this before anything runs, stage 3 again)."""
     out: list[str] = []
     for name in s.guarded_metrics:
         try:
@@ -403,7 +411,7 @@ def generate_hypotheses(
     improved = {w for h in track_a if h.prediction is not None for w in h.workloads}
     guarded_by: dict[str, list[str]] = {}
     for s in scenarios:
-        metrics = _guarded(s)
+        metrics = guarded_metrics(s)
         guarded_by[s.name] = metrics
         eq: Hypothesis | None = None
         if metrics and not (derived and s.workload in improved):

@@ -241,6 +241,10 @@ class PromotionRequest(RequestPart):
     def load(cls, path: str | Path) -> PromotionRequest:
         """Read and validate promotion.yaml. Raises RequestError with a one-line, actionable message."""
         path = Path(path)
+        if path.is_dir():  # "no such file" would send people looking for a file that is not missing
+            inside = path / "promotion.yaml"
+            fix = f"pass {inside}" if inside.is_file() else "pass the path of a promotion.yaml (see examples/)"
+            raise RequestError(f"{path}: is a directory, not a request file; {fix}")
         raw = read_yaml_mapping(
             path,
             RequestError,

@@ -14,6 +14,7 @@ out of range) is refused the same way, instead of failing the stage later.
 from __future__ import annotations
 
 import difflib
+import operator
 import re
 
 from bot import directives
@@ -25,15 +26,24 @@ from bot.model import RequestError
 AUTHOR_READS_PROSE = frozenset({1, 2})
 
 
-def refusal(gate: int, reason: str | None, *, parameters: list[str] | None = None, author: bool = False) -> str | None:
+def refusal(
+    gate: int,
+    reason: str | None,
+    *,
+    parameters: list[str] | None = None,
+    checks: dict[str, list[dict]] | None = None,
+    author: bool = False,
+) -> str | None:
     """Why this change request would change nothing (or cannot apply), with the fix; None when it applies.
 
     ``parameters`` are the plugin's parameter names (gate 1's ``param`` checks against them when known);
+    ``checks`` are their Validate() conditions by name (``ParamSpec.checks``: a value they refuse would stop
+    the EPP at startup and leave the differential check nothing to compare, so it is refused here);
     ``author`` says a Claude author reads the prose of this promotion's reruns.
     """
     text = (reason or "").strip()
     if gate == 1:
-        applied, problems = _gate1(text, parameters)
+        applied, problems = _gate1(text, parameters, checks or {})
     elif gate == 2:
         applied, problems = _gate2(text)
     else:
@@ -53,7 +63,7 @@ def refusal(gate: int, reason: str | None, *, parameters: list[str] | None = Non
     )
 
 
-def _gate1(text: str, parameters: list[str] | None) -> tuple[list[str], list[str]]:
+def _gate1(text: str, parameters: list[str] | None, checks: dict[str, list[dict]]) -> tuple[list[str], list[str]]:
     from bot.golang.translate import feedback_options
 
     try:
@@ -65,7 +75,33 @@ def _gate1(text: str, parameters: list[str] | None) -> tuple[list[str], list[str
         return applied, [
             f"`param {', '.join(unknown)}` is not a parameter of the plugin (its parameters: {', '.join(parameters)})"
         ]
+    refused = [
+        f"`param {name}: {value:g}` is out of range: {why}"
+        for name, value in options.get("deployed", {}).items()
+        for why in out_of_range(value, checks.get(name, []))
+    ]
+    if refused:
+        return applied, [*refused, "the plugin's Validate() refuses such a value when the EPP starts"]
     return applied, []
+
+
+_COND = re.compile(r"^\s*p\.\w+\s*(<=|>=|<|>|==|!=)\s*(-?\d+(?:\.\d+)?)\s*$")
+_OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
+
+
+def out_of_range(value: float, checks: list[dict]) -> list[str]:
+    """The messages of the plugin's Validate() checks ``value`` trips, with the value in them.
+
+    A check is a Go condition on the one field (``p.LoadHighThreshold < 0``, parts joined by ``||``) and
+    the message Validate() returns (``loadHighThreshold must be >= 0, got %v``), as ``bot.golang.params``
+    writes them. A condition in another form (a string comparison) is left to Validate(), never guessed.
+    """
+    tripped = []
+    for check in checks:
+        parts = [_COND.match(p) for p in check["cond"].split("||")]
+        if all(parts) and any(_OPS[m.group(1)](value, float(m.group(2))) for m in parts):
+            tripped.append(check["message"].replace("%v", f"{value:g}"))
+    return tripped
 
 
 def _gate2(text: str) -> tuple[list[str], list[str]]:
@@ -94,12 +130,49 @@ def _suggestion(text: str, parameters: list[str] | None) -> str:
 
 
 def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool) -> str | None:
-    """``refusal`` with the plugin's parameters read from the committed translation (``ctx``: a StageContext)."""
+    """``refusal`` with the plugin's parameters read from the committed translation (``ctx``: a StageContext)
+    and their Validate() checks from the request's program (the analysis is pure and takes a fraction of a
+    second; the checks are not in translation.json)."""
     parameters = None
+    checks = None
     if gate == 1:
         from bot.model import TranslationSummary
 
         text = ctx.read(ctx.paths.translation_json)
         if text is not None:
             parameters = sorted(TranslationSummary.model_validate_json(text).thresholds)
-    return refusal(gate, reason, parameters=parameters, author=author)
+        checks = parameter_checks(ctx.request, ctx.dictionary)
+    why = refusal(gate, reason, parameters=parameters, checks=checks, author=author)
+    if why is None and gate == 3 and ctx.results_dir is not None:
+        unusable = unusable_results(ctx)
+        if unusable is not None:
+            return (
+                f"gate 3: {unusable}; nothing was recorded. Put this promotion's reports in {ctx.results_dir} "
+                "(or start again with `promote run REQUEST --results DIR`), then ask for the rejudge again"
+            )
+    return why
+
+
+def unusable_results(ctx) -> str | None:
+    """Why stage 5 could not judge the reports in ``ctx.results_dir`` (none of them evidence for this
+    promotion), or None. A rejudge asks this before it is recorded: stage 5 raising it after stage 4 had
+    rerun would leave the decision on record for a command that exited 2."""
+    from bot.bench.errors import ReportError
+    from bot.stages.run_validate import load_reports
+
+    try:
+        load_reports(ctx, ctx.results_dir)
+    except ReportError as exc:
+        return str(exc)
+    return None
+
+
+def parameter_checks(request, dictionary) -> dict[str, list[dict]]:
+    """The Validate() checks of each plugin parameter the request's program gives (``ParamSpec.checks``)."""
+    from bot.golang.analyze import analyze
+    from bot.golang.params import param_specs
+    from bot.golang.source import parse_evolved_source
+    from bot.model import PolicyKind
+
+    analysis = analyze(parse_evolved_source(request.source_text, request.source), dictionary, request.kind)
+    return {p.name: p.checks for p in param_specs(analysis, None, request.kind == PolicyKind.SCHEDULING)}

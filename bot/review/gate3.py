@@ -23,6 +23,10 @@ from pydantic import ValidationError
 
 from bot.model import Direction, Finding, Severity, Track, Verdict, VerdictStatus, status_counts
 
+#: The change request the ``G3.no-results`` fix tells people to make once reports exist: gate 3's ``rejudge``
+#: directive (``bot.directives``), so the command applies as written instead of being refused as prose.
+REJUDGE_RESULTS = "rejudge: the benchmark results are in --results now"
+
 CHECKLIST = [
     "unit tests pass",
     "every hypothesis has a verdict",
@@ -341,7 +345,7 @@ def review(ctx) -> list[Finding]:
                 message="no benchmark results: every hypothesis is inconclusive",
                 fix="run the stage 4 plan on GPUs (`promote bench run` at the branch's stage 4 commit, or benchmark.yml "
                 "on GitHub); locally, then `promote run REQUEST --results DIR --work W` and "
-                "`promote request-changes 3 --reason 'benchmark results'` so stage 5 judges them",
+                f"`promote request-changes 3 --reason '{REJUDGE_RESULTS}'` so stage 5 judges them",
             )
         )
     findings += _benchmark_ended_early(ctx)

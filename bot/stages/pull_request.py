@@ -16,7 +16,17 @@ from collections.abc import Callable
 
 from bot.escape import md
 from bot.forge.base import ReviewComment
-from bot.model import DecidedVia, ReviewRound, Track, TranslationSummary, Verdict, VerdictStatus, status_counts
+from bot.model import (
+    DecidedVia,
+    Decision,
+    ReviewRound,
+    Status,
+    Track,
+    TranslationSummary,
+    Verdict,
+    VerdictStatus,
+    status_counts,
+)
 from bot.render import render
 from bot.render.claims import ci_level, claim_rows
 from bot.stages import pr_parts
@@ -64,8 +74,12 @@ def finding_comments(
 
 
 def draft_body(ctx: StageContext) -> str:
-    """The PR description while the promotion runs: what it is, where it is decided, what is on the branch."""
-    return render("pr_draft.md.j2", request=ctx.request, state=ctx.state, paths=ctx.paths)
+    """The PR description while the promotion runs: what it is, where it is decided, what is on the branch;
+    once a person rejected it, who did and why instead of the promise of a full description at stage 7."""
+    rejected = None
+    if ctx.state.status is Status.REJECTED:
+        rejected = next((d for d in reversed(ctx.state.decisions) if d.decision is Decision.REJECT), None)
+    return render("pr_draft.md.j2", request=ctx.request, state=ctx.state, paths=ctx.paths, rejected=rejected)
 
 
 def fidelity_line(f) -> str:

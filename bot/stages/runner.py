@@ -132,6 +132,7 @@ class Runner:
             match step:
                 case pipeline.Finished():
                     self.save(state)
+                    self.close_if_rejected(state)
                     return Outcome(state, None)
                 case pipeline.Halted():
                     self.save(state)
@@ -177,9 +178,22 @@ class Runner:
                     self.save(state)
 
     def decide(self, gate: int, decision: Decision, reason: str | None) -> PipelineState:
-        return self.apply(
+        state = self.apply(
             lambda s: pipeline.decide(s, gate, decision, actor=self.actor, now=self.clock(), reason=reason)
         )
+        self.close_if_rejected(state)
+        return state
+
+    def close_if_rejected(self, state: PipelineState) -> None:
+        """A rejected promotion's PR says who rejected it and why, and is closed unmerged: left alone it read
+        as an open draft whose full description would come at stage 7. Both homes come here (the local
+        decision, the GitHub home's next ``run``); doing it again changes nothing."""
+        if state.status.value != "rejected" or self.forge.pull_request(self.request.branch) is None:
+            return
+        self._sync_pull_request(state)
+        pr = self.forge.pull_request(self.request.branch)
+        if pr is not None:
+            self.forge.close_pr(pr)
 
     def retry(self, stage: int | None = None) -> PipelineState:
         return self.apply(lambda s: pipeline.retry(s, actor=self.actor, now=self.clock(), stage=stage))

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from bot.cli import main
-from tests.conftest import EXAMPLE, REQUEST, git
+from tests.conftest import EXAMPLE, REQUEST, RESULTS, git
 
 
 @pytest.fixture()
@@ -110,6 +110,26 @@ def test_a_claim_declaring_a_signal_the_plugin_does_not_read(tmp_path, capsys, r
     assert "the program reads BatchSize, CacheHitRate, EffectiveLoad, InFlightRequests" in err
 
 
+@pytest.mark.parametrize(
+    ("mutate", "field", "name"),
+    [
+        (lambda d: d["claims"][0].update(metric="e2e_p95_msec"), "claims[{claim}].metric", "e2e_p95_msec"),
+        (
+            lambda d: d["baselines"][0].update(guarded_metrics=["ttft_meen", "e2e_p95"]),
+            "baselines[{baseline}].guarded_metrics",
+            "ttft_meen",
+        ),
+    ],
+)
+def test_an_unknown_metric_is_refused_before_stage_1(tmp_path, capsys, request_copy, mutate, field, name):
+    """Stage 3 would refuse it only after a person decided gate 1; preflight names it and the known metrics."""
+    doc = yaml.safe_load(REQUEST.read_text())
+    err = run_bad(tmp_path, capsys, "run", str(request_copy(mutate)))
+    where = field.format(claim=doc["claims"][0]["id"], baseline=doc["baselines"][0]["name"])
+    assert f"{where}: unknown metric '{name}'" in err and "e2e_p95, e2e_p99" in err, err
+    assert not (tmp_path / "work" / "state.json").exists()
+
+
 def test_missing_results_directory(tmp_path, capsys):
     err = run_bad(tmp_path, capsys, "run", str(REQUEST), "--results", str(tmp_path / "no-results"))
     assert "no-results" in err
@@ -144,3 +164,23 @@ def test_the_installed_console_script_prints_no_traceback(tmp_path):
         check=False,
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_results_of_another_promotion_are_refused_at_run(tmp_path, capsys, request_copy):
+    """Every report under --results names promotion 1: promotion 7 cannot start on them (stage 5 would refuse)."""
+    err = run_bad(
+        tmp_path,
+        capsys,
+        "run",
+        str(request_copy(lambda d: d.update(id="7"))),
+        "--results",
+        str(RESULTS),
+        "--allow-sample-data",
+    )
+    assert "belongs to promotion '1' (run.keywords), not '7'" in err
+
+
+def test_a_directory_given_as_the_request_is_named_as_one(tmp_path, capsys, request_copy):
+    path = request_copy()
+    err = run_bad(tmp_path, capsys, "run", str(path.parent))
+    assert f"{path.parent}: is a directory, not a request file; pass {path}" in err and "no such file" not in err

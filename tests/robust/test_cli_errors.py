@@ -74,6 +74,16 @@ def test_a_5000_digit_integer_in_the_request(tmp_path, capsys):
 
 
 # ------------------------------------------------------ --fork and --work
+def test_a_fork_path_whose_parent_does_not_exist_is_refused_and_nothing_is_created(tmp_path, capsys):
+    """Found by a new user: `--fork /nonexistent/dir/fork` created /nonexistent at the filesystem root."""
+    fork = tmp_path / "nonexistent" / "dir" / "fork"
+    err = one_line_error(
+        capsys, main(["run", str(REQUEST), "--work", str(tmp_path / "w"), "--fork", str(fork), "--quiet"])
+    )
+    assert f"--fork {fork}: {fork.parent} does not exist" in err
+    assert not (tmp_path / "nonexistent").exists() and not (tmp_path / "w").exists()
+
+
 def test_fork_naming_a_regular_file(tmp_path, capsys):
     (tmp_path / "fork").write_text("not a repository\n")
     err = one_line_error(

@@ -91,6 +91,7 @@ SAFE = {
     "pr_draft.md.j2": {
         '(rec.commit or "")[:12]',
         "n",
+        "rejected.gate",  # an int 1-3 (GateDecision)
         "request.id",
         "request.kind.value",
         "request.origin.iteration",
