@@ -8,7 +8,8 @@ which looks like the bot ignored the person. So both homes ask ``refusal``
 first and, when it says why, answer at once (the CLI exits 2, GitHub replies
 to the comment) with the gate's directives, and record nothing.
 A directive whose value cannot apply (an unknown scorer or parameter, a margin
-out of range) is refused the same way, instead of failing the stage later.
+out of range, a hypothesis id the gate does not have) is refused the same way,
+instead of failing the stage later or rerunning it for nothing.
 """
 
 from __future__ import annotations
@@ -18,24 +19,32 @@ import re
 
 from bot import directives
 from bot.escape import md
-from bot.model import RequestError
+from bot.model import Direction, Hypothesis, RequestError
 
 #: Gates whose stages the Claude author reruns with the reason as input (stage 2, stage 3); gate 3's stages
 #: (the plan and the verdicts) have no author step.
 AUTHOR_READS_PROSE = frozenset({1, 2})
 
 
-def refusal(gate: int, reason: str | None, *, parameters: list[str] | None = None, author: bool = False) -> str | None:
+def refusal(
+    gate: int,
+    reason: str | None,
+    *,
+    parameters: list[str] | None = None,
+    hypotheses: list[Hypothesis] | None = None,
+    author: bool = False,
+) -> str | None:
     """Why this change request would change nothing (or cannot apply), with the fix; None when it applies.
 
     ``parameters`` are the plugin's parameter names (gate 1's ``param`` checks against them when known);
+    ``hypotheses`` the ones gate 2's ids may name (its documents and those excluded before, when known);
     ``author`` says a Claude author reads the prose of this promotion's reruns.
     """
     text = (reason or "").strip()
     if gate == 1:
         applied, problems = _gate1(text, parameters)
     elif gate == 2:
-        applied, problems = _gate2(text)
+        applied, problems = _gate2(text, hypotheses)
     else:
         applied, problems = [d.name for d in directives.found(gate, text)], []
     if problems:
@@ -68,12 +77,40 @@ def _gate1(text: str, parameters: list[str] | None) -> tuple[list[str], list[str
     return applied, []
 
 
-def _gate2(text: str) -> tuple[list[str], list[str]]:
+def _gate2(text: str, hypotheses: list[Hypothesis] | None) -> tuple[list[str], list[str]]:
     from bot.hypotheses import parse_feedback
 
     fb = parse_feedback(text)
     applied = [*fb.exclude, *fb.guards, *fb.margins] + (["margin"] if fb.margin is not None else [])
-    return applied, ([] if applied else [md(u) for u in fb.unapplied])  # they quote the person's line
+    problems = _unknown_ids(fb.exclude, fb.margins, hypotheses) if hypotheses is not None else []
+    if not problems and not applied:
+        problems = [md(u) for u in fb.unapplied]  # they quote the person's line
+    return applied, problems
+
+
+def _unknown_ids(exclude: list[str], margins: dict[str, float], hypotheses: list[Hypothesis]) -> list[str]:
+    """``exclude: B9`` or ``margin C12: 3%`` on an id gate 2 does not have, or a margin on a hypothesis that
+    has none (a directional prediction): each would rerun stage 3 and reopen the gate unchanged."""
+    from bot.hypotheses import hypothesis_order
+
+    known = sorted({h.id for h in hypotheses}, key=lambda i: (i[0], int(i[1:])))
+    tolerant = [
+        h.id
+        for h in sorted(hypotheses, key=hypothesis_order)
+        if h.prediction is not None and h.prediction.direction in (Direction.EQUIVALENT, Direction.NO_WORSE)
+    ]
+    out = []
+    unknown = [i for i in dict.fromkeys([*exclude, *margins]) if i not in known]
+    if unknown:
+        verb = "is not a hypothesis" if len(unknown) == 1 else "are not hypotheses"
+        out.append(f"{', '.join(unknown)} {verb} of this promotion (its hypotheses: {', '.join(known)})")
+    no_margin = [i for i in margins if i in known and i not in tolerant]
+    if no_margin:
+        out.append(
+            f"`margin {', '.join(no_margin)}` names a directional prediction, which has no margin (margins apply to "
+            f"the equivalence and no-worse predictions: {', '.join(tolerant) or 'none here'})"
+        )
+    return out
 
 
 def _suggestion(text: str, parameters: list[str] | None) -> str:
@@ -94,7 +131,8 @@ def _suggestion(text: str, parameters: list[str] | None) -> str:
 
 
 def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool) -> str | None:
-    """``refusal`` with the plugin's parameters read from the committed translation (``ctx``: a StageContext)."""
+    """``refusal`` with the plugin's parameters read from the committed translation, and gate 2's hypotheses
+    from the committed documents (``ctx``: a StageContext)."""
     parameters = None
     if gate == 1:
         from bot.model import TranslationSummary
@@ -102,4 +140,20 @@ def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool) -> st
         text = ctx.read(ctx.paths.translation_json)
         if text is not None:
             parameters = sorted(TranslationSummary.model_validate_json(text).thresholds)
-    return refusal(gate, reason, parameters=parameters, author=author)
+    hypotheses = _hypotheses_on_branch(ctx) if gate == 2 else None
+    return refusal(gate, reason, parameters=parameters, hypotheses=hypotheses, author=author)
+
+
+def _hypotheses_on_branch(ctx) -> list[Hypothesis] | None:
+    """The ids gate 2's directives may name: the documents and what a person excluded before (an id the last
+    reason excluded may be named again). None when they cannot all be read: nothing is refused on a guess."""
+    from bot.hypotheses import is_hypothesis_file, parse_excluded, parse_hypothesis
+
+    try:
+        docs = [
+            parse_hypothesis(ctx.read(p) or "", p) for p in ctx.list(ctx.paths.hypotheses_dir) if is_hypothesis_file(p)
+        ]
+        excluded = [h for h, _ in parse_excluded(ctx.read(ctx.paths.hypotheses_excluded))]
+    except RequestError:  # (HypothesisError is one)
+        return None
+    return (docs + excluded) or None
