@@ -24,6 +24,9 @@ from bot.model import Direction, Hypothesis, RequestError
 #: Gates whose stages the Claude author reruns with the reason as input (stage 2, stage 3); gate 3's stages
 #: (the plan and the verdicts) have no author step.
 AUTHOR_READS_PROSE = frozenset({1, 2})
+#: How alike a word and a parameter name must be for the hint: ``loadThreshold`` ~ ``loadHighThreshold`` (0.87)
+#: is a near miss; ``thresholds`` ~ ``deltaThreshold`` (0.75) only shares the suffix every threshold has.
+_NEAR = 0.8
 
 
 def refusal(
@@ -114,20 +117,23 @@ def _unknown_ids(exclude: list[str], margins: dict[str, float], hypotheses: list
 
 
 def _suggestion(text: str, parameters: list[str] | None) -> str:
-    """``set loadThreshold to 40`` names a parameter almost and a value: say the directive that does it."""
-    if not parameters:
+    """``set loadThreshold to 40`` names a parameter almost and a value: say the directive that does it.
+
+    Only then: without a value, or with only a word every threshold shares ("these thresholds are already
+    llm-d scale"), any parameter offered would be a guess the person did not make.
+    """
+    value = re.search(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])", text)
+    if not parameters or value is None:
         return ""
     by_lower = {p.lower(): p for p in parameters}
-    value = re.search(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])", text)
     names: list[str] = []
     for word in re.findall(r"[A-Za-z][A-Za-z0-9_]{3,}", text):
-        for hit in difflib.get_close_matches(word.lower(), by_lower, n=3, cutoff=0.75):
+        for hit in difflib.get_close_matches(word.lower(), by_lower, n=3, cutoff=_NEAR):
             if by_lower[hit] not in names:
                 names.append(by_lower[hit])
     if not names:
         return ""
-    v = value.group(0) if value else "VALUE"
-    return " Did you mean " + " or ".join(f"`param {n}: {v}`" for n in names[:3]) + "?"
+    return " Did you mean " + " or ".join(f"`param {n}: {value.group(0)}`" for n in names[:3]) + "?"
 
 
 def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool) -> str | None:

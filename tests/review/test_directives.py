@@ -101,3 +101,14 @@ def test_gate2_refuses_ids_it_does_not_have_and_margins_on_directional_predictio
     assert why is not None and "`margin A1` names a directional prediction" in why and "C1" in why
     assert refusal(2, "exclude: B2, C3 (not here)\nmargin C1: 3%", hypotheses=hs) is None
     assert refusal(2, "exclude: B9", hypotheses=None) is None  # unknown ids: nothing refused on a guess
+
+
+def test_the_parameter_hint_needs_a_near_name_and_a_value():
+    """Found by a new user: "these thresholds are already llm-d scale" got "Did you mean `param deltaThreshold:
+    VALUE`?", a parameter the reason does not name."""
+    parameters = [*PARAMETERS, "deltaThreshold"]
+    for prose in ("these thresholds are already llm-d scale", "the thresholds 40 and 20 are already llm-d scale"):
+        why = refusal(1, prose, parameters=parameters)
+        assert why is not None and "Did you mean" not in why, why
+    why = refusal(1, "set loadThreshold to 40", parameters=parameters)
+    assert why is not None and "Did you mean `param loadLowThreshold: 40`" in why
