@@ -70,7 +70,8 @@ DIRECTIVES: dict[int, tuple[Directive, ...]] = {
             "exclude",
             "exclude: ID, ID (why)",
             "exclude: B2, B4 (this cluster has no LoRA or P/D split)",
-            "drops those hypotheses (alias `drop:`); ids after the list are the reason and stay; other ids do not move",
+            "drops those hypotheses (alias `drop:`), recorded with the reason in the hypotheses index; ids after the "
+            "list are the reason and stay; other ids do not move",
             _verb_line("exclude", "drop"),
         ),
         Directive(
@@ -78,7 +79,7 @@ DIRECTIVES: dict[int, tuple[Directive, ...]] = {
             "margin",
             "margin: FRACTION or margin ID: FRACTION",
             "margin: 0.03",
-            "the margin of every (or one) equivalence and no-worse prediction (0.03 or 3%)",
+            "the margin of every (or one) equivalence and no-worse prediction (0.03 or 3%); ids do not move",
             _verb_line("margin"),
         ),
         Directive(

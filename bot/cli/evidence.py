@@ -116,7 +116,7 @@ def cmd_hypothesize(args) -> int:
     from pydantic import ValidationError
 
     from bot.dictionary import load_dictionary
-    from bot.hypotheses import generate_hypotheses, render_hypotheses
+    from bot.hypotheses import generate_with_excluded, render_hypotheses
     from bot.model import TranslationSummary, describe_validation_error
 
     request = _load_request(args.request)
@@ -128,8 +128,8 @@ def cmd_hypothesize(args) -> int:
             raise EvidenceCliError(f"{args.translation}: {describe_validation_error(exc)}") from None
     else:
         summary = _translation(request).summary
-    hypotheses = generate_hypotheses(request, summary, load_dictionary(), feedback=args.feedback)
-    write_files(output_dir(args.out), render_hypotheses(hypotheses, feedback=args.feedback))
+    hypotheses, excluded = generate_with_excluded(request, summary, load_dictionary(), feedback=args.feedback)
+    write_files(output_dir(args.out), render_hypotheses(hypotheses, feedback=args.feedback, excluded=excluded))
     by_track = {t: sum(1 for h in hypotheses if h.track.value == t) for t in "ABC"}
     print(f"{len(hypotheses)} hypotheses (Track A {by_track['A']}, B {by_track['B']}, C {by_track['C']}) -> {args.out}")
     return 0

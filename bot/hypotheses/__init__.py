@@ -10,6 +10,7 @@ from bot.hypotheses.document import (
     hypothesis_order,
     is_hypothesis_file,
     load_hypotheses,
+    parse_excluded,
     parse_hypothesis,
     render_hypotheses,
     render_hypothesis,
@@ -17,7 +18,7 @@ from bot.hypotheses.document import (
 )
 from bot.hypotheses.errors import HypothesisError
 from bot.hypotheses.feedback import feedback_notes, parse_feedback
-from bot.hypotheses.generate import generate_hypotheses, openevolve_findings
+from bot.hypotheses.generate import generate_hypotheses, generate_with_excluded, openevolve_findings
 from bot.hypotheses.metrics import blis_metric_to_short, translate_metric
 from bot.hypotheses.openevolve import parse_openevolve
 from bot.hypotheses.operating_points import claim_rates
@@ -28,10 +29,12 @@ __all__ = [
     "claim_rates",
     "feedback_notes",
     "generate_hypotheses",
+    "generate_with_excluded",
     "hypothesis_order",
     "is_hypothesis_file",
     "load_hypotheses",
     "openevolve_findings",
+    "parse_excluded",
     "parse_feedback",
     "parse_hypothesis",
     "parse_openevolve",

@@ -8,6 +8,7 @@ front matter; editing the body changes nothing.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import yaml
@@ -144,20 +145,52 @@ def hypothesis_order(h: Hypothesis) -> tuple[str, int]:
     return h.id[0], int(h.id[1:])
 
 
-def render_hypotheses(hypotheses: list[Hypothesis], *, feedback: str | None = None) -> dict[str, str]:
-    """File name (``<id>.md``, as ``bot.stages.paths`` expects) -> document, plus ``README.md`` (the index)."""
-    from bot.hypotheses.feedback import feedback_notes
+#: The hypotheses a person excluded at gate 2, next to the documents (``PromotionPaths.hypotheses_excluded``).
+EXCLUDED_FILE = "excluded.json"
+
+
+def render_hypotheses(
+    hypotheses: list[Hypothesis], *, feedback: str | None = None, excluded: list[Hypothesis] | None = None
+) -> dict[str, str]:
+    """File name (``<id>.md``, as ``bot.stages.paths`` expects) -> document, plus ``README.md`` (the index) and,
+    when a person excluded some, ``excluded.json`` (what they were and why, for gate 2's coverage check)."""
+    from bot.hypotheses.feedback import feedback_notes, parse_feedback
 
     notes = feedback_notes(hypotheses, feedback)
+    why = parse_feedback(feedback).exclude_why
+    dropped = [(h, why.get(h.id, "")) for h in sorted(excluded or [], key=hypothesis_order)]
     files = {
         f"{h.id}.md": render_hypothesis(h, feedback=notes.get(h.id)) for h in sorted(hypotheses, key=hypothesis_order)
     }
-    files["README.md"] = render_index(hypotheses)
+    files["README.md"] = render_index(hypotheses, dropped)
+    if dropped:
+        files[EXCLUDED_FILE] = render_excluded(dropped)
     return files
 
 
-def render_index(hypotheses: list[Hypothesis]) -> str:
-    """One table of every hypothesis, for the gate 2 comment and the branch."""
+def render_excluded(dropped: list[tuple[Hypothesis, str]]) -> str:
+    """``excluded.json``: each excluded hypothesis whole, with the person's reason."""
+    rows = [{"id": h.id, "why": why, "hypothesis": h.model_dump(mode="json")} for h, why in dropped]
+    return json.dumps({"excluded": rows}, indent=2, ensure_ascii=False) + "\n"
+
+
+def parse_excluded(text: str | None) -> list[tuple[Hypothesis, str]]:
+    """``excluded.json`` read back (empty when absent); HypothesisError when it is not what ``render_excluded``
+    wrote."""
+    if not text:
+        return []
+    try:
+        rows = json.loads(text)["excluded"]
+        return [(Hypothesis.model_validate(r["hypothesis"]), str(r.get("why", ""))) for r in rows]
+    except (ValueError, KeyError, TypeError, ValidationError) as exc:
+        raise HypothesisError(
+            f"{EXCLUDED_FILE}: not the list stage 3 writes ({exc}); regenerate the hypotheses"
+        ) from None
+
+
+def render_index(hypotheses: list[Hypothesis], excluded: list[tuple[Hypothesis, str]] | None = None) -> str:
+    """One table of every hypothesis, for the gate 2 comment and the branch; ``excluded``: (hypothesis, why)
+    pairs a person dropped at gate 2, listed under "Merged or dropped" so the record says what and why."""
     hs = sorted(hypotheses, key=hypothesis_order)
     counts = {t: sum(1 for h in hs if h.track.value == t) for t in "ABC"}
     out = [
@@ -180,14 +213,13 @@ def render_index(hypotheses: list[Hypothesis]) -> str:
             f"| [{h.id}]({h.id}.md) | {md(h.title)} | {h.family.value} | {h.type.value} | {metric} | {direction} | "
             f"{', '.join(h.workloads)} | `{md(h.source)}` |"
         )
-    merged = [(h.id, c) for h in hs for c in h.covers]
+    merged = [f"- {md(c)} → [{hid}]({hid}.md)" for hid, c in ((h.id, c) for h in hs for c in h.covers)]
+    merged += [
+        f"- {h.id}, {md(h.title)}: excluded by a person at gate 2 ({md(why) if why else 'no reason given'}); not tested"
+        for h, why in excluded or []
+    ]
     if merged:
-        out += [
-            "",
-            "## Merged or dropped, so each distinct claim is tested once",
-            "",
-            *(f"- {md(c)} → [{hid}]({hid}.md)" for hid, c in merged),
-        ]
+        out += ["", "## Merged or dropped, so each distinct claim is tested once", "", *merged]
     untestable = [h for h in hs if h.not_testable]
     if untestable:
         out += ["", "## Not testable as translated", ""]

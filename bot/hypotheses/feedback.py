@@ -41,6 +41,7 @@ class Feedback:
 
     text: str = ""
     exclude: list[str] = field(default_factory=list)
+    exclude_why: dict[str, str] = field(default_factory=dict)  # id -> the reason written after its list
     margin: float | None = None
     margins: dict[str, float] = field(default_factory=dict)
     guards: list[str] = field(default_factory=list)
@@ -55,6 +56,14 @@ def _parse_margin(v: str) -> float | None:
     except ValueError:
         return None
     return x if 0 < x < 1 else None
+
+
+def _why(text: str) -> str:
+    """The reason after an exclusion's ids: "(no LoRA here)" -> "no LoRA here"; "" when none was written."""
+    text = text.strip().lstrip(",;:-–— ").strip()
+    if text.startswith("(") and text.endswith(")") and text.count("(") == 1:
+        text = text[1:-1].strip()
+    return text
 
 
 def parse_feedback(text: str | None) -> Feedback:
@@ -75,6 +84,8 @@ def parse_feedback(text: str | None) -> Feedback:
             if not ids:
                 fb.unapplied.append(f"{line.strip()} (no hypothesis id such as C3)")
             fb.exclude.extend(ids)
+            why = _why(value[listed.end() :] if listed else value)
+            fb.exclude_why.update(dict.fromkeys(ids, why))
         elif verb == "margin":
             x = _parse_margin(value)
             if x is None:

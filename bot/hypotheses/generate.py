@@ -380,12 +380,26 @@ def generate_hypotheses(
     request: PromotionRequest, summary: TranslationSummary, dictionary: Any, *, feedback: str | None = None
 ) -> list[Hypothesis]:
     """Track A, B and C hypotheses for one promotion, in id order; same input, same output."""
+    return generate_with_excluded(request, summary, dictionary, feedback=feedback)[0]
+
+
+def generate_with_excluded(
+    request: PromotionRequest, summary: TranslationSummary, dictionary: Any, *, feedback: str | None = None
+) -> tuple[list[Hypothesis], list[Hypothesis]]:
+    """The hypotheses to test, and those a person's ``exclude:`` dropped (recorded on the branch, so gate 2
+    reads the gaps they covered as decided by a person, not as missing).
+
+    Ids follow the structure the default margins give, so a change request never renumbers what the person
+    saw: ``margin ID:`` changes the hypothesis it names, an exclusion leaves a hole, and what the feedback adds
+    (``guard:``, a no-regression test a widened equivalence no longer implies) takes the next free ids.
+    """
     fb = parse_feedback(feedback)
     plugin, default = plugin_phrase(summary.kind, summary.plugin_type)
     ctx = Ctx(request, summary, dictionary, plugin, default)
+    base = fb.margin if fb.margin is not None else DEFAULT_MARGIN
 
     def margin_for(hid: str) -> float:
-        return fb.margins.get(hid, fb.margin if fb.margin is not None else DEFAULT_MARGIN)
+        return fb.margins.get(hid, base)
 
     # Track A
     triples, findings = parse_openevolve(request.source_text, request.source)
@@ -410,6 +424,7 @@ def generate_hypotheses(
     scenarios, derived = _scenarios(request)
     improved = {w for h in track_a if h.prediction is not None for w in h.workloads}
     guarded_by: dict[str, list[str]] = {}
+    unfolded: list[tuple[BaselineScenario, str]] = []  # implied at the default margins, not at a person's
     for s in scenarios:
         metrics = guarded_metrics(s)
         guarded_by[s.name] = metrics
@@ -420,23 +435,32 @@ def generate_hypotheses(
             )
             track_c.append(eq)
         for m in metrics:
-            hid = f"C{len(track_c) + 1}"
-            h = _track_c_no_regression(ctx, s, derived, m, hid, margin_for(hid))
-            if eq is not None and implies(eq, h):  # the equivalence's upper test is this test: tested once
+            h = _track_c_no_regression(ctx, s, derived, m, "C0", base)
+            if eq is not None and implies(_at_margin(eq, base), h):  # whether it takes an id: the default margins
+                if not implies(eq, h):  # ``margin C1:`` widened the equivalence past it: tested on its own
+                    unfolded.append((s, m))
+                    continue
                 margin = eq.prediction.margin if eq.prediction else DEFAULT_MARGIN
                 note = f"{h.title}: implied by {eq.id} (equivalence within ±{margin:.0%} bounds the regression)"
                 track_c[track_c.index(eq)] = eq = eq.model_copy(update={"covers": [*eq.covers, note]})
                 continue
-            track_c.append(h)
-    for g in fb.guards:
-        for s in scenarios:
-            if g in guarded_by[s.name]:
-                continue
             hid = f"C{len(track_c) + 1}"
-            track_c.append(_track_c_no_regression(ctx, s, derived, g, hid, margin_for(hid), guard=True))
+            track_c.append(_track_c_no_regression(ctx, s, derived, m, hid, margin_for(hid)))
+    added = [(s, g, True) for g in fb.guards for s in scenarios if g not in guarded_by[s.name]]
+    for s, m, guard in added + [(s, m, False) for s, m in unfolded]:
+        hid = f"C{len(track_c) + 1}"
+        track_c.append(_track_c_no_regression(ctx, s, derived, m, hid, margin_for(hid), guard=guard))
 
     excluded = set(fb.exclude)
-    return [h for h in track_a + track_b_hyps + track_c if h.id not in excluded]
+    every = track_a + track_b_hyps + track_c
+    return [h for h in every if h.id not in excluded], [h for h in every if h.id in excluded]
+
+
+def _at_margin(h: Hypothesis, margin: float) -> Hypothesis:
+    """``h`` predicting the same at another margin (what the default margins would have made of it)."""
+    if h.prediction is None:
+        return h
+    return h.model_copy(update={"prediction": h.prediction.model_copy(update={"margin": margin})})
 
 
 def _sentence(text: str | None) -> str:

@@ -8,7 +8,8 @@ which looks like the bot ignored the person. So both homes ask ``refusal``
 first and, when it says why, answer at once (the CLI exits 2, GitHub replies
 to the comment) with the gate's directives, and record nothing.
 A directive whose value cannot apply (an unknown scorer or parameter, a margin
-out of range) is refused the same way, instead of failing the stage later.
+out of range, a hypothesis id the gate does not have) is refused the same way,
+instead of failing the stage later or rerunning it for nothing.
 """
 
 from __future__ import annotations
@@ -19,11 +20,14 @@ import re
 
 from bot import directives
 from bot.escape import md
-from bot.model import RequestError
+from bot.model import Direction, Hypothesis, RequestError
 
 #: Gates whose stages the Claude author reruns with the reason as input (stage 2, stage 3); gate 3's stages
 #: (the plan and the verdicts) have no author step.
 AUTHOR_READS_PROSE = frozenset({1, 2})
+#: How alike a word and a parameter name must be for the hint: ``loadThreshold`` ~ ``loadHighThreshold`` (0.87)
+#: is a near miss; ``thresholds`` ~ ``deltaThreshold`` (0.75) only shares the suffix every threshold has.
+_NEAR = 0.8
 
 
 def refusal(
@@ -32,6 +36,7 @@ def refusal(
     *,
     parameters: list[str] | None = None,
     checks: dict[str, list[dict]] | None = None,
+    hypotheses: list[Hypothesis] | None = None,
     author: bool = False,
 ) -> str | None:
     """Why this change request would change nothing (or cannot apply), with the fix; None when it applies.
@@ -39,13 +44,14 @@ def refusal(
     ``parameters`` are the plugin's parameter names (gate 1's ``param`` checks against them when known);
     ``checks`` are their Validate() conditions by name (``ParamSpec.checks``: a value they refuse would stop
     the EPP at startup and leave the differential check nothing to compare, so it is refused here);
+    ``hypotheses`` the ones gate 2's ids may name (its documents and those excluded before, when known);
     ``author`` says a Claude author reads the prose of this promotion's reruns.
     """
     text = (reason or "").strip()
     if gate == 1:
         applied, problems = _gate1(text, parameters, checks or {})
     elif gate == 2:
-        applied, problems = _gate2(text)
+        applied, problems = _gate2(text, hypotheses)
     else:
         applied, problems = [d.name for d in directives.found(gate, text)], []
     if problems:
@@ -104,35 +110,66 @@ def out_of_range(value: float, checks: list[dict]) -> list[str]:
     return tripped
 
 
-def _gate2(text: str) -> tuple[list[str], list[str]]:
+def _gate2(text: str, hypotheses: list[Hypothesis] | None) -> tuple[list[str], list[str]]:
     from bot.hypotheses import parse_feedback
 
     fb = parse_feedback(text)
     applied = [*fb.exclude, *fb.guards, *fb.margins] + (["margin"] if fb.margin is not None else [])
-    return applied, ([] if applied else [md(u) for u in fb.unapplied])  # they quote the person's line
+    problems = _unknown_ids(fb.exclude, fb.margins, hypotheses) if hypotheses is not None else []
+    if not problems and not applied:
+        problems = [md(u) for u in fb.unapplied]  # they quote the person's line
+    return applied, problems
+
+
+def _unknown_ids(exclude: list[str], margins: dict[str, float], hypotheses: list[Hypothesis]) -> list[str]:
+    """``exclude: B9`` or ``margin C12: 3%`` on an id gate 2 does not have, or a margin on a hypothesis that
+    has none (a directional prediction): each would rerun stage 3 and reopen the gate unchanged."""
+    from bot.hypotheses import hypothesis_order
+
+    known = sorted({h.id for h in hypotheses}, key=lambda i: (i[0], int(i[1:])))
+    tolerant = [
+        h.id
+        for h in sorted(hypotheses, key=hypothesis_order)
+        if h.prediction is not None and h.prediction.direction in (Direction.EQUIVALENT, Direction.NO_WORSE)
+    ]
+    out = []
+    unknown = [i for i in dict.fromkeys([*exclude, *margins]) if i not in known]
+    if unknown:
+        verb = "is not a hypothesis" if len(unknown) == 1 else "are not hypotheses"
+        out.append(f"{', '.join(unknown)} {verb} of this promotion (its hypotheses: {', '.join(known)})")
+    no_margin = [i for i in margins if i in known and i not in tolerant]
+    if no_margin:
+        out.append(
+            f"`margin {', '.join(no_margin)}` names a directional prediction, which has no margin (margins apply to "
+            f"the equivalence and no-worse predictions: {', '.join(tolerant) or 'none here'})"
+        )
+    return out
 
 
 def _suggestion(text: str, parameters: list[str] | None) -> str:
-    """``set loadThreshold to 40`` names a parameter almost and a value: say the directive that does it."""
-    if not parameters:
+    """``set loadThreshold to 40`` names a parameter almost and a value: say the directive that does it.
+
+    Only then: without a value, or with only a word every threshold shares ("these thresholds are already
+    llm-d scale"), any parameter offered would be a guess the person did not make.
+    """
+    value = re.search(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])", text)
+    if not parameters or value is None:
         return ""
     by_lower = {p.lower(): p for p in parameters}
-    value = re.search(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])", text)
     names: list[str] = []
     for word in re.findall(r"[A-Za-z][A-Za-z0-9_]{3,}", text):
-        for hit in difflib.get_close_matches(word.lower(), by_lower, n=3, cutoff=0.75):
+        for hit in difflib.get_close_matches(word.lower(), by_lower, n=3, cutoff=_NEAR):
             if by_lower[hit] not in names:
                 names.append(by_lower[hit])
     if not names:
         return ""
-    v = value.group(0) if value else "VALUE"
-    return " Did you mean " + " or ".join(f"`param {n}: {v}`" for n in names[:3]) + "?"
+    return " Did you mean " + " or ".join(f"`param {n}: {value.group(0)}`" for n in names[:3]) + "?"
 
 
 def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool) -> str | None:
     """``refusal`` with the plugin's parameters read from the committed translation (``ctx``: a StageContext)
     and their Validate() checks from the request's program (the analysis is pure and takes a fraction of a
-    second; the checks are not in translation.json)."""
+    second; the checks are not in translation.json), and gate 2's hypotheses from the committed documents."""
     parameters = None
     checks = None
     if gate == 1:
@@ -142,7 +179,8 @@ def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool) -> st
         if text is not None:
             parameters = sorted(TranslationSummary.model_validate_json(text).thresholds)
         checks = parameter_checks(ctx.request, ctx.dictionary)
-    why = refusal(gate, reason, parameters=parameters, checks=checks, author=author)
+    hypotheses = _hypotheses_on_branch(ctx) if gate == 2 else None
+    why = refusal(gate, reason, parameters=parameters, checks=checks, hypotheses=hypotheses, author=author)
     if why is None and gate == 3 and ctx.results_dir is not None:
         unusable = unusable_results(ctx)
         if unusable is not None:
@@ -176,3 +214,18 @@ def parameter_checks(request, dictionary) -> dict[str, list[dict]]:
 
     analysis = analyze(parse_evolved_source(request.source_text, request.source), dictionary, request.kind)
     return {p.name: p.checks for p in param_specs(analysis, None, request.kind == PolicyKind.SCHEDULING)}
+
+
+def _hypotheses_on_branch(ctx) -> list[Hypothesis] | None:
+    """The ids gate 2's directives may name: the documents and what a person excluded before (an id the last
+    reason excluded may be named again). None when they cannot all be read: nothing is refused on a guess."""
+    from bot.hypotheses import is_hypothesis_file, parse_excluded, parse_hypothesis
+
+    try:
+        docs = [
+            parse_hypothesis(ctx.read(p) or "", p) for p in ctx.list(ctx.paths.hypotheses_dir) if is_hypothesis_file(p)
+        ]
+        excluded = [h for h, _ in parse_excluded(ctx.read(ctx.paths.hypotheses_excluded))]
+    except RequestError:  # (HypothesisError is one)
+        return None
+    return (docs + excluded) or None

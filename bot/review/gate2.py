@@ -3,13 +3,15 @@
 - Track A is faithful: one hypothesis per BLIS claim, same direction, magnitude relaxed to direction;
 - Track B covers every touched Map C gap and every Map B freshness gap, with actionable diagnostics;
 - Track C covers every baseline scenario (equivalence) and every guarded metric (no regression);
+- a hypothesis a person excluded at gate 2 (``exclude:``, recorded in ``excluded.json`` and the index) counts
+  as decided by that person for these coverage checks, not as missing;
 - every hypothesis is classified (family, VV&UQ, type) consistently with what it predicts.
 """
 
 from __future__ import annotations
 
 from bot.bench.layout import split_condition
-from bot.model import Direction, Finding, HypothesisType, RequestError, Severity, Track, TranslationSummary
+from bot.model import Direction, Finding, HypothesisType, RequestError, Severity, Stage, Track, TranslationSummary
 
 CHECKLIST = [
     "documents parse",
@@ -52,6 +54,8 @@ def review(ctx) -> list[Finding]:
             ),
         ]
     summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
+    excluded, bad = _excluded(ctx)
+    findings += bad
     workloads = {w.name for w in ctx.request.workloads}
     by_source: dict[str, list] = {}
     for path, h in hyps:
@@ -119,11 +123,17 @@ def review(ctx) -> list[Finding]:
     def track(t: Track) -> list:
         return [(p, h) for p, h in hyps if h.track is t]
 
+    def decided(t: Track) -> list:
+        """What covers a claim, gap or scenario: the documents, and what a person excluded on purpose."""
+        return track(t) + [(ctx.paths.hypotheses_excluded, h) for h in excluded if h.track is t]
+
     findings += _testability(hyps, summary)
 
     # Track A: faithful to every claim.
     for claim in ctx.request.claims:
         matches = [(p, h) for p, h in track(Track.A) if h.source == claim.id]
+        if not matches and any(h.source == claim.id for _, h in decided(Track.A)):
+            continue
         if not matches:
             findings.append(
                 Finding(
@@ -192,7 +202,7 @@ def review(ctx) -> list[Finding]:
                     )
                 )
     # Track B: every touched gap and every freshness gap.
-    track_b_sources = {h.source for _, h in track(Track.B)}
+    track_b_sources = {h.source for _, h in decided(Track.B)}
     for gap in summary.touched_gaps:
         if gap not in track_b_sources:
             findings.append(
@@ -205,7 +215,7 @@ def review(ctx) -> list[Finding]:
             )
     # A freshness gap is covered by the hypothesis run under the treatment that varies it, or by the one line
     # listing the signals no run varies (bot.hypotheses.track_b): both name it in `signals`.
-    fresh_covered = track_b_sources | {s for _, h in track(Track.B) for s in h.signals}
+    fresh_covered = track_b_sources | {s for _, h in decided(Track.B) for s in h.signals}
     for signal in summary.freshness_gaps:
         if signal not in fresh_covered:
             findings.append(
@@ -218,7 +228,7 @@ def review(ctx) -> list[Finding]:
             )
     # Track C: every baseline scenario and guarded metric.
     for b in ctx.request.baselines:
-        hs = [h for _, h in track(Track.C) if h.source == b.name]
+        hs = [h for _, h in decided(Track.C) if h.source == b.name]
         if not any(h.prediction and h.prediction.direction is Direction.EQUIVALENT for h in hs):
             findings.append(
                 Finding(
@@ -246,6 +256,20 @@ def review(ctx) -> list[Finding]:
                 )
     findings += _contradictions(hyps)
     return findings
+
+
+def _excluded(ctx) -> tuple[list, list[Finding]]:
+    """The hypotheses a person excluded at gate 2: those ``excluded.json`` records whose ids the reason stage 3
+    ran with excludes (a record no person's reason backs covers nothing)."""
+    from bot.hypotheses import HypothesisError, parse_excluded, parse_feedback
+
+    path = ctx.paths.hypotheses_excluded
+    try:
+        recorded = parse_excluded(ctx.read(path))
+    except HypothesisError as exc:
+        return [], [Finding(severity=Severity.CRITICAL, check="G2.parse", file=path, line=1, message=str(exc))]
+    by_person = set(parse_feedback(ctx.stage_feedback(Stage.HYPOTHESIZE)).exclude)
+    return [h for h, _ in recorded if h.id in by_person], []
 
 
 def _testability(hyps, summary: TranslationSummary) -> list[Finding]:

@@ -11,21 +11,23 @@ from bot.stages.context import StageContext, StageOutput
 
 
 def run(ctx: StageContext) -> StageOutput:
-    from bot.hypotheses import generate_hypotheses, render_hypotheses
+    from bot.hypotheses import generate_with_excluded, render_hypotheses
 
     summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
-    hypotheses = generate_hypotheses(ctx.request, summary, ctx.dictionary, feedback=ctx.feedback)
+    hypotheses, excluded = generate_with_excluded(ctx.request, summary, ctx.dictionary, feedback=ctx.feedback)
     files: dict[str, str | bytes] = {}
     authored = ""
     if ctx.agents is not None:
         hypotheses, authored = _author(ctx, hypotheses, files)
-    docs = render_hypotheses(hypotheses, feedback=ctx.feedback)
+    docs = render_hypotheses(hypotheses, feedback=ctx.feedback, excluded=excluded)
     files.update({f"{ctx.paths.hypotheses_dir}/{name}": text for name, text in docs.items()})
     by_track = {t: sum(1 for h in hypotheses if h.track.value == t) for t in "ABC"}
     summary_line = (
         f"{len(hypotheses)} distinct hypotheses (Track A {by_track['A']}, B {by_track['B']}, C {by_track['C']})"
         + _folded(hypotheses)
     )
+    if excluded:
+        summary_line += f"; {', '.join(h.id for h in excluded)} excluded by a person"
     if ctx.feedback:
         summary_line += "; rerun with feedback"
     return StageOutput(files=files, summary=summary_line + authored)

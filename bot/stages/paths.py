@@ -33,6 +33,11 @@ class PromotionPaths:
     def hypotheses_dir(self) -> str:
         return f"{self.docs}/hypotheses"
 
+    @property
+    def hypotheses_excluded(self) -> str:
+        """The hypotheses a person excluded at gate 2, and why (``bot.hypotheses.document.EXCLUDED_FILE``)."""
+        return f"{self.hypotheses_dir}/excluded.json"
+
     def hypothesis(self, hid: str) -> str:
         return f"{self.hypotheses_dir}/{hid}.md"
 

@@ -100,6 +100,47 @@ def test_gate_by_gate_with_request_changes_and_illegal_decisions(tmp_path, capsy
     assert "**Rejected at gate 2** by bob: hypotheses miss the LoRA gap." in described and "stage 7" not in described
 
 
+def test_gate2_change_request_keeps_ids_records_exclusions_and_refuses_unknown_ids(tmp_path, capsys):
+    """Found by a new user: an unknown id was accepted and reran stage 3 for nothing; the README's own
+    `exclude: B2, B4 (...)` left gate 2 unconverged on "Map C gap has no Track B hypothesis"; `margin C2: 3%`
+    changed another hypothesis and renumbered C2..C7."""
+    from bot import directives
+
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    common = ["--work", str(work), "--quiet", "--actor", "bob"]
+    assert main(["run", str(REQUEST), "--fork", str(fork), "--approve", "1", *common]) == 0
+    hyp_dir = "docs/promotion/evolved-adaptive-scorer/hypotheses"
+    before = git(fork, "show", f"{BRANCH}:{hyp_dir}/README.md")
+    s = state_of(work)
+    assert s.open_gate == 2
+    capsys.readouterr()
+
+    for reason, needle in [
+        ("exclude: B9 (nope)", "B9 is not a hypothesis of this promotion (its hypotheses: A1, A2, A3, B1,"),
+        ("margin C40: 3%", "C40 is not a hypothesis"),
+        ("margin A1: 3%", "`margin A1` names a directional prediction, which has no margin"),
+    ]:
+        assert main(["request-changes", "2", "--reason", reason, *common]) == 2, reason
+        err = capsys.readouterr().err
+        assert needle in err and "nothing was recorded" in err, err
+        assert state_of(work) == s
+
+    (example,) = [d.example for d in directives.for_gate(2) if d.name == "exclude"]
+    assert main(["request-changes", "2", "--reason", f"{example}\nmargin C2: 3%", *common]) == 0
+    s = state_of(work)
+    assert s.open_gate == 2 and 2 not in s.unconverged
+    assert not [f for f in s.reviews[2][-1].findings if f.check == "G2.track-b-coverage"]
+    after = git(fork, "show", f"{BRANCH}:{hyp_dir}/README.md")
+    rows = {ln.split("]")[0][3:]: ln for ln in after.splitlines() if ln.startswith("| [")}
+    old = {ln.split("]")[0][3:]: ln for ln in before.splitlines() if ln.startswith("| [")}
+    assert set(old) - set(rows) == {"B2", "B4"}
+    assert all(rows[i] == old[i] for i in rows if i != "C2")
+    assert rows["C2"] == old["C2"].replace("5%", "3%") != old["C2"]
+    assert "- B2, Map C gap `lora-affinity`" in after and "(this cluster has no LoRA or P/D split)" in after
+    assert git(fork, "show", f"{BRANCH}:{hyp_dir}/excluded.json")
+    assert main(["request-changes", "2", "--reason", "exclude: B2, B4 (still none)", *common]) == 0  # named again
+
+
 def test_killed_run_resumes_to_the_same_branch_content(tmp_path, full_run):
     _, _, full_fork = full_run
     work, fork = tmp_path / "work", tmp_path / "fork"

@@ -190,15 +190,34 @@ def test_equivalence_implies_no_regression_at_a_wider_margin_on_the_same_cells(r
     assert not implies(eq, nr)  # another metric
 
 
-def test_a_per_id_margin_that_makes_the_no_regression_stronger_keeps_it(request_, summary, dictionary):
-    c = [
-        h for h in generate_hypotheses(request_, summary, dictionary, feedback="margin C2: 3%") if h.track.value == "C"
+def test_a_per_id_margin_changes_the_hypothesis_it_names_and_no_id_moves(request_, summary, dictionary):
+    """Found by a new user: `margin C2: 3%` brought back the no-regression on C1's metric (implied by C1 at 5%,
+    so it had no id) as C2 at 3%, and the C2 they had seen (another metric) moved to C3 at 5%."""
+    before = {h.id: h for h in generate_hypotheses(request_, summary, dictionary)}
+    after = {h.id: h for h in generate_hypotheses(request_, summary, dictionary, feedback="margin C2: 3%")}
+    assert after.keys() == before.keys()
+    c1, c2 = after["C1"], after["C2"]
+    assert c2.prediction.metric == before["C2"].prediction.metric != c1.prediction.metric
+    assert c2.prediction.margin == 0.03 and "3%" in c2.title
+    assert c1.covers == before["C1"].covers != []  # the no-regression C1 implies stays merged
+    assert all(after[i] == before[i] for i in before if i != "C2")
+
+
+def test_an_equivalence_widened_past_what_it_implied_gives_that_test_a_new_id(request_, summary, dictionary):
+    """``margin C1: 10%`` no longer bounds the regression at 5%: the test is kept, after the ids people saw."""
+    before = [h for h in generate_hypotheses(request_, summary, dictionary) if h.track.value == "C"]
+    after = [
+        h for h in generate_hypotheses(request_, summary, dictionary, feedback="margin C1: 10%") if h.track.value == "C"
     ]
-    assert [(h.prediction.metric, h.prediction.direction.value) for h in c[:2]] == [
-        ("ttft_mean", "equivalent"),
-        ("ttft_mean", "no-worse"),
-    ]
-    assert c[1].prediction.margin == 0.03 and c[0].covers == []
+    assert [h.id for h in after[: len(before)]] == [h.id for h in before]
+    assert after[0].prediction.margin == 0.10 and after[0].covers == []
+    (back,) = after[len(before) :]
+    assert back.id == f"C{len(before) + 1}" and back.source == before[0].source
+    assert (back.prediction.metric, back.prediction.direction, back.prediction.margin) == (
+        before[0].prediction.metric,
+        Direction.NO_WORSE,
+        0.05,
+    )
 
 
 def test_gate2_holds_not_testable_to_the_signals(request_, summary, dictionary):

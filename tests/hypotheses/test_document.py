@@ -8,7 +8,9 @@ import yaml
 from bot.hypotheses import (
     HypothesisError,
     generate_hypotheses,
+    generate_with_excluded,
     load_hypotheses,
+    parse_excluded,
     parse_feedback,
     parse_hypothesis,
     render_hypotheses,
@@ -126,6 +128,35 @@ def test_exclude_keeps_other_ids_stable(request_, summary, dictionary, hyps):
     assert {h.id for h in hyps} - {h.id for h in after} == {"C3", "B2"}
     before = {h.id: h for h in hyps}
     assert all(before[h.id] == h for h in after)
+
+
+def test_an_exclusion_is_recorded_with_its_reason(request_, summary, dictionary, hyps):
+    """Found by a new user: after `exclude: B2, B4 (...)` the hypotheses README no longer named B2 or B4, nor why."""
+    feedback = "exclude: B2, C3 (no LoRA on this cluster)"
+    kept, excluded = generate_with_excluded(request_, summary, dictionary, feedback=feedback)
+    assert kept == generate_hypotheses(request_, summary, dictionary, feedback=feedback)
+    before = {h.id: h for h in hyps}
+    assert excluded == [before["B2"], before["C3"]]
+    files = render_hypotheses(kept, feedback=feedback, excluded=excluded)
+    assert "B2.md" not in files and "C3.md" not in files
+    dropped = files["README.md"].split("## Merged or dropped", 1)[1]
+    for hid in ("B2", "C3"):
+        assert f"- {hid}, " in dropped and "excluded by a person at gate 2 (no LoRA on this cluster)" in dropped
+    assert parse_excluded(files["excluded.json"]) == [(h, "no LoRA on this cluster") for h in excluded]
+    assert "excluded.json" not in render_hypotheses(hyps)  # nothing excluded: no record
+    assert parse_excluded(None) == []
+    with pytest.raises(HypothesisError, match="excluded.json: not the list stage 3 writes"):
+        parse_excluded('{"excluded": [{"why": "x"}]}')
+
+
+def test_an_exclusions_reason_is_what_follows_its_ids():
+    assert parse_feedback("exclude: B2, B4 (no LoRA or P/D here)").exclude_why == {
+        "B2": "no LoRA or P/D here",
+        "B4": "no LoRA or P/D here",
+    }
+    assert parse_feedback("drop: C3 because C2 covers it").exclude_why == {"C3": "because C2 covers it"}
+    assert parse_feedback("exclude c3: a duplicate").exclude_why == {"C3": "a duplicate"}
+    assert parse_feedback("exclude: B1").exclude_why == {"B1": ""}
 
 
 def test_margin_directives(request_, summary, dictionary):

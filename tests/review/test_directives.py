@@ -15,6 +15,28 @@ from tests.conftest import REQUEST
 PARAMETERS = ["kvUtilizationFloor", "kvUtilizationThreshold", "loadHighThreshold", "loadLowThreshold"]
 
 
+@pytest.fixture(scope="module")
+def request_hypotheses():
+    """The hypotheses of the hypotheses tests' request (A1..A3, B1.., C1..): what gate 2's ids may name."""
+    from bot.dictionary import load_dictionary
+    from bot.hypotheses import generate_hypotheses
+    from bot.model import PolicyKind, TranslationSummary
+    from tests.hypotheses.conftest import make_request
+
+    dictionary = load_dictionary()
+    signals = ["QueueDepth", "KVUtilization", "InFlightRequests", "CacheHitRate"]
+    summary = TranslationSummary(
+        kind=PolicyKind.ROUTING,
+        plugin_type="evolved-adaptive-scorer",
+        package_dir="pkg/epp/framework/plugins/scheduling/scorer/evolvedadaptive",
+        signals=signals,
+        freshness_gaps=[s for s in signals if dictionary.signal(s).freshness.gap],
+        touched_gaps=dictionary.touched_gaps(PolicyKind.ROUTING, signals),
+        thresholds={"kvThreshold": 0.9},
+    )
+    return generate_hypotheses(make_request(), summary, dictionary)
+
+
 @pytest.mark.parametrize("d", [d for g in (1, 2, 3) for d in directives.for_gate(g)], ids=lambda d: d.name)
 def test_every_listed_directive_is_applied_by_its_gates_parser(d):
     """The example people are shown applies as written; prose around it is still prose."""
@@ -89,3 +111,28 @@ def test_a_param_value_the_plugins_validate_refuses_is_answered_with_its_range(r
         refusal(1, "param loadHighThreshold: 0\nparam kvUtilizationThreshold: 1", parameters=PARAMETERS, checks=checks)
         is None
     )
+
+
+def test_gate2_refuses_ids_it_does_not_have_and_margins_on_directional_predictions(request_hypotheses):
+    """Found by a new user: `exclude: B9 (nope)` was recorded and reran stage 3, which reopened the gate unchanged."""
+    hs = request_hypotheses
+    why = refusal(2, "exclude: B9 (nope)", hypotheses=hs)
+    assert why is not None and "B9 is not a hypothesis of this promotion (its hypotheses: A1," in why
+    assert "nothing was recorded" in why and "`exclude: ID, ID (why)`" in why
+    why = refusal(2, "exclude: B2\nmargin C40: 3%", hypotheses=hs)  # one that applies does not carry a typo
+    assert why is not None and "C40 is not a hypothesis" in why
+    why = refusal(2, "margin A1: 3%", hypotheses=hs)
+    assert why is not None and "`margin A1` names a directional prediction" in why and "C1" in why
+    assert refusal(2, "exclude: B2, C3 (not here)\nmargin C1: 3%", hypotheses=hs) is None
+    assert refusal(2, "exclude: B9", hypotheses=None) is None  # unknown ids: nothing refused on a guess
+
+
+def test_the_parameter_hint_needs_a_near_name_and_a_value():
+    """Found by a new user: "these thresholds are already llm-d scale" got "Did you mean `param deltaThreshold:
+    VALUE`?", a parameter the reason does not name."""
+    parameters = [*PARAMETERS, "deltaThreshold"]
+    for prose in ("these thresholds are already llm-d scale", "the thresholds 40 and 20 are already llm-d scale"):
+        why = refusal(1, prose, parameters=parameters)
+        assert why is not None and "Did you mean" not in why, why
+    why = refusal(1, "set loadThreshold to 40", parameters=parameters)
+    assert why is not None and "Did you mean `param loadLowThreshold: 40`" in why

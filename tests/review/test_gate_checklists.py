@@ -115,6 +115,31 @@ def test_gate2_unparseable_document_and_missing_gap_coverage(branch):
     assert {"G2.parse", "G2.track-b-coverage"} <= checks(found)
 
 
+def test_gate2_reads_a_gap_a_person_excluded_as_decided_not_missing(branch):
+    """Found by a new user: the README's own `exclude: B2, B4 (...)` made gate 2 report "Map C gap
+    `lora-affinity` has no Track B hypothesis" and reopen unconverged."""
+    from bot.hypotheses import parse_hypothesis, render_hypotheses
+    from bot.model import Stage
+
+    ctx, _, remove = branch
+    gone = [ctx.paths.hypothesis(i) for i in ("B2", "B4")]
+    excluded = [parse_hypothesis(ctx.read(p) or "", p) for p in gone]
+    assert {h.source for h in excluded} == {"lora-affinity", "pd-role-split"}
+    for p in gone:
+        remove(p)
+    record = render_hypotheses([], feedback="exclude: B2, B4 (no LoRA here)", excluded=excluded)["excluded.json"]
+    ctx.forge.commit_files(ctx.branch, {ctx.paths.hypotheses_excluded: record.encode()}, message="exclude")
+
+    def gaps_missing() -> list[str]:
+        return [f.message for f in review_gate(2, ctx) if f.check == "G2.track-b-coverage"]
+
+    assert len(gaps_missing()) == 2  # a record no person's reason backs covers nothing
+    ctx.state.stages[int(Stage.HYPOTHESIZE)].feedback = "exclude: B2, B4 (no LoRA here)"
+    assert gaps_missing() == []
+    ctx.state.stages[int(Stage.HYPOTHESIZE)].feedback = "exclude: B2 (no LoRA here)"
+    assert gaps_missing() == ["Map C gap `pd-role-split` has no Track B hypothesis"]
+
+
 def test_gate3_verdict_edited_by_hand_is_inconsistent(branch):
     ctx, edit, _ = branch
     path = ctx.paths.verdicts_json
