@@ -24,7 +24,7 @@ import pandas as pd
 
 from bot.escape import md
 from bot.model import Direction, Hypothesis, Track, Verdict, VerdictStatus, status_counts
-from bot.stats import StatsError
+from bot.stats import StatsError, explain
 
 _STATUS_MARK = {
     VerdictStatus.CONFIRMED: "confirmed",
@@ -41,7 +41,7 @@ def _pct(x: float | None, digits: int = 1) -> str:
 
 
 def _p(x: float | None) -> str:
-    return "—" if x is None else f"{x:.3g}"
+    return "—" if x is None else explain.p_text(x)
 
 
 def _cell_text(s: str) -> str:
