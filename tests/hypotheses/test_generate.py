@@ -147,6 +147,9 @@ def test_track_b_one_per_touched_gap_and_freshness_tied_to_the_run_that_varies_i
     assert "no planned run varies them" in rest.title
     assert "needs a run that changes how fresh llm-d's `InFlightRequests` and `CacheHitRate` are" in rest.not_in_plan
     assert "should behave according to" in rest.statement and "verified by observable" in rest.statement
+    # found by a new user: its mechanism said "Verify via the concurrency-races and metric-staleness Track B
+    # hypotheses" while its title says no planned run varies it
+    assert "Verify via" not in rest.mechanism and "`InFlightRequests`: With several EPP replicas" in rest.mechanism
 
 
 def test_freshness_of_a_signal_the_plugin_holds_constant_is_not_testable(request_, summary, dictionary):
