@@ -223,12 +223,12 @@ def _track_a(
 def _fold_duplicate(ctx: Ctx, kept: Hypothesis, dup: Hypothesis, oe: OpenEvolveHypothesis) -> Hypothesis:
     """``kept`` now also stands for OpenEvolve's claim ``dup``: its mechanism's signals count too, unless the
     claim declares its own (``claims[].signals`` is the researcher's word on what the mechanism reads)."""
-    note = f"OpenEvolve's {dup.source} (line {oe.line}) predicts the same and is tested here"
+    note = f"OpenEvolve's {dup.source} (line {oe.line}) predicts the same and is tested here."
     declared = any(c.id == kept.source and c.signals is not None for c in ctx.req.claims)
     signals = kept.signals if declared else list(dict.fromkeys([*kept.signals, *dup.signals]))
     return kept.model_copy(
         update={
-            "mechanism": "; ".join(filter(None, [kept.mechanism, note])),
+            "mechanism": _sentences(kept.mechanism, note),
             "covers": [*kept.covers, f"OpenEvolve {dup.source} (line {oe.line}): predicts the same, tested here"],
             "signals": signals,
             "not_testable": not_testable_reason(
@@ -236,6 +236,13 @@ def _fold_duplicate(ctx: Ctx, kept: Hypothesis, dup: Hypothesis, oe: OpenEvolveH
             ),
         }
     )
+
+
+def _sentences(*parts: str) -> str:
+    """Texts joined as sentences: each ends with a full stop, once ("... on one instance.; OpenEvolve's" read
+    as a glitch when a mechanism already ended with one)."""
+    texts = [p.strip() for p in parts if p and p.strip()]
+    return " ".join(t if t[-1] in ".!?" else f"{t}." for t in texts)
 
 
 def implies(stronger: Hypothesis, weaker: Hypothesis) -> bool:

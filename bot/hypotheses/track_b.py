@@ -223,7 +223,7 @@ def _freshness(
         "signal staleness matching llm-d (--snapshot-refresh-interval / --cache-signal-delay) and add a "
         f"structural-model hypothesis on the freshness of {listed}."
     )
-    gaps = "; ".join(f"`{s}`: {_gap_text(_entry(ctx, s).freshness.gap)}" for s in signals)
+    gaps = "; ".join(f"`{s}`: {_gap_text(_entry(ctx, s).freshness.gap).rstrip('.')}" for s in signals)
     return Hypothesis(
         id=hid,
         track=Track.B,
@@ -237,7 +237,7 @@ def _freshness(
         rates=[],
         prediction=Prediction(metric=metric, direction=Direction.NO_WORSE, margin=margin),
         source=", ".join(signals),
-        mechanism=f"Map B freshness gaps: {gaps}",
+        mechanism=f"Map B freshness gaps: {gaps}.",
         signals=list(signals),
     )
 
