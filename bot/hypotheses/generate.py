@@ -229,12 +229,12 @@ def _track_a(
 def _fold_duplicate(ctx: Ctx, kept: Hypothesis, dup: Hypothesis, oe: OpenEvolveHypothesis) -> Hypothesis:
     """``kept`` now also stands for OpenEvolve's claim ``dup``: its mechanism's signals count too, unless the
     claim declares its own (``claims[].signals`` is the researcher's word on what the mechanism reads)."""
-    note = f"OpenEvolve's {dup.source} (line {oe.line}) predicts the same and is tested here"
+    note = f"OpenEvolve's {dup.source} (line {oe.line}) predicts the same and is tested here."
     declared = any(c.id == kept.source and c.signals is not None for c in ctx.req.claims)
     signals = kept.signals if declared else list(dict.fromkeys([*kept.signals, *dup.signals]))
     return kept.model_copy(
         update={
-            "mechanism": " ".join(filter(None, [_sentence(kept.mechanism), _sentence(note)])),
+            "mechanism": _sentences(kept.mechanism, note),
             "covers": [*kept.covers, f"OpenEvolve {dup.source} (line {oe.line}): predicts the same, tested here"],
             "signals": signals,
             "not_testable": not_testable_reason(
@@ -242,6 +242,13 @@ def _fold_duplicate(ctx: Ctx, kept: Hypothesis, dup: Hypothesis, oe: OpenEvolveH
             ),
         }
     )
+
+
+def _sentences(*parts: str) -> str:
+    """Texts joined as sentences: each ends with a full stop, once ("... on one instance.; OpenEvolve's" read
+    as a glitch when a mechanism already ended with one)."""
+    texts = [p.strip() for p in parts if p and p.strip()]
+    return " ".join(t if t[-1] in ".!?" else f"{t}." for t in texts)
 
 
 def implies(stronger: Hypothesis, weaker: Hypothesis) -> bool:
@@ -461,9 +468,3 @@ def _at_margin(h: Hypothesis, margin: float) -> Hypothesis:
     if h.prediction is None:
         return h
     return h.model_copy(update={"prediction": h.prediction.model_copy(update={"margin": margin})})
-
-
-def _sentence(text: str | None) -> str:
-    """``text`` ending in one full stop, so two joined texts read as two sentences (never ".;")."""
-    t = (text or "").strip()
-    return t if not t or t.endswith((".", "!", "?")) else t + "."

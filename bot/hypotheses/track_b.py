@@ -27,6 +27,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -158,6 +159,15 @@ def _freshness_text(ctx: Ctx, signals: list[str]) -> str:
     return "; ".join(parts)
 
 
+def _gap_text(gap: str | None) -> str:
+    """A signal's Map B gap without the dictionary's "Verify via the ... Track B hypotheses." pointer.
+
+    The hypothesis the gap lands in is its verification, or, for a signal no planned run varies, says that
+    none decides it: a pointer to other hypotheses would contradict its own title.
+    """
+    return re.sub(r"\s*Verify via [^.]*\.", "", (gap or "").strip()).strip()
+
+
 def varies_freshness(ctx: Ctx, signal: str, freshness_of: frozenset[str]) -> bool:
     """Whether a condition changing ``freshness_of`` changes ``signal``'s (a method signal: any of its parts)."""
     entry = ctx.dictionary.signal(signal)
@@ -213,7 +223,7 @@ def _freshness(
         "signal staleness matching llm-d (--snapshot-refresh-interval / --cache-signal-delay) and add a "
         f"structural-model hypothesis on the freshness of {listed}."
     )
-    gaps = "; ".join(f"`{s}`: {(_entry(ctx, s).freshness.gap or '').strip()}" for s in signals)
+    gaps = "; ".join(f"`{s}`: {_gap_text(_entry(ctx, s).freshness.gap).rstrip('.')}" for s in signals)
     return Hypothesis(
         id=hid,
         track=Track.B,
@@ -227,7 +237,7 @@ def _freshness(
         rates=[],
         prediction=Prediction(metric=metric, direction=Direction.NO_WORSE, margin=margin),
         source=", ".join(signals),
-        mechanism=f"Map B freshness gaps: {gaps}",
+        mechanism=f"Map B freshness gaps: {gaps}.",
         signals=list(signals),
     )
 

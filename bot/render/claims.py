@@ -101,12 +101,29 @@ def cause(h: Hypothesis, e: Effect) -> str:
         return "against the prediction" if directional else "beyond the margin"
     if not math.isfinite(e.rel_change):
         return "not measured"
-    if p is not None and not directional and e.t_eff > p.margin:
-        margin = f"±{p.margin:.0%}" if p.direction is Direction.EQUIVALENT else f"{p.margin:.0%}"
-        return f"noise floor {e.t_eff:.1%} wider than the {margin} margin"
+    if p is not None and not directional:
+        # The noise floor plays no part in an equivalence or no-regression test: its interval against the
+        # margin, or else the level multiplicity control gives it, is what held it back.
+        if _beyond_margin(p, e):
+            margin = f"±{p.margin:.0%}" if p.direction is Direction.EQUIVALENT else f"{p.margin:.0%}"
+            return f"interval reaches beyond the {margin} margin"
+        return "not significant after multiplicity control"
     if "within the noise floor" in e.reason:
         return "within the noise floor"
     return "not significant"
+
+
+def _beyond_margin(p, e: Effect) -> bool:
+    """Whether a cell's interval reaches past the margin on the side the claim guards (both for equivalence)."""
+    from bot.bench.metrics import METRICS, MetricError, short_metric
+
+    if p.direction is Direction.EQUIVALENT:
+        return e.ci_low <= -p.margin or e.ci_high >= p.margin
+    try:
+        lower = METRICS[short_metric(e.metric)].better == "lower"
+    except (MetricError, KeyError):
+        return e.ci_low <= -p.margin or e.ci_high >= p.margin
+    return e.ci_high >= p.margin if lower else e.ci_low <= -p.margin
 
 
 def held_back(h: Hypothesis, v: Verdict) -> str:

@@ -41,7 +41,10 @@ def _num(x: float) -> str:
 
 
 def _p(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.2g}"
+    """p-values in the one format the verdicts use (``bot.stats.explain.p_text``), so a number reads alike."""
+    from bot.stats.explain import p_text
+
+    return "n/a" if x is None else p_text(x)
 
 
 def _unit(metric: str) -> str:

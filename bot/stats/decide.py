@@ -45,6 +45,7 @@ class Decisions:
     adjusted: np.ndarray  # (S, m) adjusted confirmation p
     level: np.ndarray  # (S, m) level each hypothesis's confirmations were tested at
     level_refute: np.ndarray  # (S, m) level of its refutations (per cell: divided by its number of cells)
+    adjusted_refute: np.ndarray  # (S, m) adjusted refutation p (Holm over the refutation family)
     cell_status: dict[str, np.ndarray]  # id -> (S, k)
     pc_eff: dict[str, np.ndarray]  # id -> (S, k): p-values with the non-test conditions folded in
     pr_eff: dict[str, np.ndarray]
@@ -93,7 +94,7 @@ def decide_from_p(
     ids = [c.id for c in claims]
     if not ids:
         empty = np.zeros((1, 0))
-        return Decisions([], empty.astype(np.int8), empty, empty, empty, {}, {}, {})
+        return Decisions([], empty.astype(np.int8), empty, empty, empty, empty, {}, {}, {})
     shapes = {pc_eff[i].shape[0] for i in ids} | {pr_eff[i].shape[0] for i in ids}
     if len(shapes) != 1 or any(pc_eff[i].shape[1] == 0 or pc_eff[i].shape != pr_eff[i].shape for i in ids):
         raise ValueError("every claim needs (S, k) p-values with k >= 1 cells and the same S for every claim")
@@ -103,7 +104,7 @@ def decide_from_p(
     p_ref = np.stack([np.minimum(pr_eff[i].min(axis=1) * k, 1.0) for i, k in zip(ids, ks, strict=True)], axis=1)
     w_conf = normalized_weights(ids, decision.weights or dict.fromkeys(ids, 1.0))
     adj_c, lev_c = weighted_holm(p_conf, w_conf, alpha)
-    _, lev_r = weighted_holm(p_ref, normalized_weights(ids, None), alpha)
+    adj_r, lev_r = weighted_holm(p_ref, normalized_weights(ids, None), alpha)
     lev_r = lev_r / ks[None, :]
     status = np.zeros(p_conf.shape, np.int8)
     cell_status: dict[str, np.ndarray] = {}
@@ -113,7 +114,7 @@ def decide_from_p(
         cs = np.where(conf, CONFIRMED, np.where(ref, REFUTED, INCONCLUSIVE)).astype(np.int8)
         cell_status[c.id] = cs
         status[:, j] = aggregate(c.kind, cs)
-    return Decisions(ids, status, adj_c, lev_c, lev_r, cell_status, dict(pc_eff), dict(pr_eff))
+    return Decisions(ids, status, adj_c, lev_c, lev_r, adj_r, cell_status, dict(pc_eff), dict(pr_eff))
 
 
 def aggregate(kind: str, cell_status: np.ndarray) -> np.ndarray:

@@ -24,7 +24,7 @@ import pandas as pd
 
 from bot.escape import md
 from bot.model import Direction, Hypothesis, Track, Verdict, VerdictStatus, status_counts
-from bot.stats import StatsError
+from bot.stats import StatsError, explain
 
 _STATUS_MARK = {
     VerdictStatus.CONFIRMED: "confirmed",
@@ -41,7 +41,7 @@ def _pct(x: float | None, digits: int = 1) -> str:
 
 
 def _p(x: float | None) -> str:
-    return "—" if x is None else f"{x:.3g}"
+    return "—" if x is None else explain.p_text(x)
 
 
 def _cell_text(s: str) -> str:
@@ -98,6 +98,13 @@ def _prediction_text(h: Hypothesis) -> str:
     return text
 
 
+def _rates_text(h: Hypothesis, v: Verdict) -> str:
+    """The rates a hypothesis names, else what was measured: "all measured" only when some cell was."""
+    if h.rates:
+        return ", ".join(f"{r:g}" for r in h.rates)
+    return "all measured" if v.effects else "none measured"
+
+
 def evidence_markdown(h: Hypothesis, v: Verdict, *, plot: str | None = None, alpha: float = 0.05) -> str:
     """The evidence block for one hypothesis: statement, verdict, flags, cell table, diagnostic.
 
@@ -116,7 +123,7 @@ def evidence_markdown(h: Hypothesis, v: Verdict, *, plot: str | None = None, alp
         f"> {md(h.statement)}",
         "",
         f"- Prediction: {_prediction_text(h)}",
-        f"- Workloads: {md(', '.join(h.workloads))}; rates: {', '.join(f'{r:g}' for r in h.rates) or 'all measured'}",
+        f"- Workloads: {md(', '.join(h.workloads))}; rates: {_rates_text(h, v)}",
         f"- Source: `{md(h.source)}`",
         "",
         md(v.summary),
@@ -172,7 +179,24 @@ def summary_markdown(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesi
     if not verdicts:
         return "No hypotheses were evaluated."
     head = f"**{status_counts(v.status for v in verdicts)}** of {len(verdicts)} hypotheses."
+    unjudged = _not_judged(verdicts, hypotheses or [])
+    if unjudged:
+        inconclusive = sum(v.status is VerdictStatus.INCONCLUSIVE for v in verdicts)
+        head += (
+            f" {len(unjudged)} of the {inconclusive} inconclusive ({', '.join(unjudged)}) are not judged: no run of "
+            "this plan can decide them, and each says which run would."
+        )
     return "\n".join([head, "", summary_table(verdicts, hypotheses).to_markdown(index=False), ""])
+
+
+def _not_judged(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesis]) -> list[str]:
+    """Inconclusive hypotheses no benchmark of this plan decides (no prediction: a run the cluster cannot do, or
+    a signal no planned run varies). They count as inconclusive, so the count says which of them were never
+    judged, rather than leave them to read like undecided measurements."""
+    unpredicted = {h.id for h in hypotheses if h.prediction is None}
+    return [
+        v.hypothesis_id for v in verdicts if v.status is VerdictStatus.INCONCLUSIVE and v.hypothesis_id in unpredicted
+    ]
 
 
 # --------------------------------------------------------------------------

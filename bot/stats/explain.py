@@ -16,10 +16,30 @@ from bot.stats.design import DecisionRule
 _DIRECTIONAL = (Direction.DECREASE, Direction.INCREASE)
 
 
+def p_text(x: float) -> str:
+    """Every p-value and level people read, in one format: three significant digits.
+
+    One rule for the prose, the tables and the report, so the same number never reads two ways, and a p-value
+    and the level it is compared with are printed alike (a level rounded to fewer digits than the p-value
+    made "p = 0.00157, not shown at level 0.0016" read as a contradiction).
+    """
+    return f"{x:.3g}"
+
+
+def versus(p: float, level: float) -> str:
+    """'p = 0.0054 > 0.00161': the comparison the decision made, with the sign computed from the values."""
+    return f"p = {p_text(p)} {'<=' if p <= level else '>'} {p_text(level)}"
+
+
 def decide(c: Any, code: int) -> None:
-    """The cell's status from the batch decision, with the reason people read."""
+    """The cell's status from the batch decision, with the reason people read.
+
+    A reason that rests on a p-value states the comparison made: the p the decision used (``pc_eff``, the
+    repeated p of a group-sequential cell) against the level its hypothesis was tested at.
+    """
     m = c.margin
-    level = f"at level {c.level:.2g} after multiplicity control"
+    level = f"at level {p_text(c.level)} after multiplicity control"
+    short = f"({versus(c.pc_eff, c.level)}, the level after multiplicity control)"
     if c.direction in _DIRECTIONAL:
         s = -1.0 if c.direction is Direction.DECREASE else 1.0
         word = "lower" if s < 0 else "higher"
@@ -33,7 +53,7 @@ def decide(c: Any, code: int) -> None:
             if abs(c.rel) <= c.t_eff:
                 c.reason = f"change {c.rel:+.1%} is within the noise floor T_eff {c.t_eff:.1%}"
             elif s * c.rel > 0:
-                c.reason = f"direction as predicted but not significant {level}"
+                c.reason = f"direction as predicted but not significant {short}"
             else:
                 c.reason = "direction opposite to the prediction but not significant after multiplicity control"
     elif c.direction is Direction.EQUIVALENT:
@@ -42,14 +62,14 @@ def decide(c: Any, code: int) -> None:
         elif code == REFUTED:
             c.status, c.reason = VerdictStatus.REFUTED, f"beyond ±{m:.0%}, significant after multiplicity control"
         else:
-            c.status, c.reason = VerdictStatus.INCONCLUSIVE, f"equivalence within ±{m:.0%} not shown {level}"
+            c.status, c.reason = VerdictStatus.INCONCLUSIVE, f"equivalence within ±{m:.0%} not shown {short}"
     else:
         if code == CONFIRMED:
             c.status, c.reason = VerdictStatus.CONFIRMED, f"no worse than the {m:.0%} margin, significant {level}"
         elif code == REFUTED:
             c.status, c.reason = VerdictStatus.REFUTED, f"worse than the {m:.0%} margin"
         else:
-            c.status, c.reason = VerdictStatus.INCONCLUSIVE, f"a regression beyond {m:.0%} is not ruled out {level}"
+            c.status, c.reason = VerdictStatus.INCONCLUSIVE, f"a regression beyond {m:.0%} is not ruled out {short}"
 
 
 _DIRECTION_WORDS = {
@@ -81,7 +101,7 @@ def summary(
         nums = f"{metric} changed by {c.rel:+.1%}"
         if c.tested:
             nums += (
-                f" ({1 - 2 * alpha:.0%} CI {c.ci[0]:+.1%} to {c.ci[1]:+.1%}; {c.test} p = {c.p_confirm:.3g}; "
+                f" ({1 - 2 * alpha:.0%} CI {c.ci[0]:+.1%} to {c.ci[1]:+.1%}; {c.test} p = {p_text(_shown_p(c))}; "
                 f"noise floor T_eff {c.t_eff:.1%} from baseline CV {c.cv:.1%}; n = {c.n_b} vs {c.n_e}"
                 + (f", {len(c.excluded)} outlier run(s) excluded" if c.excluded else "")
                 + ")"
@@ -91,10 +111,16 @@ def summary(
         assert c.status is not None
         parts.append(f"At {c.where}: {nums}; {c.status.value}: {c.reason}.")
     if any(c.tested for c in cs):
-        parts.append(
-            f"Adjusted p = {cs[0].p_adjusted:.3g} (weighted Holm over the promotion's {family} benchmarked "
-            f"hypotheses; this hypothesis was tested at level {cs[0].level:.2g})."
-        )
+        if status is VerdictStatus.REFUTED:
+            parts.append(
+                f"Adjusted p of the refutation = {p_text(cs[0].p_adjusted_refute)} (Holm over the refutations of "
+                f"the promotion's {family} benchmarked hypotheses)."
+            )
+        else:
+            parts.append(
+                f"Adjusted p = {p_text(cs[0].p_adjusted)} (weighted Holm over the promotion's {family} benchmarked "
+                f"hypotheses; this hypothesis was tested at level {p_text(cs[0].level)})."
+            )
     decisiontext = {
         VerdictStatus.CONFIRMED: "Every measured cell confirms, so the hypothesis is confirmed.",
         VerdictStatus.REFUTED: (
@@ -108,12 +134,8 @@ def summary(
         ),
     }[status]
     parts.append(decisiontext)
-    wide = [c for c in cs if c.tested and c.t_eff > h.prediction.margin]
-    if status is VerdictStatus.INCONCLUSIVE and h.prediction.direction not in _DIRECTIONAL and wide:
-        parts.append(
-            f"The noise floor ({max(c.t_eff for c in wide):.1%}) is wider than the ±{h.prediction.margin:.0%} margin, "
-            "so these runs can neither show the claim nor rule it out; more runs or a quieter cluster would."
-        )
+    if status is VerdictStatus.INCONCLUSIVE and h.prediction.direction not in _DIRECTIONAL:
+        parts.extend(_why_not_shown(h, cs, alpha))
     if magnitude is not None and h.prediction.direction in _DIRECTIONAL:
         parts.append(f"BLIS predicted {magnitude:+.1%}.")
     if mech:
@@ -123,3 +145,52 @@ def summary(
             "More requests failed or went incomplete with the evolved plugin; a latency gain may come from shedding."
         )
     return " ".join(parts)
+
+
+def _shown_p(c: Any) -> float:
+    """The p a cell's numbers show: its refutation test's for a refuted cell, else its confirmation test's."""
+    return c.p_refute if c.status is VerdictStatus.REFUTED else c.p_confirm
+
+
+def _why_not_shown(h: Hypothesis, cs: list[Any], alpha: float) -> list[str]:
+    """Why an equivalence or no-regression claim was not shown, from what decided it (never the noise floor).
+
+    The noise floor T_eff plays no part in these tests (a noisy cluster must not make equivalence easier to
+    claim), so a sentence built on it could contradict a neighbour with the same floor that was confirmed.
+    What decides is the p-value against the level: either the interval itself reaches beyond the margin
+    (the runs are too noisy or too few to show it even at alpha), or the interval lies within the margin
+    and the stricter level multiplicity control gives the hypothesis holds it back.
+    """
+    assert h.prediction is not None
+    held = [c for c in cs if c.tested and c.status is VerdictStatus.INCONCLUSIVE]
+    if not held:
+        return []
+    m = h.prediction.margin
+    ci = f"{1 - 2 * alpha:.0%} interval"
+    if h.prediction.direction is Direction.EQUIVALENT:
+        margin = f"±{m:.0%} margin"
+        beyond = [c for c in held if c.ci[0] <= -m or c.ci[1] >= m]
+    else:
+        lower = _lower_is_better(held[0].metric)  # a regression is then an increase
+        margin = f"{m:.0%} margin"
+        beyond = [c for c in held if (c.ci[1] >= m if lower else c.ci[0] <= -m)]
+    if beyond:
+        where = ", ".join(c.where for c in beyond)
+        return [
+            (
+                f"At {where} the {ci} reaches beyond the {margin}: these runs are too few or too noisy to show "
+                "the claim even without multiplicity control; more runs or a quieter cluster would."
+            )
+        ]
+    return [
+        (
+            f"Its {ci} lies within the {margin}, so what holds it back is the level above: alpha {p_text(alpha)} "
+            "is shared over the promotion's benchmarked hypotheses, and more runs per arm would lower its p-value."
+        )
+    ]
+
+
+def _lower_is_better(metric: str) -> bool:
+    from bot.bench.metrics import METRICS
+
+    return METRICS[metric].better == "lower"

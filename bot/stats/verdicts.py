@@ -249,11 +249,12 @@ class _Cell:
     cv: float = math.nan
     t_eff: float = math.nan
     test: str = ""
-    p_confirm: float = 1.0  # the test's own one-sided p
+    p_confirm: float = 1.0  # the p people read: pc_eff when the noise floor allowed the test, else the test's own
     p_refute: float = 1.0
-    pc_eff: float = 1.0  # with the non-test conditions folded in (rule.effective_p)
+    pc_eff: float = 1.0  # the p the decision compares: conditions folded in (rule.effective_p), repeated if sequential
     pr_eff: float = 1.0
     p_adjusted: float = 1.0  # the hypothesis's multiplicity-adjusted confirmation p
+    p_adjusted_refute: float = 1.0  # ... and its adjusted refutation p
     level: float = 0.0  # the level this hypothesis's confirmations were tested at
     level_refute: float = 0.0  # ... and each of its cells' refutations
     alpha: float = 0.05
@@ -310,14 +311,17 @@ class _Cell:
     def _p_adjusted(self) -> float:
         """That p-value on the alpha scale after multiplicity control: <= alpha exactly when the cell decides.
 
-        A cell of a confirmed hypothesis shows the hypothesis's adjusted p; any other cell its own
-        (condition-folded) p scaled by alpha / the level its hypothesis was tested at.
+        One number per hypothesis wherever it can be: a refuted cell shows its hypothesis's adjusted
+        refutation p, any other cell its hypothesis's adjusted confirmation p (the number the verdict's
+        summary gives), so a one-cell hypothesis reads the same in the table and in the prose. The one
+        exception is a cell that confirms while its hypothesis does not (another cell held it back): the
+        hypothesis's p is above alpha, so the cell shows its own p scaled by alpha / the level it met.
         """
         if self.status is VerdictStatus.REFUTED:
-            return _scaled(self.pr_eff, self.alpha, self.level_refute)
-        if self.hyp_confirmed:
-            return self.p_adjusted
-        return _scaled(self.pc_eff, self.alpha, self.level)
+            return self.p_adjusted_refute
+        if self.status is VerdictStatus.CONFIRMED and not self.hyp_confirmed:
+            return _scaled(self.pc_eff, self.alpha, self.level)
+        return self.p_adjusted
 
 
 def _scaled(p: float, alpha: float, level: float) -> float:
@@ -403,10 +407,28 @@ def _measure(
         cell.looks, cell.look_stats = taken, cl.stats
         cell.decided_at = (int(np.argmin(rc[0])), int(np.argmin(rr[0])))
         cell.test += f"; group-sequential ({seq.spending} spending), looks at {taken} of {schedule[-1]} runs"
-    cell.p_confirm, cell.p_refute = float(pc[0]), float(pr[0])
+        pc, pr = _repeated_raw(cl, kind, cell.margin, better, seq.spending)
+    # The p people read is the p the decision compares with the level; only where the noise floor kept a
+    # directional test from counting (the reason says so) is it the test's own p, which then decides nothing.
+    ok_c, ok_r = rule.conditions(st, kind)
+    cell.p_confirm = float(pce[0] if ok_c[0] else pc[0])
+    cell.p_refute = float(pre[0] if ok_r[0] else pr[0])
     cell.pc_eff, cell.pr_eff = float(pce[0]), float(pre[0])
     cell.tested = True
     return cell
+
+
+def _repeated_raw(
+    cl: sequential.CellLooks, kind: str, margin: float, better: str, spending: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """The group-sequential test's own repeated p-values (no noise-floor condition folded in), each (S,)."""
+    from bot.stats.spending import repeated_p
+
+    per_look = [rule.p_values(st, kind, margin, better) for st in cl.stats]
+    ts = cl.fractions()
+    rc = repeated_p(np.stack([p for p, _ in per_look], axis=1), ts, spending)
+    rr = repeated_p(np.stack([p for _, p in per_look], axis=1), ts, spending)
+    return np.where(cl.taken, rc, 1.0).min(axis=1), np.where(cl.taken, rr, 1.0).min(axis=1)
 
 
 def _show(cell: _Cell, st: rule.CellStats, alpha: float, index: ReportIndex) -> None:
@@ -435,9 +457,8 @@ def _show_decision_look(cell: _Cell, index: ReportIndex) -> None:
     st = cell.look_stats[k]
     cell.baseline, cell.evolved = cell.baseline[:n], cell.evolved[:n]
     _show(cell, st, cell.alpha, index)
-    kind, better = cell.direction.value, _better(cell.metric)
-    pc, pr = rule.p_values(st, kind, cell.margin, better)
-    cell.p_confirm, cell.p_refute = float(pc[0]), float(pr[0])
+    # the p shown stays the repeated p the decision used (it crossed at this look), not this look's own test
+    cell.p_confirm, cell.p_refute = cell.pc_eff, cell.pr_eff
     cell.flags.append(
         f"decided at look {k + 1} ({n} runs per arm) at {cell.where}; the {cell.looks[-1] - n} later run(s) per "
         "arm do not change a group-sequential decision"
@@ -491,6 +512,7 @@ def _judge(
             c.hyp_confirmed = bool(dec.status[0, j] == CONFIRMED)
             c.level = float(dec.level[0, j])
             c.level_refute = float(dec.level_refute[0, j])
+            c.p_adjusted_refute = float(dec.adjusted_refute[0, j])
             if c.tested:
                 explain.decide(c, int(dec.cell_status[claim.id][0, k]))
                 if c.looks and c.status is not VerdictStatus.INCONCLUSIVE:

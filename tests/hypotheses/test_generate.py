@@ -147,6 +147,10 @@ def test_track_b_one_per_touched_gap_and_freshness_tied_to_the_run_that_varies_i
     assert "no planned run varies them" in rest.title
     assert "needs a run that changes how fresh llm-d's `InFlightRequests` and `CacheHitRate` are" in rest.not_in_plan
     assert "should behave according to" in rest.statement and "verified by observable" in rest.statement
+    # found by a new user: its mechanism said "Verify via the concurrency-races and metric-staleness Track B
+    # hypotheses" while its title says no planned run varies it
+    assert "Verify via" not in rest.mechanism and "`InFlightRequests`: With several EPP replicas" in rest.mechanism
+    assert ".;" not in rest.mechanism and rest.mechanism.endswith(".")  # one sentence per signal, joined cleanly
 
 
 def test_freshness_of_a_signal_the_plugin_holds_constant_is_not_testable(request_, summary, dictionary):
@@ -313,3 +317,31 @@ def test_openevolve_hypothesis_checked_where_its_text_says(summary, dictionary):
     hs = [h for h in generate_hypotheses(req, summary, dictionary) if h.source.startswith("HYPOTHESIS-")]
     assert hs[0].workloads == ["load-spikes"]
     assert hs[1].workloads == ([req.evolved_for] if req.evolved_for else [w.name for w in req.workloads])
+
+
+def test_a_folded_openevolve_claim_reads_as_its_own_sentence(summary, dictionary):
+    """Found by a new user: a mechanism read "... on one instance.; OpenEvolve's HYPOTHESIS-1 ..."."""
+    src = (
+        "package sim\n\nfunc (ws *WeightedScoring) Route(req *Request, state *RouterState) RoutingDecision {\n"
+        "\t// EVOLVE-BLOCK-START\n"
+        "\t// HYPOTHESIS-1: favouring warm instances for session requests lowers TTFT on prefix-heavy\n"
+        "\t// MECHANISM-1: sessions stay on warm instances\n\t// EXPECT-1: ttft_mean_ms < 80\n"
+        "\t// EVOLVE-BLOCK-END\n}\n"
+    )
+    claim = {
+        "id": "session-ttft",
+        "statement": "the session bonus lowers TTFT on prefix-heavy",
+        "metric": "ttft_mean_ms",
+        "direction": "decrease",
+        "workload": "prefix-heavy",
+        "mechanism": "Sessions stick to one instance.",
+    }
+    (h,) = [
+        h
+        for h in generate_hypotheses(make_request(source_text=src, claims=[claim]), summary, dictionary)
+        if h.track is Track.A
+    ]
+    assert h.covers  # HYPOTHESIS-1 was folded into the claim
+    assert h.mechanism == (
+        "Sessions stick to one instance. OpenEvolve's HYPOTHESIS-1 (line 5) predicts the same and is tested here."
+    )

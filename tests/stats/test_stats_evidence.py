@@ -140,3 +140,27 @@ def test_evidence_files_layout(case):
     assert files == evidence_files(
         hs, vs, reports=reports, rejected=[("baseline/x/rate-1/rep-1/r.yaml", "wrong | unit")]
     )
+
+
+def test_a_hypothesis_no_run_decides_is_counted_as_not_judged_and_measures_no_rate(case):
+    """Found by a new user: B2/B4/B7 (no run of the plan can decide them) were counted as plain 'inconclusive'
+    while the README says they are not judged, and their evidence read 'rates: all measured' above
+    'No measured cells.'."""
+    hs, vs, reports = case
+    lora = hypothesis("B2", workloads=["chat"]).model_copy(
+        update={"prediction": None, "not_in_plan": "it needs a run this cluster cannot do: no LoRA scenario"}
+    )
+    stale = hypothesis("B3", workloads=["chat"]).model_copy(
+        update={"prediction": None, "not_in_plan": "it needs a run that changes how fresh llm-d's `X` is"}
+    )
+    all_hs = [*hs, lora, stale]
+    verdicts = evaluate(all_hs, reports)
+    by_id = {v.hypothesis_id: v for v in verdicts}
+    head = summary_markdown(verdicts, all_hs).splitlines()[0]
+    inconclusive = sum(v.status is VerdictStatus.INCONCLUSIVE for v in verdicts)
+    assert f"2 of the {inconclusive} inconclusive (B2, B3) are not judged: no run of this plan can decide them" in head
+    for h in (lora, stale):
+        md = evidence_markdown(h, by_id[h.id])
+        assert "rates: none measured" in md and "No measured cells." in md and "all measured" not in md
+    assert "rates: all measured" in evidence_markdown(hs[0], by_id["A1"])  # measured: every rate it ran
+    assert "not judged" not in summary_markdown(vs, hs)  # nothing to single out
