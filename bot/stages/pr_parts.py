@@ -133,6 +133,8 @@ def track_line(hypotheses: Sequence[Hypothesis], verdicts: dict[str, Verdict], t
         number = f"{metric} {pct(mean)}".strip() if mean is not None else "not measured"
         if h.not_testable:
             number = "the plugin cannot exercise it"
+        elif h.prediction is None and mean is None:
+            number = "not judged: no run of this plan decides it"
         by_status.setdefault(status, []).append(f"{h.id} {h.source} ({number})")
     order = [s.value for s in VerdictStatus]
     return [
