@@ -17,6 +17,7 @@ from bot.golang.adapter import zero_value
 from bot.golang.analysis_types import Analysis
 from bot.golang.generate import (
     IMPORT_ATTRPREFIX,
+    IMPORT_CONCURRENCY,
     IMPORT_DL,
     IMPORT_ERR,
     IMPORT_PLUGIN,
@@ -147,6 +148,13 @@ def render_test(
                     "why": f"from Metrics.{m.group(2)}",
                 }
             )
+    # The in-flight count has two sources (the producer's attribute, else the scraped gauges): test both.
+    inflight_check = any(
+        a.signal == "InFlightRequests"
+        and "InFlightLoadDataKey" in a.helper_body
+        and "return int(m.WaitingQueueSize + m.RunningRequestsSize)" in a.helper_body
+        for a in gen.snapshot_lines
+    )
     request_checks = []
     for aline in gen.request_lines:
         fld = aline.target.split(".", 1)[1]
@@ -205,6 +213,8 @@ def render_test(
     }
     if gen.consumes_prefix:
         imports.add(f'attrprefix "{IMPORT_ATTRPREFIX}"')
+    if inflight_check:
+        imports.add(f'"{IMPORT_CONCURRENCY}"')
     if kind == PolicyKind.ADMISSION:
         imports |= {f'"{IMPORT_RC}"', f'errcommon "{IMPORT_ERR}"'}
     return render(
@@ -224,6 +234,8 @@ def render_test(
         params=want_params,
         metrics_literal=", ".join(f"{k}: {v}" for k, v in _TEST_METRICS.items()),
         adapter_checks=adapter_checks,
+        inflight_check=inflight_check,
+        inflight_fallback=_TEST_METRICS["WaitingQueueSize"] + _TEST_METRICS["RunningRequestsSize"],
         request_checks=request_checks,
         consumes_prefix=gen.consumes_prefix,
         clock=CLOCK,
