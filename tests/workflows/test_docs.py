@@ -186,3 +186,27 @@ def test_adoption_names_the_four_files_check_config_looks_for():
     assert len(files) == 4 and "four files" in readme
     for path in files:
         assert f"`{path}`" in readme and f"| `{path}` |" in table
+
+
+# --------------------------------------------------------------------------
+# README "Rehearsing your own promotion": the sample-data script as it is
+# --------------------------------------------------------------------------
+
+
+def test_the_readme_shows_how_to_make_sample_data_for_your_own_promotion_and_what_it_is_not():
+    import importlib.util
+    import subprocess
+    import sys
+
+    script = PROJECT_ROOT / "examples" / "weighted-adaptive" / "make_sample_reports.py"
+    text = _section(README.read_text(), "## Rehearsing your own promotion")
+    assert "make_sample_reports.py --request my/promotion.yaml --out " in text
+    assert "**sample data**" in text and "**not measurements**" in text and "--allow-sample-data" in text
+    assert "follow no gate decision" in text and "gate-1 `param` change" in text
+    usage = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, check=True).stdout
+    assert "--request" in usage and "--out" in usage
+    spec = importlib.util.spec_from_file_location("make_sample_reports", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    named = re.search(r"sample profiles only for the example's workloads\s+\((.*?)\)", text, re.S).group(1)
+    assert set(re.findall(r"`([a-z-]+)`", named)) == set(module.PROFILES)
