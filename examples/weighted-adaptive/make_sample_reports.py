@@ -10,11 +10,13 @@ Layout (the one our GPU job writes):
     results/<treatment>/<workload>/rate-<rate:g>/rep-<n>/benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml
 
 Run from the repository root:
-    .venv/bin/python examples/weighted-adaptive/make_sample_reports.py [--out DIR]
+    .venv/bin/python examples/weighted-adaptive/make_sample_reports.py [--request promotion.yaml] [--out DIR]
 
 The output is deterministic: fixed seed, fixed timestamps, fixed iteration
 order, values rounded to 6 significant digits. Workloads and rates come from
-promotion.yaml beside this script; each needs an entry in PROFILES below.
+the request (default: promotion.yaml beside this script); each workload and rate
+needs an entry in PROFILES below. With --request, the reports are sample data for
+another promotion's plan as its request stands (no gate decision is known here).
 
 Repetitions per (workload, rate) cell come from the bot's own benchmark plan
 (``bot.bench.plan.make_plan`` over the hypotheses stage 3 generates for the

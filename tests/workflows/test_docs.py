@@ -1,0 +1,212 @@
+"""The README and docs/ say what the code does: the command line, adopting the bot on GitHub, the issue form.
+
+A new user copies these lines; each test reads the text and the thing it describes, so neither moves alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+from bot import PROJECT_ROOT
+
+README = PROJECT_ROOT / "README.md"
+
+
+def _section(text: str, heading: str) -> str:
+    return text.split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
+
+
+# --------------------------------------------------------------------------
+# README "Command line" against `promote --help`
+# --------------------------------------------------------------------------
+
+
+def _commands(parser: argparse.ArgumentParser, prefix: str = "") -> dict[str, argparse.ArgumentParser]:
+    """Every leaf command, e.g. ``"bench run"``, with its parser."""
+    out: dict[str, argparse.ArgumentParser] = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                inner = _commands(sub, f"{prefix}{name} ")
+                out.update(inner or {f"{prefix}{name}": sub})
+    return out
+
+
+def _options(parser: argparse.ArgumentParser) -> tuple[set[str], set[str]]:
+    """(every long option, the required ones), without --help."""
+    every, required = set(), set()
+    for action in parser._actions:
+        longs = [s for s in action.option_strings if s.startswith("--") and s != "--help"]
+        every.update(longs)
+        if action.required and longs:
+            required.update(longs)
+    return every, required
+
+
+def _readme_command_lines() -> tuple[dict[str, str], dict[str, str]]:
+    """The README's ``promote ...`` lines by command, and its option groups (``NAME = [...]``) by name."""
+    block = re.search(r"```text\n(.*?)```", _section(README.read_text(), "## Command line"), re.S).group(1)
+    lines, groups = {}, {}
+    for line in block.splitlines():
+        usage = line.split("  #", 1)[0].rstrip()
+        if m := re.match(r"^([A-Z][A-Z_]*)\s+=\s+(.+)$", usage):
+            groups[m.group(1)] = m.group(2)
+        elif usage.startswith("promote ") and not usage.startswith("promote --"):
+            words = usage.split()[1:]
+            name = " ".join(words[:2]) if words[0] == "bench" else words[0]
+            lines[name] = usage
+    return lines, groups
+
+
+def test_the_readme_lists_every_command_and_option_of_promote_and_no_other():
+    from bot.cli import build_parser
+
+    commands = _commands(build_parser())
+    lines, groups = _readme_command_lines()
+    assert set(lines) == set(commands), "the README's command list and `promote --help` name different commands"
+    for name, parser in commands.items():
+        line = lines[name]
+        expanded = re.sub(r"\b[A-Z][A-Z_]*\b", lambda m: groups.get(m.group(), m.group()), line)
+        listed = set(re.findall(r"(--[a-z][a-z-]*)", expanded))
+        every, required = _options(parser)
+        assert listed == every, f"promote {name}: README lists {sorted(listed - every)}, lacks {sorted(every - listed)}"
+        outside_brackets = re.sub(r"\[[^\]]*\]", "", line)
+        for opt in required:
+            assert opt in outside_brackets, f"promote {name}: {opt} is required, so not in [brackets]"
+    assert "promote --version" in README.read_text()
+
+
+# --------------------------------------------------------------------------
+# docs/issue-form.md against the form and its parser
+# --------------------------------------------------------------------------
+
+ISSUE_FORM_DOC = PROJECT_ROOT / "docs" / "issue-form.md"
+
+
+def _form_table() -> list[tuple[str, str, str]]:
+    """docs/issue-form.md's field table: (form field id or the row's first cell, promotion.yaml cell, how)."""
+    rows = []
+    for line in _section(ISSUE_FORM_DOC.read_text(), "## Field by field").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and not set(cells[0]) <= {"-"} and cells[0] != "Form field (id)":
+            m = re.search(r"\(`([a-z_]+)`\)", cells[0])
+            rows.append((m.group(1) if m else cells[0], cells[1], cells[2]))
+    return rows
+
+
+def test_the_issue_form_page_maps_every_form_field_and_every_request_field():
+    from bot.github.issue_form import FIELDS
+    from bot.model import PromotionRequest
+
+    rows = _form_table()
+    by_id = {key: (field, how) for key, field, how in rows}
+    assert set(FIELDS) <= set(by_id), f"form fields docs/issue-form.md does not map: {set(FIELDS) - set(by_id)}"
+    mapped = " ".join(field for _, field, _ in rows)
+    top = [n for n, f in PromotionRequest.model_fields.items() if not f.exclude]
+    assert all(f"`{n}" in mapped for n in top), (
+        f"request fields not on the page: {[n for n in top if f'`{n}' not in mapped]}"
+    )
+    assert by_id["openevolve_run"][0] == "`origin.run`" and by_id["blis_version"][0] == "`origin.blis_version`"
+    assert ("(none)", "`stack`") in [(k, f) for k, f, _ in rows], "stack: is not on the form"
+
+
+def test_the_issue_form_pages_baselines_are_the_parsers():
+    from bot.github.issue_form import STANDARD_BASELINES
+    from bot.hypotheses.generate import DEFAULT_GUARDED
+    from bot.model.request import BaselineScenario
+
+    how = {key: how for key, _, how in _form_table()}["baselines"]
+    for name, std in STANDARD_BASELINES.items():
+        assert f"`{name}`" in how and f"rate: {std['rate']:g}" in how
+    assert tuple(BaselineScenario.model_fields["guarded_metrics"].default_factory()) == DEFAULT_GUARDED
+    assert ", ".join(f"`{m}`" for m in DEFAULT_GUARDED) in how
+
+
+def test_the_issue_form_does_not_claim_the_same_fields_as_promotion_yaml():
+    import yaml
+
+    form = yaml.safe_load((PROJECT_ROOT / ".github" / "ISSUE_TEMPLATE" / "promotion.yml").read_text())
+    intro = " ".join(i["attributes"]["value"] for i in form["body"] if i["type"] == "markdown")
+    assert "same fields" not in intro and "docs/issue-form.md" in intro
+    for said in ("`origin.run`", "`origin.blis_version`", "`stack:`", "title"):
+        assert said in intro
+
+
+# --------------------------------------------------------------------------
+# Adopting the bot: README and docs/github-setup.md against the workflows and action.yml
+# --------------------------------------------------------------------------
+
+SETUP = PROJECT_ROOT / "docs" / "github-setup.md"
+
+
+def _local_action_steps() -> list[tuple[str, str, dict]]:
+    """(workflow file, job, the step's `with:`) of every `uses: ./` a fork must replace."""
+    import yaml
+
+    out = []
+    for name in ("promotion.yml", "benchmark.yml"):
+        doc = yaml.safe_load((PROJECT_ROOT / ".github" / "workflows" / name).read_text())
+        for job, body in doc["jobs"].items():
+            out += [(name, job, step.get("with", {})) for step in body["steps"] if step.get("uses") == "./"]
+    return out
+
+
+def _row(text: str, workflow: str, job: str) -> str:
+    rows = [ln for ln in text.splitlines() if ln.lstrip().startswith("|") and f"`{workflow}`" in ln]
+    rows = [ln for ln in rows if f"`{job}`" in ln]
+    assert len(rows) == 1, f"one table row for {workflow}'s {job} job, found {len(rows)}"
+    return rows[0]
+
+
+def test_adoption_names_every_uses_line_to_replace_with_its_command_and_inputs():
+    import yaml
+
+    steps = _local_action_steps()
+    assert len(steps) == 3
+    inputs = yaml.safe_load((PROJECT_ROOT / "action.yml").read_text())["inputs"]
+    readme, setup = _section(README.read_text(), "## On GitHub"), SETUP.read_text()
+    for text in (readme, setup):
+        assert "three `uses: ./` lines" in text
+        for workflow, job, given in steps:
+            row = _row(text, workflow, job)
+            command = given.get("command", inputs["command"]["default"])
+            assert (f"`command: {command}`" if "command" in given else f"`{command}`") in row
+            assert all(f"`{key}" in row for key in given), f"{workflow} {job}: {sorted(given)} vs {row}"
+            assert all(key in inputs for key in given)
+
+
+def test_adoption_names_the_four_files_check_config_looks_for():
+    from bot.github.config import CONFIG_PATH
+    from bot.github.setup_check import FORM, WORKFLOWS
+
+    files = [f".github/workflows/{w}" for w in WORKFLOWS] + [FORM, CONFIG_PATH]
+    readme, setup = _section(README.read_text(), "## On GitHub"), SETUP.read_text()
+    table = _section(setup, "## 1. Copy four files into the fork's default branch")
+    assert len(files) == 4 and "four files" in readme
+    for path in files:
+        assert f"`{path}`" in readme and f"| `{path}` |" in table
+
+
+# --------------------------------------------------------------------------
+# README "Rehearsing your own promotion": the sample-data script as it is
+# --------------------------------------------------------------------------
+
+
+def test_the_readme_shows_how_to_make_sample_data_for_your_own_promotion_and_what_it_is_not():
+    import importlib.util
+    import subprocess
+    import sys
+
+    script = PROJECT_ROOT / "examples" / "weighted-adaptive" / "make_sample_reports.py"
+    text = _section(README.read_text(), "## Rehearsing your own promotion")
+    assert "make_sample_reports.py --request my/promotion.yaml --out " in text
+    assert "**sample data**" in text and "**not measurements**" in text and "--allow-sample-data" in text
+    assert "follow no gate decision" in text and "gate-1 `param` change" in text
+    usage = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, check=True).stdout
+    assert "--request" in usage and "--out" in usage
+    spec = importlib.util.spec_from_file_location("make_sample_reports", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    named = re.search(r"sample profiles only for the example's workloads\s+\((.*?)\)", text, re.S).group(1)
+    assert set(re.findall(r"`([a-z-]+)`", named)) == set(module.PROFILES)
