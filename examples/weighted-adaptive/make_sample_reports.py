@@ -618,6 +618,15 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"error: no sample profile for workloads {missing}; add them to PROFILES", file=sys.stderr)
         return 2
+    unknown = [
+        f"{w['name']}@{float(r):g} (sample rates: {', '.join(f'{p:g}' for p in PROFILES[w['name']]['points'])})"
+        for w in request["workloads"]
+        for r in w["rates"]
+        if float(r) not in PROFILES[w["name"]]["points"]
+    ]
+    if unknown:
+        print(f"error: no sample numbers for {'; '.join(unknown)}; use those rates or add points", file=sys.stderr)
+        return 2
 
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))

@@ -210,3 +210,34 @@ def test_the_readme_shows_how_to_make_sample_data_for_your_own_promotion_and_wha
     spec.loader.exec_module(module)
     named = re.search(r"sample profiles only for the example's workloads\s+\((.*?)\)", text, re.S).group(1)
     assert set(re.findall(r"`([a-z-]+)`", named)) == set(module.PROFILES)
+
+
+def test_sample_reports_for_a_rate_with_no_sample_numbers_are_refused_with_the_rates_there_are(tmp_path):
+    """Found by a new user: cache-warmup at 40 req/s stopped the script with a KeyError traceback."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    example = PROJECT_ROOT / "examples" / "weighted-adaptive"
+    request = yaml.safe_load((example / "promotion.yaml").read_text())
+    request["workloads"][0]["rates"] = [20, 40]
+    (tmp_path / "promotion.yaml").write_text(yaml.safe_dump(request))
+    (tmp_path / request["source"]).write_text((example / request["source"]).read_text())
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(example / "make_sample_reports.py"),
+            "--request",
+            str(tmp_path / "promotion.yaml"),
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2, proc.stderr[-500:]
+    assert "Traceback" not in proc.stderr
+    assert "no sample numbers for cache-warmup@40 (sample rates: 20, 35)" in proc.stderr
+    assert not (tmp_path / "out").exists()
