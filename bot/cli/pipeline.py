@@ -172,11 +172,14 @@ def _decide(args, work: Path, settings: dict) -> int:
 def _refuse_unchanged(runner, gate: int, reason: str | None) -> None:
     """A change request that would reopen the gate unchanged is answered now, and nothing is recorded."""
     from bot.review.change_request import refusal_on_branch
+    from bot.stages.run_validate import unusable_results
 
     state = runner.load_state()
     if state is None or state.open_gate != gate or state.status.value != "awaiting-decision":
         return  # not open: the decision itself says why
-    why = refusal_on_branch(gate, reason, runner.context(state), author=runner.agents is not None)
+    why = refusal_on_branch(
+        gate, reason, runner.context(state), author=runner.agents is not None, results_problem=unusable_results
+    )
     if why is not None:
         raise RequestError(line(why))
 

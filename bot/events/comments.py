@@ -113,6 +113,9 @@ def created(session, event) -> Result:
 
 def _unchanged(promotion, state, gate: int, reason: str | None) -> str | None:
     from bot.review.change_request import refusal_on_branch
+    from bot.stages.run_validate import unusable_results
 
     runner = promotion.runner()
-    return refusal_on_branch(gate, reason, runner.context(state), author=runner.agents is not None)
+    return refusal_on_branch(
+        gate, reason, runner.context(state), author=runner.agents is not None, results_problem=unusable_results
+    )

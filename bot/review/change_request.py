@@ -166,10 +166,12 @@ def _suggestion(text: str, parameters: list[str] | None) -> str:
     return " Did you mean " + " or ".join(f"`param {n}: {value.group(0)}`" for n in names[:3]) + "?"
 
 
-def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool) -> str | None:
+def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool, results_problem=None) -> str | None:
     """``refusal`` with the plugin's parameters read from the committed translation (``ctx``: a StageContext)
     and their Validate() checks from the request's program (the analysis is pure and takes a fraction of a
-    second; the checks are not in translation.json), and gate 2's hypotheses from the committed documents."""
+    second; the checks are not in translation.json), and gate 2's hypotheses from the committed documents.
+    ``results_problem(ctx)`` (``bot.stages.run_validate.unusable_results``, passed in by the entry points: a
+    review does not import a stage) says why stage 5 could not judge the reports a rejudge would read."""
     parameters = None
     checks = None
     if gate == 1:
@@ -181,28 +183,14 @@ def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool) -> st
         checks = parameter_checks(ctx.request, ctx.dictionary)
     hypotheses = _hypotheses_on_branch(ctx) if gate == 2 else None
     why = refusal(gate, reason, parameters=parameters, checks=checks, hypotheses=hypotheses, author=author)
-    if why is None and gate == 3 and ctx.results_dir is not None:
-        unusable = unusable_results(ctx)
+    if why is None and gate == 3 and ctx.results_dir is not None and results_problem is not None:
+        unusable = results_problem(ctx)
         if unusable is not None:
             return (
                 f"gate 3: {unusable}; nothing was recorded. Put this promotion's reports in {ctx.results_dir} "
                 "(or start again with `promote run REQUEST --results DIR`), then ask for the rejudge again"
             )
     return why
-
-
-def unusable_results(ctx) -> str | None:
-    """Why stage 5 could not judge the reports in ``ctx.results_dir`` (none of them evidence for this
-    promotion), or None. A rejudge asks this before it is recorded: stage 5 raising it after stage 4 had
-    rerun would leave the decision on record for a command that exited 2."""
-    from bot.bench.errors import ReportError
-    from bot.stages.run_validate import load_reports
-
-    try:
-        load_reports(ctx, ctx.results_dir)
-    except ReportError as exc:
-        return str(exc)
-    return None
 
 
 def parameter_checks(request, dictionary) -> dict[str, list[dict]]:

@@ -245,3 +245,16 @@ def run(ctx: StageContext) -> StageOutput:
 
 
 __all__ = ["RUNNER_GO", "ci_alpha", "go_checks", "judge", "run"]
+
+
+def unusable_results(ctx) -> str | None:
+    """Why stage 5 could not judge the reports in ``ctx.results_dir`` (none of them evidence for this
+    promotion), or None. A rejudge asks this before it is recorded: stage 5 raising it after stage 4 had
+    rerun would leave the decision on record for a command that exited 2."""
+    from bot.bench.errors import ReportError
+
+    try:
+        load_reports(ctx, ctx.results_dir)
+    except ReportError as exc:
+        return str(exc)
+    return None
