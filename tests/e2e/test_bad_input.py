@@ -210,3 +210,16 @@ def test_an_unknown_evolved_for_names_the_field_and_the_workloads(tmp_path, caps
     workloads = sorted(w["name"] for w in yaml.safe_load(REQUEST.read_text())["workloads"])
     assert f"field 'evolved_for': 'load-spike' is not one of workloads {workloads}" in err, err
     assert "(top level)" not in err and "Value error" not in err
+
+
+def test_a_magnitude_the_statement_contradicts_is_refused_naming_both(tmp_path, capsys, request_copy):
+    """The statement says -24% and magnitude -0.18: the PR would show "BLIS predicted −18.0%" under it."""
+    doc = yaml.safe_load(REQUEST.read_text())
+    claim = doc["claims"][0]
+    assert "-24%" in claim["statement"] and claim["magnitude"] == -0.24
+    err = run_bad(tmp_path, capsys, "run", str(request_copy(lambda d: d["claims"][0].update(magnitude=-0.18))))
+    assert (
+        f"claims[{claim['id']}].magnitude: -0.18 is -18%, but the statement says -24%; set magnitude: -0.24 "
+        "if the statement is right, or correct the statement"
+    ) in err, err
+    assert not (tmp_path / "work" / "state.json").exists()
