@@ -174,6 +174,9 @@ def _decide(args, work: Path, settings: dict) -> int:
             f"gate {args.gate}: {args.decision.value} by {runner.actor}" + (f" ({args.reason})" if args.reason else "")
         ),
     )
+    note = state.decisions[-1].critical_note()
+    if note:  # the person's call, made over blocking findings: said even with --quiet, and kept with the decision
+        print(f"promote: warning: gate {args.gate}: {line(note)} (recorded with the approval)", file=sys.stderr)
     if state.status.value == "rejected":
         _say(args, f"the promotion is rejected; the record is in {runner.forge.locations()['issue thread']}")
         return 0
@@ -224,6 +227,7 @@ def cmd_status(args) -> int:
             f"  gate {d.gate} {d.decision.value} {line(d.how())}"
             + (f": {line(d.reason)}" if d.reason else "")
             + (unconverged if d.decision.value == "approve" else "")
+            + (f"; {line(d.critical_note())}" if d.critical_note() else "")
         )
     from bot.agents.cost import cost_lines
 
