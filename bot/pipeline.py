@@ -37,6 +37,7 @@ from bot.model import (
     GateDecision,
     PipelineState,
     ReviewRound,
+    Severity,
     Stage,
     StageFailure,
     StageRecord,
@@ -248,9 +249,24 @@ def decide(
         raise IllegalTransition(f"gate {gate} is not open: {describe(state)}")
 
     s = state.model_copy(deep=True)
-    s.decisions.append(GateDecision(gate=gate, decision=decision, actor=actor, at=now, reason=reason, via=via))
+    record = GateDecision(
+        gate=gate,
+        decision=decision,
+        actor=actor,
+        at=now,
+        reason=reason,
+        via=via,
+        open_critical=open_critical(state, gate) if decision is Decision.APPROVE else [],
+    )
+    s.decisions.append(record)
     how = "via the --approve flag, not at the open gate" if via is DecidedVia.APPROVE_FLAG else ""
-    s = _log(s, now, actor, f"gate {gate} {decision.value}", reason or how)
+    s = _log(
+        s,
+        now,
+        actor,
+        f"gate {gate} {decision.value}",
+        "; ".join(t for t in (reason or how, record.critical_note()) if t),
+    )
     s.status = Status.RUNNING
     s.open_gate = None
     s.review_round = 0
@@ -269,6 +285,14 @@ def decide(
         s.status = Status.REJECTED
         s.next_stage = None
     return s
+
+
+def open_critical(state: PipelineState, gate: int) -> list[str]:
+    """The check of each CRITICAL finding of the gate's last review round: what is open while the gate waits."""
+    rounds = state.reviews.get(gate) or []
+    if not rounds:
+        return []
+    return [f.check for f in sorted(rounds[-1].findings, key=lambda f: f.sort_key()) if f.severity is Severity.CRITICAL]
 
 
 def stage_failed(state: PipelineState, stage: Stage, reason: str, *, now: datetime, fix: str = "") -> PipelineState:

@@ -29,6 +29,14 @@ LAYOUT = (
     "(treatment: baseline or evolved), or llm-d-benchmark's "
     "setup-treatment-<treatment>/results/<harness>-<workload>-rate-<rate>-rep-<n>-<ts>-<rand>/"
 )
+#: ``--results`` in ``promote run --help`` and ``promote evaluate --help``: both layouts, as the README's
+#: "Benchmark results layout" gives them (argparse wraps it).
+RESULTS_HELP = (
+    "llm-d-benchmark v0.2 reports (benchmark_report_v0.2,_*.yaml) in either layout: "
+    "(1) the bot's own, as `promote bench run` writes it: RESULTS/<baseline|evolved>/<workload>/rate-<rate>/rep-<n>/ "
+    "(2) an llm-d-benchmark workspace, as `experiment` / `run -e` leave it: "
+    "RESULTS/setup-treatment-<baseline|evolved>/results/<harness>-<workload>-rate-<rate>-rep-<n>-<ts>-<rand>/"
+)
 #: Harnesses llm-d-benchmark runs (workload/harnesses/*), the prefix of its results directories.
 HARNESSES = (
     "inference-perf",

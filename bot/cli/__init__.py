@@ -17,6 +17,7 @@ import importlib
 import os
 import signal
 import sys
+import textwrap
 
 from bot import __version__
 from bot.model import RequestError
@@ -27,6 +28,15 @@ COMMANDS = ["pipeline", "translate", "upstream", "evidence", "github", "bench"]
 
 class UsageError(RequestError):
     """Raised by handlers for a request that cannot be carried out as asked."""
+
+
+class PathHelpFormatter(argparse.HelpFormatter):
+    """Help whose lines break between words only: a path pattern such as ``rate-<rate>-rep-<n>/`` stays whole
+    on one line, where argparse would split it at its hyphens and leave a pattern no one can copy."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        text = " ".join(text.split())
+        return textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False)
 
 
 def build_parser() -> argparse.ArgumentParser:

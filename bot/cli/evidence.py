@@ -13,6 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from bot.bench.layout import RESULTS_HELP
+from bot.cli import PathHelpFormatter
 from bot.cli.files import output_dir, write_files
 from bot.model import RequestError
 
@@ -48,11 +50,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.set_defaults(func=cmd_plan)
 
-    p = sub.add_parser("evaluate", help="verdicts for the hypotheses from llm-d-benchmark v0.2 reports (stage 5)")
-    p.add_argument("--hypotheses", type=Path, required=True, help="directory written by `promote hypothesize`")
-    p.add_argument(
-        "--results", type=Path, required=True, help="RESULTS/<treatment>/<workload>/rate-<r>/rep-<n>/ reports"
+    p = sub.add_parser(
+        "evaluate",
+        help="verdicts for the hypotheses from llm-d-benchmark v0.2 reports (stage 5)",
+        formatter_class=PathHelpFormatter,
     )
+    p.add_argument("--hypotheses", type=Path, required=True, help="directory written by `promote hypothesize`")
+    p.add_argument("--results", type=Path, required=True, help=RESULTS_HELP)
     p.add_argument("--out", type=Path, required=True, help="directory for verdicts.json, verdicts.md and plots/")
     p.add_argument("--request", type=Path, help="promotion.yaml (for evolved_for, the mechanism check)")
     p.add_argument("--spec", type=Path, help="evaluation.yaml written by `promote plan` (evolved_for and alpha)")

@@ -12,24 +12,30 @@ import getpass
 import sys
 from pathlib import Path
 
+from bot.bench.layout import RESULTS_HELP
+from bot.cli import PathHelpFormatter
 from bot.cli.files import output_dir
 from bot.cli.workdir import holder_of, read_settings, work_lock, write_settings
 from bot.escape import line, sh
 from bot.model import Decision, RequestError
 
+WORK_HELP = "the promotion's work directory (default .promote)"
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="start (or continue) a promotion from a promotion.yaml, on a local forge")
-    p.add_argument("request", type=Path, help="promotion.yaml")
-    p.add_argument(
-        "--results", type=Path, help="llm-d-benchmark v0.2 reports: RESULTS/<treatment>/<workload>/rate-<r>/rep-<n>/"
+    p = sub.add_parser(
+        "run",
+        help="start (or continue) a promotion from a promotion.yaml, on a local forge",
+        formatter_class=PathHelpFormatter,
     )
+    p.add_argument("request", type=Path, help="promotion.yaml")
+    p.add_argument("--results", type=Path, help=RESULTS_HELP)
     p.add_argument(
         "--fork",
         type=Path,
         help="local git repository standing in for the llm-d-router fork (created if missing; default WORK/fork)",
     )
-    p.add_argument("--work", type=Path, default=Path(".promote"), help="work directory (default .promote)")
+    p.add_argument("--work", type=Path, default=Path(".promote"), help=WORK_HELP)
     p.add_argument("--approve", default="", metavar="all|1,2,3", help="approve these gates without stopping")
     p.add_argument(
         "--allow-sample-data",
@@ -40,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("status", help="where the promotion stands")
-    p.add_argument("--work", type=Path, default=Path(".promote"))
+    p.add_argument("--work", type=Path, default=Path(".promote"), help=WORK_HELP)
     p.add_argument("--json", action="store_true", help="print the saved state as JSON")
     p.set_defaults(func=cmd_status)
 
@@ -58,7 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.add_argument(
             "--reason", required=decision is not Decision.APPROVE, help="why (recorded, and given to the author)"
         )
-        p.add_argument("--work", type=Path, default=Path(".promote"))
+        p.add_argument("--work", type=Path, default=Path(".promote"), help=WORK_HELP)
         p.add_argument(
             "--approve", default="", metavar="all|1,2,3", help="also approve these later gates without stopping"
         )
@@ -66,8 +72,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         p.set_defaults(func=cmd_decide, decision=decision)
 
     p = sub.add_parser("resume", help="continue an interrupted promotion without redoing finished stages")
-    p.add_argument("--work", type=Path, default=Path(".promote"))
-    p.add_argument("--approve", default="", metavar="all|1,2,3")
+    p.add_argument("--work", type=Path, default=Path(".promote"), help=WORK_HELP)
+    p.add_argument("--approve", default="", metavar="all|1,2,3", help="approve these gates without stopping")
     p.add_argument(
         "--adopt-branch",
         action="store_true",
@@ -82,7 +88,12 @@ def _common(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--actor", default=None, help="who decides (default: your user name)")
     p.add_argument("--max-rounds", type=int, default=3, help="review rounds before a gate opens unconverged")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="leave out the stage-by-stage progress (stderr) and the decision's echo; where the promotion "
+        "stopped, warnings and errors are still printed",
+    )
     add_llm_arguments(p)
 
 
@@ -163,6 +174,9 @@ def _decide(args, work: Path, settings: dict) -> int:
             f"gate {args.gate}: {args.decision.value} by {runner.actor}" + (f" ({args.reason})" if args.reason else "")
         ),
     )
+    note = state.decisions[-1].critical_note()
+    if note:  # the person's call, made over blocking findings: said even with --quiet, and kept with the decision
+        print(f"promote: warning: gate {args.gate}: {line(note)} (recorded with the approval)", file=sys.stderr)
     if state.status.value == "rejected":
         _say(args, f"the promotion is rejected; the record is in {runner.forge.locations()['issue thread']}")
         return 0
@@ -216,6 +230,7 @@ def cmd_status(args) -> int:
             f"  gate {d.gate} {d.decision.value} {line(d.how())}"
             + (f": {line(d.reason)}" if d.reason else "")
             + (unconverged if d.decision.value == "approve" else "")
+            + (f"; {line(d.critical_note())}" if d.critical_note() else "")
         )
     from bot.agents.cost import cost_lines
 
@@ -284,13 +299,14 @@ def preflight(request_path: Path, results: Path | None, *, check_reports: bool =
     """Everything that can be wrong with the input is found here, before anything touches the fork."""
     from bot.hypotheses import HypothesisError
     from bot.model import PromotionRequest
-    from bot.stages.preflight import KindMismatch, check_metrics, check_program
+    from bot.stages.preflight import KindMismatch, MagnitudeMismatch, check_magnitudes, check_metrics, check_program
 
     request = PromotionRequest.load(request_path)
     try:
         check_metrics(request)
+        check_magnitudes(request)
         check_program(request)
-    except (KindMismatch, HypothesisError) as exc:
+    except (KindMismatch, MagnitudeMismatch, HypothesisError) as exc:
         raise RequestError(f"{request_path}: {exc}") from None
     if results is not None:
         from bot.bench.evidence import EvidencePolicy, load_evidence

@@ -304,7 +304,7 @@ def read_request(env: EventEnv, client: GitHub, config: BotConfig, issue: IssueI
     """The issue's body, sanitized, parsed and checked; NeedsInfo with every problem found."""
     from bot.github.issue_form import FormError, parse_sections, request_from_form, source_reference
     from bot.github.sanitize import UnsafeText, clean
-    from bot.stages.preflight import check_metrics, check_program
+    from bot.stages.preflight import check_magnitudes, check_metrics, check_program
     from bot.yaml_safe import load_yaml
 
     try:
@@ -352,6 +352,7 @@ def read_request(env: EventEnv, client: GitHub, config: BotConfig, issue: IssueI
         )
     try:
         check_metrics(request)
+        check_magnitudes(request)
     except RequestError as exc:
         raise NeedsInfo([f"BLIS claims: {exc}"]) from None
     try:

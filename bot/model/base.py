@@ -170,6 +170,16 @@ class RequestError(ValueError):
     """Bad input from a person: the message names the problem and the fix; never a traceback."""
 
 
+#: Name patterns the models use, in words: pydantic's "String should match pattern '^[a-z]...'" names no rule.
+_PATTERN_WORDS = {
+    r"^[a-z][a-z0-9-]*$": "kebab-case: lowercase letters, digits and '-', starting with a letter",
+    r"^[a-z0-9][a-z0-9-]*$": "kebab-case: lowercase letters, digits and '-'",
+}
+#: A whole-model check's message starts with the field it is about (``evolved_for: ...``,
+#: ``claims[x].workload: ...``), as bot.github.issue_form reads it too.
+_FIELD_FIRST = re.compile(r"([A-Za-z_][\w.\[\]-]*): (.+)", re.DOTALL)
+
+
 def describe_validation_error(exc: ValidationError) -> str:
     """The first pydantic error as 'field a.b: message', the form people can act on."""
     err = exc.errors()[0]
@@ -180,8 +190,29 @@ def describe_validation_error(exc: ValidationError) -> str:
     elif err["type"] == "enum":
         expected = err.get("ctx", {}).get("expected", "")
         msg = f"{err.get('input')!r} is not one of {expected}"
+    elif err["type"] == "string_pattern_mismatch":
+        msg = _pattern_message(err) or msg
+    elif err["type"] == "value_error":
+        msg = msg.removeprefix("Value error, ")
+        field = _FIELD_FIRST.fullmatch(msg) if not err["loc"] else None
+        if field:  # a whole-model check: name the field it is about, not "(top level)"
+            loc, msg = field.groups()
     more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
     return f"field '{loc}': {msg}{more}"
+
+
+def _pattern_message(err) -> str | None:
+    """A name pattern in words, with the value rewritten to fit it when that can be done."""
+    pattern = err.get("ctx", {}).get("pattern", "")
+    words = _PATTERN_WORDS.get(pattern)
+    if words is None or not isinstance(err.get("input"), str):
+        return None
+    value = err["input"]
+    fitted = re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")
+    if pattern.startswith("^[a-z]["):
+        fitted = fitted.lstrip("0123456789-")
+    hint = f"; write {fitted!r}" if fitted and re.fullmatch(pattern, fitted) else ""
+    return f"{value!r} must be {words}{hint}"
 
 
 def read_yaml_mapping(path: Path, error: type[RequestError], *, missing: str, what: str = "fields") -> dict:

@@ -27,6 +27,27 @@ from bot.model.base import (
 # Promotion request
 # --------------------------------------------------------------------------
 
+#: What an evolved program's file name ends in (bot.golang.source reads both); never a request.
+PROGRAM_SUFFIXES = (".go", ".py")
+_GO_PACKAGE = re.compile(r"^package\s+[A-Za-z_]\w*\s*$", re.MULTILINE)
+
+
+def _looks_like_go(path: Path) -> bool:
+    """A Go file under another name: a ``package`` clause on a line of its own, which no request holds."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    return bool(_GO_PACKAGE.search(head))
+
+
+def _program_not_request(path: Path) -> str:
+    return (
+        f"{path}: this looks like the evolved program, not the request; pass the promotion.yaml (request) whose "
+        "`source:` names it (see examples/weighted-adaptive/promotion.yaml)"
+    )
+
 
 class Origin(RequestPart):
     """Where the evolved program came from, so the PR can cite it."""
@@ -211,7 +232,10 @@ class PromotionRequest(RequestPart):
                     f"baselines[{b.name}].workload: {b.workload!r} is not one of workloads {sorted(names)}"
                 )
         if self.evolved_for is not None and self.evolved_for not in names:
-            raise ValueError(f"evolved_for: {self.evolved_for!r} is not one of workloads {sorted(names)}")
+            raise ValueError(
+                f"evolved_for: {self.evolved_for!r} is not one of workloads {sorted(names)}; name the workload "
+                "the program was evolved on, or leave evolved_for out"
+            )
         if len({c.id for c in self.claims}) != len(self.claims):
             raise ValueError("claims: ids must be unique")
         return self
@@ -245,12 +269,19 @@ class PromotionRequest(RequestPart):
             inside = path / "promotion.yaml"
             fix = f"pass {inside}" if inside.is_file() else "pass the path of a promotion.yaml (see examples/)"
             raise RequestError(f"{path}: is a directory, not a request file; {fix}")
-        raw = read_yaml_mapping(
-            path,
-            RequestError,
-            missing="no such file; pass the path of a promotion.yaml (see examples/)",
-            what="request fields",
-        )
+        if path.suffix in PROGRAM_SUFFIXES and path.is_file():
+            raise RequestError(_program_not_request(path))
+        try:
+            raw = read_yaml_mapping(
+                path,
+                RequestError,
+                missing="no such file; pass the path of a promotion.yaml (see examples/)",
+                what="request fields",
+            )
+        except RequestError:
+            if _looks_like_go(path):  # a YAML error at a tab on line 4 would send people editing their program
+                raise RequestError(_program_not_request(path)) from None
+            raise
         try:
             request = cls.model_validate(raw)
         except ValidationError as exc:

@@ -47,6 +47,21 @@ class GateDecision(Strict):
     via: DecidedVia | None = Field(
         default=None, description="a person's command or label, or the --approve flag (None: saved before it was kept)"
     )
+    open_critical: list[str] = Field(
+        default_factory=list,
+        description="an approval's record of the CRITICAL findings open at the gate: each one's check id",
+    )
+
+    def critical_note(self) -> str:
+        """'2 CRITICAL findings were open when approved: G1.unknown-signal, hazard.unmapped-signal', or ''.
+
+        Approving over them is the person's call; every place that shows the approval says it was made over them.
+        """
+        if not self.open_critical:
+            return ""
+        n = len(self.open_critical)
+        checks = ", ".join(dict.fromkeys(self.open_critical))
+        return f"{n} CRITICAL finding{'s' if n != 1 else ''} {'were' if n != 1 else 'was'} open when approved: {checks}"
 
     def how(self) -> str:
         """Who decided and how, for people: "by alice", or "by alice's --approve flag (nobody read the review)"."""

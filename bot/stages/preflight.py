@@ -3,18 +3,26 @@
 The program parses as Go in one of the accepted shapes, passes the static
 safety check (nothing is analysed, built or run otherwise), and holds a policy
 of the kind the request says; the metrics its claims and baselines name are
-ones the benchmark reports (stage 3 would refuse them only after gate 1). Raises RequestError subclasses whose one line
+ones the benchmark reports (stage 3 would refuse them only after gate 1), and a
+claim's magnitude is the change its statement states. Raises RequestError subclasses whose one line
 names the problem and the fix; the local CLI prints it and exits 2, the GitHub
 home answers ``needs-info`` with it.
 """
 
 from __future__ import annotations
 
-from bot.model import PromotionRequest, RequestError
+import re
+from decimal import Decimal
+
+from bot.model import BlisClaim, PromotionRequest, RequestError
 
 
 class KindMismatch(RequestError):
     """The request's kind and the evolved program's policy disagree."""
+
+
+class MagnitudeMismatch(RequestError):
+    """A claim's ``magnitude`` is not the change its statement states."""
 
 
 def check_program(request: PromotionRequest, *, where: str | None = None) -> None:
@@ -56,3 +64,72 @@ def check_metrics(request: PromotionRequest) -> None:
         claim_metric(claim)
     for baseline in request.baselines:
         guarded_metrics(baseline)
+
+
+#: A change stated in a claim: a signed percentage ("-24%", "+12.5 %", "−24%"), or one followed by the word
+#: that makes it a change ("24% lower", "12% increase"). A bare "60%" is a share of the workload ("60%
+#: heavy-hitter prefix group"), and "by 60%" as often describes the workload ("load rises by 60%"): neither is
+#: taken for the claimed change.
+_SIGNED_PERCENT = re.compile(r"(?<![\w.%])([+\-\u2212\u2013])(\d+(?:\.\d+)?)\s?%")
+_WORDED_PERCENT = re.compile(
+    r"(?<![\w.+\-\u2212\u2013])(\d+(?:\.\d+)?)\s?%\s+"
+    r"(?:lower|higher|less|faster|slower|reduction|increase|decrease|improvement|drop|gain)\b",
+    re.IGNORECASE,
+)
+
+
+def check_magnitudes(request: PromotionRequest) -> None:
+    """A claim whose statement states one change ("-24%") and whose ``magnitude`` says another (-0.18) is
+    refused: the PR would quote the magnitude ("BLIS predicted -18.0%") under a statement that says -24%.
+    A statement with no stated change, or several (which one is the metric's is a guess), is not judged."""
+    for claim in request.claims:
+        why = magnitude_disagreement(claim)
+        if why is not None:
+            raise MagnitudeMismatch(why)
+
+
+def magnitude_disagreement(claim: BlisClaim) -> str | None:
+    """Why the claim's magnitude and its statement's one stated change disagree beyond rounding, or None."""
+    if claim.magnitude is None:
+        return None
+    changes = stated_changes(claim.statement)
+    if len(changes) != 1:
+        return None
+    text, stated, signed = changes[0]
+    claimed = Decimal(repr(claim.magnitude)) * 100
+    if not signed:  # "24% lower": the word gives the sense, the direction field says which way
+        stated = abs(stated) * (-1 if claim.magnitude < 0 else 1)
+    places = min(_decimals(stated), _decimals(claimed))
+    if abs(stated - claimed) <= Decimal(5) / 10 ** (places + 1):
+        return None
+    fix = f"magnitude: {_fraction(stated)}"
+    if (stated < 0) != (claimed < 0):
+        fix += f" and direction: {'decrease' if stated < 0 else 'increase'}"
+    return (
+        f"claims[{claim.id}].magnitude: {claim.magnitude:g} is {_percent(claimed)}, but the statement says "
+        f"{text}; set {fix} if the statement is right, or correct the statement "
+        f"(the PR quotes the magnitude as what BLIS predicted)"
+    )
+
+
+def stated_changes(statement: str) -> list[tuple[str, Decimal, bool]]:
+    """Each change the statement states: its text, its value in percent, and whether it carries a sign."""
+    out = [
+        (m.group(0).strip(), Decimal(m.group(2)) * (1 if m.group(1) == "+" else -1), True)
+        for m in _SIGNED_PERCENT.finditer(statement)
+    ]
+    out += [(m.group(0).strip(), Decimal(m.group(1)), False) for m in _WORDED_PERCENT.finditer(statement)]
+    return out
+
+
+def _decimals(value: Decimal) -> int:
+    exponent = value.normalize().as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
+
+
+def _percent(value: Decimal) -> str:
+    return f"{value.normalize():+f}%"
+
+
+def _fraction(percent: Decimal) -> str:
+    return f"{(percent / 100).normalize():f}"

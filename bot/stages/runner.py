@@ -148,7 +148,8 @@ class Runner:
                             via=DecidedVia.APPROVE_FLAG,
                         )
                         self.save(state)
-                        self.log(f"gate {gate}: approved by {self.actor} (--approve)")
+                        note = state.decisions[-1].critical_note()
+                        self.log(f"gate {gate}: approved by {self.actor} (--approve)" + (f"; {note}" if note else ""))
                         continue
                     self.save(state)
                     return Outcome(state, gate)

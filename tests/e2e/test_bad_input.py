@@ -9,8 +9,11 @@ import sys
 import pytest
 import yaml
 
+from bot import PROJECT_ROOT
 from bot.cli import main
 from tests.conftest import EXAMPLE, REQUEST, RESULTS, git
+
+GO_PROGRAM = PROJECT_ROOT / "examples" / "corpus" / "r01_pattern_a_penalties.go"
 
 
 @pytest.fixture()
@@ -184,3 +187,39 @@ def test_a_directory_given_as_the_request_is_named_as_one(tmp_path, capsys, requ
     path = request_copy()
     err = run_bad(tmp_path, capsys, "run", str(path.parent))
     assert f"{path.parent}: is a directory, not a request file; pass {path}" in err and "no such file" not in err
+
+
+@pytest.mark.parametrize("name", ["my_router.go", "best_program.py", "router.txt"])
+def test_the_program_given_as_the_request_is_named_as_one(tmp_path, capsys, name):
+    """`promote run my_router.go` said "not valid YAML at line 4 ... '\\t'": people went to edit their program."""
+    text = (EXAMPLE / "best_program.py").read_text() if name.endswith(".py") else GO_PROGRAM.read_text()
+    (tmp_path / name).write_text(text)
+    err = run_bad(tmp_path, capsys, "run", str(tmp_path / name))
+    assert "this looks like the evolved program, not the request; pass the promotion.yaml (request)" in err, err
+    assert "YAML" not in err
+
+
+def test_a_plugin_name_that_is_not_kebab_case_is_answered_with_its_kebab_case_form(tmp_path, capsys, request_copy):
+    err = run_bad(tmp_path, capsys, "run", str(request_copy(lambda d: d.update(plugin_name="Load Penalty Scorer"))))
+    assert "field 'plugin_name': 'Load Penalty Scorer' must be kebab-case" in err, err
+    assert "write 'load-penalty-scorer'" in err and "should match pattern" not in err
+
+
+def test_an_unknown_evolved_for_names_the_field_and_the_workloads(tmp_path, capsys, request_copy):
+    err = run_bad(tmp_path, capsys, "run", str(request_copy(lambda d: d.update(evolved_for="load-spike"))))
+    workloads = sorted(w["name"] for w in yaml.safe_load(REQUEST.read_text())["workloads"])
+    assert f"field 'evolved_for': 'load-spike' is not one of workloads {workloads}" in err, err
+    assert "(top level)" not in err and "Value error" not in err
+
+
+def test_a_magnitude_the_statement_contradicts_is_refused_naming_both(tmp_path, capsys, request_copy):
+    """The statement says -24% and magnitude -0.18: the PR would show "BLIS predicted −18.0%" under it."""
+    doc = yaml.safe_load(REQUEST.read_text())
+    claim = doc["claims"][0]
+    assert "-24%" in claim["statement"] and claim["magnitude"] == -0.24
+    err = run_bad(tmp_path, capsys, "run", str(request_copy(lambda d: d["claims"][0].update(magnitude=-0.18))))
+    assert (
+        f"claims[{claim['id']}].magnitude: -0.18 is -18%, but the statement says -24%; set magnitude: -0.24 "
+        "if the statement is right, or correct the statement"
+    ) in err, err
+    assert not (tmp_path / "work" / "state.json").exists()

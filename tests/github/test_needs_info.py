@@ -40,6 +40,10 @@ CASES = {
         _body(claims=example_values()["claims"].replace("metric: e2e_p95_ms", "metric: e2e_p95_msec", 1)),
         "BLIS claims: claims\\[load-spikes-e2e-p95\\].metric: unknown metric 'e2e_p95_msec'",
     ),
+    "magnitude the statement contradicts": (
+        _body(claims=example_values()["claims"].replace("magnitude: -0.24", "magnitude: -0.18", 1)),
+        "BLIS claims: claims\\[load-spikes-e2e-p95\\].magnitude: -0.18 is -18%, but the statement says -24%",
+    ),
     "os/exec": (_body(source=example_values()["source"].replace('"math"', '"math"\n\t"os/exec"', 1)), "os/exec"),
 }
 
