@@ -170,7 +170,7 @@ def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool, resul
     """``refusal`` with the plugin's parameters read from the committed translation (``ctx``: a StageContext)
     and their Validate() checks from the request's program (the analysis is pure and takes a fraction of a
     second; the checks are not in translation.json), and gate 2's hypotheses from the committed documents.
-    ``results_problem(ctx)`` (``bot.stages.run_validate.unusable_results``, passed in by the entry points: a
+    ``results_problem(ctx)`` (stage 5's ``unusable_results``, passed in by the entry points: a
     review does not import a stage) says why stage 5 could not judge the reports a rejudge would read."""
     parameters = None
     checks = None
