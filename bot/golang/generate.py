@@ -97,6 +97,7 @@ class Generated:
     main_go: str
     test_path: str
     stateful: bool = False
+    uses_clock: bool = True  # the plugin has a clock (``now``): its logic reads the time
     uses_scorers: bool = False
     consumes_prefix: bool = False
     legacy_bool: bool = False
@@ -364,6 +365,9 @@ def generate(
     if any("m *fwkdl.Metrics" in h["signature"] for h in helpers):
         adapter_imports.add(f'fwkdl "{IMPORT_DL}"')
     snap_exprs = " ".join(line.expr for line in snaps)
+    # The plugin reads the wall clock only where the logic does (a routing policy that never reads it gets no
+    # clock: no time.Now() on every Score call for a value nothing uses).
+    uses_clock = kind != PolicyKind.ROUTING or any(line.uses_now for line in reqs + states + snaps)
     adapter_text = render(
         "adapter.go.j2",
         pkg=pkg,
@@ -383,6 +387,7 @@ def generate(
         snapshot_uses_m=bool(re.search(r"\bm\b", snap_exprs)),
         snapshot_uses_ep=consumes_prefix or bool(re.search(r"\bep\b", snap_exprs)),
         snapshot_uses_req=any(line.uses_req for line in snaps),
+        uses_clock=uses_clock,
     )
 
     # ---- the plugin file ---------------------------------------------------------------
@@ -408,6 +413,8 @@ def generate(
         f'"{IMPORT_PLUGIN}"',
         f'"{IMPORT_SCHED}"',
     }
+    if not uses_clock:
+        plugin_imports.discard('"time"')
     if stateful:
         plugin_imports.add('"sync"')
     if uses_scorers:
@@ -447,6 +454,7 @@ def generate(
         "consumes_doc": " and ".join(consumed),
         "blis_method": host.label,
         "stateful": stateful,
+        "uses_clock": uses_clock,
         "call_args": host_call_args(an),
         "field_params": field_params,
         "package_doc": comment_lines(
@@ -597,6 +605,7 @@ def generate(
         main_go=main_go,
         test_path=test_path,
         stateful=stateful,
+        uses_clock=uses_clock,
         uses_scorers=uses_scorers,
         consumes_prefix=consumes_prefix,
         legacy_bool=legacy_bool,

@@ -225,6 +225,7 @@ def _hook_file(an: Analysis, gen: Generated) -> str:
         kind=an.kind.value,
         snapshot_fields=snap,
         request_fields=req,
+        uses_clock=gen.uses_clock,
     )
 
 

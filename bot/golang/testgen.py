@@ -235,6 +235,7 @@ def render_test(
         metrics_literal=", ".join(f"{k}: {v}" for k, v in _TEST_METRICS.items()),
         adapter_checks=adapter_checks,
         inflight_check=inflight_check,
+        uses_clock=gen.uses_clock,
         inflight_fallback=_TEST_METRICS["WaitingQueueSize"] + _TEST_METRICS["RunningRequestsSize"],
         request_checks=request_checks,
         consumes_prefix=gen.consumes_prefix,
