@@ -324,9 +324,11 @@ def readme(
             "The BLIS prefix terms read `PrefixCacheMatchInfo` (approx-prefix-cache-producer), declared in `Consumes()`."
         )
     caveats.append(
-        "An endpoint without scraped metrics is left out of what the admission logic sees."
+        "An endpoint the EPP has not scraped yet (no metrics, or never updated) is left out of what the admission "
+        "logic sees."
         if kind == PolicyKind.ADMISSION
-        else "An endpoint without scraped metrics scores 0, as upstream scorers score a missing signal, never as idle."
+        else "An endpoint the EPP has not scraped yet (no metrics, or never updated: a pod that just started) "
+        "scores 0, so its empty gauges never make it look idle."
     )
     return render(
         "readme.md.j2",

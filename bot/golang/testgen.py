@@ -204,6 +204,7 @@ def render_test(
     imports = {
         '"encoding/json"',
         '"testing"',
+        '"time"',
         '"github.com/google/go-cmp/cmp"',
         'k8stypes "k8s.io/apimachinery/pkg/types"',
         f'fwkdl "{IMPORT_DL}"',

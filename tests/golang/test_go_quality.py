@@ -53,8 +53,9 @@ def test_signals_mapped_as_blis_defines_them(example, dictionary):
     assert "InFlightLoad" in inflight and "m.WaitingQueueSize + m.RunningRequestsSize" in inflight
     adapter = next(t for p, t in tr.files.items() if p.endswith("adapter.go"))
     assert "s.InFlightRequests = inFlightRequestsSignal(m, ep)" in adapter
-    # An endpoint without metrics is left out of BLIS's snapshots and scores 0, never as idle.
-    assert "if m == nil {\n\t\t\tcontinue\n\t\t}" in adapter
+    # An endpoint the EPP has not scraped (no metrics, or the empty ones a new pod gets) is left out of BLIS's
+    # snapshots and scores 0, never as idle.
+    assert "if m == nil || m.UpdateTime.IsZero() {" in adapter
     baseline = next(t for p, t in tr.files.items() if p.endswith("baseline.go"))
     assert "scorePrefixDelegated" not in baseline and "prefixMatchBlocks" in baseline
 
