@@ -446,6 +446,7 @@ def generate(
         "params": params,
         "scorer_config": uses_scorers,
         "known_scorers": ", ".join(_used_scorers(scorer_defaults)),
+        "prefix_scorers": [n for n in _used_scorers(scorer_defaults) if n in PREFIX_SCORERS],
         "receiver": receiver,
         "construct": construct,
         "uses_scorers": uses_scorers,

@@ -27,7 +27,10 @@ _SIGNAL_WORDS = {
     "QueueDepth": "waiting requests",
     "BatchSize": "running requests",
     "InFlightRequests": "in-flight requests",
-    "EffectiveLoad": "waiting + running + in-flight requests",
+    "EffectiveLoad": (
+        "waiting + running + in-flight requests (about twice its concurrent requests: the in-flight count "
+        "already includes the waiting and running ones)"
+    ),
     "KVUtilization": "KV-cache utilization (0-1)",
     "CacheHitRate": "cache hit rate (no llm-d source: always 0)",
     "FreeKVBlocks": "free KV-cache blocks",
@@ -170,21 +173,41 @@ def _oneline(s: str) -> str:
 
 
 def _doc(an: Analysis, th: Threshold) -> str:
-    """What the parameter does, for an llm-d reader: the step of the logic it belongs to (the evolved
-    comment above its first use), what it is compared with or applied to, and what that is made of."""
-    role = ROLE_WORDS.get(th.role, th.role)
+    """What the parameter does, for an llm-d reader: its part in the step of the logic it belongs to (the
+    evolved comment above its first use, which quotes the evolved values) and what the value it acts on is
+    made of, per endpoint or per request."""
     subject = _oneline(th.subject)
+    part = {
+        "threshold": f"the threshold `{subject}` is compared with",
+        "coefficient": f"the coefficient of `{subject}`",
+        "factor": "the factor applied",
+        "floor": f"the floor of `{subject}`",
+        "cap": f"the cap of `{subject}`",
+        "exponent": f"the exponent of `{subject}`",
+        "offset": f"the offset in `{subject}`",
+    }.get(th.role, f"the {ROLE_WORDS.get(th.role, th.role)} in `{subject}`")
     step = _step_comment(an, min(th.lines) if th.occurrences else th.line)
     where = f' in the step "{step}"' if step else ""
-    text = f"{th.field} is the {role} on `{subject}`{where} (default {th.literal}, the evolved value)."
+    text = f"{th.field} is {part}{where} (default {th.literal}, the evolved value)."
     signals = set(th.signals)
     if "EffectiveLoad" in signals:
         signals -= _LOAD_PARTS
-    words = [_SIGNAL_WORDS.get(s, s) for s in sorted(signals)]
-    if words:
-        verb = "is" if len(signals) == 1 and re.fullmatch(r"(?:\w+\.)?\w+", subject) else "is computed from"
-        text += f" `{subject}` {verb} the endpoint's {', '.join(words)}."
-    return text
+    if not signals or th.role == "factor":
+        return text
+    scopes = {u.name: u.scope for u in an.signals}
+    words = [f"{_OWNER.get(scopes.get(s, 'snapshot'), 'the')} {_SIGNAL_WORDS.get(s, s)}" for s in sorted(signals)]
+    field = re.fullmatch(r"\w+\.(\w+)", subject)
+    direct = len(signals) == 1 and field is not None and field.group(1) in signals
+    return text + f" `{subject}` {'is' if direct else 'is computed from'} {', '.join(words)}."
+
+
+#: Whose value a signal is, by its scope in BLIS.
+_OWNER = {
+    "snapshot": "each endpoint's",
+    "method": "each endpoint's",
+    "request": "the request's",
+    "state": "the cluster's",
+}
 
 
 def _step_comment(an: Analysis, line: int) -> str:
