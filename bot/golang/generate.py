@@ -554,7 +554,9 @@ def generate(
         kind,
         params,
         weights,
-        producers=[PREFIX_PRODUCER] * consumes_prefix + [INFLIGHT_PRODUCER] * consumes_inflight,
+        # prefix-cache-scorer in the profile reads the producer's match too (it requires it at v0.10.0).
+        producers=[PREFIX_PRODUCER] * (consumes_prefix or "prefix-cache-scorer" in weights)
+        + [INFLIGHT_PRODUCER] * consumes_inflight,
         notes=notes,
         deployed=deployed,
     )

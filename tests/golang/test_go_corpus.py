@@ -118,3 +118,14 @@ def test_an_admission_plugins_fidelity_speaks_of_admission_not_scores(dictionary
     assert "score composition" not in text
     if tr.summary.fidelity and tr.summary.fidelity.unattributed:
         assert "the admission path as a whole" in tr.report_markdown
+
+
+def test_an_admission_plugins_profile_starts_its_scorers_producers(dictionary):
+    """Found by a new user: a01's EndpointPickerConfig listed prefix-cache-scorer without the
+    approx-prefix-cache-producer it requires at v0.10.0, so the evolved EPP would not start (or route without
+    prefix affinity) while the baseline arm did: the arms differed in more than the admitter."""
+    import yaml
+
+    _, _, tr = translate_path(CORPUS / "a01_pattern_c_adaptive_admission.go", dictionary)
+    types = [p["type"] for p in yaml.safe_load(tr.epp_config)["plugins"]]
+    assert "prefix-cache-scorer" in types and "approx-prefix-cache-producer" in types
