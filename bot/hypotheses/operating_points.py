@@ -117,8 +117,21 @@ def hint_rates(req: PromotionRequest, workloads: list[str], hint: str) -> list[f
     return []
 
 
+#: Hint words for requests of several priority classes. No request workload can send them (promotion.yaml has no
+#: priority mix and the plan no priority-mix harness), so a workload merely *named* like one provides nothing.
+CLASS_MIX = ("priority-mix", "mixed-class")
+
+
 def gap_run_plan(req: PromotionRequest, hint: str, family: Family) -> tuple[list[str], list[float], str | None]:
     """(workloads, rates, why the standard plan cannot decide it or None) for a Map C gap's hint."""
+    low = hint.lower()
+    if any(k in low for k in CLASS_MIX):
+        workloads = [req.evolved_for] if req.evolved_for else [w.name for w in req.workloads]
+        why = (
+            f"needs requests of several priority classes ({hint.strip()}); every planned workload sends all its "
+            "requests at one priority (the bot cannot plan a priority mix yet), whatever the workload is called"
+        )
+        return workloads, [], why
     named = hint_workloads(req, hint)
     if named:
         return named, hint_rates(req, named, hint), None

@@ -255,7 +255,35 @@ def review(ctx) -> list[Finding]:
                     )
                 )
     findings += _contradictions(hyps)
+    findings += _admission_exercised(ctx)
     return findings
+
+
+def _admission_exercised(ctx) -> list[Finding]:
+    """An admission policy decides by the request's class, but every workload the bot plans sends its requests
+    at one priority (the EPP's default objective): the runs would measure the admitter on that class only. Said
+    before the GPU time is spent, so a person decides whether that measurement is worth it."""
+    from bot.model import PolicyKind
+
+    if ctx.request.kind is not PolicyKind.ADMISSION:
+        return []
+    return [
+        Finding(
+            severity=Severity.IMPORTANT,
+            check="G2.admission-exercised",
+            file=ctx.paths.hypotheses_dir,
+            message=(
+                "every planned workload sends all its requests at one priority (no InferenceObjective: priority 0), "
+                "so the benchmark measures the admitter on that class only: shedding of sheddable (priority < 0) "
+                "requests, and any class-dependent decision, is never exercised; the bot cannot plan a priority mix "
+                "(llm-d-benchmark's priority-mix harness) yet"
+            ),
+            fix=(
+                "approve only if measuring the admitter on single-priority traffic is worth the GPU time (say so as "
+                "the reason), or reject and benchmark a priority mix by hand"
+            ),
+        )
+    ]
 
 
 def _excluded(ctx) -> tuple[list, list[Finding]]:

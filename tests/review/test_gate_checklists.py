@@ -347,3 +347,18 @@ def test_gate3_no_results_fix_is_a_change_request_that_applies_as_written(branch
     [found] = [f for f in review_gate(3, ctx) if f.check == "G3.no-results"]
     [(gate, reason)] = re.findall(r"`promote request-changes (\d) --reason '([^']*)'`", found.fix)
     assert refusal(int(gate), reason) is None, refusal(int(gate), reason)
+
+
+def test_gate2_says_an_admission_plan_sends_one_priority_only():
+    """Found by a new user: an admission promotion's plan priced 1,640 GPU-minutes of runs that never send a request
+    the admitter could reject, and gate 2 raised nothing."""
+    from types import SimpleNamespace
+
+    from bot.model import PolicyKind
+    from bot.review.gate2 import _admission_exercised
+
+    paths = SimpleNamespace(hypotheses_dir="docs/promotion/x/hypotheses")
+    [f] = _admission_exercised(SimpleNamespace(request=SimpleNamespace(kind=PolicyKind.ADMISSION), paths=paths))
+    assert f.severity is Severity.IMPORTANT and f.check == "G2.admission-exercised"
+    assert "one priority" in f.message and "never exercised" in f.message and f.fix
+    assert _admission_exercised(SimpleNamespace(request=SimpleNamespace(kind=PolicyKind.ROUTING), paths=paths)) == []
