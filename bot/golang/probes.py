@@ -200,8 +200,39 @@ def specs(
     return out, skipped
 
 
+#: Admission behaviour states: (label, endpoint load, priority). An idle and an overloaded pool, each with a
+#: request of higher, default and sheddable priority: what the admitter does with each, in llm-d terms.
+_ADMISSION_BEHAVIOUR = [(load, priority) for load in ("idle", "overloaded") for priority in (1, 0, -1)]
+
+
+def _admission_behaviour(defaults: dict) -> list[dict]:
+    pools = {"idle": _metrics(queue=0, running=2, kv=0.1), "overloaded": _metrics(queue=32, running=64, kv=0.97)}
+    cands = [
+        _state([_endpoint(PROBE, pools[load]), _endpoint("pod-b", pools[load])], _request(priority=priority))
+        for load, priority in _ADMISSION_BEHAVIOUR
+    ]
+    return [
+        {
+            "name": "behaviour",
+            "param": "",
+            "role": "observe",
+            "watch": "",
+            "op": "",
+            "value": 0,
+            "integer": False,
+            "endpoint": PROBE,
+            "defaults": defaults,
+            "candidates": cands,
+            "labels": [f"{load}:{priority}" for load, priority in _ADMISSION_BEHAVIOUR],
+        }
+    ]
+
+
 def behaviour_specs(kind: str, reads: set[str], defaults: dict) -> list[dict]:
-    """States that say what the plugin does in llm-d terms: a busier endpoint, a fuller KV cache, ..."""
+    """States that say what the plugin does in llm-d terms: a busier endpoint, a fuller KV cache, ... (routing);
+    which priorities an idle and an overloaded pool admit (admission)."""
+    if kind == "admission":
+        return _admission_behaviour(defaults)
     if kind != "routing":
         return []
     pairs = []
@@ -258,17 +289,18 @@ def _case(spec: dict, c: dict, field: str, kind: str) -> Case:
     moved = _fmt(c["moved"], spec["integer"])
     value = _fmt(spec["value"], spec["integer"])
     x = _fmt(c["x"], False)
+    whose = "the" if kind == "admission" else f"{PROBE}'s"  # an admitter's compared value is not one endpoint's
     # The name says what the assertion checks: the outcome with the threshold moved, against the default.
     if c["side"] == "live":
         name = f"{spec['param']} is live: doubled to {moved}, {outcome}"
     elif c["side"] == "past":
         name = (
-            f"{spec['param']}={value}: {PROBE}'s compared value {x} is past it, so the branch applies; "
+            f"{spec['param']}={value}: {whose} compared value {x} is past it, so the branch applies; "
             f"moved to {moved} it does not, and {outcome}"
         )
     else:
         name = (
-            f"{spec['param']}={value}: {PROBE}'s compared value {x} is not past it, so the branch does not "
+            f"{spec['param']}={value}: {whose} compared value {x} is not past it, so the branch does not "
             f"apply; moved to {moved} it does, and {outcome}"
         )
     return Case(
@@ -298,6 +330,10 @@ def behaviour_facts(probe_specs: list[dict], results: list[dict]) -> list[tuple[
     out = []
     for c in result.get("cases", []):
         label = spec["labels"][c["candidate"]]
+        if ":" in label:  # admission: admitted or rejected
+            if not c["default"].get("error"):
+                out.append((label, "admit" if c["default"].get("admit") else "reject"))
+            continue
         scores = c["default"].get("scores", {})
         a, b = scores.get(PROBE, 0.0), scores.get("pod-b", 0.0)
         out.append((label, "lower" if b < a else "higher" if b > a else "same"))

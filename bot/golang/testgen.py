@@ -41,6 +41,12 @@ _TEST_METRICS = {
 _SIMPLE_M = re.compile(r"^(int|int64|float64)?\(?m\.(\w+)\)?$")
 _HEADER_REQ = re.compile(r'^req\.Headers\["([^"]+)"\]$')
 _SIMPLE_REQ = re.compile(r"^req\.(\w+)$")
+#: The admission behaviour states' endpoint metrics (bot.golang.probes._admission_behaviour), as Go literals.
+_ADMISSION_POOLS = {
+    "idle": "&fwkdl.Metrics{RunningRequestsSize: 2, KVCacheUsagePercent: 0.1, CacheNumBlocks: 8000}",
+    "overloaded": "&fwkdl.Metrics{WaitingQueueSize: 32, RunningRequestsSize: 64, KVCacheUsagePercent: 0.97, "
+    "CacheNumBlocks: 8000}",
+}
 _BEHAVIOUR_NAMES = {
     "waiting": "an endpoint with more waiting requests",
     "running": "an endpoint with more running requests",
@@ -179,6 +185,20 @@ def render_test(
             )
     behaviour_rows = []
     for label, direction in behaviours:
+        if ":" in label:  # admission: what an idle or overloaded pool does with a request of some priority
+            load, priority = label.split(":")
+            m = _ADMISSION_POOLS[load]
+            behaviour_rows.append(
+                {
+                    "name": f"an {load} pool {'admits' if direction == 'admit' else 'rejects'} a request of "
+                    f"priority {priority}",
+                    "endpoints": f'testEndpoint("pod-a", {m}), testEndpoint("pod-b", {m})',
+                    "request": f'&scheduling.InferenceRequest{{RequestID: "r-1", RequestSizeBytes: 2048, '
+                    f"Objectives: scheduling.RequestObjectives{{Priority: {priority}}}}}",
+                    "want": direction,
+                }
+            )
+            continue
         pair = {
             "waiting": (
                 'testEndpoint("pod-a", &fwkdl.Metrics{})',

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bot.golang.analyze import analyze
@@ -129,3 +131,13 @@ def test_an_admission_plugins_profile_starts_its_scorers_producers(dictionary):
     _, _, tr = translate_path(CORPUS / "a01_pattern_c_adaptive_admission.go", dictionary)
     types = [p["type"] for p in yaml.safe_load(tr.epp_config)["plugins"]]
     assert "prefix-cache-scorer" in types and "approx-prefix-cache-producer" in types
+
+
+def test_an_admission_plugins_tests_say_which_priorities_an_overloaded_pool_admits(dictionary):
+    """Found by a new user: no generated test checked the admitter's defining property. The behaviour rows are
+    what the compiled plugin did on an idle and an overloaded pool, per request priority, in llm-d terms."""
+    _, _, tr = translate_path(CORPUS / "a01_pattern_c_adaptive_admission.go", dictionary)
+    test = next(t for p, t in tr.files.items() if p.endswith("_test.go"))
+    rows = re.findall(r'"an (idle|overloaded) pool (admits|rejects) a request of priority (-?\d)"', test)
+    assert len(rows) == 6 and ("overloaded", "rejects", "-1") in rows
+    assert "pod-a's compared value" not in test  # an admitter's compared value is not one endpoint's
