@@ -313,7 +313,7 @@ def readme(
             }
         )
     caveats = [
-        f"{_md(plain(d.gap(g).concern))}" for g in d.touched_gaps(kind, [s for s in an.signal_names if d.signal(s)])
+        f"{_md(_for_kind(plain(d.gap(g).concern), kind))}" for g in d.touched_gaps(kind, [s for s in an.signal_names if d.signal(s)])
     ]
     if stateful:
         caveats.append(
@@ -364,3 +364,11 @@ def _source_text(entry) -> str:
     expr = " ".join(entry.llmd.expr.split())
     words = plain(entry.llmd.source).split(". ")[0].rstrip(".")
     return f"`{expr}`: {words}" if len(expr) <= 40 and "{" not in expr else words
+
+
+def _for_kind(text: str, kind: PolicyKind) -> str:
+    """A dictionary sentence written for every plugin, said of this one: a scorer has no Admit, an admitter
+    no Score."""
+    if kind == PolicyKind.ADMISSION:
+        return text.replace("Score and Admit run", "Admit runs")
+    return text.replace("Score and Admit run", "Score runs")
