@@ -22,20 +22,23 @@ import re
 from dataclasses import dataclass, field
 
 from bot.dictionary import Dictionary
-from bot.golang.adapter import AdapterLine, adapter_lines, zero_value
+from bot.golang.adapter import AdapterLine, adapter_lines
 from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
 from bot.golang.carry import carry_function, carry_type, plan_names
 from bot.golang.gofiles import drop_file_references, format_go, remap_lines, sort_imports, splice
 from bot.golang.gonames import comment_lines, file_stem, go_float, package_dir, package_name, render, struct_name
 from bot.golang.gotree import text_of, walk
+from bot.golang.host import host_call_args
 from bot.golang.params import ParamSpec, param_specs
 from bot.golang.plugin_docs import (
     category_of,
+    config_notes,
     decisions_of,
     generation_findings,
     profile_weights,
     readme,
     render_epp_config,
+    sentence,
 )
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, PolicyKind
@@ -116,23 +119,6 @@ class Generated:
     @property
     def ctor(self) -> str:
         return "New" + self.struct
-
-
-def host_call_args(an: Analysis) -> str:
-    args = []
-    for _, ptype in an.host_info.params:
-        t = re.sub(r"\s+", "", ptype)
-        if t in ("*Request", "Request"):
-            args.append("req" if t.startswith("*") else "*req")
-        elif t in ("*RouterState", "RouterState"):
-            args.append("state" if t.startswith("*") else "*state")
-        elif t == "[]*Request":
-            args.append("queue")
-        elif t == "int64":
-            args.append("clock")
-        else:
-            args.append(zero_value(t))
-    return ", ".join(args)
 
 
 def _uses_token_slice(src: EvolvedSource, nodes, fld: str) -> bool:
@@ -465,7 +451,7 @@ def generate(
         ),
         "struct_doc": comment_lines(
             f"{struct} is the evolved BLIS {host.label} as an llm-d {what}. "
-            + (_sentence(category_reason) if category else "A rejection carries the evolved reason."),
+            + (sentence(category_reason) if category else "A rejection carries the evolved reason."),
             indent=0,
         ),
     }
@@ -526,29 +512,9 @@ def generate(
     registration_import = f'{pkg} "{MODULE}/{pdir}"'
     registration_line = f"fwkplugin.Register({pkg}.{struct}Type, fwkplugin.StabilityAlpha, {pkg}.{struct}Factory)"
     weights = profile_weights(kind, uses_scorers, scorer_defaults)
-    notes = {
-        th.param: (
-            f"{th.param}: simulator scale, calibrated on a few simulated instances; re-calibrate to this "
-            f"deployment's per-pod load before relying on it{_moves_with(th, an)}."
-        )
-        for th in an.thresholds
-        if th.param
-        and any(f.check == "hazard.sim-scale-threshold" and f.source_line in th.lines for f in an.findings)
-        and any(f.severity.value == "IMPORTANT" for f in an.findings if f.source_line in th.lines)
-    }
-    for th in an.thresholds:  # a setting that cannot act says so where it is set
-        entries = [d.signal(s) for s in th.signals]
-        if th.param and entries and all(e is not None and e.llmd is None for e in entries):
-            notes.setdefault(
-                th.param,
-                f"{th.param}: acts only on {', '.join(th.signals)}, which llm-d cannot provide: no effect here.",
-            )
     blis_values = {p.name: p.json_default for p in params}
     deployed = {k: v for k, v in (options or {}).get("deployed", {}).items() if k in blis_values}  # translate checks
-    for name, value in deployed.items():
-        notes[name] = (
-            f"{name}: re-calibrated at gate 1 to {go_float(value)} for this deployment (BLIS: {blis_values[name]})."
-        )
+    notes = config_notes(an, d, blis_values, deployed)
     epp_config = render_epp_config(
         plugin_type,
         kind,
@@ -616,25 +582,6 @@ def generate(
         request_fields={f["name"]: f["type"] for f in req_fields},
         token_slice=token_elem if token_slice else None,
     )
-
-
-def _sentence(text: str) -> str:
-    """``text`` as a sentence of its own: capitalised, ending in a full stop."""
-    t = text.strip()
-    return (t[:1].upper() + t[1:]).rstrip(".") + "." if t else t
-
-
-def _moves_with(th, an: Analysis) -> str:
-    """The parameters computed on the same variable as ``th`` (a taper's coefficient beside its threshold):
-    moving one without the others can turn a factor negative and reverse the ranking."""
-    names = _variables(th.subject)
-    others = [o.param for o in an.thresholds if o.param and o.param != th.param and names & _variables(o.subject)]
-    return f"; {', '.join(others)} act on the same value and must move with it" if others else ""
-
-
-def _variables(expr: str) -> set[str]:
-    """The values an expression reads: identifiers that are neither qualifiers (``snap.``) nor called."""
-    return set(re.findall(r"\b[A-Za-z_]\w*\b(?!\s*[.(])", expr))
 
 
 def _used_scorers(scorer_defaults) -> list[str]:

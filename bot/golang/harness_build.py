@@ -19,8 +19,9 @@ from bot.golang import harness_world as world
 from bot.golang.analysis_types import Analysis
 from bot.golang.blis_mirror import compose
 from bot.golang.differential import ALL_OFF, AS_DEPLOYED
-from bot.golang.generate import MODULE, Generated, host_call_args
+from bot.golang.generate import MODULE, Generated
 from bot.golang.gonames import go_float, render
+from bot.golang.host import host_call_args
 from bot.golang.source import EvolvedSource
 from bot.model import PolicyKind
 from bot.yaml_safe import load_yaml

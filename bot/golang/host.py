@@ -139,3 +139,23 @@ def find_host(src: EvolvedSource, funcs: list[FuncInfo], kind: PolicyKind | None
 def _line_start_byte(src: EvolvedSource, go_line: int) -> int:
     lines = src.go_text.split("\n")
     return len("\n".join(lines[: go_line - 1]).encode("utf-8")) + (1 if go_line > 1 else 0)
+
+
+def host_call_args(an) -> str:
+    """The arguments the harness passes the evolved host method, by its parameter types."""
+    from bot.golang.adapter import zero_value
+
+    args = []
+    for _, ptype in an.host_info.params:
+        t = re.sub(r"\s+", "", ptype)
+        if t in ("*Request", "Request"):
+            args.append("req" if t.startswith("*") else "*req")
+        elif t in ("*RouterState", "RouterState"):
+            args.append("state" if t.startswith("*") else "*state")
+        elif t == "[]*Request":
+            args.append("queue")
+        elif t == "int64":
+            args.append("clock")
+        else:
+            args.append(zero_value(t))
+    return ", ".join(args)

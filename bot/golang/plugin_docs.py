@@ -12,6 +12,8 @@ Generation findings (check ids, stable):
 
 from __future__ import annotations
 
+import re
+
 from bot.golang.adapter import plain
 from bot.golang.analysis_types import Analysis
 from bot.golang.gonames import comment_lines, go_float, package_dir, render, struct_name
@@ -313,7 +315,8 @@ def readme(
             }
         )
     caveats = [
-        f"{_md(_for_kind(plain(d.gap(g).concern), kind))}" for g in d.touched_gaps(kind, [s for s in an.signal_names if d.signal(s)])
+        f"{_md(_for_kind(plain(d.gap(g).concern), kind))}"
+        for g in d.touched_gaps(kind, [s for s in an.signal_names if d.signal(s)])
     ]
     if stateful:
         caveats.append(
@@ -372,3 +375,49 @@ def _for_kind(text: str, kind: PolicyKind) -> str:
     if kind == PolicyKind.ADMISSION:
         return text.replace("Score and Admit run", "Admit runs")
     return text.replace("Score and Admit run", "Score runs")
+
+
+def config_notes(an: Analysis, d, blis_values: dict, deployed: dict) -> dict[str, str]:
+    """The comment above a parameter's line in the EndpointPickerConfig: a simulator-scale threshold (and the
+    parameters that must move with it), a setting that cannot act in llm-d, a value a person chose at gate 1."""
+    notes = {
+        th.param: (
+            f"{th.param}: simulator scale, calibrated on a few simulated instances; re-calibrate to this "
+            f"deployment's per-pod load before relying on it{_moves_with(th, an)}."
+        )
+        for th in an.thresholds
+        if th.param
+        and any(f.check == "hazard.sim-scale-threshold" and f.source_line in th.lines for f in an.findings)
+        and any(f.severity.value == "IMPORTANT" for f in an.findings if f.source_line in th.lines)
+    }
+    for th in an.thresholds:
+        entries = [d.signal(s) for s in th.signals]
+        if th.param and entries and all(e is not None and e.llmd is None for e in entries):
+            notes.setdefault(
+                th.param,
+                f"{th.param}: acts only on {', '.join(th.signals)}, which llm-d cannot provide: no effect here.",
+            )
+    for name, value in deployed.items():
+        notes[name] = (
+            f"{name}: re-calibrated at gate 1 to {go_float(value)} for this deployment (BLIS: {blis_values[name]})."
+        )
+    return notes
+
+
+def _moves_with(th, an: Analysis) -> str:
+    """The parameters computed on the same variable as ``th`` (a taper's coefficient beside its threshold):
+    moving one without the others can turn a factor negative and reverse the ranking."""
+    names = _variables(th.subject)
+    others = [o.param for o in an.thresholds if o.param and o.param != th.param and names & _variables(o.subject)]
+    return f"; {', '.join(others)} act on the same value and must move with it" if others else ""
+
+
+def _variables(expr: str) -> set[str]:
+    """The values an expression reads: identifiers that are neither qualifiers (``snap.``) nor called."""
+    return set(re.findall(r"\b[A-Za-z_]\w*\b(?!\s*[.(])", expr))
+
+
+def sentence(text: str) -> str:
+    """``text`` as a sentence of its own: capitalised, ending in a full stop."""
+    t = text.strip()
+    return (t[:1].upper() + t[1:]).rstrip(".") + "." if t else t
