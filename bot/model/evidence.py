@@ -170,6 +170,17 @@ class Effect(Strict):
     )
     status: VerdictStatus | None = Field(default=None, description="this cell's own verdict")
     reason: str = Field(default="", description="why this cell is confirmed, refuted or inconclusive")
+    lost_baseline: float | None = Field(
+        default=None,
+        description="share of the baseline arm's requests failed or incomplete in this cell; None: not counted",
+    )
+    lost_evolved: float | None = Field(
+        default=None,
+        description=(
+            "share of the evolved arm's requests failed or incomplete in this cell (an admission policy's shed "
+            "rate); None: not counted"
+        ),
+    )
 
 
 class Verdict(Strict):

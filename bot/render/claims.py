@@ -101,6 +101,8 @@ def cause(h: Hypothesis, e: Effect) -> str:
         return "against the prediction" if directional else "beyond the margin"
     if not math.isfinite(e.rel_change):
         return "not measured"
+    if shed_demoted(e):
+        return f"demoted: {lost_text(e)} (shedding guard)"
     if p is not None and not directional:
         # The noise floor plays no part in an equivalence or no-regression test: its interval against the
         # margin, or else the level multiplicity control gives it, is what held it back.
@@ -111,6 +113,21 @@ def cause(h: Hypothesis, e: Effect) -> str:
     if "within the noise floor" in e.reason:
         return "within the noise floor"
     return "not significant"
+
+
+def shed_demoted(e: Effect) -> bool:
+    """Whether the shedding guard, not the test, held this cell back (its p may be tiny: the lost requests
+    could be what made the latency look better)."""
+    from bot.stats.guards import SHED_DEMOTED
+
+    return e.status is VerdictStatus.INCONCLUSIVE and e.reason.startswith(SHED_DEMOTED)
+
+
+def lost_text(e: Effect) -> str:
+    """'12.0% of requests lost vs 0.0% for baseline': the evolved arm's share first, the one that decides."""
+    if e.lost_evolved is None or e.lost_baseline is None:
+        return "more requests lost than baseline"
+    return f"{e.lost_evolved:.1%} of requests lost vs {e.lost_baseline:.1%} for baseline"
 
 
 def _beyond_margin(p, e: Effect) -> bool:
@@ -127,12 +144,18 @@ def _beyond_margin(p, e: Effect) -> bool:
 
 
 def held_back(h: Hypothesis, v: Verdict) -> str:
-    """The cells of a refuted or inconclusive verdict that did not confirm, each with its cause; '' otherwise."""
+    """The cells of a refuted or inconclusive verdict that did not confirm, with their cause; '' otherwise.
+
+    Cells with the same cause are said once ("at 30 req/s, at 45 req/s: demoted: ..."), so a table row stays short.
+    """
     if v.status not in (VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE):
         return ""
     cells = [e for e in v.effects if e.status is not VerdictStatus.CONFIRMED]
     several = several_workloads(v)
-    return "; ".join(f"{where(e, several)}: {cause(h, e)}" for e in cells)
+    by_cause: dict[str, list[str]] = {}
+    for e in cells:
+        by_cause.setdefault(cause(h, e), []).append(where(e, several))
+    return "; ".join(f"{', '.join(places)}: {why}" for why, places in by_cause.items())
 
 
 def claim_rows(

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from bot.escape import md
 from bot.model import Direction, Effect, Hypothesis, Track, Verdict, VerdictStatus
-from bot.render.claims import ci_level, claim_rows, measured_text, pct, verdict_text
+from bot.render.claims import ci_level, claim_rows, measured_text, pct, shed_demoted, verdict_text
 
 Pair = tuple[Hypothesis, Verdict]
 
@@ -128,7 +128,8 @@ def _plural(n: int, word: str) -> str:
 
 
 def _rest(pairs: Sequence[Pair]) -> str:
-    """'(1 refuted, 1 inconclusive)' for the claims that are not confirmed, in a fixed order."""
+    """'(1 refuted, 1 inconclusive)' for the claims that are not confirmed, in a fixed order; the claims the
+    shedding guard held back are named, since their p-values alone would have confirmed them."""
     words: dict[str, int] = {}
     for h, v in pairs:
         if v.status is not VerdictStatus.CONFIRMED:
@@ -136,11 +137,16 @@ def _rest(pairs: Sequence[Pair]) -> str:
             words[w] = words.get(w, 0) + 1
     order = ["refuted", "inconclusive"]
     keys = sorted(words, key=lambda w: (order.index(w) if w in order else len(order), w))
-    return f" ({', '.join(f'{words[w]} {w}' for w in keys)})" if keys else ""
+    shed = [h.id for h, v in pairs if v.status is VerdictStatus.INCONCLUSIVE and any(map(shed_demoted, v.effects))]
+    note = f"; the shedding guard held back {', '.join(shed)}" if shed else ""
+    return f" ({', '.join(f'{words[w]} {w}' for w in keys)}{note})" if keys else ""
 
 
 def headline(pairs: Sequence[Pair]) -> str:
     """One line: transferred / partly / not (Track A's distinct claims), and regressions found (Track C refuted).
+
+    "Not transferred" needs a refuted claim; with none confirmed and none refuted the claims are "not shown":
+    inconclusive is no evidence that the policy does not transfer.
 
     Plain text the bot wrote from counts and hypothesis ids (no person's words), safe in markdown as is.
     """
@@ -160,8 +166,10 @@ def headline(pairs: Sequence[Pair]) -> str:
         transfer = "Transferred: " + ("the claim is confirmed" if n == 1 else f"all {n} claims confirmed")
     elif confirmed:
         transfer = f"Partly transferred: {confirmed} of {_plural(n, 'claim')} confirmed"
-    else:
+    elif any(v.status is VerdictStatus.REFUTED for _, v in claims):
         transfer = f"Not transferred: none of the {_plural(n, 'claim')} confirmed"
+    else:
+        transfer = f"Not shown: none of the {_plural(n, 'claim')} confirmed"
     transfer += _rest(claims)
     regressed = [h.id for h, v in guards if v.status is VerdictStatus.REFUTED]
     if regressed:
@@ -235,10 +243,19 @@ def cell_line(h: Hypothesis, e: Effect) -> str:
         f"{_num(e.baseline_mean)} → {_num(e.evolved_mean)} {md(unit)}; noise floor {e.t_eff:.1%}; "
         f"n {e.n_baseline}/{e.n_evolved}{excluded}; p {_p(e.p_value)}"
         + (f" (adjusted {_p(e.p_adjusted)})" if e.p_adjusted is not None else "")
+        + _lost(e)
     )
     if e.status is not None and e.status is not VerdictStatus.CONFIRMED:
         line += f"; {e.status.value}: {md(e.reason)}" if e.reason else f"; {e.status.value}"
     return line
+
+
+def _lost(e: Effect) -> str:
+    """'; requests lost 0.0% → 12.0%' when either arm lost requests: an admission policy's shed rate, which
+    its latency must be read beside (a latency gain bought by rejecting requests is no gain)."""
+    if e.lost_baseline is None or e.lost_evolved is None or not (e.lost_baseline or e.lost_evolved):
+        return ""
+    return f"; requests lost {e.lost_baseline:.1%} → {e.lost_evolved:.1%}"
 
 
 def _hypothesis_notes(v: Verdict) -> list[str]:

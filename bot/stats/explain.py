@@ -12,6 +12,7 @@ from typing import Any
 from bot.model import Direction, Hypothesis, VerdictStatus
 from bot.stats.decide import CONFIRMED, REFUTED
 from bot.stats.design import DecisionRule
+from bot.stats.guards import SHED_DEMOTED
 
 _DIRECTIONAL = (Direction.DECREASE, Direction.INCREASE)
 
@@ -162,7 +163,10 @@ def _why_not_shown(h: Hypothesis, cs: list[Any], alpha: float) -> list[str]:
     and the stricter level multiplicity control gives the hypothesis holds it back.
     """
     assert h.prediction is not None
-    held = [c for c in cs if c.tested and c.status is VerdictStatus.INCONCLUSIVE]
+    # A cell the shedding guard demoted says so in its own reason: its p-value and interval did not hold it back.
+    held = [
+        c for c in cs if c.tested and c.status is VerdictStatus.INCONCLUSIVE and not c.reason.startswith(SHED_DEMOTED)
+    ]
     if not held:
         return []
     m = h.prediction.margin

@@ -35,14 +35,30 @@ ATTENUATION = 0.3
 AMPLIFICATION = 2.0
 
 
-def shedding(index: ReportIndex, workload: str, rate: float, where: str, alpha: float) -> tuple[str | None, bool]:
-    """(flag or None, whether more requests were lost with the evolved plugin) for one cell."""
+#: How a cell's reason starts when this guard demoted it: the tables say the guard, not "not significant".
+SHED_DEMOTED = "demoted by the shedding guard"
+
+
+def lost_shares(index: ReportIndex, workload: str, rate: float) -> tuple[float, float] | None:
+    """(baseline, evolved) share of requests failed or incomplete in one cell; None when the reports do not count them.
+
+    For an admission policy this is its shed rate: the requests it rejected are lost to the client.
+    """
     counts = index.requests.get((workload, rate_key(rate)), {})
     if BASELINE not in counts or EVOLVED not in counts:
-        return f"request counts missing at {where}: shedding guard not applied", False
+        return None
     (tb, lb, _), (te, le, _) = counts[BASELINE], counts[EVOLVED]
     if tb <= 0 or te <= 0:
+        return None
+    return lb / tb, le / te
+
+
+def shedding(index: ReportIndex, workload: str, rate: float, where: str, alpha: float) -> tuple[str | None, bool]:
+    """(flag or None, whether more requests were lost with the evolved plugin) for one cell."""
+    if lost_shares(index, workload, rate) is None:
         return f"request counts missing at {where}: shedding guard not applied", False
+    counts = index.requests[(workload, rate_key(rate))]
+    (tb, lb, _), (te, le, _) = counts[BASELINE], counts[EVOLVED]
     rb, re_ = lb / tb, le / te
     gap = re_ - rb
     significant = False

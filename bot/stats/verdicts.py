@@ -262,6 +262,7 @@ class _Cell:
     looks: list[int] = field(default_factory=list)  # sequential: runs per arm at each look taken
     look_stats: list = field(default_factory=list)  # sequential: rule.CellStats per look
     decided_at: tuple[int, int] = (0, 0)  # sequential: look where the confirm / refute test crossed
+    lost: tuple[float, float] | None = None  # (baseline, evolved) share of requests lost; None: not counted
 
     @property
     def where(self) -> str:
@@ -302,6 +303,8 @@ class _Cell:
             excluded_runs=list(self.excluded),
             status=self.status,
             reason=self.reason or "",
+            lost_baseline=None if self.lost is None else self.lost[0],
+            lost_evolved=None if self.lost is None else self.lost[1],
         )
 
     def _p(self) -> float:
@@ -522,14 +525,17 @@ def _judge(
 def _shedding_guard(c: _Cell, index: ReportIndex, alpha: float) -> None:
     if c.rate is None or not c.baseline.size:
         return
+    c.lost = guards.lost_shares(index, c.workload, rate_key(c.rate))
     flag, lost_more = guards.shedding(index, c.workload, rate_key(c.rate), c.where, alpha)
     if flag:
         c.flags.append(flag)
     if lost_more and c.status is VerdictStatus.CONFIRMED and _better(c.metric) == "lower":
+        assert c.lost is not None  # the guard found more lost, so it counted them
         c.status = VerdictStatus.INCONCLUSIVE
         c.reason = (
-            "more requests failed or went incomplete with the evolved plugin, which can hide latency, "
-            "so a latency claim is not confirmed"
+            f"{guards.SHED_DEMOTED}: the evolved plugin lost {c.lost[1]:.1%} of requests (failed or incomplete) "
+            f"vs {c.lost[0]:.1%} for baseline, which can hide latency, so a latency claim is not confirmed "
+            "whatever its p-value"
         )
 
 

@@ -65,10 +65,12 @@ def guard(hid, status):
             (R, C, R),
             "Not transferred: none of the 2 claims confirmed (1 refuted, 1 inconclusive); 2 regressions found (C1, C3).",
         ),
+        ((U, U), (), "Not shown: none of the 2 claims confirmed (2 inconclusive); no regression found."),
         ((), (C,), "No transfer claim to judge; no regression found."),
     ],
 )
 def test_headline_says_transferred_partly_or_not_and_the_regressions(statuses, guards, expected):
+    """'Not transferred' needs a refuted claim; inconclusive claims alone are 'not shown', no evidence against."""
     pairs = [claim(f"A{i + 1}", s) for i, s in enumerate(statuses)] + [
         guard(f"C{i + 1}", s) for i, s in enumerate(guards)
     ]
@@ -196,3 +198,47 @@ def test_a_hypothesis_over_several_workloads_names_the_workload_of_each_cell_esc
     row = claims.guards_table([(h, v)], claims.Track.C).splitlines()[2]
     assert "+0.0% [−2.0%, +2.0%] chat at 10 req/s; +0.0% [−2.0%, +2.0%] code\\|x at 10 req/s" in row
     assert row.endswith("❔ inconclusive (code\\|x at 10 req/s: not significant after multiplicity control) |")
+
+
+def _shed_pairs():
+    """A1 (lower TTFT) and B1 (no worse) on reports where the evolved arm loses 12% of its requests, as an
+    admission policy that rejects requests would: both cells are significant, the shedding guard demotes them."""
+    import numpy as np
+
+    from bot.stats.verdicts import evaluate
+    from tests.stats.stats_synth import arm_pair, build
+
+    b, e = arm_pair(np.random.default_rng(0), cv=0.03, effect=-0.20, n=7)
+    cell = {"workload": "chat", "rate": 45, "metric": "ttft_mean", "baseline": b, "evolved": e}
+    cell |= {"total": 1000, "lost_evolved": 120}
+    hs = [hypothesis("A1"), hypothesis("B1", direction=Direction.NO_WORSE)]
+    verdicts = evaluate(hs, build([cell]))
+    return list(zip(hs, verdicts, strict=True))
+
+
+def test_a_claim_the_shedding_guard_demoted_says_so_in_every_table_not_not_significant():
+    """The guard's reason, with the shed rate, is what the tables say: 'not significant' beside p = 1e-05 misled."""
+    from bot.render.claims import claim_rows
+
+    pairs = _shed_pairs()
+    (ha, va), _ = pairs
+    assert va.status is U and va.effects[0].p_value < 0.001  # significant, held back by the guard alone
+    reason = "(at 45 req/s: demoted: 12.0% of requests lost vs 0.0% for baseline (shedding guard))"
+    row = claims.claims_table(pairs).splitlines()[2]  # verdicts.md and report.md
+    assert row.endswith(f"❔ inconclusive {reason} |") and "not significant" not in row
+    assert claim_rows([ha], {"A1": va})[0].verdict == f"❔ inconclusive {reason}"  # the PR body's rows
+    b_row = claims.guards_table(pairs, claims.Track.B)
+    assert reason in b_row and "multiplicity" not in b_row
+    assert claims.headline(pairs) == (
+        "Not shown: none of the 1 claim confirmed (1 inconclusive; the shedding guard held back A1); "
+        "no regression found."
+    )
+
+
+def test_the_detail_of_a_demoted_cell_gives_the_shed_rate_per_arm_and_not_the_level_as_the_reason():
+    (ha, va), (_, vb) = _shed_pairs()
+    cell = claims.detail_markdown(ha, va, findings_link="findings/A1.md").splitlines()[1]
+    assert "; requests lost 0.0% → 12.0%; inconclusive: demoted by the shedding guard: the evolved plugin lost " in cell
+    assert (va.effects[0].lost_baseline, va.effects[0].lost_evolved) == (0.0, 0.12)
+    # a no-worse gap demoted by the guard is not "held back by the level after multiplicity control"
+    assert "demoted by the shedding guard" in vb.summary and "what holds it back is the level" not in vb.summary
