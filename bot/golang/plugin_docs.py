@@ -313,7 +313,8 @@ def readme(
             }
         )
     caveats = [
-        f"{_md(plain(d.gap(g).concern))}" for g in d.touched_gaps(kind, [s for s in an.signal_names if d.signal(s)])
+        f"{_md(plain(d.gap(g).concern_for(kind)))}"
+        for g in d.touched_gaps(kind, [s for s in an.signal_names if d.signal(s)])
     ]
     if stateful:
         caveats.append(
