@@ -153,6 +153,20 @@ class SignalEntry(_Strict):
 # --------------------------------------------------------------------------
 
 
+class KindWording(_Strict):
+    """A Track B sentence pair for one policy kind, where the default words (pods, spreading, herding) are a
+    router's and would mislead a reviewer of, say, an admitter that never picks a pod."""
+
+    statement: str = Field(description="BLIS family sentence pattern; may use {plugin}")
+    diagnostic: str = Field(description='"If this fails, it would indicate ..."')
+
+    @model_validator(mode="after")
+    def _diagnostic_clause(self) -> KindWording:
+        if not self.diagnostic.startswith("If this fails, it would indicate"):
+            raise ValueError('track_b.by_kind.*.diagnostic must begin "If this fails, it would indicate"')
+        return self
+
+
 class TrackBTemplate(_Strict):
     family: Family
     vvuq: VVUQ = VVUQ.VALIDATION
@@ -162,12 +176,21 @@ class TrackBTemplate(_Strict):
     metric: str = Field(description="short metric name (bot.bench.metrics)")
     direction: Literal["decrease", "increase", "equivalent", "no-worse"]
     workloads: str = Field(description="hint for the workloads / conditions to run it under")
+    by_kind: dict[PolicyKind, KindWording] = Field(
+        default_factory=dict, description="statement and diagnostic for a policy kind the default words do not fit"
+    )
 
     @model_validator(mode="after")
     def _diagnostic_clause(self) -> TrackBTemplate:
         if not self.diagnostic.startswith("If this fails, it would indicate"):
             raise ValueError('track_b.diagnostic must begin "If this fails, it would indicate"')
         return self
+
+    def worded_for(self, kind: PolicyKind | str | None) -> KindWording:
+        """The (statement, diagnostic) a promotion of this kind reads: its own wording, else the default."""
+        if kind is not None and PolicyKind(kind) in self.by_kind:
+            return self.by_kind[PolicyKind(kind)]
+        return KindWording(statement=self.statement, diagnostic=self.diagnostic)
 
 
 class GapEntry(_Strict):
@@ -180,7 +203,16 @@ class GapEntry(_Strict):
     touched_by_kinds: list[PolicyKind]
     touched_by_signals: list[str] = Field(default_factory=list)
     in_seed: bool = Field(default=False, description="listed in the design doc's Map C")
+    concern_by_kind: dict[PolicyKind, str] = Field(
+        default_factory=dict, description="the concern for a policy kind the default words do not fit"
+    )
     track_b: TrackBTemplate
+
+    def concern_for(self, kind: PolicyKind | str | None) -> str:
+        """The concern as a promotion of this kind reads it (an admitter's caveats do not talk of favouring a pod)."""
+        if kind is not None and PolicyKind(kind) in self.concern_by_kind:
+            return self.concern_by_kind[PolicyKind(kind)]
+        return self.concern
 
 
 # --------------------------------------------------------------------------

@@ -17,7 +17,8 @@ Pure: no I/O, nothing from the rest of the bot, so any layer may read it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from decimal import Decimal
 
 
 @dataclass(frozen=True)
@@ -105,8 +106,33 @@ DIRECTIVES: dict[int, tuple[Directive, ...]] = {
 }
 
 
-def for_gate(gate: int) -> tuple[Directive, ...]:
-    return DIRECTIVES.get(gate, ())
+def for_gate(gate: int, examples: dict[str, str] | None = None) -> tuple[Directive, ...]:
+    """Gate ``gate``'s directives; with ``examples`` (``promotion_examples``), only those it names, each with
+    the promotion's own example (an admitter is not offered ``scorers:`` nor another plugin's parameter)."""
+    forms = DIRECTIVES.get(gate, ())
+    if examples is None:
+        return forms
+    return tuple(replace(d, example=examples[d.name]) for d in forms if d.name in examples)
+
+
+def promotion_examples(gate: int, *, parameters: dict[str, float] | None, scorers: bool | None) -> dict[str, str]:
+    """The directives gate ``gate`` offers this promotion, each with an example that applies to it.
+
+    ``parameters`` are the plugin's parameters and defaults (the translation summary's thresholds), ``scorers``
+    whether it has a ``scorers`` parameter; None where unknown, and then the registry's own entry stands.
+    ``param`` is exemplified with the plugin's first parameter at its default, a value its Validate() accepts.
+    """
+    examples = {d.name: d.example for d in for_gate(gate)}
+    if gate != 1:
+        return examples
+    if scorers is False:
+        examples.pop("scorers", None)
+    if parameters:
+        name = sorted(parameters)[0]
+        examples["param"] = f"param {name}: {_plain_number(parameters[name])}"
+    elif parameters is not None:
+        examples.pop("param", None)
+    return examples
 
 
 def found(gate: int, text: str | None) -> list[Directive]:
@@ -114,6 +140,12 @@ def found(gate: int, text: str | None) -> list[Directive]:
     return [d for d in for_gate(gate) if text and d.pattern.search(text)]
 
 
-def listing(gate: int) -> str:
+def _plain_number(value: float) -> str:
+    """``10000000`` for 1e7, ``0.9``, ``70``: the digits ``PARAM`` reads (it takes no exponent)."""
+    text = format(Decimal(repr(float(value))), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def listing(gate: int, examples: dict[str, str] | None = None) -> str:
     """One line: the forms gate ``gate`` applies, each with an example (for a terminal or a sentence)."""
-    return "; ".join(f"`{d.syntax}` (e.g. `{d.example}`): {d.effect}" for d in for_gate(gate))
+    return "; ".join(f"`{d.syntax}` (e.g. `{d.example}`): {d.effect}" for d in for_gate(gate, examples))

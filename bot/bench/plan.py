@@ -35,9 +35,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bot.bench.evidence import SAMPLE_FLAG, EvidencePolicy, load_evidence
 from bot.bench.layout import RUN_TREATMENT_PATTERN, TREATMENTS, split_condition  # noqa: F401 (re-exported)
 from bot.bench.metrics import METRICS, short_metric
-from bot.bench.reports import load_results
 from bot.bench.sizing import Sizing, scenario_truth, size
 from bot.model import Direction, Hypothesis, PromotionRequest, RequestError, describe_validation_error
 from bot.stats.decide import Claim
@@ -301,9 +301,17 @@ def _planned(h: Hypothesis, request: PromotionRequest) -> PlannedHypothesis:
 # --------------------------------------------------------------------------
 
 
-def prior_cv_from_results(results_dir: str | Path, metrics: Iterable[str] | None = None) -> float:
-    """The largest baseline CV over cells and metrics in earlier results (sim2real v3 took the max too)."""
-    rs = load_results(results_dir)
+def prior_cv_from_results(
+    results_dir: str | Path, metrics: Iterable[str] | None = None, *, allow_sample_data: bool = False
+) -> tuple[float, bool]:
+    """The largest baseline CV over cells and metrics in earlier results (sim2real v3 took the max too), and
+    whether sample reports went into it.
+
+    Sample reports are refused unless ``allow_sample_data`` (as stage 5 refuses them): their noise is made
+    up, and a GPU plan sized from it would be sized for a cluster nobody measured.
+    """
+    policy = EvidencePolicy(allow_sample_data=allow_sample_data)
+    rs = load_evidence(results_dir, policy)
     t = rs.table[rs.table["treatment"] == "baseline"]
     wanted = sorted(set(metrics)) if metrics else None
     if wanted:
@@ -321,7 +329,7 @@ def prior_cv_from_results(results_dir: str | Path, metrics: Iterable[str] | None
             f"{results_dir}: no baseline cell with 2 or more repetitions to estimate the CV from; "
             "pass prior_cv or results with repeated baseline runs"
         )
-    return max(cvs)
+    return max(cvs), bool(policy.sample_used)
 
 
 # --------------------------------------------------------------------------
@@ -378,6 +386,7 @@ def make_plan(
     *,
     prior_cv: float | None = None,
     prior_results: str | Path | None = None,
+    allow_sample_data: bool = False,
     repetitions: int | None = None,
     alpha: float = DEFAULT_ALPHA,
     power: float = DEFAULT_POWER,
@@ -397,7 +406,8 @@ def make_plan(
     ``max_ratio`` is the GPU budget as a share of the naive plan's GPU-minutes (``None``: no budget);
     ``evolved_noise_ratio`` and ``outlier_rate`` are the noise the sizing allows for; ``sequential``
     adds the group-sequential design (``bot.bench.sequential_plan``) the runner follows and stage 5
-    replays (its rule goes into ``decision``).
+    replays (its rule goes into ``decision``); ``allow_sample_data`` lets sample reports in ``prior_results``
+    size it (a rehearsal: the noise source and the notes say so).
     """
     if prior_cv is not None and prior_results is not None:
         raise PlanError("pass either prior_cv or prior_results, not both")
@@ -431,8 +441,17 @@ def make_plan(
             raise PlanError(f"prior_cv={prior_cv!r}; pass a coefficient of variation between 0 and 1, e.g. 0.05")
         cv, cv_source = float(prior_cv), "given (prior_cv)"
     elif prior_results is not None:
-        cv = prior_cv_from_results(prior_results, {h.metric for h in planned})
+        cv, sample = prior_cv_from_results(
+            prior_results, {h.metric for h in planned}, allow_sample_data=allow_sample_data
+        )
         cv_source = f"max baseline CV over cells and predicted metrics in {Path(prior_results).name}"
+        if sample:
+            cv_source += f"; {SAMPLE_FLAG}"
+            notes.append(
+                f"Sized from SAMPLE DATA: the baseline CV comes from synthetic reports in {Path(prior_results).name} "
+                "(--allow-sample-data), not from this cluster; measure the noise (or pass --prior-cv) before "
+                "spending GPU time on this plan"
+            )
     else:
         cv, cv_source = DEFAULT_CV, f"default {DEFAULT_CV:g} (no earlier runs given)"
     t_eff = noise_floor(cv)

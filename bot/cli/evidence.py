@@ -43,6 +43,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     cv.add_argument("--prior-cv", type=float, help="run-to-run CV of the baseline from earlier runs (e.g. 0.04)")
     cv.add_argument("--prior-results", type=Path, help="earlier results directory to estimate the CV from")
     p.add_argument(
+        "--allow-sample-data",
+        action="store_true",
+        help="let sample/synthetic reports in --prior-results size the plan (a rehearsal: the plan says so)",
+    )
+    p.add_argument(
         "--evolved-config", type=Path, help="EndpointPickerConfig of the evolved plugin (default: translate now)"
     )
     p.add_argument(
@@ -140,6 +145,7 @@ def cmd_hypothesize(args) -> int:
 
 
 def cmd_plan(args) -> int:
+    from bot.bench.evidence import SAMPLE_FLAG
     from bot.bench.experiment import render_experiment
     from bot.bench.plan import make_plan
     from bot.bench.plan_markdown import plan_markdown
@@ -151,7 +157,13 @@ def cmd_plan(args) -> int:
         raise EvidenceCliError(
             f"--prior-cv {args.prior_cv}: pass a coefficient of variation between 0 and 1, e.g. 0.04"
         )
-    plan = make_plan(request, hypotheses, prior_cv=args.prior_cv, prior_results=args.prior_results)
+    plan = make_plan(
+        request,
+        hypotheses,
+        prior_cv=args.prior_cv,
+        prior_results=args.prior_results,
+        allow_sample_data=args.allow_sample_data,
+    )
     if args.baseline_config is not None:
         baseline_cfg = _read_text(args.baseline_config, "baseline EndpointPickerConfig YAML")
     else:
@@ -171,6 +183,8 @@ def cmd_plan(args) -> int:
         f"plan: {plan.repetitions} repetitions per arm, {plan.cost.runs} runs, {plan.cost.gpu_minutes:g} GPU-minutes "
         f"({ratio:.0%} of the naive plan's {plan.naive_cost.gpu_minutes:g}) -> {args.out}"
     )
+    if SAMPLE_FLAG in plan.cv_source:
+        print(f"  sized from {SAMPLE_FLAG}: measure this cluster's noise before spending GPU time on it")
     return 0
 
 

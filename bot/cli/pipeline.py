@@ -411,7 +411,7 @@ def _gate_brief(state, gate: int, *, fork, base: str) -> list[str]:
                     else f"git -C {sh(fork)} show {sh(f'{state.branch}:{path}')}"
                 )
                 out.append(f"    {line(label)}: {where}")
-    forms = directives.for_gate(gate)
+    forms = directives.for_gate(gate, rounds[-1].directive_examples if rounds else None)
     if forms:
         out.append("  request changes with one of these per line of --reason (prose alone is answered, not recorded):")
         width = max(len(d.syntax) for d in forms)

@@ -142,10 +142,12 @@ def describe(kind: str, state: dict, result: dict) -> str:
     for snap, ep in zip(blis["snapshots"], llmd["endpoints"], strict=False):
         m = ep.get("metrics") or {}
         prefix = ep.get("prefix") or {}
+        # An admitter never reads per-pod prefix matches: listing them would point a reviewer at a signal it ignores.
+        matches = "" if kind == "admission" else f"; prefix {prefix.get('match', 0)}/{prefix.get('total', 0)}"
         parts.append(
             f"{snap['ID']}: BLIS q={snap['QueueDepth']} b={snap['BatchSize']} inflight={snap['InFlightRequests']} "
             f"kv={snap['KVUtilization']:.2f}; llm-d q={m.get('WaitingQueueSize')} r={m.get('RunningRequestsSize')} "
-            f"kv={m.get('KVCacheUsagePercent', 0):.2f}; prefix {prefix.get('match', 0)}/{prefix.get('total', 0)}"
+            f"kv={m.get('KVCacheUsagePercent', 0):.2f}{matches}"
         )
     b, ld = result["blis"], result["llmd"]
     if kind == "admission":

@@ -315,7 +315,7 @@ def readme(
             }
         )
     caveats = [
-        f"{_md(_for_kind(plain(d.gap(g).concern), kind))}"
+        f"{_md(_for_kind(plain(d.gap(g).concern_for(kind)), kind))}"
         for g in d.touched_gaps(kind, [s for s in an.signal_names if d.signal(s)])
     ]
     if stateful:

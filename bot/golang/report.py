@@ -22,10 +22,15 @@ def fidelity_section(f: Fidelity | None) -> str:
         return "\n".join([*out, "Not measured for this kind of policy.", ""])
     if not f.measured:
         return "\n".join([*out, f"**Not measured**: {f.reason}", ""])
+    admits = "admit" in (f.decision or "")
+    how_llmd_runs_it = (
+        "its adapter and the admission path's signals"
+        if admits
+        else "its adapter, the EndpointPickerConfig's profile, the picker's ties"
+    )
     out.append(
         f"On {f.states} sampled states (seed {f.seed}: simulator-scale and llm-d-scale loads, and states on every "
-        f"threshold's boundary), the plugin as llm-d runs it (its adapter, the EndpointPickerConfig's profile, the "
-        f"picker's ties) decided like the BLIS original (**{f.decision}**) in **{f.agreement:.1%}** of them "
+        f"threshold's boundary), the plugin as llm-d runs it ({how_llmd_runs_it}) decided like the BLIS original (**{f.decision}**) in **{f.agreement:.1%}** of them "
         f"(floor {f.floor:.0%}, {'every signal high-fidelity' if f.all_high_fidelity else 'some signal below high fidelity'}). "
         f"With every mapping below switched off, agreement is {f.agreement_all_off:.1%}."
     )
@@ -221,7 +226,8 @@ def render_report(
         for gid in summary.touched_gaps:
             g = d.gap(gid)
             w(
-                f"- **`{gid}`** ({g.risk} risk): {g.concern} Track B: {g.track_b.statement.replace('{plugin}', summary.plugin_type)}"
+                f"- **`{gid}`** ({g.risk} risk): {g.concern_for(summary.kind)} Track B: "
+                f"{g.track_b.worded_for(summary.kind).statement.replace('{plugin}', summary.plugin_type)}"
             )
     else:
         w("None.")

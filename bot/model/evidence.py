@@ -55,6 +55,11 @@ class ReviewRound(Strict):
     findings: list[Finding] = Field(default_factory=list)
     headline: str = Field(default="", description="what the gate decides on, in one line (bot.review.brief)")
     read_first: dict[str, str] = Field(default_factory=dict, description="what to read first -> branch path")
+    directive_examples: dict[str, str] | None = Field(
+        default=None,
+        description="the directives this gate offers the promotion -> an example that applies to it "
+        "(bot.directives.promotion_examples); None: the registry's own",
+    )
 
     @property
     def blocking(self) -> list[Finding]:

@@ -38,6 +38,8 @@ def refusal(
     checks: dict[str, list[dict]] | None = None,
     hypotheses: list[Hypothesis] | None = None,
     author: bool = False,
+    scorers: bool | None = None,
+    examples: dict[str, str] | None = None,
 ) -> str | None:
     """Why this change request would change nothing (or cannot apply), with the fix; None when it applies.
 
@@ -45,18 +47,21 @@ def refusal(
     ``checks`` are their Validate() conditions by name (``ParamSpec.checks``: a value they refuse would stop
     the EPP at startup and leave the differential check nothing to compare, so it is refused here);
     ``hypotheses`` the ones gate 2's ids may name (its documents and those excluded before, when known);
-    ``author`` says a Claude author reads the prose of this promotion's reruns.
+    ``author`` says a Claude author reads the prose of this promotion's reruns;
+    ``scorers`` whether the plugin has a ``scorers`` parameter (False: ``scorers:`` would change nothing);
+    ``examples`` the directives this promotion is offered (``directives.promotion_examples``) for the answer.
     """
     text = (reason or "").strip()
     if gate == 1:
-        applied, problems = _gate1(text, parameters, checks or {})
+        applied, problems = _gate1(text, parameters, checks or {}, scorers)
     elif gate == 2:
         applied, problems = _gate2(text, hypotheses)
     else:
         applied, problems = [d.name for d in directives.found(gate, text)], []
     if problems:
         return (
-            f"gate {gate}: {'; '.join(problems)}; nothing was recorded. Gate {gate} applies: {directives.listing(gate)}"
+            f"gate {gate}: {'; '.join(problems)}; nothing was recorded. Gate {gate} applies: "
+            f"{directives.listing(gate, examples)}"
         )
     if applied or (author and gate in AUTHOR_READS_PROSE):
         return None
@@ -64,18 +69,28 @@ def refusal(
     return (
         f"gate {gate}: the reason names no directive gate {gate} applies by rule, so its stages would rerun on "
         f"the same inputs and reopen the gate unchanged; nothing was recorded.{hint} Gate {gate} applies, one per "
-        f"line of the reason: {directives.listing(gate)}. To put a remark on record without a rerun, approve or "
+        f"line of the reason: {directives.listing(gate, examples)}. To put a remark on record without a rerun, approve or "
         "reject with it as the reason"
     )
 
 
-def _gate1(text: str, parameters: list[str] | None, checks: dict[str, list[dict]]) -> tuple[list[str], list[str]]:
+def _gate1(
+    text: str, parameters: list[str] | None, checks: dict[str, list[dict]], scorers: bool | None
+) -> tuple[list[str], list[str]]:
     from bot.golang.translate import feedback_options
 
     try:
         options, applied = feedback_options(text)
     except RequestError as exc:  # an unknown scorer
         return [], [str(exc)]
+    if "scorers" in options and scorers is False:
+        # The generator reads it only for a routing plugin that carries BLIS's scorers: the translation report
+        # would say "applied" while the plugin, its config and the baseline stay as they were.
+        why = (
+            "`scorers:` sets the BLIS scorers a routing plugin carries as its `scorers` parameter; this plugin has "
+            "none, so it would change nothing"
+        )
+        return applied, [why]
     unknown = sorted(set(options.get("deployed", {})) - set(parameters)) if parameters is not None else []
     if unknown:
         return applied, [
@@ -174,15 +189,23 @@ def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool, resul
     review does not import a stage) says why stage 5 could not judge the reports a rejudge would read."""
     parameters = None
     checks = None
+    scorers = None
     if gate == 1:
-        from bot.model import TranslationSummary
-
-        text = ctx.read(ctx.paths.translation_json)
-        if text is not None:
-            parameters = sorted(TranslationSummary.model_validate_json(text).thresholds)
+        defaults = _parameters_on_branch(ctx)
+        parameters = sorted(defaults) if defaults is not None else None
         checks = parameter_checks(ctx.request, ctx.dictionary)
+        scorers = has_scorers(ctx.request, ctx.dictionary)
     hypotheses = _hypotheses_on_branch(ctx) if gate == 2 else None
-    why = refusal(gate, reason, parameters=parameters, checks=checks, hypotheses=hypotheses, author=author)
+    why = refusal(
+        gate,
+        reason,
+        parameters=parameters,
+        checks=checks,
+        hypotheses=hypotheses,
+        author=author,
+        scorers=scorers,
+        examples=gate_examples(gate, ctx) if gate == 1 else None,
+    )
     if why is None and gate == 3 and ctx.results_dir is not None and results_problem is not None:
         unusable = results_problem(ctx)
         if unusable is not None:
@@ -193,14 +216,44 @@ def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool, resul
     return why
 
 
-def parameter_checks(request, dictionary) -> dict[str, list[dict]]:
-    """The Validate() checks of each plugin parameter the request's program gives (``ParamSpec.checks``)."""
+def _parameters_on_branch(ctx) -> dict[str, float] | None:
+    """The plugin's parameters and their defaults, from the committed translation summary (None before it)."""
+    from bot.model import TranslationSummary
+
+    text = ctx.read(ctx.paths.translation_json)
+    return dict(TranslationSummary.model_validate_json(text).thresholds) if text is not None else None
+
+
+def gate_examples(gate: int, ctx) -> dict[str, str] | None:
+    """The directives gate ``gate`` offers this promotion, with its own examples (None: the registry's)."""
+    if gate != 1:
+        return None
+    return directives.promotion_examples(
+        1, parameters=_parameters_on_branch(ctx), scorers=has_scorers(ctx.request, ctx.dictionary)
+    )
+
+
+def _analysis(request, dictionary):
     from bot.golang.analyze import analyze
-    from bot.golang.params import param_specs
     from bot.golang.source import parse_evolved_source
+
+    return analyze(parse_evolved_source(request.source_text, request.source), dictionary, request.kind)
+
+
+def has_scorers(request, dictionary) -> bool:
+    """Whether the plugin carries BLIS's scorers as a ``scorers`` parameter (``bot.golang.generate``: a routing
+    program that reads ws.scorers), the only plugin ``scorers:`` changes."""
     from bot.model import PolicyKind
 
-    analysis = analyze(parse_evolved_source(request.source_text, request.source), dictionary, request.kind)
+    return request.kind == PolicyKind.ROUTING and bool(_analysis(request, dictionary).uses_scorers)
+
+
+def parameter_checks(request, dictionary) -> dict[str, list[dict]]:
+    """The Validate() checks of each plugin parameter the request's program gives (``ParamSpec.checks``)."""
+    from bot.golang.params import param_specs
+    from bot.model import PolicyKind
+
+    analysis = _analysis(request, dictionary)
     return {p.name: p.checks for p in param_specs(analysis, None, request.kind == PolicyKind.SCHEDULING)}
 
 

@@ -354,6 +354,7 @@ class Runner:
     def _run_review(self, state: PipelineState, gate: int, rnd: int) -> PipelineState:
         from bot.review import review_gate
         from bot.review.brief import brief
+        from bot.review.change_request import gate_examples
 
         ctx = self.context(state)
         if self.agents is not None:
@@ -368,6 +369,7 @@ class Runner:
             findings=sorted(findings, key=lambda f: f.sort_key()),
             headline=headline,
             read_first=read_first,
+            directive_examples=gate_examples(gate, ctx),
         )
         self.log(f"gate {gate} review round {rnd}: {len(review.blocking)} blocking of {len(findings)} findings")
         state = pipeline.review_finished(state, review, now=self.clock(), max_rounds=self.max_rounds)

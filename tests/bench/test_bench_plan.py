@@ -270,6 +270,21 @@ def test_cv_from_prior_results(results_factory):
         make_plan(req, [_h("A1", ["load-spikes"], "ttft_mean")], prior_results=root, prior_cv=0.05)
 
 
+def test_sample_prior_results_size_a_plan_only_when_allowed_and_the_plan_says_so(tmp_path):
+    # found by a new user: `promote plan --prior-results` sized a GPU plan from synthetic reports without a word
+    # (stage 5 refuses the same reports without --allow-sample-data).
+    from bot.bench.errors import ReportError
+    from bot.bench.plan_markdown import plan_markdown
+
+    sample = PROJECT_ROOT / "examples" / "weighted-adaptive" / "results"
+    req, hs = _request(), [_h("A1", ["load-spikes"], "ttft_mean")]
+    with pytest.raises(ReportError, match="--allow-sample-data"):
+        make_plan(req, hs, prior_results=sample)
+    plan = make_plan(req, hs, prior_results=sample, allow_sample_data=True)
+    assert "SAMPLE DATA" in plan.cv_source and any("Sized from SAMPLE DATA" in n for n in plan.notes)
+    assert "SAMPLE DATA" in plan_markdown(plan)
+
+
 def test_single_repetition_priors_are_refused(results_factory):
     root, write = results_factory
     write("baseline", "load-spikes", 30, 1, make_doc(rate=30))

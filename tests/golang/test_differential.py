@@ -47,3 +47,20 @@ def test_the_report_explains_overlaps_and_broken_states():
     assert "| Disagreements it explains | Agreements it breaks | Agreement without it |" in text
     assert "| `a` (mapping a) | 2 | 1 | 75.0% |" in text
     assert "1 disagreement(s) are explained by more than one mapping on its own" in text
+
+
+def _snapshot_state() -> dict:
+    snap = {"ID": "pod-a", "QueueDepth": 1, "BatchSize": 2, "InFlightRequests": 3, "KVUtilization": 0.5}
+    ep = {"metrics": {"WaitingQueueSize": 1, "RunningRequestsSize": 2}, "prefix": {"match": 2, "total": 6}}
+    return {"blis": {"request": {"ID": "r0", "InputTokens": 10}, "snapshots": [snap]}, "llmd": {"endpoints": [ep]}}
+
+
+def test_an_admitters_example_states_and_fidelity_sentence_use_no_routing_words():
+    # found by a new user: an admitter's example states listed "prefix 2/6" per pod (it never reads them) and the
+    # fidelity sentence named "the picker's ties" (an admitter has no picker).
+    admit = differential.describe("admission", _snapshot_state(), {"blis": {"admit": True}, "llmd": {"admit": False}})
+    assert "prefix" not in admit and "BLIS admits, llm-d rejects" in admit
+    route = differential.describe("routing", _snapshot_state(), {"blis": {"target": "pod-a"}, "llmd": {"best": []}})
+    assert "prefix 2/6" in route
+    assert "picker's ties" not in fidelity_section(_fidelity())
+    assert "the admission path's signals" in fidelity_section(_fidelity())

@@ -290,6 +290,40 @@ def test_admission_wording_and_default_metric(dictionary):
     assert all(h.vvuq in VVUQ for h in hs)
 
 
+ROUTING_WORDS = ("spread requests across pods", "herding", "herd", "random tie-break", "request distribution")
+
+
+@pytest.mark.parametrize("gap", ["concurrency-races", "pod-health"])
+def test_admission_track_b_is_worded_for_an_admitter_and_routing_keeps_its_words(gap, dictionary):
+    # found by a new user: an admitter's B1 said "spread requests across pods ... herding" with "add a random
+    # tie-break" as the fix, and B5 "recover its request distribution"; an admitter never picks a pod.
+    def track_b(kind):
+        s = TranslationSummary(
+            kind=PolicyKind(kind),
+            plugin_type="evolved-x",
+            package_dir="pkg/x",
+            signals=["InFlightRequests"],
+            touched_gaps=[gap],
+        )
+        req = make_request(kind=kind, claims=[], source_text="")
+        return next(h for h in generate_hypotheses(req, s, dictionary) if h.source == gap)
+
+    adm = track_b("admission")
+    text = (adm.statement + " " + adm.diagnostic).lower()
+    assert not [w for w in ROUTING_WORDS if w in text], text
+    assert "admi" in text and adm.diagnostic.startswith("If this fails, it would indicate")
+    routing = track_b("routing")
+    assert dictionary.gap(gap).track_b.statement.replace("{plugin}", "`evolved-x`") in routing.statement
+    assert routing.diagnostic == dictionary.gap(gap).track_b.diagnostic
+
+
+def test_admission_concerns_do_not_talk_of_favouring_a_pod(dictionary):
+    for gap in dictionary.gaps:
+        assert gap.concern_for("routing") == gap.concern
+        words = [w for w in ("favouring a pod", "herd onto") if w in gap.concern_for("admission")]
+        assert not ("admission" in gap.touched_by_kinds and words), (gap.id, words)
+
+
 # ---------------------------------------------------------------- metric names
 
 

@@ -136,3 +136,39 @@ def test_the_parameter_hint_needs_a_near_name_and_a_value():
         assert why is not None and "Did you mean" not in why, why
     why = refusal(1, "set loadThreshold to 40", parameters=parameters)
     assert why is not None and "Did you mean `param loadLowThreshold: 40`" in why
+
+
+SCORERS_LINE = "scorers: prefix-affinity:1, load-balance:1"
+
+
+def test_scorers_is_refused_for_a_plugin_without_a_scorers_parameter():
+    # found by a new user: on an admitter `scorers:` was recorded and reported "Applied: baseline scorers set to
+    # ..." while the plugin, its config and the baseline stayed as they were.
+    why = refusal(1, SCORERS_LINE, parameters=["clockThreshold"], scorers=False)
+    assert why is not None and "would change nothing" in why and "nothing was recorded" in why
+    assert refusal(1, SCORERS_LINE, parameters=PARAMETERS, scorers=True) is None
+    assert refusal(1, SCORERS_LINE, parameters=PARAMETERS) is None  # unknown: nothing refused on a guess
+
+
+def test_only_a_routing_program_that_reads_the_blis_scorers_has_a_scorers_parameter():
+    from bot.model import PolicyKind
+    from bot.review.change_request import has_scorers
+
+    routing = PromotionRequest.load(REQUEST)
+    assert has_scorers(routing, load_dictionary())
+    assert not has_scorers(routing.model_copy(update={"kind": PolicyKind.ADMISSION}), load_dictionary())
+
+
+def test_gate_1_offers_a_promotion_its_own_parameter_and_no_scorers_it_lacks():
+    # found by a new user: an admitter's gate 1 offered `scorers:` and `param loadHighThreshold: 70`, a parameter
+    # of another plugin.
+    params = {"clockThreshold": 1e7, "shedFraction": 0.25}
+    examples = directives.promotion_examples(1, parameters=params, scorers=False)
+    forms = directives.for_gate(1, examples)
+    assert [d.name for d in forms] == ["param"] and forms[0].example == "param clockThreshold: 10000000"
+    assert refusal(1, forms[0].example, parameters=sorted(params), scorers=False, examples=examples) is None
+    assert "loadHighThreshold" not in directives.listing(1, examples)
+    assert "scorers:" not in refusal(1, "prose", parameters=sorted(params), scorers=False, examples=examples)
+    assert directives.promotion_examples(1, parameters=None, scorers=None) == {
+        d.name: d.example for d in directives.for_gate(1)
+    }

@@ -94,6 +94,7 @@ SAFE = {
         "rejected.gate",  # an int 1-3 (GateDecision)
         "request.id",
         "request.kind.value",
+        '"an" if request.kind.value[:1] in "aeiou" else "a"',  # the article of a PolicyKind value
         "request.origin.iteration",
         "request.plugin_type",
     },
@@ -266,3 +267,15 @@ def test_go_templates_escape_text_in_comments_and_strings():
                 if in_string and not expr.endswith("| goquote"):
                     problems.append(f"{p.name}:{n}: {{{{ {expr} }}}} inside a string literal; use | goquote")
     assert problems == []
+
+
+def test_the_pr_draft_names_an_admission_policy_with_its_article():
+    # found by a new user: the PR body said "a admission policy".
+    from types import SimpleNamespace as NS
+
+    from bot.render import environment
+
+    first = (MARKDOWN / "pr_draft.md.j2").read_text(encoding="utf-8").splitlines()[0]
+    for kind, want in (("admission", "an admission policy"), ("routing", "a routing policy")):
+        req = NS(title="T", kind=NS(value=kind), origin=NS(run="r", iteration=1), plugin_type="p")
+        assert want in environment().from_string(first).render(request=req)
