@@ -284,3 +284,23 @@ def test_gate_3_reads_the_same_headline_and_claims_table_at_the_top_of_verdicts_
     start = report.index("| Claim | BLIS predicted | llm-d measured (90% CI) | Verdict |")
     end = next(i for i in range(start, len(report)) if not report[i].startswith("| "))
     assert "\n".join(report[start:end]) in "\n".join(verdicts[:25])
+
+
+def test_a_whole_rehearsal_translates_the_program_once(tmp_path, monkeypatch):
+    """Issue 11: stages 2 and 4 and the gate reviews share one translation (cached by its inputs), so a full
+    `promote run --approve all` of the bundled example runs the translator, and its harness, once."""
+    import bot.golang.translate as translator
+    from bot.stages import translate as stage
+
+    monkeypatch.setattr(stage, "_CACHE", {})
+    calls = []
+    real = translator.translate
+
+    def counted(*args, **kwargs):
+        calls.append(kwargs.get("feedback"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(translator, "translate", counted)
+    args = ["--work", str(tmp_path / "w"), "--fork", str(tmp_path / "f"), "--approve", "all", "--quiet"]
+    assert main(["run", str(REQUEST), "--results", str(RESULTS), "--allow-sample-data", *args]) == 0
+    assert len(calls) == 1, calls
