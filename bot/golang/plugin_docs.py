@@ -385,10 +385,7 @@ def config_notes(an: Analysis, d, blis_values: dict, deployed: dict) -> dict[str
             f"{th.param}: simulator scale, calibrated on a few simulated instances; re-calibrate to this "
             f"deployment's per-pod load before relying on it{_moves_with(th, an)}."
         )
-        for th in an.thresholds
-        if th.param
-        and any(f.check == "hazard.sim-scale-threshold" and f.source_line in th.lines for f in an.findings)
-        and any(f.severity.value == "IMPORTANT" for f in an.findings if f.source_line in th.lines)
+        for th in sim_scale_thresholds(an)
     }
     for th in an.thresholds:
         entries = [d.signal(s) for s in th.signals]
@@ -402,6 +399,17 @@ def config_notes(an: Analysis, d, blis_values: dict, deployed: dict) -> dict[str
             f"{name}: re-calibrated at gate 1 to {go_float(value)} for this deployment (BLIS: {blis_values[name]})."
         )
     return notes
+
+
+def sim_scale_thresholds(an: Analysis) -> list:
+    """The parameters the analysis found at simulator scale (an IMPORTANT hazard.sim-scale-threshold)."""
+    return [
+        th
+        for th in an.thresholds
+        if th.param
+        and any(f.check == "hazard.sim-scale-threshold" and f.source_line in th.lines for f in an.findings)
+        and any(f.severity.value == "IMPORTANT" for f in an.findings if f.source_line in th.lines)
+    ]
 
 
 def _moves_with(th, an: Analysis) -> str:

@@ -228,6 +228,57 @@ def _admission_behaviour(defaults: dict) -> list[dict]:
     ]
 
 
+#: Running requests on the idler of two endpoints (the other runs twice as many) in the recalibration check:
+#: pod-scale loads, around thresholds raised to pod scale.
+RECALIBRATION_LOADS = (4, 8, 12, 16, 24, 32)
+
+
+def recalibration_specs(kind: str, defaults: dict, recalibrated: dict[str, float]) -> list[dict]:
+    """States that check the advice to re-calibrate simulator-scale thresholds: with the thresholds at the
+    ``recalibrated`` values and every other parameter as evolved, does a busier endpoint still score lower?"""
+    if kind != "routing" or not recalibrated:
+        return []
+    cands = [
+        _state(
+            [_endpoint(PROBE, _metrics(running=r, kv=0.3)), _endpoint("pod-b", _metrics(running=2 * r, kv=0.3))],
+            _request(),
+        )
+        for r in RECALIBRATION_LOADS
+    ]
+    return [
+        {
+            "name": "recalibrated",
+            "param": "",
+            "role": "observe",
+            "watch": "",
+            "op": "",
+            "value": 0,
+            "integer": False,
+            "endpoint": PROBE,
+            "defaults": defaults | recalibrated,
+            "candidates": cands,
+            "labels": [str(r) for r in RECALIBRATION_LOADS],
+        }
+    ]
+
+
+def recalibration_inversions(probe_specs: list[dict], results: list[dict]) -> list[tuple[int, float, int, float]]:
+    """(busier running, its score, idler running, its score) wherever the recalibrated plugin scored the busier
+    endpoint higher: the re-calibration the config asks for would send traffic to the busier pod."""
+    spec = next((s for s in probe_specs if s["name"] == "recalibrated"), None)
+    result = next((r for r in results if r["name"] == "recalibrated"), None)
+    if spec is None or result is None:
+        return []
+    out = []
+    for c in result.get("cases", []):
+        idler = int(spec["labels"][c["candidate"]])
+        scores = c["default"].get("scores", {})
+        a, b = scores.get(PROBE, 0.0), scores.get("pod-b", 0.0)
+        if b > a + 1e-9:
+            out.append((2 * idler, b, idler, a))
+    return out
+
+
 def behaviour_specs(kind: str, reads: set[str], defaults: dict) -> list[dict]:
     """States that say what the plugin does in llm-d terms: a busier endpoint, a fuller KV cache, ... (routing);
     which priorities an idle and an overloaded pool admit (admission)."""
@@ -323,7 +374,7 @@ def _fmt(v: float, integer: bool) -> str:
 
 def behaviour_facts(probe_specs: list[dict], results: list[dict]) -> list[tuple[str, str]]:
     """(label, direction) per behaviour state: how the loaded (or warmer) endpoint scored vs the other."""
-    spec = next((s for s in probe_specs if s["role"] == "observe"), None)
+    spec = next((s for s in probe_specs if s["name"] == "behaviour"), None)
     result = next((r for r in results if r["name"] == "behaviour"), None)
     if spec is None or result is None:
         return []

@@ -37,7 +37,7 @@ from bot.golang.differential import unexplained_words
 from bot.golang.generate import BASELINE_SCORERS, Generated, generate
 from bot.golang.gofiles import format_go
 from bot.golang.gonames import go_float
-from bot.golang.plugin_docs import config_line
+from bot.golang.plugin_docs import config_line, sim_scale_thresholds
 from bot.golang.report import render_report
 from bot.golang.safety import refuse_unsafe
 from bot.golang.source import EvolvedSource
@@ -148,12 +148,15 @@ def translate(
     probe_specs, untested = probes.specs(analysis, defaults, kind, untranslatable, gen.stateful)
     reads = set(analysis.signal_names) | ({"prefix"} if gen.consumes_prefix else set())
     probe_specs += probes.behaviour_specs(kind, reads, defaults)
+    recalibrated = _recalibration(analysis, options.get("deployed", {}))
+    probe_specs += probes.recalibration_specs(kind, defaults, recalibrated)
     request, _ = harness_build.request(
         src, analysis, gen, dictionary, plugin_type, probe_specs=probe_specs, states=states
     )
     answer = (executor or DirectExecutor()).run(request)
     cases = probes.select(analysis, probe_specs, answer.get("probes", []), kind) if answer.get("ok") else []
     behaviours = probes.behaviour_facts(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
+    inversions = probes.recalibration_inversions(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
     tested = {c.param for c in cases}
     untested += [
         f"`{s['param']}`: no llm-d input among the candidates made it decide the outcome"
@@ -186,6 +189,7 @@ def translate(
         gen.test_path
     ]
     hazards = _recalibrated(analysis, options.get("deployed", {}))
+    hazards += _inversion_findings(inversions, recalibrated, analysis, gen)
     findings = _anchor(
         safety + hazards + gen.findings + untested_findings + fidelity_findings(fidelity, gen), gen, analysis
     )
@@ -284,6 +288,51 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
             )
         ]
     return []
+
+
+#: How far the recalibration check raises simulator-scale thresholds when no one has chosen values: from a few
+#: requests per simulated instance to the tens a vLLM pod runs.
+POD_SCALE = 8
+RECALIBRATION = "hazard.recalibration-inverts"
+
+
+def _recalibration(an: Analysis, deployed: dict[str, float]) -> dict[str, float]:
+    """The values the recalibration check runs the plugin with: the ones a person chose at gate 1 when they
+    touch a simulator-scale threshold, else every such threshold times POD_SCALE (the rest as evolved)."""
+    sim = sim_scale_thresholds(an)
+    if any(th.param in deployed for th in sim):
+        return dict(deployed)
+    return {
+        th.param: (int(th.value) * POD_SCALE if th.go_type in ("int", "int64") else th.value * POD_SCALE) for th in sim
+    }
+
+
+def _inversion_findings(inversions, recalibrated: dict, an: Analysis, gen: Generated) -> list[Finding]:
+    """IMPORTANT when the re-calibration the config asks for sends traffic to the busier pod."""
+    if not inversions:
+        return []
+    busy, busy_score, idle, idle_score = inversions[0]
+    first = next(iter(recalibrated))
+    values = ", ".join(f"{k}={go_float(v)}" for k, v in recalibrated.items())
+    return [
+        Finding(
+            severity=Severity.IMPORTANT,
+            check=RECALIBRATION,
+            file=gen.config_path,
+            line=config_line(gen.epp_config, first),
+            message=(
+                f"re-calibrated to pod scale with every other parameter as evolved ({values}), the plugin scores "
+                f"a busier endpoint higher: {busy} running requests score {busy_score:.3f}, {idle} score "
+                f"{idle_score:.3f} (in {len(inversions)} of {len(probes.RECALIBRATION_LOADS)} load pairs); a "
+                "factor of the same step turns negative or a cut stops cutting"
+            ),
+            fix=(
+                "re-derive the parameters that act on the same load together (each taper must stay >= 0 up to its "
+                "cut, each cut must lower the score) and set them at gate 1 with `param NAME: VALUE` lines: the "
+                "translation reruns this check on those values"
+            ),
+        )
+    ]
 
 
 def _recalibrated(an: Analysis, deployed: dict[str, float]) -> list[Finding]:

@@ -204,3 +204,35 @@ def test_bad_plugin_type_is_rejected(example, dictionary):
     src, an, _ = example
     with pytest.raises(TranslationError):
         translate(src, an, dictionary, plugin_type="Not Kebab")
+
+
+def test_the_recalibration_the_config_asks_for_is_checked_on_the_compiled_plugin(example, dictionary):
+    """Found by an llm-d maintainer (twice): raising loadHighThreshold to pod scale, as the config says to, made a
+    pod with a full prefix hit score below a worse one, because the taper of the same step went negative. The
+    harness runs the plugin with the thresholds raised (every other parameter as evolved) and says so."""
+    from bot.golang.analyze import analyze
+    from bot.golang.source import load_evolved_source
+    from bot.golang.translate import translate
+
+    _, _, tr = example
+    [f] = [f for f in tr.findings if f.check == "hazard.recalibration-inverts"]
+    assert f.severity.value == "IMPORTANT" and f.file.startswith("deploy/config/") and f.line
+    assert "loadHighThreshold=56" in f.message and "scores a busier endpoint higher" in f.message
+    assert "param NAME: VALUE" in f.fix
+    src = load_evolved_source(EXAMPLE)
+    an = analyze(src, dictionary)
+    # A person's own values are what is checked: raising the cut alone inverts, moving its step with it does not.
+    alone = translate(
+        src, an, dictionary, plugin_type="evolved-adaptive-scorer", feedback="param loadHighThreshold: 64"
+    )
+    assert any(
+        "(loadHighThreshold=64)" in f.message for f in alone.findings if f.check == "hazard.recalibration-inverts"
+    )
+    together = translate(
+        src,
+        an,
+        dictionary,
+        plugin_type="evolved-adaptive-scorer",
+        feedback="param loadHighThreshold: 64\nparam loadLowThreshold: 36\nparam loadCoeff: 0.02",
+    )
+    assert not [f for f in together.findings if f.check == "hazard.recalibration-inverts"]
