@@ -211,21 +211,24 @@ def _admission_behaviour(defaults: dict) -> list[dict]:
         _state([_endpoint(PROBE, pools[load]), _endpoint("pod-b", pools[load])], _request(priority=priority))
         for load, priority in _ADMISSION_BEHAVIOUR
     ]
-    return [
-        {
-            "name": "behaviour",
-            "param": "",
-            "role": "observe",
-            "watch": "",
-            "op": "",
-            "value": 0,
-            "integer": False,
-            "endpoint": PROBE,
-            "defaults": defaults,
-            "candidates": cands,
-            "labels": [f"{load}:{priority}" for load, priority in _ADMISSION_BEHAVIOUR],
-        }
-    ]
+    return [_observe("behaviour", defaults, cands, [f"{load}:{priority}" for load, priority in _ADMISSION_BEHAVIOUR])]
+
+
+def _observe(name: str, defaults: dict, candidates: list[dict], labels: list[str]) -> dict:
+    """A probe that only records what the plugin decides on each candidate (with ``defaults`` as parameters)."""
+    return {
+        "name": name,
+        "param": "",
+        "role": "observe",
+        "watch": "",
+        "op": "",
+        "value": 0,
+        "integer": False,
+        "endpoint": PROBE,
+        "defaults": defaults,
+        "candidates": candidates,
+        "labels": labels,
+    }
 
 
 #: Running requests on the idler of two endpoints (the other runs twice as many) in the recalibration check:
@@ -245,21 +248,7 @@ def recalibration_specs(kind: str, defaults: dict, recalibrated: dict[str, float
         )
         for r in RECALIBRATION_LOADS
     ]
-    return [
-        {
-            "name": "recalibrated",
-            "param": "",
-            "role": "observe",
-            "watch": "",
-            "op": "",
-            "value": 0,
-            "integer": False,
-            "endpoint": PROBE,
-            "defaults": defaults | recalibrated,
-            "candidates": cands,
-            "labels": [str(r) for r in RECALIBRATION_LOADS],
-        }
-    ]
+    return [_observe("recalibrated", defaults | recalibrated, cands, [str(r) for r in RECALIBRATION_LOADS])]
 
 
 def recalibration_inversions(probe_specs: list[dict], results: list[dict]) -> list[tuple[int, float, int, float]]:
@@ -299,21 +288,7 @@ def behaviour_specs(kind: str, reads: set[str], defaults: dict) -> list[dict]:
         pairs.append(("prefix", None, None))
     if not cands:
         return []
-    return [
-        {
-            "name": "behaviour",
-            "param": "",
-            "role": "observe",
-            "watch": "",
-            "op": "",
-            "value": 0,
-            "integer": False,
-            "endpoint": PROBE,
-            "defaults": defaults,
-            "candidates": cands,
-            "labels": [p[0] for p in pairs],
-        }
-    ]
+    return [_observe("behaviour", defaults, cands, [p[0] for p in pairs])]
 
 
 def select(an: Analysis, probe_specs: list[dict], results: list[dict], kind: str) -> list[Case]:
