@@ -205,8 +205,12 @@ def specs(
 _ADMISSION_BEHAVIOUR = [(load, priority) for load in ("idle", "overloaded") for priority in (1, 0, -1)]
 
 
+#: The endpoint metrics of an idle and of an overloaded pool in those states (the generated test writes them out).
+ADMISSION_POOLS = {"idle": _metrics(queue=0, running=2, kv=0.1), "overloaded": _metrics(queue=32, running=64, kv=0.97)}
+
+
 def _admission_behaviour(defaults: dict) -> list[dict]:
-    pools = {"idle": _metrics(queue=0, running=2, kv=0.1), "overloaded": _metrics(queue=32, running=64, kv=0.97)}
+    pools = ADMISSION_POOLS
     cands = [
         _state([_endpoint(PROBE, pools[load]), _endpoint("pod-b", pools[load])], _request(priority=priority))
         for load, priority in _ADMISSION_BEHAVIOUR

@@ -28,7 +28,7 @@ from bot.golang.generate import (
 )
 from bot.golang.gofiles import sort_imports
 from bot.golang.gonames import go_float, go_quote, render
-from bot.golang.probes import CLOCK, Case
+from bot.golang.probes import ADMISSION_POOLS, CLOCK, Case
 from bot.model import PolicyKind
 
 _TEST_METRICS = {
@@ -41,12 +41,6 @@ _TEST_METRICS = {
 _SIMPLE_M = re.compile(r"^(int|int64|float64)?\(?m\.(\w+)\)?$")
 _HEADER_REQ = re.compile(r'^req\.Headers\["([^"]+)"\]$')
 _SIMPLE_REQ = re.compile(r"^req\.(\w+)$")
-#: The admission behaviour states' endpoint metrics (bot.golang.probes._admission_behaviour), as Go literals.
-_ADMISSION_POOLS = {
-    "idle": "&fwkdl.Metrics{RunningRequestsSize: 2, KVCacheUsagePercent: 0.1, CacheNumBlocks: 8000}",
-    "overloaded": "&fwkdl.Metrics{WaitingQueueSize: 32, RunningRequestsSize: 64, KVCacheUsagePercent: 0.97, "
-    "CacheNumBlocks: 8000}",
-}
 _BEHAVIOUR_NAMES = {
     "waiting": "an endpoint with more waiting requests",
     "running": "an endpoint with more running requests",
@@ -187,7 +181,7 @@ def render_test(
     for label, direction in behaviours:
         if ":" in label:  # admission: what an idle or overloaded pool does with a request of some priority
             load, priority = label.split(":")
-            m = _ADMISSION_POOLS[load]
+            m = _metrics_literal(ADMISSION_POOLS[load])
             behaviour_rows.append(
                 {
                     "name": f"an {load} pool {'admits' if direction == 'admit' else 'rejects'} a request of "
