@@ -166,7 +166,9 @@ def _prune_imports(text: str) -> str:
         if name == "_":
             continue
         if not re.search(rf"\b{re.escape(name)}\.", _without_imports(text)):
-            cuts.append((spec.start_byte, spec.end_byte))
+            # `import "sort"` alone: the declaration goes with its only spec (a bare `import` does not parse)
+            node = spec.parent if spec.parent is not None and spec.parent.type == "import_declaration" else spec
+            cuts.append((node.start_byte, node.end_byte))
     for a, b in sorted(cuts, reverse=True):
         data = data[:a] + data[b:]
     out = data.decode("utf-8")

@@ -9,10 +9,13 @@ for what they leave unexplained, each adapter line bypassed in turn); one no sin
 off does is "several mappings together"; one that survives all of them is "score composition" (how
 the plugin's scores are rescaled and combined with the other scorers, and picker ties). Pure.
 
-Agreement of one routing state is the probability both pick the same endpoint when each picks
+Agreement of one routing or scheduling state is how alike the two choices are when each side picks
 uniformly among its own best (BLIS: among equal scores when its rng breaks ties, else its target;
-llm-d: max-score-picker shuffles equal totals); of one admission state, 1 when both admit or both
-reject.
+llm-d: max-score-picker shuffles equal totals): the probability mass the two choices share,
+1 - total variation distance. It is 1 when both have the same best endpoints, however many tie (three
+empty queues on both sides decide alike, though a coin picks among them), 0 when no endpoint is best on
+both, and 1/2 when BLIS ties two endpoints and llm-d picks one of them. Of one admission state: 1 when
+both admit or both reject.
 """
 
 from __future__ import annotations
@@ -25,6 +28,15 @@ COMPOSITION = "score-composition"
 SEVERAL = "several-mappings"
 SIGNAL = "signal:"
 EXAMPLES = 3
+#: What "deciding alike" means per policy kind. A scheduling program orders an instance's queue and chooses
+#: no endpoint: its plugin scores endpoints by where the request would sit in each queue, so the decision
+#: compared is the endpoint where the evolved ordering serves the request earliest (BLIS, on the requests
+#: really waiting) against the plugin's own best (on the queue lengths the EPP sees).
+DECISIONS = {
+    "admission": "the same admit or reject",
+    "routing": "the same endpoint",
+    "scheduling": "the same endpoint: where the evolved ordering serves the request earliest",
+}
 
 
 def state_agreement(kind: str, result: dict) -> float | None:
@@ -43,7 +55,7 @@ def state_agreement(kind: str, result: dict) -> float | None:
     picked = set(llmd.get("best") or [])
     if not best or not picked:
         return 0.0
-    return len(best & picked) / (len(best) * len(picked))
+    return len(best & picked) / max(len(best), len(picked))
 
 
 def _mean(values: list[float]) -> float:
@@ -113,7 +125,7 @@ def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, 
     causes_out.sort(key=lambda c: (-c.states, c.mapping))
     notes = [f"scorer {t} in the profile is not in the harness's mirror; left out" for t in out.get("unsupported", [])]
     return Fidelity(
-        decision="the same admit or reject" if kind == "admission" else "the same endpoint",
+        decision=DECISIONS.get(kind, "the same endpoint"),
         states=len(valid),
         seed=seed,
         agreement=round(agreement, 4),
@@ -138,6 +150,8 @@ def describe(kind: str, state: dict, result: dict) -> str:
     if req.get("SessionID"):
         who += ", session"
     who += ")"
+    if kind == "scheduling":
+        return _describe_queues(state, result, who)
     parts = []
     for snap, ep in zip(blis["snapshots"], llmd["endpoints"], strict=False):
         m = ep.get("metrics") or {}
@@ -159,8 +173,32 @@ def describe(kind: str, state: dict, result: dict) -> str:
     return f"{who}; {'; '.join(parts)} -> {verdict}"
 
 
+def _describe_queues(state: dict, result: dict, who: str) -> str:
+    """A scheduling state: each endpoint's real queue (classes, oldest first), the count the plugin sees,
+    and where each side would serve the request."""
+    blis, llmd = state["blis"], state["llmd"]
+    scores = result["blis"].get("scores") or {}
+    parts = []
+    for snap, ep in zip(blis["snapshots"], llmd["endpoints"], strict=False):
+        queue = (blis.get("queues") or {}).get(snap["ID"]) or []
+        classes = ", ".join(q.get("SLOClass") or "none" for q in queue[:6]) + (", ..." if len(queue) > 6 else "")
+        position = -int(scores.get(snap["ID"], 0))
+        parts.append(
+            f"{snap['ID']}: BLIS queue {len(queue)} ({classes or 'empty'}), serves it at position {position}; "
+            f"llm-d q={(ep.get('metrics') or {}).get('WaitingQueueSize')}"
+        )
+    req = blis["request"]
+    who = who[:-1] + f", class {req.get('SLOClass') or 'none'})"
+    b, ld = result["blis"], result["llmd"]
+    best = [k for k, v in scores.items() if scores and v == max(scores.values())]
+    verdict = f"BLIS serves it earliest on {' or '.join(best) or b.get('target')}, llm-d prefers {' or '.join(ld.get('best') or ['nothing'])}"
+    return f"{who}; {'; '.join(parts)} -> {verdict}"
+
+
 def unexplained_words(fidelity) -> str:
     """What the disagreements no single mapping explains come from, in the policy's own terms."""
     if "admit" in (fidelity.decision or ""):
         return "the admission path as a whole (no single mapping explains them; several act together)"
+    if "ordering" in (fidelity.decision or ""):
+        return "how the plugin builds its pseudo-queue"
     return "score composition"

@@ -28,7 +28,7 @@ from bot.yaml_safe import load_yaml
 
 KIND = "go-harness"
 SEED = 20260823
-STATES = {PolicyKind.ROUTING: 1000, PolicyKind.ADMISSION: 500}
+STATES = {PolicyKind.ROUTING: 1000, PolicyKind.ADMISSION: 500, PolicyKind.SCHEDULING: 500}
 FLOOR_HIGH = 0.99  # every signal the logic reads is high-fidelity
 FLOOR_MIXED = 0.95  # some signal is medium or low fidelity (or untranslatable)
 _SCALARS = {"int", "int64", "int32", "float64", "float32", "string", "bool"}
@@ -51,6 +51,8 @@ def profile(gen: Generated, kind: PolicyKind, plugin_type: str) -> list[dict]:
 
 
 def spec_for(an: Analysis, gen: Generated) -> world.Spec:
+    if an.kind == PolicyKind.SCHEDULING:
+        return world.Spec(kind=an.kind.value, reads=frozenset(an.signal_names), incumbents=incumbents(gen))
     reads = set(an.signal_names) | set(gen.baseline_signals)
     if gen.uses_scorers:
         reads |= {"QueueDepth", "KVUtilization"}
@@ -63,6 +65,21 @@ def spec_for(an: Analysis, gen: Generated) -> world.Spec:
         for s in th.signals
     ]
     return world.Spec(kind=an.kind.value, reads=frozenset(reads), thresholds=thresholds, stateful=gen.stateful)
+
+
+def incumbents(gen: Generated) -> world.Incumbents:
+    """What a queue-position scorer assumes is waiting: its incumbent* parameters as the EndpointPickerConfig
+    sets them (a person may have changed them at gate 1), else as generated."""
+    values = {p.name: p.json_default for p in gen.params}
+    for plugin in (load_yaml(gen.epp_config) or {}).get("plugins") or []:
+        params = plugin.get("parameters") or {}
+        if "incumbentSLOClass" in params:
+            values |= params
+    return world.Incumbents(
+        str(values.get("incumbentSLOClass", "standard")),
+        int(values.get("incumbentInputTokens", 512)),
+        int(values.get("incumbentSpacingUs", 50_000)),
+    )
 
 
 def untranslatable_reads(an: Analysis, gen: Generated, d: Dictionary) -> list[tuple[str, str]]:
@@ -258,7 +275,7 @@ def request(
         "evolved.Factory(", f"evolved.{gen.factory}("
     )
     plan, meaning = (None, {})
-    if differential and an.kind != PolicyKind.SCHEDULING:
+    if differential:
         plan, meaning = run_plan(an, gen, d, states)
     floor, high = floor_for(an, gen, d)
     args = {

@@ -88,6 +88,14 @@ MAPPINGS: dict[str, Mapping] = {
             "sheddable; BLIS's batch and background arrive as sheddable and the empty class as standard",
         ),
         Mapping(
+            "queue-contents",
+            "waiting requests modelled",
+            frozenset({"WaitingRequests"}),
+            "the EPP sees only each endpoint's WaitingQueueSize, so the plugin orders a pseudo-queue of that many "
+            "incumbents (class incumbentSLOClass, incumbentInputTokens tokens, incumbentSpacingUs apart) where BLIS "
+            "orders the requests really waiting",
+        ),
+        Mapping(
             "kv-block-counts",
             "published KV block counts",
             frozenset({"FreeKVBlocks", "TotalKvCapacityTokens", "KvTokensInUse"}),
@@ -117,22 +125,37 @@ class Threshold:
     value: float
 
 
+@dataclass(frozen=True)
+class Incumbents:
+    """What a scheduling plugin assumes about the requests waiting on an endpoint it cannot see (its
+    incumbent* parameters): the world a switched-off ``queue-contents`` mapping gives BLIS too."""
+
+    slo_class: str = "standard"
+    tokens: int = 512
+    spacing_us: int = 50_000
+
+
 @dataclass
 class Spec:
-    kind: str  # routing | admission
+    kind: str  # routing | admission | scheduling
     reads: frozenset[str]  # BLIS signals the program reads (canonical names, EffectiveLoad expanded)
     thresholds: list[Threshold] = field(default_factory=list)
     stateful: bool = False  # the receiver keeps state across calls: give states a short history
     classes: tuple[str, ...] = ("critical", "standard", "sheddable", "batch", "background", "")
+    incumbents: Incumbents | None = None  # scheduling: every instance has a wait queue
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "kind": self.kind,
             "reads": sorted(self.reads),
             "thresholds": [[t.signal, t.value] for t in self.thresholds],
             "stateful": self.stateful,
             "classes": list(self.classes),
         }
+        if self.incumbents is not None:
+            inc = self.incumbents
+            out["incumbents"] = {"class": inc.slo_class, "tokens": inc.tokens, "spacingUs": inc.spacing_us}
+        return out
 
     @classmethod
     def from_json(cls, data: dict) -> Spec:
@@ -141,13 +164,21 @@ class Spec:
             kind, reads, stateful = data["kind"], data["reads"], data["stateful"]
             thresholds = [Threshold(str(sig), float(v)) for sig, v in data["thresholds"]]
             classes = tuple(data["classes"])
+            inc = data.get("incumbents")
+            incumbents = None
+            if inc is not None:
+                incumbents = Incumbents(str(inc["class"]), int(inc["tokens"]), int(inc["spacingUs"]))
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"sampling spec: {exc!r}") from None
-        if kind not in ("routing", "admission") or not isinstance(stateful, bool):
-            raise ValueError("sampling spec: kind must be routing or admission, stateful a boolean")
+        if kind not in ("routing", "admission", "scheduling") or not isinstance(stateful, bool):
+            raise ValueError("sampling spec: kind must be routing, admission or scheduling, stateful a boolean")
         if not all(isinstance(x, str) for x in (*reads, *classes)) or not classes:
             raise ValueError("sampling spec: reads and classes must be lists of names")
-        return cls(kind, frozenset(reads), thresholds, stateful, classes)
+        if (kind == "scheduling") != (incumbents is not None):
+            raise ValueError("sampling spec: a scheduling spec, and only one, says what its incumbents are")
+        if incumbents is not None and not (0 <= incumbents.tokens <= 1 << 20 and 0 <= incumbents.spacing_us <= 10**10):
+            raise ValueError("sampling spec: incumbent tokens and spacing must be small non-negative integers")
+        return cls(kind, frozenset(reads), thresholds, stateful, classes, incumbents)
 
 
 @dataclass
@@ -162,6 +193,7 @@ class Instance:
     prefix: int
     published: bool = True
     stale: tuple[int, int, float] | None = None  # (queued, running, kv) as last scraped
+    waiting: list[tuple[Req, int]] | None = None  # scheduling: the queued requests and their arrivals, oldest first
 
 
 @dataclass
@@ -185,12 +217,15 @@ class TrueState:
     seed: int
     history: list[tuple[Req, int]] = field(default_factory=list)  # earlier requests and their clocks
     origin: str = "random"  # random | llm-d-scale | boundary:<signal>
+    incumbents: Incumbents | None = None  # scheduling: what the plugin assumes is waiting
 
 
 def applicable_mappings(spec: Spec) -> list[str]:
     reads = set(spec.reads)
     if "EffectiveLoad" in reads:
         reads |= {"QueueDepth", "BatchSize", "InFlightRequests"}
+    if spec.incumbents is not None:  # a scheduling plugin reads each endpoint's queue length and models its contents
+        reads |= {"QueueDepth", "WaitingRequests"}
     return [m.id for m in MAPPINGS.values() if m.signals & reads]
 
 
@@ -213,8 +248,29 @@ def sample(spec: Spec, n: int, seed: int = 20260823) -> list[TrueState]:
             inst = rng.choice(state.instances)
             _SETTERS[th.signal](inst, state, th.value + rng.choice((-1, 0, 1)) * _step(th), rng)
             state.origin = f"boundary:{th.signal}"
+        if spec.incumbents is not None:
+            _fill_queues(rng, spec, state)
         states.append(state)
     return states
+
+
+#: Longest a sampled request has waited, in µs: a few seconds, as in a saturated vLLM queue.
+MAX_WAIT_US = 5_000_000
+
+
+def _fill_queues(rng: random.Random, spec: Spec, state: TrueState) -> None:
+    """Give every instance its queued requests (after any boundary setter moved the counts): classes,
+    lengths and deadlines drawn like the incoming request's, arrivals up to MAX_WAIT_US ago, oldest first."""
+    state.incumbents = spec.incumbents
+    for inst in state.instances:
+        ages = sorted((rng.randint(1, MAX_WAIT_US) for _ in range(inst.queued)), reverse=True)
+        inst.waiting = [
+            (
+                _random_request(rng, spec, f"{inst.name}-q{k}", rng.choice((12, 100, 512, 1024, 2048, 4096))),
+                state.clock - age,
+            )
+            for k, age in enumerate(ages)
+        ]
 
 
 def _step(th: Threshold) -> float:
@@ -393,13 +449,37 @@ def _blis_class(req: Req, off: frozenset[str]) -> str:
 def _blis_view(
     state: TrueState, req: Req, clock: int, off: frozenset[str], snapshots: list[dict] | None = None
 ) -> dict:
-    return {
+    view = {
         "clock": clock,
         "request": _blis_request(req, clock, off),
         "snapshots": _blis_snapshots(state, off) if snapshots is None else snapshots,
         "prefix": {inst.name: inst.prefix for inst in state.instances},
         "blockSize": BLOCK_SIZE,
     }
+    if state.incumbents is not None:
+        view["queues"] = _blis_queues(state, off)
+    return view
+
+
+def _blis_queues(state: TrueState, off: frozenset[str]) -> dict[str, list[dict]]:
+    """Each instance's wait queue as BLIS holds it, oldest first. With ``queue-contents`` switched off the
+    world's queues are what the plugin assumes: as many incumbents, of its class and length, evenly spaced
+    (``queuePosition`` in the scorer template). The class mapping is the incoming request's: waiting
+    requests never pass through the plugin's adapter, so their classes stay as they are."""
+    inc = state.incumbents
+    assert inc is not None
+    keep = off - {"slo-class-mapping"}
+    out = {}
+    for inst in state.instances:
+        waiting = inst.waiting or []
+        if "queue-contents" in off:
+            n = len(waiting)
+            waiting = [
+                (Req(f"queued-{k}", inc.tokens, inc.slo_class, "", "", 0, 4.0), state.clock - (n - k) * inc.spacing_us)
+                for k in range(n)
+            ]
+        out[inst.name] = [_blis_request(r, arrival, keep) for r, arrival in waiting]
+    return out
 
 
 def _blis_snapshots(state: TrueState, off: frozenset[str]) -> list[dict]:
@@ -425,6 +505,7 @@ def _blis_snapshots(state: TrueState, off: frozenset[str]) -> list[dict]:
 
 
 def _blis_request(req: Req, clock: int, off: frozenset[str]) -> dict:
+    """``req`` as BLIS's Request holds it, arrived at ``clock``."""
     cls = _blis_class(req, off)
     return {
         "ID": req.id,

@@ -23,11 +23,15 @@ def fidelity_section(f: Fidelity | None) -> str:
     if not f.measured:
         return "\n".join([*out, f"**Not measured**: {f.reason}", ""])
     admits = "admit" in (f.decision or "")
-    how_llmd_runs_it = (
-        "its adapter and the admission path's signals"
-        if admits
-        else "its adapter, the EndpointPickerConfig's profile, the picker's ties"
-    )
+    queues = "ordering" in (f.decision or "")
+    if admits:
+        how_llmd_runs_it = "its adapter and the admission path's signals"
+    elif queues:
+        how_llmd_runs_it = (
+            "its adapter and the queue lengths the EPP scrapes; its own scores, apart from the profile's other scorers"
+        )
+    else:
+        how_llmd_runs_it = "its adapter, the EndpointPickerConfig's profile, the picker's ties"
     out.append(
         f"On {f.states} sampled states (seed {f.seed}: simulator-scale and llm-d-scale loads, and states on every "
         f"threshold's boundary), the plugin as llm-d runs it ({how_llmd_runs_it}) decided like the BLIS original (**{f.decision}**) in **{f.agreement:.1%}** of them "
@@ -68,6 +72,12 @@ def fidelity_section(f: Fidelity | None) -> str:
         out.append(
             f"{f.unattributed} disagreement(s) survive every mapping switched off one at a time: several mappings act "
             "together on them (the admission path as a whole); the example states show which signals differ."
+        )
+        out.append("")
+    elif f.unattributed and queues:
+        out.append(
+            f"{f.unattributed} disagreement(s) survive every mapping switched off: the plugin's pseudo-queue and the "
+            "BLIS queue it models then hold the same requests, so these come from how the plugin builds that queue."
         )
         out.append("")
     elif f.unattributed:

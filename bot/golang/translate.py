@@ -224,13 +224,6 @@ def translate(
 
 
 def _fidelity(answer: dict, an: Analysis) -> Fidelity | None:
-    if an.kind.value == "scheduling":
-        return Fidelity(
-            measured=False,
-            decision="queue position (not compared)",
-            reason="BLIS's OrderQueue orders one instance's queue and chooses no endpoint, so there is no decision "
-            "to compare; the plugin's queue-position scores are covered by its unit tests",
-        )
     if not answer.get("ok"):
         lines = [ln.strip() for ln in answer.get("build_log", "").splitlines() if ln.strip()]
         first = next((ln for ln in lines if ".go:" in ln), lines[0] if lines else "no output")
@@ -243,8 +236,6 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
     if f is None:
         return []
     if not f.measured:
-        if f.decision.startswith("queue"):
-            return []
         return [
             Finding(
                 severity=Severity.IMPORTANT,
@@ -270,8 +261,7 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
                     f"the plugin decides like the BLIS original ({f.decision}) in {f.agreement:.1%} of {f.states} "
                     f"sampled states, below the {f.floor:.0%} floor; {largest}"
                 ),
-                fix="map the signal as BLIS defines it, carry the term into the plugin, or justify the gap in the report "
-                "(the translation report lists example states per cause)",
+                fix=_below_floor_fix(top.mapping if top else None),
             )
         ]
     if f.agreement < 1.0:
@@ -288,6 +278,20 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
             )
         ]
     return []
+
+
+def _below_floor_fix(largest: str | None) -> str:
+    if largest == "queue-contents":
+        return (
+            "the EPP cannot see which requests wait, so the plugin assumes each waiting request looks like its "
+            "incumbentSLOClass, incumbentInputTokens and incumbentSpacingUs parameters: set them in the "
+            "EndpointPickerConfig to your workload's typical waiting request, or accept the gap (Track B's "
+            "queue-ordering-authority hypothesis measures what it costs on GPUs)"
+        )
+    return (
+        "map the signal as BLIS defines it, carry the term into the plugin, or justify the gap in the report "
+        "(the translation report lists example states per cause)"
+    )
 
 
 #: How far the recalibration check raises simulator-scale thresholds when no one has chosen values: from a few

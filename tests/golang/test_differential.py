@@ -64,3 +64,19 @@ def test_an_admitters_example_states_and_fidelity_sentence_use_no_routing_words(
     assert "prefix 2/6" in route
     assert "picker's ties" not in fidelity_section(_fidelity())
     assert "the admission path's signals" in fidelity_section(_fidelity())
+
+
+def _pick(blis_best: list[str], llmd_best: list[str]) -> dict:
+    scores = {name: (1.0 if name in blis_best else 0.0) for name in ("pod-a", "pod-b", "pod-c")}
+    blis = {"target": blis_best[0], "scores": scores, "randomTies": True}
+    return {"blis": blis, "llmd": {"best": llmd_best}}
+
+
+def test_tied_endpoints_that_both_sides_share_count_as_deciding_alike():
+    """Three empty queues on both sides: the same choice, though a coin picks among them (it was 1/3)."""
+    three = ["pod-a", "pod-b", "pod-c"]
+    assert differential.state_agreement("scheduling", _pick(three, three)) == 1.0
+    assert differential.state_agreement("routing", _pick(["pod-a", "pod-b"], ["pod-a"])) == 0.5
+    assert differential.state_agreement("routing", _pick(["pod-a"], ["pod-a", "pod-b"])) == 0.5
+    assert differential.state_agreement("routing", _pick(["pod-a"], ["pod-b"])) == 0.0
+    assert differential.state_agreement("routing", _pick(["pod-a"], ["pod-a"])) == 1.0

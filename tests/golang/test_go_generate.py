@@ -179,9 +179,22 @@ def test_scheduling_becomes_a_queue_position_scorer(dictionary):
     _, _, tr = translate_path(FIXTURES / "scheduling_priority.py", dictionary, "evolved-aging")
     main = next(t for p, t in tr.files.items() if p.endswith("evolved_aging.go"))
     assert "func (s *EvolvedAging) queuePosition(" in main and "s.policy.OrderQueue(queue, clock)" in main
-    assert tr.summary.fidelity is not None and not tr.summary.fidelity.measured
     assert tr.summary.thresholds == {"arrivalTimeThreshold": 3_000_000}
     assert any(f.check == "translate.queue-order-as-score" for f in tr.findings)
+
+
+def test_a_scheduling_plugin_is_measured_against_the_evolved_ordering_on_the_real_queues(dictionary):
+    """BLIS orders the requests really waiting; the plugin sees queue lengths and models the rest. With every
+    mapping switched off (the queues hold what the plugin assumes, metrics fresh, the class as BLIS's) both
+    serve the request earliest on the same endpoints, so every difference has a named cause."""
+    _, _, tr = translate_path(FIXTURES / "scheduling_priority.py", dictionary, "evolved-aging")
+    f = tr.summary.fidelity
+    assert f is not None and f.measured and f.states == 500 and f.errors == 0
+    assert f.decision.startswith("the same endpoint: where the evolved ordering serves the request earliest")
+    assert f.agreement_all_off == 1.0 and f.unattributed == 0
+    assert f.agreement < 1.0 and "queue-contents" in {c.mapping for c in f.causes}
+    section = tr.report_markdown.split("## Fidelity")[1].split("## Findings")[0]
+    assert "BLIS queue" in section and "serves it at position" in section
 
 
 def test_feedback_is_recorded_and_scorers_directive_applied(dictionary):
