@@ -43,6 +43,14 @@ _KNOBS = {
 }
 
 
+#: A scheduling plugin orders a pseudo-queue of the probe endpoint's waiting requests: their ages and number
+#: come from its queue length (incumbents arrive incumbentSpacingUs apart), the request's class from its priority.
+_SCHEDULING_KNOBS = _KNOBS | {"Clock": ("queue",), "ArrivalTime": ("queue",), "SLOClass": ("queue", "priority")}
+#: Queue lengths a scheduling probe tries: the oldest incumbent has waited length x incumbentSpacingUs, so an
+#: age term needs long queues to outweigh a class term.
+_SCHEDULING_QUEUES = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256]
+
+
 @dataclass
 class Case:
     """One generated unit-test case, in llm-d terms."""
@@ -126,11 +134,12 @@ def _values(v: float, knob: str) -> list:
 def candidates(th: Threshold, kind: str, extra: tuple[str, ...] = ()) -> list[dict]:
     """Inputs varying the llm-d sources of the signals the threshold reads (pod-a is the probe), and
     the ``extra`` inputs the branch may also depend on (the request's class, earlier requests)."""
-    knobs = sorted({k for s in th.signals for k in _KNOBS.get(s, ())})
+    table = _SCHEDULING_KNOBS if kind == "scheduling" else _KNOBS
+    knobs = sorted({k for s in th.signals for k in table.get(s, ())})
     if not knobs:
         return []
     knobs += [k for k in extra if k not in knobs]
-    grids = [_values(th.value, k) for k in knobs]
+    grids = [_SCHEDULING_QUEUES if kind == "scheduling" and k == "queue" else _values(th.value, k) for k in knobs]
     out: list[dict] = []
     others = [_metrics(), _metrics(queue=2, running=4, kv=0.3)]
     combos = list(itertools.product(*grids))
@@ -175,7 +184,9 @@ def specs(
             )
             continue
         extra: tuple[str, ...] = ()
-        if kind == "admission":
+        if kind == "scheduling":
+            extra = ("queue", "priority")  # the request's place in a queue depends on both, whatever the term reads
+        elif kind == "admission":
             extra = ("priority", "warmups") if stateful else ("priority",)
         elif "SessionID" in an.signal_names:
             extra = ("session",)

@@ -181,6 +181,12 @@ def test_scheduling_becomes_a_queue_position_scorer(dictionary):
     assert "func (s *EvolvedAging) queuePosition(" in main and "s.policy.OrderQueue(queue, clock)" in main
     assert tr.summary.thresholds == {"arrivalTimeThreshold": 3_000_000}
     assert any(f.check == "translate.queue-order-as-score" for f in tr.findings)
+    # The age threshold decides on a long enough queue: both of its sides get a unit test, found by the harness.
+    assert sorted(t.split(":")[1].split(",")[0] for t in tr.tests) == [
+        " pod-a's compared value 3200000 is past it",
+        " pod-a's compared value 350000 is not past it",
+    ]
+    assert not [f for f in tr.findings if f.check == "translate.untested-parameter"]
 
 
 def test_a_scheduling_plugin_is_measured_against_the_evolved_ordering_on_the_real_queues(dictionary):
