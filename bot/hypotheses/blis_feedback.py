@@ -4,9 +4,12 @@ The seed's loop back: a refuted hypothesis asks for a structural-model
 hypothesis (Track A), a BLIS enhancement (Track B) or a re-evolution (Track C).
 Beyond refutations, a recommendation is made only when the evidence shows it:
 
-- **BLIS's magnitude is off** when a measured cell's interval excludes the
-  change BLIS predicted (a point estimate alone proves nothing on a few runs),
-  said with both numbers;
+- **BLIS's magnitude is off** when a measured cell's whole interval lies
+  outside the band every hypothesis document states (attenuation below 0.3x,
+  amplification above 2x BLIS's change; a point estimate alone proves nothing
+  on a few runs), said with both numbers; for a scheduling policy the gap is
+  the translation's (a placement scorer, not a queue order), not the
+  simulator's latency model;
 - **the gain may not be the mechanism's** when the mechanism check found it
   spread evenly over every workload, or larger elsewhere than on the
   evolved-for workload (``bot.stats.guards``); a change within the noise floor
@@ -21,7 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from bot.model import Direction, Hypothesis, Track, Verdict, VerdictStatus
+from bot.model import Direction, Hypothesis, PolicyKind, Track, Verdict, VerdictStatus
 
 #: Mechanism-check flags that show something about where the gain is (bot.stats.guards.mechanism_flags).
 _SPREAD = "gain may not come from the evolved mechanism"
@@ -84,27 +87,65 @@ def _refuted(h: Hypothesis, v: Verdict) -> Recommendation | None:
     )
 
 
-def _magnitude(h: Hypothesis, v: Verdict) -> Recommendation | None:
+def _off_band(p: float, lo: float, hi: float) -> str | None:
+    """How a cell's interval sits against BLIS's magnitude ``p``, when all of it lies outside the band the
+    hypothesis documents (``bot.stats.guards``: attenuation below 0.3x, amplification above 2x); None inside."""
+    from bot.stats.guards import AMPLIFICATION, ATTENUATION
+
+    if not (p and all(math.isfinite(x) for x in (lo, hi))):
+        return None
+    r_lo, r_hi = sorted((lo / p, hi / p))
+    if r_hi < 0:
+        return "opposite to BLIS's sign"
+    if r_hi < ATTENUATION:
+        return f"attenuated below {ATTENUATION:g}x BLIS's value"
+    if r_lo > AMPLIFICATION:
+        return f"amplified beyond {AMPLIFICATION:g}x BLIS's value"
+    return None
+
+
+def _placement_check(pairs: list[tuple[Hypothesis, Verdict]]) -> str:
+    """Which hypothesis tests the placement a scheduling plugin does instead of BLIS's queue order."""
+    for h, v in pairs:
+        if h.source == "queue-ordering-authority":
+            return f"{h.id} (queue-ordering-authority, {v.status.value}) tests that placement on its own"
+    return "Map C `queue-ordering-authority` names that change"
+
+
+def _magnitude(h: Hypothesis, v: Verdict, kind: PolicyKind, pairs) -> Recommendation | None:
+    """BLIS's magnitude is kept only to flag attenuation (< 0.3x) or amplification (> 2x), as every hypothesis
+    document says; a cell is fed back when its whole interval lies outside that band (an interval that merely
+    excludes BLIS's value, 0.33x say, is the documented tolerance, not a calibration error). A scheduling policy
+    changed mechanism in translation (a placement scorer, not a queue order), so its gap is the translation's and
+    says nothing about the simulator's latency model."""
     p = h.prediction
     if p is None or p.blis_magnitude is None or p.direction not in (Direction.DECREASE, Direction.INCREASE):
         return None
     if v.status is VerdictStatus.REFUTED:  # the refutation already says what was measured
         return None
-    off = [
-        e
-        for e in v.effects
-        if all(math.isfinite(x) for x in (e.ci_low, e.ci_high)) and not (e.ci_low <= p.blis_magnitude <= e.ci_high)
-    ]
+    off = [(e, how) for e in v.effects if (how := _off_band(p.blis_magnitude, e.ci_low, e.ci_high))]
     if not off:
         return None
     cells = "; ".join(
-        f"{_pct(e.rel_change)} ({_pct(e.ci_low)} to {_pct(e.ci_high)}) at {e.workload} @ {e.rate:g} req/s" for e in off
+        f"{_pct(e.rel_change)} ({_pct(e.ci_low)} to {_pct(e.ci_high)}) at {e.workload} @ {e.rate:g} req/s, {how}"
+        for e, how in off
     )
+    said = f"BLIS predicted `{p.metric}` {_pct(p.blis_magnitude)}; llm-d measured {cells}."
+    if kind is PolicyKind.SCHEDULING:
+        return Recommendation(
+            h.id,
+            "re-evolution",
+            f"{said} The translation changed the mechanism: BLIS's OrderQueue reorders each instance's queue, the "
+            "plugin only places requests where the evolved order would serve them earlier, so the gap measures what "
+            f"placement keeps of the gain, not BLIS's latency model; {_placement_check(pairs)}. To carry the gain "
+            "over, evolve the policy as a routing policy (placement is what llm-d deploys) rather than calibrate the "
+            "simulator.",
+        )
+    workloads = ", ".join(dict.fromkeys(e.workload for e, _ in off))
     return Recommendation(
         h.id,
         "structural-model hypothesis",
-        f"BLIS predicted `{p.metric}` {_pct(p.blis_magnitude)}; llm-d measured {cells}, "
-        f"{'an interval that excludes' if len(off) == 1 else 'intervals that exclude'} BLIS's value. Calibrate the simulator's latency model on {', '.join(dict.fromkeys(e.workload for e in off))}.",
+        f"{said} Calibrate the simulator's latency model on {workloads}.",
     )
 
 
@@ -136,12 +177,15 @@ def _not_testable(h: Hypothesis, v: Verdict) -> Recommendation | None:
     )
 
 
-def recommendations(pairs: list[tuple[Hypothesis, Verdict]]) -> list[Recommendation]:
-    """Every recommendation the evidence supports, in hypothesis order."""
+def recommendations(
+    pairs: list[tuple[Hypothesis, Verdict]], kind: PolicyKind = PolicyKind.ROUTING
+) -> list[Recommendation]:
+    """Every recommendation the evidence supports, in hypothesis order; ``kind`` is the promoted policy's (what a
+    magnitude gap can blame depends on whether the translation kept the mechanism)."""
     recs: list[Recommendation] = []
     seen: set[tuple[str, str]] = set()  # a metric-wide mechanism flag reaches every claim on it: say it once
     for h, v in pairs:
-        for make in (_refuted, _not_testable, _magnitude, _mechanism):
+        for make in (_refuted, _not_testable, lambda h, v: _magnitude(h, v, kind, pairs), _mechanism):
             r = make(h, v)
             if r is not None and (r.kind, r.text) not in seen:
                 seen.add((r.kind, r.text))

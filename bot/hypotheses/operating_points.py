@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from bot.bench.layout import split_condition
 from bot.model import Family, Hypothesis, PromotionRequest
 
 
@@ -144,19 +145,21 @@ def gap_run_plan(req: PromotionRequest, hint: str, family: Family) -> tuple[list
     return workloads, hint_rates(req, workloads, hint), None
 
 
+def cells(req: PromotionRequest, h: Hypothesis) -> set[tuple[str, float]]:
+    """The (workload, rate) cells a hypothesis is judged on: its rates, or every rate of each workload when it
+    names none. A fault treatment (``load-spikes+pod-failure``) is a cell of its own at its workload's rates."""
+    rates = {w.name: w.rates for w in req.workloads}
+    return {(w, r) for w in h.workloads for r in (h.rates or rates.get(split_condition(w)[0], []))}
+
+
 def same_prediction(req: PromotionRequest, h: Hypothesis, earlier: list[Hypothesis]) -> Hypothesis | None:
     """An earlier Track A hypothesis that predicts what ``h`` does (metric, direction) on every cell ``h`` covers."""
     if h.prediction is None:
         return None
-
-    def cells(x: Hypothesis) -> set[tuple[str, float]]:
-        rates = {w.name: w.rates for w in req.workloads}
-        return {(w, r) for w in x.workloads for r in (x.rates or rates.get(w, []))}
-
-    mine = cells(h)
+    mine = cells(req, h)
     for e in earlier:
         p = e.prediction
         if p is not None and (p.metric, p.direction) == (h.prediction.metric, h.prediction.direction):
-            if mine and mine <= cells(e):
+            if mine and mine <= cells(req, e):
                 return e
     return None

@@ -11,7 +11,17 @@
 from __future__ import annotations
 
 from bot.bench.layout import split_condition
-from bot.model import Direction, Finding, HypothesisType, RequestError, Severity, Stage, Track, TranslationSummary
+from bot.model import (
+    Direction,
+    Finding,
+    HypothesisType,
+    PolicyKind,
+    RequestError,
+    Severity,
+    Stage,
+    Track,
+    TranslationSummary,
+)
 
 CHECKLIST = [
     "documents parse",
@@ -254,34 +264,66 @@ def review(ctx) -> list[Finding]:
                         message=f"guarded metric `{m}` of `{b.name}` has no no-regression hypothesis",
                     )
                 )
-    findings += _contradictions(hyps)
-    findings += _admission_exercised(ctx)
+    findings += _contradictions(hyps, ctx.request)
+    findings += _class_exercised(ctx, hyps, summary)
     return findings
 
 
-def _admission_exercised(ctx) -> list[Finding]:
-    """An admission policy decides by the request's class, but every workload the bot plans sends its requests
-    at one priority (the EPP's default objective): the runs would measure the admitter on that class only. Said
-    before the GPU time is spent, so a person decides whether that measurement is worth it."""
-    from bot.model import PolicyKind
+#: The signals that carry a request's class: every planned workload sends one value of them.
+CLASS_SIGNALS = ("SLOClass", "Priority")
+#: What the single-priority traffic leaves unexercised, per kind that is not an admitter.
+_CLASS_DECISION = {
+    PolicyKind.SCHEDULING: (
+        "scheduler",
+        "class-dependent order",
+        "every request gets the same class weight, and the plugin places requests by queue length and its other terms only",
+    ),
+    PolicyKind.ROUTING: ("router", "class-dependent score", "the runs measure the plugin on that one class only"),
+}
 
-    if ctx.request.kind is not PolicyKind.ADMISSION:
-        return []
+
+def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
+    """A policy that decides by the request's class, while every workload the bot plans sends its requests at one
+    priority (the EPP's default objective): the runs would measure it on that class only. An admitter always
+    decides by class (shedding needs sheddable requests); a scheduler or router does when its evolved logic reads
+    the class, or a Track A claim's mechanism does. Said before the GPU time is spent, so a person decides whether
+    that measurement is worth it."""
+    single = "every planned workload sends all its requests at one priority (no InferenceObjective: priority 0)"
+    later = "the bot cannot plan a priority mix (llm-d-benchmark's priority-mix harness) yet"
+    if ctx.request.kind is PolicyKind.ADMISSION:
+        message = (
+            f"{single}, so the benchmark measures the admitter on that class only: shedding of sheddable "
+            f"(priority < 0) requests, and any class-dependent decision, is never exercised; {later}"
+        )
+        fix = (
+            "approve only if measuring the admitter on single-priority traffic is worth the GPU time (say so as "
+            "the reason), or reject and benchmark a priority mix by hand"
+        )
+    else:
+        read = [s for s in CLASS_SIGNALS if s in summary.signals and s not in summary.untranslatable]
+        claims = [h for _, h in hyps if h.track is Track.A and h.benchmarked and set(h.signals) & set(CLASS_SIGNALS)]
+        if not read and not claims:
+            return []
+        who, decision, left = _CLASS_DECISION[ctx.request.kind]
+        names = sorted({*read, *(s for h in claims for s in h.signals if s in CLASS_SIGNALS)})
+        ids = ", ".join(h.id for h in claims)
+        judged = f"; {ids} (whose mechanism reads the class) would be judged on that traffic" if claims else ""
+        message = (
+            f"{single}, so the {who}'s {decision} (it reads {', '.join(names)}) is never exercised: {left}"
+            f"{judged}; {later}"
+        )
+        drop = f", drop the class claims from the plan (`promote request-changes 2 --reason 'exclude: {ids}'`)"
+        fix = (
+            f"approve only if measuring the {who} on single-priority traffic is worth the GPU time (say so as the "
+            f"reason){drop if claims else ''}, or reject and benchmark a priority mix by hand"
+        )
     return [
         Finding(
             severity=Severity.IMPORTANT,
-            check="G2.admission-exercised",
+            check="G2.priority-exercised",
             file=ctx.paths.hypotheses_dir,
-            message=(
-                "every planned workload sends all its requests at one priority (no InferenceObjective: priority 0), "
-                "so the benchmark measures the admitter on that class only: shedding of sheddable (priority < 0) "
-                "requests, and any class-dependent decision, is never exercised; the bot cannot plan a priority mix "
-                "(llm-d-benchmark's priority-mix harness) yet"
-            ),
-            fix=(
-                "approve only if measuring the admitter on single-priority traffic is worth the GPU time (say so as "
-                "the reason), or reject and benchmark a priority mix by hand"
-            ),
+            message=message,
+            fix=fix,
         )
     ]
 
@@ -334,27 +376,40 @@ def _testability(hyps, summary: TranslationSummary) -> list[Finding]:
     return out
 
 
-def _contradictions(hyps) -> list[Finding]:
-    """An equivalence claim on a (workload, metric) where another hypothesis predicts a change cannot both hold."""
+def _contradictions(hyps, request) -> list[Finding]:
+    """An equivalence claim on a cell (workload, rate) and metric where another hypothesis predicts a change
+    cannot both hold. Cells, not workloads: the dictionary's own templates put an equivalence at a workload's
+    lowest rate (network-latency: time-based branches rarely fire there) and a gain at its highest
+    (queue-ordering-authority), which is one workload and no conflict. What remains is resolved by dropping one
+    of the two, which gate 2's ``exclude:`` does (no directive moves a hypothesis or changes its direction)."""
+    from bot.hypotheses.operating_points import cells
+
     out = []
-    changes = {}
+    changes: dict[tuple, str] = {}
     for _, h in hyps:
         if h.prediction and h.prediction.direction in _DIRECTIONAL:
-            for w in h.workloads:
-                changes.setdefault((w, h.prediction.metric), h.id)
+            for cell in sorted(cells(request, h)):
+                changes.setdefault((cell, h.prediction.metric), h.id)
     for path, h in hyps:
-        if h.prediction and h.prediction.direction is Direction.EQUIVALENT:
-            for w in h.workloads:
-                other = changes.get((w, h.prediction.metric))
-                if other:
-                    out.append(
-                        Finding(
-                            severity=Severity.IMPORTANT,
-                            check="G2.contradiction",
-                            file=path,
-                            line=1,
-                            message=f"{h.id} predicts {h.prediction.metric} equivalent on {w}, but {other} predicts a change there",
-                            fix="guard that workload with no-worse instead, or move the equivalence to a workload the policy should not affect",
-                        )
-                    )
+        if not (h.prediction and h.prediction.direction is Direction.EQUIVALENT):
+            continue
+        clashes: dict[str, list[tuple[str, float]]] = {}
+        for cell in sorted(cells(request, h)):
+            other = changes.get((cell, h.prediction.metric))
+            if other:
+                clashes.setdefault(other, []).append(cell)
+        for other, where in clashes.items():
+            at = ", ".join(f"{w} @ {r:g} req/s" for w, r in where)
+            out.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check="G2.contradiction",
+                    file=path,
+                    line=1,
+                    message=f"{h.id} predicts {h.prediction.metric} equivalent on {at}, but {other} predicts a change "
+                    "on the same runs: both cannot hold",
+                    fix=f"drop the one you trust less: `promote request-changes 2 --reason 'exclude: {h.id}'` "
+                    f"(or `exclude: {other}`)",
+                )
+            )
     return out

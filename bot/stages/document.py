@@ -119,7 +119,7 @@ def run(ctx: StageContext) -> StageOutput:
             narrative=written.get(h.id),
             narrative_prompt=prompt,
         )
-    recs = recommendations(pairs)
+    recs = recommendations(pairs, ctx.request.kind)
     links = file_feedback(ctx, pairs, recs)
     recs = [Recommendation(**{**r.__dict__, "link": links.get(r.hypothesis, "")}) for r in recs]
     files[ctx.paths.report] = render(

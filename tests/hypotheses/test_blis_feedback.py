@@ -86,3 +86,33 @@ def test_refuted_claims_carry_what_was_measured():
         "BLIS predicted `e2e_p95` decrease by -24.0%; llm-d measured e2e_p95 +9.0% (+4.0% to +14.0%)"
     )
     assert "`EffectiveLoad`" in r.text
+
+
+def test_magnitude_feedback_follows_the_documented_band_not_just_an_excluding_interval():
+    """Found by a scheduler author: A1.md says BLIS's magnitude is kept only to flag attenuation (< 0.3x) or
+    amplification (> 2x), yet "calibrate the simulator's latency model" fired for -8.8% (-12.2% to -5.4%) against
+    BLIS's -27% (0.33x), an interval that excludes BLIS's value but reaches into the band."""
+    h = _h(magnitude=-0.27)
+    within = _v("A1", S.CONFIRMED, [_e(-0.088, -0.122, -0.054), _e(-0.132, -0.158, -0.105, rate=45.0)])
+    assert recommendations([(h, within)]) == []
+    amplified = _v("A1", S.CONFIRMED, [_e(-0.70, -0.80, -0.60)])  # 2.2x to 3.0x BLIS's -27%
+    (r,) = recommendations([(h, amplified)])
+    assert "amplified beyond 2x BLIS's value" in r.text and "latency model" in r.text
+    opposite = _v("A1", S.INCONCLUSIVE, [_e(0.02, 0.01, 0.03)])
+    (r,) = recommendations([(h, opposite)])
+    assert "opposite to BLIS's sign" in r.text
+
+
+def test_a_schedulers_magnitude_gap_blames_the_changed_mechanism_not_the_latency_model():
+    from bot.model import PolicyKind
+
+    a1 = _h(magnitude=-0.27)
+    b8 = _h("B8", magnitude=None).model_copy(update={"source": "queue-ordering-authority"})
+    attenuated = _v("A1", S.CONFIRMED, [_e(-0.04, -0.06, -0.02)])
+    pairs = [(a1, attenuated), (b8, _v("B8", S.CONFIRMED))]
+    (r,) = recommendations(pairs, PolicyKind.SCHEDULING)
+    assert "Calibrate the simulator's latency model" not in r.text and "not BLIS's latency model" in r.text
+    assert "places requests where the evolved order would serve them earlier" in r.text
+    assert "B8 (queue-ordering-authority, confirmed)" in r.text and r.kind == "re-evolution"
+    (routing,) = recommendations(pairs)
+    assert routing.text.endswith("Calibrate the simulator's latency model on load-spikes.")

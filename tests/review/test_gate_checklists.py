@@ -354,11 +354,17 @@ def test_gate2_says_an_admission_plan_sends_one_priority_only():
     the admitter could reject, and gate 2 raised nothing."""
     from types import SimpleNamespace
 
-    from bot.model import PolicyKind
-    from bot.review.gate2 import _admission_exercised
+    from bot.model import PolicyKind, TranslationSummary
+    from bot.review.gate2 import _class_exercised
 
     paths = SimpleNamespace(hypotheses_dir="docs/promotion/x/hypotheses")
-    [f] = _admission_exercised(SimpleNamespace(request=SimpleNamespace(kind=PolicyKind.ADMISSION), paths=paths))
-    assert f.severity is Severity.IMPORTANT and f.check == "G2.admission-exercised"
-    assert "one priority" in f.message and "never exercised" in f.message and f.fix
-    assert _admission_exercised(SimpleNamespace(request=SimpleNamespace(kind=PolicyKind.ROUTING), paths=paths)) == []
+
+    def summary(kind):
+        return TranslationSummary(kind=kind, plugin_type="x", package_dir="pkg/x", signals=["InFlightRequests"])
+
+    admission = SimpleNamespace(request=SimpleNamespace(kind=PolicyKind.ADMISSION), paths=paths)
+    [f] = _class_exercised(admission, [], summary(PolicyKind.ADMISSION))
+    assert f.severity is Severity.IMPORTANT and f.check == "G2.priority-exercised"
+    assert "one priority" in f.message and "never exercised" in f.message and "admitter" in f.message and f.fix
+    routing = SimpleNamespace(request=SimpleNamespace(kind=PolicyKind.ROUTING), paths=paths)
+    assert _class_exercised(routing, [], summary(PolicyKind.ROUTING)) == []

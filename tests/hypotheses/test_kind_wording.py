@@ -1,0 +1,98 @@
+"""Texts a scheduler's promotion reads are a scheduler's: found by a scheduler author (scheduser finding 11).
+
+B7 said a queue-position scorer "should shed only sheddable requests", B8 told them to "promote it as a flow-control
+ordering policy instead" without saying how, and FINDINGS' devil's advocate proposed disabling "the evolved plugin's
+penalties" (a scheduler has none).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.hypotheses import generate_hypotheses
+from bot.model import Effect, PolicyKind, TranslationSummary, Verdict, VerdictStatus
+from bot.render import render
+from bot.stages.document import STATUS_WORD, resolution
+from bot.stages.paths import PromotionPaths
+from tests.hypotheses.conftest import make_request
+
+SIGNALS = ["ArrivalTime", "InputTokens", "SLOClass"]
+
+
+def _hypotheses(kind: str, dictionary):
+    req = make_request(kind=kind, source_text="")
+    summary = TranslationSummary(
+        kind=PolicyKind(kind),
+        plugin_type="evolved-x",
+        package_dir="pkg/x",
+        signals=SIGNALS,
+        touched_gaps=dictionary.touched_gaps(PolicyKind(kind), SIGNALS),
+    )
+    return req, generate_hypotheses(req, summary, dictionary)
+
+
+@pytest.mark.parametrize("kind", ["scheduling", "routing"])
+def test_priority_semantics_does_not_ask_a_scheduler_or_router_to_shed(kind, dictionary):
+    _, hs = _hypotheses(kind, dictionary)
+    b = next(h for h in hs if h.source == "priority-semantics")
+    assert "shed only sheddable" not in b.statement and "sheds none" in b.statement
+    assert "protected-request TTFT" in b.statement and b.diagnostic.startswith("If this fails, it would indicate")
+    _, adm = _hypotheses("admission", dictionary)
+    assert "shed only sheddable" in next(h for h in adm if h.source == "priority-semantics").statement
+
+
+def test_queue_ordering_authority_says_how_to_keep_the_order(dictionary):
+    _, hs = _hypotheses("scheduling", dictionary)
+    b8 = next(h for h in hs if h.source == "queue-ordering-authority")
+    assert "promote it as a flow-control ordering policy instead" not in b8.diagnostic
+    assert "by hand" in b8.diagnostic and "fcfs-ordering-policy" in b8.diagnostic
+    assert "only as placement scorers" in b8.diagnostic
+
+
+def _findings(kind: str, dictionary, track_a: bool = True) -> str:
+    req, hs = _hypotheses(kind, dictionary)
+    h = next(h for h in hs if h.track.value == ("A" if track_a else "C"))
+    effect = Effect(
+        workload=h.workloads[0],
+        rate=4.0,
+        metric="ttft_mean",
+        baseline_mean=100.0,
+        evolved_mean=80.0,
+        rel_change=-0.2,
+        ci_low=-0.25,
+        ci_high=-0.15,
+        cv_baseline=0.03,
+        t_eff=0.06,
+        n_baseline=6,
+        n_evolved=6,
+    )
+    v = Verdict(hypothesis_id=h.id, status=VerdictStatus.CONFIRMED, summary="s", effects=[effect])
+    text = render(
+        "findings.md.j2",
+        h=h,
+        v=v,
+        status=STATUS_WORD[v.status],
+        resolution=resolution(h, v),
+        root_cause=[],
+        request=req,
+        paths=PromotionPaths("x"),
+        narrative=None,
+        narrative_prompt="",
+    )
+    return text.split("## Devil's advocate", 1)[1].split("##", 1)[0]
+
+
+def test_a_confirmed_schedulers_devils_advocate_is_about_placement(dictionary):
+    said = _findings("scheduling", dictionary)
+    assert "penalties" not in said
+    assert "never reorders a queue" in said and "queue-scorer" in said
+    assert "cannot tell the two apart" in said  # the mechanism check ran (evolved_for, Track A) but cannot separate
+
+
+@pytest.mark.parametrize("kind", ["routing", "admission"])
+def test_a_confirmed_devils_advocate_names_the_mechanism_check_only_where_it_ran(kind, dictionary):
+    a = _findings(kind, dictionary)
+    assert "penalties" not in a and "The mechanism check across workloads" in a
+    c = _findings(kind, dictionary, track_a=False)  # the check runs on Track A metrics only
+    assert "mechanism check" not in c and "The per-workload effects above are the evidence" in c
+    assert ("admitting every request" in a) == (kind == "admission")

@@ -1,0 +1,142 @@
+"""Gate 2 on a scheduling promotion: the bot's own hypotheses converge, and a class-blind plan is said out loud.
+
+Found by a scheduler author (scheduser findings 4 and 7): every scheduling promotion's gate 2 failed to converge on
+`G2.contradiction` between the dictionary's B4 (equivalence at the lowest rate) and B8 (a gain at the highest), with
+a fix no directive applies; and a plan that sends one priority never exercises a class ordering, unflagged.
+"""
+
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+
+import pytest
+
+from bot.dictionary import load_dictionary
+from bot.hypotheses import generate_hypotheses
+from bot.model import PolicyKind, Severity, TranslationSummary
+from bot.review.change_request import refusal
+from bot.review.gate2 import _class_exercised, _contradictions
+from tests.hypotheses.conftest import make_request
+
+SIGNALS = ["ArrivalTime", "InputTokens", "SLOClass"]
+
+
+def scheduling_request(rates=(20, 35), kind="scheduling", class_signals=True):
+    return make_request(
+        kind=kind,
+        source_text="",
+        claims=[
+            {
+                "id": "mixed-slo-ttft-p99",
+                "statement": "the class-aging scheduler lowers ttft_p99_ms against FCFS (-27%)",
+                "metric": "ttft_p99_ms",
+                "direction": "decrease",
+                "magnitude": -0.27,
+                "workload": "mixed-slo",
+                "rate": 300,
+                "mechanism": "class weight 10 for critical vs 5 for standard puts critical requests first",
+                "signals": ["SLOClass", "ArrivalTime"] if class_signals else ["ArrivalTime"],
+            },
+            {
+                "id": "mixed-slo-e2e-mean",
+                "statement": "the short-prompt boost lowers e2e_mean_ms (-8%)",
+                "metric": "e2e_mean_ms",
+                "direction": "decrease",
+                "magnitude": -0.08,
+                "workload": "mixed-slo",
+                "rate": 300,
+                "mechanism": "Requests with InputLen() < 256 get +1.5 on top of their class weight.",
+                "signals": ["InputTokens"],
+            },
+        ],
+        workloads=[
+            {"name": "mixed-slo", "profile": "sanity_random", "rates": list(rates)},
+            {"name": "sanity-random", "profile": "sanity_random", "rates": [10]},
+        ],
+        evolved_for="mixed-slo",
+        baselines=[
+            {
+                "name": "sanity-random",
+                "workload": "sanity-random",
+                "rate": 10,
+                "guarded_metrics": ["ttft_mean", "e2e_p95", "throughput"],
+            }
+        ],
+    )
+
+
+def summary_for(kind: str, signals=SIGNALS) -> TranslationSummary:
+    d = load_dictionary()
+    return TranslationSummary(
+        kind=PolicyKind(kind),
+        plugin_type="evolved-class-aging-scheduler",
+        package_dir="pkg/x",
+        signals=signals,
+        freshness_gaps=[s for s in signals if d.signal(s).freshness.gap],
+        touched_gaps=d.touched_gaps(PolicyKind(kind), signals),
+    )
+
+
+def hypotheses(req, summary):
+    return [(f"docs/{h.id}.md", h) for h in generate_hypotheses(req, summary, load_dictionary())]
+
+
+def by_source(hyps, source):
+    return next(h for _, h in hyps if h.source == source)
+
+
+def test_the_dictionarys_own_b4_and_b8_on_different_rates_do_not_contradict():
+    req = scheduling_request()
+    hyps = hypotheses(req, summary_for("scheduling"))
+    b4, b8 = by_source(hyps, "network-latency"), by_source(hyps, "queue-ordering-authority")
+    # the case of the finding: one workload, one metric, equivalence at the low rate and a gain at the high one
+    assert b4.workloads == b8.workloads == ["mixed-slo"] and b4.prediction.metric == b8.prediction.metric
+    assert (b4.rates, b8.rates) == ([20.0], [35.0])
+    assert _contradictions(hyps, req) == []
+
+
+def test_a_conflict_on_one_cell_is_found_and_its_fix_is_a_change_request_gate_2_applies():
+    req = scheduling_request(rates=(30,))  # lowest = highest: B4 and B8 judge the same runs
+    hyps = hypotheses(req, summary_for("scheduling"))
+    b4, b8 = by_source(hyps, "network-latency"), by_source(hyps, "queue-ordering-authority")
+    [f] = _contradictions(hyps, req)
+    assert f.check == "G2.contradiction" and f.severity is Severity.IMPORTANT
+    assert f"{b4.id} predicts ttft_mean equivalent on mixed-slo @ 30 req/s, but {b8.id}" in f.message
+    [(gate, reason)] = re.findall(r"`promote request-changes (\d) --reason '([^']*)'`", f.fix)
+    assert (gate, reason) == ("2", f"exclude: {b4.id}") and f"`exclude: {b8.id}`" in f.fix
+    for reason in (f"exclude: {b4.id}", f"exclude: {b8.id}"):
+        assert refusal(2, reason, hypotheses=[h for _, h in hyps]) is None
+
+
+def ctx_for(req, summary=None):
+    return SimpleNamespace(request=req, paths=SimpleNamespace(hypotheses_dir="docs/promotion/x/hypotheses"))
+
+
+def test_a_class_ordering_scheduler_on_one_priority_is_flagged_before_gpu_time():
+    req = scheduling_request()
+    summary = summary_for("scheduling")
+    hyps = hypotheses(req, summary)
+    [f] = _class_exercised(ctx_for(req), hyps, summary)
+    assert f.severity is Severity.IMPORTANT and f.check == "G2.priority-exercised"
+    assert "one priority" in f.message and "never exercised" in f.message and "SLOClass" in f.message
+    assert "admitter" not in f.message and "shedding" not in f.message  # a scheduler sheds nothing
+    a1 = by_source(hyps, "mixed-slo-ttft-p99")
+    assert a1.id in f.message and f"exclude: {a1.id}" in f.fix
+    assert refusal(2, f"exclude: {a1.id}", hypotheses=[h for _, h in hyps]) is None
+
+
+@pytest.mark.parametrize("kind", ["routing", "scheduling"])
+def test_a_policy_that_reads_no_class_is_not_flagged(kind):
+    signals = ["ArrivalTime", "InputTokens"]
+    req = scheduling_request(kind=kind, class_signals=False)
+    summary = summary_for(kind, signals)
+    assert _class_exercised(ctx_for(req), hypotheses(req, summary), summary) == []
+
+
+def test_a_router_that_reads_the_class_is_flagged_in_its_own_words():
+    req = scheduling_request(kind="routing")
+    summary = summary_for("routing")
+    hyps = hypotheses(req, summary)
+    [f] = _class_exercised(ctx_for(req), hyps, summary)
+    assert "router" in f.message and by_source(hyps, "mixed-slo-ttft-p99").id in f.message
