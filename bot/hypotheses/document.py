@@ -2,8 +2,12 @@
 
 The front matter is the whole ``Hypothesis`` (every field, in model order), so
 ``parse_hypothesis(render_hypothesis(h)) == h`` and the evaluator never
-depends on the prose. The body is for people and is regenerated from the
-front matter; editing the body changes nothing.
+depends on the prose. One exception, which the round trip survives: a
+directional prediction's margin is left out while it is the default, because
+no test reads it (a one-sided test asserts no magnitude) and gate 2 refuses
+a margin on it; showing ``margin: 0.05`` contradicted that refusal. The body
+is for people and is regenerated from the front matter; editing the body
+changes nothing.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from bot.bench.metrics import METRICS
 from bot.escape import md
 from bot.hypotheses.errors import HypothesisError
 from bot.hypotheses.metrics import metric_label
-from bot.model import Direction, Hypothesis, describe_validation_error
+from bot.model import Direction, Hypothesis, Prediction, describe_validation_error
 from bot.yaml_safe import YamlInputError, load_yaml
 
 _FENCE = "---"
@@ -31,8 +35,15 @@ _DIRECTION_TEXT = {
 }
 
 
+def _directional(p: Prediction | None) -> bool:
+    return p is not None and p.direction in (Direction.DECREASE, Direction.INCREASE)
+
+
 def _front_matter(h: Hypothesis) -> str:
     data = h.model_dump(mode="json")
+    p = h.prediction
+    if p is not None and _directional(p) and p.margin == Prediction.model_fields["margin"].default:
+        del data["prediction"]["margin"]  # parsed back as that default: the round trip holds
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100_000, default_flow_style=False)
 
 
@@ -62,7 +73,8 @@ def render_hypothesis(h: Hypothesis, *, feedback: str | None = None) -> str:
         path = f"`{d.report_path}.{d.statistic}` ({d.unit}, {d.better} is better)" if d else "(unknown metric)"
         label = metric_label(p.metric) if d else p.metric
         mag = f"{p.blis_magnitude:+.1%}" if p.blis_magnitude is not None else "—"
-        w(f"| `{p.metric}` ({label}) | {path} | {p.direction.value} | {p.margin:g} | {mag} |")
+        margin = "—" if _directional(p) else f"{p.margin:g}"  # a one-sided test has no margin
+        w(f"| `{p.metric}` ({label}) | {path} | {p.direction.value} | {margin} | {mag} |")
         w("")
         w("Confirmed when " + _DIRECTION_TEXT[p.direction].format(margin=p.margin) + ".")
         if p.blis_magnitude is not None:

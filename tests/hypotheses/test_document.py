@@ -75,7 +75,7 @@ def _replace(text, old, new):
         ("type: statistical/dominance", "type: statistical/hunch", "type"),
         ("id: A1", "id: Z1", "id"),
         ("diagnostic: 'If this fails, it would indicate", "diagnostic: 'It might", "diagnostic"),
-        ("  margin: 0.05", "  margin: 5", "prediction.margin"),
+        ("direction: decrease", "direction: decrease\n  margin: 5", "prediction.margin"),
     ],
 )
 def test_parse_error_names_file_and_field(hyps, old, new, field):
@@ -116,6 +116,19 @@ def test_load_hypotheses_reads_what_render_wrote(tmp_path, hyps):
     (tmp_path / "C1.md").write_text("---\nid: C1\n---\n", encoding="utf-8")
     with pytest.raises(HypothesisError, match=r"C1\.md: field 'track'"):
         load_hypotheses(tmp_path)
+
+
+def test_a_directional_prediction_shows_no_margin(hyps):
+    """Found by a scheduler author: A1.md said `margin: 0.05` and "| decrease | 0.05 |" while gate 2 refuses a
+    margin on a directional prediction ("which has no margin"). The one-sided test reads none."""
+    directional = next(h for h in hyps if h.prediction and h.prediction.direction is Direction.DECREASE)
+    text = render_hypothesis(directional)
+    assert "margin" not in yaml.safe_load(text.split("---\n")[1])["prediction"]
+    assert "| decrease | — |" in text and parse_hypothesis(text) == directional
+    tolerant = next(h for h in hyps if h.prediction and h.prediction.direction is Direction.NO_WORSE)
+    text = render_hypothesis(tolerant)
+    assert yaml.safe_load(text.split("---\n")[1])["prediction"]["margin"] == tolerant.prediction.margin
+    assert f"| no-worse | {tolerant.prediction.margin:g} |" in text
 
 
 # ---------------------------------------------------------------- feedback
