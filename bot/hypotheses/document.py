@@ -169,15 +169,34 @@ def render_hypotheses(
     from bot.hypotheses.feedback import feedback_notes, parse_feedback
 
     notes = feedback_notes(hypotheses, feedback)
-    why = parse_feedback(feedback).exclude_why
+    fb = parse_feedback(feedback)
+    why = fb.exclude_why
     dropped = [(h, why.get(h.id, "")) for h in sorted(excluded or [], key=hypothesis_order)]
     files = {
         f"{h.id}.md": render_hypothesis(h, feedback=notes.get(h.id)) for h in sorted(hypotheses, key=hypothesis_order)
     }
-    files["README.md"] = render_index(hypotheses, dropped)
+    files["README.md"] = render_index(hypotheses, dropped, directives_in_force(fb))
     if dropped:
         files[EXCLUDED_FILE] = render_excluded(dropped)
     return files
+
+
+def directives_in_force(fb) -> list[str]:
+    """The gate-2 directives the hypotheses were generated with (``Feedback`` of every change request at the gate
+    so far: they accumulate, a later line for the same key wins), one markdown line each, for the index."""
+
+    def _id_key(hid: str) -> tuple[str, int]:
+        return hid[0], int(hid[1:])
+
+    out = []
+    if fb.exclude:
+        out.append(f"- `exclude`: {', '.join(sorted(set(fb.exclude), key=_id_key))}")
+    if fb.margin is not None:
+        out.append(f"- `margin`: {fb.margin:g} (every equivalence and no-worse prediction without its own)")
+    out += [f"- `margin {hid}`: {x:g}" for hid, x in sorted(fb.margins.items(), key=lambda kv: _id_key(kv[0]))]
+    out += [f"- `guard`: {g}" for g in fb.guards]
+    out += [f"- not applied: {md(u)}" for u in fb.unapplied]
+    return out
 
 
 def render_excluded(dropped: list[tuple[Hypothesis, str]]) -> str:
@@ -200,9 +219,14 @@ def parse_excluded(text: str | None) -> list[tuple[Hypothesis, str]]:
         ) from None
 
 
-def render_index(hypotheses: list[Hypothesis], excluded: list[tuple[Hypothesis, str]] | None = None) -> str:
+def render_index(
+    hypotheses: list[Hypothesis],
+    excluded: list[tuple[Hypothesis, str]] | None = None,
+    in_force: list[str] | None = None,
+) -> str:
     """One table of every hypothesis, for the gate 2 comment and the branch; ``excluded``: (hypothesis, why)
-    pairs a person dropped at gate 2, listed under "Merged or dropped" so the record says what and why."""
+    pairs a person dropped at gate 2, listed under "Merged or dropped" so the record says what and why;
+    ``in_force``: the gate-2 directives applied (``directives_in_force``), so a rerun shows every one."""
     hs = sorted(hypotheses, key=hypothesis_order)
     counts = {t: sum(1 for h in hs if h.track.value == t) for t in "ABC"}
     out = [
@@ -236,6 +260,18 @@ def render_index(hypotheses: list[Hypothesis], excluded: list[tuple[Hypothesis, 
     if untestable:
         out += ["", "## Not testable as translated", ""]
         out += [f"- [{h.id}]({h.id}.md): {md(h.not_testable or '')}" for h in untestable]
+    if in_force:
+        out += [
+            "",
+            "## Gate 2 directives in force",
+            "",
+            (
+                "From every change request at gate 2 so far, oldest first: they accumulate, and a later line for "
+                "the same key wins (the same `margin` id, the `margin` of every prediction)."
+            ),
+            "",
+            *in_force,
+        ]
     return "\n".join(out) + "\n"
 
 
