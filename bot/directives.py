@@ -33,7 +33,16 @@ class Directive:
 
 # Gate 1 (stage 2, the translator).
 SCORERS = re.compile(r"scorers?\s*[:=]\s*((?:[a-z][a-z-]*\s*:\s*\d+(?:\.\d+)?\s*,?\s*)+)")
-PARAM = re.compile(r"(?im)^\s*[-*]?\s*param\s+([A-Za-z]\w*)\s*[:=]\s*(-?\d+(?:\.\d+)?)\s*$")
+#: ``param NAME: VALUE`` with any value: whether the value fits is ``param_value``'s and the plugin's to say, so
+#: ``param waitedMsThreshold: 4s`` is answered "takes a number", not "names no directive".
+PARAM = re.compile(r"(?im)^[ \t]*[-*]?[ \t]*param[ \t]+([A-Za-z]\w*)[ \t]*[:=][ \t]*(.*?)[ \t]*$")
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_WORD = re.compile(r"[A-Za-z_][\w.-]*")
+_QUOTED = re.compile(r'"([^"\\]*)"')
+#: What a ``param`` value must look like, for the answer to one that does not.
+PARAM_VALUE_FORM = (
+    "a number in plain digits (e.g. 4000 or 0.5: no unit, no exponent), or one word for a string parameter (e.g. batch)"
+)
 # Gate 2 (stage 3, the hypothesis generator): one line form, ``VERB [ID]: VALUE``.
 HYPOTHESIS_VERBS = ("exclude", "drop", "margin", "guard")
 HYPOTHESIS_LINE = re.compile(
@@ -60,8 +69,8 @@ DIRECTIVES: dict[int, tuple[Directive, ...]] = {
             "param",
             "param NAME: VALUE",
             "param loadHighThreshold: 70",
-            "the value the deployed EndpointPickerConfig carries for one plugin parameter (the plugin's default "
-            "keeps BLIS's value)",
+            "the value the deployed EndpointPickerConfig carries for one plugin parameter, a number or a word for "
+            "a string parameter (the plugin's default keeps BLIS's value)",
             PARAM,
         ),
     ),
@@ -135,13 +144,26 @@ def promotion_examples(gate: int, *, parameters: dict[str, float] | None, scorer
     return examples
 
 
+def param_value(raw: str) -> float | str | None:
+    """A ``param`` line's value: a number (``70``, ``-0.5``), a word (``batch``) or a double-quoted string
+    (``""``) for a string parameter; None when it is neither (``4s``, ``1e7``, empty), answered with
+    ``PARAM_VALUE_FORM``. Whether the parameter takes a number or a word is the plugin's (``bot.golang.params``)."""
+    raw = raw.strip()
+    if _NUMBER.fullmatch(raw):
+        return float(raw)
+    if _WORD.fullmatch(raw):
+        return raw
+    quoted = _QUOTED.fullmatch(raw)
+    return quoted.group(1) if quoted else None
+
+
 def found(gate: int, text: str | None) -> list[Directive]:
     """The directives of ``gate`` whose form appears in ``text`` (whether their values apply is the parser's)."""
     return [d for d in for_gate(gate) if text and d.pattern.search(text)]
 
 
 def _plain_number(value: float) -> str:
-    """``10000000`` for 1e7, ``0.9``, ``70``: the digits ``PARAM`` reads (it takes no exponent)."""
+    """``10000000`` for 1e7, ``0.9``, ``70``: the digits ``param_value`` reads (it takes no exponent)."""
     text = format(Decimal(repr(float(value))), "f")
     return text.rstrip("0").rstrip(".") if "." in text else text
 

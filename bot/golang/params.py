@@ -167,6 +167,68 @@ def param_specs(an: Analysis, scorer_defaults: list[tuple[str, float]] | None, s
     return specs
 
 
+def shown(value: object) -> str:
+    """A parameter value as people write it in a ``param`` line: ``70``, ``0.5``, ``batch``, ``""``."""
+    if isinstance(value, str):
+        return value if value else '""'
+    return go_float(float(value))  # type: ignore[arg-type]
+
+
+def type_problem(name: str, go_type: str, value: float | str | None, raw: str | None = None) -> str | None:
+    """Why ``value`` cannot be the JSON value of a parameter of Go type ``go_type``, or None; ``value`` None is a
+    ``param`` line whose ``raw`` text is neither a number nor a word (``bot.directives.param_value``).
+
+    The EPP decodes the EndpointPickerConfig into the plugin's Parameters: a word for a number (``4s``) or a
+    number for a string fails there, and a fraction for an integer would be rounded out of sight.
+    """
+    line = f"`param {name}: {raw.strip() if raw is not None else shown(value)}`"
+    if go_type.startswith("[]"):
+        return f"`{name}` is a list; set it with its own directive (`scorers: NAME:WEIGHT, ...`), not `param`"
+    if go_type == "string":
+        if isinstance(value, str):
+            return None
+        return f'{line}: {name} takes one word (e.g. batch) or a double-quoted string (e.g. ""), not a number'
+    if not isinstance(value, float | int):
+        return f"{line}: {name} takes a number in plain digits (e.g. 4000 or 0.5: no unit, no exponent)"
+    if go_type in ("int", "int64", "int32") and not float(value).is_integer():
+        return f"{line}: {name} takes a whole number"
+    return None
+
+
+_COND = re.compile(r'^\s*p\.\w+\s*(<=|>=|<|>|==|!=)\s*(-?\d+(?:\.\d+)?|"[^"\\]*")\s*$')
+
+
+def out_of_range(value: float | str, checks: list[dict]) -> list[str]:
+    """The messages of the plugin's Validate() checks ``value`` trips, with the value in them.
+
+    A check is a Go condition on the one field (``p.LoadHighThreshold < 0``, ``p.IncumbentSLOClass ==
+    "realtime"``, parts joined by ``||``) and the message Validate() returns (``%v``/``%q`` the value), as
+    ``param_specs`` writes them. A condition in another form is left to Validate(), never guessed; a number
+    is never compared with a string (``type_problem`` answers that).
+    """
+    import operator
+
+    ops = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq}
+    ops["!="] = operator.ne
+    tripped = []
+    for check in checks:
+        parts = [_COND.match(p) for p in check["cond"].split("||")]
+        if not all(parts):
+            continue
+        hit = False
+        for m in parts:
+            lit = m.group(2)
+            if lit.startswith('"') != isinstance(value, str) or (
+                lit.startswith('"') and m.group(1) not in ("==", "!=")
+            ):
+                continue
+            hit = hit or ops[m.group(1)](value, lit[1:-1] if lit.startswith('"') else float(lit))
+        if hit:
+            quoted = '"' + value + '"' if isinstance(value, str) else shown(value)
+            tripped.append(check["message"].replace("%v", shown(value)).replace("%q", quoted))
+    return tripped
+
+
 def _oneline(s: str) -> str:
     s = " ".join(s.split())
     return s if len(s) <= 60 else s[:57] + "..."

@@ -17,7 +17,7 @@ import re
 from bot.golang.adapter import plain
 from bot.golang.analysis_types import Analysis
 from bot.golang.gonames import comment_lines, go_float, package_dir, render, struct_name
-from bot.golang.params import ParamSpec
+from bot.golang.params import ParamSpec, shown
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, PolicyKind, Severity
 
@@ -61,7 +61,7 @@ def render_epp_config(
     *,
     producers: list[str] | None = None,
     notes: dict[str, str] | None = None,
-    deployed: dict[str, float] | None = None,
+    deployed: dict[str, float | str] | None = None,
 ) -> str:
     """The EndpointPickerConfig; ``notes`` are YAML comments put above a parameter's line, ``deployed`` values
     a person chose for this deployment in place of the evolved defaults."""
@@ -355,10 +355,10 @@ def readme(
     )
 
 
-def _as_default_type(default: object, chosen: float | None) -> object:
-    """The chosen value in the default's JSON type (an integer parameter stays an integer)."""
-    if chosen is None:
-        return default
+def _as_default_type(default: object, chosen: float | str | None) -> object:
+    """The chosen value in the default's JSON type (an integer parameter stays an integer; a string, a string)."""
+    if chosen is None or isinstance(chosen, str):
+        return chosen if chosen is not None else default
     return round(chosen) if isinstance(default, int) and not isinstance(default, bool) else chosen
 
 
@@ -394,10 +394,16 @@ def config_notes(an: Analysis, d, blis_values: dict, deployed: dict) -> dict[str
                 th.param,
                 f"{th.param}: acts only on {', '.join(th.signals)}, which llm-d cannot provide: no effect here.",
             )
+    evolved = {th.param for th in an.thresholds if th.param}
     for name, value in deployed.items():
-        notes[name] = (
-            f"{name}: re-calibrated at gate 1 to {go_float(value)} for this deployment (BLIS: {blis_values[name]})."
-        )
+        if name in evolved:
+            notes[name] = (
+                f"{name}: re-calibrated at gate 1 to {shown(value)} for this deployment (BLIS: {blis_values[name]})."
+            )
+        else:  # the plugin's own setting (a scheduling plugin's pseudo-queue), not an evolved number
+            notes[name] = (
+                f"{name}: set at gate 1 to {shown(value)} for this deployment (default: {shown(blis_values[name])})."
+            )
     return notes
 
 

@@ -141,11 +141,16 @@ def render_report(
     if feedback:
         w("## Reviewer feedback addressed")
         w("")
+        w(
+            "Every change request at gate 1 so far, oldest first: their directives accumulate, and a later line "
+            "for the same key wins (the last `scorers:`, the last value of each parameter)."
+        )
+        w("")
         for line in md(feedback.strip(), block=True).splitlines():
             w(f"> {line}")
         w("")
         if applied:
-            for a in applied:
+            for a in applied:  # every directive in force, from all the requests
                 w(f"- Applied: {a}.")
         else:
             w("- Recorded; no generator directive recognised (the author agent and the gate-1 reviewer act on it).")

@@ -37,6 +37,7 @@ from bot.golang.differential import unexplained_words
 from bot.golang.generate import BASELINE_SCORERS, Generated, generate
 from bot.golang.gofiles import format_go
 from bot.golang.gonames import go_float
+from bot.golang.params import ParamSpec, shown, type_problem
 from bot.golang.plugin_docs import config_line, sim_scale_thresholds
 from bot.golang.report import render_report
 from bot.golang.safety import refuse_unsafe
@@ -88,14 +89,18 @@ def feedback_options(feedback: str | None) -> tuple[dict, list[str]]:
     Understood: ``scorers: name:weight, name:weight`` (the routing_policy.yaml the program was
     evolved with, e.g. ``scorers: prefix-affinity:1, load-balance:1``), and ``param name: value`` (a
     parameter's value in the deployed EndpointPickerConfig, e.g. a simulator-scale threshold re-calibrated
-    to this deployment; the plugin's code keeps BLIS's value as its default and the agreement figure is
-    measured at BLIS's values, so the translation stays faithful and the deployment choice is on record).
+    to this deployment, or a scheduling plugin's ``incumbentSLOClass: batch``; the plugin's code keeps its
+    default, BLIS's value for an evolved number, so the translation stays faithful and the deployment choice is
+    on record). The feedback is every change request at gate 1 so far (``pipeline.change_requests``), so a
+    later line wins: the last ``scorers:``, the last value of each parameter. A value that is neither a number
+    nor a word is refused here, naming its line; whether the parameter takes it is ``check_deployed``'s.
     """
     opts: dict = {}
     applied: list[str] = []
     if not feedback:
         return opts, applied
-    m = directives.SCORERS.search(feedback)  # the forms live in one registry the gate comments list too
+    # The forms live in one registry the gate comments list too; a later ``scorers:`` replaces an earlier one.
+    m = next(reversed(list(directives.SCORERS.finditer(feedback))), None)
     if m:
         pairs = re.findall(r"([a-z][a-z-]*)\s*:\s*(\d+(?:\.\d+)?)", m.group(1))
         bad = [n for n, _ in pairs if n not in BASELINE_SCORERS]
@@ -105,15 +110,37 @@ def feedback_options(feedback: str | None) -> tuple[dict, list[str]]:
             )
         opts["scorers"] = [(n, float(w)) for n, w in pairs]
         applied.append("baseline scorers set to " + ", ".join(f"{n}:{go_float(float(w))}" for n, w in pairs))
-    deployed = {m.group(1): float(m.group(2)) for m in directives.PARAM.finditer(feedback)}
+    deployed: dict[str, float | str] = {}
+    for m in directives.PARAM.finditer(feedback):
+        value = directives.param_value(m.group(2))
+        if value is None:
+            raise TranslationError(
+                f"`param {m.group(1)}: {m.group(2)}`: the value must be {directives.PARAM_VALUE_FORM}"
+            )
+        deployed[m.group(1)] = value
     if deployed:
         opts["deployed"] = deployed
         applied.append(
             "deployed with "
-            + ", ".join(f"{n} = {go_float(v)}" for n, v in deployed.items())
-            + " (re-calibrated at gate 1; the plugin's defaults and the agreement figure keep BLIS's values)"
+            + ", ".join(f"{n} = {shown(v)}" for n, v in deployed.items())
+            + " (set at gate 1; the plugin's defaults keep their values, BLIS's for the evolved numbers)"
         )
     return opts, applied
+
+
+def check_deployed(deployed: dict[str, float | str], params: list[ParamSpec]) -> list[str]:
+    """Why the ``param`` values cannot go in the EndpointPickerConfig: a name the plugin does not have, a value
+    of the wrong type (``type_problem``). Every parameter the generated plugin has may be set, the scheduling
+    plugin's own (``maxPseudoQueue``, ``incumbent*``) too."""
+    by_name = {p.name: p for p in params}
+    unknown = sorted(set(deployed) - set(by_name))
+    if unknown:
+        return [
+            f"`param {', '.join(unknown)}` is not a parameter of the plugin (its parameters: "
+            + ", ".join(p.name for p in params)
+            + ")"
+        ]
+    return [why for n, v in deployed.items() if (why := type_problem(n, by_name[n].go_type, v))]
 
 
 def translate(
@@ -136,12 +163,9 @@ def translate(
     options, applied = feedback_options(feedback)
     source_name = PurePosixPath(src.path.replace("\\", "/")).name
     gen = generate(src, analysis, dictionary, plugin_type, options=options)
-    unknown = sorted(set(options.get("deployed", {})) - {p.name for p in gen.params})
-    if unknown:
-        raise TranslationError(
-            f"feedback sets unknown parameter(s) {', '.join(unknown)}; the plugin's parameters are "
-            + ", ".join(p.name for p in gen.params)
-        )
+    problems = check_deployed(options.get("deployed", {}), gen.params)
+    if problems:
+        raise TranslationError("feedback: " + "; ".join(problems))
     kind = analysis.kind.value
     defaults = {p.name: p.json_default for p in gen.params}
     untranslatable = {s for s in analysis.signal_names if (e := dictionary.signal(s)) is not None and e.llmd is None}
@@ -300,12 +324,12 @@ POD_SCALE = 8
 RECALIBRATION = "hazard.recalibration-inverts"
 
 
-def _recalibration(an: Analysis, deployed: dict[str, float]) -> dict[str, float]:
+def _recalibration(an: Analysis, deployed: dict[str, float | str]) -> dict[str, float]:
     """The values the recalibration check runs the plugin with: the ones a person chose at gate 1 when they
     touch a simulator-scale threshold, else every such threshold times POD_SCALE (the rest as evolved)."""
     sim = sim_scale_thresholds(an)
     if any(th.param in deployed for th in sim):
-        return dict(deployed)
+        return {k: v for k, v in deployed.items() if not isinstance(v, str)}
     return {
         th.param: (int(th.value) * POD_SCALE if th.go_type in ("int", "int64") else th.value * POD_SCALE) for th in sim
     }
@@ -339,7 +363,7 @@ def _inversion_findings(inversions, recalibrated: dict, an: Analysis, gen: Gener
     ]
 
 
-def _recalibrated(an: Analysis, deployed: dict[str, float]) -> list[Finding]:
+def _recalibrated(an: Analysis, deployed: dict[str, float | str]) -> list[Finding]:
     """The analysis's findings, with a simulator-scale threshold a person re-calibrated at gate 1 no longer blocking:
     the decision is on record (the config line says the value and BLIS's), so the finding becomes a note."""
     lines = {ln: th.param for th in an.thresholds if th.param in deployed for ln in th.lines}

@@ -2,8 +2,12 @@
 
 The front matter is the whole ``Hypothesis`` (every field, in model order), so
 ``parse_hypothesis(render_hypothesis(h)) == h`` and the evaluator never
-depends on the prose. The body is for people and is regenerated from the
-front matter; editing the body changes nothing.
+depends on the prose. One exception, which the round trip survives: a
+directional prediction's margin is left out while it is the default, because
+no test reads it (a one-sided test asserts no magnitude) and gate 2 refuses
+a margin on it; showing ``margin: 0.05`` contradicted that refusal. The body
+is for people and is regenerated from the front matter; editing the body
+changes nothing.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from bot.bench.metrics import METRICS
 from bot.escape import md
 from bot.hypotheses.errors import HypothesisError
 from bot.hypotheses.metrics import metric_label
-from bot.model import Direction, Hypothesis, describe_validation_error
+from bot.model import Direction, Hypothesis, Prediction, describe_validation_error
 from bot.yaml_safe import YamlInputError, load_yaml
 
 _FENCE = "---"
@@ -31,8 +35,15 @@ _DIRECTION_TEXT = {
 }
 
 
+def _directional(p: Prediction | None) -> bool:
+    return p is not None and p.direction in (Direction.DECREASE, Direction.INCREASE)
+
+
 def _front_matter(h: Hypothesis) -> str:
     data = h.model_dump(mode="json")
+    p = h.prediction
+    if p is not None and _directional(p) and p.margin == Prediction.model_fields["margin"].default:
+        del data["prediction"]["margin"]  # parsed back as that default: the round trip holds
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100_000, default_flow_style=False)
 
 
@@ -62,7 +73,8 @@ def render_hypothesis(h: Hypothesis, *, feedback: str | None = None) -> str:
         path = f"`{d.report_path}.{d.statistic}` ({d.unit}, {d.better} is better)" if d else "(unknown metric)"
         label = metric_label(p.metric) if d else p.metric
         mag = f"{p.blis_magnitude:+.1%}" if p.blis_magnitude is not None else "—"
-        w(f"| `{p.metric}` ({label}) | {path} | {p.direction.value} | {p.margin:g} | {mag} |")
+        margin = "—" if _directional(p) else f"{p.margin:g}"  # a one-sided test has no margin
+        w(f"| `{p.metric}` ({label}) | {path} | {p.direction.value} | {margin} | {mag} |")
         w("")
         w("Confirmed when " + _DIRECTION_TEXT[p.direction].format(margin=p.margin) + ".")
         if p.blis_magnitude is not None:
@@ -157,15 +169,34 @@ def render_hypotheses(
     from bot.hypotheses.feedback import feedback_notes, parse_feedback
 
     notes = feedback_notes(hypotheses, feedback)
-    why = parse_feedback(feedback).exclude_why
+    fb = parse_feedback(feedback)
+    why = fb.exclude_why
     dropped = [(h, why.get(h.id, "")) for h in sorted(excluded or [], key=hypothesis_order)]
     files = {
         f"{h.id}.md": render_hypothesis(h, feedback=notes.get(h.id)) for h in sorted(hypotheses, key=hypothesis_order)
     }
-    files["README.md"] = render_index(hypotheses, dropped)
+    files["README.md"] = render_index(hypotheses, dropped, directives_in_force(fb))
     if dropped:
         files[EXCLUDED_FILE] = render_excluded(dropped)
     return files
+
+
+def directives_in_force(fb) -> list[str]:
+    """The gate-2 directives the hypotheses were generated with (``Feedback`` of every change request at the gate
+    so far: they accumulate, a later line for the same key wins), one markdown line each, for the index."""
+
+    def _id_key(hid: str) -> tuple[str, int]:
+        return hid[0], int(hid[1:])
+
+    out = []
+    if fb.exclude:
+        out.append(f"- `exclude`: {', '.join(sorted(set(fb.exclude), key=_id_key))}")
+    if fb.margin is not None:
+        out.append(f"- `margin`: {fb.margin:g} (every equivalence and no-worse prediction without its own)")
+    out += [f"- `margin {hid}`: {x:g}" for hid, x in sorted(fb.margins.items(), key=lambda kv: _id_key(kv[0]))]
+    out += [f"- `guard`: {g}" for g in fb.guards]
+    out += [f"- not applied: {md(u)}" for u in fb.unapplied]
+    return out
 
 
 def render_excluded(dropped: list[tuple[Hypothesis, str]]) -> str:
@@ -188,9 +219,14 @@ def parse_excluded(text: str | None) -> list[tuple[Hypothesis, str]]:
         ) from None
 
 
-def render_index(hypotheses: list[Hypothesis], excluded: list[tuple[Hypothesis, str]] | None = None) -> str:
+def render_index(
+    hypotheses: list[Hypothesis],
+    excluded: list[tuple[Hypothesis, str]] | None = None,
+    in_force: list[str] | None = None,
+) -> str:
     """One table of every hypothesis, for the gate 2 comment and the branch; ``excluded``: (hypothesis, why)
-    pairs a person dropped at gate 2, listed under "Merged or dropped" so the record says what and why."""
+    pairs a person dropped at gate 2, listed under "Merged or dropped" so the record says what and why;
+    ``in_force``: the gate-2 directives applied (``directives_in_force``), so a rerun shows every one."""
     hs = sorted(hypotheses, key=hypothesis_order)
     counts = {t: sum(1 for h in hs if h.track.value == t) for t in "ABC"}
     out = [
@@ -224,6 +260,18 @@ def render_index(hypotheses: list[Hypothesis], excluded: list[tuple[Hypothesis, 
     if untestable:
         out += ["", "## Not testable as translated", ""]
         out += [f"- [{h.id}]({h.id}.md): {md(h.not_testable or '')}" for h in untestable]
+    if in_force:
+        out += [
+            "",
+            "## Gate 2 directives in force",
+            "",
+            (
+                "From every change request at gate 2 so far, oldest first: they accumulate, and a later line for "
+                "the same key wins (the same `margin` id, the `margin` of every prediction)."
+            ),
+            "",
+            *in_force,
+        ]
     return "\n".join(out) + "\n"
 
 

@@ -27,7 +27,9 @@ class StageRecord(Strict):
     inputs_hash: str = Field(description="hash of everything the stage read; equal hash = nothing to redo")
     artifacts: list[Artifact] = Field(default_factory=list)
     commit: str | None = None
-    feedback: str | None = Field(default=None, description="a person's reason the stage ran with")
+    feedback: str | None = Field(
+        default=None, description="the change-request reasons the stage ran with (every one at its gate so far)"
+    )
     review: str | None = Field(default=None, description="review findings the author-fix rerun was given")
     summary: str = ""
     problems: list[str] = Field(
@@ -192,7 +194,8 @@ class PipelineState(Strict):
     decisions: list[GateDecision] = Field(default_factory=list)
     pending_feedback: dict[int, str] = Field(
         default_factory=dict,
-        description="stage -> a person's reason (request changes); kept until the gate is decided again",
+        description="stage -> every change-request reason at its gate so far, oldest first (their directives "
+        "accumulate); kept until the gate is decided again",
     )
     review_findings: dict[int, str] = Field(
         default_factory=dict, description="stage -> blocking review findings for its author-fix rerun"

@@ -15,7 +15,6 @@ instead of failing the stage later or rerunning it for nothing.
 from __future__ import annotations
 
 import difflib
-import operator
 import re
 
 from bot import directives
@@ -36,6 +35,7 @@ def refusal(
     *,
     parameters: list[str] | None = None,
     checks: dict[str, list[dict]] | None = None,
+    types: dict[str, str] | None = None,
     hypotheses: list[Hypothesis] | None = None,
     author: bool = False,
     scorers: bool | None = None,
@@ -46,6 +46,7 @@ def refusal(
     ``parameters`` are the plugin's parameter names (gate 1's ``param`` checks against them when known);
     ``checks`` are their Validate() conditions by name (``ParamSpec.checks``: a value they refuse would stop
     the EPP at startup and leave the differential check nothing to compare, so it is refused here);
+    ``types`` their Go types by name (a word for a number, or a number for a string, is refused);
     ``hypotheses`` the ones gate 2's ids may name (its documents and those excluded before, when known);
     ``author`` says a Claude author reads the prose of this promotion's reruns;
     ``scorers`` whether the plugin has a ``scorers`` parameter (False: ``scorers:`` would change nothing);
@@ -53,7 +54,7 @@ def refusal(
     """
     text = (reason or "").strip()
     if gate == 1:
-        applied, problems = _gate1(text, parameters, checks or {}, scorers)
+        applied, problems = _gate1(text, parameters, checks or {}, types or {}, scorers)
     elif gate == 2:
         applied, problems = _gate2(text, hypotheses)
     else:
@@ -75,13 +76,27 @@ def refusal(
 
 
 def _gate1(
-    text: str, parameters: list[str] | None, checks: dict[str, list[dict]], scorers: bool | None
+    text: str,
+    parameters: list[str] | None,
+    checks: dict[str, list[dict]],
+    types: dict[str, str],
+    scorers: bool | None,
 ) -> tuple[list[str], list[str]]:
+    from bot.golang.params import out_of_range, shown, type_problem
     from bot.golang.translate import feedback_options
 
+    malformed = [  # what the parameter takes, when known, says more than the generic form
+        why
+        for m in directives.PARAM.finditer(text)
+        if directives.param_value(m.group(2)) is None
+        and m.group(1) in types
+        and (why := type_problem(m.group(1), types[m.group(1)], None, m.group(2)))
+    ]
+    if malformed:
+        return [], malformed
     try:
         options, applied = feedback_options(text)
-    except RequestError as exc:  # an unknown scorer
+    except RequestError as exc:  # an unknown scorer, a `param` value that is neither a number nor a word
         return [], [str(exc)]
     if "scorers" in options and scorers is False:
         # The generator reads it only for a routing plugin that carries BLIS's scorers: the translation report
@@ -91,38 +106,23 @@ def _gate1(
             "none, so it would change nothing"
         )
         return applied, [why]
-    unknown = sorted(set(options.get("deployed", {})) - set(parameters)) if parameters is not None else []
+    deployed = options.get("deployed", {})
+    unknown = sorted(set(deployed) - set(parameters)) if parameters is not None else []
     if unknown:
         return applied, [
             f"`param {', '.join(unknown)}` is not a parameter of the plugin (its parameters: {', '.join(parameters)})"
         ]
+    mistyped = [why for n, v in deployed.items() if n in types and (why := type_problem(n, types[n], v))]
+    if mistyped:
+        return applied, mistyped
     refused = [
-        f"`param {name}: {value:g}` is out of range: {why}"
-        for name, value in options.get("deployed", {}).items()
+        f"`param {name}: {shown(value)}` is out of range: {why}"
+        for name, value in deployed.items()
         for why in out_of_range(value, checks.get(name, []))
     ]
     if refused:
         return applied, [*refused, "the plugin's Validate() refuses such a value when the EPP starts"]
     return applied, []
-
-
-_COND = re.compile(r"^\s*p\.\w+\s*(<=|>=|<|>|==|!=)\s*(-?\d+(?:\.\d+)?)\s*$")
-_OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne}
-
-
-def out_of_range(value: float, checks: list[dict]) -> list[str]:
-    """The messages of the plugin's Validate() checks ``value`` trips, with the value in them.
-
-    A check is a Go condition on the one field (``p.LoadHighThreshold < 0``, parts joined by ``||``) and
-    the message Validate() returns (``loadHighThreshold must be >= 0, got %v``), as ``bot.golang.params``
-    writes them. A condition in another form (a string comparison) is left to Validate(), never guessed.
-    """
-    tripped = []
-    for check in checks:
-        parts = [_COND.match(p) for p in check["cond"].split("||")]
-        if all(parts) and any(_OPS[m.group(1)](value, float(m.group(2))) for m in parts):
-            tripped.append(check["message"].replace("%v", f"{value:g}"))
-    return tripped
 
 
 def _gate2(text: str, hypotheses: list[Hypothesis] | None) -> tuple[list[str], list[str]]:
@@ -182,18 +182,21 @@ def _suggestion(text: str, parameters: list[str] | None) -> str:
 
 
 def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool, results_problem=None) -> str | None:
-    """``refusal`` with the plugin's parameters read from the committed translation (``ctx``: a StageContext)
-    and their Validate() checks from the request's program (the analysis is pure and takes a fraction of a
-    second; the checks are not in translation.json), and gate 2's hypotheses from the committed documents.
+    """``refusal`` with the plugin's parameters, their Go types and Validate() checks from the request's program
+    (``ctx``: a StageContext; the analysis is pure and takes a fraction of a second, and translation.json lists
+    only the evolved numbers, not a scheduling plugin's own settings), and gate 2's hypotheses from the
+    committed documents.
     ``results_problem(ctx)`` (stage 5's ``unusable_results``, passed in by the entry points: a
     review does not import a stage) says why stage 5 could not judge the reports a rejudge would read."""
     parameters = None
     checks = None
+    types = None
     scorers = None
     if gate == 1:
-        defaults = _parameters_on_branch(ctx)
-        parameters = sorted(defaults) if defaults is not None else None
-        checks = parameter_checks(ctx.request, ctx.dictionary)
+        specs = parameter_specs(ctx.request, ctx.dictionary)
+        parameters = sorted(specs)
+        checks = {n: s.checks for n, s in specs.items()}
+        types = {n: s.go_type for n, s in specs.items()}
         scorers = has_scorers(ctx.request, ctx.dictionary)
     hypotheses = _hypotheses_on_branch(ctx) if gate == 2 else None
     why = refusal(
@@ -201,6 +204,7 @@ def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool, resul
         reason,
         parameters=parameters,
         checks=checks,
+        types=types,
         hypotheses=hypotheses,
         author=author,
         scorers=scorers,
@@ -248,13 +252,20 @@ def has_scorers(request, dictionary) -> bool:
     return request.kind == PolicyKind.ROUTING and bool(_analysis(request, dictionary).uses_scorers)
 
 
-def parameter_checks(request, dictionary) -> dict[str, list[dict]]:
-    """The Validate() checks of each plugin parameter the request's program gives (``ParamSpec.checks``)."""
+def parameter_specs(request, dictionary) -> dict:
+    """Every parameter ``param`` may set, by name (``ParamSpec``: Go type, Validate() checks): the evolved
+    numbers and, for a scheduling plugin, its own pseudo-queue settings (``maxPseudoQueue``, ``incumbent*``),
+    which the translation summary's thresholds leave out. ``scorers`` is a list its own directive sets."""
     from bot.golang.params import param_specs
     from bot.model import PolicyKind
 
     analysis = _analysis(request, dictionary)
-    return {p.name: p.checks for p in param_specs(analysis, None, request.kind == PolicyKind.SCHEDULING)}
+    return {p.name: p for p in param_specs(analysis, None, request.kind == PolicyKind.SCHEDULING)}
+
+
+def parameter_checks(request, dictionary) -> dict[str, list[dict]]:
+    """The Validate() checks of each plugin parameter the request's program gives (``ParamSpec.checks``)."""
+    return {n: s.checks for n, s in parameter_specs(request, dictionary).items()}
 
 
 def _hypotheses_on_branch(ctx) -> list[Hypothesis] | None:

@@ -249,3 +249,21 @@ def test_a_gate_approved_by_the_flag_is_recorded_and_said_as_such():
     assert state.decisions[-1].via is DecidedVia.COMMAND and state.decisions[-1].how() == "by bob"
     old = state.decisions[-1].model_copy(update={"via": None})  # saved before the field existed
     assert old.how() == "by bob"
+
+
+@pytest.mark.parametrize("gate,stage", [(1, Stage.TRANSLATE), (2, Stage.HYPOTHESIZE)])
+def test_a_second_change_request_keeps_the_first(gate, stage):
+    """Found by a scheduler author: `exclude: B3 B5` then `guard: ttft_p99_ms` brought B3 and B5 back, because a
+    rerun was given only the last reason. Every change request at the gate reaches the rerun, oldest first."""
+    state = to_gate(fresh(), gate)
+    state = p.decide(state, gate, Decision.REQUEST_CHANGES, actor="bob", now=NOW, reason="exclude: B3 B5\n")
+    state = to_gate(finish(state), gate)
+    state = p.decide(state, gate, Decision.REQUEST_CHANGES, actor="carol", now=NOW, reason="guard: ttft_p99_ms")
+    assert p.next_step(state) == p.RunStage(stage, "exclude: B3 B5\n\nguard: ttft_p99_ms", None)
+    state = to_gate(finish(state), gate)
+    assert state.stages[int(stage)].feedback == "exclude: B3 B5\n\nguard: ttft_p99_ms"
+    # Another gate's requests are its own.
+    if gate == 1:
+        state = p.decide(state, 1, Decision.APPROVE, actor="bob", now=NOW)
+        state = p.decide(to_gate(state, 2), 2, Decision.REQUEST_CHANGES, actor="bob", now=NOW, reason="margin: 3%")
+        assert p.next_step(state) == p.RunStage(Stage.HYPOTHESIZE, "margin: 3%", None)

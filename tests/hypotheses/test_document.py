@@ -75,7 +75,7 @@ def _replace(text, old, new):
         ("type: statistical/dominance", "type: statistical/hunch", "type"),
         ("id: A1", "id: Z1", "id"),
         ("diagnostic: 'If this fails, it would indicate", "diagnostic: 'It might", "diagnostic"),
-        ("  margin: 0.05", "  margin: 5", "prediction.margin"),
+        ("direction: decrease", "direction: decrease\n  margin: 5", "prediction.margin"),
     ],
 )
 def test_parse_error_names_file_and_field(hyps, old, new, field):
@@ -116,6 +116,19 @@ def test_load_hypotheses_reads_what_render_wrote(tmp_path, hyps):
     (tmp_path / "C1.md").write_text("---\nid: C1\n---\n", encoding="utf-8")
     with pytest.raises(HypothesisError, match=r"C1\.md: field 'track'"):
         load_hypotheses(tmp_path)
+
+
+def test_a_directional_prediction_shows_no_margin(hyps):
+    """Found by a scheduler author: A1.md said `margin: 0.05` and "| decrease | 0.05 |" while gate 2 refuses a
+    margin on a directional prediction ("which has no margin"). The one-sided test reads none."""
+    directional = next(h for h in hyps if h.prediction and h.prediction.direction is Direction.DECREASE)
+    text = render_hypothesis(directional)
+    assert "margin" not in yaml.safe_load(text.split("---\n")[1])["prediction"]
+    assert "| decrease | — |" in text and parse_hypothesis(text) == directional
+    tolerant = next(h for h in hyps if h.prediction and h.prediction.direction is Direction.NO_WORSE)
+    text = render_hypothesis(tolerant)
+    assert yaml.safe_load(text.split("---\n")[1])["prediction"]["margin"] == tolerant.prediction.margin
+    assert f"| no-worse | {tolerant.prediction.margin:g} |" in text
 
 
 # ---------------------------------------------------------------- feedback
@@ -215,3 +228,18 @@ def test_exclusion_lists_take_the_separators_people_write_and_any_case():
         assert parse_feedback(text).exclude == ["C3", "C4"], text
     assert parse_feedback("exclude c3: a duplicate").exclude == ["C3"]
     assert parse_feedback("margin c2: 0.03").margins == {"C2": 0.03}
+
+
+def test_the_index_lists_every_gate_2_directive_in_force(request_, summary, dictionary):
+    """Found by a scheduler author: after `exclude: B3 B5` and then `guard: ttft_p99_ms`, the rerun's README no
+    longer said B3 and B5 were excluded. A rerun gets every change request (``pipeline.change_requests``), and
+    the index lists what is in force; a later line for the same key wins."""
+    feedback = "exclude: B2 C3 (no LoRA)\nmargin C2: 2%\n\nguard: ttft_p99_ms\nmargin C2: 4%"
+    kept, excluded = generate_with_excluded(request_, summary, dictionary, feedback=feedback)
+    assert [h.id for h in excluded] == ["B2", "C3"] and any(h.source.startswith("guard:") for h in kept)
+    assert next(h for h in kept if h.id == "C2").prediction.margin == 0.04
+    index = render_hypotheses(kept, feedback=feedback, excluded=excluded)["README.md"]
+    in_force = index.split("## Gate 2 directives in force", 1)[1]
+    assert "- `exclude`: B2, C3" in in_force and "- `guard`: ttft_p99" in in_force
+    assert "- `margin C2`: 0.04" in in_force and "0.02" not in in_force
+    assert "directives in force" not in render_hypotheses(kept)["README.md"]

@@ -172,3 +172,60 @@ def test_gate_1_offers_a_promotion_its_own_parameter_and_no_scorers_it_lacks():
     assert directives.promotion_examples(1, parameters=None, scorers=None) == {
         d.name: d.example for d in directives.for_gate(1)
     }
+
+
+def _scheduling_request():
+    from bot import PROJECT_ROOT as root
+    from bot.model import PolicyKind
+
+    path = root / "examples/corpus/s01_slo_aging_scheduler.go"
+    routing = PromotionRequest.load(REQUEST)
+    return routing.model_copy(
+        update={"kind": PolicyKind.SCHEDULING, "source_text": path.read_text(), "source": path.name}
+    )
+
+
+@pytest.mark.parametrize(
+    ("reason", "needle"),
+    [
+        (None, None),
+        (
+            "param waitedMsCoeff: 4s",
+            "`param waitedMsCoeff: 4s`: waitedMsCoeff takes a number in plain digits (e.g. 4000",
+        ),
+        ("param waitedMsCoeff: four", "`param waitedMsCoeff: four`: waitedMsCoeff takes a number"),
+        ("param incumbentSLOClass: 2", "`param incumbentSLOClass: 2`: incumbentSLOClass takes one word (e.g. batch)"),
+        ("param incumbentInputTokens: 20.5", "incumbentInputTokens takes a whole number"),
+        ("param incumbentSLOClass: the batch class", "`param incumbentSLOClass: the batch class`: incumbentSLOClass"),
+        ("param incumbentSLOClass: realtime", 'incumbentSLOClass "realtime" is a BLIS v1 name; use critical or'),
+        ("param maxPseudoQueue: 0", "`param maxPseudoQueue: 0` is out of range: maxPseudoQueue must be >= 1, got 0"),
+    ],
+)
+def test_param_sets_a_scheduling_plugins_own_parameters_and_answers_a_bad_value(reason, needle):
+    """Found by a scheduler author: `param incumbentInputTokens: 200` was "not a parameter of the plugin", and
+    `param incumbentSLOClass: batch` or `param waitedMsThreshold: 4s` "named no directive"."""
+    from bot.review.change_request import parameter_specs
+
+    specs = parameter_specs(_scheduling_request(), load_dictionary())
+    assert {"maxPseudoQueue", "incumbentSLOClass", "incumbentInputTokens", "incumbentSpacingUs"} <= set(specs)
+    kw = {
+        "parameters": sorted(specs),
+        "checks": {n: s.checks for n, s in specs.items()},
+        "types": {n: s.go_type for n, s in specs.items()},
+    }
+    if reason is None:
+        good = "param incumbentInputTokens: 200\nparam incumbentSLOClass: batch\nparam incumbentSpacingUs: 20000"
+        assert refusal(1, good, **kw) is None
+        assert refusal(1, 'param incumbentSLOClass: ""', **kw) is None  # BLIS's empty class, quoted
+        return
+    why = refusal(1, reason, **kw)
+    assert why is not None and needle in why and "nothing was recorded" in why, why
+    assert "names no directive" not in why
+
+
+def test_a_later_scorers_line_replaces_an_earlier_one():
+    """A rerun reads every change request at gate 1 (``pipeline.change_requests``): the last `scorers:` wins."""
+    from bot.golang.translate import feedback_options
+
+    opts, applied = feedback_options("scorers: prefix-affinity:1, load-balance:1\n\nscorers: load-balance:2")
+    assert opts["scorers"] == [("load-balance", 2.0)] and applied == ["baseline scorers set to load-balance:2"]
