@@ -82,7 +82,12 @@ def param_specs(an: Analysis, scorer_defaults: list[tuple[str, float]] | None, s
         if not th.param:
             continue
         doc = _doc(an, th)
-        if th.role == "field":
+        if th.role == "field" and getattr(th, "zero_fallback", False):
+            doc = (
+                f"{th.field} is the evolved {th.subject}, which nothing in the evolved file sets; the evolved code "
+                f"replaces a zero with {th.literal}, its default here (0 still falls back to it)."
+            )
+        elif th.role == "field":
             doc = f"{th.field} is the evolved {th.subject} = {th.literal}, set by the constructor."
         spec = ParamSpec(
             th.param,
