@@ -202,3 +202,20 @@ def test_a_field_nothing_sets_and_nothing_replaces_stays_important(analyze_text)
     [f] = [f for f in an.findings if f.check == "translate.field-set-outside"]
     assert f.severity.value == "IMPORTANT" and "Bonus" in f.message
     assert not any(t.role == "field" for t in an.thresholds)
+
+
+def test_a_scheduling_parameters_doc_says_what_the_plugin_reads_for_the_request_and_the_waiting_ones(analyze_text):
+    """The queue holds the request (the adapter's values) and modelled incumbents (the incumbent* parameters):
+    its SLO class is read back from the llm-d priority, its prompt length is RequestSizeBytes / 4, its wait is 0."""
+    from bot.golang.params import param_specs
+
+    body = (
+        "\tw := func(r *Request) float64 {\n\t\tv := float64(clock-r.ArrivalTime) / 1000.0 * 0.002\n"
+        '\t\tif r.SLOClass == "critical" {\n\t\t\tv += 4\n\t\t}\n\t\tif r.InputLen() < 256 {\n\t\t\tv += 1.5\n\t\t}\n'
+        "\t\treturn v\n\t}\n\t_ = w"
+    )
+    docs = " ".join(s.doc for s in param_specs(analyze_text(ORDER.format(body=body)), None, True))
+    assert "read back from its llm-d priority" in docs and "incumbentSLOClass" in docs
+    assert "RequestSizeBytes / 4" in docs and "incumbentInputTokens" in docs
+    assert "its own wait is 0" in docs and "incumbentSpacingUs apart" in docs
+    assert "request priority" not in docs and "prompt tokens" not in docs and "each endpoint's wall clock" not in docs
