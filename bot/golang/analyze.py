@@ -300,32 +300,41 @@ def _outside_fields(src: EvolvedSource, an: Analysis) -> None:
         if f"{host.receiver_type}.{name}" in {h.label for h in an.helpers}:
             continue
         value = _literal_set_elsewhere(src, an, host.receiver_type, name)
-        ftype = fields.get(name)
-        if value is not None and ftype in ("int", "int64", "float64"):
-            vnode, num = value
+        fallback = None if value is not None else _zero_fallback(src, carried, host.receiver_var, name)
+        if (value or fallback) is not None and fields.get(name) in ("int", "int64", "float64"):
+            vnode, num = value or fallback
             th = Threshold(
                 value=num,
                 literal=text_of(src, vnode).strip(),
-                go_type=ftype,
+                go_type=fields[name],
                 role="field",
                 signals=[],
                 subject=f"{host.receiver_type}.{name}",
                 base=name,
                 line=an.line_of(vnode),
             )
-            th.occurrences.append(Occurrence(vnode.start_byte, vnode.end_byte, th.line, "field", owner="outside"))
+            # A fallback literal stays in the carried code (it still catches a zero); the field defaults to it.
+            owner = "outside" if value else "fallback"
+            th.occurrences.append(Occurrence(vnode.start_byte, vnode.end_byte, th.line, "field", owner=owner))
             th.receiver_field = name  # type: ignore[attr-defined]
+            th.zero_fallback = fallback is not None  # type: ignore[attr-defined]
             an.thresholds.append(th)
+            said = (
+                f"which BLIS sets outside the evolved code (line {th.line}: {th.literal}); the plugin exposes it as a "
+                "parameter with that default"
+                if value
+                else f"which nothing in the evolved file sets, but the program replaces a zero with {th.literal} right "
+                f"after (line {th.line}), so the logic is live; the plugin exposes the field as a parameter with that "
+                "default (0 still falls back to it)"
+            )
             an.findings.append(
                 Finding(
                     severity=Severity.SUGGESTION,
                     check=CHECK_FIELD_OUTSIDE,
                     source_line=line,
-                    message=(
-                        f"reads {host.receiver_var}.{name}, which BLIS sets outside the evolved code (line {th.line}: "
-                        f"{th.literal}); the plugin exposes it as a parameter with that default"
-                    ),
-                    fix="check the value against the configuration the program was evolved with",
+                    message=f"reads {host.receiver_var}.{name}, {said}",
+                    fix="check the value against the configuration the program was evolved with"
+                    + ("" if value else f" (BLIS may have set {name} outside the file)"),
                 )
             )
         else:
@@ -342,6 +351,37 @@ def _outside_fields(src: EvolvedSource, an: Analysis) -> None:
                     fix=f"give {name} its BLIS value (a constructor or the policy bundle) or remove the term",
                 )
             )
+
+
+def _zero_fallback(src: EvolvedSource, carried: list, var: str, name: str):
+    """(literal node, value) when the evolved code copies ``var.name`` into a local and replaces a zero right
+    after (``x := g.F; if x <= 0 { x = 2_000_000 }``): the number the program runs with when nothing sets F."""
+    for f in carried:
+        for n in walk(f.node):
+            left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+            if n.type not in ("short_var_declaration", "assignment_statement") or left is None or right is None:
+                continue
+            if len(named(left)) != 1 or [text_of(src, r) for r in named(right)] != [f"{var}.{name}"]:
+                continue
+            local, nxt = text_of(src, left), n.next_named_sibling
+            while nxt is not None and nxt.type == "comment":
+                nxt = nxt.next_named_sibling
+            if nxt is None or nxt.type != "if_statement" or nxt.child_by_field_name("initializer") is not None:
+                continue
+            cond = " ".join(text_of(src, nxt.child_by_field_name("condition")).split())
+            if cond not in (f"{local} <= 0", f"{local} == 0", f"{local} < 1", f"0 >= {local}", f"0 == {local}"):
+                continue
+            body = [c for c in walk(nxt.child_by_field_name("consequence")) if c.type.endswith("statement")]
+            if len(body) != 1 or body[0].type != "assignment_statement":
+                continue
+            target, values = body[0].child_by_field_name("left"), named(body[0].child_by_field_name("right"))
+            op = text_of(src, body[0].child_by_field_name("operator"))
+            if text_of(src, target) == local and op == "=" and len(values) == 1:
+                if values[0].type in ("int_literal", "float_literal"):
+                    num = parse_number(text_of(src, values[0]))
+                    if num is not None and num > 0:
+                        return values[0], num
+    return None
 
 
 def _keyed_fields(src: EvolvedSource, node, receiver_type: str) -> list:

@@ -22,6 +22,8 @@ from bot.golang.gotree import id_of, named, norm_type, parse_number, walk
 #: request's integer priority (dictionary SLOClass), so batch and background arrive as sheddable and the
 #: empty class as standard.
 UNREACHABLE_CLASSES = ("batch", "background", "")
+#: The classes it does produce: a clause that also accepts one of them still runs.
+REACHABLE_CLASSES = ("critical", "standard", "sheddable")
 
 
 class ExprMixin:
@@ -372,4 +374,46 @@ class ExprMixin:
         if s in ("realtime", "interactive"):
             self.hazard("dead-slo", ctx, name=s)
         elif s in UNREACHABLE_CLASSES:
-            self.hazard("slo-unreachable", ctx, name=s)
+            self.hazard("slo-unreachable", ctx, name=s, beside=self.reachable_beside(lit, ctx))
+
+    def reachable_beside(self, lit: Node, ctx: Node) -> str | None:
+        """A class the adapter produces that the same clause accepts too (``case "standard", "":``,
+        ``c == "standard" || c == ""``, ``c != "standard" && c != ""``): then only ``lit``'s alternative is
+        dead and the branch still runs, so it is not constant in llm-d."""
+        parent = lit.parent
+        if ctx == lit and parent is not None and parent.type == "expression_list":  # a case clause's values
+            alternatives = named(parent)
+        else:
+            op = self.t(ctx.child_by_field_name("operator"))
+            subject = next((self.t(n) for n in (ctx.child_by_field_name(f) for f in ("left", "right")) if n != lit), "")
+            top = ctx
+            while top.parent is not None and _joins(self, top.parent, "||" if op == "==" else "&&"):
+                top = top.parent
+            alternatives = []
+            for cmp in _comparisons(self, top, op):
+                left, right = cmp.child_by_field_name("left"), cmp.child_by_field_name("right")
+                if self.t(left) == subject:
+                    alternatives.append(right)
+                elif self.t(right) == subject:
+                    alternatives.append(left)
+        for alt in alternatives:
+            if alt.type == "interpreted_string_literal" and self.t(alt).strip('"') in REACHABLE_CLASSES:
+                return self.t(alt).strip('"')
+        return None
+
+
+def _joins(walker, node: Node, joiner: str) -> bool:
+    """``node`` groups its operands without changing the clause: parentheses, or the clause's own joiner."""
+    if node.type == "parenthesized_expression":
+        return True
+    return node.type == "binary_expression" and walker.t(node.child_by_field_name("operator")) == joiner
+
+
+def _comparisons(walker, top: Node, op: str) -> list[Node]:
+    """The ``op`` comparisons a chain of ``||`` (or ``&&``) and parentheses joins under ``top``."""
+    joiner = "||" if op == "==" else "&&"
+    if top.type == "binary_expression" and walker.t(top.child_by_field_name("operator")) == op:
+        return [top]
+    if _joins(walker, top, joiner):
+        return [c for n in named(top) for c in _comparisons(walker, n, op)]
+    return []

@@ -31,7 +31,9 @@ Check ids and severities:
   the branch never runs in BLIS and never runs in llm-d either.
 - ``hazard.unreachable-slo-branch`` (IMPORTANT): comparisons of the SLO class with ``batch``,
   ``background`` or the empty class, which the llm-d mapping never produces (it reads critical, standard
-  or sheddable from the request's priority), so the condition is constant in llm-d.
+  or sheddable from the request's priority), so the condition is constant in llm-d. SUGGESTION when the
+  same clause also accepts a class the mapping produces (``case "standard", "":``, or ``||``): the branch
+  still runs and only that alternative is dead.
 - ``hazard.sim-scale-threshold``: a threshold calibrated to the simulator's scale.
   Load thresholds (QueueDepth, BatchSize, InFlightRequests, EffectiveLoad or
   per-instance means of them, literal >= 1) were tuned on 4 simulated instances
@@ -183,6 +185,23 @@ def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
                         "so the plugin exposes it as a parameter with a placeholder default of 0.5"
                     ),
                     fix=f"set the `{info['name']}` parameter to the value used in the evolution run",
+                )
+            )
+        elif kind == "slo-unreachable" and info.get("beside"):
+            name = info["name"] or "the empty class"
+            out.append(
+                Finding(
+                    severity=Severity.SUGGESTION,
+                    check=UNREACHABLE_SLO,
+                    source_line=line,
+                    message=(
+                        f'the SLO class "{info["name"]}" shares its clause with "{info["beside"]}"'
+                        + (f" (`{snippet}`)" if snippet != f'"{info["name"]}"' else "")
+                        + f": the plugin reads the class from the request's llm-d priority, which never yields {name}, "
+                        f"so only that alternative is dead in llm-d; the branch still runs for {info['beside']} requests"
+                    ),
+                    fix=f"nothing to do unless {name} requests were meant to be treated apart from {info['beside']} ones "
+                    "(then map the class explicitly, e.g. a priority band per class in the InferenceObjectives)",
                 )
             )
         elif kind == "slo-unreachable":

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from bot.golang.analysis_types import Analysis, Threshold
 from bot.golang.gonames import comment_lines, go_float, go_value
+from bot.model import PolicyKind
 
 ROLE_WORDS = {
     "threshold": "threshold",
@@ -36,12 +37,30 @@ _SIGNAL_WORDS = {
     "FreeKVBlocks": "free KV-cache blocks",
     "KvTokensInUse": "KV-cache tokens in use",
     "TotalKvCapacityTokens": "KV-cache capacity in tokens",
-    "InputTokens": "prompt tokens",
+    "InputTokens": "prompt length, estimated as RequestSizeBytes / 4",
     "SessionID": "session header",
-    "SLOClass": "request priority",
-    "Priority": "request priority",
+    "SLOClass": "SLO class, read back from its llm-d priority (above 0 critical, 0 standard, below 0 sheddable)",
+    "Priority": "llm-d priority, negated",
     "TenantID": "fairness ID",
     "Clock": "wall clock",
+}
+#: What a request signal is in a scheduling plugin's pseudo-queue (scorer.go.j2): the request being placed
+#: gets the adapter's value, the requests modelled as already waiting get the incumbent* parameters'.
+_QUEUE_WORDS = {
+    "SLOClass": (
+        "the SLO class: the request's is read back from its llm-d priority (above 0 critical, 0 standard, below 0 "
+        "sheddable), a waiting request's is incumbentSLOClass"
+    ),
+    "Priority": "the priority: the request's llm-d priority negated, a waiting request's from incumbentSLOClass",
+    "ArrivalTime": (
+        "the arrival time: the request's is the EPP's wall clock when it scores it (so its own wait is 0), the "
+        "waiting requests arrived incumbentSpacingUs apart before it"
+    ),
+    "InputTokens": (
+        "the prompt length: the request's is estimated as RequestSizeBytes / 4, a waiting request's is "
+        "incumbentInputTokens"
+    ),
+    "Clock": "the EPP's wall clock (µs) when it scores the request",
 }
 _LOAD_PARTS = {"QueueDepth", "BatchSize", "InFlightRequests"}
 _MARKER = re.compile(r"(EVOLVE-BLOCK|HYPOTHESIS-\d|MECHANISM-\d|EXPECT-\d|\w\.(?:go|py)\b)")
@@ -82,7 +101,12 @@ def param_specs(an: Analysis, scorer_defaults: list[tuple[str, float]] | None, s
         if not th.param:
             continue
         doc = _doc(an, th)
-        if th.role == "field":
+        if th.role == "field" and getattr(th, "zero_fallback", False):
+            doc = (
+                f"{th.field} is the evolved {th.subject}, which nothing in the evolved file sets; the evolved code "
+                f"replaces a zero with {th.literal}, its default here (0 still falls back to it)."
+            )
+        elif th.role == "field":
             doc = f"{th.field} is the evolved {th.subject} = {th.literal}, set by the constructor."
         spec = ParamSpec(
             th.param,
@@ -257,9 +281,12 @@ def _doc(an: Analysis, th: Threshold) -> str:
     if not signals or th.role == "factor":
         return text
     scopes = {u.name: u.scope for u in an.signals}
-    words = [f"{_OWNER.get(scopes.get(s, 'snapshot'), 'the')} {_SIGNAL_WORDS.get(s, s)}" for s in sorted(signals)]
     field = re.fullmatch(r"\w+\.(\w+)", subject)
     direct = len(signals) == 1 and field is not None and field.group(1) in signals
+    if an.kind == PolicyKind.SCHEDULING:
+        words = [_QUEUE_WORDS.get(s) or f"the {_SIGNAL_WORDS.get(s, s)}" for s in sorted(signals)]
+        return text + f" `{subject}` {'is' if direct else 'is computed from'} {'; '.join(words)}."
+    words = [f"{_OWNER.get(scopes.get(s, 'snapshot'), 'the')} {_SIGNAL_WORDS.get(s, s)}" for s in sorted(signals)]
     return text + f" `{subject}` {'is' if direct else 'is computed from'} {', '.join(words)}."
 
 

@@ -44,13 +44,25 @@ def category_of(an: Analysis, kind: PolicyKind, uses_scorers: bool) -> tuple[str
     return "Distribution", "the evolved logic scores load only, spreading requests across endpoints."
 
 
+#: The baseline profile's scorers (llm-d's default): an admission plugin leaves it as it is.
+BASELINE_WEIGHTS = {"queue-scorer": 2.0, "kv-cache-utilization-scorer": 2.0, "prefix-cache-scorer": 3.0}
+
+#: Why a scheduling plugin's profile keeps queue-scorer (the EndpointPickerConfig and README say it).
+KEEPS_QUEUE_SCORER = (
+    "The profile keeps the baseline's queue-scorer beside this scorer, not in its place: a request the evolved "
+    "order always serves first (its highest class) gets position 0 everywhere and scores 1 on every endpoint, "
+    "so without queue-scorer it would lose every load signal."
+)
+
+
 def profile_weights(kind: PolicyKind, uses_scorers: bool, scorer_defaults) -> dict[str, float]:
-    """Scheduling-profile weights: the plugin carries every BLIS term it reads, so it stands alone."""
+    """Scheduling-profile weights. A routing plugin carries every BLIS term it reads, so it stands alone; a
+    scheduling plugin is added to the baseline profile (KEEPS_QUEUE_SCORER says why)."""
     if kind == PolicyKind.ROUTING:
         return {"evolved": 1.0}
     if kind == PolicyKind.SCHEDULING:
-        return {"evolved": 2.0, "kv-cache-utilization-scorer": 2.0, "prefix-cache-scorer": 3.0}
-    return {"queue-scorer": 2.0, "kv-cache-utilization-scorer": 2.0, "prefix-cache-scorer": 3.0}
+        return {"evolved": 2.0, **BASELINE_WEIGHTS}
+    return dict(BASELINE_WEIGHTS)
 
 
 def render_epp_config(
@@ -84,6 +96,7 @@ def render_epp_config(
         others=others,
         producers=producers or [],
         fmt=go_float,
+        profile_note=comment_lines(KEEPS_QUEUE_SCORER, indent=0) if kind == PolicyKind.SCHEDULING else [],
     )
 
 
@@ -318,6 +331,8 @@ def readme(
         f"{_md(_for_kind(plain(d.gap(g).concern_for(kind)), kind))}"
         for g in d.touched_gaps(kind, [s for s in an.signal_names if d.signal(s)])
     ]
+    if kind == PolicyKind.SCHEDULING:
+        caveats.append(KEEPS_QUEUE_SCORER)
     if stateful:
         caveats.append(
             "The evolved policy keeps state; calls are serialised per plugin instance, state is per EPP replica."

@@ -24,7 +24,11 @@ MAX_ISSUES = 10
 _DOES = {
     PolicyKind.ROUTING: "scores each request's candidate endpoints the way the evolved BLIS routing policy scored instances",
     PolicyKind.ADMISSION: "admits or rejects each request the way the evolved BLIS admission policy did",
-    PolicyKind.SCHEDULING: "orders the requests waiting for an endpoint the way the evolved BLIS scheduling policy did",
+    # An OrderQueue becomes a placement scorer (bot/golang/plugin_docs.py): vLLM still serves in its own order.
+    PolicyKind.SCHEDULING: (
+        "prefers endpoints where the evolved BLIS scheduling policy's queue order would serve the request earlier "
+        "(it does not reorder vLLM's queue)"
+    ),
 }
 
 

@@ -171,3 +171,51 @@ def test_unit_conversions_are_not_parameters(analyze_text):
         ORDER.format(body="\tfor _, r := range requests {\n\t\t_ = float64(clock-r.ArrivalTime) / 1000.0\n\t}")
     )
     assert not any(t.value == 1000 for t in an.thresholds)
+
+
+# ---- receiver fields set outside the evolved code --------------------------------------
+
+GUARDED = (
+    "package sim\n\ntype Guard struct {{\n\tMaxWaitUs int64\n\tBonus float64\n}}\n\n"
+    "func (g Guard) OrderQueue(requests []*Request, clock int64) {{\n{body}\n}}\n"
+)
+
+
+def test_a_field_with_an_explicit_zero_fallback_becomes_a_parameter_defaulting_to_the_fallback(analyze_text):
+    """`x := g.F; if x <= 0 { x = LIT }`: the program runs with LIT when nothing sets the field, so the logic
+    is live in the plugin and LIT is the number to tune (s02's 2 s starvation threshold)."""
+    body = (
+        "\tmaxWait := g.MaxWaitUs\n\tif maxWait <= 0 {\n\t\tmaxWait = 2_000_000\n\t}\n"
+        "\tfor _, r := range requests {\n\t\t_ = clock-r.ArrivalTime >= maxWait\n\t}"
+    )
+    an = analyze_text(GUARDED.format(body=body))
+    [f] = [f for f in an.findings if f.check == "translate.field-set-outside"]
+    assert f.severity.value == "SUGGESTION" and f.source_line == 9
+    assert "2_000_000" in f.message and "line 11" in f.message
+    th = next(t for t in an.thresholds if t.role == "field")
+    assert (th.param, th.value, th.go_type, th.receiver_field) == ("maxWaitUs", 2_000_000, "int64", "MaxWaitUs")
+
+
+def test_a_field_nothing_sets_and_nothing_replaces_stays_important(analyze_text):
+    body = "\tfor _, r := range requests {\n\t\t_ = float64(clock-r.ArrivalTime) * g.Bonus\n\t}"
+    an = analyze_text(GUARDED.format(body=body))
+    [f] = [f for f in an.findings if f.check == "translate.field-set-outside"]
+    assert f.severity.value == "IMPORTANT" and "Bonus" in f.message
+    assert not any(t.role == "field" for t in an.thresholds)
+
+
+def test_a_scheduling_parameters_doc_says_what_the_plugin_reads_for_the_request_and_the_waiting_ones(analyze_text):
+    """The queue holds the request (the adapter's values) and modelled incumbents (the incumbent* parameters):
+    its SLO class is read back from the llm-d priority, its prompt length is RequestSizeBytes / 4, its wait is 0."""
+    from bot.golang.params import param_specs
+
+    body = (
+        "\tw := func(r *Request) float64 {\n\t\tv := float64(clock-r.ArrivalTime) / 1000.0 * 0.002\n"
+        '\t\tif r.SLOClass == "critical" {\n\t\t\tv += 4\n\t\t}\n\t\tif r.InputLen() < 256 {\n\t\t\tv += 1.5\n\t\t}\n'
+        "\t\treturn v\n\t}\n\t_ = w"
+    )
+    docs = " ".join(s.doc for s in param_specs(analyze_text(ORDER.format(body=body)), None, True))
+    assert "read back from its llm-d priority" in docs and "incumbentSLOClass" in docs
+    assert "RequestSizeBytes / 4" in docs and "incumbentInputTokens" in docs
+    assert "its own wait is 0" in docs and "incumbentSpacingUs apart" in docs
+    assert "request priority" not in docs and "prompt tokens" not in docs and "each endpoint's wall clock" not in docs

@@ -187,6 +187,22 @@ def test_scheduling_becomes_a_queue_position_scorer(dictionary):
         " pod-a's compared value 350000 is not past it",
     ]
     assert not [f for f in tr.findings if f.check == "translate.untested-parameter"]
+    # Never scraped: 0, outside the others' min-max (the generated TestScoreContract asserts it on the plugin).
+    assert "if m == nil || m.UpdateTime.IsZero() {" in main
+    test = next(t for p, t in tr.files.items() if p.endswith("evolved_aging_test.go"))
+    assert 'got["pod-d"] != 0 || got["pod-e"] != 0' in test
+
+
+def test_a_scheduling_profile_keeps_queue_scorer_beside_the_evolved_scorer(dictionary):
+    """A class the evolved order always serves first gets position 0 everywhere and scores 1 on every endpoint:
+    without the baseline's queue-scorer in the profile it would lose every load signal."""
+    _, _, tr = translate_path(FIXTURES / "scheduling_priority.py", dictionary, "evolved-aging")
+    cfg = yaml.safe_load(tr.epp_config)
+    weights = {p["pluginRef"]: p.get("weight") for p in cfg["schedulingProfiles"][0]["plugins"]}
+    assert weights["evolved-aging"] == 2 and weights["queue-scorer"] == 2
+    assert "keeps the baseline's queue-scorer beside this scorer" in tr.epp_config
+    readme = next(t for p, t in tr.files.items() if p.endswith("/README.md"))
+    assert "keeps the baseline's queue-scorer beside this scorer" in readme.split("## Caveats")[1]
 
 
 def test_a_scheduling_plugin_is_measured_against_the_evolved_ordering_on_the_real_queues(dictionary):

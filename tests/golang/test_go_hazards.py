@@ -68,6 +68,32 @@ def test_dead_slo_branch_through_an_alias(analyze_text):
     assert "interactive" not in {f.message for f in findings(an, hazards.DEAD_SLO) if f.source_line == 3}
 
 
+def test_an_unreachable_slo_class_alone_makes_its_branch_constant(analyze_text):
+    an = analyze_text(ADMIT.format(body='\tif req.SLOClass == "batch" {\n\t\treturn false, "shed"\n\t}'))
+    [f] = findings(an, hazards.UNREACHABLE_SLO)
+    assert f.severity == Severity.IMPORTANT and f.source_line == 2
+
+
+def test_an_unreachable_slo_class_beside_a_reachable_one_leaves_the_branch_live(analyze_text):
+    """`case "standard", "":` runs for every standard request: only the "" alternative is dead, which changes
+    nothing (BLIS's empty class reads back as standard). So is `c == "standard" || c == ""`."""
+    body = (
+        '\tswitch req.SLOClass {\n\tcase "standard", "":\n\t\treturn true, ""\n\tcase "batch":\n\t\treturn false, "b"\n\t}\n'
+        '\tc := req.SLOClass\n\tif c == "sheddable" || (c == "background") {\n\t\treturn false, "s"\n\t}\n'
+        '\tif c != "critical" && c != "" {\n\t\treturn false, "n"\n\t}'
+    )
+    an = analyze_text(ADMIT.format(body=body))
+    got = {f.source_line: f for f in findings(an, hazards.UNREACHABLE_SLO)}
+    assert {line: f.severity for line, f in got.items()} == {
+        3: Severity.SUGGESTION,
+        5: Severity.IMPORTANT,
+        9: Severity.SUGGESTION,
+        12: Severity.SUGGESTION,
+    }
+    assert "the empty class" in got[3].message and '"standard"' in got[3].message and "still runs" in got[3].message
+    assert "background" in got[9].message and '"sheddable"' in got[9].message
+
+
 def test_sim_scale_load_threshold_is_important_kv_is_a_suggestion(analyze_text):
     body = "\tfor _, s := range state.Snapshots {\n\t\tif s.QueueDepth > 4 {\n\t\t\t_ = 1\n\t\t}\n\t\tif s.KVUtilization > 0.8 {\n\t\t\t_ = 2\n\t\t}\n\t}"
     an = analyze_text(ROUTE.format(body=body))

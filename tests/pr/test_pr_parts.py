@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from bot.model import Effect, Finding, Hypothesis, Prediction, ReviewRound, Severity, Track, Verdict, VerdictStatus
+from bot.model import (
+    Effect,
+    Finding,
+    Hypothesis,
+    PolicyKind,
+    Prediction,
+    ReviewRound,
+    Severity,
+    Track,
+    Verdict,
+    VerdictStatus,
+)
 from bot.render import render
 from bot.render.claims import ci_level, claim_rows
 from bot.stages import pr_parts
@@ -178,3 +189,13 @@ def test_a_claim_not_testable_as_translated_says_why_and_is_not_measured():
     )
     table = render("_claims_table.md.j2", claims=[row], ci_level=ci_level())
     assert "(_not testable as translated: CacheHitRate is 0 in the plugin_)" in table
+
+
+def test_a_scheduling_plugin_is_described_as_placement_not_as_reordering_vllms_queue():
+    """An OrderQueue becomes a queue-position scorer: it steers where a request goes, vLLM serves in its own order."""
+    text = pr_parts.what_it_does(PolicyKind.SCHEDULING, "evolved-aging", "SLO aging", ["SLOClass"])
+    assert (
+        "prefers endpoints where the evolved BLIS scheduling policy's queue order would serve the request earlier"
+        in text
+    )
+    assert "does not reorder vLLM's queue" in text and "orders the requests waiting" not in text
