@@ -70,7 +70,7 @@ def created(session, event) -> Result:
             if command.name == "approve" and command.argument and int(command.argument) != gate:
                 raise pipeline.IllegalTransition(f"gate {command.argument} is not open: {pipeline.describe(state)}")
             decision = _DECISIONS[command.name]
-            reason = command.argument if decision is not Decision.APPROVE else None
+            reason = command.argument if decision is not Decision.APPROVE else (command.note or None)
             if decision is Decision.REQUEST_CHANGES:  # one that would reopen the gate unchanged is answered now
                 why = _unchanged(promotion, state, gate, reason)
                 if why is not None:
