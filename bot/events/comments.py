@@ -6,6 +6,7 @@ from bot import pipeline
 from bot.events.issues import _issue
 from bot.events.promotion import NeedsInfo, Result
 from bot.github import commands
+from bot.github.labels import Label
 from bot.model import Decision
 
 _DECISIONS = {"approve": Decision.APPROVE, "request-changes": Decision.REQUEST_CHANGES, "reject": Decision.REJECT}
@@ -58,6 +59,7 @@ def created(session, event) -> Result:
     )
     if not verdict.allowed:
         reply(f"`/{command.name}` was not applied: {verdict.why}.")
+        promotion.refused(state)
         return Result(f"refused /{command.name}", state, notes=[verdict.why])
     if state is None:
         return promotion.advance()  # a /retry on an issue whose first run never got going
@@ -69,12 +71,19 @@ def created(session, event) -> Result:
             gate = state.open_gate
             if command.name == "approve" and command.argument and int(command.argument) != gate:
                 raise pipeline.IllegalTransition(f"gate {command.argument} is not open: {pipeline.describe(state)}")
+            shown = Label.pending_gate(issue.labels)  # the gate the issue showed waiting when the comment was made
+            if shown is not None and shown != gate:
+                raise pipeline.IllegalTransition(
+                    f"it was written while gate {shown} was waiting, and a decision counts only for the gate it was "
+                    f"made at; gate {gate} is open now: comment again to decide it"
+                )
             decision = _DECISIONS[command.name]
             reason = command.argument if decision is not Decision.APPROVE else (command.note or None)
             if decision is Decision.REQUEST_CHANGES:  # one that would reopen the gate unchanged is answered now
                 why = _unchanged(promotion, state, gate, reason)
                 if why is not None:
                     reply(f"`/request-changes` was not applied: {why}.")
+                    promotion.refused(state)
                     return Result("refused /request-changes", state, notes=[why])
 
             def move(s):
@@ -102,6 +111,7 @@ def created(session, event) -> Result:
         new = promotion.apply_once(state, move, role=actor.role)
     except pipeline.IllegalTransition as exc:
         reply(f"`/{command.name}` was not applied: {exc}.")
+        promotion.refused(state)
         return Result(f"refused /{command.name}", state, notes=[str(exc)])
     if new is not state:
         promotion.save(new)
