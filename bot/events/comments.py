@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from bot import pipeline
 from bot.events.issues import _issue
 from bot.events.promotion import NeedsInfo, Result
 from bot.github import commands
+from bot.github.client import IssueInfo
 from bot.github.labels import Label
 from bot.model import Decision
 
@@ -26,7 +29,7 @@ def created(session, event) -> Result:
         return Result("ignored: a bot's comment")  # our own comments, and other bots', never act
     issue = _issue(event)
     if issue.is_pull_request:
-        return Result("ignored: a pull request comment")
+        return _on_pull_request(session, event, issue)
     try:
         command = commands.parse(comment.body or "")
     except commands.CommandError as exc:
@@ -119,6 +122,31 @@ def created(session, event) -> Result:
         promotion.sync_labels(new)
         return Result("cancelled", new)
     return promotion.advance()
+
+
+def _on_pull_request(session, event, pull: IssueInfo) -> Result:
+    """A command on a promotion's PR decides nothing: it is answered there, once, with a link to the issue.
+
+    People review on the PR, so that is where they type `/approve`; silence would leave them waiting for a
+    decision nobody recorded. The PR is the bot's and names its issue (``Refs #N``); no other PR is answered.
+    """
+    comment, sender = event.comment, event.sender
+    try:
+        command = commands.parse(comment.body or "")
+    except commands.CommandError:
+        command = None
+    refs = re.search(r"^Refs #([1-9][0-9]*)$", pull.body, re.M)
+    if command is None or refs is None or pull.author.lower() not in session.client.bot_logins:
+        return Result("ignored: a pull request comment")
+    number = refs.group(1)
+    url = f"{session.env.server_url.rstrip('/')}/{session.env.repository}/issues/{number}"
+    session.client.upsert_comment(
+        pull.number,
+        f"promotion-bot:notice:reply-{comment.id}",
+        f"@{sender.login} `/{command.name}` was not applied: commands and gate labels count only on the promotion "
+        f"issue, [#{number}]({url}). Comment it there (the issue holds the full report and the status).",
+    )
+    return Result("answered: a command on the pull request", notes=[f"decisions belong on #{number}"])
 
 
 def _unchanged(promotion, state, gate: int, reason: str | None) -> str | None:
