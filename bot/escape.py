@@ -52,9 +52,11 @@ def md(value: object, block: bool = False) -> str:
     Line breaks become spaces (a value never starts a block), invisible and control characters become
     U+FFFD. Outside code spans ``<`` becomes ``&lt;`` (no HTML, no hidden comments that imitate the
     bot's markers, no autolinks) and ``\\ [ ] |`` and a leading block marker are backslash-escaped (no
-    links, no images, no table cells, no headings). Code spans the text already has (`` `x < 0.5` ``,
-    as findings write code) stay code spans: inside them only ``|`` is escaped (GitHub tables split on
-    it even there) and ``<!--`` is defused. An unmatched backtick is escaped.
+    links, no images, no table cells, no headings), and a mention (``@user``, ``@org/team``) becomes a code
+    span: GitHub notifies nobody for a title, but would for the comment or PR that reposts it. Code spans
+    the text already has (`` `x < 0.5` ``, as findings write code) stay code spans: inside them only ``|``
+    is escaped (GitHub tables split on it even there) and ``<!--`` is defused. An unmatched backtick is
+    escaped.
     """
     text = "" if value is None else str(value)
     if block:
@@ -90,10 +92,14 @@ def _closing_run(text: str, opening: re.Match) -> re.Match | None:
     return None
 
 
+#: A mention GitHub would notify: ``@user`` or ``@org/team`` not preceded by a word character (an e-mail is none).
+_MENTION = re.compile(r"(?<![\w`])@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:/[A-Za-z0-9][\w.-]*)?")
+
+
 def _md_plain(text: str) -> str:
     for ch, esc in (("\\", "\\\\"), ("[", "\\["), ("]", "\\]"), ("|", "\\|"), ("<", "&lt;")):
         text = text.replace(ch, esc)
-    return text
+    return _MENTION.sub(lambda m: f"`{m.group()}`", text)
 
 
 # ------------------------------------------------------------------------ Go

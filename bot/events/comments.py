@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from bot import pipeline
 from bot.events.issues import _issue
 from bot.events.promotion import NeedsInfo, Result
 from bot.github import commands
+from bot.github.client import IssueInfo
+from bot.github.labels import Label
 from bot.model import Decision
 
 _DECISIONS = {"approve": Decision.APPROVE, "request-changes": Decision.REQUEST_CHANGES, "reject": Decision.REJECT}
@@ -25,7 +29,7 @@ def created(session, event) -> Result:
         return Result("ignored: a bot's comment")  # our own comments, and other bots', never act
     issue = _issue(event)
     if issue.is_pull_request:
-        return Result("ignored: a pull request comment")
+        return _on_pull_request(session, event, issue)
     try:
         command = commands.parse(comment.body or "")
     except commands.CommandError as exc:
@@ -58,6 +62,7 @@ def created(session, event) -> Result:
     )
     if not verdict.allowed:
         reply(f"`/{command.name}` was not applied: {verdict.why}.")
+        promotion.refused(state)
         return Result(f"refused /{command.name}", state, notes=[verdict.why])
     if state is None:
         return promotion.advance()  # a /retry on an issue whose first run never got going
@@ -69,12 +74,19 @@ def created(session, event) -> Result:
             gate = state.open_gate
             if command.name == "approve" and command.argument and int(command.argument) != gate:
                 raise pipeline.IllegalTransition(f"gate {command.argument} is not open: {pipeline.describe(state)}")
+            shown = Label.pending_gate(issue.labels)  # the gate the issue showed waiting when the comment was made
+            if shown is not None and shown != gate:
+                raise pipeline.IllegalTransition(
+                    f"it was written while gate {shown} was waiting, and a decision counts only for the gate it was "
+                    f"made at; gate {gate} is open now: comment again to decide it"
+                )
             decision = _DECISIONS[command.name]
-            reason = command.argument if decision is not Decision.APPROVE else None
+            reason = command.argument if decision is not Decision.APPROVE else (command.note or None)
             if decision is Decision.REQUEST_CHANGES:  # one that would reopen the gate unchanged is answered now
                 why = _unchanged(promotion, state, gate, reason)
                 if why is not None:
                     reply(f"`/request-changes` was not applied: {why}.")
+                    promotion.refused(state)
                     return Result("refused /request-changes", state, notes=[why])
 
             def move(s):
@@ -102,6 +114,7 @@ def created(session, event) -> Result:
         new = promotion.apply_once(state, move, role=actor.role)
     except pipeline.IllegalTransition as exc:
         reply(f"`/{command.name}` was not applied: {exc}.")
+        promotion.refused(state)
         return Result(f"refused /{command.name}", state, notes=[str(exc)])
     if new is not state:
         promotion.save(new)
@@ -109,6 +122,31 @@ def created(session, event) -> Result:
         promotion.sync_labels(new)
         return Result("cancelled", new)
     return promotion.advance()
+
+
+def _on_pull_request(session, event, pull: IssueInfo) -> Result:
+    """A command on a promotion's PR decides nothing: it is answered there, once, with a link to the issue.
+
+    People review on the PR, so that is where they type `/approve`; silence would leave them waiting for a
+    decision nobody recorded. The PR is the bot's and names its issue (``Refs #N``); no other PR is answered.
+    """
+    comment, sender = event.comment, event.sender
+    try:
+        command = commands.parse(comment.body or "")
+    except commands.CommandError:
+        command = None
+    refs = re.search(r"^Refs #([1-9][0-9]*)$", pull.body, re.M)
+    if command is None or refs is None or pull.author.lower() not in session.client.bot_logins:
+        return Result("ignored: a pull request comment")
+    number = refs.group(1)
+    url = f"{session.env.server_url.rstrip('/')}/{session.env.repository}/issues/{number}"
+    session.client.upsert_comment(
+        pull.number,
+        f"promotion-bot:notice:reply-{comment.id}",
+        f"@{sender.login} `/{command.name}` was not applied: commands and gate labels count only on the promotion "
+        f"issue, [#{number}]({url}). Comment it there (the issue holds the full report and the status).",
+    )
+    return Result("answered: a command on the pull request", notes=[f"decisions belong on #{number}"])
 
 
 def _unchanged(promotion, state, gate: int, reason: str | None) -> str | None:

@@ -81,7 +81,7 @@ def labeled(session, event) -> Result:
     sender = event.sender
     actor, verdict = session.authorize(sender.login, str(sender.type or "User"), "decide")
     if not verdict.allowed:
-        return _refuse(promotion, label, event, verdict.why)
+        return _refuse(promotion, label, event, verdict.why, state)
     try:
         state = promotion.apply_once(
             state,
@@ -91,24 +91,40 @@ def labeled(session, event) -> Result:
             role=actor.role,
         )
     except pipeline.IllegalTransition as exc:
-        return _refuse(promotion, label, event, str(exc))
+        return _refuse(promotion, label, event, str(exc), state)
     promotion.save(state)
     return promotion.advance()
 
 
 def closed(session, event) -> Result:
-    """Closing the issue cancels the promotion (reopen and comment `/retry` to continue)."""
-    promotion = session.promotion(_issue(event))
+    """Closing the issue cancels the promotion, so it needs what `/cancel` needs (the one rule, ``authorize``).
+
+    Anyone else's close is undone as their gate label would be: the issue is reopened, with a comment saying
+    why. Reopen and comment `/retry` to continue a cancelled promotion.
+    """
+    issue = _issue(event)
+    promotion = session.promotion(issue)
     if promotion is None:
         return Result("ignored: not a promotion issue")
     state = promotion.load()
     if state is None or state.status in (Status.DONE, Status.REJECTED, Status.CANCELLED):
         return Result("nothing to cancel", state)
-    login = event.sender.login
+    if promotion.handled(state):
+        return Result("already handled", state)  # a re-run: the close was decided
+    sender = event.sender
+    actor, verdict = session.authorize(sender.login, str(sender.type or "User"), "cancel", issue_author=issue.author)
+    if not verdict.allowed:
+        session.client.reopen_issue(issue.number)
+        promotion.notice(
+            f"close-{session.env.event_id}",
+            f"@{sender.login} the issue was reopened: closing it cancels the promotion, and {verdict.why}.",
+        )
+        promotion.refused(state)
+        return Result("refused close", state, notes=[verdict.why])
     state = promotion.apply_once(
         state,
-        lambda s: pipeline.cancel(s, actor=login, now=promotion.runner().clock(), reason="issue closed"),
-        role=None,
+        lambda s: pipeline.cancel(s, actor=actor.login, now=promotion.runner().clock(), reason="issue closed"),
+        role=actor.role,
     )
     promotion.save(state)
     promotion.sync_labels(state)
@@ -119,11 +135,12 @@ def _approved(state: PipelineState, gate: int) -> bool:
     return any(d.gate == gate and d.decision is Decision.APPROVE for d in state.decisions) and state.open_gate != gate
 
 
-def _refuse(promotion, label: str, event, why: str) -> Result:
-    """Take the label off again and say why, once per event."""
+def _refuse(promotion, label: str, event, why: str, state: PipelineState | None = None) -> Result:
+    """Take the label off again and say why, once per event; the event is decided (a re-run changes nothing)."""
     promotion.client.remove_label(promotion.issue.number, label)
     promotion.notice(
         f"label-{promotion.env.event_id}",
         f"@{event.sender.login} the `{label}` label was removed: {why}.",
     )
+    promotion.refused(state)
     return Result(f"refused {label}", notes=[why])

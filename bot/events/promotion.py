@@ -136,6 +136,15 @@ class Promotion:
         """This event was acted on already (a re-run replays the same event): act on it no more."""
         return state is not None and self.env.event_id in state.handled_events
 
+    def refused(self, state: PipelineState | None) -> None:
+        """A person's event that was refused is decided too: recorded as handled, so a re-run of its workflow run
+        is a no-op instead of being judged again against a later state (a later gate, a role granted since)."""
+        if state is None or self.handled(state):
+            return
+        state = state.model_copy(deep=True)
+        state.handled_events = [*state.handled_events, self.env.event_id][-200:]
+        self.save(state)
+
     def apply_once(self, state: PipelineState, move, *, role: str | None) -> PipelineState:
         """A person's move, applied once per event: a replayed event finds its id recorded and changes nothing."""
         if self.handled(state):

@@ -1,12 +1,13 @@
-"""Slash commands in issue comments: `/approve`, `/request-changes <reason>`, `/reject <reason>`,
+"""Slash commands in issue comments: `/approve [gate] [remark]`, `/request-changes <reason>`, `/reject <reason>`,
 `/retry [stage]`, `/status`, `/cancel [reason]`, `/adopt-branch` (build on commits a person added to the
 promotion branch, after checking them).
 
-A command is a line of its own that starts with the command; lines inside code
-fences or block quotes are someone else's words, not a command. The first
-command in a comment counts. The reason of `/request-changes` and `/reject` goes
-on over the comment's following lines, so a change request can carry one
-directive per line (``bot.directives``).
+A command is a line of its own that starts with the command, as GitHub shows it: text GitHub hides (HTML
+comments) or shows as someone else's words or as code (block quotes, fenced code blocks of any fence, indented
+code blocks) is not a command, so a maintainer who quotes a command as an example, or pastes someone's
+instructions, decides nothing. The first command in a comment counts. The reason of `/request-changes` and
+`/reject`, and the remark of `/approve`, go on over the comment's following lines, so a change request can
+carry one directive per line (``bot.directives``).
 """
 
 from __future__ import annotations
@@ -16,12 +17,18 @@ from dataclasses import dataclass
 
 NAMES = ("approve", "request-changes", "reject", "retry", "status", "cancel", "adopt-branch")
 _LINE = re.compile(r"^/(?P<name>[a-z-]+)(?:[ \t]+(?P<arg>.*))?$")
+#: An HTML comment, or one left open (GitHub hides the rest of the comment then).
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+#: A code fence (CommonMark): up to 3 spaces, then 3 or more backticks or tildes.
+_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_QUOTE = re.compile(r"^ {0,3}>")
 
 
 @dataclass(frozen=True)
 class Command:
     name: str
-    argument: str = ""
+    argument: str = ""  # the gate of /approve, the stage of /retry, the reason of the others
+    note: str = ""  # the remark an /approve puts on record with the decision
 
 
 class CommandError(ValueError):
@@ -30,30 +37,70 @@ class CommandError(ValueError):
 
 def parse(body: str) -> Command | None:
     """The first slash command in a comment, or None if it has none."""
-    fenced = False
-    lines = (body or "").replace("\r\n", "\n").split("\n")
-    for i, raw in enumerate(lines):
-        line = raw.strip()
-        if line.startswith(("```", "~~~")):
-            fenced = not fenced
-            continue
-        if fenced or line.startswith(">"):
-            continue
-        m = _LINE.match(line)
+    lines = _unhidden(body)
+    for i, shown in enumerate(own_lines(lines)):
+        m = _LINE.match(lines[i].strip()) if shown else None
         if not m:
             continue
         name, arg = m.group("name"), (m.group("arg") or "").strip()
-        if name in ("request-changes", "reject"):
-            arg = "\n".join([arg, *lines[i + 1 :]]).strip()
+        rest = "\n".join([arg, *lines[i + 1 :]]).strip()
         if name not in NAMES:
             raise CommandError(f"`/{name}` is not a command; use one of " + ", ".join(f"`/{n}`" for n in NAMES))
-        if name in ("request-changes", "reject") and not arg:
-            raise CommandError(f"`/{name}` needs a reason: `/{name} <why>`, so the author and the record know why")
+        if name in ("request-changes", "reject"):
+            if not rest:
+                raise CommandError(f"`/{name}` needs a reason: `/{name} <why>`, so the author and the record know why")
+            return Command(name, rest)
+        if name == "approve":
+            return _approve(rest)
         if name == "retry" and arg and not re.fullmatch(r"[1-7]", arg):
             raise CommandError("`/retry` takes an optional stage number 1-7, e.g. `/retry 5`")
         if name == "adopt-branch" and arg:
             raise CommandError("`/adopt-branch` takes no argument: it adopts every commit on top of the bot's")
-        if name == "approve" and arg and not re.fullmatch(r"[123]", arg):
-            raise CommandError("`/approve` takes an optional gate number 1-3, e.g. `/approve 2`")
         return Command(name, arg)
     return None
+
+
+def _approve(rest: str) -> Command:
+    """`/approve`, `/approve 2`, `/approve looks right`, `/approve 2 looks right`: a gate, then a remark."""
+    gate = re.match(r"([0-9]+)(?=\s|$)", rest)
+    if gate is None:
+        return Command("approve", "", rest)
+    if gate.group(1) not in ("1", "2", "3"):
+        raise CommandError(
+            "`/approve` takes an optional gate number 1-3, then an optional remark, e.g. `/approve 2 looks right`"
+        )
+    return Command("approve", gate.group(1), rest[gate.end() :].strip())
+
+
+def _unhidden(body: str) -> list[str]:
+    """The comment's lines without its HTML comments (GitHub shows none; an unclosed one hides the rest)."""
+    text = (body or "").replace("\r\n", "\n").replace("\r", "\n")
+    return _HTML_COMMENT.sub(lambda m: "\n" * m.group().count("\n"), text).split("\n")
+
+
+def own_lines(lines: list[str]) -> list[bool]:
+    """For each line, whether GitHub shows it as a line of the writer's own text (where a command may stand).
+
+    Not the writer's words: block quotes, and a line right after a quoted one (a lazy continuation of the
+    quote). Code: fenced blocks (closed only by a fence of the same character at least as long, so a
+    four-backtick block may show a three-backtick fence; an unclosed fence runs to the end) and lines indented
+    4 columns or more (an indented code block, or a continuation of the paragraph above: never a line of its own).
+    """
+    out: list[bool] = []
+    fence = ""
+    quoted = False
+    for raw in lines:
+        m = _FENCE.match(raw)
+        if fence:
+            if m and m.group("fence")[0] == fence[0] and len(m.group("fence")) >= len(fence) and not m["info"].strip():
+                fence = ""
+            out.append(False)
+            continue
+        if m and not (m.group("fence")[0] == "`" and "`" in m.group("info")):
+            fence, quoted = m.group("fence"), False
+            out.append(False)
+            continue
+        quoted = bool(_QUOTE.match(raw)) or (quoted and bool(raw.strip()))
+        indent = len(raw.expandtabs(4)) - len(raw.expandtabs(4).lstrip(" "))
+        out.append(not quoted and indent < 4 and bool(raw.strip()))
+    return out

@@ -19,6 +19,7 @@ from bot.forge.base import PullRequestRecord, ReviewComment
 from bot.forge.diff import split_anchored
 from bot.forge.git import ForgeError, GitBranches, GitRepo
 from bot.github.client import GitHub, PullInfo, carries, marker_line
+from bot.github.labels import Label
 
 FEEDBACK_LABEL = "promotion-feedback"
 #: The most inline comments one review carries; the rest are listed in its body.
@@ -134,6 +135,8 @@ class GitHubForge(GitBranches):
         pull = self._find_pull()
         if pull is None:
             pull = self.client.create_pull(branch, base, title, body)
+            # the workflow starts on a PR comment only for a promotion's PR, to answer a command typed there
+            self.client.add_labels(pull.number, [str(Label.PROMOTION)])
         elif pull.title != title or pull.body != body:
             self.client.update_pull(pull.number, title, body)
             pull = PullInfo(**{**pull.__dict__, "title": title, "body": body})

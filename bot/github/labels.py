@@ -58,6 +58,12 @@ class Label(StrEnum):
                 return gate
         return None
 
+    @classmethod
+    def pending_gate(cls, names) -> int | None:
+        """The gate the labels show waiting (``gate-2-pending`` -> 2); None when they show none, or several."""
+        gates = [gate for gate in (1, 2, 3) if str(cls.pending(gate)) in set(names)]
+        return gates[0] if len(gates) == 1 else None
+
     @property
     def color(self) -> str:
         if self.value.startswith("gate-") and self.value.endswith("-approved"):

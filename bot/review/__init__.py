@@ -86,7 +86,7 @@ def review_summary(review: ReviewRound, state: PipelineState) -> str:
     if review.headline:
         head += f"deciding on {md(review.headline)}. "
     if not review.findings:
-        return head + review.tally() + "."
+        return f"{head}{review.tally()}. {_decide_where(review.gate, state)}"
     tally = review.tally()
     if not blocking:
         nxt = "nothing blocks; the gate is open for a decision."
@@ -94,4 +94,13 @@ def review_summary(review: ReviewRound, state: PipelineState) -> str:
         nxt = "the author could not resolve the blocking findings; the gate is open for a decision with them on record."
     else:
         nxt = "the blocking findings go back to the author."
-    return f"{head}{tally}; {nxt} The full report is on the promotion issue."
+    return f"{head}{tally}; {nxt} {_decide_where(review.gate, state)}"
+
+
+def _decide_where(gate: int, state: PipelineState) -> str:
+    """People review on the PR, so it says where they decide: commands and gate labels count only on the issue."""
+    issue = f"#{state.request_id}" if state.request_id.isdigit() else "the promotion issue"
+    return (
+        f"The full report is on {issue}; decide there (`/approve`, or the `gate-{gate}-approved` label): "
+        "commands and labels on this PR decide nothing."
+    )

@@ -23,6 +23,7 @@ from bot.cli.github import handle_event
 from bot.events.env import EventEnv
 from bot.events.promotion import Result
 from bot.github.client import GitHub
+from bot.github.labels import Label
 from tests.github.fake_github import FakeGitHub
 
 REPO = "acme/llm-d-router"
@@ -55,6 +56,13 @@ class ActionsSim:
     def event(self, event: str, action: str | None, number: int | None = None, **kw) -> Run:
         """A person's event (the webhook GitHub would deliver), run through the workflow, then every follow-up."""
         payload = self.fake.webhook(event, action, self.repo, number, **kw)
+        run = self._run(event, payload)
+        self.drain()
+        return run
+
+    def deliver(self, event: str, payload: dict) -> Run:
+        """A run of an event GitHub delivered earlier (``fake.webhook`` then), starting only now: one queued
+        behind others, or cancelled and re-run later; then every follow-up."""
         run = self._run(event, payload)
         self.drain()
         return run
@@ -179,6 +187,12 @@ def standard_sim(fake: FakeGitHub, tmp: Path) -> ActionsSim:
     fake.add_user("researcher", role="read")
     fake.add_user("maria", role="maintain")
     fake.add_user("tom", role="triage")
+    # The label the form applies, as the bot creates it (with its description: GitHub's schema for a PR's labels
+    # has no null description, and the bot labels its PRs `promotion` too).
+    promotion = Label.PROMOTION
+    GitHub(fake.bot_token, REPO, api_url=fake.api_url, throttle=False).ensure_labels(
+        {str(promotion): (promotion.color, promotion.description)}
+    )
     root = tmp / "actions"
     root.mkdir()
     # The GPU stand-in below commits the bundled sample reports, so this demonstration repository admits them.

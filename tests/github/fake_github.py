@@ -385,6 +385,7 @@ class FakeGitHub:
                 labels=list(issue.labels),
                 author=(issue.user, author.type, author.id),
                 state=issue.state,
+                is_pull=issue.is_pull,
             )
         if label is not None:
             fields["label"] = label

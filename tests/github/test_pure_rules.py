@@ -65,8 +65,49 @@ def test_commands_are_lines_of_their_own(body, expected):
 
 
 @pytest.mark.parametrize(
+    "body",
+    [
+        "For the record the researcher asked me to run:\n\n    /approve\n\nbut I will not yet.",  # indented code
+        "\t/approve",
+        "Need more time to read this.\n<!--\n/approve\n-->",  # GitHub shows nothing of it
+        "Not yet. <!-- /approve",  # an unclosed comment hides the rest
+        "How to approve:\n````\n```\n/approve\n```\n````",  # a shorter fence does not close a longer one
+        "~~~~\n/approve\n~~~\n~~~~",
+        "```text\n/approve",  # an unclosed fence runs to the end
+        "> the researcher wrote\n/approve",  # a lazy continuation of the quote
+    ],
+)
+def test_a_command_github_shows_as_code_quote_or_not_at_all_is_no_command(body):
+    """Found by the red team: each of these passed gate 1, though GitHub shows no command line in any."""
+    assert commands.parse(body) is None
+
+
+def test_a_command_after_hidden_or_code_text_still_counts():
+    assert commands.parse("<!-- x -->\n```\ncode\n```\n   /approve 1") == commands.Command("approve", "1")
+    assert commands.parse("> quoted\n\n/retry 5") == commands.Command("retry", "5")
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("/approve looks fine to me", commands.Command("approve", "", "looks fine to me")),
+        ("/approve 2 looks right\nmargin is fine", commands.Command("approve", "2", "looks right\nmargin is fine")),
+        ("/approve 3", commands.Command("approve", "3")),
+    ],
+)
+def test_approve_takes_a_remark_as_the_bot_advises(body, expected):
+    """Found by a maintainer: the bot advised approving "with it as the reason", then refused `/approve <reason>`."""
+    assert commands.parse(body) == expected
+
+
+@pytest.mark.parametrize(
     ("body", "needle"),
-    [("/reject", "needs a reason"), ("/retry eight", "optional stage number"), ("/merge", "is not a command")],
+    [
+        ("/reject", "needs a reason"),
+        ("/retry eight", "optional stage number"),
+        ("/merge", "is not a command"),
+        ("/approve 4 ok", "optional gate number 1-3"),
+    ],
 )
 def test_malformed_commands_say_how_to_write_them(body, needle):
     with pytest.raises(commands.CommandError, match=needle):

@@ -102,6 +102,7 @@ def build(
     labels: list[str] | None = None,
     author: str | tuple | None = None,
     state: str | None = None,
+    is_pull: bool = False,
     sender: str | tuple | None = None,
     comment_id: int | None = None,
     comment_body: str | None = None,
@@ -159,6 +160,17 @@ def build(
             issue["state"] = state
         if labels is not None:
             issue["labels"] = [_label(payload, name) for name in labels]
+        if is_pull:  # GitHub marks a pull request's issue (comments on a PR arrive as issue_comment)
+            pulls = issue["url"].replace(f"/issues/{issue['number']}", f"/pulls/{issue['number']}")
+            html = issue["html_url"].replace(f"/issues/{issue['number']}", f"/pull/{issue['number']}")
+            issue["html_url"] = html
+            issue["pull_request"] = {
+                "url": pulls,
+                "html_url": html,
+                "diff_url": f"{html}.diff",
+                "patch_url": f"{html}.patch",
+                "merged_at": None,
+            }
     if label is not None:
         if "label" not in payload:
             raise ValueError(f"label= applies to labeled/unlabeled events, not {event}.{action}")

@@ -118,6 +118,13 @@ def test_markdown_keeps_code_spans_and_ordinary_text():
     assert md(None) == ""
 
 
+def test_markdown_mentions_notify_nobody():
+    """Found by the red team: `cc @octocat` in an issue title became a live mention in the status comment."""
+    assert md("cc @octocat and @llm-d/maintainers") == "cc `@octocat` and `@llm-d/maintainers`"
+    assert md("mail a@b.example") == "mail a@b.example"  # an e-mail address is no mention
+    assert md("`@x` stays") == "`@x` stays"
+
+
 # ------------------------------------------------------------ shell and git
 @pytest.mark.parametrize("s", HOSTILE, ids=IDS)
 def test_shell_word_reads_back(s):

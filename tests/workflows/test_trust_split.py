@@ -70,3 +70,22 @@ def test_nothing_from_a_pull_request_is_checked_out_or_triggers_with_secrets():
                 assert "ref" not in (step.get("with") or {}), "the bot runs only the default branch's code"
                 assert (step.get("with") or {}).get("persist-credentials") is False
     assert "github.event.issue.pull_request" in jobs["advance"]["if"]
+
+
+def test_only_promotions_start_the_write_job():
+    """Found by a maintainer: every comment and gate-named label on any issue in the fork started a run that set
+    up Python to log `ignored: not a promotion issue`. The job's `if:` reads the same marks as ``is_promotion``:
+    the `promotion` label (the form's, and the bot's on its PRs) or the form's sections."""
+    import inspect
+
+    from bot.events.promotion import is_promotion
+    from bot.github.labels import Label
+
+    _, jobs = _jobs(PROMOTION)
+    condition = jobs["advance"]["if"]
+    assert f"contains(github.event.issue.labels.*.name, '{Label.PROMOTION}')" in condition
+    sections = re.findall(r'"(### [^"]+)" in issue\.body', inspect.getsource(is_promotion))
+    assert sections
+    for section in sections:
+        assert f"contains(github.event.issue.body, '{section}')" in condition
+    assert "github.event_name == 'workflow_dispatch'" in condition  # the bot's own runs name no issue

@@ -1,0 +1,106 @@
+"""Deciding on GitHub: a decision counts once, on the issue, for the gate open when it was made, from people
+the one rule lets make it; whatever the bot reposts mentions nobody."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.github.actions_sim import REPO, standard_sim
+from tests.github.forms import example_body
+from tests.github.test_github_flow import TITLE, _as, _comment, _label, _to_gate_1, comment_with, labels_of, state_of
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def sim(fake_github, tmp_path):
+    return standard_sim(fake_github, tmp_path)
+
+
+def _bodies(sim, number):
+    return [c.body for c in sim.fake.comments(REPO, number)]
+
+
+def test_a_refused_command_stays_refused_and_a_late_run_never_decides_a_later_gate(sim):
+    """Found by the red team: `/approve 2` refused at gate 1 passed gate 2 when its run was re-run later."""
+    number = _to_gate_1(sim)
+    _comment(sim, number, "maria", "/approve 2")
+    refused = sim.runs[-1]
+    assert refused.event == "issue_comment" and refused.result.action == "refused /approve"
+    # a bare /approve written at gate 1 whose run starts only after gate 1 passed (queued, cancelled, re-run)
+    late = _as(sim, "maria").get_issue(number).create_comment("/approve")
+    late_payload = sim.fake.webhook("issue_comment", "created", REPO, number, sender="maria", comment_id=late.id)
+    _label(sim, number, "gate-1-approved", "maria")
+    assert state_of(sim, number).open_gate == 2
+
+    sim.replay(refused)
+    sim.drain()
+    sim.deliver("issue_comment", late_payload)
+    state = state_of(sim, number)
+    assert state.open_gate == 2 and [(d.gate, d.via.value) for d in state.decisions] == [(1, "label")]
+    assert any("written while gate 1 was waiting" in b and "gate 2 is open now" in b for b in _bodies(sim, number))
+
+
+def test_an_approval_remark_is_recorded_and_reposted_text_mentions_nobody(sim):
+    """Found by the red team: `cc @octocat` in the title pinged @octocat from the status comment and the PR.
+    Found by a maintainer: the bot advised approving "with it as the reason", then refused `/approve <reason>`."""
+    number = sim.fake.create_issue(REPO, f"{TITLE} cc @octocat", example_body(), "researcher", labels=("promotion",))
+    sim.event("issues", "opened", number, sender="researcher")
+    assert state_of(sim, number).open_gate == 1
+    [pull] = sim.fake.pulls(REPO)
+    assert "cc `@octocat`" in comment_with(sim, number, "<!-- promotion-bot:status -->")
+
+    _comment(sim, number, "maria", "/approve looks fine to me, cc @octocat")
+    state = state_of(sim, number)
+    assert [(d.gate, d.reason) for d in state.decisions] == [(1, "looks fine to me, cc @octocat")]
+    assert any(a.event == "gate 1 approve" and a.detail == "looks fine to me, cc @octocat" for a in state.audit)
+    posted = [b for b in _bodies(sim, number) if not b.startswith("/approve")] + [
+        sim.fake.issue(REPO, pull.number).body
+    ]
+    posted += [r.body for r in sim.fake.reviews(REPO, pull.number)]
+    live = [line for b in posted for line in b.splitlines() if re.search(r"(?<![\w`])@octocat", line)]
+    assert live == []
+
+
+def test_closing_the_issue_needs_what_cancel_needs_and_is_audited_with_the_role(sim):
+    """Found by the red team: a triager, whose `/cancel` is refused, cancelled the promotion by closing the issue."""
+    number = _to_gate_1(sim)
+    _as(sim, "tom").get_issue(number).edit(state="closed")
+    sim.event("issues", "closed", number, sender="tom")
+    assert sim.fake.issue(REPO, number).state == "open"
+    assert state_of(sim, number).status.value == "awaiting-decision"
+    assert any(
+        b.startswith("<!-- promotion-bot:notice:close-")
+        and "@tom the issue was reopened" in b
+        and "the role `triage`" in b
+        for b in _bodies(sim, number)
+    )
+    sim.replay(sim.runs[-1])  # a re-run reopens nothing and answers nothing again
+    assert sum("@tom the issue was reopened" in b for b in _bodies(sim, number)) == 1
+
+    _as(sim, "researcher").get_issue(number).edit(state="closed")  # the person who filed it may cancel it
+    sim.event("issues", "closed", number, sender="researcher")
+    state = state_of(sim, number)
+    assert state.status.value == "cancelled" and "promotion-cancelled" in labels_of(sim, number)
+    last = state.audit[-1]
+    assert (last.event, last.actor, last.role, last.detail) == ("cancelled", "researcher", "read", "issue closed")
+
+
+def test_a_command_on_the_pull_request_is_answered_there_with_a_link_to_the_issue(sim):
+    """Found by a maintainer: `/approve` on the PR, where the review is, was silently ignored."""
+    number = _to_gate_1(sim)
+    [pull] = sim.fake.pulls(REPO)
+    assert "promotion" in labels_of(sim, pull.number)  # what lets the workflow start for a comment on it
+    review = [r for r in sim.fake.reviews(REPO, pull.number) if "review-gate-1" in r.body][-1]
+    assert f"The full report is on #{number}; decide there" in review.body
+
+    _comment(sim, pull.number, "maria", "/approve")
+    [reply] = [b for b in _bodies(sim, pull.number) if "was not applied" in b]
+    assert reply.startswith("<!-- promotion-bot:notice:reply-") and "@maria `/approve` was not applied" in reply
+    assert f"[#{number}]({sim.fake.server_url}/{REPO}/issues/{number})" in reply
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.decisions == []
+    sim.replay(sim.runs[-1])
+    assert sum("was not applied" in b for b in _bodies(sim, pull.number)) == 1
