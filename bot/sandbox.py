@@ -14,7 +14,12 @@ only running shows and for whatever the first line misses. A command here:
   user, PID, IPC and UTS namespaces, in a new session, and dies with its parent;
 - is bounded by ``Limits``: wall time (killed), CPU seconds and address space
   per process (``setrlimit`` in the child, inherited by everything it starts),
-  largest file, and the size of its ``/tmp``.
+  largest file, the size of its ``/tmp``, and how much it writes to standard
+  output and error (killed past ``output_bytes``). Its output is read into the
+  bot, which runs outside the sandbox, so only the first and last
+  ``kept_bytes`` of each stream are kept: an evolved program that prints on
+  every call (the harness calls it thousands of times) must not fill the
+  bot's memory.
 
 Overlays are how a shared build cache stays trustworthy: the cache is the
 lower layer, every write lands in an invisible per-run tmpfs, so code that
@@ -38,6 +43,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,12 +99,18 @@ class Limits:
     memory_bytes: int = 4 * _GIB  # address space; Go needs ~1 GiB of reservations to start
     file_bytes: int = 1 * _GIB
     tmp_bytes: int = 2 * _GIB
+    #: Standard output and error together; past this the command is stopped. Go's own output (a
+    #: `go test -json` run of a plugin's tests) is tens of kB; a plugin printing on every call is far more.
+    output_bytes: int = 64 << 20
+    #: Of each stream, the first and the last this many bytes are kept (the middle is dropped, and said so).
+    kept_bytes: int = 1 << 20
 
     def describe(self, which: str) -> str:
         return {
             "time": f"{self.wall_seconds:g} s wall time",
             "cpu": f"{self.cpu_seconds} s CPU time per process",
-            "memory": f"{_size(self.memory_bytes)} of memory per process",
+            "memory": f"{size_text(self.memory_bytes)} of memory per process",
+            "output": f"{size_text(self.output_bytes)} written to standard output and error",
         }[which]
 
 
@@ -107,8 +119,9 @@ class Result:
     returncode: int | None  # None: stopped by the wall-time limit or could not start
     stdout: str
     stderr: str
-    limit: str | None = None  # "time" | "cpu" | "memory" when a limit stopped it
+    limit: str | None = None  # "time" | "cpu" | "memory" | "output" when a limit stopped it
     sandboxed: bool = True
+    dropped: int = 0  # bytes of output not kept (``Limits.kept_bytes``): stdout/stderr are then not whole
 
 
 @dataclass(frozen=True)
@@ -270,22 +283,103 @@ def _execute(
             stdin=subprocess.DEVNULL if stdin is None else subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            text=True,
-            errors="replace",
             preexec_fn=set_limits,  # noqa: PLW1509 - the limits must be set in the child itself
             start_new_session=True,
         )
     except OSError as exc:
         return Result(None, "", f"could not run {argv[0]}: {exc}", sandboxed=sandboxed)
-    try:
-        out, err = proc.communicate(input=stdin, timeout=limits.wall_seconds)
-    except subprocess.TimeoutExpired:
+    out, err = _Capture(limits.kept_bytes), _Capture(limits.kept_bytes)
+    flooded = threading.Event()
+
+    def kill() -> None:
+        if proc.returncode is not None:  # already reaped: its group id may belong to someone else by now
+            return
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)  # the whole group: bwrap, go, compilers, the test binary
-        out, err = proc.communicate()
+
+    def drain(stream, capture: _Capture) -> None:
+        while chunk := stream.read1(_CHUNK):
+            capture.add(chunk)
+            if out.total + err.total > limits.output_bytes and not flooded.is_set():
+                flooded.set()
+                kill()
+        stream.close()
+
+    threads = [
+        threading.Thread(target=drain, args=(proc.stdout, out), daemon=True),
+        threading.Thread(target=drain, args=(proc.stderr, err), daemon=True),
+    ]
+    if stdin is not None:
+        threads.append(threading.Thread(target=_feed, args=(proc.stdin, stdin), daemon=True))
+    for thread in threads:
+        thread.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=limits.wall_seconds)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        kill()
+        proc.wait()
+    for thread in threads:  # a process that escaped the group could hold a pipe open: do not wait for it forever
+        thread.join(timeout=_DRAIN_SECONDS)
+    stdout, stderr, dropped = out.text(), err.text(), out.dropped + err.dropped
+    if timed_out:
         note = f"stopped by the sandbox's time limit ({limits.describe('time')})"
-        return Result(None, out or "", ((err or "") + "\n" + note).strip(), limit="time", sandboxed=sandboxed)
-    return Result(proc.returncode, out, err, limit=_limit_hit(proc.returncode, out + err), sandboxed=sandboxed)
+        return Result(None, stdout, (stderr + "\n" + note).strip(), "time", sandboxed, dropped)
+    if flooded.is_set():
+        note = f"stopped by the sandbox's output limit ({limits.describe('output')})"
+        return Result(proc.returncode, stdout, (stderr + "\n" + note).strip(), "output", sandboxed, dropped)
+    limit = _limit_hit(proc.returncode, stdout + stderr)
+    return Result(proc.returncode, stdout, stderr, limit, sandboxed, dropped)
+
+
+#: How much of a pipe is read at once, and how long the readers may take once the process has ended.
+_CHUNK = 1 << 16
+_DRAIN_SECONDS = 10.0
+
+
+class _Capture:
+    """What one stream wrote: its first and last ``keep`` bytes, and how many bytes in all."""
+
+    def __init__(self, keep: int):
+        self.keep = keep
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.keep - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            if len(self.tail) > self.keep:
+                del self.tail[: len(self.tail) - self.keep]  # CPython drops a bytearray's front without copying
+
+    @property
+    def dropped(self) -> int:
+        return self.total - len(self.head) - len(self.tail)
+
+    def text(self) -> str:
+        if not self.dropped:
+            return _decode(bytes(self.head + self.tail))
+        kept = size_text(self.keep)
+        gap = f"\n[... {self.dropped} bytes not kept: the sandbox keeps the first and last {kept} of each stream ...]\n"
+        return _decode(bytes(self.head)) + gap + _decode(bytes(self.tail))
+
+
+def _decode(data: bytes) -> str:
+    """As ``text=True`` would have read it: invalid UTF-8 replaced, newlines universal."""
+    return data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _feed(stream, text: str) -> None:
+    with contextlib.suppress(BrokenPipeError, OSError):
+        stream.write(text.encode("utf-8"))
+    with contextlib.suppress(BrokenPipeError, OSError):
+        stream.close()
 
 
 def _limit_hit(returncode: int, output: str) -> str | None:
@@ -319,5 +413,10 @@ def _warn_once(why: str) -> None:
     )
 
 
-def _size(n: int) -> str:
-    return f"{n / _GIB:g} GiB" if n >= _GIB else f"{n >> 20} MiB"
+def size_text(n: int) -> str:
+    """A byte count as a person reads it: 4 GiB, 64 MiB, 16 kB, 1000 bytes."""
+    if n >= _GIB:
+        return f"{n / _GIB:g} GiB"
+    if n >= 1 << 20:
+        return f"{n / (1 << 20):g} MiB"
+    return f"{n / 1024:g} kB" if n >= 1024 and n % 1024 == 0 else f"{n} bytes"

@@ -23,7 +23,7 @@ CHECK_BUILD = "toolchain.build"
 CHECK_VET = "toolchain.vet"
 CHECK_TEST = "toolchain.test"
 CHECK_GOFMT = "toolchain.gofmt"
-CHECK_LIMIT = "toolchain.limit"  # a sandbox limit (time, CPU, memory) stopped a command
+CHECK_LIMIT = "toolchain.limit"  # a sandbox limit (time, CPU, memory, output) stopped a command
 
 
 SCRATCH_PREFIX = "promotion-go-"

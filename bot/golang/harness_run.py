@@ -14,6 +14,7 @@ tests are chosen from, and the fidelity summary (``differential``).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -36,6 +37,10 @@ BUILD_LIMITS = Limits(wall_seconds=600)
 #: A harness run takes about a second (0.3-0.8 s on the corpus); a minute is tens of times that on a loaded
 #: machine, and an evolved loop that never returns is stopped there instead of holding the run for five.
 RUN_LIMITS = Limits(wall_seconds=60, cpu_seconds=60, memory_bytes=4 << 30)
+#: An answer holds a few decisions per state it was given: a third of its input or less on the corpus. What
+#: the evolved code returns goes into it (an admission's error text), so one far larger than its input
+#: was inflated by that code; it is refused before the bot reads it (and the harness cannot write more).
+ANSWER_SLACK = 16 << 20
 _ROOTS = ("blis/", "llm-d-router/")
 
 
@@ -170,19 +175,22 @@ def merge(outs: list[dict]) -> dict:
     return first | {"runs": runs} | ({"unsupported": unsupported} if unsupported else {})
 
 
-def run(binary: Path, inp: dict, shards: int | None = None) -> tuple[dict | None, str]:
+def run(binary: Path, inp: dict, shards: int | None = None, limits: Limits | None = None) -> tuple[dict | None, str]:
     """Run the harness on ``inp`` in the sandbox, its states split between ``shards`` processes (default:
     one per core); (output, log). Each part's input is written here, one after the other, and its process
     started as soon as it is (writing JSON holds the interpreter lock, so a thread would not write faster)."""
     parts = split(inp, shards or shards_for(inp))
+    limits = limits or RUN_LIMITS
     with tempfile.TemporaryDirectory(prefix="promotion-harness-") as tmp, ThreadPoolExecutor(len(parts)) as pool:
         running = []
         for i, part in enumerate(parts):
             scratch = Path(tmp) / str(i)
             scratch.mkdir()
             shutil.copy2(binary, scratch / BINARY)
-            (scratch / "input.json").write_bytes(orjson.dumps(part))
-            running.append(pool.submit(_run_one, scratch))
+            data = orjson.dumps(part)
+            (scratch / "input.json").write_bytes(data)
+            answer_bytes = min(limits.file_bytes, len(data) + ANSWER_SLACK)
+            running.append(pool.submit(_run_one, scratch, dataclasses.replace(limits, file_bytes=answer_bytes)))
         answers = [r.result() for r in running]
     failed = next((log for out, log in answers if out is None), None)
     if failed is not None:
@@ -190,19 +198,34 @@ def run(binary: Path, inp: dict, shards: int | None = None) -> tuple[dict | None
     return merge([out for out, _ in answers]), ""
 
 
-def _run_one(scratch: Path) -> tuple[dict | None, str]:
+def _run_one(scratch: Path, limits: Limits) -> tuple[dict | None, str]:
+    """One harness process; (its answer, or None and one paragraph saying why there is none)."""
     res = sandbox.run(
         [str(scratch / BINARY), "input.json", "output.json"],
         cwd=scratch,
         env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(scratch), "TMPDIR": "/tmp"},
         mounts=Mounts(read_write=(scratch,)),
-        limits=RUN_LIMITS,
+        limits=limits,
     )
     out = scratch / "output.json"
+    detail = (res.stdout + res.stderr).replace(str(scratch), "$SCRATCH").strip()
+    if res.limit == "output":  # what it printed is the evolved code's, not a reason: say what happened instead
+        return None, (
+            f"the harness was stopped by the sandbox's output limit ({limits.describe('output')}): the evolved "
+            "code prints on every call; delete its fmt.Print*, print and println calls"
+        )
+    too_big = (out.is_file() and out.stat().st_size > limits.file_bytes) or (
+        res.returncode != 0 and "file too large" in res.stderr
+    )
+    if too_big:  # refused unread: parsing it would take the bot's memory
+        return None, (
+            f"the harness's answer was larger than {sandbox.size_text(limits.file_bytes)}, far more than an answer "
+            "about these states needs: the evolved code returns huge values (an error text built on every call?); "
+            "keep them short"
+        )
     if res.returncode != 0 or not out.is_file():
-        detail = (res.stdout + res.stderr).replace(str(scratch), "$SCRATCH").strip()
         if res.limit:
-            detail = f"stopped at the sandbox's {res.limit} limit. {detail}"
+            return None, f"stopped at the sandbox's {res.limit} limit ({limits.describe(res.limit)}).\n{detail[-4000:]}"
         return None, detail[-4000:] or f"the harness exited {res.returncode}"
     return orjson.loads(out.read_bytes()), ""
 

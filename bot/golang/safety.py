@@ -32,6 +32,7 @@ Check ids (stable):
 - ``safety.bodyless-func``    a function without a body (implemented in assembly)
 - ``safety.goroutine``        a ``go`` statement
 - ``safety.channel``          channel types, sends, receives and ``select``
+- ``safety.shadowed-package`` a name declared like a guarded package (``time``, ``rand``, ``fmt``, ``sync``) or ``print``
 - ``safety.global-rand``      (IMPORTANT) a draw from math/rand's process-global source: not reproducible
 - ``safety.print``            (IMPORTANT) printing to the EPP's standard output on every request
 """
@@ -62,6 +63,7 @@ CHECK_GOROUTINE = "safety.goroutine"
 CHECK_CHANNEL = "safety.channel"
 CHECK_GLOBAL_RAND = "safety.global-rand"
 CHECK_PRINT = "safety.print"
+CHECK_SHADOWED = "safety.shadowed-package"
 
 
 @dataclass(frozen=True)
@@ -194,6 +196,21 @@ _PREDECLARED_TYPES = frozenset(
     ]
 )
 
+#: Names the member, package and print rules look for, which the program must not declare itself.
+#: The checker resolves ``time.X`` by name, not by scope: a parameter named ``time`` in one function
+#: would otherwise make ``time.Sleep`` in another look like a method on a local, while the translator
+#: still imports "time" for it. Refusing the declaration closes that; a rename costs the researcher nothing.
+#: time, rand, fmt: allowed packages with refused members; sync: a refused package the translator imports
+#: when it is used unqualified; print, println: builtins the print rule reports.
+_GUARDED_NAMES = {
+    "time": 'the package "time"',
+    "rand": 'the package "math/rand"',
+    "fmt": 'the package "fmt"',
+    "sync": 'the package "sync"',
+    "print": "the builtin print",
+    "println": "the builtin println",
+}
+
 _PRINT_MEMBERS = frozenset({"Print", "Printf", "Println"})
 _RAND_CONSTRUCTORS = frozenset({"New", "NewSource", "NewZipf", "Rand", "Source", "Source64", "Zipf"})
 _DIRECTIVE = re.compile(r"^//(go:[a-z_]+|export\s|line\s|\s*\+build|\s*#cgo)")
@@ -266,12 +283,14 @@ class _Checker:
         self.findings: list[Finding] = []
         self.imports: dict[str, str] = {}  # local package name -> import path
         self.declared: set[str] = set()  # every identifier the file declares (shadows package names)
+        self.declaring: list[Node] = []  # the identifier node of every declaration, in document order
         self.import_names: set[str] = set()  # every name an import spec binds, refused ones included
 
     def run(self) -> list[Finding]:
         root = self.src.tree.root_node
         nodes = list(_walk(root))
         self._declarations(nodes)
+        self._shadowed()
         for node in root.children:
             if node.type == "import_declaration":
                 self._import_declaration(node)
@@ -301,15 +320,28 @@ class _Checker:
     def _declarations(self, nodes: list[Node]) -> None:
         for n in nodes:
             if n.type in ("parameter_declaration", "variadic_parameter_declaration", "var_spec", "const_spec"):
-                for c in n.children_by_field_name("name"):
-                    self.declared.add(self._text(c))
+                self.declaring.extend(n.children_by_field_name("name"))
             elif n.type in ("short_var_declaration", "range_clause"):
                 left = n.child_by_field_name("left")
-                for c in _walk(left) if left is not None else ():
-                    if c.type == "identifier":
-                        self.declared.add(self._text(c))
+                self.declaring.extend(c for c in (_walk(left) if left is not None else ()) if c.type == "identifier")
             elif n.type in ("function_declaration", "method_declaration", "type_spec", "type_alias"):
-                self.declared.add(self._text(n.child_by_field_name("name")))
+                name = n.child_by_field_name("name")
+                if name is not None:
+                    self.declaring.append(name)
+        self.declared.update(self._text(c) for c in self.declaring)
+
+    def _shadowed(self) -> None:
+        """Refuse a declaration named like a guarded package or builtin, wherever it is (see ``_GUARDED_NAMES``)."""
+        for node in self.declaring:
+            name = self._text(node)
+            if name in _GUARDED_NAMES:
+                self._add(
+                    node,
+                    CHECK_SHADOWED,
+                    f"declares `{name}`, the name of {_GUARDED_NAMES[name]}: the safety check cannot then tell "
+                    f"which uses of `{name}` mean {_GUARDED_NAMES[name]}, anywhere in the file",
+                    f"rename `{name}` (for example to `{name}Value`) here and where it is used",
+                )
 
     # ---- imports
     def _import_declaration(self, node: Node) -> None:
@@ -397,15 +429,15 @@ class _Checker:
             self._qualified(node)
         elif t == "call_expression":
             fn = node.child_by_field_name("function")
+            # A program declaring its own print/println is refused by _shadowed; every call is reported here.
             if fn is not None and fn.type == "identifier" and self._text(fn) in ("print", "println"):
-                if self._text(fn) not in self.declared:
-                    self._add(
-                        node,
-                        CHECK_PRINT,
-                        f"{self._text(fn)}() writes to the EPP's standard error on every request",
-                        f"delete the {self._text(fn)}() call",
-                        Severity.IMPORTANT,
-                    )
+                self._add(
+                    node,
+                    CHECK_PRINT,
+                    f"{self._text(fn)}() writes to the EPP's standard error on every request",
+                    f"delete the {self._text(fn)}() call",
+                    Severity.IMPORTANT,
+                )
 
     def _comment(self, node: Node) -> None:
         text = self._text(node)
@@ -429,10 +461,12 @@ class _Checker:
             operand, member = node.child_by_field_name("package"), node.child_by_field_name("name")
         pkg, name = self._text(operand), self._text(member)
         path = self.imports.get(pkg)
-        if path is None and pkg not in self.declared and pkg not in self.import_names:
+        # A declared guarded name is refused by itself (_shadowed); its uses still get the member rules.
+        shadowed = pkg in self.declared and pkg not in _GUARDED_NAMES
+        if path is None and not shadowed and pkg not in self.import_names:
             path = _IMPLICIT_IMPORTS.get(pkg)
         if path is None:
-            if pkg in _OUTSIDE_PACKAGES and pkg not in self.declared and pkg not in self.import_names:
+            if pkg in _OUTSIDE_PACKAGES and not shadowed and pkg not in self.import_names:
                 real = _OUTSIDE_PACKAGES[pkg]
                 why = _WHY_REFUSED.get(real, "reaches outside a pure computation")
                 self._add(

@@ -202,7 +202,7 @@ def format_source(text: str) -> str | None:
         limits=Limits(wall_seconds=60, cpu_seconds=60, memory_bytes=2 << 30),
         stdin=text,
     )
-    return res.stdout if res.returncode == 0 else None
+    return res.stdout if res.returncode == 0 and not res.dropped else None  # never a file cut in the middle
 
 
 def _limit_finding(title: str, res: sandbox.Result, limits: Limits, test_seconds: int, scratch: str) -> Finding | None:
@@ -231,6 +231,16 @@ def _limit_finding(title: str, res: sandbox.Result, limits: Limits, test_seconds
     elif res.limit == "memory":
         oom = next((ln.strip() for ln in text.splitlines() if "out of memory" in ln), "out of memory")
         message = f"{title}: stopped by the sandbox's memory limit ({limits.describe('memory')}): {oom}{where}"
+    elif res.limit == "output":
+        return Finding(
+            severity=Severity.CRITICAL,
+            check=CHECK_LIMIT,
+            message=f"{title}: stopped by the sandbox's output limit ({limits.describe('output')}){where}",
+            file=file,
+            line=line,
+            fix="the plugin runs on every request and must not print: delete the evolved logic's fmt.Print*, "
+            "print and println calls (the IMPORTANT safety.print findings name their lines)",
+        )
     else:
         message = f"{title}: killed at the sandbox's CPU limit ({limits.describe('cpu')}){where}"
     return Finding(
@@ -240,6 +250,19 @@ def _limit_finding(title: str, res: sandbox.Result, limits: Limits, test_seconds
         file=file,
         line=line,
         fix="the evolved logic must return promptly with bounded memory: look for an endless loop or a huge allocation",
+    )
+
+
+def _dropped_finding(title: str, res: sandbox.Result, limits: Limits) -> Finding:
+    """A command printed more than the sandbox keeps: what is read from its output (test counts) is partial."""
+    return Finding(
+        severity=Severity.IMPORTANT,
+        check=CHECK_LIMIT,
+        message=f"{title}: printed {res.dropped} bytes more than the sandbox keeps (the first and last "
+        f"{sandbox.size_text(limits.kept_bytes)} of each stream), so what is read from it, such as the count "
+        "of passed tests, may be short",
+        fix="the plugin runs on every request and must not print: delete the evolved logic's fmt.Print*, "
+        "print and println calls (the IMPORTANT safety.print findings name their lines)",
     )
 
 
@@ -323,6 +346,8 @@ def check_plugin(
                 findings.append(limit)
             elif res.returncode is None:  # it could not start at all: nothing was checked
                 raise ToolchainMissing(f"{title}: {res.stderr.strip()}; fix: {_INSTALL_FIX}")
+            elif res.dropped:
+                findings.append(_dropped_finding(title, res, limits))
             return (None if limit is not None and res.limit else res.returncode), res.stdout, res.stderr
 
         def step(title: str, cmd: list[str]) -> tuple[int | None, str, str]:

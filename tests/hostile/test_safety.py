@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from bot import PROJECT_ROOT
 from bot.golang.safety import (
     ALLOWED_IMPORTS,
     UnsafeProgram,
@@ -143,6 +146,59 @@ def test_members_that_reach_outside_are_critical(body, member):
 def test_unimported_time_in_function_form_gets_the_member_rules():
     text = "func (ws *W) Route(req *Request, state *RouterState) RoutingDecision {\n\ttime.Sleep(1)\n\treturn RoutingDecision{}\n}\n"
     assert crit_at(text) == {("safety.member", 2)}
+
+
+# --------------------------------------------------------------- names that hide a guarded package
+def _planted(helper: str, body: str) -> str:
+    """The red-team program: h08 without its directive, a helper before the block, a body at its end."""
+    base = (PROJECT_ROOT / "tests" / "hostile" / "corpus" / "h08_go_generate.go").read_text()
+    base = re.sub(r"(?m)^//go:generate.*$", helper, base)
+    return base.replace("\t// EVOLVE-BLOCK-END", body + "\n\t// EVOLVE-BLOCK-END")
+
+
+def test_a_parameter_named_time_or_rand_does_not_switch_off_the_member_rules():
+    text = _planted(
+        "func helper(time, rand int) int { return time + rand }",
+        "\ttime.AfterFunc(0, func() { rand.Seed(time.Now().UnixNano()) })",
+    )
+    found = {(f.check, f.message.split(",")[0]) for f in critical(check_evolved_text(text, "p.go"))}
+    assert ("safety.shadowed-package", "declares `time`") in found
+    assert ("safety.shadowed-package", "declares `rand`") in found
+    members = {m for c, m in found if c == "safety.member"}
+    assert members == {
+        "calls rand.Seed",
+        'uses time.AfterFunc; from "time" an evolved policy may use only Duration',
+        'uses time.Now; from "time" an evolved policy may use only Duration',
+    }
+    with pytest.raises(UnsafeProgram, match="declares `"):
+        refuse_unsafe(parse_evolved_source(text, "p.go"))
+
+
+@pytest.mark.parametrize(
+    "decl",
+    [
+        "func helper(time int) int { return time }",
+        "func helper() (fmt int) { return 1 }",
+        "func helper(xs []int) int { for rand := range xs { return rand }; return 0 }",
+        "func helper() int { sync := 1; return sync }",
+        "func helper() int { var time = 2; return time }",
+        "const println = 3",
+        "type rand struct{}",
+        "func print(x int) int { return x }",
+        "func (time *W) helper() int { return 0 }",
+        "func helper() func(int) int { return func(fmt int) int { return fmt } }",
+    ],
+)
+def test_declaring_a_guarded_name_anywhere_is_refused(decl):
+    text = _planted(decl, "\t_ = 1")
+    found = critical(check_evolved_text(text, "p.go"))
+    assert [f.check for f in found] == ["safety.shadowed-package"]
+    assert "rename" in found[0].fix and found[0].source_line == text.splitlines().index(decl) + 1
+
+
+def test_other_package_names_may_still_be_local_names():
+    text = _planted("func helper(log, cmp, os float64) float64 { return log + cmp + os }", "\t_ = 1")
+    assert critical(check_evolved_text(text, "p.go")) == []
 
 
 def test_global_rand_and_printing_are_important_not_refused():

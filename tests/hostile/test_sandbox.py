@@ -222,6 +222,43 @@ def test_wall_time_limit_kills_the_whole_sandbox():
     assert "time limit (1 s wall time)" in res.stderr
 
 
+@needs_bwrap
+def test_only_the_first_and_last_of_a_long_output_are_kept_and_the_rest_is_counted():
+    """The bot reads a command's output outside the sandbox: 5 MB printed must not be 5 MB held."""
+    script = "printf START; head -c 5000000 /dev/zero | tr '\\0' x; printf END; echo fine >&2"
+    res = sandbox.run(["/bin/sh", "-c", script], cwd=Path("/"), env={}, mounts=SYSTEM, limits=Limits(kept_bytes=4096))
+    assert res.returncode == 0 and res.limit is None and res.stderr == "fine\n"
+    assert res.dropped == 5_000_008 - 2 * 4096
+    assert len(res.stdout) < 2 * 4096 + 200
+    assert res.stdout.startswith("STARTxxx") and res.stdout.endswith("xxxEND")
+    assert f"[... {res.dropped} bytes not kept: the sandbox keeps the first and last 4 kB of each stream ...]" in (
+        res.stdout
+    )
+
+
+@needs_bwrap
+def test_a_command_that_keeps_printing_is_stopped_at_the_output_limit():
+    t0 = time.monotonic()
+    res = sandbox.run(
+        ["/usr/bin/yes", "flood"],
+        cwd=Path("/"),
+        env={},
+        mounts=SYSTEM,
+        limits=Limits(wall_seconds=60, output_bytes=8 << 20, kept_bytes=4096),
+    )
+    assert time.monotonic() - t0 < 30  # stopped by what it wrote, not by the wall time
+    assert res.limit == "output" and res.returncode != 0
+    assert res.stderr.endswith("stopped by the sandbox's output limit (8 MiB written to standard output and error)")
+    assert len(res.stdout) < 2 * 4096 + 200 and res.dropped > (8 << 20) - 2 * 4096
+
+
+@needs_bwrap
+def test_stdin_still_reaches_the_command_whole():
+    text = "héllo\n" * 50_000  # more than a pipe holds: written while the output is read
+    res = sandbox.run(["/bin/cat"], cwd=Path("/"), env={}, mounts=SYSTEM, stdin=text)
+    assert res.returncode == 0 and res.stdout == text and res.dropped == 0
+
+
 def test_without_a_sandbox_required_runs_are_refused(monkeypatch):
     monkeypatch.setattr(sandbox, "probe", lambda: (False, False, "bwrap could not start: no user namespaces"))
     with pytest.raises(sandbox.SandboxUnavailable, match="no user namespaces"):
