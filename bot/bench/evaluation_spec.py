@@ -74,17 +74,33 @@ class EvaluationSpec(_Model):
     condition_replicas: dict[str, int] = Field(
         default_factory=dict, description="Track B run condition -> model-server replicas, when it differs"
     )
+    evolved_image: str | None = Field(
+        default=None,
+        description="the EPP image experiment.yaml pins (router.epp.image.*, registry/repository:tag): a report "
+        "filed under evolved that records another tag measured another build, not this promotion's plugin",
+    )
 
 
 class EvaluationSpecError(RequestError):
     """An evaluation.yaml that stage 5 cannot use."""
 
 
+def default_evolved_image(request: PromotionRequest) -> str:
+    """The EPP image the experiment pins for a promotion unless told otherwise: its tag names the promotion and
+    its plugin (``promotion-<id>-<slug>``), so a report that records it measured this promotion's build."""
+    return f"ghcr.io/{request.fork.repo.lower()}:promotion-{request.id}-{request.slug}"
+
+
 def evaluation_spec(
-    plan: BenchmarkPlan, request: PromotionRequest, arms: dict[str, str] | None = None
+    plan: BenchmarkPlan,
+    request: PromotionRequest,
+    arms: dict[str, str] | None = None,
+    *,
+    evolved_image: str | None = None,
 ) -> EvaluationSpec:
     return EvaluationSpec(
         arms=dict(sorted((arms or {}).items())),
+        evolved_image=evolved_image or default_evolved_image(request),
         stack=request.stack,
         promotion=request.id,
         slug=plan.slug,
@@ -110,8 +126,14 @@ def evaluation_spec(
     )
 
 
-def render_evaluation_spec(plan: BenchmarkPlan, request: PromotionRequest, arms: dict[str, str] | None = None) -> str:
-    doc = evaluation_spec(plan, request, arms).model_dump(mode="json")
+def render_evaluation_spec(
+    plan: BenchmarkPlan,
+    request: PromotionRequest,
+    arms: dict[str, str] | None = None,
+    *,
+    evolved_image: str | None = None,
+) -> str:
+    doc = evaluation_spec(plan, request, arms, evolved_image=evolved_image).model_dump(mode="json")
     return (
         f"# Evaluation spec for promotion {request.id} ({plan.slug}): what stage 5 decides and from which runs.\n"
         + dump_yaml(doc, sort_keys=True)

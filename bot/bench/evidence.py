@@ -5,9 +5,9 @@ records is what this plan ran for that arm: the EndpointPickerConfig in
 ``scenario.stack[].native.config`` (plugin types, their parameters, the profiles),
 the model and the number of model-server replicas, and, when the runner recorded
 them, the promotion id, the arm and the EPP image digest (``run.keywords``
-``promotion:<id>``, ``arm:<arm>``, ``epp-image:<ref>@sha256:<digest>``). Anything
-else is rejected with the reason, so another program's reports cannot confirm this
-plugin's hypotheses.
+``promotion:<id>``, ``arm:<arm>``, ``epp-image:<ref>@sha256:<digest>``), and the
+evolved arm's EPP image tag (``image_difference``). Anything else is rejected with the
+reason, so another program's reports cannot confirm this plugin's hypotheses.
 
 Sample and synthetic data (``run.keywords`` ``synthetic`` / ``sample-data``, or a
 description that says so) is never evidence unless the person asks for a rehearsal
@@ -96,6 +96,29 @@ def _canon(x: Any) -> str:
     return json.dumps(x, sort_keys=True, default=str)
 
 
+def image_tag(ref: str) -> str | None:
+    """The tag of ``[registry/]repository:tag[@sha256:...]``; None when there is none (a registry port is not one)."""
+    name = ref.strip().split("@", 1)[0]
+    _, sep, tag = name.rpartition(":")
+    return tag if sep and tag and "/" not in tag else None
+
+
+def image_difference(recorded: str, pinned: str) -> str | None:
+    """How the image a report records differs from the one pinned for it (None: the same build, as far as shown).
+
+    Only the tags are compared. The tag names the build (``promotion-<id>-<slug>`` from the experiment,
+    ``promotion-<id>-<commit>`` from ``promote bench run``), while the registry and repository come from
+    configuration and differ between the two ways of running one plan (``ghcr.io/<fork>`` in experiment.yaml,
+    ``--image-repo`` / the config's ``image_repo`` for the runner), so they say nothing about which plugin ran.
+    The digest, when the runner recorded one, is checked apart (``EvidencePolicy._image``). A recorded value
+    with no tag (a bare version) cannot be compared and is not held against the report.
+    """
+    got, want = image_tag(recorded), image_tag(pinned)
+    if got is None or want is None or got == want:
+        return None
+    return f"tag {got!r}, the plan's is {want!r}"
+
+
 @dataclass
 class EvidencePolicy:
     """What a report must record to count as evidence for one arm of this promotion's plan.
@@ -110,6 +133,7 @@ class EvidencePolicy:
     replicas: int | None = None
     condition_replicas: Mapping[str, int] = field(default_factory=dict)
     image_digest: str | None = None
+    evolved_image: str | None = None  # registry/repository:tag pinned for the evolved arm (image_difference)
     allow_sample_data: bool = False
     sample_used: int = 0
 
@@ -126,7 +150,7 @@ class EvidencePolicy:
         if arm is not None and arm != c.key.treatment:
             return f"run.keywords says arm {arm!r}, but it is filed under {c.key.treatment!r}"
         reason = self._epp(doc, c.key.treatment) or self._stack(doc, c.key.workload)
-        return reason or self._image(doc)
+        return reason or self._image(doc) or self._evolved_image(doc, c.key.treatment)
 
     def _epp(self, doc: dict, arm: str) -> str | None:
         if not self.arms:
@@ -176,6 +200,22 @@ class EvidencePolicy:
                 return f"EPP image {ref} is not the one built for this promotion (@{self.image_digest})"
         return None
 
+    def _evolved_image(self, doc: dict, arm: str) -> str | None:
+        """An evolved report that ran another image measured another plugin (the bundled example's, say), even
+        when its plugin config matches: it is left out with both images named, like a config mismatch."""
+        if self.evolved_image is None or arm != "evolved":
+            return None
+        comp = epp_component(doc) or {}
+        version = str((comp.get("standardized") or {}).get("tool_version") or "")
+        for ref in (keyword_value(doc, "epp-image"), version):
+            diff = image_difference(ref, self.evolved_image) if ref else None
+            if diff is not None:
+                return (
+                    f"its evolved EPP image {ref} is not the one this plan pins for the evolved arm "
+                    f"({self.evolved_image}): {diff}, so it measured another build or plugin"
+                )
+        return None
+
     def notes(self) -> list[str]:
         return [SAMPLE_FLAG] if self.sample_used else []
 
@@ -197,10 +237,18 @@ def load_evidence(results_dir, policy: EvidencePolicy) -> ReportSet:
     return reports
 
 
-def policy_from_spec(spec: Any, *, allow_sample_data: bool, image_digest: str | None = None) -> EvidencePolicy:
-    """The evidence rules of an evaluation spec (``bot.bench.evaluation_spec.EvaluationSpec``)."""
+def policy_from_spec(
+    spec: Any, *, allow_sample_data: bool, image_digest: str | None = None, image_ref: str | None = None
+) -> EvidencePolicy:
+    """The evidence rules of an evaluation spec (``bot.bench.evaluation_spec.EvaluationSpec``).
+
+    The evolved arm's image is the one the runner recorded (``image_ref``, from its manifest) when it ran the
+    plan, else the one experiment.yaml pins (``spec.evolved_image``). A manifest's digest without its ref
+    binds the reports by digest alone: the runner's tag is not the experiment's.
+    """
     arms = {name: load_yaml(text) for name, text in (spec.arms or {}).items()} or None
     stack = spec.stack
+    pinned = image_ref or (spec.evolved_image if image_digest is None else None)
     return EvidencePolicy(
         promotion=spec.promotion,
         arms=arms,
@@ -208,6 +256,7 @@ def policy_from_spec(spec: Any, *, allow_sample_data: bool, image_digest: str | 
         replicas=stack.replicas if stack else None,
         condition_replicas=dict(spec.condition_replicas or {}),
         image_digest=image_digest,
+        evolved_image=pinned,
         allow_sample_data=allow_sample_data,
     )
 

@@ -12,7 +12,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from bot.bench.evaluation_spec import render_evaluation_spec
+from bot.bench.evaluation_spec import default_evolved_image, render_evaluation_spec
 from bot.bench.layout import split_condition
 from bot.bench.plan import (
     BASELINE_CONFIG_FILE,
@@ -125,7 +125,7 @@ def stack_constants(request: PromotionRequest) -> dict[str, Any]:
 
 
 def _image(request: PromotionRequest, evolved_image: str | None) -> dict[str, str]:
-    ref = evolved_image or f"ghcr.io/{request.fork.repo.lower()}:promotion-{request.id}-{request.slug}"
+    ref = evolved_image or default_evolved_image(request)
     if ":" not in ref.rsplit("/", 1)[-1] or "/" not in ref:
         raise PlanError(f"evolved_image {ref!r}: expected registry/repository:tag, e.g. ghcr.io/org/llm-d-router:tag")
     name, tag = ref.rsplit(":", 1)
@@ -262,7 +262,8 @@ def render_experiment(
     )
     files[f"{root}/experiment.yaml"] = header + dump_yaml(experiment)
     arms = {"baseline": epp_config_baseline, "evolved": epp_config_evolved}
-    files[f"{root}/evaluation.yaml"] = render_evaluation_spec(plan, request, arms)
+    pinned = f"{image['registry']}/{image['repository']}:{image['tag']}"  # stage 5 binds evolved reports to it
+    files[f"{root}/evaluation.yaml"] = render_evaluation_spec(plan, request, arms, evolved_image=pinned)
     files[f"{root}/README.md"] = plan_markdown(plan)
     # The GPU job's limit (benchmark.yml timeout-minutes): the plan's wall time, half again, plus an hour. A
     # sequential design may run past the fixed plan's count (its horizon), so its maximum counts if larger.

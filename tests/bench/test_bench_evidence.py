@@ -145,3 +145,67 @@ def test_with_the_flag_every_verdict_says_sample_data():
     v = Verdict(hypothesis_id="A1", status=VerdictStatus.CONFIRMED, summary="A1 held.")
     [marked] = mark_sample([v], rs)
     assert marked.summary.startswith("[SAMPLE DATA]") and SAMPLE_FLAG in marked.flags
+
+
+# The bundled routing example's evolved image: what item 13's scheduler promotion was shown as its testbed.
+OTHER_PLUGIN_IMAGE = "ghcr.io/example-org/llm-d-router:v0.10.0-evolved-adaptive-scorer"
+PINNED = "ghcr.io/acme/llm-d-router:promotion-7-evolved-adaptive-scorer"
+
+
+def _with_image(doc: dict, image: str) -> dict:
+    doc["scenario"]["stack"][1]["standardized"]["tool_version"] = image
+    return doc
+
+
+def test_an_evolved_report_that_ran_another_plugins_image_is_left_out_naming_both_images(results_factory):
+    """Found by a new user: a scheduler promotion's evolved reports said they ran the routing example's image,
+    and gate 3 approved them with no finding; the report printed that image as the testbed."""
+    from bot.bench import testbed
+
+    root, write = results_factory
+    for rep in (1, 2):
+        write("baseline", "w", 10, rep, _with_image(_doc(BASELINE), "ghcr.io/llm-d/llm-d-router:v0.10.0"))
+    write("evolved", "w", 10, 1, _with_image(_doc(EVOLVED, ttft=40.0), PINNED))
+    # The runner pushes to a configured registry: the tag names the build, the registry does not.
+    write("evolved", "w", 10, 2, _with_image(_doc(EVOLVED, ttft=41.0), "reg.local:5000/x/epp:" + PINNED.split(":")[-1]))
+    write("evolved", "w", 10, 3, _with_image(_doc(EVOLVED, ttft=42.0), OTHER_PLUGIN_IMAGE))
+    write(
+        "evolved", "w", 10, 4, _doc(EVOLVED, ttft=43.0, keywords=[f"epp-image:{OTHER_PLUGIN_IMAGE}@sha256:" + "c" * 64])
+    )
+    rs = load_evidence(root, _policy(evolved_image=PINNED))
+    reasons = {p.split("/")[3]: r for p, r in rs.rejected if p.startswith("evolved/")}
+    assert sorted(reasons) == ["rep-3", "rep-4"], rs.rejected
+    assert reasons["rep-3"] == (
+        f"its evolved EPP image {OTHER_PLUGIN_IMAGE} is not the one this plan pins for the evolved arm ({PINNED}): "
+        "tag 'v0.10.0-evolved-adaptive-scorer', the plan's is 'promotion-7-evolved-adaptive-scorer', so it "
+        "measured another build or plugin"
+    )
+    assert OTHER_PLUGIN_IMAGE in reasons["rep-4"] and PINNED in reasons["rep-4"]
+    assert len(rs.loaded) == 4
+    # The testbed line names only images a kept report ran.
+    line = testbed.testbed_markdown(testbed.summarize(rs.testbeds))
+    assert PINNED in line and OTHER_PLUGIN_IMAGE not in line
+
+
+def test_the_evolved_image_binding_comes_from_the_plan_or_the_runner():
+    """The spec's pin binds reports run from experiment.yaml; a run by `promote bench run` is bound to the image
+    its manifest records (its tag names the commit, not the slug), or by digest alone."""
+    from bot.bench.evaluation_spec import load_evaluation_spec
+    from bot.bench.evidence import policy_from_spec
+    from bot.bench.experiment import render_experiment
+    from bot.bench.plan import make_plan
+    from tests.bench.test_bench_plan import EPP_BASELINE, EPP_EVOLVED, _example_hypotheses, _request
+
+    req = _request()
+    files = render_experiment(make_plan(req, _example_hypotheses()), req, EPP_BASELINE, EPP_EVOLVED)
+    spec = load_evaluation_spec(files["benchmarks/promotion/evolved-adaptive-scorer/evaluation.yaml"])
+    constants = yaml.safe_load(files["benchmarks/promotion/evolved-adaptive-scorer/experiment.yaml"])["setup"][
+        "constants"
+    ]
+    pinned = "{}/{}:{}".format(*(constants[f"router.epp.image.{k}"] for k in ("registry", "repository", "tag")))
+    assert spec.evolved_image == pinned == "ghcr.io/example-org/llm-d-router:promotion-7-evolved-adaptive-scorer"
+    assert policy_from_spec(spec, allow_sample_data=False).evolved_image == pinned
+    built = "ghcr.io/example-org/llm-d-router-epp:promotion-7-0123456789ab"
+    digest = "sha256:" + "a" * 64
+    assert policy_from_spec(spec, allow_sample_data=False, image_digest=digest, image_ref=built).evolved_image == built
+    assert policy_from_spec(spec, allow_sample_data=False, image_digest=digest).evolved_image is None

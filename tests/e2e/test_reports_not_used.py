@@ -41,6 +41,44 @@ def test_reports_for_other_parameters_are_raised_at_gate_3(tmp_path):
 
 
 @pytest.mark.slow
+def test_evolved_reports_that_ran_another_plugins_image_are_raised_at_gate_3(tmp_path):
+    """Found by a new user: a scheduler promotion's sample reports said the evolved arm ran the routing example's
+    image; gate 3 approved with no finding and the report printed that image as the testbed."""
+    other = "ghcr.io/example-org/llm-d-router:v0.10.0-evolved-adaptive-scorer"
+    pinned = "ghcr.io/example-org/llm-d-router:promotion-1-evolved-adaptive-scorer"  # what the plan pins
+    results = tmp_path / "results"
+    shutil.copytree(RESULTS, results)
+    for path in (results / "evolved").rglob("benchmark_report*.yaml"):
+        text = path.read_text()
+        assert pinned in text
+        path.write_text(text.replace(pinned, other))
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    args = ["--work", str(work), "--fork", str(fork), "--quiet", "--actor", "alice"]
+    assert main(["run", str(REQUEST), "--results", str(results), "--allow-sample-data", *args]) == 0
+    for gate in (1, 2):
+        assert main(["approve", str(gate), "--work", str(work), "--quiet", "--actor", "alice"]) == 0
+
+    docs = "docs/promotion/evolved-adaptive-scorer/validation"
+    not_used = json.loads(git(fork, "show", f"{BRANCH}:{docs}/reports-not-used.json"))
+    evolved = [r for r in not_used if r["report"].startswith("evolved/")]
+    assert evolved and len(evolved) == sum(1 for _ in (results / "evolved").rglob("benchmark_report*.yaml"))
+    reason = (
+        f"its evolved EPP image {other} is not the one this plan pins for the evolved arm ({pinned}): tag "
+        "'v0.10.0-evolved-adaptive-scorer', the plan's is 'promotion-1-evolved-adaptive-scorer', so it measured "
+        "another build or plugin"
+    )
+    assert {r["reason"] for r in evolved} == {reason}
+    thread = (work / "issue" / "thread.md").read_text()
+    assert f"{len(evolved)} benchmark reports were not used: {evolved[0]['reason']}" in thread
+    assert "G3.report-invalid" in thread
+    # No kept report ran the other image, so the testbed names none (the table of reports not used does).
+    verdicts = git(fork, "show", f"{BRANCH}:{docs}/verdicts.md")
+    [line] = [ln for ln in verdicts.splitlines() if ln.startswith("**Testbed")]
+    assert "Router image:" in line and other not in line and pinned not in line
+    assert other not in git(fork, "show", f"{BRANCH}:{docs}/testbed.json")
+
+
+@pytest.mark.slow
 def test_reports_benchmarked_on_other_plugin_code_are_not_evidence(tmp_path):
     """Found by a new user: reports of the cubic build counted for a branch whose plugin squares (same config)."""
     import subprocess

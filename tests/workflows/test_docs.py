@@ -212,6 +212,45 @@ def test_the_readme_shows_how_to_make_sample_data_for_your_own_promotion_and_wha
     assert set(re.findall(r"`([a-z-]+)`", named)) == set(module.PROFILES)
 
 
+def test_sample_reports_for_your_own_promotion_record_its_evolved_image(tmp_path):
+    """Found by a new user: sample data for a scheduler promotion said its evolved arm ran the routing example's
+    image, which stage 5 now rightly leaves out; the script writes the image the request's plan pins."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    from bot.bench.evaluation_spec import default_evolved_image
+    from bot.bench.evidence import EvidencePolicy, is_sample, load_evidence
+    from bot.bench.testbed import router_image_of
+    from bot.model import PromotionRequest
+
+    example = PROJECT_ROOT / "examples" / "weighted-adaptive"
+    request = yaml.safe_load((example / "promotion.yaml").read_text())
+    request["id"], request["fork"]["repo"] = "8", "Acme/llm-d-router"
+    request["workloads"] = [w for w in request["workloads"] if w["name"] == "load-spikes"]
+    request["claims"] = [c for c in request["claims"] if c["workload"] == "load-spikes"]
+    request["baselines"] = []
+    (tmp_path / "promotion.yaml").write_text(yaml.safe_dump(request))
+    (tmp_path / request["source"]).write_text((example / request["source"]).read_text())
+    script = example / "make_sample_reports.py"
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, str(script), "--request", str(tmp_path / "promotion.yaml"), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-800:]
+    pinned = default_evolved_image(PromotionRequest.load(tmp_path / "promotion.yaml"))
+    assert pinned.endswith(":promotion-8-evolved-adaptive-scorer") and "acme/" in pinned
+    docs = {p: yaml.safe_load(p.read_text()) for p in out.rglob("benchmark_report*.yaml")}
+    assert docs and all(is_sample(d) for d in docs.values())
+    assert {router_image_of(d) for p, d in docs.items() if p.relative_to(out).parts[0] == "evolved"} == {pinned}
+    reports = load_evidence(out, EvidencePolicy(promotion="8", evolved_image=pinned, allow_sample_data=True))
+    assert reports.rejected == [] and reports.notes  # bound to this promotion, and still said to be sample data
+
+
 def test_sample_reports_for_a_rate_with_no_sample_numbers_are_refused_with_the_rates_there_are(tmp_path):
     """Found by a new user: cache-warmup at 40 req/s stopped the script with a KeyError traceback."""
     import subprocess

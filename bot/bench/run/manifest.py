@@ -171,15 +171,24 @@ def load(results: Path) -> Manifest | None:
     return Manifest.model_validate_json(path.read_text(encoding="utf-8"))
 
 
-def recorded_image_digest(results: Path) -> str | None:
-    """The EPP image digest the runner recorded for these results (None without a manifest or a digest)."""
+def _recorded_image(results: Path) -> ImageRecord | None:
     try:
         manifest = load(Path(results))
     except (OSError, ValueError):
         return None
-    if manifest is None or manifest.image is None or not manifest.image.digest:
-        return None
-    return manifest.image.digest
+    return None if manifest is None else manifest.image
+
+
+def recorded_image_digest(results: Path) -> str | None:
+    """The EPP image digest the runner recorded for these results (None without a manifest or a digest)."""
+    image = _recorded_image(results)
+    return image.digest if image is not None and image.digest else None
+
+
+def recorded_image_ref(results: Path) -> str | None:
+    """The EPP image (registry/repository:tag) the runner ran these results on (None without a manifest)."""
+    image = _recorded_image(results)
+    return image.ref if image is not None and image.ref else None
 
 
 def as_json(manifest: Manifest) -> dict[str, Any]:

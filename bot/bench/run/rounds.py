@@ -157,7 +157,8 @@ class RoundLoop:
         manifest = self.runner.manifest
         assert manifest is not None
         digest = manifest.image.digest if manifest.image else None
-        policy = policy_from_spec(self.spec, allow_sample_data=False, image_digest=digest)
+        ref = manifest.image.ref if manifest.image else None
+        policy = policy_from_spec(self.spec, allow_sample_data=False, image_digest=digest, image_ref=ref)
         try:
             reports = load_evidence(self.cfg.results, policy)
         except ReportError as exc:
