@@ -83,9 +83,10 @@ class GitRepo:
         with tempfile.TemporaryDirectory() as tmp:
             env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
             self.git("read-tree", parent, env=env)
-            for path in sorted(remove):
-                if path not in files:
-                    self.git("update-index", "--force-remove", path, env=env)
+            gone = [path for path in sorted(remove) if path not in files]
+            if gone:  # mode 0 drops the entry; --force-remove needs a work tree, which a bare clone has not
+                listing = "".join(f"0 {'0' * 40}\t{path}\n" for path in gone)
+                self.git("update-index", "--index-info", input=listing.encode(), env=env)
             self._add_blobs(Path(tmp), files, env)
             tree = self.git("write-tree", env=env).strip()
         if tree == self.git("rev-parse", f"{parent}^{{tree}}").strip():
