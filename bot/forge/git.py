@@ -38,6 +38,18 @@ def check_path(path: str) -> None:
         raise ForgeError(f"refusing to write {path!r} on the promotion branch: not a plain relative path")
 
 
+def check_removal(path: str) -> None:
+    """A removal names a file already on the branch (the benchmark's reports carry '+' and other characters a
+    stage never writes): any relative path outside .git and .github, with no '..' and no control characters."""
+    if (
+        not path
+        or path.startswith(("/", ".git/", ".github/"))
+        or ".." in path.split("/")
+        or any(ord(c) < 32 or c == "\x7f" for c in path)
+    ):
+        raise ForgeError(f"refusing to remove {path!r} from the promotion branch: not a plain relative path")
+
+
 class GitRepo:
     def __init__(self, path: Path):
         self.path = Path(path)
@@ -78,8 +90,10 @@ class GitRepo:
         parent = self.rev(branch)
         if parent is None:
             raise ForgeError(f"branch {branch} does not exist; call ensure_branch first")
-        for path in [*files, *remove]:
+        for path in files:
             check_path(path)
+        for path in remove:
+            check_removal(path)
         with tempfile.TemporaryDirectory() as tmp:
             env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
             self.git("read-tree", parent, env=env)

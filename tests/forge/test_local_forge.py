@@ -129,3 +129,22 @@ def test_removal_works_in_a_bare_clone(tmp_path):
     repo.commit_files("main", {"a/x.txt": b"1", "a/y.txt": b"2"}, message="add")
     assert repo.commit_files("main", {}, message="remove", remove=("a/x.txt", "a/gone.txt"))
     assert repo.git("ls-tree", "-r", "--name-only", "main").split() == ["README.md", "a/y.txt"]
+
+
+def test_a_file_the_benchmark_delivered_can_be_removed_but_nothing_outside_the_branch(tmp_path):
+    """Benchmark reports are named `.../load-spikes+metric-staleness/...`: a stage never writes such a name, but a
+    restart must be able to remove it."""
+    forge = LocalForge(tmp_path / "fork", tmp_path / "work")
+    forge.ensure_branch("b", "main")
+    report = "benchmarks/promotion/x/results/baseline/load-spikes+metric-staleness/rate-45/rep-1/r,1.yaml"
+    git(forge.fork, "checkout", "-q", "b")
+    (forge.fork / report).parent.mkdir(parents=True)
+    (forge.fork / report).write_text("r\n")
+    git(forge.fork, "add", report)
+    git(forge.fork, "-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "benchmark results")
+    git(forge.fork, "checkout", "-q", "main")
+    assert forge.commit_files("b", {}, message="restart", remove=(report,))
+    assert forge.read_file("b", report) is None
+    for bad in ("../x", "/etc/passwd", ".git/config", "a/\nb"):
+        with pytest.raises(ForgeError, match="refusing to remove"):
+            forge.commit_files("b", {}, message="m", remove=(bad,))
