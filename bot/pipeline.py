@@ -22,7 +22,10 @@ runs again with the reason), or reject (the promotion ends).
 A stage that cannot finish (its checks cannot run, its input is gone) leaves
 the promotion *failed* at that stage with the reason; ``retry`` runs it again.
 A person may *cancel* a promotion (nothing runs until a retry continues it) or
-the request may change under it (``restart`` from stage 1, history kept).
+the request may change under it: ``restart`` redoes the promotion from the
+first stage that reads a changed part (``FIRST_READ_BY``), keeping the stages,
+reviews and gate decisions before it and the history; a part no stage reads
+(the title) is only recorded.
 """
 
 from __future__ import annotations
@@ -57,6 +60,44 @@ GATE_COVERS: dict[int, tuple[Stage, ...]] = {
 }
 
 DEFAULT_MAX_ROUNDS = 3
+
+#: The first stage that reads each part of the request (``PromotionRequest.parts``): a changed part redoes the
+#: promotion from there. Stage 1 reads the program; stage 2 translates it into the plugin type the branch is named
+#: after; stage 3 turns the claims, workloads, baselines and stack into hypotheses, which stage 4's plan and stage
+#: 5's verdicts build on; the OpenEvolve metadata is first cited by stage 6's report. The title is only shown (the
+#: plugin type it may name is a part of its own). A part not listed here (a field added later) redoes everything.
+FIRST_READ_BY: dict[str, Stage | None] = {
+    "id": Stage.ANALYZE,
+    "source": Stage.ANALYZE,
+    "kind": Stage.ANALYZE,
+    "plugin_type": Stage.ANALYZE,
+    "fork": Stage.ANALYZE,
+    "claims": Stage.HYPOTHESIZE,
+    "workloads": Stage.HYPOTHESIZE,
+    "baselines": Stage.HYPOTHESIZE,
+    "evolved_for": Stage.HYPOTHESIZE,
+    "stack": Stage.HYPOTHESIZE,
+    "origin": Stage.DOCUMENT,
+    "plugin_name": None,
+    "title": None,
+}
+
+#: What people call each part (the issue form's sections; ``stack`` comes from the repository's configuration).
+PART_NAMES: dict[str, str] = {
+    "id": "the request id",
+    "source": "the evolved program",
+    "kind": "the policy kind",
+    "plugin_type": "the plugin type",
+    "fork": "the target fork",
+    "claims": "the BLIS claims",
+    "workloads": "the workloads",
+    "baselines": "the baseline scenarios",
+    "evolved_for": "the workload the program was evolved on",
+    "stack": "the stack (`stack:` configuration)",
+    "origin": "the OpenEvolve metadata",
+    "plugin_name": "the plugin name",
+    "title": "the title",
+}
 
 
 class IllegalTransition(ValueError):
@@ -103,8 +144,18 @@ class Halted:
 Step = RunStage | RunReview | AwaitDecision | Finished | Halted
 
 
-def new_state(request_id: str, fingerprint: str, branch: str, *, actor: str, now: datetime) -> PipelineState:
-    state = PipelineState(request_id=request_id, request_fingerprint=fingerprint, branch=branch)
+def new_state(
+    request_id: str,
+    fingerprint: str,
+    branch: str,
+    *,
+    actor: str,
+    now: datetime,
+    parts: dict[str, str] | None = None,
+) -> PipelineState:
+    state = PipelineState(
+        request_id=request_id, request_fingerprint=fingerprint, request_parts=dict(parts or {}), branch=branch
+    )
     return _log(state, now, actor, "started", f"branch {branch}")
 
 
@@ -371,18 +422,84 @@ def cancel(state: PipelineState, *, actor: str, now: datetime, reason: str = "")
     return _log(s, now, actor, "cancelled", reason)
 
 
-def restart(state: PipelineState, fingerprint: str, *, actor: str, now: datetime, why: str) -> PipelineState:
-    """The request changed: start again from stage 1 on the same branch, keeping the audit trail.
+@dataclass(frozen=True)
+class RequestChange:
+    """What an edit changed in the request, and what it costs the promotion."""
 
-    Gate decisions were made on the old request, so none of them carries over.
+    changed: tuple[str, ...]  # the parts that differ (``FIRST_READ_BY`` order); empty: the state cannot tell
+    stage: Stage | None  # the first stage that reads one of them; None: no stage does (the title)
+    redo: bool  # work at or after ``stage`` exists, and is thrown away
+
+    def what(self) -> str:
+        if not self.changed:
+            return (
+                "the request (this promotion's saved state does not record its parts, so all of it counts as changed)"
+            )
+        names = [PART_NAMES.get(p, p) for p in self.changed]
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def request_change(state: PipelineState, parts: dict[str, str]) -> RequestChange:
+    """Compare the request the stages ran on with ``parts`` (``PromotionRequest.parts``)."""
+    if not state.request_parts:
+        return RequestChange((), Stage.ANALYZE, _reached(state, Stage.ANALYZE))
+    order = {p: i for i, p in enumerate(FIRST_READ_BY)}
+    keys = sorted(set(parts) | set(state.request_parts), key=lambda p: (order.get(p, len(order)), p))
+    changed = tuple(p for p in keys if parts.get(p) != state.request_parts.get(p))
+    read_by = [FIRST_READ_BY.get(p, Stage.ANALYZE) for p in changed]
+    stage = min((s for s in read_by if s is not None), default=None)
+    return RequestChange(changed, stage, stage is not None and _reached(state, stage))
+
+
+def restart(
+    state: PipelineState,
+    fingerprint: str,
+    parts: dict[str, str] | None = None,
+    *,
+    actor: str,
+    now: datetime,
+    why: str,
+) -> PipelineState:
+    """The request changed: redo the promotion from the first stage that reads a changed part, on the same
+    branch, keeping what came before it and the audit trail.
+
+    The stages from there on, their gates' reviews and decisions, and any feedback for them were made on the old
+    request, so none of them carries over. A change no finished stage has read yet (the title, or the claims
+    while gate 1 waits) is only recorded: the promotion goes on where it stands, and a stage that failed on the
+    old request runs again.
     """
     if state.status in (Status.DONE, Status.REJECTED):
         raise IllegalTransition(f"the promotion is {state.status.value}; open a new one for a changed request")
-    fresh = PipelineState(request_id=state.request_id, request_fingerprint=fingerprint, branch=state.branch)
-    fresh.audit = list(state.audit)
-    fresh.head = state.head  # where the bot left the branch: a restart must not adopt commits nobody checked
-    fresh.handled_events = list(state.handled_events)  # a replayed event must not act again on the new request
-    return _log(fresh, now, actor, "restarted from stage 1", why)
+    change = request_change(state, parts or {})
+    s = state.model_copy(deep=True)
+    s.request_fingerprint, s.request_parts = fingerprint, dict(parts or {})
+    what = f"{why}: {change.what()} changed"
+    if not change.redo:
+        if s.failure is not None and change.stage is not None and s.failure.stage >= change.stage:
+            s.status, s.failure = Status.RUNNING, None  # it failed on the old request: the new one may pass
+        return _log(s, now, actor, "request updated", f"{what}; no finished stage read it")
+    start = change.stage
+    assert start is not None
+    kept = {g for g, covers in GATE_COVERS.items() if covers[-1] < start}
+    s.stages = {n: r for n, r in s.stages.items() if n < start}
+    s.reviews = {g: r for g, r in s.reviews.items() if g in kept}
+    s.decisions = [d for d in s.decisions if d.gate in kept]
+    s.unconverged = [g for g in s.unconverged if g in kept]
+    s.pending_feedback = {n: f for n, f in s.pending_feedback.items() if n < start}
+    s.review_findings = {n: f for n, f in s.review_findings.items() if n < start}
+    s.next_stage, s.open_gate, s.review_round, s.author_changed, s.failure = start, None, 0, False, None
+    if s.status is Status.CANCELLED:
+        s.cancelled_from = Status.RUNNING  # still cancelled: a retry continues from the restart
+    else:
+        s.status = Status.RUNNING
+    # head, handled events, LLM usage and the audit trail carry over: where the bot left the branch, the events
+    # already acted on and what the promotion has cost do not depend on the request.
+    return _log(s, now, actor, f"restarted from stage {int(start)}", what)
+
+
+def _reached(state: PipelineState, stage: Stage) -> bool:
+    """Whether any stage from ``stage`` on has finished (its work would be thrown away)."""
+    return any(n >= int(stage) for n in state.stages)
 
 
 def work_done(state: PipelineState) -> bool:

@@ -35,7 +35,7 @@ def opened(session, event) -> Result:
 
 
 def edited(session, event) -> Result:
-    """An edited request is read again; a changed request restarts from stage 1, and says so."""
+    """An edited request is read again; a change redoes the stages that read it (``Runner.restart``), and says so."""
     promotion = session.promotion(_issue(event))
     if promotion is None:
         return Result("ignored: not a promotion issue")
@@ -53,7 +53,7 @@ def edited(session, event) -> Result:
                 "the changed request.",
             )
             return Result("ignored: finished promotion", state)
-        promotion.restart(state, request, actor=event.sender.login, why="request edited")
+        promotion.restart(state, actor=event.sender.login, why=f"@{event.sender.login} edited the issue")
     return promotion.advance()
 
 

@@ -163,18 +163,18 @@ class Promotion:
         runner.status_context = self.status_context()
         runner.save(state)
 
-    def restart(self, state: PipelineState, request: PromotionRequest, *, actor: str, why: str) -> PipelineState:
-        """The request changed under a running promotion: start again from stage 1, and say so if work is lost."""
-        lost = pipeline.work_done(state)
+    def restart(self, state: PipelineState, *, actor: str, why: str) -> PipelineState:
+        """The request changed under a running promotion: redo it from the first stage that reads the change
+        (``Runner.restart``), and say what changed and where the promotion was when work is thrown away."""
+        from bot.stages.runner import restart_notice
+
         # Not once per event: a replay finds the fingerprints equal and does not come here; and the event that
         # changed the configuration may already have applied a person's move (its id is recorded).
-        state = pipeline.restart(state, request.fingerprint(), actor=actor, now=self.runner().clock(), why=why)
-        self.save(state)
-        if lost:
+        before = state
+        state, change = self.runner().restart(state, actor=actor, why=why)
+        if change.redo and pipeline.work_done(before):
             self.notice(
-                f"restart-{self.env.event_id}",
-                f"The request changed after stage 2 ({why}), so the promotion **restarted from stage 1**: the earlier "
-                "gate decisions were made on the old request. The branch keeps the earlier commits for reference.",
+                f"restart-{self.env.event_id}", f"{why[:1].upper()}{why[1:]}. {restart_notice(change, before, state)}"
             )
         return state
 
@@ -190,7 +190,6 @@ class Promotion:
         ):  # not an edit (that restarts first): the repository's configuration or the bot changed the request
             self.restart(
                 state,
-                request,
                 actor="bot",
                 why="the request as the bot reads it changed: the repository's `stack:` configuration, or a bot "
                 "upgrade",
@@ -224,12 +223,14 @@ class Promotion:
         return self._finish(Result(outcome.paused or pipeline.describe(outcome.state), outcome.state))
 
     def _pause(self, state: PipelineState, step) -> str | None:
-        """Stage 5 runs on GPU runners: dispatch the benchmark workflow and wait for it to come back."""
+        """Stage 5 runs on GPU runners: dispatch the benchmark workflow for the plan gate 2 approved, unless the
+        branch holds reports for it (``benchmark_due``), and wait for it to come back."""
         if not isinstance(step, pipeline.RunStage) or step.stage is not Stage.RUN_VALIDATE:
             return None
+        from bot.stages.run_validate import benchmark_due
+
         request = self.request()
-        results = f"benchmarks/promotion/{request.slug}/results/"
-        if self.forge().list_files(request.branch, results):
+        if not benchmark_due(self.runner().context(state)):
             return None
         commit = self.forge().repo.rev(request.branch) or ""
         self._schedule(

@@ -38,6 +38,18 @@ def check_path(path: str) -> None:
         raise ForgeError(f"refusing to write {path!r} on the promotion branch: not a plain relative path")
 
 
+def check_removal(path: str) -> None:
+    """A removal names a file already on the branch (the benchmark's reports carry '+' and other characters a
+    stage never writes): any relative path outside .git and .github, with no '..' and no control characters."""
+    if (
+        not path
+        or path.startswith(("/", ".git/", ".github/"))
+        or ".." in path.split("/")
+        or any(ord(c) < 32 or c == "\x7f" for c in path)
+    ):
+        raise ForgeError(f"refusing to remove {path!r} from the promotion branch: not a plain relative path")
+
+
 class GitRepo:
     def __init__(self, path: Path):
         self.path = Path(path)
@@ -78,14 +90,17 @@ class GitRepo:
         parent = self.rev(branch)
         if parent is None:
             raise ForgeError(f"branch {branch} does not exist; call ensure_branch first")
-        for path in [*files, *remove]:
+        for path in files:
             check_path(path)
+        for path in remove:
+            check_removal(path)
         with tempfile.TemporaryDirectory() as tmp:
             env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
             self.git("read-tree", parent, env=env)
-            for path in sorted(remove):
-                if path not in files:
-                    self.git("update-index", "--force-remove", path, env=env)
+            gone = [path for path in sorted(remove) if path not in files]
+            if gone:  # mode 0 drops the entry; --force-remove needs a work tree, which a bare clone has not
+                listing = "".join(f"0 {'0' * 40}\t{path}\n" for path in gone)
+                self.git("update-index", "--index-info", input=listing.encode(), env=env)
             self._add_blobs(Path(tmp), files, env)
             tree = self.git("write-tree", env=env).strip()
         if tree == self.git("rev-parse", f"{parent}^{{tree}}").strip():

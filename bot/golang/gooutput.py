@@ -156,12 +156,20 @@ def _build_failed(pkg: str, build_lines: list[str]) -> bool:
 
 def _test_failure(pkg: str, test: str | None, lines: list[str], scratch_module: str | None) -> Finding:
     pkg_dir = scratch_relative(pkg) if pkg.startswith(MODULE) else pkg
-    file, line, detail = None, None, ""
-    for ln in lines:
+    file, line, detail, fix = None, None, "", None
+    for i, ln in enumerate(lines):
         m = _TEST_LOC.match(ln)
         if m:
             file = str(PurePosixPath(pkg_dir) / m.group("file"))
             line, detail = int(m.group("line")), m.group("msg").strip()
+            differs = diff_fields(_continuation(lines[i + 1 :]))
+            if differs:  # a `cmp.Diff` (-want +got): its first line names only the type, the rest say what differs
+                head = re.sub(r"\s+", " ", detail).rstrip("{ ")  # cmp pads with no-break spaces
+                detail = f"{head} differs in {'; '.join(differs)}"
+                fix = (
+                    "make the plugin and its test agree: the test wants the values marked want, the plugin gives "
+                    "got; fix the plugin if the test states the evolved program's behaviour, else the test"
+                )
             break
     if file is None:
         for ln in lines:
@@ -177,7 +185,47 @@ def _test_failure(pkg: str, test: str | None, lines: list[str], scratch_module: 
         message=f"{what}: {detail}" if detail else what,
         file=file,
         line=line if line and line >= 1 else None,
+        fix=fix,
     )
+
+
+def _continuation(lines: list[str]) -> list[str]:
+    """The indented lines that continue a test's message (``t.Errorf`` with a multi-line value), up to the next
+    message or test event."""
+    out = []
+    for ln in lines:
+        if not ln[:1].isspace() or _TEST_LOC.match(ln):
+            break
+        out.append(ln)
+    return out
+
+
+_DIFF_LINE = re.compile(r"^\s*(?P<sign>[-+])\s+(?P<body>\S.*?),?\s*$")
+
+
+_DIFF_FIELD = re.compile(r"^(?P<name>[A-Za-z_]\w*|\"[^\"]{1,40}\"):\s*(?P<value>[^\s{}\[\]][^{}\[\]]{0,59})$")
+
+
+def diff_fields(lines: list[str], *, limit: int = 3) -> list[str]:
+    """What a ``cmp.Diff`` (-want +got) of a struct says differs: ``Field: want A, got B``, at most ``limit``.
+
+    Only when every changed line is a plain ``Field: value``: other diffs (maps keyed by objects, nested
+    values) print pointers and whole structs, which would make the message long and differ from run to run."""
+    pairs: dict[str, dict[str, str]] = {}
+    for ln in lines:
+        m = _DIFF_LINE.match(ln)
+        if not m:
+            continue
+        field = _DIFF_FIELD.match(m.group("body"))
+        if field is None or "0x" in field.group("value"):
+            return []
+        side = "want" if m.group("sign") == "-" else "got"
+        pairs.setdefault(field.group("name"), {})[side] = field.group("value").strip()
+    out = [
+        f"{name}: want {sides.get('want', '(absent)')}, got {sides.get('got', '(absent)')}"
+        for name, sides in pairs.items()
+    ]
+    return out[:limit] + ([f"and {len(out) - limit} more"] if len(out) > limit else [])
 
 
 _DURATION = re.compile(r"(?<=[\s(])\d+(?:\.\d+)?s(?=[)\s]|$)", re.M)

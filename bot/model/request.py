@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -260,6 +261,16 @@ class PromotionRequest(RequestPart):
         """Content hash of the request and its source: a changed request invalidates finished stages."""
         payload = self.model_dump_json() + "\0" + self.source_text
         return sha256_text(payload)
+
+    def parts(self) -> dict[str, str]:
+        """A content hash per part of the request: each field, the program (``source`` with its text) and the
+        plugin type the branch and the plugin are named after. Comparing them says *what* an edit changed, so
+        a promotion redoes only the stages that read it (``bot.pipeline.request_change``)."""
+        dumped = self.model_dump(mode="json")
+        out = {k: sha256_text(json.dumps(v, sort_keys=True)) for k, v in dumped.items()}
+        out["source"] = sha256_text(json.dumps([self.source, self.source_text]))
+        out["plugin_type"] = sha256_text(self.plugin_type)
+        return out
 
     @classmethod
     def load(cls, path: str | Path) -> PromotionRequest:

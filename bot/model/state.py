@@ -182,6 +182,11 @@ class PipelineState(Strict):
     schema_version: Literal[1] = 1
     request_id: str
     request_fingerprint: str
+    request_parts: dict[str, str] = Field(
+        default_factory=dict,
+        description="PromotionRequest.parts() of the request the stages ran on (empty: a state saved before they "
+        "were kept), so a changed request says what changed and redoes only what reads it",
+    )
     branch: str
     status: Status = Status.RUNNING
     next_stage: Stage | None = Stage.ANALYZE

@@ -76,6 +76,7 @@ def render_review_report(review: ReviewRound, ctx, state: PipelineState) -> str:
         verdict=verdict,
         checklist=module.CHECKLIST,
         notes=notes,
+        github=ctx.home == "github",  # the directives' command in the home's words
     )
 
 

@@ -27,6 +27,14 @@ from bot.model import Direction, Finding, Severity, Track, Verdict, VerdictStatu
 #: directive (``bot.directives``), so the command applies as written instead of being refused as prose.
 REJUDGE_RESULTS = "rejudge: the benchmark results are in --results now"
 
+#: On GitHub the same rerun is a comment; stage 5 then dispatches benchmark.yml for the plan at the branch's stage 4
+#: commit when no report on the branch belongs to it (stage 5's ``benchmark_due``).
+REJUDGE_ON_GITHUB = (
+    "comment `/request-changes rejudge: benchmark the current plan`: stages 4 and 5 run again, and stage 5 "
+    "dispatches benchmark.yml for the plan at this branch's stage 4 commit when no report on the branch belongs "
+    "to it, then judges the reports it delivers"
+)
+
 CHECKLIST = [
     "unit tests pass",
     "every hypothesis has a verdict",
@@ -343,9 +351,11 @@ def review(ctx) -> list[Finding]:
                 check="G3.no-results",
                 file=ctx.paths.verdicts_md,
                 message="no benchmark results: every hypothesis is inconclusive",
-                fix="run the stage 4 plan on GPUs (`promote bench run` at the branch's stage 4 commit, or benchmark.yml "
-                "on GitHub); locally, then `promote run REQUEST --results DIR --work W` and "
-                f"`promote request-changes 3 --reason '{REJUDGE_RESULTS}'` so stage 5 judges them",
+                fix=REJUDGE_ON_GITHUB
+                if ctx.home == "github"
+                else "run the stage 4 plan on GPUs (`promote bench run` at the branch's stage 4 commit); then "
+                f"`promote run REQUEST --results DIR --work W` and `promote request-changes 3 --reason "
+                f"'{REJUDGE_RESULTS}'` so stage 5 judges them",
             )
         )
     findings += _benchmark_ended_early(ctx)
@@ -389,8 +399,10 @@ def _unused_reports(ctx) -> list[Finding]:
                 file=ctx.paths.verdicts_md,
                 message=f"{what}: {reason}" + (f" ({shown})" if len(paths) > 1 else ""),
                 fix=(
-                    "they were measured for another plan than the one at this branch's stage 4 commit: run that plan "
-                    "(`promote bench run`), put its reports in the run's --results directory, then "
+                    f"they were measured for another plan than the one at this branch's stage 4 commit: {REJUDGE_ON_GITHUB}"
+                    if mismatch and ctx.home == "github"
+                    else "they were measured for another plan than the one at this branch's stage 4 commit: run that "
+                    "plan (`promote bench run`), put its reports in the run's --results directory, then "
                     "`promote request-changes 3 --reason 'rejudge: reports of the current plan'`"
                     if mismatch
                     else f"fix or leave out the report(s); stage 5 lists every report it did not use in {ctx.paths.reports_not_used}"

@@ -50,6 +50,7 @@ class StageContext:
     allow_sample_data: bool = False  # sample/synthetic reports count (rehearsal only; every verdict says so)
     executor: Executor | None = None  # runs evolved/generated code; None = here, in the sandbox
     agents: Agents | None = None  # the Claude author and reviewer; None = deterministic only (--llm offline)
+    home: str = "local"  # where people act on the findings: "local" (promote commands) or "github" (comments)
 
     @property
     def branch(self) -> str:

@@ -167,6 +167,39 @@ def results_source(ctx: StageContext) -> Iterator[tuple[Path | None, str | None]
         yield Path(tmp), f"{ctx.branch}:{prefix}"
 
 
+def benchmark_due(ctx: StageContext) -> bool:
+    """Whether stage 5 must have the plan benchmarked before it judges (the GitHub home dispatches the GPU job).
+
+    Reports delivered on top of where the bot left the branch are the benchmark's answer and are judged as they
+    are (asking again would get the same answer). Reports already on the branch before that were judged in an
+    earlier pass: they are judged again only if some of them belong to the plan and plugin code at this branch's
+    stage 4 commit, else that plan has never been measured.
+    """
+    prefix = f"{ctx.paths.benchmarks}/results/"
+    if not [p for p in ctx.list(prefix) if not p.endswith("/")]:
+        return True
+    if _delivered_since_head(ctx, prefix):
+        return False
+    from bot.bench.errors import ReportError
+
+    summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
+    code = {p: sha256_text(t) for p, t in sorted(plugin_files(ctx, summary).items()) if not p.endswith("_test.go")}
+    with results_source(ctx) as (results_dir, _where):
+        try:
+            return results_dir is None or not load_reports(ctx, results_dir, code).loaded
+        except ReportError:
+            return True
+
+
+def _delivered_since_head(ctx: StageContext, prefix: str) -> bool:
+    head = ctx.state.head
+    if head is None or ctx.forge.branch_head(ctx.branch) == head:
+        return False
+    shas = [sha for sha, _ in ctx.forge.commits(ctx.branch, ctx.request.fork.base_branch)]
+    added = shas[shas.index(head) + 1 :] if head in shas else []
+    return any(p.startswith(prefix) for sha in added for p in ctx.forge.changed_paths(sha))
+
+
 def results_origin(ctx: StageContext, reports) -> str | None:
     """Where the judged reports came from, in words fit for the branch: never a local path (it names someone's
     machine and says nothing to a reader of the fork)."""
@@ -247,7 +280,7 @@ def run(ctx: StageContext) -> StageOutput:
     return StageOutput(files=files, summary=summary, problems=problems)
 
 
-__all__ = ["RUNNER_GO", "ci_alpha", "go_checks", "judge", "run"]
+__all__ = ["RUNNER_GO", "benchmark_due", "ci_alpha", "go_checks", "judge", "run"]
 
 
 def unusable_results(ctx) -> str | None:

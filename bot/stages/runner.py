@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot import pipeline
-from bot.escape import commit_block, commit_subject
+from bot.escape import commit_block, commit_subject, md
 from bot.execution import Executor
 from bot.forge.base import Forge, StateStore, review_marker
 from bot.forge.state_file import StateError
@@ -102,17 +102,80 @@ class Runner:
         state = self.load_state()
         if state is None:
             state = pipeline.new_state(
-                self.request.id, self.request.fingerprint(), self.request.branch, actor=self.actor, now=self.clock()
+                self.request.id,
+                self.request.fingerprint(),
+                self.request.branch,
+                actor=self.actor,
+                now=self.clock(),
+                parts=self.request.parts(),
             )
             head = self.forge.ensure_branch(self.request.branch, self.request.fork.base_branch)
             state = state.model_copy(update={"head": head})
             self.save(state)
         elif state.request_fingerprint != self.request.fingerprint():
-            raise StateError(
-                "this promotion was started from a different request or source; "
-                "use a new --work directory (or delete its state.json) to start over"
-            )
+            before = state
+            state, change = self.restart(state, actor=self.actor, why="the request changed")
+            self.log(restart_notice(change, before, state))
+        elif not state.request_parts:  # saved before the parts were kept: the request it ran on is this one
+            state = state.model_copy(update={"request_parts": self.request.parts()})
         return state
+
+    def restart(self, state: PipelineState, *, actor: str, why: str) -> tuple[PipelineState, pipeline.RequestChange]:
+        """The request changed under the promotion: redo it from the first stage that reads the change
+        (``pipeline.restart``), and take the files of the stages it redoes off the branch in one commit, with the
+        benchmark reports when the plan is redone: a restarted stage must not build on (or test, or judge) what
+        the old request produced. Both homes come here; the state is saved."""
+        parts = self.request.parts()
+        change = pipeline.request_change(state, parts)
+        try:
+            new = pipeline.restart(state, self.request.fingerprint(), parts, actor=actor, now=self.clock(), why=why)
+        except pipeline.IllegalTransition as exc:
+            raise StateError(f"{exc}; use a new --work directory (or a new issue on GitHub)") from None
+        if change.redo:
+            new = self._remove_redone(state, new)
+        self.save(new)
+        if self.forge.pull_request(self.request.branch) is not None:  # its title and description follow the edit
+            self._sync_pull_request(new)
+        return new, change
+
+    def _remove_redone(self, old: PipelineState, new: PipelineState) -> PipelineState:
+        """``new`` after one commit that removes the files of the stages ``old`` had and ``new`` redoes.
+
+        Nothing is committed on a branch that moved under the bot (the next step halts on the branch guard, as for
+        any move): removing files on top of commits nobody checked would adopt them."""
+        start = new.next_stage
+        assert start is not None
+        kept = {a.path for a in new.artifact_index()}
+        stale = {a.path for n, r in old.stages.items() if n not in new.stages for a in r.artifacts} - kept
+        paths = self.context(new).paths
+        if start <= Stage.IMPLEMENT_TESTS:  # the plan is redone: reports measured for the old one are not evidence
+            stale |= set(self.forge.list_files(self.request.branch, f"{paths.benchmarks}/results/"))
+        if not stale or self._branch_moved(old, stage=old.next_stage) is not None:
+            return new
+        # A fork file a stage changed (the registration in runner.go, .gitattributes) goes back to the base's.
+        base = self.request.fork.base_branch
+        restore = {p: data for p in sorted(stale) if (data := self.forge.read_file(base, p)) is not None}
+        message = (
+            commit_subject(f"restart from stage {int(start)}: remove the files of the stages redone")
+            + "\n\n"
+            + commit_block(new.audit[-1].detail)
+            + f"\n\nPromotion-Restart: {int(start)}\n"
+        )
+        remove = tuple(sorted(stale - set(restore)))
+        commit = self.forge.commit_files(self.request.branch, restore, message=message, remove=remove)
+        if commit is None:
+            return new
+        s = new.model_copy(deep=True)
+        s.head = commit
+        s.audit.append(
+            AuditEntry(
+                at=self.clock(),
+                actor="bot",
+                event="removed the files of the stages redone",
+                detail=f"{commit[:12]}: {len(stale)} files",
+            )
+        )
+        return s
 
     # ----------------------------------------------------------------- loop
     def run(self, pause_before: Callable[[PipelineState, pipeline.Step], str | None] | None = None) -> Outcome:
@@ -286,6 +349,7 @@ class Runner:
             allow_sample_data=self.allow_sample_data,
             executor=self.executor,
             agents=self.agents,
+            home=self.status_context.get("home", "local"),
         )
 
     def inputs_hash(self, state: PipelineState, stage: Stage, feedback: str | None, review: str | None = None) -> str:
@@ -411,6 +475,40 @@ class Runner:
             sample_data=self.allow_sample_data,
             **{k: v for k, v in self.status_context.items() if k != "home"},
         )
+
+
+def restart_notice(change: pipeline.RequestChange, before: PipelineState, after: PipelineState) -> str:
+    """What an edit did to the promotion, in one paragraph: what changed, where the promotion was, and where it
+    is now (Markdown; the state's own words are escaped, they may quote the request)."""
+    was = md(pipeline.describe(before))
+    if not change.redo or change.stage is None:
+        return (
+            f"The request changed ({change.what()}) while the promotion was at: {was}. No finished stage read "
+            f"that, so nothing is redone: {md(pipeline.describe(after))}."
+        )
+    start = change.stage
+    kept = sorted({d.gate for d in after.decisions if d.decision is Decision.APPROVE})
+    dropped = sorted({d.gate for d in before.decisions} - set(kept))
+    removed = next((a for a in reversed(after.audit) if a.event == "removed the files of the stages redone"), None)
+    parts = [
+        (
+            f"The request changed ({change.what()}) while the promotion was at: {was}. Stage {int(start)} "
+            f"({start.title}) is the first to read that, so the promotion **restarted from stage {int(start)}**"
+        )
+    ]
+    if dropped:
+        parts.append(f"the decisions at {_gates(dropped)} were made on the old request and no longer count")
+    if kept:
+        parts.append(f"{_gates(kept)} {'stays' if len(kept) == 1 else 'stay'} approved")
+    if removed:
+        parts.append(f"the files of the stages redone were removed from the branch in one commit ({removed.detail})")
+    return "; ".join(parts) + "."
+
+
+def _gates(gates: list[int]) -> str:
+    if len(gates) == 1:
+        return f"gate {gates[0]}"
+    return "gates " + ", ".join(map(str, gates[:-1])) + f" and {gates[-1]}"
 
 
 def _commit_message(stage: Stage, summary: str, feedback: str | None, review: str | None, inputs: str) -> str:

@@ -100,3 +100,78 @@ def test_a_restart_keeps_where_the_bot_left_the_branch():
     state = finish(fresh()).model_copy(update={"head": "a" * 40})
     restarted = p.restart(state, "fp2", actor="researcher", now=NOW, why="the request changed")
     assert restarted.head == "a" * 40 and restarted.stages == {}
+
+
+PARTS = {part: f"h-{part}" for part in p.FIRST_READ_BY}
+
+
+def _at_gate_3():
+    state = to_gate(fresh().model_copy(update={"request_parts": dict(PARTS)}), 3)
+    assert [d.gate for d in state.decisions] == [1, 2]
+    return state
+
+
+def test_a_title_change_at_gate_3_keeps_every_stage_and_decision():
+    """Found on GitHub: retitling the issue at gate 3 dropped both approvals and went back to stage 1."""
+    state = _at_gate_3()
+    parts = PARTS | {"title": "new"}
+    change = p.request_change(state, parts)
+    assert change == p.RequestChange(("title",), None, False) and change.what() == "the title"
+    after = p.restart(state, "fp2", parts, actor="maria", now=NOW, why="@maria edited the issue")
+    assert after.request_fingerprint == "fp2" and after.request_parts == parts
+    assert after.stages == state.stages and after.decisions == state.decisions
+    assert p.next_step(after) == p.AwaitDecision(3)
+    assert after.audit[-1].event == "request updated" and "the title changed" in after.audit[-1].detail
+
+
+def test_a_claims_change_at_gate_3_redoes_from_stage_3_and_keeps_gate_1():
+    state = _at_gate_3()
+    parts = PARTS | {"claims": "new", "title": "new"}
+    change = p.request_change(state, parts)
+    assert change.stage is Stage.HYPOTHESIZE and change.redo and change.what() == "the BLIS claims and the title"
+    after = p.restart(state, "fp2", parts, actor="researcher", now=NOW, why="edited")
+    assert sorted(after.stages) == [1, 2] and [d.gate for d in after.decisions] == [1]
+    assert set(after.reviews) == {1} and after.open_gate is None and after.status is Status.RUNNING
+    assert p.next_step(after) == p.RunStage(Stage.HYPOTHESIZE, None)
+    assert after.audit[-1].event == "restarted from stage 3"
+
+
+def test_a_program_change_redoes_everything_and_a_change_not_yet_read_redoes_nothing():
+    state = _at_gate_3()
+    after = p.restart(state, "fp2", PARTS | {"source": "new"}, actor="r", now=NOW, why="edited")
+    assert after.stages == {} and after.decisions == [] and p.next_step(after) == p.RunStage(Stage.ANALYZE, None)
+    at_gate_1 = to_gate(fresh().model_copy(update={"request_parts": dict(PARTS)}), 1)
+    kept = p.restart(at_gate_1, "fp2", PARTS | {"evolved_for": "new"}, actor="r", now=NOW, why="edited")
+    assert kept.stages == at_gate_1.stages and p.next_step(kept) == p.AwaitDecision(1)  # stage 3 reads it later
+
+
+def test_a_stage_that_failed_on_the_old_request_runs_again_with_the_new_one():
+    at_3 = p.decide(
+        to_gate(fresh().model_copy(update={"request_parts": dict(PARTS)}), 1),
+        1,
+        Decision.APPROVE,
+        actor="maria",
+        now=NOW,
+    )
+    state = p.stage_failed(at_3, Stage.HYPOTHESIZE, "claim 2 names no metric", now=NOW)
+    after = p.restart(state, "fp2", PARTS | {"claims": "new"}, actor="r", now=NOW, why="edited")
+    assert after.status is Status.RUNNING and p.next_step(after) == p.RunStage(Stage.HYPOTHESIZE, None)
+    assert [d.gate for d in after.decisions] == [1] and after.audit[-1].event == "request updated"
+
+
+def test_a_state_that_does_not_record_its_parts_restarts_from_stage_1():
+    state = to_gate(fresh(), 2)
+    change = p.request_change(state, PARTS)
+    assert change == p.RequestChange((), Stage.ANALYZE, True) and "does not record" in change.what()
+
+
+def test_every_part_of_a_request_says_which_stage_reads_it_first():
+    """A field added to the request must be placed in FIRST_READ_BY (else any change to it redoes everything)."""
+    from bot import PROJECT_ROOT
+    from bot.model import PromotionRequest
+
+    request = PromotionRequest.load(PROJECT_ROOT / "examples" / "weighted-adaptive" / "promotion.yaml")
+    assert set(request.parts()) == set(p.FIRST_READ_BY) == set(p.PART_NAMES)
+    retitled = request.model_copy(update={"title": "Another title"})
+    changed = {k for k, v in retitled.parts().items() if request.parts()[k] != v}
+    assert changed == ({"title"} if request.plugin_name else {"title", "plugin_type"})

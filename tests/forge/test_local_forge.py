@@ -113,3 +113,38 @@ def test_pr_record_and_anchored_review_comments(forge):
     assert "round 2" in text and "`pkg/b.go:3` (not in the diff): off the diff" in text
     forge.mark_ready(pr)
     assert "# PR #1: Title" in (forge.work / "pr" / "pull-request.md").read_text()
+
+
+def test_removal_works_in_a_bare_clone(tmp_path):
+    """Found with a restart on GitHub: `update-index --force-remove` needs a work tree, and the GitHub forge's
+    clone of the fork is bare, so the first commit that removed files failed."""
+    from bot.forge.git import GitRepo
+
+    bare = tmp_path / "fork.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], check=True)
+    repo = GitRepo(bare)
+    blob = repo.git("hash-object", "-w", "--stdin", input=b"x\n").strip()
+    tree = repo.git("mktree", input=f"100644 blob {blob}\tREADME.md\n".encode()).strip()
+    repo.git("update-ref", "refs/heads/main", repo.git("commit-tree", tree, "-m", "base").strip())
+    repo.commit_files("main", {"a/x.txt": b"1", "a/y.txt": b"2"}, message="add")
+    assert repo.commit_files("main", {}, message="remove", remove=("a/x.txt", "a/gone.txt"))
+    assert repo.git("ls-tree", "-r", "--name-only", "main").split() == ["README.md", "a/y.txt"]
+
+
+def test_a_file_the_benchmark_delivered_can_be_removed_but_nothing_outside_the_branch(tmp_path):
+    """Benchmark reports are named `.../load-spikes+metric-staleness/...`: a stage never writes such a name, but a
+    restart must be able to remove it."""
+    forge = LocalForge(tmp_path / "fork", tmp_path / "work")
+    forge.ensure_branch("b", "main")
+    report = "benchmarks/promotion/x/results/baseline/load-spikes+metric-staleness/rate-45/rep-1/r,1.yaml"
+    git(forge.fork, "checkout", "-q", "b")
+    (forge.fork / report).parent.mkdir(parents=True)
+    (forge.fork / report).write_text("r\n")
+    git(forge.fork, "add", report)
+    git(forge.fork, "-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "benchmark results")
+    git(forge.fork, "checkout", "-q", "main")
+    assert forge.commit_files("b", {}, message="restart", remove=(report,))
+    assert forge.read_file("b", report) is None
+    for bad in ("../x", "/etc/passwd", ".git/config", "a/\nb"):
+        with pytest.raises(ForgeError, match="refusing to remove"):
+            forge.commit_files("b", {}, message="m", remove=(bad,))

@@ -254,17 +254,38 @@ def test_a_rejected_promotion_closes_its_pull_request_and_says_why(sim):
     assert "**Rejected at gate 1** by maria: not for this cluster" in body and "stage 7" not in body
 
 
-def test_an_edited_request_restarts_from_stage_1_and_says_so(sim):
+def test_an_edited_program_restarts_from_stage_1_and_says_what_changed_and_where_it_was(sim):
     from tests.github.forms import example_values, render_form
 
     number = _to_gate_1(sim)
-    values = example_values() | {"evolved_for": "multiturn"}
+    values = example_values()
+    values["source"] = values["source"].replace("adj *= 1.0 - 0.12*(load-4.5)", "adj *= 1.0 - 0.10*(load-4.5)")
     sim.fake.issue(REPO, number).body = render_form(values, {"baselines": [0, 1], "consent": [0]})
     sim.event("issues", "edited", number, sender="researcher")
     state = state_of(sim, number)
     assert any(a.event == "restarted from stage 1" for a in state.audit)
     assert state.open_gate == 1 and state.decisions == []
-    assert any("restarted from stage 1" in c.body for c in sim.fake.comments(REPO, number))
+    [notice] = [c.body for c in sim.fake.comments(REPO, number) if "restarted from stage 1" in c.body]
+    assert "the evolved program" in notice and "waiting for a decision at gate 1" in notice, notice
+
+
+def test_an_edit_no_finished_stage_read_keeps_the_promotion_where_it_is(sim):
+    """Found on GitHub: any edit (a maintainer's retitle, a claim fixed before stage 3 read it) went back to stage 1."""
+    from tests.github.forms import example_values, render_form
+
+    number = _to_gate_1(sim)
+    before = state_of(sim, number)
+    values = example_values() | {"evolved_for": "multiturn"}
+    sim.fake.issue(REPO, number).body = render_form(values, {"baselines": [0, 1], "consent": [0]})
+    sim.event("issues", "edited", number, sender="researcher")
+    _as(sim, "maria").get_issue(number).edit(title=TITLE + " (v2)")
+    sim.event("issues", "edited", number, sender="maria", changes={"title": {"from": TITLE}})
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.stages == before.stages and state.reviews == before.reviews
+    assert [a.event for a in state.audit].count("request updated") == 2
+    assert not any("restarted" in c.body for c in sim.fake.comments(REPO, number))
+    status = comment_with(sim, number, "<!-- promotion-bot:status -->")
+    assert "(v2)" in status  # the new title is shown where the title is shown
 
 
 def test_with_claude_the_interrupted_step_replays_its_replies_after_the_sandbox(sim, monkeypatch):
@@ -398,13 +419,16 @@ def test_a_commit_pushed_by_someone_else_halts_the_promotion_until_a_person_adop
 
 
 def test_a_changed_stack_configuration_restarts_running_promotions_and_says_why(sim):
-    """Found in review: changing `stack:` halted every promotion in flight with advice for local runs."""
+    """Found in review: changing `stack:` halted every promotion in flight with advice for local runs. The stack
+    is first read by stage 3, so gate 1's approval stands."""
     number = _to_gate_1(sim)
+    _comment(sim, number, "maria", "/approve")
+    assert state_of(sim, number).open_gate == 2
     (sim.root / "config.yml").write_text("stack:\n  replicas: 2\n  accelerator: NVIDIA-A100-SXM4-80GB\n")
     _comment(sim, number, "maria", "/approve")
     state = state_of(sim, number)
-    assert any(a.event == "restarted from stage 1" and "stack" in a.detail for a in state.audit)
-    assert state.open_gate == 1 and state.decisions == []  # the approval was for the old request
+    assert any(a.event == "restarted from stage 3" and "stack" in a.detail for a in state.audit)
+    assert state.open_gate == 2 and [d.gate for d in state.decisions] == [1]  # gate 2's was for the old request
     bodies = [c.body for c in sim.fake.comments(REPO, number)]
-    assert any("restarted from stage 1" in b and "`stack:`" in b for b in bodies)
+    assert any("restarted from stage 3" in b and "`stack:`" in b for b in bodies)
     assert not any("--work directory" in b for b in bodies)

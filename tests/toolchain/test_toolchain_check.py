@@ -134,3 +134,24 @@ def test_the_check_kind_runs_the_same_passing_bytes_once_and_a_failure_every_tim
     for _ in range(2):
         assert toolchain.execute_check(wrong, args)["tests_failed"] == 1
     assert len(calls) == 4
+
+
+def test_a_failing_cmp_diff_names_the_field_that_differs_and_how_to_fix_it(go_cache):
+    """Found on GitHub: a stale stage-4 test failed with only the diff's first line (`...Parameters{`) and no fix,
+    so the CRITICAL did not say which parameter differed."""
+    defaults = """
+func TestDefaults(t *testing.T) {
+	want := Parameters{QueueWeight: 0.4}
+	got := Parameters{QueueWeight: 0.5}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Unexpected output (-want +got): %v", diff)
+	}
+}
+"""
+    r = toolchain.check_plugin(plugin_files(test=PLUGIN_TEST_GO + defaults), cache_dir=go_cache)
+    [fail] = [f for f in r.findings if f.check == toolchain.CHECK_TEST]
+    assert fail.message == (
+        "test TestDefaults failed: Unexpected output (-want +got): evolvedtoy.Parameters differs in "
+        "QueueWeight: want 0.4, got 0.5"
+    ), fail.message
+    assert fail.fix and "want" in fail.fix and "got" in fail.fix
