@@ -104,7 +104,9 @@ def _translation(request, feedback: str | None = None):
     dictionary = load_dictionary()
     src = parse_evolved_source(request.source_text, request.source)
     analysis = analyze(src, dictionary, request.kind)
-    return translate(src, analysis, dictionary, plugin_type=request.plugin_type, feedback=feedback)
+    return translate(
+        src, analysis, dictionary, plugin_type=request.plugin_type, feedback=feedback, floor=request.fidelity_floor
+    )
 
 
 def _read_text(path: Path, what: str) -> str:

@@ -36,9 +36,26 @@ def register(subparsers) -> None:
     p.add_argument("--out", required=True, help="directory to write the plugin package, report and findings to")
     p.add_argument("--plugin-type", help="kebab-case plugin type (default: evolved-<receiver>)")
     p.add_argument("--feedback", help="reviewer feedback to address (recorded in the report)")
+    p.add_argument(
+        "--fidelity-floor",
+        type=_floor,
+        metavar="SHARE",
+        help="the agreement with the BLIS original below which the translation gets an IMPORTANT finding, "
+        "0.5-1 (default 0.99 when every signal is high-fidelity, else 0.95)",
+    )
     p.add_argument("--no-check", action="store_true", help="skip the toolchain check (gofmt, vet, test)")
     p.add_argument("--json", action="store_true", help="print the translation summary as JSON on stdout")
     p.set_defaults(func=handle)
+
+
+def _floor(text: str) -> float:
+    try:
+        value = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a share (e.g. 0.9 or 90%)") from None
+    if not 0.5 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is outside 0.5-1 (50%-100%)")
+    return value
 
 
 def default_plugin_type(host: str) -> str:
@@ -63,7 +80,9 @@ def handle(args: argparse.Namespace) -> int:
     dictionary = load_dictionary()
     analysis = analyze(src, dictionary, args.kind)
     plugin_type = args.plugin_type or default_plugin_type(analysis.host)
-    tr = translate(src, analysis, dictionary, plugin_type=plugin_type, feedback=args.feedback)
+    tr = translate(
+        src, analysis, dictionary, plugin_type=plugin_type, feedback=args.feedback, floor=args.fidelity_floor
+    )
 
     out = output_dir(Path(args.out))
     write_files(out, tr.files)

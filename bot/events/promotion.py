@@ -347,6 +347,7 @@ def read_request(env: EventEnv, client: GitHub, config: BotConfig, issue: IssueI
             source_text=source_text,
             source_name=source_name,
             stack=config.stack.model_dump(mode="json") if config.stack else None,
+            fidelity_floor=config.fidelity_floor,
         )
     except FormError as exc:
         raise NeedsInfo(exc.problems) from None

@@ -78,6 +78,13 @@ class BotConfig(_Strict):
         description="the GPU cluster's model-server stack every promotion is planned for (the form does not ask: "
         "it is the cluster's, not the researcher's); default: StackSpec's (4 x Llama-3.1-8B on H100)",
     )
+    fidelity_floor: float | None = Field(
+        default=None,
+        ge=0.5,
+        le=1.0,
+        description="gate 1's agreement floor for every promotion (the share of sampled states where the plugin must "
+        "decide like the BLIS original); default 0.99 when every signal is high-fidelity, else 0.95",
+    )
     llm: LLMSettings = Field(default_factory=LLMSettings, description="the Claude author and reviewer (bot.agents)")
 
 

@@ -180,9 +180,11 @@ def request_from_form(
     source_text: str | None = None,
     source_name: str | None = None,
     stack: dict[str, Any] | None = None,
+    fidelity_floor: float | None = None,
 ) -> PromotionRequest:
     """The PromotionRequest this form describes. ``source_text`` is the fetched file when the form gives a reference;
-    ``stack`` the GPU cluster's stack from the repository's configuration."""
+    ``stack`` the GPU cluster's stack and ``fidelity_floor`` gate 1's agreement floor, from the repository's
+    configuration (the people who approve gate 1 set how strict it is, not the researcher filing)."""
     problems: list[str] = []
     pasted = fields.get("source").strip()
     ref_given = bool(fields.get("source_ref").strip())
@@ -242,6 +244,8 @@ def request_from_form(
     }
     if stack is not None:  # the repository's GPU cluster (configuration), never the issue's text
         raw["stack"] = stack
+    if fidelity_floor is not None:
+        raw["fidelity_floor"] = fidelity_floor
     if fields.get("plugin_name").strip():
         raw["plugin_name"] = fields.get("plugin_name").strip()
     if fields.get("evolved_for").strip():

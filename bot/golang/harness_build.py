@@ -257,6 +257,7 @@ def request(
     probe_specs: list[dict],
     differential: bool = True,
     states: int | None = None,
+    floor: float | None = None,
 ) -> tuple[ExecRequest, dict]:
     """The execution request, and what the answer needs to be read (mapping meanings, floor)."""
     composed = compose(src, an)
@@ -277,7 +278,10 @@ def request(
     plan, meaning = (None, {})
     if differential:
         plan, meaning = run_plan(an, gen, d, states)
-    floor, high = floor_for(an, gen, d)
+    default_floor, high = floor_for(an, gen, d)
+    summary_floor = {"floor": default_floor if floor is None else floor}
+    if floor is not None and floor != default_floor:
+        summary_floor["floor_default"] = default_floor
     args = {
         "input": {
             "kind": an.kind.value,
@@ -288,6 +292,6 @@ def request(
             "probes": probe_specs,
         }
         | ({"sample": plan} if plan is not None else {}),
-        "summary": {"floor": floor, "all_high": high, "seed": SEED, "mappings": meaning, "notes": composed.notes},
+        "summary": summary_floor | {"all_high": high, "seed": SEED, "mappings": meaning, "notes": composed.notes},
     }
     return ExecRequest(KIND, files=files, args=args), meaning

@@ -255,6 +255,7 @@ def execute_harness(files: dict[str, str], args: dict) -> dict:
             mappings=summary.get("mappings", {}),
         )
         found.notes = list(summary.get("notes", [])) + found.notes
+        found.floor_default = summary.get("floor_default")
         fidelity = found.model_dump(mode="json")
     base = next((r for r in out.get("runs", []) if r["name"] == differential.AS_DEPLOYED), {"results": []})
     admission = inp.get("kind") == "admission"

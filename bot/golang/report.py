@@ -35,7 +35,7 @@ def fidelity_section(f: Fidelity | None) -> str:
     out.append(
         f"On {f.states} sampled states (seed {f.seed}: simulator-scale and llm-d-scale loads, and states on every "
         f"threshold's boundary), the plugin as llm-d runs it ({how_llmd_runs_it}) decided like the BLIS original (**{f.decision}**) in **{f.agreement:.1%}** of them "
-        f"(floor {f.floor:.0%}, {'every signal high-fidelity' if f.all_high_fidelity else 'some signal below high fidelity'}). "
+        f"(floor {f.floor:.0%}{_floor_source(f)}, {'every signal high-fidelity' if f.all_high_fidelity else 'some signal below high fidelity'}). "
         f"With every mapping below switched off, agreement is {f.agreement_all_off:.1%}."
     )
     out.append("")
@@ -304,3 +304,10 @@ def _scale_note(th, d: Dictionary) -> str:
         if e is not None and e.blis_scale:
             scales.append(f"{s}: {e.blis_scale}")
     return "; ".join(scales)
+
+
+def _floor_source(f: Fidelity) -> str:
+    """Where a floor other than the bot's comes from: the request's `fidelity_floor`."""
+    if f.floor_default is None:
+        return ""
+    return f", set for this promotion (`fidelity_floor`); the bot's default is {f.floor_default:.0%}"

@@ -152,6 +152,7 @@ def translate(
     feedback: str | None = None,
     executor=None,
     states: int | None = None,
+    floor: float | None = None,
 ) -> Translation:
     """Generate, measure against the BLIS original through ``executor`` (default: here), test, report."""
     from bot.execution import DirectExecutor
@@ -175,7 +176,7 @@ def translate(
     recalibrated = _recalibration(analysis, options.get("deployed", {}))
     probe_specs += probes.recalibration_specs(kind, defaults, recalibrated)
     request, _ = harness_build.request(
-        src, analysis, gen, dictionary, plugin_type, probe_specs=probe_specs, states=states
+        src, analysis, gen, dictionary, plugin_type, probe_specs=probe_specs, states=states, floor=floor
     )
     answer = (executor or DirectExecutor()).run(request)
     cases = probes.select(analysis, probe_specs, answer.get("probes", []), kind) if answer.get("ok") else []

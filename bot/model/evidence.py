@@ -221,6 +221,9 @@ class Fidelity(Strict):
     agreement: float = Field(default=0.0, ge=0, le=1)
     agreement_all_off: float = Field(default=0.0, ge=0, le=1, description="with every mapping switched off")
     floor: float = Field(default=0.99, ge=0, le=1)
+    floor_default: float | None = Field(
+        default=None, ge=0, le=1, description="the bot's floor when the request set its own (`fidelity_floor`)"
+    )
     all_high_fidelity: bool = False
     causes: list[FidelityCause] = Field(default_factory=list, description="largest first")
     unattributed: int = Field(default=0, ge=0, description="disagreements no mapping explains")

@@ -207,6 +207,15 @@ class PromotionRequest(RequestPart):
     baselines: list[BaselineScenario] = Field(default_factory=list)
     fork: ForkTarget = Field(default_factory=ForkTarget)
     stack: StackSpec = Field(default_factory=StackSpec, description="the stack the plan assumes and pins")
+    fidelity_floor: float | None = Field(
+        default=None,
+        ge=0.5,
+        le=1.0,
+        # Left out of the request's hashes while unset, so requests written before it keep their fingerprints.
+        exclude_if=lambda v: v is None,
+        description="gate 1's agreement floor (the share of sampled states where the plugin must decide like the "
+        "BLIS original); default 0.99 when every signal the logic reads is high-fidelity, else 0.95",
+    )
     plugin_name: str | None = Field(
         default=None,
         pattern=r"^[a-z][a-z0-9-]*$",

@@ -40,6 +40,7 @@ def translation_key(ctx: StageContext, feedback: str | None) -> str:
         "kind": ctx.request.kind.value,
         "plugin_type": ctx.request.plugin_type,
         "feedback": feedback or "",
+        "floor": ctx.request.fidelity_floor,
         "dictionary": ctx.dictionary.model_dump_json(),
         "bot": __version__,
     }
@@ -57,7 +58,13 @@ def translation(ctx: StageContext, feedback: str | None):
         src = parse_evolved_source(ctx.request.source_text, ctx.request.source)
         analysis = analyze(src, ctx.dictionary, ctx.request.kind)
         result = translate(
-            src, analysis, ctx.dictionary, plugin_type=ctx.request.plugin_type, feedback=feedback, executor=ctx.executor
+            src,
+            analysis,
+            ctx.dictionary,
+            plugin_type=ctx.request.plugin_type,
+            feedback=feedback,
+            executor=ctx.executor,
+            floor=ctx.request.fidelity_floor,
         )
         while len(_CACHE) >= _CACHE_SIZE:
             _CACHE.pop(next(iter(_CACHE)))

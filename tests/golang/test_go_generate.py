@@ -294,3 +294,17 @@ def test_a_scheduling_plugins_own_parameters_reach_the_deployed_config(dictionar
     ]:
         with pytest.raises(TranslationError, match=re.escape(needle)):
             translate(src, an, dictionary, plugin_type="evolved-aging", feedback=bad)
+
+
+def test_the_agreement_floor_can_be_set_for_a_promotion(dictionary):
+    """A scheduling plugin cannot see which requests wait: below the bot's 95% floor gate 1 blocks; a repository
+    (or a rehearsal) that accepts less sets `fidelity_floor`, and the report says whose floor it is."""
+    src, an, tr = translate_path(FIXTURES / "scheduling_priority.py", dictionary, "evolved-aging")
+    f = tr.summary.fidelity
+    assert f.floor == 0.95 and f.floor_default is None and f.agreement < 0.95
+    assert any(x.check == "translate.fidelity-below-floor" for x in tr.findings)
+    lower = translate(src, an, dictionary, plugin_type="evolved-aging", floor=0.5)
+    assert lower.summary.fidelity.floor == 0.5 and lower.summary.fidelity.floor_default == 0.95
+    assert lower.summary.fidelity.agreement == f.agreement  # the same measurement, judged against another floor
+    assert not [x for x in lower.findings if x.check == "translate.fidelity-below-floor"]
+    assert "(floor 50%, set for this promotion (`fidelity_floor`); the bot's default is 95%" in lower.report_markdown
