@@ -62,6 +62,36 @@ def _mean(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
+#: The scorer a scheduling plugin must beat: queue-scorer alone prefers the shortest scraped queue, which is what
+#: any ordering does with requests that all look alike. A plugin that decides like the evolved order less often
+#: than that has not carried the order's preference into placement.
+QUEUE_SCORER = "queue-scorer alone (the shortest scraped queue)"
+
+
+def shortest_queue(state: dict) -> list[str]:
+    """The endpoints queue-scorer alone picks among in ``state``'s llm-d view (never-scraped ones score 0)."""
+    waiting = {
+        e["name"]: (e.get("metrics") or {}).get("WaitingQueueSize")
+        for e in state["llmd"]["endpoints"]
+        if (e.get("metrics") or {}).get("WaitingQueueSize") is not None
+    }
+    if not waiting:
+        return []
+    low = min(waiting.values())
+    return sorted(name for name, q in waiting.items() if q == low)
+
+
+def _reference(kind: str, states: list[dict], results: list[dict]) -> tuple[str, float | None]:
+    if kind != "scheduling" or not states:
+        return "", None
+    agree = [
+        state_agreement(kind, {"blis": r["blis"], "llmd": {"best": shortest_queue(st)}})
+        for st, r in zip(states, results, strict=False)
+    ]
+    values = [a for a in agree if a is not None]
+    return QUEUE_SCORER, round(_mean(values), 4) if values else None
+
+
 def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, mappings: dict[str, dict]) -> Fidelity:
     """Fidelity from the harness input (runs with their states) and its output (decisions per run)."""
     kind = inp["kind"]
@@ -124,7 +154,10 @@ def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, 
         )
     causes_out.sort(key=lambda c: (-c.states, c.mapping))
     notes = [f"scorer {t} in the profile is not in the harness's mirror; left out" for t in out.get("unsupported", [])]
+    reference, reference_agreement = _reference(kind, states.get(AS_DEPLOYED, []), base["results"])
     return Fidelity(
+        reference=reference,
+        reference_agreement=reference_agreement,
         decision=DECISIONS.get(kind, "the same endpoint"),
         states=len(valid),
         seed=seed,
@@ -178,21 +211,32 @@ def _describe_queues(state: dict, result: dict, who: str) -> str:
     and where each side would serve the request."""
     blis, llmd = state["blis"], state["llmd"]
     scores = result["blis"].get("scores") or {}
+    clock = blis.get("clock", 0)
     parts = []
     for snap, ep in zip(blis["snapshots"], llmd["endpoints"], strict=False):
         queue = (blis.get("queues") or {}).get(snap["ID"]) or []
-        classes = ", ".join(q.get("SLOClass") or "none" for q in queue[:6]) + (", ..." if len(queue) > 6 else "")
+        waiting = "; ".join(_waiting(q, clock) for q in queue[:4]) + ("; ..." if len(queue) > 4 else "")
         position = -int(scores.get(snap["ID"], 0))
         parts.append(
-            f"{snap['ID']}: BLIS queue {len(queue)} ({classes or 'empty'}), serves it at position {position}; "
+            f"{snap['ID']}: BLIS queue {len(queue)} ({waiting or 'empty'}), serves it at position {position}; "
             f"llm-d q={(ep.get('metrics') or {}).get('WaitingQueueSize')}"
         )
     req = blis["request"]
-    who = who[:-1] + f", class {req.get('SLOClass') or 'none'})"
+    who = who[:-1] + f", class {_class(req)})"
     b, ld = result["blis"], result["llmd"]
     best = [k for k, v in scores.items() if scores and v == max(scores.values())]
     verdict = f"BLIS serves it earliest on {' or '.join(best) or b.get('target')}, llm-d prefers {' or '.join(ld.get('best') or ['nothing'])}"
     return f"{who}; {'; '.join(parts)} -> {verdict}"
+
+
+def _class(req: dict) -> str:
+    return req.get("SLOClass") or '"" (standard)'
+
+
+def _waiting(req: dict, clock: int) -> str:
+    """One waiting request: its class, prompt length and how long it has waited."""
+    waited = max(0, clock - int(req.get("ArrivalTime") or clock)) / 1000
+    return f"{_class(req)}, {req.get('InputTokens', 0)} tokens, {waited:,.0f} ms"
 
 
 def unexplained_words(fidelity) -> str:

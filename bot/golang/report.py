@@ -36,7 +36,7 @@ def fidelity_section(f: Fidelity | None) -> str:
         f"On {f.states} sampled states (seed {f.seed}: simulator-scale and llm-d-scale loads, and states on every "
         f"threshold's boundary), the plugin as llm-d runs it ({how_llmd_runs_it}) decided like the BLIS original (**{f.decision}**) in **{f.agreement:.1%}** of them "
         f"(floor {f.floor:.0%}{_floor_source(f)}, {'every signal high-fidelity' if f.all_high_fidelity else 'some signal below high fidelity'}). "
-        f"With every mapping below switched off, agreement is {f.agreement_all_off:.1%}."
+        f"With every mapping below switched off, agreement is {f.agreement_all_off:.1%}." + _reference_sentence(f)
     )
     out.append("")
     if f.causes:
@@ -311,3 +311,16 @@ def _floor_source(f: Fidelity) -> str:
     if f.floor_default is None:
         return ""
     return f", set for this promotion (`fidelity_floor`); the bot's default is {f.floor_default:.0%}"
+
+
+def _reference_sentence(f: Fidelity) -> str:
+    """The figure the plugin's must beat (a scheduling plugin's: queue-scorer alone), and whether it does."""
+    if f.reference_agreement is None:
+        return ""
+    out = f" For comparison, {f.reference} decides like the BLIS original in {f.reference_agreement:.1%} of the same states"
+    if f.agreement + 0.005 < f.reference_agreement:
+        return out + (
+            ": the plugin does worse, so the ordering it carries does not reach placement (its pseudo-queue of "
+            "identical incumbents hides what the queue lengths alone tell)."
+        )
+    return out + "."

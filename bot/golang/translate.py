@@ -270,6 +270,7 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
             )
         ]
     causes = ", ".join(f"{c.mapping} ({c.states})" for c in f.causes[:3]) or "none identified"
+    out = _reference_findings(f)
     if f.below_floor:
         top = f.causes[0] if f.causes else None
         largest = (
@@ -279,6 +280,7 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
             else f"no single mapping explains them ({f.unattributed} come from {unexplained_words(f)})"
         )
         return [
+            *out,
             Finding(
                 severity=Severity.IMPORTANT,
                 check=CHECK_BELOW_FLOOR,
@@ -287,10 +289,11 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
                     f"sampled states, below the {f.floor:.0%} floor; {largest}"
                 ),
                 fix=_below_floor_fix(top.mapping if top else None),
-            )
+            ),
         ]
     if f.agreement < 1.0:
         return [
+            *out,
             Finding(
                 severity=Severity.SUGGESTION,
                 check=CHECK_DIFFERENCES,
@@ -300,18 +303,43 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
                     + (f"; {f.unattributed} from {unexplained_words(f)}" if f.unattributed else "")
                 ),
                 fix="read the example states in the translation report's Fidelity section",
-            )
+            ),
         ]
-    return []
+    return out
+
+
+CHECK_BELOW_REFERENCE = "translate.fidelity-below-reference"
+
+
+def _reference_findings(f: Fidelity) -> list[Finding]:
+    """IMPORTANT when a plain scorer decides like the BLIS original more often than the plugin does."""
+    if f.reference_agreement is None or f.agreement + 0.005 >= f.reference_agreement:
+        return []
+    return [
+        Finding(
+            severity=Severity.IMPORTANT,
+            check=CHECK_BELOW_REFERENCE,
+            message=(
+                f"{f.reference} decides like the BLIS original in {f.reference_agreement:.1%} of the sampled states, "
+                f"the plugin in {f.agreement:.1%}: the evolved ordering, run on a pseudo-queue of identical "
+                "incumbents, places requests less like the program than the queue lengths alone do"
+            ),
+            fix=(
+                "benchmark it only against queue-scorer, knowing the evolved arm may lose to it; or translate the "
+                "ordering where the real queue is visible (an llm-d flow-control ordering policy, by hand) or "
+                "re-evolve it as a routing policy"
+            ),
+        )
+    ]
 
 
 def _below_floor_fix(largest: str | None) -> str:
     if largest == "queue-contents":
         return (
-            "the EPP cannot see which requests wait, so the plugin assumes each waiting request looks like its "
-            "incumbentSLOClass, incumbentInputTokens and incumbentSpacingUs parameters: set them in the "
-            "EndpointPickerConfig to your workload's typical waiting request, or accept the gap (Track B's "
-            "queue-ordering-authority hypothesis measures what it costs on GPUs)"
+            "the EPP cannot see which requests wait, so the plugin models them as identical incumbents (its "
+            "incumbent* parameters); no setting recovers a mixed queue, so accept the gap with the report's figures "
+            "in view (and Track B's queue-ordering-authority hypothesis measuring it on GPUs), or translate the "
+            "ordering where the real queue is visible (an llm-d flow-control ordering policy, by hand)"
         )
     return (
         "map the signal as BLIS defines it, carry the term into the plugin, or justify the gap in the report "

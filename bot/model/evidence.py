@@ -225,6 +225,10 @@ class Fidelity(Strict):
         default=None, ge=0, le=1, description="the bot's floor when the request set its own (`fidelity_floor`)"
     )
     all_high_fidelity: bool = False
+    reference: str = Field(default="", description="what the plugin's figure is compared with, when there is one")
+    reference_agreement: float | None = Field(
+        default=None, ge=0, le=1, description="how often that reference decides like the BLIS original"
+    )
     causes: list[FidelityCause] = Field(default_factory=list, description="largest first")
     unattributed: int = Field(default=0, ge=0, description="disagreements no mapping explains")
     overlapping: int = Field(default=0, ge=0, description="disagreements more than one mapping explains on its own")

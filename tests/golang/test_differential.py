@@ -80,3 +80,39 @@ def test_tied_endpoints_that_both_sides_share_count_as_deciding_alike():
     assert differential.state_agreement("routing", _pick(["pod-a"], ["pod-a", "pod-b"])) == 0.5
     assert differential.state_agreement("routing", _pick(["pod-a"], ["pod-b"])) == 0.0
     assert differential.state_agreement("routing", _pick(["pod-a"], ["pod-a"])) == 1.0
+
+
+def _queue_state(i: int, waiting: dict[str, int]) -> dict:
+    endpoints = [{"name": n, "metrics": {"WaitingQueueSize": q}} for n, q in waiting.items()]
+    snapshots = [{"ID": n} for n in waiting]
+    request = {"ID": f"r{i}", "InputTokens": 10, "SLOClass": "critical"}
+    return {"blis": {"request": request, "snapshots": snapshots, "queues": {}}, "llmd": {"endpoints": endpoints}}
+
+
+def test_a_scheduling_plugin_is_held_against_queue_scorer_alone():
+    """Found by an llm-d maintainer: the shortest queue decided like the evolved order more often than the plugin,
+    and nothing said so. BLIS picks pod-a in both states; the plugin ties everything in the second."""
+    states = [_queue_state(0, {"pod-a": 0, "pod-b": 3}), _queue_state(1, {"pod-a": 1, "pod-b": 4})]
+    blis = {"target": "pod-a", "scores": {"pod-a": 0.0, "pod-b": -2.0}, "randomTies": True}
+    results = [{"blis": blis, "llmd": {"best": ["pod-a"]}}, {"blis": blis, "llmd": {"best": ["pod-a", "pod-b"]}}]
+    inp = {"kind": "scheduling", "runs": [{"name": differential.AS_DEPLOYED, "states": states}]}
+    out = {"runs": [{"name": differential.AS_DEPLOYED, "results": results}]}
+    f = differential.summarize(inp, out, floor=0.95, all_high=False, seed=1, mappings={})
+    assert (f.agreement, f.reference_agreement) == (0.75, 1.0)
+    assert "queue-scorer alone" in f.reference
+    section = fidelity_section(f)
+    assert "decides like the BLIS original in 100.0% of the same states: the plugin does worse" in section
+
+
+def test_a_routing_plugin_has_no_queue_scorer_reference():
+    assert _fidelity().reference_agreement is None and "For comparison" not in fidelity_section(_fidelity())
+
+
+def test_a_scheduling_example_state_shows_each_waiting_requests_class_length_and_wait():
+    state = _queue_state(0, {"pod-a": 1})
+    state["blis"]["clock"] = 5_000_000
+    state["blis"]["queues"] = {"pod-a": [{"SLOClass": "", "InputTokens": 512, "ArrivalTime": 3_500_000}]}
+    line = differential.describe(
+        "scheduling", state, {"blis": {"target": "pod-a", "scores": {"pod-a": -1.0}}, "llmd": {"best": ["pod-a"]}}
+    )
+    assert 'pod-a: BLIS queue 1 ("" (standard), 512 tokens, 1,500 ms), serves it at position 1' in line

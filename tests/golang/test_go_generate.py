@@ -215,6 +215,7 @@ def test_a_scheduling_plugin_is_measured_against_the_evolved_ordering_on_the_rea
     assert f.decision.startswith("the same endpoint: where the evolved ordering serves the request earliest")
     assert f.agreement_all_off == 1.0 and f.unattributed == 0
     assert f.agreement < 1.0 and "queue-contents" in {c.mapping for c in f.causes}
+    assert f.reference.startswith("queue-scorer alone") and f.reference_agreement is not None
     section = tr.report_markdown.split("## Fidelity")[1].split("## Findings")[0]
     assert "BLIS queue" in section and "serves it at position" in section
 
