@@ -362,3 +362,15 @@ def test_gate2_says_an_admission_plan_sends_one_priority_only():
     assert f.severity is Severity.IMPORTANT and f.check == "G2.admission-exercised"
     assert "one priority" in f.message and "never exercised" in f.message and f.fix
     assert _admission_exercised(SimpleNamespace(request=SimpleNamespace(kind=PolicyKind.ROUTING), paths=paths)) == []
+
+
+def test_gate3s_notes_give_the_margin_gate_2_left_in_force(branch):
+    """A `margin: 0.04` change request at gate 2 is what Track C was judged at; the notes must not say 5%."""
+    from bot.review import gate3
+
+    ctx, edit, _ = branch
+    for p in ctx.list(ctx.paths.hypotheses_dir):
+        if p.rsplit("/", 1)[-1].startswith("C") and p.endswith(".md"):
+            edit(p, lambda t: re.sub(r"(?m)^(\s*margin:) 0\.05$", r"\1 0.04", t))
+    track_c = next(n for n in gate3.notes(ctx) if n.startswith("Track C"))
+    assert track_c.startswith("Track C (no regression beyond 4%)"), track_c
