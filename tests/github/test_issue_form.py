@@ -69,6 +69,22 @@ def test_model_errors_name_the_section_and_the_item():
         _request(render_form(values, {"consent": [0]}))
 
 
+def test_every_model_error_is_listed_with_its_fix_including_a_name_no_workload_has():
+    """Three field mistakes and an evolved_for typo in one submission: four fixes in one comment, no "(and N more)"."""
+    values = example_values() | {"evolved_for": "load-spike"}
+    values["claims"] = values["claims"].replace("direction: decrease", "direction: down", 1)
+    values["workloads"] = values["workloads"].replace("rates:", "rats:", 1)
+    with pytest.raises(FormError) as exc:
+        _request(render_form(values, {"baselines": [0, 1], "consent": [0]}))
+    problems = exc.value.problems
+    assert not any("more)" in p for p in problems), problems
+    assert problems[0].startswith("BLIS claims: item 1, field 'direction'")
+    assert any(p.startswith("Workloads: item 1, field 'rates': Field required") for p in problems)
+    assert any(p.startswith("Workloads: item 1, field 'rats': unknown field") for p in problems)
+    assert any(p.startswith("Workload the program was evolved on: evolved_for: 'load-spike'") for p in problems)
+    assert len(problems) == 4
+
+
 def test_pasted_code_and_a_reference_are_exclusive_and_references_must_pin_a_commit():
     values = example_values() | {"source_ref": "me/blis@" + "a" * 40 + ":out/best_program.py"}
     with pytest.raises(FormError, match="paste the code or give a reference, not both"):
