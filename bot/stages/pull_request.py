@@ -210,7 +210,8 @@ def run(ctx: StageContext) -> StageOutput:
         artifact_count=len(artifacts),
     )
     pr = ctx.forge.open_or_update_pr(ctx.branch, ctx.request.fork.base_branch, pr_title(ctx), body)
-    if not draft_reasons(sample, ctx.state):
+    reasons = draft_reasons(sample, ctx.state)
+    if not reasons:
         ctx.forge.mark_ready(pr)
     manifest = [{"path": a.path, "sha256": a.sha256, "stage": int(a.stage)} for a in artifacts]
     files: dict[str, str | bytes] = {
@@ -218,7 +219,9 @@ def run(ctx: StageContext) -> StageOutput:
         ".gitattributes": gitattributes(_text(ctx.forge.read_file(ctx.branch, ".gitattributes")), ctx.paths),
     }
     a = counts["A"]
-    return StageOutput(files=files, summary=f"PR opened: Track A {a['confirmed']}/{a['total']} transferred")
+    # The status line repeats this (bot.pipeline.describe): "the PR is open" read as "ready to review".
+    where = f"PR stays a draft because {'; '.join(reasons)}" if reasons else "PR ready for review"
+    return StageOutput(files=files, summary=f"{where} (Track A {a['confirmed']}/{a['total']} transferred)")
 
 
 def _text(data: bytes | None) -> str | None:

@@ -409,8 +409,25 @@ class Runner:
             gates=pipeline.GATE_COVERS,
             home=self.status_context.get("home", "local"),
             sample_data=self.allow_sample_data,
-            **{k: v for k, v in self.status_context.items() if k != "home"},
+            **{k: v for k, v in self.status_context.items() if k not in ("home", "links")},
+            links=self._links(),
         )
+
+    def _links(self) -> dict[str, str]:
+        """The home's links, with the PR's next to the branch once it exists: it is opened at stage 2, after the
+        links were gathered, and a person on the issue should not have to search for it."""
+        links = dict(self.status_context.get("links") or {})
+        if not links or "pull request" in links:
+            return links
+        pr = self.forge.pull_request(self.request.branch)
+        if pr is None:
+            return links
+        out = {}
+        for name, url in links.items():
+            out[name] = url
+            if name == "branch":
+                out["pull request"] = pr.url
+        return out if "pull request" in out else {**out, "pull request": pr.url}
 
 
 def _commit_message(stage: Stage, summary: str, feedback: str | None, review: str | None, inputs: str) -> str:

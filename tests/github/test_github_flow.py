@@ -150,6 +150,13 @@ def test_a_whole_promotion_through_issue_labels_and_commands(sim, tmp_path):
     # People passed every gate, but the evidence is the example's sample data: the PR stays a draft and says why.
     stays = next(ln for ln in body.splitlines() if ln.startswith("> **Stays a draft** because"))
     assert pull.draft and "sample data" in stays and "--approve" not in stays, stays
+    # ... and the issue says so too, instead of "the PR is open" (which reads as "ready for review").
+    status = comment_with(sim, number, "<!-- promotion-bot:status -->")
+    assert (
+        "**Status:** done: all 7 stages finished; PR stays a draft because its benchmark evidence is sample data"
+        in status
+    )
+    assert "PR is open" not in status
     assert len(sim.fake.issue(REPO, pull.number).title) <= 72
     _assert_links_pinned(sim, body, state.branch)
     _assert_no_local_path(sim, number, pull.number, state.branch, [str(tmp_path), f"{Path.home()}/"])
@@ -240,6 +247,15 @@ def test_an_unauthorized_command_is_answered_and_changes_nothing(sim):
     assert state.status.value == "cancelled" and "promotion-cancelled" in labels_of(sim, number)
     _comment(sim, number, "maria", "/retry")
     assert state_of(sim, number).status.value == "awaiting-decision"
+
+
+def test_the_status_comment_links_the_draft_pull_request(sim):
+    """Found by a maintainer: the status comment linked the branch and the run, never the PR opened at stage 2."""
+    number = _to_gate_1(sim)
+    [pull] = sim.fake.pulls(REPO)
+    status = comment_with(sim, number, "<!-- promotion-bot:status -->")
+    links = re.search(r"^\[branch\]\(.*$", status, re.M).group(0)
+    assert re.search(rf"· \[pull request\]\(https?://\S+/{REPO}/pull/{pull.number}\)", links), links
 
 
 def test_a_rejected_promotion_closes_its_pull_request_and_says_why(sim):
