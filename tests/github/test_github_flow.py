@@ -147,6 +147,8 @@ def test_a_whole_promotion_through_issue_labels_and_commands(sim, tmp_path):
     pull = sim.fake.pull(REPO, pull.number)
     body = sim.fake.issue(REPO, pull.number).body
     assert "## Claims (Track A: " in body and len(body.splitlines()) <= 80
+    # A reason's note and its directive line stay apart in the gate table (they used to read as one sentence).
+    assert "| say which workloads A1 covers; margin: 0.04 |" in body
     # People passed every gate, but the evidence is the example's sample data: the PR stays a draft and says why.
     stays = next(ln for ln in body.splitlines() if ln.startswith("> **Stays a draft** because"))
     assert pull.draft and "sample data" in stays and "--approve" not in stays, stays
