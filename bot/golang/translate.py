@@ -303,11 +303,17 @@ RECALIBRATION = "hazard.recalibration-inverts"
 def _recalibration(an: Analysis, deployed: dict[str, float]) -> dict[str, float]:
     """The values the recalibration check runs the plugin with: the ones a person chose at gate 1 when they
     touch a simulator-scale threshold, else every such threshold times POD_SCALE (the rest as evolved)."""
-    sim = sim_scale_thresholds(an)
-    if any(th.param in deployed for th in sim):
+    if any(th.param in deployed for th in sim_scale_thresholds(an)):
         return dict(deployed)
+    return pod_scale(an)
+
+
+def pod_scale(an: Analysis) -> dict[str, float]:
+    """Every simulator-scale threshold times POD_SCALE: the values the check tries when no one chose any, and
+    the example gate 1 offers for ``param`` (a change the review asks for, not a no-op)."""
     return {
-        th.param: (int(th.value) * POD_SCALE if th.go_type in ("int", "int64") else th.value * POD_SCALE) for th in sim
+        th.param: (int(th.value) * POD_SCALE if th.go_type in ("int", "int64") else th.value * POD_SCALE)
+        for th in sim_scale_thresholds(an)
     }
 
 

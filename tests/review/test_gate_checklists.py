@@ -374,3 +374,19 @@ def test_gate3s_notes_give_the_margin_gate_2_left_in_force(branch):
             edit(p, lambda t: re.sub(r"(?m)^(\s*margin:) 0\.05$", r"\1 0.04", t))
     track_c = next(n for n in gate3.notes(ctx) if n.startswith("Track C"))
     assert track_c.startswith("Track C (no regression beyond 4%)"), track_c
+
+
+def test_gate1s_param_example_is_a_change_the_review_asks_for_and_a_no_op_is_refused(branch):
+    """Found by a maintainer: the example was `param cacheHitRateCoeff: 0.3`, a parameter llm-d gives no input to,
+    at the value it has; applying it was recorded and reran stage 2 for nothing."""
+    from bot.review.change_request import gate_examples, refusal_on_branch
+
+    ctx, _, _ = branch
+    example = gate_examples(1, ctx)["param"]
+    assert example == "param loadHighThreshold: 56", example  # the recalibration finding's pod-scale value
+    assert refusal_on_branch(1, example, ctx, author=False) is None
+    inert = refusal_on_branch(1, "param cacheHitRateCoeff: 0.3", ctx, author=False)
+    assert inert and "has no effect in llm-d" in inert and "nothing was recorded" in inert, inert
+    same = refusal_on_branch(1, "param loadHighThreshold: 7", ctx, author=False)
+    assert same and "already has loadHighThreshold = 7" in same, same
+    assert refusal_on_branch(1, "param loadHighThreshold: 7", ctx, author=True) is None  # Claude reads the prose
