@@ -116,7 +116,8 @@ def next_step(state: PipelineState) -> Step:
         return Halted(Status.FAILED, state.failure.stage, state.failure.reason)
     if state.status is Status.CANCELLED:
         last = next((a for a in reversed(state.audit) if a.event == "cancelled"), None)
-        return Halted(Status.CANCELLED, state.next_stage, f"cancelled by {last.actor}" if last else "cancelled")
+        why = f" ({last.detail})" if last and last.detail else ""
+        return Halted(Status.CANCELLED, state.next_stage, f"cancelled by {last.actor}{why}" if last else "cancelled")
     if state.status is Status.AWAITING_DECISION:
         assert state.open_gate is not None
         return AwaitDecision(state.open_gate)

@@ -326,6 +326,9 @@ class GitHub:
     def close_pull(self, number: int) -> None:
         self._call(f"PATCH pull {number} closed", lambda: self.repo().get_pull(number).edit(state="closed"))
 
+    def reopen_pull(self, number: int) -> None:
+        self._call(f"PATCH pull {number} open", lambda: self.repo().get_pull(number).edit(state="open"))
+
     def mark_ready(self, pull: PullInfo) -> None:
         if not pull.draft:
             return

@@ -152,6 +152,12 @@ class GitHubForge(GitBranches):
             self.client.close_pull(pull.number)
             self._pull = PullInfo(**{**pull.__dict__, "state": "closed"})
 
+    def reopen_pr(self, pr: PullRequestRecord) -> None:
+        pull = self._find_pull()
+        if pull is not None and pull.state == "closed":
+            self.client.reopen_pull(pull.number)
+            self._pull = PullInfo(**{**pull.__dict__, "state": "open"})
+
     def set_review_comments(
         self, pr: PullRequestRecord, marker: str, comments: list[ReviewComment], *, body: str = ""
     ) -> None:

@@ -76,10 +76,14 @@ def finding_comments(
 def draft_body(ctx: StageContext) -> str:
     """The PR description while the promotion runs: what it is, where it is decided, what is on the branch;
     once a person rejected it, who did and why instead of the promise of a full description at stage 7."""
-    rejected = None
+    rejected = cancelled = None
     if ctx.state.status is Status.REJECTED:
         rejected = next((d for d in reversed(ctx.state.decisions) if d.decision is Decision.REJECT), None)
-    return render("pr_draft.md.j2", request=ctx.request, state=ctx.state, paths=ctx.paths, rejected=rejected)
+    if ctx.state.status is Status.CANCELLED:  # closed until a retry continues it: say who stopped it and why
+        cancelled = next((a for a in reversed(ctx.state.audit) if a.event == "cancelled"), None)
+    return render(
+        "pr_draft.md.j2", request=ctx.request, state=ctx.state, paths=ctx.paths, rejected=rejected, cancelled=cancelled
+    )
 
 
 def fidelity_line(f) -> str:

@@ -272,6 +272,23 @@ def test_a_rejected_promotion_closes_its_pull_request_and_says_why(sim):
     assert "**Rejected at gate 1** by maria: not for this cluster" in body and "stage 7" not in body
 
 
+def test_a_cancelled_promotion_closes_its_pull_request_says_why_and_a_retry_reopens_it(sim):
+    """Found by a maintainer: after `/cancel` the PR stayed an open draft promising stage 7, and the reason
+    appeared nowhere."""
+    number = _to_gate_1(sim)
+    [pull] = sim.fake.pulls(REPO)
+    _comment(sim, number, "researcher", "/cancel we found a bug in the evolved program")
+    assert state_of(sim, number).status.value == "cancelled"
+    body = sim.fake.issue(REPO, pull.number).body
+    assert sim.fake.issue(REPO, pull.number).state == "closed"
+    assert "**Cancelled** by researcher: we found a bug in the evolved program" in body and "stage 7" not in body
+    status = comment_with(sim, number, "<!-- promotion-bot:status -->")
+    assert "cancelled by researcher (we found a bug in the evolved program)" in status
+    _comment(sim, number, "maria", "/retry")
+    assert state_of(sim, number).status.value == "awaiting-decision"
+    assert sim.fake.issue(REPO, pull.number).state == "open" and "**Draft.**" in sim.fake.issue(REPO, pull.number).body
+
+
 def test_an_edited_request_restarts_from_stage_1_and_says_so(sim):
     from tests.github.forms import example_values, render_form
 
