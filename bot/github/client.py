@@ -74,6 +74,7 @@ class ReviewInfo:
     id: int
     body: str
     login: str
+    commit: str = ""
 
 
 @dataclass(frozen=True)
@@ -345,7 +346,7 @@ class GitHub:
     def reviews(self, number: int) -> list[ReviewInfo]:
         def read() -> list[ReviewInfo]:
             return [
-                ReviewInfo(r.id, r.body or "", r.user.login if r.user else "")
+                ReviewInfo(r.id, r.body or "", r.user.login if r.user else "", r.commit_id or "")
                 for r in self.repo().get_pull(number).get_reviews()
             ]
 

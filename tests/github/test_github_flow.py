@@ -260,6 +260,17 @@ def test_the_status_comment_links_the_draft_pull_request(sim):
     assert re.search(rf"· \[pull request\]\(https?://\S+/{REPO}/pull/{pull.number}\)", links), links
 
 
+def test_one_round_leaves_one_review_on_the_pr_and_no_empty_superseded_one(sim):
+    """Found by a maintainer: each round left an empty "(superseded)" review beside the live one, because the
+    round's review was posted again (unconverged) on the same commit; it is now edited in place."""
+    _to_gate_1(sim)
+    [pull] = sim.fake.pulls(REPO)
+    bodies = [r.body for r in sim.fake.reviews(REPO, pull.number)]
+    assert [b.split("\n")[0] for b in bodies] == ["<!-- promotion-bot:review-gate-1 -->"], bodies
+    assert "the gate is open for a decision" in bodies[0]
+    assert sim.fake.review_comments(REPO, pull.number)  # the inline comments stay with it
+
+
 def test_a_rejected_promotion_closes_its_pull_request_and_says_why(sim):
     """Found by a new user: after `/reject` the PR stayed an open draft promising its description at stage 7."""
     number = _to_gate_1(sim)
