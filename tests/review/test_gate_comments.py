@@ -100,3 +100,15 @@ def test_the_re_review_of_a_change_request_says_so_instead_of_a_bare_round_1():
         body = review_summary(state.reviews[1][-1], state)
         tail = "" if n == 1 else " (the 2nd)"
         assert body.startswith(f"**Gate 1 review (translation), round 1, after maria's change request{tail}**"), body
+
+
+def test_a_directory_to_read_first_links_the_pr_diff_not_a_tree_listing():
+    """Found by a maintainer: "the plugin diff" linked the package's tree listing on the branch."""
+    state = open_gate_1(*important(1))
+    links = {
+        "branch": "https://github.com/acme/llm-d-router/tree/promotion/1-x",
+        "pull request": "https://github.com/acme/llm-d-router/pull/2",
+    }
+    text = status(state, home="github", work="/w", links=links)
+    assert "[the plugin diff](https://github.com/acme/llm-d-router/pull/2/files)" in text
+    assert "[the translation report](https://github.com/acme/llm-d-router/blob/promotion/1-x/docs/" in text
