@@ -124,21 +124,34 @@ def for_gate(gate: int, examples: dict[str, str] | None = None) -> tuple[Directi
     return tuple(replace(d, example=examples[d.name]) for d in forms if d.name in examples)
 
 
-def promotion_examples(gate: int, *, parameters: dict[str, float] | None, scorers: bool | None) -> dict[str, str]:
+def promotion_examples(
+    gate: int,
+    *,
+    parameters: dict[str, float] | None,
+    scorers: bool | None,
+    suggested: dict[str, float] | None = None,
+    inert: frozenset[str] | set[str] = frozenset(),
+) -> dict[str, str]:
     """The directives gate ``gate`` offers this promotion, each with an example that applies to it.
 
     ``parameters`` are the plugin's parameters and defaults (the translation summary's thresholds), ``scorers``
     whether it has a ``scorers`` parameter; None where unknown, and then the registry's own entry stands.
-    ``param`` is exemplified with the plugin's first parameter at its default, a value its Validate() accepts.
+    ``param`` is exemplified with a change that does something: the first of ``suggested`` (the values the gate's
+    own findings ask for, e.g. a simulator-scale threshold at pod scale), else the first parameter not in
+    ``inert`` (those llm-d gives no input to) at another value than its default: an example that sets a
+    parameter to the value it has, or one with no effect, costs a rerun that reopens the gate unchanged.
     """
     examples = {d.name: d.example for d in for_gate(gate)}
     if gate != 1:
         return examples
     if scorers is False:
         examples.pop("scorers", None)
-    if parameters:
-        name = sorted(parameters)[0]
-        examples["param"] = f"param {name}: {_plain_number(parameters[name])}"
+    live = [n for n in sorted(parameters or {}) if n not in inert]
+    if suggested:
+        name, value = next(iter(suggested.items()))
+        examples["param"] = f"param {name}: {plain_number(value)}"
+    elif live:
+        examples["param"] = f"param {live[0]}: {plain_number(_another_value(parameters[live[0]]))}"
     elif parameters is not None:
         examples.pop("param", None)
     return examples
@@ -157,12 +170,19 @@ def param_value(raw: str) -> float | str | None:
     return quoted.group(1) if quoted else None
 
 
+def _another_value(default: float) -> float:
+    """A value other than ``default`` that keeps its sign and, for a 0-1 fraction, stays one (half of it)."""
+    if default == 0:
+        return 1.0
+    return default / 2 if 0 < default <= 1 else default * 2
+
+
 def found(gate: int, text: str | None) -> list[Directive]:
     """The directives of ``gate`` whose form appears in ``text`` (whether their values apply is the parser's)."""
     return [d for d in for_gate(gate) if text and d.pattern.search(text)]
 
 
-def _plain_number(value: float) -> str:
+def plain_number(value: float) -> str:
     """``10000000`` for 1e7, ``0.9``, ``70``: the digits ``param_value`` reads (it takes no exponent)."""
     text = format(Decimal(repr(float(value))), "f")
     return text.rstrip("0").rstrip(".") if "." in text else text

@@ -43,11 +43,12 @@ _BLOCK_START = re.compile(r"^(\s*)([#>~+=*-])")
 _ORDERED_START = re.compile(r"^(\s*\d{1,9})([.)])(?=\s|$)")
 
 
-def md(value: object, block: bool = False) -> str:
+def md(value: object, block: bool = False, sep: str | None = None) -> str:
     """Inline markdown text, safe in a paragraph, a list item or a table cell, on GitHub and in a terminal.
 
     ``block=True`` keeps the text's lines (each escaped on its own) for a paragraph of its own, such as
-    a model's narrative; never in a table cell.
+    a model's narrative; never in a table cell. ``sep`` joins the lines with it instead of a space (``"; "``
+    for a person's reason in a table cell, where a directive on its own line would otherwise run into the note).
 
     Line breaks become spaces (a value never starts a block), invisible and control characters become
     U+FFFD. Outside code spans ``<`` becomes ``&lt;`` (no HTML, no hidden comments that imitate the
@@ -59,6 +60,9 @@ def md(value: object, block: bool = False) -> str:
     escaped.
     """
     text = "" if value is None else str(value)
+    if sep is not None:  # a person's lines (a reason, then a directive) kept apart in a table cell
+        lines = "".join("\n" if ch in LINE_BREAKS else ch for ch in text).split("\n")
+        text = sep.join(part.strip() for part in lines if part.strip())
     if block:
         lines = "".join("\n" if ch in LINE_BREAKS else ch for ch in text).split("\n")
         return "\n".join(md(line) for line in lines)

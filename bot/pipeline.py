@@ -169,7 +169,8 @@ def next_step(state: PipelineState) -> Step:
         return Halted(Status.FAILED, state.failure.stage, state.failure.reason)
     if state.status is Status.CANCELLED:
         last = next((a for a in reversed(state.audit) if a.event == "cancelled"), None)
-        return Halted(Status.CANCELLED, state.next_stage, f"cancelled by {last.actor}" if last else "cancelled")
+        why = f" ({last.detail})" if last and last.detail else ""
+        return Halted(Status.CANCELLED, state.next_stage, f"cancelled by {last.actor}{why}" if last else "cancelled")
     if state.status is Status.AWAITING_DECISION:
         assert state.open_gate is not None
         return AwaitDecision(state.open_gate)
@@ -181,12 +182,18 @@ def next_step(state: PipelineState) -> Step:
     raise IllegalTransition("corrupt state: nothing is due but the promotion is not finished")  # pragma: no cover
 
 
+#: How stage 7's summary starts (bot.stages.pull_request): whether the PR is ready for review, or a draft and why.
+_PR_OUTCOMES = ("PR stays a draft", "PR ready for review")
+
+
 def describe(state: PipelineState) -> str:
     """One line for people: where the promotion stands."""
     step = next_step(state)
     match step:
         case Finished(Status.DONE):
-            return "done: all 7 stages finished and the PR is open"
+            rec = state.stages.get(Stage.PR.value)
+            pr = rec.summary.splitlines()[0] if rec and rec.summary.startswith(_PR_OUTCOMES) else "the PR is open"
+            return f"done: all 7 stages finished; {pr}"
         case Finished(_):
             gate = next((d.gate for d in reversed(state.decisions) if d.decision is Decision.REJECT), "?")
             return f"rejected at gate {gate}"

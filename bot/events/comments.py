@@ -120,6 +120,7 @@ def created(session, event) -> Result:
         promotion.save(new)
     if command.name == "cancel":
         promotion.sync_labels(new)
+        promotion.runner().close_if_stopped(new)  # the draft PR must not look alive, nor promise stage 7
         return Result("cancelled", new)
     return promotion.advance()
 

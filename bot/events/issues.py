@@ -128,6 +128,7 @@ def closed(session, event) -> Result:
     )
     promotion.save(state)
     promotion.sync_labels(state)
+    promotion.runner().close_if_stopped(state)  # the draft PR must not look alive, nor promise stage 7
     return Result("cancelled", state)
 
 

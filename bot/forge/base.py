@@ -85,7 +85,10 @@ class Forge(Protocol):
         """Take the PR out of draft: every stage and gate has passed."""
 
     def close_pr(self, pr: PullRequestRecord) -> None:
-        """Close the PR unmerged: a person rejected the promotion (the branch stays, for the record)."""
+        """Close the PR unmerged: a person rejected or cancelled the promotion (the branch stays, for the record)."""
+
+    def reopen_pr(self, pr: PullRequestRecord) -> None:
+        """Reopen the PR a cancel closed: the promotion continues (nothing when it is open)."""
 
     def set_review_comments(
         self, pr: PullRequestRecord, marker: str, comments: list[ReviewComment], *, body: str = ""

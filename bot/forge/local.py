@@ -106,6 +106,13 @@ class LocalForge(GitBranches):
             self._save(self._pr_file, record)
             self._render_pr(record)
 
+    def reopen_pr(self, pr: PullRequestRecord) -> None:
+        record = self._load(self._pr_file, {})
+        if record.get("state", "open") == "closed":
+            record["state"] = "open"
+            self._save(self._pr_file, record)
+            self._render_pr(record)
+
     def set_review_comments(
         self, pr: PullRequestRecord, marker: str, comments: list[ReviewComment], *, body: str = ""
     ) -> None:

@@ -74,6 +74,7 @@ class ReviewInfo:
     id: int
     body: str
     login: str
+    commit: str = ""
 
 
 @dataclass(frozen=True)
@@ -329,6 +330,9 @@ class GitHub:
     def reopen_issue(self, number: int) -> None:
         self._call(f"PATCH issue {number} open", lambda: self.repo().get_issue(number).edit(state="open"))
 
+    def reopen_pull(self, number: int) -> None:
+        self._call(f"PATCH pull {number} open", lambda: self.repo().get_pull(number).edit(state="open"))
+
     def mark_ready(self, pull: PullInfo) -> None:
         if not pull.draft:
             return
@@ -345,7 +349,7 @@ class GitHub:
     def reviews(self, number: int) -> list[ReviewInfo]:
         def read() -> list[ReviewInfo]:
             return [
-                ReviewInfo(r.id, r.body or "", r.user.login if r.user else "")
+                ReviewInfo(r.id, r.body or "", r.user.login if r.user else "", r.commit_id or "")
                 for r in self.repo().get_pull(number).get_reviews()
             ]
 

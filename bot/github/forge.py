@@ -155,6 +155,12 @@ class GitHubForge(GitBranches):
             self.client.close_pull(pull.number)
             self._pull = PullInfo(**{**pull.__dict__, "state": "closed"})
 
+    def reopen_pr(self, pr: PullRequestRecord) -> None:
+        pull = self._find_pull()
+        if pull is not None and pull.state == "closed":
+            self.client.reopen_pull(pull.number)
+            self._pull = PullInfo(**{**pull.__dict__, "state": "open"})
+
     def set_review_comments(
         self, pr: PullRequestRecord, marker: str, comments: list[ReviewComment], *, body: str = ""
     ) -> None:
@@ -170,21 +176,26 @@ class GitHubForge(GitBranches):
         reviews = self.client.reviews(number)
         if any(r.login.lower() in mine and r.body == full for r in reviews):
             return  # this very review is already there (a replayed event)
-        self.client.delete_review_comments(
-            [
-                old.node_id
-                for old in self.client.review_comments(number)
-                if old.login.lower() in mine and carries(old.body, marker)
-            ]
-        )
-        for review in reviews:
-            if review.login.lower() in mine and carries(review.body, marker) and review.body != full:
-                self.client.update_review(number, review.id, f"{marker_line(marker + ':superseded')}\n(superseded)")
         head = self.repo.rev(self.branch)
         payload = [
             {"path": c.path, "line": c.line, "side": "RIGHT", "body": f"{marker_line(marker)}\n{c.body}"}
             for c in inside
         ]
+        old_comments = [
+            old
+            for old in self.client.review_comments(number)
+            if old.login.lower() in mine and carries(old.body, marker)
+        ]
+        live = [r for r in reviews if r.login.lower() in mine and carries(r.body, marker)]
+        if len(live) == 1 and live[0].commit == head and _same_comments(old_comments, payload):
+            # The same round said again with another summary (its review went unconverged once the author's
+            # rerun changed nothing): edit it in place. A submitted review cannot be deleted, so a new one
+            # would leave an empty "(superseded)" entry in the PR's timeline.
+            self.client.update_review(number, live[0].id, full)
+            return
+        self.client.delete_review_comments([old.node_id for old in old_comments])
+        for review in live:
+            self.client.update_review(number, review.id, f"{marker_line(marker + ':superseded')}\n(superseded)")
         self.client.create_review(number, head or "", full, payload, marker)
 
     def blob_url(self, commit: str, path: str) -> str:
@@ -202,6 +213,11 @@ class GitHubForge(GitBranches):
         if self._pull is not None:
             out["pull request"] = self._pull.url
         return out
+
+
+def _same_comments(old, payload: list[dict]) -> bool:
+    """The bot's inline comments on the PR are the ones it would post now (same file, line and text)."""
+    return sorted((c.path, c.line, c.body) for c in old) == sorted((p["path"], p["line"], p["body"]) for p in payload)
 
 
 def default_clone_dir(fork: str) -> Path:

@@ -20,7 +20,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot import yaml_safe
-from bot.model import PromotionRequest, describe_validation_error
+from bot.model import PromotionRequest, describe_error
+from bot.model.request import reference_problems
 
 #: Field ids of .github/ISSUE_TEMPLATE/promotion.yml that the parser reads (a test keeps them in step).
 FIELDS = (
@@ -255,7 +256,7 @@ def request_from_form(
     try:
         request = PromotionRequest.model_validate(raw)
     except ValidationError as exc:
-        raise FormError([_section_of(exc)]) from None
+        raise FormError(_sections_of(exc, raw)) from None
     return request.model_copy(update={"source_text": code})
 
 
@@ -272,16 +273,44 @@ _SECTION_OF_FIELD = {
 }
 
 
-def _section_of(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    loc = err["loc"]
-    if not loc:  # a whole-request check: its message starts with the field it is about
+def _sections_of(exc: ValidationError, raw: dict[str, Any]) -> list[str]:
+    """Every problem pydantic found, each under its section, plus the names that point at no workload: the
+    model checks those only once every field is valid, and the needs-info comment promises every fix at once."""
+    crossed = [_in_section(p) for p in reference_problems(*_references(raw))]
+    out = []
+    for err in exc.errors():
         msg = str(err["msg"]).removeprefix("Value error, ")
-        key = re.match(r"[a-z_]+", msg)
-        return f"{_SECTION_OF_FIELD.get(key.group() if key else '', 'the form')}: {msg}"
+        line = _in_section(msg) if not err["loc"] else _field_section(err)
+        if line not in out and line not in crossed:
+            out.append(line)
+    return out + crossed
+
+
+def _references(raw: dict[str, Any]) -> tuple[list[str], list[tuple[str, str]], list[tuple[str, str]], str | None]:
+    """The names ``reference_problems`` compares, read from the form's raw values (which may be malformed)."""
+
+    def pairs(items: Any, key: str) -> list[tuple[str, str]]:
+        return [
+            (str(i.get(key)), i["workload"])
+            for i in items
+            if isinstance(i, dict) and isinstance(i.get("workload"), str)
+        ]
+
+    names = [w["name"] for w in raw["workloads"] if isinstance(w, dict) and isinstance(w.get("name"), str)]
+    return names, pairs(raw["claims"], "id"), pairs(raw["baselines"], "name"), raw.get("evolved_for")
+
+
+def _in_section(msg: str) -> str:
+    """A whole-request check's message, which starts with the field it is about, under that field's section."""
+    key = re.match(r"[a-z_]+", msg)
+    return f"{_SECTION_OF_FIELD.get(key.group() if key else '', 'the form')}: {msg}"
+
+
+def _field_section(err) -> str:
+    loc = err["loc"]
     section = _SECTION_OF_FIELD.get(str(loc[0]), "the form")
-    detail = describe_validation_error(exc)
-    if loc and loc[0] in ("claims", "workloads") and len(loc) > 1:
+    detail = describe_error(err)
+    if loc[0] in ("claims", "workloads") and len(loc) > 1:
         detail = detail.replace(f"field '{loc[0]}.{loc[1]}.", f"item {int(loc[1]) + 1}, field '")
     return f"{section}: {detail}"
 

@@ -436,9 +436,16 @@ def sim_scale_thresholds(an: Analysis) -> list:
 def _moves_with(th, an: Analysis) -> str:
     """The parameters computed on the same variable as ``th`` (a taper's coefficient beside its threshold):
     moving one without the others can turn a factor negative and reverse the ranking."""
-    names = _variables(th.subject)
-    others = [o.param for o in an.thresholds if o.param and o.param != th.param and names & _variables(o.subject)]
+    others = same_step(an, [th.param])
     return f"; {', '.join(others)} act on the same value and must move with it" if others else ""
+
+
+def same_step(an: Analysis, params) -> list[str]:
+    """The other parameters computed on a value one of ``params`` acts on (a taper's coefficient beside its
+    threshold), in the program's order: the ones a re-calibration of ``params`` must move too."""
+    chosen = set(params)
+    names = set().union(*(_variables(th.subject) for th in an.thresholds if th.param in chosen))
+    return [o.param for o in an.thresholds if o.param and o.param not in chosen and names & _variables(o.subject)]
 
 
 def _variables(expr: str) -> set[str]:

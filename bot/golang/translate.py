@@ -38,7 +38,7 @@ from bot.golang.generate import BASELINE_SCORERS, Generated, generate
 from bot.golang.gofiles import format_go
 from bot.golang.gonames import go_float
 from bot.golang.params import ParamSpec, shown, type_problem
-from bot.golang.plugin_docs import config_line, sim_scale_thresholds
+from bot.golang.plugin_docs import config_line, same_step, sim_scale_thresholds
 from bot.golang.report import render_report
 from bot.golang.safety import refuse_unsafe
 from bot.golang.source import EvolvedSource
@@ -214,7 +214,8 @@ def translate(
         gen.test_path
     ]
     hazards = _recalibrated(analysis, options.get("deployed", {}))
-    hazards += _inversion_findings(inversions, recalibrated, analysis, gen)
+    chosen = bool(options.get("deployed")) and recalibrated == options.get("deployed")
+    hazards += _inversion_findings(inversions, recalibrated, analysis, gen, chosen=chosen)
     findings = _anchor(
         safety + hazards + gen.findings + untested_findings + fidelity_findings(fidelity, gen), gen, analysis
     )
@@ -356,21 +357,42 @@ RECALIBRATION = "hazard.recalibration-inverts"
 def _recalibration(an: Analysis, deployed: dict[str, float | str]) -> dict[str, float]:
     """The values the recalibration check runs the plugin with: the ones a person chose at gate 1 when they
     touch a simulator-scale threshold, else every such threshold times POD_SCALE (the rest as evolved)."""
-    sim = sim_scale_thresholds(an)
-    if any(th.param in deployed for th in sim):
+    if any(th.param in deployed for th in sim_scale_thresholds(an)):
         return {k: v for k, v in deployed.items() if not isinstance(v, str)}
+    return pod_scale(an)
+
+
+def pod_scale(an: Analysis) -> dict[str, float]:
+    """Every simulator-scale threshold times POD_SCALE: the values the check tries when no one chose any, and
+    the example gate 1 offers for ``param`` (a change the review asks for, not a no-op)."""
     return {
-        th.param: (int(th.value) * POD_SCALE if th.go_type in ("int", "int64") else th.value * POD_SCALE) for th in sim
+        th.param: (int(th.value) * POD_SCALE if th.go_type in ("int", "int64") else th.value * POD_SCALE)
+        for th in sim_scale_thresholds(an)
     }
 
 
-def _inversion_findings(inversions, recalibrated: dict, an: Analysis, gen: Generated) -> list[Finding]:
-    """IMPORTANT when the re-calibration the config asks for sends traffic to the busier pod."""
+def _inversion_findings(inversions, recalibrated: dict, an: Analysis, gen: Generated, *, chosen: bool) -> list[Finding]:
+    """IMPORTANT when the re-calibration the config asks for sends traffic to the busier pod. It names the
+    parameters of the same step that kept their evolved values (moving the thresholds alone is what inverts a
+    taper), and says whose values were tried: after a person's ``param`` lines the same words as before would
+    read as if the change had been ignored."""
     if not inversions:
         return []
     busy, busy_score, idle, idle_score = inversions[0]
     first = next(iter(recalibrated))
     values = ", ".join(f"{k}={go_float(v)}" for k, v in recalibrated.items())
+    evolved = {p.name: p.json_default for p in gen.params}
+    stayed = [n for n in same_step(an, recalibrated) if n in evolved]
+    kept = ", ".join(f"{n}={go_float(float(evolved[n]))}" for n in stayed)
+    tried = f"with the values set at gate 1 ({values})" if chosen else f"re-calibrated to pod scale ({values})"
+    why = (
+        f"{', '.join(stayed)} act{'s' if len(stayed) == 1 else ''} on the same load and kept the evolved "
+        f"value{'s' if len(stayed) > 1 else ''} ({kept}), so a factor of the same step turns negative or a cut "
+        "stops cutting"
+        if stayed
+        else "a factor of the same step turns negative or a cut stops cutting"
+    )
+    move = f"move {', '.join(f'`{n}`' for n in stayed)} together with {', '.join(f'`{n}`' for n in recalibrated)}"
     return [
         Finding(
             severity=Severity.IMPORTANT,
@@ -378,15 +400,14 @@ def _inversion_findings(inversions, recalibrated: dict, an: Analysis, gen: Gener
             file=gen.config_path,
             line=config_line(gen.epp_config, first),
             message=(
-                f"re-calibrated to pod scale with every other parameter as evolved ({values}), the plugin scores "
-                f"a busier endpoint higher: {busy} running requests score {busy_score:.3f}, {idle} score "
-                f"{idle_score:.3f} (in {len(inversions)} of {len(probes.RECALIBRATION_LOADS)} load pairs); a "
-                "factor of the same step turns negative or a cut stops cutting"
+                f"{tried} and every other parameter as evolved, the plugin scores a busier endpoint higher: {busy} "
+                f"running requests score {busy_score:.3f}, {idle} score {idle_score:.3f} (in {len(inversions)} of "
+                f"{len(probes.RECALIBRATION_LOADS)} load pairs); {why}"
             ),
             fix=(
-                "re-derive the parameters that act on the same load together (each taper must stay >= 0 up to its "
-                "cut, each cut must lower the score) and set them at gate 1 with `param NAME: VALUE` lines: the "
-                "translation reruns this check on those values"
+                (move if stayed else "re-derive the parameters that act on the same load together")
+                + " (each taper must stay >= 0 up to its cut, each cut must lower the score) and set them at gate 1 "
+                "with `param NAME: VALUE` lines, one per parameter: the translation reruns this check on those values"
             ),
         )
     ]

@@ -182,7 +182,13 @@ _FIELD_FIRST = re.compile(r"([A-Za-z_][\w.\[\]-]*): (.+)", re.DOTALL)
 
 def describe_validation_error(exc: ValidationError) -> str:
     """The first pydantic error as 'field a.b: message', the form people can act on."""
-    err = exc.errors()[0]
+    more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
+    return describe_error(exc.errors()[0]) + more
+
+
+def describe_error(err) -> str:
+    """One pydantic error (an item of ``ValidationError.errors()``) as 'field a.b: message'; a caller that
+    lists every problem at once (the issue form's needs-info comment) calls it for each."""
     loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
     msg = err["msg"]
     if err["type"] == "extra_forbidden":
@@ -197,8 +203,7 @@ def describe_validation_error(exc: ValidationError) -> str:
         field = _FIELD_FIRST.fullmatch(msg) if not err["loc"] else None
         if field:  # a whole-model check: name the field it is about, not "(top level)"
             loc, msg = field.groups()
-    more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
-    return f"field '{loc}': {msg}{more}"
+    return f"field '{loc}': {msg}"
 
 
 def _pattern_message(err) -> str | None:

@@ -191,6 +191,33 @@ class StackSpec(RequestPart):
         return self.replicas * self.tensor_parallelism
 
 
+def reference_problems(
+    workloads: list[str], claims: list[tuple[str, str]], baselines: list[tuple[str, str]], evolved_for: str | None
+) -> list[str]:
+    """Every name that points at no workload, or that is not unique, each message starting with its field.
+
+    Plain values in, so the issue form can list these next to the field errors of the same submission (pydantic
+    runs the model's own check only once every field is valid, which would cost the person one more round)."""
+    names = set(workloads)
+    out = []
+    if len(names) != len(workloads):
+        out.append("workloads: names must be unique")
+    for cid, workload in claims:
+        if workload not in names:
+            out.append(f"claims[{cid}].workload: {workload!r} is not one of workloads {sorted(names)}")
+    for name, workload in baselines:
+        if workload not in names:
+            out.append(f"baselines[{name}].workload: {workload!r} is not one of workloads {sorted(names)}")
+    if evolved_for is not None and evolved_for not in names:
+        out.append(
+            f"evolved_for: {evolved_for!r} is not one of workloads {sorted(names)}; name the workload "
+            "the program was evolved on, or leave evolved_for out"
+        )
+    if len({cid for cid, _ in claims}) != len(claims):
+        out.append("claims: ids must be unique")
+    return out
+
+
 class PromotionRequest(RequestPart):
     """What a researcher asks the bot to promote. Built from promotion.yaml or an issue form."""
 
@@ -228,26 +255,14 @@ class PromotionRequest(RequestPart):
 
     @model_validator(mode="after")
     def _workloads_are_known(self) -> PromotionRequest:
-        names = {w.name for w in self.workloads}
-        if len(names) != len(self.workloads):
-            raise ValueError("workloads: names must be unique")
-        for claim in self.claims:
-            if claim.workload not in names:
-                raise ValueError(
-                    f"claims[{claim.id}].workload: {claim.workload!r} is not one of workloads {sorted(names)}"
-                )
-        for b in self.baselines:
-            if b.workload not in names:
-                raise ValueError(
-                    f"baselines[{b.name}].workload: {b.workload!r} is not one of workloads {sorted(names)}"
-                )
-        if self.evolved_for is not None and self.evolved_for not in names:
-            raise ValueError(
-                f"evolved_for: {self.evolved_for!r} is not one of workloads {sorted(names)}; name the workload "
-                "the program was evolved on, or leave evolved_for out"
-            )
-        if len({c.id for c in self.claims}) != len(self.claims):
-            raise ValueError("claims: ids must be unique")
+        problems = reference_problems(
+            [w.name for w in self.workloads],
+            [(c.id, c.workload) for c in self.claims],
+            [(b.name, b.workload) for b in self.baselines],
+            self.evolved_for,
+        )
+        if problems:
+            raise ValueError(problems[0])
         return self
 
     @property

@@ -77,13 +77,28 @@ def render_review_report(review: ReviewRound, ctx, state: PipelineState) -> str:
         checklist=module.CHECKLIST,
         notes=notes,
         github=ctx.home == "github",  # the directives' command in the home's words
+        after=after_change_request(review.gate, state),
     )
+
+
+def after_change_request(gate: int, state: PipelineState) -> str:
+    """``, after maria's change request``: the rounds count from 1 again once a person sends the gate back, so
+    without this the re-review of their change reads as a fresh start that ignored it."""
+    last = next((d for d in reversed(state.decisions) if d.gate == gate), None)
+    if last is None or last.decision.value != "request-changes":
+        return ""
+    n = sum(d.gate == gate and d.decision.value == "request-changes" for d in state.decisions)
+    return f", after {last.actor}'s change request" + (f" (the {_ordinal(n)})" if n > 1 else "")
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def review_summary(review: ReviewRound, state: PipelineState) -> str:
     """The PR review's body: what the round found, and what happens next."""
     blocking = len(review.blocking)
-    head = f"**Gate {review.gate} review ({GATE_NAMES[review.gate]}), round {review.round}**: "
+    head = f"**Gate {review.gate} review ({GATE_NAMES[review.gate]}), round {review.round}{md(after_change_request(review.gate, state))}**: "
     if review.headline:
         head += f"deciding on {md(review.headline)}. "
     if not review.findings:

@@ -75,25 +75,30 @@ def hypotheses_on_branch(ctx) -> list:
 
 
 def hypothesis_rows(ctx) -> list[dict]:
-    """Gate 2's table: one row per hypothesis, with the cells (workload @ rate) the plan will run it on."""
+    """Gate 2's table: one row per hypothesis, with the cells (workload @ rate) the plan will run it on; none for
+    one the plan leaves out (no prediction, or not testable as translated), which a reader deciding on GPU spend
+    would otherwise count."""
     from bot.bench.plan import PlanError, hypothesis_cells
 
     rows = []
     for h in hypotheses_on_branch(ctx):
         try:
-            cells = [c.label() for c in hypothesis_cells(h, ctx.request)] if h.prediction else []
+            cells = [c.label() for c in hypothesis_cells(h, ctx.request)] if h.benchmarked else []
         except PlanError:
             cells = []
         what = (
             f"{h.prediction.metric} {h.prediction.direction.value}" if h.prediction else "not benchmarked"
         ) + f" on {', '.join(h.workloads)}"
+        if h.prediction and not h.benchmarked:
+            what += " (not testable as translated: not benchmarked)"
         rows.append({"id": h.id, "track": h.track.value, "claim": h.title, "what": what, "cells": cells})
     return rows
 
 
 def _gate2(ctx) -> tuple[str, dict[str, str]]:
     hypotheses = hypotheses_on_branch(ctx)
-    read = {"the hypotheses table (in the gate 2 review report)": ctx.paths.hypotheses_dir + "/"}
+    # The index file, not the directory: a directory is shown as a diff (the CLI, the PR's files on GitHub).
+    read = {"the hypotheses index": ctx.paths.hypotheses_dir + "/README.md"}
     if not hypotheses:
         return "the hypotheses: none parse on the branch", read
     by_track = Counter(h.track for h in hypotheses)

@@ -40,6 +40,9 @@ def refusal(
     author: bool = False,
     scorers: bool | None = None,
     examples: dict[str, str] | None = None,
+    defaults: dict[str, float] | None = None,
+    current: dict[str, float] | None = None,
+    inert: dict[str, str] | None = None,
 ) -> str | None:
     """Why this change request would change nothing (or cannot apply), with the fix; None when it applies.
 
@@ -50,11 +53,16 @@ def refusal(
     ``hypotheses`` the ones gate 2's ids may name (its documents and those excluded before, when known);
     ``author`` says a Claude author reads the prose of this promotion's reruns;
     ``scorers`` whether the plugin has a ``scorers`` parameter (False: ``scorers:`` would change nothing);
-    ``examples`` the directives this promotion is offered (``directives.promotion_examples``) for the answer.
+    ``examples`` the directives this promotion is offered (``directives.promotion_examples``) for the answer;
+    ``defaults`` the plugin's parameters at their evolved values and ``current`` the values a person's last gate-1
+    change request deployed (a ``param`` that reproduces the deployed config changes nothing); ``inert`` the
+    parameters llm-d gives no input to, each with the signals it acts on (setting one changes no decision).
     """
     text = (reason or "").strip()
     if gate == 1:
         applied, problems = _gate1(text, parameters, checks or {}, types or {}, scorers)
+        if not problems:
+            problems = _no_effect(text, inert or {}, None if author else defaults, current or {})
     elif gate == 2:
         applied, problems = _gate2(text, hypotheses)
     else:
@@ -123,6 +131,28 @@ def _gate1(
     if refused:
         return applied, [*refused, "the plugin's Validate() refuses such a value when the EPP starts"]
     return applied, []
+
+
+def _no_effect(
+    text: str, inert: dict[str, str], defaults: dict[str, float] | None, current: dict[str, float]
+) -> list[str]:
+    """``param`` lines that would rerun stage 2 for nothing: a parameter llm-d gives no input to, or only the
+    values the deployed config already has (with no ``scorers:`` line beside them). ``defaults`` None: unknown,
+    or a Claude author reads the prose too, so the rerun may still change something."""
+    from bot.golang.translate import feedback_options
+
+    options, _ = feedback_options(text)
+    deployed = options.get("deployed", {})
+    dead = [n for n in deployed if n in inert]
+    if dead:
+        return [
+            f"`param {n}` has no effect in llm-d: it acts only on {inert[n]}, which llm-d cannot provide" for n in dead
+        ]
+    if deployed and defaults is not None and "scorers" not in options and defaults | deployed == defaults | current:
+        values = ", ".join(f"{n} = {directives.plain_number(v)}" for n, v in deployed.items())
+        whose = "set by a person's earlier change request" if current else "the plugin's defaults"
+        return [f"the deployed config already has {values} ({whose}), so stage 2 would rerun unchanged"]
+    return []
 
 
 def _gate2(text: str, hypotheses: list[Hypothesis] | None) -> tuple[list[str], list[str]]:
@@ -209,6 +239,9 @@ def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool, resul
         author=author,
         scorers=scorers,
         examples=gate_examples(gate, ctx) if gate == 1 else None,
+        defaults=_parameters_on_branch(ctx) if gate == 1 else None,
+        current=deployed_by_person(ctx.state) if gate == 1 else None,
+        inert=inert_parameters(ctx.request, ctx.dictionary) if gate == 1 else None,
     )
     if why is None and gate == 3 and ctx.results_dir is not None and results_problem is not None:
         unusable = results_problem(ctx)
@@ -229,12 +262,57 @@ def _parameters_on_branch(ctx) -> dict[str, float] | None:
 
 
 def gate_examples(gate: int, ctx) -> dict[str, str] | None:
-    """The directives gate ``gate`` offers this promotion, with its own examples (None: the registry's)."""
+    """The directives gate ``gate`` offers this promotion, with its own examples (None: the registry's).
+
+    ``param``'s example is a change the review asks for: a simulator-scale threshold at pod scale (what the
+    recalibration finding tries), unless a person already deployed that value; never a parameter llm-d gives
+    no input to, nor a value its Validate() refuses."""
+    from bot.golang.translate import pod_scale
+
     if gate != 1:
         return None
+    defaults = _parameters_on_branch(ctx)
+    in_effect = (defaults or {}) | deployed_by_person(ctx.state)
+    checks = parameter_checks(ctx.request, ctx.dictionary)
+    suggested = {
+        n: v
+        for n, v in pod_scale(_analysis(ctx.request, ctx.dictionary)).items()
+        if defaults is not None and n in defaults and in_effect.get(n) != v and not out_of_range(v, checks.get(n, []))
+    }
     return directives.promotion_examples(
-        1, parameters=_parameters_on_branch(ctx), scorers=has_scorers(ctx.request, ctx.dictionary)
+        1,
+        parameters=defaults,
+        scorers=has_scorers(ctx.request, ctx.dictionary),
+        suggested=suggested,
+        inert=set(inert_parameters(ctx.request, ctx.dictionary)),
     )
+
+
+def deployed_by_person(state) -> dict[str, float]:
+    """The ``param`` values in effect on the branch: those of gate 1's last decision when it was a change request
+    (each rerun reads only its own reason, so an earlier request's values are gone once another is made)."""
+    from bot.golang.translate import feedback_options
+    from bot.model import Decision
+
+    last = next((d for d in reversed(state.decisions) if d.gate == 1), None)
+    if last is None or last.decision is not Decision.REQUEST_CHANGES:
+        return {}
+    try:
+        return feedback_options(last.reason)[0].get("deployed", {})
+    except RequestError:
+        return {}
+
+
+def inert_parameters(request, dictionary) -> dict[str, str]:
+    """Parameters that act only on signals llm-d cannot provide (the config says "no effect here"), each with
+    those signals: setting one changes no decision of the plugin."""
+    return {
+        th.param: ", ".join(th.signals)
+        for th in _analysis(request, dictionary).thresholds
+        if th.param
+        and th.signals
+        and all((e := dictionary.signal(s)) is not None and e.llmd is None for s in th.signals)
+    }
 
 
 def _analysis(request, dictionary):

@@ -412,6 +412,15 @@ def _unused_reports(ctx) -> list[Finding]:
     return out
 
 
+def _margins(hypotheses) -> str:
+    """The margin(s) in force, as gate 2 left them: a change request may have set one (``margin: 0.04``) or one per
+    hypothesis, so the figure is read from the hypotheses rather than assumed to be the default."""
+    found = sorted({h.prediction.margin for h in hypotheses if h.prediction is not None})
+    if not found:
+        return "the margin"
+    return f"{found[0]:.0%}" if len(found) == 1 else f"{found[0]:.0%}-{found[-1]:.0%}"
+
+
 def notes(ctx) -> list[str]:
     """The evidence in a few lines, for the person deciding gate 3: the counts per track, then only what needs a
     look (refuted, not testable, flagged beyond the sample-data flag). The numbers are in the claims table
@@ -429,7 +438,7 @@ def notes(ctx) -> list[str]:
     for t, label in (
         (Track.A, "Track A (direction matches BLIS)"),
         (Track.B, "Track B (sim-to-real gaps)"),
-        (Track.C, "Track C (no regression beyond 5%)"),
+        (Track.C, f"Track C (no regression beyond {_margins(h for h in hypotheses if h.track is Track.C)})"),
     ):
         hs = [h for h in hypotheses if h.track is t]
         out.append(f"{label}: {status_counts(recorded[h.id].status for h in hs if h.id in recorded)} of {len(hs)}")

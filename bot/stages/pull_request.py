@@ -76,10 +76,14 @@ def finding_comments(
 def draft_body(ctx: StageContext) -> str:
     """The PR description while the promotion runs: what it is, where it is decided, what is on the branch;
     once a person rejected it, who did and why instead of the promise of a full description at stage 7."""
-    rejected = None
+    rejected = cancelled = None
     if ctx.state.status is Status.REJECTED:
         rejected = next((d for d in reversed(ctx.state.decisions) if d.decision is Decision.REJECT), None)
-    return render("pr_draft.md.j2", request=ctx.request, state=ctx.state, paths=ctx.paths, rejected=rejected)
+    if ctx.state.status is Status.CANCELLED:  # closed until a retry continues it: say who stopped it and why
+        cancelled = next((a for a in reversed(ctx.state.audit) if a.event == "cancelled"), None)
+    return render(
+        "pr_draft.md.j2", request=ctx.request, state=ctx.state, paths=ctx.paths, rejected=rejected, cancelled=cancelled
+    )
 
 
 def fidelity_line(f) -> str:
@@ -210,7 +214,8 @@ def run(ctx: StageContext) -> StageOutput:
         artifact_count=len(artifacts),
     )
     pr = ctx.forge.open_or_update_pr(ctx.branch, ctx.request.fork.base_branch, pr_title(ctx), body)
-    if not draft_reasons(sample, ctx.state):
+    reasons = draft_reasons(sample, ctx.state)
+    if not reasons:
         ctx.forge.mark_ready(pr)
     manifest = [{"path": a.path, "sha256": a.sha256, "stage": int(a.stage)} for a in artifacts]
     files: dict[str, str | bytes] = {
@@ -218,7 +223,9 @@ def run(ctx: StageContext) -> StageOutput:
         ".gitattributes": gitattributes(_text(ctx.forge.read_file(ctx.branch, ".gitattributes")), ctx.paths),
     }
     a = counts["A"]
-    return StageOutput(files=files, summary=f"PR opened: Track A {a['confirmed']}/{a['total']} transferred")
+    # The issue's status line repeats this (bot.pipeline.describe): "the PR is open" read as "ready to review".
+    where = f"PR stays a draft because {'; '.join(reasons)}" if reasons else "PR ready for review"
+    return StageOutput(files=files, summary=f"{where} (Track A {a['confirmed']}/{a['total']} transferred)")
 
 
 def _text(data: bytes | None) -> str | None:

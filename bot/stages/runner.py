@@ -185,6 +185,8 @@ class Runner:
         runners): it returns why to stop before that step, or None to go on.
         """
         state = self.start_or_resume()
+        if state.status.value not in ("rejected", "cancelled", "done") and self.forge.pull_request(self.request.branch):
+            self._sync_pull_request(state)  # a retry continued a cancelled promotion: its PR reopens and says so
         while True:
             step = pipeline.next_step(state)
             paused = pause_before(state, step) if pause_before is not None else None
@@ -195,7 +197,7 @@ class Runner:
             match step:
                 case pipeline.Finished():
                     self.save(state)
-                    self.close_if_rejected(state)
+                    self.close_if_stopped(state)
                     return Outcome(state, None)
                 case pipeline.Halted():
                     self.save(state)
@@ -245,14 +247,15 @@ class Runner:
         state = self.apply(
             lambda s: pipeline.decide(s, gate, decision, actor=self.actor, now=self.clock(), reason=reason)
         )
-        self.close_if_rejected(state)
+        self.close_if_stopped(state)
         return state
 
-    def close_if_rejected(self, state: PipelineState) -> None:
-        """A rejected promotion's PR says who rejected it and why, and is closed unmerged: left alone it read
-        as an open draft whose full description would come at stage 7. Both homes come here (the local
-        decision, the GitHub home's next ``run``); doing it again changes nothing."""
-        if state.status.value != "rejected" or self.forge.pull_request(self.request.branch) is None:
+    def close_if_stopped(self, state: PipelineState) -> None:
+        """A rejected or cancelled promotion's PR says who stopped it and why, and is closed unmerged: left alone
+        it read as an open draft whose full description would come at stage 7. Both homes come here (the local
+        decision, the GitHub home's next ``run``, a cancel); doing it again changes nothing. A retry that
+        continues a cancelled promotion reopens it (``_sync_pull_request``)."""
+        if state.status.value not in ("rejected", "cancelled") or self.forge.pull_request(self.request.branch) is None:
             return
         self._sync_pull_request(state)
         pr = self.forge.pull_request(self.request.branch)
@@ -459,7 +462,11 @@ class Runner:
         from bot.stages.pull_request import draft_body, pr_title
 
         ctx = self.context(state)
-        self.forge.open_or_update_pr(self.request.branch, self.request.fork.base_branch, pr_title(ctx), draft_body(ctx))
+        pr = self.forge.open_or_update_pr(
+            self.request.branch, self.request.fork.base_branch, pr_title(ctx), draft_body(ctx)
+        )
+        if state.status.value not in ("rejected", "cancelled"):
+            self.forge.reopen_pr(pr)  # a cancel closed it; the promotion goes on
 
     def status_markdown(self, state: PipelineState) -> str:
         from bot.render import render
@@ -473,8 +480,25 @@ class Runner:
             gates=pipeline.GATE_COVERS,
             home=self.status_context.get("home", "local"),
             sample_data=self.allow_sample_data,
-            **{k: v for k, v in self.status_context.items() if k != "home"},
+            **{k: v for k, v in self.status_context.items() if k not in ("home", "links")},
+            links=self._links(),
         )
+
+    def _links(self) -> dict[str, str]:
+        """The home's links, with the PR's next to the branch once it exists: it is opened at stage 2, after the
+        links were gathered, and a person on the issue should not have to search for it."""
+        links = dict(self.status_context.get("links") or {})
+        if not links or "pull request" in links:
+            return links
+        pr = self.forge.pull_request(self.request.branch)
+        if pr is None:
+            return links
+        out = {}
+        for name, url in links.items():
+            out[name] = url
+            if name == "branch":
+                out["pull request"] = pr.url
+        return out if "pull request" in out else {**out, "pull request": pr.url}
 
 
 def restart_notice(change: pipeline.RequestChange, before: PipelineState, after: PipelineState) -> str:

@@ -147,9 +147,18 @@ def test_a_whole_promotion_through_issue_labels_and_commands(sim, tmp_path):
     pull = sim.fake.pull(REPO, pull.number)
     body = sim.fake.issue(REPO, pull.number).body
     assert "## Claims (Track A: " in body and len(body.splitlines()) <= 80
+    # A reason's note and its directive line stay apart in the gate table (they used to read as one sentence).
+    assert "| say which workloads A1 covers; margin: 0.04 |" in body
     # People passed every gate, but the evidence is the example's sample data: the PR stays a draft and says why.
     stays = next(ln for ln in body.splitlines() if ln.startswith("> **Stays a draft** because"))
     assert pull.draft and "sample data" in stays and "--approve" not in stays, stays
+    # ... and the issue says so too, instead of "the PR is open" (which reads as "ready for review").
+    status = comment_with(sim, number, "<!-- promotion-bot:status -->")
+    assert (
+        "**Status:** done: all 7 stages finished; PR stays a draft because its benchmark evidence is sample data"
+        in status
+    )
+    assert "PR is open" not in status
     assert len(sim.fake.issue(REPO, pull.number).title) <= 72
     _assert_links_pinned(sim, body, state.branch)
     _assert_no_local_path(sim, number, pull.number, state.branch, [str(tmp_path), f"{Path.home()}/"])
@@ -242,6 +251,26 @@ def test_an_unauthorized_command_is_answered_and_changes_nothing(sim):
     assert state_of(sim, number).status.value == "awaiting-decision"
 
 
+def test_the_status_comment_links_the_draft_pull_request(sim):
+    """Found by a maintainer: the status comment linked the branch and the run, never the PR opened at stage 2."""
+    number = _to_gate_1(sim)
+    [pull] = sim.fake.pulls(REPO)
+    status = comment_with(sim, number, "<!-- promotion-bot:status -->")
+    links = re.search(r"^\[branch\]\(.*$", status, re.M).group(0)
+    assert re.search(rf"· \[pull request\]\(https?://\S+/{REPO}/pull/{pull.number}\)", links), links
+
+
+def test_one_round_leaves_one_review_on_the_pr_and_no_empty_superseded_one(sim):
+    """Found by a maintainer: each round left an empty "(superseded)" review beside the live one, because the
+    round's review was posted again (unconverged) on the same commit; it is now edited in place."""
+    _to_gate_1(sim)
+    [pull] = sim.fake.pulls(REPO)
+    bodies = [r.body for r in sim.fake.reviews(REPO, pull.number)]
+    assert [b.split("\n")[0] for b in bodies] == ["<!-- promotion-bot:review-gate-1 -->"], bodies
+    assert "the gate is open for a decision" in bodies[0]
+    assert sim.fake.review_comments(REPO, pull.number)  # the inline comments stay with it
+
+
 def test_a_rejected_promotion_closes_its_pull_request_and_says_why(sim):
     """Found by a new user: after `/reject` the PR stayed an open draft promising its description at stage 7."""
     number = _to_gate_1(sim)
@@ -252,6 +281,23 @@ def test_a_rejected_promotion_closes_its_pull_request_and_says_why(sim):
     body = sim.fake.issue(REPO, pull.number).body
     assert sim.fake.issue(REPO, pull.number).state == "closed"
     assert "**Rejected at gate 1** by maria: not for this cluster" in body and "stage 7" not in body
+
+
+def test_a_cancelled_promotion_closes_its_pull_request_says_why_and_a_retry_reopens_it(sim):
+    """Found by a maintainer: after `/cancel` the PR stayed an open draft promising stage 7, and the reason
+    appeared nowhere."""
+    number = _to_gate_1(sim)
+    [pull] = sim.fake.pulls(REPO)
+    _comment(sim, number, "researcher", "/cancel we found a bug in the evolved program")
+    assert state_of(sim, number).status.value == "cancelled"
+    body = sim.fake.issue(REPO, pull.number).body
+    assert sim.fake.issue(REPO, pull.number).state == "closed"
+    assert "**Cancelled** by researcher: we found a bug in the evolved program" in body and "stage 7" not in body
+    status = comment_with(sim, number, "<!-- promotion-bot:status -->")
+    assert "cancelled by researcher (we found a bug in the evolved program)" in status
+    _comment(sim, number, "maria", "/retry")
+    assert state_of(sim, number).status.value == "awaiting-decision"
+    assert sim.fake.issue(REPO, pull.number).state == "open" and "**Draft.**" in sim.fake.issue(REPO, pull.number).body
 
 
 def test_an_edited_program_restarts_from_stage_1_and_says_what_changed_and_where_it_was(sim):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bot.github.issue_form import FIELDS, FormError, parse_sections, request_from_form, source_reference
@@ -67,6 +69,35 @@ def test_model_errors_name_the_section_and_the_item():
     values = example_values() | {"workloads": "- name: Bad Name\n  profile: x\n  rates: [1]\n"}
     with pytest.raises(FormError, match=r"^Workloads: item 1, field 'name'"):
         _request(render_form(values, {"consent": [0]}))
+
+
+def test_every_model_error_is_listed_with_its_fix_including_a_name_no_workload_has():
+    """Three field mistakes and an evolved_for typo in one submission: four fixes in one comment, no "(and N more)"."""
+    values = example_values() | {"evolved_for": "load-spike"}
+    values["claims"] = values["claims"].replace("direction: decrease", "direction: down", 1)
+    values["workloads"] = values["workloads"].replace("rates:", "rats:", 1)
+    with pytest.raises(FormError) as exc:
+        _request(render_form(values, {"baselines": [0, 1], "consent": [0]}))
+    problems = exc.value.problems
+    assert not any("more)" in p for p in problems), problems
+    assert problems[0].startswith("BLIS claims: item 1, field 'direction'")
+    assert any(p.startswith("Workloads: item 1, field 'rates': Field required") for p in problems)
+    assert any(p.startswith("Workloads: item 1, field 'rats': unknown field") for p in problems)
+    assert any(p.startswith("Workload the program was evolved on: evolved_for: 'load-spike'") for p in problems)
+    assert len(problems) == 4
+
+
+def test_a_pasted_best_program_py_is_read_and_the_form_and_its_docs_say_it_can_be():
+    """Found by a maintainer: the form and docs/issue-form.md said best_program.py cannot be pasted; it can."""
+    from bot import PROJECT_ROOT
+
+    assert 'GO_ROUTING_CODE = """' in example_values()["source"]
+    assert "func " in _request(example_body()).source_text
+    [field] = [item for item in template()["body"] if item.get("id") == "source"]
+    docs = (PROJECT_ROOT / "docs" / "issue-form.md").read_text(encoding="utf-8")
+    for text in (field["attributes"]["description"], docs):
+        plain = " ".join(text.replace("`", "").split())
+        assert "cannot be pasted" not in plain and re.search(r"best_program\.py (pasted )?as is", plain), plain[:300]
 
 
 def test_pasted_code_and_a_reference_are_exclusive_and_references_must_pin_a_commit():

@@ -264,6 +264,23 @@ def test_the_recalibration_the_config_asks_for_is_checked_on_the_compiled_plugin
     assert any(
         "(loadHighThreshold=64)" in f.message for f in alone.findings if f.check == "hazard.recalibration-inverts"
     )
+    # Found by a maintainer: after applying the bot's own values the finding came back word for word and never
+    # named the parameters that must move with them. It says whose values were tried, and which ones stayed.
+    thresholds = translate(
+        src,
+        an,
+        dictionary,
+        plugin_type="evolved-adaptive-scorer",
+        feedback="param loadHighThreshold: 56\nparam loadLowThreshold: 36",
+    )
+    [g] = [f for f in thresholds.findings if f.check == "hazard.recalibration-inverts"]
+    assert g.message.startswith("with the values set at gate 1 (loadHighThreshold=56, loadLowThreshold=36)"), g.message
+    assert (
+        "loadFactor, loadCoeff act on the same load and kept the evolved values (loadFactor=0.4, loadCoeff=0.12)"
+        in (g.message)
+    )
+    assert g.fix.startswith("move `loadFactor`, `loadCoeff` together with `loadHighThreshold`, `loadLowThreshold`")
+    assert g.message != f.message and f.message.startswith("re-calibrated to pod scale")
     together = translate(
         src,
         an,

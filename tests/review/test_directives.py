@@ -165,7 +165,8 @@ def test_gate_1_offers_a_promotion_its_own_parameter_and_no_scorers_it_lacks():
     params = {"clockThreshold": 1e7, "shedFraction": 0.25}
     examples = directives.promotion_examples(1, parameters=params, scorers=False)
     forms = directives.for_gate(1, examples)
-    assert [d.name for d in forms] == ["param"] and forms[0].example == "param clockThreshold: 10000000"
+    # another value than its default: an example that sets the value the parameter has would change nothing
+    assert [d.name for d in forms] == ["param"] and forms[0].example == "param clockThreshold: 20000000"
     assert refusal(1, forms[0].example, parameters=sorted(params), scorers=False, examples=examples) is None
     assert "loadHighThreshold" not in directives.listing(1, examples)
     assert "scorers:" not in refusal(1, "prose", parameters=sorted(params), scorers=False, examples=examples)

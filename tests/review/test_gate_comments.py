@@ -81,3 +81,34 @@ def test_the_pr_reviews_body_has_the_headline_and_every_count():
     state = open_gate_1(*important(2))
     body = review_summary(state.reviews[1][-1], state)
     assert "deciding on the translation into `x`" in body and "0 CRITICAL, 2 IMPORTANT, 0 SUGGESTION" in body
+
+
+def test_the_re_review_of_a_change_request_says_so_instead_of_a_bare_round_1():
+    """Found by a maintainer: after `/request-changes` the report was headed "round 1" again, as if fresh."""
+    from bot.model import Decision, StageRecord
+    from bot.review import review_summary
+
+    state = open_gate_1(*important(1))
+    assert ", after" not in review_summary(state.reviews[1][-1], state)
+    for n in (1, 2):
+        state = pipeline.decide(state, 1, Decision.REQUEST_CHANGES, actor="maria", now=NOW, reason=f"param a: {n}")
+        rec = StageRecord(stage=Stage.TRANSLATE, inputs_hash=f"h{n}", finished_at=NOW, summary="again")
+        state = pipeline.stage_finished(state, rec, changed=True, now=NOW)
+        state = pipeline.review_finished(
+            state, ReviewRound(gate=1, round=1, findings=important(1)), now=NOW, max_rounds=1
+        )
+        body = review_summary(state.reviews[1][-1], state)
+        tail = "" if n == 1 else " (the 2nd)"
+        assert body.startswith(f"**Gate 1 review (translation), round 1, after maria's change request{tail}**"), body
+
+
+def test_a_directory_to_read_first_links_the_pr_diff_not_a_tree_listing():
+    """Found by a maintainer: "the plugin diff" linked the package's tree listing on the branch."""
+    state = open_gate_1(*important(1))
+    links = {
+        "branch": "https://github.com/acme/llm-d-router/tree/promotion/1-x",
+        "pull request": "https://github.com/acme/llm-d-router/pull/2",
+    }
+    text = status(state, home="github", work="/w", links=links)
+    assert "[the plugin diff](https://github.com/acme/llm-d-router/pull/2/files)" in text
+    assert "[the translation report](https://github.com/acme/llm-d-router/blob/promotion/1-x/docs/" in text

@@ -125,6 +125,12 @@ def test_markdown_mentions_notify_nobody():
     assert md("`@x` stays") == "`@x` stays"
 
 
+def test_markdown_with_a_separator_keeps_a_persons_lines_apart_in_one_cell():
+    """A reason and its directive line (gate tables) must not run together into one sentence."""
+    reason = "A1 should also be checked at a lower rate\r\n\nmargin: 0.04 | x\n"
+    assert md(reason, sep="; ") == "A1 should also be checked at a lower rate; margin: 0.04 \\| x"
+
+
 # ------------------------------------------------------------ shell and git
 @pytest.mark.parametrize("s", HOSTILE, ids=IDS)
 def test_shell_word_reads_back(s):

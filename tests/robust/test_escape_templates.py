@@ -187,6 +187,7 @@ SAFE = {
         '"; " if not loop.first else ""',
         '"the comment below (and a review on the PR)" if github else "the next comment in this thread"',
         'tree if path.endswith("/") else blob',  # the GitHub home's own branch links
+        "pr_files",  # the GitHub home's own PR link + "/files"
         "last_review.tally()",  # counts and severity names
         "path",  # a branch path the stages write (bot.stages.paths, from the patterned slug)
         '"review did not converge; " if gate in state.unconverged else ""',
