@@ -338,30 +338,13 @@ def decide(
     elif decision is Decision.REQUEST_CHANGES:
         first = GATE_COVERS[gate][0]
         s.next_stage = first
-        s.pending_feedback[int(first)] = change_requests(s, gate)
+        s.pending_feedback[int(first)] = s.change_requests(gate)
         if gate in s.unconverged:
             s.unconverged.remove(gate)
     else:
         s.status = Status.REJECTED
         s.next_stage = None
     return s
-
-
-def change_requests(state: PipelineState, gate: int) -> str:
-    """What a rerun of ``gate``'s stages is given: the reason of every change request at that gate in this
-    promotion, oldest first, a blank line apart.
-
-    The directives are read line by line over the whole text (``bot.directives``), so they accumulate: an
-    ``exclude:`` stays when a later request adds a ``guard:``, and a later line for the same key wins (the
-    same ``param`` name, the same ``margin`` id, a new ``scorers:``). Given only the last reason, a rerun
-    silently undid the earlier requests. A gate is decided again only until it is approved, and a changed
-    request (``restart``) starts a fresh state, so "this promotion" is this request's run.
-    """
-    return "\n\n".join(
-        d.reason.strip()
-        for d in state.decisions
-        if d.gate == gate and d.decision is Decision.REQUEST_CHANGES and d.reason and d.reason.strip()
-    )
 
 
 def open_critical(state: PipelineState, gate: int) -> list[str]:

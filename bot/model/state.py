@@ -218,5 +218,21 @@ class PipelineState(Strict):
     )
     audit: list[AuditEntry] = Field(default_factory=list)
 
+    def change_requests(self, gate: int) -> str:
+        """What a rerun of ``gate``'s stages is given: the reason of every change request at that gate in this
+        promotion, oldest first, a blank line apart.
+
+        The directives are read line by line over the whole text (``bot.directives``), so they accumulate: an
+        ``exclude:`` stays when a later request adds a ``guard:``, and a later line for the same key wins (the
+        same ``param`` name, the same ``margin`` id, a new ``scorers:``). Given only the last reason, a rerun
+        silently undid the earlier requests. A gate is decided again only until it is approved, and a changed
+        request (``restart``) starts a fresh state, so "this promotion" is this request's run.
+        """
+        return "\n\n".join(
+            d.reason.strip()
+            for d in self.decisions
+            if d.gate == gate and d.decision is Decision.REQUEST_CHANGES and d.reason and d.reason.strip()
+        )
+
     def artifact_index(self) -> list[Artifact]:
         return [a for s in sorted(self.stages) for a in self.stages[s].artifacts]

@@ -267,6 +267,7 @@ def gate_examples(gate: int, ctx) -> dict[str, str] | None:
     ``param``'s example is a change the review asks for: a simulator-scale threshold at pod scale (what the
     recalibration finding tries), unless a person already deployed that value; never a parameter llm-d gives
     no input to, nor a value its Validate() refuses."""
+    from bot.golang.params import out_of_range
     from bot.golang.translate import pod_scale
 
     if gate != 1:
@@ -289,16 +290,12 @@ def gate_examples(gate: int, ctx) -> dict[str, str] | None:
 
 
 def deployed_by_person(state) -> dict[str, float]:
-    """The ``param`` values in effect on the branch: those of gate 1's last decision when it was a change request
-    (each rerun reads only its own reason, so an earlier request's values are gone once another is made)."""
+    """The ``param`` values in effect on the branch: those of every gate-1 change request so far, a later line for
+    the same parameter winning (``PipelineState.change_requests``: the reruns read them all)."""
     from bot.golang.translate import feedback_options
-    from bot.model import Decision
 
-    last = next((d for d in reversed(state.decisions) if d.gate == 1), None)
-    if last is None or last.decision is not Decision.REQUEST_CHANGES:
-        return {}
     try:
-        return feedback_options(last.reason)[0].get("deployed", {})
+        return feedback_options(state.change_requests(1))[0].get("deployed", {})
     except RequestError:
         return {}
 

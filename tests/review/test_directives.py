@@ -230,3 +230,25 @@ def test_a_later_scorers_line_replaces_an_earlier_one():
 
     opts, applied = feedback_options("scorers: prefix-affinity:1, load-balance:1\n\nscorers: load-balance:2")
     assert opts["scorers"] == [("load-balance", 2.0)] and applied == ["baseline scorers set to load-balance:2"]
+
+
+def test_the_values_a_person_deployed_accumulate_over_gate_1s_change_requests():
+    """Two change requests, one parameter each: both are in force (the reruns read every request), so an example
+    or a refusal must not judge the second as if the first were gone."""
+    from datetime import UTC, datetime
+
+    from bot import pipeline
+    from bot.model import Decision, GateDecision
+    from bot.review.change_request import deployed_by_person
+
+    state = pipeline.new_state("1", "f", "promotion/1-x", actor="researcher", now=datetime(2026, 11, 27, tzinfo=UTC))
+    at = datetime(2026, 11, 27, 1, tzinfo=UTC)
+    state.decisions = [
+        GateDecision(
+            gate=1, decision=Decision.REQUEST_CHANGES, actor="maria", at=at, reason="param loadHighThreshold: 56"
+        ),
+        GateDecision(
+            gate=1, decision=Decision.REQUEST_CHANGES, actor="maria", at=at, reason="param loadLowThreshold: 36"
+        ),
+    ]
+    assert deployed_by_person(state) == {"loadHighThreshold": 56.0, "loadLowThreshold": 36.0}
