@@ -140,10 +140,12 @@ def test_perf_script_prints_share_per_stage_and_dollars(claude_run):
 
 
 def _snapshot(work, fork):
-    return (work / "state.json").read_bytes(), branch_tree(fork), (work / "issue" / "thread.md").read_text()
+    """The branch, and the state without its record of paid calls (the only thing a failed step saves)."""
+    state = PipelineState.model_validate_json((work / "state.json").read_bytes())
+    return state.model_copy(update={"llm": None, "audit": None}), branch_tree(fork)
 
 
-def test_a_reviewer_that_never_validates_stops_the_step_and_changes_nothing(tmp_path):
+def test_a_reviewer_that_never_validates_stops_the_step_and_changes_nothing_but_the_cost(tmp_path):
     work, fork = tmp_path / "work", tmp_path / "fork"
 
     def broken_reviewer(call):
@@ -156,13 +158,17 @@ def test_a_reviewer_that_never_validates_stops_the_step_and_changes_nothing(tmp_
         first = promote(*args, fake=fake)
         assert first.returncode == 2
         assert "ReviewReport schema twice" in first.stderr and "findings.0.severity" in first.stderr
-        assert "state is unchanged" in first.stderr
+        assert "changed only by the calls already paid for" in first.stderr
         before = _snapshot(work, fork)
-        state = PipelineState.model_validate_json(before[0])
+        state = PipelineState.model_validate_json((work / "state.json").read_bytes())
         assert sorted(state.stages) == [1, 2] and state.open_gate == 1 and not state.reviews
+        assert state.llm.totals().calls == len(fake.calls)  # the two paid replies count
         again = promote("resume", "--work", str(work), fake=fake)
         assert again.returncode == 2 and "ReviewReport schema twice" in again.stderr
         assert _snapshot(work, fork) == before
+        assert PipelineState.model_validate_json((work / "state.json").read_bytes()).llm.totals().calls == len(
+            fake.calls
+        )
 
 
 def test_a_run_of_529s_names_the_overload_and_leaves_no_half_written_stage(tmp_path):
