@@ -192,9 +192,11 @@ def hypothesize(
     untrusted: dict[str, str],
     render,
     parse,
+    claim_kept=lambda old, new: [],
     review_round: int | None = None,
 ):
-    """(hypotheses with the accepted wording, the record); ``render``/``parse`` are the document functions."""
+    """(hypotheses with the accepted wording, the record); ``render``/``parse`` are the document functions,
+    ``claim_kept(old, new)`` says why a rewording no longer states the fixed prediction (bot.hypotheses.wording)."""
     prompt = load("author/hypothesize.md.j2")
     context = artifacts_block("Stage 3: the generated hypotheses (not yet committed)", context_files, untrusted)
     by_id = {h.id: h for h in hypotheses}
@@ -234,6 +236,10 @@ def hypothesize(
                 continue
             try:
                 h = type(by_id[w.id]).model_validate(by_id[w.id].model_dump() | change)
+                wrong = claim_kept(by_id[w.id], h)
+                if wrong:
+                    errors.extend(e[:400] for e in wrong)
+                    continue
                 doc = render(h)
                 back = parse(doc, f"{h.id}.md")
                 if back != h:

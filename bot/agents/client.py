@@ -14,7 +14,8 @@ overloaded included), connection errors and timeouts, honouring
   recorded with its dollar estimate, including replies that did not validate;
 - a call that could push the promotion past its token budget is not made;
 - SDK errors become one-line ``LLMError``s that say what happened and how to
-  retry, raised before anything is committed or saved.
+  retry, raised before anything is committed; the runner then saves the calls
+  the step already paid for (``Runner._keep_paid_calls``), nothing else.
 
 ``messages.parse`` is not used on purpose: it raises on an invalid reply and
 the usage of that reply would be lost; the same JSON schema is sent through
@@ -45,7 +46,8 @@ from bot.model import LLMCall, RequestError
 T = TypeVar("T", bound=BaseModel)
 
 RETRY_HINT = (
-    "nothing was committed and the saved state is unchanged; run the same command again later, or `promote resume`"
+    "nothing was committed, and the saved state changed only by the calls already paid for (they count against "
+    "the token budget); run the same command again later, or `promote resume`"
 )
 
 
@@ -305,8 +307,10 @@ class LLMClient:
         if used + need > self.settings.token_budget:
             raise LLMBudgetExceeded(
                 f"the promotion's token budget ({self.settings.token_budget:,}) would be exceeded: {used:,} used, the "
-                f"next call may take up to {need:,}; raise it with --token-budget (or `llm.token_budget` in the "
-                "config), or continue with --llm offline; nothing was committed and the saved state is unchanged"
+                f"next call may take up to {need:,}; raise it with --token-budget N, or continue with --llm offline "
+                "(either is saved with the promotion for its later commands; on GitHub set `llm.token_budget` or "
+                "`llm.engine` in the config); nothing was committed, and the saved state changed only by the calls "
+                "already paid for"
             )
 
 

@@ -72,9 +72,9 @@ def requests(inp: ReviewerInput, perspectives: str) -> list[PromptRequest]:
 
 
 def validator(inp: ReviewerInput, item: str | None):
-    """Checks only the caller can make: items, files and lines that exist, every response weighed."""
+    """Checks only the caller can make: items that exist, every response weighed. A finding's anchor is not
+    checked here (``anchored``): one bad path must not fail the whole reply, and with it the gate."""
     numbers = {int(n) for n, _ in checklist(inp.gate)}
-    lines = {p: len(t.splitlines()) for p, t in inp.artifacts.items()}
     response_ids = {r.id for r in inp.responses}
     earlier_ids = {e.id for e in inp.earlier}
     must_weigh = bool(inp.responses) and item in (None, "R")
@@ -86,10 +86,6 @@ def validator(inp: ReviewerInput, item: str | None):
                 errors.append(
                     f"findings[{i}].checklist_item {f.checklist_item}: the checklist has items {sorted(numbers)}"
                 )
-            if f.file is not None and f.file not in lines:
-                errors.append(f"findings[{i}].file {f.file!r} is not one of the artifacts; use an exact path or null")
-            elif f.file is not None and f.line is not None and f.line > lines[f.file]:
-                errors.append(f"findings[{i}].line {f.line}: {f.file} has {lines[f.file]} lines")
             if f.recurs is not None and f.recurs not in earlier_ids:
                 errors.append(f"findings[{i}].recurs {f.recurs!r} is not an earlier finding id")
         weighed = [v.response_id for v in report.responses]
@@ -107,17 +103,23 @@ def review(llm: LLMClient, inp: ReviewerInput, *, perspectives: str = "per-item"
     outcome = ReviewOutcome()
     verdicts: dict[str, list[bool]] = {}
     seen = set()
+    dropped: list[str] = []
     for req in requests(inp, perspectives):
         report = llm.ask(req, validator(inp, req.extra["item"]))
         outcome.summaries.append(report.summary)
         for v in report.responses:
             verdicts.setdefault(v.response_id, []).append(v.accepted)
         for f in report.findings:
+            line, why = anchored(inp, f)
+            if why:
+                llm.log(f"{req.label}: dropped a finding: {why}")
+                dropped.append(why)
+                continue
             finding = Finding(
                 severity=Severity(f.severity),
                 check=f"G{inp.gate}.{f.checklist_item}",
                 file=f.file,
-                line=f.line if f.file else None,
+                line=line,
                 message=f.message,
                 fix=f.suggested_fix,
                 by=llm.settings.model,
@@ -128,4 +130,39 @@ def review(llm: LLMClient, inp: ReviewerInput, *, perspectives: str = "per-item"
                 seen.add(key)
                 outcome.findings.append(finding)
     outcome.accepted = {rid: all(vs) for rid, vs in verdicts.items()}
+    if dropped:
+        outcome.findings.append(dropped_finding(dropped, by=llm.settings.model))
     return outcome
+
+
+def anchored(inp: ReviewerInput, f) -> tuple[int | None, str]:
+    """(the finding's line, or None when it names no line the file has; why the finding is dropped, or '').
+
+    A finding on a file the reviewer was not shown (a hallucinated or misspelt path) anchors nothing and
+    cannot be checked: it is dropped and reported, the rest of the reply is kept. A line past the end of a
+    real file only loses the line."""
+    if f.file is None:
+        return None, ""
+    text = inp.artifacts.get(f.file)
+    if text is None:
+        where = f"{f.file}:{f.line}" if f.line else f.file
+        return None, f"item {f.checklist_item}, {f.severity} on `{where}` (not on the branch): {f.message}"[:400]
+    return (f.line if f.line is not None and f.line <= len(text.splitlines()) else None), ""
+
+
+def dropped_finding(dropped: list[str], *, by: str) -> Finding:
+    """One non-blocking finding that reports what the reviewer raised on files that are not on the branch."""
+    n = len(dropped)
+    return Finding(
+        severity=Severity.SUGGESTION,
+        check=DROPPED_CHECK,
+        message=f"Claude's reviewer raised {n} finding{'s' if n != 1 else ''} on a file that is not among the "
+        "reviewed artifacts, so it anchors nothing and was dropped: "
+        + "; ".join(dropped[:8])
+        + (f" (and {n - 8} more)" if n > 8 else ""),
+        fix="if one applies to a file that does exist, request changes with it",
+        by=by,
+    )
+
+
+DROPPED_CHECK = "reviewer.finding-dropped"

@@ -123,7 +123,7 @@ def cmd_run(args) -> int:
         if args.allow_sample_data:
             settings["allow_sample_data"] = True
         llm = _llm_settings(args, saved)
-        settings["llm"] = llm.model_dump(mode="json", exclude_defaults=True) | {"engine": llm.engine}
+        settings["llm"] = _llm_record(llm)
         if saved:
             _note_move(saved)
             settings = {"id": saved.get("id"), **settings} if saved.get("id") else settings
@@ -141,7 +141,7 @@ def cmd_resume(args) -> int:
 
 def _resume(args, work: Path, settings: dict) -> int:
     request, results = _reload(settings)
-    llm = _llm_settings(args, settings)
+    llm = _llm_kept(args, work, settings)
     args.allow_sample_data = settings.get("allow_sample_data", False)
     runner = _runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args, llm)
     if args.adopt_branch:
@@ -162,7 +162,7 @@ def cmd_decide(args) -> int:
 
 def _decide(args, work: Path, settings: dict) -> int:
     request, results = _reload(settings)
-    llm = _llm_settings(args, settings)
+    llm = _llm_kept(args, work, settings)
     args.allow_sample_data = settings.get("allow_sample_data", False)
     runner = _runner(request, work, Path(settings["fork"]), results, parse_approve(args.approve), args, llm)
     if args.decision is Decision.REQUEST_CHANGES:
@@ -325,6 +325,22 @@ def _llm_settings(args, saved: dict | None):
     from bot.agents.settings import settings_from_args
 
     return settings_from_args(args, (saved or {}).get("llm")).resolved()
+
+
+def _llm_record(llm) -> dict:
+    """What run.json keeps of the Claude settings: the fields set away from their defaults, and the engine."""
+    return llm.model_dump(mode="json", exclude_defaults=True) | {"engine": llm.engine}
+
+
+def _llm_kept(args, work: Path, settings: dict):
+    """This command's Claude settings, saved with the run when its flags changed them: `--token-budget` or
+    `--llm offline` given to `resume` or a decision (the budget error's two remedies) hold for the promotion's
+    later commands, as they do when given to `run`."""
+    llm = _llm_settings(args, settings)
+    if settings.get("llm") != _llm_record(llm):
+        settings["llm"] = _llm_record(llm)
+        write_settings(work, settings)
+    return llm
 
 
 def _runner(request, work: Path, fork: Path, results, approve, args, llm):

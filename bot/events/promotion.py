@@ -205,12 +205,12 @@ class Promotion:
             self._request_sandbox(runner.executor)
             state = runner.load_state() or state
             return self._finish(Result("waiting for the sandboxed checks", state))
-        except LLMError as exc:  # Claude failed for now: nothing was committed and the state is unchanged
+        except LLMError as exc:  # Claude failed for now: nothing was committed; the state holds the paid calls
             self.notice(
                 f"llm-{self.env.event_id}", f"Claude could not finish this step: {exc}. Comment `/retry` to try again."
             )
             return self._finish(
-                Result("claude failed; state unchanged", runner.load_state() or state, notes=[str(exc)])
+                Result("claude failed; only its paid calls saved", runner.load_state() or state, notes=[str(exc)])
             )
         except RequestError as exc:  # the forge refused (the branch moved), the input is unusable, GitHub failed
             state = runner.load_state() or state

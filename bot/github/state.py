@@ -47,18 +47,68 @@ def decode_state(body: str) -> PipelineState | None:
 
 
 def status_body(state: PipelineState, status: str) -> str:
-    """Checklist + hidden state, within GitHub's size cap; old audit entries go first if space runs short."""
-    body = f"{status.rstrip()}\n\n{encode_state(state)}"
-    if len(body) + len(marker_line(STATUS_MARKER)) + 1 <= MAX_COMMENT_CHARS:
-        return body
-    trimmed = state.model_copy(update={"audit": state.audit[-KEEP_AUDIT:]})
-    body = f"{status.rstrip()}\n\n{encode_state(trimmed)}"
-    if len(body) + len(marker_line(STATUS_MARKER)) + 1 > MAX_COMMENT_CHARS:
-        raise StateError(
-            f"the promotion state does not fit in a GitHub comment ({len(body):,} characters); "
-            "this is a bug in the bot, please report it with the issue link"
-        )
-    return body
+    """Checklist + hidden state, within GitHub's size cap; a state too large is made smaller step by step
+    (``smaller``), each step keeping everything the engine still reads."""
+    room = MAX_COMMENT_CHARS - len(marker_line(STATUS_MARKER)) - 1
+    body = ""
+    for candidate in smaller(state):
+        body = f"{status.rstrip()}\n\n{encode_state(candidate)}"
+        if len(body) <= room:
+            return body
+    raise StateError(
+        f"the promotion state does not fit in a GitHub comment ({len(body):,} characters); "
+        "this is a bug in the bot, please report it with the issue link"
+    )
+
+
+def smaller(state: PipelineState):
+    """The state, then ever smaller versions of it for the comment (the review reports keep every word).
+
+    1. old audit entries go (the branch's commits keep the history);
+    2. review rounds nobody reads again go: a decided gate keeps its last round (the PR's known issues), the
+       open gate the rounds since its last decision (the reviewer's earlier findings, the stall check);
+    3. and 4. the texts of the model reviewer's findings are shortened, then shortened more (a non-blocking
+       one loses its suggested fix). A model finding is matched across rounds and to the author's responses by
+       check and file, never by its text (``Finding.key``, ``FindingRef.refers_to``), and every finding and
+       count stays, so the gate's tally and the convergence are unchanged. The checklist's findings are
+       never touched: they are matched by their exact text.
+    """
+    yield state
+    state = state.model_copy(update={"audit": state.audit[-KEEP_AUDIT:]})
+    yield state
+    state = state.model_copy(update={"reviews": _rounds_read(state)})
+    yield state
+    yield _model_texts_cut(state, blocking=600, other=240)
+    yield _model_texts_cut(state, blocking=240, other=100)
+
+
+def _cut(text: str | None, limit: int) -> str | None:
+    if text is None or len(text) <= limit:
+        return text
+    return text[: limit - 24].rstrip() + " [cut; see the review]"
+
+
+def _rounds_read(state: PipelineState) -> dict:
+    out = {}
+    for gate, rounds in state.reviews.items():
+        keep = max(1, state.review_round) if gate == state.open_gate else 1
+        out[gate] = rounds[-keep:]
+    return out
+
+
+def _model_texts_cut(state: PipelineState, *, blocking: int, other: int) -> PipelineState:
+    def cut(f):
+        if f.by is None:
+            return f
+        if f.severity.blocking:  # the author's fix round answers it: its suggested fix stays, shortened
+            return f.model_copy(update={"message": _cut(f.message, blocking), "fix": _cut(f.fix, blocking // 2)})
+        return f.model_copy(update={"message": _cut(f.message, other), "fix": None})
+
+    reviews = {
+        gate: [r.model_copy(update={"findings": [cut(f) for f in r.findings]}) for r in rounds]
+        for gate, rounds in state.reviews.items()
+    }
+    return state.model_copy(update={"reviews": reviews})
 
 
 class GitHubStateStore:

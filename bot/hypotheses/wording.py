@@ -68,3 +68,51 @@ def code_list(names: list[str]) -> str:
     """`a`, `b` and `c`."""
     quoted = [f"`{n}`" for n in names]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def prediction_phrases(h) -> list[str]:
+    """The words in which a hypothesis's text states its benchmark prediction: the direction and metric
+    (``direction_words``), or the metric and margin of an equivalence or no-regression, and the workloads."""
+    p = h.prediction
+    if p is None:
+        return []
+    if p.direction.value in ("increase", "decrease"):
+        said = [direction_words(p.metric, p.direction.value)]
+    else:
+        said = [metric_label(p.metric), f"{p.margin:.0%}"]
+    return said + list(h.workloads)
+
+
+def opposite_phrases(h) -> list[str]:
+    """Words that would state the opposite of an increase/decrease prediction ("worse (higher)" for a
+    predicted lower latency)."""
+    p = h.prediction
+    if p is None or p.direction.value not in ("increase", "decrease"):
+        return []
+    flipped = "increase" if p.direction.value == "decrease" else "decrease"
+    return [" ".join(direction_words(p.metric, flipped).split(" ")[:2])]
+
+
+def claim_kept(old, new) -> list[str]:
+    """Why a reworded hypothesis no longer says what its prediction tests; [] when it still does.
+
+    The prediction is fixed by rule, and the title and statement are where people read it: a verdict of
+    "confirmed" under a title that claims the opposite would mislead the gate and the PR. So a rewording
+    keeps every prediction phrase the generated text had (``prediction_phrases``) and names no opposite
+    direction; it is free to change everything else."""
+    errors = []
+    for field in ("title", "statement"):
+        was, now = getattr(old, field).lower(), getattr(new, field).lower()
+        lost = [w for w in prediction_phrases(new) if w.lower() in was and w.lower() not in now]
+        flipped = [w for w in opposite_phrases(new) if w.lower() in now and w.lower() not in was]
+        if lost:
+            errors.append(
+                f"{new.id} {field}: keep the words that state its prediction "
+                f"({', '.join(repr(w) for w in lost)}); the prediction is fixed, reword around them"
+            )
+        if flipped:
+            errors.append(
+                f"{new.id} {field}: says {', '.join(repr(w) for w in flipped)}, the opposite of its prediction "
+                f"({new.prediction.metric} {new.prediction.direction.value})"
+            )
+    return errors

@@ -48,6 +48,7 @@ def _author(ctx: StageContext, hypotheses, files: dict[str, str | bytes]):
     from bot.agents.record import record_path
     from bot.agents.untrusted import untrusted_inputs
     from bot.hypotheses import parse_hypothesis, render_hypotheses, render_hypothesis
+    from bot.hypotheses.wording import claim_kept
 
     review = ctx.state.reviews.get(2, []) if ctx.review else []
     todo = author.FindingsToAnswer.merge(review[-1].blocking if review else [])
@@ -62,6 +63,7 @@ def _author(ctx: StageContext, hypotheses, files: dict[str, str | bytes]):
         untrusted=untrusted_inputs(2, ctx.request),
         render=lambda h: render_hypothesis(h, feedback=ctx.feedback),
         parse=parse_hypothesis,
+        claim_kept=claim_kept,
         review_round=review[-1].round if review else None,
     )
     files[record_path(ctx.paths.docs, 2)] = record.dumps()

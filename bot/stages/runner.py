@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot import pipeline
 from bot.escape import commit_block, commit_subject, md
-from bot.execution import Executor
+from bot.execution import ExecutionNeeded, Executor
 from bot.forge.base import Forge, StateStore, review_marker
 from bot.forge.state_file import StateError
 from bot.model import (
@@ -231,6 +231,11 @@ class Runner:
                     except StageFailed as exc:
                         self.log(f"stage {int(stage)} failed: {exc}")
                         state = pipeline.stage_failed(state, stage, str(exc), now=self.clock(), fix=exc.fix)
+                    except ExecutionNeeded:
+                        raise  # it runs again after the sandboxed job and replays its replies (their usage too)
+                    except BaseException:
+                        self._keep_paid_calls(state, f"stage {int(stage)}")
+                        raise
                     state = self._with_llm_calls(state)
                     self.save(state)
                 case pipeline.RunReview(gate, rnd):
@@ -240,7 +245,13 @@ class Runner:
                         state = pipeline.review_halted(state, gate, moved.reason, now=self.clock(), fix=moved.fix)
                         self.save(state)
                         continue
-                    state = self._with_llm_calls(self._run_review(state, gate, rnd))
+                    try:
+                        state = self._with_llm_calls(self._run_review(state, gate, rnd))
+                    except ExecutionNeeded:
+                        raise
+                    except BaseException:
+                        self._keep_paid_calls(state, f"gate {gate} review")
+                        raise
                     self.save(state)
 
     def decide(self, gate: int, decision: Decision, reason: str | None) -> PipelineState:
@@ -377,6 +388,30 @@ class Runner:
         state = state.model_copy(deep=True)
         state.llm.calls.extend(calls)
         return state
+
+    def _keep_paid_calls(self, state: PipelineState, step: str) -> None:
+        """A step that stops on an error (Claude failed, the budget, the forge refused) commits nothing and its
+        result is not saved, but the Claude calls it already paid for are: they count against the token budget
+        and in every total, so retries cannot spend past the cap unseen. The original error is what the person
+        sees; a failure to save this is only logged. (A step stopped for a sandboxed execution is not recorded
+        here: it runs again and replays its replies, recording their usage then.)"""
+        calls = self.agents.take_calls() if self.agents is not None else []
+        if not calls:
+            return
+        s = state.model_copy(deep=True)
+        s.llm.calls.extend(calls)
+        s.audit.append(
+            AuditEntry(
+                at=self.clock(),
+                actor="bot",
+                event="claude calls of an unfinished step",
+                detail=f"{step}: {len(calls)} paid call(s) recorded; the step did not finish and is not saved",
+            )
+        )
+        try:
+            self.save(s)
+        except Exception as exc:
+            self.log(f"{step}: the {len(calls)} paid Claude call(s) could not be recorded: {exc}")
 
     def _run_stage(self, state: PipelineState, stage: Stage, feedback: str | None, review: str | None) -> PipelineState:
         why = " (author fix for the review's findings)" if review else (" (with feedback)" if feedback else "")

@@ -174,3 +174,60 @@ def test_hypothesis_wording_is_validated_returned_once_then_dropped(fake, transl
     out, record = author.hypothesize(agents_for(fake).llm, hypotheses, author.FindingsToAnswer([]), **kwargs)
     assert out == hypotheses and record.dropped and "If this fails" in record.dropped[0].errors[0]
     assert "If this fails" in fake.calls[-1].task
+
+
+def test_a_rewording_that_claims_the_opposite_of_the_prediction_is_returned_once_then_dropped(fake, translated):
+    from bot.dictionary import load_dictionary
+    from bot.hypotheses import generate_hypotheses, parse_hypothesis, render_hypothesis
+    from bot.hypotheses.wording import claim_kept
+
+    request, t = translated
+    hypotheses = generate_hypotheses(request, t.summary, load_dictionary())
+    a1 = next(h for h in hypotheses if h.prediction and h.prediction.direction.value == "decrease")
+    metric = a1.prediction.metric
+    flipped = {
+        "id": a1.id,
+        "title": a1.title.replace("Better (lower)", "Worse (higher)"),
+        "statement": a1.statement.replace("better (lower)", "worse (higher)").split(", because")[0]
+        + ", so it should not be deployed.",
+    }
+    assert flipped["title"] != a1.title and "worse (higher)" in flipped["statement"]
+
+    def ask(wording):
+        return Reply.json({"rationale": "r", "hypotheses": [wording], "responses": []})
+
+    kwargs = {
+        "context_files": {"h.md": "x"},
+        "untrusted": {},
+        "render": render_hypothesis,
+        "parse": parse_hypothesis,
+        "claim_kept": claim_kept,
+    }
+    fake.then(ask(flipped), ask(flipped))
+    out, record = author.hypothesize(agents_for(fake).llm, hypotheses, author.FindingsToAnswer([]), **kwargs)
+    assert out == hypotheses and record.dropped and not record.applied
+    errors = " ".join(record.dropped[0].errors)
+    assert f"{a1.id} title: keep the words that state its prediction" in errors
+    assert f"the opposite of its prediction ({metric} decrease)" in errors
+    assert "the opposite of its prediction" in fake.calls[-1].task  # returned to the author once
+
+    # rewording around the prediction's words is the author's to do
+    kept = {"id": a1.id, "title": a1.title.replace(" than the default", " than the default pipeline")}
+    fake.then(ask(kept))
+    out, record = author.hypothesize(agents_for(fake).llm, hypotheses, author.FindingsToAnswer([]), **kwargs)
+    assert record.applied == [a1.id] and not record.dropped
+
+
+def test_every_generated_hypothesis_states_its_own_prediction(translated):
+    from bot.dictionary import load_dictionary
+    from bot.hypotheses import generate_hypotheses
+    from bot.hypotheses.wording import claim_kept, prediction_phrases
+
+    request, t = translated
+    hypotheses = generate_hypotheses(request, t.summary, load_dictionary())
+    assert all(claim_kept(h, h) == [] for h in hypotheses)
+    # the check has something to hold on to: the generator words every direction it predicts, in both places
+    directed = [h for h in hypotheses if h.prediction and h.prediction.direction.value in ("increase", "decrease")]
+    assert directed
+    for h in directed:
+        assert all(p.lower() in h.title.lower() and p.lower() in h.statement.lower() for p in prediction_phrases(h))

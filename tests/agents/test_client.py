@@ -94,7 +94,7 @@ def test_a_reply_that_never_validates_ends_the_step_naming_the_schema_error(fake
     msg = str(err.value)
     assert "ReviewReport schema twice" in msg and "summary: Field required" in msg
     assert "extra: Extra inputs are not permitted" in msg
-    assert "state is unchanged" in msg
+    assert "changed only by the calls already paid for" in msg
     assert [c.valid for c in llm.take_calls()] == [False, False]  # their usage is still counted
 
 

@@ -139,11 +139,43 @@ def test_perf_script_prints_share_per_stage_and_dollars(claude_run):
     assert "gate 1" in out and "stage 6" in out and "$" in out
 
 
+def test_the_readme_cost_figures_are_what_the_perf_script_prints():
+    """The README's perf table quotes `perf/llm_cost.py` (no --work: the bundled example against the fake API).
+    Calls and the cache share must match exactly; tokens and dollars within 3%, so a small prompt change does not
+    fail this while a stale figure does."""
+    import re
+
+    out = subprocess.run(
+        [sys.executable, str(PROJECT_ROOT / "perf" / "llm_cost.py")],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=PROJECT_ROOT,
+        env={k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")},
+        timeout=900,
+    ).stdout
+    share = int(re.search(r"^share of input tokens read from cache: (\d+)%", out, re.M).group(1))
+    calls, tokens, usd = re.search(r"^total: (\d+) calls, ([\d,]+) tokens, \$([\d.]+)$", out, re.M).groups()
+    readme = (PROJECT_ROOT / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| `perf/llm_cost.py` |"))
+    m = re.search(r"(\d+)% from cache; (\d+) calls, ([\d.]+) M tokens, \$([\d.]+) at ", row)
+    assert m, row
+    said_share, said_calls, said_mtok, said_usd = m.groups()
+    script = f"{share}% from cache; {calls} calls, {int(tokens.replace(',', '')) / 1e6:.2f} M tokens, ${float(usd):.2f}"
+    assert (int(said_share), int(said_calls)) == (share, int(calls)), (
+        f"README says {m.group(0)!r}; the script: {script}"
+    )
+    assert float(said_mtok) == pytest.approx(int(tokens.replace(",", "")) / 1e6, rel=0.03), script
+    assert float(said_usd) == pytest.approx(float(usd), rel=0.03), script
+
+
 def _snapshot(work, fork):
-    return (work / "state.json").read_bytes(), branch_tree(fork), (work / "issue" / "thread.md").read_text()
+    """The branch, and the state without its record of paid calls (the only thing a failed step saves)."""
+    state = PipelineState.model_validate_json((work / "state.json").read_bytes())
+    return state.model_copy(update={"llm": None, "audit": None}), branch_tree(fork)
 
 
-def test_a_reviewer_that_never_validates_stops_the_step_and_changes_nothing(tmp_path):
+def test_a_reviewer_that_never_validates_stops_the_step_and_changes_nothing_but_the_cost(tmp_path):
     work, fork = tmp_path / "work", tmp_path / "fork"
 
     def broken_reviewer(call):
@@ -156,13 +188,17 @@ def test_a_reviewer_that_never_validates_stops_the_step_and_changes_nothing(tmp_
         first = promote(*args, fake=fake)
         assert first.returncode == 2
         assert "ReviewReport schema twice" in first.stderr and "findings.0.severity" in first.stderr
-        assert "state is unchanged" in first.stderr
+        assert "changed only by the calls already paid for" in first.stderr
         before = _snapshot(work, fork)
-        state = PipelineState.model_validate_json(before[0])
+        state = PipelineState.model_validate_json((work / "state.json").read_bytes())
         assert sorted(state.stages) == [1, 2] and state.open_gate == 1 and not state.reviews
+        assert state.llm.totals().calls == len(fake.calls)  # the two paid replies count
         again = promote("resume", "--work", str(work), fake=fake)
         assert again.returncode == 2 and "ReviewReport schema twice" in again.stderr
         assert _snapshot(work, fork) == before
+        assert PipelineState.model_validate_json((work / "state.json").read_bytes()).llm.totals().calls == len(
+            fake.calls
+        )
 
 
 def test_a_run_of_529s_names_the_overload_and_leaves_no_half_written_stage(tmp_path):

@@ -86,3 +86,77 @@ def test_errors_name_the_call_and_githubs_answer(gh):
     _fake, client, _number, _ = gh
     with pytest.raises(GitHubError, match=r"GET issue 999: GitHub answered 404"):
         client.issue(999)
+
+
+def _verbose_state(number: int) -> PipelineState:
+    """A promotion after three gates whose Claude reviewer was thorough: 12 findings of ~70 words from each of
+    its perspectives (the state of a real run like this was 176 kB of JSON, 68 kB in the comment)."""
+    import random
+    import re
+    from datetime import UTC, datetime
+
+    from bot import PROJECT_ROOT
+    from bot.model import AuditEntry, Finding, ReviewRound, Severity
+
+    words = re.findall(r"[A-Za-z][a-z]{2,}", (PROJECT_ROOT / "README.md").read_text())
+    rng = random.Random(5)
+
+    def prose(n: int) -> str:
+        return " ".join(rng.choice(words) for _ in range(n)) + "."
+
+    reviews = {}
+    for gate in (1, 2, 3):
+        checklist = [
+            Finding(severity=Severity.SUGGESTION, check=f"G{gate}.det-{i}", message=prose(20), file="a.md", line=i)
+            for i in range(1, 8)
+        ]
+        model = [
+            Finding(
+                severity=Severity.IMPORTANT if (item, n) == (2, 0) and gate == 3 else Severity.SUGGESTION,
+                check=f"G{gate}.{item}",
+                message=prose(70),
+                fix=prose(25),
+                by="claude-sonnet-4-6",
+            )
+            for item in range(1, 7)
+            for n in range(12)
+        ]
+        reviews[gate] = [
+            ReviewRound(gate=gate, round=r, reviewer="checklist + claude", findings=checklist + model)
+            for r in ((1, 2) if gate == 3 else (1,))
+        ]
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    return PipelineState(
+        request_id=str(number),
+        request_fingerprint="f",
+        branch="promotion/1-x",
+        status="awaiting-decision",
+        next_stage=None,
+        open_gate=3,
+        review_round=2,
+        reviews=reviews,
+        audit=[AuditEntry(at=at, actor="bot", event=f"event {i}", detail=prose(10)) for i in range(80)],
+    )
+
+
+def test_a_thorough_reviewers_findings_fit_in_the_status_comment_at_githubs_limit(gh):
+    from bot.github.state import MAX_COMMENT_CHARS, encode_state
+
+    fake, client, number, _ = gh
+    state = _verbose_state(number)
+    assert len(encode_state(state)) > MAX_COMMENT_CHARS  # the whole state cannot be the comment
+    store = GitHubStateStore(client, number)
+    store.save(state, "## status\n\n" + "checklist line\n" * 300)  # the fake refuses over 65,536 like GitHub
+    (comment,) = fake.comments(REPO, number)
+    assert len(comment.body) <= MAX_COMMENT_CHARS
+    kept = store.load()
+    # every open round, every finding and every count stay; the checklist's findings word for word
+    assert {g: [r.round for r in rs] for g, rs in kept.reviews.items()} == {1: [1], 2: [1], 3: [1, 2]}
+    for gate, rounds in kept.reviews.items():
+        for was, now in zip(state.reviews[gate][-len(rounds) :], rounds, strict=True):
+            assert now.tally() == was.tally()
+            assert [f.key() for f in now.findings] == [f.key() for f in was.findings]
+            assert [f for f in now.findings if f.by is None] == [f for f in was.findings if f.by is None]
+            assert all(f.message for f in now.findings)
+    (blocking,) = kept.reviews[3][-1].blocking
+    assert blocking.fix  # the author's fix round still gets a suggested fix
