@@ -121,7 +121,7 @@ def test_artifacts_block_numbers_lines_and_keeps_untrusted_data_delimited():
 PINNED = {
     "author/document@1": "a859bdbf7bdb7117",
     "author/hypothesize@1": "6777e17cb8fd4172",
-    "author/translate@1": "22f34269da2ea44c",
+    "author/translate@2": "126d7f75f5dab044",
     "reference@2": "4c06b5a5a3ac6a64",
     "reviewer/base@1": "6da2394a0740ea82",
     "reviewer/gate1@1": "abbe577c50054416",
