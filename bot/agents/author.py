@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from bot.agents.client import LLMClient, describe
 from bot.agents.guard import Allowed, apply_edits, go_errors, go_logic_changed
-from bot.agents.prompts import PromptRequest, artifacts_block, as_json, load
+from bot.agents.prompts import PromptRequest, artifacts_block, as_data, load
 from bot.agents.record import AuthorRecord, DroppedPatch, FindingRef, Response
 from bot.agents.schemas import HypothesisSet, Narrative, TranslationPatch
 from bot.model import Finding
@@ -37,7 +37,8 @@ class FindingsToAnswer:
         return cls(out)
 
     def as_json(self) -> str:
-        return as_json(
+        return as_data(
+            "findings to answer",
             [
                 {
                     "id": f"F{i}",
@@ -50,7 +51,7 @@ class FindingsToAnswer:
                     "suggested_fix": f.fix,
                 }
                 for i, f in enumerate(self.findings, 1)
-            ]
+            ],
         )
 
     def ids(self) -> set[str]:
