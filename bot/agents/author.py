@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bot.agents.client import LLMClient, describe
-from bot.agents.guard import Allowed, apply_edits, go_errors
-from bot.agents.prompts import PromptRequest, artifacts_block, as_json, load
+from bot.agents.guard import Allowed, apply_edits, go_errors, go_logic_changed
+from bot.agents.prompts import PromptRequest, artifacts_block, as_data, load
 from bot.agents.record import AuthorRecord, DroppedPatch, FindingRef, Response
 from bot.agents.schemas import HypothesisSet, Narrative, TranslationPatch
 from bot.model import Finding
@@ -37,7 +37,8 @@ class FindingsToAnswer:
         return cls(out)
 
     def as_json(self) -> str:
-        return as_json(
+        return as_data(
+            "findings to answer",
             [
                 {
                     "id": f"F{i}",
@@ -50,7 +51,7 @@ class FindingsToAnswer:
                     "suggested_fix": f.fix,
                 }
                 for i, f in enumerate(self.findings, 1)
-            ]
+            ],
         )
 
     def ids(self) -> set[str]:
@@ -125,7 +126,7 @@ def translate(llm: LLMClient, job: TranslationJob, todo: FindingsToAnswer, *, ex
         shown,
         {f"evolved program {job.source_name}": job.source_text},
     )
-    common = {"review_round": job.review_round, "allowed": list(job.allowed.prefixes), "findings_json": todo.as_json()}
+    common = {"review_round": job.review_round, "allowed": sorted(job.allowed.paths), "findings_json": todo.as_json()}
 
     def ask(errors: str) -> TranslationPatch:
         return llm.ask(
@@ -147,6 +148,9 @@ def translate(llm: LLMClient, job: TranslationJob, todo: FindingsToAnswer, *, ex
         if applied.errors:
             return job.files, [], applied.errors
         go_changed = [p for p in applied.changed if p.endswith(".go")]
+        logic = go_logic_changed(job.files, applied.files, go_changed)
+        if logic:
+            return job.files, [], logic
         if go_changed:
             package = {
                 p: t for p, t in applied.files.items() if p.startswith(job.package_dir + "/") and p.endswith(".go")

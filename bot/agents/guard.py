@@ -1,14 +1,24 @@
 """Everything the author writes passes the deterministic checks before anyone reviews it.
 
-- **Paths.** Only the promotion's own places: the plugin package,
-  ``docs/promotion/<slug>/`` and ``benchmarks/promotion/<slug>/``. Never
-  ``.github/``, never the fork's runner (its registration line is generated),
-  never a test file (stage 4 regenerates the tests from the translation, so an
-  edited test would not survive), never a path that escapes the tree.
+- **Paths: an allowlist per stage.** Only stage 2's author writes files, and
+  only the exact paths ``translation_writable`` names: the plugin's generated
+  Go sources (not its tests) and its README. Never anything a deterministic
+  check reads as data or evidence (``translation.json``,
+  ``translation-checks.json``, ``validation/``, the hypotheses, the evaluation
+  spec, benchmark results), never a new file, never ``.github/``, the fork's
+  runner or a test (stage 4 regenerates the tests from the translation). Its
+  words for the translation report go through ``report_notes``, which the
+  stage appends under its own heading. Stages 3 and 6 answer with wording
+  fields, not paths. A path the forge would refuse (``bot.forge.git.path_problem``)
+  is refused here first, so it goes back to the author like any other error.
 - **Edits apply exactly.** ``find`` must occur exactly once in the current text.
-- **Go.** The plugin package with the edits is gofmt-clean, builds, vets and
-  passes the translation's unit tests with the pinned toolchain, run through
-  the execution port (``bot.golang.toolchain.run_checks``), never directly.
+- **Go: comments only.** The differential check measured the generated code,
+  and nothing here can measure an edited one, so an edit to a Go file may change
+  comments and layout, not one token of the program (``bot.golang.gofiles.code_tokens``);
+  a code change is for a person, through the gate's change request. The
+  package with the edits is still gofmt-clean, builds, vets and passes the
+  translation's unit tests with the pinned toolchain, run through the execution
+  port (``bot.golang.toolchain.run_checks``), never directly.
 - **Hypothesis documents** render and parse back (``bot.hypotheses``).
 
 The functions return errors as sentences the author can act on; the caller
@@ -17,34 +27,53 @@ returns them once, then drops the patch with a finding.
 
 from __future__ import annotations
 
-import posixpath
 from dataclasses import dataclass, field
 
 from bot.agents.schemas import FileEdit
 
-FORBIDDEN_PREFIXES = (".github/", "cmd/", ".git/")
-
 
 @dataclass(frozen=True)
 class Allowed:
-    """The path prefixes the author may write under."""
+    """The exact branch paths the author may change at this stage (an allowlist: nothing else, no new file)."""
 
-    prefixes: tuple[str, ...]
+    paths: frozenset[str]
 
     def check(self, path: str) -> str | None:
         """Why ``path`` may not be written, or None."""
-        if not path or path.startswith("/") or "\\" in path or "\0" in path:
-            return f"{path!r}: not a relative branch path"
-        norm = posixpath.normpath(path)
-        if norm != path or norm.startswith("..") or "/../" in f"/{norm}/":
-            return f"{path!r}: not a normalized path inside the branch"
-        if any(norm.startswith(p) or f"/{p}" in f"/{norm}" for p in FORBIDDEN_PREFIXES):
-            return f"{path}: outside the promotion's allowed paths (never .github/, cmd/ or .git/)"
-        if norm.endswith("_test.go"):
+        from bot.forge.git import path_problem
+
+        why = path_problem(path)
+        if why:
+            return f"{path!r}: the branch refuses this name: {why}"
+        if path.endswith("_test.go"):
             return f"{path}: test files are generated in stage 4 from the translation; change the code, not the test"
-        if not any(norm.startswith(p.rstrip("/") + "/") for p in self.prefixes):
-            return f"{path}: outside the promotion's allowed paths ({', '.join(self.prefixes)})"
+        if path not in self.paths:
+            return f"{path}: not one of the files you may change at this stage ({', '.join(sorted(self.paths))})"
         return None
+
+
+def translation_writable(files: dict[str, str], package_dir: str) -> Allowed:
+    """Stage 2's allowlist: the plugin's generated Go sources (comments only, ``go_logic_changed``) and its
+    README. Everything else stage 2 writes is data a deterministic check reads (the summary, the Go check
+    results, the EndpointPickerConfig, the registration) or prose the stage generates (the report)."""
+    prefix = package_dir.rstrip("/") + "/"
+    go = {p for p in files if p.startswith(prefix) and "/" not in p[len(prefix) :] and p.endswith(".go")} - {
+        p for p in files if p.endswith("_test.go")
+    }
+    return Allowed(frozenset(go | {prefix + "README.md"}))
+
+
+def go_logic_changed(before: dict[str, str], after: dict[str, str], changed: list[str]) -> list[str]:
+    """Errors for each changed Go file whose program (not its comments or layout) differs."""
+    from bot.golang.gofiles import code_tokens
+
+    return [
+        f"{p}: the edit changes Go code, not only comments; the differential check measured the generated code "
+        "and cannot measure an edited one, so change comments, the README or the report notes, or answer "
+        "'justified' and name the code change in your note for a person to make at the gate"
+        for p in changed
+        if p.endswith(".go") and code_tokens(before.get(p, "")) != code_tokens(after[p])
+    ]
 
 
 @dataclass

@@ -5,7 +5,7 @@ every call after the first (``prompts/README.md``):
 
 1. the shared reference (identical bytes in every call of every role), cached;
 2. the role's instructions (the template's ``system`` block), cached;
-3. the artifacts under work (committed files, untrusted text delimited), cached;
+3. the artifacts under work (committed files and untrusted inputs, all delimited as data), cached;
 4. the task (the template's ``task`` block), not cached.
 
 Rendering is deterministic: the same inputs give the same bytes, or the cache
@@ -133,12 +133,17 @@ def numbered(text: str) -> str:
 
 
 def artifacts_block(title: str, files: dict[str, str], untrusted: dict[str, str] | None = None) -> str:
-    """The committed files (numbered), then the untrusted inputs (delimited), in a stable order."""
+    """The committed files, then the untrusted inputs, in a stable order; each numbered and delimited.
+
+    The committed files are delimited like the inputs they come from: the plugin carries the evolved
+    program's comments and identifiers, the hypotheses the claims' wording, the reports quote both. No
+    text from outside reaches a model outside a nonce-tagged delimiter, by way of an artifact or directly.
+    """
     from bot.agents.untrusted import delimit
 
     parts = [f"# {title}"]
     for path in sorted(files):
-        parts.append(f"## `{path}`\n\n{numbered(files[path])}")
+        parts.append(f"## `{path}`\n\n{delimit(path, numbered(files[path]))}")
     for label in sorted(untrusted or {}):
         parts.append(f"## {label} (untrusted)\n\n{delimit(label, numbered(untrusted[label]))}")
     return "\n\n".join(parts).strip() + "\n"
@@ -146,3 +151,11 @@ def artifacts_block(title: str, files: dict[str, str], untrusted: dict[str, str]
 
 def as_json(data: Any) -> str:
     return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) if data else "[]"
+
+
+def as_data(label: str, data: Any) -> str:
+    """``as_json`` inside a delimiter: findings, earlier findings and author responses quote the artifacts
+    and the untrusted inputs (a finding names the evolved line it comes from, a model's note may repeat it)."""
+    from bot.agents.untrusted import delimit
+
+    return delimit(label, as_json(data)) if data else "[]"

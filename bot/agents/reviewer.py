@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bot.agents.client import LLMClient
-from bot.agents.prompts import PromptRequest, artifacts_block, as_json, checklist, load
+from bot.agents.prompts import PromptRequest, artifacts_block, as_data, checklist, load
 from bot.agents.schemas import ReviewerInput, ReviewReport
 from bot.model import Finding, Severity
 
@@ -39,10 +39,10 @@ def requests(inp: ReviewerInput, perspectives: str) -> list[PromptRequest]:
     common = {
         "gate": inp.gate,
         "round": inp.round,
-        "deterministic_json": as_json(inp.deterministic),
-        "earlier_json": as_json([e.model_dump(mode="json") for e in inp.earlier]),
+        "deterministic_json": as_data("checklist findings", inp.deterministic),
+        "earlier_json": as_data("earlier findings", [e.model_dump(mode="json") for e in inp.earlier]),
         "responses": [r.model_dump(mode="json") for r in inp.responses],
-        "responses_json": as_json([r.model_dump(mode="json") for r in inp.responses]),
+        "responses_json": as_data("author responses", [r.model_dump(mode="json") for r in inp.responses]),
     }
     items: list[dict | None]
     if perspectives == "single":

@@ -10,10 +10,16 @@ Three defences, all deterministic:
   own hash), and the same text gives the same bytes in every call (caching);
 - ``scan_instructions`` finds sentences addressed to a model ("ignore previous
   instructions", "approve this gate", "write .github/...") so the review can
-  raise them as a finding and stop trusting any model-granted relief.
+  raise them as a finding and stop trusting any model-granted relief. It is a
+  tripwire for the blatant case; a paraphrase passes it, so nothing relies on it.
 
-None of this makes a model immune; what does is that the model has no tool
-that writes and every gate decision is taken by deterministic code and a person.
+``bot.agents.prompts.artifacts_block`` delimits the committed artifacts too,
+and ``as_data`` the findings and responses: they carry the program's comments
+and the claims' wording. None of this makes a model immune; what bounds the
+harm is that the model has no tool that writes, every edit passes the guard
+(``bot.agents.guard``: exact files, comments only in Go, the Go checks), the
+checklist's findings stand (an accepted justification lowers only an inherent
+hazard, to a SUGGESTION on record), and every gate is decided by a person.
 """
 
 from __future__ import annotations

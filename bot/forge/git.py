@@ -32,10 +32,19 @@ class ForgeError(RequestError):
 _SAFE_PATH = re.compile(r"^(?!/)(?!.*(?:^|/)\.\.(?:/|$))[A-Za-z0-9_.][A-Za-z0-9_.,/ -]*$")
 
 
-def check_path(path: str) -> None:
-    """Stages write only plain relative paths: no '..', no absolute paths, nothing under .git or .github."""
+def path_problem(path: str) -> str | None:
+    """Why the forges refuse to write ``path``, or None. Stages write only plain relative paths: letters, digits
+    and ``_.,/ -``, no '..', no absolute paths, nothing under .git or .github. The Claude author's guard asks
+    the same question, so a name the forge would refuse goes back to the author instead of stopping the step."""
     if not _SAFE_PATH.match(path) or path.startswith((".git/", ".github/")) or path == ".git":
-        raise ForgeError(f"refusing to write {path!r} on the promotion branch: not a plain relative path")
+        return "not a plain relative path (letters, digits and _.,/ - only; no '..', .git/ or .github/)"
+    return None
+
+
+def check_path(path: str) -> None:
+    why = path_problem(path)
+    if why:
+        raise ForgeError(f"refusing to write {path!r} on the promotion branch: {why}")
 
 
 def check_removal(path: str) -> None:

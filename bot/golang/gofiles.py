@@ -122,3 +122,38 @@ def drop_file_references(text: str) -> str:
             out.extend(p)
         i = j
     return "\n".join(out) + ("\n" if text.endswith("\n") else "")
+
+
+#: Literals whose text is one token (tree-sitter-go splits some into quote and content nodes).
+_LITERALS = {"interpreted_string_literal", "raw_string_literal", "rune_literal"}
+
+
+def code_tokens(text: str) -> list[str]:
+    """The syntax tree of ``text`` without its comments and layout, in pre-order (each inner node with its
+    type and arity, each token with its text): two files with the same sequence are the same program, so an
+    edit that keeps it changed only comments and whitespace. The arity is there because a line break alone can
+    end a Go statement (``return`` / ``x`` is not ``return x``)."""
+    from bot.golang.source import parse_go
+
+    out: list[str] = []
+    data = text.encode("utf-8")
+    stack = [parse_go(text).root_node]
+    while stack:
+        node = stack.pop()
+        if node.child_count == 0 or node.type in _LITERALS:
+            out.append(data[node.start_byte : node.end_byte].decode("utf-8", "replace"))
+            continue
+        children = [c for c in node.children if c.type != "comment"]
+        out.append(f"<{node.type}/{len(children)}>")
+        stack.extend(reversed(children))
+    return out
+
+
+def moved_lines(before: str, after: str) -> dict[int, int]:
+    """line in ``before`` -> the same line in ``after``, for an edit that added or removed comment lines (the
+    anchors of findings follow the code they point at)."""
+    back = remap_lines(before, after, {i: i for i in range(1, len(before.splitlines()) + 1)})
+    out: dict[int, int] = {}
+    for new, old in sorted(back.items()):
+        out.setdefault(old, new)
+    return out

@@ -45,8 +45,12 @@ def _gate1(ctx) -> tuple[str, dict[str, str]]:
         return "the translation: no translation.json on the branch", read
     read["the plugin diff"] = summary.package_dir + "/"
     parts = []
+    from bot.review.gate1 import stale_fidelity
+
     f = summary.fidelity
-    if f is not None and f.measured:
+    if f is not None and f.measured and stale_fidelity(ctx, summary):
+        parts.append("agreement with the BLIS original measured on other plugin files than the branch holds")
+    elif f is not None and f.measured:
         below = " (BELOW the floor)" if f.below_floor else ""
         parts.append(
             f"decides like the BLIS original in {f.agreement:.1%} of {f.states} sampled states "

@@ -153,14 +153,23 @@ def review(ctx) -> list[Finding]:
     return _dedupe(findings)
 
 
-def _fidelity_belongs(ctx, summary: TranslationSummary) -> list[Finding]:
-    """The measured agreement describes the files it was measured on; say so when the branch holds others."""
+def stale_fidelity(ctx, summary: TranslationSummary) -> list[str]:
+    """The plugin files on the branch that are not the bytes the differential check measured ([] when the
+    measurement describes the branch, or nothing was measured). A measurement that names no files belongs
+    to nothing the branch can show, so it counts as stale for every plugin file."""
     from bot.model import sha256_text
 
     f = summary.fidelity
-    if f is None or not f.measured or not f.files:
+    if f is None or not f.measured:
         return []
-    changed = sorted(p for p, sha in f.files.items() if sha256_text(ctx.read(p) or "") != sha)
+    if not f.files:
+        return sorted(p for p in ctx.list(summary.package_dir) if p.endswith(".go") and not p.endswith("_test.go"))
+    return sorted(p for p, sha in f.files.items() if sha256_text(ctx.read(p) or "") != sha)
+
+
+def _fidelity_belongs(ctx, summary: TranslationSummary) -> list[Finding]:
+    """The measured agreement describes the files it was measured on; say so when the branch holds others."""
+    changed = stale_fidelity(ctx, summary)
     if not changed:
         return []
     return [
@@ -179,15 +188,19 @@ def _fidelity_belongs(ctx, summary: TranslationSummary) -> list[Finding]:
 
 
 def notes(ctx) -> list[str]:
-    """The differential check, for the person deciding the gate."""
+    """The differential check, for the person deciding the gate; its figure only when it measured the branch's
+    plugin (else G1.fidelity-stale says what changed)."""
     text = ctx.read(ctx.paths.translation_json)
     if text is None:
         return []
-    f = TranslationSummary.model_validate_json(text).fidelity
+    summary = TranslationSummary.model_validate_json(text)
+    f = summary.fidelity
     if f is None:
         return []
     if not f.measured:
         return [f"Fidelity not measured: {f.reason}"]
+    if stale_fidelity(ctx, summary):
+        return ["Fidelity: not shown, the differential check measured other plugin files than the branch holds"]
     line = (
         f"Fidelity: the plugin decides like the BLIS original ({f.decision}) in {f.agreement:.1%} of "
         f"{f.states} sampled states (floor {f.floor:.0%})"

@@ -90,7 +90,9 @@ def run(ctx: StageContext) -> StageOutput:
         files[RUNNER_GO] = insert_registration(runner_go, t.registration_import, t.registration_line)
     authored = ""
     if ctx.agents is not None:
+        generated = files
         files, authored = _author(ctx, t, files, tests)
+        files = follow_comment_edits(ctx.paths, t.summary, generated, files)
     package = {p: c for p, c in files.items() if p.startswith(t.summary.package_dir + "/") and p.endswith(".go")}
     checks_json = _checks_json(ctx, t, {**package, **tests})
     files[ctx.paths.translation_checks] = checks_json
@@ -133,10 +135,47 @@ def _checks_json(ctx: StageContext, t, checked: dict[str, str]) -> str:
     return json.dumps(payload, indent=2, sort_keys=True) + "\n"
 
 
+def follow_comment_edits(paths, summary, generated: dict[str, str], files: dict[str, str]) -> dict[str, str]:
+    """``files`` with translation.json (and the report's anchors) describing the Go files as the author left
+    them. The guard lets the author change comments only (``bot.agents.guard.go_logic_changed``), so the
+    differential check still measures this code: its record is bound to the new bytes, and the findings'
+    plugin lines follow the code they point at. The summary is rebuilt from the translator's, never read back
+    from the author's files."""
+    import re
+
+    from bot.golang.gofiles import moved_lines
+
+    edited = sorted(p for p, text in files.items() if p.endswith(".go") and generated.get(p) not in (None, text))
+    if not edited:
+        return files
+    moves = {p: moved_lines(generated[p], files[p]) for p in edited}
+    findings = [
+        f.model_copy(update={"line": moves[f.file].get(f.line, f.line)}) if f.file in moves and f.line else f
+        for f in summary.findings
+    ]
+    fidelity = summary.fidelity
+    if fidelity is not None and fidelity.files:
+        fidelity = fidelity.model_copy(
+            update={"files": {p: sha256_text(files[p]) if p in moves else h for p, h in fidelity.files.items()}}
+        )
+    out = dict(files)
+    out[paths.translation_json] = (
+        summary.model_copy(update={"findings": findings, "fidelity": fidelity}).model_dump_json(indent=2) + "\n"
+    )
+    report = out.get(paths.translation_report)
+    if report is not None:
+        for p, move in moves.items():
+            report = re.sub(
+                rf"(?<![\w/.-]){re.escape(p)}:(\d+)\b", lambda m, p=p, mv=move: f"{p}:{mv.get(int(m[1]), m[1])}", report
+            )
+        out[paths.translation_report] = report
+    return out
+
+
 def _author(ctx: StageContext, t, files: dict[str, str], tests: dict[str, str]) -> tuple[dict[str, str], str]:
     """The Claude author's pass over the generated translation; returns the files and a summary suffix."""
     from bot.agents import author
-    from bot.agents.guard import Allowed
+    from bot.agents.guard import translation_writable
     from bot.agents.record import record_path
 
     review = ctx.state.reviews.get(1, []) if ctx.review else []
@@ -145,7 +184,7 @@ def _author(ctx: StageContext, t, files: dict[str, str], tests: dict[str, str]) 
         files=files,
         tests=tests,
         package_dir=t.summary.package_dir,
-        allowed=Allowed((t.summary.package_dir + "/", ctx.paths.docs + "/", ctx.paths.benchmarks + "/")),
+        allowed=translation_writable(files, t.summary.package_dir),
         registration_import=t.registration_import,
         registration_line=t.registration_line,
         source_name=ctx.request.source,

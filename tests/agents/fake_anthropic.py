@@ -142,6 +142,8 @@ class Call:
         if i < 0:
             return None
         rest = self.task[i + len(heading) :].lstrip()
+        if rest.startswith("<untrusted-"):  # the data delimiter's opening line (bot.agents.untrusted.delimit)
+            rest = rest.split("\n", 1)[1]
         return json.JSONDecoder().raw_decode(rest)[0]
 
 
@@ -329,7 +331,10 @@ def file_from_context(call: Call, path: str) -> str | None:
     m = re.search(rf"^## `{re.escape(path)}`\n\n(.*?)(?=\n\n## |\Z)", context, re.S | re.M)
     if not m:
         return None
-    return "\n".join(re.sub(r"^\s*\d+\| ?", "", line) for line in m.group(1).splitlines())
+    lines = m.group(1).splitlines()
+    if lines and lines[0].startswith("<untrusted-"):  # inside the data delimiter: drop its lines
+        lines = lines[1:-2]
+    return "\n".join(re.sub(r"^\s*\d+\| ?", "", line) for line in lines)
 
 
 def default_responder(call: Call) -> Reply:

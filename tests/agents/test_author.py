@@ -7,9 +7,9 @@ import re
 import pytest
 
 from bot.agents import author
-from bot.agents.guard import Allowed
+from bot.agents.guard import Allowed, translation_writable
 from bot.agents.schemas import FileEdit
-from bot.model import PromotionRequest
+from bot.model import PromotionRequest, sha256_text
 from tests.agents.conftest import agents_for
 from tests.agents.fake_anthropic import Reply
 from tests.conftest import REQUEST
@@ -36,7 +36,7 @@ def job_for(request, t) -> author.TranslationJob:
         files=files,
         tests={p: c for p, c in t.files.items() if p.endswith("_test.go")},
         package_dir=t.summary.package_dir,
-        allowed=Allowed((t.summary.package_dir + "/", f"docs/promotion/{request.slug}/")),
+        allowed=translation_writable(files, t.summary.package_dir),
         registration_import=t.registration_import,
         registration_line=t.registration_line,
         source_name=request.source,
@@ -73,7 +73,7 @@ def test_edits_outside_the_allowed_paths_are_returned_once_then_a_good_patch_app
     assert record.applied == [readme] and not record.dropped
     assert [r.action for r in record.responses] == ["justified"] * n
     second_task = fake.calls[1].task
-    assert "outside the promotion's allowed paths" in second_task and ".github/workflows/x.yml" in second_task
+    assert "the branch refuses this name" in second_task and ".github/workflows/x.yml" in second_task
     assert "SECRET-AUTHOR-REASONING" not in record.dumps()
 
 
@@ -119,21 +119,68 @@ def test_go_that_does_not_compile_is_returned_once_then_dropped(fake, translated
     todo = author.FindingsToAnswer.merge(t.findings)
     evolved = next(p for p in job.files if p.endswith("/evolved.go"))
     m = re.search(r"^\s*return .+$", job.files[evolved], re.M)
-    broken = {
-        "path": evolved,
-        "find": m.group(0),
-        "replace": m.group(0).replace("return ", "return undefinedThing + ", 1),
-    }
+    # comments only (the guard lets nothing else through), but laid out so gofmt refuses the file
+    broken = {"path": evolved, "find": m.group(0), "replace": "   //  misplaced comment\n" + m.group(0)}
     fake.then(patch([broken], len(todo.findings)), patch([broken], len(todo.findings)))
     files, record = author.translate(agents_for(fake).llm, job, todo, executor=None)
     assert files == job.files and record.applied == []
     assert record.dropped[0].paths == [evolved]
-    assert any("undefinedThing" in e or "toolchain.build" in e for e in record.dropped[0].errors)
-    assert "undefinedThing" in fake.calls[1].task  # the errors went back to the author once
+    assert any("gofmt" in e for e in record.dropped[0].errors), record.dropped[0].errors
+    assert "gofmt" in fake.calls[1].task  # the errors went back to the author once
+
+
+CUBIC = "adj *= 1.0 / (1.0 + ws.params.DeltaCoeff*delta*delta*delta)"
+
+
+def test_an_edit_that_changes_the_evolved_logic_is_returned_once_then_dropped(fake, translated):
+    """The differential check measured the generated code; an edited algorithm would be shown under its figure."""
+    request, t = translated
+    job = job_for(request, t)
+    todo = author.FindingsToAnswer.merge(t.findings)
+    evolved = next(p for p in job.files if p.endswith("/evolved.go"))
+    assert CUBIC in job.files[evolved]
+    linear = {"path": evolved, "find": CUBIC, "replace": "adj *= 1.0 / (1.0 + ws.params.DeltaCoeff*delta)"}
+    fake.then(patch([linear], len(todo.findings)), patch([linear], len(todo.findings)))
+    files, record = author.translate(agents_for(fake).llm, job, todo, executor=None)
+    assert files == job.files and record.applied == [] and record.dropped[0].paths == [evolved]
+    assert "changes Go code, not only comments" in record.dropped[0].errors[0]
+    assert "changes Go code, not only comments" in fake.calls[1].task
+
+
+@pytest.mark.slow
+def test_a_comment_edit_keeps_the_fidelity_record_bound_and_the_anchors_on_their_code(fake, translated):
+    from bot.stages.paths import PromotionPaths
+    from bot.stages.translate import follow_comment_edits
+
+    request, t = translated
+    job = job_for(request, t)
+    paths = PromotionPaths(request.slug)
+    todo = author.FindingsToAnswer.merge(t.findings)
+    evolved = next(p for p in job.files if p.endswith("/evolved.go"))
+    line = next(ln for ln in job.files[evolved].splitlines() if CUBIC in ln)
+    indent = line[: len(line) - len(line.lstrip())]
+    note = {"path": evolved, "find": line, "replace": f"{indent}// Freshness: see the README.\n{indent}//\n{line}"}
+    fake.then(patch([note], len(todo.findings)))
+    files, record = author.translate(agents_for(fake).llm, job, todo, executor=None)
+    assert record.applied == [evolved] and not record.dropped
+
+    generated = {
+        **job.files,
+        paths.translation_json: t.summary.model_dump_json(indent=2) + "\n",
+        paths.translation_report: t.report_markdown,
+    }
+    files = follow_comment_edits(paths, t.summary, generated, {**generated, **files})
+    summary = type(t.summary).model_validate_json(files[paths.translation_json])
+    assert summary.fidelity.files[evolved] == sha256_text(files[evolved])  # still the code it measured
+    before = {(f.check, f.line) for f in t.summary.findings if f.file == evolved}
+    after = {(f.check, f.line) for f in summary.findings if f.file == evolved}
+    assert before and after == {(c, n + 2) for c, n in before}  # below the two added comment lines
+    for _, n in before:
+        assert f"{evolved}:{n + 2}" in files[paths.translation_report]
 
 
 def test_allowed_paths():
-    a = Allowed(("pkg/x/", "docs/promotion/s/"))
+    a = Allowed(frozenset({"pkg/x/a.go", "docs/promotion/s/r.md"}))
     assert a.check("pkg/x/a.go") is None and a.check("docs/promotion/s/r.md") is None
     for bad in (
         ".github/workflows/x.yml",
@@ -149,6 +196,57 @@ def test_allowed_paths():
 
     out = apply_edits({"pkg/x/a.go": "abc abc"}, [FileEdit(path="pkg/x/a.go", find="abc", replace="d")], a)
     assert out.errors and out.files == {"pkg/x/a.go": "abc abc"}
+
+
+def test_stage_2_may_change_only_the_plugin_sources_and_readme(translated):
+    """Everything a deterministic check reads as data or evidence is generated, never authored."""
+    from bot.stages.paths import PromotionPaths
+
+    request, t = translated
+    paths = PromotionPaths(request.slug)
+    files = {p: c for p, c in t.files.items() if not p.endswith("_test.go")}
+    files |= {paths.translation_report: "r", paths.translation_json: "{}", "cmd/epp/runner/runner.go": "package x"}
+    allowed = translation_writable(files, t.summary.package_dir)
+    pkg = t.summary.package_dir
+    assert allowed.paths == {p for p in files if p.startswith(pkg + "/")}
+    for forbidden in (
+        f"{paths.benchmarks}/results/evolved/load-spikes/rate-30/rep-1/benchmark_report_v0.2.yaml",
+        paths.evaluation_spec,
+        paths.translation_json,
+        paths.translation_checks,
+        paths.translation_report,  # the author's words reach it as report_notes, under the stage's heading
+        paths.verdicts_json,
+        paths.hypothesis("A1"),
+        paths.hypotheses_excluded,
+        f"{paths.docs}/PLANTED.md",
+        f"{paths.docs}/author-responses/gate-1.json",
+        paths.epp_config(t.summary.plugin_type),
+        "cmd/epp/runner/runner.go",
+        f"{pkg}/evolved_adaptive_scorer_test.go",
+        f"{pkg}/helpers.go",  # no new code next to what the differential check measured
+        f"{pkg}/sub/README.md",
+    ):
+        assert allowed.check(forbidden), forbidden
+
+
+def test_names_the_forge_refuses_go_back_to_the_author(fake, translated):
+    """The guard asks the forge's own question, so such a name is returned once like any error (never exit 2)."""
+    from bot.forge.git import path_problem
+
+    request, t = translated
+    job = job_for(request, t)
+    todo = author.FindingsToAnswer.merge(t.findings)
+    readme = f"{t.summary.package_dir}/README.md"
+    for bad in (f"docs/promotion/{request.slug}/calibration+notes.md", readme.replace("README", "READ+ME"), "a/é.md"):
+        assert path_problem(bad) and "the branch refuses this name" in job.allowed.check(bad)
+    plus = {"path": readme.replace("README", "calibration+notes"), "find": None, "replace": "x"}
+    fake.then(
+        patch([plus], len(todo.findings)),
+        patch([{"path": readme, "find": None, "replace": "# ok\n"}], len(todo.findings)),
+    )
+    files, record = author.translate(agents_for(fake).llm, job, todo, executor=None)
+    assert files[readme] == "# ok\n" and record.applied == [readme]
+    assert "calibration+notes" in fake.calls[1].task and "the branch refuses this name" in fake.calls[1].task
 
 
 def test_hypothesis_wording_is_validated_returned_once_then_dropped(fake, translated):

@@ -93,6 +93,31 @@ def test_gate1_unflagged_map_c_gap(branch):
     assert any(f.check == "G1.map-c-gap-flagged" and gap in f.message for f in review_gate(1, ctx))
 
 
+def test_gate1_shows_no_fidelity_figure_for_code_the_check_did_not_measure(branch):
+    """Found by an engineer testing the Claude author: a changed algorithm under "98.4% fidelity". The figure
+    goes whenever the branch's plugin is not what the differential check measured, or it names no files."""
+    from bot.review import gate1
+    from bot.review.brief import brief
+
+    ctx, edit, _ = branch
+    assert any("% of" in n for n in gate1.notes(ctx)) and "% of" in brief(1, ctx)[0]
+    path = package_file(ctx, "DeltaCoeff*delta*delta*delta")
+    edit(path, lambda t: t.replace("DeltaCoeff*delta*delta*delta", "DeltaCoeff*delta", 1))
+    assert any(f.check == "G1.fidelity-stale" and f.file == path for f in review_gate(1, ctx))
+    assert not any("% of" in n for n in gate1.notes(ctx)) and "% of" not in brief(1, ctx)[0]
+    assert "other plugin files than the branch holds" in brief(1, ctx)[0]
+
+    def unbound(text: str) -> str:
+        data = json.loads(text)
+        data["fidelity"]["files"] = {}
+        return json.dumps(data, indent=2) + "\n"
+
+    edit(path, lambda t: t.replace("DeltaCoeff*delta", "DeltaCoeff*delta*delta*delta", 1))
+    edit(ctx.paths.translation_json, unbound)
+    assert any(f.check == "G1.fidelity-stale" for f in review_gate(1, ctx))
+    assert not any("% of" in n for n in gate1.notes(ctx))
+
+
 def test_gate2_missing_track_a_and_wrong_direction(branch):
     ctx, edit, remove = branch
     a = sorted(p for p in ctx.list(ctx.paths.hypotheses_dir) if p.rsplit("/", 1)[-1].startswith("A"))
