@@ -1,12 +1,14 @@
 """How one review round's findings are put together, and what carries over between rounds.
 
-- The deterministic checklist's findings always stand. The one thing that can
-  lower one is a hazard inherent in the evolved program (``hazard.*``: a
-  threshold tuned on simulated load, a signal llm-d does not have), which no
-  edit can remove: when the author committed a justification for it and the
-  independent reviewer accepted that justification, it stays on record as a
-  SUGGESTION with both on it. A claimed *fix* never lowers anything; the
-  checklist sees whether it is fixed.
+- The deterministic checklist's findings always stand at their severity: no
+  model judgement lowers one. A hazard inherent in the evolved program
+  (``hazard.*``: a threshold tuned on simulated load, a signal llm-d does not
+  have) that the author justified and the independent reviewer accepted
+  carries both texts for the person deciding the gate, and still blocks: a
+  model can be talked into accepting (a paraphrased instruction in the
+  program's comments passes any scan), so its acceptance informs, never
+  decides. A claimed *fix* changes nothing; the checklist sees whether it is
+  fixed.
 - When text from outside addresses a model (``untrusted.scan_instructions``),
   that is an IMPORTANT finding, and no acceptance by the reviewer counts in
   that round: the same text reached the reviewer, so its judgement is not
@@ -59,9 +61,8 @@ def weigh_responses(
         ):
             f = f.model_copy(
                 update={
-                    "severity": Severity.SUGGESTION,
                     "message": f"{f.message} [weighed: the author justified it ({response.id}: {response.note}) and "
-                    "the independent reviewer accepted the justification]",
+                    "the independent reviewer accepted the justification; a person decides]",
                 }
             )
         out.append(f)

@@ -27,10 +27,12 @@ def record(*responses: tuple[Finding, str]) -> AuthorRecord:
     )
 
 
-def test_a_justified_hazard_the_reviewer_accepted_becomes_a_suggestion_on_record():
+def test_a_justified_hazard_the_reviewer_accepted_carries_both_and_still_blocks():
+    """The red team's paraphrased instruction in a program comment got both models to accept every hazard and
+    gate 1 converged with none blocking: model acceptance informs the person, it never lowers a finding."""
     rec = record((HAZARD, "justified"))
     (out,) = weigh_responses([HAZARD], rec, {"A1": True}, trusted=True)
-    assert out.severity is Severity.SUGGESTION
+    assert out.severity is Severity.IMPORTANT
     assert "A1" in out.message and "accepted" in out.message and out.message.startswith("threshold 7")
 
 
