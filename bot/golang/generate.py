@@ -40,6 +40,7 @@ from bot.golang.plugin_docs import (
     render_epp_config,
     sentence,
 )
+from bot.golang.receiver_state import stateful_fields
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, PolicyKind
 
@@ -71,8 +72,6 @@ PREFIX_SCORERS = ("prefix-affinity", "precise-prefix-cache")
 _MINMAX_SCORERS = {"precise-prefix-cache", "queue-depth", "running-requests", "vllm-dp"}
 PREFIX_PRODUCER = "approx-prefix-cache-producer"
 INFLIGHT_PRODUCER = "inflight-load-producer"
-
-_STATELESS_RECEIVER_FIELDS = {"scorers", "weights", "observers", "params", "rng"}
 
 
 @dataclass
@@ -236,7 +235,7 @@ def generate(
 
     # ---- carried declarations, shipped and instrumented --------------------------------
     receiver = names.receiver
-    stateful = bool(set(an.receiver_fields) - _STATELESS_RECEIVER_FIELDS)
+    stateful = bool(stateful_fields(src, an))  # a field the evolved code only reads is configuration, not state
     blocks: list[tuple[str, int | None, int | None]] = []
     watched: list[tuple[str, int | None, int | None]] = []
     if an.receiver_decl is not None:
