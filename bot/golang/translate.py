@@ -181,6 +181,7 @@ def translate(
     answer = (executor or DirectExecutor()).run(request)
     cases = probes.select(analysis, probe_specs, answer.get("probes", []), kind) if answer.get("ok") else []
     behaviours = probes.behaviour_facts(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
+    queue_rows = probes.queue_behaviour(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
     inversions = probes.recalibration_inversions(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
     tested = {c.param for c in cases}
     untested += [
@@ -210,9 +211,9 @@ def translate(
             if p.startswith(gen.package_dir + "/") and p.endswith(".go")
         }
     files = dict(gen.files)
-    files[gen.test_path] = format_go({gen.test_path: render_test(gen, analysis, plugin_type, cases, behaviours)})[
-        gen.test_path
-    ]
+    files[gen.test_path] = format_go(
+        {gen.test_path: render_test(gen, analysis, plugin_type, cases, behaviours, queue_rows)}
+    )[gen.test_path]
     hazards = _recalibrated(analysis, options.get("deployed", {}))
     hazards += _inversion_findings(inversions, recalibrated, analysis, gen)
     findings = _anchor(
@@ -286,7 +287,7 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
                     f"the plugin decides like the BLIS original ({f.decision}) in {f.agreement:.1%} of {f.states} "
                     f"sampled states, below the {f.floor:.0%} floor; {largest}"
                 ),
-                fix=_below_floor_fix(top.mapping if top else None),
+                fix=_below_floor_fix(top.mapping if top else None, gen),
             )
         ]
     if f.agreement < 1.0:
@@ -305,11 +306,12 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
     return []
 
 
-def _below_floor_fix(largest: str | None) -> str:
+def _below_floor_fix(largest: str | None, gen: Generated) -> str:
     if largest == "queue-contents":
+        assumed = [p.name for p in gen.params if p.assumed and p.name != "maxPseudoQueue"]  # only those it has
         return (
             "the EPP cannot see which requests wait, so the plugin assumes each waiting request looks like its "
-            "incumbentSLOClass, incumbentInputTokens and incumbentSpacingUs parameters: set them in the "
+            f"{' and '.join(filter(None, [', '.join(assumed[:-1]), assumed[-1]]))} parameter(s): set them in the "
             "EndpointPickerConfig to your workload's typical waiting request, or accept the gap (Track B's "
             "queue-ordering-authority hypothesis measures what it costs on GPUs)"
         )
