@@ -67,6 +67,17 @@ def _annotation(entry: SignalEntry | None, status: str, name: str) -> str:
     return text
 
 
+def waiting_comment(entry: SignalEntry | None) -> str:
+    """The comment above a scheduling plugin's read of the waiting count, the one signal that drives its score:
+    its source and freshness like an adapter line's, and what its age means for the modelled queue."""
+    if entry is None or entry.llmd is None:
+        return "QueueDepth: the endpoint's waiting requests, as the EPP scrapes them."
+    return (
+        _annotation(entry, "mapped", "QueueDepth")
+        + " The count is up to a scrape old: requests placed on the endpoint since then are not in it."
+    )
+
+
 #: Provenance a shipped comment must not carry: commit hashes, BLIS invariants, the dictionary's maps,
 #: hypothesis tracks and the tool it replaces.
 _PROVENANCE = re.compile(r"\b(?:[0-9a-f]{7,40}|INV-\d+|Map [ABC]|Track [ABC]|sim2real|seed's|design doc)\b|#\d+\b")

@@ -3,6 +3,8 @@ that become plugin parameters (a mixin of ``bot.golang.flow._Walker``)."""
 
 from __future__ import annotations
 
+import re
+
 from bot.golang.analysis_types import (
     COMPARE,
     FLIP,
@@ -290,6 +292,8 @@ class ExprMixin:
             return
         go_type = _param_type(sv.type, lit, self.src)
         base = self._base_name(subject, signals, target, role)
+        if role == "value" and (case := self._case_label(lit)):
+            base = case + base[:1].upper() + base[1:]  # `case "critical": target = 500_000` -> criticalTarget
         th = Threshold(
             value=value,
             literal=raw.strip(),
@@ -323,6 +327,28 @@ class ExprMixin:
         )
         self.an.thresholds.append(th)
         self.an.literal_nodes[lit.start_byte] = th
+
+    def _case_label(self, lit: Node) -> str | None:
+        """The class a value is chosen for, when it is set in a string switch's case (``case "critical":``
+        gives ``critical``; the default of a switch whose cases are all strings gives ``other``), else None."""
+        n = lit.parent
+        while n is not None and n.type not in ("expression_case", "default_case", "func_literal"):
+            n = n.parent
+        if n is None or n.type == "func_literal" or n.parent is None:
+            return None
+
+        def labels(case: Node) -> list[str]:
+            values = case.child_by_field_name("value")
+            items = named(values) if values is not None else []
+            if not items or any(i.type != "interpreted_string_literal" for i in items):
+                return []
+            return [w for i in items if re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", w := self.t(i)[1:-1])] or [""]
+
+        if n.type == "expression_case":
+            words = [w for w in labels(n) if w]
+            return words[0] if words else None
+        cases = [c for c in named(n.parent) if c.type == "expression_case"]
+        return "other" if cases and all(labels(c) for c in cases) else None
 
     def _base_name(self, subject: Node, signals: list[str], target: Node | None, role: str = "") -> str:
         if target is not None and target.type == "identifier" and role == "value":

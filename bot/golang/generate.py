@@ -22,14 +22,14 @@ import re
 from dataclasses import dataclass, field
 
 from bot.dictionary import Dictionary
-from bot.golang.adapter import AdapterLine, adapter_lines
+from bot.golang.adapter import AdapterLine, adapter_lines, waiting_comment
 from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
 from bot.golang.carry import carry_function, carry_type, plan_names
 from bot.golang.gofiles import drop_file_references, format_go, remap_lines, sort_imports, splice
 from bot.golang.gonames import comment_lines, file_stem, go_float, package_dir, package_name, render, struct_name
 from bot.golang.gotree import text_of, walk
 from bot.golang.host import host_call_args
-from bot.golang.params import ParamSpec, param_specs
+from bot.golang.params import ParamSpec, incumbent_parts, param_specs
 from bot.golang.plugin_docs import (
     category_of,
     config_notes,
@@ -40,6 +40,7 @@ from bot.golang.plugin_docs import (
     render_epp_config,
     sentence,
 )
+from bot.golang.receiver_state import stateful_fields
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, PolicyKind
 
@@ -71,8 +72,6 @@ PREFIX_SCORERS = ("prefix-affinity", "precise-prefix-cache")
 _MINMAX_SCORERS = {"precise-prefix-cache", "queue-depth", "running-requests", "vllm-dp"}
 PREFIX_PRODUCER = "approx-prefix-cache-producer"
 INFLIGHT_PRODUCER = "inflight-load-producer"
-
-_STATELESS_RECEIVER_FIELDS = {"scorers", "weights", "observers", "params", "rng"}
 
 
 @dataclass
@@ -173,7 +172,8 @@ def generate(
 
     uses_scorers = an.uses_scorers and kind == PolicyKind.ROUTING
     snapshot_fields = dict(an.snapshot_fields)
-    baseline_signals: list[str] = []
+    # A scheduling plugin's score is driven by each endpoint's waiting count, which the evolved code never reads.
+    baseline_signals: list[str] = ["QueueDepth"] if kind == PolicyKind.SCHEDULING else []
     queue_signal = "QueueDepth" if an.era == "head" else "EffectiveLoad"
     scorer_defaults = None
     decisions: list[tuple[str, str]] = []
@@ -236,7 +236,7 @@ def generate(
 
     # ---- carried declarations, shipped and instrumented --------------------------------
     receiver = names.receiver
-    stateful = bool(set(an.receiver_fields) - _STATELESS_RECEIVER_FIELDS)
+    stateful = bool(stateful_fields(src, an))  # a field the evolved code only reads is configuration, not state
     blocks: list[tuple[str, int | None, int | None]] = []
     watched: list[tuple[str, int | None, int | None]] = []
     if an.receiver_decl is not None:
@@ -411,6 +411,10 @@ def generate(
         plugin_imports.add(f'"{IMPORT_CONCURRENCY}"')
     if kind in (PolicyKind.ROUTING, PolicyKind.SCHEDULING):
         plugin_imports.add('"math"')
+    if kind == PolicyKind.SCHEDULING:  # it logs a failed ordering once per call, with no verbosity (Error has none)
+        plugin_imports.discard(f'logutil "{IMPORT_LOGUTIL}"')
+        if "ID" in an.request_fields:
+            plugin_imports.add('"strconv"')
     if rng_per_call:
         plugin_imports.add('"math/rand"')
     q_entry = d.signal("QueueDepth", "snapshot")
@@ -430,6 +434,7 @@ def generate(
         "noun": noun,
         "r": "a" if kind == PolicyKind.ADMISSION else "s",
         "params": params,
+        "assumed_params": ", ".join(p.name for p in params if p.assumed),
         "scorer_config": uses_scorers,
         "known_scorers": ", ".join(_used_scorers(scorer_defaults)),
         "prefix_scorers": [n for n in _used_scorers(scorer_defaults) if n in PREFIX_SCORERS],
@@ -469,7 +474,9 @@ def generate(
             category=category,
             rng_per_call=rng_per_call,
             waiting_expr=q_entry.llmd.expr if q_entry and q_entry.llmd else "m.WaitingQueueSize",
-            waiting_comment="waiting requests: " + (q_entry.llmd.source if q_entry and q_entry.llmd else "scraped"),
+            waiting_comment=comment_lines(waiting_comment(q_entry), indent=2),
+            reads_id="ID" in an.request_fields,
+            incumbent_doc=", ".join(incumbent_parts(request_names)),
             request_has_arrival="ArrivalTime" in request_names,
             request_has_class="SLOClass" in request_names,
             request_has_priority="Priority" in request_names,

@@ -20,10 +20,13 @@ from bot.model import PolicyKind
 TEMPLATES = Path(__file__).parent / "templates"
 MAX_COMMENT = 100  # columns, tabs counted as 4: llm-d-router's line-length convention for comments
 
-#: Words Go spells in capitals (Effective Go, golint's list) plus BLIS's own (KV, SLO, TP, LoRA).
+#: Words Go spells in capitals (Effective Go, golint's list) plus BLIS's own (KV, SLO, TP, LoRA) and
+#: the scheduling policies' (SJF, FCFS, EDF).
 INITIALISMS = {
     "api": "API",
     "cpu": "CPU",
+    "edf": "EDF",
+    "fcfs": "FCFS",
     "gpu": "GPU",
     "http": "HTTP",
     "id": "ID",
@@ -34,6 +37,7 @@ INITIALISMS = {
     "lora": "LoRA",
     "lru": "LRU",
     "rng": "RNG",
+    "sjf": "SJF",
     "slo": "SLO",
     "tp": "TP",
     "ttft": "TTFT",

@@ -73,7 +73,7 @@ def incumbents(gen: Generated) -> world.Incumbents:
     values = {p.name: p.json_default for p in gen.params}
     for plugin in (load_yaml(gen.epp_config) or {}).get("plugins") or []:
         params = plugin.get("parameters") or {}
-        if "incumbentSLOClass" in params:
+        if "maxPseudoQueue" in params:  # the scheduling plugin's own (incumbentSLOClass only when it reads a class)
             values |= params
     return world.Incumbents(
         str(values.get("incumbentSLOClass", "standard")),

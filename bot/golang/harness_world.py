@@ -92,8 +92,8 @@ MAPPINGS: dict[str, Mapping] = {
             "waiting requests modelled",
             frozenset({"WaitingRequests"}),
             "the EPP sees only each endpoint's WaitingQueueSize, so the plugin orders a pseudo-queue of that many "
-            "incumbents (class incumbentSLOClass, incumbentInputTokens tokens, incumbentSpacingUs apart) where BLIS "
-            "orders the requests really waiting",
+            "identical incumbents (its incumbent* parameters: arrivals evenly spaced, and the class and prompt length "
+            "where its logic reads them) where BLIS orders the requests really waiting",
         ),
         Mapping(
             "kv-block-counts",

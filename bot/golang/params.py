@@ -60,7 +60,12 @@ _QUEUE_WORDS = {
         "the prompt length: the request's is estimated as RequestSizeBytes / 4, a waiting request's is "
         "incumbentInputTokens"
     ),
-    "Clock": "the EPP's wall clock (µs) when it scores the request",
+    "Clock": "the clock: the EPP's wall clock (µs) when it scores the request",
+    "Clock+ArrivalTime": (
+        "the clock and the arrival times: the clock is the EPP's wall clock (µs) when it scores the request, which "
+        "is also that request's arrival (its own wait is 0); the waiting requests arrived incumbentSpacingUs apart "
+        "before it"
+    ),
 }
 _LOAD_PARTS = {"QueueDepth", "BatchSize", "InFlightRequests"}
 _MARKER = re.compile(r"(EVOLVE-BLOCK|HYPOTHESIS-\d|MECHANISM-\d|EXPECT-\d|\w\.(?:go|py)\b)")
@@ -76,6 +81,7 @@ class ParamSpec:
     checks: list[dict] = field(default_factory=list)  # {cond, message, bad}
     threshold: Threshold | None = None
     json_default: object = None
+    assumed: bool = False  # the translation's assumption (a scheduling plugin's pseudo-queue), not an evolved value
 
     @property
     def doc_lines(self) -> list[str]:
@@ -138,37 +144,92 @@ def param_specs(an: Analysis, scorer_defaults: list[tuple[str, float]] | None, s
             )
         specs.append(spec)
     if scheduling:
-        specs += [
-            ParamSpec(
-                "maxPseudoQueue",
-                "MaxPseudoQueue",
-                "int",
-                "256",
-                "MaxPseudoQueue caps how many waiting requests are modelled per endpoint (cost bound).",
-                [{"cond": "p.MaxPseudoQueue < 1", "message": "maxPseudoQueue must be >= 1, got %v", "bad": 0}],
-                json_default=256,
-            ),
+        specs += _pseudo_queue_specs(set(an.request_fields))
+    return specs
+
+
+#: The SLO class names BLIS knows (its workload spec's v2 names; "" is standard).
+SLO_CLASSES = ("critical", "standard", "sheddable", "batch", "background", "")
+
+
+def reads_class(request_fields) -> bool:
+    """The evolved logic reads a request's class (as SLOClass, or as the Priority BLIS derives from it)."""
+    return bool({"SLOClass", "Priority"} & set(request_fields))
+
+
+def reads_prompt(request_fields) -> bool:
+    return "InputTokens" in set(request_fields)
+
+
+def incumbent_parts(request_fields) -> list[str]:
+    """What the pseudo-queue parameters say about a modelled waiting request, for the fields the logic reads."""
+    fields = {f.removeprefix("num") for f in request_fields}
+    return [
+        *(["class"] if reads_class(fields) else []),
+        *(["prompt length"] if reads_prompt(fields) else []),
+        "arrival spacing",
+    ]
+
+
+def _pseudo_queue_specs(request_fields: set[str]) -> list[ParamSpec]:
+    """A scheduling plugin's own parameters: the bot's assumptions about the requests already waiting, which
+    the EPP cannot see (not evolved numbers). A class or a prompt length is assumed only when the evolved
+    logic reads one: a parameter that changes nothing is not exposed."""
+    specs = _pseudo_queue_candidates(request_fields)
+    for spec in specs:
+        spec.assumed = True
+    return specs
+
+
+def _pseudo_queue_candidates(request_fields: set[str]) -> list[ParamSpec]:
+    specs = [
+        ParamSpec(
+            "maxPseudoQueue",
+            "MaxPseudoQueue",
+            "int",
+            "256",
+            "MaxPseudoQueue caps how many waiting requests are modelled per endpoint (cost bound; an assumption "
+            "of the translation, not an evolved value): endpoints with more waiting score like one with this many.",
+            [{"cond": "p.MaxPseudoQueue < 1", "message": "maxPseudoQueue must be >= 1, got %v", "bad": 0}],
+            json_default=256,
+        )
+    ]
+    if reads_class(request_fields):
+        v1 = ("realtime", "interactive")  # the check before names them
+        known = " && ".join(f"p.IncumbentSLOClass != {_goquote(c)}" for c in (*SLO_CLASSES, *v1))
+        specs.append(
             ParamSpec(
                 "incumbentSLOClass",
                 "IncumbentSLOClass",
                 "string",
                 '"standard"',
-                "IncumbentSLOClass is the SLO class assumed for requests already waiting (the EPP cannot see them).",
+                "IncumbentSLOClass is the SLO class assumed for requests already waiting (the EPP cannot see "
+                "them; an assumption of the translation, not an evolved value).",
                 [
                     {
                         "cond": 'p.IncumbentSLOClass == "realtime" || p.IncumbentSLOClass == "interactive"',
                         "message": "incumbentSLOClass %q is a BLIS v1 name; use critical or standard",
                         "bad": "realtime",
-                    }
+                    },
+                    {
+                        "cond": known,
+                        "message": "incumbentSLOClass %q is not a BLIS SLO class (critical, standard, sheddable, "
+                        "batch, background or empty)",
+                        "bad": "crtical",
+                    },
                 ],
                 json_default="standard",
-            ),
+            )
+        )
+    if reads_prompt(request_fields):
+        specs.append(
             ParamSpec(
                 "incumbentInputTokens",
                 "IncumbentInputTokens",
                 "int",
                 "512",
-                "IncumbentInputTokens is the prompt length assumed for requests already waiting.",
+                "IncumbentInputTokens is the prompt length assumed for requests already waiting (an assumption "
+                "of the translation, not an evolved value).",
                 [
                     {
                         "cond": "p.IncumbentInputTokens < 0",
@@ -177,18 +238,25 @@ def param_specs(an: Analysis, scorer_defaults: list[tuple[str, float]] | None, s
                     }
                 ],
                 json_default=512,
-            ),
-            ParamSpec(
-                "incumbentSpacingUs",
-                "IncumbentSpacingUs",
-                "int64",
-                "50000",
-                "IncumbentSpacingUs is the assumed gap (µs) between arrivals of the waiting requests; the oldest arrived n*spacing ago.",
-                [{"cond": "p.IncumbentSpacingUs < 0", "message": "incumbentSpacingUs must be >= 0, got %v", "bad": -1}],
-                json_default=50000,
-            ),
-        ]
+            )
+        )
+    specs.append(
+        ParamSpec(
+            "incumbentSpacingUs",
+            "IncumbentSpacingUs",
+            "int64",
+            "50000",
+            "IncumbentSpacingUs is the gap (µs) assumed between arrivals of the waiting requests (an assumption of "
+            "the translation, not an evolved value); the oldest arrived n*spacing ago.",
+            [{"cond": "p.IncumbentSpacingUs < 0", "message": "incumbentSpacingUs must be >= 0, got %v", "bad": -1}],
+            json_default=50000,
+        )
+    )
     return specs
+
+
+def _goquote(text: str) -> str:
+    return '"' + text + '"'
 
 
 def shown(value: object) -> str:
@@ -226,7 +294,7 @@ def out_of_range(value: float | str, checks: list[dict]) -> list[str]:
     """The messages of the plugin's Validate() checks ``value`` trips, with the value in them.
 
     A check is a Go condition on the one field (``p.LoadHighThreshold < 0``, ``p.IncumbentSLOClass ==
-    "realtime"``, parts joined by ``||``) and the message Validate() returns (``%v``/``%q`` the value), as
+    "realtime"``, parts joined by ``||`` or all by ``&&``) and the message Validate() returns (``%v``/``%q`` the value), as
     ``param_specs`` writes them. A condition in another form is left to Validate(), never guessed; a number
     is never compared with a string (``type_problem`` answers that).
     """
@@ -236,17 +304,20 @@ def out_of_range(value: float | str, checks: list[dict]) -> list[str]:
     ops["!="] = operator.ne
     tripped = []
     for check in checks:
-        parts = [_COND.match(p) for p in check["cond"].split("||")]
-        if not all(parts):
+        both = "&&" in check["cond"]
+        parts = [_COND.match(p) for p in check["cond"].split("&&" if both else "||")]
+        if not all(parts) or (both and "||" in check["cond"]):
             continue
-        hit = False
+        holds = []
         for m in parts:
             lit = m.group(2)
             if lit.startswith('"') != isinstance(value, str) or (
                 lit.startswith('"') and m.group(1) not in ("==", "!=")
             ):
+                holds.append(False)  # a number is never compared with a string
                 continue
-            hit = hit or ops[m.group(1)](value, lit[1:-1] if lit.startswith('"') else float(lit))
+            holds.append(ops[m.group(1)](value, lit[1:-1] if lit.startswith('"') else float(lit)))
+        hit = all(holds) if both else any(holds)
         if hit:
             quoted = '"' + value + '"' if isinstance(value, str) else shown(value)
             tripped.append(check["message"].replace("%v", shown(value)).replace("%q", quoted))
@@ -284,6 +355,8 @@ def _doc(an: Analysis, th: Threshold) -> str:
     field = re.fullmatch(r"\w+\.(\w+)", subject)
     direct = len(signals) == 1 and field is not None and field.group(1) in signals
     if an.kind == PolicyKind.SCHEDULING:
+        if {"ArrivalTime", "Clock"} <= signals:  # one clock: the request's arrival is the time it is scored
+            signals = (signals - {"ArrivalTime", "Clock"}) | {"Clock+ArrivalTime"}
         words = [_QUEUE_WORDS.get(s) or f"the {_SIGNAL_WORDS.get(s, s)}" for s in sorted(signals)]
         return text + f" `{subject}` {'is' if direct else 'is computed from'} {'; '.join(words)}."
     words = [f"{_OWNER.get(scopes.get(s, 'snapshot'), 'the')} {_SIGNAL_WORDS.get(s, s)}" for s in sorted(signals)]

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import re
 
+from bot.golang import scheduling_docs
 from bot.golang.adapter import plain
 from bot.golang.analysis_types import Analysis
 from bot.golang.gonames import comment_lines, go_float, package_dir, render, struct_name
-from bot.golang.params import ParamSpec, shown
+from bot.golang.params import ParamSpec, reads_class, reads_prompt, shown
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, PolicyKind, Severity
 
@@ -97,6 +98,22 @@ def render_epp_config(
         producers=producers or [],
         fmt=go_float,
         profile_note=comment_lines(KEEPS_QUEUE_SCORER, indent=0) if kind == PolicyKind.SCHEDULING else [],
+        assumed=comment_lines(assumed_note(params), indent=0) if any(p.assumed for p in params) else [],
+    )
+
+
+def assumed_note(params: list[ParamSpec]) -> str:
+    """What the config says of a scheduling plugin's parameters: which ones are evolved and which assumed."""
+    evolved = [p.name for p in params if not p.assumed]
+    assumed = [p.name for p in params if p.assumed]
+    head = (
+        f"Parameters below: {', '.join(evolved)} {'is' if len(evolved) == 1 else 'are'} evolved (default the evolved value); "
+        if evolved
+        else "Parameters below: "
+    )
+    return (
+        head + f"{', '.join(assumed)} are the translation's assumptions about the requests already waiting on an "
+        "endpoint, which the EPP cannot see (not evolved). Every one can be tuned here without a rebuild."
     )
 
 
@@ -139,8 +156,7 @@ def decisions_of(
                 (
                     "BLIS's OrderQueue reorders an instance's wait queue every step; the EPP cannot reorder vLLM's queue. Following "
                     "Map A (Scorer with queue-position weighting), the plugin builds, per endpoint, a BLIS-shaped pseudo-queue of "
-                    "WaitingQueueSize incumbents (assumed class incumbentSLOClass, prompt incumbentInputTokens tokens, arrivals "
-                    "incumbentSpacingUs apart, oldest first), appends the request, runs the evolved OrderQueue on it, and scores "
+                    f"WaitingQueueSize incumbents ({_incumbent_words(an)}), appends the request, runs the evolved OrderQueue on it, and scores "
                     "endpoints by the request's resulting position (min-max, earlier = higher). So the evolved ordering decides "
                     "*where* a request goes (to an endpoint where it would jump the queue), not the order vLLM serves it in. "
                     "The EPP-side alternative, a flow-control ordering policy (fcfs-ordering-policy, edf-ordering-policy), orders "
@@ -257,10 +273,34 @@ def generation_findings(
                     "requests where the evolved ordering would serve them sooner, assuming waiting requests look like the "
                     "incumbent* parameters"
                 ),
-                fix="benchmark against the default profile; tune incumbentSLOClass/incumbentInputTokens to the workload mix",
+                fix="benchmark against the default profile (and against queue-scorer at a higher weight); tune "
+                + "/".join(
+                    n for n in ("incumbentSLOClass", "incumbentInputTokens", "incumbentSpacingUs") if n in _assumed(an)
+                )
+                + " to the workload's waiting requests",
             )
         )
     return out
+
+
+def _assumed(an: Analysis) -> set[str]:
+    """The pseudo-queue parameters a scheduling plugin has (a class or prompt length only when the logic reads one)."""
+    return {
+        "incumbentSpacingUs",
+        *(["incumbentSLOClass"] if reads_class(an.request_fields) else []),
+        *(["incumbentInputTokens"] if reads_prompt(an.request_fields) else []),
+    }
+
+
+def _incumbent_words(an: Analysis) -> str:
+    has = _assumed(an)
+    return ", ".join(
+        [
+            *(["assumed class incumbentSLOClass"] if "incumbentSLOClass" in has else []),
+            *(["prompt incumbentInputTokens tokens"] if "incumbentInputTokens" in has else []),
+            "arrivals incumbentSpacingUs apart, oldest first",
+        ]
+    )
 
 
 def _md(text: str) -> str:
@@ -327,13 +367,15 @@ def readme(
                 "gap": _md(plain(e.freshness.gap)) if e is not None and e.freshness.gap else "—",
             }
         )
-    caveats = [
-        f"{_md(_for_kind(plain(d.gap(g).concern_for(kind)), kind))}"
-        for g in d.touched_gaps(kind, [s for s in an.signal_names if d.signal(s)])
-    ]
+    reads = [s for s in [*an.signal_names, *baseline_signals] if d.signal(s)]
+    gaps = d.touched_gaps(kind, reads)
+    if kind == PolicyKind.SCHEDULING:  # the waiting count drives the score; the caveats are about this code
+        sigs.insert(0, {k: _md(v) for k, v in scheduling_docs.waiting_signal(d).items()})
+        gaps = [g for g in gaps if scheduling_docs.keeps_gap(g, set(reads))]
+    caveats = [f"{_md(_for_kind(plain(d.gap(g).concern_for(kind)), kind))}" for g in gaps]
     if kind == PolicyKind.SCHEDULING:
-        caveats.append(KEEPS_QUEUE_SCORER)
-    if stateful:
+        caveats += [*scheduling_docs.caveats(an, stateful), KEEPS_QUEUE_SCORER]
+    elif stateful:
         caveats.append(
             "The evolved policy keeps state; calls are serialised per plugin instance, state is per EPP replica."
         )

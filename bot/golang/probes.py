@@ -283,11 +283,71 @@ def recalibration_inversions(probe_specs: list[dict], results: list[dict]) -> li
     return out
 
 
+#: Waiting counts of the endpoints a scheduling behaviour state puts side by side: an idle one, a short and a long
+#: queue. Past maxPseudoQueue every count is modelled as the cap: QUEUE_CAP puts one at it and one far beyond.
+QUEUE_WAITING = (0, 5, 40)
+QUEUE_CAP = (0, 1000)
+#: Prompts a scheduling behaviour state sends when the evolved order reads the prompt length: short and long.
+QUEUE_TOKENS = (64, 4096)
+
+
+def _queue_state(waiting: tuple[int, ...], priority: int, tokens: int) -> dict:
+    endpoints = [_endpoint(f"waiting-{w}", _metrics(queue=w)) for w in waiting]
+    return _state(endpoints, _request(tokens=tokens, priority=priority))
+
+
+def _queue_behaviour(reads: set[str], defaults: dict) -> list[dict]:
+    """States that pin what a queue-position scorer does: the scores it gives endpoints with 0, 5 and 40 waiting
+    for each priority (when the evolved order reads a class) and prompt length (when it reads one), and that a
+    queue past maxPseudoQueue scores like one at it. The generated test asserts them exactly."""
+    priorities = (1, 0, -1) if reads & {"SLOClass", "Priority"} else (0,)
+    tokens = QUEUE_TOKENS if "InputTokens" in reads else (512,)
+    cases = [(QUEUE_WAITING, p, t) for p in priorities for t in tokens]
+    cap = int(defaults.get("maxPseudoQueue", 256))
+    cases.append(((QUEUE_CAP[0], cap, QUEUE_CAP[1]), 0, tokens[-1]))
+    labels = [
+        f"{'cap' if k == len(cases) - 1 else 'queue'}:{p}:{t if 'InputTokens' in reads else ''}:"
+        + ",".join(map(str, w))
+        for k, (w, p, t) in enumerate(cases)
+    ]
+    return [_observe("queue-behaviour", defaults, [_queue_state(w, p, t) for w, p, t in cases], labels)]
+
+
+def queue_behaviour(probe_specs: list[dict], results: list[dict]) -> list[dict]:
+    """The scheduling behaviour rows the compiled plugin gave: per state, the request (priority, prompt tokens or
+    None when the order reads no prompt length), the endpoints' waiting counts, the score of each, and whether
+    it is the cap state."""
+    spec = next((s for s in probe_specs if s["name"] == "queue-behaviour"), None)
+    result = next((r for r in results if r["name"] == "queue-behaviour"), None)
+    if spec is None or result is None:
+        return []
+    rows = []
+    for c in result.get("cases", []):
+        what, priority, tokens, waiting = spec["labels"][c["candidate"]].split(":")
+        counts = [int(w) for w in waiting.split(",")]
+        scores = c["default"].get("scores", {})
+        if c["default"].get("error") or any(f"waiting-{w}" not in scores for w in counts):
+            continue
+        rows.append(
+            {
+                "priority": int(priority),
+                "tokens": int(tokens) if tokens else None,
+                "waiting": counts,
+                "scores": [scores[f"waiting-{w}"] for w in counts],
+                "cap": what == "cap",
+            }
+        )
+    return rows
+
+
 def behaviour_specs(kind: str, reads: set[str], defaults: dict) -> list[dict]:
     """States that say what the plugin does in llm-d terms: a busier endpoint, a fuller KV cache, ... (routing);
-    which priorities an idle and an overloaded pool admit (admission)."""
+    which priorities an idle and an overloaded pool admit (admission); the scores a queue-position scorer gives
+    short and long queues per priority and prompt length (scheduling)."""
     if kind == "admission":
         return _admission_behaviour(defaults)
+    if kind == "scheduling":
+        return _queue_behaviour(reads, defaults)
     if kind != "routing":
         return []
     pairs = []

@@ -171,15 +171,18 @@ def render_report(
     for name in summary.signals:
         e = d.signal(name)
         ls = sorted(set(lines_of.get(name, [])))
-        where = ", ".join(map(str, ls)) if ls else "baseline scorer term"
+        where = ", ".join(map(str, ls)) if ls else _read_by_plugin(an, name)
         alias = sorted(x for x in written_of.get(name, set()) if x != name)
         label = f"`{name}`" + (f" (as {', '.join('`' + a + '`' for a in alias)})" if alias else "")
         if e is None:
             w(f"| {label} | {where} | **none — not in the dictionary** | none | — | — | — |")
             continue
         src_text = f"`{e.llmd.expr}` — {e.llmd.source}" if e.llmd else f"**untranslatable** — fallback: {e.fallback}"
+        llmd_fresh = e.freshness.llmd
+        if not ls and an.kind.value == "scheduling" and name == "QueueDepth":
+            llmd_fresh += "; up to a scrape old, so requests placed since the last scrape are not in the count"
         w(
-            f"| {label} | {where} | {_cell(src_text)} | {e.fidelity} | {_cell(e.freshness.blis)} | {_cell(e.freshness.llmd)} | "
+            f"| {label} | {where} | {_cell(src_text)} | {e.fidelity} | {_cell(e.freshness.blis)} | {_cell(llmd_fresh)} | "
             f"{'yes: ' + _cell(e.freshness.gap) if e.freshness.gap else 'no gap'} |"
         )
     w("")
@@ -195,8 +198,9 @@ def render_report(
     w(
         "- **evolved logic**: `evolved.go` carries the host"
         + (f" and {len(an.helpers)} helper(s) it calls" if an.helpers else "")
-        + " verbatim except: BLIS types → local types, `PendingRequests` → `InFlightRequests`, `len(req.InputTokens)` → "
-        "the adapter's token count, and evolved numbers → `Parameters` fields. `line_map` in translation.json maps every line back."
+        + " verbatim except: "
+        + ", ".join(_carry_edits(src, an))
+        + ". `line_map` in translation.json maps every line back."
     )
     w("")
     w("## Thresholds → parameters")
@@ -279,8 +283,14 @@ def render_report(
     w("## Generated tests")
     w("")
     w(
-        "Factory (defaults, strict decoder, every bad parameter), evolved defaults, signal adapter, the "
-        + ("Admit contract" if an.kind.value == "admission" else "Score contract and behaviour in llm-d terms")
+        "Factory (defaults, strict decoder, every bad parameter), evolved defaults, "
+        + {
+            "admission": "signal adapter, the Admit contract",
+            "scheduling": "the Score contract, the exact score of endpoints with 0, 5 and 40 waiting (per priority and "
+            "prompt length where the order reads them) and past the maxPseudoQueue cap (found by running the compiled "
+            "plugin), the cost per "
+            "distinct waiting count",
+        }.get(an.kind.value, "signal adapter, the Score contract and behaviour in llm-d terms")
         + ", and these threshold cases, each found by running the compiled plugin (evolved value vs the value moved "
         "to a readable number across the input):"
     )
@@ -295,6 +305,25 @@ def render_report(
             w(f"- {g}")
         w("")
     return "\n".join(out)
+
+
+def _read_by_plugin(an: Analysis, name: str) -> str:
+    """Where the plugin reads a signal the evolved code does not: a scheduling plugin's queue length, or a
+    routing plugin's baseline scorer term."""
+    if an.kind.value == "scheduling" and name == "QueueDepth":
+        return "the plugin: each endpoint's waiting count, the length of the queue it models"
+    return "baseline scorer term"
+
+
+def _carry_edits(src: EvolvedSource, an: Analysis) -> list[str]:
+    """The edits ``evolved.go`` carries the evolved code with: only those this program needed."""
+    text = src.go_bytes.decode("utf-8", "replace")
+    edits = ["BLIS types → local types"]
+    if "PendingRequests" in text:
+        edits.append("`PendingRequests` → `InFlightRequests`")
+    if "InputTokens" in an.request_fields:
+        edits.append("`len(req.InputTokens)` → the adapter's token count")
+    return [*edits, "evolved numbers → `Parameters` fields"]
 
 
 def _scale_note(th, d: Dictionary) -> str:

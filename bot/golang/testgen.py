@@ -108,8 +108,38 @@ def _case_ctx(c: Case, prefix: bool, read: frozenset[str] | None = None) -> dict
     }
 
 
+def _queue_rows(rows: list[dict], read: frozenset[str]) -> list[dict]:
+    """A queue-position scorer's behaviour rows: the request, the endpoints' waiting counts and the exact score
+    the compiled plugin gave each (a float64 literal that reads back as the same value)."""
+    out = []
+    for r in rows:
+        prompt = f", a {r['tokens']}-token prompt" if r["tokens"] is not None else ""
+        counts = ", ".join(map(str, r["waiting"][:-1])) + f" and {r['waiting'][-1]}"
+        name = (
+            f"past maxPseudoQueue: {r['waiting'][-1]} waiting scores like {r['waiting'][-2]} (priority "
+            f"{r['priority']}{prompt})"
+            if r["cap"]
+            else f"priority {r['priority']}{prompt}: endpoints with {counts} waiting"
+        )
+        request = {"RequestID": "r-1", "Priority": r["priority"], "RequestSizeBytes": 4 * (r["tokens"] or 512)}
+        out.append(
+            {
+                "name": name,
+                "request": _request_literal(request, read),
+                "waiting": ", ".join(map(str, r["waiting"])),
+                "want": ", ".join(repr(float(v)) for v in r["scores"]),
+            }
+        )
+    return out
+
+
 def render_test(
-    gen: Generated, an: Analysis, plugin_type: str, cases: list[Case], behaviours: list[tuple[str, str]]
+    gen: Generated,
+    an: Analysis,
+    plugin_type: str,
+    cases: list[Case],
+    behaviours: list[tuple[str, str]],
+    queue_rows: list[dict] | None = None,
 ) -> str:
     kind = an.kind
     bad = [
@@ -232,6 +262,8 @@ def render_test(
         imports.add(f'"{IMPORT_CONCURRENCY}"')
     if kind == PolicyKind.ADMISSION:
         imports |= {f'"{IMPORT_RC}"', f'errcommon "{IMPORT_ERR}"'}
+    if kind == PolicyKind.SCHEDULING:
+        imports |= {'"context"', '"fmt"'}
     return render(
         "plugin_test.go.j2",
         pkg=gen.package,
@@ -257,4 +289,5 @@ def render_test(
         clock=CLOCK,
         cases=[_case_ctx(c, gen.consumes_prefix, fields_read(gen)) for c in cases],
         behaviours=behaviour_rows,
+        queue_rows=_queue_rows(queue_rows or [], fields_read(gen)),
     )

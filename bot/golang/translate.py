@@ -181,6 +181,7 @@ def translate(
     answer = (executor or DirectExecutor()).run(request)
     cases = probes.select(analysis, probe_specs, answer.get("probes", []), kind) if answer.get("ok") else []
     behaviours = probes.behaviour_facts(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
+    queue_rows = probes.queue_behaviour(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
     inversions = probes.recalibration_inversions(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
     tested = {c.param for c in cases}
     untested += [
@@ -210,9 +211,9 @@ def translate(
             if p.startswith(gen.package_dir + "/") and p.endswith(".go")
         }
     files = dict(gen.files)
-    files[gen.test_path] = format_go({gen.test_path: render_test(gen, analysis, plugin_type, cases, behaviours)})[
-        gen.test_path
-    ]
+    files[gen.test_path] = format_go(
+        {gen.test_path: render_test(gen, analysis, plugin_type, cases, behaviours, queue_rows)}
+    )[gen.test_path]
     hazards = _recalibrated(analysis, options.get("deployed", {}))
     chosen = bool(options.get("deployed")) and recalibrated == options.get("deployed")
     hazards += _inversion_findings(inversions, recalibrated, analysis, gen, chosen=chosen)
@@ -289,7 +290,7 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
                     f"the plugin decides like the BLIS original ({f.decision}) in {f.agreement:.1%} of {f.states} "
                     f"sampled states, below the {f.floor:.0%} floor; {largest}"
                 ),
-                fix=_below_floor_fix(top.mapping if top else None),
+                fix=_below_floor_fix(top.mapping if top else None, gen),
             ),
         ]
     if f.agreement < 1.0:
@@ -334,13 +335,15 @@ def _reference_findings(f: Fidelity) -> list[Finding]:
     ]
 
 
-def _below_floor_fix(largest: str | None) -> str:
+def _below_floor_fix(largest: str | None, gen: Generated) -> str:
     if largest == "queue-contents":
+        assumed = [f"`{p.name}`" for p in gen.params if p.assumed and p.name != "maxPseudoQueue"]  # those it has
+        how = f"as identical incumbents ({', '.join(assumed)})" if assumed else "by their number alone"
         return (
-            "the EPP cannot see which requests wait, so the plugin models them as identical incumbents (its "
-            "incumbent* parameters); no setting recovers a mixed queue, so accept the gap with the report's figures "
-            "in view (and Track B's queue-ordering-authority hypothesis measuring it on GPUs), or translate the "
-            "ordering where the real queue is visible (an llm-d flow-control ordering policy, by hand)"
+            f"the EPP cannot see which requests wait, so the plugin models them {how}; no setting recovers a mixed "
+            "queue, so accept the gap with the report's figures in view (and Track B's queue-ordering-authority "
+            "hypothesis measuring it on GPUs), or translate the ordering where the real queue is visible (an llm-d "
+            "flow-control ordering policy, by hand)"
         )
     return (
         "map the signal as BLIS defines it, carry the term into the plugin, or justify the gap in the report "

