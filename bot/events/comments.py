@@ -116,6 +116,10 @@ def created(session, event) -> Result:
         reply(f"`/{command.name}` was not applied: {exc}.")
         promotion.refused(state)
         return Result(f"refused /{command.name}", state, notes=[str(exc)])
+    if new is not state and issue.state == "closed" and command.name in ("retry", "adopt-branch"):
+        _reopen(
+            promotion, new, command.name, reply
+        )  # before the save: a failed reopen leaves the retry to be applied again
     if new is not state:
         promotion.save(new)
     if command.name == "cancel":
@@ -123,6 +127,21 @@ def created(session, event) -> Result:
         promotion.runner().close_if_stopped(new)  # the draft PR must not look alive, nor promise stage 7
         return Result("cancelled", new)
     return promotion.advance()
+
+
+def _reopen(promotion, state, name: str, reply) -> None:
+    """A retry that continues a promotion its issue's close cancelled reopens the issue, as it reopens the PR.
+
+    Closing the issue is a `/cancel`; a `/retry` from someone who may retry undoes a cancel, so it undoes the
+    close too: left closed, the issue would hide a promotion that runs and waits at a gate for a decision.
+    """
+    if state.status.value in ("cancelled", "rejected", "done"):
+        return
+    promotion.client.reopen_issue(promotion.issue.number)
+    reply(
+        f"the issue was reopened: closing it had cancelled the promotion, and `/{name}` continues it (the status "
+        "comment says where)."
+    )
 
 
 def _on_pull_request(session, event, pull: IssueInfo) -> Result:

@@ -100,7 +100,7 @@ def closed(session, event) -> Result:
     """Closing the issue cancels the promotion, so it needs what `/cancel` needs (the one rule, ``authorize``).
 
     Anyone else's close is undone as their gate label would be: the issue is reopened, with a comment saying
-    why. Reopen and comment `/retry` to continue a cancelled promotion.
+    why. A `/retry` from someone who may retry continues a cancelled promotion and reopens the issue (comments.py).
     """
     issue = _issue(event)
     promotion = session.promotion(issue)

@@ -88,6 +88,21 @@ def test_closing_the_issue_needs_what_cancel_needs_and_is_audited_with_the_role(
     assert (last.event, last.actor, last.role, last.detail) == ("cancelled", "researcher", "read", "issue closed")
 
 
+def test_a_retry_that_continues_a_promotion_cancelled_by_closing_its_issue_reopens_the_issue(sim):
+    """Found by a new user: after the issue was closed, an approver's `/retry` took the promotion back to its gate
+    while the issue stayed closed, hiding a promotion that waits for a decision."""
+    number = _to_gate_1(sim)
+    [pull] = sim.fake.pulls(REPO)
+    _as(sim, "researcher").get_issue(number).edit(state="closed")
+    sim.event("issues", "closed", number, sender="researcher")
+    assert state_of(sim, number).status.value == "cancelled" and sim.fake.issue(REPO, pull.number).state == "closed"
+
+    _comment(sim, number, "maria", "/retry")
+    assert state_of(sim, number).status.value == "awaiting-decision"
+    assert sim.fake.issue(REPO, number).state == "open" and sim.fake.issue(REPO, pull.number).state == "open"
+    assert any("@maria the issue was reopened" in b and "`/retry` continues it" in b for b in _bodies(sim, number))
+
+
 def test_a_command_on_the_pull_request_is_answered_there_with_a_link_to_the_issue(sim):
     """Found by a maintainer: `/approve` on the PR, where the review is, was silently ignored."""
     number = _to_gate_1(sim)
