@@ -79,19 +79,34 @@ class AuthorRecord(BaseModel):
     def response_for(self, f: Finding) -> Response | None:
         return next((r for r in self.responses if r.finding.refers_to(f)), None)
 
-    def dropped_findings(self) -> list[Finding]:
+    def dropped_findings(self, where: str | None = None) -> list[Finding]:
+        """One finding per dropped patch; ``where`` is this record's path, which keeps the full list of paths."""
         return [
             Finding(
                 severity=Severity.IMPORTANT,
                 check="author.patch-dropped",
                 file=d.paths[0] if len(d.paths) == 1 else None,
-                message=f"the author's patch to {', '.join(d.paths) or 'no file'} failed the deterministic checks "
+                message=f"the author's patch to {_listed(d.paths, where)} failed the deterministic checks "
                 f"twice and was not applied: {'; '.join(d.errors)[:600]}",
                 fix="fix it by hand, or request changes with a narrower instruction",
                 by="author",
             )
             for d in self.dropped
         ]
+
+
+_LISTED = 5
+
+
+def _listed(paths: list[str], where: str | None) -> str:
+    """The first few paths and a count: a patch of a hundred files listed whole in one finding (17 KB for 112)
+    pushed the gate's review comment toward GitHub's 65,536-character limit. The record keeps them all."""
+    if not paths:
+        return "no file"
+    if len(paths) <= _LISTED:
+        return ", ".join(paths)
+    rest = f"and {len(paths) - _LISTED} more"
+    return f"{', '.join(paths[:_LISTED])} {rest}" + (f" (all listed in {where})" if where else "")
 
 
 def record_path(docs_dir: str, gate: int) -> str:

@@ -35,7 +35,9 @@ def review_gate(gate: int, ctx) -> list[Finding]:
     findings = list(importlib.import_module(GATES[gate]).review(ctx))
     record = author_record(gate, ctx)
     if record is not None:
-        findings += record.dropped_findings()
+        from bot.agents.record import record_path
+
+        findings += record.dropped_findings(record_path(ctx.paths.docs, gate))
     agents = getattr(ctx, "agents", None)
     state: PipelineState = ctx.state
     round_ = state.review_round + 1

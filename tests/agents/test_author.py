@@ -329,3 +329,21 @@ def test_every_generated_hypothesis_states_its_own_prediction(translated):
     assert directed
     for h in directed:
         assert all(p.lower() in h.title.lower() and p.lower() in h.statement.lower() for p in prediction_phrases(h))
+
+
+def test_a_dropped_patch_of_many_files_is_summarised_and_its_record_keeps_them_all():
+    """Found by re-verification: 112 refused paths listed in one finding (17.5 KB) pushed the gate's review
+    comment toward GitHub's 65,536-character limit."""
+    from bot.agents.record import AuthorRecord, DroppedPatch, load_record
+
+    paths = [f"results/run-{i:03}/report.json" for i in range(112)]
+    record = AuthorRecord(stage=5, gate=3, prompt="p@1", dropped=[DroppedPatch(paths=paths, errors=["refused"])])
+    [finding] = record.dropped_findings("docs/promotion/x/author-responses/gate-3.json")
+    assert len(finding.message) < 400, finding.message
+    assert "results/run-004/report.json and 107 more (all listed in docs/promotion/x/" in finding.message
+    assert "run-005" not in finding.message
+    assert load_record(record.dumps()).dropped[0].paths == paths
+    [few] = AuthorRecord(
+        stage=5, gate=3, prompt="p@1", dropped=[DroppedPatch(paths=paths[:2], errors=["x"])]
+    ).dropped_findings()
+    assert "results/run-000/report.json, results/run-001/report.json failed" in few.message
