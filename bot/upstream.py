@@ -16,8 +16,10 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from bot import PROJECT_ROOT
 from bot.forge.git import ForgeError, GitRepo
@@ -32,12 +34,19 @@ class UpstreamError(RequestError):
     """The promotion branch cannot give an upstream change, or the change does not apply."""
 
 
+SIGN_OFF = (
+    "Sign off before you submit it, if the repository requires DCO: apply it with `git am -s` (or commit with "
+    "`git commit -s`) so the commit carries your Signed-off-by; a bot cannot sign off for a person."
+)
+
+
 @dataclass(frozen=True)
 class UpstreamChange:
     plugin_type: str
     files: dict[str, str]  # upstream path -> text: the package, the sample config, runner.go with the registration
     subject: str
     message: str  # the commit message body
+    notes: tuple[str, ...] = ()  # for the submitter, below the mail's `---`: `git am` leaves them out of the commit
 
     @property
     def paths(self) -> list[str]:
@@ -56,9 +65,14 @@ def upstream_change(
     origin: dict | None = None,
     branch: str = "",
     commit: str = "",
+    not_ready: list[str] | tuple[str, ...] = (),
 ) -> UpstreamChange:
     """The change from the branch's files (path -> text, as ``read_promotion`` gives them) and upstream's
-    runner.go. Pure. Only the package, the sample config and the registration: nothing else of the branch."""
+    runner.go. Pure. Only the package, the sample config and the registration: nothing else of the branch.
+
+    ``not_ready`` are the reasons the promotion's PR stays a draft (``draft_reasons``): the commit message
+    and the notes say them, so a patch cut from sample evidence or unreviewed gates is not sent upstream
+    as if it were ready."""
     package = {p: t for p, t in branch_files.items() if p.startswith(summary.package_dir.rstrip("/") + "/")}
     if not any(p.endswith(".go") and not p.endswith("_test.go") for p in package):
         raise UpstreamError(
@@ -88,11 +102,23 @@ def upstream_change(
     )
     source = f"Translated by the promotion bot from a {summary.kind.value} policy evolved in the BLIS simulator{where}."
     message = f"{enable}\n\n{source}" + (f"\n{evidence}" if evidence else "")
-    return UpstreamChange(summary.plugin_type, files, subject, message)
+    caution = f"Not ready for upstream review: the promotion's PR stays a draft because {'; '.join(not_ready)}."
+    if not_ready:
+        message += f"\n\n{textwrap.fill(caution, 100)}"
+    notes = (SIGN_OFF, *([caution] if not_ready else []))
+    return UpstreamChange(summary.plugin_type, files, subject, message, notes)
 
 
-def read_promotion(fork: Path, branch: str) -> tuple[TranslationSummary, dict[str, str], dict | None, str]:
-    """(translation summary, text of the files the change may take, the request's origin, branch head)."""
+class Promotion(NamedTuple):
+    summary: TranslationSummary
+    files: dict[str, str]  # the text of the files the change may take
+    origin: dict | None  # the request's origin
+    head: str  # the branch head
+    verdicts: list[dict]  # validation/verdicts.json: whether the evidence was sample data
+
+
+def read_promotion(fork: Path, branch: str) -> Promotion:
+    """What ``upstream_change`` is cut from, read from the promotion branch."""
     repo = GitRepo(fork)
     head = repo.rev(branch)
     if head is None:
@@ -118,7 +144,14 @@ def read_promotion(fork: Path, branch: str) -> tuple[TranslationSummary, dict[st
             origin = json.loads(request).get("origin")
         except ValueError:
             origin = None
-    return summary, files, origin, head
+    verdicts = repo.read_file(branch, f"docs/promotion/{slug}/validation/verdicts.json")
+    try:
+        listed = json.loads(verdicts) if verdicts is not None else []
+    except ValueError:
+        listed = []
+    return Promotion(
+        summary, files, origin, head, [v for v in listed if isinstance(v, dict)] if isinstance(listed, list) else []
+    )
 
 
 def _mirror_repo(dest: Path, mirror: Path) -> GitRepo:
@@ -143,7 +176,19 @@ def format_patch(change: UpstreamChange, mirror: Path = MIRROR) -> str:
             target.write_text(text, encoding="utf-8")
         repo.git("add", "-A")
         repo.git("commit", "-q", "-F", "-", input=f"{change.subject}\n\n{change.message}\n".encode())
-        return repo.git("format-patch", "-1", "--stdout", "--no-signature", "HEAD")
+        mail = repo.git("format-patch", "-1", "--stdout", "--no-signature", "HEAD")
+    return _with_notes(mail, change.notes)
+
+
+def _with_notes(mail: str, notes: tuple[str, ...]) -> str:
+    """The notes right after the mail's first ``---`` line, where `git am` ignores text (the commit keeps none)."""
+    if not notes:
+        return mail
+    head, sep, rest = mail.partition("\n---\n")
+    if not sep:
+        return mail
+    text = "".join(f"{textwrap.fill(n, 100, initial_indent='* ', subsequent_indent='  ')}\n" for n in notes)
+    return f"{head}{sep}{text}\n{rest}"
 
 
 def apply_to_mirror(patch: str, mirror: Path = MIRROR) -> dict[str, str]:

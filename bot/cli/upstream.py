@@ -12,6 +12,7 @@ a check fails; 2: unusable input, one line on stderr.
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from pathlib import Path
 
 from bot.cli.files import output_dir
@@ -37,12 +38,14 @@ def register(subparsers) -> None:
     p.set_defaults(func=handle)
 
 
-def _where(args: argparse.Namespace) -> tuple[Path, str]:
-    """The fork clone and the promotion branch: given, or the work directory's."""
-    fork, branch = args.fork, args.branch
+def _where(args: argparse.Namespace):
+    """The fork clone, the promotion branch (given, or the work directory's) and the work directory's state of
+    that branch (None when it has none: the gates' decisions are then not known here)."""
+    from bot.forge.state_file import STATE_FILE, read_state
+
+    fork, branch, state = args.fork, args.branch, None
     if fork is None or branch is None:
         from bot.cli.workdir import read_settings
-        from bot.forge.state_file import STATE_FILE, read_state
 
         work = args.work.resolve()
         settings = read_settings(work)
@@ -51,18 +54,38 @@ def _where(args: argparse.Namespace) -> tuple[Path, str]:
             raise RequestError(f"--work {args.work}: no promotion state; run the promotion first (promote run)")
         fork = fork or Path(settings["fork"])
         branch = branch or state.branch
+    elif (args.work / STATE_FILE).is_file():
+        state = read_state(args.work / STATE_FILE)
     if not (Path(fork) / ".git").exists():
         raise RequestError(f"--fork {fork}: not a git clone of the fork; pass the fork the promotion committed to")
-    return Path(fork), branch
+    return Path(fork), branch, state if state is not None and state.branch == branch else None
+
+
+def not_ready(verdicts: list[dict], state) -> list[str]:
+    """The reasons the promotion's PR stays a draft (``draft_reasons``), which the patch repeats. Without the
+    state only the sample evidence is known; ``handle`` then adds ``UNKNOWN_GATES`` to the patch's notes."""
+    from bot.stages.pull_request import draft_reasons, sample_evidence
+
+    sample = sample_evidence(v.get("flags") or [] for v in verdicts)
+    return draft_reasons(sample, state) if state is not None else ["its benchmark evidence is sample data"] * sample
+
+
+UNKNOWN_GATES = (
+    "This patch was cut without the promotion's state (--work): whether its gates' reviews converged and people "
+    "passed them is not known here. Submit it only if the promotion's PR is ready for review, not a draft."
+)
 
 
 def handle(args: argparse.Namespace) -> int:
     from bot.upstream import MIRROR, RUNNER_GO, apply_to_mirror, format_patch, read_promotion, upstream_change
 
-    fork, branch = _where(args)
-    summary, files, origin, head = read_promotion(fork, branch)
+    fork, branch, state = _where(args)
+    summary, files, origin, head, verdicts = read_promotion(fork, branch)
     runner = (MIRROR / RUNNER_GO).read_text(encoding="utf-8")
-    change = upstream_change(summary, files, runner, origin=origin, branch=branch, commit=head)
+    reasons = not_ready(verdicts, state)
+    change = upstream_change(summary, files, runner, origin=origin, branch=branch, commit=head, not_ready=reasons)
+    if state is None:
+        change = replace(change, notes=(*change.notes, UNKNOWN_GATES))
     patch = format_patch(change)
     out = args.out or (args.work / "upstream" / f"{summary.plugin_type}.patch")
     output_dir(out.parent, "--out")
@@ -71,7 +94,9 @@ def handle(args: argparse.Namespace) -> int:
     others = [p for p in change.paths if p not in package]
     print(f"upstream patch: {line(out)}")
     print(f"  {len(package)} file(s) of {summary.package_dir}/, " + ", ".join(others))
-    print(f"  apply upstream with: git am {line(out.name)}")
+    print(f"  apply upstream with: git am -s {line(out.name)}")
+    for note in change.notes:
+        print(f"  {line(note)}")
     if args.no_check:
         return 0
     from bot.golang.toolchain import run_checks

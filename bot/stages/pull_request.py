@@ -155,6 +155,11 @@ def decided_by(d) -> str:
     return md(d.actor)
 
 
+def sample_evidence(flag_lists) -> bool:
+    """Whether any verdict (given by its flags) was reached on the bundled sample reports: stage 6 flags it."""
+    return any(str(f).startswith("SAMPLE DATA") for flags in flag_lists for f in flags)
+
+
 def draft_reasons(sample: bool, state) -> list[str]:
     """Why the PR must stay a draft: a maintainer is asked to review only what a person approved on evidence
     that was measured, at gates whose review converged."""
@@ -185,7 +190,7 @@ def run(ctx: StageContext) -> StageOutput:
     def link(path: str, line_no: int | None = None) -> str:
         return ctx.forge.blob_url(pin, path) + (f"#L{line_no}" if line_no else "")
 
-    sample = any(f.startswith("SAMPLE DATA") for v in verdicts.values() for f in v.flags)
+    sample = sample_evidence(v.flags for v in verdicts.values())
     counts = track_counts(hypotheses, verdicts)
     body = render(
         "pr_body.md.j2",

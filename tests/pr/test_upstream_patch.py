@@ -72,6 +72,22 @@ def test_the_patch_applies_to_the_mirror_and_not_to_a_tree_whose_runner_differs(
         apply_to_mirror(patch, other)
 
 
+def test_the_patch_asks_for_a_sign_off_and_repeats_why_the_promotion_is_not_ready():
+    """Found by a maintainer: the patch had no Signed-off-by and read as ready, though its evidence was sample
+    data and its gates were passed by --approve. A bot cannot sign off for a person: the notes ask for it."""
+    reasons = ["its benchmark evidence is sample data", "gate 1, 2, 3 passed by --approve, not by a person"]
+    runner = (MIRROR / RUNNER_GO).read_text()
+    patch = format_patch(upstream_change(SUMMARY, BRANCH_FILES, runner, not_ready=reasons))
+    message, _, rest = patch.partition("\n---\n")
+    notes = rest.split("\n diff", 1)[0].split(" cmd/epp", 1)[0]
+    assert "Not ready for upstream review" in message and "sample data" in message and "--approve" in message
+    assert "`git commit -s`" in notes and "if the repository requires DCO" in notes and "sample data" in notes
+    assert not re.search(r"^Signed-off-by:", patch, re.M)  # the submitter's, never the bot's
+    assert set(apply_to_mirror(patch)) == set(_change().files)  # `git am` leaves the notes out
+    ready = format_patch(_change())
+    assert "`git commit -s`" in ready and "Not ready" not in ready
+
+
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     assert main(["upstream-patch", "--work", str(tmp_path / "none")]) == 2
     assert "no promotion here" in capsys.readouterr().err
@@ -90,7 +106,10 @@ def test_the_bundled_examples_patch_applies_and_passes_go_vet_and_go_test(full_r
     assert code == 0, said
     assert "applies to llm-d-router" in said and "go vet: pass" in said and " 0 failed" in said
     assert re.search(r"go test: [1-9]\d* passed", said)
+    assert "git am -s" in said and "`git commit -s`" in said
+    assert "its benchmark evidence is sample data" in said and "passed by --approve, not by a person" in said
     patch = out.read_text()
+    assert "Not ready for upstream review" in patch.partition("\n---\n")[0]
     files = re.findall(r"^diff --git a/(\S+) ", patch, flags=re.MULTILINE)
     assert RUNNER_GO in files and "deploy/config/evolved-adaptive-scorer-epp-config.yaml" in files
     assert any(f.endswith("_test.go") for f in files)
