@@ -145,11 +145,26 @@ def carry_function(
     names.receiver_var[node.start_byte] = recv_var or ""
     edits += _common_edits(src, an, node, names, recv_var if f.receiver_type is not None else None)
     start = _leading_comment_start(node)
+    if f.receiver_type is None:
+        edits += _doc_name_edits(src, start, f.name, names.idents.get(f.name, f.name))
     return Carried(
         _apply(src, start.start_byte, node.end_byte, edits),
         src.to_original_line(start.start_point[0] + 1),
         node.start_byte,
     )
+
+
+def _doc_name_edits(src: EvolvedSource, doc, old: str, new: str) -> list[Edit]:
+    """A doc comment begins with the name it documents (Go's convention, which godoc and linters read): the one
+    of a renamed declaration gets the new name (``// SLOAgingScheduler orders`` above ``type sloAgingScheduler``).
+    The rest of the comment is as evolved."""
+    if doc.type != "comment" or old == new:
+        return []
+    m = re.match(rf"//\s*({re.escape(old)})\b", text_of(src, doc))
+    if m is None:
+        return []
+    start = doc.start_byte + len(text_of(src, doc)[: m.start(1)].encode("utf-8"))
+    return [Edit(start, start + len(old.encode("utf-8")), new)]
 
 
 def _leading_comment_start(node):
@@ -244,7 +259,9 @@ def carry_type(src: EvolvedSource, an: Analysis, spec, names: GoNames, add_param
         if decl is not spec and len([c for c in decl.children if c.type == "type_spec"]) == 1
         else spec
     )
-    prefix = _apply(src, doc.start_byte, decl.start_byte, []) if doc is not spec else ""
+    name = text_of(src, spec.child_by_field_name("name"))
+    renamed = _doc_name_edits(src, doc, name, names.types.get(name, name))
+    prefix = _apply(src, doc.start_byte, decl.start_byte, renamed) if doc is not spec else ""
     text = _apply(src, spec.start_byte, spec.end_byte, edits)
     mapped = (prefix + "type " + text).count("\n") + 1
     if add_params:

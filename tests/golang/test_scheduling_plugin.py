@@ -207,3 +207,14 @@ def test_names_and_docs_a_reviewer_reads(dictionary):
     doc = next(line for line in _readme(s01).splitlines() if line.startswith("| `waitedMsCoeff`"))
     assert "before it; the EPP's wall clock" not in doc
     assert "the clock is the EPP's wall clock (µs) when it scores the request, which is also that request's" in doc
+
+
+def test_a_carried_doc_comment_begins_with_the_name_it_documents(dictionary):
+    """Found by an llm-d maintainer: `// SLOAgingScheduler orders …` sat above `type sloAgingScheduler`; a Go doc
+    comment begins with the declared name. Only that leading name changes: the rest is as evolved."""
+    _, _, tr = translate_path(S01, dictionary)
+    [evolved] = [t for p, t in tr.files.items() if p.endswith("/evolved.go")]
+    assert "// sloAgingScheduler orders by SLO class weight plus an aging bonus" in evolved
+    assert "// SLOAgingScheduler" not in evolved
+    at = evolved.index("type sloAgingScheduler struct")
+    assert evolved.rfind("// sloAgingScheduler orders", 0, at) > evolved.rfind("\n\n", 0, at)  # its doc comment
