@@ -122,10 +122,21 @@ def handle(args: argparse.Namespace) -> int:
         print(summary.model_dump_json(indent=2))
     else:
         print(f"translated {args.source} ({analysis.kind.value}, {analysis.host}) -> {out / tr.summary.package_dir}")
+        tally = ", ".join(
+            f"{sum(f.severity is s for f in findings)} {s.value}"
+            for s in (Severity.CRITICAL, Severity.IMPORTANT, Severity.SUGGESTION)
+        )
         print(
             f"  {len(summary.signals)} signals, {len(summary.thresholds)} parameters, {len(findings)} findings "
-            f"({len(critical)} CRITICAL); {toolchain_line}"
+            f"({tally}); {toolchain_line}"
         )
+        fid = summary.fidelity
+        if fid is not None and fid.measured:
+            verdict = "BELOW the floor" if fid.below_floor else "at or above the floor"
+            print(
+                f"  decides like the BLIS original in {fid.agreement:.1%} of {fid.states} sampled states: {verdict} "
+                f"({fid.floor_pct}); the report's Fidelity section says why they differ"
+            )
         for f in critical:
             where = f" line {f.source_line}" if f.source_line else (f" {f.file}:{f.line}" if f.file else "")
             print(f"  CRITICAL {f.check}{where}: {f.message}", file=sys.stderr)

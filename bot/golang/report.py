@@ -13,6 +13,7 @@ from bot.golang.analysis_types import Analysis
 from bot.golang.generate import Generated
 from bot.golang.source import EvolvedSource
 from bot.model import Fidelity, Finding, Severity, TranslationSummary
+from bot.model.evidence import percent
 
 
 def fidelity_section(f: Fidelity | None) -> str:
@@ -35,7 +36,7 @@ def fidelity_section(f: Fidelity | None) -> str:
     out.append(
         f"On {f.states} sampled states (seed {f.seed}: simulator-scale and llm-d-scale loads, and states on every "
         f"threshold's boundary), the plugin as llm-d runs it ({how_llmd_runs_it}) decided like the BLIS original (**{f.decision}**) in **{f.agreement:.1%}** of them "
-        f"(floor {f.floor:.0%}{_floor_source(f)}, {'every signal high-fidelity' if f.all_high_fidelity else 'some signal below high fidelity'}). "
+        f"(floor {f.floor_pct}{_floor_source(f)}, {'every signal high-fidelity' if f.all_high_fidelity else 'some signal below high fidelity'}). "
         f"With every mapping below switched off, agreement is {f.agreement_all_off:.1%}." + _reference_sentence(f)
     )
     out.append("")
@@ -339,7 +340,7 @@ def _floor_source(f: Fidelity) -> str:
     """Where a floor other than the bot's comes from: the request's `fidelity_floor`."""
     if f.floor_default is None:
         return ""
-    return f", set for this promotion (`fidelity_floor`); the bot's default is {f.floor_default:.0%}"
+    return f", set for this promotion (`fidelity_floor`); the bot's default is {percent(f.floor_default)}"
 
 
 def _reference_sentence(f: Fidelity) -> str:

@@ -288,7 +288,7 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
                 check=CHECK_BELOW_FLOOR,
                 message=(
                     f"the plugin decides like the BLIS original ({f.decision}) in {f.agreement:.1%} of {f.states} "
-                    f"sampled states, below the {f.floor:.0%} floor; {largest}"
+                    f"sampled states, below the {f.floor_pct} floor; {largest}"
                 ),
                 fix=_below_floor_fix(top.mapping if top else None, gen),
             ),
@@ -300,7 +300,7 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
                 severity=Severity.SUGGESTION,
                 check=CHECK_DIFFERENCES,
                 message=(
-                    f"{f.agreement:.1%} agreement with the BLIS original over {f.states} states (floor {f.floor:.0%}); "
+                    f"{f.agreement:.1%} agreement with the BLIS original over {f.states} states (floor {f.floor_pct}); "
                     f"the differences come from: {causes}"
                     + (f"; {f.unattributed} from {unexplained_words(f)}" if f.unattributed else "")
                 ),

@@ -240,6 +240,11 @@ class Fidelity(Strict):
     def below_floor(self) -> bool:
         return self.measured and self.agreement < self.floor
 
+    @property
+    def floor_pct(self) -> str:
+        """``95%``, ``97.5%``: the floor as precisely as it was set (a 0.975 floor shown as 98% hid a miss)."""
+        return percent(self.floor)
+
 
 class TranslationSummary(Strict):
     """What stage 2 hands to stage 3 (committed as translation.json beside the translation report)."""
@@ -256,3 +261,8 @@ class TranslationSummary(Strict):
     registration_line: str = Field(default="", description="the plugin.Register(...) line in registerInTreePlugins()")
     findings: list[Finding] = Field(default_factory=list)
     fidelity: Fidelity | None = Field(default=None, description="the differential check against the BLIS original")
+
+
+def percent(share: float) -> str:
+    """A share as a percentage with the decimals it needs, at most two: 0.95 -> 95%, 0.975 -> 97.5%."""
+    return f"{round(share * 100, 2):g}%"

@@ -54,7 +54,7 @@ def _gate1(ctx) -> tuple[str, dict[str, str]]:
         below = " (BELOW the floor)" if f.below_floor else ""
         parts.append(
             f"decides like the BLIS original in {f.agreement:.1%} of {f.states} sampled states "
-            f"(floor {f.floor:.0%}){below}"
+            f"(floor {f.floor_pct}){below}"
         )
     elif f is not None:
         parts.append("agreement with the BLIS original not measured")

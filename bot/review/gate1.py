@@ -203,7 +203,7 @@ def notes(ctx) -> list[str]:
         return ["Fidelity: not shown, the differential check measured other plugin files than the branch holds"]
     line = (
         f"Fidelity: the plugin decides like the BLIS original ({f.decision}) in {f.agreement:.1%} of "
-        f"{f.states} sampled states (floor {f.floor:.0%})"
+        f"{f.states} sampled states (floor {f.floor_pct})"
     )
     if f.causes:
         line += "; differences from " + ", ".join(f"`{c.mapping}` ({c.states})" for c in f.causes[:4])

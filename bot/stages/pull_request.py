@@ -95,7 +95,7 @@ def fidelity_line(f) -> str:
     causes = ", ".join(f"{c.mapping} ({c.states})" for c in f.causes[:3])
     return (
         f"On {f.states} sampled states the plugin, as llm-d runs it, decides like the BLIS original ({f.decision}) "
-        f"in {f.agreement:.1%} of them (floor {f.floor:.0%})"
+        f"in {f.agreement:.1%} of them (floor {f.floor_pct})"
         + (f"; the differences come from {causes}" if causes else "")
         + ". Details and example states: the translation report's Fidelity section."
     )

@@ -116,3 +116,10 @@ def test_a_scheduling_example_state_shows_each_waiting_requests_class_length_and
         "scheduling", state, {"blis": {"target": "pod-a", "scores": {"pod-a": -1.0}}, "llmd": {"best": ["pod-a"]}}
     )
     assert 'pod-a: BLIS queue 1 ("" (standard), 512 tokens, 1,500 ms), serves it at position 1' in line
+
+
+def test_a_floor_is_shown_as_precisely_as_it_was_set():
+    """Found by a new user: `--fidelity-floor 0.975` read "floor 98%", so 97.5% agreement looked below it."""
+    f = _fidelity().model_copy(update={"floor": 0.975, "floor_default": 0.99})
+    assert f.floor_pct == "97.5%" and _fidelity().floor_pct == "99%"
+    assert "(floor 97.5%, set for this promotion (`fidelity_floor`); the bot's default is 99%" in fidelity_section(f)

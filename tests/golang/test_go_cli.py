@@ -62,3 +62,16 @@ def test_bundled_example_with_toolchain_check(tmp_path, capsys):
     assert rc == 0, out
     assert "vet ok, test ok" in out
     assert "## Toolchain check" in (tmp_path / "translation-report.md").read_text()
+
+
+def test_the_summary_counts_every_severity_and_says_when_agreement_misses_the_floor(tmp_path, capsys):
+    """Found by a new user: a run with --fidelity-floor 0.99 printed "3 findings (0 CRITICAL)" and exit 0, hiding
+    the IMPORTANT below-floor finding they had asked for."""
+    rc = main(
+        ["translate", str(EXAMPLE), "--out", str(tmp_path), "--fidelity-floor", "0.995", "--no-check"]
+        + ["--plugin-type", "evolved-adaptive-scorer"]
+    )
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert " IMPORTANT, " in out and " SUGGESTION)" in out
+    assert "decides like the BLIS original in 98.4% of 1000 sampled states: BELOW the floor (99.5%)" in out
