@@ -67,10 +67,16 @@ def test_bundled_example_with_toolchain_check(tmp_path, capsys):
 def test_the_summary_counts_every_severity_and_says_when_agreement_misses_the_floor(tmp_path, capsys):
     """Found by a new user: a run with --fidelity-floor 0.99 printed "3 findings (0 CRITICAL)" and exit 0, hiding
     the IMPORTANT below-floor finding they had asked for."""
-    rc = main(
-        ["translate", str(EXAMPLE), "--out", str(tmp_path), "--fidelity-floor", "0.995", "--no-check"]
-        + ["--plugin-type", "evolved-adaptive-scorer"]
-    )
+    args = [
+        "--out",
+        str(tmp_path),
+        "--fidelity-floor",
+        "0.995",
+        "--no-check",
+        "--plugin-type",
+        "evolved-adaptive-scorer",
+    ]
+    rc = main(["translate", str(EXAMPLE), *args])
     out = capsys.readouterr().out
     assert rc == 0, out
     assert " IMPORTANT, " in out and " SUGGESTION)" in out
