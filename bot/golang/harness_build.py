@@ -141,8 +141,9 @@ def with_states(inp: dict) -> dict:
     runs = []
     for run in plan.get("runs") or []:
         name, bypass = str(run.get("name")), [str(f) for f in run.get("bypass") or []]
+        params = {"params": run["params"]} if isinstance(run.get("params"), dict) else {}
         if run.get("like"):
-            runs.append({"name": name, "bypass": bypass, "states": [], "like": str(run["like"])})
+            runs.append({"name": name, "bypass": bypass, "states": [], "like": str(run["like"])} | params)
             continue
         off = frozenset(run.get("off") or [])
         if off - set(world.MAPPINGS):
@@ -152,7 +153,7 @@ def with_states(inp: dict) -> dict:
             views = [_mark_same_blis(v, b) for v, b in zip(views, base, strict=True)]
         if views is not base:
             views = [_share_history(v, b) for v, b in zip(views, base, strict=True)]
-        runs.append({"name": name, "bypass": bypass, "states": views})
+        runs.append({"name": name, "bypass": bypass, "states": views} | params)
     return {k: v for k, v in inp.items() if k != "sample"} | {"runs": runs}
 
 
@@ -247,6 +248,34 @@ def _hook_file(an: Analysis, gen: Generated) -> str:
     )
 
 
+DEPLOYED_VALUES = "deployed-values"
+
+
+def _value(v) -> str:
+    return f"{v:g}" if isinstance(v, int | float) and not isinstance(v, bool) else repr(v)
+
+
+def _add_deployed_values_run(plan: dict, meaning: dict, gen: Generated, kind: PolicyKind, plugin_type: str) -> None:
+    """When the EndpointPickerConfig deploys values a person chose at gate 1, one more run (and the all-off run)
+    hands the plugin the evolved values: the disagreements that run removes are the re-calibration's, named as
+    such (else a drop after `param loadThreshold: 60` read as "score composition")."""
+    own = next((p.get("parameters") or {} for p in profile(gen, kind, plugin_type) if p["type"] == plugin_type), {})
+    evolved = {p.name: p.json_default for p in gen.params if p.json_default is not None}
+    changed = {k: v for k, v in own.items() if k in evolved and evolved[k] != v}
+    if not changed:
+        return
+    params = own | {k: evolved[k] for k in changed}
+    values = ", ".join(f"{k} = {_value(v)}" for k, v in sorted(changed.items()))
+    was = ", ".join(_value(evolved[k]) for k in sorted(changed))
+    meaning[DEPLOYED_VALUES] = {
+        "title": "the values set at gate 1",
+        "why": f"the deployed config sets {values} where the program was validated with {was}",
+    }
+    runs = plan["runs"]
+    runs.insert(len(runs) - 1, {"name": DEPLOYED_VALUES, "bypass": [], "like": AS_DEPLOYED, "params": params})
+    runs[-1] = runs[-1] | {"params": params}  # all off: the evolved values too
+
+
 def request(
     src: EvolvedSource,
     an: Analysis,
@@ -278,6 +307,7 @@ def request(
     plan, meaning = (None, {})
     if differential:
         plan, meaning = run_plan(an, gen, d, states)
+        _add_deployed_values_run(plan, meaning, gen, an.kind, plugin_type)
     default_floor, high = floor_for(an, gen, d)
     summary_floor = {"floor": default_floor if floor is None else floor}
     if floor is not None and floor != default_floor:

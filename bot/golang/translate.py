@@ -336,6 +336,12 @@ def _reference_findings(f: Fidelity) -> list[Finding]:
 
 
 def _below_floor_fix(largest: str | None, gen: Generated) -> str:
+    if largest == "deployed-values":
+        return (
+            "the values set at gate 1 move decisions away from the validated program's (the table shows by how "
+            "much): keep them if the pods' scale needs them, and let Track B measure what they do on GPUs, or choose "
+            "values nearer the evolved ones"
+        )
     if largest == "queue-contents":
         assumed = [f"`{p.name}`" for p in gen.params if p.assumed and p.name != "maxPseudoQueue"]  # those it has
         how = f"as identical incumbents ({', '.join(assumed)})" if assumed else "by their number alone"

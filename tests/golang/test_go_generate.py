@@ -328,3 +328,20 @@ def test_the_agreement_floor_can_be_set_for_a_promotion(dictionary):
     assert lower.summary.fidelity.agreement == f.agreement  # the same measurement, judged against another floor
     assert not [x for x in lower.findings if x.check == "translate.fidelity-below-floor"]
     assert "(floor 50%, set for this promotion (`fidelity_floor`); the bot's default is 95%" in lower.report_markdown
+
+
+def test_values_set_at_gate_1_are_named_as_the_cause_of_the_disagreements_they_make(dictionary):
+    """Found by a new user: after `param loadThreshold: 60` agreement fell 12 points and the report blamed
+    "score composition". A run with the evolved values names the re-calibration, and all-off is 100% again."""
+    src, an, tr = translate_path(EXAMPLE, dictionary, "evolved-adaptive-scorer")
+    moved = translate(
+        src, an, dictionary, plugin_type="evolved-adaptive-scorer", feedback="param loadHighThreshold: 56"
+    )
+    f = moved.summary.fidelity
+    top = f.causes[0]
+    assert (
+        top.mapping == "deployed-values" and "loadHighThreshold = 56 where the program was validated with 7" in top.why
+    )
+    assert top.agreement_without == tr.summary.fidelity.agreement  # without it: the evolved figure
+    assert f.agreement_all_off == 1.0 and f.unattributed == 0
+    assert "deployed-values" not in {c.mapping for c in tr.summary.fidelity.causes}
