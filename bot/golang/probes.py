@@ -443,3 +443,47 @@ def behaviour_facts(probe_specs: list[dict], results: list[dict]) -> list[tuple[
 
 def canonical(obj) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+#: How far each parameter is moved to see whether the behaviour rows depend on it: doubled and halved.
+BEHAVIOUR_MOVES = (2.0, 0.5)
+_BEHAVIOURS = ("behaviour", "queue-behaviour")
+
+
+def behaviour_moves(behaviour: list[dict], defaults: dict) -> list[dict]:
+    """Copies of the behaviour probes with one numeric parameter doubled or halved (named
+    ``<probe>@<param>@<factor>``). A parameter with no threshold test may still decide a behaviour row the
+    generated test asserts (s02's maxWaitUs ages the pseudo-queue's incumbents); these copies find out. A
+    parameter at zero stays where it is: doubling or halving zero moves nothing."""
+    out = []
+    for spec in (s for s in behaviour if s["name"] in _BEHAVIOURS):
+        for name, value in sorted(defaults.items()):
+            if isinstance(value, bool) or not isinstance(value, int | float) or value == 0:
+                continue
+            for factor in BEHAVIOUR_MOVES:
+                moved = round(value * factor) if isinstance(value, int) else value * factor
+                if moved != value:
+                    out.append(
+                        {**spec, "name": f"{spec['name']}@{name}@{factor:g}", "defaults": defaults | {name: moved}}
+                    )
+    return out
+
+
+def behaviour_exercised(probe_specs: list[dict], results: list[dict]) -> set[str]:
+    """The parameters whose move (``behaviour_moves``) changed what a behaviour row asserts: a scheduler's exact
+    scores, the direction or admission of the other kinds. The generated behaviour test exercises them."""
+    base = {
+        "queue-behaviour": queue_behaviour(probe_specs, results),
+        "behaviour": behaviour_facts(probe_specs, results),
+    }
+    by_name = {r["name"]: r for r in results}
+    out: set[str] = set()
+    for spec in probe_specs:
+        probe, _, rest = spec["name"].partition("@")
+        result = by_name.get(spec["name"])
+        if not rest or probe not in base or result is None:
+            continue
+        read = queue_behaviour if probe == "queue-behaviour" else behaviour_facts
+        if read([{**spec, "name": probe}], [{**result, "name": probe}]) != base[probe]:
+            out.add(rest.rsplit("@", 1)[0])
+    return out

@@ -172,7 +172,8 @@ def translate(
     untranslatable = {s for s in analysis.signal_names if (e := dictionary.signal(s)) is not None and e.llmd is None}
     probe_specs, untested = probes.specs(analysis, defaults, kind, untranslatable, gen.stateful)
     reads = set(analysis.signal_names) | ({"prefix"} if gen.consumes_prefix else set())
-    probe_specs += probes.behaviour_specs(kind, reads, defaults)
+    behaviour = probes.behaviour_specs(kind, reads, defaults)
+    probe_specs += behaviour + probes.behaviour_moves(behaviour, defaults)
     recalibrated = _recalibration(analysis, options.get("deployed", {}))
     probe_specs += probes.recalibration_specs(kind, defaults, recalibrated)
     request, _ = harness_build.request(
@@ -183,7 +184,10 @@ def translate(
     behaviours = probes.behaviour_facts(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
     queue_rows = probes.queue_behaviour(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
     inversions = probes.recalibration_inversions(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
-    tested = {c.param for c in cases}
+    # A parameter whose move changes an asserted behaviour row is exercised by that test, threshold test or not.
+    exercised = probes.behaviour_exercised(probe_specs, answer.get("probes", [])) if answer.get("ok") else set()
+    tested = {c.param for c in cases} | exercised
+    untested = [u for u in untested if not any(u.startswith(f"`{p}`:") for p in exercised)]
     untested += [
         f"`{s['param']}`: no llm-d input among the candidates made it decide the outcome"
         for s in probe_specs

@@ -49,7 +49,16 @@ from bot.hypotheses.operating_points import (
 )
 from bot.hypotheses.signals import declared_signals, named_signals, not_testable_reason
 from bot.hypotheses.track_b import DEFAULT_MARGIN, primary_metric, track_b
-from bot.hypotheses.wording import Ctx, clause, direction_words, fmt_rate, plugin_phrase, where
+from bot.hypotheses.wording import (
+    PLACEMENT,
+    Ctx,
+    clause,
+    direction_words,
+    fmt_rate,
+    llmd_mechanism,
+    plugin_phrase,
+    where,
+)
 from bot.model import (
     VVUQ,
     BaselineScenario,
@@ -59,6 +68,7 @@ from bot.model import (
     Finding,
     Hypothesis,
     HypothesisType,
+    PolicyKind,
     Prediction,
     PromotionRequest,
     Track,
@@ -193,7 +203,7 @@ def _track_a(
 ) -> Hypothesis:
     signals = declared if declared is not None else named_signals(names, ctx.summary, ctx.dictionary)
     at = where(ctx.req, workloads, rates)
-    because = f", because {clause(mechanism)}" if mechanism else ""
+    because = _because(ctx.summary.kind, mechanism)
     if t.short is not None:
         what = direction_words(t.short, direction)
         statement = f"Under {at}, {ctx.plugin} produces {what} than {ctx.default} under llm-d-benchmark{because}."
@@ -219,11 +229,20 @@ def _track_a(
         rates=rates,
         prediction=prediction,
         source=source,
-        mechanism=mechanism,
+        mechanism=llmd_mechanism(ctx.summary.kind, mechanism),
         blis_statement=blis_statement,
         signals=signals,
         not_testable=not_testable_reason(signals, ctx.summary, ctx.dictionary, ctx.req.source_text, ctx.req.source),
     )
+
+
+def _because(kind: PolicyKind, mechanism: str | None) -> str:
+    """The statement's reason: the claim's mechanism, or for a scheduler what its placement does in llm-d
+    (the mechanism the benchmark tests), with BLIS's queue-ordering mechanism named as what it translates."""
+    if kind is not PolicyKind.SCHEDULING:
+        return f", because {clause(mechanism)}" if mechanism else ""
+    origin = f"; this is how llm-d carries BLIS's mechanism ({clause(mechanism)})" if mechanism else ""
+    return f", because it {PLACEMENT}{origin}"
 
 
 def _fold_duplicate(ctx: Ctx, kept: Hypothesis, dup: Hypothesis, oe: OpenEvolveHypothesis) -> Hypothesis:

@@ -30,6 +30,28 @@ def plugin_phrase(kind: PolicyKind, plugin: str) -> tuple[str, str]:
     return f"the evolved queue-ordering plugin `{plugin}`", "the default scheduling pipeline"
 
 
+#: What a scheduling plugin does in llm-d, whatever order BLIS evolved: it places requests, it orders no queue.
+PLACEMENT = (
+    "prefers endpoints where the evolved queue order would serve the request earlier "
+    "(vLLM serves each queue first come, first served; the plugin reorders none)"
+)
+
+
+def llmd_mechanism(kind: PolicyKind, mechanism: str | None) -> str | None:
+    """A Track A claim's mechanism as llm-d tests it. A BLIS scheduler orders the wait queue; its llm-d
+    translation only places requests (``PLACEMENT``), so a scheduling claim's mechanism says that first and
+    keeps BLIS's words as the origin: "puts critical requests at the head of the wait queue" read as what
+    the benchmark checks, and it is not. Other kinds act in llm-d as in BLIS and keep their mechanism."""
+    if kind is not PolicyKind.SCHEDULING:
+        return mechanism
+    origin = (
+        f" It translates BLIS's mechanism (the origin, not what runs in llm-d): {mechanism.strip()}"
+        if mechanism
+        else ""
+    )
+    return f"In llm-d the plugin {PLACEMENT}.{origin}"
+
+
 def clause(text: str) -> str:
     """A sentence used mid-sentence: no trailing period, first letter lowered unless it starts an acronym."""
     t = text.strip().rstrip(".")

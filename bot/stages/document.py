@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from bot.hypotheses.blis_feedback import Recommendation, recommendations
-from bot.model import Hypothesis, Track, TranslationSummary, Verdict, VerdictStatus
+from bot.model import Hypothesis, PolicyKind, Track, TranslationSummary, Verdict, VerdictStatus
 from bot.render import render
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
@@ -59,12 +59,23 @@ def file_feedback(
     return links
 
 
-def resolution(h: Hypothesis, v: Verdict) -> str:
+#: A confirmed scheduling claim: what llm-d ran is the placement, so that is what the benchmark confirmed.
+PLACEMENT_CONFIRMED = (
+    "Confirmation of the placement translation (endpoints preferred where the evolved order would serve the "
+    "request earlier), not of BLIS's queue ordering: vLLM's queue stays first come, first served"
+)
+
+
+def resolution(h: Hypothesis, v: Verdict, kind: PolicyKind) -> str:
+    """The BLIS resolution name. A BLIS claim about a scheduler's queue order is tested in llm-d only through
+    the placement its translation makes, so "Clean confirmation" would confirm an ordering that never ran."""
     mechanism_flag = any("mechanism" in f for f in v.flags)
     if "no-results" in v.flags:
         return "Converged to open question"
     if v.status is VerdictStatus.CONFIRMED and mechanism_flag:
         return "Confirmation with wrong mechanism"
+    if v.status is VerdictStatus.CONFIRMED and h.track is Track.A and kind is PolicyKind.SCHEDULING:
+        return PLACEMENT_CONFIRMED
     return RESOLUTION[v.status]
 
 
@@ -112,7 +123,7 @@ def run(ctx: StageContext) -> StageOutput:
             h=h,
             v=v,
             status=STATUS_WORD[v.status],
-            resolution=resolution(h, v),
+            resolution=resolution(h, v, ctx.request.kind),
             root_cause=root_cause(h, v, summary),
             request=ctx.request,
             paths=ctx.paths,

@@ -218,3 +218,33 @@ def test_a_carried_doc_comment_begins_with_the_name_it_documents(dictionary):
     assert "// SLOAgingScheduler" not in evolved
     at = evolved.index("type sloAgingScheduler struct")
     assert evolved.rfind("// sloAgingScheduler orders", 0, at) > evolved.rfind("\n\n", 0, at)  # its doc comment
+
+
+def test_a_parameter_the_behaviour_rows_depend_on_is_not_listed_as_unexercised(dictionary):
+    """verify (s02): the report listed maxWaitUs under "Not exercised by a generated test" ("no llm-d input sets its
+    subject"), yet doubled it turns the 40-waiting row's score from 0 to 1, so TestQueueBehaviour fails on it."""
+    _, _, s02 = translate_path(S02, dictionary)
+    assert "`maxWaitUs`:" not in s02.report_markdown
+    assert not [f for f in s02.findings if f.check == "translate.untested-parameter" and "maxWaitUs" in f.message]
+    assert "waiting: []int{0, 5, 40}" in _go(s02, "test")[1]
+
+
+def test_behaviour_moves_find_only_the_parameters_a_row_depends_on():
+    from bot.golang import probes
+
+    defaults = {"maxWaitUs": 2_000_000, "coeff": 0.5, "off": 0, "cls": "batch"}
+    spec = probes.behaviour_specs("scheduling", set(), defaults)
+    moves = probes.behaviour_moves(spec, defaults)
+    assert sorted(m["name"] for m in moves) == sorted(
+        f"queue-behaviour@{p}@{f}" for p in ("maxWaitUs", "coeff") for f in ("2", "0.5")
+    )
+    assert next(m for m in moves if m["name"] == "queue-behaviour@maxWaitUs@2")["defaults"]["maxWaitUs"] == 4_000_000
+
+    def answer(name: str, last: float) -> dict:
+        cases = [{"candidate": 0, "default": {"scores": {"waiting-0": 1.0, "waiting-5": 1.0, "waiting-40": last}}}]
+        return {"name": name, "cases": cases}
+
+    results = [answer("queue-behaviour", 0.0)] + [
+        answer(m["name"], 1.0 if m["name"] == "queue-behaviour@maxWaitUs@2" else 0.0) for m in moves
+    ]
+    assert probes.behaviour_exercised(spec + moves, results) == {"maxWaitUs"}

@@ -72,7 +72,7 @@ def _findings(kind: str, dictionary, track_a: bool = True) -> str:
         h=h,
         v=v,
         status=STATUS_WORD[v.status],
-        resolution=resolution(h, v),
+        resolution=resolution(h, v, req.kind),
         root_cause=[],
         request=req,
         paths=PromotionPaths("x"),
@@ -96,3 +96,54 @@ def test_a_confirmed_devils_advocate_names_the_mechanism_check_only_where_it_ran
     c = _findings(kind, dictionary, track_a=False)  # the check runs on Track A metrics only
     assert "mechanism check" not in c and "The per-workload effects above are the evidence" in c
     assert ("admitting every request" in a) == (kind == "admission")
+
+
+QUEUE_MECHANISM = "Class weight 10 for critical puts critical requests at the head of the wait queue"
+
+
+def test_a_schedulers_track_a_says_what_llm_d_tests_and_keeps_blis_as_the_origin(dictionary):
+    """scheduser 3: A1 said the plugin "puts critical requests at the head of the wait queue"; in llm-d it places."""
+    req = make_request(kind="scheduling", source_text="")
+    claims = [req.claims[0].model_copy(update={"mechanism": QUEUE_MECHANISM})]
+    req = req.model_copy(update={"claims": claims})
+    summary = TranslationSummary(
+        kind=PolicyKind.SCHEDULING, plugin_type="evolved-x", package_dir="pkg/x", signals=SIGNALS
+    )
+    a1 = generate_hypotheses(req, summary, dictionary)[0]
+    assert "because it prefers endpoints where the evolved queue order would serve the request earlier" in a1.statement
+    assert "this is how llm-d carries BLIS's mechanism (class weight 10" in a1.statement
+    assert "because class weight" not in a1.statement
+    assert (
+        a1.mechanism.startswith("In llm-d the plugin prefers endpoints") and "first come, first served" in a1.mechanism
+    )
+    assert a1.mechanism.endswith(f"(the origin, not what runs in llm-d): {QUEUE_MECHANISM}")
+    _, routed = _hypotheses("routing", dictionary)  # a router acts in llm-d as in BLIS: its mechanism stays
+    assert routed[0].mechanism == "prefix affinity keeps shared prefixes on warm instances"
+    assert routed[0].statement.endswith("because prefix affinity keeps shared prefixes on warm instances.")
+
+
+@pytest.mark.parametrize("kind", ["scheduling", "routing", "admission"])
+def test_a_confirmed_schedulers_resolution_confirms_the_placement_not_the_queue_order(kind, dictionary):
+    req, hs = _hypotheses(kind, dictionary)
+    v = Verdict(hypothesis_id="A1", status=VerdictStatus.CONFIRMED, summary="s")
+    a1 = next(h for h in hs if h.track.value == "A")
+    c1 = next(h for h in hs if h.track.value == "C")
+    said = resolution(a1, v, req.kind)
+    if kind == "scheduling":
+        assert said.startswith("Confirmation of the placement translation") and "not of BLIS's queue ordering" in said
+    else:
+        assert said == "Clean confirmation"
+    assert resolution(c1, v, req.kind) == "Clean confirmation"  # a regression guard claims no queue order
+    table = render(
+        "findings.md.j2",
+        h=a1,
+        v=v,
+        status=STATUS_WORD[v.status],
+        resolution=said,
+        root_cause=[],
+        request=req,
+        paths=PromotionPaths("x"),
+        narrative=None,
+        narrative_prompt="",
+    )
+    assert ("| **Resolution** | Clean confirmation |" in table) == (kind != "scheduling")
