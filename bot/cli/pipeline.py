@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="let sample/synthetic reports count (a rehearsal: every verdict, the report and the PR say so)",
     )
     _common(p)
-    p.set_defaults(func=cmd_run)
+    p.set_defaults(func=cmd_run, writes=True)
 
     p = sub.add_parser("status", help="where the promotion stands")
     p.add_argument("--work", type=Path, default=Path(".promote"), help=WORK_HELP)
@@ -69,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "--approve", default="", metavar="all|1,2,3", help="also approve these later gates without stopping"
         )
         _common(p)
-        p.set_defaults(func=cmd_decide, decision=decision)
+        p.set_defaults(func=cmd_decide, decision=decision, writes=True)
 
     p = sub.add_parser("resume", help="continue an interrupted promotion without redoing finished stages")
     p.add_argument("--work", type=Path, default=Path(".promote"), help=WORK_HELP)
@@ -80,7 +80,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="build on the commits others added to the promotion branch (after you checked them)",
     )
     _common(p)
-    p.set_defaults(func=cmd_resume)
+    p.set_defaults(func=cmd_resume, writes=True)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -241,6 +241,8 @@ def cmd_status(args) -> int:
         print(
             f"  in progress: `promote {line(holder.get('command'))}` (pid {holder['pid']}) since {line(holder.get('since'))}"
         )
+    if holder is None and isinstance(pipeline.next_step(state), pipeline.RunStage | pipeline.RunReview):
+        print(f"  interrupted: run `promote resume --work {sh(args.work)}` to continue where it stopped")
     if state.status.value == "awaiting-decision":
         fork, base = _fork_and_base(settings)
         for text in _gate_brief(state, state.open_gate, fork=fork, base=base):
