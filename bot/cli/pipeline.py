@@ -170,9 +170,8 @@ def _decide(args, work: Path, settings: dict) -> int:
     state = runner.decide(args.gate, args.decision, args.reason)
     _say(
         args,
-        line(
-            f"gate {args.gate}: {args.decision.value} by {runner.actor}" + (f" ({args.reason})" if args.reason else "")
-        ),
+        f"gate {args.gate}: {args.decision.value} by {line(runner.actor)}"
+        + (f" ({line(args.reason, sep='; ')})" if args.reason else ""),
     )
     note = state.decisions[-1].critical_note()
     if note:  # the person's call, made over blocking findings: said even with --quiet, and kept with the decision
@@ -228,7 +227,7 @@ def cmd_status(args) -> int:
         unconverged = " (its review's findings were open: unconverged)" if d.gate in state.unconverged else ""
         print(
             f"  gate {d.gate} {d.decision.value} {line(d.how())}"
-            + (f": {line(d.reason)}" if d.reason else "")
+            + (f": {line(d.reason, sep='; ')}" if d.reason else "")
             + (unconverged if d.decision.value == "approve" else "")
             + (f"; {line(d.critical_note())}" if d.critical_note() else "")
         )

@@ -220,3 +220,27 @@ def test_status_says_an_interrupted_promotion_needs_resume(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "stage 1 (" in out.splitlines()[0] and "is due" in out.splitlines()[0]
     assert f"interrupted: run `promote resume --work {work}`" in out
+
+
+def test_status_keeps_the_lines_of_a_reason_apart(tmp_path, capsys):
+    """A reason's note and its directive read as two parts ("; "), as in the PR's gate table, not one sentence."""
+    from datetime import UTC, datetime
+
+    from bot.model import Decision, PipelineState
+    from bot.model.state import GateDecision
+
+    state = PipelineState.model_validate_json(_minimal_state())
+    state.decisions.append(
+        GateDecision(
+            gate=1,
+            decision=Decision.REQUEST_CHANGES,
+            actor="root",
+            at=datetime(2026, 1, 1, tzinfo=UTC),
+            reason="pods run ~40 concurrent requests\nparam loadThreshold: 60",
+        )
+    )
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / "state.json").write_text(state.model_dump_json())
+    assert main(["status", "--work", str(work)]) == 0
+    assert ": pods run ~40 concurrent requests; param loadThreshold: 60" in capsys.readouterr().out
