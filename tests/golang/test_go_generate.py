@@ -11,7 +11,7 @@ from bot.golang.generate import file_stem, package_name, struct_name
 from bot.golang.translate import TranslationError, translate
 from bot.model import PolicyKind
 
-from .conftest import EXAMPLE, FIXTURES, translate_path
+from .conftest import CORPUS, EXAMPLE, FIXTURES, translate_path
 
 
 @pytest.fixture(scope="module")
@@ -328,3 +328,20 @@ def test_the_agreement_floor_can_be_set_for_a_promotion(dictionary):
     assert lower.summary.fidelity.agreement == f.agreement  # the same measurement, judged against another floor
     assert not [x for x in lower.findings if x.check == "translate.fidelity-below-floor"]
     assert "(floor 50%, set for this promotion (`fidelity_floor`); the bot's default is 95%" in lower.report_markdown
+
+
+def test_the_config_note_agrees_in_number_with_the_parameters_that_move_together(analyze_text):
+    """One companion parameter "acts" on the same value; several "act"."""
+    from bot.golang.plugin_docs import _moves_with, sim_scale_thresholds
+
+    text = (CORPUS / "r01_pattern_a_penalties.go").read_text()
+    two_cuts = (
+        "\t\tif load > 7 {\n\t\t\tscores[snap.ID] *= 0.4\n\t\t} else if load > 4.5 {\n"
+        "\t\t\tscores[snap.ID] *= 1.0 - 0.12*(load-4.5)\n\t\t}\n"
+    )
+    assert two_cuts in text
+    one_cut = text.replace(two_cuts, "\t\tif load > 10 {\n\t\t\tscores[snap.ID] *= 0.3\n\t\t}\n")
+    several = {th.param: _moves_with(th, an) for an in [analyze_text(text)] for th in sim_scale_thresholds(an)}
+    single = {th.param: _moves_with(th, an) for an in [analyze_text(one_cut)] for th in sim_scale_thresholds(an)}
+    assert "loadFactor, loadLowThreshold, loadCoeff act on the same value" in several["loadHighThreshold"]
+    assert single["loadThreshold"] == "; loadFactor acts on the same value and must move with it"
