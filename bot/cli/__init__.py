@@ -57,8 +57,16 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    streams = sys.stdout, sys.stderr
     if getattr(args, "writes", False):  # a write command finishes its work even if its reader goes away
         sys.stdout, sys.stderr = ReaderMayLeave(sys.stdout), ReaderMayLeave(sys.stderr)
+    try:
+        return _call(args)
+    finally:
+        sys.stdout, sys.stderr = streams  # main() called in-process (tests, the Action) leaves them as it found them
+
+
+def _call(args) -> int:
     try:
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows up here, not at interpreter exit
