@@ -193,10 +193,14 @@ def sh(value: object) -> str:
 
 
 # ------------------------------------------------- plain lines: terminals, titles, git commits
-def line(value: object) -> str:
+def line(value: object, sep: str | None = None) -> str:
     """One line of plain text (a terminal line, a PR title): line breaks become spaces, control and
-    invisible characters (ANSI escapes, bidi overrides) are written as visible ``\\uXXXX``."""
+    invisible characters (ANSI escapes, bidi overrides) are written as visible ``\\uXXXX``. ``sep`` joins
+    the lines with it instead (``"; "`` for a person's reason: a note, then a directive, as ``md`` does)."""
     text = "" if value is None else str(value)
+    if sep is not None:
+        lines = "".join("\n" if ch in LINE_BREAKS else ch for ch in text).split("\n")
+        text = sep.join(part.strip() for part in lines if part.strip())
     return "".join(" " if ch in LINE_BREAKS or ch == "\t" else (_u(ch) if _hidden(ch) else ch) for ch in text)
 
 

@@ -73,23 +73,25 @@ def _plugins(config: dict) -> dict[str, tuple[str, Any]]:
 
 
 def config_difference(recorded: dict, expected: dict) -> str | None:
-    """The first way ``recorded`` differs from ``expected`` (None when they are the same config)."""
+    """Every way ``recorded`` differs from ``expected``, joined with "; " (None when they are the same config):
+    after gate 1 changed a value and the scorers, naming only the first left the others to be found by re-running."""
     got, want = _plugins(recorded), _plugins(expected)
-    if {t for t, _ in got.values()} != {t for t, _ in want.values()}:
-        return f"plugins {sorted({t for t, _ in got.values()})} instead of {sorted({t for t, _ in want.values()})}"
+    out = []
+    got_types, want_types = {t for t, _ in got.values()}, {t for t, _ in want.values()}
+    if got_types != want_types:
+        out.append(f"plugins {sorted(got_types)} instead of {sorted(want_types)}")
     for name in sorted(want):
         if name not in got:
-            return f"no plugin named {name!r}"
-        if got[name][1] != want[name][1]:
-            keys = sorted(set(got[name][1]) | set(want[name][1]), key=str)
-            diff = next(k for k in keys if got[name][1].get(k) != want[name][1].get(k))
-            return (
-                f"plugin {name!r} parameter {diff!r} is {got[name][1].get(diff)!r}, "
-                f"the plan's is {want[name][1].get(diff)!r}"
-            )
+            if got_types == want_types:  # the same types under other names; a missing type is said above
+                out.append(f"no plugin named {name!r}")
+            continue
+        mine, plans = got[name][1], want[name][1]
+        for key in sorted(set(mine) | set(plans), key=str):
+            if mine.get(key) != plans.get(key):
+                out.append(f"plugin {name!r} parameter {key!r} is {mine.get(key)!r}, the plan's is {plans.get(key)!r}")
     if _canon(recorded.get("schedulingProfiles")) != _canon(expected.get("schedulingProfiles")):
-        return "schedulingProfiles differ (plugin weights or order)"
-    return None
+        out.append("schedulingProfiles differ (plugin weights or order)")
+    return "; ".join(out) or None
 
 
 def _canon(x: Any) -> str:

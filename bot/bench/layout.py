@@ -137,6 +137,15 @@ def parse_layout(rel: Path) -> RunKey:
     return RunKey(treatment, workload, float(rm.group(1)), int(pm.group(1)))
 
 
+def arm_of(rel: str) -> str:
+    """The arm (treatment) a results-relative report path is filed under, or "other" when it is in neither
+    layout: for counting the reports each arm used and left out."""
+    try:
+        return parse_layout(Path(rel)).treatment
+    except ReportError:
+        return "other"
+
+
 def _parse_upstream(parts: tuple[str, ...]) -> RunKey:
     if len(parts) != 4 or parts[1] != "results":
         raise ReportError(

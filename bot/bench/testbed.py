@@ -204,7 +204,9 @@ def testbed_markdown(summary: dict | None) -> str:
     )
     router_line = f" Router image: {router}." if router else ""
     if len(groups) == 1:
-        return f"**Testbed** ({n} reports): {testbed_words(_from_json(groups[0]))}.{router_line}"
+        arms = [md(a) for a in groups[0].get("arms") or []]
+        which = f", {arms[0]} only" if len(arms) == 1 else ""  # the other arm's reports were all left out
+        return f"**Testbed** ({n} reports used{which}): {testbed_words(_from_json(groups[0]))}.{router_line}"
     lines = [
         (
             f"**Testbeds: {len(groups)} different ones among the {n} reports.** The arms of a comparison should run "

@@ -57,6 +57,16 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    streams = sys.stdout, sys.stderr
+    if getattr(args, "writes", False):  # a write command finishes its work even if its reader goes away
+        sys.stdout, sys.stderr = ReaderMayLeave(sys.stdout), ReaderMayLeave(sys.stderr)
+    try:
+        return _call(args)
+    finally:
+        sys.stdout, sys.stderr = streams  # main() called in-process (tests, the Action) leaves them as it found them
+
+
+def _call(args) -> int:
     try:
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows up here, not at interpreter exit
@@ -78,15 +88,48 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+class ReaderMayLeave:
+    """stdout or stderr of a command that writes state (`run`, `resume`, a decision): when the reader goes
+    away (`promote approve 1 2>&1 | head -5`), the rest of the output goes to /dev/null and the work goes on.
+
+    Otherwise the next progress line would raise BrokenPipeError mid-stage: the decision recorded, the stage
+    it started cut short, and the person left to guess that `promote resume` is needed. The exit status is
+    the work's own; a read-only command (`status`) still stops at once with 141 (``_reader_went_away``)."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            _to_devnull(self._stream)
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            _to_devnull(self._stream)
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def _to_devnull(stream) -> None:
+    """Point the stream's file descriptor at /dev/null: what it still buffers, and children's output, go there."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, stream.fileno())
+    os.close(devnull)
+
+
 def _reader_went_away() -> int:
     """`promote status | head -2`: the reader closed the pipe. Stop quietly, as coreutils do.
 
     Python ignores SIGPIPE, so the write raised instead; later writes (and the flush at exit) would raise
     again, so stdout is pointed at /dev/null. The exit status is the one a SIGPIPE death has (128 + 13).
     """
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
+    _to_devnull(sys.stdout)
     return 128 + signal.SIGPIPE
 
 

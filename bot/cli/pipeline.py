@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="let sample/synthetic reports count (a rehearsal: every verdict, the report and the PR say so)",
     )
     _common(p)
-    p.set_defaults(func=cmd_run)
+    p.set_defaults(func=cmd_run, writes=True)
 
     p = sub.add_parser("status", help="where the promotion stands")
     p.add_argument("--work", type=Path, default=Path(".promote"), help=WORK_HELP)
@@ -69,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "--approve", default="", metavar="all|1,2,3", help="also approve these later gates without stopping"
         )
         _common(p)
-        p.set_defaults(func=cmd_decide, decision=decision)
+        p.set_defaults(func=cmd_decide, decision=decision, writes=True)
 
     p = sub.add_parser("resume", help="continue an interrupted promotion without redoing finished stages")
     p.add_argument("--work", type=Path, default=Path(".promote"), help=WORK_HELP)
@@ -80,7 +80,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="build on the commits others added to the promotion branch (after you checked them)",
     )
     _common(p)
-    p.set_defaults(func=cmd_resume)
+    p.set_defaults(func=cmd_resume, writes=True)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -170,9 +170,8 @@ def _decide(args, work: Path, settings: dict) -> int:
     state = runner.decide(args.gate, args.decision, args.reason)
     _say(
         args,
-        line(
-            f"gate {args.gate}: {args.decision.value} by {runner.actor}" + (f" ({args.reason})" if args.reason else "")
-        ),
+        f"gate {args.gate}: {args.decision.value} by {line(runner.actor)}"
+        + (f" ({line(args.reason, sep='; ')})" if args.reason else ""),
     )
     note = state.decisions[-1].critical_note()
     if note:  # the person's call, made over blocking findings: said even with --quiet, and kept with the decision
@@ -228,7 +227,7 @@ def cmd_status(args) -> int:
         unconverged = " (its review's findings were open: unconverged)" if d.gate in state.unconverged else ""
         print(
             f"  gate {d.gate} {d.decision.value} {line(d.how())}"
-            + (f": {line(d.reason)}" if d.reason else "")
+            + (f": {line(d.reason, sep='; ')}" if d.reason else "")
             + (unconverged if d.decision.value == "approve" else "")
             + (f"; {line(d.critical_note())}" if d.critical_note() else "")
         )
@@ -241,6 +240,8 @@ def cmd_status(args) -> int:
         print(
             f"  in progress: `promote {line(holder.get('command'))}` (pid {holder['pid']}) since {line(holder.get('since'))}"
         )
+    if holder is None and isinstance(pipeline.next_step(state), pipeline.RunStage | pipeline.RunReview):
+        print(f"  interrupted: run `promote resume --work {sh(args.work)}` to continue where it stopped")
     if state.status.value == "awaiting-decision":
         fork, base = _fork_and_base(settings)
         for text in _gate_brief(state, state.open_gate, fork=fork, base=base):

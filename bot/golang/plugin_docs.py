@@ -479,7 +479,10 @@ def _moves_with(th, an: Analysis) -> str:
     """The parameters computed on the same variable as ``th`` (a taper's coefficient beside its threshold):
     moving one without the others can turn a factor negative and reverse the ranking."""
     others = same_step(an, [th.param])
-    return f"; {', '.join(others)} act on the same value and must move with it" if others else ""
+    if not others:
+        return ""
+    verb = "acts" if len(others) == 1 else "act"
+    return f"; {', '.join(others)} {verb} on the same value and must move with it"
 
 
 def same_step(an: Analysis, params) -> list[str]:

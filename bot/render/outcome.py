@@ -139,7 +139,14 @@ def _rest(pairs: Sequence[Pair]) -> str:
     keys = sorted(words, key=lambda w: (order.index(w) if w in order else len(order), w))
     shed = [h.id for h, v in pairs if v.status is VerdictStatus.INCONCLUSIVE and any(map(shed_demoted, v.effects))]
     note = f"; the shedding guard held back {', '.join(shed)}" if shed else ""
-    return f" ({', '.join(f'{words[w]} {w}' for w in keys)}{note})" if keys else ""
+    return f" ({', '.join(f'{words[w]} {_unnested(w)}' for w in keys)}{note})" if keys else ""
+
+
+def _unnested(word: str) -> str:
+    """A status word inside the headline's parentheses, without parentheses of its own:
+    "inconclusive (no measured cell)" reads "inconclusive with no measured cell"."""
+    head, _, inner = word.partition(" (")
+    return f"{head} with {inner.rstrip(')')}" if inner else word
 
 
 def headline(pairs: Sequence[Pair]) -> str:

@@ -147,7 +147,30 @@ def _gate3(ctx) -> tuple[str, dict[str, str]]:
         + _others(c, "refuted", "confirmed"),
         f"Track B (sim-to-real gaps) {status_counts(VerdictStatus(s) for s in b.elements())}",
     ]
-    return "; ".join(parts), read
+    return "; ".join(parts + _arms_unused(ctx)), read
+
+
+def _arms_unused(ctx) -> list[str]:
+    """ "no evolved report could be used (56 left out: EPP config differs ...)": the cause of every claim being
+    inconclusive, which the counts alone hid (stage 5's testbed.json names the arms it used)."""
+    from bot.bench.layout import TREATMENTS, arm_of
+
+    try:
+        used = set(json.loads(ctx.read(ctx.paths.testbed) or "{}").get("router_images") or {})
+        left = [
+            (arm_of(str(r["report"])), str(r["reason"]))
+            for r in json.loads(ctx.read(ctx.paths.reports_not_used) or "[]")
+        ]
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return []
+    out = []
+    for arm in TREATMENTS:
+        reasons = [why for a, why in left if a == arm]
+        if reasons and arm not in used:
+            kinds = {why.split(": ")[0] for why in reasons}
+            why = kinds.pop() if len(kinds) == 1 else f"for {len(kinds)} different reasons"
+            out.append(f"no {arm} report could be used ({len(reasons)} left out: {why}), so no claim is measured")
+    return out
 
 
 def _others(counts: Counter, *shown: str) -> str:

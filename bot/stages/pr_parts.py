@@ -73,9 +73,20 @@ class Issue:
     evolved_line: int | None = None  # the evolved program's line the plugin line maps back to
 
 
+#: The closing clause a finding gets when a person re-calibrated its value at gate 1
+#: (bot/golang/translate.py): it says what ships, so the short form keeps it.
+_GATE1_VALUE = re.compile(r"re-calibrated at gate 1\b.*$")
+
+
 def brief(text: str, limit: int = 150) -> str:
-    """The first sentence (or clause) of a finding's message, cut to ``limit``."""
+    """The first sentence (or clause) of a finding's message, cut to ``limit``; a closing "re-calibrated at
+    gate 1: ..." clause is kept after it, since without it the line reads as if the BLIS value shipped."""
     text = " ".join(line(text).split())
+    kept = _GATE1_VALUE.search(text)
+    if kept and kept.start() > 0:
+        tail = shorten(kept.group(0), limit // 2)
+        head = brief(text[: kept.start()].rstrip(" ;,."), max(limit - len(tail) - 2, limit // 3))
+        return f"{head}; {tail}"
     for stop in (". ", "; "):
         if stop in text[:limit]:
             text = text[: text.index(stop)]

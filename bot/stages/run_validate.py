@@ -205,10 +205,37 @@ def results_origin(ctx: StageContext, reports) -> str | None:
     machine and says nothing to a reader of the fork)."""
     if reports is None:
         return None
-    used = len(getattr(reports, "loaded", []))
+    tally = arm_tally(getattr(reports, "loaded", []), getattr(reports, "rejected", []))
     if ctx.results_dir is not None:
-        return f"{used} used, supplied with `--results` (a local directory, not part of this branch)"
-    return f"{used} used, committed under `{ctx.paths.benchmarks}/results/` on this branch"
+        return f"{tally}; supplied with `--results` (a local directory, not part of this branch)"
+    return f"{tally}; committed under `{ctx.paths.benchmarks}/results/` on this branch"
+
+
+def arm_tally(loaded: list[str], rejected: list[tuple[str, str]]) -> str:
+    """How many reports of each arm were used and left out, and why, e.g. "112 reports: baseline 56 used;
+    evolved 0 used, 56 left out (EPP config differs ...)": a bare "56 used" hid that every evolved report was dropped, which is
+    why each claim reads "not measured"."""
+    from bot.bench.layout import TREATMENTS
+    from bot.bench.layout import arm_of as arm
+
+    used: dict[str, int] = {}
+    for rel in loaded:
+        used[arm(rel)] = used.get(arm(rel), 0) + 1
+    out: dict[str, list[str]] = {}
+    for rel, reason in rejected:
+        out.setdefault(arm(rel), []).append(reason)
+    parts = []
+    for name in [*TREATMENTS, *sorted((set(used) | set(out)) - set(TREATMENTS))]:
+        reasons = out.get(name, [])
+        if name not in TREATMENTS and not reasons and not used.get(name):
+            continue
+        text = f"{name} {used.get(name, 0)} used"
+        if reasons:
+            why = reasons[0] if len(set(reasons)) == 1 else f"for {len(set(reasons))} different reasons"
+            text += f", {len(reasons)} left out ({why}; listed below)"
+        parts.append(text)
+    total = len(loaded) + len(rejected)
+    return f"{total} report{'' if total == 1 else 's'}: " + "; ".join(parts)
 
 
 def run(ctx: StageContext) -> StageOutput:

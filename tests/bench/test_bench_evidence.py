@@ -209,3 +209,22 @@ def test_the_evolved_image_binding_comes_from_the_plan_or_the_runner():
     digest = "sha256:" + "a" * 64
     assert policy_from_spec(spec, allow_sample_data=False, image_digest=digest, image_ref=built).evolved_image == built
     assert policy_from_spec(spec, allow_sample_data=False, image_digest=digest).evolved_image is None
+
+
+def test_a_config_mismatch_names_every_difference_not_only_the_first():
+    """Gate 1 changed two values and the scorers: a report of the earlier plan is left out naming all three."""
+    from bot.bench.evidence import config_difference
+
+    plan = copy.deepcopy(EVOLVED)
+    plan["plugins"][0]["parameters"] = {"loadThreshold": 60.0, "qdCoeff": 1.2}
+    plan["schedulingProfiles"][0]["plugins"].append({"pluginRef": "queue-scorer", "weight": 1})
+    plan["plugins"].append({"type": "queue-scorer"})
+    measured = copy.deepcopy(EVOLVED)
+    measured["plugins"][0]["parameters"] = {"loadThreshold": 10.0, "qdCoeff": 0.8}
+    assert config_difference(measured, plan) == (
+        "plugins ['evolved-adaptive-scorer'] instead of ['evolved-adaptive-scorer', 'queue-scorer']; "
+        "plugin 'evolved-adaptive-scorer' parameter 'loadThreshold' is 10.0, the plan's is 60.0; "
+        "plugin 'evolved-adaptive-scorer' parameter 'qdCoeff' is 0.8, the plan's is 1.2; "
+        "schedulingProfiles differ (plugin weights or order)"
+    )
+    assert config_difference(plan, copy.deepcopy(plan)) is None

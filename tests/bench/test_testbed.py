@@ -47,7 +47,9 @@ def test_one_testbed_is_one_line_and_several_are_a_finding():
     other["scenario"]["stack"][0]["standardized"]["accelerator"]["model"] = "NVIDIA-A100-SXM4-80GB"
     same = [testbed.record("baseline", doc), testbed.record("evolved", doc)]
     one = testbed.testbed_markdown(json.loads(json.dumps(testbed.summarize(same))))
-    assert one.startswith("**Testbed** (2 reports): meta-llama/Llama-3.1-8B-Instruct on 4 replicas × 1 NVIDIA-H100")
+    assert one.startswith(
+        "**Testbed** (2 reports used): meta-llama/Llama-3.1-8B-Instruct on 4 replicas × 1 NVIDIA-H100"
+    )
     assert "\n" not in one and "harness inference-perf 0.3.0" in one
     assert "Router image: baseline `ghcr.io/llm-d/llm-d-router:v0.10.0`" in one
     mixed = testbed.summarize([*same, testbed.record("evolved", other)])
@@ -55,6 +57,8 @@ def test_one_testbed_is_one_line_and_several_are_a_finding():
     assert text.startswith("**Testbeds: 2 different ones among the 3 reports.**")
     assert "- 2 reports (baseline, evolved):" in text and "- 1 reports (evolved):" in text
     assert "NVIDIA-A100-SXM4-80GB" in text
+    baseline_only = testbed.testbed_markdown(testbed.summarize(same[:1]))
+    assert baseline_only.startswith("**Testbed** (1 reports used, baseline only): meta")
 
 
 def test_recorded_text_is_escaped():
@@ -84,12 +88,28 @@ def test_where_the_reports_came_from_names_no_local_path(tmp_path):
     from bot.stages.paths import PromotionPaths
     from bot.stages.run_validate import results_origin
 
-    reports = SimpleNamespace(loaded=["a", "b"])
+    run = "chat/rate-10/rep-1/benchmark_report_v0.2,_x.yaml"
+    reports = SimpleNamespace(loaded=[f"baseline/{run}", f"evolved/{run}"])
     local = SimpleNamespace(results_dir=tmp_path / "results", paths=PromotionPaths("x"))
     said = results_origin(local, reports)
-    assert str(tmp_path) not in said and said.startswith("2 used, supplied with `--results`")
+    assert str(tmp_path) not in said
+    assert said.startswith("2 reports: baseline 1 used; evolved 1 used; supplied with `--results`")
     committed = SimpleNamespace(results_dir=None, paths=PromotionPaths("x"))
-    assert (
-        results_origin(committed, reports) == "2 used, committed under `benchmarks/promotion/x/results/` on this branch"
+    assert results_origin(committed, reports) == (
+        "2 reports: baseline 1 used; evolved 1 used; committed under `benchmarks/promotion/x/results/` on this branch"
     )
     assert results_origin(local, None) is None
+
+
+def test_the_reports_used_and_left_out_are_counted_per_arm_with_the_reason():
+    """56 baseline reports used and all 56 evolved ones left out read "56 used" before: now each arm says so."""
+    from bot.stages.run_validate import arm_tally
+
+    why = "EPP config differs from the evolved arm's in this plan: plugin 'p' parameter 'loadThreshold' is 10.0"
+    loaded = [f"baseline/chat/rate-10/rep-{n}/benchmark_report_v0.2,_x.yaml" for n in range(1, 4)]
+    rejected = [(f"evolved/chat/rate-10/rep-{n}/benchmark_report_v0.2,_x.yaml", why) for n in range(1, 4)]
+    assert arm_tally(loaded, rejected) == (
+        f"6 reports: baseline 3 used; evolved 0 used, 3 left out ({why}; listed below)"
+    )
+    mixed = [*rejected[:2], (rejected[2][0], "duplicate of another report")]
+    assert arm_tally(loaded, mixed).endswith("evolved 0 used, 3 left out (for 2 different reasons; listed below)")

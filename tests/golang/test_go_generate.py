@@ -11,7 +11,7 @@ from bot.golang.generate import file_stem, package_name, struct_name
 from bot.golang.translate import TranslationError, translate
 from bot.model import PolicyKind
 
-from .conftest import EXAMPLE, FIXTURES, translate_path
+from .conftest import CORPUS, EXAMPLE, FIXTURES, translate_path
 
 
 @pytest.fixture(scope="module")
@@ -345,3 +345,20 @@ def test_values_set_at_gate_1_are_named_as_the_cause_of_the_disagreements_they_m
     assert top.agreement_without == tr.summary.fidelity.agreement  # without it: the evolved figure
     assert f.agreement_all_off == 1.0 and f.unattributed == 0
     assert "deployed-values" not in {c.mapping for c in tr.summary.fidelity.causes}
+
+
+def test_the_config_note_agrees_in_number_with_the_parameters_that_move_together(analyze_text):
+    """One companion parameter "acts" on the same value; several "act"."""
+    from bot.golang.plugin_docs import _moves_with, sim_scale_thresholds
+
+    text = (CORPUS / "r01_pattern_a_penalties.go").read_text()
+    two_cuts = (
+        "\t\tif load > 7 {\n\t\t\tscores[snap.ID] *= 0.4\n\t\t} else if load > 4.5 {\n"
+        "\t\t\tscores[snap.ID] *= 1.0 - 0.12*(load-4.5)\n\t\t}\n"
+    )
+    assert two_cuts in text
+    one_cut = text.replace(two_cuts, "\t\tif load > 10 {\n\t\t\tscores[snap.ID] *= 0.3\n\t\t}\n")
+    several = {th.param: _moves_with(th, an) for an in [analyze_text(text)] for th in sim_scale_thresholds(an)}
+    single = {th.param: _moves_with(th, an) for an in [analyze_text(one_cut)] for th in sim_scale_thresholds(an)}
+    assert "loadFactor, loadLowThreshold, loadCoeff act on the same value" in several["loadHighThreshold"]
+    assert single["loadThreshold"] == "; loadFactor acts on the same value and must move with it"

@@ -242,3 +242,11 @@ def test_the_detail_of_a_demoted_cell_gives_the_shed_rate_per_arm_and_not_the_le
     assert (va.effects[0].lost_baseline, va.effects[0].lost_evolved) == (0.0, 0.12)
     # a no-worse gap demoted by the guard is not "held back by the level after multiplicity control"
     assert "demoted by the shedding guard" in vb.summary and "what holds it back is the level" not in vb.summary
+
+
+def test_headline_does_not_nest_parentheses_for_claims_with_no_measured_cell():
+    pairs = [pair("A1", U), pair("A2", U), claim("A3", R)]
+    assert claims.headline(pairs) == (
+        "Not transferred: none of the 3 claims confirmed (1 refuted, 2 inconclusive with no measured cell); "
+        "no regression found."
+    )

@@ -199,3 +199,19 @@ def test_a_scheduling_plugin_is_described_as_placement_not_as_reordering_vllms_q
         in text
     )
     assert "does not reorder vLLM's queue" in text and "orders the requests waiting" not in text
+
+
+def test_a_shortened_finding_keeps_the_value_a_person_set_at_gate_1():
+    message = (
+        "load threshold 10 on `load` was calibrated in BLIS on 4 simulated instances carrying a few requests "
+        "each; real vLLM pods run tens to hundreds of concurrent requests (max-num-seqs), so the branch fires far "
+        "more (or less) often than it did in simulation; re-calibrated at gate 1: `loadThreshold` = 60 in the "
+        "deployed config"
+    )
+    short = pr_parts.brief(message)
+    assert short.startswith("load threshold 10 on `load` was calibrated in BLIS")
+    assert short.endswith("; re-calibrated at gate 1: `loadThreshold` = 60 in the deployed config")
+    assert "real vLLM pods" not in short
+    assert len(short) <= 150
+    # a finding without a gate-1 value is cut at its first clause, as before
+    assert pr_parts.brief(message.split("; re-calibrated")[0]).endswith("carrying a few requests each")

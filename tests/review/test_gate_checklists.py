@@ -433,3 +433,26 @@ def test_gate2s_table_plans_no_cells_for_a_hypothesis_the_benchmark_does_not_jud
     for row in hypothesis_rows(ctx):
         if row["id"] in untestable:
             assert row["cells"] == [] and "not testable as translated" in row["what"], row
+
+
+def test_gate3s_headline_says_when_no_evolved_report_could_be_used(branch):
+    """Found by a new user: after a gate-1 parameter change every evolved report was left out, and the headline
+    said only "0 of 2 claims transferred (2 inconclusive)"; the cause was in a table further down."""
+    from bot.review.brief import brief
+
+    ctx, edit, _ = branch
+    why = "EPP config differs from the evolved arm's in this plan: plugin 'p' parameter 'loadThreshold' is 10.0"
+    rows = [{"report": f"evolved/chat/rate-10/rep-{n}/benchmark_report_v0.2,_x.yaml", "reason": why} for n in (1, 2)]
+    text = json.dumps(rows)
+    if ctx.read(ctx.paths.reports_not_used):
+        edit(ctx.paths.reports_not_used, lambda _: text)
+    else:
+        ctx.forge.commit_files(BRANCH, {ctx.paths.reports_not_used: text.encode()}, message="plant unused reports")
+    assert "no evolved report" not in brief(3, ctx)[0]  # the example's evolved reports were used
+    edit(ctx.paths.testbed, lambda t: json.dumps(json.loads(t) | {"router_images": {"baseline": []}}))
+    headline = brief(3, ctx)[0]
+    assert headline.endswith(
+        "; no evolved report could be used (2 left out: EPP config differs from the evolved arm's in this plan), "
+        "so no claim is measured"
+    )
+    assert "no baseline report" not in headline

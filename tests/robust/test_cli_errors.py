@@ -190,3 +190,57 @@ def _minimal_state() -> str:
 
     state = pipeline.new_state("1", "f" * 64, "promotion/1-x", actor="t", now=datetime(2026, 1, 1, tzinfo=UTC))
     return state.model_dump_json(indent=2)
+
+
+def test_a_run_whose_reader_goes_away_still_reaches_its_gate(tmp_path):
+    """`promote run ... 2>&1 | head -1`: the progress lines after the first go nowhere, and the run still
+    finishes its stages and stops at gate 1 (before, it died at the next progress line, mid-stage, exit 141)."""
+    work = tmp_path / "w"
+    read_end, write_end = os.pipe()
+    proc = subprocess.Popen(
+        [str(PROMOTE), "run", str(REQUEST), "--work", str(work)], stdout=write_end, stderr=write_end
+    )
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as reader:
+        assert reader.readline()  # `head -1`: one line, then the reader is gone
+    assert proc.wait(timeout=600) == 0
+    status = subprocess.run(
+        [str(PROMOTE), "status", "--work", str(work)], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert "waiting for a decision at gate 1" in status.stdout.splitlines()[0], status.stdout
+    assert "interrupted" not in status.stdout
+
+
+def test_status_says_an_interrupted_promotion_needs_resume(tmp_path, capsys):
+    """A stage is due and no command is running (the run was killed): `status` says what continues it."""
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / "state.json").write_text(_minimal_state())
+    assert main(["status", "--work", str(work)]) == 0
+    out = capsys.readouterr().out
+    assert "stage 1 (" in out.splitlines()[0] and "is due" in out.splitlines()[0]
+    assert f"interrupted: run `promote resume --work {work}`" in out
+
+
+def test_status_keeps_the_lines_of_a_reason_apart(tmp_path, capsys):
+    """A reason's note and its directive read as two parts ("; "), as in the PR's gate table, not one sentence."""
+    from datetime import UTC, datetime
+
+    from bot.model import Decision, PipelineState
+    from bot.model.state import GateDecision
+
+    state = PipelineState.model_validate_json(_minimal_state())
+    state.decisions.append(
+        GateDecision(
+            gate=1,
+            decision=Decision.REQUEST_CHANGES,
+            actor="root",
+            at=datetime(2026, 1, 1, tzinfo=UTC),
+            reason="pods run ~40 concurrent requests\nparam loadThreshold: 60",
+        )
+    )
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / "state.json").write_text(state.model_dump_json())
+    assert main(["status", "--work", str(work)]) == 0
+    assert ": pods run ~40 concurrent requests; param loadThreshold: 60" in capsys.readouterr().out

@@ -154,3 +154,11 @@ def test_a_leading_number_is_not_mangled_and_an_ordered_list_marker_is_escaped_w
     assert md("3") == "3"
     assert md("1. not a list") == "1\\. not a list"
     assert md("12) not a list either") == "12\\) not a list either"
+
+
+def test_line_with_sep_keeps_a_reasons_lines_apart():
+    from bot.escape import line as one_line
+
+    assert one_line("a note\r\n\nparam x: 1\n", sep="; ") == "a note; param x: 1"
+    assert one_line("a note\nparam x: 1") == "a note param x: 1"
+    assert one_line("bad\x1b[31m\nok", sep="; ") == "bad\\u001b[31m; ok"
