@@ -72,6 +72,7 @@ def handle(args: argparse.Namespace) -> int:
     from bot.golang.source import load_evolved_source
     from bot.golang.translate import REPORT_NAME, translate
     from bot.model import Severity
+    from bot.model.evidence import tally
 
     src = load_evolved_source(Path(args.source))
     refused = _refuse_unsafe(src, Path(args.out), args.json)
@@ -122,13 +123,9 @@ def handle(args: argparse.Namespace) -> int:
         print(summary.model_dump_json(indent=2))
     else:
         print(f"translated {args.source} ({analysis.kind.value}, {analysis.host}) -> {out / tr.summary.package_dir}")
-        tally = ", ".join(
-            f"{sum(f.severity is s for f in findings)} {s.value}"
-            for s in (Severity.CRITICAL, Severity.IMPORTANT, Severity.SUGGESTION)
-        )
         print(
             f"  {len(summary.signals)} signals, {len(summary.thresholds)} parameters, {len(findings)} findings "
-            f"({tally}); {toolchain_line}"
+            f"({tally(findings)}); {toolchain_line}"
         )
         fid = summary.fidelity
         if fid is not None and fid.measured:

@@ -255,11 +255,11 @@ def _value(v) -> str:
     return f"{v:g}" if isinstance(v, int | float) and not isinstance(v, bool) else repr(v)
 
 
-def _add_deployed_values_run(plan: dict, meaning: dict, gen: Generated, kind: PolicyKind, plugin_type: str) -> None:
+def _add_deployed_values_run(plan: dict, meaning: dict, gen: Generated, prof: list[dict], plugin_type: str) -> None:
     """When the EndpointPickerConfig deploys values a person chose at gate 1, one more run (and the all-off run)
     hands the plugin the evolved values: the disagreements that run removes are the re-calibration's, named as
     such (else a drop after `param loadThreshold: 60` read as "score composition")."""
-    own = next((p.get("parameters") or {} for p in profile(gen, kind, plugin_type) if p["type"] == plugin_type), {})
+    own = next((p.get("parameters") or {} for p in prof if p["type"] == plugin_type), {})
     evolved = {p.name: p.json_default for p in gen.params if p.json_default is not None}
     changed = {k: v for k, v in own.items() if k in evolved and evolved[k] != v}
     if not changed:
@@ -305,9 +305,10 @@ def request(
         "evolved.Factory(", f"evolved.{gen.factory}("
     )
     plan, meaning = (None, {})
+    prof = profile(gen, an.kind, plugin_type)
     if differential:
         plan, meaning = run_plan(an, gen, d, states)
-        _add_deployed_values_run(plan, meaning, gen, an.kind, plugin_type)
+        _add_deployed_values_run(plan, meaning, gen, prof, plugin_type)
     default_floor, high = floor_for(an, gen, d)
     summary_floor = {"floor": default_floor if floor is None else floor}
     if floor is not None and floor != default_floor:
@@ -318,7 +319,7 @@ def request(
             # A plugin that keeps state gets a new instance for every state, as BLIS's side does: else the
             # history of every earlier state would pile up in it, and its decisions drift from BLIS's.
             "fresh": gen.stateful,
-            "profile": profile(gen, an.kind, plugin_type),
+            "profile": prof,
             "probes": probe_specs,
         }
         | ({"sample": plan} if plan is not None else {}),

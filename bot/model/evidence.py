@@ -67,10 +67,15 @@ class ReviewRound(Strict):
 
     def tally(self) -> str:
         """``0 CRITICAL, 3 IMPORTANT, 3 SUGGESTION``: every severity, zeros included."""
-        return ", ".join(
-            f"{sum(f.severity is s for f in self.findings)} {s.value}"
-            for s in (Severity.CRITICAL, Severity.IMPORTANT, Severity.SUGGESTION)
-        )
+        return tally(self.findings)
+
+
+def tally(findings: list[Finding]) -> str:
+    """``0 CRITICAL, 3 IMPORTANT, 3 SUGGESTION``: every severity, zeros included."""
+    return ", ".join(
+        f"{sum(f.severity is s for f in findings)} {s.value}"
+        for s in (Severity.CRITICAL, Severity.IMPORTANT, Severity.SUGGESTION)
+    )
 
 
 # --------------------------------------------------------------------------
