@@ -187,7 +187,7 @@ def run(binary: Path, inp: dict, shards: int | None = None, limits: Limits | Non
             scratch = Path(tmp) / str(i)
             scratch.mkdir()
             shutil.copy2(binary, scratch / BINARY)
-            data = orjson.dumps(part)
+            data = orjson.dumps(harness_build.delta_views(part))
             (scratch / "input.json").write_bytes(data)
             answer_bytes = min(limits.file_bytes, len(data) + ANSWER_SLACK)
             running.append(pool.submit(_run_one, scratch, dataclasses.replace(limits, file_bytes=answer_bytes)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 
 import pytest
 
@@ -107,6 +108,43 @@ def test_a_history_the_as_deployed_run_already_sends_is_sent_once():
     assert shared > 60 and kept > 0  # most are shared; a mapping that changes a history keeps its own
 
 
+def _undelta(inp: dict) -> dict:
+    """What the harness's ``expand`` rebuilds from ``delta_views``: every shared part copied back."""
+    runs = inp["runs"]
+    out = [runs[0]]
+    for run in runs[1:]:
+        states = []
+        for i, st in enumerate(run["states"]):
+            full = dict(st)
+            for side in ("blis", "llmd"):
+                for part in full.pop(f"{side}Same", []):
+                    full[side] = full[side] | {part: runs[0]["states"][i][side][part]}
+            states.append(full)
+        out.append(run | {"states": states})
+    return inp | {"runs": out}
+
+
+@pytest.mark.parametrize("kind", ["routing", "scheduling"])
+def test_a_later_run_sends_only_what_differs_from_the_first_runs_state(kind):
+    if kind == "scheduling":
+        spec = world.Spec(
+            "scheduling", frozenset({"InputTokens", "SLOClass"}), incumbents=world.Incumbents("standard", 512, 50_000)
+        )
+        runs = [{"name": AS_DEPLOYED, "off": [], "bypass": []}]
+        runs += [{"name": m, "off": [m], "bypass": [], "markSameBlis": True} for m in world.applicable_mappings(spec)]
+        inp = harness_build.with_states({"sample": {"spec": spec.to_json(), "states": 30, "seed": 5, "runs": runs}})
+    else:
+        inp = harness_build.with_states(_plan())
+    sent = harness_build.delta_views(inp)
+    assert _undelta(sent) == inp
+    assert sent["runs"][0] == inp["runs"][0]  # the first run is sent whole
+    shared = [
+        p for run in sent["runs"][1:] for st in run["states"] for p in st.get("blisSame", []) + st.get("llmdSame", [])
+    ]
+    assert shared and len(json.dumps(sent)) < len(json.dumps(inp))
+    assert harness_build.delta_views({"runs": []}) == {"runs": []}
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -159,7 +197,7 @@ def test_split_gives_every_process_a_slice_of_every_runs_states_and_merge_puts_t
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", [EXAMPLE, CORPUS / "a01_pattern_c_adaptive_admission.go"], ids=lambda p: p.stem)
-def test_split_between_processes_the_harness_answers_as_one_process_does(path, dictionary):
+def test_split_between_processes_the_harness_answers_as_one_process_does(path, dictionary, tmp_path):
     """A stateless routing program and a stateful admission one: the same decisions, probes and notes."""
     request = _request(path, dictionary, states=200)
     # the plan, not the states, crosses jobs
@@ -182,4 +220,11 @@ def test_split_between_processes_the_harness_answers_as_one_process_does(path, d
     assert unshared != inp or not any(s.get("historyLike") for r in inp["runs"] for s in r["states"])
     again, err3 = harness_run.run(binary, unshared, shards=1)
     assert again == one, err3
+    # and every view part sent once (what run() sends) is read as the whole views are
+    scratch = tmp_path / "whole"
+    scratch.mkdir()
+    shutil.copy2(binary, scratch / harness_run.BINARY)
+    (scratch / "input.json").write_text(json.dumps(inp))
+    whole, err4 = harness_run._run_one(scratch, harness_run.RUN_LIMITS)
+    assert whole == one, err4
     assert sum(len(r["results"]) for r in one["runs"]) > 200 and one["probes"]
