@@ -187,7 +187,7 @@ def run(binary: Path, inp: dict, shards: int | None = None, limits: Limits | Non
             scratch = Path(tmp) / str(i)
             scratch.mkdir()
             shutil.copy2(binary, scratch / BINARY)
-            data = orjson.dumps(harness_build.delta_views(part))
+            data = orjson.dumps(part)
             (scratch / "input.json").write_bytes(data)
             answer_bytes = min(limits.file_bytes, len(data) + ANSWER_SLACK)
             running.append(pool.submit(_run_one, scratch, dataclasses.replace(limits, file_bytes=answer_bytes)))
@@ -238,10 +238,11 @@ def execute_harness(files: dict[str, str], args: dict) -> dict:
             inp = harness_build.with_states(args.get("input") or {})  # while Go compiles
         except ValueError as exc:
             return {"ok": False, "build_log": str(exc), "probes": [], "decisions": [], "fidelity": None}
+        sent = harness_build.delta_views(inp)
         binary, log = finish()
     if binary is None:
         return {"ok": False, "build_log": log[-4000:], "probes": [], "decisions": [], "fidelity": None}
-    out, log = run(binary, inp)
+    out, log = run(binary, sent)
     if out is None:
         return {"ok": False, "build_log": log, "probes": [], "decisions": [], "fidelity": None}
     fidelity = None
