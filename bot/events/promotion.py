@@ -68,7 +68,13 @@ class Promotion:
     def request(self) -> PromotionRequest:
         """The request the issue describes; NeedsInfo listing every problem when it cannot be used."""
         if self._request is None:
-            self._request = read_request(self.env, self.client, self.config, self.issue)
+            request = read_request(self.env, self.client, self.config, self.issue)
+            state = self.load()
+            if state is not None and state.status not in (Status.DONE, Status.REJECTED):
+                problem = branch_change(state.branch, request)
+                if problem:
+                    raise NeedsInfo([problem])
+            self._request = request
         return self._request
 
     # --------------------------------------------------------------- pieces
@@ -308,6 +314,26 @@ class Promotion:
 # --------------------------------------------------------------------------
 # Helpers
 # --------------------------------------------------------------------------
+
+
+def branch_change(branch: str, request: PromotionRequest) -> str | None:
+    """Why an edit that renames the promotion's branch is refused (None: the branch stays), and how to go on.
+
+    The branch, and so the pull request, is named after the plugin type (``promotion/<n>-<plugin-type>``): an
+    edit that changes it would leave the work, the gate decisions and the PR on the old branch while the bot looks
+    for them on a new one, and the branch guard would halt the run. The edit is refused instead, and the promotion
+    stays where it is."""
+    if branch == request.branch:
+        return None
+    prefix = f"promotion/{request.id}-"
+    old = branch[len(prefix) :] if branch.startswith(prefix) else branch
+    return (
+        f"Plugin name: this promotion runs on the branch `{branch}`, named after its plugin type `{old}`. This edit "
+        f"makes the plugin type `{request.plugin_type}` (the plugin name, or the title when the name is empty), "
+        "which would need another branch, and a promotion does not move between branches, so the edit was not "
+        f"applied and the promotion stays where it was. To go on with it, set the plugin name to `{old}` again; "
+        f"to promote the program as `{request.plugin_type}`, file a new issue (and `/cancel` this one)."
+    )
 
 
 def read_request(env: EventEnv, client: GitHub, config: BotConfig, issue: IssueInfo) -> PromotionRequest:

@@ -33,6 +33,8 @@ from bot.golang.toolchain import MIRROR_MODULES, PluginFilesError, ToolchainMiss
 from bot.sandbox import Limits, Mounts
 
 BINARY = "promotion-harness"
+#: How a harness run's log starts when the evolved code printed past the sandbox's output limit.
+FLOODED = "the harness was stopped by the sandbox's output limit"
 BUILD_LIMITS = Limits(wall_seconds=600)
 #: A harness run takes about a second (0.3-0.8 s on the corpus); a minute is tens of times that on a loaded
 #: machine, and an evolved loop that never returns is stopped there instead of holding the run for five.
@@ -211,8 +213,8 @@ def _run_one(scratch: Path, limits: Limits) -> tuple[dict | None, str]:
     detail = (res.stdout + res.stderr).replace(str(scratch), "$SCRATCH").strip()
     if res.limit == "output":  # what it printed is the evolved code's, not a reason: say what happened instead
         return None, (
-            f"the harness was stopped by the sandbox's output limit ({limits.describe('output')}): the evolved "
-            "code prints on every call; delete its fmt.Print*, print and println calls"
+            f"{FLOODED} ({limits.describe('output')}): the evolved code prints on every call; delete its "
+            "fmt.Print*, print and println calls"
         )
     too_big = (out.is_file() and out.stat().st_size > limits.file_bytes) or (
         res.returncode != 0 and "file too large" in res.stderr
@@ -243,8 +245,9 @@ def execute_harness(files: dict[str, str], args: dict) -> dict:
     if binary is None:
         return {"ok": False, "build_log": log[-4000:], "probes": [], "decisions": [], "fidelity": None}
     out, log = run(binary, sent)
-    if out is None:
-        return {"ok": False, "build_log": log, "probes": [], "decisions": [], "fidelity": None}
+    if out is None:  # "flooded": the evolved code printed past the output limit (translate makes that CRITICAL)
+        flooded = log.startswith(FLOODED)
+        return {"ok": False, "build_log": log, "probes": [], "decisions": [], "fidelity": None, "flooded": flooded}
     fidelity = None
     if inp.get("runs"):
         found = differential.summarize(

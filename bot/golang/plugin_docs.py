@@ -371,14 +371,9 @@ def readme(
     gaps = d.touched_gaps(kind, reads)
     if kind == PolicyKind.SCHEDULING:  # the waiting count drives the score; the caveats are about this code
         sigs.insert(0, {k: _md(v) for k, v in scheduling_docs.waiting_signal(d).items()})
-        gaps = [g for g in gaps if scheduling_docs.keeps_gap(g, set(reads))]
-    caveats = [f"{_md(_for_kind(plain(d.gap(g).concern_for(kind)), kind))}" for g in gaps]
+    caveats = [_md(gap_concern(d, g, kind, stateful)) for g in gaps]
     if kind == PolicyKind.SCHEDULING:
-        caveats += [*scheduling_docs.caveats(an, stateful), KEEPS_QUEUE_SCORER]
-    elif stateful:
-        caveats.append(
-            "The evolved policy keeps state; calls are serialised per plugin instance, state is per EPP replica."
-        )
+        caveats += [*scheduling_docs.caveats(an), KEEPS_QUEUE_SCORER]
     if uses_scorers:
         caveats.append(
             "The BLIS prefix terms read `PrefixCacheMatchInfo` (approx-prefix-cache-producer), declared in `Consumes()`."
@@ -424,6 +419,22 @@ def _source_text(entry) -> str:
     expr = " ".join(entry.llmd.expr.split())
     words = plain(entry.llmd.source).split(". ")[0].rstrip(".")
     return f"`{expr}`: {words}" if len(expr) <= 40 and "{" not in expr else words
+
+
+#: What a receiver that keeps state adds to the concurrency-races gap (a stateless one has nothing to race on).
+KEEPS_STATE = (
+    "The evolved policy keeps state: calls into it are serialised per plugin instance, and the state is per EPP "
+    "replica, so stateful replicas race (each decides on its own history)."
+)
+
+
+def gap_concern(d, gap_id: str, kind: PolicyKind, stateful: bool) -> str:
+    """A Map C gap's concern said of this plugin, in plain text: the README's caveats and the translation report's
+    Map C section both read it, so the two never disagree on what applies. Which gaps apply is the dictionary's
+    ``touched_gaps`` (kind and signals read); the wording is per kind, and only a receiver that keeps state is told
+    that replicas race."""
+    text = _for_kind(plain(d.gap(gap_id).concern_for(kind)), kind)
+    return f"{text} {KEEPS_STATE}" if stateful and gap_id == "concurrency-races" else text
 
 
 def _for_kind(text: str, kind: PolicyKind) -> str:

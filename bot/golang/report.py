@@ -11,6 +11,7 @@ from bot.dictionary import Dictionary
 from bot.escape import md
 from bot.golang.analysis_types import Analysis
 from bot.golang.generate import Generated
+from bot.golang.plugin_docs import gap_concern
 from bot.golang.source import EvolvedSource
 from bot.model import Fidelity, Finding, Severity, TranslationSummary
 from bot.model.evidence import percent
@@ -246,7 +247,7 @@ def render_report(
         for gid in summary.touched_gaps:
             g = d.gap(gid)
             w(
-                f"- **`{gid}`** ({g.risk} risk): {g.concern_for(summary.kind)} Track B: "
+                f"- **`{gid}`** ({g.risk} risk): {gap_concern(d, gid, summary.kind, gen.stateful)} Track B: "
                 f"{g.track_b.worded_for(summary.kind).statement.replace('{plugin}', summary.plugin_type)}"
             )
     else:

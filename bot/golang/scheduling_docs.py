@@ -3,17 +3,15 @@
 The score of a queue-position scorer is driven by each endpoint's scraped waiting count, which the evolved
 code never reads, so the Signals table names it with its freshness. Its caveats are about this code: the
 order it models is not the one vLLM applies, a request the evolved order puts first scores flat, and traffic
-at one priority makes it a second queue-scorer. The dictionary's generic concerns that do not apply to a
-plugin that reads no adapter and keeps no state (LoRA residency, stateful races) are left out.
+at one priority makes it a second queue-scorer. The dictionary's Map C concerns come first (``plugin_docs.gap_concern``,
+which the translation report reads too): a scheduler touches LoRA residency only when it reads an adapter, and its
+concurrency concern is worded for the queue lengths it reads.
 """
 
 from __future__ import annotations
 
 from bot.golang.adapter import plain
 from bot.golang.params import reads_class, reads_prompt
-
-#: The signals that make the LoRA-residency concern apply: a plugin that reads none cannot weigh residency.
-_ADAPTER_SIGNALS = {"Adapter", "ResidentAdapters"}
 
 FCFS = (
     "vLLM serves its waiting queue first come, first served by default (`--scheduling-policy fcfs`; its "
@@ -40,14 +38,7 @@ def waiting_signal(d) -> dict:
     }
 
 
-def keeps_gap(gap_id: str, reads: set[str]) -> bool:
-    """Whether a Map C gap's generic concern applies to a scheduling plugin reading ``reads``."""
-    if gap_id == "lora-affinity":
-        return bool(reads & _ADAPTER_SIGNALS)
-    return gap_id != "concurrency-races"  # worded below, for this code
-
-
-def caveats(an, stateful: bool) -> list[str]:
+def caveats(an) -> list[str]:
     """The caveats only a queue-position scorer has, for the fields the evolved order reads."""
     fields = set(an.request_fields)
     out = [FCFS]
@@ -86,15 +77,4 @@ def caveats(an, stateful: bool) -> list[str]:
             "favours late arrivals."
         )
     out += [flat, one]
-    out.append(
-        "Score runs concurrently for many requests (and across EPP replicas) against the same scraped queue "
-        "lengths, so a burst sees the same WaitingQueueSize everywhere and herds onto the endpoints that look "
-        "shortest."
-        + (
-            " The evolved receiver keeps state: calls into it are serialised per plugin instance, and the state is "
-            "per EPP replica."
-            if stateful
-            else ""
-        )
-    )
     return out

@@ -16,6 +16,8 @@ Findings added here (check ids, stable):
 - ``translate.fidelity-below-floor`` (IMPORTANT): the plugin decides like the BLIS original in fewer
   sampled states than the floor; the message names the largest cause.
 - ``translate.fidelity-not-measured`` (IMPORTANT): the differential harness could not run.
+- ``translate.output-flood`` (CRITICAL): the harness was stopped by the sandbox's output limit: the evolved
+  code prints on every call, which in the EPP writes to its standard output on every request.
 - ``translate.fidelity-differences`` (SUGGESTION): at or above the floor, the remaining differences and
   the mapping each comes from.
 - ``translate.untested-parameter`` (SUGGESTION): a parameter llm-d inputs can set that no generated test
@@ -49,6 +51,7 @@ from bot.model import Fidelity, Finding, RequestError, Severity, TranslationSumm
 REPORT_NAME = "translation-report.md"
 CHECK_BELOW_FLOOR = "translate.fidelity-below-floor"
 CHECK_NOT_MEASURED = "translate.fidelity-not-measured"
+CHECK_OUTPUT_FLOOD = "translate.output-flood"
 CHECK_DIFFERENCES = "translate.fidelity-differences"
 CHECK_UNTESTED = "translate.untested-parameter"
 SIM_SCALE = "hazard.sim-scale-threshold"
@@ -232,9 +235,8 @@ def translate(
     hazards = _recalibrated(analysis, options.get("deployed", {}))
     chosen = bool(options.get("deployed")) and recalibrated == options.get("deployed")
     hazards += _inversion_findings(inversions, recalibrated, analysis, gen, chosen=chosen, safe=safe)
-    findings = _anchor(
-        safety + hazards + gen.findings + untested_findings + fidelity_findings(fidelity, gen), gen, analysis
-    )
+    measured = _flood_findings(answer) or fidelity_findings(fidelity, gen)
+    findings = _anchor(safety + hazards + gen.findings + untested_findings + measured, gen, analysis)
     findings.sort(key=Finding.sort_key)
     summary = _summary(analysis, dictionary, gen, plugin_type, findings, fidelity)
     report = render_report(
@@ -271,6 +273,26 @@ def _fidelity(answer: dict, an: Analysis) -> Fidelity | None:
         first = next((ln for ln in lines if ".go:" in ln), lines[0] if lines else "no output")
         return Fidelity(measured=False, reason=f"the differential harness did not build or run: {first}")
     return Fidelity.model_validate(answer["fidelity"]) if answer.get("fidelity") else None
+
+
+def _flood_findings(answer: dict) -> list[Finding]:
+    """CRITICAL when the harness printed past the sandbox's output limit: the static print warning says a print
+    call exists, this says it runs on every decision (in the EPP: its standard output, on every request)."""
+    if answer.get("ok") or not answer.get("flooded"):
+        return []
+    stopped = answer.get("build_log", "").split(":", 1)[0]  # "the harness was stopped by ... limit (64 MiB ...)"
+    return [
+        Finding(
+            severity=Severity.CRITICAL,
+            check=CHECK_OUTPUT_FLOOD,
+            message=(
+                f"the evolved code prints on every call: {stopped}, so its fidelity is unknown, and in the EPP the "
+                "plugin would write to the EPP's standard output on every request"
+            ),
+            fix="delete the evolved logic's fmt.Print*, print and println calls (the IMPORTANT safety.print "
+            "findings name their lines) and translate again",
+        )
+    ]
 
 
 def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:

@@ -334,6 +334,35 @@ def test_an_edit_no_finished_stage_read_keeps_the_promotion_where_it_is(sim):
     assert "(v2)" in status  # the new title is shown where the title is shown
 
 
+def test_an_edit_that_renames_the_branch_is_refused_with_how_to_go_on_not_a_halt(sim):
+    """Found by the lead: changing the plugin name after stage 1 renamed the branch (promotion/<n>-<plugin-type>),
+    and the run failed on the branch guard ("the promotion branch ... was deleted"), with a fix about
+    git update-ref. The edit is now refused as needs-info, saying how to go on; the promotion stays where it was."""
+    from tests.github.forms import example_values, render_form
+
+    number = _to_gate_1(sim)
+    before = state_of(sim, number)
+    renamed = example_values() | {"plugin_name": "evolved-renamed-scorer"}
+    sim.fake.issue(REPO, number).body = render_form(renamed, {"baselines": [0, 1], "consent": [0]})
+    sim.event("issues", "edited", number, sender="researcher")
+    state = state_of(sim, number)
+    assert state.failure is None and state.open_gate == 1 and state.stages == before.stages
+    assert state.branch == before.branch == f"promotion/{number}-evolved-adaptive-scorer"
+    reply = comment_with(sim, number, "<!-- promotion-bot:needs-info -->")
+    assert "runs on the branch `promotion/1-evolved-adaptive-scorer`" in reply.replace("\\", "")
+    assert "set the plugin name to" in reply and "file a new issue" in reply and "update-ref" not in reply
+    assert "needs-info" in labels_of(sim, number)
+    _comment(sim, number, "maria", "/status")  # any event reads the request the same way
+    assert state_of(sim, number).failure is None
+
+    sim.fake.issue(REPO, number).body = render_form(example_values(), {"baselines": [0, 1], "consent": [0]})
+    sim.event("issues", "edited", number, sender="researcher")
+    state = state_of(sim, number)
+    assert state.failure is None and state.open_gate == 1 and state.stages == before.stages
+    assert "needs-info" not in labels_of(sim, number)
+    assert "Resolved: the request can be used" in comment_with(sim, number, "<!-- promotion-bot:needs-info -->")
+
+
 def test_with_claude_the_interrupted_step_replays_its_replies_after_the_sandbox(sim, monkeypatch):
     """Claude's author patch at stage 2 needs the sandbox's checks; the step then reruns in the next run and
     must write the same patch: it replays the replies handed over with the execution requests."""

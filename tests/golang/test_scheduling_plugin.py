@@ -197,6 +197,41 @@ def test_the_readme_caveats_are_about_this_code(dictionary):
     assert "`len(req.InputTokens)` → the adapter's token count" in s03.report_markdown
 
 
+def _map_c(report: str) -> str:
+    return report.split("## Map C gaps touched")[1].split("## Fidelity")[0]
+
+
+def test_the_report_lists_only_the_map_c_gaps_that_apply_to_this_program(dictionary):
+    """Found by a verifier: s01's README left out LoRA residency and the stateful race, but its translation
+    report's Map C section still listed them ("stateful policies race", lora-affinity). Both now read one
+    decision: what the report lists, the README says; a routing program that keeps state is still told so."""
+    from bot.golang.analyze import analyze
+    from bot.golang.source import parse_evolved_source
+    from bot.golang.translate import translate
+
+    _, _, tr = translate_path(S01, dictionary)
+    section = _map_c(tr.report_markdown)
+    assert "lora-affinity" not in section and "LoRA" not in section and "stateful" not in section
+    assert "lora-affinity" not in tr.summary.touched_gaps  # no Track B hypothesis for it either
+    assert "`concurrency-races`" in section and "herds onto the endpoints that look shortest" in section
+    caveats = _readme(tr).split("## Caveats")[1]
+    for line in section.splitlines():
+        if line.startswith("- **`"):
+            assert line.split("): ", 1)[1].split(" Track B: ")[0] in caveats.replace("&lt;", "<"), line
+
+    r02 = (CORPUS / "r02_pattern_b_prefix_decay.go").read_text()
+    stateful = r02.replace("\tobservers []observerFunc\n", "\tobservers []observerFunc\n\troutes    int\n", 1)
+    stateful = stateful.replace("snapshots := state.Snapshots\n", "snapshots := state.Snapshots\n\tws.routes++\n", 1)
+    assert stateful.count("ws.routes++") == 1 and "routes    int" in stateful
+    src = parse_evolved_source(stateful, "r02_stateful.go")
+    router = translate(src, analyze(src, dictionary), dictionary, plugin_type="r02-stateful")
+    section = _map_c(router.report_markdown)
+    assert "`lora-affinity`" in section and "stateful replicas race" in section
+    _, _, stateless = translate_path(CORPUS / "r02_pattern_b_prefix_decay.go", dictionary)
+    section = _map_c(stateless.report_markdown)
+    assert "`lora-affinity`" in section and "`concurrency-races`" in section and "stateful" not in section
+
+
 def test_names_and_docs_a_reviewer_reads(dictionary):
     """s03's targets say whose class they are, SJF stays an initialism, and waitedMsCoeff's doc is one sentence
     about one clock."""

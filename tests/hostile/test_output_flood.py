@@ -21,7 +21,7 @@ from bot.golang import harness_build, harness_run, toolchain
 from bot.golang.analyze import analyze
 from bot.golang.safety import check_evolved_text
 from bot.golang.source import parse_evolved_source
-from bot.golang.translate import translate
+from bot.golang.translate import CHECK_NOT_MEASURED, CHECK_OUTPUT_FLOOD, translate
 from bot.sandbox import Limits, Mounts
 
 pytestmark = [
@@ -90,8 +90,16 @@ def test_a_harness_that_prints_past_the_output_limit_is_stopped_and_the_translat
     text = _printing_program()
     dictionary, src = load_dictionary(), parse_evolved_source(text, "prints.go")
     tr = translate(src, analyze(src, dictionary), dictionary, plugin_type="t-prints", states=50)
-    unknown = [f for f in tr.findings if "how often the plugin decides like the BLIS original is unknown" in f.message]
-    assert len(unknown) == 1 and "stopped by the sandbox's output limit" in unknown[0].message
+    # Found by a red-team pass: this was IMPORTANT only (fidelity unknown), though in the EPP the plugin would
+    # write to its standard output on every request. Now CRITICAL, beside the static print warning.
+    flood = [f for f in tr.findings if f.check == CHECK_OUTPUT_FLOOD]
+    assert [f.severity.value for f in flood] == ["CRITICAL"]
+    assert "prints on every call: the harness was stopped by the sandbox's output limit (1 MiB" in flood[0].message
+    assert "standard output on every request" in flood[0].message and "delete" in flood[0].fix
+    assert "print" in flood[0].fix and flood[0].file and flood[0].line
+    assert [f.severity.value for f in tr.findings if f.check == "safety.print"] == ["IMPORTANT"]
+    assert not [f for f in tr.findings if f.check == CHECK_NOT_MEASURED]  # the CRITICAL says it, once
+    assert tr.summary.fidelity is not None and not tr.summary.fidelity.measured
 
 
 def test_an_answer_larger_than_its_bound_is_refused_unread(printing):
