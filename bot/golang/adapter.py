@@ -42,6 +42,15 @@ class AdapterLine:
         return comment_lines(self.comment)
 
 
+_HEADER_READ = re.compile(r'\breq\.Headers\["([^"]+)"\]')
+
+
+def request_headers(expr: str) -> list[str]:
+    """The request headers a Map B expression reads, in the order it tries them (the current name before a
+    deprecated alias): a signal that only exists where clients send them."""
+    return list(dict.fromkeys(_HEADER_READ.findall(expr)))
+
+
 def zero_value(go_type: str) -> str:
     if go_type in ("int", "int64", "int32", "float64", "float32", "uint64"):
         return "0"

@@ -42,6 +42,9 @@ CLASS_PRIORITY = {"critical": 1, "standard": 0, "": 0, "sheddable": -1, "batch":
 ROUND_TRIP = {"critical": "critical", "standard": "standard", "": "standard", "sheddable": "sheddable"}
 ROUND_TRIP.update({"batch": "sheddable", "background": "sheddable"})
 SLO_PRIORITY = {"critical": 4, "standard": 3, "batch": -1, "sheddable": -2, "background": -3}
+#: The header a client sends its TTFT target in (milliseconds), as llm-d-router v0.10.0 names it
+#: (metadata.TTFTSLOHeaderKey). A request without a target sends none, as a client without an SLO does.
+SLO_TTFT_HEADER = "x-llm-d-slo-ttft-ms"
 
 
 @dataclass(frozen=True)
@@ -528,6 +531,12 @@ def _blis_request(req: Req, clock: int, off: frozenset[str]) -> dict:
     }
 
 
+def slo_header_value(target_us: int) -> str:
+    """BLIS's µs target as the header's milliseconds: the shortest decimal that reads back as the same
+    float, so the adapter's ``round(ms * 1000)`` gives BLIS's value exactly (1234567 µs -> "1234.567")."""
+    return repr(target_us / 1000)
+
+
 def _prefix_total(req: Req) -> int:
     return req.tokens // BLOCK_SIZE
 
@@ -566,6 +575,8 @@ def _llmd_request(req: Req, off: frozenset[str]) -> dict:
     cls = _blis_class(req, off)
     bpt = 4.0 if "prompt-length-estimate" in off else req.bytes_per_token
     headers = {"x-session-token": req.session} if req.session else {}
+    if req.slo_target_us:
+        headers[SLO_TTFT_HEADER] = slo_header_value(req.slo_target_us)
     return {
         "RequestID": req.id,
         "TargetModel": "model-a",

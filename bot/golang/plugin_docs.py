@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from bot.golang import scheduling_docs
-from bot.golang.adapter import plain
+from bot.golang.adapter import plain, request_headers, zero_value
 from bot.golang.analysis_types import Analysis
 from bot.golang.gonames import comment_lines, go_float, package_dir, render, struct_name
 from bot.golang.params import ParamSpec, reads_class, reads_prompt, shown
@@ -372,6 +372,7 @@ def readme(
     if kind == PolicyKind.SCHEDULING:  # the waiting count drives the score; the caveats are about this code
         sigs.insert(0, {k: _md(v) for k, v in scheduling_docs.waiting_signal(d).items()})
     caveats = [_md(gap_concern(d, g, kind, stateful)) for g in gaps]
+    caveats += header_caveats(lines)
     if kind == PolicyKind.SCHEDULING:
         caveats += [*scheduling_docs.caveats(an), KEEPS_QUEUE_SCORER]
     if uses_scorers:
@@ -405,6 +406,25 @@ def readme(
         signals=sigs,
         caveats=caveats,
     )
+
+
+def header_caveats(lines) -> list[str]:
+    """One caveat per signal the adapter reads from a request header: the term it feeds acts only where clients
+    send that header, which a deployment (and a benchmark workload) must arrange."""
+    out = []
+    for aline in lines:
+        e = aline.entry
+        if aline.status != "mapped" or e is None or e.llmd is None:
+            continue
+        names = request_headers(e.llmd.expr)
+        if names:
+            alias = "".join(f" (failing that, `{n}`)" for n in names[1:])
+            out.append(
+                f"`{aline.signal}` is read from the request header `{names[0]}`{alias}: a request without it, or with "
+                f"a value the adapter cannot read, gets `{zero_value(e.go_type)}`, what BLIS holds for a request "
+                "without one, so that term acts only where clients send the header."
+            )
+    return out
 
 
 def _as_default_type(default: object, chosen: float | str | None) -> object:

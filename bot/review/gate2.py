@@ -5,7 +5,9 @@
 - Track C covers every baseline scenario (equivalence) and every guarded metric (no regression);
 - a hypothesis a person excluded at gate 2 (``exclude:``, recorded in ``excluded.json`` and the index) counts
   as decided by that person for these coverage checks, not as missing;
-- every hypothesis is classified (family, VV&UQ, type) consistently with what it predicts.
+- every hypothesis is classified (family, VV&UQ, type) consistently with what it predicts;
+- traffic exercises what the plugin decides by: a request class (``G2.priority-exercised``) and, for a policy that
+  reads the request's TTFT target, the header it arrives in (``G2.slo-header-sent``).
 """
 
 from __future__ import annotations
@@ -266,6 +268,7 @@ def review(ctx) -> list[Finding]:
                 )
     findings += _contradictions(hyps, ctx.request)
     findings += _class_exercised(ctx, hyps, summary)
+    findings += _slo_header_sent(ctx, hyps, summary)
     return findings
 
 
@@ -326,6 +329,60 @@ def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
             fix=fix,
         )
     ]
+
+
+#: Signals the plugin reads from a request header the benchmark's client must send (inference-perf's
+#: ``api.headers``). SessionID is not one: inference-perf sends a session header its own way
+#: (``api.session_id_header_key`` with multi-turn data), and only its presence counts.
+HEADER_SIGNALS = ("SLOTargetUs",)
+
+
+def _slo_header_sent(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
+    """A policy that reads the request's TTFT target, benchmarked by workloads none of which sends the header the
+    plugin reads it from: every request reads 0 (no target), so the runs measure the plugin without that term.
+    inference-perf sends fixed headers with every request (``api.headers``), so the fix is a workload override."""
+    from bot.bench.experiment import workload_profile
+    from bot.bench.plan import PlanError
+    from bot.golang.adapter import request_headers
+
+    out = []
+    planned = {split_condition(w)[0] for _, h in hyps if h.benchmarked for w in h.workloads}
+    workloads = [w.name for w in ctx.request.workloads if w.name in planned] or [w.name for w in ctx.request.workloads]
+    for signal in HEADER_SIGNALS:
+        entry = ctx.dictionary.signal(signal)
+        if signal not in summary.signals or signal in summary.untranslatable or entry is None or entry.llmd is None:
+            continue
+        names = request_headers(entry.llmd.expr)
+        sent = []
+        for name in workloads:
+            try:
+                api = workload_profile(ctx.request, name).get("api") or {}
+            except PlanError:  # a profile the planner cannot write is reported where the plan is made
+                continue
+            headers = {str(k).lower() for k in (api.get("headers") or {})} if isinstance(api, dict) else set()
+            if headers & set(names):
+                sent.append(name)
+        if sent or not names or not workloads:
+            continue
+        out.append(
+            Finding(
+                severity=Severity.IMPORTANT,
+                check="G2.slo-header-sent",
+                file=ctx.paths.hypotheses_dir,
+                message=(
+                    f"the plugin reads {signal} from the request header `{names[0]}`, and no planned workload "
+                    f"({', '.join(workloads)}) sends it: every request reads 0 (no target), so the runs measure the "
+                    "plugin without its SLO term"
+                ),
+                fix=(
+                    f'add the header to a workload\'s `overrides` in promotion.yaml, e.g. `api.headers.{names[0]}: "500"` '
+                    "(the TTFT target in milliseconds that inference-perf sends with every request of it) and "
+                    f"`api.slo_ttft_header: {names[0]}` (so inference-perf reports attainment of the same target), "
+                    "or approve saying why the plugin without its SLO term is worth measuring"
+                ),
+            )
+        )
+    return out
 
 
 def _excluded(ctx) -> tuple[list, list[Finding]]:

@@ -140,3 +140,32 @@ def test_a_router_that_reads_the_class_is_flagged_in_its_own_words():
     hyps = hypotheses(req, summary)
     [f] = _class_exercised(ctx_for(req), hyps, summary)
     assert "router" in f.message and by_source(hyps, "mixed-slo-ttft-p99").id in f.message
+
+
+def test_a_policy_reading_the_slo_target_with_no_workload_sending_its_header_is_flagged():
+    """Found by a fixer (task H4): SLOTargetUs now comes from the `x-llm-d-slo-ttft-ms` header, and no planned
+    inference-perf workload sends it, so every benchmarked request would read 0 (no target) unflagged. A workload
+    override `api.headers.<header>` (inference-perf sends it with every request) clears the finding."""
+    from bot.review.gate2 import _slo_header_sent
+
+    signals = ["ArrivalTime", "InputTokens", "SLOClass", "SLOTargetUs"]
+    summary = summary_for("scheduling", signals)
+    req = scheduling_request()
+    hyps = hypotheses(req, summary)
+
+    def ctx(request):
+        return SimpleNamespace(
+            request=request, dictionary=load_dictionary(), paths=SimpleNamespace(hypotheses_dir="docs/h")
+        )
+
+    [f] = _slo_header_sent(ctx(req), hyps, summary)
+    assert f.severity is Severity.IMPORTANT and f.check == "G2.slo-header-sent"
+    assert "SLOTargetUs" in f.message and "`x-llm-d-slo-ttft-ms`" in f.message and "mixed-slo" in f.message
+    assert "api.headers.x-llm-d-slo-ttft-ms" in f.fix
+    sent = req.model_copy(deep=True)
+    sent.workloads[0].overrides["api.headers.X-Slo-Ttft-Ms"] = "500"  # the alias, in any case, counts
+    assert _slo_header_sent(ctx(sent), hyps, summary) == []
+    untranslatable = summary.model_copy(update={"untranslatable": ["SLOTargetUs"]})
+    assert _slo_header_sent(ctx(req), hyps, untranslatable) == []
+    without = summary_for("scheduling", SIGNALS)
+    assert _slo_header_sent(ctx(req), hypotheses(req, without), without) == []
