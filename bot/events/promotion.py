@@ -273,7 +273,18 @@ class Promotion:
     def needs_info(self, problems: list[str]) -> Result:
         from bot.render import render
 
-        body = render("needs_info.md.j2", problems=problems, number=self.issue.number)
+        state = self.load()  # a promotion under way keeps what it did: the reply must not say nothing was done
+        where = ""
+        if state is not None:
+            at = (
+                f"gate {state.open_gate}"
+                if state.open_gate
+                else (f"before stage {state.next_stage.value}" if state.next_stage else "")
+            )
+            where = ", ".join(x for x in (state.status.value, at) if x)
+        body = render(
+            "needs_info.md.j2", problems=problems, number=self.issue.number, started=state is not None, where=where
+        )
         self.client.upsert_comment(self.issue.number, NEEDS_INFO_MARKER, body)
         self.client.add_labels(
             self.issue.number, [str(Label.NEEDS_INFO)] if Label.NEEDS_INFO not in self.issue.labels else []

@@ -351,6 +351,8 @@ def test_an_edit_that_renames_the_branch_is_refused_with_how_to_go_on_not_a_halt
     reply = comment_with(sim, number, "<!-- promotion-bot:needs-info -->")
     assert "runs on the branch `promotion/1-evolved-adaptive-scorer`" in reply.replace("\\", "")
     assert "set the plugin name to" in reply and "file a new issue" in reply and "update-ref" not in reply
+    # a promotion under way keeps what it did: the reply says where it stays, not that nothing was done
+    assert "nothing was built" not in reply and "stays where it is (awaiting-decision, gate 1)" in reply
     assert "needs-info" in labels_of(sim, number)
     _comment(sim, number, "maria", "/status")  # any event reads the request the same way
     assert state_of(sim, number).failure is None
