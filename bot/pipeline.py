@@ -283,8 +283,12 @@ def decide(
     now: datetime,
     reason: str | None = None,
     via: DecidedVia = DecidedVia.COMMAND,
+    written: datetime | None = None,
 ) -> PipelineState:
-    """A person's decision at a gate (or the --approve flag's). Refuses anything but one on the open, reviewed gate."""
+    """A person's decision at a gate (or the --approve flag's). Refuses anything but one on the open, reviewed gate.
+
+    ``written`` is when the person wrote it (a GitHub comment's ``created_at``), kept so a decision written
+    earlier but handled later is told apart from one made on the review now open (``written_before``)."""
     if gate not in GATE_COVERS:
         raise IllegalTransition(f"there is no gate {gate}; gates are 1 (translation), 2 (hypotheses), 3 (validation)")
     if decision is not Decision.APPROVE and not (reason and reason.strip()):
@@ -317,6 +321,8 @@ def decide(
         reason=reason,
         via=via,
         open_critical=open_critical(state, gate) if decision is Decision.APPROVE else [],
+        round=state.review_round or None,
+        written_at=written,
     )
     s.decisions.append(record)
     how = "via the --approve flag, not at the open gate" if via is DecidedVia.APPROVE_FLAG else ""
