@@ -283,8 +283,12 @@ def decide(
     now: datetime,
     reason: str | None = None,
     via: DecidedVia = DecidedVia.COMMAND,
+    written: datetime | None = None,
 ) -> PipelineState:
-    """A person's decision at a gate (or the --approve flag's). Refuses anything but one on the open, reviewed gate."""
+    """A person's decision at a gate (or the --approve flag's). Refuses anything but one on the open, reviewed gate.
+
+    ``written`` is when the person wrote it (a GitHub comment's ``created_at``), kept so a decision written
+    earlier but handled later is told apart from one made on the review now open (``written_before``)."""
     if gate not in GATE_COVERS:
         raise IllegalTransition(f"there is no gate {gate}; gates are 1 (translation), 2 (hypotheses), 3 (validation)")
     if decision is not Decision.APPROVE and not (reason and reason.strip()):
@@ -317,6 +321,8 @@ def decide(
         reason=reason,
         via=via,
         open_critical=open_critical(state, gate) if decision is Decision.APPROVE else [],
+        round=state.review_round or None,
+        written_at=written,
     )
     s.decisions.append(record)
     how = "via the --approve flag, not at the open gate" if via is DecidedVia.APPROVE_FLAG else ""
@@ -521,11 +527,24 @@ def _stalled(review: ReviewRound, previous: ReviewRound) -> bool:
     return {f.key() for f in review.blocking} == {f.key() for f in previous.blocking}
 
 
+#: How long the author-fix rerun's list of findings may grow: it goes into the state (twice) and the commit
+#: message, while the author reads the findings themselves from the review round; the rest is counted.
+FEEDBACK_CHARS = 8_000
+
+
 def render_findings_feedback(review: ReviewRound) -> str:
     lines = [f"Gate {review.gate} review round {review.round}: fix these blocking findings."]
-    for f in sorted(review.blocking, key=lambda f: f.sort_key()):
+    blocking = sorted(review.blocking, key=lambda f: f.sort_key())
+    size = len(lines[0])
+    for i, f in enumerate(blocking):
         where = f" ({f.file}:{f.line})" if f.file and f.line else (f" ({f.file})" if f.file else "")
-        lines.append(f"- [{f.severity.value}] {f.check}{where}: {f.message}")
+        message = f.message if len(f.message) <= 1_500 else f.message[:1_500].rstrip() + " [cut; see the review]"
+        line = f"- [{f.severity.value}] {f.check}{where}: {message}"
+        if size + len(line) > FEEDBACK_CHARS:
+            lines.append(f"- and {len(blocking) - i} more blocking finding(s): see gate {review.gate}'s review report")
+            break
+        lines.append(line)
+        size += len(line) + 1
     return "\n".join(lines)
 
 

@@ -10,7 +10,8 @@ from bot.events.promotion import NeedsInfo, Result
 from bot.github import commands
 from bot.github.client import IssueInfo
 from bot.github.labels import Label
-from bot.model import Decision
+from bot.model import Decision, Stage
+from bot.review import after_change_request
 
 _DECISIONS = {"approve": Decision.APPROVE, "request-changes": Decision.REQUEST_CHANGES, "reject": Decision.REJECT}
 _ACTION = {
@@ -80,6 +81,10 @@ def created(session, event) -> Result:
                     f"it was written while gate {shown} was waiting, and a decision counts only for the gate it was "
                     f"made at; gate {gate} is open now: comment again to decide it"
                 )
+            written = getattr(comment, "created_at", None)
+            stale = written_before(state, gate, written, command.name, issue.labels)
+            if stale is not None:
+                raise pipeline.IllegalTransition(stale)
             decision = _DECISIONS[command.name]
             reason = command.argument if decision is not Decision.APPROVE else (command.note or None)
             if decision is Decision.REQUEST_CHANGES:  # one that would reopen the gate unchanged is answered now
@@ -90,7 +95,7 @@ def created(session, event) -> Result:
                     return Result("refused /request-changes", state, notes=[why])
 
             def move(s):
-                return pipeline.decide(s, gate, decision, actor=actor.login, now=now, reason=reason)
+                return pipeline.decide(s, gate, decision, actor=actor.login, now=now, reason=reason, written=written)
         elif command.name == "retry":
             stage = int(command.argument) if command.argument else None
 
@@ -127,6 +132,35 @@ def created(session, event) -> Result:
         promotion.runner().close_if_stopped(new)  # the draft PR must not look alive, nor promise stage 7
         return Result("cancelled", new)
     return promotion.advance()
+
+
+def written_before(state, gate: int, written, name: str, labels) -> str | None:
+    """Why a decision written before the review now open must not decide it, or None when it was made on it.
+
+    A decision counts for the review its writer saw. Tied only to the gate, a bare `/approve` written at round 1
+    and run late (a queued or re-run workflow run) approved the review a later change request started, unseen.
+    Two records say it was earlier: a decision at this gate written after it (``GateDecision.written_at``, both
+    by GitHub's clock), and labels that showed a stage running, not the gate waiting, when it was written.
+    """
+    again = f"read it, then comment `/{name}` again to decide it"
+    now = f"round {state.review_round}{after_change_request(gate, state)}"
+    for i, later in enumerate(state.decisions):
+        if later.gate != gate or later.written_at is None or written is None or later.written_at <= written:
+            continue
+        before = state.model_copy(update={"decisions": state.decisions[:i]})
+        seen = f"review round {later.round}{after_change_request(gate, before)}" if later.round else "an earlier review"
+        what = "change request" if later.decision is Decision.REQUEST_CHANGES else later.decision.value
+        return (
+            f"it was written while gate {gate} showed {seen}, and {later.actor}'s {what} written after it started "
+            f"the review now open ({now}); a decision counts only for the review it was made on: {again}"
+        )
+    running = next((int(s) for s in Stage if str(Label.stage(s)) in set(labels)), None)
+    if running is not None and Label.pending_gate(labels) is None:
+        return (
+            f"it was written while stage {running} was running, before gate {gate}'s review now open ({now}) was "
+            f"shown; a decision counts only for the review it was made on: {again}"
+        )
+    return None
 
 
 def _reopen(promotion, state, name: str, reply) -> None:

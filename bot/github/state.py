@@ -71,7 +71,11 @@ def smaller(state: PipelineState):
        one loses its suggested fix). A model finding is matched across rounds and to the author's responses by
        check and file, never by its text (``Finding.key``, ``FindingRef.refers_to``), and every finding and
        count stays, so the gate's tally and the convergence are unchanged. The checklist's findings are
-       never touched: they are matched by their exact text.
+       never touched: they are matched by their exact text;
+    5. the model's texts go (the review reports on the branch keep every word), and so do the finished
+       stages' copies of the findings their author-fix rerun was given; every finding and count still stays;
+    6. a last resort, for a reviewer that raised thousands of findings: only what the engine decides the
+       next step from (``essentials``).
     """
     yield state
     state = state.model_copy(update={"audit": state.audit[-KEEP_AUDIT:]})
@@ -80,12 +84,41 @@ def smaller(state: PipelineState):
     yield state
     yield _model_texts_cut(state, blocking=600, other=240)
     yield _model_texts_cut(state, blocking=240, other=100)
+    state = _model_texts_cut(state, blocking=0, other=0)
+    state = state.model_copy(
+        update={"stages": {n: r.model_copy(update={"review": None}) for n, r in state.stages.items()}}
+    )
+    yield state
+    yield essentials(state)
+
+
+def essentials(state: PipelineState) -> PipelineState:
+    """The state cut to what the engine decides the next step from, when nothing less will fit.
+
+    Kept: the stages, decisions, change requests and the author's due input (``next_step``), the Claude calls
+    (the token budget), the handled events (replays), and the open gate's last round with its blocking
+    findings once each by severity and ``Finding.key``: what the next round's stall check compares
+    (``pipeline._stalled``), what an approval records as open CRITICAL, what the author's rerun fixes. Gone:
+    the audit but its last entry, the decided gates' rounds and every non-blocking finding (the review
+    reports on the branch keep them all), so the status shows fewer findings than the review found.
+    """
+    reviews = {}
+    rounds = state.reviews.get(state.open_gate) if state.open_gate is not None else None
+    if rounds:
+        last = rounds[-1]
+        kept: dict = {}
+        for f in last.findings:
+            if f.severity.blocking:
+                kept.setdefault((f.severity, f.key()), f)
+        reviews[state.open_gate] = [last.model_copy(update={"findings": list(kept.values())})]
+    return state.model_copy(update={"audit": state.audit[-1:], "reviews": reviews})
 
 
 def _cut(text: str | None, limit: int) -> str | None:
     if text is None or len(text) <= limit:
         return text
-    return text[: limit - 24].rstrip() + " [cut; see the review]"
+    kept = text[: max(0, limit - 24)].rstrip()
+    return f"{kept} [cut; see the review]" if kept else "[cut; see the review]"
 
 
 def _rounds_read(state: PipelineState) -> dict:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.bench.metrics import METRICS
+from bot.hypotheses import direction
 from bot.hypotheses.metrics import metric_label
 from bot.model import PolicyKind, PromotionRequest, TranslationSummary
 
@@ -120,13 +121,19 @@ def claim_kept(old, new) -> list[str]:
 
     The prediction is fixed by rule, and the title and statement are where people read it: a verdict of
     "confirmed" under a title that claims the opposite would mislead the gate and the PR. So a rewording
-    keeps every prediction phrase the generated text had (``prediction_phrases``) and names no opposite
-    direction; it is free to change everything else."""
+    keeps every prediction phrase the generated text had (``prediction_phrases``), says its metric moves
+    against the prediction in no words of its own (``direction.against_prediction``: "TTFT p99 rises" for a
+    predicted decrease, however the text words it, as a Map C gap's Track B text does), and turns round no
+    claim the text made ("fewer 429s" -> "more 429s"); it is free to change everything else."""
     errors = []
+    p = new.prediction
     for field in ("title", "statement"):
         was, now = getattr(old, field).lower(), getattr(new, field).lower()
         lost = [w for w in prediction_phrases(new) if w.lower() in was and w.lower() not in now]
         flipped = [w for w in opposite_phrases(new) if w.lower() in now and w.lower() not in was]
+        if p is not None:
+            before = set(direction.against_prediction(was, p.metric, p.direction.value))
+            flipped += [w for w in direction.against_prediction(now, p.metric, p.direction.value) if w not in before]
         if lost:
             errors.append(
                 f"{new.id} {field}: keep the words that state its prediction "
@@ -134,7 +141,13 @@ def claim_kept(old, new) -> list[str]:
             )
         if flipped:
             errors.append(
-                f"{new.id} {field}: says {', '.join(repr(w) for w in flipped)}, the opposite of its prediction "
-                f"({new.prediction.metric} {new.prediction.direction.value})"
+                f"{new.id} {field}: says {', '.join(repr(w) for w in dict.fromkeys(flipped))}, the opposite of its "
+                f"prediction ({p.metric} {p.direction.value})"
+            )
+        elif turned := direction.reversed_claims(was, now):
+            errors.append(
+                f"{new.id} {field}: says "
+                + ", ".join(f"{w!r} where it said {o!r}" for w, o in turned)
+                + ": a rewording keeps the direction of every claim the text makes"
             )
     return errors

@@ -53,6 +53,14 @@ class GateDecision(Strict):
         default_factory=list,
         description="an approval's record of the CRITICAL findings open at the gate: each one's check id",
     )
+    round: int | None = Field(
+        default=None, description="the review round decided on (rounds count from 1 again after a change request)"
+    )
+    written_at: datetime | None = Field(
+        default=None,
+        description="when the person wrote the command, by GitHub's clock (None: not a comment), so a decision "
+        "written before this one and handled after it is known to have been made on an earlier review",
+    )
 
     def critical_note(self) -> str:
         """'2 CRITICAL findings were open when approved: G1.unknown-signal, hazard.unmapped-signal', or ''.

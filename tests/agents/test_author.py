@@ -331,6 +331,61 @@ def test_every_generated_hypothesis_states_its_own_prediction(translated):
         assert all(p.lower() in h.title.lower() and p.lower() in h.statement.lower() for p in prediction_phrases(h))
 
 
+def test_a_track_b_rewording_that_flips_a_freely_worded_direction_is_caught(translated):
+    """Found by a fresh-eyes pass: the check knew only the generator's own phrases ("better (lower) ..."), and a
+    Map C gap's Track B text words its metric freely ("TTFT p99 falls", "lower tail latency", "fewer 429s")."""
+    from bot.dictionary import load_dictionary
+    from bot.hypotheses import generate_hypotheses
+    from bot.hypotheses.wording import claim_kept
+    from bot.model import Direction, Prediction
+
+    request, t = translated
+    b1 = next(h for h in generate_hypotheses(request, t.summary, load_dictionary()) if h.id == "B1")
+    gap = b1.model_copy(
+        update={
+            "title": "Map C gap `concurrency-races`: TTFT p99 falls under bursts",
+            "statement": "Under bursty arrivals the evolved scorer spreads requests across pods, so TTFT p99 falls "
+            "and fewer 429s reach clients than with the default profile.",
+            "prediction": Prediction(metric="ttft_p99", direction=Direction.DECREASE, margin=0.05),
+        }
+    )
+    assert claim_kept(gap, gap) == []
+
+    def reworded(title: str, statement: str) -> list[str]:
+        return claim_kept(gap, gap.model_copy(update={"title": title, "statement": statement}))
+
+    # the same claims in other words: accepted
+    assert (
+        reworded(
+            "Map C gap `concurrency-races`: lower tail latency under bursts",
+            "With bursty arrivals, spreading requests across pods reduces the p99 time to first token and leaves "
+            "clients with less 429 responses than the default profile gives them.",
+        )
+        == []
+    )
+    # the opposite of the prediction, in words the generator never writes: caught, in title and statement
+    errors = reworded(
+        "Map C gap `concurrency-races`: TTFT p99 rises under bursts",
+        "Under bursty arrivals the evolved scorer herds requests onto one pod, so the p99 time to first token "
+        "grows and fewer 429s reach clients than with the default profile.",
+    )
+    assert any(e.startswith("B1 title: says 'ttft p99 rises'") and "(ttft_p99 decrease)" in e for e in errors), errors
+    assert any(e.startswith("B1 statement:") and "grows" in e for e in errors), errors
+    # a side claim the text made, turned round: caught too
+    errors = reworded(gap.title, gap.statement.replace("fewer 429s", "more 429s"))
+    assert errors and "'more 429s'" in errors[0] and "'fewer 429s'" in errors[0], errors
+    # an increase prediction read the other way round: "higher throughput" holds, "throughput drops" does not
+    up = gap.model_copy(
+        update={
+            "title": "Higher output-token throughput under bursts",
+            "statement": "Output-token throughput rises under bursts.",
+            "prediction": Prediction(metric="throughput", direction=Direction.INCREASE, margin=0.05),
+        }
+    )
+    assert claim_kept(up, up.model_copy(update={"statement": "More tokens/s come out under bursts."})) == []
+    assert claim_kept(up, up.model_copy(update={"statement": "Under bursts the throughput drops."}))
+
+
 def test_a_dropped_patch_of_many_files_is_summarised_and_its_record_keeps_them_all():
     """Found by re-verification: 112 refused paths listed in one finding (17.5 KB) pushed the gate's review
     comment toward GitHub's 65,536-character limit."""

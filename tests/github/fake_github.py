@@ -95,7 +95,7 @@ from typing import Any
 
 from tests.github import gitrepo, webhooks
 from tests.github.contract import load_contract
-from tests.github.render import Renderer
+from tests.github.render import Renderer, stamp
 from tests.github.server import Call, Fault, Push, Servers
 from tests.github.state import BOT_LOGIN, ROLES, Comment, Dispatch, Issue, Label, Pull, Review, ReviewComment, State
 
@@ -402,6 +402,9 @@ class FakeGitHub:
         if changes is not None:
             fields["changes"] = changes
         payload = webhooks.build(event, action, **fields)
+        if comment_id is not None:  # when it was written, by this fake's clock (GitHub's example has a fixed time)
+            comment = repo.comments[comment_id]
+            payload["comment"].update(created_at=stamp(comment.created_at), updated_at=stamp(comment.updated_at))
         for label in [*payload.get("issue", {}).get("labels", []), payload.get("label") or {}]:
             known = repo.labels.get(str(label.get("name", "")).lower())
             if known is not None:  # the repository's own label: its id, color and description

@@ -82,6 +82,99 @@ def test_state_round_trips_through_the_status_comment_and_never_outgrows_it(gh):
         status_body(state, huge)
 
 
+def _flooded(number: int, findings: int, *, max_rounds: int = 3) -> PipelineState:
+    """Gate 1 right after a review whose model reviewer raised ``findings`` findings of ~80 words, a third of
+    them CRITICAL, a third IMPORTANT, on 40 checks and 13 files: sent back to the author (``max_rounds`` 3) or
+    open for a decision (``max_rounds`` 1), after 80 audit entries."""
+    import random
+    import re
+    from datetime import UTC, datetime
+
+    from bot import PROJECT_ROOT, pipeline
+    from bot.model import AuditEntry, Finding, ReviewRound, Severity, StageRecord
+
+    words = re.findall(r"[A-Za-z][a-z]{2,}", (PROJECT_ROOT / "README.md").read_text())
+    rng = random.Random(findings)
+
+    def prose(n: int) -> str:
+        return " ".join(rng.choice(words) for _ in range(n)) + "."
+
+    severities = (Severity.CRITICAL, Severity.IMPORTANT, Severity.SUGGESTION)
+    found = [
+        Finding(
+            severity=severities[i % 3],
+            check=f"G1.item-{i % 40}",
+            message=prose(80),
+            fix=prose(30),
+            file=f"docs/promotion/f{i % 13}.md",
+            line=i + 1,
+            by="claude-sonnet-4-6",
+        )
+        for i in range(findings)
+    ]
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    state = PipelineState(
+        request_id=str(number),
+        request_fingerprint="f",
+        branch="promotion/1-x",
+        next_stage=None,
+        open_gate=1,
+        stages={s: StageRecord(stage=s, inputs_hash=f"h{s}", finished_at=at) for s in (1, 2)},
+        audit=[AuditEntry(at=at, actor="bot", event=f"event {i}", detail=prose(10)) for i in range(80)],
+    )
+    review = ReviewRound(gate=1, round=1, reviewer="checklist + claude", findings=found)
+    return pipeline.review_finished(state, review, now=at, max_rounds=max_rounds)
+
+
+def _after_a_repeated_review(state: PipelineState) -> str:
+    """Where the promotion stands after the author's rerun changed something and the reviewer raised the same
+    findings again (``pipeline._stalled``), or, at a decision, what an approval records as open."""
+    from datetime import UTC, datetime
+
+    from bot import pipeline
+    from bot.model import Decision, StageRecord
+
+    at = datetime(2026, 1, 2, tzinfo=UTC)
+    if state.status.value == "awaiting-decision":
+        return pipeline.decide(state, 1, Decision.APPROVE, actor="maria", now=at).decisions[-1].critical_note()
+    step = pipeline.next_step(state)
+    s = pipeline.stage_finished(
+        state, StageRecord(stage=step.stage, inputs_hash="h", finished_at=at, review=step.review), changed=True, now=at
+    )
+    again = state.reviews[1][-1].model_copy(update={"round": 2})
+    return pipeline.describe(pipeline.review_finished(s, again, now=at))
+
+
+@pytest.mark.parametrize(
+    ("findings", "max_rounds"),
+    [(2_000, 3), (2_000, 1), (12_000, 3)],
+    ids=["2000-sent-back", "2000-at-decision", "12000-last-resort"],
+)
+def test_thousands_of_long_findings_fit_and_the_engine_decides_the_same_from_what_is_kept(gh, findings, max_rounds):
+    """With 2,000 long reviewer findings the comment overflowed even after its texts were cut: the shrinking
+    stopped short of the author's copy of the findings and the findings' own words. Now it goes on to the
+    state's essentials."""
+    from bot import pipeline
+    from bot.github.state import MAX_COMMENT_CHARS
+
+    fake, client, number, _ = gh
+    state = _flooded(number, findings, max_rounds=max_rounds)
+    store = GitHubStateStore(client, number)
+    store.save(state, "## status\n\n" + "checklist line\n" * 300)  # the fake refuses over 65,536 like GitHub
+    (comment,) = fake.comments(REPO, number)
+    assert len(comment.body) < MAX_COMMENT_CHARS
+    kept = store.load()
+    assert pipeline.next_step(kept) == pipeline.next_step(state) and pipeline.describe(kept) == pipeline.describe(state)
+    assert {(f.severity, f.key()) for f in kept.reviews[1][-1].blocking} == {
+        (f.severity, f.key()) for f in state.reviews[1][-1].blocking
+    }
+    if findings <= 2_000:  # short of the last resort, every finding and count stays
+        assert kept.reviews[1][-1].tally() == state.reviews[1][-1].tally()
+    full = _after_a_repeated_review(state)
+    assert _after_a_repeated_review(kept) == full
+    assert full == "waiting for a decision at gate 1 (review did not converge)" or "CRITICAL findings were open" in full
+
+
 def test_errors_name_the_call_and_githubs_answer(gh):
     _fake, client, _number, _ = gh
     with pytest.raises(GitHubError, match=r"GET issue 999: GitHub answered 404"):

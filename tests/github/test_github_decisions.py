@@ -43,6 +43,32 @@ def test_a_refused_command_stays_refused_and_a_late_run_never_decides_a_later_ga
     assert any("written while gate 1 was waiting" in b and "gate 2 is open now" in b for b in _bodies(sim, number))
 
 
+def test_an_approval_written_before_a_change_request_never_approves_the_review_that_followed(sim):
+    """A bare `/approve` written while gate 1 showed round 1, run only after a change request started a new review
+    (a queued or re-run workflow run), approved a review its writer never saw."""
+    sim.fake.add_user("alice", role="maintain")
+    number = _to_gate_1(sim)
+    late = _as(sim, "maria").get_issue(number).create_comment("/approve")
+    late_payload = sim.fake.webhook("issue_comment", "created", REPO, number, sender="maria", comment_id=late.id)
+    _comment(sim, number, "alice", "/request-changes recalibrate for 100-request pods\nparam loadHighThreshold: 70")
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.status.value == "awaiting-decision"
+    assert [(d.gate, d.decision.value, d.round) for d in state.decisions] == [(1, "request-changes", 1)]
+
+    sim.deliver("issue_comment", late_payload)
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and [d.decision.value for d in state.decisions] == ["request-changes"]
+    [reply] = [b for b in _bodies(sim, number) if "@maria `/approve` was not applied" in b]
+    assert "written while gate 1 showed review round 1," in reply
+    assert "round 1, after alice's change request" in reply and "comment `/approve` again" in reply
+
+    _comment(sim, number, "maria", "/approve")  # written now, on the review it shows: it counts
+    assert [(d.gate, d.decision.value) for d in state_of(sim, number).decisions] == [
+        (1, "request-changes"),
+        (1, "approve"),
+    ]
+
+
 def test_an_approval_remark_is_recorded_and_reposted_text_mentions_nobody(sim):
     """Found by the red team: `cc @octocat` in the title pinged @octocat from the status comment and the PR.
     Found by a maintainer: the bot advised approving "with it as the reason", then refused `/approve <reason>`."""

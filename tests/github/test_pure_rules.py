@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from bot import pipeline as p
+from bot.events.comments import written_before
 from bot.github import commands
 from bot.github.authz import Actor, authorize
 from bot.github.config import BotConfig, ConfigError, parse_config
@@ -112,6 +113,23 @@ def test_approve_takes_a_remark_as_the_bot_advises(body, expected):
 def test_malformed_commands_say_how_to_write_them(body, needle):
     with pytest.raises(commands.CommandError, match=needle):
         commands.parse(body)
+
+
+def test_a_decision_counts_only_for_the_review_its_writer_saw():
+    """Its gate is not enough: a change request, or a stage running, between writing and handling means the
+    review open now is not the one the writer saw."""
+    written = datetime(2026, 11, 23, 10, 0, tzinfo=UTC)
+    sent_back = p.decide(
+        to_gate(fresh(), 1), 1, Decision.REQUEST_CHANGES, actor="alice", now=NOW, reason="x", written=written
+    )
+    again, shown = to_gate(sent_back, 1), ["promotion", "gate-1-pending"]
+    assert written_before(again, 1, written + timedelta(seconds=1), "approve", shown) is None
+    assert written_before(again, 1, None, "approve", shown) is None  # no time known: the labels alone decide
+    earlier = written_before(again, 1, written - timedelta(seconds=1), "approve", shown)
+    assert "showed review round 1, and alice's change request written after it" in earlier
+    assert "(round 1, after alice's change request)" in earlier and "comment `/approve` again" in earlier
+    running = written_before(again, 1, written + timedelta(seconds=1), "reject", ["promotion", "stage-2-translate"])
+    assert "while stage 2 was running" in running and "comment `/reject` again" in running
 
 
 # ---------------------------------------------------------------- authorize
