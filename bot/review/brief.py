@@ -125,6 +125,12 @@ def _plan_cost(ctx, hypotheses) -> str:
         f"approving plans {len(plan.hypotheses)} benchmarked on {len(plan.cells)} cells{not_run}: "
         f"{plan.cost.runs} runs, {plan.cost.gpu_minutes:,.0f} GPU-minutes at most "
         f"({plan.ratio:.0%} of the naive plan, one profile per hypothesis; stage 4's sequential design expects less)"
+        + (
+            f"; plus a priority mix ({plan.priority_mix.runs} runs, {plan.priority_mix.gpu_minutes:,.0f} GPU-minutes) "
+            "for per-class admission"
+            if plan.priority_mix
+            else ""
+        )
     )
 
 

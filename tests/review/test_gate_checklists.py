@@ -374,13 +374,16 @@ def test_gate3_no_results_fix_is_a_change_request_that_applies_as_written(branch
     assert refusal(int(gate), reason) is None, refusal(int(gate), reason)
 
 
-def test_gate2_says_an_admission_plan_sends_one_priority_only():
+def test_gate2_raises_nothing_for_an_admitter_whose_plan_has_the_priority_mix():
     """Found by a new user: an admission promotion's plan priced 1,640 GPU-minutes of runs that never send a request
-    the admitter could reject, and gate 2 raised nothing."""
+    the admitter could reject. The plan now adds the priority mix (classes 100 / 0 / -10), so gate 2 no longer
+    warns that shedding is never exercised."""
     from types import SimpleNamespace
 
+    from bot.bench.plan import make_plan
     from bot.model import PolicyKind, TranslationSummary
     from bot.review.gate2 import _class_exercised
+    from tests.bench.test_bench_plan import _example_hypotheses, _request
 
     paths = SimpleNamespace(hypotheses_dir="docs/promotion/x/hypotheses")
 
@@ -388,9 +391,9 @@ def test_gate2_says_an_admission_plan_sends_one_priority_only():
         return TranslationSummary(kind=kind, plugin_type="x", package_dir="pkg/x", signals=["InFlightRequests"])
 
     admission = SimpleNamespace(request=SimpleNamespace(kind=PolicyKind.ADMISSION), paths=paths)
-    [f] = _class_exercised(admission, [], summary(PolicyKind.ADMISSION))
-    assert f.severity is Severity.IMPORTANT and f.check == "G2.priority-exercised"
-    assert "one priority" in f.message and "never exercised" in f.message and "admitter" in f.message and f.fix
+    assert _class_exercised(admission, [], summary(PolicyKind.ADMISSION)) == []
+    plan = make_plan(_request(kind="admission"), _example_hypotheses())
+    assert plan.priority_mix is not None and any(c.priority < 0 for c in plan.priority_mix.classes)
     routing = SimpleNamespace(request=SimpleNamespace(kind=PolicyKind.ROUTING), paths=paths)
     assert _class_exercised(routing, [], summary(PolicyKind.ROUTING)) == []
 
