@@ -283,8 +283,8 @@ _CLASS_DECISION = {
 def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
     """A policy that decides by the request's class, judged on cells that send every request at one priority.
 
-    The plan adds llm-d-benchmark's priority mix for every such policy (``bot.bench.priority_plan``), and
-    stage 5 judges it by each class's admit rate: that is the admitter's evidence (does it shed sheddable
+    The plan adds llm-d-benchmark's priority mix for every such policy (``bot.bench.priority_plan``), compared
+    by each class's admit rate (``bot.stats.admission``): that is the admitter's evidence (does it shed sheddable
     traffic first), so an admitter raises nothing. A scheduler's or router's class-dependent order or
     score shows in per-class latency, which the mix is not judged by, and its hypotheses are decided on the
     single-priority cells: said before the GPU time is spent, so a person decides whether that is worth it.
