@@ -59,9 +59,21 @@ def check_removal(path: str) -> None:
         raise ForgeError(f"refusing to remove {path!r} from the promotion branch: not a plain relative path")
 
 
+_SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+#: What reads keep: a promotion's stages read the same few dozen files (hypotheses, translation.json) again
+#: and again, at a head that moves between stages, and each read was a git process. A commit's tree and a
+#: blob's content never change, so the blobs of each head (one ``ls-tree``) and their contents are kept.
+_KEPT_TREES = 8
+_KEPT_BLOB_BYTES = 1 << 20
+_KEPT_BLOBS = 512
+
+
 class GitRepo:
     def __init__(self, path: Path):
         self.path = Path(path)
+        self._git_dir: Path | None = None
+        self._trees: dict[str, dict[str, str]] = {}  # commit -> {path: blob}
+        self._blobs: dict[str, bytes] = {}
 
     def git(self, *args: str, input: bytes | None = None, env: dict | None = None, check: bool = True) -> str:
         full_env = {**os.environ, **BOT_IDENTITY, **(env or {})}
@@ -73,9 +85,27 @@ class GitRepo:
         return proc.stdout.decode()
 
     def rev(self, ref: str) -> str | None:
-        """The commit ``refs/heads/<ref>`` points at, or None."""
+        """The commit ``refs/heads/<ref>`` points at, or None. A loose ref is read as the file git keeps it in
+        (what ``rev-parse`` would read, without a process); a packed or symbolic one asks git."""
+        loose = self._loose_ref(ref)
+        if loose is not None:
+            return loose
         out = self.git("rev-parse", "--verify", "-q", f"refs/heads/{ref}", check=False).strip()
         return out or None
+
+    def _loose_ref(self, ref: str) -> str | None:
+        if ".." in ref.split("/") or ref.startswith("/"):
+            return None
+        if self._git_dir is None:
+            out = self.git("rev-parse", "--absolute-git-dir", check=False).strip()
+            if not out:
+                return None
+            self._git_dir = Path(out)
+        try:
+            text = (self._git_dir / "refs" / "heads" / ref).read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        return text if _SHA.match(text) else None
 
     def changed_paths(self, commit: str) -> list[str]:
         """The paths ``commit`` adds, changes or removes, against its first parent."""
@@ -136,10 +166,40 @@ class GitRepo:
         self.git("update-index", "-z", "--index-info", input=info, env=env)
 
     def read_file(self, branch: str, path: str) -> bytes | None:
-        proc = subprocess.run(
-            ["git", "-C", str(self.path), "show", f"refs/heads/{branch}:{path}"], capture_output=True, check=False
-        )
-        return proc.stdout if proc.returncode == 0 else None
+        head = self.rev(branch)
+        if head is None:
+            return None
+        blob = self._tree(head).get(path)
+        if blob is None:  # not a file there (a directory, a name git would normalise): ask git as it is
+            proc = subprocess.run(
+                ["git", "-C", str(self.path), "show", f"{head}:{path}"], capture_output=True, check=False
+            )
+            return proc.stdout if proc.returncode == 0 else None
+        data = self._blobs.get(blob)
+        if data is None:
+            proc = subprocess.run(
+                ["git", "-C", str(self.path), "cat-file", "blob", blob], capture_output=True, check=False
+            )
+            if proc.returncode != 0:
+                return None
+            data = proc.stdout
+            if len(data) <= _KEPT_BLOB_BYTES:
+                _keep(self._blobs, blob, data, _KEPT_BLOBS)
+        return data
+
+    def _tree(self, commit: str) -> dict[str, str]:
+        """Every file of ``commit``'s tree and its blob, listed once per commit."""
+        tree = self._trees.get(commit)
+        if tree is None:
+            out = self.git("ls-tree", "-r", "-z", "--full-tree", commit, check=False)
+            tree = {}
+            for line in out.split("\0"):
+                meta, _, name = line.partition("\t")
+                parts = meta.split()
+                if len(parts) == 3 and parts[1] == "blob":
+                    tree[name] = parts[2]
+            _keep(self._trees, commit, tree, _KEPT_TREES)
+        return tree
 
     def list_files(self, branch: str, prefix: str = "") -> list[str]:
         if not self.rev(branch):
@@ -168,6 +228,12 @@ class GitRepo:
         if not self.rev(branch) or not self.rev(base):
             return {}
         return commentable_lines(self.git("diff", "--no-color", "-U3", f"refs/heads/{base}...refs/heads/{branch}"))
+
+
+def _keep(cache: dict, key: str, value, most: int) -> None:
+    while len(cache) >= most:
+        cache.pop(next(iter(cache)))
+    cache[key] = value
 
 
 class GitBranches:

@@ -238,10 +238,11 @@ def execute_harness(files: dict[str, str], args: dict) -> dict:
             inp = harness_build.with_states(args.get("input") or {})  # while Go compiles
         except ValueError as exc:
             return {"ok": False, "build_log": str(exc), "probes": [], "decisions": [], "fidelity": None}
+        sent = harness_build.delta_views(inp)
         binary, log = finish()
     if binary is None:
         return {"ok": False, "build_log": log[-4000:], "probes": [], "decisions": [], "fidelity": None}
-    out, log = run(binary, inp)
+    out, log = run(binary, sent)
     if out is None:
         return {"ok": False, "build_log": log, "probes": [], "decisions": [], "fidelity": None}
     fidelity = None

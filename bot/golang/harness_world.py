@@ -218,6 +218,9 @@ class TrueState:
     history: list[tuple[Req, int]] = field(default_factory=list)  # earlier requests and their clocks
     origin: str = "random"  # random | llm-d-scale | boundary:<signal>
     incumbents: Incumbents | None = None  # scheduling: what the plugin assumes is waiting
+    #: Its queues as BLIS holds them, by whether ``queue-contents`` is off: the same for every other
+    #: mapping (``_blis_queues``), so each run's view shares them instead of building them again.
+    queue_views: dict[bool, dict] = field(default_factory=dict, repr=False, compare=False)
 
 
 def applicable_mappings(spec: Spec) -> list[str]:
@@ -468,11 +471,14 @@ def _blis_queues(state: TrueState, off: frozenset[str]) -> dict[str, list[dict]]
     requests never pass through the plugin's adapter, so their classes stay as they are."""
     inc = state.incumbents
     assert inc is not None
+    contents_off = "queue-contents" in off
+    if contents_off in state.queue_views:
+        return state.queue_views[contents_off]
     keep = off - {"slo-class-mapping"}
-    out = {}
+    out = state.queue_views[contents_off] = {}
     for inst in state.instances:
         waiting = inst.waiting or []
-        if "queue-contents" in off:
+        if contents_off:
             n = len(waiting)
             waiting = [
                 (Req(f"queued-{k}", inc.tokens, inc.slo_class, "", "", 0, 4.0), state.clock - (n - k) * inc.spacing_us)

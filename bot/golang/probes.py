@@ -251,9 +251,13 @@ def _observe(name: str, defaults: dict, candidates: list[dict], labels: list[str
 RECALIBRATION_LOADS = (4, 8, 12, 16, 24, 32)
 
 
-def recalibration_specs(kind: str, defaults: dict, recalibrated: dict[str, float]) -> list[dict]:
+def recalibration_specs(
+    kind: str, defaults: dict, recalibrated: dict[str, float], alternatives: list[dict] = ()
+) -> list[dict]:
     """States that check the advice to re-calibrate simulator-scale thresholds: with the thresholds at the
-    ``recalibrated`` values and every other parameter as evolved, does a busier endpoint still score lower?"""
+    ``recalibrated`` values and every other parameter as evolved, does a busier endpoint still score lower?
+    Each of ``alternatives`` (values for parameters of the same step) is tried beside it, named
+    ``recalibrated:<i>``, so a finding can offer values that do not invert instead of only saying which move."""
     if kind != "routing" or not recalibrated:
         return []
     cands = [
@@ -263,14 +267,22 @@ def recalibration_specs(kind: str, defaults: dict, recalibrated: dict[str, float
         )
         for r in RECALIBRATION_LOADS
     ]
-    return [_observe("recalibrated", defaults | recalibrated, cands, [str(r) for r in RECALIBRATION_LOADS])]
+    labels = [str(r) for r in RECALIBRATION_LOADS]
+    out = [_observe("recalibrated", defaults | recalibrated, cands, labels)]
+    out += [
+        _observe(f"recalibrated:{i}", defaults | recalibrated | alt, cands, labels)
+        for i, alt in enumerate(alternatives)
+    ]
+    return out
 
 
-def recalibration_inversions(probe_specs: list[dict], results: list[dict]) -> list[tuple[int, float, int, float]]:
+def recalibration_inversions(
+    probe_specs: list[dict], results: list[dict], name: str = "recalibrated"
+) -> list[tuple[int, float, int, float]]:
     """(busier running, its score, idler running, its score) wherever the recalibrated plugin scored the busier
     endpoint higher: the re-calibration the config asks for would send traffic to the busier pod."""
-    spec = next((s for s in probe_specs if s["name"] == "recalibrated"), None)
-    result = next((r for r in results if r["name"] == "recalibrated"), None)
+    spec = next((s for s in probe_specs if s["name"] == name), None)
+    result = next((r for r in results if r["name"] == name), None)
     if spec is None or result is None:
         return []
     out = []

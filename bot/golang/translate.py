@@ -24,6 +24,7 @@ Findings added here (check ids, stable):
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass, field
@@ -175,7 +176,8 @@ def translate(
     behaviour = probes.behaviour_specs(kind, reads, defaults)
     probe_specs += behaviour + probes.behaviour_moves(behaviour, defaults)
     recalibrated = _recalibration(analysis, options.get("deployed", {}))
-    probe_specs += probes.recalibration_specs(kind, defaults, recalibrated)
+    alternatives = _same_step_alternatives(analysis, gen, recalibrated)
+    probe_specs += probes.recalibration_specs(kind, defaults, recalibrated, alternatives)
     request, _ = harness_build.request(
         src, analysis, gen, dictionary, plugin_type, probe_specs=probe_specs, states=states, floor=floor
     )
@@ -184,6 +186,15 @@ def translate(
     behaviours = probes.behaviour_facts(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
     queue_rows = probes.queue_behaviour(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
     inversions = probes.recalibration_inversions(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
+    safe = next(
+        (
+            alt
+            for i, alt in enumerate(alternatives)
+            if answer.get("ok")
+            and not probes.recalibration_inversions(probe_specs, answer["probes"], f"recalibrated:{i}")
+        ),
+        None,
+    )
     # A parameter whose move changes an asserted behaviour row is exercised by that test, threshold test or not.
     exercised = probes.behaviour_exercised(probe_specs, answer.get("probes", [])) if answer.get("ok") else set()
     tested = {c.param for c in cases} | exercised
@@ -220,7 +231,7 @@ def translate(
     )[gen.test_path]
     hazards = _recalibrated(analysis, options.get("deployed", {}))
     chosen = bool(options.get("deployed")) and recalibrated == options.get("deployed")
-    hazards += _inversion_findings(inversions, recalibrated, analysis, gen, chosen=chosen)
+    hazards += _inversion_findings(inversions, recalibrated, analysis, gen, chosen=chosen, safe=safe)
     findings = _anchor(
         safety + hazards + gen.findings + untested_findings + fidelity_findings(fidelity, gen), gen, analysis
     )
@@ -384,7 +395,23 @@ def pod_scale(an: Analysis) -> dict[str, float]:
     }
 
 
-def _inversion_findings(inversions, recalibrated: dict, an: Analysis, gen: Generated, *, chosen: bool) -> list[Finding]:
+def _same_step_alternatives(an: Analysis, gen: Generated, recalibrated: dict) -> list[dict]:
+    """Values to try for the parameters of the same step as the re-calibrated thresholds, fewest changed first:
+    each one's evolved value divided by POD_SCALE (a taper's slope over a span POD_SCALE times as wide falls as
+    much), alone and together. Whole-number parameters are left out: dividing them rounds the step away."""
+    evolved = {p.name: p for p in gen.params}
+    names = [
+        n
+        for n in same_step(an, recalibrated)
+        if n in evolved and evolved[n].go_type in ("float64", "float32") and isinstance(evolved[n].json_default, float)
+    ][:3]
+    subsets = [c for k in range(1, len(names) + 1) for c in itertools.combinations(names, k)]
+    return [{n: evolved[n].json_default / POD_SCALE for n in subset} for subset in subsets]
+
+
+def _inversion_findings(
+    inversions, recalibrated: dict, an: Analysis, gen: Generated, *, chosen: bool, safe: dict | None = None
+) -> list[Finding]:
     """IMPORTANT when the re-calibration the config asks for sends traffic to the busier pod. It names the
     parameters of the same step that kept their evolved values (moving the thresholds alone is what inverts a
     taper), and says whose values were tried: after a person's ``param`` lines the same words as before would
@@ -417,13 +444,29 @@ def _inversion_findings(inversions, recalibrated: dict, an: Analysis, gen: Gener
                 f"running requests score {busy_score:.3f}, {idle} score {idle_score:.3f} (in {len(inversions)} of "
                 f"{len(probes.RECALIBRATION_LOADS)} load pairs); {why}"
             ),
-            fix=(
+            fix=_safe_fix(safe, recalibrated, gen)
+            or (
                 (move if stayed else "re-derive the parameters that act on the same load together")
                 + " (each taper must stay >= 0 up to its cut, each cut must lower the score) and set them at gate 1 "
                 "with `param NAME: VALUE` lines, one per parameter: the translation reruns this check on those values"
             ),
         )
     ]
+
+
+def _safe_fix(safe: dict | None, recalibrated: dict, gen: Generated) -> str:
+    """The fix when the harness found values of the same step that keep a busier endpoint scoring lower: the
+    lines to paste at gate 1, and why those values."""
+    if not safe:
+        return ""
+    evolved = {p.name: p.json_default for p in gen.params}
+    lines = ", ".join(f"`param {n}: {go_float(v)}`" for n, v in (recalibrated | safe).items())
+    why = ", ".join(f"{n} is the evolved {go_float(float(evolved[n]))} / {POD_SCALE}" for n in safe)
+    return (
+        f"set {lines} at gate 1, one `param` line each: {why} (the same slope over a span {POD_SCALE} times as wide), "
+        "and with these values a busier endpoint scored lower at every load pair the harness tried; check them "
+        "against the benchmark (the translation reruns this check on the values you set)"
+    )
 
 
 def _recalibrated(an: Analysis, deployed: dict[str, float | str]) -> list[Finding]:

@@ -148,3 +148,26 @@ def test_a_file_the_benchmark_delivered_can_be_removed_but_nothing_outside_the_b
     for bad in ("../x", "/etc/passwd", ".git/config", "a/\nb"):
         with pytest.raises(ForgeError, match="refusing to remove"):
             forge.commit_files("b", {}, message="m", remove=(bad,))
+
+
+def test_reads_follow_the_branch_when_another_writer_moves_it_loose_or_packed(forge, tmp_path):
+    """Reads are kept per commit, and the head is read from git's ref file: another process's commit, a
+    packed ref and a branch that goes away are all seen at once."""
+    from bot.forge.git import GitRepo
+
+    forge.ensure_branch("promotion/1-x", "main")
+    forge.commit_files("promotion/1-x", {"a.txt": b"one\n"}, message="one\n")
+    assert forge.read_file("promotion/1-x", "a.txt") == b"one\n"
+    other = GitRepo(forge.fork)  # another process on the same fork
+    other.commit_files("promotion/1-x", {"a.txt": b"two\n"}, message="two\n")
+    assert forge.read_file("promotion/1-x", "a.txt") == b"two\n"
+    assert forge.read_file("promotion/1-x", "missing.txt") is None
+    git(forge.fork, "pack-refs", "--all")
+    assert not (forge.fork / ".git" / "refs" / "heads" / "promotion" / "1-x").exists()
+    head = git(forge.fork, "rev-parse", "refs/heads/promotion/1-x").strip()
+    assert forge.branch_head("promotion/1-x") == head
+    other.commit_files("promotion/1-x", {"a.txt": b"three\n"}, message="three\n")
+    assert forge.read_file("promotion/1-x", "a.txt") == b"three\n"
+    git(forge.fork, "update-ref", "-d", "refs/heads/promotion/1-x")
+    assert forge.read_file("promotion/1-x", "a.txt") is None and forge.branch_head("promotion/1-x") is None
+    assert forge.branch_head("../../HEAD") is None  # never a file outside refs/heads

@@ -254,7 +254,7 @@ def test_the_recalibration_the_config_asks_for_is_checked_on_the_compiled_plugin
     [f] = [f for f in tr.findings if f.check == "hazard.recalibration-inverts"]
     assert f.severity.value == "IMPORTANT" and f.file.startswith("deploy/config/") and f.line
     assert "loadHighThreshold=56" in f.message and "scores a busier endpoint higher" in f.message
-    assert "param NAME: VALUE" in f.fix
+    assert "`param loadCoeff: 0.015`" in f.fix
     src = load_evolved_source(EXAMPLE)
     an = analyze(src, dictionary)
     # A person's own values are what is checked: raising the cut alone inverts, moving its step with it does not.
@@ -279,8 +279,21 @@ def test_the_recalibration_the_config_asks_for_is_checked_on_the_compiled_plugin
         "loadFactor, loadCoeff act on the same load and kept the evolved values (loadFactor=0.4, loadCoeff=0.12)"
         in (g.message)
     )
-    assert g.fix.startswith("move `loadFactor`, `loadCoeff` together with `loadHighThreshold`, `loadLowThreshold`")
+    # The harness tries the same step's values scaled as the thresholds were, and offers the ones that do not
+    # invert (an llm-d maintainer asked for a value, not only the names): they pass the check when applied.
+    assert g.fix.startswith(
+        "set `param loadHighThreshold: 56`, `param loadLowThreshold: 36`, `param loadCoeff: 0.015` at gate 1"
+    ), g.fix
+    assert "loadCoeff is the evolved 0.12 / 8" in g.fix
     assert g.message != f.message and f.message.startswith("re-calibrated to pod scale")
+    offered = translate(
+        src,
+        an,
+        dictionary,
+        plugin_type="evolved-adaptive-scorer",
+        feedback="param loadHighThreshold: 56\nparam loadLowThreshold: 36\nparam loadCoeff: 0.015",
+    )
+    assert not [f for f in offered.findings if f.check == "hazard.recalibration-inverts"]
     together = translate(
         src,
         an,

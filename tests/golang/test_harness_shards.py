@@ -107,6 +107,43 @@ def test_a_history_the_as_deployed_run_already_sends_is_sent_once():
     assert shared > 60 and kept > 0  # most are shared; a mapping that changes a history keeps its own
 
 
+def _undelta(inp: dict) -> dict:
+    """What the harness's ``expand`` rebuilds from ``delta_views``: every shared part copied back."""
+    runs = inp["runs"]
+    out = [runs[0]]
+    for run in runs[1:]:
+        states = []
+        for i, st in enumerate(run["states"]):
+            full = dict(st)
+            for side in ("blis", "llmd"):
+                for part in full.pop(f"{side}Same", []):
+                    full[side] = full[side] | {part: runs[0]["states"][i][side][part]}
+            states.append(full)
+        out.append(run | {"states": states})
+    return inp | {"runs": out}
+
+
+@pytest.mark.parametrize("kind", ["routing", "scheduling"])
+def test_a_later_run_sends_only_what_differs_from_the_first_runs_state(kind):
+    if kind == "scheduling":
+        spec = world.Spec(
+            "scheduling", frozenset({"InputTokens", "SLOClass"}), incumbents=world.Incumbents("standard", 512, 50_000)
+        )
+        runs = [{"name": AS_DEPLOYED, "off": [], "bypass": []}]
+        runs += [{"name": m, "off": [m], "bypass": [], "markSameBlis": True} for m in world.applicable_mappings(spec)]
+        inp = harness_build.with_states({"sample": {"spec": spec.to_json(), "states": 30, "seed": 5, "runs": runs}})
+    else:
+        inp = harness_build.with_states(_plan())
+    sent = harness_build.delta_views(inp)
+    assert _undelta(sent) == inp
+    assert sent["runs"][0] == inp["runs"][0]  # the first run is sent whole
+    shared = [
+        p for run in sent["runs"][1:] for st in run["states"] for p in st.get("blisSame", []) + st.get("llmdSame", [])
+    ]
+    assert shared and len(json.dumps(sent)) < len(json.dumps(inp))
+    assert harness_build.delta_views({"runs": []}) == {"runs": []}
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
@@ -168,8 +205,8 @@ def test_split_between_processes_the_harness_answers_as_one_process_does(path, d
     assert len(json.dumps(inp["runs"])) > 100 * len(json.dumps(request.args["input"]["sample"]))
     binary, log = harness_run.build(request.files)
     assert binary is not None, log
-    one, err1 = harness_run.run(binary, inp, shards=1)
-    three, err2 = harness_run.run(binary, inp, shards=3)
+    one, err1 = harness_run.run(binary, harness_build.delta_views(inp), shards=1)
+    three, err2 = harness_run.run(binary, harness_build.delta_views(inp), shards=3)
     assert one is not None and three is not None, err1 + err2
     assert three == one
     # every history sent once is read as if it were sent again
@@ -182,4 +219,7 @@ def test_split_between_processes_the_harness_answers_as_one_process_does(path, d
     assert unshared != inp or not any(s.get("historyLike") for r in inp["runs"] for s in r["states"])
     again, err3 = harness_run.run(binary, unshared, shards=1)
     assert again == one, err3
+    # and every view part sent once (what the job sends) is read as the whole views are
+    whole, err4 = harness_run.run(binary, inp, shards=1)
+    assert whole == one, err4
     assert sum(len(r["results"]) for r in one["runs"]) > 200 and one["probes"]
