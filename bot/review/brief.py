@@ -176,6 +176,9 @@ def _arms_unused(ctx) -> list[str]:
             kinds = {why.split(": ")[0] for why in reasons}
             why = kinds.pop() if len(kinds) == 1 else f"for {len(kinds)} different reasons"
             out.append(f"no {arm} report could be used ({len(reasons)} left out: {why}), so no claim is measured")
+    from bot.review.gate3 import priority_mix_gaps
+
+    out += [f"the priority mix judged nothing ({reason})" for reason in priority_mix_gaps(ctx)]
     return out
 
 

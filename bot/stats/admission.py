@@ -44,6 +44,8 @@ class ClassAdmission:
     evolved_runs: tuple[float, ...]
     p: float
     adjusted: float
+    baseline_shed: int = 0  # of the requests, refused with HTTP 429
+    evolved_shed: int = 0
 
     @staticmethod
     def _rate(pair: tuple[int, int]) -> float | None:
@@ -79,7 +81,7 @@ def _fisher(a: tuple[int, int], b: tuple[int, int], alternative: str = "two-side
     return float(fisher_exact(table, alternative=alternative).pvalue)
 
 
-def _pooled(table: pd.DataFrame, arm: str) -> dict[str, tuple[tuple[int, int], tuple[float, ...], int | None]]:
+def _pooled(table: pd.DataFrame, arm: str) -> dict[str, tuple[tuple[int, int], tuple[float, ...], int | None, int]]:
     out = {}
     for name, g in table[table["treatment"] == arm].groupby("traffic_class", sort=True):
         runs = tuple(float(s / r) for s, r in zip(g["successes"], g["requests"], strict=True) if r)
@@ -88,6 +90,7 @@ def _pooled(table: pd.DataFrame, arm: str) -> dict[str, tuple[tuple[int, int], t
             (int(g["successes"].sum()), int(g["requests"].sum())),
             runs,
             int(prio.iloc[0]) if len(prio) else None,
+            int(g["shed"].sum()),
         )
     return out
 
@@ -96,7 +99,7 @@ def class_admission(table: pd.DataFrame) -> list[ClassAdmission]:
     """Per traffic class, evolved against baseline (``bot.bench.priority_mix.COUNT_COLUMNS`` rows), Holm-adjusted."""
     base, evo = _pooled(table, "baseline"), _pooled(table, "evolved")
     names = sorted(set(base) | set(evo))
-    none = ((0, 0), (), None)
+    none = ((0, 0), (), None, 0)
     ps = []
     for n in names:
         b, e = base.get(n, none)[0], evo.get(n, none)[0]
@@ -106,7 +109,7 @@ def class_admission(table: pd.DataFrame) -> list[ClassAdmission]:
     for n, p, adj in zip(names, ps, adjusted, strict=True):
         b, e = base.get(n, none), evo.get(n, none)
         prio = e[2] if e[2] is not None else b[2]
-        out.append(ClassAdmission(n, prio, b[0], e[0], b[1], e[1], p, float(adj)))
+        out.append(ClassAdmission(n, prio, b[0], e[0], b[1], e[1], p, float(adj), b[3], e[3]))
     return sorted(out, key=lambda c: (-(c.priority if c.priority is not None else 0), c.traffic_class))
 
 
