@@ -96,6 +96,21 @@ def translated_signals(summary) -> list[str]:
     return [s for s in summary.signals if s not in summary.untranslatable]
 
 
+def signals_of_json(text: str | None) -> list[str]:
+    """``translated_signals`` of a translation.json text (stage 2's, on the branch); [] when there is none or it
+    does not parse (stage 4 would have failed on it first). What every planning caller passes ``make_plan``."""
+    from pydantic import ValidationError
+
+    from bot.model import TranslationSummary
+
+    if not text:
+        return []
+    try:
+        return translated_signals(TranslationSummary.model_validate_json(text))
+    except ValidationError:
+        return []
+
+
 def priority_mix_reason(
     request: PromotionRequest, hypotheses: Sequence[Hypothesis], signals: Iterable[str] = ()
 ) -> str | None:

@@ -115,9 +115,11 @@ def _gate2(ctx) -> tuple[str, dict[str, str]]:
 def _plan_cost(ctx, hypotheses) -> str:
     """What approving spends: the fixed plan stage 4 sizes (its sequential design is computed there)."""
     from bot.bench.plan import PlanError, make_plan
+    from bot.bench.priority_plan import signals_of_json
 
+    signals = signals_of_json(ctx.read(ctx.paths.translation_json))  # as stage 4 passes them: one plan, one mix
     try:
-        plan = make_plan(ctx.request, hypotheses, sequential=False)
+        plan = make_plan(ctx.request, hypotheses, sequential=False, class_signals=signals)
     except PlanError as exc:
         return f"no plan: {exc}"
     not_run = f", {len(plan.not_benchmarked)} not benchmarked" if plan.not_benchmarked else ""

@@ -459,3 +459,17 @@ def test_gate3s_headline_says_when_no_evolved_report_could_be_used(branch):
         "so no claim is measured"
     )
     assert "no baseline report" not in headline
+
+
+def test_gate2s_brief_prices_the_plan_stage_4_makes_with_the_translations_class_signals(branch):
+    """Found by a maintainer: the gate-2 brief priced make_plan without the translation's signals, so for a router
+    that reads the request's class it left out the priority mix stage 4 would run and bill."""
+    from bot.review.brief import brief
+
+    ctx, edit, _ = branch
+    assert "priority mix" not in brief(2, ctx)[0]  # the example's router reads no class
+    edit(
+        ctx.paths.translation_json,
+        lambda t: json.dumps(json.loads(t) | {"signals": [*json.loads(t)["signals"], "SLOClass"]}),
+    )
+    assert "; plus a priority mix (6 runs" in brief(2, ctx)[0]
