@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from bot.bench.evidence import SAMPLE_FLAG, EvidencePolicy, load_evidence
 from bot.bench.layout import RUN_TREATMENT_PATTERN, TREATMENTS, split_condition  # noqa: F401 (re-exported)
 from bot.bench.metrics import METRICS, short_metric
-from bot.bench.priority_plan import PriorityMixPlan, plan_priority_mix, priority_mix_reason
+from bot.bench.priority_plan import PriorityMixPlan, priority_mix_for
 from bot.bench.sizing import Sizing, scenario_truth, size
 from bot.model import Direction, Hypothesis, PromotionRequest, RequestError, describe_validation_error
 from bot.stats.decide import Claim
@@ -519,7 +519,6 @@ def make_plan(
             f"GPU-minutes {cost.gpu_minutes:g} exceed the budget of {max_ratio:g} × the naive plan's {naive.gpu_minutes:g}; "
             "decidable hypotheses are never given up for the budget"
         )
-    mix = priority_mix_reason(request, hypotheses, class_signals)
     plan = BenchmarkPlan(
         request_id=request.id,
         slug=request.slug,
@@ -543,13 +542,7 @@ def make_plan(
         parameters=params,
         cost=cost,
         naive_cost=naive,
-        priority_mix=mix
-        and plan_priority_mix(
-            mix,
-            gpus_per_stack=params.gpus_per_stack,
-            standup_minutes=params.standup_minutes,
-            run_overhead_minutes=params.run_overhead_minutes,
-        ),
+        priority_mix=priority_mix_for(request, hypotheses, class_signals, params),
         notes=notes,
     )
     if not sequential:

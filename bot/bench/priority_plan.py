@@ -151,6 +151,22 @@ def plan_priority_mix(
     )
 
 
+def priority_mix_for(
+    request: PromotionRequest, hypotheses: Sequence[Hypothesis], signals: Iterable[str], params
+) -> PriorityMixPlan | None:
+    """The mix ``make_plan`` adds (None: the policy does not decide by class), priced with the plan's
+    ``params`` (``bot.bench.plan.CostParameters``: GPUs per stack, stand-up and run overhead minutes)."""
+    reason = priority_mix_reason(request, hypotheses, signals)
+    if reason is None:
+        return None
+    return plan_priority_mix(
+        reason,
+        gpus_per_stack=params.gpus_per_stack,
+        standup_minutes=params.standup_minutes,
+        run_overhead_minutes=params.run_overhead_minutes,
+    )
+
+
 def priority_mix_profile(pm: PriorityMixPlan) -> tuple[dict, list[str]]:
     """(profile, what differs from upstream's): the plan's load and classes; each class keeps upstream's request."""
     doc = copy.deepcopy(upstream_profile())
