@@ -402,8 +402,9 @@ def _priority_mix(ctx) -> list[Finding]:
                 "rate) is not decided",
                 fix=REJUDGE_ON_GITHUB
                 if ctx.home == "github"
-                else "run the plan's priority-mix experiment (`promote bench run` runs it with the cells), put its "
-                "results.json + run_metadata.yaml in the --results directory, then "
+                else "run the plan's priority-mix experiment by hand (its priority-mix/experiment.yaml gives the "
+                "llmdbenchmark command; `promote bench run` does not run it yet), put each run's results.json + "
+                "run_metadata.yaml in the --results directory, then "
                 f"`promote request-changes 3 --reason '{REJUDGE_RESULTS}'`",
             )
         )

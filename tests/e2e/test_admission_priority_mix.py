@@ -122,5 +122,7 @@ def test_a_planned_mix_with_no_evolved_result_is_a_gate_3_finding_never_a_silenc
     page = _read(ctx, f"{DOCS}/verdicts.md")
     assert f"**Not judged: {shed['hypothesis_id']} (the shedding order) is not decided.**" in page
     [found] = [f for f in review_gate(3, ctx) if f.check == "G3.priority-mix"]
-    assert "no evolved priority-mix result could be used" in found.message and "promote bench run" in found.fix
+    assert (
+        "no evolved priority-mix result could be used" in found.message and "priority-mix/experiment.yaml" in found.fix
+    )
     assert "the priority mix judged nothing (no evolved priority-mix result could be used" in brief(3, ctx)[0]
