@@ -20,6 +20,7 @@ from bot.bench.plan import (
     _Model,
     id_key,
 )
+from bot.bench.priority_plan import PriorityMixPlan
 from bot.bench.reports import LAYOUT
 from bot.bench.yaml_dump import dump_yaml
 from bot.model import PromotionRequest, RequestError, StackSpec, describe_validation_error
@@ -79,6 +80,11 @@ class EvaluationSpec(_Model):
         description="the EPP image experiment.yaml pins (router.epp.image.*, registry/repository:tag): a report "
         "filed under evolved that records another tag measured another build, not this promotion's plugin",
     )
+    priority_mix: PriorityMixPlan | None = Field(
+        default=None,
+        description="the priority-mix experiment (bot.bench.priority_plan): stage 5 judges the admitter's shedding "
+        "order on it; None: the plan has none",
+    )
 
 
 class EvaluationSpecError(RequestError):
@@ -123,6 +129,7 @@ def evaluation_spec(
             for h in sorted(plan.hypotheses, key=lambda h: id_key(h.id))
         },
         not_benchmarked=plan.not_benchmarked,
+        priority_mix=plan.priority_mix,
     )
 
 
@@ -134,6 +141,8 @@ def render_evaluation_spec(
     evolved_image: str | None = None,
 ) -> str:
     doc = evaluation_spec(plan, request, arms, evolved_image=evolved_image).model_dump(mode="json")
+    if doc["priority_mix"] is None:  # a plan without the mix reads as before
+        del doc["priority_mix"]
     return (
         f"# Evaluation spec for promotion {request.id} ({plan.slug}): what stage 5 decides and from which runs.\n"
         + dump_yaml(doc, sort_keys=True)

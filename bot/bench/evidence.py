@@ -141,6 +141,16 @@ class EvidencePolicy:
 
     def bind(self, c: Candidate) -> str | None:
         doc = c.doc
+        reason = self._keywords(doc, c.key.treatment)
+        reason = reason or self._epp(doc, c.key.treatment) or self._stack(doc, c.key.workload)
+        return reason or self._image(doc) or self._evolved_image(doc, c.key.treatment)
+
+    def bind_recorded(self, doc: dict, arm: str) -> str | None:
+        """The rules a result that records only ``run.keywords`` / ``run.description`` can be held to (sample
+        data, promotion, arm, EPP image): what ``bot.bench.priority_mix`` binds its runs by."""
+        return self._keywords(doc, arm) or self._image(doc) or self._evolved_image(doc, arm)
+
+    def _keywords(self, doc: dict, arm: str) -> str | None:
         if is_sample(doc):
             if not self.allow_sample_data:
                 return f"sample data, not a measurement (run.keywords / run.description say so); {ALLOW_HINT}"
@@ -148,11 +158,10 @@ class EvidencePolicy:
         promotion = keyword_value(doc, "promotion")
         if self.promotion is not None and promotion is not None and promotion != self.promotion:
             return f"belongs to promotion {promotion!r} (run.keywords), not {self.promotion!r}"
-        arm = keyword_value(doc, "arm")
-        if arm is not None and arm != c.key.treatment:
-            return f"run.keywords says arm {arm!r}, but it is filed under {c.key.treatment!r}"
-        reason = self._epp(doc, c.key.treatment) or self._stack(doc, c.key.workload)
-        return reason or self._image(doc) or self._evolved_image(doc, c.key.treatment)
+        recorded = keyword_value(doc, "arm")
+        if recorded is not None and recorded != arm:
+            return f"run.keywords says arm {recorded!r}, but it is filed under {arm!r}"
+        return None
 
     def _epp(self, doc: dict, arm: str) -> str | None:
         if not self.arms:

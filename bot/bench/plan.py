@@ -38,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from bot.bench.evidence import SAMPLE_FLAG, EvidencePolicy, load_evidence
 from bot.bench.layout import RUN_TREATMENT_PATTERN, TREATMENTS, split_condition  # noqa: F401 (re-exported)
 from bot.bench.metrics import METRICS, short_metric
+from bot.bench.priority_plan import PriorityMixPlan, priority_mix_for
 from bot.bench.sizing import Sizing, scenario_truth, size
 from bot.model import Direction, Hypothesis, PromotionRequest, RequestError, describe_validation_error
 from bot.stats.decide import Claim
@@ -243,7 +244,15 @@ class BenchmarkPlan(_Model):
     sequential: SequentialPlan | None = Field(
         default=None, description="the group-sequential design (bot.bench.sequential_plan); None: a fixed design"
     )
+    priority_mix: PriorityMixPlan | None = Field(
+        default=None, description="the priority-mix experiment for a class-deciding policy (bot.bench.priority_plan)"
+    )
     notes: list[str] = Field(default_factory=list)
+
+    @property
+    def total_gpu_minutes(self) -> float:
+        """The hypotheses' cells plus the priority mix: what the plan spends in all (``cost`` is the cells')."""
+        return round(self.cost.gpu_minutes + (self.priority_mix.gpu_minutes if self.priority_mix else 0.0), 3)
 
     @property
     def ratio(self) -> float:
@@ -399,6 +408,7 @@ def make_plan(
     outlier_rate: float = DEFAULT_OUTLIER_RATE,
     sequential: bool = True,
     swap_minutes: float = DEFAULT_SWAP_MINUTES,
+    class_signals: Iterable[str] = (),
 ) -> BenchmarkPlan:
     """One experiment for every hypothesis with a prediction, repetitions sized per cell (``bot.bench.sizing``).
 
@@ -407,7 +417,8 @@ def make_plan(
     ``evolved_noise_ratio`` and ``outlier_rate`` are the noise the sizing allows for; ``sequential``
     adds the group-sequential design (``bot.bench.sequential_plan``) the runner follows and stage 5
     replays (its rule goes into ``decision``); ``allow_sample_data`` lets sample reports in ``prior_results``
-    size it (a rehearsal: the noise source and the notes say so).
+    size it (a rehearsal: the noise source and the notes say so); ``class_signals`` are the signals the
+    evolved logic reads (the translation's): a class signal adds the priority mix (``bot.bench.priority_plan``).
     """
     if prior_cv is not None and prior_results is not None:
         raise PlanError("pass either prior_cv or prior_results, not both")
@@ -531,6 +542,7 @@ def make_plan(
         parameters=params,
         cost=cost,
         naive_cost=naive,
+        priority_mix=priority_mix_for(request, hypotheses, class_signals, params),
         notes=notes,
     )
     if not sequential:

@@ -24,6 +24,46 @@ def _row(label: str, minutes: float, naive: float) -> str:
     return f"| {label} | {minutes:g} | {minutes / naive:.3f} |"
 
 
+def _mix_cost(plan: BenchmarkPlan) -> list[str]:
+    pm = plan.priority_mix
+    if pm is None:
+        return []
+    return [
+        f"| priority mix (its own experiment) | {pm.standups} | {pm.runs} | {pm.gpu_minutes:g} |",
+        f"| **in all** | {plan.cost.standups + pm.standups} | {plan.cost.runs + pm.runs} | {plan.total_gpu_minutes:g} |",
+    ]
+
+
+def _mix_section(plan: BenchmarkPlan) -> list[str]:
+    """What the priority mix measures, and how: people approve its GPU time at gate 2."""
+    pm = plan.priority_mix
+    if pm is None:
+        return []
+    classes = ", ".join(
+        f"`{c.name}` (weight {c.weight:g}, priority {c.priority}, objective `{c.objective}`"
+        + (", sheddable)" if c.sheddable else ")")
+        for c in pm.classes
+    )
+    return [
+        "",
+        "## Priority mix (per-class admission)",
+        "",
+        (
+            f"Why: {pm.reason}. The cells above send every request at priority 0, so the plan adds "
+            f"llm-d-benchmark's `{pm.harness}` harness as its own experiment (`{pm.workload}/experiment.yaml`): "
+            f"{pm.repetitions} runs per arm of {pm.duration_s:g} s at {pm.rate:g} req/s, classes {classes}. "
+            "The scenario declares one InferenceObjective per class (`router.inferenceObjectives`) so each "
+            "header resolves to its priority. Each class's admit rate (2xx / requests) is compared between the arms "
+            "(a request the EPP refuses, HTTP 429, counts as shed); stage 5 reports it per class in verdicts.md and "
+            "judges an admitter's shedding order (sheddable classes shed before critical) on it. "
+            "The admitter only sheds at "
+            "saturation: if upstream's load does not saturate this stack, raise the run treatments' "
+            f"`load.rate_per_second` in `{pm.workload}/experiment.yaml` and the `rate-` in their names together "
+            "(the name files the results)."
+        ),
+    ]
+
+
 def plan_markdown(plan: BenchmarkPlan) -> str:
     p = plan.parameters
     lines = [
@@ -44,6 +84,7 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
             f"| naive (one profile per hypothesis, {p.naive_repetitions} reps, own stand-ups) | "
             f"{plan.naive_cost.standups} | {plan.naive_cost.runs} | {plan.naive_cost.gpu_minutes:g} |"
         ),
+        *_mix_cost(plan),
         "",
         f"Ratio: **{plan.ratio:.3f}** of the naive plan's GPU-minutes"
         + (f" (budget: {plan.max_ratio:g}). " if plan.max_ratio is not None else ". ")
@@ -134,6 +175,7 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
             "Simulated power of the sequential design, every claim at its planned effect, under the noise the plan "
             "is sized for: " + ", ".join(f"{h} {_pct(p)}" for h, p in seq.power.items()) + ".",
         ]
+    lines += _mix_section(plan)
     if plan.not_benchmarked:
         lines += ["", f"Not decided by benchmarks: {', '.join(plan.not_benchmarked)}."]
     if plan.notes:

@@ -104,6 +104,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def load_config(args):
     from bot.bench.evaluation_spec import load_evaluation_spec
     from bot.bench.plan import make_plan
+    from bot.bench.priority_plan import signals_of_json
     from bot.bench.run.commands import Target
     from bot.bench.run.runner import RunConfig
     from bot.hypotheses import load_hypotheses
@@ -126,7 +127,9 @@ def load_config(args):
         )
     args.commit = head  # the full sha goes into the manifest and the image tag
     hypotheses = load_hypotheses(root / f"docs/promotion/{request.slug}/hypotheses")
-    plan = make_plan(request, hypotheses)
+    translation = root / f"docs/promotion/{request.slug}/translation.json"
+    signals = signals_of_json(translation.read_text(encoding="utf-8") if translation.is_file() else None)
+    plan = make_plan(request, hypotheses, class_signals=signals)  # as stage 4 made it
     committed = load_yaml((bench / "evaluation.yaml").read_text(encoding="utf-8"))
     ours = {c.cell.label(): c.repetitions for c in plan.cell_repetitions}
     if committed.get("repetitions_by_cell") != ours:
@@ -135,6 +138,17 @@ def load_config(args):
             "same hypotheses; re-run stage 4 with this version of the bot before benchmarking"
         )
     spec = load_evaluation_spec((bench / "evaluation.yaml").read_text(encoding="utf-8"))
+    if spec.priority_mix != plan.priority_mix:
+
+        def said(pm) -> str:
+            return "no priority mix" if pm is None else "a priority mix"
+
+        raise BenchCliError(
+            f"{bench}/evaluation.yaml plans {said(spec.priority_mix)} but this bot plans "
+            f"{said(plan.priority_mix)} for the same hypotheses and translation "
+            f"({translation.name}: {', '.join(signals) or 'absent'}); re-run stage 4 with this version of the bot "
+            "before benchmarking"
+        )
     seq = spec.decision.sequential
     sequential = seq is not None and not args.fixed
     if sequential and (plan.sequential is None or seq != plan.sequential.rule()):

@@ -53,6 +53,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--baseline-config", type=Path, help="EndpointPickerConfig of the baseline (default: llm-d-router's default)"
     )
+    p.add_argument(
+        "--translation",
+        type=Path,
+        help="translation.json from stage 2: the signals the plugin reads (a class signal adds the priority mix; "
+        "default: translate the program now)",
+    )
     p.set_defaults(func=cmd_plan)
 
     p = sub.add_parser(
@@ -87,6 +93,19 @@ def _load_request(path: Path):
     from bot.model import PromotionRequest
 
     return PromotionRequest.load(path)
+
+
+def _summary(path: Path):
+    """The TranslationSummary in a translation.json (stage 2's); EvidenceCliError names the field."""
+    from pydantic import ValidationError
+
+    from bot.model import TranslationSummary, describe_validation_error
+
+    text = _read_text(path, "translation.json written by stage 2 (`promote translate`)")
+    try:
+        return TranslationSummary.model_validate_json(text)
+    except ValidationError as exc:
+        raise EvidenceCliError(f"{path}: {describe_validation_error(exc)}") from None
 
 
 def _translation(request, feedback: str | None = None):
@@ -124,21 +143,11 @@ def _read_text(path: Path, what: str) -> str:
 
 
 def cmd_hypothesize(args) -> int:
-    from pydantic import ValidationError
-
     from bot.dictionary import load_dictionary
     from bot.hypotheses import generate_with_excluded, render_hypotheses
-    from bot.model import TranslationSummary, describe_validation_error
 
     request = _load_request(args.request)
-    if args.translation is not None:
-        text = _read_text(args.translation, "translation.json written by stage 2 (`promote translate`)")
-        try:
-            summary = TranslationSummary.model_validate_json(text)
-        except ValidationError as exc:
-            raise EvidenceCliError(f"{args.translation}: {describe_validation_error(exc)}") from None
-    else:
-        summary = _translation(request).summary
+    summary = _summary(args.translation) if args.translation is not None else _translation(request).summary
     hypotheses, excluded = generate_with_excluded(request, summary, load_dictionary(), feedback=args.feedback)
     write_files(output_dir(args.out), render_hypotheses(hypotheses, feedback=args.feedback, excluded=excluded))
     by_track = {t: sum(1 for h in hypotheses if h.track.value == t) for t in "ABC"}
@@ -151,6 +160,7 @@ def cmd_plan(args) -> int:
     from bot.bench.experiment import render_experiment
     from bot.bench.plan import make_plan
     from bot.bench.plan_markdown import plan_markdown
+    from bot.bench.priority_plan import translated_signals
     from bot.hypotheses import load_hypotheses
 
     request = _load_request(args.request)
@@ -159,12 +169,19 @@ def cmd_plan(args) -> int:
         raise EvidenceCliError(
             f"--prior-cv {args.prior_cv}: pass a coefficient of variation between 0 and 1, e.g. 0.04"
         )
+    translated = None
+    if args.translation is not None:
+        summary = _summary(args.translation)
+    else:
+        translated = _translation(request)
+        summary = translated.summary
     plan = make_plan(
         request,
         hypotheses,
         prior_cv=args.prior_cv,
         prior_results=args.prior_results,
         allow_sample_data=args.allow_sample_data,
+        class_signals=translated_signals(summary),  # what stage 4 passes, so the plans agree
     )
     if args.baseline_config is not None:
         baseline_cfg = _read_text(args.baseline_config, "baseline EndpointPickerConfig YAML")
@@ -175,7 +192,7 @@ def cmd_plan(args) -> int:
     if args.evolved_config is not None:
         evolved_cfg = _read_text(args.evolved_config, "evolved EndpointPickerConfig YAML")
     else:
-        evolved_cfg = _translation(request).epp_config
+        evolved_cfg = (translated or _translation(request)).epp_config
     files: dict[str, str | bytes] = dict(render_experiment(plan, request, baseline_cfg, evolved_cfg))
     files["plan.json"] = plan.model_dump_json(indent=2) + "\n"
     files["plan.md"] = plan_markdown(plan)

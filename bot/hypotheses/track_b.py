@@ -49,6 +49,8 @@ from bot.model import (
     Track,
 )
 
+#: The Map C gap an admitter's priority mix decides (bot.stats.shedding reads the same name).
+SHEDDING_GAP = "priority-semantics"
 #: Tolerance of Track B no-worse / equivalence predictions (seed: 5%).
 DEFAULT_MARGIN = 0.05
 #: Metric a freshness-gap hypothesis checks when no Track A claim names one, by policy kind.
@@ -103,6 +105,12 @@ def gap_hypothesis(ctx: Ctx, gap_id: str, hid: str, margin: float) -> Hypothesis
         rates = rates or hint_rates(ctx.req, workloads, tb.workloads)
         workloads, untestable = [with_condition(w, condition.name) for w in workloads], None
         statement += f" (Decided by the fault treatment `{condition.name}`: {condition.what}.)"
+    mix = untestable is not None and ctx.summary.kind is PolicyKind.ADMISSION and gap_id == SHEDDING_GAP
+    if mix:  # the plan's priority mix decides an admitter's shedding (bot.stats.shedding), not the cells
+        untestable = (
+            "is judged on the plan's priority mix by per-class admit rate (the shedding order), not on the cells, "
+            "which send every request at one priority"
+        )
     prediction = None
     if short is not None and untestable is None:
         prediction = Prediction(
@@ -110,7 +118,13 @@ def gap_hypothesis(ctx: Ctx, gap_id: str, hid: str, margin: float) -> Hypothesis
             direction=Direction(direction),
             margin=margin if direction in ("equivalent", "no-worse") else DEFAULT_MARGIN,
         )
-    if untestable:
+    if mix:
+        statement += (
+            " (Decided on the plan's priority mix by per-class admit rate: does it shed sheddable requests before "
+            "protected ones. Protected-request TTFT on a mix is not measured: the cells send every request at one "
+            f"priority; the template predicts {direction} on {short or tb.metric}.)"
+        )
+    elif untestable:
         statement += f" (Not decided by the benchmark plan: it {untestable}; the template predicts {direction} on {short or tb.metric}.)"
     return Hypothesis(
         not_in_plan=f"it {untestable}" if untestable else None,

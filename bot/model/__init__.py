@@ -36,6 +36,7 @@ from bot.model.base import (
     status_counts,
 )
 from bot.model.evidence import (
+    AdmissionRow,
     Effect,
     Fidelity,
     FidelityCause,
@@ -73,6 +74,7 @@ from bot.model.state import (
 
 __all__ = [
     "VVUQ",
+    "AdmissionRow",
     "Artifact",
     "AuditEntry",
     "BaselineScenario",

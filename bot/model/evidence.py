@@ -193,12 +193,35 @@ class Effect(Strict):
     )
 
 
+class AdmissionRow(Strict):
+    """One traffic class of a priority mix (``bot.stats.admission``): sent, admitted (2xx) and shed (HTTP 429) per
+    arm, pooled over the arm's runs, and Fisher's exact test of its admit rate, evolved against baseline."""
+
+    traffic_class: str
+    priority: int | None = None
+    baseline_requests: int = Field(ge=0)
+    baseline_admitted: int = Field(ge=0)
+    baseline_shed: int = Field(ge=0)
+    evolved_requests: int = Field(ge=0)
+    evolved_admitted: int = Field(ge=0)
+    evolved_shed: int = Field(ge=0)
+    baseline_runs: list[float] = Field(default_factory=list, description="admit rate of each baseline run")
+    evolved_runs: list[float] = Field(default_factory=list, description="admit rate of each evolved run")
+    p_value: float = Field(ge=0, le=1, description="two-sided Fisher's exact p, evolved against baseline")
+    p_adjusted: float = Field(ge=0, le=1, description="Holm-adjusted over the mix's classes")
+    change: str = Field(description="admits fewer / admits more / no detectable change / not measured")
+
+
 class Verdict(Strict):
     hypothesis_id: str
     status: VerdictStatus
     summary: str
     effects: list[Effect] = Field(default_factory=list)
     flags: list[str] = Field(default_factory=list, description="mechanism, shedding, attenuation, noise warnings")
+    admission: list[AdmissionRow] = Field(
+        default_factory=list,
+        description="per-class admission on the plan's priority mix, when it judged this hypothesis (the shedding order)",
+    )
 
 
 class FidelityCause(Strict):

@@ -63,6 +63,8 @@ def measured_text(v: Verdict | None, *, most: int = 3) -> str:
     """Every cell when there are few; the range over cells when there are many (the report lists them)."""
     if v is None or v.status is VerdictStatus.NOT_TESTABLE:
         return "not measured"
+    if v.admission:
+        return "per-class admit rate on the priority mix (see its table)"
     if not v.effects:
         return "not measured"
     if len(v.effects) <= most:

@@ -88,7 +88,7 @@ def is_untested(h: Hypothesis, v: Verdict) -> bool:
     no results). An inconclusive verdict with measured cells was tested."""
     if v.status not in DECIDED:
         return True
-    return v.status is VerdictStatus.INCONCLUSIVE and not _measured(v)
+    return v.status is VerdictStatus.INCONCLUSIVE and not _measured(v) and not v.admission
 
 
 def _measured(v: Verdict) -> list[Effect]:
@@ -102,7 +102,7 @@ def status_word(h: Hypothesis, v: Verdict) -> str:
         return NOT_RUNNABLE
     if v.status is VerdictStatus.INCONCLUSIVE and NOT_BENCHMARKED in v.flags:
         return NOT_BENCHMARKED
-    if v.status is VerdictStatus.INCONCLUSIVE and not _measured(v):
+    if v.status is VerdictStatus.INCONCLUSIVE and not _measured(v) and not v.admission:
         return "inconclusive (no measured cell)"
     return v.status.value
 
@@ -113,7 +113,11 @@ def untested_reason(h: Hypothesis, v: Verdict) -> str:
         return "no benchmark results were supplied"
     if v.status is VerdictStatus.NOT_TESTABLE and h.not_testable:
         return h.not_testable
-    if h.not_in_plan:  # "it needs a run this cluster cannot do: <why>": the status already says the first half
+    from bot.stats.shedding import NOT_USED_FLAG
+
+    # "it needs a run this cluster cannot do: <why>": the status already says the first half. A planned priority
+    # mix that judged nothing says why in its own words instead.
+    if h.not_in_plan and NOT_USED_FLAG not in v.flags:
         return h.not_in_plan.removeprefix("it needs a run this cluster cannot do: ")
     return v.summary.removeprefix("[SAMPLE DATA] ")
 

@@ -115,9 +115,11 @@ def _gate2(ctx) -> tuple[str, dict[str, str]]:
 def _plan_cost(ctx, hypotheses) -> str:
     """What approving spends: the fixed plan stage 4 sizes (its sequential design is computed there)."""
     from bot.bench.plan import PlanError, make_plan
+    from bot.bench.priority_plan import signals_of_json
 
+    signals = signals_of_json(ctx.read(ctx.paths.translation_json))  # as stage 4 passes them: one plan, one mix
     try:
-        plan = make_plan(ctx.request, hypotheses, sequential=False)
+        plan = make_plan(ctx.request, hypotheses, sequential=False, class_signals=signals)
     except PlanError as exc:
         return f"no plan: {exc}"
     not_run = f", {len(plan.not_benchmarked)} not benchmarked" if plan.not_benchmarked else ""
@@ -125,6 +127,12 @@ def _plan_cost(ctx, hypotheses) -> str:
         f"approving plans {len(plan.hypotheses)} benchmarked on {len(plan.cells)} cells{not_run}: "
         f"{plan.cost.runs} runs, {plan.cost.gpu_minutes:,.0f} GPU-minutes at most "
         f"({plan.ratio:.0%} of the naive plan, one profile per hypothesis; stage 4's sequential design expects less)"
+        + (
+            f"; plus a priority mix ({plan.priority_mix.runs} runs, {plan.priority_mix.gpu_minutes:,.0f} GPU-minutes) "
+            "for per-class admission"
+            if plan.priority_mix
+            else ""
+        )
     )
 
 
@@ -170,6 +178,9 @@ def _arms_unused(ctx) -> list[str]:
             kinds = {why.split(": ")[0] for why in reasons}
             why = kinds.pop() if len(kinds) == 1 else f"for {len(kinds)} different reasons"
             out.append(f"no {arm} report could be used ({len(reasons)} left out: {why}), so no claim is measured")
+    from bot.review.gate3 import priority_mix_gaps
+
+    out += [f"the priority mix judged nothing ({reason})" for reason in priority_mix_gaps(ctx)]
     return out
 
 

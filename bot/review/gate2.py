@@ -272,9 +272,7 @@ def review(ctx) -> list[Finding]:
     return findings
 
 
-#: The signals that carry a request's class: every planned workload sends one value of them.
-CLASS_SIGNALS = ("SLOClass", "Priority")
-#: What the single-priority traffic leaves unexercised, per kind that is not an admitter.
+#: What the single-priority cells leave unexercised, per kind that is not an admitter.
 _CLASS_DECISION = {
     PolicyKind.SCHEDULING: (
         "scheduler",
@@ -286,40 +284,39 @@ _CLASS_DECISION = {
 
 
 def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
-    """A policy that decides by the request's class, while every workload the bot plans sends its requests at one
-    priority (the EPP's default objective): the runs would measure it on that class only. An admitter always
-    decides by class (shedding needs sheddable requests); a scheduler or router does when its evolved logic reads
-    the class, or a Track A claim's mechanism does. Said before the GPU time is spent, so a person decides whether
-    that measurement is worth it."""
-    single = "every planned workload sends all its requests at one priority (no InferenceObjective: priority 0)"
-    later = "the bot cannot plan a priority mix (llm-d-benchmark's priority-mix harness) yet"
+    """A policy that decides by the request's class, judged on cells that send every request at one priority.
+
+    The plan adds llm-d-benchmark's priority mix for every such policy (``bot.bench.priority_plan``), compared
+    by each class's admit rate (``bot.stats.admission``): that is the admitter's evidence (does it shed sheddable
+    traffic first), so an admitter raises nothing. A scheduler's or router's class-dependent order or
+    score shows in per-class latency, which the mix is not judged by, and its hypotheses are decided on the
+    single-priority cells: said before the GPU time is spent, so a person decides whether that is worth it.
+    """
+    from bot.bench.priority_plan import CLASS_SIGNALS, translated_signals
+
     if ctx.request.kind is PolicyKind.ADMISSION:
-        message = (
-            f"{single}, so the benchmark measures the admitter on that class only: shedding of sheddable "
-            f"(priority < 0) requests, and any class-dependent decision, is never exercised; {later}"
-        )
-        fix = (
-            "approve only if measuring the admitter on single-priority traffic is worth the GPU time (say so as "
-            "the reason), or reject and benchmark a priority mix by hand"
-        )
-    else:
-        read = [s for s in CLASS_SIGNALS if s in summary.signals and s not in summary.untranslatable]
-        claims = [h for _, h in hyps if h.track is Track.A and h.benchmarked and set(h.signals) & set(CLASS_SIGNALS)]
-        if not read and not claims:
-            return []
-        who, decision, left = _CLASS_DECISION[ctx.request.kind]
-        names = sorted({*read, *(s for h in claims for s in h.signals if s in CLASS_SIGNALS)})
-        ids = ", ".join(h.id for h in claims)
-        judged = f"; {ids} (whose mechanism reads the class) would be judged on that traffic" if claims else ""
-        message = (
-            f"{single}, so the {who}'s {decision} (it reads {', '.join(names)}) is never exercised: {left}"
-            f"{judged}; {later}"
-        )
-        drop = f", drop the class claims from the plan (`promote request-changes 2 --reason 'exclude: {ids}'`)"
-        fix = (
-            f"approve only if measuring the {who} on single-priority traffic is worth the GPU time (say so as the "
-            f"reason){drop if claims else ''}, or reject and benchmark a priority mix by hand"
-        )
+        return []
+    read = [s for s in CLASS_SIGNALS if s in translated_signals(summary)]
+    claims = [h for _, h in hyps if h.track is Track.A and h.benchmarked and set(h.signals) & set(CLASS_SIGNALS)]
+    if not read and not claims:
+        return []
+    single = "every planned cell sends all its requests at one priority (no InferenceObjective: priority 0)"
+    later = (
+        "the plan's priority mix (llm-d-benchmark's priority-mix harness) is judged by per-class admit rate only, "
+        "not by the per-class latency a class-dependent order or score changes"
+    )
+    who, decision, left = _CLASS_DECISION[ctx.request.kind]
+    names = sorted({*read, *(s for h in claims for s in h.signals if s in CLASS_SIGNALS)})
+    ids = ", ".join(h.id for h in claims)
+    judged = f"; {ids} (whose mechanism reads the class) would be judged on that traffic" if claims else ""
+    message = (
+        f"{single}, so the {who}'s {decision} (it reads {', '.join(names)}) is never exercised: {left}{judged}; {later}"
+    )
+    drop = f", drop the class claims from the plan (`promote request-changes 2 --reason 'exclude: {ids}'`)"
+    fix = (
+        f"approve only if measuring the {who} on single-priority traffic is worth the GPU time (say so as the "
+        f"reason){drop if claims else ''}, or reject and benchmark per-class latency on a priority mix by hand"
+    )
     return [
         Finding(
             severity=Severity.IMPORTANT,

@@ -162,6 +162,15 @@ def _cell_problems(h, v: Verdict) -> list[str]:
         if v.effects:
             problems.append("it is not testable as translated but records judged cells")
         return problems
+    if v.admission:  # judged on the priority mix: its status must follow from the counts it records
+        from bot.stats.shedding import recorded_status
+
+        if v.effects:
+            problems.append("it is judged on the priority mix but also records measured cells")
+        derived = recorded_status(v.admission, ALPHA)
+        if derived is not v.status:
+            problems.append(f"its recorded per-class admission counts make it {derived.value}")
+        return problems
     if p is None:
         if v.effects:
             problems.append("it makes no benchmark prediction but records measured cells")
@@ -361,7 +370,45 @@ def review(ctx) -> list[Finding]:
     findings += _benchmark_ended_early(ctx)
     findings += _testbeds(ctx)
     findings += _unused_reports(ctx)
+    findings += _priority_mix(ctx)
     return findings
+
+
+def priority_mix_gaps(ctx) -> list[str]:
+    """What a planned priority mix lacked, as stage 5 recorded it (validation/priority-mix.json): "no evolved
+    priority-mix result could be used (...)", or nothing when it judged (or the plan has no mix)."""
+    text = ctx.read(ctx.paths.priority_mix)
+    if not text:
+        return []
+    try:
+        doc = json.loads(text)
+        reason = doc.get("not_judged")
+    except (ValueError, AttributeError):
+        return [f"{ctx.paths.priority_mix} is unreadable: stage 5 writes it; rerun stage 5"]
+    return [str(reason)] if reason else []
+
+
+def _priority_mix(ctx) -> list[Finding]:
+    """The plan runs a priority mix, but no result of it was used for an arm: an admitter's shedding, the one thing
+    the mix is for, is not judged, and the page must not read as if it were."""
+    out = []
+    for reason in priority_mix_gaps(ctx):
+        out.append(
+            Finding(
+                severity=Severity.IMPORTANT,
+                check="G3.priority-mix",
+                file=ctx.paths.verdicts_md,
+                message=f"the plan's priority mix judged nothing: {reason}; the shedding order (per-class admit "
+                "rate) is not decided",
+                fix=REJUDGE_ON_GITHUB
+                if ctx.home == "github"
+                else "run the plan's priority-mix experiment by hand (its priority-mix/experiment.yaml gives the "
+                "llmdbenchmark command; `promote bench run` does not run it yet), put each run's results.json + "
+                "run_metadata.yaml in the --results directory, then "
+                f"`promote request-changes 3 --reason '{REJUDGE_RESULTS}'`",
+            )
+        )
+    return out
 
 
 #: Words of a reason that says a report was measured for something other than what the branch plans.

@@ -71,6 +71,11 @@ class PromotionPaths:
         return f"{self.validation_dir}/testbed.json"
 
     @property
+    def priority_mix(self) -> str:
+        """What stage 5 made of a planned priority mix (bot.stages.mix_validate): runs used per arm, why not."""
+        return f"{self.validation_dir}/priority-mix.json"
+
+    @property
     def reports_not_used(self) -> str:
         return f"{self.validation_dir}/reports-not-used.json"
 

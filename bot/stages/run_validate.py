@@ -20,6 +20,7 @@ from bot.render import render
 from bot.stages.checks import check_problems, run_go_checks
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
+from bot.stages.mix_validate import MixOutcome
 from bot.stages.paths import RUNNER_GO
 
 
@@ -45,15 +46,17 @@ def go_checks(ctx: StageContext):
 
 def judge(
     ctx: StageContext, hypotheses, code: dict[str, str] | None = None
-) -> tuple[list[Verdict], object | None, GpuTime]:
+) -> tuple[list[Verdict], object | None, GpuTime, MixOutcome | None]:
     """Verdicts for every hypothesis from the benchmark reports (inconclusive without them).
 
     The reports come from ``--results`` (local rehearsal) or, when the benchmark job committed
     them, from the promotion branch's ``benchmarks/promotion/<slug>/results/`` (GitHub home);
     either way they pass the same validation and must belong to this promotion's arms (the
-    evaluation spec stage 4 committed says what each arm ran).
+    evaluation spec stage 4 committed says what each arm ran). A planned priority mix is read
+    from the same directory under the same rules (``bot.stages.mix_validate``).
     """
     from bot.bench import gpu_time
+    from bot.stages.mix_validate import judge_mix, with_mix
     from bot.stats.verdicts import evaluate, not_testable_verdict
 
     with results_source(ctx) as (results_dir, _where):
@@ -72,13 +75,15 @@ def judge(
                 ],
                 None,
                 gpu_time.GpuTime(planned=None, budget=None, spent=None, judged=False),
+                None,
             )
         reports = load_reports(ctx, results_dir, code)
         spent = gpu_time.read(results_dir, promotion=ctx.request.id)
+        mix = judge_mix(ctx, results_dir, hypotheses, code, ci_alpha(ctx))
     from bot.bench.evidence import mark_sample
 
     verdicts = evaluate(hypotheses, reports, evolved_for=ctx.request.evolved_for, decision=decision_rule(ctx))
-    return mark_sample(verdicts, reports), reports, spent
+    return with_mix(mark_sample(verdicts, reports), mix), reports, spent, mix
 
 
 def decision_rule(ctx: StageContext):
@@ -102,26 +107,33 @@ def ci_alpha(ctx: StageContext) -> float:
 def load_reports(ctx: StageContext, results_dir: Path, code: dict[str, str] | None = None):
     """The reports under ``results_dir`` that are evidence for this promotion's plan, and for its plugin code:
     a run manifest that fingerprints other plugin code (``code``: this branch's) makes every report not used."""
+    from bot.bench.evidence import load_evidence
+
+    reports = load_evidence(results_dir, evidence_policy(ctx, results_dir))
+    return _for_this_code(reports, results_dir, code)
+
+
+def evidence_policy(ctx: StageContext, results_dir: Path):
+    """This promotion's evidence rules (``bot.bench.evidence``): the evaluation spec's, else promotion and sample
+    data only. A new one per set of results: it counts the sample data it lets through."""
     from bot.bench.evaluation_spec import load_evaluation_spec
-    from bot.bench.evidence import EvidencePolicy, load_evidence, policy_from_spec
+    from bot.bench.evidence import EvidencePolicy, policy_from_spec
     from bot.bench.run.manifest import recorded_image_digest, recorded_image_ref
 
     text = ctx.read(ctx.paths.evaluation_spec)
     digest = recorded_image_digest(results_dir)
     if text is None:
-        policy = EvidencePolicy(promotion=ctx.request.id, allow_sample_data=ctx.allow_sample_data, image_digest=digest)
-    else:
-        policy = policy_from_spec(
-            load_evaluation_spec(text),
-            allow_sample_data=ctx.allow_sample_data,
-            image_digest=digest,
-            image_ref=recorded_image_ref(results_dir),
-        )
-    reports = load_evidence(results_dir, policy)
-    return _for_this_code(reports, results_dir, code)
+        return EvidencePolicy(promotion=ctx.request.id, allow_sample_data=ctx.allow_sample_data, image_digest=digest)
+    return policy_from_spec(
+        load_evaluation_spec(text),
+        allow_sample_data=ctx.allow_sample_data,
+        image_digest=digest,
+        image_ref=recorded_image_ref(results_dir),
+    )
 
 
-def _for_this_code(reports, results_dir: Path, code: dict[str, str] | None):
+def code_mismatch(results_dir: Path, code: dict[str, str] | None) -> str | None:
+    """Why the results were measured on other plugin code than ``code`` (the run manifest's fingerprints), or None."""
     from bot.bench.run import manifest as mf
 
     try:
@@ -129,13 +141,19 @@ def _for_this_code(reports, results_dir: Path, code: dict[str, str] | None):
     except (OSError, ValueError):
         manifest = None
     if code is None or manifest is None or not manifest.plugin_files or manifest.plugin_files == code:
-        return reports
+        return None
     changed = sorted(p for p in set(code) | set(manifest.plugin_files) if code.get(p) != manifest.plugin_files.get(p))
-    reason = (
+    return (
         f"measured on plugin code that differs from this branch's ({', '.join(changed[:3])}"
         f"{' and more' if len(changed) > 3 else ''}), built from commit {manifest.commit[:12]}: benchmark this "
         "branch's commit"
     )
+
+
+def _for_this_code(reports, results_dir: Path, code: dict[str, str] | None):
+    reason = code_mismatch(results_dir, code)
+    if reason is None:
+        return reports
     return type(reports)(
         table=reports.table.iloc[0:0],
         requests=reports.requests.iloc[0:0],
@@ -238,6 +256,19 @@ def arm_tally(loaded: list[str], rejected: list[tuple[str, str]]) -> str:
     return f"{total} report{'' if total == 1 else 's'}: " + "; ".join(parts)
 
 
+def mix_markdown(mix: MixOutcome | None, alpha: float) -> str:
+    """verdicts.md's priority-mix section: the per-class table, or why the planned mix judged nothing."""
+    from bot.escape import md
+    from bot.stats.shedding import admission_markdown
+
+    if mix is None:
+        return ""
+    if mix.table:
+        return admission_markdown(mix.table, alpha, mix.hypothesis)
+    decided = f": {md(mix.hypothesis)} (the shedding order) is not decided" if mix.hypothesis else ""
+    return f"## Priority mix\n\n**Not judged{decided}.** The plan runs a priority mix, but {md(mix.reason or '')}."
+
+
 def run(ctx: StageContext) -> StageOutput:
     from bot.bench import testbed
     from bot.render import outcome
@@ -247,7 +278,8 @@ def run(ctx: StageContext) -> StageOutput:
     checks, checked_files = go_checks(ctx)
     hypotheses = load_hypotheses(ctx)  # in id order
     code = {p: h for p, h in checked_files.items() if not p.endswith("_test.go")}  # as manifest.plugin_code
-    verdicts, reports, spent = judge(ctx, hypotheses, code)
+    verdicts, reports, spent, mix = judge(ctx, hypotheses, code)
+    rejected = [*getattr(reports, "rejected", []), *(mix.rejected if mix else [])]
     by_id = {v.hypothesis_id: v for v in verdicts}
     files: dict[str, str | bytes] = {
         # The raw tool output carries timings; the branch keeps only what is the same on every run.
@@ -265,10 +297,12 @@ def run(ctx: StageContext) -> StageOutput:
         + "\n",
         # Gate 3 raises every report that was not used; it reads them here, not from the page's prose.
         ctx.paths.reports_not_used: json.dumps(
-            [{"report": path, "reason": reason} for path, reason in getattr(reports, "rejected", [])], indent=2
+            [{"report": path, "reason": reason} for path, reason in rejected], indent=2
         )
         + "\n",
     }
+    if mix is not None:  # gate 3 says when the planned mix judged nothing (G3.priority-mix)
+        files[ctx.paths.priority_mix] = mix.to_json()
     alpha = ci_alpha(ctx)  # the intervals the verdicts computed, so the tables and plots name their level
     plots = plot_evidence(hypotheses, verdicts, reports, alpha=alpha) if reports is not None else EvidencePlots({})
     evidence = [
@@ -286,7 +320,8 @@ def run(ctx: StageContext) -> StageOutput:
         claims=outcome.claims_table(pairs, alpha=alpha),
         summary=summary_markdown(verdicts, hypotheses) + "\n" + plots.summary_markdown("plots", alpha=alpha),
         evidence=evidence,
-        rejected=getattr(reports, "rejected", []),
+        priority_mix=mix_markdown(mix, alpha),
+        rejected=rejected,
         notes=getattr(reports, "notes", []),
         gpu_time=spent if reports is not None else None,
         results=results_origin(ctx, reports),

@@ -122,8 +122,12 @@ def evidence_markdown(h: Hypothesis, v: Verdict, *, plot: str | None = None, alp
         "",
         f"> {md(h.statement)}",
         "",
-        f"- Prediction: {_prediction_text(h)}",
-        f"- Workloads: {md(', '.join(h.workloads))}; rates: {_rates_text(h, v)}",
+        f"- Prediction: {_prediction_text(h)}"
+        if not v.admission
+        else "- Prediction: sheddable traffic is shed before protected traffic (the shedding order)",
+        f"- Workloads: {md(', '.join(h.workloads))}; rates: {_rates_text(h, v)}"
+        if not v.admission
+        else "- Judged on: the plan's priority mix, per-class admit rate (the table in the priority-mix section)",
         f"- Source: `{md(h.source)}`",
         "",
         md(v.summary),
@@ -134,7 +138,7 @@ def evidence_markdown(h: Hypothesis, v: Verdict, *, plot: str | None = None, alp
     table = evidence_table(v, alpha=alpha)
     if len(table):
         lines += [table.to_markdown(index=False), ""]
-    else:
+    elif not v.admission:
         lines += ["No measured cells.", ""]
     if plot and v.effects:
         lines += [plot, ""]

@@ -10,7 +10,7 @@ from bot import PROJECT_ROOT
 from bot.bench.experiment import render_experiment
 from bot.bench.plan import make_plan
 from bot.hypotheses import render_hypotheses
-from bot.model import PromotionRequest
+from bot.model import PromotionRequest, TranslationSummary
 from tests.bench.test_bench_plan import EPP_BASELINE, EPP_EVOLVED, _h
 
 SLUG = "evolved-adaptive-scorer"
@@ -40,18 +40,28 @@ def git(repo: Path, *argv: str) -> str:
     return subprocess.run(["git", "-C", str(repo), *argv], capture_output=True, text=True, check=True).stdout.strip()
 
 
-def make_branch(root: Path, request: PromotionRequest | None = None, hyps=None) -> tuple[Path, str]:
-    """(benchmarks/promotion/<slug>/ in a committed checkout, its commit)."""
+def make_branch(
+    root: Path, request: PromotionRequest | None = None, hyps=None, signals: list[str] | None = None, planned=None
+) -> tuple[Path, str]:
+    """(benchmarks/promotion/<slug>/ in a committed checkout, its commit).
+
+    ``signals``: stage 2's translation.json reads them (None: no translation.json); stage 4 planned with them,
+    or with ``planned`` when given (a stage 4 of another bot version).
+    """
     request = request or small_request()
     hyps = hyps or hypotheses()
     repo = root / "branch"
+    if signals is not None:
+        summary = TranslationSummary(kind=request.kind, plugin_type=SLUG, package_dir=f"pkg/{SLUG}", signals=signals)
+        (repo / f"docs/promotion/{SLUG}").mkdir(parents=True)
+        (repo / f"docs/promotion/{SLUG}/translation.json").write_text(summary.model_dump_json())
     (repo / "cmd/epp/runner").mkdir(parents=True)
     shutil.copy(PROJECT_ROOT / "gomirror/llm-d-router/cmd/epp/runner/runner.go", repo / "cmd/epp/runner/runner.go")
     for name, text in render_hypotheses(hyps).items():
         p = repo / f"docs/promotion/{SLUG}/hypotheses/{name}"
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text)
-    plan = make_plan(request, hyps)
+    plan = make_plan(request, hyps, class_signals=signals or () if planned is None else planned)
     for rel, text in render_experiment(plan, request, EPP_BASELINE, EPP_EVOLVED).items():
         p = repo / rel
         p.parent.mkdir(parents=True, exist_ok=True)

@@ -374,13 +374,16 @@ def test_gate3_no_results_fix_is_a_change_request_that_applies_as_written(branch
     assert refusal(int(gate), reason) is None, refusal(int(gate), reason)
 
 
-def test_gate2_says_an_admission_plan_sends_one_priority_only():
+def test_gate2_raises_nothing_for_an_admitter_whose_plan_has_the_priority_mix():
     """Found by a new user: an admission promotion's plan priced 1,640 GPU-minutes of runs that never send a request
-    the admitter could reject, and gate 2 raised nothing."""
+    the admitter could reject. The plan now adds the priority mix (classes 100 / 0 / -10), so gate 2 no longer
+    warns that shedding is never exercised."""
     from types import SimpleNamespace
 
+    from bot.bench.plan import make_plan
     from bot.model import PolicyKind, TranslationSummary
     from bot.review.gate2 import _class_exercised
+    from tests.bench.test_bench_plan import _example_hypotheses, _request
 
     paths = SimpleNamespace(hypotheses_dir="docs/promotion/x/hypotheses")
 
@@ -388,9 +391,9 @@ def test_gate2_says_an_admission_plan_sends_one_priority_only():
         return TranslationSummary(kind=kind, plugin_type="x", package_dir="pkg/x", signals=["InFlightRequests"])
 
     admission = SimpleNamespace(request=SimpleNamespace(kind=PolicyKind.ADMISSION), paths=paths)
-    [f] = _class_exercised(admission, [], summary(PolicyKind.ADMISSION))
-    assert f.severity is Severity.IMPORTANT and f.check == "G2.priority-exercised"
-    assert "one priority" in f.message and "never exercised" in f.message and "admitter" in f.message and f.fix
+    assert _class_exercised(admission, [], summary(PolicyKind.ADMISSION)) == []
+    plan = make_plan(_request(kind="admission"), _example_hypotheses())
+    assert plan.priority_mix is not None and any(c.priority < 0 for c in plan.priority_mix.classes)
     routing = SimpleNamespace(request=SimpleNamespace(kind=PolicyKind.ROUTING), paths=paths)
     assert _class_exercised(routing, [], summary(PolicyKind.ROUTING)) == []
 
@@ -456,3 +459,17 @@ def test_gate3s_headline_says_when_no_evolved_report_could_be_used(branch):
         "so no claim is measured"
     )
     assert "no baseline report" not in headline
+
+
+def test_gate2s_brief_prices_the_plan_stage_4_makes_with_the_translations_class_signals(branch):
+    """Found by a maintainer: the gate-2 brief priced make_plan without the translation's signals, so for a router
+    that reads the request's class it left out the priority mix stage 4 would run and bill."""
+    from bot.review.brief import brief
+
+    ctx, edit, _ = branch
+    assert "priority mix" not in brief(2, ctx)[0]  # the example's router reads no class
+    edit(
+        ctx.paths.translation_json,
+        lambda t: json.dumps(json.loads(t) | {"signals": [*json.loads(t)["signals"], "SLOClass"]}),
+    )
+    assert "; plus a priority mix (6 runs" in brief(2, ctx)[0]

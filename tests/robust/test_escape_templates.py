@@ -217,6 +217,7 @@ SAFE = {
         "testbed",  # built by bot.bench.testbed.testbed_markdown, which escapes every value
         "headline",  # bot.render.outcome: counts and hypothesis ids
         "claims",  # bot.render.outcome.claims_table: the shared claims table, escaped there
+        "priority_mix",  # bot.stages.run_validate.mix_markdown / bot.stats.shedding: every value through md
     },
 }
 

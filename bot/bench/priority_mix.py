@@ -1,0 +1,394 @@
+"""Read llm-d-benchmark's priority-mix results into per-class admission counts the statistics can trust.
+
+An admitter is judged by whom it refuses: it should shed sheddable traffic (priority < 0) and keep
+critical traffic admitted. One priority cannot show that, so the plan runs upstream's ``priority-mix``
+harness (``workload/harnesses/priority_mix.py``), which sends traffic classes with different
+``x-llm-d-inference-objective`` headers and writes, per run:
+
+- ``results.json``: ``summary.traffic_classes.<class>.{requests, successes, errors, configured_priority,
+  configured_weight, headers, latency_ms, ttft_ms, tpot_ms, output_tokens}`` and a ``requests`` list with
+  each request's ``traffic_class`` and ``status_code``;
+- ``run_metadata.yaml``: ``harness_name``, ``experiment_id``, ``description_text`` and
+  ``description_keywords`` (the comma-separated ``--run-keywords`` / ``description.keywords``).
+
+There is no v0.2 benchmark report for this harness and no EndpointPickerConfig in its output, so a
+result is bound to this promotion's arm by its description keywords alone (``promotion:<id>``,
+``arm:<arm>``, ``epp-image:<ref>``, as ``bot.bench.evidence`` binds v0.2 reports): a result that does not
+record them is left out with the reason, never silently used. Sample data follows the same rule as
+reports. Every result that is not used is listed with the reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from bot.bench.errors import ReportError
+from bot.bench.evidence import ALLOW_HINT, EvidencePolicy
+from bot.bench.layout import SETUP_PREFIX, RunKey, parse_layout
+from bot.yaml_safe import YamlInputError, check_yaml_size, load_yaml, read_yaml_text
+
+HARNESS = "priority-mix"
+RESULTS_FILE = "results.json"
+METADATA_FILE = "run_metadata.yaml"
+OBJECTIVE_HEADER = "x-llm-d-inference-objective"  # upstream's OBJECTIVE_HEADER
+#: The HTTP status of a request the EPP refused. An admitter rejects with ``errcommon.ResourceExhausted``
+#: (probabilistic-admitter, the legacy saturation shedding, flow control's capacity rejection and TTL
+#: eviction alike), which ``pkg/common/error.BuildErrResponse`` maps to 429 Too Many Requests (llm-d-router
+#: v0.10.0). 503 is ServiceUnavailable: no endpoints at all, an outage rather than shedding, so it is an
+#: error but not shed.
+SHED_STATUS = 429
+LAYOUT = (
+    "RESULTS/<treatment>/<workload>/rate-<rate>/rep-<n>/results.json (+ run_metadata.yaml), or llm-d-benchmark's "
+    "setup-treatment-<treatment>/results/priority-mix-<workload>-rate-<rate>-rep-<n>-<ts>-<rand>/results.json"
+)
+COUNT_COLUMNS = [
+    "treatment",
+    "workload",
+    "rate",
+    "repetition",
+    "traffic_class",
+    "priority",
+    "requests",
+    "successes",
+    "errors",
+    "shed",
+]
+_COUNTS = ("requests", "successes", "errors")
+
+
+@dataclass(frozen=True)
+class ClassCounts:
+    """One traffic class of one run: what was sent, admitted and served (2xx), failed, and shed (429)."""
+
+    name: str
+    priority: int | None
+    objective: str | None
+    requests: int
+    successes: int
+    errors: int
+    shed: int
+
+    @property
+    def admit_rate(self) -> float | None:
+        """successes / requests (None when the class sent nothing)."""
+        return self.successes / self.requests if self.requests else None
+
+
+@dataclass(frozen=True)
+class PriorityMixRun:
+    """One priority-mix run that parsed and sits in a layout, before duplicates and binding are decided."""
+
+    rel: str
+    key: RunKey
+    classes: tuple[ClassCounts, ...]
+    keywords: tuple[str, ...]
+    description: str
+    experiment_id: str
+    sha256: str
+
+
+#: Decides whether a parsed run is evidence for its arm: None (use it) or the reason not to.
+Binder = Callable[[PriorityMixRun], str | None]
+
+
+@dataclass
+class PriorityMixSet:
+    """Every usable priority-mix run of a results directory, as per-class counts, plus what was left out and why."""
+
+    table: pd.DataFrame  # COUNT_COLUMNS, one row per (run, traffic class)
+    runs: list[PriorityMixRun] = field(default_factory=list)
+    rejected: list[tuple[str, str]] = field(default_factory=list)  # (results-relative path, reason)
+    loaded: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what every verdict from this set must say (e.g. sample data)
+
+
+# --------------------------------------------------------------------------
+# One results.json
+# --------------------------------------------------------------------------
+
+
+def _count(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ReportError(f"{where} is {value!r}: expected a count (a whole number >= 0)")
+    if value < 0 or value != int(value):
+        raise ReportError(f"{where} is {value!r}: expected a count (a whole number >= 0)")
+    return int(value)
+
+
+def _shed_by_class(doc: dict) -> dict[str, tuple[int, int]]:
+    """class -> (requests listed, of which shed) from the per-request list."""
+    listed = doc.get("requests")
+    if not isinstance(listed, list):
+        raise ReportError(
+            f"no per-request list (requests): the shed (HTTP {SHED_STATUS}) requests cannot be counted; "
+            "pass the harness's results.json unchanged"
+        )
+    out: dict[str, tuple[int, int]] = {}
+    for i, r in enumerate(listed):
+        if not isinstance(r, dict) or not isinstance(r.get("traffic_class"), str):
+            raise ReportError(f"requests[{i}] has no traffic_class: not a priority-mix request record")
+        code = _count(r.get("status_code"), f"requests[{i}].status_code")
+        n, shed = out.get(r["traffic_class"], (0, 0))
+        out[r["traffic_class"]] = (n + 1, shed + (code == SHED_STATUS))
+    return out
+
+
+def _class(name: str, s: Any, listed: dict[str, tuple[int, int]]) -> ClassCounts:
+    where = f"summary.traffic_classes.{name}"
+    if not isinstance(s, dict):
+        raise ReportError(f"{where} is not a mapping")
+    requests, successes, errors = (_count(s.get(k), f"{where}.{k}") for k in _COUNTS)
+    if successes + errors > requests:
+        raise ReportError(
+            f"{where}: {successes} successes + {errors} errors exceed its {requests} requests; the summary is corrupt"
+        )
+    n, shed = listed.get(name, (0, 0))
+    if n != requests:
+        raise ReportError(
+            f"{where}.requests is {requests}, but the requests list has {n} requests of that class; "
+            "the file was edited or truncated"
+        )
+    priority = s.get("configured_priority")
+    if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
+        raise ReportError(f"{where}.configured_priority is {priority!r}: expected an integer (or null)")
+    headers = s.get("headers") if isinstance(s.get("headers"), dict) else {}
+    objective = headers.get(OBJECTIVE_HEADER)
+    return ClassCounts(name, priority, str(objective) if objective else None, requests, successes, errors, shed)
+
+
+def parse_results(text: str) -> tuple[ClassCounts, ...]:
+    """Per-class counts of a priority-mix results.json text; ReportError whose message is the reason (no path)."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ReportError(
+            f"not JSON (line {exc.lineno}: {exc.msg}); expected the priority-mix harness's results.json"
+        ) from None
+    except (RecursionError, ValueError):
+        raise ReportError("not JSON the bot reads (nested too deep or a number too large)") from None
+    classes = ((doc.get("summary") if isinstance(doc, dict) else None) or {}).get("traffic_classes")
+    if not isinstance(classes, dict) or not classes:
+        raise ReportError("no summary.traffic_classes: not results of the priority-mix harness")
+    listed = _shed_by_class(doc)
+    extra = sorted(set(listed) - set(classes))
+    if extra:
+        raise ReportError(f"the requests list has classes the summary lacks: {', '.join(extra)}")
+    return tuple(_class(str(name), s, listed) for name, s in sorted(classes.items()))
+
+
+def load_priority_mix(path: str | Path) -> tuple[ClassCounts, ...]:
+    """Read one results.json; ReportError names the file and the problem."""
+    path = Path(path)
+    if not path.is_file():
+        raise ReportError(f"{path}: no such file; pass the priority-mix harness's {RESULTS_FILE}")
+    try:
+        return parse_results(_read_text(path))
+    except ReportError as exc:
+        raise ReportError(f"{path}: {exc}") from None
+
+
+def _read_text(path: Path) -> str:
+    try:
+        check_yaml_size(path)  # the same bound as every report the bot reads
+        return path.read_text(encoding="utf-8")
+    except YamlInputError as exc:
+        raise ReportError(str(exc)) from None
+    except UnicodeDecodeError:
+        raise ReportError("not UTF-8 text") from None
+
+
+def read_metadata(path: Path) -> dict:
+    """run_metadata.yaml beside a results.json ({} when there is none); ReportError when it is unreadable."""
+    if not path.is_file():
+        return {}
+    try:
+        doc = load_yaml(read_yaml_text(path))
+    except (YamlInputError, UnicodeDecodeError) as exc:
+        raise ReportError(f"{METADATA_FILE}: {exc}") from None
+    if not isinstance(doc, dict):
+        raise ReportError(f"{METADATA_FILE}: expected a mapping at the top level")
+    return doc
+
+
+def split_keywords(raw: Any) -> tuple[str, ...]:
+    """``description_keywords`` as upstream splits it (``native_to_br0_2._user_keywords``): commas, trimmed."""
+    if isinstance(raw, list):
+        return tuple(str(k).strip() for k in raw if str(k).strip())
+    return tuple(k.strip() for k in str(raw or "").split(",") if k.strip())
+
+
+# --------------------------------------------------------------------------
+# A results directory
+# --------------------------------------------------------------------------
+
+
+def _harness_of(rel: Path, meta: dict) -> str | None:
+    """The harness a results.json belongs to, as its directory (upstream layout) or metadata says; None: unsaid."""
+    if any(p.startswith(SETUP_PREFIX) for p in rel.parts) and len(rel.parts) >= 2:
+        run_dir = rel.parts[-2]
+        return HARNESS if run_dir.startswith(f"{HARNESS}-") else run_dir.split("-", 1)[0]
+    name = meta.get("harness_name")
+    return str(name) if name else None
+
+
+def _run(root: Path, path: Path) -> PriorityMixRun | None:
+    """The run of one results.json, None when it is another harness's (guidellm also writes results.json)."""
+    rel = path.relative_to(root)
+    meta = read_metadata(path.parent / METADATA_FILE)
+    harness = _harness_of(rel, meta)
+    text = _read_text(path)
+    if harness is None and '"traffic_classes"' not in text:
+        return None
+    if harness is not None and harness != HARNESS:
+        return None
+    key = parse_layout(rel)
+    classes = parse_results(text)
+    return PriorityMixRun(
+        rel=rel.as_posix(),
+        key=key,
+        classes=classes,
+        keywords=split_keywords(meta.get("description_keywords")),
+        description=str(meta.get("description_text") or ""),
+        experiment_id=str(meta.get("experiment_id") or ""),
+        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+    )
+
+
+def _dedupe(runs: list[PriorityMixRun], rejected: list[tuple[str, str]]) -> list[PriorityMixRun]:
+    """The first of byte-identical results, or of results with one experiment_id, counts; the rest are duplicates."""
+    by_hash: dict[str, str] = {}
+    by_id: dict[str, str] = {}
+    kept = []
+    for r in runs:
+        if r.sha256 in by_hash:
+            rejected.append((r.rel, f"duplicate: byte-identical to {by_hash[r.sha256]}; counted once"))
+            continue
+        if r.experiment_id and r.experiment_id in by_id:
+            rejected.append(
+                (r.rel, f"duplicate: the same run (experiment_id {r.experiment_id}) as {by_id[r.experiment_id]}")
+            )
+            continue
+        by_hash[r.sha256] = r.rel
+        if r.experiment_id:
+            by_id[r.experiment_id] = r.rel
+        kept.append(r)
+    return kept
+
+
+def load_priority_mix_results(results_dir: str | Path, *, binder: Binder | None = None) -> PriorityMixSet:
+    """Every priority-mix run under ``results_dir`` in either layout, as per-class counts.
+
+    ``binder`` rejects runs that are not evidence for this promotion's arms (``bind_with``). Raises
+    ReportError when the directory is missing, holds no priority-mix results, or none usable.
+    """
+    root = Path(results_dir)
+    if not root.is_dir():
+        raise ReportError(f"{root}: no such results directory; expected {LAYOUT}")
+    rejected: list[tuple[str, str]] = []
+    runs: list[PriorityMixRun] = []
+    for path in sorted(root.rglob(RESULTS_FILE), key=lambda p: p.as_posix()):
+        if not path.is_file():
+            continue
+        try:
+            run = _run(root, path)
+        except ReportError as exc:
+            rejected.append((path.relative_to(root).as_posix(), str(exc)))
+            continue
+        if run is not None:
+            runs.append(run)
+    if not runs and not rejected:
+        raise ReportError(f"{root}: no priority-mix results found; expected {LAYOUT}")
+    runs = _dedupe(runs, rejected)
+    if binder is not None:
+        bound = []
+        for r in runs:
+            reason = binder(r)
+            if reason is None:
+                bound.append(r)
+            else:
+                rejected.append((r.rel, reason))
+        runs = bound
+    by_key: dict[RunKey, list[PriorityMixRun]] = {}
+    for r in runs:
+        by_key.setdefault(r.key, []).append(r)
+    used: list[PriorityMixRun] = []
+    for key in sorted(by_key):
+        same = by_key[key]
+        if len(same) > 1:
+            names = ", ".join(r.rel for r in same)
+            rejected.extend(
+                (r.rel, f"ambiguous: {len(same)} results for one repetition ({names}); keep one") for r in same
+            )
+            continue
+        used.append(same[0])
+    rejected.sort()
+    if not used:
+        first = f"{rejected[0][0]}: {rejected[0][1]}" if rejected else "none"
+        raise ReportError(f"{root}: no usable priority-mix results ({len(rejected)} left out; first: {first})")
+    rows = [
+        (*_key_row(r.key), c.name, c.priority, c.requests, c.successes, c.errors, c.shed)
+        for r in used
+        for c in r.classes
+    ]
+    table = pd.DataFrame(rows, columns=COUNT_COLUMNS)
+    table["priority"] = table["priority"].astype("Int64")
+    return PriorityMixSet(table=table, runs=used, rejected=rejected, loaded=[r.rel for r in used])
+
+
+def _key_row(key: RunKey) -> tuple:
+    return (key.treatment, key.workload, key.rate, key.repetition)
+
+
+# --------------------------------------------------------------------------
+# Evidence binding
+# --------------------------------------------------------------------------
+
+
+def bind_with(policy: EvidencePolicy) -> Binder:
+    """The evidence rules of ``policy`` for priority-mix runs, which record keywords but no EPP config or stack.
+
+    With a plan's policy (``policy.promotion`` set) a run must record its promotion and arm
+    (``promotion:<id>``, ``arm:<arm>`` in ``description_keywords``): nothing else in its output says
+    which plugin it measured. Without one (a local evaluation) only the sample-data rule and the
+    keywords a run does record are checked, as for reports.
+    """
+
+    def bind(run: PriorityMixRun) -> str | None:
+        doc = {"run": {"keywords": list(run.keywords), "description": run.description}}
+        reason = policy.bind_recorded(doc, run.key.treatment)
+        if reason is not None:
+            return reason
+        if policy.promotion is not None:
+            missing = [k for k in ("promotion", "arm") if not any(kw.startswith(f"{k}:") for kw in run.keywords)]
+            if missing:
+                return (
+                    f"cannot be bound to this promotion's {run.key.treatment} arm: {METADATA_FILE} records no "
+                    f"{' / '.join(f'{k}:' for k in missing)} keyword (description_keywords), and priority-mix results "
+                    "record no EPP config; run it from the plan's experiment.yaml (it sets description.keywords) "
+                    "or pass --run-keywords promotion:<id>,arm:<arm>"
+                )
+        return None
+
+    return bind
+
+
+def load_priority_mix_evidence(results_dir: str | Path, policy: EvidencePolicy) -> PriorityMixSet:
+    """``load_priority_mix_results`` with this promotion's evidence rules; the notes say when sample data was used."""
+    try:
+        pm = load_priority_mix_results(results_dir, binder=bind_with(policy))
+    except ReportError as exc:
+        if "sample data, not a measurement" in str(exc):
+            raise ReportError(
+                f"{results_dir}: every priority-mix result there is sample data, not a measurement; {ALLOW_HINT}"
+            ) from None
+        raise
+    pm.notes = policy.notes()
+    return pm

@@ -1,0 +1,154 @@
+"""Per-class admission from a priority mix: does the evolved admitter shed sheddable traffic first?
+
+The priority mix (``bot.bench.priority_mix``) gives, per arm and traffic class, how many requests were
+sent and how many were admitted and served (2xx). A class's admit rate is successes / requests, pooled
+over the arm's runs. Two questions are asked of it:
+
+- **per class, evolved against baseline**: Fisher's exact test on the 2 x 2 table (admitted / not, per
+  arm), two-sided, the classes one family under Holm (``bot.stats.multiplicity``): a class "admits
+  fewer" or "admits more" only when its adjusted p is within alpha;
+- **the shedding order** (the admission hypothesis that sheddable traffic, priority < 0, is shed before
+  critical traffic): within the evolved arm, each sheddable class against the highest-priority class
+  (one-sided Fisher: admitted less), and each non-sheddable class against its baseline (one-sided:
+  admitted less under evolved), all in one Holm family with the per-class tests' alpha. Confirmed when
+  every sheddable class is admitted less than the critical class and no protected class loses
+  admissions against the baseline; refuted when a protected class loses admissions or a sheddable
+  class is admitted more than the critical one; inconclusive otherwise, and always when nothing was
+  shed in the evolved arm (the load did not saturate the stack, so the order was never exercised).
+
+Pooling counts requests as independent trials. Requests of one run share its load, so the p-values are
+optimistic when runs differ; the verdict shows each arm's per-run rates beside them so a person can see
+whether the runs agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+from scipy.stats import fisher_exact
+
+from bot.stats.decide import CONFIRMED, INCONCLUSIVE, REFUTED
+from bot.stats.multiplicity import holm
+
+
+@dataclass(frozen=True)
+class ClassAdmission:
+    """One traffic class: admitted / sent per arm (pooled over runs), per-run rates, the test against baseline."""
+
+    traffic_class: str
+    priority: int | None
+    baseline: tuple[int, int]  # (admitted, requests)
+    evolved: tuple[int, int]
+    baseline_runs: tuple[float, ...]
+    evolved_runs: tuple[float, ...]
+    p: float
+    adjusted: float
+    baseline_shed: int = 0  # of the requests, refused with HTTP 429
+    evolved_shed: int = 0
+
+    @staticmethod
+    def _rate(pair: tuple[int, int]) -> float | None:
+        return pair[0] / pair[1] if pair[1] else None
+
+    @property
+    def baseline_rate(self) -> float | None:
+        return self._rate(self.baseline)
+
+    @property
+    def evolved_rate(self) -> float | None:
+        return self._rate(self.evolved)
+
+    def change(self, alpha: float) -> str:
+        if not (self.baseline[1] and self.evolved[1]):
+            return "not measured"
+        if self.adjusted > alpha:
+            return "no detectable change"
+        return "admits fewer" if self.evolved_rate < self.baseline_rate else "admits more"
+
+
+@dataclass(frozen=True)
+class ShedOrder:
+    """The shedding-order verdict: status (CONFIRMED / INCONCLUSIVE / REFUTED) and why, in words."""
+
+    status: int
+    why: str
+
+
+def _fisher(a: tuple[int, int], b: tuple[int, int], alternative: str = "two-sided") -> float:
+    """p of Fisher's exact test that a's admit rate differs from (``less``: is below) b's."""
+    table = [[a[0], a[1] - a[0]], [b[0], b[1] - b[0]]]
+    return float(fisher_exact(table, alternative=alternative).pvalue)
+
+
+def _pooled(table: pd.DataFrame, arm: str) -> dict[str, tuple[tuple[int, int], tuple[float, ...], int | None, int]]:
+    out = {}
+    for name, g in table[table["treatment"] == arm].groupby("traffic_class", sort=True):
+        runs = tuple(float(s / r) for s, r in zip(g["successes"], g["requests"], strict=True) if r)
+        prio = g["priority"].dropna()
+        out[str(name)] = (
+            (int(g["successes"].sum()), int(g["requests"].sum())),
+            runs,
+            int(prio.iloc[0]) if len(prio) else None,
+            int(g["shed"].sum()),
+        )
+    return out
+
+
+def class_admission(table: pd.DataFrame) -> list[ClassAdmission]:
+    """Per traffic class, evolved against baseline (``bot.bench.priority_mix.COUNT_COLUMNS`` rows), Holm-adjusted."""
+    base, evo = _pooled(table, "baseline"), _pooled(table, "evolved")
+    names = sorted(set(base) | set(evo))
+    none = ((0, 0), (), None, 0)
+    ps = []
+    for n in names:
+        b, e = base.get(n, none)[0], evo.get(n, none)[0]
+        ps.append(_fisher(e, b) if b[1] and e[1] else 1.0)
+    adjusted = holm(ps) if ps else []
+    out = []
+    for n, p, adj in zip(names, ps, adjusted, strict=True):
+        b, e = base.get(n, none), evo.get(n, none)
+        prio = e[2] if e[2] is not None else b[2]
+        out.append(ClassAdmission(n, prio, b[0], e[0], b[1], e[1], p, float(adj), b[3], e[3]))
+    return sorted(out, key=lambda c: (-(c.priority if c.priority is not None else 0), c.traffic_class))
+
+
+def shedding_order(classes: list[ClassAdmission], alpha: float) -> ShedOrder:
+    """Whether the evolved arm sheds its sheddable classes before the critical one and keeps the others admitted."""
+    measured = [c for c in classes if c.priority is not None and c.baseline[1] and c.evolved[1]]
+    sheddable = [c for c in measured if c.priority < 0]
+    protected = [c for c in measured if c.priority >= 0]
+    if not sheddable or not protected:
+        return ShedOrder(
+            INCONCLUSIVE, "the mix needs a sheddable class (priority < 0) and a protected one, both measured"
+        )
+    if all(c.evolved[0] == c.evolved[1] for c in sheddable):
+        return ShedOrder(
+            INCONCLUSIVE,
+            "the evolved arm shed nothing: the load did not saturate the stack, so the shedding order was never exercised",
+        )
+    critical = max(protected, key=lambda c: c.priority)
+    tests = [
+        (f"{c.traffic_class} below {critical.traffic_class}", "order", _fisher(c.evolved, critical.evolved, "less"))
+        for c in sheddable
+    ]
+    tests += [
+        (f"{c.traffic_class} below its baseline", "loss", _fisher(c.evolved, c.baseline, "less")) for c in protected
+    ]
+    tests += [
+        (f"{c.traffic_class} above {critical.traffic_class}", "inverted", _fisher(critical.evolved, c.evolved, "less"))
+        for c in sheddable
+    ]
+    adjusted = holm([p for _, _, p in tests])
+    hit = {label: kind for (label, kind, _), adj in zip(tests, adjusted, strict=True) if adj <= alpha}
+    bad = sorted(label for label, kind in hit.items() if kind in ("loss", "inverted"))
+    if bad:
+        return ShedOrder(REFUTED, "the evolved arm admits " + "; ".join(bad) + f" (Holm, alpha {alpha:g})")
+    order = [label for label, kind in hit.items() if kind == "order"]
+    if len(order) == len(sheddable):
+        return ShedOrder(
+            CONFIRMED,
+            f"the evolved arm admits {', '.join(sorted(order))}, and no protected class below its baseline "
+            f"(Holm, alpha {alpha:g})",
+        )
+    return ShedOrder(INCONCLUSIVE, "the sheddable classes are not admitted detectably less than the critical class")

@@ -1,0 +1,200 @@
+"""priority-mix results (upstream's results.json + run_metadata.yaml): per-class counts, both layouts, binding."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bot.bench.errors import ReportError
+from bot.bench.evidence import SAMPLE_FLAG, EvidencePolicy
+from bot.bench.priority_mix import (
+    SHED_STATUS,
+    load_priority_mix,
+    load_priority_mix_evidence,
+    load_priority_mix_results,
+    parse_results,
+    split_keywords,
+)
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "priority_mix"
+BOT_RUN = "{arm}/priority-mix/rate-10/rep-{n}"
+UPSTREAM_RUN = "setup-treatment-{arm}/results/priority-mix-priority-mix-rate-10-rep-{n}-17600000{n}0-ab{n}c"
+
+
+def _copy(root: Path, arm: str, run: str = BOT_RUN, n: int = 1, source: str | None = None) -> Path:
+    dest = root / run.format(arm=arm, n=n)
+    dest.mkdir(parents=True)
+    for name in ("results.json", "run_metadata.yaml"):
+        shutil.copy(FIXTURES / (source or arm) / name, dest / name)
+    return dest
+
+
+def _edit_meta(run_dir: Path, **changes) -> None:
+    path = run_dir / "run_metadata.yaml"
+    meta = yaml.safe_load(path.read_text())
+    meta.update(changes)
+    path.write_text(yaml.safe_dump(meta, sort_keys=False))
+
+
+def _doc(arm: str = "evolved") -> dict:
+    return json.loads((FIXTURES / arm / "results.json").read_text())
+
+
+def test_upstream_results_give_per_class_counts_with_the_429s_as_shed():
+    classes = {c.name: c for c in load_priority_mix(FIXTURES / "evolved" / "results.json")}
+    assert set(classes) == {"critical", "normal", "batch"}
+    batch, critical = classes["batch"], classes["critical"]
+    assert (batch.priority, batch.objective) == (-10, "app-batch")
+    assert (batch.requests, batch.successes, batch.errors, batch.shed) == (4, 2, 2, 2)
+    assert batch.admit_rate == 0.5
+    assert (critical.priority, critical.requests, critical.successes, critical.shed) == (100, 4, 4, 0)
+    assert classes["normal"].requests == 12
+    assert SHED_STATUS == 429
+
+
+def test_a_503_is_an_error_but_not_shed():
+    doc = _doc("baseline")
+    first = next(r for r in doc["requests"] if r["traffic_class"] == "normal")
+    first["status_code"] = 503
+    doc["summary"]["traffic_classes"]["normal"]["successes"] -= 1
+    doc["summary"]["traffic_classes"]["normal"]["errors"] += 1
+    normal = {c.name: c for c in parse_results(json.dumps(doc))}["normal"]
+    assert (normal.errors, normal.shed) == (1, 0)
+
+
+@pytest.mark.parametrize("run", [BOT_RUN, UPSTREAM_RUN])
+def test_both_layouts_load_into_one_table(tmp_path, run):
+    for arm in ("baseline", "evolved"):
+        _copy(tmp_path, arm, run)
+    pm = load_priority_mix_results(tmp_path)
+    assert pm.rejected == []
+    t = pm.table.set_index(["treatment", "traffic_class"])
+    assert set(t["workload"]) == {"priority-mix"} and set(t["rate"]) == {10.0}
+    assert t.loc[("evolved", "batch"), "shed"] == 2 and t.loc[("baseline", "batch"), "shed"] == 0
+    assert t.loc[("baseline", "critical"), "priority"] == 100
+
+
+@pytest.mark.parametrize(
+    ("mutate", "reason"),
+    [
+        (lambda d: "{not json", "not JSON (line 1"),
+        (lambda d: d.pop("summary") and d, "no summary.traffic_classes"),
+        (lambda d: d["summary"]["traffic_classes"]["batch"].update(errors=-1) or d, "batch.errors is -1"),
+        (lambda d: d["summary"]["traffic_classes"]["batch"].update(requests=5) or d, "the requests list has 4"),
+        (lambda d: d.pop("requests") and d, f"shed (HTTP {SHED_STATUS}) requests cannot be counted"),
+        (lambda d: d["summary"]["traffic_classes"]["critical"].update(successes=9) or d, "exceed its 4 requests"),
+    ],
+)
+def test_malformed_results_name_the_file_and_the_problem(tmp_path, mutate, reason):
+    out = mutate(_doc())
+    path = tmp_path / "results.json"
+    path.write_text(out if isinstance(out, str) else json.dumps(out))
+    with pytest.raises(ReportError) as exc:
+        load_priority_mix(path)
+    assert str(exc.value).startswith(f"{path}: ") and reason in str(exc.value)
+
+
+def test_a_malformed_run_is_left_out_with_its_reason_and_the_rest_are_used(tmp_path):
+    _copy(tmp_path, "baseline")
+    bad = _copy(tmp_path, "evolved")
+    (bad / "results.json").write_text("[]")
+    pm = load_priority_mix_results(tmp_path)
+    assert pm.loaded == ["baseline/priority-mix/rate-10/rep-1/results.json"]
+    assert pm.rejected == [("evolved/priority-mix/rate-10/rep-1/results.json", pm.rejected[0][1])]
+    assert "no summary.traffic_classes" in pm.rejected[0][1]
+    (tmp_path / BOT_RUN.format(arm="baseline", n=1) / "results.json").write_text("{")
+    with pytest.raises(ReportError, match="no usable priority-mix results"):
+        load_priority_mix_results(tmp_path)
+
+
+def test_other_harnesses_results_json_is_not_read_as_a_priority_mix(tmp_path):
+    _copy(tmp_path, "baseline")
+    guidellm = tmp_path / "setup-treatment-evolved/results/guidellm-priority-mix-rate-10-rep-1-1760000000-zz9"
+    guidellm.mkdir(parents=True)
+    (guidellm / "results.json").write_text(json.dumps({"benchmarks": []}))
+    bare = tmp_path / "evolved/chat/rate-1/rep-1"
+    bare.mkdir(parents=True)
+    (bare / "results.json").write_text(json.dumps({"benchmarks": []}))
+    pm = load_priority_mix_results(tmp_path)
+    assert pm.loaded == ["baseline/priority-mix/rate-10/rep-1/results.json"] and pm.rejected == []
+    shutil.rmtree(tmp_path / "baseline")
+    with pytest.raises(ReportError, match="no priority-mix results found"):
+        load_priority_mix_results(tmp_path)
+
+
+def test_a_copied_run_counts_once(tmp_path):
+    _copy(tmp_path, "evolved", n=1)
+    _copy(tmp_path, "evolved", n=2)
+    pm = load_priority_mix_results(tmp_path)
+    assert pm.loaded == ["evolved/priority-mix/rate-10/rep-1/results.json"]
+    assert "duplicate: byte-identical" in pm.rejected[0][1]
+
+
+def test_keywords_split_as_upstream_splits_them():
+    assert split_keywords("promotion:7, arm:evolved ,,") == ("promotion:7", "arm:evolved")
+    assert split_keywords(None) == ()
+
+
+# --------------------------------------------------------------------------
+# Binding: evidence belongs to this promotion's arm
+# --------------------------------------------------------------------------
+
+
+def _policy(**kw) -> EvidencePolicy:
+    return EvidencePolicy(promotion="7", **kw)
+
+
+def test_runs_recording_this_promotion_and_their_arm_are_evidence(tmp_path):
+    _copy(tmp_path, "baseline")
+    _copy(tmp_path, "evolved", UPSTREAM_RUN)
+    pm = load_priority_mix_evidence(tmp_path, _policy())
+    assert len(pm.loaded) == 2 and pm.rejected == [] and pm.notes == []
+
+
+def test_a_run_filed_under_the_other_arm_or_another_promotion_is_left_out(tmp_path):
+    _copy(tmp_path / "a", "baseline")
+    _copy(tmp_path / "a", "baseline", n=2, source="evolved")  # the evolved arm's run, filed under baseline
+    pm = load_priority_mix_evidence(tmp_path / "a", _policy())
+    assert pm.loaded == ["baseline/priority-mix/rate-10/rep-1/results.json"]
+    assert "says arm 'evolved', but it is filed under 'baseline'" in pm.rejected[0][1]
+    _copy(tmp_path / "b", "baseline")
+    _edit_meta(_copy(tmp_path / "b", "evolved"), description_keywords="promotion:8,arm:evolved")
+    pm = load_priority_mix_evidence(tmp_path / "b", _policy())
+    assert pm.rejected == [("evolved/priority-mix/rate-10/rep-1/results.json", pm.rejected[0][1])]
+    assert "belongs to promotion '8' (run.keywords), not '7'" in pm.rejected[0][1]
+
+
+def test_a_run_that_records_no_promotion_or_arm_cannot_be_bound(tmp_path):
+    _copy(tmp_path, "baseline")
+    bare = _copy(tmp_path, "evolved")
+    _edit_meta(bare, description_keywords="")
+    (tmp_path / BOT_RUN.format(arm="baseline", n=1) / "run_metadata.yaml").unlink()
+    with pytest.raises(ReportError, match="no usable priority-mix results") as exc:
+        load_priority_mix_evidence(tmp_path, _policy())
+    assert "cannot be bound to this promotion's baseline arm" in str(exc.value)
+    # without a plan (a local evaluation) nothing says which promotion to hold it to: it is used
+    assert len(load_priority_mix_evidence(tmp_path, EvidencePolicy()).loaded) == 2
+
+
+def test_the_evolved_run_of_another_epp_image_is_left_out(tmp_path):
+    run = _copy(tmp_path, "evolved")
+    _edit_meta(
+        run, description_keywords="promotion:7,arm:evolved,epp-image:ghcr.io/o/r:promotion-7-abc@sha256:" + "1" * 64
+    )
+    _copy(tmp_path, "baseline")
+    pm = load_priority_mix_evidence(tmp_path, _policy(image_digest="sha256:" + "2" * 64))
+    assert pm.loaded == ["baseline/priority-mix/rate-10/rep-1/results.json"]
+    assert "is not the one built for this promotion" in pm.rejected[0][1]
+
+
+def test_sample_data_is_refused_unless_asked_for_and_then_flagged(tmp_path):
+    for arm in ("baseline", "evolved"):
+        _edit_meta(_copy(tmp_path, arm), description_keywords=f"promotion:7,arm:{arm},sample-data")
+    with pytest.raises(ReportError, match="every priority-mix result there is sample data"):
+        load_priority_mix_evidence(tmp_path, _policy())
+    pm = load_priority_mix_evidence(tmp_path, _policy(allow_sample_data=True))
+    assert len(pm.loaded) == 2 and pm.notes == [SAMPLE_FLAG]

@@ -1,0 +1,166 @@
+"""The plan's priority mix: planned for a class-deciding policy, priced, and written in upstream's own formats.
+
+The experiment is parsed with llm-d-benchmark's own experiment parser and the profile run by its own
+priority-mix harness (both from the llm-d-benchmark snapshot), whose output the bot's loader reads back.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bot.bench.experiment import render_experiment
+from bot.bench.layout import parse_run_treatment
+from bot.bench.plan import make_plan
+from bot.bench.plan_markdown import plan_markdown
+from bot.bench.priority_mix import load_priority_mix_results
+from bot.bench.priority_plan import DEFAULT_CLASSES, REPETITIONS
+from tests.bench.test_bench_plan import EPP_BASELINE, EPP_EVOLVED, _example_hypotheses, _request
+
+MIRROR = Path("/work/.mirror/llm-d+llm-d-benchmark/repo")
+ROOT = "benchmarks/promotion/evolved-adaptive-scorer"
+
+
+def _upstream(path: str, tmp_path: Path):
+    """A module of the llm-d-benchmark snapshot, imported from its own text (skips when there is no snapshot)."""
+    if not MIRROR.is_dir():
+        pytest.skip("no llm-d-benchmark snapshot")
+    text = subprocess.run(
+        ["git", "--git-dir", str(MIRROR), "show", f"HEAD:{path}"], capture_output=True, text=True, check=True
+    ).stdout
+    file = tmp_path / Path(path).name
+    file.write_text(text)
+    spec = importlib.util.spec_from_file_location(f"upstream_{file.stem}", file)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _admission():
+    req = _request(kind="admission")
+    return req, make_plan(req, _example_hypotheses())
+
+
+def test_an_admitter_gets_the_priority_mix_priced_into_the_plan():
+    req, plan = _admission()
+    pm = plan.priority_mix
+    assert pm is not None and "admitter" in pm.reason
+    assert [(c.name, c.priority, c.objective) for c in pm.classes] == [
+        ("critical", 100, "app-critical"),
+        ("normal", 0, "app-normal"),
+        ("batch", -10, "app-batch"),
+    ]
+    assert (pm.rate, pm.duration_s, pm.repetitions) == (6.0, 90.0, REPETITIONS)  # upstream's load
+    p = plan.parameters
+    per_run = 90 / 60 + p.run_overhead_minutes
+    assert pm.gpu_minutes == pytest.approx((2 * p.standup_minutes + 2 * REPETITIONS * per_run) * p.gpus_per_stack)
+    assert plan.total_gpu_minutes == pytest.approx(plan.cost.gpu_minutes + pm.gpu_minutes)
+    limits = json.loads(render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED)[f"{ROOT}/run-limits.json"])
+    assert limits["planned_gpu_minutes"] == plan.total_gpu_minutes
+    md = plan_markdown(plan)
+    assert "## Priority mix (per-class admission)" in md and "`batch` (weight 0.2, priority -10" in md
+    assert f"| **in all** | {plan.cost.standups + 2} | {plan.cost.runs + 2 * REPETITIONS} |" in md
+
+
+def test_a_router_gets_it_only_when_its_logic_reads_the_class():
+    req = _request()
+    assert make_plan(req, _example_hypotheses()).priority_mix is None
+    files = render_experiment(make_plan(req, _example_hypotheses()), req, EPP_BASELINE, EPP_EVOLVED)
+    assert not any("/priority-mix/" in f for f in files)
+    pm = make_plan(req, _example_hypotheses(), class_signals=["Priority", "InFlightRequests"]).priority_mix
+    assert pm is not None and "reads Priority" in pm.reason
+
+
+def test_the_priority_mix_experiment_is_what_upstreams_parser_reads(tmp_path):
+    parser = _upstream("llmdbenchmark/experiment/parser.py", tmp_path)
+    req, plan = _admission()
+    files = render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED)
+    path = tmp_path / "experiment.yaml"
+    path.write_text(files[f"{ROOT}/priority-mix/experiment.yaml"])
+    parsed = parser.parse_experiment(path)
+    assert parsed.harness == "priority-mix" and parsed.has_setup_phase
+    assert parsed.run_treatments_count == REPETITIONS
+    by_arm = {t.name: t.overrides for t in parsed.setup_treatments}
+    assert sorted(by_arm) == ["baseline", "evolved"]
+    for arm, o in by_arm.items():
+        assert o["description"]["keywords"] == ["promotion:7", f"arm:{arm}"]
+        assert o["router"]["inferenceObjectives"] == [
+            {"name": "app-critical", "priority": 100},
+            {"name": "app-normal", "priority": 0},
+            {"name": "app-batch", "priority": -10},
+        ]
+        assert o["router"]["epp"]["pluginsConfigFile"] == f"promotion-{arm}.yaml"
+        assert o["model"]["name"] == req.stack.model
+    runs = yaml.safe_load(path.read_text())["treatments"]
+    assert [parse_run_treatment(r["name"]) for r in runs] == [("priority-mix", 6.0, n) for n in (1, 2, 3)]
+
+
+class _Gateway(BaseHTTPRequestHandler):
+    """Stands in for the gateway: sheds (429) every sheddable request, as a saturated admitter would."""
+
+    shed = {c.objective for c in DEFAULT_CLASSES if c.sheddable}
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        code = 429 if self.headers.get("x-llm-d-inference-objective") in self.shed else 200
+        body = b'{"choices": []}'
+        self.send_response(code)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_):
+        return
+
+
+def test_upstreams_harness_runs_the_profile_and_the_loader_reads_its_output(tmp_path, monkeypatch):
+    harness = _upstream("workload/harnesses/priority_mix.py", tmp_path)
+    req, plan = _admission()
+    files = render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED)
+    profile = yaml.safe_load(files[f"{ROOT}/priority-mix/priority-mix.yaml"])
+    classes = harness.traffic_classes(profile)
+    objectives = {
+        o["name"]
+        for o in yaml.safe_load(files[f"{ROOT}/priority-mix/experiment.yaml"])["setup"]["constants"][
+            "router.inferenceObjectives"
+        ]
+    }
+    assert {c.headers[harness.OBJECTIVE_HEADER] for c in classes} == objectives  # every header resolves
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Gateway)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        profile.update(endpoint_url=f"http://127.0.0.1:{server.server_port}", model="m")
+        profile["load"].update(total_requests=10, rate_per_second=200, max_in_flight=4)
+        profile["request"]["stream"] = False
+        ws = tmp_path / "ws"
+        (ws / "profiles" / "priority-mix").mkdir(parents=True)
+        (ws / "profiles" / "priority-mix" / "priority-mix.yaml").write_text(yaml.safe_dump(profile))
+        run = tmp_path / "results" / "setup-treatment-evolved" / "results"
+        out = run / "priority-mix-priority-mix-rate-6-rep-1-1760000000-abc1"
+        env = {
+            "LLMDBENCH_RUN_EXPERIMENT_RESULTS_DIR": str(out),
+            "LLMDBENCH_RUN_WORKSPACE_DIR": str(ws),
+            "LLMDBENCH_RUN_EXPERIMENT_HARNESS_WORKLOAD_NAME": "priority-mix.yaml",
+            "LLMDBENCH_DESCRIPTION_KEYWORDS": "promotion:7,arm:evolved",
+        }
+        for k, v in env.items():
+            monkeypatch.setitem(os.environ, k, v)
+        assert harness.main() == 0
+    finally:
+        server.shutdown()
+    pm = load_priority_mix_results(tmp_path / "results")
+    t = pm.table.set_index("traffic_class")
+    assert t.loc["batch", "shed"] == t.loc["batch", "requests"] == 2
+    assert t.loc["critical", "successes"] == t.loc["critical", "requests"] == 2
+    assert set(t["workload"]) == {"priority-mix"} and set(t["treatment"]) == {"evolved"}

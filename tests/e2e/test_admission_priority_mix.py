@@ -1,0 +1,128 @@
+"""An admitter's promotion, rehearsed end to end: stage 5 judges its shedding on the plan's priority mix.
+
+Found by a maintainer: the plan ran a priority mix for an admitter and gate 2 said its shedding was
+exercised, but stage 5 never read the mix, so the admission hypothesis (Map C ``priority-semantics``)
+stayed "not decided by the benchmark plan". The request is the bundled example's, turned into an
+admission promotion of ``examples/corpus/a01_pattern_c_adaptive_admission.go`` on one workload; its
+cells get sample reports (make_sample_reports.py), its mix upstream-format runs (priority_mix_data).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bot import PROJECT_ROOT
+from bot.cli import main
+from bot.forge.local import LocalForge
+from bot.model import PipelineState, PromotionRequest, Severity, VerdictStatus
+from bot.review import review_gate
+from bot.stages.context import StageContext
+from tests.bench.priority_mix_data import ADMITS_ALL, SHEDS_BATCH, write_run
+
+EXAMPLE = PROJECT_ROOT / "examples" / "weighted-adaptive"
+SOURCE = PROJECT_ROOT / "examples" / "corpus" / "a01_pattern_c_adaptive_admission.go"
+BRANCH = "promotion/7-evolved-adaptive-admission"
+DOCS = "docs/promotion/evolved-adaptive-admission/validation"
+
+
+@pytest.fixture(scope="module")
+def admission(tmp_path_factory):
+    """(request path, results dir with sample reports but no priority mix yet)."""
+    root = tmp_path_factory.mktemp("admission")
+    request = yaml.safe_load((EXAMPLE / "promotion.yaml").read_text())
+    request.update(
+        id="7",
+        title="Evolved adaptive admission",
+        kind="admission",
+        source=SOURCE.name,
+        plugin_name="evolved-adaptive-admission",
+        origin={"framework": "openevolve", "run": "blis_admission", "iteration": 60, "fitness": -1200.0},
+        baselines=[],
+    )
+    request["workloads"] = [w for w in request["workloads"] if w["name"] == "load-spikes"]
+    request["claims"] = [c for c in request["claims"] if c["workload"] == "load-spikes"]
+    (root / "promotion.yaml").write_text(yaml.safe_dump(request))
+    (root / SOURCE.name).write_text(SOURCE.read_text())
+    script = EXAMPLE / "make_sample_reports.py"
+    cmd = [sys.executable, str(script), "--request", str(root / "promotion.yaml"), "--out", str(root / "cells")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-800:]
+    return root / "promotion.yaml", root / "cells"
+
+
+def _rehearse(admission, tmp_path, arms: dict) -> tuple[StageContext, Path]:
+    request, cells = admission
+    results = tmp_path / "results"
+    subprocess.run(["cp", "-r", str(cells), str(results)], check=True)
+    for arm, counts in arms.items():
+        for n in (1, 2, 3):
+            write_run(results, arm, n, counts, f"promotion:7,arm:{arm},sample-data")
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    argv = ["run", str(request), "--results", str(results), "--allow-sample-data", "--work", str(work)]
+    assert main([*argv, "--fork", str(fork), "--approve", "all", "--quiet"]) == 0
+    forge = LocalForge(fork, work)
+    state = PipelineState.model_validate_json((work / "state.json").read_text())
+    ctx = StageContext(PromotionRequest.load(request), forge, state, results_dir=results, allow_sample_data=True)
+    return ctx, fork
+
+
+def _read(ctx: StageContext, path: str) -> str:
+    return ctx.forge.read_file(BRANCH, path).decode()
+
+
+def test_stage_5_judges_an_admitters_shedding_on_the_priority_mix(admission, tmp_path):
+    ctx, _ = _rehearse(admission, tmp_path, {"baseline": ADMITS_ALL, "evolved": SHEDS_BATCH})
+    verdicts = json.loads(_read(ctx, f"{DOCS}/verdicts.json"))
+    [shed] = [v for v in verdicts if v["admission"]]
+    hyp = _read(ctx, f"docs/promotion/evolved-adaptive-admission/hypotheses/{shed['hypothesis_id']}.md")
+    assert "priority-semantics" in hyp and "Decided on the plan's priority mix" in hyp
+    assert shed["status"] == VerdictStatus.CONFIRMED.value, shed["summary"]
+    assert "judged on the priority mix (per-class admit rate)" in shed["flags"]
+    assert any(f.startswith("SAMPLE DATA") for f in shed["flags"]) and shed["summary"].startswith("[SAMPLE DATA]")
+    batch = next(r for r in shed["admission"] if r["traffic_class"] == "batch")
+    assert (batch["baseline_requests"], batch["baseline_admitted"], batch["baseline_shed"]) == (300, 300, 0)
+    assert (batch["evolved_requests"], batch["evolved_admitted"], batch["evolved_shed"]) == (300, 120, 180)
+    assert batch["change"] == "admits fewer" and batch["p_adjusted"] < 0.05 and batch["evolved_runs"] == [0.4] * 3
+    page = _read(ctx, f"{DOCS}/verdicts.md")
+    hid = shed["hypothesis_id"]
+    assert f"## Priority mix: does the admitter shed sheddable traffic first? ({hid})" in page
+    assert f"**{hid} confirmed**: the evolved arm admits batch below critical" in page
+    assert "| batch (-10) | 300 / 300 / 0 | 100.0% (100%, 100%, 100%) | 300 / 120 / 180 | 40.0% (40%, 40%, 40%)" in page
+    assert "not part of the promotion's weighted-Holm family" in page  # the error control it is under, said
+    assert "Not decided by the benchmark plan: it needs requests of several priority classes" not in page
+    used = json.loads(_read(ctx, f"{DOCS}/priority-mix.json"))
+    assert used["used"] == {"baseline": 3, "evolved": 3} and used["not_judged"] is None
+    findings = review_gate(3, ctx)
+    assert not [f for f in findings if f.check in ("G3.verdict-consistent", "G3.priority-mix")], findings
+    # a verdict edited by hand no longer follows from the counts it records
+    edited = [dict(v, status="refuted") if v["hypothesis_id"] == hid else v for v in verdicts]
+    text = json.dumps(edited, indent=2) + "\n"
+    ctx.forge.commit_files(BRANCH, {f"{DOCS}/verdicts.json": text.encode()}, message="edit by hand")
+    bad = [f for f in review_gate(3, ctx) if f.check == "G3.verdict-consistent"]
+    assert (
+        bad
+        and "per-class admission counts make it confirmed" in bad[0].message
+        and bad[0].severity is Severity.CRITICAL
+    )
+
+
+def test_a_planned_mix_with_no_evolved_result_is_a_gate_3_finding_never_a_silence(admission, tmp_path):
+    from bot.review.brief import brief
+
+    ctx, _ = _rehearse(admission, tmp_path, {"baseline": ADMITS_ALL})
+    verdicts = json.loads(_read(ctx, f"{DOCS}/verdicts.json"))
+    [shed] = [v for v in verdicts if "priority mix planned but not judged" in v["flags"]]
+    assert shed["status"] == "inconclusive" and "no evolved priority-mix result could be used" in shed["summary"]
+    page = _read(ctx, f"{DOCS}/verdicts.md")
+    assert f"**Not judged: {shed['hypothesis_id']} (the shedding order) is not decided.**" in page
+    [found] = [f for f in review_gate(3, ctx) if f.check == "G3.priority-mix"]
+    assert (
+        "no evolved priority-mix result could be used" in found.message and "priority-mix/experiment.yaml" in found.fix
+    )
+    assert "the priority mix judged nothing (no evolved priority-mix result could be used" in brief(3, ctx)[0]

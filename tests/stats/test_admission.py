@@ -1,0 +1,72 @@
+"""Per-class admission from a priority mix: Fisher's exact per class under Holm, and the shedding order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from scipy.stats import fisher_exact
+
+from bot.bench.priority_mix import COUNT_COLUMNS, load_priority_mix_results
+from bot.stats.admission import class_admission, shedding_order
+from bot.stats.decide import CONFIRMED, INCONCLUSIVE, REFUTED
+from bot.stats.multiplicity import holm
+
+FIXTURES = Path(__file__).resolve().parents[1] / "bench" / "fixtures" / "priority_mix"
+PRIORITY = {"critical": 100, "normal": 0, "batch": -10}
+
+
+def _table(**admitted) -> pd.DataFrame:
+    """``batch=((baseline admitted, sent), (evolved admitted, sent))`` per class, one run per arm."""
+    rows = []
+    for name, arms in admitted.items():
+        for arm, (ok, sent) in zip(("baseline", "evolved"), arms, strict=True):
+            rows.append((arm, "priority-mix", 6.0, 1, name, PRIORITY[name], sent, ok, sent - ok, sent - ok))
+    return pd.DataFrame(rows, columns=COUNT_COLUMNS)
+
+
+def test_an_admitter_that_sheds_batch_first_confirms_the_order():
+    t = _table(critical=((200, 200), (200, 200)), normal=((590, 600), (588, 600)), batch=((195, 200), (60, 200)))
+    classes = class_admission(t)
+    assert [c.traffic_class for c in classes] == ["critical", "normal", "batch"]
+    by = {c.traffic_class: c for c in classes}
+    assert by["batch"].change(0.05) == "admits fewer" and by["batch"].evolved_rate == 0.3
+    assert by["critical"].change(0.05) == by["normal"].change(0.05) == "no detectable change"
+    p = fisher_exact([[60, 140], [195, 5]]).pvalue
+    assert by["batch"].p == pytest.approx(p)
+    assert by["batch"].adjusted == pytest.approx(holm([c.p for c in sorted(classes, key=lambda c: c.traffic_class)])[0])
+    verdict = shedding_order(classes, 0.05)
+    assert verdict.status == CONFIRMED and "batch below critical" in verdict.why
+
+
+def test_an_admitter_that_drops_critical_traffic_is_refuted():
+    t = _table(critical=((200, 200), (150, 200)), normal=((600, 600), (600, 600)), batch=((200, 200), (40, 200)))
+    verdict = shedding_order(class_admission(t), 0.05)
+    assert verdict.status == REFUTED and "critical below its baseline" in verdict.why
+
+
+def test_an_order_inverted_within_the_evolved_arm_is_refuted():
+    t = _table(critical=((200, 200), (100, 200)), normal=((600, 600), (600, 600)), batch=((200, 200), (190, 200)))
+    verdict = shedding_order(class_admission(t), 0.05)
+    assert verdict.status == REFUTED and "batch above critical" in verdict.why
+
+
+def test_nothing_shed_means_the_order_was_never_exercised():
+    t = _table(critical=((200, 200), (200, 200)), normal=((600, 600), (600, 600)), batch=((200, 200), (200, 200)))
+    verdict = shedding_order(class_admission(t), 0.05)
+    assert verdict.status == INCONCLUSIVE and "shed nothing" in verdict.why
+
+
+def test_the_upstream_harness_output_is_too_small_to_decide(tmp_path):
+    """The fixtures (4 batch requests per arm, 2 shed) read through the loader: too few requests for any claim."""
+    for arm in ("baseline", "evolved"):
+        dest = tmp_path / arm / "priority-mix" / "rate-10" / "rep-1"
+        dest.mkdir(parents=True)
+        for name in ("results.json", "run_metadata.yaml"):
+            (dest / name).write_bytes((FIXTURES / arm / name).read_bytes())
+    classes = class_admission(load_priority_mix_results(tmp_path).table)
+    batch = next(c for c in classes if c.traffic_class == "batch")
+    assert (batch.baseline, batch.evolved, batch.evolved_runs) == ((4, 4), (2, 4), (0.5,))
+    assert batch.change(0.05) == "no detectable change"
+    assert shedding_order(classes, 0.05).status == INCONCLUSIVE
