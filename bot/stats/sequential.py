@@ -28,9 +28,11 @@ orders them when the budget will not stretch to all).
 
 Stage 5 replays the same looks from the reports alone (``looks_taken``): the
 first ``n`` repetitions of each arm (in repetition order) form the look at
-``n``; a round the budget cut short is a look at whatever count was reached,
-and its boundary is computed for that information fraction, so the replay is
-the rule the runner applied. Runs beyond a cell's horizon are not used.
+``n``, so the replay is the rule the runner applied. Only the scheduled looks
+are looks: the plan's error control was sized for them, so a count between two
+looks (a run set aside and not yet replaced, a round the budget cut short) is
+judged at the last scheduled look it covers, and a cell below its first look
+is not judged at all. Runs beyond a cell's horizon are not used.
 
 ``assess(spec, reports)`` is the runner's entry point between rounds;
 ``simulate`` runs the whole round loop on simulated promotions (the plan's
@@ -66,14 +68,11 @@ def schedule_for(horizon: int, fractions: Sequence[float] = LOOK_FRACTIONS) -> l
 
 
 def looks_taken(schedule: Sequence[int], available: int) -> list[int]:
-    """The looks data with ``available`` runs per arm has reached: every scheduled count it covers, and the
-    count itself (capped at the horizon) when a round was cut short."""
-    horizon = schedule[-1]
-    n = min(available, horizon)
-    looks = [k for k in schedule if k <= n]
-    if n >= rule.MIN_REPS and (not looks or looks[-1] < n):
-        looks.append(n)
-    return looks
+    """The looks data with ``available`` runs per arm has reached: every scheduled count it covers.
+
+    A partial count is never a look: taking one would spend alpha at a look the plan did not schedule
+    (and stop the cell there), so a run set aside is replaced before its look is taken."""
+    return [k for k in schedule if k <= available]
 
 
 # --------------------------------------------------------------------------
