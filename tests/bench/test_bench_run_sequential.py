@@ -313,3 +313,56 @@ def test_a_round_in_which_no_cell_gains_a_usable_report_stops_the_run_saying_why
     assert "round 1 added no usable report to any of its cells: spikes@10: " in proc.stderr
     assert "fix the cause, then --resume" in proc.stderr
     assert json.loads((tmp_path / "cluster" / "state.json").read_text())["up"] is False
+
+
+#: Budget estimates for the dry-run tests: a stand-up is 10 min x 2 GPUs = 20 GPU-minutes, a run (1 s of load + 1 min)
+#: x 2 GPUs = 2.03; round 1 is 2 cells x 3 runs x 2 arms = 12 runs, the fixed plan 20.
+ESTIMATES = ("--estimate-standup-minutes", "10", "--estimate-run-overhead-minutes", "1")
+
+
+def _cell_lines(stderr: str) -> int:
+    return sum(ln.startswith("$ ") and "cell:" in ln for ln in stderr.splitlines())
+
+
+def test_a_fixed_dry_run_below_one_stand_up_gives_the_budget_stop_not_a_traceback(tmp_path):
+    env = fakes.install(tmp_path)
+    bench, commit = make_branch(tmp_path)
+    proc = _promote(
+        env, *_args(bench, commit, tmp_path, "--dry-run", "--fixed", "--budget-gpu-minutes", "15", *ESTIMATES)
+    )
+    assert proc.returncode == 3, proc.stderr
+    assert "Traceback" not in proc.stderr and _cell_lines(proc.stderr) == 0
+    assert (
+        "promote bench run: budget: stopped before the GPU budget would be exceeded: the cap allows 0 of 20 runs"
+        in (proc.stderr)
+    )
+    assert "raise --budget-gpu-minutes." in proc.stderr and "--resume" not in proc.stderr
+    assert fakes.calls(tmp_path) == []
+
+
+def test_the_dry_run_applies_the_budget_where_the_real_run_would(tmp_path):
+    env = fakes.install(tmp_path, seconds_per_run_second=0.05)
+    bench, commit = make_branch(tmp_path)
+
+    def dry(*extra):
+        return _promote(env, *_args(bench, commit, tmp_path, "--dry-run", *ESTIMATES, *extra))
+
+    # fixed: 20 + 5 x 2.03 fit under 31, a sixth run does not: only those 5 are listed, and it exits as a stop
+    fixed = dry("--fixed", "--budget-gpu-minutes", "31")
+    assert fixed.returncode == 3 and _cell_lines(fixed.stderr) == 5, fixed.stderr
+    assert "the cap allows 5 of 20 runs: 15 cell run(s) remain" in fixed.stderr
+    roomy = dry("--fixed", "--budget-gpu-minutes", "100")
+    assert roomy.returncode == 0 and "20 cell run(s) would run, about 61 GPU-minutes at the estimates" in roomy.stdout
+    # sequential: round 1's estimate is shown; a cap that fits one cell's round defers the other
+    part = dry("--budget-gpu-minutes", "35")
+    assert part.returncode == 0 and _cell_lines(part.stderr) == 6, part.stderr
+    assert "6 cell run(s) would run in round 1, about 32 GPU-minutes at the estimates" in part.stdout
+    assert "the cap allows 6 of the 12 runs the design wants now, deferred: spikes@20" in part.stdout
+    # nothing fits: the budget stop and exit 3, as the real run gives (after building the image)
+    none = dry("--budget-gpu-minutes", "10")
+    assert none.returncode == 3 and _cell_lines(none.stderr) == 0, none.stderr
+    assert "the cap allows 0 of the 12 runs the design wants now: the next round does not fit" in none.stderr
+    assert "plus 20 for the stand-up" in none.stderr and "Nothing ran (dry-run)" in none.stderr
+    assert fakes.calls(tmp_path) == []
+    real = _promote(env, *_args(bench, commit, tmp_path, *ESTIMATES, "--budget-gpu-minutes", "10"))
+    assert real.returncode == 3 and "the next round does not fit" in real.stderr, real.stderr

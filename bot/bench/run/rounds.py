@@ -53,11 +53,12 @@ from typing import TYPE_CHECKING
 from bot.bench.errors import ReportError
 from bot.bench.layout import TREATMENTS, parse_layout, parse_run_treatment
 from bot.bench.run import manifest as mf
+from bot.bench.run.budget import minutes_text
 from bot.bench.run.schedule import CellRun, Group, SetupRun, build_schedule
 from bot.bench.run.stops import BudgetStop, StepFailed
 
 if TYPE_CHECKING:
-    from bot.bench.run.runner import BenchRunner, Outcome
+    from bot.bench.run.runner import BenchRunner
     from bot.stats.sequential import Progress, RoundCell
 
 DRY_RUN_NOTE = (
@@ -389,25 +390,40 @@ class RoundLoop:
             f"are in {self.cfg.results}{dropped}"
         )
 
-    def dry_run(self) -> Outcome:
-        from bot.bench.run.runner import Outcome
-
+    def dry_run(self) -> str:
+        """The next round's commands (the unfinished one after a kill) as the real run would make them, with the
+        budget applied: its steps count at their estimates, so the dry-run says what round 1 costs and stops
+        (``BudgetStop``, exit 3) where the cap would stop the real run."""
         runner = self.runner
         record = self.record()
+        deferred: list[RoundCell] = []
         if record.rounds and not record.rounds[-1].complete:
             rnd = record.rounds[-1]
         else:
             progress, runs = self.plan(record)
             if progress.done:
-                return Outcome("dry-run", "the sequential design is done: no round is left to run", runner.manifest)
+                if progress.deferred:
+                    raise BudgetStop(self._deferred_text(progress))
+                return "the sequential design is done: no round is left to run"
+            deferred = progress.deferred
             rnd = mf.RoundRecord(number=len(record.rounds) + 1, targets={}, runs=runs)
         groups = self.cells_of(rnd)
-        todo = [c for g in groups for c in g.cells if not runner._finished(c)]
+        runner.round_cells = [c for g in groups for c in g.cells]
+        todo = [c for c in runner.round_cells if not runner._finished(c)]
         for group, setups in ordered(groups, None):
             runner._run_setups(group, setups)
             runner._release()
-        return Outcome(
-            "dry-run", f"{len(todo)} cell run(s) would run in round {rnd.number}; {DRY_RUN_NOTE}", runner.manifest
+        runner.round_cells = None
+        wanted = len(todo) + sum(sum(rc.add.values()) for rc in deferred)
+        cut = (
+            f"; the cap allows {len(todo)} of the {wanted} runs the design wants now, deferred: "
+            + ", ".join(f"{rc.workload}@{rc.rate:g}" for rc in deferred)
+            if deferred
+            else ""
+        )
+        return (
+            f"{len(todo)} cell run(s) would run in round {rnd.number}, {runner.budget.dry_run_text()}{cut}; "
+            f"{DRY_RUN_NOTE}"
         )
 
     def _deferred_text(self, progress: Progress) -> str:
@@ -434,8 +450,14 @@ class RoundLoop:
             "budget",
         )
         undecided = sorted(h for h, s in progress.hypotheses.items() if s == "undecided")
+        standup = budget.standup_estimate() if self.runner.stack is None else 0.0
+        runs = sum(sum(rc.add.values()) for rc in progress.deferred)
         return (
-            f"the next round does not fit: {len(progress.deferred)} cell(s) deferred: {'; '.join(parts)}. "
-            f"Undecided: {', '.join(undecided) or 'none'}. About {more:.3g} more GPU-minutes would run the next round "
-            f"(spent {budget.spent:g} of the cap {budget.cap:g}); raise --budget-gpu-minutes and pass --resume."
+            (f"the cap allows 0 of the {runs} runs the design wants now: " if self.cfg.dry_run else "")
+            + f"the next round does not fit: {len(progress.deferred)} cell(s) deferred: {'; '.join(parts)}. "
+            f"Undecided: {', '.join(undecided) or 'none'}. About {minutes_text(more)} more GPU-minutes would run the "
+            "next round"
+            + (f", plus {minutes_text(standup)} for the stand-up" if standup else "")
+            + f" (spent {budget.spent:g} of the cap {budget.cap:g}); raise --budget-gpu-minutes"
+            + ("." if self.cfg.dry_run else " and pass --resume.")
         )
