@@ -78,7 +78,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         q.add_argument(
             "--dry-run",
             action="store_true",
-            help="print the command lines instead of running them (sequential: the first round's only)",
+            help="print the command lines instead of running them (sequential: the first round's only), with the "
+            "budget applied at the estimates: it stops, exit 3, where the cap would stop the run",
         )
         q.add_argument("--arm-order", default="baseline,evolved", help="order of the arms on a stack")
         q.add_argument(

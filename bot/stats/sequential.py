@@ -28,9 +28,11 @@ orders them when the budget will not stretch to all).
 
 Stage 5 replays the same looks from the reports alone (``looks_taken``): the
 first ``n`` repetitions of each arm (in repetition order) form the look at
-``n``; a round the budget cut short is a look at whatever count was reached,
-and its boundary is computed for that information fraction, so the replay is
-the rule the runner applied. Runs beyond a cell's horizon are not used.
+``n``, so the replay is the rule the runner applied. Only the scheduled looks
+are looks: the plan's error control was sized for them, so a count between two
+looks (a run set aside and not yet replaced, a round the budget cut short) is
+judged at the last scheduled look it covers, and a cell below its first look
+is not judged at all. Runs beyond a cell's horizon are not used.
 
 ``assess(spec, reports)`` is the runner's entry point between rounds;
 ``simulate`` runs the whole round loop on simulated promotions (the plan's
@@ -66,14 +68,11 @@ def schedule_for(horizon: int, fractions: Sequence[float] = LOOK_FRACTIONS) -> l
 
 
 def looks_taken(schedule: Sequence[int], available: int) -> list[int]:
-    """The looks data with ``available`` runs per arm has reached: every scheduled count it covers, and the
-    count itself (capped at the horizon) when a round was cut short."""
-    horizon = schedule[-1]
-    n = min(available, horizon)
-    looks = [k for k in schedule if k <= n]
-    if n >= rule.MIN_REPS and (not looks or looks[-1] < n):
-        looks.append(n)
-    return looks
+    """The looks data with ``available`` runs per arm has reached: every scheduled count it covers.
+
+    A partial count is never a look: taking one would spend alpha at a look the plan did not schedule
+    (and stop the cell there), so a run set aside is replaced before its look is taken."""
+    return [k for k in schedule if k <= available]
 
 
 # --------------------------------------------------------------------------
@@ -306,6 +305,7 @@ class CellProgress:
     pending: list[str]  # hypotheses still undecided on this cell
     reason: str
     outliers: list[str] = field(default_factory=list)  # runs the robust rule flags at the latest look
+    lacking: dict[str, int] = field(default_factory=dict)  # metric -> usable reports of the cell without it
 
     @property
     def label(self) -> str:
@@ -320,6 +320,7 @@ class RoundCell:
     rate: float
     repetitions: int
     add: dict[str, int]  # treatment -> runs to add this round
+    horizon: int | None = None  # no repetition number beyond it is ever run (None: no cap)
 
 
 @dataclass(frozen=True)
@@ -341,6 +342,7 @@ def assess(
     *,
     budget_minutes: float | None = None,
     run_minutes: Callable[[str, float], float] | None = None,
+    stopped: Mapping[str, str] | None = None,
 ) -> Progress:
     """Where a sequential benchmark stands: which cells are decided, and what to run next.
 
@@ -348,9 +350,13 @@ def assess(
     ``cells`` and ``decision`` with a ``sequential`` rule); ``reports``: a ``ReportSet`` of the runs
     so far. ``budget_minutes`` (GPU-minutes left) with ``run_minutes(workload, rate)`` (GPU-minutes of
     one run of one arm) limits the next round: cells serving decidable hypotheses come first, the
-    least advanced first; what does not fit is listed in ``deferred``.
+    least advanced first; what does not fit is listed in ``deferred``. ``stopped`` (cell label -> why)
+    names cells the runner gave up on (their runs add no usable report): they are done, with that reason.
+
+    A cell's runs count per arm only with every metric its hypotheses need; a report without one is
+    counted in the cell's ``lacking`` (metric -> reports), never silently as no run at all.
     """
-    from bot.stats.cells import BASELINE, EVOLVED, ReportIndex
+    from bot.stats.cells import BASELINE, EVOLVED, ReportIndex, rate_key
 
     decision: DecisionRule = spec.decision
     seq = decision.sequential
@@ -363,7 +369,10 @@ def assess(
         claims.append(Claim(hid, h.direction.value, h.margin, h.better, tuple(c.label() for c in h.cells)))
         metric_of[hid] = h.metric
     cells = {c.label(): c for c in spec.cells}
+    loaded = _loaded_runs(reports)
+    stopped = stopped or {}
     runs: dict[str, dict[str, int]] = {}
+    lacking: dict[str, dict[str, int]] = {}
     looks: dict[tuple[str, str], CellLooks] = {}
     flagged: dict[str, list[str]] = {}
     for hid, metric in metric_of.items():
@@ -374,7 +383,11 @@ def assess(
             b, e = index.arms(cell.workload, cell.rate, metric)
             schedule = seq.looks[label]
             taken = looks_taken(schedule, min(b.size, e.size))
-            runs[label] = {BASELINE: int(b.size), EVOLVED: int(e.size)}
+            have = runs.setdefault(label, {BASELINE: int(b.size), EVOLVED: int(e.size)})
+            have.update({BASELINE: min(have[BASELINE], int(b.size)), EVOLVED: min(have[EVOLVED], int(e.size))})
+            without = sum(loaded.get((cell.workload, rate_key(cell.rate), arm), 0) for arm in (BASELINE, EVOLVED))
+            if without > b.size + e.size:
+                lacking.setdefault(label, {})[metric] = without - int(b.size + e.size)
             looks[(label, metric)] = _looks_of(b, e, taken, schedule[-1])
             if taken:
                 st = looks[(label, metric)].stats[-1]
@@ -401,10 +414,12 @@ def assess(
             if state is not None and taken
             else on_cell
         )
-        done = at_horizon or decided
+        done = at_horizon or decided or label in stopped
         guard = not any(h in seq.decidable for h in on_cell)  # serves only under-powered hypotheses
         if at_horizon:
             reason = "horizon reached"
+        elif label in stopped and not decided:
+            reason = stopped[label]
         elif decided and guard and pending:
             reason = "a guard cell: a regression beyond twice the noise floor is ruled out (its hypotheses are under-powered)"
         elif decided:
@@ -422,6 +437,7 @@ def assess(
                 pending,
                 reason,
                 flagged.get(label, []),
+                lacking.get(label, {}),
             )
         )
         if not done:
@@ -432,7 +448,7 @@ def assess(
                     any(h in seq.decidable for h in pending),
                     have / schedule[-1],
                     label,
-                    RoundCell(cell.workload, cell.rate, target, add),
+                    RoundCell(cell.workload, cell.rate, target, add, schedule[-1]),
                 )
             )
     wanted.sort(key=lambda w: (not w[0], w[1], w[2]))
@@ -455,6 +471,20 @@ def assess(
         deferred=deferred,
         hypotheses=hyps,
     )
+
+
+def _loaded_runs(reports: Any) -> dict[tuple[str, float, str], int]:
+    """(workload, rate, arm) -> usable reports of that arm, whatever metrics they carry (one row per run)."""
+    from bot.stats.cells import rate_key
+
+    req = getattr(reports, "requests", None)
+    if req is None or not len(req):
+        return {}
+    out: dict[tuple[str, float, str], int] = {}
+    for arm, wl, rate in zip(req["treatment"], req["workload"], req["rate"], strict=False):
+        key = (str(wl), rate_key(rate), str(arm))
+        out[key] = out.get(key, 0) + 1
+    return out
 
 
 def _looks_of(b: np.ndarray, e: np.ndarray, taken: list[int], horizon: int) -> CellLooks:

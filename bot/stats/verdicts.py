@@ -372,10 +372,17 @@ def _measure(
     schedule = _schedule(decision, workload, rate)
     if schedule is not None:  # group-sequential: replay the looks the runs reached (bot.stats.sequential)
         taken = sequential.looks_taken(schedule, min(b.size, e.size))
-        if taken and (b.size > taken[-1] or e.size > taken[-1]):
+        if not taken:  # judging a count the plan did not schedule would spend alpha it never planned for
+            return _halt(
+                cell,
+                f"only {cell.n_b} baseline and {cell.n_e} evolved run(s) at {cell.where}, below the sequential "
+                f"plan's first look at {schedule[0]} runs per arm; a count the plan did not schedule is not judged",
+                f"below the first planned look ({schedule[0]} runs per arm) at {cell.where}",
+            )
+        if b.size > taken[-1] or e.size > taken[-1]:
             cell.flags.append(
-                f"runs beyond the sequential schedule not used at {cell.where}: the looks use the first "
-                f"{taken[-1]} of {b.size} baseline and {e.size} evolved runs"
+                f"runs past the last planned look reached not used at {cell.where}: the looks use the first "
+                f"{taken[-1]} of {b.size} baseline and {e.size} evolved runs (looks at {schedule})"
             )
         if taken:
             b, e = b[: taken[-1]], e[: taken[-1]]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from bot.bench.run import manifest as mf
-from bot.bench.run.rounds import ordered, round_runs
+from bot.bench.run.rounds import ordered, round_runs, short_cells
 from bot.bench.run.schedule import Group, SetupRun
 from bot.stats.sequential import RoundCell
 from tests.bench import fakes
@@ -229,6 +230,11 @@ def test_round_runs_take_the_next_repetitions_and_skip_runs_set_aside():
     attempted.add(("evolved", "spikes", 10.0, 4))  # run but set aside: its number is never reused
     runs = [(r.arm, r.repetition) for r in round_runs([rc], attempted)]
     assert runs == [("baseline", 4), ("baseline", 5), ("evolved", 5), ("evolved", 6), ("evolved", 7)]
+    # never a number beyond the horizon: with a horizon of 6 the evolved arm's look at 5 cannot be formed
+    capped = RoundCell("spikes", 10.0, 5, {"baseline": 2, "evolved": 3}, horizon=6)
+    runs = round_runs([capped], attempted)
+    assert [(r.arm, r.repetition) for r in runs] == [("baseline", 4), ("baseline", 5), ("evolved", 5), ("evolved", 6)]
+    assert short_cells([capped], runs) == [capped] and short_cells([rc], round_runs([rc], attempted)) == []
 
 
 def test_the_next_round_starts_with_the_group_and_arm_that_are_up():
@@ -240,3 +246,123 @@ def test_the_next_round_starts_with_the_group_and_arm_that_are_up():
     assert names(ordered(groups, None)) == ["baseline", "evolved", "baseline+pd", "evolved+pd"]
     assert names(ordered(groups, ("stack", "evolved"))) == ["evolved", "baseline", "baseline+pd", "evolved+pd"]
     assert names(ordered(groups, ("stack+pd", "evolved+pd"))) == ["evolved+pd", "baseline+pd", "baseline", "evolved"]
+
+
+def _round_lines(stderr: str) -> list[str]:
+    return [ln for ln in stderr.splitlines() if ln.startswith("round ")]
+
+
+@pytest.mark.parametrize(
+    ("bad", "why"),
+    [("wrong-rate", "rate mismatch: the directory says rate-20"), ("no-ttft", "its reports lack metric ttft_mean")],
+)
+def test_a_cell_whose_runs_add_no_usable_report_is_dropped_while_the_others_go_on(tmp_path, bad, why):
+    proc, bench, results = _run(tmp_path, effect={"evolved": 0.0}, bad={"spikes-rate-20": bad})
+    assert proc.returncode == 0, proc.stderr
+    m = mf.load(results)
+    seq = _spec(bench).decision.sequential
+    first = seq.looks["spikes@20"][0]
+    # spikes@20 ran its first round only, and is dropped saying why; spikes@10 went on to later rounds
+    per_cell = Counter((c.treatment, f"{c.workload}@{c.rate:g}") for c in m.cells)
+    assert per_cell[("baseline", "spikes@20")] == per_cell[("evolved", "spikes@20")] == first
+    assert len(m.sequential.rounds) >= 2 and all("spikes@20" not in r.targets for r in m.sequential.rounds[1:])
+    assert list(m.sequential.dropped) == ["spikes@20"] and why in m.sequential.dropped["spikes@20"]
+    assert f"dropping spikes@20: round 1 added no usable report: {why}" in proc.stderr
+    stop = next(c for c in m.sequential.cells if c.cell == "spikes@20")
+    assert why in stop.reason and stop.runs == {"baseline": 0, "evolved": 0}
+    assert f"spikes@20: 0 of at most {seq.looks['spikes@20'][-1]} runs per arm" in proc.stdout and why in proc.stdout
+    if bad == "no-ttft":  # a report without the metric is said to be one, not counted silently as no run
+        assert f"not evidence for spikes@20: {2 * first} usable report(s) lack metric ttft_mean" in proc.stderr
+    # no repetition beyond a horizon; each round line names the real target, above what the cell has
+    assert all(c.repetition <= seq.looks[f"{c.workload}@{c.rate:g}"][-1] for c in m.cells)
+    for line in _round_lines(proc.stderr):
+        for have, target in re.findall(r"from (\d+) to (\d+)", line):
+            assert int(have) < int(target), line
+
+
+def test_a_run_set_aside_is_replaced_up_to_the_first_planned_look(tmp_path):
+    from bot.hypotheses import load_hypotheses
+    from bot.stats.verdicts import evaluate
+
+    proc, bench, results = _run(tmp_path, effect={"evolved": -0.3}, bad={"evolved/spikes-rate-10-rep-2": "corrupt"})
+    assert proc.returncode == 0, proc.stderr
+    m = mf.load(results)
+    first = _spec(bench).decision.sequential.looks["spikes@10"][0]
+    assert [r.cell for r in m.rejected] == ["evolved/spikes-rate-10-rep-2"]
+    # round 2 replaces the lost run (its number is never reused) and the cell reaches its first look, no other
+    assert [(r.arm, r.workload, r.rate, r.repetition) for r in m.sequential.rounds[1].runs] == [
+        ("evolved", "spikes", 10.0, first + 1)
+    ]
+    assert "round 2: 1 run(s) bringing spikes@10 from 2 to 3 usable runs per arm" in proc.stderr
+    evolved = sorted(c.repetition for c in m.cells if c.treatment == "evolved" and c.rate == 10.0)
+    assert evolved == [n for n in range(1, first + 2) if n != 2]
+    stops = {c.cell: c for c in m.sequential.cells}
+    assert stops["spikes@10"].looks == [first] and stops["spikes@10"].runs == {"baseline": first, "evolved": first}
+    # stage 5 judges the look the plan scheduled
+    hyps = load_hypotheses(bench.parents[2] / f"docs/promotion/{SLUG}/hypotheses")
+    (a1,) = evaluate(hyps, _evidence(bench, results), decision=_spec(bench).decision)
+    at10 = next(e for e in a1.effects if e.rate == 10.0)
+    assert at10.n_baseline == at10.n_evolved == first and f"looks at [{first}]" in at10.test
+
+
+def test_a_round_in_which_no_cell_gains_a_usable_report_stops_the_run_saying_why(tmp_path):
+    proc, _, results = _run(tmp_path, effect={"evolved": 0.0}, bad={"spikes": "corrupt"})
+    assert proc.returncode == 1, proc.stderr
+    m = mf.load(results)
+    assert len(m.sequential.rounds) == 1 and not m.sequential.dropped  # the cause is the run's: --resume retries
+    assert "round 1 added no usable report to any of its cells: spikes@10: " in proc.stderr
+    assert "fix the cause, then --resume" in proc.stderr
+    assert json.loads((tmp_path / "cluster" / "state.json").read_text())["up"] is False
+
+
+#: Budget estimates for the dry-run tests: a stand-up is 10 min x 2 GPUs = 20 GPU-minutes, a run (1 s of load + 1 min)
+#: x 2 GPUs = 2.03; round 1 is 2 cells x 3 runs x 2 arms = 12 runs, the fixed plan 20.
+ESTIMATES = ("--estimate-standup-minutes", "10", "--estimate-run-overhead-minutes", "1")
+
+
+def _cell_lines(stderr: str) -> int:
+    return sum(ln.startswith("$ ") and "cell:" in ln for ln in stderr.splitlines())
+
+
+def test_a_fixed_dry_run_below_one_stand_up_gives_the_budget_stop_not_a_traceback(tmp_path):
+    env = fakes.install(tmp_path)
+    bench, commit = make_branch(tmp_path)
+    proc = _promote(
+        env, *_args(bench, commit, tmp_path, "--dry-run", "--fixed", "--budget-gpu-minutes", "15", *ESTIMATES)
+    )
+    assert proc.returncode == 3, proc.stderr
+    assert "Traceback" not in proc.stderr and _cell_lines(proc.stderr) == 0
+    assert (
+        "promote bench run: budget: stopped before the GPU budget would be exceeded: the cap allows 0 of 20 runs"
+        in (proc.stderr)
+    )
+    assert "raise --budget-gpu-minutes." in proc.stderr and "--resume" not in proc.stderr
+    assert fakes.calls(tmp_path) == []
+
+
+def test_the_dry_run_applies_the_budget_where_the_real_run_would(tmp_path):
+    env = fakes.install(tmp_path, seconds_per_run_second=0.05)
+    bench, commit = make_branch(tmp_path)
+
+    def dry(*extra):
+        return _promote(env, *_args(bench, commit, tmp_path, "--dry-run", *ESTIMATES, *extra))
+
+    # fixed: 20 + 5 x 2.03 fit under 31, a sixth run does not: only those 5 are listed, and it exits as a stop
+    fixed = dry("--fixed", "--budget-gpu-minutes", "31")
+    assert fixed.returncode == 3 and _cell_lines(fixed.stderr) == 5, fixed.stderr
+    assert "the cap allows 5 of 20 runs: 15 cell run(s) remain" in fixed.stderr
+    roomy = dry("--fixed", "--budget-gpu-minutes", "100")
+    assert roomy.returncode == 0 and "20 cell run(s) would run, about 61 GPU-minutes at the estimates" in roomy.stdout
+    # sequential: round 1's estimate is shown; a cap that fits one cell's round defers the other
+    part = dry("--budget-gpu-minutes", "35")
+    assert part.returncode == 0 and _cell_lines(part.stderr) == 6, part.stderr
+    assert "6 cell run(s) would run in round 1, about 32 GPU-minutes at the estimates" in part.stdout
+    assert "the cap allows 6 of the 12 runs the design wants now, deferred: spikes@20" in part.stdout
+    # nothing fits: the budget stop and exit 3, as the real run gives (after building the image)
+    none = dry("--budget-gpu-minutes", "10")
+    assert none.returncode == 3 and _cell_lines(none.stderr) == 0, none.stderr
+    assert "the cap allows 0 of the 12 runs the design wants now: the next round does not fit" in none.stderr
+    assert "plus 20 for the stand-up" in none.stderr and "Nothing ran (dry-run)" in none.stderr
+    assert fakes.calls(tmp_path) == []
+    real = _promote(env, *_args(bench, commit, tmp_path, *ESTIMATES, "--budget-gpu-minutes", "10"))
+    assert real.returncode == 3 and "the next round does not fit" in real.stderr, real.stderr

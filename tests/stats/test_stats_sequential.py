@@ -244,13 +244,38 @@ def test_the_runner_is_told_which_runs_the_outlier_rule_dropped(setup):
     assert cell.outliers == ["ttft_mean: evolved rep 0"]
 
 
-def test_looks_taken_replays_a_round_cut_short():
-    assert looks_taken([5, 7, 9], 4) == [4]
-    assert looks_taken([5, 7, 9], 6) == [5, 6]
+def test_only_the_scheduled_counts_are_looks():
+    # a count between two looks (a run set aside, a round cut short) is judged at the last look it covers
+    assert looks_taken([5, 7, 9], 4) == []
+    assert looks_taken([5, 7, 9], 6) == [5]
     assert looks_taken([5, 7, 9], 7) == [5, 7]
     assert looks_taken([5, 7, 9], 12) == [5, 7, 9]
     assert looks_taken([5, 7, 9], 1) == []
     assert schedule_for(9) == [5, 7, 9] and schedule_for(4) == [3, 4]
+
+
+def test_a_run_set_aside_below_the_first_look_is_replaced_and_never_judged(setup):
+    """One evolved run of a clear gain lost before the first look: the runner is asked for one replacement,
+    not told the cell is decided at a look the plan never scheduled, and stage 5 does not judge the count."""
+    _, hyps, _, spec = setup
+    seq = spec.decision.sequential
+    label = "load-spikes@30"
+    n1 = seq.looks[label][0]
+    reports = _reports(spec, {label: -0.35}, n1, seed=1)
+    assert next(c for c in assess(spec, reports).cells if c.label == label).done  # all n1 runs: decided
+    t = reports.table
+    lost = t[(t["workload"] == "load-spikes") & (t["rate"] == 30.0) & (t["treatment"] == "evolved")]
+    reports.table = t.drop(lost.index[-1:])
+    progress = assess(spec, reports)
+    cell = next(c for c in progress.cells if c.label == label)
+    assert not cell.done and cell.looks == [] and cell.runs == {"baseline": n1, "evolved": n1 - 1}
+    (rc,) = [rc for rc in progress.next_round if f"{rc.workload}@{rc.rate:g}" == label]
+    assert rc.repetitions == n1 and rc.add == {"baseline": 0, "evolved": 1}
+    assert progress.hypotheses["A1"] == "undecided"
+    a1 = next(v for v in evaluate(hyps, reports, decision=spec.decision) if v.hypothesis_id == "A1")
+    assert a1.status.value == "inconclusive"
+    assert f"below the sequential plan's first look at {n1} runs per arm" in a1.summary
+    assert any(f.startswith("below the first planned look") for f in a1.flags) and not a1.effects
 
 
 def test_assess_refuses_a_fixed_spec(setup):

@@ -113,6 +113,11 @@ class SequentialRecord(_M):
     rounds: list[RoundRecord] = Field(default_factory=list)
     hypotheses: dict[str, str] = Field(default_factory=dict, description="id -> confirmed / refuted / undecided")
     cells: list[CellStopRecord] = Field(default_factory=list, description="filled when the run ends")
+    dropped: dict[str, str] = Field(
+        default_factory=dict,
+        description="cell label -> why the rounds stopped running it (its runs added no usable report, or its "
+        "horizon left no run for its next look); the other cells went on",
+    )
 
 
 class Manifest(_M):

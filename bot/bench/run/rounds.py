@@ -31,7 +31,15 @@ is up) and the larger of the plan's and the observed cost of one run; cells serv
 decidable hypotheses come first. When nothing more fits, the run stops (exit 3) naming the
 cells ``assess`` deferred. Within a round the runner's own per-step check still applies.
 
-**The end.** When every cell is decided or at its horizon the stack is torn down and the
+**Runs that do not count.** A run whose report is set aside (by the runner, or by stage 5's evidence
+rules) keeps its repetition number and is replaced up to the next look. A cell whose round added no
+usable report is dropped (``SequentialRecord.dropped``, with the rejection reasons or the metric its
+reports lack) while the other cells go on, so a cluster that cannot produce its reports is not paid to
+re-run it round after round; a round in which no cell gained a usable report stops the run. No
+repetition number beyond a cell's horizon is run: a cell whose horizon leaves too few for its next
+look is dropped there.
+
+**The end.** When every cell is decided, at its horizon or dropped, the stack is torn down and the
 manifest says, per cell, how many runs it got, where it stopped and why, beside the fixed
 plan's count: runs not made because their hypotheses were decided are recorded, not silent.
 """
@@ -39,15 +47,18 @@ plan's count: runs not made because their hypotheses were decided are recorded, 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from bot.bench.layout import TREATMENTS
+from bot.bench.errors import ReportError
+from bot.bench.layout import TREATMENTS, parse_layout, parse_run_treatment
 from bot.bench.run import manifest as mf
+from bot.bench.run.budget import minutes_text
 from bot.bench.run.schedule import CellRun, Group, SetupRun, build_schedule
 from bot.bench.run.stops import BudgetStop, StepFailed
 
 if TYPE_CHECKING:
-    from bot.bench.run.runner import BenchRunner, Outcome
+    from bot.bench.run.runner import BenchRunner
     from bot.stats.sequential import Progress, RoundCell
 
 DRY_RUN_NOTE = (
@@ -61,18 +72,34 @@ def round_runs(next_round: Iterable[RoundCell], attempted: set[tuple[str, str, f
 
     Normally these are ``have + 1 .. target``; a run whose report was set aside keeps its number (it is never
     run twice), so a replacement takes the next one and the first ``n`` usable repetitions still form the
-    look at ``n``.
+    look at ``n`` (``bot.stats.sequential.looks_taken`` takes no look at a partial count, so the design asks
+    for the replacement). No number beyond the cell's horizon is ever run: the plan's maximum GPU-minutes
+    holds, and a cell whose horizon has no number left for its next look gets fewer runs than ``add``
+    (``short_cells`` names it; the runner stops it instead).
     """
     runs = []
     for rc in next_round:
+        last = rc.horizon if rc.horizon is not None else float("inf")
         for arm in TREATMENTS:
             n, rep = rc.add.get(arm, 0), 0
-            while n > 0:
+            while n > 0 and rep < last:
                 rep += 1
                 if (arm, rc.workload, float(rc.rate), rep) not in attempted:
                     runs.append(mf.RoundRun(arm=arm, workload=rc.workload, rate=float(rc.rate), repetition=rep))
                     n -= 1
     return runs
+
+
+def short_cells(next_round: Iterable[RoundCell], runs: Iterable[mf.RoundRun]) -> list[RoundCell]:
+    """Cells whose horizon leaves fewer repetition numbers than their next look needs in some arm."""
+    got: dict[tuple[str, str, float], int] = {}
+    for r in runs:
+        got[(r.arm, r.workload, r.rate)] = got.get((r.arm, r.workload, r.rate), 0) + 1
+    return [
+        rc
+        for rc in next_round
+        if any(got.get((arm, rc.workload, float(rc.rate)), 0) < n for arm, n in rc.add.items() if n > 0)
+    ]
 
 
 def ordered(groups: list[Group], up: tuple[str, str] | None) -> list[tuple[Group, list[SetupRun]]]:
@@ -108,7 +135,7 @@ def summary_lines(record: mf.SequentialRecord) -> list[str]:
     for c in record.cells:
         n = min(c.runs.values(), default=0)
         if n == 0:
-            saved = "; not run"
+            saved = "; no usable run" if c.cell in record.dropped else "; not run"
         elif n == c.fixed_plan:
             saved = f"; the fixed plan's {c.fixed_plan}"
         else:
@@ -131,6 +158,7 @@ class RoundLoop:
         assert spec is not None and spec.decision.sequential is not None
         self.spec = spec
         self._start_counts: dict[str, int] | None = None  # usable runs per cell when this process began a round
+        self._said: set[str] = set()  # reports already logged as not evidence
 
     # ---------------------------------------------------------------- record
     def record(self) -> mf.SequentialRecord:
@@ -166,7 +194,9 @@ class RoundLoop:
                 raise StepFailed(f"the runs so far are not usable evidence, so no round can be judged: {exc}") from None
             return ReportSet(table=pd.DataFrame(columns=TABLE_COLUMNS), requests=pd.DataFrame(columns=REQUEST_COLUMNS))
         for rel, reason in reports.rejected:
-            self.cfg.log(f"not evidence: {rel}: {reason}")
+            if rel not in self._said:  # once per report, not again every round
+                self._said.add(rel)
+                self.cfg.log(f"not evidence: {rel}: {reason}")
         return reports
 
     def run_minutes(self, workload: str, rate: float) -> float:
@@ -177,7 +207,7 @@ class RoundLoop:
 
         return self.cfg.request.workload(split_condition(workload)[0]).duration_s
 
-    def assess(self) -> Progress:
+    def assess(self, reports, stopped: Mapping[str, str]) -> Progress:
         from bot.stats.sequential import assess
 
         budget = self.runner.budget
@@ -185,7 +215,41 @@ class RoundLoop:
         if budget.cap is not None:
             reserve = budget.standup_estimate() if self.runner.stack is None else 0.0
             left = budget.cap - budget.spent - reserve
-        return assess(self.spec, self.evidence(), budget_minutes=left, run_minutes=self.run_minutes)
+        return assess(self.spec, reports, budget_minutes=left, run_minutes=self.run_minutes, stopped=stopped)
+
+    def plan(self, record: mf.SequentialRecord) -> tuple[Progress, list[mf.RoundRun]]:
+        """What the design wants next and the runs that make it, after dropping the cells that cannot progress."""
+        reports = self.evidence()
+        progress = self.assess(reports, record.dropped)
+        for c in progress.cells:
+            for metric, n in c.lacking.items() if c.label not in record.dropped else ():
+                self.cfg.log(f"not evidence for {c.label}: {n} usable report(s) lack metric {metric}")
+        if record.rounds:
+            stalled = self._stalled(record.rounds[-1], progress, reports)
+            if stalled:
+                self._drop(record, stalled)
+                progress = self.assess(reports, record.dropped)
+        while True:  # each pass drops at least one cell, so this ends
+            runs = round_runs(progress.next_round, self.attempted())
+            short = short_cells(progress.next_round, runs)
+            if not short:
+                return progress, runs
+            have = {c.label: min(c.runs.values(), default=0) for c in progress.cells}
+            self._drop(
+                record,
+                {
+                    (label := f"{rc.workload}@{rc.rate:g}"): f"stopped at {have.get(label, 0)} usable run(s) per arm: "
+                    f"its horizon ({rc.horizon} runs per arm) leaves too few for the look at {rc.repetitions} "
+                    "(a run set aside is never run again)"
+                    for rc in short
+                },
+            )
+            progress = self.assess(reports, record.dropped)
+
+    def _drop(self, record: mf.SequentialRecord, why: Mapping[str, str]) -> None:
+        record.dropped.update(why)
+        for label, text in why.items():
+            self.cfg.log(f"dropping {label}: {text}; the other cells go on")
 
     # ---------------------------------------------------------------- rounds
     def next_round(self, record: mf.SequentialRecord) -> mf.RoundRecord | None:
@@ -193,10 +257,8 @@ class RoundLoop:
 
         if record.rounds and not record.rounds[-1].complete:
             return record.rounds[-1]
-        progress = self.assess()
+        progress, runs = self.plan(record)
         record.hypotheses = dict(progress.hypotheses)
-        if record.rounds:
-            self._check_progress(record.rounds[-1], progress)
         if progress.done:
             fixed = {c.cell.label(): c.repetitions for c in self.cfg.plan.cell_repetitions}
             record.cells = cell_stops(progress, fixed)
@@ -204,7 +266,6 @@ class RoundLoop:
             if progress.deferred:
                 raise BudgetStop(self._deferred_text(progress))
             return None
-        runs = round_runs(progress.next_round, self.attempted())
         if not runs:  # cannot happen with assess's contract; never loop on it
             raise StepFailed("the sequential design asks for a round with no run in it")
         rnd = mf.RoundRecord(
@@ -223,26 +284,59 @@ class RoundLoop:
         self.runner._save()
         self.cfg.log(
             f"round {rnd.number}: {len(runs)} run(s) bringing "
-            + ", ".join(f"{label} to {n}" for label, n in rnd.targets.items())
-            + " runs per arm"
+            + ", ".join(f"{label} from {self._start_counts[label]} to {n}" for label, n in rnd.targets.items())
+            + " usable runs per arm"
             + (f"; deferred by the budget: {', '.join(rnd.deferred)}" if rnd.deferred else "")
         )
         return rnd
 
-    def _check_progress(self, last: mf.RoundRecord, progress: Progress) -> None:
-        """A round that added no usable run to any of its cells would be asked for again forever: stop instead."""
+    def _stalled(self, last: mf.RoundRecord, progress: Progress, reports) -> dict[str, str]:
+        """The cells of ``last`` that gained no usable run, with why: asked for again, they would be re-run forever.
+
+        When no cell of the round gained one, the cause is the run's, not a cell's: stop instead."""
 
         before = self._start_counts
         if before is None:  # resumed after the round: its start is not known, and a resume makes progress anyway
-            return
+            return {}
         now = {c.label: min(c.runs.values(), default=0) for c in progress.cells}
-        if all(now.get(label, 0) <= n for label, n in before.items()):
-            manifest = self.runner.manifest
-            aside = len(manifest.rejected) if manifest else 0
+        stalled = {
+            label: self._why_unusable(label, last, progress, reports)
+            for label, n in sorted(before.items())
+            if now.get(label, 0) <= n
+        }
+        if stalled and len(stalled) == len(before):
             raise StepFailed(
-                f"round {last.number} added no usable report to {', '.join(sorted(before))} "
-                f"({aside} run(s) set aside, see manifest.json `rejected` and the log): fix the cause, then --resume"
+                f"round {last.number} added no usable report to any of its cells: "
+                + "; ".join(f"{label}: {why}" for label, why in stalled.items())
+                + " (see manifest.json `rejected` and the log): fix the cause, then --resume"
             )
+        return {label: f"round {last.number} added no usable report: {why}" for label, why in stalled.items()}
+
+    def _why_unusable(self, label: str, last: mf.RoundRecord, progress: Progress, reports) -> str:
+        """Why the runs of ``label`` in ``last`` do not count: the reasons their reports were set aside, or the
+        metrics they lack."""
+        manifest = self.runner.manifest
+        assert manifest is not None
+        keys = {
+            (r.arm, r.workload, float(r.rate), r.repetition) for r in last.runs if f"{r.workload}@{r.rate:g}" == label
+        }
+        reasons = []
+        for r in manifest.rejected:
+            arm, _, name = r.cell.partition("/")
+            workload, rate, rep = parse_run_treatment(name)
+            if (arm, workload, float(rate), rep) in keys:
+                reasons.append(r.reason)
+        for rel, reason in reports.rejected:
+            try:
+                k = parse_layout(Path(rel))
+            except ReportError:
+                continue
+            if (k.treatment, k.workload, float(k.rate), k.repetition) in keys:
+                reasons.append(reason)
+        cell = next((c for c in progress.cells if c.label == label), None)
+        reasons += [f"its reports lack metric {m}" for m in (cell.lacking if cell else {})]
+        shown = [r if len(r) <= 200 else r[:197] + "..." for r in dict.fromkeys(reasons)]
+        return "; ".join(shown[:3]) or "its runs left no report stage 5 can use (see the log)"
 
     def attempted(self) -> set[tuple[str, str, float, int]]:
         """(arm, workload, rate, repetition) of every run recorded: finished or set aside."""
@@ -286,31 +380,50 @@ class RoundLoop:
         runner.round_cells = None
         manifest = runner.manifest
         assert manifest is not None
+        dropped = (
+            f"; {len(record.dropped)} cell(s) dropped: {', '.join(record.dropped)} (why: below)"
+            if record.dropped
+            else ""
+        )
         return (
             f"the sequential design is done after {len(record.rounds)} round(s): {len(manifest.cells)} cell runs "
-            f"are in {self.cfg.results}"
+            f"are in {self.cfg.results}{dropped}"
         )
 
-    def dry_run(self) -> Outcome:
-        from bot.bench.run.runner import Outcome
-
+    def dry_run(self) -> str:
+        """The next round's commands (the unfinished one after a kill) as the real run would make them, with the
+        budget applied: its steps count at their estimates, so the dry-run says what round 1 costs and stops
+        (``BudgetStop``, exit 3) where the cap would stop the real run."""
         runner = self.runner
         record = self.record()
+        deferred: list[RoundCell] = []
         if record.rounds and not record.rounds[-1].complete:
             rnd = record.rounds[-1]
         else:
-            progress = self.assess()
+            progress, runs = self.plan(record)
             if progress.done:
-                return Outcome("dry-run", "the sequential design is done: no round is left to run", runner.manifest)
-            runs = round_runs(progress.next_round, self.attempted())
+                if progress.deferred:
+                    raise BudgetStop(self._deferred_text(progress))
+                return "the sequential design is done: no round is left to run"
+            deferred = progress.deferred
             rnd = mf.RoundRecord(number=len(record.rounds) + 1, targets={}, runs=runs)
         groups = self.cells_of(rnd)
-        todo = [c for g in groups for c in g.cells if not runner._finished(c)]
+        runner.round_cells = [c for g in groups for c in g.cells]
+        todo = [c for c in runner.round_cells if not runner._finished(c)]
         for group, setups in ordered(groups, None):
             runner._run_setups(group, setups)
             runner._release()
-        return Outcome(
-            "dry-run", f"{len(todo)} cell run(s) would run in round {rnd.number}; {DRY_RUN_NOTE}", runner.manifest
+        runner.round_cells = None
+        wanted = len(todo) + sum(sum(rc.add.values()) for rc in deferred)
+        cut = (
+            f"; the cap allows {len(todo)} of the {wanted} runs the design wants now, deferred: "
+            + ", ".join(f"{rc.workload}@{rc.rate:g}" for rc in deferred)
+            if deferred
+            else ""
+        )
+        return (
+            f"{len(todo)} cell run(s) would run in round {rnd.number}, {runner.budget.dry_run_text()}{cut}; "
+            f"{DRY_RUN_NOTE}"
         )
 
     def _deferred_text(self, progress: Progress) -> str:
@@ -337,8 +450,14 @@ class RoundLoop:
             "budget",
         )
         undecided = sorted(h for h, s in progress.hypotheses.items() if s == "undecided")
+        standup = budget.standup_estimate() if self.runner.stack is None else 0.0
+        runs = sum(sum(rc.add.values()) for rc in progress.deferred)
         return (
-            f"the next round does not fit: {len(progress.deferred)} cell(s) deferred: {'; '.join(parts)}. "
-            f"Undecided: {', '.join(undecided) or 'none'}. About {more:.3g} more GPU-minutes would run the next round "
-            f"(spent {budget.spent:g} of the cap {budget.cap:g}); raise --budget-gpu-minutes and pass --resume."
+            (f"the cap allows 0 of the {runs} runs the design wants now: " if self.cfg.dry_run else "")
+            + f"the next round does not fit: {len(progress.deferred)} cell(s) deferred: {'; '.join(parts)}. "
+            f"Undecided: {', '.join(undecided) or 'none'}. About {minutes_text(more)} more GPU-minutes would run the "
+            "next round"
+            + (f", plus {minutes_text(standup)} for the stand-up" if standup else "")
+            + f" (spent {budget.spent:g} of the cap {budget.cap:g}); raise --budget-gpu-minutes"
+            + ("." if self.cfg.dry_run else " and pass --resume.")
         )

@@ -128,15 +128,11 @@ class BenchRunner:
             from bot.bench.run.rounds import RoundLoop
 
             loop = RoundLoop(self, image)
-            if cfg.dry_run:
-                return loop.dry_run()
-            body: Callable[[], str] = loop.run
+            body: Callable[[], str] = loop.dry_run if cfg.dry_run else loop.run
         else:
-            pending = [c for g in groups for c in g.cells if not self._finished(c)]
-            if cfg.dry_run:
-                self._fixed(groups)
-                return Outcome("dry-run", f"{len(pending)} cell run(s) would run", self.manifest)
             body = lambda: self._fixed(groups)  # noqa: E731
+        # A dry-run goes through the same stops: its steps count at their estimates (Budget.assume), so a cap
+        # stops it where it would stop the real run, with the same message and exit status.
         with self._signals():
             try:
                 try:
@@ -146,11 +142,11 @@ class BenchRunner:
             except Cancelled:
                 return self._end("cancelled", "cancelled (SIGTERM/SIGINT); the stack was torn down")
             except BudgetStop as stop:
-                text = str(stop) or remaining_text(self.budget, self._serves())
+                text = str(stop) or remaining_text(self.budget, self._serves(), dry_run=cfg.dry_run)
                 return self._end("budget", f"stopped before the GPU budget would be exceeded: {text}")
             except StepFailed as exc:
                 return self._end("failed", str(exc))
-        return self._end("finished", message)
+        return self._end("dry-run" if cfg.dry_run else "finished", message)
 
     @property
     def sequential(self) -> bool:
@@ -160,19 +156,24 @@ class BenchRunner:
 
     def _fixed(self, groups: list[Group]) -> str:
         """Every cell to its planned repetitions, one group's stack at a time."""
+        pending = [c for g in groups for c in g.cells if not self._finished(c)]
         for group in groups:
             self._run_setups(group, group.setups)
             self._release()
+        if self.cfg.dry_run:
+            return f"{len(pending)} cell run(s) would run, {self.budget.dry_run_text()}"
         return f"all {len([c for g in groups for c in g.cells])} cell runs are in {self.cfg.results}"
 
     def _end(self, status: str, message: str) -> Outcome:
         assert self.manifest is not None
         how = (
             ""
-            if status == "finished"
+            if status in ("finished", "dry-run")
+            else " Nothing ran (dry-run)."
+            if self.cfg.dry_run
             else f" Resume with the same command plus --resume (finished cells are kept: {len(self.manifest.cells)})."
         )
-        if status != "finished":
+        if status not in ("finished", "dry-run") and not self.cfg.dry_run:
             self._event("stop", status, _now(), ok=False, detail=message)
         return Outcome(status, message + how, self.manifest, self.budget.remaining)
 
@@ -342,6 +343,8 @@ class BenchRunner:
     def _standup(self, group: Group, setup: SetupRun) -> None:
         self.up[group.name] = setup
         self._step(commands.standup(self.cfg.target, setup.name, self._overrides(setup)), setup.name, "standup")
+        if self.cfg.dry_run:
+            self.budget.assume(self.budget.standup_estimate())
 
     def _swap(self, group: Group, setup: SetupRun) -> None:
         self.up[group.name] = setup
@@ -446,6 +449,7 @@ class BenchRunner:
                     fault.stop()
                     fault.join(timeout=30)
             if cfg.dry_run:
+                self.budget.assume(self.budget.cell_estimate(cell), cell)
                 return
             minutes = (time.monotonic() - t0) / 60.0
             if result.code != 0:

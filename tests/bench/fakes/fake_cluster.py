@@ -17,6 +17,9 @@ Behaviour is set by $FAKE_CLUSTER/config.json:
     hang        "<run treatment>" (the run never ends)
     seconds_per_run_second   wall seconds per second of load duration (default 1)
     slow        {"<run treatment>": wall seconds} (these runs take this long instead, in every arm)
+    bad         {"<arm>/<run treatment> substring": how} the report of each matching run is unusable: "corrupt"
+                (does not parse: the runner sets it aside), "wrong-rate" (records another rate than its
+                directory: evidence rejects it) or "no-ttft" (no time_to_first_token: it lacks ttft_mean)
 """
 
 from __future__ import annotations
@@ -336,13 +339,20 @@ def cmd_run(a) -> None:
         s["pods"] = dict.fromkeys(s.get("pods") or {}, "Running")  # the deleted pod was recreated and is ready again
         st = dict(s)
     doc = make_report(name, arm, rate, keywords, st, fault_hit, carry)
+    bad = next((how for sub, how in cfg.get("bad", {}).items() if sub in f"{arm}/{name}"), None)
+    if bad == "wrong-rate":
+        doc["scenario"]["load"]["standardized"]["rate_qps"] = rate + 5
+    elif bad == "no-ttft":
+        del doc["results"]["request_performance"]["aggregate"]["latency"]["time_to_first_token"]
     out = Path(a.workspace) / "results" / f"inference-perf-{name}-{int(time.time())}-{os.getpid() % 100000:05d}_1"
     out.mkdir(parents=True, exist_ok=True)
     if cfg.get("mode", "v02") == "native":
         (out / "stage_0_lifecycle_metrics.json").write_text(json.dumps(doc))
     else:
         tmp = out / ".report.tmp"
-        tmp.write_text(yaml.safe_dump(doc, sort_keys=False))
+        tmp.write_text(
+            "version: '0.2'\nrun: {uid: [broken\n" if bad == "corrupt" else yaml.safe_dump(doc, sort_keys=False)
+        )
         tmp.replace(out / "benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml")
     record("run-finished", name=name, setup=setup, fault_hit=fault_hit, carry=carry)
 
