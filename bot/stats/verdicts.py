@@ -89,6 +89,7 @@ from bot.stats.decide import CONFIRMED, INCONCLUSIVE, REFUTED, Claim, aggregate,
 from bot.stats.design import DecisionRule, default_rule
 from bot.stats.multiplicity import holm
 from bot.stats.rule import MAX_CV, MIN_REPS
+from bot.stats.unjudged import not_benchmarked_verdict, not_testable_verdict
 
 if TYPE_CHECKING:  # pragma: no cover
     from bot.bench.reports import ReportSet
@@ -150,48 +151,11 @@ def evaluate(
             verdicts.append(not_testable_verdict(h))
             continue
         if h.prediction is None:
-            verdicts.append(_not_benchmarked(h))
+            verdicts.append(not_benchmarked_verdict(h))
             continue
         magnitude = magnitudes.get(h.id, h.prediction.blis_magnitude)
         verdicts.append(_verdict(h, cells[h.id], magnitude, mechanism.get(h.id, []), decision, len(cells)))
     return verdicts
-
-
-def not_testable_verdict(h: Hypothesis) -> Verdict:
-    """A hypothesis the translated plugin cannot exercise: not judged, whatever the reports show.
-
-    Its mechanism reads a signal the plugin holds constant (or the translation removed), so a
-    measured change could not be the mechanism's doing and no change could count against it. It
-    takes no share of alpha (it is left out of the multiplicity family), and more repetitions would
-    not decide it: only a translation that supplies the signal would.
-    """
-    assert h.not_testable
-    summary = (
-        f"{h.id} is not testable as translated: {h.not_testable.rstrip('.')}. No benchmark of this plugin can "
-        "test it, so it is not judged and takes no share of the error rate; more repetitions would not change that."
-    )
-    return Verdict(
-        hypothesis_id=h.id, status=VerdictStatus.NOT_TESTABLE, summary=summary, flags=["not testable as translated"]
-    )
-
-
-def _not_benchmarked(h: Hypothesis) -> Verdict:
-    """A hypothesis no report can decide, with the reason: a run the cluster cannot do is said as such."""
-    if h.not_in_plan:
-        cluster = "cluster cannot" in h.not_in_plan
-        summary = (
-            f"{h.id} is not decided by this promotion's benchmark: {h.not_in_plan}. "
-            + ("Decide it on a cluster that can run it" if cluster else "Decide it with a run that varies it")
-            + ", or by review at gate 3."
-        )
-        flag = "not runnable on this cluster" if cluster else "no planned run varies it"
-    else:
-        summary = (
-            f"{h.id} makes no benchmark prediction, so the benchmark reports cannot decide it; "
-            "it is decided by the stage 4 tests or by review."
-        )
-        flag = "not decided by benchmarks"
-    return Verdict(hypothesis_id=h.id, status=VerdictStatus.INCONCLUSIVE, summary=summary, flags=[flag])
 
 
 # --------------------------------------------------------------------------
