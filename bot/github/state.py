@@ -12,13 +12,14 @@ from __future__ import annotations
 import base64
 import re
 import zlib
+from datetime import datetime
 
 from pydantic import ValidationError
 
 from bot.forge.base import STATUS_MARKER
 from bot.forge.state_file import StateError
 from bot.github.client import GitHub, marker_line
-from bot.model import PipelineState
+from bot.model import PipelineState, Status
 
 #: Budget for the status comment: GitHub's documented 65,536-character cap on a comment body.
 MAX_COMMENT_CHARS = 65_536
@@ -44,6 +45,22 @@ def decode_state(body: str) -> PipelineState | None:
             "the promotion state in the status comment is damaged; an admin can delete that comment and comment "
             "`/retry` to start the promotion again"
         ) from None
+
+
+def stamped(state: PipelineState | None, saved_at: datetime | None) -> PipelineState | None:
+    """The state with the time its open gate's review was shown, by GitHub's clock, once it is known.
+
+    A gate opens in a step whose state is saved at once, so the status comment's ``updated_at`` (GitHub's time
+    of that save) is when people could first see that review; it is recorded at the next load, before any
+    later save moves ``updated_at`` on. A decision written before it was made on an earlier review, or before a
+    restart threw that review away (``bot.events.comments.written_before``). The runner's clock would not do:
+    the comment's ``created_at`` is GitHub's.
+    """
+    if state is None or saved_at is None or state.opened_at is not None:
+        return state
+    if state.status is not Status.AWAITING_DECISION or state.open_gate is None:
+        return state
+    return state.model_copy(update={"opened_at": saved_at})
 
 
 def status_body(state: PipelineState, status: str) -> str:
@@ -151,7 +168,7 @@ class GitHubStateStore:
 
     def load(self) -> PipelineState | None:
         comment = self.client.bot_comment(self.issue, STATUS_MARKER)
-        return decode_state(comment.body) if comment else None
+        return stamped(decode_state(comment.body), comment.updated_at) if comment else None
 
     def save(self, state: PipelineState, status: str) -> None:
         body = status_body(state, status)
