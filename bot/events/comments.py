@@ -89,7 +89,7 @@ def created(session, event) -> Result:
             decision = _DECISIONS[command.name]
             reason = command.argument if decision is not Decision.APPROVE else (command.note or None)
             if decision is Decision.REQUEST_CHANGES:  # one that would reopen the gate unchanged is answered now
-                why = _unchanged(promotion, state, gate, reason)
+                why = _over_budget(state, gate, reason or "") or _unchanged(promotion, state, gate, reason)
                 if why is not None:
                     reply(f"`/request-changes` was not applied: {why}.")
                     promotion.refused(state)
@@ -225,6 +225,25 @@ def _on_pull_request(session, event, pull: IssueInfo) -> Result:
         f"issue, [#{number}]({url}). Comment it there (the issue holds the full report and the status).",
     )
     return Result("answered: a command on the pull request", notes=[f"decisions belong on #{number}"])
+
+
+#: The most text a gate's change requests may hold together. The rerun is given all of them (their directives
+#: accumulate), and the state keeps them up to three times (the decisions, the pending feedback, the rerun
+#: stage's copy) in one GitHub comment; with ``commands.REASON_CHARS`` per reason this keeps it bounded.
+CHANGE_REQUESTS_CHARS = 3_000
+
+
+def _over_budget(state, gate: int, reason: str) -> str | None:
+    """Why one more change request at ``gate`` would make its change requests too long to keep, or None."""
+    earlier = state.change_requests(gate)
+    total = len(earlier) + (2 if earlier else 0) + len(reason.strip())
+    if total <= CHANGE_REQUESTS_CHARS:
+        return None
+    return (
+        f"gate {gate}'s change requests would hold {total:,} characters with this one ({len(earlier):,} already), "
+        f"and they may hold at most {CHANGE_REQUESTS_CHARS:,} (the rerun reads them all, and the promotion's state "
+        "keeps them in one GitHub comment); put it in fewer words, or approve or reject the gate"
+    )
 
 
 def _unchanged(promotion, state, gate: int, reason: str | None) -> str | None:

@@ -124,6 +124,67 @@ def test_an_edit_first_read_by_another_run_restarts_with_the_issue_named_as_the_
     assert "configuration" not in notice and "stack:" not in notice, notice
 
 
+def _noise(n: int, seed: int = 1) -> str:
+    """Random letters and digits: text zlib cannot shrink much, as a pasted log or an attacker's would be."""
+    import random
+    import string
+
+    rng = random.Random(seed)
+    return "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(n))
+
+
+def test_a_reason_too_long_to_keep_is_refused_with_a_reply_not_a_crash(sim):
+    """Found by the red team (round 2): a 30,000-60,000 character `/cancel`, `/reject` or `/request-changes`
+    reason crashed the run ("the promotion state does not fit in a GitHub comment ... a bug in the bot"), and
+    nothing was recorded or answered. Any issue author could do it with `/cancel`."""
+    number = _to_gate_1(sim)
+    before = state_of(sim, number)
+    tries = [
+        ("researcher", "cancel", "reason", "/cancel " + _noise(30_000)),
+        ("maria", "reject", "reason", "/reject " + _noise(60_000)),
+        ("maria", "request-changes", "reason", "/request-changes param loadHighThreshold: 70\n" + _noise(45_000)),
+        ("maria", "approve", "remark", "/approve\n" + _noise(45_000)),
+    ]
+    for login, name, what, body in tries:
+        comment = _as(sim, login).get_issue(number).create_comment(body)
+        run = sim.event("issue_comment", "created", number, sender=login, comment_id=comment.id)
+        assert run.result.action == "malformed command", run.result
+        reply = next(c.body for c in sim.fake.comments(REPO, number) if f"reply-{comment.id}" in c.body[:80])
+        n = len(body.split(" ", 1)[1]) if name in ("cancel", "reject") else None
+        assert f"@{login} `/{name}` was not applied: its {what} is " in reply, reply
+        assert f"a {what} may be at most 2,000" in reply and (n is None or f"{n:,} characters long" in reply)
+        assert len(reply) < 600
+    after = state_of(sim, number)
+    assert after.status == before.status and after.open_gate == 1 and after.decisions == []
+
+    _comment(sim, number, "maria", "/reject " + _noise(2_000))  # at the limit: decided, saved, shown
+    state = state_of(sim, number)
+    assert state.status.value == "rejected" and len(state.decisions[-1].reason) == 2_000
+
+
+def test_a_gates_change_requests_together_stay_within_what_the_state_keeps(sim):
+    """Each change request is kept whole, and the rerun reads all of them: together, at one gate, they are
+    bounded too, or many of them would overflow the status comment the same way one long reason did."""
+    number = _to_gate_1(sim)
+    first = "param loadHighThreshold: 70\n" + _noise(2_000 - 28, seed=2)
+    _comment(sim, number, "maria", "/request-changes " + first)
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and [d.decision.value for d in state.decisions] == ["request-changes"]
+    assert len(state.stages[2].feedback) == 2_000
+
+    second = (
+        _as(sim, "maria")
+        .get_issue(number)
+        .create_comment("/request-changes param loadHighThreshold: 60\n" + _noise(1_000, seed=3))
+    )
+    run = sim.event("issue_comment", "created", number, sender="maria", comment_id=second.id)
+    assert run.result.action == "refused /request-changes", run.result
+    reply = next(c.body for c in sim.fake.comments(REPO, number) if f"reply-{second.id}" in c.body[:80])
+    assert "gate 1's change requests would hold 3,030 characters with this one (2,000 already)" in reply, reply
+    assert "at most 3,000" in reply and "approve or reject the gate" in reply
+    assert [d.decision.value for d in state_of(sim, number).decisions] == ["request-changes"]
+
+
 def test_an_approval_remark_is_recorded_and_reposted_text_mentions_nobody(sim):
     """Found by the red team: `cc @octocat` in the title pinged @octocat from the status comment and the PR.
     Found by a maintainer: the bot advised approving "with it as the reason", then refused `/approve <reason>`."""
