@@ -334,7 +334,7 @@ def decide(
         "; ".join(t for t in (reason or how, record.critical_note()) if t),
     )
     s.status = Status.RUNNING
-    s.open_gate = None
+    s.open_gate, s.opened_at = None, None
     s.review_round = 0
     for stage in GATE_COVERS[gate]:
         s.pending_feedback.pop(int(stage), None)
@@ -486,6 +486,7 @@ def restart(
     s.pending_feedback = {n: f for n, f in s.pending_feedback.items() if n < start}
     s.review_findings = {n: f for n, f in s.review_findings.items() if n < start}
     s.next_stage, s.open_gate, s.review_round, s.author_changed, s.failure = start, None, 0, False, None
+    s.opened_at = None
     if s.status is Status.CANCELLED:
         s.cancelled_from = Status.RUNNING  # still cancelled: a retry continues from the restart
     else:
@@ -512,6 +513,7 @@ def work_done(state: PipelineState) -> bool:
 
 def _open_for_decision(s: PipelineState, gate: int, now: datetime, *, converged: bool, why: str) -> PipelineState:
     s.open_gate = gate
+    s.opened_at = None  # a new review is shown: the GitHub store stamps when (``GitHubStateStore.load``)
     s.next_stage = None
     s.status = Status.AWAITING_DECISION
     if not converged and gate not in s.unconverged:

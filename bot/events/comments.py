@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from bot import pipeline
+from bot.escape import md
 from bot.events.issues import _issue
 from bot.events.promotion import NeedsInfo, Result
 from bot.github import commands
@@ -88,7 +89,7 @@ def created(session, event) -> Result:
             decision = _DECISIONS[command.name]
             reason = command.argument if decision is not Decision.APPROVE else (command.note or None)
             if decision is Decision.REQUEST_CHANGES:  # one that would reopen the gate unchanged is answered now
-                why = _unchanged(promotion, state, gate, reason)
+                why = _over_budget(state, gate, reason or "") or _unchanged(promotion, state, gate, reason)
                 if why is not None:
                     reply(f"`/request-changes` was not applied: {why}.")
                     promotion.refused(state)
@@ -138,9 +139,11 @@ def written_before(state, gate: int, written, name: str, labels) -> str | None:
     """Why a decision written before the review now open must not decide it, or None when it was made on it.
 
     A decision counts for the review its writer saw. Tied only to the gate, a bare `/approve` written at round 1
-    and run late (a queued or re-run workflow run) approved the review a later change request started, unseen.
-    Two records say it was earlier: a decision at this gate written after it (``GateDecision.written_at``, both
-    by GitHub's clock), and labels that showed a stage running, not the gate waiting, when it was written.
+    and run late (a queued or re-run workflow run) approved the review a later change request started, unseen;
+    one written before an edit restarted the promotion approved the edited program's review. Three records say
+    it was earlier, each by GitHub's clock or GitHub's own labels: a decision at this gate written after it
+    (``GateDecision.written_at``), the time the review now open was shown (``PipelineState.opened_at``, the
+    status comment's update), and labels that showed a stage running, not the gate waiting, when it was written.
     """
     again = f"read it, then comment `/{name}` again to decide it"
     now = f"round {state.review_round}{after_change_request(gate, state)}"
@@ -154,6 +157,12 @@ def written_before(state, gate: int, written, name: str, labels) -> str | None:
             f"it was written while gate {gate} showed {seen}, and {later.actor}'s {what} written after it started "
             f"the review now open ({now}); a decision counts only for the review it was made on: {again}"
         )
+    if written is not None and state.opened_at is not None and written <= state.opened_at:
+        return (
+            f"it was written at {written:%Y-%m-%d %H:%M:%S} UTC, before gate {gate}'s review now open ({now}) was "
+            f"shown at {state.opened_at:%Y-%m-%d %H:%M:%S} UTC{_since(state, gate)}; a decision counts only for "
+            f"the review it was made on: {again}"
+        )
     running = next((int(s) for s in Stage if str(Label.stage(s)) in set(labels)), None)
     if running is not None and Label.pending_gate(labels) is None:
         return (
@@ -161,6 +170,21 @@ def written_before(state, gate: int, written, name: str, labels) -> str | None:
             f"shown; a decision counts only for the review it was made on: {again}"
         )
     return None
+
+
+def _since(state, gate: int) -> str:
+    """ ", after the promotion restarted from stage 1 (why)" when a restart came between the gate's last two
+    openings (the audit's order, not its times: those are the runner's clock), else ""."""
+    opened = f"gate {gate} open for decision"
+    seen = 0
+    for entry in reversed(state.audit):
+        if entry.event == opened:
+            seen += 1
+            if seen == 2:
+                break
+        elif seen == 1 and entry.event.startswith("restarted from stage"):
+            return f", after the promotion {entry.event} ({md(entry.detail)})"
+    return ""
 
 
 def _reopen(promotion, state, name: str, reply) -> None:
@@ -201,6 +225,25 @@ def _on_pull_request(session, event, pull: IssueInfo) -> Result:
         f"issue, [#{number}]({url}). Comment it there (the issue holds the full report and the status).",
     )
     return Result("answered: a command on the pull request", notes=[f"decisions belong on #{number}"])
+
+
+#: The most text a gate's change requests may hold together. The rerun is given all of them (their directives
+#: accumulate), and the state keeps them up to three times (the decisions, the pending feedback, the rerun
+#: stage's copy) in one GitHub comment; with ``commands.REASON_CHARS`` per reason this keeps it bounded.
+CHANGE_REQUESTS_CHARS = 3_000
+
+
+def _over_budget(state, gate: int, reason: str) -> str | None:
+    """Why one more change request at ``gate`` would make its change requests too long to keep, or None."""
+    earlier = state.change_requests(gate)
+    total = len(earlier) + (2 if earlier else 0) + len(reason.strip())
+    if total <= CHANGE_REQUESTS_CHARS:
+        return None
+    return (
+        f"gate {gate}'s change requests would hold {total:,} characters with this one ({len(earlier):,} already), "
+        f"and they may hold at most {CHANGE_REQUESTS_CHARS:,} (the rerun reads them all, and the promotion's state "
+        "keeps them in one GitHub comment); put it in fewer words, or approve or reject the gate"
+    )
 
 
 def _unchanged(promotion, state, gate: int, reason: str | None) -> str | None:

@@ -22,7 +22,7 @@ def dispatched(session, event) -> Result:
     if step not in STEPS:
         return Result(f"ignored: unknown step {step!r}", notes=[f"known steps: {', '.join(STEPS)}"])
     issue = session.client.issue(int(number))
-    promotion = session.promotion(issue)
+    promotion = session.promotion(issue, current=True)
     if promotion is None:
         return Result(f"ignored: #{number} is not a promotion issue")
     try:

@@ -67,8 +67,7 @@ def labeled(session, event) -> Result:
     if promotion is None:
         return Result("ignored: not a promotion issue")
     label = str(Label.approved(gate))
-    fresh = session.client.issue(issue.number)  # the payload is a snapshot: the label may be gone by now
-    promotion.issue = fresh
+    fresh = promotion.current_issue()  # the payload is a snapshot: the label may be gone by now
     if label not in fresh.labels:
         return Result("ignored: the label was already removed")
     state = promotion.load()

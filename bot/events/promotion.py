@@ -54,21 +54,35 @@ def is_promotion(issue: IssueInfo) -> bool:
 
 
 class Promotion:
-    def __init__(self, env: EventEnv, client: GitHub, config: BotConfig, issue: IssueInfo):
+    def __init__(self, env: EventEnv, client: GitHub, config: BotConfig, issue: IssueInfo, *, current: bool = False):
+        """``issue`` as the event's payload shows it, or as read from GitHub in this run (``current``)."""
         self.env = env
         self.client = client
         self.config = config
         self.issue = issue
+        self._current = current
         self._request: PromotionRequest | None = None
         self._forge = None
         self._runner = None
         self.store = _store(client, issue.number)
 
     # ------------------------------------------------------------- request
+    def current_issue(self) -> IssueInfo:
+        """The issue as it is now on GitHub (read once per run; one call), not the payload's snapshot.
+
+        A run may start long after its event (queued behind another run of the issue, or re-run): the payload
+        then shows a body since edited, and a request read from it would restart the promotion onto the old
+        program. The labels read here are current too; the payload's stay the record of what the event saw.
+        """
+        if not self._current:
+            self.issue = self.client.issue(self.issue.number)
+            self._current = True
+        return self.issue
+
     def request(self) -> PromotionRequest:
-        """The request the issue describes; NeedsInfo listing every problem when it cannot be used."""
+        """The request the issue describes now; NeedsInfo listing every problem when it cannot be used."""
         if self._request is None:
-            request = read_request(self.env, self.client, self.config, self.issue)
+            request = read_request(self.env, self.client, self.config, self.current_issue())
             state = self.load()
             if state is not None and state.status not in (Status.DONE, Status.REJECTED):
                 problem = branch_change(state.branch, request)
@@ -193,13 +207,8 @@ class Promotion:
             state is not None
             and state.request_fingerprint != request.fingerprint()
             and state.status not in (Status.DONE, Status.REJECTED)
-        ):  # not an edit (that restarts first): the repository's configuration or the bot changed the request
-            self.restart(
-                state,
-                actor="bot",
-                why="the request as the bot reads it changed: the repository's `stack:` configuration, or a bot "
-                "upgrade",
-            )
+        ):  # not an edit's own run (that restarts first): the configuration, the bot, or an edit it did not see
+            self.restart(state, actor="bot", why=changed_under(state, request))
         try:
             state = runner.start_or_resume()
         except RequestError as exc:  # the request changed under a running promotion: handled by `edited`
@@ -325,6 +334,25 @@ class Promotion:
 # --------------------------------------------------------------------------
 # Helpers
 # --------------------------------------------------------------------------
+
+
+#: The request's parts the repository's configuration (.github/promotion-bot.yml) gives, not the issue.
+CONFIG_PARTS = frozenset({"stack", "fidelity_floor"})
+
+
+def changed_under(state: PipelineState, request: PromotionRequest) -> str:
+    """Why the request changed when no edit event said so, as the restart notice's first words.
+
+    A run other than the edit's own may be the first to read an edited issue (the edit's run was still queued,
+    or GitHub's concurrency group dropped it for a later pending run): then the issue changed, not the
+    configuration. ``pipeline.restart`` adds what changed ("the evolved program changed").
+    """
+    changed = set(pipeline.request_change(state, request.parts()).changed)
+    if changed and changed <= CONFIG_PARTS:
+        return "the repository's configuration (`.github/promotion-bot.yml`) changed the request"
+    if changed:
+        return "the issue changed since the bot last read it (an edit, or a bot upgrade that reads it differently)"
+    return "the request as the bot reads it changed: the issue, the repository's configuration, or a bot upgrade"
 
 
 def branch_change(branch: str, request: PromotionRequest) -> str | None:

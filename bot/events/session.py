@@ -25,9 +25,10 @@ class Session:
         client = factory(env.write_token, env.repository, api_url=env.api_url, bot_logins=tuple(config.bot_logins))
         return cls(env, client, config)
 
-    def promotion(self, issue: IssueInfo) -> Promotion | None:
-        """The promotion this issue holds, or None when it is not a promotion issue."""
-        return Promotion(self.env, self.client, self.config, issue) if is_promotion(issue) else None
+    def promotion(self, issue: IssueInfo, *, current: bool = False) -> Promotion | None:
+        """The promotion this issue holds, or None when it is not a promotion issue; ``current``: ``issue`` was
+        read from GitHub in this run, not taken from the event's payload."""
+        return Promotion(self.env, self.client, self.config, issue, current=current) if is_promotion(issue) else None
 
     def authorize(
         self, login: str, user_type: str, action, *, issue_author: str | None = None

@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, TypeVar
 
 from bot.model import RequestError
@@ -43,6 +44,7 @@ class Comment:
     login: str
     type: str
     url: str = ""
+    updated_at: datetime | None = None  # by GitHub's clock: for the status comment, when the state was last saved
 
 
 @dataclass(frozen=True)
@@ -525,6 +527,7 @@ def _comment(c) -> Comment:
         login=user.login if user else "",
         type=user.type if user else "",
         url=c.html_url or "",
+        updated_at=c.updated_at,
     )
 
 
@@ -536,7 +539,16 @@ def _comment_json(data: dict) -> Comment:
         login=user.get("login", ""),
         type=user.get("type", ""),
         url=data.get("html_url") or "",
+        updated_at=_stamp(data.get("updated_at")),
     )
+
+
+def _stamp(value: Any) -> datetime | None:
+    """A GitHub timestamp ("2026-01-01T00:00:00Z") as an aware datetime; None when absent or unreadable."""
+    try:
+        return datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
 
 
 def _issue_info(raw) -> IssueInfo:

@@ -16,6 +16,10 @@ import re
 from dataclasses import dataclass
 
 NAMES = ("approve", "request-changes", "reject", "retry", "status", "cancel", "adopt-branch")
+#: The longest reason (or `/approve` remark) a command may carry. It is kept in the promotion's state, which lives
+#: in one GitHub comment of at most 65,536 characters, with the gate's other reasons and their copies; a
+#: long log belongs in a gist or a file the reason links to.
+REASON_CHARS = 2_000
 _LINE = re.compile(r"^/(?P<name>[a-z-]+)(?:[ \t]+(?P<arg>.*))?$")
 #: An HTML comment, or one left open (GitHub hides the rest of the comment then).
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
@@ -49,15 +53,31 @@ def parse(body: str) -> Command | None:
         if name in ("request-changes", "reject"):
             if not rest:
                 raise CommandError(f"`/{name}` needs a reason: `/{name} <why>`, so the author and the record know why")
-            return Command(name, rest)
+            return Command(name, _bounded(name, "reason", rest))
         if name == "approve":
-            return _approve(rest)
+            command = _approve(rest)
+            _bounded(name, "remark", command.note)
+            return command
+        if name == "cancel":
+            return Command(name, _bounded(name, "reason", arg))
         if name == "retry" and arg and not re.fullmatch(r"[1-7]", arg):
             raise CommandError("`/retry` takes an optional stage number 1-7, e.g. `/retry 5`")
         if name == "adopt-branch" and arg:
             raise CommandError("`/adopt-branch` takes no argument: it adopts every commit on top of the bot's")
         return Command(name, arg)
     return None
+
+
+def _bounded(name: str, what: str, text: str) -> str:
+    """``text`` when it fits ``REASON_CHARS``; else CommandError: the command is refused whole, not cut (a change
+    request's directives are read line by line, and a cut one would apply a different value)."""
+    if len(text) <= REASON_CHARS:
+        return text
+    raise CommandError(
+        f"`/{name}` was not applied: its {what} is {len(text):,} characters long, and a {what} may be at most "
+        f"{REASON_CHARS:,} (the promotion's state keeps it, in one GitHub comment). Shorten it (link to a gist or "
+        "a file for a long log) and comment again"
+    )
 
 
 def _approve(rest: str) -> Command:

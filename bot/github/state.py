@@ -12,19 +12,22 @@ from __future__ import annotations
 import base64
 import re
 import zlib
+from datetime import datetime
 
 from pydantic import ValidationError
 
 from bot.forge.base import STATUS_MARKER
 from bot.forge.state_file import StateError
 from bot.github.client import GitHub, marker_line
-from bot.model import PipelineState
+from bot.model import Decision, PipelineState, Status
 
 #: Budget for the status comment: GitHub's documented 65,536-character cap on a comment body.
 MAX_COMMENT_CHARS = 65_536
 _STATE = re.compile(r"<!-- promotion-bot:state v1 (?P<data>[A-Za-z0-9+/=]+) -->")
 #: How much audit history the comment keeps when space runs short (the branch's commits keep the rest).
 KEEP_AUDIT = 60
+#: The longest text ``essentials`` keeps of what only people read: the last audit entry's, a failure's.
+TEXT_CHARS = 1_500
 
 
 def encode_state(state: PipelineState) -> str:
@@ -44,6 +47,22 @@ def decode_state(body: str) -> PipelineState | None:
             "the promotion state in the status comment is damaged; an admin can delete that comment and comment "
             "`/retry` to start the promotion again"
         ) from None
+
+
+def stamped(state: PipelineState | None, saved_at: datetime | None) -> PipelineState | None:
+    """The state with the time its open gate's review was shown, by GitHub's clock, once it is known.
+
+    A gate opens in a step whose state is saved at once, so the status comment's ``updated_at`` (GitHub's time
+    of that save) is when people could first see that review; it is recorded at the next load, before any
+    later save moves ``updated_at`` on. A decision written before it was made on an earlier review, or before a
+    restart threw that review away (``bot.events.comments.written_before``). The runner's clock would not do:
+    the comment's ``created_at`` is GitHub's.
+    """
+    if state is None or saved_at is None or state.opened_at is not None:
+        return state
+    if state.status is not Status.AWAITING_DECISION or state.open_gate is None:
+        return state
+    return state.model_copy(update={"opened_at": saved_at})
 
 
 def status_body(state: PipelineState, status: str) -> str:
@@ -100,7 +119,11 @@ def essentials(state: PipelineState) -> PipelineState:
     findings once each by severity and ``Finding.key``: what the next round's stall check compares
     (``pipeline._stalled``), what an approval records as open CRITICAL, what the author's rerun fixes. Gone:
     the audit but its last entry, the decided gates' rounds and every non-blocking finding (the review
-    reports on the branch keep them all), so the status shows fewer findings than the review found.
+    reports on the branch keep them all), so the status shows fewer findings than the review found. Cut, as
+    only people read them: the last audit entry's detail (a cancel reason, the subjects of adopted commits) and
+    a failure's reason and fix to ``TEXT_CHARS``, an approval's remark and a rejection's reason to 500. The
+    change requests stay whole (the reruns read them); they are bounded where they come in
+    (``commands.REASON_CHARS`` each, ``comments.CHANGE_REQUESTS_CHARS`` at a gate).
     """
     reviews = {}
     rounds = state.reviews.get(state.open_gate) if state.open_gate is not None else None
@@ -111,14 +134,27 @@ def essentials(state: PipelineState) -> PipelineState:
             if f.severity.blocking:
                 kept.setdefault((f.severity, f.key()), f)
         reviews[state.open_gate] = [last.model_copy(update={"findings": list(kept.values())})]
-    return state.model_copy(update={"audit": state.audit[-1:], "reviews": reviews})
+    audit = [
+        a.model_copy(update={"detail": _cut(a.detail, TEXT_CHARS, "the branch's history")}) for a in state.audit[-1:]
+    ]
+    decisions = [  # a change request's reason is the reruns' input; an approval's remark, a rejection's, are not
+        d
+        if d.decision is Decision.REQUEST_CHANGES
+        else d.model_copy(update={"reason": _cut(d.reason, 500, "the issue")})
+        for d in state.decisions
+    ]
+    failure = state.failure and state.failure.model_copy(
+        update={k: _cut(getattr(state.failure, k), TEXT_CHARS, "the run's log") for k in ("reason", "fix")}
+    )
+    return state.model_copy(update={"audit": audit, "reviews": reviews, "failure": failure, "decisions": decisions})
 
 
-def _cut(text: str | None, limit: int) -> str | None:
+def _cut(text: str | None, limit: int, where: str = "the review") -> str | None:
     if text is None or len(text) <= limit:
         return text
-    kept = text[: max(0, limit - 24)].rstrip()
-    return f"{kept} [cut; see the review]" if kept else "[cut; see the review]"
+    note = f"[cut; see {where}]"
+    kept = text[: max(0, limit - len(note) - 1)].rstrip()
+    return f"{kept} {note}" if kept else note
 
 
 def _rounds_read(state: PipelineState) -> dict:
@@ -151,7 +187,7 @@ class GitHubStateStore:
 
     def load(self) -> PipelineState | None:
         comment = self.client.bot_comment(self.issue, STATUS_MARKER)
-        return decode_state(comment.body) if comment else None
+        return stamped(decode_state(comment.body), comment.updated_at) if comment else None
 
     def save(self, state: PipelineState, status: str) -> None:
         body = status_body(state, status)

@@ -200,6 +200,12 @@ class PipelineState(Strict):
     next_stage: Stage | None = Stage.ANALYZE
     open_gate: int | None = Field(default=None, description="gate whose review/decision is due")
     review_round: int = Field(default=0, description="review rounds run at the open gate since its last decision")
+    opened_at: datetime | None = Field(
+        default=None,
+        description="when the open gate's review was shown for a decision, by GitHub's clock: the status comment "
+        "update that showed it (filled in by the GitHub state store; None until then, and in the local home), so "
+        "a decision written before it (on an earlier review, or before a restart) is told apart",
+    )
     author_changed: bool = Field(default=False, description="an author-fix pass at the open gate changed an artifact")
     stages: dict[int, StageRecord] = Field(default_factory=dict)
     reviews: dict[int, list[ReviewRound]] = Field(default_factory=dict)

@@ -253,3 +253,78 @@ def test_a_thorough_reviewers_findings_fit_in_the_status_comment_at_githubs_limi
             assert all(f.message for f in now.findings)
     (blocking,) = kept.reviews[3][-1].blocking
     assert blocking.fix  # the author's fix round still gets a suggested fix
+
+
+def _noise(n: int, seed: int) -> str:
+    import random
+    import string
+
+    rng = random.Random(seed)
+    return "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(n))
+
+
+def _most_person_text(number: int, *, failed: bool) -> PipelineState:
+    """The flooded gate-1 state (12,000 findings), plus every person text the bounds allow, incompressible:
+    at each gate change requests as long as ``CHANGE_REQUESTS_CHARS`` lets them be (in the decisions, the
+    pending feedback and each rerun stage's copy), an approval remark or a rejection reason of ``REASON_CHARS``,
+    and a last audit entry (adopted commits' subjects) or a failure far longer than either."""
+    from datetime import UTC, datetime
+
+    from bot.events.comments import CHANGE_REQUESTS_CHARS
+    from bot.github.commands import REASON_CHARS
+    from bot.model import AuditEntry, Decision, GateDecision, StageFailure, StageRecord, Status
+
+    state = _flooded(number, 12_000, max_rounds=1)
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    half = (CHANGE_REQUESTS_CHARS - 2) // 2
+    decisions, feedback = [], {}
+    for gate, stage in ((1, 2), (2, 3), (3, 4)):
+        reasons = [_noise(half, seed=10 * gate + i) for i in range(2)]
+        decisions += [
+            GateDecision(gate=gate, decision=Decision.REQUEST_CHANGES, actor="m", at=at, reason=r) for r in reasons
+        ]
+        feedback[stage] = "\n\n".join(reasons)
+        decisions.append(
+            GateDecision(gate=gate, decision=Decision.APPROVE, actor="m", at=at, reason=_noise(REASON_CHARS, seed=gate))
+        )
+    stages = {
+        **state.stages,
+        **{s: StageRecord(stage=s, inputs_hash=f"h{s}", finished_at=at, feedback=f) for s, f in feedback.items()},
+    }
+    audit = [*state.audit, AuditEntry(at=at, actor="m", event="adopted branch commits", detail=_noise(60_000, seed=7))]
+    update = {"decisions": decisions, "stages": stages, "pending_feedback": {2: feedback[2]}, "audit": audit}
+    if failed:
+        update |= {
+            "status": Status.FAILED,
+            "failure": StageFailure(stage=2, reason=_noise(60_000, seed=8), fix=_noise(30_000, seed=9), at=at),
+        }
+    return state.model_copy(update=update)
+
+
+@pytest.mark.parametrize("failed", [False, True], ids=["at-a-gate", "failed"])
+def test_the_most_person_text_the_bounds_allow_still_fits_in_the_status_comment(gh, failed):
+    """Found by the red team (round 2): long reasons made the state overflow the comment ("a bug in the bot"),
+    because ``essentials`` kept every reason, copy and the last audit entry whole. Reasons are now bounded where
+    they come in, and what only people read is cut; the engine decides the same from what is kept."""
+    from bot import pipeline
+    from bot.escape import md
+    from bot.github.state import MAX_COMMENT_CHARS
+    from bot.model import Decision
+
+    fake, client, number, _ = gh
+    state = _most_person_text(number, failed=failed)
+    shown = md("<" * 2_000)  # the checklist repeats the last reason, escaped: `<` is 4 characters shown
+    GitHubStateStore(client, number).save(state, "## status\n\n" + "checklist line\n" * 300 + shown + "\n" + shown)
+    (comment,) = fake.comments(REPO, number)
+    assert len(comment.body) <= MAX_COMMENT_CHARS
+    kept = GitHubStateStore(client, number).load()
+    assert pipeline.next_step(kept).__class__ is pipeline.next_step(state).__class__
+    assert pipeline.next_step(kept).__class__ is (pipeline.Halted if failed else pipeline.AwaitDecision)
+    changes = [d for d in state.decisions if d.decision is Decision.REQUEST_CHANGES]
+    assert [d for d in kept.decisions if d.decision is Decision.REQUEST_CHANGES] == changes
+    assert all(len(d.reason) <= 500 for d in kept.decisions if d.decision is Decision.APPROVE)
+    assert kept.pending_feedback == state.pending_feedback
+    assert {s: r.feedback for s, r in kept.stages.items()} == {s: r.feedback for s, r in state.stages.items()}
+    assert kept.audit[-1].detail.endswith("[cut; see the branch's history]") and len(kept.audit[-1].detail) <= 1_500
+    if failed:
+        assert kept.failure.reason.endswith("[cut; see the run's log]") and kept.failure.stage == state.failure.stage

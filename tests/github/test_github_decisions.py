@@ -8,7 +8,7 @@ import re
 import pytest
 
 from tests.github.actions_sim import REPO, standard_sim
-from tests.github.forms import example_body
+from tests.github.forms import example_body, example_values, render_form
 from tests.github.test_github_flow import TITLE, _as, _comment, _label, _to_gate_1, comment_with, labels_of, state_of
 
 pytestmark = pytest.mark.slow
@@ -67,6 +67,122 @@ def test_an_approval_written_before_a_change_request_never_approves_the_review_t
         (1, "request-changes"),
         (1, "approve"),
     ]
+
+
+def _edit_program(sim, number, factor: str) -> None:
+    """The researcher edits the evolved program on GitHub (no event delivered yet)."""
+    values = example_values()
+    values["source"] = values["source"].replace("adj *= 1.0 - 0.12*(load-4.5)", f"adj *= 1.0 - {factor}*(load-4.5)")
+    assert factor == "0.12" or "0.12*(load-4.5)" not in values["source"]
+    sim.fake.issue(REPO, number).body = render_form(values, {"baselines": [0, 1], "consent": [0]})
+
+
+def test_an_approval_written_before_an_edit_restarted_the_promotion_never_approves_the_new_review(sim):
+    """Found by the red team (round 2): a bare `/approve` written at gate 1, run late after an edit restarted the
+    promotion, approved the edited program's review unseen; then its run read the payload's old body, took it
+    for a configuration change ("`stack:` configuration, or a bot upgrade") and restarted onto the old program."""
+    number = _to_gate_1(sim)
+    late = _as(sim, "maria").get_issue(number).create_comment("/approve")
+    late_payload = sim.fake.webhook("issue_comment", "created", REPO, number, sender="maria", comment_id=late.id)
+    _edit_program(sim, number, "0.50")
+    sim.event("issues", "edited", number, sender="researcher")
+    edited = state_of(sim, number)
+    assert edited.open_gate == 1 and edited.status.value == "awaiting-decision" and edited.decisions == []
+    restarts = [a for a in edited.audit if a.event.startswith("restarted")]
+    assert [a.detail for a in restarts] == ["@researcher edited the issue: the evolved program changed"]
+
+    sim.deliver("issue_comment", late_payload)
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.decisions == []
+    assert state.request_fingerprint == edited.request_fingerprint  # the current body, not the payload's
+    assert [a for a in state.audit if a.event.startswith("restarted")] == restarts
+    assert state.opened_at is not None and late.created_at < state.opened_at
+    [reply] = [b for b in _bodies(sim, number) if "@maria `/approve` was not applied" in b]
+    assert "before gate 1's review now open (round 1) was shown at" in reply, reply
+    assert "after the promotion restarted from stage 1 (`@researcher` edited the issue" in reply, reply
+    assert "comment `/approve` again" in reply
+    assert not any("bot upgrade" in b or "stack:" in b[:300] for b in _bodies(sim, number))
+
+    _comment(sim, number, "maria", "/approve")  # written now, on the review it shows: it counts
+    assert [(d.gate, d.decision.value) for d in state_of(sim, number).decisions] == [(1, "approve")]
+
+
+def test_an_edit_first_read_by_another_run_restarts_with_the_issue_named_as_the_cause(sim):
+    """The edit's own run may never come (GitHub's concurrency group drops a pending run for a later one): the
+    next run reads the current body and restarts, naming the issue, not the configuration, as the cause; the
+    approval, made on the old program's review that the labels still showed, goes with that review."""
+    number = _to_gate_1(sim)
+    _edit_program(sim, number, "0.50")
+    _comment(sim, number, "maria", "/approve")
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.decisions == []
+    [restart] = [a for a in state.audit if a.event.startswith("restarted")]
+    assert restart.detail.startswith("the issue changed since the bot last read it"), restart.detail
+    assert restart.detail.endswith(": the evolved program changed")
+    [notice] = [b for b in _bodies(sim, number) if "restarted from stage 1" in b]
+    assert notice.startswith("<!-- promotion-bot:notice:restart-") and "The issue changed" in notice, notice
+    assert "configuration" not in notice and "stack:" not in notice, notice
+
+
+def _noise(n: int, seed: int = 1) -> str:
+    """Random letters and digits: text zlib cannot shrink much, as a pasted log or an attacker's would be."""
+    import random
+    import string
+
+    rng = random.Random(seed)
+    return "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(n))
+
+
+def test_a_reason_too_long_to_keep_is_refused_with_a_reply_not_a_crash(sim):
+    """Found by the red team (round 2): a 30,000-60,000 character `/cancel`, `/reject` or `/request-changes`
+    reason crashed the run ("the promotion state does not fit in a GitHub comment ... a bug in the bot"), and
+    nothing was recorded or answered. Any issue author could do it with `/cancel`."""
+    number = _to_gate_1(sim)
+    before = state_of(sim, number)
+    tries = [
+        ("researcher", "cancel", "reason", "/cancel " + _noise(30_000)),
+        ("maria", "reject", "reason", "/reject " + _noise(60_000)),
+        ("maria", "request-changes", "reason", "/request-changes param loadHighThreshold: 70\n" + _noise(45_000)),
+        ("maria", "approve", "remark", "/approve\n" + _noise(45_000)),
+    ]
+    for login, name, what, body in tries:
+        comment = _as(sim, login).get_issue(number).create_comment(body)
+        run = sim.event("issue_comment", "created", number, sender=login, comment_id=comment.id)
+        assert run.result.action == "malformed command", run.result
+        reply = next(c.body for c in sim.fake.comments(REPO, number) if f"reply-{comment.id}" in c.body[:80])
+        n = len(body.split(" ", 1)[1]) if name in ("cancel", "reject") else None
+        assert f"@{login} `/{name}` was not applied: its {what} is " in reply, reply
+        assert f"a {what} may be at most 2,000" in reply and (n is None or f"{n:,} characters long" in reply)
+        assert len(reply) < 600
+    after = state_of(sim, number)
+    assert after.status == before.status and after.open_gate == 1 and after.decisions == []
+
+    _comment(sim, number, "maria", "/reject " + _noise(2_000))  # at the limit: decided, saved, shown
+    state = state_of(sim, number)
+    assert state.status.value == "rejected" and len(state.decisions[-1].reason) == 2_000
+
+
+def test_a_gates_change_requests_together_stay_within_what_the_state_keeps(sim):
+    """Each change request is kept whole, and the rerun reads all of them: together, at one gate, they are
+    bounded too, or many of them would overflow the status comment the same way one long reason did."""
+    number = _to_gate_1(sim)
+    first = "param loadHighThreshold: 70\n" + _noise(2_000 - 28, seed=2)
+    _comment(sim, number, "maria", "/request-changes " + first)
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and [d.decision.value for d in state.decisions] == ["request-changes"]
+    assert len(state.stages[2].feedback) == 2_000
+
+    second = (
+        _as(sim, "maria")
+        .get_issue(number)
+        .create_comment("/request-changes param loadHighThreshold: 60\n" + _noise(1_000, seed=3))
+    )
+    run = sim.event("issue_comment", "created", number, sender="maria", comment_id=second.id)
+    assert run.result.action == "refused /request-changes", run.result
+    reply = next(c.body for c in sim.fake.comments(REPO, number) if f"reply-{second.id}" in c.body[:80])
+    assert "gate 1's change requests would hold 3,030 characters with this one (2,000 already)" in reply, reply
+    assert "at most 3,000" in reply and "approve or reject the gate" in reply
+    assert [d.decision.value for d in state_of(sim, number).decisions] == ["request-changes"]
 
 
 def test_an_approval_remark_is_recorded_and_reposted_text_mentions_nobody(sim):
