@@ -17,9 +17,19 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, TypeVar
 
+from bot.github.records import (
+    Comment,
+    IssueInfo,
+    PullInfo,
+    ReviewCommentInfo,
+    ReviewInfo,
+    comment_from_json,
+    comment_record,
+    issue_record,
+    pull_record,
+)
 from bot.model import RequestError
 
 T = TypeVar("T")
@@ -35,58 +45,6 @@ class GitHubError(RequestError):
     def __init__(self, message: str, status: int | None = None):
         super().__init__(message)
         self.status = status
-
-
-@dataclass(frozen=True)
-class Comment:
-    id: int
-    body: str
-    login: str
-    type: str
-    url: str = ""
-    updated_at: datetime | None = None  # by GitHub's clock: for the status comment, when the state was last saved
-
-
-@dataclass(frozen=True)
-class IssueInfo:
-    number: int
-    title: str
-    body: str
-    author: str
-    labels: frozenset[str]
-    state: str
-    is_pull_request: bool = False
-
-
-@dataclass(frozen=True)
-class PullInfo:
-    number: int
-    node_id: str
-    url: str
-    draft: bool
-    title: str
-    body: str
-    head: str
-    base: str
-    state: str = "open"  # "closed" once a rejected promotion closed it
-
-
-@dataclass(frozen=True)
-class ReviewInfo:
-    id: int
-    body: str
-    login: str
-    commit: str = ""
-
-
-@dataclass(frozen=True)
-class ReviewCommentInfo:
-    id: int
-    body: str
-    login: str
-    path: str
-    line: int | None
-    node_id: str = ""
 
 
 @dataclass
@@ -191,14 +149,14 @@ class GitHub:
 
     # --------------------------------------------------------------- issue
     def issue(self, number: int) -> IssueInfo:
-        return self._call(f"GET issue {number}", lambda: _issue_info(self.repo().get_issue(number)))
+        return self._call(f"GET issue {number}", lambda: issue_record(self.repo().get_issue(number)))
 
     def comments(self, number: int, *, refresh: bool = False) -> list[Comment]:
         """Comments on the issue, read once per event and kept in step with our own writes."""
         if refresh or number not in self._comments:
 
             def read() -> list[Comment]:
-                return [_comment(c) for c in self.repo().get_issue(number).get_comments()]
+                return [comment_record(c) for c in self.repo().get_issue(number).get_comments()]
 
             self._comments[number] = self._call(f"GET comments of {number}", read)
         return self._comments[number]
@@ -220,7 +178,7 @@ class GitHub:
             return self._edit_comment(number, existing.id, full)
 
         def create() -> Comment:
-            return _comment(self.repo().get_issue(number).create_comment(full))
+            return comment_record(self.repo().get_issue(number).create_comment(full))
 
         def recover() -> Comment | None:
             self.comments(number, refresh=True)
@@ -240,7 +198,7 @@ class GitHub:
             _, data = self.gh.requester.requestJsonAndCheck(
                 "PATCH", self._comment_url(comment_id), input={"body": body}
             )
-            return _comment_json(data)
+            return comment_from_json(data)
 
         def recover() -> Comment | None:
             c = self.get_comment(number, comment_id)
@@ -254,7 +212,7 @@ class GitHub:
     def get_comment(self, number: int, comment_id: int) -> Comment:
         def get() -> Comment:
             _, data = self.gh.requester.requestJsonAndCheck("GET", self._comment_url(comment_id))
-            return _comment_json(data)
+            return comment_from_json(data)
 
         return self._call(f"GET comment {comment_id}", get)
 
@@ -310,7 +268,7 @@ class GitHub:
         def find() -> PullInfo | None:
             pulls = self.repo().get_pulls(state="all", head=f"{owner}:{head}")
             for p in pulls:
-                return _pull(p)
+                return pull_record(p)
             return None
 
         return self._call(f"GET pulls for {head}", find)
@@ -318,7 +276,7 @@ class GitHub:
     def create_pull(self, head: str, base: str, title: str, body: str) -> PullInfo:
         return self._call(
             f"POST pull for {head}",
-            lambda: _pull(self.repo().create_pull(base=base, head=head, title=title, body=body, draft=True)),
+            lambda: pull_record(self.repo().create_pull(base=base, head=head, title=title, body=body, draft=True)),
             write=True,
             recover=lambda: self.find_pull(head),
         )
@@ -480,7 +438,7 @@ class GitHub:
         def find() -> IssueInfo | None:
             for raw in self.repo(repository).get_issues(state="all", labels=[label]):
                 if carries(raw.body, marker) and (raw.user.login.lower() if raw.user else "") in self.bot_logins:
-                    return _issue_info(raw)
+                    return issue_record(raw)
             return None
 
         return self._call(f"GET issues of {repository}", find)
@@ -498,7 +456,7 @@ class GitHub:
             return self._issue_url(repository, existing.number)
 
         def create() -> IssueInfo:
-            return _issue_info(self.repo(repository).create_issue(title=title, body=full, labels=[label]))
+            return issue_record(self.repo(repository).create_issue(title=title, body=full, labels=[label]))
 
         created = self._call(
             f"POST issue in {repository}",
@@ -517,64 +475,6 @@ class GitHub:
 # --------------------------------------------------------------------------
 # Helpers (pure)
 # --------------------------------------------------------------------------
-
-
-def _comment(c) -> Comment:
-    user = c.user
-    return Comment(
-        id=c.id,
-        body=c.body or "",
-        login=user.login if user else "",
-        type=user.type if user else "",
-        url=c.html_url or "",
-        updated_at=c.updated_at,
-    )
-
-
-def _comment_json(data: dict) -> Comment:
-    user = data.get("user") or {}
-    return Comment(
-        id=int(data["id"]),
-        body=data.get("body") or "",
-        login=user.get("login", ""),
-        type=user.get("type", ""),
-        url=data.get("html_url") or "",
-        updated_at=_stamp(data.get("updated_at")),
-    )
-
-
-def _stamp(value: Any) -> datetime | None:
-    """A GitHub timestamp ("2026-01-01T00:00:00Z") as an aware datetime; None when absent or unreadable."""
-    try:
-        return datetime.fromisoformat(value) if isinstance(value, str) else None
-    except ValueError:
-        return None
-
-
-def _issue_info(raw) -> IssueInfo:
-    return IssueInfo(
-        number=raw.number,
-        title=raw.title or "",
-        body=raw.body or "",
-        author=raw.user.login if raw.user else "",
-        labels=frozenset(label.name for label in raw.labels),
-        state=raw.state or "open",
-        is_pull_request=raw.pull_request is not None,
-    )
-
-
-def _pull(p) -> PullInfo:
-    return PullInfo(
-        number=p.number,
-        node_id=p.node_id,
-        url=p.html_url,
-        draft=bool(p.draft),
-        title=p.title or "",
-        body=p.body or "",
-        head=p.head.ref,
-        base=p.base.ref,
-        state=p.state or "open",
-    )
 
 
 def _is_rate_limit(status: int | None, headers: dict[str, str], data: Any) -> bool:

@@ -1,0 +1,121 @@
+"""What the GitHub client returns: plain frozen records, and their conversion from PyGithub objects and JSON.
+
+Apart from ``client`` so that the records the handlers, the forge and the fakes share are readable
+on their own, and the client keeps to calls and how it survives GitHub.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Comment:
+    id: int
+    body: str
+    login: str
+    type: str
+    url: str = ""
+    updated_at: datetime | None = None  # by GitHub's clock: for the status comment, when the state was last saved
+
+
+@dataclass(frozen=True)
+class IssueInfo:
+    number: int
+    title: str
+    body: str
+    author: str
+    labels: frozenset[str]
+    state: str
+    is_pull_request: bool = False
+
+
+@dataclass(frozen=True)
+class PullInfo:
+    number: int
+    node_id: str
+    url: str
+    draft: bool
+    title: str
+    body: str
+    head: str
+    base: str
+    state: str = "open"  # "closed" once a rejected promotion closed it
+
+
+@dataclass(frozen=True)
+class ReviewInfo:
+    id: int
+    body: str
+    login: str
+    commit: str = ""
+
+
+@dataclass(frozen=True)
+class ReviewCommentInfo:
+    id: int
+    body: str
+    login: str
+    path: str
+    line: int | None
+    node_id: str = ""
+
+
+def comment_record(c) -> Comment:
+    user = c.user
+    return Comment(
+        id=c.id,
+        body=c.body or "",
+        login=user.login if user else "",
+        type=user.type if user else "",
+        url=c.html_url or "",
+        updated_at=c.updated_at,
+    )
+
+
+def comment_from_json(data: dict) -> Comment:
+    user = data.get("user") or {}
+    return Comment(
+        id=int(data["id"]),
+        body=data.get("body") or "",
+        login=user.get("login", ""),
+        type=user.get("type", ""),
+        url=data.get("html_url") or "",
+        updated_at=stamp(data.get("updated_at")),
+    )
+
+
+def stamp(value: Any) -> datetime | None:
+    """A GitHub timestamp ("2026-01-01T00:00:00Z") as an aware datetime; None when absent or unreadable."""
+    try:
+        return datetime.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+def issue_record(raw) -> IssueInfo:
+    return IssueInfo(
+        number=raw.number,
+        title=raw.title or "",
+        body=raw.body or "",
+        author=raw.user.login if raw.user else "",
+        labels=frozenset(label.name for label in raw.labels),
+        state=raw.state or "open",
+        is_pull_request=raw.pull_request is not None,
+    )
+
+
+def pull_record(p) -> PullInfo:
+    return PullInfo(
+        number=p.number,
+        node_id=p.node_id,
+        url=p.html_url,
+        draft=bool(p.draft),
+        title=p.title or "",
+        body=p.body or "",
+        head=p.head.ref,
+        base=p.base.ref,
+        state=p.state or "open",
+    )
