@@ -30,7 +30,7 @@ from typing import Any
 
 import pandas as pd
 
-from bot.bench.errors import ReportError
+from bot.bench.errors import ReportError, keep_bound
 from bot.bench.evidence import ALLOW_HINT, EvidencePolicy
 from bot.bench.layout import SETUP_PREFIX, RunKey, parse_layout
 from bot.yaml_safe import YamlInputError, check_yaml_size, load_yaml, read_yaml_text
@@ -307,15 +307,7 @@ def load_priority_mix_results(results_dir: str | Path, *, binder: Binder | None 
     if not runs and not rejected:
         raise ReportError(f"{root}: no priority-mix results found; expected {LAYOUT}")
     runs = _dedupe(runs, rejected)
-    if binder is not None:
-        bound = []
-        for r in runs:
-            reason = binder(r)
-            if reason is None:
-                bound.append(r)
-            else:
-                rejected.append((r.rel, reason))
-        runs = bound
+    runs = keep_bound(runs, binder, rejected)
     by_key: dict[RunKey, list[PriorityMixRun]] = {}
     for r in runs:
         by_key.setdefault(r.key, []).append(r)

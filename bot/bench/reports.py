@@ -32,7 +32,7 @@ from typing import Any
 import pandas as pd
 
 from bot.bench import testbed
-from bot.bench.errors import ReportError
+from bot.bench.errors import ReportError, keep_bound
 from bot.bench.layout import LAYOUT, TREATMENTS, RunKey, parse_layout, rate_dir, run_dir
 from bot.bench.metrics import METRICS
 from bot.bench.report_schema import CONVERT_HINT, _where, check_version
@@ -346,15 +346,7 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None) -> Re
         except ReportError as exc:
             rejected.append((path.relative_to(root).as_posix(), str(exc)))
     candidates = _dedupe(candidates, rejected)
-    if binder is not None:
-        bound = []
-        for c in candidates:
-            reason = binder(c)
-            if reason is None:
-                bound.append(c)
-            else:
-                rejected.append((c.rel, reason))
-        candidates = bound
+    candidates = keep_bound(candidates, binder, rejected)
     accepted: dict[RunKey, list[Candidate]] = {}
     for c in candidates:
         accepted.setdefault(c.key, []).append(c)
