@@ -47,6 +47,10 @@ REFUSED = {
         ("safety.channel", "done <- true"),
     ],
     "h13_openevolve_exec.py": [("safety.import", '"os/exec"')],
+    "h14_line_block_directive.go": [
+        ("safety.directive", "/*line adapter.go:40*/"),
+        ("safety.directive", "/*line register.go:12:3*/"),
+    ],
 }
 #: What only running shows: file -> the limit that must stop it.
 RUN_LIMITED = {"h10_infinite_loop.go": "test time limit", "h11_huge_allocation.go": "memory limit"}
