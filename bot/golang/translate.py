@@ -267,11 +267,18 @@ def translate(
     )
 
 
+#: How a not-measured fidelity's reason starts when the harness did not compile (else it died at run time).
+NOT_BUILT = "the differential harness did not build"
+
+
 def _fidelity(answer: dict, an: Analysis) -> Fidelity | None:
     if not answer.get("ok"):
         lines = [ln.strip() for ln in answer.get("build_log", "").splitlines() if ln.strip()]
+        if answer.get("failed") == "run":  # its first line says how it died (harness_run.RUN_FAILED)
+            first = lines[0] if lines else "the harness failed at run time"
+            return Fidelity(measured=False, reason=first.replace("the harness", "the differential harness", 1))
         first = next((ln for ln in lines if ".go:" in ln), lines[0] if lines else "no output")
-        return Fidelity(measured=False, reason=f"the differential harness did not build or run: {first}")
+        return Fidelity(measured=False, reason=f"{NOT_BUILT}: {first}")
     return Fidelity.model_validate(answer["fidelity"]) if answer.get("fidelity") else None
 
 
@@ -305,7 +312,10 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
                 severity=Severity.IMPORTANT,
                 check=CHECK_NOT_MEASURED,
                 message=f"how often the plugin decides like the BLIS original is unknown: {f.reason}",
-                fix="fix the build error above (or report a gap in gomirror/blis) and translate again",
+                fix="fix the build error above (or report a gap in gomirror/blis) and translate again"
+                if f.reason.startswith(NOT_BUILT)
+                else "the evolved code crashed the harness on sampled states (the line quoted is the first of the "
+                "crash): make it return on every state, with bounded memory and short error texts, and translate again",
             )
         ]
     causes = ", ".join(f"{c.mapping} ({c.states})" for c in f.causes[:3]) or "none identified"
