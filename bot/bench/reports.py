@@ -8,7 +8,8 @@ Four things make raw reports unsafe to compare directly:
 - a report that does not match the schema may be silently missing the very field a
   verdict rests on, so every report is validated with upstream's own pydantic model
   for its ``version`` (``bot.bench.report_schema``), and a NaN, infinite or negative
-  statistic (a broken run) rejects the report;
+  statistic (a broken run) rejects the report, as does a metric that overflows or
+  turns implausible once converted (``1e308`` s is ``inf`` ms);
 - the same run can arrive twice (a copied file, the same run filed under two
   repetitions): byte-identical reports and reports with the same ``run.uid`` count
   once, the others are listed as duplicates;
@@ -87,6 +88,12 @@ _CONVERSIONS: dict[tuple[str, str], float] = {
     ("tokens/s", "tokens/s"): 1.0,
     ("queries/s", "queries/s"): 1.0,
 }
+
+
+#: The largest converted value taken as a measurement, in any canonical unit (ms, ms/token, tokens/s,
+#: queries/s): a billion is 11.6 days for one request or a billion tokens or queries a second from one
+#: stack, far beyond any benchmark run; and the log-scale statistics stay exact well within it.
+PLAUSIBLE_MAX = 1e9
 
 
 def convert(value: float, unit: str, canonical: str) -> float:
@@ -197,8 +204,24 @@ def extract_metrics(doc: dict) -> list[tuple[str, str, float, str]]:
         value = stat.get(m.statistic)
         if value is None:
             continue
-        rows.append((name, m.statistic, convert(float(value), stat["units"], m.unit), m.unit))
+        converted = convert(float(value), stat["units"], m.unit)
+        _check_converted(converted, value, stat["units"], m.unit, f"{m.report_path}.{m.statistic}")
+        rows.append((name, m.statistic, converted, m.unit))
     return rows
+
+
+def _check_converted(converted: float, raw: Any, unit: str, canonical: str, path: str) -> None:
+    """What ``_check_numbers`` checks, again after conversion: a finite raw value can overflow (1e308 s in ms)."""
+    if not math.isfinite(converted):
+        raise ReportError(
+            f"value {raw} {unit} at {path} is {converted} in {canonical}: too large to be a measurement; "
+            "re-run the cell"
+        )
+    if converted > PLAUSIBLE_MAX:
+        raise ReportError(
+            f"implausible value {raw} {unit} at {path} ({converted:.3g} {canonical}, above {PLAUSIBLE_MAX:g}): "
+            "not a possible measurement; re-run the cell"
+        )
 
 
 def extract_requests(doc: dict) -> tuple[int | None, int | None, int | None]:

@@ -105,7 +105,7 @@ def handle(args: argparse.Namespace) -> int:
             toolchain_line = (
                 f"gofmt {'ok' if rep.gofmt_ok else 'FAILED'}, build {'ok' if rep.build_ok else 'FAILED'}, "
                 f"vet {'ok' if rep.vet_ok else 'FAILED'}, test {'ok' if rep.test_ok else 'FAILED'} "
-                f"({rep.tests_passed} passed, {rep.tests_failed} failed)"
+                f"({rep.test_counts})"
             )
             (out / "toolchain.log").write_text(rep.output + "\n", encoding="utf-8")
     report += f"\n## Toolchain check\n\n{toolchain_line}.\n"

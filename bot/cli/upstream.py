@@ -111,8 +111,8 @@ def handle(args: argparse.Namespace) -> int:
     report = run_checks(applied)  # generated code: through the execution port, in the sandbox
     problems = check_problems(report)
     print(
-        f"  go vet: {'pass' if report.vet_ok else 'FAIL'}; go test: {report.tests_passed} passed, "
-        f"{report.tests_failed} failed" + ("" if report.sandboxed else " (no sandbox on this machine: limits only)")
+        f"  go vet: {'pass' if report.vet_ok else 'FAIL'}; go test: {report.test_counts}"
+        + ("" if report.sandboxed else " (no sandbox on this machine: limits only)")
     )
     for p in problems:
         print(f"  {line(p)}")

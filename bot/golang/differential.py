@@ -20,7 +20,9 @@ both admit or both reject.
 
 from __future__ import annotations
 
-from bot.model import Fidelity, FidelityCause
+from collections import Counter
+
+from bot.model import Fidelity, FidelityCause, FidelityFailure
 
 AS_DEPLOYED = "as-deployed"
 ALL_OFF = "all-off"
@@ -40,10 +42,13 @@ DECISIONS = {
 
 
 def state_agreement(kind: str, result: dict) -> float | None:
-    """Agreement of one state's pair of decisions; None when either side failed."""
+    """Agreement of one state's pair of decisions; None when the BLIS original failed (nothing to compare with),
+    0 when only the plugin failed: in the EPP that request gets no decision of the evolved logic's."""
     blis, llmd = result.get("blis", {}), result.get("llmd", {})
-    if blis.get("error") or llmd.get("error"):
+    if blis.get("error"):
         return None
+    if llmd.get("error"):
+        return 0.0
     if kind == "admission":
         return 1.0 if bool(blis.get("admit")) == bool(llmd.get("admit")) else 0.0
     target = blis.get("target")
@@ -107,7 +112,9 @@ def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, 
     per_run: dict[str, list[float | None]] = {
         name: [state_agreement(kind, r) for r in run["results"]] for name, run in runs.items()
     }
-    disagreeing = [i for i in valid if base_agree[i] < 1.0 - 1e-9]
+    results = base["results"]
+    # A state the plugin failed on is explained by that failure (``failures``), not by a mapping.
+    disagreeing = [i for i in valid if base_agree[i] < 1.0 - 1e-9 and not results[i].get("llmd", {}).get("error")]
     explained: dict[str, list[int]] = {}
     several, composition = [], []
     single = [m for m in per_run if m not in (AS_DEPLOYED, ALL_OFF)]
@@ -169,7 +176,53 @@ def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, 
         unattributed=len(composition),
         overlapping=sum(1 for i in disagreeing if sum(i in idx for idx in explained.values()) > 1),
         errors=errors,
+        failures=failures(states.get(AS_DEPLOYED, []), results),
         notes=notes,
+    )
+
+
+def failures(states: list[dict], results: list[dict]) -> list[FidelityFailure]:
+    """The states each side failed on: plugin-only failures (counted as disagreements) first, then the ones where
+    the BLIS original itself failed (left out), each with its first message and an example state's shape."""
+    plugin = [i for i, r in enumerate(results) if r.get("llmd", {}).get("error") and not r.get("blis", {}).get("error")]
+    blis = [i for i, r in enumerate(results) if r.get("blis", {}).get("error")]
+    out = []
+    for side, idx in (("plugin", plugin), ("blis", blis)):
+        if not idx:
+            continue
+        first = results[idx[0]][{"plugin": "llmd", "blis": "blis"}[side]]["error"]
+        shapes = Counter(len(states[i]["llmd"]["endpoints"]) for i in idx if i < len(states))
+        out.append(
+            FidelityFailure(
+                side=side,
+                states=len(idx),
+                plugin_too=sum(1 for i in idx if results[i].get("llmd", {}).get("error")) if side == "blis" else 0,
+                message=first_line(str(first)),
+                example=shape(states[idx[0]]) if idx[0] < len(states) else "",
+                shapes=", ".join(f"{_endpoints(n)} ({k})" for n, k in sorted(shapes.items())),
+            )
+        )
+    return out
+
+
+#: How much of a failure's first line is quoted: the evolved code's panic text can be megabytes.
+MESSAGE_CHARS = 300
+
+
+def first_line(text: str) -> str:
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "(no message)")
+    return line if len(line) <= MESSAGE_CHARS else f"{line[:MESSAGE_CHARS]}... ({len(line):,} characters)"
+
+
+def _endpoints(n: int) -> str:
+    return f"{n} endpoint{'' if n == 1 else 's'}"
+
+
+def shape(state: dict) -> str:
+    """A state in a few words: its request and how many endpoints it offers (what a failure often hangs on)."""
+    req = state["blis"]["request"]
+    return (
+        f"request {req.get('ID')} ({req.get('InputTokens', 0)} tokens), {_endpoints(len(state['llmd']['endpoints']))}"
     )
 
 

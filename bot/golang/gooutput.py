@@ -80,6 +80,8 @@ class GoTestRun(BaseModel):
 
     passed: int = 0
     failed: int = 0
+    started: int = 0  # top-level tests whose "run" event was seen
+    finished: int = 0  # top-level tests whose pass, fail or skip event was seen
     failed_packages: list[str] = Field(default_factory=list)
     build_output: str = ""
     text: str = ""
@@ -94,6 +96,7 @@ def parse_test_json(stream: str, *, scratch_module: str | None = None) -> GoTest
     """Count top-level test results and turn each failure into a CRITICAL finding at its file:line."""
     outputs: dict[tuple[str, str], list[str]] = {}
     results: dict[tuple[str, str], str] = {}
+    started: set[tuple[str, str]] = set()
     pkg_results: dict[str, str] = {}
     build_lines: list[str] = []
     text: list[str] = []
@@ -119,12 +122,16 @@ def parse_test_json(stream: str, *, scratch_module: str | None = None) -> GoTest
             text.append(out.rstrip("\n"))
             if test:
                 outputs.setdefault((pkg, test), []).append(out.rstrip("\n"))
+        elif action == "run" and test and "/" not in test:
+            started.add((pkg, test))
         elif action in ("pass", "fail", "skip"):
             if test:
                 results[(pkg, test)] = action
             else:
                 pkg_results[pkg] = action
     run = GoTestRun(build_output="\n".join(build_lines), text="\n".join(text))
+    top = {key for key in results if "/" not in key[1]}
+    run.started, run.finished = len(started | top), len(top)
     for (pkg, test), action in sorted(results.items()):
         if "/" in test:
             continue

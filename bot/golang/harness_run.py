@@ -226,10 +226,26 @@ def _run_one(scratch: Path, limits: Limits) -> tuple[dict | None, str]:
             "keep them short"
         )
     if res.returncode != 0 or not out.is_file():
-        if res.limit:
-            return None, f"stopped at the sandbox's {res.limit} limit ({limits.describe(res.limit)}).\n{detail[-4000:]}"
-        return None, detail[-4000:] or f"the harness exited {res.returncode}"
+        where = f", stopped at the sandbox's {res.limit} limit ({limits.describe(res.limit)})" if res.limit else ""
+        cause = crash_line(detail) or ("it was stopped there" if res.limit else f"it exited {res.returncode}")
+        return None, f"{RUN_FAILED}{where}: {cause}\n{detail[-4000:]}"
     return orjson.loads(out.read_bytes()), ""
+
+
+#: How a harness run's log starts when the harness built but died at run time (its first line is the reason).
+RUN_FAILED = "the harness built but died at run time"
+#: How much of a crash line a reason quotes: a panic message can be megabytes (the evolved code's own text).
+CRASH_CHARS = 200
+
+
+def crash_line(log: str) -> str:
+    """The first ``panic:`` or ``fatal error:`` line of a Go crash, shortened: what went wrong, where the
+    tail of the log is only the last frame of a goroutine dump."""
+    for raw in log.splitlines():
+        line = raw.strip()
+        if line.startswith(("panic: ", "fatal error: ")):
+            return line if len(line) <= CRASH_CHARS else f"{line[:CRASH_CHARS]}... ({len(line):,} characters)"
+    return ""
 
 
 def execute_harness(files: dict[str, str], args: dict) -> dict:
@@ -243,11 +259,26 @@ def execute_harness(files: dict[str, str], args: dict) -> dict:
         sent = harness_build.delta_views(inp)
         binary, log = finish()
     if binary is None:
-        return {"ok": False, "build_log": log[-4000:], "probes": [], "decisions": [], "fidelity": None}
+        return {
+            "ok": False,
+            "build_log": log[-4000:],
+            "probes": [],
+            "decisions": [],
+            "fidelity": None,
+            "failed": "build",
+        }
     out, log = run(binary, sent)
     if out is None:  # "flooded": the evolved code printed past the output limit (translate makes that CRITICAL)
         flooded = log.startswith(FLOODED)
-        return {"ok": False, "build_log": log, "probes": [], "decisions": [], "fidelity": None, "flooded": flooded}
+        return {
+            "ok": False,
+            "build_log": log,
+            "probes": [],
+            "decisions": [],
+            "fidelity": None,
+            "flooded": flooded,
+            "failed": "run",
+        }
     fidelity = None
     if inp.get("runs"):
         found = differential.summarize(

@@ -88,8 +88,18 @@ def fidelity_section(f: Fidelity | None) -> str:
             "scores are rescaled and combined with the profile's other scorers and the picker's ties (score composition)."
         )
         out.append("")
-    if f.errors:
-        out.append(f"{f.errors} state(s) where either side failed were left out.")
+    for fail in f.failures:
+        if fail.side == "plugin":
+            out.append(
+                f"The plugin failed on {fail.states} state(s) where the BLIS original decided (counted as "
+                f"disagreements; {md(fail.shapes)}), e.g. {md(fail.example)}: {md(fail.message)}."
+            )
+        else:  # the only states that truly cannot be compared
+            out.append(
+                f"The BLIS original itself failed on {fail.states} state(s) ({md(fail.shapes)}; the plugin on "
+                f"{fail.plugin_too} of them too), e.g. {md(fail.example)}: {md(fail.message)}; with no BLIS "
+                "decision to compare, they were left out."
+            )
         out.append("")
     if f.notes:
         out.append("How the harness ran the BLIS original:")

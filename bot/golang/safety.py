@@ -28,7 +28,7 @@ Check ids (stable):
 - ``safety.member``           a member of an allowed package that does I/O, sleeps, or changes shared state
 - ``safety.init``             ``func init()`` runs when the package loads
 - ``safety.package-initializer``  a package-level variable initialised by a call
-- ``safety.directive``        ``//go:generate``, ``//go:linkname``, ``//go:embed``, ``//export``, ``//line``...
+- ``safety.directive``        ``//go:generate``, ``//go:linkname``, ``//go:embed``, ``//export``, ``//line``, ``/*line``...
 - ``safety.bodyless-func``    a function without a body (implemented in assembly)
 - ``safety.goroutine``        a ``go`` statement
 - ``safety.channel``          channel types, sends, receives and ``select``
@@ -213,7 +213,13 @@ _GUARDED_NAMES = {
 
 _PRINT_MEMBERS = frozenset({"Print", "Printf", "Println"})
 _RAND_CONSTRUCTORS = frozenset({"New", "NewSource", "NewZipf", "Rand", "Source", "Source64", "Zipf"})
-_DIRECTIVE = re.compile(r"^//(go:[a-z_]+|export\s|line\s|\s*\+build|\s*#cgo)")
+#: Every comment the Go toolchain reads as a directive (``go doc cmd/compile``, "Compiler Directives";
+#: cmd/compile/internal/syntax/scanner.go): ``//go:NAME``, ``//line`` and its block form ``/*line``,
+#: which may sit anywhere on a line and re-labels the position of the code after it; plus cmd/go's
+#: ``// +build`` and cgo's ``//export`` and ``#cgo``. A line directive moves build, vet, test and
+#: panic positions onto other files (the bot's own adapter), so a reviewer would be sent to fix
+#: the wrong code.
+_DIRECTIVE = re.compile(r"^(//(go:[a-z_]+|export\s|line\s|\s*\+build|\s*#cgo)|/\*line\s)")
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9_./-]+")
 
 ALLOWED_LIST = ", ".join(sorted(ALLOWED_IMPORTS))
@@ -449,7 +455,8 @@ class _Checker:
             node,
             CHECK_DIRECTIVE,
             f"carries the compiler directive `{directive}`, which acts outside the Go code the bot reviews",
-            "delete the directive line (a // comment must not start with `go:`, `export`, `line` or `+build`)",
+            "delete the directive (a // comment must not start with `go:`, `export`, `line` or `+build`,"
+            " and a /* comment must not start with `line`)",
         )
 
     def _qualified(self, node: Node) -> None:

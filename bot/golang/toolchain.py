@@ -79,6 +79,9 @@ class ToolchainReport(BaseModel):
     test_ok: bool
     tests_passed: int = 0
     tests_failed: int = 0
+    tests_lost: int = Field(
+        default=0, ge=0, description="tests whose result go test printed but the sandbox did not keep (output cut)"
+    )
     output: str = Field(default="", description="the commands and their output; scratch paths replaced by $SCRATCH")
     findings: list[Finding] = Field(default_factory=list)
     sandboxed: bool = Field(default=True, description="False: bubblewrap could not start here (limits only)")
@@ -86,6 +89,14 @@ class ToolchainReport(BaseModel):
     @property
     def ok(self) -> bool:
         return self.gofmt_ok and self.vet_ok and self.build_ok and self.test_ok
+
+    @property
+    def test_counts(self) -> str:
+        """ "5 passed, 0 failed", saying so when results were lost: a short count must not read as the whole."""
+        counts = f"{self.tests_passed} passed, {self.tests_failed} failed"
+        if self.tests_lost:
+            counts += f", {self.tests_lost} unknown (the go test output was cut and lost their results)"
+        return counts
 
 
 # --------------------------------------------------------------------------
@@ -339,8 +350,12 @@ def check_plugin(
         if not box.sandboxed:
             log.append("(no sandbox on this machine: the commands below ran with limits but without isolation)")
 
+        cut: set[str] = set()  # the commands whose output the sandbox did not keep whole
+
         def run(title: str, cmd: list[str]) -> tuple[int | None, str, str]:
             res = box.run(cmd, module)
+            if res.dropped:
+                cut.add(title)
             limit = _limit_finding(title, res, limits, test_seconds, scratch)
             if limit is not None:
                 findings.append(limit)
@@ -403,7 +418,7 @@ def check_plugin(
         packages = sorted(
             {"./" + str(PurePosixPath(rel).parent) for rel in files if rel.endswith(".go") and rel != RUNNER_GO}
         )
-        tests_passed = tests_failed = 0
+        tests_passed = tests_failed = tests_lost = 0
         test_ok = True
         if packages:
             test_cmd = ["test", "-count=1", "-vet=off", "-json", f"-timeout={test_seconds}s", *packages]
@@ -418,6 +433,8 @@ def check_plugin(
                 build_ok = False
             findings += compile_findings + run_.findings
             tests_passed, tests_failed = run_.passed, run_.failed
+            if "go test" in cut:
+                tests_lost = max(run_.started, declared_tests(files)) - run_.finished
             test_ok = rc == 0 and not run_.failed_packages
             if rc not in (0, None) and not compile_findings and not run_.findings:
                 findings.append(
@@ -433,10 +450,19 @@ def check_plugin(
         test_ok=test_ok,
         tests_passed=tests_passed,
         tests_failed=tests_failed,
+        tests_lost=max(tests_lost, 0),
         output=output,
         findings=dedupe(findings),
         sandboxed=sandboxed,
     )
+
+
+_TEST_FUNC = re.compile(r"^func\s+Test(?:[A-Z0-9_]\w*)?\s*\(\s*\w+\s+\*testing\.T\s*\)", re.M)
+
+
+def declared_tests(files: dict[str, str]) -> int:
+    """The top-level tests the _test.go files declare: what go test runs, whatever of its output survives."""
+    return sum(len(_TEST_FUNC.findall(text)) for rel, text in files.items() if rel.endswith("_test.go"))
 
 
 def _last_line(text: str) -> str:

@@ -18,6 +18,8 @@ Findings added here (check ids, stable):
 - ``translate.fidelity-not-measured`` (IMPORTANT): the differential harness could not run.
 - ``translate.output-flood`` (CRITICAL): the harness was stopped by the sandbox's output limit: the evolved
   code prints on every call, which in the EPP writes to its standard output on every request.
+- ``translate.evolved-code-fails`` (IMPORTANT, CRITICAL past the floor's share): the plugin, or the BLIS
+  original itself, panicked or errored on sampled states; names how many, an example and the first message.
 - ``translate.fidelity-differences`` (SUGGESTION): at or above the floor, the remaining differences and
   the mapping each comes from.
 - ``translate.untested-parameter`` (SUGGESTION): a parameter llm-d inputs can set that no generated test
@@ -53,6 +55,7 @@ CHECK_BELOW_FLOOR = "translate.fidelity-below-floor"
 CHECK_NOT_MEASURED = "translate.fidelity-not-measured"
 CHECK_OUTPUT_FLOOD = "translate.output-flood"
 CHECK_DIFFERENCES = "translate.fidelity-differences"
+CHECK_FAILS = "translate.evolved-code-fails"
 CHECK_UNTESTED = "translate.untested-parameter"
 SIM_SCALE = "hazard.sim-scale-threshold"
 
@@ -267,11 +270,18 @@ def translate(
     )
 
 
+#: How a not-measured fidelity's reason starts when the harness did not compile (else it died at run time).
+NOT_BUILT = "the differential harness did not build"
+
+
 def _fidelity(answer: dict, an: Analysis) -> Fidelity | None:
     if not answer.get("ok"):
         lines = [ln.strip() for ln in answer.get("build_log", "").splitlines() if ln.strip()]
+        if answer.get("failed") == "run":  # its first line says how it died (harness_run.RUN_FAILED)
+            first = lines[0] if lines else "the harness failed at run time"
+            return Fidelity(measured=False, reason=first.replace("the harness", "the differential harness", 1))
         first = next((ln for ln in lines if ".go:" in ln), lines[0] if lines else "no output")
-        return Fidelity(measured=False, reason=f"the differential harness did not build or run: {first}")
+        return Fidelity(measured=False, reason=f"{NOT_BUILT}: {first}")
     return Fidelity.model_validate(answer["fidelity"]) if answer.get("fidelity") else None
 
 
@@ -305,11 +315,14 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
                 severity=Severity.IMPORTANT,
                 check=CHECK_NOT_MEASURED,
                 message=f"how often the plugin decides like the BLIS original is unknown: {f.reason}",
-                fix="fix the build error above (or report a gap in gomirror/blis) and translate again",
+                fix="fix the build error above (or report a gap in gomirror/blis) and translate again"
+                if f.reason.startswith(NOT_BUILT)
+                else "the evolved code crashed the harness on sampled states (the line quoted is the first of the "
+                "crash): make it return on every state, with bounded memory and short error texts, and translate again",
             )
         ]
     causes = ", ".join(f"{c.mapping} ({c.states})" for c in f.causes[:3]) or "none identified"
-    out = _reference_findings(f)
+    out = _reference_findings(f) + failure_findings(f)
     if f.below_floor:
         top = f.causes[0] if f.causes else None
         largest = (
@@ -348,6 +361,37 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
 
 
 CHECK_BELOW_REFERENCE = "translate.fidelity-below-reference"
+
+
+def failure_findings(f: Fidelity) -> list[Finding]:
+    """A blocking finding per side that failed on sampled states: in the EPP each such request gets an error logged
+    (at default verbosity) and no decision of the evolved logic's. IMPORTANT; CRITICAL when the failures are more
+    than the share of states the floor lets disagree (1 - floor): they alone would then put the plugin below it,
+    so no reading of the other figures can make up for them."""
+    sampled = f.states + f.errors
+    out = []
+    for fail in f.failures:
+        severity = Severity.CRITICAL if sampled and fail.states / sampled > 1.0 - f.floor else Severity.IMPORTANT
+        where = f"{fail.states} of {sampled} sampled states (e.g. {fail.example}; by endpoint count: {fail.shapes})"
+        if fail.side == "plugin":
+            what = f"the plugin fails on {where} where the BLIS original decides: {fail.message}; they count as disagreements"
+        else:
+            too = f"the plugin fails on {fail.plugin_too} of them too" if fail.plugin_too else "the plugin does not"
+            what = (
+                f"the evolved program itself fails in BLIS on {where}: {fail.message}; {too}; they are left out of "
+                "the agreement (there is no BLIS decision to compare)"
+            )
+        out.append(
+            Finding(
+                severity=severity,
+                check=CHECK_FAILS,
+                message=what,
+                fix="make the evolved logic return a decision on every state it can be given (the example's shape "
+                "is where it fails), and translate again; in the EPP each such request logs an error and gets no "
+                "decision of the evolved logic's",
+            )
+        )
+    return out
 
 
 def _reference_findings(f: Fidelity) -> list[Finding]:

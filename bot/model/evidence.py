@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, field_validator
 
 from bot.model.base import (
@@ -238,6 +240,20 @@ class FidelityCause(Strict):
     examples: list[str] = Field(default_factory=list, description="a few concrete disagreeing states, one line each")
 
 
+class FidelityFailure(Strict):
+    """Sampled states on which one side failed (a panic or an error), with the first failure's words."""
+
+    side: Literal["plugin", "blis"] = Field(
+        description="plugin: it failed where the BLIS original decided (counted as disagreements); blis: the "
+        "original itself failed (left out: there is no decision to compare)"
+    )
+    states: int = Field(ge=0)
+    plugin_too: int = Field(default=0, ge=0, description="blis side: of those states, how many the plugin failed too")
+    message: str = Field(description="the first line of the first failure's message, shortened")
+    example: str = Field(description="one failing state's shape, e.g. 'request r7 (120 tokens), 3 endpoints'")
+    shapes: str = Field(default="", description="how many failing states had each endpoint count")
+
+
 class Fidelity(Strict):
     """How often the plugin, as llm-d runs it, decides like the BLIS original on sampled states."""
 
@@ -260,7 +276,8 @@ class Fidelity(Strict):
     causes: list[FidelityCause] = Field(default_factory=list, description="largest first")
     unattributed: int = Field(default=0, ge=0, description="disagreements no mapping explains")
     overlapping: int = Field(default=0, ge=0, description="disagreements more than one mapping explains on its own")
-    errors: int = Field(default=0, ge=0, description="states where either side failed")
+    errors: int = Field(default=0, ge=0, description="states left out: the BLIS original itself failed")
+    failures: list[FidelityFailure] = Field(default_factory=list, description="plugin side first")
     notes: list[str] = Field(default_factory=list)
     files: dict[str, str] = Field(default_factory=dict, description="plugin file -> sha256 of what was measured")
 

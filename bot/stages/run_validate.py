@@ -335,9 +335,8 @@ def run(ctx: StageContext) -> StageOutput:
     # stages 4-5 for; the record carries them so the stage is never shown as passed.
     problems = check_problems(checks)
     go = "Go checks FAIL" if problems else "go vet and go test pass"
-    summary = (
-        f"{go} ({checks.tests_passed} passed, {checks.tests_failed} failed); verdicts: "
-        f"{status_counts(v.status for v in verdicts)}" + (f"; {spent.line()}" if reports is not None else "")
+    summary = f"{go} ({checks.test_counts}); verdicts: {status_counts(v.status for v in verdicts)}" + (
+        f"; {spent.line()}" if reports is not None else ""
     )
     return StageOutput(files=files, summary=summary, problems=problems)
 

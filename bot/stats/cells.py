@@ -123,3 +123,22 @@ def _count(x: Any) -> int:
 def _rep_label(rep: Any) -> str:
     v = _number(rep)
     return f"{int(v)}" if math.isfinite(v) and v == int(v) else str(rep)
+
+
+def unusable(baseline: np.ndarray, evolved: np.ndarray) -> str:
+    """What keeps a cell's values off the log scale, counted by cause and arm ("" when every value is usable).
+
+    A verdict must name the cause it halted on: "zero" and "infinite" send a person to different fixes.
+    """
+    parts = []
+    for arm, values in ((BASELINE, baseline), (EVOLVED, evolved)):
+        causes = {
+            "missing": int(np.isnan(values).sum()),
+            "infinite": int(np.isinf(values).sum()),
+            "zero": int((values == 0).sum()),
+            "negative": int((np.isfinite(values) & (values < 0)).sum()),
+        }
+        found = [f"{n} {cause}" for cause, n in causes.items() if n]
+        if found:
+            parts.append(f"{', '.join(found)} {arm} value(s)")
+    return "; ".join(parts)

@@ -84,7 +84,7 @@ import numpy as np
 
 from bot.model import Direction, Effect, Hypothesis, Track, Verdict, VerdictStatus
 from bot.stats import StatsError, explain, guards, rule, sequential
-from bot.stats.cells import ReportIndex, rate_key
+from bot.stats.cells import ReportIndex, rate_key, unusable
 from bot.stats.decide import CONFIRMED, INCONCLUSIVE, REFUTED, Claim, aggregate, decide_from_p
 from bot.stats.design import DecisionRule, default_rule
 from bot.stats.multiplicity import holm
@@ -326,11 +326,11 @@ def _measure(
         if b.size == 0 and e.size == 0:
             arm = "baseline or evolved"
         return _halt(cell, f"no {arm} reports of {metric} at {cell.where}", f"no data: {metric} at {cell.where}")
-    if not (np.all(np.isfinite(b)) and np.all(np.isfinite(e)) and b.min() > 0 and e.min() > 0):
+    if bad := unusable(b, e):
         cell.baseline, cell.evolved = np.empty(0), np.empty(0)
         return _halt(
             cell,
-            f"{metric} has zero, negative or missing values at {cell.where}; the log-scale test needs positive values",
+            f"{metric} has {bad} at {cell.where}; the log-scale test needs finite positive values",
             f"unusable values: {metric} at {cell.where}",
         )
     schedule = _schedule(decision, workload, rate)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -409,6 +410,26 @@ def test_nan_infinite_and_negative_statistics_reject_the_report(results_factory,
     assert "results.request_performance.aggregate.latency.request_latency.p95" in reason
     assert ("negative" if bad == -0.5 else "non-finite") in reason
     assert rs.loaded == ["baseline/w/rate-10/rep-1/benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml"]
+
+
+@pytest.mark.parametrize(
+    "raw, reason",
+    [(1.0e308, "is inf in ms: too large to be a measurement"), (1.0e12, "implausible value 1000000000000.0 s")],
+)
+def test_a_value_that_overflows_or_is_implausible_once_converted_rejects_the_report(results_factory, raw, reason):
+    """1e308 s is finite, 1e308 s in ms is not: the check after conversion catches what the one before cannot."""
+    root, write = results_factory
+    write("evolved", "w", 10, 1, make_doc())
+    broken = make_doc()  # inference-perf: TTFT in seconds
+    assert _agg(broken)["latency"]["time_to_first_token"]["units"] == "s"
+    _agg(broken)["latency"]["time_to_first_token"]["mean"] = raw
+    write("evolved", "w", 10, 2, broken)
+    rs = load_results(root)
+    [(path, why)] = rs.rejected
+    assert path.startswith("evolved/w/rate-10/rep-2/")
+    assert "results.request_performance.aggregate.latency.time_to_first_token.mean" in why
+    assert reason in why and why.endswith("re-run the cell")
+    assert set(rs.table["value"].map(math.isfinite)) == {True}
 
 
 def test_negative_request_counts_reject_the_report():

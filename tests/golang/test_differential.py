@@ -123,3 +123,55 @@ def test_a_floor_is_shown_as_precisely_as_it_was_set():
     f = _fidelity().model_copy(update={"floor": 0.975, "floor_default": 0.99})
     assert f.floor_pct == "97.5%" and _fidelity().floor_pct == "99%"
     assert "(floor 97.5%, set for this promotion (`fidelity_floor`); the bot's default is 99%" in fidelity_section(f)
+
+
+def _routing_state(i: int, endpoints: int) -> dict:
+    eps = [{"name": f"pod-{k}"} for k in range(endpoints)]
+    return {"blis": {"request": {"ID": f"r{i}", "InputTokens": 10}, "snapshots": []}, "llmd": {"endpoints": eps}}
+
+
+def _failing() -> tuple[dict, dict]:
+    """Four routing states: two agree, the plugin alone fails on r1, both sides fail on r2."""
+    ok = {"blis": {"target": "pod-0"}, "llmd": {"best": ["pod-0"]}}
+    results = [
+        ok,
+        {"blis": {"target": "pod-0"}, "llmd": {"error": "evolved Route panicked: boom\ngoroutine 1 [running]:"}},
+        {"blis": {"error": "boom"}, "llmd": {"error": "evolved Route panicked: boom"}},
+        ok,
+    ]
+    states = [_routing_state(i, 3 if i in (1, 2) else 2) for i in range(4)]
+    inp = {"kind": "routing", "runs": [{"name": differential.AS_DEPLOYED, "states": states}]}
+    return inp, {"runs": [{"name": differential.AS_DEPLOYED, "results": results}]}
+
+
+def test_a_plugin_failure_counts_as_a_disagreement_and_a_blis_failure_is_named_not_silently_dropped():
+    """Found by a red-team pass: 148 of 1000 states where the program panicked vanished from the denominator."""
+    inp, out = _failing()
+    f = differential.summarize(inp, out, floor=0.95, all_high=True, seed=1, mappings={})
+    assert (f.states, f.errors, f.agreement) == (3, 1, round(2 / 3, 4))  # r1 counts as 0; only r2 is left out
+    assert f.causes == [] and f.unattributed == 0  # the failure explains r1, not score composition
+    plugin, blis = f.failures
+    assert (plugin.side, plugin.states, plugin.message) == ("plugin", 1, "evolved Route panicked: boom")
+    assert plugin.example == "request r1 (10 tokens), 3 endpoints" and plugin.shapes == "3 endpoints (1)"
+    assert (blis.side, blis.states, blis.plugin_too, blis.message) == ("blis", 1, 1, "boom")
+    text = fidelity_section(f)
+    assert "The plugin failed on 1 state(s) where the BLIS original decided (counted as disagreements" in text
+    assert "The BLIS original itself failed on 1 state(s)" in text and text.count("left out") == 1
+
+
+def test_failures_are_blocking_findings_critical_past_the_floors_share():
+    from bot.golang.translate import CHECK_FAILS, failure_findings
+
+    inp, out = _failing()
+    f = differential.summarize(inp, out, floor=0.95, all_high=True, seed=1, mappings={})
+    plugin, blis = failure_findings(f)
+    assert plugin.check == blis.check == CHECK_FAILS
+    assert plugin.severity.value == "CRITICAL"  # 1 of 4 sampled states is more than the 5% the floor allows
+    assert plugin.message.startswith("the plugin fails on 1 of 4 sampled states (e.g. request r1 (10 tokens), 3 end")
+    assert plugin.message.endswith(
+        "where the BLIS original decides: evolved Route panicked: boom; they count as disagreements"
+    )
+    assert "the evolved program itself fails in BLIS on 1 of 4 sampled states" in blis.message
+    assert ": boom; the plugin fails on 1 of them too; they are left out" in blis.message
+    f.floor = 0.0  # any failure is still blocking
+    assert {x.severity.value for x in failure_findings(f)} == {"IMPORTANT"}

@@ -223,3 +223,24 @@ def test_split_between_processes_the_harness_answers_as_one_process_does(path, d
     whole, err4 = harness_run.run(binary, inp, shards=1)
     assert whole == one, err4
     assert sum(len(r["results"]) for r in one["runs"]) > 200 and one["probes"]
+
+
+def test_a_harness_crash_is_named_by_its_first_panic_line_shortened_not_the_dumps_last_frame():
+    """Found by a red-team pass: a 4 MiB panic made the reason `runtime/proc.go:462 +0xce fp=...`."""
+    dump = "\n".join(
+        [
+            "panic: " + "A" * (4 << 20),
+            "",
+            "goroutine 1 gp=0x1a9bf8ee61e0 m=4 [running]:",
+            "panic: a second one",
+            "runtime.goexit({})",
+            "\truntime/proc.go:462 +0xce fp=0x1cdb24e50fa8 sp=0x1cdb24e50f88 pc=0x47e9ae",
+        ]
+    )
+    line = harness_run.crash_line(dump)
+    assert line.startswith("panic: AAAA") and line.endswith(f"... ({len('panic: ') + (4 << 20):,} characters)")
+    assert len(line) < 300
+    assert harness_run.crash_line("runtime: out of memory: cannot allocate\nfatal error: out of memory\n") == (
+        "fatal error: out of memory"
+    )
+    assert harness_run.crash_line("exit status 2") == ""

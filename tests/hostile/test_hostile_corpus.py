@@ -21,6 +21,7 @@ from bot import sandbox
 from bot.cli import main
 from bot.golang import harness_run, toolchain
 from bot.golang.safety import check_evolved_text, critical
+from bot.golang.translate import CHECK_NOT_MEASURED
 from tests.conftest import REQUEST, git
 from tests.toolchain.toolchain_samples import line_of
 
@@ -47,6 +48,10 @@ REFUSED = {
         ("safety.channel", "done <- true"),
     ],
     "h13_openevolve_exec.py": [("safety.import", '"os/exec"')],
+    "h14_line_block_directive.go": [
+        ("safety.directive", "/*line adapter.go:40*/"),
+        ("safety.directive", "/*line register.go:12:3*/"),
+    ],
 }
 #: What only running shows: file -> the limit that must stop it.
 RUN_LIMITED = {"h10_infinite_loop.go": "test time limit", "h11_huge_allocation.go": "memory limit"}
@@ -173,4 +178,10 @@ def test_what_only_running_shows_is_stopped_by_the_sandbox_limits(name, tmp_path
     assert len(limits) == 1 and limits[0]["severity"] == "CRITICAL", findings
     assert RUN_LIMITED[name] in limits[0]["message"]
     assert limits[0]["file"].endswith("evolved.go") and limits[0]["line"]
+    # The harness built; it died at run time, and the fidelity finding says so instead of naming a build error.
+    [unknown] = [f for f in findings if f["check"] == CHECK_NOT_MEASURED]
+    assert "the differential harness built but died at run time, stopped at the sandbox's" in unknown["message"]
+    assert "build" not in unknown["fix"] and "crashed the harness" in unknown["fix"]
+    if name == "h11_huge_allocation.go":
+        assert unknown["message"].endswith(": fatal error: out of memory"), unknown["message"]
     assert not marker.exists()

@@ -246,6 +246,9 @@ def test_package_level_literals_conversions_and_func_values_are_fine():
         "//go:embed secrets.txt",
         "//export Evil",
         "//line other.go:1",
+        "/*line other.go:1*/",
+        "/*line other.go:1:5*/",
+        "/*line :7*/",
         "//go:build ignore",
         "// +build ignore",
         "//go:noescape",
@@ -254,6 +257,12 @@ def test_package_level_literals_conversions_and_func_values_are_fine():
 def test_directives(directive):
     text = f"package sim\n\n{directive}\nfunc F() int {{ return 1 }}\n"
     assert crit_at(text) == {("safety.directive", 3)}
+
+
+def test_a_block_line_directive_inside_a_line_is_refused_on_its_line():
+    """/*line may sit anywhere: it re-labels the position of the code right after it (go doc cmd/compile)."""
+    text = "package sim\n\nfunc F() int {\n\treturn /*line adapter.go:40:2*/ 1\n}\n"
+    assert crit_at(text) == {("safety.directive", 4)}
 
 
 def test_ordinary_comments_mentioning_go_are_fine():

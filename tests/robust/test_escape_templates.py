@@ -140,6 +140,7 @@ SAFE = {
         "d.gate",
         '"pass" if checks.test_ok else "FAIL"',
         '"pass" if checks.vet_ok else "FAIL"',
+        "checks.tests_lost",
         "checks.tests_passed",
         # markdown blocks built by bot.render.outcome and bot.bench.testbed, which escape every value
         'guards_b or "No Track B gap was tested."',
@@ -211,6 +212,7 @@ SAFE = {
         '"pass" if checks.vet_ok else "FAIL"',
         "block",  # evidence tables built by bot.stats.evidence
         "checks.tests_failed",
+        "checks.tests_lost",
         "checks.tests_passed",
         "f.severity.value",
         "summary",

@@ -327,6 +327,19 @@ def test_non_positive_values_are_inconclusive():
     )
     v = evaluate([hypothesis("A1")], reports)[0]
     assert v.status is INCONCLUSIVE and "positive" in v.summary
+    assert "has 1 zero baseline value(s) at chat @ 10 req/s" in v.summary
+
+
+def test_an_unusable_value_is_named_by_its_cause_not_as_zero_negative_or_missing():
+    """An infinite value (a report that overflowed) must not read as "zero, negative or missing"."""
+    inf, nan = float("inf"), float("nan")
+    cell = {"workload": "chat", "rate": 10, "metric": "ttft_mean", "baseline": [1.0, 1.1, 0.9]}
+    v = evaluate([hypothesis("A1")], build([{**cell, "evolved": [inf, inf, 1.0]}]))[0]
+    assert v.status is INCONCLUSIVE
+    assert "has 2 infinite evolved value(s) at chat @ 10 req/s" in v.summary
+    assert "zero" not in v.summary and "missing" not in v.summary
+    v = evaluate([hypothesis("A1")], build([{**cell, "evolved": [nan, -1.0, 1.0]}]))[0]
+    assert "has 1 missing, 1 negative evolved value(s)" in v.summary
 
 
 # --------------------------------------------------------------------------
