@@ -268,7 +268,7 @@ def gate_examples(gate: int, ctx) -> dict[str, str] | None:
     recalibration finding tries), unless a person already deployed that value; never a parameter llm-d gives
     no input to, nor a value its Validate() refuses."""
     from bot.golang.params import out_of_range
-    from bot.golang.translate import pod_scale
+    from bot.golang.recalibration import pod_scale
 
     if gate != 1:
         return None
