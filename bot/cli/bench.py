@@ -233,6 +233,10 @@ def cmd_run(args) -> int:
     outcome = BenchRunner(cfg).run()
     stream = sys.stdout if outcome.status in ("finished", "dry-run") else sys.stderr
     print(f"promote bench run: {outcome.status}: {outcome.message}", file=stream)
+    if not cfg.dry_run:
+        from bot.bench.run.runner import STEP_LOG
+
+        print(f"each step's output (kept on this machine, never committed): {cfg.target.workspace / STEP_LOG}")
     if outcome.manifest is not None:
         m = outcome.manifest
         expected = ""

@@ -311,3 +311,30 @@ def test_the_fast_epp_swap_with_re_warm_leaves_no_carry_over_in_the_verdicts(tmp
         assert (standups, swaps) == ((2, 0) if name == "standup-per-arm" else (1, 1)), name
     assert outcomes["swap"] == outcomes["standup-per-arm"] == outcomes["evolved-first"]
     assert outcomes["no-rewarm"][0] != outcomes["swap"][0]  # the carry-over is real in the fake: the test can fail
+
+
+@pytest.mark.parametrize("fail", [False, True], ids=["finished", "standup-failed"])
+def test_raw_tool_output_stays_in_the_step_log_never_in_the_manifest(tmp_path, fail):
+    """Found by the GPU operator: manifest.json, which benchmark.yml commits to the promotion branch, kept the last
+    500 characters of every step's output: the stand-up's `curl ... https://<inference route>` demo line and the
+    runs' result paths in the workspace. Now that output stays in the step log under --workspace."""
+    from bot.bench.run.runner import STEP_LOG
+
+    route = "https://llmd-inference-gateway-route-bench.apps.gpu-prod.corp.example.com"  # the fake's (chatty)
+    env = fakes.install(tmp_path, chatty=True, seconds_per_run_second=0.05, fail={"standup": fail})
+    bench, commit = make_branch(tmp_path)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed"))
+    assert proc.returncode == (1 if fail else 0), proc.stderr
+    log = (tmp_path / "ws" / STEP_LOG).read_text()
+    ws = str((tmp_path / "ws").resolve())
+    assert route in log and "curl -sk" in log and (fail or f"done -> {ws}/" in log)  # the fake said them
+    manifest = (tmp_path / "results" / "manifest.json").read_text()
+    for said in (route, "curl", "apps.gpu-prod", ws, str(tmp_path)):
+        assert said not in manifest, said
+    assert route not in proc.stdout + proc.stderr  # a public job log is no place for it either
+    m = mf.load(tmp_path / "results")
+    assert m.events and all(e.detail == "" for e in m.events if e.ok and e.kind != "image")
+    if fail:
+        [stop] = [e for e in m.events if e.kind == "stop"]
+        assert stop.detail.startswith("standup of baseline failed (exit 1; its output is in promote-bench-steps.log")
+        assert f"{ws}/{STEP_LOG}" in proc.stdout

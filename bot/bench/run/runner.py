@@ -13,12 +13,17 @@ Guarantees, each tested against fake ``llmdbenchmark`` / ``kubectl`` / ``make`` 
   ``rejected/`` and listed in the manifest;
 - **the budget**: no step starts that its estimate says would cross the GPU-minute cap;
 - **the sequential design** (``rounds``): with a sequential rule in the evaluation spec the cells run
-  in rounds and stop once decided; ``fixed`` runs every planned repetition.
+  in rounds and stop once decided; ``fixed`` runs every planned repetition;
+- **no raw tool output in the manifest**: it is committed to a branch that may be public, and
+  llm-d-benchmark prints the cluster's inference route (a ``curl`` line with its URL), kube contexts and
+  workspace paths. Each step's output goes to the step log under ``--workspace`` (``STEP_LOG``), which
+  stays on the machine that ran it; the manifest keeps kind, time, GPU-minutes, ok and a reason the bot writes.
 """
 
 from __future__ import annotations
 
 import contextlib
+import shlex
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -47,6 +52,8 @@ NATIVE_NAME = "stage_0_lifecycle_metrics.json"
 #: A cell that runs longer than duration x this (plus the slack) is killed as hung.
 CELL_TIMEOUT_FACTOR = 3.0
 CELL_TIMEOUT_SLACK_S = 900.0
+#: Every step's raw output, appended under --workspace: it stays on the runner, never in the manifest.
+STEP_LOG = "promote-bench-steps.log"
 
 
 class BenchRunError(RequestError):
@@ -335,9 +342,27 @@ class BenchRunner:
         result = self.procs.run(argv, timeout=timeout)
         minutes = (time.monotonic() - t0) / 60.0
         ok = result.code == 0
-        self._event(kind, what, start, minutes=minutes, ok=ok, detail=result.output)
+        said = self._keep(kind, what, result)
+        self._event(kind, what, start, minutes=minutes, ok=ok, detail=said)
         if not ok:
-            raise StepFailed(f"{kind} of {what} failed (exit {result.code}): {_tail(result.output)}")
+            raise StepFailed(f"{kind} of {what} failed ({said})")
+
+    @property
+    def step_log(self) -> Path:
+        return self.cfg.target.workspace / STEP_LOG
+
+    def _keep(self, kind: str, what: str, result) -> str:
+        """Append a step's raw output to the step log (on this machine) and return what the manifest says of it."""
+        if self.cfg.dry_run:
+            return ""
+        self.step_log.parent.mkdir(parents=True, exist_ok=True)
+        with self.step_log.open("a", encoding="utf-8") as fh:
+            fh.write(f"=== {_now()} {kind} {what}: exit {result.code}\n$ {shlex.join(result.argv)}\n")
+            fh.write(result.output.rstrip() + "\n")
+        if result.code == 0:
+            return ""
+        timed_out = " (timed out)" if result.code == 124 else ""
+        return f"exit {result.code}{timed_out}; its output is in {STEP_LOG} under --workspace on the runner"
 
     def _standup(self, group: Group, setup: SetupRun) -> None:
         self.up[group.name] = setup
@@ -365,7 +390,7 @@ class BenchRunner:
                     start,
                     minutes=(time.monotonic() - t0) / 60.0,
                     ok=result.code == 0,
-                    detail=result.output,
+                    detail=self._keep("teardown", group.name, result),
                 )
             self.up.pop(group.name, None)
         finally:
@@ -448,11 +473,10 @@ class BenchRunner:
             if cfg.dry_run:
                 return
             minutes = (time.monotonic() - t0) / 60.0
+            said = self._keep("run", f"{setup.name}/{cell.run_treatment}", result)
             if result.code != 0:
-                self._event("stop", cell.run_treatment, start, minutes=minutes, ok=False, detail=result.output)
-                raise StepFailed(
-                    f"run of {setup.name}/{cell.run_treatment} failed (exit {result.code}): {_tail(result.output)}"
-                )
+                self._event("stop", cell.run_treatment, start, minutes=minutes, ok=False, detail=said)
+                raise StepFailed(f"run of {setup.name}/{cell.run_treatment} failed ({said})")
             report = self._report_of(setup, cell)
             code = result.code
         else:
@@ -576,10 +600,6 @@ class BenchRunner:
         finally:
             for s, h in previous.items():
                 signal.signal(s, h)
-
-
-def _tail(text: str, lines: int = 3) -> str:
-    return " / ".join(text.strip().splitlines()[-lines:]) or "no output"
 
 
 def _nested(flat: dict) -> dict:
