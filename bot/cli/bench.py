@@ -60,7 +60,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             "--image-repo", default=None, help="registry/repository for the EPP image (default ghcr.io/<fork repo>-epp)"
         )
         q.add_argument(
-            "--image", help="use this already pushed image (registry/repository:tag@sha256:...) instead of building"
+            "--image",
+            help="use this already pushed image (registry/repository:tag@sha256:...) instead of building; it must "
+            "carry the tag experiment.yaml pins for the evolved arm, and the manifest records it as not built here",
         )
         q.add_argument("--container-runtime", default=os.environ.get("CONTAINER_RUNTIME", "docker"))
         q.add_argument(

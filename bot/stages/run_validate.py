@@ -104,7 +104,7 @@ def load_reports(ctx: StageContext, results_dir: Path, code: dict[str, str] | No
     a run manifest that fingerprints other plugin code (``code``: this branch's) makes every report not used."""
     from bot.bench.evaluation_spec import load_evaluation_spec
     from bot.bench.evidence import EvidencePolicy, load_evidence, policy_from_spec
-    from bot.bench.run.manifest import recorded_image_digest, recorded_image_ref
+    from bot.bench.run.manifest import recorded_image_built, recorded_image_digest, recorded_image_ref
 
     text = ctx.read(ctx.paths.evaluation_spec)
     digest = recorded_image_digest(results_dir)
@@ -116,6 +116,7 @@ def load_reports(ctx: StageContext, results_dir: Path, code: dict[str, str] | No
             allow_sample_data=ctx.allow_sample_data,
             image_digest=digest,
             image_ref=recorded_image_ref(results_dir),
+            image_built=recorded_image_built(results_dir),
         )
     reports = load_evidence(results_dir, policy)
     return _for_this_code(reports, results_dir, code)

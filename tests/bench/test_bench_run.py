@@ -338,3 +338,37 @@ def test_raw_tool_output_stays_in_the_step_log_never_in_the_manifest(tmp_path, f
         [stop] = [e for e in m.events if e.kind == "stop"]
         assert stop.detail.startswith("standup of baseline failed (exit 1; its output is in promote-bench-steps.log")
         assert f"{ws}/{STEP_LOG}" in proc.stdout
+
+
+def test_an_image_given_by_hand_is_not_recorded_as_built_and_counts_only_as_the_plans_pinned_image(cluster):
+    """Found by the GPU operator: `--image` ran any image, the manifest said it was built from the approved commit,
+    and stage 5 bound the evolved reports to it instead of the plan's pinned image. Now an image whose tag is not
+    the pinned one is refused before anything runs; one that is runs, recorded as not built here."""
+    from bot.bench.evaluation_spec import load_evaluation_spec
+    from bot.bench.evidence import load_evidence, policy_from_spec
+
+    root, env, bench, commit = cluster
+    spec = load_evaluation_spec((bench / "evaluation.yaml").read_text())
+    digest = "sha256:" + "a" * 64
+    proc = _promote(env, *_args(bench, commit, root, "--image", f"docker.io/mallory/any-epp:latest@{digest}"))
+    assert proc.returncode == 2, proc.stderr
+    assert f"is not the image this plan pins for the evolved arm ({spec.evolved_image})" in proc.stderr
+    assert fakes.calls(root) == [] and not (root / "results").exists()  # nothing ran, nothing recorded
+
+    pinned = spec.evolved_image.replace("ghcr.io/", "registry.example:5000/")  # the tag names the build
+    proc = _promote(env, *_args(bench, commit, root, "--image", f"{pinned}@{digest}", "--fixed"))
+    assert proc.returncode == 0, proc.stderr
+    m = mf.load(root / "results")
+    assert m.image is not None and m.image.commit is None and m.image.built is False and m.image.digest == digest
+    assert not [c for c in fakes.calls(root) if c["tool"] == "make"]  # no build
+    assert mf.recorded_image_built(root / "results") is False
+    # Stage 5's rules (bot.stages.run_validate.load_reports) bind the evolved reports to the plan's pin, not to the
+    # manifest's record: with the pin the plan has they count; had the plan pinned another build they would not.
+    rules = {"image_digest": digest, "image_ref": m.image.ref, "image_built": m.image.built}
+    used = load_evidence(root / "results", policy_from_spec(spec, allow_sample_data=False, **rules))
+    assert used.rejected == [] and len(used.loaded) == len(m.cells)
+    other = spec.model_copy(update={"evolved_image": "ghcr.io/o/r:promotion-7-another-build"})
+    left = load_evidence(root / "results", policy_from_spec(other, allow_sample_data=False, **rules))
+    evolved = [r for r, _ in left.rejected if r.startswith("evolved/")]
+    assert evolved and len(evolved) == sum(c.treatment == "evolved" for c in m.cells)
+    assert all("not the one this plan pins for the evolved arm" in why for _, why in left.rejected)

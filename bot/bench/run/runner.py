@@ -125,6 +125,11 @@ class BenchRunner:
     # ------------------------------------------------------------------ entry
     def run(self) -> Outcome:
         cfg = self.cfg
+        if cfg.image and cfg.spec is not None:
+            from bot.bench.run.image import given_image_problem
+
+            if problem := given_image_problem(cfg.image, cfg.spec.evolved_image):
+                raise BenchRunError(problem)
         self.manifest = self._open_manifest()
         self.budget.spent = self.manifest.spent_gpu_minutes
         image = self._image()
@@ -252,9 +257,10 @@ class BenchRunner:
             return f"{manifest.image.ref}@{manifest.image.digest}" if manifest.image.digest else manifest.image.ref
         from bot.bench.run.image import build_epp_image, image_ref
 
-        if cfg.image:
+        if cfg.image:  # not built here: no commit is claimed for it (stage 5 binds to the plan's pin instead)
             ref, _, digest = cfg.image.partition("@")
-            manifest.image = mf.ImageRecord(ref=ref, digest=digest or None, commit=cfg.commit)
+            manifest.image = mf.ImageRecord(ref=ref, digest=digest or None, commit=None, built=False)
+            cfg.log(f"using the given image {cfg.image}: not built from {cfg.commit[:12]} (manifest: commit null)")
         else:
             ref = image_ref(cfg.image_repo, cfg.request.id, cfg.commit)
             start = _now()
