@@ -138,8 +138,12 @@ class EvidencePolicy:
     evolved_image: str | None = None  # registry/repository:tag pinned for the evolved arm (image_difference)
     allow_sample_data: bool = False
     sample_used: int = 0
+    #: results-relative report -> why it is no evidence although it is valid (a run whose fault never happened)
+    not_evidence: Mapping[str, str] = field(default_factory=dict)
 
     def bind(self, c: Candidate) -> str | None:
+        if c.rel in self.not_evidence:
+            return self.not_evidence[c.rel]
         doc = c.doc
         if is_sample(doc):
             if not self.allow_sample_data:

@@ -249,6 +249,10 @@ def cmd_run(args) -> int:
                 print(line, file=stream)
             if m.sequential.expected_gpu_minutes is not None:
                 expected = f", sequential plan expected {m.sequential.expected_gpu_minutes:g}"
+        from bot.bench import fault_runs
+
+        for line in fault_runs.summary_lines(m):  # faults that never happened: no evidence about them
+            print(line, file=stream)
         print(
             f"GPU-minutes: {m.spent_gpu_minutes:g} spent of {cfg.budget_gpu_minutes:g} budgeted "
             f"(fixed plan {m.planned_gpu_minutes:g}{expected}); {len(m.cells)} cells finished, "

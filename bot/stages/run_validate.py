@@ -53,7 +53,7 @@ def judge(
     either way they pass the same validation and must belong to this promotion's arms (the
     evaluation spec stage 4 committed says what each arm ran).
     """
-    from bot.bench import gpu_time
+    from bot.bench import fault_runs, gpu_time
     from bot.stats.verdicts import evaluate, not_testable_verdict
 
     with results_source(ctx) as (results_dir, _where):
@@ -75,10 +75,25 @@ def judge(
             )
         reports = load_reports(ctx, results_dir, code)
         spent = gpu_time.read(results_dir, promotion=ctx.request.id)
+        # A claim about a fault the runs never had is not runnable here (bot.bench.fault_runs).
+        judged, flags = fault_runs.judged_as(hypotheses, _manifest(results_dir))
     from bot.bench.evidence import mark_sample
 
-    verdicts = evaluate(hypotheses, reports, evolved_for=ctx.request.evolved_for, decision=decision_rule(ctx))
+    verdicts = evaluate(judged, reports, evolved_for=ctx.request.evolved_for, decision=decision_rule(ctx))
+    verdicts = [
+        v.model_copy(update={"flags": [*v.flags, flags[v.hypothesis_id]]}) if v.hypothesis_id in flags else v
+        for v in verdicts
+    ]
     return mark_sample(verdicts, reports), reports, spent
+
+
+def _manifest(results_dir: Path):
+    from bot.bench.run import manifest as mf
+
+    try:
+        return mf.load(results_dir)
+    except (OSError, ValueError):
+        return None
 
 
 def decision_rule(ctx: StageContext):
@@ -104,6 +119,7 @@ def load_reports(ctx: StageContext, results_dir: Path, code: dict[str, str] | No
     a run manifest that fingerprints other plugin code (``code``: this branch's) makes every report not used."""
     from bot.bench.evaluation_spec import load_evaluation_spec
     from bot.bench.evidence import EvidencePolicy, load_evidence, policy_from_spec
+    from bot.bench.fault_runs import missed
     from bot.bench.run.manifest import recorded_image_built, recorded_image_digest, recorded_image_ref
 
     text = ctx.read(ctx.paths.evaluation_spec)
@@ -118,17 +134,13 @@ def load_reports(ctx: StageContext, results_dir: Path, code: dict[str, str] | No
             image_ref=recorded_image_ref(results_dir),
             image_built=recorded_image_built(results_dir),
         )
+    policy.not_evidence = missed(_manifest(results_dir))  # runs whose fault never happened
     reports = load_evidence(results_dir, policy)
     return _for_this_code(reports, results_dir, code)
 
 
 def _for_this_code(reports, results_dir: Path, code: dict[str, str] | None):
-    from bot.bench.run import manifest as mf
-
-    try:
-        manifest = mf.load(results_dir)
-    except (OSError, ValueError):
-        manifest = None
+    manifest = _manifest(results_dir)
     if code is None or manifest is None or not manifest.plugin_files or manifest.plugin_files == code:
         return reports
     changed = sorted(p for p in set(code) | set(manifest.plugin_files) if code.get(p) != manifest.plugin_files.get(p))
