@@ -267,8 +267,7 @@ def render_experiment(
     files[f"{root}/README.md"] = plan_markdown(plan)
     # The GPU job's limit (benchmark.yml timeout-minutes): the plan's wall time, half again, plus an hour. A
     # sequential design may run past the fixed plan's count (its horizon), so its maximum counts if larger.
-    most = max(plan.cost.gpu_minutes, plan.sequential.max_gpu_minutes if plan.sequential else 0.0)
-    wall = most / plan.parameters.gpus_per_stack
+    wall = plan.most_gpu_minutes / plan.parameters.gpus_per_stack
     limits = {"planned_gpu_minutes": plan.cost.gpu_minutes, "timeout_minutes": math.ceil(wall * 1.5 + 60)}
     files[f"{root}/run-limits.json"] = json.dumps(limits, indent=2, sort_keys=True) + "\n"
     # What `promote bench run` needs from the request (workloads, stack, ids), without the evolved source.

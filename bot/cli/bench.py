@@ -68,7 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         q.add_argument(
             "--budget-gpu-minutes",
             type=float,
-            help="GPU-minute cap (default: the plan's GPU-minutes; for a sequential run, its maximum)",
+            help="GPU-minute cap (default: the plan's 'at most' that gate 2 approved: the fixed plan's GPU-minutes "
+            "or the sequential design's maximum, whichever is larger)",
         )
         q.add_argument(
             "--fixed",
@@ -157,9 +158,7 @@ def load_config(args):
         container_runtime=args.container_runtime,
     )
     arms = tuple(a.strip() for a in args.arm_order.split(","))
-    default_budget = plan.cost.gpu_minutes
-    if sequential and plan.sequential is not None:  # the sequential plan's worst case: every cell to its horizon
-        default_budget = max(default_budget, plan.sequential.max_gpu_minutes)
+    default_budget = plan.most_gpu_minutes  # what gate 2 showed as "at most" and the plan README says
     return RunConfig(
         request=request,
         plan=plan,

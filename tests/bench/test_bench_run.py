@@ -372,3 +372,36 @@ def test_an_image_given_by_hand_is_not_recorded_as_built_and_counts_only_as_the_
     evolved = [r for r, _ in left.rejected if r.startswith("evolved/")]
     assert evolved and len(evolved) == sum(c.treatment == "evolved" for c in m.cells)
     assert all("not the one this plan pins for the evolved arm" in why for _, why in left.rejected)
+
+
+def test_gate_2s_at_most_is_the_plan_readmes_and_the_runners_default_cap(tmp_path):
+    """Found by the GPU operator: gate 2 said "3,040 GPU-minutes at most" (the fixed plan) while the runner's default
+    cap was 3,120 (the sequential design's horizons). One figure now, BenchmarkPlan.most_gpu_minutes, in all three."""
+    import re
+
+    from bot.cli import main
+    from tests.conftest import BRANCH, REQUEST, git
+
+    work, fork = tmp_path / "w", tmp_path / "fork"
+    assert main(["run", str(REQUEST), "--work", str(work), "--fork", str(fork), "--quiet", "--approve", "1,2"]) == 0
+    thread = (work / "issue" / "thread.md").read_text()
+    [said] = re.findall(r"\d+ runs, ([\d,]+) GPU-minutes at most", thread)
+    most = float(said.replace(",", ""))
+    stage4 = git(fork, "log", "--format=%H", "--grep", "^stage 4", BRANCH).split()[0]
+    readme = git(fork, "show", f"{stage4}:benchmarks/promotion/evolved-adaptive-scorer/README.md")
+    assert f"At most **{most:g} GPU-minutes**: the figure gate 2 approved" in readme
+    assert f"| sequential, at most | {most:g} |" in readme  # this plan's sequential maximum is the larger
+    checkout = tmp_path / "checkout"
+    git(fork, "worktree", "add", "-q", str(checkout), stage4)
+    for extra in ([], ["--fixed"]):
+        argv = ["bench", "run", "benchmarks/promotion/evolved-adaptive-scorer", "--commit", stage4, "--dry-run"]
+        where = ["--results", str(tmp_path / "r"), "--workspace", str(tmp_path / "ws"), "-p", "b"]
+        proc = subprocess.run(
+            [str(Path(sys.executable).parent / "promote"), *argv, *where, *extra],
+            cwd=checkout,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert f"GPU-minutes: 0 spent of {most:g} budgeted" in proc.stdout, extra
