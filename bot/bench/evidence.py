@@ -138,8 +138,12 @@ class EvidencePolicy:
     evolved_image: str | None = None  # registry/repository:tag pinned for the evolved arm (image_difference)
     allow_sample_data: bool = False
     sample_used: int = 0
+    #: results-relative report -> why it is no evidence although it is valid (a run whose fault never happened)
+    not_evidence: Mapping[str, str] = field(default_factory=dict)
 
     def bind(self, c: Candidate) -> str | None:
+        if c.rel in self.not_evidence:
+            return self.not_evidence[c.rel]
         doc = c.doc
         reason = self._keywords(doc, c.key.treatment)
         reason = reason or self._epp(doc, c.key.treatment) or self._stack(doc, c.key.workload)
@@ -249,17 +253,27 @@ def load_evidence(results_dir, policy: EvidencePolicy) -> ReportSet:
 
 
 def policy_from_spec(
-    spec: Any, *, allow_sample_data: bool, image_digest: str | None = None, image_ref: str | None = None
+    spec: Any,
+    *,
+    allow_sample_data: bool,
+    image_digest: str | None = None,
+    image_ref: str | None = None,
+    image_built: bool = True,
 ) -> EvidencePolicy:
     """The evidence rules of an evaluation spec (``bot.bench.evaluation_spec.EvaluationSpec``).
 
-    The evolved arm's image is the one the runner recorded (``image_ref``, from its manifest) when it ran the
-    plan, else the one experiment.yaml pins (``spec.evolved_image``). A manifest's digest without its ref
-    binds the reports by digest alone: the runner's tag is not the experiment's.
+    The evolved arm's image is the one the runner recorded (``image_ref``, from its manifest) when it built it
+    from the approved commit, else the one experiment.yaml pins (``spec.evolved_image``). A manifest's digest
+    without its ref binds the reports by digest alone: the runner's tag is not the experiment's. An image the
+    runner was given (``image_built`` False: ``--image``) proves nothing about what it holds, so it stands for
+    no pin of its own: its reports count only as reports of the plan's pinned image, like any other report.
     """
     arms = {name: load_yaml(text) for name, text in (spec.arms or {}).items()} or None
     stack = spec.stack
-    pinned = image_ref or (spec.evolved_image if image_digest is None else None)
+    if not image_built:
+        pinned = spec.evolved_image
+    else:
+        pinned = image_ref or (spec.evolved_image if image_digest is None else None)
     return EvidencePolicy(
         promotion=spec.promotion,
         arms=arms,

@@ -260,6 +260,16 @@ class BenchmarkPlan(_Model):
         return self.cost.gpu_minutes / self.naive_cost.gpu_minutes if self.naive_cost.gpu_minutes else 0.0
 
     @property
+    def most_gpu_minutes(self) -> float:
+        """The most the benchmark may spend unless its operator sets another cap: the fixed plan's GPU-minutes, or
+        the sequential design's worst case (every cell to its horizon, which can pass the fixed count) when larger.
+
+        One figure, said alike where money is promised and where it is enforced: gate 2's "GPU-minutes at
+        most", the plan README, ``promote bench run``'s default cap and benchmark.yml's time limit.
+        """
+        return max(self.cost.gpu_minutes, self.sequential.max_gpu_minutes if self.sequential else 0.0)
+
+    @property
     def repetitions_by_cell(self) -> dict[Cell, int]:
         """Cell -> repetitions per treatment."""
         return {c.cell: c.repetitions for c in self.cell_repetitions}

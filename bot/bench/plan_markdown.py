@@ -91,6 +91,12 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
         + f"Assumptions: {p.gpus_per_stack} GPUs per stack, {p.standup_minutes:g} min per stand-up + teardown, "
         f"{p.run_overhead_minutes:g} min overhead per run on top of the load duration.",
         "",
+        (
+            f"At most **{plan.most_gpu_minutes:g} GPU-minutes**: the figure gate 2 approved and the cap "
+            "`promote bench run` applies unless given `--budget-gpu-minutes` (the fixed plan's GPU-minutes, or the "
+            "sequential design's maximum below when larger)."
+        ),
+        "",
         "## Power",
         "",
         (

@@ -60,13 +60,16 @@ def register(sub: argparse._SubParsersAction) -> None:
             "--image-repo", default=None, help="registry/repository for the EPP image (default ghcr.io/<fork repo>-epp)"
         )
         q.add_argument(
-            "--image", help="use this already pushed image (registry/repository:tag@sha256:...) instead of building"
+            "--image",
+            help="use this already pushed image (registry/repository:tag@sha256:...) instead of building; it must "
+            "carry the tag experiment.yaml pins for the evolved arm, and the manifest records it as not built here",
         )
         q.add_argument("--container-runtime", default=os.environ.get("CONTAINER_RUNTIME", "docker"))
         q.add_argument(
             "--budget-gpu-minutes",
             type=float,
-            help="GPU-minute cap (default: the plan's GPU-minutes; for a sequential run, its maximum)",
+            help="GPU-minute cap (default: the plan's 'at most' that gate 2 approved: the fixed plan's GPU-minutes "
+            "or the sequential design's maximum, whichever is larger)",
         )
         q.add_argument(
             "--fixed",
@@ -170,9 +173,7 @@ def load_config(args):
         container_runtime=args.container_runtime,
     )
     arms = tuple(a.strip() for a in args.arm_order.split(","))
-    default_budget = plan.cost.gpu_minutes
-    if sequential and plan.sequential is not None:  # the sequential plan's worst case: every cell to its horizon
-        default_budget = max(default_budget, plan.sequential.max_gpu_minutes)
+    default_budget = plan.most_gpu_minutes  # what gate 2 showed as "at most" and the plan README says
     return RunConfig(
         request=request,
         plan=plan,
@@ -248,6 +249,10 @@ def cmd_run(args) -> int:
     outcome = BenchRunner(cfg).run()
     stream = sys.stdout if outcome.status in ("finished", "dry-run") else sys.stderr
     print(f"promote bench run: {outcome.status}: {outcome.message}", file=stream)
+    if not cfg.dry_run:
+        from bot.bench.run.runner import STEP_LOG
+
+        print(f"each step's output (kept on this machine, never committed): {cfg.target.workspace / STEP_LOG}")
     if outcome.manifest is not None:
         m = outcome.manifest
         expected = ""
@@ -258,6 +263,10 @@ def cmd_run(args) -> int:
                 print(line, file=stream)
             if m.sequential.expected_gpu_minutes is not None:
                 expected = f", sequential plan expected {m.sequential.expected_gpu_minutes:g}"
+        from bot.bench import fault_runs
+
+        for line in fault_runs.summary_lines(m):  # faults that never happened: no evidence about them
+            print(line, file=stream)
         print(
             f"GPU-minutes: {m.spent_gpu_minutes:g} spent of {cfg.budget_gpu_minutes:g} budgeted "
             f"(fixed plan {m.planned_gpu_minutes:g}{expected}); {len(m.cells)} cells finished, "

@@ -113,20 +113,23 @@ def _gate2(ctx) -> tuple[str, dict[str, str]]:
 
 
 def _plan_cost(ctx, hypotheses) -> str:
-    """What approving spends: the fixed plan stage 4 sizes (its sequential design is computed there)."""
+    """What approving spends: the plan stage 4 will write, with its sequential design, since "at most" is the
+    runner's default cap (``BenchmarkPlan.most_gpu_minutes``), which the design's horizons can put above the fixed
+    plan's figure."""
     from bot.bench.plan import PlanError, make_plan
     from bot.bench.priority_plan import signals_of_json
 
     signals = signals_of_json(ctx.read(ctx.paths.translation_json))  # as stage 4 passes them: one plan, one mix
     try:
-        plan = make_plan(ctx.request, hypotheses, sequential=False, class_signals=signals)
+        plan = make_plan(ctx.request, hypotheses, class_signals=signals)
     except PlanError as exc:
         return f"no plan: {exc}"
     not_run = f", {len(plan.not_benchmarked)} not benchmarked" if plan.not_benchmarked else ""
     return (
         f"approving plans {len(plan.hypotheses)} benchmarked on {len(plan.cells)} cells{not_run}: "
-        f"{plan.cost.runs} runs, {plan.cost.gpu_minutes:,.0f} GPU-minutes at most "
-        f"({plan.ratio:.0%} of the naive plan, one profile per hypothesis; stage 4's sequential design expects less)"
+        f"{plan.cost.runs} runs, {plan.most_gpu_minutes:,.0f} GPU-minutes at most (the cap `promote bench run` "
+        f"applies unless given another; the fixed plan {plan.cost.gpu_minutes:,.0f}, {plan.ratio:.0%} of the naive "
+        "plan, one profile per hypothesis; stage 4's sequential design expects less)"
         + (
             f"; plus a priority mix ({plan.priority_mix.runs} runs, {plan.priority_mix.gpu_minutes:,.0f} GPU-minutes) "
             "for per-class admission"

@@ -423,10 +423,20 @@ _MISMATCH = (
 )
 
 
+#: A run whose Track B fault never happened (bot.bench.fault_runs): the claim about it was never measured.
+FAULT_FIX = (
+    "the cluster did not let the runner carry out the fault, so the claims about it are not runnable here (their "
+    "verdicts say so): let it (for pod-failure, `kubectl delete pod` in the benchmark namespace must succeed while "
+    "the harness runs), benchmark those cells again and rejudge, or decide those claims by review"
+)
+
+
 def _unused_reports(ctx) -> list[Finding]:
     """One finding per distinct reason stage 5 gave for leaving reports out, with how many and which: after a
     parameter change every report of the earlier plan fails the same way, and 56 rows saying so buried the one
     thing to do."""
+    from bot.bench.fault_runs import NEVER_HAPPENED
+
     by_reason: dict[str, list[str]] = {}
     for path, reason in _rejected_reports(ctx):
         by_reason.setdefault(reason, []).append(path)
@@ -445,7 +455,9 @@ def _unused_reports(ctx) -> list[Finding]:
                 check="G3.report-invalid",
                 file=ctx.paths.verdicts_md,
                 message=f"{what}: {reason}" + (f" ({shown})" if len(paths) > 1 else ""),
-                fix=(
+                fix=FAULT_FIX
+                if reason.startswith(NEVER_HAPPENED)
+                else (
                     f"they were measured for another plan than the one at this branch's stage 4 commit: {REJUDGE_ON_GITHUB}"
                     if mismatch and ctx.home == "github"
                     else "they were measured for another plan than the one at this branch's stage 4 commit: run that "

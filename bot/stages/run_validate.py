@@ -55,7 +55,7 @@ def judge(
     evaluation spec stage 4 committed says what each arm ran). A planned priority mix is read
     from the same directory under the same rules (``bot.stages.mix_validate``).
     """
-    from bot.bench import gpu_time
+    from bot.bench import fault_runs, gpu_time
     from bot.stages.mix_validate import judge_mix, with_mix
     from bot.stats.verdicts import evaluate, not_testable_verdict
 
@@ -80,10 +80,25 @@ def judge(
         reports = load_reports(ctx, results_dir, code)
         spent = gpu_time.read(results_dir, promotion=ctx.request.id)
         mix = judge_mix(ctx, results_dir, hypotheses, code, ci_alpha(ctx))
+        # A claim about a fault the runs never had is not runnable here (bot.bench.fault_runs).
+        judged, flags = fault_runs.judged_as(hypotheses, _manifest(results_dir))
     from bot.bench.evidence import mark_sample
 
-    verdicts = evaluate(hypotheses, reports, evolved_for=ctx.request.evolved_for, decision=decision_rule(ctx))
+    verdicts = evaluate(judged, reports, evolved_for=ctx.request.evolved_for, decision=decision_rule(ctx))
+    verdicts = [
+        v.model_copy(update={"flags": [*v.flags, flags[v.hypothesis_id]]}) if v.hypothesis_id in flags else v
+        for v in verdicts
+    ]
     return with_mix(mark_sample(verdicts, reports), mix), reports, spent, mix
+
+
+def _manifest(results_dir: Path):
+    from bot.bench.run import manifest as mf
+
+    try:
+        return mf.load(results_dir)
+    except (OSError, ValueError):
+        return None
 
 
 def decision_rule(ctx: StageContext):
@@ -118,28 +133,28 @@ def evidence_policy(ctx: StageContext, results_dir: Path):
     data only. A new one per set of results: it counts the sample data it lets through."""
     from bot.bench.evaluation_spec import load_evaluation_spec
     from bot.bench.evidence import EvidencePolicy, policy_from_spec
-    from bot.bench.run.manifest import recorded_image_digest, recorded_image_ref
+    from bot.bench.fault_runs import missed
+    from bot.bench.run.manifest import recorded_image_built, recorded_image_digest, recorded_image_ref
 
     text = ctx.read(ctx.paths.evaluation_spec)
     digest = recorded_image_digest(results_dir)
     if text is None:
-        return EvidencePolicy(promotion=ctx.request.id, allow_sample_data=ctx.allow_sample_data, image_digest=digest)
-    return policy_from_spec(
-        load_evaluation_spec(text),
-        allow_sample_data=ctx.allow_sample_data,
-        image_digest=digest,
-        image_ref=recorded_image_ref(results_dir),
-    )
+        policy = EvidencePolicy(promotion=ctx.request.id, allow_sample_data=ctx.allow_sample_data, image_digest=digest)
+    else:
+        policy = policy_from_spec(
+            load_evaluation_spec(text),
+            allow_sample_data=ctx.allow_sample_data,
+            image_digest=digest,
+            image_ref=recorded_image_ref(results_dir),
+            image_built=recorded_image_built(results_dir),
+        )
+    policy.not_evidence = missed(_manifest(results_dir))  # runs whose fault never happened
+    return policy
 
 
 def code_mismatch(results_dir: Path, code: dict[str, str] | None) -> str | None:
     """Why the results were measured on other plugin code than ``code`` (the run manifest's fingerprints), or None."""
-    from bot.bench.run import manifest as mf
-
-    try:
-        manifest = mf.load(results_dir)
-    except (OSError, ValueError):
-        manifest = None
+    manifest = _manifest(results_dir)
     if code is None or manifest is None or not manifest.plugin_files or manifest.plugin_files == code:
         return None
     changed = sorted(p for p in set(code) | set(manifest.plugin_files) if code.get(p) != manifest.plugin_files.get(p))

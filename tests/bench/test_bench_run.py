@@ -329,3 +329,97 @@ def test_the_fast_epp_swap_with_re_warm_leaves_no_carry_over_in_the_verdicts(tmp
         assert (standups, swaps) == ((2, 0) if name == "standup-per-arm" else (1, 1)), name
     assert outcomes["swap"] == outcomes["standup-per-arm"] == outcomes["evolved-first"]
     assert outcomes["no-rewarm"][0] != outcomes["swap"][0]  # the carry-over is real in the fake: the test can fail
+
+
+@pytest.mark.parametrize("fail", [False, True], ids=["finished", "standup-failed"])
+def test_raw_tool_output_stays_in_the_step_log_never_in_the_manifest(tmp_path, fail):
+    """Found by the GPU operator: manifest.json, which benchmark.yml commits to the promotion branch, kept the last
+    500 characters of every step's output: the stand-up's `curl ... https://<inference route>` demo line and the
+    runs' result paths in the workspace. Now that output stays in the step log under --workspace."""
+    from bot.bench.run.runner import STEP_LOG
+
+    route = "https://llmd-inference-gateway-route-bench.apps.gpu-prod.corp.example.com"  # the fake's (chatty)
+    env = fakes.install(tmp_path, chatty=True, seconds_per_run_second=0.05, fail={"standup": fail})
+    bench, commit = make_branch(tmp_path)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed"))
+    assert proc.returncode == (1 if fail else 0), proc.stderr
+    log = (tmp_path / "ws" / STEP_LOG).read_text()
+    ws = str((tmp_path / "ws").resolve())
+    assert route in log and "curl -sk" in log and (fail or f"done -> {ws}/" in log)  # the fake said them
+    manifest = (tmp_path / "results" / "manifest.json").read_text()
+    for said in (route, "curl", "apps.gpu-prod", ws, str(tmp_path)):
+        assert said not in manifest, said
+    assert route not in proc.stdout + proc.stderr  # a public job log is no place for it either
+    m = mf.load(tmp_path / "results")
+    assert m.events and all(e.detail == "" for e in m.events if e.ok and e.kind != "image")
+    if fail:
+        [stop] = [e for e in m.events if e.kind == "stop"]
+        assert stop.detail.startswith("standup of baseline failed (exit 1; its output is in promote-bench-steps.log")
+        assert f"{ws}/{STEP_LOG}" in proc.stdout
+
+
+def test_an_image_given_by_hand_is_not_recorded_as_built_and_counts_only_as_the_plans_pinned_image(cluster):
+    """Found by the GPU operator: `--image` ran any image, the manifest said it was built from the approved commit,
+    and stage 5 bound the evolved reports to it instead of the plan's pinned image. Now an image whose tag is not
+    the pinned one is refused before anything runs; one that is runs, recorded as not built here."""
+    from bot.bench.evaluation_spec import load_evaluation_spec
+    from bot.bench.evidence import load_evidence, policy_from_spec
+
+    root, env, bench, commit = cluster
+    spec = load_evaluation_spec((bench / "evaluation.yaml").read_text())
+    digest = "sha256:" + "a" * 64
+    proc = _promote(env, *_args(bench, commit, root, "--image", f"docker.io/mallory/any-epp:latest@{digest}"))
+    assert proc.returncode == 2, proc.stderr
+    assert f"is not the image this plan pins for the evolved arm ({spec.evolved_image})" in proc.stderr
+    assert fakes.calls(root) == [] and not (root / "results").exists()  # nothing ran, nothing recorded
+
+    pinned = spec.evolved_image.replace("ghcr.io/", "registry.example:5000/")  # the tag names the build
+    proc = _promote(env, *_args(bench, commit, root, "--image", f"{pinned}@{digest}", "--fixed"))
+    assert proc.returncode == 0, proc.stderr
+    m = mf.load(root / "results")
+    assert m.image is not None and m.image.commit is None and m.image.built is False and m.image.digest == digest
+    assert not [c for c in fakes.calls(root) if c["tool"] == "make"]  # no build
+    assert mf.recorded_image_built(root / "results") is False
+    # Stage 5's rules (bot.stages.run_validate.load_reports) bind the evolved reports to the plan's pin, not to the
+    # manifest's record: with the pin the plan has they count; had the plan pinned another build they would not.
+    rules = {"image_digest": digest, "image_ref": m.image.ref, "image_built": m.image.built}
+    used = load_evidence(root / "results", policy_from_spec(spec, allow_sample_data=False, **rules))
+    assert used.rejected == [] and len(used.loaded) == len(m.cells)
+    other = spec.model_copy(update={"evolved_image": "ghcr.io/o/r:promotion-7-another-build"})
+    left = load_evidence(root / "results", policy_from_spec(other, allow_sample_data=False, **rules))
+    evolved = [r for r, _ in left.rejected if r.startswith("evolved/")]
+    assert evolved and len(evolved) == sum(c.treatment == "evolved" for c in m.cells)
+    assert all("not the one this plan pins for the evolved arm" in why for _, why in left.rejected)
+
+
+def test_gate_2s_at_most_is_the_plan_readmes_and_the_runners_default_cap(tmp_path):
+    """Found by the GPU operator: gate 2 said "3,040 GPU-minutes at most" (the fixed plan) while the runner's default
+    cap was 3,120 (the sequential design's horizons). One figure now, BenchmarkPlan.most_gpu_minutes, in all three."""
+    import re
+
+    from bot.cli import main
+    from tests.conftest import BRANCH, REQUEST, git
+
+    work, fork = tmp_path / "w", tmp_path / "fork"
+    assert main(["run", str(REQUEST), "--work", str(work), "--fork", str(fork), "--quiet", "--approve", "1,2"]) == 0
+    thread = (work / "issue" / "thread.md").read_text()
+    [said] = re.findall(r"\d+ runs, ([\d,]+) GPU-minutes at most", thread)
+    most = float(said.replace(",", ""))
+    stage4 = git(fork, "log", "--format=%H", "--grep", "^stage 4", BRANCH).split()[0]
+    readme = git(fork, "show", f"{stage4}:benchmarks/promotion/evolved-adaptive-scorer/README.md")
+    assert f"At most **{most:g} GPU-minutes**: the figure gate 2 approved" in readme
+    assert f"| sequential, at most | {most:g} |" in readme  # this plan's sequential maximum is the larger
+    checkout = tmp_path / "checkout"
+    git(fork, "worktree", "add", "-q", str(checkout), stage4)
+    for extra in ([], ["--fixed"]):
+        argv = ["bench", "run", "benchmarks/promotion/evolved-adaptive-scorer", "--commit", stage4, "--dry-run"]
+        where = ["--results", str(tmp_path / "r"), "--workspace", str(tmp_path / "ws"), "-p", "b"]
+        proc = subprocess.run(
+            [str(Path(sys.executable).parent / "promote"), *argv, *where, *extra],
+            cwd=checkout,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert f"GPU-minutes: 0 spent of {most:g} budgeted" in proc.stdout, extra

@@ -133,8 +133,10 @@ def test_reports_benchmarked_on_other_plugin_code_are_not_evidence(tmp_path):
     not_used = json.loads(
         git(fork2, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/validation/reports-not-used.json")
     )
-    assert not_used and all("measured on plugin code that differs from this branch's" in r["reason"] for r in not_used)
-    assert all(stage4[:12] in r["reason"] for r in not_used)
+    # (the pod-failure runs, over before t = duration/2 with this fast fake, are left out first: no pod was deleted)
+    code = [r for r in not_used if "+pod-failure/" not in r["report"]]
+    assert code and all("measured on plugin code that differs from this branch's" in r["reason"] for r in code)
+    assert all(stage4[:12] in r["reason"] for r in code)
     thread = (tmp_path / "w2" / "issue" / "thread.md").read_text()
     assert "G3.report-invalid" in thread
 
@@ -156,3 +158,57 @@ def test_a_rejudge_stage_5_could_not_judge_is_refused_and_leaves_no_trace(tmp_pa
     err = capsys.readouterr().err
     assert "belongs to promotion '2' (run.keywords), not '1'" in err and "nothing was recorded" in err, err
     assert (work / "state.json").read_text() == before and git(fork, "rev-parse", BRANCH) == head
+
+
+@pytest.mark.slow
+def test_a_pod_failure_claim_whose_pods_were_never_deleted_is_not_runnable_not_confirmed(tmp_path):
+    """Found by the GPU operator: with every `kubectl delete pod` forbidden, B5 (e2e p95 no worse when a model-server
+    pod fails) was confirmed on runs that never lost a pod, and gate 3 raised nothing. Now those runs are no
+    evidence about pod failure: B5 is inconclusive, flagged "not runnable on this cluster", the runner's summary
+    says why, and gate 3 raises the reports left out; the other claims are judged on their runs as before."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.bench import fakes
+    from tests.bench.bench_branch import SLUG
+
+    fork = tmp_path / "fork"
+    args = ["--quiet", "--actor", "alice", "--approve", "1,2"]
+    assert main(["run", str(REQUEST), "--work", str(tmp_path / "w1"), "--fork", str(fork), *args]) == 0
+    stage4 = git(fork, "log", "--format=%H", "--grep", "^stage 4", BRANCH).split()[0]
+    checkout = tmp_path / "checkout"
+    git(fork, "worktree", "add", "-q", str(checkout), stage4)
+    # Every deletion forbidden; the runs are also over before t = duration/2 (seconds_per_run_second 0), as a run
+    # whose load ends early is: either way no pod is deleted.
+    env = fakes.install(tmp_path / "gpu", effect={"evolved": -0.2}, seconds_per_run_second=0.0, forbid_delete=True)
+    where = ["--results", str(tmp_path / "results"), "--workspace", str(tmp_path / "ws"), "-p", "b", "--commit", stage4]
+    bench = subprocess.run(
+        [str(Path(sys.executable).parent / "promote"), "bench", "run", f"benchmarks/promotion/{SLUG}", *where],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert bench.returncode == 0, bench.stderr[-2000:]
+    assert "pod-failure: the fault never happened in 8 of 8 run(s) (" in bench.stdout
+    assert "flagged 'not runnable on this cluster'" in bench.stdout
+
+    fork2 = tmp_path / "fork2"
+    run = ["run", str(REQUEST), "--results", str(tmp_path / "results"), "--work", str(tmp_path / "w2")]
+    assert main([*run, "--fork", str(fork2), *args]) == 0
+    docs = f"docs/promotion/{SLUG}/validation"
+    verdicts = {v["hypothesis_id"]: v for v in json.loads(git(fork2, "show", f"{BRANCH}:{docs}/verdicts.json"))}
+    b5 = verdicts["B5"]
+    assert b5["status"] == "inconclusive" and b5["flags"] == ["not runnable on this cluster"] and not b5["effects"]
+    assert "the pod-failure fault never happened in 8 of its 8 run(s)" in b5["summary"]
+    assert verdicts["A1"]["effects"]  # the runs without a fault treatment count as before
+    not_used = json.loads(git(fork2, "show", f"{BRANCH}:{docs}/reports-not-used.json"))
+    assert sorted(r["report"].split("/")[1] for r in not_used) == ["load-spikes+pod-failure"] * 8
+    table = git(fork2, "show", f"{BRANCH}:{docs}/verdicts.md")
+    section = table.split("### B5 ")[1].split("\n### ")[0]
+    assert "**Verdict: INCONCLUSIVE**" in section and "- not runnable on this cluster" in section
+    thread = (tmp_path / "w2" / "issue" / "thread.md").read_text()
+    assert "8 benchmark reports were not used: the fault of its run never happened (pod-failure: " in thread
+    assert "let it (for pod-failure, `kubectl delete pod` in the benchmark namespace must succeed" in thread

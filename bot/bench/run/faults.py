@@ -86,4 +86,10 @@ class PodDeletion(threading.Thread):
         proc = self._kubectl(commands.delete_pod(self.target, pods[0]))
         self.record.target = pods[0]
         self.record.ok = proc.returncode == 0
-        self.record.detail = (proc.stdout + proc.stderr).strip()[-300:]
+        output = (proc.stdout + proc.stderr).strip()
+        self.log(output)  # kubectl's own words (an API server address, a service account) stay in the log
+        self.record.detail = (
+            f"pod {pods[0]} deleted"
+            if self.record.ok
+            else f"kubectl delete pod exited {proc.returncode}; no pod was deleted (its output is in the runner's log)"
+        )

@@ -28,6 +28,26 @@ def image_ref(registry_repo: str, request_id: str, commit: str) -> str:
     return f"{registry_repo}:promotion-{request_id}-{commit[:12]}"
 
 
+def given_image_problem(given: str, pinned: str | None) -> str | None:
+    """Why an image passed with --image cannot be benchmarked for this plan (None: it may).
+
+    The runner did not build it, so nothing shows it holds the approved commit's plugin; stage 5 then binds the
+    evolved reports to the image the plan pins (experiment.yaml, compared by tag as for any report:
+    ``bot.bench.evidence.image_difference``). An image with another tag would spend the whole budget on
+    reports stage 5 leaves out, so it is refused before anything runs.
+    """
+    from bot.bench.evidence import image_difference
+
+    diff = image_difference(given, pinned) if pinned else None
+    if diff is None:
+        return None
+    return (
+        f"--image {given} is not the image this plan pins for the evolved arm ({pinned}): {diff}. An image the "
+        "runner did not build counts only as the plan's pinned image; drop --image to build it from the approved "
+        "commit, or pass the pinned image"
+    )
+
+
 def _run(argv: list[str], cwd: str | None = None) -> str:
     proc = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=cwd)
     if proc.returncode != 0:

@@ -29,7 +29,16 @@ class _M(BaseModel):
 class ImageRecord(_M):
     ref: str = Field(description="registry/repository:tag the EPP was deployed from")
     digest: str | None = Field(default=None, description="sha256:... of the pushed image")
-    commit: str = Field(description="fork commit the image was built from")
+    commit: str | None = Field(
+        default=None,
+        description="fork commit the runner built the image from; None for an image given with --image, which "
+        "the runner did not build, so nothing here shows what it holds",
+    )
+    built: bool = Field(
+        default=True,
+        description="False: given with --image, not built from the approved commit; stage 5 then binds the "
+        "evolved reports to the image the plan pins (experiment.yaml), never to this record",
+    )
 
 
 class FaultRecord(_M):
@@ -194,6 +203,12 @@ def recorded_image_ref(results: Path) -> str | None:
     """The EPP image (registry/repository:tag) the runner ran these results on (None without a manifest)."""
     image = _recorded_image(results)
     return image.ref if image is not None and image.ref else None
+
+
+def recorded_image_built(results: Path) -> bool:
+    """Whether the runner built the EPP image from the approved commit (False for one given with --image)."""
+    image = _recorded_image(results)
+    return image is None or (image.built and image.commit is not None)
 
 
 def as_json(manifest: Manifest) -> dict[str, Any]:

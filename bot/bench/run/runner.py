@@ -13,12 +13,17 @@ Guarantees, each tested against fake ``llmdbenchmark`` / ``kubectl`` / ``make`` 
   ``rejected/`` and listed in the manifest;
 - **the budget**: no step starts that its estimate says would cross the GPU-minute cap;
 - **the sequential design** (``rounds``): with a sequential rule in the evaluation spec the cells run
-  in rounds and stop once decided; ``fixed`` runs every planned repetition.
+  in rounds and stop once decided; ``fixed`` runs every planned repetition;
+- **no raw tool output in the manifest**: it is committed to a branch that may be public, and
+  llm-d-benchmark prints the cluster's inference route (a ``curl`` line with its URL), kube contexts and
+  workspace paths. Each step's output goes to the step log under ``--workspace`` (``STEP_LOG``), which
+  stays on the machine that ran it; the manifest keeps kind, time, GPU-minutes, ok and a reason the bot writes.
 """
 
 from __future__ import annotations
 
 import contextlib
+import shlex
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -47,6 +52,8 @@ NATIVE_NAME = "stage_0_lifecycle_metrics.json"
 #: A cell that runs longer than duration x this (plus the slack) is killed as hung.
 CELL_TIMEOUT_FACTOR = 3.0
 CELL_TIMEOUT_SLACK_S = 900.0
+#: Every step's raw output, appended under --workspace: it stays on the runner, never in the manifest.
+STEP_LOG = "promote-bench-steps.log"
 
 
 class BenchRunError(RequestError):
@@ -118,6 +125,11 @@ class BenchRunner:
     # ------------------------------------------------------------------ entry
     def run(self) -> Outcome:
         cfg = self.cfg
+        if cfg.image and cfg.spec is not None:
+            from bot.bench.run.image import given_image_problem
+
+            if problem := given_image_problem(cfg.image, cfg.spec.evolved_image):
+                raise BenchRunError(problem)
         self.manifest = self._open_manifest()
         self.budget.spent = self.manifest.spent_gpu_minutes
         image = self._image()
@@ -246,9 +258,10 @@ class BenchRunner:
             return f"{manifest.image.ref}@{manifest.image.digest}" if manifest.image.digest else manifest.image.ref
         from bot.bench.run.image import build_epp_image, image_ref
 
-        if cfg.image:
+        if cfg.image:  # not built here: no commit is claimed for it (stage 5 binds to the plan's pin instead)
             ref, _, digest = cfg.image.partition("@")
-            manifest.image = mf.ImageRecord(ref=ref, digest=digest or None, commit=cfg.commit)
+            manifest.image = mf.ImageRecord(ref=ref, digest=digest or None, commit=None, built=False)
+            cfg.log(f"using the given image {cfg.image}: not built from {cfg.commit[:12]} (manifest: commit null)")
         else:
             ref = image_ref(cfg.image_repo, cfg.request.id, cfg.commit)
             start = _now()
@@ -336,9 +349,27 @@ class BenchRunner:
         result = self.procs.run(argv, timeout=timeout)
         minutes = (time.monotonic() - t0) / 60.0
         ok = result.code == 0
-        self._event(kind, what, start, minutes=minutes, ok=ok, detail=result.output)
+        said = self._keep(kind, what, result)
+        self._event(kind, what, start, minutes=minutes, ok=ok, detail=said)
         if not ok:
-            raise StepFailed(f"{kind} of {what} failed (exit {result.code}): {_tail(result.output)}")
+            raise StepFailed(f"{kind} of {what} failed ({said})")
+
+    @property
+    def step_log(self) -> Path:
+        return self.cfg.target.workspace / STEP_LOG
+
+    def _keep(self, kind: str, what: str, result) -> str:
+        """Append a step's raw output to the step log (on this machine) and return what the manifest says of it."""
+        if self.cfg.dry_run:
+            return ""
+        self.step_log.parent.mkdir(parents=True, exist_ok=True)
+        with self.step_log.open("a", encoding="utf-8") as fh:
+            fh.write(f"=== {_now()} {kind} {what}: exit {result.code}\n$ {shlex.join(result.argv)}\n")
+            fh.write(result.output.rstrip() + "\n")
+        if result.code == 0:
+            return ""
+        timed_out = " (timed out)" if result.code == 124 else ""
+        return f"exit {result.code}{timed_out}; its output is in {STEP_LOG} under --workspace on the runner"
 
     def _standup(self, group: Group, setup: SetupRun) -> None:
         self.up[group.name] = setup
@@ -368,7 +399,7 @@ class BenchRunner:
                     start,
                     minutes=(time.monotonic() - t0) / 60.0,
                     ok=result.code == 0,
-                    detail=result.output,
+                    detail=self._keep("teardown", group.name, result),
                 )
             self.up.pop(group.name, None)
         finally:
@@ -452,11 +483,10 @@ class BenchRunner:
                 self.budget.assume(self.budget.cell_estimate(cell), cell)
                 return
             minutes = (time.monotonic() - t0) / 60.0
+            said = self._keep("run", f"{setup.name}/{cell.run_treatment}", result)
             if result.code != 0:
-                self._event("stop", cell.run_treatment, start, minutes=minutes, ok=False, detail=result.output)
-                raise StepFailed(
-                    f"run of {setup.name}/{cell.run_treatment} failed (exit {result.code}): {_tail(result.output)}"
-                )
+                self._event("stop", cell.run_treatment, start, minutes=minutes, ok=False, detail=said)
+                raise StepFailed(f"run of {setup.name}/{cell.run_treatment} failed ({said})")
             report = self._report_of(setup, cell)
             code = result.code
         else:
@@ -580,10 +610,6 @@ class BenchRunner:
         finally:
             for s, h in previous.items():
                 signal.signal(s, h)
-
-
-def _tail(text: str, lines: int = 3) -> str:
-    return " / ".join(text.strip().splitlines()[-lines:]) or "no output"
 
 
 def _nested(flat: dict) -> dict:

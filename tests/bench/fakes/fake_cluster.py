@@ -20,6 +20,10 @@ Behaviour is set by $FAKE_CLUSTER/config.json:
     bad         {"<arm>/<run treatment> substring": how} the report of each matching run is unusable: "corrupt"
                 (does not parse: the runner sets it aside), "wrong-rate" (records another rate than its
                 directory: evidence rejects it) or "no-ttft" (no time_to_first_token: it lacks ttft_mean)
+    chatty      print what the real tool prints that must never be committed: a stand-up ends with the
+                cluster's inference route (step_11_inference_test.py's "To reproduce or demo, run: curl ...
+                https://<route>/<model>/v1/completions"), a run with its results path in the workspace
+    forbid_delete   kubectl delete pod exits 1, Forbidden (a cluster whose RBAC does not allow it)
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ import yaml
 
 ROOT = Path(os.environ["FAKE_CLUSTER"])
 NAME = globals().get("TOOL") or Path(sys.argv[0]).name
+#: The inference route a chatty stand-up prints (a cluster's external endpoint; tests look for it).
+ROUTE = "https://llmd-inference-gateway-route-bench.apps.gpu-prod.corp.example.com"
 
 
 def config() -> dict:
@@ -193,6 +199,10 @@ def cmd_standup(a) -> None:
         s["dirty"] = False
         s["pods"] = {f"ms-decode-{i}": "Running" for i in range(s["replicas"])}
     record("standup", setup=Path(a.workspace).name)
+    if cfg.get("chatty"):
+        print(
+            f"workspace {a.workspace}\n==> To reproduce or demo, run:\n curl -sk -X POST \\\n {ROUTE}/{doc['model']['name']}/v1/completions"
+        )
     if cfg.get("fail", {}).get("standup"):
         die("model servers did not become ready (fake)", 1)
 
@@ -355,6 +365,8 @@ def cmd_run(a) -> None:
         )
         tmp.replace(out / "benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml")
     record("run-finished", name=name, setup=setup, fault_hit=fault_hit, carry=carry)
+    if cfg.get("chatty"):
+        print(f"run {name} done -> {out}")
 
 
 def llmdbenchmark() -> None:
@@ -394,6 +406,12 @@ def kubectl() -> None:
         ap.add_argument("-n", required=True)
         ap.add_argument("--wait", choices=["false", "true"])
         a = ap.parse_args(argv[2:])
+        if config().get("forbid_delete"):
+            die(
+                f'Error from server (Forbidden): pods "{a.name}" is forbidden: User "system:serviceaccount:{a.n}:runner" '
+                f'cannot delete resource "pods" in API group "" in the namespace "{a.n}"',
+                1,
+            )
         with state() as s:
             if a.name not in (s.get("pods") or {}):
                 die(f'pods "{a.name}" not found', 1)

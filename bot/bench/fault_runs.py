@@ -1,0 +1,98 @@
+"""Runs whose Track B fault never happened are no evidence about that fault.
+
+The runner records, for every run under a fault treatment, whether the fault happened
+(``manifest.json`` ``cells[].fault``; ``ok`` is false when the harness pod never ran, no
+model-server pod was Running, the load ended first, or ``kubectl delete pod`` failed, e.g.
+forbidden by the cluster's RBAC). Such a run measured the plain workload: counting it for a
+claim about pod failure would certify a sim-to-real gap closed on runs that never had the fault.
+
+So stage 5 leaves those reports out, with the reason (gate 3 raises every report left out), and
+a claim that has no run with its fault in some arm is not runnable on this cluster, exactly like
+one whose fault the request forbids (``bot.bench.conditions``): inconclusive, flagged
+"not runnable on this cluster", out of the multiplicity family. Runs whose fault did happen
+still count; a claim judged on fewer runs than it had says how many were left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.bench.layout import TREATMENTS
+from bot.bench.run import manifest as mf
+from bot.model import Hypothesis
+
+#: How a report left out for this reason starts (gate 3 gives it its own fix).
+NEVER_HAPPENED = "the fault of its run never happened"
+
+
+def _reason(fault: mf.FaultRecord) -> str:
+    return f"{NEVER_HAPPENED} ({fault.kind}: {fault.detail or 'no detail recorded'}), so it is no evidence about it"
+
+
+def missed(manifest: mf.Manifest | None) -> dict[str, str]:
+    """Results-relative report path -> why it is no evidence (its run's fault never happened)."""
+    if manifest is None:
+        return {}
+    return {c.report: _reason(c.fault) for c in manifest.cells if c.fault is not None and not c.fault.ok}
+
+
+def _fault_runs(h: Hypothesis, manifest: mf.Manifest) -> list[mf.CellRecord]:
+    rates = {float(r) for r in h.rates}
+    return [
+        c
+        for c in manifest.cells
+        if c.fault is not None and c.workload in h.workloads and (not rates or float(c.rate) in rates)
+    ]
+
+
+def judged_as(
+    hypotheses: Sequence[Hypothesis], manifest: mf.Manifest | None
+) -> tuple[list[Hypothesis], dict[str, str]]:
+    """The hypotheses as stage 5 judges them, and a flag per hypothesis judged without some of its runs.
+
+    A benchmarked claim with no run of its fault in some arm, but with runs where it failed, gets no prediction
+    and ``not_in_plan`` saying why (``bot.stats.verdicts`` words its verdict from that).
+    """
+    if manifest is None:
+        return list(hypotheses), {}
+    out, flags = [], {}
+    for h in hypotheses:
+        runs = _fault_runs(h, manifest) if h.benchmarked else []
+        lost = [c for c in runs if c.fault is not None and not c.fault.ok]
+        if not lost:
+            out.append(h)
+            continue
+        first = lost[0].fault
+        assert first is not None
+        happened = {arm: sum(1 for c in runs if c.treatment == arm and c.fault and c.fault.ok) for arm in TREATMENTS}
+        if any(n == 0 for n in happened.values()):
+            why = (
+                f"it needs a run this cluster cannot do: the {first.kind} fault never happened in {len(lost)} of its "
+                f"{len(runs)} run(s) ({first.detail or 'no detail recorded'}; manifest.json cells[].fault), so no "
+                "report measured it in both arms"
+            )
+            out.append(h.model_copy(update={"prediction": None, "not_in_plan": why}))
+        else:
+            out.append(h)
+            flags[h.id] = f"{len(lost)} of {len(runs)} {first.kind} run(s) left out: the fault never happened in them"
+    return out, flags
+
+
+def summary_lines(manifest: mf.Manifest | None) -> list[str]:
+    """What the runner says at the end about faults that did not happen (nothing when every one did)."""
+    if manifest is None:
+        return []
+    out = []
+    kinds = sorted({c.fault.kind for c in manifest.cells if c.fault is not None})
+    for kind in kinds:
+        runs = [c for c in manifest.cells if c.fault is not None and c.fault.kind == kind]
+        lost = [c for c in runs if c.fault is not None and not c.fault.ok]
+        if not lost:
+            continue
+        details = sorted({c.fault.detail for c in lost if c.fault is not None})
+        out.append(
+            f"{kind}: the fault never happened in {len(lost)} of {len(runs)} run(s) ({'; '.join(details)[:300]}). "
+            "Stage 5 does not count those runs for a claim about it; a claim with no run of it in an arm is left "
+            "inconclusive, flagged 'not runnable on this cluster'"
+        )
+    return out
