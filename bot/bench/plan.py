@@ -35,7 +35,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bot.bench.evidence import SAMPLE_FLAG, EvidencePolicy, load_evidence
+from bot.bench.evidence import SAMPLE_FLAG
 from bot.bench.layout import RUN_TREATMENT_PATTERN, TREATMENTS, split_condition  # noqa: F401 (re-exported)
 from bot.bench.metrics import METRICS, short_metric
 from bot.bench.priority_plan import PriorityMixPlan, priority_mix_for
@@ -323,32 +323,16 @@ def _planned(h: Hypothesis, request: PromotionRequest) -> PlannedHypothesis:
 def prior_cv_from_results(
     results_dir: str | Path, metrics: Iterable[str] | None = None, *, allow_sample_data: bool = False
 ) -> tuple[float, bool]:
-    """The largest baseline CV over cells and metrics in earlier results (sim2real v3 took the max too), and
-    whether sample reports went into it.
+    """The largest baseline CV in earlier results, and whether sample reports went into it (``prior_cv``)."""
+    from bot.bench.prior_cv import largest_baseline_cv
 
-    Sample reports are refused unless ``allow_sample_data`` (as stage 5 refuses them): their noise is made
-    up, and a GPU plan sized from it would be sized for a cluster nobody measured.
-    """
-    policy = EvidencePolicy(allow_sample_data=allow_sample_data)
-    rs = load_evidence(results_dir, policy)
-    t = rs.table[rs.table["treatment"] == "baseline"]
-    wanted = sorted(set(metrics)) if metrics else None
-    if wanted:
-        t = t[t["metric"].isin(wanted)]
-    cvs = []
-    for _, g in t.groupby(["workload", "rate", "metric"], sort=True):
-        if len(g) < 2:
-            continue
-        mean = float(g["value"].mean())
-        if mean <= 0:
-            continue
-        cvs.append(float(g["value"].std(ddof=1)) / mean)
-    if not cvs:
+    cv, sample = largest_baseline_cv(results_dir, metrics, allow_sample_data=allow_sample_data)
+    if cv is None:
         raise PlanError(
             f"{results_dir}: no baseline cell with 2 or more repetitions to estimate the CV from; "
             "pass prior_cv or results with repeated baseline runs"
         )
-    return max(cvs), bool(policy.sample_used)
+    return cv, sample
 
 
 # --------------------------------------------------------------------------

@@ -37,18 +37,17 @@ from bot.bench.experiment import workload_profile
 from bot.bench.layout import TREATMENTS, run_dir
 from bot.bench.plan import BenchmarkPlan
 from bot.bench.reports import parse_report
-from bot.bench.run import commands
+from bot.bench.run import commands, found
 from bot.bench.run import manifest as mf
 from bot.bench.run.budget import Budget, remaining_text
 from bot.bench.run.faults import PodDeletion
+from bot.bench.run.found import REPORT_NAME
 from bot.bench.run.procs import Cancelled, Procs
 from bot.bench.run.schedule import CellRun, Group, SetupRun, build_schedule
 from bot.bench.run.stops import BudgetStop, StepFailed
 from bot.bench.yaml_dump import dump_yaml
 from bot.model import PromotionRequest, RequestError
 
-REPORT_NAME = "benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml"
-NATIVE_NAME = "stage_0_lifecycle_metrics.json"
 #: A cell that runs longer than duration x this (plus the slack) is killed as hung.
 CELL_TIMEOUT_FACTOR = 3.0
 CELL_TIMEOUT_SLACK_S = 900.0
@@ -494,46 +493,14 @@ class BenchRunner:
             cfg.log(f"adopting {report}: llm-d-benchmark finished {cell.run_treatment} before the job stopped")
         self._record(setup, cell, report, start, minutes, code, fault.record if fault else None)
 
-    def _run_dirs(self, setup: SetupRun, cell: CellRun) -> list[Path]:
-        root = commands.setup_workspace(self.cfg.target, setup.name) / "results"
-        if not root.is_dir():
-            return []
-        prefix = f"{self.cfg.target.harness}-{cell.run_treatment}-"
-        return sorted(
-            (p for p in root.iterdir() if p.is_dir() and p.name.startswith(prefix)), key=lambda p: p.stat().st_mtime
-        )
-
     def _report_of(self, setup: SetupRun, cell: CellRun) -> Path | None:
-        """The v0.2 report of the newest results directory of this run treatment (converted from native if needed)."""
-        dirs = self._run_dirs(setup, cell)
-        if not dirs:
-            return None
-        d = dirs[-1]
-        reports = sorted(p for p in d.glob("benchmark_report_v0.2*,_*.yaml") if "_session_" not in p.name)
-        if reports:
-            return reports[0]
-        native = d / NATIVE_NAME
-        if native.is_file():
-            out = d / REPORT_NAME
-            result = self.procs.run(commands.convert(self.cfg.target, native, out))
-            if result.code == 0 and out.is_file():
-                return out
-        return None
+        return found.report_of(self.cfg.target, setup.name, cell.run_treatment, self.procs)
 
     def _adopt(self, setup: SetupRun, cell: CellRun) -> Path | None:
         """A run llm-d-benchmark finished whose report parses, left by a job that died before recording it."""
         if not self.cfg.resume:
             return None
-        for d in reversed(self._run_dirs(setup, cell)):
-            for p in sorted(d.glob("benchmark_report_v0.2*,_*.yaml")):
-                try:
-                    doc = parse_report(p.read_text(encoding="utf-8"))
-                except (ReportError, UnicodeDecodeError):
-                    continue
-                kws = (doc.get("run") or {}).get("keywords") or []
-                if f"cell:{cell.run_treatment}" in kws and f"commit:{self.cfg.commit}" in kws:
-                    return p
-        return None
+        return found.adoptable(self.cfg.target, setup.name, cell.run_treatment, self.cfg.commit)
 
     def _record(
         self, setup: SetupRun, cell: CellRun, report: Path | None, start: str, minutes: float, code: int, fault

@@ -1,0 +1,60 @@
+"""Where llm-d-benchmark left a run's report in its workspace, and a finished run a killed job never recorded.
+
+llm-d-benchmark writes each run under ``setup-treatment-<setup>/results/<harness>-<run treatment>-<ts>-<rand>/``
+(``bot.bench.layout``): the newest such directory is the run's, its v0.2 report or, from a harness that wrote
+only its native output, the report converted from it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.bench.errors import ReportError
+from bot.bench.reports import parse_report
+from bot.bench.run import commands
+
+REPORT_NAME = "benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml"
+NATIVE_NAME = "stage_0_lifecycle_metrics.json"
+
+
+def run_dirs(target, setup: str, run_treatment: str) -> list[Path]:
+    """The results directories of one run treatment in a setup's workspace, oldest first."""
+    root = commands.setup_workspace(target, setup) / "results"
+    if not root.is_dir():
+        return []
+    prefix = f"{target.harness}-{run_treatment}-"
+    return sorted(
+        (p for p in root.iterdir() if p.is_dir() and p.name.startswith(prefix)), key=lambda p: p.stat().st_mtime
+    )
+
+
+def report_of(target, setup: str, run_treatment: str, procs) -> Path | None:
+    """The v0.2 report of the newest results directory of this run treatment (converted from native if needed)."""
+    dirs = run_dirs(target, setup, run_treatment)
+    if not dirs:
+        return None
+    d = dirs[-1]
+    reports = sorted(p for p in d.glob("benchmark_report_v0.2*,_*.yaml") if "_session_" not in p.name)
+    if reports:
+        return reports[0]
+    native = d / NATIVE_NAME
+    if native.is_file():
+        out = d / REPORT_NAME
+        result = procs.run(commands.convert(target, native, out))
+        if result.code == 0 and out.is_file():
+            return out
+    return None
+
+
+def adoptable(target, setup: str, run_treatment: str, commit: str) -> Path | None:
+    """The newest report of this run treatment that parses and names this cell and commit in its keywords."""
+    for d in reversed(run_dirs(target, setup, run_treatment)):
+        for p in sorted(d.glob("benchmark_report_v0.2*,_*.yaml")):
+            try:
+                doc = parse_report(p.read_text(encoding="utf-8"))
+            except (ReportError, UnicodeDecodeError):
+                continue
+            kws = (doc.get("run") or {}).get("keywords") or []
+            if f"cell:{run_treatment}" in kws and f"commit:{commit}" in kws:
+                return p
+    return None
