@@ -315,6 +315,25 @@ def test_a_round_in_which_no_cell_gains_a_usable_report_stops_the_run_saying_why
     assert json.loads((tmp_path / "cluster" / "state.json").read_text())["up"] is False
 
 
+def test_a_stop_because_no_report_is_evidence_keeps_the_machines_paths_out_of_the_manifest(tmp_path):
+    """Found by a fixer: every report of round 1 records another rate than its directory, so the loader's
+    "<results dir>: no valid benchmark report" became the stop event's detail in the committed manifest."""
+    proc, _, results = _run(tmp_path, effect={"evolved": 0.0}, bad={"spikes": "wrong-rate"})
+    assert proc.returncode == 1, proc.stderr
+    assert "not usable evidence, so no round can be judged: --results: no valid benchmark report" in proc.stderr
+    text = (results / mf.MANIFEST).read_text()
+    assert str(tmp_path) not in text and str(tmp_path.resolve()) not in text
+    (stop,) = [e for e in mf.load(results).events if e.kind == "stop"]
+    assert "--results: no valid benchmark report" in stop.detail and "rate mismatch" in stop.detail
+
+
+def test_local_paths_become_the_options_that_name_them():
+    ws, res = Path("/srv/run/ws"), Path("/srv/run")
+    text = "/srv/run/ws/setup-treatment-baseline failed; /srv/run: no valid report; results/rate-10 stays"
+    out = mf.without_local_paths(text, {"--results": res, "--workspace": ws, "--other": Path("results")})
+    assert out == "--workspace/setup-treatment-baseline failed; --results: no valid report; results/rate-10 stays"
+
+
 #: Budget estimates for the dry-run tests: a stand-up is 10 min x 2 GPUs = 20 GPU-minutes, a run (1 s of load + 1 min)
 #: x 2 GPUs = 2.03; round 1 is 2 cells x 3 runs x 2 arms = 12 runs, the fixed plan 20.
 ESTIMATES = ("--estimate-standup-minutes", "10", "--estimate-run-overhead-minutes", "1")

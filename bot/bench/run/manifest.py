@@ -155,6 +155,20 @@ class Manifest(_M):
         return next((c for c in self.cells if c.run_treatment == run_treatment and c.treatment == treatment), None)
 
 
+def without_local_paths(text: str, paths: dict[str, Path]) -> str:
+    """``text`` with each local directory in ``paths`` (option name -> path) replaced by the option's name.
+
+    The manifest is committed to a branch that may be public: a message that names the runner's results
+    directory or workspace (an error from a loader, a tool's complaint) must not carry the machine's paths.
+    Longer paths first, so a workspace inside the results directory is named as the workspace; only absolute
+    forms are replaced (a relative ``results`` would match words of the message).
+    """
+    for name, path in sorted(paths.items(), key=lambda kv: -len(str(kv[1]))):
+        for form in sorted({str(p) for p in (path, path.resolve()) if p.is_absolute()} - {"/"}, key=len, reverse=True):
+            text = text.replace(form, name)
+    return text
+
+
 def sha256_file(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

@@ -191,7 +191,8 @@ class RoundLoop:
             reports = load_evidence(self.cfg.results, policy)
         except ReportError as exc:
             if manifest.cells:
-                raise StepFailed(f"the runs so far are not usable evidence, so no round can be judged: {exc}") from None
+                why = mf.without_local_paths(str(exc), {"--results": self.cfg.results})
+                raise StepFailed(f"the runs so far are not usable evidence, so no round can be judged: {why}") from None
             return ReportSet(table=pd.DataFrame(columns=TABLE_COLUMNS), requests=pd.DataFrame(columns=REQUEST_COLUMNS))
         for rel, reason in reports.rejected:
             if rel not in self._said:  # once per report, not again every round

@@ -239,9 +239,15 @@ class BenchRunner:
         assert self.manifest is not None
         cost = self.budget.charge(minutes) if minutes else 0.0
         self.manifest.events.append(
-            mf.EventRecord(kind=kind, what=what, start=start, end=_now(), gpu_minutes=cost, ok=ok, detail=detail[-500:])
+            mf.EventRecord(
+                kind=kind, what=what, start=start, end=_now(), gpu_minutes=cost, ok=ok, detail=self._tidy(detail)
+            )
         )
         self._save()
+
+    def _tidy(self, detail: str) -> str:
+        paths = {"--results": self.cfg.results, "--workspace": self.cfg.target.workspace}
+        return mf.without_local_paths(detail, paths)[-500:]
 
     def _finished(self, cell: CellRun) -> bool:
         assert self.manifest is not None
