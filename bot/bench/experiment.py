@@ -272,9 +272,8 @@ def render_experiment(
     files[f"{root}/README.md"] = plan_markdown(plan)
     # The GPU job's limit (benchmark.yml timeout-minutes): the plan's wall time, half again, plus an hour. A
     # sequential design may run past the fixed plan's count (its horizon), so its maximum counts if larger.
-    # The priority mix, when planned, is its own experiment on the same GPUs: its minutes add to both.
-    mix = plan.total_gpu_minutes - plan.cost.gpu_minutes
-    wall = (plan.most_gpu_minutes + mix) / plan.parameters.gpus_per_stack
+    # The priority mix, when planned, is its own experiment on the same GPUs: most_gpu_minutes includes it.
+    wall = plan.most_gpu_minutes / plan.parameters.gpus_per_stack
     limits = {"planned_gpu_minutes": plan.total_gpu_minutes, "timeout_minutes": math.ceil(wall * 1.5 + 60)}
     files[f"{root}/run-limits.json"] = json.dumps(limits, indent=2, sort_keys=True) + "\n"
     # What `promote bench run` needs from the request (workloads, stack, ids), without the evolved source.

@@ -262,12 +262,14 @@ class BenchmarkPlan(_Model):
     @property
     def most_gpu_minutes(self) -> float:
         """The most the benchmark may spend unless its operator sets another cap: the fixed plan's GPU-minutes, or
-        the sequential design's worst case (every cell to its horizon, which can pass the fixed count) when larger.
+        the sequential design's worst case (every cell to its horizon, which can pass the fixed count) when larger,
+        plus the priority mix when planned (``promote bench run`` runs it too, and its runs count against the cap).
 
         One figure, said alike where money is promised and where it is enforced: gate 2's "GPU-minutes at
         most", the plan README, ``promote bench run``'s default cap and benchmark.yml's time limit.
         """
-        return max(self.cost.gpu_minutes, self.sequential.max_gpu_minutes if self.sequential else 0.0)
+        cells = max(self.cost.gpu_minutes, self.sequential.max_gpu_minutes if self.sequential else 0.0)
+        return round(cells + (self.priority_mix.gpu_minutes if self.priority_mix else 0.0), 3)
 
     @property
     def repetitions_by_cell(self) -> dict[Cell, int]:

@@ -94,7 +94,9 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
         (
             f"At most **{plan.most_gpu_minutes:g} GPU-minutes**: the figure gate 2 approved and the cap "
             "`promote bench run` applies unless given `--budget-gpu-minutes` (the fixed plan's GPU-minutes, or the "
-            "sequential design's maximum below when larger)."
+            "sequential design's maximum below when larger"
+            + (", plus the priority mix's, which it runs too" if plan.priority_mix else "")
+            + ")."
         ),
         "",
         "## Power",

@@ -69,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "--budget-gpu-minutes",
             type=float,
             help="GPU-minute cap (default: the plan's 'at most' that gate 2 approved: the fixed plan's GPU-minutes "
-            "or the sequential design's maximum, whichever is larger)",
+            "or the sequential design's maximum, whichever is larger, plus the priority mix's when planned)",
         )
         q.add_argument(
             "--fixed",
@@ -267,9 +267,11 @@ def cmd_run(args) -> int:
 
         for line in fault_runs.summary_lines(m):  # faults that never happened: no evidence about them
             print(line, file=stream)
+        mix = ", priority mix included" if cfg.plan.priority_mix else ""
+        kept = f", {sum(r.ok for r in m.priority_mix)} priority-mix runs kept" if cfg.plan.priority_mix else ""
         print(
             f"GPU-minutes: {m.spent_gpu_minutes:g} spent of {cfg.budget_gpu_minutes:g} budgeted "
-            f"(fixed plan {m.planned_gpu_minutes:g}{expected}); {len(m.cells)} cells finished, "
+            f"(fixed plan {m.planned_gpu_minutes:g}{mix}{expected}); {len(m.cells)} cells finished{kept}, "
             f"{len(m.rejected)} set aside",
             file=stream,
         )

@@ -131,8 +131,8 @@ def _plan_cost(ctx, hypotheses) -> str:
         f"applies unless given another; the fixed plan {plan.cost.gpu_minutes:,.0f}, {plan.ratio:.0%} of the naive "
         "plan, one profile per hypothesis; stage 4's sequential design expects less)"
         + (
-            f"; plus a priority mix ({plan.priority_mix.runs} runs, {plan.priority_mix.gpu_minutes:,.0f} GPU-minutes) "
-            "for per-class admission"
+            f"; the at-most includes a priority mix ({plan.priority_mix.runs} runs, "
+            f"{plan.priority_mix.gpu_minutes:,.0f} GPU-minutes) for per-class admission"
             if plan.priority_mix
             else ""
         )

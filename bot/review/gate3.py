@@ -402,9 +402,10 @@ def _priority_mix(ctx) -> list[Finding]:
                 "rate) is not decided",
                 fix=REJUDGE_ON_GITHUB
                 if ctx.home == "github"
-                else "run the plan's priority-mix experiment by hand (its priority-mix/experiment.yaml gives the "
-                "llmdbenchmark command; `promote bench run` does not run it yet), put each run's results.json + "
-                "run_metadata.yaml in the --results directory, then "
+                else "`promote bench run` runs the plan's priority mix: its manifest.json says which mix runs it set "
+                "aside and why (`priority_mix`, `rejected`); fix the cause and benchmark again into a new --results "
+                "directory (--resume never re-runs a run it set aside), or run priority-mix/experiment.yaml by hand "
+                "and put each run's results.json + run_metadata.yaml in the --results directory; then "
                 f"`promote request-changes 3 --reason '{REJUDGE_RESULTS}'`",
             )
         )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
 import subprocess
 import sys
@@ -67,7 +68,13 @@ def test_an_admitter_gets_the_priority_mix_priced_into_the_plan():
     assert plan.total_gpu_minutes == pytest.approx(plan.cost.gpu_minutes + pm.gpu_minutes)
     limits = json.loads(render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED)[f"{ROOT}/run-limits.json"])
     assert limits["planned_gpu_minutes"] == plan.total_gpu_minutes
+    # `promote bench run` runs the mix, so the one "at most" (gate 2, the README, the runner's default cap) has it
+    cells = max(plan.cost.gpu_minutes, plan.sequential.max_gpu_minutes if plan.sequential else 0.0)
+    assert plan.most_gpu_minutes == pytest.approx(cells + pm.gpu_minutes)
+    wall = plan.most_gpu_minutes / p.gpus_per_stack
+    assert limits["timeout_minutes"] == math.ceil(wall * 1.5 + 60)
     md = plan_markdown(plan)
+    assert f"At most **{plan.most_gpu_minutes:g} GPU-minutes**" in md and "plus the priority mix's" in md
     assert "## Priority mix (per-class admission)" in md and "`batch` (weight 0.2, priority -10" in md
     assert f"| **in all** | {plan.cost.standups + 2} | {plan.cost.runs + 2 * REPETITIONS} |" in md
 

@@ -125,4 +125,6 @@ def test_a_planned_mix_with_no_evolved_result_is_a_gate_3_finding_never_a_silenc
     assert (
         "no evolved priority-mix result could be used" in found.message and "priority-mix/experiment.yaml" in found.fix
     )
+    # the runner runs the mix now: the fix says where its set-aside runs are, not that it cannot run them
+    assert "`promote bench run` runs the plan's priority mix" in found.fix and "yet" not in found.fix
     assert "the priority mix judged nothing (no evolved priority-mix result could be used" in brief(3, ctx)[0]

@@ -472,4 +472,4 @@ def test_gate2s_brief_prices_the_plan_stage_4_makes_with_the_translations_class_
         ctx.paths.translation_json,
         lambda t: json.dumps(json.loads(t) | {"signals": [*json.loads(t)["signals"], "SLOClass"]}),
     )
-    assert "; plus a priority mix (6 runs" in brief(2, ctx)[0]
+    assert "; the at-most includes a priority mix (6 runs" in brief(2, ctx)[0]

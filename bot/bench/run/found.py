@@ -58,3 +58,18 @@ def adoptable(target, setup: str, run_treatment: str, commit: str) -> Path | Non
             if f"cell:{run_treatment}" in kws and f"commit:{commit}" in kws:
                 return p
     return None
+
+
+def adoptable_mix(target, setup: str, run_treatment: str, commit: str) -> Path | None:
+    """The newest priority-mix run directory of this run treatment with a results.json, whose run_metadata.yaml
+    names this cell and commit in its keywords (``target.harness`` is the mix's)."""
+    from bot.bench.priority_mix import METADATA_FILE, RESULTS_FILE, read_metadata, split_keywords
+
+    for d in reversed(run_dirs(target, setup, run_treatment)):
+        try:
+            kws = split_keywords(read_metadata(d / METADATA_FILE).get("description_keywords"))
+        except ReportError:
+            continue
+        if (d / RESULTS_FILE).is_file() and f"cell:{run_treatment}" in kws and f"commit:{commit}" in kws:
+            return d
+    return None

@@ -84,6 +84,26 @@ class EventRecord(_M):
     detail: str = ""
 
 
+class MixRunRecord(_M):
+    """One run of the plan's priority mix (``bot.bench.run.mix``): what ran, when, what it cost, and where its
+    results.json + run_metadata.yaml went (None when it was set aside, with the bot's reason; never the tool's
+    output)."""
+
+    kind: Literal["priority-mix"] = "priority-mix"
+    arm: str
+    run_treatment: str
+    repetition: int
+    setup_treatment: str
+    start: str
+    end: str
+    gpu_minutes: float
+    ok: bool
+    results: str | None = Field(default=None, description="results-relative path of its results.json")
+    metadata: str | None = Field(default=None, description="results-relative path of its run_metadata.yaml")
+    sha256: str | None = None
+    reason: str = ""
+
+
 class RoundRun(_M):
     arm: str
     workload: str
@@ -141,6 +161,9 @@ class Manifest(_M):
     rejected: list[RejectedRecord] = Field(default_factory=list)
     events: list[EventRecord] = Field(default_factory=list)
     sequential: SequentialRecord | None = Field(default=None, description="rounds of a sequential run")
+    priority_mix: list[MixRunRecord] = Field(
+        default_factory=list, description="runs of the plan's priority mix, kept or set aside"
+    )
     plugin_files: dict[str, str] = Field(
         default_factory=dict,
         description="sha256 of the plugin's Go files (tests excluded) at the benchmarked commit: stage 5 counts "
@@ -149,7 +172,13 @@ class Manifest(_M):
 
     @property
     def spent_gpu_minutes(self) -> float:
-        return round(sum(c.gpu_minutes for c in self.cells) + sum(e.gpu_minutes for e in self.events), 3)
+        runs = sum(c.gpu_minutes for c in self.cells) + sum(r.gpu_minutes for r in self.priority_mix)
+        return round(runs + sum(e.gpu_minutes for e in self.events), 3)
+
+    def recorded_files(self) -> set[str]:
+        """Results-relative files a finished run put in the layout (reports, priority-mix results and metadata)."""
+        mix = {p for r in self.priority_mix for p in (r.results, r.metadata) if p}
+        return {c.report for c in self.cells} | mix
 
     def finished(self, run_treatment: str, treatment: str) -> CellRecord | None:
         return next((c for c in self.cells if c.run_treatment == run_treatment and c.treatment == treatment), None)

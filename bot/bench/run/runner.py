@@ -43,7 +43,7 @@ from bot.bench.run.budget import Budget, remaining_text
 from bot.bench.run.faults import PodDeletion
 from bot.bench.run.found import REPORT_NAME
 from bot.bench.run.procs import Cancelled, Procs
-from bot.bench.run.schedule import CellRun, Group, SetupRun, build_schedule
+from bot.bench.run.schedule import CellRun, Group, SetupRun, build_schedule, nested_overrides
 from bot.bench.run.stops import BudgetStop, StepFailed
 from bot.bench.yaml_dump import dump_yaml
 from bot.model import PromotionRequest, RequestError
@@ -142,6 +142,11 @@ class BenchRunner:
             body: Callable[[], str] = loop.dry_run if cfg.dry_run else loop.run
         else:
             body = lambda: self._fixed(groups)  # noqa: E731
+        if cfg.plan.priority_mix is not None:  # first: its cost is fixed, so the rounds then see what is left
+            from bot.bench.run.mix import MixRuns
+
+            cells, mix = body, MixRuns(self, image)
+            body = lambda: f"{mix.run()}; {cells()}"  # noqa: E731
         # A dry-run goes through the same stops: its steps count at their estimates (Budget.assume), so a cap
         # stops it where it would stop the real run, with the same message and exit status.
         with self._signals():
@@ -208,7 +213,7 @@ class BenchRunner:
             slug=cfg.request.slug,
             commit=cfg.commit,
             budget_gpu_minutes=cfg.budget_gpu_minutes,
-            planned_gpu_minutes=cfg.plan.cost.gpu_minutes,
+            planned_gpu_minutes=cfg.plan.total_gpu_minutes,
             plugin_files=cfg.plugin_files or {},
         )
         manifest.budget_gpu_minutes = cfg.budget_gpu_minutes
@@ -220,7 +225,7 @@ class BenchRunner:
 
     def _discard_unrecorded(self, manifest: mf.Manifest) -> None:
         """Reports in the layout that the manifest does not list were half-written: never read them."""
-        recorded = {c.report for c in manifest.cells}
+        recorded = manifest.recorded_files()
         for arm in TREATMENTS:
             for path in sorted((self.cfg.results / arm).rglob("*")) if (self.cfg.results / arm).is_dir() else []:
                 rel = path.relative_to(self.cfg.results).as_posix()
@@ -346,7 +351,7 @@ class BenchRunner:
         path = commands.setup_workspace(self.cfg.target, setup.name) / "promotion-overrides.yaml"
         if not self.cfg.dry_run:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(dump_yaml(_nested(setup.overrides), sort_keys=True), encoding="utf-8")
+            path.write_text(dump_yaml(nested_overrides(setup.overrides), sort_keys=True), encoding="utf-8")
         return path
 
     def _step(self, argv: list[str], what: str, kind: str, *, timeout: float | None = None) -> None:
@@ -583,15 +588,3 @@ class BenchRunner:
         finally:
             for s, h in previous.items():
                 signal.signal(s, h)
-
-
-def _nested(flat: dict) -> dict:
-    """Dotted llm-d-benchmark overrides as the nested YAML --cluster-config deep-merges."""
-    out: dict = {}
-    for key in sorted(flat):
-        node = out
-        parts = key.split(".")
-        for p in parts[:-1]:
-            node = node.setdefault(p, {})
-        node[parts[-1]] = flat[key]
-    return out

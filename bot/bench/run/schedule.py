@@ -166,3 +166,15 @@ def standups_saved(
     slow = build_schedule(plan, request, epp_configs, "r/r:t", fast_swap=False)
     p = plan.parameters
     return len(fast), len(slow), round((len(slow) - len(fast)) * p.standup_minutes * p.gpus_per_stack, 3)
+
+
+def nested_overrides(flat: dict) -> dict:
+    """Dotted llm-d-benchmark overrides as the nested YAML --cluster-config deep-merges."""
+    out: dict = {}
+    for key in sorted(flat):
+        node = out
+        parts = key.split(".")
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+        node[parts[-1]] = flat[key]
+    return out

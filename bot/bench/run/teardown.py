@@ -16,15 +16,20 @@ def teardown_all(cfg: RunConfig) -> list[str]:
         promotion=cfg.request.id,
         slug=cfg.request.slug,
         commit=cfg.commit,
-        planned_gpu_minutes=cfg.plan.cost.gpu_minutes,
+        planned_gpu_minutes=cfg.plan.total_gpu_minutes,
     )
     image = "r/r:t"
     if runner.manifest.image is not None:
         image = f"{runner.manifest.image.ref}@{runner.manifest.image.digest}"
     done = []
-    for group in build_schedule(
+    groups = build_schedule(
         cfg.plan, cfg.request, cfg.epp_configs, image, arm_order=cfg.arm_order, fast_swap=cfg.fast_swap
-    ):
+    )
+    if cfg.plan.priority_mix is not None:  # the mix's own stand-ups (bot.bench.run.mix)
+        from bot.bench.run.mix import mix_setups
+
+        groups = [g for g, _ in mix_setups(cfg.plan.priority_mix, cfg, image)] + groups
+    for group in groups:
         runner._teardown(group, group.setups[0])
         done.append(group.name)
     shutil.rmtree(cfg.target.workspace / "profiles", ignore_errors=True)

@@ -14,7 +14,7 @@ Behaviour is set by $FAKE_CLUSTER/config.json:
     carry_over  latency change of the first run after an EPP swap without a warm-up run
     mode        "v02" (reports) or "native" (stage_0_lifecycle_metrics.json)
     fail        {"standup": true, "swap": true, "run": "<run treatment>", "teardown": true}
-    hang        "<run treatment>" (the run never ends)
+    hang        "<run treatment>" (the run never ends; a priority-mix run: "<arm>/<run treatment>")
     seconds_per_run_second   wall seconds per second of load duration (default 1)
     slow        {"<run treatment>": wall seconds} (these runs take this long instead, in every arm)
     bad         {"<arm>/<run treatment> substring": how} the report of each matching run is unusable: "corrupt"
@@ -24,6 +24,15 @@ Behaviour is set by $FAKE_CLUSTER/config.json:
                 cluster's inference route (step_11_inference_test.py's "To reproduce or demo, run: curl ...
                 https://<route>/<model>/v1/completions"), a run with its results path in the workspace
     forbid_delete   kubectl delete pod exits 1, Forbidden (a cluster whose RBAC does not allow it)
+    mix         {arm: {class: [sent, admitted]}} what the priority-mix harness (``-l priority-mix``) records per
+                class; a class is shed only when the stand-up declared its InferenceObjective at a negative
+                priority (router.inferenceObjectives), otherwise its header resolves to priority 0 and every
+                request is admitted. Default: every class admitted
+    mix_bad     {"<arm>/<run treatment> substring": "corrupt" | "missing"} a priority-mix run's results.json
+                does not parse, or is not written
+
+The priority-mix harness writes upstream's results.json + run_metadata.yaml (workload/harnesses/priority_mix.py)
+into ``<workspace>/results/priority-mix-<treatment>-<ts>-<rand>_1/``, from tests/bench/priority_mix_data.py.
 """
 
 from __future__ import annotations
@@ -196,6 +205,7 @@ def cmd_standup(a) -> None:
         s["replicas"] = int(doc["decode"]["replicas"])
         s["tp"] = int(doc["decode"]["parallelism"]["tensor"])
         s["epp"] = _epp(doc)
+        s["objectives"] = {o["name"]: int(o["priority"]) for o in doc["router"].get("inferenceObjectives") or []}
         s["dirty"] = False
         s["pods"] = {f"ms-decode-{i}": "Running" for i in range(s["replicas"])}
     record("standup", setup=Path(a.workspace).name)
@@ -314,8 +324,11 @@ def make_report(name: str, arm: str, rate: float, keywords: list[str], st: dict,
 
 def cmd_run(a) -> None:
     _overrides(a.cluster_config)
+    if a.harness == "priority-mix" and a.parallelism == 1 and a.analyze:
+        cmd_run_priority_mix(a)
+        return
     if a.harness != "inference-perf" or a.parallelism != 1 or not a.analyze:
-        die("run needs -l inference-perf -j 1 --analyze")
+        die("run needs -l inference-perf (or priority-mix) -j 1 --analyze")
     profile = yaml.safe_load(Path(a.workload_file_path).read_text())
     duration = float(profile["load"]["stages"][0]["duration"])
     exp = yaml.safe_load(Path(a.experiments).read_text())
@@ -365,6 +378,67 @@ def cmd_run(a) -> None:
         )
         tmp.replace(out / "benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml")
     record("run-finished", name=name, setup=setup, fault_hit=fault_hit, carry=carry)
+    if cfg.get("chatty"):
+        print(f"run {name} done -> {out}")
+
+
+def cmd_run_priority_mix(a) -> None:
+    """upstream's priority_mix.py: the profile's classes at the treatment's rate, per-class results + metadata."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+    from tests.bench.priority_mix_data import ADMITS_ALL, FIXTURES, results_doc
+
+    profile = yaml.safe_load(Path(a.workload_file_path).read_text())
+    classes = {c["name"]: c for c in profile.get("trafficClasses") or []}
+    if set(classes) != set(ADMITS_ALL):
+        die(f"--workload-file-path {a.workload_file_path}: trafficClasses {sorted(classes)} are not upstream's")
+    [treatment] = yaml.safe_load(Path(a.experiments).read_text())["treatments"]
+    name, rate = treatment["name"], float(treatment["load.rate_per_second"])
+    if f"-rate-{rate:g}-" not in name:
+        die(f"treatment {name}: load.rate_per_second is {rate:g}, not the rate its name files the results under")
+    keywords = ",".join(k for k in (a.run_keywords or "").split(",") if k)
+    cfg = config()
+    arm = Path(a.workspace).name.removeprefix("setup-treatment-").split("+")[0]
+    with state() as s:
+        if not s.get("up"):
+            die("no stack is up", 1)
+        declared = dict(s.get("objectives") or {})
+    record("run-start", name=name, setup=Path(a.workspace).name, harness="priority-mix")
+    while cfg.get("hang") == f"{arm}/{name}":
+        time.sleep(1)
+    time.sleep(float(profile["load"]["duration_seconds"]) * cfg.get("seconds_per_run_second", 1.0))
+    counts = {}
+    for cls, (sent, admitted) in {
+        **ADMITS_ALL,
+        **{k: tuple(v) for k, v in cfg.get("mix", {}).get(arm, {}).items()},
+    }.items():
+        sheddable = declared.get(classes[cls]["objective"], 0) < 0  # an undeclared objective resolves to 0
+        counts[cls] = (sent, admitted if sheddable else sent)
+    n = int(name.rsplit("-rep-", 1)[1])
+    doc = results_doc(arm, counts, n)
+    if cfg.get("chatty"):  # a refused request's error names the route it was sent to
+        for r in doc["requests"]:
+            if r["status_code"] == 429:
+                r["error"] = f"429 Too Many Requests from {ROUTE}/v1/chat/completions"
+    exp_id = f"priority-mix-{name}-{int(time.time())}-{os.getpid() % 100000:05d}"
+    out = Path(a.workspace) / "results" / f"{exp_id}_1"
+    out.mkdir(parents=True, exist_ok=True)
+    bad = next((how for sub, how in cfg.get("mix_bad", {}).items() if sub in f"{arm}/{name}"), None)
+    if bad == "corrupt":
+        (out / "results.json").write_text('{"summary": {"traffic_classes": ')
+    elif bad != "missing":
+        (out / "results.json").write_text(json.dumps(doc, indent=2, sort_keys=True))
+    meta = yaml.safe_load((FIXTURES / arm / "run_metadata.yaml").read_text())
+    meta.update(
+        experiment_id=exp_id,
+        description_keywords=keywords,
+        endpoint_url=f"{ROUTE}/v1",
+        namespace=a.namespace,
+        harness_workload=Path(a.workload_file_path).name,
+    )
+    (out / "run_metadata.yaml").write_text(yaml.safe_dump(meta, sort_keys=False))
+    record(
+        "run-finished", name=name, setup=Path(a.workspace).name, harness="priority-mix", fault_hit=False, carry=False
+    )
     if cfg.get("chatty"):
         print(f"run {name} done -> {out}")
 

@@ -1,0 +1,187 @@
+"""`promote bench run` runs the plan's priority mix, against the fake cluster (tests/bench/fakes), and stage 5 judges it.
+
+Found by the plan's own README: a real promotion of an admitter ended at gate 3 with ``G3.priority-mix`` telling the
+operator to run the mix by hand, because the runner ran the cells only. The fake's priority-mix harness writes
+upstream's results.json + run_metadata.yaml and sheds a class only when the stand-up declared its InferenceObjective
+at a negative priority, so a shedding verdict shows the runner stood the mix's stack up with the objectives.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from bot.bench.run import manifest as mf
+from tests.bench import fakes
+from tests.bench.bench_branch import git, hypotheses, make_branch, small_request
+from tests.bench.test_bench_plan import _h
+from tests.bench.test_bench_run import _args, _events, _promote
+
+#: The evolved admitter sheds 60% of batch (priority -10) per run; the baseline admits everything.
+SHEDS_BATCH = {"evolved": {"batch": [100, 40]}}
+#: The fake's (chatty) inference route; the harness records it in run_metadata.yaml and refused requests' errors.
+ROUTE = "llmd-inference-gateway-route-bench.apps.gpu-prod.corp.example.com"
+MIX_RUNS = [f"priority-mix-rate-6-rep-{n}" for n in (1, 2, 3)]
+
+
+def _shedding_hypothesis():
+    """An admitter's Map C ``priority-semantics`` hypothesis, decided on the mix (as Track B writes it)."""
+    h = _h("B1", ["spikes"], None)
+    return h.model_copy(update={"source": "priority-semantics", "not_in_plan": "it is judged on the priority mix"})
+
+
+def _branch(tmp_path: Path, **fake) -> tuple[dict, Path, str, list]:
+    env = fakes.install(tmp_path, **{"noise": 0.02, "seconds_per_run_second": 0.01, "mix": SHEDS_BATCH, **fake})
+    hyps = hypotheses([_shedding_hypothesis()])
+    bench, commit = make_branch(tmp_path, request=small_request(kind="admission"), hyps=hyps)
+    return env, bench, commit, hyps
+
+
+def _mix_finished(root: Path) -> Counter:
+    return Counter((c["setup"], c["name"]) for c in _events(root, "run-finished") if c.get("harness") == "priority-mix")
+
+
+def _judge(tmp_path: Path, bench: Path, hyps: list):
+    """Stage 5's judgement of the mix (``bot.stages.mix_validate.judge_mix``) on the promotion branch."""
+    from bot.forge.local import LocalForge
+    from bot.model import PipelineState
+    from bot.stages.context import StageContext
+    from bot.stages.mix_validate import judge_mix
+
+    request = small_request(kind="admission")
+    repo = bench.parents[2]
+    git(repo, "branch", "-f", request.branch)
+    forge = LocalForge(repo, tmp_path / "work", base_branch=git(repo, "rev-parse", "--abbrev-ref", "HEAD"))
+    state = PipelineState(request_id=request.id, request_fingerprint="f", branch=request.branch)
+    ctx = StageContext(request, forge, state, results_dir=tmp_path / "results")
+    return judge_mix(ctx, tmp_path / "results", hyps, None, 0.05)
+
+
+def test_an_admitters_run_includes_the_priority_mix_and_stage_5_judges_its_shedding(tmp_path):
+    from bot.bench.plan import make_plan
+
+    env, bench, commit, hyps = _branch(tmp_path, chatty=True)
+    proc = _promote(env, *_args(bench, commit, tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    results = tmp_path / "results"
+    m = mf.load(results)
+    # every planned mix run, once per arm, each on its arm's own stand-up (the objectives), before the cells
+    assert [(r.arm, r.run_treatment, r.ok) for r in m.priority_mix] == [
+        (arm, name, True) for arm in ("baseline", "evolved") for name in MIX_RUNS
+    ]
+    assert set(_mix_finished(tmp_path).values()) == {1} and len(_mix_finished(tmp_path)) == 6
+    ups = [e.what for e in m.events if e.kind in ("standup", "teardown")]
+    assert ups[:4] == ["baseline+priority-mix"] * 2 + ["evolved+priority-mix"] * 2
+    assert m.cells and all(c.start > m.priority_mix[-1].end for c in m.cells)
+    for r in m.priority_mix:
+        assert (results / r.results).is_file() and (results / r.metadata).is_file() and r.gpu_minutes > 0
+    # the mix's GPU-minutes count; the default cap is gate 2's "at most", which includes them
+    plan = make_plan(small_request(kind="admission"), hyps)
+    assert f"spent of {plan.most_gpu_minutes:g} budgeted" in proc.stdout
+    assert m.spent_gpu_minutes >= round(sum(r.gpu_minutes for r in m.priority_mix), 3) > 0
+    # nothing committed names the machine or the cluster's route (the harness records both)
+    for path in results.rglob("*"):
+        if path.is_file():
+            text = path.read_text()
+            assert str(tmp_path) not in text and ROUTE not in text and "gpu-prod" not in text, path
+    # stage 5 judges the shedding on it: the evolved arm sheds batch, and nothing it should protect
+    out = _judge(tmp_path, bench, hyps)
+    assert out.reason is None and out.used == {"baseline": 3, "evolved": 3} and not out.rejected
+    assert out.verdict is not None and out.verdict.hypothesis_id == "B1"
+    assert out.verdict.status.value == "confirmed", out.verdict.summary
+    batch = next(r for r in out.table if r.traffic_class == "batch")
+    assert (batch.evolved_requests, batch.evolved_admitted, batch.evolved_shed) == (300, 120, 180)
+    assert (batch.baseline_requests, batch.baseline_admitted) == (300, 300)
+
+
+def test_the_dry_run_lists_the_mix_runs_and_a_cap_below_them_stops_before_any_cell(tmp_path):
+    env, bench, commit, _ = _branch(tmp_path)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--dry-run", "--fixed"))
+    assert proc.returncode == 0, proc.stderr
+    mix = [ln for ln in proc.stderr.splitlines() if ln.startswith("$ ") and " -l priority-mix " in ln]
+    assert len(mix) == 6 and all("--run-keywords promotion:7,arm:" in ln for ln in mix)
+    assert all("/profiles/priority-mix/priority-mix.yaml" in ln for ln in mix)
+    assert "the priority mix: 6 run(s) would run on 2 stand-ups" in proc.stdout
+    # estimates: a stand-up 10 min x 2 GPUs = 20, a mix run (90 s + 1 min) x 2 = 5: one arm's mix is 35, so a cap
+    # of 50 fits the baseline's and not the evolved arm's, where the dry-run stops as the run would
+    est = ("--estimate-standup-minutes", "10", "--estimate-run-overhead-minutes", "1")
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--dry-run", "--fixed", *est, "--budget-gpu-minutes", "50"))
+    assert proc.returncode == 3, proc.stderr
+    assert "the priority mix's 3 remaining run(s) (evolved) need about 35 more GPU-minutes" in proc.stderr
+    assert "the cells wait for it" in proc.stderr
+    # a real run below one arm's stand-up and first run stops before standing anything up
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed", *est, "--budget-gpu-minutes", "24"))
+    assert proc.returncode == 3, proc.stderr
+    assert "the priority mix's 6 remaining run(s) (baseline, evolved)" in proc.stderr and "--resume" in proc.stderr
+    m = mf.load(tmp_path / "results")
+    assert not m.priority_mix and not m.cells and not _events(tmp_path, "standup")
+
+
+def test_results_missing_or_unparsable_are_set_aside_with_the_reason(tmp_path):
+    bad = {"evolved/priority-mix-rate-6-rep-2": "corrupt", "baseline/priority-mix-rate-6-rep-3": "missing"}
+    env, bench, commit, hyps = _branch(tmp_path, mix_bad=bad)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed"))
+    assert proc.returncode == 0, proc.stderr
+    m = mf.load(tmp_path / "results")
+    why = {r.cell: (r.path, r.reason) for r in m.rejected}
+    assert (
+        why["evolved/priority-mix-rate-6-rep-2"][0]
+        == "rejected/evolved/priority-mix/rate-6/rep-2/results.json.rejected"
+    )
+    assert why["evolved/priority-mix-rate-6-rep-2"][1].startswith("not JSON")
+    assert why["baseline/priority-mix-rate-6-rep-3"][1] == "the priority-mix harness finished but left no results.json"
+    assert (tmp_path / "results" / why["evolved/priority-mix-rate-6-rep-2"][0]).is_file()
+    assert sum(not r.ok for r in m.priority_mix) == 2 and "set aside baseline/priority-mix-rate-6-rep-3" in proc.stderr
+    # the other runs still judge
+    assert _judge(tmp_path, bench, hyps).used == {"baseline": 2, "evolved": 2}
+
+
+@pytest.mark.slow
+def test_sigterm_in_the_mix_tears_down_and_resume_runs_no_mix_run_twice(tmp_path):
+    env, bench, commit, _ = _branch(tmp_path, hang="evolved/priority-mix-rate-6-rep-2")
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).parent / "promote"), *map(str, _args(bench, commit, tmp_path, "--fixed"))],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.time() + 120
+    while not any(c.get("name") == MIX_RUNS[1] and "evolved" in c["setup"] for c in _events(tmp_path, "run-start")):
+        assert time.time() < deadline and proc.poll() is None
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert json.loads((tmp_path / "cluster" / "state.json").read_text())["up"] is False
+    assert [e.what for e in mf.load(tmp_path / "results").events if e.kind == "teardown"][-1] == "evolved+priority-mix"
+    assert len(mf.load(tmp_path / "results").priority_mix) == 4
+    fakes.configure(tmp_path, noise=0.02, seconds_per_run_second=0.01, mix=SHEDS_BATCH)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed", "--resume"))
+    assert proc.returncode == 0, proc.stderr
+    m = mf.load(tmp_path / "results")
+    assert sorted((r.arm, r.run_treatment) for r in m.priority_mix) == [
+        (arm, name) for arm in ("baseline", "evolved") for name in MIX_RUNS
+    ]
+    assert set(_mix_finished(tmp_path).values()) == {1}  # the killed run never finished; none ran twice
+
+
+def test_bench_teardown_also_tears_down_the_mix_stacks(tmp_path):
+    """For a job killed outright (SIGKILL), benchmark.yml's `promote bench teardown` must reach the mix's stacks."""
+    env, bench, commit, _ = _branch(tmp_path)
+    argv = _args(bench, commit, tmp_path)
+    proc = _promote(env, argv[0], "teardown", *argv[2:])
+    assert proc.returncode == 0, proc.stderr
+    assert "tore down baseline+priority-mix, evolved+priority-mix, stack" in proc.stdout
+    torn = {c["setup"] for c in _events(tmp_path, "teardown")}
+    assert torn == {
+        "setup-treatment-baseline+priority-mix",
+        "setup-treatment-evolved+priority-mix",
+        "setup-treatment-baseline",
+    }
