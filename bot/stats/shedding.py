@@ -170,8 +170,10 @@ def admission_markdown(recorded: Sequence[AdmissionRow], alpha: float, hid: str 
         (
             "Admitted = served (2xx); shed = refused with HTTP 429 (the EPP's ResourceExhausted). Per class, Fisher's "
             f"exact test of the admit rate, evolved against baseline, two-sided, Holm over the classes at alpha {alpha:g}; "
-            "the shedding order: each sheddable class against the critical one within the evolved arm, each protected "
-            "class against its baseline (one-sided Fisher, one Holm family). Requests are pooled over an arm's runs; "
+            "the shedding order, on the shed (429) requests only: each sheddable class against the critical one "
+            "within the evolved arm, each protected class against its baseline (one-sided Fisher, one Holm family); "
+            "a request that failed otherwise (sent - admitted - shed: a timeout, a 5xx) is the stack failing, not "
+            "shedding, and never confirms the order. Requests are pooled over an arm's runs; "
             "the runs' own rates are beside them, so check that they agree. Protected-request latency on the mix is "
             "not judged."
         ),

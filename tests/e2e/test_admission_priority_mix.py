@@ -92,7 +92,7 @@ def test_stage_5_judges_an_admitters_shedding_on_the_priority_mix(admission, tmp
     page = _read(ctx, f"{DOCS}/verdicts.md")
     hid = shed["hypothesis_id"]
     assert f"## Priority mix: does the admitter shed sheddable traffic first? ({hid})" in page
-    assert f"**{hid} confirmed**: the evolved arm admits batch below critical" in page
+    assert f"**{hid} confirmed**: the evolved arm sheds batch more than critical" in page
     assert "| batch (-10) | 300 / 300 / 0 | 100.0% (100%, 100%, 100%) | 300 / 120 / 180 | 40.0% (40%, 40%, 40%)" in page
     assert "not part of the promotion's weighted-Holm family" in page  # the error control it is under, said
     assert "Not decided by the benchmark plan: it needs requests of several priority classes" not in page
