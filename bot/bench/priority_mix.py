@@ -288,11 +288,13 @@ def load_priority_mix_results(results_dir: str | Path, *, binder: Binder | None 
     """Every priority-mix run under ``results_dir`` in either layout, as per-class counts.
 
     ``binder`` rejects runs that are not evidence for this promotion's arms (``bind_with``). Raises
-    ReportError when the directory is missing, holds no priority-mix results, or none usable.
+    ReportError when the directory is missing, holds no priority-mix results, or none usable. No message
+    names ``results_dir``: stage 5 commits them (verdicts, priority-mix.json) and posts them, and a local
+    path names someone's machine; paths in them are relative to it, as a report's reasons are.
     """
     root = Path(results_dir)
     if not root.is_dir():
-        raise ReportError(f"{root}: no such results directory; expected {LAYOUT}")
+        raise ReportError(f"the results directory does not exist; expected {LAYOUT}")
     rejected: list[tuple[str, str]] = []
     runs: list[PriorityMixRun] = []
     for path in sorted(root.rglob(RESULTS_FILE), key=lambda p: p.as_posix()):
@@ -306,7 +308,7 @@ def load_priority_mix_results(results_dir: str | Path, *, binder: Binder | None 
         if run is not None:
             runs.append(run)
     if not runs and not rejected:
-        raise ReportError(f"{root}: no priority-mix results found; expected {LAYOUT}")
+        raise ReportError(f"no priority-mix results found in the results directory; expected {LAYOUT}")
     runs = _dedupe(runs, rejected)
     runs = keep_bound(runs, binder, rejected)
     by_key: dict[RunKey, list[PriorityMixRun]] = {}
@@ -325,7 +327,7 @@ def load_priority_mix_results(results_dir: str | Path, *, binder: Binder | None 
     rejected.sort()
     if not used:
         first = f"{rejected[0][0]}: {rejected[0][1]}" if rejected else "none"
-        raise ReportError(f"{root}: no usable priority-mix results ({len(rejected)} left out; first: {first})")
+        raise ReportError(f"no usable priority-mix results ({len(rejected)} left out; first: {first})")
     rows = [
         (*_key_row(r.key), c.name, c.priority, c.requests, c.successes, c.errors, c.shed)
         for r in used
@@ -412,7 +414,7 @@ def load_priority_mix_evidence(
     except ReportError as exc:
         if "sample data, not a measurement" in str(exc):
             raise ReportError(
-                f"{results_dir}: every priority-mix result there is sample data, not a measurement; {ALLOW_HINT}"
+                f"every priority-mix result in the results directory is sample data, not a measurement; {ALLOW_HINT}"
             ) from None
         raise
     pm.notes = policy.notes()

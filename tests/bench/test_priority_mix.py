@@ -194,7 +194,7 @@ def test_the_evolved_run_of_another_epp_image_is_left_out(tmp_path):
 def test_sample_data_is_refused_unless_asked_for_and_then_flagged(tmp_path):
     for arm in ("baseline", "evolved"):
         _edit_meta(_copy(tmp_path, arm), description_keywords=f"promotion:7,arm:{arm},sample-data")
-    with pytest.raises(ReportError, match="every priority-mix result there is sample data"):
+    with pytest.raises(ReportError, match="every priority-mix result in the results directory is sample data"):
         load_priority_mix_evidence(tmp_path, _policy())
     pm = load_priority_mix_evidence(tmp_path, _policy(allow_sample_data=True))
     assert len(pm.loaded) == 2 and pm.notes == [SAMPLE_FLAG]

@@ -126,3 +126,19 @@ def test_a_planned_mix_with_no_evolved_result_is_a_gate_3_finding_never_a_silenc
         "no evolved priority-mix result could be used" in found.message and "priority-mix/experiment.yaml" in found.fix
     )
     assert "the priority mix judged nothing (no evolved priority-mix result could be used" in brief(3, ctx)[0]
+
+
+def test_no_path_of_the_machine_is_committed_or_posted_with_the_mixs_reasons(admission, tmp_path):
+    """F4 #3: with sample reports but no priority-mix result (the ordinary case: `bench run` does not run the mix),
+    the reason "no priority-mix result could be used (<--results path>: ...)" was committed in verdicts.md/.json,
+    priority-mix.json, B7.md and report.md, and posted in the PR body."""
+    ctx, fork = _rehearse(admission, tmp_path, {})
+    results = str(ctx.results_dir)
+    used = json.loads(_read(ctx, f"{DOCS}/priority-mix.json"))
+    assert "no priority-mix results found in the results directory" in used["not_judged"]
+    grep = subprocess.run(
+        ["git", "-C", str(fork), "grep", "-n", results, BRANCH], check=False, capture_output=True, text=True
+    )
+    assert grep.returncode == 1 and not grep.stdout, grep.stdout[:2000]
+    body = (tmp_path / "work" / "pr" / "pull-request.md").read_text()
+    assert "priority-mix" in body and results not in body
