@@ -41,6 +41,12 @@ MULTIPLICITY_NOTE = (
 _STATUS = {CONFIRMED: VerdictStatus.CONFIRMED, REFUTED: VerdictStatus.REFUTED}
 
 
+def on_mix(v: Verdict) -> bool:
+    """Whether the plan's priority mix decides this verdict (judged on it, or planned on it and not judged yet):
+    such a hypothesis has no benchmark prediction of its own, yet a run of the plan does decide it."""
+    return bool(v.admission) or JUDGED_FLAG in v.flags or NOT_USED_FLAG in v.flags
+
+
 def shedding_hypothesis(hypotheses: Iterable[Hypothesis], kind: PolicyKind) -> Hypothesis | None:
     """The hypothesis the priority mix decides: an admitter's ``priority-semantics`` gap (None for other kinds)."""
     if kind is not PolicyKind.ADMISSION:

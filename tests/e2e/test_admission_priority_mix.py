@@ -121,6 +121,16 @@ def test_a_planned_mix_with_no_evolved_result_is_a_gate_3_finding_never_a_silenc
     assert shed["status"] == "inconclusive" and "no evolved priority-mix result could be used" in shed["summary"]
     page = _read(ctx, f"{DOCS}/verdicts.md")
     assert f"**Not judged: {shed['hypothesis_id']} (the shedding order) is not decided.**" in page
+    # F4 #4: the count and the hypothesis's block say the mix decides it, not that no run of the plan can
+    hid = shed["hypothesis_id"]
+    assert f"{hid} is planned on the priority mix and not judged yet" in page
+    count = next(ln for ln in page.splitlines() if "hypotheses." in ln)
+    cannot = count.split(") are not judged: no run of this plan can decide them")[0]
+    assert hid not in cannot.rsplit("(", 1)[-1].split(", "), count
+    block = page[page.index(f"### {hid} ") :].split("\n### ", 1)[0]
+    assert "- Prediction: sheddable traffic is shed before protected traffic (the shedding order)" in block
+    assert "no benchmark prediction" not in block and "rates: none measured" not in block
+    assert "- To be judged on: the plan's priority mix" in block
     [found] = [f for f in review_gate(3, ctx) if f.check == "G3.priority-mix"]
     assert (
         "no evolved priority-mix result could be used" in found.message and "priority-mix/experiment.yaml" in found.fix
