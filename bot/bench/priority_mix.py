@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,7 @@ import pandas as pd
 from bot.bench.errors import ReportError, keep_bound
 from bot.bench.evidence import ALLOW_HINT, EvidencePolicy
 from bot.bench.layout import SETUP_PREFIX, RunKey, parse_layout
+from bot.bench.priority_plan import TrafficClass
 from bot.yaml_safe import YamlInputError, check_yaml_size, load_yaml, read_yaml_text
 
 HARNESS = "priority-mix"
@@ -287,11 +288,13 @@ def load_priority_mix_results(results_dir: str | Path, *, binder: Binder | None 
     """Every priority-mix run under ``results_dir`` in either layout, as per-class counts.
 
     ``binder`` rejects runs that are not evidence for this promotion's arms (``bind_with``). Raises
-    ReportError when the directory is missing, holds no priority-mix results, or none usable.
+    ReportError when the directory is missing, holds no priority-mix results, or none usable. No message
+    names ``results_dir``: stage 5 commits them (verdicts, priority-mix.json) and posts them, and a local
+    path names someone's machine; paths in them are relative to it, as a report's reasons are.
     """
     root = Path(results_dir)
     if not root.is_dir():
-        raise ReportError(f"{root}: no such results directory; expected {LAYOUT}")
+        raise ReportError(f"the results directory does not exist; expected {LAYOUT}")
     rejected: list[tuple[str, str]] = []
     runs: list[PriorityMixRun] = []
     for path in sorted(root.rglob(RESULTS_FILE), key=lambda p: p.as_posix()):
@@ -305,7 +308,7 @@ def load_priority_mix_results(results_dir: str | Path, *, binder: Binder | None 
         if run is not None:
             runs.append(run)
     if not runs and not rejected:
-        raise ReportError(f"{root}: no priority-mix results found; expected {LAYOUT}")
+        raise ReportError(f"no priority-mix results found in the results directory; expected {LAYOUT}")
     runs = _dedupe(runs, rejected)
     runs = keep_bound(runs, binder, rejected)
     by_key: dict[RunKey, list[PriorityMixRun]] = {}
@@ -324,7 +327,7 @@ def load_priority_mix_results(results_dir: str | Path, *, binder: Binder | None 
     rejected.sort()
     if not used:
         first = f"{rejected[0][0]}: {rejected[0][1]}" if rejected else "none"
-        raise ReportError(f"{root}: no usable priority-mix results ({len(rejected)} left out; first: {first})")
+        raise ReportError(f"no usable priority-mix results ({len(rejected)} left out; first: {first})")
     rows = [
         (*_key_row(r.key), c.name, c.priority, c.requests, c.successes, c.errors, c.shed)
         for r in used
@@ -344,18 +347,47 @@ def _key_row(key: RunKey) -> tuple:
 # --------------------------------------------------------------------------
 
 
-def bind_with(policy: EvidencePolicy) -> Binder:
+def mix_differs(run: PriorityMixRun, planned: Sequence[TrafficClass]) -> str | None:
+    """How a run's classes differ from the plan's mix (names, priorities, objectives), or None when they match.
+
+    The plan sized the mix, and the shedding order reads sheddable and protected by the priorities it set: a run
+    of another profile (a hand-edited one, upstream's defaults changed) measured another question, so it decides
+    nothing here, as a report of another EPP config is not evidence for an arm.
+    """
+    want = {c.name: c for c in planned}
+    got = {c.name: c for c in run.classes}
+    diffs = []
+    if set(got) != set(want):
+        diffs.append(f"classes {', '.join(sorted(got))}, the plan's are {', '.join(sorted(want))}")
+    for name in sorted(set(got) & set(want)):
+        g, w = got[name], want[name]
+        if g.priority != w.priority:
+            diffs.append(f"{name} has configured_priority {g.priority!r}, the plan's is {w.priority}")
+        if g.objective != w.objective:
+            diffs.append(f"{name} sends {OBJECTIVE_HEADER} {g.objective!r}, the plan's is {w.objective!r}")
+    if not diffs:
+        return None
+    return (
+        f"not the plan's priority mix: {'; '.join(diffs)} (evaluation.yaml priority_mix.classes); "
+        "run the plan's priority-mix/experiment.yaml with its profile unchanged"
+    )
+
+
+def bind_with(policy: EvidencePolicy, planned: Sequence[TrafficClass] | None = None) -> Binder:
     """The evidence rules of ``policy`` for priority-mix runs, which record keywords but no EPP config or stack.
 
     With a plan's policy (``policy.promotion`` set) a run must record its promotion and arm
     (``promotion:<id>``, ``arm:<arm>`` in ``description_keywords``): nothing else in its output says
     which plugin it measured. Without one (a local evaluation) only the sample-data rule and the
-    keywords a run does record are checked, as for reports.
+    keywords a run does record are checked, as for reports. With ``planned`` (the plan's classes) a run of
+    another mix is left out (``mix_differs``).
     """
 
     def bind(run: PriorityMixRun) -> str | None:
         doc = {"run": {"keywords": list(run.keywords), "description": run.description}}
         reason = policy.bind_recorded(doc, run.key.treatment)
+        if reason is None and planned is not None:
+            reason = mix_differs(run, planned)
         if reason is not None:
             return reason
         if policy.promotion is not None:
@@ -372,14 +404,17 @@ def bind_with(policy: EvidencePolicy) -> Binder:
     return bind
 
 
-def load_priority_mix_evidence(results_dir: str | Path, policy: EvidencePolicy) -> PriorityMixSet:
-    """``load_priority_mix_results`` with this promotion's evidence rules; the notes say when sample data was used."""
+def load_priority_mix_evidence(
+    results_dir: str | Path, policy: EvidencePolicy, planned: Sequence[TrafficClass] | None = None
+) -> PriorityMixSet:
+    """``load_priority_mix_results`` with this promotion's evidence rules and, given ``planned``, its plan's classes;
+    the notes say when sample data was used."""
     try:
-        pm = load_priority_mix_results(results_dir, binder=bind_with(policy))
+        pm = load_priority_mix_results(results_dir, binder=bind_with(policy, planned))
     except ReportError as exc:
         if "sample data, not a measurement" in str(exc):
             raise ReportError(
-                f"{results_dir}: every priority-mix result there is sample data, not a measurement; {ALLOW_HINT}"
+                f"every priority-mix result in the results directory is sample data, not a measurement; {ALLOW_HINT}"
             ) from None
         raise
     pm.notes = policy.notes()

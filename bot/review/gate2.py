@@ -287,16 +287,16 @@ def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
     """A policy that decides by the request's class, judged on cells that send every request at one priority.
 
     The plan adds llm-d-benchmark's priority mix for every such policy (``bot.bench.priority_plan``), compared
-    by each class's admit rate (``bot.stats.admission``): that is the admitter's evidence (does it shed sheddable
-    traffic first), so an admitter raises nothing. A scheduler's or router's class-dependent order or
+    by each class's admit rate (``bot.stats.admission``). A scheduler's or router's class-dependent order or
     score shows in per-class latency, which the mix is not judged by, and its hypotheses are decided on the
     single-priority cells: said before the GPU time is spent, so a person decides whether that is worth it.
+    An admitter's shedding order is judged on the mix, but only that one hypothesis (``_admitter_cells``).
     """
     from bot.bench.priority_plan import CLASS_SIGNALS, translated_signals
 
-    if ctx.request.kind is PolicyKind.ADMISSION:
-        return []
     read = [s for s in CLASS_SIGNALS if s in translated_signals(summary)]
+    if ctx.request.kind is PolicyKind.ADMISSION:
+        return _admitter_cells(ctx, hyps, read)
     claims = [h for _, h in hyps if h.track is Track.A and h.benchmarked and set(h.signals) & set(CLASS_SIGNALS)]
     if not read and not claims:
         return []
@@ -316,6 +316,47 @@ def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
     fix = (
         f"approve only if measuring the {who} on single-priority traffic is worth the GPU time (say so as the "
         f"reason){drop if claims else ''}, or reject and benchmark per-class latency on a priority mix by hand"
+    )
+    return [
+        Finding(
+            severity=Severity.IMPORTANT,
+            check="G2.priority-exercised",
+            file=ctx.paths.hypotheses_dir,
+            message=message,
+            fix=fix,
+        )
+    ]
+
+
+def _admitter_cells(ctx, hyps, read: list[str]) -> list[Finding]:
+    """An admitter that decides by the class, whose benchmarked claims and guards are judged on the cells.
+
+    Every cell's requests carry priority 0, which the plugin reads as class ``standard`` (Map B ``SLOClass``):
+    the cells exercise its admit rule for that one class. An admitter that keeps protected classes admitted
+    (a01: ``critical`` or ``standard`` -> admit) then never sheds there and measures like the baseline, so a
+    Track A claim confirmed on those cells would be noise, and the GPU time a no-op. The priority mix decides
+    only the shedding-order hypothesis (``bot.stats.shedding``), not these; judging them on the mix would need
+    per-class latency the mix is not judged by. So it is said, as for a scheduler, and a person decides.
+    """
+    if not read:
+        return []
+    judged = [h for _, h in hyps if h.track in (Track.A, Track.C) and h.benchmarked]
+    if not judged:
+        return []
+    ids = ", ".join(h.id for h in judged)
+    message = (
+        "every planned cell sends all its requests at one priority (no InferenceObjective: priority 0), which the "
+        f"admitter reads ({', '.join(read)}) as class `standard`, so its class-dependent shedding is exercised for "
+        "that one class only: if its admit rule keeps `standard` admitted (protected traffic is never shed), the "
+        f"cells measure an admitter that sheds nothing, like the baseline; {ids} are judged on those cells; the "
+        "plan's priority mix decides only the shedding order (per-class admit rate), not these claims and guards"
+    )
+    claims = [h.id for h in judged if h.track is Track.A]
+    drop = f", drop the claims (`promote request-changes 2 --reason 'exclude: {', '.join(claims)}'`)" if claims else ""
+    fix = (
+        "check the admitter's rule for class `standard` (priority 0): approve only if it can shed that class, or "
+        f"measuring it on single-priority traffic is worth the GPU time (say so as the reason){drop}, or reject "
+        "and benchmark the claims on a priority mix by hand"
     )
     return [
         Finding(

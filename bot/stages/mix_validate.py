@@ -43,12 +43,12 @@ class MixOutcome:
         return json.dumps(doc, indent=2) + "\n"
 
 
-def mix_planned(ctx: StageContext) -> bool:
-    """Whether the evaluation spec stage 4 committed plans a priority mix."""
+def planned_mix(ctx: StageContext):
+    """The priority mix the evaluation spec stage 4 committed plans (a ``PriorityMixPlan``), or None."""
     from bot.bench.evaluation_spec import load_evaluation_spec
 
     text = ctx.read(ctx.paths.evaluation_spec)
-    return bool(text) and load_evaluation_spec(text).priority_mix is not None
+    return load_evaluation_spec(text).priority_mix if text else None
 
 
 def judge_mix(
@@ -61,12 +61,13 @@ def judge_mix(
     from bot.stages.run_validate import code_mismatch, evidence_policy
     from bot.stats.shedding import admission_verdict, not_used_verdict, rows, shedding_hypothesis
 
-    if not mix_planned(ctx):
+    plan = planned_mix(ctx)
+    if plan is None:
         return None
     h = shedding_hypothesis(hypotheses, ctx.request.kind)
     out = MixOutcome(hypothesis=h.id if h else None)
     try:
-        pm = load_priority_mix_evidence(results_dir, evidence_policy(ctx, results_dir))
+        pm = load_priority_mix_evidence(results_dir, evidence_policy(ctx, results_dir), plan.classes)
     except ReportError as exc:
         out.reason = f"no priority-mix result could be used ({exc})"
     else:

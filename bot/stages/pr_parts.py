@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from bot.escape import line
 from bot.model import Finding, Hypothesis, PolicyKind, ReviewRound, Track, Verdict, VerdictStatus
 from bot.render.claims import pct
+from bot.stats.shedding import on_mix
 
 TITLE_LIMIT = 72
 #: Known issues listed one by one in the body; more are counted (each is a review comment on its line).
@@ -148,6 +149,8 @@ def track_line(hypotheses: Sequence[Hypothesis], verdicts: dict[str, Verdict], t
         number = f"{metric} {pct(mean)}".strip() if mean is not None else "not measured"
         if h.not_testable:
             number = "the plugin cannot exercise it"
+        elif v is not None and on_mix(v):
+            number = "judged on the priority mix" if v.admission else "planned on the priority mix, not judged yet"
         elif h.prediction is None and mean is None:
             number = "not judged: no run of this plan decides it"
         by_status.setdefault(status, []).append(f"{h.id} {h.source} ({number})")

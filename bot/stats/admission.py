@@ -8,13 +8,16 @@ over the arm's runs. Two questions are asked of it:
   arm), two-sided, the classes one family under Holm (``bot.stats.multiplicity``): a class "admits
   fewer" or "admits more" only when its adjusted p is within alpha;
 - **the shedding order** (the admission hypothesis that sheddable traffic, priority < 0, is shed before
-  critical traffic): within the evolved arm, each sheddable class against the highest-priority class
-  (one-sided Fisher: admitted less), and each non-sheddable class against its baseline (one-sided:
-  admitted less under evolved), all in one Holm family with the per-class tests' alpha. Confirmed when
-  every sheddable class is admitted less than the critical class and no protected class loses
-  admissions against the baseline; refuted when a protected class loses admissions or a sheddable
-  class is admitted more than the critical one; inconclusive otherwise, and always when nothing was
-  shed in the evolved arm (the load did not saturate the stack, so the order was never exercised).
+  critical traffic), judged on the requests the EPP shed: refused with HTTP 429 (its ResourceExhausted,
+  ``bot.bench.priority_mix.SHED_STATUS``), not on successes. A class that timed out or got 5xx under load
+  saw the stack fail, not the admitter shed; those failures are reported apart and never count as
+  shedding. Within the evolved arm, each sheddable class against the highest-priority class (one-sided
+  Fisher: shed more), and each non-sheddable class against its baseline (one-sided: shed more under
+  evolved), all in one Holm family with the per-class tests' alpha. Confirmed when every sheddable class
+  is shed more than the critical class and no protected class is shed more than under the baseline;
+  refuted when a protected class is, or a sheddable class is shed less than the critical one;
+  inconclusive otherwise, and always when no sheddable request got a 429 in the evolved arm (the load did
+  not saturate the stack, or it failed instead of shedding, so the order was never exercised).
 
 Pooling counts requests as independent trials. Requests of one run share its load, so the p-values are
 optimistic when runs differ; the verdict shows each arm's per-run rates beside them so a person can see
@@ -28,6 +31,7 @@ from dataclasses import dataclass
 import pandas as pd
 from scipy.stats import fisher_exact
 
+from bot.bench.priority_mix import SHED_STATUS
 from bot.stats.decide import CONFIRMED, INCONCLUSIVE, REFUTED
 from bot.stats.multiplicity import holm
 
@@ -113,8 +117,27 @@ def class_admission(table: pd.DataFrame) -> list[ClassAdmission]:
     return sorted(out, key=lambda c: (-(c.priority if c.priority is not None else 0), c.traffic_class))
 
 
+def _kept(c: ClassAdmission, arm: str) -> tuple[int, int]:
+    """(requests not shed, requests) of one arm: only a 429 is shedding; a timeout or a 5xx is kept, and failed."""
+    sent = c.evolved[1] if arm == "evolved" else c.baseline[1]
+    shed = c.evolved_shed if arm == "evolved" else c.baseline_shed
+    return sent - shed, sent
+
+
+def _failed(classes: list[ClassAdmission]) -> str:
+    """The evolved arm's requests that failed without being shed, per class, in words ("" when none)."""
+    parts = [f"{c.traffic_class} {n}" for c in classes if (n := c.evolved[1] - c.evolved[0] - c.evolved_shed) > 0]
+    if not parts:
+        return ""
+    return (
+        f"; failed without being shed (timeouts, 5xx: the stack failing, not the admitter shedding; not counted "
+        f"as shed) in the evolved arm: {', '.join(parts)}"
+    )
+
+
 def shedding_order(classes: list[ClassAdmission], alpha: float) -> ShedOrder:
-    """Whether the evolved arm sheds its sheddable classes before the critical one and keeps the others admitted."""
+    """Whether the evolved arm sheds (HTTP 429) its sheddable classes before the critical one and no protected
+    class more than the baseline did. Requests that failed any other way are said, never counted as shed."""
     measured = [c for c in classes if c.priority is not None and c.baseline[1] and c.evolved[1]]
     sheddable = [c for c in measured if c.priority < 0]
     protected = [c for c in measured if c.priority >= 0]
@@ -122,33 +145,43 @@ def shedding_order(classes: list[ClassAdmission], alpha: float) -> ShedOrder:
         return ShedOrder(
             INCONCLUSIVE, "the mix needs a sheddable class (priority < 0) and a protected one, both measured"
         )
-    if all(c.evolved[0] == c.evolved[1] for c in sheddable):
+    failed = _failed(measured)
+    if not any(c.evolved_shed for c in sheddable):
         return ShedOrder(
             INCONCLUSIVE,
-            "the evolved arm shed nothing: the load did not saturate the stack, so the shedding order was never exercised",
+            f"the evolved arm shed nothing (no HTTP {SHED_STATUS} in a sheddable class): the load did not saturate "
+            f"the stack, so the shedding order was never exercised{failed}",
         )
     critical = max(protected, key=lambda c: c.priority)
+    top = _kept(critical, "evolved")
     tests = [
-        (f"{c.traffic_class} below {critical.traffic_class}", "order", _fisher(c.evolved, critical.evolved, "less"))
+        (f"{c.traffic_class} more than {critical.traffic_class}", "order", _fisher(_kept(c, "evolved"), top, "less"))
         for c in sheddable
     ]
     tests += [
-        (f"{c.traffic_class} below its baseline", "loss", _fisher(c.evolved, c.baseline, "less")) for c in protected
+        (
+            f"{c.traffic_class} more than its baseline",
+            "loss",
+            _fisher(_kept(c, "evolved"), _kept(c, "baseline"), "less"),
+        )
+        for c in protected
     ]
     tests += [
-        (f"{c.traffic_class} above {critical.traffic_class}", "inverted", _fisher(critical.evolved, c.evolved, "less"))
+        (f"{c.traffic_class} less than {critical.traffic_class}", "inverted", _fisher(top, _kept(c, "evolved"), "less"))
         for c in sheddable
     ]
     adjusted = holm([p for _, _, p in tests])
     hit = {label: kind for (label, kind, _), adj in zip(tests, adjusted, strict=True) if adj <= alpha}
     bad = sorted(label for label, kind in hit.items() if kind in ("loss", "inverted"))
     if bad:
-        return ShedOrder(REFUTED, "the evolved arm admits " + "; ".join(bad) + f" (Holm, alpha {alpha:g})")
+        return ShedOrder(REFUTED, "the evolved arm sheds " + "; ".join(bad) + f" (Holm, alpha {alpha:g}){failed}")
     order = [label for label, kind in hit.items() if kind == "order"]
     if len(order) == len(sheddable):
         return ShedOrder(
             CONFIRMED,
-            f"the evolved arm admits {', '.join(sorted(order))}, and no protected class below its baseline "
-            f"(Holm, alpha {alpha:g})",
+            f"the evolved arm sheds {', '.join(sorted(order))} (HTTP {SHED_STATUS}), and no protected class more "
+            f"than its baseline (Holm, alpha {alpha:g}){failed}",
         )
-    return ShedOrder(INCONCLUSIVE, "the sheddable classes are not admitted detectably less than the critical class")
+    return ShedOrder(
+        INCONCLUSIVE, f"the sheddable classes are not shed detectably more than the critical class{failed}"
+    )

@@ -25,6 +25,7 @@ import pandas as pd
 from bot.escape import md
 from bot.model import Direction, Hypothesis, Track, Verdict, VerdictStatus, status_counts
 from bot.stats import StatsError, explain
+from bot.stats.shedding import NOT_USED_FLAG, on_mix
 
 _STATUS_MARK = {
     VerdictStatus.CONFIRMED: "confirmed",
@@ -123,11 +124,14 @@ def evidence_markdown(h: Hypothesis, v: Verdict, *, plot: str | None = None, alp
         f"> {md(h.statement)}",
         "",
         f"- Prediction: {_prediction_text(h)}"
-        if not v.admission
+        if not on_mix(v)
         else "- Prediction: sheddable traffic is shed before protected traffic (the shedding order)",
         f"- Workloads: {md(', '.join(h.workloads))}; rates: {_rates_text(h, v)}"
-        if not v.admission
-        else "- Judged on: the plan's priority mix, per-class admit rate (the table in the priority-mix section)",
+        if not on_mix(v)
+        else "- Judged on: the plan's priority mix, per-class admit rate (the table in the priority-mix section)"
+        if v.admission
+        else "- To be judged on: the plan's priority mix, per-class admit rate (no usable result yet: the "
+        "priority-mix section says why)",
         f"- Source: `{md(h.source)}`",
         "",
         md(v.summary),
@@ -166,6 +170,8 @@ def summary_table(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesis] 
                 "prediction": (
                     f"{h.prediction.metric} {h.prediction.direction.value}"
                     if h and h.prediction
+                    else "shedding order (priority mix)"
+                    if on_mix(v)
                     else (v.effects[0].metric if v.effects else "—")
                 ),
                 "verdict": _STATUS_MARK[v.status],
@@ -184,11 +190,17 @@ def summary_markdown(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesi
         return "No hypotheses were evaluated."
     head = f"**{status_counts(v.status for v in verdicts)}** of {len(verdicts)} hypotheses."
     unjudged = _not_judged(verdicts, hypotheses or [])
+    inconclusive = sum(v.status is VerdictStatus.INCONCLUSIVE for v in verdicts)
     if unjudged:
-        inconclusive = sum(v.status is VerdictStatus.INCONCLUSIVE for v in verdicts)
         head += (
             f" {len(unjudged)} of the {inconclusive} inconclusive ({', '.join(unjudged)}) are not judged: no run of "
             "this plan can decide them, and each says which run would."
+        )
+    waiting = [v.hypothesis_id for v in verdicts if v.status is VerdictStatus.INCONCLUSIVE and NOT_USED_FLAG in v.flags]
+    if waiting:
+        head += (
+            f" {', '.join(waiting)} {'is' if len(waiting) == 1 else 'are'} planned on the priority mix and not judged "
+            "yet: no priority-mix result could be used (the priority-mix section says why)."
         )
     return "\n".join([head, "", summary_table(verdicts, hypotheses).to_markdown(index=False), ""])
 
@@ -199,7 +211,9 @@ def _not_judged(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesis]) -
     judged, rather than leave them to read like undecided measurements."""
     unpredicted = {h.id for h in hypotheses if h.prediction is None}
     return [
-        v.hypothesis_id for v in verdicts if v.status is VerdictStatus.INCONCLUSIVE and v.hypothesis_id in unpredicted
+        v.hypothesis_id
+        for v in verdicts
+        if v.status is VerdictStatus.INCONCLUSIVE and v.hypothesis_id in unpredicted and not on_mix(v)
     ]
 
 

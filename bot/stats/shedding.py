@@ -41,6 +41,12 @@ MULTIPLICITY_NOTE = (
 _STATUS = {CONFIRMED: VerdictStatus.CONFIRMED, REFUTED: VerdictStatus.REFUTED}
 
 
+def on_mix(v: Verdict) -> bool:
+    """Whether the plan's priority mix decides this verdict (judged on it, or planned on it and not judged yet):
+    such a hypothesis has no benchmark prediction of its own, yet a run of the plan does decide it."""
+    return bool(v.admission) or JUDGED_FLAG in v.flags or NOT_USED_FLAG in v.flags
+
+
 def shedding_hypothesis(hypotheses: Iterable[Hypothesis], kind: PolicyKind) -> Hypothesis | None:
     """The hypothesis the priority mix decides: an admitter's ``priority-semantics`` gap (None for other kinds)."""
     if kind is not PolicyKind.ADMISSION:
@@ -170,8 +176,10 @@ def admission_markdown(recorded: Sequence[AdmissionRow], alpha: float, hid: str 
         (
             "Admitted = served (2xx); shed = refused with HTTP 429 (the EPP's ResourceExhausted). Per class, Fisher's "
             f"exact test of the admit rate, evolved against baseline, two-sided, Holm over the classes at alpha {alpha:g}; "
-            "the shedding order: each sheddable class against the critical one within the evolved arm, each protected "
-            "class against its baseline (one-sided Fisher, one Holm family). Requests are pooled over an arm's runs; "
+            "the shedding order, on the shed (429) requests only: each sheddable class against the critical one "
+            "within the evolved arm, each protected class against its baseline (one-sided Fisher, one Holm family); "
+            "a request that failed otherwise (sent - admitted - shed: a timeout, a 5xx) is the stack failing, not "
+            "shedding, and never confirms the order. Requests are pooled over an arm's runs; "
             "the runs' own rates are beside them, so check that they agree. Protected-request latency on the mix is "
             "not judged."
         ),

@@ -194,7 +194,60 @@ def test_the_evolved_run_of_another_epp_image_is_left_out(tmp_path):
 def test_sample_data_is_refused_unless_asked_for_and_then_flagged(tmp_path):
     for arm in ("baseline", "evolved"):
         _edit_meta(_copy(tmp_path, arm), description_keywords=f"promotion:7,arm:{arm},sample-data")
-    with pytest.raises(ReportError, match="every priority-mix result there is sample data"):
+    with pytest.raises(ReportError, match="every priority-mix result in the results directory is sample data"):
         load_priority_mix_evidence(tmp_path, _policy())
     pm = load_priority_mix_evidence(tmp_path, _policy(allow_sample_data=True))
     assert len(pm.loaded) == 2 and pm.notes == [SAMPLE_FLAG]
+
+
+def _rename(run_dir: Path, renames: dict[str, tuple[str, int, str]]) -> None:
+    """Every class renamed, reprioritised and re-objectived in summary and requests (another profile's mix)."""
+    path = run_dir / "results.json"
+    doc = json.loads(path.read_text())
+    classes = doc["summary"]["traffic_classes"]
+    for old, (new, prio, objective) in renames.items():
+        c = classes.pop(old)
+        c["configured_priority"] = prio
+        c["headers"]["x-llm-d-inference-objective"] = objective
+        classes[new] = c
+    for r in doc["requests"]:
+        r["traffic_class"] = renames.get(r["traffic_class"], (r["traffic_class"],))[0]
+    path.write_text(json.dumps(doc))
+
+
+def test_a_run_of_another_mix_than_the_plans_is_left_out_with_the_difference(tmp_path):
+    """F4 #5: a mix of gold/silver/bronze at 5/3/-1 (app-gold...) decided the shedding order the plan sized for
+    critical/normal/batch at 100/0/-10; a run whose classes, priorities or objectives differ is not evidence."""
+    from bot.bench.priority_plan import DEFAULT_CLASSES
+
+    root = tmp_path
+    _copy(root, "baseline")
+    foreign = _copy(root, "evolved")
+    _rename(
+        foreign,
+        {
+            "critical": ("gold", 5, "app-gold"),
+            "normal": ("silver", 3, "app-silver"),
+            "batch": ("bronze", -1, "app-bronze"),
+        },
+    )
+    pm = load_priority_mix_evidence(root, _policy(), DEFAULT_CLASSES)
+    assert pm.loaded == ["baseline/priority-mix/rate-10/rep-1/results.json"]
+    [(rel, reason)] = pm.rejected
+    assert rel.startswith("evolved/") and "not the plan's priority mix: classes bronze, gold, silver" in reason
+    assert "run the plan's priority-mix/experiment.yaml with its profile unchanged" in reason
+    # one class's priority and another's objective changed, the names kept
+    _rename(
+        foreign,
+        {
+            "gold": ("critical", 100, "app-critical"),
+            "silver": ("normal", 3, "app-normal"),
+            "bronze": ("batch", -10, "app-bulk"),
+        },
+    )
+    [(_, reason)] = load_priority_mix_evidence(root, _policy(), DEFAULT_CLASSES).rejected
+    assert "normal has configured_priority 3, the plan's is 0" in reason
+    assert "batch sends x-llm-d-inference-objective 'app-bulk', the plan's is 'app-batch'" in reason
+    # the plan's own mix is used
+    _rename(foreign, {"normal": ("normal", 0, "app-normal"), "batch": ("batch", -10, "app-batch")})
+    assert len(load_priority_mix_evidence(root, _policy(), DEFAULT_CLASSES).loaded) == 2

@@ -92,7 +92,7 @@ def test_stage_5_judges_an_admitters_shedding_on_the_priority_mix(admission, tmp
     page = _read(ctx, f"{DOCS}/verdicts.md")
     hid = shed["hypothesis_id"]
     assert f"## Priority mix: does the admitter shed sheddable traffic first? ({hid})" in page
-    assert f"**{hid} confirmed**: the evolved arm admits batch below critical" in page
+    assert f"**{hid} confirmed**: the evolved arm sheds batch more than critical" in page
     assert "| batch (-10) | 300 / 300 / 0 | 100.0% (100%, 100%, 100%) | 300 / 120 / 180 | 40.0% (40%, 40%, 40%)" in page
     assert "not part of the promotion's weighted-Holm family" in page  # the error control it is under, said
     assert "Not decided by the benchmark plan: it needs requests of several priority classes" not in page
@@ -121,6 +121,16 @@ def test_a_planned_mix_with_no_evolved_result_is_a_gate_3_finding_never_a_silenc
     assert shed["status"] == "inconclusive" and "no evolved priority-mix result could be used" in shed["summary"]
     page = _read(ctx, f"{DOCS}/verdicts.md")
     assert f"**Not judged: {shed['hypothesis_id']} (the shedding order) is not decided.**" in page
+    # F4 #4: the count and the hypothesis's block say the mix decides it, not that no run of the plan can
+    hid = shed["hypothesis_id"]
+    assert f"{hid} is planned on the priority mix and not judged yet" in page
+    count = next(ln for ln in page.splitlines() if "hypotheses." in ln)
+    cannot = count.split(") are not judged: no run of this plan can decide them")[0]
+    assert hid not in cannot.rsplit("(", 1)[-1].split(", "), count
+    block = page[page.index(f"### {hid} ") :].split("\n### ", 1)[0]
+    assert "- Prediction: sheddable traffic is shed before protected traffic (the shedding order)" in block
+    assert "no benchmark prediction" not in block and "rates: none measured" not in block
+    assert "- To be judged on: the plan's priority mix" in block
     [found] = [f for f in review_gate(3, ctx) if f.check == "G3.priority-mix"]
     assert (
         "no evolved priority-mix result could be used" in found.message and "priority-mix/experiment.yaml" in found.fix
@@ -128,3 +138,19 @@ def test_a_planned_mix_with_no_evolved_result_is_a_gate_3_finding_never_a_silenc
     # the runner runs the mix now: the fix says where its set-aside runs are, not that it cannot run them
     assert "`promote bench run` runs the plan's priority mix" in found.fix and "yet" not in found.fix
     assert "the priority mix judged nothing (no evolved priority-mix result could be used" in brief(3, ctx)[0]
+
+
+def test_no_path_of_the_machine_is_committed_or_posted_with_the_mixs_reasons(admission, tmp_path):
+    """F4 #3: with sample reports but no priority-mix result (the ordinary case: `bench run` does not run the mix),
+    the reason "no priority-mix result could be used (<--results path>: ...)" was committed in verdicts.md/.json,
+    priority-mix.json, B7.md and report.md, and posted in the PR body."""
+    ctx, fork = _rehearse(admission, tmp_path, {})
+    results = str(ctx.results_dir)
+    used = json.loads(_read(ctx, f"{DOCS}/priority-mix.json"))
+    assert "no priority-mix results found in the results directory" in used["not_judged"]
+    grep = subprocess.run(
+        ["git", "-C", str(fork), "grep", "-n", results, BRANCH], check=False, capture_output=True, text=True
+    )
+    assert grep.returncode == 1 and not grep.stdout, grep.stdout[:2000]
+    body = (tmp_path / "work" / "pr" / "pull-request.md").read_text()
+    assert "priority-mix" in body and results not in body

@@ -170,3 +170,28 @@ def test_a_policy_reading_the_slo_target_with_no_workload_sending_its_header_is_
     assert _slo_header_sent(ctx(req), hyps, untranslatable) == []
     without = summary_for("scheduling", SIGNALS)
     assert _slo_header_sent(ctx(req), hypotheses(req, without), without) == []
+
+
+def test_an_admitter_that_reads_the_class_has_its_claims_on_one_priority_flagged():
+    """F4 #2: a01 admits `critical` and `standard` without condition; every cell sends priority 0 (read as
+    `standard`), so the claims and guards judged on the cells measure an admitter that sheds nothing. Gate 2 said
+    nothing ("an admitter raises nothing": the mix decides only the shedding order)."""
+    req = scheduling_request(kind="admission")
+    summary = summary_for("admission", ["ArrivalTime", "InputTokens", "SLOClass"])
+    hyps = hypotheses(req, summary)
+    [f] = _class_exercised(ctx_for(req), hyps, summary)
+    assert f.severity is Severity.IMPORTANT and f.check == "G2.priority-exercised"
+    assert "admitter" in f.message and "class `standard`" in f.message and "SLOClass" in f.message
+    assert "decides only the shedding order" in f.message
+    claims = [h.id for _, h in hyps if h.track.value == "A" and h.benchmarked]
+    guards = [h.id for _, h in hyps if h.track.value == "C" and h.benchmarked]
+    assert claims and guards and all(i in f.message for i in claims + guards)
+    reason = f"exclude: {', '.join(claims)}"
+    assert f"`promote request-changes 2 --reason '{reason}'`" in f.fix
+    assert refusal(2, reason, hypotheses=[h for _, h in hyps]) is None
+    # an admitter that never reads the class is exercised alike on every cell
+    blind, plain = (
+        summary_for("admission", ["ArrivalTime", "InputTokens"]),
+        scheduling_request(kind="admission", class_signals=False),
+    )
+    assert _class_exercised(ctx_for(plain), hypotheses(plain, blind), blind) == []

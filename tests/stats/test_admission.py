@@ -37,25 +37,54 @@ def test_an_admitter_that_sheds_batch_first_confirms_the_order():
     assert by["batch"].p == pytest.approx(p)
     assert by["batch"].adjusted == pytest.approx(holm([c.p for c in sorted(classes, key=lambda c: c.traffic_class)])[0])
     verdict = shedding_order(classes, 0.05)
-    assert verdict.status == CONFIRMED and "batch below critical" in verdict.why
+    assert verdict.status == CONFIRMED and "batch more than critical" in verdict.why
 
 
 def test_an_admitter_that_drops_critical_traffic_is_refuted():
     t = _table(critical=((200, 200), (150, 200)), normal=((600, 600), (600, 600)), batch=((200, 200), (40, 200)))
     verdict = shedding_order(class_admission(t), 0.05)
-    assert verdict.status == REFUTED and "critical below its baseline" in verdict.why
+    assert verdict.status == REFUTED and "critical more than its baseline" in verdict.why
 
 
 def test_an_order_inverted_within_the_evolved_arm_is_refuted():
     t = _table(critical=((200, 200), (100, 200)), normal=((600, 600), (600, 600)), batch=((200, 200), (190, 200)))
     verdict = shedding_order(class_admission(t), 0.05)
-    assert verdict.status == REFUTED and "batch above critical" in verdict.why
+    assert verdict.status == REFUTED and "batch less than critical" in verdict.why
 
 
 def test_nothing_shed_means_the_order_was_never_exercised():
     t = _table(critical=((200, 200), (200, 200)), normal=((600, 600), (600, 600)), batch=((200, 200), (200, 200)))
     verdict = shedding_order(class_admission(t), 0.05)
     assert verdict.status == INCONCLUSIVE and "shed nothing" in verdict.why
+
+
+def _failing(batch_failed: int, batch_shed: int) -> pd.DataFrame:
+    """batch of the evolved arm: 300 sent, ``batch_failed`` timed out (not shed), ``batch_shed`` got a 429."""
+    rows = []
+    for arm in ("baseline", "evolved"):
+        for name, sent in (("critical", 100), ("normal", 300), ("batch", 300)):
+            failed, shed = (batch_failed, batch_shed) if (arm, name) == ("evolved", "batch") else (0, 0)
+            ok = sent - failed - shed
+            rows.append((arm, "priority-mix", 6.0, 1, name, PRIORITY[name], sent, ok, failed + shed, shed))
+    return pd.DataFrame(rows, columns=COUNT_COLUMNS)
+
+
+def test_timeouts_of_the_sheddable_class_are_not_shedding():
+    """F4 #1: the evolved batch class timed out (status 0) on 40% of its requests and got no 429: the stack
+    failed, the admitter shed nothing, so the order was never exercised (it was "confirmed")."""
+    classes = class_admission(_failing(batch_failed=120, batch_shed=0))
+    assert next(c for c in classes if c.traffic_class == "batch").change(0.05) == "admits fewer"  # still shown
+    verdict = shedding_order(classes, 0.05)
+    assert verdict.status == INCONCLUSIVE and "shed nothing" in verdict.why
+    assert "failed without being shed" in verdict.why and "batch 120" in verdict.why
+
+
+def test_only_the_429s_decide_the_order_and_the_other_failures_are_said_apart():
+    """A few 429s among many timeouts: the order is judged on the 429s alone (3 of 300 shed is not detectable)."""
+    few = shedding_order(class_admission(_failing(batch_failed=120, batch_shed=3)), 0.05)
+    assert few.status == INCONCLUSIVE and "not shed detectably more" in few.why and "batch 120" in few.why
+    many = shedding_order(class_admission(_failing(batch_failed=30, batch_shed=90)), 0.05)
+    assert many.status == CONFIRMED and "batch more than critical" in many.why and "batch 30" in many.why
 
 
 def test_the_upstream_harness_output_is_too_small_to_decide(tmp_path):

@@ -280,3 +280,29 @@ def test_sample_reports_for_a_rate_with_no_sample_numbers_are_refused_with_the_r
     assert "Traceback" not in proc.stderr
     assert "no sample numbers for cache-warmup@40 (sample rates: 20, 35)" in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_the_readme_says_where_hand_run_priority_mix_results_go_and_the_loader_reads_them_there(tmp_path):
+    """F4 #7: the README said only "put its results under --results (either layout)": not that run_metadata.yaml
+    sits beside each results.json, nor which <workload>/<rate> names to use. Each layout it gives now is loaded."""
+    import shutil
+
+    from bot.bench.priority_mix import load_priority_mix_results
+
+    section = _section(README.read_text(), "## Benchmark results layout")
+    layouts = [p for p in re.findall(r"`(DIR/[^`]+)`", section) if "priority-mix" in p]
+    assert len(layouts) == 2 and "run_metadata.yaml" in section and "promotion:<id>,arm:<arm>" in section
+    fixtures = PROJECT_ROOT / "tests" / "bench" / "fixtures" / "priority_mix"
+    for i, layout in enumerate(layouts):
+        root = tmp_path / str(i)
+        for arm in ("baseline", "evolved"):
+            rel = layout.removeprefix("DIR/").replace("<baseline|evolved>", arm).replace("<rate>", "6")
+            run = root / rel.replace("<n>", "1").replace("<ts>", "1760000000").replace("<rand>", "ab1c")
+            run.mkdir(parents=True)
+            for name in ("results.json", "run_metadata.yaml"):
+                shutil.copy(fixtures / arm / name, run / name)
+        pm = load_priority_mix_results(root)
+        assert pm.rejected == [] and sorted((r.key.treatment, r.key.workload, r.key.rate) for r in pm.runs) == [
+            ("baseline", "priority-mix", 6.0),
+            ("evolved", "priority-mix", 6.0),
+        ], layout
