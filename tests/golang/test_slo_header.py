@@ -175,3 +175,20 @@ def test_the_world_gives_blis_the_incumbents_slo_target_set_at_gate_1(dictionary
     fid = tr.summary.fidelity
     assert fid is not None and fid.measured and fid.agreement_all_off == 1.0
     assert "deployed-values" not in {c.mapping for c in fid.causes}
+
+
+def test_a_deadline_order_names_the_in_tree_slo_deadline_ordering_policy(dictionary):
+    """Found by an llm-d maintainer: s03 orders by arrival + SLOTargetUs, which v0.10.0's flow-control
+    slo-deadline-ordering-policy already does by received time + x-llm-d-slo-ttft-ms where the real queue is
+    visible; the report and the findings that say "port it to an ordering policy by hand" must name it as the
+    comparison arm and the base. An order reading no SLO target (s01) is not pointed at it."""
+    from .test_scheduling_plugin import S01
+
+    _, _, tr = translate_path(S03, dictionary)
+    decision = next(line for line in tr.report_markdown.splitlines() if "queue ordering as a score" in line)
+    assert "slo-deadline-ordering-policy" in decision and "comparison arm" in decision
+    ported = [f for f in tr.findings if "where the real queue is visible" in f.fix]
+    assert {f.check for f in ported} >= {"translate.fidelity-below-reference"}, [f.check for f in tr.findings]
+    assert all("slo-deadline-ordering-policy" in f.fix and "comparison arm" in f.fix for f in ported)
+    _, _, s01 = translate_path(S01, dictionary)
+    assert "slo-deadline-ordering-policy" not in s01.report_markdown + " ".join(f.fix for f in s01.findings)
