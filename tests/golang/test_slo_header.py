@@ -192,3 +192,24 @@ def test_a_deadline_order_names_the_in_tree_slo_deadline_ordering_policy(diction
     assert all("slo-deadline-ordering-policy" in f.fix and "comparison arm" in f.fix for f in ported)
     _, _, s01 = translate_path(S01, dictionary)
     assert "slo-deadline-ordering-policy" not in s01.report_markdown + " ".join(f.fix for f in s01.findings)
+
+
+def test_the_adapter_reads_the_header_through_llm_ds_metadata_helper(dictionary):
+    """Found by an llm-d maintainer: the adapter read the two header names as string literals, where upstream
+    code reads metadata.GetLowerCaseHeaderValue(headers, metadata.TTFTSLOHeaderKey), so a new alias is picked up
+    in one place. The mirror carries v0.10.0's pkg/epp/metadata/consts.go byte for byte (its git blob), and
+    the header names gate 2 and the README name still come out of the expression."""
+    import hashlib
+
+    from bot import PROJECT_ROOT
+    from bot.golang.adapter import request_headers
+
+    _, _, tr = translate_path(S03, dictionary)
+    adapter = next(t for p, t in tr.files.items() if p.endswith("/adapter.go"))
+    assert "metadata.GetLowerCaseHeaderValue(req.Headers, metadata.TTFTSLOHeaderKey)" in adapter
+    assert '"github.com/llm-d/llm-d-router/pkg/epp/metadata"' in adapter and 'req.Headers["' not in adapter
+    expr = dictionary.signal("SLOTargetUs", "request").llmd.expr
+    assert request_headers(expr) == ["x-llm-d-slo-ttft-ms", "x-slo-ttft-ms"]
+    consts = (PROJECT_ROOT / "gomirror/llm-d-router/pkg/epp/metadata/consts.go").read_bytes()
+    blob = hashlib.sha1(b"blob %d\0" % len(consts) + consts).hexdigest()
+    assert blob == "31488e445a25ba62e19716e3c3de306ba4021c5a"  # git ls-tree v0.10.0 pkg/epp/metadata/consts.go
