@@ -45,10 +45,23 @@ class AdapterLine:
 _HEADER_READ = re.compile(r'\breq\.Headers\["([^"]+)"\]')
 
 
+#: The header constants of llm-d-router v0.10.0's pkg/epp/metadata (consts.go) a Map B expression may read through
+#: ``metadata.GetLowerCaseHeaderValue``, with the names that helper tries: the current one, then the deprecated alias.
+METADATA_HEADERS = {
+    "TTFTSLOHeaderKey": ("x-llm-d-slo-ttft-ms", "x-slo-ttft-ms"),
+    "TPOTSLOHeaderKey": ("x-llm-d-slo-tpot-ms", "x-slo-tpot-ms"),
+    "FlowFairnessIDKey": ("x-llm-d-inference-fairness-id", "x-gateway-inference-fairness-id"),
+    "ObjectiveKey": ("x-llm-d-inference-objective", "x-gateway-inference-objective"),
+}
+_HELPER_READ = re.compile(r"\bmetadata\.GetLowerCaseHeaderValue\(req\.Headers, metadata\.(\w+)\)")
+
+
 def request_headers(expr: str) -> list[str]:
     """The request headers a Map B expression reads, in the order it tries them (the current name before a
-    deprecated alias): a signal that only exists where clients send them."""
-    return list(dict.fromkeys(_HEADER_READ.findall(expr)))
+    deprecated alias): a signal that only exists where clients send them. Read by name or through llm-d's
+    helper and constants."""
+    names = [n for key in _HELPER_READ.findall(expr) for n in METADATA_HEADERS.get(key, ())]
+    return list(dict.fromkeys(names + _HEADER_READ.findall(expr)))
 
 
 def zero_value(go_type: str) -> str:

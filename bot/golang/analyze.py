@@ -552,6 +552,7 @@ _RESERVED_PARAMS = {
     "pseudoQueue",
     "incumbentSLOClass",
     "incumbentInputTokens",
+    "incumbentSLOTargetMs",
     "incumbentSpacingUs",
     "maxPseudoQueue",
 }

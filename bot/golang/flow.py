@@ -577,6 +577,7 @@ class Walker(ExprMixin):
         idx = node.child_by_field_name("index")
         ov = self.ex(operand)
         iv = self.ex(idx)
+        self.note_keyed_write(node, operand, iv)
         position = None
         if idx is not None and idx.type == "int_literal":
             position = self.t(idx)

@@ -131,6 +131,18 @@ class ExprMixin:
                 return Val("decision", taint, "RoutingDecision")
         return Val(None, taint)
 
+    def note_keyed_write(self, node: Node, operand: Node | None, iv: Val) -> None:
+        """Record ``r.field[key] = …`` / ``r.field[key]++`` with a signal-derived key: per-key state the plugin
+        keeps between requests. The hazard check decides whether the key is client-controlled and unbounded
+        (the field's type is only known once the walk is done)."""
+        if operand is None or operand.type != "selector_expression" or not iv.signals() or not _written(node):
+            return
+        recv = operand.child_by_field_name("operand")
+        rv = self.get(self.t(recv)) if recv is not None and recv.type == "identifier" else None
+        if rv is not None and rv.role == "receiver":
+            field = self.t(operand.child_by_field_name("field"))
+            self.hazard("keyed-write", node, field=field, receiver=self.t(recv), signals=sorted(iv.signals()))
+
     def _record_alias_use(self, canonical: str, written: str, node: Node, via: str) -> None:
         if not self.recording:
             return
@@ -443,3 +455,19 @@ def _comparisons(walker, top: Node, op: str) -> list[Node]:
     if _joins(walker, top, joiner):
         return [c for n in named(top) for c in _comparisons(walker, n, op)]
     return []
+
+
+def _written(node: Node) -> bool:
+    """``node`` is assigned (``=``, ``+=``, …) or incremented/decremented: a map index there adds the key."""
+    parent = node.parent
+    if parent is None:
+        return False
+    if parent.type in ("inc_statement", "dec_statement"):
+        return True
+    stmt = parent.parent
+    return (
+        parent.type == "expression_list"
+        and stmt is not None
+        and stmt.type == "assignment_statement"
+        and stmt.child_by_field_name("left") == parent
+    )

@@ -481,6 +481,7 @@ def generate(
             request_has_class="SLOClass" in request_names,
             request_has_priority="Priority" in request_names,
             request_has_input="numInputTokens" in request_names,
+            request_has_slo_target="SLOTargetUs" in request_names,
             token_slice=token_slice,
             token_elem=token_elem,
         )

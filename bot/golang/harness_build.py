@@ -79,6 +79,7 @@ def incumbents(gen: Generated) -> world.Incumbents:
         str(values.get("incumbentSLOClass", "standard")),
         int(values.get("incumbentInputTokens", 512)),
         int(values.get("incumbentSpacingUs", 50_000)),
+        int(values.get("incumbentSLOTargetMs", 0)) * 1000,
     )
 
 
@@ -290,9 +291,10 @@ def _value(v) -> str:
 def _add_deployed_values_run(plan: dict, meaning: dict, gen: Generated, prof: list[dict], plugin_type: str) -> None:
     """When the EndpointPickerConfig deploys values a person chose at gate 1, one more run (and the all-off run)
     hands the plugin the evolved values: the disagreements that run removes are the re-calibration's, named as
-    such (else a drop after `param loadThreshold: 60` read as "score composition")."""
+    such (else a drop after `param loadThreshold: 60` read as "score composition"). The pseudo-queue's assumptions
+    (incumbent*) are no evolved values: the world's incumbents already follow them (``incumbents``), on both sides."""
     own = next((p.get("parameters") or {} for p in prof if p["type"] == plugin_type), {})
-    evolved = {p.name: p.json_default for p in gen.params if p.json_default is not None}
+    evolved = {p.name: p.json_default for p in gen.params if p.json_default is not None and not p.assumed}
     changed = {k: v for k, v in own.items() if k in evolved and evolved[k] != v}
     if not changed:
         return

@@ -136,6 +136,7 @@ class Incumbents:
     slo_class: str = "standard"
     tokens: int = 512
     spacing_us: int = 50_000
+    slo_target_us: int = 0  # incumbentSLOTargetMs in µs; 0: none, each falls back to its class's target
 
 
 @dataclass
@@ -158,6 +159,7 @@ class Spec:
         if self.incumbents is not None:
             inc = self.incumbents
             out["incumbents"] = {"class": inc.slo_class, "tokens": inc.tokens, "spacingUs": inc.spacing_us}
+            out["incumbents"]["sloTargetUs"] = inc.slo_target_us
         return out
 
     @classmethod
@@ -170,7 +172,8 @@ class Spec:
             inc = data.get("incumbents")
             incumbents = None
             if inc is not None:
-                incumbents = Incumbents(str(inc["class"]), int(inc["tokens"]), int(inc["spacingUs"]))
+                target = int(inc.get("sloTargetUs", 0))
+                incumbents = Incumbents(str(inc["class"]), int(inc["tokens"]), int(inc["spacingUs"]), target)
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"sampling spec: {exc!r}") from None
         if kind not in ("routing", "admission", "scheduling") or not isinstance(stateful, bool):
@@ -179,8 +182,14 @@ class Spec:
             raise ValueError("sampling spec: reads and classes must be lists of names")
         if (kind == "scheduling") != (incumbents is not None):
             raise ValueError("sampling spec: a scheduling spec, and only one, says what its incumbents are")
-        if incumbents is not None and not (0 <= incumbents.tokens <= 1 << 20 and 0 <= incumbents.spacing_us <= 10**10):
-            raise ValueError("sampling spec: incumbent tokens and spacing must be small non-negative integers")
+        if incumbents is not None and not (
+            0 <= incumbents.tokens <= 1 << 20
+            and 0 <= incumbents.spacing_us <= 10**10
+            and 0 <= incumbents.slo_target_us <= 10**11
+        ):
+            raise ValueError(
+                "sampling spec: incumbent tokens, spacing and SLO target must be small non-negative integers"
+            )
         return cls(kind, frozenset(reads), thresholds, stateful, classes, incumbents)
 
 
@@ -469,8 +478,8 @@ def _blis_view(
 
 def _blis_queues(state: TrueState, off: frozenset[str]) -> dict[str, list[dict]]:
     """Each instance's wait queue as BLIS holds it, oldest first. With ``queue-contents`` switched off the
-    world's queues are what the plugin assumes: as many incumbents, of its class and length, evenly spaced
-    (``queuePosition`` in the scorer template). The class mapping is the incoming request's: waiting
+    world's queues are what the plugin assumes: as many incumbents, of its class, length and SLO target,
+    evenly spaced (``queuePosition`` in the scorer template). The class mapping is the incoming request's: waiting
     requests never pass through the plugin's adapter, so their classes stay as they are."""
     inc = state.incumbents
     assert inc is not None
@@ -484,7 +493,10 @@ def _blis_queues(state: TrueState, off: frozenset[str]) -> dict[str, list[dict]]
         if contents_off:
             n = len(waiting)
             waiting = [
-                (Req(f"queued-{k}", inc.tokens, inc.slo_class, "", "", 0, 4.0), state.clock - (n - k) * inc.spacing_us)
+                (
+                    Req(f"queued-{k}", inc.tokens, inc.slo_class, "", "", 0, 4.0, slo_target_us=inc.slo_target_us),
+                    state.clock - (n - k) * inc.spacing_us,
+                )
                 for k in range(n)
             ]
         out[inst.name] = [_blis_request(r, arrival, keep) for r, arrival in waiting]

@@ -34,6 +34,10 @@ Check ids and severities:
   or sheddable from the request's priority), so the condition is constant in llm-d. SUGGESTION when the
   same clause also accepts a class the mapping produces (``case "standard", "":``, or ``||``): the branch
   still runs and only that alternative is dead.
+- ``hazard.unbounded-client-keyed-state`` (IMPORTANT): the evolved receiver writes a map entry keyed by
+  a client-controlled request value (TenantID = the fairness-ID header, SessionID, a header-derived
+  SLO target) and nothing deletes, resets or caps the map. In BLIS the keys were bounded by
+  the simulated workload; in the EPP any client grows the map, and the EPP's memory, without limit.
 - ``hazard.sim-scale-threshold``: a threshold calibrated to the simulator's scale.
   Load thresholds (QueueDepth, BatchSize, InFlightRequests, EffectiveLoad or
   per-instance means of them, literal >= 1) were tuned on 4 simulated instances
@@ -47,11 +51,11 @@ Check ids and severities:
 from __future__ import annotations
 
 from bot.dictionary import Dictionary
+from bot.golang.analysis_types import COMPARE, Analysis, Threshold
 from bot.golang.analysis_types import KV_ABSOLUTE as _KV_ABSOLUTE
 from bot.golang.analysis_types import KV_FRACTION as _KV_FRACTION
 from bot.golang.analysis_types import LOAD_SIGNALS as _LOAD_SIGNALS
-from bot.golang.analysis_types import Analysis, Threshold
-from bot.golang.gotree import text_of
+from bot.golang.gotree import text_of, walk
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, Severity
 
@@ -63,14 +67,20 @@ REMOVED = "hazard.removed-identifier"
 DEAD_SLO = "hazard.dead-slo-branch"
 UNREACHABLE_SLO = "hazard.unreachable-slo-branch"
 SIM_SCALE = "hazard.sim-scale-threshold"
+UNBOUNDED_STATE = "hazard.unbounded-client-keyed-state"
 
-ALL_CHECKS = (INV9, UNMAPPED, POSITIONAL, RENORM, REMOVED, DEAD_SLO, UNREACHABLE_SLO, SIM_SCALE)
+ALL_CHECKS = (INV9, UNMAPPED, POSITIONAL, RENORM, REMOVED, DEAD_SLO, UNREACHABLE_SLO, SIM_SCALE, UNBOUNDED_STATE)
+
+#: What an llm-d source expression reads when the value comes from the client, unbounded: any header and the
+#: fairness ID (itself a header, x-llm-d-inference-fairness-id).
+_CLIENT_SOURCES = ("req.Headers", "req.FairnessID")
 
 
 def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
     """Turn the walker's raw observations and the thresholds into findings on ``an.findings``."""
     out: list[Finding] = []
     seen_unmapped: dict[str, int] = {}
+    keyed: dict[str, list[tuple[int, str, list[str]]]] = {}  # receiver map -> its signal-keyed writes
     for kind, node, info in nodes:
         line = src.to_original_line(node.start_point[0] + 1)
         snippet = text_of(src, node).splitlines()[0][:80] if text_of(src, node) else ""
@@ -221,6 +231,8 @@ def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
                     "compare with the class the mapping produces (sheddable, standard)",
                 )
             )
+        elif kind == "keyed-write":
+            keyed.setdefault(info["field"], []).append((line, snippet, info["signals"]))
         elif kind == "dead-slo":
             out.append(
                 Finding(
@@ -237,6 +249,8 @@ def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
                     + " if the branch matters, else delete it",
                 )
             )
+    for field, writes in keyed.items():
+        out.extend(_unbounded_state(src, an, d, field, writes))
     # Untranslatable-but-known signals (dictionary says llmd: null with a fallback).
     done: set[str] = set()
     for use in an.signals:
@@ -277,6 +291,81 @@ def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
     for th in an.thresholds:
         out.extend(_sim_scale(th, d))
     an.findings.extend(_dedupe(out))
+
+
+def _unbounded_state(src: EvolvedSource, an: Analysis, d: Dictionary, field: str, writes: list) -> list:
+    """A receiver map grown by a client-controlled key with no eviction: unbounded memory in the EPP.
+
+    One finding per map, at its first client-keyed write (the line that grows it), the others named."""
+    if not an.receiver_fields.get(field, "").strip().startswith("map[") or _evicted(src, an, field):
+        return []
+    grows = []
+    for line, snippet, signals in sorted(writes):
+        client = [e for e in (d.signal(n, "request") for n in signals) if e is not None and _client_keyed(e)]
+        if client:
+            grows.append((line, snippet, client))
+    if not grows:
+        return []
+    line, snippet, client = grows[0]
+    names = ", ".join(f"{e.name} (llm-d: {e.llmd.source})" for e in client)
+    also = sorted({g[0] for g in grows[1:]} - {line})
+    more = f" (also written on line{'s' if len(also) > 1 else ''} {', '.join(map(str, also))})" if also else ""
+    return [
+        Finding(
+            severity=Severity.IMPORTANT,
+            check=UNBOUNDED_STATE,
+            source_line=line,
+            message=(
+                f"`{snippet}` adds an entry to the receiver map `{field}` for every distinct {names}{more}, and no carried "
+                "code deletes, resets or caps it: in BLIS the keys were bounded by the simulated workload, but in the "
+                "EPP the key is whatever the client sends, so the plugin (one instance for the life of the EPP) would "
+                "grow the map, and the EPP's memory, without limit, one entry per new value"
+            ),
+            fix=(
+                f"bound `{field}` and evict (cap the entries and drop the oldest or least recently seen, or reset it "
+                "with the rest of the windowed state), or key it by something bounded (the SLO class, or a hash of "
+                "the value modulo a fixed number of buckets); then re-run the evolution or the fidelity check"
+            ),
+        )
+    ]
+
+
+def _client_keyed(entry) -> bool:
+    """The signal's llm-d value comes straight from the client: any string it likes, new on every request."""
+    return entry.llmd is not None and any(s in entry.llmd.expr for s in _CLIENT_SOURCES)
+
+
+def _evicted(src: EvolvedSource, an: Analysis, field: str) -> bool:
+    """Carried code bounds the map: ``delete``/``clear`` on it, a reassignment (a reset), or its ``len`` compared."""
+    for fn in [an.host_info, *an.helpers]:
+        if fn is None or fn.receiver_var is None:
+            continue
+        target = f"{fn.receiver_var}.{field}"
+        for node in walk(fn.node):
+            if node.type == "call_expression":
+                callee = text_of(src, node.child_by_field_name("function"))
+                args = node.child_by_field_name("arguments")
+                first = args.named_children[0] if args is not None and args.named_children else None
+                if callee in ("delete", "clear") and first is not None and text_of(src, first) == target:
+                    return True
+            elif node.type == "assignment_statement":
+                left = node.child_by_field_name("left")
+                if left is not None and target in (text_of(src, c) for c in left.named_children):
+                    if not _lazy_init(src, node, target):
+                        return True
+            elif node.type == "binary_expression" and text_of(src, node.child_by_field_name("operator")) in COMPARE:
+                if f"len({target})" in text_of(src, node).replace(" ", ""):
+                    return True
+    return False
+
+
+def _lazy_init(src: EvolvedSource, node, target: str) -> bool:
+    """``if r.m == nil { r.m = make(…) }`` creates the map once; it is not a reset."""
+    while node is not None and node.type != "if_statement":
+        node = node.parent
+    cond = node.child_by_field_name("condition") if node is not None else None
+    text = text_of(src, cond).replace(" ", "") if cond is not None else ""
+    return text in (f"{target}==nil", f"nil=={target}")
 
 
 #: A load threshold at or above this many requests per endpoint is already at real-pod scale: BLIS's

@@ -161,12 +161,18 @@ def reads_prompt(request_fields) -> bool:
     return "InputTokens" in set(request_fields)
 
 
+def reads_slo_target(request_fields) -> bool:
+    """The evolved logic reads a request's TTFT target (the x-llm-d-slo-ttft-ms header in llm-d)."""
+    return "SLOTargetUs" in set(request_fields)
+
+
 def incumbent_parts(request_fields) -> list[str]:
     """What the pseudo-queue parameters say about a modelled waiting request, for the fields the logic reads."""
     fields = {f.removeprefix("num") for f in request_fields}
     return [
         *(["class"] if reads_class(fields) else []),
         *(["prompt length"] if reads_prompt(fields) else []),
+        *(["SLO target"] if reads_slo_target(fields) else []),
         "arrival spacing",
     ]
 
@@ -238,6 +244,28 @@ def _pseudo_queue_candidates(request_fields: set[str]) -> list[ParamSpec]:
                     }
                 ],
                 json_default=512,
+            )
+        )
+    if reads_slo_target(request_fields):
+        specs.append(
+            ParamSpec(
+                "incumbentSLOTargetMs",
+                "IncumbentSLOTargetMs",
+                "int64",
+                "0",
+                "IncumbentSLOTargetMs is the TTFT target (ms, as clients send it in x-llm-d-slo-ttft-ms) assumed "
+                "for requests already waiting; 0 means none, so they fall back to their class's target (an "
+                "assumption of the translation, not an evolved value). Set it to the target clients send: a "
+                "request whose header is tighter than the waiting requests' target goes ahead of all of them and "
+                "scores flat on every endpoint.",
+                [
+                    {
+                        "cond": "p.IncumbentSLOTargetMs < 0 || p.IncumbentSLOTargetMs > 86400000",
+                        "message": "incumbentSLOTargetMs must be between 0 (none) and 86400000 (a day), got %v",
+                        "bad": -1,
+                    }
+                ],
+                json_default=0,
             )
         )
     specs.append(

@@ -161,6 +161,7 @@ def decisions_of(
                     "*where* a request goes (to an endpoint where it would jump the queue), not the order vLLM serves it in. "
                     "The EPP-side alternative, a flow-control ordering policy (fcfs-ordering-policy, edf-ordering-policy), orders "
                     "requests before dispatch but is outside this mirror and changes admission timing; see gap queue-ordering-authority."
+                    + scheduling_docs.deadline_policy_note(an.request_fields)
                 ),
             )
         )

@@ -11,7 +11,7 @@ concurrency concern is worded for the queue lengths it reads.
 from __future__ import annotations
 
 from bot.golang.adapter import plain
-from bot.golang.params import reads_class, reads_prompt
+from bot.golang.params import reads_class, reads_prompt, reads_slo_target
 
 FCFS = (
     "vLLM serves its waiting queue first come, first served by default (`--scheduling-policy fcfs`; its "
@@ -20,6 +20,44 @@ FCFS = (
     "one vLLM applies. On a real pod the request waits behind every request already queued there; the plugin "
     "only sends it where the evolved order would have served it earlier."
 )
+
+#: llm-d-router v0.10.0's in-tree ordering policy for the TTFT SLO header (flow control, registered Beta in
+#: cmd/epp/runner/runner.go; pkg/epp/framework/plugins/flowcontrol/ordering/slodeadline): deadline =
+#: ReceivedTimestamp + x-llm-d-slo-ttft-ms, earliest first, FCFS ties, a request without the header last.
+SLO_DEADLINE_POLICY = "slo-deadline-ordering-policy"
+
+
+def orders_by_deadline(request_fields) -> bool:
+    """The evolved order reads a request's SLO target and its arrival: a deadline, what upstream's policy orders by."""
+    fields = set(request_fields)
+    return reads_slo_target(fields) and "ArrivalTime" in fields
+
+
+def queue_visible_alternative(request_fields) -> str:
+    """Where to port an ordering by hand so that it sees the real queue: for a deadline order, the in-tree policy
+    that already orders by the same header (a reviewer's first question is why not that one)."""
+    if not orders_by_deadline(request_fields):
+        return "an llm-d flow-control ordering policy, by hand"
+    return (
+        f"llm-d-router v0.10.0 already ships one for this deadline, the flow-control {SLO_DEADLINE_POLICY}, "
+        "which orders by received time + x-llm-d-slo-ttft-ms, earliest first: benchmark it as the comparison arm, "
+        "and extend it by hand with what the evolved order adds to a plain deadline"
+    )
+
+
+def deadline_policy_note(request_fields) -> str:
+    """The report's sentence naming the in-tree policy beside the scorer ('' when the order reads no deadline)."""
+    if not orders_by_deadline(request_fields):
+        return ""
+    return (
+        f" This program orders by a deadline built from the request's arrival and SLOTargetUs (the "
+        f"x-llm-d-slo-ttft-ms header), and v0.10.0 already has that ordering in tree: {SLO_DEADLINE_POLICY} (flow "
+        "control, Beta; pkg/epp/framework/plugins/flowcontrol/ordering/slodeadline) dispatches the earliest "
+        "ReceivedTimestamp + x-llm-d-slo-ttft-ms first, FCFS on ties, requests without the header last, where the "
+        "real queue is visible. It is the natural comparison arm for this plugin and the base to extend with what "
+        "the evolved order adds (such as a prefill-cost term, class targets for requests without the header, or "
+        "a rule for requests that can no longer make their deadline)."
+    )
 
 
 def waiting_signal(d) -> dict:
@@ -77,4 +115,12 @@ def caveats(an) -> list[str]:
             "favours late arrivals."
         )
     out += [flat, one]
+    if reads_slo_target(fields):
+        out.append(
+            "A request whose TTFT target (the x-llm-d-slo-ttft-ms header) is tighter than the modelled waiting "
+            "requests' goes ahead of all of them and scores flat on every endpoint. Their target is "
+            "incumbentSLOTargetMs, by default 0 (none: each falls back to its class's target), so with clients "
+            "sending the header, as gate 2's benchmark does, set incumbentSLOTargetMs to the target they send, or "
+            "the plugin gives those requests no load signal."
+        )
     return out

@@ -52,6 +52,7 @@ from bot.golang.recalibration import (
 )
 from bot.golang.report import render_report
 from bot.golang.safety import refuse_unsafe
+from bot.golang.scheduling_docs import queue_visible_alternative
 from bot.golang.source import EvolvedSource
 from bot.golang.testgen import render_test
 from bot.model import Fidelity, Finding, RequestError, Severity, TranslationSummary, sha256_text
@@ -327,7 +328,7 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
             )
         ]
     causes = ", ".join(f"{c.mapping} ({c.states})" for c in f.causes[:3]) or "none identified"
-    out = _reference_findings(f) + failure_findings(f)
+    out = _reference_findings(f, gen) + failure_findings(f)
     if f.below_floor:
         top = f.causes[0] if f.causes else None
         largest = (
@@ -399,7 +400,7 @@ def failure_findings(f: Fidelity) -> list[Finding]:
     return out
 
 
-def _reference_findings(f: Fidelity) -> list[Finding]:
+def _reference_findings(f: Fidelity, gen: Generated) -> list[Finding]:
     """IMPORTANT when a plain scorer decides like the BLIS original more often than the plugin does."""
     if f.reference_agreement is None or f.agreement + 0.005 >= f.reference_agreement:
         return []
@@ -414,7 +415,7 @@ def _reference_findings(f: Fidelity) -> list[Finding]:
             ),
             fix=(
                 "benchmark it only against queue-scorer, knowing the evolved arm may lose to it; or translate the "
-                "ordering where the real queue is visible (an llm-d flow-control ordering policy, by hand) or "
+                f"ordering where the real queue is visible ({queue_visible_alternative(gen.request_fields)}) or "
                 "re-evolve it as a routing policy"
             ),
         )
@@ -434,8 +435,8 @@ def _below_floor_fix(largest: str | None, gen: Generated) -> str:
         return (
             f"the EPP cannot see which requests wait, so the plugin models them {how}; no setting recovers a mixed "
             "queue, so accept the gap with the report's figures in view (and Track B's queue-ordering-authority "
-            "hypothesis measuring it on GPUs), or translate the ordering where the real queue is visible (an llm-d "
-            "flow-control ordering policy, by hand)"
+            "hypothesis measuring it on GPUs), or translate the ordering where the real queue is visible "
+            f"({queue_visible_alternative(gen.request_fields)})"
         )
     return (
         "map the signal as BLIS defines it, carry the term into the plugin, or justify the gap in the report "

@@ -122,3 +122,41 @@ def test_untranslatable_signal_with_fallback_is_important(analyze_text, dictiona
     [f] = findings(an, hazards.UNMAPPED)
     assert f.severity == Severity.IMPORTANT
     assert dictionary.signal("CacheHitRate").fallback in f.message
+
+
+GATE = "type Gate struct {{\n\tseen map[string]int\n\tcls  map[string]int\n}}\n\n" + ADMIT
+
+
+def test_a_receiver_map_keyed_by_the_fairness_id_grows_without_bound(analyze_text):
+    """a01 keeps a count per client fairness ID for the life of the EPP: any client can grow it."""
+    from tests.golang.conftest import CORPUS
+
+    path = CORPUS / "a01_pattern_c_adaptive_admission.go"
+    an = analyze_text(path.read_text(), path.name)
+    [f] = findings(an, hazards.UNBOUNDED_STATE)
+    assert f.source_line == 119 and f.severity == Severity.IMPORTANT  # a.tenantCounts[tenantID]++
+    assert "tenantCounts" in f.message and "FairnessID" in f.message and "without limit" in f.message
+    assert "evict" in f.fix and "bounded" in f.fix
+
+
+def test_client_keyed_state_by_session_header_but_not_by_slo_class(analyze_text):
+    body = "\ta.seen[req.SessionID] += 1\n\ta.cls[req.SLOClass]++"
+    an = analyze_text(GATE.format(body=body))
+    assert [f.source_line for f in findings(an, hazards.UNBOUNDED_STATE)] == [7]  # not the SLO class: 3 values
+
+
+def test_a_bounded_or_evicted_map_or_a_program_without_one_is_not_flagged(analyze_text):
+    evicted = "\ta.seen[req.TenantID]++\n\tif a.seen[req.TenantID] > 9 {\n\t\tdelete(a.seen, req.TenantID)\n\t}"
+    capped = "\tif len(a.seen) < 1000 {\n\t\ta.seen[req.TenantID]++\n\t}"
+    reset = "\ta.seen[req.TenantID]++\n\tif a.seen[req.TenantID] > 9 {\n\t\ta.seen = map[string]int{}\n\t}"
+    read_only = '\tif a.seen[req.TenantID] > 3 {\n\t\treturn false, "busy"\n\t}'
+    for body in (evicted, capped, reset, read_only):
+        assert not findings(analyze_text(GATE.format(body=body)), hazards.UNBOUNDED_STATE), body
+    an = analyze_text(ADMIT.format(body='\tif len(req.InputTokens) > 9 {\n\t\treturn false, "long"\n\t}'))
+    assert not findings(an, hazards.UNBOUNDED_STATE)
+
+
+def test_a_lazy_make_is_not_a_reset_and_the_finding_names_every_write(analyze_text):
+    body = "\tif a.seen == nil {\n\t\ta.seen = make(map[string]int)\n\t}\n\ta.seen[req.TenantID]++\n\ta.seen[req.TenantID] += 2"
+    [f] = findings(analyze_text(GATE.format(body=body)), hazards.UNBOUNDED_STATE)
+    assert f.source_line == 10 and "also written on line 11" in f.message

@@ -145,6 +145,7 @@ def test_only_parameters_the_order_reads_are_exposed_and_none_is_called_evolved(
             "maxPseudoQueue",
             "incumbentSLOClass",
             "incumbentInputTokens",
+            "incumbentSLOTargetMs",
             "incumbentSpacingUs",
         },
     }

