@@ -45,6 +45,7 @@ from bot.golang.params import ParamSpec, shown, type_problem
 from bot.golang.plugin_docs import config_line
 from bot.golang.recalibration import (
     SIM_SCALE,
+    cut_values,
     inversion_findings,
     recalibrated_findings,
     recalibration_values,
@@ -188,7 +189,8 @@ def translate(
     probe_specs += behaviour + probes.behaviour_moves(behaviour, defaults)
     recalibrated = recalibration_values(analysis, options.get("deployed", {}))
     alternatives = same_step_alternatives(analysis, gen, recalibrated)
-    probe_specs += probes.recalibration_specs(kind, defaults, recalibrated, alternatives)
+    cuts = cut_values(analysis, recalibrated, alternatives)
+    probe_specs += probes.recalibration_specs(kind, defaults, recalibrated, alternatives, cuts)
     request, _ = harness_build.request(
         src, analysis, gen, dictionary, plugin_type, probe_specs=probe_specs, states=states, floor=floor
     )
@@ -242,7 +244,9 @@ def translate(
     )[gen.test_path]
     hazards = recalibrated_findings(analysis, options.get("deployed", {}))
     chosen = bool(options.get("deployed")) and recalibrated == options.get("deployed")
-    hazards += inversion_findings(inversions, recalibrated, analysis, gen, chosen=chosen, safe=safe)
+    hazards += inversion_findings(
+        inversions, recalibrated, analysis, gen, chosen=chosen, safe=safe, pairs=probes.recalibration_pairs(probe_specs)
+    )
     measured = _flood_findings(answer) or fidelity_findings(fidelity, gen)
     findings = _anchor(safety + hazards + gen.findings + untested_findings + measured, gen, analysis)
     findings.sort(key=Finding.sort_key)

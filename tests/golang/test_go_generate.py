@@ -304,6 +304,34 @@ def test_the_recalibration_the_config_asks_for_is_checked_on_the_compiled_plugin
     assert not [f for f in together.findings if f.check == "hazard.recalibration-inverts"]
 
 
+def test_values_offered_after_one_threshold_moved_keep_a_busier_pod_lower_on_both_sides_of_the_cut(dictionary):
+    """Found by an llm-d maintainer: after `param loadHighThreshold: 56` alone the bot offered loadCoeff 0.12 / 8,
+    as if the span had grown 8 times; with loadLowThreshold still at 4.5 the taper ends at 0.23 below a 0.4 cut,
+    so a pod running 29 requests outscored one running 27. The offered values follow from the thresholds in use
+    (loadLowThreshold scaled too), and the check puts pods either side of every cut beside an idle one."""
+    from bot.golang.analyze import analyze
+    from bot.golang.probes import straddling_pairs
+    from bot.golang.source import load_evolved_source
+
+    assert (27, 29) in straddling_pairs([56.0])  # the maintainer's probe: EffectiveLoad 54 and 58
+    src = load_evolved_source(EXAMPLE)
+    an = analyze(src, dictionary)
+
+    def inverts(feedback):
+        tr = translate(src, an, dictionary, plugin_type="evolved-adaptive-scorer", feedback=feedback)
+        return [f for f in tr.findings if f.check == "hazard.recalibration-inverts"]
+
+    [f] = inverts("param loadHighThreshold: 56")
+    assert f.fix.startswith(
+        "set `param loadHighThreshold: 56`, `param loadLowThreshold: 36`, `param loadCoeff: 0.015` at gate 1"
+    ), f.fix
+    assert "loadLowThreshold is the evolved 4.5 x 8" in f.fix and "on both sides of every cut" in f.fix
+    # What the bot offered before fails the maintainer's probe on the compiled plugin: the check now sees it.
+    [old] = inverts("param loadHighThreshold: 56\nparam loadCoeff: 0.015")
+    assert "scores a busier endpoint higher" in old.message
+    assert not inverts("param loadHighThreshold: 56\nparam loadLowThreshold: 36\nparam loadCoeff: 0.015")
+
+
 def test_a_scheduling_plugins_own_parameters_reach_the_deployed_config(dictionary):
     """Found by a scheduler author: gate 1 refused `param incumbentInputTokens: 200` ("not a parameter") and
     `param incumbentSLOClass: batch` ("names no directive"), the knobs the report tells people to tune. Every
