@@ -190,12 +190,12 @@ def _why(th, value: float, recalibrated: dict) -> str:
 
 def recalibrated_findings(an: Analysis, deployed: dict[str, float | str]) -> list[Finding]:
     """The analysis's findings, with a simulator-scale threshold a person re-calibrated at gate 1 no longer blocking:
-    the decision is on record (the config line says the value and BLIS's), so the finding becomes a note."""
-    lines = {ln: th.param for th in an.thresholds if th.param in deployed for ln in th.lines}
+    the decision is on record (the config line says the value and BLIS's), so the finding becomes a note. Keyed
+    by parameter: setting one does not silence another's finding on the same evolved line."""
     out = []
     for f in an.findings:
-        if f.check == SIM_SCALE and f.source_line in lines:
-            name = lines[f.source_line]
+        if f.check == SIM_SCALE and f.param in deployed:
+            name = f.param
             f = f.model_copy(
                 update={
                     "severity": Severity.SUGGESTION,

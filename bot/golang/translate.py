@@ -449,12 +449,12 @@ def _below_floor_fix(largest: str | None, gen: Generated) -> str:
 
 def _anchor(findings: list[Finding], gen: Generated, an: Analysis) -> list[Finding]:
     """Every finding gets a plugin file and line: the line carrying its evolved line, the config line of
-    a simulator-scale parameter, the nearest carried line, or the plugin's decision method."""
+    a simulator-scale parameter (its own: one evolved line can hold several), the nearest carried line, or the
+    plugin's decision method."""
     inverse: dict[int, tuple[str, int]] = {}
     for path in sorted(gen.line_map, key=lambda p: (not p.endswith("evolved.go"), p)):
         for gline, sline in sorted(gen.line_map[path].items()):
             inverse.setdefault(sline, (path, gline))
-    param_of = {ln: th.param for th in an.thresholds if th.param for ln in th.lines}
     main_text = gen.files.get(gen.main_go, "")
     decide = next(
         (i for i, ln in enumerate(main_text.splitlines(), 1) if re.match(r"func \(\w+ \*\w+\) (Score|Admit)\(", ln)), 1
@@ -463,8 +463,8 @@ def _anchor(findings: list[Finding], gen: Generated, an: Analysis) -> list[Findi
     for f in findings:
         if f.file is None:
             where: tuple[str, int] | None = None
-            if f.check == SIM_SCALE and f.source_line in param_of:
-                line = config_line(gen.epp_config, param_of[f.source_line])
+            if f.check == SIM_SCALE and f.param:
+                line = config_line(gen.epp_config, f.param)
                 where = (gen.config_path, line) if line else None
             if where is None and f.source_line is not None:
                 if f.source_line in inverse:

@@ -34,6 +34,9 @@ class Finding(Strict):
     line: int | None = Field(default=None, ge=1)
     fix: str | None = Field(default=None, description="suggested fix")
     source_line: int | None = Field(default=None, ge=1, description="line in the evolved program it traces back to")
+    param: str | None = Field(
+        default=None, description="the plugin parameter it concerns: several can share one evolved line"
+    )
     by: str | None = Field(default=None, description="who raised it: None = the deterministic checklist, else a model")
     recurring: bool = Field(default=False, description="raised again after the author's fix round")
 

@@ -332,6 +332,31 @@ def test_values_offered_after_one_threshold_moved_keep_a_busier_pod_lower_on_bot
     assert not inverts("param loadHighThreshold: 56\nparam loadLowThreshold: 36\nparam loadCoeff: 0.015")
 
 
+def test_parameters_sharing_an_evolved_line_keep_their_own_findings(dictionary):
+    """Found by an llm-d maintainer: a01 has three parameters on one evolved line and two on another, and
+    everything was keyed by line. The KV findings pointed at minFreeKVThreshold's config line, the prompt-length
+    threshold beside `queuePerInstance > 8` was "re-calibrated" as pod load (to 32768 tokens), and setting it at
+    gate 1 silenced the queue threshold's IMPORTANT finding. Findings are keyed by parameter."""
+    from bot.golang.plugin_docs import config_line
+    from bot.golang.recalibration import pod_scale, recalibrated_findings
+
+    _, an, tr = translate_path(CORPUS / "a01_pattern_c_adaptive_admission.go", dictionary)
+    sim = [f for f in tr.findings if f.check == "hazard.sim-scale-threshold"]
+    for name, needle in [("maxKVUtilThreshold", "0.95 on `maxKVUtil`"), ("avgKVUtilThreshold", "0.85 on `avgKVUtil`")]:
+        [f] = [f for f in sim if needle in f.message]
+        assert f.file.startswith("deploy/config/") and f.line == config_line(tr.epp_config, name), (name, f.line)
+    assert pod_scale(an) == {"queuePerInstanceThreshold": 64.0}
+    assert "inputLenThreshold: simulator scale" not in tr.epp_config
+    assert "queuePerInstanceThreshold: simulator scale" in tr.epp_config
+
+    def queue_finding(deployed):
+        return next(f for f in recalibrated_findings(an, deployed) if "on `queuePerInstance`" in f.message)
+
+    assert queue_finding({"inputLenThreshold": 8192}).severity.value == "IMPORTANT"
+    recalibrated = queue_finding({"queuePerInstanceThreshold": 64})
+    assert recalibrated.severity.value == "SUGGESTION" and "`queuePerInstanceThreshold` = 64" in recalibrated.message
+
+
 def test_a_scheduling_plugins_own_parameters_reach_the_deployed_config(dictionary):
     """Found by a scheduler author: gate 1 refused `param incumbentInputTokens: 200` ("not a parameter") and
     `param incumbentSLOClass: batch` ("names no directive"), the knobs the report tells people to tune. Every
