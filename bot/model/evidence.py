@@ -255,6 +255,7 @@ class FidelityFailure(Strict):
     message: str = Field(description="the first line of the first failure's message, shortened")
     example: str = Field(description="one failing state's shape, e.g. 'request r7 (120 tokens), 3 endpoints'")
     shapes: str = Field(default="", description="how many failing states had each endpoint count")
+    at: str = Field(default="", description="where the first failure was raised (FILE:LINE from its stack), if known")
 
 
 class Fidelity(Strict):
