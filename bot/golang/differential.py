@@ -26,6 +26,8 @@ from collections import Counter
 from bot.model import Fidelity, FidelityCause, FidelityFailure
 
 AS_DEPLOYED = "as-deployed"
+#: The run that hands the plugin the evolved values where the deployed config sets a person's (gate 1).
+DEPLOYED_VALUES = "deployed-values"
 ALL_OFF = "all-off"
 COMPOSITION = "score-composition"
 SEVERAL = "several-mappings"
@@ -178,8 +180,26 @@ def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, 
         overlapping=sum(1 for i in disagreeing if sum(i in idx for idx in explained.values()) > 1),
         errors=errors,
         failures=failures(states.get(AS_DEPLOYED, []), results, kind),
+        deployed_values_changed=_changed(kind, results, runs.get(DEPLOYED_VALUES), valid),
         notes=notes,
     )
+
+
+def _changed(kind: str, results: list[dict], evolved: dict | None, valid: list[int]) -> int | None:
+    """Of the compared states, how many the plugin decided differently with the values set at gate 1 than with
+    the evolved ones (None: no values were set). 0 says the values were measured and decide nothing here,
+    which an unchanged agreement figure alone cannot say."""
+    if evolved is None:
+        return None
+    other = evolved.get("results", [])
+    return sum(1 for i in valid if i < len(other) and _decision(kind, results[i]) != _decision(kind, other[i]))
+
+
+def _decision(kind: str, result: dict):
+    llmd = result.get("llmd", {})
+    if llmd.get("error"):
+        return "error"
+    return bool(llmd.get("admit")) if kind == "admission" else frozenset(llmd.get("best") or [])
 
 
 def failures(states: list[dict], results: list[dict], kind: str = "routing") -> list[FidelityFailure]:

@@ -282,6 +282,12 @@ class Fidelity(Strict):
     overlapping: int = Field(default=0, ge=0, description="disagreements more than one mapping explains on its own")
     errors: int = Field(default=0, ge=0, description="states left out: the BLIS original itself failed")
     failures: list[FidelityFailure] = Field(default_factory=list, description="plugin side first")
+    deployed_values_changed: int | None = Field(
+        default=None,
+        ge=0,
+        description="compared states the plugin decided differently with the values set at gate 1 than with the "
+        "evolved ones; None when none were set",
+    )
     notes: list[str] = Field(default_factory=list)
     files: dict[str, str] = Field(default_factory=dict, description="plugin file -> sha256 of what was measured")
 

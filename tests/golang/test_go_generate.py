@@ -357,6 +357,31 @@ def test_parameters_sharing_an_evolved_line_keep_their_own_findings(dictionary):
     assert recalibrated.severity.value == "SUGGESTION" and "`queuePerInstanceThreshold` = 64" in recalibrated.message
 
 
+def test_the_fidelity_section_says_what_the_values_set_at_gate_1_changed(example, dictionary):
+    """Found by an llm-d maintainer: after `param` lines the Fidelity section was byte-identical to the evolved
+    values' (98.4%, the same causes), so a reviewer could not tell the values were measured. It says how many
+    decisions they changed, 0 included."""
+    from bot.golang.analyze import analyze
+    from bot.golang.source import load_evolved_source
+
+    _, _, evolved = example
+    assert evolved.summary.fidelity.deployed_values_changed is None
+    assert "The values set at gate 1" not in evolved.report_markdown
+    src = load_evolved_source(EXAMPLE)
+    an = analyze(src, dictionary)
+    for feedback in (
+        "param loadHighThreshold: 56\nparam loadLowThreshold: 36\nparam loadCoeff: 0.015",
+        "param deltaThreshold: 50",
+    ):
+        tr = translate(src, an, dictionary, plugin_type="evolved-adaptive-scorer", feedback=feedback)
+        f = tr.summary.fidelity
+        assert isinstance(f.deployed_values_changed, int), feedback
+        assert f"changed {f.deployed_values_changed} of the {f.states} decisions the evolved values make" in (
+            tr.report_markdown
+        )
+    assert f.deployed_values_changed > 0  # a relative-overload cut of 50 no longer separates loads: it shows
+
+
 def test_a_scheduling_plugins_own_parameters_reach_the_deployed_config(dictionary):
     """Found by a scheduler author: gate 1 refused `param incumbentInputTokens: 200` ("not a parameter") and
     `param incumbentSLOClass: batch` ("names no directive"), the knobs the report tells people to tune. Every
