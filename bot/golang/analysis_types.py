@@ -138,6 +138,7 @@ class Threshold:
     field: str | None = None  # Go field name of Parameters
     reason: str | None = None  # why it is not a parameter
     scale: str | None = None  # dictionary blis_scale of its signals
+    target: str | None = None  # the variable a factor or step changes (`batchLimit *= 0.8`), when it is one
 
     @property
     def lines(self) -> list[int]:

@@ -44,6 +44,7 @@ from bot.golang.host import (
     collect_functions,
     find_host,
 )
+from bot.golang.literals import unlisted_literals
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, PolicyKind, Severity
 
@@ -127,7 +128,7 @@ def analyze(src: EvolvedSource, dictionary: Dictionary, kind: PolicyKind | str |
     _collect_imports(src, an)
     an.era = _era(src, an)
     an.signals.sort(key=lambda s: (s.line, s.name, s.via))
-    _unlisted_literals(src, an)
+    unlisted_literals(src, an)
     _name_parameters(an)  # first, so hazard fixes can name the JSON parameter a threshold becomes
     hazards.check(src, an, dictionary, w.hazard_nodes)
     return an
@@ -521,10 +522,14 @@ def _name_parameters(an: Analysis) -> None:
     }
     used: set[str] = set(_RESERVED_PARAMS)
     wanted: dict[str, list[Threshold]] = {}
+    shared = [(th.base, th.role) for th in merged if th.reason is None]
     for th in merged:
         if th.reason is not None:
             continue
-        stem = re.sub(r"[^A-Za-z0-9]", "", th.base) or "evolved"
+        # Factors on several variables under one condition are named by the variable each changes
+        # (batchLimitFactor, shedLimitFactor), not ranked Low/High on the condition's subject.
+        by_target = th.role in ("factor", "step") and th.target and shared.count((th.base, th.role)) > 1
+        stem = re.sub(r"[^A-Za-z0-9]", "", th.target if by_target else th.base) or "evolved"
         if stem[0].isdigit():
             stem = "p" + stem
         wanted.setdefault(lower_camel(stem) + "\0" + suffix[th.role], []).append(th)
@@ -556,44 +561,3 @@ _RESERVED_PARAMS = {
     "incumbentSpacingUs",
     "maxPseudoQueue",
 }
-
-
-CHECK_UNLISTED_LITERAL = "translate.unlisted-literal"
-_TRIVIAL = {0.0, 1.0, -1.0, 2.0, 100.0, 1e3, 1e6, 1e9}
-
-
-def _unlisted_literals(src: EvolvedSource, an: Analysis) -> None:
-    """Numbers in the carried logic's arithmetic and comparisons that are neither parameters nor listed
-    as kept literals: they decide outcomes, yet only a rebuild changes them and no report names them."""
-    host = an.host_info
-    if host is None:
-        return
-    seen: set[int] = set()
-    for f in [host, *an.helpers]:
-        for n in walk(f.node):
-            if n.type not in ("int_literal", "float_literal") or n.start_byte in an.literal_nodes:
-                continue
-            parent = n.parent
-            if parent is not None and parent.type == "unary_expression":
-                if parent.start_byte in an.literal_nodes:
-                    continue
-                parent = parent.parent
-            if parent is None or parent.type != "binary_expression" or n.start_byte in seen:
-                continue
-            value = parse_number(text_of(src, n))
-            if value is None or value in _TRIVIAL:
-                continue
-            seen.add(n.start_byte)
-            an.findings.append(
-                Finding(
-                    severity=Severity.SUGGESTION,
-                    check=CHECK_UNLISTED_LITERAL,
-                    source_line=an.line_of(n),
-                    message=(
-                        f"`{text_of(src, parent)[:80]}`: the number {text_of(src, n)} decides outcomes but compares or "
-                        "combines no signal the analysis follows, so it is neither a plugin parameter nor listed as a "
-                        "kept literal; tuning it needs a rebuild"
-                    ),
-                    fix="check whether it is simulator-scale; make it a constant with a name if it is part of the design",
-                )
-            )

@@ -20,11 +20,14 @@ both admit or both reject.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from bot.model import Fidelity, FidelityCause, FidelityFailure
 
 AS_DEPLOYED = "as-deployed"
+#: The run that hands the plugin the evolved values where the deployed config sets a person's (gate 1).
+DEPLOYED_VALUES = "deployed-values"
 ALL_OFF = "all-off"
 COMPOSITION = "score-composition"
 SEVERAL = "several-mappings"
@@ -176,14 +179,33 @@ def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, 
         unattributed=len(composition),
         overlapping=sum(1 for i in disagreeing if sum(i in idx for idx in explained.values()) > 1),
         errors=errors,
-        failures=failures(states.get(AS_DEPLOYED, []), results),
+        failures=failures(states.get(AS_DEPLOYED, []), results, kind),
+        deployed_values_changed=_changed(kind, results, runs.get(DEPLOYED_VALUES), valid),
         notes=notes,
     )
 
 
-def failures(states: list[dict], results: list[dict]) -> list[FidelityFailure]:
+def _changed(kind: str, results: list[dict], evolved: dict | None, valid: list[int]) -> int | None:
+    """Of the compared states, how many the plugin decided differently with the values set at gate 1 than with
+    the evolved ones (None: no values were set). 0 says the values were measured and decide nothing here,
+    which an unchanged agreement figure alone cannot say."""
+    if evolved is None:
+        return None
+    other = evolved.get("results", [])
+    return sum(1 for i in valid if i < len(other) and _decision(kind, results[i]) != _decision(kind, other[i]))
+
+
+def _decision(kind: str, result: dict):
+    llmd = result.get("llmd", {})
+    if llmd.get("error"):
+        return "error"
+    return bool(llmd.get("admit")) if kind == "admission" else frozenset(llmd.get("best") or [])
+
+
+def failures(states: list[dict], results: list[dict], kind: str = "routing") -> list[FidelityFailure]:
     """The states each side failed on: plugin-only failures (counted as disagreements) first, then the ones where
-    the BLIS original itself failed (left out), each with its first message and an example state's shape."""
+    the BLIS original itself failed (left out), each with its first message, where it was raised, and an example
+    state with the inputs a failure hangs on (each endpoint's queue, batch and KV, not only their number)."""
     plugin = [i for i, r in enumerate(results) if r.get("llmd", {}).get("error") and not r.get("blis", {}).get("error")]
     blis = [i for i, r in enumerate(results) if r.get("blis", {}).get("error")]
     out = []
@@ -198,7 +220,8 @@ def failures(states: list[dict], results: list[dict]) -> list[FidelityFailure]:
                 states=len(idx),
                 plugin_too=sum(1 for i in idx if results[i].get("llmd", {}).get("error")) if side == "blis" else 0,
                 message=first_line(str(first)),
-                example=shape(states[idx[0]]) if idx[0] < len(states) else "",
+                at=panic_site(str(first)),
+                example=inputs(kind, states[idx[0]]) if idx[0] < len(states) else "",
                 shapes=", ".join(f"{_endpoints(n)} ({k})" for n, k in sorted(shapes.items())),
             )
         )
@@ -212,6 +235,20 @@ MESSAGE_CHARS = 300
 def first_line(text: str) -> str:
     line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "(no message)")
     return line if len(line) <= MESSAGE_CHARS else f"{line[:MESSAGE_CHARS]}... ({len(line):,} characters)"
+
+
+def panic_site(error: str) -> str:
+    """FILE:LINE the harness appended to a recovered panic's text (``\n\tat FILE:LINE``), or ""."""
+    m = re.search(r"\n\tat (\S+:\d+)\s*$", error)
+    return m.group(1) if m else ""
+
+
+def inputs(kind: str, state: dict) -> str:
+    """A failing state as the Fidelity section prints one: the request and each endpoint as BLIS and llm-d see
+    it (a scheduling state: its shape), without the decisions a failure did not make."""
+    if kind == "scheduling" or not state["blis"].get("snapshots"):
+        return shape(state)
+    return describe(kind, state, {})
 
 
 def _endpoints(n: int) -> str:
@@ -249,6 +286,8 @@ def describe(kind: str, state: dict, result: dict) -> str:
             f"kv={snap['KVUtilization']:.2f}; llm-d q={m.get('WaitingQueueSize')} r={m.get('RunningRequestsSize')} "
             f"kv={m.get('KVCacheUsagePercent', 0):.2f}{matches}"
         )
+    if not result:
+        return f"{who}; {'; '.join(parts)}"
     b, ld = result["blis"], result["llmd"]
     if kind == "admission":
         verdict = (

@@ -315,6 +315,7 @@ class ExprMixin:
             subject=self.t(subject),
             base=base,
             line=self.line(lit),
+            target=self.t(target) if target is not None and target.type == "identifier" else None,
         )
         if go_type is None:
             th.reason = f"the type of `{self.t(subject)}` could not be inferred, so the literal stays in the code"

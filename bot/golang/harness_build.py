@@ -18,7 +18,7 @@ from bot.execution import ExecRequest
 from bot.golang import harness_world as world
 from bot.golang.analysis_types import Analysis
 from bot.golang.blis_mirror import compose
-from bot.golang.differential import ALL_OFF, AS_DEPLOYED
+from bot.golang.differential import ALL_OFF, AS_DEPLOYED, DEPLOYED_VALUES
 from bot.golang.generate import MODULE, Generated
 from bot.golang.gonames import go_float, render
 from bot.golang.host import host_call_args
@@ -279,9 +279,6 @@ def _hook_file(an: Analysis, gen: Generated) -> str:
         request_fields=req,
         uses_clock=gen.uses_clock,
     )
-
-
-DEPLOYED_VALUES = "deployed-values"
 
 
 def _value(v) -> str:

@@ -393,6 +393,7 @@ def _sim_scale(th: Threshold, d: Dictionary) -> list[Finding]:
                     severity=Severity.SUGGESTION,
                     check=SIM_SCALE,
                     source_line=occ.line,
+                    param=th.param,
                     message=(
                         f"KV threshold {th.literal} on `{th.subject}` assumes a 0–1 utilisation fraction: llm-d's "
                         "KVCacheUsagePercent is also a 0–1 fraction at v0.10.0, so no rescaling is needed; it is a scraped "
@@ -407,6 +408,7 @@ def _sim_scale(th: Threshold, d: Dictionary) -> list[Finding]:
                     severity=Severity.SUGGESTION,
                     check=SIM_SCALE,
                     source_line=occ.line,
+                    param=th.param,
                     message=(
                         f"load threshold {th.literal} on `{th.subject}` is already in the range real vLLM pods run "
                         "(tens to hundreds of concurrent requests, max-num-seqs); check it against this deployment's "
@@ -421,6 +423,7 @@ def _sim_scale(th: Threshold, d: Dictionary) -> list[Finding]:
                     severity=Severity.IMPORTANT,
                     check=SIM_SCALE,
                     source_line=occ.line,
+                    param=th.param,
                     message=(
                         f"load threshold {th.literal} on `{th.subject}` was calibrated in BLIS on 4 simulated instances "
                         "carrying a few requests each; real vLLM pods run tens to hundreds of concurrent requests "
@@ -436,6 +439,7 @@ def _sim_scale(th: Threshold, d: Dictionary) -> list[Finding]:
                     severity=Severity.SUGGESTION,
                     check=SIM_SCALE,
                     source_line=occ.line,
+                    param=th.param,
                     message=(
                         f"absolute KV threshold {th.literal} on `{th.subject}` depends on the simulated GPU's KV capacity; "
                         "real pods differ by GPU memory and --gpu-memory-utilization (pod-heterogeneity gap)"

@@ -357,6 +357,15 @@ def _oneline(s: str) -> str:
     return s if len(s) <= 60 else s[:57] + "..."
 
 
+#: What a factor or step does to the variable it changes, by its assignment operator.
+_CHANGES = {
+    "*=": "the factor `{target}` is multiplied by",
+    "/=": "the divisor of `{target}`",
+    "+=": "the step added to `{target}`",
+    "-=": "the step subtracted from `{target}`",
+}
+
+
 def _doc(an: Analysis, th: Threshold) -> str:
     """What the parameter does, for an llm-d reader: its part in the step of the logic it belongs to (the
     evolved comment above its first use, which quotes the evolved values) and what the value it acts on is
@@ -371,6 +380,9 @@ def _doc(an: Analysis, th: Threshold) -> str:
         "exponent": f"the exponent of `{subject}`",
         "offset": f"the offset in `{subject}`",
     }.get(th.role, f"the {ROLE_WORDS.get(th.role, th.role)} in `{subject}`")
+    op = th.occurrences[0].op if th.occurrences else None
+    if th.target and th.role in ("factor", "step") and op in _CHANGES:
+        part = f"{_CHANGES[op].format(target=th.target)} when the condition on `{subject}` holds"
     step = _step_comment(an, min(th.lines) if th.occurrences else th.line)
     where = f' in the step "{step}"' if step else ""
     text = f"{th.field} is {part}{where} (default {th.literal}, the evolved value)."

@@ -497,13 +497,16 @@ def config_notes(an: Analysis, d, blis_values: dict, deployed: dict) -> dict[str
 
 
 def sim_scale_thresholds(an: Analysis) -> list:
-    """The parameters the analysis found at simulator scale (an IMPORTANT hazard.sim-scale-threshold)."""
+    """The parameters the analysis found at simulator scale (an IMPORTANT hazard.sim-scale-threshold of their own:
+    a prompt-length threshold on the line of a load threshold is not one)."""
     return [
         th
         for th in an.thresholds
         if th.param
-        and any(f.check == "hazard.sim-scale-threshold" and f.source_line in th.lines for f in an.findings)
-        and any(f.severity.value == "IMPORTANT" for f in an.findings if f.source_line in th.lines)
+        and any(
+            f.check == "hazard.sim-scale-threshold" and f.param == th.param and f.severity.value == "IMPORTANT"
+            for f in an.findings
+        )
     ]
 
 

@@ -249,31 +249,64 @@ def _observe(name: str, defaults: dict, candidates: list[dict], labels: list[str
 #: Running requests on the idler of two endpoints (the other runs twice as many) in the recalibration check:
 #: pod-scale loads, around thresholds raised to pod scale.
 RECALIBRATION_LOADS = (4, 8, 12, 16, 24, 32)
+#: The idle endpoint beside each pair that straddles a cut: with it the least-loaded term sees both of the pair
+#: as loaded (as a fleet does), so what decides between them is the cut and the taper, not the distance to 0.
+IDLE = "pod-idle"
+
+
+def straddling_pairs(cuts) -> list[tuple[int, int]]:
+    """Running counts (idler, busier) on both sides of every cut: a load may count running requests once or
+    twice (BatchSize + InFlightRequests), so pairs sit around the cut and around half of it. Without them
+    "a busier endpoint scored lower at every pair tried" says nothing about the step the cut makes."""
+    pairs = set()
+    for v in cuts:
+        for mid in {int(v // 2), int(v)}:
+            pairs |= {(r, r + d) for r in (mid - 1, mid) for d in (1, 2) if r >= 1}
+    return sorted(pairs)
 
 
 def recalibration_specs(
-    kind: str, defaults: dict, recalibrated: dict[str, float], alternatives: list[dict] = ()
+    kind: str, defaults: dict, recalibrated: dict[str, float], alternatives: list[dict] = (), cuts=()
 ) -> list[dict]:
     """States that check the advice to re-calibrate simulator-scale thresholds: with the thresholds at the
     ``recalibrated`` values and every other parameter as evolved, does a busier endpoint still score lower?
+    Two endpoints at r and 2r, and, beside an idle one, two endpoints either side of every value in ``cuts``.
     Each of ``alternatives`` (values for parameters of the same step) is tried beside it, named
     ``recalibrated:<i>``, so a finding can offer values that do not invert instead of only saying which move."""
     if kind != "routing" or not recalibrated:
         return []
+    pairs = [(r, 2 * r) for r in RECALIBRATION_LOADS]
     cands = [
         _state(
-            [_endpoint(PROBE, _metrics(running=r, kv=0.3)), _endpoint("pod-b", _metrics(running=2 * r, kv=0.3))],
+            [_endpoint(PROBE, _metrics(running=a, kv=0.3)), _endpoint("pod-b", _metrics(running=b, kv=0.3))],
             _request(),
         )
-        for r in RECALIBRATION_LOADS
+        for a, b in pairs
     ]
-    labels = [str(r) for r in RECALIBRATION_LOADS]
+    straddle = [p for p in straddling_pairs(cuts) if p not in pairs]
+    cands += [
+        _state(
+            [
+                _endpoint(IDLE, _metrics(kv=0.3)),
+                _endpoint(PROBE, _metrics(running=a, kv=0.3)),
+                _endpoint("pod-b", _metrics(running=b, kv=0.3)),
+            ],
+            _request(),
+        )
+        for a, b in straddle
+    ]
+    labels = [f"{a}:{b}" for a, b in pairs + straddle]
     out = [_observe("recalibrated", defaults | recalibrated, cands, labels)]
     out += [
         _observe(f"recalibrated:{i}", defaults | recalibrated | alt, cands, labels)
         for i, alt in enumerate(alternatives)
     ]
     return out
+
+
+def recalibration_pairs(probe_specs: list[dict]) -> int:
+    """How many load pairs the recalibration check tried."""
+    return next((len(s["labels"]) for s in probe_specs if s["name"] == "recalibrated"), 0)
 
 
 def recalibration_inversions(
@@ -287,11 +320,11 @@ def recalibration_inversions(
         return []
     out = []
     for c in result.get("cases", []):
-        idler = int(spec["labels"][c["candidate"]])
+        idler, busier = (int(x) for x in spec["labels"][c["candidate"]].split(":"))
         scores = c["default"].get("scores", {})
         a, b = scores.get(PROBE, 0.0), scores.get("pod-b", 0.0)
         if b > a + 1e-9:
-            out.append((2 * idler, b, idler, a))
+            out.append((busier, b, idler, a))
     return out
 
 

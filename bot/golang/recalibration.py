@@ -44,22 +44,80 @@ def pod_scale(an: Analysis) -> dict[str, float]:
     }
 
 
+#: Roles that place a cut on the load (scaled with it) and roles that are a slope per unit of it (scaled inversely).
+_CUTS = ("threshold", "offset", "cap")
+_SLOPES = ("coefficient", "step")
+
+
 def same_step_alternatives(an: Analysis, gen: Generated, recalibrated: dict) -> list[dict]:
-    """Values to try for the parameters of the same step as the re-calibrated thresholds, fewest changed first:
-    each one's evolved value divided by POD_SCALE (a taper's slope over a span POD_SCALE times as wide falls as
-    much), alone and together. Whole-number parameters are left out: dividing them rounds the step away."""
+    """Values to try for the parameters of the same step as the re-calibrated thresholds, derived from the values
+    actually in use: first every cut of the step scaled as the re-calibrated ones were (loadLowThreshold with
+    loadHighThreshold) and every slope divided by how much wider the span between the cuts became; then the
+    slopes alone, over the span the thresholds now have. Whole-number slopes are left out (dividing rounds them)."""
     evolved = {p.name: p for p in gen.params}
-    names = [
+    by_param = {th.param: th for th in an.thresholds if th.param}
+    sim = {th.param for th in sim_scale_thresholds(an)}
+    scales = [
+        float(v) / by_param[n].value
+        for n, v in recalibrated.items()
+        if n in sim and by_param[n].role in _CUTS and by_param[n].value
+    ]
+    if not scales:
+        return []
+    k = scales[0]
+    step = [n for n in same_step(an, recalibrated) if n in evolved and n in by_param]
+    cuts = {
+        n: (round(by_param[n].value * k) if evolved[n].go_type in ("int", "int64") else by_param[n].value * k)
+        for n in step
+        if by_param[n].role in _CUTS
+    }
+    slopes = [
         n
-        for n in same_step(an, recalibrated)
-        if n in evolved and evolved[n].go_type in ("float64", "float32") and isinstance(evolved[n].json_default, float)
+        for n in step
+        if by_param[n].role in _SLOPES
+        and evolved[n].go_type in ("float64", "float32")
+        and isinstance(evolved[n].json_default, float)
     ][:3]
-    subsets = [c for k in range(1, len(names) + 1) for c in itertools.combinations(names, k)]
-    return [{n: evolved[n].json_default / POD_SCALE for n in subset} for subset in subsets]
+
+    def derived(cut_values: dict) -> dict:
+        wider = _span_ratio(an, recalibrated, cut_values, k)
+        return {n: float(f"{evolved[n].json_default / wider:.4g}") for n in slopes}
+
+    out = [cuts | derived(cuts)] if cuts else []
+    over_span = derived({})
+    subsets = [c for n in range(1, len(slopes) + 1) for c in itertools.combinations(slopes, n)]
+    out += [{n: over_span[n] for n in subset} for subset in subsets]
+    return [alt for i, alt in enumerate(out) if alt and alt not in out[:i]]
+
+
+def _span_ratio(an: Analysis, recalibrated: dict, cut_values: dict, k: float) -> float:
+    """How many times as wide the span between the step's cuts is with these values as evolved (``k``, the
+    thresholds' own scale, when the step has one cut): a slope divided by it falls as much over the span."""
+    names = set(recalibrated) | set(cut_values) | set(same_step(an, recalibrated))
+    cuts = [th for th in an.thresholds if th.param in names and th.role in _CUTS]
+    if len(cuts) < 2:
+        return k
+    now = [float(recalibrated.get(th.param, cut_values.get(th.param, th.value))) for th in cuts]
+    was = [th.value for th in cuts]
+    old, new = max(was) - min(was), max(now) - min(now)
+    return new / old if old > 0 and new > 0 else k
+
+
+def cut_values(an: Analysis, recalibrated: dict, alternatives: list[dict]) -> list[float]:
+    """The cuts the recalibration check must straddle: every threshold value it runs the plugin with."""
+    roles = {th.param: th.role for th in an.thresholds if th.param}
+    return sorted({float(v) for d in [recalibrated, *alternatives] for n, v in d.items() if roles.get(n) in _CUTS})
 
 
 def inversion_findings(
-    inversions, recalibrated: dict, an: Analysis, gen: Generated, *, chosen: bool, safe: dict | None = None
+    inversions,
+    recalibrated: dict,
+    an: Analysis,
+    gen: Generated,
+    *,
+    chosen: bool,
+    safe: dict | None = None,
+    pairs: int = 0,
 ) -> list[Finding]:
     """IMPORTANT when the re-calibration the config asks for sends traffic to the busier pod. It names the
     parameters of the same step that kept their evolved values (moving the thresholds alone is what inverts a
@@ -91,9 +149,9 @@ def inversion_findings(
             message=(
                 f"{tried} and every other parameter as evolved, the plugin scores a busier endpoint higher: {busy} "
                 f"running requests score {busy_score:.3f}, {idle} score {idle_score:.3f} (in {len(inversions)} of "
-                f"{len(probes.RECALIBRATION_LOADS)} load pairs); {why}"
+                f"{pairs or len(probes.RECALIBRATION_LOADS)} load pairs); {why}"
             ),
-            fix=_safe_fix(safe, recalibrated, gen)
+            fix=_safe_fix(safe, recalibrated, an)
             or (
                 (move if stayed else "re-derive the parameters that act on the same load together")
                 + " (each taper must stay >= 0 up to its cut, each cut must lower the score) and set them at gate 1 "
@@ -103,29 +161,41 @@ def inversion_findings(
     ]
 
 
-def _safe_fix(safe: dict | None, recalibrated: dict, gen: Generated) -> str:
+def _safe_fix(safe: dict | None, recalibrated: dict, an: Analysis) -> str:
     """The fix when the harness found values of the same step that keep a busier endpoint scoring lower: the
-    lines to paste at gate 1, and why those values."""
+    lines to paste at gate 1, and how each value follows from the thresholds in use."""
     if not safe:
         return ""
-    evolved = {p.name: p.json_default for p in gen.params}
+    by_param = {th.param: th for th in an.thresholds if th.param}
     lines = ", ".join(f"`param {n}: {go_float(v)}`" for n, v in (recalibrated | safe).items())
-    why = ", ".join(f"{n} is the evolved {go_float(float(evolved[n]))} / {POD_SCALE}" for n in safe)
+    why = "; ".join(_why(by_param[n], v, recalibrated) for n, v in safe.items() if n in by_param)
     return (
-        f"set {lines} at gate 1, one `param` line each: {why} (the same slope over a span {POD_SCALE} times as wide), "
-        "and with these values a busier endpoint scored lower at every load pair the harness tried; check them "
-        "against the benchmark (the translation reruns this check on the values you set)"
+        f"set {lines} at gate 1, one `param` line each: {why}; with these values a busier endpoint scored lower "
+        "at every load pair the harness tried, on both sides of every cut; check them against the benchmark "
+        "(the translation reruns this check on the values you set)"
     )
+
+
+def _why(th, value: float, recalibrated: dict) -> str:
+    """How one offered value follows from the evolved one: a cut scaled as the re-calibrated thresholds were,
+    a slope divided by how much wider its span became."""
+    if th.role in _CUTS:
+        return (
+            f"{th.param} is the evolved {go_float(th.value)} x {go_float(round(float(value) / th.value, 4))}, "
+            f"as {', '.join(recalibrated)} moved"
+        )
+    ratio = go_float(round(th.value / float(value), 4))
+    return f"{th.param} is the evolved {go_float(th.value)} / {ratio} (the same fall over a span {ratio} times as wide)"
 
 
 def recalibrated_findings(an: Analysis, deployed: dict[str, float | str]) -> list[Finding]:
     """The analysis's findings, with a simulator-scale threshold a person re-calibrated at gate 1 no longer blocking:
-    the decision is on record (the config line says the value and BLIS's), so the finding becomes a note."""
-    lines = {ln: th.param for th in an.thresholds if th.param in deployed for ln in th.lines}
+    the decision is on record (the config line says the value and BLIS's), so the finding becomes a note. Keyed
+    by parameter: setting one does not silence another's finding on the same evolved line."""
     out = []
     for f in an.findings:
-        if f.check == SIM_SCALE and f.source_line in lines:
-            name = lines[f.source_line]
+        if f.check == SIM_SCALE and f.param in deployed:
+            name = f.param
             f = f.model_copy(
                 update={
                     "severity": Severity.SUGGESTION,

@@ -17,6 +17,20 @@ from bot.model import Fidelity, Finding, Severity, TranslationSummary
 from bot.model.evidence import percent
 
 
+def _deployed_values_sentence(f: Fidelity) -> str:
+    """Whether the values set at gate 1 were measured and what they changed: an agreement figure identical to
+    the evolved values' cannot say so by itself (a reviewer could not tell they were applied)."""
+    n = f.deployed_values_changed
+    if n is None:
+        return ""
+    if n == 0:
+        return (
+            f" The values set at gate 1 are in this figure and changed 0 of the {f.states} decisions the evolved "
+            "values make: the terms they set almost never decide here."
+        )
+    return f" The values set at gate 1 are in this figure and changed {n} of the {f.states} decisions the evolved values make."
+
+
 def fidelity_section(f: Fidelity | None) -> str:
     """The report section (and the gate 1 / PR summary's source) for the differential check."""
     out = ["## Fidelity: the plugin against the BLIS original", ""]
@@ -38,7 +52,9 @@ def fidelity_section(f: Fidelity | None) -> str:
         f"On {f.states} sampled states (seed {f.seed}: simulator-scale and llm-d-scale loads, and states on every "
         f"threshold's boundary), the plugin as llm-d runs it ({how_llmd_runs_it}) decided like the BLIS original (**{f.decision}**) in **{f.agreement:.1%}** of them "
         f"(floor {f.floor_pct}{_floor_source(f)}, {'every signal high-fidelity' if f.all_high_fidelity else 'some signal below high fidelity'}). "
-        f"With every mapping below switched off, agreement is {f.agreement_all_off:.1%}." + _reference_sentence(f)
+        f"With every mapping below switched off, agreement is {f.agreement_all_off:.1%}."
+        + _reference_sentence(f)
+        + _deployed_values_sentence(f)
     )
     out.append("")
     if f.causes:

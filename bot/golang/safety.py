@@ -455,8 +455,9 @@ class _Checker:
             node,
             CHECK_DIRECTIVE,
             f"carries the compiler directive `{directive}`, which acts outside the Go code the bot reviews",
-            "delete the directive (a // comment must not start with `go:`, `export`, `line` or `+build`,"
-            " and a /* comment must not start with `line`)",
+            "delete the directive: a // comment must not start with `go:`, `export `, `line ` or `+build`, and a "
+            "/* comment must not start with `line ` (`line`, then a space: Go reads what follows as a file:line "
+            "position); other comments, `/*lineup ...*/` among them, may stay",
         )
 
     def _qualified(self, node: Node) -> None:

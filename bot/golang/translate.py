@@ -37,6 +37,7 @@ from bot import directives
 from bot.dictionary import Dictionary
 from bot.golang import harness_build, probes
 from bot.golang.analysis_types import Analysis
+from bot.golang.blis_mirror import program_line
 from bot.golang.differential import unexplained_words
 from bot.golang.generate import BASELINE_SCORERS, Generated, generate
 from bot.golang.gofiles import format_go
@@ -45,6 +46,7 @@ from bot.golang.params import ParamSpec, shown, type_problem
 from bot.golang.plugin_docs import config_line
 from bot.golang.recalibration import (
     SIM_SCALE,
+    cut_values,
     inversion_findings,
     recalibrated_findings,
     recalibration_values,
@@ -189,7 +191,8 @@ def translate(
     probe_specs += behaviour + probes.behaviour_moves(behaviour, defaults)
     recalibrated = recalibration_values(analysis, options.get("deployed", {}))
     alternatives = same_step_alternatives(analysis, gen, recalibrated)
-    probe_specs += probes.recalibration_specs(kind, defaults, recalibrated, alternatives)
+    cuts = cut_values(analysis, recalibrated, alternatives)
+    probe_specs += probes.recalibration_specs(kind, defaults, recalibrated, alternatives, cuts)
     request, _ = harness_build.request(
         src, analysis, gen, dictionary, plugin_type, probe_specs=probe_specs, states=states, floor=floor
     )
@@ -243,8 +246,10 @@ def translate(
     )[gen.test_path]
     hazards = recalibrated_findings(analysis, options.get("deployed", {}))
     chosen = bool(options.get("deployed")) and recalibrated == options.get("deployed")
-    hazards += inversion_findings(inversions, recalibrated, analysis, gen, chosen=chosen, safe=safe)
-    measured = _flood_findings(answer) or fidelity_findings(fidelity, gen)
+    hazards += inversion_findings(
+        inversions, recalibrated, analysis, gen, chosen=chosen, safe=safe, pairs=probes.recalibration_pairs(probe_specs)
+    )
+    measured = _flood_findings(answer) or fidelity_findings(fidelity, gen, lambda at: program_line(src, at))
     findings = _anchor(safety + hazards + gen.findings + untested_findings + measured, gen, analysis)
     findings.sort(key=Finding.sort_key)
     summary = _summary(analysis, dictionary, gen, plugin_type, findings, fidelity)
@@ -311,7 +316,7 @@ def _flood_findings(answer: dict) -> list[Finding]:
     ]
 
 
-def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
+def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[Finding]:
     """IMPORTANT below the floor (naming the largest cause), SUGGESTION for what remains above it."""
     if f is None:
         return []
@@ -328,7 +333,7 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
             )
         ]
     causes = ", ".join(f"{c.mapping} ({c.states})" for c in f.causes[:3]) or "none identified"
-    out = _reference_findings(f, gen) + failure_findings(f)
+    out = _reference_findings(f, gen) + failure_findings(f, line_of)
     if f.below_floor:
         top = f.causes[0] if f.causes else None
         largest = (
@@ -369,31 +374,35 @@ def fidelity_findings(f: Fidelity | None, gen: Generated) -> list[Finding]:
 CHECK_BELOW_REFERENCE = "translate.fidelity-below-reference"
 
 
-def failure_findings(f: Fidelity) -> list[Finding]:
+def failure_findings(f: Fidelity, line_of=None) -> list[Finding]:
     """A blocking finding per side that failed on sampled states: in the EPP each such request gets an error logged
     (at default verbosity) and no decision of the evolved logic's. IMPORTANT; CRITICAL when the failures are more
     than the share of states the floor lets disagree (1 - floor): they alone would then put the plugin below it,
-    so no reading of the other figures can make up for them."""
+    so no reading of the other figures can make up for them. ``line_of`` maps where the panic was raised
+    (FILE:LINE) to the evolved line, so the finding points there and not at the plugin's decision method."""
     sampled = f.states + f.errors
     out = []
     for fail in f.failures:
         severity = Severity.CRITICAL if sampled and fail.states / sampled > 1.0 - f.floor else Severity.IMPORTANT
+        line = line_of(fail.at) if line_of and fail.at else None
+        at = f" at evolved line {line}" if line else ""
         where = f"{fail.states} of {sampled} sampled states (e.g. {fail.example}; by endpoint count: {fail.shapes})"
         if fail.side == "plugin":
-            what = f"the plugin fails on {where} where the BLIS original decides: {fail.message}; they count as disagreements"
+            what = f"the plugin fails{at} on {where} where the BLIS original decides: {fail.message}; they count as disagreements"
         else:
             too = f"the plugin fails on {fail.plugin_too} of them too" if fail.plugin_too else "the plugin does not"
             what = (
-                f"the evolved program itself fails in BLIS on {where}: {fail.message}; {too}; they are left out of "
+                f"the evolved program itself fails in BLIS{at} on {where}: {fail.message}; {too}; they are left out of "
                 "the agreement (there is no BLIS decision to compare)"
             )
         out.append(
             Finding(
                 severity=severity,
                 check=CHECK_FAILS,
+                source_line=line,
                 message=what,
-                fix="make the evolved logic return a decision on every state it can be given (the example's shape "
-                "is where it fails), and translate again; in the EPP each such request logs an error and gets no "
+                fix="make the evolved logic return a decision on every state it can be given (the example is a "
+                "state where it fails), and translate again; in the EPP each such request logs an error and gets no "
                 "decision of the evolved logic's",
             )
         )
@@ -446,12 +455,12 @@ def _below_floor_fix(largest: str | None, gen: Generated) -> str:
 
 def _anchor(findings: list[Finding], gen: Generated, an: Analysis) -> list[Finding]:
     """Every finding gets a plugin file and line: the line carrying its evolved line, the config line of
-    a simulator-scale parameter, the nearest carried line, or the plugin's decision method."""
+    a simulator-scale parameter (its own: one evolved line can hold several), the nearest carried line, or the
+    plugin's decision method."""
     inverse: dict[int, tuple[str, int]] = {}
     for path in sorted(gen.line_map, key=lambda p: (not p.endswith("evolved.go"), p)):
         for gline, sline in sorted(gen.line_map[path].items()):
             inverse.setdefault(sline, (path, gline))
-    param_of = {ln: th.param for th in an.thresholds if th.param for ln in th.lines}
     main_text = gen.files.get(gen.main_go, "")
     decide = next(
         (i for i, ln in enumerate(main_text.splitlines(), 1) if re.match(r"func \(\w+ \*\w+\) (Score|Admit)\(", ln)), 1
@@ -460,8 +469,8 @@ def _anchor(findings: list[Finding], gen: Generated, an: Analysis) -> list[Findi
     for f in findings:
         if f.file is None:
             where: tuple[str, int] | None = None
-            if f.check == SIM_SCALE and f.source_line in param_of:
-                line = config_line(gen.epp_config, param_of[f.source_line])
+            if f.check == SIM_SCALE and f.param:
+                line = config_line(gen.epp_config, f.param)
                 where = (gen.config_path, line) if line else None
             if where is None and f.source_line is not None:
                 if f.source_line in inverse:

@@ -34,6 +34,9 @@ class Finding(Strict):
     line: int | None = Field(default=None, ge=1)
     fix: str | None = Field(default=None, description="suggested fix")
     source_line: int | None = Field(default=None, ge=1, description="line in the evolved program it traces back to")
+    param: str | None = Field(
+        default=None, description="the plugin parameter it concerns: several can share one evolved line"
+    )
     by: str | None = Field(default=None, description="who raised it: None = the deterministic checklist, else a model")
     recurring: bool = Field(default=False, description="raised again after the author's fix round")
 
@@ -252,6 +255,7 @@ class FidelityFailure(Strict):
     message: str = Field(description="the first line of the first failure's message, shortened")
     example: str = Field(description="one failing state's shape, e.g. 'request r7 (120 tokens), 3 endpoints'")
     shapes: str = Field(default="", description="how many failing states had each endpoint count")
+    at: str = Field(default="", description="where the first failure was raised (FILE:LINE from its stack), if known")
 
 
 class Fidelity(Strict):
@@ -278,6 +282,12 @@ class Fidelity(Strict):
     overlapping: int = Field(default=0, ge=0, description="disagreements more than one mapping explains on its own")
     errors: int = Field(default=0, ge=0, description="states left out: the BLIS original itself failed")
     failures: list[FidelityFailure] = Field(default_factory=list, description="plugin side first")
+    deployed_values_changed: int | None = Field(
+        default=None,
+        ge=0,
+        description="compared states the plugin decided differently with the values set at gate 1 than with the "
+        "evolved ones; None when none were set",
+    )
     notes: list[str] = Field(default_factory=list)
     files: dict[str, str] = Field(default_factory=dict, description="plugin file -> sha256 of what was measured")
 

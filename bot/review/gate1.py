@@ -129,13 +129,13 @@ def review(ctx) -> list[Finding]:
     # Hazards in the evolved code, as the reviewer reads them, and every translator finding as committed
     # (generation, fidelity), each anchored to a plugin file and line.
     committed = {(f.check, f.source_line, f.message) for f in summary.findings}
-    recalibrated = _recalibrated_lines(ctx, summary, analysis)
+    recalibrated = _recalibrated_params(ctx, summary, analysis)
     findings += summary.findings
     findings += [
         f
         for f in analysis.findings
         if (f.check, f.source_line, f.message) not in committed
-        and not (f.check == SIM_SCALE and f.source_line in recalibrated)
+        and not (f.check == SIM_SCALE and f.param in recalibrated)
     ]
     findings += _fidelity_belongs(ctx, summary)
     # Compile, vet and test results, as stage 2 recorded them for exactly these files (never a rerun of stage 2).
@@ -387,8 +387,8 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 SIM_SCALE = "hazard.sim-scale-threshold"
 
 
-def _recalibrated_lines(ctx, summary: TranslationSummary, analysis) -> set[int]:
-    """Evolved lines of simulator-scale thresholds the committed EndpointPickerConfig deploys at another value than
+def _recalibrated_params(ctx, summary: TranslationSummary, analysis) -> set[str]:
+    """Simulator-scale parameters (not evolved lines: several can share one) the committed EndpointPickerConfig deploys at another value than
     BLIS's: a person re-calibrated them at gate 1 (`param NAME: VALUE`). Read from the artifact, not the author's word."""
     try:
         cfg = load_yaml(ctx.read(ctx.paths.epp_config(summary.plugin_type)) or "") or {}
@@ -396,9 +396,10 @@ def _recalibrated_lines(ctx, summary: TranslationSummary, analysis) -> set[int]:
         deployed = plugin.get("parameters") or {}
     except (StopIteration, AttributeError, TypeError, ValueError):
         return set()
-    lines: set[int] = set()
-    for th in analysis.thresholds:
-        value = deployed.get(th.param) if th.param else None
-        if isinstance(value, int | float) and summary.thresholds.get(th.param) not in (None, float(value)):
-            lines.update(th.lines)
-    return lines
+    return {
+        th.param
+        for th in analysis.thresholds
+        if th.param
+        and isinstance(value := deployed.get(th.param), int | float)
+        and summary.thresholds.get(th.param) not in (None, float(value))
+    }

@@ -29,17 +29,20 @@ def _translate(text: str, dictionary):
 
 
 def test_states_the_program_panics_on_are_a_blocking_finding_naming_the_shape_and_the_panic(dictionary):
-    tr = _translate(_panics_with_3_endpoints('"boom"'), dictionary)
+    text = _panics_with_3_endpoints('"boom"')
+    tr = _translate(text, dictionary)
+    panic_line = next(i for i, ln in enumerate(text.splitlines(), 1) if 'panic("boom")' in ln)
     f = tr.summary.fidelity
     assert f is not None and f.measured and f.errors > 0
     [blis] = f.failures
     assert (blis.side, blis.message, blis.plugin_too) == ("blis", "boom", blis.states)  # the plugin fails there too
-    assert blis.example.endswith(", 3 endpoints") and blis.shapes == f"3 endpoints ({blis.states})"
+    assert blis.example.count(" BLIS q=") == 3 and blis.shapes == f"3 endpoints ({blis.states})"
     [found] = [x for x in tr.findings if x.check == CHECK_FAILS]
     assert found.severity.value == "CRITICAL"  # far more than the 5% the 95% floor lets disagree
     assert (
-        f"the evolved program itself fails in BLIS on {blis.states} of {f.states + f.errors} sampled" in found.message
-    )
+        f"the evolved program itself fails in BLIS at evolved line {panic_line} on {blis.states} of "
+        f"{f.states + f.errors} sampled" in found.message
+    ), found.message
     assert "3 endpoints" in found.message and ": boom; the plugin fails on" in found.message
     assert "left out" in tr.report_markdown and "The BLIS original itself failed on" in tr.report_markdown
 
@@ -53,3 +56,25 @@ def test_a_megabyte_panic_message_is_measured_and_quoted_short_not_a_harness_cra
     assert blis.message == "A" * 200 + f"... ({4 << 20} bytes)"
     [found] = [x for x in tr.findings if x.check == CHECK_FAILS]
     assert len(found.message) < 1000
+
+
+def test_the_failure_points_at_the_evolved_line_that_panics_and_shows_the_inputs(dictionary):
+    """Found by an llm-d maintainer: a program indexing an empty slice when a queue passes 30 got a CRITICAL finding
+    anchored at the plugin's Score() with the example "request req-2 (12 tokens), 3 endpoints", which omits the
+    queue depths that trigger it. The panic's stack names the evolved line; the example prints each endpoint."""
+    base = (PROJECT_ROOT / "examples" / "corpus" / "r01_pattern_a_penalties.go").read_text()
+    anchor = "\t\tif load > 7 {\n\t\t\tscores[snap.ID] *= 0.4"
+    panics = (
+        "\t\tif snap.QueueDepth > 30 {\n\t\t\tvar arr []float64\n\t\t\tscores[snap.ID] *= arr[snap.QueueDepth]\n\t\t}\n"
+    )
+    text = base.replace(anchor, panics + anchor, 1)
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if "arr[snap.QueueDepth]" in ln)
+    src = parse_evolved_source(text, "r01_panic.go")
+    tr = translate(src, analyze(src, dictionary), dictionary, plugin_type="t-r01-panic", states=300)
+    [found] = [x for x in tr.findings if x.check == CHECK_FAILS]
+    assert found.source_line == line and f"fails in BLIS at evolved line {line} on" in found.message
+    assert (
+        found.file.endswith("/evolved.go")
+        and "arr[snap.QueueDepth]" in tr.files[found.file].splitlines()[found.line - 1]
+    )
+    assert re.search(r"e\.g\. request \S+ \(\d+ tokens\); \S+: BLIS q=\d+ b=\d+ inflight=\d+ kv=", found.message)

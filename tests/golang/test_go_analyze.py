@@ -219,3 +219,30 @@ def test_a_scheduling_parameters_doc_says_what_the_plugin_reads_for_the_request_
     assert "RequestSizeBytes / 4" in docs and "incumbentInputTokens" in docs
     assert "its own wait is 0" in docs and "incumbentSpacingUs apart" in docs
     assert "request priority" not in docs and "prompt tokens" not in docs and "each endpoint's wall clock" not in docs
+
+
+def test_a01s_decisive_local_limits_get_a_finding_and_their_factors_say_what_they_multiply(dictionary):
+    """Found by an llm-d maintainer: a01 sheds on `loadRatio > shedLimit` with `shedLimit := 0.75`, a local set from a
+    literal, which became no parameter and raised nothing, though the Parameters comment promises every compared
+    number. The factors beside it were "TenantIDLowFactor ... the factor applied" and the steps "the step in
+    `maxKVUtil`": they multiply batchLimit and shedLimit and add to loadRatio."""
+    from bot.golang.analyze import analyze
+    from bot.golang.params import param_specs
+    from bot.golang.source import load_evolved_source
+
+    from .conftest import CORPUS
+
+    an = analyze(load_evolved_source(CORPUS / "a01_pattern_c_adaptive_admission.go"), dictionary)
+    kept = [f for f in an.findings if f.check == "translate.unlisted-literal"]
+    for decl, compared in [
+        ("batchLimit := 0.5", "loadRatio > batchLimit"),
+        ("shedLimit := 0.75", "loadRatio > shedLimit"),
+    ]:
+        [f] = [f for f in kept if f.message.startswith(f"`{decl}`")]
+        assert f"is what `{compared}` compares with" in f.message and "needs a rebuild" in f.message
+    docs = {s.name: s.doc for s in param_specs(an, None, False)}
+    assert "tenantIDLowFactor" not in docs and "tenantIDHighFactor" not in docs
+    assert docs["batchLimitFactor"].startswith("BatchLimitFactor is the factor `batchLimit` is multiplied by")
+    assert docs["shedLimitFactor"].startswith("ShedLimitFactor is the factor `shedLimit` is multiplied by")
+    assert docs["maxKVUtilStep"].startswith("MaxKVUtilStep is the step added to `loadRatio`")
+    assert docs["inputLenStep"].startswith("InputLenStep is the step added to `loadRatio`")

@@ -304,6 +304,84 @@ def test_the_recalibration_the_config_asks_for_is_checked_on_the_compiled_plugin
     assert not [f for f in together.findings if f.check == "hazard.recalibration-inverts"]
 
 
+def test_values_offered_after_one_threshold_moved_keep_a_busier_pod_lower_on_both_sides_of_the_cut(dictionary):
+    """Found by an llm-d maintainer: after `param loadHighThreshold: 56` alone the bot offered loadCoeff 0.12 / 8,
+    as if the span had grown 8 times; with loadLowThreshold still at 4.5 the taper ends at 0.23 below a 0.4 cut,
+    so a pod running 29 requests outscored one running 27. The offered values follow from the thresholds in use
+    (loadLowThreshold scaled too), and the check puts pods either side of every cut beside an idle one."""
+    from bot.golang.analyze import analyze
+    from bot.golang.probes import straddling_pairs
+    from bot.golang.source import load_evolved_source
+
+    assert (27, 29) in straddling_pairs([56.0])  # the maintainer's probe: EffectiveLoad 54 and 58
+    src = load_evolved_source(EXAMPLE)
+    an = analyze(src, dictionary)
+
+    def inverts(feedback):
+        tr = translate(src, an, dictionary, plugin_type="evolved-adaptive-scorer", feedback=feedback)
+        return [f for f in tr.findings if f.check == "hazard.recalibration-inverts"]
+
+    [f] = inverts("param loadHighThreshold: 56")
+    assert f.fix.startswith(
+        "set `param loadHighThreshold: 56`, `param loadLowThreshold: 36`, `param loadCoeff: 0.015` at gate 1"
+    ), f.fix
+    assert "loadLowThreshold is the evolved 4.5 x 8" in f.fix and "on both sides of every cut" in f.fix
+    # What the bot offered before fails the maintainer's probe on the compiled plugin: the check now sees it.
+    [old] = inverts("param loadHighThreshold: 56\nparam loadCoeff: 0.015")
+    assert "scores a busier endpoint higher" in old.message
+    assert not inverts("param loadHighThreshold: 56\nparam loadLowThreshold: 36\nparam loadCoeff: 0.015")
+
+
+def test_parameters_sharing_an_evolved_line_keep_their_own_findings(dictionary):
+    """Found by an llm-d maintainer: a01 has three parameters on one evolved line and two on another, and
+    everything was keyed by line. The KV findings pointed at minFreeKVThreshold's config line, the prompt-length
+    threshold beside `queuePerInstance > 8` was "re-calibrated" as pod load (to 32768 tokens), and setting it at
+    gate 1 silenced the queue threshold's IMPORTANT finding. Findings are keyed by parameter."""
+    from bot.golang.plugin_docs import config_line
+    from bot.golang.recalibration import pod_scale, recalibrated_findings
+
+    _, an, tr = translate_path(CORPUS / "a01_pattern_c_adaptive_admission.go", dictionary)
+    sim = [f for f in tr.findings if f.check == "hazard.sim-scale-threshold"]
+    for name, needle in [("maxKVUtilThreshold", "0.95 on `maxKVUtil`"), ("avgKVUtilThreshold", "0.85 on `avgKVUtil`")]:
+        [f] = [f for f in sim if needle in f.message]
+        assert f.file.startswith("deploy/config/") and f.line == config_line(tr.epp_config, name), (name, f.line)
+    assert pod_scale(an) == {"queuePerInstanceThreshold": 64.0}
+    assert "inputLenThreshold: simulator scale" not in tr.epp_config
+    assert "queuePerInstanceThreshold: simulator scale" in tr.epp_config
+
+    def queue_finding(deployed):
+        return next(f for f in recalibrated_findings(an, deployed) if "on `queuePerInstance`" in f.message)
+
+    assert queue_finding({"inputLenThreshold": 8192}).severity.value == "IMPORTANT"
+    recalibrated = queue_finding({"queuePerInstanceThreshold": 64})
+    assert recalibrated.severity.value == "SUGGESTION" and "`queuePerInstanceThreshold` = 64" in recalibrated.message
+
+
+def test_the_fidelity_section_says_what_the_values_set_at_gate_1_changed(example, dictionary):
+    """Found by an llm-d maintainer: after `param` lines the Fidelity section was byte-identical to the evolved
+    values' (98.4%, the same causes), so a reviewer could not tell the values were measured. It says how many
+    decisions they changed, 0 included."""
+    from bot.golang.analyze import analyze
+    from bot.golang.source import load_evolved_source
+
+    _, _, evolved = example
+    assert evolved.summary.fidelity.deployed_values_changed is None
+    assert "The values set at gate 1" not in evolved.report_markdown
+    src = load_evolved_source(EXAMPLE)
+    an = analyze(src, dictionary)
+    for feedback in (
+        "param loadHighThreshold: 56\nparam loadLowThreshold: 36\nparam loadCoeff: 0.015",
+        "param deltaThreshold: 50",
+    ):
+        tr = translate(src, an, dictionary, plugin_type="evolved-adaptive-scorer", feedback=feedback)
+        f = tr.summary.fidelity
+        assert isinstance(f.deployed_values_changed, int), feedback
+        assert f"changed {f.deployed_values_changed} of the {f.states} decisions the evolved values make" in (
+            tr.report_markdown
+        )
+    assert f.deployed_values_changed > 0  # a relative-overload cut of 50 no longer separates loads: it shows
+
+
 def test_a_scheduling_plugins_own_parameters_reach_the_deployed_config(dictionary):
     """Found by a scheduler author: gate 1 refused `param incumbentInputTokens: 200` ("not a parameter") and
     `param incumbentSLOClass: batch` ("names no directive"), the knobs the report tells people to tune. Every

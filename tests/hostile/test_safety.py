@@ -265,6 +265,14 @@ def test_a_block_line_directive_inside_a_line_is_refused_on_its_line():
     assert crit_at(text) == {("safety.directive", 4)}
 
 
+def test_the_directive_refusal_states_the_rule_it_applies():
+    """Found by an llm-d maintainer: "a /* comment must not start with `line`" while `/*lineup ...*/` is accepted
+    (rightly): a user would strip harmless comments. The fix says `line` then a space, and that others may stay."""
+    [f] = critical(check_evolved_text("package sim\n\n/*line other.go:1*/\nfunc F() int { return 1 }\n", "p.go"))
+    assert "must not start with `line ` (`line`, then a space" in f.fix and "`/*lineup ...*/` among them" in f.fix
+    assert crit_at("package sim\n\n/*lineup: weights line up */\nfunc F() int { return 1 }\n") == set()
+
+
 def test_ordinary_comments_mentioning_go_are_fine():
     assert checks("package sim\n\n// go: this is prose\n// Ties go to the lowest index.\nfunc F() {}\n") == []
 
