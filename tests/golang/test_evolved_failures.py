@@ -78,3 +78,42 @@ def test_the_failure_points_at_the_evolved_line_that_panics_and_shows_the_inputs
         and "arr[snap.QueueDepth]" in tr.files[found.file].splitlines()[found.line - 1]
     )
     assert re.search(r"e\.g\. request \S+ \(\d+ tokens\); \S+: BLIS q=\d+ b=\d+ inflight=\d+ kv=", found.message)
+
+
+_LOGGED_TEXT_TEST = """package tpanics
+
+import (
+	"fmt"
+	"testing"
+
+	fwkdl "github.com/llm-d/llm-d-router/pkg/epp/framework/interface/datalayer"
+	"github.com/llm-d/llm-d-router/pkg/epp/framework/interface/scheduling"
+)
+
+func TestAPanicsTextIsCutBeforeItIsLogged(t *testing.T) {
+	s := NewTPanics(DefaultParameters())
+	req := &scheduling.InferenceRequest{RequestID: "r"}
+	var eps []scheduling.Endpoint
+	for i := 0; i < 3; i++ {
+		eps = append(eps, testEndpoint(fmt.Sprintf("e%d", i), &fwkdl.Metrics{WaitingQueueSize: i}))
+	}
+	state, _ := newRouterState(req, eps)
+	_, err := s.route(newBlisRequest(req, eps), state)
+	if err == nil || len(err.Error()) > 600 {
+		t.Fatalf("want a recovered panic of at most 600 bytes, got %d bytes", len(fmt.Sprint(err)))
+	}
+}
+"""
+
+
+def test_the_plugin_logs_a_panics_text_cut_short_not_megabytes_per_request(dictionary):
+    """Found by a red-team pass: the plugin recovers the evolved panic and logs its text on every request that
+    fails; a 4 MiB panic text was 4 MiB of log and 12 MB of allocation per request in the EPP."""
+    from bot.golang.toolchain import check_plugin
+
+    tr = _translate(_panics_with_3_endpoints('strings.Repeat("A", 4<<20)'), dictionary)
+    files = dict(tr.files) | {f"{tr.summary.package_dir}/logged_text_test.go": _LOGGED_TEXT_TEST}
+    report = check_plugin(files)
+    assert "TestAPanicsTextIsCutBeforeItIsLogged" in report.output and "--- FAIL" not in report.output, report.output[
+        -2000:
+    ]
