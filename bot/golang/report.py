@@ -157,9 +157,13 @@ def render_report(
         f"`{iface.llmd_extension_point}` in `{gen.package_dir}`. Translation dictionary {d.version}."
     )
     if src.evolve_block:
-        w(f"EVOLVE block: lines {src.evolve_block[0]}–{src.evolve_block[1]}. BLIS era of the copy: {an.era}.")
+        w(
+            f"EVOLVE block: lines {src.evolve_block[0]}–{src.evolve_block[1]}. BLIS era of the copy: {_era_words(an.era)}."
+        )
     else:
-        w(f"No EVOLVE-BLOCK markers: the whole host function is treated as evolved. BLIS era of the copy: {an.era}.")
+        w(
+            f"No EVOLVE-BLOCK markers: the whole host function is treated as evolved. BLIS era of the copy: {_era_words(an.era)}."
+        )
     w("")
     w(
         f"Findings: **{counts[Severity.CRITICAL]} CRITICAL**, **{counts[Severity.IMPORTANT]} IMPORTANT**, "
@@ -381,3 +385,10 @@ def _reference_sentence(f: Fidelity) -> str:
             "identical incumbents hides what the queue lengths alone tell)."
         )
     return out + "."
+
+
+def _era_words(era: str) -> str:
+    """The era as the analysis knows it: an older one from a mark in the file, head only by default."""
+    if era != "head":
+        return era
+    return "head (the file carries no mark of an older era: no `PendingRequests`, no `Priority` on `RoutingDecision`)"

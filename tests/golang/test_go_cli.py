@@ -81,3 +81,16 @@ def test_the_summary_counts_every_severity_and_says_when_agreement_misses_the_fl
     assert rc == 0, out
     assert " IMPORTANT, " in out and " SUGGESTION)" in out
     assert "decides like the BLIS original in 98.4% of 1000 sampled states: BELOW the floor (99.5%)" in out
+
+
+def test_the_report_says_head_is_the_era_assumed_when_nothing_marks_an_older_one(tmp_path):
+    """Found by an admission researcher: a01 read "BLIS era of the copy: head." as if the file said so, while the
+    corpus lists it as 2026-03; only an older era is read from a mark in the file, head is the default."""
+    assert main(["translate", str(CORPUS / "a01_pattern_c_adaptive_admission.go"), "--out", str(tmp_path / "a")]) in (
+        0,
+        1,
+    )
+    report = (tmp_path / "a" / "translation-report.md").read_text()
+    assert "BLIS era of the copy: head (the file carries no mark of an older era" in report
+    assert main(["translate", str(CORPUS / "n01_removed_pending_priority.go"), "--out", str(tmp_path / "n")]) in (0, 1)
+    assert "BLIS era of the copy: 2026-02." in (tmp_path / "n" / "translation-report.md").read_text()
