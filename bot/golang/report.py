@@ -391,4 +391,4 @@ def _era_words(era: str) -> str:
     """The era as the analysis knows it: an older one from a mark in the file, head only by default."""
     if era != "head":
         return era
-    return "head (the file carries no mark of an older era: no `PendingRequests`, no `Priority` on `RoutingDecision`)"
+    return "head (assumed: nothing in the file marks an older era)"

@@ -91,6 +91,6 @@ def test_the_report_says_head_is_the_era_assumed_when_nothing_marks_an_older_one
         1,
     )
     report = (tmp_path / "a" / "translation-report.md").read_text()
-    assert "BLIS era of the copy: head (the file carries no mark of an older era" in report
+    assert "BLIS era of the copy: head (assumed: nothing in the file marks an older era)" in report
     assert main(["translate", str(CORPUS / "n01_removed_pending_priority.go"), "--out", str(tmp_path / "n")]) in (0, 1)
     assert "BLIS era of the copy: 2026-02." in (tmp_path / "n" / "translation-report.md").read_text()
