@@ -317,15 +317,7 @@ def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
         f"approve only if measuring the {who} on single-priority traffic is worth the GPU time (say so as the "
         f"reason){drop if claims else ''}, or reject and benchmark per-class latency on a priority mix by hand"
     )
-    return [
-        Finding(
-            severity=Severity.IMPORTANT,
-            check="G2.priority-exercised",
-            file=ctx.paths.hypotheses_dir,
-            message=message,
-            fix=fix,
-        )
-    ]
+    return [_priority_exercised(ctx, message, fix)]
 
 
 def _admitter_cells(ctx, hyps, read: list[str]) -> list[Finding]:
@@ -358,15 +350,7 @@ def _admitter_cells(ctx, hyps, read: list[str]) -> list[Finding]:
         f"measuring it on single-priority traffic is worth the GPU time (say so as the reason){drop}, or reject "
         "and benchmark the claims on a priority mix by hand"
     )
-    return [
-        Finding(
-            severity=Severity.IMPORTANT,
-            check="G2.priority-exercised",
-            file=ctx.paths.hypotheses_dir,
-            message=message,
-            fix=fix,
-        )
-    ]
+    return [_priority_exercised(ctx, message, fix)]
 
 
 #: Signals the plugin reads from a request header the benchmark's client must send (inference-perf's
@@ -508,3 +492,14 @@ def _contradictions(hyps, request) -> list[Finding]:
                 )
             )
     return out
+
+
+def _priority_exercised(ctx, message: str, fix: str) -> Finding:
+    """The one finding both single-priority checks raise (a class-reading scheduler or router, an admitter)."""
+    return Finding(
+        severity=Severity.IMPORTANT,
+        check="G2.priority-exercised",
+        file=ctx.paths.hypotheses_dir,
+        message=message,
+        fix=fix,
+    )
