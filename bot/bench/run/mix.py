@@ -39,7 +39,7 @@ from bot.bench.run import commands, found
 from bot.bench.run import manifest as mf
 from bot.bench.run.budget import minutes_text
 from bot.bench.run.schedule import CONFIG_FILES, CellRun, Group, SetupRun, image_overrides
-from bot.bench.run.stops import BudgetStop, StepFailed
+from bot.bench.run.stops import BudgetStop
 from bot.bench.yaml_dump import dump_yaml
 
 if TYPE_CHECKING:
@@ -171,14 +171,9 @@ class MixRuns:
             runner._keywords(setup, cell),
         )
         result = runner.procs.run(argv, timeout=runner._timeout(cell.duration_s))
-        if cfg.dry_run:
-            runner.budget.assume(runner.budget.cell_estimate(cell), cell)
+        minutes = runner._ran(setup, cell, result, start, t0)
+        if minutes is None:
             return
-        minutes = (time.monotonic() - t0) / 60.0
-        said = runner._keep("run", f"{setup.name}/{cell.run_treatment}", result)
-        if result.code != 0:
-            runner._event("stop", cell.run_treatment, start, minutes=minutes, ok=False, detail=said)
-            raise StepFailed(f"run of {setup.name}/{cell.run_treatment} failed ({said})")
         dirs = found.run_dirs(self.target, setup.name, cell.run_treatment)
         self._record(setup, cell, dirs[-1] if dirs else None, start, minutes)
 

@@ -469,6 +469,19 @@ class BenchRunner:
     def _timeout(self, duration_s: float) -> float:
         return self.cfg.cell_timeout_s or duration_s * CELL_TIMEOUT_FACTOR + CELL_TIMEOUT_SLACK_S
 
+    def _ran(self, setup: SetupRun, cell: CellRun, result, start: str, t0: float) -> float | None:
+        """The minutes a finished harness run took, or None in a dry run (its estimate is charged instead);
+        a run that failed is recorded and stops the benchmark. Shared by the cells and the priority mix."""
+        if self.cfg.dry_run:
+            self.budget.assume(self.budget.cell_estimate(cell), cell)
+            return None
+        minutes = (time.monotonic() - t0) / 60.0
+        said = self._keep("run", f"{setup.name}/{cell.run_treatment}", result)
+        if result.code != 0:
+            self._event("stop", cell.run_treatment, start, minutes=minutes, ok=False, detail=said)
+            raise StepFailed(f"run of {setup.name}/{cell.run_treatment} failed ({said})")
+        return minutes
+
     def _cell(self, setup: SetupRun, cell: CellRun) -> None:
         cfg = self.cfg
         adopted = self._adopt(setup, cell)
@@ -489,14 +502,9 @@ class BenchRunner:
                 if fault is not None:
                     fault.stop()
                     fault.join(timeout=30)
-            if cfg.dry_run:
-                self.budget.assume(self.budget.cell_estimate(cell), cell)
+            minutes = self._ran(setup, cell, result, start, t0)
+            if minutes is None:
                 return
-            minutes = (time.monotonic() - t0) / 60.0
-            said = self._keep("run", f"{setup.name}/{cell.run_treatment}", result)
-            if result.code != 0:
-                self._event("stop", cell.run_treatment, start, minutes=minutes, ok=False, detail=said)
-                raise StepFailed(f"run of {setup.name}/{cell.run_treatment} failed ({said})")
             report = self._report_of(setup, cell)
             code = result.code
         else:
