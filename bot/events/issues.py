@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot import pipeline
 from bot.events.promotion import NeedsInfo, Result
+from bot.events.stale import written_before
 from bot.github.client import IssueInfo
 from bot.github.labels import Label
 from bot.model import DecidedVia, Decision, PipelineState, Status
@@ -77,6 +78,10 @@ def labeled(session, event) -> Result:
         return _refuse(promotion, label, event, f"this promotion has not started, so gate {gate} is not open")
     if _approved(state, gate):
         return Result(f"gate {gate} is already approved", state)
+    if state.open_gate == gate:  # a label applied before this review was shown (a queued or re-run run) is stale
+        stale = written_before(state, gate, event.issue.updated_at, "apply the label again", issue.labels)
+        if stale is not None:
+            return _refuse(promotion, label, event, stale, state)
     sender = event.sender
     actor, verdict = session.authorize(sender.login, str(sender.type or "User"), "decide")
     if not verdict.allowed:

@@ -405,6 +405,9 @@ class FakeGitHub:
         if comment_id is not None:  # when it was written, by this fake's clock (GitHub's example has a fixed time)
             comment = repo.comments[comment_id]
             payload["comment"].update(created_at=stamp(comment.created_at), updated_at=stamp(comment.updated_at))
+        if number is not None and "issue" in payload:  # the issue as it was at this event, by this fake's clock
+            issue = repo.issues[number]
+            payload["issue"].update(created_at=stamp(issue.created_at), updated_at=stamp(issue.updated_at))
         for label in [*payload.get("issue", {}).get("labels", []), payload.get("label") or {}]:
             known = repo.labels.get(str(label.get("name", "")).lower())
             if known is not None:  # the repository's own label: its id, color and description

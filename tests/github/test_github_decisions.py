@@ -107,6 +107,34 @@ def test_an_approval_written_before_an_edit_restarted_the_promotion_never_approv
     assert [(d.gate, d.decision.value) for d in state_of(sim, number).decisions] == [(1, "approve")]
 
 
+def test_a_gate_label_applied_before_an_edit_restarted_the_promotion_never_approves_the_new_review(sim):
+    """A label is a decision too: `gate-1-approved` applied while an edit's run was restarting the promotion (after
+    that run had read the issue's labels, so the label stayed), its own run starting only then, approved the edited
+    program's review unseen. The payload's `updated_at` says when it was applied, by GitHub's clock."""
+    number = _to_gate_1(sim)
+    _edit_program(sim, number, "0.50")
+    edit_payload = sim.fake.webhook("issues", "edited", REPO, number, sender="researcher")
+    repo, issue = sim.fake.state.repos[REPO], sim.fake.issue(REPO, number)
+    sim.fake.state.add_labels(repo, issue, ["gate-1-approved"], "maria", emit=False)  # its event queues behind
+    label_payload = sim.fake.webhook("issues", "labeled", REPO, number, sender="maria", label="gate-1-approved")
+    sim.fake.state.remove_label(repo, issue, "gate-1-approved", "maria")  # the edit's run read the labels before
+    sim.deliver("issues", edit_payload)
+    sim.fake.state.add_labels(repo, issue, ["gate-1-approved"], "maria", emit=False)  # ... she applied it
+    edited = state_of(sim, number)
+    assert edited.open_gate == 1 and edited.decisions == []
+
+    sim.deliver("issues", label_payload)
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.decisions == []
+    assert "gate-1-approved" not in labels_of(sim, number)
+    [reply] = [b for b in _bodies(sim, number) if "@maria the `gate-1-approved` label was removed" in b]
+    assert "before gate 1's review now open (round 1) was shown at" in reply, reply
+    assert "apply the label again" in reply, reply
+
+    _label(sim, number, "gate-1-approved", "maria")  # applied now, on the review it shows: it counts
+    assert [(d.gate, d.via.value) for d in state_of(sim, number).decisions] == [(1, "label")]
+
+
 def test_an_edit_first_read_by_another_run_restarts_with_the_issue_named_as_the_cause(sim):
     """The edit's own run may never come (GitHub's concurrency group drops a pending run for a later one): the
     next run reads the current body and restarts, naming the issue, not the configuration, as the cause; the

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot import pipeline as p
-from bot.events.comments import written_before
+from bot.events.stale import written_before
 from bot.github import commands
 from bot.github.authz import Actor, authorize
 from bot.github.config import BotConfig, ConfigError, parse_config
@@ -123,12 +123,16 @@ def test_a_decision_counts_only_for_the_review_its_writer_saw():
         to_gate(fresh(), 1), 1, Decision.REQUEST_CHANGES, actor="alice", now=NOW, reason="x", written=written
     )
     again, shown = to_gate(sent_back, 1), ["promotion", "gate-1-pending"]
-    assert written_before(again, 1, written + timedelta(seconds=1), "approve", shown) is None
-    assert written_before(again, 1, None, "approve", shown) is None  # no time known: the labels alone decide
-    earlier = written_before(again, 1, written - timedelta(seconds=1), "approve", shown)
+    assert written_before(again, 1, written + timedelta(seconds=1), "comment `/approve` again", shown) is None
+    assert (
+        written_before(again, 1, None, "comment `/approve` again", shown) is None
+    )  # no time known: the labels alone decide
+    earlier = written_before(again, 1, written - timedelta(seconds=1), "comment `/approve` again", shown)
     assert "showed review round 1, and alice's change request written after it" in earlier
     assert "(round 1, after alice's change request)" in earlier and "comment `/approve` again" in earlier
-    running = written_before(again, 1, written + timedelta(seconds=1), "reject", ["promotion", "stage-2-translate"])
+    running = written_before(
+        again, 1, written + timedelta(seconds=1), "comment `/reject` again", ["promotion", "stage-2-translate"]
+    )
     assert "while stage 2 was running" in running and "comment `/reject` again" in running
 
 
