@@ -93,6 +93,8 @@ def smaller(state: PipelineState):
        never touched: they are matched by their exact text;
     5. the model's texts go (the review reports on the branch keep every word), and so do the finished
        stages' copies of the findings their author-fix rerun was given; every finding and count still stays;
+       the Claude calls are folded into one entry per step and prompt, their tokens and cost summed
+       (``LLMUsage.folded``): the token budget and the cost table read the same;
     6. a last resort, for a reviewer that raised thousands of findings: only what the engine decides the
        next step from (``essentials``).
     """
@@ -105,7 +107,10 @@ def smaller(state: PipelineState):
     yield _model_texts_cut(state, blocking=240, other=100)
     state = _model_texts_cut(state, blocking=0, other=0)
     state = state.model_copy(
-        update={"stages": {n: r.model_copy(update={"review": None}) for n, r in state.stages.items()}}
+        update={
+            "stages": {n: r.model_copy(update={"review": None}) for n, r in state.stages.items()},
+            "llm": state.llm.folded(),
+        }
     )
     yield state
     yield essentials(state)
@@ -115,7 +120,7 @@ def essentials(state: PipelineState) -> PipelineState:
     """The state cut to what the engine decides the next step from, when nothing less will fit.
 
     Kept: the stages, decisions, change requests and the author's due input (``next_step``), the Claude calls
-    (the token budget), the handled events (replays), and the open gate's last round with its blocking
+    (folded; the token budget), the handled events (replays), and the open gate's last round with its blocking
     findings once each by severity and ``Finding.key``: what the next round's stall check compares
     (``pipeline._stalled``), what an approval records as open CRITICAL, what the author's rerun fixes. Gone:
     the audit but its last entry, the decided gates' rounds and every non-blocking finding (the review

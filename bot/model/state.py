@@ -123,6 +123,12 @@ class LLMCall(Strict):
     cache_read_tokens: int = Field(default=0, ge=0)
     usd: float | None = Field(default=None, description="estimated list-price cost; None when the model is unpriced")
     valid: bool = True
+    count: int = Field(
+        default=1,
+        ge=1,
+        description="calls this entry stands for: a state too large for the status comment folds a step's calls "
+        "into one entry, their tokens and cost summed (``LLMUsage.folded``)",
+    )
 
     @property
     def step(self) -> str:
@@ -142,7 +148,7 @@ class LLMTotals(Strict):
     usd: float | None = 0.0
 
     def add(self, call: LLMCall) -> None:
-        self.calls += 1
+        self.calls += call.count
         self.input_tokens += call.input_tokens
         self.output_tokens += call.output_tokens
         self.cache_write_tokens += call.cache_write_tokens
@@ -174,6 +180,31 @@ class LLMUsage(Strict):
         for c in self.calls:
             t.add(c)
         return t
+
+    def folded(self) -> LLMUsage:
+        """One entry per step, role, prompt, model and validity, with the calls' tokens and cost summed.
+
+        The totals, per step and per promotion, are unchanged, so the token budget and the cost table read the
+        same; only which round or attempt each call was goes. For a state that would not fit otherwise.
+        """
+        merged: dict[tuple, LLMCall] = {}
+        for c in self.calls:
+            key = (c.role, c.prompt, c.model, c.stage, c.gate, c.valid)
+            if key not in merged:
+                merged[key] = c.model_copy(update={"round": None, "attempt": 1})
+                continue
+            m = merged[key]
+            merged[key] = m.model_copy(
+                update={
+                    "count": m.count + c.count,
+                    "input_tokens": m.input_tokens + c.input_tokens,
+                    "output_tokens": m.output_tokens + c.output_tokens,
+                    "cache_write_tokens": m.cache_write_tokens + c.cache_write_tokens,
+                    "cache_read_tokens": m.cache_read_tokens + c.cache_read_tokens,
+                    "usd": None if m.usd is None or c.usd is None else m.usd + c.usd,
+                }
+            )
+        return LLMUsage(calls=list(merged.values()))
 
     def by_step(self) -> dict[str, LLMTotals]:
         """'stage N' / 'gate N' -> totals, in pipeline order."""

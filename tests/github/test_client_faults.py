@@ -328,3 +328,47 @@ def test_the_most_person_text_the_bounds_allow_still_fits_in_the_status_comment(
     assert kept.audit[-1].detail.endswith("[cut; see the branch's history]") and len(kept.audit[-1].detail) <= 1_500
     if failed:
         assert kept.failure.reason.endswith("[cut; see the run's log]") and kept.failure.stage == state.failure.stage
+
+
+def test_thousands_of_claude_calls_fit_and_the_budget_and_cost_read_the_same(gh):
+    """Every Claude call is kept in the state for the token budget and the cost table; a long promotion (many
+    rounds, re-asks and change requests) could outgrow the comment. Folded per step and prompt when it must,
+    the totals, per step and in all, are the same."""
+    from bot.agents.cost import cost_lines
+    from bot.github.state import MAX_COMMENT_CHARS
+    from bot.model import LLMCall, LLMUsage
+
+    fake, client, number, _ = gh
+    calls = [
+        LLMCall(
+            role=("author", "reviewer")[i % 2],
+            prompt=f"{('author', 'reviewer')[i % 2]}-{i % 5}@3",
+            model="claude-sonnet-4-5",
+            stage=None if i % 2 else 2 + i % 3,
+            gate=1 + i % 3 if i % 2 else None,
+            round=1 + i % 4,
+            attempt=1 + i % 2,
+            input_tokens=1_000 + 37 * i,
+            output_tokens=400 + 11 * i,
+            cache_write_tokens=i % 700,
+            cache_read_tokens=9_000 + i,
+            usd=0.001 * (i % 97),
+            valid=i % 11 != 0,
+        )
+        for i in range(4_000)
+    ]
+    state = PipelineState(
+        request_id=str(number), request_fingerprint="f", branch="promotion/1-x", llm=LLMUsage(calls=calls)
+    )
+    GitHubStateStore(client, number).save(state, "## status")
+    (comment,) = fake.comments(REPO, number)
+    assert len(comment.body) <= MAX_COMMENT_CHARS
+    kept = GitHubStateStore(client, number).load()
+    assert len(kept.llm.calls) < 100
+    assert kept.llm.totals().tokens == state.llm.totals().tokens and kept.llm.totals().calls == 4_000
+    assert kept.llm.totals().usd == pytest.approx(state.llm.totals().usd)
+    assert [(k, t.calls, t.tokens) for k, t in kept.llm.by_step().items()] == [
+        (k, t.calls, t.tokens) for k, t in state.llm.by_step().items()
+    ]
+    assert len(cost_lines(kept.llm)) == len(cost_lines(state.llm))
+    assert sum(c.count for c in kept.llm.calls if not c.valid) == sum(1 for c in calls if not c.valid)
