@@ -155,6 +155,37 @@ def _check_numbers(doc: dict) -> None:
                     raise ReportError(
                         f"negative value {value:g} at {path}: not a possible measurement; re-run the cell"
                     )
+    _check_counts(aggregate)
+
+
+def _check_counts(aggregate: dict) -> None:
+    """Counts that contradict themselves, or latencies measured over no request, are a broken run too: a run
+    that records 0 requests cannot have a latency percentile, nor more failed requests than it sent."""
+    req = aggregate.get("requests") or {}
+    counts = {
+        k: req.get(k) for k in _COUNTS if isinstance(req.get(k), (int, float)) and not isinstance(req.get(k), bool)
+    }
+    total = counts.get("total")
+    if total is None:
+        return
+    where = _where(["results", "request_performance", "aggregate", "requests", "total"])
+    lost = counts.get("failures", 0) + counts.get("incomplete", 0)
+    if lost > total:
+        raise ReportError(
+            f"{lost:g} requests failed or incomplete but {total:g} in all at {where}: the counts contradict "
+            "each other; re-run the cell"
+        )
+    measured = any(
+        isinstance(v, (int, float)) and not isinstance(v, bool)
+        for stat in (aggregate.get("latency") or {}).values()
+        if isinstance(stat, dict)
+        for k, v in stat.items()
+        if k != "units"
+    )
+    if total == 0 and measured:
+        raise ReportError(
+            f"latency statistics over 0 requests ({where} is 0): the run sent nothing it could measure; re-run the cell"
+        )
 
 
 def parse_report(text: str) -> dict:

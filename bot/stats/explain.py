@@ -12,7 +12,7 @@ from typing import Any
 from bot.model import Direction, Hypothesis, VerdictStatus
 from bot.stats.decide import CONFIRMED, REFUTED
 from bot.stats.design import DecisionRule
-from bot.stats.guards import SHED_DEMOTED
+from bot.stats.guards import SHED_DEMOTED, SHED_FLAG
 
 _DIRECTIONAL = (Direction.DECREASE, Direction.INCREASE)
 
@@ -141,7 +141,7 @@ def summary(
         parts.append(f"BLIS predicted {magnitude:+.1%}.")
     if mech:
         parts.append("See the mechanism-check flags.")
-    if any("shedding" in f for c in cs for f in c.flags):
+    if any(f.startswith(SHED_FLAG) for c in cs for f in c.flags):
         parts.append(
             "More requests failed or went incomplete with the evolved plugin; a latency gain may come from shedding."
         )

@@ -37,6 +37,8 @@ AMPLIFICATION = 2.0
 
 #: How a cell's reason starts when this guard demoted it: the tables say the guard, not "not significant".
 SHED_DEMOTED = "demoted by the shedding guard"
+#: How the guard's flag starts when the evolved arm lost more requests (other flags mention shedding too).
+SHED_FLAG = "shedding may mask latency"
 
 
 def lost_shares(index: ReportIndex, workload: str, rate: float) -> tuple[float, float] | None:
@@ -68,20 +70,22 @@ def shedding(index: ReportIndex, workload: str, rate: float, where: str, alpha: 
         significant = bool(stats.norm.sf(z) < alpha)
     if gap > SHED_TOLERANCE or significant:
         return (
-            f"shedding may mask latency: evolved lost {re_:.2%} of requests (failed or incomplete) "
+            f"{SHED_FLAG}: evolved lost {re_:.2%} of requests (failed or incomplete) "
             f"vs {rb:.2%} for baseline at {where}"
         ), True
     return None, False
 
 
-def mechanism_flags(metric: str, better: str, index: ReportIndex, evolved_for: str) -> list[str]:
-    """The mechanism check's flags for one Track A metric."""
+def mechanism_flags(metric: str, better: str, index: ReportIndex, evolved_for: str, arms=None) -> list[str]:
+    """The mechanism check's flags for one Track A metric, from ``arms(workload, rate, metric)`` (by default every
+    run; the verdicts pass the runs their cells used)."""
+    arms = arms or index.arms
     improvement: dict[str, float] = {}
     floors: dict[str, float] = {}
     for wl in sorted(index.rates):
         imps, tes = [], []
         for rate in index.rates[wl]:
-            b, e = index.arms(wl, rate, metric)
+            b, e = arms(wl, rate, metric)
             if b.size < 1 or e.size < 1:
                 continue
             st = rule.cell_stats(b, e)

@@ -144,7 +144,7 @@ def evaluate(
         for c in cs:
             _shedding_guard(c, index, alpha)
 
-    mechanism = _mechanism(hyps, index, evolved_for)
+    mechanism = _mechanism(hyps, index, evolved_for, decision)
     verdicts = []
     for h in hyps:
         if h.not_testable:
@@ -510,7 +510,25 @@ def _shedding_guard(c: _Cell, index: ReportIndex, alpha: float) -> None:
         )
 
 
-def _mechanism(hyps: list[Hypothesis], index: ReportIndex, evolved_for: str | None) -> dict[str, list[str]]:
+def _judged_arms(index: ReportIndex, decision: DecisionRule):
+    """``index.arms`` cut to the runs a cell's verdict uses: a group-sequential cell's looks reached (none below
+    its first look), so a check beside the tests never reads runs the verdict says it did not use."""
+
+    def arms(workload: str, rate: float, metric: str) -> tuple[np.ndarray, np.ndarray]:
+        b, e = index.arms(workload, rate, metric)
+        schedule = _schedule(decision, workload, rate)
+        if schedule is None:
+            return b, e
+        taken = sequential.looks_taken(schedule, min(b.size, e.size))
+        n = taken[-1] if taken else 0
+        return b[:n], e[:n]
+
+    return arms
+
+
+def _mechanism(
+    hyps: list[Hypothesis], index: ReportIndex, evolved_for: str | None, decision: DecisionRule
+) -> dict[str, list[str]]:
     if not evolved_for:
         return {}
     by_metric: dict[str, list[str]] = {}
@@ -519,7 +537,7 @@ def _mechanism(hyps: list[Hypothesis], index: ReportIndex, evolved_for: str | No
             by_metric.setdefault(_short_metric(h), []).append(h.id)
     out: dict[str, list[str]] = {}
     for metric in sorted(by_metric):
-        flags = guards.mechanism_flags(metric, _better(metric), index, evolved_for)
+        flags = guards.mechanism_flags(metric, _better(metric), index, evolved_for, _judged_arms(index, decision))
         for hid in by_metric[metric]:
             out.setdefault(hid, []).extend(flags)
     return out

@@ -441,6 +441,21 @@ def test_negative_request_counts_reject_the_report():
     )
 
 
+@pytest.mark.parametrize(
+    ("counts", "reason"),
+    [
+        ({"total": 0}, "latency statistics over 0 requests"),
+        ({"total": 10, "failures": 8, "incomplete": 5}, "13 requests failed or incomplete but 10 in all"),
+    ],
+)
+def test_request_counts_that_contradict_the_run_reject_the_report(counts, reason):
+    """Found by an evidence audit: a report of 0 requests with latency percentiles confirmed a latency claim."""
+    doc = example_doc()
+    _agg(doc)["requests"].update(counts)
+    why = _reason(doc)
+    assert reason in why and "results.request_performance.aggregate.requests.total" in why
+
+
 def test_evidence_counted_twice_counts_once(results_factory):
     """Three byte-identical copies of one repetition are one replicate, the others listed as duplicates."""
     root, write = results_factory

@@ -372,6 +372,37 @@ def test_mechanism_check_is_silent_when_evolved_for_wins_clearly():
     assert not any("mechanism" in f for f in v.flags)
 
 
+def test_mechanism_check_reads_only_the_runs_the_verdicts_used():
+    """Found by an evidence audit: runs past a cell's last planned look were "not used" by its verdict, yet the
+    mechanism check read them and flagged the evolved-for workload as not the most improved."""
+    from bot.stats.design import DecisionRule, SequentialRule
+
+    rng = np.random.default_rng(18)
+    chat = _cell(rng, workload="chat", effect=-0.30, cv=0.01, n=7)
+    code = _cell(rng, workload="code", effect=-0.05, cv=0.01, n=7)
+    extra_b, extra_e = arm_pair(rng, cv=0.01, effect=-0.60, n=7)  # seven more, never planned, far better
+    code["baseline"], code["evolved"] = (
+        np.concatenate([code["baseline"], extra_b]),
+        np.concatenate([code["evolved"], extra_e]),
+    )
+    looks = {f"{w}@10": [4, 7] for w in ("chat", "code")}
+    rule = DecisionRule(sequential=SequentialRule(spending="pocock", looks=looks, decidable=["A1"]))
+    v = evaluate([hypothesis("A1")], build([chat, code]), evolved_for="chat", decision=rule)[0]
+    assert not any("mechanism" in f for f in v.flags), v.flags
+    everything = evaluate([hypothesis("A1")], build([chat, code]), evolved_for="chat")[0]
+    assert any("chat is not the most improved" in f for f in everything.flags), everything.flags
+
+
+def test_the_shedding_sentence_needs_the_shedding_flag_not_a_missing_count():
+    """Found by an evidence audit: "More requests failed ... with the evolved plugin" was said when the counts
+    were merely missing (that flag says "shedding guard not applied")."""
+    rng = np.random.default_rng(5)
+    r = build([_cell(rng, effect=-0.2)])
+    v = evaluate([hypothesis("A1")], SynthReports(r.table, r.requests.iloc[0:0]))[0]
+    assert any("shedding guard not applied" in f for f in v.flags)
+    assert "More requests failed" not in v.summary
+
+
 def test_blis_magnitude_attenuation_and_amplification():
     rng = np.random.default_rng(18)
     reports = build([_cell(rng, effect=-0.20, cv=0.01)])
