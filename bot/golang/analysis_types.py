@@ -139,6 +139,7 @@ class Threshold:
     reason: str | None = None  # why it is not a parameter
     scale: str | None = None  # dictionary blis_scale of its signals
     target: str | None = None  # the variable a factor or step changes (`batchLimit *= 0.8`), when it is one
+    local: str | None = None  # the local a lifted limit initialises (`shedLimit := 0.75`), compared later
 
     @property
     def lines(self) -> list[int]:

@@ -44,7 +44,7 @@ from bot.golang.host import (
     collect_functions,
     find_host,
 )
-from bot.golang.literals import unlisted_literals
+from bot.golang.literals import LIMIT_WORDS, unlisted_literals
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, PolicyKind, Severity
 
@@ -532,7 +532,10 @@ def _name_parameters(an: Analysis) -> None:
         stem = re.sub(r"[^A-Za-z0-9]", "", th.target if by_target else th.base) or "evolved"
         if stem[0].isdigit():
             stem = "p" + stem
-        wanted.setdefault(lower_camel(stem) + "\0" + suffix[th.role], []).append(th)
+        # A lifted local limit keeps the evolved name, which already says its role (batchLimit); `t := 0.5`
+        # becomes tThreshold.
+        role = "" if th.local and LIMIT_WORDS.search(stem) else suffix[th.role]
+        wanted.setdefault(lower_camel(stem) + "\0" + role, []).append(th)
     for key, group in wanted.items():
         stem, role = key.split("\0")
         # Several numbers on one subject in one role say their role by rank: loadLowThreshold, loadHighThreshold.

@@ -308,6 +308,9 @@ def watch_edits(src: EvolvedSource, an: Analysis, node) -> list[Edit]:
                 continue
             left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
             subject = right if left is not None and left.start_byte <= occ.start < left.end_byte else left
+            if th.local and left is not None and text_of(src, left).strip() == th.local:
+                subject = right  # a lifted local's literal is at its declaration, not in the comparison
+
             if subject is None:
                 continue
             edits.append(Edit(subject.start_byte, subject.start_byte, f'promotionWatch("{watch_id(th, occ.line)}", '))

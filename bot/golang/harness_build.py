@@ -58,10 +58,12 @@ def spec_for(an: Analysis, gen: Generated) -> world.Spec:
         reads |= {"QueueDepth", "KVUtilization"}
         if an.era != "head":
             reads.add("EffectiveLoad")
+    # A lifted local limit (batchLimit := 0.5, compared with loadRatio) is on the scale of the value it is compared
+    # with, not of any signal that value derives from: an endpoint with 0.5 in-flight requests tests nothing.
     thresholds = [
         world.Threshold(s, th.value)
         for th in an.thresholds
-        if th.param and any(o.role == "threshold" for o in th.occurrences)
+        if th.param and not th.local and any(o.role == "threshold" for o in th.occurrences)
         for s in th.signals
     ]
     return world.Spec(kind=an.kind.value, reads=frozenset(reads), thresholds=thresholds, stateful=gen.stateful)

@@ -1,15 +1,18 @@
 """Numbers that decide outcomes yet are neither plugin parameters nor listed as kept literals.
 
-The plugin's Parameters promise every number the evolved logic compares a signal with; a number the analysis
-does not follow (a bare constant in arithmetic, a local set from a literal and compared later) would break that
-promise silently. Each gets a ``translate.unlisted-literal`` finding, so the report names what only a rebuild
-can tune.
+The plugin's Parameters promise every number the evolved logic compares a signal with. A local limit set once
+from a literal and compared with a signal later (``shedLimit := 0.75`` ... ``loadRatio > shedLimit``) is lifted
+into a parameter here, named after the local, with the evolved value as its default. A number the analysis does
+not follow (a bare constant in arithmetic, a local it cannot lift safely) would break that promise silently, so
+it gets a ``translate.unlisted-literal`` finding saying why, and the report names what only a rebuild can tune.
 """
 
 from __future__ import annotations
 
-from bot.golang.analysis_types import Analysis
-from bot.golang.gotree import named, parse_number, text_of, walk
+import re
+
+from bot.golang.analysis_types import FLIP, Analysis, FuncInfo, Occurrence, Threshold
+from bot.golang.gotree import id_of, named, parse_number, text_of, walk
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, Severity
 
@@ -28,14 +31,14 @@ def unlisted_literals(src: EvolvedSource, an: Analysis) -> None:
         for n in walk(f.node):
             if n.type not in ("int_literal", "float_literal") or n.start_byte in an.literal_nodes:
                 continue
-            parent = n.parent
+            parent, value_node = n.parent, n
             if parent is not None and parent.type == "unary_expression":
                 if parent.start_byte in an.literal_nodes:
                     continue
-                parent = parent.parent
+                parent, value_node = parent.parent, parent
             if parent is not None and parent.type == "expression_list" and n.start_byte not in seen:
                 seen.add(n.start_byte)
-                an.findings.extend(_decisive_local(src, an, f.node, n, parent))
+                an.findings.extend(_decisive_local(src, an, f, value_node, parent))
                 continue
             if parent is None or parent.type != "binary_expression" or n.start_byte in seen:
                 continue
@@ -59,12 +62,13 @@ def unlisted_literals(src: EvolvedSource, an: Analysis) -> None:
 
 
 _COMPARE = {">", "<", ">=", "<="}
+_PARAM_TYPES = ("int", "int64", "float64")
 
 
-def _decisive_local(src: EvolvedSource, an: Analysis, fn, lit, values) -> list[Finding]:
-    """A local set from a literal (``shedLimit := 0.75``) and compared later (``loadRatio > shedLimit``): the number
-    decides outcomes like any threshold, but the analysis follows numbers compared where they are written, so it
-    became no parameter. It gets a finding rather than silence."""
+def _decisive_local(src: EvolvedSource, an: Analysis, f: FuncInfo, node, values) -> list[Finding]:
+    """A local set from a literal (``shedLimit := 0.75``) and compared with a signal later (``loadRatio >
+    shedLimit``): the number decides outcomes like any threshold, but it is not written where it is compared.
+    Lifted into a parameter when that is safe (``_kept_because``); otherwise a finding that says why not."""
     decl = values.parent
     if decl is None or decl.type not in ("short_var_declaration", "var_spec"):
         return []
@@ -72,24 +76,31 @@ def _decisive_local(src: EvolvedSource, an: Analysis, fn, lit, values) -> list[F
     if names is None or (decl.child_by_field_name("right") != values and decl.type != "var_spec"):
         return []
     idents = named(names) if names.type == "expression_list" else [names]
-    index = next((i for i, v in enumerate(named(values)) if v.start_byte == lit.start_byte), -1)
-    value = parse_number(text_of(src, lit))
+    index = next((i for i, v in enumerate(named(values)) if v.start_byte == node.start_byte), -1)
+    value = _number(src, node)
     if not 0 <= index < len(idents) or idents[index].type != "identifier" or value is None or value in _TRIVIAL:
         return []
     name = text_of(src, idents[index])
-    compared = next((c for c in walk(fn) if _compares(src, c, name)), None)
+    compared = next((c for c in walk(f.node) if _compares(src, c, name)), None)
     if compared is None:
+        return []
+    other = _other_side(src, compared, name)
+    signals = _signals_of(src, an, f, other)
+    go_type = _declared_type(src, decl, node)
+    why = _kept_because(src, f, decl, name, other, signals, go_type)
+    if why is None:
+        _lift(src, an, f, node, value, name, compared, other, signals, go_type)
         return []
     return [
         Finding(
             severity=Severity.SUGGESTION,
             check=CHECK_UNLISTED_LITERAL,
-            source_line=an.line_of(lit),
+            source_line=an.line_of(node),
             message=(
-                f"`{text_of(src, decl)[:60]}`: the number {text_of(src, lit)} is what `{text_of(src, compared)[:60]}` "
-                "compares with, so it decides outcomes, but a local set from a literal is neither a plugin parameter "
-                "nor listed as a kept literal: the Parameters comment's 'every number compared' does not cover it, "
-                "and tuning it on real pods needs a rebuild"
+                f"`{text_of(src, decl)[:60]}`: the number {text_of(src, node)} is what `{text_of(src, compared)[:60]}` "
+                "compares with, so it decides outcomes, but the translation keeps it a literal because "
+                f"{why}: the Parameters comment's 'every number compared' does not cover it, and tuning it on real "
+                "pods needs a rebuild"
             ),
             fix=(
                 f"write the number where `{name}` is compared (the translation then makes it a parameter), or add a "
@@ -97,6 +108,109 @@ def _decisive_local(src: EvolvedSource, an: Analysis, fn, lit, values) -> list[F
             ),
         )
     ]
+
+
+def _number(src: EvolvedSource, node) -> float | None:
+    """The value of a literal or of a negated one (``-0.5``)."""
+    if node.type == "unary_expression":
+        inner = node.child_by_field_name("operand")
+        sign = text_of(src, node.child_by_field_name("operator"))
+        value = parse_number(text_of(src, inner)) if inner is not None and sign in ("-", "+") else None
+        return None if value is None else (-value if sign == "-" else value)
+    return parse_number(text_of(src, node))
+
+
+def _declared_type(src: EvolvedSource, decl, node) -> str | None:
+    """The local's Go type: the one a ``var`` spec declares, else the default type of its literal (Go gives
+    ``x := 5`` int and ``x := 0.5`` float64)."""
+    declared = decl.child_by_field_name("type") if decl.type == "var_spec" else None
+    if declared is not None:
+        return text_of(src, declared).strip()
+    lit = node.child_by_field_name("operand") if node.type == "unary_expression" else node
+    if lit is None:
+        return None
+    return {"int_literal": "int", "float_literal": "float64"}.get(lit.type)
+
+
+def _kept_because(src: EvolvedSource, f: FuncInfo, decl, name: str, other, signals: set[str], go_type) -> str | None:
+    """Why the local cannot become a parameter without changing what the program does, or None when it can: it
+    must be compared with a signal, set from a literal once (a factor or step applied to it later, ``*=``, stays
+    in the code and is its own parameter), of a type a parameter carries, in a method that reaches them."""
+    if not signals:
+        return f"`{text_of(src, other)[:40]}`, which it is compared with, derives from no signal the analysis follows"
+    if f.receiver_type is None:
+        return f"it is set in `{f.name}`, a function without a receiver, which cannot reach the plugin's parameters"
+    if go_type not in _PARAM_TYPES:
+        return f"`{name}` is of type {go_type or 'unknown'}, which no parameter carries (int, int64 or float64)"
+    again = _set_again(src, f.node, decl, name)
+    if again is None:
+        return None
+    where = f"`{text_of(src, again)[:50]}`, line {src.to_original_line(again.start_point[0] + 1)}"
+    if again.type == "unary_expression":
+        return f"its address is taken ({where}), so code the analysis does not follow may change it"
+    return f"`{name}` is set again ({where}), so a parameter would stand for only one of its values"
+
+
+def _set_again(src: EvolvedSource, fn, decl, name: str):
+    """A statement other than ``decl`` that sets ``name`` outright (``=``, ``:=``, ``var``) or takes its address;
+    compound assignments (``*=``, ``+=``, ``++``) adjust the lifted value and are fine."""
+    for n in walk(fn):
+        if n == decl or (n.start_byte == decl.start_byte and n.end_byte == decl.end_byte):
+            continue
+        if n.type in ("short_var_declaration", "assignment_statement", "var_spec"):
+            op = text_of(src, n.child_by_field_name("operator")) if n.type == "assignment_statement" else "="
+            left = n.child_by_field_name("left") or n.child_by_field_name("name")
+            targets = named(left) if left is not None and left.type == "expression_list" else [left]
+            if op == "=" and any(t is not None and text_of(src, t).strip() == name for t in targets):
+                return n
+        elif n.type == "unary_expression" and text_of(src, n.child_by_field_name("operator")) == "&":
+            if text_of(src, n.child_by_field_name("operand")).strip() == name:
+                return n
+    return None
+
+
+def _lift(src: EvolvedSource, an: Analysis, f: FuncInfo, node, value, name, compared, other, signals, go_type):
+    """The local's literal becomes a threshold parameter: the carried code reads it from the parameters at the
+    declaration (``shedLimit := a.params.ShedLimit``), and the comparison it decides is what tests watch."""
+    op = text_of(src, compared.child_by_field_name("operator"))
+    on_left = compared.child_by_field_name("left") == other
+    th = Threshold(
+        value=value,
+        literal=text_of(src, node).strip(),
+        go_type=go_type,
+        role="threshold",
+        signals=sorted(signals),
+        subject=text_of(src, other),
+        base=name,
+        line=an.line_of(node),
+        local=name,
+    )
+    th.occurrences.append(
+        Occurrence(
+            node.start_byte, node.end_byte, th.line, "threshold", op if on_left else FLIP[op], id_of(compared), f.label
+        )
+    )
+    at = next((i for i, t in enumerate(an.thresholds) if t.line > th.line), len(an.thresholds))
+    an.thresholds.insert(at, th)  # in the order of the evolved lines, like the others (the config lists them so)
+    an.literal_nodes[node.start_byte] = th
+
+
+def _other_side(src: EvolvedSource, node, name: str):
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    return right if text_of(src, left).strip() == name else left
+
+
+def _signals_of(src: EvolvedSource, an: Analysis, f: FuncInfo, expr) -> set[str]:
+    """The signals a compared expression derives from: those of the locals it reads (the analysis's data flow)."""
+    out: set[str] = set()
+    for n in walk(expr):
+        if n.type == "identifier":
+            out |= an.var_signals.get(f"{f.label}::{text_of(src, n)}", set())
+    return out
+
+
+#: A local's name that already says it is a limit (batchLimit, maxWaiting); another local gets "Threshold" appended.
+LIMIT_WORDS = re.compile(r"(?i:limit|threshold|cap|ceiling|floor|max|min|bound|cutoff)$|^(?:max|min)(?=[A-Z0-9])")
 
 
 def _compares(src: EvolvedSource, node, name: str) -> bool:

@@ -221,11 +221,13 @@ def test_a_scheduling_parameters_doc_says_what_the_plugin_reads_for_the_request_
     assert "request priority" not in docs and "prompt tokens" not in docs and "each endpoint's wall clock" not in docs
 
 
-def test_a01s_decisive_local_limits_get_a_finding_and_their_factors_say_what_they_multiply(dictionary):
+def test_a01s_local_limits_are_parameters_and_their_factors_say_what_they_multiply(dictionary):
     """Found by an llm-d maintainer: a01 sheds on `loadRatio > shedLimit` with `shedLimit := 0.75`, a local set from a
-    literal, which became no parameter and raised nothing, though the Parameters comment promises every compared
-    number. The factors beside it were "TenantIDLowFactor ... the factor applied" and the steps "the step in
-    `maxKVUtil`": they multiply batchLimit and shedLimit and add to loadRatio."""
+    literal, which became no parameter, though the Parameters comment promises every compared number; then it got
+    an unlisted-literal finding, but a person at gate 1 still could not tune it. Such a local limit is a parameter
+    named after the local, with BLIS's value as its default. The factors beside it were "TenantIDLowFactor ... the
+    factor applied" and the steps "the step in `maxKVUtil`": they multiply batchLimit and shedLimit and add to
+    loadRatio."""
     from bot.golang.analyze import analyze
     from bot.golang.params import param_specs
     from bot.golang.source import load_evolved_source
@@ -233,16 +235,98 @@ def test_a01s_decisive_local_limits_get_a_finding_and_their_factors_say_what_the
     from .conftest import CORPUS
 
     an = analyze(load_evolved_source(CORPUS / "a01_pattern_c_adaptive_admission.go"), dictionary)
-    kept = [f for f in an.findings if f.check == "translate.unlisted-literal"]
-    for decl, compared in [
-        ("batchLimit := 0.5", "loadRatio > batchLimit"),
-        ("shedLimit := 0.75", "loadRatio > shedLimit"),
-    ]:
-        [f] = [f for f in kept if f.message.startswith(f"`{decl}`")]
-        assert f"is what `{compared}` compares with" in f.message and "needs a rebuild" in f.message
+    kept = [f.message for f in an.findings if f.check == "translate.unlisted-literal"]
+    assert not [m for m in kept if "batchLimit" in m or "shedLimit" in m], kept
+    specs = {s.name: s for s in param_specs(an, None, False)}
+    for name, value, line in [("batchLimit", 0.5, 150), ("shedLimit", 0.75, 151)]:
+        spec = specs[name]
+        assert (spec.go_type, spec.default, spec.json_default) == ("float64", str(value), value)
+        assert spec.threshold.lines == [line] and spec.threshold.subject == "loadRatio"
+        assert spec.doc.startswith(f"{spec.field} is the threshold `loadRatio` is compared with")
+        assert f"(default {value}, the evolved value)" in spec.doc
+        assert {"cond": f"p.{spec.field} < 0", "message": f"{name} must be >= 0, got %v", "bad": -0.5} in spec.checks
     docs = {s.name: s.doc for s in param_specs(an, None, False)}
     assert "tenantIDLowFactor" not in docs and "tenantIDHighFactor" not in docs
     assert docs["batchLimitFactor"].startswith("BatchLimitFactor is the factor `batchLimit` is multiplied by")
     assert docs["shedLimitFactor"].startswith("ShedLimitFactor is the factor `shedLimit` is multiplied by")
     assert docs["maxKVUtilStep"].startswith("MaxKVUtilStep is the step added to `loadRatio`")
     assert docs["inputLenStep"].startswith("InputLenStep is the step added to `loadRatio`")
+
+
+LOAD = "\tload := float64(state.Snapshots[0].QueueDepth)\n"
+SHED = '{\n\t\treturn false, "shed"\n\t}'
+TWO = "\tt, maxWaiting := 0.5, 8\n" + LOAD + "\tif t < load && int(load) >= maxWaiting " + SHED
+LIFTED = [
+    ("\tlimit := 0.5\n" + LOAD + "\tif load > limit " + SHED, "limit", "0.5", "float64"),
+    (TWO, "maxWaiting", "8", "int"),
+    (TWO, "tThreshold", "0.5", "float64"),
+    (
+        "\tvar floor int64 = -3\n\tq := int64(state.Snapshots[0].QueueDepth)\n\tif q < floor " + SHED,
+        "floor",
+        "-3",
+        "int64",
+    ),
+]
+KEPT = [
+    (
+        "\tlimit := 0.5\n" + LOAD + '\tif req.SLOClass == "batch" {\n\t\tlimit = 0.3\n\t}\n\tif load > limit ' + SHED,
+        "`limit` is set again (`limit = 0.3`, line 5)",
+    ),
+    (
+        "\tlimit := 0.5\n" + LOAD + "\tp := &limit\n\t_ = p\n\tif load > limit " + SHED,
+        "its address is taken (`&limit`, line 4)",
+    ),
+    (
+        "\tvar limit float32 = 0.5\n" + LOAD + "\tif float32(load) > limit " + SHED,
+        "`limit` is of type float32, which no parameter carries",
+    ),
+    (
+        "\tlimit := 0.5\n\tn := float64(len(state.Snapshots))\n\t_ = state.Snapshots[0].QueueDepth\n\tif n > limit "
+        + SHED,
+        "`n`, which it is compared with, derives from no signal",
+    ),
+]
+
+
+@pytest.mark.parametrize("body, param, default, go_type", LIFTED)
+def test_a_local_limit_compared_with_a_signal_is_a_parameter_named_for_its_role(
+    analyze_text, body, param, default, go_type
+):
+    """A local set once from a literal and compared with a signal later is a threshold like one written in the
+    comparison: a parameter with the evolved value as default, named after the local (it says the role), and the
+    carried code reads it from the parameters where the local is set."""
+    from bot.golang.params import param_specs
+
+    an = analyze_text(ADMIT.format(body=body))
+    spec = next(s for s in param_specs(an, None, False) if s.name == param)
+    assert (spec.default, spec.go_type) == (default, go_type)
+    assert not [f for f in an.findings if f.check == "translate.unlisted-literal"], an.findings
+
+
+@pytest.mark.parametrize("body, why", KEPT)
+def test_a_local_limit_that_cannot_be_lifted_keeps_its_finding_and_says_why(analyze_text, body, why):
+    """Lifting the first value of a local set again, or one a parameter cannot hold, would change what the plugin
+    does or fail to build: the number stays in the code and its unlisted-literal finding says why."""
+    an = analyze_text(ADMIT.format(body=body))
+    [f] = [f for f in an.findings if f.check == "translate.unlisted-literal" and "`limit" in f.message]
+    assert "keeps it a literal because " + why in f.message, f.message
+    assert not [th for th in an.thresholds if th.local]
+
+
+def test_a_local_limit_in_a_function_without_a_receiver_keeps_its_finding(analyze_text):
+    text = ADMIT.format(body='\tif over(float64(state.Snapshots[0].QueueDepth)) {\n\t\treturn false, "shed"\n\t}')
+    text += "\nfunc over(load float64) bool {\n\tlimit := 0.5\n\treturn load > limit\n}\n"
+    an = analyze_text(text)
+    [f] = [f for f in an.findings if f.check == "translate.unlisted-literal"]
+    assert "it is set in `over`, a function without a receiver" in f.message, f.message
+
+
+def test_a_lifted_limit_on_the_left_of_its_comparison_watches_the_other_side(analyze_text):
+    """The generated tests find a threshold's boundary by watching the value compared with it: for `t < load` with
+    `t` lifted from `t := 0.5`, that is `load` (the literal is at the declaration, not in the comparison)."""
+    from bot.golang.carry import watch_edits
+
+    an = analyze_text(ADMIT.format(body=TWO))
+    opened = [e for e in watch_edits(an.src, an, an.host_info.node) if e.text.startswith("promotionWatch")]
+    watched = {e.text.split('"')[1].split("@")[0]: an.src.go_bytes[e.start : e.start + 8] for e in opened}
+    assert watched == {"tThreshold": b"load && ", "maxWaiting": b"int(load"}, watched

@@ -357,6 +357,47 @@ def test_parameters_sharing_an_evolved_line_keep_their_own_findings(dictionary):
     assert recalibrated.severity.value == "SUGGESTION" and "`queuePerInstanceThreshold` = 64" in recalibrated.message
 
 
+def test_a01s_local_limits_are_tunable_at_gate_1_and_its_agreement_is_unchanged(dictionary):
+    """a01 keeps its shed limits in locals (`batchLimit := 0.5`, `shedLimit := 0.75`): the plugin hard-coded them
+    and a person at gate 1 could not tune them. They are parameters with BLIS's values as defaults, in the config
+    the plugin ships; `param shedLimit: VALUE` changes that config and what the harness measures; with the
+    defaults the plugin decides every sampled state as before (lead2 measured 91.0% of 500 before the lift)."""
+    src, an, tr = translate_path(CORPUS / "a01_pattern_c_adaptive_admission.go", dictionary)
+    pdir = tr.summary.package_dir
+    evolved = tr.files[f"{pdir}/evolved.go"]
+    assert "batchLimit := a.params.BatchLimit\n" in evolved and "shedLimit := a.params.ShedLimit\n" in evolved
+    assert "0.5" not in evolved.split("batchLimit :=")[1].split("\n")[0]
+
+    def deployed(t):
+        cfg = yaml.safe_load(t.epp_config)
+        return next(p for p in cfg["plugins"] if p["type"] == t.summary.plugin_type)["parameters"]
+
+    assert (deployed(tr)["batchLimit"], deployed(tr)["shedLimit"]) == (0.5, 0.75)
+    readme = tr.files[f"{pdir}/README.md"]
+    assert "    shedLimit: 0.75\n" in readme and "| `batchLimit` | `0.5` | BatchLimit is the threshold" in readme
+    assert tr.summary.thresholds["shedLimit"] == 0.75
+    fid = tr.summary.fidelity
+    assert (fid.states, fid.agreement, fid.deployed_values_changed) == (500, 0.91, None)
+    # The harness samples the states it did before: 0.5 in-flight requests on an endpoint says nothing about a
+    # limit on loadRatio, so a lifted limit puts no boundary states on the signals loadRatio derives from.
+    from bot.golang.generate import generate
+    from bot.golang.harness_build import spec_for
+
+    spec = spec_for(an, generate(src, an, dictionary, tr.summary.plugin_type))
+    assert {t.value for t in spec.thresholds} == {1e7, 0.95, 0.85, 128, 4096, 8}
+    assert "shedLimit=0.75: the compared value" in tr.files[gen_test_path(tr)]
+
+    moved = translate(src, an, dictionary, plugin_type=tr.summary.plugin_type, feedback="param shedLimit: 0.3")
+    assert deployed(moved)["shedLimit"] == 0.3
+    assert "re-calibrated at gate 1 to 0.3 for this deployment (BLIS: 0.75)" in moved.epp_config
+    assert moved.summary.fidelity.deployed_values_changed > 0
+    assert moved.summary.fidelity.agreement < fid.agreement
+
+
+def gen_test_path(tr) -> str:
+    return next(p for p in tr.files if p.endswith("_test.go"))
+
+
 def test_the_fidelity_section_says_what_the_values_set_at_gate_1_changed(example, dictionary):
     """Found by an llm-d maintainer: after `param` lines the Fidelity section was byte-identical to the evolved
     values' (98.4%, the same causes), so a reviewer could not tell the values were measured. It says how many

@@ -9,7 +9,7 @@ import pytest
 from bot.golang.harness_world import MAPPINGS
 from bot.golang.translate import translate
 
-from .conftest import EXAMPLE, translate_path
+from .conftest import CORPUS, EXAMPLE, translate_path
 
 
 @pytest.fixture(scope="module")
@@ -107,9 +107,11 @@ def test_a_wrong_mapping_lowers_agreement_and_is_named(example, dictionary):
 
 
 @pytest.mark.slow
-def test_the_bundled_plugin_passes_go_test_race(example, tmp_path):
+@pytest.mark.parametrize("path", [EXAMPLE, CORPUS / "a01_pattern_c_adaptive_admission.go"], ids=lambda p: p.stem)
+def test_the_bundled_plugin_passes_go_test_race(path, dictionary, tmp_path):
     """`go test -race` as llm-d-router's `make test-unit` runs it: the race detector needs cgo and a C
-    compiler, so this run (in the sandbox, like every Go run on generated code) also sees /usr and /lib."""
+    compiler, so this run (in the sandbox, like every Go run on generated code) also sees /usr and /lib.
+    a01 too: a stateful admitter whose shed limits are read from its parameters."""
     import shutil
     from pathlib import Path
 
@@ -118,7 +120,7 @@ def test_the_bundled_plugin_passes_go_test_race(example, tmp_path):
 
     if shutil.which("gcc") is None:
         pytest.skip("no C compiler on this machine: the race detector needs cgo (apt-get install gcc)")
-    _, _, tr = example
+    _, _, tr = translate_path(path, dictionary, "evolved-adaptive-scorer" if path == EXAMPLE else None)
     go, _ = toolchain._tool_paths()
     module = toolchain._copy_mirror(tmp_path)
     for rel, text in tr.files.items():
