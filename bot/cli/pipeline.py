@@ -410,6 +410,7 @@ def _gate_brief(state, gate: int, *, fork, base: str) -> list[str]:
     The same facts as the status comment and the review report (saved with the review round, registry in
     bot.directives); saved text is one terminal line each (bot.escape.line)."""
     from bot import directives
+    from bot.golang.translate import CHECK_BELOW_FLOOR
 
     rounds = state.reviews.get(gate) or []
     out = []
@@ -419,6 +420,11 @@ def _gate_brief(state, gate: int, *, fork, base: str) -> list[str]:
             out.append(f"  deciding on {line(review.headline)}")
         open_ = " (the review did not converge: the blocking ones are open)" if gate in state.unconverged else ""
         out.append(f"  findings: {review.tally()}{open_}")
+        out += [
+            f"  below the fidelity floor: {line(f.fix)}"
+            for f in review.blocking
+            if f.check == CHECK_BELOW_FLOOR and f.fix
+        ]
         if review.read_first:
             out.append("  read first:")
             for label, path in review.read_first.items():

@@ -195,6 +195,7 @@ class Analysis:
     bool_aliases: dict[str, Node] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     pseudo_signals: set[str] = field(default_factory=set)
+    slo_names: set[str] = field(default_factory=set)  # SLO class names the logic compares the class with
     var_signals: dict[str, set[str]] = field(default_factory=dict)  # "Func::var" -> signals its value derives from
 
     @property

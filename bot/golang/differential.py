@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from bot.model import Fidelity, FidelityCause, FidelityFailure
+from bot.model import Fidelity, FidelityCause, FidelityClass, FidelityFailure
 
 AS_DEPLOYED = "as-deployed"
 #: The run that hands the plugin the evolved values where the deployed config sets a person's (gate 1).
@@ -180,9 +180,60 @@ def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, 
         overlapping=sum(1 for i in disagreeing if sum(i in idx for idx in explained.values()) > 1),
         errors=errors,
         failures=failures(states.get(AS_DEPLOYED, []), results, kind),
+        classes=by_class(states.get(AS_DEPLOYED, []), results, base_agree) if kind == "admission" else [],
         deployed_values_changed=_changed(kind, results, runs.get(DEPLOYED_VALUES), valid),
         notes=notes,
     )
+
+
+#: Example states shown per SLO class that disagrees (one of each direction first).
+CLASS_EXAMPLES = 2
+
+
+def by_class(states: list[dict], results: list[dict], agree: list[float | None]) -> list[FidelityClass]:
+    """An admitter's compared states per BLIS SLO class of the request, with the disagreements each way and a few
+    examples of every class that disagrees: one agreement figure cannot say whether the classes that differ are
+    the ones the traffic will carry (``fidelity_classes`` adds that). [] when the states carry no class."""
+    rows: dict[str, dict[str, list[int]]] = {}
+    for i, a in enumerate(agree):
+        if a is None or i >= len(states):
+            continue
+        cls = (states[i].get("blis", {}).get("request") or {}).get("SLOClass")
+        if not isinstance(cls, str):
+            return []
+        row = rows.setdefault(cls, {"all": [], "blis": [], "llmd": [], "failed": []})
+        row["all"].append(i)
+        if a >= 1.0 - 1e-9:
+            continue
+        r = results[i]
+        side = "failed" if r.get("llmd", {}).get("error") else "blis" if r.get("blis", {}).get("admit") else "llmd"
+        row[side].append(i)
+    out = []
+    for cls, row in rows.items():
+        firsts = [row[side][0] for side in ("blis", "llmd", "failed") if row[side]]
+        rest = sorted(i for side in ("blis", "llmd", "failed") for i in row[side] if i not in firsts)
+        picked = sorted((firsts + rest)[:CLASS_EXAMPLES])
+        out.append(
+            FidelityClass(
+                name=cls,
+                states=len(row["all"]),
+                disagreements=len(row["blis"]) + len(row["llmd"]) + len(row["failed"]),
+                blis_admits=len(row["blis"]),
+                llmd_admits=len(row["llmd"]),
+                plugin_failed=len(row["failed"]),
+                examples=[
+                    describe("admission", states[i], results[i])
+                    if not results[i].get("llmd", {}).get("error")
+                    else inputs("admission", states[i]) + " -> the plugin failed"
+                    for i in picked
+                ],
+            )
+        )
+    return sorted(out, key=lambda c: (CLASS_ORDER.index(c.name) if c.name in CLASS_ORDER else len(CLASS_ORDER), c.name))
+
+
+#: BLIS's SLO classes, most protected first (the empty class last: BLIS treats it as standard).
+CLASS_ORDER = ("critical", "standard", "sheddable", "batch", "background", "")
 
 
 def _changed(kind: str, results: list[dict], evolved: dict | None, valid: list[int]) -> int | None:

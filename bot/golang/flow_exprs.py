@@ -410,6 +410,7 @@ class ExprMixin:
         if lit.type != "interpreted_string_literal":
             return
         s = self.t(lit).strip('"')
+        self.an.slo_names.add(s)
         if s in ("realtime", "interactive"):
             self.hazard("dead-slo", ctx, name=s)
         elif s in UNREACHABLE_CLASSES:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from bot.dictionary import Dictionary
 from bot.escape import md
+from bot.golang import fidelity_classes
 from bot.golang.analysis_types import Analysis
 from bot.golang.generate import Generated
 from bot.golang.plugin_docs import gap_concern
@@ -86,6 +87,7 @@ def fidelity_section(f: Fidelity | None) -> str:
             for ex in c.examples[:2]:
                 out.append(f"- `{c.mapping}`: {_cell(ex)}")
         out.append("")
+    out.extend(fidelity_classes.report_lines(f, _cell))
     if f.unattributed and "admit" in (f.decision or ""):
         out.append(
             f"{f.unattributed} disagreement(s) survive every mapping switched off one at a time: several mappings act "

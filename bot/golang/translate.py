@@ -35,7 +35,7 @@ from pathlib import PurePosixPath
 
 from bot import directives
 from bot.dictionary import Dictionary
-from bot.golang import harness_build, probes
+from bot.golang import fidelity_classes, harness_build, probes
 from bot.golang.analysis_types import Analysis
 from bot.golang.blis_mirror import program_line
 from bot.golang.differential import unexplained_words
@@ -234,6 +234,8 @@ def translate(
         if th.param and th.param not in tested and any(s["param"] == th.param for s in probe_specs)
     ]
     fidelity = _fidelity(answer, analysis)
+    if fidelity is not None and fidelity.classes:
+        fidelity.classes = fidelity_classes.annotate(fidelity.classes, analysis.slo_names)
     if fidelity is not None and fidelity.measured:
         fidelity.files = {
             p: sha256_text(c)
@@ -351,7 +353,7 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[
                     f"the plugin decides like the BLIS original ({f.decision}) in {f.agreement:.1%} of {f.states} "
                     f"sampled states, below the {f.floor_pct} floor; {largest}"
                 ),
-                fix=_below_floor_fix(top.mapping if top else None, gen),
+                fix=_below_floor_fix(top.mapping if top else None, gen, f),
             ),
         ]
     if f.agreement < 1.0:
@@ -431,7 +433,9 @@ def _reference_findings(f: Fidelity, gen: Generated) -> list[Finding]:
     ]
 
 
-def _below_floor_fix(largest: str | None, gen: Generated) -> str:
+def _below_floor_fix(largest: str | None, gen: Generated, f: Fidelity) -> str:
+    if largest == fidelity_classes.CLASS_MAPPING:
+        return fidelity_classes.below_floor_fix(f)
     if largest == "deployed-values":
         return (
             "the values set at gate 1 move decisions away from the validated program's (the table shows by how "

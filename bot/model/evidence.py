@@ -258,6 +258,24 @@ class FidelityFailure(Strict):
     at: str = Field(default="", description="where the first failure was raised (FILE:LINE from its stack), if known")
 
 
+class FidelityClass(Strict):
+    """An admitter's sampled states of one BLIS SLO class: how many disagree, which way, and whether the class
+    matters here (the program names it; the plan's priority mix sends traffic the plugin reads as it)."""
+
+    name: str = Field(description='the BLIS SLO class ("" is the empty class)')
+    states: int = Field(ge=0, description="compared states whose request has this class")
+    disagreements: int = Field(default=0, ge=0)
+    blis_admits: int = Field(default=0, ge=0, description="BLIS admits, the plugin rejects")
+    llmd_admits: int = Field(default=0, ge=0, description="the plugin admits, BLIS rejects")
+    plugin_failed: int = Field(default=0, ge=0, description="the plugin failed where BLIS decided")
+    examples: list[str] = Field(default_factory=list, description="a few disagreeing states, one line each")
+    read_as: str = Field(default="", description="the class the plugin reads for such a request (from its priority)")
+    named: bool | None = Field(default=None, description="whether the evolved program compares the class by name")
+    mix: list[str] = Field(
+        default_factory=list, description="the plan's priority-mix classes the plugin reads as this class"
+    )
+
+
 class Fidelity(Strict):
     """How often the plugin, as llm-d runs it, decides like the BLIS original on sampled states."""
 
@@ -282,6 +300,9 @@ class Fidelity(Strict):
     overlapping: int = Field(default=0, ge=0, description="disagreements more than one mapping explains on its own")
     errors: int = Field(default=0, ge=0, description="states left out: the BLIS original itself failed")
     failures: list[FidelityFailure] = Field(default_factory=list, description="plugin side first")
+    classes: list[FidelityClass] = Field(
+        default_factory=list, description="an admitter's states and disagreements per BLIS SLO class"
+    )
     deployed_values_changed: int | None = Field(
         default=None,
         ge=0,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from bot.golang import fidelity_classes
 from bot.golang.toolchain import RUNNER_GO
 from bot.model import Finding, Severity, TranslationSummary
 from bot.yaml_safe import load_yaml
@@ -210,7 +211,7 @@ def notes(ctx) -> list[str]:
     if f.unattributed:
         line += f"; {f.unattributed} from score composition"
     examples = [f"Example ({c.mapping}): {c.examples[0]}" for c in f.causes[:2] if c.examples]
-    return [line + ".", *examples]
+    return [line + ".", *examples, *fidelity_classes.review_notes(f)]
 
 
 def _go_checks(ctx, summary: TranslationSummary):

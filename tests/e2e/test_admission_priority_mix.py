@@ -154,3 +154,23 @@ def test_no_path_of_the_machine_is_committed_or_posted_with_the_mixs_reasons(adm
     assert grep.returncode == 1 and not grep.stdout, grep.stdout[:2000]
     body = (tmp_path / "work" / "pr" / "pull-request.md").read_text()
     assert "priority-mix" in body and results not in body
+
+
+@pytest.mark.slow
+def test_gate_1_stops_with_the_class_action_when_the_class_mapping_is_below_the_floor(admission, tmp_path, capsys):
+    """Found by an admission researcher: a01 is below the fidelity floor because of the SLO-class mapping, which no
+    `param` controls, yet the gate-1 stop offered only `param NAME: VALUE`. The stop now says what fits: the class
+    is fixed by llm-d's priority, which priorities map to which class, and approving records the gap knowingly."""
+    request, _ = admission
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    assert main(["run", str(request), "--work", str(work), "--fork", str(fork), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "stopped at gate 1" in out and "(BELOW the floor)" in out
+    (below,) = [ln for ln in out.splitlines() if ln.startswith("  below the fidelity floor: ")]
+    assert "no `param` changes this: the class is fixed by llm-d's priority field" in below
+    assert "above 0 → `critical`, 0 → `standard`, below 0 → `sheddable`" in below
+    assert "Approve to record the gap knowingly" in below and "`fidelity_floor`" in below
+    assert "param " not in below.replace("no `param` changes", "")
+    # the review report shows the split by class and an example of each class that disagrees
+    thread = (work / "issue" / "thread.md").read_text()
+    assert "By SLO class (sampled states, disagreements:" in thread and "- Example (`background`): " in thread

@@ -175,3 +175,44 @@ def test_failures_are_blocking_findings_critical_past_the_floors_share():
     assert ": boom; the plugin fails on 1 of them too; they are left out" in blis.message
     f.floor = 0.0  # any failure is still blocking
     assert {x.severity.value for x in failure_findings(f)} == {"IMPORTANT"}
+
+
+def test_the_class_the_plugin_reads_from_a_priority_is_the_harness_worlds():
+    """The per-class split says which class the mix's priorities reach; it must be the mapping the harness models."""
+    from bot.golang.fidelity_classes import class_of_priority
+    from bot.golang.harness_world import CLASS_PRIORITY, ROUND_TRIP
+
+    assert {c: class_of_priority(p) for c, p in CLASS_PRIORITY.items()} == ROUND_TRIP
+    assert [class_of_priority(p) for p in (100, 0, -10)] == ["critical", "standard", "sheddable"]
+
+
+def _class_state(i: int, cls: str) -> dict:
+    state = _state(i)
+    state["blis"]["request"]["SLOClass"] = cls
+    return state
+
+
+def test_an_admitters_split_counts_each_direction_and_plugin_failures_and_bounds_examples():
+    classes = ["batch", "batch", "batch", "batch", "", "critical"]
+    results = [
+        {"blis": {"admit": True}, "llmd": {"admit": False}},
+        {"blis": {"admit": False}, "llmd": {"admit": True}},
+        {"blis": {"admit": True}, "llmd": {"error": "evolved Admit panicked"}},
+        {"blis": {"admit": True}, "llmd": {"admit": False}},
+        {"blis": {"admit": True}, "llmd": {"admit": True}},
+        {"blis": {"error": "boom"}, "llmd": {"admit": True}},  # left out: no BLIS decision
+    ]
+    inp = {
+        "kind": "admission",
+        "runs": [{"name": differential.AS_DEPLOYED, "states": [_class_state(i, c) for i, c in enumerate(classes)]}],
+    }
+    out = {"runs": [{"name": differential.AS_DEPLOYED, "results": results}]}
+    f = differential.summarize(inp, out, floor=0.95, all_high=True, seed=1, mappings={})
+    batch, empty = f.classes
+    assert (batch.name, batch.states, batch.disagreements) == ("batch", 4, 4)
+    assert (batch.blis_admits, batch.llmd_admits, batch.plugin_failed) == (2, 1, 1)
+    assert len(batch.examples) == differential.CLASS_EXAMPLES  # one of each way first: r0 (BLIS admits), r1
+    assert [e.split(" ")[1] for e in batch.examples] == ["r0", "r1"]
+    assert (empty.name, empty.states, empty.disagreements, empty.examples) == ("", 1, 0, [])
+    text = fidelity_section(f)
+    assert "| `batch` | 4 | 4 (1 plugin failures) | 2 | 1 |" in text and "| the empty class | 1 | 0 | 0 | 0 |" in text

@@ -141,3 +141,52 @@ def test_an_admission_plugins_tests_say_which_priorities_an_overloaded_pool_admi
     rows = re.findall(r'"an (idle|overloaded) pool (admits|rejects) a request of priority (-?\d)"', test)
     assert len(rows) == 6 and ("overloaded", "rejects", "-1") in rows
     assert "pod-a's compared value" not in test  # an admitter's compared value is not one endpoint's
+
+
+def test_an_admitters_disagreements_are_split_by_slo_class_with_what_the_priority_mix_sends(dictionary):
+    """Found by an admission researcher: a01's report gave one cause (slo-class-mapping, 45 disagreements) and two
+    `background` examples, a class the program never names, and did not say whether the classes the priority mix
+    sends were affected, nor that its `batch` (priority -10) reaches the plugin as `sheddable`."""
+    from bot.golang.translate import CHECK_BELOW_FLOOR
+
+    _, _, tr = translate_path(CORPUS / "a01_pattern_c_adaptive_admission.go", dictionary)
+    f = tr.summary.fidelity
+    by = {c.name: c for c in f.classes}
+    assert list(by) == ["critical", "standard", "sheddable", "batch", "background", ""]  # all the harness samples
+    disagreements = round(f.states * (1 - f.agreement))
+    assert sum(c.states for c in f.classes) == f.states
+    assert sum(c.disagreements for c in f.classes) == disagreements == sum(c.states for c in f.causes)
+    assert all(c.disagreements == c.blis_admits + c.llmd_admits + c.plugin_failed for c in f.classes)
+    assert by["background"].disagreements > 0 and by["background"].blis_admits == by["background"].disagreements
+    # what the program names, and what the plugin reads each class as
+    assert {n for n, c in by.items() if c.named} == {"critical", "standard", "sheddable", "batch"}
+    assert (by["batch"].read_as, by["background"].read_as, by[""].read_as) == ("sheddable", "sheddable", "standard")
+    # the plan's priority mix: critical 100, normal 0, batch -10, read as critical, standard, sheddable
+    assert [by[n].mix for n in ("critical", "standard", "sheddable", "batch", "background", "")] == [
+        ["critical (100)"],
+        ["normal (0)"],
+        ["batch (-10)"],
+        [],
+        [],
+        [],
+    ]
+    for c in f.classes:  # every class that disagrees has an example of its own, and only a few
+        assert (bool(c.examples) == bool(c.disagreements)) and len(c.examples) <= 2
+        assert all(f"class {c.name}" in ex for ex in c.examples)
+    report = tr.report_markdown
+    bg = by["background"]
+    assert (
+        f"| `background` | {bg.states} | {bg.disagreements} | {bg.blis_admits} | 0 | `sheddable` | **no** | none |"
+        in (report)
+    )
+    assert "| `sheddable` | " in report and "| batch (-10) |" in report
+    assert "The mix's batch (priority -10) reaches the plugin as `sheddable`" in report
+    assert "The program never compares the class with `background` or the empty class." in report
+    assert report.count("- `background`: request ") == len(bg.examples)
+    # below the floor, the fix fits the cause: no param reaches the class mapping
+    (below,) = [x for x in tr.findings if x.check == CHECK_BELOW_FLOOR]
+    assert below.fix.startswith("no `param` changes this: the class is fixed by llm-d's priority field")
+    assert "above 0 → `critical`, 0 → `standard`, below 0 → `sheddable`" in below.fix
+    assert "batch (priority -10) → `sheddable`" in below.fix
+    assert "Approve to record the gap knowingly" in below.fix and "`fidelity_floor`" in below.fix
+    assert "param NAME" not in below.fix and "map the signal as BLIS defines it" not in below.fix
