@@ -4,10 +4,11 @@ The seed's loop back: a refuted hypothesis asks for a structural-model
 hypothesis (Track A), a BLIS enhancement (Track B) or a re-evolution (Track C).
 Beyond refutations, a recommendation is made only when the evidence shows it:
 
-- **BLIS's magnitude is off** when a measured cell's whole interval lies
-  outside the band every hypothesis document states (attenuation below 0.3x,
-  amplification above 2x BLIS's change; a point estimate alone proves nothing
-  on a few runs), said with both numbers; for a scheduling policy the gap is
+- **BLIS's magnitude is off** when a measured cell's whole interval, widened
+  by the cell's noise floor, lies outside the band every hypothesis document
+  states (attenuation below 0.3x, amplification above 2x BLIS's change; a point
+  estimate alone proves nothing on a few runs, nor a change within the noise
+  floor), said with both numbers; for a scheduling policy the gap is
   the translation's (a placement scorer, not a queue order), not the
   simulator's latency model;
 - **the gain may not be the mechanism's** when the mechanism check found it
@@ -87,14 +88,18 @@ def _refuted(h: Hypothesis, v: Verdict) -> Recommendation | None:
     )
 
 
-def _off_band(p: float, lo: float, hi: float) -> str | None:
+def _off_band(p: float, lo: float, hi: float, t_eff: float = 0.0) -> str | None:
     """How a cell's interval sits against BLIS's magnitude ``p``, when all of it lies outside the band the
-    hypothesis documents (``bot.stats.guards``: attenuation below 0.3x, amplification above 2x); None inside."""
+    hypothesis documents (``bot.stats.guards``: attenuation below 0.3x, amplification above 2x); None inside.
+
+    The interval is widened by the cell's noise floor ``t_eff`` on each side first: the floor is the change the
+    cluster shows between identical runs, so a cell the verdict calls noise (a change within it) cannot show the
+    simulator off by a factor, and advice to recalibrate BLIS must not rest on it."""
     from bot.stats.guards import AMPLIFICATION, ATTENUATION
 
-    if not (p and all(math.isfinite(x) for x in (lo, hi))):
+    if not (p and all(math.isfinite(x) for x in (lo, hi, t_eff))):
         return None
-    r_lo, r_hi = sorted((lo / p, hi / p))
+    r_lo, r_hi = sorted(((lo - t_eff) / p, (hi + t_eff) / p))
     if r_hi < 0:
         return "opposite to BLIS's sign"
     if r_hi < ATTENUATION:
@@ -123,7 +128,7 @@ def _magnitude(h: Hypothesis, v: Verdict, kind: PolicyKind, pairs) -> Recommenda
         return None
     if v.status is VerdictStatus.REFUTED:  # the refutation already says what was measured
         return None
-    off = [(e, how) for e in v.effects if (how := _off_band(p.blis_magnitude, e.ci_low, e.ci_high))]
+    off = [(e, how) for e in v.effects if (how := _off_band(p.blis_magnitude, e.ci_low, e.ci_high, e.t_eff))]
     if not off:
         return None
     cells = "; ".join(

@@ -25,7 +25,7 @@ def _h(hid="A1", *, magnitude=-0.24, signals=(), not_testable=None) -> Hypothesi
     )
 
 
-def _e(rel, lo, hi, rate=30.0) -> Effect:
+def _e(rel, lo, hi, rate=30.0, t_eff=0.06) -> Effect:
     return Effect(
         workload="load-spikes",
         rate=rate,
@@ -36,7 +36,7 @@ def _e(rel, lo, hi, rate=30.0) -> Effect:
         ci_low=lo,
         ci_high=hi,
         cv_baseline=0.03,
-        t_eff=0.06,
+        t_eff=t_eff,
         n_baseline=6,
         n_evolved=6,
     )
@@ -49,7 +49,8 @@ def _v(hid, status, effects=(), flags=()) -> Verdict:
 def test_magnitude_is_fed_back_only_when_the_interval_excludes_blis():
     inside = _v("A1", S.INCONCLUSIVE, [_e(-0.04, -0.30, 0.02)])  # BLIS's -24% is inside: nothing shown
     assert recommendations([(_h(), inside)]) == []
-    outside = _v("A1", S.INCONCLUSIVE, [_e(-0.039, -0.057, -0.021)], ["attenuated: observed -3.9% is 0.16x"])
+    quiet = _e(-0.039, -0.057, -0.021, t_eff=0.005)  # a cluster whose identical runs differ by 0.5%
+    outside = _v("A1", S.INCONCLUSIVE, [quiet], ["attenuated: observed -3.9% is 0.16x"])
     (r,) = recommendations([(_h(), outside)])
     assert r.kind == "structural-model hypothesis"
     assert r.text.startswith(
@@ -95,12 +96,23 @@ def test_magnitude_feedback_follows_the_documented_band_not_just_an_excluding_in
     h = _h(magnitude=-0.27)
     within = _v("A1", S.CONFIRMED, [_e(-0.088, -0.122, -0.054), _e(-0.132, -0.158, -0.105, rate=45.0)])
     assert recommendations([(h, within)]) == []
-    amplified = _v("A1", S.CONFIRMED, [_e(-0.70, -0.80, -0.60)])  # 2.2x to 3.0x BLIS's -27%
+    amplified = _v("A1", S.CONFIRMED, [_e(-0.70, -0.80, -0.60, t_eff=0.01)])  # 2.2x to 3.0x BLIS's -27%
     (r,) = recommendations([(h, amplified)])
     assert "amplified beyond 2x BLIS's value" in r.text and "latency model" in r.text
-    opposite = _v("A1", S.INCONCLUSIVE, [_e(0.02, 0.01, 0.03)])
+    opposite = _v("A1", S.INCONCLUSIVE, [_e(0.02, 0.01, 0.03, t_eff=0.005)])
     (r,) = recommendations([(h, opposite)])
     assert "opposite to BLIS's sign" in r.text
+
+
+def test_a_change_within_the_noise_floor_never_asks_to_recalibrate_the_simulator():
+    """Found by an evidence audit: "Calibrate the simulator's latency model" rested on -3.9% (-5.7% to -2.1%)
+    against BLIS's -21%, in a cell whose verdict said -3.9% is within the noise floor T_eff 5.0%."""
+    h = _h(magnitude=-0.21)
+    noise = _v("A1", S.INCONCLUSIVE, [_e(-0.039, -0.057, -0.021, t_eff=0.05)], ["attenuated: observed -3.9% is 0.19x"])
+    assert recommendations([(h, noise)]) == []
+    quiet = _v("A1", S.INCONCLUSIVE, [_e(-0.039, -0.057, -0.021, t_eff=0.0)])  # the same interval, no floor
+    (r,) = recommendations([(h, quiet)])
+    assert "attenuated below 0.3x BLIS's value" in r.text
 
 
 def test_a_schedulers_magnitude_gap_blames_the_changed_mechanism_not_the_latency_model():
@@ -108,7 +120,7 @@ def test_a_schedulers_magnitude_gap_blames_the_changed_mechanism_not_the_latency
 
     a1 = _h(magnitude=-0.27)
     b8 = _h("B8", magnitude=None).model_copy(update={"source": "queue-ordering-authority"})
-    attenuated = _v("A1", S.CONFIRMED, [_e(-0.04, -0.06, -0.02)])
+    attenuated = _v("A1", S.CONFIRMED, [_e(-0.04, -0.06, -0.02, t_eff=0.005)])
     pairs = [(a1, attenuated), (b8, _v("B8", S.CONFIRMED))]
     (r,) = recommendations(pairs, PolicyKind.SCHEDULING)
     assert "Calibrate the simulator's latency model" not in r.text and "not BLIS's latency model" in r.text
