@@ -429,13 +429,17 @@ def _show_decision_look(cell: _Cell, index: ReportIndex) -> None:
         return
     n = cell.looks[k]
     st = cell.look_stats[k]
+    every = cell.look_stats[-1]
+    lo, hi = rule.interval(every, cell.alpha)
     cell.baseline, cell.evolved = cell.baseline[:n], cell.evolved[:n]
     _show(cell, st, cell.alpha, index)
     # the p shown stays the repeated p the decision used (it crossed at this look), not this look's own test
     cell.p_confirm, cell.p_refute = cell.pc_eff, cell.pr_eff
     cell.flags.append(
-        f"decided at look {k + 1} ({n} runs per arm) at {cell.where}; the {cell.looks[-1] - n} later run(s) per "
-        "arm do not change a group-sequential decision"
+        f"decided at look {k + 1} ({n} runs per arm) at {cell.where}: the change and interval shown are that "
+        f"look's, and an estimate where a test stops leans away from zero; all {cell.looks[-1]} runs per arm give "
+        f"{float(every.rel[0]):+.1%} [{float(lo[0]):+.1%}, {float(hi[0]):+.1%}], and the "
+        f"{cell.looks[-1] - n} later run(s) per arm do not change a group-sequential decision"
     )
 
 
