@@ -7,7 +7,9 @@ import re
 import pytest
 import yaml
 
+from bot.golang.analyze import analyze
 from bot.golang.generate import file_stem, package_name, struct_name
+from bot.golang.source import parse_evolved_source
 from bot.golang.translate import TranslationError, translate
 from bot.model import PolicyKind
 
@@ -494,3 +496,26 @@ def test_the_config_note_agrees_in_number_with_the_parameters_that_move_together
     single = {th.param: _moves_with(th, an) for an in [analyze_text(one_cut)] for th in sim_scale_thresholds(an)}
     assert "loadFactor, loadLowThreshold, loadCoeff act on the same value" in several["loadHighThreshold"]
     assert single["loadThreshold"] == "; loadFactor acts on the same value and must move with it"
+
+
+def test_a_router_that_sorts_the_snapshots_in_place_is_scored_by_snapshot_id(dictionary):
+    """Found by a new user: the plugin mapped the evolved scores back to endpoints by position in
+    state.Snapshots after the evolved code ran, so a critical fast path that sorted the snapshots in place
+    (`ordered := snapshots; sort.Slice(ordered, ...)`) sent every critical request to the first endpoint, and
+    the report blamed score composition. BLIS maps the target by ID: sorting in place or sorting a copy must
+    decide alike, on both sides."""
+    path = FIXTURES / "routing_critical_fast_path.go"
+    copied = path.read_text()
+    in_place = copied.replace(
+        "ordered := make([]RoutingSnapshot, len(snapshots))\n\t\tcopy(ordered, snapshots)\n", "ordered := snapshots\n"
+    )
+    assert in_place != copied
+    figures = []
+    for name, text in (("copy", copied), ("in-place", in_place)):
+        src = parse_evolved_source(text, f"critical_fast_path_{name}.go")
+        tr = translate(src, analyze(src, dictionary), dictionary, plugin_type=f"fast-path-{name}", states=400)
+        f = tr.summary.fidelity
+        assert f is not None and f.measured and f.errors == 0, f
+        assert f.agreement_all_off == 1.0 and f.unattributed == 0, (name, f)
+        figures.append(f.agreement)
+    assert figures[0] == figures[1] and figures[0] > 0.9, figures

@@ -15,9 +15,9 @@ import pytest
 from bot.golang import harness_build, harness_run
 from bot.golang import harness_world as world
 from bot.golang.analyze import analyze
-from bot.golang.source import load_evolved_source
+from bot.golang.source import load_evolved_source, parse_evolved_source
 
-from .conftest import CORPUS
+from .conftest import CORPUS, FIXTURES
 
 
 def _mapping_sets() -> list[frozenset[str]]:
@@ -131,3 +131,44 @@ def test_a_stateful_plugin_decides_each_state_as_if_it_were_the_first(dictionary
     decisions = [r["llmd"] for r in forward["runs"][0]["results"]]
     assert decisions == [r["llmd"] for r in backward["runs"][0]["results"]][::-1]
     assert len({json.dumps(d, sort_keys=True) for d in decisions}) > 1  # the decisions do vary by state
+
+
+def _spread(text: str) -> str:
+    """The session router with a second piece of state: a penalty on the instances it has routed to, so its
+    decision on a state depends on what its history routed there."""
+    text = text.replace(
+        "\tsessionHome map[string]string\n}", "\tsessionHome map[string]string\n\trouted      map[string]int\n}"
+    )
+    text = text.replace(
+        "\t\tws.sessionHome = make(map[string]string)\n\t}\n",
+        "\t\tws.sessionHome = make(map[string]string)\n\t}\n\tif ws.routed == nil {\n\t\tws.routed = make(map[string]int)\n\t}\n",
+    )
+    text = text.replace(
+        "\t\t// Session affinity", "\t\tscores[snap.ID] -= 0.05 * float64(ws.routed[snap.ID])\n\t\t// Session affinity"
+    )
+    return text.replace(
+        "\t\tws.sessionHome[req.SessionID] = snapshots[bestIdx].ID\n\t}\n",
+        "\t\tws.sessionHome[req.SessionID] = snapshots[bestIdx].ID\n\t}\n\tws.routed[snapshots[bestIdx].ID]++\n",
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["session", "session-and-spread"])
+def test_a_stateful_router_replays_its_history_on_both_sides_with_the_runs_bypass(dictionary, variant):
+    """Found by a new user: BLIS's side routed each state on a new policy without its history while the plugin
+    replayed it, and the plugin replayed it with no bypass, so a mapping switched off still acted on the
+    history. A session router's bonus then counted as a disagreement on the plugin's side only, blamed on
+    CacheHitRate or on score composition (17 survived every mapping switched off). With the history routed on
+    both sides, and a switched-off mapping off for it too, switching every mapping off leaves no difference."""
+    from bot.golang.translate import translate
+
+    text = (FIXTURES / "routing_session_affinity.go").read_text()
+    if variant == "session-and-spread":
+        text = _spread(text)
+        assert text.count("ws.routed") == 4
+    src = parse_evolved_source(text, f"{variant}.go")
+    tr = translate(src, analyze(src, dictionary), dictionary, plugin_type=f"t-{variant}", states=400)
+    f = tr.summary.fidelity
+    assert f is not None and f.measured and f.errors == 0, f
+    assert f.agreement_all_off == 1.0 and f.unattributed == 0, f
+    assert "survive every mapping switched off" not in tr.report_markdown
