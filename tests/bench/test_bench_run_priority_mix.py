@@ -185,3 +185,50 @@ def test_bench_teardown_also_tears_down_the_mix_stacks(tmp_path):
         "setup-treatment-evolved+priority-mix",
         "setup-treatment-baseline",
     }
+
+
+def _unrecord(results: Path, arm: str, names: list[str]) -> None:
+    """What a job killed between llm-d-benchmark finishing these mix runs and the runner recording them leaves."""
+    m = mf.load(results)
+    m.priority_mix = [r for r in m.priority_mix if not (r.arm == arm and r.run_treatment in names)]
+    mf.save(results, m)
+
+
+def _mix_dir(root: Path, arm: str, name: str) -> Path:
+    [d] = (root / "ws" / f"setup-treatment-{arm}+priority-mix" / "results").glob(f"priority-mix-{name}-*")
+    return d
+
+
+def test_resume_adopts_a_finished_unrecorded_mix_run_only_when_it_is_this_runs_and_usable(tmp_path):
+    """``found.adoptable_mix``: a run llm-d-benchmark finished for this commit and arm, with results that parse, is
+    recorded without running it again; one bound to another commit or arm, or whose results.json does not parse,
+    is run again (adopting it would record another run's results, or set aside a run a re-run would replace)."""
+    env, bench, commit, hyps = _branch(tmp_path)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed"))
+    assert proc.returncode == 0, proc.stderr
+    adoptable, other_commit, other_arm = MIX_RUNS
+    meta = _mix_dir(tmp_path, "evolved", other_commit) / "run_metadata.yaml"
+    meta.write_text(meta.read_text().replace(f"commit:{commit}", f"commit:{'0' * 40}"))
+    meta = _mix_dir(tmp_path, "evolved", other_arm) / "run_metadata.yaml"
+    meta.write_text(meta.read_text().replace("arm:evolved", "arm:baseline"))
+    (_mix_dir(tmp_path, "baseline", MIX_RUNS[0]) / "results.json").write_text('{"summary": ')
+    _unrecord(tmp_path / "results", "evolved", MIX_RUNS)
+    _unrecord(tmp_path / "results", "baseline", MIX_RUNS[:1])
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed", "--resume"))
+    assert proc.returncode == 0, proc.stderr
+    m = mf.load(tmp_path / "results")
+    assert sorted((r.arm, r.run_treatment, r.ok) for r in m.priority_mix) == [
+        (arm, name, True) for arm in ("baseline", "evolved") for name in MIX_RUNS
+    ]
+    assert not m.rejected
+    ran = _mix_finished(tmp_path)
+    assert ran[("setup-treatment-evolved+priority-mix", adoptable)] == 1  # adopted, not run again
+    assert "adopting" in proc.stderr and f"finished {adoptable} before the job stopped" in proc.stderr
+    adopted = next(r for r in m.priority_mix if (r.arm, r.run_treatment) == ("evolved", adoptable))
+    assert adopted.gpu_minutes == 0 and (tmp_path / "results" / adopted.results).is_file()
+    for setup, name in [("evolved", other_commit), ("evolved", other_arm), ("baseline", MIX_RUNS[0])]:
+        assert ran[(f"setup-treatment-{setup}+priority-mix", name)] == 2, (setup, name)
+    for r in m.priority_mix:  # what the layout holds is each run's own (its arm's keywords and this commit)
+        kws = (tmp_path / "results" / r.metadata).read_text()
+        assert f"arm:{r.arm}" in kws and f"commit:{commit}" in kws
+    assert _judge(tmp_path, bench, hyps).used == {"baseline": 3, "evolved": 3}

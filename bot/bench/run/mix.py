@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 from bot.bench.errors import ReportError
 from bot.bench.experiment import stack_constants
 from bot.bench.layout import TREATMENTS, run_dir
-from bot.bench.priority_mix import METADATA_FILE, RESULTS_FILE, parse_results, read_metadata, split_keywords
+from bot.bench.priority_mix import METADATA_FILE, RESULTS_FILE
 from bot.bench.priority_plan import inference_objectives, priority_mix_profile
 from bot.bench.run import commands, found
 from bot.bench.run import manifest as mf
@@ -157,7 +157,11 @@ class MixRuns:
     def _run(self, setup: SetupRun, cell: CellRun) -> None:
         runner, cfg = self.runner, self.cfg
         start, t0 = _now(), time.monotonic()
-        adopted = found.adoptable_mix(self.target, setup.name, cell.run_treatment, cfg.commit) if cfg.resume else None
+        adopted = (
+            found.adoptable_mix(self.target, setup.name, cell.arm, cell.run_treatment, cfg.commit)
+            if cfg.resume
+            else None
+        )
         if adopted is not None:
             cfg.log(f"adopting {adopted}: llm-d-benchmark finished {cell.run_treatment} before the job stopped")
             self._record(setup, cell, adopted, start, 0.0)
@@ -194,7 +198,7 @@ class MixRuns:
             ok=False,
         )
         try:
-            text, meta = _read_run(where)
+            text, meta = found.read_mix_run(where)
         except ReportError as exc:
             record.reason = str(exc)
             if where is not None and (where / RESULTS_FILE).is_file():
@@ -221,24 +225,6 @@ class MixRuns:
         record.sha256 = mf.sha256_bytes(data)
         manifest.priority_mix.append(record)
         self.runner._save()
-
-
-def _read_run(where: Path | None) -> tuple[str, dict]:
-    """(results.json text, run_metadata.yaml) of a run directory; ReportError says why they cannot be used."""
-    if where is None or not (where / RESULTS_FILE).is_file():
-        raise ReportError(f"the priority-mix harness finished but left no {RESULTS_FILE}")
-    try:
-        text = (where / RESULTS_FILE).read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ReportError(f"{RESULTS_FILE} is not UTF-8 text") from None
-    parse_results(text)
-    meta = read_metadata(where / METADATA_FILE)
-    if not split_keywords(meta.get("description_keywords")):
-        raise ReportError(
-            f"{METADATA_FILE} records no description_keywords, so nothing binds the run to its arm "
-            "(the runner passed --run-keywords; this llm-d-benchmark did not record them)"
-        )
-    return text, meta
 
 
 def _now() -> str:
