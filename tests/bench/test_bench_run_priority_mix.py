@@ -232,3 +232,42 @@ def test_resume_adopts_a_finished_unrecorded_mix_run_only_when_it_is_this_runs_a
         kws = (tmp_path / "results" / r.metadata).read_text()
         assert f"arm:{r.arm}" in kws and f"commit:{commit}" in kws
     assert _judge(tmp_path, bench, hyps).used == {"baseline": 3, "evolved": 3}
+
+
+def test_resume_runs_the_set_aside_mix_runs_again_and_only_those_within_the_budget(tmp_path):
+    bad = {"evolved/priority-mix-rate-6-rep-2": "corrupt", "baseline/priority-mix-rate-6-rep-3": "missing"}
+    env, bench, commit, hyps = _branch(tmp_path, mix_bad=bad)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed"))
+    assert proc.returncode == 0, proc.stderr
+    results = tmp_path / "results"
+    # only the two set-aside runs are due (the cells are all finished), and the budget applies to them
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed", "--resume", "--dry-run"))
+    assert proc.returncode == 0, proc.stderr
+    assert "the priority mix: 2 run(s) would run on 2 stand-ups" in proc.stdout
+    cap = ("--budget-gpu-minutes", f"{mf.load(results).spent_gpu_minutes + 1:g}")
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed", "--resume", *cap))
+    assert proc.returncode == 3, proc.stderr
+    assert "the priority mix's 2 remaining run(s) (baseline, evolved)" in proc.stderr
+    # one cause fixed: that run is kept, the other is set aside again, each attempt's file kept apart
+    still = {"evolved/priority-mix-rate-6-rep-2": "corrupt"}
+    fakes.configure(tmp_path, noise=0.02, seconds_per_run_second=0.01, mix=SHEDS_BATCH, mix_bad=still)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed", "--resume"))
+    assert proc.returncode == 0, proc.stderr
+    assert "running evolved/priority-mix-rate-6-rep-2 again: it was set aside (not JSON" in proc.stderr
+    assert [r.path for r in mf.load(results).rejected if r.cell.startswith("evolved/")] == [
+        "rejected/evolved/priority-mix/rate-6/rep-2/results.json.rejected",
+        "rejected/evolved/priority-mix/rate-6/rep-2/attempt-2/results.json.rejected",
+    ]
+    fakes.configure(tmp_path, noise=0.02, seconds_per_run_second=0.01, mix=SHEDS_BATCH)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed", "--resume"))
+    assert proc.returncode == 0, proc.stderr
+    ran = _mix_finished(tmp_path)
+    assert ran[("setup-treatment-evolved+priority-mix", MIX_RUNS[1])] == 3
+    assert ran[("setup-treatment-baseline+priority-mix", MIX_RUNS[2])] == 2
+    assert sum(ran.values()) == 6 + 3  # nothing else ran again
+    m = mf.load(results)
+    kept = sorted((r.arm, r.run_treatment) for r in m.priority_mix if r.ok)
+    assert kept == [(arm, name) for arm in ("baseline", "evolved") for name in MIX_RUNS]
+    assert len(m.priority_mix) == 9 and len(m.rejected) == 3  # every attempt stays in the manifest
+    assert all((results / r.path).is_file() for r in m.rejected if r.path.endswith(".rejected"))
+    assert _judge(tmp_path, bench, hyps).used == {"baseline": 3, "evolved": 3}
