@@ -77,6 +77,8 @@ _GENERATED_NAMES = {
     "newPolicy",
     "incumbent",
     "queuePosition",
+    "evolvedPanicSite",
+    "goruntime",
 }
 
 

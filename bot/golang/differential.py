@@ -270,7 +270,7 @@ def failures(states: list[dict], results: list[dict], kind: str = "routing") -> 
                 side=side,
                 states=len(idx),
                 plugin_too=sum(1 for i in idx if results[i].get("llmd", {}).get("error")) if side == "blis" else 0,
-                message=first_line(str(first)),
+                message=first_line(without_site(str(first))),
                 at=panic_site(str(first)),
                 example=inputs(kind, states[idx[0]]) if idx[0] < len(states) else "",
                 shapes=", ".join(f"{_endpoints(n)} ({k})" for n, k in sorted(shapes.items())),
@@ -288,10 +288,21 @@ def first_line(text: str) -> str:
     return line if len(line) <= MESSAGE_CHARS else f"{line[:MESSAGE_CHARS]}... ({len(line):,} characters)"
 
 
+#: Where the plugin's own recover says a panic was raised (``evolvedPanicSite``, plugin_common.go.j2).
+_PLUGIN_SITE = re.compile(r" panicked at (evolved\.go:\d+): ")
+
+
 def panic_site(error: str) -> str:
-    """FILE:LINE the harness appended to a recovered panic's text (``\n\tat FILE:LINE``), or ""."""
-    m = re.search(r"\n\tat (\S+:\d+)\s*$", error)
+    """FILE:LINE where a recovered panic was raised, or "": the harness appends ``\n\tat FILE:LINE`` to a panic of
+    the BLIS original; the plugin's error says ``panicked at evolved.go:LINE:`` (a line of the harness's copy of
+    evolved.go, which ``bot.golang.translate`` maps to the shipped one)."""
+    m = re.search(r"\n\tat (\S+:\d+)\s*$", error) or _PLUGIN_SITE.search(error)
     return m.group(1) if m else ""
+
+
+def without_site(error: str) -> str:
+    """The plugin's error without its ``at evolved.go:LINE``: that line is of the harness's instrumented copy."""
+    return _PLUGIN_SITE.sub(" panicked: ", error, count=1)
 
 
 def inputs(kind: str, state: dict) -> str:

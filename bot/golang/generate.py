@@ -393,6 +393,7 @@ def generate(
         '"context"',
         '"encoding/json"',
         '"fmt"',
+        'goruntime "runtime"',  # evolvedPanicSite: where a recovered panic was raised, for the logged error
         '"time"',
         f'"{IMPORT_LOG}"',
         f'logutil "{IMPORT_LOGUTIL}"',

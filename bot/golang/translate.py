@@ -19,7 +19,9 @@ Findings added here (check ids, stable):
 - ``translate.output-flood`` (CRITICAL): the harness was stopped by the sandbox's output limit: the evolved
   code prints on every call, which in the EPP writes to its standard output on every request.
 - ``translate.evolved-code-fails`` (IMPORTANT, CRITICAL past the floor's share): the plugin, or the BLIS
-  original itself, panicked or errored on sampled states; names how many, an example and the first message.
+  original itself, panicked or errored on sampled states; names how many, an example and the first message,
+  and where it was raised: the evolved line, and for the plugin's own panics its evolved.go line, where the
+  finding is anchored (the plugin's error names that line, so the EPP's log does too).
 - ``translate.fidelity-differences`` (SUGGESTION): at or above the floor, the remaining differences and
   the mapping each comes from.
 - ``translate.untested-parameter`` (SUGGESTION): a parameter llm-d inputs can set that no generated test
@@ -40,7 +42,7 @@ from bot.golang.analysis_types import Analysis
 from bot.golang.blis_mirror import program_line
 from bot.golang.differential import unexplained_words
 from bot.golang.generate import BASELINE_SCORERS, Generated, generate
-from bot.golang.gofiles import format_go
+from bot.golang.gofiles import format_go, remap_lines
 from bot.golang.gonames import go_float
 from bot.golang.params import ParamSpec, shown, type_problem
 from bot.golang.plugin_docs import config_line
@@ -236,6 +238,7 @@ def translate(
     fidelity = _fidelity(answer, analysis)
     if fidelity is not None and fidelity.classes:
         fidelity.classes = fidelity_classes.annotate(fidelity.classes, analysis.slo_names)
+    _plugin_sites(fidelity, gen)
     if fidelity is not None and fidelity.measured:
         fidelity.files = {
             p: sha256_text(c)
@@ -251,7 +254,7 @@ def translate(
     hazards += inversion_findings(
         inversions, recalibrated, analysis, gen, chosen=chosen, safe=safe, pairs=probes.recalibration_pairs(probe_specs)
     )
-    measured = _flood_findings(answer) or fidelity_findings(fidelity, gen, lambda at: program_line(src, at))
+    measured = _flood_findings(answer) or fidelity_findings(fidelity, gen, lambda at: _evolved_line(src, gen, at))
     findings = _anchor(safety + hazards + gen.findings + untested_findings + measured, gen, analysis)
     findings.sort(key=Finding.sort_key)
     summary = _summary(analysis, dictionary, gen, plugin_type, findings, fidelity)
@@ -335,7 +338,7 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[
             )
         ]
     causes = ", ".join(f"{c.mapping} ({c.states})" for c in f.causes[:3]) or "none identified"
-    out = _reference_findings(f, gen) + failure_findings(f, line_of)
+    out = _reference_findings(f, gen) + failure_findings(f, line_of, set(gen.files))
     if f.below_floor:
         top = f.causes[0] if f.causes else None
         largest = (
@@ -376,18 +379,26 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[
 CHECK_BELOW_REFERENCE = "translate.fidelity-below-reference"
 
 
-def failure_findings(f: Fidelity, line_of=None) -> list[Finding]:
+def failure_findings(f: Fidelity, line_of=None, plugin_files: set[str] | None = None) -> list[Finding]:
     """A blocking finding per side that failed on sampled states: in the EPP each such request gets an error logged
     (at default verbosity) and no decision of the evolved logic's. IMPORTANT; CRITICAL when the failures are more
     than the share of states the floor lets disagree (1 - floor): they alone would then put the plugin below it,
     so no reading of the other figures can make up for them. ``line_of`` maps where the panic was raised
-    (FILE:LINE) to the evolved line, so the finding points there and not at the plugin's decision method."""
+    (FILE:LINE) to the evolved line, so the finding points there and not at the plugin's decision method; a
+    plugin-side panic raised at a line of ``plugin_files`` is anchored at that line, with or without an evolved
+    line (a line the generator wrote has none)."""
     sampled = f.states + f.errors
     out = []
     for fail in f.failures:
         severity = Severity.CRITICAL if sampled and fail.states / sampled > 1.0 - f.floor else Severity.IMPORTANT
         line = line_of(fail.at) if line_of and fail.at else None
+        path, _, number = fail.at.rpartition(":")
+        anchor = (
+            (path, int(number)) if fail.side == "plugin" and path in (plugin_files or ()) and number.isdigit() else None
+        )
+        site = f"{PurePosixPath(path).name}:{number}" if anchor else ""
         at = f" at evolved line {line}" if line else ""
+        at = f"{at} ({site})" if at and site else at or (f" at {site}" if site else "")
         where = f"{fail.states} of {sampled} sampled states (e.g. {fail.example}; by endpoint count: {fail.shapes})"
         if fail.side == "plugin":
             what = f"the plugin fails{at} on {where} where the BLIS original decides: {fail.message}; they count as disagreements"
@@ -402,6 +413,8 @@ def failure_findings(f: Fidelity, line_of=None) -> list[Finding]:
                 severity=severity,
                 check=CHECK_FAILS,
                 source_line=line,
+                file=anchor[0] if anchor else None,
+                line=anchor[1] if anchor else None,
                 message=what,
                 fix="make the evolved logic return a decision on every state it can be given (the example is a "
                 "state where it fails), and translate again; in the EPP each such request logs an error and gets no "
@@ -409,6 +422,29 @@ def failure_findings(f: Fidelity, line_of=None) -> list[Finding]:
             )
         )
     return out
+
+
+def _plugin_sites(f: Fidelity | None, gen: Generated) -> None:
+    """A plugin-side failure's ``at`` as the shipped plugin's FILE:LINE. The plugin's error names a line of
+    evolved.go, but the harness ran its own copy (the threshold subjects watched), whose lines are not the
+    shipped file's: the two texts are matched line by line."""
+    path = f"{gen.package_dir}/evolved.go"
+    shipped, harness = gen.files.get(path), gen.harness_files.get(path)
+    for fail in f.failures if f is not None and shipped and harness else []:
+        name, _, number = fail.at.rpartition(":")
+        if fail.side != "plugin" or name != "evolved.go" or not number.isdigit():
+            continue
+        lines = remap_lines(shipped, harness, {i: i for i in range(1, len(shipped.splitlines()) + 1)})
+        fail.at = f"{path}:{lines[int(number)]}" if int(number) in lines else ""
+
+
+def _evolved_line(src: EvolvedSource, gen: Generated, at: str) -> int | None:
+    """The evolved source's line for where a failure was raised: a line of the BLIS original's package, or a line
+    of the plugin the carry map knows (None for a line the generator wrote)."""
+    path, _, number = at.rpartition(":")
+    if path in gen.line_map:
+        return gen.line_map[path].get(int(number)) if number.isdigit() else None
+    return program_line(src, at)
 
 
 def _reference_findings(f: Fidelity, gen: Generated) -> list[Finding]:

@@ -403,8 +403,8 @@ def _priority_mix(ctx) -> list[Finding]:
                 fix=REJUDGE_ON_GITHUB
                 if ctx.home == "github"
                 else "`promote bench run` runs the plan's priority mix: its manifest.json says which mix runs it set "
-                "aside and why (`priority_mix`, `rejected`); fix the cause and benchmark again into a new --results "
-                "directory (--resume never re-runs a run it set aside), or run priority-mix/experiment.yaml by hand "
+                "aside and why (`priority_mix`, `rejected`); fix the cause and run the same command again with --resume "
+                "(it runs the set-aside mix runs again, within the budget), or run priority-mix/experiment.yaml by hand "
                 "and put each run's results.json + run_metadata.yaml in the --results directory; then "
                 f"`promote request-changes 3 --reason '{REJUDGE_RESULTS}'`",
             )

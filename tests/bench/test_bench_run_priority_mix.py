@@ -185,3 +185,89 @@ def test_bench_teardown_also_tears_down_the_mix_stacks(tmp_path):
         "setup-treatment-evolved+priority-mix",
         "setup-treatment-baseline",
     }
+
+
+def _unrecord(results: Path, arm: str, names: list[str]) -> None:
+    """What a job killed between llm-d-benchmark finishing these mix runs and the runner recording them leaves."""
+    m = mf.load(results)
+    m.priority_mix = [r for r in m.priority_mix if not (r.arm == arm and r.run_treatment in names)]
+    mf.save(results, m)
+
+
+def _mix_dir(root: Path, arm: str, name: str) -> Path:
+    [d] = (root / "ws" / f"setup-treatment-{arm}+priority-mix" / "results").glob(f"priority-mix-{name}-*")
+    return d
+
+
+def test_resume_adopts_a_finished_unrecorded_mix_run_only_when_it_is_this_runs_and_usable(tmp_path):
+    """``found.adoptable_mix``: a run llm-d-benchmark finished for this commit and arm, with results that parse, is
+    recorded without running it again; one bound to another commit or arm, or whose results.json does not parse,
+    is run again (adopting it would record another run's results, or set aside a run a re-run would replace)."""
+    env, bench, commit, hyps = _branch(tmp_path)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed"))
+    assert proc.returncode == 0, proc.stderr
+    adoptable, other_commit, other_arm = MIX_RUNS
+    meta = _mix_dir(tmp_path, "evolved", other_commit) / "run_metadata.yaml"
+    meta.write_text(meta.read_text().replace(f"commit:{commit}", f"commit:{'0' * 40}"))
+    meta = _mix_dir(tmp_path, "evolved", other_arm) / "run_metadata.yaml"
+    meta.write_text(meta.read_text().replace("arm:evolved", "arm:baseline"))
+    (_mix_dir(tmp_path, "baseline", MIX_RUNS[0]) / "results.json").write_text('{"summary": ')
+    _unrecord(tmp_path / "results", "evolved", MIX_RUNS)
+    _unrecord(tmp_path / "results", "baseline", MIX_RUNS[:1])
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed", "--resume"))
+    assert proc.returncode == 0, proc.stderr
+    m = mf.load(tmp_path / "results")
+    assert sorted((r.arm, r.run_treatment, r.ok) for r in m.priority_mix) == [
+        (arm, name, True) for arm in ("baseline", "evolved") for name in MIX_RUNS
+    ]
+    assert not m.rejected
+    ran = _mix_finished(tmp_path)
+    assert ran[("setup-treatment-evolved+priority-mix", adoptable)] == 1  # adopted, not run again
+    assert "adopting" in proc.stderr and f"finished {adoptable} before the job stopped" in proc.stderr
+    adopted = next(r for r in m.priority_mix if (r.arm, r.run_treatment) == ("evolved", adoptable))
+    assert adopted.gpu_minutes == 0 and (tmp_path / "results" / adopted.results).is_file()
+    for setup, name in [("evolved", other_commit), ("evolved", other_arm), ("baseline", MIX_RUNS[0])]:
+        assert ran[(f"setup-treatment-{setup}+priority-mix", name)] == 2, (setup, name)
+    for r in m.priority_mix:  # what the layout holds is each run's own (its arm's keywords and this commit)
+        kws = (tmp_path / "results" / r.metadata).read_text()
+        assert f"arm:{r.arm}" in kws and f"commit:{commit}" in kws
+    assert _judge(tmp_path, bench, hyps).used == {"baseline": 3, "evolved": 3}
+
+
+def test_resume_runs_the_set_aside_mix_runs_again_and_only_those_within_the_budget(tmp_path):
+    bad = {"evolved/priority-mix-rate-6-rep-2": "corrupt", "baseline/priority-mix-rate-6-rep-3": "missing"}
+    env, bench, commit, hyps = _branch(tmp_path, mix_bad=bad)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed"))
+    assert proc.returncode == 0, proc.stderr
+    results = tmp_path / "results"
+    # only the two set-aside runs are due (the cells are all finished), and the budget applies to them
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed", "--resume", "--dry-run"))
+    assert proc.returncode == 0, proc.stderr
+    assert "the priority mix: 2 run(s) would run on 2 stand-ups" in proc.stdout
+    cap = ("--budget-gpu-minutes", f"{mf.load(results).spent_gpu_minutes + 1:g}")
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed", "--resume", *cap))
+    assert proc.returncode == 3, proc.stderr
+    assert "the priority mix's 2 remaining run(s) (baseline, evolved)" in proc.stderr
+    # one cause fixed: that run is kept, the other is set aside again, each attempt's file kept apart
+    still = {"evolved/priority-mix-rate-6-rep-2": "corrupt"}
+    fakes.configure(tmp_path, noise=0.02, seconds_per_run_second=0.01, mix=SHEDS_BATCH, mix_bad=still)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed", "--resume"))
+    assert proc.returncode == 0, proc.stderr
+    assert "running evolved/priority-mix-rate-6-rep-2 again: it was set aside (not JSON" in proc.stderr
+    assert [r.path for r in mf.load(results).rejected if r.cell.startswith("evolved/")] == [
+        "rejected/evolved/priority-mix/rate-6/rep-2/results.json.rejected",
+        "rejected/evolved/priority-mix/rate-6/rep-2/attempt-2/results.json.rejected",
+    ]
+    fakes.configure(tmp_path, noise=0.02, seconds_per_run_second=0.01, mix=SHEDS_BATCH)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed", "--resume"))
+    assert proc.returncode == 0, proc.stderr
+    ran = _mix_finished(tmp_path)
+    assert ran[("setup-treatment-evolved+priority-mix", MIX_RUNS[1])] == 3
+    assert ran[("setup-treatment-baseline+priority-mix", MIX_RUNS[2])] == 2
+    assert sum(ran.values()) == 6 + 3  # nothing else ran again
+    m = mf.load(results)
+    kept = sorted((r.arm, r.run_treatment) for r in m.priority_mix if r.ok)
+    assert kept == [(arm, name) for arm in ("baseline", "evolved") for name in MIX_RUNS]
+    assert len(m.priority_mix) == 9 and len(m.rejected) == 3  # every attempt stays in the manifest
+    assert all((results / r.path).is_file() for r in m.rejected if r.path.endswith(".rejected"))
+    assert _judge(tmp_path, bench, hyps).used == {"baseline": 3, "evolved": 3}

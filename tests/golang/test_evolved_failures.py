@@ -117,3 +117,54 @@ def test_the_plugin_logs_a_panics_text_cut_short_not_megabytes_per_request(dicti
     assert "TestAPanicsTextIsCutBeforeItIsLogged" in report.output and "--- FAIL" not in report.output, report.output[
         -2000:
     ]
+
+
+_SITE_TEST = """package tr01llmdpanic
+
+import (
+	"strings"
+	"testing"
+
+	fwkdl "github.com/llm-d/llm-d-router/pkg/epp/framework/interface/datalayer"
+	"github.com/llm-d/llm-d-router/pkg/epp/framework/interface/scheduling"
+)
+
+func TestTheLoggedPanicNamesItsEvolvedLine(t *testing.T) {
+	s := NewTR01LlmdPanic(DefaultParameters())
+	req := &scheduling.InferenceRequest{RequestID: "r"}
+	eps := []scheduling.Endpoint{testEndpoint("e0", &fwkdl.Metrics{})}
+	state, _ := newRouterState(req, eps)
+	_, err := s.route(newBlisRequest(req, eps), state)
+	if err == nil || !strings.Contains(err.Error(), "panicked at evolved.go:LINE: runtime error: integer divide by zero") {
+		t.Fatalf("want the line of evolved.go in the error, got %v", err)
+	}
+}
+"""
+
+
+def test_a_panic_only_the_llmd_mapping_causes_points_at_the_evolved_line_and_its_plugin_line(dictionary):
+    """Found by a fresh-eyes pass: a panic in the plugin alone (BLIS never gives the value that triggers it) got
+    ``translate.evolved-code-fails`` anchored at the plugin's Score() with no line: the plugin recovers it, and the
+    harness saw only the logged text. Here llm-d's TotalKvCapacityTokens is 0 on an engine that does not publish
+    its KV block counts (BLIS always has a capacity), so the evolved division by it panics in the plugin only.
+    The plugin's own error (what the EPP logs) names the line of its evolved.go too."""
+    from bot.golang.toolchain import check_plugin
+
+    base = (PROJECT_ROOT / "examples" / "corpus" / "r01_pattern_a_penalties.go").read_text()
+    anchor = "\t\tif load > 7 {\n\t\t\tscores[snap.ID] *= 0.4"
+    panics = "\t\tscores[snap.ID] += float64(1000 / snap.TotalKvCapacityTokens)\n"
+    text = base.replace(anchor, panics + anchor, 1)
+    line = next(i for i, ln in enumerate(text.splitlines(), 1) if "1000 / snap.TotalKvCapacityTokens" in ln)
+    src = parse_evolved_source(text, "r01_llmd_panic.go")
+    tr = translate(src, analyze(src, dictionary), dictionary, plugin_type="t-r01-llmd-panic", states=300)
+    [plugin] = tr.summary.fidelity.failures
+    assert plugin.side == "plugin" and plugin.message.endswith("panicked: runtime error: integer divide by zero")
+    [found] = [x for x in tr.findings if x.check == CHECK_FAILS]
+    assert found.source_line == line and f"the plugin fails at evolved line {line} " in found.message, found.message
+    assert found.file.endswith("/evolved.go")
+    assert "1000 / snap.TotalKvCapacityTokens" in tr.files[found.file].splitlines()[found.line - 1]
+    assert f"(evolved.go:{found.line})" in found.message
+    test = _SITE_TEST.replace("LINE", str(found.line))
+    report = check_plugin(dict(tr.files) | {f"{tr.summary.package_dir}/site_test.go": test})
+    # (the generated tests fail on this program: their endpoints publish no KV blocks either)
+    assert "--- PASS: TestTheLoggedPanicNamesItsEvolvedLine" in report.output, report.output[-2000:]

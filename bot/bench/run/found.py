@@ -60,16 +60,42 @@ def adoptable(target, setup: str, run_treatment: str, commit: str) -> Path | Non
     return None
 
 
-def adoptable_mix(target, setup: str, run_treatment: str, commit: str) -> Path | None:
-    """The newest priority-mix run directory of this run treatment with a results.json, whose run_metadata.yaml
-    names this cell and commit in its keywords (``target.harness`` is the mix's)."""
-    from bot.bench.priority_mix import METADATA_FILE, RESULTS_FILE, read_metadata, split_keywords
+def adoptable_mix(target, setup: str, arm: str, run_treatment: str, commit: str) -> Path | None:
+    """The newest priority-mix run directory of this run treatment that ``read_mix_run`` can use and whose
+    run_metadata.yaml names this arm, cell and commit in its keywords (``target.harness`` is the mix's).
 
+    The arm too: the run treatment (``priority-mix-rate-<r>-rep-<n>``) is the same in both arms, so only the
+    keywords tell a run that landed in the wrong arm's workspace; and only usable results: adopting a run whose
+    results.json does not parse would set it aside where running it again gives a usable one."""
+    from bot.bench.priority_mix import split_keywords
+
+    want = {f"arm:{arm}", f"cell:{run_treatment}", f"commit:{commit}"}
     for d in reversed(run_dirs(target, setup, run_treatment)):
         try:
-            kws = split_keywords(read_metadata(d / METADATA_FILE).get("description_keywords"))
+            _, meta = read_mix_run(d)
         except ReportError:
             continue
-        if (d / RESULTS_FILE).is_file() and f"cell:{run_treatment}" in kws and f"commit:{commit}" in kws:
+        if want <= set(split_keywords(meta.get("description_keywords"))):
             return d
     return None
+
+
+def read_mix_run(where: Path | None) -> tuple[str, dict]:
+    """(results.json text, run_metadata.yaml) of a priority-mix run directory; ReportError says why they cannot
+    be used."""
+    from bot.bench.priority_mix import METADATA_FILE, RESULTS_FILE, parse_results, read_metadata, split_keywords
+
+    if where is None or not (where / RESULTS_FILE).is_file():
+        raise ReportError(f"the priority-mix harness finished but left no {RESULTS_FILE}")
+    try:
+        text = (where / RESULTS_FILE).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ReportError(f"{RESULTS_FILE} is not UTF-8 text") from None
+    parse_results(text)
+    meta = read_metadata(where / METADATA_FILE)
+    if not split_keywords(meta.get("description_keywords")):
+        raise ReportError(
+            f"{METADATA_FILE} records no description_keywords, so nothing binds the run to its arm "
+            "(the runner passed --run-keywords; this llm-d-benchmark did not record them)"
+        )
+    return text, meta

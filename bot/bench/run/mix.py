@@ -17,8 +17,9 @@ Each run's ``results.json`` + ``run_metadata.yaml`` (``workload/harnesses/priori
 it to its arm, promotion and image (``--run-keywords``, which the harness records as ``description_keywords``).
 The copy leaves out the stack's endpoint URL: the results directory is committed, and llm-d-benchmark's route
 is the cluster's. A run whose results.json is missing or does not parse is set aside under ``rejected/`` with
-the reason, as reports are. The manifest lists every mix run (``MixRunRecord``); ``--resume`` never runs one
-twice, and adopts a run llm-d-benchmark finished that a killed job did not record.
+the reason, as reports are. The manifest lists every mix run (``MixRunRecord``); ``--resume`` never runs a kept
+one twice, adopts a run llm-d-benchmark finished that a killed job did not record, and runs a set-aside one
+again (within the budget; the manifest keeps both attempts).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from urllib.parse import urlsplit
 from bot.bench.errors import ReportError
 from bot.bench.experiment import stack_constants
 from bot.bench.layout import TREATMENTS, run_dir
-from bot.bench.priority_mix import METADATA_FILE, RESULTS_FILE, parse_results, read_metadata, split_keywords
+from bot.bench.priority_mix import METADATA_FILE, RESULTS_FILE
 from bot.bench.priority_plan import inference_objectives, priority_mix_profile
 from bot.bench.run import commands, found
 from bot.bench.run import manifest as mf
@@ -89,15 +90,19 @@ class MixRuns:
         self.target = dataclasses.replace(self.cfg.target, harness=pm.harness)  # -l priority-mix
 
     # ---------------------------------------------------------------- state
-    def record_of(self, cell: CellRun) -> mf.MixRunRecord | None:
+    def records_of(self, cell: CellRun) -> list[mf.MixRunRecord]:
+        """Every recorded attempt at this mix run (set aside ones, then at most one kept), oldest first."""
         manifest = self.runner.manifest
         assert manifest is not None
-        return next(
-            (r for r in manifest.priority_mix if r.arm == cell.arm and r.run_treatment == cell.run_treatment), None
-        )
+        return [r for r in manifest.priority_mix if r.arm == cell.arm and r.run_treatment == cell.run_treatment]
 
     def pending(self) -> list[CellRun]:
-        return [c for _, s in mix_setups(self.pm, self.cfg, self.image) for c in s.cells if not self.record_of(c)]
+        """The mix runs with no kept results: never run, or (on --resume) set aside. A set-aside run is run again,
+        not replaced by another repetition: the plan fixes the mix's repetitions (no look is taken at a partial
+        count, as in the sequential design), and its unusable results were never judged, so a second attempt
+        selects nothing."""
+        cells = [c for _, s in mix_setups(self.pm, self.cfg, self.image) for c in s.cells]
+        return [c for c in cells if not any(r.ok for r in self.records_of(c))]
 
     # ------------------------------------------------------------------ run
     def run(self) -> str:
@@ -157,7 +162,13 @@ class MixRuns:
     def _run(self, setup: SetupRun, cell: CellRun) -> None:
         runner, cfg = self.runner, self.cfg
         start, t0 = _now(), time.monotonic()
-        adopted = found.adoptable_mix(self.target, setup.name, cell.run_treatment, cfg.commit) if cfg.resume else None
+        if earlier := self.records_of(cell):
+            cfg.log(f"running {cell.arm}/{cell.run_treatment} again: it was set aside ({earlier[-1].reason})")
+        adopted = (
+            found.adoptable_mix(self.target, setup.name, cell.arm, cell.run_treatment, cfg.commit)
+            if cfg.resume
+            else None
+        )
         if adopted is not None:
             cfg.log(f"adopting {adopted}: llm-d-benchmark finished {cell.run_treatment} before the job stopped")
             self._record(setup, cell, adopted, start, 0.0)
@@ -183,6 +194,8 @@ class MixRuns:
         assert manifest is not None
         cost = self.runner.budget.charge(minutes)
         rel_dir = run_dir(cell.arm, cell.workload, cell.rate, cell.repetition)
+        attempt = len(self.records_of(cell))  # earlier attempts, set aside: each keeps its own rejected/ file
+        aside_dir = f"{mf.REJECTED_DIR}/{rel_dir}" + (f"/attempt-{attempt + 1}" if attempt else "")
         record = mf.MixRunRecord(
             arm=cell.arm,
             run_treatment=cell.run_treatment,
@@ -194,14 +207,14 @@ class MixRuns:
             ok=False,
         )
         try:
-            text, meta = _read_run(where)
+            text, meta = found.read_mix_run(where)
         except ReportError as exc:
             record.reason = str(exc)
             if where is not None and (where / RESULTS_FILE).is_file():
-                aside = f"{mf.REJECTED_DIR}/{rel_dir}/{RESULTS_FILE}.rejected"
+                aside = f"{aside_dir}/{RESULTS_FILE}.rejected"
                 mf.atomic_write(results / aside, (where / RESULTS_FILE).read_bytes())
             else:
-                aside = f"{mf.REJECTED_DIR}/{rel_dir}/{RESULTS_FILE}"
+                aside = f"{aside_dir}/{RESULTS_FILE}"
             manifest.rejected.append(
                 mf.RejectedRecord(cell=f"{cell.arm}/{cell.run_treatment}", path=aside, reason=record.reason)
             )
@@ -221,24 +234,6 @@ class MixRuns:
         record.sha256 = mf.sha256_bytes(data)
         manifest.priority_mix.append(record)
         self.runner._save()
-
-
-def _read_run(where: Path | None) -> tuple[str, dict]:
-    """(results.json text, run_metadata.yaml) of a run directory; ReportError says why they cannot be used."""
-    if where is None or not (where / RESULTS_FILE).is_file():
-        raise ReportError(f"the priority-mix harness finished but left no {RESULTS_FILE}")
-    try:
-        text = (where / RESULTS_FILE).read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ReportError(f"{RESULTS_FILE} is not UTF-8 text") from None
-    parse_results(text)
-    meta = read_metadata(where / METADATA_FILE)
-    if not split_keywords(meta.get("description_keywords")):
-        raise ReportError(
-            f"{METADATA_FILE} records no description_keywords, so nothing binds the run to its arm "
-            "(the runner passed --run-keywords; this llm-d-benchmark did not record them)"
-        )
-    return text, meta
 
 
 def _now() -> str:
