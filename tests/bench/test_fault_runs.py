@@ -84,3 +84,22 @@ def test_a_forbidden_pod_deletion_is_recorded_in_the_runners_words_and_kubectls_
     assert not r.ok and r.target == "ms-decode-0"
     assert r.detail == "kubectl delete pod exited 1; no pod was deleted (its output is in the runner's log)"
     assert any("Error from server (Forbidden)" in line for line in said) and "serviceaccount" not in r.detail
+
+
+def test_a_finished_run_is_adopted_only_for_the_arm_its_keywords_name(tmp_path):
+    """A report left in a setup's workspace is this arm's only if its keywords say so: the keywords are the one
+    record of which arm a run measured (the mix checked the arm; the cells did not)."""
+    import yaml
+
+    from bot.bench.run import found
+    from tests.bench.bench_helpers import make_doc
+
+    target = Target(spec="spec", namespace="ns", workspace=tmp_path)
+    run = tmp_path / "setup-treatment-evolved" / "results" / "inference-perf-w-rate-10-rep-1-20261127-abcd"
+    run.mkdir(parents=True)
+    doc = make_doc()
+    doc["run"]["keywords"] = ["promotion:1", "arm:baseline", "cell:w-rate-10-rep-1", "commit:c0ffee"]
+    (run / found.REPORT_NAME).write_text(yaml.safe_dump(doc), encoding="utf-8")
+    assert found.adoptable(target, "evolved", "evolved", "w-rate-10-rep-1", "c0ffee") is None
+    assert found.adoptable(target, "evolved", "baseline", "w-rate-10-rep-1", "c0ffee") == run / found.REPORT_NAME
+    assert found.adoptable(target, "evolved", "baseline", "w-rate-10-rep-1", "another") is None

@@ -46,8 +46,12 @@ def report_of(target, setup: str, run_treatment: str, procs) -> Path | None:
     return None
 
 
-def adoptable(target, setup: str, run_treatment: str, commit: str) -> Path | None:
-    """The newest report of this run treatment that parses and names this cell and commit in its keywords."""
+def adoptable(target, setup: str, arm: str, run_treatment: str, commit: str) -> Path | None:
+    """The newest report of this run treatment that parses and names this arm, cell and commit in its keywords.
+
+    The arm too, as for the mix (``adoptable_mix``): the keywords are the one record of which arm a run measured,
+    and a report left in another arm's workspace (copied by hand, or a setup renamed) is not this arm's."""
+    want = {f"arm:{arm}", f"cell:{run_treatment}", f"commit:{commit}"}
     for d in reversed(run_dirs(target, setup, run_treatment)):
         for p in sorted(d.glob("benchmark_report_v0.2*,_*.yaml")):
             try:
@@ -55,7 +59,7 @@ def adoptable(target, setup: str, run_treatment: str, commit: str) -> Path | Non
             except (ReportError, UnicodeDecodeError):
                 continue
             kws = (doc.get("run") or {}).get("keywords") or []
-            if f"cell:{run_treatment}" in kws and f"commit:{commit}" in kws:
+            if want <= {k for k in kws if isinstance(k, str)}:
                 return p
     return None
 

@@ -519,7 +519,7 @@ class BenchRunner:
         """A run llm-d-benchmark finished whose report parses, left by a job that died before recording it."""
         if not self.cfg.resume:
             return None
-        return found.adoptable(self.cfg.target, setup.name, cell.run_treatment, self.cfg.commit)
+        return found.adoptable(self.cfg.target, setup.name, cell.arm, cell.run_treatment, self.cfg.commit)
 
     def _record(
         self, setup: SetupRun, cell: CellRun, report: Path | None, start: str, minutes: float, code: int, fault
