@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ import pandas as pd
 from bot.bench.errors import ReportError, keep_bound
 from bot.bench.evidence import ALLOW_HINT, EvidencePolicy
 from bot.bench.layout import SETUP_PREFIX, RunKey, parse_layout
-from bot.bench.priority_plan import TrafficClass
+from bot.bench.priority_plan import PriorityMixPlan
 from bot.yaml_safe import YamlInputError, check_yaml_size, load_yaml, read_yaml_text
 
 HARNESS = "priority-mix"
@@ -67,7 +67,8 @@ _COUNTS = ("requests", "successes", "errors")
 
 @dataclass(frozen=True)
 class ClassCounts:
-    """One traffic class of one run: what was sent, admitted and served (2xx), failed, and shed (429)."""
+    """One traffic class of one run: what was sent, admitted and served (2xx), failed, and shed (429), and the
+    share of the mix the harness was told to give it (``configured_weight``; None when the run does not say)."""
 
     name: str
     priority: int | None
@@ -76,6 +77,7 @@ class ClassCounts:
     successes: int
     errors: int
     shed: int
+    weight: float | None = None
 
     @property
     def admit_rate(self) -> float | None:
@@ -160,9 +162,23 @@ def _class(name: str, s: Any, listed: dict[str, tuple[int, int]]) -> ClassCounts
     priority = s.get("configured_priority")
     if priority is not None and (isinstance(priority, bool) or not isinstance(priority, int)):
         raise ReportError(f"{where}.configured_priority is {priority!r}: expected an integer (or null)")
+    weight = s.get("configured_weight")
+    if weight is not None and (
+        isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) or weight < 0
+    ):
+        raise ReportError(f"{where}.configured_weight is {weight!r}: expected a share of the mix (a number >= 0)")
     headers = s.get("headers") if isinstance(s.get("headers"), dict) else {}
     objective = headers.get(OBJECTIVE_HEADER)
-    return ClassCounts(name, priority, str(objective) if objective else None, requests, successes, errors, shed)
+    return ClassCounts(
+        name,
+        priority,
+        str(objective) if objective else None,
+        requests,
+        successes,
+        errors,
+        shed,
+        None if weight is None else float(weight),
+    )
 
 
 def parse_results(text: str) -> tuple[ClassCounts, ...]:
@@ -347,14 +363,41 @@ def _key_row(key: RunKey) -> tuple:
 # --------------------------------------------------------------------------
 
 
-def mix_differs(run: PriorityMixRun, planned: Sequence[TrafficClass]) -> str | None:
-    """How a run's classes differ from the plan's mix (names, priorities, objectives), or None when they match.
+def _shares(weights: dict[str, float]) -> dict[str, float]:
+    """Each class's share of the mix (weights need not sum to 1: upstream draws a class by weight / total)."""
+    total = sum(weights.values())
+    return {n: w / total for n, w in weights.items()} if total > 0 else dict(weights)
+
+
+def _load_differs(run: PriorityMixRun, plan: PriorityMixPlan) -> list[str]:
+    """How a run's load (workload, rate, class shares) differs from the plan's; [] when it is the plan's."""
+    diffs = []
+    if run.key.workload != plan.workload:
+        diffs.append(f"workload {run.key.workload!r}, the plan's is {plan.workload!r}")
+    if not math.isclose(run.key.rate, plan.rate, rel_tol=1e-9):
+        diffs.append(f"rate {run.key.rate:g} req/s, the plan's is {plan.rate:g} (priority_mix.rate)")
+    got = {c.name: c.weight for c in run.classes}
+    want = {c.name: c.weight for c in plan.classes}
+    if set(got) == set(want) and all(w is not None for w in got.values()):
+        have, need = _shares(got), _shares(want)  # type: ignore[arg-type]
+        for name in sorted(got):
+            if not math.isclose(have[name], need[name], rel_tol=1e-6, abs_tol=1e-9):
+                diffs.append(f"{name} has configured_weight {got[name]:g}, the plan's is {want[name]:g}")
+    return diffs
+
+
+def mix_differs(run: PriorityMixRun, plan: PriorityMixPlan) -> str | None:
+    """How a run's mix differs from the plan's (classes, priorities, objectives, class weights, workload and
+    rate), or None when it is the plan's.
 
     The plan sized the mix, and the shedding order reads sheddable and protected by the priorities it set: a run
     of another profile (a hand-edited one, upstream's defaults changed) measured another question, so it decides
-    nothing here, as a report of another EPP config is not evidence for an arm.
+    nothing here, as a report of another EPP config is not evidence for an arm. Its load counts as much: whether
+    an admitter sheds depends on how saturated the stack is, so a run at another rate or with other class
+    weights measured another saturation, and an arm driven harder than the other "sheds" from load alone. A
+    run that records no class weights is judged on its rate and classes.
     """
-    want = {c.name: c for c in planned}
+    want = {c.name: c for c in plan.classes}
     got = {c.name: c for c in run.classes}
     diffs = []
     if set(got) != set(want):
@@ -365,22 +408,23 @@ def mix_differs(run: PriorityMixRun, planned: Sequence[TrafficClass]) -> str | N
             diffs.append(f"{name} has configured_priority {g.priority!r}, the plan's is {w.priority}")
         if g.objective != w.objective:
             diffs.append(f"{name} sends {OBJECTIVE_HEADER} {g.objective!r}, the plan's is {w.objective!r}")
+    diffs += _load_differs(run, plan)
     if not diffs:
         return None
     return (
-        f"not the plan's priority mix: {'; '.join(diffs)} (evaluation.yaml priority_mix.classes); "
-        "run the plan's priority-mix/experiment.yaml with its profile unchanged"
+        f"not the plan's priority mix: {'; '.join(diffs)} (evaluation.yaml priority_mix); "
+        "run the plan's priority-mix/experiment.yaml with its profile and rate unchanged"
     )
 
 
-def bind_with(policy: EvidencePolicy, planned: Sequence[TrafficClass] | None = None) -> Binder:
+def bind_with(policy: EvidencePolicy, planned: PriorityMixPlan | None = None) -> Binder:
     """The evidence rules of ``policy`` for priority-mix runs, which record keywords but no EPP config or stack.
 
     With a plan's policy (``policy.promotion`` set) a run must record its promotion and arm
     (``promotion:<id>``, ``arm:<arm>`` in ``description_keywords``): nothing else in its output says
     which plugin it measured. Without one (a local evaluation) only the sample-data rule and the
-    keywords a run does record are checked, as for reports. With ``planned`` (the plan's classes) a run of
-    another mix is left out (``mix_differs``).
+    keywords a run does record are checked, as for reports. With ``planned`` (the plan's priority mix) a run of
+    another mix or load is left out (``mix_differs``).
     """
 
     def bind(run: PriorityMixRun) -> str | None:
@@ -405,9 +449,9 @@ def bind_with(policy: EvidencePolicy, planned: Sequence[TrafficClass] | None = N
 
 
 def load_priority_mix_evidence(
-    results_dir: str | Path, policy: EvidencePolicy, planned: Sequence[TrafficClass] | None = None
+    results_dir: str | Path, policy: EvidencePolicy, planned: PriorityMixPlan | None = None
 ) -> PriorityMixSet:
-    """``load_priority_mix_results`` with this promotion's evidence rules and, given ``planned``, its plan's classes;
+    """``load_priority_mix_results`` with this promotion's evidence rules and, given ``planned``, its plan's mix;
     the notes say when sample data was used."""
     try:
         pm = load_priority_mix_results(results_dir, binder=bind_with(policy, planned))

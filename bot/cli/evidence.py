@@ -70,7 +70,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--results", type=Path, required=True, help=RESULTS_HELP)
     p.add_argument("--out", type=Path, required=True, help="directory for verdicts.json, verdicts.md and plots/")
     p.add_argument("--request", type=Path, help="promotion.yaml (for evolved_for, the mechanism check)")
-    p.add_argument("--spec", type=Path, help="evaluation.yaml written by `promote plan` (evolved_for and alpha)")
+    p.add_argument(
+        "--spec",
+        type=Path,
+        help="evaluation.yaml written by `promote plan`: evolved_for, alpha, and the evidence binding (each report "
+        "must record its arm's EndpointPickerConfig, promotion and image); without it no report is checked against "
+        "its arm",
+    )
     p.add_argument("--evolved-for", help="workload the program was evolved on (overrides --request / --spec)")
     p.add_argument("--alpha", type=float, help="one-sided significance level (default: the spec's, else 0.05)")
     p.add_argument(
@@ -207,9 +213,31 @@ def cmd_plan(args) -> int:
     return 0
 
 
+#: What ``promote evaluate`` says, on its summary line and atop verdicts.md, when no report was bound to an arm.
+ARMS_NOT_VERIFIED = "arms not verified: pass --spec <evaluation.yaml>"
+#: The same when --spec was given but records no arm's EndpointPickerConfig (a plan written before specs did).
+SPEC_WITHOUT_ARMS = "arms not verified: the --spec records no arms; rerun `promote plan` and pass its evaluation.yaml"
+
+
+def _arms_warning(spec_given: bool) -> str:
+    """verdicts.md's warning when the reports were not bound to their arms (EvidencePolicy without ``arms``):
+    without it the page reads as judged evidence, and a baseline run filed under evolved/ confirms a claim."""
+    head = (
+        "Arms not verified: the evaluation spec records no arms (rerun `promote plan` and pass its evaluation.yaml)"
+        if spec_given
+        else "Arms not verified: pass `--spec <evaluation.yaml>` (`promote plan` writes it)"
+    )
+    return (
+        f"**{head}.** No report was checked against the EndpointPickerConfig, promotion or image of the arm it is "
+        "filed under: a report under evolved/ counts as the evolved plugin's whatever it measured. Only sample data "
+        "and the keywords a report records were checked."
+    )
+
+
 def cmd_evaluate(args) -> int:
     from bot.bench.evidence import EvidencePolicy, load_evidence, mark_sample, policy_from_spec
     from bot.hypotheses import load_hypotheses
+    from bot.model import status_counts
     from bot.stats.evidence import evidence_files
     from bot.stats.verdicts import evaluate
 
@@ -238,16 +266,21 @@ def cmd_evaluate(args) -> int:
     else:
         verdicts = evaluate(hypotheses, reports, evolved_for=evolved_for, alpha=alpha)
     verdicts = mark_sample(verdicts, reports)
+    unbound = not policy.arms
     files = evidence_files(
-        hypotheses, verdicts, reports=reports, per_request=per_request, rejected=reports.rejected, alpha=alpha
+        hypotheses,
+        verdicts,
+        reports=reports,
+        per_request=per_request,
+        rejected=reports.rejected,
+        alpha=alpha,
+        warnings=[_arms_warning(args.spec is not None)] if unbound else [],
     )
     write_files(output_dir(args.out), files)
-    counts = {s: sum(1 for v in verdicts if v.status.value == s) for s in ("confirmed", "refuted", "inconclusive")}
     rejected = f"; {len(reports.rejected)} report(s) rejected (listed in verdicts.md)" if reports.rejected else ""
-    print(
-        f"{len(verdicts)} verdicts: {counts['confirmed']} confirmed, {counts['refuted']} refuted, "
-        f"{counts['inconclusive']} inconclusive{rejected} -> {args.out}"
-    )
+    said = SPEC_WITHOUT_ARMS if args.spec is not None else ARMS_NOT_VERIFIED
+    warning = f"; WARNING: {said} (no report was checked against its arm)" if unbound else ""
+    print(f"{len(verdicts)} verdicts: {status_counts(v.status for v in verdicts)}{rejected}{warning} -> {args.out}")
     return 0
 
 

@@ -67,7 +67,7 @@ def judge_mix(
     h = shedding_hypothesis(hypotheses, ctx.request.kind)
     out = MixOutcome(hypothesis=h.id if h else None)
     try:
-        pm = load_priority_mix_evidence(results_dir, evidence_policy(ctx, results_dir), plan.classes)
+        pm = load_priority_mix_evidence(results_dir, evidence_policy(ctx, results_dir), plan)
     except ReportError as exc:
         out.reason = f"no priority-mix result could be used ({exc})"
     else:
@@ -82,17 +82,44 @@ def judge_mix(
         elif missing:
             out.reason = f"no {' or '.join(missing)} priority-mix result could be used" + _why(out.rejected, missing)
         else:
-            runs = dict(out.used)
-            if h is not None:
-                out.verdict = mark_sample([admission_verdict(h, pm.table, runs, alpha)], pm)[0]
-                out.table = out.verdict.admission
-            else:
-                from bot.stats.admission import class_admission
+            out.reason = _too_few(out.used, plan.repetitions, out.rejected)
+        if out.reason is None:
+            from bot.stats.admission import MixedLoads, class_admission
 
-                out.table = rows(class_admission(pm.table), alpha)
+            try:
+                if h is not None:
+                    out.verdict = mark_sample([admission_verdict(h, pm.table, dict(out.used), alpha)], pm)[0]
+                    out.table = out.verdict.admission
+                else:
+                    out.table = rows(class_admission(pm.table), alpha)
+            except MixedLoads as exc:
+                out.reason = str(exc)
     if h is not None and out.verdict is None:
         out.verdict = not_used_verdict(h, out.reason or "its results were not usable")
     return out
+
+
+def _too_few(used: dict[str, int], planned: int, rejected: list[tuple[str, str]]) -> str | None:
+    """Why fewer runs than the plan's repetitions decide nothing ("1 of 3 planned runs"), None when enough were used.
+
+    The plan runs each arm ``planned`` times so that a person (and the per-run check) can see the shedding is
+    steady from run to run; Fisher's test pools the requests as independent, so one run's requests would give a
+    tiny p-value that says nothing about the next run.
+    """
+    short = [arm for arm in ("baseline", "evolved") if used.get(arm, 0) < planned]
+    if not short:
+        return None
+    said = " and ".join(f"{used.get(arm, 0)} of {planned} planned {arm} runs" for arm in short)
+    return (
+        f"only {said} could be used: fewer runs than the plan's priority_mix.repetitions cannot show that the "
+        "shedding is steady from run to run" + (_why(rejected, short) if _left_out(rejected, short) else "")
+    )
+
+
+def _left_out(rejected: list[tuple[str, str]], arms: list[str]) -> bool:
+    from bot.bench.layout import arm_of
+
+    return any(arm_of(p) in arms for p, _ in rejected)
 
 
 def _why(rejected: list[tuple[str, str]], arms: list[str]) -> str:

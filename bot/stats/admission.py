@@ -20,8 +20,12 @@ over the arm's runs. Two questions are asked of it:
   not saturate the stack, or it failed instead of shedding, so the order was never exercised).
 
 Pooling counts requests as independent trials. Requests of one run share its load, so the p-values are
-optimistic when runs differ; the verdict shows each arm's per-run rates beside them so a person can see
-whether the runs agree.
+optimistic when runs differ (one saturated run can carry a pooled p of 1e-20 alone). So the order is confirmed
+only when every evolved run agrees with it (``runs_disagree``: each sheddable class admitted less than the
+critical class within the run), and the verdict shows each arm's per-run rates beside the pooled ones. Three
+runs cannot make a test across runs significant (a sign test's smallest p is 1/8), so the per-run check is a
+condition, not a p-value. Runs of different loads (workload, rate) are never pooled or compared
+(``MixedLoads``): how much an admitter sheds depends on how saturated the stack is.
 """
 
 from __future__ import annotations
@@ -34,6 +38,10 @@ from scipy.stats import fisher_exact
 from bot.bench.priority_mix import SHED_STATUS
 from bot.stats.decide import CONFIRMED, INCONCLUSIVE, REFUTED
 from bot.stats.multiplicity import holm
+
+
+class MixedLoads(ValueError):
+    """The count table holds runs of more than one load (workload, rate): their admit rates cannot be pooled."""
 
 
 @dataclass(frozen=True)
@@ -99,8 +107,27 @@ def _pooled(table: pd.DataFrame, arm: str) -> dict[str, tuple[tuple[int, int], t
     return out
 
 
+def _one_load(table: pd.DataFrame) -> None:
+    """MixedLoads unless every run of the table ran one load: an arm driven at 80 req/s against one at 10 would
+    "shed more" from load alone, and pooling two rates in one arm mixes two saturations."""
+    loads = {arm: sorted(set(zip(g["workload"], g["rate"], strict=True))) for arm, g in table.groupby("treatment")}
+    every = sorted({load for arm_loads in loads.values() for load in arm_loads})
+    if len(every) <= 1:
+        return
+    said = "; ".join(
+        f"{arm} at {', '.join(f'{w} @ {r:g} req/s' for w, r in arm_loads)}" for arm, arm_loads in sorted(loads.items())
+    )
+    raise MixedLoads(
+        f"the priority-mix runs are of more than one load ({said}): admit rates of different loads cannot be "
+        "pooled or compared; judge runs of the plan's one load (priority_mix.rate)"
+    )
+
+
 def class_admission(table: pd.DataFrame) -> list[ClassAdmission]:
-    """Per traffic class, evolved against baseline (``bot.bench.priority_mix.COUNT_COLUMNS`` rows), Holm-adjusted."""
+    """Per traffic class, evolved against baseline (``bot.bench.priority_mix.COUNT_COLUMNS`` rows), Holm-adjusted.
+
+    Raises MixedLoads when the runs are not all of one load (workload and rate)."""
+    _one_load(table)
     base, evo = _pooled(table, "baseline"), _pooled(table, "evolved")
     names = sorted(set(base) | set(evo))
     none = ((0, 0), (), None, 0)
@@ -176,12 +203,42 @@ def shedding_order(classes: list[ClassAdmission], alpha: float) -> ShedOrder:
     if bad:
         return ShedOrder(REFUTED, "the evolved arm sheds " + "; ".join(bad) + f" (Holm, alpha {alpha:g}){failed}")
     order = [label for label, kind in hit.items() if kind == "order"]
+    disagree = runs_disagree(sheddable, critical)
+    if len(order) == len(sheddable) and disagree:
+        return ShedOrder(
+            INCONCLUSIVE,
+            f"pooled, the evolved arm sheds {', '.join(sorted(order))} (Holm, alpha {alpha:g}), but its runs do not "
+            f"agree: {disagree}; Fisher's test counts requests as independent, so one run can carry the pooled "
+            f"p-value{failed}",
+        )
     if len(order) == len(sheddable):
         return ShedOrder(
             CONFIRMED,
             f"the evolved arm sheds {', '.join(sorted(order))} (HTTP {SHED_STATUS}), and no protected class more "
-            f"than its baseline (Holm, alpha {alpha:g}){failed}",
+            f"than its baseline (Holm, alpha {alpha:g}); every one of its {len(critical.evolved_runs)} runs admits "
+            f"each sheddable class less than {critical.traffic_class}{failed}",
         )
     return ShedOrder(
         INCONCLUSIVE, f"the sheddable classes are not shed detectably more than the critical class{failed}"
     )
+
+
+def runs_disagree(sheddable: list[ClassAdmission], critical: ClassAdmission) -> str:
+    """The evolved runs in which a sheddable class was admitted at least as often as the critical class, in words
+    ("" when every run agrees with the order). A run's classes are paired by position, so a class missing from a
+    run (no requests) leaves the runs unpaired, which is said too."""
+    top = critical.evolved_runs
+    out = []
+    for c in sheddable:
+        if len(c.evolved_runs) != len(top):
+            out.append(
+                f"{c.traffic_class} was sent in {len(c.evolved_runs)} runs, {critical.traffic_class} in {len(top)}"
+            )
+            continue
+        bad = [i for i, (x, y) in enumerate(zip(c.evolved_runs, top, strict=True), 1) if x >= y]
+        if bad:
+            out.append(
+                f"{c.traffic_class} was admitted as often as {critical.traffic_class} or more in {len(bad)} of "
+                f"{len(top)} runs (run {', '.join(map(str, bad))} in repetition order)"
+            )
+    return "; ".join(out)

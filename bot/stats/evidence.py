@@ -258,10 +258,12 @@ def evidence_files(
     per_request: pd.DataFrame | None = None,
     rejected: Sequence[tuple[str, str]] = (),
     alpha: float = 0.05,
+    warnings: Sequence[str] = (),
 ) -> dict[str, str | bytes]:
     """Everything ``promote evaluate`` writes, as out-dir-relative path -> content.
 
-    verdicts.json, verdicts.md (summary, forest plot, rejected reports, one
+    verdicts.json, verdicts.md (``warnings`` first, as quoted Markdown the caller wrote: what the verdicts
+    could not check, e.g. reports never bound to their arm; then summary, forest plot, rejected reports, one
     evidence block per hypothesis), and plots/*.png (``bot.stats.plots``).
     """
     from bot.stats.plots import plot_evidence
@@ -269,7 +271,9 @@ def evidence_files(
     by_id = {v.hypothesis_id: v for v in verdicts}
     ordered = sorted((h for h in hypotheses if h.id in by_id), key=_order)
     plots = plot_evidence(ordered, verdicts, reports, per_request, alpha=alpha)
-    md = ["# Verdicts", "", summary_markdown([by_id[h.id] for h in ordered], ordered)]
+    md = ["# Verdicts", ""]
+    md += [line for w in warnings for line in (f"> ⚠️ {w}", "")]
+    md += [summary_markdown([by_id[h.id] for h in ordered], ordered)]
     md += [plots.summary_markdown("plots", alpha=alpha)]
     if rejected:
         md += ["## Reports that failed validation (not used)", "", "| Report | Reason |", "|---|---|"]

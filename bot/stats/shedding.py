@@ -179,9 +179,11 @@ def admission_markdown(recorded: Sequence[AdmissionRow], alpha: float, hid: str 
             "the shedding order, on the shed (429) requests only: each sheddable class against the critical one "
             "within the evolved arm, each protected class against its baseline (one-sided Fisher, one Holm family); "
             "a request that failed otherwise (sent - admitted - shed: a timeout, a 5xx) is the stack failing, not "
-            "shedding, and never confirms the order. Requests are pooled over an arm's runs; "
-            "the runs' own rates are beside them, so check that they agree. Protected-request latency on the mix is "
-            "not judged."
+            "shedding, and never confirms the order. Requests are pooled over an arm's runs (all of the plan's one "
+            "load), and Fisher's test treats them as independent: requests of one run share its load, so the "
+            "p-values are optimistic when runs differ. The order is therefore confirmed only when every evolved run "
+            "agrees (each sheddable class admitted less than the critical class within the run), and the runs' own "
+            "rates are beside the pooled ones. Protected-request latency on the mix is not judged."
         ),
         "",
         f"> {MULTIPLICITY_NOTE}.",

@@ -39,9 +39,10 @@ def results_doc(arm: str, counts: dict[str, tuple[int, int]], n: int = 1) -> dic
     return doc
 
 
-def write_run(root: Path, arm: str, n: int, counts: dict[str, tuple[int, int]], keywords: str, rate: int = 10) -> Path:
-    """RESULTS/<arm>/priority-mix/rate-<rate>/rep-<n>/ with results.json + run_metadata.yaml (bot layout)."""
-    run = root / arm / "priority-mix" / f"rate-{rate}" / f"rep-{n}"
+def write_run(root: Path, arm: str, n: int, counts: dict[str, tuple[int, int]], keywords: str, rate: float = 6) -> Path:
+    """RESULTS/<arm>/priority-mix/rate-<rate>/rep-<n>/ with results.json + run_metadata.yaml (bot layout); the
+    default rate is the plan's (upstream's profile, 6 req/s)."""
+    run = root / arm / "priority-mix" / f"rate-{rate:g}" / f"rep-{n}"
     run.mkdir(parents=True, exist_ok=True)
     (run / "results.json").write_text(json.dumps(results_doc(arm, counts, n), indent=1))
     meta = yaml.safe_load((FIXTURES / arm / "run_metadata.yaml").read_text())

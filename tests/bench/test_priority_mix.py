@@ -200,6 +200,14 @@ def test_sample_data_is_refused_unless_asked_for_and_then_flagged(tmp_path):
     assert len(pm.loaded) == 2 and pm.notes == [SAMPLE_FLAG]
 
 
+def _plan(**changes):
+    """The priority mix a plan adds (upstream's classes and load), with ``changes`` (e.g. the fixtures' rate 10)."""
+    from bot.bench.priority_plan import plan_priority_mix
+
+    plan = plan_priority_mix("an admitter", gpus_per_stack=1, standup_minutes=10, run_overhead_minutes=1)
+    return plan.model_copy(update=changes)
+
+
 def _rename(run_dir: Path, renames: dict[str, tuple[str, int, str]]) -> None:
     """Every class renamed, reprioritised and re-objectived in summary and requests (another profile's mix)."""
     path = run_dir / "results.json"
@@ -218,8 +226,7 @@ def _rename(run_dir: Path, renames: dict[str, tuple[str, int, str]]) -> None:
 def test_a_run_of_another_mix_than_the_plans_is_left_out_with_the_difference(tmp_path):
     """F4 #5: a mix of gold/silver/bronze at 5/3/-1 (app-gold...) decided the shedding order the plan sized for
     critical/normal/batch at 100/0/-10; a run whose classes, priorities or objectives differ is not evidence."""
-    from bot.bench.priority_plan import DEFAULT_CLASSES
-
+    plan = _plan(rate=10)
     root = tmp_path
     _copy(root, "baseline")
     foreign = _copy(root, "evolved")
@@ -231,11 +238,11 @@ def test_a_run_of_another_mix_than_the_plans_is_left_out_with_the_difference(tmp
             "batch": ("bronze", -1, "app-bronze"),
         },
     )
-    pm = load_priority_mix_evidence(root, _policy(), DEFAULT_CLASSES)
+    pm = load_priority_mix_evidence(root, _policy(), plan)
     assert pm.loaded == ["baseline/priority-mix/rate-10/rep-1/results.json"]
     [(rel, reason)] = pm.rejected
     assert rel.startswith("evolved/") and "not the plan's priority mix: classes bronze, gold, silver" in reason
-    assert "run the plan's priority-mix/experiment.yaml with its profile unchanged" in reason
+    assert "run the plan's priority-mix/experiment.yaml with its profile and rate unchanged" in reason
     # one class's priority and another's objective changed, the names kept
     _rename(
         foreign,
@@ -245,9 +252,45 @@ def test_a_run_of_another_mix_than_the_plans_is_left_out_with_the_difference(tmp
             "bronze": ("batch", -10, "app-bulk"),
         },
     )
-    [(_, reason)] = load_priority_mix_evidence(root, _policy(), DEFAULT_CLASSES).rejected
+    [(_, reason)] = load_priority_mix_evidence(root, _policy(), plan).rejected
     assert "normal has configured_priority 3, the plan's is 0" in reason
     assert "batch sends x-llm-d-inference-objective 'app-bulk', the plan's is 'app-batch'" in reason
     # the plan's own mix is used
     _rename(foreign, {"normal": ("normal", 0, "app-normal"), "batch": ("batch", -10, "app-batch")})
-    assert len(load_priority_mix_evidence(root, _policy(), DEFAULT_CLASSES).loaded) == 2
+    assert len(load_priority_mix_evidence(root, _policy(), plan).loaded) == 2
+
+
+def _set_weights(run_dir: Path, weights: dict[str, float]) -> None:
+    path = run_dir / "results.json"
+    doc = json.loads(path.read_text())
+    for name, w in weights.items():
+        doc["summary"]["traffic_classes"][name]["configured_weight"] = w
+    path.write_text(json.dumps(doc))
+
+
+def test_a_run_of_another_load_than_the_plans_is_left_out_with_the_difference(tmp_path):
+    """N2 #4: runs at another rate than the plan's priority_mix.rate, or with other class weights, decided the
+    shedding order: how much an admitter sheds depends on how saturated the stack is, so they measured another
+    question."""
+    plan = _plan(rate=10)
+    _copy(tmp_path, "baseline")
+    _edit_meta(_copy(tmp_path, "evolved", "{arm}/priority-mix/rate-80/rep-{n}"), experiment_id="rate-80")
+    weighted = _copy(tmp_path, "evolved", n=2)
+    _set_weights(weighted, {"critical": 0.05, "normal": 0.05, "batch": 0.9})
+    pm = load_priority_mix_evidence(tmp_path, _policy(), plan)
+    assert pm.loaded == ["baseline/priority-mix/rate-10/rep-1/results.json"]
+    reasons = dict(pm.rejected)
+    assert (
+        "rate 80 req/s, the plan's is 10 (priority_mix.rate)"
+        in reasons["evolved/priority-mix/rate-80/rep-1/results.json"]
+    )
+    weights = reasons["evolved/priority-mix/rate-10/rep-2/results.json"]
+    assert "batch has configured_weight 0.9, the plan's is 0.2" in weights and "not the plan's priority mix" in weights
+    # the same shares, written unnormalised, are the plan's mix
+    _set_weights(weighted, {"critical": 2, "normal": 6, "batch": 2})
+    assert (
+        "evolved/priority-mix/rate-10/rep-2/results.json"
+        in load_priority_mix_evidence(tmp_path, _policy(), plan).loaded
+    )
+    # a run with no plan (a local evaluation) is not held to one load
+    assert len(load_priority_mix_evidence(tmp_path, _policy()).loaded) == 3

@@ -56,13 +56,17 @@ def admission(tmp_path_factory):
     return root / "promotion.yaml", root / "cells"
 
 
-def _rehearse(admission, tmp_path, arms: dict) -> tuple[StageContext, Path]:
+def _rehearse(admission, tmp_path, arms: dict, reps: int = 3, rates: dict | None = None) -> tuple[StageContext, Path]:
+    """Stages 1-7 on the cells' sample reports plus ``reps`` mix runs per arm of ``arms`` (at ``rates``' rate per arm,
+    else the plan's)."""
     request, cells = admission
     results = tmp_path / "results"
     subprocess.run(["cp", "-r", str(cells), str(results)], check=True)
     for arm, counts in arms.items():
-        for n in (1, 2, 3):
-            write_run(results, arm, n, counts, f"promotion:7,arm:{arm},sample-data")
+        for n in range(1, reps + 1):
+            write_run(
+                results, arm, n, counts, f"promotion:7,arm:{arm},sample-data", **({"rate": rates[arm]} if rates else {})
+            )
     work, fork = tmp_path / "work", tmp_path / "fork"
     argv = ["run", str(request), "--results", str(results), "--allow-sample-data", "--work", str(work)]
     assert main([*argv, "--fork", str(fork), "--approve", "all", "--quiet"]) == 0
@@ -174,3 +178,37 @@ def test_gate_1_stops_with_the_class_action_when_the_class_mapping_is_below_the_
     # the review report shows the split by class and an example of each class that disagrees
     thread = (work / "issue" / "thread.md").read_text()
     assert "By SLO class (sampled states, disagreements:" in thread and "- Example (`background`): " in thread
+
+
+def test_one_run_per_arm_leaves_the_shedding_order_undecided(admission, tmp_path):
+    """N2 #4: the plan runs 3 per arm; 1 run each (p 1e-23 from one run's requests) confirmed the shedding order."""
+    ctx, _ = _rehearse(admission, tmp_path, {"baseline": ADMITS_ALL, "evolved": SHEDS_BATCH}, reps=1)
+    [shed] = [
+        v
+        for v in json.loads(_read(ctx, f"{DOCS}/verdicts.json"))
+        if v["hypothesis_id"].startswith("B") and "priority mix planned but not judged" in v["flags"]
+    ]
+    assert shed["status"] == "inconclusive", shed["summary"]
+    assert "only 1 of 3 planned baseline runs and 1 of 3 planned evolved runs could be used" in shed["summary"]
+    page = _read(ctx, f"{DOCS}/verdicts.md")
+    assert f"**Not judged: {shed['hypothesis_id']} (the shedding order) is not decided.**" in page
+    assert "confirmed**: the evolved arm sheds" not in page
+    [found] = [f for f in review_gate(3, ctx) if f.check == "G3.priority-mix"]
+    assert "1 of 3 planned evolved runs" in found.message
+
+
+def test_mix_runs_at_another_rate_than_the_plans_decide_nothing(admission, tmp_path):
+    """N2 #4: baseline runs at 10 req/s and evolved runs at 80 (the plan's is 6) confirmed the shedding order: an arm
+    driven 8 times harder "sheds" from load alone. Runs of another load are left out with the difference."""
+    arms = {"baseline": ADMITS_ALL, "evolved": SHEDS_BATCH}
+    ctx, _ = _rehearse(admission, tmp_path, arms, rates={"baseline": 10, "evolved": 80})
+    used = json.loads(_read(ctx, f"{DOCS}/priority-mix.json"))
+    assert used["used"] == {"baseline": 0, "evolved": 0}
+    assert "rate 10 req/s, the plan's is 6 (priority_mix.rate)" in used["not_judged"]
+    [shed] = [
+        v
+        for v in json.loads(_read(ctx, f"{DOCS}/verdicts.json"))
+        if "priority mix planned but not judged" in v["flags"]
+    ]
+    assert shed["status"] == "inconclusive" and "not the plan's priority mix" in shed["summary"]
+    assert "confirmed**: the evolved arm sheds" not in _read(ctx, f"{DOCS}/verdicts.md")

@@ -99,3 +99,39 @@ def test_the_upstream_harness_output_is_too_small_to_decide(tmp_path):
     assert (batch.baseline, batch.evolved, batch.evolved_runs) == ((4, 4), (2, 4), (0.5,))
     assert batch.change(0.05) == "no detectable change"
     assert shedding_order(classes, 0.05).status == INCONCLUSIVE
+
+
+def _runs(evolved_batch: list[tuple[int, int]], rates: tuple[float, float] = (6.0, 6.0)) -> pd.DataFrame:
+    """One baseline and one evolved run per entry of ``evolved_batch`` ((admitted, sent) of batch; the evolved
+    arm's 429s are its unadmitted batch requests), critical and normal always admitted, at ``rates`` per arm."""
+    rows = []
+    for n, (ok, sent) in enumerate(evolved_batch, 1):
+        for arm, rate in zip(("baseline", "evolved"), rates, strict=True):
+            b_ok = sent if arm == "baseline" else ok
+            rows += [
+                (arm, "priority-mix", rate, n, "critical", 100, 200, 200, 0, 0),
+                (arm, "priority-mix", rate, n, "normal", 0, 600, 600, 0, 0),
+                (arm, "priority-mix", rate, n, "batch", -10, sent, b_ok, sent - b_ok, sent - b_ok),
+            ]
+    return pd.DataFrame(rows, columns=COUNT_COLUMNS)
+
+
+def test_runs_of_different_loads_are_never_pooled_or_compared():
+    """N2 #4: an evolved arm at 80 req/s against a baseline at 10 "sheds" from load alone."""
+    from bot.stats.admission import MixedLoads
+
+    with pytest.raises(MixedLoads, match=r"baseline at priority-mix @ 10 req/s; evolved at priority-mix @ 80 req/s"):
+        class_admission(_runs([(40, 200)], rates=(10.0, 80.0)))
+
+
+def test_a_pooled_order_the_runs_do_not_agree_on_is_inconclusive():
+    """N2 #4: Fisher's test counts requests as independent, so one saturated run carries the pooled p alone; the
+    order is confirmed only when every evolved run sheds batch below critical."""
+    one = shedding_order(class_admission(_runs([(10, 200), (200, 200), (200, 200)])), 0.05)
+    assert one.status == INCONCLUSIVE, one.why
+    assert "its runs do not agree: batch was admitted as often as critical or more in 2 of 3 runs (run 2, 3" in one.why
+    every = shedding_order(class_admission(_runs([(80, 200), (90, 200), (70, 200)])), 0.05)
+    assert (
+        every.status == CONFIRMED
+        and "every one of its 3 runs admits each sheddable class less than critical" in every.why
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -179,6 +180,33 @@ def test_the_spec_carries_the_plans_multiplicity_weights(chain):
     )
     cli = verdicts_from_json((root / "ev" / "verdicts.json").read_text())
     assert {v.hypothesis_id: v.status for v in cli} == {v.hypothesis_id: v.status for v in expected}
+
+
+def test_evaluate_without_the_spec_says_no_report_was_bound_to_an_arm(chain, promote, tmp_path, capsys):
+    """N2 #7: without --spec, baseline-config reports filed under evolved/ confirmed A3 and nothing said the arms were
+    never checked; the summary line's counts also left out the not-testable verdicts (12 + 0 + 3 of 17)."""
+    root, _ = chain
+    hyp = tmp_path / "hyp"
+    shutil.copytree(root / "hyp", hyp)
+    a1 = hyp / "A1.md"  # one hypothesis the translated plugin cannot test, as A2/B8 of the bundled example
+    a1.write_text(a1.read_text().replace("not_testable: null", "not_testable: 'the plugin holds CacheHitRate at 0'"))
+    argv = ["evaluate", "--allow-sample-data", "--hypotheses", hyp, "--results", EXAMPLE / "results"]
+    code, out, _ = promote(*argv, "--out", tmp_path / "nospec")
+    assert code == 0 and "WARNING: arms not verified: pass --spec <evaluation.yaml>" in out
+    md = (tmp_path / "nospec" / "verdicts.md").read_text()
+    assert md.startswith("# Verdicts\n\n> ⚠️ **Arms not verified: pass `--spec <evaluation.yaml>`")
+    verdicts = verdicts_from_json((tmp_path / "nospec" / "verdicts.json").read_text())
+    total, counts = re.match(r"(\d+) verdicts: ([^;]+?)(?:;| ->)", out).groups()
+    assert int(total) == len(verdicts) == sum(int(c.split()[0]) for c in counts.split(", "))
+    assert ", 1 not testable as translated" in counts
+    # with the plan's spec the reports are bound to their arms: no warning
+    spec = next((root / "plan").rglob("evaluation.yaml"))
+    code, out, _ = promote(*argv, "--out", tmp_path / "spec", "--spec", spec)
+    assert code == 0 and "arms not verified" not in out
+    assert "Arms not verified" not in (tmp_path / "spec" / "verdicts.md").read_text()
+    with pytest.raises(SystemExit):
+        promote("evaluate", "--help")
+    assert "evidence binding" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
