@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 
+from bot.golang import fidelity_values
 from bot.model import Fidelity, FidelityCause, FidelityClass, FidelityFailure
 
 AS_DEPLOYED = "as-deployed"
@@ -133,6 +135,7 @@ def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, 
             all_off = per_run.get(ALL_OFF, [None] * len(base_agree))[i]
             (several if all_off is not None and all_off > base_agree[i] + 1e-9 else composition).append(i)
     causes_out = []
+    missing = fidelity_values.no_source(mappings)
     shown: set[int] = set()  # a state is an example of one cause only, the one that explains most
     for m, idx in sorted(explained.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         info = mappings.get(m, {})
@@ -148,7 +151,16 @@ def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, 
                 breaks=sum(
                     1 for i in valid if base_agree[i] >= 1.0 - 1e-9 and (per_run[m][i] or 0.0) < base_agree[i] - 1e-9
                 ),
-                examples=[describe(kind, states[AS_DEPLOYED][i], base["results"][i]) for i in picked],
+                examples=[
+                    describe(
+                        kind,
+                        states[AS_DEPLOYED][i],
+                        base["results"][i],
+                        fidelity_values.example_signals(m, info, mappings),
+                        missing,
+                    )
+                    for i in picked
+                ],
             )
         )
     if several:
@@ -159,7 +171,16 @@ def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, 
                 why="no single mapping switched off restores agreement, all of them together do",
                 states=len(several),
                 agreement_without=round(_mean([a for a in per_run.get(ALL_OFF, []) if a is not None]), 4),
-                examples=[describe(kind, states[AS_DEPLOYED][i], base["results"][i]) for i in several[:EXAMPLES]],
+                examples=[
+                    describe(
+                        kind,
+                        states[AS_DEPLOYED][i],
+                        base["results"][i],
+                        fidelity_values.read_signals(mappings),
+                        missing,
+                    )
+                    for i in several[:EXAMPLES]
+                ],
             )
         )
     causes_out.sort(key=lambda c: (-c.states, c.mapping))
@@ -325,28 +346,40 @@ def shape(state: dict) -> str:
     )
 
 
-def describe(kind: str, state: dict, result: dict) -> str:
-    """One line a person can check: the request, each endpoint as BLIS and llm-d see it, both decisions."""
+def describe(
+    kind: str,
+    state: dict,
+    result: dict,
+    signals: Sequence[str] = (),
+    missing: frozenset[str] = frozenset(),
+) -> str:
+    """One line a person can check: the request, each endpoint as BLIS and llm-d see it, both decisions, and the
+    values of ``signals`` (the ones its cause names; ``missing``: those llm-d has no source for) on both sides."""
     blis, llmd = state["blis"], state["llmd"]
     req = blis["request"]
     who = f"request {req.get('ID')} ({req.get('InputTokens', 0)} tokens"
     if req.get("SLOClass") is not None and kind == "admission":
         who += f", class {req.get('SLOClass') or 'none'}"
+    elif kind == "scheduling":
+        who += f", class {_class(req)}"
     if req.get("SessionID"):
         who += ", session"
-    who += ")"
+    class_shown = kind == "scheduling" or (req.get("SLOClass") is not None and kind == "admission")
+    who += fidelity_values.request_values(signals, req, llmd.get("request") or {}, missing, class_shown)
+    who += fidelity_values.no_source_note(signals, missing, (blis.get("snapshots") or [{}])[0]) + ")"
     if kind == "scheduling":
-        return _describe_queues(state, result, who)
+        return _describe_queues(state, result, who, signals, missing)
     parts = []
     for snap, ep in zip(blis["snapshots"], llmd["endpoints"], strict=False):
         m = ep.get("metrics") or {}
         prefix = ep.get("prefix") or {}
         # An admitter never reads per-pod prefix matches: listing them would point a reviewer at a signal it ignores.
         matches = "" if kind == "admission" else f"; prefix {prefix.get('match', 0)}/{prefix.get('total', 0)}"
+        on_blis, on_llmd = fidelity_values.endpoint_values(signals, snap, ep, missing)
         parts.append(
             f"{snap['ID']}: BLIS q={snap['QueueDepth']} b={snap['BatchSize']} inflight={snap['InFlightRequests']} "
-            f"kv={snap['KVUtilization']:.2f}; llm-d q={m.get('WaitingQueueSize')} r={m.get('RunningRequestsSize')} "
-            f"kv={m.get('KVCacheUsagePercent', 0):.2f}{matches}"
+            f"kv={snap['KVUtilization']:.2f}{on_blis}; llm-d q={m.get('WaitingQueueSize')} "
+            f"r={m.get('RunningRequestsSize')} kv={m.get('KVCacheUsagePercent', 0):.2f}{on_llmd}{matches}"
         )
     if not result:
         return f"{who}; {'; '.join(parts)}"
@@ -360,7 +393,7 @@ def describe(kind: str, state: dict, result: dict) -> str:
     return f"{who}; {'; '.join(parts)} -> {verdict}"
 
 
-def _describe_queues(state: dict, result: dict, who: str) -> str:
+def _describe_queues(state: dict, result: dict, who: str, signals: Sequence[str], missing: frozenset[str]) -> str:
     """A scheduling state: each endpoint's real queue (classes, oldest first), the count the plugin sees,
     and where each side would serve the request."""
     blis, llmd = state["blis"], state["llmd"]
@@ -371,12 +404,11 @@ def _describe_queues(state: dict, result: dict, who: str) -> str:
         queue = (blis.get("queues") or {}).get(snap["ID"]) or []
         waiting = "; ".join(_waiting(q, clock) for q in queue[:4]) + ("; ..." if len(queue) > 4 else "")
         position = -int(scores.get(snap["ID"], 0))
+        on_blis, on_llmd = fidelity_values.endpoint_values(signals, snap, ep, missing)
         parts.append(
-            f"{snap['ID']}: BLIS queue {len(queue)} ({waiting or 'empty'}), serves it at position {position}; "
-            f"llm-d q={(ep.get('metrics') or {}).get('WaitingQueueSize')}"
+            f"{snap['ID']}: BLIS queue {len(queue)} ({waiting or 'empty'}){on_blis}, serves it at position {position}; "
+            f"llm-d q={(ep.get('metrics') or {}).get('WaitingQueueSize')}{on_llmd}"
         )
-    req = blis["request"]
-    who = who[:-1] + f", class {_class(req)})"
     b, ld = result["blis"], result["llmd"]
     best = [k for k, v in scores.items() if scores and v == max(scores.values())]
     verdict = f"BLIS serves it earliest on {' or '.join(best) or b.get('target')}, llm-d prefers {' or '.join(ld.get('best') or ['nothing'])}"

@@ -106,8 +106,12 @@ def run_plan(an: Analysis, gen: Generated, d: Dictionary, n: int | None = None) 
     spec = spec_for(an, gen)
     applicable = world.applicable_mappings(spec)
     bypass = [world.untranslatable_mapping(s, field) for s, field in untranslatable_reads(an, gen, d)]
-    meaning = {m: {"title": world.MAPPINGS[m].title, "why": world.MAPPINGS[m].why} for m in applicable}
-    meaning |= {b.id: {"title": b.title, "why": b.why} for b in bypass}
+    # ``signals``: what each cause's example states show the values of, on both sides (differential.describe).
+    meaning = {
+        m: {"title": world.MAPPINGS[m].title, "why": world.MAPPINGS[m].why, "signals": named_signals(m, spec, d)}
+        for m in applicable
+    }
+    meaning |= {b.id: {"title": b.title, "why": b.why, "signals": sorted(b.signals)} for b in bypass}
     out: list[dict] = [{"name": AS_DEPLOYED, "off": [], "bypass": []}]
     out += [{"name": m, "off": [m], "bypass": [], "markSameBlis": True} for m in applicable]
     out += [{"name": b.id, "bypass": list(b.bypass), "like": AS_DEPLOYED} for b in bypass]
@@ -118,11 +122,25 @@ def run_plan(an: Analysis, gen: Generated, d: Dictionary, n: int | None = None) 
         if name == "ID" or entry is None or entry.llmd is None or gen.snapshot_fields[name] not in _SCALARS:
             continue
         run = f"signal:{name}"
-        meaning[run] = {"title": f"the {name} adapter line", "why": f"the plugin reads {name} as `{entry.llmd.expr}`"}
+        meaning[run] = {
+            "title": f"the {name} adapter line",
+            "why": f"the plugin reads {name} as `{entry.llmd.expr}`",
+            "signals": [name],
+        }
         out.append({"name": run, "bypass": [f"snapshot:{name}"], "like": AS_DEPLOYED})
     out.append({"name": ALL_OFF, "off": applicable, "bypass": [f for b in bypass for f in b.bypass]})
     plan = {"spec": spec.to_json(), "states": n or STATES.get(an.kind, 600), "seed": SEED, "runs": out}
     return plan, meaning
+
+
+def named_signals(mapping: str, spec: world.Spec, d: Dictionary) -> list[str]:
+    """The signals ``mapping`` changes that the program reads (a method's parts too: EffectiveLoad's queue, batch
+    and in-flight count): what its example states show the values of, on both sides (``differential.describe``)."""
+    reads = set(spec.reads)
+    for name in spec.reads:
+        entry = d.signal(name)
+        reads |= set(entry.expands_to) if entry is not None else set()
+    return sorted(world.MAPPINGS[mapping].signals & reads)
 
 
 #: The most states a plan may ask for: a request comes from another job, and sampling is not free.

@@ -85,6 +85,18 @@ def test_bundled_example_decides_like_blis_and_every_difference_has_a_documented
     assert f"{f.agreement:.1%}" in tr.report_markdown
 
 
+def test_the_cache_hit_rate_example_shows_each_endpoints_hit_rate_and_the_plugins_zero(example):
+    """Found by a new-program pass: the `untranslatable:CacheHitRate` example never showed a hit rate."""
+    _, _, tr = example
+    cause = next(c for c in tr.summary.fidelity.causes if c.mapping == "untranslatable:CacheHitRate")
+    line = cause.examples[0]
+    assert "CacheHitRate has no llm-d source: the plugin reads 0" in line, line
+    pods = re.findall(r"pod-\d+: BLIS [^;]*?CacheHitRate=([\d.]+)[^;]*; llm-d [^;]*?CacheHitRate=0\b", line)
+    assert len(pods) == line.count(": BLIS q=") > 0, line
+    assert any(float(v) > 0 for v in pods)
+    assert "CacheHitRate has no llm-d source" in tr.report_markdown
+
+
 def test_every_translator_finding_is_anchored_to_a_plugin_line(example):
     _, _, tr = example
     for f in tr.findings:
