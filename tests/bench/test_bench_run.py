@@ -84,6 +84,24 @@ def test_dry_run_prints_every_command_line(cluster):
     assert fakes.calls(root) == []  # nothing ran
 
 
+def test_a_dry_run_charges_no_wall_time(cluster, monkeypatch, capsys):
+    """A dry run ran nothing, so the bot's own time between steps (longer on a loaded machine) is no GPU time:
+    "0.001 spent" appeared where a dry run must say "0 spent". A clock that jumps a minute per reading shows it."""
+    import itertools
+    import types
+
+    from bot.bench.run import runner
+    from bot.cli import main
+
+    root, env, bench, commit = cluster
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    ticks = itertools.count(step=60.0)
+    monkeypatch.setattr(runner, "time", types.SimpleNamespace(monotonic=lambda: next(ticks)))
+    assert main([str(a) for a in _args(bench, commit, root, "--dry-run")]) == 0
+    assert "GPU-minutes: 0 spent of " in capsys.readouterr().out
+
+
 def test_bench_run_plans_with_the_translations_class_signals_as_stage_4_did(tmp_path):
     """Found by a maintainer: `promote bench run` re-made the plan without the translation's signals, so for a
     router that reads the request's class its plan had no priority mix while stage 4's had one."""

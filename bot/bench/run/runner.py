@@ -357,7 +357,8 @@ class BenchRunner:
     def _step(self, argv: list[str], what: str, kind: str, *, timeout: float | None = None) -> None:
         start, t0 = _now(), time.monotonic()
         result = self.procs.run(argv, timeout=timeout)
-        minutes = (time.monotonic() - t0) / 60.0
+        # a dry run ran nothing: its wall time (the bot's own, longer on a loaded machine) is no GPU time
+        minutes = 0.0 if self.cfg.dry_run else (time.monotonic() - t0) / 60.0
         ok = result.code == 0
         said = self._keep(kind, what, result)
         self._event(kind, what, start, minutes=minutes, ok=ok, detail=said)
