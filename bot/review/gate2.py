@@ -6,6 +6,8 @@
 - a hypothesis a person excluded at gate 2 (``exclude:``, recorded in ``excluded.json`` and the index) counts
   as decided by that person for these coverage checks, not as missing;
 - every hypothesis is classified (family, VV&UQ, type) consistently with what it predicts;
+- a BLIS claim set aside as not testable as translated is said, with the signal and the ``signals:`` override
+  (``G2.claim-not-testable``);
 - traffic exercises what the plugin decides by: a request class (``G2.priority-exercised``) and, for a policy that
   reads the request's TTFT target, the header it arrives in (``G2.slo-header-sent``).
 """
@@ -140,6 +142,7 @@ def review(ctx) -> list[Finding]:
         return track(t) + [(ctx.paths.hypotheses_excluded, h) for h in excluded if h.track is t]
 
     findings += _testability(hyps, summary)
+    findings += _untestable_claims(ctx.request, hyps, summary)
 
     # Track A: faithful to every claim.
     for claim in ctx.request.claims:
@@ -452,6 +455,56 @@ def _testability(hyps, summary: TranslationSummary) -> list[Finding]:
                     fix="regenerate the hypotheses (stage 3) so the benchmark judges it",
                 )
             )
+    return out
+
+
+def _untestable_claims(request, hyps, summary: TranslationSummary) -> list[Finding]:
+    """A BLIS claim set aside as not testable as translated gets no runs, which the counts alone do not show.
+
+    A mechanism that names an untranslatable signal in passing ("..., plus 0.25*CacheHitRate^2") loses the
+    whole claim, the headline one included, while the rest of its mechanism (a session bonus) is carried. So
+    the gate says which claim, which signal, and the fix: the claim's own ``signals:`` list
+    (``bot.hypotheses.signals.declared_signals``) when what remains still carries the mechanism. IMPORTANT for
+    the claim on the workload the program was evolved for, a SUGGESTION for the others."""
+    claims = {c.id: c for c in request.claims}
+    out = []
+    for path, h in hyps:
+        claim = claims.get(h.source)
+        if h.track is not Track.A or not h.not_testable or claim is None:
+            continue
+        dead = [s for s in h.signals if s in summary.untranslatable]
+        if not dead:
+            continue  # _testability says the record is inconsistent
+        rest = [s for s in h.signals if s not in dead]
+        headline = claim.workload == request.evolved_for
+        on = f"`{claim.workload}`" + (", the workload the program was evolved for" if headline else "")
+        message = (
+            f"{h.id} (claim `{claim.id}` on {on}) gets no benchmark runs: its signals include "
+            f"{', '.join(f'`{s}`' for s in dead)}, which the plugin holds constant, so it is recorded as not "
+            "testable as translated"
+        )
+        if claim.signals is None:
+            message += " (its signals are the ones the mechanism and statement name; the claim declares none)"
+        yaml = f"`signals: [{', '.join(rest)}]`"
+        put = f"add {yaml} to" if claim.signals is None else f"set {yaml} on"
+        fix = (
+            f"if the claim's effect does not rest on {', '.join(dead)} (the mechanism names it in passing), {put} "
+            f"claim `{claim.id}` in promotion.yaml (the issue's request on GitHub) so stage 3 benchmarks it on the "
+            "signals the plugin carries; otherwise approve, knowing this claim is not tested"
+            if rest
+            else f"the mechanism reads no carried signal: it cannot be tested in llm-d as translated; approve "
+            f"knowing this claim is not tested, or re-evolve without {', '.join(dead)}"
+        )
+        out.append(
+            Finding(
+                severity=Severity.IMPORTANT if headline else Severity.SUGGESTION,
+                check="G2.claim-not-testable",
+                file=path,
+                line=1,
+                message=message,
+                fix=fix,
+            )
+        )
     return out
 
 
