@@ -289,10 +289,11 @@ _CLASS_DECISION = {
 def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
     """A policy that decides by the request's class, judged on cells that send every request at one priority.
 
-    The plan adds llm-d-benchmark's priority mix for every such policy (``bot.bench.priority_plan``), compared
-    by each class's admit rate (``bot.stats.admission``). A scheduler's or router's class-dependent order or
-    score shows in per-class latency, which the mix is not judged by, and its hypotheses are decided on the
-    single-priority cells: said before the GPU time is spent, so a person decides whether that is worth it.
+    The plan adds llm-d-benchmark's priority mix for an admitter only (``bot.bench.priority_plan``): it is
+    compared by each class's admit rate (``bot.stats.admission``). A scheduler's or router's class-dependent
+    order or score shows in per-class latency, which the mix is not judged by, so such a policy gets no mix and
+    its hypotheses are decided on the single-priority cells: said before the GPU time is spent, so a person
+    decides whether that is worth it.
     An admitter's shedding order is judged on the mix, but only that one hypothesis (``_admitter_cells``).
     """
     from bot.bench.priority_plan import CLASS_SIGNALS, translated_signals
@@ -304,11 +305,11 @@ def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
     if not read and not claims:
         return []
     single = "every planned cell sends all its requests at one priority (no InferenceObjective: priority 0)"
-    later = (
-        "the plan's priority mix (llm-d-benchmark's priority-mix harness) is judged by per-class admit rate only, "
-        "not by the per-class latency a class-dependent order or score changes"
-    )
     who, decision, left = _CLASS_DECISION[ctx.request.kind]
+    later = (
+        "the plan has no priority mix for it: a mix is judged by per-class admit rate only, which decides nothing "
+        f"for a {who}, not by the per-class latency a class-dependent order or score changes"
+    )
     names = sorted({*read, *(s for h in claims for s in h.signals if s in CLASS_SIGNALS)})
     ids = ", ".join(h.id for h in claims)
     judged = f"; {ids} (whose mechanism reads the class) would be judged on that traffic" if claims else ""
