@@ -404,7 +404,6 @@ def make_plan(
     outlier_rate: float = DEFAULT_OUTLIER_RATE,
     sequential: bool = True,
     swap_minutes: float = DEFAULT_SWAP_MINUTES,
-    class_signals: Iterable[str] = (),
 ) -> BenchmarkPlan:
     """One experiment for every hypothesis with a prediction, repetitions sized per cell (``bot.bench.sizing``).
 
@@ -413,8 +412,8 @@ def make_plan(
     ``evolved_noise_ratio`` and ``outlier_rate`` are the noise the sizing allows for; ``sequential``
     adds the group-sequential design (``bot.bench.sequential_plan``) the runner follows and stage 5
     replays (its rule goes into ``decision``); ``allow_sample_data`` lets sample reports in ``prior_results``
-    size it (a rehearsal: the noise source and the notes say so); ``class_signals`` are the signals the
-    evolved logic reads (the translation's): a class signal adds the priority mix (``bot.bench.priority_plan``).
+    size it (a rehearsal: the noise source and the notes say so). An admitter's plan adds the priority mix
+    (``bot.bench.priority_plan``).
     """
     if prior_cv is not None and prior_results is not None:
         raise PlanError("pass either prior_cv or prior_results, not both")
@@ -538,7 +537,7 @@ def make_plan(
         parameters=params,
         cost=cost,
         naive_cost=naive,
-        priority_mix=priority_mix_for(request, hypotheses, class_signals, params),
+        priority_mix=priority_mix_for(request, params),
         notes=notes,
     )
     if not sequential:

@@ -1,11 +1,17 @@
-"""The priority mix a plan adds for a policy that decides by the request's class.
+"""The priority mix a plan adds for an admitter.
 
 Every workload the plan writes sends its requests with no InferenceObjective, so every request
 has priority 0 (the EPP's default). An admitter is then measured on one class only: it never
 sees a sheddable request (priority < 0), so whether it sheds batch traffic first and keeps
 critical traffic admitted is never measured, and that is what people who promote an admitter
-want to know. A scheduler or router whose evolved logic reads the class (``CLASS_SIGNALS``) has
-the same problem.
+want to know.
+
+A scheduler or router that reads the class (``CLASS_SIGNALS``) gets no mix: the mix is judged by
+per-class admit rate only (``bot.stats.admission``: the shedding order of ``bot.stats.shedding``),
+which decides nothing for a policy that sheds nothing, and no hypothesis of such a policy is judged
+on it. It used to get one: two stand-ups and six runs (348 GPU-minutes on a four-GPU stack) that decided
+nothing, then gate 3's ``G3.priority-mix`` about shedding when no result came. Its class-dependent
+latency is judged on the single-priority cells, and gate 2 says so (``G2.priority-exercised``).
 
 So the plan adds one workload run with llm-d-benchmark's ``priority-mix`` harness
 (``workload/profiles/priority-mix/priority_mix.yaml.in``): traffic classes with their own
@@ -19,12 +25,11 @@ experiment: two more stand-ups, priced in the plan's GPU-minutes. Stage 5 judges
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.model import Hypothesis, PolicyKind, PromotionRequest, Track
+from bot.model import PolicyKind, PromotionRequest
 from bot.yaml_safe import load_yaml
 
 #: The signals that carry a request's class (bot.review.gate2 names them too).
@@ -92,43 +97,17 @@ def upstream_profile() -> dict:
 
 def translated_signals(summary) -> list[str]:
     """The signals a translation's plugin really reads (a ``bot.model.TranslationSummary``): its signals less the
-    untranslatable ones, which it holds constant. What stage 4 passes ``make_plan`` and gate 2 checks."""
+    untranslatable ones, which it holds constant. The class signals gate 2 checks (``G2.priority-exercised``)."""
     return [s for s in summary.signals if s not in summary.untranslatable]
 
 
-def signals_of_json(text: str | None) -> list[str]:
-    """``translated_signals`` of a translation.json text (stage 2's, on the branch); [] when there is none or it
-    does not parse (stage 4 would have failed on it first). What every planning caller passes ``make_plan``."""
-    from pydantic import ValidationError
-
-    from bot.model import TranslationSummary
-
-    if not text:
-        return []
-    try:
-        return translated_signals(TranslationSummary.model_validate_json(text))
-    except ValidationError:
-        return []
-
-
-def priority_mix_reason(
-    request: PromotionRequest, hypotheses: Sequence[Hypothesis], signals: Iterable[str] = ()
-) -> str | None:
-    """Why this promotion needs a priority mix (None: it does not).
-
-    An admitter always decides by class (shedding needs sheddable requests); a scheduler or router does
-    when its evolved logic reads a class signal (``signals``, the translation's) or a benchmarked Track A
-    claim's mechanism does.
-    """
+def priority_mix_reason(request: PromotionRequest) -> str | None:
+    """Why this promotion needs a priority mix (None: it does not): only an admitter's shedding order is judged
+    on it (``bot.stats.shedding.shedding_hypothesis``), so only an admitter gets one, whatever else reads the
+    class. One rule for every planner (stage 4, `promote plan`, `promote bench run`, gate 2's brief)."""
     if request.kind is PolicyKind.ADMISSION:
         return "an admitter: whether it sheds sheddable (priority < 0) traffic first needs traffic of several classes"
-    read = sorted(set(signals) & set(CLASS_SIGNALS))
-    claims = [h.id for h in hypotheses if h.track is Track.A and h.benchmarked and set(h.signals) & set(CLASS_SIGNALS)]
-    if not read and not claims:
-        return None
-    said = [f"its evolved logic reads {', '.join(read)}"] if read else []
-    said += [f"{', '.join(claims)} claim a class-dependent mechanism"] if claims else []
-    return f"a {request.kind.value} policy that decides by the request's class ({'; '.join(said)})"
+    return None
 
 
 def plan_priority_mix(
@@ -151,12 +130,10 @@ def plan_priority_mix(
     )
 
 
-def priority_mix_for(
-    request: PromotionRequest, hypotheses: Sequence[Hypothesis], signals: Iterable[str], params
-) -> PriorityMixPlan | None:
-    """The mix ``make_plan`` adds (None: the policy does not decide by class), priced with the plan's
-    ``params`` (``bot.bench.plan.CostParameters``: GPUs per stack, stand-up and run overhead minutes)."""
-    reason = priority_mix_reason(request, hypotheses, signals)
+def priority_mix_for(request: PromotionRequest, params) -> PriorityMixPlan | None:
+    """The mix ``make_plan`` adds (None: not an admitter), priced with the plan's ``params``
+    (``bot.bench.plan.CostParameters``: GPUs per stack, stand-up and run overhead minutes)."""
+    reason = priority_mix_reason(request)
     if reason is None:
         return None
     return plan_priority_mix(

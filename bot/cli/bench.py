@@ -108,7 +108,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 def load_config(args):
     from bot.bench.evaluation_spec import load_evaluation_spec
     from bot.bench.plan import make_plan
-    from bot.bench.priority_plan import signals_of_json
     from bot.bench.run.commands import Target
     from bot.bench.run.runner import RunConfig
     from bot.hypotheses import load_hypotheses
@@ -131,9 +130,7 @@ def load_config(args):
         )
     args.commit = head  # the full sha goes into the manifest and the image tag
     hypotheses = load_hypotheses(root / f"docs/promotion/{request.slug}/hypotheses")
-    translation = root / f"docs/promotion/{request.slug}/translation.json"
-    signals = signals_of_json(translation.read_text(encoding="utf-8") if translation.is_file() else None)
-    plan = make_plan(request, hypotheses, class_signals=signals)  # as stage 4 made it
+    plan = make_plan(request, hypotheses)  # as stage 4 made it
     committed = load_yaml((bench / "evaluation.yaml").read_text(encoding="utf-8"))
     ours = {c.cell.label(): c.repetitions for c in plan.cell_repetitions}
     if committed.get("repetitions_by_cell") != ours:
@@ -149,9 +146,8 @@ def load_config(args):
 
         raise BenchCliError(
             f"{bench}/evaluation.yaml plans {said(spec.priority_mix)} but this bot plans "
-            f"{said(plan.priority_mix)} for the same hypotheses and translation "
-            f"({translation.name}: {', '.join(signals) or 'absent'}); re-run stage 4 with this version of the bot "
-            "before benchmarking"
+            f"{said(plan.priority_mix)} for the same {request.kind.value} policy and hypotheses (only an admitter's "
+            "shedding is judged on a mix); re-run stage 4 with this version of the bot before benchmarking"
         )
     seq = spec.decision.sequential
     sequential = seq is not None and not args.fixed

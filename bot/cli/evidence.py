@@ -53,12 +53,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--baseline-config", type=Path, help="EndpointPickerConfig of the baseline (default: llm-d-router's default)"
     )
-    p.add_argument(
-        "--translation",
-        type=Path,
-        help="translation.json from stage 2: the signals the plugin reads (a class signal adds the priority mix; "
-        "default: translate the program now)",
-    )
     p.set_defaults(func=cmd_plan)
 
     p = sub.add_parser(
@@ -166,7 +160,6 @@ def cmd_plan(args) -> int:
     from bot.bench.experiment import render_experiment
     from bot.bench.plan import make_plan
     from bot.bench.plan_markdown import plan_markdown
-    from bot.bench.priority_plan import translated_signals
     from bot.hypotheses import load_hypotheses
 
     request = _load_request(args.request)
@@ -175,19 +168,12 @@ def cmd_plan(args) -> int:
         raise EvidenceCliError(
             f"--prior-cv {args.prior_cv}: pass a coefficient of variation between 0 and 1, e.g. 0.04"
         )
-    translated = None
-    if args.translation is not None:
-        summary = _summary(args.translation)
-    else:
-        translated = _translation(request)
-        summary = translated.summary
     plan = make_plan(
         request,
         hypotheses,
         prior_cv=args.prior_cv,
         prior_results=args.prior_results,
         allow_sample_data=args.allow_sample_data,
-        class_signals=translated_signals(summary),  # what stage 4 passes, so the plans agree
     )
     if args.baseline_config is not None:
         baseline_cfg = _read_text(args.baseline_config, "baseline EndpointPickerConfig YAML")
@@ -198,7 +184,7 @@ def cmd_plan(args) -> int:
     if args.evolved_config is not None:
         evolved_cfg = _read_text(args.evolved_config, "evolved EndpointPickerConfig YAML")
     else:
-        evolved_cfg = (translated or _translation(request)).epp_config
+        evolved_cfg = _translation(request).epp_config
     files: dict[str, str | bytes] = dict(render_experiment(plan, request, baseline_cfg, evolved_cfg))
     files["plan.json"] = plan.model_dump_json(indent=2) + "\n"
     files["plan.md"] = plan_markdown(plan)

@@ -201,7 +201,9 @@ def _track_a(
     names: list[str | None],
     declared: list[str] | None = None,
 ) -> Hypothesis:
-    signals = declared if declared is not None else named_signals(names, ctx.summary, ctx.dictionary)
+    signals = (
+        declared if declared is not None else named_signals(names, ctx.summary, ctx.dictionary, ctx.req.source_text)
+    )
     at = where(ctx.req, workloads, rates)
     because = _because(ctx.summary.kind, mechanism)
     if t.short is not None:

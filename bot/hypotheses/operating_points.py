@@ -119,7 +119,7 @@ def hint_rates(req: PromotionRequest, workloads: list[str], hint: str) -> list[f
 
 
 #: Hint words for requests of several priority classes. No request workload can send them (promotion.yaml has no
-#: priority mix; the plan's priority-mix experiment is judged by per-class admit rate only), so a workload merely
+#: priority mix; the plan's priority-mix experiment, an admitter's only, is judged by per-class admit rate), so a workload merely
 #: *named* like one provides nothing.
 CLASS_MIX = ("priority-mix", "mixed-class")
 
@@ -131,7 +131,7 @@ def gap_run_plan(req: PromotionRequest, hint: str, family: Family) -> tuple[list
         workloads = [req.evolved_for] if req.evolved_for else [w.name for w in req.workloads]
         why = (
             f"needs requests of several priority classes ({hint.strip()}); every planned workload sends all its "
-            "requests at one priority (the plan's priority mix is judged by per-class admit rate only), whatever the "
+            "requests at one priority (the plan's priority mix, an admitter's only, is judged by per-class admit rate), whatever the "
             "workload is called"
         )
         return workloads, [], why

@@ -30,6 +30,8 @@ from bot.model import TranslationSummary
 
 _COMMENT = re.compile(r"^\s*(?://|#|/\*|\*)")
 _MAX_CODE = 100
+#: A field in its access form in prose (``ws.sessionHome``, not ``0.25`` or a sentence's full stop).
+_FIELD = re.compile(r"(?<![A-Za-z0-9_.])[A-Za-z_][A-Za-z0-9_]*\.([A-Za-z_][A-Za-z0-9_]*)(?![A-Za-z0-9_(])")
 
 
 def _pattern(name: str) -> re.Pattern[str]:
@@ -44,10 +46,35 @@ def _names(signal: str, dictionary: Any) -> list[str]:
     return [n for n in bare if not n.isupper()] + access
 
 
-def named_signals(texts: Iterable[str | None], summary: TranslationSummary, dictionary: Any) -> list[str]:
-    """The translation's signals that ``texts`` name, in the order ``summary.signals`` lists them."""
+def named_signals(
+    texts: Iterable[str | None], summary: TranslationSummary, dictionary: Any, source_text: str = ""
+) -> list[str]:
+    """The translation's signals that ``texts`` name, in the order ``summary.signals`` lists them: by name, or
+    through a state field they name in its access form (``_field_signals``)."""
     text = "\n".join(t for t in texts if t)
-    return [s for s in summary.signals if any(_pattern(n).search(text) for n in _names(s, dictionary))]
+    via = _field_signals(text, source_text, summary, dictionary)
+    return [s for s in summary.signals if s in via or any(_pattern(n).search(text) for n in _names(s, dictionary))]
+
+
+def _field_signals(text: str, source_text: str, summary: TranslationSummary, dictionary: Any) -> set[str]:
+    """The signals read on the evolved lines that use a field ``text`` names in its access form.
+
+    A mechanism names the program's own state, not the signal that keys it: "a bonus on the session home
+    (ws.sessionHome)" reads ``req.SessionID`` through ``ws.sessionHome[req.SessionID]``. Missing it made such
+    a claim's signals read as only what it mentions in passing. A field that is itself a signal's name
+    (``snap.QueueDepth``) or a call (``req.InputLen()``) is left to the name match: it would drag in every
+    signal read beside it on the same line."""
+    fields = {
+        f
+        for f in _FIELD.findall(text)
+        if len(f) > 1 and (dictionary is None or dictionary.signal(f) is None) and f not in summary.signals
+    }
+    if not fields or not source_text:
+        return set()
+    uses = re.compile(r"\.(?:" + "|".join(map(re.escape, sorted(fields))) + r")(?![A-Za-z0-9_(])")
+    return {
+        s for s in summary.signals if any(uses.search(code) for _, code in evolved_reads(source_text, s, dictionary))
+    }
 
 
 def declared_signals(claim_id: str, declared: list[str] | None, reads: list[str], dictionary: Any) -> list[str] | None:

@@ -117,11 +117,9 @@ def _plan_cost(ctx, hypotheses) -> str:
     runner's default cap (``BenchmarkPlan.most_gpu_minutes``), which the design's horizons can put above the fixed
     plan's figure."""
     from bot.bench.plan import PlanError, make_plan
-    from bot.bench.priority_plan import signals_of_json
 
-    signals = signals_of_json(ctx.read(ctx.paths.translation_json))  # as stage 4 passes them: one plan, one mix
     try:
-        plan = make_plan(ctx.request, hypotheses, class_signals=signals)
+        plan = make_plan(ctx.request, hypotheses)  # as stage 4 makes it: one plan, one mix
     except PlanError as exc:
         return f"no plan: {exc}"
     not_run = f", {len(plan.not_benchmarked)} not benchmarked" if plan.not_benchmarked else ""

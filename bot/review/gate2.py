@@ -6,6 +6,8 @@
 - a hypothesis a person excluded at gate 2 (``exclude:``, recorded in ``excluded.json`` and the index) counts
   as decided by that person for these coverage checks, not as missing;
 - every hypothesis is classified (family, VV&UQ, type) consistently with what it predicts;
+- a BLIS claim set aside as not testable as translated is said, with the signal and the ``signals:`` override
+  (``G2.claim-not-testable``);
 - traffic exercises what the plugin decides by: a request class (``G2.priority-exercised``) and, for a policy that
   reads the request's TTFT target, the header it arrives in (``G2.slo-header-sent``).
 """
@@ -140,6 +142,7 @@ def review(ctx) -> list[Finding]:
         return track(t) + [(ctx.paths.hypotheses_excluded, h) for h in excluded if h.track is t]
 
     findings += _testability(hyps, summary)
+    findings += _untestable_claims(ctx.request, hyps, summary)
 
     # Track A: faithful to every claim.
     for claim in ctx.request.claims:
@@ -286,10 +289,11 @@ _CLASS_DECISION = {
 def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
     """A policy that decides by the request's class, judged on cells that send every request at one priority.
 
-    The plan adds llm-d-benchmark's priority mix for every such policy (``bot.bench.priority_plan``), compared
-    by each class's admit rate (``bot.stats.admission``). A scheduler's or router's class-dependent order or
-    score shows in per-class latency, which the mix is not judged by, and its hypotheses are decided on the
-    single-priority cells: said before the GPU time is spent, so a person decides whether that is worth it.
+    The plan adds llm-d-benchmark's priority mix for an admitter only (``bot.bench.priority_plan``): it is
+    compared by each class's admit rate (``bot.stats.admission``). A scheduler's or router's class-dependent
+    order or score shows in per-class latency, which the mix is not judged by, so such a policy gets no mix and
+    its hypotheses are decided on the single-priority cells: said before the GPU time is spent, so a person
+    decides whether that is worth it.
     An admitter's shedding order is judged on the mix, but only that one hypothesis (``_admitter_cells``).
     """
     from bot.bench.priority_plan import CLASS_SIGNALS, translated_signals
@@ -301,11 +305,11 @@ def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
     if not read and not claims:
         return []
     single = "every planned cell sends all its requests at one priority (no InferenceObjective: priority 0)"
-    later = (
-        "the plan's priority mix (llm-d-benchmark's priority-mix harness) is judged by per-class admit rate only, "
-        "not by the per-class latency a class-dependent order or score changes"
-    )
     who, decision, left = _CLASS_DECISION[ctx.request.kind]
+    later = (
+        "the plan has no priority mix for it: a mix is judged by per-class admit rate only, which decides nothing "
+        f"for a {who}, not by the per-class latency a class-dependent order or score changes"
+    )
     names = sorted({*read, *(s for h in claims for s in h.signals if s in CLASS_SIGNALS)})
     ids = ", ".join(h.id for h in claims)
     judged = f"; {ids} (whose mechanism reads the class) would be judged on that traffic" if claims else ""
@@ -452,6 +456,56 @@ def _testability(hyps, summary: TranslationSummary) -> list[Finding]:
                     fix="regenerate the hypotheses (stage 3) so the benchmark judges it",
                 )
             )
+    return out
+
+
+def _untestable_claims(request, hyps, summary: TranslationSummary) -> list[Finding]:
+    """A BLIS claim set aside as not testable as translated gets no runs, which the counts alone do not show.
+
+    A mechanism that names an untranslatable signal in passing ("..., plus 0.25*CacheHitRate^2") loses the
+    whole claim, the headline one included, while the rest of its mechanism (a session bonus) is carried. So
+    the gate says which claim, which signal, and the fix: the claim's own ``signals:`` list
+    (``bot.hypotheses.signals.declared_signals``) when what remains still carries the mechanism. IMPORTANT for
+    the claim on the workload the program was evolved for, a SUGGESTION for the others."""
+    claims = {c.id: c for c in request.claims}
+    out = []
+    for path, h in hyps:
+        claim = claims.get(h.source)
+        if h.track is not Track.A or not h.not_testable or claim is None:
+            continue
+        dead = [s for s in h.signals if s in summary.untranslatable]
+        if not dead:
+            continue  # _testability says the record is inconsistent
+        rest = [s for s in h.signals if s not in dead]
+        headline = claim.workload == request.evolved_for
+        on = f"`{claim.workload}`" + (", the workload the program was evolved for" if headline else "")
+        message = (
+            f"{h.id} (claim `{claim.id}` on {on}) gets no benchmark runs: its signals include "
+            f"{', '.join(f'`{s}`' for s in dead)}, which the plugin holds constant, so it is recorded as not "
+            "testable as translated"
+        )
+        if claim.signals is None:
+            message += " (its signals are the ones the mechanism and statement name; the claim declares none)"
+        yaml = f"`signals: [{', '.join(rest)}]`"
+        put = f"add {yaml} to" if claim.signals is None else f"set {yaml} on"
+        fix = (
+            f"if the claim's effect does not rest on {', '.join(dead)} (the mechanism names it in passing), {put} "
+            f"claim `{claim.id}` in promotion.yaml (the issue's request on GitHub) so stage 3 benchmarks it on the "
+            "signals the plugin carries; otherwise approve, knowing this claim is not tested"
+            if rest
+            else f"the mechanism reads no carried signal: it cannot be tested in llm-d as translated; approve "
+            f"knowing this claim is not tested, or re-evolve without {', '.join(dead)}"
+        )
+        out.append(
+            Finding(
+                severity=Severity.IMPORTANT if headline else Severity.SUGGESTION,
+                check="G2.claim-not-testable",
+                file=path,
+                line=1,
+                message=message,
+                fix=fix,
+            )
+        )
     return out
 
 

@@ -39,14 +39,13 @@ schedulingProfiles:
 def run(ctx: StageContext) -> StageOutput:
     from bot.bench.experiment import render_experiment
     from bot.bench.plan import make_plan
-    from bot.bench.priority_plan import translated_signals
 
     t = translation(ctx, ctx.stage_feedback(Stage.TRANSLATE))
     files: dict[str, str | bytes] = {p: c for p, c in t.files.items() if is_test_file(p)}
     summary_t = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
     evolved_cfg = ctx.read(ctx.paths.epp_config(summary_t.plugin_type)) or t.epp_config
     hypotheses = load_hypotheses(ctx)
-    plan = make_plan(ctx.request, hypotheses, class_signals=translated_signals(summary_t))
+    plan = make_plan(ctx.request, hypotheses)
     files.update(render_experiment(plan, ctx.request, BASELINE_EPP_CONFIG, evolved_cfg))
     ratio = plan.cost.gpu_minutes / plan.naive_cost.gpu_minutes if plan.naive_cost.gpu_minutes else 1.0
     summary = (

@@ -1,6 +1,6 @@
 """Stage 5's part for the priority mix: load its results under the plan's evidence rules and judge the shedding.
 
-The plan adds llm-d-benchmark's priority mix for a policy that decides by the request's class
+The plan adds llm-d-benchmark's priority mix for an admitter, whose shedding is decided by the request's class
 (``bot.bench.priority_plan``) and writes it into the evaluation spec. Stage 5 then reads its runs from the
 same results directory as the v0.2 reports, with the same rules (this promotion, its arms, its EPP image,
 its plugin code; sample data only with ``--allow-sample-data``, and then every word says so), and an

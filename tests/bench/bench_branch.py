@@ -9,6 +9,7 @@ from pathlib import Path
 from bot import PROJECT_ROOT
 from bot.bench.experiment import render_experiment
 from bot.bench.plan import make_plan
+from bot.bench.priority_plan import plan_priority_mix
 from bot.hypotheses import render_hypotheses
 from bot.model import PromotionRequest, TranslationSummary
 from tests.bench.test_bench_plan import EPP_BASELINE, EPP_EVOLVED, _h
@@ -41,12 +42,12 @@ def git(repo: Path, *argv: str) -> str:
 
 
 def make_branch(
-    root: Path, request: PromotionRequest | None = None, hyps=None, signals: list[str] | None = None, planned=None
+    root: Path, request: PromotionRequest | None = None, hyps=None, signals: list[str] | None = None, older_mix=False
 ) -> tuple[Path, str]:
     """(benchmarks/promotion/<slug>/ in a committed checkout, its commit).
 
-    ``signals``: stage 2's translation.json reads them (None: no translation.json); stage 4 planned with them,
-    or with ``planned`` when given (a stage 4 of another bot version).
+    ``signals``: stage 2's translation.json reads them (None: no translation.json). ``older_mix``: stage 4 was an
+    older bot's, which planned a priority mix for a router that reads the class.
     """
     request = request or small_request()
     hyps = hyps or hypotheses()
@@ -61,7 +62,16 @@ def make_branch(
         p = repo / f"docs/promotion/{SLUG}/hypotheses/{name}"
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text)
-    plan = make_plan(request, hyps, class_signals=signals or () if planned is None else planned)
+    plan = make_plan(request, hyps)
+    if older_mix:
+        p = plan.parameters
+        mix = plan_priority_mix(
+            "a routing policy that decides by the request's class (its evolved logic reads SLOClass)",
+            gpus_per_stack=p.gpus_per_stack,
+            standup_minutes=p.standup_minutes,
+            run_overhead_minutes=p.run_overhead_minutes,
+        )
+        plan = plan.model_copy(update={"priority_mix": mix})
     for rel, text in render_experiment(plan, request, EPP_BASELINE, EPP_EVOLVED).items():
         p = repo / rel
         p.parent.mkdir(parents=True, exist_ok=True)

@@ -102,22 +102,20 @@ def test_a_dry_run_charges_no_wall_time(cluster, monkeypatch, capsys):
     assert "GPU-minutes: 0 spent of " in capsys.readouterr().out
 
 
-def test_bench_run_plans_with_the_translations_class_signals_as_stage_4_did(tmp_path):
-    """Found by a maintainer: `promote bench run` re-made the plan without the translation's signals, so for a
-    router that reads the request's class its plan had no priority mix while stage 4's had one."""
+def test_bench_run_plans_no_mix_for_a_class_reading_router_and_refuses_an_older_plan_that_had_one(tmp_path):
+    """Found promoting a new program (newprog finding 5): a router that reads the request's class got a priority
+    mix no hypothesis of it is judged on. `promote bench run` plans as stage 4 now does (no mix), and an
+    evaluation.yaml an older stage 4 wrote with a mix is refused before any GPU time, not run."""
     env = fakes.install(tmp_path, effect={"evolved": -0.2}, noise=0.02, seconds_per_run_second=0.1)
     bench, commit = make_branch(tmp_path / "same", signals=["InFlightRequests", "SLOClass"])
     proc = _promote(env, *_args(bench, commit, tmp_path / "same", "--dry-run"))
     assert proc.returncode == 0, proc.stderr
-    assert (
-        "priority-mix/experiment.yaml" in "".join(p.name for p in bench.rglob("*"))
-        or (bench / "priority-mix" / "experiment.yaml").is_file()
-    )
-    bench, commit = make_branch(tmp_path / "older", signals=["InFlightRequests", "SLOClass"], planned=())
+    assert not list(bench.rglob("priority-mix*")) and "priority mix" not in proc.stdout + proc.stderr
+    bench, commit = make_branch(tmp_path / "older", signals=["InFlightRequests", "SLOClass"], older_mix=True)
     proc = _promote(env, *_args(bench, commit, tmp_path / "older", "--dry-run"))
     assert proc.returncode == 2, proc.stderr
-    assert "evaluation.yaml plans no priority mix but this bot plans a priority mix" in proc.stderr
-    assert "translation.json: InFlightRequests, SLOClass" in proc.stderr
+    assert "evaluation.yaml plans a priority mix but this bot plans no priority mix" in proc.stderr
+    assert "routing policy" in proc.stderr and "re-run stage 4" in proc.stderr
 
 
 def test_the_commit_may_be_abbreviated_but_must_be_the_checkouts(cluster):

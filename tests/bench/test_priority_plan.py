@@ -1,4 +1,4 @@
-"""The plan's priority mix: planned for a class-deciding policy, priced, and written in upstream's own formats.
+"""The plan's priority mix: planned for an admitter, priced, and written in upstream's own formats.
 
 The experiment is parsed with llm-d-benchmark's own experiment parser and the profile run by its own
 priority-mix harness (both from the llm-d-benchmark snapshot), whose output the bot's loader reads back.
@@ -79,13 +79,19 @@ def test_an_admitter_gets_the_priority_mix_priced_into_the_plan():
     assert f"| **in all** | {plan.cost.standups + 2} | {plan.cost.runs + 2 * REPETITIONS} |" in md
 
 
-def test_a_router_gets_it_only_when_its_logic_reads_the_class():
-    req = _request()
-    assert make_plan(req, _example_hypotheses()).priority_mix is None
-    files = render_experiment(make_plan(req, _example_hypotheses()), req, EPP_BASELINE, EPP_EVOLVED)
-    assert not any("/priority-mix/" in f for f in files)
-    pm = make_plan(req, _example_hypotheses(), class_signals=["Priority", "InFlightRequests"]).priority_mix
-    assert pm is not None and "reads Priority" in pm.reason
+@pytest.mark.parametrize("kind", ["routing", "scheduling"])
+def test_a_router_or_scheduler_that_reads_the_class_gets_no_mix(kind):
+    """Found promoting a new program (newprog finding 5): p2, a router that reads the SLO class, got the mix (348
+    GPU-minutes) although only an admitter's shedding order is judged on it (per-class admit rate); gate 3 then
+    raised G3.priority-mix about shedding on a plugin that sheds nothing."""
+    req = _request(kind=kind)
+    hyps = _example_hypotheses()
+    a = next(h for h in hyps if h.track.value == "A" and h.benchmarked)
+    reads = [h.model_copy(update={"signals": [*h.signals, "SLOClass"]}) if h is a else h for h in hyps]
+    plan = make_plan(req, reads)
+    assert plan.priority_mix is None
+    files = render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED)
+    assert not any("/priority-mix/" in f for f in files) and "priority mix" not in plan_markdown(plan).lower()
 
 
 def test_the_priority_mix_experiment_is_what_upstreams_parser_reads(tmp_path):

@@ -121,7 +121,7 @@ def test_a_class_ordering_scheduler_on_one_priority_is_flagged_before_gpu_time()
     assert f.severity is Severity.IMPORTANT and f.check == "G2.priority-exercised"
     assert "one priority" in f.message and "never exercised" in f.message and "SLOClass" in f.message
     assert "admitter" not in f.message and "shedding" not in f.message  # a scheduler sheds nothing
-    assert "priority mix" in f.message and "admit rate only" in f.message  # the mix is planned, not judged so
+    assert "no priority mix" in f.message and "admit rate only" in f.message  # nothing the mix judges is its
     a1 = by_source(hyps, "mixed-slo-ttft-p99")
     assert a1.id in f.message and f"exclude: {a1.id}" in f.fix
     assert refusal(2, f"exclude: {a1.id}", hypotheses=[h for _, h in hyps]) is None

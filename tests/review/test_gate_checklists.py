@@ -461,15 +461,16 @@ def test_gate3s_headline_says_when_no_evolved_report_could_be_used(branch):
     assert "no baseline report" not in headline
 
 
-def test_gate2s_brief_prices_the_plan_stage_4_makes_with_the_translations_class_signals(branch):
-    """Found by a maintainer: the gate-2 brief priced make_plan without the translation's signals, so for a router
-    that reads the request's class it left out the priority mix stage 4 would run and bill."""
+def test_gate2s_brief_prices_no_priority_mix_for_a_router_that_reads_the_class(branch):
+    """Found promoting a new program (newprog finding 5): a router that reads the request's class was billed a
+    priority mix (348 GPU-minutes) that judges only an admitter's shedding. The brief prices what stage 4 plans:
+    no mix for a router, whatever it reads."""
     from bot.review.brief import brief
 
     ctx, edit, _ = branch
-    assert "priority mix" not in brief(2, ctx)[0]  # the example's router reads no class
+    assert "priority mix" not in brief(2, ctx)[0]
     edit(
         ctx.paths.translation_json,
         lambda t: json.dumps(json.loads(t) | {"signals": [*json.loads(t)["signals"], "SLOClass"]}),
     )
-    assert "; the at-most includes a priority mix (6 runs" in brief(2, ctx)[0]
+    assert "priority mix" not in brief(2, ctx)[0]

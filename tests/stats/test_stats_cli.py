@@ -58,8 +58,6 @@ def chain(tmp_path_factory):
                 str(root / "plan"),
                 "--evolved-config",
                 str(FIXTURES / "evolved-epp-config.yaml"),
-                "--translation",
-                str(FIXTURES / "translation.json"),
             ]
         ),
     ]
@@ -290,25 +288,3 @@ def test_bad_input_exits_2_with_one_line(chain, promote, tmp_path, argv, needle)
     assert code == 2, (out, err)
     assert err.count("\n") == 1 and err.startswith("promote: error:") and needle in err, err
     assert not (tmp_path / "o").exists()  # nothing half-written
-
-
-def test_promote_plan_passes_the_translations_class_signals_as_stage_4_does(chain, tmp_path):
-    root, _ = chain
-    """Found by a maintainer: `promote plan` called make_plan without the translation's signals, so for a router
-    that reads the request's class it planned no priority mix while stage 4's plan had one."""
-    translation = json.loads((FIXTURES / "translation.json").read_text())
-    assert "SLOClass" not in translation["signals"]
-    assert json.loads((root / "plan" / "plan.json").read_text())["priority_mix"] is None
-    translation["signals"] = [*translation["signals"], "SLOClass"]
-    (tmp_path / "translation.json").write_text(json.dumps(translation))
-    argv = ["plan", str(EXAMPLE / "promotion.yaml"), "--hypotheses", str(root / "hyp"), "--out", str(tmp_path / "plan")]
-    argv += [
-        "--evolved-config",
-        str(FIXTURES / "evolved-epp-config.yaml"),
-        "--translation",
-        str(tmp_path / "translation.json"),
-    ]
-    assert bot.cli.main(argv) == 0
-    mix = json.loads((tmp_path / "plan" / "plan.json").read_text())["priority_mix"]
-    assert mix is not None and "reads SLOClass" in mix["reason"]
-    assert list((tmp_path / "plan").rglob("priority-mix/experiment.yaml"))

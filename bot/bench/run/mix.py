@@ -1,7 +1,7 @@
 """The plan's priority mix in ``promote bench run``: per arm, a stand-up with the classes' InferenceObjectives,
 the priority-mix harness the planned number of times, teardown.
 
-The plan adds the mix for a policy that decides by the request's class (``bot.bench.priority_plan``) as its own
+The plan adds the mix for an admitter, whose shedding is decided by the class (``bot.bench.priority_plan``), as its own
 experiment: llm-d-benchmark fixes one harness per experiment, and the mix's stack declares one InferenceObjective
 per traffic class (``router.inferenceObjectives``) so each class's ``x-llm-d-inference-objective`` header resolves
 to its priority. So each arm gets its own stand-up (the plan prices two), with the same stack, image and EPP config
