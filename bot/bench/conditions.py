@@ -108,3 +108,65 @@ def condition_replicas(stack: StackSpec) -> dict[str, int]:
     """Model-server replicas under conditions that change them (for evidence binding)."""
     pd = stack.cluster.pd_disaggregation
     return {"pd-split": pd.prefill_replicas + pd.decode_replicas} if pd is not None else {}
+
+
+#: How the reason for leaving out a run that does not record its condition starts (verdicts and gate 3 key on it).
+CONDITION_NOT_RECORDED = "condition not recorded"
+#: EPP arguments that by themselves show a setup-level condition was in force (llm-d-router's flag -> value).
+_EPP_ARGS = {"metric-staleness": ("--refresh-metrics-interval", STALE_METRICS_INTERVAL)}
+
+
+def _keywords(doc: dict) -> list[str]:
+    kws = (doc.get("run") or {}).get("keywords") or []
+    return [str(k) for k in kws] if isinstance(kws, list) else []
+
+
+def recorded_conditions(doc: dict) -> list[str]:
+    """The Track B conditions a report's ``run.keywords`` name (``condition:<name>``, as ``promote bench run`` and
+    the sample generator write them)."""
+    return [k.removeprefix("condition:") for k in _keywords(doc) if k.startswith("condition:")]
+
+
+def _epp_args(doc: dict) -> dict:
+    for comp in (doc.get("scenario") or {}).get("stack") or []:
+        native = (comp or {}).get("native") if isinstance(comp, dict) else None
+        config = (native or {}).get("config")
+        if isinstance(config, dict) and config.get("kind") == "EndpointPickerConfig":
+            args = native.get("args")
+            return args if isinstance(args, dict) else {}
+    return {}
+
+
+def condition_reason(doc: dict, rel: str, condition: str | None) -> str | None:
+    """Why a report is no evidence about the condition its directory names (None: it records that condition).
+
+    A cell ``<workload>+<condition>`` is believed only from what the run recorded: the ``condition:<name>``
+    keyword, a setup treatment ``<arm>+<condition>`` (llm-d-benchmark's layout), or, for metric staleness, the
+    EPP's ``--refresh-metrics-interval``. A directory name alone is a label anyone can give the plain
+    workload's runs, and a Track B claim confirmed on runs where no fault happened closes a sim-to-real gap
+    that was never measured. A report that records a condition its directory does not name ran another load.
+    """
+    recorded = recorded_conditions(doc)
+    if condition is None:
+        if recorded:
+            return (
+                f"run.keywords says it ran under condition {recorded[0]!r}, but it is filed under a plain workload: "
+                "it measured another load"
+            )
+        return None
+    if recorded:
+        if condition in recorded:
+            return None
+        return f"run.keywords says condition {recorded[0]!r}, but it is filed under {condition!r}"
+    setup = next((p for p in rel.split("/") if p.startswith("setup-treatment-")), "")
+    if setup.endswith(f"+{condition}"):
+        return None
+    arg = _EPP_ARGS.get(condition)
+    if arg is not None and str(_epp_args(doc).get(arg[0])) == arg[1]:
+        return None
+    return (
+        f"{CONDITION_NOT_RECORDED}: filed under condition {condition!r}, but the report records no such run "
+        f"(run.keywords condition:{condition}, or a setup treatment <arm>+{condition}), so nothing shows the "
+        "condition was applied; run the cell with `promote bench run` (it applies and records it) or add the "
+        "keyword to the runs that did have it"
+    )

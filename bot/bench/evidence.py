@@ -3,7 +3,8 @@
 A report filed under ``evolved/`` says nothing about this promotion unless what it
 records is what this plan ran for that arm: the EndpointPickerConfig in
 ``scenario.stack[].native.config`` (plugin types, their parameters, the profiles),
-the model and the number of model-server replicas, and, when the runner recorded
+the model and the number of model-server replicas, the load it ran (``bot.bench.load_binding``) and
+the Track B condition its directory names (``bot.bench.conditions.condition_reason``), and, when the runner recorded
 them, the promotion id, the arm and the EPP image digest (``run.keywords``
 ``promotion:<id>``, ``arm:<arm>``, ``epp-image:<ref>@sha256:<digest>``), and the
 evolved arm's EPP image tag (``image_difference``). Anything else is rejected with the
@@ -21,7 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.bench.conditions import condition_reason
 from bot.bench.layout import split_condition
+from bot.bench.load_binding import PlannedLoad, planned_loads, workload_reason
 from bot.bench.reports import Candidate, ReportSet, load_results
 from bot.yaml_safe import load_yaml
 
@@ -138,6 +141,8 @@ class EvidencePolicy:
     evolved_image: str | None = None  # registry/repository:tag pinned for the evolved arm (image_difference)
     allow_sample_data: bool = False
     sample_used: int = 0
+    #: workload -> the load the plan runs for it (``bot.bench.load_binding``); empty: checked against labels only
+    workloads: Mapping[str, PlannedLoad] = field(default_factory=dict)
     #: results-relative report -> why it is no evidence although it is valid (a run whose fault never happened)
     not_evidence: Mapping[str, str] = field(default_factory=dict)
 
@@ -146,6 +151,8 @@ class EvidencePolicy:
             return self.not_evidence[c.rel]
         doc = c.doc
         reason = self._keywords(doc, c.key.treatment)
+        reason = reason or condition_reason(doc, c.rel, split_condition(c.key.workload)[1])
+        reason = reason or workload_reason(doc, c.key, self.workloads)
         reason = reason or self._epp(doc, c.key.treatment) or self._stack(doc, c.key.workload)
         return reason or self._image(doc) or self._evolved_image(doc, c.key.treatment)
 
@@ -259,6 +266,7 @@ def policy_from_spec(
     image_digest: str | None = None,
     image_ref: str | None = None,
     image_built: bool = True,
+    request: Any = None,
 ) -> EvidencePolicy:
     """The evidence rules of an evaluation spec (``bot.bench.evaluation_spec.EvaluationSpec``).
 
@@ -267,6 +275,7 @@ def policy_from_spec(
     without its ref binds the reports by digest alone: the runner's tag is not the experiment's. An image the
     runner was given (``image_built`` False: ``--image``) proves nothing about what it holds, so it stands for
     no pin of its own: its reports count only as reports of the plan's pinned image, like any other report.
+    ``request`` (the promotion request) gives the plan's workloads, so each report's load is checked against them.
     """
     arms = {name: load_yaml(text) for name, text in (spec.arms or {}).items()} or None
     stack = spec.stack
@@ -283,6 +292,7 @@ def policy_from_spec(
         image_digest=image_digest,
         evolved_image=pinned,
         allow_sample_data=allow_sample_data,
+        workloads=planned_loads(request) if request is not None else {},
     )
 
 

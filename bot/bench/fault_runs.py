@@ -16,8 +16,11 @@ still count; a claim judged on fewer runs than it had says how many were left ou
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
-from bot.bench.layout import TREATMENTS
+from bot.bench.conditions import CONDITION_NOT_RECORDED
+from bot.bench.errors import ReportError
+from bot.bench.layout import TREATMENTS, RunKey, parse_layout, split_condition
 from bot.bench.run import manifest as mf
 from bot.model import Hypothesis
 
@@ -75,6 +78,51 @@ def judged_as(
         else:
             out.append(h)
             flags[h.id] = f"{len(lost)} of {len(runs)} {first.kind} run(s) left out: the fault never happened in them"
+    return out, flags
+
+
+def _key(rel: str) -> RunKey | None:
+    try:
+        return parse_layout(Path(rel))
+    except ReportError:
+        return None
+
+
+def _in(h: Hypothesis, key: RunKey | None) -> bool:
+    rates = {float(r) for r in h.rates}
+    return key is not None and key.workload in h.workloads and (not rates or key.rate in rates)
+
+
+def unrecorded(hypotheses: Sequence[Hypothesis], reports) -> tuple[list[Hypothesis], dict[str, str]]:
+    """The hypotheses as stage 5 judges them when reports of their Track B cells record no condition
+    (``bot.bench.conditions.condition_reason`` left them out), and a flag per hypothesis judged without some.
+
+    A claim with no report that records its condition in some arm was never shown to run under it: it gets
+    no prediction and ``not_in_plan`` starting "condition not recorded" (its verdict says so, not confirmed).
+    """
+    lost_by = [(_key(rel), reason) for rel, reason in reports.rejected if reason.startswith(CONDITION_NOT_RECORDED)]
+    if not lost_by:
+        return list(hypotheses), {}
+    used = [_key(rel) for rel in reports.loaded]
+    out, flags = [], {}
+    for h in hypotheses:
+        lost = [(k, why) for k, why in lost_by if h.benchmarked and _in(h, k)]
+        if not lost:
+            out.append(h)
+            continue
+        kept = {arm: sum(1 for k in used if k is not None and k.treatment == arm and _in(h, k)) for arm in TREATMENTS}
+        condition = split_condition(lost[0][0].workload)[1] if lost[0][0] else None
+        missing = [arm for arm, n in kept.items() if n == 0]
+        if missing:
+            why = (
+                f"{CONDITION_NOT_RECORDED}: no {' or '.join(missing)} report of its cells records the {condition} "
+                f"condition (run.keywords condition:{condition}); the {len(lost)} run(s) filed under it were left out, "
+                "so nothing shows the condition was applied"
+            )
+            out.append(h.model_copy(update={"prediction": None, "not_in_plan": why}))
+        else:
+            out.append(h)
+            flags[h.id] = f"{len(lost)} run(s) left out: {CONDITION_NOT_RECORDED} ({condition})"
     return out, flags
 
 

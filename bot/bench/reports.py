@@ -35,6 +35,7 @@ import pandas as pd
 from bot.bench import testbed
 from bot.bench.errors import ReportError, keep_bound
 from bot.bench.layout import LAYOUT, TREATMENTS, RunKey, parse_layout, rate_dir, run_dir
+from bot.bench.load_binding import keep_same_load
 from bot.bench.metrics import METRICS
 from bot.bench.report_schema import CONVERT_HINT, _where, check_version
 from bot.bench.report_schema import validate as validate_schema
@@ -302,15 +303,34 @@ def _is_report_file(p: Path) -> bool:
     return p.is_file() and p.name.startswith((V02_PREFIX, V01_PREFIX)) and p.suffix in (".yaml", ".yml")
 
 
+def _native_rate(load: dict) -> tuple[float, str] | None:
+    """The rate of the load stage this report holds, from the harness config (``scenario.load.native.config``
+    ``load.stages[<standardized.stage>].rate``; a single stage needs no index), with where it was read."""
+    config = (load.get("native") or {}).get("config")
+    stages = ((config.get("load") or {}).get("stages") if isinstance(config, dict) else None) or []
+    if not isinstance(stages, list) or not stages:
+        return None
+    index = (load.get("standardized") or {}).get("stage")
+    if not isinstance(index, int) or isinstance(index, bool):
+        index = 0 if len(stages) == 1 else None
+    if index is None or not 0 <= index < len(stages) or not isinstance(stages[index], dict):
+        return None
+    rate = stages[index].get("rate")
+    if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not math.isfinite(rate):
+        return None
+    return float(rate), f"scenario.load.native.config.load.stages[{index}].rate"
+
+
 def _check_rate(doc: dict, key: RunKey) -> None:
-    load = ((doc.get("scenario") or {}).get("load") or {}).get("standardized") or {}
-    offered = load.get("rate_qps")
-    if offered is None or key.rate == 0:
+    """The rate the report offered is its directory's: ``rate_qps``, else the harness config's stage rate."""
+    load = (doc.get("scenario") or {}).get("load") or {}
+    offered = (load.get("standardized") or {}).get("rate_qps")
+    found = (float(offered), "scenario.load.standardized.rate_qps") if offered is not None else _native_rate(load)
+    if found is None or key.rate == 0:
         return
-    if abs(float(offered) - key.rate) > RATE_TOLERANCE * key.rate:
-        raise ReportError(
-            f"rate mismatch: the directory says {rate_dir(key.rate)} but scenario.load.standardized.rate_qps is {offered:g}"
-        )
+    rate, where = found
+    if abs(rate - key.rate) > RATE_TOLERANCE * key.rate:
+        raise ReportError(f"rate mismatch: the directory says {rate_dir(key.rate)} but {where} is {rate:g}")
 
 
 def _candidate(root: Path, path: Path) -> Candidate:
@@ -401,6 +421,7 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None) -> Re
             rejected.append((path.relative_to(root).as_posix(), str(exc)))
     candidates = _dedupe(candidates, rejected)
     candidates = keep_bound(candidates, binder, rejected)
+    candidates = keep_same_load(candidates, rejected)
     accepted: dict[RunKey, list[Candidate]] = {}
     for c in candidates:
         accepted.setdefault(c.key, []).append(c)

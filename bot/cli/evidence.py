@@ -222,6 +222,7 @@ def _arms_warning(spec_given: bool) -> str:
 
 def cmd_evaluate(args) -> int:
     from bot.bench.evidence import EvidencePolicy, load_evidence, mark_sample, policy_from_spec
+    from bot.bench.load_binding import planned_loads
     from bot.hypotheses import load_hypotheses
     from bot.model import status_counts
     from bot.stats.evidence import evidence_files
@@ -230,15 +231,18 @@ def cmd_evaluate(args) -> int:
     hypotheses = load_hypotheses(args.hypotheses)
     evolved_for, alpha, decision = None, 0.05, None
     policy = EvidencePolicy(allow_sample_data=args.allow_sample_data)
+    request = None
     if args.request is not None:
-        evolved_for = _load_request(args.request).evolved_for
+        request = _load_request(args.request)
+        evolved_for = request.evolved_for
+        policy.workloads = planned_loads(request)  # each report's load is checked against the request's workloads
     if args.spec is not None:
         from bot.bench.evaluation_spec import load_evaluation_spec
 
         spec = load_evaluation_spec(_read_text(args.spec, "evaluation.yaml written by `promote plan`"))
         evolved_for = spec.evolved_for or evolved_for
         alpha, decision = spec.alpha, spec.decision  # the multiplicity weights the plan sized for
-        policy = policy_from_spec(spec, allow_sample_data=args.allow_sample_data)
+        policy = policy_from_spec(spec, allow_sample_data=args.allow_sample_data, request=request)
     if args.evolved_for:
         evolved_for = args.evolved_for
     if args.alpha is not None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from bot.bench.conditions import CONDITION_NOT_RECORDED
 from bot.escape import md
 from bot.model import Direction, Effect, Hypothesis, Track, Verdict, VerdictStatus
 from bot.render.claims import ci_level, claim_rows, measured_text, pct, shed_demoted, verdict_text
@@ -100,6 +101,8 @@ def status_word(h: Hypothesis, v: Verdict) -> str:
         return "not measured yet"
     if NOT_RUNNABLE in v.flags:
         return NOT_RUNNABLE
+    if CONDITION_NOT_RECORDED in v.flags:
+        return CONDITION_NOT_RECORDED
     if v.status is VerdictStatus.INCONCLUSIVE and NOT_BENCHMARKED in v.flags:
         return NOT_BENCHMARKED
     if v.status is VerdictStatus.INCONCLUSIVE and not _measured(v) and not v.admission:

@@ -82,6 +82,9 @@ def judge(
         mix = judge_mix(ctx, results_dir, hypotheses, code, ci_alpha(ctx))
         # A claim about a fault the runs never had is not runnable here (bot.bench.fault_runs).
         judged, flags = fault_runs.judged_as(hypotheses, _manifest(results_dir))
+        # A Track B claim whose runs record no condition was never shown to run under it.
+        judged, unrecorded = fault_runs.unrecorded(judged, reports)
+        flags = {**unrecorded, **flags}
     from bot.bench.evidence import mark_sample
 
     verdicts = evaluate(judged, reports, evolved_for=ctx.request.evolved_for, decision=decision_rule(ctx))
@@ -134,12 +137,18 @@ def evidence_policy(ctx: StageContext, results_dir: Path):
     from bot.bench.evaluation_spec import load_evaluation_spec
     from bot.bench.evidence import EvidencePolicy, policy_from_spec
     from bot.bench.fault_runs import missed
+    from bot.bench.load_binding import planned_loads
     from bot.bench.run.manifest import recorded_image_built, recorded_image_digest, recorded_image_ref
 
     text = ctx.read(ctx.paths.evaluation_spec)
     digest = recorded_image_digest(results_dir)
     if text is None:
-        policy = EvidencePolicy(promotion=ctx.request.id, allow_sample_data=ctx.allow_sample_data, image_digest=digest)
+        policy = EvidencePolicy(
+            promotion=ctx.request.id,
+            allow_sample_data=ctx.allow_sample_data,
+            image_digest=digest,
+            workloads=planned_loads(ctx.request),
+        )
     else:
         policy = policy_from_spec(
             load_evaluation_spec(text),
@@ -147,6 +156,7 @@ def evidence_policy(ctx: StageContext, results_dir: Path):
             image_digest=digest,
             image_ref=recorded_image_ref(results_dir),
             image_built=recorded_image_built(results_dir),
+            request=ctx.request,
         )
     policy.not_evidence = missed(_manifest(results_dir))  # runs whose fault never happened
     return policy

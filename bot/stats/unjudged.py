@@ -6,6 +6,7 @@ hypothesis alone, before any report is read, and say which kind of run or review
 
 from __future__ import annotations
 
+from bot.bench.conditions import CONDITION_NOT_RECORDED
 from bot.model import Hypothesis, Verdict, VerdictStatus
 
 
@@ -29,6 +30,14 @@ def not_testable_verdict(h: Hypothesis) -> Verdict:
 
 def not_benchmarked_verdict(h: Hypothesis) -> Verdict:
     """A hypothesis no report can decide, with the reason: a run the cluster cannot do is said as such."""
+    if h.not_in_plan and h.not_in_plan.startswith(CONDITION_NOT_RECORDED):
+        summary = (
+            f"{h.id} is not decided: {h.not_in_plan}. Run its cells with `promote bench run`, which applies the "
+            "condition and records it, or decide it by review at gate 3."
+        )
+        return Verdict(
+            hypothesis_id=h.id, status=VerdictStatus.INCONCLUSIVE, summary=summary, flags=[CONDITION_NOT_RECORDED]
+        )
     if h.not_in_plan:
         cluster = "cluster cannot" in h.not_in_plan
         summary = (

@@ -583,6 +583,9 @@ def report(
                 f"promotion:{REQUEST_ID[0]}",
                 f"arm:{treatment}",
                 f"workload:{name}",
+                # The Track B condition the run was under, as `promote bench run` records it: stage 5 believes a
+                # +<condition> cell only from this (bot.bench.conditions.condition_reason), never its directory.
+                *([f"condition:{condition}"] if condition else []),
             ],
         },
         "scenario": {"stack": stack(treatment), "load": load_block(workload, prof, rate)},

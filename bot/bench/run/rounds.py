@@ -186,7 +186,9 @@ class RoundLoop:
         assert manifest is not None
         digest = manifest.image.digest if manifest.image else None
         ref = manifest.image.ref if manifest.image else None
-        policy = policy_from_spec(self.spec, allow_sample_data=False, image_digest=digest, image_ref=ref)
+        policy = policy_from_spec(
+            self.spec, allow_sample_data=False, image_digest=digest, image_ref=ref, request=self.cfg.request
+        )
         try:
             reports = load_evidence(self.cfg.results, policy)
         except ReportError as exc:
