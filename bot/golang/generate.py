@@ -276,7 +276,7 @@ def generate(
         w = carry_function(src, an, f, names, instrument=True)
         watched.append((w.text, w.source_start_line, None))
 
-    field_params = [(th.receiver_field, th.field) for th in an.thresholds if th.role == "field" and th.param]
+    field_params = an.constructed_fields
     if an.constructor is not None:
         ctor = names.idents.get(an.constructor.name, an.constructor.name)
         construct = (

@@ -112,6 +112,13 @@ def param_specs(an: Analysis, scorer_defaults: list[tuple[str, float]] | None, s
                 f"{th.field} is the evolved {th.subject}, which nothing in the evolved file sets; the evolved code "
                 f"replaces a zero with {th.literal}, its default here (0 still falls back to it)."
             )
+        elif th.role == "field" and th.assigned:
+            doc = (
+                f"{th.field} is the evolved field {an.host_info.receiver_type}.{th.receiver_field} (default "  # type: ignore[union-attr,attr-defined]
+                f"{th.literal}, the evolved value), which the evolved code sets on line {th.line} and reads "
+                "afterwards; the plugin sets it from here. "
+                f"{_meets(an, th)}"
+            ).strip()
         elif th.role == "field":
             doc = f"{th.field} is the evolved {th.subject} = {th.literal}, set by the constructor."
         spec = ParamSpec(
@@ -350,6 +357,15 @@ def out_of_range(value: float | str, checks: list[dict]) -> list[str]:
             quoted = '"' + value + '"' if isinstance(value, str) else shown(value)
             tripped.append(check["message"].replace("%v", shown(value)).replace("%q", quoted))
     return tripped
+
+
+def _meets(an: Analysis, th: Threshold) -> str:
+    """What a field the evolved code sets is combined with: the value it is spent against, and its signals."""
+    if "." not in th.subject or not th.signals:
+        return ""
+    scopes = {u.name: u.scope for u in an.signals}
+    words = [f"{_OWNER.get(scopes.get(s, 'snapshot'), 'the')} {_SIGNAL_WORDS.get(s, s)}" for s in th.signals]
+    return f"It is combined with `{th.subject}`, which is computed from {'; '.join(words)}."
 
 
 def _oneline(s: str) -> str:

@@ -472,7 +472,7 @@ def config_notes(an: Analysis, d, blis_values: dict, deployed: dict) -> dict[str
     notes = {
         th.param: (
             f"{th.param}: simulator scale, calibrated on a few simulated instances; re-calibrate to this "
-            f"deployment's per-pod load before relying on it{_moves_with(th, an)}."
+            f"deployment's {_scale_of(th)} before relying on it{_moves_with(th, an)}."
         )
         for th in sim_scale_thresholds(an)
     }
@@ -487,13 +487,19 @@ def config_notes(an: Analysis, d, blis_values: dict, deployed: dict) -> dict[str
     for name, value in deployed.items():
         if name in evolved:
             notes[name] = (
-                f"{name}: re-calibrated at gate 1 to {shown(value)} for this deployment (BLIS: {blis_values[name]})."
+                f"{name}: re-calibrated at gate 1 to {shown(value)} for this deployment (BLIS: {shown(blis_values[name])})."
             )
         else:  # the plugin's own setting (a scheduling plugin's pseudo-queue), not an evolved number
             notes[name] = (
                 f"{name}: set at gate 1 to {shown(value)} for this deployment (default: {shown(blis_values[name])})."
             )
     return notes
+
+
+def _scale_of(th) -> str:
+    """What a simulator-scale parameter must be re-calibrated to: a budget of prompt tokens (a token bucket's
+    capacity or rate) to the stack's token throughput, a threshold to the load a pod carries."""
+    return "prompt-token throughput" if th.assigned and "InputTokens" in th.signals else "per-pod load"
 
 
 def sim_scale_thresholds(an: Analysis) -> list:

@@ -330,3 +330,55 @@ def test_a_lifted_limit_on_the_left_of_its_comparison_watches_the_other_side(ana
     opened = [e for e in watch_edits(an.src, an, an.host_info.node) if e.text.startswith("promotionWatch")]
     watched = {e.text.split('"')[1].split("@")[0]: an.src.go_bytes[e.start : e.start + 8] for e in opened}
     assert watched == {"tThreshold": b"load && ", "maxWaiting": b"int(load"}, watched
+
+
+BUCKET = (
+    "type Bucket struct {{\n\ttokens float64\n\tcapacity float64\n\trate float64\n\tcount int\n}}\n\n"
+    "func (b *Bucket) Admit(req *Request, state *RouterState) (bool, string) {{\n"
+    "\tif b.capacity == 0 {{\n{init}\t}}\n"
+    "\tb.tokens += b.rate\n\tif b.tokens > b.capacity {{\n\t\tb.tokens = b.capacity\n\t}}\n"
+    "\tcost := float64(len(req.InputTokens))\n{extra}"
+    '\tif b.tokens < cost {{\n\t\treturn false, "empty"\n\t}}\n\tb.tokens -= cost\n\tb.count++\n\treturn true, ""\n}}\n'
+)
+
+
+def test_a_bucket_size_the_host_sets_is_a_parameter_with_the_simulator_scale_finding(analyze_text):
+    """Found by a researcher promoting a token-bucket admitter: the host set `b.capacity = 20000; b.refillRate =
+    4000` before the evolved block, which read both; the plugin hard-coded them with no parameter and no finding,
+    and `param capacity: ...` at gate 1 was refused. A numeric field the carried code sets once from a literal and
+    reads is a parameter named after the field, with BLIS's value as default; a budget prompt tokens are charged
+    against is at simulator scale."""
+    from bot.golang.params import param_specs
+
+    init = "\t\tb.capacity = 20000\n\t\tb.rate = 4000\n\t\tb.tokens = b.capacity\n\t\tb.count = 0\n"
+    an = analyze_text(BUCKET.format(init=init, extra=""))
+    specs = {s.name: s for s in param_specs(an, None, False)}
+    assert set(specs) == {"capacity", "rate"}, specs  # b.count = 0 is a reset, b.tokens = b.capacity no literal
+    for name, line in [("capacity", 10), ("rate", 11)]:
+        spec = specs[name]
+        assert (spec.go_type, spec.default, spec.json_default) == (
+            "float64",
+            f"{spec.json_default:g}",
+            spec.json_default,
+        )
+        assert spec.threshold.assigned and spec.threshold.subject == "b.tokens" and spec.threshold.lines == [line]
+        assert f"the evolved code sets on line {line}" in spec.doc and "prompt length" in spec.doc
+        [f] = [f for f in an.findings if f.check == "hazard.sim-scale-threshold" and f.param == name]
+        assert f.severity.value == "IMPORTANT" and f.source_line == line
+        assert "prompt tokens are charged against (`b.tokens`)" in f.message and "prompt-token throughput" in f.fix
+
+
+@pytest.mark.parametrize(
+    "init, extra",
+    [
+        ("\t\tb.capacity = 20000\n\t\tb.rate = 4000\n", "\tif b.tokens < 0 {\n\t\tb.rate = b.capacity / 10\n\t}\n"),
+        ("\t\tb.capacity = 20000\n\t\tb.rate = 4000\n", "\tp := &b.rate\n\t_ = p\n"),
+    ],
+    ids=["set-again", "address-taken"],
+)
+def test_a_host_set_field_that_stands_for_more_than_one_value_keeps_its_literal(analyze_text, init, extra):
+    """A field set again, or whose address is taken, would not be what one parameter says: only `capacity` lifts."""
+    from bot.golang.params import param_specs
+
+    an = analyze_text(BUCKET.format(init=init, extra=extra))
+    assert {s.name for s in param_specs(an, None, False)} == {"capacity"}
