@@ -497,6 +497,8 @@ def _name_parameters(an: Analysis) -> None:
         "exponent": 5,
         "factor": 6,
         "step": 7,
+        "bonus": 7,
+        "penalty": 7,
         "value": 8,
         "field": 9,
     }
@@ -521,6 +523,8 @@ def _name_parameters(an: Analysis) -> None:
         "exponent": "Exponent",
         "factor": "Factor",
         "step": "Step",
+        "bonus": "Bonus",
+        "penalty": "Penalty",
         "value": "Value",
         "field": "",
     }

@@ -18,6 +18,8 @@ ROLE_WORDS = {
     "exponent": "exponent",
     "factor": "factor",
     "step": "step",
+    "bonus": "bonus",
+    "penalty": "penalty",
     "value": "value",
 }
 
@@ -399,6 +401,10 @@ def _doc(an: Analysis, th: Threshold) -> str:
     op = th.occurrences[0].op if th.occurrences else None
     if th.target and th.role in ("factor", "step") and op in _CHANGES:
         part = f"{_CHANGES[op].format(target=th.target)} when the condition on `{subject}` holds"
+    if th.role in ("bonus", "penalty"):
+        score = f"`{th.target}`" if th.target else "the score"
+        verb = "added to" if op == "+=" else "subtracted from"
+        part = f"the {th.role} {verb} {score} when its condition holds"
     step = _step_comment(an, min(th.lines) if th.occurrences else th.line)
     where = f' in the step "{step}"' if step else ""
     text = f"{th.field} is {part}{where} (default {th.literal}, the evolved value)."
@@ -407,6 +413,10 @@ def _doc(an: Analysis, th: Threshold) -> str:
         signals -= _LOAD_PARTS
     if not signals or th.role == "factor":
         return text
+    if th.role in ("bonus", "penalty"):  # what the condition reads, not what the bonus is a step of
+        scopes = {u.name: u.scope for u in an.signals}
+        words = [f"{_OWNER.get(scopes.get(s, 'snapshot'), 'the')} {_SIGNAL_WORDS.get(s, s)}" for s in sorted(signals)]
+        return text + f" The condition reads {'; '.join(words)}."
     scopes = {u.name: u.scope for u in an.signals}
     field = re.fullmatch(r"\w+\.(\w+)", subject)
     direct = len(signals) == 1 and field is not None and field.group(1) in signals

@@ -530,8 +530,18 @@ def same_step(an: Analysis, params) -> list[str]:
     """The other parameters computed on a value one of ``params`` acts on (a taper's coefficient beside its
     threshold), in the program's order: the ones a re-calibration of ``params`` must move too."""
     chosen = set(params)
-    names = set().union(*(_variables(th.subject) for th in an.thresholds if th.param in chosen))
-    return [o.param for o in an.thresholds if o.param and o.param not in chosen and names & _variables(o.subject)]
+    names = set().union(*(_variables(th.subject) for th in an.thresholds if th.param in chosen and _on_value(th)))
+    return [
+        o.param
+        for o in an.thresholds
+        if o.param and o.param not in chosen and _on_value(o) and names & _variables(o.subject)
+    ]
+
+
+def _on_value(th) -> bool:
+    """The parameter acts on the value its subject names: a bonus or penalty added to a score under a condition on
+    it (a session bonus while the queue is short) is not on the queue's scale and need not move with its threshold."""
+    return th.role not in ("bonus", "penalty")
 
 
 def _variables(expr: str) -> set[str]:

@@ -382,3 +382,41 @@ def test_a_host_set_field_that_stands_for_more_than_one_value_keeps_its_literal(
 
     an = analyze_text(BUCKET.format(init=init, extra=extra))
     assert {s.name for s in param_specs(an, None, False)} == {"capacity"}
+
+
+AFFINITY = "type WeightedScoring struct {{\n\tsessionHome map[string]string\n}}\n\n" + ROUTE
+BONUSES = """\tscores := make(map[string]float64)
+\thome := ws.sessionHome[req.SessionID]
+\tfor _, snap := range state.Snapshots {
+\t\t// Session affinity: stay on the session's home unless it is overloaded.
+\t\tif snap.ID == home && snap.QueueDepth < 6 {
+\t\t\tscores[snap.ID] += 0.4
+\t\t}
+\t\tif snap.BatchSize > 12 {
+\t\t\tscores[snap.ID] -= 0.3
+\t\t}
+\t\tif len(req.InputTokens) > 2048 && snap.FreeKVBlocks < 500 {
+\t\t\tscores[snap.ID] -= 0.5
+\t\t}
+\t}
+\t_ = scores"""
+
+
+def test_a_literal_added_to_a_score_is_a_bonus_or_penalty_not_a_step_of_its_conditions_signal(analyze_text, dictionary):
+    """Found by a researcher: p1's +0.4 session-home bonus became `queueDepthStep` and the config said it "acts on
+    the same value and must move with" queueDepthThreshold, advice to rescale an affinity bonus with a queue
+    threshold; p2's -0.5 long-prompt penalty became `inputTokensStep`. A literal added to a score is named for its
+    role (for a session's home: sessionBonus), says what it does, and moves with no threshold."""
+    from bot.golang.params import param_specs
+    from bot.golang.plugin_docs import config_notes, same_step
+
+    an = analyze_text(AFFINITY.format(body=BONUSES))
+    docs = {s.name: s.doc for s in param_specs(an, None, False)}
+    assert {"sessionBonus", "batchSizePenalty", "inputTokensPenalty", "queueDepthThreshold"} <= set(docs), docs
+    assert not [n for n in docs if n.endswith("Step")], docs
+    assert docs["sessionBonus"].startswith("SessionBonus is the bonus added to the score when its condition holds")
+    assert "The condition reads each endpoint's waiting requests; the request's session header." in docs["sessionBonus"]
+    assert docs["batchSizePenalty"].startswith("BatchSizePenalty is the penalty subtracted from the score")
+    assert same_step(an, ["queueDepthThreshold"]) == [] and same_step(an, ["sessionBonus"]) == []
+    note = config_notes(an, dictionary, {}, {})["queueDepthThreshold"]
+    assert "simulator scale" in note and "must move with" not in note, note
