@@ -208,6 +208,7 @@ def generate(
         signals = an.signals
         request_fields = an.request_fields
         state_fields = an.state_fields
+        src, host_info, helpers = an.src, an.host_info, an.helpers  # how the code reads a signal (presence_only)
 
     _View.snapshot_fields = snapshot_fields
     snaps, reqs, states = adapter_lines(_View, d)  # type: ignore[arg-type]

@@ -420,3 +420,26 @@ def test_a_literal_added_to_a_score_is_a_bonus_or_penalty_not_a_step_of_its_cond
     assert same_step(an, ["queueDepthThreshold"]) == [] and same_step(an, ["sessionBonus"]) == []
     note = config_notes(an, dictionary, {}, {})["queueDepthThreshold"]
     assert "simulator scale" in note and "must move with" not in note, note
+
+
+@pytest.mark.parametrize(
+    "body, says",
+    [
+        (BONUSES, "The evolved code uses its value (a key or a comparison), not only its presence."),
+        (
+            '\tif req.SessionID != "" {\n\t\treturn NewRoutingDecision("pod-0", "session")\n\t}',
+            'only its presence (!= "")',
+        ),
+    ],
+    ids=["map-key", "presence"],
+)
+def test_the_session_header_comment_says_how_the_program_uses_it(analyze_text, dictionary, body, says):
+    """Found by a researcher: p1 keys ws.sessionHome by req.SessionID, yet the adapter comment and the report said
+    "only its presence (!= "") is meaningful", telling a reviewer session affinity cannot work. The dictionary says
+    the value is passed through; the adapter line says whether the program reads the value or only its presence."""
+    from bot.golang.adapter import adapter_lines
+
+    an = analyze_text(AFFINITY.format(body=body))
+    [line] = [a for a in adapter_lines(an, dictionary)[1] if a.signal == "SessionID"]
+    assert says in line.comment and "its value passed through" in line.comment, line.comment
+    assert "is meaningful" not in dictionary.signal("SessionID").llmd.source
