@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from bot.dictionary import Dictionary, SignalEntry
 from bot.golang.analysis_types import Analysis
 from bot.golang.gonames import comment_lines, lower_camel
+from bot.golang.gotree import text_of, walk
 
 #: The dictionary's wall-clock expression; the plugin reads its own clock (``now``) instead.
 WALL_CLOCK_EXPR = "time.Now().UnixMicro()"
@@ -154,12 +155,44 @@ def adapter_lines(an: Analysis, d: Dictionary) -> tuple[list[AdapterLine], list[
                 )
             )
             continue
-        reqs.append(_line("r." + name, name, "request", typ, entry, first_lines.get(("request", name), [])))
+        line = _line("r." + name, name, "request", typ, entry, first_lines.get(("request", name), []))
+        if name == "SessionID" and line.status == "mapped":
+            line.comment += (
+                ' The evolved code reads only its presence (!= "").'
+                if presence_only(an, name)
+                else " The evolved code uses its value (a key or a comparison), not only its presence."
+            )
+        reqs.append(line)
     states: list[AdapterLine] = []
     for name, typ in sorted(an.state_fields.items()):
         entry = d.signal(name, "state")
         states.append(_line("state." + name, name, "state", typ, entry, first_lines.get(("state", name), [])))
     return snaps, reqs, states
+
+
+def presence_only(an: Analysis, field: str) -> bool:
+    """Every read of ``req.<field>`` in the carried code is compared with "" (``req.SessionID != ""``): the value
+    itself decides nothing. A read kept in a local, used as a map key or compared with another value uses it."""
+    src, fns = an.src, [an.host_info, *an.helpers]
+    reads = [
+        n
+        for f in fns
+        if f is not None and src is not None
+        for n in walk(f.node)
+        if n.type == "selector_expression" and text_of(src, n.child_by_field_name("field")) == field
+    ]
+    for n in reads:
+        parent = n.parent
+        if parent is None or parent.type != "binary_expression" or _op(src, parent) not in ("==", "!="):
+            return False
+        left, right = parent.child_by_field_name("left"), parent.child_by_field_name("right")
+        if text_of(src, right if left == n else left).strip() != '""':
+            return False
+    return bool(reads)
+
+
+def _op(src, node) -> str:
+    return text_of(src, node.child_by_field_name("operator")).strip()
 
 
 def _line(target: str, name: str, scope: str, typ: str, entry: SignalEntry | None, lines: list[int]) -> AdapterLine:

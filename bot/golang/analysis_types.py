@@ -140,6 +140,9 @@ class Threshold:
     scale: str | None = None  # dictionary blis_scale of its signals
     target: str | None = None  # the variable a factor or step changes (`batchLimit *= 0.8`), when it is one
     local: str | None = None  # the local a lifted limit initialises (`shedLimit := 0.75`), compared later
+    assigned: bool = (
+        False  # a field the carried code sets from it (`b.capacity = 20000`), read from the parameter there
+    )
 
     @property
     def lines(self) -> list[int]:
@@ -197,10 +200,21 @@ class Analysis:
     pseudo_signals: set[str] = field(default_factory=set)
     slo_names: set[str] = field(default_factory=set)  # SLO class names the logic compares the class with
     var_signals: dict[str, set[str]] = field(default_factory=dict)  # "Func::var" -> signals its value derives from
+    field_signals: dict[str, set[str]] = field(default_factory=dict)  # receiver field -> signals stored in it
 
     @property
     def signal_names(self) -> list[str]:
         return sorted({s.name for s in self.signals})
+
+    @property
+    def constructed_fields(self) -> list[tuple[str, str]]:
+        """(receiver field, Parameters field) the plugin sets when it is built: the fields BLIS sets outside the
+        carried code. A field the carried code sets itself (``assigned``) reads its parameter there instead."""
+        return [
+            (th.receiver_field, th.field)  # type: ignore[attr-defined]
+            for th in self.thresholds
+            if th.role == "field" and th.param and not th.assigned
+        ]
 
     def line_of(self, node: Node) -> int:
         assert self.src is not None

@@ -33,6 +33,7 @@ from bot.golang.analysis_types import (
     SignalUse,
     Threshold,
 )
+from bot.golang.assigned_fields import lift_assigned_fields
 from bot.golang.flow import Walker
 from bot.golang.gonames import exported, lower_camel
 from bot.golang.gotree import named, norm_type, parse_number, text_of, walk
@@ -121,10 +122,13 @@ def analyze(src: EvolvedSource, dictionary: Dictionary, kind: PolicyKind | str |
     for k, v in w.env.items():
         if "::" in k and not k.startswith("@"):
             an.var_signals[k] = v.signals()
+        elif k.startswith("@recv::"):
+            an.field_signals[k.removeprefix("@recv::")] = v.signals()
 
     _collect_types(src, an, funcs, struct_fields)
     _constructor_fields(src, an)
     _outside_fields(src, an)
+    lift_assigned_fields(src, an)
     _collect_imports(src, an)
     an.era = _era(src, an)
     an.signals.sort(key=lambda s: (s.line, s.name, s.via))
@@ -493,6 +497,8 @@ def _name_parameters(an: Analysis) -> None:
         "exponent": 5,
         "factor": 6,
         "step": 7,
+        "bonus": 7,
+        "penalty": 7,
         "value": 8,
         "field": 9,
     }
@@ -517,6 +523,8 @@ def _name_parameters(an: Analysis) -> None:
         "exponent": "Exponent",
         "factor": "Factor",
         "step": "Step",
+        "bonus": "Bonus",
+        "penalty": "Penalty",
         "value": "Value",
         "field": "",
     }

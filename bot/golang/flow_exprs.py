@@ -258,6 +258,8 @@ class ExprMixin:
         subject = self._cond_subject(cnode) or cnode
         lhs_v = self.ex(lhs) if lhs.type != "identifier" else (self.get(self.t(lhs)) or Val())
         role = {"*=": "factor", "/=": "factor", "+=": "step", "-=": "step"}.get(op, "value")
+        if role == "step" and _scores(self.t(lhs), lhs.type):
+            role = "bonus" if (op == "+=") != self.t(lit).lstrip().startswith("-") else "penalty"
         self.literal(lit, role, subject, Val(None, cv.taint, lhs_v.type), rhs, op=op, target=lhs)
 
     def _cond_subject(self, cnode: Node | None) -> Node | None:
@@ -366,6 +368,9 @@ class ExprMixin:
     def _base_name(self, subject: Node, signals: list[str], target: Node | None, role: str = "") -> str:
         if target is not None and target.type == "identifier" and role == "value":
             return self.t(target)
+        keyed = [_KEYED[s] for s in signals if s in _KEYED]
+        if role in ("bonus", "penalty") and keyed:
+            return keyed[0]  # +0.4 on the session's home endpoint is a session bonus, whatever else it checks
         n = subject
         while n.type in ("parenthesized_expression",):
             n = named(n)[0]
@@ -473,3 +478,13 @@ def _written(node: Node) -> bool:
         and stmt.type == "assignment_statement"
         and stmt.child_by_field_name("left") == parent
     )
+
+
+#: Signals that pick out whom a bonus is for (a session's home endpoint, a tenant) rather than how much.
+_KEYED = {"SessionID": "session", "TenantID": "tenant"}
+
+
+def _scores(target: str, node_type: str) -> bool:
+    """A literal added to this target changes a score (``scores[snap.ID] += 0.4``, ``score -= 0.3``): it is a bonus
+    or a penalty, not a step of the signal its condition compares."""
+    return node_type == "index_expression" or "score" in target.lower()

@@ -208,6 +208,7 @@ def generate(
         signals = an.signals
         request_fields = an.request_fields
         state_fields = an.state_fields
+        src, host_info, helpers = an.src, an.host_info, an.helpers  # how the code reads a signal (presence_only)
 
     _View.snapshot_fields = snapshot_fields
     snaps, reqs, states = adapter_lines(_View, d)  # type: ignore[arg-type]
@@ -276,7 +277,7 @@ def generate(
         w = carry_function(src, an, f, names, instrument=True)
         watched.append((w.text, w.source_start_line, None))
 
-    field_params = [(th.receiver_field, th.field) for th in an.thresholds if th.role == "field" and th.param]
+    field_params = an.constructed_fields
     if an.constructor is not None:
         ctor = names.idents.get(an.constructor.name, an.constructor.name)
         construct = (

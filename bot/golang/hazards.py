@@ -375,7 +375,10 @@ POD_SCALE_LOAD = 16
 
 def _sim_scale(th: Threshold, d: Dictionary) -> list[Finding]:
     out: list[Finding] = []
-    comparisons = [o for o in th.occurrences if o.role == "threshold"]
+    if th.assigned and th.param and "InputTokens" in th.signals:
+        return [_token_budget(th)]
+    # A field the evolved code sets (assigned_fields) is on the scale of what it meets, as a threshold is.
+    comparisons = [o for o in th.occurrences if o.role == "threshold" or th.assigned]
     if not comparisons:
         return out
     sig = set(th.signals)
@@ -448,6 +451,27 @@ def _sim_scale(th: Threshold, d: Dictionary) -> list[Finding]:
                 )
             )
     return out
+
+
+def _token_budget(th: Threshold) -> Finding:
+    """A number the evolved code sets on its receiver and charges prompt tokens against (a token bucket's capacity
+    or refill rate): it sizes admission to the simulated cluster's throughput, not a real stack's."""
+    return Finding(
+        severity=Severity.IMPORTANT,
+        check=SIM_SCALE,
+        source_line=th.line,
+        param=th.param,
+        message=(
+            f"{th.receiver_field} = {th.literal} sizes a budget that requests' prompt tokens are charged "  # type: ignore[attr-defined]
+            f"against (`{th.subject}`): it was calibrated to the prompt tokens BLIS's few simulated instances served, "
+            "while real vLLM pods serve far more (or fewer) tokens per second, so the plugin admits far less (or more) "
+            "than it did in simulation; the parameter is live in the EndpointPickerConfig at the simulator's value"
+        ),
+        fix=(
+            f"re-calibrate parameter `{th.param}` to the deployment's prompt-token throughput (e.g. from a baseline "
+            "run's prompt tokens per second), with the other numbers of the same budget"
+        ),
+    )
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:

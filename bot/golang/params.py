@@ -18,6 +18,8 @@ ROLE_WORDS = {
     "exponent": "exponent",
     "factor": "factor",
     "step": "step",
+    "bonus": "bonus",
+    "penalty": "penalty",
     "value": "value",
 }
 
@@ -112,6 +114,13 @@ def param_specs(an: Analysis, scorer_defaults: list[tuple[str, float]] | None, s
                 f"{th.field} is the evolved {th.subject}, which nothing in the evolved file sets; the evolved code "
                 f"replaces a zero with {th.literal}, its default here (0 still falls back to it)."
             )
+        elif th.role == "field" and th.assigned:
+            doc = (
+                f"{th.field} is the evolved field {an.host_info.receiver_type}.{th.receiver_field} (default "  # type: ignore[union-attr,attr-defined]
+                f"{th.literal}, the evolved value), which the evolved code sets on line {th.line} and reads "
+                "afterwards; the plugin sets it from here. "
+                f"{_meets(an, th)}"
+            ).strip()
         elif th.role == "field":
             doc = f"{th.field} is the evolved {th.subject} = {th.literal}, set by the constructor."
         spec = ParamSpec(
@@ -352,6 +361,15 @@ def out_of_range(value: float | str, checks: list[dict]) -> list[str]:
     return tripped
 
 
+def _meets(an: Analysis, th: Threshold) -> str:
+    """What a field the evolved code sets is combined with: the value it is spent against, and its signals."""
+    if "." not in th.subject or not th.signals:
+        return ""
+    scopes = {u.name: u.scope for u in an.signals}
+    words = [f"{_OWNER.get(scopes.get(s, 'snapshot'), 'the')} {_SIGNAL_WORDS.get(s, s)}" for s in th.signals]
+    return f"It is combined with `{th.subject}`, which is computed from {'; '.join(words)}."
+
+
 def _oneline(s: str) -> str:
     s = " ".join(s.split())
     return s if len(s) <= 60 else s[:57] + "..."
@@ -383,6 +401,10 @@ def _doc(an: Analysis, th: Threshold) -> str:
     op = th.occurrences[0].op if th.occurrences else None
     if th.target and th.role in ("factor", "step") and op in _CHANGES:
         part = f"{_CHANGES[op].format(target=th.target)} when the condition on `{subject}` holds"
+    if th.role in ("bonus", "penalty"):
+        score = f"`{th.target}`" if th.target else "the score"
+        verb = "added to" if op == "+=" else "subtracted from"
+        part = f"the {th.role} {verb} {score} when its condition holds"
     step = _step_comment(an, min(th.lines) if th.occurrences else th.line)
     where = f' in the step "{step}"' if step else ""
     text = f"{th.field} is {part}{where} (default {th.literal}, the evolved value)."
@@ -391,6 +413,10 @@ def _doc(an: Analysis, th: Threshold) -> str:
         signals -= _LOAD_PARTS
     if not signals or th.role == "factor":
         return text
+    if th.role in ("bonus", "penalty"):  # what the condition reads, not what the bonus is a step of
+        scopes = {u.name: u.scope for u in an.signals}
+        words = [f"{_OWNER.get(scopes.get(s, 'snapshot'), 'the')} {_SIGNAL_WORDS.get(s, s)}" for s in sorted(signals)]
+        return text + f" The condition reads {'; '.join(words)}."
     scopes = {u.name: u.scope for u in an.signals}
     field = re.fullmatch(r"\w+\.(\w+)", subject)
     direct = len(signals) == 1 and field is not None and field.group(1) in signals

@@ -472,7 +472,7 @@ def config_notes(an: Analysis, d, blis_values: dict, deployed: dict) -> dict[str
     notes = {
         th.param: (
             f"{th.param}: simulator scale, calibrated on a few simulated instances; re-calibrate to this "
-            f"deployment's per-pod load before relying on it{_moves_with(th, an)}."
+            f"deployment's {_scale_of(th)} before relying on it{_moves_with(th, an)}."
         )
         for th in sim_scale_thresholds(an)
     }
@@ -487,13 +487,19 @@ def config_notes(an: Analysis, d, blis_values: dict, deployed: dict) -> dict[str
     for name, value in deployed.items():
         if name in evolved:
             notes[name] = (
-                f"{name}: re-calibrated at gate 1 to {shown(value)} for this deployment (BLIS: {blis_values[name]})."
+                f"{name}: re-calibrated at gate 1 to {shown(value)} for this deployment (BLIS: {shown(blis_values[name])})."
             )
         else:  # the plugin's own setting (a scheduling plugin's pseudo-queue), not an evolved number
             notes[name] = (
                 f"{name}: set at gate 1 to {shown(value)} for this deployment (default: {shown(blis_values[name])})."
             )
     return notes
+
+
+def _scale_of(th) -> str:
+    """What a simulator-scale parameter must be re-calibrated to: a budget of prompt tokens (a token bucket's
+    capacity or rate) to the stack's token throughput, a threshold to the load a pod carries."""
+    return "prompt-token throughput" if th.assigned and "InputTokens" in th.signals else "per-pod load"
 
 
 def sim_scale_thresholds(an: Analysis) -> list:
@@ -524,8 +530,18 @@ def same_step(an: Analysis, params) -> list[str]:
     """The other parameters computed on a value one of ``params`` acts on (a taper's coefficient beside its
     threshold), in the program's order: the ones a re-calibration of ``params`` must move too."""
     chosen = set(params)
-    names = set().union(*(_variables(th.subject) for th in an.thresholds if th.param in chosen))
-    return [o.param for o in an.thresholds if o.param and o.param not in chosen and names & _variables(o.subject)]
+    names = set().union(*(_variables(th.subject) for th in an.thresholds if th.param in chosen and _on_value(th)))
+    return [
+        o.param
+        for o in an.thresholds
+        if o.param and o.param not in chosen and _on_value(o) and names & _variables(o.subject)
+    ]
+
+
+def _on_value(th) -> bool:
+    """The parameter acts on the value its subject names: a bonus or penalty added to a score under a condition on
+    it (a session bonus while the queue is short) is not on the queue's scale and need not move with its threshold."""
+    return th.role not in ("bonus", "penalty")
 
 
 def _variables(expr: str) -> set[str]:

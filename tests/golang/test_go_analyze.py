@@ -330,3 +330,116 @@ def test_a_lifted_limit_on_the_left_of_its_comparison_watches_the_other_side(ana
     opened = [e for e in watch_edits(an.src, an, an.host_info.node) if e.text.startswith("promotionWatch")]
     watched = {e.text.split('"')[1].split("@")[0]: an.src.go_bytes[e.start : e.start + 8] for e in opened}
     assert watched == {"tThreshold": b"load && ", "maxWaiting": b"int(load"}, watched
+
+
+BUCKET = (
+    "type Bucket struct {{\n\ttokens float64\n\tcapacity float64\n\trate float64\n\tcount int\n}}\n\n"
+    "func (b *Bucket) Admit(req *Request, state *RouterState) (bool, string) {{\n"
+    "\tif b.capacity == 0 {{\n{init}\t}}\n"
+    "\tb.tokens += b.rate\n\tif b.tokens > b.capacity {{\n\t\tb.tokens = b.capacity\n\t}}\n"
+    "\tcost := float64(len(req.InputTokens))\n{extra}"
+    '\tif b.tokens < cost {{\n\t\treturn false, "empty"\n\t}}\n\tb.tokens -= cost\n\tb.count++\n\treturn true, ""\n}}\n'
+)
+
+
+def test_a_bucket_size_the_host_sets_is_a_parameter_with_the_simulator_scale_finding(analyze_text):
+    """Found by a researcher promoting a token-bucket admitter: the host set `b.capacity = 20000; b.refillRate =
+    4000` before the evolved block, which read both; the plugin hard-coded them with no parameter and no finding,
+    and `param capacity: ...` at gate 1 was refused. A numeric field the carried code sets once from a literal and
+    reads is a parameter named after the field, with BLIS's value as default; a budget prompt tokens are charged
+    against is at simulator scale."""
+    from bot.golang.params import param_specs
+
+    init = "\t\tb.capacity = 20000\n\t\tb.rate = 4000\n\t\tb.tokens = b.capacity\n\t\tb.count = 0\n"
+    an = analyze_text(BUCKET.format(init=init, extra=""))
+    specs = {s.name: s for s in param_specs(an, None, False)}
+    assert set(specs) == {"capacity", "rate"}, specs  # b.count = 0 is a reset, b.tokens = b.capacity no literal
+    for name, line in [("capacity", 10), ("rate", 11)]:
+        spec = specs[name]
+        assert (spec.go_type, spec.default, spec.json_default) == (
+            "float64",
+            f"{spec.json_default:g}",
+            spec.json_default,
+        )
+        assert spec.threshold.assigned and spec.threshold.subject == "b.tokens" and spec.threshold.lines == [line]
+        assert f"the evolved code sets on line {line}" in spec.doc and "prompt length" in spec.doc
+        [f] = [f for f in an.findings if f.check == "hazard.sim-scale-threshold" and f.param == name]
+        assert f.severity.value == "IMPORTANT" and f.source_line == line
+        assert "prompt tokens are charged against (`b.tokens`)" in f.message and "prompt-token throughput" in f.fix
+
+
+@pytest.mark.parametrize(
+    "init, extra",
+    [
+        ("\t\tb.capacity = 20000\n\t\tb.rate = 4000\n", "\tif b.tokens < 0 {\n\t\tb.rate = b.capacity / 10\n\t}\n"),
+        ("\t\tb.capacity = 20000\n\t\tb.rate = 4000\n", "\tp := &b.rate\n\t_ = p\n"),
+    ],
+    ids=["set-again", "address-taken"],
+)
+def test_a_host_set_field_that_stands_for_more_than_one_value_keeps_its_literal(analyze_text, init, extra):
+    """A field set again, or whose address is taken, would not be what one parameter says: only `capacity` lifts."""
+    from bot.golang.params import param_specs
+
+    an = analyze_text(BUCKET.format(init=init, extra=extra))
+    assert {s.name for s in param_specs(an, None, False)} == {"capacity"}
+
+
+AFFINITY = "type WeightedScoring struct {{\n\tsessionHome map[string]string\n}}\n\n" + ROUTE
+BONUSES = """\tscores := make(map[string]float64)
+\thome := ws.sessionHome[req.SessionID]
+\tfor _, snap := range state.Snapshots {
+\t\t// Session affinity: stay on the session's home unless it is overloaded.
+\t\tif snap.ID == home && snap.QueueDepth < 6 {
+\t\t\tscores[snap.ID] += 0.4
+\t\t}
+\t\tif snap.BatchSize > 12 {
+\t\t\tscores[snap.ID] -= 0.3
+\t\t}
+\t\tif len(req.InputTokens) > 2048 && snap.FreeKVBlocks < 500 {
+\t\t\tscores[snap.ID] -= 0.5
+\t\t}
+\t}
+\t_ = scores"""
+
+
+def test_a_literal_added_to_a_score_is_a_bonus_or_penalty_not_a_step_of_its_conditions_signal(analyze_text, dictionary):
+    """Found by a researcher: p1's +0.4 session-home bonus became `queueDepthStep` and the config said it "acts on
+    the same value and must move with" queueDepthThreshold, advice to rescale an affinity bonus with a queue
+    threshold; p2's -0.5 long-prompt penalty became `inputTokensStep`. A literal added to a score is named for its
+    role (for a session's home: sessionBonus), says what it does, and moves with no threshold."""
+    from bot.golang.params import param_specs
+    from bot.golang.plugin_docs import config_notes, same_step
+
+    an = analyze_text(AFFINITY.format(body=BONUSES))
+    docs = {s.name: s.doc for s in param_specs(an, None, False)}
+    assert {"sessionBonus", "batchSizePenalty", "inputTokensPenalty", "queueDepthThreshold"} <= set(docs), docs
+    assert not [n for n in docs if n.endswith("Step")], docs
+    assert docs["sessionBonus"].startswith("SessionBonus is the bonus added to the score when its condition holds")
+    assert "The condition reads each endpoint's waiting requests; the request's session header." in docs["sessionBonus"]
+    assert docs["batchSizePenalty"].startswith("BatchSizePenalty is the penalty subtracted from the score")
+    assert same_step(an, ["queueDepthThreshold"]) == [] and same_step(an, ["sessionBonus"]) == []
+    note = config_notes(an, dictionary, {}, {})["queueDepthThreshold"]
+    assert "simulator scale" in note and "must move with" not in note, note
+
+
+@pytest.mark.parametrize(
+    "body, says",
+    [
+        (BONUSES, "The evolved code uses its value (a key or a comparison), not only its presence."),
+        (
+            '\tif req.SessionID != "" {\n\t\treturn NewRoutingDecision("pod-0", "session")\n\t}',
+            'only its presence (!= "")',
+        ),
+    ],
+    ids=["map-key", "presence"],
+)
+def test_the_session_header_comment_says_how_the_program_uses_it(analyze_text, dictionary, body, says):
+    """Found by a researcher: p1 keys ws.sessionHome by req.SessionID, yet the adapter comment and the report said
+    "only its presence (!= "") is meaningful", telling a reviewer session affinity cannot work. The dictionary says
+    the value is passed through; the adapter line says whether the program reads the value or only its presence."""
+    from bot.golang.adapter import adapter_lines
+
+    an = analyze_text(AFFINITY.format(body=body))
+    [line] = [a for a in adapter_lines(an, dictionary)[1] if a.signal == "SessionID"]
+    assert says in line.comment and "its value passed through" in line.comment, line.comment
+    assert "is meaningful" not in dictionary.signal("SessionID").llmd.source

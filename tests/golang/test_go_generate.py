@@ -396,6 +396,36 @@ def test_a01s_local_limits_are_tunable_at_gate_1_and_its_agreement_is_unchanged(
     assert moved.summary.fidelity.agreement < fid.agreement
 
 
+def test_a_token_bucket_sized_by_the_host_is_tunable_at_gate_1_and_flagged_at_its_config_lines(dictionary):
+    """g07 (a researcher's token-bucket admitter) sets `b.capacity = 20000; b.refillRate = 4000` in the host before
+    the evolved block: the plugin hard-coded both, the config promised "every one can be tuned here", nothing said
+    they were simulator-scale and `param capacity: 200000` was refused. Both are parameters read where the host
+    sets them (the lazy initialisation runs as evolved), each flagged at its config line as a budget to move with
+    the other, and gate 1 can set them; the defaults decide as before (99.2% of 500 states)."""
+    src, an, tr = translate_path(CORPUS / "g07_host_set_token_bucket.go", dictionary)
+    evolved = tr.files[f"{tr.summary.package_dir}/evolved.go"]
+    assert "\t\tb.capacity = b.params.Capacity\n\t\tb.refillRate = b.params.RefillRate\n" in evolved
+
+    def deployed(t):
+        cfg = yaml.safe_load(t.epp_config)
+        return next(p for p in cfg["plugins"] if p["type"] == t.summary.plugin_type)["parameters"]
+
+    assert (deployed(tr)["capacity"], deployed(tr)["refillRate"]) == (20000, 4000)
+    assert (
+        "re-calibrate to this\n    # deployment's prompt-token throughput before relying on it; refillRate acts"
+        in tr.epp_config
+    )
+    for name in ("capacity", "refillRate"):
+        [f] = [f for f in tr.findings if f.check == "hazard.sim-scale-threshold" and f.param == name]
+        assert f.severity.value == "IMPORTANT" and f.file.endswith("epp-config.yaml")
+        assert tr.epp_config.splitlines()[f.line - 1].strip().startswith(f"{name}:")
+    assert (tr.summary.fidelity.states, tr.summary.fidelity.agreement) == (500, 0.992)
+
+    moved = translate(src, an, dictionary, plugin_type=tr.summary.plugin_type, feedback="param capacity: 200000")
+    assert deployed(moved)["capacity"] == 200000
+    assert "re-calibrated at gate 1 to 200000 for this deployment (BLIS: 20000)" in moved.epp_config
+
+
 def gen_test_path(tr) -> str:
     return next(p for p in tr.files if p.endswith("_test.go"))
 
