@@ -27,7 +27,6 @@ from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
 from bot.golang.carry import carry_function, carry_type, plan_names
 from bot.golang.gofiles import drop_file_references, format_go, remap_lines, sort_imports, splice
 from bot.golang.gonames import comment_lines, file_stem, go_float, package_dir, package_name, render, struct_name
-from bot.golang.gotree import text_of, walk
 from bot.golang.host import host_call_args
 from bot.golang.params import ParamSpec, incumbent_parts, param_specs
 from bot.golang.plugin_docs import (
@@ -39,6 +38,13 @@ from bot.golang.plugin_docs import (
     readme,
     render_epp_config,
     sentence,
+)
+from bot.golang.plugin_shape import (
+    mentions,
+    request_fields,
+    rng_guarded,
+    scorer_defaults_of,
+    used_scorers,
 )
 from bot.golang.receiver_state import stateful_fields
 from bot.golang.source import EvolvedSource
@@ -55,18 +61,7 @@ IMPORT_ATTRPREFIX = f"{MODULE}/pkg/epp/framework/plugins/datalayer/attribute/pre
 IMPORT_CONCURRENCY = f"{MODULE}/pkg/epp/framework/plugins/datalayer/attribute/concurrency"
 IMPORT_LOG = "sigs.k8s.io/controller-runtime/pkg/log"
 
-#: BLIS scorer names the plugin's baseline terms implement (ParseScorerConfigs names).
-BASELINE_SCORERS = (
-    "prefix-affinity",
-    "precise-prefix-cache",
-    "queue-depth",
-    "kv-utilization",
-    "load-balance",
-    "active-requests",
-    "running-requests",
-    "load-aware",
-    "vllm-dp",
-)
+#: The BLIS scorers that are prefix terms.
 PREFIX_SCORERS = ("prefix-affinity", "precise-prefix-cache")
 #: The scorers built on the shared inverted min-max helper.
 _MINMAX_SCORERS = {"precise-prefix-cache", "queue-depth", "running-requests", "vllm-dp"}
@@ -120,40 +115,6 @@ class Generated:
         return "New" + self.struct
 
 
-def _uses_token_slice(src: EvolvedSource, nodes, fld: str) -> bool:
-    for node in nodes:
-        for n in walk(node):
-            if n.type == "selector_expression" and text_of(src, n.child_by_field_name("field")) == fld:
-                p = n.parent
-                if (
-                    p is not None
-                    and p.type == "argument_list"
-                    and p.parent is not None
-                    and text_of(src, p.parent.child_by_field_name("function")) == "len"
-                ):
-                    continue
-                return True
-    return False
-
-
-def _mentions(src: EvolvedSource, nodes, name: str, kinds=("type_identifier",)) -> bool:
-    return any(n.type in kinds and text_of(src, n) == name for node in nodes for n in walk(node))
-
-
-def _rng_guarded(src: EvolvedSource, an: Analysis) -> bool:
-    text = text_of(src, an.host_info.node)
-    return bool(re.search(r"\brng\s*[!=]=\s*nil\b|\bnil\s*[!=]=\s*\w+\.rng\b", text))
-
-
-def _scorer_defaults(an: Analysis, options: dict) -> list[tuple[str, float]]:
-    default = (
-        [("precise-prefix-cache", 2.0), ("queue-depth", 1.0), ("kv-utilization", 1.0)]
-        if an.era == "head"
-        else [("prefix-affinity", 3.0), ("queue-depth", 2.0), ("kv-utilization", 2.0)]
-    )
-    return options.get("scorers", default)
-
-
 def generate(
     src: EvolvedSource,
     an: Analysis,
@@ -182,7 +143,7 @@ def generate(
             if nm not in snapshot_fields:
                 snapshot_fields[nm] = "float64" if nm == "KVUtilization" else "int"
                 baseline_signals.append(nm)
-        scorer_defaults = _scorer_defaults(an, options)
+        scorer_defaults = scorer_defaults_of(an, options)
         decisions.append(
             (
                 "baseline score terms",
@@ -198,7 +159,7 @@ def generate(
     effective_load = (
         uses_scorers
         or any(u.written == "EffectiveLoad" for u in an.signals)
-        or _mentions(src, [host.node] + [h.node for h in an.helpers], "EffectiveLoad", ("field_identifier",))
+        or mentions(src, [host.node] + [h.node for h in an.helpers], "EffectiveLoad", ("field_identifier",))
     )
     if effective_load:
         for nm in ("QueueDepth", "BatchSize", "InFlightRequests"):
@@ -213,26 +174,7 @@ def generate(
     _View.snapshot_fields = snapshot_fields
     snaps, reqs, states = adapter_lines(_View, d)  # type: ignore[arg-type]
 
-    carried_nodes = [host.node] + [h.node for h in an.helpers]
-    token_slice = "InputTokens" in an.request_fields and _uses_token_slice(src, carried_nodes, "InputTokens")
-    output_slice = "OutputTokens" in an.request_fields and _uses_token_slice(src, carried_nodes, "OutputTokens")
-    token_elem = "int" if an.token_elem == "int" else "tokenID"
-
-    req_fields: list[dict] = []
-    if kind == PolicyKind.SCHEDULING or "ID" in an.request_fields:
-        req_fields.append({"name": "ID", "type": "string"})
-    for name, typ in sorted(an.request_fields.items()):
-        if name == "ID":
-            continue
-        if name in ("InputTokens", "OutputTokens"):
-            count = "numInputTokens" if name == "InputTokens" else "numOutputTokens"
-            req_fields.append({"name": count, "type": "int"})
-            if token_slice if name == "InputTokens" else output_slice:
-                req_fields.append({"name": name, "type": f"[]{token_elem}"})
-            continue
-        req_fields.append({"name": name, "type": typ or "float64"})
-    if kind == PolicyKind.SCHEDULING and not any(f["name"] == "ArrivalTime" for f in req_fields):
-        req_fields.append({"name": "ArrivalTime", "type": "int64"})
+    req_fields, token_slice, output_slice, token_elem = request_fields(src, an)
     request_names = {f["name"] for f in req_fields}
 
     # ---- carried declarations, shipped and instrumented --------------------------------
@@ -262,7 +204,7 @@ def generate(
         lines += [f"\t{f} {t}" for f, t in fields_out] + ["\tparams Parameters", "}"]
         blocks.append(("\n".join(lines), None, None))
     watched.append(blocks[0])
-    rng_per_call = an.uses_rng and not _rng_guarded(src, an)
+    rng_per_call = an.uses_rng and not rng_guarded(src, an)
     if an.constructor is not None:
         c = carry_function(src, an, an.constructor, names)
         blocks.append((c.text, c.source_start_line, None))
@@ -438,8 +380,8 @@ def generate(
         "params": params,
         "assumed_params": ", ".join(p.name for p in params if p.assumed),
         "scorer_config": uses_scorers,
-        "known_scorers": ", ".join(_used_scorers(scorer_defaults)),
-        "prefix_scorers": [n for n in _used_scorers(scorer_defaults) if n in PREFIX_SCORERS],
+        "known_scorers": ", ".join(used_scorers(scorer_defaults)),
+        "prefix_scorers": [n for n in used_scorers(scorer_defaults) if n in PREFIX_SCORERS],
         "receiver": receiver,
         "construct": construct,
         "uses_scorers": uses_scorers,
@@ -500,8 +442,8 @@ def generate(
             pkg=pkg,
             queue_signal=queue_signal,
             queue_expr="s.QueueDepth" if queue_signal == "QueueDepth" else "s.EffectiveLoad()",
-            used=_used_scorers(scorer_defaults),
-            minmax=bool(set(_used_scorers(scorer_defaults)) & _MINMAX_SCORERS),
+            used=used_scorers(scorer_defaults),
+            minmax=bool(set(used_scorers(scorer_defaults)) & _MINMAX_SCORERS),
         )
     line_map: dict[str, dict[int, int]] = {f"{pdir}/evolved.go": evolved_map}
     amap: dict[int, int] = {}
@@ -592,10 +534,3 @@ def generate(
         request_fields={f["name"]: f["type"] for f in req_fields},
         token_slice=token_elem if token_slice else None,
     )
-
-
-def _used_scorers(scorer_defaults) -> list[str]:
-    """The BLIS scorers the plugin carries: those its default configuration names (in BLIS's order), so
-    no simulator scorer the evolved program never used ships beside llm-d's own."""
-    named = {n for n, _ in scorer_defaults or []}
-    return [n for n in BASELINE_SCORERS if n in named]

@@ -41,11 +41,12 @@ from bot.golang import fidelity_classes, harness_build, probes
 from bot.golang.analysis_types import Analysis
 from bot.golang.blis_mirror import program_line
 from bot.golang.differential import unexplained_words
-from bot.golang.generate import BASELINE_SCORERS, Generated, generate
+from bot.golang.generate import Generated, generate
 from bot.golang.gofiles import format_go, remap_lines
 from bot.golang.gonames import go_float
 from bot.golang.params import ParamSpec, shown, type_problem
 from bot.golang.plugin_docs import config_line
+from bot.golang.plugin_shape import BASELINE_SCORERS
 from bot.golang.recalibration import (
     SIM_SCALE,
     cut_values,

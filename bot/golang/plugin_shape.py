@@ -1,0 +1,97 @@
+"""What the generated plugin's types hold, decided from the analysis: the request struct's fields, whether
+the carried code reads token slices, whether its RNG is guarded, and which BLIS scorers it carries.
+
+Apart from ``generate`` so that the writing of files stays one readable function and these small decisions
+can be read (and tested) on their own.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.golang.analysis_types import Analysis
+from bot.golang.gotree import text_of, walk
+from bot.golang.source import EvolvedSource
+from bot.model import PolicyKind
+
+#: BLIS scorer names the plugin's baseline terms implement (ParseScorerConfigs names), in BLIS's order.
+BASELINE_SCORERS = (
+    "prefix-affinity",
+    "precise-prefix-cache",
+    "queue-depth",
+    "kv-utilization",
+    "load-balance",
+    "active-requests",
+    "running-requests",
+    "load-aware",
+    "vllm-dp",
+)
+
+
+def request_fields(src: EvolvedSource, an: Analysis) -> tuple[list[dict], bool, bool, str]:
+    """(the request struct's fields, whether InputTokens / OutputTokens are carried as slices, the token type).
+
+    A token slice is carried only when the evolved code reads it other than through ``len``: a count is
+    all llm-d has cheaply, and a slice nobody reads would cost a copy per request."""
+    assert an.host_info is not None
+    carried_nodes = [an.host_info.node] + [h.node for h in an.helpers]
+    token_slice = "InputTokens" in an.request_fields and _uses_token_slice(src, carried_nodes, "InputTokens")
+    output_slice = "OutputTokens" in an.request_fields and _uses_token_slice(src, carried_nodes, "OutputTokens")
+    token_elem = "int" if an.token_elem == "int" else "tokenID"
+    fields: list[dict] = []
+    if an.kind == PolicyKind.SCHEDULING or "ID" in an.request_fields:
+        fields.append({"name": "ID", "type": "string"})
+    for name, typ in sorted(an.request_fields.items()):
+        if name == "ID":
+            continue
+        if name in ("InputTokens", "OutputTokens"):
+            count = "numInputTokens" if name == "InputTokens" else "numOutputTokens"
+            fields.append({"name": count, "type": "int"})
+            if token_slice if name == "InputTokens" else output_slice:
+                fields.append({"name": name, "type": f"[]{token_elem}"})
+            continue
+        fields.append({"name": name, "type": typ or "float64"})
+    if an.kind == PolicyKind.SCHEDULING and not any(f["name"] == "ArrivalTime" for f in fields):
+        fields.append({"name": "ArrivalTime", "type": "int64"})
+    return fields, token_slice, output_slice, token_elem
+
+
+def _uses_token_slice(src: EvolvedSource, nodes, fld: str) -> bool:
+    for node in nodes:
+        for n in walk(node):
+            if n.type == "selector_expression" and text_of(src, n.child_by_field_name("field")) == fld:
+                p = n.parent
+                if (
+                    p is not None
+                    and p.type == "argument_list"
+                    and p.parent is not None
+                    and text_of(src, p.parent.child_by_field_name("function")) == "len"
+                ):
+                    continue
+                return True
+    return False
+
+
+def mentions(src: EvolvedSource, nodes, name: str, kinds=("type_identifier",)) -> bool:
+    return any(n.type in kinds and text_of(src, n) == name for node in nodes for n in walk(node))
+
+
+def rng_guarded(src: EvolvedSource, an: Analysis) -> bool:
+    text = text_of(src, an.host_info.node)
+    return bool(re.search(r"\brng\s*[!=]=\s*nil\b|\bnil\s*[!=]=\s*\w+\.rng\b", text))
+
+
+def scorer_defaults_of(an: Analysis, options: dict) -> list[tuple[str, float]]:
+    default = (
+        [("precise-prefix-cache", 2.0), ("queue-depth", 1.0), ("kv-utilization", 1.0)]
+        if an.era == "head"
+        else [("prefix-affinity", 3.0), ("queue-depth", 2.0), ("kv-utilization", 2.0)]
+    )
+    return options.get("scorers", default)
+
+
+def used_scorers(scorer_defaults) -> list[str]:
+    """The BLIS scorers the plugin carries: those its default configuration names (in BLIS's order), so
+    no simulator scorer the evolved program never used ships beside llm-d's own."""
+    named = {n for n, _ in scorer_defaults or []}
+    return [n for n in BASELINE_SCORERS if n in named]
