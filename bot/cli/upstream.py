@@ -70,6 +70,22 @@ def not_ready(verdicts: list[dict], state) -> list[str]:
     return draft_reasons(sample, state) if state is not None else ["its benchmark evidence is sample data"] * sample
 
 
+def not_finished(state) -> str | None:
+    """Why this promotion is not one to take upstream, or None: only a promotion that finished (all 7 stages, its
+    gates passed) is. A patch cut from one rejected at a gate, or still waiting for a decision, would carry a
+    plugin nobody approved, with notes that never say so."""
+    from bot import pipeline
+    from bot.model import Status
+
+    if state is None or state.status is Status.DONE:
+        return None
+    return (
+        f"the promotion on {state.branch} is not finished ({pipeline.describe(state)}); upstream-patch cuts the "
+        "change from a finished promotion. Finish it first (promote status says what is next), or pass --fork and "
+        "--branch without --work to cut it anyway: the patch then says its gates are not known"
+    )
+
+
 UNKNOWN_GATES = (
     "This patch was cut without the promotion's state (--work): whether its gates' reviews converged and people "
     "passed them is not known here. Submit it only if the promotion's PR is ready for review, not a draft."
@@ -80,6 +96,9 @@ def handle(args: argparse.Namespace) -> int:
     from bot.upstream import MIRROR, RUNNER_GO, apply_to_mirror, format_patch, read_promotion, upstream_change
 
     fork, branch, state = _where(args)
+    unfinished = not_finished(state)
+    if unfinished is not None:
+        raise RequestError(unfinished)
     summary, files, origin, head, verdicts = read_promotion(fork, branch)
     runner = (MIRROR / RUNNER_GO).read_text(encoding="utf-8")
     reasons = not_ready(verdicts, state)
@@ -94,7 +113,7 @@ def handle(args: argparse.Namespace) -> int:
     others = [p for p in change.paths if p not in package]
     print(f"upstream patch: {line(out)}")
     print(f"  {len(package)} file(s) of {summary.package_dir}/, " + ", ".join(others))
-    print(f"  apply upstream with: git am -s {line(out.name)}")
+    print(f"  apply upstream with: git am -s {line(out.resolve())}")
     for note in change.notes:
         print(f"  {line(note)}")
     if args.no_check:

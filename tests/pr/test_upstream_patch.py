@@ -116,3 +116,22 @@ def test_the_bundled_examples_patch_applies_and_passes_go_vet_and_go_test(full_r
     assert all(f.startswith(("pkg/epp/framework/plugins/", "deploy/config/", "cmd/epp/runner/")) for f in files), files
     for local in (str(work), str(fork), str(PROJECT_ROOT), f"{Path.home()}/"):
         assert local not in patch
+
+
+@pytest.mark.slow
+def test_a_promotion_that_is_not_finished_is_refused_with_where_it_stands(tmp_path, capsys):
+    """Found by a README audit: a patch was cut, exit 0, from a promotion still waiting at gate 1 (and from one
+    rejected at gate 3), its notes never saying so; the README promises it "from a finished promotion"."""
+    from tests.conftest import REQUEST
+
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    assert main(["run", str(REQUEST), "--work", str(work), "--fork", str(fork), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["upstream-patch", "--work", str(work), "--no-check"]) == 2
+    err = capsys.readouterr().err
+    assert "is not finished (waiting for a decision at gate 1" in err and "promote status" in err
+    assert not (work / "upstream").exists()
+    assert main(["reject", "1", "--reason", "not this one", "--work", str(work), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["upstream-patch", "--work", str(work), "--no-check"]) == 2
+    assert "is not finished (rejected at gate 1)" in capsys.readouterr().err
