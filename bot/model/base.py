@@ -180,10 +180,16 @@ _PATTERN_WORDS = {
 _FIELD_FIRST = re.compile(r"([A-Za-z_][\w.\[\]-]*): (.+)", re.DOTALL)
 
 
+#: How many of a file's problems one message names (each is one fix; a user should not fix them one run at a time).
+SHOWN_ERRORS = 5
+
+
 def describe_validation_error(exc: ValidationError) -> str:
-    """The first pydantic error as 'field a.b: message', the form people can act on."""
-    more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
-    return describe_error(exc.errors()[0]) + more
+    """The first pydantic errors as 'field a.b: message; field c: message', the form people can act on, so a file
+    with several mistakes is fixed in one go, not one run per mistake."""
+    errors = exc.errors()
+    more = f" (and {len(errors) - SHOWN_ERRORS} more)" if len(errors) > SHOWN_ERRORS else ""
+    return "; ".join(describe_error(e) for e in errors[:SHOWN_ERRORS]) + more
 
 
 def describe_error(err) -> str:

@@ -75,6 +75,20 @@ def test_malformed_request_names_the_field(tmp_path, capsys, request_copy, mutat
     assert field in err
 
 
+def test_every_missing_field_is_named_at_once(tmp_path, capsys, request_copy):
+    """Found by a README audit: only the first of five missing fields was named ("(and 4 more)"), so the fields
+    a request needs were found one run at a time."""
+
+    def strip(d):
+        for name in ("id", "title", "origin", "workloads"):
+            d.pop(name)
+
+    err = run_bad(tmp_path, capsys, "run", str(request_copy(strip)))
+    for name in ("'id'", "'title'", "'origin'", "'workloads'"):
+        assert f"field {name}: Field required" in err, err
+    assert "more)" not in err
+
+
 def test_unknown_policy_kind_message_lists_kinds(tmp_path, capsys, request_copy):
     err = run_bad(tmp_path, capsys, "run", str(request_copy(lambda d: d.update(kind="autoscaling"))))
     assert "routing" in err and "admission" in err and "scheduling" in err
