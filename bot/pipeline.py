@@ -261,7 +261,9 @@ def review_finished(
     if not review.blocking:
         return _open_for_decision(s, review.gate, now, converged=True, why="no blocking findings")
     if s.review_round >= max_rounds:
-        return _open_for_decision(s, review.gate, now, converged=False, why=f"{max_rounds} rounds ran out")
+        return _open_for_decision(
+            s, review.gate, now, converged=False, why=f"{max_rounds} round{'s' * (max_rounds != 1)} ran out"
+        )
     if s.review_round >= 2 and _stalled(review, s.reviews[review.gate][-2]):
         return _open_for_decision(
             s, review.gate, now, converged=False, why="the same blocking findings twice: the author's fix did not help"

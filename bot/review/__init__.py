@@ -53,13 +53,28 @@ def review_gate(gate: int, ctx) -> list[Finding]:
     return convergence.dedupe(convergence.mark_recurring(findings, previous))
 
 
+def unconverged_because(state: PipelineState, gate: int) -> str:
+    """' (the author's rerun changed nothing)', ' (3 rounds ran out)', ...: which of the ways a review stops
+    without converging ended this gate's, from the audit entry that opened it; "" when it is not recorded."""
+    opened = f"gate {gate} open for decision"
+    prefix = "review did not converge: "
+    for entry in reversed(state.audit):
+        if entry.event == opened:
+            return f" ({entry.detail.removeprefix(prefix)})" if entry.detail.startswith(prefix) else ""
+    return ""
+
+
 def render_review_report(review: ReviewRound, ctx, state: PipelineState) -> str:
     module = importlib.import_module(GATES[review.gate])
     blocking = len(review.blocking)
     if not blocking:
         verdict = "No blocking findings: the review converged."
     elif review.gate in state.unconverged:
-        verdict = f"{blocking} blocking finding(s) remain and the author could not resolve them: **the review did not converge**; the gate is open for a human decision with these findings on record."
+        why = unconverged_because(state, review.gate)
+        verdict = (
+            f"{blocking} blocking finding(s) remain and the author could not resolve them{why}: **the review did "
+            "not converge**; the gate is open for a human decision with these findings on record."
+        )
     else:
         verdict = f"{blocking} blocking finding(s): sent back to the author."
     notes = module.notes(ctx) if hasattr(module, "notes") else []

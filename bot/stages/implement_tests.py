@@ -50,7 +50,8 @@ def run(ctx: StageContext) -> StageOutput:
     ratio = plan.cost.gpu_minutes / plan.naive_cost.gpu_minutes if plan.naive_cost.gpu_minutes else 1.0
     summary = (
         f"unit tests for {summary_t.plugin_type} and a benchmark plan: up to {plan.repetitions} repetitions per cell, "
-        f"{plan.cost.runs} runs, {plan.cost.gpu_minutes:.0f} GPU-minutes ({ratio:.0%} of the naive plan)"
+        f"{plan.cost.runs} runs, {plan.cost.gpu_minutes:.0f} GPU-minutes as a fixed plan ({ratio:.0%} of the naive "
+        f"plan), {plan.most_gpu_minutes:,.0f} at most (the figure gate 2 approves and the runner caps at)"
     )
     if ctx.feedback:
         summary += "; rerun with feedback"

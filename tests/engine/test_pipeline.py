@@ -110,6 +110,21 @@ def test_review_rounds_run_out():
     assert "3 rounds ran out" in state.audit[-1].detail
 
 
+def test_an_unconverged_review_says_which_way_it_stopped():
+    """Found by a README audit: the review report said only "the author could not resolve them", never which of
+    the three ways a review stops without converging (nothing changed, a stall, the rounds ran out)."""
+    from bot.review import unconverged_because
+
+    nothing = finish(review(finish(finish(fresh())), BLOCKER), changed=False)
+    assert unconverged_because(nothing, 1) == " (the author's rerun changed nothing)"
+    stalled = finish(review(finish(finish(fresh())), BLOCKER), changed=True)
+    stalled = review(stalled, BLOCKER)
+    assert unconverged_because(stalled, 1) == " (the same blocking findings twice: the author's fix did not help)"
+    ran_out = review(finish(finish(fresh())), BLOCKER, max_rounds=1)
+    assert unconverged_because(ran_out, 1) == " (1 round ran out)"
+    assert unconverged_because(review(finish(finish(fresh()))), 1) == ""
+
+
 def test_the_same_blocking_findings_twice_is_a_stall():
     state = finish(finish(fresh()))
     state = review(state, BLOCKER, NOTE, max_rounds=5)
