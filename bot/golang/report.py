@@ -123,16 +123,23 @@ def fidelity_section(f: Fidelity | None) -> str:
         out.append("How the harness ran the BLIS original:")
         out.append("")
     for note in f.notes:
-        out.append(f"- {note}")
+        out.append(f"- {md(note)}")
     if f.notes:
         out.append("")
     return "\n".join(out)
 
 
 def _cell(text: object) -> str:
+    """One table cell of free text (a finding's message and fix, an example state, a note), escaped with ``md``.
+
+    The text can hold the evolved program's own strings (a panic message, a vet argument) and the report is
+    committed to the PR branch, where GitHub renders it: unescaped, a program could put a working link, an
+    image, raw HTML or a hidden ``<!--`` into the gate-1 document. ``md`` also escapes ``|`` and joins lines,
+    which is all a cell needed before; code spans the bot writes stay code spans.
+    """
     if text is None or text == "":
         return "—"
-    return str(text).replace("|", "\\|").replace("\n", " ").strip()
+    return md(str(text).strip())
 
 
 def render_report(
@@ -211,12 +218,16 @@ def render_report(
         if e is None:
             w(f"| {label} | {where} | **none — not in the dictionary** | none | — | — | — |")
             continue
-        src_text = f"`{e.llmd.expr}` — {e.llmd.source}" if e.llmd else f"**untranslatable** — fallback: {e.fallback}"
+        src_text = (
+            f"`{e.llmd.expr}` — {_cell(e.llmd.source)}"
+            if e.llmd
+            else f"**untranslatable** — fallback: {_cell(e.fallback)}"
+        )
         llmd_fresh = e.freshness.llmd
         if not ls and an.kind.value == "scheduling" and name == "QueueDepth":
             llmd_fresh += "; up to a scrape old, so requests placed since the last scrape are not in the count"
         w(
-            f"| {label} | {where} | {_cell(src_text)} | {e.fidelity} | {_cell(e.freshness.blis)} | {_cell(llmd_fresh)} | "
+            f"| {label} | {where} | {src_text} | {e.fidelity} | {_cell(e.freshness.blis)} | {_cell(llmd_fresh)} | "
             f"{'yes: ' + _cell(e.freshness.gap) if e.freshness.gap else 'no gap'} |"
         )
     w("")

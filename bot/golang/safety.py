@@ -28,7 +28,11 @@ Check ids (stable):
 - ``safety.member``           a member of an allowed package that does I/O, sleeps, or changes shared state
 - ``safety.init``             ``func init()`` runs when the package loads
 - ``safety.package-initializer``  a package-level variable initialised by a call
-- ``safety.directive``        ``//go:generate``, ``//go:linkname``, ``//go:embed``, ``//export``, ``//line``, ``/*line``...
+- ``safety.directive``        ``//go:generate``, ``//go:linkname``, ``//go:embed``, ``//export``, ``//extern``, ``//line``,
+                              ``/*line``...
+- ``safety.lint-suppression`` ``//nolint``, ``//lint:ignore``, ``#nosec``, ``//revive:disable`` and any other ``//tool:word``
+- ``safety.invisible-character``  a character a reader cannot see: a blank letter (U+3164 HANGUL FILLER...) in a name,
+                              a bidirectional control, a zero-width or other format or control character, anywhere
 - ``safety.bodyless-func``    a function without a body (implemented in assembly)
 - ``safety.goroutine``        a ``go`` statement
 - ``safety.channel``          channel types, sends, receives and ``select``
@@ -45,6 +49,7 @@ from dataclasses import dataclass
 import tree_sitter
 
 from bot.golang.source import EvolvedSource, parse_evolved_source
+from bot.golang.unseen import CHECK_LINT, invisible_characters, lint_suppression
 from bot.model import Finding, RequestError, Severity
 
 Node = tree_sitter.Node
@@ -219,7 +224,7 @@ _RAND_CONSTRUCTORS = frozenset({"New", "NewSource", "NewZipf", "Rand", "Source",
 #: ``// +build`` and cgo's ``//export`` and ``#cgo``. A line directive moves build, vet, test and
 #: panic positions onto other files (the bot's own adapter), so a reviewer would be sent to fix
 #: the wrong code.
-_DIRECTIVE = re.compile(r"^(//(go:[a-z_]+|export\s|line\s|\s*\+build|\s*#cgo)|/\*line\s)")
+_DIRECTIVE = re.compile(r"^(//(go:[a-z_]+|export\s|extern\s|line\s|\s*\+build|\s*#cgo)|/\*line\s)")
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9_./-]+")
 
 ALLOWED_LIST = ", ".join(sorted(ALLOWED_IMPORTS))
@@ -293,6 +298,7 @@ class _Checker:
         self.import_names: set[str] = set()  # every name an import spec binds, refused ones included
 
     def run(self) -> list[Finding]:
+        self.findings.extend(invisible_characters(self.src))
         root = self.src.tree.root_node
         nodes = list(_walk(root))
         self._declarations(nodes)
@@ -449,6 +455,9 @@ class _Checker:
         text = self._text(node)
         m = _DIRECTIVE.match(text)
         if m is None:
+            lint = lint_suppression(text)
+            if lint is not None:
+                self._add(node, CHECK_LINT, *lint)
             return
         directive = text.split()[0] if text.split() else text
         self._add(

@@ -45,6 +45,12 @@ CASES = {
         "BLIS claims: claims\\[load-spikes-e2e-p95\\].magnitude: -0.18 is -18%, but the statement says -24%",
     ),
     "os/exec": (_body(source=example_values()["source"].replace('"math"', '"math"\n\t"os/exec"', 1)), "os/exec"),
+    "a name holding a blank letter": (
+        _body(
+            source=example_values()["source"].replace("return", "limit\u3164 := 0.0\n\t_ = limit\u3164\n\treturn", 1)
+        ),
+        "holds U+3164 HANGUL FILLER, a letter that displays as blank space",
+    ),
 }
 
 

@@ -168,3 +168,21 @@ def test_a_panic_only_the_llmd_mapping_causes_points_at_the_evolved_line_and_its
     report = check_plugin(dict(tr.files) | {f"{tr.summary.package_dir}/site_test.go": test})
     # (the generated tests fail on this program: their endpoints publish no KV blocks either)
     assert "--- PASS: TestTheLoggedPanicNamesItsEvolvedLine" in report.output, report.output[-2000:]
+
+
+def test_a_panic_text_is_inert_markdown_in_every_table_of_the_committed_report(dictionary):
+    """Found by a red-team pass: the panic text went raw into the report's Findings table (only `|` and line breaks
+    were escaped), so a program could put a working link, an image, raw HTML or a hidden comment into the gate-1
+    document committed to the PR branch. The same text elsewhere in the report was already escaped."""
+    payload = (
+        "cc @octocat see [docs](https://evil.example/x) <img src=x> <!-- promotion-bot:state --> "
+        "![i](https://evil.example/i.png) | cell"
+    )
+    tr = _translate(_panics_with_3_endpoints('"' + payload + '"'), dictionary)
+    report = tr.report_markdown
+    [row] = [ln for ln in report.splitlines() if ln.startswith(f"| CRITICAL | `{CHECK_FAILS}`")]
+    for raw in ("[docs](", "![i](", "<img", "<!--", " @octocat", " | cell"):
+        assert raw not in report, raw
+    assert "`@octocat` see \\[docs\\](https://evil.example/x) &lt;img src=x> &lt;!-- promotion-bot:state -->" in row
+    assert "!\\[i\\](https://evil.example/i.png) \\| cell" in row
+    assert row.count(" | ") == 5  # the row still has its six cells

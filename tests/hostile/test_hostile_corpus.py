@@ -52,6 +52,21 @@ REFUSED = {
         ("safety.directive", "/*line adapter.go:40*/"),
         ("safety.directive", "/*line register.go:12:3*/"),
     ],
+    "h15_invisible_characters.go": [
+        ("safety.invisible-character", "\tlimit\u3164 := 0.0"),
+        ("safety.invisible-character", "> limit\u3164 {"),
+        ("safety.invisible-character", "/* check \u202e"),
+        ("safety.invisible-character", '"admin\u200d"'),
+    ],
+    "h16_lint_suppression.go": [
+        ("safety.lint-suppression", "//nolint:all"),  # the first: helperY's doc comment
+        ("safety.lint-suppression", "//revive:disable"),
+        ("safety.lint-suppression", "//nolint:all // evolved"),
+        ("safety.lint-suppression", "EffectiveLoad()) //nolint:all"),
+        ("safety.lint-suppression", "// nolint:gocritic"),
+        ("safety.lint-suppression", "//lint:ignore SA4006"),
+        ("safety.lint-suppression", "// #nosec G404"),
+    ],
 }
 #: What only running shows: file -> the limit that must stop it.
 RUN_LIMITED = {"h10_infinite_loop.go": "test time limit", "h11_huge_allocation.go": "memory limit"}

@@ -333,3 +333,111 @@ def test_deep_nesting_does_not_exhaust_the_stack():
     with pytest.raises(SourceError, match="nested deeper than"):
         checks(text)
     assert check_evolved_source(EvolvedSource(path="p.go", form="go-file", go_text=text, original_text=text)) == []
+
+
+# --------------------------------------------------------------- what a reader cannot see (redteam3 items 3 and 5)
+@pytest.mark.parametrize("blank", ["\u3164", "\u115f", "\u1160", "\uffa0"])
+def test_a_name_holding_a_blank_letter_is_refused_naming_line_column_and_code_point(blank):
+    """`limit<U+3164>` is a second variable that reads as `limit`: the reviewer approves code that is not what runs."""
+    text = (
+        f"package sim\n\nfunc F(x float64) float64 {{\n\tlimit := 1.0\n\tlimit{blank} := 0.0\n"
+        f"\tif x > limit{blank} {{\n\t\treturn limit\n\t}}\n\treturn x\n}}\n"
+    )
+    found = critical(check_evolved_text(text, "p.go"))
+    assert [(f.check, f.source_line) for f in found] == [
+        ("safety.invisible-character", 5),
+        ("safety.invisible-character", 6),
+    ]
+    assert found[0].message.startswith(f"column 7 holds U+{ord(blank):04X} ") and "FILLER" in found[0].message
+    assert found[1].message.startswith(f"column 14 holds U+{ord(blank):04X} ")
+    with pytest.raises(UnsafeProgram) as exc:
+        refuse_unsafe(parse_evolved_source(text, "p.go"))
+    assert str(exc.value).startswith(
+        f"p.go:5: refused before anything is built or run: column 7 holds U+{ord(blank):04X}"
+    )
+
+
+@pytest.mark.parametrize(
+    "ch", ["\u202e", "\u202a", "\u2066", "\u2067", "\u2068", "\u2069", "\u200e", "\u061c", "\u200b", "\u200d", "\ufeff"]
+)
+@pytest.mark.parametrize("where", ["comment", "string", "raw string"])
+def test_bidi_and_zero_width_characters_are_refused_anywhere(ch, where):
+    line = {
+        "comment": f"\t// ok {ch} here\n\treturn 1",
+        "string": f'\t_ = "ad{ch}min"\n\treturn 1',
+        "raw string": f"\t_ = `ad{ch}min`\n\treturn 1",
+    }[where]
+    found = critical(check_evolved_text(f"package sim\n\nfunc F() int {{\n{line}\n}}\n", "p.go"))
+    assert [(f.check, f.source_line) for f in found] == [("safety.invisible-character", 4)]
+    assert f"U+{ord(ch):04X}" in found[0].message and f"\\u{ord(ch):04x}" in found[0].fix
+
+
+def test_ordinary_non_ascii_letters_and_text_are_fine():
+    """Go allows Unicode letters: only the invisible ones are refused."""
+    text = (
+        "package sim\n\n// Latency in µs, « per request » — café.\n"
+        'func F(tempsµs float64, été int) string {\n\t_ = été\n\t_ = tempsµs\n\treturn "naïve → 日本語 ✓"\n}\n'
+    )
+    assert checks(text) == []
+
+
+def test_invisible_characters_are_placed_in_the_python_file_and_counted_per_line():
+    py = '# OpenEvolve program\nGO_ROUTING_CODE = """package sim // a\u200b\n\nfunc F() string { return "\u202e\u2066x\u2069" }\n"""\n'
+    found = critical(check_evolved_text(py, "best_program.py"))
+    assert [(f.source_line, f.message.split(",")[0]) for f in found] == [
+        (2, "column 38 holds U+200B ZERO WIDTH SPACE"),
+        (4, "column 27 holds U+202E RIGHT-TO-LEFT OVERRIDE"),
+    ]
+    assert found[1].message.endswith("(and 2 more on this line)") and "Trojan Source" in found[1].message
+
+
+def test_a_file_full_of_invisible_characters_gets_a_bounded_number_of_findings():
+    body = "".join(f"\t_ = {i} // \u200b\n" for i in range(500))
+    found = critical(check_evolved_text(f"package sim\n\nfunc F() {{\n{body}}}\n", "p.go"))
+    assert len(found) == 20 and found[-1].message.endswith("; 480 more lines hold such characters")
+
+
+def test_control_characters_and_line_separators_are_refused():
+    for ch in ("\x1b", "\x7f", "\r", "\u2028", "\u0085"):
+        found = critical(check_evolved_text(f'package sim\n\nfunc F() string {{\n\treturn "a{ch}b"\n}}\n', "p.go"))
+        assert [(f.check, f.source_line) for f in found] == [("safety.invisible-character", 4)], repr(ch)
+
+
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "//nolint",
+        "//nolint:all",
+        "//nolint:errcheck,gocritic // reason",
+        "// nolint:gocritic",
+        "///nolint",
+        "//NOLINT",
+        "//lint:ignore SA4006 reason",
+        "//lint:file-ignore U1000 reason",
+        "//revive:disable",
+        "//revive:disable-next-line:exported",
+        "//exhaustive:ignore",
+        "//gosec:disable G404",
+        "// #nosec G404",
+        "// weights // #nosec",
+    ],
+)
+@pytest.mark.parametrize("trailing", [False, True])
+def test_linter_suppressions_are_refused(comment, trailing):
+    """llm-d-router's CI runs golangci-lint with no nolintlint: a carried `//nolint:all` switches it off unseen."""
+    code = f"\treturn 1 {comment}\n" if trailing else f"\t{comment}\n\treturn 1\n"
+    found = critical(check_evolved_text(f"package sim\n\nfunc F() int {{\n{code}}}\n", "p.go"))
+    assert [(f.check, f.source_line) for f in found] == [("safety.lint-suppression", 4)]
+    assert comment in found[0].message and "golangci-lint" in found[0].message
+
+
+@pytest.mark.parametrize(
+    "comment",
+    ["// Note: weights sum to 1", "// TODO: tune", "//TODO: tune", "// see https://example.com/x", "// no lint here"],
+)
+def test_prose_comments_are_not_linter_directives(comment):
+    assert checks(f"package sim\n\n{comment}\nfunc F() int {{ return 1 }}\n") == []
+
+
+def test_the_gccgo_extern_directive_is_refused():
+    assert crit_at("package sim\n\n//extern getpid\nfunc F() int { return 1 }\n") == {("safety.directive", 3)}
