@@ -146,6 +146,30 @@ def arm_of(rel: str) -> str:
         return "other"
 
 
+#: How the flag starts that stage 5 puts on every benchmarked verdict when an arm has no report it could use: the
+#: headline and gate 3 read it, so "no regression found" is never said of a plugin that was never measured.
+UNMEASURED = "nothing measured for the "
+
+
+def unmeasured_flag(arm: str, left_out: int) -> str:
+    """The flag of an arm with no usable report: the results hold none of it, or every one was left out."""
+    why = (
+        f"all {left_out} of its reports were left out (listed with the reason)" if left_out else "the results hold none"
+    )
+    return f"{UNMEASURED}{arm} arm: no {arm} report was used ({why}), so no cell compares the two arms"
+
+
+def unmeasured_arms(loaded: list[str]) -> list[str]:
+    """The arms none of the results-relative reports ``loaded`` is filed under."""
+    used = {arm_of(rel) for rel in loaded}
+    return [arm for arm in TREATMENTS if arm not in used]
+
+
+def flagged_unmeasured(flags: list[str]) -> list[str]:
+    """The arms an ``unmeasured_flag`` among ``flags`` names."""
+    return [f[len(UNMEASURED) :].split(" arm", 1)[0] for f in flags if f.startswith(UNMEASURED)]
+
+
 def _parse_upstream(parts: tuple[str, ...]) -> RunKey:
     if len(parts) != 4 or parts[1] != "results":
         raise ReportError(

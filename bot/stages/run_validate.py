@@ -89,7 +89,24 @@ def judge(
         v.model_copy(update={"flags": [*v.flags, flags[v.hypothesis_id]]}) if v.hypothesis_id in flags else v
         for v in verdicts
     ]
+    verdicts = _flag_unmeasured(verdicts, judged, reports)
     return with_mix(mark_sample(verdicts, reports), mix), reports, spent, mix
+
+
+def _flag_unmeasured(verdicts: list[Verdict], hypotheses, reports) -> list[Verdict]:
+    """Every benchmarked verdict says which arm had no report to use: each is then inconclusive with no cell,
+    which read as "no regression found" with gate 3 silent, about a plugin that was never measured."""
+    from bot.bench.layout import arm_of, unmeasured_arms, unmeasured_flag
+
+    arms = unmeasured_arms(reports.loaded)
+    if not arms:
+        return verdicts
+    left = [arm_of(rel) for rel, _ in reports.rejected]
+    extra = [unmeasured_flag(arm, left.count(arm)) for arm in arms]
+    benchmarked = {h.id for h in hypotheses if h.benchmarked}
+    return [
+        v.model_copy(update={"flags": [*v.flags, *extra]}) if v.hypothesis_id in benchmarked else v for v in verdicts
+    ]
 
 
 def _manifest(results_dir: Path):

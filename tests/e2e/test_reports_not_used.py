@@ -212,3 +212,28 @@ def test_a_pod_failure_claim_whose_pods_were_never_deleted_is_not_runnable_not_c
     thread = (tmp_path / "w2" / "issue" / "thread.md").read_text()
     assert "8 benchmark reports were not used: the fault of its run never happened (pod-failure: " in thread
     assert "let it (for pod-failure, `kubectl delete pod` in the benchmark namespace must succeed" in thread
+
+
+@pytest.mark.slow
+def test_an_arm_with_no_report_at_all_blocks_gate_3_and_the_headline_says_it_was_not_measured(tmp_path):
+    """Found by the evidence audit: with no evolved/ directory at all, gate 3 passed with 0 findings and the headline
+    read "no regression found" about a plugin that was never run (nothing was left out, so nothing was raised)."""
+    results = tmp_path / "results"
+    shutil.copytree(RESULTS / "baseline", results / "baseline")
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    args = ["--work", str(work), "--fork", str(fork), "--quiet", "--actor", "alice"]
+    assert main(["run", str(REQUEST), "--results", str(results), "--allow-sample-data", *args]) == 0
+    for gate in (1, 2):
+        assert main(["approve", str(gate), "--work", str(work), "--quiet", "--actor", "alice"]) == 0
+
+    docs = "docs/promotion/evolved-adaptive-scorer/validation"
+    verdicts = git(fork, "show", f"{BRANCH}:{docs}/verdicts.md")
+    assert "Not measured: nothing was measured for the evolved arm (no report of it was used)" in verdicts
+    assert "no regression found" not in verdicts
+    thread = (work / "issue" / "thread.md").read_text()
+    assert "G3.arm-not-measured" in thread
+    assert "nothing measured for the evolved arm: no evolved report was used (the results hold none)" in thread
+    assert "the results hold no evolved report, so no claim is measured" in thread  # the gate's headline
+    state = PipelineState.model_validate_json((work / "state.json").read_text())
+    assert state.open_gate == 3
+    assert "the review did not converge: the blocking ones are open" in thread
