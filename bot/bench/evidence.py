@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.bench.custody import Custody
 from bot.bench.layout import split_condition
 from bot.bench.reports import Candidate, ReportSet, load_results
 from bot.yaml_safe import load_yaml
@@ -140,8 +141,12 @@ class EvidencePolicy:
     sample_used: int = 0
     #: results-relative report -> why it is no evidence although it is valid (a run whose fault never happened)
     not_evidence: Mapping[str, str] = field(default_factory=dict)
+    #: the run manifest's record of the reports (``bot.bench.custody``); None: no manifest, nothing to hold them to
+    custody: Custody | None = None
 
     def bind(self, c: Candidate) -> str | None:
+        if self.custody is not None and (problem := self.custody.problem(c.rel, c.sha256)):
+            return problem
         if c.rel in self.not_evidence:
             return self.not_evidence[c.rel]
         doc = c.doc

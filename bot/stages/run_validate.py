@@ -148,6 +148,7 @@ def load_reports(ctx: StageContext, results_dir: Path, code: dict[str, str] | No
 def evidence_policy(ctx: StageContext, results_dir: Path):
     """This promotion's evidence rules (``bot.bench.evidence``): the evaluation spec's, else promotion and sample
     data only. A new one per set of results: it counts the sample data it lets through."""
+    from bot.bench import custody
     from bot.bench.evaluation_spec import load_evaluation_spec
     from bot.bench.evidence import EvidencePolicy, policy_from_spec
     from bot.bench.fault_runs import missed
@@ -166,6 +167,7 @@ def evidence_policy(ctx: StageContext, results_dir: Path):
             image_built=recorded_image_built(results_dir),
         )
     policy.not_evidence = missed(_manifest(results_dir))  # runs whose fault never happened
+    policy.custody = custody.read(results_dir)  # reports edited or added after the run
     return policy
 
 
