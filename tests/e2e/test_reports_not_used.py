@@ -63,7 +63,7 @@ def test_evolved_reports_that_ran_another_plugins_image_are_raised_at_gate_3(tmp
     evolved = [r for r in not_used if r["report"].startswith("evolved/")]
     assert evolved and len(evolved) == sum(1 for _ in (results / "evolved").rglob("benchmark_report*.yaml"))
     reason = (
-        f"its evolved EPP image {other} is not the one this plan pins for the evolved arm ({pinned}): tag "
+        f"its evolved EPP image {other} is not the one this plan pins for both arms ({pinned}): tag "
         "'v0.10.0-evolved-adaptive-scorer', the plan's is 'promotion-1-evolved-adaptive-scorer', so it measured "
         "another build or plugin"
     )
@@ -71,10 +71,10 @@ def test_evolved_reports_that_ran_another_plugins_image_are_raised_at_gate_3(tmp
     thread = (work / "issue" / "thread.md").read_text()
     assert f"{len(evolved)} benchmark reports were not used: {evolved[0]['reason']}" in thread
     assert "G3.report-invalid" in thread
-    # No kept report ran the other image, so the testbed names none (the table of reports not used does).
+    # No kept report ran the other image, so the testbed names it nowhere (the table of reports not used does).
     verdicts = git(fork, "show", f"{BRANCH}:{docs}/verdicts.md")
     [line] = [ln for ln in verdicts.splitlines() if ln.startswith("**Testbed")]
-    assert "Router image:" in line and other not in line and pinned not in line
+    assert f"Router image: baseline `{pinned}`." in line and other not in line  # the baseline ran the pin too
     assert other not in git(fork, "show", f"{BRANCH}:{docs}/testbed.json")
 
 
