@@ -50,7 +50,7 @@ def read(results: Path) -> Custody | None:
     A manifest that exists but cannot be read vouches for nothing: ignoring it would let an edit pass by
     breaking the file that would have caught it.
     """
-    if not (results / mf.MANIFEST).exists():
+    if not (results / mf.MANIFEST).exists() and not (results / mf.MANIFEST).is_symlink():
         return None
     try:
         manifest = mf.load(results)

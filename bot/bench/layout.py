@@ -15,7 +15,9 @@ mid-run. Workload names cannot contain ``+`` (``bot.model.Workload``), so the sp
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -189,3 +191,47 @@ def _parse_upstream(parts: tuple[str, ...]) -> RunKey:
     workload, rate, n = parse_run_treatment(m.group("run"))
     treatment = _treatment(parts[0].removeprefix(SETUP_PREFIX), workload)
     return RunKey(treatment, workload, rate, n)
+
+
+# --------------------------------------------------------------------------
+# Files under --results: regular files only, links listed
+# --------------------------------------------------------------------------
+
+
+def link_reason(root: Path, link: Path) -> str:
+    """Why a symbolic link under the results directory was not read. Links are never followed, wherever they
+    point: one outside would let a report or a file elsewhere on the machine (its text quoted in an error) into
+    pages that are committed and posted, and one inside repeats a file that is read where it is."""
+    kind = "directory" if link.is_dir() else "file"
+    try:
+        inside = link.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a loop of links
+        inside = False
+    where = "inside" if inside else "outside"
+    what = "nothing under it was read" if kind == "directory" else "it was not read"
+    return (
+        f"a symbolic link to a {kind} {where} the results directory: links under --results are never followed, so "
+        f"{what}; copy the {kind} itself into the results directory"
+    )
+
+
+def results_files(root: Path, wanted: Callable[[str], bool]) -> tuple[list[Path], list[tuple[str, str]]]:
+    """The regular files under ``root`` whose name ``wanted`` accepts, and every symbolic link that is such a file
+    or a directory (which could hold them), as (results-relative path, why it was not read). One policy for every
+    reader of --results: nothing is read through a link, and no link is skipped without a word."""
+    files: list[Path] = []
+    links: list[tuple[str, str]] = []
+    for top, dirs, names in os.walk(root):  # followlinks=False: a linked directory is listed in dirs, not entered
+        here = Path(top)
+        for name in dirs:
+            if (here / name).is_symlink():
+                links.append(((here / name).relative_to(root).as_posix(), link_reason(root, here / name)))
+        for name in names:
+            path = here / name
+            if not wanted(name):
+                continue
+            if path.is_symlink():
+                links.append((path.relative_to(root).as_posix(), link_reason(root, path)))
+            elif path.is_file():
+                files.append(path)
+    return sorted(files, key=lambda p: p.as_posix()), sorted(links)

@@ -313,7 +313,8 @@ def run(ctx: StageContext) -> StageOutput:
     hypotheses = load_hypotheses(ctx)  # in id order
     code = {p: h for p, h in checked_files.items() if not p.endswith("_test.go")}  # as manifest.plugin_code
     verdicts, reports, spent, mix = judge(ctx, hypotheses, code)
-    rejected = [*getattr(reports, "rejected", []), *(mix.rejected if mix else [])]
+    # A linked directory under --results is listed by both readers (bot.bench.layout.results_files): once here.
+    rejected = list(dict.fromkeys([*getattr(reports, "rejected", []), *(mix.rejected if mix else [])]))
     by_id = {v.hypothesis_id: v for v in verdicts}
     files: dict[str, str | bytes] = {
         # The raw tool output carries timings; the branch keeps only what is the same on every run.
