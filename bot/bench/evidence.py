@@ -7,7 +7,7 @@ the model and the number of model-server replicas, the load it ran (``bot.bench.
 the Track B condition its directory names (``bot.bench.conditions.condition_reason``), and, when the runner recorded
 them, the promotion id, the arm and the EPP image digest (``run.keywords``
 ``promotion:<id>``, ``arm:<arm>``, ``epp-image:<ref>@sha256:<digest>``), and the
-evolved arm's EPP image tag (``image_difference``). Anything else is rejected with the
+EPP image tag the plan pins for both arms (``image_difference``). Anything else is rejected with the
 reason, so another program's reports cannot confirm this plugin's hypotheses.
 
 Sample and synthetic data (``run.keywords`` ``synthetic`` / ``sample-data``, or a
@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.bench.conditions import condition_reason
+from bot.bench.custody import Custody
 from bot.bench.layout import split_condition
 from bot.bench.load_binding import PlannedLoad, planned_loads, workload_reason
 from bot.bench.reports import Candidate, ReportSet, load_results
@@ -138,15 +139,19 @@ class EvidencePolicy:
     replicas: int | None = None
     condition_replicas: Mapping[str, int] = field(default_factory=dict)
     image_digest: str | None = None
-    evolved_image: str | None = None  # registry/repository:tag pinned for the evolved arm (image_difference)
+    evolved_image: str | None = None  # registry/repository:tag pinned for both arms (image_difference)
     allow_sample_data: bool = False
     sample_used: int = 0
     #: workload -> the load the plan runs for it (``bot.bench.load_binding``); empty: checked against labels only
     workloads: Mapping[str, PlannedLoad] = field(default_factory=dict)
     #: results-relative report -> why it is no evidence although it is valid (a run whose fault never happened)
     not_evidence: Mapping[str, str] = field(default_factory=dict)
+    #: the run manifest's record of the reports (``bot.bench.custody``); None: no manifest, nothing to hold them to
+    custody: Custody | None = None
 
     def bind(self, c: Candidate) -> str | None:
+        if self.custody is not None and (problem := self.custody.problem(c.rel, c.sha256)):
+            return problem
         if c.rel in self.not_evidence:
             return self.not_evidence[c.rel]
         doc = c.doc
@@ -154,12 +159,12 @@ class EvidencePolicy:
         reason = reason or condition_reason(doc, c.rel, split_condition(c.key.workload)[1])
         reason = reason or workload_reason(doc, c.key, self.workloads)
         reason = reason or self._epp(doc, c.key.treatment) or self._stack(doc, c.key.workload)
-        return reason or self._image(doc) or self._evolved_image(doc, c.key.treatment)
+        return reason or self._image(doc) or self._pinned_image(doc, c.key.treatment)
 
     def bind_recorded(self, doc: dict, arm: str) -> str | None:
         """The rules a result that records only ``run.keywords`` / ``run.description`` can be held to (sample
         data, promotion, arm, EPP image): what ``bot.bench.priority_mix`` binds its runs by."""
-        return self._keywords(doc, arm) or self._image(doc) or self._evolved_image(doc, arm)
+        return self._keywords(doc, arm) or self._image(doc) or self._pinned_image(doc, arm)
 
     def _keywords(self, doc: dict, arm: str) -> str | None:
         if is_sample(doc):
@@ -222,10 +227,13 @@ class EvidencePolicy:
                 return f"EPP image {ref} is not the one built for this promotion (@{self.image_digest})"
         return None
 
-    def _evolved_image(self, doc: dict, arm: str) -> str | None:
-        """An evolved report that ran another image measured another plugin (the bundled example's, say), even
-        when its plugin config matches: it is left out with both images named, like a config mismatch."""
-        if self.evolved_image is None or arm != "evolved":
+    def _pinned_image(self, doc: dict, arm: str) -> str | None:
+        """A report of either arm that ran another image measured another build, even when its plugin config
+        matches: the plan runs *one* EPP image for both arms (``bot.bench.experiment``), so the config is the only
+        difference between them, and a baseline on another router build confounds the router with the plugin. It
+        is left out with both images named, like a config mismatch. (The field keeps its name, ``evolved_image``:
+        it is what evaluation.yaml calls the pin.)"""
+        if self.evolved_image is None:
             return None
         comp = epp_component(doc) or {}
         version = str((comp.get("standardized") or {}).get("tool_version") or "")
@@ -233,7 +241,7 @@ class EvidencePolicy:
             diff = image_difference(ref, self.evolved_image) if ref else None
             if diff is not None:
                 return (
-                    f"its evolved EPP image {ref} is not the one this plan pins for the evolved arm "
+                    f"its {arm} EPP image {ref} is not the one this plan pins for both arms "
                     f"({self.evolved_image}): {diff}, so it measured another build or plugin"
                 )
         return None

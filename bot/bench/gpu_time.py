@@ -14,6 +14,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from bot.bench import custody
 from bot.bench.run import manifest as mf
 
 
@@ -22,7 +23,8 @@ class GpuTime:
     planned: float | None  # the stage 4 plan's GPU-minutes
     budget: float | None  # the cap the run was given
     spent: float | None  # None: the reports came without a run manifest
-    cell_runs: int = 0
+    cell_runs: int = 0  # runs whose report is still the one the manifest recorded (``bot.bench.custody``)
+    unmatched: int = 0  # recorded runs whose report is gone or was changed since: no GPU time vouches for it
     set_aside: int = 0  # reports kept aside as invalid
     stopped: str = ""  # how the run ended early ("budget", "failed", "cancelled"); "" if it finished
     stop_reason: str = ""
@@ -58,8 +60,9 @@ class GpuTime:
         return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
 
 
-def from_manifest(manifest: mf.Manifest | None) -> GpuTime:
-    """What a run manifest says was planned and spent (not recorded without one)."""
+def from_manifest(manifest: mf.Manifest | None, results: Path | None = None) -> GpuTime:
+    """What a run manifest says was planned and spent (not recorded without one). With ``results``, the cell runs
+    credited are those whose report is still there as recorded; the others are counted apart."""
     if manifest is None:
         return GpuTime(planned=None, budget=None, spent=None)
     stops = [e for e in manifest.events if e.kind == "stop"]
@@ -67,11 +70,13 @@ def from_manifest(manifest: mf.Manifest | None) -> GpuTime:
     # A stop followed by more cells was resumed; only a stop nothing ran after says the run ended early.
     if last is not None and any(c.start > last.start for c in manifest.cells):
         last = None
+    unmatched = [] if results is None else [c for c in manifest.cells if not custody.in_place(results, c)]
     return GpuTime(
         planned=manifest.planned_gpu_minutes,
         budget=manifest.budget_gpu_minutes,
         spent=manifest.spent_gpu_minutes,
-        cell_runs=len(manifest.cells),
+        cell_runs=len(manifest.cells) - len(unmatched),
+        unmatched=len(unmatched),
         set_aside=len(manifest.rejected),
         stopped=last.what if last else "",
         stop_reason=last.detail if last else "",
@@ -89,4 +94,4 @@ def read(results: Path, promotion: str | None = None) -> GpuTime:
         manifest = None
     if manifest is not None and promotion is not None and manifest.promotion != promotion:
         manifest = None
-    return from_manifest(manifest)
+    return from_manifest(manifest, results)

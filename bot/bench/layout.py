@@ -15,7 +15,9 @@ mid-run. Workload names cannot contain ``+`` (``bot.model.Workload``), so the sp
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -146,6 +148,30 @@ def arm_of(rel: str) -> str:
         return "other"
 
 
+#: How the flag starts that stage 5 puts on every benchmarked verdict when an arm has no report it could use: the
+#: headline and gate 3 read it, so "no regression found" is never said of a plugin that was never measured.
+UNMEASURED = "nothing measured for the "
+
+
+def unmeasured_flag(arm: str, left_out: int) -> str:
+    """The flag of an arm with no usable report: the results hold none of it, or every one was left out."""
+    why = (
+        f"all {left_out} of its reports were left out (listed with the reason)" if left_out else "the results hold none"
+    )
+    return f"{UNMEASURED}{arm} arm: no {arm} report was used ({why}), so no cell compares the two arms"
+
+
+def unmeasured_arms(loaded: list[str]) -> list[str]:
+    """The arms none of the results-relative reports ``loaded`` is filed under."""
+    used = {arm_of(rel) for rel in loaded}
+    return [arm for arm in TREATMENTS if arm not in used]
+
+
+def flagged_unmeasured(flags: list[str]) -> list[str]:
+    """The arms an ``unmeasured_flag`` among ``flags`` names."""
+    return [f[len(UNMEASURED) :].split(" arm", 1)[0] for f in flags if f.startswith(UNMEASURED)]
+
+
 def _parse_upstream(parts: tuple[str, ...]) -> RunKey:
     if len(parts) != 4 or parts[1] != "results":
         raise ReportError(
@@ -165,3 +191,47 @@ def _parse_upstream(parts: tuple[str, ...]) -> RunKey:
     workload, rate, n = parse_run_treatment(m.group("run"))
     treatment = _treatment(parts[0].removeprefix(SETUP_PREFIX), workload)
     return RunKey(treatment, workload, rate, n)
+
+
+# --------------------------------------------------------------------------
+# Files under --results: regular files only, links listed
+# --------------------------------------------------------------------------
+
+
+def link_reason(root: Path, link: Path) -> str:
+    """Why a symbolic link under the results directory was not read. Links are never followed, wherever they
+    point: one outside would let a report or a file elsewhere on the machine (its text quoted in an error) into
+    pages that are committed and posted, and one inside repeats a file that is read where it is."""
+    kind = "directory" if link.is_dir() else "file"
+    try:
+        inside = link.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # a loop of links
+        inside = False
+    where = "inside" if inside else "outside"
+    what = "nothing under it was read" if kind == "directory" else "it was not read"
+    return (
+        f"a symbolic link to a {kind} {where} the results directory: links under --results are never followed, so "
+        f"{what}; copy the {kind} itself into the results directory"
+    )
+
+
+def results_files(root: Path, wanted: Callable[[str], bool]) -> tuple[list[Path], list[tuple[str, str]]]:
+    """The regular files under ``root`` whose name ``wanted`` accepts, and every symbolic link that is such a file
+    or a directory (which could hold them), as (results-relative path, why it was not read). One policy for every
+    reader of --results: nothing is read through a link, and no link is skipped without a word."""
+    files: list[Path] = []
+    links: list[tuple[str, str]] = []
+    for top, dirs, names in os.walk(root):  # followlinks=False: a linked directory is listed in dirs, not entered
+        here = Path(top)
+        for name in dirs:
+            if (here / name).is_symlink():
+                links.append(((here / name).relative_to(root).as_posix(), link_reason(root, here / name)))
+        for name in names:
+            path = here / name
+            if not wanted(name):
+                continue
+            if path.is_symlink():
+                links.append((path.relative_to(root).as_posix(), link_reason(root, path)))
+            elif path.is_file():
+                files.append(path)
+    return sorted(files, key=lambda p: p.as_posix()), sorted(links)

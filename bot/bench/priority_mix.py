@@ -32,7 +32,7 @@ import pandas as pd
 
 from bot.bench.errors import ReportError, keep_bound
 from bot.bench.evidence import ALLOW_HINT, EvidencePolicy
-from bot.bench.layout import SETUP_PREFIX, RunKey, parse_layout
+from bot.bench.layout import SETUP_PREFIX, RunKey, link_reason, parse_layout, results_files
 from bot.bench.priority_plan import PriorityMixPlan
 from bot.yaml_safe import YamlInputError, check_yaml_size, load_yaml, read_yaml_text
 
@@ -259,6 +259,8 @@ def _harness_of(rel: Path, meta: dict) -> str | None:
 def _run(root: Path, path: Path) -> PriorityMixRun | None:
     """The run of one results.json, None when it is another harness's (guidellm also writes results.json)."""
     rel = path.relative_to(root)
+    if (path.parent / METADATA_FILE).is_symlink():
+        raise ReportError(f"{METADATA_FILE} beside it is {link_reason(root, path.parent / METADATA_FILE)}")
     meta = read_metadata(path.parent / METADATA_FILE)
     harness = _harness_of(rel, meta)
     text = _read_text(path)
@@ -311,11 +313,10 @@ def load_priority_mix_results(results_dir: str | Path, *, binder: Binder | None 
     root = Path(results_dir)
     if not root.is_dir():
         raise ReportError(f"the results directory does not exist; expected {LAYOUT}")
-    rejected: list[tuple[str, str]] = []
+    files, links = results_files(root, lambda name: name == RESULTS_FILE)
+    rejected: list[tuple[str, str]] = list(links)
     runs: list[PriorityMixRun] = []
-    for path in sorted(root.rglob(RESULTS_FILE), key=lambda p: p.as_posix()):
-        if not path.is_file():
-            continue
+    for path in files:
         try:
             run = _run(root, path)
         except ReportError as exc:

@@ -34,7 +34,7 @@ import pandas as pd
 
 from bot.bench import testbed
 from bot.bench.errors import ReportError, keep_bound
-from bot.bench.layout import LAYOUT, TREATMENTS, RunKey, parse_layout, rate_dir, run_dir
+from bot.bench.layout import LAYOUT, TREATMENTS, RunKey, parse_layout, rate_dir, results_files, run_dir
 from bot.bench.load_binding import keep_same_load
 from bot.bench.metrics import METRICS
 from bot.bench.report_schema import CONVERT_HINT, _where, check_version
@@ -299,8 +299,8 @@ class Candidate:
 Binder = Callable[[Candidate], str | None]
 
 
-def _is_report_file(p: Path) -> bool:
-    return p.is_file() and p.name.startswith((V02_PREFIX, V01_PREFIX)) and p.suffix in (".yaml", ".yml")
+def _is_report_name(name: str) -> bool:
+    return name.startswith((V02_PREFIX, V01_PREFIX)) and name.endswith((".yaml", ".yml"))
 
 
 def _native_rate(load: dict) -> tuple[float, str] | None:
@@ -408,11 +408,11 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None) -> Re
     root = Path(results_dir)
     if not root.is_dir():
         raise ReportError(f"{root}: no such results directory; expected {LAYOUT}")
-    files = sorted((p for p in root.rglob("benchmark_report*") if _is_report_file(p)), key=lambda p: p.as_posix())
-    if not files:
+    files, links = results_files(root, _is_report_name)
+    if not files and not links:
         raise ReportError(f"{root}: no benchmark reports found; expected {LAYOUT}")
 
-    rejected: list[tuple[str, str]] = []
+    rejected: list[tuple[str, str]] = list(links)
     candidates: list[Candidate] = []
     for path in files:
         try:

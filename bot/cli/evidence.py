@@ -221,6 +221,7 @@ def _arms_warning(spec_given: bool) -> str:
 
 
 def cmd_evaluate(args) -> int:
+    from bot.bench import custody
     from bot.bench.evidence import EvidencePolicy, load_evidence, mark_sample, policy_from_spec
     from bot.bench.load_binding import planned_loads
     from bot.hypotheses import load_hypotheses
@@ -250,6 +251,7 @@ def cmd_evaluate(args) -> int:
         decision = decision.model_copy(update={"alpha": alpha}) if decision is not None else None
     per_request = _per_request(args.per_request) if args.per_request is not None else None
 
+    policy.custody = custody.read(Path(args.results))  # a run manifest's record of the reports, when there is one
     reports = load_evidence(args.results, policy)
     if decision is not None:
         verdicts = evaluate(hypotheses, reports, evolved_for=evolved_for, decision=decision)

@@ -172,6 +172,14 @@ def headline(pairs: Sequence[Pair]) -> str:
             f"Not measured yet: no benchmark results, so none of the {_plural(n, 'claim')} "
             f"and {_plural(len(guards), 'regression guard')} is decided."
         )
+    unmeasured = _unmeasured(pairs)
+    if unmeasured and not any(v.status in (VerdictStatus.CONFIRMED, VerdictStatus.REFUTED) for _, v in claims + guards):
+        arms = " and ".join(unmeasured)
+        return (
+            f"Not measured: nothing was measured for the {arms} arm{'s' if len(unmeasured) > 1 else ''} (no report "
+            f"of it was used), so none of the {_plural(len(claims), 'claim')} and "
+            f"{_plural(len(guards), 'regression guard')} is decided."
+        )
     confirmed = sum(v.status is VerdictStatus.CONFIRMED for _, v in claims)
     n = len(claims)
     if n == 0:
@@ -194,6 +202,14 @@ def headline(pairs: Sequence[Pair]) -> str:
         if guards and held < len(guards):
             regress += f" ({held} of {_plural(len(guards), 'guard')} shown to hold, {len(guards) - held} undecided)"
     return f"{transfer}; {regress}."
+
+
+def _unmeasured(pairs: Sequence[Pair]) -> list[str]:
+    """The arms stage 5 had no report of (``bot.bench.layout.unmeasured_flag``), in the plan's order."""
+    from bot.bench.layout import TREATMENTS, flagged_unmeasured
+
+    named = {arm for _, v in pairs for arm in flagged_unmeasured(v.flags)}
+    return [arm for arm in TREATMENTS if arm in named]
 
 
 def is_sample(pairs: Sequence[Pair]) -> bool:

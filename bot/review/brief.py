@@ -156,10 +156,13 @@ def _gate3(ctx) -> tuple[str, dict[str, str]]:
         + _others(c, "refuted", "confirmed"),
         f"Track B (sim-to-real gaps) {status_counts(VerdictStatus(s) for s in b.elements())}",
     ]
-    return "; ".join(parts + _arms_unused(ctx)), read
+    from bot.bench.layout import flagged_unmeasured
+
+    unmeasured = {arm for v in json.loads(text) for arm in flagged_unmeasured(v.get("flags") or [])}
+    return "; ".join(parts + _arms_unused(ctx, unmeasured)), read
 
 
-def _arms_unused(ctx) -> list[str]:
+def _arms_unused(ctx, unmeasured: set[str]) -> list[str]:
     """ "no evolved report could be used (56 left out: EPP config differs ...)": the cause of every claim being
     inconclusive, which the counts alone hid (stage 5's testbed.json names the arms it used)."""
     from bot.bench.layout import TREATMENTS, arm_of
@@ -179,6 +182,8 @@ def _arms_unused(ctx) -> list[str]:
             kinds = {why.split(": ")[0] for why in reasons}
             why = kinds.pop() if len(kinds) == 1 else f"for {len(kinds)} different reasons"
             out.append(f"no {arm} report could be used ({len(reasons)} left out: {why}), so no claim is measured")
+        elif arm in unmeasured:  # stage 5's flag: the results held no report of the arm at all
+            out.append(f"the results hold no {arm} report, so no claim is measured")
     from bot.review.gate3 import priority_mix_gaps
 
     out += [f"the priority mix judged nothing ({reason})" for reason in priority_mix_gaps(ctx)]

@@ -211,6 +211,35 @@ def _cell_problems(h, v: Verdict) -> list[str]:
     return problems
 
 
+def _unmeasured_arms(ctx, recorded: dict[str, Verdict]) -> list[Finding]:
+    """An arm with no report stage 5 could use (``bot.bench.layout.unmeasured_flag``): no cell compares the arms,
+    so the verdicts decide nothing, and a gate that passed them passed a plugin nobody measured. Blocking, like
+    ``G3.no-results``, which is the same gap for both arms."""
+    from bot.bench.layout import TREATMENTS, UNMEASURED, flagged_unmeasured
+
+    if any("no-results" in v.flags for v in recorded.values()):
+        return []
+    named = {arm for v in recorded.values() for arm in flagged_unmeasured(v.flags)}
+    out = []
+    for arm in (a for a in TREATMENTS if a in named):
+        said = next(f for v in recorded.values() for f in v.flags if f.startswith(f"{UNMEASURED}{arm} arm"))
+        out.append(
+            Finding(
+                severity=Severity.IMPORTANT,
+                check="G3.arm-not-measured",
+                file=ctx.paths.verdicts_md,
+                message=f'{said}: no claim or regression guard is decided, and "no regression found" would mean '
+                "nothing",
+                fix=REJUDGE_ON_GITHUB
+                if ctx.home == "github"
+                else f"run the plan's {arm} arm (`promote bench run` at the branch's stage 4 commit runs both) and put "
+                f"its reports in the --results directory under {arm}/, or fix why they were left out; then "
+                f"`promote request-changes 3 --reason '{REJUDGE_RESULTS}'` so stage 5 judges them",
+            )
+        )
+    return out
+
+
 def _benchmark_ended_early(ctx) -> list[Finding]:
     """A benchmark that failed or was cancelled decided less than its plan; one stopped at the GPU budget did so by
     a person's choice of cap. Either way the gate says so (read from stage 5's gpu-time.json)."""
@@ -367,6 +396,7 @@ def review(ctx) -> list[Finding]:
                 f"'{REJUDGE_RESULTS}'` so stage 5 judges them",
             )
         )
+    findings += _unmeasured_arms(ctx, recorded)
     findings += _benchmark_ended_early(ctx)
     findings += _testbeds(ctx)
     findings += _unused_reports(ctx)

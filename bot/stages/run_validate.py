@@ -92,7 +92,24 @@ def judge(
         v.model_copy(update={"flags": [*v.flags, flags[v.hypothesis_id]]}) if v.hypothesis_id in flags else v
         for v in verdicts
     ]
+    verdicts = _flag_unmeasured(verdicts, judged, reports)
     return with_mix(mark_sample(verdicts, reports), mix), reports, spent, mix
+
+
+def _flag_unmeasured(verdicts: list[Verdict], hypotheses, reports) -> list[Verdict]:
+    """Every benchmarked verdict says which arm had no report to use: each is then inconclusive with no cell,
+    which read as "no regression found" with gate 3 silent, about a plugin that was never measured."""
+    from bot.bench.layout import arm_of, unmeasured_arms, unmeasured_flag
+
+    arms = unmeasured_arms(reports.loaded)
+    if not arms:
+        return verdicts
+    left = [arm_of(rel) for rel, _ in reports.rejected]
+    extra = [unmeasured_flag(arm, left.count(arm)) for arm in arms]
+    benchmarked = {h.id for h in hypotheses if h.benchmarked}
+    return [
+        v.model_copy(update={"flags": [*v.flags, *extra]}) if v.hypothesis_id in benchmarked else v for v in verdicts
+    ]
 
 
 def _manifest(results_dir: Path):
@@ -134,6 +151,7 @@ def load_reports(ctx: StageContext, results_dir: Path, code: dict[str, str] | No
 def evidence_policy(ctx: StageContext, results_dir: Path):
     """This promotion's evidence rules (``bot.bench.evidence``): the evaluation spec's, else promotion and sample
     data only. A new one per set of results: it counts the sample data it lets through."""
+    from bot.bench import custody
     from bot.bench.evaluation_spec import load_evaluation_spec
     from bot.bench.evidence import EvidencePolicy, policy_from_spec
     from bot.bench.fault_runs import missed
@@ -159,6 +177,7 @@ def evidence_policy(ctx: StageContext, results_dir: Path):
             request=ctx.request,
         )
     policy.not_evidence = missed(_manifest(results_dir))  # runs whose fault never happened
+    policy.custody = custody.read(results_dir)  # reports edited or added after the run
     return policy
 
 
@@ -304,7 +323,8 @@ def run(ctx: StageContext) -> StageOutput:
     hypotheses = load_hypotheses(ctx)  # in id order
     code = {p: h for p, h in checked_files.items() if not p.endswith("_test.go")}  # as manifest.plugin_code
     verdicts, reports, spent, mix = judge(ctx, hypotheses, code)
-    rejected = [*getattr(reports, "rejected", []), *(mix.rejected if mix else [])]
+    # A linked directory under --results is listed by both readers (bot.bench.layout.results_files): once here.
+    rejected = list(dict.fromkeys([*getattr(reports, "rejected", []), *(mix.rejected if mix else [])]))
     by_id = {v.hypothesis_id: v for v in verdicts}
     files: dict[str, str | bytes] = {
         # The raw tool output carries timings; the branch keeps only what is the same on every run.

@@ -307,9 +307,10 @@ def epp_config(treatment: str) -> dict:
 #: The sample reports record exactly these, so stage 5's evidence binding accepts them for their arm.
 ARMS: dict[str, dict] = {}
 REQUEST_ID = ["1"]
-#: The evolved arm's EPP image: the one the bot's experiment pins for the request (its tag names the promotion
-#: and its plugin), so stage 5 binds these reports to that promotion and no other.
-EVOLVED_IMAGE = [f"ghcr.io/example-org/llm-d-router:promotion-1-{PLUGIN}"]
+#: The EPP image of both arms: the one the bot's experiment pins for the request (its tag names the promotion
+#: and its plugin), built from the promotion branch so it carries the baseline plugins too; the arms differ only
+#: in their config. Stage 5 binds these reports to that promotion and no other.
+PINNED_IMAGE = [f"ghcr.io/example-org/llm-d-router:promotion-1-{PLUGIN}"]
 STACK: dict = {"model": MODEL, "replicas": 4, "tensor_parallelism": 1, "accelerator": "NVIDIA-H100-80GB-HBM3"}
 
 
@@ -318,7 +319,7 @@ def stack(treatment: str) -> list[dict]:
     args = {"--config-file": f"/config/{'default-plugins' if treatment == 'baseline' else PLUGIN}.yaml"}
     if treatment == "evolved":
         args["--allow-experimental-plugins"] = True
-    image = "ghcr.io/llm-d/llm-d-router:v0.10.0" if treatment == "baseline" else EVOLVED_IMAGE[0]
+    image = PINNED_IMAGE[0]  # one image for both arms, as the plan runs them
     return [
         {
             "metadata": {
@@ -436,7 +437,7 @@ def group_noise(rng: np.random.Generator, repetitions: int) -> list[tuple[float,
 def planned_repetitions(request_path: Path) -> tuple[dict[tuple[str, float], int], str]:
     """(workload, rate) -> repetitions per treatment from the bot's plan, and where the hypotheses came from.
 
-    Also fills ``ARMS``, ``STACK`` and ``EVOLVED_IMAGE`` with what the plan's arms run (stage 4's baseline
+    Also fills ``ARMS``, ``STACK`` and ``PINNED_IMAGE`` with what the plan's arms run (stage 4's baseline
     config and stage 2's evolved config), the stack the request pins and the evolved image its experiment pins.
     """
     if str(ROOT) not in sys.path:
@@ -476,7 +477,7 @@ def planned_repetitions(request_path: Path) -> tuple[dict[tuple[str, float], int
         model=st.model, replicas=st.replicas, tensor_parallelism=st.tensor_parallelism, accelerator=st.accelerator
     )
     REQUEST_ID[0] = request.id
-    EVOLVED_IMAGE[0] = default_evolved_image(request)
+    PINNED_IMAGE[0] = default_evolved_image(request)
     plan = make_plan(request, generate_hypotheses(request, summary, d))
     return {(c.workload, c.rate): n for c, n in plan.repetitions_by_cell.items()}, source
 

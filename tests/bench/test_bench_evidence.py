@@ -164,7 +164,7 @@ def test_an_evolved_report_that_ran_another_plugins_image_is_left_out_naming_bot
 
     root, write = results_factory
     for rep in (1, 2):
-        write("baseline", "w", 10, rep, _with_image(_doc(BASELINE), "ghcr.io/llm-d/llm-d-router:v0.10.0"))
+        write("baseline", "w", 10, rep, _with_image(_doc(BASELINE), PINNED))
     write("evolved", "w", 10, 1, _with_image(_doc(EVOLVED, ttft=40.0), PINNED))
     # The runner pushes to a configured registry: the tag names the build, the registry does not.
     write("evolved", "w", 10, 2, _with_image(_doc(EVOLVED, ttft=41.0), "reg.local:5000/x/epp:" + PINNED.split(":")[-1]))
@@ -176,7 +176,7 @@ def test_an_evolved_report_that_ran_another_plugins_image_is_left_out_naming_bot
     reasons = {p.split("/")[3]: r for p, r in rs.rejected if p.startswith("evolved/")}
     assert sorted(reasons) == ["rep-3", "rep-4"], rs.rejected
     assert reasons["rep-3"] == (
-        f"its evolved EPP image {OTHER_PLUGIN_IMAGE} is not the one this plan pins for the evolved arm ({PINNED}): "
+        f"its evolved EPP image {OTHER_PLUGIN_IMAGE} is not the one this plan pins for both arms ({PINNED}): "
         "tag 'v0.10.0-evolved-adaptive-scorer', the plan's is 'promotion-7-evolved-adaptive-scorer', so it "
         "measured another build or plugin"
     )
@@ -185,6 +185,32 @@ def test_an_evolved_report_that_ran_another_plugins_image_is_left_out_naming_bot
     # The testbed line names only images a kept report ran.
     line = testbed.testbed_markdown(testbed.summarize(rs.testbeds))
     assert PINNED in line and OTHER_PLUGIN_IMAGE not in line
+
+
+def test_a_baseline_report_that_ran_another_router_image_is_left_out_like_an_evolved_one(results_factory):
+    """Found by the evidence audit: only the evolved arm's image was checked, so a baseline measured on another
+    router build (a two-year-older project) was compared with the evolved plugin as if only the config differed.
+    The plan runs one EPP image for both arms; a report without a tag (a bare version) is not held against."""
+    root, write = results_factory
+    old_router = "ghcr.io/llm-d/llm-d-inference-scheduler:v0.3.0"
+    write("baseline", "w", 10, 1, _with_image(_doc(BASELINE), PINNED))
+    write("baseline", "w", 10, 2, _with_image(_doc(BASELINE, ttft=51.0), old_router))
+    write("baseline", "w", 10, 3, _doc(BASELINE, ttft=52.0, keywords=[f"epp-image:{old_router}"]))
+    write("baseline", "w", 10, 4, _with_image(_doc(BASELINE, ttft=53.0), "v0.10.0"))
+    write("evolved", "w", 10, 1, _with_image(_doc(EVOLVED, ttft=40.0), PINNED))
+    rs = load_evidence(root, _policy(evolved_image=PINNED))
+    reasons = {p.split("/")[3]: r for p, r in rs.rejected}
+    assert sorted(reasons) == ["rep-2", "rep-3"], rs.rejected
+    assert reasons["rep-2"] == (
+        f"its baseline EPP image {old_router} is not the one this plan pins for both arms ({PINNED}): tag 'v0.3.0', "
+        "the plan's is 'promotion-7-evolved-adaptive-scorer', so it measured another build or plugin"
+    )
+    assert old_router in reasons["rep-3"]
+    assert sorted((p.split("/")[0], p.split("/")[3]) for p in rs.loaded) == [
+        ("baseline", "rep-1"),
+        ("baseline", "rep-4"),
+        ("evolved", "rep-1"),
+    ]
 
 
 def test_the_evolved_image_binding_comes_from_the_plan_or_the_runner():

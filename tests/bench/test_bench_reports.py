@@ -25,7 +25,7 @@ from bot.bench.reports import (
     run_dir,
 )
 from bot.model import RequestError
-from tests.bench.bench_helpers import EXAMPLE, example_doc, make_doc
+from tests.bench.bench_helpers import EXAMPLE, example_doc, make_doc, write_report
 
 AGG = ("results", "request_performance", "aggregate")
 
@@ -527,3 +527,48 @@ def test_llm_d_benchmark_layout_is_read_directly(tmp_path):
     assert reasons["setup-treatment-evolved/inference-perf-warmup-1763900000-a1b2c3_1"].startswith(
         "run treatment 'warmup' does not name a cell"
     )
+
+
+def test_links_under_results_are_never_followed_and_each_is_listed(results_factory, tmp_path):
+    """Found by the evidence audit: a report linked from outside --results was read and used, /etc/passwd behind a
+    report's name was read (and its text could be quoted), while a linked directory's 14 reports, or a whole linked
+    arm, vanished without a word. One policy now: nothing is read through a link, and every link is listed."""
+    root, write = results_factory
+    for rep in (1, 2):
+        write("baseline", "w", 10, rep, make_doc(ttft_ms=50.0 + rep))
+        write("evolved", "w", 10, rep, make_doc(ttft_ms=40.0 + rep))
+    elsewhere = tmp_path / "elsewhere"
+    outside = write_report(elsewhere, "evolved", "w", 10, 3, make_doc(ttft_ms=30.0))
+    name = outside.name
+    (root / "evolved/w/rate-10/rep-3").mkdir()
+    (root / "evolved/w/rate-10/rep-3" / name).symlink_to(outside)  # a file outside
+    (root / "evolved/w/rate-10/rep-4").mkdir()
+    (root / "evolved/w/rate-10/rep-4" / name).symlink_to("/etc/passwd")
+    write_report(elsewhere, "evolved", "v", 10, 1, make_doc(ttft_ms=30.0))
+    (root / "evolved/v").symlink_to(elsewhere / "evolved/v", target_is_directory=True)  # a directory outside
+    (root / "baseline/w/rate-10/rep-5").symlink_to(root / "baseline/w/rate-10/rep-1")  # a directory inside
+    (root / "evolved/w/rate-10/rep-1/notes.txt").symlink_to("/etc/hostname")  # no report's name: not a report
+
+    rs = load_results(root)
+    assert sorted(rs.loaded) == sorted(
+        f"{arm}/w/rate-10/rep-{n}/{name}" for arm in ("baseline", "evolved") for n in (1, 2)
+    )
+    why = dict(rs.rejected)
+    assert sorted(why) == [
+        "baseline/w/rate-10/rep-5",
+        "evolved/v",
+        f"evolved/w/rate-10/rep-3/{name}",
+        f"evolved/w/rate-10/rep-4/{name}",
+    ]
+    assert why["evolved/v"].startswith("a symbolic link to a directory outside the results directory: links under")
+    assert "nothing under it was read" in why["evolved/v"]
+    assert why["baseline/w/rate-10/rep-5"].startswith("a symbolic link to a directory inside the results directory")
+    assert why[f"evolved/w/rate-10/rep-3/{name}"].startswith("a symbolic link to a file outside the results")
+    assert "root:" not in " ".join(why.values())  # /etc/passwd was never read
+
+    # A whole arm behind a link is said, not silently absent; with nothing else readable the load fails naming it.
+    arm = tmp_path / "results2"
+    arm.mkdir()
+    (arm / "evolved").symlink_to(root / "evolved", target_is_directory=True)
+    with pytest.raises(ReportError, match=r"first: evolved: a symbolic link to a directory outside"):
+        load_results(arm)

@@ -51,7 +51,7 @@ def test_one_testbed_is_one_line_and_several_are_a_finding():
         "**Testbed** (2 reports used): meta-llama/Llama-3.1-8B-Instruct on 4 replicas × 1 NVIDIA-H100"
     )
     assert "\n" not in one and "harness inference-perf 0.3.0" in one
-    assert "Router image: baseline `ghcr.io/llm-d/llm-d-router:v0.10.0`" in one
+    assert "Router image: baseline `ghcr.io/example-org/llm-d-router:promotion-1-evolved-adaptive-scorer`" in one
     mixed = testbed.summarize([*same, testbed.record("evolved", other)])
     text = testbed.testbed_markdown(mixed)
     assert text.startswith("**Testbeds: 2 different ones among the 3 reports.**")

@@ -63,7 +63,7 @@ def test_evolved_reports_that_ran_another_plugins_image_are_raised_at_gate_3(tmp
     evolved = [r for r in not_used if r["report"].startswith("evolved/")]
     assert evolved and len(evolved) == sum(1 for _ in (results / "evolved").rglob("benchmark_report*.yaml"))
     reason = (
-        f"its evolved EPP image {other} is not the one this plan pins for the evolved arm ({pinned}): tag "
+        f"its evolved EPP image {other} is not the one this plan pins for both arms ({pinned}): tag "
         "'v0.10.0-evolved-adaptive-scorer', the plan's is 'promotion-1-evolved-adaptive-scorer', so it measured "
         "another build or plugin"
     )
@@ -71,10 +71,10 @@ def test_evolved_reports_that_ran_another_plugins_image_are_raised_at_gate_3(tmp
     thread = (work / "issue" / "thread.md").read_text()
     assert f"{len(evolved)} benchmark reports were not used: {evolved[0]['reason']}" in thread
     assert "G3.report-invalid" in thread
-    # No kept report ran the other image, so the testbed names none (the table of reports not used does).
+    # No kept report ran the other image, so the testbed names it nowhere (the table of reports not used does).
     verdicts = git(fork, "show", f"{BRANCH}:{docs}/verdicts.md")
     [line] = [ln for ln in verdicts.splitlines() if ln.startswith("**Testbed")]
-    assert "Router image:" in line and other not in line and pinned not in line
+    assert f"Router image: baseline `{pinned}`." in line and other not in line  # the baseline ran the pin too
     assert other not in git(fork, "show", f"{BRANCH}:{docs}/testbed.json")
 
 
@@ -212,3 +212,99 @@ def test_a_pod_failure_claim_whose_pods_were_never_deleted_is_not_runnable_not_c
     thread = (tmp_path / "w2" / "issue" / "thread.md").read_text()
     assert "8 benchmark reports were not used: the fault of its run never happened (pod-failure: " in thread
     assert "let it (for pod-failure, `kubectl delete pod` in the benchmark namespace must succeed" in thread
+
+
+@pytest.mark.slow
+def test_an_arm_with_no_report_at_all_blocks_gate_3_and_the_headline_says_it_was_not_measured(tmp_path):
+    """Found by the evidence audit: with no evolved/ directory at all, gate 3 passed with 0 findings and the headline
+    read "no regression found" about a plugin that was never run (nothing was left out, so nothing was raised)."""
+    results = tmp_path / "results"
+    shutil.copytree(RESULTS / "baseline", results / "baseline")
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    args = ["--work", str(work), "--fork", str(fork), "--quiet", "--actor", "alice"]
+    assert main(["run", str(REQUEST), "--results", str(results), "--allow-sample-data", *args]) == 0
+    for gate in (1, 2):
+        assert main(["approve", str(gate), "--work", str(work), "--quiet", "--actor", "alice"]) == 0
+
+    docs = "docs/promotion/evolved-adaptive-scorer/validation"
+    verdicts = git(fork, "show", f"{BRANCH}:{docs}/verdicts.md")
+    assert "Not measured: nothing was measured for the evolved arm (no report of it was used)" in verdicts
+    assert "no regression found" not in verdicts
+    thread = (work / "issue" / "thread.md").read_text()
+    assert "G3.arm-not-measured" in thread
+    assert "nothing measured for the evolved arm: no evolved report was used (the results hold none)" in thread
+    assert "the results hold no evolved report, so no claim is measured" in thread  # the gate's headline
+    state = PipelineState.model_validate_json((work / "state.json").read_text())
+    assert state.open_gate == 3
+    assert "the review did not converge: the blocking ones are open" in thread
+
+
+def _manifest_of(results, promotion: str = "1"):
+    """The manifest `promote bench run` would have written for every report now under ``results``."""
+    from bot.bench.layout import parse_layout
+    from bot.bench.run import manifest as mf
+
+    cells = []
+    for path in sorted(results.rglob("benchmark_report*")):
+        rel = path.relative_to(results)
+        k = parse_layout(rel)
+        cells.append(
+            mf.CellRecord(
+                treatment=k.treatment,
+                workload=k.workload,
+                rate=k.rate,
+                repetition=k.repetition,
+                run_treatment=f"{k.workload}-rate-{k.rate:g}-rep-{k.repetition}",
+                setup_treatment=k.treatment,
+                commit="0" * 40,
+                start="2026-03-23T10:00:00Z",
+                end="2026-03-23T10:02:00Z",
+                gpu_minutes=10.0,
+                exit_status=0,
+                report=rel.as_posix(),
+                sha256=mf.sha256_file(path),
+            )
+        )
+    manifest = mf.Manifest(
+        promotion=promotion, slug="evolved-adaptive-scorer", commit="0" * 40, planned_gpu_minutes=3040.0, cells=cells
+    )
+    mf.save(results, manifest)
+    return manifest
+
+
+@pytest.mark.slow
+def test_reports_edited_or_added_after_the_run_its_manifest_records_are_left_out(tmp_path):
+    """Found by the evidence audit: evolved reports scaled by 0.8 after the run confirmed A3, and the GPU time was
+    credited to them; nothing compared a report with the SHA-256 its manifest.json recorded, or looked for one the
+    manifest does not list."""
+    results = tmp_path / "results"
+    shutil.copytree(RESULTS, results)
+    manifest = _manifest_of(results)
+    edited = sorted((results / "evolved" / "cache-warmup").rglob("benchmark_report*"))
+    assert edited
+    for path in edited:  # any change of bytes counts, whatever it does to the numbers
+        path.write_text(path.read_text() + "# improved\n")
+    added = results / "evolved" / "multiturn" / "rate-20" / "rep-99" / edited[0].name
+    added.parent.mkdir(parents=True)
+    added.write_text(edited[0].read_text().replace("uid:", "uid: added-", 1))
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    args = ["--work", str(work), "--fork", str(fork), "--quiet", "--actor", "alice"]
+    assert main(["run", str(REQUEST), "--results", str(results), "--allow-sample-data", *args]) == 0
+    for gate in (1, 2):
+        assert main(["approve", str(gate), "--work", str(work), "--quiet", "--actor", "alice"]) == 0
+
+    docs = "docs/promotion/evolved-adaptive-scorer/validation"
+    not_used = {
+        r["report"]: r["reason"] for r in json.loads(git(fork, "show", f"{BRANCH}:{docs}/reports-not-used.json"))
+    }
+    rel = lambda p: p.relative_to(results).as_posix()  # noqa: E731
+    assert {rel(p) for p in edited} | {rel(added)} == set(not_used)
+    assert all("differ from the SHA-256 the run's manifest.json recorded" in not_used[rel(p)] for p in edited)
+    assert not_used[rel(added)].startswith("not listed in the run's manifest.json")
+    thread = (work / "issue" / "thread.md").read_text()
+    assert f"{len(edited)} benchmark reports were not used: its bytes differ from the SHA-256" in thread
+    assert "G3.report-invalid" in thread
+    # GPU time is credited to the runs whose report is still the one recorded, and says how many are not.
+    verdicts = git(fork, "show", f"{BRANCH}:{docs}/verdicts.md")
+    runs = len(manifest.cells)
+    assert f"over {runs - len(edited)} cell run(s); {len(edited)} more recorded run(s) are not credited" in verdicts

@@ -32,6 +32,7 @@ SAFE = {
         "gpu_time.rounds",
         "gpu_time.sequential_expected | round(1)",
         "gpu_time.set_aside",
+        "gpu_time.unmatched",
         "gpu_time.spent | round(1)",
     },
     "_llm_cost.md.j2": {

@@ -223,6 +223,8 @@ def save(results: Path, manifest: Manifest) -> None:
 
 def load(results: Path) -> Manifest | None:
     path = results / MANIFEST
+    if path.is_symlink():  # nothing under --results is read through a link (bot.bench.layout.results_files)
+        raise ValueError(f"{MANIFEST} is a symbolic link: copy the manifest the run wrote in its place")
     if not path.is_file():
         return None
     return Manifest.model_validate_json(path.read_text(encoding="utf-8"))
