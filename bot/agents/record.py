@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.model import Finding, Severity
+from bot.model import Finding, Severity, match_text
 
 
 class FindingRef(BaseModel):
@@ -41,7 +41,7 @@ class FindingRef(BaseModel):
             return self.source_line == f.source_line
         if f.by or self.by:
             return self.file == f.file
-        return self.file == f.file and self.line == f.line and self.message == f.message
+        return self.file == f.file and self.line == f.line and match_text(self.message) == match_text(f.message)
 
 
 class Response(BaseModel):

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from bot.forge.base import STATUS_MARKER
 from bot.forge.state_file import StateError
 from bot.github.client import GitHub, marker_line
-from bot.model import Decision, PipelineState, Status
+from bot.model import Decision, PipelineState, Status, match_text
 
 #: Budget for the status comment: GitHub's documented 65,536-character cap on a comment body.
 MAX_COMMENT_CHARS = 65_536
@@ -89,13 +89,15 @@ def smaller(state: PipelineState):
     3. and 4. the texts of the model reviewer's findings are shortened, then shortened more (a non-blocking
        one loses its suggested fix). A model finding is matched across rounds and to the author's responses by
        check and file, never by its text (``Finding.key``, ``FindingRef.refers_to``), and every finding and
-       count stays, so the gate's tally and the convergence are unchanged. The checklist's findings are
-       never touched: they are matched by their exact text;
+       count stays, so the gate's tally and the convergence are unchanged;
     5. the model's texts go (the review reports on the branch keep every word), and so do the finished
        stages' copies of the findings their author-fix rerun was given; every finding and count still stays;
        the Claude calls are folded into one entry per step and prompt, their tokens and cost summed
        (``LLMUsage.folded``): the token budget and the cost table read the same;
-    6. a last resort, for a reviewer that raised thousands of findings: only what the engine decides the
+    6. the checklist's long texts are cut: a message to what it is matched by (``match_text``: its head and a
+       digest of the whole, so it is still the same finding to every comparison), a fix to 240 characters;
+       these can be long when tool output quotes the evolved program (a string literal in a vet finding);
+    7. a last resort, for a reviewer that raised thousands of findings: only what the engine decides the
        next step from (``essentials``).
     """
     yield state
@@ -113,6 +115,8 @@ def smaller(state: PipelineState):
         }
     )
     yield state
+    state = _checklist_texts_cut(state)
+    yield state
     yield essentials(state)
 
 
@@ -121,7 +125,8 @@ def essentials(state: PipelineState) -> PipelineState:
 
     Kept: the stages, decisions, change requests and the author's due input (``next_step``), the Claude calls
     (folded; the token budget), the handled events (replays), and the open gate's last round with its blocking
-    findings once each by severity and ``Finding.key``: what the next round's stall check compares
+    findings once each by severity and ``Finding.key`` (a checklist message cut to ``match_text``): what the next
+    round's stall check compares
     (``pipeline._stalled``), what an approval records as open CRITICAL, what the author's rerun fixes. Gone:
     the audit but its last entry, the decided gates' rounds and every non-blocking finding (the review
     reports on the branch keep them all), so the status shows fewer findings than the review found. Cut, as
@@ -131,7 +136,7 @@ def essentials(state: PipelineState) -> PipelineState:
     (``commands.REASON_CHARS`` each, ``comments.CHANGE_REQUESTS_CHARS`` at a gate).
     """
     reviews = {}
-    rounds = state.reviews.get(state.open_gate) if state.open_gate is not None else None
+    rounds = _checklist_texts_cut(state).reviews.get(state.open_gate) if state.open_gate is not None else None
     if rounds:
         last = rounds[-1]
         kept: dict = {}
@@ -177,6 +182,19 @@ def _model_texts_cut(state: PipelineState, *, blocking: int, other: int) -> Pipe
         if f.severity.blocking:  # the author's fix round answers it: its suggested fix stays, shortened
             return f.model_copy(update={"message": _cut(f.message, blocking), "fix": _cut(f.fix, blocking // 2)})
         return f.model_copy(update={"message": _cut(f.message, other), "fix": None})
+
+    reviews = {
+        gate: [r.model_copy(update={"findings": [cut(f) for f in r.findings]}) for r in rounds]
+        for gate, rounds in state.reviews.items()
+    }
+    return state.model_copy(update={"reviews": reviews})
+
+
+def _checklist_texts_cut(state: PipelineState) -> PipelineState:
+    def cut(f):
+        if f.by is not None:
+            return f
+        return f.model_copy(update={"message": match_text(f.message), "fix": _cut(f.fix, 240)})
 
     reviews = {
         gate: [r.model_copy(update={"findings": [cut(f) for f in r.findings]}) for r in rounds]

@@ -28,8 +28,38 @@ CHECK_LIMIT = "toolchain.limit"  # a sandbox limit (time, CPU, memory, output) s
 
 SCRATCH_PREFIX = "promotion-go-"
 _SCRATCH_MODULE = re.compile(r"^.*/" + SCRATCH_PREFIX + r"[^/]+/llm-d-router/")
-_SCRATCH_ANY = re.compile(r"/\S*/" + SCRATCH_PREFIX + r"[^/\s]+")
+_SCRATCH_DIR = "/" + SCRATCH_PREFIX
+_TOKEN = re.compile(r"\S+")
 _LOCATION = re.compile(r"^(?:vet: )?(?P<file>[^\s:][^:\n]*?\.go):(?P<line>\d+)(?::(?P<col>\d+))?: (?P<msg>.+)$")
+
+
+#: The longest line of tool output the bot reads. `go vet` quotes an evolved string literal whole and a panic's
+#: text is printed whole, so one line can be as long as the program (a megabyte); a longer line keeps its head
+#: and its end (where vet says what is wrong) around a note of what was cut, before any pattern reads it.
+LINE_CHARS = 2_000
+#: The longest message of a finding made from tool output. Findings are kept in the promotion state (on GitHub,
+#: one 65,536-character comment) and quoted in every review; the full line is in the toolchain log.
+MESSAGE_CHARS = 500
+
+
+def cut_middle(text: str, limit: int) -> str:
+    """``text``, or its head and end around ``[N characters cut]`` when it is longer than ``limit`` characters.
+
+    Deterministic, so the same tool output gives the same finding on every run (checklist findings are
+    matched across rounds by their exact text)."""
+    if len(text) <= limit:
+        return text
+    tail = limit // 4
+    head = limit - tail
+    return f"{text[:head]} … [{len(text) - limit:,} characters cut] … {text[len(text) - tail :]}"
+
+
+def cut_lines(text: str, limit: int = LINE_CHARS) -> str:
+    """Every line of ``text`` at most ``limit`` characters (plus the note saying what was cut)."""
+    lines = text.split("\n")
+    if all(len(ln) <= limit for ln in lines):
+        return text
+    return "\n".join(cut_middle(ln, limit) for ln in lines)
 
 
 def scratch_relative(path: str, scratch_module: str | None = None) -> str:
@@ -56,7 +86,7 @@ def parse_locations(
 ) -> list[Finding]:
     """'file.go:LINE:COL: msg' lines -> findings. 'vet: ' lines are type errors (type_error_check)."""
     findings: list[Finding] = []
-    for raw in output.splitlines():
+    for raw in cut_lines(output).splitlines():
         m = _LOCATION.match(raw.strip())
         if not m:
             continue
@@ -65,7 +95,7 @@ def parse_locations(
             Finding(
                 severity=Severity.CRITICAL if is_type_error else severity,
                 check=type_error_check if is_type_error else check,
-                message=m.group("msg").strip(),
+                message=cut_middle(m.group("msg").strip(), MESSAGE_CHARS),
                 file=scratch_relative(m.group("file"), scratch_module),
                 line=max(int(m.group("line")), 1),
             )
@@ -89,7 +119,9 @@ class GoTestRun(BaseModel):
 
 
 _TEST_LOC = re.compile(r"^\s*(?P<file>[\w.\-]+_test\.go|[\w.\-]+\.go):(?P<line>\d+): (?P<msg>.*)$")
-TRACE_LOC = re.compile(r"(?P<file>(?:[\w.\-]+/)+[\w.\-]+\.go):(?P<line>\d+)")
+#: A ``dir/file.go:LINE`` in a stack trace. It starts only where a path starts (after its leading slashes), not
+#: at every segment: tried from each ``/`` of a long run of ``a/a/a…``, it would take time quadratic in the line.
+TRACE_LOC = re.compile(r"(?<![\w.\-/])/*(?P<file>(?:[\w.\-]+/)++[\w.\-]+\.go):(?P<line>\d+)")
 
 
 def parse_test_json(stream: str, *, scratch_module: str | None = None) -> GoTestRun:
@@ -104,24 +136,24 @@ def parse_test_json(stream: str, *, scratch_module: str | None = None) -> GoTest
         raw = raw.strip()
         if not raw.startswith("{"):
             if raw:
-                text.append(raw)
+                text.append(cut_middle(raw, LINE_CHARS))
             continue
         try:
             ev = json.loads(raw)
         except json.JSONDecodeError:
-            text.append(raw)
+            text.append(cut_middle(raw, LINE_CHARS))
             continue
         action = ev.get("Action")
         if action == "build-output":
-            build_lines.append(ev.get("Output", "").rstrip("\n"))
+            build_lines.append(cut_lines(ev.get("Output", "").rstrip("\n")))
             continue
         pkg = ev.get("Package", "")
         test = ev.get("Test")
         if action == "output":
-            out = ev.get("Output", "")
-            text.append(out.rstrip("\n"))
+            out = cut_lines(ev.get("Output", "").rstrip("\n"))
+            text.append(out)
             if test:
-                outputs.setdefault((pkg, test), []).append(out.rstrip("\n"))
+                outputs.setdefault((pkg, test), []).append(out)
         elif action == "run" and test and "/" not in test:
             started.add((pkg, test))
         elif action in ("pass", "fail", "skip"):
@@ -189,7 +221,7 @@ def _test_failure(pkg: str, test: str | None, lines: list[str], scratch_module: 
     return Finding(
         severity=Severity.CRITICAL,
         check=CHECK_TEST,
-        message=f"{what}: {detail}" if detail else what,
+        message=cut_middle(f"{what}: {detail}" if detail else what, MESSAGE_CHARS),
         file=file,
         line=line if line and line >= 1 else None,
         fix=fix,
@@ -239,8 +271,35 @@ _DURATION = re.compile(r"(?<=[\s(])\d+(?:\.\d+)?s(?=[)\s]|$)", re.M)
 
 
 def normalize_output(text: str) -> str:
-    """Scratch paths -> $SCRATCH and test durations -> 0s, so the same code gives the same log."""
-    return _DURATION.sub("0s", _SCRATCH_ANY.sub("$SCRATCH", text))
+    """Scratch paths -> $SCRATCH and test durations -> 0s, so the same code gives the same log; lines cut to
+    ``LINE_CHARS`` first, as this runs in the bot's own process, outside every sandbox limit."""
+    return _DURATION.sub("0s", unscratch(cut_lines(text)))
+
+
+def unscratch(text: str) -> str:
+    """Every path through a scratch directory (``/…/promotion-go-XXXX``, even an earlier run's, as Go replays
+    cached vet output) -> ``$SCRATCH``.
+
+    In time linear in the text: a pattern like ``/\\S*/promotion-go-…`` would try every ``/`` of a long
+    token, each to the token's end (quadratic on a string literal of slashes that go vet quotes)."""
+    if _SCRATCH_DIR not in text:
+        return text
+    return "\n".join(
+        _TOKEN.sub(lambda m: _unscratch_token(m.group()), ln) if _SCRATCH_DIR in ln else ln for ln in text.split("\n")
+    )
+
+
+def _unscratch_token(token: str) -> str:
+    """From the token's first ``/`` to the end of its last ``/promotion-go-NAME`` past it -> ``$SCRATCH``."""
+    first = token.find("/")
+    at = len(token)
+    while (at := token.rfind(_SCRATCH_DIR, 0, at)) > first:
+        name = at + len(_SCRATCH_DIR)
+        end = token.find("/", name)
+        end = len(token) if end < 0 else end
+        if end > name:
+            return token[:first] + "$SCRATCH" + token[end:]
+    return token
 
 
 def first_changed_line(original: str, formatted: str) -> int:

@@ -36,9 +36,12 @@ from bot.golang.gooutput import (
     CHECK_LIMIT,
     CHECK_TEST,
     CHECK_VET,
+    MESSAGE_CHARS,
     MODULE,
     SCRATCH_PREFIX,
     TRACE_LOC,
+    cut_lines,
+    cut_middle,
     dedupe,
     first_changed_line,
     normalize_output,
@@ -218,7 +221,7 @@ def format_source(text: str) -> str | None:
 
 def _limit_finding(title: str, res: sandbox.Result, limits: Limits, test_seconds: int, scratch: str) -> Finding | None:
     """A CRITICAL finding naming the sandbox limit that stopped a command, and where the code was, if one did."""
-    text = _plain(res.stdout) + "\n" + res.stderr
+    text = cut_lines(_plain(res.stdout) + "\n" + res.stderr)
     timed_out = "panic: test timed out after" in text
     if res.limit is None and not timed_out:
         return None
@@ -467,7 +470,7 @@ def declared_tests(files: dict[str, str]) -> int:
 
 def _last_line(text: str) -> str:
     lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-    return lines[-1] if lines else "the Go toolchain failed without output"
+    return cut_middle(lines[-1], MESSAGE_CHARS) if lines else "the Go toolchain failed without output"
 
 
 # --------------------------------------------------------------------------

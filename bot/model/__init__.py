@@ -48,6 +48,7 @@ from bot.model.evidence import (
     ReviewRound,
     TranslationSummary,
     Verdict,
+    match_text,
 )
 from bot.model.request import (
     BaselineScenario,
@@ -124,6 +125,7 @@ __all__ = [
     "Workload",
     "describe_error",
     "describe_validation_error",
+    "match_text",
     "read_yaml_mapping",
     "sha256_text",
     "slugify",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Literal
 
 from pydantic import Field, field_validator
@@ -24,6 +25,23 @@ from bot.model.base import (
 # --------------------------------------------------------------------------
 
 
+#: The most of a checklist finding's message it is matched by; a longer one by its head and a digest of the whole.
+MATCH_CHARS = 240
+
+
+def match_text(message: str) -> str:
+    """What a checklist finding's message is matched by across rounds: itself, or when longer than
+    ``MATCH_CHARS`` its head and a digest of the whole, in at most ``MATCH_CHARS`` characters.
+
+    The promotion state's status comment may keep only this form when space runs short (``bot.github.state``);
+    as ``match_text`` of it is itself, a finding read back from the state is still the same finding, and two
+    long messages differing anywhere still differ."""
+    if len(message) <= MATCH_CHARS:
+        return message
+    note = f" [cut; sha256 {hashlib.sha256(message.encode('utf-8')).hexdigest()[:16]}]"
+    return message[: MATCH_CHARS - len(note)].rstrip() + note
+
+
 class Finding(Strict):
     """One review finding, anchored to a file and line on the promotion branch when it has one."""
 
@@ -43,10 +61,10 @@ class Finding(Strict):
     def key(self) -> tuple:
         """What makes two rounds' findings 'the same finding'. A model words a repeat differently and lines
         move when code changes, so a model's finding is the same when check and file are; the checklist's
-        findings are deterministic and must match exactly."""
+        findings are deterministic and must match exactly (a long message by ``match_text``)."""
         if self.by:
             return (self.check, self.file or "")
-        return (self.check, self.file or "", self.line, self.source_line, self.message)
+        return (self.check, self.file or "", self.line, self.source_line, match_text(self.message))
 
     def sort_key(self) -> tuple:
         order = {Severity.CRITICAL: 0, Severity.IMPORTANT: 1, Severity.SUGGESTION: 2}

@@ -372,3 +372,92 @@ def test_thousands_of_claude_calls_fit_and_the_budget_and_cost_read_the_same(gh)
     ]
     assert len(cost_lines(kept.llm)) == len(cost_lines(state.llm))
     assert sum(c.count for c in kept.llm.calls if not c.valid) == sum(1 for c in calls if not c.valid)
+
+
+def _toolchain_flooded(number: int, findings: int, *, max_rounds: int) -> PipelineState:
+    """Gate 1 right after a review whose checklist raised ``findings`` vet findings, each quoting a different
+    evolved string literal of random letters (which compress badly) as long as ``gooutput`` lets a message be."""
+    import random
+    import string
+    from datetime import UTC, datetime
+
+    from bot import pipeline
+    from bot.golang import gooutput
+    from bot.model import Finding, ReviewRound, Severity, StageRecord
+
+    rng = random.Random(findings)
+    found = []
+    for i in range(findings):
+        literal = "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(2_000))
+        line = f'pkg/x/evolved.go:{i + 10}:9: fmt.Sprintf format %d has arg "{literal}" of wrong type string'
+        found += gooutput.parse_locations(line, check=gooutput.CHECK_VET, severity=Severity.IMPORTANT)
+    found.append(Finding(severity=Severity.CRITICAL, check="toolchain.build", message="x" * 400, fix="y" * 600))
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    state = PipelineState(
+        request_id=str(number),
+        request_fingerprint="f",
+        branch="promotion/1-x",
+        next_stage=None,
+        open_gate=1,
+        stages={s: StageRecord(stage=s, inputs_hash=f"h{s}", finished_at=at) for s in (1, 2)},
+    )
+    review = ReviewRound(gate=1, round=1, reviewer="checklist", findings=found)
+    return pipeline.review_finished(state, review, now=at, max_rounds=max_rounds)
+
+
+def _after_the_same_findings(state: PipelineState, again) -> str:
+    """``_after_a_repeated_review`` with the re-review's findings given: the checklist raises them whole again,
+    whatever the state kept of the previous round."""
+    from datetime import UTC, datetime
+
+    from bot import pipeline
+    from bot.model import Decision, StageRecord
+
+    at = datetime(2026, 1, 2, tzinfo=UTC)
+    if state.status.value == "awaiting-decision":
+        return pipeline.decide(state, 1, Decision.APPROVE, actor="maria", now=at).decisions[-1].critical_note()
+    step = pipeline.next_step(state)
+    s = pipeline.stage_finished(
+        state, StageRecord(stage=step.stage, inputs_hash="h", finished_at=at, review=step.review), changed=True, now=at
+    )
+    return pipeline.describe(pipeline.review_finished(s, again.model_copy(update={"round": 2}), now=at))
+
+
+@pytest.mark.parametrize("max_rounds", [3, 1], ids=["sent-back", "at-decision"])
+def test_long_toolchain_findings_fit_and_the_engine_decides_the_same_from_what_is_kept(gh, max_rounds):
+    """A vet finding quotes the evolved program's string literal: 150 of them overflowed the status comment
+    ("this is a bug in the bot"), as the shrinking never touched the checklist's texts. They are now cut to
+    what they are matched by (``match_text``), so a whole re-raised finding is still the same finding."""
+    from bot import pipeline
+    from bot.agents.record import FindingRef
+    from bot.github.state import MAX_COMMENT_CHARS
+    from bot.review import convergence
+
+    fake, client, number, _ = gh
+    state = _toolchain_flooded(number, 150, max_rounds=max_rounds)
+    full = state.reviews[1][-1]
+    store = GitHubStateStore(client, number)
+    store.save(state, "## status\n\n" + "checklist line\n" * 300)
+    (comment,) = fake.comments(REPO, number)
+    assert len(comment.body) < MAX_COMMENT_CHARS
+    kept = store.load()
+    cut = kept.reviews[1][-1]
+    assert any(len(f.message) < len(g.message) for f, g in zip(cut.findings, full.findings, strict=True))
+    assert cut.tally() == full.tally()  # every finding stays, short of the last resort
+    assert pipeline.next_step(kept) == pipeline.next_step(state) and pipeline.describe(kept) == pipeline.describe(state)
+    assert [f.key() for f in cut.findings] == [f.key() for f in full.findings]
+    assert all(FindingRef.of(f).refers_to(g) for f, g in zip(full.findings, cut.findings, strict=True))
+    assert convergence.mark_recurring(full.findings, cut) == convergence.mark_recurring(full.findings, full)
+    outcome = _after_the_same_findings(state, full)
+    assert _after_the_same_findings(kept, full) == outcome
+    assert outcome == "waiting for a decision at gate 1 (review did not converge)" or "CRITICAL" in outcome
+
+
+def test_match_text_is_its_own_match_and_tells_long_messages_apart():
+    from bot.model import match_text
+    from bot.model.evidence import MATCH_CHARS
+
+    short, long_a, long_b = "vet: x", "a" * 5_000 + "1", "a" * 5_000 + "2"
+    assert match_text(short) == short
+    assert len(match_text(long_a)) <= MATCH_CHARS and match_text(match_text(long_a)) == match_text(long_a)
+    assert match_text(long_a) != match_text(long_b)  # they differ past the head: the digest tells them apart

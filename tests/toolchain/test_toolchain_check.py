@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.golang import toolchain
+from bot.golang import gooutput, toolchain
 from bot.model import Severity
 
 from .toolchain_samples import IMPORT, PKG, PLUGIN_GO, PLUGIN_TEST_GO, REGISTER, line_of, plugin_files
@@ -64,6 +64,25 @@ def test_vet_problem_is_reported(go_cache):
     assert vet[0].severity is Severity.IMPORTANT
     assert vet[0].file == f"{PKG}/evolved_toy.go"
     assert vet[0].line == line_of(vetty, "failed to parse parameters of '%d'")
+
+
+def test_a_vet_finding_quoting_a_100k_literal_of_slashes_is_bounded(go_cache):
+    """go vet quotes the literal whole; the bot cuts the line before reading it (a quadratic pattern took over a
+    minute on it, outside every sandbox limit) and the finding keeps only its head and end."""
+    literal = "/" * 100_000
+    vetty = PLUGIN_GO.replace(
+        "return nil, fmt.Errorf(\"failed to parse parameters of '%s': %w\", EvolvedToyScorerType, err)",
+        f'return nil, fmt.Errorf("%d: %w", "{literal}", err)',
+    )
+    assert vetty != PLUGIN_GO
+    r = toolchain.check_plugin(plugin_files(plugin=vetty), cache_dir=go_cache)
+    assert r.build_ok and not r.vet_ok
+    [vet] = [f for f in r.findings if f.check == toolchain.CHECK_VET]
+    assert (vet.file, vet.line) == (f"{PKG}/evolved_toy.go", line_of(vetty, 'fmt.Errorf("%d: %w"'))
+    assert vet.message.startswith('fmt.Errorf format %d has arg "///') and "characters cut]" in vet.message
+    assert vet.message.endswith('///" of wrong type string'), vet.message
+    assert len(vet.message) < gooutput.MESSAGE_CHARS + 40
+    assert max(len(ln) for ln in r.output.splitlines()) < gooutput.LINE_CHARS + 40
 
 
 def test_unformatted_file_is_a_gofmt_finding(go_cache):

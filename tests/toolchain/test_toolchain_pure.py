@@ -93,6 +93,102 @@ def test_normalize_output_removes_run_specific_text():
     assert "$SCRATCH/llm-d-router/pkg/x/x.go:1:1: m" in out
 
 
+def _slowest_ratio(fn, small: str, large: str) -> float:
+    """How much longer ``fn`` takes on ``large`` than on ``small`` (best of five each): about their length ratio
+    when ``fn`` is linear, its square when quadratic. A ratio, not a time, so a busy machine does not fail it."""
+    import time
+
+    def best(text: str) -> float:
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            fn(text)
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    return best(large) / max(best(small), 1e-6)
+
+
+def test_a_string_literal_of_100k_slashes_is_normalized_cut_and_fast():
+    """go vet quotes an evolved string literal whole: 100,000 slashes took a quadratic regex over a minute."""
+    literal = "/" * 100_000
+    raw = (
+        f'vet: /tmp/x/promotion-go-ab12/llm-d-router/pkg/x/x.go:3:9: fmt.Sprintf format %d has arg "{literal}" '
+        "of wrong type string\n--- FAIL: TestA (0.01s)"
+    )
+    out = gooutput.normalize_output(raw)
+    first, second = out.split("\n")
+    assert first.startswith("vet: $SCRATCH/llm-d-router/pkg/x/x.go:3:9: fmt.Sprintf format %d has arg")
+    assert first.endswith('" of wrong type string') and "characters cut]" in first
+    assert len(first) < gooutput.LINE_CHARS + 50  # the line is bounded before any pattern reads it
+    assert second == "--- FAIL: TestA (0s)"
+    # The scratch-path rewrite itself is linear, even on a line nothing cut: 10x the slashes, about 10x the time.
+    ratio = _slowest_ratio(gooutput.unscratch, "/" * 20_000 + "/promotion-go-x/y", "/" * 200_000 + "/promotion-go-x/y")
+    assert ratio < 40, ratio
+    assert gooutput.unscratch("/" * 200_000 + "/promotion-go-x/y") == "$SCRATCH/y"
+
+
+def test_unscratch_replaces_what_the_old_pattern_did():
+    """Every path through a scratch directory, from its first slash to the end of the last scratch name."""
+    cases = {
+        "a /tmp/promotion-go-ab12/llm-d-router/x.go:1 b": "a $SCRATCH/llm-d-router/x.go:1 b",
+        "(/r/promotion-go-1/m/promotion-go-2/x.go)": "($SCRATCH/x.go)",
+        "/promotion-go-only-one-slash": "/promotion-go-only-one-slash",
+        "/tmp/promotion-go-/x /y/promotion-go-z": "/tmp/promotion-go-/x $SCRATCH",
+        "x/tmp/promotion-go-q": "x$SCRATCH",
+        "no scratch here /tmp/a": "no scratch here /tmp/a",
+    }
+    assert {raw: gooutput.unscratch(raw) for raw in cases} == cases
+
+
+def test_a_stack_trace_location_is_found_in_linear_time():
+    """The trace pattern starts only where a path starts: from every `/` of `a/a/a…` it was quadratic."""
+    trace = "\t/tmp/promotion-go-1/llm-d-router/pkg/x/evolved.go:76 +0x1d"
+    m = gooutput.TRACE_LOC.search(trace)
+    assert m and m.group("file", "line") == ("tmp/promotion-go-1/llm-d-router/pkg/x/evolved.go", "76")
+    assert gooutput.TRACE_LOC.search("see pkg/x/y.go:12, then").group("file") == "pkg/x/y.go"
+    ratio = _slowest_ratio(gooutput.TRACE_LOC.search, "a/" * 5_000 + " x.go:1", "a/" * 50_000 + " x.go:1")
+    assert ratio < 40, ratio
+
+
+def test_a_long_vet_message_becomes_a_bounded_finding_with_its_head_and_end():
+    """A finding is kept in the promotion state and quoted in reviews: a megabyte literal must not ride along."""
+    literal = "ab" * 50_000
+    out = f'pkg/x/x.go:3:9: fmt.Sprintf format %d has arg "{literal}" of wrong type string\n'
+    [finding] = gooutput.parse_locations(out, check=gooutput.CHECK_VET, severity=Severity.IMPORTANT)
+    assert (finding.file, finding.line) == ("pkg/x/x.go", 3)
+    assert len(finding.message) < gooutput.MESSAGE_CHARS + 40
+    assert finding.message.startswith('fmt.Sprintf format %d has arg "abab')
+    assert finding.message.endswith('abab" of wrong type string')
+    assert "characters cut]" in finding.message
+    assert gooutput.parse_locations(out, check=gooutput.CHECK_VET, severity=Severity.IMPORTANT) == [finding]
+
+
+def test_a_long_panic_in_go_test_output_becomes_a_bounded_finding():
+    events = [
+        {"Action": "run", "Package": gooutput.MODULE + "/pkg/x", "Test": "TestA"},
+        {
+            "Action": "output",
+            "Package": gooutput.MODULE + "/pkg/x",
+            "Test": "TestA",
+            "Output": "panic: " + "z" * 300_000 + "\n",
+        },
+        {
+            "Action": "output",
+            "Package": gooutput.MODULE + "/pkg/x",
+            "Test": "TestA",
+            "Output": "\t" + gooutput.MODULE + "/pkg/x/evolved.go:9 +0x1\n",
+        },
+        {"Action": "fail", "Package": gooutput.MODULE + "/pkg/x", "Test": "TestA"},
+    ]
+    run = gooutput.parse_test_json("\n".join(json.dumps(e) for e in events))
+    [finding] = run.findings
+    assert (finding.file, finding.line) == ("pkg/x/evolved.go", 9)
+    assert finding.message.startswith("test TestA failed: panic: zzz") and "characters cut]" in finding.message
+    assert len(finding.message) < gooutput.MESSAGE_CHARS + 40
+    assert max(len(ln) for ln in run.text.splitlines()) < gooutput.LINE_CHARS + 40
+
+
 def test_insert_registration_into_single_import_and_one_line_body():
     src = 'package runner\n\nimport "fmt"\n\ntype Runner struct{}\n\nfunc (r *Runner) registerInTreePlugins() {}\n\nvar _ = fmt.Sprint\n'
     out = toolchain.insert_registration(src, IMPORT, REGISTER)
