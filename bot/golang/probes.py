@@ -5,50 +5,27 @@ metrics, the prompt's prefix match, request priority, headers and size, earlier 
 stateful admitters) that vary the signals the parameter's comparison reads. The harness runs the
 plugin on each (its comparisons watched), and keeps, per threshold, the input whose watched value
 lies nearest the threshold on each side where moving the threshold to a readable value across it
-changes the outcome; per coefficient, the first input where doubling it does. A signal with no llm-d
-source cannot be set from llm-d inputs, so a branch on it gets no test: it cannot fire in production.
-Pure: specs in, specs out.
+changes the outcome; per coefficient, the first input where doubling it does. An admitter's outcome
+is a yes or no that a parameter changes only near the edge of the decision, so the harness also adds
+load to its candidates and bisects for that edge (``probe_inputs`` writes the candidates and the ramp).
+A signal with no llm-d source cannot be set from llm-d inputs, so a branch on it gets no test: it
+cannot fire in production. Pure: specs in, specs out.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 from dataclasses import dataclass
 
-from bot.golang.analysis_types import Analysis, Threshold
+from bot.golang.analysis_types import Analysis
 from bot.golang.carry import watch_id
+from bot.golang.probe_inputs import CLOCK, PROBE, SPACING, anchors, candidates, ramp, ramped, warmup_spacings
+from bot.golang.probe_inputs import make_endpoint as _endpoint
+from bot.golang.probe_inputs import make_metrics as _metrics
+from bot.golang.probe_inputs import make_request as _request
+from bot.golang.probe_inputs import make_state as _state
 
-PROBE = "pod-a"
-CLOCK = 1_700_000_000_000_000  # µs; any fixed wall-clock time
-MAX_CANDIDATES = 160
-
-#: BLIS signal -> the llm-d inputs a candidate varies for it.
-_KNOBS = {
-    "QueueDepth": ("queue",),
-    "BatchSize": ("running",),
-    "InFlightRequests": ("queue", "running"),
-    "EffectiveLoad": ("queue", "running"),
-    "KVUtilization": ("kv",),
-    "FreeKVBlocks": ("kv", "blocks"),
-    "TotalKvCapacityTokens": ("blocks",),
-    "KvTokensInUse": ("kv", "blocks"),
-    "InputTokens": ("tokens",),
-    "SessionID": ("session",),
-    "SLOClass": ("priority",),
-    "Priority": ("priority",),
-    "TenantID": ("tenant", "warmups"),
-    "Clock": ("warmups",),
-    "ArrivalTime": ("warmups",),
-}
-
-
-#: A scheduling plugin orders a pseudo-queue of the probe endpoint's waiting requests: their ages and number
-#: come from its queue length (incumbents arrive incumbentSpacingUs apart), the request's class from its priority.
-_SCHEDULING_KNOBS = _KNOBS | {"Clock": ("queue",), "ArrivalTime": ("queue",), "SLOClass": ("queue", "priority")}
-#: Queue lengths a scheduling probe tries: the oldest incumbent has waited length x incumbentSpacingUs, so an
-#: age term needs long queues to outweigh a class term.
-_SCHEDULING_QUEUES = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256]
+__all__ = ["CLOCK", "PROBE", "SPACING", "Case"]
 
 
 @dataclass
@@ -65,115 +42,12 @@ class Case:
     integer: bool
 
 
-def _metrics(queue: int = 0, running: int = 0, kv: float = 0.0, blocks: int = 8000) -> dict:
-    return {
-        "WaitingQueueSize": queue,
-        "RunningRequestsSize": running,
-        "KVCacheUsagePercent": kv,
-        "CacheNumBlocks": blocks,
-        "CacheBlockSize": 16,
-    }
-
-
-def _state(endpoints: list[dict], request: dict, warmups: list[dict] | None = None) -> dict:
-    return {
-        "seed": 1,
-        "blis": {"clock": CLOCK, "request": {}, "snapshots": [], "prefix": {}, "blockSize": 16},
-        "llmd": {"request": request, "endpoints": endpoints},
-        "history": [
-            {
-                "blis": {"clock": CLOCK - (len(warmups) - i) * 200_000, "request": {}, "snapshots": []},
-                "llmd": {"request": w, "endpoints": endpoints},
-            }
-            for i, w in enumerate(warmups or [])
-        ],
-    }
-
-
-def _request(
-    tokens: int = 512, priority: int = 0, session: str = "", tenant: str = "tenant-a", rid: str = "r-1"
-) -> dict:
-    return {
-        "RequestID": rid,
-        "TargetModel": "model-a",
-        "Headers": {"x-session-token": session} if session else {},
-        "Priority": priority,
-        "FairnessID": tenant,
-        "RequestSizeBytes": tokens * 4,
-    }
-
-
-def _endpoint(name: str, metrics: dict | None, match: int = 0, total: int = 32) -> dict:
-    return {"name": name, "metrics": metrics, "prefix": {"match": match, "total": total, "blockSize": 16}}
-
-
-def _values(v: float, knob: str) -> list:
-    if knob in ("queue", "running"):
-        top = max(4, int(abs(v)) * 2 + 2)
-        return sorted({0, 1, 2, max(0, int(v) - 1), int(v), int(v) + 1, int(v) + 2, top, top * 4})
-    if knob == "kv":
-        base = [0.0, 0.5, 0.9, 1.0]
-        if 0 <= v <= 1:
-            base += [round(v, 2), round(min(1.0, v + 0.01), 2), round(max(0.0, v - 0.01), 2)]
-        return sorted(set(base))
-    if knob == "blocks":
-        return sorted({0, 100, 8000, int(abs(v)) + 1})
-    if knob == "tokens":
-        return sorted({0, 64, 512, 4096, max(0, int(v)), int(v) + 16})
-    if knob == "session":
-        return ["", "session-1"]
-    if knob == "priority":
-        return [1, 0, -1]
-    if knob == "tenant":
-        return ["tenant-a", "tenant-b"]
-    if knob == "warmups":
-        return [0, 4, 12]
-    return [0]
-
-
-def candidates(th: Threshold, kind: str, extra: tuple[str, ...] = ()) -> list[dict]:
-    """Inputs varying the llm-d sources of the signals the threshold reads (pod-a is the probe), and
-    the ``extra`` inputs the branch may also depend on (the request's class, earlier requests)."""
-    table = _SCHEDULING_KNOBS if kind == "scheduling" else _KNOBS
-    knobs = sorted({k for s in th.signals for k in table.get(s, ())})
-    if not knobs:
-        return []
-    knobs += [k for k in extra if k not in knobs]
-    grids = [_SCHEDULING_QUEUES if kind == "scheduling" and k == "queue" else _values(th.value, k) for k in knobs]
-    out: list[dict] = []
-    others = [_metrics(), _metrics(queue=2, running=4, kv=0.3)]
-    combos = list(itertools.product(*grids))
-    stride = max(1, -(-len(combos) * 2 // MAX_CANDIDATES))  # spread the cap over the whole grid
-    for combo in combos[::stride]:
-        setting = dict(zip(knobs, combo, strict=True))
-        metrics = _metrics(
-            queue=setting.get("queue", 0),
-            running=setting.get("running", 0),
-            kv=setting.get("kv", 0.0),
-            blocks=setting.get("blocks", 8000),
-        )
-        request = _request(
-            tokens=setting.get("tokens", 512),
-            priority=setting.get("priority", -1 if kind == "admission" else 0),
-            session=setting.get("session", ""),
-            tenant=setting.get("tenant", "tenant-a"),
-        )
-        warm = [
-            _request(tokens=512, priority=-1, tenant="tenant-a" if k % 3 else "tenant-b", rid=f"w-{k}")
-            for k in range(setting.get("warmups", 0))
-        ]
-        for other in others:
-            out.append(_state([_endpoint(PROBE, metrics), _endpoint("pod-b", other)], request, warm))
-            if len(out) >= MAX_CANDIDATES:
-                return out
-    return out
-
-
 def specs(
     an: Analysis, defaults: dict, kind: str, untranslatable: set[str], stateful: bool = False
 ) -> tuple[list[dict], list[str]]:
     """Probe specs for the harness, and the parameters left without a test (with the reason)."""
     out, skipped = [], []
+    spacings = warmup_spacings(an)
     for th in an.thresholds:
         if not th.param:
             continue
@@ -190,12 +64,13 @@ def specs(
             extra = ("priority", "warmups") if stateful else ("priority",)
         elif "SessionID" in an.signal_names:
             extra = ("session",)
-        cands = candidates(th, kind, extra)
+        cands = candidates(th, kind, extra, anchors(an, th, kind), spacings)
         if not cands:
             skipped.append(f"`{th.param}`: no llm-d input sets {', '.join(th.signals) or 'its subject'}")
             continue
         comparisons = [o for o in th.occurrences if o.role == "threshold" and o.op in (">", ">=", "<", "<=")]
         base = {
+            **ramp(an, kind),
             "param": th.param,
             "value": th.value,
             "integer": th.go_type in ("int", "int64"),
@@ -455,7 +330,7 @@ def _case(spec: dict, c: dict, field: str, kind: str) -> Case:
         field=field,
         moved=c["moved"],
         want=want,
-        state=spec["candidates"][c["candidate"]],
+        state=ramped(spec["candidates"][c["candidate"]], spec.get("ramp", ""), c.get("ramp", 0)),
         side=c["side"],
         integer=spec["integer"],
     )

@@ -28,7 +28,7 @@ from bot.golang.generate import (
 )
 from bot.golang.gofiles import sort_imports
 from bot.golang.gonames import go_float, go_quote, render
-from bot.golang.probes import ADMISSION_POOLS, CLOCK, Case
+from bot.golang.probes import ADMISSION_POOLS, CLOCK, SPACING, Case
 from bot.model import PolicyKind
 
 _TEST_METRICS = {
@@ -105,6 +105,8 @@ def _case_ctx(c: Case, prefix: bool, read: frozenset[str] | None = None) -> dict
         "warmups": "[]*scheduling.InferenceRequest{" + ", ".join(_request_literal(w, read) for w in warm) + "}"
         if warm
         else "nil",
+        # µs between warm-ups, as the harness replayed them (a window that closes between them decides too).
+        "spacing": CLOCK - c.state["history"][-1]["blis"]["clock"] if warm else SPACING,
     }
 
 

@@ -37,7 +37,7 @@ from pathlib import PurePosixPath
 
 from bot import directives
 from bot.dictionary import Dictionary
-from bot.golang import fidelity_classes, harness_build, probes
+from bot.golang import dead_branches, fidelity_classes, harness_build, probes
 from bot.golang.analysis_types import Analysis
 from bot.golang.blis_mirror import program_line
 from bot.golang.differential import unexplained_words
@@ -69,6 +69,34 @@ CHECK_OUTPUT_FLOOD = "translate.output-flood"
 CHECK_DIFFERENCES = "translate.fidelity-differences"
 CHECK_FAILS = "translate.evolved-code-fails"
 CHECK_UNTESTED = "translate.untested-parameter"
+
+
+def _untested_finding(th, dead: tuple[int, str] | None) -> Finding:
+    """``translate.untested-parameter`` for ``th``, saying why when it is known: a branch llm-d never enters."""
+    if dead is not None:
+        line, guard = dead
+        return Finding(
+            severity=Severity.SUGGESTION,
+            check=CHECK_UNTESTED,
+            source_line=th.line,
+            message=(
+                f"no generated test exercises `{th.param}` (the evolved {th.literal}): it acts only in the branch "
+                f"on `{guard}` (line {line}), for an SLO class the plugin never receives (it reads the class from the "
+                "request's llm-d priority: critical, standard or sheddable), so it cannot change an outcome in llm-d"
+            ),
+            fix=f"nothing to test while that branch is dead; map the class explicitly (e.g. a priority band per "
+            f"class in the InferenceObjectives) if {th.param} should act in llm-d",
+        )
+    return Finding(
+        severity=Severity.SUGGESTION,
+        check=CHECK_UNTESTED,
+        source_line=th.line,
+        message=(
+            f"no generated test exercises `{th.param}` (the evolved {th.literal}): no llm-d input among the "
+            "candidates made it change the outcome, so a regression in it would pass the unit tests"
+        ),
+        fix=f"add a test case for {th.param} by hand, or check in the report why it cannot decide",
+    )
 
 
 class TranslationError(RequestError):
@@ -217,22 +245,16 @@ def translate(
     exercised = probes.behaviour_exercised(probe_specs, answer.get("probes", [])) if answer.get("ok") else set()
     tested = {c.param for c in cases} | exercised
     untested = [u for u in untested if not any(u.startswith(f"`{p}`:") for p in exercised)]
+    dead = dead_branches.unreachable_params(analysis)
     untested += [
-        f"`{s['param']}`: no llm-d input among the candidates made it decide the outcome"
+        dead_branches.reason(s["param"], *dead[s["param"]])
+        if s["param"] in dead
+        else f"`{s['param']}`: no llm-d input among the candidates made it decide the outcome"
         for s in probe_specs
         if s["role"] != "observe" and s["param"] not in tested
     ]
     untested_findings = [
-        Finding(
-            severity=Severity.SUGGESTION,
-            check=CHECK_UNTESTED,
-            source_line=th.line,
-            message=(
-                f"no generated test exercises `{th.param}` (the evolved {th.literal}): no llm-d input among the "
-                "candidates made it change the outcome, so a regression in it would pass the unit tests"
-            ),
-            fix=f"add a test case for {th.param} by hand, or check in the report why it cannot decide",
-        )
+        _untested_finding(th, dead.get(th.param))
         for th in analysis.thresholds
         if th.param and th.param not in tested and any(s["param"] == th.param for s in probe_specs)
     ]

@@ -1,0 +1,97 @@
+"""The candidate search that picks an admitter's unit tests reaches every parameter that can decide in llm-d.
+
+a01 (corpus) sheds sheddable requests on a learned load ratio: its parameters decide only at the edge of
+that decision, through pool-wide aggregates (an average KV past 0.85 needs every pod there), with a
+partner comparison holding (``inputLen > 4096 && queuePerInstance > 8``), after a window closes (the
+moving average's coefficients) or for a tenant far above the average. Only the limits of the ``batch``
+case cannot decide: llm-d never sends that class, and the report says so.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.golang import dead_branches, probe_inputs, probes
+from bot.golang.translate import CHECK_UNTESTED
+
+from .conftest import CORPUS, translate_path
+
+A01 = CORPUS / "a01_pattern_c_adaptive_admission.go"
+G02 = CORPUS / "g02_unreachable_slo_classes.go"
+
+
+def _untested(tr) -> dict[str, str]:
+    return {f.message.split("`")[1]: f.message for f in tr.findings if f.check == CHECK_UNTESTED}
+
+
+@pytest.mark.slow
+def test_every_a01_parameter_llmd_can_reach_gets_a_generated_test(dictionary):
+    _, _, tr = translate_path(A01, dictionary)
+    untested = _untested(tr)
+    assert sorted(untested) == ["batchLimit", "batchLimitFactor"], sorted(untested)
+    tested = {t.split("=")[0].split(" is live")[0] for t in tr.tests}
+    for param in ("inFlightRequestsCoeff", "typicalLoadCoeff", "shedLimitFactor", "minFreeKVThreshold"):
+        assert param in tested, tr.tests
+    for param in ("maxKVUtilStep", "inputLenThreshold", "queuePerInstanceThreshold", "inputLenStep"):
+        assert param in tested, tr.tests
+    # The two left say why: the batch case, which llm-d's priority never yields.
+    for param in ("batchLimit", "batchLimitFactor"):
+        assert 'case "batch"' in untested[param] and "never receives" in untested[param], untested[param]
+    # A test found at the edge of the decision writes out the load the ramp added, and the spaced warm-ups.
+    test = next(t for p, t in tr.files.items() if p.endswith("_test.go"))
+    assert re.search(r"spacing:\s+10200000,", test)
+
+
+@pytest.mark.slow
+def test_a_branch_on_a_class_llmd_never_sends_is_named_as_the_reason(dictionary):
+    _, _, tr = translate_path(G02, dictionary)
+    untested = _untested(tr)
+    assert sorted(untested) == ["perInstanceHighThreshold", "perInstanceLowThreshold"]
+    assert 'req.SLOClass == "batch" && perInstance > 2' in untested["perInstanceLowThreshold"]
+    assert 'req.SLOClass == ""' in untested["perInstanceHighThreshold"]
+
+
+def test_a_factor_on_a_limit_only_a_dead_case_compares_is_dead_too(analyze_text):
+    an = analyze_text((CORPUS / "a01_pattern_c_adaptive_admission.go").read_text(encoding="utf-8"))
+    dead = dead_branches.unreachable_params(an)
+    assert sorted(dead) == ["batchLimit", "batchLimitFactor"]
+    assert dead["batchLimit"] == (167, 'case "batch"')
+
+
+def test_a_threshold_in_a_compound_condition_also_varies_its_partners_signals(analyze_text):
+    an = analyze_text(A01.read_text(encoding="utf-8"))
+    by = {th.param: th for th in an.thresholds}
+    # inputLen > 4096 decides only when queuePerInstance > 8 holds: its candidates take queues either side of 8.
+    assert probe_inputs.anchors(an, by["inputLenThreshold"], "admission") == {"queue": [0, 7, 9, 72]}
+    # The step added under that condition takes prompt lengths either side of 4096, not around its own 0.1.
+    step = probe_inputs.anchors(an, by["inputLenStep"], "admission")
+    assert step["tokens"] == [0, 512, 4112] and step["queue"] == [0, 7, 9, 72]
+
+
+def test_warmups_spread_past_a_learning_window_and_skew_one_tenant(analyze_text):
+    an = analyze_text(A01.read_text(encoding="utf-8"))
+    assert probe_inputs.warmup_spacings(an) == (probe_inputs.SPACING, 10_000_000 + probe_inputs.SPACING)
+    warm = probe_inputs._warmups(4)
+    assert [w["FairnessID"] for w in warm] == ["tenant-b", "tenant-a", "tenant-a", "tenant-a"]
+
+
+def test_the_stride_through_an_admitters_grid_visits_every_inner_value():
+    # 12 inner combinations (class x warm-ups): a step of 18 would only ever see two of them.
+    stride = probe_inputs._stride(18, [9, 3, 4], coprime=True)
+    assert stride >= 18 and {(i * stride) % 12 for i in range(12)} == set(range(12))
+    assert probe_inputs._stride(18, [9, 3, 4], coprime=False) == 18  # a scorer's grid keeps its step
+
+
+def test_a_ramped_case_is_the_state_the_harness_decided():
+    state = probe_inputs.make_state(
+        [
+            probe_inputs.make_endpoint("pod-a", probe_inputs.make_metrics(running=2)),
+            probe_inputs.make_endpoint("pod-b", None),
+        ],
+        probe_inputs.make_request(),
+    )
+    out = probes.ramped(state, "running", 5)
+    assert [e["metrics"] and e["metrics"]["RunningRequestsSize"] for e in out["llmd"]["endpoints"]] == [7, None]
+    assert state["llmd"]["endpoints"][0]["metrics"]["RunningRequestsSize"] == 2  # the candidate is left as it was
