@@ -23,6 +23,7 @@ ROUTES: dict[tuple[str, str | None], str] = {
     ("issues", "edited"): "bot.events.issues:edited",
     ("issues", "labeled"): "bot.events.issues:labeled",
     ("issues", "closed"): "bot.events.issues:closed",
+    ("issues", "reopened"): "bot.events.issues:reopened",
     ("issue_comment", "created"): "bot.events.comments:created",
     ("workflow_dispatch", None): "bot.events.dispatch:dispatched",
 }

@@ -136,6 +136,24 @@ def closed(session, event) -> Result:
     return Result("cancelled", state)
 
 
+def reopened(session, event) -> Result:
+    """Reopening an issue whose close cancelled the promotion does not continue it (a `/retry` does, from someone
+    who may retry: the one rule, ``authorize``); the person who reopened it is told so, once per event."""
+    issue = _issue(event)
+    promotion = session.promotion(issue)
+    if promotion is None:
+        return Result("ignored: not a promotion issue")
+    state = promotion.load()
+    if state is None or state.status is not Status.CANCELLED:
+        return Result("ignored: nothing was cancelled", state)
+    promotion.notice(
+        f"reopen-{session.env.event_id}",
+        f"@{event.sender.login} reopening the issue does not continue the promotion: it stays cancelled "
+        f"({pipeline.describe(state)}). Comment `/retry` to continue it from where it stopped.",
+    )
+    return Result("reopened: told how to continue", state)
+
+
 def _approved(state: PipelineState, gate: int) -> bool:
     return any(d.gate == gate and d.decision is Decision.APPROVE for d in state.decisions) and state.open_gate != gate
 

@@ -257,6 +257,12 @@ def test_closing_the_issue_needs_what_cancel_needs_and_is_audited_with_the_role(
     last = state.audit[-1]
     assert (last.event, last.actor, last.role, last.detail) == ("cancelled", "researcher", "read", "issue closed")
 
+    _as(sim, "researcher").get_issue(number).edit(state="open")  # an accidental close, undone: say what continues it
+    sim.event("issues", "reopened", number, sender="researcher")
+    assert state_of(sim, number).status.value == "cancelled"
+    [told] = [b for b in _bodies(sim, number) if "@researcher reopening the issue does not continue" in b]
+    assert "Comment `/retry` to continue it" in told
+
 
 def test_a_retry_that_continues_a_promotion_cancelled_by_closing_its_issue_reopens_the_issue(sim):
     """Found by a new user: after the issue was closed, an approver's `/retry` took the promotion back to its gate
