@@ -24,6 +24,9 @@ from bot.github.labels import Label
 FEEDBACK_LABEL = "promotion-feedback"
 #: The most inline comments one review carries; the rest are listed in its body.
 MAX_INLINE = 50
+#: What an earlier round's review says once a newer one of the same gate replaces it: GitHub keeps a submitted
+#: review (it cannot be deleted), so it points the reader at the live one instead of standing empty.
+SUPERSEDED = "(superseded: a newer review of this gate, further down, replaces it; its inline comments are gone)"
 
 
 class GitHubForge(GitBranches):
@@ -195,7 +198,7 @@ class GitHubForge(GitBranches):
             return
         self.client.delete_review_comments([old.node_id for old in old_comments])
         for review in live:
-            self.client.update_review(number, review.id, f"{marker_line(marker + ':superseded')}\n(superseded)")
+            self.client.update_review(number, review.id, f"{marker_line(marker + ':superseded')}\n{SUPERSEDED}")
         self.client.create_review(number, head or "", full, payload, marker)
 
     def blob_url(self, commit: str, path: str) -> str:

@@ -7,7 +7,7 @@ import pytest
 from bot.forge.base import ReviewComment
 from bot.forge.git import ForgeError
 from bot.github.client import GitHub
-from bot.github.forge import GitHubForge
+from bot.github.forge import SUPERSEDED, GitHubForge
 
 REPO = "acme/fork"
 BRANCH = "promotion/7-x"
@@ -74,7 +74,7 @@ def test_a_review_keeps_inline_comments_on_the_diff_and_moves_the_rest_into_its_
     f.set_review_comments(pr, marker, [ReviewComment("pkg/a.go", 14, "round 2")], body="round 2")
     assert [(c.line, c.body.splitlines()[-1]) for c in fake.review_comments(REPO, int(pr.number))] == [(14, "round 2")]
     bodies = [r.body.splitlines()[-1] for r in fake.reviews(REPO, int(pr.number))]
-    assert bodies == ["(superseded)", "round 2"]
+    assert bodies == [SUPERSEDED, "round 2"]
 
     f.mark_ready(pr)
     assert not fake.pull(REPO, int(pr.number)).draft
