@@ -64,6 +64,7 @@ from bot.model.request import (
 from bot.model.state import (
     Artifact,
     AuditEntry,
+    BenchmarkDispatch,
     GateDecision,
     LLMCall,
     LLMTotals,
@@ -80,6 +81,7 @@ __all__ = [
     "Artifact",
     "AuditEntry",
     "BaselineScenario",
+    "BenchmarkDispatch",
     "BlisClaim",
     "ClusterSupport",
     "DecidedVia",
