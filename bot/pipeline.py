@@ -35,6 +35,7 @@ from datetime import datetime
 
 from bot.model import (
     AuditEntry,
+    BenchmarkDispatch,
     DecidedVia,
     Decision,
     GateDecision,
@@ -207,6 +208,9 @@ def describe(state: PipelineState) -> str:
             return f"{reason}; a retry continues where it stopped"
         case RunReview(gate, rnd):
             return f"gate {gate} review round {rnd} is due"
+        case RunStage(stage, feedback, review) if state.benchmark and stage is Stage.RUN_VALIDATE:
+            sent = state.benchmark
+            return f"stage 5 ({stage.title}) waits for the GPU benchmark of {sent.commit[:12]} (dispatched {sent.at:%Y-%m-%d %H:%M} UTC)"
         case RunStage(stage, feedback, review):
             again = " again, with the review's findings" if review else (" again, with feedback" if feedback else "")
             return f"stage {int(stage)} ({stage.title}) is due{again}"
@@ -226,6 +230,7 @@ def stage_finished(state: PipelineState, record: StageRecord, *, changed: bool, 
     s = state.model_copy(deep=True)
     s.stages[int(record.stage)] = record
     s.review_findings.pop(int(record.stage), None)
+    s.benchmark = None  # stage 5 judged what came back; a rerun that needs the GPUs dispatches anew
     s = _log(s, now, "bot", f"stage {int(record.stage)} finished", record.summary)
 
     gate = GATE_AFTER.get(record.stage)
@@ -369,7 +374,7 @@ def stage_failed(state: PipelineState, stage: Stage, reason: str, *, now: dateti
     if not isinstance(step, RunStage) or step.stage != stage:
         raise IllegalTransition(f"stage {int(stage)} failed, but {describe(state)}")
     s = state.model_copy(deep=True)
-    s.status = Status.FAILED
+    s.status, s.benchmark = Status.FAILED, None
     s.failure = StageFailure(stage=stage, reason=reason, fix=fix, at=now)
     return _log(s, now, "bot", f"stage {int(stage)} failed", reason)
 
@@ -408,6 +413,17 @@ def retry(state: PipelineState, *, actor: str, now: datetime, stage: int | None 
         return _log(s, now, actor, "retry", f"stage {int(due)}" if due else "")
     s.status, s.cancelled_from = s.cancelled_from or Status.RUNNING, None
     return _log(s, now, actor, "continued", describe(s))
+
+
+def benchmark_sent(
+    state: PipelineState, sent: BenchmarkDispatch | None, *, now: datetime, actor: str = "bot"
+) -> PipelineState:
+    """Record the GPU benchmark dispatched for stage 5 (``sent``), or forget it (None: `/retry 5` asks again)."""
+    s = state.model_copy(deep=True)
+    s.benchmark = sent
+    if sent is not None:
+        return _log(s, now, actor, "benchmark dispatched", f"for {sent.commit[:12]}")
+    return _log(s, now, actor, "benchmark asked for again", "stage 5")
 
 
 def cancel(state: PipelineState, *, actor: str, now: datetime, reason: str = "") -> PipelineState:
@@ -488,7 +504,7 @@ def restart(
     s.pending_feedback = {n: f for n, f in s.pending_feedback.items() if n < start}
     s.review_findings = {n: f for n, f in s.review_findings.items() if n < start}
     s.next_stage, s.open_gate, s.review_round, s.author_changed, s.failure = start, None, 0, False, None
-    s.opened_at = None
+    s.opened_at, s.benchmark = None, None
     if s.status is Status.CANCELLED:
         s.cancelled_from = Status.RUNNING  # still cancelled: a retry continues from the restart
     else:

@@ -98,9 +98,16 @@ def created(session, event) -> Result:
                 return pipeline.decide(s, gate, decision, actor=actor.login, now=now, reason=reason, written=written)
         elif command.name == "retry":
             stage = int(command.argument) if command.argument else None
+            if stage is None and benchmark_out(state) and state.status.value == "running":
+                reply(f"`/retry` was not applied: {waiting_for_benchmark(state)}.")
+                promotion.refused(state)
+                return Result("answered /retry: the benchmark is out", state)
 
             def move(s):
-                return pipeline.retry(s, actor=actor.login, now=now, stage=stage)
+                s = pipeline.retry(s, actor=actor.login, now=now, stage=stage)
+                if stage == 5 and benchmark_out(s):  # on purpose: the earlier run failed or was cancelled
+                    s = pipeline.benchmark_sent(s, None, now=now, actor=actor.login)
+                return s
         elif command.name == "adopt-branch":
             runner = promotion.runner()
 
@@ -132,6 +139,23 @@ def created(session, event) -> Result:
         promotion.runner().close_if_stopped(new)  # the draft PR must not look alive, nor promise stage 7
         return Result("cancelled", new)
     return promotion.advance()
+
+
+def benchmark_out(state) -> bool:
+    """Stage 5 is due and its GPU benchmark was dispatched and has not been judged."""
+    return state.benchmark is not None and state.next_stage is not None and int(state.next_stage) == 5
+
+
+def waiting_for_benchmark(state) -> str:
+    """Where the GPU benchmark is, for a `/retry` during the wait, and how to ask for it again on purpose."""
+    sent = state.benchmark
+    runs = f" ([benchmark runs]({sent.runs_url}))" if sent.runs_url else ""
+    return (
+        f"stage 5 waits for the GPU benchmark of `{sent.commit[:12]}`, dispatched {sent.at:%Y-%m-%d %H:%M} UTC"
+        f"{runs}, and the promotion continues on its own when that run publishes its reports, so nothing was "
+        "dispatched again. If that run failed or was cancelled, comment `/retry 5` to dispatch the benchmark again "
+        "(while it still runs, a second one would queue behind it in the GPU pool and then fail on the moved branch)"
+    )
 
 
 def _reopen(promotion, state, name: str, reply) -> None:

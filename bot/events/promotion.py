@@ -193,8 +193,10 @@ class Promotion:
         before = state
         state, change = self.runner().restart(state, actor=actor, why=why)
         if change.redo and pipeline.work_done(before):
+            gpu = f" {before.benchmark.still_running()}" if before.benchmark and not state.benchmark else ""
             self.notice(
-                f"restart-{self.env.event_id}", f"{why[:1].upper()}{why[1:]}. {restart_notice(change, before, state)}"
+                f"restart-{self.env.event_id}",
+                f"{why[:1].upper()}{why[1:]}. {restart_notice(change, before, state)}{gpu}",
             )
         return state
 
@@ -237,19 +239,25 @@ class Promotion:
             return self._finish(Result("failed", state, notes=[str(exc)]))
         return self._finish(Result(outcome.paused or pipeline.describe(outcome.state), outcome.state))
 
-    def _pause(self, state: PipelineState, step) -> str | None:
+    def _pause(self, state: PipelineState, step):
         """Stage 5 runs on GPU runners: dispatch the benchmark workflow for the plan gate 2 approved, unless the
-        branch holds reports for it (``benchmark_due``), and wait for it to come back."""
+        branch holds reports for it (``benchmark_due``) or it was dispatched for this commit already (an edit, a
+        `/retry` or `/status` during the wait), and wait for it to come back."""
         if not isinstance(step, pipeline.RunStage) or step.stage is not Stage.RUN_VALIDATE:
             return None
+        from bot.model import BenchmarkDispatch
         from bot.stages.run_validate import benchmark_due
 
         request = self.request()
         if not benchmark_due(self.runner().context(state)):
             return None
         commit = self.forge().repo.rev(request.branch) or ""
+        workflow = self.config.benchmark_workflow
+        sent = state.benchmark
+        if sent is not None and sent.commit == commit:
+            return f"stage 5 waits for the benchmark on GPU runners ({workflow} at {commit[:12]}, dispatched {sent.at:%Y-%m-%d %H:%M} UTC); not dispatched again"
         self._schedule(
-            self.config.benchmark_workflow,
+            workflow,
             {
                 "issue": str(self.issue.number),
                 "branch": request.branch,
@@ -258,7 +266,14 @@ class Promotion:
                 **self.config.gpu.dispatch_inputs(),
             },
         )
-        return f"stage 5 waits for the benchmark on GPU runners ({self.config.benchmark_workflow} at {commit[:12]})"
+        now = self.runner().clock()
+        sent = BenchmarkDispatch(commit=commit, at=now, runs_url=self.benchmark_runs())
+        state = pipeline.benchmark_sent(state, sent, now=now)
+        return f"stage 5 waits for the benchmark on GPU runners ({workflow} at {commit[:12]})", state
+
+    def benchmark_runs(self) -> str:
+        """The benchmark workflow's runs page (the dispatch API does not name the run it starts)."""
+        return f"{self.env.server_url.rstrip('/')}/{self.env.repository}/actions/workflows/{self.config.benchmark_workflow}"
 
     def _request_sandbox(self, executor: RecordedExecutor) -> None:
         """Hand the executions to the sandboxed job of the next run (as data), and ask for that run."""
@@ -291,8 +306,14 @@ class Promotion:
                 else (f"before stage {state.next_stage.value}" if state.next_stage else "")
             )
             where = ", ".join(x for x in (state.status.value, at) if x)
+        gpu = state.benchmark.still_running() if state is not None and state.benchmark else ""
         body = render(
-            "needs_info.md.j2", problems=problems, number=self.issue.number, started=state is not None, where=where
+            "needs_info.md.j2",
+            problems=problems,
+            number=self.issue.number,
+            started=state is not None,
+            where=where,
+            benchmark=gpu,
         )
         self.client.upsert_comment(self.issue.number, NEEDS_INFO_MARKER, body)
         self.client.add_labels(

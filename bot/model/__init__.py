@@ -65,6 +65,7 @@ from bot.model.request import (
 from bot.model.state import (
     Artifact,
     AuditEntry,
+    BenchmarkDispatch,
     GateDecision,
     LLMCall,
     LLMTotals,
@@ -81,6 +82,7 @@ __all__ = [
     "Artifact",
     "AuditEntry",
     "BaselineScenario",
+    "BenchmarkDispatch",
     "BlisClaim",
     "ClusterSupport",
     "DecidedVia",

@@ -107,6 +107,30 @@ class StageFailure(Strict):
     at: datetime
 
 
+class BenchmarkDispatch(Strict):
+    """The GPU benchmark the GitHub home dispatched for stage 5, kept until stage 5 finishes or fails.
+
+    Every run that finds stage 5 due while this names the branch's commit waits instead of dispatching again: an
+    edit or a `/retry` during the wait used to queue a copy behind the running benchmark, which then failed on the
+    moved branch (or ran the whole plan again). A person re-dispatches on purpose with `/retry 5`.
+    """
+
+    commit: str = Field(description="the commit benchmarked (the branch's commit gate 2 approved)")
+    at: datetime = Field(description="when the bot asked for it")
+    runs_url: str = Field(default="", description="where its run shows: the benchmark workflow's runs page")
+
+    def still_running(self) -> str:
+        """What a cancel, a restart or a needs-info reply must not hide: the GPU job goes on (Markdown).
+
+        The dispatch API does not name the run it starts, so the bot cannot cancel it; a person can."""
+        where = f" on the [benchmark runs]({self.runs_url}) page" if self.runs_url else ""
+        return (
+            f"The GPU benchmark of `{self.commit[:12]}` (dispatched {self.at:%Y-%m-%d %H:%M} UTC) is not stopped by "
+            "this: it keeps the GPU runners until its plan ends and then pushes its reports to the promotion branch. "
+            f"If you do not want them, cancel its run{where} (**Cancel workflow**)."
+        )
+
+
 class LLMCall(Strict):
     """One call to the Claude API: what it was for and what it cost, from the response's usage fields."""
 
@@ -256,6 +280,9 @@ class PipelineState(Strict):
         description="the commit the bot last left the promotion branch at (None: a state saved before it was kept)",
     )
     cancelled_from: Status | None = Field(default=None, description="the status a cancel interrupted")
+    benchmark: BenchmarkDispatch | None = Field(
+        default=None, description="the GPU benchmark dispatched for stage 5 and not yet judged (GitHub home)"
+    )
     llm: LLMUsage = Field(default_factory=LLMUsage, description="Claude calls and their cost (empty offline)")
     handled_events: list[str] = Field(
         default_factory=list,

@@ -46,6 +46,10 @@ if TYPE_CHECKING:
 __all__ = ["Outcome", "Runner", "StageFailed", "StateError"]
 
 
+#: What a home's ``pause_before`` returns: None (go on), why it stops, or why and the state to save.
+Pause = str | tuple[str, PipelineState] | None
+
+
 @dataclass
 class Outcome:
     state: PipelineState
@@ -178,11 +182,12 @@ class Runner:
         return s
 
     # ----------------------------------------------------------------- loop
-    def run(self, pause_before: Callable[[PipelineState, pipeline.Step], str | None] | None = None) -> Outcome:
+    def run(self, pause_before: Callable[[PipelineState, pipeline.Step], Pause] | None = None) -> Outcome:
         """Do what is due until a person must decide, the promotion halts or ends, or ``pause_before`` says wait.
 
         ``pause_before`` lets a home hand a step to someone else (the GitHub home runs stage 5 on GPU
-        runners): it returns why to stop before that step, or None to go on.
+        runners): it returns why to stop before that step (with the state to save when the home recorded what it
+        handed over), or None to go on.
         """
         state = self.start_or_resume()
         if state.status.value not in ("rejected", "cancelled", "done") and self.forge.pull_request(self.request.branch):
@@ -191,6 +196,7 @@ class Runner:
             step = pipeline.next_step(state)
             paused = pause_before(state, step) if pause_before is not None else None
             if paused:
+                paused, state = paused if isinstance(paused, tuple) else (paused, state)
                 self.log(paused)
                 self.save(state)
                 return Outcome(state, None, paused=paused)

@@ -184,6 +184,10 @@ SAFE = {
         "review.round",
         "verdict",  # the review's own sentence
     },
+    "needs_info.md.j2": {
+        '"by the bot " if benchmark else ""',
+        "benchmark",  # BenchmarkDispatch.still_running(): prebuilt markdown from a hex commit, a time, our link
+    },
     "status_comment.md.j2": {
         '" (the review did not converge: the blocking ones are open)" if state.open_gate in state.unconverged else ""',
         '"; " if not loop.first else ""',
@@ -199,6 +203,8 @@ SAFE = {
         "gate",
         "request.id",  # pattern [0-9A-Za-z-]
         "run_url",  # the GitHub home's own run link
+        "state.benchmark.runs_url",  # the GitHub home's own link to the benchmark workflow's runs
+        "state.benchmark.still_running()",  # prebuilt markdown: a hex commit, a time and the bot's own link
         "stage.title",
         "stage.value",
         "state.open_gate",
