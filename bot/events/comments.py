@@ -6,7 +6,7 @@ import re
 
 from bot import pipeline
 from bot.events.issues import _issue
-from bot.events.promotion import NeedsInfo, Result
+from bot.events.promotion import NeedsInfo, Result, needs_fixing
 from bot.events.stale import written_before
 from bot.github import commands
 from bot.github.client import IssueInfo
@@ -50,6 +50,8 @@ def created(session, event) -> Result:
     try:
         promotion.request()
     except NeedsInfo as exc:
+        if command.name != "status" and not promotion.handled(promotion.load()):
+            reply(f"`/{command.name}` was not applied: {needs_fixing(exc.problems)}; comment it again once it is.")
         return promotion.needs_info(exc.problems)
     state = promotion.load()
     if promotion.handled(state):

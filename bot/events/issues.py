@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot import pipeline
-from bot.events.promotion import NeedsInfo, Result
+from bot.events.promotion import NeedsInfo, Result, needs_fixing
 from bot.events.stale import written_before
 from bot.github.client import IssueInfo
 from bot.github.labels import Label
@@ -72,6 +72,13 @@ def labeled(session, event) -> Result:
     if label not in fresh.labels:
         return Result("ignored: the label was already removed")
     state = promotion.load()
+    try:
+        promotion.request()
+    except NeedsInfo as exc:  # nothing can be decided (or saved) on a request the bot cannot read
+        if promotion.handled(state) or (state is not None and _approved(state, gate)):
+            return promotion.needs_info(exc.problems)  # decided before the issue broke: the label stays
+        promotion.needs_info(exc.problems)
+        return _refuse(promotion, label, event, f"{needs_fixing(exc.problems)}; apply it again once it is")
     if promotion.handled(state):
         return promotion.advance()
     if state is None:

@@ -298,6 +298,7 @@ class Promotion:
         self.client.add_labels(
             self.issue.number, [str(Label.NEEDS_INFO)] if Label.NEEDS_INFO not in self.issue.labels else []
         )
+        self.issue = _with_labels(self.issue, self.issue.labels | {str(Label.NEEDS_INFO)})
         return Result("needs-info", notes=problems)
 
     def clear_needs_info(self) -> None:
@@ -338,6 +339,18 @@ class Promotion:
 
 #: The request's parts the repository's configuration (.github/promotion-bot.yml) gives, not the issue.
 CONFIG_PARTS = frozenset({"stack", "fidelity_floor"})
+
+
+def needs_fixing(problems: list[str]) -> str:
+    """Why a person's decision or command was not applied while the issue needs information, naming what."""
+    from bot.escape import md
+
+    named = "; ".join(problems)
+    named = named if len(named) <= 600 else f"{named[:600]}…"
+    return (
+        f"the request needs fixing first ({md(named)}; the needs-info comment says how), and the bot "
+        "acts only on a request it can read"
+    )
 
 
 def changed_under(state: PipelineState, request: PromotionRequest) -> str:
