@@ -35,14 +35,15 @@ def created(session, event) -> Result:
         command = commands.parse(comment.body or "")
     except commands.CommandError as exc:
         promotion = session.promotion(issue)
-        if promotion is not None:
-            promotion.notice(f"reply-{comment.id}", f"@{sender.login} {exc}")
-        return Result("malformed command", notes=[str(exc)])
-    if command is None:
-        return Result("ignored: no command")
+        if promotion is None:
+            return Result("malformed command", notes=[str(exc)])
+        promotion.notice(f"reply-{comment.id}", f"@{sender.login} {exc}")
+        return promotion.heal(Result("malformed command", notes=[str(exc)]))
     promotion = session.promotion(issue)
     if promotion is None:
-        return Result("ignored: not a promotion issue")
+        return Result("ignored: no command" if command is None else "ignored: not a promotion issue")
+    if command is None:
+        return promotion.heal(Result("ignored: no command"))  # "thanks!" may be what cancelled the bot's next run
 
     def reply(text: str) -> None:
         promotion.notice(f"reply-{comment.id}", f"@{sender.login} {text}")
@@ -59,14 +60,14 @@ def created(session, event) -> Result:
     if command.name == "status":
         if state is not None:
             promotion.save(state)  # re-render the checklist with this run's links
-        return Result("status refreshed", state)
+        return promotion.heal(Result("status refreshed", state))
     actor, verdict = session.authorize(
         sender.login, str(sender.type or "User"), _ACTION[command.name], issue_author=issue.author
     )
     if not verdict.allowed:
         reply(f"`/{command.name}` was not applied: {verdict.why}.")
         promotion.refused(state)
-        return Result(f"refused /{command.name}", state, notes=[verdict.why])
+        return promotion.heal(Result(f"refused /{command.name}", state, notes=[verdict.why]))
     if state is None:
         return promotion.advance()  # a /retry on an issue whose first run never got going
     now = promotion.runner().clock()
@@ -94,7 +95,7 @@ def created(session, event) -> Result:
                 if why is not None:
                     reply(f"`/request-changes` was not applied: {why}.")
                     promotion.refused(state)
-                    return Result("refused /request-changes", state, notes=[why])
+                    return promotion.heal(Result("refused /request-changes", state, notes=[why]))
 
             def move(s):
                 return pipeline.decide(s, gate, decision, actor=actor.login, now=now, reason=reason, written=written)
@@ -122,7 +123,7 @@ def created(session, event) -> Result:
     except pipeline.IllegalTransition as exc:
         reply(f"`/{command.name}` was not applied: {exc}.")
         promotion.refused(state)
-        return Result(f"refused /{command.name}", state, notes=[str(exc)])
+        return promotion.heal(Result(f"refused /{command.name}", state, notes=[str(exc)]))
     if new is not state and issue.state == "closed" and command.name in ("retry", "adopt-branch"):
         _reopen(
             promotion, new, command.name, reply

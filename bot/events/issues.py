@@ -70,7 +70,7 @@ def labeled(session, event) -> Result:
     label = str(Label.approved(gate))
     fresh = promotion.current_issue()  # the payload is a snapshot: the label may be gone by now
     if label not in fresh.labels:
-        return Result("ignored: the label was already removed")
+        return promotion.heal(Result("ignored: the label was already removed"))
     state = promotion.load()
     try:
         promotion.request()
@@ -84,7 +84,7 @@ def labeled(session, event) -> Result:
     if state is None:
         return _refuse(promotion, label, event, f"this promotion has not started, so gate {gate} is not open")
     if _approved(state, gate):
-        return Result(f"gate {gate} is already approved", state)
+        return promotion.heal(Result(f"gate {gate} is already approved", state))
     if state.open_gate == gate:  # a label applied before this review was shown (a queued or re-run run) is stale
         stale = written_before(state, gate, event.issue.updated_at, "apply the label again", issue.labels)
         if stale is not None:
@@ -131,7 +131,7 @@ def closed(session, event) -> Result:
             f"@{sender.login} the issue was reopened: closing it cancels the promotion, and {verdict.why}.",
         )
         promotion.refused(state)
-        return Result("refused close", state, notes=[verdict.why])
+        return promotion.heal(Result("refused close", state, notes=[verdict.why]))
     state = promotion.apply_once(
         state,
         lambda s: pipeline.cancel(s, actor=actor.login, now=promotion.runner().clock(), reason="issue closed"),
@@ -155,4 +155,4 @@ def _refuse(promotion, label: str, event, why: str, state: PipelineState | None 
         f"@{event.sender.login} the `{label}` label was removed: {why}.",
     )
     promotion.refused(state)
-    return Result(f"refused {label}", notes=[why])
+    return promotion.heal(Result(f"refused {label}", notes=[why]))

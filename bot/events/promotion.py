@@ -64,6 +64,7 @@ class Promotion:
         self._request: PromotionRequest | None = None
         self._forge = None
         self._runner = None
+        self._dispatch_benchmark = True
         self.store = _store(client, issue.number)
 
     # ------------------------------------------------------------- request
@@ -198,8 +199,39 @@ class Promotion:
             )
         return state
 
-    def advance(self) -> Result:
+    def heal(self, result: Result) -> Result:
+        """After an event that moved nothing (a plain comment, a refused command or label, a `/status`), run what
+        is due, so a promotion whose continuation run was lost goes on.
+
+        The bot chains its steps with its own dispatched runs, in the issue's concurrency group, and GitHub keeps
+        one pending run per group: a person's event queued after the bot's continuation cancels it (and the other
+        way round), which would leave "stage N is due" for good. No other run of this issue runs now (the group),
+        and advancing is idempotent, so a later duplicate finds nothing to do. The payload's labels say first
+        whether anything can be due: a promotion at rest (finished, failed, cancelled, needs-info) costs no call.
+        Stage 5's benchmark is never dispatched from here: it runs on GPU runners in another workflow, which no
+        person's event cancels; its reports, when on the branch, are judged.
+        """
+        if not may_be_due(self.issue.labels):
+            return result
+        state = self.load()
+        if state is None or not isinstance(pipeline.next_step(state), (pipeline.RunStage, pipeline.RunReview)):
+            return result
+        print(
+            f"promote: {pipeline.describe(state)}, and no other run of this issue is under way: continuing",
+            file=sys.stderr,
+        )
+        try:
+            self.request()
+            healed = self.advance(dispatch_benchmark=False)
+        except NeedsInfo as exc:
+            return self.needs_info(exc.problems)
+        healed.action = f"{result.action}; then continued what was due: {healed.action}"
+        healed.notes = [*result.notes, *healed.notes]
+        return healed
+
+    def advance(self, *, dispatch_benchmark: bool = True) -> Result:
         """Run what is due until a gate, a halt, the end, the GPU workflow or the sandboxed job is needed."""
+        self._dispatch_benchmark = dispatch_benchmark
         runner = self.runner()
         state = self.load()
         request = self.request()
@@ -248,6 +280,8 @@ class Promotion:
         if not benchmark_due(self.runner().context(state)):
             return None
         commit = self.forge().repo.rev(request.branch) or ""
+        if not self._dispatch_benchmark:  # a self-heal: the benchmark was dispatched when stage 5 became due
+            return f"stage 5 waits for the benchmark on GPU runners ({self.config.benchmark_workflow} at {commit[:12]})"
         self._schedule(
             self.config.benchmark_workflow,
             {
@@ -339,6 +373,16 @@ class Promotion:
 
 #: The request's parts the repository's configuration (.github/promotion-bot.yml) gives, not the issue.
 CONFIG_PARTS = frozenset({"stack", "fidelity_floor"})
+
+
+def may_be_due(labels) -> bool:
+    """Whether the issue's labels leave room for a stage or a review being due (``desired`` shows a due stage as
+    its ``stage-N-…`` label, a due review as ``gate-N-pending``, like a gate waiting for a decision)."""
+    names = {str(n) for n in labels}
+    at_rest = {Label.NEEDS_INFO, Label.FAILED, Label.CANCELLED, Label.DONE, Label.REJECTED}
+    if names & {str(x) for x in at_rest}:
+        return False
+    return any(n.startswith("stage-") or (n.startswith("gate-") and n.endswith("-pending")) for n in names)
 
 
 def needs_fixing(problems: list[str]) -> str:
