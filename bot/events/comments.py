@@ -6,7 +6,7 @@ import re
 
 from bot import pipeline
 from bot.events.issues import _issue
-from bot.events.promotion import NeedsInfo, Result
+from bot.events.promotion import NeedsInfo, Result, needs_fixing
 from bot.events.stale import written_before
 from bot.github import commands
 from bot.github.client import IssueInfo
@@ -35,14 +35,15 @@ def created(session, event) -> Result:
         command = commands.parse(comment.body or "")
     except commands.CommandError as exc:
         promotion = session.promotion(issue)
-        if promotion is not None:
-            promotion.notice(f"reply-{comment.id}", f"@{sender.login} {exc}")
-        return Result("malformed command", notes=[str(exc)])
-    if command is None:
-        return Result("ignored: no command")
+        if promotion is None:
+            return Result("malformed command", notes=[str(exc)])
+        promotion.notice(f"reply-{comment.id}", f"@{sender.login} {exc}")
+        return promotion.heal(Result("malformed command", notes=[str(exc)]))
     promotion = session.promotion(issue)
     if promotion is None:
-        return Result("ignored: not a promotion issue")
+        return Result("ignored: no command" if command is None else "ignored: not a promotion issue")
+    if command is None:
+        return promotion.heal(Result("ignored: no command"))  # "thanks!" may be what cancelled the bot's next run
 
     def reply(text: str) -> None:
         promotion.notice(f"reply-{comment.id}", f"@{sender.login} {text}")
@@ -50,6 +51,8 @@ def created(session, event) -> Result:
     try:
         promotion.request()
     except NeedsInfo as exc:
+        if command.name != "status" and not promotion.handled(promotion.load()):
+            reply(f"`/{command.name}` was not applied: {needs_fixing(exc.problems)}; comment it again once it is.")
         return promotion.needs_info(exc.problems)
     state = promotion.load()
     if promotion.handled(state):
@@ -57,14 +60,14 @@ def created(session, event) -> Result:
     if command.name == "status":
         if state is not None:
             promotion.save(state)  # re-render the checklist with this run's links
-        return Result("status refreshed", state)
+        return promotion.heal(Result("status refreshed", state))
     actor, verdict = session.authorize(
         sender.login, str(sender.type or "User"), _ACTION[command.name], issue_author=issue.author
     )
     if not verdict.allowed:
         reply(f"`/{command.name}` was not applied: {verdict.why}.")
         promotion.refused(state)
-        return Result(f"refused /{command.name}", state, notes=[verdict.why])
+        return promotion.heal(Result(f"refused /{command.name}", state, notes=[verdict.why]))
     if state is None:
         return promotion.advance()  # a /retry on an issue whose first run never got going
     now = promotion.runner().clock()
@@ -92,7 +95,7 @@ def created(session, event) -> Result:
                 if why is not None:
                     reply(f"`/request-changes` was not applied: {why}.")
                     promotion.refused(state)
-                    return Result("refused /request-changes", state, notes=[why])
+                    return promotion.heal(Result("refused /request-changes", state, notes=[why]))
 
             def move(s):
                 return pipeline.decide(s, gate, decision, actor=actor.login, now=now, reason=reason, written=written)
@@ -127,7 +130,7 @@ def created(session, event) -> Result:
     except pipeline.IllegalTransition as exc:
         reply(f"`/{command.name}` was not applied: {exc}.")
         promotion.refused(state)
-        return Result(f"refused /{command.name}", state, notes=[str(exc)])
+        return promotion.heal(Result(f"refused /{command.name}", state, notes=[str(exc)]))
     if new is not state and issue.state == "closed" and command.name in ("retry", "adopt-branch"):
         _reopen(
             promotion, new, command.name, reply

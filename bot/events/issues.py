@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot import pipeline
-from bot.events.promotion import NeedsInfo, Result
+from bot.events.promotion import NeedsInfo, Result, needs_fixing
 from bot.events.stale import written_before
 from bot.github.client import IssueInfo
 from bot.github.labels import Label
@@ -70,14 +70,21 @@ def labeled(session, event) -> Result:
     label = str(Label.approved(gate))
     fresh = promotion.current_issue()  # the payload is a snapshot: the label may be gone by now
     if label not in fresh.labels:
-        return Result("ignored: the label was already removed")
+        return promotion.heal(Result("ignored: the label was already removed"))
     state = promotion.load()
+    try:
+        promotion.request()
+    except NeedsInfo as exc:  # nothing can be decided (or saved) on a request the bot cannot read
+        if promotion.handled(state) or (state is not None and _approved(state, gate)):
+            return promotion.needs_info(exc.problems)  # decided before the issue broke: the label stays
+        promotion.needs_info(exc.problems)
+        return _refuse(promotion, label, event, f"{needs_fixing(exc.problems)}; apply it again once it is")
     if promotion.handled(state):
         return promotion.advance()
     if state is None:
         return _refuse(promotion, label, event, f"this promotion has not started, so gate {gate} is not open")
     if _approved(state, gate):
-        return Result(f"gate {gate} is already approved", state)
+        return promotion.heal(Result(f"gate {gate} is already approved", state))
     if state.open_gate == gate:  # a label applied before this review was shown (a queued or re-run run) is stale
         stale = written_before(state, gate, event.issue.updated_at, "apply the label again", issue.labels)
         if stale is not None:
@@ -124,7 +131,7 @@ def closed(session, event) -> Result:
             f"@{sender.login} the issue was reopened: closing it cancels the promotion, and {verdict.why}.",
         )
         promotion.refused(state)
-        return Result("refused close", state, notes=[verdict.why])
+        return promotion.heal(Result("refused close", state, notes=[verdict.why]))
     state = promotion.apply_once(
         state,
         lambda s: pipeline.cancel(s, actor=actor.login, now=promotion.runner().clock(), reason="issue closed"),
@@ -166,4 +173,4 @@ def _refuse(promotion, label: str, event, why: str, state: PipelineState | None 
         f"@{event.sender.login} the `{label}` label was removed: {why}.",
     )
     promotion.refused(state)
-    return Result(f"refused {label}", notes=[why])
+    return promotion.heal(Result(f"refused {label}", notes=[why]))

@@ -64,6 +64,7 @@ class Promotion:
         self._request: PromotionRequest | None = None
         self._forge = None
         self._runner = None
+        self._dispatch_benchmark = True
         self.store = _store(client, issue.number)
 
     # ------------------------------------------------------------- request
@@ -200,8 +201,39 @@ class Promotion:
             )
         return state
 
-    def advance(self) -> Result:
+    def heal(self, result: Result) -> Result:
+        """After an event that moved nothing (a plain comment, a refused command or label, a `/status`), run what
+        is due, so a promotion whose continuation run was lost goes on.
+
+        The bot chains its steps with its own dispatched runs, in the issue's concurrency group, and GitHub keeps
+        one pending run per group: a person's event queued after the bot's continuation cancels it (and the other
+        way round), which would leave "stage N is due" for good. No other run of this issue runs now (the group),
+        and advancing is idempotent, so a later duplicate finds nothing to do. The payload's labels say first
+        whether anything can be due: a promotion at rest (finished, failed, cancelled, needs-info) costs no call.
+        Stage 5's benchmark is never dispatched from here: it runs on GPU runners in another workflow, which no
+        person's event cancels; its reports, when on the branch, are judged.
+        """
+        if not may_be_due(self.issue.labels):
+            return result
+        state = self.load()
+        if state is None or not isinstance(pipeline.next_step(state), (pipeline.RunStage, pipeline.RunReview)):
+            return result
+        print(
+            f"promote: {pipeline.describe(state)}, and no other run of this issue is under way: continuing",
+            file=sys.stderr,
+        )
+        try:
+            self.request()
+            healed = self.advance(dispatch_benchmark=False)
+        except NeedsInfo as exc:
+            return self.needs_info(exc.problems)
+        healed.action = f"{result.action}; then continued what was due: {healed.action}"
+        healed.notes = [*result.notes, *healed.notes]
+        return healed
+
+    def advance(self, *, dispatch_benchmark: bool = True) -> Result:
         """Run what is due until a gate, a halt, the end, the GPU workflow or the sandboxed job is needed."""
+        self._dispatch_benchmark = dispatch_benchmark
         runner = self.runner()
         state = self.load()
         request = self.request()
@@ -256,6 +288,8 @@ class Promotion:
         sent = state.benchmark
         if sent is not None and sent.commit == commit:
             return f"stage 5 waits for the benchmark on GPU runners ({workflow} at {commit[:12]}, dispatched {sent.at:%Y-%m-%d %H:%M} UTC); not dispatched again"
+        if not self._dispatch_benchmark:  # a self-heal: the benchmark was dispatched when stage 5 became due
+            return f"stage 5 waits for the benchmark on GPU runners ({workflow} at {commit[:12]})"
         self._schedule(
             workflow,
             {
@@ -319,6 +353,7 @@ class Promotion:
         self.client.add_labels(
             self.issue.number, [str(Label.NEEDS_INFO)] if Label.NEEDS_INFO not in self.issue.labels else []
         )
+        self.issue = _with_labels(self.issue, self.issue.labels | {str(Label.NEEDS_INFO)})
         return Result("needs-info", notes=problems)
 
     def clear_needs_info(self) -> None:
@@ -359,6 +394,28 @@ class Promotion:
 
 #: The request's parts the repository's configuration (.github/promotion-bot.yml) gives, not the issue.
 CONFIG_PARTS = frozenset({"stack", "fidelity_floor"})
+
+
+def may_be_due(labels) -> bool:
+    """Whether the issue's labels leave room for a stage or a review being due (``desired`` shows a due stage as
+    its ``stage-N-…`` label, a due review as ``gate-N-pending``, like a gate waiting for a decision)."""
+    names = {str(n) for n in labels}
+    at_rest = {Label.NEEDS_INFO, Label.FAILED, Label.CANCELLED, Label.DONE, Label.REJECTED}
+    if names & {str(x) for x in at_rest}:
+        return False
+    return any(n.startswith("stage-") or (n.startswith("gate-") and n.endswith("-pending")) for n in names)
+
+
+def needs_fixing(problems: list[str]) -> str:
+    """Why a person's decision or command was not applied while the issue needs information, naming what."""
+    from bot.escape import md
+
+    named = "; ".join(problems)
+    named = named if len(named) <= 600 else f"{named[:600]}…"
+    return (
+        f"the request needs fixing first ({md(named)}; the needs-info comment says how), and the bot "
+        "acts only on a request it can read"
+    )
 
 
 def changed_under(state: PipelineState, request: PromotionRequest) -> str:

@@ -77,3 +77,30 @@ def test_fixing_the_issue_clears_needs_info_and_starts(sim):  # noqa: F811
     sim.event("issues", "edited", number, sender="researcher")
     assert "needs-info" not in labels_of(sim, number)
     assert any(c.body.startswith("<!-- promotion-bot:status -->") for c in sim.fake.comments(REPO, number))
+
+
+def test_a_decision_while_the_issue_needs_info_is_answered_and_its_label_removed_not_a_crash(sim):  # noqa: F811
+    """Found on the fake: a `gate-2-approved` label crashed the run (and stayed); a `/approve` got no reply."""
+    from tests.github.test_github_flow import _comment, _label, _to_gate_1, state_of
+
+    number = _to_gate_1(sim)
+    _label(sim, number, "gate-1-approved", "maria")
+    assert state_of(sim, number).open_gate == 2
+    values = example_values()
+    sim.fake.issue(REPO, number).body = _body(claims=values["claims"] + "\n  - this: [is: broken\n")
+    sim.event("issues", "edited", number, sender="researcher")
+    assert "needs-info" in labels_of(sim, number)
+
+    _comment(sim, number, "maria", "/approve")
+    replies = [c.body for c in sim.fake.comments(REPO, number) if "promotion-bot:notice:reply-" in c.body]
+    assert len(replies) == 1 and "@maria `/approve` was not applied: the request needs fixing first" in replies[0]
+    assert "BLIS claims: not valid YAML" in replies[0] and "comment it again once it is" in replies[0]
+
+    _label(sim, number, "gate-2-approved", "maria")
+    assert sim.runs[-1].result.action == "refused gate-2-approved", sim.runs[-1].result
+    assert "gate-2-approved" not in labels_of(sim, number) and "needs-info" in labels_of(sim, number)
+    [notice] = [c.body for c in sim.fake.comments(REPO, number) if "promotion-bot:notice:label-" in c.body]
+    assert "@maria the `gate-2-approved` label was removed: the request needs fixing first" in notice
+    assert "BLIS claims: not valid YAML" in notice and "apply it again once it is" in notice
+    state = state_of(sim, number)
+    assert state.open_gate == 2 and [d.gate for d in state.decisions] == [1]

@@ -1,0 +1,87 @@
+"""Runs GitHub drops: the issue's concurrency group keeps one pending run, so a person's event queued after the bot's
+own continuation cancels it (and the other way round). Any later run of the issue continues what is due."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot import pipeline
+from tests.github.actions_sim import REPO, standard_sim
+from tests.github.forms import example_body
+from tests.github.test_github_flow import TITLE, _as, _comment, _label, _to_gate_1, labels_of, state_of
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def sim(fake_github, tmp_path):
+    return standard_sim(fake_github, tmp_path)
+
+
+def _drop_pending(sim) -> None:
+    """GitHub cancelled the bot's pending continuation (a newer run of the issue's group was queued)."""
+    sim.seen_dispatches = len(sim.fake.dispatches)
+
+
+def test_a_plain_comment_continues_a_promotion_whose_continuation_run_was_dropped(sim):
+    number = sim.fake.create_issue(REPO, TITLE, example_body(), "researcher", labels=("promotion",))
+    sim._run("issues", sim.fake.webhook("issues", "opened", REPO, number, sender="researcher"))
+    _drop_pending(sim)  # the sandboxed job's run it asked for never runs
+    stuck = state_of(sim, number)
+    assert isinstance(pipeline.next_step(stuck), pipeline.RunStage), pipeline.describe(stuck)
+
+    _comment(sim, number, "researcher", "Thanks! Evolved on 4 instances.")
+    chat = next(r for r in sim.runs if r.event == "issue_comment")
+    assert chat.result.action.startswith("ignored: no command; then continued what was due"), chat.result.action
+    state = state_of(sim, number)
+    assert state.status.value == "awaiting-decision" and state.open_gate == 1, pipeline.describe(state)
+    assert "gate-1-pending" in labels_of(sim, number)
+
+
+def test_a_refused_command_continues_too_and_a_comment_at_a_waiting_gate_changes_nothing(sim):
+    number = sim.fake.create_issue(REPO, TITLE, example_body(), "researcher", labels=("promotion",))
+    sim._run("issues", sim.fake.webhook("issues", "opened", REPO, number, sender="researcher"))
+    _drop_pending(sim)
+    _comment(sim, number, "tom", "/approve")  # a triager may not decide: refused, answered, and what is due runs
+    refused = next(r for r in sim.runs if r.event == "issue_comment")
+    assert refused.result.action.startswith("refused /approve; then continued what was due"), refused.result.action
+    assert any("`/approve` was not applied" in c.body for c in sim.fake.comments(REPO, number))
+    assert state_of(sim, number).open_gate == 1
+
+    runs, dispatches = len(sim.runs), len(sim.fake.dispatches)
+    _comment(sim, number, "researcher", "Looks right to me.")
+    [chat] = sim.runs[runs:]
+    assert chat.result.action == "ignored: no command" and len(sim.fake.dispatches) == dispatches
+    assert chat.calls <= 3, chat.calls  # reading the status comment says nothing is due
+
+
+def test_a_comment_on_a_promotion_at_rest_costs_no_call(sim):
+    number = _to_gate_1(sim)
+    _comment(sim, number, "maria", "/reject not for this release")
+    assert "promotion-rejected" in labels_of(sim, number)
+    _comment(sim, number, "researcher", "Understood, thanks.")
+    assert sim.runs[-1].result.action == "ignored: no command" and sim.runs[-1].calls == 0
+
+
+def test_stage_5_continues_when_the_benchmarks_dispatch_back_was_dropped_and_no_benchmark_runs_again(sim):
+    gpu = sim.gpu
+
+    def gpu_whose_dispatch_back_is_dropped(inputs):
+        gpu(inputs)
+        _drop_pending(sim)  # benchmark.yml's `benchmark-finished` run was cancelled by a person's event
+
+    sim.gpu = gpu_whose_dispatch_back_is_dropped
+    number = _to_gate_1(sim)
+    _label(sim, number, "gate-1-approved", "maria")
+    _label(sim, number, "gate-2-approved", "maria")
+    state = state_of(sim, number)
+    assert state.next_stage is not None and int(state.next_stage) == 5, pipeline.describe(state)
+    bench = [d for d in sim.fake.dispatches if d.workflow.endswith("benchmark.yml")]
+    assert len(bench) == 1
+
+    sim.gpu = None  # a second benchmark dispatch would fail the test (actions_sim asserts on it)
+    comment = _as(sim, "researcher").get_issue(number).create_comment("Results are in, I think.")
+    sim.event("issue_comment", "created", number, sender="researcher", comment_id=comment.id)
+    state = state_of(sim, number)
+    assert state.open_gate == 3 and state.status.value == "awaiting-decision", pipeline.describe(state)
+    assert len([d for d in sim.fake.dispatches if d.workflow.endswith("benchmark.yml")]) == 1
