@@ -221,29 +221,26 @@ def _arms_warning(spec_given: bool) -> str:
 
 
 def cmd_evaluate(args) -> int:
-    from bot.bench import custody
-    from bot.bench.evidence import EvidencePolicy, load_evidence, mark_sample, policy_from_spec
-    from bot.bench.load_binding import planned_loads
+    from bot.bench.evidence import load_evidence
+    from bot.bench.run_evidence import load_manifest, policy_for_results
     from bot.hypotheses import load_hypotheses
     from bot.model import status_counts
+    from bot.stages.mix_validate import judge_planned_mix
+    from bot.stages.run_validate import mix_markdown, verdicts_on
     from bot.stats.evidence import evidence_files
-    from bot.stats.verdicts import evaluate
 
     hypotheses = load_hypotheses(args.hypotheses)
     evolved_for, alpha, decision = None, 0.05, None
-    policy = EvidencePolicy(allow_sample_data=args.allow_sample_data)
-    request = None
+    request = spec = None
     if args.request is not None:
         request = _load_request(args.request)
-        evolved_for = request.evolved_for
-        policy.workloads = planned_loads(request)  # each report's load is checked against the request's workloads
+        evolved_for = request.evolved_for  # and each report's load is checked against the request's workloads
     if args.spec is not None:
         from bot.bench.evaluation_spec import load_evaluation_spec
 
         spec = load_evaluation_spec(_read_text(args.spec, "evaluation.yaml written by `promote plan`"))
         evolved_for = spec.evolved_for or evolved_for
         alpha, decision = spec.alpha, spec.decision  # the multiplicity weights the plan sized for
-        policy = policy_from_spec(spec, allow_sample_data=args.allow_sample_data, request=request)
     if args.evolved_for:
         evolved_for = args.evolved_for
     if args.alpha is not None:
@@ -251,28 +248,48 @@ def cmd_evaluate(args) -> int:
         decision = decision.model_copy(update={"alpha": alpha}) if decision is not None else None
     per_request = _per_request(args.per_request) if args.per_request is not None else None
 
-    policy.custody = custody.read(Path(args.results))  # a run manifest's record of the reports, when there is one
-    reports = load_evidence(args.results, policy)
-    if decision is not None:
-        verdicts = evaluate(hypotheses, reports, evolved_for=evolved_for, decision=decision)
-    else:
-        verdicts = evaluate(hypotheses, reports, evolved_for=evolved_for, alpha=alpha)
-    verdicts = mark_sample(verdicts, reports)
+    results = Path(args.results)
+
+    def rules():
+        """Stage 5's rules, with what a run manifest under --results records (its image, faults, reports)."""
+        return policy_for_results(spec, results, allow_sample_data=args.allow_sample_data, request=request)
+
+    policy = rules()
+    reports = load_evidence(results, policy)
+    mix = None
+    if spec is not None and spec.priority_mix is not None:  # stage 5 judges the plan's mix from the same directory
+        kind = request.kind if request is not None else None
+        mix = judge_planned_mix(
+            spec.priority_mix, results, hypotheses, kind=kind, policy=rules, mismatch=None, alpha=alpha
+        )
+    verdicts = verdicts_on(
+        hypotheses,
+        reports,
+        load_manifest(results),
+        mix,
+        evolved_for=evolved_for,
+        decision=decision,
+        alpha=alpha if decision is None else None,
+    )
+    rejected = list(dict.fromkeys([*reports.rejected, *(mix.rejected if mix else [])]))
     unbound = not policy.arms
     files = evidence_files(
         hypotheses,
         verdicts,
         reports=reports,
         per_request=per_request,
-        rejected=reports.rejected,
+        rejected=rejected,
         alpha=alpha,
         warnings=[_arms_warning(args.spec is not None)] if unbound else [],
+        priority_mix=mix_markdown(mix, alpha),
     )
     write_files(output_dir(args.out), files)
-    rejected = f"; {len(reports.rejected)} report(s) rejected (listed in verdicts.md)" if reports.rejected else ""
+    said_rejected = f"; {len(rejected)} report(s) rejected (listed in verdicts.md)" if rejected else ""
     said = SPEC_WITHOUT_ARMS if args.spec is not None else ARMS_NOT_VERIFIED
     warning = f"; WARNING: {said} (no report was checked against its arm)" if unbound else ""
-    print(f"{len(verdicts)} verdicts: {status_counts(v.status for v in verdicts)}{rejected}{warning} -> {args.out}")
+    print(
+        f"{len(verdicts)} verdicts: {status_counts(v.status for v in verdicts)}{said_rejected}{warning} -> {args.out}"
+    )
     return 0
 
 

@@ -55,23 +55,40 @@ def judge_mix(
     ctx: StageContext, results_dir: Path, hypotheses: list[Hypothesis], code: dict[str, str] | None, alpha: float
 ) -> MixOutcome | None:
     """The priority mix's outcome (None when the plan has none): its verdict on the shedding hypothesis, if any."""
-    from bot.bench.errors import ReportError
-    from bot.bench.evidence import mark_sample
-    from bot.bench.priority_mix import load_priority_mix_evidence
     from bot.stages.run_validate import code_mismatch, evidence_policy
-    from bot.stats.shedding import admission_verdict, not_used_verdict, rows, shedding_hypothesis
 
     plan = planned_mix(ctx)
     if plan is None:
         return None
-    h = shedding_hypothesis(hypotheses, ctx.request.kind)
+    return judge_planned_mix(
+        plan,
+        results_dir,
+        hypotheses,
+        kind=ctx.request.kind,
+        policy=lambda: evidence_policy(ctx, results_dir),
+        mismatch=code_mismatch(results_dir, code),
+        alpha=alpha,
+    )
+
+
+def judge_planned_mix(
+    plan, results_dir: Path, hypotheses: list[Hypothesis], *, kind, policy, mismatch: str | None, alpha: float
+) -> MixOutcome:
+    """``judge_mix`` without a stage context (`promote evaluate` shares it): ``plan`` is the spec's priority mix,
+    ``policy`` makes the evidence rules (a new one: it counts sample data), ``mismatch`` says why the results
+    measured other plugin code (None: they did not)."""
+    from bot.bench.errors import ReportError
+    from bot.bench.evidence import mark_sample
+    from bot.bench.priority_mix import load_priority_mix_evidence
+    from bot.stats.shedding import admission_verdict, not_used_verdict, rows, shedding_hypothesis
+
+    h = shedding_hypothesis(hypotheses, kind)
     out = MixOutcome(hypothesis=h.id if h else None)
     try:
-        pm = load_priority_mix_evidence(results_dir, evidence_policy(ctx, results_dir), plan)
+        pm = load_priority_mix_evidence(results_dir, policy(), plan)
     except ReportError as exc:
         out.reason = f"no priority-mix result could be used ({exc})"
     else:
-        mismatch = code_mismatch(results_dir, code)
         out.rejected = [*pm.rejected, *((p, mismatch) for p in pm.loaded)] if mismatch else list(pm.rejected)
         out.loaded = [] if mismatch else list(pm.loaded)
         for run in [] if mismatch else pm.runs:

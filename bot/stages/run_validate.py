@@ -55,9 +55,9 @@ def judge(
     evaluation spec stage 4 committed says what each arm ran). A planned priority mix is read
     from the same directory under the same rules (``bot.stages.mix_validate``).
     """
-    from bot.bench import fault_runs, gpu_time
-    from bot.stages.mix_validate import judge_mix, with_mix
-    from bot.stats.verdicts import evaluate, not_testable_verdict
+    from bot.bench import gpu_time
+    from bot.stages.mix_validate import judge_mix
+    from bot.stats.verdicts import not_testable_verdict
 
     with results_source(ctx) as (results_dir, _where):
         if results_dir is None:
@@ -80,20 +80,36 @@ def judge(
         reports = load_reports(ctx, results_dir, code)
         spent = gpu_time.read(results_dir, promotion=ctx.request.id)
         mix = judge_mix(ctx, results_dir, hypotheses, code, ci_alpha(ctx))
-        # A claim about a fault the runs never had is not runnable here (bot.bench.fault_runs).
-        judged, flags = fault_runs.judged_as(hypotheses, _manifest(results_dir))
-        # A Track B claim whose runs record no condition was never shown to run under it.
-        judged, unrecorded = fault_runs.unrecorded(judged, reports)
-        flags = {**unrecorded, **flags}
-    from bot.bench.evidence import mark_sample
+        manifest = _manifest(results_dir)
+    verdicts = verdicts_on(
+        hypotheses, reports, manifest, mix, evolved_for=ctx.request.evolved_for, decision=decision_rule(ctx)
+    )
+    return verdicts, reports, spent, mix
 
-    verdicts = evaluate(judged, reports, evolved_for=ctx.request.evolved_for, decision=decision_rule(ctx))
+
+def verdicts_on(
+    hypotheses, reports, manifest, mix: MixOutcome | None, *, evolved_for: str | None, decision=None, alpha=None
+) -> list[Verdict]:
+    """The verdicts on reports already loaded under the evidence rules, with what the run manifest says about
+    the faults and the priority mix's verdict: stage 5's judgement, which `promote evaluate` shares so that the
+    same results give the same verdicts by hand."""
+    from bot.bench import fault_runs
+    from bot.bench.evidence import mark_sample
+    from bot.stages.mix_validate import with_mix
+    from bot.stats.verdicts import evaluate
+
+    # A claim about a fault the runs never had is not runnable here (bot.bench.fault_runs).
+    judged, flags = fault_runs.judged_as(hypotheses, manifest)
+    # A Track B claim whose runs record no condition was never shown to run under it.
+    judged, unrecorded = fault_runs.unrecorded(judged, reports)
+    flags = {**unrecorded, **flags}
+    verdicts = evaluate(judged, reports, evolved_for=evolved_for, decision=decision, alpha=alpha)
     verdicts = [
         v.model_copy(update={"flags": [*v.flags, flags[v.hypothesis_id]]}) if v.hypothesis_id in flags else v
         for v in verdicts
     ]
     verdicts = _flag_unmeasured(verdicts, judged, reports)
-    return with_mix(mark_sample(verdicts, reports), mix), reports, spent, mix
+    return with_mix(mark_sample(verdicts, reports), mix)
 
 
 def _flag_unmeasured(verdicts: list[Verdict], hypotheses, reports) -> list[Verdict]:
@@ -113,12 +129,9 @@ def _flag_unmeasured(verdicts: list[Verdict], hypotheses, reports) -> list[Verdi
 
 
 def _manifest(results_dir: Path):
-    from bot.bench.run import manifest as mf
+    from bot.bench.run_evidence import load_manifest
 
-    try:
-        return mf.load(results_dir)
-    except (OSError, ValueError):
-        return None
+    return load_manifest(results_dir)
 
 
 def decision_rule(ctx: StageContext):
@@ -150,35 +163,19 @@ def load_reports(ctx: StageContext, results_dir: Path, code: dict[str, str] | No
 
 def evidence_policy(ctx: StageContext, results_dir: Path):
     """This promotion's evidence rules (``bot.bench.evidence``): the evaluation spec's, else promotion and sample
-    data only. A new one per set of results: it counts the sample data it lets through."""
-    from bot.bench import custody
+    data only, with what the run manifest records (``bot.bench.run_evidence``, which `promote evaluate` shares).
+    A new one per set of results: it counts the sample data it lets through."""
     from bot.bench.evaluation_spec import load_evaluation_spec
-    from bot.bench.evidence import EvidencePolicy, policy_from_spec
-    from bot.bench.fault_runs import missed
-    from bot.bench.load_binding import planned_loads
-    from bot.bench.run.manifest import recorded_image_built, recorded_image_digest, recorded_image_ref
+    from bot.bench.run_evidence import policy_for_results
 
     text = ctx.read(ctx.paths.evaluation_spec)
-    digest = recorded_image_digest(results_dir)
-    if text is None:
-        policy = EvidencePolicy(
-            promotion=ctx.request.id,
-            allow_sample_data=ctx.allow_sample_data,
-            image_digest=digest,
-            workloads=planned_loads(ctx.request),
-        )
-    else:
-        policy = policy_from_spec(
-            load_evaluation_spec(text),
-            allow_sample_data=ctx.allow_sample_data,
-            image_digest=digest,
-            image_ref=recorded_image_ref(results_dir),
-            image_built=recorded_image_built(results_dir),
-            request=ctx.request,
-        )
-    policy.not_evidence = missed(_manifest(results_dir))  # runs whose fault never happened
-    policy.custody = custody.read(results_dir)  # reports edited or added after the run
-    return policy
+    return policy_for_results(
+        load_evaluation_spec(text) if text is not None else None,
+        results_dir,
+        allow_sample_data=ctx.allow_sample_data,
+        request=ctx.request,
+        promotion=ctx.request.id,
+    )
 
 
 def code_mismatch(results_dir: Path, code: dict[str, str] | None) -> str | None:

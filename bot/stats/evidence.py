@@ -259,12 +259,14 @@ def evidence_files(
     rejected: Sequence[tuple[str, str]] = (),
     alpha: float = 0.05,
     warnings: Sequence[str] = (),
+    priority_mix: str = "",
 ) -> dict[str, str | bytes]:
     """Everything ``promote evaluate`` writes, as out-dir-relative path -> content.
 
     verdicts.json, verdicts.md (``warnings`` first, as quoted Markdown the caller wrote: what the verdicts
     could not check, e.g. reports never bound to their arm; then summary, forest plot, rejected reports, one
-    evidence block per hypothesis), and plots/*.png (``bot.stats.plots``).
+    evidence block per hypothesis), and plots/*.png (``bot.stats.plots``). ``priority_mix`` is stage 5's
+    priority-mix section (Markdown), placed before the tracks as on stage 5's page.
     """
     from bot.stats.plots import plot_evidence
 
@@ -278,6 +280,8 @@ def evidence_files(
     if rejected:
         md += ["## Reports that failed validation (not used)", "", "| Report | Reason |", "|---|---|"]
         md += [f"| `{_cell_text(p)}` | {_cell_text(r)} |" for p, r in rejected] + [""]
+    if priority_mix:
+        md += [priority_mix, ""]
     for track in Track:
         hs = [h for h in ordered if h.track == track]
         if not hs:

@@ -252,7 +252,11 @@ def recorded_image_ref(results: Path) -> str | None:
 
 def recorded_image_built(results: Path) -> bool:
     """Whether the runner built the EPP image from the approved commit (False for one given with --image)."""
-    image = _recorded_image(results)
+    return image_built(_recorded_image(results))
+
+
+def image_built(image: ImageRecord | None) -> bool:
+    """Whether ``image`` (a manifest's) was built from the approved commit; True without a record to doubt."""
     return image is None or (image.built and image.commit is not None)
 
 

@@ -1,0 +1,86 @@
+"""`promote evaluate --spec` judges the results of `promote bench run` as stage 5 does (bot.bench.run_evidence).
+
+Found by a GPU-runner operator: every evolved report the runner wrote was "another build or plugin" to
+`promote evaluate --spec` (the runner tags its image ``promotion-<id>-<commit>``, the plan pins another tag),
+runs whose pod deletion never happened counted as pod-failure evidence, and the admitter's priority mix was
+never judged, while stage 5 read all three from ``manifest.json``. Both now build their rules with one function.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bot.bench.run import manifest as mf
+from tests.bench import fakes
+from tests.bench.bench_branch import SLUG, git, hypotheses, make_branch, small_request
+from tests.bench.test_bench_plan import _h
+from tests.bench.test_bench_run import _args, _promote
+from tests.bench.test_bench_run_priority_mix import SHEDS_BATCH, _shedding_hypothesis
+
+
+def _request():
+    return small_request(
+        kind="admission",
+        workloads=[{"name": "spikes", "profile": "shared_prefix_synthetic", "rates": [10], "duration_s": 1}],
+    )
+
+
+def _stage5(tmp_path: Path, bench: Path, hyps: list):
+    """Stage 5's verdicts and reports not used (``bot.stages.run_validate.judge``) on the promotion branch."""
+    from bot.forge.local import LocalForge
+    from bot.model import PipelineState
+    from bot.stages.context import StageContext
+    from bot.stages.run_validate import judge
+
+    request = _request()
+    repo = bench.parents[2]
+    git(repo, "branch", "-f", request.branch)
+    forge = LocalForge(repo, tmp_path / "work", base_branch=git(repo, "rev-parse", "--abbrev-ref", "HEAD"))
+    state = PipelineState(request_id=request.id, request_fingerprint="f", branch=request.branch)
+    ctx = StageContext(request, forge, state, results_dir=tmp_path / "results")
+    verdicts, reports, _spent, mix = judge(ctx, hyps)
+    return verdicts, [*reports.rejected, *(mix.rejected if mix else [])]
+
+
+def test_promote_evaluate_with_the_spec_gives_stage_5s_verdicts_on_the_runners_results(tmp_path):
+    from bot.cli import main
+
+    env = fakes.install(
+        tmp_path, noise=0.02, seconds_per_run_second=0.01, mix=SHEDS_BATCH, effect={"evolved": -0.2}, forbid_delete=True
+    )
+    hyps = hypotheses([_shedding_hypothesis(), _h("B2", ["spikes+pod-failure"], "e2e_p95", direction="no-worse")])
+    request = _request()
+    bench, commit = make_branch(tmp_path, request=request, hyps=hyps)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed", "--warmup-seconds", "0"))
+    assert proc.returncode == 0, proc.stderr
+    results = tmp_path / "results"
+    m = mf.load(results)
+    assert m.image is not None and m.image.built and m.priority_mix
+    assert any(c.fault is not None and not c.fault.ok for c in m.cells)  # RBAC forbade every pod deletion
+
+    (tmp_path / "best_program.py").write_text("def f():\n    return 1\n")  # the request names its program
+    (tmp_path / "promotion.yaml").write_text(json.dumps(request.model_dump(mode="json", exclude_none=True)))
+    out = tmp_path / "ev"
+    argv = ["evaluate", "--hypotheses", str(bench.parents[2] / f"docs/promotion/{SLUG}/hypotheses")]
+    argv += ["--results", str(results), "--out", str(out), "--spec", str(bench / "evaluation.yaml")]
+    assert main([*argv, "--request", str(tmp_path / "promotion.yaml")]) == 0
+    by_hand = {v["hypothesis_id"]: v for v in json.loads((out / "verdicts.json").read_text())}
+
+    verdicts, not_used = _stage5(tmp_path, bench, hyps)
+    stage5 = {v.hypothesis_id: v for v in verdicts}
+    assert set(by_hand) == set(stage5) == {"A1", "B1", "B2"}
+    for hid, v in stage5.items():
+        assert (by_hand[hid]["status"], by_hand[hid]["summary"], by_hand[hid]["flags"]) == (
+            v.status.value,
+            v.summary,
+            v.flags,
+        ), hid
+    assert stage5["A1"].status.value == "confirmed"  # the runner's own image is this plan's evolved build
+    assert stage5["B1"].status.value == "confirmed"  # the priority mix decided the shedding order
+    assert "never happened" in (stage5["B2"].summary + " ".join(stage5["B2"].flags))
+    # the same reports are left out, for the same reasons: only the runs whose fault never happened
+    page = (out / "verdicts.md").read_text()
+    assert not_used and all("fault of its run never happened" in why for _, why in not_used)
+    assert all(rel in page for rel, _ in not_used) and "another build or plugin" not in page
+    assert "## Priority mix" in page
