@@ -385,3 +385,41 @@ def test_the_dry_run_applies_the_budget_where_the_real_run_would(tmp_path):
     assert fakes.calls(tmp_path) == []
     real = _promote(env, *_args(bench, commit, tmp_path, *ESTIMATES, "--budget-gpu-minutes", "10"))
     assert real.returncode == 3 and "the next round does not fit" in real.stderr, real.stderr
+
+
+def test_runs_whose_pod_deletion_never_happened_decide_no_fault_cell_and_no_fault_claim(tmp_path):
+    """Found by a GPU-runner operator: RBAC forbade every pod deletion, yet the rounds counted those runs, stopped
+    the fault cell as decided and printed "B2 confirmed", while stage 5 left every one of them out."""
+    from bot.forge.local import LocalForge
+    from bot.model import PipelineState
+    from bot.stages.context import StageContext
+    from bot.stages.run_validate import judge
+    from tests.bench.bench_branch import git, hypotheses, small_request
+    from tests.bench.test_bench_plan import _h
+
+    faulty = {f"spikes+pod-failure-rate-10-rep-{n}": 1.2 for n in range(1, 6)}  # long enough to try the deletion
+    env = fakes.install(
+        tmp_path, effect={"evolved": -0.3}, noise=0.02, seconds_per_run_second=0.01, forbid_delete=True, slow=faulty
+    )
+    request = small_request(
+        workloads=[{"name": "spikes", "profile": "shared_prefix_synthetic", "rates": [10], "duration_s": 1}]
+    )
+    hyps = hypotheses([_h("B2", ["spikes+pod-failure"], "e2e_p95", direction="no-worse")])
+    bench, commit = make_branch(tmp_path, request, hyps)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--warmup-seconds", "0"))
+    assert proc.returncode == 0, proc.stderr
+    m = mf.load(tmp_path / "results")
+    fault_runs = [c for c in m.cells if c.fault is not None]
+    assert fault_runs and all(not c.fault.ok and "delete pod exited 1" in (c.fault.detail or "") for c in fault_runs)
+    # the fault cell gained no usable run: dropped after its first round, not decided on runs stage 5 throws away
+    assert "spikes+pod-failure@10" in m.sequential.dropped
+    assert m.sequential.hypotheses["B2"] != "confirmed" and "B2 confirmed" not in proc.stdout
+    assert m.sequential.hypotheses["A1"] == "confirmed"  # the plain cell goes on as before
+    # stage 5 gives the verdicts the runner acted on
+    repo = bench.parents[2]
+    git(repo, "branch", "-f", request.branch)
+    forge = LocalForge(repo, tmp_path / "work", base_branch=git(repo, "rev-parse", "--abbrev-ref", "HEAD"))
+    state = PipelineState(request_id=request.id, request_fingerprint="f", branch=request.branch)
+    verdicts, *_ = judge(StageContext(request, forge, state, results_dir=tmp_path / "results"), hyps)
+    said = {v.hypothesis_id: v.status.value.replace("inconclusive", "undecided") for v in verdicts}
+    assert said == m.sequential.hypotheses

@@ -179,16 +179,15 @@ class RoundLoop:
         import pandas as pd
 
         from bot.bench.errors import ReportError
-        from bot.bench.evidence import load_evidence, policy_from_spec
+        from bot.bench.evidence import load_evidence
         from bot.bench.reports import REQUEST_COLUMNS, TABLE_COLUMNS, ReportSet
+        from bot.bench.run_evidence import policy_for
 
         manifest = self.runner.manifest
         assert manifest is not None
-        digest = manifest.image.digest if manifest.image else None
-        ref = manifest.image.ref if manifest.image else None
-        policy = policy_from_spec(
-            self.spec, allow_sample_data=False, image_digest=digest, image_ref=ref, request=self.cfg.request
-        )
+        # Stage 5's rules from this run's manifest (bot.bench.run_evidence): a run whose fault never happened is
+        # no evidence, so it never decides a fault cell that stage 5 would leave undecided.
+        policy = policy_for(self.spec, manifest, allow_sample_data=False, request=self.cfg.request)
         try:
             reports = load_evidence(self.cfg.results, policy)
         except ReportError as exc:
