@@ -56,7 +56,7 @@ def judge(
     from the same directory under the same rules (``bot.stages.mix_validate``).
     """
     from bot.bench import fault_runs, gpu_time
-    from bot.stages.mix_validate import judge_mix, with_mix
+    from bot.stages.mix_validate import judge_mix, unplanned_mix, with_mix
     from bot.stats.verdicts import evaluate, not_testable_verdict
 
     with results_source(ctx) as (results_dir, _where):
@@ -80,6 +80,7 @@ def judge(
         reports = load_reports(ctx, results_dir, code)
         spent = gpu_time.read(results_dir, promotion=ctx.request.id)
         mix = judge_mix(ctx, results_dir, hypotheses, code, ci_alpha(ctx))
+        unplanned = unplanned_mix(ctx, results_dir) if mix is None else []
         # A claim about a fault the runs never had is not runnable here (bot.bench.fault_runs).
         judged, flags = fault_runs.judged_as(hypotheses, _manifest(results_dir))
         # A Track B claim whose runs record no condition was never shown to run under it.
@@ -93,6 +94,8 @@ def judge(
         for v in verdicts
     ]
     verdicts = _flag_unmeasured(verdicts, judged, reports)
+    if mix is None and reports is not None:  # mix runs the plan never asked for: listed, never passed over
+        reports.rejected = sorted(dict.fromkeys([*reports.rejected, *unplanned]))
     return with_mix(mark_sample(verdicts, reports), mix), reports, spent, mix
 
 
