@@ -157,8 +157,19 @@ class KindWording(_Strict):
     """A Track B sentence pair for one policy kind, where the default words (pods, spreading, herding) are a
     router's and would mislead a reviewer of, say, an admitter that never picks a pod."""
 
-    statement: str = Field(description="BLIS family sentence pattern; may use {plugin}")
+    statement: str = Field(description="BLIS family sentence pattern; may use {plugin} and {pods}")
     diagnostic: str = Field(description='"If this fails, it would indicate ..."')
+
+    def filled(self, plugin: str, replicas: int | None = None) -> KindWording:
+        """The wording with ``{plugin}`` and ``{pods}`` filled in: ``{pods}`` is "1 of N model-server pods" from the
+        request's stack (the runner deletes one pod whatever the stack's size), or "one model-server pod" where
+        the stack is not known (the gate-1 translation report), never a count the stack does not have."""
+        pods = f"1 of {replicas} model-server pods" if replicas else "one model-server pod"
+
+        def fill(text: str) -> str:
+            return text.replace("{plugin}", plugin).replace("{pods}", pods)
+
+        return KindWording(statement=fill(self.statement), diagnostic=fill(self.diagnostic))
 
     @model_validator(mode="after")
     def _diagnostic_clause(self) -> KindWording:
@@ -171,7 +182,7 @@ class TrackBTemplate(_Strict):
     family: Family
     vvuq: VVUQ = VVUQ.VALIDATION
     type: HypothesisType = HypothesisType.EQUIVALENCE
-    statement: str = Field(description="BLIS family sentence pattern; may use {plugin}")
+    statement: str = Field(description="BLIS family sentence pattern; may use {plugin} and {pods}")
     diagnostic: str = Field(description='"If this fails, it would indicate ..."')
     metric: str = Field(description="short metric name (bot.bench.metrics)")
     direction: Literal["decrease", "increase", "equivalent", "no-worse"]

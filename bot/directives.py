@@ -29,6 +29,11 @@ class Directive:
     example: str  # one line that applies as written on the bundled example
     effect: str  # what applying it changes, in one clause
     pattern: re.Pattern[str]  # what the parser matches (search over the whole reason)
+    effect_github: str = ""  # the effect in the GitHub home's words, where they differ (no local flags there)
+
+    def effect_in(self, github: bool) -> str:
+        """The effect as the home it is shown in words it: GitHub has no `--results`, a rehearsal no Actions."""
+        return self.effect_github if github and self.effect_github else self.effect
 
 
 # Gate 1 (stage 2, the translator).
@@ -110,6 +115,9 @@ DIRECTIVES: dict[int, tuple[Directive, ...]] = {
             "stages 4 and 5 run again: the plan is rebuilt and the benchmark reports present now (in --results, or "
             "on the branch) are judged again",
             re.compile(r"(?im)^\s*[-*]?\s*rejudge\b"),
+            effect_github="stages 4 and 5 run again: the plan is rebuilt and the benchmark reports on the branch are "
+            "judged again (to judge other reports, replace them with a commit to the branch first); when none of "
+            "them belongs to the rebuilt plan, stage 5 runs the GPU benchmark for it",
         ),
     ),
 }
@@ -188,6 +196,7 @@ def plain_number(value: float) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def listing(gate: int, examples: dict[str, str] | None = None) -> str:
-    """One line: the forms gate ``gate`` applies, each with an example (for a terminal or a sentence)."""
-    return "; ".join(f"`{d.syntax}` (e.g. `{d.example}`): {d.effect}" for d in for_gate(gate, examples))
+def listing(gate: int, examples: dict[str, str] | None = None, *, github: bool = False) -> str:
+    """One line: the forms gate ``gate`` applies, each with an example (for a terminal or a sentence), in the words
+    of the home it is shown in (``github``)."""
+    return "; ".join(f"`{d.syntax}` (e.g. `{d.example}`): {d.effect_in(github)}" for d in for_gate(gate, examples))

@@ -108,10 +108,21 @@ def parse_run_treatment(name: str) -> tuple[str, float, int]:
     return m.group("workload"), float(m.group("rate")), int(m.group("n"))
 
 
+#: The setup condition under which ``promote bench run`` stands up an arm for the priority mix in its own
+#: workspace (``bot.bench.run.mix.SUFFIX``); its runs are copied into the bot's layout under --results.
+MIX_CONDITION = "priority-mix"
+
+
 def _treatment(name: str, workload: str) -> str:
     arm, condition = split_condition(name)
     if arm not in TREATMENTS:
         raise ReportError(f"unknown treatment {name!r}; expected one of {', '.join(TREATMENTS)}")
+    if condition == MIX_CONDITION:
+        raise ReportError(
+            f"a priority-mix run in the runner's own workspace (setup-treatment-{arm}{CONDITION_SEP}{MIX_CONDITION}/), "
+            f"which stage 5 does not read: pass the --results directory `promote bench run` wrote (it holds these "
+            f"runs under {arm}/priority-mix/), or move this run's directory into setup-treatment-{arm}/results/"
+        )
     if condition is not None and split_condition(workload)[1] != condition:
         raise ReportError(
             f"setup treatment {name!r} runs condition {condition!r}, but the run treatment's workload is {workload!r}"
@@ -170,6 +181,23 @@ def unmeasured_arms(loaded: list[str]) -> list[str]:
 def flagged_unmeasured(flags: list[str]) -> list[str]:
     """The arms an ``unmeasured_flag`` among ``flags`` names."""
     return [f[len(UNMEASURED) :].split(" arm", 1)[0] for f in flags if f.startswith(UNMEASURED)]
+
+
+def is_warmup(rel: Path) -> bool:
+    """Whether a results-relative path is in a warm-up run that ``promote bench run`` leaves in its workspace
+    (``warmup-<setup treatment, + as ->``, one discarded run after each stand-up or swap): not a cell and not
+    evidence, so a reader of the workspace skips it rather than list it as a report that failed validation."""
+    parts = rel.parts
+    setup = [i for i, p in enumerate(parts) if p.startswith(SETUP_PREFIX)]
+    if not setup or len(parts) - setup[-1] < 3 or parts[setup[-1] + 1] != "results":
+        return False
+    name = parts[setup[-1]].removeprefix(SETUP_PREFIX)
+    m = _UPSTREAM_RUN_DIR.match(parts[setup[-1] + 2])
+    return (
+        bool(m)
+        and split_condition(name)[0] in TREATMENTS
+        and m.group("run") == "warmup-" + name.replace(CONDITION_SEP, "-")
+    )
 
 
 def _parse_upstream(parts: tuple[str, ...]) -> RunKey:

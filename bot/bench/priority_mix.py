@@ -96,6 +96,7 @@ class PriorityMixRun:
     description: str
     experiment_id: str
     sha256: str
+    model: str = ""  # the model run_metadata.yaml records (upstream's ``model``), "" when it records none
 
 
 #: Decides whether a parsed run is evidence for its arm: None (use it) or the reason not to.
@@ -278,7 +279,25 @@ def _run(root: Path, path: Path) -> PriorityMixRun | None:
         description=str(meta.get("description_text") or ""),
         experiment_id=str(meta.get("experiment_id") or ""),
         sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        model=str(meta.get("model") or ""),
     )
+
+
+def mix_results_in(results_dir: str | Path) -> list[str]:
+    """The results-relative paths of every priority-mix result under ``results_dir`` (usable or not), for a
+    reader whose plan has none: each is then listed as not used, never silently passed over."""
+    root = Path(results_dir)
+    if not root.is_dir():
+        return []
+    found = []
+    for path in results_files(root, lambda name: name == RESULTS_FILE)[0]:
+        try:
+            is_mix = _run(root, path) is not None
+        except ReportError:  # it claims to be the harness's (or a results.json in no layout): listed all the same
+            is_mix = True
+        if is_mix:
+            found.append(path.relative_to(root).as_posix())
+    return found
 
 
 def _dedupe(runs: list[PriorityMixRun], rejected: list[tuple[str, str]]) -> list[PriorityMixRun]:
@@ -381,9 +400,13 @@ def _load_differs(run: PriorityMixRun, plan: PriorityMixPlan) -> list[str]:
     want = {c.name: c.weight for c in plan.classes}
     if set(got) == set(want) and all(w is not None for w in got.values()):
         have, need = _shares(got), _shares(want)  # type: ignore[arg-type]
-        for name in sorted(got):
-            if not math.isclose(have[name], need[name], rel_tol=1e-6, abs_tol=1e-9):
-                diffs.append(f"{name} has configured_weight {got[name]:g}, the plan's is {want[name]:g}")
+        if any(not math.isclose(have[n], need[n], rel_tol=1e-6, abs_tol=1e-9) for n in got):
+            # One changed weight moves every class's share; name only the weights that differ, as the run sets them.
+            diffs += [
+                f"{name} has configured_weight {got[name]:g}, the plan's is {want[name]:g}"
+                for name in sorted(got)
+                if not math.isclose(got[name], want[name], rel_tol=1e-6, abs_tol=1e-9)  # type: ignore[arg-type]
+            ]
     return diffs
 
 
@@ -418,21 +441,44 @@ def mix_differs(run: PriorityMixRun, plan: PriorityMixPlan) -> str | None:
     )
 
 
+def _model_differs(run: PriorityMixRun, model: str | None) -> str | None:
+    """Why a run that records another model than the plan's stack serves is not evidence (a cell report on another
+    model is not either); None when it records the plan's, or no model at all."""
+    if model is None or not run.model or run.model == model:
+        return None
+    return (
+        f"measured model {run.model} ({METADATA_FILE} model), but the plan's stack serves {model}; run the plan's "
+        "priority-mix/experiment.yaml against the plan's stack"
+    )
+
+
+def _beyond_plan(run: PriorityMixRun, plan: PriorityMixPlan) -> str | None:
+    """Why a repetition past the plan's count is not used: the first ``repetitions`` of each arm decide, so that
+    running the mix more often and keeping the runs that look best cannot change the verdict."""
+    if run.key.repetition <= plan.repetitions:
+        return None
+    return (
+        f"repetition {run.key.repetition} is beyond the plan's {plan.repetitions} (priority_mix.repetitions): "
+        f"repetitions 1-{plan.repetitions} of each arm decide, and the runs past them are not used"
+    )
+
+
 def bind_with(policy: EvidencePolicy, planned: PriorityMixPlan | None = None) -> Binder:
     """The evidence rules of ``policy`` for priority-mix runs, which record keywords but no EPP config or stack.
 
     With a plan's policy (``policy.promotion`` set) a run must record its promotion and arm
     (``promotion:<id>``, ``arm:<arm>`` in ``description_keywords``): nothing else in its output says
     which plugin it measured. Without one (a local evaluation) only the sample-data rule and the
-    keywords a run does record are checked, as for reports. With ``planned`` (the plan's priority mix) a run of
-    another mix or load is left out (``mix_differs``).
+    keywords a run does record are checked, as for reports, and a model it records must be the plan's stack's.
+    With ``planned`` (the plan's priority mix) a run of another mix or load (``mix_differs``), or a repetition past
+    the plan's count, is left out.
     """
 
     def bind(run: PriorityMixRun) -> str | None:
         doc = {"run": {"keywords": list(run.keywords), "description": run.description}}
-        reason = policy.bind_recorded(doc, run.key.treatment)
+        reason = policy.bind_recorded(doc, run.key.treatment) or _model_differs(run, policy.model)
         if reason is None and planned is not None:
-            reason = mix_differs(run, planned)
+            reason = mix_differs(run, planned) or _beyond_plan(run, planned)
         if reason is not None:
             return reason
         if policy.promotion is not None:

@@ -34,7 +34,16 @@ import pandas as pd
 
 from bot.bench import testbed
 from bot.bench.errors import ReportError, keep_bound
-from bot.bench.layout import LAYOUT, TREATMENTS, RunKey, parse_layout, rate_dir, results_files, run_dir
+from bot.bench.layout import (
+    LAYOUT,
+    TREATMENTS,
+    RunKey,
+    is_warmup,
+    parse_layout,
+    rate_dir,
+    results_files,
+    run_dir,
+)
 from bot.bench.load_binding import keep_same_load
 from bot.bench.metrics import METRICS
 from bot.bench.report_schema import CONVERT_HINT, _where, check_version
@@ -409,6 +418,7 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None) -> Re
     if not root.is_dir():
         raise ReportError(f"{root}: no such results directory; expected {LAYOUT}")
     files, links = results_files(root, _is_report_name)
+    files = [f for f in files if not is_warmup(f.relative_to(root))]  # the runner's discarded re-warm runs
     if not files and not links:
         raise ReportError(f"{root}: no benchmark reports found; expected {LAYOUT}")
 

@@ -20,7 +20,9 @@ NAMES = ("approve", "request-changes", "reject", "retry", "status", "cancel", "a
 #: in one GitHub comment of at most 65,536 characters, with the gate's other reasons and their copies; a
 #: long log belongs in a gist or a file the reason links to.
 REASON_CHARS = 2_000
-_LINE = re.compile(r"^/(?P<name>[a-z-]+)(?:[ \t]+(?P<arg>.*))?$")
+#: Command names are matched case-insensitively: a phone keyboard writes `/Approve`, which was passed over in
+#: silence while its author believed the gate decided.
+_LINE = re.compile(r"^/(?P<name>[A-Za-z-]+)(?:[ \t]+(?P<arg>.*))?$")
 #: An HTML comment, or one left open (GitHub hides the rest of the comment then).
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 #: A code fence (CommonMark): up to 3 spaces, then 3 or more backticks or tildes.
@@ -46,10 +48,11 @@ def parse(body: str) -> Command | None:
         m = _LINE.match(lines[i].strip()) if shown else None
         if not m:
             continue
-        name, arg = m.group("name"), (m.group("arg") or "").strip()
+        written, arg = m.group("name"), (m.group("arg") or "").strip()
+        name = written.lower()
         rest = "\n".join([arg, *lines[i + 1 :]]).strip()
         if name not in NAMES:
-            raise CommandError(f"`/{name}` is not a command; use one of " + ", ".join(f"`/{n}`" for n in NAMES))
+            raise CommandError(f"`/{written}` is not a command; use one of " + ", ".join(f"`/{n}`" for n in NAMES))
         if name in ("request-changes", "reject"):
             if not rest:
                 raise CommandError(f"`/{name}` needs a reason: `/{name} <why>`, so the author and the record know why")

@@ -291,7 +291,7 @@ def render_report(
             g = d.gap(gid)
             w(
                 f"- **`{gid}`** ({g.risk} risk): {gap_concern(d, gid, summary.kind, gen.stateful)} Track B: "
-                f"{g.track_b.worded_for(summary.kind).statement.replace('{plugin}', summary.plugin_type)}"
+                f"{g.track_b.worded_for(summary.kind).filled(summary.plugin_type).statement}"
             )
     else:
         w("None.")

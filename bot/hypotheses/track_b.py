@@ -83,9 +83,8 @@ def gap_hypothesis(ctx: Ctx, gap_id: str, hid: str, margin: float) -> Hypothesis
             f"translation summary: touched gap {gap_id!r} is not a Map C gap in the dictionary; re-run stage 2 with the current dictionary"
         )
     tb = gap.track_b
-    worded = tb.worded_for(ctx.summary.kind)
-    plugin_type = ctx.summary.plugin_type
-    statement = worded.statement.replace("{plugin}", f"`{plugin_type}`")
+    worded = tb.worded_for(ctx.summary.kind).filled(f"`{ctx.summary.plugin_type}`", ctx.req.stack.replicas)
+    statement = worded.statement
     if "if this fails" not in worded.diagnostic.lower():
         raise HypothesisError(
             f"dictionary gaps[{gap_id}].track_b.diagnostic: must contain 'If this fails, it would indicate ...'; fix dictionary/map-c-gaps.yaml"
@@ -135,7 +134,7 @@ def gap_hypothesis(ctx: Ctx, gap_id: str, hid: str, margin: float) -> Hypothesis
         family=family,
         vvuq=VVUQ(getattr(tb, "vvuq", VVUQ.VALIDATION)),
         type=HypothesisType(getattr(tb, "type", None) or _type_for(direction)),
-        diagnostic=worded.diagnostic.replace("{plugin}", f"`{plugin_type}`"),
+        diagnostic=worded.diagnostic,
         workloads=workloads,
         rates=rates,
         prediction=prediction,

@@ -43,6 +43,7 @@ def refusal(
     defaults: dict[str, float] | None = None,
     current: dict[str, float] | None = None,
     inert: dict[str, str] | None = None,
+    github: bool = False,
 ) -> str | None:
     """Why this change request would change nothing (or cannot apply), with the fix; None when it applies.
 
@@ -56,7 +57,8 @@ def refusal(
     ``examples`` the directives this promotion is offered (``directives.promotion_examples``) for the answer;
     ``defaults`` the plugin's parameters at their evolved values and ``current`` the values a person's last gate-1
     change request deployed (a ``param`` that reproduces the deployed config changes nothing); ``inert`` the
-    parameters llm-d gives no input to, each with the signals it acts on (setting one changes no decision).
+    parameters llm-d gives no input to, each with the signals it acts on (setting one changes no decision);
+    ``github`` words the directives' effects for the GitHub home (no local flags there).
     """
     text = (reason or "").strip()
     if gate == 1:
@@ -70,7 +72,7 @@ def refusal(
     if problems:
         return (
             f"gate {gate}: {'; '.join(problems)}; nothing was recorded. Gate {gate} applies: "
-            f"{directives.listing(gate, examples)}"
+            f"{directives.listing(gate, examples, github=github)}"
         )
     if applied or (author and gate in AUTHOR_READS_PROSE):
         return None
@@ -78,7 +80,7 @@ def refusal(
     return (
         f"gate {gate}: the reason names no directive gate {gate} applies by rule, so its stages would rerun on "
         f"the same inputs and reopen the gate unchanged; nothing was recorded.{hint} Gate {gate} applies, one per "
-        f"line of the reason: {directives.listing(gate, examples)}. To put a remark on record without a rerun, approve or "
+        f"line of the reason: {directives.listing(gate, examples, github=github)}. To put a remark on record without a rerun, approve or "
         "reject with it as the reason"
     )
 
@@ -242,6 +244,7 @@ def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool, resul
         defaults=_parameters_on_branch(ctx) if gate == 1 else None,
         current=deployed_by_person(ctx.state) if gate == 1 else None,
         inert=inert_parameters(ctx.request, ctx.dictionary) if gate == 1 else None,
+        github=ctx.home == "github",
     )
     if why is None and gate == 3 and ctx.results_dir is not None and results_problem is not None:
         unusable = results_problem(ctx)

@@ -116,6 +116,22 @@ def judge_planned_mix(
     return out
 
 
+def unplanned_mix(ctx: StageContext, results_dir: Path) -> list[tuple[str, str]]:
+    """Priority-mix results under ``results_dir`` when the plan has no mix, each with why it is not used: the GPU
+    time they took bought nothing here, and the operator should hear so rather than find them passed over."""
+    from bot.bench.priority_mix import mix_results_in
+    from bot.model import PolicyKind
+
+    if ctx.request.kind is PolicyKind.ADMISSION:
+        why = "the plan on the branch has no priority mix (its evaluation spec lists none), so this run decides nothing"
+    else:
+        why = (
+            f"the plan has no priority mix: only an admitter's shedding order is judged on one, and this is a "
+            f"{ctx.request.kind.value} policy, so this run decides nothing"
+        )
+    return [(rel, f"priority-mix run not used: {why}") for rel in mix_results_in(results_dir)]
+
+
 def _too_few(used: dict[str, int], planned: int, rejected: list[tuple[str, str]]) -> str | None:
     """Why fewer runs than the plan's repetitions decide nothing ("1 of 3 planned runs"), None when enough were used.
 

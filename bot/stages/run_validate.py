@@ -56,7 +56,7 @@ def judge(
     from the same directory under the same rules (``bot.stages.mix_validate``).
     """
     from bot.bench import gpu_time
-    from bot.stages.mix_validate import judge_mix
+    from bot.stages.mix_validate import judge_mix, unplanned_mix
     from bot.stats.verdicts import not_testable_verdict
 
     with results_source(ctx) as (results_dir, _where):
@@ -80,10 +80,13 @@ def judge(
         reports = load_reports(ctx, results_dir, code)
         spent = gpu_time.read(results_dir, promotion=ctx.request.id)
         mix = judge_mix(ctx, results_dir, hypotheses, code, ci_alpha(ctx))
+        unplanned = unplanned_mix(ctx, results_dir) if mix is None else []
         manifest = _manifest(results_dir)
     verdicts = verdicts_on(
         hypotheses, reports, manifest, mix, evolved_for=ctx.request.evolved_for, decision=decision_rule(ctx)
     )
+    if mix is None and reports is not None:  # mix runs the plan never asked for: listed, never passed over
+        reports.rejected = sorted(dict.fromkeys([*reports.rejected, *unplanned]))
     return verdicts, reports, spent, mix
 
 

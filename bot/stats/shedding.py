@@ -126,8 +126,8 @@ def not_used_verdict(h: Hypothesis, reason: str) -> Verdict:
     """The plan has a priority mix but none of its results could be used: said, never the old "not in plan"."""
     summary = (
         f"{h.id} is not decided: the plan's priority mix would decide it (per-class admit rate), but {reason}. "
-        "Run the plan's priority-mix experiment (priority-mix/experiment.yaml says how; `promote bench run` does "
-        "not run it yet) and judge again."
+        "Run the plan's priority mix (`promote bench run` runs it before the cells, and with `--resume` the runs "
+        "still missing; by hand, priority-mix/experiment.yaml says how) and judge again."
     )
     return Verdict(hypothesis_id=h.id, status=VerdictStatus.INCONCLUSIVE, summary=summary, flags=[NOT_USED_FLAG])
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import yaml
 
+from bot.model.request import StackSpec
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "priority_mix"
 #: Upstream's classes, a shedding admitter: batch (-10) loses 60% of its requests, the protected ones nothing.
 SHEDS_BATCH = {"critical": (100, 100), "normal": (300, 300), "batch": (100, 40)}
@@ -39,13 +41,22 @@ def results_doc(arm: str, counts: dict[str, tuple[int, int]], n: int = 1) -> dic
     return doc
 
 
-def write_run(root: Path, arm: str, n: int, counts: dict[str, tuple[int, int]], keywords: str, rate: float = 6) -> Path:
+def write_run(
+    root: Path,
+    arm: str,
+    n: int,
+    counts: dict[str, tuple[int, int]],
+    keywords: str,
+    rate: float = 6,
+    model: str = StackSpec().model,
+) -> Path:
     """RESULTS/<arm>/priority-mix/rate-<rate>/rep-<n>/ with results.json + run_metadata.yaml (bot layout); the
-    default rate is the plan's (upstream's profile, 6 req/s)."""
+    default rate is the plan's (upstream's profile, 6 req/s), the default model a default stack's (the fixture
+    records the model upstream's own run served)."""
     run = root / arm / "priority-mix" / f"rate-{rate:g}" / f"rep-{n}"
     run.mkdir(parents=True, exist_ok=True)
     (run / "results.json").write_text(json.dumps(results_doc(arm, counts, n), indent=1))
     meta = yaml.safe_load((FIXTURES / arm / "run_metadata.yaml").read_text())
-    meta.update(experiment_id=f"priority-mix-{arm}-rep-{n}", description_keywords=keywords)
+    meta.update(experiment_id=f"priority-mix-{arm}-rep-{n}", description_keywords=keywords, model=model)
     (run / "run_metadata.yaml").write_text(yaml.safe_dump(meta, sort_keys=False))
     return run

@@ -529,6 +529,29 @@ def test_llm_d_benchmark_layout_is_read_directly(tmp_path):
     )
 
 
+def test_the_runners_own_workspace_skips_its_warm_ups_and_says_where_its_mix_runs_belong(tmp_path):
+    """Found by a GPU operator who passed the runner's --workspace as --results: its warm-up runs were listed as
+    reports that failed validation (gate 3 raised them), and its mix runs under setup-treatment-<arm>+priority-mix
+    were refused with "the run treatment's workload is 'priority-mix'", which says nothing an operator can act on."""
+    ws = tmp_path / "workspace"
+    for setup in ("baseline", "evolved"):
+        _upstream(ws, setup, "load-spikes-rate-2.5-rep-1", make_doc(rate=2.5))
+        _upstream(ws, setup, f"warmup-{setup}", make_doc(rate=2.5))  # what the runner names them
+        _upstream(ws, f"{setup}+pod-failure", f"warmup-{setup}-pod-failure", make_doc(rate=2.5))
+    _upstream(ws, "evolved", "warmup-baseline", make_doc(rate=2.5))  # not this setup's warm-up: still listed
+    rs = load_results(ws)
+    assert len(rs.loaded) == 2 and not any("warmup-evolved-1" in p or "pod-failure" in p for p, _ in rs.rejected)
+    assert [r.split(";")[0] for _, r in rs.rejected] == ["run treatment 'warmup-baseline' does not name a cell"]
+    with pytest.raises(ReportError) as exc:
+        parse_layout(
+            Path(
+                "setup-treatment-evolved+priority-mix/results/priority-mix-priority-mix-rate-6-rep-1-1763900000-abc_1/results.json"
+            )
+        )
+    assert "runner's own workspace" in str(exc.value) and "setup-treatment-evolved/results/" in str(exc.value)
+    assert "evolved/priority-mix/" in str(exc.value)
+
+
 def test_links_under_results_are_never_followed_and_each_is_listed(results_factory, tmp_path):
     """Found by the evidence audit: a report linked from outside --results was read and used, /etc/passwd behind a
     report's name was read (and its text could be quoted), while a linked directory's 14 reports, or a whole linked

@@ -294,3 +294,51 @@ def test_a_run_of_another_load_than_the_plans_is_left_out_with_the_difference(tm
     )
     # a run with no plan (a local evaluation) is not held to one load
     assert len(load_priority_mix_evidence(tmp_path, _policy()).loaded) == 3
+
+
+def test_a_weight_that_differs_is_named_alone(tmp_path):
+    """GPU operator finding: one class's weight changed named every class ("critical has configured_weight 0.2, the
+    plan's is 0.2"), since one weight moves every class's share; a reviewer hunted for differences that were not."""
+    _copy(tmp_path, "baseline")
+    _set_weights(_copy(tmp_path, "evolved"), {"batch": 0.3})
+    [(_, reason)] = load_priority_mix_evidence(tmp_path, _policy(), _plan(rate=10)).rejected
+    assert "batch has configured_weight 0.3, the plan's is 0.2" in reason
+    assert "critical has" not in reason and "normal has" not in reason
+
+
+def test_repetitions_beyond_the_plans_count_are_not_used(tmp_path):
+    """GPU operator finding: a 4th evolved run (the plan runs 3) was counted, so running the mix more often and
+    keeping the best runs would go unseen; the first `repetitions` decide."""
+    plan = _plan(rate=10)
+    for n in range(1, plan.repetitions + 2):
+        for arm in ("baseline", "evolved"):
+            _edit_meta(_copy(tmp_path, arm, n=n), experiment_id=f"{arm}-{n}")
+            _set_weights(tmp_path / BOT_RUN.format(arm=arm, n=n), {"batch": 0.2 + n / 1e9})  # not byte-identical
+    pm = load_priority_mix_evidence(tmp_path, _policy(), plan)
+    assert len(pm.loaded) == 2 * plan.repetitions
+    beyond = plan.repetitions + 1
+    assert dict(pm.rejected) == {
+        BOT_RUN.format(arm=arm, n=beyond) + "/results.json": (
+            f"repetition {beyond} is beyond the plan's {plan.repetitions} (priority_mix.repetitions): repetitions "
+            f"1-{plan.repetitions} of each arm decide, and the runs past them are not used"
+        )
+        for arm in ("baseline", "evolved")
+    }
+
+
+def test_a_run_that_records_another_model_than_the_plans_stack_is_left_out(tmp_path):
+    """GPU operator finding: mix runs recording Qwen/Qwen3-0.6B decided the shedding order of a plan whose stack
+    serves Llama-3.1-8B, while a cell report on another model is left out."""
+    _copy(tmp_path, "baseline")  # the fixture records Qwen/Qwen3-0.6B
+    _edit_meta(_copy(tmp_path, "evolved"), model="m/plan")
+    second = _copy(tmp_path, "evolved", n=2)
+    _edit_meta(second, model=None, experiment_id="no-model")  # records none: not held to it
+    _set_weights(second, {})  # rewritten: not byte-identical to rep-1
+    pm = load_priority_mix_results(tmp_path, binder=None)
+    assert len(pm.loaded) == 3
+    pm = load_priority_mix_evidence(tmp_path, _policy(model="m/plan"))
+    assert sorted(pm.loaded) == [BOT_RUN.format(arm="evolved", n=n) + "/results.json" for n in (1, 2)]
+    [(rel, reason)] = pm.rejected
+    assert rel.startswith("baseline/") and reason.startswith(
+        "measured model Qwen/Qwen3-0.6B (run_metadata.yaml model), but the plan's stack serves m/plan"
+    )

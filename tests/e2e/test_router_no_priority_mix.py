@@ -9,6 +9,7 @@ The request is the bundled example's on one workload, with p2's claim; the cells
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -21,6 +22,7 @@ from bot.forge.local import LocalForge
 from bot.model import PipelineState, PromotionRequest
 from bot.review import review_gate
 from bot.stages.context import StageContext
+from tests.bench.priority_mix_data import ADMITS_ALL, write_run
 
 pytestmark = pytest.mark.slow
 
@@ -63,6 +65,8 @@ def test_a_class_reading_router_gets_no_priority_mix_and_gate_3_raises_none(tmp_
     cmd = [sys.executable, str(EXAMPLE / "make_sample_reports.py"), "--request", str(path), "--out", str(results)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr[-800:]
+    for arm in ("baseline", "evolved"):  # mix runs nobody planned (GPU operator finding): listed, never passed over
+        write_run(results, arm, 1, ADMITS_ALL, f"promotion:42,arm:{arm},sample-data")
     work, fork = tmp_path / "work", tmp_path / "fork"
     argv = ["run", str(path), "--results", str(results), "--allow-sample-data", "--work", str(work)]
     assert main([*argv, "--fork", str(fork), "--approve", "all", "--quiet"]) == 0
@@ -83,3 +87,9 @@ def test_a_class_reading_router_gets_no_priority_mix_and_gate_3_raises_none(tmp_
     # gate 2 still says the class-dependent score is measured on one priority only, with no mix to fall back on
     exercised = [f for f in review_gate(2, ctx) if f.check == "G2.priority-exercised"]
     assert exercised and "no priority mix" in exercised[0].message
+    not_used = json.loads(forge.read_file(BRANCH, f"docs/promotion/{SLUG}/validation/reports-not-used.json"))
+    mix = {e["report"]: e["reason"] for e in not_used if "/priority-mix/" in e["report"]}
+    assert sorted(mix) == [f"{arm}/priority-mix/rate-6/rep-1/results.json" for arm in ("baseline", "evolved")]
+    assert all("the plan has no priority mix" in r and "routing policy" in r for r in mix.values()), mix
+    verdicts = forge.read_file(BRANCH, f"docs/promotion/{SLUG}/validation/verdicts.md").decode()
+    assert "baseline/priority-mix/rate-6/rep-1/results.json" in verdicts

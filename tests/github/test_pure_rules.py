@@ -102,8 +102,24 @@ def test_approve_takes_a_remark_as_the_bot_advises(body, expected):
 
 
 @pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("/Approve", commands.Command("approve")),
+        ("/APPROVE 2 Looks right", commands.Command("approve", "2", "Looks right")),
+        ("/Request-Changes Margin too wide", commands.Command("request-changes", "Margin too wide")),
+        ("/Status", commands.Command("status")),
+    ],
+)
+def test_command_names_are_case_insensitive(body, expected):
+    """Found by a maintainer on a phone (ghuser2 #6): its keyboard wrote `/Approve`, which was passed over without a
+    reply while she believed the gate decided. The argument keeps its case (a reason is the author's words)."""
+    assert commands.parse(body) == expected
+
+
+@pytest.mark.parametrize(
     ("body", "needle"),
     [
+        ("/Merge", "`/Merge` is not a command"),
         ("/reject", "needs a reason"),
         ("/retry eight", "optional stage number"),
         ("/merge", "is not a command"),

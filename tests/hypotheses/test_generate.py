@@ -313,8 +313,24 @@ def test_admission_track_b_is_worded_for_an_admitter_and_routing_keeps_its_words
     assert not [w for w in ROUTING_WORDS if w in text], text
     assert "admi" in text and adm.diagnostic.startswith("If this fails, it would indicate")
     routing = track_b("routing")
-    assert dictionary.gap(gap).track_b.statement.replace("{plugin}", "`evolved-x`") in routing.statement
+    assert dictionary.gap(gap).track_b.worded_for("routing").filled("`evolved-x`", 4).statement in routing.statement
     assert routing.diagnostic == dictionary.gap(gap).track_b.diagnostic
+
+
+@pytest.mark.parametrize("kind", ["admission", "routing"])
+def test_the_pod_failure_statement_counts_the_stacks_own_pods(kind, dictionary):
+    # found by a GPU operator: B5 said "1 of 4 model-server pods restarted" on a 2-replica stack
+    s = TranslationSummary(
+        kind=PolicyKind(kind), plugin_type="evolved-x", package_dir="pkg/x", signals=[], touched_gaps=["pod-health"]
+    )
+    req = make_request(kind=kind, claims=[], source_text="")
+    req = req.model_copy(update={"stack": req.stack.model_copy(update={"replicas": 2})})
+    h = next(h for h in generate_hypotheses(req, s, dictionary) if h.source == "pod-health")
+    assert "(1 of 2 model-server pods restarted mid-benchmark)" in h.statement
+    assert "{" not in h.statement + h.diagnostic and "1 of 4" not in h.statement
+    # where the stack is not known (gate 1's translation report), no count is made up
+    worded = dictionary.gap("pod-health").track_b.worded_for(kind).filled("evolved-x")
+    assert "(one model-server pod restarted mid-benchmark)" in worded.statement
 
 
 def test_admission_concerns_do_not_talk_of_favouring_a_pod(dictionary):

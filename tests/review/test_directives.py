@@ -257,3 +257,17 @@ def test_the_values_a_person_deployed_accumulate_over_gate_1s_change_requests():
         ),
     ]
     assert deployed_by_person(state) == {"loadHighThreshold": 56.0, "loadLowThreshold": 36.0}
+
+
+def test_rejudge_is_worded_for_the_home_it_is_shown_in():
+    """Found on GitHub (ghuser2 #8): gate 3's "Request changes with" table and the refusal reply said the reports
+    "in --results" are judged again, a local flag that does not exist there."""
+    from bot.render import render
+
+    for github in (True, False):
+        why = refusal(3, "the runs look noisy", github=github)
+        table = render("_directives.md.j2", gate=3, github=github)
+        for text in (why, table):
+            assert ("--results" in text) is not github, text
+            assert "on the branch" in text
+    assert "replace them with a commit to the branch first" in render("_directives.md.j2", gate=3, github=True)

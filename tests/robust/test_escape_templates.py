@@ -21,7 +21,7 @@ _ESCAPED = re.compile(r"\|\s*(md|sh|pct|gocomment|goquote|goraw)(\(.*\))?\s*$")
 SAFE = {
     "_directives.md.j2": {  # the registry's own words (bot.directives), and a gate number
         '" (`/request-changes` and the lines after it)" if github | default(false) else " (`promote request-changes " ~ gate ~ " --reason`, or `/request-changes` and the lines after it on GitHub)"',
-        "d.effect",
+        "d.effect_in(github | default(false))",
         "d.example",
         "d.syntax",
     },

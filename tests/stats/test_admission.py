@@ -135,3 +135,12 @@ def test_a_pooled_order_the_runs_do_not_agree_on_is_inconclusive():
         every.status == CONFIRMED
         and "every one of its 3 runs admits each sheddable class less than critical" in every.why
     )
+
+
+def test_a_mix_that_judged_nothing_points_at_the_runner_that_runs_it():
+    from bot.stats.shedding import not_used_verdict
+    from tests.stats.stats_synth import hypothesis
+
+    summary = not_used_verdict(hypothesis("B7"), "only 2 of 3 planned evolved runs could be used").summary
+    assert "does not run it yet" not in summary
+    assert "`promote bench run` runs it" in summary and "--resume" in summary

@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 
 from bot.bench.errors import ReportError
 from bot.bench.experiment import stack_constants
-from bot.bench.layout import TREATMENTS, run_dir
+from bot.bench.layout import CONDITION_SEP, MIX_CONDITION, TREATMENTS, run_dir
 from bot.bench.priority_mix import METADATA_FILE, RESULTS_FILE
 from bot.bench.priority_plan import inference_objectives, priority_mix_profile
 from bot.bench.run import commands, found
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from bot.bench.run.runner import BenchRunner
 
 #: The setup treatment of an arm's mix stack (its own llm-d-benchmark workspace beside the cells').
-SUFFIX = "+priority-mix"
+SUFFIX = f"{CONDITION_SEP}{MIX_CONDITION}"
 
 
 def mix_setups(pm: PriorityMixPlan, cfg, image: str) -> list[tuple[Group, SetupRun]]:

@@ -402,6 +402,7 @@ def cmd_run_priority_mix(a) -> None:
         if not s.get("up"):
             die("no stack is up", 1)
         declared = dict(s.get("objectives") or {})
+        model = s.get("model")
     record("run-start", name=name, setup=Path(a.workspace).name, harness="priority-mix")
     while cfg.get("hang") == f"{arm}/{name}":
         time.sleep(1)
@@ -429,6 +430,7 @@ def cmd_run_priority_mix(a) -> None:
         (out / "results.json").write_text(json.dumps(doc, indent=2, sort_keys=True))
     meta = yaml.safe_load((FIXTURES / arm / "run_metadata.yaml").read_text())
     meta.update(
+        model=model,  # upstream records the model the stack serves
         experiment_id=exp_id,
         description_keywords=keywords,
         endpoint_url=f"{ROUTE}/v1",
