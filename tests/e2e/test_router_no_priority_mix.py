@@ -1,6 +1,6 @@
 """A router that reads the request's class, rehearsed end to end: no priority mix is planned, billed or missed.
 
-Found promoting a new program (newprog finding 5): p2 (fixtures/p2_slo_early_sort.go) sends `critical` requests to
+Found promoting a new program (newprog finding 5): p2 (tests/golang/fixtures/routing_critical_fast_path.go) sends `critical` requests to
 the shortest queue. Its plan had llm-d-benchmark's priority mix (2 stand-ups, 6 runs, 348 GPU-minutes), which is
 judged by per-class admit rate only, the shedding order of an admitter; a router sheds nothing, and none of its
 hypotheses is judged on it. With no mix result, gate 3 then raised IMPORTANT `G3.priority-mix` about shedding.
@@ -27,7 +27,7 @@ from tests.bench.priority_mix_data import ADMITS_ALL, write_run
 pytestmark = pytest.mark.slow
 
 EXAMPLE = PROJECT_ROOT / "examples" / "weighted-adaptive"
-SOURCE = PROJECT_ROOT / "tests" / "e2e" / "fixtures" / "p2_slo_early_sort.go"
+SOURCE = PROJECT_ROOT / "tests" / "golang" / "fixtures" / "routing_critical_fast_path.go"
 BRANCH = "promotion/42-critical-fast-path-scorer"
 SLUG = "critical-fast-path-scorer"
 CLAIM = {

@@ -3,7 +3,7 @@
 Found by a new-program pass: the lines listed each endpoint's queue, batch and KV, but for
 ``prompt-length-estimate`` not the plugin's token estimate, for ``kv-block-counts`` neither side's free blocks
 nor the CacheNumBlocks an engine left at 0, for ``untranslatable:CacheHitRate`` no hit rate: the person had to
-regenerate the sampled state to see why the two sides differed. ``programs/p2_slo_early_sort.go`` is that pass's
+regenerate the sampled state to see why the two sides differed. ``fixtures/routing_critical_fast_path.go`` is that pass's
 router (its long-prompt penalty is ``len(req.InputTokens) > 2048 && snap.FreeKVBlocks < 500``), run through
 the real harness; the bundled example's CacheHitRate cause is in test_go_quality.
 """
@@ -20,7 +20,7 @@ from bot.golang import harness_world as world
 
 from .conftest import translate_path
 
-P2 = Path(__file__).parent / "programs" / "p2_slo_early_sort.go"
+P2 = Path(__file__).parent / "fixtures" / "routing_critical_fast_path.go"
 ENDPOINT = r"(pod-\d+): BLIS [^;]*?FreeKVBlocks=(\d+); llm-d [^;]*?CacheNumBlocks=(\d+) FreeKVBlocks=(\d+)"
 
 

@@ -3,7 +3,7 @@
 Found by a researcher promoting a new program (newprog finding 4): p1's headline claim on `multiturn` (the
 workload it was evolved for) names `CacheHitRate` in passing ("..., plus 0.25*CacheHitRate^2"), so it got no runs,
 and gate 2 showed 0 findings; its session bonus, named as `ws.sessionHome`, did not count as reading SessionID.
-The program is p1 as written (fixtures/p1_session_cubic.go); the summary is what stage 2 records for it.
+The program is p1 as written (tests/golang/fixtures/routing_session_affinity.go); the summary is what stage 2 records for it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from bot.model import PolicyKind, Severity, TranslationSummary
 from bot.review.gate2 import _untestable_claims
 from tests.hypotheses.conftest import make_request
 
-SOURCE = (Path(__file__).parent / "fixtures" / "p1_session_cubic.go").read_text()
+SOURCE = (Path(__file__).parents[1] / "golang" / "fixtures" / "routing_session_affinity.go").read_text()
 #: translation.json's signals for p1 (`promote translate`): CacheHitRate is held at 0 in llm-d.
 SIGNALS = ["BatchSize", "CacheHitRate", "InFlightRequests", "KVUtilization", "QueueDepth", "SessionID"]
 SESSION = "A +0.4 bonus on the session home instance (ws.sessionHome) while its QueueDepth is below 6, plus 0.25*CacheHitRate^2."
