@@ -7,33 +7,16 @@ import pytest
 
 from tests.github.actions_sim import REPO, standard_sim
 from tests.github.forms import example_body
+from tests.github.test_github_flow import TITLE, _as, _comment, _label
 
 pytestmark = pytest.mark.slow
 
-TITLE = "[promotion] Evolved adaptive weighted scorer"
 STATUS = "<!-- promotion-bot:status -->"
 
 
 @pytest.fixture
 def sim(fake_github, tmp_path):
     return standard_sim(fake_github, tmp_path)
-
-
-def _as(sim, login):
-    from github import Auth, Github
-
-    return Github(auth=Auth.Token(sim.fake.token_for(login)), base_url=sim.fake.api_url, retry=None).get_repo(REPO)
-
-
-def _label(sim, number, label, login):
-    _as(sim, login).get_issue(number).add_to_labels(label)
-    sim.event("issues", "labeled", number, sender=login, label=label)
-
-
-def _comment(sim, number, login, body):
-    comment = _as(sim, login).get_issue(number).create_comment(body)
-    sim.event("issue_comment", "created", number, sender=login, comment_id=comment.id)
-    return comment.id
 
 
 def _status(sim, number) -> str:

@@ -200,6 +200,7 @@ def _label(sim, number, label, login):
 def _comment(sim, number, login, body):
     comment = _as(sim, login).get_issue(number).create_comment(body)
     sim.event("issue_comment", "created", number, sender=login, comment_id=comment.id)
+    return comment.id
 
 
 def _to_gate_1(sim):
