@@ -68,17 +68,28 @@ def judged_as(
         first = lost[0].fault
         assert first is not None
         happened = {arm: sum(1 for c in runs if c.treatment == arm and c.fault and c.fault.ok) for arm in TREATMENTS}
-        if any(n == 0 for n in happened.values()):
-            why = (
-                f"it needs a run this cluster cannot do: the {first.kind} fault never happened in {len(lost)} of its "
-                f"{len(runs)} run(s) ({first.detail or 'no detail recorded'}; manifest.json cells[].fault), so no "
-                "report measured it in both arms"
-            )
-            out.append(h.model_copy(update={"prediction": None, "not_in_plan": why}))
-        else:
-            out.append(h)
-            flags[h.id] = f"{len(lost)} of {len(runs)} {first.kind} run(s) left out: the fault never happened in them"
+        why = (
+            f"it needs a run this cluster cannot do: the {first.kind} fault never happened in {len(lost)} of its "
+            f"{len(runs)} run(s) ({first.detail or 'no detail recorded'}; manifest.json cells[].fault), so no "
+            "report measured it in both arms"
+        )
+        flag = f"{len(lost)} of {len(runs)} {first.kind} run(s) left out: the fault never happened in them"
+        out.append(_judged_or_set_aside(h, _missing(happened), why, flag, flags))
     return out, flags
+
+
+def _missing(kept: dict[str, int]) -> list[str]:
+    """The arms left with no run of a claim."""
+    return [arm for arm, n in kept.items() if n == 0]
+
+
+def _judged_or_set_aside(h: Hypothesis, missing: list[str], why: str, flag: str, flags: dict) -> Hypothesis:
+    """A claim some of whose runs were left out: judged on the rest (``flag`` recorded) while every arm keeps
+    one; set aside, with no prediction and ``why`` as the reason, when an arm (``missing``) keeps none."""
+    if missing:
+        return h.model_copy(update={"prediction": None, "not_in_plan": why})
+    flags[h.id] = flag
+    return h
 
 
 def _key(rel: str) -> RunKey | None:
@@ -112,17 +123,14 @@ def unrecorded(hypotheses: Sequence[Hypothesis], reports) -> tuple[list[Hypothes
             continue
         kept = {arm: sum(1 for k in used if k is not None and k.treatment == arm and _in(h, k)) for arm in TREATMENTS}
         condition = split_condition(lost[0][0].workload)[1] if lost[0][0] else None
-        missing = [arm for arm, n in kept.items() if n == 0]
-        if missing:
-            why = (
-                f"{CONDITION_NOT_RECORDED}: no {' or '.join(missing)} report of its cells records the {condition} "
-                f"condition (run.keywords condition:{condition}); the {len(lost)} run(s) filed under it were left out, "
-                "so nothing shows the condition was applied"
-            )
-            out.append(h.model_copy(update={"prediction": None, "not_in_plan": why}))
-        else:
-            out.append(h)
-            flags[h.id] = f"{len(lost)} run(s) left out: {CONDITION_NOT_RECORDED} ({condition})"
+        missing = _missing(kept)
+        why = (
+            f"{CONDITION_NOT_RECORDED}: no {' or '.join(missing)} report of its cells records the {condition} "
+            f"condition (run.keywords condition:{condition}); the {len(lost)} run(s) filed under it were left out, "
+            "so nothing shows the condition was applied"
+        )
+        flag = f"{len(lost)} run(s) left out: {CONDITION_NOT_RECORDED} ({condition})"
+        out.append(_judged_or_set_aside(h, missing, why, flag, flags))
     return out, flags
 
 
