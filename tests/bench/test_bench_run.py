@@ -243,6 +243,18 @@ def test_budget_stop_says_what_remains_and_what_more_would_buy(tmp_path):
     assert json.loads((root / "cluster" / "state.json").read_text())["up"] is False
 
 
+def _calls_so_far(root: Path) -> int:
+    """Finished lines only: a fake may be half-way through appending one while the test reads."""
+    p = root / "cluster" / "calls.jsonl"
+    return p.read_bytes().count(b"\n") if p.is_file() else 0
+
+
+def _wait_for_calls(root: Path, count: int, proc: subprocess.Popen, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while _calls_so_far(root) < count and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 @pytest.mark.slow
 def test_ten_kills_then_resume_give_the_uninterrupted_reports_and_no_cell_twice(tmp_path):
     import random
@@ -265,7 +277,10 @@ def test_ten_kills_then_resume_give_the_uninterrupted_reports_and_no_cell_twice(
             stderr=subprocess.DEVNULL,
         )
         if kills < 10:
-            time.sleep(rng.uniform(0.2, 3.0))
+            # Kill once this attempt has made progress (a few more cluster calls), at a random moment within a
+            # step: a wall-clock delay alone could outlast the work left after many resumes and kill nothing.
+            _wait_for_calls(kill_root, _calls_so_far(kill_root) + rng.randint(1, 3), proc)
+            time.sleep(rng.uniform(0.0, 0.4))
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)  # the job and everything it started
                 proc.wait()
