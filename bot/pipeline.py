@@ -426,6 +426,14 @@ def benchmark_sent(
     return _log(s, now, actor, "benchmark asked for again", "stage 5")
 
 
+def benchmark_stopped(state: PipelineState, *, now: datetime, actor: str, detail: str) -> PipelineState:
+    """The dispatched benchmark's run is over (the bot cancelled it, or it had finished): stage 5 no longer waits
+    for it, and dispatches anew when it runs again (reports it published are judged instead)."""
+    s = state.model_copy(deep=True)
+    s.benchmark = None
+    return _log(s, now, actor, "benchmark run stopped", detail)
+
+
 def cancel(state: PipelineState, *, actor: str, now: datetime, reason: str = "") -> PipelineState:
     """Stop the promotion where it stands; nothing is lost, and a retry continues it."""
     if state.status in (Status.DONE, Status.REJECTED):

@@ -108,18 +108,31 @@ def cmd_sandbox_exec(args) -> int:
 
 def cmd_dispatch_next(args) -> int:
     from bot.events.env import EventEnv
+
+    dispatch_next(EventEnv.from_environ())
+    return 0
+
+
+def dispatch_next(env, *, client_factory=None) -> None:
+    """What the action's last step does: start the run the write job asked for, and for the GPU benchmark keep
+    the run GitHub started in the promotion's state (so a cancel can stop it)."""
     from bot.github.client import GitHub
 
-    env = EventEnv.from_environ()
     if not env.dispatch_path.is_file():
         print("promote: nothing to dispatch")
-        return 0
+        return
     spec = json.loads(env.dispatch_path.read_text(encoding="utf-8"))
-    client = GitHub(env.write_token, env.repository, api_url=env.api_url)
-    client.dispatch(spec["workflow"], spec["ref"], {k: str(v) for k, v in spec["inputs"].items()})
+    inputs = {k: str(v) for k, v in spec["inputs"].items()}
+    client = (client_factory or GitHub)(env.write_token, env.repository, api_url=env.api_url)
+    run = client.dispatch(spec["workflow"], spec["ref"], inputs)
     env.dispatch_path.unlink()
     print(f"promote: dispatched {spec['workflow']} with {spec['inputs']}", file=sys.stderr)
-    return 0
+    if spec.get("benchmark"):
+        from bot.events.benchmark import record_run
+        from bot.events.session import Session
+
+        session = Session.open(env, client_factory=client_factory)
+        print(f"promote: {record_run(session, int(inputs['issue']), inputs['commit'], run)}", file=sys.stderr)
 
 
 def cmd_check_config(args) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from bot import pipeline
+from bot.events import benchmark
 from bot.events.issues import _issue
 from bot.events.promotion import NeedsInfo, Result, needs_fixing
 from bot.events.stale import written_before
@@ -131,6 +132,13 @@ def created(session, event) -> Result:
         reply(f"`/{command.name}` was not applied: {exc}.")
         promotion.refused(state)
         return promotion.heal(Result(f"refused /{command.name}", state, notes=[str(exc)]))
+    said = ""
+    if new is not state and command.name == "cancel":  # its GPU benchmark run stops too (a `/retry` dispatches anew)
+        new, said = benchmark.stop(promotion.client, new, now=now, actor=actor.login)
+    elif new is not state and command.name == "retry" and benchmark_out(state) and not new.benchmark:
+        said = benchmark.cancel(promotion.client, state.benchmark)[1]  # `/retry 5`: the new run replaces it
+    if said:
+        reply(said)
     if new is not state and issue.state == "closed" and command.name in ("retry", "adopt-branch"):
         _reopen(
             promotion, new, command.name, reply
@@ -152,7 +160,7 @@ def benchmark_out(state) -> bool:
 def waiting_for_benchmark(state) -> str:
     """Where the GPU benchmark is, for a `/retry` during the wait, and how to ask for it again on purpose."""
     sent = state.benchmark
-    runs = f" ([benchmark runs]({sent.runs_url}))" if sent.runs_url else ""
+    runs = f" ({sent.link()})" if sent.link() else ""
     return (
         f"stage 5 waits for the GPU benchmark of `{sent.commit[:12]}`, dispatched {sent.at:%Y-%m-%d %H:%M} UTC"
         f"{runs}, and the promotion continues on its own when that run publishes its reports, so nothing was "

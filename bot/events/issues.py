@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot import pipeline
+from bot.events import benchmark
 from bot.events.promotion import NeedsInfo, Result, needs_fixing
 from bot.events.stale import written_before
 from bot.github.client import IssueInfo
@@ -132,11 +133,15 @@ def closed(session, event) -> Result:
         )
         promotion.refused(state)
         return promotion.heal(Result("refused close", state, notes=[verdict.why]))
+    now = promotion.runner().clock()
     state = promotion.apply_once(
-        state,
-        lambda s: pipeline.cancel(s, actor=actor.login, now=promotion.runner().clock(), reason="issue closed"),
-        role=actor.role,
+        state, lambda s: pipeline.cancel(s, actor=actor.login, now=now, reason="issue closed"), role=actor.role
     )
+    state, said = benchmark.stop(session.client, state, now=now, actor=actor.login)  # its GPU run stops too
+    if said:
+        promotion.notice(
+            f"close-{session.env.event_id}", f"@{sender.login} closing the issue cancelled the promotion. {said}"
+        )
     promotion.save(state)
     promotion.sync_labels(state)
     promotion.runner().close_if_stopped(state)  # the draft PR must not look alive, nor promise stage 7

@@ -194,7 +194,11 @@ class Promotion:
         before = state
         state, change = self.runner().restart(state, actor=actor, why=why)
         if change.redo and pipeline.work_done(before):
-            gpu = f" {before.benchmark.still_running()}" if before.benchmark and not state.benchmark else ""
+            gpu = ""
+            if before.benchmark and not state.benchmark:  # the redone plan needs a new run: the old one goes
+                from bot.events.benchmark import cancel
+
+                gpu = f" {cancel(self.client, before.benchmark)[1] or before.benchmark.still_running()}"
             self.notice(
                 f"restart-{self.env.event_id}",
                 f"{why[:1].upper()}{why[1:]}. {restart_notice(change, before, state)}{gpu}",
@@ -299,6 +303,7 @@ class Promotion:
                 "resume": "false",
                 **self.config.gpu.dispatch_inputs(),
             },
+            benchmark=True,
         )
         now = self.runner().clock()
         sent = BenchmarkDispatch(commit=commit, at=now, runs_url=self.benchmark_runs())
@@ -306,7 +311,7 @@ class Promotion:
         return f"stage 5 waits for the benchmark on GPU runners ({workflow} at {commit[:12]})", state
 
     def benchmark_runs(self) -> str:
-        """The benchmark workflow's runs page (the dispatch API does not name the run it starts)."""
+        """The benchmark workflow's runs page (where its run shows until `promote dispatch-next` names it)."""
         return f"{self.env.server_url.rstrip('/')}/{self.env.repository}/actions/workflows/{self.config.benchmark_workflow}"
 
     def _request_sandbox(self, executor: RecordedExecutor) -> None:
@@ -322,10 +327,12 @@ class Promotion:
             self.config.workflow, {"issue": str(self.issue.number), "step": "continue", "requests_run": self.env.run_id}
         )
 
-    def _schedule(self, workflow: str, inputs: dict[str, str]) -> None:
-        """The dispatch `promote dispatch-next` sends after this job uploaded what the next run needs."""
+    def _schedule(self, workflow: str, inputs: dict[str, str], *, benchmark: bool = False) -> None:
+        """The dispatch `promote dispatch-next` sends after this job uploaded what the next run needs (for the
+        ``benchmark``, it then records the run GitHub started: ``bot.events.benchmark.record_run``)."""
         self.env.work.mkdir(parents=True, exist_ok=True)
-        self.env.dispatch_path.write_text(json.dumps({"workflow": workflow, "ref": self.env.ref, "inputs": inputs}))
+        spec = {"workflow": workflow, "ref": self.env.ref, "inputs": inputs, "benchmark": benchmark}
+        self.env.dispatch_path.write_text(json.dumps(spec))
 
     # ---------------------------------------------------------- presentation
     def needs_info(self, problems: list[str]) -> Result:
@@ -340,7 +347,9 @@ class Promotion:
                 else (f"before stage {state.next_stage.value}" if state.next_stage else "")
             )
             where = ", ".join(x for x in (state.status.value, at) if x)
-        gpu = state.benchmark.still_running() if state is not None and state.benchmark else ""
+        gpu = ""
+        if state is not None and state.benchmark is not None:  # nothing more is run: its GPU benchmark neither
+            state, gpu = self._stop_benchmark(state)
         body = render(
             "needs_info.md.j2",
             problems=problems,
@@ -355,6 +364,22 @@ class Promotion:
         )
         self.issue = _with_labels(self.issue, self.issue.labels | {str(Label.NEEDS_INFO)})
         return Result("needs-info", notes=problems)
+
+    def _stop_benchmark(self, state: PipelineState) -> tuple[PipelineState, str]:
+        """Cancel the benchmark run a promotion whose issue cannot be read waits for (the state is saved under the
+        checklist shown, which needs the request to be rendered anew); what the needs-info reply says of it."""
+        from datetime import UTC, datetime
+
+        from bot.events.benchmark import stop
+
+        stopped, said = stop(self.client, state, now=datetime.now(UTC), actor="bot")
+        if stopped is not state:
+            self.store.save_under_shown(
+                stopped,
+                "The GPU benchmark run was cancelled because the issue needs information; this checklist is brought "
+                "up to date when the issue is fixed.",
+            )
+        return stopped, said or (stopped.benchmark.still_running() if stopped.benchmark else "")
 
     def clear_needs_info(self) -> None:
         if Label.NEEDS_INFO in self.issue.labels:

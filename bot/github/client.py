@@ -25,10 +25,12 @@ from bot.github.records import (
     PullInfo,
     ReviewCommentInfo,
     ReviewInfo,
+    WorkflowRun,
     comment_from_json,
     comment_record,
     issue_record,
     pull_record,
+    run_from_json,
 )
 from bot.model import RequestError
 
@@ -378,15 +380,33 @@ class GitHub:
         self._call(f"POST review on {number}", create, write=True, recover=recover)
 
     # ------------------------------------------------------------- actions
-    def dispatch(self, workflow: str, ref: str, inputs: dict[str, str]) -> None:
-        def post() -> None:
-            self.gh.requester.requestJsonAndCheck(
+    def dispatch(self, workflow: str, ref: str, inputs: dict[str, str]) -> WorkflowRun | None:
+        """Start ``workflow`` at ``ref``; the run it started when GitHub names it (None: an older GHES, 204)."""
+
+        def post() -> WorkflowRun | None:
+            _, data = self.gh.requester.requestJsonAndCheck(
                 "POST",
                 f"{self.repo().url}/actions/workflows/{workflow}/dispatches",
-                input={"ref": ref, "inputs": inputs},
+                input={"ref": ref, "inputs": inputs, "return_run_details": True},
             )
+            return run_from_json(data)
 
-        self._call(f"POST dispatch {workflow}", post)
+        return self._call(f"POST dispatch {workflow}", post)
+
+    def cancel_run(self, run_id: int) -> bool:
+        """Cancel a workflow run: True when GitHub accepted (202), False when it had already finished (409)."""
+        from github import GithubException
+
+        def post() -> bool:
+            try:
+                self.gh.requester.requestJsonAndCheck("POST", f"{self.repo().url}/actions/runs/{run_id}/cancel")
+            except GithubException as exc:
+                if exc.status == 409:  # completed: there is nothing left to cancel
+                    return False
+                raise
+            return True
+
+        return self._call(f"POST cancel run {run_id}", post)
 
     # ------------------------------------------------------------- setup
     def repository_info(self) -> dict[str, Any]:

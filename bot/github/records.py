@@ -63,6 +63,21 @@ class ReviewCommentInfo:
     node_id: str = ""
 
 
+@dataclass(frozen=True)
+class WorkflowRun:
+    """The run a workflow dispatch started, as GitHub names it when asked (``return_run_details``)."""
+
+    id: int
+    html_url: str
+
+
+def run_from_json(data: Any) -> WorkflowRun | None:
+    """The run a dispatch answer names; None for 204 (GitHub before run details, or an older GHES)."""
+    if not isinstance(data, dict) or not isinstance(data.get("workflow_run_id"), int):
+        return None
+    return WorkflowRun(data["workflow_run_id"], str(data.get("html_url") or ""))
+
+
 def comment_record(c) -> Comment:
     user = c.user
     return Comment(

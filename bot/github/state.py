@@ -221,3 +221,15 @@ class GitHubStateStore:
                 "GitHub kept an older status comment than the one the bot wrote, so the promotion state was not "
                 "saved; nothing else changed. Comment `/retry` to try again"
             )
+
+    def save_under_shown(self, state: PipelineState, note: str) -> None:
+        """Save ``state`` under the checklist the status comment shows now, with ``note`` below it.
+
+        For a change made while the issue cannot be read (needs-info: its benchmark run was cancelled), when no
+        checklist can be rendered (it shows the request); the next save, once the issue is fixed, renders it anew.
+        """
+        comment = self.client.bot_comment(self.issue, STATUS_MARKER)
+        if comment is None:
+            return
+        shown = _STATE.sub("", comment.body).removeprefix(marker_line(STATUS_MARKER)).strip()
+        self.save(state, f"{shown}\n\n> {note}")

@@ -112,18 +112,34 @@ class BenchmarkDispatch(Strict):
 
     Every run that finds stage 5 due while this names the branch's commit waits instead of dispatching again: an
     edit or a `/retry` during the wait used to queue a copy behind the running benchmark, which then failed on the
-    moved branch (or ran the whole plan again). A person re-dispatches on purpose with `/retry 5`.
+    moved branch (or ran the whole plan again). A person re-dispatches on purpose with `/retry 5`. The run GitHub
+    started is kept when GitHub names it (``return_run_details``), so a cancel, a needs-info edit or `/retry 5`
+    stops that run instead of leaving it on the GPU runners.
     """
 
     commit: str = Field(description="the commit benchmarked (the branch's commit gate 2 approved)")
     at: datetime = Field(description="when the bot asked for it")
     runs_url: str = Field(default="", description="where its run shows: the benchmark workflow's runs page")
+    run_id: int | None = Field(
+        default=None,
+        description="the workflow run the dispatch started (None: GitHub did not name it; an older GitHub "
+        "Enterprise Server answers the dispatch with 204, and then nobody but a person can cancel it)",
+    )
+    run_url: str = Field(default="", description="that run's page, when GitHub named it")
+
+    def link(self) -> str:
+        """Where its run shows (Markdown): the run itself when GitHub named it, else the workflow's runs page."""
+        if self.run_id is not None and self.run_url:
+            return f"[benchmark run {self.run_id}]({self.run_url})"
+        return f"[benchmark runs]({self.runs_url})" if self.runs_url else ""
 
     def still_running(self) -> str:
-        """What a cancel, a restart or a needs-info reply must not hide: the GPU job goes on (Markdown).
-
-        The dispatch API does not name the run it starts, so the bot cannot cancel it; a person can."""
-        where = f" on the [benchmark runs]({self.runs_url}) page" if self.runs_url else ""
+        """What a cancel, a restart or a needs-info reply must not hide when the bot could not stop the GPU job
+        (GitHub did not name its run, or refused to cancel it): it goes on, and a person can cancel it (Markdown)."""
+        if self.run_id is not None and self.run_url:
+            where = f" ({self.link()})"
+        else:
+            where = f" on the {self.link()} page" if self.runs_url else ""
         return (
             f"The GPU benchmark of `{self.commit[:12]}` (dispatched {self.at:%Y-%m-%d %H:%M} UTC) is not stopped by "
             "this: it keeps the GPU runners until its plan ends and then pushes its reports to the promotion branch. "

@@ -88,7 +88,23 @@ def dispatch(state: State, repo: Repo, actor: str, workflow_id: str, body: dict[
             raise unprocessable(message=f"Provided value '{inputs[name]}' for input '{name}' is not a boolean")
         if not isinstance(inputs.get(name, ""), str | bool | int | float):
             raise ApiError(422, f"For 'properties/{name}', {inputs[name]!r} is not a string.")
-    record = Dispatch(repo.full_name, path, ref, dict(inputs), actor, state.now())
+    record = Dispatch(repo.full_name, path, ref, dict(inputs), actor, state.now(), run_id=state.next_id())
     repo.dispatches.append(record)
     state.emit("workflow_dispatch", None, repo, None, actor, inputs=dict(inputs), ref=ref, workflow=path)
     return record
+
+
+def run(repo: Repo, run_id: int) -> Dispatch:
+    """The workflow run a dispatch started (the fake's runs are its dispatches), or 404."""
+    for record in repo.dispatches:
+        if record.run_id == run_id:
+            return record
+    raise not_found()
+
+
+def cancel(repo: Repo, run_id: int) -> None:
+    """GitHub's cancel: 202 for a run not finished (it ends ``cancelled``), 409 for one that has."""
+    record = run(repo, run_id)
+    if record.status == "completed":
+        raise ApiError(409, "Cannot cancel a workflow run that is completed.")
+    record.status, record.conclusion = "completed", "cancelled"

@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from bot import PROJECT_ROOT
-from bot.cli.github import handle_event
+from bot.cli.github import dispatch_next, handle_event
 from bot.events.env import EventEnv
 from bot.events.promotion import Result
 from bot.github.client import GitHub
 from bot.github.labels import Label
 from tests.github.fake_github import FakeGitHub
+from tests.github.state import Dispatch
 
 REPO = "acme/llm-d-router"
 
@@ -51,6 +52,11 @@ class ActionsSim:
     runs: list[Run] = field(default_factory=list)
     seen_dispatches: int = 0
     sleeps: list[float] = field(default_factory=list)
+    benchmark_runs: dict[int, Dispatch] = field(default_factory=dict)  # id(inputs handed to gpu) -> its run
+
+    def benchmark_run(self, inputs: dict[str, str]) -> Dispatch:
+        """The fake's run of the benchmark dispatch whose inputs ``gpu`` was handed (a cancel ends it)."""
+        return self.benchmark_runs[id(inputs)]
 
     # ----------------------------------------------------------------- events
     def event(self, event: str, action: str | None, number: int | None = None, **kw) -> Run:
@@ -84,6 +90,7 @@ class ActionsSim:
                 inputs = {k: str(v) for k, v in (d.inputs or {}).items()}
                 if d.workflow.endswith("benchmark.yml"):
                     assert self.gpu is not None, f"the bot dispatched the GPU benchmark: {inputs}"
+                    self.benchmark_runs[id(inputs)] = d
                     self.gpu(inputs)
                     continue
                 payload = self.fake.webhook(
@@ -96,6 +103,7 @@ class ActionsSim:
                     sender=self.fake.BOT,
                 )
                 self._run("workflow_dispatch", payload, requests_run=inputs.get("requests_run", ""))
+                self.fake.finish_run(d.run_id)
         raise AssertionError("the bot kept dispatching runs")
 
     # ------------------------------------------------------------------- jobs
@@ -140,11 +148,7 @@ class ActionsSim:
         if run.outputs.get("requests") == "true":
             artifacts = self.root / "artifacts" / str(run.id)
             shutil.copytree(env.handoff_dir, artifacts, dirs_exist_ok=True)
-        if env.dispatch_path.is_file():
-            spec = json.loads(env.dispatch_path.read_text())
-            self._client(env.write_token, env.repository, api_url=env.api_url).dispatch(
-                spec["workflow"], spec["ref"], spec["inputs"]
-            )
+        dispatch_next(env, client_factory=self._client)
         run.calls = self.fake.count_calls() - before
 
     def _sandbox_job(self, run: Run, work: Path) -> Path:
@@ -202,6 +206,9 @@ def standard_sim(fake: FakeGitHub, tmp: Path) -> ActionsSim:
     def gpu(inputs: dict[str, str]) -> None:
         """benchmark.yml's contract: it commits the reports under benchmarks/promotion/<slug>/results/ on the
         branch it was given, at the commit it was given, then dispatches stage 5's evaluation."""
+        run = sim.benchmark_run(inputs)
+        if run.conclusion == "cancelled":
+            return  # the bot cancelled the run: its jobs never publish
         assert fake.branch_sha(REPO, inputs["branch"]) == inputs["commit"], "the branch moved"
         slug = inputs["branch"].split("/", 1)[1].split("-", 1)[1]
         sample = PROJECT_ROOT / "examples" / "weighted-adaptive" / "results"
@@ -211,6 +218,7 @@ def standard_sim(fake: FakeGitHub, tmp: Path) -> ActionsSim:
             if p.is_file()
         }
         fake.git_commit(REPO, inputs["branch"], files, "benchmark results (sample data stands in for the GPUs)")
+        fake.finish_run(run.run_id)
         GitHub(fake.bot_token, REPO, api_url=fake.api_url, throttle=False).dispatch(
             "promotion.yml", "main", {"issue": inputs["issue"], "step": "benchmark-finished"}
         )

@@ -38,7 +38,10 @@ Reading the state (plain dicts/objects, no HTTP, nothing recorded as a call)
     ``fake.labels(full_name)`` -> {name: state.Label}
     ``fake.pull(full_name, number)`` -> state.Pull (head, base, draft); ``fake.pulls(full_name)``
     ``fake.reviews(full_name, number)`` -> [state.Review]; ``fake.review_comments(full_name, number)``
-    ``fake.dispatches`` -> [state.Dispatch(repo, workflow path, ref, inputs, actor, at)]
+    ``fake.dispatches`` -> [state.Dispatch(repo, workflow path, ref, inputs, actor, at, run_id, status,
+        conclusion)]: each dispatch is the workflow run it started; ``fake.finish_run(run_id)`` completes one
+        (the test plays the run), ``POST .../actions/runs/{id}/cancel`` cancels one not completed (409 after).
+        ``fake.state.dispatch_run_details = False`` plays an older GHES: 204 even with ``return_run_details``.
     ``fake.branch_sha(full_name, branch)`` -> sha or None; ``fake.git_dir(full_name)`` -> Path of the bare repo
     ``fake.pushes`` -> [server.Push(repo, login, {ref: (old, new)})] for every receive-pack POST
     ``fake.calls`` -> [server.Call(method, path, query, status, login, operation, body, api_version)]
@@ -324,6 +327,14 @@ class FakeGitHub:
     @property
     def dispatches(self) -> list[Dispatch]:
         return [d for repo in self.state.repos.values() for d in repo.dispatches]
+
+    def finish_run(self, run_id: int, conclusion: str = "success") -> Dispatch:
+        """The workflow run ``run_id`` completes (the test played it); a cancelled one stays cancelled."""
+        with self.state.lock:
+            [record] = [d for d in self.dispatches if d.run_id == run_id]
+            if record.status != "completed":
+                record.status, record.conclusion = "completed", conclusion
+            return record
 
     def git_dir(self, full_name: str) -> Path:
         return self.state.repos[full_name].git_dir

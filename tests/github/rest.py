@@ -467,16 +467,23 @@ def get_workflow(ctx: Ctx) -> Reply:
 def create_dispatch(ctx: Ctx) -> Reply:
     repo = ctx.repo("write")
     data = ctx.data()
-    actions.dispatch(ctx.state, repo, ctx.actor, ctx.params["workflow_id"], data)
-    if (ctx.api_version or "2022-11-28") >= "2026-03-10" or data.get("return_run_details"):
-        run_id = ctx.state.next_id()
-        run = f"{ctx.render.api}/repos/{repo.full_name}/actions/runs/{run_id}"
+    record = actions.dispatch(ctx.state, repo, ctx.actor, ctx.params["workflow_id"], data)
+    modern = (ctx.api_version or "2022-11-28") >= "2026-03-10"
+    if modern or (data.get("return_run_details") and ctx.state.dispatch_run_details):
+        run = f"{ctx.render.api}/repos/{repo.full_name}/actions/runs/{record.run_id}"
         return Reply(
             200,
             {
-                "workflow_run_id": run_id,
+                "workflow_run_id": record.run_id,
                 "run_url": run,
-                "html_url": f"{ctx.render.web}/{repo.full_name}/actions/runs/{run_id}",
+                "html_url": f"{ctx.render.web}/{repo.full_name}/actions/runs/{record.run_id}",
             },
         )
     return Reply(204)
+
+
+@handles("actions/cancel-workflow-run")
+def cancel_run(ctx: Ctx) -> Reply:
+    repo = ctx.repo("write")
+    actions.cancel(repo, ctx.number("run_id"))
+    return Reply(202, {})

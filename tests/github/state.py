@@ -184,6 +184,9 @@ class Dispatch:
     inputs: dict[str, Any]
     actor: str
     at: datetime
+    run_id: int = 0  # the workflow run the dispatch started (what `return_run_details` names)
+    status: str = "queued"  # queued -> completed (the test finishes it, or a cancel does)
+    conclusion: str | None = None  # once completed: success, failure or cancelled
 
 
 @dataclass
@@ -228,6 +231,8 @@ class State:
         # Called as listener(event, action, repo, number, actor, extra) after each change GitHub would
         # deliver as a webhook (the FakeGitHub turns them into deliveries).
         self.listeners: list[Callable[..., None]] = []
+        # False plays an older GitHub Enterprise Server: a dispatch answers 204 even when asked for run details.
+        self.dispatch_run_details = True
         self.add_user(BOT_LOGIN, role="write", type="Bot", user_id=BOT_ID)
 
     def emit(self, event: str, action: str | None, repo: Repo, number: int | None, actor: str, **extra: Any) -> None:

@@ -59,10 +59,15 @@ def test_an_edit_or_a_retry_while_the_benchmark_runs_does_not_dispatch_it_again_
     assert len(held) == 1, "/retry during the wait dispatched the GPU benchmark again"
     reply = _reply(sim, number, retry)
     assert f"waits for the GPU benchmark of `{commit[:12]}`" in reply and "`/retry 5`" in reply, reply
-    assert "/actions/workflows/benchmark.yml" in reply
-    # On purpose (the run failed or was cancelled): `/retry 5` dispatches it again, once.
-    _comment(sim, number, "maria", "/retry 5")
+    first = sim.benchmark_run(held[0])
+    assert f"/actions/runs/{first.run_id})" in reply, reply  # the run itself, as GitHub named it
+    # On purpose (the run failed or was cancelled): `/retry 5` dispatches it again, once, and cancels the old run.
+    again = _comment(sim, number, "maria", "/retry 5")
     assert [h["commit"] for h in held] == [commit, commit]
+    assert first.conclusion == "cancelled" and sim.benchmark_run(held[1]).status == "queued"
+    assert f"benchmark run {first.run_id}" in _reply(sim, number, again) and "was cancelled" in _reply(
+        sim, number, again
+    )
     assert any(a.event == "benchmark asked for again" and a.actor == "maria" for a in _state(sim, number).audit)
     answer(held[-1])  # the benchmark publishes its reports: stage 5 judges them
     sim.drain()
@@ -78,24 +83,86 @@ def test_the_status_says_stage_5_waits_for_the_benchmark_and_links_its_runs(sim)
     assert "waits for the GPU benchmark of " + held[0]["commit"][:12] in line and "is due" not in line, line
     [row] = [x for x in status.splitlines() if "5. run and validate" in x]
     assert "waits for the GPU benchmark" in row and "[running]" not in row, row
-    assert f"[benchmark runs]({sim.fake.server_url}/{REPO}/actions/workflows/benchmark.yml)" in row, row
+    run = sim.benchmark_run(held[0]).run_id
+    assert f"[benchmark run {run}]({sim.fake.server_url}/{REPO}/actions/runs/{run})" in row, row
 
 
-def test_a_cancel_or_a_needs_info_edit_during_the_wait_says_the_benchmark_keeps_running_and_how_to_cancel_it(sim):
-    """The bot cannot cancel the run (the dispatch API does not name it): it must not let people believe it did."""
+def _broken_edit(sim, number):
+    """The researcher edits the form so that it cannot be read: the issue needs information."""
     from tests.github.forms import example_values, render_form
 
-    number, held, _ = _benchmark_out(sim)
-    runs = f"[benchmark runs]({sim.fake.server_url}/{REPO}/actions/workflows/benchmark.yml)"
-    _comment(sim, number, "researcher", "/cancel wrong program, sorry")
-    cancelled = _status(sim, number)
-    assert f"The GPU benchmark of `{held[0]['commit'][:12]}`" in cancelled and runs in cancelled, cancelled
-    assert "keeps the GPU runners" in cancelled
-    _comment(sim, number, "maria", "/retry")  # continues where it stopped: waits for the same benchmark
-    assert len(held) == 1 and _state(sim, number).status.value == "running"
     sim.fake.issue(REPO, number).body = render_form(example_values(), {"baselines": [0, 1], "consent": [0]}).replace(
         "### Evolved program", "### Evolved programme"
     )
     sim.event("issues", "edited", number, sender="researcher")
     [needs] = [c.body for c in sim.fake.comments(REPO, number) if "needs more information" in c.body]
+    return needs
+
+
+def test_a_cancel_during_the_wait_cancels_the_benchmark_run_which_then_publishes_nothing(sim):
+    number, held, answer = _benchmark_out(sim)
+    run = sim.benchmark_run(held[0])
+    cancel = _comment(sim, number, "researcher", "/cancel wrong program, sorry")
+    assert run.status == "completed" and run.conclusion == "cancelled"
+    reply = _reply(sim, number, cancel)
+    assert f"`{held[0]['commit'][:12]}` ([benchmark run {run.run_id}](" in reply and "was cancelled" in reply, reply
+    state = _state(sim, number)
+    assert state.status.value == "cancelled" and state.benchmark is None
+    assert "keeps the GPU runners" not in _status(sim, number)
+    branch = state.branch
+    before = sim.fake.branch_sha(REPO, branch)
+    answer(held[0])  # the cancelled run's jobs never get to publish
+    sim.drain()
+    assert sim.fake.branch_sha(REPO, branch) == before
+    _comment(sim, number, "maria", "/retry")  # continues where it stopped: the benchmark runs anew
+    assert len(held) == 2 and _state(sim, number).benchmark.run_id == sim.benchmark_run(held[1]).run_id
+
+
+def test_closing_the_issue_or_a_needs_info_edit_during_the_wait_cancels_the_benchmark_run(sim):
+    number, held, _ = _benchmark_out(sim)
+    needs = _broken_edit(sim, number)
+    first = sim.benchmark_run(held[0])
+    assert first.conclusion == "cancelled", first
+    assert f"[benchmark run {first.run_id}](" in needs and "was cancelled" in needs, needs
+    assert _state(sim, number).benchmark is None
+    assert "the issue needs information" in _status(sim, number)
+
+    number, held, _ = _benchmark_out(sim)
+    _as(sim, "researcher").get_issue(number).edit(state="closed")
+    sim.event("issues", "closed", number, sender="researcher")
+    second = sim.benchmark_run(held[0])
+    assert second.conclusion == "cancelled" and _state(sim, number).status.value == "cancelled"
+    [notice] = [c.body for c in sim.fake.comments(REPO, number) if "closing the issue cancelled" in c.body]
+    assert f"benchmark run {second.run_id}" in notice and "was cancelled" in notice, notice
+
+
+def test_a_cancel_after_the_benchmark_run_finished_says_so_and_is_no_error(sim):
+    number, held, _ = _benchmark_out(sim)
+    run = sim.fake.finish_run(sim.benchmark_run(held[0]).run_id, "failure")  # GitHub answers the cancel 409
+    cancel = _comment(sim, number, "researcher", "/cancel")
+    reply = _reply(sim, number, cancel)
+    assert "had already finished, so there was nothing to cancel" in reply, reply
+    assert run.conclusion == "failure"
+    state = _state(sim, number)
+    assert state.status.value == "cancelled" and state.benchmark is None
+
+
+def test_without_run_details_a_cancel_or_a_needs_info_edit_says_the_benchmark_keeps_running_and_how_to_cancel_it(
+    sim,
+):
+    """An older GHES answers the dispatch 204 even when asked for the run: the bot cannot cancel what it cannot
+    name, and must not let people believe it did."""
+    sim.fake.state.dispatch_run_details = False
+    number, held, _ = _benchmark_out(sim)
+    assert _state(sim, number).benchmark.run_id is None
+    runs = f"[benchmark runs]({sim.fake.server_url}/{REPO}/actions/workflows/benchmark.yml)"
+    _comment(sim, number, "researcher", "/cancel wrong program, sorry")
+    cancelled = _status(sim, number)
+    assert f"The GPU benchmark of `{held[0]['commit'][:12]}`" in cancelled and runs in cancelled, cancelled
+    assert "keeps the GPU runners" in cancelled
+    assert sim.benchmark_run(held[0]).status == "queued"
+    _comment(sim, number, "maria", "/retry")  # continues where it stopped: waits for the same benchmark
+    assert len(held) == 1 and _state(sim, number).status.value == "running"
+    needs = _broken_edit(sim, number)
     assert "nothing\nmore is built, run or pushed by the bot" in needs and runs in needs, needs
+    assert "keeps the GPU runners" in needs and sim.benchmark_run(held[0]).status == "queued"

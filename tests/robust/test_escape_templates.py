@@ -186,7 +186,7 @@ SAFE = {
     },
     "needs_info.md.j2": {
         '"by the bot " if benchmark else ""',
-        "benchmark",  # BenchmarkDispatch.still_running(): prebuilt markdown from a hex commit, a time, our link
+        "benchmark",  # bot.events.benchmark / still_running(): prebuilt markdown (hex commit, time, our links; md)
     },
     "status_comment.md.j2": {
         '" (the review did not converge: the blocking ones are open)" if state.open_gate in state.unconverged else ""',
@@ -203,7 +203,7 @@ SAFE = {
         "gate",
         "request.id",  # pattern [0-9A-Za-z-]
         "run_url",  # the GitHub home's own run link
-        "state.benchmark.runs_url",  # the GitHub home's own link to the benchmark workflow's runs
+        "state.benchmark.link()",  # the GitHub home's own link to the benchmark's run (or its workflow's runs)
         "state.benchmark.still_running()",  # prebuilt markdown: a hex commit, a time and the bot's own link
         "stage.title",
         "stage.value",
