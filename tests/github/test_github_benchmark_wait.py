@@ -166,3 +166,17 @@ def test_without_run_details_a_cancel_or_a_needs_info_edit_says_the_benchmark_ke
     needs = _broken_edit(sim, number)
     assert "nothing\nmore is built, run or pushed by the bot" in needs and runs in needs, needs
     assert "keeps the GPU runners" in needs and sim.benchmark_run(held[0]).status == "queued"
+
+
+def test_an_edit_that_redoes_the_plan_during_the_wait_cancels_the_benchmark_run_and_says_so(sim):
+    from tests.github.forms import example_values, render_form
+
+    number, held, _ = _benchmark_out(sim)
+    values = example_values()
+    values["source"] = values["source"].replace("adj *= 1.0 - 0.12*(load-4.5)", "adj *= 1.0 - 0.10*(load-4.5)")
+    sim.fake.issue(REPO, number).body = render_form(values, {"baselines": [0, 1], "consent": [0]})
+    sim.event("issues", "edited", number, sender="researcher")
+    run = sim.benchmark_run(held[0])
+    assert run.conclusion == "cancelled", run
+    [notice] = [c.body for c in sim.fake.comments(REPO, number) if "restarted from stage 1" in c.body]
+    assert f"benchmark run {run.run_id}" in notice and "was cancelled" in notice, notice
