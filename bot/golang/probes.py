@@ -367,7 +367,7 @@ def canonical(obj) -> str:
 
 #: How far each parameter is moved to see whether the behaviour rows depend on it: doubled and halved.
 BEHAVIOUR_MOVES = (2.0, 0.5)
-_BEHAVIOURS = ("behaviour", "queue-behaviour")
+_BEHAVIOURS = ("behaviour", "queue-behaviour", "sequence")  # "sequence": a stateful admitter's (``sequences``)
 
 
 def behaviour_moves(behaviour: list[dict], defaults: dict) -> list[dict]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 
+from bot.golang import sequences
 from bot.golang.adapter import zero_value
 from bot.golang.analysis_types import Analysis
 from bot.golang.generate import (
@@ -110,6 +111,13 @@ def _case_ctx(c: Case, prefix: bool, read: frozenset[str] | None = None) -> dict
     }
 
 
+def _sequence_row(state: dict, want: str, gen: Generated) -> dict:
+    """A stateful admitter's behaviour row: the earlier requests replayed on the same plugin, then the request."""
+    ctx = _case_ctx(Case("", "", "", 0, want, state, "", False), gen.consumes_prefix, fields_read(gen))
+    keys = ("endpoints", "request", "warmups", "spacing", "want")
+    return {"name": sequences.describe(state, want)} | {k: ctx[k] for k in keys}
+
+
 def _queue_rows(rows: list[dict], read: frozenset[str]) -> list[dict]:
     """A queue-position scorer's behaviour rows: the request, the endpoints' waiting counts and the exact score
     the compiled plugin gave each (a float64 literal that reads back as the same value)."""
@@ -142,6 +150,7 @@ def render_test(
     cases: list[Case],
     behaviours: list[tuple[str, str]],
     queue_rows: list[dict] | None = None,
+    sequence_rows: list[tuple[dict, str]] | None = None,
 ) -> str:
     kind = an.kind
     bad = [
@@ -222,6 +231,8 @@ def render_test(
                     "request": f'&scheduling.InferenceRequest{{RequestID: "r-1", RequestSizeBytes: 2048, '
                     f"Objectives: scheduling.RequestObjectives{{Priority: {priority}}}}}",
                     "want": direction,
+                    "warmups": "nil",
+                    "spacing": 0,
                 }
             )
             continue
@@ -247,6 +258,7 @@ def render_test(
         behaviour_rows.append(
             {"name": f"{_BEHAVIOUR_NAMES[label]} {verb}", "endpoints": ", ".join(pair), "want": direction}
         )
+    behaviour_rows += [_sequence_row(state, want, gen) for state, want in sequence_rows or []]
     imports = {
         '"encoding/json"',
         '"testing"',

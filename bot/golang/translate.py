@@ -37,7 +37,7 @@ from pathlib import PurePosixPath
 
 from bot import directives
 from bot.dictionary import Dictionary
-from bot.golang import dead_branches, fidelity_classes, harness_build, probes
+from bot.golang import dead_branches, fidelity_classes, harness_build, never_binds, probes, sequences
 from bot.golang.analysis_types import Analysis
 from bot.golang.blis_mirror import program_line
 from bot.golang.differential import unexplained_words
@@ -219,6 +219,7 @@ def translate(
     probe_specs, untested = probes.specs(analysis, defaults, kind, untranslatable, gen.stateful)
     reads = set(analysis.signal_names) | ({"prefix"} if gen.consumes_prefix else set())
     behaviour = probes.behaviour_specs(kind, reads, defaults)
+    behaviour += sequences.sequence_specs(kind, gen.stateful, analysis, defaults, probe_specs)
     probe_specs += behaviour + probes.behaviour_moves(behaviour, defaults)
     recalibrated = recalibration_values(analysis, options.get("deployed", {}))
     alternatives = same_step_alternatives(analysis, gen, recalibrated)
@@ -243,18 +244,25 @@ def translate(
     )
     # A parameter whose move changes an asserted behaviour row is exercised by that test, threshold test or not.
     exercised = probes.behaviour_exercised(probe_specs, answer.get("probes", [])) if answer.get("ok") else set()
+    exercised |= sequences.exercised(probe_specs, answer.get("probes", [])) if answer.get("ok") else set()
+    sequence_rows = sequences.rows(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
     tested = {c.param for c in cases} | exercised
     untested = [u for u in untested if not any(u.startswith(f"`{p}`:") for p in exercised)]
     dead = dead_branches.unreachable_params(analysis)
+    never = never_binds.never_binds(analysis, defaults)  # a floor no input reaches: say so, and when it would bind
     untested += [
         dead_branches.reason(s["param"], *dead[s["param"]])
         if s["param"] in dead
+        else f"`{s['param']}`: {never[s['param']]}"
+        if s["param"] in never
         else f"`{s['param']}`: no llm-d input among the candidates made it decide the outcome"
         for s in probe_specs
         if s["role"] != "observe" and s["param"] not in tested
     ]
     untested_findings = [
-        _untested_finding(th, dead.get(th.param))
+        never_binds.finding(th, never[th.param])
+        if th.param in never and th.param not in dead
+        else _untested_finding(th, dead.get(th.param))
         for th in analysis.thresholds
         if th.param and th.param not in tested and any(s["param"] == th.param for s in probe_specs)
     ]
@@ -270,7 +278,7 @@ def translate(
         }
     files = dict(gen.files)
     files[gen.test_path] = format_go(
-        {gen.test_path: render_test(gen, analysis, plugin_type, cases, behaviours, queue_rows)}
+        {gen.test_path: render_test(gen, analysis, plugin_type, cases, behaviours, queue_rows, sequence_rows)}
     )[gen.test_path]
     hazards = recalibrated_findings(analysis, options.get("deployed", {}))
     chosen = bool(options.get("deployed")) and recalibrated == options.get("deployed")

@@ -1,0 +1,183 @@
+"""Behaviour rows for a stateful admitter: a sequence of requests on one plugin, and the same one spaced wider.
+
+A stateful admitter decides a request by what it admitted before (a tenant's decayed share, a learned load). The
+plain behaviour rows decide each request on a fresh plugin, where such a rule rarely has a history to reject on:
+a03's six rows all said "admit", so a mutation to "never reject" passed them. This module runs sequences through
+the harness as one observe probe: the candidates of the threshold search (``probes.specs``) that replay earlier
+requests, and a small grid of its own (``probe_inputs``' warm-ups that skew one tenant, the request's tenant and
+priority, an idle and an overloaded pool). When the logic reads the clock, each sequence is also replayed with
+its requests further apart. From the answers it keeps:
+
+- the first sequence the plugin rejects, so "never reject" fails the behaviour test, not only a threshold test;
+- when one exists, two sequences that differ only in the time between their requests and are decided
+  differently, so removing a decay or a window fails it too.
+
+Pure: specs in, rows out (``testgen`` writes them into TestBehaviour).
+"""
+
+from __future__ import annotations
+
+import json
+
+from bot.golang.probe_inputs import CLOCK, PROBE, SPACING, make_endpoint, make_request, make_state, warmup_spacings
+from bot.golang.probes import ADMISSION_POOLS
+
+NAME = "sequence"
+#: µs between the requests of a sequence replayed wider apart: a decay or a window on the scale of seconds to
+#: half an hour has mostly run its course at one of them.
+TIME_SPACINGS = (2_000_000, 20_000_000, 200_000_000, 2_000_000_000)
+#: Sequences tried, at most (each replayed at every spacing).
+MAX_SEQUENCES = 96
+_CLOCK_SIGNALS = {"Clock", "ArrivalTime"}
+
+
+def _key(state: dict) -> str:
+    return json.dumps([state["llmd"], [h["llmd"] for h in state["history"]]], sort_keys=True)
+
+
+def _grid() -> list[dict]:
+    """Sequences of the probe grid's own: 4 or 12 earlier sheddable requests (the first from tenant-b, the rest
+    from tenant-a), then a request of each priority from either tenant, on an idle and on an overloaded pool."""
+    out = []
+    for load in ("overloaded", "idle"):
+        eps = [make_endpoint(PROBE, dict(ADMISSION_POOLS[load])), make_endpoint("pod-b", dict(ADMISSION_POOLS[load]))]
+        for count in (4, 12):
+            warm = [
+                make_request(priority=-1, tenant="tenant-b" if k == 0 else "tenant-a", rid=f"w-{k}")
+                for k in range(count)
+            ]
+            for tenant in ("tenant-a", "tenant-b"):
+                for priority in (-1, 0, 1):
+                    out.append(make_state(eps, make_request(priority=priority, tenant=tenant), warm))
+    return out
+
+
+def spacing_of(state: dict) -> int:
+    """µs between the requests of ``state``'s sequence (the generated test replays them that far apart)."""
+    history = state["history"]
+    return CLOCK - history[-1]["blis"]["clock"] if history else SPACING
+
+
+def respaced(state: dict, spacing: int) -> dict:
+    """``state`` with its earlier requests ``spacing`` µs apart, the last that long before the decided one."""
+    n = len(state["history"])
+    history = [h | {"blis": h["blis"] | {"clock": CLOCK - (n - i) * spacing}} for i, h in enumerate(state["history"])]
+    return state | {"history": history}
+
+
+def sequence_specs(kind: str, stateful: bool, an, defaults: dict, probe_specs: list[dict]) -> list[dict]:
+    """The observe probe of a stateful admitter's sequences (labels ``<sequence>:<spacing>``), or none."""
+    if kind != "admission" or not stateful:
+        return []
+    seen, bases = set(), []
+    searched = [c for s in probe_specs if s["role"] != "observe" for c in s["candidates"]]
+    for state in _grid() + searched:
+        if state["history"] and _key(state) not in seen and len(bases) < MAX_SEQUENCES:
+            seen.add(_key(state))
+            bases.append(state)
+    spacings = sorted(
+        set(warmup_spacings(an)) | (set(TIME_SPACINGS) if _CLOCK_SIGNALS & set(an.signal_names) else set())
+    )
+    cands, labels = [], []
+    for i, state in enumerate(bases):
+        own = spacing_of(state)
+        for spacing in [own] + [s for s in spacings if s != own]:
+            cands.append(respaced(state, spacing))
+            labels.append(f"{i}:{spacing}")
+    return [
+        {
+            "name": NAME,
+            "param": "",
+            "role": "observe",
+            "watch": "",
+            "op": "",
+            "value": 0,
+            "integer": False,
+            "endpoint": PROBE,
+            "defaults": defaults,
+            "candidates": cands,
+            "labels": labels,
+        }
+    ]
+
+
+def _decisions(spec: dict, result: dict) -> dict[int, bool]:
+    """Candidate index -> admitted, for the candidates the plugin decided without an error."""
+    return {
+        c["candidate"]: bool(c["default"].get("admit"))
+        for c in result.get("cases", [])
+        if not c["default"].get("error")
+    }
+
+
+def choose(probe_specs: list[dict], results: list[dict]) -> list[int]:
+    """The candidates the behaviour test asserts: the first sequence the plugin rejects (as the search spaced it),
+    and two of one sequence that only the spacing tells apart and that are decided differently, the two spacings
+    closest together of any sequence (the decision then turns on the time scale of the rule rather than on a
+    history worn down to nothing)."""
+    spec = next((s for s in probe_specs if s["name"] == NAME), None)
+    result = next((r for r in results if r["name"] == NAME), None)
+    if spec is None or result is None:
+        return []
+    decided = _decisions(spec, result)
+    groups: dict[str, list[int]] = {}
+    for i, label in enumerate(spec["labels"]):
+        groups.setdefault(label.split(":")[0], []).append(i)
+
+    def spacing(i: int) -> int:
+        return int(spec["labels"][i].split(":")[1])
+
+    pairs = [
+        (max(spacing(a), spacing(b)) / min(spacing(a), spacing(b)), k, sorted((a, b), key=spacing))
+        for k, members in enumerate(groups.values())
+        for a in members
+        for b in members
+        if a < b and a in decided and b in decided and decided[a] != decided[b]
+    ]
+    rejected = next(([g[0]] for g in groups.values() if decided.get(g[0]) is False), [])
+    pair = min(pairs, key=lambda p: p[:2])[2] if pairs else []
+    return rejected + [i for i in pair if i not in rejected]
+
+
+def rows(probe_specs: list[dict], results: list[dict]) -> list[tuple[dict, str]]:
+    """(state, "admit" | "reject") per chosen sequence, as the compiled plugin decided it."""
+    spec = next((s for s in probe_specs if s["name"] == NAME), None)
+    result = next((r for r in results if r["name"] == NAME), None)
+    if spec is None or result is None:
+        return []
+    decided = _decisions(spec, result)
+    return [(spec["candidates"][i], "admit" if decided[i] else "reject") for i in choose(probe_specs, results)]
+
+
+def exercised(probe_specs: list[dict], results: list[dict]) -> set[str]:
+    """The parameters whose move (``probes.behaviour_moves`` copies of this probe) changes a chosen sequence's
+    decision: the behaviour test exercises them (a03's dtCoeff, through the spaced pair)."""
+    chosen = choose(probe_specs, results)
+    base = next((r for r in results if r["name"] == NAME), None)
+    if not chosen or base is None:
+        return set()
+    want = _decisions({}, base)
+    out = set()
+    for r in results:
+        probe, _, rest = r["name"].partition("@")
+        if probe == NAME and rest:
+            got = _decisions({}, r)
+            if any(i in got and got[i] != want.get(i) for i in chosen):
+                out.add(rest.rsplit("@", 1)[0])
+    return out
+
+
+def describe(state: dict, want: str) -> str:
+    """A row's name in llm-d terms: who sent what before, how far apart, and what the plugin does."""
+    request = state["llmd"]["request"]
+    history = [h["llmd"]["request"] for h in state["history"]]
+    tenants: dict[str, int] = {}
+    for w in history:
+        tenants[w.get("FairnessID") or "no tenant"] = tenants.get(w.get("FairnessID") or "no tenant", 0) + 1
+    spread = ", ".join(f"{n} from {t}" for t, n in tenants.items())
+    spacing = spacing_of(state) / 1e6
+    verdict = "is admitted" if want == "admit" else "is rejected"
+    return (
+        f"after {len(history)} requests {spacing:g} s apart ({spread}), a request of priority "
+        f"{request.get('Priority', 0)} from {request.get('FairnessID') or 'no tenant'} {verdict}"
+    )
