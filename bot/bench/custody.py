@@ -5,7 +5,9 @@ bytes (``bot.bench.run.manifest``), and the manifest's ``plugin_files`` vouch th
 branch's plugin code. A report whose bytes differ from its record was edited after the run, and one the
 manifest does not list was added after it: neither is what was measured, so when a manifest is present
 stage 5 leaves them out with the reason (gate 3 raises every report left out), and the GPU time is
-credited only to the runs whose report is still the one recorded. Without a manifest (hand-run results,
+credited only to the runs whose report is still the one recorded. A priority-mix run's ``results.json`` is
+held to the same record (``MixRunRecord.sha256``): its per-class counts decide the shedding order, as a
+report's metrics decide a claim. Without a manifest (hand-run results,
 an llm-d-benchmark workspace, the bundled sample data) there is no record to hold a report to.
 """
 
@@ -62,16 +64,30 @@ def read(results: Path) -> Custody | None:
         )
     if manifest is None:
         return None
-    return Custody(recorded={c.report: c.sha256 for c in manifest.cells})
+    return Custody(recorded=recorded(manifest))
 
 
-def in_place(results: Path, cell: mf.CellRecord) -> bool:
-    """Whether the report ``cell`` records is still there, a regular file inside ``results``, with its bytes."""
-    path = results / cell.report
+def recorded(manifest: mf.Manifest) -> dict[str, str]:
+    """Results-relative path -> SHA-256 of every report the run wrote: each cell's v0.2 report and each kept
+    priority-mix run's results.json (a set-aside run wrote none into the layout)."""
+    out = {c.report: c.sha256 for c in manifest.cells}
+    out.update({r.results: r.sha256 for r in kept_mix(manifest) if r.sha256})
+    return out
+
+
+def kept_mix(manifest: mf.Manifest) -> list[mf.MixRunRecord]:
+    """The priority-mix runs whose results the run copied into the layout."""
+    return [r for r in manifest.priority_mix if r.ok and r.results]
+
+
+def in_place(results: Path, rel: str, sha256: str | None) -> bool:
+    """Whether the report the run recorded at ``rel`` is still there, a regular file inside ``results``, with
+    the bytes whose SHA-256 it recorded."""
+    path = results / rel
     try:
         root = results.resolve()
         if path.is_symlink() or not path.is_file() or not path.resolve().is_relative_to(root):
             return False
-        return hashlib.sha256(path.read_bytes()).hexdigest() == cell.sha256
+        return sha256 is not None and hashlib.sha256(path.read_bytes()).hexdigest() == sha256
     except OSError:
         return False

@@ -150,7 +150,7 @@ class EvidencePolicy:
     custody: Custody | None = None
 
     def bind(self, c: Candidate) -> str | None:
-        if self.custody is not None and (problem := self.custody.problem(c.rel, c.sha256)):
+        if problem := self.held(c.rel, c.sha256):
             return problem
         if c.rel in self.not_evidence:
             return self.not_evidence[c.rel]
@@ -160,6 +160,11 @@ class EvidencePolicy:
         reason = reason or workload_reason(doc, c.key, self.workloads)
         reason = reason or self._epp(doc, c.key.treatment) or self._stack(doc, c.key.workload)
         return reason or self._image(doc) or self._pinned_image(doc, c.key.treatment)
+
+    def held(self, rel: str, sha256: str) -> str | None:
+        """Why the result at ``rel`` with these bytes is not the one the run manifest recorded (None: it is, or there
+        is no manifest): one custody rule for v0.2 reports and priority-mix results alike."""
+        return self.custody.problem(rel, sha256) if self.custody is not None else None
 
     def bind_recorded(self, doc: dict, arm: str) -> str | None:
         """The rules a result that records only ``run.keywords`` / ``run.description`` can be held to (sample

@@ -25,6 +25,7 @@ class GpuTime:
     spent: float | None  # None: the reports came without a run manifest
     cell_runs: int = 0  # runs whose report is still the one the manifest recorded (``bot.bench.custody``)
     unmatched: int = 0  # recorded runs whose report is gone or was changed since: no GPU time vouches for it
+    mix_runs: int = 0  # kept priority-mix runs whose results.json is still the one the manifest recorded
     set_aside: int = 0  # reports kept aside as invalid
     stopped: str = ""  # how the run ended early ("budget", "failed", "cancelled"); "" if it finished
     stop_reason: str = ""
@@ -61,8 +62,9 @@ class GpuTime:
 
 
 def from_manifest(manifest: mf.Manifest | None, results: Path | None = None) -> GpuTime:
-    """What a run manifest says was planned and spent (not recorded without one). With ``results``, the cell runs
-    credited are those whose report is still there as recorded; the others are counted apart."""
+    """What a run manifest says was planned and spent (not recorded without one). With ``results``, the cell and
+    priority-mix runs credited are those whose report (the mix's results.json) is still there as recorded; the
+    others are counted apart."""
     if manifest is None:
         return GpuTime(planned=None, budget=None, spent=None)
     stops = [e for e in manifest.events if e.kind == "stop"]
@@ -70,13 +72,18 @@ def from_manifest(manifest: mf.Manifest | None, results: Path | None = None) -> 
     # A stop followed by more cells was resumed; only a stop nothing ran after says the run ended early.
     if last is not None and any(c.start > last.start for c in manifest.cells):
         last = None
-    unmatched = [] if results is None else [c for c in manifest.cells if not custody.in_place(results, c)]
+    unmatched = (
+        [] if results is None else [c for c in manifest.cells if not custody.in_place(results, c.report, c.sha256)]
+    )
+    mix = custody.kept_mix(manifest)
+    mix_unmatched = [] if results is None else [r for r in mix if not custody.in_place(results, r.results, r.sha256)]
     return GpuTime(
         planned=manifest.planned_gpu_minutes,
         budget=manifest.budget_gpu_minutes,
         spent=manifest.spent_gpu_minutes,
         cell_runs=len(manifest.cells) - len(unmatched),
-        unmatched=len(unmatched),
+        unmatched=len(unmatched) + len(mix_unmatched),
+        mix_runs=len(mix) - len(mix_unmatched),
         set_aside=len(manifest.rejected),
         stopped=last.what if last else "",
         stop_reason=last.detail if last else "",

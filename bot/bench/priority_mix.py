@@ -214,11 +214,20 @@ def load_priority_mix(path: str | Path) -> tuple[ClassCounts, ...]:
 
 
 def _read_text(path: Path) -> str:
+    return _decode(_read_bytes(path))
+
+
+def _read_bytes(path: Path) -> bytes:
     try:
         check_yaml_size(path)  # the same bound as every report the bot reads
-        return path.read_text(encoding="utf-8")
     except YamlInputError as exc:
         raise ReportError(str(exc)) from None
+    return path.read_bytes()
+
+
+def _decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise ReportError("not UTF-8 text") from None
 
@@ -264,7 +273,8 @@ def _run(root: Path, path: Path) -> PriorityMixRun | None:
         raise ReportError(f"{METADATA_FILE} beside it is {link_reason(root, path.parent / METADATA_FILE)}")
     meta = read_metadata(path.parent / METADATA_FILE)
     harness = _harness_of(rel, meta)
-    text = _read_text(path)
+    data = _read_bytes(path)  # hashed as is: the run manifest records the SHA-256 of these bytes
+    text = _decode(data)
     if harness is None and '"traffic_classes"' not in text:
         return None
     if harness is not None and harness != HARNESS:
@@ -278,7 +288,7 @@ def _run(root: Path, path: Path) -> PriorityMixRun | None:
         keywords=split_keywords(meta.get("description_keywords")),
         description=str(meta.get("description_text") or ""),
         experiment_id=str(meta.get("experiment_id") or ""),
-        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        sha256=hashlib.sha256(data).hexdigest(),
         model=str(meta.get("model") or ""),
     )
 
@@ -466,6 +476,8 @@ def _beyond_plan(run: PriorityMixRun, plan: PriorityMixPlan) -> str | None:
 def bind_with(policy: EvidencePolicy, planned: PriorityMixPlan | None = None) -> Binder:
     """The evidence rules of ``policy`` for priority-mix runs, which record keywords but no EPP config or stack.
 
+    With a run manifest (``policy.custody``) a results.json it does not list, or whose bytes differ from the
+    SHA-256 it recorded, is left out first, as a v0.2 report is (``bot.bench.custody``).
     With a plan's policy (``policy.promotion`` set) a run must record its promotion and arm
     (``promotion:<id>``, ``arm:<arm>`` in ``description_keywords``): nothing else in its output says
     which plugin it measured. Without one (a local evaluation) only the sample-data rule and the
@@ -475,6 +487,8 @@ def bind_with(policy: EvidencePolicy, planned: PriorityMixPlan | None = None) ->
     """
 
     def bind(run: PriorityMixRun) -> str | None:
+        if problem := policy.held(run.rel, run.sha256):  # edited or added after the run (bot.bench.custody)
+            return problem
         doc = {"run": {"keywords": list(run.keywords), "description": run.description}}
         reason = policy.bind_recorded(doc, run.key.treatment) or _model_differs(run, policy.model)
         if reason is None and planned is not None:

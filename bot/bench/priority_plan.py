@@ -101,13 +101,27 @@ def translated_signals(summary) -> list[str]:
     return [s for s in summary.signals if s not in summary.untranslatable]
 
 
+#: Why an admitter's plan has a priority mix (``PriorityMixPlan.reason``): the only reason a plan gets one.
+ADMITTER_REASON = (
+    "an admitter: whether it sheds sheddable (priority < 0) traffic first needs traffic of several classes"
+)
+
+
 def priority_mix_reason(request: PromotionRequest) -> str | None:
     """Why this promotion needs a priority mix (None: it does not): only an admitter's shedding order is judged
     on it (``bot.stats.shedding.shedding_hypothesis``), so only an admitter gets one, whatever else reads the
     class. One rule for every planner (stage 4, `promote plan`, `promote bench run`, gate 2's brief)."""
     if request.kind is PolicyKind.ADMISSION:
-        return "an admitter: whether it sheds sheddable (priority < 0) traffic first needs traffic of several classes"
+        return ADMITTER_REASON
     return None
+
+
+def planned_for(pm: PriorityMixPlan) -> PolicyKind | None:
+    """The kind of policy a plan's mix was planned for, as the plan records it: an admitter's, since only an
+    admitter gets one (``priority_mix_reason``), so a reader with the evaluation spec but no request
+    (`promote evaluate --spec`) judges the mix as stage 5 does. None for a mix a plan gave a scheduler or
+    router before that rule (its reason names the class signals it read): nothing then says it decides a claim."""
+    return PolicyKind.ADMISSION if pm.reason == ADMITTER_REASON else None
 
 
 def plan_priority_mix(

@@ -203,6 +203,12 @@ def cmd_plan(args) -> int:
 ARMS_NOT_VERIFIED = "arms not verified: pass --spec <evaluation.yaml>"
 #: The same when --spec was given but records no arm's EndpointPickerConfig (a plan written before specs did).
 SPEC_WITHOUT_ARMS = "arms not verified: the --spec records no arms; rerun `promote plan` and pass its evaluation.yaml"
+#: What ``promote evaluate`` says when the spec's priority mix does not say it was planned for an admitter (a plan
+#: written before only admitters got one) and no --request says the policy's kind: the mix decides no claim then.
+MIX_KIND_UNKNOWN = (
+    "Priority-mix claim not judged: the --spec's priority mix does not say it was planned for an admitter (only an "
+    "admitter's shedding order is judged on it); pass --request <promotion.yaml> to judge it as stage 5 does"
+)
 
 
 def _arms_warning(spec_given: bool) -> str:
@@ -222,6 +228,7 @@ def _arms_warning(spec_given: bool) -> str:
 
 def cmd_evaluate(args) -> int:
     from bot.bench.evidence import load_evidence
+    from bot.bench.priority_plan import planned_for
     from bot.bench.run_evidence import load_manifest, policy_for_results
     from bot.hypotheses import load_hypotheses
     from bot.model import status_counts
@@ -256,12 +263,14 @@ def cmd_evaluate(args) -> int:
 
     policy = rules()
     reports = load_evidence(results, policy)
-    mix = None
+    mix, mix_unjudged = None, None
     if spec is not None and spec.priority_mix is not None:  # stage 5 judges the plan's mix from the same directory
-        kind = request.kind if request is not None else None
+        # The spec says whom the mix was planned for (only an admitter gets one), so --request is not needed.
+        kind = request.kind if request is not None else planned_for(spec.priority_mix)
         mix = judge_planned_mix(
             spec.priority_mix, results, hypotheses, kind=kind, policy=rules, mismatch=None, alpha=alpha
         )
+        mix_unjudged = MIX_KIND_UNKNOWN if kind is None else None
     verdicts = verdicts_on(
         hypotheses,
         reports,
@@ -280,13 +289,17 @@ def cmd_evaluate(args) -> int:
         per_request=per_request,
         rejected=rejected,
         alpha=alpha,
-        warnings=[_arms_warning(args.spec is not None)] if unbound else [],
+        warnings=[
+            *([_arms_warning(args.spec is not None)] if unbound else []),
+            *([f"**{mix_unjudged}.**"] if mix_unjudged else []),
+        ],
         priority_mix=mix_markdown(mix, alpha),
     )
     write_files(output_dir(args.out), files)
     said_rejected = f"; {len(rejected)} report(s) rejected (listed in verdicts.md)" if rejected else ""
     said = SPEC_WITHOUT_ARMS if args.spec is not None else ARMS_NOT_VERIFIED
     warning = f"; WARNING: {said} (no report was checked against its arm)" if unbound else ""
+    warning += f"; {mix_unjudged}" if mix_unjudged else ""
     print(
         f"{len(verdicts)} verdicts: {status_counts(v.status for v in verdicts)}{said_rejected}{warning} -> {args.out}"
     )

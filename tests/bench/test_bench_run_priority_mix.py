@@ -271,3 +271,35 @@ def test_resume_runs_the_set_aside_mix_runs_again_and_only_those_within_the_budg
     assert len(m.priority_mix) == 9 and len(m.rejected) == 3  # every attempt stays in the manifest
     assert all((results / r.path).is_file() for r in m.rejected if r.path.endswith(".rejected"))
     assert _judge(tmp_path, bench, hyps).used == {"baseline": 3, "evolved": 3}
+
+
+def test_mix_results_edited_or_added_after_the_run_are_left_out_and_not_credited(tmp_path):
+    """Found by the evidence audit: a priority-mix results.json edited after the run, or one dropped in that the
+    run's manifest.json does not list, still decided the shedding order and had its GPU time credited; reports were
+    held to the SHA-256 the manifest recorded (``bot.bench.custody``), the mix's results were not."""
+    from bot.bench import custody, gpu_time
+
+    env, bench, commit, hyps = _branch(tmp_path)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed"))
+    assert proc.returncode == 0, proc.stderr
+    results = tmp_path / "results"
+    rep = results / "evolved" / "priority-mix" / "rate-6"
+    edited = rep / "rep-1" / "results.json"
+    doc = json.loads(edited.read_text())
+    edited.write_text(json.dumps(doc))  # the same counts, other bytes: any change counts
+    added = rep / "rep-4"  # a fourth run the plan never made, with its own experiment id
+    added.mkdir()
+    (added / "results.json").write_text(json.dumps(doc, indent=1))
+    meta = (rep / "rep-1" / "run_metadata.yaml").read_text()
+    (added / "run_metadata.yaml").write_text(meta.replace("experiment_id: ", "experiment_id: added-", 1))
+    out = _judge(tmp_path, bench, hyps)
+    why = dict(out.rejected)
+    assert why == {
+        "evolved/priority-mix/rate-6/rep-1/results.json": custody.EDITED,
+        "evolved/priority-mix/rate-6/rep-4/results.json": custody.NOT_LISTED,
+    }
+    assert out.used == {"baseline": 3, "evolved": 2}
+    assert out.reason is not None and out.reason.startswith("only 2 of 3 planned evolved runs could be used")
+    # the GPU time is credited only to the mix runs whose results.json is still the one recorded
+    spent = gpu_time.read(results, promotion="7")
+    assert (spent.mix_runs, spent.unmatched) == (5, 1) and spent.cell_runs == len(mf.load(results).cells)

@@ -84,3 +84,44 @@ def test_promote_evaluate_with_the_spec_gives_stage_5s_verdicts_on_the_runners_r
     assert not_used and all("fault of its run never happened" in why for _, why in not_used)
     assert all(rel in page for rel, _ in not_used) and "another build or plugin" not in page
     assert "## Priority mix" in page
+
+
+def test_promote_evaluate_with_the_spec_alone_judges_the_mix_claim_as_stage_5_does(tmp_path):
+    """Found by the evidence audit: without --request `promote evaluate --spec` left the admitter's shedding claim
+    "not in plan" although the spec plans the mix, and the mix is planned for an admitter only
+    (``priority_plan.planned_for``). A spec that does not say so (a plan from before that rule) says the claim
+    was not judged and which flag judges it."""
+    from bot.bench.priority_plan import ADMITTER_REASON
+    from bot.bench.yaml_dump import dump_yaml
+    from bot.cli import main
+    from bot.cli.evidence import MIX_KIND_UNKNOWN
+    from bot.yaml_safe import load_yaml
+    from tests.bench.test_bench_run_priority_mix import _branch, _judge
+
+    env, bench, commit, hyps = _branch(tmp_path)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed"))
+    assert proc.returncode == 0, proc.stderr
+    stage5 = _judge(tmp_path, bench, hyps).verdict
+    assert stage5 is not None and stage5.status.value == "confirmed"
+    hyp_dir = bench.parents[2] / f"docs/promotion/{SLUG}/hypotheses"
+    spec = bench / "evaluation.yaml"
+    argv = ["evaluate", "--hypotheses", str(hyp_dir), "--results", str(tmp_path / "results"), "--spec", str(spec)]
+    assert main([*argv, "--out", str(tmp_path / "ev")]) == 0
+    [by_hand] = [v for v in json.loads((tmp_path / "ev" / "verdicts.json").read_text()) if v["hypothesis_id"] == "B1"]
+    assert (by_hand["status"], by_hand["summary"], by_hand["flags"]) == (
+        stage5.status.value,
+        stage5.summary,
+        stage5.flags,
+    )
+    assert MIX_KIND_UNKNOWN not in (tmp_path / "ev" / "verdicts.md").read_text()
+
+    old = tmp_path / "old-evaluation.yaml"  # a scheduler's mix, planned before only admitters got one
+    doc = load_yaml(spec.read_text())
+    assert doc["priority_mix"]["reason"] == ADMITTER_REASON
+    doc["priority_mix"]["reason"] = "a scheduling policy that decides by the request's class (it reads SLOClass)"
+    old.write_text(dump_yaml(doc))
+    argv[-1] = str(old)
+    assert main([*argv, "--out", str(tmp_path / "ev-old")]) == 0
+    [b1] = [v for v in json.loads((tmp_path / "ev-old" / "verdicts.json").read_text()) if v["hypothesis_id"] == "B1"]
+    assert b1["status"] == "inconclusive" and b1["flags"] != stage5.flags
+    assert MIX_KIND_UNKNOWN in (tmp_path / "ev-old" / "verdicts.md").read_text()

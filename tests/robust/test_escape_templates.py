@@ -28,6 +28,7 @@ SAFE = {
     "_gpu_time.md.j2": {  # numbers from the run manifest
         "gpu_time.budget | round(1)",
         "gpu_time.cell_runs",
+        "gpu_time.mix_runs",
         "gpu_time.planned | round(1)",
         "gpu_time.rounds",
         "gpu_time.sequential_expected | round(1)",
