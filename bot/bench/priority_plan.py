@@ -73,6 +73,9 @@ class PriorityMixPlan(_Model):
     """The priority-mix workload of a plan: its load, classes, repetitions and what it costs."""
 
     reason: str = Field(description="why the plan includes it")
+    policy_kind: PolicyKind | None = Field(
+        default=None, description="the kind of policy it was planned for (None: a plan from before this was recorded)"
+    )
     workload: str = WORKLOAD
     harness: str = HARNESS
     profile: str = "priority_mix"
@@ -117,15 +120,22 @@ def priority_mix_reason(request: PromotionRequest) -> str | None:
 
 
 def planned_for(pm: PriorityMixPlan) -> PolicyKind | None:
-    """The kind of policy a plan's mix was planned for, as the plan records it: an admitter's, since only an
-    admitter gets one (``priority_mix_reason``), so a reader with the evaluation spec but no request
-    (`promote evaluate --spec`) judges the mix as stage 5 does. None for a mix a plan gave a scheduler or
-    router before that rule (its reason names the class signals it read): nothing then says it decides a claim."""
+    """The kind of policy a plan's mix was planned for, as the plan records it, so a reader with the evaluation
+    spec but no request (`promote evaluate --spec`) judges the mix as stage 5 does. A plan from before the kind
+    was recorded is an admitter's when its reason is the admitter's; None for a mix such a plan gave a scheduler
+    or router (its reason names the class signals it read): nothing then says it decides a claim."""
+    if pm.policy_kind is not None:
+        return pm.policy_kind
     return PolicyKind.ADMISSION if pm.reason == ADMITTER_REASON else None
 
 
 def plan_priority_mix(
-    reason: str, *, gpus_per_stack: int, standup_minutes: float, run_overhead_minutes: float
+    reason: str,
+    *,
+    gpus_per_stack: int,
+    standup_minutes: float,
+    run_overhead_minutes: float,
+    policy_kind: PolicyKind | None = PolicyKind.ADMISSION,
 ) -> PriorityMixPlan:
     """Upstream's load and classes, REPETITIONS runs per arm, priced like the plan's cells (its own stand-ups)."""
     load = upstream_profile()["load"]
@@ -134,6 +144,7 @@ def plan_priority_mix(
     minutes = 2 * standup_minutes + runs * (duration / 60.0 + run_overhead_minutes)
     return PriorityMixPlan(
         reason=reason,
+        policy_kind=policy_kind,
         rate=rate,
         duration_s=duration,
         repetitions=REPETITIONS,
@@ -152,6 +163,7 @@ def priority_mix_for(request: PromotionRequest, params) -> PriorityMixPlan | Non
         return None
     return plan_priority_mix(
         reason,
+        policy_kind=request.kind,
         gpus_per_stack=params.gpus_per_stack,
         standup_minutes=params.standup_minutes,
         run_overhead_minutes=params.run_overhead_minutes,

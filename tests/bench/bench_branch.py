@@ -67,6 +67,7 @@ def make_branch(
         p = plan.parameters
         mix = plan_priority_mix(
             "a routing policy that decides by the request's class (its evolved logic reads SLOClass)",
+            policy_kind=None,  # a plan from before the kind was recorded
             gpus_per_stack=p.gpus_per_stack,
             standup_minutes=p.standup_minutes,
             run_overhead_minutes=p.run_overhead_minutes,

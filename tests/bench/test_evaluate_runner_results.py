@@ -117,7 +117,8 @@ def test_promote_evaluate_with_the_spec_alone_judges_the_mix_claim_as_stage_5_do
 
     old = tmp_path / "old-evaluation.yaml"  # a scheduler's mix, planned before only admitters got one
     doc = load_yaml(spec.read_text())
-    assert doc["priority_mix"]["reason"] == ADMITTER_REASON
+    assert doc["priority_mix"]["reason"] == ADMITTER_REASON and doc["priority_mix"]["policy_kind"] == "admission"
+    del doc["priority_mix"]["policy_kind"]  # not recorded before
     doc["priority_mix"]["reason"] = "a scheduling policy that decides by the request's class (it reads SLOClass)"
     old.write_text(dump_yaml(doc))
     argv[-1] = str(old)
