@@ -178,6 +178,14 @@ class KindWording(_Strict):
         return self
 
 
+class ProfileWording(KindWording):
+    """A Track B sentence pair for a deployed profile that runs a given plugin, with its own per-kind words."""
+
+    by_kind: dict[PolicyKind, KindWording] = Field(
+        default_factory=dict, description="statement and diagnostic for a policy kind the profile's words do not fit"
+    )
+
+
 class TrackBTemplate(_Strict):
     family: Family
     vvuq: VVUQ = VVUQ.VALIDATION
@@ -190,6 +198,13 @@ class TrackBTemplate(_Strict):
     by_kind: dict[PolicyKind, KindWording] = Field(
         default_factory=dict, description="statement and diagnostic for a policy kind the default words do not fit"
     )
+    by_profile: dict[str, ProfileWording] = Field(
+        default_factory=dict,
+        description=(
+            "statement and diagnostic when the deployed EndpointPickerConfig runs the named plugin beside the evolved "
+            "one (the first listed it runs wins, over by_kind): what carries a term depends on the profile"
+        ),
+    )
 
     @model_validator(mode="after")
     def _diagnostic_clause(self) -> TrackBTemplate:
@@ -197,11 +212,20 @@ class TrackBTemplate(_Strict):
             raise ValueError('track_b.diagnostic must begin "If this fails, it would indicate"')
         return self
 
-    def worded_for(self, kind: PolicyKind | str | None) -> KindWording:
-        """The (statement, diagnostic) a promotion of this kind reads: its own wording, else the default."""
-        if kind is not None and PolicyKind(kind) in self.by_kind:
-            return self.by_kind[PolicyKind(kind)]
-        return KindWording(statement=self.statement, diagnostic=self.diagnostic)
+    def worded_for(self, kind: PolicyKind | str | None, epp_plugins: list[str] | None = None) -> KindWording:
+        """The (statement, diagnostic) a promotion of this kind reads, for a deployed config running
+        ``epp_plugins`` (None: not known): the first matching profile's wording (its kind's, else its own), else
+        the kind's, else the default. A sentence naming a scorer the profile does not run ("carried by
+        prefix-cache-scorer"), or advice to add what it runs already, would send a reader to change a config
+        that is right."""
+        words: TrackBTemplate | ProfileWording = self
+        for plugin, wording in self.by_profile.items():
+            if epp_plugins is not None and plugin in epp_plugins:
+                words = wording
+                break
+        if kind is not None and PolicyKind(kind) in words.by_kind:
+            return words.by_kind[PolicyKind(kind)]
+        return KindWording(statement=words.statement, diagnostic=words.diagnostic)
 
 
 class GapEntry(_Strict):
@@ -535,6 +559,10 @@ def render_markdown(d: Dictionary) -> str:
             f"- **`{g.id}`** ({t.family.value}, {t.vvuq.value}, {t.type.value}; `{t.metric}` {t.direction}; {t.workloads.strip()}): "
             f"{t.statement.strip()} {t.diagnostic.strip()}"
         )
+        for plugin, pw in t.by_profile.items():  # what a deployment running that plugin reads instead
+            w(
+                f"  - where the deployed EndpointPickerConfig runs `{plugin}`: {pw.statement.strip()} {pw.diagnostic.strip()}"
+            )
     w("")
     return "\n".join(out)
 

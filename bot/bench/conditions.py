@@ -11,6 +11,7 @@ reason instead of silently inconclusive.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -25,6 +26,31 @@ STALE_METRICS_INTERVAL = "1s"
 SCRAPED_SIGNALS = frozenset(
     {"QueueDepth", "BatchSize", "KVUtilization", "FreeKVBlocks", "KvTokensInUse", "ResidentAdapters"}
 )
+#: The EPP plugin that counts dispatches per endpoint as they happen (llm-d's InFlightRequests).
+INFLIGHT_PRODUCER = "inflight-load-producer"
+
+
+def scraped_signals(epp_plugins: Iterable[str] | None = None) -> frozenset[str]:
+    """The Map B signals whose freshness the metric-staleness condition changes, for a deployed EndpointPickerConfig
+    running ``epp_plugins`` (None: not known, the generated config's producer assumed). Without
+    inflight-load-producer, InFlightRequests falls back to the scraped queued + running gauges, so it is scraped too."""
+    if epp_plugins is not None and INFLIGHT_PRODUCER not in epp_plugins:
+        return SCRAPED_SIGNALS | {"InFlightRequests"}
+    return SCRAPED_SIGNALS
+
+
+#: Condition name -> the Map B signals whose freshness it changes, given the deployed EPP plugins. The one source
+#: of which run can decide which freshness gap: Track B folds a gap into the hypothesis run under the condition
+#: (bot.hypotheses.track_b), the translation report points each gap at it (bot.golang.report).
+FRESHNESS_CONDITIONS = {"metric-staleness": scraped_signals}
+
+
+def conditions_changing(parts: Iterable[str], epp_plugins: Iterable[str] | None = None) -> list[str]:
+    """The names of the conditions that change the freshness of any of ``parts`` (a signal, or a method
+    signal's components) in a deployment running ``epp_plugins``; [] when no condition does."""
+    wanted = set(parts)
+    plugins = list(epp_plugins) if epp_plugins is not None else None
+    return [name for name, of in FRESHNESS_CONDITIONS.items() if wanted & of(plugins)]
 
 
 @dataclass(frozen=True)
@@ -36,7 +62,8 @@ class Condition:
     overrides: dict[str, Any] = field(default_factory=dict)
     #: Map B signals whose freshness in llm-d this condition changes (a method signal such as
     #: EffectiveLoad counts when one of its components is here): a Map B freshness hypothesis on
-    #: them is decided under this condition (bot.hypotheses.track_b), the others need another run.
+    #: them is decided under this condition (bot.hypotheses.track_b), the others need another run. This is the
+    #: set for the generated config; ``conditions_changing`` answers for a known deployed one.
     freshness_of: frozenset[str] = frozenset()
 
     @property
@@ -66,7 +93,7 @@ def conditions_for(stack: StackSpec) -> dict[str, Condition | str]:
             "setup",
             f"the EPP restarted with --refresh-metrics-interval={STALE_METRICS_INTERVAL} (default 50ms), in both arms",
             {"router.epp.flags.refresh-metrics-interval": STALE_METRICS_INTERVAL},
-            SCRAPED_SIGNALS,
+            scraped_signals(),
         )
         if cluster.metrics_interval
         else "the request's stack.cluster.metrics_interval is false: the EPP's refresh interval may not be changed"

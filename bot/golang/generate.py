@@ -97,10 +97,18 @@ class Generated:
     uses_clock: bool = True  # the plugin has a clock (``now``): its logic reads the time
     uses_scorers: bool = False
     consumes_prefix: bool = False
+    #: The producers the EndpointPickerConfig declares (inflight-load-producer, approx-prefix-cache-producer).
+    producers: list[str] = field(default_factory=list)
     legacy_bool: bool = False
     snapshot_fields: dict[str, str] = field(default_factory=dict)
     request_fields: dict[str, str] = field(default_factory=dict)
     token_slice: str | None = None
+
+    @property
+    def epp_plugins(self) -> list[str]:
+        """The plugins the EndpointPickerConfig runs beside the evolved one: its producers and the profile's
+        other scorers (what TranslationSummary.epp_plugins records for stage 3)."""
+        return [*self.producers, *(k for k in self.weights if k != "evolved")]
 
     @property
     def type_const(self) -> str:
@@ -467,14 +475,16 @@ def generate(
     blis_values = {p.name: p.json_default for p in params}
     deployed = {k: v for k, v in (options or {}).get("deployed", {}).items() if k in blis_values}  # translate checks
     notes = config_notes(an, d, blis_values, deployed)
+    # prefix-cache-scorer in the profile reads the producer's match too (it requires it at v0.10.0).
+    producers = [PREFIX_PRODUCER] * (consumes_prefix or "prefix-cache-scorer" in weights) + [
+        INFLIGHT_PRODUCER
+    ] * consumes_inflight
     epp_config = render_epp_config(
         plugin_type,
         kind,
         params,
         weights,
-        # prefix-cache-scorer in the profile reads the producer's match too (it requires it at v0.10.0).
-        producers=[PREFIX_PRODUCER] * (consumes_prefix or "prefix-cache-scorer" in weights)
-        + [INFLIGHT_PRODUCER] * consumes_inflight,
+        producers=producers,
         notes=notes,
         deployed=deployed,
     )
@@ -529,6 +539,7 @@ def generate(
         uses_clock=uses_clock,
         uses_scorers=uses_scorers,
         consumes_prefix=consumes_prefix,
+        producers=producers,
         legacy_bool=legacy_bool,
         snapshot_fields=snapshot_fields,
         request_fields={f["name"]: f["type"] for f in req_fields},

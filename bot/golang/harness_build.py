@@ -19,7 +19,7 @@ from bot.golang import harness_world as world
 from bot.golang.analysis_types import Analysis
 from bot.golang.blis_mirror import compose
 from bot.golang.differential import ALL_OFF, AS_DEPLOYED, DEPLOYED_VALUES
-from bot.golang.generate import MODULE, Generated
+from bot.golang.generate import INFLIGHT_PRODUCER, MODULE, Generated
 from bot.golang.gonames import go_float, render
 from bot.golang.host import host_call_args
 from bot.golang.source import EvolvedSource
@@ -99,6 +99,19 @@ def untranslatable_reads(an: Analysis, gen: Generated, d: Dictionary) -> list[tu
     return out
 
 
+#: Why the views differ, for a mapping whose difference changes where the deployed EndpointPickerConfig runs
+#: inflight-load-producer (the cause table must say what the deployed config does: "the gauges do not see requests
+#: in transit" is wrong beside a producer that counts them at dispatch, as the world's llm-d view then does).
+WHY_WITH_PRODUCER = {
+    "in-flight-counting": (
+        "inflight-load-producer counts a request from dispatch, as BLIS counts InFlightRequests, so both views hold "
+        "the requests in transit; taking them out of both moves the loads the evolved thresholds compare, so these "
+        "are decisions another difference (a stale gauge, an untranslated signal) tips only with the requests in "
+        "transit counted"
+    ),
+}
+
+
 def run_plan(an: Analysis, gen: Generated, d: Dictionary, n: int | None = None) -> tuple[dict, dict[str, dict]]:
     """How to sample the differential runs (as deployed, each mapping off, each bypass, all off), and what
     each mapping means. The plan is small JSON; the job that runs the harness samples the states from it
@@ -107,8 +120,13 @@ def run_plan(an: Analysis, gen: Generated, d: Dictionary, n: int | None = None) 
     applicable = world.applicable_mappings(spec)
     bypass = [world.untranslatable_mapping(s, field) for s, field in untranslatable_reads(an, gen, d)]
     # ``signals``: what each cause's example states show the values of, on both sides (differential.describe).
+    producer = INFLIGHT_PRODUCER in gen.producers
     meaning = {
-        m: {"title": world.MAPPINGS[m].title, "why": world.MAPPINGS[m].why, "signals": named_signals(m, spec, d)}
+        m: {
+            "title": world.MAPPINGS[m].title,
+            "why": WHY_WITH_PRODUCER.get(m, world.MAPPINGS[m].why) if producer else world.MAPPINGS[m].why,
+            "signals": named_signals(m, spec, d),
+        }
         for m in applicable
     }
     meaning |= {b.id: {"title": b.title, "why": b.why, "signals": sorted(b.signals)} for b in bypass}

@@ -142,6 +142,37 @@ def _cell(text: object) -> str:
     return md(str(text).strip())
 
 
+def _parts(e) -> set[str]:
+    """A signal and, for a method signal (EffectiveLoad), the signals it is computed from."""
+    return {e.name, *e.expands_to}
+
+
+def _producer_note(e, epp_plugins: list[str] | None) -> str:
+    """Which side of an in-flight freshness cell this deployment is on ("synchronous with inflight-load-producer,
+    scraped without it"): the deployed EndpointPickerConfig runs the producer or it does not."""
+    from bot.bench.conditions import INFLIGHT_PRODUCER
+
+    if epp_plugins is None or "InFlightRequests" not in _parts(e):
+        return ""
+    runs = "runs" if INFLIGHT_PRODUCER in epp_plugins else "does not run"
+    return f" (the deployed EndpointPickerConfig {runs} {INFLIGHT_PRODUCER})"
+
+
+def _decided_by(e, summary: TranslationSummary) -> str:
+    """Where Track B decides a freshness gap: under the run condition that changes it in this deployment
+    (``bot.bench.conditions``, the one source stage 3 folds the gap by), or nowhere in the plan. A signal the
+    plugin holds constant has no freshness to vary: Track B reports it not testable."""
+    from bot.bench.conditions import conditions_changing
+
+    if e.name in summary.untranslatable:
+        return " Track B: not testable as translated (the plugin holds it constant)."
+    changing = conditions_changing(_parts(e), summary.epp_plugins)
+    if changing:
+        named = " and ".join(f"`{c}`" for c in changing)
+        return f" Track B decides it under the {named} run condition, which changes it."
+    return " No Track B run condition changes it, so the benchmark plan does not decide it (Track B says so)."
+
+
 def render_report(
     src: EvolvedSource,
     an: Analysis,
@@ -223,12 +254,12 @@ def render_report(
             if e.llmd
             else f"**untranslatable** — fallback: {_cell(e.fallback)}"
         )
-        llmd_fresh = e.freshness.llmd
+        llmd_fresh = e.freshness.llmd + _producer_note(e, summary.epp_plugins)
         if not ls and an.kind.value == "scheduling" and name == "QueueDepth":
             llmd_fresh += "; up to a scrape old, so requests placed since the last scrape are not in the count"
+        gap = f"yes: {_cell(e.freshness.gap)}{_decided_by(e, summary)}" if e.freshness.gap else "no gap"
         w(
-            f"| {label} | {where} | {src_text} | {e.fidelity} | {_cell(e.freshness.blis)} | {_cell(llmd_fresh)} | "
-            f"{'yes: ' + _cell(e.freshness.gap) if e.freshness.gap else 'no gap'} |"
+            f"| {label} | {where} | {src_text} | {e.fidelity} | {_cell(e.freshness.blis)} | {_cell(llmd_fresh)} | {gap} |"
         )
     w("")
     w("## Mapping decisions")
@@ -291,7 +322,7 @@ def render_report(
             g = d.gap(gid)
             w(
                 f"- **`{gid}`** ({g.risk} risk): {gap_concern(d, gid, summary.kind, gen.stateful)} Track B: "
-                f"{g.track_b.worded_for(summary.kind).filled(summary.plugin_type).statement}"
+                f"{g.track_b.worded_for(summary.kind, summary.epp_plugins).filled(summary.plugin_type).statement}"
             )
     else:
         w("None.")

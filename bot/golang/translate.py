@@ -571,6 +571,7 @@ def _summary(
         touched_gaps=d.touched_gaps(an.kind, [s for s in signals if d.signal(s) is not None]),
         thresholds=thresholds,
         untranslatable=untranslatable,
+        epp_plugins=gen.epp_plugins,
         findings=findings,
         registration_import=gen.registration_import,
         registration_line=gen.registration_line,

@@ -11,9 +11,10 @@
   changes the freshness it is about; judged on plain cells where nothing varies
   it, six of them would only repeat one comparison under six names. So:
 
-  * a signal whose freshness a planned treatment changes (``Condition.freshness_of``:
-    the metric-staleness treatment slows the metrics scrape, so every scraped
-    signal and what is computed from them) is folded into the gap hypothesis
+  * a signal whose freshness a planned treatment changes
+    (``bot.bench.conditions.conditions_changing``: the metric-staleness treatment
+    slows the metrics scrape, so every scraped signal of the deployed config and
+    what is computed from them) is folded into the gap hypothesis
     run under that treatment, which lists the signals (``signals``, ``covers``);
   * the signals no planned treatment varies become ONE hypothesis listing them,
     not decided by this plan (``not_in_plan`` names the run it would need);
@@ -83,7 +84,9 @@ def gap_hypothesis(ctx: Ctx, gap_id: str, hid: str, margin: float) -> Hypothesis
             f"translation summary: touched gap {gap_id!r} is not a Map C gap in the dictionary; re-run stage 2 with the current dictionary"
         )
     tb = gap.track_b
-    worded = tb.worded_for(ctx.summary.kind).filled(f"`{ctx.summary.plugin_type}`", ctx.req.stack.replicas)
+    worded = tb.worded_for(ctx.summary.kind, ctx.summary.epp_plugins).filled(
+        f"`{ctx.summary.plugin_type}`", ctx.req.stack.replicas
+    )
     statement = worded.statement
     if "if this fails" not in worded.diagnostic.lower():
         raise HypothesisError(
@@ -182,10 +185,14 @@ def _gap_text(gap: str | None) -> str:
     return re.sub(r"\s*Verify via [^.]*\.", "", (gap or "").strip()).strip()
 
 
-def varies_freshness(ctx: Ctx, signal: str, freshness_of: frozenset[str]) -> bool:
-    """Whether a condition changing ``freshness_of`` changes ``signal``'s (a method signal: any of its parts)."""
+def varies_freshness(ctx: Ctx, signal: str, condition: str) -> bool:
+    """Whether ``condition`` changes ``signal``'s freshness (a method signal: any of its parts) in the deployed
+    EndpointPickerConfig (``bot.bench.conditions.conditions_changing``, the one source)."""
+    from bot.bench.conditions import conditions_changing
+
     entry = ctx.dictionary.signal(signal)
-    return bool({signal, *(entry.expands_to if entry is not None else [])} & freshness_of)
+    parts = {signal, *(entry.expands_to if entry is not None else [])}
+    return condition in conditions_changing(parts, ctx.summary.epp_plugins)
 
 
 def _thresholds(ctx: Ctx) -> str:
@@ -271,7 +278,7 @@ def track_b(ctx: Ctx, metric: str, margin_for: Callable[[str], float]) -> list[H
     constant = [s for s in signals if s in ctx.summary.untranslatable]
     pending = [s for s in signals if s not in constant]
     for i, condition in runs_under.items():
-        varied = [s for s in pending if varies_freshness(ctx, s, condition.freshness_of)]
+        varied = [s for s in pending if varies_freshness(ctx, s, condition.name)]
         if varied:
             out[i] = fold_freshness(ctx, out[i], condition.name, varied)
             pending = [s for s in pending if s not in varied]

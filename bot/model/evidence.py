@@ -351,6 +351,13 @@ class TranslationSummary(Strict):
     touched_gaps: list[str] = Field(default_factory=list, description="Map C gap ids the policy touches")
     thresholds: dict[str, float] = Field(default_factory=dict, description="plugin parameter name -> evolved default")
     untranslatable: list[str] = Field(default_factory=list, description="signals with no llm-d source (fallback used)")
+    epp_plugins: list[str] | None = Field(
+        default=None,
+        description=(
+            "plugin types the deployed EndpointPickerConfig runs beside the evolved plugin (producers, the profile's "
+            "other scorers); what Track B's wording and the freshness conditions depend on. None: not recorded"
+        ),
+    )
     registration_import: str = Field(default="", description="import for cmd/epp/runner/runner.go")
     registration_line: str = Field(default="", description="the plugin.Register(...) line in registerInTreePlugins()")
     findings: list[Finding] = Field(default_factory=list)

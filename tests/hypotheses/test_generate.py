@@ -326,11 +326,11 @@ def test_the_pod_failure_statement_counts_the_stacks_own_pods(kind, dictionary):
     req = make_request(kind=kind, claims=[], source_text="")
     req = req.model_copy(update={"stack": req.stack.model_copy(update={"replicas": 2})})
     h = next(h for h in generate_hypotheses(req, s, dictionary) if h.source == "pod-health")
-    assert "(1 of 2 model-server pods restarted mid-benchmark)" in h.statement
+    assert "(1 of 2 model-server pods deleted mid-benchmark)" in h.statement
     assert "{" not in h.statement + h.diagnostic and "1 of 4" not in h.statement
     # where the stack is not known (gate 1's translation report), no count is made up
     worded = dictionary.gap("pod-health").track_b.worded_for(kind).filled("evolved-x")
-    assert "(one model-server pod restarted mid-benchmark)" in worded.statement
+    assert "(one model-server pod deleted mid-benchmark)" in worded.statement
 
 
 def test_admission_concerns_do_not_talk_of_favouring_a_pod(dictionary):
