@@ -33,7 +33,14 @@ def environment() -> jinja2.Environment:
     env.filters["md"] = md
     env.filters["sh"] = sh
     env.globals["directives_for"] = directives.for_gate  # each gate's change-request forms (one registry)
+    env.globals["p_adjusted"] = _p_adjusted  # a cell's adjusted p, read alike in every document
     return env
+
+
+def _p_adjusted(p: float | None, held_by: str) -> str:
+    from bot.stats.explain import p_adjusted_text
+
+    return p_adjusted_text(p, held_by)
 
 
 def render(template: str, **context) -> str:

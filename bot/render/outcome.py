@@ -48,6 +48,13 @@ def _p(x: float | None) -> str:
     return "n/a" if x is None else p_text(x)
 
 
+def _p_adjusted(e: Effect) -> str:
+    """The adjusted p with what overrode the cell's test beside it (``bot.stats.explain.p_adjusted_text``)."""
+    from bot.stats.explain import p_adjusted_text
+
+    return p_adjusted_text(e.p_adjusted, e.held_by)
+
+
 def _unit(metric: str) -> str:
     from bot.bench.metrics import METRICS
 
@@ -272,7 +279,7 @@ def cell_line(h: Hypothesis, e: Effect) -> str:
         f"- {md(e.workload)} at {e.rate:g} req/s: {pct(e.rel_change)} [{pct(e.ci_low)}, {pct(e.ci_high)}]; "
         f"{_num(e.baseline_mean)} → {_num(e.evolved_mean)} {md(unit)}; noise floor {e.t_eff:.1%}; "
         f"n {e.n_baseline}/{e.n_evolved}{excluded}; p {_p(e.p_value)}"
-        + (f" (adjusted {_p(e.p_adjusted)})" if e.p_adjusted is not None else "")
+        + (f" (adjusted {_p_adjusted(e)})" if e.p_adjusted is not None else "")
         + _lost(e)
     )
     if e.status is not None and e.status is not VerdictStatus.CONFIRMED:

@@ -72,7 +72,7 @@ def evidence_table(v: Verdict, *, alpha: float = 0.05) -> pd.DataFrame:
                 "change": _pct(e.rel_change),
                 f"{_level(alpha)} CI": f"[{_pct(e.ci_low)}, {_pct(e.ci_high)}]",
                 "p": _p(e.p_value),
-                "p (adj.)": _p(e.p_adjusted),
+                "p (adj.)": explain.p_adjusted_text(e.p_adjusted, e.held_by),
                 "T_eff": f"{e.t_eff * 100:.1f}%",
                 "baseline CV": f"{e.cv_baseline * 100:.1f}%",
                 "reps (b/e)": f"{e.n_baseline}/{e.n_evolved}"

@@ -62,7 +62,7 @@ SAFE = {
         "request.plugin_type",
     },
     "findings.md.j2": {
-        '"%.3g" % e.p_adjusted if e.p_adjusted is not none else "—"',
+        "p_adjusted(e.p_adjusted, e.held_by)",  # bot.stats.explain.p_adjusted_text: a number and the bot's words
         '"%.4g" % e.baseline_mean',
         '"%.4g" % e.evolved_mean',
         '"Confirmation" if v.status.value == "confirmed" else ("Surprise" if v.status.value == "refuted" else "Open question")',
