@@ -66,7 +66,7 @@ SAFE = {
         '"%.4g" % e.baseline_mean',
         '"%.4g" % e.evolved_mean',
         '"Confirmation" if v.status.value == "confirmed" else ("Surprise" if v.status.value == "refuted" else "Open question")',
-        '"none" if v.status.value == "confirmed" else "see the promotion report\'s feedback for BLIS"',
+        "action",  # bot.stages.document.action: the bot's own words
         "(h.prediction.margin * 100) | round(1)",
         "e.n_baseline",
         "e.n_evolved",
