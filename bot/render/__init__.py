@@ -34,6 +34,7 @@ def environment() -> jinja2.Environment:
     env.filters["sh"] = sh
     env.globals["directives_for"] = directives.for_gate  # each gate's change-request forms (one registry)
     env.globals["p_adjusted"] = _p_adjusted  # a cell's adjusted p, read alike in every document
+    env.globals["mean"] = _mean  # a cell's mean, likewise
     return env
 
 
@@ -41,6 +42,12 @@ def _p_adjusted(p: float | None, held_by: str) -> str:
     from bot.stats.explain import p_adjusted_text
 
     return p_adjusted_text(p, held_by)
+
+
+def _mean(x: float) -> str:
+    from bot.stats.explain import mean_text
+
+    return mean_text(x)
 
 
 def render(template: str, **context) -> str:

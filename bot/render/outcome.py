@@ -37,8 +37,11 @@ _WHOLE = {"throughput": "output-token throughput", "request_rate": "request rate
 
 
 def _num(x: float) -> str:
-    """Four significant digits, without an exponent for the values benchmarks report (31,810 ms, not 3.181e+04)."""
-    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+    """Four significant digits, without an exponent (31,810 ms, not 3.181e+04): ``bot.stats.explain.mean_text``,
+    the format verdicts.md and the findings use, so a mean reads alike on every page."""
+    from bot.stats.explain import mean_text
+
+    return mean_text(x)
 
 
 def _p(x: float | None) -> str:

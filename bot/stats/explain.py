@@ -27,6 +27,18 @@ def p_text(x: float) -> str:
     return f"{x:.3g}"
 
 
+def mean_text(x: float) -> str:
+    """Every mean people read, in one format: four significant digits, thousands separated, no exponent.
+
+    One rule for verdicts.md, the findings and the report, so the same cell never shows 31810 on one page and
+    31,811 on another.
+    """
+    if not math.isfinite(x):
+        return "n/a"
+    r = float(f"{x:.4g}")
+    return f"{r:,.0f}" if abs(r) >= 1000 else f"{r:.4g}"
+
+
 def p_adjusted_text(p: float | None, held_by: str) -> str:
     """A cell's adjusted p as people read it, with what overrode its test beside it ("0.00348, within the noise
     floor"), so an adjusted p within alpha on an undecided cell never reads as a decision."""

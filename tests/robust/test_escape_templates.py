@@ -63,8 +63,8 @@ SAFE = {
     },
     "findings.md.j2": {
         "p_adjusted(e.p_adjusted, e.held_by)",  # bot.stats.explain.p_adjusted_text: a number and the bot's words
-        '"%.4g" % e.baseline_mean',
-        '"%.4g" % e.evolved_mean',
+        "mean(e.baseline_mean)",  # bot.stats.explain.mean_text: a number
+        "mean(e.evolved_mean)",
         '"Confirmation" if v.status.value == "confirmed" else ("Surprise" if v.status.value == "refuted" else "Open question")',
         "action",  # bot.stages.document.action: the bot's own words
         "(h.prediction.margin * 100) | round(1)",
