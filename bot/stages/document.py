@@ -215,11 +215,17 @@ def run(ctx: StageContext) -> StageOutput:
     files[f"{ctx.paths.docs}/feedback-for-blis.json"] = (
         json.dumps([r.__dict__ for r in recs], indent=2, sort_keys=True) + "\n"
     )
-    authored = f"; {len(written)} root-cause narratives by the Claude author" if written else ""
-    return StageOutput(
-        files=files,
-        summary=f"{len(pairs)} FINDINGS documents, the promotion report, {len(recs)} BLIS recommendations{authored}",
-    )
+    return StageOutput(files=files, summary=stage_summary(len(pairs), len(recs), len(written)))
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def stage_summary(findings: int, recs: int, narratives: int) -> str:
+    """'17 FINDINGS documents, the promotion report, 1 BLIS recommendation': the commit subject and status line."""
+    authored = f"; {_count(narratives, 'root-cause narrative')} by the Claude author" if narratives else ""
+    return f"{_count(findings, 'FINDINGS document')}, the promotion report, {_count(recs, 'BLIS recommendation')}{authored}"
 
 
 def _ci_alpha(ctx: StageContext) -> float:

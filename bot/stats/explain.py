@@ -129,7 +129,7 @@ def summary(
         nums = f"{metric} changed by {c.rel:+.1%}"
         if c.tested:
             nums += (
-                f" ({1 - 2 * alpha:.0%} CI {c.ci[0]:+.1%} to {c.ci[1]:+.1%}; {c.test} p = {p_text(_shown_p(c))}; "
+                f" ({1 - 2 * alpha:.0%} CI {c.ci[0]:+.1%} to {c.ci[1]:+.1%}; {c.test}; p = {p_text(_shown_p(c))}; "
                 f"noise floor T_eff {c.t_eff:.1%} from baseline CV {c.cv:.1%}; n = {c.n_b} vs {c.n_e}"
                 + (f", {len(c.excluded)} outlier run(s) excluded" if c.excluded else "")
                 + ")"

@@ -84,3 +84,13 @@ def test_parameter_dependent_is_said_only_when_cells_disagree():
     )
     assert resolution(h, mixed, PolicyKind.ROUTING) == "Inconclusive — parameter-dependent"
     assert any("depends on the operating point" in n for n in root_cause(h, mixed, SUMMARY))
+
+
+def test_stage_6s_summary_agrees_in_number():
+    """Found by an llm-d reader: '17 FINDINGS documents, the promotion report, 1 BLIS recommendations'."""
+    from bot.stages.document import stage_summary
+
+    assert stage_summary(17, 1, 0) == "17 FINDINGS documents, the promotion report, 1 BLIS recommendation"
+    assert stage_summary(1, 0, 1) == (
+        "1 FINDINGS document, the promotion report, 0 BLIS recommendations; 1 root-cause narrative by the Claude author"
+    )

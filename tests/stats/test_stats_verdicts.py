@@ -655,6 +655,7 @@ def test_a_cell_within_the_noise_floor_shows_its_true_adjusted_p_and_says_what_h
     assert floor.p_adjusted <= 2 * max(floor.p_value, beyond.p_value) < 0.05
     assert f"Adjusted p = {p_text(floor.p_adjusted)} " in v.summary
     assert "but it decides nothing: at chat @ 20 req/s the change is within the noise floor" in v.summary
+    assert "Welch t on log values, one-sided; p = " in v.summary  # the p does not run into the test's name
     table = evidence_table(v)
     assert table.loc[0, "p (adj.)"] == f"{p_text(floor.p_adjusted)}, within the noise floor"
     assert table.loc[1, "p (adj.)"] == p_text(beyond.p_adjusted)
