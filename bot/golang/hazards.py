@@ -261,7 +261,8 @@ def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
             continue
         done.add(use.name)
         lines = sorted({u.line for u in an.signals if u.name == use.name})
-        more = f" (also lines {', '.join(map(str, lines[1:]))})" if len(lines) > 1 else ""
+        rest = lines[1:]
+        more = f" (also line{'s' if len(rest) > 1 else ''} {', '.join(map(str, rest))})" if rest else ""
         out.append(
             Finding(
                 severity=Severity.IMPORTANT if entry.fallback else Severity.CRITICAL,

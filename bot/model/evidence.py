@@ -172,6 +172,11 @@ class Hypothesis(Strict):
         return v
 
 
+#: ``Effect.held_by``: what overrode a cell's test (its p-values alone would have decided it otherwise).
+HELD_NOISE_FLOOR = "noise-floor"
+HELD_SHEDDING = "shedding-guard"
+
+
 class Effect(Strict):
     """The measured effect of the evolved treatment on one (workload, rate, metric)."""
 
@@ -190,7 +195,16 @@ class Effect(Strict):
         default=None,
         description=(
             "p_value after promotion-wide multiplicity control, on the alpha scale: <= alpha exactly when the "
-            "test behind the cell's status decides it"
+            "test behind the cell's status decides it, unless held_by names what overrode the test"
+        ),
+    )
+    held_by: str = Field(
+        default="",
+        description=(
+            "what kept this cell from deciding whatever its p-values: 'noise-floor' (the change is within T_eff; "
+            "p_adjusted is then the weighted Holm of the tests' own p-values, not 1 as a stand-in), "
+            "'shedding-guard' (the evolved arm lost more requests, so a latency gain is not confirmed); "
+            "'' when the test alone decided"
         ),
     )
     test: str = ""

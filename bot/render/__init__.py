@@ -33,7 +33,21 @@ def environment() -> jinja2.Environment:
     env.filters["md"] = md
     env.filters["sh"] = sh
     env.globals["directives_for"] = directives.for_gate  # each gate's change-request forms (one registry)
+    env.globals["p_adjusted"] = _p_adjusted  # a cell's adjusted p, read alike in every document
+    env.globals["mean"] = _mean  # a cell's mean, likewise
     return env
+
+
+def _p_adjusted(p: float | None, held_by: str) -> str:
+    from bot.stats.explain import p_adjusted_text
+
+    return p_adjusted_text(p, held_by)
+
+
+def _mean(x: float) -> str:
+    from bot.stats.explain import mean_text
+
+    return mean_text(x)
 
 
 def render(template: str, **context) -> str:

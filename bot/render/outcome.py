@@ -37,8 +37,11 @@ _WHOLE = {"throughput": "output-token throughput", "request_rate": "request rate
 
 
 def _num(x: float) -> str:
-    """Four significant digits, without an exponent for the values benchmarks report (31,810 ms, not 3.181e+04)."""
-    return f"{x:,.0f}" if abs(x) >= 1000 else f"{x:.4g}"
+    """Four significant digits, without an exponent (31,810 ms, not 3.181e+04): ``bot.stats.explain.mean_text``,
+    the format verdicts.md and the findings use, so a mean reads alike on every page."""
+    from bot.stats.explain import mean_text
+
+    return mean_text(x)
 
 
 def _p(x: float | None) -> str:
@@ -46,6 +49,13 @@ def _p(x: float | None) -> str:
     from bot.stats.explain import p_text
 
     return "n/a" if x is None else p_text(x)
+
+
+def _p_adjusted(e: Effect) -> str:
+    """The adjusted p with what overrode the cell's test beside it (``bot.stats.explain.p_adjusted_text``)."""
+    from bot.stats.explain import p_adjusted_text
+
+    return p_adjusted_text(e.p_adjusted, e.held_by)
 
 
 def _unit(metric: str) -> str:
@@ -272,7 +282,7 @@ def cell_line(h: Hypothesis, e: Effect) -> str:
         f"- {md(e.workload)} at {e.rate:g} req/s: {pct(e.rel_change)} [{pct(e.ci_low)}, {pct(e.ci_high)}]; "
         f"{_num(e.baseline_mean)} → {_num(e.evolved_mean)} {md(unit)}; noise floor {e.t_eff:.1%}; "
         f"n {e.n_baseline}/{e.n_evolved}{excluded}; p {_p(e.p_value)}"
-        + (f" (adjusted {_p(e.p_adjusted)})" if e.p_adjusted is not None else "")
+        + (f" (adjusted {_p_adjusted(e)})" if e.p_adjusted is not None else "")
         + _lost(e)
     )
     if e.status is not None and e.status is not VerdictStatus.CONFIRMED:

@@ -537,8 +537,25 @@ def notes(ctx) -> list[str]:
             # An early group-sequential stop (bot.stats.verdicts) is how the plan works, not something to look at.
             flags = [f for f in v.flags if f != SAMPLE_FLAG and not f.startswith("decided at look")] if v else []
             if v and (v.status in (VerdictStatus.REFUTED, VerdictStatus.NOT_TESTABLE) or flags):
-                out.append(f"{h.id} {v.status.value} ({h.title})" + (f": {'; '.join(flags)}" if flags else ""))
+                out.append(_note(h, v, flags))
     return out
+
+
+def _note(h, v: Verdict, flags: list[str]) -> str:
+    """'A3 inconclusive (title): at 20 req/s: within the noise floor. Flag: attenuated: ...': the verdict's own
+    reason in the words the report and the PR give it (``bot.render.claims.held_back``), then the flags as flags,
+    so an attenuation flag never reads as why a claim is inconclusive."""
+    from bot.render.claims import held_back
+    from bot.render.outcome import is_untested
+
+    head = f"{h.id} {v.status.value} ({h.title})"
+    if is_untested(h, v):  # not runnable, not testable as translated: its flags are the reason
+        return head + (f": {'; '.join(flags)}" if flags else "")
+    reason = held_back(h, v)
+    text = head + (f": {reason}" if reason else "")
+    if flags:
+        text += (". " if reason else ": ") + ("Flags: " if len(flags) > 1 else "Flag: ") + "; ".join(flags)
+    return text
 
 
 __all__ = ["CHECKLIST", "notes", "review"]

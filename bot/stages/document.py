@@ -11,17 +11,40 @@ from __future__ import annotations
 import json
 
 from bot.hypotheses.blis_feedback import Recommendation, recommendations
-from bot.model import Hypothesis, PolicyKind, Track, TranslationSummary, Verdict, VerdictStatus
+from bot.model import Effect, Hypothesis, PolicyKind, Track, TranslationSummary, Verdict, VerdictStatus
 from bot.render import render
+from bot.render.claims import cause, held_back
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
 
-#: BLIS resolution names; a confirmation whose gain is not where the mechanism predicts gets its own.
+#: BLIS resolution names; a confirmation whose gain is not where the mechanism predicts gets its own, and an
+#: inconclusive verdict says what held it back (``resolution``): "parameter-dependent" only when cells disagree.
 RESOLUTION = {
     VerdictStatus.CONFIRMED: "Clean confirmation",
     VerdictStatus.REFUTED: "Refuted — wrong mental model",
     VerdictStatus.INCONCLUSIVE: "Inconclusive — parameter-dependent",
     VerdictStatus.NOT_TESTABLE: "Not testable as translated",
+}
+PARAMETER_DEPENDENT = "parameter-dependent"  # bot.stats.verdicts' flag: confirmed in some cells, refuted in others
+
+#: Why a cell did not confirm (``bot.render.claims.cause``, by its first words) -> what would decide it.
+REMEDY = {
+    "within the noise floor": (
+        "the change is smaller than the noise floor T_eff, which no p-value overrides, so the rule calls it no "
+        "effect; more runs do not lower T_eff = max(5%, 2 × baseline CV)"
+    ),
+    "not significant after multiplicity control": (
+        "the interval lies within the margin, but the p-value is above the level multiplicity control gives this "
+        "hypothesis: more runs per arm would lower it, or a wider margin (a gate 2 change request)"
+    ),
+    "interval reaches beyond": (
+        "the runs are too few or too noisy to show the claim even without multiplicity control: more runs per arm "
+        "or a quieter cluster would"
+    ),
+    "not significant": "not significant at the level multiplicity control gives it: more runs per arm would decide it",
+    "demoted": "the shedding guard held it back: the evolved arm lost more requests, which can fake a latency gain",
+    "against the prediction": "it contradicts the prediction where other cells confirm it: the effect depends on the operating point",
+    "beyond the margin": "it lies beyond the margin where other cells hold: the effect depends on the operating point",
 }
 
 STATUS_WORD = {
@@ -76,7 +99,50 @@ def resolution(h: Hypothesis, v: Verdict, kind: PolicyKind) -> str:
         return "Confirmation with wrong mechanism"
     if v.status is VerdictStatus.CONFIRMED and h.track is Track.A and kind is PolicyKind.SCHEDULING:
         return PLACEMENT_CONFIRMED
+    if v.status is VerdictStatus.INCONCLUSIVE and not any(f.startswith(PARAMETER_DEPENDENT) for f in v.flags):
+        held = held_back(h, v)  # the report's words ("at 20 req/s: within the noise floor"), workloads escaped
+        return f"Inconclusive ({held})" if held else "Inconclusive — not measured"
     return RESOLUTION[v.status]
+
+
+def _causes(h: Hypothesis, v: Verdict) -> dict[str, list[Effect]]:
+    """The cells that did not confirm, grouped by why (``bot.render.claims.cause``)."""
+    out: dict[str, list[Effect]] = {}
+    for e in v.effects:
+        if e.status is not VerdictStatus.CONFIRMED:
+            out.setdefault(cause(h, e), []).append(e)
+    return out
+
+
+def _remedy(why: str) -> str | None:
+    return next((r for k, r in REMEDY.items() if why.startswith(k)), None)
+
+
+def held_notes(h: Hypothesis, v: Verdict) -> list[str]:
+    """Why an inconclusive verdict is inconclusive, one line per cause, from its cells' own reasons, with what
+    would decide it (never a generic "noise floor or too noisy": the reason is known)."""
+    several = len({e.workload for e in v.effects}) > 1
+    notes = []
+    for why, cells in _causes(h, v).items():
+        where = ", ".join(f"{e.workload} @ {e.rate:g} req/s" if several else f"{e.rate:g} req/s" for e in cells)
+        untested = [e for e in cells if e.p_value is None and e.reason]
+        remedy = _remedy(why) if not untested else None
+        notes.append(f"At {where}: {remedy or '; '.join(dict.fromkeys(e.reason for e in cells))}.")
+    return notes or ["No cell was measured, so nothing decided it; see the flags."]
+
+
+def action(h: Hypothesis, v: Verdict, recs: list[Recommendation]) -> str:
+    """The findings classification's action: the BLIS feedback only when the report has an entry for it."""
+    if any(r.hypothesis == h.id for r in recs):
+        return "see the promotion report's feedback for BLIS"
+    if v.status is VerdictStatus.CONFIRMED:
+        return "none"
+    whys = list(_causes(h, v))
+    if whys and all(w.startswith("within the noise floor") for w in whys):
+        return "none: the change is within the noise floor, which more runs do not lower"
+    if any(w.startswith(("not significant", "interval reaches beyond")) for w in whys):
+        return "more runs per arm (or a wider margin at gate 2); see the root cause analysis"
+    return "see the root cause analysis"
 
 
 def root_cause(h: Hypothesis, v: Verdict, summary: TranslationSummary) -> list[str]:
@@ -99,7 +165,7 @@ def root_cause(h: Hypothesis, v: Verdict, summary: TranslationSummary) -> list[s
     if h.track is Track.C and v.status is VerdictStatus.REFUTED:
         notes.append("The evolved plugin regresses a baseline scenario it was never evolved against.")
     if v.status is VerdictStatus.INCONCLUSIVE:
-        notes.append("The effect is within the noise floor (T_eff) or the data are too noisy to decide; see the flags.")
+        notes.extend(held_notes(h, v))
     if v.status is VerdictStatus.CONFIRMED:
         notes.append("The predicted direction holds beyond the noise floor in every cell the hypothesis covers.")
     for flag in v.flags:
@@ -117,6 +183,7 @@ def run(ctx: StageContext) -> StageOutput:
     checks = ctx.read_json(ctx.paths.go_checks)
     files: dict[str, str | bytes] = {}
     written, prompt = _narratives(ctx, pairs)
+    recs = recommendations(pairs, ctx.request.kind)
     for h, v in pairs:
         files[ctx.paths.findings(h.id)] = render(
             "findings.md.j2",
@@ -125,12 +192,12 @@ def run(ctx: StageContext) -> StageOutput:
             status=STATUS_WORD[v.status],
             resolution=resolution(h, v, ctx.request.kind),
             root_cause=root_cause(h, v, summary),
+            action=action(h, v, recs),
             request=ctx.request,
             paths=ctx.paths,
             narrative=written.get(h.id),
             narrative_prompt=prompt,
         )
-    recs = recommendations(pairs, ctx.request.kind)
     links = file_feedback(ctx, pairs, recs)
     recs = [Recommendation(**{**r.__dict__, "link": links.get(r.hypothesis, "")}) for r in recs]
     files[ctx.paths.report] = render(
@@ -148,11 +215,17 @@ def run(ctx: StageContext) -> StageOutput:
     files[f"{ctx.paths.docs}/feedback-for-blis.json"] = (
         json.dumps([r.__dict__ for r in recs], indent=2, sort_keys=True) + "\n"
     )
-    authored = f"; {len(written)} root-cause narratives by the Claude author" if written else ""
-    return StageOutput(
-        files=files,
-        summary=f"{len(pairs)} FINDINGS documents, the promotion report, {len(recs)} BLIS recommendations{authored}",
-    )
+    return StageOutput(files=files, summary=stage_summary(len(pairs), len(recs), len(written)))
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def stage_summary(findings: int, recs: int, narratives: int) -> str:
+    """'17 FINDINGS documents, the promotion report, 1 BLIS recommendation': the commit subject and status line."""
+    authored = f"; {_count(narratives, 'root-cause narrative')} by the Claude author" if narratives else ""
+    return f"{_count(findings, 'FINDINGS document')}, the promotion report, {_count(recs, 'BLIS recommendation')}{authored}"
 
 
 def _ci_alpha(ctx: StageContext) -> float:

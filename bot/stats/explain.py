@@ -27,6 +27,28 @@ def p_text(x: float) -> str:
     return f"{x:.3g}"
 
 
+def mean_text(x: float) -> str:
+    """Every mean people read, in one format: four significant digits, thousands separated, no exponent.
+
+    One rule for verdicts.md, the findings and the report, so the same cell never shows 31810 on one page and
+    31,811 on another.
+    """
+    if not math.isfinite(x):
+        return "n/a"
+    r = float(f"{x:.4g}")
+    return f"{r:,.0f}" if abs(r) >= 1000 else f"{r:.4g}"
+
+
+def p_adjusted_text(p: float | None, held_by: str) -> str:
+    """A cell's adjusted p as people read it, with what overrode its test beside it ("0.00348, within the noise
+    floor"), so an adjusted p within alpha on an undecided cell never reads as a decision."""
+    from bot.model.evidence import HELD_NOISE_FLOOR, HELD_SHEDDING
+
+    text = "—" if p is None else p_text(p)
+    held = {HELD_NOISE_FLOOR: "within the noise floor", HELD_SHEDDING: "held by the shedding guard"}.get(held_by)
+    return f"{text}, {held}" if held else text
+
+
 def versus(p: float, level: float) -> str:
     """'p = 0.0054 > 0.00161': the comparison the decision made, with the sign computed from the values."""
     return f"p = {p_text(p)} {'<=' if p <= level else '>'} {p_text(level)}"
@@ -51,7 +73,7 @@ def decide(c: Any, code: int) -> None:
             c.status, c.reason = VerdictStatus.REFUTED, f"{opp}, opposite to the prediction, beyond the noise floor"
         else:
             c.status = VerdictStatus.INCONCLUSIVE
-            if abs(c.rel) <= c.t_eff:
+            if within_floor(c):
                 c.reason = f"change {c.rel:+.1%} is within the noise floor T_eff {c.t_eff:.1%}"
             elif s * c.rel > 0:
                 c.reason = f"direction as predicted but not significant {short}"
@@ -71,6 +93,11 @@ def decide(c: Any, code: int) -> None:
             c.status, c.reason = VerdictStatus.REFUTED, f"worse than the {m:.0%} margin"
         else:
             c.status, c.reason = VerdictStatus.INCONCLUSIVE, f"a regression beyond {m:.0%} is not ruled out {short}"
+
+
+def within_floor(c: Any) -> bool:
+    """An undecided directional cell whose change is within the noise floor: no p-value could have confirmed it."""
+    return c.tested and c.status is VerdictStatus.INCONCLUSIVE and c.direction in _DIRECTIONAL and abs(c.rel) <= c.t_eff
 
 
 _DIRECTION_WORDS = {
@@ -102,7 +129,7 @@ def summary(
         nums = f"{metric} changed by {c.rel:+.1%}"
         if c.tested:
             nums += (
-                f" ({1 - 2 * alpha:.0%} CI {c.ci[0]:+.1%} to {c.ci[1]:+.1%}; {c.test} p = {p_text(_shown_p(c))}; "
+                f" ({1 - 2 * alpha:.0%} CI {c.ci[0]:+.1%} to {c.ci[1]:+.1%}; {c.test}; p = {p_text(_shown_p(c))}; "
                 f"noise floor T_eff {c.t_eff:.1%} from baseline CV {c.cv:.1%}; n = {c.n_b} vs {c.n_e}"
                 + (f", {len(c.excluded)} outlier run(s) excluded" if c.excluded else "")
                 + ")"
@@ -120,7 +147,7 @@ def summary(
         else:
             parts.append(
                 f"Adjusted p = {p_text(cs[0].p_adjusted)} (weighted Holm over the promotion's {family} benchmarked "
-                f"hypotheses; this hypothesis was tested at level {p_text(cs[0].level)})."
+                f"hypotheses; this hypothesis was tested at level {p_text(cs[0].level)})" + _floor_note(cs) + "."
             )
     decisiontext = {
         VerdictStatus.CONFIRMED: "Every measured cell confirms, so the hypothesis is confirmed.",
@@ -146,6 +173,19 @@ def summary(
             "More requests failed or went incomplete with the evolved plugin; a latency gain may come from shedding."
         )
     return " ".join(parts)
+
+
+def _floor_note(cs: list[Any]) -> str:
+    """Where the noise floor held a cell, the adjusted p (of the tests' own p-values) decides nothing: say so."""
+    from bot.model.evidence import HELD_NOISE_FLOOR
+
+    held = [c.where for c in cs if c.held_by == HELD_NOISE_FLOOR]
+    if not held:
+        return ""
+    return (
+        f", but it decides nothing: at {', '.join(held)} the change is within the noise floor, which no p-value "
+        "overrides"
+    )
 
 
 def _shown_p(c: Any) -> float:

@@ -83,6 +83,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from bot.model import Direction, Effect, Hypothesis, Track, Verdict, VerdictStatus
+from bot.model.evidence import HELD_NOISE_FLOOR, HELD_SHEDDING
 from bot.stats import StatsError, explain, guards, rule, sequential
 from bot.stats.cells import ReportIndex, rate_key, unusable
 from bot.stats.decide import CONFIRMED, INCONCLUSIVE, REFUTED, Claim, aggregate, decide_from_p
@@ -217,7 +218,7 @@ class _Cell:
     p_refute: float = 1.0
     pc_eff: float = 1.0  # the p the decision compares: conditions folded in (rule.effective_p), repeated if sequential
     pr_eff: float = 1.0
-    p_adjusted: float = 1.0  # the hypothesis's multiplicity-adjusted confirmation p
+    p_adjusted: float = 1.0  # the hypothesis's multiplicity-adjusted confirmation p (as shown: see _judge)
     p_adjusted_refute: float = 1.0  # ... and its adjusted refutation p
     level: float = 0.0  # the level this hypothesis's confirmations were tested at
     level_refute: float = 0.0  # ... and each of its cells' refutations
@@ -227,6 +228,7 @@ class _Cell:
     look_stats: list = field(default_factory=list)  # sequential: rule.CellStats per look
     decided_at: tuple[int, int] = (0, 0)  # sequential: look where the confirm / refute test crossed
     lost: tuple[float, float] | None = None  # (baseline, evolved) share of requests lost; None: not counted
+    held_by: str = ""  # Effect.held_by: what overrode the test (the noise floor, the shedding guard)
 
     @property
     def where(self) -> str:
@@ -267,6 +269,7 @@ class _Cell:
             excluded_runs=list(self.excluded),
             status=self.status,
             reason=self.reason or "",
+            held_by=self.held_by,
             lost_baseline=None if self.lost is None else self.lost[0],
             lost_evolved=None if self.lost is None else self.lost[1],
         )
@@ -276,13 +279,12 @@ class _Cell:
         return self.p_refute if self.status is VerdictStatus.REFUTED else self.p_confirm
 
     def _p_adjusted(self) -> float:
-        """That p-value on the alpha scale after multiplicity control: <= alpha exactly when the cell decides.
+        """That p-value on the alpha scale after multiplicity control: <= alpha exactly when the cell decides,
+        unless ``held_by`` names what overrode the test (then the hypothesis's p is the tests' own, see _judge).
 
-        One number per hypothesis wherever it can be: a refuted cell shows its hypothesis's adjusted
-        refutation p, any other cell its hypothesis's adjusted confirmation p (the number the verdict's
-        summary gives), so a one-cell hypothesis reads the same in the table and in the prose. The one
-        exception is a cell that confirms while its hypothesis does not (another cell held it back): the
-        hypothesis's p is above alpha, so the cell shows its own p scaled by alpha / the level it met.
+        One number per hypothesis wherever it can be (a refuted cell: the adjusted refutation p; others: the
+        adjusted confirmation p the summary gives), so a one-cell hypothesis reads alike in table and prose.
+        A cell that confirms while its hypothesis does not shows its own p scaled by alpha / the level it met.
         """
         if self.status is VerdictStatus.REFUTED:
             return self.p_adjusted_refute
@@ -483,6 +485,10 @@ def _judge(
     pc = {c.id: np.array([[x.pc_eff for x in cells[c.id]]]) for c in claims}
     pr = {c.id: np.array([[x.pr_eff for x in cells[c.id]]]) for c in claims}
     dec = decide_from_p(claims, pc, pr, decision)
+    # Where the noise floor held a cell, the decision's p for it is 1 (no p-value overrides the floor); the
+    # adjusted p people read is weighted Holm over the tests' own p-values, and held_by says what held it.
+    tests = {c.id: np.array([[x.p_confirm if x.tested else x.pc_eff for x in cells[c.id]]]) for c in claims}
+    shown = decide_from_p(claims, tests, pr, decision).adjusted
     for j, claim in enumerate(claims):
         for k, c in enumerate(cells[claim.id]):
             c.p_adjusted = float(dec.adjusted[0, j])
@@ -495,6 +501,11 @@ def _judge(
                 explain.decide(c, int(dec.cell_status[claim.id][0, k]))
                 if c.looks and c.status is not VerdictStatus.INCONCLUSIVE:
                     _show_decision_look(c, index)
+        held = [c for c in cells[claim.id] if explain.within_floor(c)]
+        for c in held:
+            c.held_by = HELD_NOISE_FLOOR
+        for c in cells[claim.id] if held else []:
+            c.p_adjusted = float(shown[0, j])
 
 
 def _shedding_guard(c: _Cell, index: ReportIndex, alpha: float) -> None:
@@ -507,6 +518,7 @@ def _shedding_guard(c: _Cell, index: ReportIndex, alpha: float) -> None:
     if lost_more and c.status is VerdictStatus.CONFIRMED and _better(c.metric) == "lower":
         assert c.lost is not None  # the guard found more lost, so it counted them
         c.status = VerdictStatus.INCONCLUSIVE
+        c.held_by = HELD_SHEDDING
         c.reason = (
             f"{guards.SHED_DEMOTED}: the evolved plugin lost {c.lost[1]:.1%} of requests (failed or incomplete) "
             f"vs {c.lost[0]:.1%} for baseline, which can hide latency, so a latency claim is not confirmed "

@@ -160,3 +160,13 @@ def test_a_lazy_make_is_not_a_reset_and_the_finding_names_every_write(analyze_te
     body = "\tif a.seen == nil {\n\t\ta.seen = make(map[string]int)\n\t}\n\ta.seen[req.TenantID]++\n\ta.seen[req.TenantID] += 2"
     [f] = findings(analyze_text(GATE.format(body=body)), hazards.UNBOUNDED_STATE)
     assert f.source_line == 10 and "also written on line 11" in f.message
+
+
+def test_an_untranslatable_signal_read_on_more_lines_names_them_in_agreement(analyze_text):
+    """Found by an llm-d reader: 'CacheHitRate has no llm-d source (untranslatable) (also lines 195)'."""
+    once = "\t_ = state.Snapshots[0].CacheHitRate\n\t_ = state.Snapshots[1].CacheHitRate"
+    [f] = findings(analyze_text(ROUTE.format(body=once)), hazards.UNMAPPED)
+    assert "(also line 3)." in f.message, f.message
+    twice = once + "\n\t_ = state.Snapshots[2].CacheHitRate"
+    [f] = findings(analyze_text(ROUTE.format(body=twice)), hazards.UNMAPPED)
+    assert "(also lines 3, 4)." in f.message, f.message

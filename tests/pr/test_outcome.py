@@ -167,7 +167,7 @@ def test_detail_says_each_cell_once_without_the_sample_flag_or_exponents():
     lines = text.splitlines()
     assert lines[0].startswith("**A1** ") and lines[0].endswith("· [findings](findings/A1.md)")
     assert lines[1] == (
-        "- chat at 10 req/s: −3.9% [−5.9%, −1.9%]; 31,810 → 30,569 ms; noise floor 5.0%; n 8/8; "
+        "- chat at 10 req/s: −3.9% [−5.9%, −1.9%]; 31,810 → 30,570 ms; noise floor 5.0%; n 8/8; "
         "p 0.001 (adjusted 0.01); inconclusive: change -3.9% is within the noise floor T_eff 5.0%"
     )
     assert lines[2].endswith("p 0.001 (adjusted 1)")
@@ -250,3 +250,19 @@ def test_headline_does_not_nest_parentheses_for_claims_with_no_measured_cell():
         "Not transferred: none of the 3 claims confirmed (1 refuted, 2 inconclusive with no measured cell); "
         "no regression found."
     )
+
+
+def test_a_mean_reads_the_same_in_verdicts_md_and_the_report():
+    """Found by an llm-d reader: verdicts.md showed C2's means as 31810 -> 31680, report.md as 31,811 -> 31,684."""
+    from bot.render import environment
+    from bot.stats.evidence import evidence_table
+
+    e = effect(-0.004, U, reason="a regression beyond 5% is not ruled out").model_copy(
+        update={"baseline_mean": 31811.2, "evolved_mean": 31684.0}
+    )
+    h, v = pair("C2", U, e, direction=Direction.NO_WORSE)
+    row = evidence_table(v).loc[0]
+    assert (row["baseline mean"], row["evolved mean"]) == ("31,810", "31,680")
+    assert "; 31,810 → 31,680 ms;" in claims.cell_line(h, e)
+    findings_row = environment().from_string("| {{ mean(e.baseline_mean) }} | {{ mean(e.evolved_mean) }} |")
+    assert findings_row.render(e=e) == "| 31,810 | 31,680 |"  # findings.md.j2's cells

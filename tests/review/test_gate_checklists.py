@@ -474,3 +474,28 @@ def test_gate2s_brief_prices_no_priority_mix_for_a_router_that_reads_the_class(b
         lambda t: json.dumps(json.loads(t) | {"signals": [*json.loads(t)["signals"], "SLOClass"]}),
     )
     assert "priority mix" not in brief(2, ctx)[0]
+
+
+def test_gate3s_notes_give_the_verdicts_own_reason_and_a_flag_as_a_flag(branch):
+    """Found by an llm-d reader: gate 3 said 'A3 inconclusive (...): attenuated: observed -3.9% is 0.19x BLIS's' while
+    the report and verdicts.md say 'at 20 req/s: within the noise floor'. The reason is the verdict's; a flag is one."""
+    from bot.model import Verdict, VerdictStatus
+    from bot.render.claims import held_back
+    from bot.review import gate3
+    from bot.stages.hypothesize import load_hypotheses
+
+    ctx, _, _ = branch
+    verdicts = {v["hypothesis_id"]: Verdict.model_validate(v) for v in json.loads(ctx.read(ctx.paths.verdicts_json))}
+    notes = gate3.notes(ctx)
+    checked = 0
+    for h in load_hypotheses(ctx):
+        v = verdicts.get(h.id)
+        attenuated = [f for f in (v.flags if v else []) if f.startswith("attenuated")]
+        if v is None or v.status is not VerdictStatus.INCONCLUSIVE or not attenuated or not v.effects:
+            continue
+        note = next(n for n in notes if n.startswith(f"{h.id} inconclusive"))
+        reason = held_back(h, v)
+        assert reason and note.startswith(f"{h.id} inconclusive ({h.title}): {reason}. Flag"), note
+        assert note.index(attenuated[0]) > note.index("Flag"), note
+        checked += 1
+    assert checked, "the example has an inconclusive claim flagged attenuated (A3)"

@@ -63,11 +63,11 @@ SAFE = {
         "request.plugin_type",
     },
     "findings.md.j2": {
-        '"%.3g" % e.p_adjusted if e.p_adjusted is not none else "—"',
-        '"%.4g" % e.baseline_mean',
-        '"%.4g" % e.evolved_mean',
+        "p_adjusted(e.p_adjusted, e.held_by)",  # bot.stats.explain.p_adjusted_text: a number and the bot's words
+        "mean(e.baseline_mean)",  # bot.stats.explain.mean_text: a number
+        "mean(e.evolved_mean)",
         '"Confirmation" if v.status.value == "confirmed" else ("Surprise" if v.status.value == "refuted" else "Open question")',
-        '"none" if v.status.value == "confirmed" else "see the promotion report\'s feedback for BLIS"',
+        "action",  # bot.stages.document.action: the bot's own words
         "(h.prediction.margin * 100) | round(1)",
         "e.n_baseline",
         "e.n_evolved",

@@ -522,7 +522,8 @@ def test_a_cell_decides_exactly_when_its_adjusted_p_is_within_alpha():
         for v in evaluate(hs, build(cells)):
             for e in v.effects:
                 seen.add(e.status)
-                assert (e.status in (CONFIRMED, REFUTED)) == (e.p_adjusted <= 0.05), (v.summary, e)
+                decides = e.p_adjusted <= 0.05 and not e.held_by  # within the floor, no p-value decides
+                assert (e.status in (CONFIRMED, REFUTED)) == decides, (v.summary, e)
     assert seen == {CONFIRMED, REFUTED, INCONCLUSIVE}
 
 
@@ -629,3 +630,32 @@ def test_an_undecided_guard_within_its_margin_is_held_back_by_the_level_not_the_
         # the same cell with a floor above its margin reads the same: the floor decides nothing here
         wide = e.model_copy(update={"t_eff": 0.08})
         assert claims.cause(by_h[v.hypothesis_id], wide) == "not significant after multiplicity control"
+
+
+def test_a_cell_within_the_noise_floor_shows_its_true_adjusted_p_and_says_what_held_it():
+    """Found by an llm-d reader (A3): 'p 0.00303, p (adj.) 1' and 'Adjusted p = 1 (weighted Holm ...)': Holm over a
+    few hypotheses cannot make 0.003 into 1; the 1 stood in for 'within the noise floor'. The adjusted p shown is
+    weighted Holm over the tests' own p-values, and the floor is said beside it (held_by in verdicts.json)."""
+    from bot.model.evidence import HELD_NOISE_FLOOR
+    from bot.stats.evidence import evidence_table
+    from bot.stats.explain import p_text
+
+    rng = np.random.default_rng(5)
+    cells = [
+        _cell(rng, rate=20, effect=-0.035, cv=0.01, n=7),  # significant, but inside the 5% floor
+        _cell(rng, rate=35, effect=-0.20, cv=0.01, n=7),
+        _cell(rng, workload="code", effect=0.0, cv=0.01, n=7),
+    ]
+    hs = [hypothesis("A3", workloads=["chat"]), hypothesis("C1", direction=Direction.EQUIVALENT, workloads=["code"])]
+    v = _by_id(evaluate(hs, build(cells)))["A3"]
+    floor, beyond = v.effects
+    assert v.status is INCONCLUSIVE and "within the noise floor" in floor.reason
+    assert floor.p_value < 0.01 and floor.held_by == HELD_NOISE_FLOOR and beyond.held_by == ""
+    # two hypotheses, equal weights: Holm's adjusted p of A3 is at most twice its largest cell p, never 1
+    assert floor.p_adjusted <= 2 * max(floor.p_value, beyond.p_value) < 0.05
+    assert f"Adjusted p = {p_text(floor.p_adjusted)} " in v.summary
+    assert "but it decides nothing: at chat @ 20 req/s the change is within the noise floor" in v.summary
+    assert "Welch t on log values, one-sided; p = " in v.summary  # the p does not run into the test's name
+    table = evidence_table(v)
+    assert table.loc[0, "p (adj.)"] == f"{p_text(floor.p_adjusted)}, within the noise floor"
+    assert table.loc[1, "p (adj.)"] == p_text(beyond.p_adjusted)

@@ -1,0 +1,96 @@
+"""A FINDINGS document's Resolution, Root cause and Action follow the verdict's real reason (consistency finding 8).
+
+Found by an llm-d reader: every inconclusive FINDINGS said "Inconclusive — parameter-dependent" (nothing varied a
+parameter), "within the noise floor or too noisy" (C1's interval lay within the margin: multiplicity held it back)
+and "see the promotion report's feedback for BLIS" (which had no entry for it).
+"""
+
+from __future__ import annotations
+
+from bot.hypotheses.blis_feedback import Recommendation
+from bot.model import Direction, Effect, PolicyKind, TranslationSummary, Verdict, VerdictStatus
+from bot.stages.document import action, resolution, root_cause
+from tests.stats.stats_synth import hypothesis
+
+C, R, U = VerdictStatus.CONFIRMED, VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE
+SUMMARY = TranslationSummary(kind=PolicyKind.ROUTING, plugin_type="x", package_dir="pkg/x", signals=[])
+
+
+def _effect(rate: float, rel: float, ci: tuple[float, float], status: VerdictStatus, reason: str) -> Effect:
+    return Effect(
+        workload="cache-warmup",
+        rate=rate,
+        metric="e2e_mean",
+        baseline_mean=966.5,
+        evolved_mean=966.5 * (1 + rel),
+        rel_change=rel,
+        ci_low=ci[0],
+        ci_high=ci[1],
+        p_value=0.003,
+        p_adjusted=0.004,
+        cv_baseline=0.02,
+        t_eff=0.05,
+        n_baseline=7,
+        n_evolved=7,
+        status=status,
+        reason=reason,
+    )
+
+
+def _a3():
+    h = hypothesis("A3", metric="e2e_mean", workloads=["cache-warmup"])
+    floor = _effect(20, -0.039, (-0.057, -0.021), U, "change -3.9% is within the noise floor T_eff 5.0%")
+    beyond = _effect(35, -0.065, (-0.09, -0.04), C, "lower beyond the noise floor, significant at level 0.0435")
+    return h, Verdict(hypothesis_id="A3", status=U, summary="s", effects=[floor, beyond])
+
+
+def _c1():
+    h = hypothesis("C1", metric="e2e_mean", direction=Direction.EQUIVALENT, workloads=["cache-warmup"])
+    cell = _effect(10, 0.006, (-0.015, 0.027), U, "equivalence within ±5% not shown (p = 0.02 > 0.0045, ...)")
+    return h, Verdict(hypothesis_id="C1", status=U, summary="s", effects=[cell])
+
+
+def test_a_noise_floor_verdict_says_so_and_points_to_blis_only_with_an_entry():
+    h, v = _a3()
+    assert resolution(h, v, PolicyKind.ROUTING) == "Inconclusive (at 20 req/s: within the noise floor)"
+    notes = root_cause(h, v, SUMMARY)
+    assert notes[0].startswith("At 20 req/s: the change is smaller than the noise floor T_eff"), notes
+    assert not any("too noisy" in n for n in notes)
+    said = action(h, v, [])
+    assert "feedback" not in said and "within the noise floor" in said
+    rec = Recommendation("A3", "structural-model hypothesis", "text")
+    assert action(h, v, [rec]) == "see the promotion report's feedback for BLIS"
+
+
+def test_an_equivalence_held_by_multiplicity_asks_for_more_runs_or_a_wider_margin():
+    h, v = _c1()
+    said = resolution(h, v, PolicyKind.ROUTING)
+    assert said == "Inconclusive (at 10 req/s: not significant after multiplicity control)"
+    assert "parameter-dependent" not in said
+    (note,) = root_cause(h, v, SUMMARY)
+    assert "interval lies within the margin" in note and "more runs per arm" in note and "wider margin" in note
+    assert "noise floor" not in note
+    assert action(h, v, []).startswith("more runs per arm (or a wider margin at gate 2)")
+
+
+def test_parameter_dependent_is_said_only_when_cells_disagree():
+    h, v = _a3()
+    refuted = _effect(5, 0.12, (0.08, 0.16), R, "higher, opposite to the prediction, beyond the noise floor")
+    mixed = v.model_copy(
+        update={
+            "effects": [v.effects[1], refuted],
+            "flags": ["parameter-dependent: confirmed in some cells, refuted in others"],
+        }
+    )
+    assert resolution(h, mixed, PolicyKind.ROUTING) == "Inconclusive — parameter-dependent"
+    assert any("depends on the operating point" in n for n in root_cause(h, mixed, SUMMARY))
+
+
+def test_stage_6s_summary_agrees_in_number():
+    """Found by an llm-d reader: '17 FINDINGS documents, the promotion report, 1 BLIS recommendations'."""
+    from bot.stages.document import stage_summary
+
+    assert stage_summary(17, 1, 0) == "17 FINDINGS documents, the promotion report, 1 BLIS recommendation"
+    assert stage_summary(1, 0, 1) == (
+        "1 FINDINGS document, the promotion report, 0 BLIS recommendations; 1 root-cause narrative by the Claude author"
+    )
