@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from bot.dictionary import Dictionary, SignalEntry
 from bot.golang.analysis_types import Analysis
+from bot.golang.data_keys import keyed
 from bot.golang.gonames import comment_lines, lower_camel
 from bot.golang.gotree import text_of, walk
 
@@ -217,7 +218,7 @@ def _line(target: str, name: str, scope: str, typ: str, entry: SignalEntry | Non
             source_lines=lines,
             entry=entry,
         )
-    expr = " ".join(entry.llmd.expr.split())
+    expr = keyed(" ".join(entry.llmd.expr.split()))  # produced data under the configured producer's name
     uses_now = expr == WALL_CLOCK_EXPR
     if uses_now:  # the plugin's clock, so tests (and the harness) can set the time
         expr = "now"
@@ -239,6 +240,8 @@ def _line(target: str, name: str, scope: str, typ: str, entry: SignalEntry | Non
             params.append("ep")
         if re.search(r"\bendpoints\b", expr):
             params.append("endpoints")
+        if re.search(r"\bkeys\.", expr):
+            params.append("keys")
         line.expr = f"{line.helper}({', '.join(params)})"
         line.helper_params = params
         # A function literal called at once (the dictionary's one-line form) becomes the helper's own body.

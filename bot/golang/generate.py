@@ -25,6 +25,7 @@ from bot.dictionary import Dictionary
 from bot.golang.adapter import AdapterLine, adapter_lines, waiting_comment
 from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
 from bot.golang.carry import carry_function, carry_type, plan_names
+from bot.golang.data_keys import INFLIGHT, KEYS, PREFIX, config_note, param_spec, reads
 from bot.golang.gofiles import drop_file_references, format_go, remap_lines, sort_imports, splice
 from bot.golang.gonames import comment_lines, file_stem, go_float, package_dir, package_name, render, struct_name
 from bot.golang.host import host_call_args
@@ -97,6 +98,7 @@ class Generated:
     uses_clock: bool = True  # the plugin has a clock (``now``): its logic reads the time
     uses_scorers: bool = False
     consumes_prefix: bool = False
+    data_keys: list = field(default_factory=list)  # data_keys.DataKeyRead: produced data the adapter reads
     legacy_bool: bool = False
     snapshot_fields: dict[str, str] = field(default_factory=dict)
     request_fields: dict[str, str] = field(default_factory=dict)
@@ -268,6 +270,7 @@ def generate(
         "req": "req *scheduling.InferenceRequest",
         "ep": "ep scheduling.Endpoint",
         "endpoints": "endpoints []scheduling.Endpoint",
+        "keys": "keys dataKeys",
     }
     for aline in snaps + reqs + states:
         if aline.helper:
@@ -282,12 +285,24 @@ def generate(
             )
     if kind == PolicyKind.SCHEDULING:
         states = []
+    # The produced data the adapter reads, each under the producer its parameter names (data_keys.py).
+    key_reads = (
+        []
+        if kind == PolicyKind.SCHEDULING
+        else [
+            k
+            for k in KEYS
+            if (k == PREFIX and consumes_prefix) or any(k in reads(a.expr + a.helper_body) for a in snaps)
+        ]
+    )
     all_lines = snaps + reqs + states
     adapter_imports = {f'"{IMPORT_SCHED}"'}
     if kind != PolicyKind.SCHEDULING:
         adapter_imports |= {'"fmt"', f'fwkdl "{IMPORT_DL}"'}
     if consumes_prefix:
         adapter_imports.add(f'attrprefix "{IMPORT_ATTRPREFIX}"')
+    if key_reads:
+        adapter_imports.add(f'"{IMPORT_PLUGIN}"')
     for aline in all_lines:
         if aline.entry is not None and aline.entry.llmd is not None and not aline.uses_now:
             adapter_imports |= {f'"{imp}"' for imp in aline.entry.llmd.imports}
@@ -310,6 +325,7 @@ def generate(
         token_elem=token_elem,
         helpers=helpers,
         consumes_prefix=consumes_prefix,
+        data_keys=key_reads,
         request_uses_endpoints=any(re.search(r"\bendpoints\b", line.expr) for line in reqs),
         request_uses_now=any(line.uses_now for line in reqs),
         state_uses_now=any(line.uses_now for line in states),
@@ -320,16 +336,16 @@ def generate(
     )
 
     # ---- the plugin file ---------------------------------------------------------------
-    consumes_inflight = kind != PolicyKind.SCHEDULING and "InFlightRequests" in snapshot_fields
-    consumed = [
-        *(["the prompt's prefix-cache match (approx-prefix-cache-producer)"] if consumes_prefix else []),
-        *(
-            ["in-flight requests (inflight-load-producer; scraped queue + running without it)"]
-            if consumes_inflight
-            else []
-        ),
-    ]
-    params = param_specs(an, scorer_defaults, kind == PolicyKind.SCHEDULING)
+    consumes_inflight = INFLIGHT in key_reads
+    prefix_doc = (
+        "the prompt's prefix-cache match (approx-prefix-cache-producer, or the one prefixMatchInfoProducerName names)"
+    )
+    inflight_doc = (
+        "in-flight requests (inflight-load-producer, or the one inFlightLoadProducerName names; scraped queue + "
+        "running without it)"
+    )
+    consumed = [*([prefix_doc] if consumes_prefix else []), *([inflight_doc] if consumes_inflight else [])]
+    params = param_specs(an, scorer_defaults, kind == PolicyKind.SCHEDULING) + [param_spec(k) for k in key_reads]
     category, category_reason = category_of(an, kind, uses_scorers)
     iface = d.interface(kind)
     plugin_imports = {
@@ -387,6 +403,7 @@ def generate(
         "uses_scorers": uses_scorers,
         "consumes_prefix": consumes_prefix,
         "consumes_inflight": consumes_inflight,
+        "data_keys": key_reads,
         "consumes_doc": " and ".join(consumed),
         "blis_method": host.label,
         "stateful": stateful,
@@ -467,6 +484,7 @@ def generate(
     blis_values = {p.name: p.json_default for p in params}
     deployed = {k: v for k, v in (options or {}).get("deployed", {}).items() if k in blis_values}  # translate checks
     notes = config_notes(an, d, blis_values, deployed)
+    notes.update({k.param: config_note(k) for k in key_reads if k.param not in deployed})
     epp_config = render_epp_config(
         plugin_type,
         kind,
@@ -529,6 +547,7 @@ def generate(
         uses_clock=uses_clock,
         uses_scorers=uses_scorers,
         consumes_prefix=consumes_prefix,
+        data_keys=key_reads,
         legacy_bool=legacy_bool,
         snapshot_fields=snapshot_fields,
         request_fields={f["name"]: f["type"] for f in req_fields},

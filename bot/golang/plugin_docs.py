@@ -378,7 +378,8 @@ def readme(
         caveats += [*scheduling_docs.caveats(an), KEEPS_QUEUE_SCORER]
     if uses_scorers:
         caveats.append(
-            "The BLIS prefix terms read `PrefixCacheMatchInfo` (approx-prefix-cache-producer), declared in `Consumes()`."
+            "The BLIS prefix terms read `PrefixCacheMatchInfo` (approx-prefix-cache-producer, or the producer "
+            "`prefixMatchInfoProducerName` names), declared in `Consumes()`."
         )
     caveats.append(
         "An endpoint the EPP has not scraped yet (no metrics, or never updated) is left out of what the admission "
