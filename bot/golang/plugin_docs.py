@@ -12,6 +12,7 @@ Generation findings (check ids, stable):
 
 from __future__ import annotations
 
+import json
 import re
 
 from bot.golang import scheduling_docs
@@ -348,7 +349,8 @@ def readme(
         ps.append(
             {
                 "name": p.name,
-                "default_text": " ".join(str(p.default if p.threshold is None else p.threshold.literal).split()),
+                # as the EndpointPickerConfig writes it (JSON is YAML too), not as Go source
+                "default_text": json.dumps(p.json_default),
                 "doc_text": _md(p.doc),
             }
         )
@@ -401,6 +403,7 @@ def readme(
         main_file=main_go.rsplit("/", 1)[-1],
         test_file=test_path.rsplit("/", 1)[-1],
         baseline=uses_scorers,
+        baseline_scorers=next((p.json_default for p in params if p.name == "scorers"), []),
         registration_import=registration_import,
         registration_line=registration_line,
         epp_config=epp_config,

@@ -27,6 +27,27 @@ def _table(readme: str, heading: str) -> dict[str, str]:
     return {m.group(1): line for line in section.splitlines() if (m := re.match(r"\| `([^`]+)` \|", line))}
 
 
+def test_the_readme_speaks_config_and_its_parameter_text_survives_tuning(example):
+    """Found by a Go reviewer: baseline.go was said to hold a "load" scorer it does not have, the `scorers` default
+    was Go source (`[]ScorerConfig{{Name: ...}}`), and descriptions quoted the evolved numbers of other tunable
+    parameters ("coefficient of `(load-4.5)`", "back off linearly above 82% utilization"), wrong once tuned."""
+    _, _, tr = example
+    readme = _file(tr, "/README.md")
+    files = _table(readme, "Files")
+    assert (
+        "load" not in files["baseline.go"]
+        and "`prefix-affinity`, `queue-depth`, `kv-utilization`" in files["baseline.go"]
+    )
+    params = _table(readme, "Parameters")
+    assert "ScorerConfig{" not in params["scorers"]
+    assert '`[{"name": "prefix-affinity", "weight": 3.0}, ' in params["scorers"], params["scorers"]
+    assert '| `""` |' in params["prefixMatchInfoProducerName"]
+    assert "coefficient of `(load-loadLowThreshold)`" in params["loadCoeff"], params["loadCoeff"]
+    for name, row in params.items():
+        meaning = row.rsplit(" | ", 1)[1].split(" (default ")[0]
+        assert not re.search(r"(?<![\w.])(4\.5|82%|0\.82|0\.3|7)(?![\w.])", meaning), (name, meaning)
+
+
 def test_code_carried_from_blis_names_its_origin_and_license(example):
     """Found by a Go reviewer: evolved.go (carried from BLIS) and baseline.go (BLIS's scorers re-implemented) carried
     only the llm-d copyright line; upstream keeps the origin when it copies code."""
