@@ -15,6 +15,7 @@ from bot.golang.analysis_types import Analysis
 from bot.golang.data_keys import keyed
 from bot.golang.gonames import comment_lines, lower_camel
 from bot.golang.gotree import text_of, walk
+from bot.golang.inert import dead_reads
 
 #: The dictionary's wall-clock expression; the plugin reads its own clock (``now``) instead.
 WALL_CLOCK_EXPR = "time.Now().UnixMicro()"
@@ -37,6 +38,7 @@ class AdapterLine:
     helper_params: list[str] = field(default_factory=list)
     helper_body: str = ""
     uses_now: bool = False
+    never_acts: str = ""  # the signals llm-d cannot provide that keep every condition reading it false
 
     @property
     def comment_lines(self) -> list[str]:
@@ -135,6 +137,7 @@ def adapter_lines(an: Analysis, d: Dictionary) -> tuple[list[AdapterLine], list[
         entry = d.signal(name, "snapshot")
         snaps.append(_line("s." + name, name, "snapshot", typ, entry, first_lines.get(("snapshot", name), [])))
     reqs: list[AdapterLine] = []
+    dead = dead_reads(an, d, sorted(an.request_fields))
     for name, typ in sorted(an.request_fields.items()):
         entry = d.signal(name, "request")
         if name == "InputTokens":
@@ -162,6 +165,12 @@ def adapter_lines(an: Analysis, d: Dictionary) -> tuple[list[AdapterLine], list[
                 ' The evolved code reads only its presence (!= "").'
                 if presence_only(an, name)
                 else " The evolved code uses its value (a key or a comparison), not only its presence."
+            )
+        if name in dead and line.status == "mapped":
+            line.never_acts = dead[name]
+            line.comment += (
+                f" It changes no decision in llm-d: every condition that reads it also needs {dead[name]}, which "
+                "llm-d cannot provide (0), above a threshold."
             )
         reqs.append(line)
     states: list[AdapterLine] = []

@@ -29,6 +29,7 @@ from bot.golang.data_keys import INFLIGHT, KEYS, PREFIX, config_note, param_spec
 from bot.golang.gofiles import drop_file_references, format_go, remap_lines, sort_imports, splice
 from bot.golang.gonames import comment_lines, file_stem, go_float, package_dir, package_name, render, struct_name
 from bot.golang.host import host_call_args
+from bot.golang.inert import inert_doc, inert_signals
 from bot.golang.params import ParamSpec, incumbent_parts, param_specs
 from bot.golang.plugin_docs import (
     category_of,
@@ -172,6 +173,7 @@ def generate(
         request_fields = an.request_fields
         state_fields = an.state_fields
         src, host_info, helpers = an.src, an.host_info, an.helpers  # how the code reads a signal (presence_only)
+        thresholds, cond_nodes = an.thresholds, an.cond_nodes  # which conditions never hold in llm-d (inert.py)
 
     _View.snapshot_fields = snapshot_fields
     snaps, reqs, states = adapter_lines(_View, d)  # type: ignore[arg-type]
@@ -346,6 +348,9 @@ def generate(
     )
     consumed = [*([prefix_doc] if consumes_prefix else []), *([inflight_doc] if consumes_inflight else [])]
     params = param_specs(an, scorer_defaults, kind == PolicyKind.SCHEDULING) + [param_spec(k) for k in key_reads]
+    for p in params:  # a parameter llm-d gives no input to does not read as live (inert.py)
+        if p.threshold is not None and (inert := inert_signals(p.threshold, d)):
+            p.doc += " " + inert_doc(inert)
     category, category_reason = category_of(an, kind, uses_scorers)
     iface = d.interface(kind)
     plugin_imports = {

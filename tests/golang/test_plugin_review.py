@@ -27,6 +27,50 @@ def _table(readme: str, heading: str) -> dict[str, str]:
     return {m.group(1): line for line in section.splitlines() if (m := re.match(r"\| `([^`]+)` \|", line))}
 
 
+def test_parameters_and_signals_llm_d_never_feeds_do_not_read_as_live(example):
+    """Found by a Go reviewer: cacheHitRateThreshold/Coeff act only on CacheHitRate, which the adapter never sets, yet
+    the Go doc and the README table documented them like the others, and the Signals table rated SessionID (read
+    only in `req.SessionID != "" && snap.CacheHitRate > 0.35`) fidelity "high"."""
+    _, _, tr = example
+    main, readme = _file(tr, "/evolved_adaptive_scorer.go"), _file(tr, "/README.md")
+    params = _table(readme, "Parameters")
+    for name in ("cacheHitRateThreshold", "cacheHitRateCoeff"):
+        assert "No effect in llm-d: it acts only on CacheHitRate" in params[name], params[name]
+    assert "No effect in llm-d" not in params["loadHighThreshold"]
+    assert re.sub(r"\n\t// ", " ", main).count("No effect in llm-d: it acts only on CacheHitRate") == 2
+    session = _table(readme, "Signals")["SessionID"]
+    assert "| high |" not in session and "none in llm-d" in session, session
+    caveats = readme.split("## Caveats", 1)[1]
+    assert "`SessionID` is read from the request header `x-session-token`, but it changes no decision" in caveats
+    assert "changes no decision in llm-d" in _file(tr, "/adapter.go")
+
+
+@pytest.mark.parametrize(
+    "inner, dead",
+    [
+        ('\t\tif req.SessionID != "" && snap.CacheHitRate > 0.35 {\n\t\t\t_ = 1\n\t\t}', True),
+        ('\t\tif (snap.CacheHitRate > 0.35) && req.SessionID != "" {\n\t\t\t_ = 1\n\t\t}', True),
+        ('\t\tif req.SessionID != "" || snap.CacheHitRate > 0.35 {\n\t\t\t_ = 1\n\t\t}', False),
+        ('\t\tif req.SessionID != "" && snap.CacheHitRate < 0.35 {\n\t\t\t_ = 1\n\t\t}', False),
+        (
+            (
+                '\t\tif req.SessionID != "" && snap.CacheHitRate > 0.35 {\n\t\t\t_ = 1\n\t\t}\n'
+                '\t\tif req.SessionID != "" && snap.QueueDepth > 3 {\n\t\t\t_ = 2\n\t\t}'
+            ),
+            False,
+        ),
+    ],
+    ids=["and", "and-parenthesised", "or", "below-holds-at-zero", "read-elsewhere-too"],
+)
+def test_a_signal_is_dead_only_where_every_read_needs_a_condition_llm_d_never_meets(
+    analyze_text, dictionary, inner, dead
+):
+    from bot.golang.inert import dead_reads
+
+    an = analyze_text(ROUTE.format(body=LOOP.format(inner=inner)))
+    assert (dead_reads(an, dictionary, ["SessionID"]) == {"SessionID": "CacheHitRate"}) is dead
+
+
 def test_the_readme_speaks_config_and_its_parameter_text_survives_tuning(example):
     """Found by a Go reviewer: baseline.go was said to hold a "load" scorer it does not have, the `scorers` default
     was Go source (`[]ScorerConfig{{Name: ...}}`), and descriptions quoted the evolved numbers of other tunable
