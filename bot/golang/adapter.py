@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 
 from bot.dictionary import Dictionary, SignalEntry
 from bot.golang.analysis_types import Analysis
+from bot.golang.data_keys import keyed
 from bot.golang.gonames import comment_lines, lower_camel
 from bot.golang.gotree import text_of, walk
+from bot.golang.inert import dead_reads
 
 #: The dictionary's wall-clock expression; the plugin reads its own clock (``now``) instead.
 WALL_CLOCK_EXPR = "time.Now().UnixMicro()"
@@ -36,6 +38,7 @@ class AdapterLine:
     helper_params: list[str] = field(default_factory=list)
     helper_body: str = ""
     uses_now: bool = False
+    never_acts: str = ""  # the signals llm-d cannot provide that keep every condition reading it false
 
     @property
     def comment_lines(self) -> list[str]:
@@ -134,6 +137,7 @@ def adapter_lines(an: Analysis, d: Dictionary) -> tuple[list[AdapterLine], list[
         entry = d.signal(name, "snapshot")
         snaps.append(_line("s." + name, name, "snapshot", typ, entry, first_lines.get(("snapshot", name), [])))
     reqs: list[AdapterLine] = []
+    dead = dead_reads(an, d, sorted(an.request_fields))
     for name, typ in sorted(an.request_fields.items()):
         entry = d.signal(name, "request")
         if name == "InputTokens":
@@ -161,6 +165,12 @@ def adapter_lines(an: Analysis, d: Dictionary) -> tuple[list[AdapterLine], list[
                 ' The evolved code reads only its presence (!= "").'
                 if presence_only(an, name)
                 else " The evolved code uses its value (a key or a comparison), not only its presence."
+            )
+        if name in dead and line.status == "mapped":
+            line.never_acts = dead[name]
+            line.comment += (
+                f" It changes no decision in llm-d: every condition that reads it also needs {dead[name]}, which "
+                "llm-d cannot provide (0), above a threshold."
             )
         reqs.append(line)
     states: list[AdapterLine] = []
@@ -217,7 +227,7 @@ def _line(target: str, name: str, scope: str, typ: str, entry: SignalEntry | Non
             source_lines=lines,
             entry=entry,
         )
-    expr = " ".join(entry.llmd.expr.split())
+    expr = keyed(" ".join(entry.llmd.expr.split()))  # produced data under the configured producer's name
     uses_now = expr == WALL_CLOCK_EXPR
     if uses_now:  # the plugin's clock, so tests (and the harness) can set the time
         expr = "now"
@@ -239,6 +249,8 @@ def _line(target: str, name: str, scope: str, typ: str, entry: SignalEntry | Non
             params.append("ep")
         if re.search(r"\bendpoints\b", expr):
             params.append("endpoints")
+        if re.search(r"\bkeys\.", expr):
+            params.append("keys")
         line.expr = f"{line.helper}({', '.join(params)})"
         line.helper_params = params
         # A function literal called at once (the dictionary's one-line form) becomes the helper's own body.

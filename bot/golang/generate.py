@@ -25,9 +25,11 @@ from bot.dictionary import Dictionary
 from bot.golang.adapter import AdapterLine, adapter_lines, waiting_comment
 from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
 from bot.golang.carry import carry_function, carry_type, plan_names
+from bot.golang.data_keys import INFLIGHT, KEYS, PREFIX, config_note, param_spec, reads
 from bot.golang.gofiles import drop_file_references, format_go, remap_lines, sort_imports, splice
 from bot.golang.gonames import comment_lines, file_stem, go_float, package_dir, package_name, render, struct_name
 from bot.golang.host import host_call_args
+from bot.golang.inert import inert_doc, inert_signals
 from bot.golang.params import ParamSpec, incumbent_parts, param_specs
 from bot.golang.plugin_docs import (
     category_of,
@@ -99,6 +101,7 @@ class Generated:
     consumes_prefix: bool = False
     #: The producers the EndpointPickerConfig declares (inflight-load-producer, approx-prefix-cache-producer).
     producers: list[str] = field(default_factory=list)
+    data_keys: list = field(default_factory=list)  # data_keys.DataKeyRead: produced data the adapter reads
     legacy_bool: bool = False
     snapshot_fields: dict[str, str] = field(default_factory=dict)
     request_fields: dict[str, str] = field(default_factory=dict)
@@ -178,6 +181,7 @@ def generate(
         request_fields = an.request_fields
         state_fields = an.state_fields
         src, host_info, helpers = an.src, an.host_info, an.helpers  # how the code reads a signal (presence_only)
+        thresholds, cond_nodes = an.thresholds, an.cond_nodes  # which conditions never hold in llm-d (inert.py)
 
     _View.snapshot_fields = snapshot_fields
     snaps, reqs, states = adapter_lines(_View, d)  # type: ignore[arg-type]
@@ -276,6 +280,7 @@ def generate(
         "req": "req *scheduling.InferenceRequest",
         "ep": "ep scheduling.Endpoint",
         "endpoints": "endpoints []scheduling.Endpoint",
+        "keys": "keys dataKeys",
     }
     for aline in snaps + reqs + states:
         if aline.helper:
@@ -290,12 +295,24 @@ def generate(
             )
     if kind == PolicyKind.SCHEDULING:
         states = []
+    # The produced data the adapter reads, each under the producer its parameter names (data_keys.py).
+    key_reads = (
+        []
+        if kind == PolicyKind.SCHEDULING
+        else [
+            k
+            for k in KEYS
+            if (k == PREFIX and consumes_prefix) or any(k in reads(a.expr + a.helper_body) for a in snaps)
+        ]
+    )
     all_lines = snaps + reqs + states
     adapter_imports = {f'"{IMPORT_SCHED}"'}
     if kind != PolicyKind.SCHEDULING:
         adapter_imports |= {'"fmt"', f'fwkdl "{IMPORT_DL}"'}
     if consumes_prefix:
         adapter_imports.add(f'attrprefix "{IMPORT_ATTRPREFIX}"')
+    if key_reads:
+        adapter_imports.add(f'"{IMPORT_PLUGIN}"')
     for aline in all_lines:
         if aline.entry is not None and aline.entry.llmd is not None and not aline.uses_now:
             adapter_imports |= {f'"{imp}"' for imp in aline.entry.llmd.imports}
@@ -318,6 +335,7 @@ def generate(
         token_elem=token_elem,
         helpers=helpers,
         consumes_prefix=consumes_prefix,
+        data_keys=key_reads,
         request_uses_endpoints=any(re.search(r"\bendpoints\b", line.expr) for line in reqs),
         request_uses_now=any(line.uses_now for line in reqs),
         state_uses_now=any(line.uses_now for line in states),
@@ -328,16 +346,19 @@ def generate(
     )
 
     # ---- the plugin file ---------------------------------------------------------------
-    consumes_inflight = kind != PolicyKind.SCHEDULING and "InFlightRequests" in snapshot_fields
-    consumed = [
-        *(["the prompt's prefix-cache match (approx-prefix-cache-producer)"] if consumes_prefix else []),
-        *(
-            ["in-flight requests (inflight-load-producer; scraped queue + running without it)"]
-            if consumes_inflight
-            else []
-        ),
-    ]
-    params = param_specs(an, scorer_defaults, kind == PolicyKind.SCHEDULING)
+    consumes_inflight = INFLIGHT in key_reads
+    prefix_doc = (
+        "the prompt's prefix-cache match (approx-prefix-cache-producer, or the one prefixMatchInfoProducerName names)"
+    )
+    inflight_doc = (
+        "in-flight requests (inflight-load-producer, or the one inFlightLoadProducerName names; scraped queue + "
+        "running without it)"
+    )
+    consumed = [*([prefix_doc] if consumes_prefix else []), *([inflight_doc] if consumes_inflight else [])]
+    params = param_specs(an, scorer_defaults, kind == PolicyKind.SCHEDULING) + [param_spec(k) for k in key_reads]
+    for p in params:  # a parameter llm-d gives no input to does not read as live (inert.py)
+        if p.threshold is not None and (inert := inert_signals(p.threshold, d)):
+            p.doc += " " + inert_doc(inert)
     category, category_reason = category_of(an, kind, uses_scorers)
     iface = d.interface(kind)
     plugin_imports = {
@@ -395,6 +416,7 @@ def generate(
         "uses_scorers": uses_scorers,
         "consumes_prefix": consumes_prefix,
         "consumes_inflight": consumes_inflight,
+        "data_keys": key_reads,
         "consumes_doc": " and ".join(consumed),
         "blis_method": host.label,
         "stateful": stateful,
@@ -479,6 +501,7 @@ def generate(
     producers = [PREFIX_PRODUCER] * (consumes_prefix or "prefix-cache-scorer" in weights) + [
         INFLIGHT_PRODUCER
     ] * consumes_inflight
+    notes.update({k.param: config_note(k) for k in key_reads if k.param not in deployed})
     epp_config = render_epp_config(
         plugin_type,
         kind,
@@ -540,6 +563,7 @@ def generate(
         uses_scorers=uses_scorers,
         consumes_prefix=consumes_prefix,
         producers=producers,
+        data_keys=key_reads,
         legacy_bool=legacy_bool,
         snapshot_fields=snapshot_fields,
         request_fields={f["name"]: f["type"] for f in req_fields},

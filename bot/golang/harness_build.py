@@ -316,6 +316,7 @@ def _hook_file(an: Analysis, gen: Generated) -> str:
         snapshot_fields=snap,
         request_fields=req,
         uses_clock=gen.uses_clock,
+        data_keys=gen.data_keys,
     )
 
 

@@ -387,8 +387,10 @@ _CHANGES = {
 def _doc(an: Analysis, th: Threshold) -> str:
     """What the parameter does, for an llm-d reader: its part in the step of the logic it belongs to (the
     evolved comment above its first use, which quotes the evolved values) and what the value it acts on is
-    made of, per endpoint or per request."""
-    subject = _oneline(th.subject)
+    made of, per endpoint or per request. A number in either that is a parameter's evolved value is said by the
+    parameter's name: the text must stay true when the operator tunes it (a step that quotes another number is
+    left out)."""
+    subject, _ = _by_name(an, th, _oneline(th.subject))
     part = {
         "threshold": f"the threshold `{subject}` is compared with",
         "coefficient": f"the coefficient of `{subject}`",
@@ -405,7 +407,8 @@ def _doc(an: Analysis, th: Threshold) -> str:
         score = f"`{th.target}`" if th.target else "the score"
         verb = "added to" if op == "+=" else "subtracted from"
         part = f"the {th.role} {verb} {score} when its condition holds"
-    step = _step_comment(an, min(th.lines) if th.occurrences else th.line)
+    step, unnamed = _by_name(an, th, _step_comment(an, min(th.lines) if th.occurrences else th.line))
+    step = "" if unnamed else step
     where = f' in the step "{step}"' if step else ""
     text = f"{th.field} is {part}{where} (default {th.literal}, the evolved value)."
     signals = set(th.signals)
@@ -427,6 +430,32 @@ def _doc(an: Analysis, th: Threshold) -> str:
         return text + f" `{subject}` {'is' if direct else 'is computed from'} {'; '.join(words)}."
     words = [f"{_OWNER.get(scopes.get(s, 'snapshot'), 'the')} {_SIGNAL_WORDS.get(s, s)}" for s in sorted(signals)]
     return text + f" `{subject}` {'is' if direct else 'is computed from'} {', '.join(words)}."
+
+
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(%?)(?![\w.])")
+
+
+def _by_name(an: Analysis, th: Threshold, text: str) -> tuple[str, list[str]]:
+    """``text`` with each number that is a parameter's evolved value (``4.5``; ``82%`` for 0.82) replaced by that
+    parameter's name, and the numbers that are none (or more than one, none nearer ``th`` than the others)."""
+    near = th.lines or [th.line]
+    unnamed: list[str] = []
+
+    def distance(t: Threshold) -> int:
+        return min(abs(a - b) for a in (t.lines or [t.line]) for b in near)
+
+    def name(m: re.Match) -> str:
+        value = float(m.group(1)) / (100 if m.group(2) else 1)
+        found = [t for t in an.thresholds if t.param and abs(t.value - value) < 1e-9]
+        if len(found) > 1:
+            closest = min(map(distance, found))
+            found = [t for t in found if distance(t) == closest]
+        if len(found) != 1:
+            unnamed.append(m.group(0))
+            return m.group(0)
+        return found[0].param or m.group(0)
+
+    return _NUMBER.sub(name, text), unnamed
 
 
 #: Whose value a signal is, by its scope in BLIS.

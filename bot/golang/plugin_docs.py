@@ -12,12 +12,14 @@ Generation findings (check ids, stable):
 
 from __future__ import annotations
 
+import json
 import re
 
 from bot.golang import scheduling_docs
 from bot.golang.adapter import plain, request_headers, zero_value
 from bot.golang.analysis_types import Analysis
 from bot.golang.gonames import comment_lines, go_float, package_dir, render, struct_name
+from bot.golang.inert import inert_signals
 from bot.golang.params import ParamSpec, reads_class, reads_prompt, shown
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, PolicyKind, Severity
@@ -348,7 +350,8 @@ def readme(
         ps.append(
             {
                 "name": p.name,
-                "default_text": " ".join(str(p.default if p.threshold is None else p.threshold.literal).split()),
+                # as the EndpointPickerConfig writes it (JSON is YAML too), not as Go source
+                "default_text": json.dumps(p.json_default),
                 "doc_text": _md(p.doc),
             }
         )
@@ -364,7 +367,13 @@ def readme(
             {
                 "name": aline.signal,
                 "source": _md(src_text),
-                "fidelity": e.fidelity if e else "none",
+                "fidelity": (
+                    f"none in llm-d: only read where {aline.never_acts} (no llm-d source) must exceed a threshold"
+                    if aline.never_acts
+                    else e.fidelity
+                    if e
+                    else "none"
+                ),
                 "gap": _md(plain(e.freshness.gap)) if e is not None and e.freshness.gap else "—",
             }
         )
@@ -378,7 +387,8 @@ def readme(
         caveats += [*scheduling_docs.caveats(an), KEEPS_QUEUE_SCORER]
     if uses_scorers:
         caveats.append(
-            "The BLIS prefix terms read `PrefixCacheMatchInfo` (approx-prefix-cache-producer), declared in `Consumes()`."
+            "The BLIS prefix terms read `PrefixCacheMatchInfo` (approx-prefix-cache-producer, or the producer "
+            "`prefixMatchInfoProducerName` names), declared in `Consumes()`."
         )
     caveats.append(
         "An endpoint the EPP has not scraped yet (no metrics, or never updated) is left out of what the admission "
@@ -400,6 +410,7 @@ def readme(
         main_file=main_go.rsplit("/", 1)[-1],
         test_file=test_path.rsplit("/", 1)[-1],
         baseline=uses_scorers,
+        baseline_scorers=next((p.json_default for p in params if p.name == "scorers"), []),
         registration_import=registration_import,
         registration_line=registration_line,
         epp_config=epp_config,
@@ -418,6 +429,12 @@ def header_caveats(lines) -> list[str]:
         if aline.status != "mapped" or e is None or e.llmd is None:
             continue
         names = request_headers(e.llmd.expr)
+        if names and aline.never_acts:
+            out.append(
+                f"`{aline.signal}` is read from the request header `{names[0]}`, but it changes no decision in llm-d: "
+                f"every condition that reads it also needs {aline.never_acts}, which llm-d cannot provide."
+            )
+            continue
         if names:
             alias = "".join(f" (failing that, `{n}`)" for n in names[1:])
             out.append(
@@ -477,8 +494,7 @@ def config_notes(an: Analysis, d, blis_values: dict, deployed: dict) -> dict[str
         for th in sim_scale_thresholds(an)
     }
     for th in an.thresholds:
-        entries = [d.signal(s) for s in th.signals]
-        if th.param and entries and all(e is not None and e.llmd is None for e in entries):
+        if inert_signals(th, d):
             notes.setdefault(
                 th.param,
                 f"{th.param}: acts only on {', '.join(th.signals)}, which llm-d cannot provide: no effect here.",

@@ -300,6 +300,7 @@ def render_test(
         inflight_fallback=_TEST_METRICS["WaitingQueueSize"] + _TEST_METRICS["RunningRequestsSize"],
         request_checks=request_checks,
         consumes_prefix=gen.consumes_prefix,
+        data_keys=gen.data_keys,
         clock=CLOCK,
         cases=[_case_ctx(c, gen.consumes_prefix, fields_read(gen)) for c in cases],
         behaviours=behaviour_rows,

@@ -27,7 +27,10 @@ def test_no_global_mutex_and_consumes_and_log_on_recover(example):
     assert "sync.Mutex" not in code and '"sync"' not in code  # stateless receiver: built once, read-only
     main = next(t for p, t in tr.files.items() if p.endswith("evolved_adaptive_scorer.go"))
     assert "func (s *EvolvedAdaptiveScorer) Consumes() plugin.DataDependencies" in main
-    assert "attrprefix.PrefixCacheMatchInfoDataKey" in main and "concurrency.InFlightLoadDataKey" in main
+    # the keys named after the configured producers (test_data_keys.py)
+    assert (
+        "s.keys.PrefixCacheMatchInfoDataKey: attrprefix" in main and "s.keys.InFlightLoadDataKey: concurrency" in main
+    )
     assert re.search(r"recover\(\).*\n.*err = fmt.Errorf", main)
     assert "log.FromContext(ctx).V(logutil.DEFAULT).Error(err," in main
 
@@ -52,7 +55,7 @@ def test_signals_mapped_as_blis_defines_them(example, dictionary):
     inflight = dictionary.signal("InFlightRequests").llmd.expr
     assert "InFlightLoad" in inflight and "m.WaitingQueueSize + m.RunningRequestsSize" in inflight
     adapter = next(t for p, t in tr.files.items() if p.endswith("adapter.go"))
-    assert "s.InFlightRequests = inFlightRequestsSignal(m, ep)" in adapter
+    assert "s.InFlightRequests = inFlightRequestsSignal(m, ep, keys)" in adapter
     # An endpoint the EPP has not scraped (no metrics, or the empty ones a new pod gets) is left out of BLIS's
     # snapshots and scores 0, never as idle.
     assert "if m == nil || m.UpdateTime.IsZero() {" in adapter
