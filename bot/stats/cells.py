@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from bot.model import Hypothesis
 from bot.stats import StatsError
 
 TABLE_COLUMNS = ("treatment", "workload", "rate", "repetition", "metric", "value")
@@ -142,3 +143,17 @@ def unusable(baseline: np.ndarray, evolved: np.ndarray) -> str:
         if found:
             parts.append(f"{', '.join(found)} {arm} value(s)")
     return "; ".join(parts)
+
+
+def cells_of(h: Hypothesis, index: ReportIndex) -> list[tuple[str, float | None]]:
+    """The (workload, rate) cells a hypothesis is judged on: its own rates, else every rate the reports have for
+    the workload, else the workload with no rate (reported as not benchmarked)."""
+    out: list[tuple[str, float | None]] = []
+    for wl in h.workloads:
+        if h.rates:
+            out.extend((wl, float(r)) for r in sorted(set(h.rates)))
+        elif index.rates.get(wl):
+            out.extend((wl, r) for r in index.rates[wl])
+        else:
+            out.append((wl, None))
+    return out

@@ -85,7 +85,7 @@ import numpy as np
 from bot.model import Direction, Effect, Hypothesis, Track, Verdict, VerdictStatus
 from bot.model.evidence import HELD_NOISE_FLOOR, HELD_SHEDDING
 from bot.stats import StatsError, explain, guards, rule, sequential
-from bot.stats.cells import ReportIndex, rate_key, unusable
+from bot.stats.cells import ReportIndex, cells_of, rate_key, unusable
 from bot.stats.decide import CONFIRMED, INCONCLUSIVE, REFUTED, Claim, aggregate, decide_from_p
 from bot.stats.design import DecisionRule, default_rule
 from bot.stats.multiplicity import holm
@@ -138,7 +138,7 @@ def evaluate(
         if not h.benchmarked:
             continue
         metric = _short_metric(h)
-        cells[h.id] = [_measure(h, metric, wl, rate, index, decision) for wl, rate in _cells_of(h, index)]
+        cells[h.id] = [_measure(h, metric, wl, rate, index, decision) for wl, rate in cells_of(h, index)]
 
     _judge(hyps, cells, decision, index)
     for cs in cells.values():
@@ -178,18 +178,6 @@ def _better(metric: str) -> str:
     from bot.bench.metrics import METRICS
 
     return METRICS[metric].better
-
-
-def _cells_of(h: Hypothesis, index: ReportIndex) -> list[tuple[str, float | None]]:
-    out: list[tuple[str, float | None]] = []
-    for wl in h.workloads:
-        if h.rates:
-            out.extend((wl, float(r)) for r in sorted(set(h.rates)))
-        elif index.rates.get(wl):
-            out.extend((wl, r) for r in index.rates[wl])
-        else:
-            out.append((wl, None))
-    return out
 
 
 @dataclass
