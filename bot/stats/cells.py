@@ -147,7 +147,7 @@ def unusable(baseline: np.ndarray, evolved: np.ndarray) -> str:
 
 def cells_of(h: Hypothesis, index: ReportIndex) -> list[tuple[str, float | None]]:
     """The (workload, rate) cells a hypothesis is judged on: its own rates, else every rate the reports have for
-    the workload, else the workload with no rate (reported as not benchmarked)."""
+    the workload, else the workload with no rate (its cell then says there are no reports for it)."""
     out: list[tuple[str, float | None]] = []
     for wl in h.workloads:
         if h.rates:
