@@ -137,6 +137,7 @@ def created(session, event) -> Result:
         )  # before the save: a failed reopen leaves the retry to be applied again
     if new is not state:
         promotion.save(new)
+        promotion.runner().publish_decision(state, new)  # the gate's review report says it was decided
     if command.name == "cancel":
         promotion.sync_labels(new)
         promotion.runner().close_if_stopped(new)  # the draft PR must not look alive, nor promise stage 7

@@ -94,7 +94,7 @@ def labeled(session, event) -> Result:
     if not verdict.allowed:
         return _refuse(promotion, label, event, verdict.why, state)
     try:
-        state = promotion.apply_once(
+        new = promotion.apply_once(
             state,
             lambda s: pipeline.decide(
                 s, gate, Decision.APPROVE, actor=actor.login, now=promotion.runner().clock(), via=DecidedVia.LABEL
@@ -103,7 +103,8 @@ def labeled(session, event) -> Result:
         )
     except pipeline.IllegalTransition as exc:
         return _refuse(promotion, label, event, str(exc), state)
-    promotion.save(state)
+    promotion.save(new)
+    promotion.runner().publish_decision(state, new)  # the gate's review report says it was decided
     return promotion.advance()
 
 

@@ -210,6 +210,7 @@ class Runner:
                     return Outcome(state, None, halted=step)
                 case pipeline.AwaitDecision(gate):
                     if gate in self.approve:
+                        before = state
                         state = pipeline.decide(
                             state,
                             gate,
@@ -219,6 +220,7 @@ class Runner:
                             via=DecidedVia.APPROVE_FLAG,
                         )
                         self.save(state)
+                        self.publish_decision(before, state)
                         note = state.decisions[-1].critical_note()
                         self.log(f"gate {gate}: approved by {self.actor} (--approve)" + (f"; {note}" if note else ""))
                         continue
@@ -261,9 +263,12 @@ class Runner:
                     self.save(state)
 
     def decide(self, gate: int, decision: Decision, reason: str | None) -> PipelineState:
+        before = self.load_state()
         state = self.apply(
             lambda s: pipeline.decide(s, gate, decision, actor=self.actor, now=self.clock(), reason=reason)
         )
+        if before is not None:
+            self.publish_decision(before, state)
         self.close_if_stopped(state)
         return state
 
@@ -498,6 +503,23 @@ class Runner:
             comments, unanchored = finding_comments(review, file_reader(ctx.read, ctx.list))
             body = review_summary(review, state) + "".join(f"\n- {line}" for line in unanchored)
             self.forge.set_review_comments(pr, review_marker(review.gate), comments, body=body)
+
+    def publish_decision(self, before: PipelineState, after: PipelineState) -> None:
+        """The decided gate's review report on the issue, re-rendered to say who decided it, how, when and at
+        which commit (the same comment, by its marker; one edit, none when it already says so).
+
+        Rendered from ``before``, the state the report was shown with: the decision clears what it said (the
+        round, an earlier change request), and the branch has not moved since the review read it."""
+        from bot.review import render_review_report
+
+        if len(after.decisions) <= len(before.decisions):
+            return
+        decision = after.decisions[-1]
+        rounds = before.reviews.get(decision.gate) or []
+        if not rounds:
+            return
+        report = render_review_report(rounds[-1], self.context(before), before, decided=decision, commit=before.head)
+        self.forge.upsert_comment(review_marker(decision.gate), report)
 
     def _sync_pull_request(self, state: PipelineState) -> None:
         from bot.stages.pull_request import draft_body, pr_title

@@ -295,3 +295,38 @@ def test_a_command_on_the_pull_request_is_answered_there_with_a_link_to_the_issu
     assert state.open_gate == 1 and state.decisions == []
     sim.replay(sim.runs[-1])
     assert sum("was not applied" in b for b in _bodies(sim, pull.number)) == 1
+
+
+def test_a_decided_gates_review_report_says_who_decided_it_how_when_and_at_which_commit(sim):
+    """Found by a maintainer: a week after gate 1 was approved, its review report on the issue still read "open for
+    a human decision" and offered the change-request forms. The same comment now says how the gate was decided."""
+    number = _to_gate_1(sim)
+    marker = "<!-- promotion-bot:review-gate-1 -->"
+    [before] = [c for c in sim.fake.comments(REPO, number) if c.body.startswith(marker)]
+    assert "open for a human decision" in before.body and "**Request changes with**" in before.body
+    head = state_of(sim, number).head
+
+    _label(sim, number, "gate-1-approved", "maria")
+    [after] = [c for c in sim.fake.comments(REPO, number) if c.body.startswith(marker)]
+    assert after.id == before.id  # updated in place, no new comment
+    assert re.search(
+        rf"\*\*Approved\*\* by maria with the `gate-1-approved` label, \d{{4}}-\d\d-\d\d \d\d:\d\d UTC, at commit "
+        rf"`{head[:12]}`",
+        after.body,
+    ), after.body
+    assert "open for a human decision" not in after.body and "the gate was decided with these findings" in after.body
+    assert "**Request changes with**" not in after.body  # the gate takes no more decisions
+    assert after.body.split("\n", 1)[1].startswith("## Gate 1 review, round 1 (translation)")
+
+    labelled = sim.runs[-1]
+    calls = sim.replay(labelled).calls  # a re-run changes nothing: the report already says so
+    assert [c.body for c in sim.fake.comments(REPO, number) if c.body.startswith(marker)] == [after.body]
+    assert calls <= labelled.calls
+
+    head = state_of(sim, number).head
+    _comment(sim, number, "maria", "/reject not for this cluster")
+    report = comment_with(sim, number, "<!-- promotion-bot:review-gate-2 -->")
+    assert (
+        "**Rejected** by maria with `/reject`" in report and f"at commit `{head[:12]}`: not for this cluster." in report
+    )
+    assert "**Request changes with**" not in report
