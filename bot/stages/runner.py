@@ -505,11 +505,9 @@ class Runner:
             self.forge.set_review_comments(pr, review_marker(review.gate), comments, body=body)
 
     def publish_decision(self, before: PipelineState, after: PipelineState) -> None:
-        """The decided gate's review report on the issue, re-rendered to say who decided it, how, when and at
-        which commit (the same comment, by its marker; one edit, none when it already says so).
-
-        Rendered from ``before``, the state the report was shown with: the decision clears what it said (the
-        round, an earlier change request), and the branch has not moved since the review read it."""
+        """The decided gate's review report, edited in place to say who decided it, how, when, at which commit.
+        Rendered from ``before``, the state it was shown with (the decision clears its round and change requests;
+        the branch has not moved since the review read it)."""
         from bot.review import render_review_report
 
         if len(after.decisions) <= len(before.decisions):
