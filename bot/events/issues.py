@@ -45,6 +45,9 @@ def edited(session, event) -> Result:
     except NeedsInfo as exc:
         return promotion.needs_info(exc.problems)
     promotion.clear_needs_info()
+    from bot.events.comments import catch_up
+
+    catch_up(session, promotion)  # commands written before the edit, whose runs it replaced, come first
     state = promotion.load()
     if state is not None and state.request_fingerprint != request.fingerprint():
         if state.status in (Status.DONE, Status.REJECTED):
@@ -67,6 +70,9 @@ def labeled(session, event) -> Result:
     promotion = session.promotion(issue)
     if promotion is None:
         return Result("ignored: not a promotion issue")
+    from bot.events.comments import catch_up
+
+    catch_up(session, promotion)  # a person's command whose run this label's run replaced in the queue, first
     label = str(Label.approved(gate))
     fresh = promotion.current_issue()  # the payload is a snapshot: the label may be gone by now
     if label not in fresh.labels:

@@ -288,6 +288,11 @@ class PipelineState(Strict):
         default_factory=list,
         description="ids of the GitHub events already acted on (the last 200), so a replay is a no-op",
     )
+    answered_comment: int | None = Field(
+        default=None,
+        description="the id of the newest issue comment the bot answered, by its own run or a later one (GitHub "
+        "home; None: a state saved before it was kept), so a command whose run GitHub dropped is answered once",
+    )
     audit: list[AuditEntry] = Field(default_factory=list)
 
     def change_requests(self, gate: int) -> str:
