@@ -190,7 +190,7 @@ class Promotion:
     def restart(self, state: PipelineState, *, actor: str, why: str) -> PipelineState:
         """The request changed under a running promotion: redo it from the first stage that reads the change
         (``Runner.restart``), and say what changed and where the promotion was when work is thrown away."""
-        from bot.stages.runner import restart_notice
+        from bot.stages.restart_notice import restart_notice
 
         # Not once per event: a replay finds the fingerprints equal and does not come here; and the event that
         # changed the configuration may already have applied a person's move (its id is recorded).

@@ -86,7 +86,11 @@ class AuditEntry(Strict):
     event: str
     detail: str = ""
     role: str | None = Field(default=None, description="the actor's role on the repository when they acted (GitHub)")
-    delivery: str | None = Field(default=None, description="the GitHub event (run or delivery id) that carried it")
+    delivery: str | None = Field(
+        default=None,
+        description="the GitHub event (run or delivery id) that carried it; comment-<id>: a command a later run "
+        "answered, its own run dropped",
+    )
 
 
 class Status(StrEnum):
