@@ -157,7 +157,11 @@ def new_state(
     parts: dict[str, str] | None = None,
 ) -> PipelineState:
     state = PipelineState(
-        request_id=request_id, request_fingerprint=fingerprint, request_parts=dict(parts or {}), branch=branch
+        request_id=request_id,
+        request_fingerprint=fingerprint,
+        request_parts=dict(parts or {}),
+        branch=branch,
+        answered_comment=0,  # every command on the issue from here on is answered (bot.events.comments.catch_up)
     )
     return _log(state, now, actor, "started", f"branch {branch}")
 

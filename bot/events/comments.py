@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from datetime import datetime
 
 from bot import pipeline
 from bot.events import benchmark
@@ -25,6 +27,17 @@ _ACTION = {
 }
 
 
+@dataclass(frozen=True)
+class Said:
+    """A person's comment on the issue: the event's own, or one whose run GitHub dropped (``catch_up``)."""
+
+    id: int
+    body: str
+    login: str
+    type: str
+    written: datetime | None  # when it was written, by GitHub's clock
+
+
 def created(session, event) -> Result:
     comment, sender = event.comment, event.sender
     if str(sender.type or "") == "Bot" or sender.login.lower() in session.client.bot_logins:
@@ -32,22 +45,35 @@ def created(session, event) -> Result:
     issue = _issue(event)
     if issue.is_pull_request:
         return _on_pull_request(session, event, issue)
+    said = Said(
+        comment.id, comment.body or "", sender.login, str(sender.type or "User"), getattr(comment, "created_at", None)
+    )
+    promotion = session.promotion(issue)
+    late = catch_up(session, promotion, before=said.id) if promotion is not None else []
+    result = answer(session, promotion, issue, said)
+    result.notes = [*late, *result.notes]
+    return result
+
+
+def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = False) -> Result:
+    """Act on one person's comment: a command is applied or answered, once; anything else may continue what is due.
+
+    ``late``: the comment's own run was dropped and this run answers it (``catch_up``): it then neither continues
+    the promotion (the run's own event does, after it) nor trusts labels of the time it was written (unknown)."""
     try:
-        command = commands.parse(comment.body or "")
+        command = commands.parse(said.body)
     except commands.CommandError as exc:
-        promotion = session.promotion(issue)
         if promotion is None:
             return Result("malformed command", notes=[str(exc)])
-        promotion.notice(f"reply-{comment.id}", f"@{sender.login} {exc}")
-        return promotion.heal(Result("malformed command", notes=[str(exc)]))
-    promotion = session.promotion(issue)
+        promotion.notice(f"reply-{said.id}", f"@{said.login} {exc}")
+        return _then(promotion, Result("malformed command", notes=[str(exc)]), late)
     if promotion is None:
         return Result("ignored: no command" if command is None else "ignored: not a promotion issue")
     if command is None:
-        return promotion.heal(Result("ignored: no command"))  # "thanks!" may be what cancelled the bot's next run
+        return _then(promotion, Result("ignored: no command"), late)  # "thanks!" may be what cancelled the bot's run
 
     def reply(text: str) -> None:
-        promotion.notice(f"reply-{comment.id}", f"@{sender.login} {text}")
+        promotion.notice(f"reply-{said.id}", f"@{said.login} {text}")
 
     try:
         promotion.request()
@@ -56,19 +82,18 @@ def created(session, event) -> Result:
             reply(f"`/{command.name}` was not applied: {needs_fixing(exc.problems)}; comment it again once it is.")
         return promotion.needs_info(exc.problems)
     state = promotion.load()
-    if promotion.handled(state):
-        return promotion.advance()  # a re-run: the command was applied; only what follows it may be left to do
+    if promotion.handled(state) or answered(state, said.id):  # a re-run, or a later run answered it
+        return Result("already answered", state) if late else promotion.advance()  # what follows may be left
+    promotion.store.answered = max(promotion.store.answered, said.id)  # the save of its outcome records it
     if command.name == "status":
         if state is not None:
             promotion.save(state)  # re-render the checklist with this run's links
-        return promotion.heal(Result("status refreshed", state))
-    actor, verdict = session.authorize(
-        sender.login, str(sender.type or "User"), _ACTION[command.name], issue_author=issue.author
-    )
+        return _then(promotion, Result("status refreshed", state), late)
+    actor, verdict = session.authorize(said.login, said.type, _ACTION[command.name], issue_author=issue.author)
     if not verdict.allowed:
         reply(f"`/{command.name}` was not applied: {verdict.why}.")
         promotion.refused(state)
-        return promotion.heal(Result(f"refused /{command.name}", state, notes=[verdict.why]))
+        return _then(promotion, Result(f"refused /{command.name}", state, notes=[verdict.why]), late)
     if state is None:
         return promotion.advance()  # a /retry on an issue whose first run never got going
     now = promotion.runner().clock()
@@ -77,16 +102,17 @@ def created(session, event) -> Result:
             if state.open_gate is None:
                 raise pipeline.IllegalTransition(f"no gate is open: {pipeline.describe(state)}")
             gate = state.open_gate
-            if command.name == "approve" and command.argument and int(command.argument) != gate:
+            if command.argument and command.name == "approve" and int(command.argument) != gate:
                 raise pipeline.IllegalTransition(f"gate {command.argument} is not open: {pipeline.describe(state)}")
-            shown = Label.pending_gate(issue.labels)  # the gate the issue showed waiting when the comment was made
+            # the gate the issue showed waiting when the comment was made (unknown for a late one: its time is)
+            shown = None if late else Label.pending_gate(issue.labels)
             if shown is not None and shown != gate:
                 raise pipeline.IllegalTransition(
                     f"it was written while gate {shown} was waiting, and a decision counts only for the gate it was "
                     f"made at; gate {gate} is open now: comment again to decide it"
                 )
-            written = getattr(comment, "created_at", None)
-            stale = written_before(state, gate, written, f"comment `/{command.name}` again", issue.labels)
+            labels = frozenset() if late else issue.labels
+            stale = written_before(state, gate, said.written, f"comment `/{command.name}` again", labels)
             if stale is not None:
                 raise pipeline.IllegalTransition(stale)
             decision = _DECISIONS[command.name]
@@ -96,10 +122,12 @@ def created(session, event) -> Result:
                 if why is not None:
                     reply(f"`/request-changes` was not applied: {why}.")
                     promotion.refused(state)
-                    return promotion.heal(Result("refused /request-changes", state, notes=[why]))
+                    return _then(promotion, Result("refused /request-changes", state, notes=[why]), late)
 
             def move(s):
-                return pipeline.decide(s, gate, decision, actor=actor.login, now=now, reason=reason, written=written)
+                return pipeline.decide(
+                    s, gate, decision, actor=actor.login, now=now, reason=reason, written=said.written
+                )
         elif command.name == "retry":
             stage = int(command.argument) if command.argument else None
             if stage is None and benchmark_out(state) and state.status.value == "running":
@@ -131,7 +159,7 @@ def created(session, event) -> Result:
     except pipeline.IllegalTransition as exc:
         reply(f"`/{command.name}` was not applied: {exc}.")
         promotion.refused(state)
-        return promotion.heal(Result(f"refused /{command.name}", state, notes=[str(exc)]))
+        return _then(promotion, Result(f"refused /{command.name}", state, notes=[str(exc)]), late)
     said = ""
     if new is not state and command.name == "cancel":  # its GPU benchmark run stops too (a `/retry` dispatches anew)
         new, said = benchmark.stop(promotion.client, new, now=now, actor=actor.login)
@@ -145,11 +173,78 @@ def created(session, event) -> Result:
         )  # before the save: a failed reopen leaves the retry to be applied again
     if new is not state:
         promotion.save(new)
+        promotion.runner().publish_decision(state, new)  # the gate's review report says it was decided
+        if late:
+            reply(
+                f"`/{command.name}` was applied by a later run of this issue: GitHub keeps one waiting run per "
+                "issue, so a newer event replaced the one that would have answered your comment."
+            )
     if command.name == "cancel":
         promotion.sync_labels(new)
         promotion.runner().close_if_stopped(new)  # the draft PR must not look alive, nor promise stage 7
         return Result("cancelled", new)
-    return promotion.advance()
+    return Result(f"applied /{command.name}", new) if late else promotion.advance()
+
+
+def _then(promotion, result: Result, late: bool) -> Result:
+    """After a comment that moved nothing, continue what is due (``Promotion.heal``); a late one leaves that to
+    the run's own event."""
+    return result if late else promotion.heal(result)
+
+
+def answered(state, comment_id: int) -> bool:
+    """A later run answered this comment already (its own run was dropped, or delivered after that run)."""
+    return state is not None and state.answered_comment is not None and comment_id <= state.answered_comment
+
+
+def catch_up(session, promotion, *, before: int | None = None) -> list[str]:
+    """Answer the commands whose own workflow runs GitHub dropped, oldest first, each once; what it did, per one.
+
+    GitHub keeps one pending run per concurrency group, so a newer event of the issue can cancel the run that
+    would have answered a person's `/approve` or `/retry`; the next run's self-heal went on with the promotion
+    but never answered the command. Every run that reads the state looks at the people's comments newer than the
+    last one answered (``PipelineState.answered_comment``; ``before``: the run's own comment, answered after
+    these) and answers each command through the same path as its own run would have (``answer``: the one
+    ``authorize`` rule, and a decision written before the review now open decides nothing). A bot's comment, an
+    edited one (an edit starts no run, so it is never read as a command) and one already replied to are skipped.
+    A finished promotion, or one whose request needs fixing, is not read: no command could act on it.
+    """
+    if {str(Label.DONE), str(Label.REJECTED), str(Label.NEEDS_INFO)} & set(promotion.issue.labels):
+        return []
+    state = promotion.load()
+    if state is None or state.answered_comment is None:
+        return []  # a state saved before it was kept: the next command answered by its own run starts it
+    client, number = session.client, promotion.issue.number
+    missed = [
+        c
+        for c in client.comments(number)
+        if state.answered_comment < c.id < (before or c.id + 1)
+        and c.login.lower() not in client.bot_logins
+        and c.type != "Bot"
+        and (c.updated_at is None or c.created_at is None or c.updated_at <= c.created_at)
+        and _is_command(c.body)
+        and client.bot_comment(number, f"promotion-bot:notice:reply-{c.id}") is None
+    ]
+    done = []
+    for c in missed:
+        promotion.delivery = f"comment-{c.id}"  # recorded under its own id: its run, re-run later, finds it
+        try:
+            said = Said(c.id, c.body, c.login, c.type or "User", c.created_at)
+            result = answer(session, promotion, promotion.issue, said, late=True)
+        finally:
+            promotion.delivery = session.env.event_id
+        done.append(f"answered comment {c.id} whose run was dropped: {result.action}")
+    return done
+
+
+def _is_command(body: str) -> bool:
+    """A command, or a malformed one (answered with what is wrong), other than `/status`: a late one has nothing
+    left to refresh, the run's own save shows the state."""
+    try:
+        command = commands.parse(body)
+    except commands.CommandError:
+        return True
+    return command is not None and command.name != "status"
 
 
 def benchmark_out(state) -> bool:

@@ -29,4 +29,9 @@ def dispatched(session, event) -> Result:
         promotion.request()
     except NeedsInfo as exc:
         return promotion.needs_info(exc.problems)
-    return promotion.advance()
+    from bot.events.comments import catch_up
+
+    late = catch_up(session, promotion)  # a person's command this continuation's run replaced in the queue
+    result = promotion.advance()
+    result.notes = [*late, *result.notes]
+    return result

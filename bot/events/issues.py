@@ -46,6 +46,9 @@ def edited(session, event) -> Result:
     except NeedsInfo as exc:
         return promotion.needs_info(exc.problems)
     promotion.clear_needs_info()
+    from bot.events.comments import catch_up
+
+    catch_up(session, promotion)  # commands written before the edit, whose runs it replaced, come first
     state = promotion.load()
     if state is not None and state.request_fingerprint != request.fingerprint():
         if state.status in (Status.DONE, Status.REJECTED):
@@ -68,6 +71,9 @@ def labeled(session, event) -> Result:
     promotion = session.promotion(issue)
     if promotion is None:
         return Result("ignored: not a promotion issue")
+    from bot.events.comments import catch_up
+
+    catch_up(session, promotion)  # a person's command whose run this label's run replaced in the queue, first
     label = str(Label.approved(gate))
     fresh = promotion.current_issue()  # the payload is a snapshot: the label may be gone by now
     if label not in fresh.labels:
@@ -95,7 +101,7 @@ def labeled(session, event) -> Result:
     if not verdict.allowed:
         return _refuse(promotion, label, event, verdict.why, state)
     try:
-        state = promotion.apply_once(
+        new = promotion.apply_once(
             state,
             lambda s: pipeline.decide(
                 s, gate, Decision.APPROVE, actor=actor.login, now=promotion.runner().clock(), via=DecidedVia.LABEL
@@ -104,7 +110,8 @@ def labeled(session, event) -> Result:
         )
     except pipeline.IllegalTransition as exc:
         return _refuse(promotion, label, event, str(exc), state)
-    promotion.save(state)
+    promotion.save(new)
+    promotion.runner().publish_decision(state, new)  # the gate's review report says it was decided
     return promotion.advance()
 
 

@@ -66,6 +66,9 @@ class Promotion:
         self._runner = None
         self._dispatch_benchmark = True
         self.store = _store(client, issue.number)
+        #: what a person's move is recorded under (``handled_events``): this run's event, or ``comment-<id>`` while
+        #: a command whose own run GitHub dropped is answered (``bot.events.comments.catch_up``)
+        self.delivery = env.event_id
 
     # ------------------------------------------------------------- request
     def current_issue(self) -> IssueInfo:
@@ -155,7 +158,7 @@ class Promotion:
 
     def handled(self, state: PipelineState | None) -> bool:
         """This event was acted on already (a re-run replays the same event): act on it no more."""
-        return state is not None and self.env.event_id in state.handled_events
+        return state is not None and self.delivery in state.handled_events
 
     def refused(self, state: PipelineState | None) -> None:
         """A person's event that was refused is decided too: recorded as handled, so a re-run of its workflow run
@@ -163,7 +166,7 @@ class Promotion:
         if state is None or self.handled(state):
             return
         state = state.model_copy(deep=True)
-        state.handled_events = [*state.handled_events, self.env.event_id][-200:]
+        state.handled_events = [*state.handled_events, self.delivery][-200:]
         self.save(state)
 
     def apply_once(self, state: PipelineState, move, *, role: str | None) -> PipelineState:
@@ -174,9 +177,9 @@ class Promotion:
         if new is state:
             return state
         new = new.model_copy(deep=True)
-        new.handled_events = [*new.handled_events, self.env.event_id][-200:]
+        new.handled_events = [*new.handled_events, self.delivery][-200:]
         last = new.audit[-1]
-        new.audit[-1] = last.model_copy(update={"role": role, "delivery": self.env.event_id})
+        new.audit[-1] = last.model_copy(update={"role": role, "delivery": self.delivery})
         return new
 
     def save(self, state: PipelineState) -> None:
@@ -187,7 +190,7 @@ class Promotion:
     def restart(self, state: PipelineState, *, actor: str, why: str) -> PipelineState:
         """The request changed under a running promotion: redo it from the first stage that reads the change
         (``Runner.restart``), and say what changed and where the promotion was when work is thrown away."""
-        from bot.stages.runner import restart_notice
+        from bot.stages.restart_notice import restart_notice
 
         # Not once per event: a replay finds the fingerprints equal and does not come here; and the event that
         # changed the configuration may already have applied a person's move (its id is recorded).

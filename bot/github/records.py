@@ -19,6 +19,7 @@ class Comment:
     type: str
     url: str = ""
     updated_at: datetime | None = None  # by GitHub's clock: for the status comment, when the state was last saved
+    created_at: datetime | None = None  # by GitHub's clock: when a person wrote it (a late-answered command's age)
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ def comment_record(c) -> Comment:
         type=user.type if user else "",
         url=c.html_url or "",
         updated_at=c.updated_at,
+        created_at=c.created_at,
     )
 
 
@@ -99,6 +101,7 @@ def comment_from_json(data: dict) -> Comment:
         type=user.get("type", ""),
         url=data.get("html_url") or "",
         updated_at=stamp(data.get("updated_at")),
+        created_at=stamp(data.get("created_at")),
     )
 
 

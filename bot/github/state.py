@@ -207,12 +207,17 @@ class GitHubStateStore:
     def __init__(self, client: GitHub, issue: int):
         self.client = client
         self.issue = issue
+        #: the newest comment this run answered: every save records it (``PipelineState.answered_comment``), the
+        #: runner's too, so the save that records the answer's outcome records that it was given
+        self.answered = 0
 
     def load(self) -> PipelineState | None:
         comment = self.client.bot_comment(self.issue, STATUS_MARKER)
         return stamped(decode_state(comment.body), comment.updated_at) if comment else None
 
     def save(self, state: PipelineState, status: str) -> None:
+        if self.answered > (state.answered_comment or 0):  # a state saved before it was kept starts here
+            state = state.model_copy(update={"answered_comment": self.answered})
         body = status_body(state, status)
         written = self.client.upsert_comment(self.issue, STATUS_MARKER, body)
         kept = self.client.get_comment(self.issue, written.id)  # read back: a 200 does not mean it was kept

@@ -86,7 +86,11 @@ class AuditEntry(Strict):
     event: str
     detail: str = ""
     role: str | None = Field(default=None, description="the actor's role on the repository when they acted (GitHub)")
-    delivery: str | None = Field(default=None, description="the GitHub event (run or delivery id) that carried it")
+    delivery: str | None = Field(
+        default=None,
+        description="the GitHub event (run or delivery id) that carried it; comment-<id>: a command a later run "
+        "answered, its own run dropped",
+    )
 
 
 class Status(StrEnum):
@@ -303,6 +307,11 @@ class PipelineState(Strict):
     handled_events: list[str] = Field(
         default_factory=list,
         description="ids of the GitHub events already acted on (the last 200), so a replay is a no-op",
+    )
+    answered_comment: int | None = Field(
+        default=None,
+        description="the id of the newest issue comment the bot answered, by its own run or a later one (GitHub "
+        "home; None: a state saved before it was kept), so a command whose run GitHub dropped is answered once",
     )
     audit: list[AuditEntry] = Field(default_factory=list)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 
 from bot.escape import md
-from bot.model import Finding, PipelineState, ReviewRound
+from bot.model import DecidedVia, Decision, Finding, GateDecision, PipelineState, ReviewRound
 from bot.render import render
 
 GATES = {1: "bot.review.gate1", 2: "bot.review.gate2", 3: "bot.review.gate3"}
@@ -64,16 +64,21 @@ def unconverged_because(state: PipelineState, gate: int) -> str:
     return ""
 
 
-def render_review_report(review: ReviewRound, ctx, state: PipelineState) -> str:
+def render_review_report(
+    review: ReviewRound, ctx, state: PipelineState, decided: GateDecision | None = None, commit: str | None = None
+) -> str:
+    """The gate's review report; with ``decided``, the same report (rendered from ``state`` as it was shown)
+    headed by who decided the gate, how, when and at which ``commit``, and no longer inviting a decision."""
     module = importlib.import_module(GATES[review.gate])
     blocking = len(review.blocking)
     if not blocking:
         verdict = "No blocking findings: the review converged."
     elif review.gate in state.unconverged:
         why = unconverged_because(state, review.gate)
+        left = "was decided" if decided else "is open for a human decision"
         verdict = (
             f"{blocking} blocking finding(s) remain and the author could not resolve them{why}: **the review did "
-            "not converge**; the gate is open for a human decision with these findings on record."
+            f"not converge**; the gate {left} with these findings on record."
         )
     else:
         verdict = f"{blocking} blocking finding(s): sent back to the author."
@@ -95,7 +100,36 @@ def render_review_report(review: ReviewRound, ctx, state: PipelineState) -> str:
         notes=notes,
         github=ctx.home == "github",  # the directives' command in the home's words
         after=after_change_request(review.gate, state),
+        decided=decided_line(decided, commit, github=ctx.home == "github") if decided else "",
     )
+
+
+_DECIDED = {Decision.APPROVE: "Approved", Decision.REQUEST_CHANGES: "Changes requested", Decision.REJECT: "Rejected"}
+
+
+def decided_line(decision: GateDecision, commit: str | None, *, github: bool) -> str:
+    """ "**Approved** by maria with the `gate-1-approved` label, 2025-03-02 14:05 UTC, at commit `1a2b3c4d5e6f`."
+
+    A review report is posted while its gate waits and says so; read on the issue a week later it must say the
+    gate was decided, by whom, how, when and on which commit, instead of still asking for a decision."""
+    gate, verb = decision.gate, decision.decision.value
+    if decision.via is DecidedVia.LABEL:
+        how = f" with the `gate-{gate}-approved` label"
+    elif decision.via is DecidedVia.APPROVE_FLAG:
+        how = " with the `--approve` flag of their run (no person decided at the open gate)"
+    elif decision.via is DecidedVia.COMMAND:
+        how = f" with `/{verb}`" if github else f" with `promote {verb}`"
+    else:
+        how = ""
+    at = f", at commit `{commit[:12]}`" if commit else ""
+    text = f"**{_DECIDED[decision.decision]}** by {md(decision.actor)}{how}, {decision.at:%Y-%m-%d %H:%M} UTC{at}"
+    if decision.reason and decision.decision is not Decision.APPROVE:
+        text += f": {md(decision.reason, sep='; ')}"
+    note = decision.critical_note()
+    text += f" ({md(note)})." if note else "."
+    if decision.decision is Decision.REQUEST_CHANGES:
+        text += " The stages this gate covers run again with the change request; a new review replaces this one."
+    return text + " This review is what was decided on; the gate takes no more decisions."
 
 
 def after_change_request(gate: int, state: PipelineState) -> str:
@@ -131,9 +165,10 @@ def review_summary(review: ReviewRound, state: PipelineState) -> str:
 
 
 def _decide_where(gate: int, state: PipelineState) -> str:
-    """People review on the PR, so it says where they decide: commands and gate labels count only on the issue."""
+    """People review on the PR, so it says where they decide: commands and gate labels count only on the issue.
+    A review stays in the PR's timeline after the gate is decided; the report on the issue then says how."""
     issue = f"#{state.request_id}" if state.request_id.isdigit() else "the promotion issue"
     return (
         f"The full report is on {issue}; decide there (`/approve`, or the `gate-{gate}-approved` label): "
-        "commands and labels on this PR decide nothing."
+        "commands and labels on this PR decide nothing. Once the gate is decided, that report says by whom and how."
     )

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bot import pipeline
-from bot.escape import commit_block, commit_subject, md
+from bot.escape import commit_block, commit_subject
 from bot.execution import ExecutionNeeded, Executor
 from bot.forge.base import Forge, StateStore, review_marker
 from bot.forge.state_file import StateError
@@ -39,6 +39,7 @@ from bot.model import (
 from bot.stages import STAGE_MODULES
 from bot.stages.branch_guard import BranchMoved, check_branch
 from bot.stages.context import StageContext, StageFailed
+from bot.stages.restart_notice import restart_notice
 
 if TYPE_CHECKING:
     from bot.agents import Agents
@@ -210,6 +211,7 @@ class Runner:
                     return Outcome(state, None, halted=step)
                 case pipeline.AwaitDecision(gate):
                     if gate in self.approve:
+                        before = state
                         state = pipeline.decide(
                             state,
                             gate,
@@ -219,6 +221,7 @@ class Runner:
                             via=DecidedVia.APPROVE_FLAG,
                         )
                         self.save(state)
+                        self.publish_decision(before, state)
                         note = state.decisions[-1].critical_note()
                         self.log(f"gate {gate}: approved by {self.actor} (--approve)" + (f"; {note}" if note else ""))
                         continue
@@ -261,9 +264,12 @@ class Runner:
                     self.save(state)
 
     def decide(self, gate: int, decision: Decision, reason: str | None) -> PipelineState:
+        before = self.load_state()
         state = self.apply(
             lambda s: pipeline.decide(s, gate, decision, actor=self.actor, now=self.clock(), reason=reason)
         )
+        if before is not None:
+            self.publish_decision(before, state)
         self.close_if_stopped(state)
         return state
 
@@ -499,6 +505,21 @@ class Runner:
             body = review_summary(review, state) + "".join(f"\n- {line}" for line in unanchored)
             self.forge.set_review_comments(pr, review_marker(review.gate), comments, body=body)
 
+    def publish_decision(self, before: PipelineState, after: PipelineState) -> None:
+        """The decided gate's review report, edited in place to say who decided it, how, when, at which commit.
+        Rendered from ``before``, the state it was shown with (the decision clears its round and change requests;
+        the branch has not moved since the review read it)."""
+        from bot.review import render_review_report
+
+        if len(after.decisions) <= len(before.decisions):
+            return
+        decision = after.decisions[-1]
+        rounds = before.reviews.get(decision.gate) or []
+        if not rounds:
+            return
+        report = render_review_report(rounds[-1], self.context(before), before, decided=decision, commit=before.head)
+        self.forge.upsert_comment(review_marker(decision.gate), report)
+
     def _sync_pull_request(self, state: PipelineState) -> None:
         from bot.stages.pull_request import draft_body, pr_title
 
@@ -540,40 +561,6 @@ class Runner:
             if name == "branch":
                 out["pull request"] = pr.url
         return out if "pull request" in out else {**out, "pull request": pr.url}
-
-
-def restart_notice(change: pipeline.RequestChange, before: PipelineState, after: PipelineState) -> str:
-    """What an edit did to the promotion, in one paragraph: what changed, where the promotion was, and where it
-    is now (Markdown; the state's own words are escaped, they may quote the request)."""
-    was = md(pipeline.describe(before))
-    if not change.redo or change.stage is None:
-        return (
-            f"The request changed ({change.what()}) while the promotion was at: {was}. No finished stage read "
-            f"that, so nothing is redone: {md(pipeline.describe(after))}."
-        )
-    start = change.stage
-    kept = sorted({d.gate for d in after.decisions if d.decision is Decision.APPROVE})
-    dropped = sorted({d.gate for d in before.decisions} - set(kept))
-    removed = next((a for a in reversed(after.audit) if a.event == "removed the files of the stages redone"), None)
-    parts = [
-        (
-            f"The request changed ({change.what()}) while the promotion was at: {was}. Stage {int(start)} "
-            f"({start.title}) is the first to read that, so the promotion **restarted from stage {int(start)}**"
-        )
-    ]
-    if dropped:
-        parts.append(f"the decisions at {_gates(dropped)} were made on the old request and no longer count")
-    if kept:
-        parts.append(f"{_gates(kept)} {'stays' if len(kept) == 1 else 'stay'} approved")
-    if removed:
-        parts.append(f"the files of the stages redone were removed from the branch in one commit ({removed.detail})")
-    return "; ".join(parts) + "."
-
-
-def _gates(gates: list[int]) -> str:
-    if len(gates) == 1:
-        return f"gate {gates[0]}"
-    return "gates " + ", ".join(map(str, gates[:-1])) + f" and {gates[-1]}"
 
 
 def _commit_message(stage: Stage, summary: str, feedback: str | None, review: str | None, inputs: str) -> str:

@@ -80,6 +80,8 @@ def test_gate_by_gate_with_request_changes_and_illegal_decisions(tmp_path, capsy
     assert "GPU-minutes at most" in out and "e.g. exclude: B2, B4" in out and "param NAME" not in out
     s = state_of(work)
     assert s.open_gate == 2 and sorted(s.stages) == [1, 2, 3]
+    thread = (work / "issue" / "thread.md").read_text()  # gate 1's review report says it was decided, and how
+    assert re.search(r"\*\*Approved\*\* by bob with `promote approve`, [-0-9: ]+ UTC, at commit `[0-9a-f]{12}`", thread)
 
     # Approving gate 1 twice is refused.
     assert main(["approve", "1", *common]) == 2
@@ -98,6 +100,8 @@ def test_gate_by_gate_with_request_changes_and_illegal_decisions(tmp_path, capsy
     described = (work / "pr" / "pull-request.md").read_text()
     assert pr["state"] == "closed" and described.startswith("# PR #1 (closed, not merged): ")
     assert "**Rejected at gate 2** by bob: hypotheses miss the LoRA gap." in described and "stage 7" not in described
+    thread = (work / "issue" / "thread.md").read_text()
+    assert "**Rejected** by bob with `promote reject`" in thread and ": hypotheses miss the LoRA gap." in thread
 
 
 def test_gate2_change_request_keeps_ids_records_exclusions_and_refuses_unknown_ids(tmp_path, capsys):

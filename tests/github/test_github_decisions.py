@@ -29,44 +29,42 @@ def test_a_refused_command_stays_refused_and_a_late_run_never_decides_a_later_ga
     _comment(sim, number, "maria", "/approve 2")
     refused = sim.runs[-1]
     assert refused.event == "issue_comment" and refused.result.action == "refused /approve"
-    # a bare /approve written at gate 1 whose run starts only after gate 1 passed (queued, cancelled, re-run)
+    # a bare /approve written at gate 1 whose run GitHub dropped (the label's run replaced it in the queue): the
+    # label's run answers it first, on gate 1 where it was written, and the label then finds gate 1 approved
     late = _as(sim, "maria").get_issue(number).create_comment("/approve")
     late_payload = sim.fake.webhook("issue_comment", "created", REPO, number, sender="maria", comment_id=late.id)
     _label(sim, number, "gate-1-approved", "maria")
     assert state_of(sim, number).open_gate == 2
 
-    sim.replay(refused)
+    sim.replay(refused)  # re-run by hand later: neither decides gate 2
     sim.drain()
     sim.deliver("issue_comment", late_payload)
     state = state_of(sim, number)
-    assert state.open_gate == 2 and [(d.gate, d.via.value) for d in state.decisions] == [(1, "label")]
-    assert any("written while gate 1 was waiting" in b and "gate 2 is open now" in b for b in _bodies(sim, number))
+    assert state.open_gate == 2 and state.status.value == "awaiting-decision"
+    assert [(d.gate, d.via.value) for d in state.decisions] == [(1, "command")]
+    assert len([b for b in _bodies(sim, number) if "@maria `/approve` was applied by a later run" in b]) == 1
 
 
 def test_an_approval_written_before_a_change_request_never_approves_the_review_that_followed(sim):
     """A bare `/approve` written while gate 1 showed round 1, run only after a change request started a new review
-    (a queued or re-run workflow run), approved a review its writer never saw."""
+    (a queued or re-run workflow run), approved a review its writer never saw. Its run dropped, it is now answered
+    first, on the review it was written on, by the change request's run; its own run, re-run later, decides
+    nothing."""
     sim.fake.add_user("alice", role="maintain")
     number = _to_gate_1(sim)
     late = _as(sim, "maria").get_issue(number).create_comment("/approve")
     late_payload = sim.fake.webhook("issue_comment", "created", REPO, number, sender="maria", comment_id=late.id)
     _comment(sim, number, "alice", "/request-changes recalibrate for 100-request pods\nparam loadHighThreshold: 70")
     state = state_of(sim, number)
-    assert state.open_gate == 1 and state.status.value == "awaiting-decision"
-    assert [(d.gate, d.decision.value, d.round) for d in state.decisions] == [(1, "request-changes", 1)]
+    assert [(d.gate, d.decision.value, d.round) for d in state.decisions] == [(1, "approve", 1)]
+    assert state.open_gate == 2 and state.status.value == "awaiting-decision"
+    [reply] = [b for b in _bodies(sim, number) if "@alice `/request-changes` was not applied" in b]
+    assert "no gate is open" in reply
 
     sim.deliver("issue_comment", late_payload)
     state = state_of(sim, number)
-    assert state.open_gate == 1 and [d.decision.value for d in state.decisions] == ["request-changes"]
-    [reply] = [b for b in _bodies(sim, number) if "@maria `/approve` was not applied" in b]
-    assert "written while gate 1 showed review round 1," in reply
-    assert "round 1, after alice's change request" in reply and "comment `/approve` again" in reply
-
-    _comment(sim, number, "maria", "/approve")  # written now, on the review it shows: it counts
-    assert [(d.gate, d.decision.value) for d in state_of(sim, number).decisions] == [
-        (1, "request-changes"),
-        (1, "approve"),
-    ]
+    assert state.open_gate == 2 and [d.decision.value for d in state.decisions] == ["approve"]
+    assert not any("@maria `/approve` was not applied" in b for b in _bodies(sim, number))
 
 
 def _edit_program(sim, number, factor: str) -> None:
@@ -96,11 +94,9 @@ def test_an_approval_written_before_an_edit_restarted_the_promotion_never_approv
     assert state.open_gate == 1 and state.decisions == []
     assert state.request_fingerprint == edited.request_fingerprint  # the current body, not the payload's
     assert [a for a in state.audit if a.event.startswith("restarted")] == restarts
-    assert state.opened_at is not None and late.created_at < state.opened_at
-    [reply] = [b for b in _bodies(sim, number) if "@maria `/approve` was not applied" in b]
-    assert "before gate 1's review now open (round 1) was shown at" in reply, reply
-    assert "after the promotion restarted from stage 1 (`@researcher` edited the issue" in reply, reply
-    assert "comment `/approve` again" in reply
+    # its run dropped, the edit's run answered it first, on the review it was written on; the restart then
+    # threw that approval away with the review, and its own run, re-run later, approves nothing
+    assert [a.event for a in state.audit if a.event.startswith("gate 1")].count("gate 1 approve") == 1
     assert not any("bot upgrade" in b or "stack:" in b[:300] for b in _bodies(sim, number))
 
     _comment(sim, number, "maria", "/approve")  # written now, on the review it shows: it counts
@@ -295,3 +291,38 @@ def test_a_command_on_the_pull_request_is_answered_there_with_a_link_to_the_issu
     assert state.open_gate == 1 and state.decisions == []
     sim.replay(sim.runs[-1])
     assert sum("was not applied" in b for b in _bodies(sim, pull.number)) == 1
+
+
+def test_a_decided_gates_review_report_says_who_decided_it_how_when_and_at_which_commit(sim):
+    """Found by a maintainer: a week after gate 1 was approved, its review report on the issue still read "open for
+    a human decision" and offered the change-request forms. The same comment now says how the gate was decided."""
+    number = _to_gate_1(sim)
+    marker = "<!-- promotion-bot:review-gate-1 -->"
+    [before] = [c for c in sim.fake.comments(REPO, number) if c.body.startswith(marker)]
+    assert "open for a human decision" in before.body and "**Request changes with**" in before.body
+    head = state_of(sim, number).head
+
+    _label(sim, number, "gate-1-approved", "maria")
+    [after] = [c for c in sim.fake.comments(REPO, number) if c.body.startswith(marker)]
+    assert after.id == before.id  # updated in place, no new comment
+    assert re.search(
+        rf"\*\*Approved\*\* by maria with the `gate-1-approved` label, \d{{4}}-\d\d-\d\d \d\d:\d\d UTC, at commit "
+        rf"`{head[:12]}`",
+        after.body,
+    ), after.body
+    assert "open for a human decision" not in after.body and "the gate was decided with these findings" in after.body
+    assert "**Request changes with**" not in after.body  # the gate takes no more decisions
+    assert after.body.split("\n", 1)[1].startswith("## Gate 1 review, round 1 (translation)")
+
+    labelled = sim.runs[-1]
+    calls = sim.replay(labelled).calls  # a re-run changes nothing: the report already says so
+    assert [c.body for c in sim.fake.comments(REPO, number) if c.body.startswith(marker)] == [after.body]
+    assert calls <= labelled.calls
+
+    head = state_of(sim, number).head
+    _comment(sim, number, "maria", "/reject not for this cluster")
+    report = comment_with(sim, number, "<!-- promotion-bot:review-gate-2 -->")
+    assert (
+        "**Rejected** by maria with `/reject`" in report and f"at commit `{head[:12]}`: not for this cluster." in report
+    )
+    assert "**Request changes with**" not in report

@@ -3,6 +3,8 @@ own continuation cancels it (and the other way round). Any later run of the issu
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from bot import pipeline
@@ -85,3 +87,68 @@ def test_stage_5_continues_when_the_benchmarks_dispatch_back_was_dropped_and_no_
     state = state_of(sim, number)
     assert state.open_gate == 3 and state.status.value == "awaiting-decision", pipeline.describe(state)
     assert len([d for d in sim.fake.dispatches if d.workflow.endswith("benchmark.yml")]) == 1
+
+
+def _reply_to(sim, number, comment_id):
+    return [c.body for c in sim.fake.comments(REPO, number) if f"promotion-bot:notice:reply-{comment_id} " in c.body]
+
+
+def test_a_command_whose_run_was_dropped_is_answered_once_by_the_next_run(sim):
+    """Found by the lead: GitHub dropped the run of maria's `/approve` (a newer event of the issue replaced it in
+    the queue); the next run continued the promotion but never answered her, and gate 1 stayed waiting."""
+    number = _to_gate_1(sim)
+    approve = _as(sim, "maria").get_issue(number).create_comment("/approve")  # its run is dropped: never runs
+    dropped = sim.fake.webhook("issue_comment", "created", REPO, number, sender="maria", comment_id=approve.id)
+    _comment(sim, number, "researcher", "Thanks, that was quick.")
+    chat = next(r for r in sim.runs if r.event == "issue_comment")
+    assert chat.result.notes[0] == f"answered comment {approve.id} whose run was dropped: applied /approve"
+    state = state_of(sim, number)
+    assert [(d.gate, d.actor, d.via.value) for d in state.decisions] == [(1, "maria", "command")]
+    assert state.decisions[0].written_at is not None  # by GitHub's clock, as its own run would have recorded
+    assert state.open_gate == 2 and state.status.value == "awaiting-decision", pipeline.describe(state)
+    [reply] = _reply_to(sim, number, approve.id)
+    assert "@maria `/approve` was applied by a later run of this issue" in reply
+
+    # its own run, re-run by hand after all, and more comments: nothing is decided or answered again
+    sim.deliver("issue_comment", dropped)
+    _comment(sim, number, "researcher", "Great.")
+    state = state_of(sim, number)
+    assert [(d.gate, d.decision.value) for d in state.decisions] == [(1, "approve")] and state.open_gate == 2
+    assert len(_reply_to(sim, number, approve.id)) == 1
+
+
+def test_dropped_commands_of_bots_and_of_people_who_may_not_decide_never_count(sim):
+    sim.fake.add_user("renovate[bot]", role="admin", type="Bot")
+    number = _to_gate_1(sim)
+    bot = _as(sim, "renovate[bot]").get_issue(number).create_comment("/approve")
+    triager = _as(sim, "tom").get_issue(number).create_comment("/approve")
+    _comment(sim, number, "researcher", "Any news?")
+    state = state_of(sim, number)
+    assert state.decisions == [] and state.open_gate == 1
+    assert _reply_to(sim, number, bot.id) == []
+    [reply] = _reply_to(sim, number, triager.id)
+    assert "`/approve` was not applied: @tom has the role `triage`" in reply
+    _comment(sim, number, "researcher", "Ok.")
+    assert len(_reply_to(sim, number, triager.id)) == 1 and state_of(sim, number).decisions == []
+
+
+def test_a_dropped_command_written_before_the_review_now_open_never_decides_it(sim):
+    """Answered late, a command is judged by when it was written (bot/events/stale.py): one written before gate
+    1's review was shown decides nothing, and one written while the stages ran is answered by the bot's next run."""
+    number = sim.fake.create_issue(REPO, TITLE, example_body(), "researcher", labels=("promotion",))
+    sim._run("issues", sim.fake.webhook("issues", "opened", REPO, number, sender="researcher"))
+    early = _as(sim, "maria").get_issue(number).create_comment("/approve")  # while the stages run; run dropped
+    sim.drain()  # the bot's continuation answers it: no gate was open
+    [reply] = _reply_to(sim, number, early.id)
+    assert "`/approve` was not applied: no gate is open: stage 2 (translate) is due" in reply
+
+    assert state_of(sim, number).open_gate == 1
+    [status] = [c for c in sim.fake.comments(REPO, number) if c.body.startswith("<!-- promotion-bot:status -->")]
+    shown = status.updated_at  # when gate 1's review was shown, by GitHub's clock
+    late = _as(sim, "maria").get_issue(number).create_comment("/approve")  # its run dropped too
+    stored = sim.fake.state.repos[REPO].comments[late.id]
+    stored.created_at = stored.updated_at = shown - timedelta(seconds=5)  # as if written before the review
+    _comment(sim, number, "researcher", "Anything missing?")
+    assert state_of(sim, number).decisions == []
+    [reply] = _reply_to(sim, number, late.id)
+    assert "before gate 1's review now open (round 1) was shown at" in reply and "comment `/approve` again" in reply

@@ -184,6 +184,7 @@ SAFE = {
         "review.reviewer",
         "review.round",
         "verdict",  # the review's own sentence
+        "decided",  # decided_line(): prebuilt markdown, the actor and the reason escaped with md
     },
     "needs_info.md.j2": {
         '"by the bot " if benchmark else ""',
