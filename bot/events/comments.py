@@ -160,13 +160,13 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
         reply(f"`/{command.name}` was not applied: {exc}.")
         promotion.refused(state)
         return _then(promotion, Result(f"refused /{command.name}", state, notes=[str(exc)]), late)
-    said = ""
+    benchmark_news = ""
     if new is not state and command.name == "cancel":  # its GPU benchmark run stops too (a `/retry` dispatches anew)
-        new, said = benchmark.stop(promotion.client, new, now=now, actor=actor.login)
+        new, benchmark_news = benchmark.stop(promotion.client, new, now=now, actor=actor.login)
     elif new is not state and command.name == "retry" and benchmark_out(state) and not new.benchmark:
-        said = benchmark.cancel(promotion.client, state.benchmark)[1]  # `/retry 5`: the new run replaces it
-    if said:
-        reply(said)
+        benchmark_news = benchmark.cancel(promotion.client, state.benchmark)[1]  # `/retry 5`: the new run replaces it
+    if benchmark_news:
+        reply(benchmark_news)
     if new is not state and issue.state == "closed" and command.name in ("retry", "adopt-branch"):
         _reopen(
             promotion, new, command.name, reply
