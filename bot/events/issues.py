@@ -6,7 +6,7 @@ from bot import pipeline
 from bot.events.promotion import NeedsInfo, Result, needs_fixing
 from bot.events.stale import written_before
 from bot.github.client import IssueInfo
-from bot.github.labels import Label
+from bot.github.labels import Label, open_gate_approval
 from bot.model import DecidedVia, Decision, PipelineState, Status
 
 
@@ -70,7 +70,11 @@ def labeled(session, event) -> Result:
     label = str(Label.approved(gate))
     fresh = promotion.current_issue()  # the payload is a snapshot: the label may be gone by now
     if label not in fresh.labels:
-        return promotion.heal(Result("ignored: the label was already removed"))
+        state = promotion.load()
+        if state is None or promotion.handled(state) or _approved(state, gate) or open_gate_approval(state) == label:
+            return promotion.heal(Result("ignored: the label was already removed"))  # by the person who applied it
+        # another run of the issue read the labels first and removed it: its gate is not open (cancelled, passed)
+        return _refuse(promotion, label, event, f"gate {gate} is not open: {pipeline.describe(state)}", state, False)
     state = promotion.load()
     try:
         promotion.request()
@@ -165,9 +169,11 @@ def _approved(state: PipelineState, gate: int) -> bool:
     return any(d.gate == gate and d.decision is Decision.APPROVE for d in state.decisions) and state.open_gate != gate
 
 
-def _refuse(promotion, label: str, event, why: str, state: PipelineState | None = None) -> Result:
-    """Take the label off again and say why, once per event; the event is decided (a re-run changes nothing)."""
-    promotion.client.remove_label(promotion.issue.number, label)
+def _refuse(promotion, label: str, event, why: str, state: PipelineState | None = None, remove: bool = True) -> Result:
+    """Take the label off again (unless it is gone) and say why, once per event; the event is decided (a re-run
+    changes nothing)."""
+    if remove:
+        promotion.client.remove_label(promotion.issue.number, label)
     promotion.notice(
         f"label-{promotion.env.event_id}",
         f"@{event.sender.login} the `{label}` label was removed: {why}.",
