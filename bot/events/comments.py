@@ -9,7 +9,7 @@ from bot.events.issues import _issue
 from bot.events.promotion import NeedsInfo, Result, needs_fixing
 from bot.events.stale import written_before
 from bot.github import commands
-from bot.github.client import IssueInfo
+from bot.github.client import GitHubError, IssueInfo
 from bot.github.labels import Label
 from bot.model import Decision
 
@@ -61,6 +61,14 @@ def created(session, event) -> Result:
         if state is not None:
             promotion.save(state)  # re-render the checklist with this run's links
         return promotion.heal(Result("status refreshed", state))
+    try:
+        command = _as_it_is_now(session, issue.number, comment, sender.login)
+    except commands.CommandError as exc:
+        reply(str(exc))
+        promotion.refused(state)
+        return promotion.heal(Result("malformed command", state, notes=[str(exc)]))
+    if command is None or command.name == "status":
+        return promotion.heal(Result("ignored: the command was deleted or edited away", state))
     actor, verdict = session.authorize(
         sender.login, str(sender.type or "User"), _ACTION[command.name], issue_author=issue.author
     )
@@ -142,6 +150,25 @@ def created(session, event) -> Result:
         promotion.runner().close_if_stopped(new)  # the draft PR must not look alive, nor promise stage 7
         return Result("cancelled", new)
     return promotion.advance()
+
+
+def _as_it_is_now(session, number: int, comment, login: str) -> commands.Command | None:
+    """The command the comment holds now (one call), None when it was deleted or no longer holds one.
+
+    The run may start long after the comment (queued behind the issue's other runs): a `/approve` deleted or
+    corrected into `/request-changes` by then must not pass the gate, as a gate label removed by then does not.
+    Only the person who wrote it counts: the author of a comment never changes, so one edited by someone else is
+    still theirs to answer for, and the one rule (``authorize``) judges them.
+    """
+    try:
+        now = session.client.get_comment(number, comment.id)
+    except GitHubError as exc:
+        if exc.status == 404:
+            return None
+        raise
+    if now.login.lower() != login.lower():
+        return None
+    return commands.parse(now.body or "")
 
 
 def benchmark_out(state) -> bool:

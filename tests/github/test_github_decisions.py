@@ -346,6 +346,35 @@ def test_an_approval_label_a_cancel_run_removed_first_is_answered_by_its_own_run
     assert sum("@maria the `gate-1-approved` label was removed" in b for b in _bodies(sim, number)) == 2
 
 
+def test_a_command_deleted_or_edited_before_its_run_counts_as_it_is_now(sim):
+    """Found by a fresh pass (W1): a `/approve` deleted, or corrected into another command, before its queued run
+    started still passed the gate, pointing the audit at a comment that says otherwise or at none."""
+    number = _to_gate_1(sim)
+    deleted = _as(sim, "maria").get_issue(number).create_comment("/approve")
+    payload = sim.fake.webhook("issue_comment", "created", REPO, number, sender="maria", comment_id=deleted.id)
+    deleted.delete()
+    sim.deliver("issue_comment", payload)
+    assert sim.runs[-1].result.action == "ignored: the command was deleted or edited away", sim.runs[-1].result
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.status.value == "awaiting-decision" and state.decisions == []
+
+    edited = _as(sim, "maria").get_issue(number).create_comment("/approve")
+    payload = sim.fake.webhook("issue_comment", "created", REPO, number, sender="maria", comment_id=edited.id)
+    edited.edit("Oops, wrong issue.")
+    sim.deliver("issue_comment", payload)
+    assert state_of(sim, number).decisions == []
+
+    corrected = _as(sim, "maria").get_issue(number).create_comment("/approve")
+    payload = sim.fake.webhook("issue_comment", "created", REPO, number, sender="maria", comment_id=corrected.id)
+    corrected.edit("/reject the claims do not hold at 4 instances")
+    sim.deliver("issue_comment", payload)
+    state = state_of(sim, number)
+    assert state.status.value == "rejected"
+    assert [(d.gate, d.decision.value, d.actor, d.reason) for d in state.decisions] == [
+        (1, "reject", "maria", "the claims do not hold at 4 instances")
+    ]
+
+
 def test_an_edit_that_throws_gate_2s_approval_away_removes_its_label_though_the_same_run_opens_gate_2_again(sim):
     """The label of the gate open now is left to its own run; one whose decision a restart threw away has no run
     coming, so the restart removes it (its notice says the decision no longer counts), before gate 2 opens again."""
