@@ -26,9 +26,13 @@ _ACTION = {
 
 def created(session, event) -> Result:
     comment, sender = event.comment, event.sender
-    if str(sender.type or "") == "Bot" or sender.login.lower() in session.client.bot_logins:
-        return Result("ignored: a bot's comment")  # our own comments, and other bots', never act
     issue = _issue(event)
+    if str(sender.type or "") == "Bot" or sender.login.lower() in session.client.bot_logins:
+        # Our own comments, and other bots', never act; but the run may have displaced the bot's continuation in
+        # the issue's group (a welcome or CI bot's comment, ours with an App token), so it continues what is due.
+        promotion = None if issue.is_pull_request else session.promotion(issue)
+        ignored = Result("ignored: a bot's comment")
+        return ignored if promotion is None else promotion.heal(ignored)
     if issue.is_pull_request:
         return _on_pull_request(session, event, issue)
     try:

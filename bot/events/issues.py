@@ -61,12 +61,12 @@ def edited(session, event) -> Result:
 def labeled(session, event) -> Result:
     """`gate-N-approved` passes gate N, if an authorized person applied it while gate N is open."""
     gate = Label.approval_gate(event.label.name if event.label else "")
-    if gate is None:
-        return Result("ignored: not a gate label")
     issue = _issue(event)
     promotion = session.promotion(issue)
     if promotion is None:
         return Result("ignored: not a promotion issue")
+    if gate is None:  # this run may have displaced the bot's continuation in the issue's group, like a comment's
+        return promotion.heal(Result("ignored: not a gate label"))
     label = str(Label.approved(gate))
     fresh = promotion.current_issue()  # the payload is a snapshot: the label may be gone by now
     if label not in fresh.labels:

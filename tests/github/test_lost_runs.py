@@ -85,3 +85,33 @@ def test_stage_5_continues_when_the_benchmarks_dispatch_back_was_dropped_and_no_
     state = state_of(sim, number)
     assert state.open_gate == 3 and state.status.value == "awaiting-decision", pipeline.describe(state)
     assert len([d for d in sim.fake.dispatches if d.workflow.endswith("benchmark.yml")]) == 1
+
+
+def test_a_bots_comment_or_another_label_continues_too_and_never_acts(sim):
+    """Found by a fresh pass (W1): a welcome or CI bot's comment, or a label other than a gate approval, starts a run
+    in the issue's group that can displace the continuation, and did not continue what was due."""
+    sim.fake.add_user("welcome-bot[bot]", role="admin", type="Bot")
+    number = sim.fake.create_issue(REPO, TITLE, example_body(), "researcher", labels=("promotion",))
+    sim._run("issues", sim.fake.webhook("issues", "opened", REPO, number, sender="researcher"))
+    _drop_pending(sim)
+    _comment(sim, number, "welcome-bot[bot]", "/approve")  # an admin, but a bot: its text never acts
+    bot = next(r for r in sim.runs if r.event == "issue_comment")
+    assert bot.result.action.startswith("ignored: a bot's comment; then continued what was due"), bot.result.action
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.status.value == "awaiting-decision" and state.decisions == []
+    assert not any("was not applied" in c.body for c in sim.fake.comments(REPO, number))
+
+    change = (
+        _as(sim, "maria").get_issue(number).create_comment("/request-changes recalibrate\nparam loadHighThreshold: 70")
+    )
+    sim._run(
+        "issue_comment",
+        sim.fake.webhook("issue_comment", "created", REPO, number, sender="maria", comment_id=change.id),
+    )
+    _drop_pending(sim)  # the rerun's continuation, displaced by a label a person added by hand
+    assert isinstance(pipeline.next_step(state_of(sim, number)), pipeline.RunStage)
+    _label(sim, number, "gate-2-pending", "maria")
+    label = [r for r in sim.runs if r.event == "issues"][-1]
+    assert label.result.action.startswith("ignored: not a gate label; then continued what was due"), label.result
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.status.value == "awaiting-decision", pipeline.describe(state)
