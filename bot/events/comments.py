@@ -12,7 +12,7 @@ from bot.events.issues import _issue
 from bot.events.promotion import NeedsInfo, Result, needs_fixing
 from bot.events.stale import written_before
 from bot.github import commands
-from bot.github.client import IssueInfo
+from bot.github.client import GitHubError, IssueInfo
 from bot.github.labels import Label
 from bot.model import Decision
 
@@ -40,9 +40,13 @@ class Said:
 
 def created(session, event) -> Result:
     comment, sender = event.comment, event.sender
-    if str(sender.type or "") == "Bot" or sender.login.lower() in session.client.bot_logins:
-        return Result("ignored: a bot's comment")  # our own comments, and other bots', never act
     issue = _issue(event)
+    if str(sender.type or "") == "Bot" or sender.login.lower() in session.client.bot_logins:
+        # Our own comments, and other bots', never act; but the run may have displaced the bot's continuation in
+        # the issue's group (a welcome or CI bot's comment, ours with an App token), so it continues what is due.
+        promotion = None if issue.is_pull_request else session.promotion(issue)
+        ignored = Result("ignored: a bot's comment")
+        return ignored if promotion is None else promotion.heal(ignored)
     if issue.is_pull_request:
         return _on_pull_request(session, event, issue)
     said = Said(
@@ -89,6 +93,15 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
         if state is not None:
             promotion.save(state)  # re-render the checklist with this run's links
         return _then(promotion, Result("status refreshed", state), late)
+    if not late:  # a late one's text was read just now (``catch_up``)
+        try:
+            command = _as_it_is_now(session, issue.number, said.id, said.login)
+        except commands.CommandError as exc:
+            reply(str(exc))
+            promotion.refused(state)
+            return promotion.heal(Result("malformed command", state, notes=[str(exc)]))
+        if command is None or command.name == "status":
+            return promotion.heal(Result("ignored: the command was deleted or edited away", state))
     actor, verdict = session.authorize(said.login, said.type, _ACTION[command.name], issue_author=issue.author)
     if not verdict.allowed:
         reply(f"`/{command.name}` was not applied: {verdict.why}.")
@@ -245,6 +258,25 @@ def _is_command(body: str) -> bool:
     except commands.CommandError:
         return True
     return command is not None and command.name != "status"
+
+
+def _as_it_is_now(session, number: int, comment_id: int, login: str) -> commands.Command | None:
+    """The command the comment holds now (one call), None when it was deleted or no longer holds one.
+
+    The run may start long after the comment (queued behind the issue's other runs): a `/approve` deleted or
+    corrected into `/request-changes` by then must not pass the gate, as a gate label removed by then does not.
+    Only the person who wrote it counts: the author of a comment never changes, so one edited by someone else is
+    still theirs to answer for, and the one rule (``authorize``) judges them.
+    """
+    try:
+        now = session.client.get_comment(number, comment_id)
+    except GitHubError as exc:
+        if exc.status == 404:
+            return None
+        raise
+    if now.login.lower() != login.lower():
+        return None
+    return commands.parse(now.body or "")
 
 
 def benchmark_out(state) -> bool:

@@ -7,7 +7,7 @@ from bot.events import benchmark
 from bot.events.promotion import NeedsInfo, Result, needs_fixing
 from bot.events.stale import written_before
 from bot.github.client import IssueInfo
-from bot.github.labels import Label
+from bot.github.labels import Label, open_gate_approval
 from bot.model import DecidedVia, Decision, PipelineState, Status
 
 
@@ -65,8 +65,6 @@ def edited(session, event) -> Result:
 def labeled(session, event) -> Result:
     """`gate-N-approved` passes gate N, if an authorized person applied it while gate N is open."""
     gate = Label.approval_gate(event.label.name if event.label else "")
-    if gate is None:
-        return Result("ignored: not a gate label")
     issue = _issue(event)
     promotion = session.promotion(issue)
     if promotion is None:
@@ -74,10 +72,16 @@ def labeled(session, event) -> Result:
     from bot.events.comments import catch_up
 
     catch_up(session, promotion)  # a person's command whose run this label's run replaced in the queue, first
+    if gate is None:  # this run may have displaced the bot's continuation in the issue's group, like a comment's
+        return promotion.heal(Result("ignored: not a gate label"))
     label = str(Label.approved(gate))
     fresh = promotion.current_issue()  # the payload is a snapshot: the label may be gone by now
     if label not in fresh.labels:
-        return promotion.heal(Result("ignored: the label was already removed"))
+        state = promotion.load()
+        if state is None or promotion.handled(state) or _approved(state, gate) or open_gate_approval(state) == label:
+            return promotion.heal(Result("ignored: the label was already removed"))  # by the person who applied it
+        # another run of the issue read the labels first and removed it: its gate is not open (cancelled, passed)
+        return _refuse(promotion, label, event, f"gate {gate} is not open: {pipeline.describe(state)}", state, False)
     state = promotion.load()
     try:
         promotion.request()
@@ -177,9 +181,11 @@ def _approved(state: PipelineState, gate: int) -> bool:
     return any(d.gate == gate and d.decision is Decision.APPROVE for d in state.decisions) and state.open_gate != gate
 
 
-def _refuse(promotion, label: str, event, why: str, state: PipelineState | None = None) -> Result:
-    """Take the label off again and say why, once per event; the event is decided (a re-run changes nothing)."""
-    promotion.client.remove_label(promotion.issue.number, label)
+def _refuse(promotion, label: str, event, why: str, state: PipelineState | None = None, remove: bool = True) -> Result:
+    """Take the label off again (unless it is gone) and say why, once per event; the event is decided (a re-run
+    changes nothing)."""
+    if remove:
+        promotion.client.remove_label(promotion.issue.number, label)
     promotion.notice(
         f"label-{promotion.env.event_id}",
         f"@{event.sender.login} the `{label}` label was removed: {why}.",

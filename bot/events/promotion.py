@@ -20,8 +20,8 @@ from bot.events.env import EventEnv
 from bot.execution import ExecRequest, ExecutionNeeded, RecordedExecutor
 from bot.github.client import GitHub, IssueInfo
 from bot.github.config import BotConfig
-from bot.github.labels import Label, changes, desired
-from bot.model import PipelineState, PromotionRequest, RequestError, Stage, Status
+from bot.github.labels import Label, changes, desired, open_gate_approval
+from bot.model import Decision, PipelineState, PromotionRequest, RequestError, Stage, Status
 
 NEEDS_INFO_MARKER = "promotion-bot:needs-info"
 TEMPLATE = PROJECT_ROOT / ".github" / "ISSUE_TEMPLATE" / "promotion.yml"
@@ -196,6 +196,7 @@ class Promotion:
         # changed the configuration may already have applied a person's move (its id is recorded).
         before = state
         state, change = self.runner().restart(state, actor=actor, why=why)
+        self._drop_approvals(before, state)
         if change.redo and pipeline.work_done(before):
             gpu = ""
             if before.benchmark and not state.benchmark:  # the redone plan needs a new run: the old one goes
@@ -207,6 +208,15 @@ class Promotion:
                 f"{why[:1].upper()}{why[1:]}. {restart_notice(change, before, state)}{gpu}",
             )
         return state
+
+    def _drop_approvals(self, before: PipelineState, after: PipelineState) -> None:
+        """Take off the approval labels of the decisions a restart threw away (its notice says they no longer
+        count), now: the same run may open that gate again, whose label ``sync_labels`` then leaves alone."""
+        dropped = {str(Label.approved(d.gate)) for d in before.decisions if d.decision is Decision.APPROVE}
+        dropped = (dropped - desired(after)) & set(self.issue.labels)
+        for name in sorted(dropped):
+            self.client.remove_label(self.issue.number, name)
+        self.issue = _with_labels(self.issue, set(self.issue.labels) - dropped)
 
     def heal(self, result: Result) -> Result:
         """After an event that moved nothing (a plain comment, a refused command or label, a `/status`), run what
@@ -398,7 +408,10 @@ class Promotion:
         self.client.upsert_comment(self.issue.number, f"promotion-bot:notice:{key}", text)
 
     def sync_labels(self, state: PipelineState) -> None:
-        add, remove = changes(set(self.issue.labels), desired(state))
+        """Make the bot's labels show ``state``; a person's approval label for the gate open now is left to its
+        own run. One for a gate not open is removed, and its run, finding it gone, says why (``issues.labeled``)."""
+        mine = open_gate_approval(state)
+        add, remove = changes(set(self.issue.labels), desired(state), frozenset({mine} if mine else ()))
         if add:
             self.client.ensure_labels({n: (Label(n).color, Label(n).description) for n in add if n in set(Label)})
         self.client.add_labels(self.issue.number, add)

@@ -120,7 +120,18 @@ def desired(state: PipelineState) -> set[str]:
     return {str(x) for x in labels}
 
 
-def changes(current: set[str], want: set[str]) -> tuple[list[str], list[str]]:
-    """(labels to add, labels to remove): only bot-owned labels are ever removed."""
+def open_gate_approval(state: PipelineState) -> str | None:
+    """The approval label of the gate open now (its review shown or under way), which only its own run may remove.
+
+    A person's `gate-N-approved` for that gate is not in ``desired`` until its run, queued behind the run that
+    reads the labels, decides it or refuses it with a reply; removed by the other run, it vanished unanswered.
+    """
+    if state.open_gate is None or state.status not in (Status.AWAITING_DECISION, Status.RUNNING):
+        return None
+    return str(Label.approved(state.open_gate))
+
+
+def changes(current: set[str], want: set[str], keep: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
+    """(labels to add, labels to remove): only bot-owned labels are ever removed, and never those in ``keep``."""
     owned = {str(x) for x in Label} - {str(Label.NEEDS_INFO)}
-    return sorted(want - current), sorted((current & owned) - want)
+    return sorted(want - current), sorted((current & owned) - want - keep)

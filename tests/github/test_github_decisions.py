@@ -326,3 +326,106 @@ def test_a_decided_gates_review_report_says_who_decided_it_how_when_and_at_which
         "**Rejected** by maria with `/reject`" in report and f"at commit `{head[:12]}`: not for this cluster." in report
     )
     assert "**Request changes with**" not in report
+
+
+def test_an_approval_label_applied_while_another_run_reads_the_labels_is_decided_by_its_own_run(sim):
+    """Found by a fresh pass (W1): the edit's run, reading the issue after maria applied `gate-1-approved` but before
+    her run started, removed the label as not in its state; her run found it gone and said nothing."""
+    number = _to_gate_1(sim)
+    sim.fake.issue(REPO, number).title += " (v2)"  # a change no finished stage read: the gate stays open
+    edit = sim.fake.webhook("issues", "edited", REPO, number, sender="researcher", changes={"title": {"from": "x"}})
+    _as(sim, "maria").get_issue(number).add_to_labels("gate-1-approved")
+    label = sim.fake.webhook("issues", "labeled", REPO, number, sender="maria", label="gate-1-approved")
+    sim.deliver("issues", edit)
+    assert "gate-1-approved" in labels_of(sim, number)  # left for its own run, queued behind
+
+    sim.deliver("issues", label)
+    state = state_of(sim, number)
+    assert [(d.gate, d.decision.value, d.actor, d.via.value) for d in state.decisions] == [
+        (1, "approve", "maria", "label")
+    ]
+    assert state.open_gate == 2 and "gate-1-approved" in labels_of(sim, number)
+
+
+def test_an_approval_label_a_cancel_run_removed_first_is_answered_by_its_own_run(sim):
+    """Found by a fresh pass (W1): `gate-1-approved` applied just before a `/cancel` whose run went first was removed
+    by the cancel (gate 1 is not open any more), and the label's own run said nothing."""
+    number = _to_gate_1(sim)
+    _as(sim, "maria").get_issue(number).add_to_labels("gate-1-approved")
+    label = sim.fake.webhook("issues", "labeled", REPO, number, sender="maria", label="gate-1-approved")
+    cancel = _as(sim, "researcher").get_issue(number).create_comment("/cancel changed my mind")
+    sim.deliver(
+        "issue_comment",
+        sim.fake.webhook("issue_comment", "created", REPO, number, sender="researcher", comment_id=cancel.id),
+    )
+    assert state_of(sim, number).status.value == "cancelled"
+    assert "gate-1-approved" not in labels_of(sim, number)
+
+    sim.deliver("issues", label)
+    assert sim.runs[-1].result.action == "refused gate-1-approved", sim.runs[-1].result
+    state = state_of(sim, number)
+    assert state.status.value == "cancelled" and state.decisions == []
+    [reply] = [b for b in _bodies(sim, number) if "@maria the `gate-1-approved` label was removed" in b]
+    assert "gate 1 is not open: cancelled by researcher (changed my mind)" in reply, reply
+    sim.replay(sim.runs[-1])  # a re-run answers nothing again
+    assert sum("@maria the `gate-1-approved` label was removed" in b for b in _bodies(sim, number)) == 1
+
+    _comment(sim, number, "maria", "/retry")  # and a label applied after the cancel is answered as before
+    _comment(sim, number, "researcher", "/cancel again")
+    _label(sim, number, "gate-1-approved", "maria")
+    assert state_of(sim, number).decisions == [] and "gate-1-approved" not in labels_of(sim, number)
+    assert sum("@maria the `gate-1-approved` label was removed" in b for b in _bodies(sim, number)) == 2
+
+
+def test_a_command_deleted_or_edited_before_its_run_counts_as_it_is_now(sim):
+    """Found by a fresh pass (W1): a `/approve` deleted, or corrected into another command, before its queued run
+    started still passed the gate, pointing the audit at a comment that says otherwise or at none."""
+    number = _to_gate_1(sim)
+    deleted = _as(sim, "maria").get_issue(number).create_comment("/approve")
+    payload = sim.fake.webhook("issue_comment", "created", REPO, number, sender="maria", comment_id=deleted.id)
+    deleted.delete()
+    sim.deliver("issue_comment", payload)
+    assert sim.runs[-1].result.action == "ignored: the command was deleted or edited away", sim.runs[-1].result
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.status.value == "awaiting-decision" and state.decisions == []
+
+    edited = _as(sim, "maria").get_issue(number).create_comment("/approve")
+    payload = sim.fake.webhook("issue_comment", "created", REPO, number, sender="maria", comment_id=edited.id)
+    edited.edit("Oops, wrong issue.")
+    sim.deliver("issue_comment", payload)
+    assert state_of(sim, number).decisions == []
+
+    corrected = _as(sim, "maria").get_issue(number).create_comment("/approve")
+    payload = sim.fake.webhook("issue_comment", "created", REPO, number, sender="maria", comment_id=corrected.id)
+    corrected.edit("/reject the claims do not hold at 4 instances")
+    sim.deliver("issue_comment", payload)
+    state = state_of(sim, number)
+    assert state.status.value == "rejected"
+    assert [(d.gate, d.decision.value, d.actor, d.reason) for d in state.decisions] == [
+        (1, "reject", "maria", "the claims do not hold at 4 instances")
+    ]
+
+
+def test_an_edit_that_throws_gate_2s_approval_away_removes_its_label_though_the_same_run_opens_gate_2_again(sim):
+    """The label of the gate open now is left to its own run; one whose decision a restart threw away has no run
+    coming, so the restart removes it (its notice says the decision no longer counts), before gate 2 opens again."""
+    held = []
+    sim.gpu = held.append  # the benchmark is out: stage 5 waits
+    number = _to_gate_1(sim)
+    _label(sim, number, "gate-1-approved", "maria")
+    _comment(sim, number, "maria", "/approve")
+    assert len(held) == 1 and {"gate-1-approved", "gate-2-approved"} <= labels_of(sim, number)
+
+    values = example_values()
+    values["claims"] = values["claims"].replace("idle instances.", "idle instances nearby.", 1)
+    assert values["claims"] != example_values()["claims"]
+    sim.fake.issue(REPO, number).body = render_form(values, {"baselines": [0, 1], "consent": [0]})
+    sim.event("issues", "edited", number, sender="researcher")
+    state = state_of(sim, number)
+    assert state.open_gate == 2 and state.status.value == "awaiting-decision", state.status
+    assert [(d.gate, d.decision.value) for d in state.decisions] == [(1, "approve")]
+    labels = labels_of(sim, number)
+    assert "gate-1-approved" in labels and "gate-2-approved" not in labels and "gate-2-pending" in labels
+    assert any(
+        "the decisions at gate 2 were made on the old request and no longer count" in b for b in _bodies(sim, number)
+    )

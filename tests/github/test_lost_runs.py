@@ -152,3 +152,33 @@ def test_a_dropped_command_written_before_the_review_now_open_never_decides_it(s
     assert state_of(sim, number).decisions == []
     [reply] = _reply_to(sim, number, late.id)
     assert "before gate 1's review now open (round 1) was shown at" in reply and "comment `/approve` again" in reply
+
+
+def test_a_bots_comment_or_another_label_continues_too_and_never_acts(sim):
+    """Found by a fresh pass (W1): a welcome or CI bot's comment, or a label other than a gate approval, starts a run
+    in the issue's group that can displace the continuation, and did not continue what was due."""
+    sim.fake.add_user("welcome-bot[bot]", role="admin", type="Bot")
+    number = sim.fake.create_issue(REPO, TITLE, example_body(), "researcher", labels=("promotion",))
+    sim._run("issues", sim.fake.webhook("issues", "opened", REPO, number, sender="researcher"))
+    _drop_pending(sim)
+    _comment(sim, number, "welcome-bot[bot]", "/approve")  # an admin, but a bot: its text never acts
+    bot = next(r for r in sim.runs if r.event == "issue_comment")
+    assert bot.result.action.startswith("ignored: a bot's comment; then continued what was due"), bot.result.action
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.status.value == "awaiting-decision" and state.decisions == []
+    assert not any("was not applied" in c.body for c in sim.fake.comments(REPO, number))
+
+    change = (
+        _as(sim, "maria").get_issue(number).create_comment("/request-changes recalibrate\nparam loadHighThreshold: 70")
+    )
+    sim._run(
+        "issue_comment",
+        sim.fake.webhook("issue_comment", "created", REPO, number, sender="maria", comment_id=change.id),
+    )
+    _drop_pending(sim)  # the rerun's continuation, displaced by a label a person added by hand
+    assert isinstance(pipeline.next_step(state_of(sim, number)), pipeline.RunStage)
+    _label(sim, number, "gate-2-pending", "maria")
+    label = [r for r in sim.runs if r.event == "issues"][-1]
+    assert label.result.action.startswith("ignored: not a gate label; then continued what was due"), label.result
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.status.value == "awaiting-decision", pipeline.describe(state)

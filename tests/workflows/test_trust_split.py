@@ -89,3 +89,18 @@ def test_only_promotions_start_the_write_job():
     for section in sections:
         assert f"contains(github.event.issue.body, '{section}')" in condition
     assert "github.event_name == 'workflow_dispatch'" in condition  # the bot's own runs name no issue
+
+
+def test_a_run_the_write_job_skips_does_not_join_the_issues_group():
+    """Found by a fresh pass (W1): a label not named `gate-…` started a run in the issue's concurrency group, where
+    GitHub keeps one pending run, so it could cancel the bot's continuation, and its skipped job continued nothing.
+    Such a run gets a group of its own; every other run of the issue (the handler heals) stays in the issue's."""
+    doc, jobs = _jobs(PROMOTION)
+    skip = "github.event_name == 'issues' && github.event.action == 'labeled'"
+    other = "!startsWith(github.event.label.name, 'gate-')"
+    condition = " ".join(jobs["advance"]["if"].split())
+    assert f"!({skip} && {other})" in condition
+    group = " ".join(doc["concurrency"]["group"].split())
+    assert group.startswith(f"${{{{ {skip} && {other} && format('promotion-other-label-{{0}}', github.run_id) || ")
+    assert group.endswith("|| format('promotion-{0}', github.event.issue.number || inputs.issue) }}")
+    assert doc["concurrency"]["cancel-in-progress"] is False
