@@ -295,3 +295,30 @@ def test_a_command_on_the_pull_request_is_answered_there_with_a_link_to_the_issu
     assert state.open_gate == 1 and state.decisions == []
     sim.replay(sim.runs[-1])
     assert sum("was not applied" in b for b in _bodies(sim, pull.number)) == 1
+
+
+def test_a_pull_request_a_person_closed_is_reopened_with_a_word_on_the_pr_and_the_issue_once_per_close(sim):
+    """Found by a fresh-eyes pass: a maintainer closed the draft PR and the next stage reopened it without a word."""
+    number = _to_gate_1(sim)
+    [pull] = sim.fake.pulls(REPO)
+    _as(sim, "maria").get_pull(pull.number).edit(state="closed")
+    _label(sim, number, "gate-1-approved", "maria")
+    assert sim.fake.issue(REPO, pull.number).state == "open"
+    [on_pr] = [b for b in _bodies(sim, pull.number) if "closed this pull request" in b]
+    assert on_pr.startswith("<!-- promotion-bot:notice:pr-closed-") and on_pr.count("\n") == 1
+    assert "@maria closed this pull request" in on_pr and "the promotion continues" in on_pr
+    assert f"close issue #{number} or comment `/cancel` there" in on_pr
+    [on_issue] = [b for b in _bodies(sim, number) if "closed the promotion's pull request" in b]
+    assert f"@maria closed the promotion's pull request #{pull.number}" in on_issue
+    assert "close this issue or comment `/cancel`" in on_issue
+    sim.replay(sim.runs[-1])  # a re-run says nothing again
+    assert sum("closed this pull request" in b for b in _bodies(sim, pull.number)) == 1
+
+    # The bot's own close (closing the issue cancels, and closes the PR) is undone by a retry without a notice.
+    _as(sim, "researcher").get_issue(number).edit(state="closed")
+    sim.event("issues", "closed", number, sender="researcher")
+    assert sim.fake.issue(REPO, pull.number).state == "closed"
+    _comment(sim, number, "maria", "/retry")
+    assert sim.fake.issue(REPO, pull.number).state == "open"
+    assert sum("closed this pull request" in b for b in _bodies(sim, pull.number)) == 1
+    assert sum("closed the promotion's pull request" in b for b in _bodies(sim, number)) == 1
