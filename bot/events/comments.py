@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from bot import pipeline
-from bot.events import benchmark
+from bot.events import benchmark, lost_state
 from bot.events.issues import _issue
 from bot.events.promotion import NeedsInfo, Result, needs_fixing
 from bot.events.stale import written_before
@@ -61,6 +61,8 @@ def created(session, event) -> Result:
     if command.name == "status":
         if state is not None:
             promotion.save(state)  # re-render the checklist with this run's links
+        elif lost := lost_state.missing(promotion):
+            reply(f"the checklist cannot be shown: {lost}.")
         return promotion.heal(Result("status refreshed", state))
     actor, verdict = session.authorize(
         sender.login, str(sender.type or "User"), _ACTION[command.name], issue_author=issue.author
@@ -70,7 +72,7 @@ def created(session, event) -> Result:
         promotion.refused(state)
         return promotion.heal(Result(f"refused /{command.name}", state, notes=[verdict.why]))
     if state is None:
-        return promotion.advance()  # a /retry on an issue whose first run never got going
+        return _without_state(promotion, command.name, reply)
     now = promotion.runner().clock()
     try:
         if command.name in _DECISIONS:
@@ -150,6 +152,22 @@ def created(session, event) -> Result:
         promotion.runner().close_if_stopped(new)  # the draft PR must not look alive, nor promise stage 7
         return Result("cancelled", new)
     return promotion.advance()
+
+
+def _without_state(promotion, name: str, reply) -> Result:
+    """A command on an issue with no saved state: its first run never got going (the command starts it), or the
+    status comment holding the state is gone (``lost_state``): nothing is decided then, and a `/retry` starts
+    over from stage 1, saying so. That restart is this event's move: a re-run of its run continues it."""
+    lost = lost_state.missing(promotion)
+    if lost is None:
+        return promotion.advance()
+    if name != "retry":
+        reply(f"`/{name}` was not applied: {lost}.")
+        return Result(f"refused /{name}", notes=[lost])
+    reply(lost_state.restarted(promotion))
+    result = promotion.advance()
+    promotion.refused(promotion.load())  # recorded as handled: a re-run does not retry the new promotion
+    return result
 
 
 def benchmark_out(state) -> bool:
