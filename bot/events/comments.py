@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bot import pipeline
-from bot.events import benchmark
+from bot.events import benchmark, lost_state
 from bot.events.issues import _issue
 from bot.events.promotion import NeedsInfo, Result, needs_fixing
 from bot.events.stale import written_before
@@ -92,6 +92,8 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
     if command.name == "status":
         if state is not None:
             promotion.save(state)  # re-render the checklist with this run's links
+        elif lost := lost_state.missing(promotion):
+            reply(f"the checklist cannot be shown: {lost}.")
         return _then(promotion, Result("status refreshed", state), late)
     if not late:  # a late one's text was read just now (``catch_up``)
         try:
@@ -108,7 +110,7 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
         promotion.refused(state)
         return _then(promotion, Result(f"refused /{command.name}", state, notes=[verdict.why]), late)
     if state is None:
-        return promotion.advance()  # a /retry on an issue whose first run never got going
+        return _without_state(promotion, command.name, reply)
     now = promotion.runner().clock()
     try:
         if command.name in _DECISIONS:
@@ -277,6 +279,22 @@ def _as_it_is_now(session, number: int, comment_id: int, login: str) -> commands
     if now.login.lower() != login.lower():
         return None
     return commands.parse(now.body or "")
+
+
+def _without_state(promotion, name: str, reply) -> Result:
+    """A command on an issue with no saved state: its first run never got going (the command starts it), or the
+    status comment holding the state is gone (``lost_state``): nothing is decided then, and a `/retry` starts
+    over from stage 1, saying so. That restart is this event's move: a re-run of its run continues it."""
+    lost = lost_state.missing(promotion)
+    if lost is None:
+        return promotion.advance()
+    if name != "retry":
+        reply(f"`/{name}` was not applied: {lost}.")
+        return Result(f"refused /{name}", notes=[lost])
+    reply(lost_state.restarted(promotion))
+    result = promotion.advance()
+    promotion.refused(promotion.load())  # recorded as handled: a re-run does not retry the new promotion
+    return result
 
 
 def benchmark_out(state) -> bool:

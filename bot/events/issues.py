@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot import pipeline
-from bot.events import benchmark
+from bot.events import benchmark, lost_state
 from bot.events.promotion import NeedsInfo, Result, needs_fixing
 from bot.events.stale import written_before
 from bot.github.client import IssueInfo
@@ -92,8 +92,9 @@ def labeled(session, event) -> Result:
         return _refuse(promotion, label, event, f"{needs_fixing(exc.problems)}; apply it again once it is")
     if promotion.handled(state):
         return promotion.advance()
-    if state is None:
-        return _refuse(promotion, label, event, f"this promotion has not started, so gate {gate} is not open")
+    if state is None:  # never started, or its status comment was deleted: the reply says which
+        why = lost_state.missing(promotion) or f"this promotion has not started, so gate {gate} is not open"
+        return _refuse(promotion, label, event, why)
     if _approved(state, gate):
         return promotion.heal(Result(f"gate {gate} is already approved", state))
     if state.open_gate == gate:  # a label applied before this review was shown (a queued or re-run run) is stale

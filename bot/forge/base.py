@@ -88,7 +88,8 @@ class Forge(Protocol):
         """Close the PR unmerged: a person rejected or cancelled the promotion (the branch stays, for the record)."""
 
     def reopen_pr(self, pr: PullRequestRecord) -> None:
-        """Reopen the PR a cancel closed: the promotion continues (nothing when it is open)."""
+        """Reopen the PR a cancel or a person closed: the promotion continues (nothing when it is open); a home
+        where people close PRs says so to them (``GitHubForge.reopen_pr``)."""
 
     def set_review_comments(
         self, pr: PullRequestRecord, marker: str, comments: list[ReviewComment], *, body: str = ""

@@ -295,6 +295,16 @@ class GitHub:
     def reopen_pull(self, number: int) -> None:
         self._call(f"PATCH pull {number} open", lambda: self.repo().get_pull(number).edit(state="open"))
 
+    def closed_by(self, number: int) -> tuple[str, str]:
+        """Who closed issue or PR ``number`` and when (GitHub's ISO time); ("", "") when GitHub does not say."""
+
+        def get() -> tuple[str, str]:
+            raw = self.repo().get_issue(number)
+            user, at = raw.closed_by, raw.closed_at
+            return (user.login if user else ""), (at.isoformat() if at else "")
+
+        return self._call(f"GET issue {number} (closed by)", get)
+
     def mark_ready(self, pull: PullInfo) -> None:
         if not pull.draft:
             return

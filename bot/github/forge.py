@@ -159,10 +159,38 @@ class GitHubForge(GitBranches):
             self._pull = PullInfo(**{**pull.__dict__, "state": "closed"})
 
     def reopen_pr(self, pr: PullRequestRecord) -> None:
+        """Reopen the PR while the promotion goes on; a person's close is answered on the PR and on the issue.
+
+        The bot closes the PR only when the promotion is cancelled or rejected (a retry then reopens it, and its
+        reply says so). Anyone else's close does not stop the promotion (closing the issue or `/cancel` does), so
+        a PR that came back without a word would look like the bot ignoring them. The notice is keyed by the
+        close's time: a re-run of this step, or a run killed before the reopen, says it once per close. Who
+        closed it costs one call, made only when the PR is found closed."""
         pull = self._find_pull()
-        if pull is not None and pull.state == "closed":
-            self.client.reopen_pull(pull.number)
-            self._pull = PullInfo(**{**pull.__dict__, "state": "open"})
+        if pull is None or pull.state != "closed":
+            return
+        closer, at = self.client.closed_by(pull.number)
+        if closer.lower() not in self.client.bot_logins:
+            self._say_reopened(pull.number, closer, at)
+        self.client.reopen_pull(pull.number)
+        self._pull = PullInfo(**{**pull.__dict__, "state": "open"})
+
+    def _say_reopened(self, number: int, closer: str, at: str) -> None:
+        who = f"@{closer}" if closer else "Someone"
+        stop = f"close issue #{self.issue} or comment `/cancel` there"
+        key = f"promotion-bot:notice:pr-closed-{number}-{at or 'unknown'}"
+        self.client.upsert_comment(
+            number,
+            key,
+            f"{who} closed this pull request while its promotion is under way, so the bot reopened it: the "
+            f"promotion continues and this PR carries its work. Closing the PR does not stop it; to stop it, {stop}.",
+        )
+        self.client.upsert_comment(
+            self.issue,
+            key,
+            f"{who} closed the promotion's pull request #{number}; the bot reopened it, as the promotion continues "
+            "(closing the PR does not stop it). To stop the promotion, close this issue or comment `/cancel`.",
+        )
 
     def set_review_comments(
         self, pr: PullRequestRecord, marker: str, comments: list[ReviewComment], *, body: str = ""

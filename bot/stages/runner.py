@@ -528,7 +528,7 @@ class Runner:
             self.request.branch, self.request.fork.base_branch, pr_title(ctx), draft_body(ctx)
         )
         if state.status.value not in ("rejected", "cancelled"):
-            self.forge.reopen_pr(pr)  # a cancel closed it; the promotion goes on
+            self.forge.reopen_pr(pr)  # a cancel or a person closed it; the promotion goes on
 
     def status_markdown(self, state: PipelineState) -> str:
         from bot.render import render

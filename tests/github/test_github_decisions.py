@@ -429,3 +429,79 @@ def test_an_edit_that_throws_gate_2s_approval_away_removes_its_label_though_the_
     assert any(
         "the decisions at gate 2 were made on the old request and no longer count" in b for b in _bodies(sim, number)
     )
+
+
+def test_a_pull_request_a_person_closed_is_reopened_with_a_word_on_the_pr_and_the_issue_once_per_close(sim):
+    """Found by a fresh-eyes pass: a maintainer closed the draft PR and the next stage reopened it without a word."""
+    number = _to_gate_1(sim)
+    [pull] = sim.fake.pulls(REPO)
+    _as(sim, "maria").get_pull(pull.number).edit(state="closed")
+    _label(sim, number, "gate-1-approved", "maria")
+    assert sim.fake.issue(REPO, pull.number).state == "open"
+    [on_pr] = [b for b in _bodies(sim, pull.number) if "closed this pull request" in b]
+    assert on_pr.startswith("<!-- promotion-bot:notice:pr-closed-") and on_pr.count("\n") == 1
+    assert "@maria closed this pull request" in on_pr and "the promotion continues" in on_pr
+    assert f"close issue #{number} or comment `/cancel` there" in on_pr
+    [on_issue] = [b for b in _bodies(sim, number) if "closed the promotion's pull request" in b]
+    assert f"@maria closed the promotion's pull request #{pull.number}" in on_issue
+    assert "close this issue or comment `/cancel`" in on_issue
+    sim.replay(sim.runs[-1])  # a re-run says nothing again
+    assert sum("closed this pull request" in b for b in _bodies(sim, pull.number)) == 1
+
+    # The bot's own close (closing the issue cancels, and closes the PR) is undone by a retry without a notice.
+    _as(sim, "researcher").get_issue(number).edit(state="closed")
+    sim.event("issues", "closed", number, sender="researcher")
+    assert sim.fake.issue(REPO, pull.number).state == "closed"
+    _comment(sim, number, "maria", "/retry")
+    assert sim.fake.issue(REPO, pull.number).state == "open"
+    assert sum("closed this pull request" in b for b in _bodies(sim, pull.number)) == 1
+    assert sum("closed the promotion's pull request" in b for b in _bodies(sim, number)) == 1
+
+
+def _delete_status_comment(sim, number):
+    [status] = [
+        c for c in _as(sim, "maria").get_issue(number).get_comments() if c.body.startswith("<!-- promotion-bot:status")
+    ]
+    status.delete()  # a maintainer tidying the thread
+
+
+def test_a_deleted_status_comment_is_named_as_such_and_retry_says_it_starts_over(sim):
+    """Found by a fresh-eyes pass: with the status comment deleted at gate 2, a gate label was refused with "this
+    promotion has not started" under the PR and reviews, and `/retry` silently restarted from stage 1."""
+    number = _to_gate_1(sim)
+    [pull] = sim.fake.pulls(REPO)
+    _label(sim, number, "gate-1-approved", "maria")
+    assert state_of(sim, number).open_gate == 2
+    _delete_status_comment(sim, number)
+
+    _label(sim, number, "gate-2-approved", "maria")
+    assert "gate-2-approved" not in labels_of(sim, number)
+    [told] = [b for b in _bodies(sim, number) if "the `gate-2-approved` label was removed" in b]
+    assert "has not started" not in told
+    assert "the status comment that holds this promotion's state is missing (deleted?)" in told
+    assert "`/retry` starts it over from stage 1" in told and "the gates passed before are not remembered" in told
+    branch = f"`{pull.head}` and its pull request are kept"
+    assert branch in told
+
+    _comment(sim, number, "maria", "/approve")  # nothing is decided on a state the bot cannot read
+    [refused] = [b for b in _bodies(sim, number) if "@maria `/approve` was not applied" in b]
+    assert "state is missing (deleted?)" in refused
+    assert not [b for b in _bodies(sim, number) if b.startswith("<!-- promotion-bot:status")]
+
+    _comment(sim, number, "maria", "/retry")
+    [said] = [b for b in _bodies(sim, number) if "@maria `/retry` started the promotion over from stage 1" in b]
+    assert "the status comment that held its state is missing" in said and branch in said
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.decisions == []
+    assert [p.number for p in sim.fake.pulls(REPO)] == [pull.number]  # the same PR, reused
+    assert "gate-1-approved" not in labels_of(sim, number)
+    sim.replay(sim.runs[-1])  # a re-run of the /retry's run continues; it does not retry (or answer) again
+    assert state_of(sim, number).open_gate == 1
+    assert [b for b in _bodies(sim, number) if "@maria `/retry`" in b] == [said]
+
+
+def test_a_gate_label_on_a_promotion_that_never_started_says_so(sim):
+    number = sim.fake.create_issue(REPO, TITLE, example_body(), "researcher", labels=("promotion",))
+    _label(sim, number, "gate-1-approved", "maria")
+    [told] = [b for b in _bodies(sim, number) if "the `gate-1-approved` label was removed" in b]
+    assert "this promotion has not started, so gate 1 is not open" in told

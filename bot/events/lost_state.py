@@ -1,0 +1,63 @@
+"""A promotion whose status comment is gone: the issue shows it under way, but the bot cannot read its state.
+
+The status comment holds the promotion's whole state (``bot.github.state``). A person tidying the thread may
+delete it; the labels, the review reports, the branch and the PR stay. The bot then finds no state, as on an
+issue whose promotion never started, and a reply saying "this promotion has not started" contradicts everything
+on the page, while a `/retry` quietly starts over from stage 1 and forgets the gates already passed. These say
+what happened instead, and what `/retry` will do.
+"""
+
+from __future__ import annotations
+
+from bot.forge.base import review_marker
+from bot.github.labels import Label
+from bot.model import Stage
+
+#: Labels only the bot sets, from a saved state (``labels.desired``); ``gate-N-approved`` is a person's too.
+_BOT_ONLY = frozenset(
+    {str(Label.stage(s)) for s in Stage}
+    | {str(Label.pending(g)) for g in (1, 2, 3)}
+    | {str(x) for x in (Label.FAILED, Label.CANCELLED, Label.DONE, Label.REJECTED)}
+)
+
+
+def was_started(promotion) -> bool:
+    """The issue shows a promotion the bot ran: its labels, its review reports on the issue, or its PR.
+
+    Called only when no state was found. The labels are the payload's and the comments were read to look for
+    the state, so these cost nothing; the PR is looked up (one call) only when neither shows anything."""
+    if _BOT_ONLY & {str(n) for n in promotion.issue.labels}:
+        return True
+    number = promotion.issue.number
+    if any(promotion.client.bot_comment(number, review_marker(g)) is not None for g in (1, 2, 3)):
+        return True
+    return promotion.client.find_pull(promotion.request().branch) is not None
+
+
+def missing(promotion) -> str | None:
+    """Why nothing can be decided when the state is missing from an issue that shows a promotion under way
+    (a clause, for "… was not applied: <why>."), or None when the promotion really has not started."""
+    if not was_started(promotion):
+        return None
+    return (
+        "the status comment that holds this promotion's state is missing (deleted?), so the bot cannot tell where "
+        "the promotion stands, although this issue shows it under way. "
+        f"`/retry` starts it over from stage 1: {_what_retry_does(promotion)}"
+    )
+
+
+def restarted(promotion) -> str:
+    """What a `/retry` on an issue whose status comment is missing did."""
+    does = _what_retry_does(promotion)
+    return (
+        "`/retry` started the promotion over from stage 1: the status comment that held its state is missing "
+        f"(deleted?), so the bot could not continue where it stood. {does[:1].upper()}{does[1:]}."
+    )
+
+
+def _what_retry_does(promotion) -> str:
+    branch = promotion.request().branch
+    return (
+        "the gates passed before are not remembered (each is reviewed and decided again), and the branch "
+        f"`{branch}` and its pull request are kept, each stage writing its files there again as it reruns"
+    )
