@@ -73,7 +73,7 @@ DIRECTIVES: dict[int, tuple[Directive, ...]] = {
             1,
             "param",
             "param NAME: VALUE",
-            "param loadHighThreshold: 70",
+            "param loadHighThreshold: 9",
             "the value the deployed EndpointPickerConfig carries for one plugin parameter, a number or a word for "
             "a string parameter (the plugin's default keeps BLIS's value)",
             PARAM,

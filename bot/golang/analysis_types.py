@@ -119,6 +119,7 @@ class Occurrence:
     op: str | None = None  # comparison with the subject on the left
     cond_id: int | None = None  # id of the comparison node (tests target the branch it guards)
     owner: str | None = None  # function holding it
+    divisor: bool = False  # the right operand of `/` (`-dt / 5.0`): the value is divided by it
 
 
 @dataclass
@@ -147,6 +148,13 @@ class Threshold:
     @property
     def lines(self) -> list[int]:
         return sorted({o.line for o in self.occurrences})
+
+    @property
+    def divides(self) -> bool:
+        """A coefficient the evolved code only divides by (``math.Exp(-dt / 5.0)``): a scale or time constant in
+        the units of its subject, whose rise shrinks the quotient, and which must never be 0."""
+        uses = [o for o in self.occurrences if o.role == "coefficient"]
+        return self.role == "coefficient" and bool(uses) and all(o.divisor for o in uses)
 
 
 @dataclass

@@ -542,7 +542,7 @@ def _name_parameters(an: Analysis) -> None:
             stem = "p" + stem
         # A lifted local limit keeps the evolved name, which already says its role (batchLimit); `t := 0.5`
         # becomes tThreshold.
-        role = "" if th.local and LIMIT_WORDS.search(stem) else suffix[th.role]
+        role = "" if th.local and LIMIT_WORDS.search(stem) else "Divisor" if th.divides else suffix[th.role]
         wanted.setdefault(lower_camel(stem) + "\0" + role, []).append(th)
     for key, group in wanted.items():
         stem, role = key.split("\0")

@@ -228,7 +228,8 @@ class ExprMixin:
             if lv.lit is not None and rv.signals():
                 self.literal(lv.lit, "coefficient" if op in ("*", "/") else "offset", right, rv, node, op=op)
             elif rv.lit is not None and lv.signals():
-                self.literal(rv.lit, "coefficient" if op in ("*", "/") else "offset", left, lv, node, op=op)
+                role = "coefficient" if op in ("*", "/") else "offset"
+                self.literal(rv.lit, role, left, lv, node, op=op, divisor=op == "/")
         typ = next((v.type for v in (lv, rv) if v.type and not v.type.startswith("untyped")), None)
         if typ is None:
             typ = "untyped-float" if "untyped-float" in (lv.type, rv.type) else (lv.type or rv.type)
@@ -283,7 +284,15 @@ class ExprMixin:
         return None
 
     def literal(
-        self, lit: Node, role: str, subject: Node, sv: Val, ctx: Node, op: str | None = None, target: Node | None = None
+        self,
+        lit: Node,
+        role: str,
+        subject: Node,
+        sv: Val,
+        ctx: Node,
+        op: str | None = None,
+        target: Node | None = None,
+        divisor: bool = False,
     ) -> None:
         if not self.recording or lit.start_byte in self.seen_lits:
             return
@@ -338,6 +347,7 @@ class ExprMixin:
                 op,
                 id_of(ctx) if role == "threshold" else None,
                 owner.label if owner else None,
+                divisor,
             )
         )
         self.an.thresholds.append(th)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from bot.golang.analysis_types import Analysis, Threshold
 from bot.golang.gonames import comment_lines, go_float, go_value
+from bot.golang.param_relations import relations
 from bot.model import PolicyKind
 
 ROLE_WORDS = {
@@ -132,7 +133,11 @@ def param_specs(an: Analysis, scorer_defaults: list[tuple[str, float]] | None, s
             threshold=th,
             json_default=int(th.value) if th.go_type in ("int", "int64") else th.value,
         )
-        if th.value >= 0 and th.role != "exponent":
+        if th.divides and th.value > 0:  # x / 0 is ±Inf (or NaN): the step it belongs to stops meaning anything
+            spec.checks.append(
+                {"cond": f"p.{th.field} <= 0", "message": f"{th.param} is a divisor and must be > 0, got %v", "bad": 0}
+            )
+        elif th.value >= 0 and th.role != "exponent":
             spec.checks.append(
                 {
                     "cond": f"p.{th.field} < 0",
@@ -152,6 +157,10 @@ def param_specs(an: Analysis, scorer_defaults: list[tuple[str, float]] | None, s
                 {"cond": f"p.{th.field} > 1", "message": f"{th.param} is a 0-1 fraction, got %v", "bad": 1.5}
             )
         specs.append(spec)
+    by_name = {s.name: s for s in specs}
+    for rel in relations(an):  # checks across parameters, on the one the generated test sets alone
+        if rel.owner in by_name:
+            by_name[rel.owner].checks.append(rel.check())
     if scheduling:
         specs += _pseudo_queue_specs(set(an.request_fields))
     return specs
@@ -210,8 +219,9 @@ def _pseudo_queue_candidates(request_fields: set[str]) -> list[ParamSpec]:
         )
     ]
     if reads_class(request_fields):
-        v1 = ("realtime", "interactive")  # the check before names them
-        known = " && ".join(f"p.IncumbentSLOClass != {_goquote(c)}" for c in (*SLO_CLASSES, *v1))
+        # The v1 names get their own message first; the list that follows names only the classes Validate
+        # accepts (listing the v1 names there too made two conditions of it that could never matter).
+        known = " && ".join(f"p.IncumbentSLOClass != {_goquote(c)}" for c in SLO_CLASSES)
         specs.append(
             ParamSpec(
                 "incumbentSLOClass",
@@ -328,7 +338,8 @@ _COND = re.compile(r'^\s*p\.\w+\s*(<=|>=|<|>|==|!=)\s*(-?\d+(?:\.\d+)?|"[^"\\]*"
 
 
 def out_of_range(value: float | str, checks: list[dict]) -> list[str]:
-    """The messages of the plugin's Validate() checks ``value`` trips, with the value in them.
+    """The message of the first of the plugin's Validate() checks ``value`` trips, with the value in it (Validate()
+    returns at the first), as a list: empty when none does.
 
     A check is a Go condition on the one field (``p.LoadHighThreshold < 0``, ``p.IncumbentSLOClass ==
     "realtime"``, parts joined by ``||`` or all by ``&&``) and the message Validate() returns (``%v``/``%q`` the value), as
@@ -339,7 +350,6 @@ def out_of_range(value: float | str, checks: list[dict]) -> list[str]:
 
     ops = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq}
     ops["!="] = operator.ne
-    tripped = []
     for check in checks:
         both = "&&" in check["cond"]
         parts = [_COND.match(p) for p in check["cond"].split("&&" if both else "||")]
@@ -355,10 +365,10 @@ def out_of_range(value: float | str, checks: list[dict]) -> list[str]:
                 continue
             holds.append(ops[m.group(1)](value, lit[1:-1] if lit.startswith('"') else float(lit)))
         hit = all(holds) if both else any(holds)
-        if hit:
+        if hit:  # Validate() returns at the first check a value trips: so does this, with its message
             quoted = '"' + value + '"' if isinstance(value, str) else shown(value)
-            tripped.append(check["message"].replace("%v", shown(value)).replace("%q", quoted))
-    return tripped
+            return [check["message"].replace("%v", shown(value)).replace("%q", quoted)]
+    return []
 
 
 def _meets(an: Analysis, th: Threshold) -> str:
@@ -400,6 +410,12 @@ def _doc(an: Analysis, th: Threshold) -> str:
         "exponent": f"the exponent of `{subject}`",
         "offset": f"the offset in `{subject}`",
     }.get(th.role, f"the {ROLE_WORDS.get(th.role, th.role)} in `{subject}`")
+    if th.divides:
+        part = (
+            f"the divisor of `{subject}`: the evolved code divides `{subject}` by it, so it is a scale (a time "
+            f"constant, when `{subject}` is a time) in the units of `{subject}`, and raising it makes the quotient "
+            "smaller"
+        )
     op = th.occurrences[0].op if th.occurrences else None
     if th.target and th.role in ("factor", "step") and op in _CHANGES:
         part = f"{_CHANGES[op].format(target=th.target)} when the condition on `{subject}` holds"

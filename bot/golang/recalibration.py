@@ -118,14 +118,16 @@ def inversion_findings(
     chosen: bool,
     safe: dict | None = None,
     pairs: int = 0,
+    refused: list[str] | None = None,
 ) -> list[Finding]:
     """IMPORTANT when the re-calibration the config asks for sends traffic to the busier pod. It names the
     parameters of the same step that kept their evolved values (moving the thresholds alone is what inverts a
     taper), and says whose values were tried: after a person's ``param`` lines the same words as before would
-    read as if the change had been ignored."""
-    if not inversions:
+    read as if the change had been ignored. ``refused``: why the plugin's Validate() refuses these values (a taper
+    that falls below its cut); the harness cannot build the plugin with them, so the finding says that instead."""
+    refused = refused or []
+    if not inversions and not refused:
         return []
-    busy, busy_score, idle, idle_score = inversions[0]
     first = next(iter(recalibrated))
     values = ", ".join(f"{k}={go_float(v)}" for k, v in recalibrated.items())
     evolved = {p.name: p.json_default for p in gen.params}
@@ -146,11 +148,7 @@ def inversion_findings(
             check=RECALIBRATION,
             file=gen.config_path,
             line=config_line(gen.epp_config, first),
-            message=(
-                f"{tried} and every other parameter as evolved, the plugin scores a busier endpoint higher: {busy} "
-                f"running requests score {busy_score:.3f}, {idle} score {idle_score:.3f} (in {len(inversions)} of "
-                f"{pairs or len(probes.RECALIBRATION_LOADS)} load pairs); {why}"
-            ),
+            message=f"{tried} and every other parameter as evolved, {_outcome(inversions, refused, pairs)}; {why}",
             fix=_safe_fix(safe, recalibrated, an)
             or (
                 (move if stayed else "re-derive the parameters that act on the same load together")
@@ -159,6 +157,20 @@ def inversion_findings(
             ),
         )
     ]
+
+
+def _outcome(inversions, refused: list[str], pairs: int) -> str:
+    """What the re-calibrated plugin does: the load pair the harness saw inverted, or Validate()'s refusal."""
+    if not inversions:
+        return (
+            "the plugin would score a busier endpoint higher, so its Validate() refuses the values and the EPP "
+            f"would not start: {'; '.join(refused)}"
+        )
+    busy, busy_score, idle, idle_score = inversions[0]
+    return (
+        f"the plugin scores a busier endpoint higher: {busy} running requests score {busy_score:.3f}, {idle} score "
+        f"{idle_score:.3f} (in {len(inversions)} of {pairs or len(probes.RECALIBRATION_LOADS)} load pairs)"
+    )
 
 
 def _safe_fix(safe: dict | None, recalibrated: dict, an: Analysis) -> str:

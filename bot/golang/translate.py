@@ -37,7 +37,7 @@ from pathlib import PurePosixPath
 
 from bot import directives
 from bot.dictionary import Dictionary
-from bot.golang import dead_branches, fidelity_classes, harness_build, never_binds, probes, sequences
+from bot.golang import dead_branches, fidelity_classes, harness_build, never_binds, param_relations, probes, sequences
 from bot.golang.analysis_types import Analysis
 from bot.golang.blis_mirror import program_line
 from bot.golang.differential import unexplained_words
@@ -186,7 +186,13 @@ def check_deployed(deployed: dict[str, float | str], params: list[ParamSpec]) ->
             + ", ".join(p.name for p in params)
             + ")"
         ]
-    return [why for n, v in deployed.items() if (why := type_problem(n, by_name[n].go_type, v))]
+    mistyped = [why for n, v in deployed.items() if (why := type_problem(n, by_name[n].go_type, v))]
+    if mistyped:
+        return mistyped
+    return [
+        f"the plugin's Validate() refuses the values in effect: {r.message(deployed)}"
+        for r in param_relations.broken({p.name: p.checks for p in params}, deployed)
+    ]
 
 
 def translate(
@@ -233,11 +239,15 @@ def translate(
     behaviours = probes.behaviour_facts(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
     queue_rows = probes.queue_behaviour(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
     inversions = probes.recalibration_inversions(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
+    checks = {p.name: p.checks for p in gen.params}
+    # Values Validate() refuses: the harness cannot build the plugin with them, so it reports no inversion for them
+    refused = param_relations.broken(checks, recalibrated)
     safe = next(
         (
             alt
             for i, alt in enumerate(alternatives)
             if answer.get("ok")
+            and not param_relations.broken(checks, recalibrated | alt)
             and not probes.recalibration_inversions(probe_specs, answer["probes"], f"recalibrated:{i}")
         ),
         None,
@@ -283,7 +293,14 @@ def translate(
     hazards = recalibrated_findings(analysis, options.get("deployed", {}))
     chosen = bool(options.get("deployed")) and recalibrated == options.get("deployed")
     hazards += inversion_findings(
-        inversions, recalibrated, analysis, gen, chosen=chosen, safe=safe, pairs=probes.recalibration_pairs(probe_specs)
+        inversions,
+        recalibrated,
+        analysis,
+        gen,
+        chosen=chosen,
+        safe=safe,
+        pairs=probes.recalibration_pairs(probe_specs),
+        refused=[r.message(recalibrated) for r in refused],
     )
     measured = _flood_findings(answer) or fidelity_findings(fidelity, gen, lambda at: _evolved_line(src, gen, at))
     findings = _anchor(safety + hazards + gen.findings + untested_findings + measured, gen, analysis)

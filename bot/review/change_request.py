@@ -62,7 +62,7 @@ def refusal(
     """
     text = (reason or "").strip()
     if gate == 1:
-        applied, problems = _gate1(text, parameters, checks or {}, types or {}, scorers)
+        applied, problems = _gate1(text, parameters, checks or {}, types or {}, scorers, current or {})
         if not problems:
             problems = _no_effect(text, inert or {}, None if author else defaults, current or {})
     elif gate == 2:
@@ -91,7 +91,9 @@ def _gate1(
     checks: dict[str, list[dict]],
     types: dict[str, str],
     scorers: bool | None,
+    current: dict[str, float],
 ) -> tuple[list[str], list[str]]:
+    from bot.golang import param_relations
     from bot.golang.params import out_of_range, shown, type_problem
     from bot.golang.translate import feedback_options
 
@@ -129,6 +131,15 @@ def _gate1(
         f"`param {name}: {shown(value)}` is out of range: {why}"
         for name, value in deployed.items()
         for why in out_of_range(value, checks.get(name, []))
+    ]
+    # Checks across parameters (a cut and the taper before it) see the values in effect: the evolved defaults,
+    # a person's earlier `param` lines, then these.
+    in_effect = current | deployed
+    refused += [
+        f"{', '.join(f'`param {n}: {shown(deployed[n])}`' for n in names)} cannot apply with the values in effect: "
+        + r.message(in_effect)
+        for r in param_relations.broken(checks, in_effect)
+        if (names := [n for n in dict(r.names).values() if n in deployed])
     ]
     if refused:
         return applied, [*refused, "the plugin's Validate() refuses such a value when the EPP starts"]
@@ -269,19 +280,25 @@ def gate_examples(gate: int, ctx) -> dict[str, str] | None:
 
     ``param``'s example is a change the review asks for: a simulator-scale threshold at pod scale (what the
     recalibration finding tries), unless a person already deployed that value; never a parameter llm-d gives
-    no input to, nor a value its Validate() refuses."""
+    no input to, nor a value its Validate() refuses (alone, or with the values in effect beside it)."""
+    from bot.golang import param_relations
     from bot.golang.params import out_of_range
     from bot.golang.recalibration import pod_scale
 
     if gate != 1:
         return None
     defaults = _parameters_on_branch(ctx)
-    in_effect = (defaults or {}) | deployed_by_person(ctx.state)
+    person = deployed_by_person(ctx.state)
+    in_effect = (defaults or {}) | person
     checks = parameter_checks(ctx.request, ctx.dictionary)
     suggested = {
         n: v
         for n, v in pod_scale(_analysis(ctx.request, ctx.dictionary)).items()
-        if defaults is not None and n in defaults and in_effect.get(n) != v and not out_of_range(v, checks.get(n, []))
+        if defaults is not None
+        and n in defaults
+        and in_effect.get(n) != v
+        and not out_of_range(v, checks.get(n, []))
+        and not param_relations.broken(checks, person | {n: v})
     }
     return directives.promotion_examples(
         1,

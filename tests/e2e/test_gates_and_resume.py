@@ -60,7 +60,7 @@ def test_gate_by_gate_with_request_changes_and_illegal_decisions(tmp_path, capsy
 
     # Request changes with a directive: stage 2 reruns with the reason, the review runs again, we stop at gate 1.
     note = "Name the KV-pressure threshold parameter explicitly in the report"
-    reason = f"{note}\nparam loadHighThreshold: 70"
+    reason = f"{note}\nparam loadHighThreshold: 9"
     assert main(["request-changes", "1", "--reason", reason, *common]) == 0
     s = state_of(work)
     assert s.open_gate == 1 and s.status is Status.AWAITING_DECISION

@@ -54,7 +54,7 @@ def test_an_approval_written_before_a_change_request_never_approves_the_review_t
     number = _to_gate_1(sim)
     late = _as(sim, "maria").get_issue(number).create_comment("/approve")
     late_payload = sim.fake.webhook("issue_comment", "created", REPO, number, sender="maria", comment_id=late.id)
-    _comment(sim, number, "alice", "/request-changes recalibrate for 100-request pods\nparam loadHighThreshold: 70")
+    _comment(sim, number, "alice", "/request-changes recalibrate for 100-request pods\nparam loadHighThreshold: 9")
     state = state_of(sim, number)
     assert [(d.gate, d.decision.value, d.round) for d in state.decisions] == [(1, "approve", 1)]
     assert state.open_gate == 2 and state.status.value == "awaiting-decision"
@@ -190,7 +190,7 @@ def test_a_gates_change_requests_together_stay_within_what_the_state_keeps(sim):
     """Each change request is kept whole, and the rerun reads all of them: together, at one gate, they are
     bounded too, or many of them would overflow the status comment the same way one long reason did."""
     number = _to_gate_1(sim)
-    first = "param loadHighThreshold: 70\n" + _noise(2_000 - 28, seed=2)
+    first = "param loadLowThreshold: 5.5\n" + _noise(2_000 - 28, seed=2)
     _comment(sim, number, "maria", "/request-changes " + first)
     state = state_of(sim, number)
     assert state.open_gate == 1 and [d.decision.value for d in state.decisions] == ["request-changes"]
@@ -199,7 +199,7 @@ def test_a_gates_change_requests_together_stay_within_what_the_state_keeps(sim):
     second = (
         _as(sim, "maria")
         .get_issue(number)
-        .create_comment("/request-changes param loadHighThreshold: 60\n" + _noise(1_000, seed=3))
+        .create_comment("/request-changes param loadLowThreshold: 6.5\n" + _noise(1_000, seed=3))
     )
     run = sim.event("issue_comment", "created", number, sender="maria", comment_id=second.id)
     assert run.result.action == "refused /request-changes", run.result

@@ -256,39 +256,18 @@ def test_the_recalibration_the_config_asks_for_is_checked_on_the_compiled_plugin
     _, _, tr = example
     [f] = [f for f in tr.findings if f.check == "hazard.recalibration-inverts"]
     assert f.severity.value == "IMPORTANT" and f.file.startswith("deploy/config/") and f.line
-    assert "loadHighThreshold=56" in f.message and "scores a busier endpoint higher" in f.message
+    assert "loadHighThreshold=56" in f.message and "would score a busier endpoint higher" in f.message
+    # Found by a Go reviewer: Validate() now refuses the values that invert the taper, so the harness cannot build
+    # the plugin with them; the finding says Validate() refuses them and why, and still offers values that work.
+    assert "its Validate() refuses the values" in f.message and "got 0.12*(56-36) > 1-0.4" in f.message
     assert "`param loadCoeff: 0.015`" in f.fix
     src = load_evolved_source(EXAMPLE)
     an = analyze(src, dictionary)
-    # A person's own values are what is checked: raising the cut alone inverts, moving its step with it does not.
-    alone = translate(
-        src, an, dictionary, plugin_type="evolved-adaptive-scorer", feedback="param loadHighThreshold: 64"
-    )
-    assert any(
-        "(loadHighThreshold=64)" in f.message for f in alone.findings if f.check == "hazard.recalibration-inverts"
-    )
-    # Found by a maintainer: after applying the bot's own values the finding came back word for word and never
-    # named the parameters that must move with them. It says whose values were tried, and which ones stayed.
-    thresholds = translate(
-        src,
-        an,
-        dictionary,
-        plugin_type="evolved-adaptive-scorer",
-        feedback="param loadHighThreshold: 56\nparam loadLowThreshold: 36",
-    )
-    [g] = [f for f in thresholds.findings if f.check == "hazard.recalibration-inverts"]
-    assert g.message.startswith("with the values set at gate 1 (loadHighThreshold=56, loadLowThreshold=36)"), g.message
-    assert (
-        "loadFactor, loadCoeff act on the same load and kept the evolved values (loadFactor=0.4, loadCoeff=0.12)"
-        in (g.message)
-    )
-    # The harness tries the same step's values scaled as the thresholds were, and offers the ones that do not
-    # invert (an llm-d maintainer asked for a value, not only the names): they pass the check when applied.
-    assert g.fix.startswith(
-        "set `param loadHighThreshold: 56`, `param loadLowThreshold: 36`, `param loadCoeff: 0.015` at gate 1"
-    ), g.fix
-    assert "loadCoeff is the evolved 0.12 / 8" in g.fix
-    assert g.message != f.message and f.message.startswith("re-calibrated to pod scale")
+    # A person's own values are checked: raising the cut alone, or the thresholds without the taper, is refused
+    # before anything runs (gate 1 refuses the same lines); moving its step with it is not, and does not invert.
+    for alone in ("param loadHighThreshold: 64", "param loadHighThreshold: 56\nparam loadLowThreshold: 36"):
+        with pytest.raises(TranslationError, match=re.escape("the plugin's Validate() refuses the values in effect")):
+            translate(src, an, dictionary, plugin_type="evolved-adaptive-scorer", feedback=alone)
     offered = translate(
         src,
         an,
@@ -310,8 +289,9 @@ def test_the_recalibration_the_config_asks_for_is_checked_on_the_compiled_plugin
 def test_values_offered_after_one_threshold_moved_keep_a_busier_pod_lower_on_both_sides_of_the_cut(dictionary):
     """Found by an llm-d maintainer: after `param loadHighThreshold: 56` alone the bot offered loadCoeff 0.12 / 8,
     as if the span had grown 8 times; with loadLowThreshold still at 4.5 the taper ends at 0.23 below a 0.4 cut,
-    so a pod running 29 requests outscored one running 27. The offered values follow from the thresholds in use
-    (loadLowThreshold scaled too), and the check puts pods either side of every cut beside an idle one."""
+    so a pod running 29 requests outscored one running 27. Validate() now refuses that set (the taper must end at
+    or above the cut's factor), and the offered values follow from the thresholds in use (loadLowThreshold scaled
+    too); the check puts pods either side of every cut beside an idle one."""
     from bot.golang.analyze import analyze
     from bot.golang.probes import straddling_pairs
     from bot.golang.source import load_evolved_source
@@ -319,20 +299,20 @@ def test_values_offered_after_one_threshold_moved_keep_a_busier_pod_lower_on_bot
     assert (27, 29) in straddling_pairs([56.0])  # the maintainer's probe: EffectiveLoad 54 and 58
     src = load_evolved_source(EXAMPLE)
     an = analyze(src, dictionary)
-
-    def inverts(feedback):
-        tr = translate(src, an, dictionary, plugin_type="evolved-adaptive-scorer", feedback=feedback)
-        return [f for f in tr.findings if f.check == "hazard.recalibration-inverts"]
-
-    [f] = inverts("param loadHighThreshold: 56")
+    with pytest.raises(TranslationError, match=re.escape("got 0.015*(56-4.5) > 1-0.4")):
+        translate(
+            src,
+            an,
+            dictionary,
+            plugin_type="evolved-adaptive-scorer",
+            feedback="param loadHighThreshold: 56\nparam loadCoeff: 0.015",
+        )
+    _, _, tr = translate_path(EXAMPLE, dictionary, "evolved-adaptive-scorer")
+    [f] = [f for f in tr.findings if f.check == "hazard.recalibration-inverts"]
     assert f.fix.startswith(
         "set `param loadHighThreshold: 56`, `param loadLowThreshold: 36`, `param loadCoeff: 0.015` at gate 1"
     ), f.fix
-    assert "loadLowThreshold is the evolved 4.5 x 8" in f.fix and "on both sides of every cut" in f.fix
-    # What the bot offered before fails the maintainer's probe on the compiled plugin: the check now sees it.
-    [old] = inverts("param loadHighThreshold: 56\nparam loadCoeff: 0.015")
-    assert "scores a busier endpoint higher" in old.message
-    assert not inverts("param loadHighThreshold: 56\nparam loadLowThreshold: 36\nparam loadCoeff: 0.015")
+    assert "on both sides of every cut" in f.fix
 
 
 def test_parameters_sharing_an_evolved_line_keep_their_own_findings(dictionary):
@@ -499,13 +479,11 @@ def test_values_set_at_gate_1_are_named_as_the_cause_of_the_disagreements_they_m
     """Found by a new user: after `param loadThreshold: 60` agreement fell 12 points and the report blamed
     "score composition". A run with the evolved values names the re-calibration, and all-off is 100% again."""
     src, an, tr = translate_path(EXAMPLE, dictionary, "evolved-adaptive-scorer")
-    moved = translate(
-        src, an, dictionary, plugin_type="evolved-adaptive-scorer", feedback="param loadHighThreshold: 56"
-    )
+    moved = translate(src, an, dictionary, plugin_type="evolved-adaptive-scorer", feedback="param deltaThreshold: 50")
     f = moved.summary.fidelity
     top = f.causes[0]
     assert (
-        top.mapping == "deployed-values" and "loadHighThreshold = 56 where the program was validated with 7" in top.why
+        top.mapping == "deployed-values" and "deltaThreshold = 50 where the program was validated with 0.2" in top.why
     )
     assert top.agreement_without == tr.summary.fidelity.agreement  # without it: the evolved figure
     assert f.agreement_all_off == 1.0 and f.unattributed == 0

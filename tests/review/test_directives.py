@@ -108,9 +108,28 @@ def test_a_param_value_the_plugins_validate_refuses_is_answered_with_its_range(r
     why = refusal(1, reason, parameters=PARAMETERS, checks=checks)
     assert why is not None and needle in why and "Validate()" in why and "nothing was recorded" in why
     assert (
-        refusal(1, "param loadHighThreshold: 0\nparam kvUtilizationThreshold: 1", parameters=PARAMETERS, checks=checks)
+        refusal(1, "param loadLowThreshold: 5\nparam kvUtilizationThreshold: 1", parameters=PARAMETERS, checks=checks)
         is None
     )
+
+
+def test_param_values_that_together_invert_the_policy_are_refused_with_the_values_in_effect():
+    """Found by a Go reviewer: the README's own `param loadHighThreshold: 70` was accepted, and with loadCoeff and
+    loadLowThreshold as evolved the taper before the cut turns negative: the plugin scores the busier endpoint
+    higher. The checks across parameters Validate() has see the evolved defaults, earlier lines, then these."""
+    checks = parameter_checks(PromotionRequest.load(REQUEST), load_dictionary())
+    why = refusal(1, "param loadHighThreshold: 70", parameters=PARAMETERS, checks=checks)
+    assert why is not None and "nothing was recorded" in why and "Validate() refuses" in why, why
+    assert "`param loadHighThreshold: 70` cannot apply with the values in effect: loadCoeff*(loadHigh" in why
+    assert "got 0.12*(70-4.5) > 1-0.4" in why
+    why = refusal(1, "param loadLowThreshold: 8", parameters=PARAMETERS, checks=checks)
+    assert why is not None and "loadLowThreshold must be <= loadHighThreshold" in why and "got 8 > 7" in why
+    together = "param loadHighThreshold: 56\nparam loadLowThreshold: 36\nparam loadCoeff: 0.015"
+    assert refusal(1, together, parameters=[*PARAMETERS, "loadCoeff"], checks=checks) is None
+    # A person's earlier lines are in effect: moving the cut alone after them is judged with them.
+    earlier = {"loadLowThreshold": 36.0, "loadCoeff": 0.015}
+    assert refusal(1, "param loadHighThreshold: 56", parameters=PARAMETERS, checks=checks, current=earlier) is None
+    assert refusal(1, "param loadHighThreshold: 56", parameters=PARAMETERS, checks=checks) is not None
 
 
 def test_gate2_refuses_ids_it_does_not_have_and_margins_on_directional_predictions(request_hypotheses):

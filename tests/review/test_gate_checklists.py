@@ -417,8 +417,12 @@ def test_gate1s_param_example_is_a_change_the_review_asks_for_and_a_no_op_is_ref
 
     ctx, _, _ = branch
     example = gate_examples(1, ctx)["param"]
-    assert example == "param loadHighThreshold: 56", example  # the recalibration finding's pod-scale value
+    # Not the recalibration finding's pod-scale value: alone, with the taper's values as evolved, Validate() refuses
+    # it (found by a Go reviewer: the example inverted the policy); the finding's fix sets the three together.
+    assert example == "param deltaCoeff: 10", example
     assert refusal_on_branch(1, example, ctx, author=False) is None
+    alone = refusal_on_branch(1, "param loadHighThreshold: 56", ctx, author=False)
+    assert alone and "cannot apply with the values in effect" in alone, alone
     inert = refusal_on_branch(1, "param cacheHitRateCoeff: 0.3", ctx, author=False)
     assert inert and "has no effect in llm-d" in inert and "nothing was recorded" in inert, inert
     same = refusal_on_branch(1, "param loadHighThreshold: 7", ctx, author=False)

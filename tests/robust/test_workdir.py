@@ -90,7 +90,7 @@ def test_a_copied_work_directory_commits_into_its_own_fork(tmp_path, capsys):
     shutil.copytree(work, copy)
     capsys.readouterr()
 
-    assert main(["request-changes", "1", "--reason", "param loadHighThreshold: 40", "--work", str(copy), *common]) == 0
+    assert main(["request-changes", "1", "--reason", "param loadHighThreshold: 9", "--work", str(copy), *common]) == 0
     assert "this work directory was at" in capsys.readouterr().err
     assert git(work / "fork", "rev-parse", BRANCH).strip() == original_head, "the original's fork is untouched"
     assert git(copy / "fork", "rev-parse", BRANCH).strip() != original_head

