@@ -273,8 +273,14 @@ def render_experiment(
     # The GPU job's limit (benchmark.yml timeout-minutes): the plan's wall time, half again, plus an hour. A
     # sequential design may run past the fixed plan's count (its horizon), so its maximum counts if larger.
     # The priority mix, when planned, is its own experiment on the same GPUs: most_gpu_minutes includes it.
+    # It also carries the cap `promote bench run` applies unless given another (gate 2's "at most"), beside the
+    # fixed plan, so stage 5's gpu-time.json can say both even when the reports come without a run manifest.
     wall = plan.most_gpu_minutes / plan.parameters.gpus_per_stack
-    limits = {"planned_gpu_minutes": plan.total_gpu_minutes, "timeout_minutes": math.ceil(wall * 1.5 + 60)}
+    limits = {
+        "planned_gpu_minutes": plan.total_gpu_minutes,
+        "budget_gpu_minutes": plan.most_gpu_minutes,
+        "timeout_minutes": math.ceil(wall * 1.5 + 60),
+    }
     files[f"{root}/run-limits.json"] = json.dumps(limits, indent=2, sort_keys=True) + "\n"
     # What `promote bench run` needs from the request (workloads, stack, ids), without the evolved source.
     files[f"{root}/request.json"] = request.model_dump_json(indent=2) + "\n"

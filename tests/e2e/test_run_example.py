@@ -127,9 +127,15 @@ def test_report_says_the_sample_reports_gpu_time_was_not_recorded(full_run):
     _, _, fork = full_run
     report = git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/report.md")
     section = report.split("## GPU time", 1)[1].split("\n## ", 1)[0]
-    assert "not recorded" in section and "0 GPU-minutes" not in section
+    assert "not recorded" in section and not re.search(r"(?<![\d.])0 GPU-minutes", section)
     spent = json.loads(git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/validation/gpu-time.json"))
     assert spent["judged"] is True and spent["spent"] is None
+    # what the plan promised is known from what stage 4 committed (consistency finding 9), said alike everywhere
+    limits = json.loads(git(fork, "show", f"{BRANCH}:benchmarks/promotion/evolved-adaptive-scorer/run-limits.json"))
+    assert (spent["planned"], spent["budget"]) == (limits["planned_gpu_minutes"], limits["budget_gpu_minutes"])
+    assert f"(the plan: {spent['planned']:g} GPU-minutes for the fixed design, at most {spent['budget']:g})" in section
+    plan = git(fork, "show", f"{BRANCH}:benchmarks/promotion/evolved-adaptive-scorer/README.md")
+    assert f"At most **{spent['budget']:g} GPU-minutes**" in plan
 
 
 def test_an_openevolve_hypothesis_that_repeats_a_claim_is_tested_once(full_run):

@@ -26,14 +26,14 @@ SAFE = {
         "d.syntax",
     },
     "_gpu_time.md.j2": {  # numbers from the run manifest
-        "gpu_time.budget | round(1)",
+        "gpu_time.budget | gpumin",
         "gpu_time.cell_runs",
-        "gpu_time.planned | round(1)",
+        "gpu_time.planned | gpumin",
         "gpu_time.rounds",
-        "gpu_time.sequential_expected | round(1)",
+        "gpu_time.sequential_expected | gpumin",
         "gpu_time.set_aside",
         "gpu_time.unmatched",
-        "gpu_time.spent | round(1)",
+        "gpu_time.spent | gpumin",
     },
     "_llm_cost.md.j2": {
         '"{:,}".format(t.cache_read_tokens)',
