@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.bench.layout import CONDITION_SEP
 from bot.bench.plan import MAX_REPETITIONS, BenchmarkPlan
 from bot.bench.units import gpu_minutes
 
@@ -74,6 +75,11 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
             f"One llm-d-benchmark experiment ({plan.harness}): setup treatments `baseline` and `evolved` "
             f"(one stand-up each), {len(plan.cells)} cells, {plan.cost.runs // 2} runs per treatment "
             f"({_reps_range(plan)} repetitions per cell). Every hypothesis reads the shared runs of its cells."
+            + (
+                " The cells of a Track B fault treatment are run as experiments of their own (the last section)."
+                if any(CONDITION_SEP in c.workload for c in plan.cells)
+                else ""
+            )
         ),
         "",
         "## Cost",

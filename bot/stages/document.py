@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from bot.bench.condition_experiment import experiment_files
 from bot.hypotheses.blis_feedback import Recommendation, recommendations
 from bot.model import Hypothesis, PolicyKind, Track, TranslationSummary, Verdict, VerdictStatus
 from bot.render import render
@@ -127,6 +128,7 @@ def run(ctx: StageContext) -> StageOutput:
             root_cause=root_cause(h, v, summary),
             request=ctx.request,
             paths=ctx.paths,
+            experiments=experiment_files(ctx.paths.benchmarks, h.workloads),  # a Track B condition has its own
             narrative=written.get(h.id),
             narrative_prompt=prompt,
         )

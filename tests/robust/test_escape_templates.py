@@ -62,6 +62,8 @@ SAFE = {
         "request.plugin_type",
     },
     "findings.md.j2": {
+        '", " if not loop.last',
+        "e",  # an experiment path the bot builds from the slug and a condition it knows (experiment_files)
         '"%.3g" % e.p_adjusted if e.p_adjusted is not none else "—"',
         '"%.4g" % e.baseline_mean',
         '"%.4g" % e.evolved_mean',
