@@ -9,9 +9,6 @@ from __future__ import annotations
 
 
 def gpu_minutes(value: float) -> str:
-    """``3040``, ``3042.5``, ``0.13``: no thousands separator, at most two decimals, no trailing zeros.
-
-    Not ``:g``, which turns a million into ``1e+06``.
-    """
-    text = f"{value:.2f}".rstrip("0").rstrip(".")
-    return "0" if text in ("", "-0") else text
+    """``3040``, ``3042.5``, ``240.667``: ``:g`` (what most places wrote), without a thousands separator, and a
+    whole number, never ``1e+06``, from a million up."""
+    return f"{value:.0f}" if abs(value) >= 1e6 else f"{value:g}"

@@ -93,10 +93,10 @@ def test_a_manifests_own_figures_win_over_the_plans(tmp_path):
 def test_gpu_minutes_are_written_without_thousands_separators():
     from bot.bench.units import gpu_minutes
 
-    assert [gpu_minutes(x) for x in (3040.0, 3120, 3042.5, 0.133, 1234567.0)] == [
+    assert [gpu_minutes(x) for x in (3040.0, 3120, 3042.5, 240.667, 1234567.0)] == [
         "3040",
         "3120",
         "3042.5",
-        "0.13",
+        "240.667",
         "1234567",
     ]
