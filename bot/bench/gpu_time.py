@@ -5,17 +5,20 @@ and the promotion report all say what the plan expected and what the benchmark a
 spent, and why it stopped if it did not finish. The figures come from the run manifest
 `promote bench run` writes next to the reports (``bot.bench.run.manifest``); reports made
 any other way (by hand, or the bundled sample data) have no manifest, and then the page
-says the spend was not recorded rather than showing zero.
+says the spend was not recorded rather than showing zero. What the plan promised is known either way:
+stage 4 commits it (``run-limits.json``: the fixed plan and the cap the runner applies), so the record
+carries those figures whenever the plan is committed, with or without a spend.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from bot.bench import custody
 from bot.bench.run import manifest as mf
+from bot.bench.units import gpu_minutes
 
 
 @dataclass(frozen=True)
@@ -40,17 +43,25 @@ class GpuTime:
     def line(self) -> str:
         """One line for the status comment and the stage summary."""
         if not self.recorded:
-            return "GPU-minutes not recorded (the reports came without a `promote bench run` manifest)"
-        text = f"GPU-minutes: {self.spent:g} spent"
+            text = "GPU-minutes not recorded (the reports came without a `promote bench run` manifest)"
+            return text + (f"; the plan: {self.plan_words()}" if self.plan_words() else "")
+        text = f"GPU-minutes: {gpu_minutes(self.spent)} spent"
         if self.planned is not None:
-            text += f" of {self.planned:g} planned"
+            text += f" of {gpu_minutes(self.planned)} planned"
         if self.sequential_expected is not None:
-            text += f" (sequential design, {self.rounds} round(s); expected {self.sequential_expected:g})"
+            text += f" (sequential design, {self.rounds} round(s); expected {gpu_minutes(self.sequential_expected)})"
         if self.budget is not None and self.budget != self.planned:
-            text += f" (cap {self.budget:g})"
+            text += f" (cap {gpu_minutes(self.budget)})"
         if self.stopped:
             text += f"; the run ended early ({self.stopped})"
         return text
+
+    def plan_words(self) -> str:
+        """What the plan promised, in words ("3040 planned, at most 3120"); "" when no plan figure is known."""
+        parts = [f"{gpu_minutes(self.planned)} planned"] if self.planned is not None else []
+        if self.budget is not None and self.budget != self.planned:
+            parts.append(f"at most {gpu_minutes(self.budget)}")
+        return ", ".join(parts)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
@@ -59,6 +70,26 @@ class GpuTime:
     def from_json(cls, text: str) -> GpuTime:
         data = json.loads(text)
         return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+
+
+def with_plan(spent: GpuTime, limits_text: str | None) -> GpuTime:
+    """``spent`` with the plan's figures from the committed ``run-limits.json`` where the manifest gave none (no
+    manifest, or none at all because nothing ran): the fixed plan (``planned_gpu_minutes``) and the cap the runner
+    applies (``budget_gpu_minutes``). A manifest's own figures win: they are what that run was given."""
+    try:
+        limits = json.loads(limits_text) if limits_text else {}
+    except ValueError:
+        limits = {}
+    if not isinstance(limits, dict):
+        limits = {}
+
+    def number(key: str) -> float | None:
+        value = limits.get(key)
+        return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+    planned = spent.planned if spent.planned is not None else number("planned_gpu_minutes")
+    budget = spent.budget if spent.budget is not None else number("budget_gpu_minutes")
+    return replace(spent, planned=planned, budget=budget)
 
 
 def from_manifest(manifest: mf.Manifest | None, results: Path | None = None) -> GpuTime:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from bot.bench.layout import CONDITION_SEP
 from bot.bench.plan import MAX_REPETITIONS, BenchmarkPlan
+from bot.bench.units import gpu_minutes
 
 
 def _reps_range(plan: BenchmarkPlan) -> str:
@@ -21,7 +23,7 @@ def _effects(plan: BenchmarkPlan, hid: str) -> str:
 
 
 def _row(label: str, minutes: float, naive: float) -> str:
-    return f"| {label} | {minutes:g} | {minutes / naive:.3f} |"
+    return f"| {label} | {gpu_minutes(minutes)} | {minutes / naive:.3f} |"
 
 
 def _mix_cost(plan: BenchmarkPlan) -> list[str]:
@@ -29,8 +31,8 @@ def _mix_cost(plan: BenchmarkPlan) -> list[str]:
     if pm is None:
         return []
     return [
-        f"| priority mix (its own experiment) | {pm.standups} | {pm.runs} | {pm.gpu_minutes:g} |",
-        f"| **in all** | {plan.cost.standups + pm.standups} | {plan.cost.runs + pm.runs} | {plan.total_gpu_minutes:g} |",
+        f"| priority mix (its own experiment) | {pm.standups} | {pm.runs} | {gpu_minutes(pm.gpu_minutes)} |",
+        f"| **in all** | {plan.cost.standups + pm.standups} | {plan.cost.runs + pm.runs} | {gpu_minutes(plan.total_gpu_minutes)} |",
     ]
 
 
@@ -73,16 +75,21 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
             f"One llm-d-benchmark experiment ({plan.harness}): setup treatments `baseline` and `evolved` "
             f"(one stand-up each), {len(plan.cells)} cells, {plan.cost.runs // 2} runs per treatment "
             f"({_reps_range(plan)} repetitions per cell). Every hypothesis reads the shared runs of its cells."
+            + (
+                " The cells of a Track B fault treatment are run as experiments of their own (the last section)."
+                if any(CONDITION_SEP in c.workload for c in plan.cells)
+                else ""
+            )
         ),
         "",
         "## Cost",
         "",
         "| plan | stand-ups | runs | GPU-minutes |",
         "|---|---:|---:|---:|",
-        f"| this plan | {plan.cost.standups} | {plan.cost.runs} | {plan.cost.gpu_minutes:g} |",
+        f"| this plan | {plan.cost.standups} | {plan.cost.runs} | {gpu_minutes(plan.cost.gpu_minutes)} |",
         (
             f"| naive (one profile per hypothesis, {p.naive_repetitions} reps, own stand-ups) | "
-            f"{plan.naive_cost.standups} | {plan.naive_cost.runs} | {plan.naive_cost.gpu_minutes:g} |"
+            f"{plan.naive_cost.standups} | {plan.naive_cost.runs} | {gpu_minutes(plan.naive_cost.gpu_minutes)} |"
         ),
         *_mix_cost(plan),
         "",
@@ -92,7 +99,7 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
         f"{p.run_overhead_minutes:g} min overhead per run on top of the load duration.",
         "",
         (
-            f"At most **{plan.most_gpu_minutes:g} GPU-minutes**: the figure gate 2 approved and the cap "
+            f"At most **{gpu_minutes(plan.most_gpu_minutes)} GPU-minutes**: the figure gate 2 approved and the cap "
             "`promote bench run` applies unless given `--budget-gpu-minutes` (the fixed plan's GPU-minutes, or the "
             "sequential design's maximum below when larger"
             + (", plus the priority mix's, which it runs too" if plan.priority_mix else "")
@@ -163,7 +170,7 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
             "",
             "| GPU-minutes | value | / naive |",
             "|---|---:|---:|",
-            f"| fixed plan | {plan.cost.gpu_minutes:g} | {plan.cost.gpu_minutes / naive:.3f} |",
+            f"| fixed plan | {gpu_minutes(plan.cost.gpu_minutes)} | {plan.cost.gpu_minutes / naive:.3f} |",
             _row("sequential, expected: planned effects, noise as assumed", seq.expected_gpu_minutes, naive),
             _row(
                 "sequential, expected: planned effects, evolved arm twice as noisy, outlier runs",
@@ -171,7 +178,7 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
                 naive,
             ),
             _row("sequential, expected: no effect at all", seq.expected_gpu_minutes_null, naive),
-            f"| sequential, at most | {seq.max_gpu_minutes:g} | {seq.max_gpu_minutes / naive:.3f} |",
+            f"| sequential, at most | {gpu_minutes(seq.max_gpu_minutes)} | {seq.max_gpu_minutes / naive:.3f} |",
             "",
             "| cell | looks (runs per arm) | expected runs per arm |",
             "|---|---|---:|",

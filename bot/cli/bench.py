@@ -240,6 +240,7 @@ def _toplevel(path: Path) -> Path:
 
 def cmd_run(args) -> int:
     from bot.bench.run.runner import BenchRunner
+    from bot.bench.units import gpu_minutes
 
     cfg = load_config(args)
     outcome = BenchRunner(cfg).run()
@@ -258,7 +259,7 @@ def cmd_run(args) -> int:
             for line in summary_lines(m.sequential):  # where each cell stopped and why
                 print(line, file=stream)
             if m.sequential.expected_gpu_minutes is not None:
-                expected = f", sequential plan expected {m.sequential.expected_gpu_minutes:g}"
+                expected = f", sequential plan expected {gpu_minutes(m.sequential.expected_gpu_minutes)}"
         from bot.bench import fault_runs
 
         for line in fault_runs.summary_lines(m):  # faults that never happened: no evidence about them
@@ -266,8 +267,8 @@ def cmd_run(args) -> int:
         mix = ", priority mix included" if cfg.plan.priority_mix else ""
         kept = f", {sum(r.ok for r in m.priority_mix)} priority-mix runs kept" if cfg.plan.priority_mix else ""
         print(
-            f"GPU-minutes: {m.spent_gpu_minutes:g} spent of {cfg.budget_gpu_minutes:g} budgeted "
-            f"(fixed plan {m.planned_gpu_minutes:g}{mix}{expected}); {len(m.cells)} cells finished{kept}, "
+            f"GPU-minutes: {gpu_minutes(m.spent_gpu_minutes)} spent of {gpu_minutes(cfg.budget_gpu_minutes)} budgeted "
+            f"(fixed plan {gpu_minutes(m.planned_gpu_minutes)}{mix}{expected}); {len(m.cells)} cells finished{kept}, "
             f"{len(m.rejected)} set aside",
             file=stream,
         )

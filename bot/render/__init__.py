@@ -14,6 +14,7 @@ from functools import lru_cache
 import jinja2
 
 from bot import directives
+from bot.bench.units import gpu_minutes
 from bot.escape import md, sh
 
 
@@ -30,6 +31,7 @@ def environment() -> jinja2.Environment:
     env.filters["pct"] = lambda x, digits=1: "n/a" if x is None else f"{x * 100:+.{digits}f}%"
     # Text the bot did not write goes through the filter of its format (bot.escape): `md` for markdown
     # (paragraphs, list items, table cells), `sh` for a word of a command people copy.
+    env.filters["gpumin"] = gpu_minutes  # GPU-minutes, written alike on every page (bot.bench.units)
     env.filters["md"] = md
     env.filters["sh"] = sh
     env.globals["directives_for"] = directives.for_gate  # each gate's change-request forms (one registry)

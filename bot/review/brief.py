@@ -117,6 +117,7 @@ def _plan_cost(ctx, hypotheses) -> str:
     runner's default cap (``BenchmarkPlan.most_gpu_minutes``), which the design's horizons can put above the fixed
     plan's figure."""
     from bot.bench.plan import PlanError, make_plan
+    from bot.bench.units import gpu_minutes
 
     try:
         plan = make_plan(ctx.request, hypotheses)  # as stage 4 makes it: one plan, one mix
@@ -125,12 +126,12 @@ def _plan_cost(ctx, hypotheses) -> str:
     not_run = f", {len(plan.not_benchmarked)} not benchmarked" if plan.not_benchmarked else ""
     return (
         f"approving plans {len(plan.hypotheses)} benchmarked on {len(plan.cells)} cells{not_run}: "
-        f"{plan.cost.runs} runs, {plan.most_gpu_minutes:,.0f} GPU-minutes at most (the cap `promote bench run` "
-        f"applies unless given another; the fixed plan {plan.cost.gpu_minutes:,.0f}, {plan.ratio:.0%} of the naive "
+        f"{plan.cost.runs} runs, {gpu_minutes(plan.most_gpu_minutes)} GPU-minutes at most (the cap `promote bench run` "
+        f"applies unless given another; the fixed plan {gpu_minutes(plan.cost.gpu_minutes)}, {plan.ratio:.0%} of the naive "
         "plan, one profile per hypothesis; stage 4's sequential design expects less)"
         + (
             f"; the at-most includes a priority mix ({plan.priority_mix.runs} runs, "
-            f"{plan.priority_mix.gpu_minutes:,.0f} GPU-minutes) for per-class admission"
+            f"{gpu_minutes(plan.priority_mix.gpu_minutes)} GPU-minutes) for per-class admission"
             if plan.priority_mix
             else ""
         )

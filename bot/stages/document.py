@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from bot.bench.condition_experiment import experiment_files
 from bot.hypotheses.blis_feedback import Recommendation, recommendations
 from bot.model import Effect, Hypothesis, PolicyKind, Track, TranslationSummary, Verdict, VerdictStatus
 from bot.render import render
@@ -195,6 +196,7 @@ def run(ctx: StageContext) -> StageOutput:
             action=action(h, v, recs),
             request=ctx.request,
             paths=ctx.paths,
+            experiments=experiment_files(ctx.paths.benchmarks, h.workloads),  # a Track B condition has its own
             narrative=written.get(h.id),
             narrative_prompt=prompt,
         )

@@ -39,6 +39,7 @@ schedulingProfiles:
 def run(ctx: StageContext) -> StageOutput:
     from bot.bench.experiment import render_experiment
     from bot.bench.plan import make_plan
+    from bot.bench.units import gpu_minutes
 
     t = translation(ctx, ctx.stage_feedback(Stage.TRANSLATE))
     files: dict[str, str | bytes] = {p: c for p, c in t.files.items() if is_test_file(p)}
@@ -50,8 +51,8 @@ def run(ctx: StageContext) -> StageOutput:
     ratio = plan.cost.gpu_minutes / plan.naive_cost.gpu_minutes if plan.naive_cost.gpu_minutes else 1.0
     summary = (
         f"unit tests for {summary_t.plugin_type} and a benchmark plan: up to {plan.repetitions} repetitions per cell, "
-        f"{plan.cost.runs} runs, {plan.cost.gpu_minutes:.0f} GPU-minutes as a fixed plan ({ratio:.0%} of the naive "
-        f"plan), {plan.most_gpu_minutes:,.0f} at most (the figure gate 2 approves and the runner caps at)"
+        f"{plan.cost.runs} runs, {gpu_minutes(plan.cost.gpu_minutes)} GPU-minutes as a fixed plan ({ratio:.0%} of the naive "
+        f"plan), {gpu_minutes(plan.most_gpu_minutes)} at most (the figure gate 2 approves and the runner caps at)"
     )
     if ctx.feedback:
         summary += "; rerun with feedback"

@@ -50,6 +50,11 @@ class PromotionPaths:
         return f"{self.benchmarks}/evaluation.yaml"
 
     @property
+    def run_limits(self) -> str:
+        """The fixed plan's GPU-minutes, the runner's default cap and the GPU job's time limit (stage 4)."""
+        return f"{self.benchmarks}/run-limits.json"
+
+    @property
     def validation_dir(self) -> str:
         return f"{self.docs}/validation"
 

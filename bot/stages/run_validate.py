@@ -74,11 +74,15 @@ def judge(
                     for h in hypotheses
                 ],
                 None,
-                gpu_time.GpuTime(planned=None, budget=None, spent=None, judged=False),
+                gpu_time.with_plan(
+                    gpu_time.GpuTime(planned=None, budget=None, spent=None, judged=False),
+                    ctx.read(ctx.paths.run_limits),
+                ),
                 None,
             )
         reports = load_reports(ctx, results_dir, code)
-        spent = gpu_time.read(results_dir, promotion=ctx.request.id)
+        # The plan's figures come from what stage 4 committed when no manifest gives them (sample or by-hand runs).
+        spent = gpu_time.with_plan(gpu_time.read(results_dir, promotion=ctx.request.id), ctx.read(ctx.paths.run_limits))
         mix = judge_mix(ctx, results_dir, hypotheses, code, ci_alpha(ctx))
         unplanned = unplanned_mix(ctx, results_dir) if mix is None else []
         manifest = _manifest(results_dir)

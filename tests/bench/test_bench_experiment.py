@@ -103,3 +103,20 @@ def test_the_gpu_jobs_time_limit_covers_the_sequential_designs_longest_run():
     assert plan.sequential is not None
     longest = max(plan.cost.gpu_minutes, plan.sequential.max_gpu_minutes)
     assert limits["timeout_minutes"] >= longest / plan.parameters.gpus_per_stack + 60
+
+
+def test_run_limits_carry_the_cap_the_runner_applies_beside_the_fixed_plan():
+    """Consistency finding 9: run-limits.json said only the fixed plan (3040) while the README, gate 2 and the
+    runner's default cap say 3120; stage 5 reads both figures from it for gpu-time.json."""
+    import json
+
+    from bot.bench.units import gpu_minutes
+
+    req = _request()
+    plan = make_plan(req, _example_hypotheses())
+    files = _files(req)
+    limits = json.loads(next(v for k, v in files.items() if k.endswith("run-limits.json")))
+    assert limits["planned_gpu_minutes"] == plan.total_gpu_minutes
+    assert limits["budget_gpu_minutes"] == plan.most_gpu_minutes > plan.total_gpu_minutes
+    readme = next(v for k, v in files.items() if k.endswith("/README.md"))
+    assert f"At most **{gpu_minutes(plan.most_gpu_minutes)} GPU-minutes**" in readme

@@ -437,8 +437,12 @@ def test_gate_2s_at_most_is_the_plan_readmes_and_the_runners_default_cap(tmp_pat
     work, fork = tmp_path / "w", tmp_path / "fork"
     assert main(["run", str(REQUEST), "--work", str(work), "--fork", str(fork), "--quiet", "--approve", "1,2"]) == 0
     thread = (work / "issue" / "thread.md").read_text()
-    [said] = re.findall(r"\d+ runs, ([\d,]+) GPU-minutes at most", thread)
-    most = float(said.replace(",", ""))
+    # written alike everywhere, without thousands separators (consistency finding 9: "3040" beside "3,120")
+    [said] = re.findall(r"\d+ runs, (\S+) GPU-minutes at most", thread)
+    most = float(said)
+    assert f"{most:g}" == said and re.search(
+        rf"\d+ GPU-minutes as a fixed plan \(\d+% of the naive plan\), {said} at most", thread
+    )
     stage4 = git(fork, "log", "--format=%H", "--grep", "^stage 4", BRANCH).split()[0]
     readme = git(fork, "show", f"{stage4}:benchmarks/promotion/evolved-adaptive-scorer/README.md")
     assert f"At most **{most:g} GPU-minutes**: the figure gate 2 approved" in readme

@@ -65,3 +65,38 @@ def test_a_manifest_another_promotion_wrote_is_not_this_ones_spend(tmp_path):
     mf.save(tmp_path, _manifest(cells=[_cell("2026-01-01T00:01:00Z", 10.0)]))
     assert gpu_time.read(tmp_path, promotion="7").spent == 10.0
     assert not gpu_time.read(tmp_path, promotion="8").recorded
+
+
+LIMITS = '{"budget_gpu_minutes": 3120.0, "planned_gpu_minutes": 3040.0, "timeout_minutes": 1230}\n'
+
+
+def test_reports_without_a_manifest_still_record_what_the_committed_plan_promised(tmp_path):
+    """Consistency finding 9: gpu-time.json said planned and budget null for the sample reports although the plan
+    stage 4 committed gives both (run-limits.json); the spend alone is unknown without a manifest."""
+    spent = gpu_time.with_plan(gpu_time.read(tmp_path), LIMITS)
+    assert (spent.planned, spent.budget, spent.spent) == (3040.0, 3120.0, None)
+    assert spent.line().endswith("; the plan: 3040 planned, at most 3120")
+    nothing_ran = gpu_time.with_plan(gpu_time.GpuTime(planned=None, budget=None, spent=None, judged=False), LIMITS)
+    assert (nothing_ran.planned, nothing_ran.budget) == (3040.0, 3120.0)
+    # a plan committed before run-limits.json carried the cap: the fixed plan only; unreadable: nothing
+    assert gpu_time.with_plan(spent, None) == spent
+    assert gpu_time.with_plan(gpu_time.read(tmp_path), '{"planned_gpu_minutes": 3040.0}').budget is None
+    assert gpu_time.with_plan(gpu_time.read(tmp_path), "{not json").planned is None
+
+
+def test_a_manifests_own_figures_win_over_the_plans(tmp_path):
+    mf.save(tmp_path, _manifest(budget_gpu_minutes=5000.0, cells=[_cell("2026-01-01T00:01:00Z", 10.0)]))
+    spent = gpu_time.with_plan(gpu_time.read(tmp_path, promotion="7"), LIMITS)
+    assert (spent.planned, spent.budget, spent.spent) == (120.0, 5000.0, 10.0)
+
+
+def test_gpu_minutes_are_written_without_thousands_separators():
+    from bot.bench.units import gpu_minutes
+
+    assert [gpu_minutes(x) for x in (3040.0, 3120, 3042.5, 240.667, 1234567.0)] == [
+        "3040",
+        "3120",
+        "3042.5",
+        "240.667",
+        "1234567",
+    ]

@@ -96,6 +96,27 @@ def test_generated_config_and_experiment_parse(full_run):
     assert {t["name"] for t in exp["setup"]["treatments"]} >= {"baseline", "evolved"}
 
 
+def test_the_fault_treatments_are_experiments_that_record_their_condition(full_run):
+    """Consistency finding 2: the committed experiment carried `load-spikes+metric-staleness-...` run treatments
+    under the plain arms, with no refresh-interval flag: run by hand, it measured the plain load."""
+    _, _, fork = full_run
+    root = "benchmarks/promotion/evolved-adaptive-scorer"
+    main = yaml.safe_load(git(fork, "show", f"{BRANCH}:{root}/experiment.yaml"))
+    assert not any("+" in r["name"] for r in main["treatments"])
+    stale = yaml.safe_load(git(fork, "show", f"{BRANCH}:{root}/metric-staleness/experiment.yaml"))
+    assert [t["name"] for t in stale["setup"]["treatments"]] == [
+        "baseline+metric-staleness",
+        "evolved+metric-staleness",
+    ]
+    assert all(t["router.epp.flags.refresh-metrics-interval"] == "1s" for t in stale["setup"]["treatments"])
+    pod = git(fork, "show", f"{BRANCH}:{root}/pod-failure/experiment.yaml")
+    assert "--run-keywords condition:pod-failure" in pod and "An experiment file cannot say this" in pod
+    findings = git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/findings/B3.md")
+    assert f"`{root}/metric-staleness/experiment.yaml` with llm-d-benchmark (as its header says" in findings
+    plain = git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/findings/A1.md")
+    assert f"Run `{root}/experiment.yaml` with llm-d-benchmark, or the whole plan" in plain
+
+
 def test_running_again_is_a_no_op(full_run, capsys):
     _code, work, fork = full_run
     before = git(fork, "rev-parse", BRANCH)
@@ -127,9 +148,15 @@ def test_report_says_the_sample_reports_gpu_time_was_not_recorded(full_run):
     _, _, fork = full_run
     report = git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/report.md")
     section = report.split("## GPU time", 1)[1].split("\n## ", 1)[0]
-    assert "not recorded" in section and "0 GPU-minutes" not in section
+    assert "not recorded" in section and not re.search(r"(?<![\d.])0 GPU-minutes", section)
     spent = json.loads(git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/validation/gpu-time.json"))
     assert spent["judged"] is True and spent["spent"] is None
+    # what the plan promised is known from what stage 4 committed (consistency finding 9), said alike everywhere
+    limits = json.loads(git(fork, "show", f"{BRANCH}:benchmarks/promotion/evolved-adaptive-scorer/run-limits.json"))
+    assert (spent["planned"], spent["budget"]) == (limits["planned_gpu_minutes"], limits["budget_gpu_minutes"])
+    assert f"(the plan: {spent['planned']:g} GPU-minutes for the fixed design, at most {spent['budget']:g})" in section
+    plan = git(fork, "show", f"{BRANCH}:benchmarks/promotion/evolved-adaptive-scorer/README.md")
+    assert f"At most **{spent['budget']:g} GPU-minutes**" in plan
 
 
 def test_an_openevolve_hypothesis_that_repeats_a_claim_is_tested_once(full_run):

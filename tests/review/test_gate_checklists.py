@@ -291,7 +291,8 @@ def test_each_gate_says_what_it_decides_on_and_what_to_read_first(branch):
     }
     headline, read = brief(2, ctx)
     assert re.search(r"^the hypotheses: \d+ \(Track A \d+, B \d+, C \d+\); approving plans \d+ benchmarked", headline)
-    assert re.search(r"\d+ runs, [\d,]+ GPU-minutes at most", headline)
+    # GPU-minutes are written as the plan README writes them: no thousands separator (consistency finding 9)
+    assert re.search(r"\d+ runs, \d+(\.\d+)? GPU-minutes at most \(.*the fixed plan \d+(\.\d+)?, ", headline)
     assert read == {"the hypotheses index": ctx.paths.hypotheses_dir + "/README.md"}  # not a self-reference
     headline, read = brief(3, ctx)
     assert re.search(r"Track A \d+ of \d+ claims transferred.*Track C \d+ regressions? of \d+ guarded", headline)

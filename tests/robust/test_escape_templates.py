@@ -26,15 +26,15 @@ SAFE = {
         "d.syntax",
     },
     "_gpu_time.md.j2": {  # numbers from the run manifest
-        "gpu_time.budget | round(1)",
+        "gpu_time.budget | gpumin",
         "gpu_time.cell_runs",
         "gpu_time.mix_runs",
-        "gpu_time.planned | round(1)",
+        "gpu_time.planned | gpumin",
         "gpu_time.rounds",
-        "gpu_time.sequential_expected | round(1)",
+        "gpu_time.sequential_expected | gpumin",
         "gpu_time.set_aside",
         "gpu_time.unmatched",
-        "gpu_time.spent | round(1)",
+        "gpu_time.spent | gpumin",
     },
     "_llm_cost.md.j2": {
         '"{:,}".format(t.cache_read_tokens)',
@@ -66,6 +66,8 @@ SAFE = {
         "p_adjusted(e.p_adjusted, e.held_by)",  # bot.stats.explain.p_adjusted_text: a number and the bot's words
         "mean(e.baseline_mean)",  # bot.stats.explain.mean_text: a number
         "mean(e.evolved_mean)",
+        '", " if not loop.last',
+        "e",  # an experiment path the bot builds from the slug and a condition it knows (experiment_files)
         '"Confirmation" if v.status.value == "confirmed" else ("Surprise" if v.status.value == "refuted" else "Open question")',
         "action",  # bot.stages.document.action: the bot's own words
         "(h.prediction.margin * 100) | round(1)",
