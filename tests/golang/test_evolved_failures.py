@@ -97,7 +97,7 @@ func TestAPanicsTextIsCutBeforeItIsLogged(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		eps = append(eps, testEndpoint(fmt.Sprintf("e%d", i), &fwkdl.Metrics{WaitingQueueSize: i}))
 	}
-	state, _ := newRouterState(req, eps)
+	state, _ := newRouterState(req, eps, newDataKeys(DefaultParameters()))
 	_, err := s.route(newBlisRequest(req, eps), state)
 	if err == nil || len(err.Error()) > 600 {
 		t.Fatalf("want a recovered panic of at most 600 bytes, got %d bytes", len(fmt.Sprint(err)))
@@ -133,7 +133,7 @@ func TestTheLoggedPanicNamesItsEvolvedLine(t *testing.T) {
 	s := NewTR01LlmdPanic(DefaultParameters())
 	req := &scheduling.InferenceRequest{RequestID: "r"}
 	eps := []scheduling.Endpoint{testEndpoint("e0", &fwkdl.Metrics{})}
-	state, _ := newRouterState(req, eps)
+	state, _ := newRouterState(req, eps, newDataKeys(DefaultParameters()))
 	_, err := s.route(newBlisRequest(req, eps), state)
 	if err == nil || !strings.Contains(err.Error(), "panicked at evolved.go:LINE: runtime error: integer divide by zero") {
 		t.Fatalf("want the line of evolved.go in the error, got %v", err)
