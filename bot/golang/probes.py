@@ -101,10 +101,12 @@ def _admission_behaviour(defaults: dict) -> list[dict]:
         _state([_endpoint(PROBE, pools[load]), _endpoint("pod-b", pools[load])], _request(priority=priority))
         for load, priority in _ADMISSION_BEHAVIOUR
     ]
-    return [_observe("behaviour", defaults, cands, [f"{load}:{priority}" for load, priority in _ADMISSION_BEHAVIOUR])]
+    return [
+        observe_probe("behaviour", defaults, cands, [f"{load}:{priority}" for load, priority in _ADMISSION_BEHAVIOUR])
+    ]
 
 
-def _observe(name: str, defaults: dict, candidates: list[dict], labels: list[str]) -> dict:
+def observe_probe(name: str, defaults: dict, candidates: list[dict], labels: list[str]) -> dict:
     """A probe that only records what the plugin decides on each candidate (with ``defaults`` as parameters)."""
     return {
         "name": name,
@@ -171,9 +173,9 @@ def recalibration_specs(
         for a, b in straddle
     ]
     labels = [f"{a}:{b}" for a, b in pairs + straddle]
-    out = [_observe("recalibrated", defaults | recalibrated, cands, labels)]
+    out = [observe_probe("recalibrated", defaults | recalibrated, cands, labels)]
     out += [
-        _observe(f"recalibrated:{i}", defaults | recalibrated | alt, cands, labels)
+        observe_probe(f"recalibrated:{i}", defaults | recalibrated | alt, cands, labels)
         for i, alt in enumerate(alternatives)
     ]
     return out
@@ -230,7 +232,7 @@ def _queue_behaviour(reads: set[str], defaults: dict) -> list[dict]:
         + ",".join(map(str, w))
         for k, (w, p, t) in enumerate(cases)
     ]
-    return [_observe("queue-behaviour", defaults, [_queue_state(w, p, t) for w, p, t in cases], labels)]
+    return [observe_probe("queue-behaviour", defaults, [_queue_state(w, p, t) for w, p, t in cases], labels)]
 
 
 def queue_behaviour(probe_specs: list[dict], results: list[dict]) -> list[dict]:
@@ -283,7 +285,7 @@ def behaviour_specs(kind: str, reads: set[str], defaults: dict) -> list[dict]:
         pairs.append(("prefix", None, None))
     if not cands:
         return []
-    return [_observe("behaviour", defaults, cands, [p[0] for p in pairs])]
+    return [observe_probe("behaviour", defaults, cands, [p[0] for p in pairs])]
 
 
 def select(an: Analysis, probe_specs: list[dict], results: list[dict], kind: str) -> list[Case]:

