@@ -65,6 +65,15 @@ class ExecRequest:
         return cls(kind=kind, files=files, args=args)
 
 
+class ExecutionFailed(RequestError):
+    """The sandboxed job ran the request and it raised: the stage that asked fails with the reason, so the
+    promotion says what went wrong instead of asking the sandboxed job again and again."""
+
+
+#: The key of the answer ``run_all`` records for a request that raised (nothing a kind's function returns).
+FAILED = "execution_failed"
+
+
 class ExecutionNeeded(Exception):
     """The recorded executor has no answer for these requests; a sandboxed job must run them first."""
 
@@ -101,12 +110,30 @@ class RecordedExecutor:
     def run(self, request: ExecRequest) -> dict[str, Any]:
         key = request.key()
         if key in self.results:
-            return self.results[key]
+            answer = self.results[key]
+            if FAILED in answer:
+                raise ExecutionFailed(
+                    f"the sandboxed job could not run the {request.kind} request: {answer[FAILED]}. This is a bug "
+                    "in the bot, not in the evolved program: report it with this message; `/retry` runs it again"
+                )
+            return answer
         self.needed[key] = request
         raise ExecutionNeeded([request])
 
 
 def run_all(requests: list[ExecRequest], executor: Executor | None = None) -> dict[str, dict[str, Any]]:
-    """key -> result for each request: what the sandboxed job hands back as data."""
+    """key -> result for each request: what the sandboxed job hands back as data.
+
+    A request that raises is answered with the reason (``FAILED``) and the others still run: the job must
+    hand back its results, or the write job never runs and the promotion waits with no reply. The write job's
+    ``RecordedExecutor`` then fails the stage with that reason."""
     executor = executor or DirectExecutor()
-    return {r.key(): executor.run(r) for r in requests}
+    return {r.key(): _run_one(executor, r) for r in requests}
+
+
+def _run_one(executor: Executor, request: ExecRequest) -> dict[str, Any]:
+    try:
+        return executor.run(request)
+    except Exception as exc:  # any bug in a kind's function: recorded, never a dead job
+        first = (str(exc).splitlines() or [""])[0][:300]
+        return {FAILED: f"{type(exc).__name__}: {first}" if first else type(exc).__name__}

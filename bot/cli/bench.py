@@ -1,4 +1,4 @@
-"""`promote bench run | teardown`: the stage 4 plan on a GPU cluster through llm-d-benchmark (``bot.bench.run``).
+"""`promote bench run | teardown | files`: the stage 4 plan on a GPU cluster through llm-d-benchmark (``bot.bench.run``).
 
 Reads what gate 2 approved from a checkout of the promotion branch at the approved
 commit (``benchmarks/promotion/<slug>/``: request.json, experiment.yaml with both arms'
@@ -103,6 +103,13 @@ def register(sub: argparse._SubParsersAction) -> None:
             help="budget estimate per run beyond its load (default: the plan's)",
         )
         q.set_defaults(func=cmd_run if name == "run" else cmd_teardown)
+    helptext = (
+        "print, one per line, the results-relative files the run's manifest.json records (the manifest, reports, "
+        "priority-mix results and metadata, set-aside files): what benchmark.yml's publish job commits"
+    )
+    q = bsub.add_parser("files", help=helptext, description=helptext)
+    q.add_argument("results", type=Path, help="the results directory `bench run --results` wrote")
+    q.set_defaults(func=cmd_files)
 
 
 def load_config(args):
@@ -282,3 +289,48 @@ def cmd_teardown(args) -> int:
     groups = teardown_all(cfg)
     print(f"promote bench teardown: tore down {', '.join(groups)}")
     return 0
+
+
+def cmd_files(args) -> int:
+    """The manifest's files that are in place under ``results``; a recorded file that is missing is named on
+    stderr (stage 5 then reports the cell as missing), a path that would leave ``results`` or pass through a
+    link stops the publish: the manifest came from the job that ran the evolved code."""
+    from bot.bench.run import manifest as mf
+
+    results = args.results
+    try:
+        manifest = mf.load(results)
+    except ValueError as exc:
+        raise BenchCliError(
+            f"{results / mf.MANIFEST}: unreadable ({str(exc).splitlines()[0]}); nothing to publish"
+        ) from None
+    if manifest is None:
+        raise BenchCliError(f"{results}: no {mf.MANIFEST}; pass the --results directory of a `promote bench run`")
+    listed = manifest.published_files()
+    for rel in listed:  # all checked before any is printed: the publish copies all of them or none
+        if _unsafe(rel):
+            raise BenchCliError(
+                f"{mf.MANIFEST} lists {rel!r}, which is not a plain path inside the results directory; "
+                "nothing was published: run the benchmark again"
+            )
+        parts = rel.split("/")
+        if any(results.joinpath(*parts[: n + 1]).is_symlink() for n in range(len(parts))):
+            raise BenchCliError(f"{rel} is (or lies under) a symbolic link: copy the file the run wrote in its place")
+    for rel in listed:
+        if (results / rel).is_file():
+            print(rel)
+        else:
+            print(f"promote bench files: {rel} is recorded but not in {results}; left out", file=sys.stderr)
+    return 0
+
+
+def _unsafe(rel: str) -> bool:
+    """Whether ``rel`` is anything but a relative path of plain names (no ``..``, no leading ``/``, no newline)."""
+    parts = rel.split("/")
+    return (
+        not rel
+        or rel.startswith("/")
+        or "\\" in rel
+        or any(c in rel for c in "\n\r\0")
+        or any(p in ("", ".", "..") for p in parts)
+    )

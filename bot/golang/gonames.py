@@ -7,7 +7,9 @@ initialisms in exported names) are one place every generator module and the test
 from __future__ import annotations
 
 import functools
+import math
 import re
+import sys
 import textwrap
 from pathlib import Path
 
@@ -83,6 +85,11 @@ def go_quote(s: str) -> str:
 
 
 def go_float(v: float) -> str:
+    """``v`` as a Go float literal. An infinite value (a Python ``1e400`` or ``math.inf`` "never" sentinel) is
+    printed as the largest finite float64, which compares the same with every finite value: Go has no
+    literal for infinity, and ``inf`` would not compile."""
+    if math.isinf(v):
+        return ("-" if v < 0 else "") + repr(sys.float_info.max)
     if float(v).is_integer() and abs(v) < 1e15:
         return f"{int(v)}"
     return repr(float(v))

@@ -16,6 +16,7 @@ the recalibration check reports one its pod-scale values break instead of runnin
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from bot.golang.analysis_types import Analysis, Node, Threshold
@@ -107,7 +108,10 @@ class Relation:
         d = dict(self.defaults)
         low, high = d[self.name("low")], d[self.name("high")]
         if self.kind == "order":
-            return float(int(high) + 1) if self.integer else float(go_float(high + 1))
+            # past ``high`` also where + 1 is lost in the float (a 1e19 "never" sentinel)
+            return (
+                float(int(high) + 1) if self.integer else float(go_float(max(high + 1, math.nextafter(high, math.inf))))
+            )
         room = 1 - (d[self.name("factor")] if self.name("factor") else 0.0)
         return float(f"{2 * room / (high - low):.3g}")
 

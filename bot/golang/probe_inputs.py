@@ -24,6 +24,13 @@ MAX_ADMISSION_CANDIDATES = 240
 #: µs between a stateful admitter's warm-up requests (and the request decided): within any learning window.
 SPACING = 200_000
 
+#: The largest count (requests, blocks, prompt tokens) a candidate holds: the largest integer a float64 holds
+#: exactly, since evolved code compares counts as floats. A threshold past it (``load > 1e19``, a "never"
+#: sentinel) cannot be crossed by any count the plugin is given: clamped here, its probe finds no side past it
+#: and says so, instead of an integer past int64 that neither JSON nor Go's int can carry. Sums of a few such
+#: counts (a pool's, a ramp's) stay within int64.
+MAX_COUNT = 2**53
+
 #: BLIS signal -> the llm-d inputs a candidate varies for it.
 _KNOBS = {
     "QueueDepth": ("queue",),
@@ -52,12 +59,19 @@ _SCHEDULING_KNOBS = _KNOBS | {"Clock": ("queue",), "ArrivalTime": ("queue",), "S
 _SCHEDULING_QUEUES = [0, 1, 2, 4, 8, 16, 32, 64, 128, 256]
 
 
+def count(v: float) -> int:
+    """``v`` as a count a candidate can carry: an integer within +-MAX_COUNT (NaN: 0)."""
+    if isinstance(v, float) and math.isnan(v):
+        return 0
+    return int(max(-MAX_COUNT, min(MAX_COUNT, v)))
+
+
 def make_metrics(queue: int = 0, running: int = 0, kv: float = 0.0, blocks: int = 8000) -> dict:
     return {
-        "WaitingQueueSize": queue,
-        "RunningRequestsSize": running,
+        "WaitingQueueSize": count(queue),
+        "RunningRequestsSize": count(running),
         "KVCacheUsagePercent": kv,
-        "CacheNumBlocks": blocks,
+        "CacheNumBlocks": count(blocks),
         "CacheBlockSize": 16,
     }
 
@@ -90,7 +104,7 @@ def make_request(
         "Headers": {"x-session-token": session} if session else {},
         "Priority": priority,
         "FairnessID": tenant,
-        "RequestSizeBytes": tokens * 4,
+        "RequestSizeBytes": count(tokens) * 4,
     }
 
 
@@ -99,6 +113,8 @@ def make_endpoint(name: str, metrics: dict | None, match: int = 0, total: int = 
 
 
 def _values(v: float, knob: str, spacings: tuple[int, ...] = (SPACING,)) -> list:
+    if knob in ("queue", "running", "blocks", "tokens"):
+        v = count(v)  # a threshold past any count (or infinite) is probed at the largest count
     if knob in ("queue", "running"):
         top = max(4, int(abs(v)) * 2 + 2)
         return sorted({0, 1, 2, max(0, int(v) - 1), int(v), int(v) + 1, int(v) + 2, top, top * 4})

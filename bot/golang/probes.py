@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from bot.golang.analysis_types import Analysis
 from bot.golang.carry import watch_id
-from bot.golang.probe_inputs import CLOCK, PROBE, SPACING, anchors, candidates, ramp, ramped, warmup_spacings
+from bot.golang.probe_inputs import CLOCK, PROBE, SPACING, anchors, candidates, count, ramp, ramped, warmup_spacings
 from bot.golang.probe_inputs import make_endpoint as _endpoint
 from bot.golang.probe_inputs import make_metrics as _metrics
 from bot.golang.probe_inputs import make_request as _request
@@ -137,7 +137,8 @@ def straddling_pairs(cuts) -> list[tuple[int, int]]:
     "a busier endpoint scored lower at every pair tried" says nothing about the step the cut makes."""
     pairs = set()
     for v in cuts:
-        for mid in {int(v // 2), int(v)}:
+        cut = count(v)  # a cut past any count is tried at the largest one (``probe_inputs.MAX_COUNT``)
+        for mid in {cut // 2, cut}:
             pairs |= {(r, r + d) for r in (mid - 1, mid) for d in (1, 2) if r >= 1}
     return sorted(pairs)
 

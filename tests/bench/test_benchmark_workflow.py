@@ -96,3 +96,67 @@ def test_benchmark_yml_refuses_a_moved_branch(github):
     assert r.outcomes["check"] == "failure"
     assert "not the commit approved at gate 2" in r.last.stdout
     assert fakes.calls(root) == []  # nothing reached the cluster
+
+
+def _manifest(results: Path, report: str, mix: str | None = None) -> None:
+    from bot.bench.run import manifest as mf
+
+    cell = mf.CellRecord(
+        treatment="evolved",
+        workload="w",
+        rate=6.0,
+        repetition=1,
+        run_treatment="w-rate-6-rep-1",
+        setup_treatment="s",
+        commit="c",
+        start="t0",
+        end="t1",
+        gpu_minutes=1.0,
+        exit_status=0,
+        report=report,
+        sha256="0" * 64,
+    )
+    runs = (
+        [
+            mf.MixRunRecord(
+                arm="evolved",
+                run_treatment="m",
+                repetition=1,
+                setup_treatment="s",
+                start="t0",
+                end="t1",
+                gpu_minutes=1.0,
+                ok=True,
+                results=mix,
+                sha256="0" * 64,
+            )
+        ]
+        if mix
+        else []
+    )
+    m = mf.Manifest(promotion="7", slug="s", commit="c", planned_gpu_minutes=1.0, cells=[cell], priority_mix=runs)
+    mf.save(results, m)
+
+
+def test_bench_files_lists_what_the_manifest_records_and_refuses_a_path_out_of_the_results(tmp_path, capsys):
+    """`promote bench files` is what benchmark.yml's publish job copies: the manifest's own list, every file of it
+    checked before one is printed, since the manifest comes from the job that ran the evolved code."""
+    from bot.cli import main
+
+    results = tmp_path / "results"
+    (results / "evolved/mix").mkdir(parents=True)
+    (results / "evolved/r.yaml").write_text("x")
+    (results / "evolved/mix/results.json").write_text("{}")
+    (results / "stray.log").write_text("not recorded")
+    _manifest(results, "evolved/r.yaml", mix="evolved/mix/results.json")
+    assert main(["bench", "files", str(results)]) == 0
+    assert capsys.readouterr().out.split() == ["manifest.json", "evolved/mix/results.json", "evolved/r.yaml"]
+    (tmp_path / "secret").write_text("outside")
+    _manifest(results, "../secret")
+    assert main(["bench", "files", str(results)]) == 2
+    out = capsys.readouterr()
+    assert out.out == "" and "not a plain path inside the results directory" in out.err
+    (results / "link").symlink_to(tmp_path)
+    _manifest(results, "link/secret")
+    assert main(["bench", "files", str(results)]) == 2
+    assert "symbolic link" in capsys.readouterr().err

@@ -41,3 +41,21 @@ def test_recorded_executor_answers_known_requests_and_records_the_rest(monkeypat
     assert exc.value.requests == [unknown] and list(recorded.needed) == [unknown.key()]
     assert calls == []  # nothing ran
     assert DirectExecutor().run(unknown) == {"ok": 1} and calls == [{"n": 2}]
+
+
+def test_a_request_that_raises_in_the_sandbox_becomes_a_recorded_failure_the_stage_reports():
+    """Found by a fresh pass (W4 #4): one request raising in `run_all` killed the sandboxed job, so the write
+    job never ran and the promotion sat at "stage 2 is due" with no reply. Now the others still run, the job
+    hands back the reason, and the write job's executor fails the stage with it (a RequestError: reported)."""
+    broken = ExecRequest("go-harness", {}, {"input": [1]})  # a real kind's function, given args it cannot read
+    fine = ExecRequest("go-check", {}, {"registration_line": ""})
+    results = execution.run_all([broken], DirectExecutor())
+    reason = results[broken.key()][execution.FAILED]
+    assert reason.startswith(("AttributeError", "TypeError", "ValueError")), reason
+    json.dumps(results)  # handed back as data
+    recorded = RecordedExecutor(results)
+    with pytest.raises(execution.ExecutionFailed, match="could not run the go-harness request: .*`/retry`"):
+        recorded.run(broken)
+    assert isinstance(execution.ExecutionFailed("x"), RequestError)
+    with pytest.raises(ExecutionNeeded):
+        recorded.run(fine)

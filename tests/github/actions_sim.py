@@ -243,9 +243,12 @@ urllib.request.urlopen(req).read()
 """
 
 
-def benchmark_workflow_gpu(fake: FakeGitHub, root: Path, *, effect: float = -0.2) -> Callable[[dict[str, str]], None]:
+def benchmark_workflow_gpu(
+    fake: FakeGitHub, root: Path, *, effect: float = -0.2, mix: dict | None = None
+) -> Callable[[dict[str, str]], None]:
     """The GPU runners, played by running benchmark.yml's own jobs (plan, benchmark, publish) with bash: the
-    fake cluster behind `llmdbenchmark`/`kubectl`, the fork on the fake GitHub, and `gh` against its API."""
+    fake cluster behind `llmdbenchmark`/`kubectl`, the fork on the fake GitHub, and `gh` against its API.
+    ``mix``: what the fake's priority-mix harness admits per arm and class (tests/bench/fakes)."""
     import sys
 
     from tests.bench import fakes
@@ -253,7 +256,8 @@ def benchmark_workflow_gpu(fake: FakeGitHub, root: Path, *, effect: float = -0.2
 
     def gpu(inputs: dict[str, str]) -> None:
         base = root / f"gpu-{len(list(root.glob('gpu-*')))}"
-        env = fakes.install(base, effect={"evolved": effect}, seconds_per_run_second=0.0)  # the load takes no wall time
+        extra = {"mix": mix} if mix else {}
+        env = fakes.install(base, effect={"evolved": effect}, seconds_per_run_second=0.0, **extra)  # no wall time
         (base / "bin" / "gh").write_text(GH_CLI.format(python=sys.executable))
         (base / "bin" / "gh").chmod(0o755)
         runner_temp = base / "runner-temp"

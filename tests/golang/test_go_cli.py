@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from bot.cli import main
 
 from .conftest import CORPUS, EXAMPLE, FIXTURES
@@ -94,3 +96,36 @@ def test_the_report_says_head_is_the_era_assumed_when_nothing_marks_an_older_one
     assert "BLIS era of the copy: head (assumed: nothing in the file marks an older era)" in report
     assert main(["translate", str(CORPUS / "n01_removed_pending_priority.go"), "--out", str(tmp_path / "n")]) in (0, 1)
     assert "BLIS era of the copy: 2026-02." in (tmp_path / "n" / "translation-report.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("source", "before", "after"),
+    [
+        (EXAMPLE, "if load > 7 {", "if load > 1e19 {"),
+        (CORPUS / "a01_pattern_c_adaptive_admission.go", "queuePerInstance > 8", "queuePerInstance > 1e19"),
+    ],
+)
+def test_a_threshold_past_any_count_translates_and_its_tests_pass(tmp_path, capsys, source, before, after):
+    """Found by a fresh pass (W4 #4): a "never" sentinel (`load > 1e19`) became probe counts past int64, the
+    harness input could not be written (`TypeError: Integer exceeds 64-bit range`), and on GitHub the sandbox
+    job died with no reply. Counts are now clamped to the largest a float64 holds exactly; and the order check's
+    refused value (`loadLowThreshold` past `loadHighThreshold` = 1e19) is past it also where + 1 is lost."""
+    text = source.read_text()
+    assert before in text
+    src = tmp_path / source.name
+    src.write_text(text.replace(before, after, 1))
+    rc = main(["translate", str(src), "--out", str(tmp_path / "out")])
+    out = capsys.readouterr()
+    assert rc in (0, 1), out.err
+    assert "Traceback" not in out.err and "build ok" in out.out and "test ok" in out.out, out.out
+
+
+def test_go_float_prints_an_infinite_value_as_a_literal_go_compiles():
+    """`go_float(inf)` printed `inf`, which no Go file compiles: the largest finite float64 compares the same
+    with every finite value."""
+    import math
+
+    from bot.golang.gonames import go_float
+
+    assert go_float(math.inf) == "1.7976931348623157e+308" and go_float(-math.inf) == "-1.7976931348623157e+308"
+    assert float(go_float(math.inf)) == math.nextafter(math.inf, 0) and go_float(1e19) == "1e+19"

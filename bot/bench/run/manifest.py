@@ -180,6 +180,13 @@ class Manifest(_M):
         mix = {p for r in self.priority_mix for p in (r.results, r.metadata) if p}
         return {c.report for c in self.cells} | mix
 
+    def published_files(self) -> list[str]:
+        """Every results-relative file the run recorded, the manifest first: what benchmark.yml's publish job
+        commits to the branch (``promote bench files``), so stage 5 there reads what the run wrote, and a file a
+        new run writes reaches the branch without a hand-kept pattern in the workflow."""
+        aside = [r.path for r in self.rejected]
+        return [MANIFEST, *sorted(self.recorded_files() | set(aside))]
+
     def finished(self, run_treatment: str, treatment: str) -> CellRecord | None:
         return next((c for c in self.cells if c.run_treatment == run_treatment and c.treatment == treatment), None)
 
