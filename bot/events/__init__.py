@@ -69,6 +69,13 @@ def handle(env: EventEnv, *, client_factory: Callable | None = None) -> Result:
         return Result("ignored")
     event = parse_payload(env.event_name, raw)
     from bot.events.session import Session
+    from bot.github.state import ForeignEdit
 
     session = Session.open(env, client_factory=client_factory)
-    return handler(session, event)
+    try:
+        return handler(session, event)
+    except ForeignEdit as exc:  # the status comment's state is a person's: act on none of it, say so once
+        from bot.events.lost_state import FOREIGN_EDIT_NOTICE, foreign_edit
+
+        session.client.upsert_comment(exc.issue, FOREIGN_EDIT_NOTICE, foreign_edit(exc))
+        return Result("refused: the status comment was not saved by the bot", notes=[str(exc)])

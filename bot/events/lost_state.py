@@ -55,6 +55,26 @@ def restarted(promotion) -> str:
     )
 
 
+#: The notice a state the bot did not save gets (one per issue: a later event updates it, never repeats it).
+FOREIGN_EDIT_NOTICE = "promotion-bot:notice:foreign-edit"
+
+
+def foreign_edit(exc) -> str:
+    """What the issue is told when its status comment was last saved by a person (``bot.github.state.ForeignEdit``):
+    who, that the bot did nothing, and how to start over."""
+    who = f"@{exc.editor}" if exc.editor else "an account since deleted"
+    where = f"[status comment]({exc.comment.url})" if exc.comment.url else "status comment"
+    return (
+        f"The promotion bot did nothing on this event, and will do nothing until this is resolved: its {where} "
+        f"was last edited by {who}, not by the bot. That comment holds the promotion's state (its gates' "
+        "decisions and who made them), and the bot acts only on a state it saved itself, so a gate cannot be "
+        "passed by editing it.\n\n"
+        "To go on, an admin deletes the status comment and comments `/retry`: the promotion starts over from "
+        "stage 1, the gates passed before are not remembered (each is reviewed and decided again), and its "
+        "branch and pull request are kept."
+    )
+
+
 def _what_retry_does(promotion) -> str:
     branch = promotion.request().branch
     return (

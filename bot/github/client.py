@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from bot.github.records import (
     Comment,
+    Editor,
     IssueInfo,
     PullInfo,
     ReviewCommentInfo,
@@ -28,6 +29,7 @@ from bot.github.records import (
     WorkflowRun,
     comment_from_json,
     comment_record,
+    editor_from_json,
     issue_record,
     pull_record,
     run_from_json,
@@ -99,6 +101,8 @@ class GitHub:
         )
         self._repos: dict[str, Any] = {}
         self._comments: dict[int, list[Comment]] = {}
+        #: (comment id, updated_at) -> who edited that version last: asked once per run, or known as written here
+        self._editors: dict[tuple[int, Any], Editor | None] = {}
 
     # ------------------------------------------------------------ plumbing
     def repo(self, full_name: str | None = None):
@@ -207,9 +211,44 @@ class GitHub:
             return c if c.body == body else None
 
         updated = self._call(f"PATCH comment {comment_id}", edit, write=True, recover=recover)
+        self._editors[(updated.id, updated.updated_at)] = Editor(updated.login, updated.updated_at)  # ours: the bot's
         cached = self._comments.get(number, [])
         self._comments[number] = [updated if c.id == comment_id else c for c in cached]
         return updated
+
+    def last_editor(self, comment: Comment) -> Editor | None:
+        """Who edited ``comment`` last (None: nobody since it was written); REST does not say, GraphQL does.
+
+        No call when REST shows the comment unedited (``updated_at`` equal to ``created_at``) or when this client
+        wrote that version itself (only the bot's own comments are edited here); one GraphQL query otherwise,
+        kept for the run."""
+        if comment.updated_at is not None and comment.created_at is not None:
+            if comment.updated_at <= comment.created_at:
+                return None
+        key = (comment.id, comment.updated_at)
+        if key not in self._editors:
+
+            def ask() -> Editor | None:
+                requester = self.gh.requester
+                _, data = requester.requestJsonAndCheck(
+                    "POST",
+                    requester.graphql_url,
+                    input={
+                        "query": "query CommentEditor($id: ID!) { node(id: $id) { ... on IssueComment { "
+                        "editor { __typename login } lastEditedAt updatedAt } } }",
+                        "variables": {"id": comment.node_id},
+                    },
+                )
+                try:
+                    return editor_from_json(data)
+                except ValueError as exc:
+                    raise GitHubError(
+                        f"GitHub did not say who edited comment {comment.id} last ({exc}); the bot acts only on a "
+                        "status comment it saved itself, so it stops here: comment `/retry` later"
+                    ) from None
+
+            self._editors[key] = self._call(f"POST graphql editor of comment {comment.id}", ask)
+        return self._editors[key]
 
     def get_comment(self, number: int, comment_id: int) -> Comment:
         def get() -> Comment:

@@ -20,6 +20,16 @@ class Comment:
     url: str = ""
     updated_at: datetime | None = None  # by GitHub's clock: for the status comment, when the state was last saved
     created_at: datetime | None = None  # by GitHub's clock: when a person wrote it (a late-answered command's age)
+    node_id: str = ""  # GraphQL's id: who edited it last is asked there (REST never says)
+
+
+@dataclass(frozen=True)
+class Editor:
+    """Who changed a comment's body last, as GraphQL's ``IssueComment.editor`` says, spelt as REST spells logins
+    (an app's ends in "[bot]"); ``updated_at`` is GraphQL's, to tell whether it is the version REST showed."""
+
+    login: str
+    updated_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -89,6 +99,7 @@ def comment_record(c) -> Comment:
         url=c.html_url or "",
         updated_at=c.updated_at,
         created_at=c.created_at,
+        node_id=c.node_id or "",
     )
 
 
@@ -102,7 +113,25 @@ def comment_from_json(data: dict) -> Comment:
         url=data.get("html_url") or "",
         updated_at=stamp(data.get("updated_at")),
         created_at=stamp(data.get("created_at")),
+        node_id=str(data.get("node_id") or ""),
     )
+
+
+def editor_from_json(data: Any) -> Editor | None:
+    """The editor a ``node(id:) { ... on IssueComment { editor { __typename login } updatedAt } }`` answer names;
+    None when the comment was never edited, a login of "" when an account since deleted edited it (GitHub keeps
+    ``lastEditedAt`` and drops the editor). GraphQL spells an app's login without REST's "[bot]" suffix."""
+    node = (data or {}).get("data", {}).get("node") if isinstance(data, dict) else None
+    if not isinstance(node, dict):
+        errors = data.get("errors") if isinstance(data, dict) else None
+        raise ValueError(str(errors[0].get("message")) if errors else "no comment in the answer")
+    editor = node.get("editor")
+    if not isinstance(editor, dict):
+        return Editor("", stamp(node.get("updatedAt"))) if node.get("lastEditedAt") else None
+    login = str(editor.get("login") or "")
+    if editor.get("__typename") == "Bot" and not login.endswith("[bot]"):
+        login = f"{login}[bot]"
+    return Editor(login, stamp(node.get("updatedAt")))
 
 
 def stamp(value: Any) -> datetime | None:

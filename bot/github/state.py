@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from bot.forge.base import STATUS_MARKER
 from bot.forge.state_file import StateError
 from bot.github.client import GitHub, marker_line
+from bot.github.records import Comment
 from bot.model import Decision, PipelineState, Status, match_text
 
 #: Budget for the status comment: GitHub's documented 65,536-character cap on a comment body.
@@ -203,6 +204,50 @@ def _checklist_texts_cut(state: PipelineState) -> PipelineState:
     return state.model_copy(update={"reviews": reviews})
 
 
+class ForeignEdit(StateError):
+    """The status comment was last saved by someone other than the bot: its state is not the bot's, so no step
+    runs and nothing is decided on it (``bot.events.handle`` says so on the issue, once)."""
+
+    def __init__(self, issue: int, comment: Comment, editor: str):
+        who = f"@{editor}" if editor else "an account since deleted"
+        super().__init__(
+            f"the status comment of #{issue} was last edited by {who}, not by the bot; the bot acts only on a "
+            "promotion state it saved itself"
+        )
+        self.issue = issue
+        self.comment = comment
+        self.editor = editor
+
+
+def trusted(client: GitHub, issue: int, comment: Comment) -> Comment:
+    """``comment`` when the bot saved it last; ForeignEdit when a person did.
+
+    Anyone with write access may edit any issue comment, the status comment too; its state holds the gates'
+    decisions, their actors and the benchmark run the bot may cancel, so a state a person saved could pass a gate
+    in another person's name. REST names only the comment's author; GraphQL's ``editor`` names who saved it last
+    (``GitHub.last_editor``: no call for a comment never edited or saved in this run, one otherwise).
+
+    Not a digest of the state (an HMAC under a repository secret): a person with write access can push a
+    workflow that reads the repository's secrets and sign a forged state with them, and would leave no trace.
+    Who saved the comment is GitHub's own record: an edit in the web UI or with the person's own token names
+    them. The limit, shared with any digest: such a workflow runs with a GITHUB_TOKEN that edits as the bot, so
+    this closes the direct edit, not a person who pushes a workflow to forge the state (that push is on record).
+    A state GraphQL shows newer than the one REST gave (saved between the two reads) is not vouched for
+    either: it is read again at the next event.
+    """
+    editor = client.last_editor(comment)
+    if editor is None:
+        return comment
+    if editor.updated_at is not None and comment.updated_at is not None and editor.updated_at > comment.updated_at:
+        raise StateError(
+            "the status comment changed while the bot read it, so the bot did nothing; the next event reads it "
+            "again (or comment `/retry`)"
+        )
+    if editor.login.lower() not in client.bot_logins:
+        raise ForeignEdit(issue, comment, editor.login)
+    return comment
+
+
 class GitHubStateStore:
     def __init__(self, client: GitHub, issue: int):
         self.client = client
@@ -212,8 +257,12 @@ class GitHubStateStore:
         self.answered = 0
 
     def load(self) -> PipelineState | None:
+        """The state in the status comment; None without one; ForeignEdit when a person saved it last."""
         comment = self.client.bot_comment(self.issue, STATUS_MARKER)
-        return stamped(decode_state(comment.body), comment.updated_at) if comment else None
+        if comment is None:
+            return None
+        trusted(self.client, self.issue, comment)
+        return stamped(decode_state(comment.body), comment.updated_at)
 
     def save(self, state: PipelineState, status: str) -> None:
         if self.answered > (state.answered_comment or 0):  # a state saved before it was kept starts here

@@ -1,6 +1,11 @@
-"""The GraphQL the bot needs: `markPullRequestReadyForReview` (REST cannot un-draft a pull request) and
+"""The GraphQL the bot needs: `markPullRequestReadyForReview` (REST cannot un-draft a pull request),
 `deletePullRequestReviewComment` (aliased many times in one request, so replacing a gate's review costs one call
-however many inline comments the last round had; REST deletes one comment per call).
+however many inline comments the last round had; REST deletes one comment per call), and the query
+`node(id:) { ... on IssueComment { editor ... } }`: who edited a comment last, which REST never says (the bot
+trusts its status comment only when it saved it last, ``bot.github.state.GitHubStateStore.load``).
+
+As on GitHub, an `editor` that is a GitHub App answers `login` without REST's "[bot]" suffix
+(`github-actions`, not `github-actions[bot]`) and `__typename` `Bot`; a comment never edited has a null editor.
 
 GitHub's REST description has no `draft` field on `PATCH /repos/{o}/{r}/pulls/{n}` (checked in 23.0.2), so
 the bot must use GraphQL for stage 7. Queries are parsed and validated by graphql-core against a schema with
@@ -21,8 +26,28 @@ if TYPE_CHECKING:
 
 SDL = """
 type Query {
-  "The fake GitHub answers no queries; it exists because GraphQL requires a query root."
-  fakeGitHubAnswersNoQueries: Boolean
+  node(id: ID!): Node
+}
+scalar DateTime
+interface Node {
+  id: ID!
+}
+interface Actor {
+  login: String!
+}
+type User implements Actor {
+  login: String!
+}
+type Bot implements Actor {
+  login: String!
+}
+type IssueComment implements Node {
+  id: ID!
+  body: String!
+  createdAt: DateTime!
+  updatedAt: DateTime!
+  lastEditedAt: DateTime
+  editor: Actor
 }
 type Mutation {
   markPullRequestReadyForReview(input: MarkPullRequestReadyForReviewInput!): MarkPullRequestReadyForReviewPayload
@@ -80,11 +105,6 @@ def execute(fake: FakeGitHub, login: str, request: dict[str, Any]) -> tuple[int,
     except GraphQLError as exc:
         fake.violations.append(f"POST /graphql: {exc.message}")
         return 200, {"errors": [{"message": exc.message}]}
-    operations = [d for d in document.definitions if getattr(d, "operation", None) is not None]
-    if any(op.operation.value != "mutation" for op in operations):
-        message = "The fake GitHub answers only the bot's mutations, not queries"
-        fake.violations.append(f"POST /graphql: {message}")
-        return 200, {"errors": [{"message": message}]}
     errors = validate(_schema(), document)
     if errors:
         fake.violations.extend(f"POST /graphql: {e.message}" for e in errors)
@@ -132,6 +152,7 @@ def execute(fake: FakeGitHub, login: str, request: dict[str, Any]) -> tuple[int,
         _schema(),
         query,
         root_value={
+            "node": lambda _info, id: _node(fake, login, str(id)),
             "markPullRequestReadyForReview": mark_ready,
             "deletePullRequestReviewComment": delete_review_comment,
         },
@@ -148,3 +169,34 @@ def execute(fake: FakeGitHub, login: str, request: dict[str, Any]) -> tuple[int,
                 formatted["type"] = original.kind
             out["errors"].append(formatted)
     return 200, out
+
+
+def _node(fake: FakeGitHub, login: str, node: str) -> dict[str, Any] | None:
+    """The object a global id names, as far as the schema has it (an issue comment), or GitHub's NOT_FOUND."""
+    from tests.github.render import stamp
+
+    found = parse_node_id(node)
+    for repo in fake.state.repos.values():
+        if found is not None and found[0] == "IssueComment" and found[1] in repo.comments:
+            try:
+                fake.state.require(repo, login, "read")
+            except ApiError:
+                break
+            c = repo.comments[found[1]]
+            return {
+                "__typename": "IssueComment",
+                "id": node,
+                "body": c.body,
+                "createdAt": stamp(c.created_at),
+                "updatedAt": stamp(c.updated_at),
+                "lastEditedAt": stamp(c.last_edited_at),
+                "editor": _actor(fake, c.editor) if c.editor else None,
+            }
+    raise GraphQLFailure(f"Could not resolve to a node with the global id of '{node}'", "NOT_FOUND")
+
+
+def _actor(fake: FakeGitHub, login: str) -> dict[str, Any]:
+    user = fake.state.users.get(login)
+    if user is not None and user.type == "Bot":
+        return {"__typename": "Bot", "login": login.removesuffix("[bot]")}
+    return {"__typename": "User", "login": login}

@@ -237,7 +237,7 @@ def update_comment(ctx: Ctx) -> Reply:
     repo = ctx.repo()
     comment = ctx.state.comment(repo, ctx.number("comment_id"))
     ctx.state.may_edit(repo, comment.user, ctx.actor)
-    ctx.state.update_comment(comment, str(ctx.data().get("body", "")))
+    ctx.state.update_comment(comment, str(ctx.data().get("body", "")), ctx.actor)
     return Reply(200, ctx.render.comment(repo, comment))
 
 

@@ -134,6 +134,8 @@ class Comment:
     body: str
     created_at: datetime
     updated_at: datetime
+    editor: str | None = None  # who changed the body last (GraphQL's `IssueComment.editor`); None: never edited
+    last_edited_at: datetime | None = None
 
 
 @dataclass
@@ -460,10 +462,13 @@ class State:
             raise not_found()
         return comment
 
-    def update_comment(self, comment: Comment, body: str) -> None:
+    def update_comment(self, comment: Comment, body: str, actor: str) -> None:
+        """Who saved the body is kept (GraphQL serves it as `editor`); an update GitHub silently kept the old
+        body for leaves the last editor as it was."""
+        comment.updated_at = self.now()
         if not self.body_update_kept(body):
             comment.body = body
-        comment.updated_at = self.now()
+            comment.editor, comment.last_edited_at = actor, comment.updated_at
 
     def may_edit(self, repo: Repo, author: str, actor: str) -> None:
         """Authors edit their own text; others need write (GitHub's rule for comments and bodies)."""

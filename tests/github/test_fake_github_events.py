@@ -89,10 +89,10 @@ def test_a_dispatch_is_checked_against_the_workflow_file_at_the_ref(fake):
     assert len(fake.dispatches) == 2
 
 
-def test_graphql_answers_only_the_bots_mutations(fake):
+def test_graphql_answers_only_what_the_bot_asks(fake):
     headers = {"Authorization": f"bearer {fake.bot_token}"}
     query = httpx.post(fake.graphql_url, headers=headers, json={"query": "{ viewer { login } }"})
-    assert query.status_code == 200 and "only the bot's mutations" in query.json()["errors"][0]["message"]
+    assert query.status_code == 200 and "Cannot query field 'viewer'" in query.json()["errors"][0]["message"]
     misspelt = httpx.post(
         fake.graphql_url,
         headers=headers,
@@ -112,6 +112,39 @@ def test_graphql_answers_only_the_bots_mutations(fake):
     assert unknown.json()["errors"][0]["type"] == "NOT_FOUND"
     taken = fake.take_violations()
     assert len(taken) == 2 and all(v.startswith("POST /graphql") for v in taken)
+
+
+def test_graphql_names_who_edited_a_comment_last_and_the_client_asks_only_when_it_must(fake):
+    """GraphQL's `IssueComment.editor` is the only place GitHub says who saved a comment last (the bot trusts its
+    status comment only when that is the bot); an app's login comes without REST's "[bot]" suffix."""
+    from bot.github.client import GitHub
+    from bot.github.records import Editor
+
+    number = fake.create_issue(REPO, "Promote", "the request", "alice")
+    forged = "<!-- promotion-bot:status -->\nforged"
+    client = GitHub(fake.bot_token, REPO, api_url=fake.api_url, throttle=False)
+    mine = client.upsert_comment(number, "promotion-bot:status", "state v1")
+    calls = len(client.log.calls)
+    assert client.last_editor(mine) is None and len(client.log.calls) == calls  # never edited: no call
+
+    pygithub(fake, "alice").get_repo(REPO).get_issue(number).get_comment(mine.id).edit(forged)  # write may edit
+    with pytest.raises(Exception, match="403"):
+        pygithub(fake, "trinity").get_repo(REPO).get_issue(number).get_comment(mine.id).edit("triage may not")
+    [seen] = GitHub(fake.bot_token, REPO, api_url=fake.api_url, throttle=False).comments(number)
+    assert seen.body == forged  # the triager's edit was refused
+    fresh = GitHub(fake.bot_token, REPO, api_url=fake.api_url, throttle=False)
+    assert fresh.last_editor(seen) == Editor("alice", seen.updated_at)
+    assert fresh.last_editor(seen) == Editor("alice", seen.updated_at) and len(fresh.log.calls) == 1  # kept
+
+    saved = fresh.upsert_comment(number, "promotion-bot:status", "state v2")  # the bot's own save: no call
+    assert saved.id == mine.id
+    calls = len(fresh.log.calls)
+    assert fresh.last_editor(saved) == Editor("github-actions[bot]", saved.updated_at)
+    assert len(fresh.log.calls) == calls
+    [again] = GitHub(fake.bot_token, REPO, api_url=fake.api_url, throttle=False).comments(number)
+    other = GitHub(fake.bot_token, REPO, api_url=fake.api_url, throttle=False)
+    assert other.last_editor(again) == Editor("github-actions[bot]", again.updated_at)  # GraphQL: Bot github-actions
+    assert fake.take_violations() == []
 
 
 @pytest.mark.parametrize(
