@@ -292,6 +292,8 @@ def _without_state(promotion, name: str, reply) -> Result:
         reply(f"`/{name}` was not applied: {lost}.")
         return Result(f"refused /{name}", notes=[lost])
     reply(lost_state.restarted(promotion))
+    # the gates passed before are not remembered: their approval labels would read as decisions of the new reviews
+    promotion.drop_labels({name for name in promotion.issue.labels if Label.approval_gate(name) is not None})
     result = promotion.advance()
     promotion.refused(promotion.load())  # recorded as handled: a re-run does not retry the new promotion
     return result

@@ -213,7 +213,11 @@ class Promotion:
         """Take off the approval labels of the decisions a restart threw away (its notice says they no longer
         count), now: the same run may open that gate again, whose label ``sync_labels`` then leaves alone."""
         dropped = {str(Label.approved(d.gate)) for d in before.decisions if d.decision is Decision.APPROVE}
-        dropped = (dropped - desired(after)) & set(self.issue.labels)
+        self.drop_labels(dropped - desired(after))
+
+    def drop_labels(self, names: set[str]) -> None:
+        """Take these labels off the issue now (those it carries), before a step that must not read them."""
+        dropped = names & set(self.issue.labels)
         for name in sorted(dropped):
             self.client.remove_label(self.issue.number, name)
         self.issue = _with_labels(self.issue, set(self.issue.labels) - dropped)

@@ -169,7 +169,7 @@ def test_a_bots_comment_or_another_label_continues_too_and_never_acts(sim):
     assert not any("was not applied" in c.body for c in sim.fake.comments(REPO, number))
 
     change = (
-        _as(sim, "maria").get_issue(number).create_comment("/request-changes recalibrate\nparam loadHighThreshold: 70")
+        _as(sim, "maria").get_issue(number).create_comment("/request-changes recalibrate\nparam loadHighThreshold: 9")
     )
     sim._run(
         "issue_comment",
