@@ -71,4 +71,5 @@ def handle(env: EventEnv, *, client_factory: Callable | None = None) -> Result:
     from bot.events.session import Session
 
     session = Session.open(env, client_factory=client_factory)
+    session.sent_by(event)
     return handler(session, event)
