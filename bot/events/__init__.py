@@ -72,6 +72,7 @@ def handle(env: EventEnv, *, client_factory: Callable | None = None) -> Result:
     from bot.github.state import ForeignEdit
 
     session = Session.open(env, client_factory=client_factory)
+    session.sent_by(event)
     try:
         return handler(session, event)
     except ForeignEdit as exc:  # the status comment's state is a person's: act on none of it, say so once

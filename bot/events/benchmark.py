@@ -1,21 +1,23 @@
 """Stage 5's GPU benchmark run on GitHub: named when dispatched, cancelled when the promotion no longer wants it.
 
 GitHub names the run a dispatch starts when asked (``return_run_details``); `promote dispatch-next` keeps that
-run in the state (``record_run``). A `/cancel`, closing the issue, a needs-info edit, a restart that drops the
-benchmark and a `/retry 5` that replaces it then cancel that run (``cancel``, ``stop``), so it neither holds the
-GPU runners nor pushes reports nobody asked for. Without a run id (an older GHES answers the dispatch with 204),
+run in the state (``record_run``). A `/cancel`, closing the issue, a restart that drops the benchmark and a
+`/retry 5` that replaces it then cancel that run (``cancel``, ``stop``), so it neither holds the GPU runners nor
+pushes reports nobody asked for. A needs-info edit does not (``kept_running``). A run that ended without its
+reports (GitHub cancelled it, it failed) fails stage 5 when the bot next looks (``ended``). Without a run id (an older GHES answers the dispatch with 204),
 or when GitHub refuses the cancel, the replies say that the run goes on and how a person cancels it.
 """
 
 from __future__ import annotations
 
+import sys
 from datetime import datetime
 
 from bot import pipeline
 from bot.escape import md
 from bot.github.client import GitHub, GitHubError
 from bot.github.records import WorkflowRun
-from bot.model import BenchmarkDispatch, PipelineState, RequestError
+from bot.model import BenchmarkDispatch, PipelineState, RequestError, Stage
 
 
 def cancel(client: GitHub, sent: BenchmarkDispatch) -> tuple[bool, str]:
@@ -52,6 +54,26 @@ def stop(client: GitHub, state: PipelineState, *, now: datetime, actor: str) -> 
     return state, said
 
 
+def kept_running(sent: BenchmarkDispatch) -> str:
+    """What the needs-info reply says of the GPU benchmark the promotion waits for (Markdown): it is not stopped.
+
+    Breaking the form must not stop it: the issue's author (who needs no role) would then get it cancelled and,
+    by restoring the same request, dispatched anew, as often as they liked; only an approver's `/retry 5`
+    dispatches it again. A request that comes back unchanged judges the reports this run publishes; an edit
+    that changes it restarts the promotion, which cancels the run; a `/cancel` stops it now."""
+    if sent.run_id is None:  # GitHub never named it: only a person can cancel it
+        return (
+            f"{sent.still_running()} An edit that changes the request restarts the promotion and does not need it "
+            "either; an unchanged request judges the reports it publishes."
+        )
+    return (
+        f"The GPU benchmark of `{sent.commit[:12]}` ({sent.link()}) keeps running: when the issue asks for the same "
+        "promotion again, stage 5 judges the reports it publishes, and an edit that changes the request cancels "
+        "it. To stop it now, an approver (or the issue's author) comments `/cancel`, which cancels the promotion "
+        "and its benchmark run."
+    )
+
+
 def record_run(session, issue: int, commit: str, run: WorkflowRun | None) -> str:
     """Keep the run GitHub started for the benchmark of ``commit`` in the promotion's state (after `promote
     dispatch-next` sent the dispatch the write job saved as sent); says what was done, for the job log.
@@ -71,3 +93,41 @@ def record_run(session, issue: int, commit: str, run: WorkflowRun | None) -> str
     except RequestError as exc:  # the issue broke since (its needs-info reply says the run goes on)
         return f"benchmark run {run.id} not recorded: {exc}"
     return f"recorded benchmark run {run.id} ({run.html_url})"
+
+
+def ended(client: GitHub, state: PipelineState, *, now: datetime) -> tuple[PipelineState, str]:
+    """Whether the benchmark run stage 5 waits for ended without publishing its reports (one call): then stage 5
+    fails saying so, and a `/retry` dispatches the benchmark anew; what to tell people ("" when it did not).
+
+    Nobody tells the bot when GitHub cancels a run (a newer run took its place in a concurrency group, someone
+    pressed **Cancel workflow**) or when it fails: the promotion would wait for its reports for good. A run still
+    queued or running, or one that succeeded (its reports are on the branch, or its publish job failed and its
+    own failure shows it), is left alone; so is a run GitHub never named (204) and a GET that fails."""
+    sent, step = state.benchmark, pipeline.next_step(state)
+    if (
+        sent is None
+        or sent.run_id is None
+        or not (isinstance(step, pipeline.RunStage) and step.stage is Stage.RUN_VALIDATE)
+    ):
+        return state, ""
+    try:
+        progress = client.run_progress(sent.run_id)
+    except GitHubError as exc:
+        print(f"promote: could not read benchmark run {sent.run_id}: {exc}", file=sys.stderr)
+        return state, ""
+    if not progress.over or progress.conclusion == "success":
+        return state, ""
+    how = md(progress.conclusion or "without a conclusion")
+    reason = (
+        f"the GPU benchmark run {sent.run_id} of `{sent.commit[:12]}` ended {how} without publishing its reports "
+        "(GitHub cancels a run waiting for the GPU pool when another takes its place, and a person may cancel it)"
+    )
+    state = pipeline.stage_failed(state, Stage.RUN_VALIDATE, reason, now=now, fix=RETRY_FIX)
+    return (
+        state,
+        f"The GPU benchmark of `{sent.commit[:12]}` ({sent.link()}) ended {how} without publishing its reports, so stage 5 stopped waiting for it. {RETRY_FIX}",
+    )
+
+
+#: How a promotion whose benchmark run ended without its reports goes on.
+RETRY_FIX = "An approver's `/retry` (or `/retry 5`) dispatches the benchmark again."

@@ -82,6 +82,8 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
     try:
         promotion.request()
     except NeedsInfo as exc:
+        if command.name == "cancel":
+            return _cancel_unreadable(session, promotion, issue, said, command.argument, exc.problems, reply)
         if command.name != "status" and not promotion.handled(promotion.load()):
             reply(f"`/{command.name}` was not applied: {needs_fixing(exc.problems)}; comment it again once it is.")
         return promotion.needs_info(exc.problems)
@@ -90,7 +92,7 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
         return Result("already answered", state) if late else promotion.advance()  # what follows may be left
     promotion.store.answered = max(promotion.store.answered, said.id)  # the save of its outcome records it
     if command.name == "status":
-        if state is not None:
+        if state is not None and promotion.benchmark_ended(state) is state:
             promotion.save(state)  # re-render the checklist with this run's links
         elif lost := lost_state.missing(promotion):
             reply(f"the checklist cannot be shown: {lost}.")
@@ -145,6 +147,7 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
                 )
         elif command.name == "retry":
             stage = int(command.argument) if command.argument else None
+            state = promotion.benchmark_ended(state)  # a run GitHub cancelled: stage 5 fails, the retry re-runs it
             if stage is None and benchmark_out(state) and state.status.value == "running":
                 reply(f"`/retry` was not applied: {waiting_for_benchmark(state)}.")
                 promotion.refused(state)
@@ -199,6 +202,37 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
         promotion.runner().close_if_stopped(new)  # the draft PR must not look alive, nor promise stage 7
         return Result("cancelled", new)
     return Result(f"applied /{command.name}", new) if late else promotion.advance()
+
+
+def _cancel_unreadable(session, promotion, issue: IssueInfo, said: Said, reason, problems: list[str], reply) -> Result:
+    """`/cancel` while the issue needs information: nothing else is decided on a request the bot cannot read, but
+    the promotion and the GPU benchmark it keeps running (``benchmark.kept_running``) can be stopped.
+
+    The state is saved under the checklist shown (rendering one needs the request); the draft PR is closed by the
+    next run that can read the request, as a cancel's own run would."""
+    from datetime import UTC, datetime
+
+    state = promotion.load()
+    over = state is None or state.status.value in ("done", "rejected", "cancelled")
+    if over or promotion.handled(state) or answered(state, said.id):
+        return promotion.needs_info(problems)
+    actor, verdict = session.authorize(said.login, said.type, "cancel", issue_author=issue.author)
+    if not verdict.allowed:
+        reply(f"`/cancel` was not applied: {verdict.why}.")
+        return promotion.needs_info(problems)
+    now = datetime.now(UTC)
+    new = promotion.apply_once(
+        state, lambda s: pipeline.cancel(s, actor=actor.login, now=now, reason=reason), role=actor.role
+    )
+    new, news = benchmark.stop(promotion.client, new, now=now, actor=actor.login)
+    promotion.store.answered = max(promotion.store.answered, said.id)
+    promotion.store.save_under_shown(
+        new, f"Cancelled by @{actor.login} while the issue needs information; `/retry` continues it once it is fixed."
+    )
+    promotion.sync_labels(new)
+    reply(f"`/cancel` cancelled the promotion. {news}".strip())
+    promotion.needs_info(problems)
+    return Result("cancelled", new)
 
 
 def _then(promotion, result: Result, late: bool) -> Result:
@@ -311,8 +345,9 @@ def waiting_for_benchmark(state) -> str:
     return (
         f"stage 5 waits for the GPU benchmark of `{sent.commit[:12]}`, dispatched {sent.at:%Y-%m-%d %H:%M} UTC"
         f"{runs}, and the promotion continues on its own when that run publishes its reports, so nothing was "
-        "dispatched again. If that run failed or was cancelled, comment `/retry 5` to dispatch the benchmark again "
-        "(while it still runs, a second one would queue behind it in the GPU pool and then fail on the moved branch)"
+        "dispatched again. The bot looks at that run whenever someone comments (`/status` is enough): once it ended "
+        "without its reports (cancelled or failed), stage 5 stops waiting and `/retry` dispatches the benchmark "
+        "again. To replace a run that still runs, comment `/retry 5`: the bot cancels it and dispatches a new one"
     )
 
 

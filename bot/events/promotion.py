@@ -54,9 +54,13 @@ def is_promotion(issue: IssueInfo) -> bool:
 
 
 class Promotion:
-    def __init__(self, env: EventEnv, client: GitHub, config: BotConfig, issue: IssueInfo, *, current: bool = False):
-        """``issue`` as the event's payload shows it, or as read from GitHub in this run (``current``)."""
+    def __init__(
+        self, env: EventEnv, client: GitHub, config: BotConfig, issue: IssueInfo, *, current=False, actor="bot"
+    ):
+        """``issue`` as the event's payload shows it, or as read from GitHub in this run (``current``); ``actor``:
+        the person whose event this is, whom the audit names for the GPU benchmark it dispatches."""
         self.env = env
+        self.actor = actor
         self.client = client
         self.config = config
         self.issue = issue
@@ -202,7 +206,12 @@ class Promotion:
             if before.benchmark and not state.benchmark:  # the redone plan needs a new run: the old one goes
                 from bot.events.benchmark import cancel
 
-                gpu = f" {cancel(self.client, before.benchmark)[1] or before.benchmark.still_running()}"
+                over, said = cancel(self.client, before.benchmark)
+                gpu = f" {said or before.benchmark.still_running()}"
+                if over:  # who set it off: the person whose edit changed the request
+                    detail = f"run {before.benchmark.run_id}: the request changed"
+                    state = pipeline.benchmark_stopped(state, now=self.runner().clock(), actor=actor, detail=detail)
+                    self.save(state)
             self.notice(
                 f"restart-{self.env.event_id}",
                 f"{why[:1].upper()}{why[1:]}. {restart_notice(change, before, state)}{gpu}",
@@ -245,12 +254,29 @@ class Promotion:
         )
         try:
             self.request()
+            ended = self.benchmark_ended(state)  # nobody tells the bot when GitHub cancels its benchmark run
+            if ended is not state:
+                return self._finish(Result(f"{result.action}; the benchmark run ended without its reports", ended))
             healed = self.advance(dispatch_benchmark=False)
         except NeedsInfo as exc:
             return self.needs_info(exc.problems)
         healed.action = f"{result.action}; then continued what was due: {healed.action}"
         healed.notes = [*result.notes, *healed.notes]
         return healed
+
+    def benchmark_ended(self, state: PipelineState) -> PipelineState:
+        """``state``, or stage 5 failed when the benchmark run it waits for ended without its reports (one call,
+        ``bot.events.benchmark.ended``): saved, and said once per run, so a `/retry` dispatches it again."""
+        from bot.events.benchmark import ended
+
+        sent = state.benchmark
+        if sent is None or sent.run_id is None:
+            return state
+        new, said = ended(self.client, state, now=self.runner().clock())
+        if new is not state and sent is not None:
+            self.save(new)
+            self.notice(f"benchmark-{sent.run_id}", said)
+        return new
 
     def advance(self, *, dispatch_benchmark: bool = True) -> Result:
         """Run what is due until a gate, a halt, the end, the GPU workflow or the sandboxed job is needed."""
@@ -324,7 +350,7 @@ class Promotion:
         )
         now = self.runner().clock()
         sent = BenchmarkDispatch(commit=commit, at=now, runs_url=self.benchmark_runs())
-        state = pipeline.benchmark_sent(state, sent, now=now)
+        state = pipeline.benchmark_sent(state, sent, now=now, actor=self.actor)
         return f"stage 5 waits for the benchmark on GPU runners ({workflow} at {commit[:12]})", state
 
     def benchmark_runs(self) -> str:
@@ -365,8 +391,10 @@ class Promotion:
             )
             where = ", ".join(x for x in (state.status.value, at) if x)
         gpu = ""
-        if state is not None and state.benchmark is not None:  # nothing more is run: its GPU benchmark neither
-            state, gpu = self._stop_benchmark(state)
+        if state is not None and state.benchmark is not None:  # it keeps going: an unchanged request judges it
+            from bot.events.benchmark import kept_running
+
+            gpu = kept_running(state.benchmark)
         body = render(
             "needs_info.md.j2",
             problems=problems,
@@ -381,22 +409,6 @@ class Promotion:
         )
         self.issue = _with_labels(self.issue, self.issue.labels | {str(Label.NEEDS_INFO)})
         return Result("needs-info", notes=problems)
-
-    def _stop_benchmark(self, state: PipelineState) -> tuple[PipelineState, str]:
-        """Cancel the benchmark run a promotion whose issue cannot be read waits for (the state is saved under the
-        checklist shown, which needs the request to be rendered anew); what the needs-info reply says of it."""
-        from datetime import UTC, datetime
-
-        from bot.events.benchmark import stop
-
-        stopped, said = stop(self.client, state, now=datetime.now(UTC), actor="bot")
-        if stopped is not state:
-            self.store.save_under_shown(
-                stopped,
-                "The GPU benchmark run was cancelled because the issue needs information; this checklist is brought "
-                "up to date when the issue is fixed.",
-            )
-        return stopped, said or (stopped.benchmark.still_running() if stopped.benchmark else "")
 
     def clear_needs_info(self) -> None:
         if Label.NEEDS_INFO in self.issue.labels:

@@ -17,6 +17,9 @@ class Session:
     env: EventEnv
     client: GitHub
     config: BotConfig
+    #: who the audit names for what this event sets off (a benchmark dispatched or cancelled): the person whose
+    #: event it is, or "bot" for the bot's own runs (its continuations) and other bots
+    sender: str = "bot"
 
     @classmethod
     def open(cls, env: EventEnv, *, client_factory: Callable | None = None) -> Session:
@@ -28,7 +31,16 @@ class Session:
     def promotion(self, issue: IssueInfo, *, current: bool = False) -> Promotion | None:
         """The promotion this issue holds, or None when it is not a promotion issue; ``current``: ``issue`` was
         read from GitHub in this run, not taken from the event's payload."""
-        return Promotion(self.env, self.client, self.config, issue, current=current) if is_promotion(issue) else None
+        if not is_promotion(issue):
+            return None
+        return Promotion(self.env, self.client, self.config, issue, current=current, actor=self.sender)
+
+    def sent_by(self, event) -> None:
+        """Name the person whose event this is (``sender``); a bot's event, the bot's own included, stays "bot"."""
+        sender = getattr(event, "sender", None)
+        login = str(getattr(sender, "login", "") or "")
+        if login and str(getattr(sender, "type", "") or "") != "Bot" and login.lower() not in self.client.bot_logins:
+            self.sender = login
 
     def authorize(
         self, login: str, user_type: str, action, *, issue_author: str | None = None

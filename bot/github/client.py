@@ -26,11 +26,13 @@ from bot.github.records import (
     PullInfo,
     ReviewCommentInfo,
     ReviewInfo,
+    RunProgress,
     WorkflowRun,
     comment_from_json,
     comment_record,
     editor_from_json,
     issue_record,
+    progress_from_json,
     pull_record,
     run_from_json,
 )
@@ -456,6 +458,16 @@ class GitHub:
             return True
 
         return self._call(f"POST cancel run {run_id}", post)
+
+    def run_progress(self, run_id: int) -> RunProgress:
+        """Where workflow run ``run_id`` is now: a benchmark run GitHub cancelled (a newer run displaced it in its
+        concurrency group) or that failed publishes nothing, and nobody would tell the bot."""
+
+        def get() -> RunProgress:
+            _, data = self.gh.requester.requestJsonAndCheck("GET", f"{self.repo().url}/actions/runs/{run_id}")
+            return progress_from_json(data)
+
+        return self._call(f"GET run {run_id}", get)
 
     # ------------------------------------------------------------- setup
     def repository_info(self) -> dict[str, Any]:

@@ -36,7 +36,12 @@ class GPUSettings(_Strict):
     runner_labels: list[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.:-]+$")]] = Field(
         default_factory=lambda: ["self-hosted", "gpu"], min_length=1, description="the GPU runners' labels"
     )
-    pool: str = Field(default="gpu", pattern=r"^[A-Za-z0-9_.-]+$", description="concurrency group of the GPU runners")
+    pool: str = Field(
+        default="gpu",
+        pattern=r"^[A-Za-z0-9_.-]+$",
+        description="name of the GPU runners' pool, shown in the benchmark run's summary (how many benchmarks run "
+        "at once is how many idle runners carry `runner_labels`)",
+    )
     budget_gpu_minutes: float | None = Field(default=None, gt=0, description="cap per promotion; the plan's if unset")
     image_repo: str | None = Field(
         default=None,

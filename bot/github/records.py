@@ -89,6 +89,25 @@ def run_from_json(data: Any) -> WorkflowRun | None:
     return WorkflowRun(data["workflow_run_id"], str(data.get("html_url") or ""))
 
 
+@dataclass(frozen=True)
+class RunProgress:
+    """Where a workflow run is (``GET /actions/runs/{id}``): ``status`` queued, in_progress, completed, ...;
+    ``conclusion`` once completed (success, failure, cancelled, ...), else None."""
+
+    status: str
+    conclusion: str | None
+
+    @property
+    def over(self) -> bool:
+        return self.status == "completed"
+
+
+def progress_from_json(data: Any) -> RunProgress:
+    data = data if isinstance(data, dict) else {}
+    conclusion = data.get("conclusion")
+    return RunProgress(str(data.get("status") or ""), str(conclusion) if conclusion else None)
+
+
 def comment_record(c) -> Comment:
     user = c.user
     return Comment(

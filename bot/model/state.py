@@ -117,8 +117,9 @@ class BenchmarkDispatch(Strict):
     Every run that finds stage 5 due while this names the branch's commit waits instead of dispatching again: an
     edit or a `/retry` during the wait used to queue a copy behind the running benchmark, which then failed on the
     moved branch (or ran the whole plan again). A person re-dispatches on purpose with `/retry 5`. The run GitHub
-    started is kept when GitHub names it (``return_run_details``), so a cancel, a needs-info edit or `/retry 5`
-    stops that run instead of leaving it on the GPU runners.
+    started is kept when GitHub names it (``return_run_details``), so a cancel, a restart or `/retry 5` stops that
+    run instead of leaving it on the GPU runners (a needs-info edit does not: the issue's author needs no role), and
+    a run that ended without its reports is noticed (``bot.events.benchmark.ended``).
     """
 
     commit: str = Field(description="the commit benchmarked (the branch's commit gate 2 approved)")

@@ -17,6 +17,7 @@ from tests.github import gitrepo
 from tests.github.contract import Contract
 from tests.github.state import (
     Comment,
+    Dispatch,
     Issue,
     IssueEvent,
     Label,
@@ -444,6 +445,40 @@ class Renderer:
             "html_url": f"{self.web}/{repo.full_name}/blob/{repo.default_branch}/{path}",
             "badge_url": f"{self.web}/{repo.full_name}/workflows/{quote(name)}/badge.svg",
         }
+
+    def workflow_run(self, repo: Repo, record: Dispatch) -> dict[str, Any]:
+        """A run the fake started (one per dispatch), from GitHub's documented example with its identity, the
+        dispatch's ref and workflow, and its status and conclusion as the test or a cancel left them."""
+        out = self.contract.example("workflow-run")
+        api_run = f"{self.api}/repos/{repo.full_name}/actions/runs/{record.run_id}"
+        workflow_id = repo.workflow_ids.get(record.workflow, 0)
+        out.update(
+            {
+                "id": record.run_id,
+                "node_id": node_id("WorkflowRun", record.run_id),
+                "name": record.workflow.rsplit("/", 1)[-1],
+                "path": record.workflow,
+                "head_branch": record.ref,
+                "event": "workflow_dispatch",
+                "status": record.status,
+                "conclusion": record.conclusion,
+                "workflow_id": workflow_id,
+                "url": api_run,
+                "html_url": f"{self.web}/{repo.full_name}/actions/runs/{record.run_id}",
+                "created_at": stamp(record.at),
+                "updated_at": stamp(record.at),
+                "run_started_at": stamp(record.at),
+                "actor": self.user(record.actor),
+                "triggering_actor": self.user(record.actor),
+                "jobs_url": f"{api_run}/jobs",
+                "logs_url": f"{api_run}/logs",
+                "artifacts_url": f"{api_run}/artifacts",
+                "cancel_url": f"{api_run}/cancel",
+                "rerun_url": f"{api_run}/rerun",
+                "workflow_url": f"{self.api}/repos/{repo.full_name}/actions/workflows/{workflow_id}",
+            }
+        )
+        return out
 
     def content(self, repo: Repo, ref: str, entry: gitrepo.Entry, *, with_data: bool) -> dict[str, Any]:
         api_url = f"{self.api}/repos/{repo.full_name}/contents/{quote(entry.path)}?ref={quote(ref)}"

@@ -482,6 +482,12 @@ def create_dispatch(ctx: Ctx) -> Reply:
     return Reply(204)
 
 
+@handles("actions/get-workflow-run")
+def get_run(ctx: Ctx) -> Reply:
+    repo = ctx.repo()
+    return Reply(200, ctx.render.workflow_run(repo, actions.run(repo, ctx.number("run_id"))))
+
+
 @handles("actions/cancel-workflow-run")
 def cancel_run(ctx: Ctx) -> Reply:
     repo = ctx.repo("write")

@@ -1,0 +1,101 @@
+"""The GPU benchmark run stage 5 waits for, against what people and GitHub do to it (red team 4, items 2 and 5):
+breaking the issue form does not stop it (its author would otherwise cancel and re-dispatch it at will), and a
+run GitHub cancelled or that failed is noticed instead of being waited for forever."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.github.actions_sim import REPO
+from tests.github.forms import example_body
+from tests.github.test_github_benchmark_wait import _benchmark_out, _broken_edit, _reply, _state, _status, sim
+from tests.github.test_github_flow import _comment
+
+pytestmark = pytest.mark.slow
+
+__all__ = ["sim"]
+
+
+def test_the_issues_author_alone_neither_cancels_nor_re_dispatches_the_benchmark_by_breaking_the_form(sim):
+    number, held, answer = _benchmark_out(sim)
+    run = sim.benchmark_run(held[0])
+    for _ in range(3):
+        needs = _broken_edit(sim, number)  # the researcher (no role) breaks the form ...
+        assert run.status == "queued", "a needs-info edit cancelled the GPU benchmark"
+        assert f"[benchmark run {run.run_id}](" in needs and "keeps running" in needs and "`/cancel`" in needs, needs
+        assert _state(sim, number).benchmark.run_id == run.run_id
+        sim.fake.issue(REPO, number).body = example_body()  # ... and restores it, unchanged
+        sim.event("issues", "edited", number, sender="researcher")
+    assert len(held) == 1, f"the researcher alone got the GPU benchmark dispatched {len(held)} times"
+    audit = [(a.event, a.actor) for a in _state(sim, number).audit if "benchmark" in a.event]
+    assert audit == [("benchmark dispatched", "maria")], audit  # her gate-2 approval set it off, not "bot"
+    answer(held[0])  # the run publishes its reports: stage 5 judges them
+    sim.drain()
+    state = _state(sim, number)
+    assert state.benchmark is None and state.open_gate == 3, state.status
+
+
+def test_an_approver_cancels_the_benchmark_while_the_issue_needs_information(sim):
+    number, held, _ = _benchmark_out(sim)
+    run = sim.benchmark_run(held[0])
+    _broken_edit(sim, number)
+    cancel = _comment(sim, number, "maria", "/cancel the program is being reworked")
+    assert run.conclusion == "cancelled", run
+    reply = _reply(sim, number, cancel)
+    assert "cancelled the promotion" in reply and f"benchmark run {run.run_id}" in reply, reply
+    state = _state(sim, number)
+    assert state.status.value == "cancelled" and state.benchmark is None
+    assert ("benchmark run stopped", "maria") in [(a.event, a.actor) for a in state.audit]
+
+
+def test_an_edit_that_changes_the_request_cancels_the_benchmark_in_the_editors_name(sim):
+    from tests.github.forms import example_values, render_form
+
+    number, held, _ = _benchmark_out(sim)
+    values = example_values()
+    values["source"] = values["source"].replace("adj *= 1.0 - 0.12*(load-4.5)", "adj *= 1.0 - 0.10*(load-4.5)")
+    _broken_edit(sim, number)
+    sim.fake.issue(REPO, number).body = render_form(values, {"baselines": [0, 1], "consent": [0]})
+    sim.event("issues", "edited", number, sender="researcher")
+    assert sim.benchmark_run(held[0]).conclusion == "cancelled"
+    audit = [(a.event, a.actor) for a in _state(sim, number).audit if "benchmark" in a.event]
+    assert audit == [("benchmark dispatched", "maria"), ("benchmark run stopped", "researcher")], audit
+    assert len(held) == 1  # the restarted promotion waits for gates 1 and 2 again
+
+
+def test_a_benchmark_run_github_cancelled_is_said_so_and_a_retry_dispatches_it_again(sim):
+    """GitHub cancels a run waiting in a concurrency group when a newer one takes its place; nobody tells the bot."""
+    number, held, _ = _benchmark_out(sim)
+    run = sim.fake.finish_run(sim.benchmark_run(held[0]).run_id, "cancelled")
+    _comment(sim, number, "researcher", "/status")
+    state = _state(sim, number)
+    assert state.benchmark is None and state.status.value == "failed", state.status
+    [row] = [x for x in _status(sim, number).splitlines() if "5. run and validate" in x]
+    assert "waits for the GPU benchmark" not in row, row
+    assert f"run {run.run_id}" in _status(sim, number) and "ended cancelled" in _status(sim, number)
+    [notice] = [c.body for c in sim.fake.comments(REPO, number) if f"notice:benchmark-{run.run_id}" in c.body]
+    assert "ended cancelled without publishing its reports" in notice and "`/retry`" in notice, notice
+    _comment(sim, number, "researcher", "/retry")  # not an approver: nothing is dispatched
+    assert len(held) == 1
+    _comment(sim, number, "maria", "/retry 5")
+    assert len(held) == 2 and _state(sim, number).benchmark.run_id == sim.benchmark_run(held[1]).run_id
+
+
+def test_a_failed_benchmark_run_is_noticed_by_a_retry_and_by_any_comment(sim):
+    number, held, _ = _benchmark_out(sim)
+    sim.fake.finish_run(sim.benchmark_run(held[0]).run_id, "failure")
+    _comment(sim, number, "researcher", "any news?")  # the self-heal looks at the run
+    assert _state(sim, number).status.value == "failed"
+
+    number, held, _ = _benchmark_out(sim)
+    sim.fake.finish_run(sim.benchmark_run(held[0]).run_id, "cancelled")
+    _comment(sim, number, "maria", "/retry")  # dispatches again at once: the run it waited for is over
+    assert len(held) == 2 and _state(sim, number).benchmark.run_id == sim.benchmark_run(held[1]).run_id
+
+
+def test_a_retry_while_the_benchmark_runs_says_what_really_happens_to_a_second_run(sim):
+    number, held, _ = _benchmark_out(sim)
+    retry = _comment(sim, number, "maria", "/retry")
+    reply = _reply(sim, number, retry)
+    assert "queue behind it" not in reply and "`/retry 5`" in reply and "cancels it" in reply, reply
+    assert len(held) == 1
