@@ -86,7 +86,7 @@ def cmd_sandbox_exec(args) -> int:
     import os
 
     from bot import sandbox
-    from bot.events.promotion import requests_from_file
+    from bot.events.handoff import requests_from_file
     from bot.execution import run_all
 
     sandbox.require()  # this code came from an issue: never build it without the sandbox

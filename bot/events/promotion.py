@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from bot import PROJECT_ROOT, pipeline
 from bot.agents.client import LLMError
+from bot.events import handoff
 from bot.events.env import EventEnv
-from bot.execution import ExecRequest, ExecutionNeeded, RecordedExecutor
+from bot.execution import ExecutionNeeded, RecordedExecutor
 from bot.github.client import GitHub, IssueInfo
 from bot.github.config import BotConfig
 from bot.github.labels import Label, changes, desired, open_gate_approval
@@ -137,7 +137,7 @@ class Promotion:
                 actor="promotion-bot",
                 max_rounds=self.config.llm.rounds,
                 allow_sample_data=self.config.allow_sample_data,
-                executor=RecordedExecutor(_load_results(self.env.execution_results)),
+                executor=RecordedExecutor(handoff.load_results(self.env.execution_results)),
                 status_context=self.status_context(),
                 log=log,
                 agents=build_agents(self.config.llm, log=log, replies=FileReplies(self.env.replies_path)),
@@ -579,24 +579,5 @@ def _store(client: GitHub, number: int):
     return GitHubStateStore(client, number)
 
 
-def _load_results(path: Path | None) -> dict:
-    """Results the sandboxed job handed back: data only, each keyed by the request it answers."""
-    if path is None or not path.is_file():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        raise RequestError(f"{path}: the sandboxed job's results are unreadable; comment /retry") from None
-    results = data.get("results", {}) if isinstance(data, dict) else {}
-    return {str(k): v for k, v in results.items() if isinstance(v, dict)}
-
-
 def _with_labels(issue: IssueInfo, labels) -> IssueInfo:
     return IssueInfo(**{**issue.__dict__, "labels": frozenset(labels)})
-
-
-def requests_from_file(path: Path) -> list[ExecRequest]:
-    """Execution requests handed over by the write job (untrusted data: every one is checked on the way in)."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    raw = data.get("requests", []) if isinstance(data, dict) else []
-    return [ExecRequest.from_json(r) for r in raw if isinstance(r, dict)]

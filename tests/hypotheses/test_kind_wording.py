@@ -77,6 +77,7 @@ def _findings(kind: str, dictionary, track_a: bool = True) -> str:
         action="none",
         request=req,
         paths=PromotionPaths("x"),
+        experiments=[f"{PromotionPaths('x').benchmarks}/experiment.yaml"],
         narrative=None,
         narrative_prompt="",
     )
@@ -145,6 +146,7 @@ def test_a_confirmed_schedulers_resolution_confirms_the_placement_not_the_queue_
         action="none",
         request=req,
         paths=PromotionPaths("x"),
+        experiments=[f"{PromotionPaths('x').benchmarks}/experiment.yaml"],
         narrative=None,
         narrative_prompt="",
     )
