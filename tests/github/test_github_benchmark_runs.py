@@ -8,12 +8,10 @@ import pytest
 
 from tests.github.actions_sim import REPO
 from tests.github.forms import example_body
-from tests.github.test_github_benchmark_wait import _benchmark_out, _broken_edit, _reply, _state, _status, sim
+from tests.github.test_github_benchmark_wait import _benchmark_out, _broken_edit, _reply, _state, _status
 from tests.github.test_github_flow import _comment
 
 pytestmark = pytest.mark.slow
-
-__all__ = ["sim"]
 
 
 def test_the_issues_author_alone_neither_cancels_nor_re_dispatches_the_benchmark_by_breaking_the_form(sim):

@@ -5,18 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.github.actions_sim import REPO, standard_sim
+from tests.github.actions_sim import REPO
 from tests.github.forms import example_body
 from tests.github.test_github_flow import TITLE, _as, _comment, _label
 
 pytestmark = pytest.mark.slow
 
 STATUS = "<!-- promotion-bot:status -->"
-
-
-@pytest.fixture
-def sim(fake_github, tmp_path):
-    return standard_sim(fake_github, tmp_path)
 
 
 def _status(sim, number) -> str:

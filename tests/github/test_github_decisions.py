@@ -7,16 +7,11 @@ import re
 
 import pytest
 
-from tests.github.actions_sim import REPO, standard_sim
+from tests.github.actions_sim import REPO
 from tests.github.forms import example_body, example_values, render_form
 from tests.github.test_github_flow import TITLE, _as, _comment, _label, _to_gate_1, comment_with, labels_of, state_of
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def sim(fake_github, tmp_path):
-    return standard_sim(fake_github, tmp_path)
 
 
 def _bodies(sim, number):

@@ -8,18 +8,13 @@ from pathlib import Path
 import pytest
 
 from bot import directives
-from tests.github.actions_sim import REPO, standard_sim
+from tests.github.actions_sim import REPO
 from tests.github.forms import example_body
 
 pytestmark = pytest.mark.slow
 
 TITLE = "[promotion] Evolved adaptive weighted scorer (load-delta, session and KV-pressure adjustments)"
 BRANCH_PREFIX = "promotion/"
-
-
-@pytest.fixture
-def sim(fake_github, tmp_path):
-    return standard_sim(fake_github, tmp_path)
 
 
 def state_of(sim, number):

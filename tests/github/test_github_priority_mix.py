@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from bot import PROJECT_ROOT
-from tests.github.actions_sim import REPO, benchmark_workflow_gpu, standard_sim
+from tests.github.actions_sim import REPO, benchmark_workflow_gpu
 from tests.github.forms import example_values, render_form
 from tests.github.test_github_flow import _branch_files, _label, _read, state_of
 
@@ -24,11 +24,6 @@ pytestmark = pytest.mark.slow
 #: The evolved admitter sheds 60% of batch (priority -10) per run; the baseline admits everything.
 SHEDS_BATCH = {"evolved": {"batch": [100, 40]}}
 SOURCE = PROJECT_ROOT / "examples" / "corpus" / "a01_pattern_c_adaptive_admission.go"
-
-
-@pytest.fixture
-def sim(fake_github, tmp_path):
-    return standard_sim(fake_github, tmp_path)
 
 
 def _admission_body() -> str:

@@ -4,16 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.github.actions_sim import REPO, standard_sim
+from tests.github.actions_sim import REPO
 from tests.github.forms import example_values, render_form
 from tests.github.test_github_flow import _branch_files, _label, _to_gate_1, comment_with, state_of
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def sim(fake_github, tmp_path):
-    return standard_sim(fake_github, tmp_path)
 
 
 def _benchmarks(sim) -> int:

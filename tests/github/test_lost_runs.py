@@ -8,16 +8,11 @@ from datetime import timedelta
 import pytest
 
 from bot import pipeline
-from tests.github.actions_sim import REPO, standard_sim
+from tests.github.actions_sim import REPO
 from tests.github.forms import example_body
 from tests.github.test_github_flow import TITLE, _as, _comment, _label, _to_gate_1, labels_of, state_of
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def sim(fake_github, tmp_path):
-    return standard_sim(fake_github, tmp_path)
 
 
 def _drop_pending(sim) -> None:

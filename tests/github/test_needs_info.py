@@ -6,7 +6,7 @@ import pytest
 
 from tests.github.actions_sim import REPO
 from tests.github.forms import example_values, render_form
-from tests.github.test_github_flow import TITLE, labels_of, sim  # noqa: F401 - the fixture
+from tests.github.test_github_flow import TITLE, labels_of
 
 pytestmark = pytest.mark.slow
 
@@ -55,7 +55,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_malformed_issue_gets_needs_info_and_nothing_runs(sim, case):  # noqa: F811
+def test_malformed_issue_gets_needs_info_and_nothing_runs(sim, case):
     body, needle = CASES[case]
     number = sim.fake.create_issue(REPO, TITLE, "placeholder", "researcher", labels=("promotion",))
     sim.fake.issue(REPO, number).body = body  # as delivered (GitHub itself refuses to create a 2 MB body)
@@ -69,7 +69,7 @@ def test_malformed_issue_gets_needs_info_and_nothing_runs(sim, case):  # noqa: F
     assert not any("promotion-bot:status" in c.body for c in sim.fake.comments(REPO, number))
 
 
-def test_fixing_the_issue_clears_needs_info_and_starts(sim):  # noqa: F811
+def test_fixing_the_issue_clears_needs_info_and_starts(sim):
     number = sim.fake.create_issue(REPO, TITLE, _body(source=""), "researcher", labels=("promotion",))
     sim.event("issues", "opened", number, sender="researcher")
     assert "needs-info" in labels_of(sim, number)
@@ -79,7 +79,7 @@ def test_fixing_the_issue_clears_needs_info_and_starts(sim):  # noqa: F811
     assert any(c.body.startswith("<!-- promotion-bot:status -->") for c in sim.fake.comments(REPO, number))
 
 
-def test_a_decision_while_the_issue_needs_info_is_answered_and_its_label_removed_not_a_crash(sim):  # noqa: F811
+def test_a_decision_while_the_issue_needs_info_is_answered_and_its_label_removed_not_a_crash(sim):
     """Found on the fake: a `gate-2-approved` label crashed the run (and stayed); a `/approve` got no reply."""
     from tests.github.test_github_flow import _comment, _label, _to_gate_1, state_of
 

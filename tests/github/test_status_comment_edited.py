@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tests.github.actions_sim import REPO, standard_sim
+from tests.github.actions_sim import REPO
 from tests.github.forms import example_body
 from tests.github.test_github_flow import _as, _comment, _label
 
@@ -21,11 +21,6 @@ pytestmark = pytest.mark.slow
 
 STATUS = "<!-- promotion-bot:status -->"
 NOTICE = "<!-- promotion-bot:notice:foreign-edit -->"
-
-
-@pytest.fixture
-def sim(fake_github, tmp_path):
-    return standard_sim(fake_github, tmp_path)
 
 
 def _status(sim, number):
