@@ -384,10 +384,8 @@ def generate(
         plugin_imports.add(f'"{IMPORT_CONCURRENCY}"')
     if kind in (PolicyKind.ROUTING, PolicyKind.SCHEDULING):
         plugin_imports.add('"math"')
-    if kind == PolicyKind.SCHEDULING:  # it logs a failed ordering once per call, with no verbosity (Error has none)
-        plugin_imports.discard(f'logutil "{IMPORT_LOGUTIL}"')
-        if "ID" in an.request_fields:
-            plugin_imports.add('"strconv"')
+    if kind == PolicyKind.SCHEDULING and "ID" in an.request_fields:  # the modelled queue's IDs, only when read
+        plugin_imports.add('"strconv"')
     if rng_per_call:
         plugin_imports.add('"math/rand"')
     q_entry = d.signal("QueueDepth", "snapshot")
