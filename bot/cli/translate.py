@@ -34,7 +34,9 @@ def register(subparsers) -> None:
         "--kind", choices=["routing", "admission", "scheduling"], help="policy kind (default: from the host function)"
     )
     p.add_argument("--out", required=True, help="directory to write the plugin package, report and findings to")
-    p.add_argument("--plugin-type", help="kebab-case plugin type (default: evolved-<receiver>)")
+    p.add_argument(
+        "--plugin-type", help="kebab-case plugin type (default: evolved-<receiver>, a scorer's ending in -scorer)"
+    )
     p.add_argument("--feedback", help="reviewer feedback to address (recorded in the report)")
     p.add_argument(
         "--fidelity-floor",
@@ -58,12 +60,28 @@ def _floor(text: str) -> float:
     return value
 
 
-def default_plugin_type(host: str) -> str:
+#: The last word of a BLIS receiver that names its BLIS role; a scorer's default type says ``scorer`` instead.
+_BLIS_ROLE_WORDS = ("scheduler", "scheduling", "scoring", "router", "routing", "policy")
+
+
+def default_plugin_type(host: str, extension_point: str = "") -> str:
+    """``evolved-<receiver>`` in kebab case, named for what the translation emits (``extension_point``, the
+    dictionary's ``llmd_extension_point``). A ``scheduling.Scorer`` ends in ``-scorer``, as every upstream scorer's
+    type does (queue-scorer, kv-cache-utilization-scorer, prefix-cache-scorer): a config author reads
+    ``…-scheduler`` in ``schedulingProfiles`` as a profile handler or a queue-ordering policy, and s01's
+    ``SLOAgingScheduler`` is a queue-position scorer (``evolved-slo-aging-scorer``). A BLIS role word the receiver
+    ends in (Scheduler, Scoring, ...) gives way to ``scorer`` rather than doubling up, and a receiver already
+    ending in ``scorer`` stays as it is. An admitter keeps ``evolved-<receiver>``. Only the default: a type the
+    person gives is used as given."""
     recv = host.split(".")[0] if "." in host else host
     words = re.sub(r"([a-z0-9])([A-Z])", r"\1-\2", recv)
     words = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1-\2", words).lower()
     slug = re.sub(r"[^a-z0-9]+", "-", words).strip("-") or "policy"
-    return slug if slug.startswith("evolved") else f"evolved-{slug}"
+    slug = slug if slug.startswith("evolved") else f"evolved-{slug}"
+    if extension_point.rsplit(".", 1)[-1] != "Scorer" or slug.endswith("scorer"):
+        return slug
+    head, _, last = slug.rpartition("-")
+    return f"{head}-scorer" if last in _BLIS_ROLE_WORDS and head else f"{slug}-scorer"
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -80,7 +98,9 @@ def handle(args: argparse.Namespace) -> int:
         return refused
     dictionary = load_dictionary()
     analysis = analyze(src, dictionary, args.kind)
-    plugin_type = args.plugin_type or default_plugin_type(analysis.host)
+    plugin_type = args.plugin_type or default_plugin_type(
+        analysis.host, dictionary.interface(analysis.kind).llmd_extension_point
+    )
     tr = translate(
         src, analysis, dictionary, plugin_type=plugin_type, feedback=args.feedback, floor=args.fidelity_floor
     )

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from bot.cli import main
+from bot.cli.translate import default_plugin_type
 
 from .conftest import CORPUS, EXAMPLE, FIXTURES
 
@@ -129,3 +130,33 @@ def test_go_float_prints_an_infinite_value_as_a_literal_go_compiles():
 
     assert go_float(math.inf) == "1.7976931348623157e+308" and go_float(-math.inf) == "-1.7976931348623157e+308"
     assert float(go_float(math.inf)) == math.nextafter(math.inf, 0) and go_float(1e19) == "1e+19"
+
+
+def test_a_scorer_s_default_type_ends_in_scorer_and_a_given_type_is_kept(tmp_path, capsys):
+    """Found by a Go reviewer: s01 (a `scheduling.Scorer`) shipped as `evolved-slo-aging-scheduler`, which a
+    config author reads as a profile handler or an ordering policy; every upstream scorer's type ends in
+    `-scorer`. The default now does too, the Go names follow it (QueueScorer, QueueScorerType,
+    QueueScorerFactory upstream), and the package builds, vets and passes its tests on the real toolchain. A type
+    the person gives is kept as given; an admitter keeps `evolved-<receiver>`."""
+    s01 = CORPUS / "s01_slo_aging_scheduler.go"
+    rc = main(["translate", str(s01), "--out", str(tmp_path / "d")])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "build ok, vet ok, test ok" in out, out
+    summary = json.loads((tmp_path / "d" / "translation.json").read_text())["summary"]
+    assert summary["plugin_type"] == "evolved-slo-aging-scorer"
+    assert summary["package_dir"].endswith("/scorer/evolvedsloagingscorer")
+    main_go = (tmp_path / "d" / summary["package_dir"] / "evolved_slo_aging_scorer.go").read_text()
+    assert 'const EvolvedSLOAgingScorerType = "evolved-slo-aging-scorer"' in main_go
+    assert "type EvolvedSLOAgingScorer struct" in main_go and "func EvolvedSLOAgingScorerFactory(" in main_go
+    assert (tmp_path / "d" / "deploy/config/evolved-slo-aging-scorer-epp-config.yaml").is_file()
+
+    for source, given, want in [
+        (s01, ["--plugin-type", "evolved-slo-aging-scheduler"], "evolved-slo-aging-scheduler"),
+        (CORPUS / "a03_openevolve_tenant_fair_share.py", [], "evolved-tenant-fair-admission"),
+    ]:
+        assert main(["translate", str(source), "--out", str(tmp_path / want), *given, "--no-check", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["plugin_type"] == want
+    assert default_plugin_type("WeightedScoring.Route", "scheduling.Scorer") == "evolved-weighted-scorer"
+    assert default_plugin_type("AdaptiveScorer.Route", "scheduling.Scorer") == "evolved-adaptive-scorer"
+    assert default_plugin_type("GuardedSJF.OrderQueue", "scheduling.Scorer") == "evolved-guarded-sjf-scorer"
