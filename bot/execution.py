@@ -112,13 +112,33 @@ class RecordedExecutor:
         if key in self.results:
             answer = self.results[key]
             if FAILED in answer:
-                raise ExecutionFailed(
-                    f"the sandboxed job could not run the {request.kind} request: {answer[FAILED]}. This is a bug "
-                    "in the bot, not in the evolved program: report it with this message; `/retry` runs it again"
-                )
+                raise ExecutionFailed(failed_reason(request.kind, answer[FAILED], answer.get(CAUSE)))
             return answer
         self.needed[key] = request
         raise ExecutionNeeded([request])
+
+
+#: What each kind runs, in the words of the person reading a failure.
+KIND_TITLES = {
+    "go-check": "the Go checks (gofmt, build, vet, test)",
+    "epp-image": "the EPP image build",
+    "go-harness": "the differential check against the BLIS original",
+}
+#: Why a request raised, as ``run_all`` records it under ``CAUSE``, and what the person reading it does.
+_CAUSES = {
+    "runner": "the runner's machine refused (a disk, a directory or a limit of the runner, not the evolved program): "
+    "fix the runner (free space; a writable home and $XDG_CACHE_HOME), then comment `/retry`",
+    "setup": "the message says what to fix on the runner; then comment `/retry`",
+    "bug": "this is a bug in the bot, not in the evolved program: report it with this message; `/retry` runs it again",
+}
+CAUSE = "execution_failed_cause"
+
+
+def failed_reason(kind: str, recorded: str, cause: str | None = None) -> str:
+    """The reason a stage fails with when the sandboxed job's request raised: what failed, why, what to do."""
+    return f"the sandboxed job could not run {KIND_TITLES.get(kind, kind)} ({kind}): {recorded}. " + _CAUSES.get(
+        cause or "bug", _CAUSES["bug"]
+    )
 
 
 def run_all(requests: list[ExecRequest], executor: Executor | None = None) -> dict[str, dict[str, Any]]:
@@ -134,6 +154,7 @@ def run_all(requests: list[ExecRequest], executor: Executor | None = None) -> di
 def _run_one(executor: Executor, request: ExecRequest) -> dict[str, Any]:
     try:
         return executor.run(request)
-    except Exception as exc:  # any bug in a kind's function: recorded, never a dead job
+    except Exception as exc:  # any bug in a kind's function, any refusal of the runner: recorded, never a dead job
         first = (str(exc).splitlines() or [""])[0][:300]
-        return {FAILED: f"{type(exc).__name__}: {first}" if first else type(exc).__name__}
+        cause = "runner" if isinstance(exc, OSError) else "setup" if isinstance(exc, RequestError) else "bug"
+        return {FAILED: f"{type(exc).__name__}: {first}" if first else type(exc).__name__, CAUSE: cause}

@@ -20,7 +20,8 @@ from bot.forge.base import STATUS_MARKER
 from bot.forge.state_file import StateError
 from bot.github.client import GitHub, marker_line
 from bot.github.records import Comment
-from bot.model import Decision, PipelineState, Status, match_text
+from bot.model import Decision, Finding, PipelineState, Severity, Status, match_text
+from bot.model.evidence import tally
 
 #: Budget for the status comment: GitHub's documented 65,536-character cap on a comment body.
 MAX_COMMENT_CHARS = 65_536
@@ -99,7 +100,11 @@ def smaller(state: PipelineState):
        digest of the whole, so it is still the same finding to every comparison), a fix to 240 characters;
        these can be long when tool output quotes the evolved program (a string literal in a vet finding);
     7. a last resort, for a reviewer that raised thousands of findings: only what the engine decides the
-       next step from (``essentials``).
+       next step from (``essentials``);
+    8. and should even those not fit (review rounds are bounded where they are made, ``bot.model.bounded``, so
+       only a checklist of very many checks gets here): the most severe of them, ever fewer, and one finding
+       counting the rest (``_fewest``), down to none but the count. No number of findings makes the state
+       too large.
     """
     yield state
     state = state.model_copy(update={"audit": state.audit[-KEEP_AUDIT:]})
@@ -118,7 +123,9 @@ def smaller(state: PipelineState):
     yield state
     state = _checklist_texts_cut(state)
     yield state
-    yield essentials(state)
+    state = essentials(state)
+    yield state
+    yield from _fewest(state)
 
 
 def essentials(state: PipelineState) -> PipelineState:
@@ -158,6 +165,33 @@ def essentials(state: PipelineState) -> PipelineState:
         update={k: _cut(getattr(state.failure, k), TEXT_CHARS, "the run's log") for k in ("reason", "fix")}
     )
     return state.model_copy(update={"audit": audit, "reviews": reviews, "failure": failure, "decisions": decisions})
+
+
+def _fewest(state: PipelineState):
+    """The essentials with the open gate's last round keeping only its most severe blocking findings, half as
+    many each time, and one finding counting those left out, at the most severe of their severities (so the
+    gate still blocks, and an approval still records open CRITICAL findings when one was left out). The next round's stall check then compares with fewer findings than
+    were raised, so at worst the author gets one more round before the gate opens."""
+    rounds = state.reviews.get(state.open_gate) if state.open_gate is not None else None
+    if not rounds:
+        return
+    last = rounds[-1]
+    ranked = sorted(last.findings, key=Finding.sort_key)
+    n = len(ranked)
+    while n:
+        n //= 2
+        left = ranked[n:]
+        count = Finding(
+            severity=max((f.severity for f in left), key=_SEVERITY_ORDER.index),
+            check="status.findings-left-out",
+            message=f"and {len(left):,} more blocking finding(s) ({tally(left)}) the status comment had no room "
+            "for; the review report and the branch list them all",
+        )
+        kept = last.model_copy(update={"findings": [*ranked[:n], count]})
+        yield state.model_copy(update={"reviews": {**state.reviews, state.open_gate: [kept]}})
+
+
+_SEVERITY_ORDER = [Severity.SUGGESTION, Severity.IMPORTANT, Severity.CRITICAL]
 
 
 def _cut(text: str | None, limit: int, where: str = "the review") -> str | None:

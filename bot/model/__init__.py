@@ -48,6 +48,7 @@ from bot.model.evidence import (
     ReviewRound,
     TranslationSummary,
     Verdict,
+    bounded,
     match_text,
 )
 from bot.model.request import (
@@ -125,6 +126,7 @@ __all__ = [
     "Verdict",
     "VerdictStatus",
     "Workload",
+    "bounded",
     "describe_error",
     "describe_validation_error",
     "match_text",

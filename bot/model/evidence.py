@@ -101,6 +101,47 @@ def tally(findings: list[Finding]) -> str:
     )
 
 
+#: The most findings of one check at one severity a review round keeps; the rest are counted in one finding.
+KEEP_PER_CHECK = 25
+
+
+def bounded(findings: list[Finding], *, where: str, keep: int = KEEP_PER_CHECK) -> list[Finding]:
+    """``findings`` with at most ``keep`` per check and severity (the first by ``Finding.sort_key``), and for
+    each group cut, one finding of its severity and check: "and K more like this; all of them are in ``where``".
+
+    A checker or a toolchain step can report thousands of distinct findings (an evolved program whose plugin
+    makes `go build` fail everywhere); a review round is kept in the promotion state (on GitHub one
+    65,536-character comment), shown in the review report and the checklist, and sent to the author, so it
+    takes a bounded list, and the full one stays where it was made (``where``: the checks files on the branch,
+    ``promote translate --out DIR``). Deterministic, and the count finding's message carries a digest of the
+    findings it stands for, so two rounds have the same keys (``pipeline._stalled``) exactly when their full
+    lists do. Already bounded findings come through unchanged."""
+    groups: dict[tuple, list[Finding]] = {}
+    for f in findings:
+        groups.setdefault((f.severity, f.check, f.by), []).append(f)
+    if all(len(g) <= keep + 1 for g in groups.values()):
+        return list(findings)
+    out: list[Finding] = []
+    for (severity, check, by), group in groups.items():
+        if len(group) <= keep + 1:
+            out += group
+            continue
+        group = sorted(group, key=Finding.sort_key)
+        rest = group[keep:]
+        digest = hashlib.sha256("\n".join(repr(f.key()) for f in rest).encode("utf-8")).hexdigest()[:12]
+        out += group[:keep]
+        out.append(
+            Finding(
+                severity=severity,
+                check=check,
+                message=f"and {len(rest):,} more like this [{digest}]; all of them are in {where}",
+                fix="fix the ones above first: they often cause the rest",
+                by=by,
+            )
+        )
+    return out
+
+
 # --------------------------------------------------------------------------
 # Hypotheses and verdicts
 # --------------------------------------------------------------------------

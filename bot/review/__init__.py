@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 
 from bot.escape import md
-from bot.model import DecidedVia, Decision, Finding, GateDecision, PipelineState, ReviewRound
+from bot.model import DecidedVia, Decision, Finding, GateDecision, PipelineState, ReviewRound, bounded
 from bot.render import render
 
 GATES = {1: "bot.review.gate1", 2: "bot.review.gate2", 3: "bot.review.gate3"}
@@ -29,10 +29,24 @@ def author_record(gate: int, ctx):
     return load_record(ctx.read(record_path(ctx.paths.docs, gate)))
 
 
+def full_list(gate: int, ctx) -> str:
+    """Where every finding of a gate's checklist can be read when its review round keeps a bounded list."""
+    if gate == 1:
+        return (
+            "the findings.json of `promote translate SOURCE --out DIR`, or translation.json and "
+            "translation-checks.json on the branch"
+        )
+    if gate == 3:
+        return f"`{ctx.paths.go_checks}` on the branch"
+    return "the review of a local `promote run` of this promotion"
+
+
 def review_gate(gate: int, ctx) -> list[Finding]:
     from bot.review import convergence
 
-    findings = list(importlib.import_module(GATES[gate]).review(ctx))
+    # A checker or a toolchain step can report thousands of findings: the round takes a bounded list (the
+    # state, the reports, the reviewer's input), the full one stays where it was made (``full_list``).
+    findings = bounded(list(importlib.import_module(GATES[gate]).review(ctx)), where=full_list(gate, ctx))
     record = author_record(gate, ctx)
     if record is not None:
         from bot.agents.record import record_path

@@ -54,7 +54,10 @@ def test_a_request_that_raises_in_the_sandbox_becomes_a_recorded_failure_the_sta
     assert reason.startswith(("AttributeError", "TypeError", "ValueError")), reason
     json.dumps(results)  # handed back as data
     recorded = RecordedExecutor(results)
-    with pytest.raises(execution.ExecutionFailed, match="could not run the go-harness request: .*`/retry`"):
+    with pytest.raises(
+        execution.ExecutionFailed,
+        match=r"could not run the differential check against the BLIS original \(go-harness\): .*a bug in the bot.*`/retry`",
+    ):
         recorded.run(broken)
     assert isinstance(execution.ExecutionFailed("x"), RequestError)
     with pytest.raises(ExecutionNeeded):

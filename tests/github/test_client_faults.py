@@ -175,6 +175,63 @@ def test_thousands_of_long_findings_fit_and_the_engine_decides_the_same_from_wha
     assert full == "waiting for a decision at gate 1 (review did not converge)" or "CRITICAL findings were open" in full
 
 
+def _toolchain_flood(number: int, findings: int) -> PipelineState:
+    """Gate 1 right after a review whose checklist (by=None) raised ``findings`` distinct CRITICAL findings of
+    the Go toolchain: a generated plugin on which `go build` fails everywhere, each message naming its own
+    evolved identifier. Built as a state directly, past the bound a review round takes (``bot.model.bounded``)."""
+    import random
+    from datetime import UTC, datetime
+
+    from bot import pipeline
+    from bot.model import Finding, ReviewRound, Severity, StageRecord
+
+    rng = random.Random(findings)
+    found = [
+        Finding(
+            severity=Severity.CRITICAL,
+            check=f"toolchain.build{i % 3 or ''}",
+            message=f"undefined: evolved_{rng.getrandbits(64):016x} (cannot use it as float64 value in argument)",
+            file=f"pkg/plugins/evolved/f{i % 7}.go",
+            line=i + 1,
+        )
+        for i in range(findings)
+    ]
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    state = PipelineState(
+        request_id=str(number),
+        request_fingerprint="f",
+        branch="promotion/1-x",
+        next_stage=None,
+        open_gate=1,
+        stages={s: StageRecord(stage=s, inputs_hash=f"h{s}", finished_at=at) for s in (1, 2)},
+    )
+    review = ReviewRound(gate=1, round=1, reviewer="checklist", findings=found)
+    return pipeline.review_finished(state, review, now=at, max_rounds=3)
+
+
+@pytest.mark.parametrize("findings", [6_000, 60_000])
+def test_thousands_of_distinct_toolchain_findings_fit_as_a_last_resort(gh, findings):
+    """Essentials kept every distinct blocking finding: 6,000 distinct CRITICAL `go build` errors ended in
+    StateError "this is a bug in the bot". Now the most severe are kept, as many as fit, and one finding counts
+    the rest; the gate still blocks and the engine decides the same next step."""
+    from bot import pipeline
+    from bot.github.state import MAX_COMMENT_CHARS
+
+    fake, client, number, _ = gh
+    state = _toolchain_flood(number, findings)
+    store = GitHubStateStore(client, number)
+    store.save(state, "## status\n\n" + "checklist line\n" * 300)
+    (comment,) = fake.comments(REPO, number)
+    assert len(comment.body) < MAX_COMMENT_CHARS
+    kept = store.load()
+    assert pipeline.next_step(kept) == pipeline.next_step(state) and pipeline.describe(kept) == pipeline.describe(state)
+    *first, count = sorted(kept.reviews[1][-1].findings, key=lambda f: f.check == "status.findings-left-out")
+    full = sorted(state.reviews[1][-1].findings, key=lambda f: f.sort_key())
+    assert first and [f.key() for f in first] == [f.key() for f in full[: len(first)]]  # the most severe first
+    assert count.check == "status.findings-left-out" and count.severity.value == "CRITICAL"
+    assert f"and {findings - len(first):,} more blocking finding(s)" in count.message
+
+
 def test_errors_name_the_call_and_githubs_answer(gh):
     _fake, client, _number, _ = gh
     with pytest.raises(GitHubError, match=r"GET issue 999: GitHub answered 404"):

@@ -504,3 +504,48 @@ def test_gate3s_notes_give_the_verdicts_own_reason_and_a_flag_as_a_flag(branch):
         assert note.index(attenuated[0]) > note.index("Flag"), note
         checked += 1
     assert checked, "the example has an inconclusive claim flagged attenuated (A3)"
+
+
+def test_thousands_of_toolchain_findings_reach_the_review_bounded_and_the_full_list_stays(branch):
+    """6,000 distinct `go build` errors recorded by stage 5: the review round keeps the first 25 and one finding
+    counting the rest (go-checks.json keeps them all), deterministically, so the stall check still tells the
+    same errors from different ones; the status comment then holds the round without cutting it."""
+    from bot.github.state import decode_state, status_body
+    from bot.model import ReviewRound
+    from bot.model.evidence import KEEP_PER_CHECK
+
+    ctx, edit, _ = branch
+
+    def flood(marker: str):
+        def change(text: str) -> str:
+            data = json.loads(text)
+            data["build_ok"] = False
+            data["findings"] = [
+                {
+                    "severity": "CRITICAL",
+                    "check": "toolchain.build",
+                    "message": f"undefined: evolved_{i:05d}{marker if i == 5_999 else ''}",
+                    "file": "pkg/plugins/evolved/evolved.go",
+                    "line": i + 1,
+                }
+                for i in range(6_000)
+            ]
+            return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+        return change
+
+    edit(ctx.paths.go_checks, flood(""))
+    assert len(json.loads(ctx.read(ctx.paths.go_checks))["findings"]) == 6_000  # the full list stays there
+    found = [f for f in review_gate(3, ctx) if f.check == "toolchain.build"]
+    assert len(found) == KEEP_PER_CHECK + 1
+    *first, count = sorted(found, key=lambda f: f.file is None)
+    assert [f.line for f in first] == list(range(1, KEEP_PER_CHECK + 1))
+    assert count.severity is Severity.CRITICAL and count.message.startswith("and 5,975 more like this")
+    assert ctx.paths.go_checks in count.message
+    keys = {f.key() for f in review_gate(3, ctx)}
+    assert keys == {f.key() for f in review_gate(3, ctx)}  # the same output, the same round: a stall is a stall
+    edit(ctx.paths.go_checks, flood(" (changed)"))  # one error far down the list differs
+    assert keys != {f.key() for f in review_gate(3, ctx)}
+    review = ReviewRound(gate=3, round=1, findings=review_gate(3, ctx))
+    state = ctx.state.model_copy(update={"reviews": {3: [review]}, "open_gate": 3, "review_round": 1})
+    assert decode_state(status_body(state, "status")).reviews[3][-1] == review  # kept whole, nothing cut
