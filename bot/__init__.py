@@ -1,10 +1,10 @@
 """The promotion bot: BLIS evolved policies → llm-d-router plugins, behind three human gates."""
 
-from pathlib import Path
+from bot.home import find_home
 
 __version__ = "0.1.0"
 
-#: The checkout the bot runs from. Data that sits beside the code (dictionary/,
-#: prompts/, gomirror/, examples/) is found from here; the package is installed
-#: editable (`pip install -e .`), as the README says.
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+#: The checkout the bot's data is read from (dictionary/, prompts/, gomirror/, the issue form), which a wheel does
+#: not carry: $PROMOTION_BOT_HOME when set (the action sets it), else the checkout of an editable install
+#: (`pip install -e .`, as the README says). ``bot.home.problem`` says what is missing there and how to fix it.
+PROJECT_ROOT = find_home()

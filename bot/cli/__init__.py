@@ -5,6 +5,9 @@ subcommands with ``set_defaults(func=handler)``; a handler takes the parsed
 arguments and returns the exit code. Heavy imports (pandas, scipy, tree-sitter)
 happen inside handlers, so ``promote --help`` starts fast.
 
+A command that reads the bot's data (the dictionary, the prompts, the Go mirror, the issue form: ``bot.home``)
+is stopped before it starts when the install lacks it; one that does not declares ``set_defaults(home=False)``.
+
 Exit codes: 0 success; 1 the work ran but found a blocking problem (e.g. a
 CRITICAL finding); 2 unusable input or an illegal request, with one line on
 stderr that names the problem and the fix.
@@ -68,6 +71,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def _call(args) -> int:
     try:
+        if getattr(args, "home", True):
+            from bot import PROJECT_ROOT
+            from bot.home import require
+
+            require(PROJECT_ROOT)  # a non-editable install without PROMOTION_BOT_HOME: say so, not a site-packages path
         code = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows up here, not at interpreter exit
         return code

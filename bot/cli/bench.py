@@ -102,14 +102,14 @@ def register(sub: argparse._SubParsersAction) -> None:
             type=float,
             help="budget estimate per run beyond its load (default: the plan's)",
         )
-        q.set_defaults(func=cmd_run if name == "run" else cmd_teardown)
+        q.set_defaults(func=cmd_run if name == "run" else cmd_teardown, home=False)
     helptext = (
         "print, one per line, the results-relative files the run's manifest.json records (the manifest, reports, "
         "priority-mix results and metadata, set-aside files): what benchmark.yml's publish job commits"
     )
     q = bsub.add_parser("files", help=helptext, description=helptext)
     q.add_argument("results", type=Path, help="the results directory `bench run --results` wrote")
-    q.set_defaults(func=cmd_files)
+    q.set_defaults(func=cmd_files, home=False)
 
 
 def load_config(args):

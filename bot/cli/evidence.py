@@ -81,7 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="let sample/synthetic reports count (a rehearsal: every verdict says so)",
     )
-    p.set_defaults(func=cmd_evaluate)
+    p.set_defaults(func=cmd_evaluate, home=False)
 
 
 # --------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from pathlib import Path
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("handle-event", help="handle the GitHub event this Actions job was started for")
-    p.set_defaults(func=cmd_handle_event)
+    p.set_defaults(func=cmd_handle_event, home=False)  # checked in bot.events.handle, to say it on the issue
 
     p = sub.add_parser("sandbox-exec", help="run execution requests (evolved/generated code) in the sandbox")
     p.add_argument("--requests", type=Path, required=True, help="execution-requests.json from the write job")
@@ -24,11 +24,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=cmd_sandbox_exec)
 
     p = sub.add_parser("dispatch-next", help="start the workflow run the last handle-event asked for")
-    p.set_defaults(func=cmd_dispatch_next)
+    p.set_defaults(func=cmd_dispatch_next, home=False)
 
     p = sub.add_parser("check-config", help="check a repository's bot setup through the API and say what to fix")
     p.add_argument("--repo", required=True, metavar="OWNER/NAME")
-    p.set_defaults(func=cmd_check_config)
+    p.set_defaults(func=cmd_check_config, home=False)  # reports it with the rest
 
 
 def cmd_handle_event(args) -> int:

@@ -48,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("status", help="where the promotion stands")
     p.add_argument("--work", type=Path, default=Path(".promote"), help=WORK_HELP)
     p.add_argument("--json", action="store_true", help="print the saved state as JSON")
-    p.set_defaults(func=cmd_status)
+    p.set_defaults(func=cmd_status, home=False)
 
     for name, decision, helptext in (
         ("approve", Decision.APPROVE, "approve the open gate and continue to the next one"),

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 
 from bot.events.env import EventEnv
-from bot.events.promotion import Result
+from bot.events.promotion import Result, is_promotion
 from bot.model import RequestError
 
 #: (event name, action or None) -> "module:function". The only place that says what the bot reacts to.
@@ -73,6 +73,7 @@ def handle(env: EventEnv, *, client_factory: Callable | None = None) -> Result:
 
     session = Session.open(env, client_factory=client_factory)
     session.sent_by(event)
+    not_installed(session, event)
     try:
         return handler(session, event)
     except ForeignEdit as exc:  # the status comment's state is a person's: act on none of it, say so once
@@ -80,3 +81,43 @@ def handle(env: EventEnv, *, client_factory: Callable | None = None) -> Result:
 
         session.client.upsert_comment(exc.issue, FOREIGN_EDIT_NOTICE, foreign_edit(exc))
         return Result("refused: the status comment was not saved by the bot", notes=[str(exc)])
+
+
+#: The marker of the one comment that says the bot's install lacks its data (updated, never repeated).
+NOT_INSTALLED_MARKER = "promotion-bot:not-installed"
+
+
+def not_installed(session, event) -> None:
+    """Stop here, before any work, when the bot's install lacks its data (``bot.home``): say so on the promotion
+    issue the event is about, as the job's log is not where its people look, and fail the job (exit 2).
+
+    Said once per issue (one comment, updated); nothing else is touched, so the event is handled as usual once
+    the action is fixed and the run re-run (or the next comment, label or edit comes)."""
+    from bot import PROJECT_ROOT
+    from bot.home import problem
+
+    said = problem(PROJECT_ROOT)
+    if said is None:
+        return
+    issue = _event_issue(session, event)
+    if issue is not None and is_promotion(issue):
+        from bot.escape import md
+
+        session.client.upsert_comment(
+            issue.number,
+            NOT_INSTALLED_MARKER,
+            "The promotion bot cannot handle this issue: its installation in this repository's workflow is "
+            f"incomplete. {md(said)}. A maintainer fixes the action (docs/github-setup.md, step 1) and re-runs "
+            "the failed workflow run; nothing about this promotion was changed.",
+        )
+    raise RequestError(said)
+
+
+def _event_issue(session, event):
+    """The issue the event is about: the payload's (an issue or a comment on one), or the one a dispatch names."""
+    if getattr(event, "issue", None) is not None:
+        from bot.events.issues import _issue
+
+        return _issue(event)
+    number = str(dict(getattr(event, "inputs", None) or {}).get("issue", "")).strip()
+    return session.client.issue(int(number)) if number.isdigit() and int(number) > 0 else None

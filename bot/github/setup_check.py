@@ -2,13 +2,16 @@
 
 Reads through the API with the token in GH_TOKEN or GITHUB_TOKEN (never writes):
 the workflows, the issue form, the configuration file (validated field by
-field), the labels, and what the token may do.
+field), the labels, and what the token may do. It checks this install of the bot
+too: one without its data (``bot.home``) cannot take a promotion, whatever the
+repository holds.
 """
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from bot.github.client import GitHub, GitHubError
 from bot.github.config import CONFIG_PATH, ConfigError, parse_config
@@ -33,9 +36,23 @@ class SetupReport:
         return not self.problems
 
 
-def check_repository(repository: str, *, client: GitHub | None = None, environ=None) -> SetupReport:
-    """What is missing (each with its fix) and what is worth knowing; no problems means ready."""
+def check_repository(
+    repository: str, *, client: GitHub | None = None, environ=None, home: Path | None = None
+) -> SetupReport:
+    """What is missing (each with its fix) and what is worth knowing; no problems means ready. ``home``: where
+    this install reads its data from (default: the one it found, ``bot.PROJECT_ROOT``)."""
+    from bot import PROJECT_ROOT
+    from bot.home import problem
+
     env = os.environ if environ is None else environ
+    report = _check(repository, client, env)
+    said = problem(PROJECT_ROOT if home is None else home, env)
+    if said is not None:
+        report.problems.insert(0, f"this install of `promote`: {said}")
+    return report
+
+
+def _check(repository: str, client: GitHub | None, env) -> SetupReport:
     if client is None:
         token = env.get("GH_TOKEN") or env.get("GITHUB_TOKEN") or ""
         if not token:
