@@ -256,6 +256,13 @@ class Effect(Strict):
     excluded_runs: list[str] = Field(
         default_factory=list, description="outlier runs flagged by the robust rule and left out, with why"
     )
+    runs_judged: int | None = Field(
+        default=None,
+        description=(
+            "group-sequential cell: the look that decided it judged the first runs_judged runs of each arm (outliers "
+            "among them excluded, see n_baseline / n_evolved); None: every run (a fixed design)"
+        ),
+    )
     status: VerdictStatus | None = Field(default=None, description="this cell's own verdict")
     reason: str = Field(default="", description="why this cell is confirmed, refuted or inconclusive")
     lost_baseline: float | None = Field(

@@ -67,3 +67,18 @@ def _fmt(b) -> str:
 
 
 __all__ = ["text_outside"]
+
+
+#: A legend entry's marker, its gap and the space between entries, in characters of the legend's font.
+LEGEND_ENTRY_CHARS = 7
+
+
+def legend_columns(labels: list[str], room: int) -> int:
+    """Entries per row of a legend ``room`` characters wide: all on one row when they fit, else as few rows as fit
+    (a centred legend row wider than its figure is cut off at both sides)."""
+    for cols in range(len(labels), 1, -1):
+        rows = [labels[i : i + cols] for i in range(0, len(labels), cols)]
+        widths = [max(len(r[c]) for r in rows if c < len(r)) + LEGEND_ENTRY_CHARS for c in range(cols)]  # widest
+        if sum(widths) <= room:
+            return cols
+    return 1

@@ -34,6 +34,7 @@ import pandas as pd
 
 from bot.model import Direction, Hypothesis, Track, Verdict
 from bot.stats import StatsError
+from bot.stats.label_fit import legend_columns
 
 FOREST = "claims-forest.png"
 MAX_IMAGES = 8
@@ -277,27 +278,23 @@ def _display(unit_name: str, values: np.ndarray) -> tuple[str, float]:
     return unit_name, 1.0
 
 
-def used_runs(b: np.ndarray, e: np.ndarray, n_b: int, n_e: int) -> tuple[np.ndarray, ...]:
+def used_runs(b: np.ndarray, e: np.ndarray, runs_judged: int | None = None) -> tuple[np.ndarray, ...]:
     """Which runs (in repetition order) the verdict used, and which of those its outlier rule excluded.
 
-    A group-sequential verdict decided at an early look used only the first k runs of each arm; the
-    largest prefix whose outlier rule keeps exactly the verdict's ``n_b`` and ``n_e`` runs is that look
-    (every run, when no look stopped early). Returns (used_b, used_e, excluded_b, excluded_e) masks.
+    ``runs_judged`` is the cell's recorded look (``Effect.runs_judged``): a group-sequential verdict decided at an
+    early look used only the first that many runs of each arm, and its outlier rule saw only those; None is every
+    run. Returns (used_b, used_e, excluded_b, excluded_e) masks.
     """
     from bot.stats.rule import cell_stats
 
-    every = (np.ones(b.size, bool), np.ones(e.size, bool))
+    k = max(b.size, e.size) if runs_judged is None else runs_judged
+    used_b, used_e = np.arange(b.size) < k, np.arange(e.size) < k
     if not (b.size and e.size and np.all(b > 0) and np.all(e > 0)):
-        return (*every, np.zeros(b.size, bool), np.zeros(e.size, bool))
-    prefixes = np.arange(max(b.size, e.size), 1, -1)
-    pb, pe = np.full((prefixes.size, b.size), np.nan), np.full((prefixes.size, e.size), np.nan)
-    for row, k in enumerate(prefixes):
-        pb[row, :k], pe[row, :k] = b[:k], e[:k]
-    st = cell_stats(pb, pe)  # the verdict's own outlier rule, one prefix per row
-    match = np.flatnonzero((st.n_b == n_b) & (st.n_e == n_e))
-    row = int(match[0]) if match.size else 0
-    used_b, used_e = np.arange(b.size) < prefixes[row], np.arange(e.size) < prefixes[row]
-    return used_b, used_e, st.flag_b[row] & used_b, st.flag_e[row] & used_e
+        return used_b, used_e, np.zeros(b.size, bool), np.zeros(e.size, bool)
+    st = cell_stats(b[used_b], e[used_e])  # the verdict's own outlier rule on the runs that look judged
+    out_b, out_e = np.zeros(b.size, bool), np.zeros(e.size, bool)
+    out_b[used_b], out_e[used_e] = st.flag_b[0], st.flag_e[0]
+    return used_b, used_e, out_b, out_e
 
 
 def _t_interval(x: np.ndarray, alpha: float) -> tuple[float, float]:
@@ -336,7 +333,7 @@ def runs_figure(h: Hypothesis, v: Verdict, index: Any, alpha: float = 0.05):
     blis = p.blis_magnitude if p is not None and p.metric == metric and p.blis_magnitude is not None else None
     blis_y: list[tuple[float, float]] = []
     for i, (e, (b, ev)) in enumerate(zip(effects, data, strict=True)):
-        used_b, used_e, out_b, out_e = used_runs(b, ev, e.n_baseline, e.n_evolved)
+        used_b, used_e, out_b, out_e = used_runs(b, ev, e.runs_judged)
         for off, arr, used, out, color in ((-0.18, b, used_b, out_b, _BASELINE), (0.18, ev, used_e, out_e, _EVOLVED)):
             if not arr.size:
                 continue
@@ -380,7 +377,8 @@ def runs_figure(h: Hypothesis, v: Verdict, index: Any, alpha: float = 0.05):
         handles.append(Line2D([], [], ls="", marker="x", color=_MARGIN, label="outlier run (excluded)"))
     if "unused" in marks:
         handles.append(Line2D([], [], ls="", marker="o", mfc="none", color="black", label="run after the decision"))
-    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=_FONT, frameon=False)
+    cols = legend_columns([str(x.get_label()) for x in handles], _chars(width - 0.2))
+    fig.legend(handles=handles, loc="outside lower center", ncols=cols, fontsize=_FONT, frameon=False)
     return fig
 
 

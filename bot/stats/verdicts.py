@@ -12,7 +12,7 @@ n = 2..20 run-level values (baseline and evolved, independent stand-ups). The
 per-cell rule lives in ``bot.stats.rule`` (one vectorised implementation for
 real reports and for the simulations that check it); in short:
 
-- outlier runs (x1.5 from the arm median and beyond 3.5 robust sd, or x3 in
+- outlier runs (x1.5 from the arm median and beyond 5 robust sd, or x3 in
   any case) are flagged, listed and excluded from every estimate;
 - the noise floor is ``T_eff = max(5%, 2 x CV of the baseline repetitions)``; a
   baseline CV above 15% halts the cell as INCONCLUSIVE ("cluster too noisy"),
@@ -88,6 +88,7 @@ from bot.stats import StatsError, explain, guards, rule, sequential
 from bot.stats.cells import ReportIndex, cells_of, rate_key, unusable
 from bot.stats.decide import CONFIRMED, INCONCLUSIVE, REFUTED, Claim, aggregate, decide_from_p
 from bot.stats.design import DecisionRule, default_rule
+from bot.stats.judged import judged_arms, judged_requests
 from bot.stats.multiplicity import holm
 from bot.stats.rule import MAX_CV, MIN_REPS
 from bot.stats.unjudged import not_benchmarked_verdict, not_testable_verdict
@@ -141,9 +142,11 @@ def evaluate(
         cells[h.id] = [_measure(h, metric, wl, rate, index, decision) for wl, rate in cells_of(h, index)]
 
     _judge(hyps, cells, decision, index)
+    requests = getattr(reports, "requests", None)
     for cs in cells.values():
-        for c in cs:
-            _shedding_guard(c, index, alpha)
+        for c in cs:  # the guard reads the runs the deciding look judged, as the tests did
+            if c.rate is not None:
+                _shedding_guard(c, judged_requests(index, requests, c.workload, c.rate, c.metric, c.runs_judged), alpha)
 
     mechanism = _mechanism(hyps, index, evolved_for, decision)
     verdicts = []
@@ -215,6 +218,7 @@ class _Cell:
     looks: list[int] = field(default_factory=list)  # sequential: runs per arm at each look taken
     look_stats: list = field(default_factory=list)  # sequential: rule.CellStats per look
     decided_at: tuple[int, int] = (0, 0)  # sequential: look where the confirm / refute test crossed
+    runs_judged: int | None = None  # sequential: runs per arm of the look shown (the deciding one); None: every run
     lost: tuple[float, float] | None = None  # (baseline, evolved) share of requests lost; None: not counted
     held_by: str = ""  # Effect.held_by: what overrode the test (the noise floor, the shedding guard)
 
@@ -255,6 +259,7 @@ class _Cell:
             n_baseline=self.n_b,
             n_evolved=self.n_e,
             excluded_runs=list(self.excluded),
+            runs_judged=self.runs_judged,
             status=self.status,
             reason=self.reason or "",
             held_by=self.held_by,
@@ -341,10 +346,11 @@ def _measure(
         if taken:
             b, e = b[: taken[-1]], e[: taken[-1]]
             cell.baseline, cell.evolved = b, e
+            cell.runs_judged = taken[-1]
     st = rule.cell_stats(b, e)
     _show(cell, st, alpha, index)
     if cell.excluded:
-        cell.flags.append(f"outlier runs excluded at {cell.where} ({metric}): {'; '.join(cell.excluded)}")
+        cell.flags.append(_outlier_flag(cell))
     if not bool(st.enough[0]):
         return _halt(
             cell,
@@ -422,7 +428,12 @@ def _show_decision_look(cell: _Cell, index: ReportIndex) -> None:
     every = cell.look_stats[-1]
     lo, hi = rule.interval(every, cell.alpha)
     cell.baseline, cell.evolved = cell.baseline[:n], cell.evolved[:n]
+    cell.runs_judged = n
+    last_look = _outlier_flag(cell) if cell.excluded else None
     _show(cell, st, cell.alpha, index)
+    # the outlier flag names the runs this look excluded, not the last look's (runs it never used)
+    at = cell.flags.index(last_look) if last_look in cell.flags else len(cell.flags)
+    cell.flags[at : at + (last_look in cell.flags)] = [_outlier_flag(cell)] if cell.excluded else []
     # the p shown stays the repeated p the decision used (it crossed at this look), not this look's own test
     cell.p_confirm, cell.p_refute = cell.pc_eff, cell.pr_eff
     cell.flags.append(
@@ -431,6 +442,10 @@ def _show_decision_look(cell: _Cell, index: ReportIndex) -> None:
         f"{float(every.rel[0]):+.1%} [{float(lo[0]):+.1%}, {float(hi[0]):+.1%}], and the "
         f"{cell.looks[-1] - n} later run(s) per arm do not change a group-sequential decision"
     )
+
+
+def _outlier_flag(cell: _Cell) -> str:
+    return f"outlier runs excluded at {cell.where} ({cell.metric}): {'; '.join(cell.excluded)}"
 
 
 def _schedule(decision: DecisionRule, workload: str, rate: float) -> list[int] | None:
@@ -514,22 +529,6 @@ def _shedding_guard(c: _Cell, index: ReportIndex, alpha: float) -> None:
         )
 
 
-def _judged_arms(index: ReportIndex, decision: DecisionRule):
-    """``index.arms`` cut to the runs a cell's verdict uses: a group-sequential cell's looks reached (none below
-    its first look), so a check beside the tests never reads runs the verdict says it did not use."""
-
-    def arms(workload: str, rate: float, metric: str) -> tuple[np.ndarray, np.ndarray]:
-        b, e = index.arms(workload, rate, metric)
-        schedule = _schedule(decision, workload, rate)
-        if schedule is None:
-            return b, e
-        taken = sequential.looks_taken(schedule, min(b.size, e.size))
-        n = taken[-1] if taken else 0
-        return b[:n], e[:n]
-
-    return arms
-
-
 def _mechanism(
     hyps: list[Hypothesis], index: ReportIndex, evolved_for: str | None, decision: DecisionRule
 ) -> dict[str, list[str]]:
@@ -541,7 +540,7 @@ def _mechanism(
             by_metric.setdefault(_short_metric(h), []).append(h.id)
     out: dict[str, list[str]] = {}
     for metric in sorted(by_metric):
-        flags = guards.mechanism_flags(metric, _better(metric), index, evolved_for, _judged_arms(index, decision))
+        flags = guards.mechanism_flags(metric, _better(metric), index, evolved_for, judged_arms(index, decision))
         for hid in by_metric[metric]:
             out.setdefault(hid, []).extend(flags)
     return out

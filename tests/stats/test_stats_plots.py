@@ -106,12 +106,25 @@ def test_the_distribution_plot_shows_the_runs_the_verdict_used():
     """A group-sequential verdict decided at look 1 used the first 4 of 8 runs; an outlier run is excluded."""
     rng = np.random.default_rng(4)
     b, e = arm_pair(rng, cv=0.02, effect=-0.1, n=8)
-    used_b, used_e, out_b, out_e = used_runs(b, e, 4, 4)
+    used_b, used_e, out_b, out_e = used_runs(b, e, 4)
     assert used_b.tolist() == used_e.tolist() == [True] * 4 + [False] * 4 and not out_b.any() and not out_e.any()
     e[2] *= 5  # a throttled run
-    used_b, used_e, out_b, out_e = used_runs(b, e, 8, 7)
+    used_b, used_e, out_b, out_e = used_runs(b, e)
     assert used_b.all() and used_e.all() and np.flatnonzero(out_e).tolist() == [2] and not out_b.any()
-    assert [m.all() for m in used_runs(b, -e, 8, 8)[:2]] == [True, True]  # not positive: no rule, every run
+    assert [m.all() for m in used_runs(b, -e)[:2]] == [True, True]  # not positive: no rule, every run
+
+
+def test_a_run_after_the_deciding_look_is_never_drawn_as_its_outlier():
+    """Stats review #4: rep 5 of both arms x5, decided at look 1 (4 runs per arm) of 7. The old guess took the
+    largest prefix keeping 4 and 4 runs (5, with rep 5 excluded) and drew rep 5 as an outlier the verdict excluded;
+    the verdict never saw it. The recorded look decides which runs are drawn as used."""
+    rng = np.random.default_rng(7)
+    b, e = arm_pair(rng, cv=0.02, effect=-0.12, n=7)
+    b[4] *= 5
+    e[4] *= 5
+    used_b, used_e, out_b, out_e = used_runs(b, e, 4)
+    assert used_b.tolist() == used_e.tolist() == [True] * 4 + [False] * 3
+    assert not out_b.any() and not out_e.any()
 
 
 def test_id_ranges():
@@ -269,6 +282,28 @@ def test_every_figure_of_a_worst_case_fits():
     assert " ".join(built.figures["A4-runs.png"].axes[0].get_ylabel().split()).endswith("(unit not known)")
     for name, fig in built.figures.items():
         assert text_outside(fig) == [], name
+
+
+def test_the_runs_figure_with_every_legend_entry_fits():
+    """Stats review #9: two cells, a BLIS prediction, an outlier run and runs after the decision make five legend
+    entries; on one row they ran off both sides of the 5.5-inch figure."""
+    from bot.stats.cells import ReportIndex
+    from bot.stats.plots import runs_figure
+
+    rng = np.random.default_rng(9)
+    cells = []
+    for wl, rate in (("load-spikes", 30), ("load-spikes", 45)):
+        b, e = arm_pair(rng, cv=0.02, effect=-0.12, n=7)
+        e[1] *= 5  # an outlier among the judged runs
+        cells.append({"workload": wl, "rate": rate, "metric": "e2e_p95", "baseline": b, "evolved": e})
+    h = hypothesis("A1", metric="e2e_p95", workloads=["load-spikes"], blis_magnitude=-0.24)
+    effects = [
+        effect(workload="load-spikes", rate=r, metric="e2e_p95").model_copy(update={"runs_judged": 4}) for r in (30, 45)
+    ]
+    fig = runs_figure(h, verdict("A1", *effects), ReportIndex.build(build(cells)))
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert len(labels) == 5, labels
+    assert text_outside(fig) == []
 
 
 def test_untrusted_text_and_missing_numbers_draw():

@@ -393,6 +393,48 @@ def test_mechanism_check_reads_only_the_runs_the_verdicts_used():
     assert any("chat is not the most improved" in f for f in everything.flags), everything.flags
 
 
+def _decided_at_look_1(rng, **extra):
+    """A latency cell of 7 runs per arm with looks at 4 and 7, decided at look 1 (4 runs per arm)."""
+    from bot.stats.design import DecisionRule, SequentialRule
+
+    cell = _cell(rng, workload="chat", metric="e2e_p95", effect=0.0, cv=0.01, n=7, total=10_000, **extra)
+    cell["evolved"][:4] *= 0.7  # the gain is in the first look's runs only, so that look decides
+    looks = {"chat@10": [4, 7]}
+    return cell, DecisionRule(sequential=SequentialRule(spending="pocock", looks=looks, decidable=["A1"]))
+
+
+def test_an_early_decision_names_only_outliers_among_the_runs_it_judged():
+    """Stats review #4: rep 5 of both arms x5, decided at look 1 (runs 1-4). The flag said the verdict excluded
+    rep 5 (the last look's outlier rule); the verdict never used it. The effect records the look it judged."""
+    cell, rule = _decided_at_look_1(np.random.default_rng(21))
+    cell["baseline"][4] *= 5
+    cell["evolved"][4] *= 5
+    v = evaluate([hypothesis("A1", metric="e2e_p95")], build([cell]), decision=rule)[0]
+    assert v.status is VerdictStatus.CONFIRMED, v.summary
+    eff = v.effects[0]
+    assert (eff.runs_judged, eff.n_baseline, eff.n_evolved, eff.excluded_runs) == (4, 4, 4, [])
+    assert not any(f.startswith("outlier runs excluded") for f in v.flags), v.flags
+    assert any(f.startswith("decided at look 1") for f in v.flags)
+    fixed = evaluate([hypothesis("A1", metric="e2e_p95")], build([cell]))[0].effects[0]
+    assert fixed.runs_judged is None and len(fixed.excluded_runs) == 2  # every run judged: rep 5 of each arm out
+
+
+def test_the_shedding_guard_reads_the_runs_the_deciding_look_judged():
+    """Stats review #5: 5% of the evolved arm's requests lost in runs 5-7 only, decided at look 1 (runs 1-4, none
+    lost). The guard pooled all 7 runs and demoted the confirmation with runs the verdict says it did not use."""
+    cell, rule = _decided_at_look_1(np.random.default_rng(22))
+    reports = build([cell])
+    req = reports.requests
+    late = (req["treatment"] == "evolved") & (req["repetition"] >= 4)
+    reports.requests.loc[late, "failures"] = 500
+    v = evaluate([hypothesis("A1", metric="e2e_p95")], reports, decision=rule)[0]
+    assert v.status is VerdictStatus.CONFIRMED, v.summary
+    assert not any("shedding may mask latency" in f for f in v.flags), v.flags
+    assert (v.effects[0].lost_baseline, v.effects[0].lost_evolved) == (0.0, 0.0)
+    every = evaluate([hypothesis("A1", metric="e2e_p95")], reports)[0]  # a fixed design judges all 7: held
+    assert every.status is VerdictStatus.INCONCLUSIVE and every.effects[0].held_by == "shedding-guard"
+
+
 def test_the_shedding_sentence_needs_the_shedding_flag_not_a_missing_count():
     """Found by an evidence audit: "More requests failed ... with the evolved plugin" was said when the counts
     were merely missing (that flag says "shedding guard not applied")."""
