@@ -8,7 +8,7 @@ from datetime import datetime
 
 from bot import pipeline
 from bot.events import benchmark, lost_state
-from bot.events.issues import _issue
+from bot.events.issues import _issue, dropped_label
 from bot.events.promotion import NeedsInfo, Result, needs_fixing
 from bot.events.stale import written_before
 from bot.github import commands
@@ -246,8 +246,10 @@ def answered(state, comment_id: int) -> bool:
     return state is not None and state.answered_comment is not None and comment_id <= state.answered_comment
 
 
-def catch_up(session, promotion, *, before: int | None = None) -> list[str]:
-    """Answer the commands whose own workflow runs GitHub dropped, oldest first, each once; what it did, per one.
+def catch_up(session, promotion, *, before: int | None = None, own_label: str | None = None) -> list[str]:
+    """Answer the commands whose own workflow runs GitHub dropped, oldest first, each once, then decide the open
+    gate's approval label whose run was dropped (``issues.dropped_label``; ``own_label``: this run's own label,
+    left to it); what it did, per one.
 
     GitHub keeps one pending run per concurrency group, so a newer event of the issue can cancel the run that
     would have answered a person's `/approve` or `/retry`; the next run's self-heal went on with the promotion
@@ -260,6 +262,12 @@ def catch_up(session, promotion, *, before: int | None = None) -> list[str]:
     """
     if {str(Label.DONE), str(Label.REJECTED), str(Label.NEEDS_INFO)} & set(promotion.issue.labels):
         return []
+    done = _late_commands(session, promotion, before)
+    label = dropped_label(session, promotion, own=own_label)
+    return [*done, label] if label else done
+
+
+def _late_commands(session, promotion, before: int | None) -> list[str]:
     state = promotion.load()
     if state is None or state.answered_comment is None:
         return []  # a state saved before it was kept: the next command answered by its own run starts it

@@ -71,7 +71,8 @@ def labeled(session, event) -> Result:
         return Result("ignored: not a promotion issue")
     from bot.events.comments import catch_up
 
-    catch_up(session, promotion)  # a person's command whose run this label's run replaced in the queue, first
+    own = event.label.name if event.label else None  # this label is this run's to decide: not a dropped one
+    catch_up(session, promotion, own_label=own)  # a person's command or label whose run this one replaced, first
     if gate is None:  # this run may have displaced the bot's continuation in the issue's group, like a comment's
         return promotion.heal(Result("ignored: not a gate label"))
     label = str(Label.approved(gate))
@@ -97,14 +98,30 @@ def labeled(session, event) -> Result:
         return _refuse(promotion, label, event, why)
     if _approved(state, gate):
         return promotion.heal(Result(f"gate {gate} is already approved", state))
-    if state.open_gate == gate:  # a label applied before this review was shown (a queued or re-run run) is stale
-        stale = written_before(state, gate, event.issue.updated_at, "apply the label again", issue.labels)
-        if stale is not None:
-            return _refuse(promotion, label, event, stale, state)
     sender = event.sender
-    actor, verdict = session.authorize(sender.login, str(sender.type or "User"), "decide")
+    # a label applied before this review was shown (a queued or re-run run) is stale: the issue's update time says
+    new, why = _decision(
+        session, promotion, state, gate, sender.login, str(sender.type or "User"), event.issue.updated_at, issue.labels
+    )
+    if new is None:
+        return _refuse(promotion, label, event, why, state)
+    promotion.save(new)
+    promotion.runner().publish_decision(state, new)  # the gate's review report says it was decided
+    return promotion.advance()
+
+
+def _decision(session, promotion, state, gate: int, login: str, user_type: str, written, labels):
+    """(``state`` with gate ``gate`` approved by its label, None), or (None, why not): a label applied before the
+    review now open was shown (``written_before``), by someone the one rule (``authorize``) refuses, or at a gate
+    that is not open. The label's own run and a later one that decides it for a dropped run (``dropped_label``)
+    judge it alike."""
+    if state.open_gate == gate:
+        stale = written_before(state, gate, written, "apply the label again", labels)
+        if stale is not None:
+            return None, stale
+    actor, verdict = session.authorize(login, user_type, "decide")
     if not verdict.allowed:
-        return _refuse(promotion, label, event, verdict.why, state)
+        return None, verdict.why
     try:
         new = promotion.apply_once(
             state,
@@ -114,10 +131,56 @@ def labeled(session, event) -> Result:
             role=actor.role,
         )
     except pipeline.IllegalTransition as exc:
-        return _refuse(promotion, label, event, str(exc), state)
-    promotion.save(new)
-    promotion.runner().publish_decision(state, new)  # the gate's review report says it was decided
-    return promotion.advance()
+        return None, str(exc)
+    return new, None
+
+
+def dropped_label(session, promotion, *, own: str | None = None) -> str | None:
+    """Decide the open gate's approval label whose own run GitHub dropped, as that run would have; what it did.
+
+    GitHub keeps one pending run per concurrency group, so another event of the issue queued right after a person
+    applied `gate-N-approved` can cancel the label's run before it starts; ``sync_labels`` leaves that label to
+    its run, so the gate would wait with it for good. A run that reads the state and finds the open gate's label
+    on the issue (``own``: this run's own label, left to it) asks GitHub who applied it and when (one call, made
+    only then: the issue's labels are in the payload) and judges it alike (``_decision``): a label applied
+    before the review now open was shown, or by someone ``authorize`` refuses, is removed with the same reply.
+    The decision is recorded under the label event's id (``labeled-<id>``), so it is decided once, and its audit
+    says a later run decided it. Nothing is decided on a request the bot cannot read: the label waits for it.
+    """
+    state = promotion.load()
+    label = open_gate_approval(state) if state is not None else None
+    if state is None or label is None or label == own or label not in promotion.issue.labels:
+        return None
+    seen = promotion.client.label_event(promotion.issue.number, label)
+    if seen is None or seen.event != "labeled":  # removed since: by its own run (refused), or by a person
+        return None
+    delivery = f"labeled-{seen.id}"
+    if delivery in state.handled_events:
+        return None
+    try:
+        promotion.request()
+    except NeedsInfo:
+        return None  # the run's own event says what to fix
+    gate = state.open_gate
+    promotion.delivery = delivery
+    try:
+        new, why = _decision(session, promotion, state, gate, seen.login, seen.type, seen.at, frozenset())
+        if new is None:
+            _removed(promotion, label, seen.login, why, state)
+            return f"refused {label}, whose run was dropped: {why}"
+        last = new.audit[-1]
+        later = "decided by a later run of this issue: the label's own run was dropped"
+        new.audit[-1] = last.model_copy(update={"detail": "; ".join(x for x in (last.detail, later) if x)})
+        promotion.save(new)
+        promotion.runner().publish_decision(state, new)
+        promotion.notice(
+            f"label-{delivery}",
+            f"@{seen.login} `{label}` passed gate {gate}, decided by a later run of this issue: GitHub keeps one "
+            "waiting run per issue, so a newer event replaced the one that would have decided your label.",
+        )
+    finally:
+        promotion.delivery = session.env.event_id
+    return f"decided {label}, whose run was dropped: gate {gate} approved by {seen.login}"
 
 
 def closed(session, event) -> Result:
@@ -185,11 +248,13 @@ def _approved(state: PipelineState, gate: int) -> bool:
 def _refuse(promotion, label: str, event, why: str, state: PipelineState | None = None, remove: bool = True) -> Result:
     """Take the label off again (unless it is gone) and say why, once per event; the event is decided (a re-run
     changes nothing)."""
+    _removed(promotion, label, event.sender.login, why, state, remove)
+    return promotion.heal(Result(f"refused {label}", notes=[why]))
+
+
+def _removed(promotion, label: str, login: str, why: str, state: PipelineState | None, remove: bool = True) -> None:
+    """The label taken off (unless it is gone) with the reply saying why, keyed by the event it came with."""
     if remove:
         promotion.client.remove_label(promotion.issue.number, label)
-    promotion.notice(
-        f"label-{promotion.env.event_id}",
-        f"@{event.sender.login} the `{label}` label was removed: {why}.",
-    )
+    promotion.notice(f"label-{promotion.delivery}", f"@{login} the `{label}` label was removed: {why}.")
     promotion.refused(state)
-    return promotion.heal(Result(f"refused {label}", notes=[why]))

@@ -71,7 +71,8 @@ class Promotion:
         self._dispatch_benchmark = True
         self.store = _store(client, issue.number)
         #: what a person's move is recorded under (``handled_events``): this run's event, or ``comment-<id>`` while
-        #: a command whose own run GitHub dropped is answered (``bot.events.comments.catch_up``)
+        #: a command whose own run GitHub dropped is answered (``bot.events.comments.catch_up``), ``labeled-<id>``
+        #: while such a gate label is decided (``bot.events.issues.dropped_label``)
         self.delivery = env.event_id
 
     # ------------------------------------------------------------- request
@@ -425,7 +426,8 @@ class Promotion:
 
     def sync_labels(self, state: PipelineState) -> None:
         """Make the bot's labels show ``state``; a person's approval label for the gate open now is left to its
-        own run. One for a gate not open is removed, and its run, finding it gone, says why (``issues.labeled``)."""
+        own run (or, that run dropped, to a later one: ``issues.dropped_label``). One for a gate not open is
+        removed, and its run, finding it gone, says why (``issues.labeled``)."""
         mine = open_gate_approval(state)
         add, remove = changes(set(self.issue.labels), desired(state), frozenset({mine} if mine else ()))
         if add:

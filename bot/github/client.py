@@ -23,6 +23,7 @@ from bot.github.records import (
     Comment,
     Editor,
     IssueInfo,
+    LabelEvent,
     PullInfo,
     ReviewCommentInfo,
     ReviewInfo,
@@ -32,6 +33,7 @@ from bot.github.records import (
     comment_record,
     editor_from_json,
     issue_record,
+    label_event_record,
     progress_from_json,
     pull_record,
     run_from_json,
@@ -346,6 +348,16 @@ class GitHub:
 
         return self._call(f"GET issue {number} (closed by)", get)
 
+    def label_event(self, number: int, label: str) -> LabelEvent | None:
+        """The last time ``label`` was added to or taken off issue ``number``, None when GitHub lists neither."""
+
+        def get() -> LabelEvent | None:
+            events = self.repo().get_issue(number).get_events()  # oldest first; `label` only on these two kinds
+            mine = [e for e in events if e.event in ("labeled", "unlabeled") and e.label and e.label.name == label]
+            return label_event_record(mine[-1]) if mine else None
+
+        return self._call(f"GET events of {number}", get)
+
     def mark_ready(self, pull: PullInfo) -> None:
         if not pull.draft:
             return
@@ -553,9 +565,7 @@ class GitHub:
         return f"{host}/{repository}/issues/{number}"
 
 
-# --------------------------------------------------------------------------
-# Helpers (pure)
-# --------------------------------------------------------------------------
+# ------------------------------------------------------------------------- helpers (pure)
 
 
 def _is_rate_limit(status: int | None, headers: dict[str, str], data: Any) -> bool:

@@ -33,6 +33,17 @@ class Editor:
 
 
 @dataclass(frozen=True)
+class LabelEvent:
+    """One time a label was added to or taken off an issue (the issue events API): by whom, when, which event."""
+
+    id: int
+    event: str  # labeled | unlabeled
+    login: str
+    type: str  # the actor's user type: User, Bot
+    at: datetime | None
+
+
+@dataclass(frozen=True)
 class IssueInfo:
     number: int
     title: str
@@ -170,6 +181,13 @@ def issue_record(raw) -> IssueInfo:
         labels=frozenset(label.name for label in raw.labels),
         state=raw.state or "open",
         is_pull_request=raw.pull_request is not None,
+    )
+
+
+def label_event_record(e) -> LabelEvent:
+    actor = e.actor
+    return LabelEvent(
+        e.id, e.event, actor.login if actor else "", (actor.type if actor else "") or "User", e.created_at
     )
 
 

@@ -89,7 +89,7 @@ class AuditEntry(Strict):
     delivery: str | None = Field(
         default=None,
         description="the GitHub event (run or delivery id) that carried it; comment-<id>: a command a later run "
-        "answered, its own run dropped",
+        "answered, its own run dropped; labeled-<id>: a gate label a later run decided (the issue event's id)",
     )
 
 

@@ -344,15 +344,15 @@ def test_an_approval_label_applied_while_another_run_reads_the_labels_is_decided
 
 def test_an_approval_label_a_cancel_run_removed_first_is_answered_by_its_own_run(sim):
     """Found by a fresh pass (W1): `gate-1-approved` applied just before a `/cancel` whose run went first was removed
-    by the cancel (gate 1 is not open any more), and the label's own run said nothing."""
+    by the cancel (gate 1 is not open any more), and the label's own run said nothing. The label is applied just
+    after the `/cancel` was written: one applied before it, on the cancel's payload, is decided first by the
+    cancel's run (``dropped_label``: that run cannot tell a queued label run from a dropped one)."""
     number = _to_gate_1(sim)
+    cancel = _as(sim, "researcher").get_issue(number).create_comment("/cancel changed my mind")
+    said = sim.fake.webhook("issue_comment", "created", REPO, number, sender="researcher", comment_id=cancel.id)
     _as(sim, "maria").get_issue(number).add_to_labels("gate-1-approved")
     label = sim.fake.webhook("issues", "labeled", REPO, number, sender="maria", label="gate-1-approved")
-    cancel = _as(sim, "researcher").get_issue(number).create_comment("/cancel changed my mind")
-    sim.deliver(
-        "issue_comment",
-        sim.fake.webhook("issue_comment", "created", REPO, number, sender="researcher", comment_id=cancel.id),
-    )
+    sim.deliver("issue_comment", said)
     assert state_of(sim, number).status.value == "cancelled"
     assert "gate-1-approved" not in labels_of(sim, number)
 
