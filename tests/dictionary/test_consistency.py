@@ -1,7 +1,9 @@
-"""The dictionary says one thing per signal.
+"""The dictionary says one thing per signal, and its version changes whenever its content does.
 
 The rendered dictionary is the document a fork's reviewers read; its "What changed since the design
-doc" notes and Map B sit in one file, so a formula quoted in a note must be the one Map B uses.
+doc" notes and Map B sit in one file, so a formula quoted in a note must be the one Map B uses. The
+version is the only provenance stamped into generated code and reports, so two different contents
+must never share a version number (dictionary/VERSIONS records the content digest of each version).
 """
 
 from __future__ import annotations
@@ -10,7 +12,10 @@ import re
 
 import pytest
 
-from bot.dictionary import Dictionary, load_dictionary, render_markdown
+from bot import PROJECT_ROOT
+from bot.dictionary import Dictionary, content_digest, load_dictionary, load_raw, render_markdown
+
+VERSIONS = PROJECT_ROOT / "dictionary" / "VERSIONS"
 
 
 @pytest.fixture(scope="module")
@@ -62,3 +67,44 @@ def test_effective_load_note_does_not_restate_the_old_mapping(d):
     assert "InFlightLoad.Requests" in note
     assert "2*RunningRequestsSize" not in note.replace(" ", "")
     assert "no router-side in-flight count in Metrics, so" not in note
+
+
+def _recorded() -> dict[str, str]:
+    pairs = [line.split() for line in VERSIONS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert all(len(p) == 2 for p in pairs), "dictionary/VERSIONS: each line is `<version> <sha256>`"
+    versions = [p[0] for p in pairs]
+    assert len(set(versions)) == len(versions), "dictionary/VERSIONS: a version is recorded once; never edit a line"
+    return dict(pairs)
+
+
+def _bumped(version: str) -> str:
+    major, minor, patch = version.split(".")
+    return f"{major}.{minor}.{int(patch) + 1}"
+
+
+def test_version_is_bumped_whenever_the_content_changes():
+    raw = load_raw()
+    version, digest = raw["version"], content_digest(raw)
+    recorded = _recorded()
+    if version not in recorded:
+        pytest.fail(
+            f"dictionary version {version} has no recorded digest: add the line `{version} {digest}` "
+            "to the end of dictionary/VERSIONS"
+        )
+    assert recorded[version] == digest, (
+        f"the dictionary's content changed but its version is still {version} (recorded digest "
+        f"{recorded[version][:12]}…, content now {digest[:12]}…): bump `version` in dictionary/dictionary.yaml "
+        f"(e.g. to {_bumped(version)}) and add the line `{_bumped(version)} {digest}` to the end of dictionary/VERSIONS; "
+        "leave the existing lines as they are"
+    )
+    assert list(recorded)[-1] == version, "dictionary/VERSIONS: the current version is the last line"
+
+
+def test_content_digest_ignores_the_version_and_sees_every_file():
+    raw = load_raw()
+    same = {**raw, "version": "9.9.9"}
+    assert content_digest(same) == content_digest(raw)
+    for key in ("pins", "seed_corrections", "interfaces", "signals", "gaps"):
+        assert key in raw
+        changed = {**raw, key: [*raw[key], "x"] if isinstance(raw[key], list) else {**raw[key], "x": "y"}}
+        assert content_digest(changed) != content_digest(raw), key
