@@ -13,6 +13,7 @@ changing the models; a test fails if the committed schema drifts.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Iterable
@@ -411,6 +412,18 @@ def load_raw(root: Path | None = None) -> dict:
             raise DictionaryError(f"{path}: {_describe(exc, raw)}") from None
         merged.update(raw)
     return merged
+
+
+def content_digest(raw: dict) -> str:
+    """sha256 of the merged YAML data except ``version``: what a version number stands for.
+
+    ``dictionary/VERSIONS`` records one digest per version, and a test fails when
+    the content changes under an unchanged version (the version is the only
+    provenance stamped into generated code). Parsed data, not bytes, so comments
+    and spacing are free to change.
+    """
+    body = {k: v for k, v in raw.items() if k != "version"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def load_dictionary(root: Path | None = None) -> Dictionary:

@@ -46,6 +46,7 @@ from bot.golang.host import (
     find_host,
 )
 from bot.golang.literals import LIMIT_WORDS, unlisted_literals
+from bot.golang.safety import IMPLICIT_IMPORTS
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, PolicyKind, Severity
 
@@ -428,22 +429,6 @@ def _collect_imports(src: EvolvedSource, an: Analysis) -> None:
             alias = node.child_by_field_name("name")
             name = text_of(src, alias) if alias is not None else path.rsplit("/", 1)[-1]
             declared[name] = path
-    standard = {
-        "math": "math",
-        "fmt": "fmt",
-        "sort": "sort",
-        "strings": "strings",
-        "rand": "math/rand",
-        "slices": "slices",
-        "fnv": "hash/fnv",
-        "time": "time",
-        "strconv": "strconv",
-        "maps": "maps",
-        "sync": "sync",
-        "errors": "errors",
-        "bits": "math/bits",
-        "cmp": "cmp",
-    }
     nodes = [an.host_info.node] + [h.node for h in an.helpers] + list(an.types)
     if an.receiver_decl is not None:
         nodes.append(an.receiver_decl)
@@ -462,8 +447,8 @@ def _collect_imports(src: EvolvedSource, an: Analysis) -> None:
                     name = text_of(src, operand)
                     if name in declared:
                         used[name] = declared[name]
-                    elif name in standard and not _is_local(name, an, src):
-                        used[name] = standard[name]
+                    elif name in IMPLICIT_IMPORTS and not _is_local(name, an, src):
+                        used[name] = IMPLICIT_IMPORTS[name]
     an.imports.update(used)
 
 

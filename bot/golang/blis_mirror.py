@@ -19,25 +19,11 @@ from dataclasses import dataclass, field
 from bot import PROJECT_ROOT
 from bot.golang.analysis_types import Analysis
 from bot.golang.gotree import norm_type, walk
+from bot.golang.safety import IMPLICIT_IMPORTS
 from bot.golang.source import EvolvedSource, parse_go
 
 MIRROR_SIM = PROJECT_ROOT / "gomirror" / "blis" / "sim"
 VARIANTS = PROJECT_ROOT / "gomirror" / "blis" / "_variants"
-STANDARD_IMPORTS = {
-    "math": "math",
-    "fmt": "fmt",
-    "sort": "sort",
-    "strings": "strings",
-    "rand": "math/rand",
-    "slices": "slices",
-    "fnv": "hash/fnv",
-    "time": "time",
-    "strconv": "strconv",
-    "maps": "maps",
-    "errors": "errors",
-    "bits": "math/bits",
-    "cmp": "cmp",
-}
 
 
 @dataclass
@@ -184,7 +170,7 @@ def _program_text(src: EvolvedSource) -> str:
     text = re.sub(r"^(\s*)package\s+\w+", r"\1package sim", src.go_text, count=1, flags=re.M)
     if re.search(r"^import\b", text, re.M):
         return text
-    used = sorted({STANDARD_IMPORTS[p] for p in STANDARD_IMPORTS if re.search(rf"\b{p}\.[A-Z]", text)})
+    used = sorted({IMPLICIT_IMPORTS[p] for p in IMPLICIT_IMPORTS if re.search(rf"\b{p}\.[A-Z]", text)})
     if not used:
         return text
     block = "import (\n" + "".join(f'\t"{u}"\n' for u in used) + ")\n"

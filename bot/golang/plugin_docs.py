@@ -311,6 +311,7 @@ def _md(text: str) -> str:
 
 
 def readme(
+    *,
     an,
     d,
     kind,
@@ -328,6 +329,8 @@ def readme(
     baseline_signals,
     stateful,
 ) -> str:
+    """The generated package's README.md. Keyword-only: sixteen values, several of one type, are too easy
+    to pass in the wrong order (``lines``: the adapter lines, snapshot then request then state signals)."""
     what = {
         PolicyKind.ROUTING: (
             "It scores endpoints the way the evolved `Route` scored instances: the adapter builds BLIS "

@@ -113,22 +113,10 @@ ALLOWED_IMPORTS: dict[str, Allowed] = {
 }
 
 #: Package names the translator imports by itself when a function-form input uses them unimported
-#: (``bot.golang.analyze``): checked as if imported, so the member rules still apply.
-_IMPLICIT_IMPORTS = {
-    "math": "math",
-    "bits": "math/bits",
-    "rand": "math/rand",
-    "sort": "sort",
-    "slices": "slices",
-    "maps": "maps",
-    "cmp": "cmp",
-    "strings": "strings",
-    "strconv": "strconv",
-    "errors": "errors",
-    "fmt": "fmt",
-    "time": "time",
-    "fnv": "hash/fnv",
-}
+#: (``bot.golang.analyze`` for the plugin, ``bot.golang.blis_mirror`` for the BLIS build): exactly the
+#: allowed packages under their default names, so an auto-import is never one this check refuses, and
+#: unimported uses are checked as if imported (the member rules still apply). The one list; import it.
+IMPLICIT_IMPORTS: dict[str, str] = {path.rsplit("/", 1)[-1]: path for path in ALLOWED_IMPORTS}
 
 #: Package names that reach outside the process; used without an import they are still refused.
 _OUTSIDE_PACKAGES = {
@@ -481,7 +469,7 @@ class _Checker:
         # A declared guarded name is refused by itself (_shadowed); its uses still get the member rules.
         shadowed = pkg in self.declared and pkg not in _GUARDED_NAMES
         if path is None and not shadowed and pkg not in self.import_names:
-            path = _IMPLICIT_IMPORTS.get(pkg)
+            path = IMPLICIT_IMPORTS.get(pkg)
         if path is None:
             if pkg in _OUTSIDE_PACKAGES and not shadowed and pkg not in self.import_names:
                 real = _OUTSIDE_PACKAGES[pkg]

@@ -443,3 +443,23 @@ def test_the_session_header_comment_says_how_the_program_uses_it(analyze_text, d
     [line] = [a for a in adapter_lines(an, dictionary)[1] if a.signal == "SessionID"]
     assert says in line.comment and "its value passed through" in line.comment, line.comment
     assert "is meaningful" not in dictionary.signal("SessionID").llmd.source
+
+
+# ---- imports the translator adds by itself ----------------------------------------------
+
+
+def test_auto_imports_are_the_packages_safety_allows(analyze_text):
+    """A pasted function's unimported packages are imported by analyze (plugin) and the BLIS mirror alike, and
+    only ones the safety check allows: `sync` (refused: goroutines only) is never imported by itself."""
+    from bot.golang.blis_mirror import _program_text
+    from bot.golang.safety import ALLOWED_IMPORTS, IMPLICIT_IMPORTS, check_evolved_text
+    from bot.golang.source import parse_evolved_source
+
+    uses = "\n".join(f"\t_ = {name}.X" for name in sorted(IMPLICIT_IMPORTS))
+    an = analyze_text(ROUTE.format(body=uses + "\n\tvar mu sync.Mutex\n\t_ = mu"))
+    assert an.imports == IMPLICIT_IMPORTS
+    assert set(an.imports.values()) == set(ALLOWED_IMPORTS)
+    mirrored = _program_text(parse_evolved_source(ROUTE.format(body=uses + "\n\tvar mu sync.Mutex"), "p.go"))
+    assert mirrored.split("import (", 1)[1].split(")", 1)[0].split() == [f'"{p}"' for p in sorted(ALLOWED_IMPORTS)]
+    refused = check_evolved_text(ROUTE.format(body="\tvar mu sync.Mutex\n\t_ = mu"), "p.go")
+    assert [f.check for f in refused] == ["safety.unimported-package"]

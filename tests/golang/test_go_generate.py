@@ -528,3 +528,13 @@ def test_a_router_that_sorts_the_snapshots_in_place_is_scored_by_snapshot_id(dic
         assert f.agreement_all_off == 1.0 and f.unattributed == 0, (name, f)
         figures.append(f.agreement)
     assert figures[0] == figures[1] and figures[0] > 0.9, figures
+
+
+def test_plugin_readme_takes_keyword_arguments_only():
+    """Sixteen values, several of one type: passed by position, two swapped ones would render a wrong README."""
+    import inspect
+
+    from bot.golang.plugin_docs import readme
+
+    kinds = {p.name: p.kind for p in inspect.signature(readme).parameters.values()}
+    assert {n for n, k in kinds.items() if k != inspect.Parameter.KEYWORD_ONLY} == set()

@@ -307,3 +307,39 @@ def test_the_readme_says_where_hand_run_priority_mix_results_go_and_the_loader_r
             ("baseline", "priority-mix", 6.0),
             ("evolved", "priority-mix", 6.0),
         ], layout
+
+
+# --------------------------------------------------------------------------
+# README "Layout" and "Contributing" against the tree and the lint test
+# --------------------------------------------------------------------------
+
+
+def test_the_readme_layout_names_every_module_and_package_of_bot():
+    """A contributor looks a module up here first: one missing (bot/dictionary.py was) sends them searching."""
+    rows = re.findall(r"^\| `([^`]+)`", _section(README.read_text(), "## Layout"), re.M)
+    named = {row.rstrip("/") for row in rows}
+    bot = PROJECT_ROOT / "bot"
+    ours = {
+        f"bot/{p.name}"
+        for p in bot.iterdir()
+        if (p.is_dir() and (p / "__init__.py").is_file()) or (p.suffix == ".py" and p.name != "__init__.py")
+    }
+    assert sorted(ours - named) == [], "add a row to the README's ## Layout for each"
+    events = _section(README.read_text(), "## Layout").split("| `bot/events/` |", 1)[1].split("\n", 1)[0]
+    modules = {p.stem for p in (bot / "events").glob("*.py") if p.stem != "__init__"}
+    assert sorted(m for m in modules if f"`{m}`" not in events) == []
+    assert "one module per event" not in events
+
+
+def test_contributing_states_the_rules_the_tests_hold():
+    """pyproject.toml points here for module size; the 600-line cap, the layers and ruff are what the tests hold."""
+    from tests.workflows import test_lint
+
+    text = _section(README.read_text(), "## Contributing")
+    assert "600 lines" in text and "tests/workflows/test_lint.py" in text
+    assert test_lint.test_every_module_we_write_stays_under_600_lines.__name__ in text
+    assert "entry" in text and "→ model" in text and "ruff" in text
+    for needed in ("bot/github/commands.py", "bot/events/comments.py", "dictionary/map-b-signals.yaml"):
+        assert needed in text
+    pyproject = (PROJECT_ROOT / "pyproject.toml").read_text()
+    assert 'README\'s "Contributing" section' in pyproject and "style notes" not in pyproject
