@@ -97,3 +97,15 @@ def test_a_retry_while_the_benchmark_runs_says_what_really_happens_to_a_second_r
     reply = _reply(sim, number, retry)
     assert "queue behind it" not in reply and "`/retry 5`" in reply and "cancels it" in reply, reply
     assert len(held) == 1
+
+
+def test_a_status_after_the_benchmark_run_ended_does_not_say_the_state_is_lost(sim):
+    """install #2: the `/status` that notices the ended run saved stage 5's failure; its reply must not then claim
+    the status comment is missing and that `/retry` forgets the gates passed."""
+    number, held, _ = _benchmark_out(sim)
+    run = sim.fake.finish_run(sim.benchmark_run(held[0]).run_id, "failure")
+    status = _comment(sim, number, "researcher", "/status")
+    assert _state(sim, number).status.value == "failed"
+    replies = [c.body for c in sim.fake.comments(REPO, number) if f"notice:reply-{status}" in c.body]
+    assert not any("missing" in r or "starts it over" in r for r in replies), replies
+    assert f"run {run.run_id}" in _status(sim, number)
