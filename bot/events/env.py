@@ -18,6 +18,13 @@ class EnvironmentError_(RequestError):
     """The job's environment lacks what the handler needs; the message says which variable."""
 
 
+#: GITHUB_TOKEN empty inside a job: the action passes its `github-token` input, which a step can set to "".
+_EMPTY_TOKEN = (
+    "GITHUB_TOKEN is empty: the action's `github-token` input is empty; give the step "
+    "`with: github-token: ${{ github.token }}` (or leave the input out: it defaults to the job's token)"
+)
+
+
 @dataclass(frozen=True)
 class EventEnv:
     event_name: str
@@ -69,16 +76,18 @@ class EventEnv:
         return self.work / "dispatch.json"
 
     @classmethod
-    def from_environ(cls, environ: Mapping[str, str] | None = None) -> EventEnv:
+    def from_environ(cls, environ: Mapping[str, str] | None = None, *, command: str = "handle-event") -> EventEnv:
         env = os.environ if environ is None else environ
 
         def need(name: str) -> str:
             value = env.get(name, "").strip()
-            if not value:
-                raise EnvironmentError_(
-                    f"{name} is not set; `promote handle-event` runs inside a GitHub Actions job (see action.yml)"
-                )
-            return value
+            if value:
+                return value
+            if name == "GITHUB_TOKEN":  # read after GITHUB_EVENT_*: in a job, from the step's `github-token`
+                raise EnvironmentError_(_EMPTY_TOKEN)
+            raise EnvironmentError_(
+                f"{name} is not set; `promote {command}` runs inside a GitHub Actions job (see action.yml)"
+            )
 
         runner_temp = Path(env.get("RUNNER_TEMP") or "/tmp")
         results = env.get("PROMOTION_EXECUTION_RESULTS", "").strip()
