@@ -54,6 +54,23 @@ class EventEnv:
         """One id per delivered event: a re-run of a workflow run replays the same event with the same run id."""
         return f"run-{self.run_id}"
 
+    def no_anthropic_key(self, engine: str | None) -> tuple[str, str] | None:
+        """(why, fix) when the configuration asks for Claude and this job has no key, else None.
+
+        Said before any stage works: otherwise stage 1 and a sandbox round trip run first, and stage 2 then
+        fails with the CLI's advice (`--llm offline`), which has no place on GitHub."""
+        if engine != "anthropic" or self.anthropic_key_set:
+            return None
+        why = (
+            f"`llm.engine: anthropic` in {self.config_path} needs an Anthropic key, and this job has none (the "
+            "action's `anthropic-api-key` input is empty)"
+        )
+        fix = (
+            "add the repository secret `ANTHROPIC_API_KEY` (Settings → Secrets and variables → Actions), or set "
+            f"`llm.engine: offline` in {self.config_path} for the deterministic path without Claude"
+        )
+        return why, fix
+
     @property
     def write_token(self) -> str:
         return self.app_token or self.token

@@ -294,6 +294,8 @@ class Promotion:
             state = runner.start_or_resume()
         except RequestError as exc:  # the request changed under a running promotion: handled by `edited`
             raise NeedsInfo([str(exc)]) from None
+        if (no_key := self._without_claude(state)) is not None:
+            return no_key
         outcome = None
         try:
             outcome = runner.run(pause_before=self._pause)
@@ -317,6 +319,16 @@ class Promotion:
             runner.save(state)
             return self._finish(Result("failed", state, notes=[str(exc)]))
         return self._finish(Result(outcome.paused or pipeline.describe(outcome.state), outcome.state))
+
+    def _without_claude(self, state: PipelineState) -> Result | None:
+        """Fail the due stage at once when the configuration asks for Claude and the job has no key; not while a
+        benchmark run is out (its reports are judged without Claude, and failing would drop the run)."""
+        missing, step = self.env.no_anthropic_key(self.config.llm.engine), pipeline.next_step(state)
+        if missing is None or not isinstance(step, pipeline.RunStage) or state.benchmark is not None:
+            return None
+        state = pipeline.stage_failed(state, step.stage, missing[0], now=self.runner().clock(), fix=missing[1])
+        self.runner().save(state)
+        return self._finish(Result("failed", state, notes=[missing[0]]))
 
     def _pause(self, state: PipelineState, step):
         """Stage 5 runs on GPU runners: dispatch the benchmark workflow for the plan gate 2 approved, unless the

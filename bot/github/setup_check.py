@@ -22,6 +22,13 @@ UNCHECKED = (
     "'Allow GitHub Actions to create and approve pull requests' must be on, or the bot cannot open its draft PR"
 )
 
+#: `llm.engine: anthropic` without the secret fails every promotion at its first stage; secrets are not readable.
+NO_KEY_UNCHECKED = (
+    f"{CONFIG_PATH}: `llm.engine: anthropic` needs the repository secret `ANTHROPIC_API_KEY` (Settings → Secrets "
+    "and variables → Actions; not checked through the API): without it every promotion fails at stage 1; "
+    "`llm.engine: offline` runs the deterministic path without Claude"
+)
+
 
 @dataclass
 class SetupReport:
@@ -79,6 +86,8 @@ def check_repository(repository: str, *, client: GitHub | None = None, environ=N
         else:
             if config.blis_repository is None:
                 notes.append(f"{CONFIG_PATH}: blis_repository is unset, so refuted hypotheses file no feedback issues")
+            if config.llm.engine == "anthropic":
+                notes.append(NO_KEY_UNCHECKED)
     labels = client.label_names()
     missing = sorted(str(x) for x in Label if str(x) not in labels)
     if missing:
