@@ -21,6 +21,7 @@ from bot.execution import ExecutionNeeded, RecordedExecutor
 from bot.github.client import GitHub, IssueInfo
 from bot.github.config import BotConfig
 from bot.github.labels import Label, changes, desired, open_gate_approval
+from bot.github.setup_check import fix_for
 from bot.model import Decision, PipelineState, PromotionRequest, RequestError, Stage, Status
 
 NEEDS_INFO_MARKER = "promotion-bot:needs-info"
@@ -315,7 +316,7 @@ class Promotion:
             step = pipeline.next_step(state)
             if not isinstance(step, pipeline.RunStage):
                 raise
-            state = pipeline.stage_failed(state, step.stage, str(exc), now=runner.clock())
+            state = pipeline.stage_failed(state, step.stage, str(exc), now=runner.clock(), fix=fix_for(str(exc)))
             runner.save(state)
             return self._finish(Result("failed", state, notes=[str(exc)]))
         return self._finish(Result(outcome.paused or pipeline.describe(outcome.state), outcome.state))

@@ -16,11 +16,23 @@ from bot.github.labels import Label
 
 WORKFLOWS = ("promotion.yml", "benchmark.yml")
 FORM = ".github/ISSUE_TEMPLATE/promotion.yml"
-#: What the API does not show a token without admin rights, said every time rather than left to be found out.
-UNCHECKED = (
-    "not checked through the API: Settings → Actions → General → Workflow permissions → "
-    "'Allow GitHub Actions to create and approve pull requests' must be on, or the bot cannot open its draft PR"
+#: The one repository setting the bot needs that GitHub leaves off.
+PR_SETTING = (
+    "Settings → Actions → General → Workflow permissions → 'Allow GitHub Actions to create and approve pull requests'"
 )
+#: What the API does not show a token without admin rights, said every time rather than left to be found out.
+UNCHECKED = f"not checked through the API: {PR_SETTING} must be on, or the bot cannot open its draft PR"
+#: GitHub's answer when that setting is off (a 403 on creating the PR).
+_PR_REFUSED = "not permitted to create or approve pull requests"
+
+
+def fix_for(error: str) -> str:
+    """The repository setting that fixes a GitHub refusal, when it is one ("" otherwise): a `/retry` alone
+    would fail the same way."""
+    if _PR_REFUSED in error:
+        return f"a repository admin turns on {PR_SETTING} (an organization may have to allow it there first)"
+    return ""
+
 
 #: `llm.engine: anthropic` without the secret fails every promotion at its first stage; secrets are not readable.
 NO_KEY_UNCHECKED = (
