@@ -256,7 +256,7 @@ class Promotion:
         try:
             self.request()
             ended = self.benchmark_ended(state)  # nobody tells the bot when GitHub cancels its benchmark run
-            if ended is not state:
+            if ended is not state and ended.benchmark is None:
                 return self._finish(Result(f"{result.action}; the benchmark run ended without its reports", ended))
             healed = self.advance(dispatch_benchmark=False)
         except NeedsInfo as exc:
@@ -267,15 +267,17 @@ class Promotion:
 
     def benchmark_ended(self, state: PipelineState) -> PipelineState:
         """``state``, or stage 5 failed when the benchmark run it waits for ended without its reports (one call,
-        ``bot.events.benchmark.ended``): saved, and said once per run, so a `/retry` dispatches it again."""
+        ``bot.events.benchmark.ended``): saved, and said once per run, so a `/retry` dispatches it again; or the
+        wait with the run's status (queued, picked up) when that changed, saved so the checklist says it."""
         from bot.events.benchmark import ended
 
         sent = state.benchmark
         if sent is None or sent.run_id is None:
             return state
         new, said = ended(self.client, state, now=self.runner().clock())
-        if new is not state and sent is not None:
+        if new is not state:  # ended, or queued / picked up since the bot last looked
             self.save(new)
+        if said:
             self.notice(f"benchmark-{sent.run_id}", said)
         return new
 
@@ -362,7 +364,9 @@ class Promotion:
             benchmark=True,
         )
         now = self.runner().clock()
-        sent = BenchmarkDispatch(commit=commit, at=now, runs_url=self.benchmark_runs())
+        sent = BenchmarkDispatch(
+            commit=commit, at=now, runs_url=self.benchmark_runs(), runner_labels=list(self.config.gpu.runner_labels)
+        )
         state = pipeline.benchmark_sent(state, sent, now=now, actor=self.actor)
         return f"stage 5 waits for the benchmark on GPU runners ({workflow} at {commit[:12]})", state
 

@@ -42,6 +42,17 @@ NO_KEY_UNCHECKED = (
 )
 
 
+def runners_unchecked(labels: list[str]) -> str:
+    """Stage 5's GPU runners: listing a repository's runners takes admin rights, and without one that has the
+    labels the benchmark run sits queued until GitHub ends it, with the promotion waiting on it."""
+    named = ", ".join(labels)
+    return (
+        f"not checked through the API: stage 5 runs benchmark.yml's benchmark job on a self-hosted runner with the "
+        f"labels [{named}] (`gpu.runner_labels` in {CONFIG_PATH}); until one is registered, the benchmark run stays "
+        "queued and GitHub ends it after 24 hours"
+    )
+
+
 @dataclass
 class SetupReport:
     problems: list[str] = field(default_factory=list)  # the bot cannot work until these are fixed
@@ -86,6 +97,7 @@ def check_repository(repository: str, *, client: GitHub | None = None, environ=N
     if client.file_text(FORM, branch) is None:
         problems.append(f"{FORM} is missing: copy the issue form so people can file promotions")
     config_text = client.file_text(CONFIG_PATH, branch)
+    config = parse_config(None)  # the defaults, until the file says otherwise
     if config_text is None:
         notes.append(
             f"{CONFIG_PATH} is missing: every default applies (approvers: admin, maintain, write); add it to change them"
@@ -108,4 +120,5 @@ def check_repository(repository: str, *, client: GitHub | None = None, environ=N
             "the bot creates them on first use, or create them now so people can find them"
         )
     notes.append(UNCHECKED)
+    notes.append(runners_unchecked(config.gpu.runner_labels))
     return SetupReport(problems, notes)
