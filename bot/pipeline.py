@@ -214,7 +214,7 @@ def describe(state: PipelineState) -> str:
             return f"gate {gate} review round {rnd} is due"
         case RunStage(stage, feedback, review) if state.benchmark and stage is Stage.RUN_VALIDATE:
             sent = state.benchmark
-            return f"stage 5 ({stage.title}) waits for the GPU benchmark of {sent.commit[:12]} (dispatched {sent.at:%Y-%m-%d %H:%M} UTC)"
+            return f"stage 5 ({stage.title}) waits for the GPU benchmark of {sent.commit[:12]} (dispatched {sent.at:%Y-%m-%d %H:%M} UTC){sent.queue_note()}"
         case RunStage(stage, feedback, review):
             again = " again, with the review's findings" if review else (" again, with feedback" if feedback else "")
             return f"stage {int(stage)} ({stage.title}) is due{again}"

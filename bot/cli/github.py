@@ -109,7 +109,7 @@ def cmd_sandbox_exec(args) -> int:
 def cmd_dispatch_next(args) -> int:
     from bot.events.env import EventEnv
 
-    dispatch_next(EventEnv.from_environ())
+    dispatch_next(EventEnv.from_environ(command="dispatch-next"))
     return 0
 
 

@@ -99,10 +99,11 @@ def ended(client: GitHub, state: PipelineState, *, now: datetime) -> tuple[Pipel
     """Whether the benchmark run stage 5 waits for ended without publishing its reports (one call): then stage 5
     fails saying so, and a `/retry` dispatches the benchmark anew; what to tell people ("" when it did not).
 
-    Nobody tells the bot when GitHub cancels a run (a newer run took its place in a concurrency group, someone
+    Nobody tells the bot when GitHub ends a run (a job no runner with the labels took within 24 hours, someone
     pressed **Cancel workflow**) or when it fails: the promotion would wait for its reports for good. A run still
-    queued or running, or one that succeeded (its reports are on the branch, or its publish job failed and its
-    own failure shows it), is left alone; so is a run GitHub never named (204) and a GET that fails."""
+    queued or running is left waiting, with its status kept when it changed (the checklist says a queued one
+    waits for a runner); so is one that succeeded (its reports are on the branch, or its publish job failed and
+    its own failure shows it), a run GitHub never named (204) and a GET that fails."""
     sent, step = state.benchmark, pipeline.next_step(state)
     if (
         sent is None
@@ -115,19 +116,44 @@ def ended(client: GitHub, state: PipelineState, *, now: datetime) -> tuple[Pipel
     except GitHubError as exc:
         print(f"promote: could not read benchmark run {sent.run_id}: {exc}", file=sys.stderr)
         return state, ""
-    if not progress.over or progress.conclusion == "success":
+    if not progress.over:
+        if progress.status == sent.run_status or not progress.status:
+            return state, ""
+        seen = sent.model_copy(update={"run_status": progress.status})
+        return state.model_copy(update={"benchmark": seen}), ""
+    if progress.conclusion == "success":
         return state, ""
-    how = md(progress.conclusion or "without a conclusion")
-    reason = (
-        f"the GPU benchmark run {sent.run_id} of `{sent.commit[:12]}` ended {how} without publishing its reports "
-        "(GitHub cancels a run waiting for the GPU pool when another takes its place, and a person may cancel it)"
+    how = _ENDED.get(progress.conclusion or "", f"ended {md(progress.conclusion or 'without a conclusion')}")
+    ran = sent.run_status not in ("", "queued")  # a runner took it: its jobs' logs say why
+    labels = f"the labels {sent.labels()}" if sent.runner_labels else "the labels `gpu.runner_labels` names"
+    if ran:
+        why, fix = "it ran on a runner, and its jobs' logs on the run's page say why (or a person cancelled it)", ""
+    else:
+        why = (
+            f"no runner with {labels} took it within GitHub's limit (a job waits at most 24 hours for a runner), "
+            "or a person cancelled it"
+        )
+        fix = (
+            f"if no self-hosted runner has {labels}, register one, or set `gpu.runner_labels` in "
+            "`.github/promotion-bot.yml` to the labels your GPU runners have"
+        )
+    reason = f"the GPU benchmark run {sent.run_id} of `{sent.commit[:12]}` {how} without publishing its reports: {why}"
+    state = pipeline.stage_failed(state, Stage.RUN_VALIDATE, reason, now=now, fix=fix)
+    said = (
+        f"The GPU benchmark of `{sent.commit[:12]}` ({sent.link()}) {how} without publishing its reports, so stage "
+        f"5 stopped waiting for it: {why}. {RETRY_FIX}"
     )
-    state = pipeline.stage_failed(state, Stage.RUN_VALIDATE, reason, now=now, fix=RETRY_FIX)
-    return (
-        state,
-        f"The GPU benchmark of `{sent.commit[:12]}` ({sent.link()}) ended {how} without publishing its reports, so stage 5 stopped waiting for it. {RETRY_FIX}",
-    )
+    return state, said
 
 
-#: How a promotion whose benchmark run ended without its reports goes on.
+#: How GitHub's conclusions read after "the run".
+_ENDED = {
+    "failure": "failed",
+    "cancelled": "was cancelled",
+    "timed_out": "timed out",
+    "startup_failure": "failed to start",
+}
+
+#: How a promotion whose benchmark run ended without its reports goes on (the notice; the status comment's own
+#: "Then comment `/retry`" says it there).
 RETRY_FIX = "An approver's `/retry` (or `/retry 5`) dispatches the benchmark again."

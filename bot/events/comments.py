@@ -92,10 +92,11 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
         return Result("already answered", state) if late else promotion.advance()  # what follows may be left
     promotion.store.answered = max(promotion.store.answered, said.id)  # the save of its outcome records it
     if command.name == "status":
-        if state is not None and promotion.benchmark_ended(state) is state:
+        if state is None:  # only a missing state is "lost"; an ended benchmark run was saved just now
+            if lost := lost_state.missing(promotion):
+                reply(f"the checklist cannot be shown: {lost}.")
+        elif promotion.benchmark_ended(state) is state:
             promotion.save(state)  # re-render the checklist with this run's links
-        elif lost := lost_state.missing(promotion):
-            reply(f"the checklist cannot be shown: {lost}.")
         return _then(promotion, Result("status refreshed", state), late)
     if not late:  # a late one's text was read just now (``catch_up``)
         try:

@@ -18,6 +18,13 @@ class EnvironmentError_(RequestError):
     """The job's environment lacks what the handler needs; the message says which variable."""
 
 
+#: GITHUB_TOKEN empty inside a job: the action passes its `github-token` input, which a step can set to "".
+_EMPTY_TOKEN = (
+    "GITHUB_TOKEN is empty: the action's `github-token` input is empty; give the step "
+    "`with: github-token: ${{ github.token }}` (or leave the input out: it defaults to the job's token)"
+)
+
+
 @dataclass(frozen=True)
 class EventEnv:
     event_name: str
@@ -47,6 +54,23 @@ class EventEnv:
         """One id per delivered event: a re-run of a workflow run replays the same event with the same run id."""
         return f"run-{self.run_id}"
 
+    def no_anthropic_key(self, engine: str | None) -> tuple[str, str] | None:
+        """(why, fix) when the configuration asks for Claude and this job has no key, else None.
+
+        Said before any stage works: otherwise stage 1 and a sandbox round trip run first, and stage 2 then
+        fails with the CLI's advice (`--llm offline`), which has no place on GitHub."""
+        if engine != "anthropic" or self.anthropic_key_set:
+            return None
+        why = (
+            f"`llm.engine: anthropic` in {self.config_path} needs an Anthropic key, and this job has none (the "
+            "action's `anthropic-api-key` input is empty)"
+        )
+        fix = (
+            "add the repository secret `ANTHROPIC_API_KEY` (Settings → Secrets and variables → Actions), or set "
+            f"`llm.engine: offline` in {self.config_path} for the deterministic path without Claude"
+        )
+        return why, fix
+
     @property
     def write_token(self) -> str:
         return self.app_token or self.token
@@ -69,16 +93,18 @@ class EventEnv:
         return self.work / "dispatch.json"
 
     @classmethod
-    def from_environ(cls, environ: Mapping[str, str] | None = None) -> EventEnv:
+    def from_environ(cls, environ: Mapping[str, str] | None = None, *, command: str = "handle-event") -> EventEnv:
         env = os.environ if environ is None else environ
 
         def need(name: str) -> str:
             value = env.get(name, "").strip()
-            if not value:
-                raise EnvironmentError_(
-                    f"{name} is not set; `promote handle-event` runs inside a GitHub Actions job (see action.yml)"
-                )
-            return value
+            if value:
+                return value
+            if name == "GITHUB_TOKEN":  # read after GITHUB_EVENT_*: in a job, from the step's `github-token`
+                raise EnvironmentError_(_EMPTY_TOKEN)
+            raise EnvironmentError_(
+                f"{name} is not set; `promote {command}` runs inside a GitHub Actions job (see action.yml)"
+            )
 
         runner_temp = Path(env.get("RUNNER_TEMP") or "/tmp")
         results = env.get("PROMOTION_EXECUTION_RESULTS", "").strip()

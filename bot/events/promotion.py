@@ -21,6 +21,7 @@ from bot.execution import ExecutionNeeded, RecordedExecutor
 from bot.github.client import GitHub, IssueInfo
 from bot.github.config import BotConfig
 from bot.github.labels import Label, changes, desired, open_gate_approval
+from bot.github.setup_check import fix_for
 from bot.model import Decision, PipelineState, PromotionRequest, RequestError, Stage, Status
 
 NEEDS_INFO_MARKER = "promotion-bot:needs-info"
@@ -256,7 +257,7 @@ class Promotion:
         try:
             self.request()
             ended = self.benchmark_ended(state)  # nobody tells the bot when GitHub cancels its benchmark run
-            if ended is not state:
+            if ended is not state and ended.benchmark is None:
                 return self._finish(Result(f"{result.action}; the benchmark run ended without its reports", ended))
             healed = self.advance(dispatch_benchmark=False)
         except NeedsInfo as exc:
@@ -267,15 +268,17 @@ class Promotion:
 
     def benchmark_ended(self, state: PipelineState) -> PipelineState:
         """``state``, or stage 5 failed when the benchmark run it waits for ended without its reports (one call,
-        ``bot.events.benchmark.ended``): saved, and said once per run, so a `/retry` dispatches it again."""
+        ``bot.events.benchmark.ended``): saved, and said once per run, so a `/retry` dispatches it again; or the
+        wait with the run's status (queued, picked up) when that changed, saved so the checklist says it."""
         from bot.events.benchmark import ended
 
         sent = state.benchmark
         if sent is None or sent.run_id is None:
             return state
         new, said = ended(self.client, state, now=self.runner().clock())
-        if new is not state and sent is not None:
+        if new is not state:  # ended, or queued / picked up since the bot last looked
             self.save(new)
+        if said:
             self.notice(f"benchmark-{sent.run_id}", said)
         return new
 
@@ -295,6 +298,8 @@ class Promotion:
             state = runner.start_or_resume()
         except RequestError as exc:  # the request changed under a running promotion: handled by `edited`
             raise NeedsInfo([str(exc)]) from None
+        if (no_key := self._without_claude(state)) is not None:
+            return no_key
         outcome = None
         try:
             outcome = runner.run(pause_before=self._pause)
@@ -314,10 +319,20 @@ class Promotion:
             step = pipeline.next_step(state)
             if not isinstance(step, pipeline.RunStage):
                 raise
-            state = pipeline.stage_failed(state, step.stage, str(exc), now=runner.clock())
+            state = pipeline.stage_failed(state, step.stage, str(exc), now=runner.clock(), fix=fix_for(str(exc)))
             runner.save(state)
             return self._finish(Result("failed", state, notes=[str(exc)]))
         return self._finish(Result(outcome.paused or pipeline.describe(outcome.state), outcome.state))
+
+    def _without_claude(self, state: PipelineState) -> Result | None:
+        """Fail the due stage at once when the configuration asks for Claude and the job has no key; not while a
+        benchmark run is out (its reports are judged without Claude, and failing would drop the run)."""
+        missing, step = self.env.no_anthropic_key(self.config.llm.engine), pipeline.next_step(state)
+        if missing is None or not isinstance(step, pipeline.RunStage) or state.benchmark is not None:
+            return None
+        state = pipeline.stage_failed(state, step.stage, missing[0], now=self.runner().clock(), fix=missing[1])
+        self.runner().save(state)
+        return self._finish(Result("failed", state, notes=[missing[0]]))
 
     def _pause(self, state: PipelineState, step):
         """Stage 5 runs on GPU runners: dispatch the benchmark workflow for the plan gate 2 approved, unless the
@@ -350,7 +365,9 @@ class Promotion:
             benchmark=True,
         )
         now = self.runner().clock()
-        sent = BenchmarkDispatch(commit=commit, at=now, runs_url=self.benchmark_runs())
+        sent = BenchmarkDispatch(
+            commit=commit, at=now, runs_url=self.benchmark_runs(), runner_labels=list(self.config.gpu.runner_labels)
+        )
         state = pipeline.benchmark_sent(state, sent, now=now, actor=self.actor)
         return f"stage 5 waits for the benchmark on GPU runners ({workflow} at {commit[:12]})", state
 

@@ -19,11 +19,41 @@ from bot.github.labels import Label
 
 WORKFLOWS = ("promotion.yml", "benchmark.yml")
 FORM = ".github/ISSUE_TEMPLATE/promotion.yml"
-#: What the API does not show a token without admin rights, said every time rather than left to be found out.
-UNCHECKED = (
-    "not checked through the API: Settings → Actions → General → Workflow permissions → "
-    "'Allow GitHub Actions to create and approve pull requests' must be on, or the bot cannot open its draft PR"
+#: The one repository setting the bot needs that GitHub leaves off.
+PR_SETTING = (
+    "Settings → Actions → General → Workflow permissions → 'Allow GitHub Actions to create and approve pull requests'"
 )
+#: What the API does not show a token without admin rights, said every time rather than left to be found out.
+UNCHECKED = f"not checked through the API: {PR_SETTING} must be on, or the bot cannot open its draft PR"
+#: GitHub's answer when that setting is off (a 403 on creating the PR).
+_PR_REFUSED = "not permitted to create or approve pull requests"
+
+
+def fix_for(error: str) -> str:
+    """The repository setting that fixes a GitHub refusal, when it is one ("" otherwise): a `/retry` alone
+    would fail the same way."""
+    if _PR_REFUSED in error:
+        return f"a repository admin turns on {PR_SETTING} (an organization may have to allow it there first)"
+    return ""
+
+
+#: `llm.engine: anthropic` without the secret fails every promotion at its first stage; secrets are not readable.
+NO_KEY_UNCHECKED = (
+    f"{CONFIG_PATH}: `llm.engine: anthropic` needs the repository secret `ANTHROPIC_API_KEY` (Settings → Secrets "
+    "and variables → Actions; not checked through the API): without it every promotion fails at stage 1; "
+    "`llm.engine: offline` runs the deterministic path without Claude"
+)
+
+
+def runners_unchecked(labels: list[str]) -> str:
+    """Stage 5's GPU runners: listing a repository's runners takes admin rights, and without one that has the
+    labels the benchmark run sits queued until GitHub ends it, with the promotion waiting on it."""
+    named = ", ".join(labels)
+    return (
+        f"not checked through the API: stage 5 runs benchmark.yml's benchmark job on a self-hosted runner with the "
+        f"labels [{named}] (`gpu.runner_labels` in {CONFIG_PATH}); until one is registered, the benchmark run stays "
+        "queued and GitHub ends it after 24 hours"
+    )
 
 
 @dataclass
@@ -84,6 +114,7 @@ def _check(repository: str, client: GitHub | None, env) -> SetupReport:
     if client.file_text(FORM, branch) is None:
         problems.append(f"{FORM} is missing: copy the issue form so people can file promotions")
     config_text = client.file_text(CONFIG_PATH, branch)
+    config = parse_config(None)  # the defaults, until the file says otherwise
     if config_text is None:
         notes.append(
             f"{CONFIG_PATH} is missing: every default applies (approvers: admin, maintain, write); add it to change them"
@@ -96,6 +127,8 @@ def _check(repository: str, client: GitHub | None, env) -> SetupReport:
         else:
             if config.blis_repository is None:
                 notes.append(f"{CONFIG_PATH}: blis_repository is unset, so refuted hypotheses file no feedback issues")
+            if config.llm.engine == "anthropic":
+                notes.append(NO_KEY_UNCHECKED)
     labels = client.label_names()
     missing = sorted(str(x) for x in Label if str(x) not in labels)
     if missing:
@@ -104,4 +137,5 @@ def _check(repository: str, client: GitHub | None, env) -> SetupReport:
             "the bot creates them on first use, or create them now so people can find them"
         )
     notes.append(UNCHECKED)
+    notes.append(runners_unchecked(config.gpu.runner_labels))
     return SetupReport(problems, notes)

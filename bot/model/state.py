@@ -131,6 +131,23 @@ class BenchmarkDispatch(Strict):
         "Enterprise Server answers the dispatch with 204, and then nobody but a person can cancel it)",
     )
     run_url: str = Field(default="", description="that run's page, when GitHub named it")
+    runner_labels: list[str] = Field(
+        default_factory=list, description="the runner labels the dispatch asked for (`gpu.runner_labels`)"
+    )
+    run_status: str = Field(
+        default="", description="the run's status when the bot last looked (queued, in_progress; '' not seen)"
+    )
+
+    def labels(self) -> str:
+        """The runner labels as code spans (Markdown; `gpu.runner_labels` admits no backtick or `|`)."""
+        return ", ".join(f"`{label}`" for label in self.runner_labels)
+
+    def queue_note(self) -> str:
+        """What the wait adds while GitHub holds the run in its queue ("" otherwise): a fork without a runner
+        that has the labels sees only "waits" for up to 24 hours, with nothing saying why."""
+        if self.run_status != "queued":
+            return ""
+        return f"; its run is queued: no runner with the labels {self.labels()} has picked it up yet"
 
     def link(self) -> str:
         """Where its run shows (Markdown): the run itself when GitHub named it, else the workflow's runs page."""

@@ -12,6 +12,7 @@ GPU job). Every run records which event it handled, so a test can replay it.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -138,6 +139,8 @@ class ActionsSim:
                 "PROMOTION_REPLIES": str(replies) if replies and replies.is_file() else "",
                 "GITHUB_STEP_SUMMARY": str(work / "summary.md"),
                 "GITHUB_OUTPUT": str(work / "output.txt"),
+                # action.yml passes the `anthropic-api-key` input (the repository secret) as ANTHROPIC_API_KEY
+                "ANTHROPIC_API_KEY": os.environ.get("ANTHROPIC_API_KEY", ""),
             }
         )
         run.result = handle_event(env, client_factory=self._client)

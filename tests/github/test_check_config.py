@@ -41,6 +41,17 @@ def test_a_set_up_fork_reports_only_config_errors_and_labels(fake_github, tmp_pa
     (seed / ".github" / "promotion-bot.yml").write_text("blis_repository: acme/blis\n")
     fake_github.add_repo("acme/fork2", seed_dir=seed)
     assert check_repository("acme/fork2", client=_client(fake_github, "acme/fork2")).ready
+    # install #5: Claude without its secret fails every promotion; the secret is not readable, so it is said
+    (seed / ".github" / "promotion-bot.yml").write_text("blis_repository: acme/blis\nllm:\n  engine: anthropic\n")
+    fake_github.add_repo("acme/fork3", seed_dir=seed)
+    notes = "\n".join(check_repository("acme/fork3", client=_client(fake_github, "acme/fork3")).notes)
+    assert "repository secret `ANTHROPIC_API_KEY`" in notes and "`llm.engine: offline`" in notes, notes
+    # install #6: stage 5 needs a self-hosted runner with the configured labels (listing runners needs admin)
+    assert "self-hosted runner with the labels [self-hosted, gpu]" in notes, notes
+    (seed / ".github" / "promotion-bot.yml").write_text("gpu:\n  runner_labels: [self-hosted, h100]\n")
+    fake_github.add_repo("acme/fork4", seed_dir=seed)
+    notes = "\n".join(check_repository("acme/fork4", client=_client(fake_github, "acme/fork4")).notes)
+    assert "labels [self-hosted, h100] (`gpu.runner_labels`" in notes, notes
 
 
 def test_without_a_token_it_says_how_to_get_one():

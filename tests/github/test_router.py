@@ -39,3 +39,30 @@ def test_a_payload_that_is_not_githubs_shape_is_refused_with_one_line(tmp_path):
 def test_outside_actions_the_handler_says_what_is_missing():
     with pytest.raises(EnvironmentError_, match="GITHUB_EVENT_NAME is not set"):
         EventEnv.from_environ({})
+
+
+def test_an_empty_github_token_names_the_actions_input_and_how_to_set_it(tmp_path):
+    """install #4: inside a job the token comes from the action's `github-token` input (the job's token unless a
+    step sets it empty); the message names that input, not "runs inside a GitHub Actions job"."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import yaml
+
+    from bot import PROJECT_ROOT
+
+    job = {"GITHUB_EVENT_NAME": "issues", "GITHUB_EVENT_PATH": str(tmp_path / "e.json"), "GITHUB_REPOSITORY": "a/b"}
+    with pytest.raises(EnvironmentError_) as exc:
+        EventEnv.from_environ({**job, "GITHUB_TOKEN": " "})
+    said = str(exc.value)
+    assert "`github-token` input is empty" in said and "github-token: ${{ github.token }}" in said, said
+    assert "runs inside" not in said
+    action = yaml.safe_load((PROJECT_ROOT / "action.yml").read_text())
+    assert action["inputs"]["github-token"]["default"] == "${{ github.token }}"
+    # each command names itself when it runs outside a job
+    promote = Path(sys.executable).parent / "promote"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GITHUB_")}
+    proc = subprocess.run([str(promote), "dispatch-next"], env=env, capture_output=True, text=True, check=False)
+    assert proc.returncode == 2 and "`promote dispatch-next` runs inside" in proc.stderr, proc.stderr

@@ -85,3 +85,11 @@ def test_ci_runs_the_readme_test_command():
     blocks = re.findall(r"```bash\n(.+?)\n```", readme.split("## Quick start")[1].split("\n## ")[0], re.S)
     assert len(blocks) == 2, "the Quick start has exactly two commands"
     assert blocks[1].strip() in (PROJECT_ROOT / ".ci" / "run").read_text()
+
+
+def test_the_gpu_runner_labels_have_one_home_and_actionlint_yaml_does_not_send_forks_to_runs_on():
+    """install #8: runs-on is the dispatch's `runner_labels` (from `gpu.runner_labels`); editing it breaks them."""
+    bench = yaml.safe_load((PROJECT_ROOT / ".github" / "workflows" / "benchmark.yml").read_text())
+    assert bench["jobs"]["benchmark"]["runs-on"] == "${{ fromJSON(inputs.runner_labels) }}"
+    comment = (PROJECT_ROOT / ".github" / "actionlint.yaml").read_text()
+    assert "changes runs-on" not in comment and "gpu.runner_labels" in comment, comment
