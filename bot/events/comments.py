@@ -9,7 +9,8 @@ from datetime import datetime
 from bot import pipeline
 from bot.events import benchmark, lost_state
 from bot.events.issues import _issue, dropped_label
-from bot.events.promotion import NeedsInfo, Result, needs_fixing
+from bot.events.promotion import NeedsInfo, Result
+from bot.events.request_texts import needs_fixing
 from bot.events.stale import written_before
 from bot.github import commands
 from bot.github.client import GitHubError, IssueInfo
