@@ -13,10 +13,12 @@ changing the models; a test fails if the committed schema drifts.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
@@ -31,6 +33,7 @@ from bot.model import (
     describe_validation_error,
     read_yaml_mapping,
 )
+from bot.yaml_safe import YamlInputError, read_yaml_text
 
 #: Files that make up the dictionary, in load order; the key is the section each holds.
 FILES: dict[str, str] = {
@@ -392,11 +395,29 @@ def dictionary_dir(root: Path | None = None) -> Path:
 
 
 def _read_yaml(path: Path) -> dict:
-    return read_yaml_mapping(
-        path,
-        DictionaryError,
-        missing=f"missing dictionary file; restore it from git (dictionary/ must hold {sorted(FILES)})",
-    )
+    """The file's mapping, parsed once per path and text in a process (a private copy every time): every stage's
+    context loads the dictionary, and parsing its YAML is nearly all of loading it."""
+    try:
+        text = read_yaml_text(path)  # refuses an oversized file before reading it
+    except (OSError, UnicodeDecodeError, YamlInputError):
+        return _parse(path, None)  # raises, naming the file and the problem
+    return copy.deepcopy(_parsed(str(path), text))
+
+
+@lru_cache(maxsize=2 * len(FILES))
+def _parsed(path: str, text: str) -> dict:
+    """Keyed by the whole text (not a digest of it); a file that fails raises every time, it is not kept."""
+    return _parse(Path(path), text)
+
+
+def _parse(path: Path, text: str | None) -> dict:
+    missing = f"missing dictionary file; restore it from git (dictionary/ must hold {sorted(FILES)})"
+    return read_yaml_mapping(path, DictionaryError, missing=missing, text=text)
+
+
+def parse_cache_info():
+    """Parses kept and reused (``functools.lru_cache``'s ``cache_info``): how often the files were really parsed."""
+    return _parsed.cache_info()
 
 
 def load_raw(root: Path | None = None) -> dict:

@@ -21,6 +21,8 @@ EXAMPLE = PROJECT_ROOT / "examples" / "weighted-adaptive"
 REQUEST = EXAMPLE / "promotion.yaml"
 RESULTS = EXAMPLE / "results"
 BRANCH = "promotion/1-evolved-adaptive-scorer"
+#: The plan cache's counts after ``full_run`` (``bot.bench.plan_memo.cache_info``).
+FULL_RUN_PLANS: dict[str, int] = {}
 
 
 def git(repo: Path, *args: str) -> str:
@@ -51,9 +53,13 @@ def branch_tree(fork: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def full_run(tmp_path_factory):
-    """One uninterrupted `promote run --approve all` of the bundled example."""
+    """One uninterrupted `promote run --approve all` of the bundled example. ``FULL_RUN_PLANS`` keeps how often it
+    made its benchmark plan (the plan cache's counts, from empty)."""
+    from bot.bench import plan_memo
+
     root = tmp_path_factory.mktemp("full")
     work, fork = root / "work", root / "fork"
+    plan_memo.cache_clear()
     code = main(
         [
             "run",
@@ -72,4 +78,5 @@ def full_run(tmp_path_factory):
             "alice",
         ]
     )
+    FULL_RUN_PLANS.update(plan_memo.cache_info()._asdict())
     return code, work, fork

@@ -385,7 +385,14 @@ def naive_cost(request: PromotionRequest, planned: Sequence[PlannedHypothesis], 
 # --------------------------------------------------------------------------
 
 
-def make_plan(
+def make_plan(request: PromotionRequest, hypotheses: Sequence[Hypothesis], **options) -> BenchmarkPlan:
+    """``plan_for``'s plan (options documented there), made once per set of inputs (``bot.bench.plan_memo``)."""
+    from bot.bench.plan_memo import memoised_plan
+
+    return memoised_plan(request, hypotheses, options)
+
+
+def plan_for(
     request: PromotionRequest,
     hypotheses: Sequence[Hypothesis],
     *,

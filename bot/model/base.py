@@ -226,12 +226,15 @@ def _pattern_message(err) -> str | None:
     return f"{value!r} must be {words}{hint}"
 
 
-def read_yaml_mapping(path: Path, error: type[RequestError], *, missing: str, what: str = "fields") -> dict:
-    """A YAML file whose top level is a mapping, or ``error`` with one line that says what is wrong and where."""
-    if not path.is_file():
+def read_yaml_mapping(
+    path: Path, error: type[RequestError], *, missing: str, what: str = "fields", text: str | None = None
+) -> dict:
+    """A YAML file whose top level is a mapping, or ``error`` with one line that says what is wrong and where.
+    ``text`` is the file's text when the caller has read it (``read_yaml_text``), to parse what it read."""
+    if text is None and not path.is_file():
         raise error(f"{path}: {missing}")
     try:
-        raw = load_yaml(read_yaml_text(path))
+        raw = load_yaml(read_yaml_text(path) if text is None else text)
     except YamlInputError as exc:
         raise error(f"{path}: {exc}; fix the file") from None
     except UnicodeDecodeError:

@@ -33,7 +33,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pandas as pd
-from scipy.stats import fisher_exact
 
 from bot.bench.priority_mix import SHED_STATUS
 from bot.stats.decide import CONFIRMED, INCONCLUSIVE, REFUTED
@@ -89,6 +88,8 @@ class ShedOrder:
 
 def _fisher(a: tuple[int, int], b: tuple[int, int], alternative: str = "two-sided") -> float:
     """p of Fisher's exact test that a's admit rate differs from (``less``: is below) b's."""
+    from scipy.stats import fisher_exact  # here: stage 2 imports this module (the PR draft), scipy.stats is slow
+
     table = [[a[0], a[1] - a[0]], [b[0], b[1] - b[0]]]
     return float(fisher_exact(table, alternative=alternative).pvalue)
 

@@ -100,3 +100,17 @@ def test_top_level_not_a_mapping(root):
     (root / "dictionary" / "dictionary.yaml").write_text("- just\n- a list\n", encoding="utf-8")
     msg = _error(root)
     assert "dictionary.yaml" in msg and "mapping" in msg
+
+
+def test_each_file_is_parsed_once_per_text_and_an_edit_is_read(root):
+    """Every stage's context loads the dictionary: its YAML is parsed once per file text, each load its own copy."""
+    from bot.dictionary import parse_cache_info
+
+    before = parse_cache_info()
+    first, second = load_dictionary(root), load_dictionary(root)
+    after = parse_cache_info()
+    assert (after.misses - before.misses, after.hits - before.hits) == (4, 4)
+    assert first == second and first is not second and first.signals[0] is not second.signals[0]
+    _edit(root, "map-b-signals.yaml", lambda d: d["signals"][0].update(notes="edited since the last load"))
+    assert load_dictionary(root).signals[0].notes == "edited since the last load"
+    assert parse_cache_info().misses - after.misses == 1

@@ -9,7 +9,7 @@ import yaml
 
 from bot.cli import main
 from bot.model import PipelineState, Status
-from tests.conftest import BRANCH, REQUEST, RESULTS, branch_tree, git
+from tests.conftest import BRANCH, FULL_RUN_PLANS, REQUEST, RESULTS, branch_tree, git
 
 
 def test_run_exits_zero_and_finishes(full_run, capsys):
@@ -19,6 +19,12 @@ def test_run_exits_zero_and_finishes(full_run, capsys):
     assert state.status is Status.DONE
     assert [d.gate for d in state.decisions] == [1, 2, 3]
     assert all(d.actor == "alice" for d in state.decisions)
+
+
+def test_the_run_makes_its_benchmark_plan_once(full_run):
+    """Gate 2's brief prices the plan stage 4 writes: one plan, made once (its simulations are seconds)."""
+    assert full_run[0] == 0
+    assert FULL_RUN_PLANS["misses"] == 1 and FULL_RUN_PLANS["hits"] >= 1, FULL_RUN_PLANS
 
 
 def test_one_commit_per_stage(full_run):
