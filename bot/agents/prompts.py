@@ -81,7 +81,8 @@ def load(name: str) -> Prompt:
 @lru_cache(maxsize=1)
 def reference() -> tuple[str, str]:
     """(text, tag) of the shared reference block: the same bytes in every call."""
-    from bot.dictionary import load_dictionary, render_markdown
+    from bot.dictionary import load_dictionary
+    from bot.dictionary_doc import render_markdown
 
     prompt = load("reference/reference.md.j2")
     text = prompt.template.render(

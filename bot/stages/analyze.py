@@ -13,7 +13,7 @@ from bot.stages.paths import DICTIONARY_DOC
 
 
 def run(ctx: StageContext) -> StageOutput:
-    from bot.dictionary import render_markdown
+    from bot.dictionary_doc import render_markdown
     from bot.golang.analyze import analyze
     from bot.golang.safety import refuse_unsafe
     from bot.golang.source import parse_evolved_source

@@ -13,7 +13,8 @@ import re
 import pytest
 
 from bot import PROJECT_ROOT
-from bot.dictionary import Dictionary, content_digest, load_dictionary, load_raw, render_markdown
+from bot.dictionary import Dictionary, content_digest, load_dictionary, load_raw
+from bot.dictionary_doc import render_markdown
 
 VERSIONS = PROJECT_ROOT / "dictionary" / "VERSIONS"
 

@@ -8,7 +8,8 @@ import jsonschema
 import pytest
 
 from bot import PROJECT_ROOT
-from bot.dictionary import Dictionary, load_dictionary, load_raw, render_markdown, schema_json
+from bot.dictionary import Dictionary, load_dictionary, load_raw, schema_json
+from bot.dictionary_doc import render_markdown
 from bot.model import PolicyKind
 
 # From /work/shared/reference/blis.md §1 (RoutingSnapshot at f90a1e3a) — the requirement, not an output.
