@@ -355,7 +355,11 @@ def _runner(request, work: Path, fork: Path, results, approve, args, llm):
     from bot.stages.runner import Runner
 
     forge = LocalForge(
-        fork, work, seed_dir=PROJECT_ROOT / "gomirror" / "llm-d-router", base_branch=request.fork.base_branch
+        fork,
+        work,
+        seed_dir=PROJECT_ROOT / "gomirror" / "llm-d-router",
+        base_branch=request.fork.base_branch,
+        own=fork == work / "fork",  # the default fork is the bot's; one given with --fork is never re-made
     )
     log = (lambda line: None) if args.quiet else (lambda line: print(f"  {line}", file=sys.stderr))
     return Runner(
