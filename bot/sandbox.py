@@ -45,7 +45,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bot.model import RequestError
@@ -88,6 +88,16 @@ _GIB = 1 << 30
 
 class SandboxUnavailable(RequestError):
     """Code must not be built without the sandbox here, and the sandbox cannot start."""
+
+
+class LimitTooLow(RequestError):
+    """The shell that started the bot caps a resource below what a Go build needs; only the person can raise it."""
+
+
+#: The least a Go build works with, per resource the sandbox limits: what the shell's own hard limit (``ulimit``)
+#: must allow. Measured: `go build` of a one-file program fails with 1.5 GiB of address space and works with
+#: 1.6 GiB; a plugin's test binary, linked with the Kubernetes client, is about 100 MiB.
+GO_NEEDS = {"memory": 2 * _GIB, "file": 256 << 20}
 
 
 @dataclass(frozen=True)
@@ -265,12 +275,40 @@ def _namespace_flags() -> list[str]:
     ]
 
 
+def inherited_fit(limits: Limits) -> Limits:
+    """``limits`` lowered to the hard limits this process inherited: a process may lower a hard limit, never
+    raise it, so asking for more makes the child's ``setrlimit`` fail. Raises ``LimitTooLow`` (one line naming
+    the ``ulimit`` and the value a Go build needs) when an inherited limit is below ``GO_NEEDS``."""
+    memory = _fit(limits.memory_bytes, resource.RLIMIT_AS, GO_NEEDS["memory"], "virtual memory", "-v")
+    file = _fit(limits.file_bytes, resource.RLIMIT_FSIZE, GO_NEEDS["file"], "file size", "-f")
+    cpu = _fit(limits.cpu_seconds, resource.RLIMIT_CPU, 1, "CPU time", "-t")
+    return replace(limits, memory_bytes=memory, file_bytes=file, cpu_seconds=cpu)
+
+
+def _fit(wanted: int, which: int, needed: int, what: str, flag: str) -> int:
+    hard = resource.getrlimit(which)[1]
+    if hard == resource.RLIM_INFINITY or hard >= wanted:
+        return wanted
+    if hard < needed:
+        have = f"{hard} s" if flag == "-t" else f"{hard // 1024} kB"
+        need = f"{needed} s" if flag == "-t" else f"{needed // 1024} kB ({size_text(needed)})"
+        raise LimitTooLow(
+            f"this shell limits {what} to {have} (`ulimit {flag}`); the Go sandbox needs at least {need}: "
+            f"raise it (`ulimit {flag} unlimited` in a new shell) and run the command again"
+        )
+    return hard
+
+
 def _execute(
     argv: list[str], cwd: Path, env: dict[str, str], limits: Limits, stdin: str | None, *, sandboxed: bool
 ) -> Result:
+    limits = inherited_fit(limits)
+    cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    cpu_hard = limits.cpu_seconds + 1 if cpu_hard == resource.RLIM_INFINITY else cpu_hard
+
     def set_limits() -> None:  # runs in the child before exec; inherited by everything it starts
         # Soft CPU limit sends SIGXCPU, which Go programs ignore; the hard limit kills.
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
+        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, min(limits.cpu_seconds + 1, cpu_hard)))
         resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -286,7 +324,7 @@ def _execute(
             preexec_fn=set_limits,  # noqa: PLW1509 - the limits must be set in the child itself
             start_new_session=True,
         )
-    except OSError as exc:
+    except (OSError, subprocess.SubprocessError) as exc:  # SubprocessError: set_limits failed in the child
         return Result(None, "", f"could not run {argv[0]}: {exc}", sandboxed=sandboxed)
     out, err = _Capture(limits.kept_bytes), _Capture(limits.kept_bytes)
     flooded = threading.Event()

@@ -84,15 +84,15 @@ def _call(args) -> int:
     except RequestError as exc:  # includes UsageError, SourceError, ReportError ...
         print(f"promote: error: {exc}", file=sys.stderr)
         return 2
-    except OSError as exc:  # the machine refused (permissions, a full disk): say which file and why
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"promote: error: {where}{exc.strerror or exc}; fix the path or its permissions", file=sys.stderr)
+    except OSError as exc:  # the machine refused (permissions, a full disk): say which file, why and the fix
+        from bot.cli.stopped import os_error_line
+
+        print(os_error_line(exc, args), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(
-            "promote: interrupted; state was saved after the last finished step, `promote resume` continues",
-            file=sys.stderr,
-        )
+        from bot.cli.stopped import interrupted_line
+
+        print(interrupted_line(args), file=sys.stderr)
         return 130
 
 

@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="local git repository standing in for the llm-d-router fork (created if missing; default WORK/fork)",
     )
     p.add_argument("--work", type=Path, default=Path(".promote"), help=WORK_HELP)
-    p.add_argument("--approve", default="", metavar="all|1,2,3", help="approve these gates without stopping")
+    p.add_argument("--approve", default=None, metavar="all|1,2,3", help="approve these gates without stopping")
     p.add_argument(
         "--allow-sample-data",
         action="store_true",
@@ -66,14 +66,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         )
         p.add_argument("--work", type=Path, default=Path(".promote"), help=WORK_HELP)
         p.add_argument(
-            "--approve", default="", metavar="all|1,2,3", help="also approve these later gates without stopping"
+            "--approve", default=None, metavar="all|1,2,3", help="also approve these later gates without stopping"
         )
         _common(p)
         p.set_defaults(func=cmd_decide, decision=decision, writes=True)
 
     p = sub.add_parser("resume", help="continue an interrupted promotion without redoing finished stages")
     p.add_argument("--work", type=Path, default=Path(".promote"), help=WORK_HELP)
-    p.add_argument("--approve", default="", metavar="all|1,2,3", help="approve these gates without stopping")
+    p.add_argument("--approve", default=None, metavar="all|1,2,3", help="approve these gates without stopping")
     p.add_argument(
         "--adopt-branch",
         action="store_true",
@@ -263,14 +263,17 @@ def _fork_and_base(settings: dict) -> tuple[str, str]:
 
 
 # ------------------------------------------------------------------ helpers
-def parse_approve(text: str) -> frozenset[int]:
-    text = (text or "").strip()
-    if not text:
+def parse_approve(text: str | None) -> frozenset[int]:
+    """The gates ``--approve`` names; left out (None) approves none. An empty value is refused like any other bad
+    one: ``--approve "$GATES"`` with the variable unset would otherwise stop at gate 1 without a word. ``ALL``
+    is ``all``, as ``/approve`` is on GitHub in any case."""
+    if text is None:
         return frozenset()
-    if text == "all":
+    value = text.strip()
+    if value.lower() == "all":
         return frozenset({1, 2, 3})
     try:
-        gates = frozenset(int(x) for x in text.split(","))
+        gates = frozenset(int(x) for x in value.split(","))
     except ValueError:
         gates = frozenset({0})
     if not gates <= {1, 2, 3}:
@@ -352,7 +355,11 @@ def _runner(request, work: Path, fork: Path, results, approve, args, llm):
     from bot.stages.runner import Runner
 
     forge = LocalForge(
-        fork, work, seed_dir=PROJECT_ROOT / "gomirror" / "llm-d-router", base_branch=request.fork.base_branch
+        fork,
+        work,
+        seed_dir=PROJECT_ROOT / "gomirror" / "llm-d-router",
+        base_branch=request.fork.base_branch,
+        own=fork == work / "fork",  # the default fork is the bot's; one given with --fork is never re-made
     )
     log = (lambda line: None) if args.quiet else (lambda line: print(f"  {line}", file=sys.stderr))
     return Runner(

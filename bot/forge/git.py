@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -81,7 +82,8 @@ class GitRepo:
             ["git", "-C", str(self.path), *args], input=input, capture_output=True, env=full_env, check=False
         )
         if check and proc.returncode != 0:
-            raise ForgeError(f"git {' '.join(args[:2])} failed in {self.path}: {proc.stderr.decode().strip()}")
+            why = proc.stderr.decode().strip() or _signal_name(proc.returncode)
+            raise ForgeError(f"git {' '.join(args[:2])} failed in {self.path}: {why}")
         return proc.stdout.decode()
 
     def rev(self, ref: str) -> str | None:
@@ -228,6 +230,16 @@ class GitRepo:
         if not self.rev(branch) or not self.rev(base):
             return {}
         return commentable_lines(self.git("diff", "--no-color", "-U3", f"refs/heads/{base}...refs/heads/{branch}"))
+
+
+def _signal_name(returncode: int) -> str:
+    """Why git ended without a word: the signal that killed it (SIGXFSZ: a file past `ulimit -f`), or its status."""
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exit status {returncode}"
 
 
 def _keep(cache: dict, key: str, value, most: int) -> None:

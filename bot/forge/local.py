@@ -8,7 +8,9 @@ work directory, each bot comment found again by its hidden marker.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -21,15 +23,26 @@ __all__ = ["ForgeError", "LocalForge"]
 
 
 class LocalForge(GitBranches):
-    def __init__(self, fork_dir: Path, work_dir: Path, *, seed_dir: Path | None = None, base_branch: str = "main"):
+    """``own``: the fork is the bot's (the default ``WORK/fork``), not one the person gave with ``--fork``; only
+    then is a half-made fork (no commit at all: its seeding was cut short by an older version) made again."""
+
+    def __init__(
+        self,
+        fork_dir: Path,
+        work_dir: Path,
+        *,
+        seed_dir: Path | None = None,
+        base_branch: str = "main",
+        own: bool = False,
+    ):
         self.fork = Path(fork_dir).resolve()
         self.work = Path(work_dir).resolve()
         self.base_branch = base_branch
         self.repo = GitRepo(self.fork)
-        self._ensure_fork(seed_dir)
+        self._ensure_fork(seed_dir, own)
         self.work.mkdir(parents=True, exist_ok=True)
 
-    def _ensure_fork(self, seed_dir: Path | None) -> None:
+    def _ensure_fork(self, seed_dir: Path | None, own: bool) -> None:
         if self.fork.exists() and not self.fork.is_dir():
             raise ForgeError(
                 f"--fork {self.fork}: is a file, not a directory; pass a clone of the fork or a new directory path"
@@ -38,19 +51,48 @@ class LocalForge(GitBranches):
             raise ForgeError(
                 f"--fork {self.fork}: exists but is not a git repository; pass a clone of the fork or a new path"
             )
-        if not (self.fork / ".git").exists():
-            self.fork.mkdir(parents=True, exist_ok=True)
-            self.repo.git("init", "-q", "-b", self.base_branch)
+        if (self.fork / ".git").exists():
+            if self.repo.rev(self.base_branch):
+                return
+            if not self._unborn():
+                raise ForgeError(
+                    f"--fork {self.fork}: has no branch {self.base_branch!r}; set fork.base_branch in the request"
+                )
+            if not own:
+                raise ForgeError(
+                    f"--fork {self.fork}: is a git repository without a commit; pass a clone of the fork, or a new "
+                    "path (the run creates the fork there)"
+                )
+            shutil.rmtree(self.fork)  # the bot's own half-made fork (a full disk cut its seeding short): made again
+        self._seed(seed_dir)
+
+    def _unborn(self) -> bool:
+        """No commit on any branch: a repository only ``git init`` (and perhaps ``git add``) went through."""
+        return not self.repo.git("for-each-ref", "--count=1", "refs/").strip() and not self.repo.rev("HEAD")
+
+    def _seed(self, seed_dir: Path | None) -> None:
+        """Create the fork with its first commit, built next to it and renamed into place only once that commit
+        exists: a full disk or a Ctrl-C part-way leaves no half-made fork for every later command to refuse."""
+        self.fork.parent.mkdir(parents=True, exist_ok=True)
+        build = self.fork.with_name(f".{self.fork.name}.seeding-{os.getpid()}")
+        shutil.rmtree(build, ignore_errors=True)  # one a killed command with this pid left
+        try:
+            build.mkdir()
+            repo = GitRepo(build)
+            repo.git("init", "-q", "--template=", "-b", self.base_branch)  # no sample hooks: the fork needs none
             if seed_dir is not None:
-                shutil.copytree(seed_dir, self.fork, dirs_exist_ok=True)
+                shutil.copytree(seed_dir, build, dirs_exist_ok=True)
             else:
-                (self.fork / "README.md").write_text("# llm-d-router fork (local stand-in)\n")
-            self.repo.git("add", "-A")
-            self.repo.git("commit", "-q", "-m", "llm-d-router v0.10.0 API mirror (local stand-in for the fork)")
-        elif not self.repo.rev(self.base_branch):
-            raise ForgeError(
-                f"--fork {self.fork}: has no branch {self.base_branch!r}; set fork.base_branch in the request"
-            )
+                (build / "README.md").write_text("# llm-d-router fork (local stand-in)\n")
+            repo.git("add", "-A")
+            repo.git("commit", "-q", "-m", "llm-d-router v0.10.0 API mirror (local stand-in for the fork)")
+            build.rename(self.fork)  # onto a missing path or an empty directory (rename(2) replaces one)
+        except BaseException as exc:
+            shutil.rmtree(build, ignore_errors=True)
+            full = _no_room(exc)
+            if full is not None:  # named as the fork, not the temporary directory that is gone now
+                raise OSError(full, os.strerror(full), str(self.fork)) from None
+            raise
 
     # ---------------------------------------------------------- issue thread
     @property
@@ -175,6 +217,26 @@ class LocalForge(GitBranches):
     @staticmethod
     def _save(path: Path, data) -> None:
         _write_atomic(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+#: What git and the file system say when there is no room to write (the errno each stands for).
+_NO_ROOM = {
+    "No space left on device": errno.ENOSPC,
+    "File too large": errno.EFBIG,
+    "killed by SIGXFSZ": errno.EFBIG,  # git is not Python: a write past `ulimit -f` kills it
+    "Disk quota exceeded": errno.EDQUOT,
+}
+
+
+def _no_room(exc: BaseException) -> int | None:
+    """The errno of a seeding that ran out of room: a git failure (its stderr), a copy (``shutil.Error``, one
+    entry per file), or a single write."""
+    if isinstance(exc, shutil.Error | ForgeError):
+        text = str(exc)
+        return next((code for words, code in _NO_ROOM.items() if words in text), None)
+    if isinstance(exc, OSError) and exc.errno in _NO_ROOM.values():
+        return exc.errno
+    return None
 
 
 def _write_atomic(path: Path, text: str) -> None:

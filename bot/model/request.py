@@ -322,6 +322,10 @@ class PromotionRequest(RequestPart):
         except ValidationError as exc:
             raise RequestError(f"{path}: {describe_validation_error(exc)}") from None
         src = (path.parent / request.source).resolve()
+        if src.is_dir():  # "does not exist" would send people looking for something that is there
+            raise RequestError(
+                f"{path}: field 'source': {request.source!r} is a directory; name the evolved program file in it"
+            )
         if not src.is_file():
             raise RequestError(f"{path}: field 'source': {request.source!r} does not exist next to the request file")
         try:

@@ -199,7 +199,7 @@ def test_cancellation_tears_down(tmp_path):
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err
-    assert "cancelled" in err and "--resume" in err
+    assert "cancelled" in err and "the stack was torn down. Resume with the same command plus --resume" in err
     assert json.loads((tmp_path / "cluster" / "state.json").read_text())["up"] is False
     assert _events(tmp_path, "teardown")
 

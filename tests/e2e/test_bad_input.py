@@ -99,6 +99,14 @@ def test_missing_source(tmp_path, capsys, request_copy):
     assert "gone.go" in err and "does not exist" in err
 
 
+def test_a_source_that_is_a_directory_is_named_as_one(tmp_path, capsys, request_copy):
+    path = request_copy(lambda d: d.update(source="dirsrc"))
+    (path.parent / "dirsrc").mkdir()
+    err = run_bad(tmp_path, capsys, "run", str(path))
+    assert "field 'source': 'dirsrc' is a directory; name the evolved program file in it" in err
+    assert "does not exist" not in err
+
+
 def test_non_go_source(tmp_path, capsys, request_copy):
     p = request_copy(lambda d: d.update(source="notes.go"), source_text="Dear reviewer,\nthis is not code at all.\n")
     err = run_bad(tmp_path, capsys, "run", str(p))
@@ -163,6 +171,21 @@ def test_malformed_results_directory(tmp_path, capsys):
 def test_bad_approve_flag(tmp_path, capsys):
     err = run_bad(tmp_path, capsys, "run", str(REQUEST), "--approve", "4")
     assert "--approve" in err
+
+
+@pytest.mark.parametrize("value", ["", " "])
+def test_an_empty_approve_value_is_refused_like_any_bad_one(tmp_path, capsys, value):
+    """`--approve "$GATES"` with the variable unset: refused, not taken as "approve nothing"."""
+    err = run_bad(tmp_path, capsys, "run", str(REQUEST), "--approve", value)
+    assert f"--approve {value!r}: give 'all' or a comma-separated list of gates 1, 2, 3" in err
+    assert not (tmp_path / "work" / "state.json").exists()
+
+
+def test_approve_all_in_capitals_is_all():
+    from bot.cli.pipeline import parse_approve
+
+    assert parse_approve("ALL") == parse_approve("All") == parse_approve("all") == {1, 2, 3}
+    assert parse_approve(None) == frozenset()
 
 
 def test_deciding_without_a_promotion(tmp_path, capsys):

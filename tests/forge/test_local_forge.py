@@ -171,3 +171,41 @@ def test_reads_follow_the_branch_when_another_writer_moves_it_loose_or_packed(fo
     git(forge.fork, "update-ref", "-d", "refs/heads/promotion/1-x")
     assert forge.read_file("promotion/1-x", "a.txt") is None and forge.branch_head("promotion/1-x") is None
     assert forge.branch_head("../../HEAD") is None  # never a file outside refs/heads
+
+
+def _half_made_fork(path):
+    """What an older version left when a full disk stopped its seeding: `git init`, files staged, no commit."""
+    path.mkdir(parents=True)
+    git(path, "init", "-q", "-b", "main")
+    (path / "README.md").write_text("half\n")
+    git(path, "add", "-A")
+    return path
+
+
+def test_the_bot_s_own_half_made_fork_is_made_again(tmp_path):
+    seed = tmp_path / "seed"
+    seed.mkdir()
+    (seed / "go.mod").write_text("module example.com/x\n")
+    fork = _half_made_fork(tmp_path / "work" / "fork")
+    forge = LocalForge(fork, tmp_path / "work", seed_dir=seed, own=True)
+    assert forge.repo.rev("main")
+    assert git(fork, "ls-tree", "--name-only", "main").split() == ["go.mod"]
+    assert not list((tmp_path / "work").glob(".fork.seeding-*"))
+
+
+def test_a_half_made_fork_the_person_gave_is_refused_and_left_alone(tmp_path):
+    fork = _half_made_fork(tmp_path / "theirs")
+    with pytest.raises(ForgeError, match="is a git repository without a commit; pass a clone of the fork"):
+        LocalForge(fork, tmp_path / "work")
+    assert git(fork, "status", "--short").strip() == "A  README.md"
+
+
+def test_a_new_fork_appears_only_with_its_first_commit(tmp_path):
+    """The seeding happens next to the fork and is renamed into place: an empty directory given as --fork
+    becomes the fork; a seeding that fails leaves the path as it was and nothing next to it."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert LocalForge(empty, tmp_path / "w1").repo.rev("main")
+    with pytest.raises(FileNotFoundError):
+        LocalForge(tmp_path / "f2", tmp_path / "w2", seed_dir=tmp_path / "no-such-seed")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "w1"]

@@ -8,6 +8,8 @@ comes back, the listener saw no connection, the file is not on the host.
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -17,6 +19,7 @@ import pytest
 from bot import sandbox
 from bot.golang import gorun, toolchain
 from bot.sandbox import Limits, Mounts
+from tests.conftest import EXAMPLE
 from tests.toolchain.toolchain_samples import PKG, PLUGIN_GO, line_of, plugin_files
 
 needs_bwrap = pytest.mark.skipif(not sandbox.available(), reason="bubblewrap cannot start on this machine")
@@ -334,3 +337,44 @@ def test_a_bwrap_installed_under_tmp_still_starts(tmp_path, monkeypatch):
         assert ok, why
     finally:
         sandbox.probe.cache_clear()
+
+
+def _translate_under(tmp_path, limits: dict[str, int]) -> subprocess.CompletedProcess:
+    """`promote translate` (its gofmt runs in the sandbox) in a Python that first lowers its own hard limits, as
+    `ulimit -v` / `ulimit -f` in the shell would."""
+    code = (
+        "import resource, sys\n"
+        f"for name, n in {limits!r}.items():\n"
+        "    resource.setrlimit(getattr(resource, name), (n, n))\n"
+        "from bot.cli import main\n"
+        f"sys.exit(main(['translate', {str(EXAMPLE / 'best_program.py')!r}, '--out', {str(tmp_path / 'out')!r},"
+        " '--no-check']))\n"
+    )
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+
+
+@pytest.mark.parametrize(
+    ("limits", "says"),
+    [
+        (
+            {"RLIMIT_FSIZE": 40 << 10},
+            "limits file size to 40 kB (`ulimit -f`); the Go sandbox needs at least 262144 kB",
+        ),
+        ({"RLIMIT_AS": 1500 << 20}, "limits virtual memory to 1536000 kB (`ulimit -v`); the Go sandbox needs at least"),
+    ],
+)
+def test_a_shell_limit_below_what_go_needs_is_one_line_naming_the_ulimit(tmp_path, limits, says):
+    """The child cannot raise a hard limit it inherited: that was a traceback from preexec_fn (exit 1)."""
+    proc = _translate_under(tmp_path, limits)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("promote: error: this shell ") and proc.stderr.count("\n") == 1, proc.stderr
+    assert says in proc.stderr and "raise it" in proc.stderr
+
+
+def test_a_shell_limit_below_the_sandbox_s_but_enough_for_go_is_used_as_it_is(tmp_path):
+    """3 GiB of address space and 512 MiB files (under the sandbox's 4 GiB and 1 GiB): the limits are lowered to
+    the inherited ones and gofmt runs."""
+    proc = _translate_under(tmp_path, {"RLIMIT_AS": 3 << 30, "RLIMIT_FSIZE": 512 << 20})
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert any((tmp_path / "out").rglob("*.go"))

@@ -12,7 +12,7 @@ import pytest
 
 from bot import PROJECT_ROOT
 from bot.cli import main
-from tests.conftest import EXAMPLE, REQUEST, git
+from tests.conftest import EXAMPLE, REQUEST, RESULTS, git
 
 PROMOTE = Path(sys.executable).parent / "promote"
 CORPUS = PROJECT_ROOT / "examples" / "corpus"
@@ -244,3 +244,124 @@ def test_status_keeps_the_lines_of_a_reason_apart(tmp_path, capsys):
     (work / "state.json").write_text(state.model_dump_json())
     assert main(["status", "--work", str(work)]) == 0
     assert ": pods run ~40 concurrent requests; param loadThreshold: 60" in capsys.readouterr().out
+
+
+# ------------------------------------------------- the machine or the person stops a command
+def _limit_file_size(n: int):
+    def preexec() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_FSIZE, (n, n))
+
+    return preexec
+
+
+def test_a_file_size_limit_while_the_fork_is_seeded_says_so_and_resume_goes_on(tmp_path, capsys):
+    """`ulimit -f` (or a full disk) while the mirror is copied into WORK/fork: one short line naming the fork,
+    the work directory and the way on, never a 12 kB list of copy errors, the bot's install path, or a
+    half-made fork that every later command refuses ("set fork.base_branch")."""
+    work = tmp_path / "w"
+    proc = subprocess.run(
+        [
+            str(PROMOTE),
+            "run",
+            str(REQUEST),
+            "--results",
+            str(RESULTS),
+            "--allow-sample-data",
+            "--work",
+            str(work),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        preexec_fn=_limit_file_size(4 << 10),  # Python ignores SIGXFSZ: a larger write fails with EFBIG
+    )
+    err = proc.stderr.strip()
+    assert proc.returncode == 2, err
+    assert err == (
+        f"promote: error: {work / 'fork'}: File too large; free space on the filesystem holding {work} "
+        f"(or raise `ulimit -f`), then `promote resume --work {work}`"
+    )
+    assert sorted(p.name for p in work.iterdir()) == ["run.json"]  # no fork, no half-made one beside it
+    code = main(["resume", "--work", str(work), "--quiet"])
+    assert code == 0, capsys.readouterr().err
+    assert "stopped at gate 1" in capsys.readouterr().out
+    assert git(work / "fork", "rev-parse", "--verify", "-q", "main").strip()
+
+
+def _args(*argv: str):
+    from bot.cli import build_parser
+
+    return build_parser().parse_args(list(argv))
+
+
+def test_a_failed_copy_is_its_first_file_and_a_count_with_the_bot_s_paths_relative(tmp_path):
+    from shutil import Error
+
+    from bot.cli.stopped import os_error_line
+
+    mirror = PROJECT_ROOT / "gomirror" / "llm-d-router"
+    entries = [
+        (str(mirror / f"f{i}.go"), str(tmp_path / f"f{i}.go"), "[Errno 28] No space left on device") for i in range(36)
+    ]
+    text = os_error_line(Error(entries), _args("translate", "x.go", "--out", str(tmp_path)))
+    assert text == (
+        f"promote: error: {tmp_path / 'f0.go'}: No space left on device (and 35 more files); free space on the "
+        f"filesystem holding {tmp_path} (or raise `ulimit -f`), then run the command again"
+    )
+    denied = PermissionError(13, "Permission denied", str(mirror / "go.mod"))
+    assert os_error_line(denied, _args("status")) == (
+        "promote: error: the bot's gomirror/llm-d-router/go.mod: Permission denied; fix the path or its permissions"
+    )
+    nameless = OSError(28, "No space left on device")  # a full disk during a stage: no file named
+    assert os_error_line(nameless, _args("approve", "1", "--work", "my w")) == (
+        "promote: error: No space left on device; free space on the filesystem holding my w (or raise `ulimit -f`), "
+        "then `promote resume --work 'my w'`"
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["run", "r.yaml", "--work", "W"], "state was saved after the last finished step, `promote resume --work W`"),
+        (["resume", "--work", "W"], "`promote resume --work W` continues"),
+        (["reject", "2", "--reason", "no", "--work", "W"], "`promote resume --work W` continues"),
+        (
+            ["bench", "run", "b", "--commit", "c", "--results", "r", "--workspace", "ws", "-p", "n"],
+            "promote: interrupted; finished cells are kept, the same command plus --resume continues",
+        ),
+        (
+            ["bench", "teardown", "b", "--commit", "c", "--results", "r", "--workspace", "ws", "-p", "n", "--resume"],
+            "promote: interrupted; finished cells are kept, the same command continues",
+        ),
+        (["translate", "p.go", "--out", "o"], "promote: interrupted; o may be incomplete: run the command again"),
+    ],
+)
+def test_the_interrupt_line_says_how_this_command_goes_on(argv, says):
+    from bot.cli.stopped import interrupted_line
+
+    text = interrupted_line(_args(*argv))
+    assert says in text
+    assert ("promote resume" in text) == (argv[0] in ("run", "resume", "reject"))
+
+
+def test_ctrl_c_in_a_run_names_the_work_directory_to_resume(tmp_path):
+    import signal
+
+    work = tmp_path / "w"
+    proc = subprocess.Popen(
+        [str(PROMOTE), "run", str(REQUEST), "--results", str(RESULTS), "--allow-sample-data", "--work", str(work)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stderr.readline().strip() == "stage 1: analyze"  # working: past the imports, inside the command
+    proc.send_signal(signal.SIGINT)
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 130, err
+    assert err.strip().splitlines()[-1] == (
+        f"promote: interrupted; state was saved after the last finished step, `promote resume --work {work}` continues"
+    )

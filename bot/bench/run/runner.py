@@ -191,7 +191,8 @@ class BenchRunner:
         )
         if status not in ("finished", "dry-run") and not self.cfg.dry_run:
             self._event("stop", status, _now(), ok=False, detail=message)
-        return Outcome(status, message + how, self.manifest, self.budget.remaining)
+        text = f"{message.rstrip().rstrip('.')}.{how}" if how else message  # a sentence, then how to go on
+        return Outcome(status, text, self.manifest, self.budget.remaining)
 
     # --------------------------------------------------------------- manifest
     def _open_manifest(self) -> mf.Manifest:
