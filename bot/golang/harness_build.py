@@ -15,6 +15,7 @@ import re
 
 from bot.dictionary import Dictionary
 from bot.execution import ExecRequest
+from bot.golang import harness_views as hv
 from bot.golang import harness_world as world
 from bot.golang.analysis_types import Analysis
 from bot.golang.blis_mirror import compose
@@ -176,7 +177,7 @@ def with_states(inp: dict) -> dict:
     if not isinstance(n, int) or not 0 < n <= MAX_STATES or not isinstance(seed, int):
         raise ValueError(f"sampling plan: states must be 1..{MAX_STATES} and seed an integer")
     states = world.sample(spec, n, seed)
-    base = [world.views(s) for s in states]
+    base = [hv.views(s) for s in states]
     runs = []
     for run in plan.get("runs") or []:
         name, bypass = str(run.get("name")), [str(f) for f in run.get("bypass") or []]
@@ -187,7 +188,7 @@ def with_states(inp: dict) -> dict:
         off = frozenset(run.get("off") or [])
         if off - set(world.MAPPINGS):
             raise ValueError(f"sampling plan: unknown mapping(s) {sorted(off - set(world.MAPPINGS))}")
-        views = [world.views(s, off) for s in states] if off else base
+        views = [hv.views(s, off) for s in states] if off else base
         if run.get("markSameBlis"):
             views = [_mark_same_blis(v, b) for v, b in zip(views, base, strict=True)]
         if views is not base:
