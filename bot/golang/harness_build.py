@@ -86,6 +86,11 @@ def incumbents(gen: Generated) -> world.Incumbents:
     )
 
 
+def held_constant(an: Analysis, gen: Generated) -> list[str]:
+    """The signals the program reads, keys too (``snap.Model == req.Model``), that no sampled state varies."""
+    return world.held_constant(spec_for(an, gen).reads | set(an.snapshot_fields) | set(an.request_fields))
+
+
 def untranslatable_reads(an: Analysis, gen: Generated, d: Dictionary) -> list[tuple[str, str]]:
     """(signal, plugin field) for every signal the logic reads that llm-d cannot provide."""
     out = []
@@ -278,10 +283,11 @@ def _blis_file(src: EvolvedSource, an: Analysis, gen: Generated, composed) -> st
         construct = f"\tp := {an.constructor.name}()" if ptr else f"\tv := {an.constructor.name}()\n\tp := &v"
     else:
         construct = f"\tp := &{receiver}{{}}"
+    # A set-valued field too (ResidentAdapters): each snapshot is decoded into a fresh RoutingSnapshot.
     snap = [
         ("InFlightRequests" if f == "PendingRequests" else f, f)
         for f, t in composed.snapshot_fields.items()
-        if t in _SCALARS
+        if t in _SCALARS or t == "map[string]bool"
     ]
     req = [f for f, t in composed.request_fields.items() if t in _SCALARS and f not in ("InputTokens", "OutputTokens")]
     return render(
@@ -394,6 +400,8 @@ def request(
             "probes": probe_specs,
         }
         | ({"sample": plan} if plan is not None else {}),
-        "summary": summary_floor | {"all_high": high, "seed": SEED, "mappings": meaning, "notes": composed.notes},
+        "summary": summary_floor
+        | {"all_high": high, "seed": SEED, "mappings": meaning, "notes": composed.notes}
+        | {"constant": held_constant(an, gen) if differential else []},
     }
     return ExecRequest(KIND, files=files, args=args), meaning

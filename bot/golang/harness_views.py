@@ -9,6 +9,7 @@ small edits: where the world holds it (harness_world) and where each side reads 
 from __future__ import annotations
 
 from bot.golang.harness_world import (
+    BASE_MODEL,
     BLOCK_SIZE,
     CLASS_PRIORITY,
     INFLIGHT_PRODUCER,
@@ -81,14 +82,14 @@ def _blis_view(
 def _blis_queues(state: TrueState, off: frozenset[str]) -> dict[str, list[dict]]:
     """Each instance's wait queue as BLIS holds it, oldest first. With ``queue-contents`` switched off the
     world's queues are what the plugin assumes: as many incumbents, of its class, length and SLO target,
-    evenly spaced (``queuePosition`` in the scorer template). The class mapping is the incoming request's: waiting
-    requests never pass through the plugin's adapter, so their classes stay as they are."""
+    evenly spaced (``queuePosition`` in the scorer template). The class and adapter mappings are the incoming
+    request's: waiting requests never pass through the plugin's adapter, so their classes stay as they are."""
     inc = state.incumbents
     assert inc is not None
     contents_off = "queue-contents" in off
     if contents_off in state.queue_views:
         return state.queue_views[contents_off]
-    keep = off - {"slo-class-mapping"}
+    keep = off - {"slo-class-mapping", "adapter-target-model"}
     out = state.queue_views[contents_off] = {}
     for inst in state.instances:
         waiting = inst.waiting or []
@@ -106,31 +107,38 @@ def _blis_queues(state: TrueState, off: frozenset[str]) -> dict[str, list[dict]]
 
 
 def _blis_snapshots(state: TrueState, off: frozenset[str]) -> list[dict]:
+    """With ``adapter-target-model`` off every snapshot's Model is the request's target, as the plugin reads it
+    (a stateful program's history requests share these snapshots: theirs is the state's own request's)."""
     transit_on = "in-flight-counting" not in off
+    model = (state.request.adapter or BASE_MODEL) if "adapter-target-model" in off else BASE_MODEL
     snapshots = []
     for inst in state.instances:
         blocks = inst.blocks
-        snapshots.append(
-            {
-                "ID": inst.name,
-                "QueueDepth": inst.queued,
-                "BatchSize": inst.running,
-                "KVUtilization": inst.kv,
-                "FreeKVBlocks": int(blocks * (1 - inst.kv)),
-                "CacheHitRate": inst.hit_rate,
-                "InFlightRequests": inst.queued + inst.running + (inst.transit if transit_on else 0),
-                "TotalKvCapacityTokens": blocks * BLOCK_SIZE,
-                "KvTokensInUse": int(blocks * BLOCK_SIZE * inst.kv),
-                "Model": "model-a",
-            }
-        )
+        snap = {
+            "ID": inst.name,
+            "QueueDepth": inst.queued,
+            "BatchSize": inst.running,
+            "KVUtilization": inst.kv,
+            "FreeKVBlocks": int(blocks * (1 - inst.kv)),
+            "CacheHitRate": inst.hit_rate,
+            "InFlightRequests": inst.queued + inst.running + (inst.transit if transit_on else 0),
+            "TotalKvCapacityTokens": blocks * BLOCK_SIZE,
+            "KvTokensInUse": int(blocks * BLOCK_SIZE * inst.kv),
+            "Model": model,
+        }
+        if inst.adapters:  # only a program reading adapters gets them (and the key): no one else pays for it
+            snap["ResidentAdapters"] = dict.fromkeys(sorted(inst.adapters), True)
+        snapshots.append(snap)
     return snapshots
 
 
 def _blis_request(req: Req, clock: int, off: frozenset[str]) -> dict:
-    """``req`` as BLIS's Request holds it, arrived at ``clock``."""
+    """``req`` as BLIS's Request holds it, arrived at ``clock``; with ``adapter-target-model`` off its Adapter and
+    Model are the model llm-d's request names."""
     cls = _blis_class(req, off)
-    return {
+    target = "adapter-target-model" in off
+    adapter = (req.adapter or BASE_MODEL) if target else req.adapter
+    out = {
         "ID": req.id,
         "InputTokens": req.tokens,
         "SLOClass": cls,
@@ -139,10 +147,13 @@ def _blis_request(req: Req, clock: int, off: frozenset[str]) -> dict:
         "MaxOutputLen": req.max_output,
         "Priority": float(4 - SLO_PRIORITY.get(cls, 3)),
         "ArrivalTime": clock,
-        "Model": "model-a",
+        "Model": adapter if target else BASE_MODEL,
         "Deadline": clock + req.deadline_us if req.deadline_us else 0,
         "SLOTargetUs": req.slo_target_us,
     }
+    if adapter:
+        out["Adapter"] = adapter
+    return out
 
 
 def slo_header_value(target_us: int) -> str:
@@ -165,16 +176,20 @@ def _llmd_endpoints(state: TrueState, req: Req, off: frozenset[str]) -> list[dic
     for inst in state.instances:
         queued, running, kv = (inst.queued, inst.running, inst.kv) if fresh or inst.stale is None else inst.stale
         published = inst.published or "kv-block-counts" in off
+        metrics = {
+            "WaitingQueueSize": queued,
+            "RunningRequestsSize": running,
+            "KVCacheUsagePercent": kv,
+            "CacheNumBlocks": inst.blocks if published else 0,
+            "CacheBlockSize": BLOCK_SIZE,
+        }
+        if inst.adapters:  # ActiveModels: the adapters in use (an idle one shows with lora-residency off)
+            active = inst.adapters if "lora-residency" in off else inst.adapters - inst.idle
+            metrics["ActiveModels"] = dict.fromkeys(sorted(active), 1)
         endpoints.append(
             {
                 "name": inst.name,
-                "metrics": {
-                    "WaitingQueueSize": queued,
-                    "RunningRequestsSize": running,
-                    "KVCacheUsagePercent": kv,
-                    "CacheNumBlocks": inst.blocks if published else 0,
-                    "CacheBlockSize": BLOCK_SIZE,
-                },
+                "metrics": metrics,
                 "prefix": {"match": inst.prefix, "total": _prefix_total(req), "blockSize": BLOCK_SIZE},
                 # inflight-load-producer counts at dispatch, like BLIS: without it, the scraped gauges only.
                 "inflight": inst.queued + inst.running + (inst.transit if "in-flight-counting" not in off else 0)
@@ -193,7 +208,7 @@ def _llmd_request(req: Req, off: frozenset[str]) -> dict:
         headers[SLO_TTFT_HEADER] = slo_header_value(req.slo_target_us)
     return {
         "RequestID": req.id,
-        "TargetModel": "model-a",
+        "TargetModel": req.adapter or BASE_MODEL,
         "Headers": headers,
         "Priority": CLASS_PRIORITY[cls],
         "FairnessID": req.tenant,

@@ -45,6 +45,30 @@ SLO_PRIORITY = {"critical": 4, "standard": 3, "batch": -1, "sheddable": -2, "bac
 #: The header a client sends its TTFT target in (milliseconds), as llm-d-router v0.10.0 names it
 #: (metadata.TTFTSLOHeaderKey). A request without a target sends none, as a client without an SLO does.
 SLO_TTFT_HEADER = "x-llm-d-slo-ttft-ms"
+#: The one base model every sampled endpoint serves (llm-d's endpoints are pre-filtered to the request's model).
+BASE_MODEL = "model-a"
+#: The LoRA adapters a sampled endpoint can hold, and the signals that read them. They are drawn only for a
+#: program that reads one (``sample``): every other program's states, and so its figures, stay as they were.
+ADAPTERS = ("lora-a", "lora-b", "lora-c", "lora-d")
+ADAPTER_SIGNALS = frozenset({"ResidentAdapters", "Adapter"})
+#: Share of an endpoint's resident adapters with no running or queued request: loaded in BLIS's
+#: ResidentAdapters, absent from llm-d's ActiveModels (vllm:lora_requests_info lists adapters in use).
+IDLE_SHARE = 0.2
+#: Signals (dictionary Map B) BLIS's view holds at one value in every sampled state, and why. A program reading
+#: one is told so by name (``held_constant``): the figure does not exercise it, so no disagreement is explained by
+#: it. tests/golang/test_harness_coverage.py holds every signal to being varied or listed here.
+HELD_CONSTANT = {
+    "Model": f"every sampled endpoint serves the one base model ({BASE_MODEL}), as llm-d pre-filters endpoints to "
+    "the request's model (a LoRA request's TargetModel, which the plugin reads as Model, is its adapter)",
+} | dict.fromkeys(
+    (
+        *("PreemptionCount", "GPUType", "TPDegree", "CostPerHour", "TTFT", "ITL", "DispatchRate", "AvgInTokens"),
+        *("AvgOutTokens", "MaxBatchSize", "OutputTokens", "RoundIndex", "ClientID", "PrefixGroup", "PrefixLength"),
+        *("Streaming", "LoadingSnapshots", "SelectedInstance"),
+    ),
+    "no llm-d source, and the harness does not simulate it: it reads zero on both sides, so the figure "
+    "cannot show what the plugin's fallback changes",
+)
 
 
 @dataclass(frozen=True)
@@ -97,6 +121,21 @@ MAPPINGS: dict[str, Mapping] = {
             "the EPP sees only each endpoint's WaitingQueueSize, so the plugin orders a pseudo-queue of that many "
             "identical incumbents (its incumbent* parameters: arrivals evenly spaced, and the class and prompt length "
             "where its logic reads them) where BLIS orders the requests really waiting",
+        ),
+        Mapping(
+            "adapter-target-model",
+            "adapter from the target model",
+            frozenset({"Adapter", "Model"}),
+            "llm-d names a LoRA request's adapter as its TargetModel, which the plugin reads as both Adapter and "
+            "Model: a base-model request's Adapter reads the base model's name where BLIS's is empty, and a LoRA "
+            "request's Model reads the adapter's name where BLIS's is the base model",
+        ),
+        Mapping(
+            "lora-residency",
+            "resident adapters from ActiveModels",
+            frozenset({"ResidentAdapters"}),
+            "llm-d's ActiveModels lists the adapters with a running or queued request (as last scraped), not every "
+            "adapter loaded: an idle resident adapter is invisible to the plugin",
         ),
         Mapping(
             "kv-block-counts",
@@ -204,6 +243,8 @@ class Instance:
     hit_rate: float
     prefix: int
     published: bool = True
+    adapters: frozenset[str] = frozenset()  # LoRA adapters resident (loaded) on it
+    idle: frozenset[str] = frozenset()  # the resident adapters with no running or queued request
     stale: tuple[int, int, float] | None = None  # (queued, running, kv) as last scraped
     waiting: list[tuple[Req, int]] | None = None  # scheduling: the queued requests and their arrivals, oldest first
 
@@ -219,6 +260,7 @@ class Req:
     bytes_per_token: float
     deadline_us: int = 0
     slo_target_us: int = 0
+    adapter: str = ""  # the LoRA adapter it names; empty: the base model
 
 
 @dataclass
@@ -241,7 +283,14 @@ def applicable_mappings(spec: Spec) -> list[str]:
         reads |= {"QueueDepth", "BatchSize", "InFlightRequests"}
     if spec.incumbents is not None:  # a scheduling plugin reads each endpoint's queue length and models its contents
         reads |= {"QueueDepth", "WaitingRequests"}
+    if not reads & ADAPTER_SIGNALS:  # no adapters drawn: Model is the base model on both sides
+        reads -= {"Model"}
     return [m.id for m in MAPPINGS.values() if m.signals & reads]
+
+
+def held_constant(reads: frozenset[str]) -> list[str]:
+    """The signals ``reads`` names that BLIS's view holds at one value in every sampled state (``HELD_CONSTANT``)."""
+    return sorted(set(reads) & set(HELD_CONSTANT))
 
 
 # --------------------------------------------------------------------------
@@ -258,6 +307,8 @@ def sample(spec: Spec, n: int, seed: int = 20260823) -> list[TrueState]:
         pick = rng.random()
         scale = "llm-d-scale" if pick < 0.35 else "random"
         state = _random_state(rng, spec, i, scale)
+        if spec.reads & ADAPTER_SIGNALS:
+            _draw_adapters(state)
         if boundary and pick >= 0.7:
             th = boundary[i % len(boundary)]
             inst = rng.choice(state.instances)
@@ -334,6 +385,20 @@ def _random_state(rng: random.Random, spec: Spec, i: int, scale: str) -> TrueSta
             t += rng.randint(10_000, 2_000_000)
         clock = max(clock, t)
     return TrueState(instances, request, clock, seed=rng.randint(1, 2**31), history=history, origin=scale)
+
+
+def _draw_adapters(state: TrueState) -> None:
+    """Each endpoint's resident adapters (some idle), and each request's adapter: none, one resident somewhere,
+    or now and then one resident nowhere. From a generator of the state's own, so the rest of every state is
+    what it is for a program that reads no adapter."""
+    rng = random.Random(f"adapters:{state.seed}")
+    for inst in state.instances:
+        inst.adapters = frozenset(rng.sample(ADAPTERS, rng.choice((0, 1, 1, 2, 2, 3))))
+        inst.idle = frozenset(a for a in sorted(inst.adapters) if rng.random() < IDLE_SHARE)
+    resident = sorted(set().union(*(inst.adapters for inst in state.instances)))
+    for req in (state.request, *(r for r, _ in state.history)):
+        pick = rng.random()
+        req.adapter = "" if pick < 0.3 else rng.choice(resident) if resident and pick < 0.9 else rng.choice(ADAPTERS)
 
 
 def _transit(rng: random.Random) -> int:
