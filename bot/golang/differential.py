@@ -426,9 +426,43 @@ def _waiting(req: dict, clock: int) -> str:
 
 
 def unexplained_words(fidelity) -> str:
-    """What the disagreements no single mapping explains come from, in the policy's own terms."""
+    """What the disagreements no single mapping explains come from, in the policy's own terms. When the program
+    reads a signal the harness holds constant, states that differ only there tie on both sides and the sides
+    break ties differently: that is said, and neither a mapping nor the score composition is blamed."""
+    if fidelity.held_constant:
+        return (
+            f"states the sampled world cannot tell apart: the program reads {constant_names(fidelity)}, which the "
+            "harness holds constant, so ties there decide (not a mapping)"
+        )
     if "admit" in (fidelity.decision or ""):
         return "the admission path as a whole (no single mapping explains them; several act together)"
     if "ordering" in (fidelity.decision or ""):
         return "how the plugin builds its pseudo-queue"
     return "score composition"
+
+
+def constant_names(fidelity) -> str:
+    """``A`` and ``B``: the signals the program reads that the harness holds constant."""
+    names = [f"`{n}`" for n in fidelity.held_constant]
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+
+
+def held_constant_clause(fidelity) -> str:
+    """ "; the harness holds X constant ..." for a fidelity finding's message, or nothing."""
+    if not fidelity.held_constant:
+        return ""
+    them = "it" if len(fidelity.held_constant) == 1 else "them"
+    return (
+        f"; the program reads {constant_names(fidelity)}, which the harness holds at one value in every sampled "
+        f"state: this figure does not exercise {them}"
+    )
+
+
+def held_constant_fix(fidelity) -> str:
+    """The fix when no mapping explains the disagreements and a signal read is held constant: not a mapping's."""
+    them = "it" if len(fidelity.held_constant) == 1 else "them"
+    return (
+        f"no mapping is at fault: the harness never varies {constant_names(fidelity)}, so the figure cannot test "
+        f"{them}; judge {them} on the benchmark (Track B) and the example states, or give the harness a way to vary "
+        f"{them} (bot/golang/harness_world.py HELD_CONSTANT says why it does not)"
+    )

@@ -81,7 +81,14 @@ def _inflight(ep: dict) -> int:
 
 
 #: Snapshot signals whose plugin value this module derives from the llm-d view (map-b-signals.yaml's expressions).
-DERIVED = frozenset({"InFlightRequests", "EffectiveLoad", "FreeKVBlocks", "TotalKvCapacityTokens", "KvTokensInUse"})
+DERIVED = frozenset(
+    {"InFlightRequests", "EffectiveLoad", "FreeKVBlocks", "TotalKvCapacityTokens", "KvTokensInUse", "ResidentAdapters"}
+)
+
+
+def _set(names) -> str:
+    """A set of names (resident adapters) as a line shows it: {a,b}, clipped."""
+    return "{" + _number(",".join(sorted(names))) + "}"
 
 
 def _llmd_snapshot(signal: str, ep: dict) -> str:
@@ -101,6 +108,8 @@ def _llmd_snapshot(signal: str, ep: dict) -> str:
         return f"TotalKvCapacityTokens={blocks * size}"
     if signal == "KvTokensInUse":
         return f"KvTokensInUse={int(blocks * size * usage)}"
+    if signal == "ResidentAdapters":
+        return f"ActiveModels={_set(m.get('ActiveModels') or {})}"
     return ""
 
 
@@ -110,6 +119,8 @@ def _blis_snapshot(signal: str, snap: dict) -> str:
         return f"EffectiveLoad={load}"
     if signal == "InFlightRequests":  # already on the line as inflight=
         return ""
+    if signal == "ResidentAdapters":
+        return f"ResidentAdapters={_set(k for k, v in (snap.get(signal) or {}).items() if v)}"
     return f"{signal}={_number(snap[signal])}" if signal in snap else ""
 
 
@@ -146,7 +157,7 @@ def request_values(
     ``class_shown`` its class, are on the line already): the plugin's prompt-length estimate with its arithmetic,
     the class it reads back from llm-d's priority."""
     out = []
-    wanted = [s for s in dict.fromkeys(signals) if s in blis_req or s in ("SLOClass", "Priority")]
+    wanted = [s for s in dict.fromkeys(signals) if s in blis_req or s in ("SLOClass", "Priority", "Adapter")]
     for signal in wanted[:SHOWN]:
         if signal == "InputTokens":
             size = int(llmd_req.get("RequestSizeBytes") or 0)
@@ -164,6 +175,9 @@ def request_values(
         elif signal == "SessionID":
             token = (llmd_req.get("Headers") or {}).get("x-session-token", "")
             out.append(f"SessionID {_number(blis_req.get('SessionID') or '-')}, llm-d {_number(token or '-')}")
+        elif signal in ("Adapter", "Model"):  # the plugin reads both from TargetModel
+            target = _number(llmd_req.get("TargetModel") or "-")
+            out.append(f"{signal} BLIS {_number(blis_req.get(signal) or EMPTY_CLASS)}, llm-d TargetModel {target}")
         elif signal in missing:
             out.append(f"{signal} BLIS {_number(blis_req.get(signal))}, llm-d 0 (no llm-d source)")
         else:

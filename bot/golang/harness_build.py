@@ -15,6 +15,7 @@ import re
 
 from bot.dictionary import Dictionary
 from bot.execution import ExecRequest
+from bot.golang import harness_views as hv
 from bot.golang import harness_world as world
 from bot.golang.analysis_types import Analysis
 from bot.golang.blis_mirror import compose
@@ -83,6 +84,11 @@ def incumbents(gen: Generated) -> world.Incumbents:
         int(values.get("incumbentSpacingUs", 50_000)),
         int(values.get("incumbentSLOTargetMs", 0)) * 1000,
     )
+
+
+def held_constant(an: Analysis, gen: Generated) -> list[str]:
+    """The signals the program reads, keys too (``snap.Model == req.Model``), that no sampled state varies."""
+    return world.held_constant(spec_for(an, gen).reads | set(an.snapshot_fields) | set(an.request_fields))
 
 
 def untranslatable_reads(an: Analysis, gen: Generated, d: Dictionary) -> list[tuple[str, str]]:
@@ -176,7 +182,7 @@ def with_states(inp: dict) -> dict:
     if not isinstance(n, int) or not 0 < n <= MAX_STATES or not isinstance(seed, int):
         raise ValueError(f"sampling plan: states must be 1..{MAX_STATES} and seed an integer")
     states = world.sample(spec, n, seed)
-    base = [world.views(s) for s in states]
+    base = [hv.views(s) for s in states]
     runs = []
     for run in plan.get("runs") or []:
         name, bypass = str(run.get("name")), [str(f) for f in run.get("bypass") or []]
@@ -187,7 +193,7 @@ def with_states(inp: dict) -> dict:
         off = frozenset(run.get("off") or [])
         if off - set(world.MAPPINGS):
             raise ValueError(f"sampling plan: unknown mapping(s) {sorted(off - set(world.MAPPINGS))}")
-        views = [world.views(s, off) for s in states] if off else base
+        views = [hv.views(s, off) for s in states] if off else base
         if run.get("markSameBlis"):
             views = [_mark_same_blis(v, b) for v, b in zip(views, base, strict=True)]
         if views is not base:
@@ -277,10 +283,11 @@ def _blis_file(src: EvolvedSource, an: Analysis, gen: Generated, composed) -> st
         construct = f"\tp := {an.constructor.name}()" if ptr else f"\tv := {an.constructor.name}()\n\tp := &v"
     else:
         construct = f"\tp := &{receiver}{{}}"
+    # A set-valued field too (ResidentAdapters): each snapshot is decoded into a fresh RoutingSnapshot.
     snap = [
         ("InFlightRequests" if f == "PendingRequests" else f, f)
         for f, t in composed.snapshot_fields.items()
-        if t in _SCALARS
+        if t in _SCALARS or t == "map[string]bool"
     ]
     req = [f for f, t in composed.request_fields.items() if t in _SCALARS and f not in ("InputTokens", "OutputTokens")]
     return render(
@@ -393,6 +400,8 @@ def request(
             "probes": probe_specs,
         }
         | ({"sample": plan} if plan is not None else {}),
-        "summary": summary_floor | {"all_high": high, "seed": SEED, "mappings": meaning, "notes": composed.notes},
+        "summary": summary_floor
+        | {"all_high": high, "seed": SEED, "mappings": meaning, "notes": composed.notes}
+        | {"constant": held_constant(an, gen) if differential else []},
     }
     return ExecRequest(KIND, files=files, args=args), meaning

@@ -291,6 +291,7 @@ def execute_harness(files: dict[str, str], args: dict) -> dict:
         )
         found.notes = list(summary.get("notes", [])) + found.notes
         found.floor_default = summary.get("floor_default")
+        found.held_constant = [str(s) for s in summary.get("constant") or []]
         fidelity = found.model_dump(mode="json")
     base = next((r for r in out.get("runs", []) if r["name"] == differential.AS_DEPLOYED), {"results": []})
     admission = inp.get("kind") == "admission"

@@ -2,7 +2,7 @@
 
 A sampled state is what is really happening on a few instances: requests queued, running, and routed
 but not yet arrived; KV-cache use and size; how much of this request's prompt each instance holds; the
-request's class, tenant, session and length. From it come two views:
+request's class, tenant, session and length. From it come two views (``bot.golang.harness_views``):
 
 - the **BLIS view**: what BLIS's ``RoutingSnapshot``/``Request``/``RouterState`` hold (blis.md, checked
   against inference-sim f90a1e3a): ``InFlightRequests`` counts a request from routing to completion (in
@@ -45,6 +45,30 @@ SLO_PRIORITY = {"critical": 4, "standard": 3, "batch": -1, "sheddable": -2, "bac
 #: The header a client sends its TTFT target in (milliseconds), as llm-d-router v0.10.0 names it
 #: (metadata.TTFTSLOHeaderKey). A request without a target sends none, as a client without an SLO does.
 SLO_TTFT_HEADER = "x-llm-d-slo-ttft-ms"
+#: The one base model every sampled endpoint serves (llm-d's endpoints are pre-filtered to the request's model).
+BASE_MODEL = "model-a"
+#: The LoRA adapters a sampled endpoint can hold, and the signals that read them. They are drawn only for a
+#: program that reads one (``sample``): every other program's states, and so its figures, stay as they were.
+ADAPTERS = ("lora-a", "lora-b", "lora-c", "lora-d")
+ADAPTER_SIGNALS = frozenset({"ResidentAdapters", "Adapter"})
+#: Share of an endpoint's resident adapters with no running or queued request: loaded in BLIS's
+#: ResidentAdapters, absent from llm-d's ActiveModels (vllm:lora_requests_info lists adapters in use).
+IDLE_SHARE = 0.2
+#: Signals (dictionary Map B) BLIS's view holds at one value in every sampled state, and why. A program reading
+#: one is told so by name (``held_constant``): the figure does not exercise it, so no disagreement is explained by
+#: it. tests/golang/test_harness_coverage.py holds every signal to being varied or listed here.
+HELD_CONSTANT = {
+    "Model": f"every sampled endpoint serves the one base model ({BASE_MODEL}), as llm-d pre-filters endpoints to "
+    "the request's model (a LoRA request's TargetModel, which the plugin reads as Model, is its adapter)",
+} | dict.fromkeys(
+    (
+        *("PreemptionCount", "GPUType", "TPDegree", "CostPerHour", "TTFT", "ITL", "DispatchRate", "AvgInTokens"),
+        *("AvgOutTokens", "MaxBatchSize", "OutputTokens", "RoundIndex", "ClientID", "PrefixGroup", "PrefixLength"),
+        *("Streaming", "LoadingSnapshots", "SelectedInstance"),
+    ),
+    "no llm-d source, and the harness does not simulate it: it reads zero on both sides, so the figure "
+    "cannot show what the plugin's fallback changes",
+)
 
 
 @dataclass(frozen=True)
@@ -97,6 +121,21 @@ MAPPINGS: dict[str, Mapping] = {
             "the EPP sees only each endpoint's WaitingQueueSize, so the plugin orders a pseudo-queue of that many "
             "identical incumbents (its incumbent* parameters: arrivals evenly spaced, and the class and prompt length "
             "where its logic reads them) where BLIS orders the requests really waiting",
+        ),
+        Mapping(
+            "adapter-target-model",
+            "adapter from the target model",
+            frozenset({"Adapter", "Model"}),
+            "llm-d names a LoRA request's adapter as its TargetModel, which the plugin reads as both Adapter and "
+            "Model: a base-model request's Adapter reads the base model's name where BLIS's is empty, and a LoRA "
+            "request's Model reads the adapter's name where BLIS's is the base model",
+        ),
+        Mapping(
+            "lora-residency",
+            "resident adapters from ActiveModels",
+            frozenset({"ResidentAdapters"}),
+            "llm-d's ActiveModels lists the adapters with a running or queued request (as last scraped), not every "
+            "adapter loaded: an idle resident adapter is invisible to the plugin",
         ),
         Mapping(
             "kv-block-counts",
@@ -204,6 +243,8 @@ class Instance:
     hit_rate: float
     prefix: int
     published: bool = True
+    adapters: frozenset[str] = frozenset()  # LoRA adapters resident (loaded) on it
+    idle: frozenset[str] = frozenset()  # the resident adapters with no running or queued request
     stale: tuple[int, int, float] | None = None  # (queued, running, kv) as last scraped
     waiting: list[tuple[Req, int]] | None = None  # scheduling: the queued requests and their arrivals, oldest first
 
@@ -219,6 +260,7 @@ class Req:
     bytes_per_token: float
     deadline_us: int = 0
     slo_target_us: int = 0
+    adapter: str = ""  # the LoRA adapter it names; empty: the base model
 
 
 @dataclass
@@ -241,7 +283,14 @@ def applicable_mappings(spec: Spec) -> list[str]:
         reads |= {"QueueDepth", "BatchSize", "InFlightRequests"}
     if spec.incumbents is not None:  # a scheduling plugin reads each endpoint's queue length and models its contents
         reads |= {"QueueDepth", "WaitingRequests"}
+    if not reads & ADAPTER_SIGNALS:  # no adapters drawn: Model is the base model on both sides
+        reads -= {"Model"}
     return [m.id for m in MAPPINGS.values() if m.signals & reads]
+
+
+def held_constant(reads: frozenset[str]) -> list[str]:
+    """The signals ``reads`` names that BLIS's view holds at one value in every sampled state (``HELD_CONSTANT``)."""
+    return sorted(set(reads) & set(HELD_CONSTANT))
 
 
 # --------------------------------------------------------------------------
@@ -258,6 +307,8 @@ def sample(spec: Spec, n: int, seed: int = 20260823) -> list[TrueState]:
         pick = rng.random()
         scale = "llm-d-scale" if pick < 0.35 else "random"
         state = _random_state(rng, spec, i, scale)
+        if spec.reads & ADAPTER_SIGNALS:
+            _draw_adapters(state)
         if boundary and pick >= 0.7:
             th = boundary[i % len(boundary)]
             inst = rng.choice(state.instances)
@@ -336,6 +387,20 @@ def _random_state(rng: random.Random, spec: Spec, i: int, scale: str) -> TrueSta
     return TrueState(instances, request, clock, seed=rng.randint(1, 2**31), history=history, origin=scale)
 
 
+def _draw_adapters(state: TrueState) -> None:
+    """Each endpoint's resident adapters (some idle), and each request's adapter: none, one resident somewhere,
+    or now and then one resident nowhere. From a generator of the state's own, so the rest of every state is
+    what it is for a program that reads no adapter."""
+    rng = random.Random(f"adapters:{state.seed}")
+    for inst in state.instances:
+        inst.adapters = frozenset(rng.sample(ADAPTERS, rng.choice((0, 1, 1, 2, 2, 3))))
+        inst.idle = frozenset(a for a in sorted(inst.adapters) if rng.random() < IDLE_SHARE)
+    resident = sorted(set().union(*(inst.adapters for inst in state.instances)))
+    for req in (state.request, *(r for r, _ in state.history)):
+        pick = rng.random()
+        req.adapter = "" if pick < 0.3 else rng.choice(resident) if resident and pick < 0.9 else rng.choice(ADAPTERS)
+
+
 def _transit(rng: random.Random) -> int:
     """Requests routed since the engine's gauges were scraped (``TRANSIT``)."""
     r = rng.random()
@@ -411,189 +476,3 @@ _SETTERS = {
     "InputTokens": _set_tokens,
     "FreeKVBlocks": _set_free_blocks,
 }
-
-
-# --------------------------------------------------------------------------
-# Views
-# --------------------------------------------------------------------------
-
-
-def views(state: TrueState, off: frozenset[str] = frozenset()) -> dict:
-    """The state as BLIS and as llm-d see it, with the mappings in ``off`` switched off on both sides.
-
-    The requests of a stateful program's history meet the same instances as the state's own
-    request, so a history event carries only what differs (``compact``): its request, its clock
-    and the prefix-match total its length gives; the harness fills in the rest from the state's
-    views (``expand_event`` says how, and a test holds it to the full views). For a stateful
-    program that is most of the input the harness reads.
-    """
-    snapshots, endpoints = _blis_snapshots(state, off), _llmd_endpoints(state, state.request, off)
-    return {
-        "seed": state.seed,
-        "origin": state.origin,
-        "blis": _blis_view(state, state.request, state.clock, off, snapshots),
-        "llmd": {"request": _llmd_request(state.request, off), "endpoints": endpoints},
-        "history": [
-            {
-                "compact": True,
-                "blis": {"clock": clock, "request": _blis_request(r, clock, off)},
-                "llmd": {"request": _llmd_request(r, off)},
-                "prefixTotal": _prefix_total(r),
-            }
-            for r, clock in state.history
-        ],
-    }
-
-
-def expand_event(state_view: dict, event: dict) -> dict:
-    """A history event as the harness reads it: a compact one completed from its state's views."""
-    if not event.get("compact"):
-        return event
-    blis = {k: v for k, v in state_view["blis"].items() if k not in ("clock", "request")} | event["blis"]
-    endpoints = [
-        e | ({"prefix": e["prefix"] | {"total": event["prefixTotal"]}} if e.get("prefix") is not None else {})
-        for e in state_view["llmd"]["endpoints"]
-    ]
-    return {"blis": blis, "llmd": {"request": event["llmd"]["request"], "endpoints": endpoints}}
-
-
-def _blis_class(req: Req, off: frozenset[str]) -> str:
-    return ROUND_TRIP[req.slo_class] if "slo-class-mapping" in off else req.slo_class
-
-
-def _blis_view(
-    state: TrueState, req: Req, clock: int, off: frozenset[str], snapshots: list[dict] | None = None
-) -> dict:
-    view = {
-        "clock": clock,
-        "request": _blis_request(req, clock, off),
-        "snapshots": _blis_snapshots(state, off) if snapshots is None else snapshots,
-        "prefix": {inst.name: inst.prefix for inst in state.instances},
-        "blockSize": BLOCK_SIZE,
-    }
-    if state.incumbents is not None:
-        view["queues"] = _blis_queues(state, off)
-    return view
-
-
-def _blis_queues(state: TrueState, off: frozenset[str]) -> dict[str, list[dict]]:
-    """Each instance's wait queue as BLIS holds it, oldest first. With ``queue-contents`` switched off the
-    world's queues are what the plugin assumes: as many incumbents, of its class, length and SLO target,
-    evenly spaced (``queuePosition`` in the scorer template). The class mapping is the incoming request's: waiting
-    requests never pass through the plugin's adapter, so their classes stay as they are."""
-    inc = state.incumbents
-    assert inc is not None
-    contents_off = "queue-contents" in off
-    if contents_off in state.queue_views:
-        return state.queue_views[contents_off]
-    keep = off - {"slo-class-mapping"}
-    out = state.queue_views[contents_off] = {}
-    for inst in state.instances:
-        waiting = inst.waiting or []
-        if contents_off:
-            n = len(waiting)
-            waiting = [
-                (
-                    Req(f"queued-{k}", inc.tokens, inc.slo_class, "", "", 0, 4.0, slo_target_us=inc.slo_target_us),
-                    state.clock - (n - k) * inc.spacing_us,
-                )
-                for k in range(n)
-            ]
-        out[inst.name] = [_blis_request(r, arrival, keep) for r, arrival in waiting]
-    return out
-
-
-def _blis_snapshots(state: TrueState, off: frozenset[str]) -> list[dict]:
-    transit_on = "in-flight-counting" not in off
-    snapshots = []
-    for inst in state.instances:
-        blocks = inst.blocks
-        snapshots.append(
-            {
-                "ID": inst.name,
-                "QueueDepth": inst.queued,
-                "BatchSize": inst.running,
-                "KVUtilization": inst.kv,
-                "FreeKVBlocks": int(blocks * (1 - inst.kv)),
-                "CacheHitRate": inst.hit_rate,
-                "InFlightRequests": inst.queued + inst.running + (inst.transit if transit_on else 0),
-                "TotalKvCapacityTokens": blocks * BLOCK_SIZE,
-                "KvTokensInUse": int(blocks * BLOCK_SIZE * inst.kv),
-                "Model": "model-a",
-            }
-        )
-    return snapshots
-
-
-def _blis_request(req: Req, clock: int, off: frozenset[str]) -> dict:
-    """``req`` as BLIS's Request holds it, arrived at ``clock``."""
-    cls = _blis_class(req, off)
-    return {
-        "ID": req.id,
-        "InputTokens": req.tokens,
-        "SLOClass": cls,
-        "SessionID": req.session,
-        "TenantID": req.tenant,
-        "MaxOutputLen": req.max_output,
-        "Priority": float(4 - SLO_PRIORITY.get(cls, 3)),
-        "ArrivalTime": clock,
-        "Model": "model-a",
-        "Deadline": clock + req.deadline_us if req.deadline_us else 0,
-        "SLOTargetUs": req.slo_target_us,
-    }
-
-
-def slo_header_value(target_us: int) -> str:
-    """BLIS's µs target as the header's milliseconds: the shortest decimal that reads back as the same
-    float, so the adapter's ``round(ms * 1000)`` gives BLIS's value exactly (1234567 µs -> "1234.567")."""
-    return repr(target_us / 1000)
-
-
-def _prefix_total(req: Req) -> int:
-    return req.tokens // BLOCK_SIZE
-
-
-def _llmd_view(state: TrueState, req: Req, off: frozenset[str]) -> dict:
-    return {"request": _llmd_request(req, off), "endpoints": _llmd_endpoints(state, req, off)}
-
-
-def _llmd_endpoints(state: TrueState, req: Req, off: frozenset[str]) -> list[dict]:
-    fresh = "metric-staleness" in off
-    endpoints = []
-    for inst in state.instances:
-        queued, running, kv = (inst.queued, inst.running, inst.kv) if fresh or inst.stale is None else inst.stale
-        published = inst.published or "kv-block-counts" in off
-        endpoints.append(
-            {
-                "name": inst.name,
-                "metrics": {
-                    "WaitingQueueSize": queued,
-                    "RunningRequestsSize": running,
-                    "KVCacheUsagePercent": kv,
-                    "CacheNumBlocks": inst.blocks if published else 0,
-                    "CacheBlockSize": BLOCK_SIZE,
-                },
-                "prefix": {"match": inst.prefix, "total": _prefix_total(req), "blockSize": BLOCK_SIZE},
-                # inflight-load-producer counts at dispatch, like BLIS: without it, the scraped gauges only.
-                "inflight": inst.queued + inst.running + (inst.transit if "in-flight-counting" not in off else 0)
-                if INFLIGHT_PRODUCER
-                else None,
-            }
-        )
-    return endpoints
-
-
-def _llmd_request(req: Req, off: frozenset[str]) -> dict:
-    cls = _blis_class(req, off)
-    bpt = 4.0 if "prompt-length-estimate" in off else req.bytes_per_token
-    headers = {"x-session-token": req.session} if req.session else {}
-    if req.slo_target_us:
-        headers[SLO_TTFT_HEADER] = slo_header_value(req.slo_target_us)
-    return {
-        "RequestID": req.id,
-        "TargetModel": "model-a",
-        "Headers": headers,
-        "Priority": CLASS_PRIORITY[cls],
-        "FairnessID": req.tenant,
-        "RequestSizeBytes": round(req.tokens * bpt),
-    }

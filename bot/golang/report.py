@@ -11,7 +11,9 @@ from bot.dictionary import Dictionary
 from bot.escape import md
 from bot.golang import fidelity_classes
 from bot.golang.analysis_types import Analysis
+from bot.golang.differential import constant_names
 from bot.golang.generate import Generated
+from bot.golang.harness_world import HELD_CONSTANT
 from bot.golang.plugin_docs import gap_concern
 from bot.golang.source import EvolvedSource
 from bot.model import Fidelity, Finding, Severity, TranslationSummary
@@ -58,6 +60,7 @@ def fidelity_section(f: Fidelity | None) -> str:
         + _deployed_values_sentence(f)
     )
     out.append("")
+    out.extend(_held_constant_lines(f))
     if f.causes:
         out.append(
             "| Cause (mapping switched off) | Disagreements it explains | Agreements it breaks | Agreement without it "
@@ -88,7 +91,14 @@ def fidelity_section(f: Fidelity | None) -> str:
                 out.append(f"- `{c.mapping}`: {_cell(ex)}")
         out.append("")
     out.extend(fidelity_classes.report_lines(f, _cell))
-    if f.unattributed and "admit" in (f.decision or ""):
+    if f.unattributed and f.held_constant:
+        out.append(
+            f"{f.unattributed} disagreement(s) survive every mapping switched off. The program reads "
+            f"{md(constant_names(f))}, which the harness holds constant: states that differ only there tie on both "
+            "sides, and the two sides break ties differently. They are not evidence against a mapping."
+        )
+        out.append("")
+    elif f.unattributed and "admit" in (f.decision or ""):
         out.append(
             f"{f.unattributed} disagreement(s) survive every mapping switched off one at a time: several mappings act "
             "together on them (the admission path as a whole); the example states show which signals differ."
@@ -127,6 +137,23 @@ def fidelity_section(f: Fidelity | None) -> str:
     if f.notes:
         out.append("")
     return "\n".join(out)
+
+
+def _held_constant_lines(f: Fidelity) -> list[str]:
+    """Which signals the program reads that no sampled state varies, by name and why: the figure says nothing about
+    them, and without this a tie they cause reads as a mapping's fault or the score composition's."""
+    if not f.held_constant:
+        return []
+    them = "it" if len(f.held_constant) == 1 else "them"
+    out = [
+        (
+            f"**Not exercised**: the program reads {md(constant_names(f))}, which the harness holds at one value in "
+            f"every sampled state of BLIS's view, so this figure does not test how the plugin reads {them}:"
+        ),
+        "",
+    ]
+    out += [f"- {md(f'`{n}`')}: {md(HELD_CONSTANT.get(n, 'not varied by the harness'))}" for n in f.held_constant]
+    return [*out, ""]
 
 
 def _cell(text: object) -> str:

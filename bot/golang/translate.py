@@ -40,7 +40,7 @@ from bot.dictionary import Dictionary
 from bot.golang import dead_branches, fidelity_classes, harness_build, never_binds, param_relations, probes, sequences
 from bot.golang.analysis_types import Analysis
 from bot.golang.blis_mirror import program_line
-from bot.golang.differential import unexplained_words
+from bot.golang.differential import held_constant_clause, held_constant_fix, unexplained_words
 from bot.golang.generate import Generated, generate
 from bot.golang.gofiles import format_go, remap_lines
 from bot.golang.gonames import go_float
@@ -403,6 +403,7 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[
                 message=(
                     f"the plugin decides like the BLIS original ({f.decision}) in {f.agreement:.1%} of {f.states} "
                     f"sampled states, below the {f.floor_pct} floor; {largest}"
+                    + (held_constant_clause(f) if top else "")
                 ),
                 fix=_below_floor_fix(top.mapping if top else None, gen, f),
             ),
@@ -416,7 +417,7 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[
                 message=(
                     f"{f.agreement:.1%} agreement with the BLIS original over {f.states} states (floor {f.floor_pct}); "
                     f"the differences come from: {causes}"
-                    + (f"; {f.unattributed} from {unexplained_words(f)}" if f.unattributed else "")
+                    + (f"; {f.unattributed} from {unexplained_words(f)}" if f.unattributed else held_constant_clause(f))
                 ),
                 fix="read the example states in the translation report's Fidelity section",
             ),
@@ -518,6 +519,8 @@ def _reference_findings(f: Fidelity, gen: Generated) -> list[Finding]:
 
 
 def _below_floor_fix(largest: str | None, gen: Generated, f: Fidelity) -> str:
+    if largest is None and f.held_constant:
+        return held_constant_fix(f)
     if largest == fidelity_classes.CLASS_MAPPING:
         return fidelity_classes.below_floor_fix(f)
     if largest == "deployed-values":

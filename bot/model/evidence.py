@@ -390,6 +390,11 @@ class Fidelity(Strict):
         "evolved ones; None when none were set",
     )
     notes: list[str] = Field(default_factory=list)
+    held_constant: list[str] = Field(
+        default_factory=list,
+        description="signals the program reads that the harness holds at one value in every sampled state: the "
+        "figure does not exercise them (harness_world.HELD_CONSTANT says why)",
+    )
     files: dict[str, str] = Field(default_factory=dict, description="plugin file -> sha256 of what was measured")
 
     @property

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from bot.golang import fidelity_classes
+from bot.golang.differential import held_constant_clause, unexplained_words
 from bot.golang.toolchain import RUNNER_GO
 from bot.model import Finding, Severity, TranslationSummary
 from bot.yaml_safe import load_yaml
@@ -209,7 +210,9 @@ def notes(ctx) -> list[str]:
     if f.causes:
         line += "; differences from " + ", ".join(f"`{c.mapping}` ({c.states})" for c in f.causes[:4])
     if f.unattributed:
-        line += f"; {f.unattributed} from score composition"
+        line += f"; {f.unattributed} from {unexplained_words(f)}"
+    elif f.held_constant:
+        line += held_constant_clause(f)
     examples = [f"Example ({c.mapping}): {c.examples[0]}" for c in f.causes[:2] if c.examples]
     return [line + ".", *examples, *fidelity_classes.review_notes(f)]
 

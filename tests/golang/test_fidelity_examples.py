@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from bot.golang import differential, fidelity_values
+from bot.golang import harness_views as hv
 from bot.golang import harness_world as world
 
 from .conftest import translate_path
@@ -63,7 +64,7 @@ def _wide_state() -> dict:
         for k in range(8)
     ]
     request = world.Req("r0", 4096, "batch", "s" * 10_000, "tenant-a", 0, 4.5)
-    return world.views(world.TrueState(instances, request, clock=1, seed=1))
+    return hv.views(world.TrueState(instances, request, clock=1, seed=1))
 
 
 def test_an_example_line_stays_bounded_however_many_signals_its_cause_names():

@@ -1,6 +1,6 @@
 """The differential harness's input: compact history events stand for exactly the full views.
 
-A stateful program's history requests meet the state's own instances, so ``harness_world.views``
+A stateful program's history requests meet the state's own instances, so ``harness_views.views``
 sends each as its request, clock and prefix-match total; the harness completes it from the state.
 These tests hold both completions (``expand_event`` here, ``expand`` in the generated Go) to the
 full views the harness was fed before, so the saving cannot change a decision.
@@ -13,6 +13,7 @@ import json
 import pytest
 
 from bot.golang import harness_build, harness_run
+from bot.golang import harness_views as hv
 from bot.golang import harness_world as world
 from bot.golang.analyze import analyze
 from bot.golang.source import load_evolved_source, parse_evolved_source
@@ -32,11 +33,11 @@ def test_a_compact_history_event_expands_to_the_full_views_under_every_mapping(k
     events = 0
     for off in _mapping_sets():
         for state in states:
-            view = json.loads(json.dumps(world.views(state, off)))  # as the harness reads it
+            view = json.loads(json.dumps(hv.views(state, off)))  # as the harness reads it
             assert len(view["history"]) == len(state.history)
             for event, (req, clock) in zip(view["history"], state.history, strict=True):
-                full = {"blis": world._blis_view(state, req, clock, off), "llmd": world._llmd_view(state, req, off)}
-                assert world.expand_event(view, event) == json.loads(json.dumps(full))
+                full = {"blis": hv._blis_view(state, req, clock, off), "llmd": hv._llmd_view(state, req, off)}
+                assert hv.expand_event(view, event) == json.loads(json.dumps(full))
                 assert "snapshots" not in event["blis"] and "endpoints" not in event["llmd"]
                 events += 1
     assert events > 100  # the sample really has histories to compact
@@ -48,11 +49,11 @@ def test_a_state_is_marked_same_for_blis_exactly_when_blis_is_handed_the_as_depl
     reads = frozenset({"QueueDepth", "KVUtilization", "InFlightRequests", "CacheHitRate", "InputTokens"})
     spec = world.Spec(kind="routing", reads=reads, thresholds=[world.Threshold("QueueDepth", 5)], stateful=True)
     states = world.sample(spec, 60, seed=5)
-    base = [world.views(s) for s in states]
+    base = [hv.views(s) for s in states]
     marked = unmarked = 0
     for m in world.MAPPINGS:
         for state, b in zip(states, base, strict=True):
-            view = world.views(state, frozenset({m}))
+            view = hv.views(state, frozenset({m}))
             out = harness_build._mark_same_blis(view, b)
             blis_same = view["blis"] == b["blis"] and [e["blis"] for e in view["history"]] == [
                 e["blis"] for e in b["history"]
@@ -65,7 +66,7 @@ def test_a_state_is_marked_same_for_blis_exactly_when_blis_is_handed_the_as_depl
 
 def test_an_event_written_out_in_full_is_read_as_it_is():
     event = {"blis": {"clock": 1, "request": {}, "snapshots": []}, "llmd": {"request": {}, "endpoints": []}}
-    assert world.expand_event({"blis": {}, "llmd": {}}, event) is event
+    assert hv.expand_event({"blis": {}, "llmd": {}}, event) is event
 
 
 class _Capture:
@@ -93,7 +94,7 @@ def test_the_harness_decides_the_same_on_compact_and_on_written_out_histories(di
     written_out = json.loads(json.dumps(inp))
     states = [s for run in written_out["runs"] for s in run["states"]]
     for state in states + [s for probe in written_out["probes"] for s in probe["candidates"]]:
-        state["history"] = [world.expand_event(state, e) for e in state["history"]]
+        state["history"] = [hv.expand_event(state, e) for e in state["history"]]
         # and BLIS decides every state afresh: reusing its as-deployed decision must change nothing
         state.pop("sameBlis", None)
     assert sum(len(s["history"]) for s in states) > 1000

@@ -15,6 +15,7 @@ import pytest
 
 from bot.execution import DirectExecutor
 from bot.golang import harness_build, harness_run
+from bot.golang import harness_views as hv
 from bot.golang import harness_world as world
 from bot.golang.analyze import analyze
 from bot.golang.differential import ALL_OFF, AS_DEPLOYED
@@ -65,12 +66,12 @@ def test_the_sampled_runs_are_the_plans_states_under_each_runs_mappings():
     states = world.sample(spec, 40, 7)
     by_name = {r["name"]: r for r in inp["runs"]}
     assert [r["name"] for r in inp["runs"]] == [AS_DEPLOYED, "metric-staleness", "signal:QueueDepth", ALL_OFF]
-    assert by_name[AS_DEPLOYED]["states"] == [world.views(s) for s in states]
+    assert by_name[AS_DEPLOYED]["states"] == [hv.views(s) for s in states]
     assert by_name[ALL_OFF]["states"] == [
-        world.views(s, frozenset({"metric-staleness", "in-flight-counting"})) for s in states
+        hv.views(s, frozenset({"metric-staleness", "in-flight-counting"})) for s in states
     ]
     base = by_name[AS_DEPLOYED]["states"]
-    off = [world.views(s, frozenset({"metric-staleness"})) for s in states]
+    off = [hv.views(s, frozenset({"metric-staleness"})) for s in states]
     assert by_name["metric-staleness"]["states"] == [
         harness_build._mark_same_blis(v, b) for v, b in zip(off, base, strict=True)
     ]
@@ -95,12 +96,12 @@ def test_a_history_the_as_deployed_run_already_sends_is_sent_once():
     shared = kept = 0
     for run in inp["runs"][1:]:
         for state, view in zip(states, run["states"], strict=True):
-            full = world.views(state, frozenset({run["name"]}))
+            full = hv.views(state, frozenset({run["name"]}))
             assert view | {"history": full["history"]} == full | (
                 {"historyLike": True} if view.get("historyLike") else {}
             )
             if view.get("historyLike"):
-                assert view["history"] == [] and full["history"] == world.views(state)["history"] != []
+                assert view["history"] == [] and full["history"] == hv.views(state)["history"] != []
                 shared += 1
             else:
                 kept += bool(full["history"])

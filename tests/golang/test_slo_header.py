@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from bot.golang import harness_views as hv
 from bot.golang import harness_world as world
 from bot.golang.hazards import UNMAPPED
 
@@ -84,11 +85,11 @@ def test_the_world_sends_the_target_in_milliseconds_and_agreement_measures_the_c
     adapter gives BLIS's µs back; so s03's figure has no SLOTargetUs bypass, and with every mapping off the plugin
     and BLIS agree on every state (the carried target is no cause)."""
     req = world.Req("r", 100, "standard", "", "t", 0, 4.0, slo_target_us=1_234_567)
-    assert world._llmd_request(req, frozenset())["Headers"] == {"x-llm-d-slo-ttft-ms": "1234.567"}
+    assert hv._llmd_request(req, frozenset())["Headers"] == {"x-llm-d-slo-ttft-ms": "1234.567"}
     none = world.Req("r", 100, "standard", "", "t", 0, 4.0)
-    assert "x-llm-d-slo-ttft-ms" not in world._llmd_request(none, frozenset())["Headers"]
+    assert "x-llm-d-slo-ttft-ms" not in hv._llmd_request(none, frozenset())["Headers"]
     for us in (100_000, 123_457, 4_999_999, 1):
-        assert round(float(world.slo_header_value(us)) * 1000) == us
+        assert round(float(hv.slo_header_value(us)) * 1000) == us
     _, _, tr = translate_path(S03, dictionary)
     fid = tr.summary.fidelity
     assert fid is not None and fid.measured and fid.errors == 0
@@ -143,7 +144,7 @@ def test_the_world_gives_blis_the_incumbents_slo_target_set_at_gate_1(dictionary
     spec = world.Spec("scheduling", frozenset({"SLOTargetUs", "SLOClass"}), incumbents=inc)
     assert world.Spec.from_json(spec.to_json()).incumbents == inc
     state = next(s for s in world.sample(spec, 40, seed=7) if any(i.queued for i in s.instances))
-    queues = world._blis_queues(state, frozenset({"queue-contents"}))
+    queues = hv._blis_queues(state, frozenset({"queue-contents"}))
     assert {r["SLOTargetUs"] for q in queues.values() for r in q} == {500_000}
     src, an, _ = translate_path(S03, dictionary)
     tr = translate(
