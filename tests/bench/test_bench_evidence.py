@@ -157,6 +157,21 @@ def _with_image(doc: dict, image: str) -> dict:
     return doc
 
 
+def test_an_epp_image_digest_recorded_only_in_tool_version_is_checked(results_factory):
+    """llm-d-benchmark records the EPP image in ``scenario.stack[].standardized.tool_version``; a run made outside
+    `promote bench run` carries no ``epp-image:`` keyword, so another build's digest there must still be caught."""
+    root, write = results_factory
+    mine, other = "ghcr.io/o/epp:t@sha256:" + "a" * 64, "ghcr.io/o/epp:t@sha256:" + "b" * 64
+    write("baseline", "w", 10, 1, _with_image(_doc(BASELINE), mine))
+    write("evolved", "w", 10, 1, _with_image(_doc(EVOLVED), mine))
+    write("evolved", "w", 10, 2, _with_image(_doc(EVOLVED, ttft=41.0), other))
+    rs = load_evidence(root, _policy(image_digest="sha256:" + "a" * 64))
+    assert [(p.split("/")[3], r) for p, r in rs.rejected] == [
+        ("rep-2", f"EPP image {other} is not the one built for this promotion (@sha256:{'a' * 64})")
+    ]
+    assert len(rs.loaded) == 2
+
+
 def test_an_evolved_report_that_ran_another_plugins_image_is_left_out_naming_both_images(results_factory):
     """Found by a new user: a scheduler promotion's evolved reports said they ran the routing example's image,
     and gate 3 approved them with no finding; the report printed that image as the testbed."""
