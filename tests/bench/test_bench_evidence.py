@@ -118,6 +118,27 @@ def test_a_report_that_measured_something_else_is_rejected_with_the_reason(resul
     ]
 
 
+def test_a_report_on_a_bigger_stack_or_one_serving_a_second_model_is_rejected(results_factory):
+    """The stack must be the plan's, not merely contain it: a cell measured on 8 replicas against a plan of 4 has
+    half the load per replica, and an engine serving another model beside the planned one shares the cluster."""
+    root, write = results_factory
+    write("baseline", "w", 10, 1, _doc(BASELINE))
+    write("evolved", "w", 10, 1, _doc(EVOLVED))
+    write("evolved", "w", 10, 2, _doc(EVOLVED, replicas=8))
+    two_models = _doc(EVOLVED, replicas=2)
+    second = copy.deepcopy(two_models["scenario"]["stack"][0])
+    second["metadata"]["cfg_id"], second["standardized"]["model"] = "c3", {"name": "Qwen/Qwen3-32B"}
+    two_models["scenario"]["stack"].insert(1, second)  # 2 + 2 replicas: only the model differs from the plan
+    write("evolved", "w", 10, 3, two_models)
+    rs = load_evidence(root, _policy())
+    reasons = {p.split("/")[3]: r for p, r in rs.rejected}
+    assert reasons == {
+        "rep-2": "8 model-server replicas, but the plan's stack has 4",
+        "rep-3": "measured model Qwen/Qwen3-32B, m/x, but the plan's stack serves m/x",
+    }, rs.rejected
+    assert len(rs.loaded) == 2
+
+
 def test_the_bundled_sample_data_is_refused_without_the_flag(tmp_path):
     with pytest.raises(ReportError) as exc:
         load_evidence(EXAMPLE / "results", EvidencePolicy())
