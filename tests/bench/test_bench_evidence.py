@@ -160,6 +160,33 @@ def test_the_bundled_sample_data_is_refused_without_the_flag(tmp_path):
     assert all("sample data, not a measurement" in r for _, r in rs.rejected) and rs.rejected
 
 
+def test_stage_5_refuses_sample_data_committed_to_the_branch_without_the_flag(tmp_path):
+    """On GitHub no `promote run` pre-check reads the reports: stage 5's own rules (``run_validate.judge``, from
+    the context's flag) must refuse sample reports a benchmark job committed to the promotion branch."""
+    from bot.forge.local import LocalForge
+    from bot.model import PipelineState, PromotionRequest
+    from bot.stages.context import StageContext
+    from bot.stages.run_validate import judge
+
+    request = PromotionRequest.load(EXAMPLE / "promotion.yaml")
+    forge = LocalForge(tmp_path / "fork", tmp_path / "work")
+    forge.ensure_branch(request.branch, "main")
+    state = PipelineState(request_id=request.id, request_fingerprint="f", branch=request.branch)
+    prefix = f"{StageContext(request, forge, state).paths.benchmarks}/results/"
+    results = EXAMPLE / "results"
+    rels = [p.relative_to(results).as_posix() for p in results.rglob("*") if p.is_file()]
+    files = {
+        prefix + rel: (results / rel).read_bytes() for rel in rels if "+" not in rel
+    }  # no fault cells: plain paths
+    forge.commit_files(request.branch, files, message="the benchmark job's reports")
+    with pytest.raises(ReportError) as exc:
+        judge(StageContext(request, forge, state), [])
+    assert "every report there is sample data" in str(exc.value) and "--allow-sample-data" in str(exc.value)
+    # a rehearsal that asked for sample data gets the same reports judged, flagged as such
+    _, reports, _, _ = judge(StageContext(request, forge, state, allow_sample_data=True), [])
+    assert reports.loaded and reports.notes == [SAMPLE_FLAG]
+
+
 def test_with_the_flag_every_verdict_says_sample_data():
     rs = load_evidence(EXAMPLE / "results", EvidencePolicy(allow_sample_data=True))
     assert rs.notes == [SAMPLE_FLAG] and rs.rejected == []
