@@ -118,6 +118,27 @@ def test_a_report_that_measured_something_else_is_rejected_with_the_reason(resul
     ]
 
 
+def test_a_report_on_a_bigger_stack_or_one_serving_a_second_model_is_rejected(results_factory):
+    """The stack must be the plan's, not merely contain it: a cell measured on 8 replicas against a plan of 4 has
+    half the load per replica, and an engine serving another model beside the planned one shares the cluster."""
+    root, write = results_factory
+    write("baseline", "w", 10, 1, _doc(BASELINE))
+    write("evolved", "w", 10, 1, _doc(EVOLVED))
+    write("evolved", "w", 10, 2, _doc(EVOLVED, replicas=8))
+    two_models = _doc(EVOLVED, replicas=2)
+    second = copy.deepcopy(two_models["scenario"]["stack"][0])
+    second["metadata"]["cfg_id"], second["standardized"]["model"] = "c3", {"name": "Qwen/Qwen3-32B"}
+    two_models["scenario"]["stack"].insert(1, second)  # 2 + 2 replicas: only the model differs from the plan
+    write("evolved", "w", 10, 3, two_models)
+    rs = load_evidence(root, _policy())
+    reasons = {p.split("/")[3]: r for p, r in rs.rejected}
+    assert reasons == {
+        "rep-2": "8 model-server replicas, but the plan's stack has 4",
+        "rep-3": "measured model Qwen/Qwen3-32B, m/x, but the plan's stack serves m/x",
+    }, rs.rejected
+    assert len(rs.loaded) == 2
+
+
 def test_the_bundled_sample_data_is_refused_without_the_flag(tmp_path):
     with pytest.raises(ReportError) as exc:
         load_evidence(EXAMPLE / "results", EvidencePolicy())
@@ -139,6 +160,33 @@ def test_the_bundled_sample_data_is_refused_without_the_flag(tmp_path):
     assert all("sample data, not a measurement" in r for _, r in rs.rejected) and rs.rejected
 
 
+def test_stage_5_refuses_sample_data_committed_to_the_branch_without_the_flag(tmp_path):
+    """On GitHub no `promote run` pre-check reads the reports: stage 5's own rules (``run_validate.judge``, from
+    the context's flag) must refuse sample reports a benchmark job committed to the promotion branch."""
+    from bot.forge.local import LocalForge
+    from bot.model import PipelineState, PromotionRequest
+    from bot.stages.context import StageContext
+    from bot.stages.run_validate import judge
+
+    request = PromotionRequest.load(EXAMPLE / "promotion.yaml")
+    forge = LocalForge(tmp_path / "fork", tmp_path / "work")
+    forge.ensure_branch(request.branch, "main")
+    state = PipelineState(request_id=request.id, request_fingerprint="f", branch=request.branch)
+    prefix = f"{StageContext(request, forge, state).paths.benchmarks}/results/"
+    results = EXAMPLE / "results"
+    rels = [p.relative_to(results).as_posix() for p in results.rglob("*") if p.is_file()]
+    files = {
+        prefix + rel: (results / rel).read_bytes() for rel in rels if "+" not in rel
+    }  # no fault cells: plain paths
+    forge.commit_files(request.branch, files, message="the benchmark job's reports")
+    with pytest.raises(ReportError) as exc:
+        judge(StageContext(request, forge, state), [])
+    assert "every report there is sample data" in str(exc.value) and "--allow-sample-data" in str(exc.value)
+    # a rehearsal that asked for sample data gets the same reports judged, flagged as such
+    _, reports, _, _ = judge(StageContext(request, forge, state, allow_sample_data=True), [])
+    assert reports.loaded and reports.notes == [SAMPLE_FLAG]
+
+
 def test_with_the_flag_every_verdict_says_sample_data():
     rs = load_evidence(EXAMPLE / "results", EvidencePolicy(allow_sample_data=True))
     assert rs.notes == [SAMPLE_FLAG] and rs.rejected == []
@@ -155,6 +203,21 @@ PINNED = "ghcr.io/acme/llm-d-router:promotion-7-evolved-adaptive-scorer"
 def _with_image(doc: dict, image: str) -> dict:
     doc["scenario"]["stack"][1]["standardized"]["tool_version"] = image
     return doc
+
+
+def test_an_epp_image_digest_recorded_only_in_tool_version_is_checked(results_factory):
+    """llm-d-benchmark records the EPP image in ``scenario.stack[].standardized.tool_version``; a run made outside
+    `promote bench run` carries no ``epp-image:`` keyword, so another build's digest there must still be caught."""
+    root, write = results_factory
+    mine, other = "ghcr.io/o/epp:t@sha256:" + "a" * 64, "ghcr.io/o/epp:t@sha256:" + "b" * 64
+    write("baseline", "w", 10, 1, _with_image(_doc(BASELINE), mine))
+    write("evolved", "w", 10, 1, _with_image(_doc(EVOLVED), mine))
+    write("evolved", "w", 10, 2, _with_image(_doc(EVOLVED, ttft=41.0), other))
+    rs = load_evidence(root, _policy(image_digest="sha256:" + "a" * 64))
+    assert [(p.split("/")[3], r) for p, r in rs.rejected] == [
+        ("rep-2", f"EPP image {other} is not the one built for this promotion (@sha256:{'a' * 64})")
+    ]
+    assert len(rs.loaded) == 2
 
 
 def test_an_evolved_report_that_ran_another_plugins_image_is_left_out_naming_both_images(results_factory):

@@ -206,6 +206,14 @@ def test_the_installed_console_script_prints_no_traceback(tmp_path):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
 
 
+def test_sample_data_is_refused_at_run_without_the_flag(tmp_path, capsys):
+    """`promote run`'s pre-check holds the reports to the evidence rules without ``--allow-sample-data``: the
+    bundled sample reports are synthetic numbers, which must never become gate-3 verdicts unannounced."""
+    err = run_bad(tmp_path, capsys, "run", str(REQUEST), "--results", str(RESULTS))
+    assert "every report there is sample data, not a measurement" in err and "--allow-sample-data" in err, err
+    assert not (tmp_path / "work" / "state.json").exists()
+
+
 def test_results_of_another_promotion_are_refused_at_run(tmp_path, capsys, request_copy):
     """Every report under --results names promotion 1: promotion 7 cannot start on them (stage 5 would refuse)."""
     err = run_bad(

@@ -46,6 +46,19 @@ def test_an_approver_cancels_the_benchmark_while_the_issue_needs_information(sim
     assert ("benchmark run stopped", "maria") in [(a.event, a.actor) for a in state.audit]
 
 
+def test_a_triager_cannot_cancel_the_benchmark_while_the_issue_needs_information(sim):
+    """`/cancel` on an unreadable request is authorised by its own handler (``_cancel_unreadable``), apart from the
+    normal command path: without its check anyone who may comment could stop the promotion and the GPU hours spent."""
+    number, held, _ = _benchmark_out(sim)
+    run = sim.benchmark_run(held[0])
+    _broken_edit(sim, number)
+    cancel = _comment(sim, number, "tom", "/cancel nope")  # triage: may not cancel
+    assert run.conclusion != "cancelled", run
+    state = _state(sim, number)
+    assert state.status.value != "cancelled" and state.benchmark.run_id == run.run_id, state.status
+    assert "was not applied" in _reply(sim, number, cancel)
+
+
 def test_an_edit_that_changes_the_request_cancels_the_benchmark_in_the_editors_name(sim):
     from tests.github.forms import example_values, render_form
 

@@ -61,6 +61,17 @@ def test_every_problem_is_listed_at_once_with_its_section():
     assert any(p.startswith("Before you submit: tick the box") for p in problems)
 
 
+def test_an_unknown_baseline_checkbox_is_a_problem_to_fix_not_a_crash():
+    """An issue body edited by hand, or filed from an older form, can tick an option the template no longer has:
+    the author is asked to fix it (needs-info), the workflow does not crash on it."""
+    body = example_body().replace("- [X] sanity-random:", "- [X] sanity-randm:")
+    with pytest.raises(FormError) as exc:
+        _request(body)
+    assert exc.value.problems == [
+        "Baseline scenarios to guard: unknown option 'sanity-randm'; tick only the listed ones"
+    ], exc.value.problems
+
+
 def test_model_errors_name_the_section_and_the_item():
     values = example_values()
     values["claims"] = values["claims"].replace("workload: load-spikes", "workload: no-such-workload", 1)

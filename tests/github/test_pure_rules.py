@@ -152,6 +152,24 @@ def test_a_decision_counts_only_for_the_review_its_writer_saw():
     assert "while stage 2 was running" in running and "comment `/reject` again" in running
 
 
+def test_a_decision_written_in_the_second_its_review_was_shown_is_refused_and_named_by_the_right_rule():
+    """GitHub's clock has 1-second steps: a comment stamped with the very second the review was shown may have
+    been written on the one before it, so it is refused. Another gate's later decision is not this gate's review:
+    a `/approve 2` written before gate 1 was approved is refused for what it is, written before gate 2 was shown."""
+    shown_at = datetime(2026, 11, 23, 10, 0, 20, tzinfo=UTC)
+    at_1 = to_gate(fresh(), 1).model_copy(update={"opened_at": shown_at})
+    pending_1 = ["promotion", "gate-1-pending"]
+    same = written_before(at_1, 1, shown_at, "comment `/approve` again", pending_1)
+    assert same is not None and "written at 2026-11-23 10:00:20 UTC, before gate 1's review now open" in same
+    assert written_before(at_1, 1, shown_at + timedelta(seconds=1), "comment `/approve` again", pending_1) is None
+
+    approved = p.decide(at_1, 1, Decision.APPROVE, actor="alice", now=NOW, written=shown_at + timedelta(seconds=5))
+    at_2 = to_gate(approved, 2).model_copy(update={"opened_at": shown_at + timedelta(seconds=60)})
+    early = written_before(at_2, 2, shown_at + timedelta(seconds=2), "comment `/approve` again", ["gate-2-pending"])
+    assert early is not None and "before gate 2's review now open" in early, early
+    assert "alice's approve" not in early and "showed" not in early, early
+
+
 # ---------------------------------------------------------------- authorize
 @pytest.mark.parametrize("role", ["admin", "maintain", "write"])
 def test_approver_roles_decide(role):

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from bot.forge.state_file import StateError
 from tests.github.actions_sim import REPO
 from tests.github.forms import example_body
 from tests.github.test_github_flow import _as, _comment, _label
@@ -82,3 +83,32 @@ def test_a_state_a_write_collaborator_saved_passes_no_gate_and_an_admin_can_star
     _comment(sim, number, "researcher", "a comment after the bot's own saves")  # its own edits are trusted
     assert decode_state(_status(sim, number).body).open_gate == 1
     assert not sim.runs[-1].result.action.startswith("refused")
+
+
+def test_a_persons_save_the_bot_saved_over_while_reading_it_is_not_vouched_for(fake_github):
+    """The race ``trusted`` closes: REST gives the state a person saved, the bot's other run saves over it before
+    GraphQL is asked, and GraphQL then names the bot. The state REST gave is the person's: not acted on."""
+    from github import Auth, Github
+
+    from bot.github.client import GitHub
+    from bot.github.state import ForeignEdit, trusted
+
+    repo = "acme/bot-home"
+    fake_github.add_repo(repo)
+    fake_github.add_user("wendy", role="write")
+    number = fake_github.create_issue(repo, "[promotion] x", "body", "wendy")
+    bot = GitHub(fake_github.bot_token, repo, api_url=fake_github.api_url, throttle=False, sleep=lambda s: None)
+    marker = STATUS.removeprefix("<!-- ").removesuffix(" -->")
+    mine = bot.upsert_comment(number, marker, "the bot's state")
+    wendy = Github(auth=Auth.Token(fake_github.token_for("wendy")), base_url=fake_github.api_url, retry=None)
+    wendy.get_repo(repo).get_issue(number).get_comment(mine.id).edit(f"{STATUS}\nwendy's forged state")
+    read = GitHub(fake_github.bot_token, repo, api_url=fake_github.api_url, throttle=False)
+    forged = read.bot_comment(number, marker)  # what REST gave this run: wendy's save
+    assert "forged" in forged.body
+    with pytest.raises(ForeignEdit):
+        trusted(read, number, forged)  # as GraphQL has it now: wendy saved it last
+    bot.upsert_comment(number, marker, "another run's state")  # the bot saves again before this run asks GraphQL
+    again = GitHub(fake_github.bot_token, repo, api_url=fake_github.api_url, throttle=False)
+    with pytest.raises(StateError, match="the status comment changed while the bot read it") as exc:
+        trusted(again, number, forged)
+    assert not isinstance(exc.value, ForeignEdit)

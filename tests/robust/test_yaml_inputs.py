@@ -79,7 +79,10 @@ def test_deep_nesting_is_refused_without_crashing_the_process():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=120)
     assert proc.returncode == 0, proc.stderr[-500:]
     assert f"nested deeper than {MAX_DEPTH} levels at line 1" in proc.stdout
-    assert load_yaml("a: " + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1)) is not None
+    assert load_yaml("a: " + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1)) is not None  # MAX_DEPTH levels in all
+    # one level more is refused: the limit is the one the message names, not merely below 100,000
+    with pytest.raises(YamlInputError, match=f"nested deeper than {MAX_DEPTH} levels at line 1"):
+        load_yaml("a: " + "[" * MAX_DEPTH + "]" * MAX_DEPTH)
 
 
 def test_huge_integers_name_the_line():

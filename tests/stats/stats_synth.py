@@ -30,6 +30,13 @@ def lognormal(rng: np.random.Generator, mean: float, cv: float, n: int) -> np.nd
     return rng.lognormal(np.log(mean) - s * s / 2, s, n)
 
 
+def with_sample_cv(cv: float, n: int = 6, mean: float = 100.0) -> np.ndarray:
+    """n run-level values whose *sample* CV, as the rule computes it (``rule.cell_stats``: from the log sd), is
+    exactly ``cv``: evenly spread on the log scale, so no run is an outlier. For tests of the CV limit's edge."""
+    z = np.linspace(-1.0, 1.0, n)
+    return mean * np.exp(log_sd(cv) * z / z.std(ddof=1))
+
+
 def build(cells: list[dict]) -> SynthReports:
     """cells: dicts with workload, rate, metric, baseline (array), evolved (array), and optional
     lost_baseline / lost_evolved (failed+incomplete per repetition) and total (requests per repetition)."""

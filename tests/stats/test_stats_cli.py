@@ -260,6 +260,11 @@ def test_evaluate_without_the_spec_says_no_report_was_bound_to_an_arm(chain, pro
             ],
             "evaluation spec",
         ),
+        pytest.param(  # the bundled reports are sample data: refused without --allow-sample-data
+            ["evaluate", "--hypotheses", "{hyp}", "--results", "{results}", "--out", "{tmp}/o"],
+            "every report there is sample data, not a measurement; pass --allow-sample-data",
+            id="sample-data-without-the-flag",
+        ),
         (["hypothesize", "{tmp}/missing.yaml", "--out", "{tmp}/o"], "no such file"),
         (["hypothesize", "{request}", "--out", "{tmp}/o", "--translation", "{tmp}/bad.json"], "bad.json"),
         (

@@ -9,7 +9,7 @@ from scipy import stats
 from bot.model import Direction, VerdictStatus
 from bot.stats import rule
 from bot.stats.verdicts import evaluate
-from tests.stats.stats_synth import arm_pair, build, hypothesis, log_sd
+from tests.stats.stats_synth import arm_pair, build, hypothesis, log_sd, with_sample_cv
 
 
 def test_welch_on_logs_matches_scipy():
@@ -118,6 +118,17 @@ def test_without_the_robust_rule_the_same_data_halts():
     b[2] *= 5
     assert rule.cell_stats(b, e, robust=False).cv[0] > rule.MAX_CV
     assert rule.cell_stats(b, e).cv[0] < rule.MAX_CV
+
+
+def test_a_baseline_cv_over_15_percent_makes_the_cell_untestable():
+    """``testable`` holds the CV limit for every user of the rule (the batch decision and the sequential looks),
+    not only for ``evaluate``'s halt: a huge effect on a noisy baseline is neither confirmed nor refuted."""
+    noisy, calm = with_sample_cv(0.16), with_sample_cv(0.14)
+    st = rule.cell_stats(np.vstack([noisy, calm]), np.vstack([0.5 * noisy, 0.5 * calm]))
+    assert st.positive.all() and st.enough.all() and st.cv == pytest.approx([0.16, 0.14])
+    assert st.testable.tolist() == [False, True]
+    pc, pr = rule.effective_p(st, rule.DECREASE, 0.05, "lower")
+    assert pc[0] == 1.0 and pr[0] == 1.0 and pc[1] < 0.05
 
 
 def test_non_positive_values_make_the_cell_untestable():

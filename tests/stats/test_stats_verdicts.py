@@ -9,7 +9,15 @@ import pytest
 from bot.model import Direction, VerdictStatus
 from bot.stats import StatsError
 from bot.stats.verdicts import evaluate, holm
-from tests.stats.stats_synth import SynthReports, arm_pair, batch_statuses, build, draw_pair, hypothesis
+from tests.stats.stats_synth import (
+    SynthReports,
+    arm_pair,
+    batch_statuses,
+    build,
+    draw_pair,
+    hypothesis,
+    with_sample_cv,
+)
 
 CONFIRMED, REFUTED, INCONCLUSIVE = VerdictStatus.CONFIRMED, VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE
 SEEDS = range(20)
@@ -90,6 +98,22 @@ def test_too_noisy_cluster_is_inconclusive_whatever_the_effect(seed):
         assert x.status is INCONCLUSIVE
         assert any(f.startswith("cluster too noisy") for f in x.flags)
         assert x.effects[0].cv_baseline > 0.15 and x.effects[0].p_value is None
+
+
+@pytest.mark.parametrize(("cv", "halted"), [(0.14, False), (0.16, True)])
+def test_the_noise_halt_is_at_15_percent_baseline_cv(cv, halted):
+    """The limit the report prints ("at most 15%"), not merely a cluster twice as noisy: a cell just over it is
+    halted whatever the effect, one just under it is judged."""
+    b = with_sample_cv(cv)
+    reports = build([{"workload": "chat", "rate": 10, "metric": "ttft_mean", "baseline": b, "evolved": 0.5 * b}])
+    [v] = evaluate([hypothesis("A1")], reports)
+    assert v.effects[0].cv_baseline == pytest.approx(cv)
+    noisy = [f for f in v.flags if f.startswith("cluster too noisy")]
+    if halted:
+        assert v.status is INCONCLUSIVE and v.effects[0].p_value is None, v.summary
+        assert noisy == ["cluster too noisy: baseline CV 16.0% > 15% on ttft_mean at chat @ 10 req/s"], v.flags
+    else:
+        assert v.status is CONFIRMED and not noisy, (v.summary, v.flags)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
