@@ -93,6 +93,32 @@ def test_a_directive_that_cannot_apply_is_answered_before_anything_runs(gate, re
 
 
 @pytest.mark.parametrize(
+    ("line", "needle"),
+    [
+        (
+            "scorers: prefix-affinity:1, prefix-affinity:2",
+            "`scorers: prefix-affinity:1, prefix-affinity:2`: prefix-affinity is listed twice; each scorer may appear once",
+        ),
+        (
+            "scorers: prefix-affinity:1, queue-depth:0",
+            "`scorers: prefix-affinity:1, queue-depth:0`: the weight of queue-depth is 0; every weight must be > 0",
+        ),
+        ("scorers: queue-depth:0.0, queue-depth:1", "queue-depth is listed twice"),
+    ],
+)
+def test_scorers_blis_would_refuse_are_refused_by_the_parser_before_anything_is_recorded(line, needle):
+    """Found by a new user: a duplicate scorer or a weight of 0 was recorded, and the plugin generated from it
+    failed its own Validate() on every state (3 CRITICAL, 0.0% agreement). BLIS's ParseScorerConfigs refuses
+    both; so does the parser every home asks first, naming the line and the rule."""
+    problems = directives.scorers_problems(f"a remark\n{line}\n")
+    assert any(needle in p for p in problems), problems
+    assert "ParseScorerConfigs" in " ".join(problems)
+    why = refusal(1, f"a remark\n{line}", parameters=PARAMETERS, scorers=True)
+    assert why is not None and needle in why and "nothing was recorded" in why
+    assert directives.scorers_problems("scorers: prefix-affinity:3, queue-depth:2, kv-utilization:2") == []
+
+
+@pytest.mark.parametrize(
     ("reason", "needle"),
     [
         (
