@@ -80,6 +80,9 @@ def test_gate_by_gate_with_request_changes_and_illegal_decisions(tmp_path, capsy
     assert "GPU-minutes at most" in out and "e.g. exclude: B2, B4" in out and "param NAME" not in out
     s = state_of(work)
     assert s.open_gate == 2 and sorted(s.stages) == [1, 2, 3]
+    # Stage 3 describes the plugin as deployed: gate 1's `param loadHighThreshold: 9` beside BLIS's value.
+    a1 = git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/hypotheses/A1.md")
+    assert "`loadHighThreshold` = 9 (BLIS: 7)" in a1 and "re-calibrated at gate 1" in a1, a1
     thread = (work / "issue" / "thread.md").read_text()  # gate 1's review report says it was decided, and how
     assert re.search(r"\*\*Approved\*\* by bob with `promote approve`, [-0-9: ]+ UTC, at commit `[0-9a-f]{12}`", thread)
 
