@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 from bot.bench.metrics import METRICS
@@ -22,7 +23,7 @@ class Ctx:
     default: str  # "the default scorer pipeline"
     #: The values a person set at gate 1 (``param NAME: VALUE``, the config stage 2 committed): the plugin the
     #: benchmark runs has them, so the hypotheses say so beside BLIS's.
-    deployed: dict[str, float | str] = field(default_factory=dict)
+    deployed: dict[str, float | str] = dataclasses.field(default_factory=dict)
 
     def recalibrated(self) -> dict[str, float | str]:
         """The deployed values that differ from the evolved ones (one set back to BLIS's is no re-calibration)."""
@@ -36,7 +37,8 @@ class Ctx:
             return plain_number(v) if isinstance(v, int | float) else str(v)
 
         return ", ".join(
-            f"`{n}` = {value(v)}" + (f" (BLIS: {value(self.summary.thresholds[n])})" if n in self.summary.thresholds else "")
+            f"`{n}` = {value(v)}"
+            + (f" (BLIS: {value(self.summary.thresholds[n])})" if n in self.summary.thresholds else "")
             for n, v in self.recalibrated().items()
         )
 
