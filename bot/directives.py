@@ -95,7 +95,8 @@ DIRECTIVES: dict[int, tuple[Directive, ...]] = {
             "margin",
             "margin: FRACTION or margin ID: FRACTION",
             "margin: 0.03",
-            "the margin of every (or one) equivalence and no-worse prediction (0.03 or 3%); ids do not move",
+            "the margin of every (or one) equivalence and no-worse prediction (0.03 or 3%, at most 50%); ids do not "
+            "move",
             _verb_line("margin"),
         ),
         Directive(

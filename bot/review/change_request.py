@@ -177,6 +177,7 @@ def _gate2(text: str, hypotheses: list[Hypothesis] | None) -> tuple[list[str], l
     fb = parse_feedback(text)
     applied = [*fb.exclude, *fb.guards, *fb.margins] + (["margin"] if fb.margin is not None else [])
     problems = _unknown_ids(fb.exclude, fb.margins, hypotheses) if hypotheses is not None else []
+    problems += [md(b) for b in fb.bad_margins]  # beside other directives too: a rerun would drop it silently
     if not problems and not applied:
         problems = [md(u) for u in fb.unapplied]  # they quote the person's line
     return applied, problems

@@ -211,7 +211,11 @@ def test_parse_feedback_directives():
     assert fb.exclude == ["C3", "B1", "A2"]
     assert fb.margin == 0.5
     assert fb.notes == ["random words"]
-    assert fb.unapplied == ["margin: 7 (margin must be a fraction in (0, 1), e.g. 0.03 or 3%)"]
+    assert fb.unapplied == [
+        "margin: 7 (margin must be a fraction above 0 and at most 0.5, e.g. 0.03 or 3%; `7` reads as 700%, and "
+        "within it a plugin 700% worse than the default would pass every equivalence and no-regression test; "
+        "for 7% write `7%`)"
+    ]
 
 
 def test_an_exclusions_reason_may_name_the_hypotheses_it_keeps():
