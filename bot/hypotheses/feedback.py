@@ -47,6 +47,7 @@ class Feedback:
     guards: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # free text, in order
     unapplied: list[str] = field(default_factory=list)  # directives that could not apply, with why
+    not_ids: list[str] = field(default_factory=list)  # what an ``exclude:`` named instead of an id ("Z9")
     bad_margins: list[str] = field(default_factory=list)  # the ``margin:`` lines among them: refused outright
 
 
@@ -109,7 +110,10 @@ def parse_feedback(text: str | None) -> Feedback:
             listed = _ID_LIST.match(value)
             ids = (_ID.findall(listed.group(0).upper()) if listed else []) + ([target] if target else [])
             if not ids:
-                fb.unapplied.append(f"{line.strip()} (no hypothesis id such as C3)")
+                word = (value.split() or [""])[0].strip(",;:()")
+                fb.not_ids.append(word)
+                named = f"{word} is not a hypothesis id" if word else "it names no hypothesis id"
+                fb.unapplied.append(f"{line.strip()} ({named}; ids are a track letter and a number, e.g. A1, B2, C3)")
             fb.exclude.extend(ids)
             why = _why(value[listed.end() :] if listed else value)
             fb.exclude_why.update(dict.fromkeys(ids, why))

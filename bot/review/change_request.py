@@ -177,6 +177,9 @@ def _gate2(text: str, hypotheses: list[Hypothesis] | None) -> tuple[list[str], l
     fb = parse_feedback(text)
     applied = [*fb.exclude, *fb.guards, *fb.margins] + (["margin"] if fb.margin is not None else [])
     problems = _unknown_ids(fb.exclude, fb.margins, hypotheses) if hypotheses is not None else []
+    if hypotheses is not None and [w for w in fb.not_ids if w]:
+        ids = ", ".join(sorted({h.id for h in hypotheses}, key=lambda i: (i[0], int(i[1:]))))
+        problems += [f"{md(w)} is not a hypothesis id of this promotion (ids: {ids})" for w in fb.not_ids if w]
     problems += [md(b) for b in fb.bad_margins]  # beside other directives too: a rerun would drop it silently
     if not problems and not applied:
         problems = [md(u) for u in fb.unapplied]  # they quote the person's line

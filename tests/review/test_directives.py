@@ -352,3 +352,12 @@ def test_gate2_says_what_a_margin_above_a_quarter_makes_vacuous():
     assert "`margin: 0.4%`" in f.fix
     default = generate_hypotheses(make_request(), ts, dictionary, feedback="margin: 0.25")
     assert _vacuous_margins([(f"{h.id}.md", h) for h in default]) == []
+
+
+def test_an_exclude_naming_no_id_says_the_word_is_not_an_id_of_this_promotion(request_hypotheses):
+    """Found by a new user: `exclude: Z9` was answered "(no hypothesis id such as C3)", read as C3 missing."""
+    why = refusal(2, "exclude: Z9", hypotheses=request_hypotheses)
+    assert why is not None and "Z9 is not a hypothesis id of this promotion (ids: A1, A2, A3, A4, B1," in why, why
+    assert "such as C3" not in why and "nothing was recorded" in why
+    bare = refusal(2, "exclude: Z9")  # the ids unknown: the form, not a guess at them
+    assert bare is not None and "Z9 is not a hypothesis id; ids are a track letter and a number, e.g. A1" in bare
