@@ -41,6 +41,7 @@ SCORERS = re.compile(r"scorers?\s*[:=]\s*((?:[a-z][a-z-]*\s*:\s*\d+(?:\.\d+)?\s*
 #: ``param NAME: VALUE`` with any value: whether the value fits is ``param_value``'s and the plugin's to say, so
 #: ``param waitedMsThreshold: 4s`` is answered "takes a number", not "names no directive".
 PARAM = re.compile(r"(?im)^[ \t]*[-*]?[ \t]*param[ \t]+([A-Za-z]\w*)[ \t]*[:=][ \t]*(.*?)[ \t]*$")
+_SCORER_PAIR = re.compile(r"([a-z][a-z-]*)\s*:\s*(\d+(?:\.\d+)?)")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _WORD = re.compile(r"[A-Za-z_][\w.-]*")
 _QUOTED = re.compile(r'"([^"\\]*)"')
@@ -94,7 +95,8 @@ DIRECTIVES: dict[int, tuple[Directive, ...]] = {
             "margin",
             "margin: FRACTION or margin ID: FRACTION",
             "margin: 0.03",
-            "the margin of every (or one) equivalence and no-worse prediction (0.03 or 3%); ids do not move",
+            "the margin of every (or one) equivalence and no-worse prediction (0.03 or 3%, at most 50%); ids do not "
+            "move",
             _verb_line("margin"),
         ),
         Directive(
@@ -176,6 +178,31 @@ def param_value(raw: str) -> float | str | None:
         return raw
     quoted = _QUOTED.fullmatch(raw)
     return quoted.group(1) if quoted else None
+
+
+def scorers_problems(text: str) -> list[str]:
+    """Why a ``scorers:`` line of ``text`` cannot configure BLIS's weighted scoring: a scorer listed twice, or a
+    weight that is not > 0. BLIS's ``ParseScorerConfigs`` refuses both, and the plugin's Validate() does too,
+    so such a line recorded would rerun stage 2 into a plugin that fails every state; each problem names its line
+    and the rule. (Unknown names are the translator's to say: it knows BLIS's scorer names.)"""
+    out: list[str] = []
+    for m in SCORERS.finditer(text or ""):
+        line = m.group(0).strip().rstrip(",").strip()
+        pairs = _SCORER_PAIR.findall(m.group(1))
+        names = [n for n, _ in pairs]
+        twice = list(dict.fromkeys(n for n in names if names.count(n) > 1))
+        if twice:
+            out.append(
+                f"`{line}`: {', '.join(twice)} {'is' if len(twice) == 1 else 'are'} listed twice; each scorer may "
+                "appear once with one weight (BLIS's ParseScorerConfigs refuses duplicates)"
+            )
+        zero = [n for n, w in pairs if float(w) <= 0]
+        if zero:
+            out.append(
+                f"`{line}`: the weight of {', '.join(zero)} is 0; every weight must be > 0 (BLIS's "
+                "ParseScorerConfigs refuses it): to leave a scorer out, do not list it"
+            )
+    return out
 
 
 def _another_value(default: float) -> float:

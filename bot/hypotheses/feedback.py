@@ -8,7 +8,7 @@ Reviewer feedback ("request changes" reason or review findings) is honoured by
 these line directives (case-insensitive, anywhere in the text)::
 
     exclude: C3, B2        drop these hypotheses (alias: drop); other ids stay stable
-    margin: 0.03           margin of every equivalence / no-worse prediction (also "3%")
+    margin: 0.03           margin of every equivalence / no-worse prediction (also "3%"; at most 0.5)
     margin C2: 0.03        margin of one hypothesis
     guard: e2e_p99         add a no-regression hypothesis on this metric for every Track C scenario
                            (appended after the existing Track C ids so they do not move)
@@ -47,15 +47,43 @@ class Feedback:
     guards: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # free text, in order
     unapplied: list[str] = field(default_factory=list)  # directives that could not apply, with why
+    not_ids: list[str] = field(default_factory=list)  # what an ``exclude:`` named instead of an id ("Z9")
+    bad_margins: list[str] = field(default_factory=list)  # the ``margin:`` lines among them: refused outright
+
+
+#: The widest margin a person may set: within ±50% a no-regression test passes a plugin half again as slow.
+MARGIN_MAX = 0.5
+#: Above this, gate 2 says what the margin makes vacuous (an IMPORTANT finding): a regression of 25% or less is
+#: a real one to any reader, and "0.6" typed for 0.6% lands here.
+MARGIN_PLAUSIBLE = 0.25
 
 
 def _parse_margin(v: str) -> float | None:
+    x = _margin_number(v)
+    return x if x is not None and 0 < x <= MARGIN_MAX else None
+
+
+def _margin_number(v: str) -> float | None:
+    """``0.03`` and ``3%`` both as 0.03; None when it is not a number."""
     v = v.strip()
     try:
-        x = float(v[:-1]) / 100 if v.endswith("%") else float(v)
+        return float(v[:-1]) / 100 if v.endswith("%") else float(v)
     except ValueError:
         return None
-    return x if 0 < x < 1 else None
+
+
+def margin_problem(line: str, value: str) -> str:
+    """Why a ``margin:`` value is refused, saying how it was read: ``0.6`` is 60%, not 0.6%."""
+    x = _margin_number(value)
+    why = f"margin must be a fraction above 0 and at most {MARGIN_MAX:g}, e.g. 0.03 or 3%"
+    if x is not None and x > MARGIN_MAX:
+        shown = value.strip()
+        why += (
+            f"; `{shown}` reads as {x:.0%}, and within it a plugin {x:.0%} worse than the default would pass every "
+            "equivalence and no-regression test"
+            + (f"; for {shown}% write `{shown}%`" if not shown.endswith("%") else "")
+        )
+    return f"{line.strip()} ({why})"
 
 
 def _why(text: str) -> str:
@@ -82,14 +110,18 @@ def parse_feedback(text: str | None) -> Feedback:
             listed = _ID_LIST.match(value)
             ids = (_ID.findall(listed.group(0).upper()) if listed else []) + ([target] if target else [])
             if not ids:
-                fb.unapplied.append(f"{line.strip()} (no hypothesis id such as C3)")
+                word = (value.split() or [""])[0].strip(",;:()")
+                fb.not_ids.append(word)
+                named = f"{word} is not a hypothesis id" if word else "it names no hypothesis id"
+                fb.unapplied.append(f"{line.strip()} ({named}; ids are a track letter and a number, e.g. A1, B2, C3)")
             fb.exclude.extend(ids)
             why = _why(value[listed.end() :] if listed else value)
             fb.exclude_why.update(dict.fromkeys(ids, why))
         elif verb == "margin":
             x = _parse_margin(value)
             if x is None:
-                fb.unapplied.append(f"{line.strip()} (margin must be a fraction in (0, 1), e.g. 0.03 or 3%)")
+                fb.unapplied.append(margin_problem(line, value))
+                fb.bad_margins.append(fb.unapplied[-1])
             elif target:
                 fb.margins[target] = x
             else:

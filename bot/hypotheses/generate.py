@@ -87,11 +87,17 @@ def _diagnostic_a(ctx: Ctx, blis_metric: str, workloads: list[str]) -> str:
         if ctx.summary.freshness_gaps
         else ""
     )
+    kept = sorted(set(ctx.summary.thresholds) - set(ctx.recalibrated()))
     th = (
-        f", or that the evolved thresholds ({', '.join(f'`{k}`' for k in sorted(ctx.summary.thresholds))}) are calibrated to BLIS scales rather than llm-d's"
-        if ctx.summary.thresholds
+        f", or that the evolved thresholds ({', '.join(f'`{k}`' for k in kept)}) are calibrated to BLIS scales rather than llm-d's"
+        if kept
         else ""
     )
+    if ctx.recalibrated():  # the plugin benchmarked runs the values set at gate 1, not BLIS's
+        th += (
+            f", or that the values re-calibrated at gate 1 for this deployment, {ctx.as_deployed()}, do not fit "
+            "llm-d's load either"
+        )
     return (
         f"If this fails, it would indicate that the BLIS result on `{blis_metric}` does not transfer to llm-d on "
         f"{', '.join(f'`{w}`' for w in workloads)}: the signals the evolved logic reads ({sig}) behave differently on real endpoints{fresh}{th}. "
@@ -206,6 +212,8 @@ def _track_a(
     )
     at = where(ctx.req, workloads, rates)
     because = _because(ctx.summary.kind, mechanism)
+    if ctx.recalibrated():
+        because += f", as deployed with {ctx.as_deployed()}"
     if t.short is not None:
         what = direction_words(t.short, direction)
         statement = f"Under {at}, {ctx.plugin} produces {what} than {ctx.default} under llm-d-benchmark{because}."
@@ -231,10 +239,22 @@ def _track_a(
         rates=rates,
         prediction=prediction,
         source=source,
-        mechanism=llmd_mechanism(ctx.summary.kind, mechanism),
+        mechanism=_deployed_mechanism(ctx, llmd_mechanism(ctx.summary.kind, mechanism)),
         blis_statement=blis_statement,
         signals=signals,
         not_testable=not_testable_reason(signals, ctx.summary, ctx.dictionary, ctx.req.source_text, ctx.req.source),
+    )
+
+
+def _deployed_mechanism(ctx: Ctx, mechanism: str | None) -> str | None:
+    """The mechanism as the benchmarked plugin has it: BLIS's words, and the values a person re-calibrated at
+    gate 1 beside BLIS's (a reviewer read "when QueueDepth exceeds 3" for a plugin deployed at 24)."""
+    if not mechanism or not ctx.recalibrated():
+        return mechanism
+    return _sentences(
+        mechanism,
+        f"As deployed, the plugin runs with {ctx.as_deployed()}, re-calibrated at gate 1 for this deployment: "
+        "the mechanism acts at these values, while BLIS measured the claim at its own",
     )
 
 
@@ -405,14 +425,24 @@ def openevolve_findings(request: PromotionRequest) -> list[Finding]:
 
 
 def generate_hypotheses(
-    request: PromotionRequest, summary: TranslationSummary, dictionary: Any, *, feedback: str | None = None
+    request: PromotionRequest,
+    summary: TranslationSummary,
+    dictionary: Any,
+    *,
+    feedback: str | None = None,
+    deployed: dict[str, float | str] | None = None,
 ) -> list[Hypothesis]:
     """Track A, B and C hypotheses for one promotion, in id order; same input, same output."""
-    return generate_with_excluded(request, summary, dictionary, feedback=feedback)[0]
+    return generate_with_excluded(request, summary, dictionary, feedback=feedback, deployed=deployed)[0]
 
 
 def generate_with_excluded(
-    request: PromotionRequest, summary: TranslationSummary, dictionary: Any, *, feedback: str | None = None
+    request: PromotionRequest,
+    summary: TranslationSummary,
+    dictionary: Any,
+    *,
+    feedback: str | None = None,
+    deployed: dict[str, float | str] | None = None,
 ) -> tuple[list[Hypothesis], list[Hypothesis]]:
     """The hypotheses to test, and those a person's ``exclude:`` dropped (recorded on the branch, so gate 2
     reads the gaps they covered as decided by a person, not as missing).
@@ -420,10 +450,11 @@ def generate_with_excluded(
     Ids follow the structure the default margins give, so a change request never renumbers what the person
     saw: ``margin ID:`` changes the hypothesis it names, an exclusion leaves a hole, and what the feedback adds
     (``guard:``, a no-regression test a widened equivalence no longer implies) takes the next free ids.
+    ``deployed`` are the values a person set at gate 1 (the committed config's): Track A words them.
     """
     fb = parse_feedback(feedback)
     plugin, default = plugin_phrase(summary.kind, summary.plugin_type)
-    ctx = Ctx(request, summary, dictionary, plugin, default)
+    ctx = Ctx(request, summary, dictionary, plugin, default, dict(deployed or {}))
     base = fb.margin if fb.margin is not None else DEFAULT_MARGIN
 
     def margin_for(hid: str) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,26 @@ class Ctx:
     dictionary: Any
     plugin: str  # "the evolved scorer `x`"
     default: str  # "the default scorer pipeline"
+    #: The values a person set at gate 1 (``param NAME: VALUE``, the config stage 2 committed): the plugin the
+    #: benchmark runs has them, so the hypotheses say so beside BLIS's.
+    deployed: dict[str, float | str] = dataclasses.field(default_factory=dict)
+
+    def recalibrated(self) -> dict[str, float | str]:
+        """The deployed values that differ from the evolved ones (one set back to BLIS's is no re-calibration)."""
+        return {n: v for n, v in self.deployed.items() if self.summary.thresholds.get(n) != v}
+
+    def as_deployed(self) -> str:
+        """```qThreshold` = 24 (BLIS: 3)``, for each re-calibrated value; "" when none."""
+        from bot.directives import plain_number
+
+        def value(v: float | str) -> str:
+            return plain_number(v) if isinstance(v, int | float) else str(v)
+
+        return ", ".join(
+            f"`{n}` = {value(v)}"
+            + (f" (BLIS: {value(self.summary.thresholds[n])})" if n in self.summary.thresholds else "")
+            for n, v in self.recalibrated().items()
+        )
 
 
 def plugin_phrase(kind: PolicyKind, plugin: str) -> tuple[str, str]:

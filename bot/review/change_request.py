@@ -7,7 +7,7 @@ of them reruns the stages on the same inputs and reopens the gate unchanged,
 which looks like the bot ignored the person. So both homes ask ``refusal``
 first and, when it says why, answer at once (the CLI exits 2, GitHub replies
 to the comment) with the gate's directives, and record nothing.
-A directive whose value cannot apply (an unknown scorer or parameter, a margin
+A directive whose value cannot apply (an unknown or repeated scorer, a weight of 0, an unknown parameter, a margin
 out of range, a hypothesis id the gate does not have) is refused the same way,
 instead of failing the stage later or rerunning it for nothing.
 """
@@ -106,6 +106,9 @@ def _gate1(
     ]
     if malformed:
         return [], malformed
+    bad_scorers = directives.scorers_problems(text)
+    if bad_scorers:
+        return [], bad_scorers
     try:
         options, applied = feedback_options(text)
     except RequestError as exc:  # an unknown scorer, a `param` value that is neither a number nor a word
@@ -174,6 +177,10 @@ def _gate2(text: str, hypotheses: list[Hypothesis] | None) -> tuple[list[str], l
     fb = parse_feedback(text)
     applied = [*fb.exclude, *fb.guards, *fb.margins] + (["margin"] if fb.margin is not None else [])
     problems = _unknown_ids(fb.exclude, fb.margins, hypotheses) if hypotheses is not None else []
+    if hypotheses is not None and [w for w in fb.not_ids if w]:
+        ids = ", ".join(sorted({h.id for h in hypotheses}, key=lambda i: (i[0], int(i[1:]))))
+        problems += [f"{md(w)} is not a hypothesis id of this promotion (ids: {ids})" for w in fb.not_ids if w]
+    problems += [md(b) for b in fb.bad_margins]  # beside other directives too: a rerun would drop it silently
     if not problems and not applied:
         problems = [md(u) for u in fb.unapplied]  # they quote the person's line
     return applied, problems

@@ -36,6 +36,7 @@ CHECKLIST = [
     "classification",
     "diagnostic clauses",
     "metrics and workloads known",
+    "margins plausible",
 ]
 
 _DIRECTIONAL = {Direction.DECREASE, Direction.INCREASE}
@@ -272,7 +273,35 @@ def review(ctx) -> list[Finding]:
     findings += _contradictions(hyps, ctx.request)
     findings += _class_exercised(ctx, hyps, summary)
     findings += _slo_header_sent(ctx, hyps, summary)
+    findings += _vacuous_margins(hyps)
     return findings
+
+
+def _vacuous_margins(hyps) -> list[Finding]:
+    """A margin above ``MARGIN_PLAUSIBLE`` (a person's ``margin: 0.4``, or ``0.3`` typed for 0.3%): within it a
+    plugin that much worse than the default passes as equivalent, as no regression, so those guards cannot
+    fail on any regression a reader would call one. Accepted (up to ``MARGIN_MAX``) but said, per margin."""
+    from bot.hypotheses.feedback import MARGIN_PLAUSIBLE
+
+    wide: dict[float, list] = {}
+    for path, h in hyps:
+        p = h.prediction
+        if p is not None and p.direction in (Direction.EQUIVALENT, Direction.NO_WORSE) and p.margin > MARGIN_PLAUSIBLE:
+            wide.setdefault(p.margin, []).append((path, h))
+    return [
+        Finding(
+            severity=Severity.IMPORTANT,
+            check="G2.margin-vacuous",
+            file=found[0][0],
+            line=1,
+            message=f"margin {m:.0%} on {', '.join(h.id for _, h in found)}: within it a plugin {m:.0%} worse "
+            f"than the default counts as equivalent or as no regression, so these guards are vacuous for any "
+            f"regression up to {m:.0%}",
+            fix=f"set a margin near the runs' noise, e.g. `margin: 0.05` (5%); if {m:g} meant {m:g}%, write "
+            f"`margin: {m:g}%`",
+        )
+        for m, found in sorted(wide.items())
+    ]
 
 
 #: What the single-priority cells leave unexercised, per kind that is not an admitter.

@@ -14,7 +14,9 @@ def run(ctx: StageContext) -> StageOutput:
     from bot.hypotheses import generate_with_excluded, render_hypotheses
 
     summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
-    hypotheses, excluded = generate_with_excluded(ctx.request, summary, ctx.dictionary, feedback=ctx.feedback)
+    hypotheses, excluded = generate_with_excluded(
+        ctx.request, summary, ctx.dictionary, feedback=ctx.feedback, deployed=_deployed(ctx)
+    )
     files: dict[str, str | bytes] = {}
     authored = ""
     if ctx.agents is not None:
@@ -31,6 +33,15 @@ def run(ctx: StageContext) -> StageOutput:
     if ctx.feedback:
         summary_line += "; rerun with feedback"
     return StageOutput(files=files, summary=summary_line + authored)
+
+
+def _deployed(ctx: StageContext) -> dict[str, float | str]:
+    """The ``param`` values stage 2's committed config carries (the change requests it ran with): the plugin
+    the benchmark runs has them, so the hypotheses must describe it with them."""
+    from bot.golang.translate import feedback_options
+    from bot.model import Stage
+
+    return feedback_options(ctx.stage_feedback(Stage.TRANSLATE))[0].get("deployed", {})
 
 
 def _folded(hypotheses) -> str:

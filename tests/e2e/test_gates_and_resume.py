@@ -80,6 +80,9 @@ def test_gate_by_gate_with_request_changes_and_illegal_decisions(tmp_path, capsy
     assert "GPU-minutes at most" in out and "e.g. exclude: B2, B4" in out and "param NAME" not in out
     s = state_of(work)
     assert s.open_gate == 2 and sorted(s.stages) == [1, 2, 3]
+    # Stage 3 describes the plugin as deployed: gate 1's `param loadHighThreshold: 9` beside BLIS's value.
+    a1 = git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/hypotheses/A1.md")
+    assert "`loadHighThreshold` = 9 (BLIS: 7)" in a1 and "re-calibrated at gate 1" in a1, a1
     thread = (work / "issue" / "thread.md").read_text()  # gate 1's review report says it was decided, and how
     assert re.search(r"\*\*Approved\*\* by bob with `promote approve`, [-0-9: ]+ UTC, at commit `[0-9a-f]{12}`", thread)
 
@@ -102,6 +105,25 @@ def test_gate_by_gate_with_request_changes_and_illegal_decisions(tmp_path, capsy
     assert "**Rejected at gate 2** by bob: hypotheses miss the LoRA gap." in described and "stage 7" not in described
     thread = (work / "issue" / "thread.md").read_text()
     assert "**Rejected** by bob with `promote reject`" in thread and ": hypotheses miss the LoRA gap." in thread
+
+
+def test_scorers_blis_would_refuse_are_answered_by_request_changes_and_nothing_is_recorded(tmp_path, capsys):
+    """Found by a new user: `scorers:` with a scorer twice or a weight of 0 was recorded and stage 2 reran into a
+    plugin that fails its own Validate() (3 CRITICAL, 0.0% agreement); the CLI refuses it like an unknown name."""
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    common = ["--work", str(work), "--quiet", "--actor", "bob"]
+    assert main(["run", str(REQUEST), "--fork", str(fork), *common]) == 0
+    s = state_of(work)
+    head = git(fork, "rev-parse", BRANCH)
+    capsys.readouterr()
+    for reason, needle in [
+        ("scorers: prefix-affinity:1, queue-depth:0", "the weight of queue-depth is 0; every weight must be > 0"),
+        ("scorers: prefix-affinity:1, prefix-affinity:2", "prefix-affinity is listed twice"),
+    ]:
+        assert main(["request-changes", "1", "--reason", reason, *common]) == 2, reason
+        err = capsys.readouterr().err
+        assert needle in err and f"`{reason}`" in err and "nothing was recorded" in err, err
+        assert state_of(work) == s and git(fork, "rev-parse", BRANCH) == head
 
 
 def test_gate2_change_request_keeps_ids_records_exclusions_and_refuses_unknown_ids(tmp_path, capsys):

@@ -211,7 +211,13 @@ def test_parse_feedback_directives():
     assert fb.exclude == ["C3", "B1", "A2"]
     assert fb.margin == 0.5
     assert fb.notes == ["random words"]
-    assert fb.unapplied == ["margin: 7 (margin must be a fraction in (0, 1), e.g. 0.03 or 3%)"]
+    assert fb.unapplied == [
+        (
+            "margin: 7 (margin must be a fraction above 0 and at most 0.5, e.g. 0.03 or 3%; `7` reads as 700%, and "
+            "within it a plugin 700% worse than the default would pass every equivalence and no-regression test; "
+            "for 7% write `7%`)"
+        )
+    ]
 
 
 def test_an_exclusions_reason_may_name_the_hypotheses_it_keeps():
@@ -219,7 +225,9 @@ def test_an_exclusions_reason_may_name_the_hypotheses_it_keeps():
     assert parse_feedback("exclude: A4, A5 (duplicates of A1/A2)").exclude == ["A4", "A5"]
     assert parse_feedback("drop: C3 because C2 covers it").exclude == ["C3"]
     assert parse_feedback("exclude: B1,B2 and B3").exclude == ["B1", "B2", "B3"]
-    assert parse_feedback("exclude: (nothing) A1").unapplied == ["exclude: (nothing) A1 (no hypothesis id such as C3)"]
+    assert parse_feedback("exclude: (nothing) A1").unapplied == [
+        "exclude: (nothing) A1 (nothing is not a hypothesis id; ids are a track letter and a number, e.g. A1, B2, C3)"
+    ]
 
 
 def test_exclusion_lists_take_the_separators_people_write_and_any_case():

@@ -93,6 +93,32 @@ def test_a_directive_that_cannot_apply_is_answered_before_anything_runs(gate, re
 
 
 @pytest.mark.parametrize(
+    ("line", "needle"),
+    [
+        (
+            "scorers: prefix-affinity:1, prefix-affinity:2",
+            "`scorers: prefix-affinity:1, prefix-affinity:2`: prefix-affinity is listed twice; each scorer may appear once",
+        ),
+        (
+            "scorers: prefix-affinity:1, queue-depth:0",
+            "`scorers: prefix-affinity:1, queue-depth:0`: the weight of queue-depth is 0; every weight must be > 0",
+        ),
+        ("scorers: queue-depth:0.0, queue-depth:1", "queue-depth is listed twice"),
+    ],
+)
+def test_scorers_blis_would_refuse_are_refused_by_the_parser_before_anything_is_recorded(line, needle):
+    """Found by a new user: a duplicate scorer or a weight of 0 was recorded, and the plugin generated from it
+    failed its own Validate() on every state (3 CRITICAL, 0.0% agreement). BLIS's ParseScorerConfigs refuses
+    both; so does the parser every home asks first, naming the line and the rule."""
+    problems = directives.scorers_problems(f"a remark\n{line}\n")
+    assert any(needle in p for p in problems), problems
+    assert "ParseScorerConfigs" in " ".join(problems)
+    why = refusal(1, f"a remark\n{line}", parameters=PARAMETERS, scorers=True)
+    assert why is not None and needle in why and "nothing was recorded" in why
+    assert directives.scorers_problems("scorers: prefix-affinity:3, queue-depth:2, kv-utilization:2") == []
+
+
+@pytest.mark.parametrize(
     ("reason", "needle"),
     [
         (
@@ -290,3 +316,48 @@ def test_rejudge_is_worded_for_the_home_it_is_shown_in():
             assert ("--results" in text) is not github, text
             assert "on the branch" in text
     assert "replace them with a commit to the branch first" in render("_directives.md.j2", gate=3, github=True)
+
+
+@pytest.mark.parametrize(
+    ("reason", "needle"),
+    [
+        ("margin: 0.6", "`0.6` reads as 60%, and within it a plugin 60% worse than the default would pass"),
+        ("margin C1: 60%", "`60%` reads as 60%"),
+        ("exclude: B2 (no LoRA)\nmargin: 0.6", "for 0.6% write `0.6%`"),  # beside another directive too
+    ],
+)
+def test_a_margin_above_half_is_refused_saying_how_it_was_read(reason, needle):
+    """Found by a new user: `margin: 0.6` (60%) was accepted silently and every Track B and C guard read
+    "within 60%"; whoever meant 0.6% had no way to see it."""
+    why = refusal(2, reason)
+    assert why is not None and needle in why and "at most 0.5" in why and "nothing was recorded" in why, why
+    assert refusal(2, "margin: 0.5") is None and refusal(2, "margin: 0.6%") is None
+
+
+def test_gate2_says_what_a_margin_above_a_quarter_makes_vacuous():
+    """Accepted up to 50%, but above 25% gate 2 raises an IMPORTANT finding naming the margin and the guards."""
+    from bot.hypotheses import generate_hypotheses
+    from bot.model import PolicyKind, Severity, TranslationSummary
+    from bot.review.gate2 import _vacuous_margins
+    from tests.hypotheses.conftest import make_request
+
+    dictionary = load_dictionary()
+    ts = TranslationSummary(
+        kind=PolicyKind.ROUTING, plugin_type="evolved-x", package_dir="pkg/x", signals=["QueueDepth"]
+    )
+    hyps = generate_hypotheses(make_request(), ts, dictionary, feedback="margin: 0.4")
+    (f,) = _vacuous_margins([(f"{h.id}.md", h) for h in hyps])
+    assert f.severity is Severity.IMPORTANT and f.check == "G2.margin-vacuous"
+    assert f.message.startswith("margin 40% on C1") and "vacuous for any regression up to 40%" in f.message
+    assert "`margin: 0.4%`" in f.fix
+    default = generate_hypotheses(make_request(), ts, dictionary, feedback="margin: 0.25")
+    assert _vacuous_margins([(f"{h.id}.md", h) for h in default]) == []
+
+
+def test_an_exclude_naming_no_id_says_the_word_is_not_an_id_of_this_promotion(request_hypotheses):
+    """Found by a new user: `exclude: Z9` was answered "(no hypothesis id such as C3)", read as C3 missing."""
+    why = refusal(2, "exclude: Z9", hypotheses=request_hypotheses)
+    assert why is not None and "Z9 is not a hypothesis id of this promotion (ids: A1, A2, A3, A4, B1," in why, why
+    assert "such as C3" not in why and "nothing was recorded" in why
+    bare = refusal(2, "exclude: Z9")  # the ids unknown: the form, not a guess at them
+    assert bare is not None and "Z9 is not a hypothesis id; ids are a track letter and a number, e.g. A1" in bare
