@@ -4,9 +4,10 @@ The evolved scorer's KV term is ``math.Max(0.3, 1.0-2.0*(kv-0.82))`` inside ``if
 is a fraction, so the other side is at least 1 - 2*(1 - 0.82) = 0.64: the floor 0.3 never applies, and no llm-d
 input can make it change an outcome. "No llm-d input among the candidates made it change the outcome" is true
 but reads like a gap in the search; this module works out the bound by interval arithmetic over the signal's
-range (only a fraction's range is known: [0, 1], narrowed by an ``if`` on the same value around it) and says
-plainly that the parameter never binds at the defaults, and which values of it, or of the parameters on the
-other side, would make it bind. Pure: analysis in, reasons out.
+range (only a fraction's range is known: [0, 1], narrowed by an ``if`` on the same value around it and by the
+negation of the earlier branches of its else-if chain) and says plainly that the parameter never binds at the
+defaults, and which values of it, or of the parameters on the other side, would make it bind (and the plugin's
+Validate() accepts). Pure: analysis in, reasons out.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from functools import partial
 
 from bot.golang.analysis_types import KV_FRACTION, Analysis, Node, Threshold
 from bot.golang.gotree import walk
+from bot.golang.param_relations import relations
 from bot.model import Finding, Severity
 
 Interval = tuple[float, float]
@@ -62,19 +64,43 @@ def _literal(an: Analysis, th: Threshold) -> Node | None:
     return next((n for n in walk(an.src.tree.root_node) if n.start_byte in starts and n.type.endswith("literal")), None)
 
 
-def _guard(an: Analysis, node: Node, subject: str, values: dict[str, float]) -> Interval:
-    """[0, 1] narrowed by the ``if subject > x`` (or ``<``) around ``node``."""
+_FLIP = {">": "<", ">=": "<=", "<": ">", "<=": ">="}
+
+
+def _comparison(an: Analysis, cond: Node | None, subject: str, values: dict[str, float]) -> tuple[str, float] | None:
+    """``cond`` as (operator, bound) with ``subject`` on the left, when it is ``subject`` compared with a value."""
+    while cond is not None and cond.type == "parenthesized_expression" and cond.named_child_count == 1:
+        cond = cond.named_children[0]
+    if cond is None or cond.type != "binary_expression":
+        return None
+    op = cond.child_by_field_name("operator").type
+    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+    if op in _FLIP and right.text.decode() == subject:
+        op, left, right = _FLIP[op], right, left
+    bound = _interval(an, right, values, lambda _: None) if op in _FLIP and left.text.decode() == subject else None
+    return (op, bound[0]) if bound is not None else None
+
+
+def _guard(an: Analysis, node: Node, subject: str, values: dict[str, float]) -> Interval | None:
+    """[0, 1] narrowed by the ``if subject > x`` (or ``<``) around ``node`` and by the negation of each earlier
+    branch of its if / else-if chain (``if kv > 0.9 {...} else if kv > 0.7 {node}``: (0.7, 0.9], not (0.7, 1]).
+    None when an earlier branch tests ``subject`` some other way: what it leaves to ``node`` is not known, and a
+    wider range would name values that never bind."""
     lo, hi = 0.0, 1.0
     child, up = node, node.parent
     while up is not None:
         cond = up.child_by_field_name("condition") if up.type == "if_statement" else None
         inside = up.child_by_field_name("consequence")
-        if cond is not None and cond.type == "binary_expression" and inside is not None and inside == child:
-            left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-            bound = _interval(an, right, values, lambda _: None)
-            op = cond.child_by_field_name("operator").type
-            if left.text.decode() == subject and bound is not None:
-                lo, hi = (max(lo, bound[0]), hi) if op in (">", ">=") else (lo, min(hi, bound[0]))
+        if cond is not None and inside is not None and inside == child:
+            cmp = _comparison(an, cond, subject, values)
+            if cmp is not None:
+                lo, hi = (max(lo, cmp[1]), hi) if cmp[0] in (">", ">=") else (lo, min(hi, cmp[1]))
+        elif cond is not None and child == up.child_by_field_name("alternative"):
+            cmp = _comparison(an, cond, subject, values)  # reached only where it is false
+            if cmp is not None:
+                lo, hi = (lo, min(hi, cmp[1])) if cmp[0] in (">", ">=") else (max(lo, cmp[1]), hi)
+            elif subject in cond.text.decode():
+                return None
         child, up = up, up.parent
     return lo, hi
 
@@ -122,8 +148,9 @@ def never_binds(an: Analysis, defaults: dict) -> dict[str, str]:
         if th.param not in values or binds(values) is not False:
             continue
         movers = [th.param, *sorted({t.param for t in an.thresholds if t.param and t.param != th.param} & set(values))]
-        would = [w for p in movers if (w := _would_bind(p, values, binds))]
-        lo, hi = _guard(an, call, subject, values)
+        refused = partial(_refused, relations(an))
+        would = [w for p in movers if (w := _would_bind(p, values, binds, refused))]
+        lo, hi = _guard(an, call, subject, values) or (0.0, 1.0)
         other = _interval(an, others[0], values, lambda _, span=(lo, hi): span)
         side = f"at least {_readable(other[0])}" if th.role == "floor" else f"at most {_readable(other[1])}"
         span = f"{'(' if lo > 0 else '['}{_readable(lo)}, {_readable(hi)}]"
@@ -139,7 +166,10 @@ def never_binds(an: Analysis, defaults: dict) -> dict[str, str]:
 
 def _binds(an: Analysis, th: Threshold, other: Node, subject: str, call: Node, vals: dict[str, float]) -> bool | None:
     """Whether the floor (cap) ``th`` applies for some value of ``subject`` with the parameters at ``vals``."""
-    lo, hi = _guard(an, call, subject, vals)
+    guard = _guard(an, call, subject, vals)
+    if guard is None:
+        return None
+    lo, hi = guard
     if lo > hi:
         return False
     rng = _interval(an, other, vals, lambda n: (lo, hi) if n.text.decode() == subject else None)
@@ -148,8 +178,14 @@ def _binds(an: Analysis, th: Threshold, other: Node, subject: str, call: Node, v
     return vals[th.param] > rng[0] if th.role == "floor" else vals[th.param] < rng[1]
 
 
-def _would_bind(param: str, values: dict[str, float], binds) -> str | None:
-    """ "<param> above (below) <v>": the nearest value of ``param`` (the others at their defaults) that binds."""
+def _refused(rels: list, values: dict[str, float]) -> bool:
+    """Whether the plugin's Validate() refuses these values (a relation across parameters breaks)."""
+    return any(r.broken(values) for r in rels)
+
+
+def _would_bind(param: str, values: dict[str, float], binds, refused) -> str | None:
+    """ "<param> above (below) <v>": the nearest value of ``param`` (the others at their defaults) that binds, and
+    that the plugin's Validate() accepts (a steeper taper that binds by inverting the policy is no advice)."""
     start = values[param]
     for sign in (1, -1):
         prev = start
@@ -162,6 +198,8 @@ def _would_bind(param: str, values: dict[str, float], binds) -> str | None:
                 for _ in range(60):
                     mid = (a + b) / 2
                     a, b = (a, mid) if binds(values | {param: mid}) else (mid, b)
+                if refused(values | {param: b}):
+                    break  # this way it binds only where Validate() refuses; the other way may still
                 return f"{param} {'above' if sign > 0 else 'below'} {_readable(a)}"
             prev = v
     return None

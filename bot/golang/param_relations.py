@@ -7,7 +7,10 @@ evolved logic does. Two shapes are recognised wherever they occur, whatever the 
   tested first must stay the higher one (the lower one the lower), or the later branch can never run;
 - a linear taper in the later branch, ``t *= 1 - c*(load - 4.5)``, ended by the earlier branch's cut at 7: at
   the cut it must not fall below what the cut itself multiplies ``t`` by (``t *= 0.4``; 0 when the cut sets no
-  factor), ``c*(high-low) <= 1-factor``, or a larger value ends up with a larger factor than a smaller one.
+  factor), ``c*(high-low) <= 1-factor``, or a larger value ends up with a larger factor than a smaller one. A
+  taper floored or capped (``math.Max(0.2, 1 - c*(load-4.5))``, a ``math.Min`` around it or inside, either
+  argument order) is judged by its clamped value at the cut, ``max(0.2, 1-c*(7-4.5)) >= factor``: a floor at or
+  above the factor keeps the direction whatever ``c`` is, a cap below it inverts it whatever ``c`` is.
 
 A relation the evolved values themselves break is not one (it would refuse the evolved program). The generated
 Validate() checks each relation, gate 1 refuses ``param`` lines that break one with the values in effect, and
@@ -17,7 +20,7 @@ the recalibration check reports one its pod-scale values break instead of runnin
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.golang.analysis_types import Analysis, Node, Threshold
 from bot.golang.gonames import go_float
@@ -28,6 +31,7 @@ EPS = 1e-9
 _EPS_GO = "1e-9"
 _UP = (">", ">=")
 _DOWN = ("<", "<=")
+_ANY_ROLE = ("threshold", "offset", "coefficient", "factor", "floor", "cap", "exponent")
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,9 @@ class Relation:
     fields: tuple[tuple[str, str], ...]
     defaults: tuple[tuple[str, float], ...]
     integer: bool = False
+    #: A taper's ``math.Max``/``math.Min`` around ``1-c*(x-low)``, innermost first: ("max"|"min", a role among
+    #: ``names`` for a parameter, else the constant's Go literal).
+    clamps: tuple[tuple[str, str], ...] = ()
 
     def name(self, role: str) -> str:
         return dict(self.names).get(role, "")
@@ -59,7 +66,11 @@ class Relation:
         if self.kind == "order":
             return low > high
         factor = v[self.name("factor")] if self.name("factor") else 0.0
-        return v[self.name("coeff")] * (high - low) > 1 - factor + EPS
+        below = v[self.name("coeff")] * (high - low) > 1 - factor + EPS
+        for func, ref in self.clamps:  # the Go condition's logic, innermost first (see ``cond``)
+            x = v[self.name(ref)] if self.name(ref) else float(ref)
+            below = (x < factor - EPS and below) if func == "max" else (x < factor - EPS or below)
+        return below
 
     @property
     def cond(self) -> str:
@@ -68,12 +79,19 @@ class Relation:
         if self.kind == "order":
             return f"{f['low']} > {f['high']}"
         bound = f"1-{f['factor']}" if "factor" in f else "1"
-        return f"{f['coeff']}*({f['high']}-{f['low']}) > {bound}+{_EPS_GO}"
+        cond = f"{f['coeff']}*({f['high']}-{f['low']}) > {bound}+{_EPS_GO}"
+        under = f"{f['factor']}-{_EPS_GO}" if "factor" in f else f"-{_EPS_GO}"
+        for func, ref in self.clamps:  # max(x, t) < factor: both are; min(x, t) < factor: either is
+            cond = f"({f.get(ref, ref)} < {under} {'&&' if func == 'max' else '||'} {cond})"
+        return cond
 
     @property
     def _printed(self) -> tuple[str, ...]:
         """The roles whose values the message prints, in its order."""
-        return ("low", "high") if self.kind == "order" else ("coeff", "high", "low", *self.roles[3:])
+        if self.kind == "order":
+            return ("low", "high")
+        outer = tuple(ref for _, ref in reversed(self.clamps) if self.name(ref))
+        return (*outer, "coeff", "high", "low", *(("factor",) if self.name("factor") else ()))
 
     @property
     def args(self) -> list[str]:
@@ -91,6 +109,14 @@ class Relation:
             )
         bound, at = (f"1-{n['factor']}", "the cut's factor") if "factor" in n else ("1", "0")
         got_bound = f"1-{got['factor']}" if "factor" in n else "1"
+        if self.clamps:
+            at_cut, at_got = self._clamped(n, n["high"], n["low"]), self._clamped(got, got["high"], got["low"])
+            return (
+                f"{at_cut} must be >= {n.get('factor', '0')}, got {at_got} < {got.get('factor', '0')}: the taper "
+                f"`{self._clamped(n, self.subject, n['low'])}` must stay at or above {at} up to the cut at "
+                f"{n['high']}, or a larger `{self.subject}` gets a larger factor than a smaller one (the evolved "
+                "policy's direction inverts)"
+            )
         return (
             f"{n['coeff']}*({n['high']}-{n['low']}) must be <= {bound}, got {got['coeff']}*({got['high']}-"
             f"{got['low']}) > {got_bound}: the taper `1-{n['coeff']}*({self.subject}-{n['low']})` must stay at or "
@@ -98,13 +124,34 @@ class Relation:
             "smaller one (the evolved policy's direction inverts)"
         )
 
+    def _clamped(self, shown: dict[str, str], x: str, low: str) -> str:
+        """``max(floor, 1-coeff*(x-low))`` with each role written as ``shown`` has it (a constant as itself)."""
+        text = f"1-{shown['coeff']}*({x}-{low})"
+        for func, ref in self.clamps:
+            text = f"{func}({shown.get(ref, ref)}, {text})"
+        return text
+
     @property
     def owner(self) -> str:
         """The parameter whose spec carries the check (the generated test sets it alone to a refused value)."""
+        if self.kind == "taper" and self.clamps:
+            return self._breaker()[0]
         return self.name("low" if self.kind == "order" else "coeff")
+
+    def _breaker(self) -> tuple[str, float]:
+        """A clamped taper's (parameter, value) that breaks it alone: a steeper taper, else a floor or cap below
+        the factor; ("", nan) when none does (a floor at or above the factor needs a second value moved)."""
+        d = dict(self.defaults)
+        room = 1 - (d[self.name("factor")] if self.name("factor") else 0.0)
+        base = 2 * max(room, 0.05) / (d[self.name("high")] - d[self.name("low")])
+        tries = [(self.name("coeff"), float(f"{base * 10**k:.3g}")) for k in range(4)]
+        tries += [(self.name(ref), float(f"{(1 - room) / 2:.3g}")) for _, ref in self.clamps if self.name(ref)]
+        return next(((n, v) for n, v in tries if self.broken({n: v})), ("", math.nan))
 
     def bad(self) -> float:
         """A value of ``owner`` that breaks the relation with every other parameter at its evolved value."""
+        if self.kind == "taper" and self.clamps:
+            return self._breaker()[1]
         d = dict(self.defaults)
         low, high = d[self.name("low")], d[self.name("high")]
         if self.kind == "order":
@@ -143,7 +190,8 @@ def relations(an: Analysis) -> list[Relation]:
             taper = _taper(an, stmt, alt, outer.subject, low, high)
             if taper is not None:
                 out.append(taper)
-    return [r for r in dict.fromkeys(out) if not r.broken({})]
+    # A relation no one value breaks (a floor at or above the factor) is left out: the generated test sets one alone.
+    return [r for r in dict.fromkeys(out) if not r.broken({}) and r.owner]
 
 
 def _relation(kind: str, subject: str, parts: dict[str, Threshold], integer: bool = False) -> Relation:
@@ -216,10 +264,26 @@ def _text(an: Analysis, node: Node | None) -> str:
     return an.src.go_bytes[node.start_byte : node.end_byte].decode("utf-8")
 
 
+def _unclamped(an: Analysis, rhs: Node | None) -> tuple[Node | None, list[tuple[str, Node]]]:
+    """``rhs`` without the ``math.Max``/``math.Min`` (or ``max``/``min``) of a number around it: the expression
+    inside and the clamps as (func, the number's node), innermost first. A call of another shape is not peeled."""
+    clamps: list[tuple[str, Node]] = []
+    while rhs is not None and rhs.type == "call_expression":
+        func = _text(an, rhs.child_by_field_name("function")).removeprefix("math.").lower()
+        args = [_bare(a) for a in named(rhs.child_by_field_name("arguments"))]
+        numbers = [a for a in args if a is not None and a.type in ("float_literal", "int_literal")]
+        if func not in ("max", "min") or len(args) != 2 or len(numbers) != 1:
+            break
+        clamps.insert(0, (func, numbers[0]))
+        rhs = next(a for a in args if a is not numbers[0])
+    return rhs, clamps
+
+
 def _taper(an: Analysis, cut: Node, branch: Node, subject: str, low: Threshold, high: Threshold) -> Relation | None:
-    """The taper ``t *= 1 - c*(subject - low)`` of the branch after the cut, with the factor the cut sets on t."""
-    for target, rhs in _scaled(an, branch):
-        rhs = _bare(rhs)
+    """The taper ``t *= 1 - c*(subject - low)`` of the branch after the cut (floored or capped by numbers or not),
+    with the factor the cut sets on t."""
+    for target, whole in _scaled(an, branch):
+        rhs, clamps = _unclamped(an, _bare(whole))
         if rhs is None or rhs.type != "binary_expression" or _text(an, rhs.child_by_field_name("operator")) != "-":
             continue
         one, prod = _bare(rhs.child_by_field_name("left")), _bare(rhs.child_by_field_name("right"))
@@ -251,7 +315,15 @@ def _taper(an: Analysis, cut: Node, branch: Node, subject: str, low: Threshold, 
         )
         if factor is not None:
             parts["factor"] = factor
-        return _relation("taper", subject, parts)
+        refs = []
+        for i, (func, node) in enumerate(clamps):
+            th = _param_at(an, node, _ANY_ROLE)
+            if th is not None:
+                parts[f"clamp{i}"] = th
+            refs.append((func, f"clamp{i}" if th is not None else _text(an, node)))
+        if len({th.param for th in parts.values()}) < len(parts):
+            continue  # one parameter in two roles: no relation among distinct values
+        return replace(_relation("taper", subject, parts), clamps=tuple(refs))
     return None
 
 

@@ -13,9 +13,10 @@ import pytest
 
 from bot.golang.analyze import analyze
 from bot.golang.never_binds import never_binds
-from bot.golang.source import load_evolved_source
+from bot.golang.source import load_evolved_source, parse_evolved_source
 
 from .conftest import CORPUS, EXAMPLE, translate_path
+from .kv_chain import program_text, write_program
 
 A03 = CORPUS / "a03_openevolve_tenant_fair_share.py"
 NEVER_REJECT = ('return false, "tenant over fair share"', 'return true, ""')
@@ -87,3 +88,94 @@ def test_the_bundled_examples_report_says_the_floor_never_binds(dictionary):
     _, _, tr = translate_path(EXAMPLE, dictionary, "evolved-adaptive-scorer")
     (floor,) = [f for f in tr.findings if f.check == CHECK_UNTESTED and "`kvUtilizationFloor`" in f.message]
     assert "never binds at the default values" in floor.message and "no llm-d input among" not in floor.message
+
+
+def _kv_floor_advice(dictionary, text: str) -> str | None:
+    an = analyze(parse_evolved_source(text, "best_program.py"), dictionary, None)
+    return never_binds(an, {th.param: th.value for th in an.thresholds if th.param}).get("kvUtilizationFloor")
+
+
+def test_a_floor_in_an_else_if_is_judged_on_what_the_earlier_branches_leave_it(dictionary):
+    """Found by a newcomer (newuser4, item 4): the floor of `else if KVU > 0.7 { max(0.2, 1-1.5*(KVU-0.7)) }`
+    after `if KVU > 0.9` was said to bind above 0.55 (KVU up to 1); it sees only (0.7, 0.9], so it binds only
+    above 0.7, and the coefficient and threshold values named (2.67, 0.467) never bound. A value that binds only
+    by breaking a relation Validate() checks (a coefficient of 4 and more inverts the policy) is no advice."""
+    text = _kv_floor_advice(dictionary, program_text())
+    assert text is not None and "at least 0.7 for every KVUtilization in (0.7, 0.9]" in text, text
+    assert text.endswith("it would bind with kvUtilizationFloor above 0.7"), text
+    flipped = program_text().replace("if snap.KVUtilization > 0.9 {", "if 0.9 < snap.KVUtilization {")
+    assert _kv_floor_advice(dictionary, flipped) == text
+    # An earlier branch testing the value some other way leaves an unknown range: nothing rather than a guess.
+    for other in ("snap.KVUtilization > 0.9 && q > 3", "snap.KVUtilization*2 > 1.8"):
+        guessed = program_text().replace("if snap.KVUtilization > 0.9 {", f"if {other} {{")
+        assert _kv_floor_advice(dictionary, guessed) is None, other
+    # One on another value leaves this one's range as it was.
+    unrelated = program_text().replace(
+        "\t\tif snap.KVUtilization > 0.9 {",
+        "\t\tif q > 50 {\n\t\t\tadj *= 0.1\n\t\t} else if snap.KVUtilization > 0.9 {",
+    )
+    assert "in (0.7, 0.9]" in (_kv_floor_advice(dictionary, unrelated) or "")
+
+
+@pytest.mark.slow
+def test_the_floor_value_the_advice_names_changes_the_compiled_plugins_scores(dictionary, tmp_path):
+    """newuser4, item 4, on the compiled plugin: a floor just above the named 0.7 changes the score of an endpoint
+    at KVU 0.89; one just below it, and the 0.6 the old advice allowed, change nothing."""
+    import re
+
+    from bot import sandbox
+    from bot.golang import gorun, toolchain
+
+    write_program(tmp_path / "my")
+    _, _, tr = translate_path(tmp_path / "my" / "best_program.py", dictionary, "queue-kv-pressure-scorer")
+    bound = float(
+        re.search(r"kvUtilizationFloor above ([\d.]+)$", _kv_floor_advice(dictionary, program_text())).group(1)
+    )
+    floors = [0.2, 0.6, bound - 0.01, bound + 0.05]
+    module = toolchain._copy_mirror(tmp_path)
+    for rel, text in tr.files.items():
+        if rel.endswith(".go"):
+            (module / rel).parent.mkdir(parents=True, exist_ok=True)
+            (module / rel).write_text(text, encoding="utf-8")
+    pkg = tr.summary.package_dir.rsplit("/", 1)[-1]
+    (module / tr.summary.package_dir / "zz_floor_probe_test.go").write_text(
+        _FLOOR_PROBE.replace("PKG", pkg).replace("FLOORS", ", ".join(map(str, floors))), encoding="utf-8"
+    )
+    go, _ = toolchain._tool_paths()
+    res = sandbox.run(
+        [str(go), "test", "-count=1", "-run", "TestFloorProbe", "-v", "./" + tr.summary.package_dir],
+        cwd=module,
+        env=gorun.go_env(str(tmp_path / "gocache"), tmp_path, "/tmp"),
+        mounts=sandbox.Mounts(read_only=(go.resolve().parent.parent,), read_write=(tmp_path,)),
+        limits=sandbox.Limits(wall_seconds=900, cpu_seconds=900, memory_bytes=8 << 30),
+    )
+    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
+    scores = re.findall(r"(?m)^PROBE (\S+) (\S+)$", res.stdout)
+    assert len(scores) == len(floors), res.stdout
+    default, *others = scores
+    assert [s == default for s in others] == [True, True, False], scores
+
+
+_FLOOR_PROBE = """package PKG
+
+import (
+	"fmt"
+	"testing"
+
+	fwkdl "github.com/llm-d/llm-d-router/pkg/epp/framework/interface/datalayer"
+	"github.com/llm-d/llm-d-router/pkg/epp/framework/interface/scheduling"
+)
+
+func TestFloorProbe(t *testing.T) {
+	for _, floor := range []float64{FLOORS} {
+		p := DefaultParameters()
+		p.KVUtilizationFloor = floor
+		endpoints := []scheduling.Endpoint{
+			testEndpoint("pod-a", &fwkdl.Metrics{KVCacheUsagePercent: 0.89}),
+			testEndpoint("pod-b", &fwkdl.Metrics{KVCacheUsagePercent: 0.5}),
+		}
+		got := scoreWith(t, p, endpoints, &scheduling.InferenceRequest{RequestID: "r-1", RequestSizeBytes: 2048})
+		fmt.Printf("PROBE %v %v\\n", got["pod-a"], got["pod-b"])
+	}
+}
+"""

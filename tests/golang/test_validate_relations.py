@@ -12,6 +12,7 @@ from bot.golang.param_relations import relations
 from bot.golang.params import param_specs
 
 from .conftest import CORPUS, EXAMPLE, translate_path
+from .kv_chain import KV_TAPER, program_text, write_program
 
 _PROBE = """package {pkg}
 
@@ -130,9 +131,78 @@ def test_the_relations_come_from_the_codes_shape_not_from_the_programs_names(ana
     assert order.broken({"loadLowThreshold": 21}) and not order.broken({"loadLowThreshold": 19})
     assert taper.broken({"loadCoeff": 0.06}) and not taper.broken({"loadCoeff": 0.05})  # 0.05*10 = 1-0.5 holds
     floored = text.replace("1.0 - 0.12*(load-4.5)", "math.Max(0.2, 1.0-0.12*(load-4.5))")
-    assert [r.kind for r in relations(analyze_text(floored))] == ["order"]
+    [_, clamped] = relations(analyze_text(floored))  # judged by its floored value at the cut (see below)
+    assert clamped.clamps == (("max", "clamp0"),) and not clamped.broken({})
     steep = text.replace("1.0 - 0.12*(load-4.5)", "1.0 - 0.5*(load-4.5)")  # 0.5*2.5 > 0.6 as evolved
     assert [r.kind for r in relations(analyze_text(steep))] == ["order"]
+
+
+def _taper(an):
+    return next((r for r in relations(an) if r.kind == "taper"), None)
+
+
+def test_a_floored_or_clamped_taper_after_a_cut_is_judged_by_its_value_at_the_cut(analyze_text):
+    """Found by a newcomer (newuser4, item 1): with the taper floored, `math.Max(0.2, 1-c*(KVU-0.7))` after a 0.5
+    cut at 0.9, `kvUtilizationCoeff: 4` was accepted: KVU 0.89 scored 0.24 and KVU 0.91 0.5. The relation is the
+    clamped value at the cut, max(floor, 1-c*(high-low)) >= factor, whichever way round and however nested the
+    math.Max/math.Min are, and in a longer else-if chain; a floor at or above the factor never inverts."""
+    coeff = "kvUtilizationCoeff"
+    for taper in (
+        KV_TAPER,
+        "math.Max(1.0-1.5*(snap.KVUtilization-0.7), 0.2)",
+        "max(0.2, 1.0-1.5*(snap.KVUtilization-0.7))",
+        "math.Min(1.0, math.Max(0.2, 1.0-1.5*(snap.KVUtilization-0.7)))",
+        "math.Max(math.Min(0.95, 1.0-1.5*(snap.KVUtilization-0.7)), 0.2)",
+    ):
+        rel = _taper(analyze_text(program_text(taper), "best_program.py"))
+        assert rel is not None and rel.clamps, taper
+        assert rel.broken({coeff: 4}) and not rel.broken({coeff: 2.5}) and not rel.broken({}), taper  # 0.5 >= 0.5
+        assert rel.owner == coeff and rel.broken({coeff: rel.bad()}), taper
+    rel = _taper(analyze_text(program_text(), "best_program.py"))
+    assert rel.message({coeff: 4}).startswith(
+        "max(kvUtilizationFloor, 1-kvUtilizationCoeff*(kvUtilizationHighThreshold-kvUtilizationLowThreshold)) must "
+        "be >= kvUtilizationFactor, got max(0.2, 1-4*(0.9-0.7)) < 0.5"
+    )
+    assert rel.broken({coeff: 4, "kvUtilizationFloor": 0.4}) and not rel.broken({coeff: 4, "kvUtilizationFloor": 0.5})
+    chained = program_text().replace(
+        "\t\tif snap.KVUtilization > 0.9 {",
+        "\t\tif q > 50 {\n\t\t\tadj *= 0.1\n\t\t} else if snap.KVUtilization > 0.9 {",
+    )
+    assert _taper(analyze_text(chained, "best_program.py")).broken({coeff: 4})
+    # A floor at or above the cut's factor keeps the direction whatever the coefficient: nothing to refuse.
+    assert _taper(analyze_text(program_text(KV_TAPER.replace("0.2", "0.6")), "best_program.py")) is None
+
+
+@pytest.mark.slow
+def test_the_newcomers_floored_taper_refuses_a_coefficient_that_inverts_it(dictionary, tmp_path):
+    """newuser4, item 1, end to end: the generated Validate() (real Go toolchain) and gate 1's `param` check both
+    refuse `kvUtilizationCoeff: 4` on the newcomer's program, naming the relation, as without the floor."""
+    from bot.model import PromotionRequest
+    from bot.review.change_request import parameter_checks, refusal
+
+    request = PromotionRequest.load(write_program(tmp_path / "my"))
+    checks = parameter_checks(request, dictionary)
+    why = refusal(1, "param kvUtilizationCoeff: 4", parameters=sorted(checks), checks=checks)
+    assert why is not None and "nothing was recorded" in why and "Validate() refuses" in why, why
+    assert "`param kvUtilizationCoeff: 4` cannot apply with the values in effect: max(kvUtilizationFloor, " in why
+    assert "got max(0.2, 1-4*(0.9-0.7)) < 0.5" in why, why
+    assert refusal(1, "param kvUtilizationCoeff: 2.5", parameters=sorted(checks), checks=checks) is None
+    _, _, tr = translate_path(tmp_path / "my" / "best_program.py", dictionary, "queue-kv-pressure-scorer")
+    said = _validate(
+        tr,
+        tmp_path,
+        [
+            {"kvUtilizationCoeff": 4},
+            {},
+            {"kvUtilizationCoeff": 2.5},
+            {"kvUtilizationFloor": 0.5, "kvUtilizationCoeff": 4},
+        ],
+    )
+    assert said[0].startswith(
+        "max(kvUtilizationFloor, 1-kvUtilizationCoeff*(kvUtilizationHighThreshold-kvUtilizationLowThreshold)) must "
+        "be >= kvUtilizationFactor, got max(0.2, 1-4*(0.9-0.7)) < 0.5"
+    ), said
+    assert said[1:] == ["ok", "ok", "ok"]
 
 
 @pytest.mark.slow
