@@ -580,7 +580,7 @@ def _hypothesis_power(
             track=h.track,
             kind=h.direction.value,
             decidable=h.id in sizing.decidable,
-            level=round(decision.alpha * sizing.weights.get(h.id, 0.0), 6),
+            level=round(decision.alpha * sizing.share(h.id, [p.id for p in planned]), 6),
             power_floor=sizing.power_floor[h.id],
             power=round(planned_rates[h.id], 3),
             power_equal_noise=round(equal_rates[h.id], 3),

@@ -117,10 +117,8 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
         ),
         "",
         (
-            f"Multiple comparisons: {plan.decision.description}. The {sum(h.decidable for h in plan.hypothesis_power)} "
-            f"hypotheses that can reach {_pct(plan.power)} power within {MAX_REPETITIONS} repetitions share alpha "
-            f"{plan.alpha:g} equally, less a 10% reserve the under-powered ones share (so that a cluster quieter "
-            "than assumed can still decide them); confirmed hypotheses pass their alpha on. Every power below is the chance that the whole verdict rule (test, noise "
+            f"Multiple comparisons: {plan.decision.description}. {_alpha_split(plan)}; confirmed hypotheses pass "
+            "their alpha on. Every power below is the chance that the whole verdict rule (test, noise "
             "floor, outlier rule, every cell) confirms the hypothesis at the effect beside it: *power* with every "
             "claim at its planned effect (simulated), *floor* when no other hypothesis is confirmed (exact), "
             "*steady* the simulated power if the evolved arm is as steady as the baseline and no run is an outlier."
@@ -196,3 +194,21 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
     if plan.notes:
         lines += ["", "## Notes", ""] + [f"- {n}" for n in plan.notes]
     return "\n".join(lines) + "\n"
+
+
+def _alpha_split(plan) -> str:
+    """How the plan shares alpha, as stage 5 will (``bot.bench.sizing``): no weights means equal shares."""
+    k, m = sum(h.decidable for h in plan.hypothesis_power), len(plan.hypothesis_power)
+    reach = f"reach {_pct(plan.power)} power within {MAX_REPETITIONS} repetitions"
+    if k == 0:
+        return (
+            f"No hypothesis can {reach}, so the plan gives no weights and stage 5 shares alpha {plan.alpha:g} "
+            f"equally among all {m} (level {plan.alpha / max(m, 1):.2g} each)"
+        )
+    if k == m:
+        return f"Every hypothesis can {reach}: the {m} share alpha {plan.alpha:g} equally"
+    return (
+        f"The {k} hypotheses that can {reach} share alpha {plan.alpha:g} equally, less a 10% reserve the "
+        "under-powered ones share (so that a cluster quieter than assumed can still decide them)"
+    )
+

@@ -310,6 +310,34 @@ def _power(plan, hid):
     return next(h for h in plan.hypothesis_power if h.hypothesis == hid)
 
 
+def test_a_plan_with_no_decidable_hypothesis_prints_the_equal_levels_stage_5_uses():
+    """Stats review #6/#7: at CV 16% nothing is decidable and the spec's weights are empty, so stage 5 tests each
+    hypothesis at alpha / k. The plan printed level 0, a floor power of 0% computed at level 0, a note about
+    sharing the 10% reserve, and "it would need about 3 per arm" where every cell halts as too noisy."""
+    from bot.bench.plan_markdown import plan_markdown
+    from bot.stats.multiplicity import normalized_weights
+
+    hs = [
+        _h("A1", ["load-spikes"], "e2e_p95", rates=[30]),
+        _h("C1", ["sanity-random"], "ttft_mean", "no-worse", rates=[10]),
+    ]
+    plan = make_plan(_request(), hs, prior_cv=0.16)
+    assert plan.decision.weights == {}
+    stage5 = 0.05 * normalized_weights(["A1", "C1"], plan.decision.weights)
+    for hp, level in zip(plan.hypothesis_power, stage5, strict=True):
+        assert not hp.decidable and hp.level == pytest.approx(level) == pytest.approx(0.025)
+    assert _power(plan, "A1").power_floor > 0.05  # the exact floor at 0.025, near the simulated power
+    assert abs(_power(plan, "A1").power_floor - _power(plan, "A1").power) < 0.05
+    notes = [n for n in plan.notes if n.startswith(("A1 (", "C1 ("))]
+    assert len(notes) == 2
+    for n in notes:
+        assert "no repetition count helps" in n and "above the 15% halt" in n and "would need" not in n
+        assert "shared equally" in n and "level 0.025" in n and "10% of alpha" not in n
+    text = plan_markdown(plan)
+    assert "| 0.025 |" in text and "| 0 |" not in text
+    assert "less a 10% reserve" not in text and "equally among all 2 (level 0.025 each)" in text
+
+
 def test_under_powered_hypotheses_are_said_before_any_gpu_is_spent():
     """Equivalence within 5% at CV 5%: no cell count up to the cap reaches 80%; the plan says so, gives it
     only the small reserve of alpha, and sizes its cell like a directional guard instead of at the cap."""
