@@ -133,6 +133,7 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
             f"| {hp.hypothesis} | {hp.kind} | {_effects(plan, hp.hypothesis)} | {hp.level:.2g} | {_pct(hp.power)} | "
             f"{_pct(hp.power_floor)} | {_pct(hp.power_equal_noise)} | {status} |"
         )
+    lines += _guards_section(plan)
     lines += [
         "",
         "## Cells",
@@ -212,3 +213,43 @@ def _alpha_split(plan) -> str:
         "under-powered ones share (so that a cluster quieter than assumed can still decide them)"
     )
 
+
+def _guards_section(plan) -> list[str]:
+    """Per regression guard (Track C), its chance of catching a regression: the power table is about confirming,
+    and a guard catches a regression by being refuted (``bot.bench.guard_power``)."""
+    guards = [h for h in plan.hypothesis_power if h.refute]
+    if not guards:
+        return []
+    seq = plan.sequential.refute if plan.sequential is not None else {}
+    double = f"{2 * plan.t_eff:.0%}"
+    head = "| guard | metric | margin | refuted, regression = margin | refuted, regression = 2 × T_eff |"
+    lines = [
+        "",
+        "### Regression guards",
+        "",
+        (
+            "A guard (Track C) catches a regression by being refuted, so the power above (confirmation) is not its "
+            "power against a regression. Simulated chance the verdict refutes each guard when its metric is truly "
+            f"worse on all its cells by its margin or by 2 × T_eff = {double}, every other claim at its planned "
+            "effect, under the noise the plan is sized for"
+            + (" (all planned runs; sequential design after the slash)" if seq else "")
+            + ". A regression of exactly the margin lies on the refutation test's boundary: an undecided guard "
+            "does not rule it out."
+        ),
+        "",
+        head,
+        "|---|---|---:|---:|---:|",
+    ]
+    metric = {h.id: h.metric for h in plan.hypotheses}
+    margin = {h.id: h.margin for h in plan.hypotheses}
+    for hp in guards:
+        cols = []
+        for i in (0, 1):
+            cell = _pct(hp.refute[i])
+            if hp.hypothesis in seq:
+                cell += f" / {_pct(seq[hp.hypothesis][i])}"
+            cols.append(cell)
+        lines.append(
+            f"| {hp.hypothesis} | {metric[hp.hypothesis]} | {margin[hp.hypothesis]:.0%} | {cols[0]} | {cols[1]} |"
+        )
+    return lines

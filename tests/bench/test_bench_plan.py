@@ -528,6 +528,30 @@ def test_cost_ratio_on_the_bundled_example():
     assert f"benchmarks/promotion/{req.slug}/experiment.yaml" in files
 
 
+def test_the_plan_reports_each_regression_guards_chance_of_catching_a_regression():
+    """Stats review #3: Track C guards are judged by refutation, but the plan printed confirmation power only.
+    At CV 5% a 2 x T_eff = 20% regression is caught less than half the time, sequential design or not; the plan
+    reports both chances per guard, and says so in a note. At CV 1% (2 x T_eff = 10%) the guards catch it."""
+    from bot.bench.plan_markdown import plan_markdown
+
+    hs = [_h("A1", ["load-spikes"], "e2e_p95", rates=[30]), _h("C1", ["sanity-random"], "e2e_p95", "no-worse")]
+    plan = make_plan(_request(), hs, prior_cv=0.05, max_ratio=None)
+    c1 = _power(plan, "C1")
+    assert _power(plan, "A1").refute is None and c1.refute is not None and plan.sequential is not None
+    for at_margin, at_double in (c1.refute, plan.sequential.refute["C1"]):
+        assert at_margin < 0.05 < at_double < 0.6  # the margin is the refutation test's boundary
+    assert plan.sequential.refute["C1"][1] < 0.5  # the sequential guard cell stops early: weaker still
+    (note,) = [n for n in plan.notes if n.startswith("regression guards are judged by refutation")]
+    assert "20% (2 x T_eff) regression on C1 less than 50%" in note and "does not show that nothing regressed" in note
+    text = plan_markdown(plan)
+    assert "### Regression guards" in text and "| C1 | e2e_p95 | 5% |" in text
+    fixed = make_plan(_request(), hs, prior_cv=0.07, max_ratio=None, sequential=False, repetitions=4)
+    assert _power(fixed, "C1").refute[1] < 0.5
+    assert any(n.startswith("regression guards are judged") and "with every run" in n for n in fixed.notes)
+    quiet = make_plan(_request(), hs, prior_cv=0.01, max_ratio=None)
+    assert _power(quiet, "C1").refute[1] > 0.8 and not any(n.startswith("regression guards") for n in quiet.notes)
+
+
 # --------------------------------------------------------------------------
 # Rendering
 # --------------------------------------------------------------------------
