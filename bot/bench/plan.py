@@ -35,6 +35,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bot.bench import guard_power
 from bot.bench.evidence import SAMPLE_FLAG
 from bot.bench.layout import RUN_TREATMENT_PATTERN, TREATMENTS, split_condition  # noqa: F401 (re-exported)
 from bot.bench.metrics import METRICS, short_metric
@@ -178,6 +179,7 @@ class HypothesisPower(_Model):
     power_equal_noise: float = Field(
         description="the same simulation with the evolved arm as steady as the baseline and no outlier runs"
     )
+    refute: list[float] | None = Field(None, description=guard_power.REFUTE_FIELD)
 
 
 class CellRepetitions(_Model):
@@ -210,6 +212,7 @@ class SequentialPlan(_Model):
     )
     expected_gpu_minutes_null: float = Field(description="the evolved plugin changes nothing (noise as assumed)")
     max_gpu_minutes: float = Field(description="every cell to its horizon")
+    refute: dict[str, list[float]] = Field({}, description="Track C guard -> HypothesisPower.refute, sequentially")
 
     def rule(self) -> SequentialRule:
         return SequentialRule(spending=self.spending, looks=self.looks, decidable=self.decidable)
@@ -514,6 +517,7 @@ def plan_for(
         c: sorted({cl.hypothesis for cl in claims if cl.cell == c and cl.need == by_cell[c]}, key=id_key) for c in cells
     }
     hypothesis_power = _hypothesis_power(planned, sizing, noise, decision, by_cell)
+    notes += [] if sequential else guard_power.fixed_notes(planned, hypothesis_power, t_eff)  # sequential: its own
 
     cost = plan_cost(request, cells, by_cell, stacks, params)
     if max_ratio is not None and naive.gpu_minutes and cost.gpu_minutes > max_ratio * naive.gpu_minutes:
@@ -558,6 +562,7 @@ def plan_for(
             f"the sequential design leaves {', '.join(short)} below {power:.0%} even with {MAX_REPETITIONS} runs; "
             "run the fixed plan for them"
         )
+    notes.extend(guard_power.low_notes(planned, seq.refute, t_eff, "the sequential design"))
     return plan.model_copy(
         update={"sequential": seq, "decision": decision.model_copy(update={"sequential": seq.rule()}), "notes": notes}
     )
@@ -581,16 +586,18 @@ def _hypothesis_power(
     planned_rates = confirm_rates(claims, metric_of, truth, noise, reps, decision)
     steady = NoiseModel(noise.cv)
     equal_rates = confirm_rates(claims, metric_of, truth, steady, reps, decision)
+    refute = guard_power.fixed_refutation(planned, claims, metric_of, truth, noise, reps, decision)
     return [
         HypothesisPower(
             hypothesis=h.id,
             track=h.track,
             kind=h.direction.value,
             decidable=h.id in sizing.decidable,
-            level=round(decision.alpha * sizing.weights.get(h.id, 0.0), 6),
+            level=round(decision.alpha * sizing.share(h.id, [p.id for p in planned]), 6),
             power_floor=sizing.power_floor[h.id],
             power=round(planned_rates[h.id], 3),
             power_equal_noise=round(equal_rates[h.id], 3),
+            refute=refute.get(h.id),
         )
         for h in planned
     ]

@@ -117,10 +117,8 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
         ),
         "",
         (
-            f"Multiple comparisons: {plan.decision.description}. The {sum(h.decidable for h in plan.hypothesis_power)} "
-            f"hypotheses that can reach {_pct(plan.power)} power within {MAX_REPETITIONS} repetitions share alpha "
-            f"{plan.alpha:g} equally, less a 10% reserve the under-powered ones share (so that a cluster quieter "
-            "than assumed can still decide them); confirmed hypotheses pass their alpha on. Every power below is the chance that the whole verdict rule (test, noise "
+            f"Multiple comparisons: {plan.decision.description}. {_alpha_split(plan)}; confirmed hypotheses pass "
+            "their alpha on. Every power below is the chance that the whole verdict rule (test, noise "
             "floor, outlier rule, every cell) confirms the hypothesis at the effect beside it: *power* with every "
             "claim at its planned effect (simulated), *floor* when no other hypothesis is confirmed (exact), "
             "*steady* the simulated power if the evolved arm is as steady as the baseline and no run is an outlier."
@@ -135,6 +133,7 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
             f"| {hp.hypothesis} | {hp.kind} | {_effects(plan, hp.hypothesis)} | {hp.level:.2g} | {_pct(hp.power)} | "
             f"{_pct(hp.power_floor)} | {_pct(hp.power_equal_noise)} | {status} |"
         )
+    lines += _guards_section(plan)
     lines += [
         "",
         "## Cells",
@@ -196,3 +195,61 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
     if plan.notes:
         lines += ["", "## Notes", ""] + [f"- {n}" for n in plan.notes]
     return "\n".join(lines) + "\n"
+
+
+def _alpha_split(plan) -> str:
+    """How the plan shares alpha, as stage 5 will (``bot.bench.sizing``): no weights means equal shares."""
+    k, m = sum(h.decidable for h in plan.hypothesis_power), len(plan.hypothesis_power)
+    reach = f"reach {_pct(plan.power)} power within {MAX_REPETITIONS} repetitions"
+    if k == 0:
+        return (
+            f"No hypothesis can {reach}, so the plan gives no weights and stage 5 shares alpha {plan.alpha:g} "
+            f"equally among all {m} (level {plan.alpha / max(m, 1):.2g} each)"
+        )
+    if k == m:
+        return f"Every hypothesis can {reach}: the {m} share alpha {plan.alpha:g} equally"
+    return (
+        f"The {k} hypotheses that can {reach} share alpha {plan.alpha:g} equally, less a 10% reserve the "
+        "under-powered ones share (so that a cluster quieter than assumed can still decide them)"
+    )
+
+
+def _guards_section(plan) -> list[str]:
+    """Per regression guard (Track C), its chance of catching a regression: the power table is about confirming,
+    and a guard catches a regression by being refuted (``bot.bench.guard_power``)."""
+    guards = [h for h in plan.hypothesis_power if h.refute]
+    if not guards:
+        return []
+    seq = plan.sequential.refute if plan.sequential is not None else {}
+    double = f"{2 * plan.t_eff:.0%}"
+    head = "| guard | metric | margin | refuted, regression = margin | refuted, regression = 2 × T_eff |"
+    lines = [
+        "",
+        "### Regression guards",
+        "",
+        (
+            "A guard (Track C) catches a regression by being refuted, so the power above (confirmation) is not its "
+            "power against a regression. Simulated chance the verdict refutes each guard when its metric is truly "
+            f"worse on all its cells by its margin or by 2 × T_eff = {double}, every other claim at its planned "
+            "effect, under the noise the plan is sized for"
+            + (" (all planned runs; sequential design after the slash)" if seq else "")
+            + ". A regression of exactly the margin lies on the refutation test's boundary: an undecided guard "
+            "does not rule it out."
+        ),
+        "",
+        head,
+        "|---|---|---:|---:|---:|",
+    ]
+    metric = {h.id: h.metric for h in plan.hypotheses}
+    margin = {h.id: h.margin for h in plan.hypotheses}
+    for hp in guards:
+        cols = []
+        for i in (0, 1):
+            cell = _pct(hp.refute[i])
+            if hp.hypothesis in seq:
+                cell += f" / {_pct(seq[hp.hypothesis][i])}"
+            cols.append(cell)
+        lines.append(
+            f"| {hp.hypothesis} | {metric[hp.hypothesis]} | {margin[hp.hypothesis]:.0%} | {cols[0]} | {cols[1]} |"
+        )
+    return lines

@@ -40,6 +40,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from bot.bench import guard_power
 from bot.bench.layout import split_condition
 from bot.bench.plan import (
     BenchmarkPlan,
@@ -89,6 +90,8 @@ def sequential_plan(plan: BenchmarkPlan, request: PromotionRequest, target: floa
     assumed = NoiseModel(plan.cv)
     planned = _simulate(claims, metric_of, truth, assumed, rule_, looks, SIMS)
     null = _simulate(claims, metric_of, {}, assumed, rule_, looks, SIMS // 2)
+    regressions = guard_power.regression_truths(plan.hypotheses, truth, plan.t_eff, key=lambda c: c.label())
+    caught = [_simulate(claims, metric_of, t, noise, rule_, looks, guard_power.GUARD_SIMS).refuted for t in regressions]
     horizon_runs = {label: float(ns[-1]) for label, ns in looks.items()}
     rounds_max = max(len(ns) for ns in looks.values())
     return SequentialPlan(
@@ -102,6 +105,7 @@ def sequential_plan(plan: BenchmarkPlan, request: PromotionRequest, target: floa
         expected_gpu_minutes_noisy=_cost(request, cells, noisy.runs, noisy.rounds, stacks, plan.parameters),
         expected_gpu_minutes_null=_cost(request, cells, null.runs, null.rounds, stacks, plan.parameters),
         max_gpu_minutes=_cost(request, cells, horizon_runs, rounds_max, stacks, plan.parameters),
+        refute=guard_power.rounded(caught, plan.hypotheses),
     )
 
 

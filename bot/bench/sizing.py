@@ -48,7 +48,8 @@ from dataclasses import dataclass, field
 from scipy import stats
 
 from bot.model import Direction
-from bot.stats.power import NoiseModel, claim_power, claim_repetitions, log_sd, noise_floor
+from bot.stats.multiplicity import normalized_weights
+from bot.stats.power import MAX_CV, NoiseModel, claim_power, claim_repetitions, log_sd, noise_floor
 
 #: The fewest runs per arm the plan asks for: the outlier rule needs 3 in an arm to tell a bad one.
 MIN_PLAN_REPS = 3
@@ -84,6 +85,12 @@ class Sizing:
     floor: int = MIN_PLAN_REPS  # the directional floor every cell gets
     power_floor: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+
+    def share(self, hid: str, ids: Sequence[str]) -> float:
+        """The share of alpha stage 5 starts ``hid`` at: its weight as ``multiplicity.normalized_weights`` reads
+        the spec's weights, so equal shares when none is given (no decidable hypothesis: ``weights`` is empty)."""
+        w = normalized_weights(list(ids), self.weights)
+        return float(w[list(ids).index(hid)])
 
 
 def improves(direction: Direction, better: str) -> bool:
@@ -211,7 +218,7 @@ def size(
         reps = dict.fromkeys(cells, fixed_reps)
     sizing.reps = reps
     for hid in ids:
-        w = sizing.weights.get(hid, 0.0)
+        w = sizing.share(hid, ids)  # as stage 5 will test it: equal shares when no hypothesis is decidable
         floor_power = 1.0
         for cn in by_h[hid]:
             cn.power = (
@@ -234,17 +241,36 @@ def _notes(planned, sizing: Sizing, noise: NoiseModel, alpha, target, cap, by_h,
             f"no hypothesis can reach {target:.0%} power within {cap} repetitions per arm; every verdict will "
             "likely be inconclusive: reduce the noise or widen the margins before spending GPU hours"
         )
+    ids = [h.id for h in planned]
     for h in under:
         cns = by_h[h.id]
-        estimate = max(
-            _rough_need(cn, noise, alpha / (len(sizing.decidable) + 1), target ** (1 / len(cns))) for cn in cns
-        )
-        more = f"about {estimate} per arm" if estimate < 10_000 else "more than any budget allows"
         what = "the given repetitions" if fixed else f"{cap} repetitions per arm"
+        if noise.cv > MAX_CV:
+            more = (
+                f"no repetition count helps: CV {noise.cv:.1%} is above the {MAX_CV:.0%} halt, where a cell stops as "
+                "'cluster too noisy' whatever its runs"
+            )
+        else:  # at the level it would get were it decidable, never fewer runs than the ones found too few
+            level = alpha * (1 - UNDERPOWERED_SHARE) / (len(sizing.decidable) + 1)
+            estimate = max(_rough_need(cn, noise, level, target ** (1 / len(cns))) for cn in cns)
+            more = (
+                f"it would need about {max(estimate, cap + 1)} per arm"
+                if estimate < 10_000
+                else ("it would need more than any budget allows")
+            )
+        if sizing.decidable:
+            shares = (
+                f"it shares the {UNDERPOWERED_SHARE:.0%} of alpha kept for under-powered hypotheses (plus what "
+                "confirmed hypotheses pass on)"
+            )
+        else:
+            shares = (
+                f"no hypothesis is decidable, so alpha is shared equally: each of the {len(ids)} is tested at level "
+                f"{alpha * sizing.share(h.id, ids):.3g} (plus what confirmed hypotheses pass on)"
+            )
         notes.append(
             f"{h.id} ({cns[0].kind}, margin {h.margin:.0%}) is under-powered: it cannot reach {target:.0%} power within "
-            f"{what} at CV {noise.cv:.1%} (it would need {more}); it shares the {UNDERPOWERED_SHARE:.0%} of alpha "
-            "kept for under-powered hypotheses (plus what confirmed hypotheses pass on), so it will likely be "
+            f"{what} at CV {noise.cv:.1%} ({more}); {shares}, so it will likely be "
             "inconclusive unless the cluster is quieter than assumed; less run-to-run noise or a wider margin "
             "would decide it"
         )

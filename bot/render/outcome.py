@@ -207,11 +207,33 @@ def headline(pairs: Sequence[Pair]) -> str:
     if regressed:
         regress = f"{_plural(len(regressed), 'regression')} found ({', '.join(regressed)})"
     else:
-        regress = "no regression found"
         held = sum(v.status is VerdictStatus.CONFIRMED for _, v in guards)
+        regress = "no regression found"
         if guards and held < len(guards):
-            regress += f" ({held} of {_plural(len(guards), 'guard')} shown to hold, {len(guards) - held} undecided)"
+            # An undecided guard is no evidence that nothing regressed (a plan's guards often catch a real 10%
+            # regression less than half the time, bot.bench.guard_power): "found" would read as reassurance.
+            upto = _not_ruled_out([v for _, v in guards if v.status is not VerdictStatus.CONFIRMED])
+            regress = (
+                f"no regression shown ({held} of {_plural(len(guards), 'guard')} shown to hold, "
+                f"{len(guards) - held} undecided"
+                + (f"; regressions up to {upto:.1%} not ruled out" if upto is not None else "")
+                + ")"
+            )
     return f"{transfer}; {regress}."
+
+
+def _not_ruled_out(verdicts: Sequence[Verdict]) -> float | None:
+    """The largest regression the undecided guards' intervals still allow: the bad end of each measured cell's
+    interval (higher for a lower-is-better metric), at least 0; None when no cell was measured."""
+    from bot.bench.metrics import METRICS
+
+    worst = [
+        e.ci_high if METRICS[e.metric].better == "lower" else -e.ci_low
+        for v in verdicts
+        for e in v.effects
+        if e.metric in METRICS and math.isfinite(e.ci_low) and math.isfinite(e.ci_high)
+    ]
+    return max(0.0, *worst) if worst else None
 
 
 def _unmeasured(pairs: Sequence[Pair]) -> list[str]:

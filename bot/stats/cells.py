@@ -34,7 +34,9 @@ class ReportIndex:
     values: dict[tuple[str, float, str], dict[str, np.ndarray]]
     repetitions: dict[tuple[str, float, str], dict[str, list[str]]]  # labels, in the order of `values`
     rates: dict[str, list[float]]
-    requests: dict[tuple[str, float], dict[str, tuple[int, int, int]]]  # treatment -> (total, lost, reps)
+    #: (workload, rate) -> treatment -> (total, lost, per-run (total, lost) in repetition order): the shedding guard
+    #: judges the loss with runs as the unit (requests within a run are not independent).
+    requests: dict[tuple[str, float], dict[str, tuple[int, int, tuple[tuple[int, int], ...]]]]
 
     @classmethod
     def build(cls, reports: Any) -> ReportIndex:
@@ -67,23 +69,30 @@ class ReportIndex:
             )
             labels.setdefault((wl, rate, metric), {})[treatment] = [_rep_label(r) for r, _ in ordered]
             rates.setdefault(wl, set()).add(rate)
-        requests: dict[tuple[str, float], dict[str, tuple[int, int, int]]] = {}
+        requests: dict[tuple[str, float], dict[str, tuple[int, int, tuple[tuple[int, int], ...]]]] = {}
         req = getattr(reports, "requests", None)
         if req is not None and len(req) and all(c in req.columns for c in REQUEST_COLUMNS):
             racc: dict[tuple[str, float], dict[str, list]] = {}
             rcols = [req[c].to_numpy() for c in REQUEST_COLUMNS]
             for treatment, wl, rate, rep, total, failures, incomplete in zip(*rcols, strict=False):
-                slot = racc.setdefault((str(wl), rate_key(rate)), {}).setdefault(str(treatment), [0, 0, set(), True])
-                slot[0] += _count(total)
-                slot[1] += _count(failures) + _count(incomplete)
-                slot[2].add(rep)
+                slot = racc.setdefault((str(wl), rate_key(rate)), {}).setdefault(str(treatment), [0, 0, {}, True])
+                t, lost = _count(total), _count(failures) + _count(incomplete)
+                slot[0] += t
+                slot[1] += lost
+                run = slot[2].setdefault(rep, [0, 0])
+                run[0] += t
+                run[1] += lost
                 # A run with a total but neither failures nor incomplete reported cannot be guarded.
                 if not math.isfinite(_number(total)) or (
                     not math.isfinite(_number(failures)) and not math.isfinite(_number(incomplete))
                 ):
                     slot[3] = False
             for key in sorted(racc):
-                requests[key] = {t: (v[0], v[1], len(v[2])) for t, v in sorted(racc[key].items()) if v[3]}
+                requests[key] = {
+                    t: (v[0], v[1], tuple((r[0], r[1]) for _, r in sorted(v[2].items(), key=_rep_order)))
+                    for t, v in sorted(racc[key].items())
+                    if v[3]
+                }
         return cls(values, labels, {w: sorted(r) for w, r in rates.items()}, requests)
 
     def arms(self, workload: str, rate: float, metric: str) -> tuple[np.ndarray, np.ndarray]:

@@ -1,11 +1,25 @@
 """Checks beside the tests: shedding that can fake a latency gain, the mechanism check, BLIS's magnitude.
 
-- Shedding. Per cell, the failed + incomplete share of requests per treatment.
-  If the evolved share exceeds the baseline's by more than 1 percentage point,
-  or by a margin a one-sided two-proportion z-test finds significant at alpha
-  (tail metrics move when even 0.3% of the slowest requests vanish), the cell is
-  flagged "shedding may mask latency", and a latency (lower-is-better) claim is
-  not confirmed there. A missing request count is flagged, never assumed zero.
+- Shedding. Per cell, the failed + incomplete share of requests per treatment,
+  judged in two steps. (1) Is the extra loss real? Runs are the unit, not
+  requests (requests within a run share its load, so a request-level test calls
+  16 extra failures in 38,000 requests significant): the evolved arm lost more
+  when its mean per-run share exceeds the baseline's by more than 1 percentage
+  point, or by a gap a one-sided Welch t-test on the per-run shares finds
+  significant at alpha. (2) Could that loss explain the latency change? Counted
+  as worst-case latencies (the lost requests would have been slower than every
+  served one), an extra lost share d moves a p-th percentile to the served
+  requests' p/(1-d)-th, which matters only when d is a sizeable part of the
+  tail beyond it (0.04% of requests is under 1% of a p95's 5% tail, and cannot
+  fake a 14% gain); ``worst_case_factor`` bounds that move with a heavy
+  (Pareto, index 1) tail, and a mean with lost requests at ``MEAN_WORST`` x the
+  served mean. When the claim's 90% interval, with the evolved arm made worse
+  by that factor, no longer supports it (a decrease no longer below 0; a
+  no-worse or equivalence no longer below its margin), the cell is flagged
+  "shedding may mask latency" and a latency (lower-is-better) claim is not
+  confirmed there (an admitter shedding 5-20% of requests to look fast). A real
+  loss too small to explain the change is flagged as such, without changing the
+  verdict. A missing request count is flagged, never assumed zero.
 - Mechanism check (``evolved_for``): on each Track A metric, the workload the
   program was evolved for should improve the most. If every workload improves
   and all by amounts within T_eff / 2 of each other, flag "gain may not come
@@ -25,11 +39,15 @@ import math
 import numpy as np
 from scipy import stats
 
+from bot.bench.metrics import METRICS
+from bot.model import Direction
 from bot.stats import rule
 from bot.stats.cells import BASELINE, EVOLVED, ReportIndex, rate_key
 
-#: The evolved share of failed + incomplete requests may exceed the baseline's by this much.
+#: The evolved mean per-run share of failed + incomplete requests may exceed the baseline's by this much.
 SHED_TOLERANCE = 0.01
+#: Worst case for a mean: a lost request would have taken this many times the served requests' mean latency.
+MEAN_WORST = 10.0
 #: BLIS magnitude guards: observed / predicted.
 ATTENUATION = 0.3
 AMPLIFICATION = 2.0
@@ -55,25 +73,92 @@ def lost_shares(index: ReportIndex, workload: str, rate: float) -> tuple[float, 
     return lb / tb, le / te
 
 
-def shedding(index: ReportIndex, workload: str, rate: float, where: str, alpha: float) -> tuple[str | None, bool]:
-    """(flag or None, whether more requests were lost with the evolved plugin) for one cell."""
-    if lost_shares(index, workload, rate) is None:
+def run_shares(index: ReportIndex, workload: str, rate: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """(baseline, evolved) per-run shares of requests lost in one cell; None when the reports do not count them."""
+    counts = index.requests.get((workload, rate_key(rate)), {})
+    if BASELINE not in counts or EVOLVED not in counts:
+        return None
+    arms = []
+    for arm in (BASELINE, EVOLVED):
+        runs = [(t, lost) for t, lost in counts[arm][2] if t > 0]
+        if not runs:
+            return None
+        arms.append(np.array([lost / t for t, lost in runs], dtype=float))
+    return arms[0], arms[1]
+
+
+def lost_more(baseline: np.ndarray, evolved: np.ndarray, alpha: float) -> bool:
+    """Whether the evolved arm lost more requests than the baseline, runs as the unit: a mean per-run gap above
+    ``SHED_TOLERANCE``, or a positive gap a one-sided Welch t-test on the per-run shares finds significant. With
+    fewer than 2 runs in an arm, or no run-to-run spread in either, any positive gap counts (nothing to test with)."""
+    gap = float(np.mean(evolved) - np.mean(baseline))
+    if gap <= 0:
+        return False
+    if gap > SHED_TOLERANCE:
+        return True
+    if min(baseline.size, evolved.size) < 2:
+        return True
+    se2 = [float(np.var(x, ddof=1)) / x.size for x in (baseline, evolved)]
+    if sum(se2) <= 0:
+        return True
+    # Welch's t by hand: scipy warns of precision loss on an arm of identical shares, which is common here
+    df = sum(se2) ** 2 / sum(v * v / (x.size - 1) for v, x in zip(se2, (baseline, evolved), strict=True))
+    return bool(stats.t.sf(gap / math.sqrt(sum(se2)), df) < alpha)
+
+
+def worst_case_factor(statistic: str, extra: float) -> float:
+    """How much worse the evolved arm's ``statistic`` could be had its ``extra`` share of lost requests been served
+    at worst-case latencies (inf: nothing bounds it).
+
+    A percentile p of the served requests then stands for the p/(1-d)-th of all of them; with a Pareto tail of
+    index 1 (heavier than latency tails usually are) the value beyond tail share t scales as 1/t, so the factor is
+    t(1-d)/(t-d) for t = 1 - p, unbounded once the extra loss fills the tail. A mean: the lost requests at
+    ``MEAN_WORST`` x the served mean."""
+    if extra <= 0:
+        return 1.0
+    if statistic == "mean":
+        return 1.0 + extra * (MEAN_WORST - 1.0)
+    tail = 1.0 - float(statistic.lstrip("p")) / 100.0
+    return tail * (1.0 - extra) / (tail - extra) if extra < tail else math.inf
+
+
+def _explains(factor: float, claim) -> bool:
+    """Whether the claim's 90% interval, the evolved arm made ``factor`` x worse, no longer supports it."""
+    prediction = getattr(getattr(claim, "hypothesis", None), "prediction", None)
+    hi = claim.ci[1] if math.isfinite(claim.ci[1]) else claim.rel
+    if prediction is None or not math.isfinite(hi):
+        return True
+    limit = 0.0 if prediction.direction is Direction.DECREASE else prediction.margin
+    if prediction.direction is Direction.INCREASE:
+        return False  # more latency hidden only strengthens a claim that latency rose
+    return (1.0 + hi) * factor - 1.0 >= limit
+
+
+def shedding(
+    index: ReportIndex, workload: str, rate: float, where: str, alpha: float, claim=None
+) -> tuple[str | None, bool]:
+    """(flag or None, whether the evolved plugin's extra lost requests could explain the claim's latency change)
+    for one cell. ``claim``: the cell (its ``metric``, ``rel``, ``ci`` and ``hypothesis``); without it, any real
+    extra loss counts as able to explain it."""
+    shares = run_shares(index, workload, rate)
+    if lost_shares(index, workload, rate) is None or shares is None:
         return f"request counts missing at {where}: shedding guard not applied", False
-    counts = index.requests[(workload, rate_key(rate))]
-    (tb, lb, _), (te, le, _) = counts[BASELINE], counts[EVOLVED]
-    rb, re_ = lb / tb, le / te
-    gap = re_ - rb
-    significant = False
-    pooled = (lb + le) / (tb + te)
-    if gap > 0 and 0 < pooled < 1:
-        z = gap / math.sqrt(pooled * (1 - pooled) * (1 / tb + 1 / te))
-        significant = bool(stats.norm.sf(z) < alpha)
-    if gap > SHED_TOLERANCE or significant:
-        return (
-            f"{SHED_FLAG}: evolved lost {re_:.2%} of requests (failed or incomplete) "
-            f"vs {rb:.2%} for baseline at {where}"
-        ), True
-    return None, False
+    b, e = shares
+    if not lost_more(b, e, alpha):
+        return None, False
+    rb, re_ = lost_shares(index, workload, rate)  # type: ignore[misc]
+    lost = f"evolved lost {re_:.2%} of requests (failed or incomplete) vs {rb:.2%} for baseline at {where}"
+    metric = getattr(claim, "metric", "")
+    if claim is None or metric not in METRICS or METRICS[metric].better != "lower":
+        return f"{SHED_FLAG}: {lost}", True
+    extra = float(np.mean(e) - np.mean(b))
+    factor = worst_case_factor(METRICS[metric].statistic, extra)
+    if _explains(factor, claim):
+        return f"{SHED_FLAG}: {lost}", True
+    return (
+        f"more requests lost, too few to explain the {metric} change: {lost}; counted as worst-case latencies they "
+        f"could move {metric} by at most {factor - 1:+.1%}, and the change still holds"
+    ), False
 
 
 def mechanism_flags(metric: str, better: str, index: ReportIndex, evolved_for: str, arms=None) -> list[str]:

@@ -25,7 +25,7 @@ from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
 
-from bot.stats.decide import CONFIRMED, Claim, decide
+from bot.stats.decide import CONFIRMED, REFUTED, Claim, Decisions, decide
 from bot.stats.design import DecisionRule
 from bot.stats.power import NoiseModel, log_sd
 from bot.stats.rule import cell_stats
@@ -66,6 +66,28 @@ def confirm_rates(
     ``claims[i].cells`` are cell keys; ``metric_of[claim id]`` its metric; ``truth[(cell, metric)]``
     the true relative change there (0 when absent); ``reps[cell]`` the runs per arm.
     """
+    dec = _decisions(claims, metric_of, truth, noise, reps, decision, sims, seed)
+    return {hid: float(np.mean(dec.of(hid) == CONFIRMED)) for hid in dec.ids}
+
+
+def refute_rates(
+    claims: Sequence[Claim],
+    metric_of: Mapping[str, str],
+    truth: Mapping[tuple[Hashable, str], float],
+    noise: NoiseModel,
+    reps: Mapping[Hashable, int],
+    decision: DecisionRule,
+    *,
+    sims: int = DEFAULT_SIMS,
+    seed: int = SEED,
+) -> dict[str, float]:
+    """Share of simulated promotions in which each claim is refuted (fixed-size design; as ``confirm_rates``):
+    a regression guard's chance of catching the regression ``truth`` plants."""
+    dec = _decisions(claims, metric_of, truth, noise, reps, decision, sims, seed)
+    return {hid: float(np.mean(dec.of(hid) == REFUTED)) for hid in dec.ids}
+
+
+def _decisions(claims, metric_of, truth, noise, reps, decision, sims: int, seed: int) -> Decisions:
     rng = np.random.default_rng(seed)
     keys = sorted({(cell, metric_of[c.id]) for c in claims for cell in c.cells}, key=repr)
     stats_by_key = {}
@@ -75,5 +97,4 @@ def confirm_rates(
     keyed = [
         Claim(c.id, c.kind, c.margin, c.better, tuple((cell, metric_of[c.id]) for cell in c.cells)) for c in claims
     ]
-    dec = decide(keyed, stats_by_key, decision)
-    return {hid: float(np.mean(dec.of(hid) == CONFIRMED)) for hid in dec.ids}
+    return decide(keyed, stats_by_key, decision)

@@ -515,7 +515,7 @@ def _shedding_guard(c: _Cell, index: ReportIndex, alpha: float) -> None:
     if c.rate is None or not c.baseline.size:
         return
     c.lost = guards.lost_shares(index, c.workload, rate_key(c.rate))
-    flag, lost_more = guards.shedding(index, c.workload, rate_key(c.rate), c.where, alpha)
+    flag, lost_more = guards.shedding(index, c.workload, rate_key(c.rate), c.where, alpha, claim=c)
     if flag:
         c.flags.append(flag)
     if lost_more and c.status is VerdictStatus.CONFIRMED and _better(c.metric) == "lower":

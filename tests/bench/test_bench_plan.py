@@ -310,6 +310,34 @@ def _power(plan, hid):
     return next(h for h in plan.hypothesis_power if h.hypothesis == hid)
 
 
+def test_a_plan_with_no_decidable_hypothesis_prints_the_equal_levels_stage_5_uses():
+    """Stats review #6/#7: at CV 16% nothing is decidable and the spec's weights are empty, so stage 5 tests each
+    hypothesis at alpha / k. The plan printed level 0, a floor power of 0% computed at level 0, a note about
+    sharing the 10% reserve, and "it would need about 3 per arm" where every cell halts as too noisy."""
+    from bot.bench.plan_markdown import plan_markdown
+    from bot.stats.multiplicity import normalized_weights
+
+    hs = [
+        _h("A1", ["load-spikes"], "e2e_p95", rates=[30]),
+        _h("C1", ["sanity-random"], "ttft_mean", "no-worse", rates=[10]),
+    ]
+    plan = make_plan(_request(), hs, prior_cv=0.16)
+    assert plan.decision.weights == {}
+    stage5 = 0.05 * normalized_weights(["A1", "C1"], plan.decision.weights)
+    for hp, level in zip(plan.hypothesis_power, stage5, strict=True):
+        assert not hp.decidable and hp.level == pytest.approx(level) == pytest.approx(0.025)
+    assert _power(plan, "A1").power_floor > 0.05  # the exact floor at 0.025, near the simulated power
+    assert abs(_power(plan, "A1").power_floor - _power(plan, "A1").power) < 0.05
+    notes = [n for n in plan.notes if n.startswith(("A1 (", "C1 ("))]
+    assert len(notes) == 2
+    for n in notes:
+        assert "no repetition count helps" in n and "above the 15% halt" in n and "would need" not in n
+        assert "shared equally" in n and "level 0.025" in n and "10% of alpha" not in n
+    text = plan_markdown(plan)
+    assert "| 0.025 |" in text and "| 0 |" not in text
+    assert "less a 10% reserve" not in text and "equally among all 2 (level 0.025 each)" in text
+
+
 def test_under_powered_hypotheses_are_said_before_any_gpu_is_spent():
     """Equivalence within 5% at CV 5%: no cell count up to the cap reaches 80%; the plan says so, gives it
     only the small reserve of alpha, and sizes its cell like a directional guard instead of at the cap."""
@@ -498,6 +526,30 @@ def test_cost_ratio_on_the_bundled_example():
     assert all(any(n.startswith(f"{hid} (") and "under-powered" in n for n in plan.notes) for hid in under)
     files = render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED)
     assert f"benchmarks/promotion/{req.slug}/experiment.yaml" in files
+
+
+def test_the_plan_reports_each_regression_guards_chance_of_catching_a_regression():
+    """Stats review #3: Track C guards are judged by refutation, but the plan printed confirmation power only.
+    At CV 5% a 2 x T_eff = 20% regression is caught less than half the time, sequential design or not; the plan
+    reports both chances per guard, and says so in a note. At CV 1% (2 x T_eff = 10%) the guards catch it."""
+    from bot.bench.plan_markdown import plan_markdown
+
+    hs = [_h("A1", ["load-spikes"], "e2e_p95", rates=[30]), _h("C1", ["sanity-random"], "e2e_p95", "no-worse")]
+    plan = make_plan(_request(), hs, prior_cv=0.05, max_ratio=None)
+    c1 = _power(plan, "C1")
+    assert _power(plan, "A1").refute is None and c1.refute is not None and plan.sequential is not None
+    for at_margin, at_double in (c1.refute, plan.sequential.refute["C1"]):
+        assert at_margin < 0.05 < at_double < 0.6  # the margin is the refutation test's boundary
+    assert plan.sequential.refute["C1"][1] < 0.5  # the sequential guard cell stops early: weaker still
+    (note,) = [n for n in plan.notes if n.startswith("regression guards are judged by refutation")]
+    assert "20% (2 x T_eff) regression on C1 less than 50%" in note and "does not show that nothing regressed" in note
+    text = plan_markdown(plan)
+    assert "### Regression guards" in text and "| C1 | e2e_p95 | 5% |" in text
+    fixed = make_plan(_request(), hs, prior_cv=0.07, max_ratio=None, sequential=False, repetitions=4)
+    assert _power(fixed, "C1").refute[1] < 0.5
+    assert any(n.startswith("regression guards are judged") and "with every run" in n for n in fixed.notes)
+    quiet = make_plan(_request(), hs, prior_cv=0.01, max_ratio=None)
+    assert _power(quiet, "C1").refute[1] > 0.8 and not any(n.startswith("regression guards") for n in quiet.notes)
 
 
 # --------------------------------------------------------------------------

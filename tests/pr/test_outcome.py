@@ -47,6 +47,26 @@ def guard(hid, status):
     return pair(hid, status, effect(0.08 if status is R else 0.0, status), direction=Direction.NO_WORSE)
 
 
+def test_undecided_guards_are_no_regression_shown_not_found():
+    """Stats review #3: four guards whose intervals lie on the bad side (two beyond the margin) were summed up as
+    "no regression found"; undecided guards rule nothing out, so the headline says how large a regression
+    their intervals still allow."""
+    worse = effect(0.066, U)
+    worse.ci_low, worse.ci_high = 0.038, 0.094
+    pairs = [
+        claim("A1", C),
+        guard("C1", C),
+        pair("C2", U, worse, direction=Direction.NO_WORSE),
+        pair("C3", U, effect(0.01, U), direction=Direction.NO_WORSE),
+    ]
+    line = claims.headline(pairs)
+    assert "no regression found" not in line
+    assert line.endswith(
+        "no regression shown (1 of 3 guards shown to hold, 2 undecided; regressions up to 9.4% not ruled out)."
+    )
+    assert claims.headline([claim("A1", C), guard("C1", C)]).endswith("; no regression found.")
+
+
 @pytest.mark.parametrize(
     ("statuses", "guards", "expected"),
     [
@@ -57,7 +77,7 @@ def guard(hid, status):
             (C, U),
             (
                 "Partly transferred: 2 of 3 claims confirmed (1 inconclusive); "
-                "no regression found (1 of 2 guards shown to hold, 1 undecided)."
+                "no regression shown (1 of 2 guards shown to hold, 1 undecided; regressions up to 2.0% not ruled out)."
             ),
         ),
         (
