@@ -29,7 +29,7 @@ stage 5 reads back.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -321,26 +321,6 @@ def _planned(h: Hypothesis, request: PromotionRequest) -> PlannedHypothesis:
 
 
 # --------------------------------------------------------------------------
-# Noise and repetitions
-# --------------------------------------------------------------------------
-
-
-def prior_cv_from_results(
-    results_dir: str | Path, metrics: Iterable[str] | None = None, *, allow_sample_data: bool = False
-) -> tuple[float, bool]:
-    """The largest baseline CV in earlier results, and whether sample reports went into it (``prior_cv``)."""
-    from bot.bench.prior_cv import largest_baseline_cv
-
-    cv, sample = largest_baseline_cv(results_dir, metrics, allow_sample_data=allow_sample_data)
-    if cv is None:
-        raise PlanError(
-            f"{results_dir}: no baseline cell with 2 or more repetitions to estimate the CV from; "
-            "pass prior_cv or results with repeated baseline runs"
-        )
-    return cv, sample
-
-
-# --------------------------------------------------------------------------
 # Cost
 # --------------------------------------------------------------------------
 
@@ -457,6 +437,8 @@ def plan_for(
             raise PlanError(f"prior_cv={prior_cv!r}; pass a coefficient of variation between 0 and 1, e.g. 0.05")
         cv, cv_source = float(prior_cv), "given (prior_cv)"
     elif prior_results is not None:
+        from bot.bench.prior_cv import prior_cv_from_results
+
         cv, sample = prior_cv_from_results(
             prior_results, {h.metric for h in planned}, allow_sample_data=allow_sample_data
         )

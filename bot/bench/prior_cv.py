@@ -33,3 +33,18 @@ def largest_baseline_cv(
             continue
         cvs.append(float(g["value"].std(ddof=1)) / mean)
     return (max(cvs) if cvs else None), bool(policy.sample_used)
+
+
+def prior_cv_from_results(
+    results_dir: str | Path, metrics: Iterable[str] | None = None, *, allow_sample_data: bool = False
+) -> tuple[float, bool]:
+    """The largest baseline CV in earlier results, and whether sample reports went into it (``prior_cv``)."""
+    from bot.bench.plan import PlanError
+
+    cv, sample = largest_baseline_cv(results_dir, metrics, allow_sample_data=allow_sample_data)
+    if cv is None:
+        raise PlanError(
+            f"{results_dir}: no baseline cell with 2 or more repetitions to estimate the CV from; "
+            "pass prior_cv or results with repeated baseline runs"
+        )
+    return cv, sample
