@@ -16,6 +16,8 @@ Findings added here (check ids, stable):
 - ``translate.fidelity-below-floor`` (IMPORTANT): the plugin decides like the BLIS original in fewer
   sampled states than the floor; the message names the largest cause.
 - ``translate.fidelity-not-measured`` (IMPORTANT): the differential harness could not run.
+- ``translate.program-does-not-compile`` (CRITICAL): the evolved program itself does not compile as BLIS Go
+  (``harness_failed``); it replaces the not-measured finding, and no parameter is called untested.
 - ``translate.output-flood`` (CRITICAL): the harness was stopped by the sandbox's output limit: the evolved
   code prints on every call, which in the EPP writes to its standard output on every request.
 - ``translate.evolved-code-fails`` (IMPORTANT, CRITICAL past the floor's share): the plugin, or the BLIS
@@ -44,6 +46,7 @@ from bot.golang.differential import unexplained_words
 from bot.golang.generate import Generated, generate
 from bot.golang.gofiles import format_go, remap_lines
 from bot.golang.gonames import go_float
+from bot.golang.harness_failed import HARNESS_DID_NOT_RUN, NOT_BUILT, does_not_compile, fidelity_of, flood_findings
 from bot.golang.params import ParamSpec, shown, type_problem
 from bot.golang.plugin_docs import config_line
 from bot.golang.plugin_shape import BASELINE_SCORERS
@@ -65,7 +68,6 @@ from bot.model import Fidelity, Finding, RequestError, Severity, TranslationSumm
 REPORT_NAME = "translation-report.md"
 CHECK_BELOW_FLOOR = "translate.fidelity-below-floor"
 CHECK_NOT_MEASURED = "translate.fidelity-not-measured"
-CHECK_OUTPUT_FLOOD = "translate.output-flood"
 CHECK_DIFFERENCES = "translate.fidelity-differences"
 CHECK_FAILS = "translate.evolved-code-fails"
 CHECK_UNTESTED = "translate.untested-parameter"
@@ -276,7 +278,9 @@ def translate(
         for th in analysis.thresholds
         if th.param and th.param not in tested and any(s["param"] == th.param for s in probe_specs)
     ]
-    fidelity = _fidelity(answer, analysis)
+    if not answer.get("ok"):  # nothing ran, so no parameter is to blame: the one not-measured finding says it
+        untested, untested_findings = [f"every parameter: {HARNESS_DID_NOT_RUN}"], []
+    fidelity = fidelity_of(answer)
     if fidelity is not None and fidelity.classes:
         fidelity.classes = fidelity_classes.annotate(fidelity.classes, analysis.slo_names)
     _plugin_sites(fidelity, gen)
@@ -302,7 +306,8 @@ def translate(
         pairs=probes.recalibration_pairs(probe_specs),
         refused=[r.message(recalibrated) for r in refused],
     )
-    measured = _flood_findings(answer) or fidelity_findings(fidelity, gen, lambda at: _evolved_line(src, gen, at))
+    measured = does_not_compile(answer, src) or flood_findings(answer)  # the evolved code's own, CRITICAL
+    measured = measured or fidelity_findings(fidelity, gen, lambda at: _evolved_line(src, gen, at))
     findings = _anchor(safety + hazards + gen.findings + untested_findings + measured, gen, analysis)
     findings.sort(key=Finding.sort_key)
     summary = _summary(analysis, dictionary, gen, plugin_type, findings, fidelity)
@@ -334,41 +339,6 @@ def translate(
     )
 
 
-#: How a not-measured fidelity's reason starts when the harness did not compile (else it died at run time).
-NOT_BUILT = "the differential harness did not build"
-
-
-def _fidelity(answer: dict, an: Analysis) -> Fidelity | None:
-    if not answer.get("ok"):
-        lines = [ln.strip() for ln in answer.get("build_log", "").splitlines() if ln.strip()]
-        if answer.get("failed") == "run":  # its first line says how it died (harness_run.RUN_FAILED)
-            first = lines[0] if lines else "the harness failed at run time"
-            return Fidelity(measured=False, reason=first.replace("the harness", "the differential harness", 1))
-        first = next((ln for ln in lines if ".go:" in ln), lines[0] if lines else "no output")
-        return Fidelity(measured=False, reason=f"{NOT_BUILT}: {first}")
-    return Fidelity.model_validate(answer["fidelity"]) if answer.get("fidelity") else None
-
-
-def _flood_findings(answer: dict) -> list[Finding]:
-    """CRITICAL when the harness printed past the sandbox's output limit: the static print warning says a print
-    call exists, this says it runs on every decision (in the EPP: its standard output, on every request)."""
-    if answer.get("ok") or not answer.get("flooded"):
-        return []
-    stopped = answer.get("build_log", "").split(":", 1)[0]  # "the harness was stopped by ... limit (64 MiB ...)"
-    return [
-        Finding(
-            severity=Severity.CRITICAL,
-            check=CHECK_OUTPUT_FLOOD,
-            message=(
-                f"the evolved code prints on every call: {stopped}, so its fidelity is unknown, and in the EPP the "
-                "plugin would write to the EPP's standard output on every request"
-            ),
-            fix="delete the evolved logic's fmt.Print*, print and println calls (the IMPORTANT safety.print "
-            "findings name their lines) and translate again",
-        )
-    ]
-
-
 def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[Finding]:
     """IMPORTANT below the floor (naming the largest cause), SUGGESTION for what remains above it."""
     if f is None:
@@ -378,8 +348,10 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[
             Finding(
                 severity=Severity.IMPORTANT,
                 check=CHECK_NOT_MEASURED,
-                message=f"how often the plugin decides like the BLIS original is unknown: {f.reason}",
-                fix="fix the build error above (or report a gap in gomirror/blis) and translate again"
+                message=f"how often the plugin decides like the BLIS original is unknown: {f.reason}; no "
+                "parameter got a generated test case either (they are chosen by running the harness)",
+                fix="the generated plugin or the bot's BLIS mirror did not build (not the evolved program: it "
+                "compiled): report the error above with the translation report, and translate again once it is fixed"
                 if f.reason.startswith(NOT_BUILT)
                 else "the evolved code crashed the harness on sampled states (the line quoted is the first of the "
                 "crash): make it return on every state, with bounded memory and short error texts, and translate again",
