@@ -151,10 +151,15 @@ def handle(args: argparse.Namespace) -> int:
         )
         fid = summary.fidelity
         if fid is not None and fid.measured:
-            verdict = "BELOW the floor" if fid.below_floor else "at or above the floor"
+            verdict = f"{'BELOW' if fid.below_floor else 'at or above'} the floor ({fid.floor_pct})"
+            if (chosen := fid.floor_missed_by_choice) is not None:
+                verdict = (
+                    f"below the floor ({fid.floor_pct}) only through the --feedback values "
+                    f"({chosen.agreement_without:.1%} with the evolved ones)"
+                )
             print(
-                f"  decides like the BLIS original in {fid.agreement:.1%} of {fid.states} sampled states: {verdict} "
-                f"({fid.floor_pct}); the report's Fidelity section says why they differ"
+                f"  decides like the BLIS original in {fid.agreement:.1%} of {fid.states} sampled states: {verdict}; "
+                "the report's Fidelity section says why they differ"
             )
         for f in critical:
             where = f" line {f.source_line}" if f.source_line else (f" {f.file}:{f.line}" if f.file else "")

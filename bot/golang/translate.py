@@ -15,6 +15,8 @@ Findings added here (check ids, stable):
 
 - ``translate.fidelity-below-floor`` (IMPORTANT): the plugin decides like the BLIS original in fewer
   sampled states than the floor; the message names the largest cause.
+- ``translate.fidelity-values-chosen`` (SUGGESTION): below the floor only because of the values a person set at
+  gate 1 (with the evolved ones it is at or above it): their decision, on record, so the review can converge.
 - ``translate.fidelity-not-measured`` (IMPORTANT): the differential harness could not run.
 - ``translate.program-does-not-compile`` (CRITICAL): the evolved program itself does not compile as BLIS Go
   (``harness_failed``); it replaces the not-measured finding, and no parameter is called untested.
@@ -63,7 +65,8 @@ from bot.golang.safety import refuse_unsafe
 from bot.golang.scheduling_docs import queue_visible_alternative
 from bot.golang.source import EvolvedSource
 from bot.golang.testgen import render_test
-from bot.model import Fidelity, Finding, RequestError, Severity, TranslationSummary, sha256_text
+from bot.model import Fidelity, FidelityCause, Finding, RequestError, Severity, TranslationSummary, sha256_text
+from bot.model.evidence import DEPLOYED_VALUES
 
 REPORT_NAME = "translation-report.md"
 CHECK_BELOW_FLOOR = "translate.fidelity-below-floor"
@@ -359,6 +362,8 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[
         ]
     causes = ", ".join(f"{c.mapping} ({c.states})" for c in f.causes[:3]) or "none identified"
     out = _reference_findings(f, gen) + failure_findings(f, line_of, set(gen.files))
+    if (chosen := f.floor_missed_by_choice) is not None:
+        return [*out, chosen_values_finding(f, chosen)]
     if f.below_floor:
         top = f.causes[0] if f.causes else None
         largest = (
@@ -397,6 +402,25 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[
 
 
 CHECK_BELOW_REFERENCE = "translate.fidelity-below-reference"
+CHECK_CHOSEN_VALUES = "translate.fidelity-values-chosen"
+
+
+def chosen_values_finding(f: Fidelity, chosen: FidelityCause) -> Finding:
+    """SUGGESTION when only the values a person set at gate 1 take agreement below the floor: following gate 1's
+    own advice (pod-scale thresholds) must let the review converge, so it is recorded as their decision, with
+    both figures, and Track B measures what the values do on GPUs."""
+    return Finding(
+        severity=Severity.SUGGESTION,
+        check=CHECK_CHOSEN_VALUES,
+        message=(
+            f"the plugin decides like the BLIS original ({f.decision}) in {f.agreement:.1%} of {f.states} sampled "
+            f"states, below the {f.floor_pct} floor, only because of the values set at gate 1 ({chosen.why}: "
+            f"{chosen.states} of the disagreements); with the evolved values it is {chosen.agreement_without:.1%}, "
+            "at or above the floor, so this is recorded as the decision made at gate 1, not a gap to fix"
+        ),
+        fix="nothing to fix in the translation: Track B measures what the values do on GPUs; to decide otherwise, "
+        "set values nearer the evolved ones at gate 1 (`param NAME: VALUE`)",
+    )
 
 
 def failure_findings(f: Fidelity, line_of=None, plugin_files: set[str] | None = None) -> list[Finding]:
@@ -492,11 +516,12 @@ def _reference_findings(f: Fidelity, gen: Generated) -> list[Finding]:
 def _below_floor_fix(largest: str | None, gen: Generated, f: Fidelity) -> str:
     if largest == fidelity_classes.CLASS_MAPPING:
         return fidelity_classes.below_floor_fix(f)
-    if largest == "deployed-values":
+    if largest == DEPLOYED_VALUES:  # and not the only reason (``floor_missed_by_choice``): the others block
+        rest = ", ".join(c.mapping for c in f.causes[1:4]) or "disagreements no mapping explains"
         return (
-            "the values set at gate 1 move decisions away from the validated program's (the table shows by how "
-            "much): keep them if the pods' scale needs them, and let Track B measure what they do on GPUs, or choose "
-            "values nearer the evolved ones"
+            f"with the evolved values agreement is still {f.causes[0].agreement_without:.1%}, below the floor: the "
+            f"other causes ({rest}) keep it there, so map them as BLIS defines them or justify the gap in the report; "
+            "the values set at gate 1 stay a decision on record (Track B measures what they do on GPUs)"
         )
     if largest == "queue-contents":
         assumed = [f"`{p.name}`" for p in gen.params if p.assumed and p.name != "maxPseudoQueue"]  # those it has
