@@ -5,7 +5,8 @@ report, ``findings.json`` and ``translation.json``, then compiles, vets and
 tests the package with the pinned toolchain against the offline llm-d-router
 mirror. Exit 0: translated with no CRITICAL finding; 1: translated, but a
 CRITICAL finding (from the analysis or the toolchain) blocks it; 2: unusable
-input, one line on stderr.
+input, one line on stderr, or an evolved program that does not compile as BLIS
+Go (its CRITICAL ``translate.program-does-not-compile`` and the fix on stderr).
 """
 
 from __future__ import annotations
@@ -87,6 +88,7 @@ def default_plugin_type(host: str, extension_point: str = "") -> str:
 def handle(args: argparse.Namespace) -> int:
     from bot.dictionary import load_dictionary
     from bot.golang.analyze import analyze
+    from bot.golang.harness_failed import CHECK_DOES_NOT_COMPILE
     from bot.golang.source import load_evolved_source
     from bot.golang.translate import REPORT_NAME, translate
     from bot.model import Severity
@@ -149,14 +151,23 @@ def handle(args: argparse.Namespace) -> int:
         )
         fid = summary.fidelity
         if fid is not None and fid.measured:
-            verdict = "BELOW the floor" if fid.below_floor else "at or above the floor"
+            verdict = f"{'BELOW' if fid.below_floor else 'at or above'} the floor ({fid.floor_pct})"
+            if (chosen := fid.floor_missed_by_choice) is not None:
+                verdict = (
+                    f"below the floor ({fid.floor_pct}) only through the --feedback values "
+                    f"({chosen.agreement_without:.1%} with the evolved ones)"
+                )
             print(
-                f"  decides like the BLIS original in {fid.agreement:.1%} of {fid.states} sampled states: {verdict} "
-                f"({fid.floor_pct}); the report's Fidelity section says why they differ"
+                f"  decides like the BLIS original in {fid.agreement:.1%} of {fid.states} sampled states: {verdict}; "
+                "the report's Fidelity section says why they differ"
             )
         for f in critical:
             where = f" line {f.source_line}" if f.source_line else (f" {f.file}:{f.line}" if f.file else "")
             print(f"  CRITICAL {f.check}{where}: {f.message}", file=sys.stderr)
+    # A program BLIS could not have run is unusable input, like a syntax error: refused, not merely blocked.
+    if any(f.check == CHECK_DOES_NOT_COMPILE for f in critical):
+        print(f"  fix: {next(f.fix for f in critical if f.check == CHECK_DOES_NOT_COMPILE)}", file=sys.stderr)
+        return 2
     return 1 if critical else 0
 
 

@@ -26,10 +26,9 @@ from collections.abc import Sequence
 
 from bot.golang import fidelity_values
 from bot.model import Fidelity, FidelityCause, FidelityClass, FidelityFailure
+from bot.model.evidence import DEPLOYED_VALUES  # the run with the evolved values where a person set others
 
 AS_DEPLOYED = "as-deployed"
-#: The run that hands the plugin the evolved values where the deployed config sets a person's (gate 1).
-DEPLOYED_VALUES = "deployed-values"
 ALL_OFF = "all-off"
 COMPOSITION = "score-composition"
 SEVERAL = "several-mappings"

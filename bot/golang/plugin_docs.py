@@ -504,7 +504,10 @@ def config_notes(an: Analysis, d, blis_values: dict, deployed: dict) -> dict[str
             )
     evolved = {th.param for th in an.thresholds if th.param}
     for name, value in deployed.items():
-        if name in evolved:
+        if _same_value(value, blis_values[name]):  # set back: no re-calibration to speak of, the plain note stays
+            back = f"set back at gate 1 to the {'evolved' if name in evolved else 'default'} value"
+            notes[name] = f"{notes[name].rstrip('.')}; {back}." if name in notes else f"{name}: {back}, {shown(value)}."
+        elif name in evolved:
             notes[name] = (
                 f"{name}: re-calibrated at gate 1 to {shown(value)} for this deployment (BLIS: {shown(blis_values[name])})."
             )
@@ -513,6 +516,12 @@ def config_notes(an: Analysis, d, blis_values: dict, deployed: dict) -> dict[str
                 f"{name}: set at gate 1 to {shown(value)} for this deployment (default: {shown(blis_values[name])})."
             )
     return notes
+
+
+def _same_value(value, default) -> bool:
+    """A value set at gate 1 that is the plugin's default (4 and 4.0 alike): a person set it back."""
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (value, default))
+    return float(value) == float(default) if numbers else value == default
 
 
 def _scale_of(th) -> str:

@@ -15,7 +15,11 @@ Findings added here (check ids, stable):
 
 - ``translate.fidelity-below-floor`` (IMPORTANT): the plugin decides like the BLIS original in fewer
   sampled states than the floor; the message names the largest cause.
+- ``translate.fidelity-values-chosen`` (SUGGESTION): below the floor only because of the values a person set at
+  gate 1 (with the evolved ones it is at or above it): their decision, on record, so the review can converge.
 - ``translate.fidelity-not-measured`` (IMPORTANT): the differential harness could not run.
+- ``translate.program-does-not-compile`` (CRITICAL): the evolved program itself does not compile as BLIS Go
+  (``harness_failed``); it replaces the not-measured finding, and no parameter is called untested.
 - ``translate.output-flood`` (CRITICAL): the harness was stopped by the sandbox's output limit: the evolved
   code prints on every call, which in the EPP writes to its standard output on every request.
 - ``translate.evolved-code-fails`` (IMPORTANT, CRITICAL past the floor's share): the plugin, or the BLIS
@@ -44,6 +48,7 @@ from bot.golang.differential import held_constant_clause, held_constant_fix, une
 from bot.golang.generate import Generated, generate
 from bot.golang.gofiles import format_go, remap_lines
 from bot.golang.gonames import go_float
+from bot.golang.harness_failed import HARNESS_DID_NOT_RUN, NOT_BUILT, does_not_compile, fidelity_of, flood_findings
 from bot.golang.params import ParamSpec, shown, type_problem
 from bot.golang.plugin_docs import config_line
 from bot.golang.plugin_shape import BASELINE_SCORERS
@@ -60,12 +65,12 @@ from bot.golang.safety import refuse_unsafe
 from bot.golang.scheduling_docs import queue_visible_alternative
 from bot.golang.source import EvolvedSource
 from bot.golang.testgen import render_test
-from bot.model import Fidelity, Finding, RequestError, Severity, TranslationSummary, sha256_text
+from bot.model import Fidelity, FidelityCause, Finding, RequestError, Severity, TranslationSummary, sha256_text
+from bot.model.evidence import DEPLOYED_VALUES
 
 REPORT_NAME = "translation-report.md"
 CHECK_BELOW_FLOOR = "translate.fidelity-below-floor"
 CHECK_NOT_MEASURED = "translate.fidelity-not-measured"
-CHECK_OUTPUT_FLOOD = "translate.output-flood"
 CHECK_DIFFERENCES = "translate.fidelity-differences"
 CHECK_FAILS = "translate.evolved-code-fails"
 CHECK_UNTESTED = "translate.untested-parameter"
@@ -276,7 +281,9 @@ def translate(
         for th in analysis.thresholds
         if th.param and th.param not in tested and any(s["param"] == th.param for s in probe_specs)
     ]
-    fidelity = _fidelity(answer, analysis)
+    if not answer.get("ok"):  # nothing ran, so no parameter is to blame: the one not-measured finding says it
+        untested, untested_findings = [f"every parameter: {HARNESS_DID_NOT_RUN}"], []
+    fidelity = fidelity_of(answer)
     if fidelity is not None and fidelity.classes:
         fidelity.classes = fidelity_classes.annotate(fidelity.classes, analysis.slo_names)
     _plugin_sites(fidelity, gen)
@@ -302,7 +309,8 @@ def translate(
         pairs=probes.recalibration_pairs(probe_specs),
         refused=[r.message(recalibrated) for r in refused],
     )
-    measured = _flood_findings(answer) or fidelity_findings(fidelity, gen, lambda at: _evolved_line(src, gen, at))
+    measured = does_not_compile(answer, src) or flood_findings(answer)  # the evolved code's own, CRITICAL
+    measured = measured or fidelity_findings(fidelity, gen, lambda at: _evolved_line(src, gen, at))
     findings = _anchor(safety + hazards + gen.findings + untested_findings + measured, gen, analysis)
     findings.sort(key=Finding.sort_key)
     summary = _summary(analysis, dictionary, gen, plugin_type, findings, fidelity)
@@ -334,41 +342,6 @@ def translate(
     )
 
 
-#: How a not-measured fidelity's reason starts when the harness did not compile (else it died at run time).
-NOT_BUILT = "the differential harness did not build"
-
-
-def _fidelity(answer: dict, an: Analysis) -> Fidelity | None:
-    if not answer.get("ok"):
-        lines = [ln.strip() for ln in answer.get("build_log", "").splitlines() if ln.strip()]
-        if answer.get("failed") == "run":  # its first line says how it died (harness_run.RUN_FAILED)
-            first = lines[0] if lines else "the harness failed at run time"
-            return Fidelity(measured=False, reason=first.replace("the harness", "the differential harness", 1))
-        first = next((ln for ln in lines if ".go:" in ln), lines[0] if lines else "no output")
-        return Fidelity(measured=False, reason=f"{NOT_BUILT}: {first}")
-    return Fidelity.model_validate(answer["fidelity"]) if answer.get("fidelity") else None
-
-
-def _flood_findings(answer: dict) -> list[Finding]:
-    """CRITICAL when the harness printed past the sandbox's output limit: the static print warning says a print
-    call exists, this says it runs on every decision (in the EPP: its standard output, on every request)."""
-    if answer.get("ok") or not answer.get("flooded"):
-        return []
-    stopped = answer.get("build_log", "").split(":", 1)[0]  # "the harness was stopped by ... limit (64 MiB ...)"
-    return [
-        Finding(
-            severity=Severity.CRITICAL,
-            check=CHECK_OUTPUT_FLOOD,
-            message=(
-                f"the evolved code prints on every call: {stopped}, so its fidelity is unknown, and in the EPP the "
-                "plugin would write to the EPP's standard output on every request"
-            ),
-            fix="delete the evolved logic's fmt.Print*, print and println calls (the IMPORTANT safety.print "
-            "findings name their lines) and translate again",
-        )
-    ]
-
-
 def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[Finding]:
     """IMPORTANT below the floor (naming the largest cause), SUGGESTION for what remains above it."""
     if f is None:
@@ -378,8 +351,10 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[
             Finding(
                 severity=Severity.IMPORTANT,
                 check=CHECK_NOT_MEASURED,
-                message=f"how often the plugin decides like the BLIS original is unknown: {f.reason}",
-                fix="fix the build error above (or report a gap in gomirror/blis) and translate again"
+                message=f"how often the plugin decides like the BLIS original is unknown: {f.reason}; no "
+                "parameter got a generated test case either (they are chosen by running the harness)",
+                fix="the generated plugin or the bot's BLIS mirror did not build (not the evolved program: it "
+                "compiled): report the error above with the translation report, and translate again once it is fixed"
                 if f.reason.startswith(NOT_BUILT)
                 else "the evolved code crashed the harness on sampled states (the line quoted is the first of the "
                 "crash): make it return on every state, with bounded memory and short error texts, and translate again",
@@ -387,6 +362,8 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[
         ]
     causes = ", ".join(f"{c.mapping} ({c.states})" for c in f.causes[:3]) or "none identified"
     out = _reference_findings(f, gen) + failure_findings(f, line_of, set(gen.files))
+    if (chosen := f.floor_missed_by_choice) is not None:
+        return [*out, chosen_values_finding(f, chosen)]
     if f.below_floor:
         top = f.causes[0] if f.causes else None
         largest = (
@@ -426,6 +403,25 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[
 
 
 CHECK_BELOW_REFERENCE = "translate.fidelity-below-reference"
+CHECK_CHOSEN_VALUES = "translate.fidelity-values-chosen"
+
+
+def chosen_values_finding(f: Fidelity, chosen: FidelityCause) -> Finding:
+    """SUGGESTION when only the values a person set at gate 1 take agreement below the floor: following gate 1's
+    own advice (pod-scale thresholds) must let the review converge, so it is recorded as their decision, with
+    both figures, and Track B measures what the values do on GPUs."""
+    return Finding(
+        severity=Severity.SUGGESTION,
+        check=CHECK_CHOSEN_VALUES,
+        message=(
+            f"the plugin decides like the BLIS original ({f.decision}) in {f.agreement:.1%} of {f.states} sampled "
+            f"states, below the {f.floor_pct} floor, only because of the values set at gate 1 ({chosen.why}: "
+            f"{chosen.states} of the disagreements); with the evolved values it is {chosen.agreement_without:.1%}, "
+            "at or above the floor, so this is recorded as the decision made at gate 1, not a gap to fix"
+        ),
+        fix="nothing to fix in the translation: Track B measures what the values do on GPUs; to decide otherwise, "
+        "set values nearer the evolved ones at gate 1 (`param NAME: VALUE`)",
+    )
 
 
 def failure_findings(f: Fidelity, line_of=None, plugin_files: set[str] | None = None) -> list[Finding]:
@@ -523,11 +519,12 @@ def _below_floor_fix(largest: str | None, gen: Generated, f: Fidelity) -> str:
         return held_constant_fix(f)
     if largest == fidelity_classes.CLASS_MAPPING:
         return fidelity_classes.below_floor_fix(f)
-    if largest == "deployed-values":
+    if largest == DEPLOYED_VALUES:  # and not the only reason (``floor_missed_by_choice``): the others block
+        rest = ", ".join(c.mapping for c in f.causes[1:4]) or "disagreements no mapping explains"
         return (
-            "the values set at gate 1 move decisions away from the validated program's (the table shows by how "
-            "much): keep them if the pods' scale needs them, and let Track B measure what they do on GPUs, or choose "
-            "values nearer the evolved ones"
+            f"with the evolved values agreement is still {f.causes[0].agreement_without:.1%}, below the floor: the "
+            f"other causes ({rest}) keep it there, so map them as BLIS defines them or justify the gap in the report; "
+            "the values set at gate 1 stay a decision on record (Track B measures what they do on GPUs)"
         )
     if largest == "queue-contents":
         assumed = [f"`{p.name}`" for p in gen.params if p.assumed and p.name != "maxPseudoQueue"]  # those it has

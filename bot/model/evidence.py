@@ -309,6 +309,10 @@ class Verdict(Strict):
     )
 
 
+#: The cause the differential check names for the values a person set at gate 1 (a run with the evolved ones).
+DEPLOYED_VALUES = "deployed-values"
+
+
 class FidelityCause(Strict):
     """One mapping between BLIS's view and llm-d's, and the disagreements switching it off removes."""
 
@@ -400,6 +404,16 @@ class Fidelity(Strict):
     @property
     def below_floor(self) -> bool:
         return self.measured and self.agreement < self.floor
+
+    @property
+    def floor_missed_by_choice(self) -> FidelityCause | None:
+        """Below the floor only because of the values a person set at gate 1: their cause, whose agreement with
+        it switched off is at or above the floor (their decision, on record, not a gap to fix); else None."""
+        if not self.below_floor:
+            return None
+        return next(
+            (c for c in self.causes if c.mapping == DEPLOYED_VALUES and c.agreement_without >= self.floor), None
+        )
 
     @property
     def floor_pct(self) -> str:

@@ -52,6 +52,8 @@ def _gate1(ctx) -> tuple[str, dict[str, str]]:
         parts.append("agreement with the BLIS original measured on other plugin files than the branch holds")
     elif f is not None and f.measured:
         below = " (BELOW the floor)" if f.below_floor else ""
+        if (chosen := f.floor_missed_by_choice) is not None:
+            below = f" (below the floor only through the values set at gate 1: {chosen.agreement_without:.1%} without)"
         parts.append(
             f"decides like the BLIS original in {f.agreement:.1%} of {f.states} sampled states "
             f"(floor {f.floor_pct}){below}"

@@ -15,7 +15,8 @@ from tests.conftest import EXAMPLE, REQUEST
 
 pytestmark = pytest.mark.slow
 
-#: The new user's n03: the program reads a signal the dictionary does not know (two CRITICAL findings at gate 1).
+#: The new user's n03: the program reads a signal the dictionary does not know, a field no BLIS version has, so it
+#: does not compile as BLIS Go either (three CRITICAL findings at gate 1).
 UNKNOWN_SIGNAL = (
     "\tfor _, snap := range snapshots {\n\t\tscores[snap.ID] += 0.1 * (1.0 - snap.GPUMemoryBandwidth)\n\t}\n"
 )
@@ -35,16 +36,17 @@ def test_approving_over_critical_findings_is_warned_and_recorded(tmp_path, capsy
     work = tmp_path / "work"
     common = ["--work", str(work), "--quiet", "--actor", "bob"]
     assert main(["run", str(_request(tmp_path)), "--fork", str(tmp_path / "fork"), *common]) == 0
-    assert "findings: 2 CRITICAL" in capsys.readouterr().out
+    assert "findings: 3 CRITICAL" in capsys.readouterr().out
 
     assert main(["approve", "1", *common]) == 0
-    note = "2 CRITICAL findings were open when approved: G1.unknown-signal, hazard.unmapped-signal"
+    checks = ["G1.unknown-signal", "hazard.unmapped-signal", "translate.program-does-not-compile"]
+    note = f"3 CRITICAL findings were open when approved: {', '.join(checks)}"
     err = capsys.readouterr().err
     assert f"promote: warning: gate 1: {note}" in err, err  # said even with --quiet
 
     state = PipelineState.model_validate_json((work / "state.json").read_text())
     [decision] = state.decisions
-    assert decision.open_critical == ["G1.unknown-signal", "hazard.unmapped-signal"]
+    assert decision.open_critical == checks
     assert any(a.event == "gate 1 approve" and note in a.detail for a in state.audit)
     assert main(["status", "--work", str(work)]) == 0
     assert f"gate 1 approve by bob (its review's findings were open: unconverged); {note}" in capsys.readouterr().out

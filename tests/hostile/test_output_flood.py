@@ -19,9 +19,10 @@ from bot.dictionary import load_dictionary
 from bot.execution import DirectExecutor
 from bot.golang import harness_build, harness_run, toolchain
 from bot.golang.analyze import analyze
+from bot.golang.harness_failed import CHECK_OUTPUT_FLOOD
 from bot.golang.safety import check_evolved_text
 from bot.golang.source import parse_evolved_source
-from bot.golang.translate import CHECK_NOT_MEASURED, CHECK_OUTPUT_FLOOD, translate
+from bot.golang.translate import CHECK_NOT_MEASURED, translate
 from bot.sandbox import Limits, Mounts
 
 pytestmark = [
