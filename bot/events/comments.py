@@ -13,6 +13,7 @@ from bot.events.issues import _issue, dropped_label
 from bot.events.promotion import NeedsInfo, Promotion, Result
 from bot.events.request_texts import needs_fixing
 from bot.events.stale import written_before
+from bot.forge import markers
 from bot.github import commands
 from bot.github.authz import Actor
 from bot.github.client import GitHubError, IssueInfo
@@ -64,7 +65,7 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
     except commands.CommandError as exc:
         if promotion is None:
             return Result("malformed command", notes=[str(exc)])
-        promotion.notice(f"reply-{said.id}", f"@{said.login} {exc}")
+        promotion.notice(markers.reply_key(said.id), f"@{said.login} {exc}")
         return _then(promotion, Result("malformed command", notes=[str(exc)]), late)
     if promotion is None:
         return Result("ignored: no command" if command is None else "ignored: not a promotion issue")
@@ -72,7 +73,7 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
         return _then(promotion, Result("ignored: no command"), late)  # "thanks!" may be what cancelled the bot's run
 
     def reply(text: str) -> None:
-        promotion.notice(f"reply-{said.id}", f"@{said.login} {text}")
+        promotion.notice(markers.reply_key(said.id), f"@{said.login} {text}")
 
     try:
         promotion.request()
@@ -356,7 +357,7 @@ def _late_commands(session, promotion, before: int | None) -> list[str]:
         and c.type != "Bot"
         and (c.updated_at is None or c.created_at is None or c.updated_at <= c.created_at)
         and _is_command(c.body)
-        and client.bot_comment(number, f"promotion-bot:notice:reply-{c.id}") is None
+        and client.bot_comment(number, markers.reply(c.id)) is None
     ]
     done = []
     for c in missed:
@@ -468,7 +469,7 @@ def _on_pull_request(session, event, pull: IssueInfo) -> Result:
     url = f"{session.env.server_url.rstrip('/')}/{session.env.repository}/issues/{number}"
     session.client.upsert_comment(
         pull.number,
-        f"promotion-bot:notice:reply-{comment.id}",
+        markers.reply(comment.id),
         f"@{sender.login} `/{command.name}` was not applied: commands and gate labels count only on the promotion "
         f"issue, [#{number}]({url}). Comment it there (the issue holds the full report and the status).",
     )
