@@ -6,7 +6,7 @@ know. Each is interpolated into markdown (comments, reports, the PR), Go
 (comments and string literals), YAML (values and comments), shell commands the
 bot suggests, or commit messages. A value that carries the syntax of its target
 changes what the file means: a newline ends a Go ``//`` comment and what follows
-compiles; ``<!-- promotion-bot:status -->`` imitates the bot's own marker; a
+compiles; an HTML comment holding a marker imitates the bot's own (``bot.forge.markers``); a
 ``|`` splits a table row; ``<script>`` is HTML. So every interpolation goes
 through the function for its format, and the templates register these as their
 only filters (``md``, ``gocomment``, ``goquote``, ``yamlquote``, ``yamlcomment``, ``sh``).

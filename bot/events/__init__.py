@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from bot.events.env import EventEnv
 from bot.events.promotion import Result, is_promotion
+from bot.forge import markers
 from bot.model import RequestError
 
 #: (event name, action or None) -> "module:function". The only place that says what the bot reacts to.
@@ -77,14 +78,10 @@ def handle(env: EventEnv, *, client_factory: Callable | None = None) -> Result:
     try:
         return handler(session, event)
     except ForeignEdit as exc:  # the status comment's state is a person's: act on none of it, say so once
-        from bot.events.lost_state import FOREIGN_EDIT_NOTICE, foreign_edit
+        from bot.events.lost_state import foreign_edit
 
-        session.client.upsert_comment(exc.issue, FOREIGN_EDIT_NOTICE, foreign_edit(exc))
+        session.client.upsert_comment(exc.issue, markers.FOREIGN_EDIT, foreign_edit(exc))
         return Result("refused: the status comment was not saved by the bot", notes=[str(exc)])
-
-
-#: The marker of the one comment that says the bot's install lacks its data (updated, never repeated).
-NOT_INSTALLED_MARKER = "promotion-bot:not-installed"
 
 
 def not_installed(session, event) -> None:
@@ -105,7 +102,7 @@ def not_installed(session, event) -> None:
 
         session.client.upsert_comment(
             issue.number,
-            NOT_INSTALLED_MARKER,
+            markers.NOT_INSTALLED,
             "The promotion bot cannot handle this issue: its installation in this repository's workflow is "
             f"incomplete. {md(said)}. A maintainer fixes the action (docs/github-setup.md, step 1) and re-runs "
             "the failed workflow run; nothing about this promotion was changed.",

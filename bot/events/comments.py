@@ -3,29 +3,23 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from bot import pipeline
 from bot.events import benchmark, lost_state
 from bot.events.issues import _issue, dropped_label
-from bot.events.promotion import NeedsInfo, Result
+from bot.events.promotion import NeedsInfo, Promotion, Result
 from bot.events.request_texts import needs_fixing
 from bot.events.stale import written_before
+from bot.forge import markers
 from bot.github import commands
+from bot.github.authz import Actor
 from bot.github.client import GitHubError, IssueInfo
+from bot.github.commands import Name
 from bot.github.labels import Label
-from bot.model import Decision
-
-_DECISIONS = {"approve": Decision.APPROVE, "request-changes": Decision.REQUEST_CHANGES, "reject": Decision.REJECT}
-_ACTION = {
-    "approve": "decide",
-    "request-changes": "decide",
-    "reject": "decide",
-    "retry": "retry",
-    "cancel": "cancel",
-    "adopt-branch": "retry",  # like a retry, it lets the bot build again; on commits a person checked
-}
+from bot.model import Decision, PipelineState
 
 
 @dataclass(frozen=True)
@@ -64,13 +58,14 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
     """Act on one person's comment: a command is applied or answered, once; anything else may continue what is due.
 
     ``late``: the comment's own run was dropped and this run answers it (``catch_up``): it then neither continues
-    the promotion (the run's own event does, after it) nor trusts labels of the time it was written (unknown)."""
+    the promotion (the run's own event does, after it) nor trusts labels of the time it was written (unknown).
+    What a command does is its handler's (``HANDLERS``); the checks every command meets are here."""
     try:
         command = commands.parse(said.body)
     except commands.CommandError as exc:
         if promotion is None:
             return Result("malformed command", notes=[str(exc)])
-        promotion.notice(f"reply-{said.id}", f"@{said.login} {exc}")
+        promotion.notice(markers.reply_key(said.id), f"@{said.login} {exc}")
         return _then(promotion, Result("malformed command", notes=[str(exc)]), late)
     if promotion is None:
         return Result("ignored: no command" if command is None else "ignored: not a promotion issue")
@@ -78,27 +73,23 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
         return _then(promotion, Result("ignored: no command"), late)  # "thanks!" may be what cancelled the bot's run
 
     def reply(text: str) -> None:
-        promotion.notice(f"reply-{said.id}", f"@{said.login} {text}")
+        promotion.notice(markers.reply_key(said.id), f"@{said.login} {text}")
 
     try:
         promotion.request()
     except NeedsInfo as exc:
-        if command.name == "cancel":
+        if command.name is Name.CANCEL:
             return _cancel_unreadable(session, promotion, issue, said, command.argument, exc.problems, reply)
-        if command.name != "status" and not promotion.handled(promotion.load()):
+        if not command.name.read_only and not promotion.handled(promotion.load()):
             reply(f"`/{command.name}` was not applied: {needs_fixing(exc.problems)}; comment it again once it is.")
         return promotion.needs_info(exc.problems)
     state = promotion.load()
     if promotion.handled(state) or answered(state, said.id):  # a re-run, or a later run answered it
         return Result("already answered", state) if late else promotion.advance()  # what follows may be left
     promotion.store.answered = max(promotion.store.answered, said.id)  # the save of its outcome records it
-    if command.name == "status":
-        if state is None:  # only a missing state is "lost"; an ended benchmark run was saved just now
-            if lost := lost_state.missing(promotion):
-                reply(f"the checklist cannot be shown: {lost}.")
-        elif promotion.benchmark_ended(state) is state:
-            promotion.save(state)  # re-render the checklist with this run's links
-        return _then(promotion, Result("status refreshed", state), late)
+    asked = Asked(promotion, issue, said, command, state, late, reply)
+    if command.name.read_only:  # changes nothing: anyone may give it, as it was written
+        return HANDLERS[command.name](asked)
     if not late:  # a late one's text was read just now (``catch_up``)
         try:
             command = _as_it_is_now(session, issue.number, said.id, said.login)
@@ -106,9 +97,9 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
             reply(str(exc))
             promotion.refused(state)
             return promotion.heal(Result("malformed command", state, notes=[str(exc)]))
-        if command is None or command.name == "status":
+        if command is None or command.name.read_only:
             return promotion.heal(Result("ignored: the command was deleted or edited away", state))
-    actor, verdict = session.authorize(said.login, said.type, _ACTION[command.name], issue_author=issue.author)
+    actor, verdict = session.authorize(said.login, said.type, command.name.action, issue_author=issue.author)
     if not verdict.allowed:
         reply(f"`/{command.name}` was not applied: {verdict.why}.")
         promotion.refused(state)
@@ -116,81 +107,25 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
     if state is None:
         return _without_state(promotion, command.name, reply)
     now = promotion.runner().clock()
+    asked = replace(asked, command=command, actor=actor, now=now)
     try:
-        if command.name in _DECISIONS:
-            if state.open_gate is None:
-                raise pipeline.IllegalTransition(f"no gate is open: {pipeline.describe(state)}")
-            gate = state.open_gate
-            if command.argument and command.name == "approve" and int(command.argument) != gate:
-                raise pipeline.IllegalTransition(f"gate {command.argument} is not open: {pipeline.describe(state)}")
-            # the gate the issue showed waiting when the comment was made (unknown for a late one: its time is)
-            shown = None if late else Label.pending_gate(issue.labels)
-            if shown is not None and shown != gate:
-                raise pipeline.IllegalTransition(
-                    f"it was written while gate {shown} was waiting, and a decision counts only for the gate it was "
-                    f"made at; gate {gate} is open now: comment again to decide it"
-                )
-            labels = frozenset() if late else issue.labels
-            stale = written_before(state, gate, said.written, f"comment `/{command.name}` again", labels)
-            if stale is not None:
-                raise pipeline.IllegalTransition(stale)
-            decision = _DECISIONS[command.name]
-            reason = command.argument if decision is not Decision.APPROVE else (command.note or None)
-            if decision is Decision.REQUEST_CHANGES:  # one that would reopen the gate unchanged is answered now
-                why = _over_budget(state, gate, reason or "") or _unchanged(promotion, state, gate, reason)
-                if why is not None:
-                    reply(f"`/request-changes` was not applied: {why}.")
-                    promotion.refused(state)
-                    return _then(promotion, Result("refused /request-changes", state, notes=[why]), late)
-
-            def move(s):
-                return pipeline.decide(
-                    s, gate, decision, actor=actor.login, now=now, reason=reason, written=said.written
-                )
-        elif command.name == "retry":
-            stage = int(command.argument) if command.argument else None
-            state = promotion.benchmark_ended(state)  # a run GitHub cancelled: stage 5 fails, the retry re-runs it
-            if stage is None and benchmark_out(state) and state.status.value == "running":
-                reply(f"`/retry` was not applied: {waiting_for_benchmark(state)}.")
-                promotion.refused(state)
-                return Result("answered /retry: the benchmark is out", state)
-
-            def move(s):
-                s = pipeline.retry(s, actor=actor.login, now=now, stage=stage)
-                if stage == 5 and benchmark_out(s):  # on purpose: the earlier run failed or was cancelled
-                    s = pipeline.benchmark_sent(s, None, now=now, actor=actor.login)
-                return s
-        elif command.name == "adopt-branch":
-            runner = promotion.runner()
-
-            def move(s):
-                adopted = runner.adopted(s, actor=actor.login)
-                if adopted is s:
-                    raise pipeline.IllegalTransition("the promotion branch is where the bot left it: nothing to adopt")
-                return (
-                    pipeline.retry(adopted, actor=actor.login, now=now) if adopted.status.value == "failed" else adopted
-                )
-        else:  # cancel
-
-            def move(s):
-                return pipeline.cancel(s, actor=actor.login, now=now, reason=command.argument)
-
-        new = promotion.apply_once(state, move, role=actor.role)
+        handled = HANDLERS[command.name](asked)
+        if isinstance(handled, Result):
+            return handled
+        if handled.base is not None:
+            state = handled.base
+        new = promotion.apply_once(state, handled.apply, role=actor.role)
     except pipeline.IllegalTransition as exc:
         reply(f"`/{command.name}` was not applied: {exc}.")
         promotion.refused(state)
         return _then(promotion, Result(f"refused /{command.name}", state, notes=[str(exc)]), late)
-    benchmark_news = ""
-    if new is not state and command.name == "cancel":  # its GPU benchmark run stops too (a `/retry` dispatches anew)
-        new, benchmark_news = benchmark.stop(promotion.client, new, now=now, actor=actor.login)
-    elif new is not state and command.name == "retry" and benchmark_out(state) and not new.benchmark:
-        benchmark_news = benchmark.cancel(promotion.client, state.benchmark)[1]  # `/retry 5`: the new run replaces it
-    if benchmark_news:
-        reply(benchmark_news)
-    if new is not state and issue.state == "closed" and command.name in ("retry", "adopt-branch"):
-        _reopen(
-            promotion, new, command.name, reply
-        )  # before the save: a failed reopen leaves the retry to be applied again
+    news = ""
+    if new is not state and handled.after is not None:
+        new, news = handled.after(state, new)
+    if news:
+        reply(news)
+    if new is not state and issue.state == "closed" and handled.reopens:
+        _reopen(promotion, new, command.name, reply)  # before the save: a failed reopen leaves it to be applied again
     if new is not state:
         promotion.save(new)
         promotion.runner().publish_decision(state, new)  # the gate's review report says it was decided
@@ -199,11 +134,151 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
                 f"`/{command.name}` was applied by a later run of this issue: GitHub keeps one waiting run per "
                 "issue, so a newer event replaced the one that would have answered your comment."
             )
-    if command.name == "cancel":
+    if handled.stops:
         promotion.sync_labels(new)
         promotion.runner().close_if_stopped(new)  # the draft PR must not look alive, nor promise stage 7
         return Result("cancelled", new)
     return Result(f"applied /{command.name}", new) if late else promotion.advance()
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A command being answered: what its handler (``HANDLERS``) acts on."""
+
+    promotion: Promotion
+    issue: IssueInfo
+    said: Said
+    command: commands.Command
+    state: PipelineState | None  # None only for a read-only command: any other is answered by ``_without_state``
+    late: bool
+    reply: Callable[[str], None]
+    actor: Actor | None = None  # the person, authorized, with their role; None for a read-only command
+    now: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Move:
+    """What a command that changes the promotion does: ``apply`` (given to ``Promotion.apply_once``) and what goes
+    with it."""
+
+    apply: Callable[[PipelineState], PipelineState]
+    #: the state ``apply`` starts from, when the handler moved it first (a GPU run that ended fails stage 5)
+    base: PipelineState | None = None
+    #: on a change, before it is saved: (the state to save, news for the reply) from (the state before, after)
+    after: Callable[[PipelineState, PipelineState], tuple[PipelineState, str]] | None = None
+    #: a change continues a promotion that closing its issue cancelled, so the issue is reopened
+    reopens: bool = False
+    #: the promotion is cancelled: its labels and draft PR are settled now, and nothing is continued
+    stops: bool = False
+
+
+def _status(asked: Asked) -> Result:
+    """`/status`: the checklist re-rendered (with this run's links), or why it cannot be shown."""
+    promotion, state = asked.promotion, asked.state
+    if state is None:  # only a missing state is "lost"; an ended benchmark run was saved just now
+        if lost := lost_state.missing(promotion):
+            asked.reply(f"the checklist cannot be shown: {lost}.")
+    elif promotion.benchmark_ended(state) is state:
+        promotion.save(state)  # re-render the checklist with this run's links
+    return _then(promotion, Result("status refreshed", state), asked.late)
+
+
+_DECISIONS = {
+    Name.APPROVE: Decision.APPROVE,
+    Name.REQUEST_CHANGES: Decision.REQUEST_CHANGES,
+    Name.REJECT: Decision.REJECT,
+}
+
+
+def _decide(asked: Asked) -> Move | Result:
+    """`/approve`, `/request-changes`, `/reject`: a decision of the gate open now, made while it was the open one."""
+    promotion, state, command, said, late = asked.promotion, asked.state, asked.command, asked.said, asked.late
+    if state.open_gate is None:
+        raise pipeline.IllegalTransition(f"no gate is open: {pipeline.describe(state)}")
+    gate = state.open_gate
+    if command.argument and command.name is Name.APPROVE and int(command.argument) != gate:
+        raise pipeline.IllegalTransition(f"gate {command.argument} is not open: {pipeline.describe(state)}")
+    # the gate the issue showed waiting when the comment was made (unknown for a late one: its time is)
+    shown = None if late else Label.pending_gate(asked.issue.labels)
+    if shown is not None and shown != gate:
+        raise pipeline.IllegalTransition(
+            f"it was written while gate {shown} was waiting, and a decision counts only for the gate it was "
+            f"made at; gate {gate} is open now: comment again to decide it"
+        )
+    labels = frozenset() if late else asked.issue.labels
+    stale = written_before(state, gate, said.written, f"comment `/{command.name}` again", labels)
+    if stale is not None:
+        raise pipeline.IllegalTransition(stale)
+    decision = _DECISIONS[command.name]
+    reason = command.argument if decision is not Decision.APPROVE else (command.note or None)
+    if decision is Decision.REQUEST_CHANGES:  # one that would reopen the gate unchanged is answered now
+        why = _over_budget(state, gate, reason or "") or _unchanged(promotion, state, gate, reason)
+        if why is not None:
+            asked.reply(f"`/request-changes` was not applied: {why}.")
+            promotion.refused(state)
+            return _then(promotion, Result("refused /request-changes", state, notes=[why]), late)
+    login, now = asked.actor.login, asked.now
+    return Move(lambda s: pipeline.decide(s, gate, decision, actor=login, now=now, reason=reason, written=said.written))
+
+
+def _retry(asked: Asked) -> Move | Result:
+    """`/retry [stage]`: the failed stage (or the one named) runs again; a GPU run still out is not sent again."""
+    promotion, login, now = asked.promotion, asked.actor.login, asked.now
+    stage = int(asked.command.argument) if asked.command.argument else None
+    state = promotion.benchmark_ended(asked.state)  # a run GitHub cancelled: stage 5 fails, the retry re-runs it
+    if stage is None and benchmark_out(state) and state.status.value == "running":
+        asked.reply(f"`/retry` was not applied: {waiting_for_benchmark(state)}.")
+        promotion.refused(state)
+        return Result("answered /retry: the benchmark is out", state)
+
+    def move(s):
+        s = pipeline.retry(s, actor=login, now=now, stage=stage)
+        if stage == 5 and benchmark_out(s):  # on purpose: the earlier run failed or was cancelled
+            s = pipeline.benchmark_sent(s, None, now=now, actor=login)
+        return s
+
+    def after(old, new):  # `/retry 5`: the new run replaces the one out
+        replaced = benchmark_out(old) and not new.benchmark
+        return new, benchmark.cancel(promotion.client, old.benchmark)[1] if replaced else ""
+
+    return Move(move, base=state, after=after, reopens=True)
+
+
+def _adopt_branch(asked: Asked) -> Move:
+    """`/adopt-branch`: build on the commits a person added to the promotion branch, after checking them."""
+    runner, login, now = asked.promotion.runner(), asked.actor.login, asked.now
+
+    def move(s):
+        adopted = runner.adopted(s, actor=login)
+        if adopted is s:
+            raise pipeline.IllegalTransition("the promotion branch is where the bot left it: nothing to adopt")
+        return pipeline.retry(adopted, actor=login, now=now) if adopted.status.value == "failed" else adopted
+
+    return Move(move, reopens=True)
+
+
+def _cancel(asked: Asked) -> Move:
+    """`/cancel [reason]`: the promotion stops, and its GPU benchmark run with it."""
+    promotion, login, now, reason = asked.promotion, asked.actor.login, asked.now, asked.command.argument
+    return Move(
+        lambda s: pipeline.cancel(s, actor=login, now=now, reason=reason),
+        after=lambda _old, new: benchmark.stop(promotion.client, new, now=now, actor=login),
+        stops=True,
+    )
+
+
+#: Each command's handler: a read-only one answers (a Result); any other returns its Move, or the Result of
+#: answering without one. Every ``commands.Name`` has one (tests/github/test_command_table.py): a command without
+#: a handler is a KeyError, never another command's action.
+HANDLERS: dict[Name, Callable[[Asked], Move | Result]] = {
+    Name.APPROVE: _decide,
+    Name.REQUEST_CHANGES: _decide,
+    Name.REJECT: _decide,
+    Name.RETRY: _retry,
+    Name.STATUS: _status,
+    Name.CANCEL: _cancel,
+    Name.ADOPT_BRANCH: _adopt_branch,
+}
 
 
 def _cancel_unreadable(session, promotion, issue: IssueInfo, said: Said, reason, problems: list[str], reply) -> Result:
@@ -218,7 +293,7 @@ def _cancel_unreadable(session, promotion, issue: IssueInfo, said: Said, reason,
     over = state is None or state.status.value in ("done", "rejected", "cancelled")
     if over or promotion.handled(state) or answered(state, said.id):
         return promotion.needs_info(problems)
-    actor, verdict = session.authorize(said.login, said.type, "cancel", issue_author=issue.author)
+    actor, verdict = session.authorize(said.login, said.type, Name.CANCEL.action, issue_author=issue.author)
     if not verdict.allowed:
         reply(f"`/cancel` was not applied: {verdict.why}.")
         return promotion.needs_info(problems)
@@ -282,7 +357,7 @@ def _late_commands(session, promotion, before: int | None) -> list[str]:
         and c.type != "Bot"
         and (c.updated_at is None or c.created_at is None or c.updated_at <= c.created_at)
         and _is_command(c.body)
-        and client.bot_comment(number, f"promotion-bot:notice:reply-{c.id}") is None
+        and client.bot_comment(number, markers.reply(c.id)) is None
     ]
     done = []
     for c in missed:
@@ -297,13 +372,13 @@ def _late_commands(session, promotion, before: int | None) -> list[str]:
 
 
 def _is_command(body: str) -> bool:
-    """A command, or a malformed one (answered with what is wrong), other than `/status`: a late one has nothing
-    left to refresh, the run's own save shows the state."""
+    """A command, or a malformed one (answered with what is wrong), other than a read-only one (`/status`): a late
+    one has nothing left to refresh, the run's own save shows the state."""
     try:
         command = commands.parse(body)
     except commands.CommandError:
         return True
-    return command is not None and command.name != "status"
+    return command is not None and not command.name.read_only
 
 
 def _as_it_is_now(session, number: int, comment_id: int, login: str) -> commands.Command | None:
@@ -325,14 +400,14 @@ def _as_it_is_now(session, number: int, comment_id: int, login: str) -> commands
     return commands.parse(now.body or "")
 
 
-def _without_state(promotion, name: str, reply) -> Result:
+def _without_state(promotion, name: Name, reply) -> Result:
     """A command on an issue with no saved state: its first run never got going (the command starts it), or the
     status comment holding the state is gone (``lost_state``): nothing is decided then, and a `/retry` starts
     over from stage 1, saying so. That restart is this event's move: a re-run of its run continues it."""
     lost = lost_state.missing(promotion)
     if lost is None:
         return promotion.advance()
-    if name != "retry":
+    if name is not Name.RETRY:
         reply(f"`/{name}` was not applied: {lost}.")
         return Result(f"refused /{name}", notes=[lost])
     reply(lost_state.restarted(promotion))
@@ -394,7 +469,7 @@ def _on_pull_request(session, event, pull: IssueInfo) -> Result:
     url = f"{session.env.server_url.rstrip('/')}/{session.env.repository}/issues/{number}"
     session.client.upsert_comment(
         pull.number,
-        f"promotion-bot:notice:reply-{comment.id}",
+        markers.reply(comment.id),
         f"@{sender.login} `/{command.name}` was not applied: commands and gate labels count only on the promotion "
         f"issue, [#{number}]({url}). Comment it there (the issue holds the full report and the status).",
     )

@@ -9,7 +9,7 @@ what happened instead, and what `/retry` will do.
 
 from __future__ import annotations
 
-from bot.forge.base import review_marker
+from bot.forge import markers
 from bot.github.labels import Label
 from bot.model import Stage
 
@@ -29,7 +29,7 @@ def was_started(promotion) -> bool:
     if _BOT_ONLY & {str(n) for n in promotion.issue.labels}:
         return True
     number = promotion.issue.number
-    if any(promotion.client.bot_comment(number, review_marker(g)) is not None for g in (1, 2, 3)):
+    if any(promotion.client.bot_comment(number, markers.review(g)) is not None for g in (1, 2, 3)):
         return True
     return promotion.client.find_pull(promotion.request().branch) is not None
 
@@ -53,10 +53,6 @@ def restarted(promotion) -> str:
         "`/retry` started the promotion over from stage 1: the status comment that held its state is missing "
         f"(deleted?), so the bot could not continue where it stood. {does[:1].upper()}{does[1:]}."
     )
-
-
-#: The notice a state the bot did not save gets (one per issue: a later event updates it, never repeats it).
-FOREIGN_EDIT_NOTICE = "promotion-bot:notice:foreign-edit"
 
 
 def foreign_edit(exc) -> str:

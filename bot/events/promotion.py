@@ -19,13 +19,13 @@ from bot.events import handoff
 from bot.events.env import EventEnv
 from bot.events.request_texts import branch_change, changed_under
 from bot.execution import ExecutionNeeded, RecordedExecutor
+from bot.forge import markers
 from bot.github.client import GitHub, IssueInfo
 from bot.github.config import BotConfig
 from bot.github.labels import Label, changes, desired, open_gate_approval
 from bot.github.setup_check import fix_for
 from bot.model import Decision, PipelineState, PromotionRequest, RequestError, Stage, Status
 
-NEEDS_INFO_MARKER = "promotion-bot:needs-info"
 TEMPLATE = PROJECT_ROOT / ".github" / "ISSUE_TEMPLATE" / "promotion.yml"
 
 
@@ -422,7 +422,7 @@ class Promotion:
             where=where,
             benchmark=gpu,
         )
-        self.client.upsert_comment(self.issue.number, NEEDS_INFO_MARKER, body)
+        self.client.upsert_comment(self.issue.number, markers.NEEDS_INFO, body)
         self.client.add_labels(
             self.issue.number, [str(Label.NEEDS_INFO)] if Label.NEEDS_INFO not in self.issue.labels else []
         )
@@ -433,14 +433,14 @@ class Promotion:
         if Label.NEEDS_INFO in self.issue.labels:
             self.client.remove_label(self.issue.number, str(Label.NEEDS_INFO))
             self.issue = _with_labels(self.issue, self.issue.labels - {str(Label.NEEDS_INFO)})
-        if self.client.bot_comment(self.issue.number, NEEDS_INFO_MARKER) is not None:
+        if self.client.bot_comment(self.issue.number, markers.NEEDS_INFO) is not None:
             self.client.upsert_comment(
-                self.issue.number, NEEDS_INFO_MARKER, "Resolved: the request can be used as it stands now."
+                self.issue.number, markers.NEEDS_INFO, "Resolved: the request can be used as it stands now."
             )
 
     def notice(self, key: str, text: str) -> None:
         """A short reply to one event (found again by its key, so a replay updates instead of repeating)."""
-        self.client.upsert_comment(self.issue.number, f"promotion-bot:notice:{key}", text)
+        self.client.upsert_comment(self.issue.number, markers.notice(key), text)
 
     def sync_labels(self, state: PipelineState) -> None:
         """Make the bot's labels show ``state``; a person's approval label for the gate open now is left to its

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from bot.events.env import EventEnv
 from bot.events.promotion import Promotion, is_promotion
-from bot.github.authz import Actor, Verdict, authorize
+from bot.github.authz import Action, Actor, Verdict, authorize
 from bot.github.client import GitHub, IssueInfo
 from bot.github.config import BotConfig, parse_config
 
@@ -43,10 +43,11 @@ class Session:
             self.sender = login
 
     def authorize(
-        self, login: str, user_type: str, action, *, issue_author: str | None = None
+        self, login: str, user_type: str, action: Action, *, issue_author: str | None = None
     ) -> tuple[Actor, Verdict]:
-        """Look the person's role up (one call) and ask the one authorization rule."""
+        """Look the person's role up (one call) and ask the one authorization rule (a read-only command never asks:
+        ``commands.Name.read_only``)."""
         actor = Actor(login=login, type=user_type)
-        if not actor.is_bot and action != "status":
+        if not actor.is_bot:
             actor = Actor(login=login, type=user_type, role=self.client.role(login))
         return actor, authorize(actor, action, self.config, issue_author=issue_author)

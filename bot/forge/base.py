@@ -2,8 +2,8 @@
 
 Each home implements both: the local rehearsal with a git repository and files,
 the GitHub home with the fork's remote, the promotion issue and its draft PR.
-Every bot comment carries a hidden marker so it is found and updated, never
-duplicated.
+Every bot comment carries a hidden marker (``bot.forge.markers``) so it is found
+and updated, never duplicated.
 """
 
 from __future__ import annotations
@@ -13,14 +13,6 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from bot.model import PipelineState
-
-#: The sticky status comment on the promotion issue: a checklist for people (and, on GitHub, the state).
-STATUS_MARKER = "promotion-bot:status"
-
-
-def review_marker(gate: int) -> str:
-    """The sticky comment holding a gate's latest review report."""
-    return f"promotion-bot:review-gate-{gate}"
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from bot.forge.base import STATUS_MARKER, Forge
+from bot.forge import markers
+from bot.forge.base import Forge
 from bot.model import PipelineState, RequestError
 
 STATE_FILE = "state.json"
@@ -42,4 +43,4 @@ class FileStateStore:
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(state.model_dump_json(indent=2))
         tmp.replace(self.path)  # atomic: a killed run leaves the last complete state
-        self.forge.upsert_comment(STATUS_MARKER, status)
+        self.forge.upsert_comment(markers.STATUS, status)

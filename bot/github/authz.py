@@ -4,7 +4,8 @@ A label is not authorization: anyone with triage can apply one. A gate counts
 only from a person whose role on the repository (the collaborator permission
 API's ``role_name``) is one of the configured approver roles, or who is on the
 configured approver list. Bots, this bot included, never pass a gate. Pure:
-the caller looks the role up and passes it in.
+the caller looks the role up and passes it in. A read-only command (``commands.Name.read_only``, `/status`)
+changes nothing and is never asked about: anyone may give it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from typing import Literal
 
 from bot.github.config import BotConfig
 
-Action = Literal["decide", "retry", "cancel", "status"]
+#: What a person asks to do; each slash command names the one it needs (``commands.Name``), labels and closing the
+#: issue theirs (``bot.events.issues``).
+Action = Literal["decide", "retry", "cancel"]
 
 
 @dataclass(frozen=True)
@@ -35,8 +38,6 @@ class Verdict:
 
 
 def authorize(actor: Actor, action: Action, config: BotConfig, *, issue_author: str | None = None) -> Verdict:
-    if action == "status":
-        return Verdict(True, "anyone may ask for the status")
     if actor.is_bot:
         return Verdict(False, f"{actor.login} is a bot account; only people decide, retry or cancel a promotion")
     approver_by_role = actor.role in config.approvers.roles

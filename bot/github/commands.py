@@ -8,14 +8,45 @@ code blocks) is not a command, so a maintainer who quotes a command as an exampl
 instructions, decides nothing. The first command in a comment counts. The reason of `/request-changes` and
 `/reject`, and the remark of `/approve`, go on over the comment's following lines, so a change request can
 carry one directive per line (``bot.directives``).
+
+Every command is a member of ``Name``, which says what authorization it needs (``authz.Action``) or that it is
+read-only (needs no role); ``bot.events.comments.HANDLERS`` maps each member to its handler, and a test holds the
+two to each other, so a command is added in those two places (and its arguments in ``parse``).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 
-NAMES = ("approve", "request-changes", "reject", "retry", "status", "cancel", "adopt-branch")
+from bot.github.authz import Action
+
+
+class Name(StrEnum):
+    """The slash commands, each with the authorization it needs: ``action`` (``authz.authorize`` judges the person
+    against it), or None for a read-only command, which anyone may give and which needs no role looked up."""
+
+    APPROVE = "approve", "decide"
+    REQUEST_CHANGES = "request-changes", "decide"
+    REJECT = "reject", "decide"
+    RETRY = "retry", "retry"
+    STATUS = "status", None
+    CANCEL = "cancel", "cancel"
+    ADOPT_BRANCH = "adopt-branch", "retry"  # like a retry, it lets the bot build again; on commits a person checked
+
+    def __new__(cls, value: str, action: Action | None) -> Name:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.action = action
+        return member
+
+    @property
+    def read_only(self) -> bool:
+        """Changes nothing, so anyone may give it: the one place the rule "`/status` needs no role" lives."""
+        return self.action is None
+
+
 #: The longest reason (or `/approve` remark) a command may carry. It is kept in the promotion's state, which lives
 #: in one GitHub comment of at most 65,536 characters, with the gate's other reasons and their copies; a
 #: long log belongs in a gist or a file the reason links to.
@@ -32,7 +63,7 @@ _QUOTE = re.compile(r"^ {0,3}>")
 
 @dataclass(frozen=True)
 class Command:
-    name: str
+    name: Name
     argument: str = ""  # the gate of /approve, the stage of /retry, the reason of the others
     note: str = ""  # the remark an /approve puts on record with the decision
 
@@ -49,10 +80,13 @@ def parse(body: str) -> Command | None:
         if not m:
             continue
         written, arg = m.group("name"), (m.group("arg") or "").strip()
-        name = written.lower()
         rest = "\n".join([arg, *lines[i + 1 :]]).strip()
-        if name not in NAMES:
-            raise CommandError(f"`/{written}` is not a command; use one of " + ", ".join(f"`/{n}`" for n in NAMES))
+        try:
+            name = Name(written.lower())
+        except ValueError:
+            raise CommandError(
+                f"`/{written}` is not a command; use one of " + ", ".join(f"`/{n}`" for n in Name)
+            ) from None
         if name in ("request-changes", "reject"):
             if not rest:
                 raise CommandError(f"`/{name}` needs a reason: `/{name} <why>`, so the author and the record know why")
@@ -87,12 +121,12 @@ def _approve(rest: str) -> Command:
     """`/approve`, `/approve 2`, `/approve looks right`, `/approve 2 looks right`: a gate, then a remark."""
     gate = re.match(r"([0-9]+)(?=\s|$)", rest)
     if gate is None:
-        return Command("approve", "", rest)
+        return Command(Name.APPROVE, "", rest)
     if gate.group(1) not in ("1", "2", "3"):
         raise CommandError(
             "`/approve` takes an optional gate number 1-3, then an optional remark, e.g. `/approve 2 looks right`"
         )
-    return Command("approve", gate.group(1), rest[gate.end() :].strip())
+    return Command(Name.APPROVE, gate.group(1), rest[gate.end() :].strip())
 
 
 def _unhidden(body: str) -> list[str]:

@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from urllib.parse import quote
 
+from bot.forge import markers
 from bot.forge.base import PullRequestRecord, ReviewComment
 from bot.forge.diff import split_anchored
 from bot.forge.git import ForgeError, GitBranches, GitRepo
@@ -178,7 +179,7 @@ class GitHubForge(GitBranches):
     def _say_reopened(self, number: int, closer: str, at: str) -> None:
         who = f"@{closer}" if closer else "Someone"
         stop = f"close issue #{self.issue} or comment `/cancel` there"
-        key = f"promotion-bot:notice:pr-closed-{number}-{at or 'unknown'}"
+        key = markers.pr_closed(number, at)
         self.client.upsert_comment(
             number,
             key,

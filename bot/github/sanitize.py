@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from bot.forge import markers
+
 #: GitHub's own cap on an issue or comment body is 65,536 characters.
 MAX_BODY_CHARS = 65_536
 
@@ -24,7 +26,7 @@ BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c
 ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff\u180e"
 
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
-_BOT_MARKER = re.compile(r"<!--\s*promotion-bot\b", re.I)
+_BOT_MARKER = re.compile(rf"<!--\s*{re.escape(markers.BRAND)}\b", re.I)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.M)
 _EXPRESSION = re.compile(r"\$\{\{")
 _SUBSTITUTION = re.compile(r"\$\(")

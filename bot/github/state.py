@@ -16,7 +16,7 @@ from datetime import datetime
 
 from pydantic import ValidationError
 
-from bot.forge.base import STATUS_MARKER
+from bot.forge import markers
 from bot.forge.state_file import StateError
 from bot.github.client import GitHub, marker_line
 from bot.github.records import Comment
@@ -25,7 +25,7 @@ from bot.model.evidence import tally
 
 #: Budget for the status comment: GitHub's documented 65,536-character cap on a comment body.
 MAX_COMMENT_CHARS = 65_536
-_STATE = re.compile(r"<!-- promotion-bot:state v1 (?P<data>[A-Za-z0-9+/=]+) -->")
+_STATE = re.compile(rf"<!-- {re.escape(markers.STATE)} (?P<data>[A-Za-z0-9+/=]+) -->")
 #: How much audit history the comment keeps when space runs short (the branch's commits keep the rest).
 KEEP_AUDIT = 60
 #: The longest text ``essentials`` keeps of what only people read: the last audit entry's, a failure's.
@@ -34,7 +34,7 @@ TEXT_CHARS = 1_500
 
 def encode_state(state: PipelineState) -> str:
     raw = zlib.compress(state.model_dump_json().encode("utf-8"), 9)
-    return f"<!-- promotion-bot:state v1 {base64.b64encode(raw).decode('ascii')} -->"
+    return f"<!-- {markers.STATE} {base64.b64encode(raw).decode('ascii')} -->"
 
 
 def decode_state(body: str) -> PipelineState | None:
@@ -70,7 +70,7 @@ def stamped(state: PipelineState | None, saved_at: datetime | None) -> PipelineS
 def status_body(state: PipelineState, status: str) -> str:
     """Checklist + hidden state, within GitHub's size cap; a state too large is made smaller step by step
     (``smaller``), each step keeping everything the engine still reads."""
-    room = MAX_COMMENT_CHARS - len(marker_line(STATUS_MARKER)) - 1
+    room = MAX_COMMENT_CHARS - len(marker_line(markers.STATUS)) - 1
     body = ""
     for candidate in smaller(state):
         body = f"{status.rstrip()}\n\n{encode_state(candidate)}"
@@ -292,7 +292,7 @@ class GitHubStateStore:
 
     def load(self) -> PipelineState | None:
         """The state in the status comment; None without one; ForeignEdit when a person saved it last."""
-        comment = self.client.bot_comment(self.issue, STATUS_MARKER)
+        comment = self.client.bot_comment(self.issue, markers.STATUS)
         if comment is None:
             return None
         trusted(self.client, self.issue, comment)
@@ -302,9 +302,9 @@ class GitHubStateStore:
         if self.answered > (state.answered_comment or 0):  # a state saved before it was kept starts here
             state = state.model_copy(update={"answered_comment": self.answered})
         body = status_body(state, status)
-        written = self.client.upsert_comment(self.issue, STATUS_MARKER, body)
+        written = self.client.upsert_comment(self.issue, markers.STATUS, body)
         kept = self.client.get_comment(self.issue, written.id)  # read back: a 200 does not mean it was kept
-        if kept.body != f"{marker_line(STATUS_MARKER)}\n{body}":
+        if kept.body != f"{marker_line(markers.STATUS)}\n{body}":
             raise StateError(
                 "GitHub kept an older status comment than the one the bot wrote, so the promotion state was not "
                 "saved; nothing else changed. Comment `/retry` to try again"
@@ -316,8 +316,8 @@ class GitHubStateStore:
         For a change made while the issue cannot be read (needs-info: its benchmark run was cancelled), when no
         checklist can be rendered (it shows the request); the next save, once the issue is fixed, renders it anew.
         """
-        comment = self.client.bot_comment(self.issue, STATUS_MARKER)
+        comment = self.client.bot_comment(self.issue, markers.STATUS)
         if comment is None:
             return
-        shown = _STATE.sub("", comment.body).removeprefix(marker_line(STATUS_MARKER)).strip()
+        shown = _STATE.sub("", comment.body).removeprefix(marker_line(markers.STATUS)).strip()
         self.save(state, f"{shown}\n\n> {note}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from bot.bench.condition_experiment import experiment_files
+from bot.forge import markers
 from bot.hypotheses.blis_feedback import Recommendation, recommendations
 from bot.model import Effect, Hypothesis, PolicyKind, Track, TranslationSummary, Verdict, VerdictStatus
 from bot.render import render
@@ -56,10 +57,6 @@ STATUS_WORD = {
 }
 
 
-def feedback_marker(request_id: str, hypothesis_id: str) -> str:
-    return f"promotion-bot:feedback:{request_id}:{hypothesis_id}"
-
-
 def file_feedback(
     ctx: StageContext, pairs: list[tuple[Hypothesis, Verdict]], recs: list[Recommendation]
 ) -> dict[str, str]:
@@ -77,7 +74,7 @@ def file_feedback(
             findings=ctx.paths.findings(h.id),
         )
         title = f"[promotion {ctx.request.id} feedback] {h.id}: {h.title}"[:200]
-        link = ctx.forge.file_feedback(feedback_marker(ctx.request.id, h.id), title, body)
+        link = ctx.forge.file_feedback(markers.feedback(ctx.request.id, h.id), title, body)
         if link:
             links[h.id] = link
     return links

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 from bot import pipeline
 from bot.escape import commit_block, commit_subject
 from bot.execution import ExecutionNeeded, Executor
-from bot.forge.base import Forge, StateStore, review_marker
+from bot.forge import markers
+from bot.forge.base import Forge, StateStore
 from bot.forge.state_file import StateError
 from bot.model import (
     Artifact,
@@ -497,13 +498,13 @@ class Runner:
         from bot.stages.pull_request import finding_comments
 
         ctx = self.context(state)
-        self.forge.upsert_comment(review_marker(review.gate), render_review_report(review, ctx, state))
+        self.forge.upsert_comment(markers.review(review.gate), render_review_report(review, ctx, state))
         pr = self.forge.pull_request(self.request.branch)
         if pr is not None:
             # a finding that names only its file gets the line it is about
             comments, unanchored = finding_comments(review, file_reader(ctx.read, ctx.list))
             body = review_summary(review, state) + "".join(f"\n- {line}" for line in unanchored)
-            self.forge.set_review_comments(pr, review_marker(review.gate), comments, body=body)
+            self.forge.set_review_comments(pr, markers.review(review.gate), comments, body=body)
 
     def publish_decision(self, before: PipelineState, after: PipelineState) -> None:
         """The decided gate's review report, edited in place to say who decided it, how, when, at which commit.
@@ -518,7 +519,7 @@ class Runner:
         if not rounds:
             return
         report = render_review_report(rounds[-1], self.context(before), before, decided=decision, commit=before.head)
-        self.forge.upsert_comment(review_marker(decision.gate), report)
+        self.forge.upsert_comment(markers.review(decision.gate), report)
 
     def _sync_pull_request(self, state: PipelineState) -> None:
         from bot.stages.pull_request import draft_body, pr_title
