@@ -26,6 +26,7 @@ from bot.escape import md
 from bot.model import Direction, Hypothesis, Track, Verdict, VerdictStatus, status_counts
 from bot.stats import StatsError, explain
 from bot.stats.shedding import NOT_USED_FLAG, on_mix
+from bot.stats.unjudged import unjudged_reason
 
 _STATUS_MARK = {
     VerdictStatus.CONFIRMED: "confirmed",
@@ -193,8 +194,8 @@ def summary_markdown(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesi
     inconclusive = sum(v.status is VerdictStatus.INCONCLUSIVE for v in verdicts)
     if unjudged:
         head += (
-            f" {len(unjudged)} of the {inconclusive} inconclusive ({', '.join(unjudged)}) are not judged: no run of "
-            "this plan can decide them, and each says which run would."
+            f" {len(unjudged)} of the {inconclusive} inconclusive are not judged: {_reasons(unjudged)}; each says "
+            "what would decide it."
         )
     waiting = [v.hypothesis_id for v in verdicts if v.status is VerdictStatus.INCONCLUSIVE and NOT_USED_FLAG in v.flags]
     if waiting:
@@ -205,16 +206,25 @@ def summary_markdown(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesi
     return "\n".join([head, "", summary_table(verdicts, hypotheses).to_markdown(index=False), ""])
 
 
-def _not_judged(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesis]) -> list[str]:
+def _not_judged(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesis]) -> list[Verdict]:
     """Inconclusive hypotheses no benchmark of this plan decides (no prediction: a run the cluster cannot do, or
     a signal no planned run varies). They count as inconclusive, so the count says which of them were never
     judged, rather than leave them to read like undecided measurements."""
     unpredicted = {h.id for h in hypotheses if h.prediction is None}
     return [
-        v.hypothesis_id
+        v
         for v in verdicts
         if v.status is VerdictStatus.INCONCLUSIVE and v.hypothesis_id in unpredicted and not on_mix(v)
     ]
+
+
+def _reasons(unjudged: Sequence[Verdict]) -> str:
+    """'B2, B4 (not runnable on this cluster), B7 (no planned run varies it)': each verdict's own reason
+    (``unjudged_reason``, the words the PR body and gate 3 use), ids sharing one named once."""
+    by_reason: dict[str, list[str]] = {}
+    for v in unjudged:
+        by_reason.setdefault(unjudged_reason(v) or "no benchmark report decides it", []).append(v.hypothesis_id)
+    return ", ".join(f"{', '.join(ids)} ({reason})" for reason, ids in by_reason.items())
 
 
 # --------------------------------------------------------------------------
