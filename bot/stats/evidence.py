@@ -157,6 +157,25 @@ def _mean_change(v: Verdict) -> float | None:
     return float(np.mean([e.rel_change for e in v.effects]))
 
 
+#: Beside a mean change that holds a group-sequential cell's early-look estimate; EARLY_STOP_NOTE explains it.
+EARLY_STOP = "early stop"
+EARLY_STOP_NOTE = (
+    f"_{EARLY_STOP}_: a cell decided at an early look of the group-sequential plan shows that look's change, and an "
+    "estimate where a test stops early leans away from zero; _all runs_ is the mean change with every run the "
+    "looks reached (each cell's is in the hypothesis's flags)."
+)
+
+
+def _mean_change_text(v: Verdict) -> str:
+    """The mean change; with a cell decided at an early look, marked so and with every run's mean beside it, so the
+    table gate 3 reads first never carries the early-stop estimate (biased away from zero) as a plain number."""
+    mean = _pct(_mean_change(v))
+    if not any(e.all_runs_change is not None for e in v.effects):
+        return mean
+    every = float(np.mean([e.rel_change if e.all_runs_change is None else e.all_runs_change for e in v.effects]))
+    return f"{mean} ({EARLY_STOP}; all runs {_pct(every)})"
+
+
 def summary_table(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesis] | None = None) -> pd.DataFrame:
     """One row per verdict: status, measured cells, mean and range of the change, flags."""
     by_id = {h.id: h for h in hypotheses or []}
@@ -177,7 +196,7 @@ def summary_table(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesis] 
                 ),
                 "verdict": _STATUS_MARK[v.status],
                 "cells": len(v.effects),
-                "mean change": _pct(_mean_change(v)),
+                "mean change": _mean_change_text(v),
                 "range": f"{_pct(min(changes))} to {_pct(max(changes))}" if len(changes) > 1 else "—",
                 "flags": len(v.flags),
             }
@@ -203,7 +222,9 @@ def summary_markdown(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesi
             f" {', '.join(waiting)} {'is' if len(waiting) == 1 else 'are'} planned on the priority mix and not judged "
             "yet: no priority-mix result could be used (the priority-mix section says why)."
         )
-    return "\n".join([head, "", summary_table(verdicts, hypotheses).to_markdown(index=False), ""])
+    table = summary_table(verdicts, hypotheses).to_markdown(index=False)
+    early = any(e.all_runs_change is not None for v in verdicts for e in v.effects)
+    return "\n".join([head, "", table, "", *([EARLY_STOP_NOTE, ""] if early else [])])
 
 
 def _not_judged(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesis]) -> list[Verdict]:
