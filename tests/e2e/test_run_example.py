@@ -364,3 +364,16 @@ def test_the_pr_gate_3_report_and_verdicts_give_each_unjudged_hypothesis_its_ver
         assert f": {why}" in untested, untested
     for text in (body, thread, report, page):
         assert "no run of this plan" not in text
+
+
+def test_the_pr_record_says_each_decided_gate_was_decided_as_the_issue_report_does(full_run):
+    """newuser4 #9: after all three gates were approved, the PR record's reviews still read "the gate is open for a
+    decision ... decide there"; each now says who decided it, how and when, in the issue report's words."""
+    _, work, _ = full_run
+    pr = (work / "pr" / "pull-request.md").read_text()
+    thread = (work / "issue" / "thread.md").read_text()
+    for gate in (1, 2, 3):
+        [review] = [ln for ln in pr.splitlines() if ln.startswith(f"**Gate {gate} review (")]
+        decided = re.search(r"\*\*Approved\*\* by alice .*? the gate takes no more decisions\.", review).group(0)
+        assert decided in thread, gate  # the issue's report of the same gate says the same
+        assert "open for a decision" not in review and "decide there" not in review, review
