@@ -91,6 +91,10 @@ class Forge(Protocol):
         A comment whose line is not part of the PR's diff moves into the body instead of failing the review.
         """
 
+    def edit_review_summary(self, pr: PullRequestRecord, marker: str, summary: str) -> None:
+        """Replace the first line (the summary) of the bot's review for ``marker`` with ``summary``, keeping its
+        comments and the findings listed under it: a decided gate's review then says so. No such review: nothing."""
+
     # --- elsewhere -----------------------------------------------------
     def file_feedback(self, marker: str, title: str, body: str) -> str:
         """Create or update one feedback issue for the simulator's maintainers; returns where it is."""

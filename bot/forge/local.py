@@ -172,6 +172,15 @@ class LocalForge(GitBranches):
         self._save(self._pr_file, record)
         self._render_pr(record)
 
+    def edit_review_summary(self, pr: PullRequestRecord, marker: str, summary: str) -> None:
+        record = self._load(self._pr_file, {})
+        text = record.get("reviews", {}).get(marker)
+        if text is None:
+            return
+        record["reviews"][marker] = "\n".join([summary, *text.split("\n")[1:]])
+        self._save(self._pr_file, record)
+        self._render_pr(record)
+
     def _render_pr(self, record: dict) -> None:
         if record.get("state", "open") == "closed":
             shown = " (closed, not merged)"

@@ -230,6 +230,19 @@ class GitHubForge(GitBranches):
             self.client.update_review(number, review.id, f"{marker_line(marker + ':superseded')}\n{SUPERSEDED}")
         self.client.create_review(number, head or "", full, payload, marker)
 
+    def edit_review_summary(self, pr: PullRequestRecord, marker: str, summary: str) -> None:
+        """The live review's body edited in place (PUT .../reviews/{id}, which keeps its inline comments): two calls,
+        none more when it already says this (a replayed event)."""
+        number = int(pr.number)
+        mine = self.client.bot_logins
+        live = [r for r in self.client.reviews(number) if r.login.lower() in mine and carries(r.body, marker)]
+        if not live:
+            return
+        lines = live[-1].body.split("\n")
+        body = "\n".join([lines[0], summary, *lines[2:]])  # lines[0] is the marker
+        if body != live[-1].body:
+            self.client.update_review(number, live[-1].id, body)
+
     def blob_url(self, commit: str, path: str) -> str:
         """``<server>/<fork>/blob/<sha>/<path>``: GitHub's permalink form, pinned to the commit."""
         return f"{self.server_url}/{self.fork}/blob/{commit}/{quote(path)}"

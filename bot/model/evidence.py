@@ -263,6 +263,14 @@ class Effect(Strict):
             "among them excluded, see n_baseline / n_evolved); None: every run (a fixed design)"
         ),
     )
+    all_runs_change: float | None = Field(
+        default=None,
+        description=(
+            "group-sequential cell decided before its last look: the change over every run the looks reached "
+            "(rel_change is the deciding look's, which leans away from zero); None: decided at its last look, or a "
+            "fixed design (optional, so verdicts.json written before it still loads)"
+        ),
+    )
     status: VerdictStatus | None = Field(default=None, description="this cell's own verdict")
     reason: str = Field(default="", description="why this cell is confirmed, refuted or inconclusive")
     lost_baseline: float | None = Field(

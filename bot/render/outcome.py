@@ -23,13 +23,12 @@ from bot.bench.conditions import CONDITION_NOT_RECORDED
 from bot.escape import md
 from bot.model import Direction, Effect, Hypothesis, Track, Verdict, VerdictStatus
 from bot.render.claims import ci_level, claim_rows, measured_text, pct, shed_demoted, verdict_text
+from bot.stats.unjudged import NOT_BENCHMARKED, NOT_RUNNABLE, unjudged_reason
 
 Pair = tuple[Hypothesis, Verdict]
 
 #: The verdicts the statistics decide; any other status (e.g. "not testable as translated") is a reason not to test.
 DECIDED = (VerdictStatus.CONFIRMED, VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE)
-NOT_RUNNABLE = "not runnable on this cluster"
-NOT_BENCHMARKED = "not decided by benchmarks"
 NO_RESULTS = "no-results"
 
 _FAMILY = {"ttft": "TTFT", "tpot": "time per output token", "itl": "inter-token latency", "e2e": "end-to-end latency"}
@@ -287,7 +286,11 @@ def untested_list(pairs: Sequence[Pair]) -> str:
         return f"- {ids}: no benchmark results were supplied; run the stage 4 plan on a GPU cluster."
     lines = []
     for h, v in rows:
-        lines.append(f"- **{h.id}** {md(h.title)}: {md(status_word(h, v))}: {md(untested_reason(h, v))}")
+        # The verdict's own reason (``unjudged_reason``, as the PR body and verdicts.md say it), once: a title that
+        # already ends with it ("...: no planned run varies it") is not followed by it again.
+        word = unjudged_reason(v) or status_word(h, v)
+        said = "" if h.title.endswith(word) else f": {md(word)}"
+        lines.append(f"- **{h.id}** {md(h.title)}{said}: {md(untested_reason(h, v))}")
     return "\n".join(lines)
 
 

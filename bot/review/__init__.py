@@ -160,22 +160,38 @@ def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
-def review_summary(review: ReviewRound, state: PipelineState) -> str:
-    """The PR review's body: what the round found, and what happens next."""
+def review_summary(
+    review: ReviewRound,
+    state: PipelineState,
+    decided: GateDecision | None = None,
+    commit: str | None = None,
+    *,
+    github: bool = False,
+) -> str:
+    """The PR review's body: what the round found, and what happens next; with ``decided``, the same round (from
+    ``state`` as it was shown) saying who decided the gate, how, when and at which ``commit``, in the words the
+    issue's report gets (``decided_line``): the PR record must not keep asking for a decision made long ago."""
     blocking = len(review.blocking)
     head = f"**Gate {review.gate} review ({GATE_NAMES[review.gate]}), round {review.round}{md(after_change_request(review.gate, state))}**: "
     if review.headline:
         head += f"deciding on {md(review.headline)}. "
-    if not review.findings:
-        return f"{head}{review.tally()}. {_decide_where(review.gate, state)}"
     tally = review.tally()
+    if not review.findings:
+        then = decided_line(decided, commit, github=github) if decided else _decide_where(review.gate, state)
+        return f"{head}{tally}. {then}"
     if not blocking:
-        nxt = "nothing blocks; the gate is open for a decision."
+        nxt = "nothing blocked." if decided else "nothing blocks; the gate is open for a decision."
     elif review.gate in state.unconverged:
-        nxt = "the author could not resolve the blocking findings; the gate is open for a decision with them on record."
+        left = "was decided" if decided else "is open for a decision"
+        nxt = f"the author could not resolve the blocking findings; the gate {left} with them on record."
     else:
-        nxt = "the blocking findings go back to the author."
-    return f"{head}{tally}; {nxt} {_decide_where(review.gate, state)}"
+        nxt = (
+            "the blocking findings went back to the author."
+            if decided
+            else "the blocking findings go back to the author."
+        )
+    then = decided_line(decided, commit, github=github) if decided else _decide_where(review.gate, state)
+    return f"{head}{tally}; {nxt} {then}"
 
 
 def _decide_where(gate: int, state: PipelineState) -> str:

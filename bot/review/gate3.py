@@ -547,10 +547,14 @@ def _note(h, v: Verdict, flags: list[str]) -> str:
     so an attenuation flag never reads as why a claim is inconclusive."""
     from bot.render.claims import held_back
     from bot.render.outcome import is_untested
+    from bot.stats.unjudged import unjudged_reason
 
     head = f"{h.id} {v.status.value} ({h.title})"
     if is_untested(h, v):  # not runnable, not testable as translated: its flags are the reason
-        return head + (f": {'; '.join(flags)}" if flags else "")
+        # The verdict's own reason first, in the words the PR body and verdicts.md give it (``unjudged_reason``).
+        reason = unjudged_reason(v)
+        said = ([reason] if reason else []) + [f for f in flags if f != reason]
+        return head + (f": {'; '.join(said)}" if said else "")
     reason = held_back(h, v)
     text = head + (f": {reason}" if reason else "")
     if flags:

@@ -17,6 +17,7 @@ from bot.escape import line
 from bot.model import Finding, Hypothesis, PolicyKind, ReviewRound, Track, Verdict, VerdictStatus
 from bot.render.claims import pct
 from bot.stats.shedding import on_mix
+from bot.stats.unjudged import unjudged_reason
 
 TITLE_LIMIT = 72
 #: Known issues listed one by one in the body; more are counted (each is a review comment on its line).
@@ -152,7 +153,10 @@ def track_line(hypotheses: Sequence[Hypothesis], verdicts: dict[str, Verdict], t
         elif v is not None and on_mix(v):
             number = "judged on the priority mix" if v.admission else "planned on the priority mix, not judged yet"
         elif h.prediction is None and mean is None:
-            number = "not judged: no run of this plan decides it"
+            # The verdict's own reason, as gate 3 and verdicts.md give it: "not runnable on this cluster" and "no
+            # planned run varies it" call for different fixes (another cluster, another run).
+            reason = unjudged_reason(v) if v is not None else None
+            number = f"not judged: {reason}" if reason else "not judged"
         by_status.setdefault(status, []).append(f"{h.id} {h.source} ({number})")
     order = [s.value for s in VerdictStatus]
     return [

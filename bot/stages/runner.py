@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 from bot import pipeline
 from bot.escape import commit_block, commit_subject
 from bot.execution import ExecutionNeeded, Executor
-from bot.forge import markers
 from bot.forge.base import Forge, StateStore
 from bot.forge.state_file import StateError
 from bot.model import (
@@ -41,6 +40,7 @@ from bot.stages import STAGE_MODULES
 from bot.stages.branch_guard import BranchMoved, check_branch
 from bot.stages.context import StageContext, StageFailed
 from bot.stages.restart_notice import restart_notice
+from bot.stages.review_publish import publish_decision, publish_review
 
 if TYPE_CHECKING:
     from bot.agents import Agents
@@ -492,34 +492,11 @@ class Runner:
         return state
 
     def _publish_review(self, state: PipelineState, review: ReviewRound) -> None:
-        """The review report on the issue, and the same findings as one review on the PR's lines."""
-        from bot.review import render_review_report, review_summary
-        from bot.stages.pr_parts import file_reader
-        from bot.stages.pull_request import finding_comments
-
-        ctx = self.context(state)
-        self.forge.upsert_comment(markers.review(review.gate), render_review_report(review, ctx, state))
-        pr = self.forge.pull_request(self.request.branch)
-        if pr is not None:
-            # a finding that names only its file gets the line it is about
-            comments, unanchored = finding_comments(review, file_reader(ctx.read, ctx.list))
-            body = review_summary(review, state) + "".join(f"\n- {line}" for line in unanchored)
-            self.forge.set_review_comments(pr, markers.review(review.gate), comments, body=body)
+        publish_review(self.forge, self.request.branch, self.context(state), state, review)
 
     def publish_decision(self, before: PipelineState, after: PipelineState) -> None:
-        """The decided gate's review report, edited in place to say who decided it, how, when, at which commit.
-        Rendered from ``before``, the state it was shown with (the decision clears its round and change requests;
-        the branch has not moved since the review read it)."""
-        from bot.review import render_review_report
-
-        if len(after.decisions) <= len(before.decisions):
-            return
-        decision = after.decisions[-1]
-        rounds = before.reviews.get(decision.gate) or []
-        if not rounds:
-            return
-        report = render_review_report(rounds[-1], self.context(before), before, decided=decision, commit=before.head)
-        self.forge.upsert_comment(markers.review(decision.gate), report)
+        """The decided gate's review, on the issue and on the PR, says who decided it (``review_publish``)."""
+        publish_decision(self.forge, self.request.branch, self.context(before), before, after)
 
     def _sync_pull_request(self, state: PipelineState) -> None:
         from bot.stages.pull_request import draft_body, pr_title

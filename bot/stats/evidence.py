@@ -26,6 +26,7 @@ from bot.escape import md
 from bot.model import Direction, Hypothesis, Track, Verdict, VerdictStatus, status_counts
 from bot.stats import StatsError, explain
 from bot.stats.shedding import NOT_USED_FLAG, on_mix
+from bot.stats.unjudged import unjudged_reason
 
 _STATUS_MARK = {
     VerdictStatus.CONFIRMED: "confirmed",
@@ -156,6 +157,25 @@ def _mean_change(v: Verdict) -> float | None:
     return float(np.mean([e.rel_change for e in v.effects]))
 
 
+#: Beside a mean change that holds a group-sequential cell's early-look estimate; EARLY_STOP_NOTE explains it.
+EARLY_STOP = "early stop"
+EARLY_STOP_NOTE = (
+    f"_{EARLY_STOP}_: a cell decided at an early look of the group-sequential plan shows that look's change, and an "
+    "estimate where a test stops early leans away from zero; _all runs_ is the mean change with every run the "
+    "looks reached (each cell's is in the hypothesis's flags)."
+)
+
+
+def _mean_change_text(v: Verdict) -> str:
+    """The mean change; with a cell decided at an early look, marked so and with every run's mean beside it, so the
+    table gate 3 reads first never carries the early-stop estimate (biased away from zero) as a plain number."""
+    mean = _pct(_mean_change(v))
+    if not any(e.all_runs_change is not None for e in v.effects):
+        return mean
+    every = float(np.mean([e.rel_change if e.all_runs_change is None else e.all_runs_change for e in v.effects]))
+    return f"{mean} ({EARLY_STOP}; all runs {_pct(every)})"
+
+
 def summary_table(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesis] | None = None) -> pd.DataFrame:
     """One row per verdict: status, measured cells, mean and range of the change, flags."""
     by_id = {h.id: h for h in hypotheses or []}
@@ -176,7 +196,7 @@ def summary_table(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesis] 
                 ),
                 "verdict": _STATUS_MARK[v.status],
                 "cells": len(v.effects),
-                "mean change": _pct(_mean_change(v)),
+                "mean change": _mean_change_text(v),
                 "range": f"{_pct(min(changes))} to {_pct(max(changes))}" if len(changes) > 1 else "—",
                 "flags": len(v.flags),
             }
@@ -193,8 +213,8 @@ def summary_markdown(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesi
     inconclusive = sum(v.status is VerdictStatus.INCONCLUSIVE for v in verdicts)
     if unjudged:
         head += (
-            f" {len(unjudged)} of the {inconclusive} inconclusive ({', '.join(unjudged)}) are not judged: no run of "
-            "this plan can decide them, and each says which run would."
+            f" {len(unjudged)} of the {inconclusive} inconclusive are not judged: {_reasons(unjudged)}; each says "
+            "what would decide it."
         )
     waiting = [v.hypothesis_id for v in verdicts if v.status is VerdictStatus.INCONCLUSIVE and NOT_USED_FLAG in v.flags]
     if waiting:
@@ -202,19 +222,30 @@ def summary_markdown(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesi
             f" {', '.join(waiting)} {'is' if len(waiting) == 1 else 'are'} planned on the priority mix and not judged "
             "yet: no priority-mix result could be used (the priority-mix section says why)."
         )
-    return "\n".join([head, "", summary_table(verdicts, hypotheses).to_markdown(index=False), ""])
+    table = summary_table(verdicts, hypotheses).to_markdown(index=False)
+    early = any(e.all_runs_change is not None for v in verdicts for e in v.effects)
+    return "\n".join([head, "", table, "", *([EARLY_STOP_NOTE, ""] if early else [])])
 
 
-def _not_judged(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesis]) -> list[str]:
+def _not_judged(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesis]) -> list[Verdict]:
     """Inconclusive hypotheses no benchmark of this plan decides (no prediction: a run the cluster cannot do, or
     a signal no planned run varies). They count as inconclusive, so the count says which of them were never
     judged, rather than leave them to read like undecided measurements."""
     unpredicted = {h.id for h in hypotheses if h.prediction is None}
     return [
-        v.hypothesis_id
+        v
         for v in verdicts
         if v.status is VerdictStatus.INCONCLUSIVE and v.hypothesis_id in unpredicted and not on_mix(v)
     ]
+
+
+def _reasons(unjudged: Sequence[Verdict]) -> str:
+    """'B2, B4 (not runnable on this cluster), B7 (no planned run varies it)': each verdict's own reason
+    (``unjudged_reason``, the words the PR body and gate 3 use), ids sharing one named once."""
+    by_reason: dict[str, list[str]] = {}
+    for v in unjudged:
+        by_reason.setdefault(unjudged_reason(v) or "no benchmark report decides it", []).append(v.hypothesis_id)
+    return ", ".join(f"{', '.join(ids)} ({reason})" for reason, ids in by_reason.items())
 
 
 # --------------------------------------------------------------------------

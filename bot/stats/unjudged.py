@@ -9,6 +9,12 @@ from __future__ import annotations
 from bot.bench.conditions import CONDITION_NOT_RECORDED
 from bot.model import Hypothesis, Verdict, VerdictStatus
 
+NOT_RUNNABLE = "not runnable on this cluster"
+NOT_VARIED = "no planned run varies it"
+NOT_BENCHMARKED = "not decided by benchmarks"
+#: The flags ``not_benchmarked_verdict`` records, each the reason no report decides its hypothesis.
+UNJUDGED_REASONS = (CONDITION_NOT_RECORDED, NOT_RUNNABLE, NOT_VARIED, NOT_BENCHMARKED)
+
 
 def not_testable_verdict(h: Hypothesis) -> Verdict:
     """A hypothesis the translated plugin cannot exercise: not judged, whatever the reports show.
@@ -45,11 +51,22 @@ def not_benchmarked_verdict(h: Hypothesis) -> Verdict:
             + ("Decide it on a cluster that can run it" if cluster else "Decide it with a run that varies it")
             + ", or by review at gate 3."
         )
-        flag = "not runnable on this cluster" if cluster else "no planned run varies it"
+        flag = NOT_RUNNABLE if cluster else NOT_VARIED
     else:
         summary = (
             f"{h.id} makes no benchmark prediction, so the benchmark reports cannot decide it; "
             "it is decided by the stage 4 tests or by review."
         )
-        flag = "not decided by benchmarks"
+        flag = NOT_BENCHMARKED
     return Verdict(hypothesis_id=h.id, status=VerdictStatus.INCONCLUSIVE, summary=summary, flags=[flag])
+
+
+def unjudged_reason(v: Verdict) -> str | None:
+    """Why no benchmark report decides this inconclusive verdict, in the words it records (its flag), else None.
+
+    The PR body, gate 3's review, report.md and verdicts.md all say it with this, so a maintainer reading any one
+    of them learns the same cause: "not runnable on this cluster" calls for another cluster (or an exclude at
+    gate 2), "no planned run varies it" for another run; one phrase for both sent people to the wrong fix."""
+    if v.status is not VerdictStatus.INCONCLUSIVE:
+        return None
+    return next((f for f in v.flags if f in UNJUDGED_REASONS), None)

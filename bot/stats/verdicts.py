@@ -219,6 +219,7 @@ class _Cell:
     look_stats: list = field(default_factory=list)  # sequential: rule.CellStats per look
     decided_at: tuple[int, int] = (0, 0)  # sequential: look where the confirm / refute test crossed
     runs_judged: int | None = None  # sequential: runs per arm of the look shown (the deciding one); None: every run
+    all_runs_rel: float | None = None  # sequential, decided before its last look: the change over every run
     lost: tuple[float, float] | None = None  # (baseline, evolved) share of requests lost; None: not counted
     held_by: str = ""  # Effect.held_by: what overrode the test (the noise floor, the shedding guard)
 
@@ -260,6 +261,7 @@ class _Cell:
             n_evolved=self.n_e,
             excluded_runs=list(self.excluded),
             runs_judged=self.runs_judged,
+            all_runs_change=self.all_runs_rel,
             status=self.status,
             reason=self.reason or "",
             held_by=self.held_by,
@@ -428,7 +430,7 @@ def _show_decision_look(cell: _Cell, index: ReportIndex) -> None:
     every = cell.look_stats[-1]
     lo, hi = rule.interval(every, cell.alpha)
     cell.baseline, cell.evolved = cell.baseline[:n], cell.evolved[:n]
-    cell.runs_judged = n
+    cell.runs_judged, cell.all_runs_rel = n, float(every.rel[0])
     last_look = _outlier_flag(cell) if cell.excluded else None
     _show(cell, st, cell.alpha, index)
     # the outlier flag names the runs this look excluded, not the last look's (runs it never used)

@@ -296,6 +296,10 @@ def test_a_decided_gates_review_report_says_who_decided_it_how_when_and_at_which
     [before] = [c for c in sim.fake.comments(REPO, number) if c.body.startswith(marker)]
     assert "open for a human decision" in before.body and "**Request changes with**" in before.body
     head = state_of(sim, number).head
+    [pull] = sim.fake.pulls(REPO)
+    [pr_before] = [r for r in sim.fake.reviews(REPO, pull.number) if r.body.startswith(marker)]
+    assert "the gate is open for a decision" in pr_before.body and "decide there" in pr_before.body
+    inline = sorted(c.body for c in sim.fake.review_comments(REPO, pull.number) if c.body.startswith(marker))
 
     _label(sim, number, "gate-1-approved", "maria")
     [after] = [c for c in sim.fake.comments(REPO, number) if c.body.startswith(marker)]
@@ -308,6 +312,15 @@ def test_a_decided_gates_review_report_says_who_decided_it_how_when_and_at_which
     assert "open for a human decision" not in after.body and "the gate was decided with these findings" in after.body
     assert "**Request changes with**" not in after.body  # the gate takes no more decisions
     assert after.body.split("\n", 1)[1].startswith("## Gate 1 review, round 1 (translation)")
+    # newuser4 #9: the PR's review of the round says it too, edited in place (its inline comments kept), in the
+    # issue report's words; it kept "the gate is open for a decision" for gates decided long ago
+    [pr_after] = [r for r in sim.fake.reviews(REPO, pull.number) if r.body.startswith(marker)]
+    assert pr_after.id == pr_before.id
+    decided = re.search(r"\*\*Approved\*\* by maria .*? the gate takes no more decisions\.", after.body).group(0)
+    assert decided in pr_after.body, pr_after.body
+    assert "open for a decision" not in pr_after.body and "decide there" not in pr_after.body
+    assert pr_after.body.split("\n")[2:] == pr_before.body.split("\n")[2:]  # the findings listed under it stay
+    assert sorted(c.body for c in sim.fake.review_comments(REPO, pull.number) if c.body.startswith(marker)) == inline
 
     labelled = sim.runs[-1]
     calls = sim.replay(labelled).calls  # a re-run changes nothing: the report already says so

@@ -131,12 +131,17 @@ def test_track_lines_group_by_outcome_with_numbers():
         "confirmed: B1 claim-1 (e2e_p95 −10.0%)",
         "inconclusive: B2 claim-1 (not measured)",
     ]
-    # A hypothesis no run of the plan can decide (no prediction) is named as not judged, not "not measured".
+    # A hypothesis no run of the plan can decide (no prediction) is named as not judged, not "not measured", with
+    # its verdict's own reason (newuser4 #8: not "no run of this plan decides it" for a run the cluster cannot do).
     hs.append(_h("B3").model_copy(update={"prediction": None}))
-    verdicts["B3"] = Verdict(hypothesis_id="B3", status=VerdictStatus.INCONCLUSIVE, summary="")
-    assert pr_parts.track_line(hs, verdicts, Track.B)[1] == (
-        "inconclusive: B2 claim-1 (not measured), B3 claim-1 (not judged: no run of this plan decides it)"
+    verdicts["B3"] = Verdict(
+        hypothesis_id="B3", status=VerdictStatus.INCONCLUSIVE, summary="", flags=["not runnable on this cluster"]
     )
+    assert pr_parts.track_line(hs, verdicts, Track.B)[1] == (
+        "inconclusive: B2 claim-1 (not measured), B3 claim-1 (not judged: not runnable on this cluster)"
+    )
+    verdicts["B3"] = Verdict(hypothesis_id="B3", status=VerdictStatus.INCONCLUSIVE, summary="")
+    assert pr_parts.track_line(hs, verdicts, Track.B)[1].endswith("B3 claim-1 (not judged)")
 
 
 def test_gitattributes_keeps_the_forks_lines_and_replaces_its_own_block():

@@ -158,7 +158,11 @@ def test_a_hypothesis_no_run_decides_is_counted_as_not_judged_and_measures_no_ra
     by_id = {v.hypothesis_id: v for v in verdicts}
     head = summary_markdown(verdicts, all_hs).splitlines()[0]
     inconclusive = sum(v.status is VerdictStatus.INCONCLUSIVE for v in verdicts)
-    assert f"2 of the {inconclusive} inconclusive (B2, B3) are not judged: no run of this plan can decide them" in head
+    # newuser4 #8: each with its verdict's own reason, as the PR body and gate 3 give it
+    assert (
+        f"2 of the {inconclusive} inconclusive are not judged: B2 (not runnable on this cluster), "
+        "B3 (no planned run varies it); each says what would decide it." in head
+    )
     for h in (lora, stale):
         md = evidence_markdown(h, by_id[h.id])
         assert "rates: none measured" in md and "No measured cells." in md and "all measured" not in md

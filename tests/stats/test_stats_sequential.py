@@ -7,6 +7,8 @@ report sets built from the same kind of draws.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -213,9 +215,8 @@ def test_stage5_replays_the_runners_decisions(setup):
     assert "group-sequential" in verdicts["A1"].effects[0].test
 
 
-def test_runs_beyond_the_decision_do_not_change_it(setup):
-    """A cell that crossed at its first look stays decided; later runs are shown as not changing it."""
-    _, hyps, _, spec = setup
+def _early_stop(spec):
+    """Every run of every cell, with a clear gain on load-spikes@30 in its first look's runs only."""
     seq = spec.decision.sequential
     horizon = max(looks[-1] for looks in seq.looks.values())
     rng = np.random.default_rng(4)
@@ -226,7 +227,14 @@ def test_runs_beyond_the_decision_do_not_change_it(setup):
         if c.label() == "load-spikes@30":
             e[: seq.looks[c.label()][0]] *= 0.6  # a clear gain in the first look's runs only
         cells.append({"workload": c.workload, "rate": c.rate, "metric": "ttft_mean", "baseline": b[0], "evolved": e})
-    v = {x.hypothesis_id: x for x in evaluate(hyps, build(cells), decision=spec.decision)}
+    return build(cells)
+
+
+def test_runs_beyond_the_decision_do_not_change_it(setup):
+    """A cell that crossed at its first look stays decided; later runs are shown as not changing it."""
+    _, hyps, _, spec = setup
+    seq = spec.decision.sequential
+    v = {x.hypothesis_id: x for x in evaluate(hyps, _early_stop(spec), decision=spec.decision)}
     a1 = v["A1"]
     assert a1.status.value == "confirmed"
     assert a1.effects[0].n_baseline == seq.looks["load-spikes@30"][0]
@@ -235,6 +243,33 @@ def test_runs_beyond_the_decision_do_not_change_it(setup):
     # leans away from zero, so the reader sees how far (found by an evidence audit: -12.5% shown, -9.6% in all)
     assert f"{a1.effects[0].rel_change:+.1%}" not in flag.split("all ")[1]
     assert "leans away from zero; all " in flag and "runs per arm give" in flag
+
+
+def test_the_summary_row_marks_an_early_stop_estimate_and_gives_every_runs_beside_it(setup):
+    """stats #8: verdicts.md's summary table (the first thing gate 3 reads) gave A1's early-look change (biased
+    away from zero) as a plain mean; it is marked and every run's mean stands beside it, and verdicts.json written
+    before Effect.all_runs_change existed still loads."""
+    from bot.stats.evidence import EARLY_STOP_NOTE, summary_markdown, verdicts_from_json, verdicts_to_json
+
+    _, hyps, _, spec = setup
+    verdicts = evaluate(hyps, _early_stop(spec), decision=spec.decision)
+    [a1] = [v for v in verdicts if v.hypothesis_id == "A1"]
+    [early] = [e for e in a1.effects if e.all_runs_change is not None]
+    assert (early.workload, early.rate) == ("load-spikes", 30.0) and early.all_runs_change > early.rel_change
+    page = summary_markdown(verdicts, hyps)
+    [row] = [ln for ln in page.splitlines() if ln.startswith("| A1 ")]
+    mean = float(np.mean([e.rel_change for e in a1.effects]))
+    every = float(np.mean([e.all_runs_change if e.all_runs_change is not None else e.rel_change for e in a1.effects]))
+    assert f"{mean * 100:+.1f}% (early stop; all runs {every * 100:+.1f}%)" in row, row
+    assert EARLY_STOP_NOTE in page
+    # no cell decided early: no marker, no note
+    fixed = evaluate(hyps, _early_stop(spec))
+    assert "early stop" not in summary_markdown(fixed, hyps)
+    # backward compatible: an older verdicts.json has no all_runs_change and reads as "not an early stop"
+    old = verdicts_to_json(verdicts).replace('"all_runs_change": null,', "")
+    old = re.sub(r'\s*"all_runs_change": [-0-9.e]+,', "", old)
+    assert "all_runs_change" not in old
+    assert all(e.all_runs_change is None for v in verdicts_from_json(old) for e in v.effects)
 
 
 def test_the_runner_is_told_which_runs_the_outlier_rule_dropped(setup):
