@@ -150,7 +150,7 @@ def bounded(findings: list[Finding], *, where: str, keep: int = KEEP_PER_CHECK) 
 class Prediction(Strict):
     """What one hypothesis predicts, in llm-d-benchmark terms."""
 
-    metric: str = Field(description="short metric name, see bot.bench.metrics (e.g. ttft_mean, e2e_p95)")
+    metric: str = Field(description="short metric name, see bot.model.metrics (e.g. ttft_mean, e2e_p95)")
     direction: Direction
     margin: float = Field(default=0.05, gt=0, lt=1, description="equivalence / regression margin (relative)")
     blis_magnitude: float | None = Field(

@@ -59,7 +59,7 @@ def _p_adjusted(e: Effect) -> str:
 
 
 def _unit(metric: str) -> str:
-    from bot.bench.metrics import METRICS
+    from bot.model.metrics import METRICS
 
     return METRICS[metric].unit if metric in METRICS else ""
 
@@ -225,7 +225,7 @@ def headline(pairs: Sequence[Pair]) -> str:
 def _not_ruled_out(verdicts: Sequence[Verdict]) -> float | None:
     """The largest regression the undecided guards' intervals still allow: the bad end of each measured cell's
     interval (higher for a lower-is-better metric), at least 0; None when no cell was measured."""
-    from bot.bench.metrics import METRICS
+    from bot.model.metrics import METRICS
 
     worst = [
         e.ci_high if METRICS[e.metric].better == "lower" else -e.ci_low

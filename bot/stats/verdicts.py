@@ -39,7 +39,7 @@ hypothesis, see below):
   change). CONFIRMED when both one-sided tests reject; REFUTED when the test
   that the shift lies beyond the margin (on the side the estimate lies) rejects.
 - NO_WORSE: one one-sided test against the margin on the metric's bad side
-  (``bot.bench.metrics.METRICS[m].better``); REFUTED when "more than the margin
+  (``bot.model.metrics.METRICS[m].better``); REFUTED when "more than the margin
   worse" is significant.
 - The noise floor widens nothing for EQUIVALENT / NO_WORSE: a noisy cluster must
   not make equivalence easier to claim; the tests' own power handles it.
@@ -168,7 +168,7 @@ def evaluate(
 
 
 def _short_metric(h: Hypothesis) -> str:
-    from bot.bench.metrics import MetricError, short_metric
+    from bot.model.metrics import MetricError, short_metric
 
     assert h.prediction is not None
     try:
@@ -178,7 +178,7 @@ def _short_metric(h: Hypothesis) -> str:
 
 
 def _better(metric: str) -> str:
-    from bot.bench.metrics import METRICS
+    from bot.model.metrics import METRICS
 
     return METRICS[metric].better
 
