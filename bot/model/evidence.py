@@ -278,6 +278,18 @@ class Effect(Strict):
     )
 
 
+#: The HTTP status of a request the EPP refused. An admitter rejects with ``errcommon.ResourceExhausted``
+#: (probabilistic-admitter, the legacy saturation shedding, flow control's capacity rejection and TTL
+#: eviction alike), which ``pkg/common/error.BuildErrResponse`` maps to 429 Too Many Requests (llm-d-router
+#: v0.10.0). 503 is ServiceUnavailable: no endpoints at all, an outage rather than shedding, so it is an
+#: error but not shed. Here rather than in ``bot.bench.priority_mix`` (which counts them) because
+#: ``bot.stats.admission`` words its verdicts with it, and the statistics sit below the benchmark plan.
+SHED_STATUS = 429
+#: How the reason for leaving out a run that does not record its condition starts (verdicts and gate 3 key on it;
+#: ``bot.bench.conditions`` writes it, ``bot.stats.unjudged`` reads it: here so neither imports the other).
+CONDITION_NOT_RECORDED = "condition not recorded"
+
+
 class AdmissionRow(Strict):
     """One traffic class of a priority mix (``bot.stats.admission``): sent, admitted (2xx) and shed (HTTP 429) per
     arm, pooled over the arm's runs, and Fisher's exact test of its admit rate, evolved against baseline."""

@@ -19,9 +19,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from bot.bench.conditions import CONDITION_NOT_RECORDED
 from bot.escape import md
 from bot.model import Direction, Effect, Hypothesis, Track, Verdict, VerdictStatus
+from bot.model.evidence import CONDITION_NOT_RECORDED
 from bot.render.claims import ci_level, claim_rows, measured_text, pct, shed_demoted, verdict_text
 
 Pair = tuple[Hypothesis, Verdict]
