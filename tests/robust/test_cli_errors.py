@@ -223,6 +223,19 @@ def test_status_says_an_interrupted_promotion_needs_resume(tmp_path, capsys):
     assert f"interrupted: run `promote resume --work {work}`" in out
 
 
+def test_status_of_a_promotion_stopped_before_its_first_step_says_resume_continues_it(tmp_path, capsys):
+    """run.json but no state.json (the run was stopped while the fork was seeded): not "start one with `promote
+    run`" (the request and the fork are recorded), but the resume that goes on, and it does."""
+    work = _work_with(tmp_path, state=None, run=GOOD_RUN)
+    assert main(["status", "--work", str(work)]) == 2
+    assert one_line_error(capsys, 2) == (
+        f"promote: error: {work}: the promotion started here stopped before its first step was saved; "
+        f"`promote resume --work {work}` continues it"
+    )
+    assert main(["resume", "--work", str(work), "--quiet"]) == 0
+    assert "stopped at gate 1" in capsys.readouterr().out
+
+
 def test_status_keeps_the_lines_of_a_reason_apart(tmp_path, capsys):
     """A reason's note and its directive read as two parts ("; "), as in the PR's gate table, not one sentence."""
     from datetime import UTC, datetime
