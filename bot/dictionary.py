@@ -196,7 +196,7 @@ class TrackBTemplate(_Strict):
     type: HypothesisType = HypothesisType.EQUIVALENCE
     statement: str = Field(description="BLIS family sentence pattern; may use {plugin} and {pods}")
     diagnostic: str = Field(description='"If this fails, it would indicate ..."')
-    metric: str = Field(description="short metric name (bot.bench.metrics)")
+    metric: str = Field(description="short metric name (bot.model.metrics)")
     direction: Literal["decrease", "increase", "equivalent", "no-worse"]
     workloads: str = Field(description="hint for the workloads / conditions to run it under")
     by_kind: dict[PolicyKind, KindWording] = Field(

@@ -1,6 +1,6 @@
 """Claude as author and as independent reviewer, on the ``anthropic`` SDK.
 
-- ``settings``  — ``LLMSettings`` (CLI flags, run.json, the GitHub config file) and prices
+- ``settings``  — the CLI flags of ``LLMSettings`` (``bot.model.llm``: CLI flags, run.json, the GitHub config file)
 - ``prompts``   — the versioned templates in ``prompts/`` and the four-block request layout
 - ``client``    — one structured call: cache breakpoints, validation, one re-ask, budget, usage, errors
 - ``schemas``   — the output models, and ``ReviewerInput`` (everything a reviewer may see)
@@ -11,7 +11,7 @@
 - ``untrusted`` — sanitizing, delimiting and scanning text from outside
 
 ``Agents`` is what the runner and the stages hold: ``None`` with ``--llm
-offline``, and then nothing here is imported beyond this module and settings.
+offline``, and then nothing here is imported beyond this module and ``bot.model.llm``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, MutableMapping
 from typing import Any
 
-from bot.agents.settings import LLMSettings
+from bot.model.llm import LLMSettings
 
 
 class Agents:

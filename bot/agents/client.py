@@ -40,8 +40,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from bot.agents.prompts import PromptRequest
-from bot.agents.settings import LLMConfigError, LLMSettings
 from bot.model import LLMCall, RequestError
+from bot.model.llm import LLMConfigError, LLMSettings
 
 T = TypeVar("T", bound=BaseModel)
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from bot.model import StackSpec
+from bot.model.evidence import CONDITION_NOT_RECORDED
 
 #: The EPP metrics refresh interval under the metric-staleness condition (llm-d-router's
 #: --refresh-metrics-interval, default 50 ms, which is also BLIS's snapshot refresh).
@@ -137,8 +138,6 @@ def condition_replicas(stack: StackSpec) -> dict[str, int]:
     return {"pd-split": pd.prefill_replicas + pd.decode_replicas} if pd is not None else {}
 
 
-#: How the reason for leaving out a run that does not record its condition starts (verdicts and gate 3 key on it).
-CONDITION_NOT_RECORDED = "condition not recorded"
 #: EPP arguments that by themselves show a setup-level condition was in force (llm-d-router's flag -> value).
 _EPP_ARGS = {"metric-staleness": ("--refresh-metrics-interval", STALE_METRICS_INTERVAL)}
 

@@ -10,7 +10,6 @@ from typing import Literal
 
 from pydantic import Field, ValidationError
 
-from bot.bench.metrics import METRICS
 from bot.bench.plan import (
     EVALUATION_SPEC_VERSION,
     RUN_TREATMENT_PATTERN,
@@ -24,6 +23,7 @@ from bot.bench.priority_plan import PriorityMixPlan
 from bot.bench.reports import LAYOUT
 from bot.bench.yaml_dump import dump_yaml
 from bot.model import PromotionRequest, RequestError, StackSpec, describe_validation_error
+from bot.model.metrics import METRICS
 from bot.stats.design import DecisionRule
 from bot.stats.power import MAX_CV, NOISE_FLOOR_CV_MULT, NOISE_FLOOR_MIN
 from bot.yaml_safe import YamlInputError, load_yaml

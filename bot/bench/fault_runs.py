@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from bot.bench.conditions import CONDITION_NOT_RECORDED
 from bot.bench.errors import ReportError
 from bot.bench.layout import TREATMENTS, RunKey, parse_layout, split_condition
 from bot.bench.run import manifest as mf
 from bot.model import Hypothesis
+from bot.model.evidence import CONDITION_NOT_RECORDED
 
 #: How a report left out for this reason starts (gate 3 gives it its own fix).
 NEVER_HAPPENED = "the fault of its run never happened"

@@ -38,10 +38,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from bot.bench import guard_power
 from bot.bench.evidence import SAMPLE_FLAG
 from bot.bench.layout import RUN_TREATMENT_PATTERN, TREATMENTS, split_condition  # noqa: F401 (re-exported)
-from bot.bench.metrics import METRICS, short_metric
 from bot.bench.priority_plan import PriorityMixPlan, priority_mix_for
 from bot.bench.sizing import Sizing, scenario_truth, size
 from bot.model import Direction, Hypothesis, PromotionRequest, RequestError, describe_validation_error
+from bot.model.metrics import METRICS, short_metric
 from bot.stats.decide import Claim
 from bot.stats.design import DecisionRule, SequentialRule
 from bot.stats.power import MAX_CV, NoiseModel, noise_floor

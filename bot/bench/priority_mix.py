@@ -34,18 +34,13 @@ from bot.bench.errors import ReportError, keep_bound
 from bot.bench.evidence import ALLOW_HINT, EvidencePolicy
 from bot.bench.layout import SETUP_PREFIX, RunKey, link_reason, parse_layout, results_files
 from bot.bench.priority_plan import PriorityMixPlan
+from bot.model.evidence import SHED_STATUS
 from bot.yaml_safe import YamlInputError, check_yaml_size, load_yaml, read_yaml_text
 
 HARNESS = "priority-mix"
 RESULTS_FILE = "results.json"
 METADATA_FILE = "run_metadata.yaml"
 OBJECTIVE_HEADER = "x-llm-d-inference-objective"  # upstream's OBJECTIVE_HEADER
-#: The HTTP status of a request the EPP refused. An admitter rejects with ``errcommon.ResourceExhausted``
-#: (probabilistic-admitter, the legacy saturation shedding, flow control's capacity rejection and TTL
-#: eviction alike), which ``pkg/common/error.BuildErrResponse`` maps to 429 Too Many Requests (llm-d-router
-#: v0.10.0). 503 is ServiceUnavailable: no endpoints at all, an outage rather than shedding, so it is an
-#: error but not shed.
-SHED_STATUS = 429
 LAYOUT = (
     "RESULTS/<treatment>/<workload>/rate-<rate>/rep-<n>/results.json (+ run_metadata.yaml), or llm-d-benchmark's "
     "setup-treatment-<treatment>/results/priority-mix-<workload>-rate-<rate>-rep-<n>-<ts>-<rand>/results.json"

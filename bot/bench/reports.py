@@ -45,9 +45,9 @@ from bot.bench.layout import (
     run_dir,
 )
 from bot.bench.load_binding import keep_same_load
-from bot.bench.metrics import METRICS
 from bot.bench.report_schema import CONVERT_HINT, _where, check_version
 from bot.bench.report_schema import validate as validate_schema
+from bot.model.metrics import METRICS
 from bot.yaml_safe import SAFE_LOADER, YamlInputError, check_yaml_size, load_yaml, read_yaml_text
 
 __all__ = [

@@ -81,13 +81,14 @@ def _call(args) -> int:
         return code
     except BrokenPipeError:
         return _reader_went_away()
-    except RequestError as exc:  # includes UsageError, SourceError, ReportError ...
-        print(f"promote: error: {exc}", file=sys.stderr)
-        return 2
     except OSError as exc:  # the machine refused (permissions, a full disk): say which file, why and the fix
+        # (first: git finding no room in the fork is a ForgeError too, and the fix is room, see GitNoRoom)
         from bot.cli.stopped import os_error_line
 
         print(os_error_line(exc, args), file=sys.stderr)
+        return 2
+    except RequestError as exc:  # includes UsageError, SourceError, ReportError ...
+        print(f"promote: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         from bot.cli.stopped import interrupted_line

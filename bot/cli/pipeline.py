@@ -15,7 +15,7 @@ from pathlib import Path
 from bot.bench.layout import RESULTS_HELP
 from bot.cli import PathHelpFormatter
 from bot.cli.files import output_dir
-from bot.cli.workdir import holder_of, read_settings, work_lock, write_settings
+from bot.cli.workdir import RUN_FILE, holder_of, read_settings, work_lock, write_settings
 from bot.escape import line, sh
 from bot.model import Decision, RequestError
 
@@ -203,6 +203,11 @@ def cmd_status(args) -> int:
 
     state = read_state(args.work.resolve() / STATE_FILE)
     if state is None:
+        if (args.work / RUN_FILE).exists():  # started, then stopped before its first step was saved
+            raise RequestError(
+                f"{args.work}: the promotion started here stopped before its first step was saved; "
+                f"`promote resume --work {sh(args.work)}` continues it"
+            )
         raise RequestError(f"{args.work}: no promotion here; start one with `promote run REQUEST --work {args.work}`")
     if args.json:
         print(state.model_dump_json(indent=2))

@@ -5,7 +5,8 @@ Both lines end with how to go on, and that depends on the command: a promotion
 benchmark run (``bench run`` / ``teardown``) with the same command plus
 ``--resume``, and a one-shot command (``translate``, ``plan`` ...) is simply run
 again. A full disk or a file-size limit is not a permissions problem: the line
-names the directory being written and says to free space (or raise ``ulimit -f``).
+names the directory being written and says to free space (or raise ``ulimit -f``); git finding no
+room in the fork arrives here too (``bot.forge.git.GitNoRoom``), not as git's bare "unable to write".
 The bot's own install paths (its Go mirror, prompts, dictionary) are shown
 relative to it: they say nothing to the person and would leak where the bot lives.
 """

@@ -9,6 +9,7 @@ never interleave commits. The GitHub forge adds a compare-and-swap push.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import signal
@@ -28,6 +29,21 @@ BOT_IDENTITY = {
 
 class ForgeError(RequestError):
     """The fork or work directory cannot be used as given."""
+
+
+class GitNoRoom(OSError, ForgeError):
+    """git could not write the fork's objects or index: a full disk, a quota or a file-size limit (``ulimit -f``).
+
+    An ``OSError`` with the errno, so the CLI words it as any full disk (``bot.cli.stopped``: free space, then how
+    to go on) rather than git's bare "unable to write"; a ``ForgeError`` too, so whoever catches the forge's
+    refusals (the GitHub handlers) still does. ``str()`` is the ForgeError's sentence, git's words included."""
+
+    def __init__(self, code: int, reason: str, path: Path, message: str):
+        super().__init__(code, reason, str(path))
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
 
 
 _SAFE_PATH = re.compile(r"^(?!/)(?!.*(?:^|/)\.\.(?:/|$))[A-Za-z0-9_.][A-Za-z0-9_.,/ -]*$")
@@ -82,8 +98,13 @@ class GitRepo:
             ["git", "-C", str(self.path), *args], input=input, capture_output=True, env=full_env, check=False
         )
         if check and proc.returncode != 0:
-            why = proc.stderr.decode().strip() or _signal_name(proc.returncode)
-            raise ForgeError(f"git {' '.join(args[:2])} failed in {self.path}: {why}")
+            why = proc.stderr.decode(errors="replace").strip() or _signal_name(proc.returncode)
+            message = f"git {' '.join(args[:2])} failed in {self.path}: {why}"
+            code = no_room(why, proc.returncode)
+            if code is not None:
+                said = "File too large (killed by SIGXFSZ)" if proc.returncode == -signal.SIGXFSZ else _last_line(why)
+                raise GitNoRoom(code, f"git {args[0]}: {said}", self.path, message)
+            raise ForgeError(message)
         return proc.stdout.decode()
 
     def rev(self, ref: str) -> str | None:
@@ -230,6 +251,36 @@ class GitRepo:
         if not self.rev(branch) or not self.rev(base):
             return {}
         return commentable_lines(self.git("diff", "--no-color", "-U3", f"refs/heads/{base}...refs/heads/{branch}"))
+
+
+#: git's words for "no room to write", and the errno each stands for.
+_NO_ROOM = (
+    ("No space left on device", errno.ENOSPC),
+    ("Disk quota exceeded", errno.EDQUOT),
+    ("File too large", errno.EFBIG),
+)
+#: git's words when the path, not the room, is the problem ("unable to write" appears with these too).
+_NOT_ROOM = ("Permission denied", "insufficient permission", "Read-only file system")
+
+
+def no_room(stderr: str, returncode: int) -> int | None:
+    """The errno when git failed for want of room to write (see ``GitNoRoom``), else None. git names the cause
+    only sometimes: an object it cannot write says why, a new index file it cannot write ("unable to write new
+    index file") does not, and a file past ``ulimit -f`` kills it with SIGXFSZ."""
+    if returncode == -signal.SIGXFSZ:
+        return errno.EFBIG
+    for words, code in _NO_ROOM:
+        if words in stderr:
+            return code
+    if "unable to write" in stderr and not any(words in stderr for words in _NOT_ROOM):
+        return errno.ENOSPC
+    return None
+
+
+def _last_line(text: str) -> str:
+    """git's last line without its ``fatal:``/``error:`` prefix: the one that says what it could not do."""
+    last = text.strip().splitlines()[-1] if text.strip() else text
+    return re.sub(r"^(?:fatal|error): ", "", last.strip())
 
 
 def _signal_name(returncode: int) -> str:

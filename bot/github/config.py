@@ -11,8 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bot.agents.settings import LLMSettings
 from bot.model import RequestError, StackSpec
+from bot.model.llm import LLMSettings
 from bot.yaml_safe import YamlInputError, load_yaml
 
 CONFIG_PATH = ".github/promotion-bot.yml"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.bench.metrics import METRICS
+from bot.model.metrics import METRICS
 
 UP = "up"
 DOWN = "down"

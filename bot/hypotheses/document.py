@@ -18,11 +18,11 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from bot.bench.metrics import METRICS
 from bot.escape import md
 from bot.hypotheses.errors import HypothesisError
 from bot.hypotheses.metrics import metric_label
 from bot.model import Direction, Hypothesis, Prediction, describe_validation_error
+from bot.model.metrics import METRICS
 from bot.yaml_safe import YamlInputError, load_yaml
 
 _FENCE = "---"

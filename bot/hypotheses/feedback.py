@@ -24,10 +24,10 @@ import re
 from dataclasses import dataclass, field
 
 from bot import directives
-from bot.bench.metrics import METRICS
 from bot.hypotheses.errors import HypothesisError
 from bot.hypotheses.metrics import translate_metric
 from bot.model import Direction, Hypothesis
+from bot.model.metrics import METRICS
 
 _ID = re.compile(r"\b([ABC][0-9]+)\b")
 #: The list of ids a directive starts with: "A4, A5", "C3; C4", "C3/C4", "B1 & B2", "B1 and B2" (any case).

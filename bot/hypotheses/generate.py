@@ -36,7 +36,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.bench.metrics import METRICS
 from bot.hypotheses.errors import HypothesisError
 from bot.hypotheses.feedback import parse_feedback
 from bot.hypotheses.metrics import MetricTranslation, metric_label, translate_metric
@@ -75,6 +74,7 @@ from bot.model import (
     TranslationSummary,
     Workload,
 )
+from bot.model.metrics import METRICS
 
 #: Guarded metrics of a scenario derived from a workload when the request lists no baselines.
 DEFAULT_GUARDED = ("ttft_mean", "e2e_p95", "throughput")

@@ -1,6 +1,6 @@
 """BLIS and OpenEvolve metric names → the short names llm-d-benchmark evidence uses.
 
-The BLIS → short table itself lives in ``bot.bench.metrics`` (one place for
+The BLIS → short table itself lives in ``bot.model.metrics`` (one place for
 the whole bot). This module adds only what a *hypothesis* source can say that
 a BLIS claim file cannot: OpenEvolve's aggregate names (``avg_e2e_ms``), its
 per-workload names (``cache_warmup_e2e_ms``), and BLIS metrics that are real
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.bench.metrics import BLIS_TO_SHORT, METRICS
 from bot.hypotheses.errors import HypothesisError
+from bot.model.metrics import BLIS_TO_SHORT, METRICS
 
 #: OpenEvolve ``blis_router`` evaluator names (averaged over its BLIS workloads).
 OPENEVOLVE_TO_SHORT: dict[str, str] = {
@@ -24,7 +24,7 @@ OPENEVOLVE_TO_SHORT: dict[str, str] = {
 }
 
 #: Real BLIS / OpenEvolve metrics that llm-d-benchmark v0.2 reports do not carry
-#: (or that bot.bench.metrics does not define): why, for the hypothesis body.
+#: (or that bot.model.metrics does not define): why, for the hypothesis body.
 UNMEASURED: dict[str, str] = {
     "combined_score": "OpenEvolve fitness (-0.5·e2e_mean - 0.5·e2e_p95 in blis_router); claim e2e_mean and e2e_p95 separately",
     "success_rate": "OpenEvolve evaluator bookkeeping, not a serving metric",
@@ -39,11 +39,11 @@ UNMEASURED: dict[str, str] = {
     "timed_out_requests": "simulator anomaly counter",
     "completed_requests": "a count, not a performance metric; the evaluator guards failed/incomplete requests itself",
     "cache_hit_rate": "prefix-cache hit rate is not in llm-d-benchmark v0.2 aggregate metrics",
-    "e2e_p90_ms": "bot.bench.metrics defines no e2e_p90",
-    "ttft_p95_ms": "bot.bench.metrics defines no ttft_p95",
-    "itl_p90_ms": "bot.bench.metrics defines only itl_mean",
-    "itl_p95_ms": "bot.bench.metrics defines only itl_mean",
-    "itl_p99_ms": "bot.bench.metrics defines only itl_mean",
+    "e2e_p90_ms": "bot.model.metrics defines no e2e_p90",
+    "ttft_p95_ms": "bot.model.metrics defines no ttft_p95",
+    "itl_p90_ms": "bot.model.metrics defines only itl_mean",
+    "itl_p95_ms": "bot.model.metrics defines only itl_mean",
+    "itl_p99_ms": "bot.model.metrics defines only itl_mean",
 }
 
 

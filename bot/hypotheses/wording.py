@@ -6,10 +6,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from bot.bench.metrics import METRICS
 from bot.hypotheses import direction
 from bot.hypotheses.metrics import metric_label
 from bot.model import PolicyKind, PromotionRequest, TranslationSummary
+from bot.model.metrics import METRICS
 
 
 @dataclass

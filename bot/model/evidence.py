@@ -150,7 +150,7 @@ def bounded(findings: list[Finding], *, where: str, keep: int = KEEP_PER_CHECK) 
 class Prediction(Strict):
     """What one hypothesis predicts, in llm-d-benchmark terms."""
 
-    metric: str = Field(description="short metric name, see bot.bench.metrics (e.g. ttft_mean, e2e_p95)")
+    metric: str = Field(description="short metric name, see bot.model.metrics (e.g. ttft_mean, e2e_p95)")
     direction: Direction
     margin: float = Field(default=0.05, gt=0, lt=1, description="equivalence / regression margin (relative)")
     blis_magnitude: float | None = Field(
@@ -284,6 +284,18 @@ class Effect(Strict):
             "rate); None: not counted"
         ),
     )
+
+
+#: The HTTP status of a request the EPP refused. An admitter rejects with ``errcommon.ResourceExhausted``
+#: (probabilistic-admitter, the legacy saturation shedding, flow control's capacity rejection and TTL
+#: eviction alike), which ``pkg/common/error.BuildErrResponse`` maps to 429 Too Many Requests (llm-d-router
+#: v0.10.0). 503 is ServiceUnavailable: no endpoints at all, an outage rather than shedding, so it is an
+#: error but not shed. Here rather than in ``bot.bench.priority_mix`` (which counts them) because
+#: ``bot.stats.admission`` words its verdicts with it, and the statistics sit below the benchmark plan.
+SHED_STATUS = 429
+#: How the reason for leaving out a run that does not record its condition starts (verdicts and gate 3 key on it;
+#: ``bot.bench.conditions`` writes it, ``bot.stats.unjudged`` reads it: here so neither imports the other).
+CONDITION_NOT_RECORDED = "condition not recorded"
 
 
 class AdmissionRow(Strict):

@@ -131,7 +131,7 @@ class BaselineScenario(RequestPart):
     rate: Rate | None = None
     guarded_metrics: list[str] = Field(
         default_factory=lambda: ["ttft_mean", "e2e_p95", "throughput"],
-        description="short metric names, see bot.bench.metrics",
+        description="short metric names, see bot.model.metrics",
     )
 
 

@@ -134,7 +134,7 @@ def lost_text(e: Effect) -> str:
 
 def _beyond_margin(p, e: Effect) -> bool:
     """Whether a cell's interval reaches past the margin on the side the claim guards (both for equivalence)."""
-    from bot.bench.metrics import METRICS, MetricError, short_metric
+    from bot.model.metrics import METRICS, MetricError, short_metric
 
     if p.direction is Direction.EQUIVALENT:
         return e.ci_low <= -p.margin or e.ci_high >= p.margin

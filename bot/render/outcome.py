@@ -19,9 +19,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from bot.bench.conditions import CONDITION_NOT_RECORDED
 from bot.escape import md
 from bot.model import Direction, Effect, Hypothesis, Track, Verdict, VerdictStatus
+from bot.model.evidence import CONDITION_NOT_RECORDED
 from bot.render.claims import ci_level, claim_rows, measured_text, pct, shed_demoted, verdict_text
 from bot.stats.unjudged import NOT_BENCHMARKED, NOT_RUNNABLE, unjudged_reason
 
@@ -58,7 +58,7 @@ def _p_adjusted(e: Effect) -> str:
 
 
 def _unit(metric: str) -> str:
-    from bot.bench.metrics import METRICS
+    from bot.model.metrics import METRICS
 
     return METRICS[metric].unit if metric in METRICS else ""
 
@@ -224,7 +224,7 @@ def headline(pairs: Sequence[Pair]) -> str:
 def _not_ruled_out(verdicts: Sequence[Verdict]) -> float | None:
     """The largest regression the undecided guards' intervals still allow: the bad end of each measured cell's
     interval (higher for a lower-is-better metric), at least 0; None when no cell was measured."""
-    from bot.bench.metrics import METRICS
+    from bot.model.metrics import METRICS
 
     worst = [
         e.ci_high if METRICS[e.metric].better == "lower" else -e.ci_low

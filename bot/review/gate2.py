@@ -43,8 +43,8 @@ _DIRECTIONAL = {Direction.DECREASE, Direction.INCREASE}
 
 
 def review(ctx) -> list[Finding]:
-    from bot.bench.metrics import METRICS
     from bot.hypotheses import blis_metric_to_short, parse_hypothesis
+    from bot.model.metrics import METRICS
 
     findings: list[Finding] = []
     hyps = []

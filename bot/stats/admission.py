@@ -9,7 +9,7 @@ over the arm's runs. Two questions are asked of it:
   fewer" or "admits more" only when its adjusted p is within alpha;
 - **the shedding order** (the admission hypothesis that sheddable traffic, priority < 0, is shed before
   critical traffic), judged on the requests the EPP shed: refused with HTTP 429 (its ResourceExhausted,
-  ``bot.bench.priority_mix.SHED_STATUS``), not on successes. A class that timed out or got 5xx under load
+  ``bot.model.evidence.SHED_STATUS``), not on successes. A class that timed out or got 5xx under load
   saw the stack fail, not the admitter shed; those failures are reported apart and never count as
   shedding. Within the evolved arm, each sheddable class against the highest-priority class (one-sided
   Fisher: shed more), and each non-sheddable class against its baseline (one-sided: shed more under
@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from bot.bench.priority_mix import SHED_STATUS
+from bot.model.evidence import SHED_STATUS
 from bot.stats.decide import CONFIRMED, INCONCLUSIVE, REFUTED
 from bot.stats.multiplicity import holm
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -21,6 +21,15 @@ from bot.stats import StatsError
 TABLE_COLUMNS = ("treatment", "workload", "rate", "repetition", "metric", "value")
 REQUEST_COLUMNS = ("treatment", "workload", "rate", "repetition", "total", "failures", "incomplete")
 BASELINE, EVOLVED = "baseline", "evolved"
+
+
+class Reports(Protocol):
+    """What stage 5 reads of a ``bot.bench.reports.ReportSet``: its ``table`` (and ``requests``, when counted).
+
+    A protocol rather than the class: the statistics sit below the benchmark package, which sizes its plans
+    with them, so they do not import it."""
+
+    table: Any
 
 
 def rate_key(rate: Any) -> float:

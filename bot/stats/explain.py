@@ -235,6 +235,6 @@ def _why_not_shown(h: Hypothesis, cs: list[Any], alpha: float) -> list[str]:
 
 
 def _lower_is_better(metric: str) -> bool:
-    from bot.bench.metrics import METRICS
+    from bot.model.metrics import METRICS
 
     return METRICS[metric].better == "lower"

@@ -39,8 +39,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from bot.bench.metrics import METRICS
 from bot.model import Direction
+from bot.model.metrics import METRICS
 from bot.stats import rule
 from bot.stats.cells import BASELINE, EVOLVED, ReportIndex, rate_key
 

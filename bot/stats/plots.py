@@ -74,14 +74,14 @@ class ForestRow:
 
 def better(metric: str) -> str:
     """'lower' or 'higher': the metric's good direction (an unknown metric is read as a latency)."""
-    from bot.bench.metrics import METRICS
+    from bot.model.metrics import METRICS
 
     return METRICS[metric].better if metric in METRICS else "lower"
 
 
 def unit(metric: str) -> str:
     """The metric's unit as people write it (req/s, not queries/s)."""
-    from bot.bench.metrics import METRICS
+    from bot.model.metrics import METRICS
 
     u = METRICS[metric].unit if metric in METRICS else "unit not known"
     return {"queries/s": "req/s"}.get(u, u)

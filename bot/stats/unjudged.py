@@ -6,8 +6,8 @@ hypothesis alone, before any report is read, and say which kind of run or review
 
 from __future__ import annotations
 
-from bot.bench.conditions import CONDITION_NOT_RECORDED
 from bot.model import Hypothesis, Verdict, VerdictStatus
+from bot.model.evidence import CONDITION_NOT_RECORDED
 
 NOT_RUNNABLE = "not runnable on this cluster"
 NOT_VARIED = "no planned run varies it"

@@ -39,7 +39,7 @@ hypothesis, see below):
   change). CONFIRMED when both one-sided tests reject; REFUTED when the test
   that the shift lies beyond the margin (on the side the estimate lies) rejects.
 - NO_WORSE: one one-sided test against the margin on the metric's bad side
-  (``bot.bench.metrics.METRICS[m].better``); REFUTED when "more than the margin
+  (``bot.model.metrics.METRICS[m].better``); REFUTED when "more than the margin
   worse" is significant.
 - The noise floor widens nothing for EQUIVALENT / NO_WORSE: a noisy cluster must
   not make equivalence easier to claim; the tests' own power handles it.
@@ -78,23 +78,19 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from bot.model import Direction, Effect, Hypothesis, Track, Verdict, VerdictStatus
 from bot.model.evidence import HELD_NOISE_FLOOR, HELD_SHEDDING
 from bot.stats import StatsError, explain, guards, rule, sequential
-from bot.stats.cells import ReportIndex, cells_of, rate_key, unusable
+from bot.stats.cells import ReportIndex, Reports, cells_of, rate_key, unusable
 from bot.stats.decide import CONFIRMED, INCONCLUSIVE, REFUTED, Claim, aggregate, decide_from_p
 from bot.stats.design import DecisionRule, default_rule
 from bot.stats.judged import judged_arms, judged_requests
 from bot.stats.multiplicity import holm
 from bot.stats.rule import MAX_CV, MIN_REPS
 from bot.stats.unjudged import not_benchmarked_verdict, not_testable_verdict
-
-if TYPE_CHECKING:  # pragma: no cover
-    from bot.bench.reports import ReportSet
 
 __all__ = ["evaluate", "holm", "not_testable_verdict"]
 
@@ -103,7 +99,7 @@ _DIRECTIONAL = (Direction.DECREASE, Direction.INCREASE)
 
 def evaluate(
     hypotheses: Iterable[Hypothesis],
-    reports: ReportSet,
+    reports: Reports,
     *,
     evolved_for: str | None = None,
     alpha: float | None = None,
@@ -168,7 +164,7 @@ def evaluate(
 
 
 def _short_metric(h: Hypothesis) -> str:
-    from bot.bench.metrics import MetricError, short_metric
+    from bot.model.metrics import MetricError, short_metric
 
     assert h.prediction is not None
     try:
@@ -178,7 +174,7 @@ def _short_metric(h: Hypothesis) -> str:
 
 
 def _better(metric: str) -> str:
-    from bot.bench.metrics import METRICS
+    from bot.model.metrics import METRICS
 
     return METRICS[metric].better
 

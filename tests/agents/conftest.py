@@ -6,7 +6,7 @@ import anthropic
 import pytest
 
 from bot.agents import Agents
-from bot.agents.settings import LLMSettings
+from bot.model.llm import LLMSettings
 from tests.agents.fake_anthropic import FakeAnthropic
 
 

@@ -11,7 +11,7 @@ import pytest
 from bot.agents.client import LLMBudgetExceeded, LLMClient, LLMOverloaded, LLMRefused, LLMSchemaError, LLMUnavailable
 from bot.agents.prompts import PromptRequest, load, reference
 from bot.agents.schemas import ReviewReport
-from bot.agents.settings import LLMConfigError
+from bot.model.llm import LLMConfigError
 from tests.agents.conftest import agents_for, settings
 from tests.agents.fake_anthropic import Reply
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.bench.metrics import AGGREGATE_ROOT, BLIS_TO_SHORT, METRICS, MetricError, metric, short_metric
 from bot.model import RequestError
+from bot.model.metrics import AGGREGATE_ROOT, BLIS_TO_SHORT, METRICS, MetricError, metric, short_metric
 
 CONTRACT_SHORT = [
     "ttft_mean",

@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 import yaml
 
-from bot.bench.metrics import METRICS
 from bot.bench.reports import (
     REQUEST_COLUMNS,
     TABLE_COLUMNS,
@@ -25,6 +24,7 @@ from bot.bench.reports import (
     run_dir,
 )
 from bot.model import RequestError
+from bot.model.metrics import METRICS
 from tests.bench.bench_helpers import EXAMPLE, example_doc, make_doc, write_report
 
 AGG = ("results", "request_performance", "aggregate")

@@ -10,10 +10,10 @@ import pytest
 import yaml
 
 from bot.bench import fault_runs
-from bot.bench.conditions import CONDITION_NOT_RECORDED
 from bot.bench.evidence import EvidencePolicy, load_evidence
 from bot.bench.load_binding import planned_loads
 from bot.model import PromotionRequest
+from bot.model.evidence import CONDITION_NOT_RECORDED
 from bot.stats.verdicts import evaluate
 from tests.bench.bench_helpers import make_doc
 from tests.bench.test_bench_plan import _h

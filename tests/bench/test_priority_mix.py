@@ -12,13 +12,13 @@ import yaml
 from bot.bench.errors import ReportError
 from bot.bench.evidence import SAMPLE_FLAG, EvidencePolicy
 from bot.bench.priority_mix import (
-    SHED_STATUS,
     load_priority_mix,
     load_priority_mix_evidence,
     load_priority_mix_results,
     parse_results,
     split_keywords,
 )
+from bot.model.evidence import SHED_STATUS
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "priority_mix"
 BOT_RUN = "{arm}/priority-mix/rate-10/rep-{n}"

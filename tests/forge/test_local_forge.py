@@ -209,3 +209,48 @@ def test_a_new_fork_appears_only_with_its_first_commit(tmp_path):
     with pytest.raises(FileNotFoundError):
         LocalForge(tmp_path / "f2", tmp_path / "w2", seed_dir=tmp_path / "no-such-seed")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty", "w1"]
+
+
+@pytest.mark.parametrize(
+    ("stderr", "returncode", "code"),
+    [
+        ("error: file write error: No space left on device\nfatal: unable to write loose object file", 128, "ENOSPC"),
+        ("fatal: unable to write new index file", 128, "ENOSPC"),  # git names no cause for the index
+        ("error: unable to write file x: Disk quota exceeded", 128, "EDQUOT"),
+        ("killed by SIGXFSZ", -25, "EFBIG"),
+        ("error: insufficient permission for adding an object to repository database .git/objects", 128, None),
+        ("fatal: Unable to create '/f/.git/index.lock': Read-only file system\nunable to write", 128, None),
+        ("fatal: bad object deadbeef", 128, None),
+    ],
+)
+def test_git_out_of_room_is_told_apart_from_a_path_problem(stderr, returncode, code):
+    import errno
+
+    from bot.forge.git import no_room
+
+    assert no_room(stderr, returncode) == (getattr(errno, code) if code else None)
+
+
+def test_git_out_of_room_is_an_os_error_naming_the_fork_and_still_a_forge_error(forge, tmp_path, monkeypatch):
+    """At the process boundary: a commit whose git runs under a 1 KiB file-size limit (its index is larger)."""
+    import errno
+    import os
+    import shutil
+
+    from bot.forge.git import GitNoRoom
+
+    wrapper = tmp_path / "bin" / "git"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\nulimit -f 1\nexec {shutil.which("git")} "$@"\n')
+    wrapper.chmod(0o755)
+    forge.ensure_branch("promotion/1-x", "main")
+    files = {f"docs/f{i}.md": f"file {i}\n".encode() for i in range(40)}
+    forge.commit_files("promotion/1-x", files, message="forty files")
+    monkeypatch.setenv("PATH", f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(GitNoRoom) as caught:
+        forge.commit_files("promotion/1-x", {"docs/g.md": b"g\n"}, message="one more")
+    exc = caught.value
+    assert isinstance(exc, ForgeError) and isinstance(exc, OSError)
+    assert (exc.errno, exc.filename) == (errno.EFBIG, str(forge.fork))
+    assert exc.strerror == "git read-tree: File too large (killed by SIGXFSZ)"
+    assert "failed in" in str(exc) and "killed by SIGXFSZ" in str(exc)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from bot.bench.metrics import BLIS_TO_SHORT, METRICS
 from bot.hypotheses import (
     HypothesisError,
     blis_metric_to_short,
@@ -15,6 +14,7 @@ from bot.hypotheses import (
 )
 from bot.hypotheses.metrics import metric_label
 from bot.model import VVUQ, Direction, Family, HypothesisType, PolicyKind, RequestError, Track, TranslationSummary
+from bot.model.metrics import BLIS_TO_SHORT, METRICS
 from tests.hypotheses.conftest import make_request
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -222,6 +223,19 @@ def test_status_says_an_interrupted_promotion_needs_resume(tmp_path, capsys):
     assert f"interrupted: run `promote resume --work {work}`" in out
 
 
+def test_status_of_a_promotion_stopped_before_its_first_step_says_resume_continues_it(tmp_path, capsys):
+    """run.json but no state.json (the run was stopped while the fork was seeded): not "start one with `promote
+    run`" (the request and the fork are recorded), but the resume that goes on, and it does."""
+    work = _work_with(tmp_path, state=None, run=GOOD_RUN)
+    assert main(["status", "--work", str(work)]) == 2
+    assert one_line_error(capsys, 2) == (
+        f"promote: error: {work}: the promotion started here stopped before its first step was saved; "
+        f"`promote resume --work {work}` continues it"
+    )
+    assert main(["resume", "--work", str(work), "--quiet"]) == 0
+    assert "stopped at gate 1" in capsys.readouterr().out
+
+
 def test_status_keeps_the_lines_of_a_reason_apart(tmp_path, capsys):
     """A reason's note and its directive read as two parts ("; "), as in the PR's gate table, not one sentence."""
     from datetime import UTC, datetime
@@ -290,6 +304,35 @@ def test_a_file_size_limit_while_the_fork_is_seeded_says_so_and_resume_goes_on(t
     assert code == 0, capsys.readouterr().err
     assert "stopped at gate 1" in capsys.readouterr().out
     assert git(work / "fork", "rev-parse", "--verify", "-q", "main").strip()
+
+
+def test_git_finding_no_room_in_a_later_stage_says_free_space_and_resume(tmp_path, capsys):
+    """A full disk or `ulimit -f` hitting git itself (here: only git is limited, to 1 KiB, so stage 3's commit
+    is what fails): the same line as any full disk, naming the fork, not git's bare "killed by SIGXFSZ" or
+    "unable to write new index file" with no fix."""
+    work = tmp_path / "w"
+    assert main(["run", str(REQUEST), "--work", str(work), "--quiet"]) == 0
+    capsys.readouterr()
+    wrapper = tmp_path / "bin" / "git"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\nulimit -f 1\nexec {shutil.which("git")} "$@"\n')
+    wrapper.chmod(0o755)
+    env = {**os.environ, "PATH": f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}"}
+    proc = subprocess.run(
+        [str(PROMOTE), "approve", "1", "--work", str(work), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env=env,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == (
+        f"promote: error: {work / 'fork'}: git read-tree: File too large (killed by SIGXFSZ); free space on the "
+        f"filesystem holding {work} (or raise `ulimit -f`), then `promote resume --work {work}`"
+    )
+    assert main(["resume", "--work", str(work), "--quiet"]) == 0
+    assert "stopped at gate 2" in capsys.readouterr().out
 
 
 def _args(*argv: str):

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from bot.bench.metrics import METRICS
 from bot.model import VVUQ, Direction, Family, Hypothesis, HypothesisType, Prediction, Track
+from bot.model.metrics import METRICS
 from bot.stats.power import log_sd
 
 

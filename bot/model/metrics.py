@@ -5,6 +5,8 @@ BLIS speaks ``ttft_mean_ms``; llm-d-benchmark v0.2 reports speak
 whatever unit the harness chose. Everything between those two ends uses the
 short names here, in one canonical unit per quantity, so a hypothesis written
 at stage 3 can be decided at stage 5 without anyone converting units by hand.
+In the model, below both the benchmark plan (``bot.bench``) and the statistics
+(``bot.stats``, which the plan uses to size itself), so neither imports the other to read them.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.model import RequestError
+from bot.model.base import RequestError
 
 #: Where every metric path below is rooted in a v0.2 benchmark report.
 AGGREGATE_ROOT = "results.request_performance.aggregate"
