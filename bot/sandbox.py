@@ -249,7 +249,14 @@ def run(
             if overlays_ok:
                 argv += ["--overlay-src", str(lower), "--tmp-overlay", str(target)]
             else:  # a private copy: writes still never reach the shared directory
-                copy = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="promotion-overlay-"))) / "c"
+                copy = (
+                    Path(
+                        stack.enter_context(
+                            tempfile.TemporaryDirectory(prefix="promotion-overlay-", ignore_cleanup_errors=True)
+                        )
+                    )
+                    / "c"
+                )
                 shutil.copytree(lower, copy, symlinks=True)
                 argv += ["--bind", str(copy), str(target)]
         argv += ["--remount-ro", "/", "--chdir", str(cwd), "--clearenv"]
@@ -364,6 +371,10 @@ def _execute(
     timer.start()
     try:
         proc.wait()
+    except BaseException:  # Ctrl-C: the group runs in its own session, so it must be stopped here, or it keeps
+        kill()  # writing into a scratch directory the caller is about to remove (and that error hides the Ctrl-C)
+        proc.wait()
+        raise
     finally:
         timer.cancel()
     for thread in threads:  # a process that escaped the group could hold a pipe open: do not wait for it forever

@@ -27,7 +27,7 @@ def format_go(files: dict[str, str]) -> dict[str, str]:
     except ToolchainMissing:
         return dict(files)
     out = dict(files)
-    with tempfile.TemporaryDirectory(prefix="promotion-gofmt-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="promotion-gofmt-", ignore_cleanup_errors=True) as tmp:
         names = {path: f"f{i}.go" for i, path in enumerate(sorted(go_files))}
         for path, name in names.items():
             (Path(tmp) / name).write_text(go_files[path], encoding="utf-8")

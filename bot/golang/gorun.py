@@ -144,7 +144,7 @@ def warm_trusted_cache(go: Path, cache_dir: Path, limits: Limits) -> Path:
         if marker.exists():
             return trusted
         trusted.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix="promotion-go-warm-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="promotion-go-warm-", ignore_cleanup_errors=True) as tmp:
             scratch = Path(tmp)
             from bot.golang.toolchain import _copy_mirror
 

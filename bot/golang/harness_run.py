@@ -97,7 +97,7 @@ def building(files: dict[str, str], cache_dir: Path | None = None) -> Iterator[C
         return
     go, _ = _tool_paths()
     with (
-        tempfile.TemporaryDirectory(prefix="promotion-go-") as tmp,
+        tempfile.TemporaryDirectory(prefix="promotion-go-", ignore_cleanup_errors=True) as tmp,
         gorun.go_box(go, Path(tmp), cache_dir, BUILD_LIMITS) as box,
         ThreadPoolExecutor(1) as pool,
     ):
@@ -183,7 +183,10 @@ def run(binary: Path, inp: dict, shards: int | None = None, limits: Limits | Non
     started as soon as it is (writing JSON holds the interpreter lock, so a thread would not write faster)."""
     parts = split(inp, shards or shards_for(inp))
     limits = limits or RUN_LIMITS
-    with tempfile.TemporaryDirectory(prefix="promotion-harness-") as tmp, ThreadPoolExecutor(len(parts)) as pool:
+    with (
+        tempfile.TemporaryDirectory(prefix="promotion-harness-", ignore_cleanup_errors=True) as tmp,
+        ThreadPoolExecutor(len(parts)) as pool,
+    ):
         running = []
         for i, part in enumerate(parts):
             scratch = Path(tmp) / str(i)
@@ -239,11 +242,12 @@ CRASH_CHARS = 200
 
 
 def crash_line(log: str) -> str:
-    """The first ``panic:`` or ``fatal error:`` line of a Go crash, shortened: what went wrong, where the
-    tail of the log is only the last frame of a goroutine dump."""
+    """The first ``panic:`` or ``fatal error:`` line of a Go crash, or the harness's own error line (it exits 1
+    with ``promotion-harness: <error>`` when it cannot read its input or write its answer), shortened: what went
+    wrong, where the tail of the log is only the last frame of a goroutine dump."""
     for raw in log.splitlines():
         line = raw.strip()
-        if line.startswith(("panic: ", "fatal error: ")):
+        if line.startswith(("panic: ", "fatal error: ", "promotion-harness: ")):
             return line if len(line) <= CRASH_CHARS else f"{line[:CRASH_CHARS]}... ({len(line):,} characters)"
     return ""
 

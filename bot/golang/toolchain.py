@@ -329,7 +329,7 @@ def check_plugin(
     test_seconds = test_seconds or DEFAULT_TEST_SECONDS
 
     with (
-        tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX) as tmp,
+        tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX, ignore_cleanup_errors=True) as tmp,
         gorun.go_box(go, Path(tmp), cache_dir, limits, require_sandbox=require_sandbox) as box,
     ):
         module = _copy_mirror(Path(tmp))

@@ -245,3 +245,7 @@ def test_a_harness_crash_is_named_by_its_first_panic_line_shortened_not_the_dump
         "fatal error: out of memory"
     )
     assert harness_run.crash_line("exit status 2") == ""
+    # the harness's own error (it could not read its input or write its answer) is the reason, not "it exited 1"
+    assert harness_run.crash_line("promotion-harness: write output.json: no space left on device\n") == (
+        "promotion-harness: write output.json: no space left on device"
+    )

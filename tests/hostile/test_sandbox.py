@@ -225,6 +225,27 @@ def test_wall_time_limit_kills_the_whole_sandbox():
     assert "time limit (1 s wall time)" in res.stderr
 
 
+def test_ctrl_c_while_a_sandboxed_command_runs_stops_its_whole_group(tmp_path):
+    """The command runs in its own session, so Ctrl-C reaches only the bot: the bot must stop it, or it goes on
+    writing into a scratch directory the caller is about to remove (the removal's "Directory not empty" then
+    hid the Ctrl-C: `promote run` ended with exit 2 and a wrong message instead of 130)."""
+    import os
+    import signal
+
+    marker = tmp_path / "still-running"
+    script = f"sleep 1.5; touch {marker}"
+    threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    with pytest.raises(KeyboardInterrupt):
+        sandbox.run(
+            ["/bin/sh", "-c", script],
+            cwd=tmp_path,
+            env={"PATH": "/usr/bin:/bin"},
+            mounts=Mounts(read_only=SYSTEM.read_only, read_write=(tmp_path,)),
+        )
+    time.sleep(2.0)
+    assert not marker.exists()  # the group was killed, not left to finish
+
+
 @needs_bwrap
 def test_only_the_first_and_last_of_a_long_output_are_kept_and_the_rest_is_counted():
     """The bot reads a command's output outside the sandbox: 5 MB printed must not be 5 MB held."""
