@@ -53,6 +53,11 @@ class GateDecision(Strict):
         default_factory=list,
         description="an approval's record of the CRITICAL findings open at the gate: each one's check id",
     )
+    critical_count: int | None = Field(
+        default=None,
+        description="how many CRITICAL findings were open, when more than ``open_critical`` lists: a bounded "
+        "round counts a check's many findings in one (``evidence.bounded``); None: one per entry",
+    )
     round: int | None = Field(
         default=None, description="the review round decided on (rounds count from 1 again after a change request)"
     )
@@ -69,7 +74,7 @@ class GateDecision(Strict):
         """
         if not self.open_critical:
             return ""
-        n = len(self.open_critical)
+        n = self.critical_count or len(self.open_critical)
         checks = ", ".join(dict.fromkeys(self.open_critical))
         return f"{n} CRITICAL finding{'s' if n != 1 else ''} {'were' if n != 1 else 'was'} open when approved: {checks}"
 
