@@ -38,6 +38,7 @@ from bot.model import (
     BenchmarkDispatch,
     DecidedVia,
     Decision,
+    Finding,
     GateDecision,
     PipelineState,
     ReviewRound,
@@ -46,6 +47,7 @@ from bot.model import (
     StageFailure,
     StageRecord,
     Status,
+    counted,
 )
 
 #: The gate that follows each gated stage.
@@ -324,6 +326,7 @@ def decide(
         raise IllegalTransition(f"gate {gate} is not open: {describe(state)}")
 
     s = state.model_copy(deep=True)
+    critical = open_critical(state, gate) if decision is Decision.APPROVE else []
     record = GateDecision(
         gate=gate,
         decision=decision,
@@ -331,7 +334,8 @@ def decide(
         at=now,
         reason=reason,
         via=via,
-        open_critical=open_critical(state, gate) if decision is Decision.APPROVE else [],
+        open_critical=[f.check for f in critical],
+        critical_count=counted(critical) if counted(critical) > len(critical) else None,  # a bounded round's
         round=state.review_round or None,
         written_at=written,
     )
@@ -364,12 +368,13 @@ def decide(
     return s
 
 
-def open_critical(state: PipelineState, gate: int) -> list[str]:
-    """The check of each CRITICAL finding of the gate's last review round: what is open while the gate waits."""
+def open_critical(state: PipelineState, gate: int) -> list[Finding]:
+    """Each CRITICAL finding of the gate's last review round: what is open while the gate waits (one may stand
+    for many: ``Finding.count``)."""
     rounds = state.reviews.get(gate) or []
     if not rounds:
         return []
-    return [f.check for f in sorted(rounds[-1].findings, key=lambda f: f.sort_key()) if f.severity is Severity.CRITICAL]
+    return [f for f in sorted(rounds[-1].findings, key=lambda f: f.sort_key()) if f.severity is Severity.CRITICAL]
 
 
 def stage_failed(state: PipelineState, stage: Stage, reason: str, *, now: datetime, fix: str = "") -> PipelineState:
@@ -583,7 +588,7 @@ def render_findings_feedback(review: ReviewRound) -> str:
 def _count(review: ReviewRound) -> str:
     by = {}
     for f in review.findings:
-        by[f.severity.value] = by.get(f.severity.value, 0) + 1
+        by[f.severity.value] = by.get(f.severity.value, 0) + f.count
     return ", ".join(f"{n} {k}" for k, n in sorted(by.items())) or "no findings"
 
 

@@ -124,10 +124,18 @@ def ended(client: GitHub, state: PipelineState, *, now: datetime) -> tuple[Pipel
     if progress.conclusion == "success":
         return state, ""
     how = _ENDED.get(progress.conclusion or "", f"ended {md(progress.conclusion or 'without a conclusion')}")
-    ran = sent.run_status not in ("", "queued")  # a runner took it: its jobs' logs say why
+    # only a run the bot saw in progress is known to have run: pending (behind an earlier run in benchmark.yml's
+    # concurrency group), waiting and requested runs had not started, like a queued one
     labels = f"the labels {sent.labels()}" if sent.runner_labels else "the labels `gpu.runner_labels` names"
-    if ran:
+    if sent.run_status == "in_progress":
         why, fix = "it ran on a runner, and its jobs' logs on the run's page say why (or a person cancelled it)", ""
+    elif sent.run_status == "pending":
+        why = (
+            "it had not started when the bot last looked: it was waiting for an earlier benchmark run of this "
+            "promotion to end (benchmark.yml's concurrency group), where a newer run takes its place or a person "
+            "cancels it (had it started since, its jobs' logs on the run's page say why)"
+        )
+        fix = ""
     else:
         why = (
             f"no runner with {labels} took it within GitHub's limit (a job waits at most 24 hours for a runner), "

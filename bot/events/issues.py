@@ -99,16 +99,49 @@ def labeled(session, event) -> Result:
         return _refuse(promotion, label, event, why)
     if _approved(state, gate):
         return promotion.heal(Result(f"gate {gate} is already approved", state))
-    sender = event.sender
-    # a label applied before this review was shown (a queued or re-run run) is stale: the issue's update time says
-    new, why = _decision(
-        session, promotion, state, gate, sender.login, str(sender.type or "User"), event.issue.updated_at, issue.labels
-    )
+    applied = _current_application(promotion, label, event, fresh)
+    if applied is None:
+        return promotion.heal(Result("ignored: the label was already removed"))  # since the labels were read
+    login, user_type, written, delivery = applied
+    promotion.delivery = delivery
+    try:
+        # a label applied before this review was shown (a queued or re-run run) is stale: its time says
+        new, why = _decision(session, promotion, state, gate, login, user_type, written, issue.labels)
+        if new is None:
+            _removed(promotion, label, login, why, state)
+        else:
+            promotion.save(new)
+            promotion.runner().publish_decision(state, new)  # the gate's review report says it was decided
+    finally:
+        promotion.delivery = session.env.event_id
     if new is None:
-        return _refuse(promotion, label, event, why, state)
-    promotion.save(new)
-    promotion.runner().publish_decision(state, new)  # the gate's review report says it was decided
+        return promotion.heal(Result(f"refused {label}", notes=[why]))
     return promotion.advance()
+
+
+def _current_application(promotion, label: str, event, fresh: IssueInfo):
+    """Who applied the label now on the issue, when, and the delivery to decide it under: (login, user type,
+    time, delivery), or None when it was taken off since the labels were read.
+
+    The run's own event says who applied the label then; by the time the run reads the issue, that person may have
+    taken it off and someone else put it back (a queued or re-run run). Judging the label by the event's sender
+    would pass the gate in the name of someone who withdrew. So when the issue changed after the event (its
+    ``updated_at``), GitHub is asked who applied the label last (one call, as ``dropped_label`` asks), and a later
+    application is decided as that one: its actor, its time, its event's id (``labeled-<id>``, decided once).
+    An unchanged issue needs no call: the label on it is the event's."""
+    sender = event.sender
+    mine = (sender.login, str(sender.type or "User"), event.issue.updated_at, promotion.delivery)
+    at = event.issue.updated_at
+    if at is not None and fresh.updated_at is not None and fresh.updated_at <= at:
+        return mine
+    seen = promotion.client.label_event(fresh.number, label)
+    if seen is None:
+        return mine  # GitHub lists no label event: nothing says anyone else applied it
+    if seen.event != "labeled":
+        return None
+    if at is not None and seen.at is not None and seen.at <= at and seen.login == sender.login:
+        return mine  # the event's own application (GitHub's clock: the payload was stamped after it)
+    return seen.login, seen.type, seen.at, f"labeled-{seen.id}"
 
 
 def _decision(session, promotion, state, gate: int, login: str, user_type: str, written, labels):

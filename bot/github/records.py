@@ -52,6 +52,7 @@ class IssueInfo:
     labels: frozenset[str]
     state: str
     is_pull_request: bool = False
+    updated_at: datetime | None = None  # by GitHub's clock: the last change to the issue (labels, comments, body)
 
 
 @dataclass(frozen=True)
@@ -181,6 +182,7 @@ def issue_record(raw) -> IssueInfo:
         labels=frozenset(label.name for label in raw.labels),
         state=raw.state or "open",
         is_pull_request=raw.pull_request is not None,
+        updated_at=raw.updated_at,
     )
 
 

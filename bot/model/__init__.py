@@ -49,6 +49,7 @@ from bot.model.evidence import (
     TranslationSummary,
     Verdict,
     bounded,
+    counted,
     match_text,
 )
 from bot.model.request import (
@@ -127,6 +128,7 @@ __all__ = [
     "VerdictStatus",
     "Workload",
     "bounded",
+    "counted",
     "describe_error",
     "describe_validation_error",
     "match_text",

@@ -57,6 +57,9 @@ class Finding(Strict):
     )
     by: str | None = Field(default=None, description="who raised it: None = the deterministic checklist, else a model")
     recurring: bool = Field(default=False, description="raised again after the author's fix round")
+    count: int = Field(
+        default=1, ge=1, description="how many findings it stands for: K for ``bounded``'s 'and K more like this'"
+    )
 
     def key(self) -> tuple:
         """What makes two rounds' findings 'the same finding'. A model words a repeat differently and lines
@@ -93,10 +96,16 @@ class ReviewRound(Strict):
         return tally(self.findings)
 
 
+def counted(findings: list[Finding]) -> int:
+    """How many findings these are: a bounded group's count finding stands for the K it counts (``bounded``)."""
+    return sum(f.count for f in findings)
+
+
 def tally(findings: list[Finding]) -> str:
-    """``0 CRITICAL, 3 IMPORTANT, 3 SUGGESTION``: every severity, zeros included."""
+    """``0 CRITICAL, 3 IMPORTANT, 3 SUGGESTION``: every severity, zeros included, each finding counted as the
+    number it stands for (``Finding.count``)."""
     return ", ".join(
-        f"{sum(f.severity is s for f in findings)} {s.value}"
+        f"{counted([f for f in findings if f.severity is s])} {s.value}"
         for s in (Severity.CRITICAL, Severity.IMPORTANT, Severity.SUGGESTION)
     )
 
@@ -107,7 +116,8 @@ KEEP_PER_CHECK = 25
 
 def bounded(findings: list[Finding], *, where: str, keep: int = KEEP_PER_CHECK) -> list[Finding]:
     """``findings`` with at most ``keep`` per check and severity (the first by ``Finding.sort_key``), and for
-    each group cut, one finding of its severity and check: "and K more like this; all of them are in ``where``".
+    each group cut, one finding of its severity and check: "and K more like this; all of them are in ``where``",
+    whose ``count`` is K, so every tally and an approval's record count the findings raised, not those kept.
 
     A checker or a toolchain step can report thousands of distinct findings (an evolved program whose plugin
     makes `go build` fail everywhere); a review round is kept in the promotion state (on GitHub one
@@ -137,6 +147,7 @@ def bounded(findings: list[Finding], *, where: str, keep: int = KEEP_PER_CHECK) 
                 message=f"and {len(rest):,} more like this [{digest}]; all of them are in {where}",
                 fix="fix the ones above first: they often cause the rest",
                 by=by,
+                count=counted(rest),  # what the tallies and an approval's record count: not one
             )
         )
     return out

@@ -53,6 +53,11 @@ class GateDecision(Strict):
         default_factory=list,
         description="an approval's record of the CRITICAL findings open at the gate: each one's check id",
     )
+    critical_count: int | None = Field(
+        default=None,
+        description="how many CRITICAL findings were open, when more than ``open_critical`` lists: a bounded "
+        "round counts a check's many findings in one (``evidence.bounded``); None: one per entry",
+    )
     round: int | None = Field(
         default=None, description="the review round decided on (rounds count from 1 again after a change request)"
     )
@@ -69,7 +74,7 @@ class GateDecision(Strict):
         """
         if not self.open_critical:
             return ""
-        n = len(self.open_critical)
+        n = self.critical_count or len(self.open_critical)
         checks = ", ".join(dict.fromkeys(self.open_critical))
         return f"{n} CRITICAL finding{'s' if n != 1 else ''} {'were' if n != 1 else 'was'} open when approved: {checks}"
 
@@ -135,7 +140,8 @@ class BenchmarkDispatch(Strict):
         default_factory=list, description="the runner labels the dispatch asked for (`gpu.runner_labels`)"
     )
     run_status: str = Field(
-        default="", description="the run's status when the bot last looked (queued, in_progress; '' not seen)"
+        default="",
+        description="the run's status when the bot last looked (queued, pending, in_progress, ...; '' not seen)",
     )
 
     def labels(self) -> str:
@@ -144,8 +150,11 @@ class BenchmarkDispatch(Strict):
 
     def queue_note(self) -> str:
         """What the wait adds while GitHub holds the run in its queue ("" otherwise): a fork without a runner
-        that has the labels sees only "waits" for up to 24 hours, with nothing saying why."""
-        if self.run_status != "queued":
+        that has the labels sees only "waits" for up to 24 hours, with nothing saying why. A pending run waits
+        for an earlier benchmark run of the promotion to end (benchmark.yml's concurrency group), not for a runner."""
+        if self.run_status == "pending":
+            return "; its run is pending: it waits for an earlier benchmark run of this promotion to end"
+        if self.run_status not in ("queued", "requested"):
             return ""
         return f"; its run is queued: no runner with the labels {self.labels()} has picked it up yet"
 

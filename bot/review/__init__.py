@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 
 from bot.escape import md
-from bot.model import DecidedVia, Decision, Finding, GateDecision, PipelineState, ReviewRound, bounded
+from bot.model import DecidedVia, Decision, Finding, GateDecision, PipelineState, ReviewRound, bounded, counted
 from bot.render import render
 
 GATES = {1: "bot.review.gate1", 2: "bot.review.gate2", 3: "bot.review.gate3"}
@@ -84,7 +84,7 @@ def render_review_report(
     """The gate's review report; with ``decided``, the same report (rendered from ``state`` as it was shown)
     headed by who decided the gate, how, when and at which ``commit``, and no longer inviting a decision."""
     module = importlib.import_module(GATES[review.gate])
-    blocking = len(review.blocking)
+    blocking = counted(review.blocking)  # a bounded round's "and K more" finding counts as K
     if not blocking:
         verdict = "No blocking findings: the review converged."
     elif review.gate in state.unconverged:
@@ -171,7 +171,7 @@ def review_summary(
     """The PR review's body: what the round found, and what happens next; with ``decided``, the same round (from
     ``state`` as it was shown) saying who decided the gate, how, when and at which ``commit``, in the words the
     issue's report gets (``decided_line``): the PR record must not keep asking for a decision made long ago."""
-    blocking = len(review.blocking)
+    blocking = counted(review.blocking)  # a bounded round's "and K more" finding counts as K
     head = f"**Gate {review.gate} review ({GATE_NAMES[review.gate]}), round {review.round}{md(after_change_request(review.gate, state))}**: "
     if review.headline:
         head += f"deciding on {md(review.headline)}. "

@@ -73,6 +73,7 @@ class Issue:
     url: str  # absolute, pinned; "" when the finding names no file
     gate: int
     evolved_line: int | None = None  # the evolved program's line the plugin line maps back to
+    count: int = 1  # how many findings it stands for (a bounded round's "and K more like this")
 
 
 #: The closing clause a finding gets when a person re-calibrated its value at gate 1
@@ -107,6 +108,11 @@ def open_findings(reviews: dict[int, list[ReviewRound]]) -> list[tuple[int, Find
     return sorted(out, key=lambda gf: (order.get(gf[1].severity.value, 3), gf[0]))
 
 
+def issues_left(issues: list[Issue]) -> int:
+    """How many open findings the body counts after listing ``MAX_ISSUES``: each as many as it stands for."""
+    return sum(i.count for i in issues[MAX_ISSUES:])
+
+
 def known_issues(
     reviews: dict[int, list[ReviewRound]],
     link: Callable[[str, int | None], str],
@@ -127,6 +133,7 @@ def known_issues(
                 url=link(f.file, f.line) if f.file else "",
                 gate=gate,
                 evolved_line=f.source_line,
+                count=f.count,
             )
         )
     return issues

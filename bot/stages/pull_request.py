@@ -192,6 +192,7 @@ def run(ctx: StageContext) -> StageOutput:
 
     sample = sample_evidence(v.flags for v in verdicts.values())
     counts = track_counts(hypotheses, verdicts)
+    issues = pr_parts.known_issues(ctx.state.reviews, link, pr_parts.file_reader(ctx.read, ctx.list))
     body = render(
         "pr_body.md.j2",
         what=pr_parts.what_it_does(ctx.request.kind, ctx.request.plugin_type, ctx.request.title, summary.signals),
@@ -203,8 +204,9 @@ def run(ctx: StageContext) -> StageOutput:
         counts=counts,
         claims=claim_rows(hypotheses, verdicts, Track.A),
         ci_level=ci_level(),
-        issues=pr_parts.known_issues(ctx.state.reviews, link, pr_parts.file_reader(ctx.read, ctx.list)),
+        issues=issues,
         max_issues=pr_parts.MAX_ISSUES,
+        issues_left=pr_parts.issues_left(issues),
         track_b=pr_parts.track_line(hypotheses, verdicts, Track.B),
         status_b=status_counts(verdicts[h.id].status for h in hypotheses if h.track is Track.B and h.id in verdicts),
         status_c=status_counts(verdicts[h.id].status for h in hypotheses if h.track is Track.C and h.id in verdicts),

@@ -34,6 +34,7 @@ from bot.model import (
     ReviewRound,
     Stage,
     StageRecord,
+    counted,
     sha256_text,
 )
 from bot.stages import STAGE_MODULES
@@ -486,7 +487,7 @@ class Runner:
             read_first=read_first,
             directive_examples=gate_examples(gate, ctx),
         )
-        self.log(f"gate {gate} review round {rnd}: {len(review.blocking)} blocking of {len(findings)} findings")
+        self.log(f"gate {gate} review round {rnd}: {counted(review.blocking)} blocking of {counted(findings)} findings")
         state = pipeline.review_finished(state, review, now=self.clock(), max_rounds=self.max_rounds)
         self._publish_review(state, review)
         return state

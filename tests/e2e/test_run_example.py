@@ -274,7 +274,8 @@ def test_the_reports_first_screen_answers_did_it_transfer(full_run):
     screen = "\n".join(lines[:25])
     headline = lines[2]
     assert re.fullmatch(
-        r"\*\*(Transferred|Partly transferred|Not transferred|Not shown): .+; .*regression.* (?:found|shown).*\.\*\*", headline
+        r"\*\*(Transferred|Partly transferred|Not transferred|Not shown): .+; .*regression.* (?:found|shown).*\.\*\*",
+        headline,
     )
     assert "SAMPLE DATA" in "\n".join(lines[3:6])
     testbed = next(line for line in lines[:25] if line.startswith("**Testbed"))

@@ -86,3 +86,52 @@ def test_no_call_is_spent_on_the_labels_when_none_waits_undecided(sim):
     number = _to_gate_1(sim)
     _comment(sim, number, "researcher", "Looks right to me.")
     assert sim.fake.count_calls("issues/list-events") == 0
+
+
+# The label's own run, reaching the labels after its applier took the label off and someone else put it back (a run
+# queued behind another, or re-run): the label now on the issue is decided as the application it is.
+
+
+def _withdrawn_and_reapplied(sim, number, by):
+    """maria applies gate 1's label, takes it off again before her run reads the labels, and ``by`` puts it back;
+    both events are delivered (returned), their runs not yet run."""
+    marias = _label_dropped(sim, number, "gate-1-approved", "maria")
+    _as(sim, "maria").get_issue(number).remove_from_labels("gate-1-approved")  # withdrawn: `unlabeled` runs nothing
+    return marias, _label_dropped(sim, number, "gate-1-approved", by)
+
+
+def test_a_label_withdrawn_and_put_back_by_a_triager_is_judged_as_the_triagers(sim):
+    number = _to_gate_1(sim)
+    marias, toms = _withdrawn_and_reapplied(sim, number, "tom")
+    run = sim.deliver("issues", marias)
+    assert run.result.action == "refused gate-1-approved", run.result.action
+    assert state_of(sim, number).decisions == [] and state_of(sim, number).open_gate == 1
+    assert "gate-1-approved" not in labels_of(sim, number)
+    [reply] = _notices(sim, number, "@tom the `gate-1-approved` label was removed: @tom has the role `triage`")
+    assert _notices(sim, number, "@maria") == []
+    assert sim.fake.count_calls("issues/list-events") == 1  # the issue changed after maria's event: who applied it
+
+    again = sim.deliver("issues", toms)  # tom's own run: decided already, not said twice
+    assert again.result.action == "ignored: the label was already removed", again.result.action
+    assert _notices(sim, number, "@tom") == [reply] and state_of(sim, number).decisions == []
+
+
+def test_a_label_put_back_by_another_approver_passes_in_that_approvers_name(sim):
+    number = _to_gate_1(sim)
+    sim.fake.add_user("paul", role="maintain")
+    marias, pauls = _withdrawn_and_reapplied(sim, number, "paul")
+    sim.deliver("issues", marias)
+    state = state_of(sim, number)
+    assert [(d.gate, d.actor, d.via.value) for d in state.decisions] == [(1, "paul", "label")]
+    [entry] = [a for a in state.audit if a.event == "gate 1 approve"]
+    assert entry.delivery.startswith("labeled-") and entry.role == "maintain"
+    assert sim.deliver("issues", pauls).result.action.startswith("gate 1 is already approved")
+    assert [d.actor for d in state_of(sim, number).decisions] == ["paul"]
+
+
+def test_a_label_run_that_finds_the_issue_as_its_event_left_it_asks_no_one_who_applied_it(sim):
+    number = _to_gate_1(sim)
+    _as(sim, "maria").get_issue(number).add_to_labels("gate-1-approved")
+    sim.event("issues", "labeled", number, sender="maria", label="gate-1-approved")
+    assert [(d.gate, d.actor) for d in state_of(sim, number).decisions] == [(1, "maria")]
+    assert sim.fake.count_calls("issues/list-events") == 0

@@ -156,3 +156,30 @@ def test_a_benchmark_run_that_ran_and_failed_points_at_its_logs_not_at_runners(s
     _comment(sim, number, "researcher", "/status")
     failure = _status(sim, number)[_status(sim, number).index("### Stage 5 failed") :]
     assert "jobs' logs" in failure and "no runner with" not in failure and "Fix:" not in failure, failure
+
+
+@pytest.mark.parametrize("status", ["pending", "requested"])
+def test_a_benchmark_run_cancelled_before_it_started_is_not_said_to_have_run(sim, status):
+    """redteam5 #4: a run GitHub still held `pending` (behind an earlier run of the promotion in benchmark.yml's
+    concurrency group: a `/retry 5` while the old run tears down) or `requested`, then cancelled, was said to have
+    "run on a runner" with logs saying why. Only a run seen in progress ran; a pending one says what it waits for,
+    a requested one reads like a queued one (its runner labels, and how to fix them)."""
+    number, held, _ = _benchmark_out(sim)
+    run = sim.benchmark_run(held[0])
+    run.status = status
+    _comment(sim, number, "researcher", "/status")
+    line = next(x for x in _status(sim, number).splitlines() if x.startswith("**Status:**"))
+    if status == "pending":
+        assert "its run is pending: it waits for an earlier benchmark run of this promotion to end" in line, line
+    else:
+        assert "its run is queued: no runner with the labels `self-hosted`, `gpu` has picked it up yet" in line, line
+    sim.fake.finish_run(run.run_id, "cancelled")
+    _comment(sim, number, "researcher", "/status")
+    failure = _status(sim, number)[_status(sim, number).index("### Stage 5 failed") :]
+    assert f"run {run.run_id} of" in failure and "was cancelled without publishing its reports" in failure, failure
+    assert "it ran on a runner" not in failure, failure
+    if status == "pending":
+        assert "it had not started when the bot last looked" in failure and "concurrency group" in failure, failure
+        assert "Fix:" not in failure, failure
+    else:
+        assert "no runner with the labels `self-hosted`, `gpu` took it" in failure and "Fix:" in failure, failure

@@ -549,3 +549,53 @@ def test_thousands_of_toolchain_findings_reach_the_review_bounded_and_the_full_l
     review = ReviewRound(gate=3, round=1, findings=review_gate(3, ctx))
     state = ctx.state.model_copy(update={"reviews": {3: [review]}, "open_gate": 3, "review_round": 1})
     assert decode_state(status_body(state, "status")).reviews[3][-1] == review  # kept whole, nothing cut
+
+
+def test_a_bounded_round_counts_the_findings_it_stands_for_in_every_tally(branch):
+    """40 `go build` errors: the round keeps 25 and one finding counting 15, but the review's tally (the PR
+    review's, the report's, the status comment's), an approval's record of the CRITICAL findings open and the PR
+    body's Known issues count 40 (each used to count the "and 15 more" finding as one: 26)."""
+    from datetime import UTC, datetime
+
+    from bot import pipeline
+    from bot.model import Decision, Finding, ReviewRound, Status
+    from bot.stages import pr_parts
+
+    ctx, edit, _ = branch
+
+    def flood(text: str) -> str:
+        data = json.loads(text)
+        data["build_ok"] = False
+        data["findings"] = [
+            {
+                "severity": "CRITICAL",
+                "check": "toolchain.build",
+                "message": f"undefined: evolved_{i:02d}",
+                "file": "pkg/plugins/evolved/evolved.go",
+                "line": i + 1,
+            }
+            for i in range(40)
+        ]
+        return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+    edit(ctx.paths.go_checks, flood)
+    found = review_gate(3, ctx)
+    build = [f for f in found if f.check == "toolchain.build"]
+    assert len(build) == 26 and build[-1].message.startswith("and 15 more like this") and build[-1].count == 15
+    others = [f for f in found if f.check != "toolchain.build"]
+    critical = 40 + sum(f.severity is Severity.CRITICAL for f in others)
+    review = ReviewRound(gate=3, round=1, findings=found)
+    assert review.tally().startswith(f"{critical} CRITICAL, "), review.tally()
+
+    state = ctx.state.model_copy(
+        update={"reviews": {3: [review]}, "open_gate": 3, "review_round": 1, "status": Status.AWAITING_DECISION}
+    )
+    approved = pipeline.decide(state, 3, Decision.APPROVE, actor="maria", now=datetime.now(UTC))
+    note = approved.decisions[-1].critical_note()
+    assert note.startswith(f"{critical} CRITICAL findings were open when approved: "), note
+    assert note in approved.audit[-1].detail
+
+    # gate 1's findings fill the body's list, so every one of gate 3's is counted after it: each as many as it is
+    first = [Finding(severity=Severity.CRITICAL, check="G1.x", message=f"x{i}") for i in range(pr_parts.MAX_ISSUES)]
+    issues = pr_parts.known_issues({1: [ReviewRound(gate=1, round=1, findings=first)], 3: [review]}, lambda *_: "")
+    assert pr_parts.issues_left(issues) == 40 + len(others)

@@ -128,7 +128,7 @@ SAFE = {
         "i.gate",
         "i.severity",  # a Severity value
         "i.url",  # forge.blob_url of a finding's file (a path on the branch) and line
-        "issues | length - max_issues",
+        "issues_left",  # pr_parts.issues_left: a number
         "label",  # pull_request.key_links' own labels
         "manifest_path",
         "pin",  # a commit sha
