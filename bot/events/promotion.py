@@ -512,7 +512,7 @@ def read_request(env: EventEnv, client: GitHub, config: BotConfig, issue: IssueI
             fields,
             number=issue.number,
             title=issue.title,
-            repository=config.fork or env.repository,
+            repository=env.repository,  # parse_config refuses a `fork:` elsewhere (not supported yet)
             source_text=source_text,
             source_name=source_name,
             stack=config.stack.model_dump(mode="json") if config.stack else None,
@@ -520,13 +520,12 @@ def read_request(env: EventEnv, client: GitHub, config: BotConfig, issue: IssueI
         )
     except FormError as exc:
         raise NeedsInfo(exc.problems) from None
-    writable = {env.repository.lower(), (config.fork or env.repository).lower()}
-    if request.fork.repo.lower() not in writable:
+    if request.fork.repo.lower() != env.repository.lower():
         raise NeedsInfo(
             [
                 (
-                    f"Target fork: the bot writes only to {', '.join(sorted(writable))}; leave it empty, or ask a "
-                    "maintainer to set `fork:` in .github/promotion-bot.yml (with an App token that can write there)"
+                    f"Target fork: the bot promotes only into {env.repository}, the repository it runs in (another "
+                    "fork is not supported yet); leave it empty"
                 )
             ]
         )

@@ -23,7 +23,8 @@ class Session:
 
     @classmethod
     def open(cls, env: EventEnv, *, client_factory: Callable | None = None) -> Session:
-        config = parse_config(env.config_path.read_text(encoding="utf-8") if env.config_path.is_file() else None)
+        text = env.config_path.read_text(encoding="utf-8") if env.config_path.is_file() else None
+        config = parse_config(text, env.repository)
         factory = client_factory or GitHub
         client = factory(env.write_token, env.repository, api_url=env.api_url, bot_logins=tuple(config.bot_logins))
         return cls(env, client, config)

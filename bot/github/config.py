@@ -65,7 +65,11 @@ class GPUSettings(_Strict):
 class BotConfig(_Strict):
     version: Literal[1] = 1
     approvers: Approvers = Field(default_factory=Approvers)
-    fork: str | None = Field(default=None, pattern=_REPO, description="the llm-d-router fork; default this repository")
+    fork: str | None = Field(
+        default=None,
+        pattern=_REPO,
+        description="the llm-d-router fork: only this repository is supported yet (unset means this repository)",
+    )
     blis_repository: str | None = Field(default=None, pattern=_REPO, description="where feedback issues go")
     bot_logins: list[str] = Field(
         default_factory=lambda: ["github-actions[bot]"],
@@ -101,8 +105,32 @@ class ConfigError(RequestError):
         self.problems = problems
 
 
-def parse_config(text: str | None) -> BotConfig:
-    """The configuration in ``text`` (None or empty: every default)."""
+def parse_config(text: str | None, repository: str | None = None) -> BotConfig:
+    """The configuration in ``text`` (None or empty: every default); ``repository``, the workflow's owner/name,
+    also refuses a ``fork:`` elsewhere (see ``other_fork``)."""
+    config = _parse(text)
+    problem = other_fork(config, repository) if repository else None
+    if problem:
+        raise ConfigError([problem])
+    return config
+
+
+def other_fork(config: BotConfig, repository: str) -> str | None:
+    """Why ``fork:`` cannot name another repository yet, or None when it names this one (or is unset).
+
+    The bot pushes the branch to ``fork:`` but opens the PR, dispatches the GPU benchmark and lets that run
+    check out and commit to the branch in the workflow's own repository, whose token cannot write elsewhere;
+    a fork elsewhere failed at stage 2 (GitHub's 422 on the PR's head). Refused up front until that is built."""
+    if config.fork is None or config.fork.lower() == repository.lower():
+        return None
+    return (
+        f"fork: {config.fork} is not supported yet: the bot opens the PR and runs the GPU benchmark in the "
+        f"repository its workflows run in ({repository}); remove `fork:`, and install the bot in {config.fork} "
+        "itself to promote there"
+    )
+
+
+def _parse(text: str | None) -> BotConfig:
     if not text or not text.strip():
         return BotConfig()
     try:

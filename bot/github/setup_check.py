@@ -121,7 +121,7 @@ def _check(repository: str, client: GitHub | None, env) -> SetupReport:
         )
     else:
         try:
-            config = parse_config(config_text)
+            config = parse_config(config_text, repository)
         except ConfigError as exc:
             problems += [f"{CONFIG_PATH}: {p}" for p in exc.problems]
         else:
