@@ -90,8 +90,8 @@ def _flooded(number: int, findings: int, *, max_rounds: int = 3) -> PipelineStat
     import re
     from datetime import UTC, datetime
 
-    from bot import PROJECT_ROOT, pipeline
-    from bot.model import AuditEntry, Finding, ReviewRound, Severity, StageRecord
+    from bot import PROJECT_ROOT
+    from bot.model import AuditEntry, Finding, Severity
 
     words = re.findall(r"[A-Za-z][a-z]{2,}", (PROJECT_ROOT / "README.md").read_text())
     rng = random.Random(findings)
@@ -113,6 +113,18 @@ def _flooded(number: int, findings: int, *, max_rounds: int = 3) -> PipelineStat
         for i in range(findings)
     ]
     at = datetime(2026, 1, 1, tzinfo=UTC)
+    audit = [AuditEntry(at=at, actor="bot", event=f"event {i}", detail=prose(10)) for i in range(80)]
+    return _after_gate_1_review(number, found, "checklist + claude", max_rounds=max_rounds, audit=audit)
+
+
+def _after_gate_1_review(number: int, found, reviewer: str, *, max_rounds: int, audit=()) -> PipelineState:
+    """Stages 1 and 2 done, then gate 1's first review round with ``found`` finished as the engine finishes it."""
+    from datetime import UTC, datetime
+
+    from bot import pipeline
+    from bot.model import ReviewRound, StageRecord
+
+    at = datetime(2026, 1, 1, tzinfo=UTC)
     state = PipelineState(
         request_id=str(number),
         request_fingerprint="f",
@@ -120,9 +132,9 @@ def _flooded(number: int, findings: int, *, max_rounds: int = 3) -> PipelineStat
         next_stage=None,
         open_gate=1,
         stages={s: StageRecord(stage=s, inputs_hash=f"h{s}", finished_at=at) for s in (1, 2)},
-        audit=[AuditEntry(at=at, actor="bot", event=f"event {i}", detail=prose(10)) for i in range(80)],
+        audit=list(audit),
     )
-    review = ReviewRound(gate=1, round=1, reviewer="checklist + claude", findings=found)
+    review = ReviewRound(gate=1, round=1, reviewer=reviewer, findings=found)
     return pipeline.review_finished(state, review, now=at, max_rounds=max_rounds)
 
 
@@ -180,10 +192,8 @@ def _toolchain_flood(number: int, findings: int) -> PipelineState:
     the Go toolchain: a generated plugin on which `go build` fails everywhere, each message naming its own
     evolved identifier. Built as a state directly, past the bound a review round takes (``bot.model.bounded``)."""
     import random
-    from datetime import UTC, datetime
 
-    from bot import pipeline
-    from bot.model import Finding, ReviewRound, Severity, StageRecord
+    from bot.model import Finding, Severity
 
     rng = random.Random(findings)
     found = [
@@ -196,17 +206,7 @@ def _toolchain_flood(number: int, findings: int) -> PipelineState:
         )
         for i in range(findings)
     ]
-    at = datetime(2026, 1, 1, tzinfo=UTC)
-    state = PipelineState(
-        request_id=str(number),
-        request_fingerprint="f",
-        branch="promotion/1-x",
-        next_stage=None,
-        open_gate=1,
-        stages={s: StageRecord(stage=s, inputs_hash=f"h{s}", finished_at=at) for s in (1, 2)},
-    )
-    review = ReviewRound(gate=1, round=1, reviewer="checklist", findings=found)
-    return pipeline.review_finished(state, review, now=at, max_rounds=3)
+    return _after_gate_1_review(number, found, "checklist", max_rounds=3)
 
 
 @pytest.mark.parametrize("findings", [6_000, 60_000])

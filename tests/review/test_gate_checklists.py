@@ -517,22 +517,7 @@ def test_thousands_of_toolchain_findings_reach_the_review_bounded_and_the_full_l
     ctx, edit, _ = branch
 
     def flood(marker: str):
-        def change(text: str) -> str:
-            data = json.loads(text)
-            data["build_ok"] = False
-            data["findings"] = [
-                {
-                    "severity": "CRITICAL",
-                    "check": "toolchain.build",
-                    "message": f"undefined: evolved_{i:05d}{marker if i == 5_999 else ''}",
-                    "file": "pkg/plugins/evolved/evolved.go",
-                    "line": i + 1,
-                }
-                for i in range(6_000)
-            ]
-            return json.dumps(data, indent=2, sort_keys=True) + "\n"
-
-        return change
+        return _build_errors(6_000, lambda i: f"undefined: evolved_{i:05d}{marker if i == 5_999 else ''}")
 
     edit(ctx.paths.go_checks, flood(""))
     assert len(json.loads(ctx.read(ctx.paths.go_checks))["findings"]) == 6_000  # the full list stays there
@@ -551,6 +536,27 @@ def test_thousands_of_toolchain_findings_reach_the_review_bounded_and_the_full_l
     assert decode_state(status_body(state, "status")).reviews[3][-1] == review  # kept whole, nothing cut
 
 
+def _build_errors(n: int, message):
+    """An edit of go-checks.json: `go build` failed with ``n`` CRITICAL errors, ``message(i)`` each."""
+
+    def change(text: str) -> str:
+        data = json.loads(text)
+        data["build_ok"] = False
+        data["findings"] = [
+            {
+                "severity": "CRITICAL",
+                "check": "toolchain.build",
+                "message": message(i),
+                "file": "pkg/plugins/evolved/evolved.go",
+                "line": i + 1,
+            }
+            for i in range(n)
+        ]
+        return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+    return change
+
+
 def test_a_bounded_round_counts_the_findings_it_stands_for_in_every_tally(branch):
     """40 `go build` errors: the round keeps 25 and one finding counting 15, but the review's tally (the PR
     review's, the report's, the status comment's), an approval's record of the CRITICAL findings open and the PR
@@ -563,22 +569,7 @@ def test_a_bounded_round_counts_the_findings_it_stands_for_in_every_tally(branch
 
     ctx, edit, _ = branch
 
-    def flood(text: str) -> str:
-        data = json.loads(text)
-        data["build_ok"] = False
-        data["findings"] = [
-            {
-                "severity": "CRITICAL",
-                "check": "toolchain.build",
-                "message": f"undefined: evolved_{i:02d}",
-                "file": "pkg/plugins/evolved/evolved.go",
-                "line": i + 1,
-            }
-            for i in range(40)
-        ]
-        return json.dumps(data, indent=2, sort_keys=True) + "\n"
-
-    edit(ctx.paths.go_checks, flood)
+    edit(ctx.paths.go_checks, _build_errors(40, lambda i: f"undefined: evolved_{i:02d}"))
     found = review_gate(3, ctx)
     build = [f for f in found if f.check == "toolchain.build"]
     assert len(build) == 26 and build[-1].message.startswith("and 15 more like this") and build[-1].count == 15
