@@ -571,12 +571,13 @@ FEEDBACK_CHARS = 8_000
 
 def render_findings_feedback(review: ReviewRound) -> str:
     lines = [f"Gate {review.gate} review round {review.round}: fix these blocking findings."]
-    blocking = sorted(review.blocking, key=lambda f: f.sort_key())
+    found = zip(review.findings, review.ids(), strict=True)  # each finding as the review report names it
+    blocking = sorted(((f, ref) for f, ref in found if f.severity.blocking), key=lambda fr: fr[0].sort_key())
     size = len(lines[0])
-    for i, f in enumerate(blocking):
+    for i, (f, ref) in enumerate(blocking):
         where = f" ({f.file}:{f.line})" if f.file and f.line else (f" ({f.file})" if f.file else "")
         message = f.message if len(f.message) <= 1_500 else f.message[:1_500].rstrip() + " [cut; see the review]"
-        line = f"- [{f.severity.value}] {f.check}{where}: {message}"
+        line = f"- [{f.severity.value}] {ref}{where}: {message}"
         if size + len(line) > FEEDBACK_CHARS:
             lines.append(f"- and {len(blocking) - i} more blocking finding(s): see gate {review.gate}'s review report")
             break

@@ -16,7 +16,7 @@ from bot.golang.generate import Generated
 from bot.golang.harness_world import HELD_CONSTANT
 from bot.golang.plugin_docs import gap_concern
 from bot.golang.source import EvolvedSource
-from bot.model import Fidelity, Finding, Severity, TranslationSummary
+from bot.model import Fidelity, Finding, Severity, TranslationSummary, finding_ids
 from bot.model.evidence import percent
 
 
@@ -358,12 +358,12 @@ def render_report(
     w("## Findings")
     w("")
     if findings:
-        w("| Severity | Check | Evolved line | Plugin file:line | Finding | Fix |")
+        w("| Severity | Id (check#digest) | Evolved line | Plugin file:line | Finding | Fix |")
         w("|---|---|---|---|---|---|")
-        for f in findings:
+        for f, ref in zip(findings, finding_ids(findings), strict=True):  # the ids gate 1's review shows
             where = f"{f.file}:{f.line}" if f.file and f.line else "—"
             w(
-                f"| {f.severity.value} | `{f.check}` | {f.source_line or '—'} | {_cell(where)} | {_cell(f.message)} | {_cell(f.fix)} |"
+                f"| {f.severity.value} | `{ref}` | {f.source_line or '—'} | {_cell(where)} | {_cell(f.message)} | {_cell(f.fix)} |"
             )
     else:
         w("None.")

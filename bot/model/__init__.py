@@ -50,6 +50,7 @@ from bot.model.evidence import (
     Verdict,
     bounded,
     counted,
+    finding_ids,
     match_text,
 )
 from bot.model.request import (
@@ -131,6 +132,7 @@ __all__ = [
     "counted",
     "describe_error",
     "describe_validation_error",
+    "finding_ids",
     "match_text",
     "read_yaml_mapping",
     "sha256_text",

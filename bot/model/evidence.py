@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import json
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import Field, field_validator
@@ -23,6 +25,10 @@ from bot.model.base import (
 # --------------------------------------------------------------------------
 # Review findings
 # --------------------------------------------------------------------------
+
+
+#: Hex digits of ``Finding.digest()`` a finding's id carries after its check (a collision gets more).
+ID_DIGITS = 6
 
 
 #: The most of a checklist finding's message it is matched by; a longer one by its head and a digest of the whole.
@@ -73,6 +79,44 @@ class Finding(Strict):
         order = {Severity.CRITICAL: 0, Severity.IMPORTANT: 1, Severity.SUGGESTION: 2}
         return (order[self.severity], self.check, self.file or "", self.line or 0, self.message)
 
+    def digest(self) -> str:
+        """The sha256 of ``key()`` in hex: the same finding (across rounds, runs and a read back from the state)
+        has the same digest, so its id (``finding_ids``) is what a person can quote in any round."""
+        return hashlib.sha256(json.dumps(list(self.key()), ensure_ascii=False).encode("utf-8")).hexdigest()
+
+    def short_id(self, digits: int = ID_DIGITS) -> str:
+        """``hazard.sim-scale-threshold#3fa2c1``: the check, which people know, and the head of ``digest()``,
+        which tells apart the findings one check raises; ``finding_ids`` lengthens it where two collide."""
+        return f"{self.check}#{self.digest()[:digits]}"
+
+
+def finding_ids(findings: Sequence[Finding]) -> list[str]:
+    """Each finding's id, in order: ``CHECK#HEX`` (``Finding.short_id``), stable across rounds and runs because it
+    is derived from ``Finding.key()``, the bot's meaning of "the same finding".
+
+    Distinct within the list: where two findings of one check share the first ``ID_DIGITS`` hex digits of their
+    digests, those two (only) get as many digits as tell them apart; findings with one key (a model's two findings
+    of one check in one file) get ``-2``, ``-3``, ... after the first, in list order. Pure and deterministic, so
+    every place that lists a review round's findings shows the ids the review report shows."""
+    digests = [f.digest() for f in findings]
+    by_check: dict[str, set[str]] = {}
+    for f, d in zip(findings, digests, strict=True):
+        by_check.setdefault(f.check, set()).add(d)
+    ids, seen = [], {}
+    for f, d in zip(findings, digests, strict=True):
+        shared = max((_common_prefix(d, o) for o in by_check[f.check] if o != d), default=0)
+        base = f.short_id(max(ID_DIGITS, shared + 1))
+        seen[base] = seen.get(base, 0) + 1
+        ids.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
+    return ids
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
 
 class ReviewRound(Strict):
     gate: int = Field(ge=1, le=3)
@@ -94,6 +138,10 @@ class ReviewRound(Strict):
     def tally(self) -> str:
         """``0 CRITICAL, 3 IMPORTANT, 3 SUGGESTION``: every severity, zeros included."""
         return tally(self.findings)
+
+    def ids(self) -> list[str]:
+        """Each finding's id, in order (``finding_ids``): what the report, the PR review and commands quote."""
+        return finding_ids(self.findings)
 
 
 def counted(findings: list[Finding]) -> int:

@@ -16,6 +16,7 @@ import jinja2
 from bot import directives
 from bot.bench.units import gpu_minutes
 from bot.escape import md, sh
+from bot.model import finding_ids
 
 
 @lru_cache(maxsize=1)
@@ -37,6 +38,7 @@ def environment() -> jinja2.Environment:
     env.globals["directives_for"] = directives.for_gate  # each gate's change-request forms (one registry)
     env.globals["p_adjusted"] = _p_adjusted  # a cell's adjusted p, read alike in every document
     env.globals["mean"] = _mean  # a cell's mean, likewise
+    env.globals["finding_ids"] = finding_ids  # each finding's id (check#digest), quoted alike everywhere
     return env
 
 

@@ -67,7 +67,7 @@ class Issue:
     """One open finding, for the Known issues list: severity, check, a short message, where."""
 
     severity: str
-    check: str
+    check: str  # the finding's id (``finding_ids``): its check and a digest, as the gate's review showed it
     message: str  # someone else's text (a model's, the request's): the template escapes it
     where: str  # `file:line` (the bot's own)
     url: str  # absolute, pinned; "" when the finding names no file
@@ -97,13 +97,15 @@ def brief(text: str, limit: int = 150) -> str:
     return shorten(text, limit)
 
 
-def open_findings(reviews: dict[int, list[ReviewRound]]) -> list[tuple[int, Finding]]:
-    """The findings of each gate's last review round: what was open when the gate was decided."""
+def open_findings(reviews: dict[int, list[ReviewRound]]) -> list[tuple[int, Finding, str]]:
+    """The findings of each gate's last review round, each with its id in that round (``ReviewRound.ids``):
+    what was open when the gate was decided."""
     out = []
     for gate in sorted(reviews):
         rounds = reviews[gate]
         if rounds:
-            out += [(gate, f) for f in sorted(rounds[-1].findings, key=lambda f: f.sort_key())]
+            found = zip(rounds[-1].findings, rounds[-1].ids(), strict=True)
+            out += [(gate, f, ref) for f, ref in sorted(found, key=lambda fr: fr[0].sort_key())]
     order = {"CRITICAL": 0, "IMPORTANT": 1, "SUGGESTION": 2}
     return sorted(out, key=lambda gf: (order.get(gf[1].severity.value, 3), gf[0]))
 
@@ -121,13 +123,13 @@ def known_issues(
     """Every open finding as one line; ``link(path, line)`` gives the pinned URL of a file (and line),
     ``read`` a branch file's text, for the line of a finding that names only its file (``anchor``)."""
     issues = []
-    for gate, found in open_findings(reviews):
+    for gate, found, ref in open_findings(reviews):
         f = anchor(found, read)
         where = f"{f.file}:{f.line}" if f.file and f.line else (f.file or "")
         issues.append(
             Issue(
                 severity=f.severity.value,
-                check=f.check,
+                check=ref,
                 message=brief(f.message),
                 where=where,
                 url=link(f.file, f.line) if f.file else "",

@@ -57,9 +57,9 @@ def finding_comments(
     each for the findings that name no line (they go into the review's body). With ``read`` (a branch
     file's text), a finding that names only its file gets the line it is about (``pr_parts.anchor``)."""
     comments, unanchored = [], []
-    for found in review.findings:
+    for found, ref in zip(review.findings, review.ids(), strict=True):  # ids as the report shows them: before anchoring
         f = pr_parts.anchor(found, read) if read is not None else found
-        text = f"**{f.severity.value}** `{f.check}`: {md(f.message)}"
+        text = f"**{f.severity.value}** `{md(ref)}`: {md(f.message)}"
         if f.file and f.line:  # a comment of its own: the fix and the round in paragraphs of their own
             fix = f"\n\n**Suggested fix:** {md(f.fix)}" if f.fix else ""
             origin = f"; from line {f.source_line} of the evolved program" if f.source_line else ""

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from bot.model import sha256_text
+from bot.model import finding_ids, sha256_text
 from bot.stages.checks import check_problems, run_go_checks
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.paths import RUNNER_GO
@@ -164,6 +164,8 @@ def follow_comment_edits(paths, summary, generated: dict[str, str], files: dict[
     )
     report = out.get(paths.translation_report)
     if report is not None:
+        for old, new in zip(finding_ids(summary.findings), finding_ids(findings), strict=True):
+            report = report.replace(f"`{old}`", f"`{new}`")  # an id digests its line: the moved one's id
         for p, move in moves.items():
             report = re.sub(
                 rf"(?<![\w/.-]){re.escape(p)}:(\d+)\b", lambda m, p=p, mv=move: f"{p}:{mv.get(int(m[1]), m[1])}", report
@@ -199,7 +201,13 @@ def _author(ctx: StageContext, t, files: dict[str, str], tests: dict[str, str]) 
     section = [f"\n## Author changes (Claude, prompt {record.prompt})\n"]
     section += [f"- Changed `{p}`." for p in record.applied] or ["- No file changed."]
     section += [f"- {n}" for n in record.notes]
-    section += [f"- Response {r.id} to `{r.finding.check}`: {r.action}: {r.note}" for r in record.responses]
+    named = [
+        *(zip(review[-1].findings, review[-1].ids(), strict=True) if review else ()),
+        *zip(t.findings, finding_ids(t.findings), strict=True),
+    ]
+    for r in record.responses:  # each finding by the id its review (or the translation report) shows
+        ref = next((i for f, i in named if r.finding.refers_to(f)), r.finding.check)
+        section.append(f"- Response {r.id} to `{ref}`: {r.action}: {r.note}")
     section += [f"- Patch to {', '.join(d.paths)} dropped: {'; '.join(d.errors)}" for d in record.dropped]
     new_files[report] = new_files[report].rstrip("\n") + "\n" + "\n".join(section) + "\n"
     new_files[record_path(ctx.paths.docs, 1)] = record.dumps()

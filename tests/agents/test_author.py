@@ -9,7 +9,7 @@ import pytest
 from bot.agents import author
 from bot.agents.guard import Allowed, translation_writable
 from bot.agents.schemas import FileEdit
-from bot.model import PromotionRequest, sha256_text
+from bot.model import PromotionRequest, finding_ids, sha256_text
 from tests.agents.conftest import agents_for
 from tests.agents.fake_anthropic import Reply
 from tests.conftest import REQUEST
@@ -177,6 +177,13 @@ def test_a_comment_edit_keeps_the_fidelity_record_bound_and_the_anchors_on_their
     assert before and after == {(c, n + 2) for c, n in before}  # below the two added comment lines
     for _, n in before:
         assert f"{evolved}:{n + 2}" in files[paths.translation_report]
+    # a finding's id digests its line: the report names the moved findings by the ids gate 1 will show
+    moved = set(finding_ids(summary.findings)) - set(finding_ids(t.summary.findings))
+    assert moved and all(f"`{ref}`" in files[paths.translation_report] for ref in finding_ids(summary.findings))
+    assert not any(
+        f"`{ref}`" in files[paths.translation_report]
+        for ref in set(finding_ids(t.summary.findings)) - set(finding_ids(summary.findings))
+    )
 
 
 def test_allowed_paths():

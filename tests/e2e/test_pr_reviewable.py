@@ -89,10 +89,12 @@ def test_every_open_finding_is_a_known_issue_and_anchored_ones_are_review_commen
     open_findings = [f for rounds in state.reviews.values() for f in rounds[-1].findings]
     assert open_findings
     known = pr["body"].split("## Known issues", 1)[1].split("## Evidence", 1)[0]
-    for f in open_findings:
-        assert f"`{f.check}`" in known
-        if f.file and f.line:
-            assert f"{f.file}:{f.line}" in known
+    thread = (work / "issue" / "thread.md").read_text()
+    for rounds in state.reviews.values():
+        for f, ref in zip(rounds[-1].findings, rounds[-1].ids(), strict=True):
+            assert f"`{ref}`" in known and f"`{ref}`" in thread  # each by its id, as its gate's review showed it
+            if f.file and f.line:
+                assert f"{f.file}:{f.line}" in known
     comments = pr["review_comments"]
     assert comments and all(c["path"] and c["line"] >= 1 for c in comments)
     anchored = {(f.file, f.line) for f in open_findings if f.file and f.line}

@@ -16,16 +16,18 @@ def test_the_fix_and_the_round_stand_apart_from_the_finding():
         fix="re-calibrate `loadHighThreshold`",
     )
     loose = anchored.model_copy(update={"line": None, "file": None, "check": "G1.fidelity"})
-    comments, body = finding_comments(ReviewRound(gate=1, round=2, findings=[anchored, loose]))
+    review = ReviewRound(gate=1, round=2, findings=[anchored, loose])
+    comments, body = finding_comments(review)
     assert [(c.path, c.line) for c in comments] == [("pkg/x/plugin.go", 12)]
     paragraphs = comments[0].body.split("\n\n")
+    first, second = review.ids()
     assert paragraphs == [
-        "**IMPORTANT** `hazard.sim-scale-threshold`: threshold 7 is simulator scale",
+        f"**IMPORTANT** `{first}`: threshold 7 is simulator scale",
         "**Suggested fix:** re-calibrate `loadHighThreshold`",
         "_Gate 1, round 2._",
     ]
     assert body == [
-        "**IMPORTANT** `G1.fidelity`: threshold 7 is simulator scale — **suggested fix:** re-calibrate `loadHighThreshold`"
+        f"**IMPORTANT** `{second}`: threshold 7 is simulator scale — **suggested fix:** re-calibrate `loadHighThreshold`"
     ]
 
 

@@ -109,7 +109,8 @@ def test_known_issues_list_every_open_finding_blocking_first_with_a_pinned_link(
     issues = pr_parts.known_issues(
         reviews, lambda path, line: f"https://x/blob/abc/{path}" + (f"#L{line}" if line else "")
     )
-    assert [i.check for i in issues] == ["c1", "i1", "s1"]
+    assert [i.check.split("#")[0] for i in issues] == ["c1", "i1", "s1"]
+    assert issues[1].check == reviews[1][-1].ids()[1]  # each by the id its gate's review showed
     assert issues[0].where == "docs/h/README.md" and issues[0].url == "https://x/blob/abc/docs/h/README.md"
     assert issues[1].where == "b.go:7" and issues[1].url.endswith("b.go#L7")
     assert issues[1].message == "i1 happened"
