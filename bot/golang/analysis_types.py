@@ -43,6 +43,14 @@ SHIMMED_TYPES = {
     "TokenID": "tokenID",
     "scorerFunc": "scorerFunc",
     "observerFunc": "observerFunc",
+    "SLOPriorityMap": "sloPriorityMap",
+}
+#: BLIS's SLO priority functions (sim/slo_priority.go; SLOTierPriority is admission.go's deprecated form): the
+#: generated package declares its own copies (evolved.go.j2), so a copy the program declares is never carried.
+SLO_PRIORITY_FUNCS = {
+    "DefaultSLOPriorityMap": "defaultSLOPriorityMap",
+    "NewSLOPriorityMap": "newSLOPriorityMap",
+    "SLOTierPriority": "sloTierPriority",
 }
 SHIMMED_FUNCS = {
     "NewRoutingDecision": "newRoutingDecision",

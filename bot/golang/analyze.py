@@ -305,6 +305,19 @@ def _outside_fields(src: EvolvedSource, an: Analysis) -> None:
             continue
         if f"{host.receiver_type}.{name}" in {h.label for h in an.helpers}:
             continue
+        if fields.get(name) == "*SLOPriorityMap":  # the plugin fills it as BLIS's constructors do (slo_priority.py)
+            an.findings.append(
+                Finding(
+                    severity=Severity.SUGGESTION,
+                    check=CHECK_FIELD_OUTSIDE,
+                    source_line=line,
+                    message=f"reads {host.receiver_var}.{name}, which BLIS sets outside the evolved code: the plugin "
+                    "uses BLIS's default SLO priorities (DefaultSLOPriorityMap), as BLIS does when none are configured",
+                    fix="if the program was evolved with SLO priority overrides (slo_priorities in the policy bundle), "
+                    "the plugin does not have them: check the classes it treats as sheddable",
+                )
+            )
+            continue
         value = _literal_set_elsewhere(src, an, host.receiver_type, name)
         fallback = None if value is not None else _zero_fallback(src, carried, host.receiver_var, name)
         if (value or fallback) is not None and fields.get(name) in ("int", "int64", "float64"):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from bot.golang.analysis_types import SHIMMED_FUNCS, SHIMMED_TYPES, Analysis, Threshold
+from bot.golang.analysis_types import SHIMMED_FUNCS, SHIMMED_TYPES, SLO_PRIORITY_FUNCS, Analysis, Threshold
 from bot.golang.gonames import lower_camel
 from bot.golang.gotree import named, text_of, walk
 from bot.golang.source import EvolvedSource
@@ -79,6 +79,8 @@ _GENERATED_NAMES = {
     "queuePosition",
     "evolvedPanicSite",
     "goruntime",
+    *SHIMMED_TYPES.values(),
+    *SLO_PRIORITY_FUNCS.values(),
 }
 
 
@@ -96,6 +98,7 @@ def plan_names(src: EvolvedSource, an: Analysis, plugin_struct: str) -> GoNames:
     reserved.add("New" + plugin_struct)
     names.types.update(SHIMMED_TYPES)
     names.idents.update(SHIMMED_FUNCS)
+    names.idents.update(SLO_PRIORITY_FUNCS)
     host = an.host_info
     assert host is not None
     recv = host.receiver_type or "evolvedPolicy"

@@ -10,6 +10,7 @@ from bot.golang.analysis_types import (
     FLIP,
     NEVER_CARRIED,
     SHIMMED_FUNCS,
+    SLO_PRIORITY_FUNCS,
     FuncInfo,
     Node,
     Occurrence,
@@ -117,6 +118,8 @@ class ExprMixin:
                 return Val(None, taint | self.env.get(f"@ret::{key}", Val()).taint, None)
             if name in SHIMMED_FUNCS:
                 return Val("decision", taint, "RoutingDecision")
+            if name in SLO_PRIORITY_FUNCS:  # the plugin's own copy (evolved.go.j2), never the program's
+                return Val(None, taint, "int" if name == "SLOTierPriority" else "*SLOPriorityMap")
             if name in self.funcs and name not in NEVER_CARRIED:
                 self.called.add(name)
                 self._merge_args(name, vals)

@@ -49,6 +49,7 @@ from bot.golang.plugin_shape import (
     used_scorers,
 )
 from bot.golang.receiver_state import stateful_fields
+from bot.golang.slo_priority import fill_nil_priority_maps, slo_priority_parts
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, PolicyKind
 
@@ -239,6 +240,7 @@ def generate(
         )
     else:
         construct = f"\tp := &{receiver}{{}}"
+    construct += fill_nil_priority_maps(an.receiver_fields, "defaultSLOPriorityMap")
 
     evolved_imports = sorted(
         {f'"{path}"' if name == path.rsplit("/", 1)[-1] else f'{name} "{path}"' for name, path in an.imports.items()}
@@ -262,6 +264,7 @@ def generate(
         "scorer_types": kind == PolicyKind.ROUTING
         and "scorerFunc" in carried_text + ("scorerFunc" if uses_scorers else ""),
         "observer_type": "observerFunc" in carried_text,
+        "slo_priority": slo_priority_parts(carried_text),
     }
     placeholder = "__PROMOTION_BLOCK_{}__"
     evolved_text, evolved_map = splice(

@@ -23,6 +23,7 @@ from bot.golang.differential import ALL_OFF, AS_DEPLOYED, DEPLOYED_VALUES
 from bot.golang.generate import INFLIGHT_PRODUCER, MODULE, Generated
 from bot.golang.gonames import go_float, render
 from bot.golang.host import host_call_args
+from bot.golang.slo_priority import fill_nil_priority_maps
 from bot.golang.source import EvolvedSource
 from bot.model import PolicyKind
 from bot.yaml_safe import load_yaml
@@ -283,6 +284,7 @@ def _blis_file(src: EvolvedSource, an: Analysis, gen: Generated, composed) -> st
         construct = f"\tp := {an.constructor.name}()" if ptr else f"\tv := {an.constructor.name}()\n\tp := &v"
     else:
         construct = f"\tp := &{receiver}{{}}"
+    construct += fill_nil_priority_maps(composed.receiver_fields, "DefaultSLOPriorityMap")
     # A set-valued field too (ResidentAdapters): each snapshot is decoded into a fresh RoutingSnapshot.
     snap = [
         ("InFlightRequests" if f == "PendingRequests" else f, f)

@@ -47,6 +47,11 @@ func (tb *TokenBucket) Admit(req *Request, state *RouterState) (bool, string) {
 	return true, ""
 }
 
+// SLOTierPriority is the class's priority under DefaultSLOPriorityMap (HEAD keeps it, deprecated, for older
+// callers; before e8420fe9 it had its own scale, critical 4 ... background 0, which a copy of that era declares
+// itself).
+func SLOTierPriority(class string) int { return DefaultSLOPriorityMap().Priority(class) }
+
 var validAdmissionPolicies = map[string]bool{
 	"": true, "always-admit": true, "token-bucket": true, "reject-all": true, "tier-shed": true, "gaie-legacy": true,
 }

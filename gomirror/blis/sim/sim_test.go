@@ -98,3 +98,18 @@ func TestWeightedScoringArgmax(t *testing.T) {
 		t.Errorf("duplicate scorers must be rejected")
 	}
 }
+
+func TestSLOPriorityMap(t *testing.T) {
+	m := DefaultSLOPriorityMap()
+	for class, want := range map[string]int{"critical": 0, "standard": 1, "": 1, "batch": 5, "sheddable": 6, "background": 7} {
+		if got := m.InvertForVLLM(class); got != want {
+			t.Errorf("InvertForVLLM(%q) = %d, want %d", class, got, want)
+		}
+	}
+	if m.IsSheddable("standard") || !m.IsSheddable("batch") || SLOTierPriority("unknown") != 3 {
+		t.Errorf("standard is kept, batch is sheddable, an unknown class is standard")
+	}
+	if o := NewSLOPriorityMap(map[string]int{"critical": 10}); o.InvertForVLLM("critical") != 0 || o.InvertForVLLM("standard") != 7 {
+		t.Errorf("an override moves maxPri: %d %d", o.InvertForVLLM("critical"), o.InvertForVLLM("standard"))
+	}
+}
