@@ -55,8 +55,25 @@ def several_workloads(v: Verdict) -> bool:
 
 
 def cell_text(e: Effect, several: bool = False) -> str:
-    """One measured cell: change [CI] at the rate (the workload too when the hypothesis spans several)."""
-    return f"{pct(e.rel_change)} [{pct(e.ci_low)}, {pct(e.ci_high)}] {where(e, several)}"
+    """One measured cell: change [CI] at the rate (the workload too when the hypothesis spans several); a cell
+    decided at an early look carries the caveat verdicts.md gives it, with the change over every run beside it
+    (an estimate where a test stops early leans away from zero, and can even have the other sign)."""
+    return f"{pct(e.rel_change)} [{pct(e.ci_low)}, {pct(e.ci_high)}] {where(e, several)}" + early_stop_text(
+        [e.all_runs_change]
+    )
+
+
+def early_stop_text(all_runs: Sequence[float | None]) -> str:
+    """' (early stop; all runs −0.4%)' when any value is an early-stop cell's change over every run (its
+    ``Effect.all_runs_change``), the note verdicts.md's summary table gives (``bot.stats.evidence.EARLY_STOP``);
+    a range over several; '' when no cell stopped early."""
+    every = sorted(x for x in all_runs if x is not None)
+    if not every:
+        return ""
+    from bot.stats.evidence import EARLY_STOP  # only here: evidence needs pandas, the PR draft's stages do not
+
+    span = pct(every[0]) if every[0] == every[-1] else f"{pct(every[0])} to {pct(every[-1])}"
+    return f" ({EARLY_STOP}; all runs {span})"
 
 
 def measured_text(v: Verdict | None, *, most: int = 3) -> str:
@@ -71,7 +88,9 @@ def measured_text(v: Verdict | None, *, most: int = 3) -> str:
         several = several_workloads(v)
         return "; ".join(cell_text(e, several) for e in v.effects)
     changes = sorted(e.rel_change for e in v.effects)
-    return f"{pct(changes[0])} to {pct(changes[-1])} over {len(v.effects)} cells"
+    every = [e.rel_change if e.all_runs_change is None else e.all_runs_change for e in v.effects]
+    early = early_stop_text(every) if any(e.all_runs_change is not None for e in v.effects) else ""
+    return f"{pct(changes[0])} to {pct(changes[-1])} over {len(v.effects)} cells{early}"
 
 
 def predicted_text(h: Hypothesis) -> str:
@@ -103,6 +122,11 @@ def cause(h: Hypothesis, e: Effect) -> str:
         return "against the prediction" if directional else "beyond the margin"
     if not math.isfinite(e.rel_change):
         return "not measured"
+    if (bound := indicated(h, e)) is not None:
+        from bot.stats.explain import against_words
+
+        assert p is not None
+        return f"{against_words(p.direction, p.margin, bound)} indicated, not significant after multiplicity control"
     if shed_demoted(e):
         return f"demoted: {lost_text(e)} (shedding guard)"
     if p is not None and not directional:
@@ -115,6 +139,46 @@ def cause(h: Hypothesis, e: Effect) -> str:
     if "within the noise floor" in e.reason:
         return "within the noise floor"
     return "not significant"
+
+
+def indicated(h: Hypothesis, e: Effect) -> float | None:
+    """The near bound of an undecided cell's interval when it lies wholly on the wrong side (beyond the margin, or
+    against a directional prediction beyond the noise floor): ``bot.stats.explain.against``, which wrote the cell's
+    reason. Such a cell is no refutation (that was not significant after multiplicity control), yet no count may
+    take it for "no regression"; None for every other cell."""
+    from bot.model.metrics import METRICS, MetricError, short_metric
+    from bot.stats.explain import against
+
+    p = h.prediction
+    if p is None or e.status is not VerdictStatus.INCONCLUSIVE or e.p_value is None or shed_demoted(e):
+        return None
+    try:
+        better = METRICS[short_metric(e.metric)].better
+    except (MetricError, KeyError):
+        return None
+    return against(p.direction, p.margin, better, (e.ci_low, e.ci_high), e.rel_change, e.t_eff)
+
+
+def indicated_cells(h: Hypothesis, v: Verdict | None) -> list[tuple[Effect, float]]:
+    """The cells of an undecided verdict whose interval lies wholly on the wrong side, each with its near bound."""
+    if v is None or v.status is not VerdictStatus.INCONCLUSIVE:
+        return []
+    return [(e, b) for e in v.effects if (b := indicated(h, e)) is not None]
+
+
+def indicated_text(h: Hypothesis, v: Verdict | None) -> str:
+    """'a regression of at least 7.1% indicated at 10 req/s, not significant after multiplicity control' (the
+    largest such bound over the verdict's cells), or '' when no cell's interval lies wholly on the wrong side."""
+    cells = indicated_cells(h, v)
+    if not cells or h.prediction is None or v is None:
+        return ""
+    from bot.stats.explain import against_words
+
+    e, bound = max(cells, key=lambda eb: abs(eb[1]))
+    return (
+        f"{against_words(h.prediction.direction, h.prediction.margin, bound)} indicated "
+        f"{where(e, several_workloads(v))}, not significant after multiplicity control"
+    )
 
 
 def shed_demoted(e: Effect) -> bool:

@@ -22,7 +22,15 @@ from collections.abc import Sequence
 from bot.escape import md
 from bot.model import Direction, Effect, Hypothesis, Track, Verdict, VerdictStatus
 from bot.model.evidence import CONDITION_NOT_RECORDED
-from bot.render.claims import ci_level, claim_rows, measured_text, pct, shed_demoted, verdict_text
+from bot.render.claims import (
+    ci_level,
+    claim_rows,
+    indicated_cells,
+    measured_text,
+    pct,
+    shed_demoted,
+    verdict_text,
+)
 from bot.stats.unjudged import NOT_BENCHMARKED, NOT_RUNNABLE, unjudged_reason
 
 Pair = tuple[Hypothesis, Verdict]
@@ -155,6 +163,9 @@ def _rest(pairs: Sequence[Pair]) -> str:
     keys = sorted(words, key=lambda w: (order.index(w) if w in order else len(order), w))
     shed = [h.id for h, v in pairs if v.status is VerdictStatus.INCONCLUSIVE and any(map(shed_demoted, v.effects))]
     note = f"; the shedding guard held back {', '.join(shed)}" if shed else ""
+    against = [h.id for h, v in pairs if indicated_cells(h, v)]
+    if against:
+        note += f"; {', '.join(against)} indicated against the prediction, not significant after multiplicity control"
     return f" ({', '.join(f'{words[w]} {_unnested(w)}' for w in keys)}{note})" if keys else ""
 
 
@@ -203,8 +214,19 @@ def headline(pairs: Sequence[Pair]) -> str:
         transfer = f"Not shown: none of the {_plural(n, 'claim')} confirmed"
     transfer += _rest(claims)
     regressed = [h.id for h, v in guards if v.status is VerdictStatus.REFUTED]
+    indicated = [_indicated_words(h, v) for h, v in guards if indicated_cells(h, v)]
     if regressed:
         regress = f"{_plural(len(regressed), 'regression')} found ({', '.join(regressed)})"
+        if indicated:
+            regress += f"; {len(indicated)} more indicated ({'; '.join(indicated)})"
+    elif indicated:
+        # A guard whose whole interval lies beyond its margin is no "no regression" of any kind: the data point to
+        # one, only not significantly after multiplicity control.
+        held = sum(v.status is VerdictStatus.CONFIRMED for _, v in guards)
+        regress = (
+            f"{_plural(len(indicated), 'regression')} indicated, not significant after multiplicity control "
+            f"({'; '.join(indicated)}; {held} of {_plural(len(guards), 'guard')} shown to hold)"
+        )
     else:
         held = sum(v.status is VerdictStatus.CONFIRMED for _, v in guards)
         regress = "no regression found"
@@ -219,6 +241,14 @@ def headline(pairs: Sequence[Pair]) -> str:
                 + ")"
             )
     return f"{transfer}; {regress}."
+
+
+def _indicated_words(h: Hypothesis, v: Verdict) -> str:
+    """'C5 at least +7.1% at 10 req/s': the largest regression a guard's intervals lie wholly beyond."""
+    from bot.render.claims import several_workloads, where
+
+    e, bound = max(indicated_cells(h, v), key=lambda eb: abs(eb[1]))
+    return f"{h.id} at least {pct(bound)} {where(e, several_workloads(v))}"
 
 
 def _not_ruled_out(verdicts: Sequence[Verdict]) -> float | None:
@@ -360,8 +390,12 @@ def how_to_read(pairs: Sequence[Pair], *, alpha: float = 0.05) -> str:
         (
             f"- **Confirmed**: every cell moves as predicted beyond the noise floor (or stays within the margin) and is "
             f"significant after weighted Holm over every benchmarked hypothesis of the promotion (adjusted p ≤ {alpha:g}). "
-            "**Refuted**: at least one cell contradicts the prediction beyond the noise floor (or the margin) and none "
-            "confirms it. **Inconclusive**: neither; not evidence of no effect."
+            "**Refuted**: a cell's contradiction is significant after Holm over the refutation tests of every "
+            "benchmarked hypothesis: a claim moves the other way beyond the noise floor in some cell and confirms in "
+            "none; a guard or gap lies beyond its margin in any cell. **Inconclusive**: neither; not evidence of no "
+            "effect. A cell whose whole interval lies on the wrong side but whose contradiction is not significant "
+            'stays inconclusive and says what it indicates ("a regression of at least …% indicated, not significant after '
+            'multiplicity control").'
         ),
         (
             "- **Claims** (Track A) are BLIS's predictions; **guards** (Track C) must not regress (no worse than the "

@@ -147,7 +147,8 @@ def _gate3(ctx) -> tuple[str, dict[str, str]]:
     if text is None:
         return "the verdicts: none on the branch (no benchmark reports were judged)", read
     verdicts = {v["hypothesis_id"]: v["status"] for v in json.loads(text)}
-    tracks = {h.id: h.track for h in hypotheses_on_branch(ctx)}
+    hyps = hypotheses_on_branch(ctx)
+    tracks = {h.id: h.track for h in hyps}
 
     def count(track: Track) -> Counter:
         return Counter(s for hid, s in verdicts.items() if tracks.get(hid) is track)
@@ -156,7 +157,8 @@ def _gate3(ctx) -> tuple[str, dict[str, str]]:
     parts = [
         f"the verdicts: Track A {a['confirmed']} of {sum(a.values())} claims transferred" + _others(a, "confirmed"),
         f"Track C {c['refuted']} regression{'s' if c['refuted'] != 1 else ''} of {sum(c.values())} guarded"
-        + _others(c, "refuted", "confirmed"),
+        + _others(c, "refuted", "confirmed")
+        + _indicated(hyps, json.loads(text)),
         f"Track B (sim-to-real gaps) {status_counts(VerdictStatus(s) for s in b.elements())}",
     ]
     from bot.bench.layout import flagged_unmeasured
@@ -191,6 +193,18 @@ def _arms_unused(ctx, unmeasured: set[str]) -> list[str]:
 
     out += [f"the priority mix judged nothing ({reason})" for reason in priority_mix_gaps(ctx)]
     return out
+
+
+def _indicated(hyps, rows: list[dict]) -> str:
+    """', 1 indicated but not significant after multiplicity control (C5)': guards whose whole interval lies beyond
+    the margin, which the count of regressions leaves out (their refutation is not significant); gate 3's
+    G3.against-indicated says more."""
+    from bot.model import Verdict
+    from bot.render.claims import indicated_cells
+
+    verdicts = {r["hypothesis_id"]: Verdict.model_validate(r) for r in rows}
+    ids = [h.id for h in hyps if h.track is Track.C and indicated_cells(h, verdicts.get(h.id))]
+    return f", {len(ids)} indicated but not significant after multiplicity control ({', '.join(ids)})" if ids else ""
 
 
 def _others(counts: Counter, *shown: str) -> str:

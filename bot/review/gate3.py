@@ -5,6 +5,8 @@
   verdict follows from its cells (confirmed only when every cell confirms; refuted only with a refuted
   cell), each decided cell's interval, change and adjusted p agree with its status, and every cell
   measures the hypothesis's own metric on one of its workloads;
+- an undecided cell whose whole interval lies on the wrong side (beyond the margin, or against the prediction)
+  is raised: its refutation was not significant after multiplicity control, so no count calls it a regression;
 - reports that failed validation (listed in ``verdicts.md``) are surfaced; no results at all is said;
 - the arms were measured alike: the testbeds the reports record (``validation/testbed.json``) are one, or
   every one of them ran both arms.
@@ -211,6 +213,30 @@ def _cell_problems(h, v: Verdict) -> list[str]:
     return problems
 
 
+def _indicated(ctx, hypotheses, recorded: dict[str, Verdict]) -> list[Finding]:
+    """An undecided cell whose whole interval lies on the wrong side (a regression beyond the margin, a move against
+    the prediction): its refutation was not significant after multiplicity control, so no count calls it a
+    regression, and a gate that passed "0 regressed" without a word would pass a plugin measured worse. IMPORTANT:
+    the person deciding must weigh it (``bot.render.claims.indicated``)."""
+    from bot.render.claims import indicated_cells
+
+    out = []
+    for h in hypotheses:
+        for e, _ in indicated_cells(h, recorded.get(h.id)):
+            out.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check="G3.against-indicated",
+                    file=ctx.paths.verdicts_md,
+                    message=f"{h.id} at {e.workload} @ {e.rate:g} req/s: {e.reason} (interval {e.ci_low:+.1%} to "
+                    f"{e.ci_high:+.1%}); the verdict stays inconclusive, and no count says regressed or refuted",
+                    fix="benchmark the cell with more runs (they decide it either way), or decide the gate as if "
+                    + ("it were refuted" if h.track is Track.A else "it were a regression"),
+                )
+            )
+    return out
+
+
 def _unmeasured_arms(ctx, recorded: dict[str, Verdict]) -> list[Finding]:
     """An arm with no report stage 5 could use (``bot.bench.layout.unmeasured_flag``): no cell compares the arms,
     so the verdicts decide nothing, and a gate that passed them passed a plugin nobody measured. Blocking, like
@@ -372,6 +398,7 @@ def review(ctx) -> list[Finding]:
                     fix="rerun stage 5; never edit verdicts by hand",
                 )
             )
+    findings += _indicated(ctx, hypotheses, recorded)
     known = {h.id for h in hypotheses}
     for hid in sorted(set(recorded) - known):
         findings.append(
@@ -516,6 +543,7 @@ def notes(ctx) -> list[str]:
     look (refuted, not testable, flagged beyond the sample-data flag). The numbers are in the claims table
     (verdicts.md), which the gate's headline points to; repeating every summary here buried the few that matter."""
     from bot.bench.evidence import SAMPLE_FLAG
+    from bot.render.claims import indicated_cells
 
     recorded = _verdicts(ctx) or {}
     hypotheses, _ = _hypotheses(ctx)
@@ -536,7 +564,9 @@ def notes(ctx) -> list[str]:
             v = recorded.get(h.id)
             # An early group-sequential stop (bot.stats.verdicts) is how the plan works, not something to look at.
             flags = [f for f in v.flags if f != SAMPLE_FLAG and not f.startswith("decided at look")] if v else []
-            if v and (v.status in (VerdictStatus.REFUTED, VerdictStatus.NOT_TESTABLE) or flags):
+            if v and (
+                v.status in (VerdictStatus.REFUTED, VerdictStatus.NOT_TESTABLE) or flags or indicated_cells(h, v)
+            ):
                 out.append(_note(h, v, flags))
     return out
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bot.escape import line
 from bot.model import Finding, Hypothesis, PolicyKind, ReviewRound, Track, Verdict, VerdictStatus
-from bot.render.claims import pct
+from bot.render.claims import indicated_cells, indicated_text, pct
 from bot.stats.shedding import on_mix
 from bot.stats.unjudged import unjudged_reason
 
@@ -146,6 +146,24 @@ def _mean(v: Verdict) -> float | None:
     return sum(vals) / len(vals) if vals else None
 
 
+def _early(v: Verdict) -> str:
+    """', early stop; all runs −0.4%' beside a mean holding an early-stop estimate: verdicts.md's caveat
+    (``bot.stats.evidence``), over the same cells (a cell not stopped early counts its own change)."""
+    cells = [e for e in v.effects if math.isfinite(e.rel_change)]
+    if not any(e.all_runs_change is not None for e in cells):
+        return ""
+    from bot.stats.evidence import EARLY_STOP  # only here: evidence needs pandas, the PR draft's stages do not
+
+    every = [e.rel_change if e.all_runs_change is None else e.all_runs_change for e in cells]
+    return f", {EARLY_STOP}; all runs {pct(sum(every) / len(every))}"
+
+
+def indicated_ids(hypotheses: Sequence[Hypothesis], verdicts: dict[str, Verdict], track: Track) -> list[str]:
+    """The undecided hypotheses of ``track`` with a cell whose whole interval lies on the wrong side: the PR's
+    "0 regressed" must not count them silently (``bot.render.claims.indicated``)."""
+    return [h.id for h in hypotheses if h.track is track and indicated_cells(h, verdicts.get(h.id))]
+
+
 def track_line(hypotheses: Sequence[Hypothesis], verdicts: dict[str, Verdict], track: Track) -> list[str]:
     """One line per outcome of a track: the hypotheses with it, each with its source and mean change."""
     by_status: dict[str, list[str]] = {}
@@ -157,6 +175,8 @@ def track_line(hypotheses: Sequence[Hypothesis], verdicts: dict[str, Verdict], t
         mean = _mean(v) if v is not None else None
         metric = h.prediction.metric if h.prediction else ""
         number = f"{metric} {pct(mean)}".strip() if mean is not None else "not measured"
+        if v is not None and mean is not None:
+            number += _early(v) + (f"; {said}" if (said := indicated_text(h, v)) else "")
         if h.not_testable:
             number = "the plugin cannot exercise it"
         elif v is not None and on_mix(v):

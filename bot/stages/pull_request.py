@@ -212,6 +212,7 @@ def run(ctx: StageContext) -> StageOutput:
         status_c=status_counts(verdicts[h.id].status for h in hypotheses if h.track is Track.C and h.id in verdicts),
         not_testable=VerdictStatus.NOT_TESTABLE.value,
         track_c=pr_parts.track_line(hypotheses, verdicts, Track.C),
+        indicated_c=pr_parts.indicated_ids(hypotheses, verdicts, Track.C),
         recs=[Recommendation(**r) for r in ctx.read_json(f"{ctx.paths.docs}/feedback-for-blis.json")],
         gates=[(d, decided_by(d)) for d in ctx.state.decisions],
         links=[(label, link(p)) for label, p in key_links(ctx.paths, summary, {a.path for a in artifacts})],

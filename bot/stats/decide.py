@@ -19,7 +19,7 @@ import numpy as np
 
 from bot.stats import rule
 from bot.stats.design import DecisionRule
-from bot.stats.multiplicity import normalized_weights, weighted_holm
+from bot.stats.multiplicity import level_if_rejected, normalized_weights, weighted_holm
 
 CONFIRMED, INCONCLUSIVE, REFUTED = 1, 0, -1
 DIRECTIONAL = (rule.DECREASE, rule.INCREASE)
@@ -115,6 +115,25 @@ def decide_from_p(
         cell_status[c.id] = cs
         status[:, j] = aggregate(c.kind, cs)
     return Decisions(ids, status, adj_c, lev_c, lev_r, adj_r, cell_status, dict(pc_eff), dict(pr_eff))
+
+
+def level_if_confirmed(
+    dec: Decisions, decision: DecisionRule, unmeasured: set[str], j: int
+) -> tuple[tuple[str, ...], float] | None:
+    """(ids, level): the level hypothesis ``j`` would be tested at were the unconfirmed ``unmeasured`` ones (no
+    measured cell: their share of alpha cannot pass on) confirmed, for the first experiment; None when ``j`` is
+    confirmed or it would change nothing. The text says so (``bot.stats.explain``): otherwise the same evidence
+    tested at another level in another run reads as if its own runs had changed."""
+    ids = dec.ids
+    w0 = normalized_weights(ids, decision.weights or dict.fromkeys(ids, 1.0))
+    rejected = dec.adjusted[0] <= decision.alpha
+    also = np.array([i != j and not rejected[i] and w0[i] > 0 and hid in unmeasured for i, hid in enumerate(ids)])
+    if rejected[j] or not also.any():
+        return None
+    level = level_if_rejected(w0, rejected, also, j, decision.alpha)
+    if level <= dec.level[0, j] * (1 + 1e-9):
+        return None
+    return tuple(h for h, a in zip(ids, also, strict=True) if a), level
 
 
 def aggregate(kind: str, cell_status: np.ndarray) -> np.ndarray:

@@ -75,6 +75,8 @@ def decide(c: Any, code: int) -> None:
             c.status = VerdictStatus.INCONCLUSIVE
             if within_floor(c):
                 c.reason = f"change {c.rel:+.1%} is within the noise floor T_eff {c.t_eff:.1%}"
+            elif (bound := cell_against(c)) is not None:
+                c.reason = indicated_reason(c, bound)
             elif s * c.rel > 0:
                 c.reason = f"direction as predicted but not significant {short}"
             else:
@@ -84,6 +86,8 @@ def decide(c: Any, code: int) -> None:
             c.status, c.reason = VerdictStatus.CONFIRMED, f"both one-sided tests reject {level}; within ±{m:.0%}"
         elif code == REFUTED:
             c.status, c.reason = VerdictStatus.REFUTED, f"beyond ±{m:.0%}, significant after multiplicity control"
+        elif (bound := cell_against(c)) is not None:
+            c.status, c.reason = VerdictStatus.INCONCLUSIVE, indicated_reason(c, bound)
         else:
             c.status, c.reason = VerdictStatus.INCONCLUSIVE, f"equivalence within ±{m:.0%} not shown {short}"
     else:
@@ -91,8 +95,60 @@ def decide(c: Any, code: int) -> None:
             c.status, c.reason = VerdictStatus.CONFIRMED, f"no worse than the {m:.0%} margin, significant {level}"
         elif code == REFUTED:
             c.status, c.reason = VerdictStatus.REFUTED, f"worse than the {m:.0%} margin"
+        elif (bound := cell_against(c)) is not None:
+            c.status, c.reason = VerdictStatus.INCONCLUSIVE, indicated_reason(c, bound)
         else:
             c.status, c.reason = VerdictStatus.INCONCLUSIVE, f"a regression beyond {m:.0%} is not ruled out {short}"
+
+
+def against(direction: Direction, margin: float, better: str, ci: tuple[float, float], rel: float, t_eff: float):
+    """The bound nearest the claim of an interval lying wholly on the wrong side, or None when it does not.
+
+    Wrong side: beyond the margin on the metric's bad side (no-worse), beyond ±margin (equivalence), or the other
+    way than predicted beyond the noise floor (directional, as a refutation would need). Such a cell is not
+    refuted when its refutation is not significant after multiplicity control, but the data point against the
+    claim, and no text may read as if they did not (or as if more runs would show it): the bound returned is
+    the least contradiction the interval allows ("a regression of at least 7.1%").
+    """
+    lo, hi = ci
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return None
+    if direction is Direction.NO_WORSE:
+        return lo if better == "lower" and lo > margin else hi if better != "lower" and hi < -margin else None
+    if direction is Direction.EQUIVALENT:
+        return lo if lo > margin else hi if hi < -margin else None
+    s = -1.0 if direction is Direction.DECREASE else 1.0
+    beyond_floor = math.isfinite(t_eff) and -s * rel > t_eff
+    return (lo if s < 0 else hi) if beyond_floor and -s * (lo if s < 0 else hi) > 0 else None
+
+
+def cell_against(c: Any) -> float | None:
+    """``against`` for a measured, undecided cell (a refuted one says so already; a confirmed one cannot be)."""
+    if not c.tested or c.status is VerdictStatus.REFUTED or c.status is VerdictStatus.CONFIRMED:
+        return None
+    return against(c.direction, c.margin, "lower" if _lower_is_better(c.metric) else "higher", c.ci, c.rel, c.t_eff)
+
+
+def against_words(direction: Direction, margin: float, bound: float) -> str:
+    """What an interval wholly on the wrong side indicates, sized by its near bound: "a regression of at least
+    7.1%", "a change of at least +6.0%, beyond the ±5% margin", "an increase of at least 3.0%, against the
+    prediction"."""
+    if direction is Direction.NO_WORSE:
+        return f"a regression of at least {abs(bound):.1%}"
+    if direction is Direction.EQUIVALENT:
+        return f"a change of at least {bound:+.1%}, beyond the ±{margin:.0%} margin"
+    return f"{'an increase' if bound > 0 else 'a decrease'} of at least {abs(bound):.1%}, against the prediction"
+
+
+def indicated_reason(c: Any, bound: float) -> str:
+    """The reason of a cell whose interval lies wholly on the wrong side but whose refutation did not reach its
+    level: what is indicated, and the refutation p-value with the level it was compared with."""
+    side = "beyond the margin" if c.direction not in _DIRECTIONAL else "on the other side than predicted"
+    return (
+        f"{against_words(c.direction, c.margin, bound)} is indicated (the whole {1 - 2 * c.alpha:.0%} interval "
+        f"lies {side}), not significant after multiplicity control (refutation {versus(c.pr_eff, c.level_refute)}, "
+        "its level after multiplicity control)"
+    )
 
 
 def within_floor(c: Any) -> bool:
@@ -147,8 +203,18 @@ def summary(
         else:
             parts.append(
                 f"Adjusted p = {p_text(cs[0].p_adjusted)} (weighted Holm over the promotion's {family} benchmarked "
-                f"hypotheses; this hypothesis was tested at level {p_text(cs[0].level)})" + _floor_note(cs) + "."
+                f"hypotheses; this hypothesis was tested at level {p_text(cs[0].level)}"
+                + _level_note(cs[0], status)
+                + ")"
+                + _floor_note(cs)
+                + "."
             )
+    indicated = [c for c in cs if cell_against(c) is not None]
+    if indicated and status is not VerdictStatus.REFUTED:
+        parts.append(
+            f"Adjusted p of the refutation = {p_text(cs[0].p_adjusted_refute)} (Holm over the refutations of the "
+            f"promotion's {family} benchmarked hypotheses), above alpha {p_text(alpha)}."
+        )
     decisiontext = {
         VerdictStatus.CONFIRMED: "Every measured cell confirms, so the hypothesis is confirmed.",
         VerdictStatus.REFUTED: (
@@ -161,6 +227,12 @@ def summary(
             "(a hypothesis is confirmed only when every cell confirms)."
         ),
     }[status]
+    if status is VerdictStatus.INCONCLUSIVE and indicated:
+        decisiontext = (
+            f"At {', '.join(c.where for c in indicated)} the whole interval lies against the prediction, so the "
+            "evidence points against it; it is inconclusive, not refuted, only because that contradiction is not "
+            "significant after multiplicity control."
+        )
     parts.append(decisiontext)
     if status is VerdictStatus.INCONCLUSIVE and h.prediction.direction not in _DIRECTIONAL:
         parts.extend(_why_not_shown(h, cs, alpha))
@@ -204,8 +276,15 @@ def _why_not_shown(h: Hypothesis, cs: list[Any], alpha: float) -> list[str]:
     """
     assert h.prediction is not None
     # A cell the shedding guard demoted says so in its own reason: its p-value and interval did not hold it back.
+    # A cell whose interval lies wholly beyond the margin says what it indicates in its own reason: more runs
+    # would not show the claim there.
     held = [
-        c for c in cs if c.tested and c.status is VerdictStatus.INCONCLUSIVE and not c.reason.startswith(SHED_DEMOTED)
+        c
+        for c in cs
+        if c.tested
+        and c.status is VerdictStatus.INCONCLUSIVE
+        and not c.reason.startswith(SHED_DEMOTED)
+        and cell_against(c) is None
     ]
     if not held:
         return []
@@ -226,12 +305,39 @@ def _why_not_shown(h: Hypothesis, cs: list[Any], alpha: float) -> list[str]:
                 "the claim even without multiplicity control; more runs or a quieter cluster would."
             )
         ]
+    if held[0].level_if is not None:
+        ids, level = held[0].level_if
+        p = max(c.pc_eff for c in held)
+        verdict = "be within it" if p <= level else "still not be within it, so more runs per arm would be needed too"
+        return [
+            (
+                f"Its {ci} lies within the {margin}, so what holds it back is the level above, which depends on "
+                f"{_and(ids)} (no measured cell): at {p_text(level)} its p-value {p_text(p)} would {verdict}."
+            )
+        ]
     return [
         (
             f"Its {ci} lies within the {margin}, so what holds it back is the level above: alpha {p_text(alpha)} "
             "is shared over the promotion's benchmarked hypotheses, and more runs per arm would lower its p-value."
         )
     ]
+
+
+def _and(ids: Any) -> str:
+    ids = list(ids)
+    return ids[0] if len(ids) == 1 else f"{', '.join(ids[:-1])} and {ids[-1]}"
+
+
+def _level_note(c: Any, status: VerdictStatus) -> str:
+    """'; it would be 0.00152 if A1 and B1 were confirmed': a level that depends on hypotheses with no measured
+    cell. Weighted Holm passes a confirmed hypothesis's share of alpha on; one that could not be measured keeps
+    its share, so the same evidence here is tested at a stricter level than it would be were they measured and
+    confirmed, and a reader comparing two runs must see that the difference is theirs, not this one's."""
+    if status is VerdictStatus.CONFIRMED or c.level_if is None:
+        return ""
+    ids, level = c.level_if
+    have = "has" if len(ids) == 1 else "have"
+    return f"; it would be {p_text(level)} if {_and(ids)}, which {have} no measured cell, were confirmed"
 
 
 def _lower_is_better(metric: str) -> bool:

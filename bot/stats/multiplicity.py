@@ -110,6 +110,12 @@ def weighted_holm(p: np.ndarray, w0: np.ndarray, alpha: float) -> tuple[np.ndarr
     return (adjusted[0], levels[0]) if single else (adjusted, levels)
 
 
+def level_if_rejected(w0: np.ndarray, rejected: np.ndarray, also: np.ndarray, j: int, alpha: float) -> float:
+    """The level hypothesis ``j`` (not rejected) would be tested at were ``also`` rejected too (all (m,) bool):
+    their shares of alpha would pass on, as the weights above say, so the text can say what this level depends on."""
+    return float(local_weights(w0, ~(rejected | also)[None, :])[0, j] * alpha)
+
+
 def holm(pvalues) -> np.ndarray:
     """Holm step-down adjusted p-values (equal weights), for one family."""
     p = np.asarray(list(pvalues), dtype=float)

@@ -85,7 +85,7 @@ from bot.model import Direction, Effect, Hypothesis, Track, Verdict, VerdictStat
 from bot.model.evidence import HELD_NOISE_FLOOR, HELD_SHEDDING
 from bot.stats import StatsError, explain, guards, rule, sequential
 from bot.stats.cells import ReportIndex, Reports, cells_of, rate_key, unusable
-from bot.stats.decide import CONFIRMED, INCONCLUSIVE, REFUTED, Claim, aggregate, decide_from_p
+from bot.stats.decide import CONFIRMED, INCONCLUSIVE, REFUTED, Claim, aggregate, decide_from_p, level_if_confirmed
 from bot.stats.design import DecisionRule, default_rule
 from bot.stats.judged import judged_arms, judged_requests
 from bot.stats.multiplicity import holm
@@ -209,6 +209,7 @@ class _Cell:
     p_adjusted_refute: float = 1.0  # ... and its adjusted refutation p
     level: float = 0.0  # the level this hypothesis's confirmations were tested at
     level_refute: float = 0.0  # ... and each of its cells' refutations
+    level_if: tuple[tuple[str, ...], float] | None = None  # (ids, level): were these unmeasured ones confirmed
     alpha: float = 0.05
     hyp_confirmed: bool = False
     looks: list[int] = field(default_factory=list)  # sequential: runs per arm at each look taken
@@ -490,8 +491,11 @@ def _judge(
     # adjusted p people read is weighted Holm over the tests' own p-values, and held_by says what held it.
     tests = {c.id: np.array([[x.p_confirm if x.tested else x.pc_eff for x in cells[c.id]]]) for c in claims}
     shown = decide_from_p(claims, tests, pr, decision).adjusted
+    unmeasured = {c.id for c in claims if not any(x.tested for x in cells[c.id])}
     for j, claim in enumerate(claims):
+        level_if = level_if_confirmed(dec, decision, unmeasured, j)
         for k, c in enumerate(cells[claim.id]):
+            c.level_if = level_if
             c.p_adjusted = float(dec.adjusted[0, j])
             c.alpha = decision.alpha
             c.hyp_confirmed = bool(dec.status[0, j] == CONFIRMED)

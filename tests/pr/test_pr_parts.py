@@ -14,7 +14,7 @@ from bot.model import (
     Verdict,
     VerdictStatus,
 )
-from bot.render import render
+from bot.render import claims, render
 from bot.render.claims import ci_level, claim_rows
 from bot.stages import pr_parts
 from bot.stages.paths import PromotionPaths
@@ -143,6 +143,23 @@ def test_track_lines_group_by_outcome_with_numbers():
     )
     verdicts["B3"] = Verdict(hypothesis_id="B3", status=VerdictStatus.INCONCLUSIVE, summary="")
     assert pr_parts.track_line(hs, verdicts, Track.B)[1].endswith("B3 claim-1 (not judged)")
+
+
+def test_an_early_stop_estimate_carries_the_all_runs_caveat_in_the_pr_and_the_tables():
+    """Reanalysis finding 6: the PR said "C6 sanity-random (throughput +0.4%)", the estimate of the look where the
+    test stopped, while every run gives -0.4%; verdicts.md gives the caveat, and so do the PR and the report now."""
+    h = _h("C6").model_copy(update={"track": Track.C})
+    early = _effect(0.004, rate=10).model_copy(update={"all_runs_change": -0.004})
+    v = Verdict(hypothesis_id="C6", status=VerdictStatus.CONFIRMED, summary="", effects=[early])
+    assert pr_parts.track_line([h], {"C6": v}, Track.C) == [
+        "confirmed: C6 claim-1 (e2e_p95 +0.4%, early stop; all runs −0.4%)"
+    ]
+    assert claims.cell_text(early) == "+0.4% [−2.6%, +3.4%] at 10 req/s (early stop; all runs −0.4%)"
+    later = _effect(-0.02, rate=20)  # not stopped early: its own change counts in the range over every run
+    many = v.model_copy(update={"effects": [early, later, _effect(-0.03, rate=30), _effect(-0.05, rate=40)]})
+    assert claims.measured_text(many) == "−5.0% to +0.4% over 4 cells (early stop; all runs −5.0% to −0.4%)"
+    plain = v.model_copy(update={"effects": [later]})
+    assert "early stop" not in claims.measured_text(plain) + "".join(pr_parts.track_line([h], {"C6": plain}, Track.C))
 
 
 def test_gitattributes_keeps_the_forks_lines_and_replaces_its_own_block():

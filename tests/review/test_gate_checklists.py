@@ -212,6 +212,23 @@ def test_gate3_cell_that_does_not_support_its_status(branch):
     assert found and "does not show it" in found[0].message
 
 
+def test_gate3_raises_a_guard_whose_interval_lies_beyond_its_margin(branch):
+    """Reanalysis finding 1: C5 measured +10.3% [+7.1%, +13.7%] against a 5% margin, its refutation not significant
+    after multiplicity control, passed gate 3 with no finding and "0 regressions"."""
+    ctx, edit, _ = branch
+
+    def slower(text: str) -> str:
+        verdicts = json.loads(text)
+        (e,) = next(v for v in verdicts if v["hypothesis_id"] == "C5")["effects"]
+        e.update(rel_change=0.103, ci_low=0.071, ci_high=0.137, status="inconclusive", reason="indicated")
+        return json.dumps(verdicts, indent=2)
+
+    edit(ctx.paths.verdicts_json, slower)
+    found = [f for f in review_gate(3, ctx) if f.check == "G3.against-indicated"]
+    assert [f.severity for f in found] == [Severity.IMPORTANT]
+    assert found[0].message.startswith("C5 at sanity-random @ 10 req/s: indicated (interval +7.1% to +13.7%)")
+
+
 def test_review_imports_no_stage():
     from pathlib import Path
 

@@ -122,6 +122,7 @@ SAFE = {
         "status_b",  # bot.model.status_counts: numbers and status names
         "status_c",
         'counts["C"]["refuted"]',
+        "indicated_c | length",  # a count
         "d.decision.value",
         "d.gate",
         "i.evolved_line",
