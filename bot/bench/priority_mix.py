@@ -7,7 +7,8 @@ harness (``workload/harnesses/priority_mix.py``), which sends traffic classes wi
 
 - ``results.json``: ``summary.traffic_classes.<class>.{requests, successes, errors, configured_priority,
   configured_weight, headers, latency_ms, ttft_ms, tpot_ms, output_tokens}`` and a ``requests`` list with
-  each request's ``traffic_class`` and ``status_code``;
+  each request's ``traffic_class``, ``status_code``, ``ttft_ms``, ``output_tokens`` and ``error`` (the text of a
+  transport failure only: the harness keeps no response body);
 - ``run_metadata.yaml``: ``harness_name``, ``experiment_id``, ``description_text`` and
   ``description_keywords`` (the comma-separated ``--run-keywords`` / ``description.keywords``).
 
@@ -16,6 +17,12 @@ result is bound to this promotion's arm by its description keywords alone (``pro
 ``arm:<arm>``, ``epp-image:<ref>``, as ``bot.bench.evidence`` binds v0.2 reports): a result that does not
 record them is left out with the reason, never silently used. Sample data follows the same rule as
 reports. Every result that is not used is listed with the reason.
+
+What a shed looks like (``is_shed``): on llm-d-router v0.10.0 the built-in admission refuses with 429, and an
+Admitter plugin's refusal reaches the client as 500 (``bot.model.evidence.ADMITTER_REJECT_STATUS``). A refusal
+comes before any token, so a 500 that streamed a token or ended in a transport error is a server failure, not a
+shed. Any other 500 cannot be told from an unrelated server error (no response body is recorded): it is counted
+as shed, in both arms and every class, and counted apart (``shed_500``) so the verdict says how many there were.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from bot.bench.errors import ReportError, keep_bound
 from bot.bench.evidence import ALLOW_HINT, EvidencePolicy
 from bot.bench.layout import SETUP_PREFIX, RunKey, link_reason, parse_layout, results_files
 from bot.bench.priority_plan import PriorityMixPlan
-from bot.model.evidence import SHED_STATUS
+from bot.model.evidence import ADMITTER_REJECT_STATUS, SHED_STATUS
 from bot.yaml_safe import YamlInputError, check_yaml_size, load_yaml, read_yaml_text
 
 HARNESS = "priority-mix"
@@ -56,14 +63,16 @@ COUNT_COLUMNS = [
     "successes",
     "errors",
     "shed",
+    "shed_500",
 ]
 _COUNTS = ("requests", "successes", "errors")
 
 
 @dataclass(frozen=True)
 class ClassCounts:
-    """One traffic class of one run: what was sent, admitted and served (2xx), failed, and shed (429), and the
-    share of the mix the harness was told to give it (``configured_weight``; None when the run does not say)."""
+    """One traffic class of one run: what was sent, admitted and served (2xx), failed, and shed (``is_shed``: a 429,
+    or a 500 that streamed nothing), of the shed how many were such 500s, and the share of the mix the harness was
+    told to give it (``configured_weight``; None when the run does not say)."""
 
     name: str
     priority: int | None
@@ -73,6 +82,7 @@ class ClassCounts:
     errors: int
     shed: int
     weight: float | None = None
+    shed_500: int = 0
 
     @property
     def admit_rate(self) -> float | None:
@@ -122,25 +132,41 @@ def _count(value: Any, where: str) -> int:
     return int(value)
 
 
-def _shed_by_class(doc: dict) -> dict[str, tuple[int, int]]:
-    """class -> (requests listed, of which shed) from the per-request list."""
+def is_shed(code: int, record: dict) -> bool:
+    """Whether a request record is a shed as llm-d-router v0.10.0 sends one: a 429 (its built-in admission), or a
+    500 (an Admitter plugin's refusal, rewritten to errcommon.Internal) that streamed no token and ended in no
+    transport error. A refusal is answered before any token, so a 500 after tokens, or one the harness recorded an
+    error for, is the stack failing; the other 500s cannot be told from unrelated server errors and count as shed."""
+    if code == SHED_STATUS:
+        return True
+    return (
+        code == ADMITTER_REJECT_STATUS
+        and not record.get("error")
+        and not record.get("output_tokens")
+        and (record.get("ttft_ms") is None)
+    )
+
+
+def _shed_by_class(doc: dict) -> dict[str, tuple[int, int, int]]:
+    """class -> (requests listed, of which shed, of those HTTP 500s) from the per-request list."""
     listed = doc.get("requests")
     if not isinstance(listed, list):
         raise ReportError(
-            f"no per-request list (requests): the shed (HTTP {SHED_STATUS}) requests cannot be counted; "
-            "pass the harness's results.json unchanged"
+            f"no per-request list (requests): the shed (HTTP {SHED_STATUS} or {ADMITTER_REJECT_STATUS}) requests "
+            "cannot be counted; pass the harness's results.json unchanged"
         )
-    out: dict[str, tuple[int, int]] = {}
+    out: dict[str, tuple[int, int, int]] = {}
     for i, r in enumerate(listed):
         if not isinstance(r, dict) or not isinstance(r.get("traffic_class"), str):
             raise ReportError(f"requests[{i}] has no traffic_class: not a priority-mix request record")
         code = _count(r.get("status_code"), f"requests[{i}].status_code")
-        n, shed = out.get(r["traffic_class"], (0, 0))
-        out[r["traffic_class"]] = (n + 1, shed + (code == SHED_STATUS))
+        n, shed, shed_500 = out.get(r["traffic_class"], (0, 0, 0))
+        hit = is_shed(code, r)
+        out[r["traffic_class"]] = (n + 1, shed + hit, shed_500 + (hit and code == ADMITTER_REJECT_STATUS))
     return out
 
 
-def _class(name: str, s: Any, listed: dict[str, tuple[int, int]]) -> ClassCounts:
+def _class(name: str, s: Any, listed: dict[str, tuple[int, int, int]]) -> ClassCounts:
     where = f"summary.traffic_classes.{name}"
     if not isinstance(s, dict):
         raise ReportError(f"{where} is not a mapping")
@@ -149,7 +175,7 @@ def _class(name: str, s: Any, listed: dict[str, tuple[int, int]]) -> ClassCounts
         raise ReportError(
             f"{where}: {successes} successes + {errors} errors exceed its {requests} requests; the summary is corrupt"
         )
-    n, shed = listed.get(name, (0, 0))
+    n, shed, shed_500 = listed.get(name, (0, 0, 0))
     if n != requests:
         raise ReportError(
             f"{where}.requests is {requests}, but the requests list has {n} requests of that class; "
@@ -174,6 +200,7 @@ def _class(name: str, s: Any, listed: dict[str, tuple[int, int]]) -> ClassCounts
         errors,
         shed,
         None if weight is None else float(weight),
+        shed_500,
     )
 
 
@@ -370,7 +397,7 @@ def load_priority_mix_results(results_dir: str | Path, *, binder: Binder | None 
         first = f"{rejected[0][0]}: {rejected[0][1]}" if rejected else "none"
         raise ReportError(f"no usable priority-mix results ({len(rejected)} left out; first: {first})")
     rows = [
-        (*_key_row(r.key), c.name, c.priority, c.requests, c.successes, c.errors, c.shed)
+        (*_key_row(r.key), c.name, c.priority, c.requests, c.successes, c.errors, c.shed, c.shed_500)
         for r in used
         for c in r.classes
     ]

@@ -51,7 +51,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--evolved-config", type=Path, help="EndpointPickerConfig of the evolved plugin (default: translate now)"
     )
     p.add_argument(
-        "--baseline-config", type=Path, help="EndpointPickerConfig of the baseline (default: llm-d-router's default)"
+        "--baseline-config",
+        type=Path,
+        help=(
+            "EndpointPickerConfig of the baseline (default: llm-d-router's default scheduling; for an admitter, "
+            "the evolved config without the plugin, so that the arms differ in the plugin alone)"
+        ),
     )
     p.set_defaults(func=cmd_plan)
 
@@ -175,16 +180,16 @@ def cmd_plan(args) -> int:
         prior_results=args.prior_results,
         allow_sample_data=args.allow_sample_data,
     )
-    if args.baseline_config is not None:
-        baseline_cfg = _read_text(args.baseline_config, "baseline EndpointPickerConfig YAML")
-    else:
-        from bot.stages.implement_tests import BASELINE_EPP_CONFIG
-
-        baseline_cfg = BASELINE_EPP_CONFIG
     if args.evolved_config is not None:
         evolved_cfg = _read_text(args.evolved_config, "evolved EndpointPickerConfig YAML")
     else:
         evolved_cfg = _translation(request).epp_config
+    if args.baseline_config is not None:
+        baseline_cfg = _read_text(args.baseline_config, "baseline EndpointPickerConfig YAML")
+    else:
+        from bot.stages.implement_tests import baseline_epp_config
+
+        baseline_cfg = baseline_epp_config(request.kind, evolved_cfg, request.plugin_type)
     files: dict[str, str | bytes] = dict(render_experiment(plan, request, baseline_cfg, evolved_cfg))
     files["plan.json"] = plan.model_dump_json(indent=2) + "\n"
     files["plan.md"] = plan_markdown(plan)

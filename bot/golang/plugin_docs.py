@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 
-from bot.golang import scheduling_docs
+from bot.golang import admission_docs, scheduling_docs
 from bot.golang.adapter import plain, request_headers, zero_value
 from bot.golang.analysis_types import Analysis
 from bot.golang.gonames import comment_lines, go_float, package_dir, render, struct_name
@@ -101,6 +101,9 @@ def render_epp_config(
         fmt=go_float,
         profile_note=comment_lines(KEEPS_QUEUE_SCORER, indent=0) if kind == PolicyKind.SCHEDULING else [],
         assumed=comment_lines(assumed_note(params), indent=0) if any(p.assumed for p in params) else [],
+        admission_note=comment_lines(admission_docs.CONFIG_NOTE, indent=0) if kind == PolicyKind.ADMISSION else [],
+        detector=admission_docs.DETECTOR if kind == PolicyKind.ADMISSION else None,
+        detector_parameters=admission_docs.DETECTOR_PARAMETERS,
     )
 
 
@@ -147,7 +150,7 @@ def decisions_of(
                     "The design doc mapped admission to a Filter; a Filter can only narrow the "
                     "endpoint list and cannot reject a request. llm-d v0.10.0 has requestcontrol.Admitter: a non-nil error "
                     "rejects the request, so BLIS's (false, reason) becomes errcommon.Error{Code: ResourceExhausted, Msg: reason} "
-                    "and (true, _) becomes nil, like probabilistic-admitter."
+                    "and (true, _) becomes nil, like probabilistic-admitter. " + admission_docs.REJECTION
                 ),
             )
         )
@@ -339,7 +342,8 @@ def readme(
         ),
         PolicyKind.ADMISSION: (
             "It admits or rejects each request the way the evolved `Admit` did: a rejection returns "
-            "`errcommon.Error{Code: ResourceExhausted}` with the evolved reason; admission returns nil."
+            "`errcommon.Error{Code: ResourceExhausted}` with the evolved reason; admission returns nil. "
+            + admission_docs.REJECTION
         ),
         PolicyKind.SCHEDULING: (
             "It turns the evolved queue ordering into routing: for each endpoint it models the waiting "
@@ -393,9 +397,12 @@ def readme(
             "The BLIS prefix terms read `PrefixCacheMatchInfo` (approx-prefix-cache-producer, or the producer "
             "`prefixMatchInfoProducerName` names), declared in `Consumes()`."
         )
+    if kind == PolicyKind.ADMISSION:
+        caveats += [_md(admission_docs.CONFIG_NOTE.removeprefix("Admission: "))]
+        alternative = admission_docs.upstream_alternative(an.signal_names, {p.name: p.json_default for p in params})
+        caveats += [_md(alternative)] if alternative else []
     caveats.append(
-        "An endpoint the EPP has not scraped yet (no metrics, or never updated) is left out of what the admission "
-        "logic sees."
+        _md(admission_docs.UNSCRAPED)
         if kind == PolicyKind.ADMISSION
         else "An endpoint the EPP has not scraped yet (no metrics, or never updated: a pod that just started) "
         "scores 0, so its empty gauges never make it look idle."

@@ -43,12 +43,18 @@ class Ctx:
         )
 
 
+#: What an admitter is compared with: its own EndpointPickerConfig without it, whose saturation detector keeps
+#: llm-d-router v0.10.0's built-in shedding (priority < 0, HTTP 429 at saturation >= 1) out of reach
+#: (bot.golang.admission_docs), not "every request admitted" by default: that shedding is on by default.
+ADMISSION_BASELINE = "the same EndpointPickerConfig without the admitter (llm-d's built-in shedding kept out of reach)"
+
+
 def plugin_phrase(kind: PolicyKind, plugin: str) -> tuple[str, str]:
     """(the evolved plugin, what it is compared with), as the seed's example words them."""
     if kind is PolicyKind.ROUTING:
         return f"the evolved scorer `{plugin}`", "the default scorer pipeline"
     if kind is PolicyKind.ADMISSION:
-        return f"the evolved admission plugin `{plugin}`", "the default admission path (every request admitted)"
+        return f"the evolved admission plugin `{plugin}`", ADMISSION_BASELINE
     return f"the evolved queue-ordering plugin `{plugin}`", "the default scheduling pipeline"
 
 

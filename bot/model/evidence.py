@@ -345,21 +345,26 @@ class Effect(Strict):
     )
 
 
-#: The HTTP status of a request the EPP refused. An admitter rejects with ``errcommon.ResourceExhausted``
-#: (probabilistic-admitter, the legacy saturation shedding, flow control's capacity rejection and TTL
-#: eviction alike), which ``pkg/common/error.BuildErrResponse`` maps to 429 Too Many Requests (llm-d-router
-#: v0.10.0). 503 is ServiceUnavailable: no endpoints at all, an outage rather than shedding, so it is an
-#: error but not shed. Here rather than in ``bot.bench.priority_mix`` (which counts them) because
-#: ``bot.stats.admission`` words its verdicts with it, and the statistics sit below the benchmark plan.
+#: How a request the EPP refused reaches the client on llm-d-router v0.10.0. Its built-in admission (the legacy
+#: saturation shedding, flow control's capacity rejection and TTL eviction) rejects with
+#: ``errcommon.ResourceExhausted``, which ``pkg/common/error.BuildErrResponse`` maps to 429 Too Many Requests.
+#: An Admitter plugin's rejection does not keep its code: ``requestcontrol/director.go`` wraps it as
+#: ``errcommon.Internal`` ("request cannot be admitted: ..."), so the client gets 500 Internal Server Error,
+#: whatever code the plugin returned (probabilistic-admitter's and the evolved admitter's alike). 503 is
+#: ServiceUnavailable: no endpoints at all, an outage rather than shedding, so it is an error but not shed. Here
+#: rather than in ``bot.bench.priority_mix`` (which counts them) because ``bot.stats.admission`` words its
+#: verdicts with them, and the statistics sit below the benchmark plan.
 SHED_STATUS = 429
+ADMITTER_REJECT_STATUS = 500
 #: How the reason for leaving out a run that does not record its condition starts (verdicts and gate 3 key on it;
 #: ``bot.bench.conditions`` writes it, ``bot.stats.unjudged`` reads it: here so neither imports the other).
 CONDITION_NOT_RECORDED = "condition not recorded"
 
 
 class AdmissionRow(Strict):
-    """One traffic class of a priority mix (``bot.stats.admission``): sent, admitted (2xx) and shed (HTTP 429) per
-    arm, pooled over the arm's runs, and Fisher's exact test of its admit rate, evolved against baseline."""
+    """One traffic class of a priority mix (``bot.stats.admission``): sent, admitted (2xx) and shed (HTTP 429, or a
+    500 that streamed nothing: an Admitter's rejection on v0.10.0) per arm, pooled over the arm's runs, of the
+    shed how many were such 500s, and Fisher's exact test of its admit rate, evolved against baseline."""
 
     traffic_class: str
     priority: int | None = None
@@ -369,6 +374,8 @@ class AdmissionRow(Strict):
     evolved_requests: int = Field(ge=0)
     evolved_admitted: int = Field(ge=0)
     evolved_shed: int = Field(ge=0)
+    baseline_shed_500: int = Field(default=0, ge=0, description="of baseline_shed, HTTP 500s (ADMITTER_REJECT_STATUS)")
+    evolved_shed_500: int = Field(default=0, ge=0, description="of evolved_shed, HTTP 500s (ADMITTER_REJECT_STATUS)")
     baseline_runs: list[float] = Field(default_factory=list, description="admit rate of each baseline run")
     evolved_runs: list[float] = Field(default_factory=list, description="admit rate of each evolved run")
     p_value: float = Field(ge=0, le=1, description="two-sided Fisher's exact p, evolved against baseline")

@@ -9,7 +9,7 @@ stage 5 reads.
 
 from __future__ import annotations
 
-from bot.model import Stage, TranslationSummary
+from bot.model import PolicyKind, Stage, TranslationSummary
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
 from bot.stages.translate import is_test_file, translation
@@ -36,6 +36,22 @@ schedulingProfiles:
 """
 
 
+def baseline_epp_config(kind: PolicyKind, evolved_config: str, plugin_type: str) -> str:
+    """The baseline arm's EndpointPickerConfig. A router or scheduler is compared with llm-d's default scheduling
+    (``BASELINE_EPP_CONFIG``); an admitter with its own config minus the plugin (``admission_docs.baseline_config``),
+    so that the saturation detector its config raises out of reach is raised in both arms and the arms differ in
+    the plugin alone. An admitter config without the plugin (edited by hand) falls back to the default."""
+    if kind is not PolicyKind.ADMISSION:
+        return BASELINE_EPP_CONFIG
+    from bot.golang.admission_docs import baseline_config
+    from bot.yaml_safe import YamlInputError
+
+    try:
+        return baseline_config(evolved_config, plugin_type)
+    except (ValueError, YamlInputError):
+        return BASELINE_EPP_CONFIG
+
+
 def run(ctx: StageContext) -> StageOutput:
     from bot.bench.experiment import render_experiment
     from bot.bench.plan import make_plan
@@ -47,7 +63,8 @@ def run(ctx: StageContext) -> StageOutput:
     evolved_cfg = ctx.read(ctx.paths.epp_config(summary_t.plugin_type)) or t.epp_config
     hypotheses = load_hypotheses(ctx)
     plan = make_plan(ctx.request, hypotheses)
-    files.update(render_experiment(plan, ctx.request, BASELINE_EPP_CONFIG, evolved_cfg))
+    baseline_cfg = baseline_epp_config(summary_t.kind, evolved_cfg, summary_t.plugin_type)
+    files.update(render_experiment(plan, ctx.request, baseline_cfg, evolved_cfg))
     ratio = plan.cost.gpu_minutes / plan.naive_cost.gpu_minutes if plan.naive_cost.gpu_minutes else 1.0
     summary = (
         f"unit tests for {summary_t.plugin_type} and a benchmark plan: up to {plan.repetitions} repetitions per cell, "

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.escape import line
+from bot.golang.admission_docs import REJECTION, upstream_alternative
 from bot.model import Finding, Hypothesis, PolicyKind, ReviewRound, Track, Verdict, VerdictStatus
 from bot.render.claims import indicated_cells, indicated_text, pct
 from bot.stats.shedding import on_mix
@@ -53,13 +54,24 @@ def title(plugin_type: str, request_title: str) -> str:
     return head + shorten(request_title, TITLE_LIMIT - len(head))
 
 
-def what_it_does(kind: PolicyKind, plugin_type: str, request_title: str, signals: Sequence[str]) -> str:
-    """One sentence for the top of the PR: what the plugin does, in llm-d terms (plain text, not escaped)."""
+def what_it_does(
+    kind: PolicyKind,
+    plugin_type: str,
+    request_title: str,
+    signals: Sequence[str],
+    thresholds: Mapping[str, float] | None = None,
+) -> str:
+    """One sentence for the top of the PR: what the plugin does, in llm-d terms (plain text, not escaped). An
+    admitter's adds what a maintainer asks first: how its rejection reaches clients on v0.10.0 (a 500), and the
+    in-tree admitter that computes the same saturation, when it reads the same gauges."""
     reads = ""
     if signals:
         shown = ", ".join(signals[:6]) + (f" and {len(signals) - 6} more" if len(signals) > 6 else "")
         reads = f", from {len(signals)} signals ({shown})"
-    return f"`{plugin_type}` {_DOES[kind]}: {request_title}{reads}."
+    out = f"`{plugin_type}` {_DOES[kind]}: {request_title}{reads}."
+    if kind is PolicyKind.ADMISSION:
+        out = " ".join(filter(None, [out, REJECTION, upstream_alternative(signals, thresholds)]))
+    return out
 
 
 @dataclass(frozen=True)

@@ -195,7 +195,9 @@ def run(ctx: StageContext) -> StageOutput:
     issues = pr_parts.known_issues(ctx.state.reviews, link, pr_parts.file_reader(ctx.read, ctx.list))
     body = render(
         "pr_body.md.j2",
-        what=pr_parts.what_it_does(ctx.request.kind, ctx.request.plugin_type, ctx.request.title, summary.signals),
+        what=pr_parts.what_it_does(
+            ctx.request.kind, ctx.request.plugin_type, ctx.request.title, summary.signals, summary.thresholds
+        ),
         fidelity_line=fidelity_line(summary.fidelity),
         request=ctx.request,
         state=ctx.state,

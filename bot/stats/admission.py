@@ -8,15 +8,20 @@ over the arm's runs. Two questions are asked of it:
   arm), two-sided, the classes one family under Holm (``bot.stats.multiplicity``): a class "admits
   fewer" or "admits more" only when its adjusted p is within alpha;
 - **the shedding order** (the admission hypothesis that sheddable traffic, priority < 0, is shed before
-  critical traffic), judged on the requests the EPP shed: refused with HTTP 429 (its ResourceExhausted,
-  ``bot.model.evidence.SHED_STATUS``), not on successes. A class that timed out or got 5xx under load
-  saw the stack fail, not the admitter shed; those failures are reported apart and never count as
-  shedding. Within the evolved arm, each sheddable class against the highest-priority class (one-sided
+  critical traffic), judged on the requests the EPP shed, not on successes: on llm-d-router v0.10.0 refused
+  with HTTP 429 by its built-in admission (``bot.model.evidence.SHED_STATUS``) or with HTTP 500 by an Admitter
+  plugin (``ADMITTER_REJECT_STATUS``: director.go rewrites the plugin's error to errcommon.Internal). The harness
+  keeps no response body, so a 500 that streamed nothing cannot be told from an unrelated server error: it is
+  counted as shed in both arms and every class, and the verdict says how many sheds were 500s
+  (``_ambiguous``). A server error that strikes every class alike adds to the critical class's count as much as
+  to a sheddable one's, so it does not make an order, and a protected class's 500s count against the evolved
+  arm: the ambiguity can cost the claim, not confirm it. A class that timed out or got another 5xx under load
+  saw the stack fail, not the admitter shed; those failures are reported apart and never count as shedding. Within the evolved arm, each sheddable class against the highest-priority class (one-sided
   Fisher: shed more), and each non-sheddable class against its baseline (one-sided: shed more under
   evolved), all in one Holm family with the per-class tests' alpha. Confirmed when every sheddable class
   is shed more than the critical class and no protected class is shed more than under the baseline;
   refuted when a protected class is, or a sheddable class is shed less than the critical one;
-  inconclusive otherwise, and always when no sheddable request got a 429 in the evolved arm (the load did
+  inconclusive otherwise, and always when no sheddable request was shed in the evolved arm (the load did
   not saturate the stack, or it failed instead of shedding, so the order was never exercised).
 
 Pooling counts requests as independent trials. Requests of one run share its load, so the p-values are
@@ -34,7 +39,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from bot.model.evidence import SHED_STATUS
+from bot.model.evidence import ADMITTER_REJECT_STATUS, SHED_STATUS
 from bot.stats.decide import CONFIRMED, INCONCLUSIVE, REFUTED
 from bot.stats.multiplicity import holm
 
@@ -55,8 +60,10 @@ class ClassAdmission:
     evolved_runs: tuple[float, ...]
     p: float
     adjusted: float
-    baseline_shed: int = 0  # of the requests, refused with HTTP 429
+    baseline_shed: int = 0  # of the requests, shed (HTTP 429, or a 500 that streamed nothing)
     evolved_shed: int = 0
+    baseline_shed_500: int = 0  # of the shed, HTTP 500s: an Admitter's refusal or an unrelated server error
+    evolved_shed_500: int = 0
 
     @staticmethod
     def _rate(pair: tuple[int, int]) -> float | None:
@@ -94,7 +101,9 @@ def _fisher(a: tuple[int, int], b: tuple[int, int], alternative: str = "two-side
     return float(fisher_exact(table, alternative=alternative).pvalue)
 
 
-def _pooled(table: pd.DataFrame, arm: str) -> dict[str, tuple[tuple[int, int], tuple[float, ...], int | None, int]]:
+def _pooled(
+    table: pd.DataFrame, arm: str
+) -> dict[str, tuple[tuple[int, int], tuple[float, ...], int | None, int, int]]:
     out = {}
     for name, g in table[table["treatment"] == arm].groupby("traffic_class", sort=True):
         runs = tuple(float(s / r) for s, r in zip(g["successes"], g["requests"], strict=True) if r)
@@ -104,6 +113,7 @@ def _pooled(table: pd.DataFrame, arm: str) -> dict[str, tuple[tuple[int, int], t
             runs,
             int(prio.iloc[0]) if len(prio) else None,
             int(g["shed"].sum()),
+            int(g["shed_500"].sum()) if "shed_500" in g else 0,
         )
     return out
 
@@ -131,7 +141,7 @@ def class_admission(table: pd.DataFrame) -> list[ClassAdmission]:
     _one_load(table)
     base, evo = _pooled(table, "baseline"), _pooled(table, "evolved")
     names = sorted(set(base) | set(evo))
-    none = ((0, 0), (), None, 0)
+    none = ((0, 0), (), None, 0, 0)
     ps = []
     for n in names:
         b, e = base.get(n, none)[0], evo.get(n, none)[0]
@@ -141,12 +151,13 @@ def class_admission(table: pd.DataFrame) -> list[ClassAdmission]:
     for n, p, adj in zip(names, ps, adjusted, strict=True):
         b, e = base.get(n, none), evo.get(n, none)
         prio = e[2] if e[2] is not None else b[2]
-        out.append(ClassAdmission(n, prio, b[0], e[0], b[1], e[1], p, float(adj), b[3], e[3]))
+        out.append(ClassAdmission(n, prio, b[0], e[0], b[1], e[1], p, float(adj), b[3], e[3], b[4], e[4]))
     return sorted(out, key=lambda c: (-(c.priority if c.priority is not None else 0), c.traffic_class))
 
 
 def _kept(c: ClassAdmission, arm: str) -> tuple[int, int]:
-    """(requests not shed, requests) of one arm: only a 429 is shedding; a timeout or a 5xx is kept, and failed."""
+    """(requests not shed, requests) of one arm: only a shed (``bot.bench.priority_mix.is_shed``) is shedding; a
+    timeout or another 5xx is kept, and failed."""
     sent = c.evolved[1] if arm == "evolved" else c.baseline[1]
     shed = c.evolved_shed if arm == "evolved" else c.baseline_shed
     return sent - shed, sent
@@ -158,14 +169,33 @@ def _failed(classes: list[ClassAdmission]) -> str:
     if not parts:
         return ""
     return (
-        f"; failed without being shed (timeouts, 5xx: the stack failing, not the admitter shedding; not counted "
-        f"as shed) in the evolved arm: {', '.join(parts)}"
+        f"; failed without being shed (timeouts, 5xx other than a refusal: the stack failing, not the admitter "
+        f"shedding; not counted as shed) in the evolved arm: {', '.join(parts)}"
+    )
+
+
+def _ambiguous(classes: list[ClassAdmission]) -> str:
+    """What the verdict must say when HTTP 500s were counted as shed ("" when none were): the report cannot tell an
+    Admitter's refusal from an unrelated server error, and which way that can bias the order."""
+    evolved, baseline = sum(c.evolved_shed_500 for c in classes), sum(c.baseline_shed_500 for c in classes)
+    if not evolved and not baseline:
+        return ""
+    base = f" (the baseline arm runs no Admitter, so its {baseline} are such errors)" if baseline else ""
+    return (
+        f"; {evolved} of the evolved arm's and {baseline} of the baseline arm's shed requests are HTTP "
+        f"{ADMITTER_REJECT_STATUS}: on llm-d-router v0.10.0 an Admitter's refusal reaches the client as "
+        f"{ADMITTER_REJECT_STATUS} (director.go rewrites it to errcommon.Internal), and the priority-mix harness "
+        f"records no response body, so such a {ADMITTER_REJECT_STATUS} cannot be told from an unrelated server "
+        f"error{base}; each is counted as shed, in both arms and every class: an error that strikes every class "
+        "alike adds to the critical class's count as much as to a sheddable one's, so it does not make an order, "
+        "and a protected class's 500s count against the evolved arm"
     )
 
 
 def shedding_order(classes: list[ClassAdmission], alpha: float) -> ShedOrder:
-    """Whether the evolved arm sheds (HTTP 429) its sheddable classes before the critical one and no protected
-    class more than the baseline did. Requests that failed any other way are said, never counted as shed."""
+    """Whether the evolved arm sheds (HTTP 429, or 500 on v0.10.0) its sheddable classes before the critical one and
+    no protected class more than the baseline did. Requests that failed any other way are said, never counted as
+    shed; 500s counted as shed are said too (``_ambiguous``)."""
     measured = [c for c in classes if c.priority is not None and c.baseline[1] and c.evolved[1]]
     sheddable = [c for c in measured if c.priority < 0]
     protected = [c for c in measured if c.priority >= 0]
@@ -173,12 +203,12 @@ def shedding_order(classes: list[ClassAdmission], alpha: float) -> ShedOrder:
         return ShedOrder(
             INCONCLUSIVE, "the mix needs a sheddable class (priority < 0) and a protected one, both measured"
         )
-    failed = _failed(measured)
+    failed = _failed(measured) + _ambiguous(measured)
     if not any(c.evolved_shed for c in sheddable):
         return ShedOrder(
             INCONCLUSIVE,
-            f"the evolved arm shed nothing (no HTTP {SHED_STATUS} in a sheddable class): the load did not saturate "
-            f"the stack, so the shedding order was never exercised{failed}",
+            f"the evolved arm shed nothing (no HTTP {SHED_STATUS} or {ADMITTER_REJECT_STATUS} in a sheddable class): "
+            f"the load did not saturate the stack, so the shedding order was never exercised{failed}",
         )
     critical = max(protected, key=lambda c: c.priority)
     top = _kept(critical, "evolved")
@@ -215,7 +245,8 @@ def shedding_order(classes: list[ClassAdmission], alpha: float) -> ShedOrder:
     if len(order) == len(sheddable):
         return ShedOrder(
             CONFIRMED,
-            f"the evolved arm sheds {', '.join(sorted(order))} (HTTP {SHED_STATUS}), and no protected class more "
+            f"the evolved arm sheds {', '.join(sorted(order))} (HTTP {SHED_STATUS} or {ADMITTER_REJECT_STATUS}), and "
+            "no protected class more "
             f"than its baseline (Holm, alpha {alpha:g}); every one of its {len(critical.evolved_runs)} runs admits "
             f"each sheddable class less than {critical.traffic_class}{failed}",
         )

@@ -66,6 +66,8 @@ def rows(classes: Sequence[ClassAdmission], alpha: float) -> list[AdmissionRow]:
             evolved_requests=c.evolved[1],
             evolved_admitted=c.evolved[0],
             evolved_shed=c.evolved_shed,
+            baseline_shed_500=c.baseline_shed_500,
+            evolved_shed_500=c.evolved_shed_500,
             baseline_runs=[round(x, 6) for x in c.baseline_runs],
             evolved_runs=[round(x, 6) for x in c.evolved_runs],
             p_value=min(1.0, c.p),
@@ -90,6 +92,8 @@ def classes_of(recorded: Sequence[AdmissionRow]) -> list[ClassAdmission]:
             r.p_adjusted,
             r.baseline_shed,
             r.evolved_shed,
+            r.baseline_shed_500,
+            r.evolved_shed_500,
         )
         for r in recorded
     ]
@@ -174,11 +178,15 @@ def admission_markdown(recorded: Sequence[AdmissionRow], alpha: float, hid: str 
     out += [
         "",
         (
-            "Admitted = served (2xx); shed = refused with HTTP 429 (the EPP's ResourceExhausted). Per class, Fisher's "
+            "Admitted = served (2xx); shed = refused by the EPP: HTTP 429 from llm-d-router v0.10.0's built-in "
+            "admission (ResourceExhausted), or HTTP 500 from an Admitter plugin, whose error v0.10.0's director "
+            "rewrites to errcommon.Internal. The harness records no response body, so a 500 that streamed nothing "
+            "is counted as shed though it may be an unrelated server error, in both arms and every class (the "
+            "verdict says how many there were). Per class, Fisher's "
             f"exact test of the admit rate, evolved against baseline, two-sided, Holm over the classes at alpha {alpha:g}; "
-            "the shedding order, on the shed (429) requests only: each sheddable class against the critical one "
+            "the shedding order, on the shed requests only: each sheddable class against the critical one "
             "within the evolved arm, each protected class against its baseline (one-sided Fisher, one Holm family); "
-            "a request that failed otherwise (sent - admitted - shed: a timeout, a 5xx) is the stack failing, not "
+            "a request that failed otherwise (sent - admitted - shed: a timeout, another 5xx) is the stack failing, not "
             "shedding, and never confirms the order. Requests are pooled over an arm's runs (all of the plan's one "
             "load), and Fisher's test treats them as independent: requests of one run share its load, so the "
             "p-values are optimistic when runs differ. The order is therefore confirmed only when every evolved run "

@@ -469,9 +469,10 @@ def planned_repetitions(request_path: Path) -> tuple[dict[tuple[str, float], int
         translation = translate(src, analyze(src, d, request.kind), d, plugin_type=request.plugin_type)
         summary = translation.summary
         source = "stage 2 translation summary"
-        from bot.stages.implement_tests import BASELINE_EPP_CONFIG
+        from bot.stages.implement_tests import baseline_epp_config
 
-        ARMS.update(baseline=yaml.safe_load(BASELINE_EPP_CONFIG), evolved=yaml.safe_load(translation.epp_config))
+        baseline = baseline_epp_config(request.kind, translation.epp_config, request.plugin_type)
+        ARMS.update(baseline=yaml.safe_load(baseline), evolved=yaml.safe_load(translation.epp_config))
     st = request.stack
     STACK.update(
         model=st.model, replicas=st.replicas, tensor_parallelism=st.tensor_parallelism, accelerator=st.accelerator

@@ -66,6 +66,27 @@ def test_a_503_is_an_error_but_not_shed():
     assert (normal.errors, normal.shed) == (1, 0)
 
 
+def test_a_refusal_is_counted_as_v0_10_0_sends_it_and_other_failures_are_not():
+    """On llm-d-router v0.10.0 an Admitter's refusal reaches the client as 500 (director.go rewrites it to
+    errcommon.Internal) and the built-in admission's as 429: both are shed. A 500 after tokens, a 500 the harness
+    recorded a transport error for, a 503 and a timeout are the stack failing. The 500s are counted apart."""
+    doc = _doc("evolved")
+    normal = [r for r in doc["requests"] if r["traffic_class"] == "normal"]
+    assert len(normal) >= 6
+    normal[0].update(status_code=429)
+    normal[1].update(status_code=500)  # a refusal: no token, no transport error
+    normal[2].update(status_code=500, ttft_ms=12.5, output_tokens=3)  # failed mid-stream: not a refusal
+    normal[3].update(status_code=500, error="ChunkedEncodingError: connection broken")
+    normal[4].update(status_code=503)  # no endpoint: an outage
+    normal[5].update(status_code=0, error="ReadTimeout")
+    summary = doc["summary"]["traffic_classes"]["normal"]
+    summary.update(successes=summary["successes"] - 6, errors=summary["errors"] + 6)
+    counts = {c.name: c for c in parse_results(json.dumps(doc))}["normal"]
+    assert (counts.errors, counts.shed, counts.shed_500) == (6, 2, 1)
+    batch = {c.name: c for c in parse_results(json.dumps(doc))}["batch"]
+    assert (batch.shed, batch.shed_500) == (2, 0)  # the fixture's 429s
+
+
 @pytest.mark.parametrize("run", [BOT_RUN, UPSTREAM_RUN])
 def test_both_layouts_load_into_one_table(tmp_path, run):
     for arm in ("baseline", "evolved"):
@@ -85,7 +106,7 @@ def test_both_layouts_load_into_one_table(tmp_path, run):
         (lambda d: d.pop("summary") and d, "no summary.traffic_classes"),
         (lambda d: d["summary"]["traffic_classes"]["batch"].update(errors=-1) or d, "batch.errors is -1"),
         (lambda d: d["summary"]["traffic_classes"]["batch"].update(requests=5) or d, "the requests list has 4"),
-        (lambda d: d.pop("requests") and d, f"shed (HTTP {SHED_STATUS}) requests cannot be counted"),
+        (lambda d: d.pop("requests") and d, f"shed (HTTP {SHED_STATUS} or 500) requests cannot be counted"),
         (lambda d: d["summary"]["traffic_classes"]["critical"].update(successes=9) or d, "exceed its 4 requests"),
     ],
 )

@@ -22,7 +22,7 @@ def _table(**admitted) -> pd.DataFrame:
     rows = []
     for name, arms in admitted.items():
         for arm, (ok, sent) in zip(("baseline", "evolved"), arms, strict=True):
-            rows.append((arm, "priority-mix", 6.0, 1, name, PRIORITY[name], sent, ok, sent - ok, sent - ok))
+            rows.append((arm, "priority-mix", 6.0, 1, name, PRIORITY[name], sent, ok, sent - ok, sent - ok, 0))
     return pd.DataFrame(rows, columns=COUNT_COLUMNS)
 
 
@@ -65,7 +65,7 @@ def _failing(batch_failed: int, batch_shed: int) -> pd.DataFrame:
         for name, sent in (("critical", 100), ("normal", 300), ("batch", 300)):
             failed, shed = (batch_failed, batch_shed) if (arm, name) == ("evolved", "batch") else (0, 0)
             ok = sent - failed - shed
-            rows.append((arm, "priority-mix", 6.0, 1, name, PRIORITY[name], sent, ok, failed + shed, shed))
+            rows.append((arm, "priority-mix", 6.0, 1, name, PRIORITY[name], sent, ok, failed + shed, shed, 0))
     return pd.DataFrame(rows, columns=COUNT_COLUMNS)
 
 
@@ -85,6 +85,41 @@ def test_only_the_429s_decide_the_order_and_the_other_failures_are_said_apart():
     assert few.status == INCONCLUSIVE and "not shed detectably more" in few.why and "batch 120" in few.why
     many = shedding_order(class_admission(_failing(batch_failed=30, batch_shed=90)), 0.05)
     assert many.status == CONFIRMED and "batch more than critical" in many.why and "batch 30" in many.why
+
+
+def _refused_with_500(batch_500: int, critical_500: int = 0, baseline_500: int = 0) -> pd.DataFrame:
+    """The evolved arm's batch refused with HTTP 500 (an Admitter on v0.10.0), ``critical_500`` critical requests
+    and ``baseline_500`` baseline batch requests got a 500 too (server errors the report cannot tell apart)."""
+    rows = []
+    for arm in ("baseline", "evolved"):
+        for name, sent in (("critical", 100), ("normal", 300), ("batch", 300)):
+            n500 = {("evolved", "batch"): batch_500, ("evolved", "critical"): critical_500}.get((arm, name), 0)
+            n500 += baseline_500 if (arm, name) == ("baseline", "batch") else 0
+            rows.append((arm, "priority-mix", 6.0, 1, name, PRIORITY[name], sent, sent - n500, n500, n500, n500))
+    return pd.DataFrame(rows, columns=COUNT_COLUMNS)
+
+
+def test_an_admitters_500s_are_its_sheds_and_the_verdict_says_they_cannot_be_told_apart():
+    """maint5 #1: on v0.10.0 an Admitter's refusal is a 500; counted as shed (else the plugin "sheds nothing"), and
+    the verdict says the report cannot tell it from an unrelated server error."""
+    verdict = shedding_order(class_admission(_refused_with_500(batch_500=120)), 0.05)
+    assert verdict.status == CONFIRMED and "batch more than critical" in verdict.why
+    assert "120 of the evolved arm's and 0 of the baseline arm's shed requests are HTTP 500" in verdict.why
+    assert "cannot be told from an unrelated server error" in verdict.why
+
+
+def test_500s_that_strike_the_critical_class_count_against_the_evolved_arm():
+    """Counted conservatively: the critical class's 500s are sheds of a protected class, so they refute."""
+    verdict = shedding_order(class_admission(_refused_with_500(batch_500=120, critical_500=40)), 0.05)
+    assert verdict.status == REFUTED and "critical more than its baseline" in verdict.why
+    assert "the baseline arm runs no Admitter" not in verdict.why
+    with_base = shedding_order(class_admission(_refused_with_500(batch_500=120, baseline_500=5)), 0.05)
+    assert "the baseline arm runs no Admitter, so its 5 are such errors" in with_base.why
+
+
+def test_a_mix_with_only_429s_says_nothing_of_500s():
+    verdict = shedding_order(class_admission(_failing(batch_failed=30, batch_shed=90)), 0.05)
+    assert verdict.status == CONFIRMED and "HTTP 500:" not in verdict.why
 
 
 def test_the_upstream_harness_output_is_too_small_to_decide(tmp_path):
@@ -109,9 +144,9 @@ def _runs(evolved_batch: list[tuple[int, int]], rates: tuple[float, float] = (6.
         for arm, rate in zip(("baseline", "evolved"), rates, strict=True):
             b_ok = sent if arm == "baseline" else ok
             rows += [
-                (arm, "priority-mix", rate, n, "critical", 100, 200, 200, 0, 0),
-                (arm, "priority-mix", rate, n, "normal", 0, 600, 600, 0, 0),
-                (arm, "priority-mix", rate, n, "batch", -10, sent, b_ok, sent - b_ok, sent - b_ok),
+                (arm, "priority-mix", rate, n, "critical", 100, 200, 200, 0, 0, 0),
+                (arm, "priority-mix", rate, n, "normal", 0, 600, 600, 0, 0, 0),
+                (arm, "priority-mix", rate, n, "batch", -10, sent, b_ok, sent - b_ok, sent - b_ok, 0),
             ]
     return pd.DataFrame(rows, columns=COUNT_COLUMNS)
 

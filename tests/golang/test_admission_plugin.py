@@ -1,0 +1,125 @@
+"""An admitter as llm-d-router v0.10.0 runs it (maint5 #1, #6): its config lets it own admission, the baseline arm
+differs from it in the plugin alone, its texts say a rejection reaches clients as HTTP 500, name the in-tree
+probabilistic-admitter, and say what it does with an endpoint the EPP has not scraped (checked on the compiled
+plugin with the real Go toolchain)."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from bot.golang.admission_docs import DETECTOR, DETECTOR_PARAMETERS, baseline_config, upstream_alternative
+from bot.golang.generate import package_name, struct_name
+from bot.hypotheses.wording import plugin_phrase
+from bot.model import PolicyKind
+from bot.stages.implement_tests import BASELINE_EPP_CONFIG, baseline_epp_config
+from bot.stages.pr_parts import what_it_does
+
+from .conftest import CORPUS, EXAMPLE, run_probe_test, translate_path
+
+PLUGIN = "evolved-saturation-shedder"
+
+
+@pytest.fixture(scope="module")
+def a02(dictionary):
+    return translate_path(CORPUS / "a02_gaie_saturation_shedder.go", dictionary, PLUGIN)[2]
+
+
+def _file(tr, suffix: str) -> str:
+    return next(t for p, t in tr.files.items() if p.endswith(suffix))
+
+
+def test_the_admitter_config_keeps_llm_ds_built_in_shedding_out_of_reach(a02):
+    """Upstream's probabilistic-admitter-epp-config.yaml: utilization-detector at effectively infinite thresholds,
+    named by flowControl.saturationDetector, so the legacy admission controller does not shed first."""
+    cfg = yaml.safe_load(a02.epp_config)
+    detector = next(p for p in cfg["plugins"] if p["type"] == DETECTOR)
+    assert detector["parameters"] == {"queueDepthThreshold": 999999999, "kvCacheUtilThreshold": 1.0}
+    assert detector["parameters"] == DETECTOR_PARAMETERS
+    assert cfg["flowControl"] == {"saturationDetector": {"pluginRef": "utilization-detector"}}
+    assert "reaches the client as HTTP 500, not 429" in " ".join(a02.epp_config.split())
+
+
+def test_the_baseline_arm_is_the_admitters_config_without_the_admitter(a02):
+    evolved = yaml.safe_load(a02.epp_config)
+    baseline_text = baseline_epp_config(PolicyKind.ADMISSION, a02.epp_config, PLUGIN)
+    baseline = yaml.safe_load(baseline_text)
+    assert baseline["flowControl"] == evolved["flowControl"]
+    assert baseline["schedulingProfiles"] == evolved["schedulingProfiles"]
+    assert baseline["plugins"] == [p for p in evolved["plugins"] if p["type"] != PLUGIN]
+    assert {k for k in evolved if k != "plugins"} == {k for k in baseline if k != "plugins"}
+    assert "the arms differ in the plugin alone" in " ".join(baseline_text.split())
+    with pytest.raises(ValueError, match="lists the plugin type other"):
+        baseline_config(a02.epp_config, "other")
+
+
+def test_a_router_keeps_llm_ds_default_baseline_and_no_detector(dictionary):
+    _, _, tr = translate_path(EXAMPLE, dictionary, "evolved-adaptive-scorer")
+    assert "flowControl" not in yaml.safe_load(tr.epp_config)
+    assert baseline_epp_config(PolicyKind.ROUTING, tr.epp_config, "evolved-adaptive-scorer") == BASELINE_EPP_CONFIG
+
+
+def test_the_texts_say_a_rejection_is_a_500_and_name_the_in_tree_admitter(a02):
+    main = " ".join(line.strip(" /") for line in _file(a02, "evolved_saturation_shedder.go").splitlines())
+    assert "the client gets HTTP 500, not 429" in main and "errcommon.Internal" in main
+    readme = " ".join(_file(a02, "README.md").split())
+    assert "A rejection reaches the client as HTTP 500, not 429" in readme
+    assert "Nearest upstream alternative: llm-d-router v0.10.0's in-tree `probabilistic-admitter`" in readme
+    assert "with the same thresholds" in readme
+    assert "(fail open). Upstream fails closed" in readme
+    assert "HTTP 500" in " ".join(a02.report_markdown.split())
+    pr = what_it_does(PolicyKind.ADMISSION, PLUGIN, "t", a02.summary.signals, a02.summary.thresholds)
+    assert "HTTP 500, not 429" in pr and "`probabilistic-admitter`" in pr
+    assert "every request admitted" not in plugin_phrase(PolicyKind.ADMISSION, PLUGIN)[1]
+
+
+def test_the_alternative_is_named_only_for_an_admitter_reading_the_same_gauges():
+    assert upstream_alternative(["QueueDepth", "SLOClass"]) == ""
+    other = upstream_alternative(["KVUtilization", "QueueDepth"], {"qd": 8.0, "kv": 0.9, "scorers": ["x"]})
+    assert "probabilistic-admitter" in other and "same thresholds" not in other
+
+
+UNSCRAPED_PROBE = """package {package}
+
+import (
+\t"testing"
+
+\terrcommon "github.com/llm-d/llm-d-router/pkg/common/error"
+\tfwkdl "github.com/llm-d/llm-d-router/pkg/epp/framework/interface/datalayer"
+\t"github.com/llm-d/llm-d-router/pkg/epp/framework/interface/scheduling"
+\t"github.com/llm-d/llm-d-router/test/utils"
+\tk8stypes "k8s.io/apimachinery/pkg/types"
+)
+
+func probeEndpoint(name string, m *fwkdl.Metrics) scheduling.Endpoint {{
+\treturn scheduling.NewEndpoint(&fwkdl.EndpointMetadata{{ID: k8stypes.NamespacedName{{Name: name}}}}, m, nil)
+}}
+
+func TestProbeUnscraped(t *testing.T) {{
+\ta := New{struct}(DefaultParameters())
+\treq := &scheduling.InferenceRequest{{RequestID: "r-1", Objectives: scheduling.RequestObjectives{{Priority: -1}}}}
+\tunscraped := []scheduling.Endpoint{{
+\t\tprobeEndpoint("no-metrics", nil),
+\t\tprobeEndpoint("never-updated", &fwkdl.Metrics{{WaitingQueueSize: 50, KVCacheUsagePercent: 1}}),
+\t}}
+\tif err := a.Admit(utils.NewTestContext(t), req, unscraped); err != nil {{
+\t\tt.Fatalf("no endpoint scraped: got %v, want the request admitted (fail open, as the README says)", err)
+\t}}
+\tsaturated := probeEndpoint("saturated", &fwkdl.Metrics{{WaitingQueueSize: 50, UpdateTime: time.Unix(1_700_000_000, 0)}})
+\terr := a.Admit(utils.NewTestContext(t), req, append(unscraped, saturated))
+\tif err == nil || errcommon.CanonicalCode(err) != errcommon.ResourceExhausted {{
+\t\tt.Fatalf("a saturated scraped endpoint beside unscraped ones: got %v, want a ResourceExhausted rejection", err)
+\t}}
+\tt.Log("PROBE fail-open ok")
+}}
+"""
+
+
+def test_an_unscraped_pool_is_admitted_by_the_compiled_plugin_as_its_docs_say(a02, tmp_path):
+    """The adapter leaves an endpoint the EPP has not scraped out (fail open, stated beside upstream's fail-closed
+    choice): with none scraped a sheddable request is admitted, and the scraped endpoints alone decide."""
+    probe = UNSCRAPED_PROBE.format(package=package_name(PLUGIN), struct=struct_name(PLUGIN)).replace(
+        '\t"testing"\n', '\t"testing"\n\t"time"\n'
+    )
+    out = run_probe_test(a02, tmp_path, "probe_unscraped_test.go", probe, "TestProbeUnscraped")
+    assert "PROBE fail-open ok" in out
