@@ -104,6 +104,35 @@ def translated_signals(summary) -> list[str]:
     return [s for s in summary.signals if s not in summary.untranslatable]
 
 
+#: What to change so the cells measure an admitter that never sheds their priority-0 traffic.
+UNEXERCISED_FIX = (
+    "benchmark it on traffic it can shed: workloads whose requests name an InferenceObjective of negative priority "
+    "(inference-perf `api.headers` with x-llm-d-inference-objective, the objective declared in the scenario's "
+    "router.inferenceObjectives), or a priority mix judged by per-class latency"
+)
+
+
+def sheds_nothing(summary) -> str | None:
+    """Why the single-priority cells cannot measure this admitter, when its translation shows it: None otherwise.
+
+    Every planned cell sends priority 0 (no InferenceObjective). The translation's behaviour states
+    (``TranslationSummary.behaviour``) record what a fresh plugin decides on an idle and on an overloaded pool;
+    one that admits priority 0 on both never sheds on these cells, so it measures like the baseline and any
+    difference the cells show is noise or a confound, not the plugin (a02: only sheddable traffic is shed).
+    A stateful admitter can reject after a history the fresh plugin never saw, so nothing is established for it,
+    nor when the harness did not run (no behaviour recorded).
+    """
+    if summary.kind is not PolicyKind.ADMISSION or summary.stateful:
+        return None
+    if not all(summary.behaviour.get(f"{pool}:0") == "admit" for pool in ("idle", "overloaded")):
+        return None
+    return (
+        "the admitter admits priority 0 even on an overloaded pool (32 waiting requests and a 97%-full KV cache on "
+        "every endpoint, the generated behaviour test), and every planned cell sends priority 0 (no "
+        "InferenceObjective), so on these cells it sheds nothing, like the baseline"
+    )
+
+
 #: Why an admitter's plan has a priority mix (``PriorityMixPlan.reason``): the only reason a plan gets one.
 ADMITTER_REASON = (
     "an admitter: whether it sheds sheddable (priority < 0) traffic first needs traffic of several classes"

@@ -313,7 +313,10 @@ def translate(
     measured = measured or fidelity_findings(fidelity, gen, lambda at: _evolved_line(src, gen, at))
     findings = _anchor(safety + hazards + gen.findings + untested_findings + measured, gen, analysis)
     findings.sort(key=Finding.sort_key)
-    summary = _summary(analysis, dictionary, gen, plugin_type, findings, fidelity)
+    # gate 2 and stage 5 read an admitter's behaviour rows (bot.bench.priority_plan.sheds_nothing)
+    summary = _summary(analysis, dictionary, gen, plugin_type, findings, fidelity).model_copy(
+        update={"behaviour": dict(behaviours)}
+    )
     report = render_report(
         src,
         analysis,
@@ -593,4 +596,5 @@ def _summary(
         registration_import=gen.registration_import,
         registration_line=gen.registration_line,
         fidelity=fidelity,
+        stateful=gen.stateful,
     )

@@ -529,6 +529,17 @@ class TranslationSummary(Strict):
     registration_line: str = Field(default="", description="the plugin.Register(...) line in registerInTreePlugins()")
     findings: list[Finding] = Field(default_factory=list)
     fidelity: Fidelity | None = Field(default=None, description="the differential check against the BLIS original")
+    behaviour: dict[str, str] = Field(
+        default_factory=dict,
+        description=(
+            "what the plugin decided in the generated test's behaviour states, on a fresh plugin with its defaults "
+            "(an admitter: '<idle|overloaded>:<priority>' -> 'admit' or 'reject'); empty when the harness did not run"
+        ),
+    )
+    stateful: bool = Field(
+        default=False,
+        description="the plugin keeps state between requests, so a fresh plugin's behaviour is not all it can do",
+    )
 
 
 def percent(share: float) -> str:

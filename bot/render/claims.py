@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from bot.escape import md
 from bot.model import Direction, Effect, Hypothesis, Track, Verdict, VerdictStatus
+from bot.stats.unjudged import NOT_EXERCISED
 
 #: How a verdict reads in a table cell; a status added later reads as its own name.
 _MARK = {
@@ -109,6 +110,8 @@ def verdict_text(v: Verdict | None, h: Hypothesis | None = None) -> str:
     back and why in a few words ("inconclusive (at 20 req/s: within the noise floor)")."""
     if v is None:
         return "not judged"
+    if NOT_EXERCISED in v.flags:  # not judged at all: "inconclusive" would read as measured and undecided
+        return f"⊘ {NOT_EXERCISED}"
     mark = _MARK.get(v.status, f"❔ {v.status.value}")
     held = held_back(h, v) if h is not None else ""
     return f"{mark} ({held})" if held else mark

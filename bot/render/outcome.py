@@ -31,7 +31,7 @@ from bot.render.claims import (
     shed_demoted,
     verdict_text,
 )
-from bot.stats.unjudged import NOT_BENCHMARKED, NOT_RUNNABLE, unjudged_reason
+from bot.stats.unjudged import NOT_BENCHMARKED, NOT_EXERCISED, NOT_RUNNABLE, unjudged_reason
 
 Pair = tuple[Hypothesis, Verdict]
 
@@ -118,6 +118,8 @@ def status_word(h: Hypothesis, v: Verdict) -> str:
         return "not measured yet"
     if NOT_RUNNABLE in v.flags:
         return NOT_RUNNABLE
+    if NOT_EXERCISED in v.flags:
+        return NOT_EXERCISED
     if CONDITION_NOT_RECORDED in v.flags:
         return CONDITION_NOT_RECORDED
     if v.status is VerdictStatus.INCONCLUSIVE and NOT_BENCHMARKED in v.flags:
@@ -133,6 +135,8 @@ def untested_reason(h: Hypothesis, v: Verdict) -> str:
         return "no benchmark results were supplied"
     if v.status is VerdictStatus.NOT_TESTABLE and h.not_testable:
         return h.not_testable
+    if NOT_EXERCISED in v.flags:  # the status already says it
+        return v.summary.removeprefix("[SAMPLE DATA] ").removeprefix(f"{h.id} is {NOT_EXERCISED}: ")
     from bot.stats.shedding import NOT_USED_FLAG
 
     # "it needs a run this cluster cannot do: <why>": the status already says the first half. A planned priority
@@ -198,6 +202,16 @@ def headline(pairs: Sequence[Pair]) -> str:
         return (
             f"Not measured: nothing was measured for the {arms} arm{'s' if len(unmeasured) > 1 else ''} (no report "
             f"of it was used), so none of the {_plural(len(claims), 'claim')} and "
+            f"{_plural(len(guards), 'regression guard')} is decided."
+        )
+    if any(NOT_EXERCISED in v.flags for _, v in claims + guards) and not any(
+        v.status in (VerdictStatus.CONFIRMED, VerdictStatus.REFUTED) for _, v in claims + guards
+    ):
+        # The cells send only traffic the plugin does not act on (gate 2's G2.priority-exercised): nothing about
+        # the transfer was measured, so neither "transferred" nor "not shown" (which reads as measured) fits.
+        return (
+            f"{NOT_EXERCISED.capitalize()}: the plugin does not act on the traffic every planned cell sends (gate 2's "
+            f"G2.priority-exercised), so none of the {_plural(len(claims), 'claim')} and "
             f"{_plural(len(guards), 'regression guard')} is decided."
         )
     confirmed = sum(v.status is VerdictStatus.CONFIRMED for _, v in claims)
@@ -315,6 +329,11 @@ def untested_list(pairs: Sequence[Pair]) -> str:
         ids = ", ".join(h.id for h, _ in rows)
         return f"- {ids}: no benchmark results were supplied; run the stage 4 plan on a GPU cluster."
     lines = []
+    unexercised = [(h, v) for h, v in rows if NOT_EXERCISED in v.flags]
+    if unexercised:  # one cause for all of them (the cells' traffic), said once
+        ids = ", ".join(f"**{h.id}**" for h, _ in unexercised)
+        lines.append(f"- {ids}: {NOT_EXERCISED}: {md(untested_reason(*unexercised[0]))}")
+        rows = [(h, v) for h, v in rows if NOT_EXERCISED not in v.flags]
     for h, v in rows:
         # The verdict's own reason (``unjudged_reason``, as the PR body and verdicts.md say it), once: a title that
         # already ends with it ("...: no planned run varies it") is not followed by it again.
@@ -357,7 +376,7 @@ def _hypothesis_notes(v: Verdict) -> list[str]:
     """Flags other than where the data came from (said once at the top) and than the untested reasons."""
     from bot.bench.evidence import SAMPLE_FLAG
 
-    skip = {SAMPLE_FLAG, NOT_RUNNABLE, NOT_BENCHMARKED, NO_RESULTS, VerdictStatus.NOT_TESTABLE.value}
+    skip = {SAMPLE_FLAG, NOT_RUNNABLE, NOT_BENCHMARKED, NOT_EXERCISED, NO_RESULTS, VerdictStatus.NOT_TESTABLE.value}
     return [f for f in v.flags if f not in skip]
 
 
@@ -405,7 +424,9 @@ def how_to_read(pairs: Sequence[Pair], *, alpha: float = 0.05) -> str:
         (
             f"- **{NOT_RUNNABLE.capitalize()}**: the hypothesis needs a run the declared cluster cannot do. "
             "**Not testable as translated**: the mechanism reads a signal the plugin holds constant or the translation "
-            "removed, so no benchmark of this plugin can show it."
+            "removed, so no benchmark of this plugin can show it. "
+            f"**{NOT_EXERCISED.capitalize()}**: the plugin does not act on the traffic every planned cell sends (an "
+            "admitter that never sheds their priority-0 requests), so the cells would measure the baseline twice."
         ),
     ]
     tests: dict[str, list[str]] = {}

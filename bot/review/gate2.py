@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from bot.bench.layout import split_condition
+from bot.bench.priority_plan import UNEXERCISED_FIX, sheds_nothing
 from bot.model import (
     Direction,
     Finding,
@@ -329,7 +330,7 @@ def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
 
     read = [s for s in CLASS_SIGNALS if s in translated_signals(summary)]
     if ctx.request.kind is PolicyKind.ADMISSION:
-        return _admitter_cells(ctx, hyps, read)
+        return _admitter_cells(ctx, hyps, read, summary)
     claims = [h for _, h in hyps if h.track is Track.A and h.benchmarked and set(h.signals) & set(CLASS_SIGNALS)]
     if not read and not claims:
         return []
@@ -353,31 +354,42 @@ def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
     return [_priority_exercised(ctx, message, fix)]
 
 
-def _admitter_cells(ctx, hyps, read: list[str]) -> list[Finding]:
+def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> list[Finding]:
     """An admitter that decides by the class, whose benchmarked claims and guards are judged on the cells.
 
     Every cell's requests carry priority 0, which the plugin reads as class ``standard`` (Map B ``SLOClass``):
     the cells exercise its admit rule for that one class. An admitter that keeps protected classes admitted
-    (a01: ``critical`` or ``standard`` -> admit) then never sheds there and measures like the baseline, so a
-    Track A claim confirmed on those cells would be noise, and the GPU time a no-op. The priority mix decides
-    only the shedding-order hypothesis (``bot.stats.shedding``), not these; judging them on the mix would need
-    per-class latency the mix is not judged by. So it is said, as for a scheduler, and a person decides.
+    (a01, a02) then never sheds there and measures like the baseline, so a Track A claim confirmed on those
+    cells would be noise, and the GPU time a no-op. The priority mix decides only the shedding-order hypothesis
+    (``bot.stats.shedding``), not these; judging them on the mix would need per-class latency the mix is not
+    judged by. Shown by the translation (``priority_plan.sheds_nothing``), it is a fact and stage 5 reports those
+    hypotheses not measurable on these cells; else what to check. The first clause is the point (the PR's Known
+    issues keep only that).
     """
     if not read:
         return []
-    judged = [h for _, h in hyps if h.track in (Track.A, Track.C) and h.benchmarked]
-    if not judged:
+    judged = [h for _, h in hyps if h.benchmarked]  # the shedding order is not: it is planned on the mix
+    if not any(h.track in (Track.A, Track.C) for h in judged):
         return []
     ids = ", ".join(h.id for h in judged)
-    message = (
-        "every planned cell sends all its requests at one priority (no InferenceObjective: priority 0), which the "
-        f"admitter reads ({', '.join(read)}) as class `standard`, so its class-dependent shedding is exercised for "
-        "that one class only: if its admit rule keeps `standard` admitted (protected traffic is never shed), the "
-        f"cells measure an admitter that sheds nothing, like the baseline; {ids} are judged on those cells; the "
-        "plan's priority mix decides only the shedding order (per-class admit rate), not these claims and guards"
-    )
     claims = [h.id for h in judged if h.track is Track.A]
     drop = f", drop the claims (`promote request-changes 2 --reason 'exclude: {', '.join(claims)}'`)" if claims else ""
+    established = sheds_nothing(summary)
+    if established:
+        message = (
+            "the planned cells cannot measure this admitter (it never sheds their priority-0 traffic); "
+            f"{ids} will be reported not measurable on these cells, not judged: {established} (it reads "
+            f"{', '.join(read)}); the plan's priority mix decides only the shedding order (per-class admit rate)"
+        )
+        fix = f"{UNEXERCISED_FIX}{drop}, or reject; approving as is spends the GPU time on runs that decide nothing"
+        return [_priority_exercised(ctx, message, fix)]
+    message = (
+        f"the planned cells may measure an admitter that sheds nothing, like the baseline; {ids} are judged on them: "
+        "every planned cell sends all its requests at one priority (no InferenceObjective: priority 0), which the "
+        f"admitter reads ({', '.join(read)}) as class `standard`, so if its admit rule keeps `standard` admitted "
+        "(protected traffic is never shed) the cells show noise; the plan's priority mix decides only the "
+        "shedding order (per-class admit rate), not these claims and guards"
+    )
     fix = (
         "check the admitter's rule for class `standard` (priority 0): approve only if it can shed that class, or "
         f"measuring it on single-priority traffic is worth the GPU time (say so as the reason){drop}, or reject "

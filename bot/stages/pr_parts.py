@@ -193,7 +193,7 @@ def track_line(hypotheses: Sequence[Hypothesis], verdicts: dict[str, Verdict], t
             number = "the plugin cannot exercise it"
         elif v is not None and on_mix(v):
             number = "judged on the priority mix" if v.admission else "planned on the priority mix, not judged yet"
-        elif h.prediction is None and mean is None:
+        elif mean is None and (h.prediction is None or (v is not None and unjudged_reason(v))):
             # The verdict's own reason, as gate 3 and verdicts.md give it: "not runnable on this cluster" and "no
             # planned run varies it" call for different fixes (another cluster, another run).
             reason = unjudged_reason(v) if v is not None else None

@@ -33,6 +33,7 @@ from bot.stages import pr_parts
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
 from bot.stages.paths import PromotionPaths
+from bot.stats.unjudged import NOT_EXERCISED
 
 
 def pr_title(ctx: StageContext) -> str:
@@ -44,10 +45,25 @@ def track_counts(hypotheses, verdicts: dict[str, Verdict]) -> dict[str, dict[str
     out: dict[str, dict[str, int]] = {}
     for t in Track:
         hs = [h for h in hypotheses if h.track is t]
-        out[t.value] = {"total": len(hs)} | {
-            s.value: sum(1 for h in hs if h.id in verdicts and verdicts[h.id].status is s) for s in VerdictStatus
-        }
+        out[t.value] = (
+            {"total": len(hs)}
+            | {s.value: sum(1 for h in hs if h.id in verdicts and verdicts[h.id].status is s) for s in VerdictStatus}
+            # set aside because the cells send only traffic the plugin does not act on (gate 2 said so)
+            | {NOT_EXERCISED: sum(1 for h in hs if h.id in verdicts and NOT_EXERCISED in verdicts[h.id].flags)}
+        )
     return out
+
+
+def transfer_count(a: dict[str, int]) -> str:
+    """Track A's count in a few words: "1 of 2 transferred", or "none measurable on these cells" when every claim
+    was set aside because the cells send only traffic the plugin does not act on ("0 of 1 transferred" would read
+    as measured and not transferred)."""
+    if a["total"] and a[NOT_EXERCISED] == a["total"]:
+        return NOT_EXERCISED.replace("not ", "none ", 1)  # "none measurable on these cells"
+    text = f"{a['confirmed']} of {a['total']} transferred"
+    if a[NOT_EXERCISED]:
+        text += f", {a[NOT_EXERCISED]} {NOT_EXERCISED}"
+    return text
 
 
 def finding_comments(
@@ -204,6 +220,7 @@ def run(ctx: StageContext) -> StageOutput:
         sample=sample,
         draft_reasons=draft_reasons(sample, ctx.state),
         counts=counts,
+        transferred=transfer_count(counts["A"]),
         claims=claim_rows(hypotheses, verdicts, Track.A),
         ci_level=ci_level(),
         issues=issues,
@@ -235,7 +252,7 @@ def run(ctx: StageContext) -> StageOutput:
     a = counts["A"]
     # The issue's status line repeats this (bot.pipeline.describe): "the PR is open" read as "ready to review".
     where = f"PR stays a draft because {'; '.join(reasons)}" if reasons else "PR ready for review"
-    return StageOutput(files=files, summary=f"{where} (Track A {a['confirmed']}/{a['total']} transferred)")
+    return StageOutput(files=files, summary=f"{where} (Track A {transfer_count(a)})")
 
 
 def _text(data: bytes | None) -> str | None:

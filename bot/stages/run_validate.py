@@ -56,6 +56,7 @@ def judge(
     from the same directory under the same rules (``bot.stages.mix_validate``).
     """
     from bot.bench import gpu_time
+    from bot.bench.priority_plan import sheds_nothing
     from bot.stages.mix_validate import judge_mix, unplanned_mix
     from bot.stats.verdicts import not_testable_verdict
 
@@ -87,7 +88,13 @@ def judge(
         unplanned = unplanned_mix(ctx, results_dir) if mix is None else []
         manifest = _manifest(results_dir)
     verdicts = verdicts_on(
-        hypotheses, reports, manifest, mix, evolved_for=ctx.request.evolved_for, decision=decision_rule(ctx)
+        hypotheses,
+        reports,
+        manifest,
+        mix,
+        evolved_for=ctx.request.evolved_for,
+        decision=decision_rule(ctx),
+        unexercised=sheds_nothing(TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))),
     )
     if mix is None and reports is not None:  # mix runs the plan never asked for: listed, never passed over
         reports.rejected = sorted(dict.fromkeys([*reports.rejected, *unplanned]))
@@ -95,16 +102,28 @@ def judge(
 
 
 def verdicts_on(
-    hypotheses, reports, manifest, mix: MixOutcome | None, *, evolved_for: str | None, decision=None, alpha=None
+    hypotheses,
+    reports,
+    manifest,
+    mix: MixOutcome | None,
+    *,
+    evolved_for: str | None,
+    decision=None,
+    alpha=None,
+    unexercised: str | None = None,
 ) -> list[Verdict]:
     """The verdicts on reports already loaded under the evidence rules, with what the run manifest says about
     the faults and the priority mix's verdict: stage 5's judgement, which `promote evaluate` shares so that the
-    same results give the same verdicts by hand."""
+    same results give the same verdicts by hand. ``unexercised`` (``priority_plan.sheds_nothing``) says the
+    cells send only traffic the plugin does not act on: every benchmarked hypothesis is then not measurable."""
     from bot.bench import fault_runs
     from bot.bench.evidence import mark_sample
+    from bot.bench.priority_plan import UNEXERCISED_FIX
     from bot.stages.mix_validate import with_mix
+    from bot.stats.unjudged import set_aside_unexercised
     from bot.stats.verdicts import evaluate
 
+    hypotheses = set_aside_unexercised(hypotheses, unexercised, UNEXERCISED_FIX)
     # A claim about a fault the runs never had is not runnable here (bot.bench.fault_runs).
     judged, flags = fault_runs.judged_as(hypotheses, manifest)
     # A Track B claim whose runs record no condition was never shown to run under it.

@@ -12,8 +12,10 @@ from bot.model.evidence import CONDITION_NOT_RECORDED
 NOT_RUNNABLE = "not runnable on this cluster"
 NOT_VARIED = "no planned run varies it"
 NOT_BENCHMARKED = "not decided by benchmarks"
+#: The planned cells send only traffic the plugin does not act on (``bot.bench.priority_plan.sheds_nothing``).
+NOT_EXERCISED = "not measurable on these cells"
 #: The flags ``not_benchmarked_verdict`` records, each the reason no report decides its hypothesis.
-UNJUDGED_REASONS = (CONDITION_NOT_RECORDED, NOT_RUNNABLE, NOT_VARIED, NOT_BENCHMARKED)
+UNJUDGED_REASONS = (CONDITION_NOT_RECORDED, NOT_RUNNABLE, NOT_VARIED, NOT_BENCHMARKED, NOT_EXERCISED)
 
 
 def not_testable_verdict(h: Hypothesis) -> Verdict:
@@ -34,8 +36,27 @@ def not_testable_verdict(h: Hypothesis) -> Verdict:
     )
 
 
+def set_aside_unexercised(hypotheses, why: str | None, fix: str) -> list[Hypothesis]:
+    """The hypotheses with every benchmarked one set aside as not measurable on these cells, when ``why`` says
+    the planned cells send only traffic the plugin does not act on (gate 2's ``G2.priority-exercised`` said so).
+
+    Such a plugin measures like the baseline on every cell, so whatever a cell shows is noise or a confound (the
+    runs' own, or a sample's planted effect), not the plugin: confirming a claim on it would report a transfer
+    that was never measured. Set aside like a claim whose fault never happened (no prediction, ``not_in_plan``),
+    it takes no share of alpha and its verdict names the cause and what to change (``fix``)."""
+    if not why:
+        return list(hypotheses)
+    reason = f"{NOT_EXERCISED}: {why} (gate 2's G2.priority-exercised); to measure it, {fix}"
+    return [
+        h.model_copy(update={"prediction": None, "not_in_plan": reason}) if h.benchmarked else h for h in hypotheses
+    ]
+
+
 def not_benchmarked_verdict(h: Hypothesis) -> Verdict:
     """A hypothesis no report can decide, with the reason: a run the cluster cannot do is said as such."""
+    if h.not_in_plan and h.not_in_plan.startswith(NOT_EXERCISED):
+        summary = f"{h.id} is {h.not_in_plan}."
+        return Verdict(hypothesis_id=h.id, status=VerdictStatus.INCONCLUSIVE, summary=summary, flags=[NOT_EXERCISED])
     if h.not_in_plan and h.not_in_plan.startswith(CONDITION_NOT_RECORDED):
         summary = (
             f"{h.id} is not decided: {h.not_in_plan}. Run its cells with `promote bench run`, which applies the "

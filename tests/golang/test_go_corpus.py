@@ -143,6 +143,22 @@ def test_an_admission_plugins_tests_say_which_priorities_an_overloaded_pool_admi
     assert "pod-a's compared value" not in test  # an admitter's compared value is not one endpoint's
 
 
+def test_the_translation_records_whether_the_cells_priority_0_traffic_can_be_shed(dictionary):
+    """maint5 3: a02 sheds only sheddable traffic, and every planned cell sends priority 0, so the cells measure
+    the baseline twice; gate 2 and stage 5 read that from the behaviour the translation records (the generated
+    test's rows). a01 and a03 keep state (a03: a tenant over its share is rejected after a history), so a fresh
+    plugin's rows establish nothing for them."""
+    from bot.bench.priority_plan import sheds_nothing
+
+    _, _, a02 = translate_path(CORPUS / "a02_gaie_saturation_shedder.go", dictionary)
+    assert a02.summary.behaviour["overloaded:0"] == "admit" and a02.summary.behaviour["overloaded:-1"] == "reject"
+    assert not a02.summary.stateful and "sheds nothing" in (sheds_nothing(a02.summary) or "")
+    # a01 admits priority 0 on a fresh plugin too, but adapts to what it saw: not established, only said (gate 2)
+    for name in ("a01_pattern_c_adaptive_admission.go", "a03_openevolve_tenant_fair_share.py"):
+        _, _, tr = translate_path(CORPUS / name, dictionary)
+        assert tr.summary.behaviour and tr.summary.stateful and sheds_nothing(tr.summary) is None
+
+
 def test_an_admitters_disagreements_are_split_by_slo_class_with_what_the_priority_mix_sends(dictionary):
     """Found by an admission researcher: a01's report gave one cause (slo-class-mapping, 45 disagreements) and two
     `background` examples, a class the program never names, and did not say whether the classes the priority mix

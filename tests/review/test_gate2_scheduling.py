@@ -195,3 +195,34 @@ def test_an_admitter_that_reads_the_class_has_its_claims_on_one_priority_flagged
         scheduling_request(kind="admission", class_signals=False),
     )
     assert _class_exercised(ctx_for(plain), hypotheses(plain, blind), blind) == []
+
+
+def test_an_admitter_shown_to_admit_priority_0_when_overloaded_is_said_unmeasurable_first_in_one_clause():
+    """maint5 3: a02's generated test shows it admits priority 0 on an overloaded pool, so the cells (all priority
+    0) cannot measure it; gate 2 said only "if its admit rule keeps `standard` admitted", and the PR's Known issues
+    cut that finding at 150 characters, before its point."""
+    from bot.stages.pr_parts import brief
+
+    req = scheduling_request(kind="admission")
+    admits = {"idle:0": "admit", "overloaded:0": "admit", "overloaded:-1": "reject"}
+    summary = summary_for("admission", ["ArrivalTime", "InputTokens", "SLOClass"]).model_copy(
+        update={"behaviour": admits}
+    )
+    hyps = hypotheses(req, summary)
+    [f] = _class_exercised(ctx_for(req), hyps, summary)
+    assert "if its admit rule" not in f.message and "admits priority 0 even on an overloaded pool" in f.message
+    judged = [h.id for _, h in hyps if h.benchmarked]
+    assert all(i in f.message for i in judged) and "reported not measurable on these cells" in f.message
+    assert "InferenceObjective of negative priority" in f.fix
+    # the Known issues line keeps the point, whole
+    assert (
+        brief(f.message) == "the planned cells cannot measure this admitter (it never sheds their priority-0 traffic)"
+    )
+    # not established: one that rejects priority 0 when overloaded, or keeps state a fresh plugin does not show
+    for other in (
+        summary.model_copy(update={"behaviour": admits | {"overloaded:0": "reject"}}),
+        summary.model_copy(update={"stateful": True}),
+    ):
+        [g] = _class_exercised(ctx_for(req), hyps, other)
+        assert "if its admit rule keeps `standard` admitted" in g.message
+        assert brief(g.message).startswith("the planned cells may measure an admitter that sheds nothing")

@@ -116,9 +116,8 @@ SAFE = {
         "artifact_count",
         "by",  # pull_request.decided_by: the actor already escaped
         "config_url",  # forge.blob_url of a path the stages write
-        'counts["A"]["confirmed"]',
-        'counts["A"]["total"]',
         'counts["A"][not_testable]',
+        "transferred",  # pull_request.transfer_count: numbers and the bot's own words
         "status_b",  # bot.model.status_counts: numbers and status names
         "status_c",
         'counts["C"]["refuted"]',

@@ -74,3 +74,41 @@ def test_gate3_holds_the_status_to_the_hypothesis():
     assert any("cannot test it" in p for p in _cell_problems(untestable, confirmed))
     unexplained = Verdict(hypothesis_id="A1", status=VerdictStatus.NOT_TESTABLE, summary="x")
     assert any("gives no reason" in p for p in _cell_problems(hypothesis("A1"), unexplained))
+
+
+UNEXERCISED = (
+    "the admitter admits priority 0 even on an overloaded pool, and every planned cell sends priority 0, so on these "
+    "cells it sheds nothing, like the baseline"
+)
+
+
+def test_a_plugin_the_cells_cannot_exercise_is_not_confirmed_and_not_called_transferred():
+    """maint5 3: a02 sheds only sheddable traffic and every cell sends priority 0, so the cells measure the baseline
+    twice; its claim was "confirmed" on a planted sample effect and the headline said "Transferred", though gate 2
+    had said the cells cannot exercise it (G2.priority-exercised)."""
+    from bot.render.claims import claim_rows
+    from bot.render.outcome import headline, untested_list
+    from bot.stages.pull_request import track_counts, transfer_count
+    from bot.stages.run_validate import verdicts_on
+    from bot.stats.unjudged import NOT_EXERCISED, unjudged_reason
+
+    reports = _reports()  # a clear 20% drop in every cell: confirmed when the cells can exercise the plugin
+    reports.notes = []  # what stage 5's loader adds: no sample data, a report of each arm used
+    reports.loaded = [f"{arm}/chat/rate-10/rep-1/results.json" for arm in ("baseline", "evolved")]
+    hyps = [hypothesis("A1"), hypothesis("C1", direction=Direction.NO_WORSE, workloads=("multiturn",))]
+    judged = verdicts_on(hyps, reports, None, None, evolved_for=None)
+    assert judged[0].status is VerdictStatus.CONFIRMED
+    verdicts = verdicts_on(hyps, reports, None, None, evolved_for=None, unexercised=UNEXERCISED)
+    for v in verdicts:
+        assert v.status is not VerdictStatus.CONFIRMED and v.effects == []
+        assert unjudged_reason(v) == NOT_EXERCISED
+        # the verdict names the finding and what to change
+        assert "G2.priority-exercised" in v.summary and "InferenceObjective of negative priority" in v.summary
+    pairs = list(zip(hyps, verdicts, strict=True))
+    line = headline(pairs)
+    assert "ransferred" not in line and line.startswith("Not measurable on these cells")
+    assert [r.verdict for r in claim_rows(hyps, {v.hypothesis_id: v for v in verdicts})] == [f"⊘ {NOT_EXERCISED}"]
+    assert untested_list(pairs).count("sheds nothing") == 1  # one cause, said once for both
+    counts = track_counts(hyps, {v.hypothesis_id: v for v in verdicts})
+    assert transfer_count(counts["A"]) == "none measurable on these cells"
+    assert transfer_count(track_counts(hyps, {v.hypothesis_id: v for v in judged})["A"]) == "1 of 1 transferred"
