@@ -97,6 +97,10 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
             reply(str(exc))
             promotion.refused(state)
             return promotion.heal(Result("malformed command", state, notes=[str(exc)]))
+        except EditedByAnother as exc:
+            reply(str(exc))
+            promotion.refused(state)
+            return promotion.heal(Result("ignored: the command was edited by someone else", state, notes=[str(exc)]))
         if command is None or command.name.read_only:
             return promotion.heal(Result("ignored: the command was deleted or edited away", state))
     actor, verdict = session.authorize(said.login, said.type, command.name.action, issue_author=issue.author)
@@ -381,22 +385,45 @@ def _is_command(body: str) -> bool:
     return command is not None and not command.name.read_only
 
 
+class EditedByAnother(Exception):
+    """A command comment whose text was last saved by someone other than its author: it decides nothing."""
+
+    def __init__(self, editor: str, *, again: bool = False):
+        who = f"@{editor}" if editor else "an account since deleted"
+        how = "was edited again while the bot read it" if again else f"was last edited by {who}, not by you"
+        super().__init__(
+            f"your comment {how}, so nothing in it was applied: a command counts only as its author wrote it. "
+            "To decide, post the command again in a new comment (so does anyone else who wants to decide)."
+        )
+        self.editor = editor
+
+
 def _as_it_is_now(session, number: int, comment_id: int, login: str) -> commands.Command | None:
-    """The command the comment holds now (one call), None when it was deleted or no longer holds one.
+    """The command the comment holds now, None when it was deleted or no longer holds one; EditedByAnother when
+    someone other than its author saved the text it holds now.
 
     The run may start long after the comment (queued behind the issue's other runs): a `/approve` deleted or
     corrected into `/request-changes` by then must not pass the gate, as a gate label removed by then does not.
-    Only the person who wrote it counts: the author of a comment never changes, so one edited by someone else is
-    still theirs to answer for, and the one rule (``authorize``) judges them.
+    Any write collaborator may edit anyone's comment, and REST names only the author: a `/reject` turned into
+    `/approve` by someone the maintainers chose not to trust with gates would pass it in the author's name. So an
+    edited comment (REST's ``updated_at`` after ``created_at``) asks GraphQL who saved it last, as the status comment
+    does (``state.trusted``): one call, none for a comment never edited; only the author's own edit counts.
     """
+    client = session.client
     try:
-        now = session.client.get_comment(number, comment_id)
+        now = client.get_comment(number, comment_id)
     except GitHubError as exc:
         if exc.status == 404:
             return None
         raise
     if now.login.lower() != login.lower():
         return None
+    editor = client.last_editor(now)
+    if editor is not None:
+        if editor.updated_at is not None and now.updated_at is not None and editor.updated_at > now.updated_at:
+            raise EditedByAnother(editor.login, again=True)
+        if editor.login.lower() != login.lower():
+            raise EditedByAnother(editor.login)
     return commands.parse(now.body or "")
 
 
