@@ -248,8 +248,7 @@ class GitHub:
                 except ValueError as exc:
                     raise GitHubError(
                         f"GitHub did not say who edited comment {comment.id} last ({exc}); the bot acts only on "
-                        "text whose writer it knows (its own status comment, a command as its author wrote it), so "
-                        "it stops here: comment `/retry` later"
+                        "text whose writer it knows, so it stops here: comment `/retry` later"
                     ) from None
 
             self._editors[key] = self._call(f"POST graphql editor of comment {comment.id}", ask)
