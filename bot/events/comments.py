@@ -49,6 +49,9 @@ def created(session, event) -> Result:
     )
     promotion = session.promotion(issue)
     late = catch_up(session, promotion, before=said.id) if promotion is not None else []
+    if promotion is not None and promotion.store.held is not None and _is_command(said.body):
+        # older commands were left for a later run (``catch_up``'s bound): this one waits its turn behind them
+        return Result("left for a later run: older commands come first", notes=late)
     result = answer(session, promotion, issue, said)
     result.notes = [*late, *result.notes]
     return result
@@ -97,6 +100,10 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
             reply(str(exc))
             promotion.refused(state)
             return promotion.heal(Result("malformed command", state, notes=[str(exc)]))
+        except EditedByAnother as exc:
+            reply(str(exc))
+            promotion.refused(state)
+            return promotion.heal(Result("ignored: the command was edited by someone else", state, notes=[str(exc)]))
         if command is None or command.name.read_only:
             return promotion.heal(Result("ignored: the command was deleted or edited away", state))
     actor, verdict = session.authorize(said.login, said.type, command.name.action, issue_author=issue.author)
@@ -333,8 +340,9 @@ def catch_up(session, promotion, *, before: int | None = None, own_label: str | 
     but never answered the command. Every run that reads the state looks at the people's comments newer than the
     last one answered (``PipelineState.answered_comment``; ``before``: the run's own comment, answered after
     these) and answers each command through the same path as its own run would have (``answer``: the one
-    ``authorize`` rule, and a decision written before the review now open decides nothing). A bot's comment, an
-    edited one (an edit starts no run, so it is never read as a command) and one already replied to are skipped.
+    ``authorize`` rule, and a decision written before the review now open decides nothing), a bounded number per
+    run (``_late_commands``). A bot's comment, an edited one (an edit starts no run, so it is never read as a
+    command) and one already replied to are skipped.
     A finished promotion, or one whose request needs fixing, is not read: no command could act on it.
     """
     if {str(Label.DONE), str(Label.REJECTED), str(Label.NEEDS_INFO)} & set(promotion.issue.labels):
@@ -344,7 +352,20 @@ def catch_up(session, promotion, *, before: int | None = None, own_label: str | 
     return [*done, label] if label else done
 
 
+#: The most missed commands one run acts on, and the most people it answers: a burst of comments costs a bounded
+#: number of REST calls (README: at most 30 per event; the token's 1,000 an hour serve every promotion). The rest
+#: wait, oldest first, for the run this one dispatches (``Promotion.continue_later``) or any later run.
+LATE_ACTS = 1
+LATE_PEOPLE = 3
+
+
 def _late_commands(session, promotion, before: int | None) -> list[str]:
+    """Answer the missed commands oldest first (``catch_up``), within ``LATE_ACTS`` and ``LATE_PEOPLE``.
+
+    A command its writer may give is answered on its own (``answer``); the refused and malformed ones of one
+    person are answered together, in one reply (``_fold``), so an outsider's burst costs one comment. The first
+    command past a bound stops the run's reading: it and every newer one are left unanswered for a later run
+    (``GitHubStateStore.held``), never skipped."""
     state = promotion.load()
     if state is None or state.answered_comment is None:
         return []  # a state saved before it was kept: the next command answered by its own run starts it
@@ -359,8 +380,22 @@ def _late_commands(session, promotion, before: int | None) -> list[str]:
         and _is_command(c.body)
         and client.bot_comment(number, markers.reply(c.id)) is None
     ]
-    done = []
+    done: list[str] = []
+    refused: dict[str, list[tuple[int, str]]] = {}
+    people: set[str] = set()
+    acts = 0
     for c in missed:
+        if c.login.lower() not in people and len(people) == LATE_PEOPLE:
+            break
+        people.add(c.login.lower())
+        action, why = _refusal(session, promotion, c)
+        if why is not None:
+            refused.setdefault(c.login, []).append((c.id, why))
+            done.append(f"answered comment {c.id} whose run was dropped: {action}")
+            continue
+        if acts == LATE_ACTS:
+            break
+        acts += 1
         promotion.delivery = f"comment-{c.id}"  # recorded under its own id: its run, re-run later, finds it
         try:
             said = Said(c.id, c.body, c.login, c.type or "User", c.created_at)
@@ -368,7 +403,43 @@ def _late_commands(session, promotion, before: int | None) -> list[str]:
         finally:
             promotion.delivery = session.env.event_id
         done.append(f"answered comment {c.id} whose run was dropped: {result.action}")
-    return done
+    else:
+        _fold(promotion, refused)
+        return done
+    promotion.store.held = c.id  # it and every newer command wait for the run dispatched now, or any later one
+    promotion.continue_later()
+    _fold(promotion, refused)
+    left = len(missed) - len(done)
+    return [*done, f"left {left} command(s) from comment {c.id} on for a later run (the bound per run)"]
+
+
+def _refusal(session, promotion, c) -> tuple[str, str | None]:
+    """What answering a missed command comes to when nobody may act on it (malformed, or its writer may not give
+    it) and the reply's text; (``""``, None) for one its writer may give."""
+    try:
+        command = commands.parse(c.body)
+    except commands.CommandError as exc:
+        return "malformed command", str(exc)
+    _, verdict = session.authorize(c.login, c.type or "User", command.name.action, issue_author=promotion.issue.author)
+    if verdict.allowed:
+        return "", None
+    return f"refused /{command.name}", f"`/{command.name}` was not applied: {verdict.why}."
+
+
+def _fold(promotion, refused: dict[str, list[tuple[int, str]]]) -> None:
+    """One reply per person to their refused or malformed commands (under the first one's key), and one save
+    recording them answered (``PipelineState.answered_comment``): later runs neither repeat nor re-judge them."""
+    for login, said in refused.items():
+        whys = list(dict.fromkeys(why for _, why in said))
+        lines = [f"- {why} ({sum(w == why for _, w in said)} of them)" for why in whys]
+        text = (
+            whys[0] if len(said) == 1 else "\n".join([f"none of your {len(said)} commands here was applied:", *lines])
+        )
+        promotion.notice(markers.reply_key(said[0][0]), f"@{login} {text}")
+        promotion.store.answered = max(promotion.store.answered, said[-1][0])
+    state = promotion.load() if refused else None
+    if state is not None and promotion.store.answered > (state.answered_comment or 0):
+        promotion.save(state)
 
 
 def _is_command(body: str) -> bool:
@@ -381,22 +452,45 @@ def _is_command(body: str) -> bool:
     return command is not None and not command.name.read_only
 
 
+class EditedByAnother(Exception):
+    """A command comment whose text was last saved by someone other than its author: it decides nothing."""
+
+    def __init__(self, editor: str, *, again: bool = False):
+        who = f"@{editor}" if editor else "an account since deleted"
+        how = "was edited again while the bot read it" if again else f"was last edited by {who}, not by you"
+        super().__init__(
+            f"your comment {how}, so nothing in it was applied: a command counts only as its author wrote it. "
+            "To decide, post the command again in a new comment (so does anyone else who wants to decide)."
+        )
+        self.editor = editor
+
+
 def _as_it_is_now(session, number: int, comment_id: int, login: str) -> commands.Command | None:
-    """The command the comment holds now (one call), None when it was deleted or no longer holds one.
+    """The command the comment holds now, None when it was deleted or no longer holds one; EditedByAnother when
+    someone other than its author saved the text it holds now.
 
     The run may start long after the comment (queued behind the issue's other runs): a `/approve` deleted or
     corrected into `/request-changes` by then must not pass the gate, as a gate label removed by then does not.
-    Only the person who wrote it counts: the author of a comment never changes, so one edited by someone else is
-    still theirs to answer for, and the one rule (``authorize``) judges them.
+    Any write collaborator may edit anyone's comment, and REST names only the author: a `/reject` turned into
+    `/approve` by someone the maintainers chose not to trust with gates would pass it in the author's name. So an
+    edited comment (REST's ``updated_at`` after ``created_at``) asks GraphQL who saved it last, as the status comment
+    does (``state.trusted``): one call, none for a comment never edited; only the author's own edit counts.
     """
+    client = session.client
     try:
-        now = session.client.get_comment(number, comment_id)
+        now = client.get_comment(number, comment_id)
     except GitHubError as exc:
         if exc.status == 404:
             return None
         raise
     if now.login.lower() != login.lower():
         return None
+    editor = client.last_editor(now)
+    if editor is not None:
+        if editor.updated_at is not None and now.updated_at is not None and editor.updated_at > now.updated_at:
+            raise EditedByAnother(editor.login, again=True)
+        if editor.login.lower() != login.lower():
+            raise EditedByAnother(editor.login)
     return commands.parse(now.body or "")
 
 

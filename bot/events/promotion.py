@@ -389,6 +389,11 @@ class Promotion:
             self.config.workflow, {"issue": str(self.issue.number), "step": "continue", "requests_run": self.env.run_id}
         )
 
+    def continue_later(self) -> None:
+        """A run of this issue's workflow takes up what this one left (``comments.catch_up``'s bound on a burst of
+        commands); a dispatch this run sends after it (the sandboxed job's, the benchmark's) starts a run that does."""
+        self._schedule(self.config.workflow, {"issue": str(self.issue.number), "step": "continue"})
+
     def _schedule(self, workflow: str, inputs: dict[str, str], *, benchmark: bool = False) -> None:
         """The dispatch `promote dispatch-next` sends after this job uploaded what the next run needs (for the
         ``benchmark``, it then records the run GitHub started: ``bot.events.benchmark.record_run``)."""

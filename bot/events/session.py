@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.events.env import EventEnv
 from bot.events.promotion import Promotion, is_promotion
@@ -20,6 +20,8 @@ class Session:
     #: who the audit names for what this event sets off (a benchmark dispatched or cancelled): the person whose
     #: event it is, or "bot" for the bot's own runs (its continuations) and other bots
     sender: str = "bot"
+    #: login -> role on the repository, asked once per run: a burst of one person's commands asks once
+    roles: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def open(cls, env: EventEnv, *, client_factory: Callable | None = None) -> Session:
@@ -46,9 +48,11 @@ class Session:
     def authorize(
         self, login: str, user_type: str, action: Action, *, issue_author: str | None = None
     ) -> tuple[Actor, Verdict]:
-        """Look the person's role up (one call) and ask the one authorization rule (a read-only command never asks:
-        ``commands.Name.read_only``)."""
+        """Look the person's role up (one call, once per run) and ask the one authorization rule (a read-only
+        command never asks: ``commands.Name.read_only``)."""
         actor = Actor(login=login, type=user_type)
         if not actor.is_bot:
-            actor = Actor(login=login, type=user_type, role=self.client.role(login))
+            if login.lower() not in self.roles:
+                self.roles[login.lower()] = self.client.role(login)
+            actor = Actor(login=login, type=user_type, role=self.roles[login.lower()])
         return actor, authorize(actor, action, self.config, issue_author=issue_author)

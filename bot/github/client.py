@@ -247,8 +247,8 @@ class GitHub:
                     return editor_from_json(data)
                 except ValueError as exc:
                     raise GitHubError(
-                        f"GitHub did not say who edited comment {comment.id} last ({exc}); the bot acts only on a "
-                        "status comment it saved itself, so it stops here: comment `/retry` later"
+                        f"GitHub did not say who edited comment {comment.id} last ({exc}); the bot acts only on "
+                        "text whose writer it knows, so it stops here: comment `/retry` later"
                     ) from None
 
             self._editors[key] = self._call(f"POST graphql editor of comment {comment.id}", ask)

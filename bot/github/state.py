@@ -289,6 +289,9 @@ class GitHubStateStore:
         #: the newest comment this run answered: every save records it (``PipelineState.answered_comment``), the
         #: runner's too, so the save that records the answer's outcome records that it was given
         self.answered = 0
+        #: the oldest command this run left for a later one (``comments.catch_up`` acts on a bounded number per
+        #: run): no save records an answer at or past it, so the next run still finds it unanswered
+        self.held: int | None = None
 
     def load(self) -> PipelineState | None:
         """The state in the status comment; None without one; ForeignEdit when a person saved it last."""
@@ -299,8 +302,9 @@ class GitHubStateStore:
         return stamped(decode_state(comment.body), comment.updated_at)
 
     def save(self, state: PipelineState, status: str) -> None:
-        if self.answered > (state.answered_comment or 0):  # a state saved before it was kept starts here
-            state = state.model_copy(update={"answered_comment": self.answered})
+        answered = self.answered if self.held is None else min(self.answered, self.held - 1)
+        if answered > (state.answered_comment or 0):  # a state saved before it was kept starts here
+            state = state.model_copy(update={"answered_comment": answered})
         body = status_body(state, status)
         written = self.client.upsert_comment(self.issue, markers.STATUS, body)
         kept = self.client.get_comment(self.issue, written.id)  # read back: a 200 does not mean it was kept

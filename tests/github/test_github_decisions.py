@@ -417,6 +417,41 @@ def test_a_command_deleted_or_edited_before_its_run_counts_as_it_is_now(sim):
     ]
 
 
+def test_a_command_someone_else_edited_decides_nothing_in_its_authors_name(sim):
+    """Red team 6 #1: any write collaborator may edit anyone's comment, and REST names only its author: walt (write,
+    not an approver) turned maria's queued `/reject` into `/approve`, and gate 1 passed "approved by maria". A
+    command whose text someone else saved last now decides nothing, and its author is told who edited it."""
+    (sim.root / "config.yml").write_text(
+        "blis_repository: acme/blis\nallow_sample_data: true\napprovers:\n  roles: [admin, maintain]\n"
+    )
+    sim.fake.add_user("walt", role="write")
+    number = _to_gate_1(sim)
+    _comment(sim, number, "walt", "/approve")  # walt alone is refused
+    assert state_of(sim, number).decisions == []
+
+    rejected = _as(sim, "maria").get_issue(number).create_comment("/reject the fidelity is not good enough")
+    payload = sim.fake.webhook("issue_comment", "created", REPO, number, sender="maria", comment_id=rejected.id)
+    _as(sim, "walt").get_issue(number).get_comment(rejected.id).edit("/approve")  # while maria's run is queued
+    sim.deliver("issue_comment", payload)
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.status.value == "awaiting-decision" and state.decisions == []
+    assert not [a for a in state.audit if a.event.startswith("gate 1 approve")]
+    marker = f"promotion-bot:notice:reply-{rejected.id} "
+    [reply] = [b for b in _bodies(sim, number) if marker in b]
+    assert "@maria your comment was last edited by @walt, not by you, so nothing in it was applied" in reply
+    assert "post the command again in a new comment" in reply
+    sim.replay(sim.runs[-1])  # a re-run decides nothing and says it once
+    assert state_of(sim, number).decisions == [] and len([b for b in _bodies(sim, number) if marker in b]) == 1
+
+    own = _as(sim, "maria").get_issue(number).create_comment("/reject the fidelity is not good enough")
+    payload = sim.fake.webhook("issue_comment", "created", REPO, number, sender="maria", comment_id=own.id)
+    own.edit("/approve")  # her own edit still counts
+    sim.deliver("issue_comment", payload)
+    state = state_of(sim, number)
+    assert [(d.gate, d.decision.value, d.actor) for d in state.decisions] == [(1, "approve", "maria")]
+    assert state.open_gate == 2
+
+
 def test_an_edit_that_throws_gate_2s_approval_away_removes_its_label_though_the_same_run_opens_gate_2_again(sim):
     """The label of the gate open now is left to its own run; one whose decision a restart threw away has no run
     coming, so the restart removes it (its notice says the decision no longer counts), before gate 2 opens again."""

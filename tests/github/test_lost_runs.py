@@ -84,6 +84,10 @@ def test_stage_5_continues_when_the_benchmarks_dispatch_back_was_dropped_and_no_
     assert len([d for d in sim.fake.dispatches if d.workflow.endswith("benchmark.yml")]) == 1
 
 
+def _bodies(sim, number):
+    return [c.body for c in sim.fake.comments(REPO, number)]
+
+
 def _reply_to(sim, number, comment_id):
     return [c.body for c in sim.fake.comments(REPO, number) if f"promotion-bot:notice:reply-{comment_id} " in c.body]
 
@@ -177,3 +181,57 @@ def test_a_bots_comment_or_another_label_continues_too_and_never_acts(sim):
     assert label.result.action.startswith("ignored: not a gate label; then continued what was due"), label.result
     state = state_of(sim, number)
     assert state.open_gate == 1 and state.status.value == "awaiting-decision", pipeline.describe(state)
+
+
+def test_a_burst_of_dropped_commands_costs_one_bounded_run_and_one_reply_per_person(sim):
+    """Red team 6 #2: every missed command was answered in one run, one reply each: 60 comments from a read-role
+    outsider (their runs dropped by the issue's concurrency group) cost 154 REST calls in one run, and the token's
+    1,000 an hour are shared by every promotion of the repository. A person's refused and malformed commands of
+    one run now get one reply, and an approver's command among them is still acted on."""
+    sim.fake.add_user("mallory", role="read")
+    number = _to_gate_1(sim)
+    flood = _as(sim, "mallory").get_issue(number)
+    for i in range(60):
+        if i == 37:
+            approve = _as(sim, "maria").get_issue(number).create_comment("/approve")
+        flood.create_comment(f"/approve{'x' if i % 2 else ''}")
+    runs = len(sim.runs)
+    _comment(sim, number, "mallory", "hello")
+    [run] = sim.runs[runs:]
+    assert run.calls <= 30, run.calls  # it also opens gate 2's review: maria's /approve passed gate 1
+    [reply] = [b for b in _bodies(sim, number) if "@mallory" in b and "promotion-bot:notice:reply-" in b]
+    assert "@mallory none of your 60 commands here was applied:" in reply
+    assert "- `/approve` was not applied: @mallory has the role `read`" in reply and "(30 of them)" in reply
+    assert "- `/approvex` is not a command" in reply
+    state = state_of(sim, number)
+    assert [(d.gate, d.actor) for d in state.decisions] == [(1, "maria")] and state.open_gate == 2
+    [applied] = _reply_to(sim, number, approve.id)
+    assert "@maria `/approve` was applied by a later run of this issue" in applied
+
+    _comment(sim, number, "researcher", "Thanks.")  # nothing is answered again
+    assert len([b for b in _bodies(sim, number) if "@mallory" in b]) == 1
+
+
+def test_commands_past_one_runs_bound_wait_for_the_next_run_and_are_never_skipped(sim):
+    """The people one run answers are bounded (``comments.LATE_PEOPLE``): the next command waits, with every newer
+    one (the run's own too), for the run this one dispatches; the watermark never passes it."""
+    from bot.events.comments import LATE_PEOPLE
+
+    number = _to_gate_1(sim)
+    people = [f"reader{i}" for i in range(LATE_PEOPLE + 1)]
+    said = {}
+    for login in people:
+        sim.fake.add_user(login, role="read")
+        said[login] = _as(sim, login).get_issue(number).create_comment("/approve").id
+    runs = len(sim.runs)
+    own = _comment(sim, number, "maria", "/approve")
+    first, *rest = sim.runs[runs:]
+    assert first.result.action == "left for a later run: older commands come first", first.result
+    assert f"left 1 command(s) from comment {said[people[-1]]} on for a later run" in first.result.notes[-1]
+    assert rest and rest[0].event == "workflow_dispatch"  # the continuation takes up the rest
+    for login in people:
+        [reply] = _reply_to(sim, number, said[login])
+        assert f"@{login} `/approve` was not applied: @{login} has the role `read`" in reply
+    state = state_of(sim, number)
+    assert [(d.gate, d.actor) for d in state.decisions] == [(1, "maria")] and state.open_gate == 2
+    assert "@maria `/approve` was applied by a later run" in _reply_to(sim, number, own)[0]
