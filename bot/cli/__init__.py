@@ -21,12 +21,17 @@ import os
 import signal
 import sys
 import textwrap
+import threading
+from typing import NoReturn
 
 from bot import __version__
 from bot.model import RequestError
 
 #: Command modules under bot.cli, in the order they appear in --help.
 COMMANDS = ["pipeline", "translate", "upstream", "evidence", "github", "bench"]
+
+#: Set by ``command`` (the executable); ``main`` called in another program's process leaves its signals alone.
+_AS_COMMAND = False
 
 
 class UsageError(RequestError):
@@ -52,6 +57,25 @@ def build_parser() -> argparse.ArgumentParser:
     for name in COMMANDS:
         importlib.import_module(f"bot.cli.{name}").register(sub)
     return parser
+
+
+def command() -> NoReturn:
+    """The ``promote`` executable: ``main`` with the exit status a shell expects, whatever the Ctrl-C timing.
+
+    People press Ctrl-C again while a stop is being reported. The first one is answered (``_call``: what was
+    saved and how to resume); one that lands after that answer, while the interpreter winds down, would
+    otherwise escape as an uncaught KeyboardInterrupt and the process would die by SIGINT (status -2, no
+    message). So once the command has stopped for any reason, further Ctrl-Cs are ignored: it is exiting anyway.
+    """
+    global _AS_COMMAND  # noqa: PLW0603 - one flag for the process the executable is
+    _AS_COMMAND = True
+    try:
+        code = main()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except KeyboardInterrupt:  # a second Ctrl-C while the first was being answered: the answer stands
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        code = 130
+    sys.exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,10 +115,18 @@ def _call(args) -> int:
         print(f"promote: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        if _is_command():  # the executable: a further Ctrl-C must not cut the answer short (see ``command``)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         from bot.cli.stopped import interrupted_line
 
         print(interrupted_line(args), file=sys.stderr)
         return 130
+
+
+def _is_command() -> bool:
+    """True in the ``promote`` executable (main thread, called from ``command``), not when a test or the
+    Action calls ``main`` in its own process, whose Ctrl-C handling is its own."""
+    return _AS_COMMAND and threading.current_thread() is threading.main_thread()
 
 
 class ReaderMayLeave:
