@@ -5,6 +5,8 @@ Times ``promote run examples/weighted-adaptive/promotion.yaml --results ... --ap
 the floor no implementation can go below: the Go toolchain's gofmt, build, vet and test of the
 plugin the run committed (one ``check_plugin``, in the sandbox, warm build cache) plus the git writes
 (the run's commits replayed, file for file, into a fresh repository). Prints the ratio; target <= 2.
+Also prints the run's CPU time (user + sys of the ``promote`` process and everything it waited for): on a
+shared machine the wall clock moves with the others' load, the CPU time much less, so compare that.
 
     .venv/bin/python perf/promotion.py [--json]
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import subprocess
 import sys
 import tempfile
@@ -30,7 +33,13 @@ def _git(repo: Path, *args: str, text: bool = True):
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=text, check=True)
 
 
-def time_run(work: Path) -> float:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def time_run(work: Path) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one ``promote run``."""
     promote = Path(sys.executable).with_name("promote")
     cmd = [
         str(promote),
@@ -45,12 +54,12 @@ def time_run(work: Path) -> float:
         str(work),
         "--quiet",
     ]
-    t0 = time.perf_counter()
+    cpu0, t0 = _children_cpu(), time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
     if proc.returncode != 0:
         raise SystemExit(f"promote run failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
-    return elapsed
+    return elapsed, cpu
 
 
 def time_checks(fork: Path) -> tuple[float, int]:
@@ -113,13 +122,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="promotion-perf-run-") as tmp:
         work = Path(tmp) / "work"
-        t_run = time_run(work)
+        t_run, cpu_run = time_run(work)
         fork = work / "fork"
         t_checks, tests = time_checks(fork)
         t_git, commits = time_git(fork)
     floor = t_checks + t_git
     result = {
         "promote_run_s": round(t_run, 2),
+        "promote_run_cpu_s": round(cpu_run, 2),
         "floor_s": round(floor, 2),
         "go_checks_s": round(t_checks, 2),
         "git_writes_s": round(t_git, 2),
@@ -132,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result, indent=2))
         return 0
     print(
-        f"promote run --approve all: {result['promote_run_s']:.1f} s; floor {result['floor_s']:.1f} s "
+        f"promote run --approve all: {result['promote_run_s']:.1f} s ({result['promote_run_cpu_s']:.1f} s CPU); floor {result['floor_s']:.1f} s "
         f"(Go checks {result['go_checks_s']:.1f} s, {tests} tests; git writes {result['git_writes_s']:.1f} s, "
         f"{commits} commits); ratio {result['ratio']:.2f} (target <= {TARGET:g})"
     )
