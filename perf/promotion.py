@@ -5,8 +5,7 @@ Times ``promote run examples/weighted-adaptive/promotion.yaml --results ... --ap
 the floor no implementation can go below: the Go toolchain's gofmt, build, vet and test of the
 plugin the run committed (one ``check_plugin``, in the sandbox, warm build cache) plus the git writes
 (the run's commits replayed, file for file, into a fresh repository). Prints the ratio; target <= 2.
-The bot's modules are byte-compiled first, as an installed bot's are, and the run's CPU time is printed too.
-Also prints the run's CPU time (user + sys of the ``promote`` process and everything it waited for): on a
+The bot's modules are byte-compiled first, as an installed bot's are. Also prints the run's CPU time (user + sys of the ``promote`` process and everything it waited for): on a
 shared machine the wall clock moves with the others' load, the CPU time much less, so compare that.
 
     .venv/bin/python perf/promotion.py [--json]
