@@ -33,6 +33,7 @@ from pathlib import Path
 
 from bot.bench.errors import ReportError
 from bot.bench.evaluation_spec import EvaluationSpec
+from bot.bench.evidence import arm_keywords
 from bot.bench.experiment import workload_profile
 from bot.bench.layout import TREATMENTS, run_dir
 from bot.bench.plan import BenchmarkPlan
@@ -47,6 +48,7 @@ from bot.bench.run.schedule import CellRun, Group, SetupRun, build_schedule, nes
 from bot.bench.run.stops import BudgetStop, StepFailed
 from bot.bench.yaml_dump import dump_yaml
 from bot.model import PromotionRequest, RequestError
+from bot.yaml_safe import load_yaml
 
 #: A cell that runs longer than duration x this (plus the slack) is killed as hung.
 CELL_TIMEOUT_FACTOR = 3.0
@@ -455,9 +457,11 @@ class BenchRunner:
 
     def _keywords(self, setup: SetupRun, cell: CellRun) -> list[str]:
         assert self.manifest is not None
+        # promotion, arm and the EPP config's digest (bot.bench.evidence.arm_keywords): llm-d-benchmark records
+        # no EPP config in its reports, and these keywords are what it does record (run.keywords)
+        config = load_yaml(self.cfg.epp_configs[cell.arm])
         kws = [
-            f"promotion:{self.cfg.request.id}",
-            f"arm:{cell.arm}",
+            *arm_keywords(self.cfg.request.id, cell.arm, config),
             f"cell:{cell.run_treatment}",
             f"commit:{self.cfg.commit}",
         ]
