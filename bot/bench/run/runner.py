@@ -457,14 +457,9 @@ class BenchRunner:
 
     def _keywords(self, setup: SetupRun, cell: CellRun) -> list[str]:
         assert self.manifest is not None
-        # promotion, arm and the EPP config's digest (bot.bench.evidence.arm_keywords): llm-d-benchmark records
-        # no EPP config in its reports, and these keywords are what it does record (run.keywords)
-        config = load_yaml(self.cfg.epp_configs[cell.arm])
-        kws = [
-            *arm_keywords(self.cfg.request.id, cell.arm, config),
-            f"cell:{cell.run_treatment}",
-            f"commit:{self.cfg.commit}",
-        ]
+        # llm-d-benchmark's reports record no EPP config, only these (run.keywords): arm_keywords binds the arm
+        kws = [*arm_keywords(self.cfg.request.id, cell.arm, load_yaml(self.cfg.epp_configs[cell.arm]))]
+        kws += [f"cell:{cell.run_treatment}", f"commit:{self.cfg.commit}"]
         image = self.manifest.image
         if image is not None:
             kws.append(f"epp-image:{image.ref}@{image.digest}" if image.digest else f"epp-image:{image.ref}")
