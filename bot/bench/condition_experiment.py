@@ -22,11 +22,13 @@ import re
 from typing import Any
 
 from bot.bench.conditions import GAP_CONDITION, Condition, conditions_for
+from bot.bench.evidence import arm_keywords
 from bot.bench.layout import RUN_TREATMENT_PATTERN, TREATMENTS, split_condition, with_condition
 from bot.bench.plan import BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE, BenchmarkPlan, Cell
 from bot.bench.yaml_dump import dump_yaml
 from bot.escape import yaml_comment
 from bot.model import PromotionRequest
+from bot.yaml_safe import load_yaml
 
 CONFIG_FILES = {"baseline": BASELINE_CONFIG_FILE, "evolved": EVOLVED_CONFIG_FILE}
 
@@ -88,10 +90,24 @@ def how_to_run(name: str, found: Condition | str | None, run: str) -> str:
             "a run, so this experiment stands up the plain arms, and run as it is it measures the plain load. "
             "Run it with `promote bench run` (it applies the fault and records it), or by hand with "
             f"{run} while doing what the condition says in every run. Reports without the `condition:{name}` "
-            "keyword are left out of the verdicts (condition not recorded)."
+            "keyword are left out of the verdicts (condition not recorded), and so are reports without their "
+            "arm's `epp-config:` keyword (by hand, one arm at a time: the keywords stage 5's refusal names)."
         )
     why = found or "the bot knows no such condition"
     return f"`{name}`: not runnable on this cluster ({why}); nothing can apply it, so its cells decide nothing."
+
+
+def _keywords(
+    request: PromotionRequest, constants: dict[str, Any], arm: str, name: str, setup_level: bool
+) -> dict[str, list[str]]:
+    """A setup-level condition's setup treatment records its arm, EPP config and condition as
+    ``description.keywords`` (what binds its reports, ``bot.bench.evidence.arm_keywords``). A run-level one sets
+    none: a treatment's keywords replace ``--run-keywords``, and its ``condition:`` keyword must come from the
+    person who applied the fault (run it with ``promote bench run``, which records both)."""
+    if not setup_level:
+        return {}
+    text = constants["router.epp.pluginsCustomConfig"][CONFIG_FILES[arm]]
+    return {"description.keywords": [*arm_keywords(request.id, arm, load_yaml(text)), f"condition:{name}"]}
 
 
 def render_condition_experiments(
@@ -129,6 +145,7 @@ def render_condition_experiments(
                 "name": with_condition(arm, name) if setup_level else arm,
                 "router.epp.pluginsConfigFile": CONFIG_FILES[arm],
                 **overrides,
+                **_keywords(request, constants, arm, name, setup_level),
             }
             for arm in TREATMENTS
         ]

@@ -1,14 +1,22 @@
 """Evidence belongs to this promotion: a report counts for an arm only if it measured that arm.
 
 A report filed under ``evolved/`` says nothing about this promotion unless what it
-records is what this plan ran for that arm: the EndpointPickerConfig in
-``scenario.stack[].native.config`` (plugin types, their parameters, the profiles),
-the model and the number of model-server replicas, the load it ran (``bot.bench.load_binding``) and
+records is what this plan ran for that arm: its EndpointPickerConfig (plugin types, their parameters, the
+profiles), the model and the number of model-server replicas, the load it ran (``bot.bench.load_binding``) and
 the Track B condition its directory names (``bot.bench.conditions.condition_reason``), and, when the runner recorded
 them, the promotion id, the arm and the EPP image digest (``run.keywords``
 ``promotion:<id>``, ``arm:<arm>``, ``epp-image:<ref>@sha256:<digest>``), and the
 EPP image tag the plan pins for both arms (``image_difference``). Anything else is rejected with the
 reason, so another program's reports cannot confirm this plugin's hypotheses.
+
+Where the EndpointPickerConfig is recorded: llm-d-benchmark's converter puts it in
+``scenario.stack[].native.config`` only from ``LLMDBENCH_VLLM_MODELSERVICE_GAIE_PRESETS_CONFIG``, which nothing in
+llm-d-benchmark sets (8bc9f1dd), and ``run --analyze`` re-converts on the driver with no ``scenario.stack`` at all.
+What does survive is ``--run-keywords`` / a setup treatment's ``description.keywords``: the harness writes them to
+``run_metadata.yaml`` (``description_keywords``) and both conversions copy them to ``run.keywords``. So the
+runner and the plan's ``experiment.yaml`` record the config as ``epp-config:<config_digest>`` there, and a report
+binds by the config it records in the stack when it has one (bundled samples, hand-made reports), by that keyword
+when it has one (both must match when both are there), and is refused when it has neither (``config_hint``).
 
 Sample and synthetic data (``run.keywords`` ``synthetic`` / ``sample-data``, or a
 description that says so) is never evidence unless the person asks for a rehearsal
@@ -17,6 +25,7 @@ with ``--allow-sample-data``; then every verdict, the report and the PR say so.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -57,6 +66,19 @@ def epp_component(doc: dict) -> dict | None:
         if isinstance(config, dict) and config.get("kind") == "EndpointPickerConfig":
             return comp
     return None
+
+
+def config_digest(config: Any) -> str:
+    """``sha256:<hex>`` of an EndpointPickerConfig as parsed (key order, YAML layout and comments do not count):
+    the ``epp-config:`` keyword that records which config a run deployed, where llm-d-benchmark records none."""
+    text = json.dumps(config, sort_keys=True, separators=(",", ":"), default=str)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def arm_keywords(promotion: str, arm: str, config: Any) -> list[str]:
+    """The run keywords that bind a run to one arm of a promotion: what the runner passes with ``--run-keywords``
+    and the plan's ``experiment.yaml`` sets as each setup treatment's ``description.keywords``."""
+    return [f"promotion:{promotion}", f"arm:{arm}", f"epp-config:{config_digest(config)}"]
 
 
 def _engines(doc: dict) -> list[dict]:
@@ -187,16 +209,18 @@ class EvidencePolicy:
     def _epp(self, doc: dict, arm: str) -> str | None:
         if not self.arms:
             return None
-        comp = epp_component(doc)
-        if comp is None:
-            return (
-                "records no EndpointPickerConfig (scenario.stack[].native.config), so it cannot show which arm it "
-                "measured; run it through llm-d-benchmark (or `promote bench run`), which records it"
-            )
-        recorded = comp["native"]["config"]
         expected = self.arms.get(arm)
         if expected is None:
             return f"arm {arm!r} is not in this plan ({', '.join(sorted(self.arms))})"
+        comp = epp_component(doc)
+        recorded = keyword_value(doc, "epp-config")
+        if comp is None and recorded is None:
+            return self.config_hint(arm, expected)
+        if comp is not None and (problem := self._recorded_config(comp["native"]["config"], expected, arm)):
+            return problem
+        return self._config_keyword(recorded, expected, arm) if recorded is not None else None
+
+    def _recorded_config(self, recorded: dict, expected: dict, arm: str) -> str | None:
         diff = config_difference(recorded, expected)
         if diff is None:
             return None
@@ -206,6 +230,29 @@ class EvidencePolicy:
         if other is not None:
             return f"its EPP config is the {other} arm's, but it is filed under {arm}"
         return f"EPP config differs from the {arm} arm's in this plan: {diff}"
+
+    def _config_keyword(self, recorded: str, expected: dict, arm: str) -> str | None:
+        """The ``epp-config:`` keyword against the arm's config: a digest says only *whether* it is the same."""
+        if recorded == config_digest(expected):
+            return None
+        other = next((a for a, cfg in sorted(self.arms.items()) if a != arm and config_digest(cfg) == recorded), None)
+        if other is not None:
+            return f"run.keywords epp-config:{recorded} is the {other} arm's EPP config, but it is filed under {arm}"
+        return (
+            f"run.keywords epp-config:{recorded} is not the {arm} arm's EPP config in this plan "
+            f"({config_digest(expected)}): it ran another config (the plan changed since, or another program's)"
+        )
+
+    def config_hint(self, arm: str, expected: dict) -> str:
+        """Why a report with no config record is refused, and how to run so that it has one (true of
+        llm-d-benchmark: it never fills scenario.stack[].native.config, but it keeps --run-keywords)."""
+        kws = ",".join(arm_keywords(self.promotion or "<id>", arm, expected))
+        return (
+            "records no EPP config: neither an EndpointPickerConfig in scenario.stack[].native.config (llm-d-benchmark "
+            "leaves it empty) nor an epp-config: keyword in run.keywords, so it cannot show which arm it measured; "
+            "run the plan with `promote bench run` or from its experiment.yaml (both record it), or by hand one arm "
+            f"at a time with `llmdbenchmark --run-keywords {kws} ...` for the {arm} arm"
+        )
 
     def _stack(self, doc: dict, workload: str) -> str | None:
         engines = _engines(doc)

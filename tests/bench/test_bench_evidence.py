@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.bench.evidence import SAMPLE_FLAG, EvidencePolicy, load_evidence, mark_sample
+from bot.bench.evidence import SAMPLE_FLAG, EvidencePolicy, config_digest, load_evidence, mark_sample
 from bot.bench.reports import ReportError
 from bot.model import Verdict, VerdictStatus
 from tests.bench.bench_helpers import make_doc
@@ -107,7 +107,7 @@ def test_a_report_that_measured_something_else_is_rejected_with_the_reason(resul
     assert reasons["rep-6"] == "2 model-server replicas, but the plan's stack has 4"
     assert reasons["rep-7"] == "belongs to promotion '99' (run.keywords), not '7'"
     assert reasons["rep-8"] == "run.keywords says arm 'baseline', but it is filed under 'evolved'"
-    assert reasons["rep-9"].startswith("records no EndpointPickerConfig")
+    assert reasons["rep-9"].startswith("records no EPP config")
     assert (
         reasons["rep-10"].startswith("EPP image ghcr.io/o/epp:t@sha256:bbbb")
         and "not the one built" in reasons["rep-10"]
@@ -317,3 +317,80 @@ def test_a_config_mismatch_names_every_difference_not_only_the_first():
         "schedulingProfiles differ (plugin weights or order)"
     )
     assert config_difference(plan, copy.deepcopy(plan)) is None
+
+
+#: A report as llm-d-benchmark writes it (its converter's own output; how it was made is in the file's header).
+UPSTREAM = Path(__file__).resolve().parent / "fixtures" / "upstream_driver_report_v0_2.yaml"
+
+
+def _upstream(uid: str, *, keywords: dict[str, str] | None = None, drop: tuple[str, ...] = ()) -> dict:
+    """The upstream report with its run.uid and some keywords (``name`` -> value) replaced or dropped."""
+    doc = yaml.safe_load(UPSTREAM.read_text(encoding="utf-8"))
+    doc["run"]["uid"] = uid
+    kws = [k for k in doc["run"]["keywords"] if k.split(":", 1)[0] not in {*drop, *(keywords or {})}]
+    doc["run"]["keywords"] = kws + [f"{k}:{v}" for k, v in (keywords or {}).items()]
+    return doc
+
+
+def test_a_report_as_llm_d_benchmark_writes_it_binds_to_its_arm_by_the_runners_keywords(results_factory):
+    """Upstream finding 1: llm-d-benchmark never records the EndpointPickerConfig (scenario.stack[].native.config
+    is filled from an environment variable nothing sets, and `run --analyze` re-converts with no scenario.stack at
+    all), so every real report was refused. What survives is run.keywords: the epp-config digest binds it."""
+    root, write = results_factory
+    real = yaml.safe_load(UPSTREAM.read_text(encoding="utf-8"))
+    assert "stack" not in real["scenario"] and f"epp-config:{config_digest(EVOLVED)}" in real["run"]["keywords"]
+    write("evolved", "w", 1, 1, real)
+    in_pod = _upstream("u2")  # the in-pod conversion: an EPP component whose config is {}
+    in_pod["scenario"]["stack"] = [
+        {
+            "metadata": {"label": "Inference Scheduler (EPP)", "cfg_id": "x"},
+            "standardized": {"kind": "generic", "tool": "inference_scheduler", "tool_version": ""},
+            "native": {"config": {}},
+        }
+    ]
+    write("evolved", "w", 1, 2, in_pod)
+    base = {"arm": "baseline", "epp-config": config_digest(BASELINE)}
+    write("baseline", "w", 1, 1, _upstream("b1", keywords=base))
+    write("evolved", "w", 1, 3, _upstream("u3", keywords=base))  # the baseline's run, filed under evolved
+    write("evolved", "w", 1, 4, _upstream("u4", keywords={"epp-config": config_digest(BASELINE)}))
+    changed = copy.deepcopy(EVOLVED)
+    changed["plugins"][0]["parameters"]["loadDeltaThreshold"] = 0.25
+    write("evolved", "w", 1, 5, _upstream("u5", keywords={"epp-config": config_digest(changed)}))
+    write("evolved", "w", 1, 6, _upstream("u6", drop=("epp-config",)))
+    stack_says_baseline = _upstream("u7")
+    stack_says_baseline["scenario"]["stack"] = _doc(BASELINE)["scenario"]["stack"]
+    write("evolved", "w", 1, 7, stack_says_baseline)  # both records are there: both must be the arm's
+    write("evolved", "w", 1, 8, _upstream("u8", keywords={"epp-image": "ghcr.io/acme/llm-d-router:other-build"}))
+    rs = load_evidence(root, _policy(evolved_image=PINNED))
+    reasons = {p.split("/")[0] + "/" + p.split("/")[3]: r for p, r in rs.rejected}
+    evolved = config_digest(EVOLVED)
+    assert reasons == {
+        "evolved/rep-3": "run.keywords says arm 'baseline', but it is filed under 'evolved'",
+        "evolved/rep-4": f"run.keywords epp-config:{config_digest(BASELINE)} is the baseline arm's EPP config, but "
+        "it is filed under evolved",
+        "evolved/rep-5": f"run.keywords epp-config:{config_digest(changed)} is not the evolved arm's EPP config in "
+        f"this plan ({evolved}): it ran another config (the plan changed since, or another program's)",
+        "evolved/rep-6": "records no EPP config: neither an EndpointPickerConfig in scenario.stack[].native.config "
+        "(llm-d-benchmark leaves it empty) nor an epp-config: keyword in run.keywords, so it cannot show which arm "
+        "it measured; run the plan with `promote bench run` or from its experiment.yaml (both record it), or by "
+        f"hand one arm at a time with `llmdbenchmark --run-keywords promotion:7,arm:evolved,epp-config:{evolved} "
+        "...` for the evolved arm",
+        "evolved/rep-7": "its EPP config is the baseline arm's, but it is filed under evolved",
+        "evolved/rep-8": "its evolved EPP image ghcr.io/acme/llm-d-router:other-build is not the one this plan pins "
+        f"for both arms ({PINNED}): tag 'other-build', the plan's is 'promotion-7-evolved-adaptive-scorer', so it "
+        "measured another build or plugin",
+    }, rs.rejected
+    assert sorted(rs.loaded) == [
+        f"{arm}/w/rate-1/rep-{n}/benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml"
+        for arm, n in (("baseline", 1), ("evolved", 1), ("evolved", 2))
+    ]
+
+
+def test_the_config_digest_ignores_key_order_and_yaml_layout_but_not_values():
+    from bot.yaml_safe import load_yaml
+
+    reordered = load_yaml(yaml.safe_dump(EVOLVED, sort_keys=True, default_flow_style=True))
+    assert config_digest(reordered) == config_digest(EVOLVED) != config_digest(BASELINE)
+    changed = copy.deepcopy(EVOLVED)
+    changed["plugins"][0]["parameters"]["loadDeltaThreshold"] = 0.2000001
+    assert config_digest(changed) != config_digest(EVOLVED)

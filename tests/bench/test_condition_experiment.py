@@ -112,3 +112,43 @@ def test_a_plan_without_conditions_has_one_experiment():
     files = render_experiment(make_plan(req, _example_hypotheses()), req, EPP_BASELINE, EPP_EVOLVED)
     assert [f for f in files if f.endswith("experiment.yaml")] == [f"{ROOT}/experiment.yaml"]
     assert "Track B" not in files[f"{ROOT}/README.md"] and "Track B" not in files[f"{ROOT}/experiment.yaml"]
+
+
+def test_runs_of_the_plans_experiments_bind_to_their_arm_by_the_keywords_the_setup_treatments_set(tmp_path):
+    """Upstream finding 1: llm-d-benchmark's reports record no EPP config, so a run by hand from the committed
+    experiment must carry its arm's binding in description.keywords (what the harness writes to run_metadata.yaml
+    and the converter copies to run.keywords); a run-level condition's setup treatments set none (a treatment's
+    keywords would replace the --run-keywords condition:<name> its header asks for)."""
+    from bot.bench.evaluation_spec import load_evaluation_spec
+    from bot.bench.evidence import load_evidence, policy_from_spec
+    from tests.bench.bench_helpers import write_report
+    from tests.bench.test_bench_evidence import _upstream as upstream_report
+
+    parser = _upstream("llmdbenchmark/experiment/parser.py", tmp_path)
+    _, _, files = _plan()
+    keywords = {}
+    for name in ("experiment.yaml", "metric-staleness/experiment.yaml", "pod-failure/experiment.yaml"):
+        parsed, _ = _parsed(parser, files[f"{ROOT}/{name}"], tmp_path)
+        keywords[name] = {t.name: t.overrides.get("description", {}).get("keywords") for t in parsed.setup_treatments}
+    assert keywords["pod-failure/experiment.yaml"] == {"baseline": None, "evolved": None}
+    stale = keywords["metric-staleness/experiment.yaml"]
+    assert stale["evolved+metric-staleness"] == [*keywords["experiment.yaml"]["evolved"], "condition:metric-staleness"]
+    main = keywords["experiment.yaml"]
+    assert [k.split(":")[0] for k in main["baseline"]] == ["promotion", "arm", "epp-config"]
+    assert main["baseline"] != main["evolved"]
+
+    root = tmp_path / "results"
+    for arm, kws in main.items():  # as the harness records them: comma-joined, split back by the converter
+        doc = upstream_report(f"{arm}-1")
+        doc["run"]["keywords"] = ",".join(kws).split(",")
+        write_report(root, arm, "w", 1, 1, doc)
+    crossed = upstream_report("crossed")
+    crossed["run"]["keywords"] = main["baseline"]
+    write_report(root, "evolved", "w", 1, 2, crossed)
+    policy = policy_from_spec(load_evaluation_spec(files[f"{ROOT}/evaluation.yaml"]), allow_sample_data=False)
+    rs = load_evidence(root, policy)
+    assert sorted(rs.loaded) == [
+        f"{a}/w/rate-1/rep-1/benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml"
+        for a in ("baseline", "evolved")
+    ]
+    assert [r for _, r in rs.rejected] == ["run.keywords says arm 'baseline', but it is filed under 'evolved'"]

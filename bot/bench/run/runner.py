@@ -33,6 +33,7 @@ from pathlib import Path
 
 from bot.bench.errors import ReportError
 from bot.bench.evaluation_spec import EvaluationSpec
+from bot.bench.evidence import arm_keywords
 from bot.bench.experiment import workload_profile
 from bot.bench.layout import TREATMENTS, run_dir
 from bot.bench.plan import BenchmarkPlan
@@ -47,6 +48,7 @@ from bot.bench.run.schedule import CellRun, Group, SetupRun, build_schedule, nes
 from bot.bench.run.stops import BudgetStop, StepFailed
 from bot.bench.yaml_dump import dump_yaml
 from bot.model import PromotionRequest, RequestError
+from bot.yaml_safe import load_yaml
 
 #: A cell that runs longer than duration x this (plus the slack) is killed as hung.
 CELL_TIMEOUT_FACTOR = 3.0
@@ -455,12 +457,9 @@ class BenchRunner:
 
     def _keywords(self, setup: SetupRun, cell: CellRun) -> list[str]:
         assert self.manifest is not None
-        kws = [
-            f"promotion:{self.cfg.request.id}",
-            f"arm:{cell.arm}",
-            f"cell:{cell.run_treatment}",
-            f"commit:{self.cfg.commit}",
-        ]
+        # llm-d-benchmark's reports record no EPP config, only these (run.keywords): arm_keywords binds the arm
+        kws = [*arm_keywords(self.cfg.request.id, cell.arm, load_yaml(self.cfg.epp_configs[cell.arm]))]
+        kws += [f"cell:{cell.run_treatment}", f"commit:{self.cfg.commit}"]
         image = self.manifest.image
         if image is not None:
             kws.append(f"epp-image:{image.ref}@{image.digest}" if image.digest else f"epp-image:{image.ref}")

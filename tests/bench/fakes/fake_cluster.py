@@ -244,7 +244,10 @@ def _stat(units: str, value: float, spread: float = 0.15) -> dict:
 
 
 def make_report(name: str, arm: str, rate: float, keywords: list[str], st: dict, fault_hit: bool, carry: bool) -> dict:
-    """A v0.2 report whose numbers depend only on (arm, run treatment) and the config: reruns are identical."""
+    """A v0.2 report whose numbers depend only on (arm, run treatment) and the config: reruns are identical.
+
+    Shaped as llm-d-benchmark's ``run --analyze`` leaves it (the driver's conversion overwrites the pod's): no
+    ``scenario.stack`` (no EPP config, model or replicas), only ``run.keywords`` from ``--run-keywords``."""
     cfg = config()
     rng = random.Random(_seed(arm, name, cfg.get("seed", 1)))
     workload = name.split("-rate-")[0]
@@ -265,30 +268,6 @@ def make_report(name: str, arm: str, rate: float, keywords: list[str], st: dict,
             "keywords": keywords,
         },
         "scenario": {
-            "stack": [
-                {
-                    "metadata": {"label": "vllm", "cfg_id": "fake-vllm"},
-                    "standardized": {
-                        "kind": "inference_engine",
-                        "tool": "vllm",
-                        "tool_version": "fake",
-                        "role": "replica",
-                        "replicas": st["replicas"],
-                        "model": {"name": st["model"]},
-                        "accelerator": {"model": "FAKE-GPU", "count": st["tp"], "parallelism": {"tp": st["tp"]}},
-                    },
-                    "native": {"args": {}, "envars": {}},
-                },
-                {
-                    "metadata": {"label": "Inference Scheduler (EPP)", "cfg_id": "fake-epp"},
-                    "standardized": {
-                        "kind": "generic",
-                        "tool": "inference_scheduler",
-                        "tool_version": st["epp"]["image"],
-                    },
-                    "native": {"config": st["epp"]["config"]},
-                },
-            ],
             "load": {
                 "metadata": {"cfg_id": workload},
                 "standardized": {
@@ -320,6 +299,19 @@ def make_report(name: str, arm: str, rate: float, keywords: list[str], st: dict,
             }
         },
     }
+
+
+def _deployed_config_is_the_recorded_one(keywords: list[str], st: dict) -> None:
+    """The report keeps only the keywords, so a run whose epp-config keyword is not the EPP config deployed
+    (a swap that did not happen, the other arm's digest) would bind the wrong arm's measurement: refuse it here,
+    where the cluster knows what is deployed. Warm-up runs record no arm."""
+    recorded = [k.removeprefix("epp-config:") for k in keywords if k.startswith("epp-config:")]
+    if not recorded and any(k.startswith("warmup:") for k in keywords):
+        return
+    text = json.dumps(st["epp"]["config"], sort_keys=True, separators=(",", ":"), default=str)
+    deployed = "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    if recorded != [deployed]:
+        die(f"--run-keywords epp-config {recorded} is not the deployed EPP config ({deployed})", 1)
 
 
 def cmd_run(a) -> None:
@@ -361,6 +353,7 @@ def cmd_run(a) -> None:
         s.pop("harness", None)
         s["pods"] = dict.fromkeys(s.get("pods") or {}, "Running")  # the deleted pod was recreated and is ready again
         st = dict(s)
+    _deployed_config_is_the_recorded_one(keywords, st)
     doc = make_report(name, arm, rate, keywords, st, fault_hit, carry)
     bad = next((how for sub, how in cfg.get("bad", {}).items() if sub in f"{arm}/{name}"), None)
     if bad == "wrong-rate":
