@@ -109,9 +109,7 @@ class IllegalTransition(ValueError):
     """A move the state machine refuses; the message says what is possible instead."""
 
 
-# --------------------------------------------------------------------------
-# What is due next
-# --------------------------------------------------------------------------
+# ------------------------------------------------------------ What is due next
 
 
 @dataclass(frozen=True)
@@ -223,9 +221,7 @@ def describe(state: PipelineState) -> str:
     raise AssertionError(step)  # pragma: no cover
 
 
-# --------------------------------------------------------------------------
-# Transitions
-# --------------------------------------------------------------------------
+# ----------------------------------------------------------------- Transitions
 
 
 def stage_finished(state: PipelineState, record: StageRecord, *, changed: bool, now: datetime) -> PipelineState:
@@ -465,11 +461,14 @@ class RequestChange:
 
     def what(self) -> str:
         if not self.changed:
-            return (
-                "the request (this promotion's saved state does not record its parts, so all of it counts as changed)"
-            )
+            return "every part of it, as the saved state does not record which parts the stages ran on"
         names = [PART_NAMES.get(p, p) for p in self.changed]
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+    def detail(self, why: str) -> str:
+        """The audit trail's words: "the request changed: the BLIS claims changed"."""
+        parts = "; the saved state does not record the request's parts, so all of it counts as changed"
+        return f"{why}{parts}" if not self.changed else f"{why}: {self.what()} changed"
 
 
 def request_change(state: PipelineState, parts: dict[str, str]) -> RequestChange:
@@ -506,7 +505,7 @@ def restart(
     change = request_change(state, parts or {})
     s = state.model_copy(deep=True)
     s.request_fingerprint, s.request_parts = fingerprint, dict(parts or {})
-    what = f"{why}: {change.what()} changed"
+    what = change.detail(why)
     if not change.redo:
         if s.failure is not None and change.stage is not None and s.failure.stage >= change.stage:
             s.status, s.failure = Status.RUNNING, None  # it failed on the old request: the new one may pass
