@@ -181,6 +181,8 @@ def next_step(state: PipelineState) -> Step:
         return AwaitDecision(state.open_gate)
     if state.next_stage is not None:
         n = int(state.next_stage)
+        if state.recheck is not None and n in state.stages:  # redone as it last ran (bot.recheck)
+            return RunStage(state.next_stage, state.stages[n].feedback, state.stages[n].review)
         return RunStage(state.next_stage, state.pending_feedback.get(n), state.review_findings.get(n))
     if state.open_gate is not None:
         return RunReview(state.open_gate, state.review_round + 1)
@@ -520,7 +522,7 @@ def restart(
     s.pending_feedback = {n: f for n, f in s.pending_feedback.items() if n < start}
     s.review_findings = {n: f for n, f in s.review_findings.items() if n < start}
     s.next_stage, s.open_gate, s.review_round, s.author_changed, s.failure = start, None, 0, False, None
-    s.opened_at, s.benchmark = None, None
+    s.opened_at, s.benchmark, s.recheck = None, None, None
     if s.status is Status.CANCELLED:
         s.cancelled_from = Status.RUNNING  # still cancelled: a retry continues from the restart
     else:
