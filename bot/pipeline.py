@@ -109,9 +109,7 @@ class IllegalTransition(ValueError):
     """A move the state machine refuses; the message says what is possible instead."""
 
 
-# --------------------------------------------------------------------------
-# What is due next
-# --------------------------------------------------------------------------
+# ------------------------------------------------------------ What is due next
 
 
 @dataclass(frozen=True)
@@ -183,6 +181,8 @@ def next_step(state: PipelineState) -> Step:
         return AwaitDecision(state.open_gate)
     if state.next_stage is not None:
         n = int(state.next_stage)
+        if state.recheck is not None and n in state.stages:  # redone as it last ran (bot.recheck)
+            return RunStage(state.next_stage, state.stages[n].feedback, state.stages[n].review)
         return RunStage(state.next_stage, state.pending_feedback.get(n), state.review_findings.get(n))
     if state.open_gate is not None:
         return RunReview(state.open_gate, state.review_round + 1)
@@ -223,9 +223,7 @@ def describe(state: PipelineState) -> str:
     raise AssertionError(step)  # pragma: no cover
 
 
-# --------------------------------------------------------------------------
-# Transitions
-# --------------------------------------------------------------------------
+# ----------------------------------------------------------------- Transitions
 
 
 def stage_finished(state: PipelineState, record: StageRecord, *, changed: bool, now: datetime) -> PipelineState:
@@ -465,11 +463,14 @@ class RequestChange:
 
     def what(self) -> str:
         if not self.changed:
-            return (
-                "the request (this promotion's saved state does not record its parts, so all of it counts as changed)"
-            )
+            return "every part of it, as the saved state does not record which parts the stages ran on"
         names = [PART_NAMES.get(p, p) for p in self.changed]
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+    def detail(self, why: str) -> str:
+        """The audit trail's words: "the request changed: the BLIS claims changed"."""
+        parts = "; the saved state does not record the request's parts, so all of it counts as changed"
+        return f"{why}{parts}" if not self.changed else f"{why}: {self.what()} changed"
 
 
 def request_change(state: PipelineState, parts: dict[str, str]) -> RequestChange:
@@ -506,7 +507,7 @@ def restart(
     change = request_change(state, parts or {})
     s = state.model_copy(deep=True)
     s.request_fingerprint, s.request_parts = fingerprint, dict(parts or {})
-    what = f"{why}: {change.what()} changed"
+    what = change.detail(why)
     if not change.redo:
         if s.failure is not None and change.stage is not None and s.failure.stage >= change.stage:
             s.status, s.failure = Status.RUNNING, None  # it failed on the old request: the new one may pass
@@ -521,7 +522,7 @@ def restart(
     s.pending_feedback = {n: f for n, f in s.pending_feedback.items() if n < start}
     s.review_findings = {n: f for n, f in s.review_findings.items() if n < start}
     s.next_stage, s.open_gate, s.review_round, s.author_changed, s.failure = start, None, 0, False, None
-    s.opened_at, s.benchmark = None, None
+    s.opened_at, s.benchmark, s.recheck = None, None, None
     if s.status is Status.CANCELLED:
         s.cancelled_from = Status.RUNNING  # still cancelled: a retry continues from the restart
     else:

@@ -38,6 +38,26 @@ class StageRecord(Strict):
         "them as blocking findings, and no status shows this stage as passed",
     )
     finished_at: datetime
+    made_by: dict[str, str] = Field(
+        default_factory=dict,
+        description="what made the artifacts: the dictionary version and digest, the translator's digest, the "
+        "prompt versions on the Claude path (empty: saved by a bot that did not record it), so a resume by "
+        "another bot redoes what it would make differently (``bot.recheck``)",
+    )
+
+
+class Recheck(Strict):
+    """A re-check in progress: the bot that made some finished stages differs from this one, so those stages run
+    again, and a gate's decision is kept only when the artifacts it approved come out byte-identical."""
+
+    why: str = Field(description="one line: what changed and what is redone")
+    redo: list[int] = Field(description="the stages still to run again, in order")
+    dirty: list[int] = Field(default_factory=list, description="gates whose stages came out different so far")
+    kept: list[int] = Field(default_factory=list, description="gates whose decision stays (artifacts identical)")
+    resume_stage: Stage | None = Field(description="where the promotion was: the stage due")
+    resume_gate: int | None = Field(description="where the promotion was: the open gate")
+    resume_status: str = Field(description="where the promotion was: its status")
+    resume_round: int = 0
 
 
 class GateDecision(Strict):
@@ -341,6 +361,9 @@ class PipelineState(Strict):
         "home; None: a state saved before it was kept), so a command whose run GitHub dropped is answered once",
     )
     audit: list[AuditEntry] = Field(default_factory=list)
+    recheck: Recheck | None = Field(
+        default=None, description="set while stages made by another bot run again (``bot.recheck``)"
+    )
 
     def change_requests(self, gate: int) -> str:
         """What a rerun of ``gate``'s stages is given: the reason of every change request at that gate in this

@@ -13,7 +13,7 @@ def restart_notice(change: pipeline.RequestChange, before: PipelineState, after:
     was = md(pipeline.describe(before))
     if not change.redo or change.stage is None:
         return (
-            f"The request changed ({change.what()}) while the promotion was at: {was}. No finished stage read "
+            f"{lead(change)} while the promotion was at: {was}. No finished stage read "
             f"that, so nothing is redone: {md(pipeline.describe(after))}."
         )
     start = change.stage
@@ -22,7 +22,7 @@ def restart_notice(change: pipeline.RequestChange, before: PipelineState, after:
     removed = next((a for a in reversed(after.audit) if a.event == "removed the files of the stages redone"), None)
     parts = [
         (
-            f"The request changed ({change.what()}) while the promotion was at: {was}. Stage {int(start)} "
+            f"{lead(change)} while the promotion was at: {was}. Stage {int(start)} "
             f"({start.title}) is the first to read that, so the promotion **restarted from stage {int(start)}**"
         )
     ]
@@ -39,3 +39,13 @@ def _gates(gates: list[int]) -> str:
     if len(gates) == 1:
         return f"gate {gates[0]}"
     return "gates " + ", ".join(map(str, gates[:-1])) + f" and {gates[-1]}"
+
+
+def lead(change: pipeline.RequestChange) -> str:
+    """The notice's first words: "The request changed (the BLIS claims)", never nested in another "request"."""
+    if not change.changed:
+        return (
+            "The request differs from the one this promotion ran on, and its saved state (from an older bot) "
+            "does not record the request's parts, so all of it counts as changed"
+        )
+    return f"The request changed ({change.what()})"

@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from bot import pipeline
+from bot import pipeline, recheck
 from bot.escape import commit_block, commit_subject
 from bot.execution import ExecutionNeeded, Executor
 from bot.forge.base import Forge, StateStore
@@ -40,6 +40,7 @@ from bot.model import (
 from bot.stages import STAGE_MODULES
 from bot.stages.branch_guard import BranchMoved, check_branch
 from bot.stages.context import StageContext, StageFailed
+from bot.stages.made_by import current, made_by
 from bot.stages.restart_notice import restart_notice
 from bot.stages.review_publish import publish_decision, publish_review
 
@@ -125,6 +126,10 @@ class Runner:
             self.log(restart_notice(change, before, state))
         elif not state.request_parts:  # saved before the parts were kept: the request it ran on is this one
             state = state.model_copy(update={"request_parts": self.request.parts()})
+        state, line = recheck.begin(state, current(llm=self.agents is not None), actor=self.actor, now=self.clock())
+        if line is not None:
+            self.save(state)
+            self.log(f"re-check: this promotion's stages were {line}")
         return state
 
     def restart(self, state: PipelineState, *, actor: str, why: str) -> tuple[PipelineState, pipeline.RequestChange]:
@@ -457,8 +462,13 @@ class Runner:
             summary=output.summary,
             problems=list(output.problems),
             finished_at=self.clock(),
+            made_by=made_by(stage, llm=self.agents is not None),
         )
-        state = pipeline.stage_finished(state, record, changed=changed, now=self.clock())
+        if state.recheck is not None:  # another bot made it: kept or reopened by what came out (bot.recheck)
+            state, line = recheck.stage_finished(state, record, now=self.clock())
+            self.log(f"  re-check: {line}")
+        else:
+            state = pipeline.stage_finished(state, record, changed=changed, now=self.clock())
         state = state.model_copy(update={"head": head})
         if Stage.TRANSLATE <= stage < Stage.PR:  # the draft PR carries the artifacts from stage 2 on
             self._sync_pull_request(state)

@@ -32,7 +32,7 @@ _CACHE_SIZE = 8
 
 
 def translation_key(ctx: StageContext, feedback: str | None) -> str:
-    from bot import __version__
+    from bot.stages.made_by import translator
 
     inputs = {
         "source": ctx.request.source_text,
@@ -42,7 +42,7 @@ def translation_key(ctx: StageContext, feedback: str | None) -> str:
         "feedback": feedback or "",
         "floor": ctx.request.fidelity_floor,
         "dictionary": ctx.dictionary.model_dump_json(),
-        "bot": __version__,
+        "translator": translator(),  # bot.__version__ is not bumped: the digest of the code that translates
     }
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
 

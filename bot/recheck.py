@@ -1,0 +1,143 @@
+"""Resuming a promotion whose finished stages another bot made: redo what this bot would make differently.
+
+Pure, like ``bot.pipeline``: the runner passes what makes each stage's artifacts now (``StageRecord.made_by``:
+the dictionary's version and digest, the translator's digest, the prompt versions on the Claude path), and this
+compares it with what the state recorded. The request's fingerprint cannot tell: an upgrade that translates the
+same request differently leaves it unchanged, and the approval given on the old translation would count for a
+translation nobody reviewed.
+
+The first stage whose maker changed runs again, and so does every later stage whose maker changed or whose input
+came out different. A gate's decision is kept only when the artifacts it approved come out byte-identical;
+otherwise the gate reopens (a fresh review, then a fresh decision) and what was built on it is dropped. When
+every stage redone came out identical, the promotion is back where it was.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from bot.model import AuditEntry, PipelineState, Recheck, Stage, StageRecord, Status
+from bot.pipeline import GATE_AFTER, GATE_COVERS, IllegalTransition
+
+#: States saved before ``made_by`` was kept: stage 1 is the dictionary's own summary, so the check starts at
+#: the translation, the first artifact a gate approved.
+UNKNOWN_FROM = Stage.TRANSLATE
+
+
+def stale(state: PipelineState, current: dict[int, dict[str, str]]) -> tuple[list[int], list[str]]:
+    """The finished stages whose maker differs from ``current`` (stage -> made_by), and what differs, in words.
+
+    Only stages before the one due: the due stage runs with this bot anyway."""
+    due = state.next_stage if state.open_gate is None else None
+    out, what, unknown = [], [], []
+    for n in sorted(state.stages):
+        now = current.get(n)
+        if not now or (due is not None and n >= int(due)):
+            continue
+        was = state.stages[n].made_by
+        if not was:
+            if n >= int(UNKNOWN_FROM):
+                out.append(n)
+                unknown.append(str(n))
+            continue
+        keys = [k for k in sorted(set(now) | set(was)) if now.get(k) != was.get(k)]
+        if keys:
+            out.append(n)
+            what.extend(f"{k} {was.get(k, 'none')} -> {now.get(k, 'none')}" for k in keys)
+    if unknown:
+        what.insert(
+            0, f"stage{'s' * (len(unknown) > 1)} {', '.join(unknown)} by a bot that did not record its versions"
+        )
+    return out, list(dict.fromkeys(what))
+
+
+def begin(
+    state: PipelineState, current: dict[int, dict[str, str]], *, actor: str, now: datetime
+) -> tuple[PipelineState, str | None]:
+    """Start a re-check when another bot made finished stages; returns the state and the one line to show (None:
+    nothing to redo). A promotion that is over, halted or already re-checking is left alone (a retry comes here)."""
+    if state.recheck is not None or state.status not in (Status.RUNNING, Status.AWAITING_DECISION):
+        return state, None
+    redo, what = stale(state, current)
+    if not redo:
+        return state, None
+    first = Stage(redo[0])
+    gates = sorted({d.gate for d in state.decisions if GATE_COVERS[d.gate][-1] >= first})
+    why = f"made by another bot version ({'; '.join(what)}): redoing from stage {int(first)} ({first.title})"
+    if gates:
+        named = " and ".join(map(str, gates))
+        why += f"; the decision{'s' * (len(gates) > 1)} at gate {named} stay{'s' * (len(gates) == 1)} only where the approved artifacts come out byte-identical"
+    s = state.model_copy(deep=True)
+    s.recheck = Recheck(
+        why=why,
+        redo=redo,
+        resume_stage=s.next_stage,
+        resume_gate=s.open_gate,
+        resume_status=s.status.value,
+        resume_round=s.review_round,
+    )
+    s.next_stage, s.open_gate, s.status, s.review_round, s.opened_at = first, None, Status.RUNNING, 0, None
+    return _log(s, now, actor, "re-check", why), why
+
+
+def stage_finished(state: PipelineState, record: StageRecord, *, now: datetime) -> tuple[PipelineState, str]:
+    """A stage the re-check redid: keep the gate after it when every stage it covers came out identical, else
+    reopen that gate. Returns the state and one line saying what was kept or reopened."""
+    rc = state.recheck
+    if rc is None or state.next_stage != record.stage:
+        raise IllegalTransition(f"stage {int(record.stage)} finished, but no re-check runs it")
+    n = int(record.stage)
+    old = state.stages.get(n)
+    same = old is not None and _files(old) == _files(record)
+    s = state.model_copy(deep=True)
+    s.stages[n] = record
+    r = s.recheck
+    assert r is not None
+    r.redo = [x for x in r.redo if x != n]
+    covering = next(g for g, covers in GATE_COVERS.items() if record.stage in covers) if n > 1 else None
+    if not same:
+        if covering is not None and covering not in r.dirty:
+            r.dirty.append(covering)
+        if n + 1 in s.stages and n + 1 not in r.redo and record.stage not in GATE_AFTER:
+            r.redo = sorted([*r.redo, n + 1])  # the next stage reads what changed
+    gate = GATE_AFTER.get(record.stage)
+    if gate is not None and gate in r.dirty:
+        return _reopen(s, gate, now, n)
+    line = f"stage {n} ({record.stage.title}) redone by this bot came out {'byte-identical' if same else 'different'}"
+    if gate is not None and any(d.gate == gate for d in s.decisions):
+        r.kept.append(gate)
+        line += f": gate {gate}'s decision is kept"
+    s = _log(s, now, "bot", f"stage {n} re-checked", line)
+    if r.redo:
+        s.next_stage = Stage(r.redo[0])
+        return s, line
+    s.next_stage, s.open_gate, s.review_round = r.resume_stage, r.resume_gate, r.resume_round
+    s.status, s.recheck = Status(r.resume_status), None
+    kept = f"; gate {', '.join(map(str, r.kept))} kept" if r.kept else ""
+    return _log(s, now, "bot", "re-check finished", f"every stage redone came out identical{kept}"), line
+
+
+def _reopen(s: PipelineState, gate: int, now: datetime, n: int) -> tuple[PipelineState, str]:
+    """The artifacts gate ``gate`` approved came out different: its review runs again and a person decides anew;
+    the stages after it built on the old artifacts and are dropped (they run again after the decision)."""
+    s.stages = {k: v for k, v in s.stages.items() if k <= n}
+    had = sorted({d.gate for d in s.decisions if d.gate >= gate})
+    s.decisions = [d for d in s.decisions if d.gate < gate]
+    s.reviews = {g: r for g, r in s.reviews.items() if g < gate}
+    s.unconverged = [g for g in s.unconverged if g < gate]
+    s.pending_feedback = {k: f for k, f in s.pending_feedback.items() if k <= n}
+    s.review_findings = {k: f for k, f in s.review_findings.items() if k <= n}
+    s.recheck, s.next_stage, s.open_gate, s.review_round, s.author_changed = None, None, gate, 0, False
+    s.status, s.benchmark = Status.RUNNING, None
+    dropped = f"; the decisions at gate {', '.join(map(str, had))} no longer count" if had else ""
+    line = f"stage {n} ({Stage(n).title}) redone by this bot came out different: gate {gate} reopens for a fresh review and decision{dropped}"
+    return _log(s, now, "bot", f"gate {gate} reopened by the re-check", line), line
+
+
+def _files(record: StageRecord) -> dict[str, str]:
+    return {a.path: a.sha256 for a in record.artifacts}
+
+
+def _log(state: PipelineState, now: datetime, actor: str, event: str, detail: str) -> PipelineState:
+    state.audit.append(AuditEntry(at=now, actor=actor, event=event, detail=detail))
+    return state

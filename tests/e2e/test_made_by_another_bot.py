@@ -1,0 +1,101 @@
+"""A promotion whose stages another bot made (an older dictionary, another translator) is re-checked on resume.
+
+The request's fingerprint cannot tell: the upgrade translates the same request differently. Each stage records
+what made its artifacts (``StageRecord.made_by``); a resume by a bot whose recording differs redoes those stages,
+keeps a gate's decision only when the artifacts it approved come out byte-identical, and says so in one line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.model import PipelineState, Status
+from tests.conftest import REQUEST, RESULTS
+
+pytestmark = pytest.mark.slow
+
+OLD_DICTIONARY = "1.0.0 (sha256 000000000000)"
+
+
+def _at_gate_2(tmp_path: Path, capsys) -> Path:
+    work = tmp_path / "work"
+    common = ["--work", str(work), "--quiet"]
+    run = ["run", str(REQUEST), "--results", str(RESULTS), "--allow-sample-data", "--fork", str(tmp_path / "fork")]
+    assert main([*run, *common, "--approve", "1"]) == 0
+    capsys.readouterr()
+    s = _state(work)
+    assert s.open_gate == 2 and [d.gate for d in s.decisions] == [1]
+    assert s.stages[1].made_by["dictionary"].startswith("1.") and s.stages[2].made_by["translator"]
+    return work
+
+
+def _state(work: Path) -> PipelineState:
+    return PipelineState.model_validate_json((work / "state.json").read_text())
+
+
+def _edit(work: Path, edit) -> None:
+    raw = json.loads((work / "state.json").read_text())
+    edit(raw)
+    (work / "state.json").write_text(json.dumps(raw))
+
+
+def _older_dictionary(raw: dict) -> None:
+    for n in ("1", "2", "3"):
+        raw["stages"][n]["made_by"]["dictionary"] = OLD_DICTIONARY
+
+
+def test_an_older_dictionary_redoes_the_translation_and_an_identical_one_keeps_gate_1(tmp_path, capsys):
+    work = _at_gate_2(tmp_path, capsys)
+    before = _state(work)
+    _edit(work, _older_dictionary)
+    assert main(["resume", "--work", str(work)]) == 0  # not --quiet: the re-check line shows
+    out = capsys.readouterr().err  # the run log
+    assert f"dictionary {OLD_DICTIONARY} -> 1." in out and "redoing from stage 1 (analyze)" in out
+    assert "stage 2 (translate) redone by this bot came out byte-identical: gate 1's decision is kept" in out
+    s = _state(work)
+    assert s.recheck is None and s.open_gate == 2 and s.status is Status.AWAITING_DECISION
+    assert s.decisions == before.decisions and s.reviews[2] == before.reviews[2]
+    assert all(s.stages[n].made_by["dictionary"] != OLD_DICTIONARY for n in (1, 2, 3))
+    events = [a.event for a in s.audit]
+    assert "re-check" in events and "re-check finished" in events
+
+
+def test_a_translation_that_comes_out_different_reopens_gate_1(tmp_path, capsys):
+    work = _at_gate_2(tmp_path, capsys)
+
+    def older_translation(raw: dict) -> None:
+        _older_dictionary(raw)
+        raw["stages"]["2"]["artifacts"][0]["sha256"] = "0" * 64  # what the old translator wrote
+
+    _edit(work, older_translation)
+    assert main(["resume", "--work", str(work)]) == 0  # not --quiet: the re-check line shows
+    out = capsys.readouterr().err  # the run log
+    assert "came out different: gate 1 reopens for a fresh review and decision" in out
+    assert "the decisions at gate 1 no longer count" in out
+    s = _state(work)
+    assert s.open_gate == 1 and s.status is Status.AWAITING_DECISION and s.decisions == []
+    assert sorted(s.stages) == [1, 2] and 2 not in s.reviews and s.recheck is None
+    assert any(a.event == "gate 1 reopened by the re-check" for a in s.audit)
+
+
+def test_a_state_saved_before_made_by_is_rechecked_from_stage_2(tmp_path, capsys):
+    """Unknown versions: stage 1 is the dictionary's summary, so the check starts at the translation."""
+    work = _at_gate_2(tmp_path, capsys)
+
+    def unrecorded(raw: dict) -> None:
+        for record in raw["stages"].values():
+            record.pop("made_by")
+
+    _edit(work, unrecorded)
+    assert main(["resume", "--work", str(work)]) == 0  # not --quiet: the re-check line shows
+    out = capsys.readouterr().err  # the run log
+    assert "stages 2, 3 by a bot that did not record its versions" in out and "redoing from stage 2" in out
+    assert (
+        "gate 1's decision is kept" in out and "stage 3 (hypothesize) redone by this bot came out byte-identical" in out
+    )
+    s = _state(work)
+    assert s.open_gate == 2 and [d.gate for d in s.decisions] == [1] and s.stages[2].made_by
