@@ -504,7 +504,8 @@ class Walker(ExprMixin):
             typ = self._entry_type(name, "request")
             if entry is not None and entry.identifier_only:
                 self.an.request_fields.setdefault(name, typ or "string")
-                return Val("id", frozenset(), typ or "string")
+                # not a signal (no threshold, no Signals row), but its origin is kept: a hash of it is the client's
+                return Val("id", frozenset({f"@id:{name}"}), typ or "string")
             self.an.request_fields.setdefault(name, typ or "float64")
             return Val(None, frozenset({name}), typ)
         if role == "receiver":

@@ -75,6 +75,7 @@ class ExprMixin:
                 vals = [self.ex(a) for a in args]
                 self._merge_args(f"{self.fn.receiver_type}.{fld}" if self.fn else fld, vals)
                 callee = self.funcs.get(f"{self.fn.receiver_type}.{fld}" if self.fn else fld)
+                self.note_tainted_call(node, callee.label if callee else None, None, vals)
                 taint = frozenset().union(*(v.taint for v in vals)) if vals else frozenset()
                 return Val(None, taint | self._ret_taint(callee), _result_type(callee))
             if ov.role == "scorers" or ov.role == "scorer":
@@ -83,6 +84,7 @@ class ExprMixin:
             if operand is not None and operand.type == "identifier" and self.get(self.t(operand)) is None:
                 pkg = self.t(operand)
                 vals = [self.ex(a) for a in args]
+                self.note_tainted_call(node, None, pkg, vals)
                 return self._pkg_call(node, pkg, fld, args, vals)
         vals = [self.ex(a) for a in args]
         taint = frozenset().union(*(v.taint for v in vals)) if vals else frozenset()
@@ -125,6 +127,7 @@ class ExprMixin:
                 self._merge_args(name, vals)
                 callee = self.funcs[name]
                 self._check_token_params(callee, vals, node)
+                self.note_tainted_call(node, callee.label, None, vals)
                 return Val(
                     _ROLE_OF_TYPE.get(norm_type(callee.result)), taint | self._ret_taint(callee), _result_type(callee)
                 )
@@ -145,6 +148,16 @@ class ExprMixin:
         if rv is not None and rv.role == "receiver":
             field = self.t(operand.child_by_field_name("field"))
             self.hazard("keyed-write", node, field=field, receiver=self.t(recv), signals=sorted(iv.signals()))
+
+    def note_tainted_call(self, node: Node, callee: str | None, pkg: str | None, vals: list[Val]) -> None:
+        """Record a call to a program function or a package that is passed a value derived from request fields
+        (signals, or ``@id:`` for the request's identifiers). The hazard check decides whether the callee hashes
+        and the field is the client's (imports and every carried function are only known once the walk is done)."""
+        reads = sorted(
+            {t.removeprefix("@id:") for v in vals for t in v.taint if not t.startswith("@") or t.startswith("@id:")}
+        )
+        if reads and (callee or pkg):
+            self.hazard("tainted-call", node, callee=callee, pkg=pkg, reads=reads, within=self.fn_label)
 
     def _record_alias_use(self, canonical: str, written: str, node: Node, via: str) -> None:
         if not self.recording:

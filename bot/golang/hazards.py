@@ -38,6 +38,11 @@ Check ids and severities:
   a client-controlled request value (TenantID = the fairness-ID header, SessionID, a header-derived
   SLO target) and nothing deletes, resets or caps the map. In BLIS the keys were bounded by
   the simulated workload; in the EPP any client grows the map, and the EPP's memory, without limit.
+- ``hazard.client-steerable-draw`` (IMPORTANT): a value the client controls (the request ID, which llm-d takes
+  from x-request-id as sent; the session; the fairness ID; a header) is passed to a function that hashes it
+  (one whose body calls a ``hash/*`` or ``crypto/*`` package, or such a package directly). In BLIS the hash
+  was a replayable random draw; in the EPP a client that reuses or chooses the value picks its own draw.
+  See ``bot.golang.client_draw``.
 - ``hazard.sim-scale-threshold``: a threshold calibrated to the simulator's scale.
   Load thresholds (QueueDepth, BatchSize, InFlightRequests, EffectiveLoad or
   per-instance means of them, literal >= 1) were tuned on 4 simulated instances
@@ -51,6 +56,7 @@ Check ids and severities:
 from __future__ import annotations
 
 from bot.dictionary import Dictionary
+from bot.golang import client_draw
 from bot.golang.analysis_types import COMPARE, Analysis, Threshold
 from bot.golang.analysis_types import KV_ABSOLUTE as _KV_ABSOLUTE
 from bot.golang.analysis_types import KV_FRACTION as _KV_FRACTION
@@ -68,12 +74,20 @@ DEAD_SLO = "hazard.dead-slo-branch"
 UNREACHABLE_SLO = "hazard.unreachable-slo-branch"
 SIM_SCALE = "hazard.sim-scale-threshold"
 UNBOUNDED_STATE = "hazard.unbounded-client-keyed-state"
+CLIENT_DRAW = client_draw.CLIENT_DRAW
 
-ALL_CHECKS = (INV9, UNMAPPED, POSITIONAL, RENORM, REMOVED, DEAD_SLO, UNREACHABLE_SLO, SIM_SCALE, UNBOUNDED_STATE)
-
-#: What an llm-d source expression reads when the value comes from the client, unbounded: any header and the
-#: fairness ID (itself a header, x-llm-d-inference-fairness-id).
-_CLIENT_SOURCES = ("req.Headers", "req.FairnessID")
+ALL_CHECKS = (
+    INV9,
+    UNMAPPED,
+    POSITIONAL,
+    RENORM,
+    REMOVED,
+    DEAD_SLO,
+    UNREACHABLE_SLO,
+    SIM_SCALE,
+    UNBOUNDED_STATE,
+    CLIENT_DRAW,
+)
 
 
 def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
@@ -81,6 +95,7 @@ def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
     out: list[Finding] = []
     seen_unmapped: dict[str, int] = {}
     keyed: dict[str, list[tuple[int, str, list[str]]]] = {}  # receiver map -> its signal-keyed writes
+    out.extend(client_draw.findings(src, an, d, [(n, i) for k, n, i in nodes if k == "tainted-call"]))
     for kind, node, info in nodes:
         line = src.to_original_line(node.start_point[0] + 1)
         snippet = text_of(src, node).splitlines()[0][:80] if text_of(src, node) else ""
@@ -302,7 +317,7 @@ def _unbounded_state(src: EvolvedSource, an: Analysis, d: Dictionary, field: str
         return []
     grows = []
     for line, snippet, signals in sorted(writes):
-        client = [e for e in (d.signal(n, "request") for n in signals) if e is not None and _client_keyed(e)]
+        client = [e for e in (d.signal(n, "request") for n in signals) if e is not None and client_draw.client_keyed(e)]
         if client:
             grows.append((line, snippet, client))
     if not grows:
@@ -329,11 +344,6 @@ def _unbounded_state(src: EvolvedSource, an: Analysis, d: Dictionary, field: str
             ),
         )
     ]
-
-
-def _client_keyed(entry) -> bool:
-    """The signal's llm-d value comes straight from the client: any string it likes, new on every request."""
-    return entry.llmd is not None and any(s in entry.llmd.expr for s in _CLIENT_SOURCES)
 
 
 def _evicted(src: EvolvedSource, an: Analysis, field: str) -> bool:

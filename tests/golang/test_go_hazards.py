@@ -170,3 +170,39 @@ def test_an_untranslatable_signal_read_on_more_lines_names_them_in_agreement(ana
     twice = once + "\n\t_ = state.Snapshots[2].CacheHitRate"
     [f] = findings(analyze_text(ROUTE.format(body=twice)), hazards.UNMAPPED)
     assert "(also lines 3, 4)." in f.message, f.message
+
+
+HASHED = (
+    'package sim\n\nimport (\n\t"hash/crc32"\n\t"hash/fnv"\n)\n\n'
+    "type Gate struct{{}}\n\n"
+    "func unit(s string) float64 {{\n\th := fnv.New64a()\n\th.Write([]byte(s))\n\treturn float64(h.Sum64()>>11) / (1 << 53)\n}}\n\n"
+    "func draw(s string) float64 {{\n\treturn unit(s)\n}}\n\n"
+    "func plain(s string) float64 {{\n\treturn float64(len(s))\n}}\n\n" + ADMIT
+)
+
+
+def test_a02_draws_its_shedding_decision_from_the_client_request_id(analyze_text):
+    """maint5 #5: llm-d's RequestID is the client's x-request-id, so a client that reuses one ID is never shed."""
+    from tests.golang.conftest import CORPUS
+
+    path = CORPUS / "a02_gaie_saturation_shedder.go"
+    an = analyze_text(path.read_text(), path.name)
+    [f] = findings(an, hazards.CLIENT_DRAW)
+    assert f.source_line == 64 and f.severity == Severity.IMPORTANT  # uniformFromID(req.ID) < p
+    assert "uniformFromID" in f.message and "x-request-id" in f.message and "reuse" in f.message
+    assert "math/rand" in f.fix and "inject" in f.fix
+
+
+def test_a_hash_of_a_client_value_is_flagged_directly_and_through_helpers_but_not_of_the_endpoint(analyze_text):
+    body = (
+        "\t_ = draw(req.SessionID)\n"  # line 25: draw -> unit -> fnv
+        "\t_ = crc32.ChecksumIEEE([]byte(req.TenantID))\n"  # line 26: a hash package directly
+        "\tid := req.ID\n\t_ = unit(id)\n"  # line 28: through a local
+        "\t_ = unit(state.Snapshots[0].ID)\n"  # the endpoint name: not the client's
+        "\t_ = plain(req.ID)\n"  # no hash
+        "\t_ = unit(req.SLOClass)"  # not client-controlled: three values from the priority
+    )
+    an = analyze_text(HASHED.format(body=body))
+    assert sorted(f.source_line for f in findings(an, hazards.CLIENT_DRAW)) == [25, 26, 28]
+    an = analyze_text(HASHED.format(body="\t_ = unit(state.Snapshots[0].ID)\n\t_ = plain(req.ID)"))
+    assert not findings(an, hazards.CLIENT_DRAW)
