@@ -6,7 +6,9 @@ registration line in ``cmd/epp/runner/runner.go`` and a sample EndpointPickerCon
 cuts that change out of a finished promotion's branch, writes it as a ``git format-patch`` mail
 against the llm-d-router tree the bot builds with (``gomirror/llm-d-router``), and applies it to
 a fresh copy of that tree so the caller can run ``go vet`` and ``go test`` on exactly what the
-patch produces (through the execution port: the plugin is generated code).
+patch produces (through the execution port: the plugin is generated code). The mail also applies
+to llm-d-router v0.10.0 itself: its only hunk against an existing file, in runner.go, has as
+context lines the mirror shares with v0.10.0 (``CHECKED_AGAINST``); no llm-d-router checkout is used here.
 
 Git runs here on trusted data only (a copy of the mirror, the bot's own commit); no Go runs here.
 """
@@ -28,6 +30,14 @@ from bot.model import RequestError, TranslationSummary
 
 MIRROR = PROJECT_ROOT / "gomirror" / "llm-d-router"
 RUNNER_GO = "cmd/epp/runner/runner.go"
+
+#: What ``apply_to_mirror`` applies the patch to, in the words ``promote upstream-patch`` prints: the mirror, not an
+#: llm-d-router checkout. Its runner.go carries v0.10.0's lines around the two places a registration edits (the
+#: import block's end, the last registration), which is why the runner.go hunk also applies to v0.10.0.
+CHECKED_AGAINST = (
+    "gomirror/llm-d-router, the bot's stand-in for llm-d-router v0.10.0 (not an llm-d-router checkout), whose "
+    f"{RUNNER_GO} has v0.10.0's lines around the import block's end and the last registration"
+)
 
 
 class UpstreamError(RequestError):
@@ -199,6 +209,6 @@ def apply_to_mirror(patch: str, mirror: Path = MIRROR) -> dict[str, str]:
         try:
             repo.git("am", "-q", "--3way", input=patch.encode())
         except ForgeError as exc:
-            raise UpstreamError(f"the patch does not apply to llm-d-router: {exc}") from None
+            raise UpstreamError(f"the patch does not apply to the mirror ({mirror.name}): {exc}") from None
         changed = repo.git("diff", "--name-only", "--diff-filter=AM", "HEAD~1", "HEAD").split()
         return {p: (repo.path / p).read_text(encoding="utf-8") for p in changed}

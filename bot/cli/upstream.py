@@ -3,7 +3,8 @@
 From a finished promotion (its work directory, or a fork and branch) it writes one ``git
 format-patch`` mail with the plugin package, its tests, the registration line and a sample
 EndpointPickerConfig, and nothing else of the branch. It then proves the mail is usable: it applies
-it with ``git am`` to a fresh git repository of the llm-d-router tree the bot builds with, and runs
+it with ``git am`` to a fresh git repository of the llm-d-router tree the bot builds with (the mirror, whose
+runner.go shares with v0.10.0 the lines the registration hunk has as context; no llm-d-router checkout), and runs
 ``go vet`` and ``go test`` on what that produced, through the execution port (sandboxed, like every
 run of generated code). Exit 0: written, applies, checks pass; 1: written, but it does not apply or
 a check fails; 2: unusable input, one line on stderr.
@@ -27,7 +28,7 @@ def register(subparsers) -> None:
         description=(
             "Cut the upstream llm-d-router change out of a finished promotion: the plugin package with its "
             "tests, the registration line and a sample EndpointPickerConfig, as a git format-patch mail; "
-            "check that it applies to llm-d-router and passes go vet and go test."
+            "check that it applies to the bot's llm-d-router v0.10.0 mirror and passes go vet and go test there."
         ),
     )
     p.add_argument("--work", type=Path, default=Path(".promote"), help="the promotion's work directory")
@@ -93,7 +94,15 @@ UNKNOWN_GATES = (
 
 
 def handle(args: argparse.Namespace) -> int:
-    from bot.upstream import MIRROR, RUNNER_GO, apply_to_mirror, format_patch, read_promotion, upstream_change
+    from bot.upstream import (
+        CHECKED_AGAINST,
+        MIRROR,
+        RUNNER_GO,
+        apply_to_mirror,
+        format_patch,
+        read_promotion,
+        upstream_change,
+    )
 
     fork, branch, state = _where(args)
     unfinished = not_finished(state)
@@ -113,7 +122,11 @@ def handle(args: argparse.Namespace) -> int:
     others = [p for p in change.paths if p not in package]
     print(f"upstream patch: {line(out)}")
     print(f"  {len(package)} file(s) of {summary.package_dir}/, " + ", ".join(others))
-    print(f"  apply upstream with: git am -s {line(out.resolve())}")
+    print(
+        f"  apply upstream with: git am -s {line(out.resolve())} (for llm-d-router v0.10.0; "
+        + ("not checked here" if args.no_check else "checked below against the bot's mirror of it, not a checkout")
+        + ")"
+    )
     for note in change.notes:
         print(f"  {line(note)}")
     if args.no_check:
@@ -124,9 +137,9 @@ def handle(args: argparse.Namespace) -> int:
     try:
         applied = apply_to_mirror(patch)
     except RequestError as exc:
-        print(f"  does NOT apply to llm-d-router: {line(exc)}")
+        print(f"  does NOT apply with git am to {CHECKED_AGAINST}: {line(exc)}")
         return 1
-    print(f"  applies to llm-d-router (the {MIRROR.parent.name}/{MIRROR.name} tree the bot builds with): yes")
+    print(f"  applies with git am to {CHECKED_AGAINST}: yes")
     report = run_checks(applied)  # generated code: through the execution port, in the sandbox
     problems = check_problems(report)
     print(

@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from bot.dictionary import Dictionary
+from bot.golang import scheduling_docs
 from bot.golang.adapter import AdapterLine, adapter_lines, waiting_comment
 from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
 from bot.golang.carry import carry_function, carry_type, plan_names
@@ -450,6 +451,15 @@ def generate(
             rng_per_call=rng_per_call,
             waiting_expr=q_entry.llmd.expr if q_entry and q_entry.llmd else "m.WaitingQueueSize",
             waiting_comment=comment_lines(waiting_comment(q_entry), indent=2),
+            score_doc=comment_lines(
+                f"Score estimates, for every endpoint, where the request would sit in that endpoint's wait queue "
+                f"under the evolved {host.label} and prefers earlier positions: min-max normalised like "
+                "queue-scorer, 1 for the best position, 0 for the worst. "
+                + " ".join(scheduling_docs.score_caveats(an.request_fields)),
+                indent=0,
+            )
+            if kind == PolicyKind.SCHEDULING
+            else [],
             reads_id="ID" in an.request_fields,
             incumbent_doc=", ".join(incumbent_parts(request_names)),
             request_has_arrival="ArrivalTime" in request_names,

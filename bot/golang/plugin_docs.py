@@ -35,7 +35,12 @@ def category_of(an: Analysis, kind: PolicyKind, uses_scorers: bool) -> tuple[str
     if kind == PolicyKind.SCHEDULING:
         return (
             "Distribution",
-            "it prefers endpoints where the request would wait behind fewer requests, spreading load like queue-scorer.",
+            (
+                "it prefers endpoints where the request would wait behind fewer requests, except that a request the "
+                "evolved order puts ahead of the modelled waiting requests scores 1 on every short enough queue and "
+                "gets no load signal from it (Score and the README's Caveats say which requests); queue-scorer in "
+                "the profile spreads those."
+            ),
         )
     affinity = {"CacheHitRate", "SessionID", "PrefixGroup", "PrefixLength", "ResidentAdapters", "Adapter"}
     names = {s.name for s in an.signals}

@@ -1,8 +1,11 @@
 """Adding a plugin's registration to llm-d-router's ``cmd/epp/runner/runner.go`` (pure text editing).
 
-``insert_registration`` adds the plugin's import (into the import group of the same module, in sorted
-position, so gofmt stays clean) and its ``plugin.Register(...)`` line at the end of
-``registerInTreePlugins()``; idempotent. Split from ``bot.golang.toolchain`` (which re-exports it).
+``insert_registration`` adds the plugin's import (a group of its own at the end of the import block,
+so gofmt stays clean and the lines around it do not depend on the plugin's name) and its
+``plugin.Register(...)`` line at the end of ``registerInTreePlugins()``; idempotent. Both places are
+ones whose surrounding lines the mirror's runner.go shares with upstream's (see its package comment),
+so the diff of a mirror's runner.go applies to llm-d-router v0.10.0's. Split from
+``bot.golang.toolchain`` (which re-exports it).
 """
 
 from __future__ import annotations
@@ -44,12 +47,7 @@ def _bad_import(import_line: str) -> str:
     return f"registration import {import_line!r} is not an import spec; pass e.g. 'alias \"module/path\"'"
 
 
-def _import_path(spec: str) -> str:
-    return spec[spec.index('"') + 1 : spec.rindex('"')]
-
-
 def _add_import(src: str, spec: str) -> str:
-    path = _import_path(spec)
     block = _IMPORT_BLOCK.search(src)
     if block is None:
         single = _IMPORT_SINGLE.search(src)
@@ -65,33 +63,15 @@ def _add_import(src: str, spec: str) -> str:
     start = block.end() + 1
     end = src.index("\n)", block.end()) + 1
     lines = src[start:end].split("\n")[:-1] if src[start:end] else []
-    specs = [ln.strip() for ln in lines]
-    if any(re.sub(r"\s+", " ", s.split("//")[0].strip()) == spec for s in specs):
+    if any(re.sub(r"\s+", " ", ln.split("//")[0].strip()) == spec for ln in lines):
         return src
-    # Groups are runs of non-blank lines; gofmt sorts within each run, so insert in order
-    # into the group that holds the most imports of the same module (the last one otherwise).
-    groups: list[list[int]] = []
-    for i, ln in enumerate(lines):
-        if ln.strip():
-            if i == 0 or not lines[i - 1].strip():
-                groups.append([])
-            groups[-1].append(i)
-    root = "/".join(path.split("/")[:3])
-
-    def affinity(g: list[int]) -> int:
-        return sum(1 for i in g if '"' in lines[i] and _import_path(lines[i]).startswith(root))
-
-    if not groups:
-        lines.append("\t" + spec)
-    else:
-        best = max(range(len(groups)), key=lambda k: (affinity(groups[k]), k))
-        group = groups[best]
-        pos = group[-1] + 1
-        for i in group:
-            if '"' in lines[i] and _import_path(lines[i]) > path:
-                pos = i
-                break
-        lines.insert(pos, "\t" + spec)
+    # A group of its own at the block's end: gofmt and goimports keep it (they sort within a group and never
+    # merge groups), and the lines around it are the block's last lines whatever the plugin is called. In sorted
+    # position its neighbours would be whichever upstream imports sort next to its path, lines the mirror does
+    # not have, so a runner.go hunk cut against the mirror would not apply to llm-d-router itself.
+    if lines and lines[-1].strip():
+        lines.append("")
+    lines.append("\t" + spec)
     return src[:start] + "\n".join(lines) + "\n" + src[end:]
 
 
@@ -129,8 +109,8 @@ def insert_registration(runner_go: str, import_line: str, register_line: str) ->
     """Add the plugin's import and its Register call at the end of registerInTreePlugins().
 
     Idempotent: an import or line already present is not added again. An empty
-    import_line adds only the call. Imports go into the import group holding the
-    same module's imports, in sorted position, so gofmt stays clean.
+    import_line adds only the call. The import goes into a group of its own at the
+    end of the import block (see ``_add_import``).
     """
     line = register_line.strip()
     if not line:

@@ -76,17 +76,46 @@ def waiting_signal(d) -> dict:
     }
 
 
-def caveats(an) -> list[str]:
-    """The caveats only a queue-position scorer has, for the fields the evolved order reads."""
-    fields = set(an.request_fields)
-    out = [FCFS]
+SLO_TARGET_FLAT = (
+    "A request whose TTFT target (the x-llm-d-slo-ttft-ms header) is tighter than the modelled waiting "
+    "requests' goes ahead of all of them and scores flat on every endpoint. Their target is "
+    "incumbentSLOTargetMs, by default 0 (none: each falls back to its class's target), so with clients "
+    "sending the header, as gate 2's benchmark does, set incumbentSLOTargetMs to the target they send, or "
+    "the plugin gives those requests no load signal."
+)
+
+
+def flat_caveat(request_fields) -> str:
+    """The README caveat on Score's one exception: a request the evolved order puts ahead of every modelled waiting
+    request scores 1 on every short enough queue. The plugin's Score and type doc comments carry it too, so the Go
+    a reviewer reads does not promise queue-scorer-like spreading the README takes back."""
+    fields = set(request_fields)
     if reads_class(fields):
-        flat = (
+        return (
             "A request of a class the evolved order ranks above incumbentSLOClass (the class assumed for every "
             "waiting request, by default standard), such as critical, goes ahead of the modelled waiting requests "
             "on every short enough queue: it scores flat (1 on each such endpoint), so the plugin gives it no load "
             "signal there and only queue-scorer in the profile spreads it."
         )
+    if reads_prompt(fields):
+        return (
+            "A request the evolved order puts ahead of the modelled waiting requests (for a shortest-first order, "
+            "a prompt shorter than incumbentInputTokens) scores flat on every short enough queue (1 on each such "
+            "endpoint): the plugin gives it no load signal there and only queue-scorer in the profile spreads it."
+        )
+    return (
+        "A request the evolved order puts ahead of the modelled waiting requests scores flat on every short "
+        "enough queue (1 on each such endpoint): the plugin gives it no load signal there and only queue-scorer "
+        "in the profile spreads it."
+    )
+
+
+def caveats(an) -> list[str]:
+    """The caveats only a queue-position scorer has, for the fields the evolved order reads."""
+    fields = set(an.request_fields)
+    out = [FCFS]
+    flat = flat_caveat(fields)
+    if reads_class(fields):
         tail = " and by its prompt length" if reads_prompt(fields) else ""
         one = (
             "With traffic at one priority (llm-d's default: a request no InferenceObjective marks has priority 0, "
@@ -96,15 +125,6 @@ def caveats(an) -> list[str]:
             "twice."
         )
     else:
-        flat = (
-            "A request the evolved order puts ahead of the modelled waiting requests (for a shortest-first order, "
-            "a prompt shorter than incumbentInputTokens) scores flat on every short enough queue (1 on each such "
-            "endpoint): the plugin gives it no load signal there and only queue-scorer in the profile spreads it."
-            if reads_prompt(fields)
-            else "A request the evolved order puts ahead of the modelled waiting requests scores flat on every short "
-            "enough queue (1 on each such endpoint): the plugin gives it no load signal there and only queue-scorer "
-            "in the profile spreads it."
-        )
         one = (
             "The request's priority changes nothing here (the evolved order reads no class): with prompts near "
             "incumbentInputTokens the request differs from the modelled waiting requests only by arriving last, "
@@ -116,11 +136,10 @@ def caveats(an) -> list[str]:
         )
     out += [flat, one]
     if reads_slo_target(fields):
-        out.append(
-            "A request whose TTFT target (the x-llm-d-slo-ttft-ms header) is tighter than the modelled waiting "
-            "requests' goes ahead of all of them and scores flat on every endpoint. Their target is "
-            "incumbentSLOTargetMs, by default 0 (none: each falls back to its class's target), so with clients "
-            "sending the header, as gate 2's benchmark does, set incumbentSLOTargetMs to the target they send, or "
-            "the plugin gives those requests no load signal."
-        )
+        out.append(SLO_TARGET_FLAT)
     return out
+
+
+def score_caveats(request_fields) -> list[str]:
+    """The README caveats that qualify Score's rule (earlier position, higher score), for its doc comment."""
+    return [flat_caveat(request_fields), *([SLO_TARGET_FLAT] if reads_slo_target(set(request_fields)) else [])]

@@ -118,18 +118,29 @@ def _sequence_row(state: dict, want: str, gen: Generated) -> dict:
     return {"name": sequences.describe(state, want)} | {k: ctx[k] for k in keys}
 
 
+def _queue_by(read: frozenset[str]) -> str:
+    """ ", per <the request inputs the scorer reads>" for TestQueueBehaviour's doc comment ("" for none)."""
+    said = [w for w, f in (("priority", "Objectives"), ("prompt length", "RequestSizeBytes")) if f in read]
+    return f", per {' and '.join(said)}" if said else ""
+
+
 def _queue_rows(rows: list[dict], read: frozenset[str]) -> list[dict]:
     """A queue-position scorer's behaviour rows: the request, the endpoints' waiting counts and the exact score
     the compiled plugin gave each (a float64 literal that reads back as the same value)."""
     out = []
     for r in rows:
-        prompt = f", a {r['tokens']}-token prompt" if r["tokens"] is not None else ""
+        # A name mentions only the inputs the plugin reads (the literal below sets no other): a priority the
+        # scorer ignores would suggest it ranks by one.
+        said = [
+            *([f"priority {r['priority']}"] if "Objectives" in read else []),
+            *([f"a {r['tokens']}-token prompt"] if r["tokens"] is not None and "RequestSizeBytes" in read else []),
+        ]
         counts = ", ".join(map(str, r["waiting"][:-1])) + f" and {r['waiting'][-1]}"
         name = (
-            f"past maxPseudoQueue: {r['waiting'][-1]} waiting scores like {r['waiting'][-2]} (priority "
-            f"{r['priority']}{prompt})"
+            f"past maxPseudoQueue: {r['waiting'][-1]} waiting scores like {r['waiting'][-2]}"
+            + (f" ({', '.join(said)})" if said else "")
             if r["cap"]
-            else f"priority {r['priority']}{prompt}: endpoints with {counts} waiting"
+            else (f"{', '.join(said)}: " if said else "") + f"endpoints with {counts} waiting"
         )
         request = {"RequestID": "r-1", "Priority": r["priority"], "RequestSizeBytes": 4 * (r["tokens"] or 512)}
         out.append(
@@ -305,4 +316,5 @@ def render_test(
         cases=[_case_ctx(c, gen.consumes_prefix, fields_read(gen)) for c in cases],
         behaviours=behaviour_rows,
         queue_rows=_queue_rows(queue_rows or [], fields_read(gen)),
+        queue_by=_queue_by(fields_read(gen)),
     )

@@ -313,7 +313,9 @@ def _conventions(ctx, summary: TranslationSummary, main_go: str | None, go_files
             )
         )
     runner = ctx.read(RUNNER_GO)
-    if runner is not None and not re.search(r"plugin\.Register\([^)]*StabilityAlpha", runner):
+    # The plugin's own line: upstream registers other plugins at StabilityAlpha too (agent-identity, last).
+    line = summary.registration_line.strip()
+    if runner is not None and not (line and "StabilityAlpha" in line and line in runner):
         out.append(
             Finding(
                 severity=Severity.CRITICAL,

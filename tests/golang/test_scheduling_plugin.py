@@ -9,6 +9,8 @@ caveats described other programs.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 
@@ -86,9 +88,41 @@ def test_generated_tests_pin_the_scores_in_llm_d_terms(dictionary):
     assert "waiting: []int{0, 256, 1000}" in test
     _, _, s02 = translate_path(S02, dictionary)
     test = _go(s02, "test")[1]
-    assert '"priority 0, a 64-token prompt: endpoints with 0, 5 and 40 waiting"' in test
-    assert '"priority 0, a 4096-token prompt: endpoints with 0, 5 and 40 waiting"' in test
+    assert '"a 64-token prompt: endpoints with 0, 5 and 40 waiting"' in test
+    assert '"a 4096-token prompt: endpoints with 0, 5 and 40 waiting"' in test
     assert "priority 1" not in test  # s02 reads no class: one priority is enough
+
+
+def _doc(main: str, declaration: str) -> str:
+    """The doc comment above ``declaration`` (its first characters), as one line of prose."""
+    m = re.search(r"((?://[^\n]*\n)+)" + re.escape(declaration), main)
+    assert m, declaration
+    return " ".join(" ".join(line[2:].strip() for line in m.group(1).splitlines()).split())
+
+
+def test_the_go_docs_carry_the_readmes_caveats_on_the_score(dictionary):
+    """Found by an llm-d maintainer (s02): the type and Score doc comments said it spreads load "like queue-scorer"
+    while for prompts under ~2 KB every endpoint scores 1.0, a caveat only the README stated; its queue tests were
+    named "priority 0, ..." though the scorer reads no priority. Every README caveat on Score's rule is in Score's
+    doc comment, the type's says there is an exception, and a test name mentions only inputs the scorer reads."""
+    from bot.golang.scheduling_docs import score_caveats
+
+    for path in (S01, S02, S03):
+        _, an, tr = translate_path(path, dictionary)
+        main, test = _go(tr, "main")[1], _go(tr, "test")[1]
+        struct = re.search(r"func \(s \*(\w+)\) Score\(", main).group(1)
+        score_doc, type_doc = _doc(main, f"func (s *{struct}) Score("), _doc(main, f"type {struct} struct")
+        caveats = " ".join(_readme(tr).split("## Caveats")[1].replace("&lt;", "<").split())
+        rules = score_caveats(an.request_fields)
+        assert rules and all(" ".join(r.split()) in caveats and " ".join(r.split()) in score_doc for r in rules)
+        assert "spreading load like queue-scorer" not in main
+        assert "scores 1 on every short enough queue" in type_doc, type_doc
+        names = re.findall(r'name: +"([^"]*waiting[^"]*)"', test.split("func TestQueueBehaviour(")[1])
+        assert names
+        reads_priority = any(f in an.request_fields for f in ("SLOClass", "Priority"))
+        assert all(("priority" in n) == reads_priority for n in names), names
+        reads = "per priority" if reads_priority else "per prompt length"
+        assert f"TestQueueBehaviour pins the score of each endpoint by its waiting count, {reads}" in test
 
 
 @pytest.mark.slow

@@ -1,4 +1,5 @@
-"""`promote upstream-patch`: the minimal llm-d-router change, that applies to llm-d-router and passes its checks."""
+"""`promote upstream-patch`: the minimal llm-d-router change, that applies to the mirror and, through the lines its
+runner.go shares with v0.10.0, to llm-d-router itself, and passes its checks."""
 
 from __future__ import annotations
 
@@ -72,6 +73,85 @@ def test_the_patch_applies_to_the_mirror_and_not_to_a_tree_whose_runner_differs(
         apply_to_mirror(patch, other)
 
 
+#: Lines of llm-d-router v0.10.0's cmd/epp/runner/runner.go, recorded verbatim with their line numbers (CI has no
+#: llm-d-router checkout): where a registration goes, and the two in-tree scorers the mirror also registers.
+UPSTREAM_EXCERPTS = Path(__file__).parent / "fixtures" / "runner_v0.10.0_excerpts.txt"
+
+
+def _excerpts() -> list[tuple[int, list[str]]]:
+    sections: list[tuple[int, list[str]]] = []
+    for text in UPSTREAM_EXCERPTS.read_text().splitlines():
+        if text.startswith("@@ "):
+            sections.append((int(text[3:]), []))
+        elif sections:
+            sections[-1][1].append(text)
+    return sections
+
+
+def _upstream_like(tmp_path: Path) -> Path:
+    """A git repository whose runner.go has the recorded lines at v0.10.0's line numbers, and only filler between:
+    what the patch meets upstream, where the mirror's lines around them sit at other offsets."""
+    lines: list[str] = []
+    for start, section in _excerpts():
+        lines += [f"// line {n} of v0.10.0, not recorded" for n in range(len(lines) + 1, start)]
+        lines += section
+    repo = tmp_path / "upstream"
+    (repo / RUNNER_GO).parent.mkdir(parents=True)
+    (repo / RUNNER_GO).write_text("\n".join(lines) + "\n")
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "v0.10.0"]):
+        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True)
+    return repo
+
+
+@pytest.mark.parametrize(
+    "package, alias",
+    [
+        (PKG, "demo"),
+        ("pkg/epp/framework/plugins/requestcontrol/admitter/evolvedsaturationshedder", "evolvedsaturationshedder"),
+        ("pkg/epp/framework/plugins/scheduling/scorer/evolvedsjfguard", "zzz"),
+    ],
+)
+def test_the_patch_applies_with_git_am_to_upstreams_runner_at_an_offset(tmp_path, package, alias):
+    """Found by a maintainer and an upstream audit: `git am` of the patch failed on llm-d-router v0.10.0 at
+    runner.go, whose context came from the mirror's stand-in (queue-scorer and kv-cache-utilization-scorer at
+    StabilityStable, v0.10.0 has Beta; the import's neighbours were the mirror's few imports). Whatever the
+    plugin's path, the hunk's context must be lines v0.10.0 has."""
+    summary = SUMMARY.model_copy(
+        update={
+            "package_dir": package,
+            "registration_import": f'{alias} "github.com/llm-d/llm-d-router/{package}"',
+            "registration_line": f"fwkplugin.Register({alias}.T, fwkplugin.StabilityAlpha, {alias}.F)",
+        }
+    )
+    files = {f"{package}/{p.rsplit('/', 1)[1]}": t for p, t in BRANCH_FILES.items() if p.startswith(PKG)}
+    patch = format_patch(upstream_change(summary, files, (MIRROR / RUNNER_GO).read_text()))
+    repo = _upstream_like(tmp_path)
+    am = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "am", "-s"],
+        cwd=repo,
+        input=patch,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert am.returncode == 0, am.stdout + am.stderr
+    runner = (repo / RUNNER_GO).read_text().splitlines()
+    at = runner.index('\t"github.com/llm-d/llm-d-router/version"')
+    assert runner[at + 1 : at + 4] == ["", f"\t{summary.registration_import}", ")"]
+    last = runner.index(
+        "\tfwkplugin.Register(agentidentity.PluginType, fwkplugin.StabilityAlpha, agentidentity.PluginFactory)"
+    )
+    assert runner[last + 1 : last + 3] == [f"\t{summary.registration_line}", "}"]
+
+
+def test_the_mirror_registers_the_in_tree_scorers_at_v0_10_0s_stability():
+    """The mirror's registrations are upstream's lines (Beta), not the Stable it once claimed."""
+    mirror = (MIRROR / RUNNER_GO).read_text().splitlines()
+    recorded = dict(_excerpts())[624]
+    assert recorded and all(line in mirror for line in recorded)
+    assert not [line for line in mirror if "StabilityStable" in line]
+
+
 def test_the_patch_asks_for_a_sign_off_and_repeats_why_the_promotion_is_not_ready():
     """Found by a maintainer: the patch had no Signed-off-by and read as ready, though its evidence was sample
     data and its gates were passed by --approve. A bot cannot sign off for a person: the notes ask for it."""
@@ -104,10 +184,14 @@ def test_the_bundled_examples_patch_applies_and_passes_go_vet_and_go_test(full_r
     code = main(["upstream-patch", "--work", str(work), "--out", str(out)])
     said = capsys.readouterr().out
     assert code == 0, said
-    assert "applies to llm-d-router" in said and "go vet: pass" in said and " 0 failed" in said
+    assert "applies with git am to gomirror/llm-d-router, the bot's stand-in for llm-d-router v0.10.0" in said
+    assert "not an llm-d-router checkout" in said and "go vet: pass" in said and " 0 failed" in said
     assert re.search(r"go test: [1-9]\d* passed", said)
-    assert "git am -s" in said and "`git commit -s`" in said
+    assert "git am -s" in said and "checked below against the bot's mirror of it, not a checkout" in said
+    assert "`git commit -s`" in said
     assert "its benchmark evidence is sample data" in said and "passed by --approve, not by a person" in said
+    body = (work / "pr" / "pull-request.md").read_text()
+    assert "checked with `go vet` and `go test` on the bot's stand-in for it (`gomirror/llm-d-router`, not an" in body
     patch = out.read_text()
     assert "Not ready for upstream review" in patch.partition("\n---\n")[0]
     files = re.findall(r"^diff --git a/(\S+) ", patch, flags=re.MULTILINE)

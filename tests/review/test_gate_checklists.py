@@ -85,6 +85,16 @@ def test_gate1_broken_conventions_and_compile_error(branch):
     assert any(f.severity is Severity.CRITICAL and f.check.startswith("toolchain") for f in found)
 
 
+def test_gate1_flags_a_runner_without_the_plugins_registration(branch):
+    """The mirror's runner.go now carries upstream's last registration (agent-identity, StabilityAlpha), as
+    v0.10.0's does: "some plugin is registered at Alpha" no longer says this one is."""
+    ctx, edit, _ = branch
+    line = ctx.read_json(ctx.paths.translation_json)["registration_line"]
+    edit("cmd/epp/runner/runner.go", lambda t: t.replace(f"\t{line}\n", ""))
+    found = [f for f in review_gate(1, ctx) if f.check == "G1.registration"]
+    assert found and found[0].severity is Severity.CRITICAL
+
+
 def test_gate1_unflagged_map_c_gap(branch):
     ctx, edit, _ = branch
     report = ctx.paths.translation_report

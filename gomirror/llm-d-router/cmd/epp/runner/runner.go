@@ -17,34 +17,70 @@ limitations under the License.
 
 // MIRROR of llm-d-router v0.10.0 (71f4f09) for offline compile/test; see gomirror/llm-d-router/README.md.
 
-// Package runner mirrors the part of cmd/epp/runner that plugin promotions edit:
-// registerInTreePlugins, where every in-tree plugin type is registered.
+// Package runner mirrors the part of cmd/epp/runner that plugin promotions edit: the end of the import block
+// and registerInTreePlugins, where every in-tree plugin type is registered. The lines around those two places
+// are upstream's v0.10.0 lines, verbatim (the last three imports, the `var (` after them, the last registration
+// with its two comment lines, at Beta/Alpha as upstream registers them), so that a promotion's runner.go hunk,
+// cut against this file, has upstream's context and applies to v0.10.0 at an offset. Keep them so.
 package runner
 
 import (
 	"context"
 
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
 	fwkplugin "github.com/llm-d/llm-d-router/pkg/epp/framework/interface/plugin"
+	"github.com/llm-d/llm-d-router/pkg/epp/framework/plugins/requestcontrol/requestheader/agentidentity"
 	"github.com/llm-d/llm-d-router/pkg/epp/framework/plugins/scheduling/scorer/kvcacheutilization"
 	"github.com/llm-d/llm-d-router/pkg/epp/framework/plugins/scheduling/scorer/queuedepth"
+	"github.com/llm-d/llm-d-router/pkg/epp/scheduling"
+	runserver "github.com/llm-d/llm-d-router/pkg/epp/server"
+	"github.com/llm-d/llm-d-router/version"
+)
+
+var (
+	setupLog = log.Log.WithName("setup")
 )
 
 // Runner starts the EPP (mirror: it only registers plugins).
-type Runner struct{}
+type Runner struct {
+	schedulerConfig *scheduling.SchedulerConfig
+}
 
 // NewRunner returns a Runner.
 func NewRunner() *Runner {
 	return &Runner{}
 }
 
+// WithSchedulerConfig sets the scheduler configuration.
+func (r *Runner) WithSchedulerConfig(schedulerConfig *scheduling.SchedulerConfig) *Runner {
+	r.schedulerConfig = schedulerConfig
+	return r
+}
+
 // Run registers the in-tree plugins; upstream then starts the EPP servers.
 func (r *Runner) Run(_ context.Context) error {
+	setupLog.Info("epp build", "commit-sha", version.CommitSHA, "build-ref", version.BuildRef, "pool-namespace", resolvePoolNamespace(""))
 	r.registerInTreePlugins()
 	return nil
 }
 
-// registerInTreePlugins registers the factory functions of all known plugins.
+// resolvePoolNamespace returns the pool namespace: the given one, else the default (upstream also reads $NAMESPACE).
+func resolvePoolNamespace(poolNamespace string) string {
+	if poolNamespace != "" {
+		return poolNamespace
+	}
+	return runserver.DefaultPoolNamespace
+}
+
+// registerInTreePlugins registers the factory functions of all known plugins
 func (r *Runner) registerInTreePlugins() {
-	fwkplugin.Register(kvcacheutilization.KvCacheUtilizationScorerType, fwkplugin.StabilityStable, kvcacheutilization.KvCacheUtilizationScorerFactory)
-	fwkplugin.Register(queuedepth.QueueScorerType, fwkplugin.StabilityStable, queuedepth.QueueScorerFactory)
+	// scheduling & profile handler plugins
+	// Beta
+	fwkplugin.Register(kvcacheutilization.KvCacheUtilizationScorerType, fwkplugin.StabilityBeta, kvcacheutilization.KvCacheUtilizationScorerFactory)
+	fwkplugin.Register(queuedepth.QueueScorerType, fwkplugin.StabilityBeta, queuedepth.QueueScorerFactory)
+
+	// register request header processor plugins
+	// Alpha
+	fwkplugin.Register(agentidentity.PluginType, fwkplugin.StabilityAlpha, agentidentity.PluginFactory)
 }

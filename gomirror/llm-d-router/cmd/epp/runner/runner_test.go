@@ -11,13 +11,18 @@ func TestRegisterInTreePlugins(t *testing.T) {
 	if err := NewRunner().Run(utils.NewTestContext(t)); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	for _, typ := range []string{"queue-scorer", "kv-cache-utilization-scorer"} {
+	// The stability levels llm-d-router v0.10.0 registers them at (cmd/epp/runner/runner.go:624-625, 726).
+	for typ, want := range map[string]fwkplugin.StabilityLevel{
+		"queue-scorer":                fwkplugin.StabilityBeta,
+		"kv-cache-utilization-scorer": fwkplugin.StabilityBeta,
+		"agent-identity":              fwkplugin.StabilityAlpha,
+	} {
 		factory, ok := fwkplugin.Registry[typ]
 		if !ok {
 			t.Fatalf("%s not registered", typ)
 		}
-		if got := fwkplugin.RegistryMetadata[typ].Stability; got != fwkplugin.StabilityStable {
-			t.Errorf("%s stability = %q, want Stable", typ, got)
+		if got := fwkplugin.RegistryMetadata[typ].Stability; got != want {
+			t.Errorf("%s stability = %q, want %q", typ, got, want)
 		}
 		p, err := factory(typ, nil, utils.NewTestHandle(utils.NewTestContext(t)))
 		if err != nil || p.TypedName().Type != typ {
