@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from bot.dictionary import Dictionary
+from bot.golang import dead_branches
 from bot.golang.adapter import AdapterLine, adapter_lines, waiting_comment
 from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
 from bot.golang.carry import carry_function, carry_type, plan_names
@@ -359,9 +360,12 @@ def generate(
     )
     consumed = [*([prefix_doc] if consumes_prefix else []), *([inflight_doc] if consumes_inflight else [])]
     params = param_specs(an, scorer_defaults, kind == PolicyKind.SCHEDULING) + [param_spec(k) for k in key_reads]
-    for p in params:  # a parameter llm-d gives no input to does not read as live (inert.py)
+    dead = dead_branches.unreachable_params(an)
+    for p in params:  # a parameter llm-d gives no input to, or only in a dead branch, does not read as live
         if p.threshold is not None and (inert := inert_signals(p.threshold, d)):
             p.doc += " " + inert_doc(inert)
+        elif p.name in dead:
+            p.doc += " " + dead_branches.dead_doc(*dead[p.name])
     category, category_reason = category_of(an, kind, uses_scorers)
     iface = d.interface(kind)
     plugin_imports = {

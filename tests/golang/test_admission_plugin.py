@@ -123,3 +123,26 @@ def test_an_unscraped_pool_is_admitted_by_the_compiled_plugin_as_its_docs_say(a0
     )
     out = run_probe_test(a02, tmp_path, "probe_unscraped_test.go", probe, "TestProbeUnscraped")
     assert "PROBE fail-open ok" in out
+
+
+def test_a02_marks_the_batch_only_coefficient_dead_and_names_the_signals_its_thresholds_divide(a02):
+    """maint5 item 7: `pCoeff` multiplies p only for SLOClass "batch", which the adapter never produces, yet the
+    config offered it as tunable and the README said nothing; qdThreshold and kvThreshold, the divisors of
+    WaitingQueueSize and KVCacheUsagePercent, had an empty Signals column and "no llm-d input sets its subject"."""
+    config = a02.epp_config
+    above = config.split("    pCoeff: 1.25")[0].splitlines()[-2:]
+    assert " ".join(c.strip("# ") for c in above) == (
+        'pCoeff: acts only in the branch on `req.SLOClass == "batch"`, an SLO class llm-d never sends this plugin: '
+        "no effect here."
+    ), above
+    header = " ".join(ln.strip("# ") for ln in config.splitlines() if ln.startswith("# "))
+    assert 'tuned here without a rebuild, but one marked "no effect here" changes no decision in llm-d' in header
+    row = next(ln for ln in _file(a02, "README.md").splitlines() if ln.startswith("| `pCoeff` |"))
+    assert "No effect in llm-d: it acts only in the branch on `req.SLOClass ==" in row, row
+    main = " ".join(ln.strip(" \t/") for ln in _file(a02, "evolved_saturation_shedder.go").splitlines())
+    assert "No effect in llm-d: it acts only in the branch on" in main
+    report = a02.report_markdown
+    assert "| `qdThreshold` | `5` | field | 29 | QueueDepth |" in report
+    assert "| `kvThreshold` | `0.8` | field | 29 | KVUtilization |" in report
+    assert "no llm-d input sets its subject" not in report
+    assert "qdThreshold is live" in report and "kvThreshold is live" in report
