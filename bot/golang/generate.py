@@ -323,9 +323,10 @@ def generate(
     if any("m *fwkdl.Metrics" in h["signature"] for h in helpers):
         adapter_imports.add(f'fwkdl "{IMPORT_DL}"')
     snap_exprs = " ".join(line.expr for line in snaps)
-    # The plugin reads the wall clock only where the logic does (a routing policy that never reads it gets no
-    # clock: no time.Now() on every Score call for a value nothing uses).
-    uses_clock = kind != PolicyKind.ROUTING or any(line.uses_now for line in reqs + states + snaps)
+    # The plugin reads the wall clock only where the logic does (a router or an admitter that never reads it gets
+    # no clock: no time.Now() on every call for a value nothing uses); a scheduling plugin's pseudo-queue always
+    # dates its waiting requests with it.
+    uses_clock = kind == PolicyKind.SCHEDULING or any(line.uses_now for line in reqs + states + snaps)
     adapter_text = render(
         "adapter.go.j2",
         pkg=pkg,

@@ -146,3 +146,21 @@ def test_a02_marks_the_batch_only_coefficient_dead_and_names_the_signals_its_thr
     assert "| `kvThreshold` | `0.8` | field | 29 | KVUtilization |" in report
     assert "no llm-d input sets its subject" not in report
     assert "qdThreshold is live" in report and "kvThreshold is live" in report
+
+
+def test_a_stateless_admitter_gets_no_clock_no_warm_ups_and_no_contract_test_that_cannot_fail(a02, dictionary):
+    """maint5 item 8: a02 keeps no state and reads no time, yet its plugin called a `now` clock on every Admit for
+    an ignored argument, its tests replayed (always nil) warm-ups at a spacing, and TestAdmitContract accepted
+    either outcome of Admit(nil, nil). A stateful admitter that reads the clock keeps all of it."""
+    main = _file(a02, "evolved_saturation_shedder.go")
+    test = _file(a02, "_test.go")
+    assert "now func() int64" not in main and "a.now()" not in main and '"time"' not in main
+    assert "newRouterState(request, endpoints)" in main
+    assert "warmups" not in test and "spacing" not in test and "a.now" not in test
+    assert "func admitWith(t *testing.T, params Parameters, endpoints []scheduling.Endpoint, request " in test
+    assert "TestAdmitContract" not in test
+    _, _, a01 = translate_path(CORPUS / "a01_pattern_c_adaptive_admission.go", dictionary)
+    stateful_main = next(t for p, t in a01.files.items() if p.endswith(".go") and "now func() int64" in t)
+    assert "now := a.now()" in stateful_main
+    stateful_test = next(t for p, t in a01.files.items() if p.endswith("_test.go"))
+    assert "warmups []*scheduling.InferenceRequest, spacing int64, request" in stateful_test
