@@ -34,6 +34,7 @@ from bot.golang.analysis_types import (
     Threshold,
 )
 from bot.golang.assigned_fields import lift_assigned_fields
+from bot.golang.field_signals import fill_field_signals
 from bot.golang.flow import Walker
 from bot.golang.gonames import exported, lower_camel
 from bot.golang.gotree import named, norm_type, parse_number, text_of, walk
@@ -130,6 +131,7 @@ def analyze(src: EvolvedSource, dictionary: Dictionary, kind: PolicyKind | str |
     _constructor_fields(src, an)
     _outside_fields(src, an)
     lift_assigned_fields(src, an)
+    fill_field_signals(an)  # a field parameter names the signals it is combined with (field_signals.py)
     _collect_imports(src, an)
     an.era = _era(src, an)
     an.signals.sort(key=lambda s: (s.line, s.name, s.via))

@@ -2,9 +2,10 @@
 
 The plugin reads the SLO class from the request's llm-d priority, which yields only critical, standard or
 sheddable (``hazard.unreachable-slo-branch`` flags the comparisons with batch, background or the empty
-class). A parameter compared only inside such a branch (``case "batch": if loadRatio > batchLimit``), or a
-factor that only scales such a limit (``batchLimit *= 0.8``), cannot change an outcome in llm-d: no generated
-test can exercise it, and the report says why instead of "no input among the candidates made it decide".
+class). A parameter compared or combined only inside such a branch (``case "batch": if loadRatio > batchLimit``,
+``if c == "batch" { p = 1.25*p }``), or a factor that only scales such a limit (``batchLimit *= 0.8``), cannot
+change an outcome in llm-d: no generated test can exercise it, the report says why instead of "no input among the
+candidates made it decide", and the config, the Go doc and the README mark it dead instead of tunable.
 """
 
 from __future__ import annotations
@@ -47,7 +48,9 @@ def unreachable_params(an: Analysis) -> dict[str, tuple[int, str]]:
         return {}
     out: dict[str, tuple[int, str]] = {}
     for th in an.thresholds:
-        lines = [an.line_of(an.cond_nodes[o.cond_id]) for o in th.occurrences if o.cond_id in an.cond_nodes]
+        # Where it acts: the comparison it takes part in, or the line of the expression it is a number of (a
+        # coefficient in `p = math.Min(1, 1.25*p)` inside `if req.SLOClass == "batch"`).
+        lines = [an.line_of(an.cond_nodes[o.cond_id]) if o.cond_id in an.cond_nodes else o.line for o in th.occurrences]
         where = [next((s for s in spans if s[0] <= line <= s[1]), None) for line in lines]
         if th.param and where and all(where):
             out[th.param] = (where[0][0], where[0][2])
@@ -66,3 +69,17 @@ def reason(param: str, line: int, guard: str) -> str:
         "receives (it reads the class from the request's llm-d priority: critical, standard or sheddable), "
         "so it cannot change an outcome in llm-d and no test can exercise it"
     )
+
+
+def dead_doc(line: int, guard: str) -> str:
+    """The sentence a parameter's doc ends with when it acts only in a branch the plugin never enters."""
+    return (
+        f"No effect in llm-d: it acts only in the branch on `{guard}` (evolved line {line}), for an SLO class the "
+        "plugin never receives (it reads the class from the request's llm-d priority: critical, standard or "
+        "sheddable), so changing it changes no decision; it stays so the evolved logic is carried as it was."
+    )
+
+
+def dead_note(param: str, guard: str) -> str:
+    """The comment above its line in the EndpointPickerConfig."""
+    return f"{param}: acts only in the branch on `{guard}`, an SLO class llm-d never sends this plugin: no effect here."

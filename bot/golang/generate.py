@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from bot.dictionary import Dictionary
-from bot.golang import scheduling_docs
+from bot.golang import dead_branches, scheduling_docs
 from bot.golang.adapter import AdapterLine, adapter_lines, waiting_comment
 from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
 from bot.golang.carry import carry_function, carry_type, plan_names
@@ -323,9 +323,10 @@ def generate(
     if any("m *fwkdl.Metrics" in h["signature"] for h in helpers):
         adapter_imports.add(f'fwkdl "{IMPORT_DL}"')
     snap_exprs = " ".join(line.expr for line in snaps)
-    # The plugin reads the wall clock only where the logic does (a routing policy that never reads it gets no
-    # clock: no time.Now() on every Score call for a value nothing uses).
-    uses_clock = kind != PolicyKind.ROUTING or any(line.uses_now for line in reqs + states + snaps)
+    # The plugin reads the wall clock only where the logic does (a router or an admitter that never reads it gets
+    # no clock: no time.Now() on every call for a value nothing uses); a scheduling plugin's pseudo-queue always
+    # dates its waiting requests with it.
+    uses_clock = kind == PolicyKind.SCHEDULING or any(line.uses_now for line in reqs + states + snaps)
     adapter_text = render(
         "adapter.go.j2",
         pkg=pkg,
@@ -360,9 +361,12 @@ def generate(
     )
     consumed = [*([prefix_doc] if consumes_prefix else []), *([inflight_doc] if consumes_inflight else [])]
     params = param_specs(an, scorer_defaults, kind == PolicyKind.SCHEDULING) + [param_spec(k) for k in key_reads]
-    for p in params:  # a parameter llm-d gives no input to does not read as live (inert.py)
+    dead = dead_branches.unreachable_params(an)
+    for p in params:  # a parameter llm-d gives no input to, or only in a dead branch, does not read as live
         if p.threshold is not None and (inert := inert_signals(p.threshold, d)):
             p.doc += " " + inert_doc(inert)
+        elif p.name in dead:
+            p.doc += " " + dead_branches.dead_doc(*dead[p.name])
     category, category_reason = category_of(an, kind, uses_scorers)
     iface = d.interface(kind)
     plugin_imports = {

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 
 from bot.golang.analysis_types import Analysis, Threshold
+from bot.golang.divisors import divisor_checks
 from bot.golang.gonames import comment_lines, go_float, go_value
 from bot.golang.param_relations import relations
 from bot.model import PolicyKind
@@ -106,6 +107,7 @@ def param_specs(an: Analysis, scorer_defaults: list[tuple[str, float]] | None, s
                 json_default=[{"name": n, "weight": w} for n, w in scorer_defaults],
             )
         )
+    divisors = divisor_checks(an)
     for th in an.thresholds:
         if not th.param:
             continue
@@ -133,10 +135,16 @@ def param_specs(an: Analysis, scorer_defaults: list[tuple[str, float]] | None, s
             threshold=th,
             json_default=int(th.value) if th.go_type in ("int", "int64") else th.value,
         )
-        if th.divides and th.value > 0:  # x / 0 is ±Inf (or NaN): the step it belongs to stops meaning anything
-            spec.checks.append(
+        # A denominator of this parameter keeps away from 0 on its evolved side (divisors.py): x / 0 is ±Inf
+        # (or NaN) and past 0 the quotient's sign flips, so the step it belongs to stops meaning anything.
+        divides = divisors.get(th.param, [])
+        if th.divides and th.value > 0 and not divides:
+            divides = [
                 {"cond": f"p.{th.field} <= 0", "message": f"{th.param} is a divisor and must be > 0, got %v", "bad": 0}
-            )
+            ]
+        spec.checks += divides
+        if any(c["cond"] == f"p.{th.field} <= 0" for c in divides):
+            pass  # > 0 already: a >= 0 check on top would only repeat it
         elif th.value >= 0 and th.role != "exponent":
             spec.checks.append(
                 {

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 
-from bot.golang import admission_docs, scheduling_docs
+from bot.golang import admission_docs, dead_branches, scheduling_docs
 from bot.golang.adapter import plain, request_headers, zero_value
 from bot.golang.analysis_types import Analysis
 from bot.golang.gonames import comment_lines, go_float, package_dir, render, struct_name
@@ -106,6 +106,8 @@ def render_epp_config(
         fmt=go_float,
         profile_note=comment_lines(KEEPS_QUEUE_SCORER, indent=0) if kind == PolicyKind.SCHEDULING else [],
         assumed=comment_lines(assumed_note(params), indent=0) if any(p.assumed for p in params) else [],
+        # a parameter whose note says it can change nothing is not offered as a knob with the rest
+        inert=any("no effect here" in n for k, n in (notes or {}).items() if k in values),
         admission_note=comment_lines(admission_docs.CONFIG_NOTE, indent=0) if kind == PolicyKind.ADMISSION else [],
         detector=admission_docs.DETECTOR if kind == PolicyKind.ADMISSION else None,
         detector_parameters=admission_docs.DETECTOR_PARAMETERS,
@@ -514,6 +516,8 @@ def config_notes(an: Analysis, d, blis_values: dict, deployed: dict) -> dict[str
                 th.param,
                 f"{th.param}: acts only on {', '.join(th.signals)}, which llm-d cannot provide: no effect here.",
             )
+    for name, (_, guard) in dead_branches.unreachable_params(an).items():
+        notes.setdefault(name, dead_branches.dead_note(name, guard))
     evolved = {th.param for th in an.thresholds if th.param}
     for name, value in deployed.items():
         if _same_value(value, blis_values[name]):  # set back: no re-calibration to speak of, the plain note stays

@@ -388,7 +388,7 @@ def render_report(
     w(
         "Factory (defaults, strict decoder, every bad parameter), evolved defaults, "
         + {
-            "admission": "signal adapter, the Admit contract",
+            "admission": "signal adapter",
             "scheduling": "the Score contract, the exact score of endpoints with 0, 5 and 40 waiting (per priority and "
             "prompt length where the order reads them) and past the maxPseudoQueue cap (found by running the compiled "
             "plugin), the cost per "

@@ -308,6 +308,7 @@ def render_test(
         adapter_checks=adapter_checks,
         inflight_check=inflight_check,
         uses_clock=gen.uses_clock,
+        stateful=gen.stateful,  # only a stateful admitter's tests replay warm-up requests
         inflight_fallback=_TEST_METRICS["WaitingQueueSize"] + _TEST_METRICS["RunningRequestsSize"],
         request_checks=request_checks,
         consumes_prefix=gen.consumes_prefix,

@@ -123,3 +123,44 @@ def test_an_unscraped_pool_is_admitted_by_the_compiled_plugin_as_its_docs_say(a0
     )
     out = run_probe_test(a02, tmp_path, "probe_unscraped_test.go", probe, "TestProbeUnscraped")
     assert "PROBE fail-open ok" in out
+
+
+def test_a02_marks_the_batch_only_coefficient_dead_and_names_the_signals_its_thresholds_divide(a02):
+    """maint5 item 7: `pCoeff` multiplies p only for SLOClass "batch", which the adapter never produces, yet the
+    config offered it as tunable and the README said nothing; qdThreshold and kvThreshold, the divisors of
+    WaitingQueueSize and KVCacheUsagePercent, had an empty Signals column and "no llm-d input sets its subject"."""
+    config = a02.epp_config
+    above = config.split("    pCoeff: 1.25")[0].splitlines()[-2:]
+    assert " ".join(c.strip("# ") for c in above) == (
+        'pCoeff: acts only in the branch on `req.SLOClass == "batch"`, an SLO class llm-d never sends this plugin: '
+        "no effect here."
+    ), above
+    header = " ".join(ln.strip("# ") for ln in config.splitlines() if ln.startswith("# "))
+    assert 'tuned here without a rebuild, but one marked "no effect here" changes no decision in llm-d' in header
+    row = next(ln for ln in _file(a02, "README.md").splitlines() if ln.startswith("| `pCoeff` |"))
+    assert "No effect in llm-d: it acts only in the branch on `req.SLOClass ==" in row, row
+    main = " ".join(ln.strip(" \t/") for ln in _file(a02, "evolved_saturation_shedder.go").splitlines())
+    assert "No effect in llm-d: it acts only in the branch on" in main
+    report = a02.report_markdown
+    assert "| `qdThreshold` | `5` | field | 29 | QueueDepth |" in report
+    assert "| `kvThreshold` | `0.8` | field | 29 | KVUtilization |" in report
+    assert "no llm-d input sets its subject" not in report
+    assert "qdThreshold is live" in report and "kvThreshold is live" in report
+
+
+def test_a_stateless_admitter_gets_no_clock_no_warm_ups_and_no_contract_test_that_cannot_fail(a02, dictionary):
+    """maint5 item 8: a02 keeps no state and reads no time, yet its plugin called a `now` clock on every Admit for
+    an ignored argument, its tests replayed (always nil) warm-ups at a spacing, and TestAdmitContract accepted
+    either outcome of Admit(nil, nil). A stateful admitter that reads the clock keeps all of it."""
+    main = _file(a02, "evolved_saturation_shedder.go")
+    test = _file(a02, "_test.go")
+    assert "now func() int64" not in main and "a.now()" not in main and '"time"' not in main
+    assert "newRouterState(request, endpoints)" in main
+    assert "warmups" not in test and "spacing" not in test and "a.now" not in test
+    assert "func admitWith(t *testing.T, params Parameters, endpoints []scheduling.Endpoint, request " in test
+    assert "TestAdmitContract" not in test
+    _, _, a01 = translate_path(CORPUS / "a01_pattern_c_adaptive_admission.go", dictionary)
+    stateful_main = next(t for p, t in a01.files.items() if p.endswith(".go") and "now func() int64" in t)
+    assert "now := a.now()" in stateful_main
+    stateful_test = next(t for p, t in a01.files.items() if p.endswith("_test.go"))
+    assert "warmups []*scheduling.InferenceRequest, spacing int64, request" in stateful_test

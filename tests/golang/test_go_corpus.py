@@ -84,8 +84,8 @@ def test_corpus_positive_has_boundary_or_liveness_tests_where_it_has_thresholds(
     test_file = next(t for p, t in tr.files.items() if p.endswith("_test.go"))
     assert "func TestFactory(t *testing.T)" in test_file
     assert "func TestDefaultsAreTheEvolvedValues(t *testing.T)" in test_file
-    if tr.summary.kind.value == "admission":
-        assert "func TestAdmitContract(t *testing.T)" in test_file
+    if tr.summary.kind.value == "admission":  # Admit(nil, nil) could fail only on a panic (maint5 #8): none
+        assert "TestAdmitContract" not in test_file
     else:
         assert "func TestScoreContract(t *testing.T)" in test_file
 

@@ -212,3 +212,67 @@ def test_s01_validate_has_no_condition_that_can_never_matter(dictionary, tmp_pat
     assert said[1] == 'incumbentSLOClass "interactive" is a BLIS v1 name; use critical or standard'
     assert said[2].startswith('incumbentSLOClass "crtical" is not a BLIS SLO class')
     assert said[3] == "ok"
+
+
+@pytest.mark.slow
+def test_a02_validate_and_gate_1_refuse_a_divisor_at_0_or_past_its_sign(dictionary, tmp_path):
+    """maint5 item 4: a02's Validate() only checked >= 0, so qdThreshold 0 (one waiting request sheds 100%),
+    kvThreshold 0 (0/0 = NaN: never sheds) and rampStart >= 1 (`(sat-p)/(1-p)` never sheds, or +Inf) were accepted,
+    and so was gate 1's `param` re-calibration to them. A parameter the code divides by is refused at the value
+    that makes the divisor 0 and beyond, on the real Go toolchain and at gate 1 alike, with the bound named."""
+    from bot.review.change_request import refusal
+
+    _, an, tr = translate_path(CORPUS / "a02_gaie_saturation_shedder.go", dictionary, "evolved-saturation-shedder")
+    said = _validate(
+        tr,
+        tmp_path,
+        [{"qdThreshold": 0}, {"kvThreshold": 0}, {"rampStart": 1}, {"rampStart": 3}, {}, {"rampStart": 0.95}],
+    )
+    assert said[0] == "qdThreshold is a divisor and must be > 0, got 0"
+    assert said[1] == "kvThreshold is a divisor and must be > 0, got 0"
+    ramp = (
+        "rampStart is in the divisor `1 - rampStart` and must be < 1 (at 1 the divisor is 0, and beyond it its sign "
+        "flips from the one it has at the evolved 0.6), got "
+    )
+    assert said[2:4] == [ramp + "1", ramp + "3"], said
+    assert said[4:] == ["ok", "ok"]
+    checks = {s.name: s.checks for s in param_specs(an, None, False)}
+    for line, bound in (("rampStart: 3", "must be < 1"), ("kvThreshold: 0", "must be > 0")):
+        why = refusal(1, f"param {line}", parameters=sorted(checks), checks=checks)
+        assert why is not None and f"`param {line}` is out of range" in why and bound in why, why
+    assert refusal(1, "param rampStart: 0.7", parameters=sorted(checks), checks=checks) is None
+
+
+def test_a_divisor_keeps_the_sign_it_has_at_its_evolved_value_whatever_the_names(analyze_text):
+    """The rule comes from the shape of the denominator (one parameter plus or minus numbers, through parentheses,
+    a unary minus and a conversion), not from a02's names; two parameters or a signal in it decide no bound."""
+    from bot.golang.divisors import divisor_checks
+
+    an = analyze_text(
+        """package sim
+
+type Gate struct {
+	Span  float64
+	Floor int
+	Mid   float64
+	Other float64
+}
+
+func NewGate() *Gate { return &Gate{Span: 3, Floor: 4, Mid: 0.5, Other: 2} }
+
+func (g *Gate) Admit(req *Request, state *RouterState) (bool, string) {
+	q := float64(len(state.Snapshots))
+	a := q / (g.Span - 1.5)
+	b := q / -(2 - float64(g.Floor))
+	c := q / (g.Mid + g.Other)
+	d := q / (g.Mid - q)
+	if a+b+c+d > 1 {
+		return false, "busy"
+	}
+	return true, ""
+}
+""",
+        "gate.go",
+    )
+    checks = {n: [c["cond"] for c in cs] for n, cs in divisor_checks(an).items()}
+    assert checks == {"span": ["p.Span <= 1.5"], "floor": ["p.Floor <= 2"]}, checks
