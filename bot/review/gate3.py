@@ -7,7 +7,8 @@
   measures the hypothesis's own metric on one of its workloads;
 - an undecided cell whose whole interval lies on the wrong side (beyond the margin, or against the prediction)
   is raised: its refutation was not significant after multiplicity control, so no count calls it a regression;
-- reports that failed validation (listed in ``verdicts.md``) are surfaced; no results at all is said;
+- reports that failed validation (listed in ``verdicts.md``) are surfaced, and reports no look of their cell
+  reached are noted (they decide nothing); no results at all is said;
 - the arms were measured alike: the testbeds the reports record (``validation/testbed.json``) are one, or
   every one of them ran both arms.
 What the evidence says (Track A direction, Track B gaps, Track C regressions) is summarized for the
@@ -494,6 +495,7 @@ def _unused_reports(ctx) -> list[Finding]:
     parameter change every report of the earlier plan fails the same way, and 56 rows saying so buried the one
     thing to do."""
     from bot.bench.fault_runs import NEVER_HAPPENED
+    from bot.stats.judged import PAST_LAST_LOOK
 
     by_reason: dict[str, list[str]] = {}
     for path, reason in _rejected_reports(ctx):
@@ -506,6 +508,18 @@ def _unused_reports(ctx) -> list[Finding]:
             if len(paths) == 1
             else f"{len(paths)} benchmark reports were not used"
         )
+        if reason.startswith(PAST_LAST_LOOK):  # valid evidence no look reached: it decides nothing, either way
+            out.append(
+                Finding(
+                    severity=Severity.SUGGESTION,
+                    check="G3.report-unused",
+                    file=ctx.paths.reports_not_used,
+                    message=f"{what}: {reason}" + (f" ({shown})" if len(paths) > 1 else ""),
+                    fix="nothing in the verdicts rests on them; to use such runs, plan more looks (a longer horizon) "
+                    "at gate 2 and benchmark again, else leave them out of the results",
+                )
+            )
+            continue
         mismatch = any(w in reason for w in _MISMATCH)
         out.append(
             Finding(

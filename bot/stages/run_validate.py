@@ -116,7 +116,40 @@ def verdicts_on(
         for v in verdicts
     ]
     verdicts = _flag_unmeasured(verdicts, judged, reports)
+    _set_aside_past_last_look(reports, decision)
     return with_mix(mark_sample(verdicts, reports), mix)
+
+
+def _set_aside_past_last_look(reports, decision) -> None:
+    """Move the reports no look of their group-sequential cell reached (``bot.stats.judged.runs_past_last_look``)
+    from the used ones to the ones not used, with why, and out of the testbed count: the verdicts (already decided)
+    never read them, and "141 reports used" beside a cell's flag saying one was not read two ways."""
+    from bot.bench.errors import ReportError
+    from bot.bench.layout import parse_layout
+    from bot.stats.cells import rate_key
+    from bot.stats.judged import runs_past_last_look
+
+    past = runs_past_last_look(reports, decision) if getattr(reports, "loaded", None) else {}
+    if not past:
+        return
+    aligned = len(reports.testbeds) == len(reports.loaded)  # one testbed record per used report, in order
+    testbeds = list(reports.testbeds) if aligned else [None] * len(reports.loaded)
+    loaded, kept, aside = [], [], []
+    for rel, tb in zip(reports.loaded, testbeds, strict=True):
+        try:
+            key = parse_layout(Path(rel))
+        except ReportError:
+            key = None
+        reason = key and past.get((key.treatment, key.workload, rate_key(key.rate), str(key.repetition)))
+        if reason:
+            aside.append((rel, reason))
+            continue
+        loaded.append(rel)
+        kept.append(tb)
+    reports.loaded = loaded
+    if aligned:
+        reports.testbeds = kept
+    reports.rejected = sorted([*reports.rejected, *aside])
 
 
 def _flag_unmeasured(verdicts: list[Verdict], hypotheses, reports) -> list[Verdict]:

@@ -375,6 +375,27 @@ def test_gate3_groups_reports_left_out_for_the_same_reason(branch):
     assert single.message.startswith("benchmark report bad.yaml was not used") and single.fix
 
 
+def test_gate3_notes_reports_no_look_reached_without_blocking(branch):
+    """Reanalysis finding 5: a run past its cell's last look is listed as not used; it is no invalid evidence, and the
+    'measured for another plan' fix its words ('per arm') drew was wrong. A suggestion of its own, with what to do."""
+    import json
+
+    from bot.stats.judged import PAST_LAST_LOOK
+
+    ctx, edit, _ = branch
+    reason = f"{PAST_LAST_LOOK} (sanity-random @ 10 req/s): its looks use the first 7 runs per arm (looks at [4, 6, 7])"
+    text = json.dumps([{"report": "evolved/sanity-random/rate-10/rep-8/r.yaml", "reason": reason}])
+    if ctx.read(ctx.paths.reports_not_used):
+        edit(ctx.paths.reports_not_used, lambda _: text)
+    else:
+        ctx.forge.commit_files(BRANCH, {ctx.paths.reports_not_used: text.encode()}, message="plant unused reports")
+    found = review_gate(3, ctx)
+    assert not [f for f in found if f.check == "G3.report-invalid"]
+    [unused] = [f for f in found if f.check == "G3.report-unused"]
+    assert unused.severity is Severity.SUGGESTION and "rep-8" in unused.message and reason in unused.message
+    assert "another plan" not in unused.fix and "looks" in unused.fix
+
+
 def test_gate3_no_results_fix_is_a_change_request_that_applies_as_written(branch):
     """The suggested `promote request-changes 3 --reason '...'` is not refused as prose naming no directive."""
     from bot.review.change_request import refusal
