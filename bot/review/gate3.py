@@ -310,7 +310,9 @@ def _testbed_words(group: dict) -> str:
 def _testbeds(ctx) -> list[Finding]:
     """A verdict compares two arms; measured on different testbeds (another model, GPU, engine image, harness or
     cluster), the difference is the testbeds' as much as the plugin's. Stage 5 records every testbed its reports
-    name; the gate raises arms that do not share one, and notes verdicts pooled over several."""
+    name; the gate raises arms that do not share one, and notes verdicts pooled over several. Every testbed but the
+    one most reports ran on is named with its reports and the cells and hypotheses they enter (the engine image is
+    not pinned by the experiment, so such reports are judged, and the person deciding must know where they sit)."""
     path = ctx.paths.testbed
     text = ctx.read(path)
     if not text:
@@ -323,9 +325,13 @@ def _testbeds(ctx) -> list[Finding]:
         ]
     if len(groups) < 2:
         return []
+    from bot.bench.testbed import entered_text
+
     arms = {a for g in groups for a in g.get("arms") or []}
+    # every testbed but the one most reports ran on names its reports and the verdicts they enter
     said = " | ".join(
         f"{g.get('reports', 0)} report(s) of {', '.join(g.get('arms') or []) or 'no arm'}: {_testbed_words(g)}"
+        + (f"; {entered}" if (entered := entered_text(g)) else "")
         for g in groups
     )
     if any(set(g.get("arms") or []) != arms for g in groups):

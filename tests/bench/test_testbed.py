@@ -150,3 +150,26 @@ def test_a_run_no_look_reached_is_counted_as_not_used_with_why(tmp_path):
     [(path, reason)] = reports.rejected
     assert path == rel and reason.startswith(f"{PAST_LAST_LOOK} (sanity-random @ 10 req/s)")
     assert testbed.summarize(reports.testbeds)["reports"] == 140
+
+
+def test_a_testbed_other_than_the_most_used_names_its_reports_and_the_verdicts_they_enter():
+    """Reanalysis finding 3: one evolved report of another engine image sat in A1's deciding cell; testbed.json and
+    the page said "2 testbeds" and named neither the report nor the cell."""
+    doc = load_report(SAMPLE)
+    other = copy.deepcopy(doc)
+    other["scenario"]["stack"][0]["standardized"]["tool_version"] = "vllm/vllm-openai:v0.6.0"
+    rel = "{arm}/load-spikes/rate-{rate}/rep-{rep}/benchmark_report_v0.2,_x.yaml"
+    same = [testbed.record(a, doc, rel.format(arm=a, rate=30, rep=r)) for a in ("baseline", "evolved") for r in (2, 3)]
+    odd = testbed.record("evolved", other, rel.format(arm="evolved", rate=30, rep=1))
+    cells = {("load-spikes", 30.0): ["A1", "B6"], ("load-spikes", 45.0): ["A1"]}
+    summary = json.loads(json.dumps(testbed.summarize([*same, odd], cells)))
+    first, second = summary["testbeds"]
+    assert "report_paths" not in first and "cells" not in first  # the testbed most reports ran on
+    assert second["report_paths"] == [odd.report]
+    assert second["cells"] == [{"workload": "load-spikes", "rate": 30.0, "reports": 1, "hypotheses": ["A1", "B6"]}]
+    said = testbed.entered_text(second)
+    assert said == f"reports {odd.report}; they enter load-spikes @ 30 req/s (1 report, judged for A1, B6)"
+    assert testbed.entered_text(first) == ""
+    page = testbed.testbed_markdown(summary)
+    assert "vllm/vllm-openai:v0.6.0" in page and "judged for A1, B6" in page
+    assert f"Its reports {odd.report}; they enter" in page

@@ -295,6 +295,29 @@ def test_gate3_raises_arms_measured_on_different_testbeds(branch):
     assert len(found) == 1 and found[0].severity is Severity.SUGGESTION and "pool 2 testbeds" in found[0].message
 
 
+def test_gate3s_testbed_finding_names_the_other_testbeds_reports_and_the_verdicts_they_enter(branch):
+    """Reanalysis finding 3: one evolved report of another engine image was rep 1 of A1's deciding cell, and the
+    finding named neither the report nor the cell. It names both, with the hypotheses judged there."""
+    import json
+
+    ctx, edit, _ = branch
+    path = "evolved/load-spikes/rate-30/rep-1/r.yaml"
+
+    def split(text: str) -> str:
+        doc = json.loads(text)
+        (one,) = doc["testbeds"]
+        other = json.loads(json.dumps(one)) | {"reports": 1, "arms": ["evolved"], "report_paths": [path]}
+        other["engines"][0]["image"] = "vllm/vllm-openai:v0.6.0"
+        other["cells"] = [{"workload": "load-spikes", "rate": 30.0, "reports": 1, "hypotheses": ["A1", "B6"]}]
+        return json.dumps(doc | {"testbeds": [one, other]})
+
+    edit(ctx.paths.testbed, split)
+    [found] = [f for f in review_gate(3, ctx) if f.check == "G3.testbed"]
+    assert found.severity is Severity.IMPORTANT
+    assert "vllm/vllm-openai:v0.6.0; harness" in found.message
+    assert f"reports {path}; they enter load-spikes @ 30 req/s (1 report, judged for A1, B6)" in found.message
+
+
 def test_each_gate_says_what_it_decides_on_and_what_to_read_first(branch):
     from bot.review.brief import brief
 
