@@ -318,6 +318,43 @@ def test_gate3s_testbed_finding_names_the_other_testbeds_reports_and_the_verdict
     assert f"reports {path}; they enter load-spikes @ 30 req/s (1 report, judged for A1, B6)" in found.message
 
 
+def test_gate3_raises_requests_the_evolved_plugin_lost_as_a_regression(branch):
+    """Reanalysis finding 2: the evolved arm lost 20% of its requests at sanity-random (latencies as before), and gate
+    3 said "0 blocking of 0 findings". An IMPORTANT finding names the cell, the shares and the hypotheses, and the
+    brief and the notes say it beside the regression count; a few failed requests raise nothing."""
+    import json
+
+    from bot.review.brief import brief
+    from bot.review.gate3 import notes
+
+    ctx, edit, _ = branch
+    assert not [f for f in review_gate(3, ctx) if f.check == "G3.requests-lost"]  # the bundled example
+
+    def lose(share: float):
+        def change(text: str) -> str:
+            rows = json.loads(text)
+            for row in rows:
+                for e in row["effects"]:
+                    if e["workload"] == "sanity-random":
+                        e["lost_baseline"], e["lost_evolved"] = 0.0, share
+            return json.dumps(rows)
+
+        return change
+
+    edit(ctx.paths.verdicts_json, lose(0.0004))  # 16 in 37,847: no regression
+    assert not [f for f in review_gate(3, ctx) if f.check == "G3.requests-lost"]
+    edit(ctx.paths.verdicts_json, lose(0.2))
+    [found] = [f for f in review_gate(3, ctx) if f.check == "G3.requests-lost"]
+    assert found.severity is Severity.IMPORTANT
+    assert found.message.startswith(
+        "the evolved plugin lost 20.0% of requests (failed or incomplete) vs 0.0% for baseline at sanity-random "
+        "@ 10 req/s (the runs of C4, C5, C6)"
+    ), found.message
+    said = "requests lost more often with the evolved plugin (sanity-random at 10 req/s: 20.0% of requests lost"
+    assert said in brief(3, ctx)[0]
+    assert any(n.startswith("Requests lost more often") for n in notes(ctx))
+
+
 def test_each_gate_says_what_it_decides_on_and_what_to_read_first(branch):
     from bot.review.brief import brief
 
