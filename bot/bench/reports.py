@@ -449,7 +449,7 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None) -> Re
             continue
         c = reports[0]
         loaded.append(c.rel)
-        testbeds.append(testbed.record(key.treatment, c.doc))
+        testbeds.append(testbed.record(key.treatment, c.doc, c.rel))
         for metric, statistic, value, unit in c.metrics:
             rows.append((key.treatment, key.workload, key.rate, key.repetition, metric, statistic, value, unit))
         req_rows.append((key.treatment, key.workload, key.rate, key.repetition, *extract_requests(c.doc)))

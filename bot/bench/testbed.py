@@ -16,7 +16,9 @@ since the two arms differ there by design.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 from bot.escape import md
@@ -105,15 +107,49 @@ def router_image_of(doc: dict) -> str | None:
 
 @dataclass(frozen=True)
 class ReportTestbed:
-    """What one used report says it ran on, and under which arm it was filed."""
+    """What one used report says it ran on, under which arm it was filed, and where (results-relative)."""
 
     arm: str
     testbed: Testbed
     router_image: str | None = None
+    report: str = ""
 
 
-def record(arm: str, doc: dict) -> ReportTestbed:
-    return ReportTestbed(arm=arm, testbed=testbed_of(doc), router_image=router_image_of(doc))
+def record(arm: str, doc: dict, report: str = "") -> ReportTestbed:
+    return ReportTestbed(arm=arm, testbed=testbed_of(doc), router_image=router_image_of(doc), report=report)
+
+
+#: (workload, rate) -> the hypotheses with a measured cell there: which verdicts a report of that cell enters.
+CellHypotheses = Mapping[tuple[str, float], Sequence[str]]
+
+
+def _cell_of(report: str) -> tuple[str, float] | None:
+    from bot.bench.errors import ReportError
+    from bot.bench.layout import parse_layout
+
+    try:
+        key = parse_layout(PurePosixPath(report))
+    except ReportError:
+        return None
+    return key.workload, round(key.rate, 9)
+
+
+def _entered(records: list[ReportTestbed], cells: CellHypotheses) -> dict:
+    """The reports of one testbed by path, and the cells they enter with the hypotheses judged there: a testbed
+    other than the one most reports ran on must say which verdicts it is part of (one report of another engine
+    image sat under the headline's claim, and nothing said so)."""
+    by_cell: dict[tuple[str, float], int] = {}
+    for r in records:
+        if (cell := _cell_of(r.report)) is not None:
+            by_cell[cell] = by_cell.get(cell, 0) + 1
+    wanted = {(w, round(rate, 9)): list(ids) for (w, rate), ids in cells.items()}
+    return {
+        "report_paths": sorted(r.report for r in records if r.report),
+        "cells": [
+            {"workload": w, "rate": rate, "reports": n, "hypotheses": sorted(wanted.get((w, rate), []))}
+            for (w, rate), n in sorted(by_cell.items())
+        ],
+    }
 
 
 # --------------------------------------------------------------------------
@@ -121,14 +157,17 @@ def record(arm: str, doc: dict) -> ReportTestbed:
 # --------------------------------------------------------------------------
 
 
-def summarize(records: list[ReportTestbed]) -> dict:
+def summarize(records: list[ReportTestbed], cells: CellHypotheses | None = None) -> dict:
     """JSON-ready: every distinct testbed with how many reports and which arms ran on it, most reports first;
-    the router images each arm recorded."""
+    the router images each arm recorded. Every testbed after the first (the one most reports ran on) also names
+    its reports (``report_paths``) and the cells they enter with the hypotheses judged there (``cells``, from
+    ``cells``: (workload, rate) -> hypothesis ids)."""
     counts: Counter[Testbed] = Counter(r.testbed for r in records)
     arms: dict[Testbed, set[str]] = {}
     for r in records:
         arms.setdefault(r.testbed, set()).add(r.arm)
     ordered = sorted(counts, key=lambda t: (-counts[t], repr(t)))
+    others = {t: _entered([r for r in records if r.testbed == t], cells or {}) for t in ordered[1:]}
     routers: dict[str, set[str]] = {}
     for r in records:
         routers.setdefault(r.arm, set())
@@ -137,11 +176,37 @@ def summarize(records: list[ReportTestbed]) -> dict:
     return {
         "reports": len(records),
         "testbeds": [
-            {**asdict(t), "engines": [asdict(e) for e in t.engines], "reports": counts[t], "arms": sorted(arms[t])}
+            {
+                **asdict(t),
+                "engines": [asdict(e) for e in t.engines],
+                "reports": counts[t],
+                "arms": sorted(arms[t]),
+                **others.get(t, {}),
+            }
             for t in ordered
         ],
         "router_images": {arm: sorted(images) for arm, images in sorted(routers.items())},
     }
+
+
+def entered_text(group: dict) -> str:
+    """Plain text: 'reports evolved/load-spikes/rate-30/rep-1/r.yaml; they enter load-spikes @ 30 req/s (1 report,
+    judged for A1, B1)' for a testbed ``summarize`` named the reports of; '' for one it did not (the first)."""
+    paths = [str(p) for p in group.get("report_paths") or []]
+    cells = [c for c in group.get("cells") or [] if isinstance(c, dict)]
+    if not paths and not cells:
+        return ""
+    shown = ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
+
+    def cell(c: dict) -> str:
+        ids = ", ".join(str(i) for i in c.get("hypotheses") or [])
+        n = c.get("reports", 0)
+        judged = f"judged for {ids}" if ids else "no hypothesis judged there"
+        return (
+            f"{c.get('workload')} @ {float(c.get('rate') or 0):g} req/s ({n} report{'' if n == 1 else 's'}, {judged})"
+        )
+
+    return f"reports {shown or 'not recorded'}; they enter {'; '.join(cell(c) for c in cells) or 'no cell'}"
 
 
 def _from_json(item: dict) -> Testbed:
@@ -215,7 +280,11 @@ def testbed_markdown(summary: dict | None) -> str:
     ]
     for g in groups:
         arms = ", ".join(md(a) for a in g.get("arms") or [])
-        lines.append(f"- {g.get('reports', 0)} reports ({arms}): {testbed_words(_from_json(g))}")
+        entered = entered_text(g)
+        lines.append(
+            f"- {g.get('reports', 0)} reports ({arms}): {testbed_words(_from_json(g))}"
+            + (f". Its {md(entered)}" if entered else "")
+        )
     if router_line:
         lines.append(f"-{router_line}")
     return "\n".join(lines)
@@ -227,6 +296,7 @@ __all__ = [
     "ReportTestbed",
     "Testbed",
     "engine_of",
+    "entered_text",
     "record",
     "router_image_of",
     "summarize",

@@ -31,6 +31,7 @@ from bot.render.claims import (
     shed_demoted,
     verdict_text,
 )
+from bot.render.lost import lost_cells, lost_words
 from bot.stats.unjudged import NOT_BENCHMARKED, NOT_EXERCISED, NOT_RUNNABLE, unjudged_reason
 
 Pair = tuple[Hypothesis, Verdict]
@@ -229,10 +230,13 @@ def headline(pairs: Sequence[Pair]) -> str:
     transfer += _rest(claims)
     regressed = [h.id for h, v in guards if v.status is VerdictStatus.REFUTED]
     indicated = [_indicated_words(h, v) for h, v in guards if indicated_cells(h, v)]
+    # Requests the evolved arm lost beyond the baseline's are a regression no guard's metric counts (bot.render.lost).
+    lost = lost_words(lost_cells(v for _, v in pairs))
     if regressed:
         regress = f"{_plural(len(regressed), 'regression')} found ({', '.join(regressed)})"
         if indicated:
             regress += f"; {len(indicated)} more indicated ({'; '.join(indicated)})"
+        regress += f"; {lost}" if lost else ""
     elif indicated:
         # A guard whose whole interval lies beyond its margin is no "no regression" of any kind: the data point to
         # one, only not significantly after multiplicity control.
@@ -240,6 +244,13 @@ def headline(pairs: Sequence[Pair]) -> str:
         regress = (
             f"{_plural(len(indicated), 'regression')} indicated, not significant after multiplicity control "
             f"({'; '.join(indicated)}; {held} of {_plural(len(guards), 'guard')} shown to hold)"
+        )
+        regress += f"; {lost}" if lost else ""
+    elif lost:
+        # However the guards' metrics came out, a plugin that fails more requests has regressed.
+        held = sum(v.status is VerdictStatus.CONFIRMED for _, v in guards)
+        regress = f"{lost}, a regression the guards' metrics do not count" + (
+            f" ({held} of {_plural(len(guards), 'guard')} shown to hold on their metrics)" if guards else ""
         )
     else:
         held = sum(v.status is VerdictStatus.CONFIRMED for _, v in guards)

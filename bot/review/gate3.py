@@ -7,7 +7,10 @@
   measures the hypothesis's own metric on one of its workloads;
 - an undecided cell whose whole interval lies on the wrong side (beyond the margin, or against the prediction)
   is raised: its refutation was not significant after multiplicity control, so no count calls it a regression;
-- reports that failed validation (listed in ``verdicts.md``) are surfaced; no results at all is said;
+- a cell where the evolved arm lost more requests (failed or incomplete) than the baseline beyond the shedding
+  guard's tolerance is raised: a regression no verdict counts;
+- reports that failed validation (listed in ``verdicts.md``) are surfaced, and reports no look of their cell
+  reached are noted (they decide nothing); no results at all is said;
 - the arms were measured alike: the testbeds the reports record (``validation/testbed.json``) are one, or
   every one of them ran both arms.
 What the evidence says (Track A direction, Track B gaps, Track C regressions) is summarized for the
@@ -24,6 +27,7 @@ import json
 from pydantic import ValidationError
 
 from bot.model import Direction, Finding, Severity, Track, Verdict, VerdictStatus, status_counts
+from bot.review import gate3_evidence
 
 #: The change request the ``G3.no-results`` fix tells people to make once reports exist: gate 3's ``rejudge``
 #: directive (``bot.directives``), so the command applies as written instead of being refused as prose.
@@ -213,30 +217,6 @@ def _cell_problems(h, v: Verdict) -> list[str]:
     return problems
 
 
-def _indicated(ctx, hypotheses, recorded: dict[str, Verdict]) -> list[Finding]:
-    """An undecided cell whose whole interval lies on the wrong side (a regression beyond the margin, a move against
-    the prediction): its refutation was not significant after multiplicity control, so no count calls it a
-    regression, and a gate that passed "0 regressed" without a word would pass a plugin measured worse. IMPORTANT:
-    the person deciding must weigh it (``bot.render.claims.indicated``)."""
-    from bot.render.claims import indicated_cells
-
-    out = []
-    for h in hypotheses:
-        for e, _ in indicated_cells(h, recorded.get(h.id)):
-            out.append(
-                Finding(
-                    severity=Severity.IMPORTANT,
-                    check="G3.against-indicated",
-                    file=ctx.paths.verdicts_md,
-                    message=f"{h.id} at {e.workload} @ {e.rate:g} req/s: {e.reason} (interval {e.ci_low:+.1%} to "
-                    f"{e.ci_high:+.1%}); the verdict stays inconclusive, and no count says regressed or refuted",
-                    fix="benchmark the cell with more runs (they decide it either way), or decide the gate as if "
-                    + ("it were refuted" if h.track is Track.A else "it were a regression"),
-                )
-            )
-    return out
-
-
 def _unmeasured_arms(ctx, recorded: dict[str, Verdict]) -> list[Finding]:
     """An arm with no report stage 5 could use (``bot.bench.layout.unmeasured_flag``): no cell compares the arms,
     so the verdicts decide nothing, and a gate that passed them passed a plugin nobody measured. Blocking, like
@@ -294,61 +274,6 @@ def _benchmark_ended_early(ctx) -> list[Finding]:
     ]
 
 
-def _testbed_words(group: dict) -> str:
-    """One testbed in plain words (findings are escaped where they are rendered)."""
-    engines = [e for e in group.get("engines") or [] if isinstance(e, dict)]
-    parts = [
-        f"{e.get('model') or 'model not recorded'} on {e.get('accelerator') or 'accelerator not recorded'}"
-        f" with {e.get('image') or 'engine image not recorded'}"
-        for e in engines
-    ] or ["engine not recorded"]
-    harness = " ".join(str(x) for x in (group.get("harness"), group.get("harness_version")) if x) or "not recorded"
-    return f"{'; '.join(parts)}; harness {harness}; cluster {group.get('cluster') or 'not recorded'}"
-
-
-def _testbeds(ctx) -> list[Finding]:
-    """A verdict compares two arms; measured on different testbeds (another model, GPU, engine image, harness or
-    cluster), the difference is the testbeds' as much as the plugin's. Stage 5 records every testbed its reports
-    name; the gate raises arms that do not share one, and notes verdicts pooled over several."""
-    path = ctx.paths.testbed
-    text = ctx.read(path)
-    if not text:
-        return []
-    try:
-        groups = [g for g in json.loads(text).get("testbeds") or [] if isinstance(g, dict)]
-    except (ValueError, AttributeError):
-        return [
-            Finding(severity=Severity.IMPORTANT, check="G3.testbed", file=path, message="unreadable testbed record")
-        ]
-    if len(groups) < 2:
-        return []
-    arms = {a for g in groups for a in g.get("arms") or []}
-    said = " | ".join(
-        f"{g.get('reports', 0)} report(s) of {', '.join(g.get('arms') or []) or 'no arm'}: {_testbed_words(g)}"
-        for g in groups
-    )
-    if any(set(g.get("arms") or []) != arms for g in groups):
-        return [
-            Finding(
-                severity=Severity.IMPORTANT,
-                check="G3.testbed",
-                file=path,
-                message=f"the arms were not measured on one testbed ({len(groups)} testbeds): {said}",
-                fix="benchmark both arms on one testbed, or set the other testbed's reports aside and request "
-                "changes with `rejudge:` so stage 5 judges what is comparable",
-            )
-        ]
-    return [
-        Finding(
-            severity=Severity.SUGGESTION,
-            check="G3.testbed",
-            file=path,
-            message=f"the verdicts pool {len(groups)} testbeds, each of which ran both arms: {said}",
-            fix="say in the decision which testbed the result is for, or judge each testbed's reports apart",
-        )
-    ]
-
-
 def _rejected_reports(ctx) -> list[tuple[str, str]]:
     """The reports stage 5 did not use, as it recorded them (validation/reports-not-used.json)."""
     text = ctx.read(ctx.paths.reports_not_used)
@@ -398,7 +323,8 @@ def review(ctx) -> list[Finding]:
                     fix="rerun stage 5; never edit verdicts by hand",
                 )
             )
-    findings += _indicated(ctx, hypotheses, recorded)
+    findings += gate3_evidence.indicated(ctx, hypotheses, recorded)
+    findings += gate3_evidence.requests_lost(ctx, recorded)
     known = {h.id for h in hypotheses}
     for hid in sorted(set(recorded) - known):
         findings.append(
@@ -425,7 +351,7 @@ def review(ctx) -> list[Finding]:
         )
     findings += _unmeasured_arms(ctx, recorded)
     findings += _benchmark_ended_early(ctx)
-    findings += _testbeds(ctx)
+    findings += gate3_evidence.testbeds(ctx)
     findings += _unused_reports(ctx)
     findings += _priority_mix(ctx)
     return findings
@@ -494,6 +420,7 @@ def _unused_reports(ctx) -> list[Finding]:
     parameter change every report of the earlier plan fails the same way, and 56 rows saying so buried the one
     thing to do."""
     from bot.bench.fault_runs import NEVER_HAPPENED
+    from bot.stats.judged import PAST_LAST_LOOK
 
     by_reason: dict[str, list[str]] = {}
     for path, reason in _rejected_reports(ctx):
@@ -506,6 +433,18 @@ def _unused_reports(ctx) -> list[Finding]:
             if len(paths) == 1
             else f"{len(paths)} benchmark reports were not used"
         )
+        if reason.startswith(PAST_LAST_LOOK):  # valid evidence no look reached: it decides nothing, either way
+            out.append(
+                Finding(
+                    severity=Severity.SUGGESTION,
+                    check="G3.report-unused",
+                    file=ctx.paths.reports_not_used,
+                    message=f"{what}: {reason}" + (f" ({shown})" if len(paths) > 1 else ""),
+                    fix="nothing in the verdicts rests on them; to use such runs, plan more looks (a longer horizon) "
+                    "at gate 2 and benchmark again, else leave them out of the results",
+                )
+            )
+            continue
         mismatch = any(w in reason for w in _MISMATCH)
         out.append(
             Finding(
@@ -544,6 +483,7 @@ def notes(ctx) -> list[str]:
     (verdicts.md), which the gate's headline points to; repeating every summary here buried the few that matter."""
     from bot.bench.evidence import SAMPLE_FLAG
     from bot.render.claims import indicated_cells
+    from bot.render.lost import lost_cells, lost_words
 
     recorded = _verdicts(ctx) or {}
     hypotheses, _ = _hypotheses(ctx)
@@ -560,6 +500,8 @@ def notes(ctx) -> list[str]:
     ):
         hs = [h for h in hypotheses if h.track is t]
         out.append(f"{label}: {status_counts(recorded[h.id].status for h in hs if h.id in recorded)} of {len(hs)}")
+        if t is Track.C and (lost := lost_words(lost_cells(recorded.values()))):
+            out.append(f"{lost[0].upper()}{lost[1:]}: a regression the guards' metrics do not count")
         for h in hs:
             v = recorded.get(h.id)
             # An early group-sequential stop (bot.stats.verdicts) is how the plan works, not something to look at.

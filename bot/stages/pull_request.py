@@ -29,6 +29,7 @@ from bot.model import (
 )
 from bot.render import render
 from bot.render.claims import ci_level, claim_rows
+from bot.render.lost import lost_cells, lost_words
 from bot.stages import pr_parts
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
@@ -232,6 +233,7 @@ def run(ctx: StageContext) -> StageOutput:
         not_testable=VerdictStatus.NOT_TESTABLE.value,
         track_c=pr_parts.track_line(hypotheses, verdicts, Track.C),
         indicated_c=pr_parts.indicated_ids(hypotheses, verdicts, Track.C),
+        lost_c=lost_words(lost_cells(verdicts.values())),
         recs=[Recommendation(**r) for r in ctx.read_json(f"{ctx.paths.docs}/feedback-for-blis.json")],
         gates=[(d, decided_by(d)) for d in ctx.state.decisions],
         links=[(label, link(p)) for label, p in key_links(ctx.paths, summary, {a.path for a in artifacts})],

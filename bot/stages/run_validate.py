@@ -135,7 +135,40 @@ def verdicts_on(
         for v in verdicts
     ]
     verdicts = _flag_unmeasured(verdicts, judged, reports)
+    _set_aside_past_last_look(reports, decision)
     return with_mix(mark_sample(verdicts, reports), mix)
+
+
+def _set_aside_past_last_look(reports, decision) -> None:
+    """Move the reports no look of their group-sequential cell reached (``bot.stats.judged.runs_past_last_look``)
+    from the used ones to the ones not used, with why, and out of the testbed count: the verdicts (already decided)
+    never read them, and "141 reports used" beside a cell's flag saying one was not read two ways."""
+    from bot.bench.errors import ReportError
+    from bot.bench.layout import parse_layout
+    from bot.stats.cells import rate_key
+    from bot.stats.judged import runs_past_last_look
+
+    past = runs_past_last_look(reports, decision) if getattr(reports, "loaded", None) else {}
+    if not past:
+        return
+    aligned = len(reports.testbeds) == len(reports.loaded)  # one testbed record per used report, in order
+    testbeds = list(reports.testbeds) if aligned else [None] * len(reports.loaded)
+    loaded, kept, aside = [], [], []
+    for rel, tb in zip(reports.loaded, testbeds, strict=True):
+        try:
+            key = parse_layout(Path(rel))
+        except ReportError:
+            key = None
+        reason = key and past.get((key.treatment, key.workload, rate_key(key.rate), str(key.repetition)))
+        if reason:
+            aside.append((rel, reason))
+            continue
+        loaded.append(rel)
+        kept.append(tb)
+    reports.loaded = loaded
+    if aligned:
+        reports.testbeds = kept
+    reports.rejected = sorted([*reports.rejected, *aside])
 
 
 def _flag_unmeasured(verdicts: list[Verdict], hypotheses, reports) -> list[Verdict]:
@@ -323,6 +356,17 @@ def arm_tally(loaded: list[str], rejected: list[tuple[str, str]]) -> str:
     return f"{total} report{'' if total == 1 else 's'}: " + "; ".join(parts)
 
 
+def cells_judged(verdicts: list[Verdict]) -> dict[tuple[str, float], list[str]]:
+    """(workload, rate) -> the hypotheses with a measured cell there, in verdict order."""
+    out: dict[tuple[str, float], list[str]] = {}
+    for v in verdicts:
+        for e in v.effects:
+            ids = out.setdefault((e.workload, e.rate), [])
+            if v.hypothesis_id not in ids:
+                ids.append(v.hypothesis_id)
+    return out
+
+
 def mix_markdown(mix: MixOutcome | None, alpha: float) -> str:
     """verdicts.md's priority-mix section: the per-class table, or why the planned mix judged nothing."""
     from bot.escape import md
@@ -349,6 +393,8 @@ def run(ctx: StageContext) -> StageOutput:
     # A linked directory under --results is listed by both readers (bot.bench.layout.results_files): once here.
     rejected = list(dict.fromkeys([*getattr(reports, "rejected", []), *(mix.rejected if mix else [])]))
     by_id = {v.hypothesis_id: v for v in verdicts}
+    # Which verdicts each cell's reports enter: a report of another testbed names them (bot.bench.testbed.summarize).
+    testbeds = testbed.summarize(getattr(reports, "testbeds", []), cells_judged(verdicts))
     files: dict[str, str | bytes] = {
         # The raw tool output carries timings; the branch keeps only what is the same on every run.
         # The files' hashes bind the result to what it checked: gate 3 refuses results for other files.
@@ -361,8 +407,7 @@ def run(ctx: StageContext) -> StageOutput:
         ctx.paths.verdicts_json: verdicts_to_json(verdicts),
         ctx.paths.gpu_time: spent.to_json(),
         # The report names the testbed the verdicts hold for (model, accelerators, engine, harness), as recorded.
-        ctx.paths.testbed: json.dumps(testbed.summarize(getattr(reports, "testbeds", [])), indent=2, sort_keys=True)
-        + "\n",
+        ctx.paths.testbed: json.dumps(testbeds, indent=2, sort_keys=True) + "\n",
         # Gate 3 raises every report that was not used; it reads them here, not from the page's prose.
         ctx.paths.reports_not_used: json.dumps(
             [{"report": path, "reason": reason} for path, reason in rejected], indent=2
@@ -393,9 +438,7 @@ def run(ctx: StageContext) -> StageOutput:
         notes=getattr(reports, "notes", []),
         gpu_time=spent if reports is not None else None,
         results=results_origin(ctx, reports),
-        testbed=testbed.testbed_markdown(testbed.summarize(getattr(reports, "testbeds", [])))
-        if reports is not None
-        else "",
+        testbed=testbed.testbed_markdown(testbeds) if reports is not None else "",
     )
     for name, png in sorted(plots.images.items()):
         files[f"{ctx.paths.validation_dir}/plots/{name}"] = png

@@ -59,3 +59,44 @@ def judged_requests(index: ReportIndex, requests, workload: str, rate: float, me
     counts = {k: v for k, v in index.requests.items() if k != (workload, rk)}
     counts.update(cut.requests)
     return replace(index, requests=counts)
+
+
+#: How reports-not-used.json starts the reason for a run no look of its cell reached (gate 3 reads it apart: such a
+#: report is no bad evidence, it only decides nothing).
+PAST_LAST_LOOK = "past the last look its cell reached"
+
+
+def runs_past_last_look(reports, decision: DecisionRule | None) -> dict[tuple[str, str, float, str], str]:
+    """(arm, workload, rate key, repetition label) -> why, for every run that a group-sequential cell's looks did not
+    reach: its arm ran more runs than the cell's last look took (the plan's horizon, or the other arm's count), so
+    no verdict used it. Counting it as used said "141 reports used" beside a flag saying one of them was not; the
+    page and reports-not-used.json must agree. A run is used when any metric's looks reach it; a cell below its
+    first look keeps its runs (its verdict says why nothing was judged)."""
+    seq = None if decision is None else decision.sequential
+    if seq is None:
+        return {}
+    index = ReportIndex.build(reports)
+    used: dict[tuple[str, str, float], set[str]] = {}
+    seen: dict[tuple[str, str, float], set[str]] = {}
+    reached: dict[tuple[str, float], tuple[int, list[int]]] = {}
+    for wl, rate, metric in sorted(index.values):
+        b, e = index.arms(wl, rate, metric)
+        labels = dict(zip((BASELINE, EVOLVED), index.labels(wl, rate, metric), strict=True))
+        schedule = _schedule(decision, wl, rate)
+        taken = sequential.looks_taken(schedule, min(b.size, e.size)) if schedule is not None else []
+        n = taken[-1] if taken else None
+        if n is not None:
+            reached[(wl, rate)] = max(reached.get((wl, rate), (0, [])), (n, list(schedule or [])))
+        for arm, names in labels.items():
+            seen.setdefault((arm, wl, rate), set()).update(names)
+            used.setdefault((arm, wl, rate), set()).update(names if n is None else names[:n])
+    out = {}
+    for (arm, wl, rate), names in sorted(seen.items()):
+        n, schedule = reached.get((wl, rate), (0, []))
+        for label in sorted(names - used[(arm, wl, rate)]):
+            out[(arm, wl, rate, label)] = (
+                f"{PAST_LAST_LOOK} ({wl} @ {rate:g} req/s): its looks use the first {n} runs per arm (looks at "
+                f"{schedule}), so no verdict uses this run, and a group-sequential decision does not change with "
+                "runs after its last look"
+            )
+    return out

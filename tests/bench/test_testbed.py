@@ -113,3 +113,63 @@ def test_the_reports_used_and_left_out_are_counted_per_arm_with_the_reason():
     )
     mixed = [*rejected[:2], (rejected[2][0], "duplicate of another report")]
     assert arm_tally(loaded, mixed).endswith("evolved 0 used, 3 left out (for 2 different reasons; listed below)")
+
+
+def test_a_run_no_look_reached_is_counted_as_not_used_with_why(tmp_path):
+    """Reanalysis finding 5: an 8th evolved sanity-random run, where the looks stop at 7, read "evolved 71 used" and
+    reports-not-used.json was empty, while every cell on it said the run was not used. Stage 5's judgement (shared
+    with `promote evaluate`) now lists it as not used, with why, and the testbed counts only the used reports."""
+    import shutil
+
+    import yaml
+
+    from bot.bench.reports import load_results
+    from bot.model import Direction
+    from bot.stages.run_validate import verdicts_on
+    from bot.stats.design import DecisionRule, SequentialRule
+    from bot.stats.judged import PAST_LAST_LOOK
+    from tests.stats.stats_synth import hypothesis
+
+    results = tmp_path / "results"
+    shutil.copytree(RESULTS, results)
+    cell = results / "evolved" / "sanity-random" / "rate-10"
+    shutil.copytree(cell / "rep-7", cell / "rep-8")
+    [extra] = (cell / "rep-8").glob("benchmark_report_v0.2*.yaml")
+    doc = yaml.safe_load(extra.read_text())
+    doc["run"]["uid"] = "deadbeef" * 4  # another run, not a copy of rep 7
+    extra.write_text(yaml.safe_dump(doc, sort_keys=False))
+    reports = load_results(results)
+    assert extra.relative_to(results).as_posix() in reports.loaded
+    looks = {"sanity-random@10": [4, 6, 7]}
+    rule = DecisionRule(sequential=SequentialRule(spending="pocock", looks=looks, decidable=[]))
+    guard = hypothesis("C5", metric="e2e_p95", direction=Direction.NO_WORSE, workloads=["sanity-random"])
+    [v] = verdicts_on([guard], reports, None, None, evolved_for=None, decision=rule)
+    assert any(f.startswith("runs past the last planned look reached not used") for f in v.flags)
+    rel = extra.relative_to(results).as_posix()
+    assert rel not in reports.loaded and len(reports.testbeds) == len(reports.loaded) == 140
+    [(path, reason)] = reports.rejected
+    assert path == rel and reason.startswith(f"{PAST_LAST_LOOK} (sanity-random @ 10 req/s)")
+    assert testbed.summarize(reports.testbeds)["reports"] == 140
+
+
+def test_a_testbed_other_than_the_most_used_names_its_reports_and_the_verdicts_they_enter():
+    """Reanalysis finding 3: one evolved report of another engine image sat in A1's deciding cell; testbed.json and
+    the page said "2 testbeds" and named neither the report nor the cell."""
+    doc = load_report(SAMPLE)
+    other = copy.deepcopy(doc)
+    other["scenario"]["stack"][0]["standardized"]["tool_version"] = "vllm/vllm-openai:v0.6.0"
+    rel = "{arm}/load-spikes/rate-{rate}/rep-{rep}/benchmark_report_v0.2,_x.yaml"
+    same = [testbed.record(a, doc, rel.format(arm=a, rate=30, rep=r)) for a in ("baseline", "evolved") for r in (2, 3)]
+    odd = testbed.record("evolved", other, rel.format(arm="evolved", rate=30, rep=1))
+    cells = {("load-spikes", 30.0): ["A1", "B6"], ("load-spikes", 45.0): ["A1"]}
+    summary = json.loads(json.dumps(testbed.summarize([*same, odd], cells)))
+    first, second = summary["testbeds"]
+    assert "report_paths" not in first and "cells" not in first  # the testbed most reports ran on
+    assert second["report_paths"] == [odd.report]
+    assert second["cells"] == [{"workload": "load-spikes", "rate": 30.0, "reports": 1, "hypotheses": ["A1", "B6"]}]
+    said = testbed.entered_text(second)
+    assert said == f"reports {odd.report}; they enter load-spikes @ 30 req/s (1 report, judged for A1, B6)"
+    assert testbed.entered_text(first) == ""
+    page = testbed.testbed_markdown(summary)
+    assert "vllm/vllm-openai:v0.6.0" in page and "judged for A1, B6" in page
+    assert f"Its reports {odd.report}; they enter" in page

@@ -305,6 +305,66 @@ def test_gate3_raises_arms_measured_on_different_testbeds(branch):
     assert len(found) == 1 and found[0].severity is Severity.SUGGESTION and "pool 2 testbeds" in found[0].message
 
 
+def test_gate3s_testbed_finding_names_the_other_testbeds_reports_and_the_verdicts_they_enter(branch):
+    """Reanalysis finding 3: one evolved report of another engine image was rep 1 of A1's deciding cell, and the
+    finding named neither the report nor the cell. It names both, with the hypotheses judged there."""
+    import json
+
+    ctx, edit, _ = branch
+    path = "evolved/load-spikes/rate-30/rep-1/r.yaml"
+
+    def split(text: str) -> str:
+        doc = json.loads(text)
+        (one,) = doc["testbeds"]
+        other = json.loads(json.dumps(one)) | {"reports": 1, "arms": ["evolved"], "report_paths": [path]}
+        other["engines"][0]["image"] = "vllm/vllm-openai:v0.6.0"
+        other["cells"] = [{"workload": "load-spikes", "rate": 30.0, "reports": 1, "hypotheses": ["A1", "B6"]}]
+        return json.dumps(doc | {"testbeds": [one, other]})
+
+    edit(ctx.paths.testbed, split)
+    [found] = [f for f in review_gate(3, ctx) if f.check == "G3.testbed"]
+    assert found.severity is Severity.IMPORTANT
+    assert "vllm/vllm-openai:v0.6.0; harness" in found.message
+    assert f"reports {path}; they enter load-spikes @ 30 req/s (1 report, judged for A1, B6)" in found.message
+
+
+def test_gate3_raises_requests_the_evolved_plugin_lost_as_a_regression(branch):
+    """Reanalysis finding 2: the evolved arm lost 20% of its requests at sanity-random (latencies as before), and gate
+    3 said "0 blocking of 0 findings". An IMPORTANT finding names the cell, the shares and the hypotheses, and the
+    brief and the notes say it beside the regression count; a few failed requests raise nothing."""
+    import json
+
+    from bot.review.brief import brief
+    from bot.review.gate3 import notes
+
+    ctx, edit, _ = branch
+    assert not [f for f in review_gate(3, ctx) if f.check == "G3.requests-lost"]  # the bundled example
+
+    def lose(share: float):
+        def change(text: str) -> str:
+            rows = json.loads(text)
+            for row in rows:
+                for e in row["effects"]:
+                    if e["workload"] == "sanity-random":
+                        e["lost_baseline"], e["lost_evolved"] = 0.0, share
+            return json.dumps(rows)
+
+        return change
+
+    edit(ctx.paths.verdicts_json, lose(0.0004))  # 16 in 37,847: no regression
+    assert not [f for f in review_gate(3, ctx) if f.check == "G3.requests-lost"]
+    edit(ctx.paths.verdicts_json, lose(0.2))
+    [found] = [f for f in review_gate(3, ctx) if f.check == "G3.requests-lost"]
+    assert found.severity is Severity.IMPORTANT
+    assert found.message.startswith(
+        "the evolved plugin lost 20.0% of requests (failed or incomplete) vs 0.0% for baseline at sanity-random "
+        "@ 10 req/s (the runs of C4, C5, C6)"
+    ), found.message
+    said = "requests lost more often with the evolved plugin (sanity-random at 10 req/s: 20.0% of requests lost"
+    assert said in brief(3, ctx)[0]
+    assert any(n.startswith("Requests lost more often") for n in notes(ctx))
+
+
 def test_each_gate_says_what_it_decides_on_and_what_to_read_first(branch):
     from bot.review.brief import brief
 
@@ -383,6 +443,27 @@ def test_gate3_groups_reports_left_out_for_the_same_reason(branch):
     assert "promote bench run" in grouped.fix and "rejudge:" in grouped.fix
     single = next(f for f in found if f is not grouped)
     assert single.message.startswith("benchmark report bad.yaml was not used") and single.fix
+
+
+def test_gate3_notes_reports_no_look_reached_without_blocking(branch):
+    """Reanalysis finding 5: a run past its cell's last look is listed as not used; it is no invalid evidence, and the
+    'measured for another plan' fix its words ('per arm') drew was wrong. A suggestion of its own, with what to do."""
+    import json
+
+    from bot.stats.judged import PAST_LAST_LOOK
+
+    ctx, edit, _ = branch
+    reason = f"{PAST_LAST_LOOK} (sanity-random @ 10 req/s): its looks use the first 7 runs per arm (looks at [4, 6, 7])"
+    text = json.dumps([{"report": "evolved/sanity-random/rate-10/rep-8/r.yaml", "reason": reason}])
+    if ctx.read(ctx.paths.reports_not_used):
+        edit(ctx.paths.reports_not_used, lambda _: text)
+    else:
+        ctx.forge.commit_files(BRANCH, {ctx.paths.reports_not_used: text.encode()}, message="plant unused reports")
+    found = review_gate(3, ctx)
+    assert not [f for f in found if f.check == "G3.report-invalid"]
+    [unused] = [f for f in found if f.check == "G3.report-unused"]
+    assert unused.severity is Severity.SUGGESTION and "rep-8" in unused.message and reason in unused.message
+    assert "another plan" not in unused.fix and "looks" in unused.fix
 
 
 def test_gate3_no_results_fix_is_a_change_request_that_applies_as_written(branch):

@@ -789,3 +789,32 @@ def test_a_cell_within_the_noise_floor_shows_its_true_adjusted_p_and_says_what_h
     table = evidence_table(v)
     assert table.loc[0, "p (adj.)"] == f"{p_text(floor.p_adjusted)}, within the noise floor"
     assert table.loc[1, "p (adj.)"] == p_text(beyond.p_adjusted)
+
+
+def test_runs_no_look_reached_are_named_with_why():
+    """Reanalysis finding 5: an 8th evolved run where the looks stop at 7 was counted as used while every cell's flag
+    said it was not. The runs no look reached are named (the ones past the horizon, and those past the other arm's
+    count); a fixed design and a cell below its first look name none."""
+    from bot.stats.design import DecisionRule, SequentialRule
+    from bot.stats.judged import PAST_LAST_LOOK, runs_past_last_look
+
+    rng = np.random.default_rng(30)
+    chat = _cell(rng, workload="chat", n=7)
+    chat["evolved"] = np.append(chat["evolved"], chat["evolved"][-1])  # an 8th evolved run
+    code = _cell(rng, workload="code", n=8)
+    code["baseline"] = code["baseline"][:5]  # 5 baseline runs: the looks reach 4
+    doc = _cell(rng, workload="doc", n=3)  # below its first look: its verdict says why nothing was judged
+    looks = {f"{w}@10": [4, 6, 7] for w in ("chat", "code", "doc")}
+    rule = DecisionRule(sequential=SequentialRule(spending="pocock", looks=looks, decidable=["A1"]))
+    past = runs_past_last_look(build([chat, code, doc]), rule)
+    assert sorted(past) == [
+        ("baseline", "code", 10.0, "4"),
+        ("evolved", "chat", 10.0, "7"),
+        *(("evolved", "code", 10.0, str(r)) for r in range(4, 8)),
+    ]
+    assert past[("evolved", "chat", 10.0, "7")].startswith(
+        f"{PAST_LAST_LOOK} (chat @ 10 req/s): its looks use the first 7"
+    )
+    assert "first 4 runs per arm" in past[("evolved", "code", 10.0, "5")]
+    assert runs_past_last_look(build([chat, code, doc]), None) == {}
+    assert runs_past_last_look(build([chat]), DecisionRule()) == {}
