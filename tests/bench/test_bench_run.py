@@ -461,3 +461,29 @@ def test_gate_2s_at_most_is_the_plan_readmes_and_the_runners_default_cap(tmp_pat
         )
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert f"GPU-minutes: 0 spent of {most:g} budgeted" in proc.stdout, extra
+
+
+@pytest.mark.slow
+def test_a_run_that_leaves_no_results_is_not_filed_with_an_earlier_attempts_report(tmp_path):
+    """benchmark.yml keeps one workspace per promotion and commit across dispatches: a harness that exits 0
+    without results must not have the previous attempt's directory (another stack, another effect) filed as
+    its measurement."""
+    env = fakes.install(tmp_path, effect={"evolved": 0.5}, seconds_per_run_second=0.05)
+    bench, commit = make_branch(tmp_path)
+
+    def run(results: str) -> subprocess.CompletedProcess:
+        argv = _args(bench, commit, tmp_path, "--fixed", "--warmup-seconds", "0")
+        argv[argv.index(tmp_path / "results")] = tmp_path / results
+        return _promote(env, *argv)
+
+    assert run("first").returncode == 0
+    fakes.configure(
+        tmp_path, effect={"evolved": -0.2}, seconds_per_run_second=0.05, no_results=["evolved/spikes-rate-20-rep-2"]
+    )
+    proc = run("second")
+    assert proc.returncode == 0, proc.stderr
+    m = mf.load(tmp_path / "second")
+    assert not [c for c in m.cells if c.treatment == "evolved" and c.run_treatment == "spikes-rate-20-rep-2"]
+    [aside] = m.rejected
+    assert aside.cell == "evolved/spikes-rate-20-rep-2" and "left no v0.2 report" in aside.reason
+    assert "set aside evolved/spikes-rate-20-rep-2" in proc.stderr and "1 set aside" in proc.stdout + proc.stderr

@@ -26,7 +26,7 @@ import contextlib
 import shlex
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,7 +42,7 @@ from bot.bench.run import manifest as mf
 from bot.bench.run.budget import Budget, remaining_text
 from bot.bench.run.faults import PodDeletion
 from bot.bench.run.found import REPORT_NAME
-from bot.bench.run.procs import Cancelled, Procs
+from bot.bench.run.procs import Cancelled, Procs, cancel_on_signals
 from bot.bench.run.schedule import CellRun, Group, SetupRun, build_schedule, nested_overrides
 from bot.bench.run.stops import BudgetStop, StepFailed
 from bot.bench.yaml_dump import dump_yaml
@@ -149,7 +149,7 @@ class BenchRunner:
             body = lambda: f"{mix.run()}; {cells()}"  # noqa: E731
         # A dry-run goes through the same stops: its steps count at their estimates (Budget.assume), so a cap
         # stops it where it would stop the real run, with the same message and exit status.
-        with self._signals():
+        with cancel_on_signals(self.procs):
             try:
                 try:
                     message = body()
@@ -495,6 +495,8 @@ class BenchRunner:
             argv = commands.run_cell(
                 cfg.target, setup.name, self._overrides(setup), profile, treatments, self._keywords(setup, cell)
             )
+            # What an earlier attempt left in this workspace is never this run's report (found.report_of).
+            before = set(found.run_dirs(cfg.target, setup.name, cell.run_treatment))
             if cell.condition == "pod-failure" and not cfg.dry_run:
                 fault = PodDeletion(cfg.target, cell.duration_s, cfg.log, env=cfg.env)
                 fault.start()
@@ -507,15 +509,12 @@ class BenchRunner:
             minutes = self._ran(setup, cell, result, start, t0)
             if minutes is None:
                 return
-            report = self._report_of(setup, cell)
+            report = found.report_of(cfg.target, setup.name, cell.run_treatment, self.procs, before)
             code = result.code
         else:
             report, minutes, code = adopted, 0.0, 0
             cfg.log(f"adopting {report}: llm-d-benchmark finished {cell.run_treatment} before the job stopped")
         self._record(setup, cell, report, start, minutes, code, fault.record if fault else None)
-
-    def _report_of(self, setup: SetupRun, cell: CellRun) -> Path | None:
-        return found.report_of(self.cfg.target, setup.name, cell.run_treatment, self.procs)
 
     def _adopt(self, setup: SetupRun, cell: CellRun) -> Path | None:
         """A run llm-d-benchmark finished whose report parses, left by a job that died before recording it."""
@@ -533,7 +532,10 @@ class BenchRunner:
         reason = None
         data = b""
         if report is None:
-            reason = "llm-d-benchmark finished but left no v0.2 report and no native output to convert"
+            reason = (
+                "llm-d-benchmark finished but left no v0.2 report and no native output to convert "
+                "(no new results directory for this run; an earlier attempt's is not this run's)"
+            )
         else:
             data = report.read_bytes()
             try:
@@ -581,20 +583,3 @@ class BenchRunner:
             for c in h.cells:
                 out.setdefault(c.label(), []).append(h.id)
         return out
-
-    # ---------------------------------------------------------------- signals
-    @contextlib.contextmanager
-    def _signals(self) -> Iterator[None]:
-        def handler(signum, frame):
-            self.procs.cancel()
-            raise Cancelled(signal.Signals(signum).name)
-
-        previous = {}
-        for s in (signal.SIGTERM, signal.SIGINT):
-            with contextlib.suppress(ValueError):  # not the main thread
-                previous[s] = signal.signal(s, handler)
-        try:
-            yield
-        finally:
-            for s, h in previous.items():
-                signal.signal(s, h)
