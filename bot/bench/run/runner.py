@@ -37,7 +37,7 @@ from bot.bench.experiment import workload_profile
 from bot.bench.layout import TREATMENTS, run_dir
 from bot.bench.plan import BenchmarkPlan
 from bot.bench.reports import parse_report
-from bot.bench.run import commands, found
+from bot.bench.run import commands, found, tools
 from bot.bench.run import manifest as mf
 from bot.bench.run.budget import Budget, remaining_text
 from bot.bench.run.faults import PodDeletion
@@ -129,6 +129,8 @@ class BenchRunner:
 
             if problem := given_image_problem(cfg.image, cfg.spec.evolved_image):
                 raise BenchRunError(problem)
+        if not cfg.dry_run and (problem := tools.missing_problem(cfg.target, self._all_cells(), cfg.env)):
+            raise BenchRunError(problem)  # before the manifest, the image build and the first stand-up
         self.manifest = self._open_manifest()
         self.budget.spent = self.manifest.spent_gpu_minutes
         image = self._image()
@@ -374,14 +376,16 @@ class BenchRunner:
         """Append a step's raw output to the step log (on this machine) and return what the manifest says of it."""
         if self.cfg.dry_run:
             return ""
-        self.step_log.parent.mkdir(parents=True, exist_ok=True)
-        with self.step_log.open("a", encoding="utf-8") as fh:
-            fh.write(f"=== {_now()} {kind} {what}: exit {result.code}\n$ {shlex.join(result.argv)}\n")
-            fh.write(result.output.rstrip() + "\n")
+        self._to_step_log(f"{kind} {what}: exit {result.code}", f"$ {shlex.join(result.argv)}\n{result.output}")
         if result.code == 0:
             return ""
         timed_out = " (timed out)" if result.code == 124 else ""
         return f"exit {result.code}{timed_out}; its output is in {STEP_LOG} under --workspace on the runner"
+
+    def _to_step_log(self, header: str, text: str) -> None:
+        self.step_log.parent.mkdir(parents=True, exist_ok=True)
+        with self.step_log.open("a", encoding="utf-8") as fh:
+            fh.write(f"=== {_now()} {header}\n{text.rstrip()}\n")
 
     def _standup(self, group: Group, setup: SetupRun) -> None:
         self.up[group.name] = setup
@@ -506,6 +510,8 @@ class BenchRunner:
                 if fault is not None:
                     fault.stop()
                     fault.join(timeout=30)
+                    if fault.notes:  # kubectl failed: its words stay on this machine
+                        self._to_step_log(f"fault {setup.name}/{cell.run_treatment}", "\n".join(fault.notes))
             minutes = self._ran(setup, cell, result, start, t0)
             if minutes is None:
                 return
