@@ -532,3 +532,13 @@ def test_an_unreachable_cluster_is_reported_as_kubectl_failing_in_the_console_ma
     assert "kubectl get pods failed (exit 1): kubectl: The connection to the server" in proc.stderr
     log = (tmp_path / "ws" / "promote-bench-steps.log").read_text()
     assert "kubectl get pods failed (exit 1): kubectl: The connection to the server 127.0.0.1:8080 was refused" in log
+
+
+def test_resume_with_nothing_to_resume_stops_instead_of_starting_over(cluster):
+    root, env, bench, commit = cluster
+    proc = _promote(env, *_args(bench, commit, root, "--resume"))
+    assert proc.returncode == 2, proc.stderr
+    assert (
+        f"nothing to resume in {root / 'results'} (no manifest.json); run without --resume to start over" in proc.stderr
+    )
+    assert fakes.calls(root) == [] and not (root / "results").exists()

@@ -201,6 +201,10 @@ class BenchRunner:
         cfg = self.cfg
         results = cfg.results
         existing = mf.load(results) if results.is_dir() else None
+        if existing is None and cfg.resume:  # starting over would spend the GPU time again, unasked
+            raise BenchRunError(
+                f"nothing to resume in {results} (no manifest.json); run without --resume to start over"
+            )
         if existing is not None and not cfg.resume:
             raise BenchRunError(
                 f"{results} already holds a benchmark run ({len(existing.cells)} finished cells); "
