@@ -145,7 +145,7 @@ def summary_lines(manifest: mf.Manifest | None) -> list[str]:
         lost = [c for c in runs if c.fault is not None and not c.fault.ok]
         if not lost:
             continue
-        details = sorted({c.fault.detail for c in lost if c.fault is not None})
+        details = sorted({c.fault.detail or "no detail recorded" for c in lost if c.fault is not None})
         out.append(
             f"{kind}: the fault never happened in {len(lost)} of {len(runs)} run(s) ({'; '.join(details)[:300]}). "
             "Stage 5 does not count those runs for a claim about it; a claim with no run of it in an arm is left "

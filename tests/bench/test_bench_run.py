@@ -461,3 +461,84 @@ def test_gate_2s_at_most_is_the_plan_readmes_and_the_runners_default_cap(tmp_pat
         )
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert f"GPU-minutes: 0 spent of {most:g} budgeted" in proc.stdout, extra
+
+
+@pytest.mark.slow
+def test_a_run_that_leaves_no_results_is_not_filed_with_an_earlier_attempts_report(tmp_path):
+    """benchmark.yml keeps one workspace per promotion and commit across dispatches: a harness that exits 0
+    without results must not have the previous attempt's directory (another stack, another effect) filed as
+    its measurement."""
+    env = fakes.install(tmp_path, effect={"evolved": 0.5}, seconds_per_run_second=0.05)
+    bench, commit = make_branch(tmp_path)
+
+    def run(results: str) -> subprocess.CompletedProcess:
+        argv = _args(bench, commit, tmp_path, "--fixed", "--warmup-seconds", "0")
+        argv[argv.index(tmp_path / "results")] = tmp_path / results
+        return _promote(env, *argv)
+
+    assert run("first").returncode == 0
+    fakes.configure(
+        tmp_path, effect={"evolved": -0.2}, seconds_per_run_second=0.05, no_results=["evolved/spikes-rate-20-rep-2"]
+    )
+    proc = run("second")
+    assert proc.returncode == 0, proc.stderr
+    m = mf.load(tmp_path / "second")
+    assert not [c for c in m.cells if c.treatment == "evolved" and c.run_treatment == "spikes-rate-20-rep-2"]
+    [aside] = m.rejected
+    assert aside.cell == "evolved/spikes-rate-20-rep-2" and "left no v0.2 report" in aside.reason
+    assert "set aside evolved/spikes-rate-20-rep-2" in proc.stderr and "1 set aside" in proc.stdout + proc.stderr
+
+
+def _pod_failure_branch(tmp_path, duration_s: int = 3):
+    from tests.bench.bench_branch import hypotheses, small_request
+    from tests.bench.test_bench_plan import _h
+
+    request = small_request(
+        workloads=[{"name": "spikes", "profile": "shared_prefix_synthetic", "rates": [10], "duration_s": duration_s}]
+    )
+    return make_branch(
+        tmp_path, request, hypotheses([_h("B1", ["spikes+pod-failure"], "e2e_p95", direction="no-worse")])
+    )
+
+
+def test_kubectl_missing_stops_a_plan_with_pod_failure_cells_before_anything_is_built_or_stood_up(tmp_path):
+    import shutil
+
+    env = fakes.install(tmp_path)
+    (tmp_path / "bin" / "kubectl").unlink()
+    only = tmp_path / "only-git"  # the machine's own kubectl must not be found either
+    only.mkdir()
+    (only / "git").symlink_to(shutil.which("git"))
+    env["PATH"] = f"{tmp_path / 'bin'}{os.pathsep}{only}"
+    bench, commit = _pod_failure_branch(tmp_path)
+    proc = _promote(env, *_args(bench, commit, tmp_path))
+    assert proc.returncode == 2, proc.stderr
+    assert "kubectl not found on PATH: the plan's pod-failure cells (spikes+pod-failure@10) need it" in proc.stderr
+    assert "Nothing was built or stood up" in proc.stderr and "Traceback" not in proc.stderr
+    assert fakes.calls(tmp_path) == [] and not (tmp_path / "results").exists()
+
+
+@pytest.mark.slow
+def test_an_unreachable_cluster_is_reported_as_kubectl_failing_in_the_console_manifest_and_step_log(tmp_path):
+    env = fakes.install(tmp_path, kubectl_get_fails="refused", seconds_per_run_second=1.0)
+    bench, commit = _pod_failure_branch(tmp_path, duration_s=2)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--warmup-seconds", "0", "--fixed"))
+    assert proc.returncode == 0, proc.stderr
+    faults = [c.fault for c in mf.load(tmp_path / "results").cells if c.fault is not None]
+    assert faults and all(
+        not f.ok and f.detail.startswith("kubectl get pods failed (exit 1, connection refused") for f in faults
+    )
+    assert "harness pod never ran" not in proc.stderr
+    assert "kubectl get pods failed (exit 1): kubectl: The connection to the server" in proc.stderr
+    log = (tmp_path / "ws" / "promote-bench-steps.log").read_text()
+    assert "kubectl get pods failed (exit 1): kubectl: The connection to the server 127.0.0.1:8080 was refused" in log
+
+
+def test_resume_with_nothing_to_resume_stops_instead_of_starting_over(cluster):
+    root, env, bench, commit = cluster
+    proc = _promote(env, *_args(bench, commit, root, "--resume"))
+    assert proc.returncode == 2, proc.stderr
+    assert (
+        f"nothing to resume in {root / 'results'} (no manifest.json); run without --resume to start over" in proc.stderr
+    )
+    assert fakes.calls(root) == [] and not (root / "results").exists()

@@ -11,7 +11,7 @@ import pytest
 from bot import PROJECT_ROOT
 from tests.bench import fakes
 from tests.bench.bench_branch import SLUG, git, make_branch
-from tests.bench.workflow_runner import Runner, checkout, run_job
+from tests.bench.workflow_runner import Runner, checkout, jobs, run_job
 
 WORKFLOW = PROJECT_ROOT / ".github" / "workflows" / "benchmark.yml"
 FAKE_GH = """#!/bin/sh
@@ -160,3 +160,37 @@ def test_bench_files_lists_what_the_manifest_records_and_refuses_a_path_out_of_t
     _manifest(results, "link/secret")
     assert main(["bench", "files", str(results)]) == 2
     assert "symbolic link" in capsys.readouterr().err
+
+
+def test_a_resume_on_a_runner_without_the_state_starts_from_the_uploaded_results_or_refuses(github):
+    """resume=true may land on another GPU runner: it continues from the results the stopped run uploaded
+    (`plan` hands them over as resume-results), never silently from zero; with nothing to resume it stops."""
+    import shutil
+
+    root, origin, env, inputs = github
+    r = Runner(root, env, inputs)
+    run_job(r, "plan", checkout(root, origin, inputs["commit"], "ws-plan"), {})
+    needs = {"plan": r.outputs["plan"]}
+    run_job(r, "benchmark", checkout(root, origin, inputs["commit"], "ws-gpu"), needs)
+    assert r.outcomes["run"] == "success", r.last.stderr
+    temp, state = Path(env["RUNNER_TEMP"]), root / "state" / f"7-{inputs['commit'][:12]}"
+    (temp / "bench-results").rename(temp / "resume-results")  # what the download step puts there
+    shutil.rmtree(state)  # another runner: no state of this promotion
+    ran = len(fakes.calls(root))
+
+    resumed = Runner(root, env, {**inputs, "resume": "true"})
+    run_job(resumed, "benchmark", checkout(root, origin, inputs["commit"], "ws-gpu2"), needs)
+    assert resumed.outcomes["run"] == "success", resumed.last.stdout + resumed.last.stderr
+    assert (state / "results" / "manifest.json").is_file()
+    assert not [c for c in fakes.calls(root)[ran:] if c["event"] in ("standup", "run-start")]  # nothing run again
+
+    shutil.rmtree(state)
+    shutil.rmtree(temp / "resume-results")
+    shutil.rmtree(temp / "bench-results")
+    ran = len(fakes.calls(root))
+    refused = Runner(root, env, {**inputs, "resume": "true"})
+    [step] = [s for s in jobs()["benchmark"]["steps"] if s.get("id") == "run"]
+    assert refused.step("benchmark", step, checkout(root, origin, inputs["commit"], "ws-gpu3"), needs) != 0
+    assert "resume=true, but there is nothing to resume: no results of issue 7" in refused.last.stdout
+    assert "dispatch with resume=false to start over" in refused.last.stdout
+    assert fakes.calls(root)[ran:] == [] and not (state / "results" / "manifest.json").exists()

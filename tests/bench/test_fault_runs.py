@@ -103,3 +103,55 @@ def test_a_finished_run_is_adopted_only_for_the_arm_its_keywords_name(tmp_path):
     assert found.adoptable(target, "evolved", "evolved", "w-rate-10-rep-1", "c0ffee") is None
     assert found.adoptable(target, "evolved", "baseline", "w-rate-10-rep-1", "c0ffee") == run / found.REPORT_NAME
     assert found.adoptable(target, "evolved", "baseline", "w-rate-10-rep-1", "another") is None
+
+
+def _fault(tmp_path, env, **target) -> tuple[PodDeletion, list[str]]:
+    said: list[str] = []
+    fault = PodDeletion(
+        Target(spec="s", namespace="bench", workspace=tmp_path / "ws", **target), 0.2, said.append, env=env, poll_s=0.01
+    )
+    fault.start()
+    fault.join(timeout=30)
+    assert not fault.is_alive()
+    return fault, said
+
+
+def test_kubectl_missing_is_the_faults_reason_never_a_traceback_and_an_empty_one_is_still_said(tmp_path):
+    import threading
+
+    env = fakes.install(tmp_path)
+    died: list[BaseException] = []
+    old, threading.excepthook = threading.excepthook, lambda a: died.append(a.exc_value)
+    try:
+        fault, said = _fault(tmp_path, env, kubectl=str(tmp_path / "nowhere" / "kubectl"))
+    finally:
+        threading.excepthook = old
+    assert died == []
+    r = fault.record
+    assert not r.ok and r.detail.startswith(f"{tmp_path / 'nowhere' / 'kubectl'} not found on PATH; no pod was deleted")
+    assert any("not found on PATH" in line for line in said) and fault.notes
+    # A fault recorded by an older runner with no reason is still said to have one missing, never "()".
+    empty = _cell("baseline", 1, ok=False)
+    assert empty.fault is not None
+    empty.fault.detail = ""
+    [line] = fault_runs.summary_lines(_manifest([empty]))
+    assert "(no detail recorded)" in line and "()" not in line
+
+
+def test_kubectl_get_pods_failing_is_said_as_such_not_as_a_harness_pod_that_never_ran(tmp_path):
+    env = fakes.install(tmp_path, kubectl_get_fails="refused")
+    state = {"harness": {"since": time.time(), "name": "x"}, "pods": {"ms-decode-0": "Running"}, "up": True}
+    (tmp_path / "cluster" / "state.json").write_text(json.dumps(state))
+    fault, said = _fault(tmp_path, env)
+    r = fault.record
+    assert not r.ok and "harness pod never ran" not in r.detail
+    assert (
+        r.detail.startswith("kubectl get pods failed (exit 1, connection refused") and "no pod was deleted" in r.detail
+    )
+    assert any("kubectl get pods failed (exit 1): kubectl: The connection to the server" in line for line in said)
+    assert "127.0.0.1" not in r.detail  # the API server's address stays in the console and the step log
+
+    fakes.configure(tmp_path, kubectl_get_fails="forbidden")
+    fault, said = _fault(tmp_path, env)
+    assert fault.record.detail.startswith("kubectl get pods failed (exit 1, forbidden: ")
+    assert "serviceaccount" not in fault.record.detail and any("serviceaccount" in n for n in fault.notes)

@@ -1,8 +1,11 @@
 """Where llm-d-benchmark left a run's report in its workspace, and a finished run a killed job never recorded.
 
 llm-d-benchmark writes each run under ``setup-treatment-<setup>/results/<harness>-<run treatment>-<ts>-<rand>/``
-(``bot.bench.layout``): the newest such directory is the run's, its v0.2 report or, from a harness that wrote
-only its native output, the report converted from it.
+(``bot.bench.layout``): the newest such directory that was not there before the run started is the run's, its
+v0.2 report or, from a harness that wrote only its native output, the report converted from it. A directory an
+earlier attempt left in the same workspace (benchmark.yml keeps one per promotion and commit across dispatches)
+is never this run's: it was measured on another stack at another time, so a harness that exits 0 without
+writing results left no report.
 """
 
 from __future__ import annotations
@@ -28,9 +31,16 @@ def run_dirs(target, setup: str, run_treatment: str) -> list[Path]:
     )
 
 
-def report_of(target, setup: str, run_treatment: str, procs) -> Path | None:
-    """The v0.2 report of the newest results directory of this run treatment (converted from native if needed)."""
-    dirs = run_dirs(target, setup, run_treatment)
+def new_run_dirs(target, setup: str, run_treatment: str, before: set[Path]) -> list[Path]:
+    """The results directories of this run treatment that are not in ``before`` (what existed when the run
+    started), oldest first."""
+    return [d for d in run_dirs(target, setup, run_treatment) if d not in before]
+
+
+def report_of(target, setup: str, run_treatment: str, procs, before: set[Path]) -> Path | None:
+    """The v0.2 report of the newest results directory this run created (converted from native if needed);
+    None when it created none. ``before``: the run treatment's directories when the run started."""
+    dirs = new_run_dirs(target, setup, run_treatment, before)
     if not dirs:
         return None
     d = dirs[-1]

@@ -181,11 +181,14 @@ class MixRuns:
             self._treatments(setup, cell),
             runner._keywords(setup, cell),
         )
+        before = set(
+            found.run_dirs(self.target, setup.name, cell.run_treatment)
+        )  # an earlier attempt's: not this run's
         result = runner.procs.run(argv, timeout=runner._timeout(cell.duration_s))
         minutes = runner._ran(setup, cell, result, start, t0)
         if minutes is None:
             return
-        dirs = found.run_dirs(self.target, setup.name, cell.run_treatment)
+        dirs = found.new_run_dirs(self.target, setup.name, cell.run_treatment, before)
         self._record(setup, cell, dirs[-1] if dirs else None, start, minutes)
 
     def _record(self, setup: SetupRun, cell: CellRun, where: Path | None, start: str, minutes: float) -> None:

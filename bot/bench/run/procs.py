@@ -9,7 +9,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 
@@ -86,3 +86,23 @@ class Procs:
         except subprocess.TimeoutExpired:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
+
+
+@contextlib.contextmanager
+def cancel_on_signals(procs: Procs) -> Iterator[None]:
+    """While inside: SIGTERM / SIGINT kill the command ``procs`` is running and raise ``Cancelled`` (the caller
+    tears down and says how to resume)."""
+
+    def handler(signum, frame):
+        procs.cancel()
+        raise Cancelled(signal.Signals(signum).name)
+
+    previous = {}
+    for s in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(ValueError):  # not the main thread
+            previous[s] = signal.signal(s, handler)
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)

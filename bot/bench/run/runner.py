@@ -26,7 +26,7 @@ import contextlib
 import shlex
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,12 +38,12 @@ from bot.bench.experiment import workload_profile
 from bot.bench.layout import TREATMENTS, run_dir
 from bot.bench.plan import BenchmarkPlan
 from bot.bench.reports import parse_report
-from bot.bench.run import commands, found
+from bot.bench.run import commands, found, tools
 from bot.bench.run import manifest as mf
 from bot.bench.run.budget import Budget, remaining_text
 from bot.bench.run.faults import PodDeletion
 from bot.bench.run.found import REPORT_NAME
-from bot.bench.run.procs import Cancelled, Procs
+from bot.bench.run.procs import Cancelled, Procs, cancel_on_signals
 from bot.bench.run.schedule import CellRun, Group, SetupRun, build_schedule, nested_overrides
 from bot.bench.run.stops import BudgetStop, StepFailed
 from bot.bench.yaml_dump import dump_yaml
@@ -131,6 +131,8 @@ class BenchRunner:
 
             if problem := given_image_problem(cfg.image, cfg.spec.evolved_image):
                 raise BenchRunError(problem)
+        if not cfg.dry_run and (problem := tools.missing_problem(cfg.target, self._all_cells(), cfg.env)):
+            raise BenchRunError(problem)  # before the manifest, the image build and the first stand-up
         self.manifest = self._open_manifest()
         self.budget.spent = self.manifest.spent_gpu_minutes
         image = self._image()
@@ -151,7 +153,7 @@ class BenchRunner:
             body = lambda: f"{mix.run()}; {cells()}"  # noqa: E731
         # A dry-run goes through the same stops: its steps count at their estimates (Budget.assume), so a cap
         # stops it where it would stop the real run, with the same message and exit status.
-        with self._signals():
+        with cancel_on_signals(self.procs):
             try:
                 try:
                     message = body()
@@ -201,6 +203,10 @@ class BenchRunner:
         cfg = self.cfg
         results = cfg.results
         existing = mf.load(results) if results.is_dir() else None
+        if existing is None and cfg.resume:  # starting over would spend the GPU time again, unasked
+            raise BenchRunError(
+                f"nothing to resume in {results} (no manifest.json); run without --resume to start over"
+            )
         if existing is not None and not cfg.resume:
             raise BenchRunError(
                 f"{results} already holds a benchmark run ({len(existing.cells)} finished cells); "
@@ -376,14 +382,16 @@ class BenchRunner:
         """Append a step's raw output to the step log (on this machine) and return what the manifest says of it."""
         if self.cfg.dry_run:
             return ""
-        self.step_log.parent.mkdir(parents=True, exist_ok=True)
-        with self.step_log.open("a", encoding="utf-8") as fh:
-            fh.write(f"=== {_now()} {kind} {what}: exit {result.code}\n$ {shlex.join(result.argv)}\n")
-            fh.write(result.output.rstrip() + "\n")
+        self._to_step_log(f"{kind} {what}: exit {result.code}", f"$ {shlex.join(result.argv)}\n{result.output}")
         if result.code == 0:
             return ""
         timed_out = " (timed out)" if result.code == 124 else ""
         return f"exit {result.code}{timed_out}; its output is in {STEP_LOG} under --workspace on the runner"
+
+    def _to_step_log(self, header: str, text: str) -> None:
+        self.step_log.parent.mkdir(parents=True, exist_ok=True)
+        with self.step_log.open("a", encoding="utf-8") as fh:
+            fh.write(f"=== {_now()} {header}\n{text.rstrip()}\n")
 
     def _standup(self, group: Group, setup: SetupRun) -> None:
         self.up[group.name] = setup
@@ -494,6 +502,8 @@ class BenchRunner:
             argv = commands.run_cell(
                 cfg.target, setup.name, self._overrides(setup), profile, treatments, self._keywords(setup, cell)
             )
+            # What an earlier attempt left in this workspace is never this run's report (found.report_of).
+            before = set(found.run_dirs(cfg.target, setup.name, cell.run_treatment))
             if cell.condition == "pod-failure" and not cfg.dry_run:
                 fault = PodDeletion(cfg.target, cell.duration_s, cfg.log, env=cfg.env)
                 fault.start()
@@ -503,18 +513,17 @@ class BenchRunner:
                 if fault is not None:
                     fault.stop()
                     fault.join(timeout=30)
+                    if fault.notes:  # kubectl failed: its words stay on this machine
+                        self._to_step_log(f"fault {setup.name}/{cell.run_treatment}", "\n".join(fault.notes))
             minutes = self._ran(setup, cell, result, start, t0)
             if minutes is None:
                 return
-            report = self._report_of(setup, cell)
+            report = found.report_of(cfg.target, setup.name, cell.run_treatment, self.procs, before)
             code = result.code
         else:
             report, minutes, code = adopted, 0.0, 0
             cfg.log(f"adopting {report}: llm-d-benchmark finished {cell.run_treatment} before the job stopped")
         self._record(setup, cell, report, start, minutes, code, fault.record if fault else None)
-
-    def _report_of(self, setup: SetupRun, cell: CellRun) -> Path | None:
-        return found.report_of(self.cfg.target, setup.name, cell.run_treatment, self.procs)
 
     def _adopt(self, setup: SetupRun, cell: CellRun) -> Path | None:
         """A run llm-d-benchmark finished whose report parses, left by a job that died before recording it."""
@@ -532,7 +541,10 @@ class BenchRunner:
         reason = None
         data = b""
         if report is None:
-            reason = "llm-d-benchmark finished but left no v0.2 report and no native output to convert"
+            reason = (
+                "llm-d-benchmark finished but left no v0.2 report and no native output to convert "
+                "(no new results directory for this run; an earlier attempt's is not this run's)"
+            )
         else:
             data = report.read_bytes()
             try:
@@ -580,20 +592,3 @@ class BenchRunner:
             for c in h.cells:
                 out.setdefault(c.label(), []).append(h.id)
         return out
-
-    # ---------------------------------------------------------------- signals
-    @contextlib.contextmanager
-    def _signals(self) -> Iterator[None]:
-        def handler(signum, frame):
-            self.procs.cancel()
-            raise Cancelled(signal.Signals(signum).name)
-
-        previous = {}
-        for s in (signal.SIGTERM, signal.SIGINT):
-            with contextlib.suppress(ValueError):  # not the main thread
-                previous[s] = signal.signal(s, handler)
-        try:
-            yield
-        finally:
-            for s, h in previous.items():
-                signal.signal(s, h)

@@ -30,6 +30,10 @@ Behaviour is set by $FAKE_CLUSTER/config.json:
                 request is admitted. Default: every class admitted
     mix_bad     {"<arm>/<run treatment> substring": "corrupt" | "missing"} a priority-mix run's results.json
                 does not parse, or is not written
+    no_results  ["<arm>/<run treatment> substring", ...] the run exits 0 without writing any results directory
+                (a harness pod that died without collecting results), for cells and priority-mix runs alike
+    kubectl_get_fails   "refused" | "forbidden": ``kubectl get pods`` exits 1 as with no reachable API server
+                (no kubeconfig) or a service account without list rights
 
 The priority-mix harness writes upstream's results.json + run_metadata.yaml (workload/harnesses/priority_mix.py)
 into ``<workspace>/results/priority-mix-<treatment>-<ts>-<rand>_1/``, from tests/bench/priority_mix_data.py.
@@ -348,6 +352,8 @@ def cmd_run(a) -> None:
         with state() as s:
             s.pop("harness", None)
         die(f"treatment {name} failed (fake)", 1)
+    if _no_results(cfg, f"{arm}/{name}"):
+        return
     with state() as s:
         fault_hit = bool(s.get("deleted"))
         s.pop("harness", None)
@@ -375,6 +381,17 @@ def cmd_run(a) -> None:
         print(f"run {name} done -> {out}")
 
 
+def _no_results(cfg: dict, run: str) -> bool:
+    """The harness pod died without collecting results: the run ends (exit 0) and writes nothing."""
+    if not any(sub in run for sub in cfg.get("no_results", [])):
+        return False
+    with state() as s:
+        s.pop("harness", None)
+    record("run-finished", name=run.split("/", 1)[1], no_results=True)
+    print("harness pod failed; no results collected")
+    return True
+
+
 def cmd_run_priority_mix(a) -> None:
     """upstream's priority_mix.py: the profile's classes at the treatment's rate, per-class results + metadata."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
@@ -400,6 +417,8 @@ def cmd_run_priority_mix(a) -> None:
     while cfg.get("hang") == f"{arm}/{name}":
         time.sleep(1)
     time.sleep(float(profile["load"]["duration_seconds"]) * cfg.get("seconds_per_run_second", 1.0))
+    if _no_results(cfg, f"{arm}/{name}"):
+        return
     counts = {}
     for cls, (sent, admitted) in {
         **ADMITS_ALL,
@@ -456,6 +475,15 @@ def kubectl() -> None:
         ap.add_argument("-l", required=True)
         ap.add_argument("-o", required=True)
         a = ap.parse_args(argv[2:])
+        fails = config().get("kubectl_get_fails")
+        if fails == "refused":
+            die("The connection to the server 127.0.0.1:8080 was refused - did you specify the right host or port?", 1)
+        if fails == "forbidden":
+            die(
+                f'Error from server (Forbidden): pods is forbidden: User "system:serviceaccount:{a.n}:runner" '
+                f'cannot list resource "pods" in API group "" in the namespace "{a.n}"',
+                1,
+            )
         with state() as s:
             if a.l == "app=llmdbench-harness-launcher,function=load_generator":
                 if s.get("harness"):

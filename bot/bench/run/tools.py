@@ -1,0 +1,43 @@
+"""The command-line tools a run needs, checked before the image build and the first stand-up.
+
+A tool missing on the runner otherwise shows only when a step first calls it: llm-d-benchmark after the image
+build, ``kubectl`` only inside each pod-failure run, where the fault thread cannot stop the run, so every
+pod-failure run was spent with a fault that could never happen. Checking up front costs nothing and names the fix.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable, Mapping
+
+from bot.bench.run.commands import Target
+from bot.bench.run.schedule import CellRun
+
+
+def _labels(cells: Iterable[CellRun]) -> list[str]:
+    return sorted({f"{c.workload}@{c.rate:g}" for c in cells})
+
+
+def needed(target: Target, cells: Iterable[CellRun]) -> dict[str, str]:
+    """Tool (as the runner calls it) -> what needs it (a sentence)."""
+    cells = list(cells)
+    out = {target.llmdbenchmark: "every stand-up, run and teardown needs it (llm-d-benchmark's CLI)"}
+    if faulty := [c for c in cells if c.condition == "pod-failure"]:
+        labels = _labels(faulty)
+        shown = ", ".join(labels[:4]) + (f" and {len(labels) - 4} more" if len(labels) > 4 else "")
+        out[target.kubectl] = f"the plan's pod-failure cells ({shown}) need it to delete a model-server pod"
+    return out
+
+
+def missing_problem(target: Target, cells: Iterable[CellRun], env: Mapping[str, str] | None) -> str | None:
+    """What to say when a tool the run needs is not on PATH (``env``'s, the runner's own when None), or None."""
+    path = (env if env is not None else os.environ).get("PATH", "")
+    lost = {tool: why for tool, why in needed(target, cells).items() if shutil.which(tool, path=path) is None}
+    if not lost:
+        return None
+    what = "; ".join(f"{tool} not found on PATH: {why}" for tool, why in lost.items())
+    return (
+        f"{what}. Nothing was built or stood up: install {' and '.join(lost)} on this runner (or put it on "
+        "PATH), then run the same command again"
+    )
