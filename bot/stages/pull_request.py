@@ -20,6 +20,7 @@ from bot.model import (
     DecidedVia,
     Decision,
     ReviewRound,
+    Stage,
     Status,
     Track,
     TranslationSummary,
@@ -191,14 +192,17 @@ def run(ctx: StageContext) -> StageOutput:
     from bot.stages.document import Recommendation
 
     hypotheses = load_hypotheses(ctx)  # in id order
-    verdicts = {v["hypothesis_id"]: Verdict.model_validate(v) for v in ctx.read_json(ctx.paths.verdicts_json)}
+    verdicts = {
+        v.hypothesis_id: v
+        for v in ctx.read_model(ctx.paths.verdicts_json, list[Verdict], written_by=Stage.RUN_VALIDATE)
+    }
     manifest_path = f"{ctx.paths.docs}/artifacts.json"
     description_path = f"{ctx.paths.docs}/pull-request.md"  # committed by earlier versions; the PR holds it now
     artifacts = sorted(
         (a for a in ctx.state.artifact_index() if a.path not in (manifest_path, description_path)),
         key=lambda a: a.path,
     )
-    summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
+    summary = ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE)
     # Links pin the commit that holds every artifact the body names: the branch as stage 6 left it (this
     # stage's own commit cannot name itself).
     pin = ctx.forge.branch_head(ctx.branch) or ""
@@ -232,7 +236,9 @@ def run(ctx: StageContext) -> StageOutput:
         not_testable=VerdictStatus.NOT_TESTABLE.value,
         track_c=pr_parts.track_line(hypotheses, verdicts, Track.C),
         indicated_c=pr_parts.indicated_ids(hypotheses, verdicts, Track.C),
-        recs=[Recommendation(**r) for r in ctx.read_json(f"{ctx.paths.docs}/feedback-for-blis.json")],
+        recs=ctx.read_model(
+            f"{ctx.paths.docs}/feedback-for-blis.json", list[Recommendation], written_by=Stage.DOCUMENT
+        ),
         gates=[(d, decided_by(d)) for d in ctx.state.decisions],
         links=[(label, link(p)) for label, p in key_links(ctx.paths, summary, {a.path for a in artifacts})],
         config_url=link(f"deploy/config/{summary.plugin_type}-epp-config.yaml"),
