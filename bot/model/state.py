@@ -286,10 +286,17 @@ class LLMUsage(Strict):
         return out
 
 
+#: Bump it (and the Literal below) when a change would make an older bot misread a state this one saves: a field
+#: removed or renamed, a meaning changed, a new field without a default. A new field with a default needs no bump
+#: (an older bot refuses its name, ``extra="forbid"``, and says a newer bot saved the state); an older bot's state
+#: must still load here, so give every new field a default. See the README's "Contributing".
+SCHEMA_VERSION = 1
+
+
 class PipelineState(Strict):
     """Everything needed to resume a promotion. Saved after every step."""
 
-    schema_version: Literal[1] = 1
+    schema_version: Literal[1] = 1  # SCHEMA_VERSION: when to bump it is said there
     request_id: str
     request_fingerprint: str
     request_parts: dict[str, str] = Field(
