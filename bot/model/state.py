@@ -40,6 +40,11 @@ class StageRecord(Strict):
     finished_at: datetime
 
 
+#: What is said of a decision whose ``via`` is None: a person's or the --approve flag's cannot be told apart, so
+#: it is never shown as a person's (the PR stays a draft over it, ``bot.stages.pull_request.draft_reasons``).
+HOW_NOT_RECORDED = "how it was decided is not recorded (saved by an older bot)"
+
+
 class GateDecision(Strict):
     gate: int = Field(ge=1, le=3)
     decision: Decision
@@ -82,6 +87,8 @@ class GateDecision(Strict):
         """Who decided and how, for people: "by alice", or "by alice's --approve flag (nobody read the review)"."""
         if self.via is DecidedVia.APPROVE_FLAG:
             return f"by --approve ({self.actor}'s run; no person decided at the open gate)"
+        if self.via is None:
+            return f"by {self.actor}; {HOW_NOT_RECORDED}"
         return f"by {self.actor}" + (" (label)" if self.via is DecidedVia.LABEL else "")
 
 

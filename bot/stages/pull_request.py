@@ -17,6 +17,7 @@ from collections.abc import Callable
 from bot.escape import md
 from bot.forge.base import ReviewComment
 from bot.model import (
+    HOW_NOT_RECORDED,
     DecidedVia,
     Decision,
     ReviewRound,
@@ -169,6 +170,8 @@ def decided_by(d) -> str:
     """Who decided a gate: a person, or the ``--approve`` flag of an unattended run (no one read the review)."""
     if d.via is DecidedVia.APPROVE_FLAG:
         return f"{md(d.actor)} via `--approve` (not a person at the open gate)"
+    if d.via is None:
+        return f"{md(d.actor)}; {HOW_NOT_RECORDED}"
     return md(d.actor)
 
 
@@ -185,6 +188,13 @@ def draft_reasons(sample: bool, state) -> list[str]:
     flagged = sorted({d.gate for d in state.decisions if d.via is DecidedVia.APPROVE_FLAG})
     if flagged:
         reasons.append(f"gate {', '.join(map(str, flagged))} passed by --approve, not by a person")
+    unknown = sorted(
+        {d.gate for d in state.decisions if d.via is None and d.decision is Decision.APPROVE} - set(flagged)
+    )
+    if unknown:
+        reasons.append(
+            f"gate {', '.join(map(str, unknown))}: {HOW_NOT_RECORDED}, so no person is known to have passed it"
+        )
     return reasons
 
 
