@@ -114,6 +114,12 @@ def _call(args) -> int:
     except RequestError as exc:  # includes UsageError, SourceError, ReportError ...
         print(f"promote: error: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:  # a bug: the traceback is for its report; status must not call it an interruption
+        if getattr(args, "writes", False) and getattr(args, "work", None) is not None:
+            from bot.cli.workdir import record_crash
+
+            record_crash(args.work, str(getattr(args, "command", "")), exc)
+        raise
     except KeyboardInterrupt:
         if _is_command():  # the executable: a further Ctrl-C must not cut the answer short (see ``command``)
             signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -15,7 +15,7 @@ from pathlib import Path
 from bot.bench.layout import RESULTS_HELP
 from bot.cli import PathHelpFormatter
 from bot.cli.files import output_dir
-from bot.cli.workdir import RUN_FILE, holder_of, read_settings, work_lock, write_settings
+from bot.cli.workdir import RUN_FILE, crash_of, holder_of, read_settings, work_lock, write_settings
 from bot.escape import line, sh
 from bot.model import Decision, RequestError
 
@@ -245,7 +245,14 @@ def cmd_status(args) -> int:
         print(
             f"  in progress: `promote {line(holder.get('command'))}` (pid {holder['pid']}) since {line(holder.get('since'))}"
         )
-    if holder is None and isinstance(pipeline.next_step(state), pipeline.RunStage | pipeline.RunReview):
+    crash = crash_of(args.work.resolve()) if holder is None else None
+    if crash is not None:  # the same state makes the same error: resuming is no way out
+        print(
+            f"  stopped by an error in `promote {line(crash.get('command'))}`: {line(crash.get('error'))}; "
+            "`promote resume` stops the same way on this state: this is a bug in the promotion bot, report it "
+            "with that command's output (or finish with the bot version that started this promotion)"
+        )
+    elif holder is None and isinstance(pipeline.next_step(state), pipeline.RunStage | pipeline.RunReview):
         print(f"  interrupted: run `promote resume --work {sh(args.work)}` to continue where it stopped")
     if state.status.value == "awaiting-decision":
         fork, base = _fork_and_base(settings)

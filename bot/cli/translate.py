@@ -108,6 +108,10 @@ def handle(args: argparse.Namespace) -> int:
     )
 
     out = output_dir(Path(args.out))
+    refuse_stale(out, {*tr.files, *OWN_FILES, REPORT_NAME})
+    if args.no_check and (out / TOOLCHAIN_LOG).is_file():
+        (out / TOOLCHAIN_LOG).unlink()  # an earlier check's log would read as this plugin's
+        print(f"  removed {out / TOOLCHAIN_LOG}: an earlier run's check, not this plugin's (--no-check)")
     write_files(out, tr.files)
 
     findings = list(tr.findings)
@@ -129,7 +133,7 @@ def handle(args: argparse.Namespace) -> int:
                 f"vet {'ok' if rep.vet_ok else 'FAILED'}, test {'ok' if rep.test_ok else 'FAILED'} "
                 f"({rep.test_counts})"
             )
-            (out / "toolchain.log").write_text(rep.output + "\n", encoding="utf-8")
+            (out / TOOLCHAIN_LOG).write_text(rep.output + "\n", encoding="utf-8")
     report += f"\n## Toolchain check\n\n{toolchain_line}.\n"
     findings.sort(key=lambda f: f.sort_key())
     (out / REPORT_NAME).write_text(report, encoding="utf-8")
@@ -169,6 +173,34 @@ def handle(args: argparse.Namespace) -> int:
         print(f"  fix: {next(f.fix for f in critical if f.check == CHECK_DOES_NOT_COMPILE)}", file=sys.stderr)
         return 2
     return 1 if critical else 0
+
+
+TOOLCHAIN_LOG = "toolchain.log"
+#: What `promote translate` writes beside the plugin package, whichever plugin it is.
+OWN_FILES = ("findings.json", "translation.json", TOOLCHAIN_LOG)  # and the report (REPORT_NAME)
+
+
+def refuse_stale(out: Path, writing: set[str]) -> None:
+    """Refuse an ``--out`` holding files this translation does not write: an earlier translation's plugin and
+    config (another --plugin-type, or an older bot's default name) would stay beside the new ones, which
+    translation.json and the report do not mention, and be copied into the fork with them. The same
+    translation again (the same files) is fine. Nothing is deleted: the directory may hold a person's work."""
+    if not out.is_dir():
+        return
+    stale = sorted(
+        rel
+        for p in out.rglob("*")
+        if (p.is_file() or p.is_symlink()) and (rel := p.relative_to(out).as_posix()) not in writing
+    )
+    if stale:
+        from bot.cli.files import OutputError
+
+        more = f" and {len(stale) - 5} more" if len(stale) > 5 else ""
+        raise OutputError(
+            f"--out {out}: holds {len(stale)} file(s) this translation does not write ({', '.join(stale[:5])}{more}), "
+            "an earlier translation's (another plugin type, or an older bot)?; they would stay beside the new plugin "
+            "unnoticed. Remove them, or pass an empty or new --out directory"
+        )
 
 
 def _refuse_unsafe(src, out: Path, as_json: bool) -> int | None:

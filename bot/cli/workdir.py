@@ -226,3 +226,36 @@ def _start_time(pid: int) -> int | None:
         return int(stat.rsplit(")", 1)[1].split()[19])
     except (IndexError, ValueError):
         return None
+
+
+# ------------------------------------------------------------------ a command stopped by an error
+CRASH_FILE = "stopped-by-error.json"
+
+
+def _state_digest(work: Path) -> str | None:
+    import hashlib
+
+    try:
+        return hashlib.sha256((Path(work) / "state.json").read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def record_crash(work: Path, command: str, exc: BaseException) -> None:
+    """A writing command stopped on an error that is no request problem (a bug): remember it beside the state,
+    so `promote status` does not call it an interruption that `promote resume` continues; the same state makes
+    the same error again. Best effort: the error itself is what the person sees."""
+    record = {"command": command, "error": f"{type(exc).__name__}: {exc}"[:500], "state": _state_digest(work)}
+    with contextlib.suppress(OSError):
+        (Path(work) / CRASH_FILE).write_text(json.dumps(record), encoding="utf-8")
+
+
+def crash_of(work: Path) -> dict | None:
+    """The error that stopped the last writing command, while the state is still the one it stopped on."""
+    try:
+        record = json.loads((Path(work) / CRASH_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("state") != _state_digest(work):
+        return None  # a later command moved the promotion on: that error is history
+    return record

@@ -70,6 +70,7 @@ def handle(env: EventEnv, *, client_factory: Callable | None = None) -> Result:
         return Result("ignored")
     event = parse_payload(env.event_name, raw)
     from bot.events.session import Session
+    from bot.forge.state_file import NewerState
     from bot.github.state import ForeignEdit
 
     session = Session.open(env, client_factory=client_factory)
@@ -82,6 +83,19 @@ def handle(env: EventEnv, *, client_factory: Callable | None = None) -> Result:
 
         session.client.upsert_comment(exc.issue, markers.FOREIGN_EDIT, foreign_edit(exc))
         return Result("refused: the status comment was not saved by the bot", notes=[str(exc)])
+    except NewerState as exc:  # a rollback of the workflow's bot: say so on the issue, once; change nothing
+        if exc.issue is None:
+            raise
+        from bot.escape import md
+
+        session.client.upsert_comment(
+            exc.issue,
+            markers.NEWER_STATE,
+            f"The promotion bot did nothing on this event: {md(str(exc))}. The state is not damaged: do not delete "
+            "the status comment. A maintainer points the workflow at that bot version or a newer one; then "
+            "`/retry`, or doing again what was done here, continues the promotion.",
+        )
+        return Result("refused: the state was saved by a newer promotion bot", notes=[str(exc)])
 
 
 def not_installed(session, event) -> None:

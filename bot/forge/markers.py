@@ -45,6 +45,8 @@ def reply(comment_id: int) -> str:
 
 #: The notice a state the bot did not save gets (one per issue: a later event updates it, never repeats it).
 FOREIGN_EDIT = notice("foreign-edit")
+#: The notice a state saved by a newer bot gets (one per issue, updated).
+NEWER_STATE = notice("newer-state")
 
 
 def pr_closed(number: int, at: str) -> str:

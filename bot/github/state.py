@@ -14,10 +14,8 @@ import re
 import zlib
 from datetime import datetime
 
-from pydantic import ValidationError
-
 from bot.forge import markers
-from bot.forge.state_file import StateError
+from bot.forge.state_file import NewerState, StateError, parse_state
 from bot.github.client import GitHub, marker_line
 from bot.github.records import Comment
 from bot.model import Decision, Finding, PipelineState, Severity, Status, match_text
@@ -42,13 +40,15 @@ def decode_state(body: str) -> PipelineState | None:
     m = _STATE.search(body or "")
     if m is None:
         return None
+    damaged = (
+        "the promotion state in the status comment is damaged; an admin can delete that comment and comment "
+        "`/retry` to start the promotion again"
+    )
     try:
-        return PipelineState.model_validate_json(zlib.decompress(base64.b64decode(m.group("data"))))
-    except (ValueError, ValidationError, zlib.error):
-        raise StateError(
-            "the promotion state in the status comment is damaged; an admin can delete that comment and comment "
-            "`/retry` to start the promotion again"
-        ) from None
+        raw = zlib.decompress(base64.b64decode(m.group("data")))
+    except (ValueError, zlib.error):
+        raise StateError(damaged) from None
+    return parse_state(raw, "the promotion state in the status comment", damaged)
 
 
 def stamped(state: PipelineState | None, saved_at: datetime | None) -> PipelineState | None:
@@ -299,7 +299,11 @@ class GitHubStateStore:
         if comment is None:
             return None
         trusted(self.client, self.issue, comment)
-        return stamped(decode_state(comment.body), comment.updated_at)
+        try:
+            return stamped(decode_state(comment.body), comment.updated_at)
+        except NewerState as exc:  # said on the issue once (``bot.events.handle``)
+            exc.issue = self.issue
+            raise
 
     def save(self, state: PipelineState, status: str) -> None:
         answered = self.answered if self.held is None else min(self.answered, self.held - 1)

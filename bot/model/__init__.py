@@ -66,6 +66,7 @@ from bot.model.request import (
     Workload,
 )
 from bot.model.state import (
+    HOW_NOT_RECORDED,
     Artifact,
     AuditEntry,
     BenchmarkDispatch,
@@ -81,6 +82,7 @@ from bot.model.state import (
 )
 
 __all__ = [
+    "HOW_NOT_RECORDED",
     "VVUQ",
     "AdmissionRow",
     "Artifact",

@@ -60,6 +60,11 @@ class Recheck(Strict):
     resume_round: int = 0
 
 
+#: What is said of a decision whose ``via`` is None: a person's or the --approve flag's cannot be told apart, so
+#: it is never shown as a person's (the PR stays a draft over it, ``bot.stages.pull_request.draft_reasons``).
+HOW_NOT_RECORDED = "how it was decided is not recorded (saved by an older bot)"
+
+
 class GateDecision(Strict):
     gate: int = Field(ge=1, le=3)
     decision: Decision
@@ -102,6 +107,8 @@ class GateDecision(Strict):
         """Who decided and how, for people: "by alice", or "by alice's --approve flag (nobody read the review)"."""
         if self.via is DecidedVia.APPROVE_FLAG:
             return f"by --approve ({self.actor}'s run; no person decided at the open gate)"
+        if self.via is None:
+            return f"by {self.actor}; {HOW_NOT_RECORDED}"
         return f"by {self.actor}" + (" (label)" if self.via is DecidedVia.LABEL else "")
 
 
@@ -306,10 +313,17 @@ class LLMUsage(Strict):
         return out
 
 
+#: Bump it (and the Literal below) when a change would make an older bot misread a state this one saves: a field
+#: removed or renamed, a meaning changed, a new field without a default. A new field with a default needs no bump
+#: (an older bot refuses its name, ``extra="forbid"``, and says a newer bot saved the state); an older bot's state
+#: must still load here, so give every new field a default. See the README's "Contributing".
+SCHEMA_VERSION = 1
+
+
 class PipelineState(Strict):
     """Everything needed to resume a promotion. Saved after every step."""
 
-    schema_version: Literal[1] = 1
+    schema_version: Literal[1] = 1  # SCHEMA_VERSION: when to bump it is said there
     request_id: str
     request_fingerprint: str
     request_parts: dict[str, str] = Field(

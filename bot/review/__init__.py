@@ -15,7 +15,17 @@ from __future__ import annotations
 import importlib
 
 from bot.escape import md
-from bot.model import DecidedVia, Decision, Finding, GateDecision, PipelineState, ReviewRound, bounded, counted
+from bot.model import (
+    HOW_NOT_RECORDED,
+    DecidedVia,
+    Decision,
+    Finding,
+    GateDecision,
+    PipelineState,
+    ReviewRound,
+    bounded,
+    counted,
+)
 from bot.render import render
 
 GATES = {1: "bot.review.gate1", 2: "bot.review.gate2", 3: "bot.review.gate3"}
@@ -134,7 +144,7 @@ def decided_line(decision: GateDecision, commit: str | None, *, github: bool) ->
     elif decision.via is DecidedVia.COMMAND:
         how = f" with `/{verb}`" if github else f" with `promote {verb}`"
     else:
-        how = ""
+        how = f"; {HOW_NOT_RECORDED}"
     at = f", at commit `{commit[:12]}`" if commit else ""
     text = f"**{_DECIDED[decision.decision]}** by {md(decision.actor)}{how}, {decision.at:%Y-%m-%d %H:%M} UTC{at}"
     if decision.reason and decision.decision is not Decision.APPROVE:

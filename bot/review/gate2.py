@@ -69,7 +69,7 @@ def review(ctx) -> list[Finding]:
                 message="no hypothesis documents on the branch",
             ),
         ]
-    summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
+    summary = ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE)
     excluded, bad = _excluded(ctx)
     findings += bad
     workloads = {w.name for w in ctx.request.workloads}

@@ -76,6 +76,25 @@ class StageContext:
             raise FileNotFoundError(f"{path} is missing on {self.branch}; the stage that writes it has not run")
         return json.loads(text)
 
+    def read_model(self, path: str, model: Any, *, written_by: Stage) -> Any:
+        """A committed artifact a later stage consumes, read through its model (``model``: a model class or a
+        type such as ``list[Verdict]``). Fields added since an older bot wrote it take their defaults; one the
+        model cannot read (a newer bot's, or edited) stops the stage with the key named and how to redo
+        ``written_by``'s output: a raw dict here used to crash a template on every resume."""
+        from pydantic import TypeAdapter, ValidationError
+
+        text = self.read(path)
+        if text is None:
+            raise FileNotFoundError(f"{path} is missing on {self.branch}; the stage that writes it has not run")
+        try:
+            return TypeAdapter(model).validate_json(text)
+        except ValidationError as exc:
+            raise StageFailed(
+                f"`{path}` (stage {int(written_by)}'s output on {self.branch}) is not what this bot reads: "
+                f"{artifact_problems(exc)}",
+                fix=redo_fix(written_by),
+            ) from None
+
     def list(self, prefix: str) -> list[str]:
         return self.forge.list_files(self.branch, prefix)
 
@@ -83,3 +102,36 @@ class StageContext:
         """The feedback a finished stage ran with (stage 4 regenerates tests from stage 2's exact inputs)."""
         record = self.state.stages.get(int(stage))
         return record.feedback if record else None
+
+
+def artifact_problems(exc) -> str:
+    """'it lacks `tests_lost`; it has `speed`, which this bot does not know': a pydantic error in words."""
+    missing, unknown, other = [], [], []
+    for e in exc.errors():
+        where = ".".join(str(x) for x in e["loc"]) or "the file"
+        if e["type"] == "json_invalid":
+            other.append("it is not valid JSON")
+        elif e["type"] == "missing":
+            missing.append(f"`{where}`")
+        elif e["type"] == "extra_forbidden":
+            unknown.append(f"`{where}`")
+        else:
+            other.append(f"`{where}`: {e['msg']}")
+    parts = [f"it lacks {', '.join(missing[:5])}"] if missing else []
+    parts += [f"it has {', '.join(unknown[:5])}, which this bot does not know"] if unknown else []
+    return "; ".join(parts + other[:3])
+
+
+#: The gate whose "request changes" reruns each stage (``bot.pipeline.GATE_COVERS``, which sits a layer above;
+#: tests/e2e/test_older_artifacts.py checks they agree).
+RERUN_AT = {Stage.TRANSLATE: 1, Stage.HYPOTHESIZE: 2, Stage.IMPLEMENT_TESTS: 3, Stage.RUN_VALIDATE: 3}
+
+
+def redo_fix(stage: Stage) -> str:
+    """How a person gets ``stage``'s output written again by this bot."""
+    gate = RERUN_AT.get(stage)
+    again = f"request changes at gate {gate}, which reruns it" if gate else "start the promotion again"
+    return (
+        f"the file was written by another version of the promotion bot, or edited: finish this promotion with "
+        f"the version that wrote it, or have this one redo stage {int(stage)} ({again})"
+    )

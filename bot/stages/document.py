@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import json
 
+from pydantic import Field
+
 from bot.bench.condition_experiment import experiment_files
 from bot.forge import markers
+from bot.golang.toolchain import ToolchainReport
 from bot.hypotheses.blis_feedback import Recommendation, recommendations
-from bot.model import Effect, Hypothesis, PolicyKind, Track, TranslationSummary, Verdict, VerdictStatus
+from bot.model import Effect, Hypothesis, PolicyKind, Stage, Track, TranslationSummary, Verdict, VerdictStatus
 from bot.render import render
 from bot.render.claims import cause, held_back
 from bot.stages.context import StageContext, StageOutput
@@ -174,11 +177,13 @@ def root_cause(h: Hypothesis, v: Verdict, summary: TranslationSummary) -> list[s
 
 
 def run(ctx: StageContext) -> StageOutput:
-    summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
+    summary = ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE)
     hypotheses = load_hypotheses(ctx)  # in id order
-    verdicts = {v["hypothesis_id"]: Verdict.model_validate(v) for v in ctx.read_json(ctx.paths.verdicts_json)}
+    read = ctx.read_model(ctx.paths.verdicts_json, list[Verdict], written_by=Stage.RUN_VALIDATE)
+    verdicts = {v.hypothesis_id: v for v in read}
     pairs = [(h, verdicts[h.id]) for h in hypotheses if h.id in verdicts]
-    checks = ctx.read_json(ctx.paths.go_checks)
+    # Through the model, never a raw dict: an older bot's file lacks keys the template reads (tests_lost).
+    checks = ctx.read_model(ctx.paths.go_checks, GoChecks, written_by=Stage.RUN_VALIDATE)
     files: dict[str, str | bytes] = {}
     written, prompt = _narratives(ctx, pairs)
     recs = recommendations(pairs, ctx.request.kind)
@@ -215,6 +220,13 @@ def run(ctx: StageContext) -> StageOutput:
         json.dumps([r.__dict__ for r in recs], indent=2, sort_keys=True) + "\n"
     )
     return StageOutput(files=files, summary=stage_summary(len(pairs), len(recs), len(written)))
+
+
+class GoChecks(ToolchainReport):
+    """Stage 5's `validation/go-checks.json`: the toolchain report without its output, with the hashes of the
+    files it checked. Keys added since (``tests_lost``) take their defaults in a file an older bot wrote."""
+
+    checked_files: dict[str, str] = Field(default_factory=dict)
 
 
 def _count(n: int, word: str) -> str:

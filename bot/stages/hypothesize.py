@@ -6,14 +6,14 @@ evaluator and gate 2's reviewer read them back from the branch.
 
 from __future__ import annotations
 
-from bot.model import TranslationSummary
+from bot.model import Stage, TranslationSummary
 from bot.stages.context import StageContext, StageOutput
 
 
 def run(ctx: StageContext) -> StageOutput:
     from bot.hypotheses import generate_with_excluded, render_hypotheses
 
-    summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
+    summary = ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE)
     hypotheses, excluded = generate_with_excluded(
         ctx.request, summary, ctx.dictionary, feedback=ctx.feedback, deployed=_deployed(ctx)
     )
@@ -39,7 +39,6 @@ def _deployed(ctx: StageContext) -> dict[str, float | str]:
     """The ``param`` values stage 2's committed config carries (the change requests it ran with): the plugin
     the benchmark runs has them, so the hypotheses must describe it with them."""
     from bot.golang.translate import feedback_options
-    from bot.model import Stage
 
     return feedback_options(ctx.stage_feedback(Stage.TRANSLATE))[0].get("deployed", {})
 

@@ -59,7 +59,7 @@ def run(ctx: StageContext) -> StageOutput:
 
     t = translation(ctx, ctx.stage_feedback(Stage.TRANSLATE))
     files: dict[str, str | bytes] = {p: c for p, c in t.files.items() if is_test_file(p)}
-    summary_t = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
+    summary_t = ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE)
     evolved_cfg = ctx.read(ctx.paths.epp_config(summary_t.plugin_type)) or t.epp_config
     hypotheses = load_hypotheses(ctx)
     plan = make_plan(ctx.request, hypotheses)

@@ -17,9 +17,11 @@ from collections.abc import Callable
 from bot.escape import md
 from bot.forge.base import ReviewComment
 from bot.model import (
+    HOW_NOT_RECORDED,
     DecidedVia,
     Decision,
     ReviewRound,
+    Stage,
     Status,
     Track,
     TranslationSummary,
@@ -169,6 +171,8 @@ def decided_by(d) -> str:
     """Who decided a gate: a person, or the ``--approve`` flag of an unattended run (no one read the review)."""
     if d.via is DecidedVia.APPROVE_FLAG:
         return f"{md(d.actor)} via `--approve` (not a person at the open gate)"
+    if d.via is None:
+        return f"{md(d.actor)}; {HOW_NOT_RECORDED}"
     return md(d.actor)
 
 
@@ -185,6 +189,13 @@ def draft_reasons(sample: bool, state) -> list[str]:
     flagged = sorted({d.gate for d in state.decisions if d.via is DecidedVia.APPROVE_FLAG})
     if flagged:
         reasons.append(f"gate {', '.join(map(str, flagged))} passed by --approve, not by a person")
+    unknown = sorted(
+        {d.gate for d in state.decisions if d.via is None and d.decision is Decision.APPROVE} - set(flagged)
+    )
+    if unknown:
+        reasons.append(
+            f"gate {', '.join(map(str, unknown))}: {HOW_NOT_RECORDED}, so no person is known to have passed it"
+        )
     return reasons
 
 
@@ -192,14 +203,17 @@ def run(ctx: StageContext) -> StageOutput:
     from bot.stages.document import Recommendation
 
     hypotheses = load_hypotheses(ctx)  # in id order
-    verdicts = {v["hypothesis_id"]: Verdict.model_validate(v) for v in ctx.read_json(ctx.paths.verdicts_json)}
+    verdicts = {
+        v.hypothesis_id: v
+        for v in ctx.read_model(ctx.paths.verdicts_json, list[Verdict], written_by=Stage.RUN_VALIDATE)
+    }
     manifest_path = f"{ctx.paths.docs}/artifacts.json"
     description_path = f"{ctx.paths.docs}/pull-request.md"  # committed by earlier versions; the PR holds it now
     artifacts = sorted(
         (a for a in ctx.state.artifact_index() if a.path not in (manifest_path, description_path)),
         key=lambda a: a.path,
     )
-    summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
+    summary = ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE)
     # Links pin the commit that holds every artifact the body names: the branch as stage 6 left it (this
     # stage's own commit cannot name itself).
     pin = ctx.forge.branch_head(ctx.branch) or ""
@@ -234,7 +248,9 @@ def run(ctx: StageContext) -> StageOutput:
         track_c=pr_parts.track_line(hypotheses, verdicts, Track.C),
         indicated_c=pr_parts.indicated_ids(hypotheses, verdicts, Track.C),
         lost_c=lost_words(lost_cells(verdicts.values())),
-        recs=[Recommendation(**r) for r in ctx.read_json(f"{ctx.paths.docs}/feedback-for-blis.json")],
+        recs=ctx.read_model(
+            f"{ctx.paths.docs}/feedback-for-blis.json", list[Recommendation], written_by=Stage.DOCUMENT
+        ),
         gates=[(d, decided_by(d)) for d in ctx.state.decisions],
         links=[(label, link(p)) for label, p in key_links(ctx.paths, summary, {a.path for a in artifacts})],
         config_url=link(f"deploy/config/{summary.plugin_type}-epp-config.yaml"),

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bot.bench.gpu_time import GpuTime
-from bot.model import TranslationSummary, Verdict, VerdictStatus, sha256_text, status_counts
+from bot.model import Stage, TranslationSummary, Verdict, VerdictStatus, sha256_text, status_counts
 from bot.render import render
 from bot.stages.checks import check_problems, run_go_checks
 from bot.stages.context import StageContext, StageOutput
@@ -33,7 +33,7 @@ def go_checks(ctx: StageContext):
 
     A toolchain or sandbox that cannot run fails the stage (``StageFailed``); failing checks do not.
     """
-    summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
+    summary = ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE)
     files = plugin_files(ctx, summary)
     report = run_go_checks(
         ctx,
@@ -94,7 +94,9 @@ def judge(
         mix,
         evolved_for=ctx.request.evolved_for,
         decision=decision_rule(ctx),
-        unexercised=sheds_nothing(TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))),
+        unexercised=sheds_nothing(
+            ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE)
+        ),
     )
     if mix is None and reports is not None:  # mix runs the plan never asked for: listed, never passed over
         reports.rejected = sorted(dict.fromkeys([*reports.rejected, *unplanned]))
@@ -300,7 +302,7 @@ def benchmark_due(ctx: StageContext) -> bool:
         return False
     from bot.bench.errors import ReportError
 
-    summary = TranslationSummary.model_validate(ctx.read_json(ctx.paths.translation_json))
+    summary = ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE)
     code = {p: sha256_text(t) for p, t in sorted(plugin_files(ctx, summary).items()) if not p.endswith("_test.go")}
     with results_source(ctx) as (results_dir, _where):
         try:

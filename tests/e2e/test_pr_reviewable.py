@@ -143,3 +143,34 @@ def test_draft_reasons_name_each_cause():
         "gate 2's review did not converge",
         "gate 1 passed by --approve, not by a person",
     ]
+
+
+def test_a_decision_saved_before_its_way_was_kept_is_not_shown_as_a_persons(tmp_path, capsys):
+    """States an older bot saved have no ``via``: an --approve approval and a person's look the same there, so
+    status, the PR's gate table and upstream-patch's not-ready note say it is not recorded (and the PR stays a
+    draft), never "approve by root" as if a person had read the review."""
+    from bot.cli import main
+    from bot.cli.upstream import not_ready
+    from bot.model.base import DecidedVia
+    from bot.model.state import GateDecision
+    from bot.review import decided_line
+    from bot.stages.pull_request import decided_by
+
+    at = "2026-11-27T00:00:00Z"
+    old = GateDecision(gate=1, decision="approve", actor="root", at=at)
+    flag = GateDecision(gate=2, decision="approve", actor="root", at=at, via=DecidedVia.APPROVE_FLAG)
+    person = GateDecision(gate=3, decision="approve", actor="maria", at=at, via=DecidedVia.COMMAND)
+    state = PipelineState(
+        request_id="1", request_fingerprint="f", branch="promotion/1-x", decisions=[old, flag, person]
+    )
+    said = "how it was decided is not recorded (saved by an older bot)"
+    assert not_ready([], state) == [
+        "gate 2 passed by --approve, not by a person",
+        f"gate 1: {said}, so no person is known to have passed it",
+    ]
+    assert decided_by(old) == f"root; {said}" and decided_by(person) == "maria"
+    assert decided_line(old, None, github=True).startswith(f"**Approved** by root; {said}, ")
+    (tmp_path / "state.json").write_text(state.model_dump_json())
+    assert main(["status", "--work", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"gate 1 approve by root; {said}" in out and "gate 3 approve by maria\n" in out

@@ -112,3 +112,33 @@ def test_a_persons_save_the_bot_saved_over_while_reading_it_is_not_vouched_for(f
     with pytest.raises(StateError, match="the status comment changed while the bot read it") as exc:
         trusted(again, number, forged)
     assert not isinstance(exc.value, ForeignEdit)
+
+
+NEWER = "<!-- promotion-bot:notice:newer-state -->"
+
+
+def test_a_state_a_newer_bot_saved_is_said_on_the_issue_once_and_nothing_is_changed(sim):
+    """A rollback of the workflow's bot: the state the newer bot saved is not damaged, so it is not called so,
+    no one is told to delete it, and the person acting is not left unanswered (a notice, once)."""
+    import base64
+    import json
+    import zlib
+
+    from bot.forge import markers
+    from bot.github.state import _STATE, decode_state
+
+    number = sim.fake.create_issue(REPO, "newer state", example_body(), "researcher", labels=("promotion",))
+    sim.event("issues", "opened", number, sender="researcher")
+    c = _status(sim, number)
+    raw = json.loads(decode_state(c.body).model_dump_json()) | {"schema_version": 2, "gate_votes": []}
+    data = base64.b64encode(zlib.compress(json.dumps(raw).encode(), 9)).decode()
+    body = _STATE.sub(lambda _: f"<!-- {markers.STATE} {data} -->", c.body)
+    sim.fake.state.update_comment(c, body, sim.fake.BOT)  # saved by the bot, as a newer version of it
+
+    _comment(sim, number, "maria", "/approve")
+    _label(sim, number, "gate-1-approved", "maria")
+    [notice] = [c.body for c in sim.fake.comments(REPO, number) if c.body.startswith(NEWER)]
+    assert "saved by a newer promotion bot (fields: schema_version 2, gate_votes)" in notice
+    assert "run that version or newer" in notice and "do not delete" in notice and "is damaged" not in notice
+    assert _status(sim, number).body == body  # nothing saved over it
+    assert sim.runs[-1].result.action.startswith("refused")

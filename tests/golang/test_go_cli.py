@@ -160,3 +160,28 @@ def test_a_scorer_s_default_type_ends_in_scorer_and_a_given_type_is_kept(tmp_pat
     assert default_plugin_type("WeightedScoring.Route", "scheduling.Scorer") == "evolved-weighted-scorer"
     assert default_plugin_type("AdaptiveScorer.Route", "scheduling.Scorer") == "evolved-adaptive-scorer"
     assert default_plugin_type("GuardedSJF.OrderQueue", "scheduling.Scorer") == "evolved-guarded-sjf-scorer"
+
+
+def test_an_out_holding_an_earlier_translations_plugin_is_refused_naming_its_files(tmp_path, capsys):
+    """`--plugin-type first-scorer`, then the default (or an upgrade that renamed the default) into the same
+    --out left the first plugin and its config beside the second, unmentioned; now the second is refused with
+    the files named, nothing is written, and the same translation again is fine."""
+    out = tmp_path / "o"
+    first = ["translate", str(EXAMPLE), "--out", str(out), "--no-check", "--plugin-type", "first-scorer"]
+    assert main(first) == 0
+    written = sorted(p for p in out.rglob("*") if p.is_file())
+    assert main(first) == 0  # the same files again
+    capsys.readouterr()
+    assert main(["translate", str(EXAMPLE), "--out", str(out), "--no-check"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and err.startswith(f"promote: error: --out {out}: holds ")
+    assert "deploy/config/first-scorer-epp-config.yaml" in err and "pass an empty or new --out directory" in err
+    assert sorted(p for p in out.rglob("*") if p.is_file()) == written
+
+
+def test_a_translation_without_the_check_removes_an_earlier_checks_log(tmp_path, capsys):
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "toolchain.log").write_text("go test: ok (an earlier plugin)\n")
+    assert main(["translate", str(EXAMPLE), "--out", str(out), "--no-check"]) == 0
+    assert not (out / "toolchain.log").exists() and "removed" in capsys.readouterr().out

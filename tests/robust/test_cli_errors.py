@@ -140,6 +140,25 @@ def test_every_command_on_a_broken_state_file(tmp_path, capsys, command, state):
     assert not (tmp_path / "fork").exists(), "nothing is created for a promotion that cannot continue"
 
 
+@pytest.mark.parametrize("command", COMMANDS, ids=[" ".join(c[:2]) for c in COMMANDS])
+@pytest.mark.parametrize(
+    "change, shown",
+    [({"schema_version": 2}, "schema_version 2"), ({"gate_votes": {}}, "gate_votes")],
+    ids=["schema-2", "unknown-field"],
+)
+def test_every_command_on_a_state_a_newer_bot_saved(tmp_path, capsys, command, change, shown):
+    """A rollback of the bot: the state is not damaged, so no advice to move it away; it names what is newer
+    and the version to run, and nothing is written."""
+    state = json.loads(_minimal_state()) | change
+    work = _work_with(tmp_path, state=json.dumps(state).encode(), run=GOOD_RUN)
+    before = (work / "state.json").read_bytes()
+    err = one_line_error(capsys, main([*command, "--work", str(work)]))
+    assert f"state.json was saved by a newer promotion bot (fields: {shown}); run that version or newer" in err
+    assert "unreadable" not in err and "move it away" not in err
+    assert (work / "state.json").read_bytes() == before
+    assert not (tmp_path / "fork").exists()
+
+
 @pytest.mark.parametrize("command", COMMANDS[2:], ids=[" ".join(c[:2]) for c in COMMANDS[2:]])
 @pytest.mark.parametrize(
     "run",
@@ -222,6 +241,24 @@ def test_status_says_an_interrupted_promotion_needs_resume(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "stage 1 (" in out.splitlines()[0] and "is due" in out.splitlines()[0]
     assert f"interrupted: run `promote resume --work {work}`" in out
+
+
+def test_status_does_not_call_an_error_that_recurs_on_resume_an_interruption(tmp_path, capsys):
+    """A resume that stopped on an error (a bug, such as an older bot's artifact crashing a template) stops the
+    same way each time: `status` says so and which error, not "interrupted: run `promote resume`"."""
+    from bot.cli.workdir import record_crash
+
+    work = tmp_path / "w"
+    work.mkdir()
+    (work / "state.json").write_text(_minimal_state())
+    record_crash(work, "resume", KeyError("tests_lost"))
+    assert main(["status", "--work", str(work)]) == 0
+    out = capsys.readouterr().out
+    assert "stopped by an error in `promote resume`: KeyError: 'tests_lost'" in out
+    assert "bug in the promotion bot" in out and "interrupted" not in out
+    (work / "state.json").write_text(_minimal_state() + "\n")  # a later command moved the promotion on
+    assert main(["status", "--work", str(work)]) == 0
+    assert "interrupted: run `promote resume" in capsys.readouterr().out
 
 
 def test_status_of_a_promotion_stopped_before_its_first_step_says_resume_continues_it(tmp_path, capsys):
