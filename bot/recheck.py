@@ -134,6 +134,38 @@ def _reopen(s: PipelineState, gate: int, now: datetime, n: int) -> tuple[Pipelin
     return _log(s, now, "bot", f"gate {gate} reopened by the re-check", line), line
 
 
+def removed(line: str, stages: list[int], detail: str) -> str:
+    """``line`` (a gate reopened) saying that the files of the dropped ``stages`` left the branch in one commit
+    (``detail``: "<commit>: N files"), as a restart's do: they run again after the decision."""
+    which = f"stage {stages[0]}" if len(stages) == 1 else f"stages {stages[0]}-{stages[-1]}"
+    return f"{line}; the files of {which} were removed from the branch in one commit ({detail})"
+
+
+def report(state: PipelineState) -> tuple[str, list[str]] | None:
+    """The last re-check's lines (each as the run log showed it, kept in the audit trail), and the key its notice
+    on the issue is found again by (when it began: a replay updates that notice, a later upgrade posts its own);
+    None when no re-check is recorded."""
+    began = next((i for i in range(len(state.audit) - 1, -1, -1) if state.audit[i].event == "re-check"), None)
+    if began is None:
+        return None
+    lines = [a.detail for a in state.audit[began:] if _recheck_event(a.event)]
+    return f"recheck-{state.audit[began].at:%Y%m%dT%H%M%S%f}", lines
+
+
+def shown(state: PipelineState) -> list[str]:
+    """The last re-check's lines for the status comment, until a person decides a gate after it (they then
+    decided on what it left): it changes what the earlier decisions stand on."""
+    got = report(state)
+    if got is None:
+        return []
+    began = next(a.at for a in reversed(state.audit) if a.event == "re-check")
+    return [] if any(d.at > began for d in state.decisions) else got[1]
+
+
+def _recheck_event(event: str) -> bool:
+    return event in ("re-check", "re-check finished") or event.endswith(("re-checked", "reopened by the re-check"))
+
+
 def _files(record: StageRecord) -> dict[str, str]:
     return {a.path: a.sha256 for a in record.artifacts}
 

@@ -92,7 +92,7 @@ def _common(p: argparse.ArgumentParser) -> None:
         "--quiet",
         action="store_true",
         help="leave out the stage-by-stage progress (stderr) and the decision's echo; where the promotion "
-        "stopped, warnings and errors are still printed",
+        "stopped, warnings, errors and a re-check's lines (stages another bot version made) are still printed",
     )
     add_llm_arguments(p)
 
@@ -373,7 +373,8 @@ def _runner(request, work: Path, fork: Path, results, approve, args, llm):
         base_branch=request.fork.base_branch,
         own=fork == work / "fork",  # the default fork is the bot's; one given with --fork is never re-made
     )
-    log = (lambda line: None) if args.quiet else (lambda line: print(f"  {line}", file=sys.stderr))
+    say = lambda line: print(f"  {line}", file=sys.stderr)  # noqa: E731
+    log = (lambda line: None) if args.quiet else say
     return Runner(
         request,
         forge,
@@ -385,6 +386,7 @@ def _runner(request, work: Path, fork: Path, results, approve, args, llm):
         actor=args.actor or _whoami(),
         max_rounds=args.max_rounds,
         log=log,
+        notify=say,  # a re-check changes what a person decided on: said even with --quiet
         agents=build_agents(llm, log=log),
     )
 

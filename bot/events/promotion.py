@@ -71,6 +71,7 @@ class Promotion:
         self._forge = None
         self._runner = None
         self._dispatch_benchmark = True
+        self._rechecked = False  # this run re-checked stages another bot version made: the issue is told
         self.store = _store(client, issue.number)
         #: what a person's move is recorded under (``handled_events``): this run's event, or ``comment-<id>`` while
         #: a command whose own run GitHub dropped is answered (``bot.events.comments.catch_up``), ``labeled-<id>``
@@ -143,6 +144,7 @@ class Promotion:
                 executor=RecordedExecutor(handoff.load_results(self.env.execution_results)),
                 status_context=self.status_context(),
                 log=log,
+                notify=self._recheck_line,
                 agents=build_agents(self.config.llm, log=log, replies=FileReplies(self.env.replies_path)),
             )
         return self._runner
@@ -460,8 +462,27 @@ class Promotion:
             self.client.remove_label(self.issue.number, name)
         self.issue = _with_labels(self.issue, (set(self.issue.labels) | set(add)) - set(remove))
 
+    def _recheck_line(self, line: str) -> None:
+        print(f"  {line}", file=sys.stderr)
+        self._rechecked = True
+
+    def recheck_notice(self, state: PipelineState) -> None:
+        """A re-check this run did (``bot.recheck``) changes what people decided on: one notice on the issue, keyed
+        by when the re-check began, so its later lines (a later run's) update it and a replay repeats nothing."""
+        from bot.escape import md
+        from bot.recheck import report
+
+        got = report(state) if self._rechecked else None
+        self._rechecked = False
+        if got is None:
+            return
+        key, (first, *rest) = got
+        steps = "".join(f"\n- {md(x)}" for x in rest)
+        self.notice(key, f"**Re-check:** this promotion's stages were {md(first)}.\n{steps}")
+
     def _finish(self, result: Result) -> Result:
         if result.state is not None:
+            self.recheck_notice(result.state)
             self.sync_labels(result.state)
             result.status = self.runner().status_markdown(result.state)
         if self._forge is not None and self._forge._pull is not None:

@@ -83,6 +83,7 @@ class Runner:
         executor: Executor | None = None,
         status_context: dict[str, Any] | None = None,
         agents: Agents | None = None,
+        notify: Callable[[str], None] | None = None,
     ):
         self.request = request
         self.forge = forge
@@ -95,6 +96,7 @@ class Runner:
         self.max_rounds = max_rounds
         self.clock = clock
         self.log = log
+        self.notify = notify or log  # a re-check's lines: shown even with --quiet (they change what was decided)
         self.executor = executor
         self.agents = agents  # the Claude author and reviewer; None with --llm offline
 
@@ -129,7 +131,7 @@ class Runner:
         state, line = recheck.begin(state, current(llm=self.agents is not None), actor=self.actor, now=self.clock())
         if line is not None:
             self.save(state)
-            self.log(f"re-check: this promotion's stages were {line}")
+            self.notify(f"re-check: this promotion's stages were {line}")
         return state
 
     def restart(self, state: PipelineState, *, actor: str, why: str) -> tuple[PipelineState, pipeline.RequestChange]:
@@ -150,12 +152,13 @@ class Runner:
             self._sync_pull_request(new)
         return new, change
 
-    def _remove_redone(self, old: PipelineState, new: PipelineState) -> PipelineState:
-        """``new`` after one commit that removes the files of the stages ``old`` had and ``new`` redoes.
+    def _remove_redone(self, old: PipelineState, new: PipelineState, start: Stage | None = None) -> PipelineState:
+        """``new`` after one commit that removes the files of the stages ``old`` had and ``new`` redoes (from
+        ``start``, by default the stage due: a re-check that reopened a gate redoes them after the decision).
 
         Nothing is committed on a branch that moved under the bot (the next step halts on the branch guard, as for
         any move): removing files on top of commits nobody checked would adopt them."""
-        start = new.next_stage
+        start = start or new.next_stage
         assert start is not None
         kept = {a.path for a in new.artifact_index()}
         stale = {a.path for n, r in old.stages.items() if n not in new.stages for a in r.artifacts} - kept
@@ -167,11 +170,12 @@ class Runner:
         # A fork file a stage changed (the registration in runner.go, .gitattributes) goes back to the base's.
         base = self.request.fork.base_branch
         restore = {p: data for p in sorted(stale) if (data := self.forge.read_file(base, p)) is not None}
+        how = ("re-check", "Recheck") if new.next_stage is None else ("restart", "Restart")
         message = (
-            commit_subject(f"restart from stage {int(start)}: remove the files of the stages redone")
+            commit_subject(f"{how[0]} from stage {int(start)}: remove the files of the stages redone")
             + "\n\n"
             + commit_block(new.audit[-1].detail)
-            + f"\n\nPromotion-Restart: {int(start)}\n"
+            + f"\n\nPromotion-{how[1]}: {int(start)}\n"
         )
         remove = tuple(sorted(stale - set(restore)))
         commit = self.forge.commit_files(self.request.branch, restore, message=message, remove=remove)
@@ -465,17 +469,33 @@ class Runner:
             made_by=made_by(stage, llm=self.agents is not None),
         )
         if state.recheck is not None:  # another bot made it: kept or reopened by what came out (bot.recheck)
+            before = state.model_copy(update={"head": head})
             state, line = recheck.stage_finished(state, record, now=self.clock())
-            self.log(f"  re-check: {line}")
+            state, line = self._drop_reopened(before, state.model_copy(update={"head": head}), line)
+            self.notify(f"  re-check: {line}")
         else:
             state = pipeline.stage_finished(state, record, changed=changed, now=self.clock())
-        state = state.model_copy(update={"head": head})
+            state = state.model_copy(update={"head": head})
         if Stage.TRANSLATE <= stage < Stage.PR:  # the draft PR carries the artifacts from stage 2 on
             self._sync_pull_request(state)
         if state.status.value == "awaiting-decision" and state.open_gate in state.unconverged:
             # The author's rerun changed nothing: the last review report now says the gate opened unconverged.
             self._publish_review(state, state.reviews[state.open_gate][-1])
         return state
+
+    def _drop_reopened(self, before: PipelineState, after: PipelineState, line: str) -> tuple[PipelineState, str]:
+        """A gate the re-check reopened: the files of the stages it dropped leave the branch in one commit, as a
+        restart's do (they run again after the decision; meanwhile nothing may read, test or judge them), and
+        its line, kept in the audit trail, says so."""
+        dropped = sorted(set(before.stages) - set(after.stages))
+        if not dropped:
+            return after, line
+        new = self._remove_redone(before, after, Stage(dropped[0]))
+        if new is after:
+            return after, line
+        line = recheck.removed(line, dropped, new.audit[-1].detail)
+        new.audit[-2] = new.audit[-2].model_copy(update={"detail": line})  # the reopening, said in full
+        return new, line
 
     def _run_review(self, state: PipelineState, gate: int, rnd: int) -> PipelineState:
         from bot.review import review_gate
@@ -531,6 +551,7 @@ class Runner:
             gates=pipeline.GATE_COVERS,
             home=self.status_context.get("home", "local"),
             sample_data=self.allow_sample_data,
+            recheck=recheck.shown(state),
             **{k: v for k, v in self.status_context.items() if k not in ("home", "links")},
             links=self._links(),
         )

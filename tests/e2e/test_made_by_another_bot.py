@@ -99,3 +99,49 @@ def test_a_state_saved_before_made_by_is_rechecked_from_stage_2(tmp_path, capsys
     )
     s = _state(work)
     assert s.open_gate == 2 and [d.gate for d in s.decisions] == [1] and s.stages[2].made_by
+
+
+def _branch_files(tmp_path: Path, branch: str) -> set[str]:
+    import subprocess
+
+    out = subprocess.run(
+        ["git", "-C", str(tmp_path / "fork"), "ls-tree", "-r", "--name-only", branch],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(out.stdout.split())
+
+
+def test_gate_2_reopened_takes_the_later_stages_files_off_the_branch_and_quiet_still_says_so(tmp_path, capsys):
+    """The plan came out different at gate 3: gate 2 reopens, and stage 4's tests and stage 5's benchmark
+    evidence, built on the old plan, leave the branch in one commit (as a restart's do) until they rerun."""
+    work = tmp_path / "work"
+    run = ["run", str(REQUEST), "--results", str(RESULTS), "--allow-sample-data", "--fork", str(tmp_path / "fork")]
+    assert main([*run, "--work", str(work), "--quiet", "--approve", "1,2"]) == 0
+    before = _state(work)
+    assert before.open_gate == 3
+    later = {a.path for n in (4, 5) for a in before.stages[n].artifacts}
+    assert later <= _branch_files(tmp_path, before.branch)
+
+    def older_plan(raw: dict) -> None:
+        for n in ("1", "2", "3", "4"):
+            raw["stages"][n]["made_by"]["dictionary"] = OLD_DICTIONARY
+        raw["stages"]["3"]["artifacts"][0]["sha256"] = "0" * 64  # what the old bot's stage 3 wrote
+
+    _edit(work, older_plan)
+    capsys.readouterr()
+    assert main(["resume", "--work", str(work), "--quiet"]) == 0
+    err = capsys.readouterr().err  # --quiet leaves out the progress, not the re-check: it changes what was decided
+    assert "stage 1: analyze" not in err  # the progress is left out
+    assert "re-check: this promotion's stages were made by another bot version" in err
+    assert "gate 1's decision is kept" in err
+    assert "stage 3 (hypothesize) redone by this bot came out different: gate 2 reopens" in err
+    assert "the files of stages 4-5 were removed from the branch in one commit (" in err
+    s = _state(work)
+    assert s.open_gate == 2 and [d.gate for d in s.decisions] == [1] and sorted(s.stages) == [1, 2, 3]
+    files = _branch_files(tmp_path, s.branch)
+    assert not later & files and not any("/results/" in f for f in files)
+    assert any(a.event == "removed the files of the stages redone" for a in s.audit)
+    reopened = next(a for a in s.audit if a.event == "gate 2 reopened by the re-check")
+    assert "removed from the branch in one commit" in reopened.detail  # the audit trail says it as the log did
