@@ -37,7 +37,7 @@ from bot.bench.experiment import workload_profile
 from bot.bench.layout import TREATMENTS, run_dir
 from bot.bench.plan import BenchmarkPlan
 from bot.bench.reports import parse_report
-from bot.bench.run import commands, found
+from bot.bench.run import commands, found, lock
 from bot.bench.run import manifest as mf
 from bot.bench.run.budget import Budget, remaining_text
 from bot.bench.run.faults import PodDeletion
@@ -123,6 +123,11 @@ class BenchRunner:
 
     # ------------------------------------------------------------------ entry
     def run(self) -> Outcome:
+        """The whole run with the namespace locked (bot.bench.run.lock): refused while another benchmark holds it."""
+        with lock.held(self.cfg):
+            return self._run()
+
+    def _run(self) -> Outcome:
         cfg = self.cfg
         if cfg.image and cfg.spec is not None:
             from bot.bench.run.image import given_image_problem
@@ -338,13 +343,9 @@ class BenchRunner:
         raise BudgetStop
 
     def _all_cells(self) -> list[CellRun]:
+        cfg = self.cfg
         groups = build_schedule(
-            self.cfg.plan,
-            self.cfg.request,
-            self.cfg.epp_configs,
-            "r/r:t",
-            arm_order=self.cfg.arm_order,
-            fast_swap=self.cfg.fast_swap,
+            cfg.plan, cfg.request, cfg.epp_configs, "r/r:t", arm_order=cfg.arm_order, fast_swap=cfg.fast_swap
         )
         return [c for g in groups for c in g.cells]
 
@@ -552,7 +553,6 @@ class BenchRunner:
             return
         rel = f"{rel_dir}/{REPORT_NAME}"
         mf.atomic_write(self.cfg.results / rel, data)
-        assert self.manifest is not None
         image = self.manifest.image
         self.manifest.cells.append(
             mf.CellRecord(
