@@ -124,16 +124,16 @@ class BenchRunner:
     # ------------------------------------------------------------------ entry
     def run(self) -> Outcome:
         """The whole run with the namespace locked (bot.bench.run.lock): refused while another benchmark holds it."""
+        if self.cfg.image and self.cfg.spec is not None:  # refused before the cluster is touched
+            from bot.bench.run.image import given_image_problem
+
+            if problem := given_image_problem(self.cfg.image, self.cfg.spec.evolved_image):
+                raise BenchRunError(problem)
         with lock.held(self.cfg):
             return self._run()
 
     def _run(self) -> Outcome:
         cfg = self.cfg
-        if cfg.image and cfg.spec is not None:
-            from bot.bench.run.image import given_image_problem
-
-            if problem := given_image_problem(cfg.image, cfg.spec.evolved_image):
-                raise BenchRunError(problem)
         self.manifest = self._open_manifest()
         self.budget.spent = self.manifest.spent_gpu_minutes
         image = self._image()
