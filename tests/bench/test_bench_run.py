@@ -513,7 +513,10 @@ def test_kubectl_missing_stops_a_plan_with_pod_failure_cells_before_anything_is_
     bench, commit = _pod_failure_branch(tmp_path)
     proc = _promote(env, *_args(bench, commit, tmp_path))
     assert proc.returncode == 2, proc.stderr
-    assert "kubectl not found on PATH: the plan's pod-failure cells (spikes+pod-failure@10) need it" in proc.stderr
+    assert (
+        "kubectl not found on PATH: the namespace lock needs it" in proc.stderr
+        and "the plan's pod-failure cells (spikes+pod-failure@10) need it" in proc.stderr
+    )
     assert "Nothing was built or stood up" in proc.stderr and "Traceback" not in proc.stderr
     assert fakes.calls(tmp_path) == [] and not (tmp_path / "results").exists()
 

@@ -98,6 +98,37 @@ def test_benchmark_yml_refuses_a_moved_branch(github):
     assert fakes.calls(root) == []  # nothing reached the cluster
 
 
+def test_benchmark_yml_takes_the_runners_own_namespace_and_a_locked_one_is_left_alone(github):
+    """PROMOTION_BENCH_NAMESPACE on the runner host comes before the repository variable; in a namespace another
+    promotion holds, the run is refused and the always-step tears nothing down."""
+    root, origin, env, inputs = github
+    env = {**env, "PROMOTION_BENCH_NAMESPACE": "gpu-runner-2"}
+    owner = "--from-literal=owner=9/" + "f" * 40 + "/1234"
+    lock = ["configmap", "promotion-bench-lock", "-n", "gpu-runner-2"]
+    held = subprocess.run(["kubectl", "create", *lock, owner, "--from-literal=since=T0"], env=env, check=False)
+    assert held.returncode == 0
+    r = Runner(root, env, inputs)
+    ws = checkout(root, origin, inputs["commit"], "ws-plan")
+    run_job(r, "plan", ws, {})
+    needs = {"plan": r.outputs["plan"]}
+    ws = checkout(root, origin, inputs["commit"], "ws-gpu")
+    run_job(r, "benchmark", ws, needs)
+    assert r.outcomes["run"] == "failure"
+    assert "namespace gpu-runner-2 is in use by promotion #9 (commit ffffffffffff, run 1234" in r.last.stderr
+    assert [c for c in fakes.calls(root) if c["tool"] in ("llmdbenchmark", "make")] == []  # no stand-up, no teardown
+    calls = [c for c in fakes.calls(root) if c["tool"] == "kubectl"]
+    assert calls and all(c["argv"][c["argv"].index("-n") + 1] == "gpu-runner-2" for c in calls)
+
+    subprocess.run(["kubectl", "delete", *lock], env=env, check=True)
+    r = Runner(root, env, {**inputs, "resume": "true"})
+    run_job(r, "benchmark", ws, needs)
+    assert r.outcomes["run"] == "success", r.last.stderr
+    standups = [c for c in fakes.calls(root) if c["event"] == "standup"]
+    assert standups and all(c["argv"][c["argv"].index("-p") + 1] == "gpu-runner-2" for c in standups)
+    state = json.loads((root / "cluster" / "state.json").read_text())
+    assert state["up"] is False and state["configmaps"]["gpu-runner-2"] == {}
+
+
 def _manifest(results: Path, report: str, mix: str | None = None) -> None:
     from bot.bench.run import manifest as mf
 

@@ -5,7 +5,7 @@ and ``--dry-run`` prints them instead. Flags follow llm-d-benchmark's ``llmdbenc
 CLI (llm-d.md §B1: ``--spec`` / ``--workspace`` / ``--run-keywords`` before the
 subcommand; ``--cluster-config``, ``-p``, ``-t``, ``-s``, ``-l``, ``-e``,
 ``--workload-file-path``, ``--analyze`` after it), llm-d-router's Makefile
-(``make image-build-epp`` / ``image-push-epp`` with ``EPP_IMAGE``), ``kubectl`` and
+(``make image-build-epp`` / ``image-push-epp`` with ``EPP_IMAGE``), ``kubectl`` (pods, the namespace lock) and
 llm-d-benchmark's report converter (``benchmark-report <native> -b 0.2 -w <harness> <out>``).
 """
 
@@ -109,6 +109,27 @@ def delete_pod(t: Target, name: str) -> list[str]:
 
 def rollout_status(t: Target, deployment: str, timeout_s: int = 600) -> list[str]:
     return [t.kubectl, "rollout", "status", f"deployment/{deployment}", "-n", t.namespace, f"--timeout={timeout_s}s"]
+
+
+def lock_create(t: Target, name: str, data: dict[str, str]) -> list[str]:
+    """Create the namespace's lock ConfigMap; kubectl refuses (AlreadyExists) when it is there: one atomic call."""
+    return [
+        t.kubectl,
+        "create",
+        "configmap",
+        name,
+        "-n",
+        t.namespace,
+        *(f"--from-literal={k}={v}" for k, v in data.items()),
+    ]
+
+
+def lock_get(t: Target, name: str) -> list[str]:
+    return [t.kubectl, "get", "configmap", name, "-n", t.namespace, "-o", "json"]
+
+
+def lock_delete(t: Target, name: str) -> list[str]:
+    return [t.kubectl, "delete", "configmap", name, "-n", t.namespace, "--ignore-not-found"]
 
 
 def image_build(fork: Path, image: str, runtime: str) -> list[str]:

@@ -38,7 +38,7 @@ from bot.bench.experiment import workload_profile
 from bot.bench.layout import TREATMENTS, run_dir
 from bot.bench.plan import BenchmarkPlan
 from bot.bench.reports import parse_report
-from bot.bench.run import commands, found, tools
+from bot.bench.run import commands, found, lock, tools
 from bot.bench.run import manifest as mf
 from bot.bench.run.budget import Budget, remaining_text
 from bot.bench.run.faults import PodDeletion
@@ -125,14 +125,21 @@ class BenchRunner:
 
     # ------------------------------------------------------------------ entry
     def run(self) -> Outcome:
-        cfg = self.cfg
-        if cfg.image and cfg.spec is not None:
+        """The whole run with the namespace locked (bot.bench.run.lock): refused while another benchmark holds it."""
+        if self.cfg.image and self.cfg.spec is not None:  # refused before the cluster is touched
             from bot.bench.run.image import given_image_problem
 
-            if problem := given_image_problem(cfg.image, cfg.spec.evolved_image):
+            if problem := given_image_problem(self.cfg.image, self.cfg.spec.evolved_image):
                 raise BenchRunError(problem)
-        if not cfg.dry_run and (problem := tools.missing_problem(cfg.target, self._all_cells(), cfg.env)):
-            raise BenchRunError(problem)  # before the manifest, the image build and the first stand-up
+        if not self.cfg.dry_run and (
+            problem := tools.missing_problem(self.cfg.target, self._all_cells(), self.cfg.env)
+        ):
+            raise BenchRunError(problem)  # before the lock, the manifest, the image build and the first stand-up
+        with lock.held(self.cfg):
+            return self._run()
+
+    def _run(self) -> Outcome:
+        cfg = self.cfg
         self.manifest = self._open_manifest()
         self.budget.spent = self.manifest.spent_gpu_minutes
         image = self._image()
@@ -346,13 +353,9 @@ class BenchRunner:
         raise BudgetStop
 
     def _all_cells(self) -> list[CellRun]:
+        cfg = self.cfg
         groups = build_schedule(
-            self.cfg.plan,
-            self.cfg.request,
-            self.cfg.epp_configs,
-            "r/r:t",
-            arm_order=self.cfg.arm_order,
-            fast_swap=self.cfg.fast_swap,
+            cfg.plan, cfg.request, cfg.epp_configs, "r/r:t", arm_order=cfg.arm_order, fast_swap=cfg.fast_swap
         )
         return [c for g in groups for c in g.cells]
 
@@ -563,7 +566,6 @@ class BenchRunner:
             return
         rel = f"{rel_dir}/{REPORT_NAME}"
         mf.atomic_write(self.cfg.results / rel, data)
-        assert self.manifest is not None
         image = self.manifest.image
         self.manifest.cells.append(
             mf.CellRecord(

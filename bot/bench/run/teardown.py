@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import shutil
 
+from bot.bench.run import lock
 from bot.bench.run import manifest as mf
 from bot.bench.run.runner import BenchRunner, RunConfig
 from bot.bench.run.schedule import build_schedule
 
 
 def teardown_all(cfg: RunConfig) -> list[str]:
-    """Tear down every group the plan stands up (idempotent): for a job killed outright."""
+    """Tear down every group the plan stands up (idempotent): for a job killed outright.
+
+    Under the namespace lock, taking over this promotion's own (the killed job's): while another promotion
+    holds the namespace its stack is up there, and benchmark.yml runs this step even after a refused run."""
+    with lock.held(cfg, takeover=True):
+        return _teardown_all(cfg)
+
+
+def _teardown_all(cfg: RunConfig) -> list[str]:
     runner = BenchRunner(cfg)
     runner.manifest = mf.load(cfg.results) or mf.Manifest(
         promotion=cfg.request.id,

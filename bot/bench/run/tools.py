@@ -1,8 +1,9 @@
 """The command-line tools a run needs, checked before the image build and the first stand-up.
 
 A tool missing on the runner otherwise shows only when a step first calls it: llm-d-benchmark after the image
-build, ``kubectl`` only inside each pod-failure run, where the fault thread cannot stop the run, so every
-pod-failure run was spent with a fault that could never happen. Checking up front costs nothing and names the fix.
+build, ``kubectl`` at the namespace lock or, worse, inside each pod-failure run, where the fault thread cannot stop
+the run, so every pod-failure run was spent with a fault that could never happen. Checking up front costs nothing
+and names the fix.
 """
 
 from __future__ import annotations
@@ -22,11 +23,14 @@ def _labels(cells: Iterable[CellRun]) -> list[str]:
 def needed(target: Target, cells: Iterable[CellRun]) -> dict[str, str]:
     """Tool (as the runner calls it) -> what needs it (a sentence)."""
     cells = list(cells)
-    out = {target.llmdbenchmark: "every stand-up, run and teardown needs it (llm-d-benchmark's CLI)"}
+    out = {
+        target.llmdbenchmark: "every stand-up, run and teardown needs it (llm-d-benchmark's CLI)",
+        target.kubectl: "the namespace lock needs it (one benchmark per namespace: bot.bench.run.lock)",
+    }
     if faulty := [c for c in cells if c.condition == "pod-failure"]:
         labels = _labels(faulty)
         shown = ", ".join(labels[:4]) + (f" and {len(labels) - 4} more" if len(labels) > 4 else "")
-        out[target.kubectl] = f"the plan's pod-failure cells ({shown}) need it to delete a model-server pod"
+        out[target.kubectl] += f", and the plan's pod-failure cells ({shown}) need it to delete a model-server pod"
     return out
 
 

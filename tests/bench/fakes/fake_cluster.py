@@ -3,9 +3,10 @@
 Installed on PATH by tests/bench/fakes/__init__.py (symlinks). It checks each call's
 arguments against the real tools' flags (llm-d.md §B1-B4: argparse mirrors of
 llmdbenchmark's parsers, llm-d-router's Makefile targets, kubectl's verbs), keeps a
-simulated cluster in $FAKE_CLUSTER/state.json, records every call in calls.jsonl, and
-writes llm-d-benchmark's results layout with v0.2 reports (or native inference-perf
-output for benchmark-report to convert) from a configurable true effect and noise.
+simulated cluster in $FAKE_CLUSTER/state.json (stack, pods, images, ConfigMaps by
+namespace), records every call in calls.jsonl, and writes llm-d-benchmark's results
+layout with v0.2 reports (or native inference-perf output for benchmark-report to
+convert) from a configurable true effect and noise.
 Behaviour is set by $FAKE_CLUSTER/config.json:
 
     effect      {arm: relative latency change}        (baseline 0)
@@ -24,6 +25,7 @@ Behaviour is set by $FAKE_CLUSTER/config.json:
                 cluster's inference route (step_11_inference_test.py's "To reproduce or demo, run: curl ...
                 https://<route>/<model>/v1/completions"), a run with its results path in the workspace
     forbid_delete   kubectl delete pod exits 1, Forbidden (a cluster whose RBAC does not allow it)
+    forbid_configmaps   kubectl create/get/delete configmap exit 1, Forbidden (the namespace lock cannot be taken)
     mix         {arm: {class: [sent, admitted]}} what the priority-mix harness (``-l priority-mix``) records per
                 class; a class is shed only when the stand-up declared its InferenceObjective at a negative
                 priority (router.inferenceObjectives), otherwise its header resolves to priority 0 and every
@@ -518,10 +520,60 @@ def kubectl() -> None:
         record("delete-pod", pod=a.name, at=time.time() - since if since else None)
         print(f'pod "{a.name}" deleted')
         return
+    if argv[:2] in (["create", "configmap"], ["get", "configmap"], ["delete", "configmap"]):
+        configmap(argv[0], argv[2:])
+        return
     if argv[:2] == ["rollout", "status"]:
         print("deployment successfully rolled out")
         return
     die(f"unsupported kubectl call {argv}")
+
+
+def configmap(verb: str, rest: list[str]) -> None:
+    """kubectl create | get | delete configmap, as the real one answers: create of an existing object fails
+    (AlreadyExists), get and delete of a missing one fail (NotFound) unless --ignore-not-found."""
+    ap = argparse.ArgumentParser(prog=f"kubectl {verb} configmap")
+    ap.add_argument("name")
+    ap.add_argument("-n", "--namespace", dest="n", required=True)
+    if verb == "create":
+        ap.add_argument("--from-literal", action="append", default=[])
+    elif verb == "get":
+        ap.add_argument("-o", "--output", dest="o", choices=["json"], required=True)
+    else:
+        ap.add_argument("--ignore-not-found", action="store_true")
+    a = ap.parse_args(rest)
+    if config().get("forbid_configmaps"):
+        die(
+            f'Error from server (Forbidden): configmaps is forbidden: User "system:serviceaccount:{a.n}:runner" '
+            f'cannot {verb} resource "configmaps" in API group "" in the namespace "{a.n}"',
+            1,
+        )
+    with state() as s:
+        maps = s.setdefault("configmaps", {}).setdefault(a.n, {})
+        obj = maps.get(a.name)
+        if verb == "create":
+            if obj is not None:
+                record("configmap", verb=verb, name=a.name, namespace=a.n, ok=False)
+                die(f'Error from server (AlreadyExists): configmaps "{a.name}" already exists', 1)
+            if any("=" not in lit for lit in a.from_literal):
+                die(f"error: invalid literal source {a.from_literal}, expected key=value", 1)
+            data = dict(lit.split("=", 1) for lit in a.from_literal)
+            created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            maps[a.name] = obj = {"data": data, "creationTimestamp": created}
+        elif obj is None:
+            if verb == "delete" and a.ignore_not_found:
+                return
+            die(f'Error from server (NotFound): configmaps "{a.name}" not found', 1)
+        elif verb == "delete":
+            del maps[a.name]
+    record("configmap", verb=verb, name=a.name, namespace=a.n, ok=True, data=obj["data"])
+    if verb == "create":
+        print(f"configmap/{a.name} created")
+    elif verb == "delete":
+        print(f'configmap "{a.name}" deleted')
+    else:
+        meta = {"name": a.name, "namespace": a.n, "creationTimestamp": obj["creationTimestamp"]}
+        print(json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": obj["data"]}, indent=4))
 
 
 # ------------------------------------------------------- make / docker / converter
