@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bot.bench.gpu_time import GpuTime
-from bot.model import Stage, TranslationSummary, Verdict, VerdictStatus, sha256_text, status_counts
+from bot.model import PolicyKind, Stage, TranslationSummary, Verdict, VerdictStatus, sha256_text, status_counts
 from bot.render import render
 from bot.stages.checks import check_problems, run_go_checks
 from bot.stages.context import StageContext, StageOutput
@@ -56,7 +56,6 @@ def judge(
     from the same directory under the same rules (``bot.stages.mix_validate``).
     """
     from bot.bench import gpu_time
-    from bot.bench.priority_plan import sheds_nothing
     from bot.stages.mix_validate import judge_mix, unplanned_mix
     from bot.stats.verdicts import not_testable_verdict
 
@@ -94,13 +93,21 @@ def judge(
         mix,
         evolved_for=ctx.request.evolved_for,
         decision=decision_rule(ctx),
-        unexercised=sheds_nothing(
-            ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE)
-        ),
+        unexercised=_unexercised(ctx),
     )
     if mix is None and reports is not None:  # mix runs the plan never asked for: listed, never passed over
         reports.rejected = sorted(dict.fromkeys([*reports.rejected, *unplanned]))
     return verdicts, reports, spent, mix
+
+
+def _unexercised(ctx: StageContext) -> str | None:
+    """Why the cells cannot exercise an admitter (``sheds_nothing``), read from its translation; only an admitter's
+    translation can say so, so a router's or scheduler's is not read."""
+    from bot.bench.priority_plan import sheds_nothing
+
+    if ctx.request.kind is not PolicyKind.ADMISSION:
+        return None
+    return sheds_nothing(ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE))
 
 
 def verdicts_on(
