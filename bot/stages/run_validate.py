@@ -102,10 +102,11 @@ def judge(
 
 def _unexercised(ctx: StageContext) -> str | None:
     """Why the cells cannot exercise an admitter (``sheds_nothing``), read from its translation; only an admitter's
-    translation can say so, so a router's or scheduler's is not read."""
+    translation can say so, so a router's or scheduler's is not read. Judged with no translation on the branch (a
+    branch someone assembled by hand), nothing is established, as when the harness did not run."""
     from bot.bench.priority_plan import sheds_nothing
 
-    if ctx.request.kind is not PolicyKind.ADMISSION:
+    if ctx.request.kind is not PolicyKind.ADMISSION or ctx.read(ctx.paths.translation_json) is None:
         return None
     return sheds_nothing(ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE))
 
