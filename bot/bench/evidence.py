@@ -219,8 +219,26 @@ class EvidencePolicy:
 
     def bind_recorded(self, doc: dict, arm: str) -> str | None:
         """The rules a result that records only ``run.keywords`` / ``run.description`` can be held to (sample
-        data, promotion, arm, EPP image): what ``bot.bench.priority_mix`` binds its runs by."""
-        return self._keywords(doc, arm) or self._image(doc) or self._pinned_image(doc, arm)
+        data, promotion, arm, EPP config, EPP image): what ``bot.bench.priority_mix`` binds its runs by."""
+        return (
+            self._keywords(doc, arm)
+            or self._keyword_config(doc, arm)
+            or self._image(doc)
+            or self._pinned_image(doc, arm)
+        )
+
+    def _keyword_config(self, doc: dict, arm: str) -> str | None:
+        """The ``epp-config:`` keyword of a result with no stack, checked as a report's is (``_config_keyword``):
+        the runner passes it for priority-mix runs too, so a run recorded for the other arm's config, or for a
+        config the plan has since changed, is refused. A run without one (experiment.yaml's priority mix sets
+        only ``promotion:`` and ``arm:``) is bound by those alone, as before."""
+        recorded = keyword_value(doc, "epp-config")
+        if recorded is None or not self.arms:
+            return None
+        expected = self.arms.get(arm)
+        if expected is None:
+            return f"arm {arm!r} is not in this plan ({', '.join(sorted(self.arms))})"
+        return self._config_keyword(recorded, expected, arm)
 
     def _keywords(self, doc: dict, arm: str) -> str | None:
         if is_sample(doc):
