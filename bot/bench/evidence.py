@@ -2,7 +2,7 @@
 
 A report filed under ``evolved/`` says nothing about this promotion unless what it
 records is what this plan ran for that arm: its EndpointPickerConfig (plugin types, their parameters, the
-profiles), the model and the number of model-server replicas, the load it ran (``bot.bench.load_binding``) and
+profiles, and every other top-level key but ``apiVersion``: ``flowControl``, ``featureGates``, ...), the model and the number of model-server replicas, the load it ran (``bot.bench.load_binding``) and
 the Track B condition its directory names (``bot.bench.conditions.condition_reason``), and, when the runner recorded
 them, the promotion id, the arm and the EPP image digest (``run.keywords``
 ``promotion:<id>``, ``arm:<arm>``, ``epp-image:<ref>@sha256:<digest>``), and the
@@ -117,7 +117,36 @@ def config_difference(recorded: dict, expected: dict) -> str | None:
                 out.append(f"plugin {name!r} parameter {key!r} is {mine.get(key)!r}, the plan's is {plans.get(key)!r}")
     if _canon(recorded.get("schedulingProfiles")) != _canon(expected.get("schedulingProfiles")):
         out.append("schedulingProfiles differ (plugin weights or order)")
+    for key in sorted((set(recorded) | set(expected)) - _COMPARED_APART - _NO_DECISION, key=str):
+        out.extend(_value_differences(str(key), recorded.get(key, _ABSENT), expected.get(key, _ABSENT)))
     return "; ".join(out) or None
+
+
+#: Top-level keys compared above, in their own terms.
+_COMPARED_APART = frozenset({"plugins", "schedulingProfiles"})
+#: Top-level keys that cannot change what the EPP decides: the schema's spelling (``llm-d.ai/v1alpha1`` or the
+#: older ``inference.networking.x-k8s.io/v1alpha1``) and the kind (``epp_component`` already required it).
+#: Every other key does (``flowControl`` decides who owns admission, ``featureGates`` turns code paths on, the
+#: data and saturation sections feed the scorers), so a config that differs there measured another arm.
+_NO_DECISION = frozenset({"apiVersion", "kind"})
+_ABSENT = object()
+
+
+def _value_differences(path: str, got: Any, want: Any) -> list[str]:
+    """Each place a value differs from the plan's, named by its dotted path down to the leaf that differs."""
+    if got is not _ABSENT and want is not _ABSENT and _canon(got) == _canon(want):
+        return []
+    if isinstance(got, dict) and isinstance(want, dict):
+        return [
+            diff
+            for key in sorted(set(got) | set(want), key=str)
+            for diff in _value_differences(f"{path}.{key}", got.get(key, _ABSENT), want.get(key, _ABSENT))
+        ]
+    return [f"{path} is {_say(got)}, the plan's is {_say(want)}"]
+
+
+def _say(value: Any) -> str:
+    return "absent" if value is _ABSENT else json.dumps(value, sort_keys=True, default=str)
 
 
 def _canon(x: Any) -> str:
@@ -190,8 +219,26 @@ class EvidencePolicy:
 
     def bind_recorded(self, doc: dict, arm: str) -> str | None:
         """The rules a result that records only ``run.keywords`` / ``run.description`` can be held to (sample
-        data, promotion, arm, EPP image): what ``bot.bench.priority_mix`` binds its runs by."""
-        return self._keywords(doc, arm) or self._image(doc) or self._pinned_image(doc, arm)
+        data, promotion, arm, EPP config, EPP image): what ``bot.bench.priority_mix`` binds its runs by."""
+        return (
+            self._keywords(doc, arm)
+            or self._keyword_config(doc, arm)
+            or self._image(doc)
+            or self._pinned_image(doc, arm)
+        )
+
+    def _keyword_config(self, doc: dict, arm: str) -> str | None:
+        """The ``epp-config:`` keyword of a result with no stack, checked as a report's is (``_config_keyword``):
+        the runner passes it for priority-mix runs too, so a run recorded for the other arm's config, or for a
+        config the plan has since changed, is refused. A run without one (experiment.yaml's priority mix sets
+        only ``promotion:`` and ``arm:``) is bound by those alone, as before."""
+        recorded = keyword_value(doc, "epp-config")
+        if recorded is None or not self.arms:
+            return None
+        expected = self.arms.get(arm)
+        if expected is None:
+            return f"arm {arm!r} is not in this plan ({', '.join(sorted(self.arms))})"
+        return self._config_keyword(recorded, expected, arm)
 
     def _keywords(self, doc: dict, arm: str) -> str | None:
         if is_sample(doc):

@@ -97,12 +97,29 @@ def testbed_of(doc: dict) -> Testbed:
     )
 
 
-def router_image_of(doc: dict) -> str | None:
-    """The EPP's image as the report records it (the component that carries the EndpointPickerConfig)."""
-    from bot.bench.evidence import epp_component
+#: Where a report's router image was read from, as the page says it.
+FROM_STACK = "scenario.stack"
+FROM_KEYWORD = "run.keywords epp-image"
+
+
+def router_image_from(doc: dict) -> tuple[str | None, str | None]:
+    """The EPP's image as the report records it, and where it was read from: the component that carries the
+    EndpointPickerConfig (``tool_version``) when the report has one, else the runner's ``epp-image:`` run keyword.
+    llm-d-benchmark's own reports have no ``scenario.stack`` (``bot.bench.evidence``), so without the keyword
+    every real report showed no router image. (None, None) when neither is there."""
+    from bot.bench.evidence import epp_component, keyword_value
 
     comp = epp_component(doc) or {}
-    return _str(_mapping(comp.get("standardized")).get("tool_version"))
+    if image := _str(_mapping(comp.get("standardized")).get("tool_version")):
+        return image, FROM_STACK
+    if image := _str(keyword_value(doc, "epp-image")):
+        return image, FROM_KEYWORD
+    return None, None
+
+
+def router_image_of(doc: dict) -> str | None:
+    """The EPP's image as the report records it (``router_image_from`` without where it was read from)."""
+    return router_image_from(doc)[0]
 
 
 @dataclass(frozen=True)
@@ -113,10 +130,14 @@ class ReportTestbed:
     testbed: Testbed
     router_image: str | None = None
     report: str = ""
+    router_image_source: str | None = None  # FROM_STACK or FROM_KEYWORD
 
 
 def record(arm: str, doc: dict, report: str = "") -> ReportTestbed:
-    return ReportTestbed(arm=arm, testbed=testbed_of(doc), router_image=router_image_of(doc), report=report)
+    image, source = router_image_from(doc)
+    return ReportTestbed(
+        arm=arm, testbed=testbed_of(doc), router_image=image, report=report, router_image_source=source
+    )
 
 
 #: (workload, rate) -> the hypotheses with a measured cell there: which verdicts a report of that cell enters.
@@ -159,7 +180,7 @@ def _entered(records: list[ReportTestbed], cells: CellHypotheses) -> dict:
 
 def summarize(records: list[ReportTestbed], cells: CellHypotheses | None = None) -> dict:
     """JSON-ready: every distinct testbed with how many reports and which arms ran on it, most reports first;
-    the router images each arm recorded. Every testbed after the first (the one most reports ran on) also names
+    the router images each arm recorded, and where each was read from (``router_image_sources``). Every testbed after the first (the one most reports ran on) also names
     its reports (``report_paths``) and the cells they enter with the hypotheses judged there (``cells``, from
     ``cells``: (workload, rate) -> hypothesis ids)."""
     counts: Counter[Testbed] = Counter(r.testbed for r in records)
@@ -169,10 +190,12 @@ def summarize(records: list[ReportTestbed], cells: CellHypotheses | None = None)
     ordered = sorted(counts, key=lambda t: (-counts[t], repr(t)))
     others = {t: _entered([r for r in records if r.testbed == t], cells or {}) for t in ordered[1:]}
     routers: dict[str, set[str]] = {}
+    sources: dict[str, set[str]] = {}
     for r in records:
         routers.setdefault(r.arm, set())
         if r.router_image:
             routers[r.arm].add(r.router_image)
+            sources.setdefault(r.router_image, set()).add(r.router_image_source or FROM_STACK)
     return {
         "reports": len(records),
         "testbeds": [
@@ -186,6 +209,7 @@ def summarize(records: list[ReportTestbed], cells: CellHypotheses | None = None)
             for t in ordered
         ],
         "router_images": {arm: sorted(images) for arm, images in sorted(routers.items())},
+        "router_image_sources": {image: sorted(where) for image, where in sorted(sources.items())},
     }
 
 
@@ -256,6 +280,13 @@ def testbed_words(t: Testbed) -> str:
     return f"{engines}; {harness}; {cluster}"
 
 
+def _image_words(image: object, sources: object) -> str:
+    """`image` (from run.keywords epp-image): where the reports recorded it, so a reader can tell the runner's
+    keyword from the report's own stack (a summary written before sources were kept names none)."""
+    where = [str(s) for s in sources] if isinstance(sources, list) else []
+    return _code(image) + (f" (from {md(' and '.join(sorted(where)))})" if where else "")
+
+
 def testbed_markdown(summary: dict | None) -> str:
     """The report's testbed line(s): one line for one testbed; a list, said to be a finding, for several."""
     if not summary or not summary.get("reports"):
@@ -263,8 +294,9 @@ def testbed_markdown(summary: dict | None) -> str:
     groups = summary.get("testbeds") or []
     n = summary["reports"]
     routers = summary.get("router_images") or {}
+    sources = summary.get("router_image_sources") or {}
     router = "; ".join(
-        f"{md(arm)} {', '.join(_code(i) for i in images) if images else NOT_RECORDED}"
+        f"{md(arm)} {', '.join(_image_words(i, sources.get(i)) for i in images) if images else NOT_RECORDED}"
         for arm, images in sorted(routers.items())
     )
     router_line = f" Router image: {router}." if router else ""
@@ -298,6 +330,7 @@ __all__ = [
     "engine_of",
     "entered_text",
     "record",
+    "router_image_from",
     "router_image_of",
     "summarize",
     "testbed_markdown",

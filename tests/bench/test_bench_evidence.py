@@ -319,6 +319,54 @@ def test_a_config_mismatch_names_every_difference_not_only_the_first():
     assert config_difference(plan, copy.deepcopy(plan)) is None
 
 
+#: An admitter's plan: the config hands admission to the plugin's saturation detector (flowControl).
+ADMITTER = {
+    "apiVersion": "llm-d.ai/v1alpha1",
+    "kind": "EndpointPickerConfig",
+    "plugins": [
+        {"type": "evolved-admitter", "parameters": {"x": 1}},
+        {"type": "utilization-detector", "parameters": {"queueDepthThreshold": 1000000}},
+        {"type": "max-score-picker"},
+    ],
+    "flowControl": {"saturationDetector": {"pluginRef": "utilization-detector"}},
+    "schedulingProfiles": [{"name": "default", "plugins": [{"pluginRef": "max-score-picker"}]}],
+}
+
+
+def test_a_recorded_config_without_the_plans_flow_control_or_with_other_feature_gates_does_not_bind(
+    results_factory,
+):
+    """Redteam7 item 5: only plugins and profiles were compared, so a run that left flowControl out (the built-in
+    detector shed first) bound to the evolved arm from its stack, while its epp-config digest was refused. Every
+    top-level key but apiVersion counts now, named down to the leaf that differs."""
+    from bot.bench.evidence import config_difference
+
+    no_flow = copy.deepcopy(ADMITTER)
+    del no_flow["flowControl"]
+    other_ref = copy.deepcopy(ADMITTER)
+    other_ref["flowControl"]["saturationDetector"]["pluginRef"] = "builtin"
+    gated = copy.deepcopy(ADMITTER) | {"featureGates": ["prepareDataPlugins"]}
+    for recorded in (no_flow, other_ref, gated):  # both ways of binding agree
+        assert config_difference(recorded, ADMITTER) is not None
+        assert config_digest(recorded) != config_digest(ADMITTER)
+    assert config_difference(no_flow, ADMITTER) == (
+        'flowControl is absent, the plan\'s is {"saturationDetector": {"pluginRef": "utilization-detector"}}'
+    )
+    assert config_difference(other_ref, ADMITTER) == (
+        'flowControl.saturationDetector.pluginRef is "builtin", the plan\'s is "utilization-detector"'
+    )
+    assert config_difference(gated, ADMITTER) == 'featureGates is ["prepareDataPlugins"], the plan\'s is absent'
+    respelled = copy.deepcopy(ADMITTER) | {"apiVersion": "inference.networking.x-k8s.io/v1alpha1"}
+    assert config_difference(respelled, ADMITTER) is None  # the schema's spelling decides nothing
+
+    root, write = results_factory
+    write("evolved", "w", 10, 1, _doc(ADMITTER))
+    write("evolved", "w", 10, 2, _doc(no_flow))
+    rs = load_evidence(root, _policy(arms={"baseline": BASELINE, "evolved": ADMITTER}))
+    assert [p.split("/")[3] for p in rs.loaded] == ["rep-1"]
+    assert rs.rejected[0][1].startswith("EPP config differs from the evolved arm's in this plan: flowControl is absent")
+
+
 #: A report as llm-d-benchmark writes it (its converter's own output; how it was made is in the file's header).
 UPSTREAM = Path(__file__).resolve().parent / "fixtures" / "upstream_driver_report_v0_2.yaml"
 

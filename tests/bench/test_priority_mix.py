@@ -212,6 +212,33 @@ def test_the_evolved_run_of_another_epp_image_is_left_out(tmp_path):
     assert "is not the one built for this promotion" in pm.rejected[0][1]
 
 
+def test_a_run_whose_epp_config_keyword_is_the_other_arms_or_an_old_plans_is_left_out(tmp_path):
+    """The runner passes epp-config:<digest> for priority-mix runs as for cells, but only reports checked it: a mix
+    run recorded for the baseline's config and filed under evolved was used as the evolved arm's."""
+    from bot.bench.evidence import config_digest
+
+    arms = {
+        "baseline": {"kind": "EndpointPickerConfig", "plugins": [{"type": "max-score-picker"}]},
+        "evolved": {"kind": "EndpointPickerConfig", "plugins": [{"type": "evolved-admitter"}]},
+    }
+    old = {"kind": "EndpointPickerConfig", "plugins": [{"type": "evolved-admitter", "parameters": {"x": 2}}]}
+    reasons = {}
+    for name, config in (("same", arms["evolved"]), ("other-arm", arms["baseline"]), ("old-plan", old)):
+        root = tmp_path / name  # one run each: a copied results.json counts once
+        _copy(root, "baseline")  # promotion and arm only, as experiment.yaml's priority mix records them
+        keywords = f"promotion:7,arm:evolved,epp-config:{config_digest(config)}"
+        _edit_meta(_copy(root, "evolved"), description_keywords=keywords)
+        pm = load_priority_mix_evidence(root, _policy(arms=arms))
+        assert "baseline/priority-mix/rate-10/rep-1/results.json" in pm.loaded
+        reasons[name] = pm.rejected[0][1] if pm.rejected else None
+    assert reasons["same"] is None
+    assert reasons["other-arm"] == (
+        f"run.keywords epp-config:{config_digest(arms['baseline'])} is the baseline arm's EPP config, but it is "
+        "filed under evolved"
+    )
+    assert reasons["old-plan"].startswith(f"run.keywords epp-config:{config_digest(old)} is not the evolved arm's")
+
+
 def test_sample_data_is_refused_unless_asked_for_and_then_flagged(tmp_path):
     for arm in ("baseline", "evolved"):
         _edit_meta(_copy(tmp_path, arm), description_keywords=f"promotion:7,arm:{arm},sample-data")

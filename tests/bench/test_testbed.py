@@ -61,6 +61,34 @@ def test_one_testbed_is_one_line_and_several_are_a_finding():
     assert baseline_only.startswith("**Testbed** (1 reports used, baseline only): meta")
 
 
+def test_a_report_with_no_stack_shows_the_router_image_of_its_epp_image_keyword_and_says_so():
+    """llm-d-benchmark's own reports have no scenario.stack, so testbed.json and verdicts.md showed no router image
+    for any real report; the runner's epp-image: run keyword records it, and the page says it was read there."""
+    from pathlib import Path
+
+    import yaml
+
+    fixture = Path(__file__).resolve().parent / "fixtures" / "upstream_driver_report_v0_2.yaml"
+    real = yaml.safe_load(fixture.read_text(encoding="utf-8"))
+    assert "stack" not in real["scenario"]
+    image = "ghcr.io/acme/llm-d-router:promotion-7-abc@sha256:" + "a" * 64
+    real["run"]["keywords"].append(f"epp-image:{image}")
+    stacked = load_report(SAMPLE)
+    summary = json.loads(
+        json.dumps(testbed.summarize([testbed.record("evolved", real), testbed.record("baseline", stacked)]))
+    )
+    assert summary["router_images"]["evolved"] == [image]
+    assert summary["router_image_sources"][image] == ["run.keywords epp-image"]
+    line = testbed.testbed_markdown(summary)
+    assert f"evolved `{image}` (from run.keywords epp-image)" in line
+    assert (
+        "baseline `ghcr.io/example-org/llm-d-router:promotion-1-evolved-adaptive-scorer` (from scenario.stack)" in line
+    )
+    real["run"]["keywords"].pop()  # neither record: not recorded, as before
+    assert testbed.router_image_from(real) == (None, None)
+    assert "evolved not recorded" in testbed.testbed_markdown(testbed.summarize([testbed.record("evolved", real)]))
+
+
 def test_recorded_text_is_escaped():
     doc = copy.deepcopy(load_report(SAMPLE))
     doc["scenario"]["stack"][0]["standardized"]["model"]["name"] = "evil|<!-- promotion-bot:status -->"

@@ -75,7 +75,7 @@ def test_evolved_reports_that_ran_another_plugins_image_are_raised_at_gate_3(tmp
     # No kept report ran the other image, so the testbed names it nowhere (the table of reports not used does).
     verdicts = git(fork, "show", f"{BRANCH}:{docs}/verdicts.md")
     [line] = [ln for ln in verdicts.splitlines() if ln.startswith("**Testbed")]
-    assert f"Router image: baseline `{pinned}`." in line and other not in line  # the baseline ran the pin too
+    assert f"Router image: baseline `{pinned}` (from scenario.stack)." in line and other not in line  # the pin too
     assert other not in git(fork, "show", f"{BRANCH}:{docs}/testbed.json")
 
 
