@@ -276,7 +276,7 @@ def render_experiment(
     conditions, condition_readme = render_condition_experiments(plan, request, constants, root)
     files.update(conditions)
     if plan.priority_mix is not None:
-        files.update(render_priority_mix(plan, request, constants, root))
+        files.update(render_priority_mix(plan, request, constants, root, (epp_config_baseline, epp_config_evolved)))
     arms = {"baseline": epp_config_baseline, "evolved": epp_config_evolved}
     pinned = f"{image['registry']}/{image['repository']}:{image['tag']}"  # stage 5 binds evolved reports to it
     files[f"{root}/evaluation.yaml"] = render_evaluation_spec(plan, request, arms, evolved_image=pinned)
@@ -298,13 +298,16 @@ def render_experiment(
     return dict(sorted(files.items()))
 
 
-def render_priority_mix(plan: BenchmarkPlan, request: PromotionRequest, constants: dict, root: str) -> dict[str, str]:
+def render_priority_mix(
+    plan: BenchmarkPlan, request: PromotionRequest, constants: dict, root: str, configs: tuple[str, str]
+) -> dict[str, str]:
     """The priority-mix experiment (``bot.bench.priority_plan``): upstream's harness fixes one per experiment.
 
     The same two setup treatments and stack as the main experiment, plus the InferenceObjectives the classes
-    name (``router.inferenceObjectives``) and, per arm, ``description.keywords`` ``promotion:<id>`` /
-    ``arm:<arm>``: priority-mix results record no EPP config, so those keywords are what binds each run to
-    its arm (``bot.bench.priority_mix.bind_with``).
+    name (``router.inferenceObjectives``) and, per arm, the ``description.keywords`` the main experiment's
+    treatments carry (``promotion:<id>``, ``arm:<arm>``, ``epp-config:<digest>`` of ``configs``, baseline then
+    evolved): priority-mix results record no EPP config, so those keywords are what binds each run to its arm
+    and its config (``bot.bench.priority_mix.bind_with``).
     """
     pm = plan.priority_mix
     assert pm is not None
@@ -340,9 +343,11 @@ def render_priority_mix(plan: BenchmarkPlan, request: PromotionRequest, constant
                 {
                     "name": arm,
                     "router.epp.pluginsConfigFile": config,
-                    "description.keywords": [f"promotion:{request.id}", f"arm:{arm}"],
+                    "description.keywords": arm_keywords(request.id, arm, load_yaml(text)),
                 }
-                for arm, config in zip(TREATMENTS, (BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE), strict=True)
+                for arm, config, text in zip(
+                    TREATMENTS, (BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE), configs, strict=True
+                )
             ],
         },
         "reset_caches": True,

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from bot.bench.evidence import arm_keywords
 from bot.bench.experiment import render_experiment
 from bot.bench.layout import parse_run_treatment
 from bot.bench.plan import make_plan
@@ -106,7 +107,10 @@ def test_the_priority_mix_experiment_is_what_upstreams_parser_reads(tmp_path):
     by_arm = {t.name: t.overrides for t in parsed.setup_treatments}
     assert sorted(by_arm) == ["baseline", "evolved"]
     for arm, o in by_arm.items():
-        assert o["description"]["keywords"] == ["promotion:7", f"arm:{arm}"]
+        # the main experiment's binding, EPP config digest included (a mix run under another config is refused)
+        config = yaml.safe_load(EPP_BASELINE if arm == "baseline" else EPP_EVOLVED)
+        assert o["description"]["keywords"] == arm_keywords("7", arm, config)
+        assert o["description"]["keywords"][2].startswith("epp-config:sha256:")
         assert o["router"]["inferenceObjectives"] == [
             {"name": "app-critical", "priority": 100},
             {"name": "app-normal", "priority": 0},
