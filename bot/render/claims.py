@@ -227,6 +227,23 @@ def held_back(h: Hypothesis, v: Verdict) -> str:
     return "; ".join(f"{', '.join(places)}: {why}" for why, places in by_cause.items())
 
 
+def transfer_words(total: int, confirmed: int, unjudged: dict[str, int]) -> str:
+    """Track A's count in a few words, for the PR's Claims heading and gate 3's brief: "1 of 2 transferred"; "none
+    measurable on these cells" when every claim was set aside because the cells send only traffic the plugin does
+    not act on; "none judged: 1 not decided by benchmarks" when no claim was judged for any reason (``unjudged``:
+    claims per ``bot.stats.unjudged.unjudged_reason``). "0 of 1 transferred" would read as measured and not
+    transferred, for a claim no benchmark judged."""
+    set_aside = unjudged.get(NOT_EXERCISED, 0)
+    if total and set_aside == total:
+        return NOT_EXERCISED.replace("not ", "none ", 1)  # "none measurable on these cells"
+    if total and sum(unjudged.values()) == total:
+        return "none judged: " + ", ".join(f"{n} {reason}" for reason, n in unjudged.items() if n)
+    text = f"{confirmed} of {total} transferred"
+    if set_aside:
+        text += f", {set_aside} {NOT_EXERCISED}"
+    return text
+
+
 def claim_rows(
     hypotheses: Sequence[Hypothesis], verdicts: dict[str, Verdict], track: Track = Track.A
 ) -> list[ClaimRow]:

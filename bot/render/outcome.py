@@ -210,11 +210,7 @@ def headline(pairs: Sequence[Pair]) -> str:
     ):
         # The cells send only traffic the plugin does not act on (gate 2's G2.priority-exercised): nothing about
         # the transfer was measured, so neither "transferred" nor "not shown" (which reads as measured) fits.
-        return (
-            f"{NOT_EXERCISED.capitalize()}: the plugin does not act on the traffic every planned cell sends (gate 2's "
-            f"G2.priority-exercised), so none of the {_plural(len(claims), 'claim')} and "
-            f"{_plural(len(guards), 'regression guard')} is decided."
-        )
+        return _unexercised_headline(claims, guards)
     confirmed = sum(v.status is VerdictStatus.CONFIRMED for _, v in claims)
     n = len(claims)
     if n == 0:
@@ -266,6 +262,28 @@ def headline(pairs: Sequence[Pair]) -> str:
                 + ")"
             )
     return f"{transfer}; {regress}."
+
+
+def _unexercised_headline(claims: Sequence[Pair], guards: Sequence[Pair]) -> str:
+    """'Not measurable on these cells: ... so none of the 6 regression guards is decided; A1 is undecided for another
+    reason (not decided by benchmarks).' Only the hypotheses set aside for the cells' traffic are counted under that
+    cause: one undecided for another reason (no prediction, a run the cluster cannot do) says its own, the reason its
+    verdict, the PR and verdicts.md give, so no page attributes it to a cause another page does not."""
+    set_aside = [h for h, v in [*claims, *guards] if NOT_EXERCISED in v.flags]
+    n_claims = sum(h.track is Track.A for h in set_aside)
+    counted = [_plural(n_claims, "claim")] if n_claims else []
+    counted += [_plural(len(set_aside) - n_claims, "regression guard")] if len(set_aside) > n_claims else []
+    line = (
+        f"{NOT_EXERCISED.capitalize()}: the plugin does not act on the traffic every planned cell sends (gate 2's "
+        f"G2.priority-exercised), so none of the {' and '.join(counted)} is decided"
+    )
+    by_reason: dict[str, list[str]] = {}
+    for h, v in [*claims, *guards]:
+        if NOT_EXERCISED not in v.flags:
+            by_reason.setdefault(unjudged_reason(v) or status_word(h, v), []).append(h.id)
+    for reason, ids in by_reason.items():
+        line += f"; {', '.join(ids)} {'is' if len(ids) == 1 else 'are'} undecided for another reason ({reason})"
+    return line + "."
 
 
 def _indicated_words(h: Hypothesis, v: Verdict) -> str:
