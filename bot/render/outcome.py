@@ -31,7 +31,7 @@ from bot.render.claims import (
     shed_demoted,
     verdict_text,
 )
-from bot.render.lost import lost_cells, lost_words
+from bot.render.lost import lost_summary
 from bot.stats.unjudged import NOT_BENCHMARKED, NOT_EXERCISED, NOT_RUNNABLE, unjudged_reason
 
 Pair = tuple[Hypothesis, Verdict]
@@ -227,7 +227,7 @@ def headline(pairs: Sequence[Pair]) -> str:
     regressed = [h.id for h, v in guards if v.status is VerdictStatus.REFUTED]
     indicated = [_indicated_words(h, v) for h, v in guards if indicated_cells(h, v)]
     # Requests the evolved arm lost beyond the baseline's are a regression no guard's metric counts (bot.render.lost).
-    lost = lost_words(lost_cells(v for _, v in pairs))
+    lost = lost_summary(v for _, v in pairs)
     if regressed:
         regress = f"{_plural(len(regressed), 'regression')} found ({', '.join(regressed)})"
         if indicated:
@@ -394,11 +394,13 @@ def cell_line(h: Hypothesis, e: Effect) -> str:
 
 
 def _lost(e: Effect) -> str:
-    """'; requests lost 0.0% → 12.0%' when either arm lost requests: an admission policy's shed rate, which
-    its latency must be read beside (a latency gain bought by rejecting requests is no gain)."""
-    if e.lost_baseline is None or e.lost_evolved is None or not (e.lost_baseline or e.lost_evolved):
+    """'; requests lost 0.00% → 12.00%' when either arm lost requests: an admission policy's shed rate, which
+    its latency must be read beside (a latency gain bought by rejecting requests is no gain). Two decimals, as the
+    shedding guard's flags give them (a baseline's 0.02% is no "0.0%"); nothing when both round to 0.00%."""
+    if e.lost_baseline is None or e.lost_evolved is None:
         return ""
-    return f"; requests lost {e.lost_baseline:.1%} → {e.lost_evolved:.1%}"
+    shown = f"{e.lost_baseline:.2%}", f"{e.lost_evolved:.2%}"
+    return "" if shown == ("0.00%", "0.00%") else f"; requests lost {shown[0]} → {shown[1]}"
 
 
 def _hypothesis_notes(v: Verdict) -> list[str]:

@@ -200,9 +200,9 @@ def _lost(rows: list[dict]) -> str:
     """', and requests lost more often with the evolved plugin (sanity-random at 10 req/s: ...), which no count
     includes': the regression in lost requests gate 3's G3.requests-lost raises (``bot.render.lost``)."""
     from bot.model import Verdict
-    from bot.render.lost import lost_cells, lost_words
+    from bot.render.lost import lost_summary
 
-    said = lost_words(lost_cells(Verdict.model_validate(r) for r in rows))
+    said = lost_summary(Verdict.model_validate(r) for r in rows)
     return f", and {said}, which no count includes" if said else ""
 
 

@@ -31,7 +31,7 @@ from bot.model import (
 )
 from bot.render import render
 from bot.render.claims import ci_level, claim_rows, transfer_words
-from bot.render.lost import lost_cells, lost_words
+from bot.render.lost import lost_summary
 from bot.stages import pr_parts
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
@@ -243,7 +243,7 @@ def run(ctx: StageContext) -> StageOutput:
         not_testable=VerdictStatus.NOT_TESTABLE.value,
         track_c=pr_parts.track_line(hypotheses, verdicts, Track.C),
         indicated_c=pr_parts.indicated_ids(hypotheses, verdicts, Track.C),
-        lost_c=lost_words(lost_cells(verdicts.values())),
+        lost_c=lost_summary(verdicts.values()),
         recs=ctx.read_model(
             f"{ctx.paths.docs}/feedback-for-blis.json", list[Recommendation], written_by=Stage.DOCUMENT
         ),
