@@ -9,6 +9,7 @@ is escaped there, the numbers are the bot's own).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -113,8 +114,17 @@ def verdict_text(v: Verdict | None, h: Hypothesis | None = None) -> str:
     if NOT_EXERCISED in v.flags:  # not judged at all: "inconclusive" would read as measured and undecided
         return f"⊘ {NOT_EXERCISED}"
     mark = _MARK.get(v.status, f"❔ {v.status.value}")
-    held = held_back(h, v) if h is not None else ""
-    return f"{mark} ({held})" if held else mark
+    said = [held_back(h, v) if h is not None else "", other_testbed_text(v)]
+    return f"{mark} ({'; '.join(x for x in said if x)})" if any(said) else mark
+
+
+def other_testbed_text(v: Verdict) -> str:
+    """'with 1 report from another testbed' when reports of a testbed other than the main one enter the verdict's
+    cells (its flags, ``bot.bench.testbed.other_testbed_flags``), as a cell decided early says so; '' otherwise."""
+    from bot.bench.testbed import OTHER_TESTBED
+
+    n = sum(int(m.group(1)) for f in v.flags if (m := re.match(rf"{OTHER_TESTBED}: (\d+) ", f)))
+    return f"with {n} report{'' if n == 1 else 's'} from {OTHER_TESTBED}" if n else ""
 
 
 def cause(h: Hypothesis, e: Effect) -> str:

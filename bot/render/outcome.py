@@ -237,9 +237,14 @@ def headline(pairs: Sequence[Pair]) -> str:
         # A guard whose whole interval lies beyond its margin is no "no regression" of any kind: the data point to
         # one, only not significantly after multiplicity control.
         held = sum(v.status is VerdictStatus.CONFIRMED for _, v in guards)
+        # the other undecided guards' bound stays: one indicated regression says nothing of their intervals
+        others = [v for h, v in guards if v.status is not VerdictStatus.CONFIRMED and not indicated_cells(h, v)]
+        upto = _not_ruled_out(others)
         regress = (
             f"{_plural(len(indicated), 'regression')} indicated, not significant after multiplicity control "
-            f"({'; '.join(indicated)}; {held} of {_plural(len(guards), 'guard')} shown to hold)"
+            f"({'; '.join(indicated)}; {held} of {_plural(len(guards), 'guard')} shown to hold"
+            + (f"; regressions up to {upto:.1%} not ruled out for the other {len(others)} undecided" if upto else "")
+            + ")"
         )
         regress += f"; {lost}" if lost else ""
     elif lost:

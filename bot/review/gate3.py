@@ -484,6 +484,7 @@ def notes(ctx) -> list[str]:
     from bot.bench.evidence import SAMPLE_FLAG
     from bot.render.claims import indicated_cells
     from bot.render.lost import lost_summary
+    from bot.stats.explain import INDICATED_FLAG
 
     recorded = _verdicts(ctx) or {}
     hypotheses, _ = _hypotheses(ctx)
@@ -504,8 +505,10 @@ def notes(ctx) -> list[str]:
             out.append(f"{lost[0].upper()}{lost[1:]}: a regression the guards' metrics do not count")
         for h in hs:
             v = recorded.get(h.id)
-            # An early group-sequential stop (bot.stats.verdicts) is how the plan works, not something to look at.
-            flags = [f for f in v.flags if f != SAMPLE_FLAG and not f.startswith("decided at look")] if v else []
+            # An early group-sequential stop (bot.stats.verdicts) is how the plan works, not something to look at;
+            # an indicated cell's flag repeats the reason the note gives (``held_back``).
+            skip = ("decided at look", INDICATED_FLAG)
+            flags = [f for f in v.flags if f != SAMPLE_FLAG and not f.startswith(skip)] if v else []
             if v and (
                 v.status in (VerdictStatus.REFUTED, VerdictStatus.NOT_TESTABLE) or flags or indicated_cells(h, v)
             ):

@@ -584,7 +584,7 @@ def _verdict(
         flags.extend(c.flags)
         if c.direction in _DIRECTIONAL:
             flags.extend(guards.magnitude_flags(c.rel, magnitude, c.where))
-    flags.extend(agg_flags)
+    flags.extend(agg_flags + explain.indicated_flags(cs, status))
     flags.extend(mech)
     flags = list(dict.fromkeys(flags))  # de-duplicate, keep order
     effects = [e for e in (c.effect() for c in cs) if e is not None]
