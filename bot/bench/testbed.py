@@ -233,6 +233,31 @@ def entered_text(group: dict) -> str:
     return f"reports {shown or 'not recorded'}; they enter {'; '.join(cell(c) for c in cells) or 'no cell'}"
 
 
+#: How a verdict's flag starts when a report of a testbed other than the main one enters one of its cells.
+OTHER_TESTBED = "another testbed"
+
+
+def other_testbed_flags(summary: dict) -> dict[str, list[str]]:
+    """Hypothesis id -> its flags for the reports of another testbed that enter its cells ("another testbed: 1
+    evolved report at load-spikes @ 30 req/s ran on engine vllm/vllm-openai:v0.6.0; see the testbed section"),
+    from ``summarize``'s JSON. The testbed section names such reports and the hypotheses they enter, but a reader
+    of the claims table saw a clean verdict: the verdict itself must carry it, as it carries an early stop."""
+    out: dict[str, list[str]] = {}
+    for group in [g for g in summary.get("testbeds") or [] if isinstance(g, dict)][1:]:
+        arms = "/".join(str(a) for a in group.get("arms") or [])
+        images = sorted({str(e["image"]) for e in group.get("engines") or [] if isinstance(e, dict) and e.get("image")})
+        engine = f" ran on engine {', '.join(images)}" if images else ""
+        for c in [c for c in group.get("cells") or [] if isinstance(c, dict)]:
+            n = int(c.get("reports") or 0)
+            flag = (
+                f"{OTHER_TESTBED}: {n} {arms} report{'' if n == 1 else 's'} at {c.get('workload')} @ "
+                f"{float(c.get('rate') or 0):g} req/s{engine}; see the testbed section"
+            )
+            for hid in c.get("hypotheses") or []:
+                out.setdefault(str(hid), []).append(flag)
+    return out
+
+
 def _from_json(item: dict) -> Testbed:
     fields = {k: item.get(k) for k in ("harness", "harness_version", "cluster")}
     engines = tuple(Engine(**{k: e.get(k) for k in Engine.__dataclass_fields__}) for e in item.get("engines") or [])

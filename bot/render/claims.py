@@ -9,6 +9,7 @@ is escaped there, the numbers are the bot's own).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -113,8 +114,17 @@ def verdict_text(v: Verdict | None, h: Hypothesis | None = None) -> str:
     if NOT_EXERCISED in v.flags:  # not judged at all: "inconclusive" would read as measured and undecided
         return f"⊘ {NOT_EXERCISED}"
     mark = _MARK.get(v.status, f"❔ {v.status.value}")
-    held = held_back(h, v) if h is not None else ""
-    return f"{mark} ({held})" if held else mark
+    said = [held_back(h, v) if h is not None else "", other_testbed_text(v)]
+    return f"{mark} ({'; '.join(x for x in said if x)})" if any(said) else mark
+
+
+def other_testbed_text(v: Verdict) -> str:
+    """'with 1 report from another testbed' when reports of a testbed other than the main one enter the verdict's
+    cells (its flags, ``bot.bench.testbed.other_testbed_flags``), as a cell decided early says so; '' otherwise."""
+    from bot.bench.testbed import OTHER_TESTBED
+
+    n = sum(int(m.group(1)) for f in v.flags if (m := re.match(rf"{OTHER_TESTBED}: (\d+) ", f)))
+    return f"with {n} report{'' if n == 1 else 's'} from {OTHER_TESTBED}" if n else ""
 
 
 def cause(h: Hypothesis, e: Effect) -> str:
@@ -225,6 +235,23 @@ def held_back(h: Hypothesis, v: Verdict) -> str:
     for e in cells:
         by_cause.setdefault(cause(h, e), []).append(where(e, several))
     return "; ".join(f"{', '.join(places)}: {why}" for why, places in by_cause.items())
+
+
+def transfer_words(total: int, confirmed: int, unjudged: dict[str, int]) -> str:
+    """Track A's count in a few words, for the PR's Claims heading and gate 3's brief: "1 of 2 transferred"; "none
+    measurable on these cells" when every claim was set aside because the cells send only traffic the plugin does
+    not act on; "none judged: 1 not decided by benchmarks" when no claim was judged for any reason (``unjudged``:
+    claims per ``bot.stats.unjudged.unjudged_reason``). "0 of 1 transferred" would read as measured and not
+    transferred, for a claim no benchmark judged."""
+    set_aside = unjudged.get(NOT_EXERCISED, 0)
+    if total and set_aside == total:
+        return NOT_EXERCISED.replace("not ", "none ", 1)  # "none measurable on these cells"
+    if total and sum(unjudged.values()) == total:
+        return "none judged: " + ", ".join(f"{n} {reason}" for reason, n in unjudged.items() if n)
+    text = f"{confirmed} of {total} transferred"
+    if set_aside:
+        text += f", {set_aside} {NOT_EXERCISED}"
+    return text
 
 
 def claim_rows(

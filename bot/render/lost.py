@@ -67,12 +67,36 @@ def cell_words(c: LostCell) -> str:
     return f"{md(c.workload)} at {c.rate:g} req/s: {c.evolved:.1%} of requests lost vs {c.baseline:.1%} for baseline"
 
 
-def lost_words(cells: Sequence[LostCell]) -> str:
+def lost_words(cells: Sequence[LostCell], of: int | None = None) -> str:
     """'requests lost more often with the evolved plugin (sanity-random at 10 req/s: 20.0% ... for baseline)', the
-    words the headline and the PR give; '' when no cell lost more."""
+    words the headline, the PR and gate 3 give; '' when no cell lost more. Over several cells a summary ("in all 10
+    cells: 20.0% of requests lost vs 0.0% for baseline", "in 3 of 10 cells, up to ...": ``of`` is how many cells
+    were measured) instead of a clause per cell: the headline is the one line a maintainer reads, and the cells are
+    listed in the report's detail and in gate 3's G3.requests-lost findings."""
     if not cells:
         return ""
-    return f"requests lost more often with the evolved plugin ({'; '.join(cell_words(c) for c in cells)})"
+    if len(cells) == 1:
+        return f"requests lost more often with the evolved plugin ({cell_words(cells[0])})"
+    worst = max(cells, key=lambda c: c.evolved - c.baseline)
+    shares = f"{worst.evolved:.1%} of requests lost vs {worst.baseline:.1%} for baseline"
+    alike = len({(f"{c.evolved:.1%}", f"{c.baseline:.1%}") for c in cells}) == 1
+    if of is None:
+        where = f"in {len(cells)} cells"
+    elif of > len(cells):
+        where = f"in {len(cells)} of {of} cells"
+    else:
+        where = f"in all {len(cells)} cells"
+    if alike:
+        return f"requests lost more often with the evolved plugin ({where}: {shares})"
+    place = f"{md(worst.workload)} at {worst.rate:g} req/s"
+    return f"requests lost more often with the evolved plugin ({where}, up to {shares} at {place})"
 
 
-__all__ = ["LostCell", "cell_words", "lost_cells", "lost_words", "tolerance"]
+def lost_summary(verdicts: Iterable[Verdict]) -> str:
+    """``lost_words`` over the verdicts' cells, with how many cells were measured (for "in all N cells")."""
+    vs = list(verdicts)
+    measured = {(e.workload, e.rate) for v in vs for e in v.effects}
+    return lost_words(lost_cells(vs), of=len(measured))
+
+
+__all__ = ["LostCell", "cell_words", "lost_cells", "lost_summary", "lost_words", "tolerance"]

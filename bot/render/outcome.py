@@ -31,7 +31,7 @@ from bot.render.claims import (
     shed_demoted,
     verdict_text,
 )
-from bot.render.lost import lost_cells, lost_words
+from bot.render.lost import lost_summary
 from bot.stats.unjudged import NOT_BENCHMARKED, NOT_EXERCISED, NOT_RUNNABLE, unjudged_reason
 
 Pair = tuple[Hypothesis, Verdict]
@@ -210,11 +210,7 @@ def headline(pairs: Sequence[Pair]) -> str:
     ):
         # The cells send only traffic the plugin does not act on (gate 2's G2.priority-exercised): nothing about
         # the transfer was measured, so neither "transferred" nor "not shown" (which reads as measured) fits.
-        return (
-            f"{NOT_EXERCISED.capitalize()}: the plugin does not act on the traffic every planned cell sends (gate 2's "
-            f"G2.priority-exercised), so none of the {_plural(len(claims), 'claim')} and "
-            f"{_plural(len(guards), 'regression guard')} is decided."
-        )
+        return _unexercised_headline(claims, guards)
     confirmed = sum(v.status is VerdictStatus.CONFIRMED for _, v in claims)
     n = len(claims)
     if n == 0:
@@ -231,7 +227,7 @@ def headline(pairs: Sequence[Pair]) -> str:
     regressed = [h.id for h, v in guards if v.status is VerdictStatus.REFUTED]
     indicated = [_indicated_words(h, v) for h, v in guards if indicated_cells(h, v)]
     # Requests the evolved arm lost beyond the baseline's are a regression no guard's metric counts (bot.render.lost).
-    lost = lost_words(lost_cells(v for _, v in pairs))
+    lost = lost_summary(v for _, v in pairs)
     if regressed:
         regress = f"{_plural(len(regressed), 'regression')} found ({', '.join(regressed)})"
         if indicated:
@@ -241,9 +237,14 @@ def headline(pairs: Sequence[Pair]) -> str:
         # A guard whose whole interval lies beyond its margin is no "no regression" of any kind: the data point to
         # one, only not significantly after multiplicity control.
         held = sum(v.status is VerdictStatus.CONFIRMED for _, v in guards)
+        # the other undecided guards' bound stays: one indicated regression says nothing of their intervals
+        others = [v for h, v in guards if v.status is not VerdictStatus.CONFIRMED and not indicated_cells(h, v)]
+        upto = _not_ruled_out(others)
         regress = (
             f"{_plural(len(indicated), 'regression')} indicated, not significant after multiplicity control "
-            f"({'; '.join(indicated)}; {held} of {_plural(len(guards), 'guard')} shown to hold)"
+            f"({'; '.join(indicated)}; {held} of {_plural(len(guards), 'guard')} shown to hold"
+            + (f"; regressions up to {upto:.1%} not ruled out for the other {len(others)} undecided" if upto else "")
+            + ")"
         )
         regress += f"; {lost}" if lost else ""
     elif lost:
@@ -266,6 +267,28 @@ def headline(pairs: Sequence[Pair]) -> str:
                 + ")"
             )
     return f"{transfer}; {regress}."
+
+
+def _unexercised_headline(claims: Sequence[Pair], guards: Sequence[Pair]) -> str:
+    """'Not measurable on these cells: ... so none of the 6 regression guards is decided; A1 is undecided for another
+    reason (not decided by benchmarks).' Only the hypotheses set aside for the cells' traffic are counted under that
+    cause: one undecided for another reason (no prediction, a run the cluster cannot do) says its own, the reason its
+    verdict, the PR and verdicts.md give, so no page attributes it to a cause another page does not."""
+    set_aside = [h for h, v in [*claims, *guards] if NOT_EXERCISED in v.flags]
+    n_claims = sum(h.track is Track.A for h in set_aside)
+    counted = [_plural(n_claims, "claim")] if n_claims else []
+    counted += [_plural(len(set_aside) - n_claims, "regression guard")] if len(set_aside) > n_claims else []
+    line = (
+        f"{NOT_EXERCISED.capitalize()}: the plugin does not act on the traffic every planned cell sends (gate 2's "
+        f"G2.priority-exercised), so none of the {' and '.join(counted)} is decided"
+    )
+    by_reason: dict[str, list[str]] = {}
+    for h, v in [*claims, *guards]:
+        if NOT_EXERCISED not in v.flags:
+            by_reason.setdefault(unjudged_reason(v) or status_word(h, v), []).append(h.id)
+    for reason, ids in by_reason.items():
+        line += f"; {', '.join(ids)} {'is' if len(ids) == 1 else 'are'} undecided for another reason ({reason})"
+    return line + "."
 
 
 def _indicated_words(h: Hypothesis, v: Verdict) -> str:
@@ -376,11 +399,13 @@ def cell_line(h: Hypothesis, e: Effect) -> str:
 
 
 def _lost(e: Effect) -> str:
-    """'; requests lost 0.0% → 12.0%' when either arm lost requests: an admission policy's shed rate, which
-    its latency must be read beside (a latency gain bought by rejecting requests is no gain)."""
-    if e.lost_baseline is None or e.lost_evolved is None or not (e.lost_baseline or e.lost_evolved):
+    """'; requests lost 0.00% → 12.00%' when either arm lost requests: an admission policy's shed rate, which
+    its latency must be read beside (a latency gain bought by rejecting requests is no gain). Two decimals, as the
+    shedding guard's flags give them (a baseline's 0.02% is no "0.0%"); nothing when both round to 0.00%."""
+    if e.lost_baseline is None or e.lost_evolved is None:
         return ""
-    return f"; requests lost {e.lost_baseline:.1%} → {e.lost_evolved:.1%}"
+    shown = f"{e.lost_baseline:.2%}", f"{e.lost_evolved:.2%}"
+    return "" if shown == ("0.00%", "0.00%") else f"; requests lost {shown[0]} → {shown[1]}"
 
 
 def _hypothesis_notes(v: Verdict) -> list[str]:

@@ -155,7 +155,7 @@ def _gate3(ctx) -> tuple[str, dict[str, str]]:
 
     a, b, c = count(Track.A), count(Track.B), count(Track.C)
     parts = [
-        f"the verdicts: Track A {a['confirmed']} of {sum(a.values())} claims transferred" + _others(a, "confirmed"),
+        "the verdicts: " + _claims_count(a, [r for r in json.loads(text) if tracks.get(r["hypothesis_id"]) is Track.A]),
         f"Track C {c['refuted']} regression{'s' if c['refuted'] != 1 else ''} of {sum(c.values())} guarded"
         + _others(c, "refuted", "confirmed")
         + _indicated(hyps, json.loads(text))
@@ -200,9 +200,9 @@ def _lost(rows: list[dict]) -> str:
     """', and requests lost more often with the evolved plugin (sanity-random at 10 req/s: ...), which no count
     includes': the regression in lost requests gate 3's G3.requests-lost raises (``bot.render.lost``)."""
     from bot.model import Verdict
-    from bot.render.lost import lost_cells, lost_words
+    from bot.render.lost import lost_summary
 
-    said = lost_words(lost_cells(Verdict.model_validate(r) for r in rows))
+    said = lost_summary(Verdict.model_validate(r) for r in rows)
     return f", and {said}, which no count includes" if said else ""
 
 
@@ -216,6 +216,21 @@ def _indicated(hyps, rows: list[dict]) -> str:
     verdicts = {r["hypothesis_id"]: Verdict.model_validate(r) for r in rows}
     ids = [h.id for h in hyps if h.track is Track.C and indicated_cells(h, verdicts.get(h.id))]
     return f", {len(ids)} indicated but not significant after multiplicity control ({', '.join(ids)})" if ids else ""
+
+
+def _claims_count(a: Counter, rows: list[dict]) -> str:
+    """'Track A 1 of 2 claims transferred (1 inconclusive)', or 'Track A claims: none judged: 1 not decided by
+    benchmarks' when no claim was judged: the PR's Claims heading's words (``bot.render.claims.transfer_words``),
+    never "transferred" for claims no benchmark judged."""
+    from bot.model import Verdict
+    from bot.render.claims import transfer_words
+    from bot.stats.unjudged import unjudged_reason
+
+    unjudged = Counter(r for row in rows if (r := unjudged_reason(Verdict.model_validate(row))))
+    words = transfer_words(sum(a.values()), a["confirmed"], dict(unjudged))
+    if "transferred" not in words:
+        return f"Track A claims: {words}"
+    return f"Track A {a['confirmed']} of {sum(a.values())} claims transferred" + _others(a, "confirmed")
 
 
 def _others(counts: Counter, *shown: str) -> str:

@@ -483,7 +483,8 @@ def notes(ctx) -> list[str]:
     (verdicts.md), which the gate's headline points to; repeating every summary here buried the few that matter."""
     from bot.bench.evidence import SAMPLE_FLAG
     from bot.render.claims import indicated_cells
-    from bot.render.lost import lost_cells, lost_words
+    from bot.render.lost import lost_summary
+    from bot.stats.explain import INDICATED_FLAG
 
     recorded = _verdicts(ctx) or {}
     hypotheses, _ = _hypotheses(ctx)
@@ -500,12 +501,14 @@ def notes(ctx) -> list[str]:
     ):
         hs = [h for h in hypotheses if h.track is t]
         out.append(f"{label}: {status_counts(recorded[h.id].status for h in hs if h.id in recorded)} of {len(hs)}")
-        if t is Track.C and (lost := lost_words(lost_cells(recorded.values()))):
+        if t is Track.C and (lost := lost_summary(recorded.values())):
             out.append(f"{lost[0].upper()}{lost[1:]}: a regression the guards' metrics do not count")
         for h in hs:
             v = recorded.get(h.id)
-            # An early group-sequential stop (bot.stats.verdicts) is how the plan works, not something to look at.
-            flags = [f for f in v.flags if f != SAMPLE_FLAG and not f.startswith("decided at look")] if v else []
+            # An early group-sequential stop (bot.stats.verdicts) is how the plan works, not something to look at;
+            # an indicated cell's flag repeats the reason the note gives (``held_back``).
+            skip = ("decided at look", INDICATED_FLAG)
+            flags = [f for f in v.flags if f != SAMPLE_FLAG and not f.startswith(skip)] if v else []
             if v and (
                 v.status in (VerdictStatus.REFUTED, VerdictStatus.NOT_TESTABLE) or flags or indicated_cells(h, v)
             ):

@@ -30,13 +30,14 @@ from bot.model import (
     status_counts,
 )
 from bot.render import render
-from bot.render.claims import ci_level, claim_rows
-from bot.render.lost import lost_cells, lost_words
+from bot.render.claims import ci_level, claim_rows, transfer_words
+from bot.render.lost import lost_summary
 from bot.stages import pr_parts
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
 from bot.stages.paths import PromotionPaths
-from bot.stats.unjudged import NOT_EXERCISED
+from bot.stats.unjudged import UNJUDGED_REASONS as UNJUDGED
+from bot.stats.unjudged import unjudged_reason
 
 
 def pr_title(ctx: StageContext) -> str:
@@ -52,21 +53,16 @@ def track_counts(hypotheses, verdicts: dict[str, Verdict]) -> dict[str, dict[str
             {"total": len(hs)}
             | {s.value: sum(1 for h in hs if h.id in verdicts and verdicts[h.id].status is s) for s in VerdictStatus}
             # set aside because the cells send only traffic the plugin does not act on (gate 2 said so)
-            | {NOT_EXERCISED: sum(1 for h in hs if h.id in verdicts and NOT_EXERCISED in verdicts[h.id].flags)}
+            # why no report decides it, per reason (NOT_EXERCISED among them: set aside for the cells' traffic)
+            | {r: sum(1 for h in hs if h.id in verdicts and unjudged_reason(verdicts[h.id]) == r) for r in UNJUDGED}
         )
     return out
 
 
 def transfer_count(a: dict[str, int]) -> str:
-    """Track A's count in a few words: "1 of 2 transferred", or "none measurable on these cells" when every claim
-    was set aside because the cells send only traffic the plugin does not act on ("0 of 1 transferred" would read
-    as measured and not transferred)."""
-    if a["total"] and a[NOT_EXERCISED] == a["total"]:
-        return NOT_EXERCISED.replace("not ", "none ", 1)  # "none measurable on these cells"
-    text = f"{a['confirmed']} of {a['total']} transferred"
-    if a[NOT_EXERCISED]:
-        text += f", {a[NOT_EXERCISED]} {NOT_EXERCISED}"
-    return text
+    """Track A's count in a few words (``bot.render.claims.transfer_words``): never "transferred" when no claim
+    was judged."""
+    return transfer_words(a["total"], a["confirmed"], {r: a[r] for r in UNJUDGED if a.get(r)})
 
 
 def finding_comments(
@@ -247,7 +243,7 @@ def run(ctx: StageContext) -> StageOutput:
         not_testable=VerdictStatus.NOT_TESTABLE.value,
         track_c=pr_parts.track_line(hypotheses, verdicts, Track.C),
         indicated_c=pr_parts.indicated_ids(hypotheses, verdicts, Track.C),
-        lost_c=lost_words(lost_cells(verdicts.values())),
+        lost_c=lost_summary(verdicts.values()),
         recs=ctx.read_model(
             f"{ctx.paths.docs}/feedback-for-blis.json", list[Recommendation], written_by=Stage.DOCUMENT
         ),

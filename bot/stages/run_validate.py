@@ -402,9 +402,12 @@ def run(ctx: StageContext) -> StageOutput:
     verdicts, reports, spent, mix = judge(ctx, hypotheses, code)
     # A linked directory under --results is listed by both readers (bot.bench.layout.results_files): once here.
     rejected = list(dict.fromkeys([*getattr(reports, "rejected", []), *(mix.rejected if mix else [])]))
-    by_id = {v.hypothesis_id: v for v in verdicts}
-    # Which verdicts each cell's reports enter: a report of another testbed names them (bot.bench.testbed.summarize).
+    # Which verdicts each cell's reports enter: a report of another testbed names them (bot.bench.testbed.summarize),
+    # and each verdict it enters carries a flag saying so.
     testbeds = testbed.summarize(getattr(reports, "testbeds", []), cells_judged(verdicts))
+    other = testbed.other_testbed_flags(testbeds)
+    verdicts = [v.model_copy(update={"flags": [*v.flags, *other.get(v.hypothesis_id, [])]}) for v in verdicts]
+    by_id = {v.hypothesis_id: v for v in verdicts}
     files: dict[str, str | bytes] = {
         # The raw tool output carries timings; the branch keeps only what is the same on every run.
         # The files' hashes bind the result to what it checked: gate 3 refuses results for other files.

@@ -229,13 +229,16 @@ def summary_markdown(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesi
 
 def _not_judged(verdicts: Sequence[Verdict], hypotheses: Sequence[Hypothesis]) -> list[Verdict]:
     """Inconclusive hypotheses no benchmark of this plan decides (no prediction: a run the cluster cannot do, or
-    a signal no planned run varies). They count as inconclusive, so the count says which of them were never
-    judged, rather than leave them to read like undecided measurements."""
+    a signal no planned run varies), and those whose verdict records why no report decides it (``unjudged_reason``:
+    set aside as not measurable on these cells though the request gave a prediction). They count as inconclusive,
+    so the count says which of them were never judged, rather than leave them to read like undecided measurements."""
     unpredicted = {h.id for h in hypotheses if h.prediction is None}
     return [
         v
         for v in verdicts
-        if v.status is VerdictStatus.INCONCLUSIVE and v.hypothesis_id in unpredicted and not on_mix(v)
+        if v.status is VerdictStatus.INCONCLUSIVE
+        and (v.hypothesis_id in unpredicted or unjudged_reason(v) is not None)
+        and not on_mix(v)
     ]
 
 

@@ -151,6 +151,24 @@ def indicated_reason(c: Any, bound: float) -> str:
     )
 
 
+#: How the flag starts on an undecided hypothesis with a cell wholly on the wrong side (``indicated_flags``).
+INDICATED_FLAG = "indicated, not significant after multiplicity control"
+
+
+def indicated_flags(cs: list[Any], status: VerdictStatus) -> list[str]:
+    """A flag per undecided cell whose interval lies wholly on the wrong side ("indicated, not significant after
+    multiplicity control: a regression of at least 7.1% at sanity-random @ 10 req/s"), as an early stop is one: the
+    summary table's flag count and the hypothesis's flags then say what the headline says of it, not only its
+    cell's reason. None on a refuted verdict (its status says more)."""
+    if status is VerdictStatus.REFUTED:
+        return []
+    return [
+        f"{INDICATED_FLAG}: {against_words(c.direction, c.margin, bound)} at {c.where}"
+        for c in cs
+        if (bound := cell_against(c)) is not None
+    ]
+
+
 def within_floor(c: Any) -> bool:
     """An undecided directional cell whose change is within the noise floor: no p-value could have confirmed it."""
     return c.tested and c.status is VerdictStatus.INCONCLUSIVE and c.direction in _DIRECTIONAL and abs(c.rel) <= c.t_eff

@@ -17,7 +17,9 @@
   by that factor, no longer supports it (a decrease no longer below 0; a
   no-worse or equivalence no longer below its margin), the cell is flagged
   "shedding may mask latency" and a latency (lower-is-better) claim is not
-  confirmed there (an admitter shedding 5-20% of requests to look fast). Step
+  confirmed there (an admitter shedding 5-20% of requests to look fast). On a
+  metric that is no latency (throughput) a real extra loss hides nothing: it is
+  flagged as the regression the metric does not count (``LOST_UNCOUNTED``). Step
   (2) is asked of any positive gap, not only one step (1) finds real: with 3
   runs a bursty shed rate is rarely significant, yet under 1 pp can fill a
   p95's tail; such a gap is held only when it could explain the change. A real
@@ -60,6 +62,9 @@ AMPLIFICATION = 2.0
 SHED_DEMOTED = "demoted by the shedding guard"
 #: How the guard's flag starts when the evolved arm lost more requests (other flags mention shedding too).
 SHED_FLAG = "shedding may mask latency"
+#: The flag's start on a metric that is no latency (throughput): lost requests hide nothing there, they are the
+#: regression itself, which the metric (served requests only) does not count.
+LOST_UNCOUNTED = "more requests lost, a regression not counted by"
 
 
 def lost_shares(index: ReportIndex, workload: str, rate: float) -> tuple[float, float] | None:
@@ -158,8 +163,10 @@ def shedding(
     rb, re_ = lost_shares(index, workload, rate)  # type: ignore[misc]
     lost = f"evolved lost {re_:.2%} of requests (failed or incomplete) vs {rb:.2%} for baseline at {where}"
     metric = getattr(claim, "metric", "")
-    if claim is None or metric not in METRICS or METRICS[metric].better != "lower":
+    if claim is None or metric not in METRICS:
         return (f"{SHED_FLAG}: {lost}", True) if real else (None, False)
+    if METRICS[metric].better != "lower":
+        return (f"{LOST_UNCOUNTED} {metric}: {lost}", True) if real else (None, False)
     # step (2) for any extra loss: with 3 runs a bursty shed rate (0.1%, 0.2%, 2.4%) is no significant gap, yet
     # 0.9 pp fills a fifth of a p95's tail; only a loss that cannot explain the change may go unremarked
     factor = worst_case_factor(METRICS[metric].statistic, extra)

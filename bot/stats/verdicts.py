@@ -524,9 +524,12 @@ def _shedding_guard(c: _Cell, index: ReportIndex, alpha: float) -> None:
         assert c.lost is not None  # the guard found more lost, so it counted them
         c.status = VerdictStatus.INCONCLUSIVE
         c.held_by = HELD_SHEDDING
+        # a no-worse or equivalence guard is no "claim", and its reason must not call it one
+        p = c.hypothesis.prediction
+        kind = "guard" if p is not None and p.direction in (Direction.NO_WORSE, Direction.EQUIVALENT) else "claim"
         c.reason = (
             f"{guards.SHED_DEMOTED}: the evolved plugin lost {c.lost[1]:.1%} of requests (failed or incomplete) "
-            f"vs {c.lost[0]:.1%} for baseline, which can hide latency, so a latency claim is not confirmed "
+            f"vs {c.lost[0]:.1%} for baseline, which can hide latency, so a latency {kind} is not confirmed "
             "whatever its p-value"
         )
 
@@ -581,7 +584,7 @@ def _verdict(
         flags.extend(c.flags)
         if c.direction in _DIRECTIONAL:
             flags.extend(guards.magnitude_flags(c.rel, magnitude, c.where))
-    flags.extend(agg_flags)
+    flags.extend(agg_flags + explain.indicated_flags(cs, status))
     flags.extend(mech)
     flags = list(dict.fromkeys(flags))  # de-duplicate, keep order
     effects = [e for e in (c.effect() for c in cs) if e is not None]

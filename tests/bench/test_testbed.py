@@ -201,3 +201,23 @@ def test_a_testbed_other_than_the_most_used_names_its_reports_and_the_verdicts_t
     page = testbed.testbed_markdown(summary)
     assert "vllm/vllm-openai:v0.6.0" in page and "judged for A1, B6" in page
     assert f"Its reports {odd.report}; they enter" in page
+
+
+def test_a_report_of_another_testbed_is_a_flag_and_a_caveat_on_each_verdict_it_enters():
+    """bj2 3: one evolved report of another engine image entered A1's deciding cell; the testbed section named it,
+    but A1's verdict, its claims-table row and the PR's row read a clean "confirmed"."""
+    from bot.model import Verdict, VerdictStatus
+    from bot.render.claims import verdict_text
+
+    doc = load_report(SAMPLE)
+    other = copy.deepcopy(doc)
+    other["scenario"]["stack"][0]["standardized"]["tool_version"] = "vllm/vllm-openai:v0.6.0"
+    same = [testbed.record("baseline", doc, "baseline/spikes/rate-30/rep-1/r.yaml")] * 2
+    odd = testbed.record("evolved", other, "evolved/spikes/rate-30/rep-1/r.yaml")
+    summary = json.loads(json.dumps(testbed.summarize([*same, odd], {("spikes", 30.0): ["A1", "B6"]})))
+    flags = testbed.other_testbed_flags(summary)
+    said = "another testbed: 1 evolved report at spikes @ 30 req/s ran on engine vllm/vllm-openai:v0.6.0"
+    assert set(flags) == {"A1", "B6"} and flags["A1"][0].startswith(said), flags
+    v = Verdict(hypothesis_id="A1", status=VerdictStatus.CONFIRMED, summary="x", flags=flags["A1"])
+    assert verdict_text(v) == "✅ confirmed (with 1 report from another testbed)"
+    assert testbed.other_testbed_flags(json.loads(json.dumps(testbed.summarize(same)))) == {}

@@ -260,10 +260,22 @@ def test_a_claim_the_shedding_guard_demoted_says_so_in_every_table_not_not_signi
 def test_the_detail_of_a_demoted_cell_gives_the_shed_rate_per_arm_and_not_the_level_as_the_reason():
     (ha, va), (_, vb) = _shed_pairs()
     cell = claims.detail_markdown(ha, va, findings_link="findings/A1.md").splitlines()[1]
-    assert "; requests lost 0.0% → 12.0%; inconclusive: demoted by the shedding guard: the evolved plugin lost " in cell
+    assert (
+        "; requests lost 0.00% → 12.00%; inconclusive: demoted by the shedding guard: the evolved plugin lost " in cell
+    )
     assert (va.effects[0].lost_baseline, va.effects[0].lost_evolved) == (0.0, 0.12)
     # a no-worse gap demoted by the guard is not "held back by the level after multiplicity control"
     assert "demoted by the shedding guard" in vb.summary and "what holds it back is the level" not in vb.summary
+
+
+def test_the_detail_gives_lost_shares_with_the_flags_precision_and_none_when_both_round_to_zero():
+    """bj2 6: a baseline's 0.02% read "requests lost 0.0% → 0.0%", only in the cells where it was not zero."""
+    (ha, va), _ = _shed_pairs()
+    e = va.effects[0]
+    tiny = e.model_copy(update={"lost_baseline": 0.000212, "lost_evolved": 0.0})
+    assert "; requests lost 0.02% → 0.00%" in claims.cell_line(ha, tiny)
+    nil = e.model_copy(update={"lost_baseline": 0.00002, "lost_evolved": 0.0})
+    assert "requests lost" not in claims.cell_line(ha, nil)
 
 
 def test_headline_does_not_nest_parentheses_for_claims_with_no_measured_cell():

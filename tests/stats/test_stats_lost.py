@@ -57,3 +57,35 @@ def test_a_handful_of_failed_requests_is_no_regression():
     below = _promotion(9)  # 0.9 pp more lost in every run: under the shedding guard's 1 pp tolerance
     assert lost_cells([v for _, v in below]) == []
     assert "no regression" in outcome.headline(below)
+
+
+def test_several_lossy_cells_are_summarised_not_listed():
+    """bj2 4: ten lossy cells made a ~1,000-character headline, one clause per cell, in three places."""
+    from bot.render.lost import LostCell, lost_summary
+
+    same = [LostCell(f"wl-{i}", 10, 0.0, 0.2, ("C1",)) for i in range(10)]
+    assert lost_words(same, of=10) == (
+        "requests lost more often with the evolved plugin (in all 10 cells: 20.0% of requests lost vs 0.0% for baseline)"
+    )
+    mixed = [LostCell("a", 10, 0.0, 0.05, ("C1",)), LostCell("b", 20, 0.01, 0.3, ("C1",))]
+    assert lost_words(mixed, of=6) == (
+        "requests lost more often with the evolved plugin (in 2 of 6 cells, up to 30.0% of requests lost vs 1.0% for "
+        "baseline at b at 20 req/s)"
+    )
+    verdicts = [v for _, v in _promotion(200)]
+    assert lost_summary(verdicts) == lost_words(lost_cells(verdicts))  # one cell: named, as before
+
+
+def test_the_loss_flag_fits_the_metric():
+    """bj2 5: a throughput guard was flagged "shedding may mask latency", and a no-worse latency guard demoted as
+    "a latency claim"."""
+    from bot.stats.guards import LOST_UNCOUNTED, SHED_FLAG
+
+    pairs = {h.id: v for h, v in _promotion(200)}
+    throughput = pairs["C6"].flags
+    assert any(f.startswith(f"{LOST_UNCOUNTED} throughput: evolved lost 20.00%") for f in throughput), throughput
+    assert not any(f.startswith(SHED_FLAG) for f in throughput)
+    assert any(f.startswith(SHED_FLAG) for f in pairs["C5"].flags)  # a latency: the loss may hide it
+    demoted = [e.reason for v in pairs.values() for e in v.effects if e.reason.startswith("demoted")]
+    assert demoted and all("a latency guard is not confirmed" in r for r in demoted), demoted
+    assert "latency gain may come from shedding" not in pairs["C6"].summary

@@ -112,3 +112,34 @@ def test_a_plugin_the_cells_cannot_exercise_is_not_confirmed_and_not_called_tran
     counts = track_counts(hyps, {v.hypothesis_id: v for v in verdicts})
     assert transfer_count(counts["A"]) == "none measurable on these cells"
     assert transfer_count(track_counts(hyps, {v.hypothesis_id: v for v in judged})["A"]) == "1 of 1 transferred"
+
+
+def test_one_reason_per_hypothesis_when_the_cells_cannot_exercise_the_plugin():
+    """bj2 2: a02's claim had no benchmark prediction (not decided by benchmarks) while its guards were set aside
+    as not measurable on these cells; the headline put the claim under the guards' cause, verdicts.md counted 1 of
+    11 as not judged (the PR said 10), and the claims count said "0 of 1 transferred"."""
+    from collections import Counter
+
+    from bot.render.outcome import headline
+    from bot.review.brief import _claims_count
+    from bot.stages.pull_request import track_counts, transfer_count
+    from bot.stages.run_validate import verdicts_on
+    from bot.stats.evidence import summary_markdown
+    from bot.stats.unjudged import NOT_BENCHMARKED, NOT_EXERCISED, unjudged_reason
+
+    reports = _reports()
+    reports.notes = []
+    reports.loaded = [f"{arm}/chat/rate-10/rep-1/results.json" for arm in ("baseline", "evolved")]
+    claim = hypothesis("A1").model_copy(update={"prediction": None})
+    hyps = [claim, hypothesis("C1", direction=Direction.NO_WORSE, workloads=("multiturn",))]
+    verdicts = verdicts_on(hyps, reports, None, None, evolved_for=None, unexercised=UNEXERCISED)
+    assert [unjudged_reason(v) for v in verdicts] == [NOT_BENCHMARKED, NOT_EXERCISED]
+    line = headline(list(zip(hyps, verdicts, strict=True)))
+    assert "none of the 1 regression guard is decided" in line and "claim" not in line.split(";")[0]
+    assert f"A1 is undecided for another reason ({NOT_BENCHMARKED})" in line
+    assert "2 of the 2 inconclusive are not judged" in summary_markdown(verdicts, hyps)
+    counts = track_counts(hyps, {v.hypothesis_id: v for v in verdicts})
+    assert transfer_count(counts["A"]) == f"none judged: 1 {NOT_BENCHMARKED}"
+    rows = [v.model_dump(mode="json") for v in verdicts[:1]]
+    said = _claims_count(Counter(r["status"] for r in rows), rows)
+    assert "transferred" not in said and NOT_BENCHMARKED in said
