@@ -24,7 +24,7 @@ from bot.github.client import GitHub, IssueInfo
 from bot.github.config import BotConfig
 from bot.github.labels import Label, changes, desired, open_gate_approval
 from bot.github.setup_check import fix_for
-from bot.model import Decision, PipelineState, PromotionRequest, RequestError, Stage, Status
+from bot.model import PipelineState, PromotionRequest, RequestError, Stage, Status
 
 TEMPLATE = PROJECT_ROOT / ".github" / "ISSUE_TEMPLATE" / "promotion.yml"
 
@@ -127,6 +127,7 @@ class Promotion:
 
         from bot.agents import build_agents
         from bot.agents.client import FileReplies
+        from bot.events.dropped import recheck_reopened
         from bot.stages.runner import Runner
 
         if self._runner is None:
@@ -145,7 +146,7 @@ class Promotion:
                 status_context=self.status_context(),
                 log=log,
                 notify=self._recheck_line,
-                on_reopen=self.recheck_reopened,
+                on_reopen=lambda before, after: recheck_reopened(self, before, after),
                 agents=build_agents(self.config.llm, log=log, replies=FileReplies(self.env.replies_path)),
             )
         return self._runner
@@ -201,6 +202,7 @@ class Promotion:
         """The request changed under a running promotion: redo it from the first stage that reads the change
         (``Runner.restart``), and say what changed and where the promotion was when work is thrown away."""
         from bot.events.benchmark import cancel
+        from bot.events.dropped import undo_dropped
         from bot.stages.restart_notice import restart_notice
 
         # Not once per event: a replay finds the fingerprints equal and does not come here; and the event that
@@ -208,7 +210,7 @@ class Promotion:
         before = state
         state, change = self.runner().restart(state, actor=actor, why=why)
         restarted = state  # who set the benchmark's cancel off: the person whose edit changed the request
-        state, said, _ = self.undo_dropped(before, state, actor=actor, why="the request changed", say=cancel)
+        state, said, _ = undo_dropped(self, before, state, actor=actor, why="the request changed", say=cancel)
         if state is not restarted:
             self.save(state)
         if change.redo and pipeline.work_done(before):
@@ -220,40 +222,6 @@ class Promotion:
                 f"{why[:1].upper()}{why[1:]}. {restart_notice(change, before, state)}{gpu}",
             )
         return state
-
-    def undo_dropped(
-        self, before: PipelineState, after: PipelineState, *, actor: str, why: str, say
-    ) -> tuple[PipelineState, str, list[str]]:
-        """What a restart or a re-check's reopened gate threw away goes on GitHub too, now, through this one path:
-        the approval labels of the decisions it dropped come off (its notice says they no longer count; the same
-        run may open that gate again, whose label ``sync_labels`` then leaves alone), and the GPU benchmark run it
-        no longer waits for is cancelled (``say``: ``benchmark.cancel`` for Markdown, ``cancel_line`` for a
-        re-check's line), so it neither holds the GPU runners nor pushes reports nobody asked for. Returns the
-        state (stage 5 no longer waits for a run that is over: the caller saves it), what ``say`` said ("" no
-        run) and the labels taken off."""
-        approved = {str(Label.approved(d.gate)) for d in before.decisions if d.decision is Decision.APPROVE}
-        removed = self.drop_labels(approved - desired(after))
-        sent = before.benchmark
-        if sent is None or after.benchmark is not None:
-            return after, "", removed
-        over, said = say(self.client, sent)
-        if over:
-            detail = f"run {sent.run_id}: {why}"
-            after = pipeline.benchmark_stopped(after, now=self.runner().clock(), actor=actor, detail=detail)
-        return after, said, removed
-
-    def recheck_reopened(self, before: PipelineState, after: PipelineState) -> tuple[PipelineState, str]:
-        """A gate the re-check reopened (``bot.recheck``) dropped decisions, and the benchmark when it reopened gate
-        1 or 2: undone as a restart's are (``undo_dropped``), and said in words for its line (plain text: the
-        audit trail keeps it, the re-check notice and the status comment show it escaped)."""
-        from bot.events.benchmark import cancel_line
-
-        why = f"the re-check reopened gate {after.open_gate}"
-        after, said, removed = self.undo_dropped(before, after, actor="bot", why=why, say=cancel_line)
-        if removed:
-            names = " and ".join(f"`{n}`" for n in removed)
-            said = "; ".join(x for x in (said, f"the approval label{'s' * (len(removed) > 1)} {names} came off") if x)
-        return after, said
 
     def drop_labels(self, names: set[str]) -> list[str]:
         """Take these labels off the issue now (those it carries), before a step that must not read them; which."""
