@@ -23,15 +23,14 @@ from bot.model import BenchmarkDispatch, PipelineState, RequestError, Stage
 def cancel(client: GitHub, sent: BenchmarkDispatch) -> tuple[bool, str]:
     """Cancel the run ``sent`` names: whether it is over now (cancelled, or finished before), and what to tell
     people (Markdown; "" when GitHub never named the run: the callers keep saying it goes on)."""
+    accepted, error = _cancel_run(client, sent)
     if sent.run_id is None:
         return False, ""
     what = f"The GPU benchmark of `{sent.commit[:12]}` ({sent.link()})"
-    try:
-        accepted = client.cancel_run(sent.run_id)
-    except GitHubError as exc:
+    if accepted is None:
         return (
             False,
-            f"The bot could not cancel the GPU benchmark run {sent.run_id}: {md(str(exc))}. {sent.still_running()}",
+            f"The bot could not cancel the GPU benchmark run {sent.run_id}: {md(error)}. {sent.still_running()}",
         )
     if accepted:
         return True, (
@@ -41,6 +40,31 @@ def cancel(client: GitHub, sent: BenchmarkDispatch) -> tuple[bool, str]:
         f"{what} had already finished, so there was nothing to cancel; the reports it published, if any, are on "
         "the promotion branch, and stage 5 judges them when it runs."
     )
+
+
+def cancel_line(client: GitHub, sent: BenchmarkDispatch) -> tuple[bool, str]:
+    """``cancel`` for a line of plain text (a re-check's, kept in the audit trail and escaped where shown): whether
+    the run is over now, and what became of it, with the page where a person cancels one that goes on."""
+    accepted, error = _cancel_run(client, sent)
+    which = f"the GPU benchmark of `{sent.commit[:12]}`" + (f" (run {sent.run_id})" if sent.run_id else "")
+    if accepted:
+        return True, f"{which} it waited for was cancelled: stage 5 dispatches the benchmark anew when it runs"
+    if accepted is False:
+        return True, f"{which} it waited for had already finished: there was nothing to cancel"
+    page = sent.run_url or sent.runs_url
+    why = f"the bot could not cancel it ({error})" if error else "GitHub did not name its run"
+    return False, f"{which} it waited for goes on: {why}; cancel it on {page or 'the benchmark workflow runs page'}"
+
+
+def _cancel_run(client: GitHub, sent: BenchmarkDispatch) -> tuple[bool | None, str]:
+    """Ask GitHub to cancel ``sent``'s run: (True: cancelled, False: it had finished already, None: it goes on),
+    and why it goes on when GitHub refused ("" when GitHub never named the run: nobody can ask)."""
+    if sent.run_id is None:
+        return None, ""
+    try:
+        return client.cancel_run(sent.run_id), ""
+    except GitHubError as exc:
+        return None, str(exc)
 
 
 def stop(client: GitHub, state: PipelineState, *, now: datetime, actor: str) -> tuple[PipelineState, str]:

@@ -24,7 +24,7 @@ from bot.github.client import GitHub, IssueInfo
 from bot.github.config import BotConfig
 from bot.github.labels import Label, changes, desired, open_gate_approval
 from bot.github.setup_check import fix_for
-from bot.model import Decision, PipelineState, PromotionRequest, RequestError, Stage, Status
+from bot.model import PipelineState, PromotionRequest, RequestError, Stage, Status
 
 TEMPLATE = PROJECT_ROOT / ".github" / "ISSUE_TEMPLATE" / "promotion.yml"
 
@@ -127,6 +127,7 @@ class Promotion:
 
         from bot.agents import build_agents
         from bot.agents.client import FileReplies
+        from bot.events.dropped import recheck_reopened
         from bot.stages.runner import Runner
 
         if self._runner is None:
@@ -145,6 +146,7 @@ class Promotion:
                 status_context=self.status_context(),
                 log=log,
                 notify=self._recheck_line,
+                on_reopen=lambda before, after: recheck_reopened(self, before, after),
                 agents=build_agents(self.config.llm, log=log, replies=FileReplies(self.env.replies_path)),
             )
         return self._runner
@@ -199,42 +201,35 @@ class Promotion:
     def restart(self, state: PipelineState, *, actor: str, why: str) -> PipelineState:
         """The request changed under a running promotion: redo it from the first stage that reads the change
         (``Runner.restart``), and say what changed and where the promotion was when work is thrown away."""
+        from bot.events.benchmark import cancel
+        from bot.events.dropped import undo_dropped
         from bot.stages.restart_notice import restart_notice
 
         # Not once per event: a replay finds the fingerprints equal and does not come here; and the event that
         # changed the configuration may already have applied a person's move (its id is recorded).
         before = state
         state, change = self.runner().restart(state, actor=actor, why=why)
-        self._drop_approvals(before, state)
+        restarted = state  # who set the benchmark's cancel off: the person whose edit changed the request
+        state, said, _ = undo_dropped(self, before, state, actor=actor, why="the request changed", say=cancel)
+        if state is not restarted:
+            self.save(state)
         if change.redo and pipeline.work_done(before):
             gpu = ""
-            if before.benchmark and not state.benchmark:  # the redone plan needs a new run: the old one goes
-                from bot.events.benchmark import cancel
-
-                over, said = cancel(self.client, before.benchmark)
+            if before.benchmark and not state.benchmark:  # the redone plan needs a new run: the old one went
                 gpu = f" {said or before.benchmark.still_running()}"
-                if over:  # who set it off: the person whose edit changed the request
-                    detail = f"run {before.benchmark.run_id}: the request changed"
-                    state = pipeline.benchmark_stopped(state, now=self.runner().clock(), actor=actor, detail=detail)
-                    self.save(state)
             self.notice(
                 f"restart-{self.env.event_id}",
                 f"{why[:1].upper()}{why[1:]}. {restart_notice(change, before, state)}{gpu}",
             )
         return state
 
-    def _drop_approvals(self, before: PipelineState, after: PipelineState) -> None:
-        """Take off the approval labels of the decisions a restart threw away (its notice says they no longer
-        count), now: the same run may open that gate again, whose label ``sync_labels`` then leaves alone."""
-        dropped = {str(Label.approved(d.gate)) for d in before.decisions if d.decision is Decision.APPROVE}
-        self.drop_labels(dropped - desired(after))
-
-    def drop_labels(self, names: set[str]) -> None:
-        """Take these labels off the issue now (those it carries), before a step that must not read them."""
+    def drop_labels(self, names: set[str]) -> list[str]:
+        """Take these labels off the issue now (those it carries), before a step that must not read them; which."""
         dropped = names & set(self.issue.labels)
         for name in sorted(dropped):
             self.client.remove_label(self.issue.number, name)
         self.issue = _with_labels(self.issue, set(self.issue.labels) - dropped)
+        return sorted(dropped)
 
     def heal(self, result: Result) -> Result:
         """After an event that moved nothing (a plain comment, a refused command or label, a `/status`), run what

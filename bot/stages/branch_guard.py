@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.escape import commit_block, commit_subject
 from bot.forge.base import Forge
-from bot.model import PipelineState
+from bot.model import PipelineState, Stage
 
 
 @dataclass(frozen=True)
@@ -108,3 +109,19 @@ def check_branch(
     ):
         return None  # the benchmark's reports, delivered where the due stage reads them
     return BranchMoved(branch, recorded, head, added, rewritten, committed.get(recorded))
+
+
+def stage_commit_message(stage: Stage, summary: str, feedback: str | None, review: str | None, inputs: str) -> str:
+    """A stage's commit, with the trailers the guard reads (``Promotion-Inputs``: a rerun recognises its own
+    interrupted write). Subject and quoted text escaped (bot.escape): a reason cannot add lines that pass for
+    our trailers."""
+    title = f"stage {int(stage)}: {stage.title}"
+    first = summary.splitlines()[0] if summary else ""
+    subject = commit_subject(f"{title}: {first}" if first else title)
+    body = []
+    if feedback:
+        body.append("Rerun with feedback:\n" + commit_block(feedback.strip("\n")))
+    if review:
+        body.append("Author fix for:\n" + commit_block(review.strip("\n")))
+    body.append(f"Promotion-Stage: {int(stage)}\nPromotion-Inputs: {inputs}")
+    return subject + "\n\n" + "\n\n".join(body) + "\n"

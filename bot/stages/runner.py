@@ -38,7 +38,7 @@ from bot.model import (
     sha256_text,
 )
 from bot.stages import STAGE_MODULES
-from bot.stages.branch_guard import BranchMoved, check_branch
+from bot.stages.branch_guard import BranchMoved, check_branch, stage_commit_message
 from bot.stages.context import StageContext, StageFailed
 from bot.stages.made_by import current, made_by
 from bot.stages.restart_notice import restart_notice
@@ -84,6 +84,7 @@ class Runner:
         status_context: dict[str, Any] | None = None,
         agents: Agents | None = None,
         notify: Callable[[str], None] | None = None,
+        on_reopen: Callable[[PipelineState, PipelineState], tuple[PipelineState, str]] | None = None,
     ):
         self.request = request
         self.forge = forge
@@ -97,6 +98,7 @@ class Runner:
         self.clock = clock
         self.log = log
         self.notify = notify or log  # a re-check's lines: shown even with --quiet (they change what was decided)
+        self.on_reopen = on_reopen  # the home's part of a gate the re-check reopened (GitHub: labels, GPU run)
         self.executor = executor
         self.agents = agents  # the Claude author and reviewer; None with --llm offline
 
@@ -447,7 +449,7 @@ class Runner:
         previous = state.stages.get(int(stage))
         stale = tuple(a.path for a in previous.artifacts if a.path not in files) if previous else ()
         inputs = self.inputs_hash(state, stage, feedback, review)
-        message = _commit_message(stage, output.summary, feedback, review, inputs)
+        message = stage_commit_message(stage, output.summary, feedback, review, inputs)
         commit = self.forge.commit_files(self.request.branch, files, message=message, remove=stale)
         head = commit or self.forge.branch_head(self.request.branch)  # where the bot leaves the branch
         if commit is None:  # identical content: a resumed or no-op rerun
@@ -485,16 +487,21 @@ class Runner:
 
     def _drop_reopened(self, before: PipelineState, after: PipelineState, line: str) -> tuple[PipelineState, str]:
         """A gate the re-check reopened: the files of the stages it dropped leave the branch in one commit, as a
-        restart's do (they run again after the decision; meanwhile nothing may read, test or judge them), and
-        its line, kept in the audit trail, says so."""
+        restart's do (they run again after the decision; meanwhile nothing may read, test or judge them), the
+        home undoes what else it dropped (``on_reopen``: on GitHub the dropped decisions' approval labels and
+        the benchmark run, as a restart does), and its line, kept in the audit trail, says so."""
+        at = len(after.audit) - 1  # the reopening, said in full once all is done
+        if not after.audit[at].event.endswith("reopened by the re-check"):
+            return after, line
         dropped = sorted(set(before.stages) - set(after.stages))
-        if not dropped:
-            return after, line
-        new = self._remove_redone(before, after, Stage(dropped[0]))
-        if new is after:
-            return after, line
-        line = recheck.removed(line, dropped, new.audit[-1].detail)
-        new.audit[-2] = new.audit[-2].model_copy(update={"detail": line})  # the reopening, said in full
+        new = self._remove_redone(before, after, Stage(dropped[0])) if dropped else after
+        if new is not after:
+            line = recheck.removed(line, dropped, new.audit[-1].detail)
+        if self.on_reopen is not None:
+            new, said = self.on_reopen(before, new)
+            line = f"{line}; {said}" if said else line
+        new = new.model_copy(deep=True) if new is after else new
+        new.audit[at] = new.audit[at].model_copy(update={"detail": line})
         return new, line
 
     def _run_review(self, state: PipelineState, gate: int, rnd: int) -> PipelineState:
@@ -571,20 +578,6 @@ class Runner:
             if name == "branch":
                 out["pull request"] = pr.url
         return out if "pull request" in out else {**out, "pull request": pr.url}
-
-
-def _commit_message(stage: Stage, summary: str, feedback: str | None, review: str | None, inputs: str) -> str:
-    """Subject and quoted text escaped (bot.escape): a reason cannot add lines that pass for our trailers."""
-    title = f"stage {int(stage)}: {stage.title}"
-    first = summary.splitlines()[0] if summary else ""
-    subject = commit_subject(f"{title}: {first}" if first else title)
-    body = []
-    if feedback:
-        body.append("Rerun with feedback:\n" + commit_block(feedback.strip("\n")))
-    if review:
-        body.append("Author fix for:\n" + commit_block(review.strip("\n")))
-    body.append(f"Promotion-Stage: {int(stage)}\nPromotion-Inputs: {inputs}")
-    return subject + "\n\n" + "\n\n".join(body) + "\n"
 
 
 def _dir_hash(path: Path | None) -> str:

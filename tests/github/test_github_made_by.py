@@ -64,3 +64,49 @@ def test_a_recheck_is_one_notice_on_the_issue_and_in_the_status_and_a_replay_rep
     sim.replay(approve)  # GitHub re-runs the /approve run: nothing is re-checked or said again
     assert [(c.id, c.body) for c in _notices(sim, number)] == [(notice.id, body)]
     assert len(sim.fake.comments(REPO, number)) == len(comments)
+
+
+def _made_by_an_older_bot_whose_plan_differs(sim, number) -> None:
+    """The status comment as an older bot saved it: its dictionary made stages 1-4, and its stage 3 wrote another
+    plan (the bot saved it: not a person's edit)."""
+    from bot.github.state import decode_state, encode_state
+
+    c = _status(sim, number)
+    state = decode_state(c.body)
+    old = state.model_copy(deep=True)
+    for n in (1, 2, 3, 4):
+        old.stages[n].made_by["dictionary"] = "1.0.0 (sha256 000000000000)"
+    old.stages[3].artifacts[0].sha256 = "0" * 64
+    body = c.body.replace(encode_state(state), encode_state(old))
+    assert body != c.body
+    sim.fake.state.update_comment(c, body, sim.fake.BOT)
+
+
+def test_a_recheck_that_reopens_gate_2_cancels_the_benchmark_run_and_takes_the_dropped_approval_off(sim):
+    """bg4: the re-check cleared the benchmark it no longer waits for but left its GPU run going (a restart cancels
+    it), and left `gate-2-approved` on the issue for a decision that no longer counts (a restart takes it off):
+    the reopened gate's own run then found it there. Both now go through the restart's path, and the notice says so."""
+    from tests.github.test_github_benchmark_wait import _benchmark_out
+    from tests.github.test_github_flow import _label, labels_of
+
+    number, held, _ = _benchmark_out(sim)  # gates 1 and 2 approved by label; stage 5 waits for the GPU run
+    run = sim.benchmark_run(held[0])
+    assert state_of(sim, number).benchmark.run_id == run.run_id and run.status == "queued"
+    assert {"gate-1-approved", "gate-2-approved"} <= labels_of(sim, number)
+    _made_by_an_older_bot_whose_plan_differs(sim, number)
+
+    _comment(sim, number, "researcher", "any news?")  # the run that resumes it re-checks the older bot's stages
+    state = state_of(sim, number)
+    assert state.open_gate == 2 and [d.gate for d in state.decisions] == [1] and state.benchmark is None
+    assert run.conclusion == "cancelled", run
+    assert ("benchmark run stopped", "bot") in [(a.event, a.actor) for a in state.audit]
+    labels = labels_of(sim, number)
+    assert "gate-2-approved" not in labels and "gate-1-approved" in labels, labels  # the kept gate's label stays
+    [notice] = _notices(sim, number)
+    body = notice.body
+    assert "gate 2 reopens for a fresh review and decision" in body, body
+    assert f"the GPU benchmark of `{run.inputs['commit'][:12]}` (run {run.run_id}) it waited for was cancelled" in body
+    assert "the approval label `gate-2-approved` came off" in body, body
+
+    _label(sim, number, "gate-2-approved", "maria")  # decided anew on the plan this bot wrote
+    assert len(held) == 2 and state_of(sim, number).benchmark.run_id == sim.benchmark_run(held[1]).run_id
