@@ -222,10 +222,11 @@ def _track_a(
     else:
         statement = (
             f"Under {at}, {ctx.plugin} moves `{t.source}` in the direction BLIS found ({direction}) relative to {ctx.default}{because}. "
-            f"llm-d-benchmark does not report it ({t.note}), so no benchmark decides this hypothesis; the gate 2 reviewer decides how to check it."
+            f"{t.why_unmeasured[0].upper()}{t.why_unmeasured[1:]}, so no benchmark decides this hypothesis; the gate 2 reviewer decides how to check it."
         )
         prediction = None
-        title = f"`{t.source}` {direction}s on {', '.join(workloads)} ({source}; not measured by llm-d-benchmark)"
+        gap = "the bot has no metric for it" if t.reported else "not measured by llm-d-benchmark"
+        title = f"`{t.source}` {direction}s on {', '.join(workloads)} ({source}; {gap})"
     return Hypothesis(
         id=hid,
         track=Track.A,

@@ -163,7 +163,7 @@ def parse_openevolve(text: str, path: str = "") -> tuple[list[OpenEvolveHypothes
                     check=CHECK_UNMEASURED,
                     file=where,
                     line=e_line,
-                    message=f"EXPECT-{n}: {metric.source} has no llm-d-benchmark counterpart ({metric.note}); the Track A hypothesis carries no benchmark prediction",
+                    message=f"EXPECT-{n}: {metric.source}: {metric.why_unmeasured}; the Track A hypothesis carries no benchmark prediction",
                     fix="add an EXPECT on e2e_mean_ms / e2e_p95_ms / ttft_mean_ms if the claim is about latency",
                 )
             )

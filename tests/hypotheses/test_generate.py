@@ -89,6 +89,27 @@ def test_claim_on_metric_llm_d_does_not_report_has_no_prediction(summary, dictio
     assert "does not report" in a["tput"].statement
 
 
+def test_claim_on_ttft_p95_is_decided_by_the_benchmark(summary, dictionary):
+    """Every v0.2 report carries time_to_first_token.p95; a claim on BLIS's ttft_p95_ms once read "llm-d-benchmark
+    does not report it" and got no runs."""
+    req = make_request()
+    req.claims[1].metric = "ttft_p95_ms"
+    a = {h.source: h for h in generate_hypotheses(req, summary, dictionary) if h.track is Track.A}
+    assert a["tput"].prediction.metric == "ttft_p95"
+    assert "not measured" not in a["tput"].title and "p95 TTFT" in a["tput"].statement
+
+
+def test_claim_on_a_reported_statistic_the_bot_does_not_map_blames_the_bot(summary, dictionary):
+    req = make_request()
+    req.claims[1].metric = "ttft_p99p9_ms"
+    a = {h.source: h for h in generate_hypotheses(req, summary, dictionary) if h.track is Track.A}
+    h = a["tput"]
+    assert h.prediction is None
+    assert "does not report" not in h.statement and "not measured by llm-d-benchmark" not in h.title
+    assert "The bot has no metric for it" in h.statement and "time_to_first_token.p99p9" in h.statement
+    assert "the bot has no metric for it" in h.title
+
+
 def test_openevolve_triples_become_track_a(request_, summary, dictionary):
     hs = generate_hypotheses(request_, summary, dictionary)
     oe = [h for h in _track(hs, "A") if h.source.startswith("HYPOTHESIS-")]

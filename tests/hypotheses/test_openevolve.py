@@ -62,6 +62,13 @@ def test_unmeasured_metric_is_kept_with_a_suggestion():
     triples, findings = _one("// HYPOTHESIS-1: a\n// MECHANISM-1: b\n// EXPECT-1: combined_score > -4000\n")
     assert len(triples) == 1 and triples[0].metric.short is None
     assert [f.severity for f in findings] == [Severity.SUGGESTION]
+    assert "llm-d-benchmark does not report it" in findings[0].message
+
+
+def test_reported_but_unmapped_metric_blames_the_bot():
+    triples, findings = _one("// HYPOTHESIS-1: a\n// MECHANISM-1: b\n// EXPECT-1: e2e_p99p9_ms < 3000\n")
+    assert triples[0].metric.short is None and triples[0].metric.reported.endswith("request_latency.p99p9")
+    assert "the bot has no metric for it" in findings[0].message and "does not report" not in findings[0].message
 
 
 def test_bad_result_line():
