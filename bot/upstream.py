@@ -110,7 +110,8 @@ def upstream_change(
         "Registered as StabilityAlpha: the EPP runs it only with --allow-experimental-plugins and an\n"
         f"EndpointPickerConfig that names it (sample: {config})."
     )
-    source = f"Translated by the promotion bot from a {summary.kind.value} policy evolved in the BLIS simulator{where}."
+    article = "an" if summary.kind.value[:1] in "aeiou" else "a"  # "an admission policy", as the PR draft says
+    source = f"Translated by the promotion bot from {article} {summary.kind.value} policy evolved in the BLIS simulator{where}."
     message = f"{enable}\n\n{source}" + (f"\n{evidence}" if evidence else "")
     caution = f"Not ready for upstream review: the promotion's PR stays a draft because {'; '.join(not_ready)}."
     if not_ready:

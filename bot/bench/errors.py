@@ -35,3 +35,34 @@ def keep_bound(
         else:
             rejected.append((item.rel, reason))
     return kept
+
+
+class _Hashed(Protocol):
+    rel: str
+    sha256: str
+
+
+H = TypeVar("H", bound=_Hashed)
+
+
+def bound_then_deduped(
+    items: list[H],
+    binder: Callable[[H], str | None] | None,
+    rejected: list[tuple[str, str]],
+    dedupe: Callable[[list[H], list[tuple[str, str]]], list[H]],
+) -> list[H]:
+    """The items that bind, less duplicates among them: bound first, so a copy filed under the wrong arm is
+    refused for that, and the genuine result it copies still counts (once), instead of being called its
+    duplicate and left out with it. A refused item that is byte-identical to a counted one says so."""
+    start = len(rejected)
+    bound = keep_bound(items, binder, rejected)
+    refused = len(rejected)
+    kept = dedupe(bound, rejected)
+    counted = {i.sha256: i.rel for i in kept}
+    sha = {i.rel: i.sha256 for i in items}
+    for n in range(start, refused):
+        rel, reason = rejected[n]
+        twin = counted.get(sha.get(rel, ""))
+        if twin is not None and twin != rel:
+            rejected[n] = (rel, f"{reason} (a copy of {twin}, which is counted there)")
+    return kept

@@ -37,7 +37,7 @@ from typing import Any
 
 import pandas as pd
 
-from bot.bench.errors import ReportError, keep_bound
+from bot.bench.errors import ReportError, bound_then_deduped
 from bot.bench.evidence import ALLOW_HINT, EvidencePolicy
 from bot.bench.layout import SETUP_PREFIX, RunKey, link_reason, parse_layout, results_files
 from bot.bench.priority_plan import PriorityMixPlan
@@ -377,8 +377,7 @@ def load_priority_mix_results(results_dir: str | Path, *, binder: Binder | None 
             runs.append(run)
     if not runs and not rejected:
         raise ReportError(f"no priority-mix results found in the results directory; expected {LAYOUT}")
-    runs = _dedupe(runs, rejected)
-    runs = keep_bound(runs, binder, rejected)
+    runs = bound_then_deduped(runs, binder, rejected, _dedupe)
     by_key: dict[RunKey, list[PriorityMixRun]] = {}
     for r in runs:
         by_key.setdefault(r.key, []).append(r)

@@ -33,7 +33,7 @@ from typing import Any
 import pandas as pd
 
 from bot.bench import testbed
-from bot.bench.errors import ReportError, keep_bound
+from bot.bench.errors import ReportError, bound_then_deduped
 from bot.bench.layout import (
     LAYOUT,
     TREATMENTS,
@@ -295,13 +295,14 @@ class ReportSet:
 
 @dataclass(frozen=True)
 class Candidate:
-    """One report that parsed and sits in a layout, before duplicates and evidence binding are decided."""
+    """One report that parsed and sits in a layout, before evidence binding and then duplicates are decided."""
 
     rel: str
     key: RunKey
     doc: dict
     metrics: list[tuple[str, str, float, str]]
     sha256: str
+    uid: str = ""  # run.uid as parsed: duplicates are judged after binding, by what the file says, not the doc
 
 
 #: Decides whether a parsed report is evidence for its arm: returns None (use it) or the reason not to.
@@ -366,7 +367,7 @@ def _candidate(root: Path, path: Path) -> Candidate:
     metrics = extract_metrics(doc)
     if not metrics:
         raise ReportError("no request metrics: results.request_performance.aggregate has none of " + ", ".join(METRICS))
-    return Candidate(rel.as_posix(), key, doc, metrics, sha256)
+    return Candidate(rel.as_posix(), key, doc, metrics, sha256, str((doc.get("run") or {}).get("uid") or ""))
 
 
 #: Validated reports by the SHA-256 of their bytes (a private copy each): a rehearsal loads the same
@@ -393,7 +394,7 @@ def _dedupe(candidates: list[Candidate], rejected: list[tuple[str, str]]) -> lis
     by_uid: dict[str, str] = {}
     kept = []
     for c in candidates:
-        uid = str((c.doc.get("run") or {}).get("uid") or "")
+        uid = c.uid
         if c.sha256 in by_hash:
             rejected.append((c.rel, f"duplicate: byte-identical to {by_hash[c.sha256]}; counted once"))
             continue
@@ -429,8 +430,7 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None) -> Re
             candidates.append(_candidate(root, path))
         except ReportError as exc:
             rejected.append((path.relative_to(root).as_posix(), str(exc)))
-    candidates = _dedupe(candidates, rejected)
-    candidates = keep_bound(candidates, binder, rejected)
+    candidates = bound_then_deduped(candidates, binder, rejected, _dedupe)
     candidates = keep_same_load(candidates, rejected)
     accepted: dict[RunKey, list[Candidate]] = {}
     for c in candidates:

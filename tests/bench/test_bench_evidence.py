@@ -442,3 +442,26 @@ def test_the_config_digest_ignores_key_order_and_yaml_layout_but_not_values():
     changed = copy.deepcopy(EVOLVED)
     changed["plugins"][0]["parameters"]["loadDeltaThreshold"] = 0.2000001
     assert config_digest(changed) != config_digest(EVOLVED)
+
+
+def test_a_copy_filed_under_the_wrong_arm_is_refused_and_the_genuine_report_still_counts(results_factory):
+    """Bound first, then deduplicated: the copy is refused for its arm, named as a copy, and the genuine report
+    counts once (it used to be called the copy's duplicate, so neither counted)."""
+    root, write = results_factory
+    write("baseline", "w", 10, 1, _doc(BASELINE, keywords=["promotion:7", "arm:baseline"]))
+    genuine = write("evolved", "w", 10, 1, _doc(EVOLVED, keywords=["promotion:7", "arm:evolved"]))
+    misfiled = root / "baseline" / "w" / "rate-10" / "rep-2" / genuine.name
+    misfiled.parent.mkdir(parents=True)
+    shutil.copy(genuine, misfiled)
+    rs = load_evidence(root, _policy())
+    rel = genuine.relative_to(root).as_posix()
+    assert rel in rs.loaded and len(rs.loaded) == 2
+    assert rs.rejected == [
+        (
+            misfiled.relative_to(root).as_posix(),
+            (
+                f"run.keywords says arm 'evolved', but it is filed under 'baseline' (a copy of {rel}, which is counted "
+                "there)"
+            ),
+        )
+    ]

@@ -4,6 +4,8 @@ benchmark jobs land on one cluster and namespace must not stand up over, swap or
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.bench.run.lock import LOCK_NAME
+from bot.bench.run import manifest as mf
+from bot.bench.run.lock import GONE, LOCK_NAME, RUNNING, UNKNOWN, Holder, holder_state, this_host
 from tests.bench import fakes
 from tests.bench.bench_branch import make_branch, small_request
 from tests.bench.test_bench_run import _args, _events, _promote
@@ -92,6 +95,18 @@ def test_a_second_promotion_is_refused_while_the_first_holds_the_namespace_and_t
     assert json.loads((root / "cluster" / "state.json").read_text())["up"] is True
     assert _configmaps(root)[LOCK_NAME]["data"]["owner"].startswith(f"7/{commit_a}/")  # still #7's
 
+    # The same promotion and commit with --resume while #7's run is going: a mistyped empty --results is refused
+    # before the lock is touched, and a copy of its results is not resumed over the live run.
+    empty = _promote(env, *_args(bench_a, commit_a, root / "c", "--resume"))
+    assert empty.returncode == 2 and "nothing to resume in" in empty.stderr, empty.stderr
+    shutil.copytree(root / "a" / "results", root / "d" / "results")
+    copy = _promote(env, *_args(bench_a, commit_a, root / "d", "--resume"))
+    assert copy.returncode == 2 and f"(process {first.pid} on this host) is still going" in copy.stderr, copy.stderr
+    locks = [c for c in fakes.calls(root)[calls:] if c["event"] == "configmap" and c["verb"] != "get"]
+    assert [(c["verb"], c["ok"]) for c in locks] == [("create", False)] * 3  # #9's run, teardown, the copy's
+    assert _configmaps(root)[LOCK_NAME]["data"]["owner"] == f"7/{commit_a}/{this_host()}-{first.pid}"
+    assert _touching(root, root / "c") == _touching(root, root / "d") == []
+
     first.send_signal(signal.SIGTERM)  # the first is cancelled: its stack is torn down and its lock released
     _, err = first.communicate(timeout=120)
     assert first.returncode == 130, err
@@ -113,33 +128,82 @@ def test_the_lock_is_released_after_a_failed_run(tmp_path):
     assert _configmaps(tmp_path) == {}
 
 
+def _manifest(results: Path, commit: str) -> None:
+    """A results directory a killed run of promotion #7 left: something to resume."""
+    results.mkdir(parents=True)
+    mf.save(results, mf.Manifest(promotion="7", slug=small_request().slug, commit=commit, planned_gpu_minutes=1))
+
+
+def _lock(env: dict, owner: str) -> None:
+    argv = ["create", "configmap", LOCK_NAME, "-n", "bench", f"--from-literal=owner={owner}", "--from-literal=since=T0"]
+    assert _kubectl(env, *argv).returncode == 0
+
+
+def _dead_pid() -> int:
+    proc = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
+    return int(proc.stdout)
+
+
 @pytest.mark.slow
-def test_a_resume_takes_over_its_own_lock_and_only_its_own(two):
-    """A job killed outright leaves its lock; the next --resume of the same promotion and commit takes it over,
-    a run of another promotion (or the same one without --resume) is refused."""
+def test_a_resume_takes_over_its_own_lock_only_when_its_run_is_gone(two):
+    """A job killed outright leaves its lock; the next --resume of the same promotion and commit takes it over when
+    that run is gone (a process of this host that exited, or this very GitHub run's earlier step), and never a
+    run still going or one it cannot see; a run of another promotion (or the same one without --resume) is refused."""
     root, env, (bench_a, commit_a), (bench_b, commit_b) = two
     fakes.configure(root, effect={"evolved": -0.2}, seconds_per_run_second=0.05)
-    left = f"--from-literal=owner=7/{commit_a}/4242"
-    assert (
-        _kubectl(env, "create", "configmap", LOCK_NAME, "-n", "bench", left, "--from-literal=since=T0").returncode == 0
-    )
+    _manifest(root / "a" / "results", commit_a)
 
-    other = _promote(env, *_args(bench_b, commit_b, root / "b", "--resume"))
+    _lock(env, f"7/{commit_a}/4242")  # another GitHub run: it may still be measuring on another runner
+    other = _promote(env, *_args(bench_b, commit_b, root / "b"))
     assert other.returncode == 2 and "in use by promotion #7" in other.stderr and "since T0" in other.stderr
-    fresh = _promote(env, *_args(bench_a, commit_a, root / "a"))
-    assert fresh.returncode == 2 and "pass --resume to take it over" in fresh.stderr
+    for where, extra in ((root / "fresh", ()), (root / "a", ("--resume",))):  # a new run, and the killed one's
+        refused = _promote(env, *_args(bench_a, commit_a, where, *extra))
+        assert refused.returncode == 2 and "pass --resume" not in refused.stderr, refused.stderr
+        assert "GitHub Actions run 4242 (`gh run view 4242`" in refused.stderr
+        assert "it is not taken over, even with --resume. Check that it is gone first" in refused.stderr
+    assert _configmaps(root)[LOCK_NAME]["data"]["owner"] == f"7/{commit_a}/4242"
+
+    live = f"{this_host()}-{os.getpid()}"  # this test's own process: a run on this host that is still going
+    assert _kubectl(env, "delete", "configmap", LOCK_NAME, "-n", "bench").returncode == 0
+    _lock(env, f"7/{commit_a}/{live}")
+    refused = _promote(env, *_args(bench_a, commit_a, root / "a", "--resume"))
+    assert refused.returncode == 2 and f"(process {os.getpid()} on this host) is still going" in refused.stderr
+    assert _configmaps(root)[LOCK_NAME]["data"]["owner"] == f"7/{commit_a}/{live}"
     assert _events(root, "standup") == []
 
+    gone = f"{this_host()}-{_dead_pid()}"  # a killed run of this host
+    assert _kubectl(env, "delete", "configmap", LOCK_NAME, "-n", "bench").returncode == 0
+    _lock(env, f"7/{commit_a}/{gone}")
+    fresh = _promote(env, *_args(bench_a, commit_a, root / "fresh"))
+    assert fresh.returncode == 2 and "its run is gone: pass --resume to take it over" in fresh.stderr
     resumed = _promote(env, *_args(bench_a, commit_a, root / "a", "--resume"))
     assert resumed.returncode == 0, resumed.stderr
-    assert "taking over this promotion's own lock on bench (run 4242, since T0)" in resumed.stderr
+    assert f"taking over this promotion's own lock on bench (run {gone}, since T0)" in resumed.stderr
     assert _configmaps(root) == {}  # released at the end
 
-    # `promote bench teardown` (after a killed job) takes over its own lock too, and releases it.
-    assert _kubectl(env, "create", "configmap", LOCK_NAME, "-n", "bench", left).returncode == 0
-    teardown = _promote(env, "bench", "teardown", *_args(bench_a, commit_a, root / "a")[2:])
+    # benchmark.yml's always-step `promote bench teardown` after a killed step: the same GitHub run takes it over.
+    _lock(env, f"7/{commit_a}/4242")
+    teardown = _promote(env | {"GITHUB_RUN_ID": "4242"}, "bench", "teardown", *_args(bench_a, commit_a, root / "a")[2:])
     assert teardown.returncode == 0, teardown.stderr
     assert _configmaps(root) == {}
+
+
+def test_the_holders_run_is_gone_only_when_this_run_can_see_it_is():
+    me = Holder("7", "c" * 40, "host-a-100", "T1")
+
+    def held_by(run: str) -> Holder:
+        return Holder("7", "c" * 40, run, "T0")
+
+    alive = {200}.__contains__
+    assert holder_state(held_by("host-a-100"), me, "host-a", alive) == GONE  # this very run (a GitHub job's step)
+    assert holder_state(held_by("host-a-200"), me, "host-a", alive) == RUNNING
+    assert holder_state(held_by("host-a-300"), me, "host-a", alive) == GONE
+    assert holder_state(held_by("host-b-300"), me, "host-a", alive) == UNKNOWN  # another host
+    assert holder_state(held_by("host-a-b-300"), me, "host-a", alive) == UNKNOWN  # host "host-a-b", not "host-a"
+    assert holder_state(held_by("4242"), me, "host-a", alive) == UNKNOWN  # another GitHub run
+    assert holder_state(held_by("?"), me, "host-a", alive) == UNKNOWN  # a lock written by hand
 
 
 def test_a_cluster_that_forbids_the_lock_stops_before_anything_is_stood_up(tmp_path):

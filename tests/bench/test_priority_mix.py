@@ -189,6 +189,29 @@ def test_a_run_filed_under_the_other_arm_or_another_promotion_is_left_out(tmp_pa
     assert "belongs to promotion '8' (run.keywords), not '7'" in pm.rejected[0][1]
 
 
+def test_a_copy_filed_under_the_wrong_arm_leaves_the_genuine_run_counted(tmp_path):
+    """Bound first, then deduplicated: the evolved run copied into the baseline's directory is refused as a
+    misfiled copy, and the evolved run itself still counts (it used to be called the copy's duplicate, so neither
+    counted)."""
+    _copy(tmp_path, "baseline", n=2)
+    _copy(tmp_path, "evolved")
+    _copy(tmp_path, "baseline", source="evolved")  # baseline/…/rep-1 sorts before evolved/…/rep-1
+    pm = load_priority_mix_evidence(tmp_path, _policy())
+    assert pm.loaded == [
+        "baseline/priority-mix/rate-10/rep-2/results.json",
+        f"{BOT_RUN.format(arm='evolved', n=1)}/results.json",
+    ]
+    assert pm.rejected == [
+        (
+            "baseline/priority-mix/rate-10/rep-1/results.json",
+            (
+                "run.keywords says arm 'evolved', but it is filed under 'baseline' "
+                "(a copy of evolved/priority-mix/rate-10/rep-1/results.json, which is counted there)"
+            ),
+        )
+    ]
+
+
 def test_a_run_that_records_no_promotion_or_arm_cannot_be_bound(tmp_path):
     _copy(tmp_path, "baseline")
     bare = _copy(tmp_path, "evolved")

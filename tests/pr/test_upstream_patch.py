@@ -58,6 +58,15 @@ def test_the_change_carries_the_package_the_config_and_the_registration_only():
         upstream_change(SUMMARY, {"deploy/config/demo-scorer-epp-config.yaml": ""}, "")
 
 
+@pytest.mark.parametrize(
+    ("kind", "phrase"), [(PolicyKind.ADMISSION, "an admission"), (PolicyKind.ROUTING, "a routing")]
+)
+def test_the_commit_message_names_the_policy_kind_with_its_article(kind, phrase):
+    """The message goes into llm-d-router's history: "from a admission policy" is not English."""
+    change = upstream_change(SUMMARY.model_copy(update={"kind": kind}), BRANCH_FILES, (MIRROR / RUNNER_GO).read_text())
+    assert f"from {phrase} policy evolved" in change.message
+
+
 def test_the_patch_applies_to_the_mirror_and_not_to_a_tree_whose_runner_differs(tmp_path):
     patch = format_patch(_change())
     assert patch.startswith("From ") and "Subject: [PATCH] Add the demo-scorer routing plugin (Alpha)" in patch

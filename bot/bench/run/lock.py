@@ -6,6 +6,12 @@ or under the other arm's EPP) as evidence. ``kubectl create`` fails when the obj
 is one atomic call. The run releases it at its end whatever the outcome (finished, failed, budget, cancelled);
 a job killed outright leaves it behind for ``promote bench teardown`` (benchmark.yml's always-step) or the next
 ``--resume`` of the same promotion and commit, which may take over their own lock, and for nobody else.
+
+A takeover needs more than the same promotion and commit: the holder's run must be gone. The run id tells
+(``run_id``): the same GitHub run is this job (an earlier step or attempt, whose steps end before the next
+starts), and a ``<host>-<pid>`` on this host is gone when that process is. Any other holder (another GitHub run,
+another host) may still be measuring, so it is not taken over: the refusal says how to check it is gone before
+clearing its lock by hand. A run that did not take the lock never deletes it.
 """
 
 from __future__ import annotations
@@ -63,13 +69,75 @@ def clear_command(target: commands.Target) -> str:
     return shlex.join(commands.lock_delete(target, LOCK_NAME))
 
 
-def refusal(target: commands.Target, holder: Holder, me: Holder) -> str:
-    """Why this run does not start, and the three ways on: wait, another namespace, or clear a stale lock."""
-    ours = (
-        " That is this promotion's own commit: pass --resume to take it over if that run is gone."
-        if holder.same_promotion(me)
-        else ""
+#: Whether the holder's run is over: ``GONE`` may be taken over, ``RUNNING`` never, ``UNKNOWN`` only by hand.
+GONE, RUNNING, UNKNOWN = "gone", "running", "unknown"
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists on this host (one of another user's counts: it may be the holder)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except (OverflowError, ValueError):
+        return False
+    return True
+
+
+def this_host() -> str:
+    return socket.gethostname().replace("/", "-")
+
+
+def local_pid(run: str, host: str) -> int | None:
+    """The process id of a run id ``<host>-<pid>`` recorded on ``host``; None for any other run id."""
+    rest = run.removeprefix(f"{host}-") if run.startswith(f"{host}-") else ""
+    return int(rest) if rest.isdigit() else None
+
+
+def holder_state(holder: Holder, me: Holder, host: str, alive: Callable[[int], bool] = pid_alive) -> str:
+    """``GONE``, ``RUNNING`` or ``UNKNOWN``: whether the run that holds the lock is over, as far as this run can tell.
+
+    The same run id is this very run (a GitHub job's earlier step or attempt: they end before the next starts);
+    a process of this host is looked up; a run of another host or GitHub run cannot be seen from here."""
+    if holder.run == me.run:
+        return GONE
+    pid = local_pid(holder.run, host)
+    if pid is None:
+        return UNKNOWN
+    return RUNNING if alive(pid) else GONE
+
+
+def how_to_check(run: str) -> str:
+    """How to see whether the run ``run`` (a GitHub run id, or ``<host>-<pid>``) is still going."""
+    if run.isdigit():
+        return f"GitHub Actions run {run} (`gh run view {run}` shows whether it is still in progress)"
+    host, _, pid = run.rpartition("-")
+    if host and pid.isdigit():
+        return f"process {pid} on host {host} (`ps -p {pid}` there)"
+    return f"run {run!r}"
+
+
+def _ours(holder: Holder, state: str, host: str) -> str:
+    """The sentence for a lock of this promotion's own commit: taken over only when its run is gone."""
+    if state == GONE:
+        return " That is this promotion's own commit, and its run is gone: pass --resume to take it over."
+    if state == RUNNING:
+        return (
+            f" That is this promotion's own commit, and its run (process {local_pid(holder.run, host)} on this host) "
+            "is still going: it is not taken over, even with --resume; wait for it to end or stop it first."
+        )
+    return (
+        f" That is this promotion's own commit, run by {how_to_check(holder.run)}: this run cannot tell whether it "
+        "is still going, so it is not taken over, even with --resume. Check that it is gone first, then clear its "
+        "lock (below) and resume."
     )
+
+
+def refusal(target: commands.Target, holder: Holder, me: Holder, state: str = UNKNOWN, host: str = "") -> str:
+    """Why this run does not start, and the three ways on: wait, another namespace, or clear a stale lock."""
+    ours = _ours(holder, state, host) if holder.same_promotion(me) else ""
     return (
         f"namespace {target.namespace} is in use by promotion #{holder.promotion} (commit {holder.commit[:12]}, run "
         f"{holder.run}, since {holder.since}); nothing was stood up or torn down.{ours} Wait for that benchmark to "
@@ -86,7 +154,7 @@ def _now() -> str:
 def run_id(env: dict[str, str] | None) -> str:
     """The GitHub run that holds the lock, or this host and process outside Actions."""
     env = os.environ if env is None else env
-    return env.get("GITHUB_RUN_ID") or f"{socket.gethostname()}-{os.getpid()}"
+    return env.get("GITHUB_RUN_ID") or f"{this_host()}-{os.getpid()}"
 
 
 class NamespaceLock:
@@ -104,6 +172,7 @@ class NamespaceLock:
         self.target, self.log, self.env = target, log, env
         self.me = Holder(promotion=promotion, commit=commit, run=run_id(env).replace("/", "-"), since=_now())
         self.held = False
+        self.host = this_host()
 
     def _kubectl(self, argv: list[str]) -> tuple[int, str]:
         self.log(f"$ {shlex.join(argv)}")
@@ -138,7 +207,8 @@ class NamespaceLock:
             return holder_of({})
 
     def take(self, *, takeover: bool) -> None:
-        """Create the lock; with ``takeover``, one left by this promotion and commit is replaced."""
+        """Create the lock; with ``takeover``, one left by this promotion and commit whose run is gone
+        (``holder_state``) is replaced; a holder still running, or one this run cannot see, is refused."""
         data = {"owner": self.me.owner, "since": self.me.since}
         for _ in range(3):  # a lock released or taken over between two calls: look again
             code, out = self._kubectl(commands.lock_create(self.target, LOCK_NAME, data))
@@ -151,8 +221,9 @@ class NamespaceLock:
             holder = self.holder()
             if holder is None:
                 continue
-            if not (takeover and holder.same_promotion(self.me)):
-                raise NamespaceBusy(refusal(self.target, holder, self.me))
+            state = holder_state(holder, self.me, self.host) if holder.same_promotion(self.me) else UNKNOWN
+            if not (takeover and holder.same_promotion(self.me) and state == GONE):
+                raise NamespaceBusy(refusal(self.target, holder, self.me, state, self.host))
             self.log(
                 f"taking over this promotion's own lock on {self.target.namespace} (run {holder.run}, since {holder.since})"
             )

@@ -237,6 +237,26 @@ def load(results: Path) -> Manifest | None:
     return Manifest.model_validate_json(path.read_text(encoding="utf-8"))
 
 
+def results_problem(results: Path, existing: Manifest | None, *, resume: bool, commit: str) -> str | None:
+    """Why ``--results`` (holding ``existing``) cannot take this run, or None.
+
+    Checked before the namespace lock is taken (bot.bench.run.lock): a ``--resume`` with nothing to resume takes
+    over nobody's lock, so a mistyped ``--results`` cannot remove the lock of a run that is still going."""
+    if existing is None and resume:  # starting over would spend the GPU time again, unasked
+        return f"nothing to resume in {results} (no {MANIFEST}); run without --resume to start over"
+    if existing is not None and not resume:
+        return (
+            f"{results} already holds a benchmark run ({len(existing.cells)} finished cells); "
+            "pass --resume to continue it, or choose another --results"
+        )
+    if existing is not None and existing.commit != commit:
+        return (
+            f"{results} holds a run of commit {existing.commit[:12]}, not {commit[:12]}; "
+            "results of two commits cannot be mixed: choose another --results"
+        )
+    return None
+
+
 def _recorded_image(results: Path) -> ImageRecord | None:
     try:
         manifest = load(Path(results))

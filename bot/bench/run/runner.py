@@ -135,6 +135,10 @@ class BenchRunner:
             problem := tools.missing_problem(self.cfg.target, self._all_cells(), self.cfg.env)
         ):
             raise BenchRunError(problem)  # before the lock, the manifest, the image build and the first stand-up
+        results = self.cfg.results
+        existing = mf.load(results) if results.is_dir() else None
+        if problem := mf.results_problem(results, existing, resume=self.cfg.resume, commit=self.cfg.commit):
+            raise BenchRunError(problem)  # before the lock: a --resume with nothing to resume takes over no lock
         with lock.held(self.cfg):
             return self._run()
 
@@ -210,20 +214,8 @@ class BenchRunner:
         cfg = self.cfg
         results = cfg.results
         existing = mf.load(results) if results.is_dir() else None
-        if existing is None and cfg.resume:  # starting over would spend the GPU time again, unasked
-            raise BenchRunError(
-                f"nothing to resume in {results} (no manifest.json); run without --resume to start over"
-            )
-        if existing is not None and not cfg.resume:
-            raise BenchRunError(
-                f"{results} already holds a benchmark run ({len(existing.cells)} finished cells); "
-                "pass --resume to continue it, or choose another --results"
-            )
-        if existing is not None and existing.commit != cfg.commit:
-            raise BenchRunError(
-                f"{results} holds a run of commit {existing.commit[:12]}, not {cfg.commit[:12]}; "
-                "results of two commits cannot be mixed: choose another --results"
-            )
+        if problem := mf.results_problem(results, existing, resume=cfg.resume, commit=cfg.commit):
+            raise BenchRunError(problem)  # checked before the lock too (run); again here, under it
         manifest = existing or mf.Manifest(
             promotion=cfg.request.id,
             slug=cfg.request.slug,
