@@ -517,11 +517,13 @@ def _note(h, v: Verdict, flags: list[str]) -> str:
     """'A3 inconclusive (title): at 20 req/s: within the noise floor. Flag: attenuated: ...': the verdict's own
     reason in the words the report and the PR give it (``bot.render.claims.held_back``), then the flags as flags,
     so an attenuation flag never reads as why a claim is inconclusive."""
+    from bot.model.better import DIFFERS_BETTER, better_than_margin
     from bot.render.claims import held_back
     from bot.render.outcome import is_untested
     from bot.stats.unjudged import unjudged_reason
 
-    head = f"{h.id} {v.status.value} ({h.title})"
+    # A guard refuted by being better than its margin is no regression (bot.model.better): it differs.
+    head = f"{h.id} {DIFFERS_BETTER if better_than_margin(h, v) else v.status.value} ({h.title})"
     if is_untested(h, v):  # not runnable, not testable as translated: its flags are the reason
         # The verdict's own reason first, in the words the PR body and verdicts.md give it (``unjudged_reason``).
         reason = unjudged_reason(v)

@@ -247,6 +247,7 @@ def run(ctx: StageContext) -> StageOutput:
         not_testable=VerdictStatus.NOT_TESTABLE.value,
         track_c=pr_parts.track_line(hypotheses, verdicts, Track.C),
         indicated_c=pr_parts.indicated_ids(hypotheses, verdicts, Track.C),
+        better_c=pr_parts.better_ids(hypotheses, verdicts, Track.C),
         lost_c=lost_words(lost_cells(verdicts.values())),
         recs=ctx.read_model(
             f"{ctx.paths.docs}/feedback-for-blis.json", list[Recommendation], written_by=Stage.DOCUMENT
