@@ -266,8 +266,13 @@ def _benchmark_ended_early(ctx) -> list[Finding]:
             file=ctx.paths.gpu_time,
             message=f"the benchmark ended early ({spent.stopped}) after {spent.cell_runs} cell run(s): "
             f"{spent.stop_reason[:300]}",
-            fix="resume it (`promote bench run ... --resume`, or dispatch benchmark.yml with resume=true) and let "
-            "stage 5 judge the whole run"
+            fix=(
+                "resume it (dispatch benchmark.yml again with resume=true and the inputs the stopped job's summary "
+                "lists) and let stage 5 judge the whole run"
+                if ctx.home == "github"
+                else "resume it (`promote bench run ... --resume`, or dispatch benchmark.yml with resume=true) and "
+                "let stage 5 judge the whole run"
+            )
             if failed
             else "raise the GPU-minute cap and resume, or decide on what the cap allowed",
         )
