@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from bot.bench.layout import split_condition
 from bot.bench.priority_plan import UNEXERCISED_FIX, sheds_nothing
+from bot.directives import exclude_command
 from bot.model import (
     Direction,
     Finding,
@@ -346,7 +347,7 @@ def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
     message = (
         f"{single}, so the {who}'s {decision} (it reads {', '.join(names)}) is never exercised: {left}{judged}; {later}"
     )
-    drop = f", drop the class claims from the plan ({exclude_command(ctx, ids)})"
+    drop = f", drop the class claims from the plan ({exclude_command(ctx.home, ids)})"
     fix = (
         f"approve only if measuring the {who} on single-priority traffic is worth the GPU time (say so as the "
         f"reason){drop if claims else ''}, or reject and benchmark per-class latency on a priority mix by hand"
@@ -373,7 +374,7 @@ def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> 
         return []
     ids = ", ".join(h.id for h in judged)
     claims = [h.id for h in judged if h.track is Track.A]
-    drop = f", drop the claims ({exclude_command(ctx, ', '.join(claims))})" if claims else ""
+    drop = f", drop the claims ({exclude_command(ctx.home, ', '.join(claims))})" if claims else ""
     established = sheds_nothing(summary)
     if established:
         message = (
@@ -586,15 +587,6 @@ def _contradictions(hyps, request, home: str = "local") -> list[Finding]:
                 )
             )
     return out
-
-
-def exclude_command(where, ids: str) -> str:
-    """Gate 2's ``exclude:`` change request in the words of the home the finding is read in (``where``: a
-    context or its ``home``): `/request-changes exclude: A1 (why)` on GitHub, where a person comments and has no
-    local CLI; `promote request-changes 2 --reason 'exclude: A1'` in a local rehearsal."""
-    if (where if isinstance(where, str) else getattr(where, "home", "local")) == "github":
-        return f"`/request-changes exclude: {ids} (why)`"
-    return f"`promote request-changes 2 --reason 'exclude: {ids}'`"
 
 
 def _priority_exercised(ctx, message: str, fix: str) -> Finding:
