@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.escape import line
-from bot.golang.admission_docs import REJECTION, upstream_alternative
+from bot.golang.admission_docs import FAIL_OPEN, REJECTION, upstream_alternative
 from bot.model import Finding, Hypothesis, PolicyKind, ReviewRound, Track, Verdict, VerdictStatus
 from bot.model.better import DIFFERS_BETTER, better_than_margin
 from bot.render.claims import indicated_cells, indicated_text, pct
@@ -63,15 +63,16 @@ def what_it_does(
     thresholds: Mapping[str, float] | None = None,
 ) -> str:
     """One sentence for the top of the PR: what the plugin does, in llm-d terms (plain text, not escaped). An
-    admitter's adds what a maintainer asks first: how its rejection reaches clients on v0.10.0 (a 500), and the
-    in-tree admitter that computes the same saturation, when it reads the same gauges."""
+    admitter's adds what a maintainer asks first: how its rejection reaches clients on v0.10.0 (a 500), the
+    in-tree admitter that computes the same saturation, when it reads the same gauges, and how it treats an
+    endpoint not scraped yet (fail open) beside upstream's fail-closed."""
     reads = ""
     if signals:
         shown = ", ".join(signals[:6]) + (f" and {len(signals) - 6} more" if len(signals) > 6 else "")
         reads = f", from {len(signals)} signals ({shown})"
     out = f"`{plugin_type}` {_DOES[kind]}: {request_title}{reads}."
     if kind is PolicyKind.ADMISSION:
-        out = " ".join(filter(None, [out, REJECTION, upstream_alternative(signals, thresholds)]))
+        out = " ".join(filter(None, [out, REJECTION, upstream_alternative(signals, thresholds), FAIL_OPEN]))
     return out
 
 
