@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from bot.model.base import Direction, VerdictStatus
+from bot.model.base import Direction, Track, VerdictStatus
 from bot.model.evidence import Effect, Hypothesis, Verdict
 from bot.model.metrics import METRICS, MetricError, short_metric
 
@@ -32,10 +32,12 @@ def better_cell(e: Effect) -> bool | None:
 
 
 def better_than_margin(h: Hypothesis, v: Verdict | None) -> bool:
-    """Whether ``v`` refutes the equivalence ``h`` predicts only on the better side: every refuted cell (every
-    measured cell, for a verdict whose cells carry no status) changed the metric for the better."""
+    """Whether ``v`` refutes the Track C equivalence ``h`` predicts only on the better side: every refuted cell
+    (every measured cell, for a verdict whose cells carry no status) changed the metric for the better."""
     p = h.prediction
     if v is None or v.status is not VerdictStatus.REFUTED or p is None or p.direction is not Direction.EQUIVALENT:
+        return False
+    if h.track is not Track.C:  # a Track B refutation says the gap matters, whichever way: that stays its finding
         return False
     cells = [e for e in v.effects if e.status is VerdictStatus.REFUTED] or [
         e for e in v.effects if e.status is None and math.isfinite(e.rel_change)
