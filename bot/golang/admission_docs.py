@@ -93,10 +93,12 @@ def upstream_alternative(signals: Sequence[str], thresholds: Mapping[str, object
     same = all(v in values for v in UPSTREAM_THRESHOLDS)
     return (
         f"Nearest upstream alternative: llm-d-router v0.10.0's in-tree `{UPSTREAM_ADMITTER}`, which reads two of "
-        f"the gauges this plugin reads, {' and '.join(SATURATION_SIGNALS)} (llm-d's WaitingQueueSize and KVCacheUsagePercent)"
+        "the gauges this plugin reads, llm-d's WaitingQueueSize and KVCacheUsagePercent "
+        f"({' and '.join(SATURATION_SIGNALS)} here)"
         + (", with the same thresholds" if same else "")
-        + " (saturation = mean over endpoints of max(WaitingQueueSize / 5, KVCacheUsagePercent / 0.8), an endpoint "
-        "without metrics counted 1.0) and rejects priority < 0 with probability min(saturation^power * k, 1); "
+        + ": its saturation is the mean over endpoints of max(WaitingQueueSize / 5, KVCacheUsagePercent / 0.8), an "
+        "endpoint without metrics counted 1.0, and it rejects priority < 0 with probability "
+        "min(saturation^power * k, 1); "
         "tuning its `power` and `k` may give the same shedding without a new plugin."
     )
 

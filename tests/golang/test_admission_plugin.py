@@ -74,8 +74,9 @@ def test_the_texts_say_a_rejection_is_a_500_and_name_the_in_tree_admitter(a02):
     # said to read many signals), and the fail-open on unscraped endpoints is stated beside upstream's fail-closed
     assert "reads the same two gauges" not in pr
     assert (
-        "which reads two of the gauges this plugin reads, QueueDepth and KVUtilization (llm-d's WaitingQueueSize and "
-        "KVCacheUsagePercent), with the same thresholds (saturation = " in pr
+        "which reads two of the gauges this plugin reads, llm-d's WaitingQueueSize and KVCacheUsagePercent "
+        "(QueueDepth and KVUtilization here), with the same thresholds: its saturation is the mean over endpoints of "
+        "max(WaitingQueueSize / 5, KVCacheUsagePercent / 0.8)" in pr
     )
     assert "so it fails open (with none scraped it decides on an empty pool), where upstream fails closed" in pr
     assert "every request admitted" not in plugin_phrase(PolicyKind.ADMISSION, PLUGIN)[1]
