@@ -227,3 +227,12 @@ def listing(gate: int, examples: dict[str, str] | None = None, *, github: bool =
     """One line: the forms gate ``gate`` applies, each with an example (for a terminal or a sentence), in the words
     of the home it is shown in (``github``)."""
     return "; ".join(f"`{d.syntax}` (e.g. `{d.example}`): {d.effect_in(github)}" for d in for_gate(gate, examples))
+
+
+def exclude_command(home: str, ids: str) -> str:
+    """Gate 2's ``exclude:`` change request in the words of the home a finding is read in: the comment
+    `/request-changes exclude: A1 (why)` on GitHub, where a person has no local CLI; `promote request-changes 2
+    --reason 'exclude: A1'` in a local rehearsal."""
+    if home == "github":
+        return f"`/request-changes exclude: {ids} (why)`"
+    return f"`promote request-changes 2 --reason 'exclude: {ids}'`"

@@ -74,6 +74,16 @@ UNSCRAPED = (
 )
 
 
+#: The fail-open beside upstream's fail-closed, in one sentence for the PR's opening paragraph (``UNSCRAPED`` says
+#: it in full in the plugin README).
+FAIL_OPEN = (
+    "An endpoint the EPP has not scraped yet is left out of what the plugin sees, so it fails open (with none "
+    "scraped it decides on an empty pool), where upstream fails closed (probabilistic-admitter and the "
+    "utilization-detector count such an endpoint as saturation 1.0, so right after an EPP restart the built-in "
+    "admission still sheds priority < 0 with HTTP 429 before the plugin runs)."
+)
+
+
 def upstream_alternative(signals: Sequence[str], thresholds: Mapping[str, object] | None = None) -> str:
     """The nearest in-tree admitter, in words, for an admitter whose saturation reads the gauges probabilistic-
     admitter's does ("" otherwise); with both of upstream's thresholds among its parameters, it says so."""
@@ -82,11 +92,13 @@ def upstream_alternative(signals: Sequence[str], thresholds: Mapping[str, object
     values = {v for v in (thresholds or {}).values() if isinstance(v, int | float) and not isinstance(v, bool)}
     same = all(v in values for v in UPSTREAM_THRESHOLDS)
     return (
-        f"Nearest upstream alternative: llm-d-router v0.10.0's in-tree `{UPSTREAM_ADMITTER}`, which reads the same "
-        "two gauges"
-        + (" with the same thresholds" if same else "")
-        + " (saturation = mean over endpoints of max(WaitingQueueSize / 5, KVCacheUsagePercent / 0.8), an endpoint "
-        "without metrics counted 1.0) and rejects priority < 0 with probability min(saturation^power * k, 1); "
+        f"Nearest upstream alternative: llm-d-router v0.10.0's in-tree `{UPSTREAM_ADMITTER}`, which reads two of "
+        "the gauges this plugin reads, llm-d's WaitingQueueSize and KVCacheUsagePercent "
+        f"({' and '.join(SATURATION_SIGNALS)} here)"
+        + (", with the same thresholds" if same else "")
+        + ": its saturation is the mean over endpoints of max(WaitingQueueSize / 5, KVCacheUsagePercent / 0.8), an "
+        "endpoint without metrics counted 1.0, and it rejects priority < 0 with probability "
+        "min(saturation^power * k, 1); "
         "tuning its `power` and `k` may give the same shedding without a new plugin."
     )
 

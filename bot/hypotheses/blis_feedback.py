@@ -1,7 +1,9 @@
 """What a promotion feeds back to BLIS and OpenEvolve: only what its evidence supports, with the numbers.
 
 The seed's loop back: a refuted hypothesis asks for a structural-model
-hypothesis (Track A), a BLIS enhancement (Track B) or a re-evolution (Track C).
+hypothesis (Track A), a BLIS enhancement (Track B) or a re-evolution (Track C);
+an equivalence guard refuted by being better than its margin is no regression,
+and asks to state the claim as the improvement instead (``bot.model.better``).
 Beyond refutations, a recommendation is made only when the evidence shows it:
 
 - **BLIS's magnitude is off** when a measured cell's whole interval, widened
@@ -26,6 +28,8 @@ import math
 from dataclasses import dataclass
 
 from bot.model import Direction, Hypothesis, PolicyKind, Track, Verdict, VerdictStatus
+from bot.model.better import better_than_margin
+from bot.model.metrics import METRICS, short_metric
 
 #: Mechanism-check flags that show something about where the gain is (bot.stats.guards.mechanism_flags).
 _SPREAD = "gain may not come from the evolved mechanism"
@@ -35,7 +39,7 @@ _ELSEWHERE = "is not the most improved"
 @dataclass(frozen=True)
 class Recommendation:
     hypothesis: str
-    kind: str  # structural-model hypothesis | BLIS enhancement | fitness dimension | re-evolution
+    kind: str  # structural-model hypothesis | BLIS enhancement | fitness dimension | re-evolution | claim re-statement
     text: str
     link: str = ""  # the feedback issue filed for it, when one was
 
@@ -79,6 +83,18 @@ def _refuted(h: Hypothesis, v: Verdict) -> Recommendation | None:
             "BLIS enhancement",
             f"The gap `{h.source}` changed the outcome in llm-d ({_measured(v)}). Model it in BLIS, and add an "
             "OpenEvolve fitness dimension that penalizes sensitivity to it.",
+        )
+    if better_than_margin(h, v):
+        # An equivalence refuted on the better side: the plugin is faster than the claim allowed, no regression to
+        # re-evolve against; what is wrong is the claim, which should say the improvement.
+        assert h.prediction is not None
+        better = "decrease" if METRICS[short_metric(h.prediction.metric)].better == "lower" else "increase"
+        return Recommendation(
+            h.id,
+            "claim re-statement",
+            f"The plugin is better than the ±{h.prediction.margin:.0%} margin on `{h.workloads[0]}` ({_measured(v)}), "
+            f"not a regression. State the claim as an improvement (`{h.prediction.metric}` {better}) instead of an "
+            "equivalence in the next promotion.",
         )
     return Recommendation(
         h.id,

@@ -114,6 +114,10 @@ def verdict_text(v: Verdict | None, h: Hypothesis | None = None) -> str:
     if NOT_EXERCISED in v.flags:  # not judged at all: "inconclusive" would read as measured and undecided
         return f"⊘ {NOT_EXERCISED}"
     mark = _MARK.get(v.status, f"❔ {v.status.value}")
+    from bot.model.better import better_than_margin
+
+    if h is not None and better_than_margin(h, v):  # refuted by being better: no regression (bot.model.better)
+        mark = "➕ **differs**"
     said = [held_back(h, v) if h is not None else "", other_testbed_text(v)]
     return f"{mark} ({'; '.join(x for x in said if x)})" if any(said) else mark
 
@@ -132,6 +136,10 @@ def cause(h: Hypothesis, e: Effect) -> str:
     p = h.prediction
     directional = p is not None and p.direction in (Direction.DECREASE, Direction.INCREASE)
     if e.status is VerdictStatus.REFUTED:
+        from bot.model.better import better_cell
+
+        if p is not None and p.direction is Direction.EQUIVALENT and better_cell(e):  # no regression
+            return f"better than the ±{p.margin:.0%} margin"
         return "against the prediction" if directional else "beyond the margin"
     if not math.isfinite(e.rel_change):
         return "not measured"

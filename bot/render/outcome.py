@@ -224,7 +224,12 @@ def headline(pairs: Sequence[Pair]) -> str:
     else:
         transfer = f"Not shown: none of the {_plural(n, 'claim')} confirmed"
     transfer += _rest(claims)
-    regressed = [h.id for h, v in guards if v.status is VerdictStatus.REFUTED]
+    from bot.model.better import better_than_margin, differ_count
+    from bot.model.better import regressed as regression
+
+    # An equivalence guard refuted by being better than its margin is no regression (bot.model.better).
+    regressed = [h.id for h, v in guards if regression(h, v)]
+    better = [h.id for h, v in guards if better_than_margin(h, v)]
     indicated = [_indicated_words(h, v) for h, v in guards if indicated_cells(h, v)]
     # Requests the evolved arm lost beyond the baseline's are a regression no guard's metric counts (bot.render.lost).
     lost = lost_summary(v for _, v in pairs)
@@ -256,17 +261,19 @@ def headline(pairs: Sequence[Pair]) -> str:
     else:
         held = sum(v.status is VerdictStatus.CONFIRMED for _, v in guards)
         regress = "no regression found"
-        if guards and held < len(guards):
+        if guards and held + len(better) < len(guards):
             # An undecided guard is no evidence that nothing regressed (a plan's guards often catch a real 10%
             # regression less than half the time, bot.bench.guard_power): "found" would read as reassurance.
-            upto = _not_ruled_out([v for _, v in guards if v.status is not VerdictStatus.CONFIRMED])
+            upto = _not_ruled_out(
+                [v for h, v in guards if v.status is not VerdictStatus.CONFIRMED and not better_than_margin(h, v)]
+            )
             regress = (
                 f"no regression shown ({held} of {_plural(len(guards), 'guard')} shown to hold, "
-                f"{len(guards) - held} undecided"
+                f"{len(guards) - held - len(better)} undecided"
                 + (f"; regressions up to {upto:.1%} not ruled out" if upto is not None else "")
                 + ")"
             )
-    return f"{transfer}; {regress}."
+    return f"{transfer}; {regress}" + (f"; {differ_count(better)}" if better else "") + "."
 
 
 def _unexercised_headline(claims: Sequence[Pair], guards: Sequence[Pair]) -> str:

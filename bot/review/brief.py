@@ -156,7 +156,7 @@ def _gate3(ctx) -> tuple[str, dict[str, str]]:
     a, b, c = count(Track.A), count(Track.B), count(Track.C)
     parts = [
         "the verdicts: " + _claims_count(a, [r for r in json.loads(text) if tracks.get(r["hypothesis_id"]) is Track.A]),
-        f"Track C {c['refuted']} regression{'s' if c['refuted'] != 1 else ''} of {sum(c.values())} guarded"
+        _regressions(hyps, json.loads(text), c)
         + _others(c, "refuted", "confirmed")
         + _indicated(hyps, json.loads(text))
         + _lost(json.loads(text)),
@@ -204,6 +204,19 @@ def _lost(rows: list[dict]) -> str:
 
     said = lost_summary(Verdict.model_validate(r) for r in rows)
     return f", and {said}, which no count includes" if said else ""
+
+
+def _regressions(hyps, rows: list[dict], c: Counter) -> str:
+    """'Track C 1 regression of 6 guarded, 1 differs (better than the margin: C1)': an equivalence guard refuted
+    by being better than its margin is no regression (``bot.model.better``), so the count leaves it out."""
+    from bot.model import Verdict
+    from bot.model.better import better_than_margin, differ_count
+
+    verdicts = {r["hypothesis_id"]: Verdict.model_validate(r) for r in rows}
+    better = [h.id for h in hyps if h.track is Track.C and better_than_margin(h, verdicts.get(h.id))]
+    n = c["refuted"] - len(better)
+    said = f"Track C {n} regression{'s' if n != 1 else ''} of {sum(c.values())} guarded"
+    return said + (f", {differ_count(better)}" if better else "")
 
 
 def _indicated(hyps, rows: list[dict]) -> str:

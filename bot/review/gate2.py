@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from bot.bench.layout import split_condition
 from bot.bench.priority_plan import UNEXERCISED_FIX, sheds_nothing
+from bot.directives import exclude_command
 from bot.model import (
     Direction,
     Finding,
@@ -271,7 +272,7 @@ def review(ctx) -> list[Finding]:
                         message=f"guarded metric `{m}` of `{b.name}` has no no-regression hypothesis",
                     )
                 )
-    findings += _contradictions(hyps, ctx.request)
+    findings += _contradictions(hyps, ctx.request, ctx.home)
     findings += _class_exercised(ctx, hyps, summary)
     findings += _slo_header_sent(ctx, hyps, summary)
     findings += _vacuous_margins(hyps)
@@ -346,7 +347,7 @@ def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
     message = (
         f"{single}, so the {who}'s {decision} (it reads {', '.join(names)}) is never exercised: {left}{judged}; {later}"
     )
-    drop = f", drop the class claims from the plan (`promote request-changes 2 --reason 'exclude: {ids}'`)"
+    drop = f", drop the class claims from the plan ({exclude_command(ctx.home, ids)})"
     fix = (
         f"approve only if measuring the {who} on single-priority traffic is worth the GPU time (say so as the "
         f"reason){drop if claims else ''}, or reject and benchmark per-class latency on a priority mix by hand"
@@ -373,7 +374,7 @@ def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> 
         return []
     ids = ", ".join(h.id for h in judged)
     claims = [h.id for h in judged if h.track is Track.A]
-    drop = f", drop the claims (`promote request-changes 2 --reason 'exclude: {', '.join(claims)}'`)" if claims else ""
+    drop = f", drop the claims ({exclude_command(ctx.home, ', '.join(claims))})" if claims else ""
     established = sheds_nothing(summary)
     if established:
         message = (
@@ -550,7 +551,7 @@ def _untestable_claims(request, hyps, summary: TranslationSummary) -> list[Findi
     return out
 
 
-def _contradictions(hyps, request) -> list[Finding]:
+def _contradictions(hyps, request, home: str = "local") -> list[Finding]:
     """An equivalence claim on a cell (workload, rate) and metric where another hypothesis predicts a change
     cannot both hold. Cells, not workloads: the dictionary's own templates put an equivalence at a workload's
     lowest rate (network-latency: time-based branches rarely fire there) and a gain at its highest
@@ -582,8 +583,7 @@ def _contradictions(hyps, request) -> list[Finding]:
                     line=1,
                     message=f"{h.id} predicts {h.prediction.metric} equivalent on {at}, but {other} predicts a change "
                     "on the same runs: both cannot hold",
-                    fix=f"drop the one you trust less: `promote request-changes 2 --reason 'exclude: {h.id}'` "
-                    f"(or `exclude: {other}`)",
+                    fix=f"drop the one you trust less: {exclude_command(home, h.id)} (or `exclude: {other}`)",
                 )
             )
     return out

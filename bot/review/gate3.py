@@ -266,8 +266,13 @@ def _benchmark_ended_early(ctx) -> list[Finding]:
             file=ctx.paths.gpu_time,
             message=f"the benchmark ended early ({spent.stopped}) after {spent.cell_runs} cell run(s): "
             f"{spent.stop_reason[:300]}",
-            fix="resume it (`promote bench run ... --resume`, or dispatch benchmark.yml with resume=true) and let "
-            "stage 5 judge the whole run"
+            fix=(
+                "resume it (dispatch benchmark.yml again with resume=true and the inputs the stopped job's summary "
+                "lists) and let stage 5 judge the whole run"
+                if ctx.home == "github"
+                else "resume it (`promote bench run ... --resume`, or dispatch benchmark.yml with resume=true) and "
+                "let stage 5 judge the whole run"
+            )
             if failed
             else "raise the GPU-minute cap and resume, or decide on what the cap allowed",
         )
@@ -520,11 +525,13 @@ def _note(h, v: Verdict, flags: list[str]) -> str:
     """'A3 inconclusive (title): at 20 req/s: within the noise floor. Flag: attenuated: ...': the verdict's own
     reason in the words the report and the PR give it (``bot.render.claims.held_back``), then the flags as flags,
     so an attenuation flag never reads as why a claim is inconclusive."""
+    from bot.model.better import DIFFERS_BETTER, better_than_margin
     from bot.render.claims import held_back
     from bot.render.outcome import is_untested
     from bot.stats.unjudged import unjudged_reason
 
-    head = f"{h.id} {v.status.value} ({h.title})"
+    # A guard refuted by being better than its margin is no regression (bot.model.better): it differs.
+    head = f"{h.id} {DIFFERS_BETTER if better_than_margin(h, v) else v.status.value} ({h.title})"
     if is_untested(h, v):  # not runnable, not testable as translated: its flags are the reason
         # The verdict's own reason first, in the words the PR body and verdicts.md give it (``unjudged_reason``).
         reason = unjudged_reason(v)

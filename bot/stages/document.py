@@ -17,6 +17,7 @@ from bot.forge import markers
 from bot.golang.toolchain import ToolchainReport
 from bot.hypotheses.blis_feedback import Recommendation, recommendations
 from bot.model import Effect, Hypothesis, PolicyKind, Stage, Track, TranslationSummary, Verdict, VerdictStatus
+from bot.model.better import better_than_margin
 from bot.render import render
 from bot.render.claims import cause, held_back
 from bot.stages.context import StageContext, StageOutput
@@ -163,7 +164,12 @@ def root_cause(h: Hypothesis, v: Verdict, summary: TranslationSummary) -> list[s
         )
     if h.track is Track.B and v.status is VerdictStatus.REFUTED:
         notes.append(f"The sim-to-real gap `{h.source}` changes the outcome in llm-d; BLIS does not model it.")
-    if h.track is Track.C and v.status is VerdictStatus.REFUTED:
+    if h.track is Track.C and better_than_margin(h, v):
+        notes.append(
+            "The evolved plugin is better than the margin on a baseline scenario it was never evolved against: it "
+            "differs from the default, and is no regression; the equivalence claim understated it."
+        )
+    elif h.track is Track.C and v.status is VerdictStatus.REFUTED:
         notes.append("The evolved plugin regresses a baseline scenario it was never evolved against.")
     if v.status is VerdictStatus.INCONCLUSIVE:
         notes.extend(held_notes(h, v))

@@ -14,8 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.escape import line
-from bot.golang.admission_docs import REJECTION, upstream_alternative
+from bot.golang.admission_docs import FAIL_OPEN, REJECTION, upstream_alternative
 from bot.model import Finding, Hypothesis, PolicyKind, ReviewRound, Track, Verdict, VerdictStatus
+from bot.model.better import DIFFERS_BETTER, better_than_margin
 from bot.render.claims import indicated_cells, indicated_text, pct
 from bot.stats.shedding import on_mix
 from bot.stats.unjudged import unjudged_reason
@@ -62,15 +63,16 @@ def what_it_does(
     thresholds: Mapping[str, float] | None = None,
 ) -> str:
     """One sentence for the top of the PR: what the plugin does, in llm-d terms (plain text, not escaped). An
-    admitter's adds what a maintainer asks first: how its rejection reaches clients on v0.10.0 (a 500), and the
-    in-tree admitter that computes the same saturation, when it reads the same gauges."""
+    admitter's adds what a maintainer asks first: how its rejection reaches clients on v0.10.0 (a 500), the
+    in-tree admitter that computes the same saturation, when it reads the same gauges, and how it treats an
+    endpoint not scraped yet (fail open) beside upstream's fail-closed."""
     reads = ""
     if signals:
         shown = ", ".join(signals[:6]) + (f" and {len(signals) - 6} more" if len(signals) > 6 else "")
         reads = f", from {len(signals)} signals ({shown})"
     out = f"`{plugin_type}` {_DOES[kind]}: {request_title}{reads}."
     if kind is PolicyKind.ADMISSION:
-        out = " ".join(filter(None, [out, REJECTION, upstream_alternative(signals, thresholds)]))
+        out = " ".join(filter(None, [out, REJECTION, upstream_alternative(signals, thresholds), FAIL_OPEN]))
     return out
 
 
@@ -176,6 +178,12 @@ def indicated_ids(hypotheses: Sequence[Hypothesis], verdicts: dict[str, Verdict]
     return [h.id for h in hypotheses if h.track is track and indicated_cells(h, verdicts.get(h.id))]
 
 
+def better_ids(hypotheses: Sequence[Hypothesis], verdicts: dict[str, Verdict], track: Track) -> list[str]:
+    """The refuted equivalence guards of ``track`` whose cells lie beyond the margin on the better side: the PR's
+    "regressed" count leaves them out (``bot.model.better``)."""
+    return [h.id for h in hypotheses if h.track is track and better_than_margin(h, verdicts.get(h.id))]
+
+
 def track_line(hypotheses: Sequence[Hypothesis], verdicts: dict[str, Verdict], track: Track) -> list[str]:
     """One line per outcome of a track: the hypotheses with it, each with its source and mean change."""
     by_status: dict[str, list[str]] = {}
@@ -184,6 +192,8 @@ def track_line(hypotheses: Sequence[Hypothesis], verdicts: dict[str, Verdict], t
             continue
         v = verdicts.get(h.id)
         status = v.status.value if v is not None else "not judged"
+        if better_than_margin(h, v):  # refuted by being better: no regression (bot.model.better)
+            status = DIFFERS_BETTER
         mean = _mean(v) if v is not None else None
         metric = h.prediction.metric if h.prediction else ""
         number = f"{metric} {pct(mean)}".strip() if mean is not None else "not measured"
@@ -200,6 +210,7 @@ def track_line(hypotheses: Sequence[Hypothesis], verdicts: dict[str, Verdict], t
             number = f"not judged: {reason}" if reason else "not judged"
         by_status.setdefault(status, []).append(f"{h.id} {h.source} ({number})")
     order = [s.value for s in VerdictStatus]
+    order.insert(order.index(VerdictStatus.REFUTED.value) + 1, DIFFERS_BETTER)
     return [
         f"{status}: " + ", ".join(items)
         for status, items in sorted(by_status.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else 99)

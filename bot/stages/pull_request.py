@@ -29,6 +29,7 @@ from bot.model import (
     VerdictStatus,
     status_counts,
 )
+from bot.model.better import differ_count
 from bot.render import render
 from bot.render.claims import ci_level, claim_rows, transfer_words
 from bot.render.lost import lost_summary
@@ -181,7 +182,12 @@ def draft_reasons(sample: bool, state) -> list[str]:
     """Why the PR must stay a draft: a maintainer is asked to review only what a person approved on evidence
     that was measured, at gates whose review converged."""
     reasons = ["its benchmark evidence is sample data"] if sample else []
-    reasons += [f"gate {g}'s review did not converge" for g in sorted(set(state.unconverged))]
+    unconverged = sorted(set(state.unconverged))
+    if unconverged:  # one clause: "gates 1, 2 and 3's reviews did not converge", not the sentence three times
+        gates = ", ".join(map(str, unconverged[:-1])) + f" and {unconverged[-1]}" if len(unconverged) > 1 else ""
+        reasons.append(
+            f"gates {gates}'s reviews did not converge" if gates else f"gate {unconverged[0]}'s review did not converge"
+        )
     flagged = sorted({d.gate for d in state.decisions if d.via is DecidedVia.APPROVE_FLAG})
     if flagged:
         reasons.append(f"gate {', '.join(map(str, flagged))} passed by --approve, not by a person")
@@ -243,6 +249,9 @@ def run(ctx: StageContext) -> StageOutput:
         not_testable=VerdictStatus.NOT_TESTABLE.value,
         track_c=pr_parts.track_line(hypotheses, verdicts, Track.C),
         indicated_c=pr_parts.indicated_ids(hypotheses, verdicts, Track.C),
+        # an equivalence guard refuted by being better than its margin is no regression (bot.model.better)
+        regressed_c=counts["C"]["refuted"] - len(better := pr_parts.better_ids(hypotheses, verdicts, Track.C)),
+        better_c=differ_count(better) if better else "",
         lost_c=lost_summary(verdicts.values()),
         recs=ctx.read_model(
             f"{ctx.paths.docs}/feedback-for-blis.json", list[Recommendation], written_by=Stage.DOCUMENT

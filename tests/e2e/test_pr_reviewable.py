@@ -143,6 +143,11 @@ def test_draft_reasons_name_each_cause():
         "gate 2's review did not converge",
         "gate 1 passed by --approve, not by a person",
     ]
+    # ghuser3 finding 8: several unconverged gates are one clause, not the same sentence once per gate
+    state.unconverged = [3, 1, 2]
+    assert draft_reasons(False, state)[0] == "gates 1, 2 and 3's reviews did not converge"
+    state.unconverged = [1, 3]
+    assert draft_reasons(False, state)[0] == "gates 1 and 3's reviews did not converge"
 
 
 def test_a_decision_saved_before_its_way_was_kept_is_not_shown_as_a_persons(tmp_path, capsys):

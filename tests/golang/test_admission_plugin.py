@@ -70,6 +70,15 @@ def test_the_texts_say_a_rejection_is_a_500_and_name_the_in_tree_admitter(a02):
     assert "HTTP 500" in " ".join(a02.report_markdown.split())
     pr = what_it_does(PolicyKind.ADMISSION, PLUGIN, "t", a02.summary.signals, a02.summary.thresholds)
     assert "HTTP 500, not 429" in pr and "`probabilistic-admitter`" in pr
+    # ghuser3 finding 8: the gauges are named where "the same" would have had no antecedent (the plugin was just
+    # said to read many signals), and the fail-open on unscraped endpoints is stated beside upstream's fail-closed
+    assert "reads the same two gauges" not in pr
+    assert (
+        "which reads two of the gauges this plugin reads, llm-d's WaitingQueueSize and KVCacheUsagePercent "
+        "(QueueDepth and KVUtilization here), with the same thresholds: its saturation is the mean over endpoints of "
+        "max(WaitingQueueSize / 5, KVCacheUsagePercent / 0.8)" in pr
+    )
+    assert "so it fails open (with none scraped it decides on an empty pool), where upstream fails closed" in pr
     assert "every request admitted" not in plugin_phrase(PolicyKind.ADMISSION, PLUGIN)[1]
 
 

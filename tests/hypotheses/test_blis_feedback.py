@@ -128,3 +128,33 @@ def test_a_schedulers_magnitude_gap_blames_the_changed_mechanism_not_the_latency
     assert "B8 (queue-ordering-authority, confirmed)" in r.text and r.kind == "re-evolution"
     (routing,) = recommendations(pairs)
     assert routing.text.endswith("Calibrate the simulator's latency model on load-spikes.")
+
+
+def _guard(rel: float) -> tuple[Hypothesis, Verdict]:
+    """C1 'matches the default within 5%' on mean TTFT, refuted by one cell ``rel`` away (lower is better)."""
+    h = _h("C1").model_copy(
+        update={"prediction": Prediction(metric="ttft_mean", direction=Direction.EQUIVALENT, margin=0.05)}
+    )
+    e = _e(rel, rel - 0.03, rel + 0.03).model_copy(update={"metric": "ttft_mean", "status": S.REFUTED})
+    return h, _v("C1", S.REFUTED, [e])
+
+
+def test_an_equivalence_refuted_by_being_better_asks_to_restate_the_claim_not_to_re_evolve():
+    """ghuser3 finding 3: TTFT 19% lower against a ±5% margin is no regression."""
+    from bot.model.better import better_than_margin, regressed
+    from bot.render.claims import cause, verdict_text
+
+    h, v = _guard(-0.191)
+    assert better_than_margin(h, v) and not regressed(h, v)
+    (r,) = recommendations([(h, v)])
+    assert r.kind == "claim re-statement" and "regressed" not in r.text and "Re-evolve" not in r.text
+    assert r.text.startswith("The plugin is better than the ±5% margin on `load-spikes` (ttft_mean -19.1%")
+    assert "State the claim as an improvement (`ttft_mean` decrease)" in r.text
+    assert cause(h, v.effects[0]) == "better than the ±5% margin"
+    assert verdict_text(v, h) == "➕ **differs** (at 30 req/s: better than the ±5% margin)"
+    # the worse side stays a regression
+    h, v = _guard(0.191)
+    assert regressed(h, v) and not better_than_margin(h, v)
+    (r,) = recommendations([(h, v)])
+    assert r.kind == "re-evolution" and r.text.startswith("The plugin regressed `load-spikes`")
+    assert cause(h, v.effects[0]) == "beyond the margin"

@@ -109,8 +109,8 @@ def test_a_conflict_on_one_cell_is_found_and_its_fix_is_a_change_request_gate_2_
         assert refusal(2, reason, hypotheses=[h for _, h in hyps]) is None
 
 
-def ctx_for(req, summary=None):
-    return SimpleNamespace(request=req, paths=SimpleNamespace(hypotheses_dir="docs/promotion/x/hypotheses"))
+def ctx_for(req, summary=None, home="local"):
+    return SimpleNamespace(request=req, home=home, paths=SimpleNamespace(hypotheses_dir="docs/promotion/x/hypotheses"))
 
 
 def test_a_class_ordering_scheduler_on_one_priority_is_flagged_before_gpu_time():
@@ -226,3 +226,33 @@ def test_an_admitter_shown_to_admit_priority_0_when_overloaded_is_said_unmeasura
         [g] = _class_exercised(ctx_for(req), hyps, other)
         assert "if its admit rule keeps `standard` admitted" in g.message
         assert brief(g.message).startswith("the planned cells may measure an admitter that sheds nothing")
+
+
+def test_on_github_every_exclude_fix_is_the_comment_not_the_local_command():
+    """ghuser3 finding 7: on GitHub, G2.priority-exercised (and G2.contradiction) said to run the local
+    `promote request-changes 2 --reason 'exclude: A1'`; there the fix is the comment `/request-changes exclude: A1
+    (why)`, which gate 2 applies as written."""
+    admitter = scheduling_request(kind="admission")
+    found = []
+    for req, summary in (
+        (admitter, summary_for("admission", SIGNALS)),  # may shed nothing
+        (
+            admitter,
+            summary_for("admission", SIGNALS).model_copy(
+                update={"behaviour": {"idle:0": "admit", "overloaded:0": "admit", "overloaded:-1": "reject"}}
+            ),
+        ),
+        (scheduling_request(), summary_for("scheduling")),  # a class-ordering scheduler
+    ):
+        hyps = hypotheses(req, summary)
+        [f] = _class_exercised(ctx_for(req, home="github"), hyps, summary)
+        found.append((f, hyps))
+    assert "cannot measure this admitter" in found[1][0].message  # the established case too
+    req = scheduling_request(rates=(30,))
+    hyps = hypotheses(req, summary_for("scheduling"))
+    found += [(f, hyps) for f in _contradictions(hyps, req, "github")]
+    assert len(found) == 4
+    for f, hyps in found:
+        assert "promote " not in f.fix, f.fix
+        [reason] = re.findall(r"`/request-changes (exclude: [^`]*) \(why\)`", f.fix)
+        assert refusal(2, reason + " (the cells cannot show it)", hypotheses=[h for _, h in hyps]) is None

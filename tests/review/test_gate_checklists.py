@@ -698,3 +698,46 @@ def test_a_bounded_round_counts_the_findings_it_stands_for_in_every_tally(branch
     first = [Finding(severity=Severity.CRITICAL, check="G1.x", message=f"x{i}") for i in range(pr_parts.MAX_ISSUES)]
     issues = pr_parts.known_issues({1: [ReviewRound(gate=1, round=1, findings=first)], 3: [review]}, lambda *_: "")
     assert pr_parts.issues_left(issues) == 40 + len(others)
+
+
+def test_no_finding_read_on_github_tells_to_run_a_local_promote_command(branch):
+    """ghuser3 finding 7: on GitHub, gate 2's G2.priority-exercised fix said to run `promote request-changes 2
+    --reason 'exclude: A1'`. Every gate's findings, with the checks that carry a command planted, are read with
+    home github: no fix names a `promote ` command (the gate-2 exclude checks are in test_gate2_scheduling)."""
+    import json
+
+    from bot.bench.layout import unmeasured_flag
+
+    ctx, edit, _ = branch
+    ctx.home = "github"
+
+    def failed(text: str) -> str:
+        return json.dumps(json.loads(text) | {"spent": 3.5, "cell_runs": 11, "stopped": "failed", "stop_reason": "x"})
+
+    def flag(how: str):
+        def change(text: str) -> str:
+            verdicts = json.loads(text)
+            verdicts[0]["flags"] = [*verdicts[0]["flags"], how]
+            return json.dumps(verdicts, indent=2)
+
+        return change
+
+    edit(ctx.paths.gpu_time, failed)
+    edit(ctx.paths.verdicts_json, flag(unmeasured_flag("evolved", 0)))
+    ctx.forge.commit_files(
+        BRANCH,
+        {
+            ctx.paths.reports_not_used: json.dumps(
+                [{"report": "evolved/x/rate-1/rep-1/r.yaml", "reason": "the plan's workload differs"}]
+            ).encode(),
+            ctx.paths.priority_mix: json.dumps({"not_judged": "no evolved priority-mix result could be used"}).encode(),
+        },
+        message="plant",
+    )
+    findings = [f for gate in (1, 2, 3) for f in review_gate(gate, ctx)]
+    edit(ctx.paths.verdicts_json, flag("no-results"))  # which G3.arm-not-measured gives way to
+    findings += review_gate(3, ctx)
+    planted = {"G3.benchmark-complete", "G3.no-results", "G3.arm-not-measured", "G3.report-invalid", "G3.priority-mix"}
+    assert planted <= {f.check for f in findings}, sorted({f.check for f in findings})
+    local = [(f.check, f.fix) for f in findings if "promote " in (f.fix or "")]
+    assert not local, local

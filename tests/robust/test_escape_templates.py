@@ -120,7 +120,7 @@ SAFE = {
         "transferred",  # pull_request.transfer_count: numbers and the bot's own words
         "status_b",  # bot.model.status_counts: numbers and status names
         "status_c",
-        'counts["C"]["refuted"]',
+        "regressed_c",  # a count
         "indicated_c | length",  # a count
         "d.decision.value",
         "d.gate",
