@@ -7,9 +7,10 @@ same request differently leaves it unchanged, and the approval given on the old 
 translation nobody reviewed.
 
 The first stage whose maker changed runs again, and so does every later stage whose maker changed or whose input
-came out different. A gate's decision is kept only when the artifacts it approved come out byte-identical;
-otherwise the gate reopens (a fresh review, then a fresh decision) and what was built on it is dropped. When
-every stage redone came out identical, the promotion is back where it was.
+came out different. A gate's decision is kept only when the artifacts it approved come out byte-identical; a
+stage that comes out different reopens the gate covering it at once (a fresh review, then a fresh decision), and
+what was built on it is dropped, stage 5's benchmark run included. When every stage redone came out identical,
+the promotion is back where it was.
 """
 
 from __future__ import annotations
@@ -81,29 +82,30 @@ def begin(
 
 
 def stage_finished(state: PipelineState, record: StageRecord, *, now: datetime) -> tuple[PipelineState, str]:
-    """A stage the re-check redid: keep the gate after it when every stage it covers came out identical, else
-    reopen that gate. Returns the state and one line saying what was kept or reopened."""
+    """A stage the re-check redid: a difference reopens the gate that covers it at once (``_reopen``), even when
+    the gate's later stages had not finished (stage 4 reopens gate 3 while stage 5 waits for its benchmark: that
+    run measures the old tests); the gate after a stage that came out identical keeps its decision. Returns the
+    state and one line saying what was kept or reopened, and what differed."""
     rc = state.recheck
     if rc is None or state.next_stage != record.stage:
         raise IllegalTransition(f"stage {int(record.stage)} finished, but no re-check runs it")
     n = int(record.stage)
     old = state.stages.get(n)
-    same = old is not None and _files(old) == _files(record)
+    differed = _differed(old, record)
     s = state.model_copy(deep=True)
     s.stages[n] = record
     r = s.recheck
     assert r is not None
     r.redo = [x for x in r.redo if x != n]
-    covering = next(g for g, covers in GATE_COVERS.items() if record.stage in covers) if n > 1 else None
-    if not same:
-        if covering is not None and covering not in r.dirty:
-            r.dirty.append(covering)
-        if n + 1 in s.stages and n + 1 not in r.redo and record.stage not in GATE_AFTER:
-            r.redo = sorted([*r.redo, n + 1])  # the next stage reads what changed
+    covering = next((g for g, covers in GATE_COVERS.items() if record.stage in covers), None)
+    if differed and covering is not None:
+        return _reopen(s, covering, now, n, differed)
+    if differed and n + 1 in s.stages and n + 1 not in r.redo:
+        r.redo = sorted([*r.redo, n + 1])  # the next stage reads what changed (stage 1: no gate covers it)
+    line = f"stage {n} ({record.stage.title}) redone by this bot came out " + (
+        f"different ({differed})" if differed else "byte-identical"
+    )
     gate = GATE_AFTER.get(record.stage)
-    if gate is not None and gate in r.dirty:
-        return _reopen(s, gate, now, n)
-    line = f"stage {n} ({record.stage.title}) redone by this bot came out {'byte-identical' if same else 'different'}"
     if gate is not None and any(d.gate == gate for d in s.decisions):
         r.kept.append(gate)
         line += f": gate {gate}'s decision is kept"
@@ -117,9 +119,12 @@ def stage_finished(state: PipelineState, record: StageRecord, *, now: datetime) 
     return _log(s, now, "bot", "re-check finished", f"every stage redone came out identical{kept}"), line
 
 
-def _reopen(s: PipelineState, gate: int, now: datetime, n: int) -> tuple[PipelineState, str]:
-    """The artifacts gate ``gate`` approved came out different: its review runs again and a person decides anew;
-    the stages after it built on the old artifacts and are dropped (they run again after the decision)."""
+def _reopen(s: PipelineState, gate: int, now: datetime, n: int, differed: str) -> tuple[PipelineState, str]:
+    """Stage ``n``, which gate ``gate`` covers, came out different (``differed``: its files that did): the gate's
+    review runs again and a person decides anew; the stages after ``n`` built on the old artifacts and are
+    dropped, and so is the benchmark stage 5 waited for. The gate's own stages after ``n`` (stage 5, after stage
+    4) run again first; the later ones run after the decision."""
+    rest = [st for st in GATE_COVERS[gate] if int(st) > n]
     s.stages = {k: v for k, v in s.stages.items() if k <= n}
     had = sorted({d.gate for d in s.decisions if d.gate >= gate})
     s.decisions = [d for d in s.decisions if d.gate < gate]
@@ -127,10 +132,15 @@ def _reopen(s: PipelineState, gate: int, now: datetime, n: int) -> tuple[Pipelin
     s.unconverged = [g for g in s.unconverged if g < gate]
     s.pending_feedback = {k: f for k, f in s.pending_feedback.items() if k <= n}
     s.review_findings = {k: f for k, f in s.review_findings.items() if k <= n}
-    s.recheck, s.next_stage, s.open_gate, s.review_round, s.author_changed = None, None, gate, 0, False
+    s.recheck, s.review_round, s.author_changed = None, 0, False
+    s.next_stage, s.open_gate = (rest[0], None) if rest else (None, gate)
     s.status, s.benchmark = Status.RUNNING, None
+    then = f" once stage {int(rest[0])} ({rest[0].title}) has run again" if rest else ""
     dropped = f"; the decisions at gate {', '.join(map(str, had))} no longer count" if had else ""
-    line = f"stage {n} ({Stage(n).title}) redone by this bot came out different: gate {gate} reopens for a fresh review and decision{dropped}"
+    line = (
+        f"stage {n} ({Stage(n).title}) redone by this bot came out different ({differed}): "
+        f"gate {gate} reopens for a fresh review and decision{then}{dropped}"
+    )
     return _log(s, now, "bot", f"gate {gate} reopened by the re-check", line), line
 
 
@@ -168,6 +178,18 @@ def _recheck_event(event: str) -> bool:
 
 def _files(record: StageRecord) -> dict[str, str]:
     return {a.path: a.sha256 for a in record.artifacts}
+
+
+def _differed(old: StageRecord | None, new: StageRecord, shown: int = 3) -> str:
+    """The files whose content differs between ``old`` and ``new`` (written, changed or gone), in words; "" when
+    they are byte-identical. A person reading the line sees which artifact the upgrade changed."""
+    was, now = (_files(old) if old else {}), _files(new)
+    paths = sorted(p for p in set(was) | set(now) if was.get(p) != now.get(p))
+    if not paths:
+        return ""
+    more = len(paths) - shown
+    named = ", ".join(paths[:shown]) + (f" and {more} more file{'s' * (more > 1)}" if more > 0 else "")
+    return f"{named} differ{'s' * (len(paths) == 1)}"
 
 
 def _log(state: PipelineState, now: datetime, actor: str, event: str, detail: str) -> PipelineState:

@@ -49,8 +49,15 @@ def recheck_reopened(promotion, before: PipelineState, after: PipelineState) -> 
     """A gate the re-check reopened (the Runner's ``on_reopen``): undone as a restart's (``undo_dropped``), in the
     bot's name, and said in words for its line (plain text: the audit trail keeps it, the re-check notice and
     the status comment show it escaped)."""
-    why = f"the re-check reopened gate {after.open_gate}"
-    after, said, removed = undo_dropped(promotion, before, after, actor="bot", why=why, say=cancel_line)
+    gate = after.open_gate or next(g for g, covers in pipeline.GATE_COVERS.items() if after.next_stage in covers)
+    after, said, removed = undo_dropped(
+        promotion, before, after, actor="bot", why=f"the re-check reopened gate {gate}", say=cancel_line
+    )
+    if before.benchmark is not None and after.benchmark is None:
+        # Stage 5 runs again (gate 3 reopened from stage 4) or after the decision: it dispatches the benchmark
+        # anew, even from a run that only continues what was due (which otherwise leaves the dispatch to the run
+        # that made stage 5 due: here that is this one, and it dropped the run stage 5 waited for).
+        promotion._dispatch_benchmark = True
     if removed:
         names = " and ".join(f"`{n}`" for n in removed)
         said = "; ".join(x for x in (said, f"the approval label{'s' * (len(removed) > 1)} {names} came off") if x)

@@ -52,7 +52,10 @@ class Recheck(Strict):
 
     why: str = Field(description="one line: what changed and what is redone")
     redo: list[int] = Field(description="the stages still to run again, in order")
-    dirty: list[int] = Field(default_factory=list, description="gates whose stages came out different so far")
+    dirty: list[int] = Field(
+        default_factory=list,
+        description="unused: a stage that comes out different reopens its gate at once (kept so saved states load)",
+    )
     kept: list[int] = Field(default_factory=list, description="gates whose decision stays (artifacts identical)")
     resume_stage: Stage | None = Field(description="where the promotion was: the stage due")
     resume_gate: int | None = Field(description="where the promotion was: the open gate")

@@ -172,7 +172,8 @@ class Runner:
         # A fork file a stage changed (the registration in runner.go, .gitattributes) goes back to the base's.
         base = self.request.fork.base_branch
         restore = {p: data for p in sorted(stale) if (data := self.forge.read_file(base, p)) is not None}
-        how = ("re-check", "Recheck") if new.next_stage is None else ("restart", "Restart")
+        recheck = new.audit[-1].event.endswith("reopened by the re-check")  # else an edit's restart
+        how = ("re-check", "Recheck") if recheck else ("restart", "Restart")
         message = (
             commit_subject(f"{how[0]} from stage {int(start)}: remove the files of the stages redone")
             + "\n\n"

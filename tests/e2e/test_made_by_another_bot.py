@@ -71,10 +71,11 @@ def test_a_translation_that_comes_out_different_reopens_gate_1(tmp_path, capsys)
         _older_dictionary(raw)
         raw["stages"]["2"]["artifacts"][0]["sha256"] = "0" * 64  # what the old translator wrote
 
+    plugin = _state(work).stages[2].artifacts[0].path
     _edit(work, older_translation)
     assert main(["resume", "--work", str(work)]) == 0  # not --quiet: the re-check line shows
     out = capsys.readouterr().err  # the run log
-    assert "came out different: gate 1 reopens for a fresh review and decision" in out
+    assert f"came out different ({plugin} differs): gate 1 reopens for a fresh review and decision" in out
     assert "the decisions at gate 1 no longer count" in out
     s = _state(work)
     assert s.open_gate == 1 and s.status is Status.AWAITING_DECISION and s.decisions == []
@@ -136,7 +137,8 @@ def test_gate_2_reopened_takes_the_later_stages_files_off_the_branch_and_quiet_s
     assert "stage 1: analyze" not in err  # the progress is left out
     assert "re-check: this promotion's stages were made by another bot version" in err
     assert "gate 1's decision is kept" in err
-    assert "stage 3 (hypothesize) redone by this bot came out different: gate 2 reopens" in err
+    plan = before.stages[3].artifacts[0].path
+    assert f"stage 3 (hypothesize) redone by this bot came out different ({plan} differs): gate 2 reopens" in err
     assert "the files of stages 4-5 were removed from the branch in one commit (" in err
     s = _state(work)
     assert s.open_gate == 2 and [d.gate for d in s.decisions] == [1] and sorted(s.stages) == [1, 2, 3]
@@ -145,3 +147,76 @@ def test_gate_2_reopened_takes_the_later_stages_files_off_the_branch_and_quiet_s
     assert any(a.event == "removed the files of the stages redone" for a in s.audit)
     reopened = next(a for a in s.audit if a.event == "gate 2 reopened by the re-check")
     assert "removed from the branch in one commit" in reopened.detail  # the audit trail says it as the log did
+
+
+def test_stage_4_different_while_stage_5_waits_reopens_gate_3_at_once_and_says_what_differed(tmp_path, capsys):
+    """bg5: stage 5 waited for the GPU run and only stage 4 came out different. Gate 3 covers stage 4 but opens
+    after stage 5, which had not finished, so the re-check marked gate 3 and ended saying every stage redone came
+    out identical; stage 5 then went on with the benchmark of the old tests. Now the difference reopens gate 3 at
+    once: the benchmark it waited for is dropped, stage 5 runs again, then gate 3's review and a fresh decision."""
+    work = tmp_path / "work"
+    run = ["run", str(REQUEST), "--results", str(RESULTS), "--allow-sample-data", "--fork", str(tmp_path / "fork")]
+    assert main([*run, "--work", str(work), "--quiet", "--approve", "1,2"]) == 0
+    before = _state(work)
+    assert before.open_gate == 3
+    test_file = before.stages[4].artifacts[0].path
+
+    def waiting_for_the_gpu_run_of_older_tests(raw: dict) -> None:
+        for n in ("1", "2", "3", "4"):
+            raw["stages"][n]["made_by"]["dictionary"] = OLD_DICTIONARY
+        raw["stages"]["4"]["artifacts"][0]["sha256"] = "0" * 64  # what the old bot's stage 4 wrote
+        del raw["stages"]["5"]  # stage 5 waits for the benchmark it dispatched
+        raw["reviews"].pop("3", None)
+        raw.update(next_stage=5, open_gate=None, status="running", review_round=0)
+        raw["benchmark"] = {"commit": raw["stages"]["4"]["commit"], "at": raw["stages"]["4"]["finished_at"]}
+
+    _edit(work, waiting_for_the_gpu_run_of_older_tests)
+    capsys.readouterr()
+    assert main(["resume", "--work", str(work)]) == 0  # not --quiet: the re-check line shows
+    err = capsys.readouterr().err  # the run log
+    assert "gate 2's decision is kept" in err
+    assert (
+        f"stage 4 (implement tests) redone by this bot came out different ({test_file} differs): gate 3 reopens "
+        "for a fresh review and decision once stage 5 (run and validate) has run again" in err
+    ), err
+    assert "every stage redone came out identical" not in err
+    s = _state(work)
+    assert s.recheck is None and s.benchmark is None
+    assert s.open_gate == 3 and s.status is Status.AWAITING_DECISION and [d.gate for d in s.decisions] == [1, 2]
+    assert s.stages[5].finished_at > before.stages[5].finished_at and s.reviews[3]  # stage 5 and the review ran anew
+    events = [a.event for a in s.audit]
+    assert "gate 3 reopened by the re-check" in events and "re-check finished" not in events
+    assert events.index("gate 3 reopened by the re-check") < events.index("stage 5 finished", len(before.audit))
+
+
+def test_stage_4_different_at_gate_3_reopens_it_before_stage_5_runs_again(tmp_path, capsys):
+    """Stage 5 had finished: gate 3 still reopens right after stage 4 (stage 5 is not redone as a re-check of the
+    old tests' benchmark); stage 5's files leave the branch in one re-check commit and it runs again first."""
+    import subprocess
+
+    work = tmp_path / "work"
+    run = ["run", str(REQUEST), "--results", str(RESULTS), "--allow-sample-data", "--fork", str(tmp_path / "fork")]
+    assert main([*run, "--work", str(work), "--quiet", "--approve", "1,2"]) == 0
+    before = _state(work)
+
+    def older_tests(raw: dict) -> None:
+        for n in ("1", "2", "3", "4"):
+            raw["stages"][n]["made_by"]["dictionary"] = OLD_DICTIONARY
+        raw["stages"]["4"]["artifacts"][0]["sha256"] = "0" * 64  # what the old bot's stage 4 wrote
+
+    _edit(work, older_tests)
+    capsys.readouterr()
+    assert main(["resume", "--work", str(work), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "once stage 5 (run and validate) has run again" in err
+    assert "the files of stage 5 were removed from the branch in one commit (" in err, err
+    s = _state(work)
+    assert s.open_gate == 3 and s.status is Status.AWAITING_DECISION and [d.gate for d in s.decisions] == [1, 2]
+    assert s.stages[5].finished_at > before.stages[5].finished_at
+    log = subprocess.run(
+        ["git", "-C", str(tmp_path / "fork"), "log", "--format=%s", s.branch],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "re-check from stage 5: remove the files of the stages redone" in log, log

@@ -110,3 +110,41 @@ def test_a_recheck_that_reopens_gate_2_cancels_the_benchmark_run_and_takes_the_d
 
     _label(sim, number, "gate-2-approved", "maria")  # decided anew on the plan this bot wrote
     assert len(held) == 2 and state_of(sim, number).benchmark.run_id == sim.benchmark_run(held[1]).run_id
+
+
+def test_stage_4_different_while_stage_5_waits_reopens_gate_3_and_cancels_the_benchmark_run(sim):
+    """bg5: only stage 4 came out different while stage 5 waited for the GPU run. Gate 3 covers stage 4, but the
+    re-check reopened it only after stage 5, which had not finished: it ended saying every stage redone came out
+    identical and left the old run going. Now gate 3 reopens at once, the old run is cancelled through the
+    restart's path, and stage 5 dispatches the benchmark anew."""
+    from bot.github.state import decode_state, encode_state
+    from tests.github.test_github_benchmark_wait import _benchmark_out
+    from tests.github.test_github_flow import labels_of
+
+    number, held, _ = _benchmark_out(sim)  # gates 1 and 2 approved by label; stage 5 waits for the GPU run
+    run = sim.benchmark_run(held[0])
+    assert state_of(sim, number).benchmark.run_id == run.run_id and run.status == "queued"
+    c = _status(sim, number)
+    state = decode_state(c.body)
+    old = state.model_copy(deep=True)
+    for n in (1, 2, 3, 4):
+        old.stages[n].made_by["dictionary"] = "1.0.0 (sha256 000000000000)"
+    old.stages[4].artifacts[0].sha256 = "0" * 64  # what the old bot's stage 4 wrote
+    sim.fake.state.update_comment(c, c.body.replace(encode_state(state), encode_state(old)), sim.fake.BOT)
+
+    _comment(sim, number, "researcher", "any news?")  # the run that resumes it re-checks the older bot's stages
+    state = state_of(sim, number)
+    assert [d.gate for d in state.decisions] == [1, 2] and state.open_gate is None and state.recheck is None
+    assert run.conclusion == "cancelled", run
+    stopped = next(a for a in state.audit if a.event == "benchmark run stopped")
+    assert stopped.actor == "bot" and stopped.detail == f"run {run.run_id}: the re-check reopened gate 3", stopped
+    assert {"gate-1-approved", "gate-2-approved"} <= labels_of(sim, number)  # the kept gates' labels stay
+    [notice] = _notices(sim, number)
+    body = notice.body
+    assert "gate 2's decision is kept" in body, body
+    path = old.stages[4].artifacts[0].path
+    assert f"stage 4 (implement tests) redone by this bot came out different ({path} differs)" in body, body
+    assert "gate 3 reopens for a fresh review and decision once stage 5 (run and validate) has run again" in body
+    assert f"the GPU benchmark of `{run.inputs['commit'][:12]}` (run {run.run_id}) it waited for was cancelled" in body
+    assert "every stage redone came out identical" not in body, body
+    assert len(held) == 2 and state.benchmark.run_id == sim.benchmark_run(held[1]).run_id  # dispatched anew
