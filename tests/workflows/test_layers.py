@@ -28,6 +28,7 @@ LAYERS: dict[str, tuple[int, str]] = {
     "events": (0, "entry"),
     # engine: stages, gates, legal transitions (pure)
     "pipeline": (1, "engine"),
+    "recheck": (1, "engine"),  # what a bot upgrade redoes: pure, decided from the state's records
     # stages: inputs -> artifacts, through ports only
     "stages": (2, "stages"),
     # capabilities
