@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.model import AuditEntry, PipelineState, Recheck, Stage, StageRecord, Status
+from bot.model import AuditEntry, Decision, PipelineState, Recheck, Stage, StageRecord, Status
 from bot.pipeline import GATE_AFTER, GATE_COVERS, IllegalTransition
 
 #: States saved before ``made_by`` was kept: stage 1 is the dictionary's own summary, so the check starts at
@@ -57,17 +57,12 @@ def begin(
 ) -> tuple[PipelineState, str | None]:
     """Start a re-check when another bot made finished stages; returns the state and the one line to show (None:
     nothing to redo). A promotion that is over, halted or already re-checking is left alone (a retry comes here)."""
-    if state.recheck is not None or state.status not in (Status.RUNNING, Status.AWAITING_DECISION):
-        return state, None
-    redo, what = stale(state, current)
+    redo, what = _due(state, current)
     if not redo:
         return state, None
     first = Stage(redo[0])
-    gates = sorted({d.gate for d in state.decisions if GATE_COVERS[d.gate][-1] >= first})
     why = f"made by another bot version ({'; '.join(what)}): redoing from stage {int(first)} ({first.title})"
-    if gates:
-        named = " and ".join(map(str, gates))
-        why += f"; the decision{'s' * (len(gates) > 1)} at gate {named} stay{'s' * (len(gates) == 1)} only where the approved artifacts come out byte-identical"
+    why += _stays(approved(state, first))
     s = state.model_copy(deep=True)
     s.recheck = Recheck(
         why=why,
@@ -79,6 +74,46 @@ def begin(
     )
     s.next_stage, s.open_gate, s.status, s.review_round, s.opened_at = first, None, Status.RUNNING, 0, None
     return _log(s, now, actor, "re-check", why), why
+
+
+def due(state: PipelineState, current: dict[int, dict[str, str]]) -> str | None:
+    """What ``begin`` would redo, in one line, for a run that does not run stages (``/status``, ``promote
+    status``): the status comment says the re-check is coming before the next decision starts it. None when
+    nothing is due (or a re-check already runs: its own lines say what it did)."""
+    redo, what = _due(state, current)
+    if not redo:
+        return None
+    first = Stage(redo[0])
+    which = f"stage {redo[0]}" if len(redo) == 1 else f"stages {', '.join(map(str, redo))}"
+    return (
+        f"made by another bot version ({'; '.join(what)}): the next step that moves the promotion (a decision, "
+        f"a retry) first redoes {which} from stage {int(first)} ({first.title}) with this bot{_stays(approved(state, first))}"
+    )
+
+
+def approved(state: PipelineState, first: Stage) -> list[int]:
+    """The gates whose standing decision approved artifacts a re-check from ``first`` redoes. A gate whose last
+    decision asked for changes (or rejected) approved nothing: its stages run again anyway, so nothing of it is
+    kept or lost, and naming it would suggest a decision that is not there."""
+    last = {d.gate: d.decision for d in state.decisions}
+    return sorted(g for g, d in last.items() if d is Decision.APPROVE and GATE_COVERS[g][-1] >= first)
+
+
+def _stays(gates: list[int]) -> str:
+    if not gates:
+        return ""
+    if len(gates) == 1:
+        return f"; gate {gates[0]}'s decision stays only if the artifacts it approved come out byte-identical"
+    named = ", ".join(map(str, gates[:-1])) + f" and {gates[-1]}"
+    return f"; the decisions at gates {named} stay only where the approved artifacts come out byte-identical"
+
+
+def _due(state: PipelineState, current: dict[int, dict[str, str]]) -> tuple[list[int], list[str]]:
+    """``stale``, for a promotion a re-check may start on: one that is over, halted or already re-checking is
+    left alone (a retry comes here)."""
+    if state.recheck is not None or state.status not in (Status.RUNNING, Status.AWAITING_DECISION):
+        return [], []
+    return stale(state, current)
 
 
 def stage_finished(state: PipelineState, record: StageRecord, *, now: datetime) -> tuple[PipelineState, str]:
@@ -106,7 +141,7 @@ def stage_finished(state: PipelineState, record: StageRecord, *, now: datetime) 
         f"different ({differed})" if differed else "byte-identical"
     )
     gate = GATE_AFTER.get(record.stage)
-    if gate is not None and any(d.gate == gate for d in s.decisions):
+    if gate is not None and gate in approved(s, record.stage):
         r.kept.append(gate)
         line += f": gate {gate}'s decision is kept"
     s = _log(s, now, "bot", f"stage {n} re-checked", line)
@@ -115,8 +150,8 @@ def stage_finished(state: PipelineState, record: StageRecord, *, now: datetime) 
         return s, line
     s.next_stage, s.open_gate, s.review_round = r.resume_stage, r.resume_gate, r.resume_round
     s.status, s.recheck = Status(r.resume_status), None
-    kept = f"; gate {', '.join(map(str, r.kept))} kept" if r.kept else ""
-    return _log(s, now, "bot", "re-check finished", f"every stage redone came out identical{kept}"), line
+    # which gates were kept, each stage's line said: the promotion goes on where it was
+    return _log(s, now, "bot", "re-check finished", "every stage redone came out identical"), line
 
 
 def _reopen(s: PipelineState, gate: int, now: datetime, n: int, differed: str) -> tuple[PipelineState, str]:

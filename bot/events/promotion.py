@@ -473,7 +473,9 @@ class Promotion:
             return
         key, (first, *rest) = got
         steps = "".join(f"\n- {md(x)}" for x in rest)
-        self.notice(key, f"**Re-check:** this promotion's stages were {md(first)}.\n{steps}")
+        # what the person does now: the status comment's headline, as this run left the promotion
+        after = f"\n\n**Next:** {md(pipeline.describe(state))}."
+        self.notice(key, f"**Re-check:** this promotion's stages were {md(first)}.\n{steps}{after}")
 
     def _finish(self, result: Result) -> Result:
         if result.state is not None:

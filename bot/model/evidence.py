@@ -79,10 +79,22 @@ class Finding(Strict):
         order = {Severity.CRITICAL: 0, Severity.IMPORTANT: 1, Severity.SUGGESTION: 2}
         return (order[self.severity], self.check, self.file or "", self.line or 0, self.message)
 
+    def identity(self) -> tuple:
+        """What a finding's id digests: ``key()`` without the line in the generated file, plus the parameter.
+
+        The plugin and its config are generated, so a change request that edits one line (``param NAME: VALUE``)
+        moves every finding anchored below it, while the finding (its check, file, evolved line, parameter and
+        text) is unchanged: an id a person quoted must still name it in the next round. Findings that differ
+        only in their generated line share an identity; ``finding_ids`` numbers them."""
+        if self.by:
+            return (self.check, self.file or "")
+        return (self.check, self.file or "", self.source_line, self.param, match_text(self.message))
+
     def digest(self) -> str:
-        """The sha256 of ``key()`` in hex: the same finding (across rounds, runs and a read back from the state)
-        has the same digest, so its id (``finding_ids``) is what a person can quote in any round."""
-        return hashlib.sha256(json.dumps(list(self.key()), ensure_ascii=False).encode("utf-8")).hexdigest()
+        """The sha256 of ``identity()`` in hex: the same finding (across rounds, runs and a read back from the
+        state, wherever its generated line moved) has the same digest, so its id (``finding_ids``) is what a
+        person can quote in any round."""
+        return hashlib.sha256(json.dumps(list(self.identity()), ensure_ascii=False).encode("utf-8")).hexdigest()
 
     def short_id(self, digits: int = ID_DIGITS) -> str:
         """``hazard.sim-scale-threshold#3fa2c1``: the check, which people know, and the head of ``digest()``,
@@ -92,11 +104,12 @@ class Finding(Strict):
 
 def finding_ids(findings: Sequence[Finding]) -> list[str]:
     """Each finding's id, in order: ``CHECK#HEX`` (``Finding.short_id``), stable across rounds and runs because it
-    is derived from ``Finding.key()``, the bot's meaning of "the same finding".
+    is derived from ``Finding.identity()``: what the finding is, not the generated line it is anchored to.
 
     Distinct within the list: where two findings of one check share the first ``ID_DIGITS`` hex digits of their
-    digests, those two (only) get as many digits as tell them apart; findings with one key (a model's two findings
-    of one check in one file) get ``-2``, ``-3``, ... after the first, in list order. Pure and deterministic, so
+    digests, those two (only) get as many digits as tell them apart; findings with one identity (a model's two
+    findings of one check in one file, the checklist's two that differ only in their generated line) get ``-2``,
+    ``-3``, ... after the first, in list order. Pure and deterministic, so
     every place that lists a review round's findings shows the ids the review report shows."""
     digests = [f.digest() for f in findings]
     by_check: dict[str, set[str]] = {}

@@ -76,7 +76,7 @@ def refusal(
         )
     if applied or (author and gate in AUTHOR_READS_PROSE):
         return None
-    hint = _suggestion(text, parameters) if gate == 1 else ""
+    hint = (_suggestion(text, parameters) if gate == 1 else "") + _quoted_ids(text)
     return (
         f"gate {gate}: the reason names no directive gate {gate} applies by rule, so its stages would rerun on "
         f"the same inputs and reopen the gate unchanged; nothing was recorded.{hint} Gate {gate} applies, one per "
@@ -209,6 +209,23 @@ def _unknown_ids(exclude: list[str], margins: dict[str, float], hypotheses: list
             f"the equivalence and no-worse predictions: {', '.join(tolerant) or 'none here'})"
         )
     return out
+
+
+#: A finding id as the reviews show it (``bot.model.finding_ids``): ``hazard.sim-scale-threshold#3fa2c1-2``.
+_FINDING_ID = re.compile(r"(?<![\w.#-])([A-Za-z][\w.-]*#[0-9a-f]{6,64}(?:-\d+)?)(?![\w#-])")
+
+
+def _quoted_ids(text: str) -> str:
+    """The README invites people to quote finding ids; a reason made of one ("please fix X#abc123") then reads
+    as if the bot would act on the finding. Say that an id is for reference, and what does act."""
+    ids = list(dict.fromkeys(_FINDING_ID.findall(text)))
+    if not ids:
+        return ""
+    named = ", ".join(f"`{i}`" for i in ids[:3]) + (f" and {len(ids) - 3} more" if len(ids) > 3 else "")
+    return (
+        f" A finding id ({named}) is for reference only: the bot does not act on it; to address the finding, put "
+        "the directive its suggested fix names on a line of its own."
+    )
 
 
 def _suggestion(text: str, parameters: list[str] | None) -> str:

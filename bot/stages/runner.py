@@ -560,6 +560,7 @@ class Runner:
             home=self.status_context.get("home", "local"),
             sample_data=self.allow_sample_data,
             recheck=recheck.shown(state),
+            recheck_due=recheck.due(state, current(llm=self.agents is not None)),
             **{k: v for k, v in self.status_context.items() if k not in ("home", "links")},
             links=self._links(),
         )

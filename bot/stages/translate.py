@@ -164,8 +164,6 @@ def follow_comment_edits(paths, summary, generated: dict[str, str], files: dict[
     )
     report = out.get(paths.translation_report)
     if report is not None:
-        for old, new in zip(finding_ids(summary.findings), finding_ids(findings), strict=True):
-            report = report.replace(f"`{old}`", f"`{new}`")  # an id digests its line: the moved one's id
         for p, move in moves.items():
             report = re.sub(
                 rf"(?<![\w/.-]){re.escape(p)}:(\d+)\b", lambda m, p=p, mv=move: f"{p}:{mv.get(int(m[1]), m[1])}", report

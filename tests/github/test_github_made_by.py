@@ -148,3 +148,30 @@ def test_stage_4_different_while_stage_5_waits_reopens_gate_3_and_cancels_the_be
     assert f"the GPU benchmark of `{run.inputs['commit'][:12]}` (run {run.run_id}) it waited for was cancelled" in body
     assert "every stage redone came out identical" not in body, body
     assert len(held) == 2 and state.benchmark.run_id == sim.benchmark_run(held[1]).run_id  # dispatched anew
+
+
+def test_status_says_a_recheck_is_due_and_its_notice_names_only_decided_gates_and_ends_with_the_next_step(sim):
+    """Found by an llm-d maintainer: after an upgrade at gate 2, `/status` said nothing; the change request's notice
+    then spoke of "the decisions at gate 1 and 2" (gate 2 had only the change request), said "gate 1 kept" twice,
+    and never said what to do next."""
+    number = _to_gate_1(sim)
+    _comment(sim, number, "maria", "/approve")
+    _saved_by_a_bot_without_made_by(sim, number)
+
+    _comment(sim, number, "researcher", "/status")  # read-only: no re-check runs, but the checklist says one is due
+    status = _status(sim, number).body
+    assert "**Re-check due:** this promotion's stages were made by another bot version" in status, status
+    assert "the next step that moves the promotion (a decision, a retry) first redoes stages 2, 3" in status
+    assert "gate 1's decision stays only if the artifacts it approved come out byte-identical" in status
+    assert not _notices(sim, number) and state_of(sim, number).recheck is None
+
+    _comment(sim, number, "maria", "/request-changes tighten\nmargin: 0.04")
+    [notice] = _notices(sim, number)
+    body = notice.body
+    assert "gate 1's decision stays only if the artifacts it approved come out byte-identical" in body, body
+    assert "gate 2" not in body.split("**Next:**")[0] and "gates 1 and 2" not in body
+    assert body.count("kept") == 1 and "gate 1's decision is kept" in body
+    assert body.rstrip().endswith("**Next:** waiting for a decision at gate 2.")
+    status = _status(sim, number).body
+    [paragraph] = [line for line in status.splitlines() if line.startswith("> **Re-check")]
+    assert paragraph.startswith("> **Re-check:**") and paragraph.count("kept") == 1, paragraph

@@ -1,5 +1,5 @@
 """Every finding has a short id a person can quote (``check#digest``): the same in every round and run for the
-same finding (``Finding.key``), distinct within a gate's round, and shown wherever findings are listed."""
+same finding (``Finding.identity``: not its generated line), distinct within a gate's round, and shown wherever findings are listed."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ import shutil
 
 import pytest
 
+from bot.cli import main
 from bot.forge.local import LocalForge
 from bot.model import Finding, PipelineState, PromotionRequest, ReviewRound, Severity, finding_ids, match_text
 from bot.model.evidence import ID_DIGITS
 from bot.review import render_review_report, review_gate
+from bot.review.change_request import refusal
 from bot.stages.context import StageContext
 from bot.stages.pull_request import finding_comments
 from tests.conftest import BRANCH, REQUEST, RESULTS
@@ -25,9 +27,9 @@ def test_an_id_is_the_check_and_a_digest_of_the_key_and_survives_a_reworded_mode
     [ref] = finding_ids([f])
     assert ref == f.short_id() and ref.startswith("hazard.sim-scale-threshold#")
     assert len(ref.split("#")[1]) == ID_DIGITS
-    # the checklist's key includes the line: the same finding is the same id, a moved one is another finding
+    # the same finding is the same id, also where its generated line moved (a change above it)
     assert finding_ids([f.model_copy()]) == [ref]
-    assert f.model_copy(update={"line": 13}).short_id() != ref
+    assert f.model_copy(update={"line": 13}).short_id() == ref
     # a model words a repeat differently: its key is check and file, and so is its id
     by_model = f.model_copy(update={"by": "claude"})
     assert by_model.short_id() == by_model.model_copy(update={"message": "reworded", "line": 40}).short_id()
@@ -95,3 +97,51 @@ def test_the_ids_are_stable_across_runs_distinct_and_shown_in_the_report_the_pr_
     committed = [Finding.model_validate(f) for f in summary["findings"]]
     named = [i for f, i in zip(first.findings, ids, strict=True) if f in committed]
     assert len(named) == len(committed) and all(f"`{i}`" in translation for i in named)
+
+
+def test_an_id_names_the_finding_not_its_generated_line():
+    """Found by an llm-d maintainer: `param loadHighThreshold: 9` moved the config line below it, and the
+    unchanged loadLowThreshold hazard came back under another id, so a reason quoting it matched nothing."""
+    at = _finding("load threshold 4.5", file="deploy/config/x.yaml", line=37, source_line=206, param="loadLowThreshold")
+    assert at.model_copy(update={"line": 35}).short_id() == at.short_id()
+    # what the finding is still tells it apart: its evolved line, its parameter, its file, its text
+    for change in ({"source_line": 204}, {"param": "loadHighThreshold"}, {"file": "deploy/config/y.yaml"}):
+        assert at.model_copy(update=change).short_id() != at.short_id(), change
+    other = at.model_copy(update={"source_line": 204})
+    assert len(set(finding_ids([at, other]))) == 2
+    # two findings that differ only in their generated line still get distinct ids within the round
+    below = at.model_copy(update={"line": 40})
+    assert finding_ids([at, below]) == [at.short_id(), at.short_id() + "-2"]
+
+
+def test_a_reason_that_only_quotes_a_finding_id_is_told_ids_are_for_reference():
+    why = refusal(1, "please fix hazard.recalibration-inverts#aa7251", parameters=["loadHighThreshold"])
+    assert why is not None and "names no directive" in why
+    assert "A finding id (`hazard.recalibration-inverts#aa7251`) is for reference only" in why
+    assert "the directive its suggested fix names" in why
+    assert "for reference only" not in (refusal(1, "please recalibrate", parameters=["loadHighThreshold"]) or "")
+
+
+@pytest.mark.slow
+def test_a_param_change_that_moves_config_lines_keeps_the_ids_of_the_unchanged_findings(tmp_path):
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    args = ["--work", str(work), "--quiet", "--actor", "maria"]
+    assert (
+        main(["run", str(REQUEST), "--results", str(RESULTS), "--allow-sample-data", "--fork", str(fork), *args]) == 0
+    )
+
+    def low_threshold() -> tuple[str, Finding]:
+        state = PipelineState.model_validate_json((work / "state.json").read_text())
+        review = state.reviews[1][-1]
+        return next(
+            (i, f)
+            for f, i in zip(review.findings, review.ids(), strict=True)
+            if f.check == "hazard.sim-scale-threshold" and f.param == "loadLowThreshold"
+        )
+
+    before_id, before = low_threshold()
+    assert main(["request-changes", "1", "--reason", f"please fix {before_id}\nparam loadHighThreshold: 9", *args]) == 0
+    after_id, after = low_threshold()
+    assert after.line != before.line, "the scenario moves the finding's config line"
+    assert (after.message, after.source_line, after.severity) == (before.message, before.source_line, before.severity)
+    assert after_id == before_id
