@@ -189,3 +189,21 @@ _ENDED = {
 #: How a promotion whose benchmark run ended without its reports goes on (the notice; the status comment's own
 #: "Then comment `/retry`" says it there).
 RETRY_FIX = "An approver's `/retry` (or `/retry 5`) dispatches the benchmark again."
+
+
+def benchmark_out(state) -> bool:
+    """Stage 5 is due and its GPU benchmark was dispatched and has not been judged."""
+    return state.benchmark is not None and state.next_stage is not None and int(state.next_stage) == 5
+
+
+def waiting_for_benchmark(state) -> str:
+    """Where the GPU benchmark is, for a `/retry` during the wait, and how to ask for it again on purpose."""
+    sent = state.benchmark
+    runs = f" ({sent.link()})" if sent.link() else ""
+    return (
+        f"stage 5 waits for the GPU benchmark of `{sent.commit[:12]}`, dispatched {sent.at:%Y-%m-%d %H:%M} UTC"
+        f"{runs}, and the promotion continues on its own when that run publishes its reports, so nothing was "
+        "dispatched again. The bot looks at that run whenever someone comments (`/status` is enough): once it ended "
+        "without its reports (cancelled or failed), stage 5 stops waiting and `/retry` dispatches the benchmark "
+        "again. To replace a run that still runs, comment `/retry 5`: the bot cancels it and dispatches a new one"
+    )

@@ -9,6 +9,8 @@ from datetime import datetime
 
 from bot import pipeline
 from bot.events import benchmark, lost_state
+from bot.events.benchmark import benchmark_out, waiting_for_benchmark
+from bot.events.edits import EditedByAnother, as_it_is_now, author_edited
 from bot.events.issues import _issue, dropped_label
 from bot.events.promotion import NeedsInfo, Promotion, Result
 from bot.events.request_texts import needs_fixing
@@ -16,7 +18,7 @@ from bot.events.stale import written_before
 from bot.forge import markers
 from bot.github import commands
 from bot.github.authz import Actor
-from bot.github.client import GitHubError, IssueInfo
+from bot.github.client import IssueInfo
 from bot.github.commands import Name
 from bot.github.labels import Label
 from bot.model import Decision, PipelineState
@@ -57,11 +59,12 @@ def created(session, event) -> Result:
     return result
 
 
-def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = False) -> Result:
+def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = False, deferred: bool = False) -> Result:
     """Act on one person's comment: a command is applied or answered, once; anything else may continue what is due.
 
     ``late``: the comment's own run was dropped and this run answers it (``catch_up``): it then neither continues
-    the promotion (the run's own event does, after it) nor trusts labels of the time it was written (unknown).
+    the promotion (the run's own event does, after it) nor trusts labels of the time it was written (unknown);
+    ``deferred``: a late one this run answers because an earlier run left it (the bound per run), not GitHub.
     What a command does is its handler's (``HANDLERS``); the checks every command meets are here."""
     try:
         command = commands.parse(said.body)
@@ -95,7 +98,7 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
         return HANDLERS[command.name](asked)
     if not late:  # a late one's text was read just now (``catch_up``)
         try:
-            command = _as_it_is_now(session, issue.number, said.id, said.login)
+            command = as_it_is_now(session.client, issue.number, said.id, said.login, said.body)
         except commands.CommandError as exc:
             reply(str(exc))
             promotion.refused(state)
@@ -126,6 +129,8 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
         reply(f"`/{command.name}` was not applied: {exc}.")
         promotion.refused(state)
         return _then(promotion, Result(f"refused /{command.name}", state, notes=[str(exc)]), late)
+    if new is state:  # changed nothing (a `/cancel` of a cancelled promotion): answered once, recorded
+        return _no_change(promotion, asked, handled, state)
     news = ""
     if new is not state and handled.after is not None:
         new, news = handled.after(state, new)
@@ -137,15 +142,49 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
         promotion.save(new)
         promotion.runner().publish_decision(state, new)  # the gate's review report says it was decided
         if late:
-            reply(
-                f"`/{command.name}` was applied by a later run of this issue: GitHub keeps one waiting run per "
-                "issue, so a newer event replaced the one that would have answered your comment."
-            )
+            reply(f"`/{command.name}` was applied by a later run{_LATE_WHY[deferred]}")
     if handled.stops:
         promotion.sync_labels(new)
         promotion.runner().close_if_stopped(new)  # the draft PR must not look alive, nor promise stage 7
         return Result("cancelled", new)
     return Result(f"applied /{command.name}", new) if late else promotion.advance()
+
+
+#: Why a late command's reply comes from a later run (``answer``'s ``deferred``): GitHub replaced its run, or an
+#: earlier run of the bot left it for this one (``LATE_ACTS``).
+_LATE_WHY = {
+    False: " of this issue: GitHub keeps one waiting run per issue, so a newer event replaced the one that would "
+    "have answered your comment.",
+    True: ": older commands on this issue were answered first (at most one per run).",
+}
+
+
+def _no_change(promotion, asked: Asked, handled: Move, state: PipelineState) -> Result:
+    """A command that changes nothing is answered as such and recorded (``answered_comment``) on its first run.
+
+    Left unrecorded, every later run took it for a missed command (``catch_up``), acted on it again and spent its
+    bound on it, pushing an approver's command behind it. A `/retry` of a running promotion in its own run starts
+    the due step again (``advance``, whose saves record it)."""
+    name = asked.command.name
+    if not handled.stops and not asked.late:
+        return promotion.advance()
+    asked.reply(f"{changes_nothing(name, None, state) or f'`/{name}` changed nothing: {pipeline.describe(state)}'}.")
+    promotion.refused(state)
+    if handled.stops and not asked.late:  # its own run settles the labels and the draft PR, as a cancel's does
+        promotion.sync_labels(state)
+        promotion.runner().close_if_stopped(state)
+    return Result(f"answered /{name}: it changed nothing", state)
+
+
+def changes_nothing(name: Name, argument: str | None, state: PipelineState | None) -> str | None:
+    """Why a command its writer may give would change nothing now, known without a call; None otherwise."""
+    if state is None:
+        return None
+    if name is Name.CANCEL and state.status.value == "cancelled":
+        return "`/cancel` changed nothing: the promotion is already cancelled (`/retry` continues it)"
+    if name is Name.RETRY and not argument and state.status.value == "running" and not benchmark_out(state):
+        return f"`/retry` changed nothing: {pipeline.describe(state)}, and the bot continues it on its own"
+    return None
 
 
 @dataclass(frozen=True)
@@ -330,7 +369,9 @@ def answered(state, comment_id: int) -> bool:
     return state is not None and state.answered_comment is not None and comment_id <= state.answered_comment
 
 
-def catch_up(session, promotion, *, before: int | None = None, own_label: str | None = None) -> list[str]:
+def catch_up(
+    session, promotion, *, before: int | None = None, own_label: str | None = None, deferred: bool = False
+) -> list[str]:
     """Answer the commands whose own workflow runs GitHub dropped, oldest first, each once, then decide the open
     gate's approval label whose run was dropped (``issues.dropped_label``; ``own_label``: this run's own label,
     left to it); what it did, per one.
@@ -341,13 +382,14 @@ def catch_up(session, promotion, *, before: int | None = None, own_label: str | 
     last one answered (``PipelineState.answered_comment``; ``before``: the run's own comment, answered after
     these) and answers each command through the same path as its own run would have (``answer``: the one
     ``authorize`` rule, and a decision written before the review now open decides nothing), a bounded number per
-    run (``_late_commands``). A bot's comment, an edited one (an edit starts no run, so it is never read as a
-    command) and one already replied to are skipped.
+    run (``_late_commands``; ``deferred``: this run is the one an earlier run dispatched to take up what its
+    bound left). A bot's comment and one already replied to are skipped; an edited one counts as its author's
+    edit left it (``edits.author_edited``), never as another person's.
     A finished promotion, or one whose request needs fixing, is not read: no command could act on it.
     """
     if {str(Label.DONE), str(Label.REJECTED), str(Label.NEEDS_INFO)} & set(promotion.issue.labels):
         return []
-    done = _late_commands(session, promotion, before)
+    done = _late_commands(session, promotion, before, deferred)
     label = dropped_label(session, promotion, own=own_label)
     return [*done, label] if label else done
 
@@ -359,13 +401,15 @@ LATE_ACTS = 1
 LATE_PEOPLE = 3
 
 
-def _late_commands(session, promotion, before: int | None) -> list[str]:
+def _late_commands(session, promotion, before: int | None, deferred: bool) -> list[str]:
     """Answer the missed commands oldest first (``catch_up``), within ``LATE_ACTS`` and ``LATE_PEOPLE``.
 
     A command its writer may give is answered on its own (``answer``); the refused and malformed ones of one
     person are answered together, in one reply (``_fold``), so an outsider's burst costs one comment. The first
     command past a bound stops the run's reading: it and every newer one are left unanswered for a later run
-    (``GitHubStateStore.held``), never skipped."""
+    (``GitHubStateStore.held``), never skipped. A command that would change nothing (a `/cancel` of a cancelled
+    promotion) is answered with the refused ones: it spends no act of the bound. Its text counts as its author
+    wrote or edited it (``edits.author_edited``: one GraphQL call, REST's whole seconds hide a same-second edit)."""
     state = promotion.load()
     if state is None or state.answered_comment is None:
         return []  # a state saved before it was kept: the next command answered by its own run starts it
@@ -376,59 +420,69 @@ def _late_commands(session, promotion, before: int | None) -> list[str]:
         if state.answered_comment < c.id < (before or c.id + 1)
         and c.login.lower() not in client.bot_logins
         and c.type != "Bot"
-        and (c.updated_at is None or c.created_at is None or c.updated_at <= c.created_at)
         and _is_command(c.body)
         and client.bot_comment(number, markers.reply(c.id)) is None
     ]
-    done: list[str] = []
+    done: dict[int, str] = {}
     refused: dict[str, list[tuple[int, str]]] = {}
     people: set[str] = set()
-    acts = 0
+    acting: list[tuple[object, datetime | None]] = []  # acted on once the refusals around them are recorded
+    asked = 0
+    how = "deferred by an earlier run (older commands first)" if deferred else "whose run was dropped"
+    left = None
     for c in missed:
         if c.login.lower() not in people and len(people) == LATE_PEOPLE:
+            left = c
             break
         people.add(c.login.lower())
-        action, why = _refusal(session, promotion, c)
-        if why is not None:
-            refused.setdefault(c.login, []).append((c.id, why))
-            done.append(f"answered comment {c.id} whose run was dropped: {action}")
-            continue
-        if acts == LATE_ACTS:
-            break
-        acts += 1
+        # a no-op is known from the state before this run's act only; one after it is a command to act on
+        action, why = _refusal(session, promotion, c, None if acting else state)
+        if why is None:
+            if asked == LATE_ACTS:
+                left = c
+                break
+            asked += 1
+            try:  # its text as it reads now, which counts only when its author wrote it (one GraphQL call)
+                acting.append((c, author_edited(session.client, c, changed=None)))
+                continue
+            except EditedByAnother as exc:
+                action, why = "ignored: the command was edited by someone else", str(exc)
+        refused.setdefault(c.login, []).append((c.id, why))
+        done[c.id] = f"answered comment {c.id} {how}: {action}"
+    if left is not None:
+        promotion.store.held = left.id  # it and every newer command wait for the run dispatched now, or a later one
+        promotion.continue_later()
+    _fold(promotion, refused)  # replied and recorded first: the act's save records them too
+    for c, written in acting:
         promotion.delivery = f"comment-{c.id}"  # recorded under its own id: its run, re-run later, finds it
         try:
-            said = Said(c.id, c.body, c.login, c.type or "User", c.created_at)
-            result = answer(session, promotion, promotion.issue, said, late=True)
+            said = Said(c.id, c.body, c.login, c.type or "User", written or c.created_at)
+            result = answer(session, promotion, promotion.issue, said, late=True, deferred=deferred)
         finally:
             promotion.delivery = session.env.event_id
-        done.append(f"answered comment {c.id} whose run was dropped: {result.action}")
-    else:
-        _fold(promotion, refused)
-        return done
-    promotion.store.held = c.id  # it and every newer command wait for the run dispatched now, or any later one
-    promotion.continue_later()
-    _fold(promotion, refused)
-    left = len(missed) - len(done)
-    return [*done, f"left {left} command(s) from comment {c.id} on for a later run (the bound per run)"]
+        done[c.id] = f"answered comment {c.id} {how}: {result.action}"
+    _record_answered(promotion)
+    bound = f"left {len(missed) - len(done)} command(s) from comment {left.id} on for a later run" if left else ""
+    return [*(done[k] for k in sorted(done)), *([f"{bound} (the bound per run)"] if bound else [])]
 
 
-def _refusal(session, promotion, c) -> tuple[str, str | None]:
+def _refusal(session, promotion, c, state) -> tuple[str, str | None]:
     """What answering a missed command comes to when nobody may act on it (malformed, or its writer may not give
-    it) and the reply's text; (``""``, None) for one its writer may give."""
+    it, or it would change nothing in ``state``) and the reply's text; (``""``, None) for one to act on."""
     try:
         command = commands.parse(c.body)
     except commands.CommandError as exc:
         return "malformed command", str(exc)
     _, verdict = session.authorize(c.login, c.type or "User", command.name.action, issue_author=promotion.issue.author)
-    if verdict.allowed:
-        return "", None
-    return f"refused /{command.name}", f"`/{command.name}` was not applied: {verdict.why}."
+    if not verdict.allowed:
+        return f"refused /{command.name}", f"`/{command.name}` was not applied: {verdict.why}."
+    nothing = changes_nothing(command.name, command.argument, state)
+    return ("", None) if nothing is None else (f"answered /{command.name}: it changed nothing", f"{nothing}.")
 
 
 def _fold(promotion, refused: dict[str, list[tuple[int, str]]]) -> None:
-    """One reply per person to their refused or malformed commands (under the first one's key), and one save
-    recording them answered (``PipelineState.answered_comment``): later runs neither repeat nor re-judge them."""
+    """One reply per person to their refused or malformed commands (under the first one's key), recorded answered
+    by the run's next save (``PipelineState.answered_comment``): later runs neither repeat nor re-judge them."""
     for login, said in refused.items():
         whys = list(dict.fromkeys(why for _, why in said))
         lines = [f"- {why} ({sum(w == why for _, w in said)} of them)" for why in whys]
@@ -437,7 +491,11 @@ def _fold(promotion, refused: dict[str, list[tuple[int, str]]]) -> None:
         )
         promotion.notice(markers.reply_key(said[0][0]), f"@{login} {text}")
         promotion.store.answered = max(promotion.store.answered, said[-1][0])
-    state = promotion.load() if refused else None
+
+
+def _record_answered(promotion) -> None:
+    """One save recording what this run answered, unless a save of the run (an act's) recorded it already."""
+    state = promotion.load()
     if state is not None and promotion.store.answered > (state.answered_comment or 0):
         promotion.save(state)
 
@@ -450,48 +508,6 @@ def _is_command(body: str) -> bool:
     except commands.CommandError:
         return True
     return command is not None and not command.name.read_only
-
-
-class EditedByAnother(Exception):
-    """A command comment whose text was last saved by someone other than its author: it decides nothing."""
-
-    def __init__(self, editor: str, *, again: bool = False):
-        who = f"@{editor}" if editor else "an account since deleted"
-        how = "was edited again while the bot read it" if again else f"was last edited by {who}, not by you"
-        super().__init__(
-            f"your comment {how}, so nothing in it was applied: a command counts only as its author wrote it. "
-            "To decide, post the command again in a new comment (so does anyone else who wants to decide)."
-        )
-        self.editor = editor
-
-
-def _as_it_is_now(session, number: int, comment_id: int, login: str) -> commands.Command | None:
-    """The command the comment holds now, None when it was deleted or no longer holds one; EditedByAnother when
-    someone other than its author saved the text it holds now.
-
-    The run may start long after the comment (queued behind the issue's other runs): a `/approve` deleted or
-    corrected into `/request-changes` by then must not pass the gate, as a gate label removed by then does not.
-    Any write collaborator may edit anyone's comment, and REST names only the author: a `/reject` turned into
-    `/approve` by someone the maintainers chose not to trust with gates would pass it in the author's name. So an
-    edited comment (REST's ``updated_at`` after ``created_at``) asks GraphQL who saved it last, as the status comment
-    does (``state.trusted``): one call, none for a comment never edited; only the author's own edit counts.
-    """
-    client = session.client
-    try:
-        now = client.get_comment(number, comment_id)
-    except GitHubError as exc:
-        if exc.status == 404:
-            return None
-        raise
-    if now.login.lower() != login.lower():
-        return None
-    editor = client.last_editor(now)
-    if editor is not None:
-        if editor.updated_at is not None and now.updated_at is not None and editor.updated_at > now.updated_at:
-            raise EditedByAnother(editor.login, again=True)
-        if editor.login.lower() != login.lower():
-            raise EditedByAnother(editor.login)
-    return commands.parse(now.body or "")
 
 
 def _without_state(promotion, name: Name, reply) -> Result:
@@ -510,24 +526,6 @@ def _without_state(promotion, name: Name, reply) -> Result:
     result = promotion.advance()
     promotion.refused(promotion.load())  # recorded as handled: a re-run does not retry the new promotion
     return result
-
-
-def benchmark_out(state) -> bool:
-    """Stage 5 is due and its GPU benchmark was dispatched and has not been judged."""
-    return state.benchmark is not None and state.next_stage is not None and int(state.next_stage) == 5
-
-
-def waiting_for_benchmark(state) -> str:
-    """Where the GPU benchmark is, for a `/retry` during the wait, and how to ask for it again on purpose."""
-    sent = state.benchmark
-    runs = f" ({sent.link()})" if sent.link() else ""
-    return (
-        f"stage 5 waits for the GPU benchmark of `{sent.commit[:12]}`, dispatched {sent.at:%Y-%m-%d %H:%M} UTC"
-        f"{runs}, and the promotion continues on its own when that run publishes its reports, so nothing was "
-        "dispatched again. The bot looks at that run whenever someone comments (`/status` is enough): once it ended "
-        "without its reports (cancelled or failed), stage 5 stops waiting and `/retry` dispatches the benchmark "
-        "again. To replace a run that still runs, comment `/retry 5`: the bot cancels it and dispatches a new one"
-    )
 
 
 def _reopen(promotion, state, name: str, reply) -> None:

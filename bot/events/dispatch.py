@@ -31,7 +31,10 @@ def dispatched(session, event) -> Result:
         return promotion.needs_info(exc.problems)
     from bot.events.comments import catch_up
 
-    late = catch_up(session, promotion)  # a person's command this continuation's run replaced in the queue
+    # a person's command this continuation's run replaced in the queue; or, in the run an earlier one dispatched
+    # for what its bound per run left (``Promotion.continue_later``: no sandboxed run's requests), one it deferred
+    deferred = step == "continue" and not str(inputs.get("requests_run") or "").strip()
+    late = catch_up(session, promotion, deferred=deferred)
     result = promotion.advance()
     result.notes = [*late, *result.notes]
     return result

@@ -220,13 +220,13 @@ class GitHub:
         self._comments[number] = [updated if c.id == comment_id else c for c in cached]
         return updated
 
-    def last_editor(self, comment: Comment) -> Editor | None:
+    def last_editor(self, comment: Comment, *, ask: bool = False) -> Editor | None:
         """Who edited ``comment`` last (None: nobody since it was written); REST does not say, GraphQL does.
 
-        No call when REST shows the comment unedited (``updated_at`` equal to ``created_at``) or when this client
-        wrote that version itself (only the bot's own comments are edited here); one GraphQL query otherwise,
-        kept for the run."""
-        if comment.updated_at is not None and comment.created_at is not None:
+        No call when this client wrote that version itself, nor, unless ``ask``, when REST shows it unedited
+        (``updated_at`` equal to ``created_at``: whole seconds, blind to an edit in the second it was written, so
+        a person's command asks, ``bot.events.edits``); one GraphQL query otherwise, kept for the run."""
+        if not ask and comment.updated_at is not None and comment.created_at is not None:
             if comment.updated_at <= comment.created_at:
                 return None
         key = (comment.id, comment.updated_at)

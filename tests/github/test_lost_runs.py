@@ -234,4 +234,80 @@ def test_commands_past_one_runs_bound_wait_for_the_next_run_and_are_never_skippe
         assert f"@{login} `/approve` was not applied: @{login} has the role `read`" in reply
     state = state_of(sim, number)
     assert [(d.gate, d.actor) for d in state.decisions] == [(1, "maria")] and state.open_gate == 2
-    assert "@maria `/approve` was applied by a later run" in _reply_to(sim, number, own)[0]
+    # red team 7 #4: her run ran, and the bot deferred her command: GitHub replaced nothing
+    [reply] = _reply_to(sim, number, own)
+    assert "@maria `/approve` was applied by a later run: older commands on this issue were answered first" in reply
+    assert "(at most one per run)" in reply and "GitHub keeps one waiting run" not in reply
+    deferred = f"answered comment {own} deferred by an earlier run (older commands first)"
+    assert f"{deferred}: applied /approve" in rest[0].result.notes
+
+
+def test_a_deferred_command_its_author_corrected_is_answered_as_it_reads_now(sim):
+    """Red team 7 #4: a command the bot deferred (the bound per run) and its author then corrected (an edit starts
+    no run) was skipped for good by the later runs, as any edited comment was: her own edit counts."""
+    from bot.events.comments import LATE_PEOPLE
+
+    number = _to_gate_1(sim)
+    for i in range(LATE_PEOPLE + 1):
+        sim.fake.add_user(f"reader{i}", role="read")
+        _as(sim, f"reader{i}").get_issue(number).create_comment("/approve")  # their runs were dropped
+    typo = _as(sim, "maria").get_issue(number).create_comment("/approve 2")
+    payload = sim.fake.webhook("issue_comment", "created", REPO, number, sender="maria", comment_id=typo.id)
+    held = sim._run("issue_comment", payload)  # her run, before the continuation it dispatches
+    assert held.result.action == "left for a later run: older commands come first", held.result
+    typo.edit("/approve 1")  # she fixes the gate number
+    runs = len(sim.runs)
+    sim.drain()
+    state = state_of(sim, number)
+    assert [(d.gate, d.actor) for d in state.decisions] == [(1, "maria")] and state.open_gate == 2
+    [reply] = _reply_to(sim, number, typo.id)
+    assert "@maria `/approve` was applied by a later run: older commands on this issue were answered first" in reply
+    assert any(
+        f"answered comment {typo.id} deferred by an earlier run" in n for r in sim.runs[runs:] for n in r.result.notes
+    )
+
+
+def test_a_command_that_changes_nothing_is_answered_once_by_its_own_run(sim):
+    """Red team 7 #3: a `/cancel` of a cancelled promotion changed nothing, so nothing recorded it answered: every
+    later run acted on it again, spent its one act per run on it and left a maintainer's `/retry` for later
+    runs (12 such comments cost 24 runs). It is answered once, by its own run, and recorded."""
+    number = _to_gate_1(sim)
+    _comment(sim, number, "researcher", "/cancel not now")  # the issue author may cancel
+    noops = []
+    for _ in range(3):
+        runs = len(sim.runs)
+        noops.append(_comment(sim, number, "researcher", "/cancel"))
+        assert len(sim.runs) == runs + 1  # no continuation: nothing was left
+        assert state_of(sim, number).answered_comment == noops[-1]
+    for noop in noops:
+        [reply] = _reply_to(sim, number, noop)
+        assert "@researcher `/cancel` changed nothing: the promotion is already cancelled (`/retry` continues it)" in (
+            reply
+        )
+    runs = len(sim.runs)
+    retry = _comment(sim, number, "maria", "/retry")
+    [run] = sim.runs[runs:]  # her own run applies it: nothing older waits
+    assert run.result.notes == [] and run.result.action.startswith("waiting for a decision at gate 1"), run.result
+    state = state_of(sim, number)
+    assert state.status.value == "awaiting-decision" and state.answered_comment == retry
+    assert all(len(_reply_to(sim, number, noop)) == 1 for noop in noops)
+
+
+def test_a_dropped_command_that_changes_nothing_spends_no_act_of_the_runs_bound(sim):
+    """A missed no-op is answered with the refused ones (one reply per person, no state change): the run's one act
+    goes to the command that changes something, here a maintainer's `/retry`."""
+    number = _to_gate_1(sim)
+    _comment(sim, number, "researcher", "/cancel not now")
+    noop = _as(sim, "researcher").get_issue(number).create_comment("/cancel").id  # its run was dropped
+    retry = _as(sim, "maria").get_issue(number).create_comment("/retry").id  # so was hers
+    runs = len(sim.runs)
+    _comment(sim, number, "researcher", "Thanks.")
+    [run] = sim.runs[runs:]
+    assert run.result.notes[:2] == [
+        f"answered comment {noop} whose run was dropped: answered /cancel: it changed nothing",
+        f"answered comment {retry} whose run was dropped: applied /retry",
+    ], run.result.notes
+    state = state_of(sim, number)
+    assert state.status.value == "awaiting-decision" and state.open_gate == 1 and state.answered_comment >= retry
+    [reply] = _reply_to(sim, number, noop)
+    assert "`/cancel` changed nothing: the promotion is already cancelled" in reply
