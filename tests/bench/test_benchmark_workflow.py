@@ -119,8 +119,9 @@ def test_benchmark_yml_takes_the_runners_own_namespace_and_a_locked_one_is_left_
     calls = [c for c in fakes.calls(root) if c["tool"] == "kubectl"]
     assert calls and all(c["argv"][c["argv"].index("-n") + 1] == "gpu-runner-2" for c in calls)
 
+    # the lock cleared, dispatched again: from the start, since the refused run measured nothing to resume
     subprocess.run(["kubectl", "delete", *lock], env=env, check=True)
-    r = Runner(root, env, {**inputs, "resume": "true"})
+    r = Runner(root, env, inputs)
     run_job(r, "benchmark", ws, needs)
     assert r.outcomes["run"] == "success", r.last.stderr
     standups = [c for c in fakes.calls(root) if c["event"] == "standup"]
