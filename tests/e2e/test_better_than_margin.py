@@ -4,38 +4,17 @@ which suggests stating the claim as an improvement instead of re-evolving (ghuse
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
-import yaml
 
-from bot.cli import main
-from tests.conftest import BRANCH, REQUEST, RESULTS, git
+from tests.conftest import BRANCH, git
+from tests.e2e.perturbed import promote_scaled
 
 DOCS = "docs/promotion/evolved-adaptive-scorer"
 
 
-def _faster_ttft(results, workload: str, factor: float) -> int:
-    """Every time_to_first_token statistic of the evolved ``workload`` reports times ``factor``; how many reports."""
-    paths = list((results / "evolved" / workload).rglob("benchmark_report*.yaml"))
-    for path in paths:
-        doc = yaml.safe_load(path.read_text())
-        ttft = doc["results"]["request_performance"]["aggregate"]["latency"]["time_to_first_token"]
-        for k, v in list(ttft.items()):
-            if k != "units":
-                ttft[k] = v * factor
-        path.write_text(yaml.safe_dump(doc, sort_keys=False))
-    return len(paths)
-
-
 @pytest.mark.slow
 def test_a_guard_refuted_by_being_better_is_no_regression_anywhere(tmp_path):
-    results = tmp_path / "results"
-    shutil.copytree(RESULTS, results)
-    assert _faster_ttft(results, "sanity-random", 0.81) == 7
-    work, fork = tmp_path / "work", tmp_path / "fork"
-    args = ["--work", str(work), "--fork", str(fork), "--quiet", "--actor", "alice", "--approve", "all"]
-    assert main(["run", str(REQUEST), "--results", str(results), "--allow-sample-data", *args]) == 0
+    work, fork = promote_scaled(tmp_path, "sanity-random", "time_to_first_token", 0.81)
 
     report = git(fork, "show", f"{BRANCH}:{DOCS}/report.md")
     head = report.splitlines()[2]

@@ -4,38 +4,18 @@ said to be a regression indicated everywhere a person reads the outcome (reanaly
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
-import yaml
 
-from bot.cli import main
-from tests.conftest import BRANCH, REQUEST, RESULTS, git
+from tests.conftest import BRANCH, git
+from tests.e2e.perturbed import promote_scaled
 
 DOCS = "docs/promotion/evolved-adaptive-scorer"
 
 
-def _slower(results, workload: str, factor: float) -> int:
-    """Every request_latency statistic of the evolved ``workload`` reports times ``factor``; how many reports."""
-    paths = list((results / "evolved" / workload).rglob("benchmark_report*.yaml"))
-    for path in paths:
-        doc = yaml.safe_load(path.read_text())
-        latency = doc["results"]["request_performance"]["aggregate"]["latency"]["request_latency"]
-        for k, v in list(latency.items()):
-            if k != "units":
-                latency[k] = v * factor
-        path.write_text(yaml.safe_dump(doc, sort_keys=False))
-    return len(paths)
-
-
 @pytest.mark.slow
 def test_a_guard_measured_beyond_its_margin_is_an_indicated_regression_in_the_headline_pr_and_gate_3(tmp_path):
-    results = tmp_path / "results"
-    shutil.copytree(RESULTS, results)
-    assert _slower(results, "sanity-random", 1.10) == 7
-    work, fork = tmp_path / "work", tmp_path / "fork"
-    args = ["--work", str(work), "--fork", str(fork), "--quiet", "--actor", "alice", "--approve", "all"]
-    assert main(["run", str(REQUEST), "--results", str(results), "--allow-sample-data", *args]) == 0
+    work, fork = promote_scaled(tmp_path, "sanity-random", "request_latency", 1.10)
 
     verdicts = git(fork, "show", f"{BRANCH}:{DOCS}/validation/verdicts.md")
     report = git(fork, "show", f"{BRANCH}:{DOCS}/report.md")
