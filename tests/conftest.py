@@ -80,3 +80,21 @@ def full_run(tmp_path_factory):
     )
     FULL_RUN_PLANS.update(plan_memo.cache_info()._asdict())
     return code, work, fork
+
+
+def private_copy(full_run, tmp_path: Path):
+    """(forge, context) on a private copy of ``full_run``'s finished promotion: what the tests that review or edit
+    its branch start from, so an edit never reaches the session's shared run."""
+    import shutil
+
+    from bot.forge.local import LocalForge
+    from bot.model import PipelineState, PromotionRequest
+    from bot.stages.context import StageContext
+
+    _, work, fork = full_run
+    shutil.copytree(fork, tmp_path / "fork")
+    forge = LocalForge(tmp_path / "fork", tmp_path / "work")
+    state = PipelineState.model_validate_json((work / "state.json").read_text())
+    return forge, StageContext(
+        PromotionRequest.load(REQUEST), forge, state, results_dir=RESULTS, allow_sample_data=True
+    )

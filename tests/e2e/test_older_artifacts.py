@@ -5,24 +5,17 @@ and how to redo it, never a traceback that recurs on every resume."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import pytest
 
-from bot.forge.local import LocalForge
-from bot.model import PipelineState, PromotionRequest
 from bot.stages import document
-from bot.stages.context import StageContext, StageFailed
-from tests.conftest import BRANCH, REQUEST, RESULTS
+from bot.stages.context import StageFailed
+from tests.conftest import BRANCH, private_copy
 
 
 @pytest.fixture()
 def branch(full_run, tmp_path):
-    _, work, fork = full_run
-    shutil.copytree(fork, tmp_path / "fork")
-    forge = LocalForge(tmp_path / "fork", tmp_path / "work")
-    state = PipelineState.model_validate_json((work / "state.json").read_text())
-    ctx = StageContext(PromotionRequest.load(REQUEST), forge, state, results_dir=RESULTS, allow_sample_data=True)
+    forge, ctx = private_copy(full_run, tmp_path)
 
     def edit(path: str, change) -> None:
         data = json.loads(forge.read_file(BRANCH, path).decode())

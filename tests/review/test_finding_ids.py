@@ -3,19 +3,15 @@ same finding (``Finding.identity``: not its generated line), distinct within a g
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from bot.cli import main
-from bot.forge.local import LocalForge
-from bot.model import Finding, PipelineState, PromotionRequest, ReviewRound, Severity, finding_ids, match_text
+from bot.model import Finding, PipelineState, ReviewRound, Severity, finding_ids, match_text
 from bot.model.evidence import ID_DIGITS
 from bot.review import render_review_report, review_gate
 from bot.review.change_request import refusal
-from bot.stages.context import StageContext
 from bot.stages.pull_request import finding_comments
-from tests.conftest import BRANCH, REQUEST, RESULTS
+from tests.conftest import BRANCH, REQUEST, RESULTS, private_copy
 
 
 def _finding(message: str, **kw) -> Finding:
@@ -65,11 +61,7 @@ def test_two_findings_of_one_check_get_distinct_ids_even_when_their_digests_coll
 @pytest.fixture()
 def gate1(full_run, tmp_path):
     """Gate 1 of the bundled example's finished promotion, on a private copy of it."""
-    _, work, fork = full_run
-    shutil.copytree(fork, tmp_path / "fork")
-    forge = LocalForge(tmp_path / "fork", tmp_path / "work")
-    state = PipelineState.model_validate_json((work / "state.json").read_text())
-    return StageContext(PromotionRequest.load(REQUEST), forge, state, results_dir=RESULTS, allow_sample_data=True)
+    return private_copy(full_run, tmp_path)[1]
 
 
 def test_the_ids_are_stable_across_runs_distinct_and_shown_in_the_report_the_pr_and_the_translation_report(gate1):

@@ -4,25 +4,18 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 
 import pytest
 
-from bot.forge.local import LocalForge
-from bot.model import PipelineState, PromotionRequest, Severity
+from bot.model import Severity
 from bot.review import review_gate
-from bot.stages.context import StageContext
-from tests.conftest import BRANCH, REQUEST, RESULTS
+from tests.conftest import BRANCH, private_copy
 
 
 @pytest.fixture()
 def branch(full_run, tmp_path):
     """A private copy of the finished promotion: fork, work dir, and a context to review it."""
-    _, work, fork = full_run
-    shutil.copytree(fork, tmp_path / "fork")
-    forge = LocalForge(tmp_path / "fork", tmp_path / "work")
-    state = PipelineState.model_validate_json((work / "state.json").read_text())
-    ctx = StageContext(PromotionRequest.load(REQUEST), forge, state, results_dir=RESULTS, allow_sample_data=True)
+    forge, ctx = private_copy(full_run, tmp_path)
 
     def edit(path: str, change) -> None:
         text = forge.read_file(BRANCH, path).decode()
