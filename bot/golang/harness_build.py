@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+import orjson
+
 from bot.dictionary import Dictionary
 from bot.execution import ExecRequest
 from bot.golang import harness_views as hv
@@ -355,6 +357,28 @@ def _add_deployed_values_run(plan: dict, meaning: dict, gen: Generated, prof: li
     runs[-1] = runs[-1] | {"params": params}  # all off: the evolved values too
 
 
+def share_candidates(probe_specs: list[dict]) -> dict:
+    """``probes`` as the harness reads them, with every candidate list that more than one probe holds sent once
+    (``candidateSets``; a probe names its set by ``candidatesFrom``). The probes of one threshold share their
+    candidates: an admitter's warm-up sequences made a01's input 48 MB of 14 distinct lists, and reading JSON was
+    most of its harness run (and of the request the sandboxed job is handed in the GitHub home)."""
+    keys = [orjson.dumps(spec.get("candidates") or []) for spec in probe_specs]
+    counts: dict[bytes, int] = {}
+    for key in keys:
+        counts[key] = counts.get(key, 0) + 1
+    index: dict[bytes, int] = {}
+    sets, probes = [], []
+    for spec, key in zip(probe_specs, keys, strict=True):
+        if counts[key] < 2:
+            probes.append(spec)
+            continue
+        if key not in index:
+            index[key] = len(sets)
+            sets.append(spec["candidates"])
+        probes.append({k: v for k, v in spec.items() if k != "candidates"} | {"candidatesFrom": index[key]})
+    return {"probes": probes} | ({"candidateSets": sets} if sets else {})
+
+
 def request(
     src: EvolvedSource,
     an: Analysis,
@@ -399,8 +423,8 @@ def request(
             # history of every earlier state would pile up in it, and its decisions drift from BLIS's.
             "fresh": gen.stateful,
             "profile": prof,
-            "probes": probe_specs,
         }
+        | share_candidates(probe_specs)
         | ({"sample": plan} if plan is not None else {}),
         "summary": summary_floor
         | {"all_high": high, "seed": SEED, "mappings": meaning, "notes": composed.notes}

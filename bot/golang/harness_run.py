@@ -150,31 +150,60 @@ def _usable_cores() -> int:
 
 def split(inp: dict, k: int) -> list[dict]:
     """``inp`` as ``k`` inputs, each with a contiguous slice of every run's states (all runs sample the same
-    states, so a slice keeps a state's runs together); the probes go with the first. Each state is decided
-    on its own (a stateful plugin is new for every state), so where a state is decided changes nothing."""
+    states, so a slice keeps a state's runs together) and of the probes, with the candidate sets its probes
+    name. Each state and each probe is decided on its own (a stateful plugin is new for every state), so where
+    one is decided changes nothing; ``merge`` puts the answers back in order."""
     n = _states_per_run(inp)
     if n == 0 and k > 1:
         raise ValueError("only runs of equally many states can be split")
     bounds = [n * i // k for i in range(k + 1)]
+    probe_parts = _probe_slices(inp.get("probes") or [], inp.get("candidateSets") or [], k)
     parts = []
     for i in range(k):
         runs = [
             r | {"states": r["states"][bounds[i] : bounds[i + 1]]} if r.get("states") else r
             for r in inp.get("runs") or []
         ]
-        parts.append(inp | {"runs": runs, "probes": inp.get("probes", []) if i == 0 else []})
+        parts.append(inp | {"runs": runs} | probe_parts[i])
     return parts
 
 
+def _probe_slices(probes: list[dict], sets: list[list], k: int) -> list[dict]:
+    """The probes in ``k`` contiguous slices of about equally many candidates (what a probe's time grows
+    with), each with only the candidate sets its probes name, renumbered."""
+
+    def candidates(p: dict) -> list:
+        return sets[p["candidatesFrom"]] if "candidatesFrom" in p else p.get("candidates") or []
+
+    total = sum(len(candidates(p)) for p in probes) or 1
+    slices: list[list[dict]] = [[] for _ in range(k)]
+    done = 0
+    for p in probes:
+        slices[min(k - 1, done * k // total)].append(p)
+        done += len(candidates(p))
+    out = []
+    for chunk in slices:
+        renumber: dict[int, int] = {}
+        mine = []
+        for p in chunk:
+            if "candidatesFrom" in p:
+                renumber.setdefault(p["candidatesFrom"], len(renumber))
+                p = p | {"candidatesFrom": renumber[p["candidatesFrom"]]}
+            mine.append(p)
+        out.append({"probes": mine, "candidateSets": [sets[j] for j in renumber]})
+    return out
+
+
 def merge(outs: list[dict]) -> dict:
-    """The answers of ``split``'s parts as one answer, in the order of the states."""
+    """The answers of ``split``'s parts as one answer, in the order of the states and of the probes."""
     first = outs[0]
     runs = [
         run | {"results": [r for out in outs for r in out["runs"][i]["results"]]}
         for i, run in enumerate(first.get("runs") or [])
     ]
+    probes = [p for out in outs for p in out.get("probes") or []]
     unsupported = list(dict.fromkeys(u for out in outs for u in out.get("unsupported") or []))
-    return first | {"runs": runs} | ({"unsupported": unsupported} if unsupported else {})
+    return first | {"runs": runs, "probes": probes} | ({"unsupported": unsupported} if unsupported else {})
 
 
 def run(binary: Path, inp: dict, shards: int | None = None, limits: Limits | None = None) -> tuple[dict | None, str]:

@@ -93,7 +93,9 @@ def test_the_harness_decides_the_same_on_compact_and_on_written_out_histories(di
     inp = harness_build.with_states(request.args["input"])
     written_out = json.loads(json.dumps(inp))
     states = [s for run in written_out["runs"] for s in run["states"]]
-    for state in states + [s for probe in written_out["probes"] for s in probe["candidates"]]:
+    candidates = [s for probe in written_out["probes"] for s in probe.get("candidates", [])]
+    candidates += [s for shared in written_out.get("candidateSets", []) for s in shared]
+    for state in states + candidates:
         state["history"] = [hv.expand_event(state, e) for e in state["history"]]
         # and BLIS decides every state afresh: reusing its as-deployed decision must change nothing
         state.pop("sameBlis", None)

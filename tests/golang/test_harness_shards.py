@@ -192,7 +192,41 @@ def test_split_gives_every_process_a_slice_of_every_runs_states_and_merge_puts_t
         finally:
             os.sched_setaffinity(0, before)
     probes_only = {"kind": "scheduling", "probes": [{"name": "p"}]}  # a scheduling program has no runs
-    assert harness_run.split(probes_only, 1) == [probes_only | {"runs": []}]
+    assert harness_run.split(probes_only, 1) == [probes_only | {"runs": [], "candidateSets": []}]
+
+
+def test_probes_are_split_by_their_candidates_with_only_the_sets_they_name_and_merged_in_order():
+    sets = [[{"seed": 1}] * 6, [{"seed": 2}] * 2]
+    probes = [
+        {"name": "a", "candidatesFrom": 0},
+        {"name": "b", "candidates": [{"seed": 3}] * 4},
+        {"name": "c", "candidatesFrom": 1},
+        {"name": "d", "candidatesFrom": 0},
+    ]
+    inp = harness_build.with_states(_plan(n=10)) | {"probes": probes, "candidateSets": sets}
+    parts = harness_run.split(inp, 2)
+    # 18 candidates: a (6) and b (4) fill the first half, c and d the second; each part renumbers its sets
+    assert [[p["name"] for p in part["probes"]] for part in parts] == [["a", "b"], ["c", "d"]]
+    assert parts[0]["candidateSets"] == [sets[0]] and parts[0]["probes"][0]["candidatesFrom"] == 0
+    assert parts[1]["candidateSets"] == [sets[1], sets[0]]
+    assert [p["candidatesFrom"] for p in parts[1]["probes"]] == [0, 1]
+    outs = [{"runs": [], "probes": [p["name"] for p in part["probes"]]} for part in parts]
+    assert harness_run.merge(outs)["probes"] == ["a", "b", "c", "d"]
+
+
+def test_a_candidate_list_more_than_one_probe_holds_is_sent_once():
+    shared, own = [{"seed": 1, "history": []}], [{"seed": 2, "history": []}]
+    specs = [
+        {"name": "a", "candidates": shared},
+        {"name": "b", "candidates": own},
+        {"name": "c", "candidates": [*shared]},
+    ]
+    sent = harness_build.share_candidates(specs)
+    assert sent == {
+        "probes": [{"name": "a", "candidatesFrom": 0}, specs[1], {"name": "c", "candidatesFrom": 0}],
+        "candidateSets": [shared],
+    }
+    assert harness_build.share_candidates(specs[1:2]) == {"probes": specs[1:2]}
 
 
 @pytest.mark.slow
@@ -223,6 +257,19 @@ def test_split_between_processes_the_harness_answers_as_one_process_does(path, d
     # and every view part sent once (what the job sends) is read as the whole views are
     whole, err4 = harness_run.run(binary, inp, shards=1)
     assert whole == one, err4
+    # and every probe's candidates sent with it are read as the candidate sets the probes share are
+    assert inp.get("candidateSets"), "these probes share candidates"
+    sets = inp["candidateSets"]
+    own = [
+        {k: v for k, v in p.items() if k != "candidatesFrom"} | {"candidates": sets[p["candidatesFrom"]]}
+        if "candidatesFrom" in p
+        else p
+        for p in inp["probes"]
+    ]
+    unshared_probes = {k: v for k, v in inp.items() if k != "candidateSets"} | {"probes": own}
+    assert len(json.dumps(unshared_probes)) > len(json.dumps(inp))
+    alone, err5 = harness_run.run(binary, unshared_probes, shards=1)
+    assert alone == one, err5
     assert sum(len(r["results"]) for r in one["runs"]) > 200 and one["probes"]
 
 
