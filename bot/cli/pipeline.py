@@ -401,6 +401,8 @@ def _drive(runner) -> int:
     if outcome.waiting_gate is not None:
         gate = outcome.waiting_gate
         print(f"stopped at gate {gate}")
+        if gate == 3 and runner.judged_on_other_results(outcome.state):
+            print(_not_judged_note(runner.results_dir, runner.store.work))
         for text in _gate_brief(outcome.state, gate, fork=loc["fork"], base=runner.request.fork.base_branch):
             print(text)
         print(f"  the review report is in {loc['issue thread']}")
@@ -423,6 +425,21 @@ def _drive(runner) -> int:
     print(f"  fork branch: {runner.request.branch} in {loc['fork']}")
     print(f"  issue thread: {loc['issue thread']}")
     return 0
+
+
+def _not_judged_note(results: Path | None, work: Path) -> str:
+    """Gate 3 stays open on the verdicts stage 5 drew before these reports: a finished stage is not rerun
+    behind the person's back (the rerun is gate 3's ``rejudge`` change request), but the verdicts printed
+    next must not read as the judgement of the results just given."""
+    from bot.review.gate3 import REJUDGE_RESULTS
+
+    given = f"the reports now in {sh(results)}" if results else "no --results: run.json now records none"
+    return (
+        f"  NOT JUDGED YET: gate 3's verdicts below are stage 5's from before this run, drawn from other reports "
+        f"(or none) than this run gives it ({line(given)}); a stage is not rerun at an open gate. run.json keeps "
+        f"them for the next judgement; to judge them now:\n"
+        f"    promote request-changes 3 --reason {sh(REJUDGE_RESULTS)} --work {sh(work)}"
+    )
 
 
 def _gate_brief(state, gate: int, *, fork, base: str) -> list[str]:

@@ -398,5 +398,13 @@ class PipelineState(Strict):
             if d.gate == gate and d.decision is Decision.REQUEST_CHANGES and d.reason and d.reason.strip()
         )
 
+    def judged_on_other_inputs(self, gate: int, stage: Stage, inputs_hash: str) -> bool:
+        """Whether the open ``gate`` decides on what ``stage`` made from other inputs than it would read now
+        (``inputs_hash``: stage 5 with the reports a later ``run --results`` gave). A finished stage is not rerun
+        at an open gate, so the person must be told the verdicts predate those inputs, and how to have them judged."""
+        rec = self.stages.get(int(stage))
+        at_gate = self.status is Status.AWAITING_DECISION and self.open_gate == gate
+        return at_gate and rec is not None and rec.inputs_hash != inputs_hash
+
     def artifact_index(self) -> list[Artifact]:
         return [a for s in sorted(self.stages) for a in self.stages[s].artifacts]

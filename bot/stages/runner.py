@@ -406,6 +406,15 @@ class Runner:
             parts["sample"] = "allowed"  # the same reports judged with and without sample data differ
         return sha256_text(json.dumps(parts, sort_keys=True))
 
+    def judged_on_other_results(self, state: PipelineState) -> bool:
+        """Whether the open gate 3 decides on verdicts stage 5 drew from other reports than it would read now
+        (the ``results_dir`` given after it ran, or changed since): they are not judged until a person asks."""
+        rec = state.stages.get(int(Stage.RUN_VALIDATE))
+        if rec is None:
+            return False
+        now = self.inputs_hash(state, Stage.RUN_VALIDATE, rec.feedback, rec.review)
+        return state.judged_on_other_inputs(pipeline.GATE_AFTER[Stage.RUN_VALIDATE], Stage.RUN_VALIDATE, now)
+
     def _with_llm_calls(self, state: PipelineState) -> PipelineState:
         """The state with the Claude calls of the step just finished (their cost belongs to the promotion)."""
         calls = self.agents.take_calls() if self.agents is not None else []

@@ -161,6 +161,37 @@ def test_a_rejudge_stage_5_could_not_judge_is_refused_and_leaves_no_trace(tmp_pa
     assert (work / "state.json").read_text() == before and git(fork, "rev-parse", BRANCH) == head
 
 
+def test_results_given_to_run_at_the_open_gate_3_are_said_not_judged_with_the_command_that_judges_them(
+    tmp_path, capsys
+):
+    """Found end to end (admission a01): `promote run --results R` at the gate 3 a run without results opened
+    recorded R and re-printed the "no results" verdicts without a word; the user read "inconclusive" as the
+    benchmark's answer. The run says the verdicts predate R and prints the rejudge, which then judges R."""
+    from bot.review.gate3 import REJUDGE_RESULTS
+
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    args = ["--work", str(work), "--fork", str(fork), "--allow-sample-data", "--quiet", "--actor", "alice"]
+    assert main(["run", str(REQUEST), "--approve", "1,2", *args]) == 0
+    before = PipelineState.model_validate_json((work / "state.json").read_text())
+    capsys.readouterr()
+    assert main(["run", str(REQUEST), "--results", str(RESULTS), *args]) == 0
+    out = capsys.readouterr().out
+    command = f"promote request-changes 3 --reason '{REJUDGE_RESULTS}' --work {work}"
+    assert "stopped at gate 3" in out and "NOT JUDGED YET" in out and command in out, out
+    assert f"the reports now in {RESULTS}" in out, out
+    after = PipelineState.model_validate_json((work / "state.json").read_text())
+    assert after.stages[5] == before.stages[5] and json.loads((work / "run.json").read_text())["results"] == str(
+        RESULTS
+    )
+    assert main(["request-changes", "3", "--reason", REJUDGE_RESULTS, "--work", str(work), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "stopped at gate 3" in out and "NOT JUDGED YET" not in out, out
+    judged = PipelineState.model_validate_json((work / "state.json").read_text())
+    assert judged.stages[5].inputs_hash != before.stages[5].inputs_hash
+    assert main(["run", str(REQUEST), "--results", str(RESULTS), *args]) == 0  # the same reports: nothing to say
+    assert "NOT JUDGED YET" not in capsys.readouterr().out
+
+
 @pytest.mark.slow
 def test_a_pod_failure_claim_whose_pods_were_never_deleted_is_not_runnable_not_confirmed(tmp_path):
     """Found by the GPU operator: with every `kubectl delete pod` forbidden, B5 (e2e p95 no worse when a model-server
