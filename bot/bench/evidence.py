@@ -6,8 +6,9 @@ profiles, and every other top-level key but ``apiVersion``: ``flowControl``, ``f
 the Track B condition its directory names (``bot.bench.conditions.condition_reason``), and, when the runner recorded
 them, the promotion id, the arm and the EPP image digest (``run.keywords``
 ``promotion:<id>``, ``arm:<arm>``, ``epp-image:<ref>@sha256:<digest>``), and the
-EPP image tag the plan pins for both arms (``image_difference``). Anything else is rejected with the
-reason, so another program's reports cannot confirm this plugin's hypotheses.
+EPP image tag the plan pins for both arms (``image_difference``), or, for results without the runner's
+``manifest.json``, the tag the runner gives this promotion's own build (``runner_build_problem``). Anything else
+is rejected with the reason, so another program's reports cannot confirm this plugin's hypotheses.
 
 Where the EndpointPickerConfig is recorded: llm-d-benchmark's converter puts it in
 ``scenario.stack[].native.config`` only from ``LLMDBENCH_VLLM_MODELSERVICE_GAIE_PRESETS_CONFIG``, which nothing in
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +38,7 @@ from bot.bench.custody import Custody
 from bot.bench.layout import split_condition
 from bot.bench.load_binding import PlannedLoad, planned_loads, workload_reason
 from bot.bench.reports import Candidate, ReportSet, load_results
+from bot.bench.run.manifest import MANIFEST
 from bot.yaml_safe import load_yaml
 
 SAMPLE_KEYWORDS = frozenset({"synthetic", "sample-data", "sample", "not-a-measurement"})
@@ -160,6 +163,46 @@ def image_tag(ref: str) -> str | None:
     return tag if sep and tag and "/" not in tag else None
 
 
+def runner_tag(promotion: str, commit: str) -> str:
+    """The tag ``promote bench run`` gives the EPP image it builds (``bot.bench.run.image.image_ref``): the
+    promotion and the commit it was built from, so the tag itself says which promotion and commit it holds."""
+    return f"promotion-{promotion}-{commit[:12]}"
+
+
+_RUNNER_TAG = re.compile(r"promotion-(?P<promotion>[0-9A-Za-z][0-9A-Za-z-]*)-(?P<commit>[0-9a-f]{12})")
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+
+
+def runner_build(ref: str) -> tuple[str, str] | None:
+    """(promotion, 12-digit commit) of an image ``promote bench run`` built (``runner_tag``); None for any other."""
+    match = _RUNNER_TAG.fullmatch(image_tag(ref) or "")
+    return (match["promotion"], match["commit"]) if match else None
+
+
+def runner_build_problem(doc: dict, ref: str, promotion: str | None) -> str | None:
+    """Why the runner-built image ``ref`` a report records is not this promotion's runner build (None: it is).
+
+    Without the run's manifest nothing records which image the runner built, but its tag does: this promotion's
+    id and the commit it was built from, which the runner also passes as the ``commit:`` keyword of every run.
+    So the report counts when the tag names this promotion and the commit its own ``commit:`` keyword records;
+    another promotion's build, or a tag that names another commit than the run says it measured, does not.
+    """
+    built = runner_build(ref)
+    if built is None:
+        return "its tag is not the one `promote bench run` gives the image it builds (promotion-<id>-<commit>)"
+    tag_promotion, tag_commit = built
+    if promotion is None:
+        return f"it is promotion {tag_promotion}'s runner build, and nothing says which promotion these results are for"
+    if tag_promotion != promotion:
+        return f"it is promotion {tag_promotion}'s runner build, not promotion {promotion}'s"
+    commit = keyword_value(doc, "commit")
+    if commit is None:
+        return "the report records no commit: keyword, so nothing shows which commit that tag's build holds"
+    if not _COMMIT.fullmatch(commit) or not commit.startswith(tag_commit):
+        return f"its tag names commit {tag_commit}, but the run records commit:{commit}"
+    return None
+
+
 def image_difference(recorded: str, pinned: str) -> str | None:
     """How the image a report records differs from the one pinned for it (None: the same build, as far as shown).
 
@@ -168,7 +211,9 @@ def image_difference(recorded: str, pinned: str) -> str | None:
     configuration and differ between the two ways of running one plan (``ghcr.io/<fork>`` in experiment.yaml,
     ``--image-repo`` / the config's ``image_repo`` for the runner), so they say nothing about which plugin ran.
     The digest, when the runner recorded one, is checked apart (``EvidencePolicy._image``). A recorded value
-    with no tag (a bare version) cannot be compared and is not held against the report.
+    with no tag (a bare version) cannot be compared and is not held against the report. The runner's tag is
+    compared with the one its manifest records; results without their manifest are bound to this promotion's
+    runner build by ``runner_build_problem`` instead (``EvidencePolicy.no_manifest``).
     """
     got, want = image_tag(recorded), image_tag(pinned)
     if got is None or want is None or got == want:
@@ -199,6 +244,9 @@ class EvidencePolicy:
     not_evidence: Mapping[str, str] = field(default_factory=dict)
     #: the run manifest's record of the reports (``bot.bench.custody``); None: no manifest, nothing to hold them to
     custody: Custody | None = None
+    #: the results have no run manifest (``bot.bench.run_evidence``): a report of an image the runner built,
+    #: which no manifest names, binds by its tag and commit keyword (``runner_build_problem``) instead of the pin
+    no_manifest: bool = False
 
     def bind(self, c: Candidate) -> str | None:
         if problem := self.held(c.rel, c.sha256):
@@ -338,11 +386,20 @@ class EvidencePolicy:
         version = str((comp.get("standardized") or {}).get("tool_version") or "")
         for ref in (keyword_value(doc, "epp-image"), version):
             diff = image_difference(ref, self.evolved_image) if ref else None
-            if diff is not None:
+            if diff is None:
+                continue
+            if self.no_manifest and runner_build(ref) is not None:
+                if (problem := runner_build_problem(doc, ref, self.promotion)) is None:
+                    continue  # this promotion's runner build, named by its tag and commit
                 return (
-                    f"its {arm} EPP image {ref} is not the one this plan pins for both arms "
-                    f"({self.evolved_image}): {diff}, so it measured another build or plugin"
+                    f"its {arm} EPP image {ref} is an image `promote bench run` built, and these results have no "
+                    f"{MANIFEST} to say which: {problem}; put back the {MANIFEST} of the run that wrote it, or "
+                    f"benchmark this promotion's commit again"
                 )
+            return (
+                f"its {arm} EPP image {ref} is not the one this plan pins for both arms "
+                f"({self.evolved_image}): {diff}, so it measured another build or plugin"
+            )
         return None
 
     def notes(self) -> list[str]:

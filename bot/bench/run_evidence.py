@@ -6,7 +6,8 @@ runner's rounds.
 fault never happened, and the SHA-256 of every report it wrote. Each reader of those results must hold the
 reports to the same record, or the same results give different verdicts: ``promote evaluate --spec`` once
 called the runner's own image "another build", and the rounds counted runs whose pod deletion never happened
-that stage 5 then left out. So the rules are built here, once, from the spec and the manifest.
+that stage 5 then left out. So the rules are built here, once, from the spec and the manifest. Results that lost
+their manifest bind a report of the runner's image by its tag and ``commit:`` keyword (``no_manifest``).
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ def policy_for(
             request=request,
         )
     policy.not_evidence = missed(manifest)  # runs whose fault never happened
+    policy.no_manifest = manifest is None  # then a report names the runner's build by its tag (runner_build_problem)
     return policy
 
 

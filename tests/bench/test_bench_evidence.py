@@ -465,3 +465,48 @@ def test_a_copy_filed_under_the_wrong_arm_is_refused_and_the_genuine_report_stil
             ),
         )
     ]
+
+
+def test_without_the_run_manifest_a_report_of_this_promotions_runner_build_binds_by_its_tag_and_commit(
+    results_factory,
+):
+    """Found by the admission end-to-end pass (item 6): with manifest.json gone (copied or merged results) every
+    report of the runner's own image was "another build or plugin", because experiment.yaml pins the slug's tag
+    and the runner tags its build ``promotion-<id>-<commit>``. That tag, with the commit the run records, binds a
+    report to this promotion's runner build; another promotion's build, or a tag naming another commit than the
+    run records, is still refused, and the reason says the manifest is missing and what to do."""
+    root, write = results_factory
+    commit = "0123456789ab" + "c" * 28
+    mine = f"reg.local:5000/acme/llm-d-router-epp:promotion-7-{commit[:12]}@sha256:" + "a" * 64
+    other_promotion = mine.replace("promotion-7-", "promotion-8-")
+    other_commit = mine.replace(commit[:12], "fedcba987654")
+
+    def run(config: dict, image: str, *, ttft: float, commit_kw: str | None = commit) -> dict:
+        kws = [f"epp-image:{image}", *([f"commit:{commit_kw}"] if commit_kw else [])]
+        return _doc(config, ttft=ttft, keywords=["promotion:7", *kws])
+
+    write("baseline", "w", 10, 1, run(BASELINE, mine, ttft=50.0))
+    write("evolved", "w", 10, 1, run(EVOLVED, mine, ttft=40.0))
+    write("evolved", "w", 10, 2, run(EVOLVED, other_promotion, ttft=41.0))
+    write("evolved", "w", 10, 3, run(EVOLVED, other_commit, ttft=42.0))
+    write("evolved", "w", 10, 4, run(EVOLVED, mine, ttft=43.0, commit_kw=None))
+    write("evolved", "w", 10, 5, run(EVOLVED, OTHER_PLUGIN_IMAGE + "@sha256:" + "c" * 64, ttft=44.0))
+
+    rs = load_evidence(root, _policy(evolved_image=PINNED, no_manifest=True))
+    assert sorted((p.split("/")[0], p.split("/")[3]) for p in rs.loaded) == [
+        ("baseline", "rep-1"),
+        ("evolved", "rep-1"),
+    ]
+    reasons = {p.split("/")[3]: r for p, r in rs.rejected}
+    assert sorted(reasons) == ["rep-2", "rep-3", "rep-4", "rep-5"], rs.rejected
+    for rep in ("rep-2", "rep-3", "rep-4"):
+        assert "these results have no manifest.json" in reasons[rep], reasons[rep]
+        assert "put back the manifest.json of the run that wrote it" in reasons[rep]
+    assert "it is promotion 8's runner build, not promotion 7's" in reasons["rep-2"]
+    assert f"its tag names commit fedcba987654, but the run records commit:{commit}" in reasons["rep-3"]
+    assert "records no commit: keyword" in reasons["rep-4"]
+    assert "measured another build or plugin" in reasons["rep-5"]  # not a runner build: the pin decides
+
+    # With a manifest, the image it records is the pin (run_evidence): a runner tag it does not name is refused.
+    with pytest.raises(ReportError, match="promotion-7-0123456789ab', the plan's is .* another build or plugin"):
+        load_evidence(root, _policy(evolved_image=PINNED))

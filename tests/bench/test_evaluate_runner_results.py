@@ -126,3 +126,37 @@ def test_promote_evaluate_with_the_spec_alone_judges_the_mix_claim_as_stage_5_do
     [b1] = [v for v in json.loads((tmp_path / "ev-old" / "verdicts.json").read_text()) if v["hypothesis_id"] == "B1"]
     assert b1["status"] == "inconclusive" and b1["flags"] != stage5.flags
     assert MIX_KIND_UNKNOWN in (tmp_path / "ev-old" / "verdicts.md").read_text()
+
+
+def test_without_manifest_json_the_runners_reports_are_still_its_own_build(tmp_path, capsys):
+    """Found by the admission end-to-end pass (item 6): results copied without their manifest.json were all
+    refused as "another build or plugin" (the runner tags its image ``promotion-<id>-<commit>``, the plan pins
+    ``promotion-<id>-<slug>``). The tag and the run's ``commit:`` keyword bind them to this promotion's runner
+    build; re-tagged for another promotion they are refused, and the reason says the manifest is missing."""
+    from bot.cli import main
+
+    env = fakes.install(tmp_path, noise=0.02, seconds_per_run_second=0.01, effect={"evolved": -0.2})
+    request = _request()
+    bench, commit = make_branch(tmp_path, request=request, hyps=hypotheses())
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed", "--warmup-seconds", "0"))
+    assert proc.returncode == 0, proc.stderr
+    results = tmp_path / "results"
+    (results / mf.MANIFEST).unlink()  # copied or merged results: the reports alone
+
+    argv = ["evaluate", "--hypotheses", str(bench.parents[2] / f"docs/promotion/{SLUG}/hypotheses")]
+    argv += ["--results", str(results), "--spec", str(bench / "evaluation.yaml")]
+    assert main([*argv, "--out", str(tmp_path / "ev")]) == 0
+    [a1] = json.loads((tmp_path / "ev" / "verdicts.json").read_text())
+    assert a1["status"] == "confirmed", a1
+    assert "another build or plugin" not in (tmp_path / "ev" / "verdicts.md").read_text()
+    verdicts, not_used = _stage5(tmp_path, bench, hypotheses())
+    assert [v.status.value for v in verdicts] == ["confirmed"] and not_used == []
+
+    # The same reports, re-tagged as promotion 8's runner build, measured another promotion's plugin.
+    for report in results.rglob("*.yaml"):
+        report.write_text(report.read_text().replace(f"promotion-7-{commit[:12]}", f"promotion-8-{commit[:12]}"))
+    capsys.readouterr()
+    assert main([*argv, "--out", str(tmp_path / "ev8")]) == 2
+    said = capsys.readouterr().err
+    assert "it is promotion 8's runner build, not promotion 7's" in said, said
+    assert "these results have no manifest.json" in said and "put back the manifest.json" in said

@@ -25,7 +25,11 @@ class ImageBuildError(RequestError):
 
 
 def image_ref(registry_repo: str, request_id: str, commit: str) -> str:
-    return f"{registry_repo}:promotion-{request_id}-{commit[:12]}"
+    """The image the runner builds: its tag names the promotion and commit, so stage 5 can bind a report of it
+    even when the results lost their manifest (``bot.bench.evidence.runner_tag``)."""
+    from bot.bench.evidence import runner_tag
+
+    return f"{registry_repo}:{runner_tag(request_id, commit)}"
 
 
 def given_image_problem(given: str, pinned: str | None) -> str | None:
