@@ -11,9 +11,14 @@ cells. A condition that acts on the stand-up (``Condition.level == "setup"``: an
 model-server topology) is upstream's own vocabulary, a setup treatment override: its setup treatments
 are ``<arm>+<condition>`` with the condition's overrides, which is what the evidence rules accept as the
 record that it was applied (``bot.bench.conditions.condition_reason``). A condition that acts during a
-run (a model-server pod deleted mid-run) has no place in the format: its experiment runs the plain arms,
-and its header says so and how to run it so the reports record it (``promote bench run``, or by hand
-with ``--run-keywords condition:<name>`` while deleting the pod).
+run (a model-server pod deleted mid-run) has no place in the format: its experiments run the plain arms,
+and their headers say so and how to run them so the reports record it (``promote bench run``, or by hand
+while deleting the pod). By hand that is one file per arm, ``<root>/<condition>/<arm>.yaml``, each setting
+its arm's keywords and ``condition:<name>``: llm-d-benchmark's ``experiment`` runs every setup treatment of a
+file (no option picks one), and a setup treatment's ``description.keywords`` and ``--run-keywords`` set the
+same variable (LLMDBENCH_DESCRIPTION_KEYWORDS), the file's replacing the command's. One file with both arms
+and ``--run-keywords condition:<name>`` gave reports with the condition and no arm binding, or with the
+binding and no condition: stage 5 refused every one (admission e2e finding 7).
 """
 
 from __future__ import annotations
@@ -21,13 +26,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bot.bench.conditions import GAP_CONDITION, Condition, conditions_for
+from bot.bench.conditions import Condition, conditions_for
 from bot.bench.evidence import arm_keywords
 from bot.bench.layout import RUN_TREATMENT_PATTERN, TREATMENTS, split_condition, with_condition
 from bot.bench.plan import BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE, BenchmarkPlan, Cell
 from bot.bench.yaml_dump import dump_yaml
 from bot.escape import yaml_comment
-from bot.model import PromotionRequest
+from bot.model import PromotionRequest, StackSpec
 from bot.yaml_safe import load_yaml
 
 CONFIG_FILES = {"baseline": BASELINE_CONFIG_FILE, "evolved": EVOLVED_CONFIG_FILE}
@@ -43,13 +48,28 @@ def cells_under(plan: BenchmarkPlan, condition: str | None) -> list[Cell]:
     return [c for c in plan.cells if split_condition(c.workload)[1] == condition]
 
 
-def experiment_files(root: str, workloads: list[str]) -> list[str]:
+def per_arm(found: Condition | str | None) -> bool:
+    """A condition applied during a run has one experiment per arm (see the module docstring); the others one."""
+    return isinstance(found, Condition) and found.level == "run"
+
+
+def condition_files(root: str, name: str, found: Condition | str | None) -> list[str]:
+    """The committed experiment files of condition ``name`` (``found``: what ``conditions_for`` says of it)."""
+    home = f"{root}/{name}"
+    return [f"{home}/{arm}.yaml" for arm in TREATMENTS] if per_arm(found) else [f"{home}/experiment.yaml"]
+
+
+def experiment_files(root: str, workloads: list[str], stack: StackSpec) -> list[str]:
     """The committed experiments that run a hypothesis's workloads: the main one for plain workloads, a condition's
-    own for the cells under it (only a condition the bot knows has one, so the path is always the bot's)."""
-    known = set(GAP_CONDITION.values())
+    own for the cells under it (only a condition the bot knows has them, so the path is always the bot's)."""
+    available = conditions_for(stack)
     names = [split_condition(w)[1] for w in workloads]
     return list(
-        dict.fromkeys(f"{root}/{n}/experiment.yaml" if n in known else f"{root}/experiment.yaml" for n in names)
+        dict.fromkeys(
+            path
+            for n in names
+            for path in (condition_files(root, n, available[n]) if n in available else [f"{root}/experiment.yaml"])
+        )
     )
 
 
@@ -68,16 +88,15 @@ def run_treatments(plan: BenchmarkPlan, cells: list[Cell]) -> list[dict[str, Any
     ]
 
 
-def command(name: str, found: Condition | str | None, spec: str, path: str) -> str:
-    """The llm-d-benchmark command that runs one condition's experiment (a run-level fault adds its keyword)."""
-    run = f"llmdbenchmark --spec {spec} experiment -e {path} -p <namespace>"
-    during_run = isinstance(found, Condition) and found.level != "setup"
-    return f"{run} --run-keywords condition:{name}" if during_run else run
+def command(spec: str, path: str) -> str:
+    """The llm-d-benchmark command that runs one committed experiment file. No ``--run-keywords``: the file's
+    setup treatments set the keywords, and theirs replace the command's."""
+    return f"llmdbenchmark --spec {spec} experiment -e {path} -p <namespace>"
 
 
 def how_to_run(name: str, found: Condition | str | None, run: str) -> str:
-    """What a person does to run one condition's experiment (``run``: its command, as the page quotes it) so its
-    reports record the condition."""
+    """What a person does to run one condition's experiments (``run``: its command, or where the commands are, as
+    the page quotes them) so its reports record the condition."""
     if isinstance(found, Condition) and found.level == "setup":
         return (
             f"`{name}`: {found.what}. Its setup treatments `baseline+{name}` and `evolved+{name}` carry it "
@@ -87,27 +106,36 @@ def how_to_run(name: str, found: Condition | str | None, run: str) -> str:
     if isinstance(found, Condition):
         return (
             f"`{name}`: {found.what}. An experiment file cannot say this: llm-d-benchmark has no way to act during "
-            "a run, so this experiment stands up the plain arms, and run as it is it measures the plain load. "
-            "Run it with `promote bench run` (it applies the fault and records it), or by hand with "
-            f"{run} while doing what the condition says in every run. Reports without the `condition:{name}` "
-            "keyword are left out of the verdicts (condition not recorded), and so are reports without their "
-            "arm's `epp-config:` keyword (by hand, one arm at a time: the keywords stage 5's refusal names)."
+            "a run, so these experiments stand up the plain arms, one file per arm (llm-d-benchmark runs every "
+            "setup treatment of a file). Run them with `promote bench run` (it applies the fault and records it), "
+            f"or by hand, one arm at a time, with {run}, while doing what the condition says in every run. "
+            f"Each file records its arm, EPP config and `condition:{name}` in its reports' keywords (do not add "
+            "`--run-keywords`: the file's replace them), so run it only while applying the fault: its reports say "
+            "the fault happened, and stage 5 counts them as runs under it."
         )
     why = found or "the bot knows no such condition"
     return f"`{name}`: not runnable on this cluster ({why}); nothing can apply it, so its cells decide nothing."
 
 
-def _keywords(
-    request: PromotionRequest, constants: dict[str, Any], arm: str, name: str, setup_level: bool
-) -> dict[str, list[str]]:
-    """A setup-level condition's setup treatment records its arm, EPP config and condition as
-    ``description.keywords`` (what binds its reports, ``bot.bench.evidence.arm_keywords``). A run-level one sets
-    none: a treatment's keywords replace ``--run-keywords``, and its ``condition:`` keyword must come from the
-    person who applied the fault (run it with ``promote bench run``, which records both)."""
-    if not setup_level:
-        return {}
+def _keywords(request: PromotionRequest, constants: dict[str, Any], arm: str, name: str) -> dict[str, list[str]]:
+    """The setup treatment's ``description.keywords``: its arm, EPP config and condition (what binds its reports,
+    ``bot.bench.evidence.arm_keywords``, and records the condition, ``bot.bench.conditions.condition_reason``)."""
     text = constants["router.epp.pluginsCustomConfig"][CONFIG_FILES[arm]]
     return {"description.keywords": [*arm_keywords(request.id, arm, load_yaml(text)), f"condition:{name}"]}
+
+
+def _treatment(
+    request: PromotionRequest, constants: dict[str, Any], arm: str, name: str, found: Condition | str | None
+) -> dict[str, Any]:
+    """One arm's setup treatment under condition ``name``: ``<arm>+<name>`` with the overrides of a setup-level
+    condition, the plain ``<arm>`` for a run-level one (its own file), no keywords for one that cannot run."""
+    setup_level = isinstance(found, Condition) and found.level == "setup"
+    return {
+        "name": with_condition(arm, name) if setup_level else arm,
+        "router.epp.pluginsConfigFile": CONFIG_FILES[arm],
+        **(found.overrides if setup_level and isinstance(found, Condition) else {}),
+        **(_keywords(request, constants, arm, name) if isinstance(found, Condition) else {}),
+    }
 
 
 def render_condition_experiments(
@@ -135,54 +163,59 @@ def render_condition_experiments(
     ]
     for name in names:
         found = available.get(name)
-        home = f"{root}/{name}"
+        paths = condition_files(root, name, found)
         cells = cells_under(plan, name)
         runs = run_treatments(plan, cells)
-        setup_level = isinstance(found, Condition) and found.level == "setup"
-        overrides = found.overrides if setup_level and isinstance(found, Condition) else {}
-        treatments = [
-            {
-                "name": with_condition(arm, name) if setup_level else arm,
-                "router.epp.pluginsConfigFile": CONFIG_FILES[arm],
-                **overrides,
-                **_keywords(request, constants, arm, name, setup_level),
-            }
-            for arm in TREATMENTS
-        ]
-        experiment = {
-            "experiment": {
-                "name": f"promotion-{request.id}-{plan.slug}-{name}",
-                "harness": plan.harness,
-                "profile": runs[0]["profile"],
-            },
-            "design": {
+        treatments = [_treatment(request, constants, arm, name, found) for arm in TREATMENTS]
+        groups = [[t] for t in treatments] if per_arm(found) else [treatments]
+        for path, group in zip(paths, groups, strict=True):
+            suffix = f"-{group[0]['name']}" if per_arm(found) else ""
+            design = {
                 "type": "paired_shared_baseline",
                 "condition": name,
                 "applied": "setup treatment override"
-                if setup_level
+                if isinstance(found, Condition) and found.level == "setup"
                 else "during each run, outside this file (see the header)",
                 "run": {"replicates": {c.label(): plan.repetitions_by_cell[c] for c in cells}},
-                "total_setup_treatments": len(treatments),
+                "total_setup_treatments": len(group),
                 "total_run_treatments": len(runs),
-                "total_matrix": len(treatments) * len(runs),
-            },
-            "setup": {"constants": constants, "treatments": treatments},
-            "reset_caches": True,
-            "treatments": runs,
-        }
-        path = f"{home}/experiment.yaml"
-        run = command(name, found, request.stack.spec, path)
-        header = (
-            f"# llm-d-benchmark experiment for promotion {request.id}, Track B condition {name}:\n"
-            + "".join(f"# {yaml_comment(line)}\n" for line in _wrap(how_to_run(name, found, "the command below")))
-            + f"#   {yaml_comment(run)}\n"
-            + f"# Copy {root}/workloads/*.yaml into workload/profiles/{plan.harness}/ first. Results land in the\n"
-            "# workspace as setup-treatment-<setup treatment>/results/<harness>-<run treatment>-<ts>-<rand>/; give\n"
-            "# stage 5 (--results) the directory that holds them and the main experiment's.\n"
-            "# `design` is informational (llm-d-benchmark does not read it). Generated by the promotion bot.\n"
-        )
-        files[f"{home}/experiment.yaml"] = header + dump_yaml(experiment)
-        readme.append(f"- {how_to_run(name, found, '`' + command(name, found, spec, path) + '`')}")
+                "total_matrix": len(group) * len(runs),
+            }
+            experiment = {
+                "experiment": {
+                    "name": f"promotion-{request.id}-{plan.slug}-{name}{suffix}",
+                    "harness": plan.harness,
+                    "profile": runs[0]["profile"],
+                },
+                "design": design,
+                "setup": {"constants": constants, "treatments": group},
+                "reset_caches": True,
+                "treatments": runs,
+            }
+            where = "the command below" + (
+                "".join(
+                    f" (this file runs the {group[0]['name']} arm; the {arm} arm's file is {other})"
+                    for arm, other in zip(TREATMENTS, paths, strict=True)
+                    if other != path
+                )
+                if per_arm(found)
+                else ""
+            )
+            header = (
+                f"# llm-d-benchmark experiment for promotion {request.id}, Track B condition {name}:\n"
+                + "".join(f"# {yaml_comment(line)}\n" for line in _wrap(how_to_run(name, found, where)))
+                + f"#   {yaml_comment(command(request.stack.spec, path))}\n"
+                + f"# Copy {root}/workloads/*.yaml into workload/profiles/{plan.harness}/ first. Results land in the\n"
+                "# workspace as setup-treatment-<setup treatment>/results/<harness>-<run treatment>-<ts>-<rand>/; give\n"
+                "# stage 5 (--results) the directory that holds them and the main experiment's.\n"
+                "# `design` is informational (llm-d-benchmark does not read it). Generated by the promotion bot.\n"
+            )
+            files[path] = header + dump_yaml(experiment)
+        if per_arm(found):
+            readme.append(f"- {how_to_run(name, found, 'the command for that arm')}")
+            readme += [f"  - {arm}: `{command(spec, p)}`" for arm, p in zip(TREATMENTS, paths, strict=True)]
+        else:
+            readme.append(f"- {how_to_run(name, found, '`' + command(spec, paths[0]) + '`')}")
     return files, readme
 
 

@@ -12,7 +12,14 @@ import math
 from pathlib import Path
 from typing import Any
 
-from bot.bench.condition_experiment import cells_under, plan_conditions, render_condition_experiments, run_treatments
+from bot.bench.condition_experiment import (
+    cells_under,
+    condition_files,
+    plan_conditions,
+    render_condition_experiments,
+    run_treatments,
+)
+from bot.bench.conditions import conditions_for
 from bot.bench.evaluation_spec import default_evolved_image, render_evaluation_spec
 from bot.bench.evidence import arm_keywords
 from bot.bench.layout import split_condition
@@ -258,6 +265,7 @@ def render_experiment(
         "reset_caches": True,
         "treatments": runs,
     }
+    available = conditions_for(request.stack)
     header = (
         f"# llm-d-benchmark experiment for promotion {request.id}: {yaml_comment(request.title)}\n"
         f"# Copy {root}/workloads/*.yaml into workload/profiles/{harness}/, then:\n"
@@ -265,7 +273,8 @@ def render_experiment(
         f"# Results go to {LAYOUT};\n"
         f"# run treatment {RUN_TREATMENT_PATTERN} of setup treatment T -> T/<workload>/rate-<rate>/rep-<n>/.\n"
         + "".join(
-            f"# Track B condition {name}: not in this file, see {root}/{name}/experiment.yaml and README.md.\n"
+            f"# Track B condition {name}: not in this file, see {', '.join(condition_files(root, name, available.get(name)))}"
+            " and README.md.\n"
             for name in plan_conditions(plan)
         )
         + "# Each setup treatment's description.keywords (promotion, arm, EPP config digest) end up in its reports'\n"

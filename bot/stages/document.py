@@ -204,7 +204,9 @@ def run(ctx: StageContext) -> StageOutput:
             action=action(h, v, recs),
             request=ctx.request,
             paths=ctx.paths,
-            experiments=experiment_files(ctx.paths.benchmarks, h.workloads),  # a Track B condition has its own
+            experiments=experiment_files(
+                ctx.paths.benchmarks, h.workloads, ctx.request.stack
+            ),  # a Track B condition has its own
             narrative=written.get(h.id),
             narrative_prompt=prompt,
         )

@@ -8,6 +8,7 @@ with llm-d-benchmark's own parser (from the snapshot), and their results paths w
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import yaml
@@ -60,27 +61,81 @@ def test_a_setup_level_condition_is_its_own_setup_treatment_that_the_evidence_ru
     assert condition_reason({"run": {"keywords": []}}, rel, split_condition(key.workload)[1]) is None
 
 
+def _readme_commands(readme: str) -> dict[str, str]:
+    """arm -> the by-hand command the plan README gives for the pod-failure condition (one line per arm)."""
+    section = readme[readme.index("- `pod-failure`:") :]
+    return dict(re.findall(r"^  - (baseline|evolved): `(llmdbenchmark [^`]+)`$", section, flags=re.M))
+
+
 def test_pod_failure_cannot_be_said_in_the_format_and_the_plan_says_how_to_run_it(tmp_path):
+    """Admission e2e finding 7: one pod-failure file with both arms and `--run-keywords condition:pod-failure`
+    gave reports with the condition and no arm binding (a setup treatment's keywords and --run-keywords set one
+    variable, the file's winning), which stage 5 refused. Now one file per arm carries all of its keywords."""
     parser = _upstream("llmdbenchmark/experiment/parser.py", tmp_path)
     _, _, files = _plan()
-    text = files[f"{ROOT}/pod-failure/experiment.yaml"]
-    parsed, doc = _parsed(parser, text, tmp_path)
-    assert [t.name for t in parsed.setup_treatments] == ["baseline", "evolved"]  # no label that claims a fault
-    assert {parse_run_treatment(r["name"])[0] for r in doc["treatments"]} == {POD}
-    header = "".join(line for line in text.splitlines(keepends=True) if line.startswith("#"))
-    assert "An experiment file cannot say this" in header and "`promote bench run`" in header
-    assert (
-        f"experiment -e {ROOT}/pod-failure/experiment.yaml -p <namespace> --run-keywords condition:pod-failure"
-        in header
-    )
+    assert f"{ROOT}/pod-failure/experiment.yaml" not in files
     readme = files[f"{ROOT}/README.md"]
     assert "## Track B fault treatments (their own experiments)" in readme
-    assert "--run-keywords condition:pod-failure` while doing what the condition says" in readme
     assert "`baseline+metric-staleness` and `evolved+metric-staleness`" in readme
-    # run without the keyword it is the plain load and is left out; with it, it counts
+    commands = _readme_commands(readme)
+    assert sorted(commands) == ["baseline", "evolved"]
+    for arm, cmd in commands.items():
+        path = f"{ROOT}/pod-failure/{arm}.yaml"
+        assert cmd == f"llmdbenchmark --spec guides/optimized-baseline experiment -e {path} -p <namespace>"
+        assert "--run-keywords" not in cmd  # the file's keywords would replace it
+        text = files[path]
+        parsed, doc = _parsed(parser, text, tmp_path)
+        assert [t.name for t in parsed.setup_treatments] == [arm]  # one stand-up, no label that claims a fault
+        assert parsed.setup_treatments[0].overrides["description"]["keywords"][-1] == "condition:pod-failure"
+        assert {parse_run_treatment(r["name"])[0] for r in doc["treatments"]} == {POD}
+        header = "".join(line for line in text.splitlines(keepends=True) if line.startswith("#"))
+        assert "An experiment file cannot say this" in header and "`promote bench run`" in header
+        assert f"#   {cmd}\n" in header
+    # the condition is recorded by the keyword the file sets, not by where llm-d-benchmark files the run
     rel = _by_hand("baseline", doc["treatments"][0]["name"])
     assert condition_reason({"run": {"keywords": []}}, rel, "pod-failure").startswith("condition not recorded")
     assert condition_reason({"run": {"keywords": ["condition:pod-failure"]}}, rel, "pod-failure") is None
+
+
+def _at_rate(report: dict, rate: float) -> dict:
+    """The upstream report as a run at ``rate`` req/s records it (stage 5 checks it against the directory)."""
+    report["scenario"]["load"]["standardized"]["rate_qps"] = rate
+    return report
+
+
+def test_a_run_of_each_readme_pod_failure_command_binds_to_its_arm_under_the_condition(tmp_path):
+    """Admission e2e finding 7, end to end: the reports a person gets from each arm's README command (the keywords
+    its file sets, as the harness records them, where llm-d-benchmark's workspace files them) are loaded by stage 5
+    as that arm's runs of the pod-failure cell; the other arm's keywords on them are refused."""
+    from bot.bench.evaluation_spec import load_evaluation_spec
+    from bot.bench.evidence import load_evidence, policy_from_spec
+    from tests.bench.test_bench_evidence import _upstream as upstream_report
+
+    parser = _upstream("llmdbenchmark/experiment/parser.py", tmp_path)
+    _, _, files = _plan()
+    root = tmp_path / "workspace"
+    keywords = {}
+    for arm, cmd in _readme_commands(files[f"{ROOT}/README.md"]).items():
+        parsed, doc = _parsed(parser, files[re.search(r" -e (\S+) ", cmd).group(1)], tmp_path)
+        [treatment] = parsed.setup_treatments
+        keywords[arm] = treatment.overrides["description"]["keywords"]
+        run = next(r for r in doc["treatments"] if r["load.stages.0.rate"] == 30)["name"]
+        report = _at_rate(upstream_report(f"{arm}-pod"), 30)
+        report["run"]["keywords"] = ",".join(keywords[arm]).split(",")  # LLMDBENCH_DESCRIPTION_KEYWORDS, split back
+        path = root / _by_hand(treatment.name, run)
+        path.parent.mkdir(parents=True)
+        path.write_text(yaml.safe_dump(report), encoding="utf-8")
+    assert keywords["baseline"] != keywords["evolved"]
+    crossed = _at_rate(upstream_report("crossed"), 30)
+    crossed["run"]["keywords"] = keywords["baseline"]
+    rel = _by_hand("evolved", f"{POD}-rate-30-rep-2")
+    (root / rel).parent.mkdir(parents=True)
+    (root / rel).write_text(yaml.safe_dump(crossed), encoding="utf-8")
+
+    policy = policy_from_spec(load_evaluation_spec(files[f"{ROOT}/evaluation.yaml"]), allow_sample_data=False)
+    rs = load_evidence(root, policy)
+    assert sorted(rs.loaded) == sorted(_by_hand(a, f"{POD}-rate-30-rep-1") for a in ("baseline", "evolved"))
+    assert [r for _, r in rs.rejected] == ["run.keywords says arm 'baseline', but it is filed under 'evolved'"]
 
 
 def test_the_main_experiment_holds_the_plain_cells_and_every_run_is_in_exactly_one_experiment(tmp_path):
@@ -93,17 +148,20 @@ def test_the_main_experiment_holds_the_plain_cells_and_every_run_is_in_exactly_o
     assert f"# Track B condition metric-staleness: not in this file, see {ROOT}/metric-staleness/experiment.yaml" in (
         main_text
     )
-    names = [
-        r["name"]
+    names = [  # (setup treatment, run treatment): a pod-failure file runs one arm
+        (t["name"].split("+")[0], r["name"])
         for path in (
             f"{ROOT}/experiment.yaml",
             f"{ROOT}/metric-staleness/experiment.yaml",
-            f"{ROOT}/pod-failure/experiment.yaml",
+            f"{ROOT}/pod-failure/baseline.yaml",
+            f"{ROOT}/pod-failure/evolved.yaml",
         )
-        for r in yaml.safe_load(files[path])["treatments"]
+        for doc in [yaml.safe_load(files[path])]
+        for t in doc["setup"]["treatments"]
+        for r in doc["treatments"]
     ]
     reps = plan.repetitions_by_cell
-    assert len(names) == len(set(names)) == sum(reps.values())
+    assert len(names) == len(set(names)) == 2 * sum(reps.values())
     assert main["design"]["total_matrix"] == 2 * len(main["treatments"])
 
 
@@ -117,8 +175,8 @@ def test_a_plan_without_conditions_has_one_experiment():
 def test_runs_of_the_plans_experiments_bind_to_their_arm_by_the_keywords_the_setup_treatments_set(tmp_path):
     """Upstream finding 1: llm-d-benchmark's reports record no EPP config, so a run by hand from the committed
     experiment must carry its arm's binding in description.keywords (what the harness writes to run_metadata.yaml
-    and the converter copies to run.keywords); a run-level condition's setup treatments set none (a treatment's
-    keywords would replace the --run-keywords condition:<name> its header asks for)."""
+    and the converter copies to run.keywords); a run-level condition's per-arm files set the condition too (a
+    treatment's keywords replace --run-keywords, so nothing else could add it)."""
     from bot.bench.evaluation_spec import load_evaluation_spec
     from bot.bench.evidence import load_evidence, policy_from_spec
     from tests.bench.bench_helpers import write_report
@@ -127,13 +185,20 @@ def test_runs_of_the_plans_experiments_bind_to_their_arm_by_the_keywords_the_set
     parser = _upstream("llmdbenchmark/experiment/parser.py", tmp_path)
     _, _, files = _plan()
     keywords = {}
-    for name in ("experiment.yaml", "metric-staleness/experiment.yaml", "pod-failure/experiment.yaml"):
+    names = (
+        "experiment.yaml",
+        "metric-staleness/experiment.yaml",
+        "pod-failure/baseline.yaml",
+        "pod-failure/evolved.yaml",
+    )
+    for name in names:
         parsed, _ = _parsed(parser, files[f"{ROOT}/{name}"], tmp_path)
         keywords[name] = {t.name: t.overrides.get("description", {}).get("keywords") for t in parsed.setup_treatments}
-    assert keywords["pod-failure/experiment.yaml"] == {"baseline": None, "evolved": None}
-    stale = keywords["metric-staleness/experiment.yaml"]
-    assert stale["evolved+metric-staleness"] == [*keywords["experiment.yaml"]["evolved"], "condition:metric-staleness"]
     main = keywords["experiment.yaml"]
+    for arm in ("baseline", "evolved"):
+        assert keywords[f"pod-failure/{arm}.yaml"] == {arm: [*main[arm], "condition:pod-failure"]}
+    stale = keywords["metric-staleness/experiment.yaml"]
+    assert stale["evolved+metric-staleness"] == [*main["evolved"], "condition:metric-staleness"]
     assert [k.split(":")[0] for k in main["baseline"]] == ["promotion", "arm", "epp-config"]
     assert main["baseline"] != main["evolved"]
 

@@ -115,10 +115,17 @@ def test_the_fault_treatments_are_experiments_that_record_their_condition(full_r
         "evolved+metric-staleness",
     ]
     assert all(t["router.epp.flags.refresh-metrics-interval"] == "1s" for t in stale["setup"]["treatments"])
-    pod = git(fork, "show", f"{BRANCH}:{root}/pod-failure/experiment.yaml")
-    assert "--run-keywords condition:pod-failure" in pod and "An experiment file cannot say this" in pod
+    for arm in ("baseline", "evolved"):  # one file per arm, each recording its arm and the condition
+        pod = git(fork, "show", f"{BRANCH}:{root}/pod-failure/{arm}.yaml")
+        assert "An experiment file cannot say this" in pod
+        [treatment] = yaml.safe_load(pod)["setup"]["treatments"]
+        assert treatment["name"] == arm and treatment["description.keywords"][-1] == "condition:pod-failure"
     findings = git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/findings/B3.md")
     assert f"`{root}/metric-staleness/experiment.yaml` with llm-d-benchmark (as its header says" in findings
+    pod_findings = git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/findings/B5.md")
+    assert f"Run `{root}/pod-failure/baseline.yaml`, `{root}/pod-failure/evolved.yaml` with llm-d-benchmark" in (
+        pod_findings
+    )
     plain = git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/findings/A1.md")
     assert f"Run `{root}/experiment.yaml` with llm-d-benchmark, or the whole plan" in plain
 
