@@ -489,10 +489,10 @@ class GitHub:
 
         return self._call(f"GET repo {self.repository}", get)
 
-    def workflow_files(self) -> list[str]:
-        def get() -> list[str]:
+    def workflow_files(self) -> dict[str, str]:
+        def get() -> dict[str, str]:  # path -> state (active, disabled_fork, ...): a fork's start disabled
             _, data = self.gh.requester.requestJsonAndCheck("GET", f"{self.repo().url}/actions/workflows")
-            return [w.get("path", "") for w in data.get("workflows", [])]
+            return {w.get("path", ""): w.get("state", "active") for w in data.get("workflows", [])}
 
         return self._call("GET workflows", get)
 

@@ -16,6 +16,12 @@ from bot.model.llm import LLMSettings
 from bot.yaml_safe import YamlInputError, load_yaml
 
 CONFIG_PATH = ".github/promotion-bot.yml"
+#: The bot's two workflow files, by name. Fixed, not settings: benchmark.yml's `publish` job dispatches
+#: promotion.yml by name, and a renamed file left a dispatch failing with 404 while the issue showed "running".
+WORKFLOW = "promotion.yml"
+BENCHMARK_WORKFLOW = "benchmark.yml"
+#: Settings that were removed, with the one value each still accepted (what it always had to be).
+RETIRED = {"workflow": WORKFLOW, "benchmark_workflow": BENCHMARK_WORKFLOW}
 Role = Literal["admin", "maintain", "write", "triage", "read"]
 _REPO = r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$"
 
@@ -75,8 +81,6 @@ class BotConfig(_Strict):
         default_factory=lambda: ["github-actions[bot]"],
         description="the identities whose comments are the bot's own (an App token writes as <app>[bot])",
     )
-    workflow: str = "promotion.yml"
-    benchmark_workflow: str = "benchmark.yml"
     allow_sample_data: bool = Field(
         default=False,
         description="a demonstration repository may let sample reports count; every verdict, report and PR says so",
@@ -95,6 +99,16 @@ class BotConfig(_Strict):
         "decide like the BLIS original); default 0.99 when every signal is high-fidelity, else 0.95",
     )
     llm: LLMSettings = Field(default_factory=LLMSettings, description="the Claude author and reviewer (bot.agents)")
+
+    @property
+    def workflow(self) -> str:
+        """The bot's own workflow, which it dispatches to chain its runs."""
+        return WORKFLOW
+
+    @property
+    def benchmark_workflow(self) -> str:
+        """The GPU workflow stage 5 dispatches."""
+        return BENCHMARK_WORKFLOW
 
 
 class ConfigError(RequestError):
@@ -139,10 +153,11 @@ def _parse(text: str | None) -> BotConfig:
         raise ConfigError([str(exc)]) from None
     if not isinstance(raw, dict):
         raise ConfigError(["expected a mapping of settings at the top level"])
+    problems = retired(raw)
+    raw = {k: v for k, v in raw.items() if k not in RETIRED}
     try:
-        return BotConfig.model_validate(raw)
+        config = BotConfig.model_validate(raw)
     except ValidationError as exc:
-        problems = []
         for err in exc.errors():
             loc = ".".join(str(p) for p in err["loc"])
             msg = (
@@ -152,3 +167,18 @@ def _parse(text: str | None) -> BotConfig:
             )
             problems.append(f"{loc}: {msg}")
         raise ConfigError(problems) from None
+    if problems:
+        raise ConfigError(problems)
+    return config
+
+
+def retired(raw: dict) -> list[str]:
+    """The removed `workflow:` / `benchmark_workflow:` settings naming another file: the bot would dispatch a
+    workflow that does not exist, or one benchmark.yml never answers. The fixed name itself is still accepted, so
+    a configuration copied from the old example keeps working."""
+    return [
+        f"{key}: {raw[key]} cannot be set: the bot's workflow files must be named .github/workflows/{name} "
+        f"(benchmark.yml and the bot dispatch them by these names); name the file {name} and remove `{key}:`"
+        for key, name in RETIRED.items()
+        if key in raw and raw[key] != name
+    ]

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.github.client import GitHub, GitHubError
-from bot.github.config import CONFIG_PATH, ConfigError, parse_config
+from bot.github.config import BENCHMARK_WORKFLOW, CONFIG_PATH, WORKFLOW, ConfigError, parse_config
 from bot.github.labels import Label
 
-WORKFLOWS = ("promotion.yml", "benchmark.yml")
+WORKFLOWS = (WORKFLOW, BENCHMARK_WORKFLOW)
 FORM = ".github/ISSUE_TEMPLATE/promotion.yml"
 #: The one repository setting the bot needs that GitHub leaves off.
 PR_SETTING = (
@@ -54,6 +54,44 @@ def runners_unchecked(labels: list[str]) -> str:
         f"labels [{named}] (`gpu.runner_labels` in {CONFIG_PATH}); until one is registered, the benchmark run stays "
         "queued and GitHub ends it after 24 hours"
     )
+
+
+def workflow_problem(name: str, state: str | None) -> str | None:
+    """What is wrong with the bot's workflow ``name`` in the listing's ``state`` (None: not listed), or None when
+    it is there and active. A disabled workflow answers no event: the researcher's issue would never get a reply."""
+    path = f".github/workflows/{name}"
+    if state is None or state == "deleted":
+        return f"{path} is missing: copy it from the promotion bot (docs/github-setup.md)"
+    if state == "active":
+        return None
+    if state == "disabled_fork":
+        how = "a fork starts with its workflows off: enable them in the fork's Actions tab"
+    else:  # disabled_manually, disabled_inactivity, or one GitHub adds later
+        how = f"open {name} in the repository's Actions tab and press Enable workflow"
+    return f"{path} is disabled ({state}), so it answers no issue: {how}"
+
+
+def unreadable(what: str, permission: str, exc: GitHubError) -> str:
+    """A read GitHub refused, as one problem among the rest: a 403 names the permission the token lacks (a
+    fine-grained token without it), since the other checks still tell the admin everything else."""
+    if exc.status == 403:
+        return (
+            f"the token cannot read {what} ({exc}): it needs {permission} on this repository (a fine-grained "
+            "token's repository permissions), or use `gh auth token`; not checked until then"
+        )
+    return f"cannot read {what} ({exc}); not checked"
+
+
+_UNREAD = object()
+
+
+def _read(problems: list[str], what: str, permission: str, fn):
+    """``fn()``, or ``_UNREAD`` with the refusal added to ``problems``."""
+    try:
+        return fn()
+    except GitHubError as exc:
+        problems.append(unreadable(what, permission, exc))
+        return _UNREAD
 
 
 @dataclass
@@ -104,22 +142,24 @@ def _check(repository: str, client: GitHub | None, env) -> SetupReport:
         )
     if info.get("has_issues") is False:
         problems.append("issues are disabled: enable them in Settings → General → Features")
-    present = set(client.workflow_files())
-    for name in WORKFLOWS:
-        if f".github/workflows/{name}" not in present:
-            problems.append(
-                f".github/workflows/{name} is missing: copy it from the promotion bot (docs/github-setup.md)"
-            )
+    states = _read(problems, "the workflows", "Actions: read", client.workflow_files)
+    if states is not _UNREAD:
+        for name in WORKFLOWS:
+            said = workflow_problem(name, states.get(f".github/workflows/{name}"))
+            if said:
+                problems.append(said)
     branch = info.get("default_branch", "main")
-    if client.file_text(FORM, branch) is None:
+    form = _read(problems, FORM, "Contents: read", lambda: client.file_text(FORM, branch))
+    if form is None:
         problems.append(f"{FORM} is missing: copy the issue form so people can file promotions")
-    config_text = client.file_text(CONFIG_PATH, branch)
-    config = parse_config(None)  # the defaults, until the file says otherwise
+    config_text = _read(problems, CONFIG_PATH, "Contents: read", lambda: client.file_text(CONFIG_PATH, branch))
+    config = None  # described only as the admin wrote it, or as the defaults when there is no file
     if config_text is None:
+        config = parse_config(None)
         notes.append(
             f"{CONFIG_PATH} is missing: every default applies (approvers: admin, maintain, write); add it to change them"
         )
-    else:
+    elif config_text is not _UNREAD:
         try:
             config = parse_config(config_text, repository)
         except ConfigError as exc:
@@ -129,13 +169,14 @@ def _check(repository: str, client: GitHub | None, env) -> SetupReport:
                 notes.append(f"{CONFIG_PATH}: blis_repository is unset, so refuted hypotheses file no feedback issues")
             if config.llm.engine == "anthropic":
                 notes.append(NO_KEY_UNCHECKED)
-    labels = client.label_names()
-    missing = sorted(str(x) for x in Label if str(x) not in labels)
+    labels = _read(problems, "the labels", "Issues: read", client.label_names)
+    missing = [] if labels is _UNREAD else sorted(str(x) for x in Label if str(x) not in labels)
     if missing:
         notes.append(
             f"{len(missing)} bot label(s) do not exist yet ({', '.join(missing[:4])}{'…' if len(missing) > 4 else ''}); "
             "the bot creates them on first use, or create them now so people can find them"
         )
     notes.append(UNCHECKED)
-    notes.append(runners_unchecked(config.gpu.runner_labels))
+    if config is not None:  # an invalid file's runner labels are neither the admin's nor to be guessed
+        notes.append(runners_unchecked(config.gpu.runner_labels))
     return SetupReport(problems, notes)

@@ -31,6 +31,8 @@ Set-up
     ``fake.token_for(login)`` -> a token (``fake.bot_token`` is GITHUB_TOKEN's). Any other token -> 401.
     ``fake.git_commit(full_name, branch, {path: text|bytes|None}, message)`` -> sha: someone else pushes.
     ``fake.create_issue(full_name, title, body, author, labels=())`` -> number (as a user would, no HTTP).
+    ``fake.set_workflow_state(full_name, path, state)``: the workflows listing's ``state`` of one file
+        (``disabled_fork``, ``disabled_manually``, ...; ``active`` by default).
 
 Reading the state (plain dicts/objects, no HTTP, nothing recorded as a call)
     ``fake.issue(full_name, number)`` -> state.Issue (title, body, labels, state, user, events...)
@@ -335,6 +337,12 @@ class FakeGitHub:
             if record.status != "completed":
                 record.status, record.conclusion = "completed", conclusion
             return record
+
+    def set_workflow_state(self, full_name: str, path: str, state: str) -> None:
+        """What the workflows listing says of ``path``: ``disabled_fork`` (a fork whose Actions were never
+        enabled), ``disabled_manually``, ... (GitHub's states; ``active`` by default)."""
+        with self.state.lock:
+            self.state.repos[full_name].workflow_states[path] = state
 
     def git_dir(self, full_name: str) -> Path:
         return self.state.repos[full_name].git_dir

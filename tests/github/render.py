@@ -438,7 +438,7 @@ class Renderer:
             "node_id": node_id("Workflow", workflow_id),
             "name": name,
             "path": path,
-            "state": "active",
+            "state": repo.workflow_states.get(path, "active"),
             "created_at": stamp(repo.created_at),
             "updated_at": stamp(repo.created_at),
             "url": f"{self.api}/repos/{repo.full_name}/actions/workflows/{workflow_id}",

@@ -208,6 +208,7 @@ class Repo:
     dispatches: list[Dispatch] = field(default_factory=list)
     roles: dict[str, str] = field(default_factory=dict)
     workflow_ids: dict[str, int] = field(default_factory=dict)  # workflow file path -> id
+    workflow_states: dict[str, str] = field(default_factory=dict)  # workflow file path -> state (default active)
     next_number: int = 1
 
     @property

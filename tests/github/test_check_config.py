@@ -91,3 +91,95 @@ def test_a_large_gpu_cap_is_dispatched_as_a_plain_number():
     for cap, text in ((1e6, "1000000"), (2.5, "2.5"), (4000, "4000")):
         sent = GPUSettings(budget_gpu_minutes=cap).dispatch_inputs()["budget_gpu_minutes"]
         assert sent == text and re.fullmatch(r"[0-9]+(\.[0-9]+)?", sent)
+
+
+def _seeded(fake, tmp_path, name, config=None):
+    seed = seed_fork(tmp_path / name)
+    if config is not None:
+        (seed / ".github" / "promotion-bot.yml").write_text(config)
+    fake.add_repo(f"acme/{name}", seed_dir=seed)
+    fake.add_user("maria", role="admin")
+    return check_repository(f"acme/{name}", client=_client(fake, f"acme/{name}"))
+
+
+@pytest.mark.slow
+def test_a_disabled_workflow_is_a_problem_naming_its_state_and_the_fix(fake_github, tmp_path):
+    """Admin finding 3: a fork's workflows start disabled (``disabled_fork``); the listing check-config already
+    reads says so, and it passed the fork while no issue would ever be answered."""
+    seed = seed_fork(tmp_path)
+    fake_github.add_repo("acme/fork", seed_dir=seed)
+    fake_github.add_user("maria", role="admin")
+    fake_github.set_workflow_state("acme/fork", ".github/workflows/promotion.yml", "disabled_fork")
+    fake_github.set_workflow_state("acme/fork", ".github/workflows/benchmark.yml", "disabled_manually")
+    report = check_repository("acme/fork", client=_client(fake_github, "acme/fork"))
+    assert not report.ready
+    text = "\n".join(report.problems)
+    assert "promotion.yml is disabled (disabled_fork)" in text and "enable them in the fork's Actions tab" in text
+    assert "benchmark.yml is disabled (disabled_manually)" in text and "press Enable workflow" in text
+    assert len(report.problems) == 2, report.problems
+
+
+@pytest.mark.slow
+def test_a_token_without_actions_read_is_one_problem_and_the_other_checks_run(fake_github, tmp_path):
+    """Admin finding 8: a fine-grained token without Actions: read stopped check-config at its first 403 (exit 2,
+    no permission named); now it is one problem among the rest."""
+    fake_github.add_repo("acme/fork", seed_dir=seed_fork(tmp_path))
+    fake_github.add_user("maria", role="admin")
+    fake_github.git_commit("acme/fork", "main", {".github/promotion-bot.yml": "max_round: 2\n"}, "config")
+    fake_github.fail(
+        "GET",
+        "/repos/acme/fork/actions/workflows",
+        status=403,
+        times=5,
+        body={"message": "Resource not accessible by personal access token"},
+    )
+    report = check_repository("acme/fork", client=_client(fake_github, "acme/fork"))
+    text = "\n".join(report.problems)
+    assert "the token cannot read the workflows" in text and "needs Actions: read" in text, text
+    assert "max_round: unknown setting" in text  # the configuration was still checked
+    assert len(report.problems) == 2, report.problems
+
+
+def test_check_config_exits_1_naming_the_permission_when_actions_cannot_be_read(fake_github, monkeypatch, capsys):
+    from bot.cli import main
+
+    fake_github.add_repo("acme/bare")
+    fake_github.add_user("maria", role="admin")
+    fake_github.fail("GET", "/repos/acme/bare/actions/workflows", status=403, times=5, body={"message": "nope"})
+    monkeypatch.setenv("GH_TOKEN", fake_github.token_for("maria"))
+    monkeypatch.setenv("GITHUB_API_URL", fake_github.api_url)
+    assert main(["check-config", "--repo", "acme/bare"]) == 1
+    out = capsys.readouterr().out
+    assert "needs Actions: read" in out and "ISSUE_TEMPLATE/promotion.yml is missing" in out, out
+
+
+@pytest.mark.slow
+def test_workflow_names_are_not_settings_and_another_name_is_refused_with_the_fix(fake_github, tmp_path):
+    """Admin finding 4: `workflow: bot.yml` passed check-config, then the dispatch failed with 404 and the issue
+    showed "running" for good (benchmark.yml dispatches promotion.yml by name, so a rename never worked)."""
+    from bot.github.config import ConfigError, parse_config
+
+    with pytest.raises(ConfigError) as exc:
+        parse_config("workflow: bot.yml\nbenchmark_workflow: 'x y'\n")
+    first, second = exc.value.problems
+    assert first.startswith("workflow: bot.yml cannot be set: the bot's workflow files must be named ")
+    assert "name the file promotion.yml and remove `workflow:`" in first
+    assert second.startswith("benchmark_workflow: x y cannot be set")
+    assert "name the file benchmark.yml and remove `benchmark_workflow:`" in second
+    # the old example's values still parse (they are what the bot uses), and other errors are listed with these
+    config = parse_config("workflow: promotion.yml\nbenchmark_workflow: benchmark.yml\n")
+    assert (config.workflow, config.benchmark_workflow) == ("promotion.yml", "benchmark.yml")
+    with pytest.raises(ConfigError) as exc:
+        parse_config("workflow: bot.yml\nmax_round: 2\n")
+    assert len(exc.value.problems) == 2
+    report = _seeded(fake_github, tmp_path, "renamed", "workflow: bot.yml\n")
+    assert any("workflow: bot.yml cannot be set" in p for p in report.problems), report.problems
+
+
+@pytest.mark.slow
+def test_an_invalid_configuration_is_not_described_with_defaults_the_admin_did_not_write(fake_github, tmp_path):
+    """Admin finding 9: `runner_labels: self-hosted` (a string) was reported invalid and, in the same output,
+    as a runner with the labels [self-hosted, gpu]."""
+    report = _seeded(fake_github, tmp_path, "labels", "gpu:\n  runner_labels: self-hosted\n")
+    assert any("gpu.runner_labels" in p for p in report.problems), report.problems
+    assert not any("self-hosted runner with the labels" in n for n in report.notes), report.notes
