@@ -32,7 +32,7 @@ from bot.render.claims import (
     verdict_text,
 )
 from bot.render.lost import lost_summary
-from bot.stats.unjudged import NOT_BENCHMARKED, NOT_EXERCISED, NOT_RUNNABLE, unjudged_reason
+from bot.stats.unjudged import NOT_BENCHMARKED, NOT_EXERCISED, NOT_RUNNABLE, unexercised_cause, unjudged_reason
 
 Pair = tuple[Hypothesis, Verdict]
 
@@ -208,13 +208,17 @@ def headline(pairs: Sequence[Pair]) -> str:
     if any(NOT_EXERCISED in v.flags for _, v in claims + guards) and not any(
         v.status in (VerdictStatus.CONFIRMED, VerdictStatus.REFUTED) for _, v in claims + guards
     ):
-        # The cells send only traffic the plugin does not act on (gate 2's G2.priority-exercised): nothing about
-        # the transfer was measured, so neither "transferred" nor "not shown" (which reads as measured) fits.
+        # The cells send only traffic the plugin does not act on, or its order ranks alike (gate 2 said so):
+        # nothing about the transfer was measured, so neither "transferred" nor "not shown" (which reads as measured) fits.
         return _unexercised_headline(claims, guards)
     confirmed = sum(v.status is VerdictStatus.CONFIRMED for _, v in claims)
     n = len(claims)
     if n == 0:
         transfer = "No transfer claim to judge"
+    elif all(NOT_EXERCISED in v.flags for _, v in claims):
+        # A scheduler's guards are judged on cells that leave its order inert: the claims were never measured.
+        cause = unexercised_cause(v.summary for _, v in claims)
+        transfer = f"{NOT_EXERCISED.capitalize()}: {cause}, so none of the {_plural(n, 'claim')} is decided"
     elif confirmed == n:
         transfer = "Transferred: " + ("the claim is confirmed" if n == 1 else f"all {n} claims confirmed")
     elif confirmed:
@@ -223,7 +227,7 @@ def headline(pairs: Sequence[Pair]) -> str:
         transfer = f"Not transferred: none of the {_plural(n, 'claim')} confirmed"
     else:
         transfer = f"Not shown: none of the {_plural(n, 'claim')} confirmed"
-    transfer += _rest(claims)
+    transfer += "" if n and all(NOT_EXERCISED in v.flags for _, v in claims) else _rest(claims)
     from bot.model.better import better_than_margin, differ_count
     from bot.model.better import regressed as regression
 
@@ -285,10 +289,8 @@ def _unexercised_headline(claims: Sequence[Pair], guards: Sequence[Pair]) -> str
     n_claims = sum(h.track is Track.A for h in set_aside)
     counted = [_plural(n_claims, "claim")] if n_claims else []
     counted += [_plural(len(set_aside) - n_claims, "regression guard")] if len(set_aside) > n_claims else []
-    line = (
-        f"{NOT_EXERCISED.capitalize()}: the plugin does not act on the traffic every planned cell sends (gate 2's "
-        f"G2.priority-exercised), so none of the {' and '.join(counted)} is decided"
-    )
+    cause = unexercised_cause(v.summary for h, v in [*claims, *guards] if NOT_EXERCISED in v.flags)
+    line = f"{NOT_EXERCISED.capitalize()}: {cause}, so none of the {' and '.join(counted)} is decided"
     by_reason: dict[str, list[str]] = {}
     for h, v in [*claims, *guards]:
         if NOT_EXERCISED not in v.flags:
@@ -469,7 +471,9 @@ def how_to_read(pairs: Sequence[Pair], *, alpha: float = 0.05) -> str:
             "**Not testable as translated**: the mechanism reads a signal the plugin holds constant or the translation "
             "removed, so no benchmark of this plugin can show it. "
             f"**{NOT_EXERCISED.capitalize()}**: the plugin does not act on the traffic every planned cell sends (an "
-            "admitter that never sheds their priority-0 requests), so the cells would measure the baseline twice."
+            "admitter that never sheds their priority-0 requests), so the cells would measure the baseline twice, or a "
+            "scheduler whose evolved order ranks every request of them alike, so they measure queue length "
+            "re-weighted, not the order."
         ),
     ]
     tests: dict[str, list[str]] = {}

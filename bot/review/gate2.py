@@ -8,8 +8,9 @@
 - every hypothesis is classified (family, VV&UQ, type) consistently with what it predicts;
 - a BLIS claim set aside as not testable as translated is said, with the signal and the ``signals:`` override
   (``G2.claim-not-testable``);
-- traffic exercises what the plugin decides by: a request class (``G2.priority-exercised``) and, for a policy that
-  reads the request's TTFT target, the header it arrives in (``G2.slo-header-sent``).
+- traffic exercises what the plugin decides by: a request class (``G2.priority-exercised``), a scheduler's prompt
+  length (``G2.prompt-length-exercised``, ``bot.review.gate2_orders``) and, for a policy that reads the request's
+  TTFT target, the header it arrives in (``G2.slo-header-sent``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from bot.model import (
     Track,
     TranslationSummary,
 )
+from bot.review.gate2_orders import order_inert, priority_exercised
 
 CHECKLIST = [
     "documents parse",
@@ -332,6 +334,8 @@ def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
     read = [s for s in CLASS_SIGNALS if s in translated_signals(summary)]
     if ctx.request.kind is PolicyKind.ADMISSION:
         return _admitter_cells(ctx, hyps, read, summary)
+    if ctx.request.kind is PolicyKind.SCHEDULING and (inert := order_inert(ctx, hyps, summary)):
+        return inert  # shown by the translation and the plan: stage 5 sets those hypotheses aside
     claims = [h for _, h in hyps if h.track is Track.A and h.benchmarked and set(h.signals) & set(CLASS_SIGNALS)]
     if not read and not claims:
         return []
@@ -352,7 +356,7 @@ def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
         f"approve only if measuring the {who} on single-priority traffic is worth the GPU time (say so as the "
         f"reason){drop if claims else ''}, or reject and benchmark per-class latency on a priority mix by hand"
     )
-    return [_priority_exercised(ctx, message, fix)]
+    return [priority_exercised(ctx, message, fix)]
 
 
 def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> list[Finding]:
@@ -383,7 +387,7 @@ def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> 
             f"{', '.join(read)}); the plan's priority mix decides only the shedding order (per-class admit rate)"
         )
         fix = f"{UNEXERCISED_FIX}{drop}, or reject; approving as is spends the GPU time on runs that decide nothing"
-        return [_priority_exercised(ctx, message, fix)]
+        return [priority_exercised(ctx, message, fix)]
     message = (
         f"the planned cells may measure an admitter that sheds nothing, like the baseline; {ids} are judged on them: "
         "every planned cell sends all its requests at one priority (no InferenceObjective: priority 0), which the "
@@ -396,7 +400,7 @@ def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> 
         f"measuring it on single-priority traffic is worth the GPU time (say so as the reason){drop}, or reject "
         "and benchmark the claims on a priority mix by hand"
     )
-    return [_priority_exercised(ctx, message, fix)]
+    return [priority_exercised(ctx, message, fix)]
 
 
 #: Signals the plugin reads from a request header the benchmark's client must send (inference-perf's
@@ -587,14 +591,3 @@ def _contradictions(hyps, request, home: str = "local") -> list[Finding]:
                 )
             )
     return out
-
-
-def _priority_exercised(ctx, message: str, fix: str) -> Finding:
-    """The one finding both single-priority checks raise (a class-reading scheduler or router, an admitter)."""
-    return Finding(
-        severity=Severity.IMPORTANT,
-        check="G2.priority-exercised",
-        file=ctx.paths.hypotheses_dir,
-        message=message,
-        fix=fix,
-    )

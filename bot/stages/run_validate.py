@@ -93,22 +93,30 @@ def judge(
         mix,
         evolved_for=ctx.request.evolved_for,
         decision=decision_rule(ctx),
-        unexercised=_unexercised(ctx),
+        unexercised=_unexercised(ctx, hypotheses),
     )
     if mix is None and reports is not None:  # mix runs the plan never asked for: listed, never passed over
         reports.rejected = sorted(dict.fromkeys([*reports.rejected, *unplanned]))
     return verdicts, reports, spent, mix
 
 
-def _unexercised(ctx: StageContext) -> str | None:
-    """Why the cells cannot exercise an admitter (``sheds_nothing``), read from its translation; only an admitter's
-    translation can say so, so a router's or scheduler's is not read. Judged with no translation on the branch (a
-    branch someone assembled by hand), nothing is established, as when the harness did not run."""
+def _unexercised(ctx: StageContext, hypotheses):
+    """Why the cells cannot exercise the plugin, read from its translation: an admitter that sheds none of their
+    traffic (``sheds_nothing``: every benchmarked hypothesis), or a scheduler whose evolved order ranks every
+    request of them alike (``order_cells``: the hypotheses whose mechanism is the order). A router's is not read.
+    Judged with no translation on the branch (a branch someone assembled by hand), nothing is established, as
+    when the harness did not run."""
+    from bot.bench.order_cells import deployed_parameters, scheduler_set_aside
     from bot.bench.priority_plan import sheds_nothing
 
-    if ctx.request.kind is not PolicyKind.ADMISSION or ctx.read(ctx.paths.translation_json) is None:
+    kind = ctx.request.kind
+    if kind not in (PolicyKind.ADMISSION, PolicyKind.SCHEDULING) or ctx.read(ctx.paths.translation_json) is None:
         return None
-    return sheds_nothing(ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE))
+    summary = ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE)
+    if kind is PolicyKind.ADMISSION:
+        return sheds_nothing(summary)
+    params = deployed_parameters(ctx.read(ctx.paths.epp_config(summary.plugin_type)), summary.plugin_type)
+    return scheduler_set_aside(summary, ctx.request, params, hypotheses)
 
 
 def verdicts_on(
@@ -120,20 +128,25 @@ def verdicts_on(
     evolved_for: str | None,
     decision=None,
     alpha=None,
-    unexercised: str | None = None,
+    unexercised=None,
 ) -> list[Verdict]:
     """The verdicts on reports already loaded under the evidence rules, with what the run manifest says about
     the faults and the priority mix's verdict: stage 5's judgement, which `promote evaluate` shares so that the
     same results give the same verdicts by hand. ``unexercised`` (``priority_plan.sheds_nothing``) says the
-    cells send only traffic the plugin does not act on: every benchmarked hypothesis is then not measurable."""
+    cells send only traffic the plugin does not act on: every benchmarked hypothesis is then not measurable; a
+    scheduler's (``order_cells.OrderSetAside``) names the hypotheses whose mechanism is its order, each with why."""
     from bot.bench import fault_runs
     from bot.bench.evidence import mark_sample
+    from bot.bench.order_cells import OrderSetAside
     from bot.bench.priority_plan import UNEXERCISED_FIX
     from bot.stages.mix_validate import with_mix
-    from bot.stats.unjudged import set_aside_unexercised
+    from bot.stats.unjudged import set_aside, set_aside_unexercised
     from bot.stats.verdicts import evaluate
 
-    hypotheses = set_aside_unexercised(hypotheses, unexercised, UNEXERCISED_FIX)
+    if isinstance(unexercised, OrderSetAside):
+        hypotheses = set_aside(hypotheses, unexercised.why, unexercised.fix, unexercised.check)
+    else:
+        hypotheses = set_aside_unexercised(hypotheses, unexercised, UNEXERCISED_FIX)
     # A claim about a fault the runs never had is not runnable here (bot.bench.fault_runs).
     judged, flags = fault_runs.judged_as(hypotheses, manifest)
     # A Track B claim whose runs record no condition was never shown to run under it.

@@ -14,6 +14,13 @@ NOT_VARIED = "no planned run varies it"
 NOT_BENCHMARKED = "not decided by benchmarks"
 #: The planned cells send only traffic the plugin does not act on (``bot.bench.priority_plan.sheds_nothing``).
 NOT_EXERCISED = "not measurable on these cells"
+#: What a scheduler's set-aside hypotheses say of its cells (``bot.bench.order_cells``): their cause, as the
+#: headline names it, where an admitter's is that the plugin does not act on the cells' traffic.
+ORDER_CAUSE = (
+    "the evolved order ranks every request of the planned cells alike against the modelled waiting requests, "
+    "always last (the plugin is a second queue-scorer) or always first (it scores flat)"
+)
+ADMITTER_CAUSE = "the plugin does not act on the traffic every planned cell sends"
 #: The flags ``not_benchmarked_verdict`` records, each the reason no report decides its hypothesis.
 UNJUDGED_REASONS = (CONDITION_NOT_RECORDED, NOT_RUNNABLE, NOT_VARIED, NOT_BENCHMARKED, NOT_EXERCISED)
 
@@ -46,9 +53,23 @@ def set_aside_unexercised(hypotheses, why: str | None, fix: str) -> list[Hypothe
     it takes no share of alpha and its verdict names the cause and what to change (``fix``)."""
     if not why:
         return list(hypotheses)
-    reason = f"{NOT_EXERCISED}: {why} (gate 2's G2.priority-exercised); to measure it, {fix}"
+    return set_aside(hypotheses, {h.id: why for h in hypotheses if h.benchmarked}, fix, "G2.priority-exercised")
+
+
+def set_aside(hypotheses, why: dict[str, str], fix: str, check: str) -> list[Hypothesis]:
+    """The hypotheses with those ``why`` names set aside as not measurable on these cells, each with its cause,
+    the gate-2 ``check`` that said so and ``fix``: the admitter's rule above, and a scheduler's, whose cells leave
+    only the hypotheses whose mechanism is its order unexercised (``bot.bench.order_cells``)."""
     return [
-        h.model_copy(update={"prediction": None, "not_in_plan": reason}) if h.benchmarked else h for h in hypotheses
+        h.model_copy(
+            update={
+                "prediction": None,
+                "not_in_plan": f"{NOT_EXERCISED}: {why[h.id]} (gate 2's {check}); to measure it, {fix}",
+            }
+        )
+        if h.benchmarked and h.id in why
+        else h
+        for h in hypotheses
     ]
 
 
@@ -91,3 +112,14 @@ def unjudged_reason(v: Verdict) -> str | None:
     if v.status is not VerdictStatus.INCONCLUSIVE:
         return None
     return next((f for f in v.flags if f in UNJUDGED_REASONS), None)
+
+
+def unexercised_cause(summaries) -> str:
+    """Why hypotheses were set aside as not measurable on these cells, with the gate-2 check that said so, from
+    their verdicts' ``summaries``: a scheduler's order inert on the cells, or an admitter that never acts there."""
+    import re
+
+    texts = list(summaries)
+    check = next((m.group(1) for t in texts if (m := re.search(r"gate 2's (G2\.[\w.-]+)", t))), "G2.priority-exercised")
+    cause = ORDER_CAUSE if any(ORDER_CAUSE in t for t in texts) else ADMITTER_CAUSE
+    return f"{cause}, as gate 2's {check} said"

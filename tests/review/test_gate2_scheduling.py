@@ -109,8 +109,10 @@ def test_a_conflict_on_one_cell_is_found_and_its_fix_is_a_change_request_gate_2_
         assert refusal(2, reason, hypotheses=[h for _, h in hyps]) is None
 
 
-def ctx_for(req, summary=None, home="local"):
-    return SimpleNamespace(request=req, home=home, paths=SimpleNamespace(hypotheses_dir="docs/promotion/x/hypotheses"))
+def ctx_for(req, summary=None, home="local", epp_config=None):
+    """A gate-2 context on ``req``; ``epp_config``: the EndpointPickerConfig on the branch (none: the defaults)."""
+    paths = SimpleNamespace(hypotheses_dir="docs/promotion/x/hypotheses", epp_config=lambda t: f"deploy/{t}.yaml")
+    return SimpleNamespace(request=req, home=home, paths=paths, read=lambda path: epp_config)
 
 
 def test_a_class_ordering_scheduler_on_one_priority_is_flagged_before_gpu_time():
@@ -256,3 +258,71 @@ def test_on_github_every_exclude_fix_is_the_comment_not_the_local_command():
         assert "promote " not in f.fix, f.fix
         [reason] = re.findall(r"`/request-changes (exclude: [^`]*) \(why\)`", f.fix)
         assert refusal(2, reason + " (the cells cannot show it)", hypotheses=[h for _, h in hyps]) is None
+
+
+LOAD_SPIKES = {  # s01's template workload: every prompt is 512 + 400 = 912 tokens
+    "name": "mixed-slo",
+    "profile": "shared_prefix_synthetic",
+    "rates": [20, 35],
+    "overrides": {"data.shared_prefix.system_prompt_len": 512, "data.shared_prefix.question_len": 400},
+}
+
+
+def order_request(signals, workload=LOAD_SPIKES):
+    """The scheduling request on ``workload``, its claims declaring only the ``signals`` the plugin reads."""
+    raw = scheduling_request().model_dump()
+    claims = [c | {"signals": [s for s in c["signals"] or [] if s in signals] or None} for c in raw["claims"]]
+    return type(scheduling_request()).model_validate(
+        raw | {"claims": claims, "workloads": [workload, raw["workloads"][1]]}
+    )
+
+
+@pytest.mark.parametrize(
+    ("signals", "check", "said"),
+    [
+        (["ArrivalTime", "QueueDepth", "SLOClass"], "G2.priority-exercised", "every request has priority 0"),
+        (
+            ["ArrivalTime", "InputTokens", "QueueDepth"],
+            "G2.prompt-length-exercised",
+            "every prompt (912 tokens) is longer than incumbentInputTokens = 512",
+        ),
+    ],
+)
+def test_a_scheduler_whose_order_the_cells_leave_inert_has_its_order_hypotheses_said_unmeasurable(signals, check, said):
+    """CB1 1 and 6: s01 orders by class and every cell sends priority 0; s02 orders by prompt length and every
+    load-spikes prompt (912 tokens) is longer than incumbentInputTokens (512). Either way the order ranks every
+    request last, the plugin is a second queue-scorer, and gate 2 raised nothing for s02 (s01's finding did not say
+    stage 5 would confirm its claim on that traffic). Gate 2 now says which hypotheses stage 5 sets aside and why,
+    with the workloads' prompt lengths and the parameter."""
+    req = order_request(signals)
+    summary = summary_for("scheduling", signals)
+    hyps = hypotheses(req, summary)
+    order = [
+        h.id for _, h in hyps if h.benchmarked and (h.track.value == "A" or h.source == "queue-ordering-authority")
+    ]
+    guards = [h.id for _, h in hyps if h.benchmarked and h.track.value == "C"]
+    [f] = _class_exercised(ctx_for(req), hyps, summary)
+    assert f.check == check and f.severity is Severity.IMPORTANT
+    assert f.message.startswith("the planned cells cannot measure the scheduler's evolved order")
+    assert f"{', '.join(order)} will be reported not measurable on these cells" in f.message and said in f.message
+    assert not any(g in f.message.split("; ")[1] for g in guards)  # the guards are judged
+    if "InputTokens" in signals:
+        assert "`sanity-random` 354–414 tokens" in f.message  # every workload's lengths, set aside or not
+        assert "both sides of incumbentInputTokens" in f.fix
+    reason = f"exclude: {', '.join(order)}"
+    assert f"`promote request-changes 2 --reason '{reason}'`" in f.fix
+    assert refusal(2, reason, hypotheses=[h for _, h in hyps]) is None
+
+
+def test_a_prompt_length_order_the_cells_exercise_is_not_flagged():
+    """Prompts on both sides of incumbentInputTokens (as deployed: a gate-1 `param`), or within the plugin's
+    estimate error of it (RequestSizeBytes / 4 may be 25% off), exercise the order: nothing is established."""
+    signals = ["ArrivalTime", "InputTokens", "QueueDepth"]
+    req = order_request(signals)
+    summary = summary_for("scheduling", signals)
+    hyps = hypotheses(req, summary)
+    config = "plugins:\n- type: evolved-class-aging-scheduler\n  parameters: {incumbentInputTokens: 900}\n"
+    assert _class_exercised(ctx_for(req, epp_config=config), hyps, summary) == []
+    random = {"name": "mixed-slo", "profile": "sanity_random", "rates": [20, 35]}  # 354–414 tokens, near 512
+    near = order_request(signals, random)
+    assert _class_exercised(ctx_for(near), hypotheses(near, summary), summary) == []

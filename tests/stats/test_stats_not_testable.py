@@ -143,3 +143,39 @@ def test_one_reason_per_hypothesis_when_the_cells_cannot_exercise_the_plugin():
     rows = [v.model_dump(mode="json") for v in verdicts[:1]]
     said = _claims_count(Counter(r["status"] for r in rows), rows)
     assert "transferred" not in said and NOT_BENCHMARKED in said
+
+
+def test_a_schedulers_order_hypotheses_on_cells_that_leave_its_order_inert_are_set_aside_not_its_guards():
+    """CB1 1 and 6: s01's order reads the class and every cell sends priority 0 (s02's reads the prompt length and
+    every load-spikes prompt is longer than incumbentInputTokens), so the plugin was a second queue-scorer there;
+    its claim and B7 came out "confirmed" and the headline said "Transferred". Only the hypotheses whose mechanism
+    is the order are set aside: the guards measure the plugin as deployed and are judged."""
+    from bot.bench.order_cells import ORDER_GAP, OrderSetAside
+    from bot.render.claims import claim_rows
+    from bot.render.outcome import headline
+    from bot.stages.pull_request import track_counts, transfer_count
+    from bot.stages.run_validate import verdicts_on
+    from bot.stats.unjudged import NOT_EXERCISED, ORDER_CAUSE, unjudged_reason
+
+    reports = _reports()  # a clear 20% drop in every cell
+    reports.notes = []
+    reports.loaded = [f"{arm}/chat/rate-10/rep-1/results.json" for arm in ("baseline", "evolved")]
+    gap = hypothesis("B7").model_copy(update={"source": ORDER_GAP})
+    other_gap = hypothesis("B1", direction=Direction.NO_WORSE)
+    hyps = [hypothesis("A1"), gap, other_gap, hypothesis("C1", direction=Direction.NO_WORSE, workloads=("multiturn",))]
+    why = f"{ORDER_CAUSE}: on `chat`: every prompt (912 tokens) is longer than incumbentInputTokens = 512"
+    inert = OrderSetAside({"A1": why, "B7": why}, "G2.prompt-length-exercised", "benchmark it on mixed prompts")
+    judged = verdicts_on(hyps, reports, None, None, evolved_for=None)
+    assert judged[0].status is judged[1].status is VerdictStatus.CONFIRMED  # what was reported before
+    verdicts = verdicts_on(hyps, reports, None, None, evolved_for=None, unexercised=inert)
+    by_id = {v.hypothesis_id: v for v in verdicts}
+    for hid in ("A1", "B7"):
+        v = by_id[hid]
+        assert v.status is VerdictStatus.INCONCLUSIVE and v.effects == [] and unjudged_reason(v) == NOT_EXERCISED
+        assert "912 tokens" in v.summary and "G2.prompt-length-exercised" in v.summary and "mixed prompts" in v.summary
+    assert by_id["B1"].status is by_id["C1"].status is VerdictStatus.CONFIRMED  # judged as before
+    line = headline(list(zip(hyps, verdicts, strict=True)))
+    assert line.startswith(f"{NOT_EXERCISED.capitalize()}: {ORDER_CAUSE}") and "ransferred" not in line
+    assert "none of the 1 claim is decided" in line and "G2.prompt-length-exercised" in line
+    assert [r.verdict for r in claim_rows(hyps, by_id)] == [f"⊘ {NOT_EXERCISED}"]
+    assert transfer_count(track_counts(hyps, by_id)["A"]) == "none measurable on these cells"
