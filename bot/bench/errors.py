@@ -50,12 +50,16 @@ def bound_then_deduped(
     binder: Callable[[H], str | None] | None,
     rejected: list[tuple[str, str]],
     dedupe: Callable[[list[H], list[tuple[str, str]]], list[H]],
+    settle: Callable[[list[H], list[tuple[str, str]]], list[H]] | None = None,
 ) -> list[H]:
     """The items that bind, less duplicates among them: bound first, so a copy filed under the wrong arm is
     refused for that, and the genuine result it copies still counts (once), instead of being called its
-    duplicate and left out with it. A refused item that is byte-identical to a counted one says so."""
+    duplicate and left out with it. A refused item that is byte-identical to a counted one says so.
+    ``settle`` refuses what only the bound items together show (reports of two runner builds merged)."""
     start = len(rejected)
     bound = keep_bound(items, binder, rejected)
+    if settle is not None:
+        bound = settle(bound, rejected)
     refused = len(rejected)
     kept = dedupe(bound, rejected)
     counted = {i.sha256: i.rel for i in kept}

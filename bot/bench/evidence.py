@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -247,6 +247,12 @@ class EvidencePolicy:
     #: the results have no run manifest (``bot.bench.run_evidence``): a report of an image the runner built,
     #: which no manifest names, binds by its tag and commit keyword (``runner_build_problem``) instead of the pin
     no_manifest: bool = False
+    #: why the plugin code at a runner build's commit is not this branch's (None: it is the same); given by stage 5,
+    #: which can read the fork at that commit: what a manifest's ``plugin_files`` vouch for, checked at the source
+    plugin_commit: Callable[[str], str | None] | None = None
+    #: results-relative report -> the commit of the runner build it was bound to by its tag (``no_manifest``)
+    runner_commits: dict[str, str] = field(default_factory=dict)
+    _plugin_checked: dict[str, str | None] = field(default_factory=dict, repr=False)
 
     def bind(self, c: Candidate) -> str | None:
         if problem := self.held(c.rel, c.sha256):
@@ -258,21 +264,21 @@ class EvidencePolicy:
         reason = reason or condition_reason(doc, c.rel, split_condition(c.key.workload)[1])
         reason = reason or workload_reason(doc, c.key, self.workloads)
         reason = reason or self._epp(doc, c.key.treatment) or self._stack(doc, c.key.workload)
-        return reason or self._image(doc) or self._pinned_image(doc, c.key.treatment)
+        return reason or self._image(doc) or self._pinned_image(doc, c.key.treatment, c.rel)
 
     def held(self, rel: str, sha256: str) -> str | None:
         """Why the result at ``rel`` with these bytes is not the one the run manifest recorded (None: it is, or there
         is no manifest): one custody rule for v0.2 reports and priority-mix results alike."""
         return self.custody.problem(rel, sha256) if self.custody is not None else None
 
-    def bind_recorded(self, doc: dict, arm: str) -> str | None:
+    def bind_recorded(self, doc: dict, arm: str, rel: str = "") -> str | None:
         """The rules a result that records only ``run.keywords`` / ``run.description`` can be held to (sample
         data, promotion, arm, EPP config, EPP image): what ``bot.bench.priority_mix`` binds its runs by."""
         return (
             self._keywords(doc, arm)
             or self._keyword_config(doc, arm)
             or self._image(doc)
-            or self._pinned_image(doc, arm)
+            or self._pinned_image(doc, arm, rel)
         )
 
     def _keyword_config(self, doc: dict, arm: str) -> str | None:
@@ -374,7 +380,7 @@ class EvidencePolicy:
                 return f"EPP image {ref} is not the one built for this promotion (@{self.image_digest})"
         return None
 
-    def _pinned_image(self, doc: dict, arm: str) -> str | None:
+    def _pinned_image(self, doc: dict, arm: str, rel: str = "") -> str | None:
         """A report of either arm that ran another image measured another build, even when its plugin config
         matches: the plan runs *one* EPP image for both arms (``bot.bench.experiment``), so the config is the only
         difference between them, and a baseline on another router build confounds the router with the plugin. It
@@ -390,6 +396,10 @@ class EvidencePolicy:
                 continue
             if self.no_manifest and runner_build(ref) is not None:
                 if (problem := runner_build_problem(doc, ref, self.promotion)) is None:
+                    commit = str(keyword_value(doc, "commit"))
+                    if other_code := self._plugin_problem(commit):
+                        return f"its {arm} EPP image {ref} is `promote bench run`'s build, and these results have no {MANIFEST}: {other_code}"
+                    self.runner_commits[rel] = commit
                     continue  # this promotion's runner build, named by its tag and commit
                 return (
                     f"its {arm} EPP image {ref} is an image `promote bench run` built, and these results have no "
@@ -402,8 +412,50 @@ class EvidencePolicy:
             )
         return None
 
-    def notes(self) -> list[str]:
-        return [SAMPLE_FLAG] if self.sample_used else []
+    def _plugin_problem(self, commit: str) -> str | None:
+        """Why ``commit`` holds other plugin code than this branch's (``plugin_commit``), asked once per commit."""
+        if self.plugin_commit is None:
+            return None
+        if commit not in self._plugin_checked:
+            self._plugin_checked[commit] = self.plugin_commit(commit)
+        return self._plugin_checked[commit]
+
+    def one_runner_commit(self, items: list, rejected: list[tuple[str, str]]) -> list:
+        """``items`` (bound reports or runs) less those of runner builds bound by their tag, when those name more
+        than one commit: a run measures one commit (the runner refuses to mix two in one results directory, and its
+        manifest names the one), so reports of two are two runs' results merged, and nothing without the manifest
+        says which is this branch's. A build whose plugin code differs from the branch's was refused already
+        (``plugin_commit``), so what is left here is undecided; each is refused with the commits and the fix."""
+        commits = {i.rel: self.runner_commits[i.rel] for i in items if i.rel in self.runner_commits}
+        distinct = sorted(set(commits.values()))
+        if len(distinct) < 2:
+            return items
+        reason = (
+            f"these results have no {MANIFEST} and hold reports of runner builds of {len(distinct)} commits "
+            f"({', '.join(c[:12] for c in distinct)}): one run measures one commit, and nothing here says which of "
+            f"them is this branch's; keep only one run's results in the results directory, or put back the "
+            f"{MANIFEST} of the run that wrote them"
+        )
+        rejected.extend((rel, reason) for rel in commits)
+        return [i for i in items if i.rel not in commits]
+
+    def notes(self, used: Iterable[str] = ()) -> list[str]:
+        """What every verdict on the ``used`` reports must say: sample data, and reports bound without a manifest."""
+        out = [SAMPLE_FLAG] if self.sample_used else []
+        commits = sorted({self.runner_commits[rel] for rel in used if rel in self.runner_commits})
+        if commits:  # one at most: reports of two were refused (one_runner_commit)
+            checked = (
+                "its plugin code is this branch's (read from the fork at that commit)"
+                if self.plugin_commit is not None
+                else "nothing checked that its plugin code is the branch's"
+            )
+            out.append(
+                f"Reports bound without the run's {MANIFEST}: those of the runner's build of commit "
+                f"{commits[0][:12]} count by its image tag ({runner_tag(self.promotion or '<id>', commits[0])}) and "
+                f"their commit: keyword, and {checked}; no manifest held their bytes, faults or GPU time to the record "
+                "of the run"
+            )
+        return out
 
 
 def load_evidence(results_dir, policy: EvidencePolicy) -> ReportSet:
@@ -411,7 +463,7 @@ def load_evidence(results_dir, policy: EvidencePolicy) -> ReportSet:
     from bot.bench.errors import ReportError
 
     try:
-        reports = load_results(results_dir, binder=policy.bind)
+        reports = load_results(results_dir, binder=policy.bind, settle=policy.one_runner_commit)
     except ReportError as exc:
         if "sample data, not a measurement" in str(exc):
             raise ReportError(
@@ -419,7 +471,7 @@ def load_evidence(results_dir, policy: EvidencePolicy) -> ReportSet:
                 "(every verdict, the report and the PR will say so)"
             ) from None
         raise
-    reports.notes = policy.notes()
+    reports.notes = policy.notes(reports.loaded)
     return reports
 
 
@@ -462,9 +514,9 @@ def policy_from_spec(
 
 def mark_sample(verdicts: list, reports: ReportSet) -> list:
     """Every verdict built on sample data says so, in its flags and its first words."""
-    if not reports.notes:
+    if SAMPLE_FLAG not in reports.notes:
         return verdicts
     return [
-        v.model_copy(update={"flags": [*reports.notes, *v.flags], "summary": f"[SAMPLE DATA] {v.summary}"})
+        v.model_copy(update={"flags": [SAMPLE_FLAG, *v.flags], "summary": f"[SAMPLE DATA] {v.summary}"})
         for v in verdicts
     ]

@@ -353,10 +353,13 @@ def _dedupe(runs: list[PriorityMixRun], rejected: list[tuple[str, str]]) -> list
     return kept
 
 
-def load_priority_mix_results(results_dir: str | Path, *, binder: Binder | None = None) -> PriorityMixSet:
+def load_priority_mix_results(
+    results_dir: str | Path, *, binder: Binder | None = None, settle: Callable | None = None
+) -> PriorityMixSet:
     """Every priority-mix run under ``results_dir`` in either layout, as per-class counts.
 
-    ``binder`` rejects runs that are not evidence for this promotion's arms (``bind_with``). Raises
+    ``binder`` rejects runs that are not evidence for this promotion's arms (``bind_with``), ``settle`` what only
+    the bound runs together show (``EvidencePolicy.one_runner_commit``). Raises
     ReportError when the directory is missing, holds no priority-mix results, or none usable. No message
     names ``results_dir``: stage 5 commits them (verdicts, priority-mix.json) and posts them, and a local
     path names someone's machine; paths in them are relative to it, as a report's reasons are.
@@ -377,7 +380,7 @@ def load_priority_mix_results(results_dir: str | Path, *, binder: Binder | None 
             runs.append(run)
     if not runs and not rejected:
         raise ReportError(f"no priority-mix results found in the results directory; expected {LAYOUT}")
-    runs = bound_then_deduped(runs, binder, rejected, _dedupe)
+    runs = bound_then_deduped(runs, binder, rejected, _dedupe, settle)
     by_key: dict[RunKey, list[PriorityMixRun]] = {}
     for r in runs:
         by_key.setdefault(r.key, []).append(r)
@@ -511,7 +514,7 @@ def bind_with(policy: EvidencePolicy, planned: PriorityMixPlan | None = None) ->
         if problem := policy.held(run.rel, run.sha256):  # edited or added after the run (bot.bench.custody)
             return problem
         doc = {"run": {"keywords": list(run.keywords), "description": run.description}}
-        reason = policy.bind_recorded(doc, run.key.treatment) or _model_differs(run, policy.model)
+        reason = policy.bind_recorded(doc, run.key.treatment, run.rel) or _model_differs(run, policy.model)
         if reason is None and planned is not None:
             reason = mix_differs(run, planned) or _beyond_plan(run, planned)
         if reason is not None:
@@ -536,12 +539,12 @@ def load_priority_mix_evidence(
     """``load_priority_mix_results`` with this promotion's evidence rules and, given ``planned``, its plan's mix;
     the notes say when sample data was used."""
     try:
-        pm = load_priority_mix_results(results_dir, binder=bind_with(policy, planned))
+        pm = load_priority_mix_results(results_dir, binder=bind_with(policy, planned), settle=policy.one_runner_commit)
     except ReportError as exc:
         if "sample data, not a measurement" in str(exc):
             raise ReportError(
                 f"every priority-mix result in the results directory is sample data, not a measurement; {ALLOW_HINT}"
             ) from None
         raise
-    pm.notes = policy.notes()
+    pm.notes = policy.notes(pm.loaded)
     return pm

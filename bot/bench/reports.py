@@ -307,6 +307,8 @@ class Candidate:
 
 #: Decides whether a parsed report is evidence for its arm: returns None (use it) or the reason not to.
 Binder = Callable[[Candidate], str | None]
+#: Refuses, into the rejected list, bound reports that only together are no evidence; returns the rest.
+Settle = Callable[[list[Candidate], list[tuple[str, str]]], list[Candidate]]
 
 
 def _is_report_name(name: str) -> bool:
@@ -408,11 +410,11 @@ def _dedupe(candidates: list[Candidate], rejected: list[tuple[str, str]]) -> lis
     return kept
 
 
-def load_results(results_dir: str | Path, *, binder: Binder | None = None) -> ReportSet:
+def load_results(results_dir: str | Path, *, binder: Binder | None = None, settle: Settle | None = None) -> ReportSet:
     """Load every report under ``results_dir`` in either layout (``bot.bench.layout``).
 
     ``binder`` (see ``bot.bench.evidence``) rejects reports that are not evidence for this
-    promotion's arms. Raises ReportError when the directory is missing, holds no report, or
+    promotion's arms; ``settle`` what only the bound reports together show. Raises ReportError when the directory is missing, holds no report, or
     holds no usable report.
     """
     root = Path(results_dir)
@@ -430,7 +432,7 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None) -> Re
             candidates.append(_candidate(root, path))
         except ReportError as exc:
             rejected.append((path.relative_to(root).as_posix(), str(exc)))
-    candidates = bound_then_deduped(candidates, binder, rejected, _dedupe)
+    candidates = bound_then_deduped(candidates, binder, rejected, _dedupe, settle)
     candidates = keep_same_load(candidates, rejected)
     accepted: dict[RunKey, list[Candidate]] = {}
     for c in candidates:

@@ -232,9 +232,10 @@ def _arms_warning(spec_given: bool) -> str:
 
 
 def cmd_evaluate(args) -> int:
-    from bot.bench.evidence import load_evidence
+    from bot.bench.evidence import SAMPLE_FLAG, load_evidence
     from bot.bench.priority_plan import planned_for
     from bot.bench.run_evidence import load_manifest, policy_for_results
+    from bot.escape import md
     from bot.hypotheses import load_hypotheses
     from bot.model import status_counts
     from bot.stages.mix_validate import judge_planned_mix
@@ -297,6 +298,7 @@ def cmd_evaluate(args) -> int:
         warnings=[
             *([_arms_warning(args.spec is not None)] if unbound else []),
             *([f"**{mix_unjudged}.**"] if mix_unjudged else []),
+            *(f"**{md(note)}.**" for note in reports.notes if note != SAMPLE_FLAG),  # e.g. bound without a manifest
         ],
         priority_mix=mix_markdown(mix, alpha),
     )

@@ -51,6 +51,10 @@ class Forge(Protocol):
 
     def list_files(self, branch: str, prefix: str = "") -> list[str]: ...
 
+    def files_at(self, commit: str, prefix: str) -> dict[str, bytes] | None:
+        """The files under ``prefix`` as they are in ``commit``; None when the fork's history holds no such commit
+        (stage 5 reads the plugin code a report's runner build was made from, when no run manifest records it)."""
+
     def find_commit(self, branch: str, trailer: str) -> str | None:
         """The newest commit on ``branch`` whose message carries ``trailer`` (used to resume)."""
 

@@ -198,6 +198,10 @@ class GitRepo:
                 ["git", "-C", str(self.path), "show", f"{head}:{path}"], capture_output=True, check=False
             )
             return proc.stdout if proc.returncode == 0 else None
+        return self._blob(blob)
+
+    def _blob(self, blob: str) -> bytes | None:
+        """A blob's bytes, kept when small (a stage reads the same files again); None when git cannot read it."""
         data = self._blobs.get(blob)
         if data is None:
             proc = subprocess.run(
@@ -209,6 +213,27 @@ class GitRepo:
             if len(data) <= _KEPT_BLOB_BYTES:
                 _keep(self._blobs, blob, data, _KEPT_BLOBS)
         return data
+
+    def files_at(self, commit: str, prefix: str) -> dict[str, bytes] | None:
+        """The files under ``prefix`` as they are in ``commit`` (path -> bytes); None when ``commit`` is not a
+        full commit id this repository holds (one of a history since rewritten, or never fetched): what a
+        report names as the commit it measured is checked against the code there, not taken on its word."""
+        if not _SHA.match(commit):
+            return None
+        known = subprocess.run(
+            ["git", "-C", str(self.path), "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True, check=False
+        )
+        if known.returncode != 0:
+            return None
+        under = prefix.rstrip("/") + "/" if prefix else ""
+        out: dict[str, bytes] = {}
+        for path, blob in sorted(self._tree(commit).items()):
+            if path.startswith(under):
+                data = self._blob(blob)
+                if data is None:
+                    return None
+                out[path] = data
+        return out
 
     def _tree(self, commit: str) -> dict[str, str]:
         """Every file of ``commit``'s tree and its blob, listed once per commit."""
@@ -323,6 +348,9 @@ class GitBranches:
 
     def list_files(self, branch: str, prefix: str = "") -> list[str]:
         return self.repo.list_files(branch, prefix)
+
+    def files_at(self, commit: str, prefix: str) -> dict[str, bytes] | None:
+        return self.repo.files_at(commit, prefix)
 
     def find_commit(self, branch: str, trailer: str) -> str | None:
         return self.repo.find_commit(branch, trailer)

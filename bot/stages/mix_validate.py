@@ -65,7 +65,7 @@ def judge_mix(
         results_dir,
         hypotheses,
         kind=ctx.request.kind,
-        policy=lambda: evidence_policy(ctx, results_dir),
+        policy=lambda: evidence_policy(ctx, results_dir, code),
         mismatch=code_mismatch(results_dir, code),
         alpha=alpha,
     )

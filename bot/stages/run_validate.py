@@ -239,38 +239,72 @@ def load_reports(ctx: StageContext, results_dir: Path, code: dict[str, str] | No
     a run manifest that fingerprints other plugin code (``code``: this branch's) makes every report not used."""
     from bot.bench.evidence import load_evidence
 
-    reports = load_evidence(results_dir, evidence_policy(ctx, results_dir))
+    reports = load_evidence(results_dir, evidence_policy(ctx, results_dir, code))
     return _for_this_code(reports, results_dir, code)
 
 
-def evidence_policy(ctx: StageContext, results_dir: Path):
+def evidence_policy(ctx: StageContext, results_dir: Path, code: dict[str, str] | None = None):
     """This promotion's evidence rules (``bot.bench.evidence``): the evaluation spec's, else promotion and sample
     data only, with what the run manifest records (``bot.bench.run_evidence``, which `promote evaluate` shares).
-    A new one per set of results: it counts the sample data it lets through."""
+    With ``code`` (this branch's plugin fingerprints) a runner build bound by its tag, for lack of a manifest, must
+    hold that code at its commit (``plugin_at``). A new one per set of results: it counts the sample data it lets
+    through."""
     from bot.bench.evaluation_spec import load_evaluation_spec
     from bot.bench.run_evidence import policy_for_results
 
     text = ctx.read(ctx.paths.evaluation_spec)
-    return policy_for_results(
+    policy = policy_for_results(
         load_evaluation_spec(text) if text is not None else None,
         results_dir,
         allow_sample_data=ctx.allow_sample_data,
         request=ctx.request,
         promotion=ctx.request.id,
     )
+    if code is not None and policy.no_manifest:
+        policy.plugin_commit = plugin_at(ctx, code)
+    return policy
+
+
+def plugin_at(ctx: StageContext, code: dict[str, str]):
+    """Why the plugin code at a commit of the fork is not ``code`` (None: the same), as the manifest's
+    ``plugin_files`` are checked (``code_mismatch``), but read from the fork at that commit: results without
+    their manifest name the commit only by their runner build's tag, and an older commit of this promotion (before
+    a gate-1 change) measured another plugin."""
+    from bot.bench.run.manifest import MANIFEST
+
+    package = ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE).package_dir
+
+    def problem(commit: str) -> str | None:
+        files = ctx.forge.files_at(commit, package)
+        if files is None:
+            return (
+                f"the fork's history holds no commit {commit[:12]}, so nothing shows which plugin code it "
+                f"measured; put back the {MANIFEST} of the run that wrote it, or benchmark this branch's commit"
+            )
+        at = {p: sha256_text(b) for p, b in sorted(files.items()) if p.endswith(".go") and not p.endswith("_test.go")}
+        return code_difference(at, code, commit)
+
+    return problem
+
+
+def code_difference(measured: dict[str, str], code: dict[str, str], commit: str) -> str | None:
+    """Why plugin fingerprints ``measured`` at ``commit`` are not ``code`` (this branch's), or None."""
+    if measured == code:
+        return None
+    changed = sorted(p for p in set(code) | set(measured) if code.get(p) != measured.get(p))
+    return (
+        f"measured on plugin code that differs from this branch's ({', '.join(changed[:3])}"
+        f"{' and more' if len(changed) > 3 else ''}), built from commit {commit[:12]}: benchmark this "
+        "branch's commit"
+    )
 
 
 def code_mismatch(results_dir: Path, code: dict[str, str] | None) -> str | None:
     """Why the results were measured on other plugin code than ``code`` (the run manifest's fingerprints), or None."""
     manifest = _manifest(results_dir)
-    if code is None or manifest is None or not manifest.plugin_files or manifest.plugin_files == code:
+    if code is None or manifest is None or not manifest.plugin_files:
         return None
-    changed = sorted(p for p in set(code) | set(manifest.plugin_files) if code.get(p) != manifest.plugin_files.get(p))
-    return (
-        f"measured on plugin code that differs from this branch's ({', '.join(changed[:3])}"
-        f"{' and more' if len(changed) > 3 else ''}), built from commit {manifest.commit[:12]}: benchmark this "
-        "branch's commit"
-    )
+    return code_difference(manifest.plugin_files, code, manifest.commit)
 
 
 def _for_this_code(reports, results_dir: Path, code: dict[str, str] | None):
@@ -405,6 +439,7 @@ def mix_markdown(mix: MixOutcome | None, alpha: float) -> str:
 
 def run(ctx: StageContext) -> StageOutput:
     from bot.bench import testbed
+    from bot.bench.evidence import SAMPLE_FLAG
     from bot.render import outcome
     from bot.stats.evidence import evidence_markdown, summary_markdown, verdicts_to_json
     from bot.stats.plots import EvidencePlots, plot_evidence
@@ -462,6 +497,7 @@ def run(ctx: StageContext) -> StageOutput:
         priority_mix=mix_markdown(mix, alpha),
         rejected=rejected,
         notes=getattr(reports, "notes", []),
+        sample_flag=SAMPLE_FLAG,
         gpu_time=spent if reports is not None else None,
         results=results_origin(ctx, reports),
         testbed=testbed.testbed_markdown(testbeds) if reports is not None else "",

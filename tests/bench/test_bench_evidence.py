@@ -510,3 +510,57 @@ def test_without_the_run_manifest_a_report_of_this_promotions_runner_build_binds
     # With a manifest, the image it records is the pin (run_evidence): a runner tag it does not name is refused.
     with pytest.raises(ReportError, match="promotion-7-0123456789ab', the plan's is .* another build or plugin"):
         load_evidence(root, _policy(evolved_image=PINNED))
+
+
+def test_without_the_run_manifest_reports_of_two_runner_commits_are_all_refused_unless_the_plugin_check_decides(
+    results_factory,
+):
+    """Found by the review of 283090e: bound by their tag alone, reports of two runner builds of one promotion
+    (an older commit's run, before a gate-1 change, merged with the current one's) all counted, though a run
+    measures one commit and only the manifest said which plugin code it held. Without it, reports of two commits
+    are refused with both named and the fix; where stage 5 can read the commit's plugin code (``plugin_commit``),
+    the build whose code is not the branch's is refused for that and the other run's reports count, and the set's
+    notes say they were bound by tag and commit, not by a manifest (no sample-data mark on the verdicts)."""
+    root, write = results_factory
+    old, new = "0123456789ab" + "c" * 28, "fedcba987654" + "d" * 28
+
+    def run(config: dict, commit: str, *, ttft: float) -> dict:
+        image = f"reg.local:5000/acme/llm-d-router-epp:promotion-7-{commit[:12]}@sha256:" + "a" * 64
+        return _doc(config, ttft=ttft, keywords=["promotion:7", f"epp-image:{image}", f"commit:{commit}"])
+
+    for rep, commit in ((1, new), (2, new), (3, old)):
+        write("baseline", "w", 10, rep, run(BASELINE, commit, ttft=50.0))
+        write("evolved", "w", 10, rep, run(EVOLVED, commit, ttft=40.0))
+
+    with pytest.raises(ReportError, match="runner builds of 2 commits"):
+        load_evidence(root, _policy(evolved_image=PINNED, no_manifest=True))
+    write("baseline", "w", 10, 9, _doc(BASELINE, ttft=50.0, keywords=["promotion:7"]))  # no image: the pin decides
+    write("evolved", "w", 10, 9, _doc(EVOLVED, ttft=40.0, keywords=["promotion:7"]))
+    rs = load_evidence(root, _policy(evolved_image=PINNED, no_manifest=True))
+    assert sorted(p.split("/")[3] for p in rs.loaded) == ["rep-9", "rep-9"]
+    assert len(rs.rejected) == 6 and rs.notes == []
+    for _rel, reason in rs.rejected:
+        assert "no manifest.json and hold reports of runner builds of 2 commits (0123456789ab, fedcba987654)" in reason
+        assert "keep only one run's results in the results directory, or put back the manifest.json" in reason
+
+    asked: list[str] = []
+
+    def plugin_commit(commit: str) -> str | None:
+        asked.append(commit)
+        return (
+            None
+            if commit == new
+            else f"measured on plugin code that differs from this branch's, built from {commit[:12]}"
+        )
+
+    rs = load_evidence(root, _policy(evolved_image=PINNED, no_manifest=True, plugin_commit=plugin_commit))
+    assert sorted(asked) == [old, new]  # once per commit
+    assert sorted(p.split("/")[3] for p in rs.loaded) == ["rep-1", "rep-1", "rep-2", "rep-2", "rep-9", "rep-9"]
+    assert sorted(p.split("/")[3] for p, _ in rs.rejected) == ["rep-3", "rep-3"]
+    for _rel, reason in rs.rejected:
+        assert "these results have no manifest.json: measured on plugin code that differs" in reason, reason
+    [note] = rs.notes
+    assert "bound without the run's manifest.json" in note and "commit fedcba987654" in note
+    assert "promotion-7-fedcba987654" in note and "its plugin code is this branch's" in note
+    verdict = Verdict(hypothesis_id="A1", status=VerdictStatus.CONFIRMED, summary="s")
+    assert mark_sample([verdict], rs) == [verdict]  # a note, not sample data

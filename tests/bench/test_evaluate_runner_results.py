@@ -11,6 +11,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from bot.bench.errors import ReportError
 from bot.bench.run import manifest as mf
 from tests.bench import fakes
 from tests.bench.bench_branch import SLUG, git, hypotheses, make_branch, small_request
@@ -26,7 +29,7 @@ def _request():
     )
 
 
-def _stage5(tmp_path: Path, bench: Path, hyps: list):
+def _stage5(tmp_path: Path, bench: Path, hyps: list, code: dict[str, str] | None = None):
     """Stage 5's verdicts and reports not used (``bot.stages.run_validate.judge``) on the promotion branch."""
     from bot.forge.local import LocalForge
     from bot.model import PipelineState
@@ -39,7 +42,7 @@ def _stage5(tmp_path: Path, bench: Path, hyps: list):
     forge = LocalForge(repo, tmp_path / "work", base_branch=git(repo, "rev-parse", "--abbrev-ref", "HEAD"))
     state = PipelineState(request_id=request.id, request_fingerprint="f", branch=request.branch)
     ctx = StageContext(request, forge, state, results_dir=tmp_path / "results")
-    verdicts, reports, _spent, mix = judge(ctx, hyps)
+    verdicts, reports, _spent, mix = judge(ctx, hyps, code)
     return verdicts, [*reports.rejected, *(mix.rejected if mix else [])]
 
 
@@ -160,3 +163,47 @@ def test_without_manifest_json_the_runners_reports_are_still_its_own_build(tmp_p
     said = capsys.readouterr().err
     assert "it is promotion 8's runner build, not promotion 7's" in said, said
     assert "these results have no manifest.json" in said and "put back the manifest.json" in said
+
+
+def test_without_manifest_json_stage_5_reads_the_tag_commits_plugin_code_from_the_fork(tmp_path):
+    """Found by the review of 283090e: without manifest.json a report of this promotion's runner build counted by
+    its tag and commit: keyword alone, so a run of an older commit of the promotion (before a gate-1 change to the
+    plugin) counted for the branch's new code. Stage 5 now reads the plugin code at the tag's commit from the fork
+    (``Forge.files_at``) as the manifest's ``plugin_files`` are checked: the same code counts, other code is
+    refused with the files and the fix, and a commit the fork does not hold is refused too."""
+    from bot.model import sha256_text
+
+    env = fakes.install(tmp_path, noise=0.02, seconds_per_run_second=0.01, effect={"evolved": -0.2})
+    request = _request()
+    bench, commit = make_branch(tmp_path, request=request, hyps=hypotheses(), signals=[])
+    repo = bench.parents[2]
+    plugin = repo / f"pkg/{SLUG}/plugin.go"
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text("package plugin\n\nconst Weight = 1\n")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "add", "-A")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "plugin v1")
+    commit = git(repo, "rev-parse", "HEAD")
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed", "--warmup-seconds", "0"))
+    assert proc.returncode == 0, proc.stderr
+    (tmp_path / "results" / mf.MANIFEST).unlink()  # copied or merged results: the reports alone
+
+    def code() -> dict[str, str]:
+        return {f"pkg/{SLUG}/plugin.go": sha256_text(plugin.read_bytes())}
+
+    verdicts, not_used = _stage5(tmp_path, bench, hypotheses(), code=code())
+    assert [v.status.value for v in verdicts] == ["confirmed"] and not_used == []
+
+    plugin.write_text("package plugin\n\nconst Weight = 2\n")  # a gate-1 change: the run measured the old code
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "plugin v2")
+    with pytest.raises(ReportError) as refused:  # every report refused: stage 5 fails with the first reason
+        _stage5(tmp_path, bench, hypotheses(), code=code())
+    said = str(refused.value)
+    assert "these results have no manifest.json: measured on plugin code that differs from this branch's" in said
+    assert f"(pkg/{SLUG}/plugin.go), built from commit {commit[:12]}: benchmark this branch's commit" in said
+
+    # A commit the fork's history does not hold (a rewritten branch): nothing shows which code it measured.
+    gone = "f" * 40
+    for report in (tmp_path / "results").rglob("*.yaml"):
+        report.write_text(report.read_text().replace(commit, gone).replace(commit[:12], gone[:12]))
+    with pytest.raises(ReportError, match=f"the fork's history holds no commit {gone[:12]}, so nothing shows"):
+        _stage5(tmp_path, bench, hypotheses(), code=code())
