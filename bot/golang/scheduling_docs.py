@@ -81,7 +81,9 @@ SLO_TARGET_FLAT = (
     "requests' goes ahead of all of them and scores flat on every endpoint. Their target is "
     "incumbentSLOTargetMs, by default 0 (none: each falls back to its class's target), so with clients "
     "sending the header, as gate 2's benchmark does, set incumbentSLOTargetMs to the target they send, or "
-    "the plugin gives those requests no load signal."
+    "the plugin gives those requests no load signal. With that one target on every request, each differs from "
+    "the waiting requests only by arriving last (and its prompt length), so the plugin places it by queue "
+    "length, as queue-scorer does: a deadline order is exercised only by requests with a mix of targets."
 )
 
 
