@@ -17,7 +17,10 @@ _CLASS_DECISION = {
     PolicyKind.SCHEDULING: (
         "scheduler",
         "class-dependent order",
-        "every request gets the same class weight, and the plugin places requests by queue length and its other terms only",
+        (
+            "every request is of one class (so gets the same class weight or target), and the plugin places "
+            "requests by queue length and its other terms only"
+        ),
     ),
     PolicyKind.ROUTING: ("router", "class-dependent score", "the runs measure the plugin on that one class only"),
 }
