@@ -286,7 +286,7 @@ def generation_findings(
                     "requests where the evolved ordering would serve them sooner, assuming waiting requests look like the "
                     "incumbent* parameters"
                 ),
-                fix="benchmark against the default profile (and against queue-scorer at a higher weight); tune "
+                fix=f"{scheduling_docs.UNPLANNED_CONTROL}; the control is {scheduling_docs.queue_control()}; tune "
                 + "/".join(
                     n for n in ("incumbentSLOClass", "incumbentInputTokens", "incumbentSpacingUs") if n in _assumed(an)
                 )

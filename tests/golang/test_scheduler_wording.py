@@ -54,3 +54,20 @@ def test_a_deadline_scheduler_on_one_priority_is_not_said_to_weigh_classes():
     summary = summary_for("scheduling", ["ArrivalTime", "InputTokens", "SLOClass", "SLOTargetUs"])
     [f] = _class_exercised(ctx_for(req), hypotheses(req, summary), summary)
     assert "every request is of one class (so gets the same class weight or target)" in f.message
+
+
+def test_gate_1_names_the_queue_scorer_control_the_plan_lacks(dictionary):
+    """sched-e2e #2: gate 1 advised "benchmark it only against queue-scorer" and "against queue-scorer at a higher
+    weight", arms stage 4 never plans (its evolved arm is the baseline plus the plugin, so it holds queue-scorer and
+    cannot lose to it). The fixes now say the control is not planned, and which one to run by hand."""
+    from bot.golang.plugin_docs import BASELINE_WEIGHTS, profile_weights
+    from bot.model import PolicyKind
+
+    assert profile_weights(PolicyKind.SCHEDULING, False, None) == {"evolved": 2.0, **BASELINE_WEIGHTS}
+    _, _, tr = translate_path(S01, dictionary)
+    by_check = {f.check: f for f in tr.findings}
+    for check in ("translate.fidelity-below-reference", "translate.queue-order-as-score"):
+        fix = by_check[check].fix
+        assert "only against queue-scorer" not in fix and "at a higher weight" not in fix
+        assert "stage 4 plans two arms only" in fix and "cannot lose to it" in fix
+        assert "queue-scorer at weight 4 (its 2 plus this scorer's 2) and no evolved scorer, run by hand" in fix
