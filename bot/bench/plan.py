@@ -180,6 +180,11 @@ class HypothesisPower(_Model):
         description="the same simulation with the evolved arm as steady as the baseline and no outlier runs"
     )
     refute: list[float] | None = Field(None, description=guard_power.REFUTE_FIELD)
+    power_at_blis: tuple[float, float] | None = Field(
+        None,
+        description="(BLIS's magnitude, power_floor at it) for a directional claim BLIS predicts short of the "
+        "2 x T_eff it is planned at",
+    )
 
 
 class CellRepetitions(_Model):
@@ -580,6 +585,7 @@ def _hypothesis_power(
             power=round(planned_rates[h.id], 3),
             power_equal_noise=round(equal_rates[h.id], 3),
             refute=refute.get(h.id),
+            power_at_blis=sizing.power_at_blis.get(h.id),
         )
         for h in planned
     ]

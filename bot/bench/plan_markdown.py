@@ -132,6 +132,9 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
     ]
     for hp in plan.hypothesis_power:
         status = "" if hp.decidable else "**under-powered**"
+        if hp.power_at_blis is not None:
+            m, at = hp.power_at_blis
+            status = f"{status} BLIS predicts {m:+.0%}: power there {_pct(at)} (Notes)".strip()
         lines.append(
             f"| {hp.hypothesis} | {hp.kind} | {_effects(plan, hp.hypothesis)} | {hp.level:.2g} | {_pct(hp.power)} | "
             f"{_pct(hp.power_floor)} | {_pct(hp.power_equal_noise)} | {status} |"

@@ -84,6 +84,8 @@ class Sizing:
     level: float = 0.0  # alpha / |D|
     floor: int = MIN_PLAN_REPS  # the directional floor every cell gets
     power_floor: dict[str, float] = field(default_factory=dict)
+    # hypothesis -> (BLIS's magnitude, the power_floor at it): a directional claim BLIS predicts short of 2 x T_eff
+    power_at_blis: dict[str, tuple[float, float]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     def share(self, hid: str, ids: Sequence[str]) -> float:
@@ -229,8 +231,42 @@ def size(
             floor_power *= cn.power
         sizing.power_floor[hid] = round(floor_power, 4)
     sizing.needs = needs
+    sizing.power_at_blis = _power_at_blis(planned, sizing, noise, alpha, by_h, ids)
     sizing.notes = _notes(planned, sizing, noise, alpha, target, cap, by_h, fixed_reps is not None)
+    sizing.notes += [blis_note(hid, m, p, noise_floor(noise.cv)) for hid, (m, p) in sizing.power_at_blis.items()]
     return sizing
+
+
+def _power_at_blis(planned, sizing: Sizing, noise: NoiseModel, alpha, by_h, ids) -> dict[str, tuple[float, float]]:
+    """The power of each directional claim whose BLIS magnitude is smaller than the 2 x T_eff it is planned at,
+    at that magnitude (every cell must confirm, at the level it starts at: like ``power_floor``). The plan's
+    power is promised at 2 x T_eff; a claim BLIS puts at the floor (-10% beside T_eff 10%) is confirmed about
+    half the time at best, and a person approving the GPU time should read that beside the planned figure."""
+    t_eff = noise_floor(noise.cv)
+    out = {}
+    for h in planned:
+        m = getattr(h, "blis_magnitude", None)
+        if h.direction not in _DIRECTIONAL or m is None or abs(m) >= 2 * t_eff:
+            continue
+        if (m < 0) != (h.direction is Direction.DECREASE):  # BLIS's sign against the claim: not this note's case
+            continue
+        w = sizing.share(h.id, ids)
+        p = 1.0
+        for cn in by_h[h.id]:
+            p *= claim_power(cn.kind, m, sizing.reps[cn.cell], alpha * w, noise, margin=cn.margin, better=cn.better)
+        out[h.id] = (m, round(p if w > 0 else 0.0, 4))
+    return out
+
+
+def blis_note(hid: str, magnitude: float, power: float, t_eff: float) -> str:
+    """The plan note for a claim BLIS predicts short of the effect it is planned at (``_power_at_blis``)."""
+    where = "at or below the noise floor" if abs(magnitude) <= t_eff + 1e-9 else "short of twice the noise floor"
+    return (
+        f"{hid}: BLIS predicts {magnitude:+.0%}, {where} (T_eff {t_eff:.1%}); its power is planned at "
+        f"{planned_effect(Direction.DECREASE if magnitude < 0 else Direction.INCREASE, t_eff):+.0%} (2 × T_eff), "
+        f"and at BLIS's {magnitude:+.0%} it is about {power:.0%}: a verdict confirms only a change beyond the floor, "
+        "so if BLIS is right this claim is likely inconclusive"
+    )
 
 
 def _notes(planned, sizing: Sizing, noise: NoiseModel, alpha, target, cap, by_h, fixed: bool) -> list[str]:

@@ -121,6 +121,28 @@ WHY_WITH_PRODUCER = {
 }
 
 
+#: The llm-d gauges each scraped signal comes from (dictionary Map B's expressions): the metric-staleness cause
+#: names those the program reads, not all three (a scheduler reads WaitingQueueSize only).
+SCRAPED_FIELDS = {
+    "QueueDepth": ("WaitingQueueSize",),
+    "BatchSize": ("RunningRequestsSize",),
+    "KVUtilization": ("KVCacheUsagePercent",),
+    "FreeKVBlocks": ("KVCacheUsagePercent",),
+    "KvTokensInUse": ("KVCacheUsagePercent",),
+    "InFlightRequests": ("WaitingQueueSize", "RunningRequestsSize"),
+}
+
+
+def mapping_why(m: str, signals: list[str], producer: bool) -> str:
+    """Why the views differ under mapping ``m``, in the words of what this program reads."""
+    why = WHY_WITH_PRODUCER.get(m, world.MAPPINGS[m].why) if producer else world.MAPPINGS[m].why
+    fields = list(dict.fromkeys(f for s in signals for f in SCRAPED_FIELDS.get(s, ())))
+    if m != "metric-staleness" or not fields:
+        return why
+    read = fields[0] if len(fields) == 1 else f"{', '.join(fields[:-1])} and {fields[-1]}"
+    return why.replace("WaitingQueueSize, RunningRequestsSize and KVCacheUsagePercent", read, 1)
+
+
 def run_plan(an: Analysis, gen: Generated, d: Dictionary, n: int | None = None) -> tuple[dict, dict[str, dict]]:
     """How to sample the differential runs (as deployed, each mapping off, each bypass, all off), and what
     each mapping means. The plan is small JSON; the job that runs the harness samples the states from it
@@ -130,10 +152,11 @@ def run_plan(an: Analysis, gen: Generated, d: Dictionary, n: int | None = None) 
     bypass = [world.untranslatable_mapping(s, field) for s, field in untranslatable_reads(an, gen, d)]
     # ``signals``: what each cause's example states show the values of, on both sides (differential.describe).
     producer = INFLIGHT_PRODUCER in gen.producers
+    scheduling = an.kind == PolicyKind.SCHEDULING  # its pseudo-queue is as long as WaitingQueueSize
     meaning = {
         m: {
             "title": world.MAPPINGS[m].title,
-            "why": WHY_WITH_PRODUCER.get(m, world.MAPPINGS[m].why) if producer else world.MAPPINGS[m].why,
+            "why": mapping_why(m, named_signals(m, spec, d) + (["QueueDepth"] if scheduling else []), producer),
             "signals": named_signals(m, spec, d),
         }
         for m in applicable

@@ -63,7 +63,7 @@ from bot.golang.analysis_types import KV_FRACTION as _KV_FRACTION
 from bot.golang.analysis_types import LOAD_SIGNALS as _LOAD_SIGNALS
 from bot.golang.gotree import text_of, walk
 from bot.golang.source import EvolvedSource
-from bot.model import Finding, Severity
+from bot.model import Finding, PolicyKind, Severity
 
 INV9 = "hazard.inv9-output-tokens"
 UNMAPPED = "hazard.unmapped-signal"
@@ -231,6 +231,7 @@ def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
             )
         elif kind == "slo-unreachable":
             name = info["name"] or "the empty class"
+            queued = an.kind == PolicyKind.SCHEDULING
             out.append(
                 Finding(
                     severity=Severity.IMPORTANT,
@@ -239,11 +240,22 @@ def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
                     message=(
                         f"`{snippet}` compares the SLO class with {info['name']!r}: the plugin reads the class from "
                         "the request's llm-d priority, which only yields critical, standard or sheddable, so "
-                        f"{name} never arrives and this condition is constant in llm-d (the branch BLIS took for "
-                        f"{name} requests never runs, or always runs)"
+                        + (
+                            f"the request being placed is never {name}: for it this condition is constant in llm-d"
+                            if queued
+                            else f"{name} never arrives and this condition is constant in llm-d"
+                        )
+                        + f" (the branch BLIS took for {name} requests never runs, or always runs)"
+                        + (_incumbent_half(info["name"]) if queued else "")
                     ),
                     fix="map the class explicitly (e.g. a priority band per class in the InferenceObjectives) or "
-                    "compare with the class the mapping produces (sheddable, standard)",
+                    "compare with the class the mapping produces (sheddable, standard)"
+                    + (
+                        f"; `param incumbentSLOClass` makes only the modelled waiting requests {name}, never the "
+                        "request being placed"
+                        if queued
+                        else ""
+                    ),
                 )
             )
         elif kind == "keyed-write":
@@ -495,3 +507,14 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
         seen.add(k)
         out.append(f)
     return out
+
+
+def _incumbent_half(cls: str) -> str:
+    """A scheduler's class comparison, said per half: the request being placed never has the class, the modelled
+    waiting requests have the one ``incumbentSLOClass`` sets (Validate accepts every BLIS class), so the branch
+    runs on every one of them when a person sets that class (sched-e2e #8)."""
+    value = cls or '""'
+    return (
+        f"; the modelled waiting requests carry `incumbentSLOClass` (standard unless set at gate 1), so the branch "
+        f"runs on every one of them only with `param incumbentSLOClass: {value}`"
+    )

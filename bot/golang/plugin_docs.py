@@ -58,8 +58,8 @@ BASELINE_WEIGHTS = {"queue-scorer": 2.0, "kv-cache-utilization-scorer": 2.0, "pr
 #: Why a scheduling plugin's profile keeps queue-scorer (the EndpointPickerConfig and README say it).
 KEEPS_QUEUE_SCORER = (
     "The profile keeps the baseline's queue-scorer beside this scorer, not in its place: a request the evolved "
-    "order always serves first (its highest class) gets position 0 everywhere and scores 1 on every endpoint, "
-    "so without queue-scorer it would lose every load signal."
+    "order puts ahead of every modelled waiting request gets position 0 everywhere and scores 1 on every "
+    "endpoint, so without queue-scorer it would lose every load signal."
 )
 
 
@@ -286,7 +286,7 @@ def generation_findings(
                     "requests where the evolved ordering would serve them sooner, assuming waiting requests look like the "
                     "incumbent* parameters"
                 ),
-                fix="benchmark against the default profile (and against queue-scorer at a higher weight); tune "
+                fix=f"{scheduling_docs.UNPLANNED_CONTROL}; the control is {scheduling_docs.queue_control()}; tune "
                 + "/".join(
                     n for n in ("incumbentSLOClass", "incumbentInputTokens", "incumbentSpacingUs") if n in _assumed(an)
                 )

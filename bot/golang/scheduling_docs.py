@@ -81,7 +81,9 @@ SLO_TARGET_FLAT = (
     "requests' goes ahead of all of them and scores flat on every endpoint. Their target is "
     "incumbentSLOTargetMs, by default 0 (none: each falls back to its class's target), so with clients "
     "sending the header, as gate 2's benchmark does, set incumbentSLOTargetMs to the target they send, or "
-    "the plugin gives those requests no load signal."
+    "the plugin gives those requests no load signal. With that one target on every request, each differs from "
+    "the waiting requests only by arriving last (and its prompt length), so the plugin places it by queue "
+    "length, as queue-scorer does: a deadline order is exercised only by requests with a mix of targets."
 )
 
 
@@ -143,3 +145,27 @@ def caveats(an) -> list[str]:
 def score_caveats(request_fields) -> list[str]:
     """The README caveats that qualify Score's rule (earlier position, higher score), for its doc comment."""
     return [flat_caveat(request_fields), *([SLO_TARGET_FLAT] if reads_slo_target(set(request_fields)) else [])]
+
+
+#: Why no planned arm separates a scheduler's evolved order from queue-scorer (sched-e2e #2).
+UNPLANNED_CONTROL = (
+    "stage 4 plans two arms only, the baseline profile and the evolved one, which is that profile plus this scorer, "
+    "so the evolved arm contains queue-scorer and cannot lose to it"
+)
+
+
+def queue_control() -> str:
+    """The control that tells a scheduler's evolved order from weighing queue length more: the baseline profile with
+    queue-scorer carrying this scorer's weight too. On single-priority traffic the plugin's own parameters cannot
+    make it (the plugin already weighs every request alike there), and stage 4 does not plan it, so it is run by
+    hand; the weights are the generated profile's (``plugin_docs.profile_weights``)."""
+    from bot.golang.plugin_docs import profile_weights
+    from bot.model import PolicyKind
+
+    w = profile_weights(PolicyKind.SCHEDULING, False, None)
+    queue, evolved = w["queue-scorer"], w["evolved"]
+    return (
+        f"the baseline profile with queue-scorer at weight {queue + evolved:g} (its {queue:g} plus this scorer's "
+        f"{evolved:g}) and no evolved scorer, run by hand with llm-d-benchmark on the same cells and compared with "
+        "the evolved arm outside the bot"
+    )

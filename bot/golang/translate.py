@@ -62,7 +62,7 @@ from bot.golang.recalibration import (
 )
 from bot.golang.report import render_report
 from bot.golang.safety import refuse_unsafe
-from bot.golang.scheduling_docs import queue_visible_alternative
+from bot.golang.scheduling_docs import UNPLANNED_CONTROL, queue_control, queue_visible_alternative
 from bot.golang.source import EvolvedSource
 from bot.golang.testgen import render_test
 from bot.model import Fidelity, FidelityCause, Finding, RequestError, Severity, TranslationSummary, sha256_text
@@ -509,9 +509,9 @@ def _reference_findings(f: Fidelity, gen: Generated) -> list[Finding]:
                 "incumbents, places requests less like the program than the queue lengths alone do"
             ),
             fix=(
-                "benchmark it only against queue-scorer, knowing the evolved arm may lose to it; or translate the "
-                f"ordering where the real queue is visible ({queue_visible_alternative(gen.request_fields)}) or "
-                "re-evolve it as a routing policy"
+                f"the evolved arm may do no better than queue-scorer given more weight, and {UNPLANNED_CONTROL}: the "
+                f"control that shows it is {queue_control()}; or translate the ordering where the real queue is visible "
+                f"({queue_visible_alternative(gen.request_fields)}) or re-evolve it as a routing policy"
             ),
         )
     ]

@@ -17,6 +17,7 @@ checklist raises those problems as findings.
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 
 from pydantic import ValidationError
@@ -137,6 +138,18 @@ def _plan_cost(ctx, hypotheses) -> str:
             if plan.priority_mix
             else ""
         )
+        + _short_of_plan(plan)
+    )
+
+
+def _short_of_plan(plan) -> str:
+    """The claims BLIS predicts short of the 2 x T_eff their power is planned at (sched-e2e #7: "86%" read alone
+    beside a -10% prediction on a 10% floor, where the power at BLIS's own figure is about 12%)."""
+    short = [(hp.hypothesis, hp.power, *hp.power_at_blis) for hp in plan.hypothesis_power if hp.power_at_blis]
+    return "".join(
+        f"; {hid}: BLIS predicts {m:+.0%} against a noise floor of {plan.t_eff:.0%}, so its {power:.0%} power "
+        f"(planned at {math.copysign(2 * plan.t_eff, m):+.0%}) is about {at:.0%} at BLIS's figure"
+        for hid, power, m, at in short
     )
 
 

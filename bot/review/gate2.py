@@ -16,20 +16,18 @@
 from __future__ import annotations
 
 from bot.bench.layout import split_condition
-from bot.bench.priority_plan import UNEXERCISED_FIX, sheds_nothing
 from bot.directives import exclude_command
 from bot.model import (
     Direction,
     Finding,
     HypothesisType,
-    PolicyKind,
     RequestError,
     Severity,
     Stage,
     Track,
     TranslationSummary,
 )
-from bot.review.gate2_orders import order_inert, priority_exercised
+from bot.review.gate2_traffic import traffic_findings
 
 CHECKLIST = [
     "documents parse",
@@ -275,8 +273,7 @@ def review(ctx) -> list[Finding]:
                     )
                 )
     findings += _contradictions(hyps, ctx.request, ctx.home)
-    findings += _class_exercised(ctx, hyps, summary)
-    findings += _slo_header_sent(ctx, hyps, summary)
+    findings += traffic_findings(ctx, hyps, summary)
     findings += _vacuous_margins(hyps)
     return findings
 
@@ -306,155 +303,6 @@ def _vacuous_margins(hyps) -> list[Finding]:
         )
         for m, found in sorted(wide.items())
     ]
-
-
-#: What the single-priority cells leave unexercised, per kind that is not an admitter.
-_CLASS_DECISION = {
-    PolicyKind.SCHEDULING: (
-        "scheduler",
-        "class-dependent order",
-        "every request gets the same class weight, and the plugin places requests by queue length and its other terms only",
-    ),
-    PolicyKind.ROUTING: ("router", "class-dependent score", "the runs measure the plugin on that one class only"),
-}
-
-
-def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
-    """A policy that decides by the request's class, judged on cells that send every request at one priority.
-
-    The plan adds llm-d-benchmark's priority mix for an admitter only (``bot.bench.priority_plan``): it is
-    compared by each class's admit rate (``bot.stats.admission``). A scheduler's or router's class-dependent
-    order or score shows in per-class latency, which the mix is not judged by, so such a policy gets no mix and
-    its hypotheses are decided on the single-priority cells: said before the GPU time is spent, so a person
-    decides whether that is worth it.
-    An admitter's shedding order is judged on the mix, but only that one hypothesis (``_admitter_cells``).
-    """
-    from bot.bench.priority_plan import CLASS_SIGNALS, translated_signals
-
-    read = [s for s in CLASS_SIGNALS if s in translated_signals(summary)]
-    if ctx.request.kind is PolicyKind.ADMISSION:
-        return _admitter_cells(ctx, hyps, read, summary)
-    if ctx.request.kind is PolicyKind.SCHEDULING and (inert := order_inert(ctx, hyps, summary)):
-        return inert  # shown by the translation and the plan: stage 5 sets those hypotheses aside
-    claims = [h for _, h in hyps if h.track is Track.A and h.benchmarked and set(h.signals) & set(CLASS_SIGNALS)]
-    if not read and not claims:
-        return []
-    single = "every planned cell sends all its requests at one priority (no InferenceObjective: priority 0)"
-    who, decision, left = _CLASS_DECISION[ctx.request.kind]
-    later = (
-        "the plan has no priority mix for it: a mix is judged by per-class admit rate only, which decides nothing "
-        f"for a {who}, not by the per-class latency a class-dependent order or score changes"
-    )
-    names = sorted({*read, *(s for h in claims for s in h.signals if s in CLASS_SIGNALS)})
-    ids = ", ".join(h.id for h in claims)
-    judged = f"; {ids} (whose mechanism reads the class) would be judged on that traffic" if claims else ""
-    message = (
-        f"{single}, so the {who}'s {decision} (it reads {', '.join(names)}) is never exercised: {left}{judged}; {later}"
-    )
-    drop = f", drop the class claims from the plan ({exclude_command(ctx.home, ids)})"
-    fix = (
-        f"approve only if measuring the {who} on single-priority traffic is worth the GPU time (say so as the "
-        f"reason){drop if claims else ''}, or reject and benchmark per-class latency on a priority mix by hand"
-    )
-    return [priority_exercised(ctx, message, fix)]
-
-
-def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> list[Finding]:
-    """An admitter that decides by the class, whose benchmarked claims and guards are judged on the cells.
-
-    Every cell's requests carry priority 0, which the plugin reads as class ``standard`` (Map B ``SLOClass``):
-    the cells exercise its admit rule for that one class. An admitter that keeps protected classes admitted
-    (a01, a02) then never sheds there and measures like the baseline, so a Track A claim confirmed on those
-    cells would be noise, and the GPU time a no-op. The priority mix decides only the shedding-order hypothesis
-    (``bot.stats.shedding``), not these; judging them on the mix would need per-class latency the mix is not
-    judged by. Shown by the translation (``priority_plan.sheds_nothing``), it is a fact and stage 5 reports those
-    hypotheses not measurable on these cells; else what to check. The first clause is the point (the PR's Known
-    issues keep only that).
-    """
-    if not read:
-        return []
-    judged = [h for _, h in hyps if h.benchmarked]  # the shedding order is not: it is planned on the mix
-    if not any(h.track in (Track.A, Track.C) for h in judged):
-        return []
-    ids = ", ".join(h.id for h in judged)
-    claims = [h.id for h in judged if h.track is Track.A]
-    drop = f", drop the claims ({exclude_command(ctx.home, ', '.join(claims))})" if claims else ""
-    established = sheds_nothing(summary)
-    if established:
-        message = (
-            "the planned cells cannot measure this admitter (it never sheds their priority-0 traffic); "
-            f"{ids} will be reported not measurable on these cells, not judged: {established} (it reads "
-            f"{', '.join(read)}); the plan's priority mix decides only the shedding order (per-class admit rate)"
-        )
-        fix = f"{UNEXERCISED_FIX}{drop}, or reject; approving as is spends the GPU time on runs that decide nothing"
-        return [priority_exercised(ctx, message, fix)]
-    message = (
-        f"the planned cells may measure an admitter that sheds nothing, like the baseline; {ids} are judged on them: "
-        "every planned cell sends all its requests at one priority (no InferenceObjective: priority 0), which the "
-        f"admitter reads ({', '.join(read)}) as class `standard`, so if its admit rule keeps `standard` admitted "
-        "(protected traffic is never shed) the cells show noise; the plan's priority mix decides only the "
-        "shedding order (per-class admit rate), not these claims and guards"
-    )
-    fix = (
-        "check the admitter's rule for class `standard` (priority 0): approve only if it can shed that class, or "
-        f"measuring it on single-priority traffic is worth the GPU time (say so as the reason){drop}, or reject "
-        "and benchmark the claims on a priority mix by hand"
-    )
-    return [priority_exercised(ctx, message, fix)]
-
-
-#: Signals the plugin reads from a request header the benchmark's client must send (inference-perf's
-#: ``api.headers``). SessionID is not one: inference-perf sends a session header its own way
-#: (``api.session_id_header_key`` with multi-turn data), and only its presence counts.
-HEADER_SIGNALS = ("SLOTargetUs",)
-
-
-def _slo_header_sent(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
-    """A policy that reads the request's TTFT target, benchmarked by workloads none of which sends the header the
-    plugin reads it from: every request reads 0 (no target), so the runs measure the plugin without that term.
-    inference-perf sends fixed headers with every request (``api.headers``), so the fix is a workload override."""
-    from bot.bench.experiment import workload_profile
-    from bot.bench.plan import PlanError
-    from bot.golang.adapter import request_headers
-
-    out = []
-    planned = {split_condition(w)[0] for _, h in hyps if h.benchmarked for w in h.workloads}
-    workloads = [w.name for w in ctx.request.workloads if w.name in planned] or [w.name for w in ctx.request.workloads]
-    for signal in HEADER_SIGNALS:
-        entry = ctx.dictionary.signal(signal)
-        if signal not in summary.signals or signal in summary.untranslatable or entry is None or entry.llmd is None:
-            continue
-        names = request_headers(entry.llmd.expr)
-        sent = []
-        for name in workloads:
-            try:
-                api = workload_profile(ctx.request, name).get("api") or {}
-            except PlanError:  # a profile the planner cannot write is reported where the plan is made
-                continue
-            headers = {str(k).lower() for k in (api.get("headers") or {})} if isinstance(api, dict) else set()
-            if headers & set(names):
-                sent.append(name)
-        if sent or not names or not workloads:
-            continue
-        out.append(
-            Finding(
-                severity=Severity.IMPORTANT,
-                check="G2.slo-header-sent",
-                file=ctx.paths.hypotheses_dir,
-                message=(
-                    f"the plugin reads {signal} from the request header `{names[0]}`, and no planned workload "
-                    f"({', '.join(workloads)}) sends it: every request reads 0 (no target), so the runs measure the "
-                    "plugin without its SLO term"
-                ),
-                fix=(
-                    f'add the header to a workload\'s `overrides` in promotion.yaml, e.g. `api.headers.{names[0]}: "500"` '
-                    "(the TTFT target in milliseconds that inference-perf sends with every request of it) and "
-                    f"`api.slo_ttft_header: {names[0]}` (so inference-perf reports attainment of the same target), "
-                    "or approve saying why the plugin without its SLO term is worth measuring"
-                ),
-            )
-        )
-    return out
 
 
 def _excluded(ctx) -> tuple[list, list[Finding]]:

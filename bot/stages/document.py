@@ -14,6 +14,7 @@ from pydantic import Field
 
 from bot.bench.condition_experiment import experiment_files
 from bot.forge import markers
+from bot.golang.scheduling_docs import UNPLANNED_CONTROL, queue_control
 from bot.golang.toolchain import ToolchainReport
 from bot.hypotheses.blis_feedback import Recommendation, recommendations
 from bot.model import Effect, Hypothesis, PolicyKind, Stage, Track, TranslationSummary, Verdict, VerdictStatus
@@ -209,6 +210,8 @@ def run(ctx: StageContext) -> StageOutput:
             ),  # a Track B condition has its own
             narrative=written.get(h.id),
             narrative_prompt=prompt,
+            queue_control=queue_control(),
+            unplanned_control=UNPLANNED_CONTROL,
         )
     links = file_feedback(ctx, pairs, recs)
     recs = [Recommendation(**{**r.__dict__, "link": links.get(r.hypothesis, "")}) for r in recs]

@@ -206,3 +206,58 @@ def test_a_hash_of_a_client_value_is_flagged_directly_and_through_helpers_but_no
     assert sorted(f.source_line for f in findings(an, hazards.CLIENT_DRAW)) == [25, 26, 28]
     an = analyze_text(HASHED.format(body="\t_ = unit(state.Snapshots[0].ID)\n\t_ = plain(req.ID)"))
     assert not findings(an, hazards.CLIENT_DRAW)
+
+
+def _batch_incumbents_test(package: str, constructor: str) -> str:
+    """Go: a priority-0 request (standard) on queues of 0, 5 and 20 waiting, the waiting ones modelled batch or standard."""
+    return (
+        f"package {package}\n\n"
+        'import (\n\t"context"\n\t"testing"\n\n'
+        '\tfwkdl "github.com/llm-d/llm-d-router/pkg/epp/framework/interface/datalayer"\n'
+        '\t"github.com/llm-d/llm-d-router/pkg/epp/framework/interface/scheduling"\n)\n\n'
+        "func scoresWithIncumbents(class string) ([]float64, error) {\n"
+        "\tparams := DefaultParameters()\n\tparams.IncumbentSLOClass = class\n"
+        "\tif err := params.Validate(); err != nil {\n\t\treturn nil, err\n\t}\n"
+        f"\tp := {constructor}(params)\n"
+        "\teps := []scheduling.Endpoint{\n"
+        '\t\ttestEndpoint("q0", &fwkdl.Metrics{WaitingQueueSize: 0}),\n'
+        '\t\ttestEndpoint("q5", &fwkdl.Metrics{WaitingQueueSize: 5}),\n'
+        '\t\ttestEndpoint("q20", &fwkdl.Metrics{WaitingQueueSize: 20}),\n\t}\n'
+        "\ts := p.Score(context.Background(), &scheduling.InferenceRequest{RequestSizeBytes: 2000}, eps)\n"
+        "\treturn []float64{s[eps[0]], s[eps[1]], s[eps[2]]}, nil\n}\n\n"
+        "func TestBatchIncumbents(t *testing.T) {\n"
+        '\tstandard, err := scoresWithIncumbents("standard")\n'
+        "\tif err != nil || !(standard[0] > standard[1] && standard[1] > standard[2]) {\n"
+        '\t\tt.Fatalf("standard incumbents: want queue order, got %v (%v)", standard, err)\n\t}\n'
+        '\tbatch, err := scoresWithIncumbents("batch")\n'
+        "\tif err != nil {\n"
+        '\t\tt.Fatalf("Validate refuses incumbentSLOClass batch: %v", err)\n\t}\n'
+        "\tif batch[0] != batch[1] || batch[1] == standard[1] {\n"
+        '\t\tt.Errorf("batch incumbents (class weight 1 < standard 3): a standard request goes ahead of 5 of them, '
+        'want q0 and q5 alike and q5 unlike standard incumbents %v, got %v", standard, batch)\n\t}\n}\n'
+    )
+
+
+def test_a_scheduler_s_unreachable_class_says_the_modelled_waiting_requests_can_have_it_through_go(dictionary):
+    """sched-e2e #8: s01's `case "batch":` was said to never run in llm-d ("batch never arrives"), IMPORTANT; but
+    its pseudo-queue models the waiting requests with incumbentSLOClass, which Validate accepts as batch, and then
+    the branch runs on every one of them (the generated plugin places a standard request ahead of five batch
+    ones, where five standard ones keep it behind). The finding now says which half cannot reach the class: the request being placed."""
+    import re
+
+    from .conftest import passes_with_test, translate_path
+    from .test_scheduling_plugin import S01
+
+    _, _, tr = translate_path(S01, dictionary)
+    [f] = [f for f in tr.findings if f.check == hazards.UNREACHABLE_SLO and f.severity == Severity.IMPORTANT]
+    assert "the request being placed is never batch" in f.message and "never arrives" not in f.message
+    assert "`param incumbentSLOClass: batch`" in f.message and "never the request being placed" in f.fix
+    main_path, main = next((p, t) for p, t in tr.files.items() if "IncumbentSpacingUs" in t and "_test" not in p)
+    constructor = re.search(r"^func (New\w+)\(params Parameters\)", main, re.M).group(1)
+    passes_with_test(tr, main_path, "batch_incumbents_test.go", lambda pkg: _batch_incumbents_test(pkg, constructor))
+
+
+def test_a_router_s_unreachable_class_still_never_arrives(analyze_text):
+    an = analyze_text(ADMIT.format(body='\tif req.SLOClass == "batch" {\n\t\treturn false, "shed"\n\t}'))
+    [f] = findings(an, hazards.UNREACHABLE_SLO)
+    assert "batch never arrives" in f.message and "incumbentSLOClass" not in f.message + f.fix

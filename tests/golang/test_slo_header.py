@@ -191,3 +191,63 @@ def test_the_adapter_reads_the_header_through_llm_ds_metadata_helper(dictionary)
     consts = (PROJECT_ROOT / "gomirror/llm-d-router/pkg/epp/metadata/consts.go").read_bytes()
     blob = hashlib.sha1(b"blob %d\0" % len(consts) + consts).hexdigest()
     assert blob == "31488e445a25ba62e19716e3c3de306ba4021c5a"  # git ls-tree v0.10.0 pkg/epp/metadata/consts.go
+
+
+def _one_target_test(package: str, constructor: str) -> str:
+    """Go: sched-e2e #5's probe (queues 0, 3, 10 and 25 waiting; a 912-token prompt), one header on every request."""
+    return (
+        f"package {package}\n\n"
+        'import (\n\t"context"\n\t"testing"\n\n'
+        '\tfwkdl "github.com/llm-d/llm-d-router/pkg/epp/framework/interface/datalayer"\n'
+        '\t"github.com/llm-d/llm-d-router/pkg/epp/framework/interface/scheduling"\n)\n\n'
+        "func oneTarget(header string, incumbentMs int64) []float64 {\n"
+        "\tparams := DefaultParameters()\n\tparams.IncumbentSLOTargetMs = incumbentMs\n"
+        f"\tp := {constructor}(params)\n"
+        "\tvar eps []scheduling.Endpoint\n"
+        "\tfor i, q := range []int{0, 3, 10, 25} {\n"
+        "\t\teps = append(eps, testEndpoint(string(rune('a'+i)), &fwkdl.Metrics{WaitingQueueSize: q}))\n\t}\n"
+        "\treq := &scheduling.InferenceRequest{RequestSizeBytes: 3648, Headers: map[string]string{}}\n"
+        '\tif header != "" {\n\t\treq.Headers["x-llm-d-slo-ttft-ms"] = header\n\t}\n'
+        "\ts := p.Score(context.Background(), req, eps)\n"
+        "\tout := make([]float64, len(eps))\n\tfor i, ep := range eps {\n\t\tout[i] = s[ep]\n\t}\n\treturn out\n}\n\n"
+        "func TestOneTargetOnEveryRequest(t *testing.T) {\n"
+        "\tqueue := []float64{1, 0.88, 0.6, 0} // queue-scorer's order: (25 - waiting) / 25\n"
+        "\tfor _, c := range []struct {\n\t\tname        string\n\t\theader      string\n"
+        "\t\tincumbentMs int64\n\t\twant        []float64\n\t}{\n"
+        '\t\t{"no header", "", 0, queue},\n'
+        '\t\t{"tighter than the incumbents\' class target: flat", "500", 0, []float64{1, 1, 1, 1}},\n'
+        '\t\t{"looser than it: last everywhere", "5000", 0, queue},\n'
+        '\t\t{"the incumbents\' target: queue-scorer", "500", 500, queue},\n'
+        "\t} {\n\t\tgot := oneTarget(c.header, c.incumbentMs)\n\t\tfor i := range got {\n"
+        "\t\t\tif d := got[i] - c.want[i]; d > 1e-9 || d < -1e-9 {\n"
+        '\t\t\t\tt.Errorf("%s: scores %v, want %v", c.name, got, c.want)\n\t\t\t\tbreak\n'
+        "\t\t\t}\n\t\t}\n\t}\n}\n"
+    )
+
+
+def test_gate_2s_one_target_findings_say_what_the_generated_plugin_does_through_go(dictionary):
+    """sched-e2e #5: following G2.slo-header-sent's fix (`x-llm-d-slo-ttft-ms: "500"` on every request) made s03
+    score every endpoint alike, and gate 2 then said nothing. What gate 2 now says (G2.slo-target-constant and the
+    header finding's fix) is checked here against the generated plugin: one target tighter than the modelled
+    waiting requests' is flat, one looser or equal to theirs (`param incumbentSLOTargetMs` set to it) is
+    queue-scorer's order, so no constant target exercises a deadline order."""
+    from bot.review.gate2_traffic import MIX, NO_ORDER, _constant_target
+
+    _, _, tr = translate_path(S03, dictionary)
+    main_path, main = next((p, t) for p, t in tr.files.items() if "IncumbentSpacingUs" in t and "_test" not in p)
+    constructor = re.search(r"^func (New\w+)\(params Parameters\)", main, re.M).group(1)
+    passes_with_test(tr, main_path, "one_target_test.go", lambda pkg: _one_target_test(pkg, constructor))
+    caveats = next(t for p, t in tr.files.items() if p.endswith("/README.md")).split("## Caveats")[1]
+    assert "as queue-scorer does: a deadline order is exercised only by requests with a mix of targets" in caveats
+    from types import SimpleNamespace
+
+    from bot.model import PipelineState, PolicyKind
+
+    ctx = SimpleNamespace(
+        request=SimpleNamespace(kind=PolicyKind.SCHEDULING),
+        state=PipelineState(request_id="s03", request_fingerprint="f", branch="promotion/s03"),
+        paths=SimpleNamespace(hypotheses_dir="docs/h"),
+    )
+    [f] = _constant_target(ctx, "x-llm-d-slo-ttft-ms", {"load-spikes": "500"})
+    assert "scores every endpoint alike (no load signal)" in f.message and "goes last everywhere" in f.message
+    assert NO_ORDER in f.message and "as queue-scorer does" in f.fix and MIX in f.fix

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.golang.scheduling_docs import UNPLANNED_CONTROL, queue_control
 from bot.hypotheses import generate_hypotheses
 from bot.model import Effect, PolicyKind, TranslationSummary, Verdict, VerdictStatus
 from bot.render import render
@@ -80,6 +81,8 @@ def _findings(kind: str, dictionary, track_a: bool = True) -> str:
         experiments=[f"{PromotionPaths('x').benchmarks}/experiment.yaml"],
         narrative=None,
         narrative_prompt="",
+        queue_control=queue_control(),
+        unplanned_control=UNPLANNED_CONTROL,
     )
     return text.split("## Devil's advocate", 1)[1].split("##", 1)[0]
 
@@ -89,6 +92,11 @@ def test_a_confirmed_schedulers_devils_advocate_is_about_placement(dictionary):
     assert "penalties" not in said
     assert "never reorders a queue" in said and "queue-scorer" in said
     assert "cannot tell the two apart" in said  # the mechanism check ran (evolved_for, Track A) but cannot separate
+    # sched-e2e #2: the control it names is one the plan lacks, not the evolved arm again ("every request weighted
+    # alike" is what the plugin already does on single-priority cells)
+    assert "weighted alike" not in said
+    assert "queue-scorer at weight 4 (its 2 plus this scorer's 2) and no evolved scorer, run by hand" in said
+    assert "It is not in the plan: stage 4 plans two arms only" in said
 
 
 @pytest.mark.parametrize("kind", ["routing", "admission"])
@@ -149,5 +157,7 @@ def test_a_confirmed_schedulers_resolution_confirms_the_placement_not_the_queue_
         experiments=[f"{PromotionPaths('x').benchmarks}/experiment.yaml"],
         narrative=None,
         narrative_prompt="",
+        queue_control=queue_control(),
+        unplanned_control=UNPLANNED_CONTROL,
     )
     assert ("| **Resolution** | Clean confirmation |" in table) == (kind != "scheduling")

@@ -8,15 +8,17 @@ a fix no directive applies; and a plan that sends one priority never exercises a
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from types import SimpleNamespace
 
 import pytest
 
 from bot.dictionary import load_dictionary
 from bot.hypotheses import generate_hypotheses
-from bot.model import PolicyKind, Severity, TranslationSummary
+from bot.model import Decision, GateDecision, PipelineState, PolicyKind, Severity, TranslationSummary
 from bot.review.change_request import refusal
-from bot.review.gate2 import _class_exercised, _contradictions
+from bot.review.gate2 import _contradictions
+from bot.review.gate2_traffic import _class_exercised, _slo_header_sent
 from tests.hypotheses.conftest import make_request
 
 SIGNALS = ["ArrivalTime", "InputTokens", "SLOClass"]
@@ -145,33 +147,74 @@ def test_a_router_that_reads_the_class_is_flagged_in_its_own_words():
     assert "router" in f.message and by_source(hyps, "mixed-slo-ttft-p99").id in f.message
 
 
+SLO_SIGNALS = ["ArrivalTime", "InputTokens", "SLOClass", "SLOTargetUs"]
+
+
+def header_ctx(request, gate_1_reason: str | None = None):
+    """A gate-2 context whose state holds one gate-1 change request (the `param` lines in effect), if given."""
+    state = PipelineState(request_id=request.id, request_fingerprint="f", branch="promotion/x")
+    if gate_1_reason:
+        state.decisions.append(
+            GateDecision(
+                gate=1, decision=Decision.REQUEST_CHANGES, actor="p", at=datetime.now(UTC), reason=gate_1_reason
+            )
+        )
+    return SimpleNamespace(
+        request=request, state=state, dictionary=load_dictionary(), paths=SimpleNamespace(hypotheses_dir="docs/h")
+    )
+
+
 def test_a_policy_reading_the_slo_target_with_no_workload_sending_its_header_is_flagged():
     """Found by a fixer (task H4): SLOTargetUs now comes from the `x-llm-d-slo-ttft-ms` header, and no planned
     inference-perf workload sends it, so every benchmarked request would read 0 (no target) unflagged. A workload
     override `api.headers.<header>` (inference-perf sends it with every request) clears the finding."""
-    from bot.review.gate2 import _slo_header_sent
-
-    signals = ["ArrivalTime", "InputTokens", "SLOClass", "SLOTargetUs"]
-    summary = summary_for("scheduling", signals)
+    summary = summary_for("scheduling", SLO_SIGNALS)
     req = scheduling_request()
     hyps = hypotheses(req, summary)
 
-    def ctx(request):
-        return SimpleNamespace(
-            request=request, dictionary=load_dictionary(), paths=SimpleNamespace(hypotheses_dir="docs/h")
-        )
-
-    [f] = _slo_header_sent(ctx(req), hyps, summary)
+    [f] = _slo_header_sent(header_ctx(req), hyps, summary)
     assert f.severity is Severity.IMPORTANT and f.check == "G2.slo-header-sent"
     assert "SLOTargetUs" in f.message and "`x-llm-d-slo-ttft-ms`" in f.message and "mixed-slo" in f.message
     assert "api.headers.x-llm-d-slo-ttft-ms" in f.fix
     sent = req.model_copy(deep=True)
     sent.workloads[0].overrides["api.headers.X-Slo-Ttft-Ms"] = "500"  # the alias, in any case, counts
-    assert _slo_header_sent(ctx(sent), hyps, summary) == []
+    assert [f.check for f in _slo_header_sent(header_ctx(sent), hyps, summary)] == ["G2.slo-target-constant"]
     untranslatable = summary.model_copy(update={"untranslatable": ["SLOTargetUs"]})
-    assert _slo_header_sent(ctx(req), hyps, untranslatable) == []
+    assert _slo_header_sent(header_ctx(req), hyps, untranslatable) == []
     without = summary_for("scheduling", SIGNALS)
-    assert _slo_header_sent(ctx(req), hypotheses(req, without), without) == []
+    assert _slo_header_sent(header_ctx(req), hypotheses(req, without), without) == []
+
+
+def test_one_slo_target_on_every_request_is_said_to_exercise_no_deadline_order():
+    """Found by an llm-d flow-control reader (sched-e2e #5): following G2.slo-header-sent's fix (one constant
+    `x-llm-d-slo-ttft-ms: "500"`) cleared gate 2, while s03 then scored every endpoint alike: the modelled waiting
+    requests keep their class's 2 s target (incumbentSLOTargetMs 0), so a 500 ms request overtakes them all
+    (tests/golang/test_slo_header.py runs the generated plugin so). At the same target it is queue-scorer. Either
+    way one target exercises no deadline order: the fixes say so, and ask for a mix or the parameter."""
+    summary = summary_for("scheduling", SLO_SIGNALS)
+    req = scheduling_request()
+    hyps = hypotheses(req, summary)
+    [unsent] = _slo_header_sent(header_ctx(req), hyps, summary)
+    assert "`param incumbentSLOTargetMs: 500`" in unsent.fix and "as queue-scorer does" in unsent.fix
+    assert "one target on every request exercises no deadline order" in unsent.fix and "mix of targets" in unsent.fix
+    sent = req.model_copy(deep=True)
+    sent.workloads[0].overrides["api.headers.x-llm-d-slo-ttft-ms"] = "500"
+    [f] = _slo_header_sent(header_ctx(sent), hyps, summary)
+    assert f.severity is Severity.IMPORTANT and f.check == "G2.slo-target-constant"
+    assert "mixed-slo `x-llm-d-slo-ttft-ms: 500`" in f.message and "`incumbentSLOTargetMs` 0" in f.message
+    assert "scores every endpoint alike" in f.message and "exercises no deadline order" in f.message
+    assert "`param incumbentSLOTargetMs: 500`" in f.fix and "as queue-scorer does" in f.fix
+    assert "mix of targets" in f.fix
+    # the parameter set at gate 1 to the target sent: queue-scorer, said as a suggestion (it blocks nothing)
+    [g] = _slo_header_sent(header_ctx(sent, "param incumbentSLOTargetMs: 500"), hyps, summary)
+    assert g.severity is Severity.SUGGESTION and g.check == "G2.slo-target-constant"
+    assert "as queue-scorer does" in g.message and "exercises no deadline order" in g.message
+    # another target than the modelled one is flagged again; a router has no modelled waiting requests
+    [h] = _slo_header_sent(header_ctx(sent, "param incumbentSLOTargetMs: 2000"), hyps, summary)
+    assert h.severity is Severity.IMPORTANT
+    router = sent.model_copy(update={"kind": PolicyKind.ROUTING})
+    rsum = summary_for("routing", SLO_SIGNALS)
+    assert _slo_header_sent(header_ctx(router), hypotheses(router, rsum), rsum) == []
 
 
 def test_an_admitter_that_reads_the_class_has_its_claims_on_one_priority_flagged():

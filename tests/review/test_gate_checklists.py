@@ -484,7 +484,7 @@ def test_gate2_raises_nothing_for_an_admitter_whose_plan_has_the_priority_mix():
 
     from bot.bench.plan import make_plan
     from bot.model import PolicyKind, TranslationSummary
-    from bot.review.gate2 import _class_exercised
+    from bot.review.gate2_traffic import _class_exercised
     from tests.bench.test_bench_plan import _example_hypotheses, _request
 
     paths = SimpleNamespace(hypotheses_dir="docs/promotion/x/hypotheses")

@@ -1,0 +1,269 @@
+"""Gate 2: the planned traffic exercises what the plugin decides by (split from ``bot.review.gate2``).
+
+- a request class (``G2.priority-exercised``): a class-reading policy judged on cells that send one priority;
+- the request's TTFT target, the header it arrives in (``G2.slo-header-sent``), and a target that varies
+  (``G2.slo-target-constant``): one fixed header on every request leaves a deadline order nothing to order.
+"""
+
+from __future__ import annotations
+
+from bot.bench.layout import split_condition
+from bot.bench.priority_plan import UNEXERCISED_FIX, sheds_nothing
+from bot.directives import exclude_command
+from bot.model import Finding, PolicyKind, Severity, Track, TranslationSummary
+from bot.review.gate2_orders import order_inert, priority_exercised
+
+#: What the single-priority cells leave unexercised, per kind that is not an admitter.
+_CLASS_DECISION = {
+    PolicyKind.SCHEDULING: (
+        "scheduler",
+        "class-dependent order",
+        (
+            "every request is of one class (so gets the same class weight or target), and the plugin places "
+            "requests by queue length and its other terms only"
+        ),
+    ),
+    PolicyKind.ROUTING: ("router", "class-dependent score", "the runs measure the plugin on that one class only"),
+}
+
+
+def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
+    """A policy that decides by the request's class, judged on cells that send every request at one priority.
+
+    The plan adds llm-d-benchmark's priority mix for an admitter only (``bot.bench.priority_plan``): it is
+    compared by each class's admit rate (``bot.stats.admission``). A scheduler's or router's class-dependent
+    order or score shows in per-class latency, which the mix is not judged by, so such a policy gets no mix and
+    its hypotheses are decided on the single-priority cells: said before the GPU time is spent, so a person
+    decides whether that is worth it.
+    An admitter's shedding order is judged on the mix, but only that one hypothesis (``_admitter_cells``).
+    """
+    from bot.bench.priority_plan import CLASS_SIGNALS, translated_signals
+
+    read = [s for s in CLASS_SIGNALS if s in translated_signals(summary)]
+    if ctx.request.kind is PolicyKind.ADMISSION:
+        return _admitter_cells(ctx, hyps, read, summary)
+    if ctx.request.kind is PolicyKind.SCHEDULING and (inert := order_inert(ctx, hyps, summary)):
+        return inert  # shown by the translation and the plan: stage 5 sets those hypotheses aside
+    claims = [h for _, h in hyps if h.track is Track.A and h.benchmarked and set(h.signals) & set(CLASS_SIGNALS)]
+    if not read and not claims:
+        return []
+    single = "every planned cell sends all its requests at one priority (no InferenceObjective: priority 0)"
+    who, decision, left = _CLASS_DECISION[ctx.request.kind]
+    later = (
+        "the plan has no priority mix for it: a mix is judged by per-class admit rate only, which decides nothing "
+        f"for a {who}, not by the per-class latency a class-dependent order or score changes"
+    )
+    names = sorted({*read, *(s for h in claims for s in h.signals if s in CLASS_SIGNALS)})
+    ids = ", ".join(h.id for h in claims)
+    judged = f"; {ids} (whose mechanism reads the class) would be judged on that traffic" if claims else ""
+    message = (
+        f"{single}, so the {who}'s {decision} (it reads {', '.join(names)}) is never exercised: {left}{judged}; {later}"
+    )
+    drop = f", drop the class claims from the plan ({exclude_command(ctx.home, ids)})"
+    fix = (
+        f"approve only if measuring the {who} on single-priority traffic is worth the GPU time (say so as the "
+        f"reason){drop if claims else ''}, or reject and benchmark per-class latency on a priority mix by hand"
+    )
+    return [priority_exercised(ctx, message, fix)]
+
+
+def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> list[Finding]:
+    """An admitter that decides by the class, whose benchmarked claims and guards are judged on the cells.
+
+    Every cell's requests carry priority 0, which the plugin reads as class ``standard`` (Map B ``SLOClass``):
+    the cells exercise its admit rule for that one class. An admitter that keeps protected classes admitted
+    (a01, a02) then never sheds there and measures like the baseline, so a Track A claim confirmed on those
+    cells would be noise, and the GPU time a no-op. The priority mix decides only the shedding-order hypothesis
+    (``bot.stats.shedding``), not these; judging them on the mix would need per-class latency the mix is not
+    judged by. Shown by the translation (``priority_plan.sheds_nothing``), it is a fact and stage 5 reports those
+    hypotheses not measurable on these cells; else what to check. The first clause is the point (the PR's Known
+    issues keep only that).
+    """
+    if not read:
+        return []
+    judged = [h for _, h in hyps if h.benchmarked]  # the shedding order is not: it is planned on the mix
+    if not any(h.track in (Track.A, Track.C) for h in judged):
+        return []
+    ids = ", ".join(h.id for h in judged)
+    claims = [h.id for h in judged if h.track is Track.A]
+    drop = f", drop the claims ({exclude_command(ctx.home, ', '.join(claims))})" if claims else ""
+    established = sheds_nothing(summary)
+    if established:
+        message = (
+            "the planned cells cannot measure this admitter (it never sheds their priority-0 traffic); "
+            f"{ids} will be reported not measurable on these cells, not judged: {established} (it reads "
+            f"{', '.join(read)}); the plan's priority mix decides only the shedding order (per-class admit rate)"
+        )
+        fix = f"{UNEXERCISED_FIX}{drop}, or reject; approving as is spends the GPU time on runs that decide nothing"
+        return [priority_exercised(ctx, message, fix)]
+    message = (
+        f"the planned cells may measure an admitter that sheds nothing, like the baseline; {ids} are judged on them: "
+        "every planned cell sends all its requests at one priority (no InferenceObjective: priority 0), which the "
+        f"admitter reads ({', '.join(read)}) as class `standard`, so if its admit rule keeps `standard` admitted "
+        "(protected traffic is never shed) the cells show noise; the plan's priority mix decides only the "
+        "shedding order (per-class admit rate), not these claims and guards"
+    )
+    fix = (
+        "check the admitter's rule for class `standard` (priority 0): approve only if it can shed that class, or "
+        f"measuring it on single-priority traffic is worth the GPU time (say so as the reason){drop}, or reject "
+        "and benchmark the claims on a priority mix by hand"
+    )
+    return [priority_exercised(ctx, message, fix)]
+
+
+#: Signals the plugin reads from a request header the benchmark's client must send (inference-perf's
+#: ``api.headers``). SessionID is not one: inference-perf sends a session header its own way
+#: (``api.session_id_header_key`` with multi-turn data), and only its presence counts.
+HEADER_SIGNALS = ("SLOTargetUs",)
+
+
+def traffic_findings(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
+    """Whether the planned traffic exercises what the plugin decides by (the class, the TTFT target)."""
+    return _class_exercised(ctx, hyps, summary) + _slo_header_sent(ctx, hyps, summary)
+
+
+#: The pseudo-queue parameter holding the modelled waiting requests' TTFT target (``bot.golang.params``).
+INCUMBENT_TARGET = "incumbentSLOTargetMs"
+
+#: Why one target on every request orders nothing by deadline, and what would (both findings say it).
+NO_ORDER = "one target on every request exercises no deadline order"
+MIX = (
+    "a deadline order needs requests with a mix of targets, which a workload's `api.headers` (the same on every "
+    "request) cannot send: benchmark a mix by hand"
+)
+
+#: How a gate-1 parameter is set once gate 1 is approved (a gate is decided again only until it is approved).
+AT_GATE_1 = "a gate-1 directive: with gate 1 approved, it takes a new promotion, set at its gate 1"
+
+
+def _slo_header_sent(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
+    """A policy that reads the request's TTFT target, benchmarked by workloads none of which sends the header the
+    plugin reads it from: every request reads 0 (no target), so the runs measure the plugin without that term.
+    inference-perf sends fixed headers with every request (``api.headers``), so the fix is a workload override,
+    and it sends one target per workload: a scheduler's deadline order then meets only that target
+    (``_constant_target``)."""
+    from bot.golang.adapter import request_headers
+
+    out = []
+    planned = {split_condition(w)[0] for _, h in hyps if h.benchmarked for w in h.workloads}
+    workloads = [w.name for w in ctx.request.workloads if w.name in planned] or [w.name for w in ctx.request.workloads]
+    for signal in HEADER_SIGNALS:
+        entry = ctx.dictionary.signal(signal)
+        if signal not in summary.signals or signal in summary.untranslatable or entry is None or entry.llmd is None:
+            continue
+        names = request_headers(entry.llmd.expr)
+        if not names or not workloads:
+            continue
+        sent = {name: v for name in workloads if (v := _header_sent(ctx.request, name, names)) is not None}
+        if sent:
+            out += _constant_target(ctx, names[0], sent)
+            continue
+        out.append(
+            Finding(
+                severity=Severity.IMPORTANT,
+                check="G2.slo-header-sent",
+                file=ctx.paths.hypotheses_dir,
+                message=(
+                    f"the plugin reads {signal} from the request header `{names[0]}`, and no planned workload "
+                    f"({', '.join(workloads)}) sends it: every request reads 0 (no target), so the runs measure the "
+                    "plugin without its SLO term"
+                ),
+                fix=(
+                    f'add the header to a workload\'s `overrides` in promotion.yaml, e.g. `api.headers.{names[0]}: "500"` '
+                    "(the TTFT target in milliseconds that inference-perf sends with every request of it) and "
+                    f"`api.slo_ttft_header: {names[0]}` (so inference-perf reports attainment of the same target)"
+                    + (
+                        f", with `param {INCUMBENT_TARGET}: 500` (the modelled waiting requests' target: a request "
+                        "whose target is tighter than theirs scores every endpoint alike, no load signal; "
+                        f"{AT_GATE_1}), knowing the plugin then places requests by queue length, as queue-scorer "
+                        f"does; {NO_ORDER}: {MIX}"
+                        if ctx.request.kind is PolicyKind.SCHEDULING
+                        else ""
+                    )
+                    + "; or approve saying why the plugin without its SLO term is worth measuring"
+                ),
+            )
+        )
+    return out
+
+
+def _header_sent(request, workload: str, names: list[str]) -> str | None:
+    """The value of the first of ``names`` (lower-cased, as the EPP reads them) the workload's profile sends with
+    every request; None when it sends none, or its profile cannot be written (reported where the plan is made)."""
+    from bot.bench.experiment import workload_profile
+    from bot.bench.plan import PlanError
+
+    try:
+        api = workload_profile(request, workload).get("api") or {}
+    except PlanError:
+        return None
+    headers = api.get("headers") if isinstance(api, dict) else None
+    sent = {str(k).lower(): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {}
+    return next((sent[n] for n in names if n in sent), None)
+
+
+def _target_ms(value: str) -> float:
+    """A header's TTFT target in ms as llm-d reads it: a positive finite float, else 0 (no target)."""
+    try:
+        ms = float(value)
+    except ValueError:
+        return 0.0
+    return ms if 0 < ms < float("inf") else 0.0
+
+
+def _constant_target(ctx, header: str, sent: dict[str, str]) -> list[Finding]:
+    """A scheduler whose workloads each send one TTFT target with every request (``api.headers`` is fixed).
+
+    The plugin places a request by where the evolved order would put it among modelled waiting requests whose
+    target is ``incumbentSLOTargetMs`` (0: their class's). A request whose target is tighter than theirs goes
+    first on every endpoint and scores them all alike (s03 with a 500 ms header and the default 0: flat on
+    queues of 0 to 25, tests/golang/test_slo_header.py); at their target it differs from them only by arriving
+    last, so it is placed by queue length, as queue-scorer does. Either way no deadline order is exercised:
+    IMPORTANT while a target sent differs from the modelled one, a SUGGESTION once they match."""
+    from bot.review.change_request import deployed_by_person
+
+    if ctx.request.kind is not PolicyKind.SCHEDULING:
+        return []
+    modelled = float(deployed_by_person(ctx.state).get(INCUMBENT_TARGET, 0) or 0)
+    by_value: dict[float, list[str]] = {}
+    for name, value in sent.items():
+        by_value.setdefault(_target_ms(value), []).append(name)
+    said = "; ".join(f"{', '.join(names)} `{header}: {_ms(ms)}`" for ms, names in sorted(by_value.items()))
+    differ = sorted(ms for ms in by_value if ms != modelled)
+    inc = f"`{INCUMBENT_TARGET}` {_ms(modelled)}" + (" (none: the class's target)" if not modelled else "")
+    if differ:
+        return [
+            Finding(
+                severity=Severity.IMPORTANT,
+                check="G2.slo-target-constant",
+                file=ctx.paths.hypotheses_dir,
+                message=(
+                    f"every request of a workload carries one TTFT target ({said}) and the modelled waiting "
+                    f"requests carry {inc}: a request whose target is tighter than theirs goes ahead of all of "
+                    "them and scores every endpoint alike (no load signal), one looser goes last everywhere "
+                    f"(queue length only); {NO_ORDER}"
+                ),
+                fix=(
+                    f"set `param {INCUMBENT_TARGET}: {_ms(differ[0])}`, the target sent ({AT_GATE_1}), knowing "
+                    " the plugin then places requests by queue length, as queue-scorer does; "
+                    f"{MIX}; or approve saying why measuring the plugin so is worth the GPU time"
+                ),
+            )
+        ]
+    return [
+        Finding(
+            severity=Severity.SUGGESTION,
+            check="G2.slo-target-constant",
+            file=ctx.paths.hypotheses_dir,
+            message=(
+                f"every request carries the modelled waiting requests' TTFT target ({said}, {inc}), so it differs "
+                "from them only by arriving last (and its prompt length): the plugin places requests by queue length, as queue-scorer does, "
+                f"and the cells measure that; {NO_ORDER}"
+            ),
+            fix=f"{MIX}; or approve knowing the cells measure the plugin as a second queue-length scorer",
+        )
+    ]
+
+
+def _ms(ms: float) -> str:
+    return f"{ms:g}"
