@@ -55,6 +55,8 @@ def _write_summary(env, result) -> None:
     if env.summary_path is None:
         return
     text = result.status or f"**promotion bot**: {result.action}\n"
+    if result.waiting and result.waiting not in text:  # the checklist names them already when it was rendered
+        text = f"{text.rstrip()}\n\n{result.waiting}\n"
     with env.summary_path.open("a", encoding="utf-8") as fh:
         fh.write(text.rstrip() + "\n")
 

@@ -77,7 +77,13 @@ def handle(env: EventEnv, *, client_factory: Callable | None = None) -> Result:
     session.sent_by(event)
     not_installed(session, event)
     try:
-        return handler(session, event)
+        result = handler(session, event)
+        if session.unrecorded is not None:  # unless a save of the handler's recorded them already
+            from bot.events.comments import record_answered
+
+            record_answered(session.unrecorded)
+        result.waiting = result.waiting or session.waiting  # said in the job summary, not only in the log
+        return result
     except ForeignEdit as exc:  # the status comment's state is a person's: act on none of it, say so once
         from bot.events.lost_state import foreign_edit
 

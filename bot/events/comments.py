@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -13,7 +12,8 @@ from bot.events.benchmark import benchmark_out, waiting_for_benchmark
 from bot.events.edits import EditedByAnother, as_it_is_now, author_edited
 from bot.events.issues import _issue, dropped_label
 from bot.events.promotion import NeedsInfo, Promotion, Result
-from bot.events.request_texts import needs_fixing
+from bot.events.pull_comments import on_pull_request
+from bot.events.request_texts import needs_fixing, waiting_line
 from bot.events.stale import written_before
 from bot.forge import markers
 from bot.github import commands
@@ -45,12 +45,12 @@ def created(session, event) -> Result:
         ignored = Result("ignored: a bot's comment")
         return ignored if promotion is None else promotion.heal(ignored)
     if issue.is_pull_request:
-        return _on_pull_request(session, event, issue)
+        return on_pull_request(session, event, issue)
     said = Said(
         comment.id, comment.body or "", sender.login, str(sender.type or "User"), getattr(comment, "created_at", None)
     )
     promotion = session.promotion(issue)
-    late = catch_up(session, promotion, before=said.id) if promotion is not None else []
+    late = catch_up(session, promotion, own=said) if promotion is not None else []
     if promotion is not None and promotion.store.held is not None and _is_command(said.body):
         # older commands were left for a later run (``catch_up``'s bound): this one waits its turn behind them
         return Result("left for a later run: older commands come first", notes=late)
@@ -370,7 +370,7 @@ def answered(state, comment_id: int) -> bool:
 
 
 def catch_up(
-    session, promotion, *, before: int | None = None, own_label: str | None = None, deferred: bool = False
+    session, promotion, *, own: Said | None = None, own_label: str | None = None, deferred: bool = False
 ) -> list[str]:
     """Answer the commands whose own workflow runs GitHub dropped, oldest first, each once, then decide the open
     gate's approval label whose run was dropped (``issues.dropped_label``; ``own_label``: this run's own label,
@@ -379,7 +379,7 @@ def catch_up(
     GitHub keeps one pending run per concurrency group, so a newer event of the issue can cancel the run that
     would have answered a person's `/approve` or `/retry`; the next run's self-heal went on with the promotion
     but never answered the command. Every run that reads the state looks at the people's comments newer than the
-    last one answered (``PipelineState.answered_comment``; ``before``: the run's own comment, answered after
+    last one answered (``PipelineState.answered_comment``; ``own``: the run's own comment, answered after
     these) and answers each command through the same path as its own run would have (``answer``: the one
     ``authorize`` rule, and a decision written before the review now open decides nothing), a bounded number per
     run (``_late_commands``; ``deferred``: this run is the one an earlier run dispatched to take up what its
@@ -389,7 +389,7 @@ def catch_up(
     """
     if {str(Label.DONE), str(Label.REJECTED), str(Label.NEEDS_INFO)} & set(promotion.issue.labels):
         return []
-    done = _late_commands(session, promotion, before, deferred)
+    done = _late_commands(session, promotion, own, deferred)
     label = dropped_label(session, promotion, own=own_label)
     return [*done, label] if label else done
 
@@ -401,7 +401,7 @@ LATE_ACTS = 1
 LATE_PEOPLE = 3
 
 
-def _late_commands(session, promotion, before: int | None, deferred: bool) -> list[str]:
+def _late_commands(session, promotion, own: Said | None, deferred: bool) -> list[str]:
     """Answer the missed commands oldest first (``catch_up``), within ``LATE_ACTS`` and ``LATE_PEOPLE``.
 
     A command its writer may give is answered on its own (``answer``); the refused and malformed ones of one
@@ -414,6 +414,7 @@ def _late_commands(session, promotion, before: int | None, deferred: bool) -> li
     if state is None or state.answered_comment is None:
         return []  # a state saved before it was kept: the next command answered by its own run starts it
     client, number = session.client, promotion.issue.number
+    before = own.id if own is not None else None
     missed = [
         c
         for c in client.comments(number)
@@ -449,10 +450,16 @@ def _late_commands(session, promotion, before: int | None, deferred: bool) -> li
                 action, why = "ignored: the command was edited by someone else", str(exc)
         refused.setdefault(c.login, []).append((c.id, why))
         done[c.id] = f"answered comment {c.id} {how}: {action}"
-    if left is not None:
-        promotion.store.held = left.id  # it and every newer command wait for the run dispatched now, or a later one
-        promotion.continue_later()
-    _fold(promotion, refused)  # replied and recorded first: the act's save records them too
+    if left is not None:  # it and every newer command (the run's own too) wait for the run dispatched now
+        held = [(c.login, c.body) for c in missed[missed.index(left) :]]
+        held += [(own.login, own.body)] if own is not None and _is_command(own.body) else []
+        promotion.hold(left.id, waiting_line(held))
+        session.waiting = promotion.waiting  # the job summary says it too
+    # the replies come in the order the commands were given: the people refused before the act first (recorded by
+    # its save too), those after it once it is answered, recorded by the run's next save or at its end
+    acted = acting[0][0].id if acting else None
+    older = {login: said for login, said in refused.items() if acted is None or said[0][0] < acted}
+    _fold(promotion, older)
     for c, written in acting:
         promotion.delivery = f"comment-{c.id}"  # recorded under its own id: its run, re-run later, finds it
         try:
@@ -461,7 +468,12 @@ def _late_commands(session, promotion, before: int | None, deferred: bool) -> li
         finally:
             promotion.delivery = session.env.event_id
         done[c.id] = f"answered comment {c.id} {how}: {result.action}"
-    _record_answered(promotion)
+    later = {login: said for login, said in refused.items() if login not in older}
+    _fold(promotion, later)
+    if later:  # a save of its own would cost two calls past the bound: a reply already posted is never repeated
+        session.unrecorded = promotion
+    else:
+        record_answered(promotion)
     bound = f"left {len(missed) - len(done)} command(s) from comment {left.id} on for a later run" if left else ""
     return [*(done[k] for k in sorted(done)), *([f"{bound} (the bound per run)"] if bound else [])]
 
@@ -493,7 +505,7 @@ def _fold(promotion, refused: dict[str, list[tuple[int, str]]]) -> None:
         promotion.store.answered = max(promotion.store.answered, said[-1][0])
 
 
-def _record_answered(promotion) -> None:
+def record_answered(promotion) -> None:
     """One save recording what this run answered, unless a save of the run (an act's) recorded it already."""
     state = promotion.load()
     if state is not None and promotion.store.answered > (state.answered_comment or 0):
@@ -541,31 +553,6 @@ def _reopen(promotion, state, name: str, reply) -> None:
         f"the issue was reopened: closing it had cancelled the promotion, and `/{name}` continues it (the status "
         "comment says where)."
     )
-
-
-def _on_pull_request(session, event, pull: IssueInfo) -> Result:
-    """A command on a promotion's PR decides nothing: it is answered there, once, with a link to the issue.
-
-    People review on the PR, so that is where they type `/approve`; silence would leave them waiting for a
-    decision nobody recorded. The PR is the bot's and names its issue (``Refs #N``); no other PR is answered.
-    """
-    comment, sender = event.comment, event.sender
-    try:
-        command = commands.parse(comment.body or "")
-    except commands.CommandError:
-        command = None
-    refs = re.search(r"^Refs #([1-9][0-9]*)$", pull.body, re.M)
-    if command is None or refs is None or pull.author.lower() not in session.client.bot_logins:
-        return Result("ignored: a pull request comment")
-    number = refs.group(1)
-    url = f"{session.env.server_url.rstrip('/')}/{session.env.repository}/issues/{number}"
-    session.client.upsert_comment(
-        pull.number,
-        markers.reply(comment.id),
-        f"@{sender.login} `/{command.name}` was not applied: commands and gate labels count only on the promotion "
-        f"issue, [#{number}]({url}). Comment it there (the issue holds the full report and the status).",
-    )
-    return Result("answered: a command on the pull request", notes=[f"decisions belong on #{number}"])
 
 
 #: The most text a gate's change requests may hold together. The rerun is given all of them (their directives

@@ -46,6 +46,7 @@ class Result:
     pull_url: str = ""
     notes: list[str] = field(default_factory=list)
     status: str = ""  # the checklist as the status comment shows it
+    waiting: str = ""  # the commands this run left for a later one (``Promotion.hold``), as markdown
 
 
 def is_promotion(issue: IssueInfo) -> bool:
@@ -77,6 +78,8 @@ class Promotion:
         #: a command whose own run GitHub dropped is answered (``bot.events.comments.catch_up``), ``labeled-<id>``
         #: while such a gate label is decided (``bot.events.issues.dropped_label``)
         self.delivery = env.event_id
+        #: the commands this run left for a later one (``hold``), as the status comment names them; "" for none
+        self.waiting = ""
 
     # ------------------------------------------------------------- request
     def current_issue(self) -> IssueInfo:
@@ -161,7 +164,8 @@ class Promotion:
         roles = ", ".join(self.config.approvers.roles)
         users = ", ".join(f"@{u}" for u in self.config.approvers.users)
         approvers = f"people with the role {roles} on this repository" + (f" or {users}" if users else "")
-        return {"home": "github", "run_url": self.env.run_url, "links": links, "approvers": approvers}
+        context = {"home": "github", "run_url": self.env.run_url, "links": links, "approvers": approvers}
+        return {**context, "waiting": self.waiting} if self.waiting else context
 
     # ---------------------------------------------------------------- moves
     def load(self) -> PipelineState | None:
@@ -390,6 +394,18 @@ class Promotion:
         """A run of this issue's workflow takes up what this one left (``comments.catch_up``'s bound on a burst of
         commands); a dispatch this run sends after it (the sandboxed job's, the benchmark's) starts a run that does."""
         self._schedule(self.config.workflow, {"issue": str(self.issue.number), "step": "continue"})
+
+    def hold(self, first: int, waiting: str) -> None:
+        """Leave the command ``first`` and every newer one for the run dispatched now (``continue_later``) or a later
+        one, and say so on every save of this run: ``waiting`` (markdown) names them in the status comment.
+
+        Said in the run log only, a command past the bound looked ignored: its author could not tell it was seen,
+        least of all when GitHub dropped the continuation too. The next save without a held command drops the line."""
+        self.store.held = first
+        self.waiting = waiting
+        if self._runner is not None:  # its own saves (``advance``) render the checklist with the line too
+            self._runner.status_context = self.status_context()
+        self.continue_later()
 
     def _schedule(self, workflow: str, inputs: dict[str, str], *, benchmark: bool = False) -> None:
         """The dispatch `promote dispatch-next` sends after this job uploaded what the next run needs (for the

@@ -58,3 +58,29 @@ def branch_change(branch: str, request: PromotionRequest) -> str | None:
         f"applied and the promotion stays where it was. To go on with it, set the plugin name to `{old}` again; "
         f"to promote the program as `{request.plugin_type}`, file a new issue (and `/cancel` this one)."
     )
+
+
+def waiting_line(held: list[tuple[str, str]]) -> str:
+    """The status comment's line (markdown) for the commands a run left for a later one, as (login, body), oldest
+    first: how many, whose and which, so a person whose command waits sees it was read, and in what order it comes.
+
+    The run answers a bounded number of commands (``comments.LATE_ACTS``, ``LATE_PEOPLE``) and dispatches the run
+    that answers the rest; if GitHub drops that one too, any later event of the issue takes them up."""
+    from bot.escape import md
+    from bot.github import commands
+
+    def which(login: str, body: str) -> str:
+        try:
+            command = commands.parse(body)
+        except commands.CommandError:
+            command = None
+        what = md(f"`/{command.name}`") if command is not None else "a malformed command"
+        return f"{md('@' + login)}'s {what}"
+
+    n = len(held)
+    head = f"{n} commands wait" if n > 1 else "1 command waits"
+    return (
+        f"**{head} for the next run:** {', '.join(which(login, body) for login, body in held)} (oldest first: one "
+        "run answers a few commands at a time; the bot dispatched the next run, and any later event of this issue "
+        "takes them up too)."
+    )

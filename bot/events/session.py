@@ -22,6 +22,11 @@ class Session:
     sender: str = "bot"
     #: login -> role on the repository, asked once per run: a burst of one person's commands asks once
     roles: dict[str, str] = field(default_factory=dict)
+    #: the commands this run left for a later one (``Promotion.hold``), as markdown for the job summary; "" for none
+    waiting: str = ""
+    #: a promotion whose answers to missed commands this run replied to after its act: the run's next save records
+    #: them, or ``bot.events.handle`` at its end (``comments.record_answered``); None when nothing waits for that
+    unrecorded: Promotion | None = None
 
     @classmethod
     def open(cls, env: EventEnv, *, client_factory: Callable | None = None) -> Session:

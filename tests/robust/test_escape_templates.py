@@ -193,6 +193,7 @@ SAFE = {
         "benchmark",  # bot.events.benchmark / still_running(): prebuilt markdown (hex commit, time, our links; md)
     },
     "status_comment.md.j2": {
+        "waiting",  # prebuilt markdown: bot.events.comments.waiting_line escapes the logins
         '" (the review did not converge: the blocking ones are open)" if state.open_gate in state.unconverged else ""',
         '"; " if not loop.first else ""',
         '"the comment below (and a review on the PR)" if github else "the next comment in this thread"',
