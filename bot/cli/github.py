@@ -111,22 +111,28 @@ def cmd_sandbox_exec(args) -> int:
 def cmd_dispatch_next(args) -> int:
     from bot.events.env import EventEnv
 
-    dispatch_next(EventEnv.from_environ(command="dispatch-next"))
-    return 0
+    return dispatch_next(EventEnv.from_environ(command="dispatch-next"))
 
 
-def dispatch_next(env, *, client_factory=None) -> None:
+def dispatch_next(env, *, client_factory=None) -> int:
     """What the action's last step does: start the run the write job asked for, and for the GPU benchmark keep
-    the run GitHub started in the promotion's state (so a cancel can stop it)."""
-    from bot.github.client import GitHub
+    the run GitHub started in the promotion's state (so a cancel can stop it). The exit status: 1 when GitHub
+    refused the dispatch, after saying so on the issue (``dispatch_failed``), so the run shows red."""
+    from bot.github.client import GitHub, GitHubError
 
     if not env.dispatch_path.is_file():
         print("promote: nothing to dispatch")
-        return
+        return 0
     spec = json.loads(env.dispatch_path.read_text(encoding="utf-8"))
     inputs = {k: str(v) for k, v in spec["inputs"].items()}
     client = (client_factory or GitHub)(env.write_token, env.repository, api_url=env.api_url)
-    run = client.dispatch(spec["workflow"], spec["ref"], inputs)
+    try:
+        run = client.dispatch(spec["workflow"], spec["ref"], inputs)
+    except GitHubError as exc:
+        env.dispatch_path.unlink()  # what the run was to do is the failed step now: its `/retry` asks again
+        print(f"promote: could not dispatch {spec['workflow']}: {exc}", file=sys.stderr)
+        print(f"promote: {_say_failed(env, spec, exc, client_factory)}", file=sys.stderr)
+        return 1
     env.dispatch_path.unlink()
     print(f"promote: dispatched {spec['workflow']} with {spec['inputs']}", file=sys.stderr)
     if spec.get("benchmark"):
@@ -135,6 +141,19 @@ def dispatch_next(env, *, client_factory=None) -> None:
 
         session = Session.open(env, client_factory=client_factory)
         print(f"promote: {record_run(session, int(inputs['issue']), inputs['commit'], run)}", file=sys.stderr)
+    return 0
+
+
+def _say_failed(env, spec: dict, error, client_factory) -> str:
+    """The refused dispatch, said on the issue; or why it could not be (GitHub failing for this call too)."""
+    from bot.events.dispatch_failed import record_failed_dispatch
+    from bot.events.session import Session
+    from bot.model import RequestError
+
+    try:
+        return record_failed_dispatch(Session.open(env, client_factory=client_factory), spec, error)
+    except RequestError as exc:  # GitHub failing here too, or the configuration broke: the red run is all
+        return f"could not say so on the issue either: {exc}"
 
 
 def cmd_check_config(args) -> int:

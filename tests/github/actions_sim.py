@@ -42,6 +42,7 @@ class Run:
     calls: int = 0  # REST calls made by this run's jobs
     summary: str = ""  # what the job wrote to the Actions job summary
     outputs: dict[str, str] = field(default_factory=dict)  # the action's outputs
+    dispatched: int = 0  # `promote dispatch-next`'s exit status (not 0: the step, and so the run, failed)
 
 
 @dataclass
@@ -151,7 +152,7 @@ class ActionsSim:
         if run.outputs.get("requests") == "true":
             artifacts = self.root / "artifacts" / str(run.id)
             shutil.copytree(env.handoff_dir, artifacts, dirs_exist_ok=True)
-        dispatch_next(env, client_factory=self._client)
+        run.dispatched = dispatch_next(env, client_factory=self._client)
         run.calls = self.fake.count_calls() - before
 
     def _sandbox_job(self, run: Run, work: Path) -> Path:
