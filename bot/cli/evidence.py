@@ -76,6 +76,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "must record its arm's EndpointPickerConfig, promotion and image); without it no report is checked against "
         "its arm",
     )
+    p.add_argument(
+        "--translation",
+        type=Path,
+        help="translation.json (stage 2's, or `promote translate`'s): sets aside, as stage 5 does, the hypotheses the "
+        "cells cannot exercise (default: the branch's docs/promotion/<slug>/translation.json beside --spec or "
+        "--hypotheses; without one the summary line says the set-aside was not checked)",
+    )
     p.add_argument("--evolved-for", help="workload the program was evolved on (overrides --request / --spec)")
     p.add_argument("--alpha", type=float, help="one-sided significance level (default: the spec's, else 0.05)")
     p.add_argument(
@@ -102,13 +109,23 @@ def _load_request(path: Path):
 
 def _summary(path: Path):
     """The TranslationSummary in a translation.json (stage 2's); EvidenceCliError names the field."""
+    import json
+
     from pydantic import ValidationError
 
     from bot.model import TranslationSummary, describe_validation_error
 
     text = _read_text(path, "translation.json written by stage 2 (`promote translate`)")
     try:
-        return TranslationSummary.model_validate_json(text)
+        payload = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EvidenceCliError(
+            f"{path}: not JSON ({exc.msg}, line {exc.lineno}); pass stage 2's translation.json"
+        ) from None
+    if isinstance(payload, dict) and "summary" in payload and "kind" not in payload:
+        payload = payload["summary"]  # `promote translate --out` wraps the summary with the files it wrote
+    try:
+        return TranslationSummary.model_validate(payload)
     except ValidationError as exc:
         raise EvidenceCliError(f"{path}: {describe_validation_error(exc)}") from None
 
@@ -231,6 +248,77 @@ def _arms_warning(spec_given: bool) -> str:
     )
 
 
+#: What ``promote evaluate`` says when it cannot tell which hypotheses stage 5 sets aside as not measurable on
+#: these cells (``bot.stages.run_validate.unexercised_by``): no translation says what the plugin does.
+SET_ASIDE_UNCHECKED = (
+    "not-measurable set-aside not checked: pass --translation <translation.json> (stage 2's, "
+    "docs/promotion/<slug>/translation.json on the branch)"
+)
+#: The same for a scheduler judged without the request: its cells are the request's workloads.
+SET_ASIDE_NEEDS_REQUEST = (
+    "not-measurable set-aside not checked: a scheduler's cells are read from the request's workloads; "
+    "pass --request <promotion.yaml>"
+)
+
+
+def _set_aside_warning(said: str) -> str:
+    """verdicts.md's warning when stage 5's set-aside could not be applied: without it a claim stage 5 reports
+    not measurable on these cells reads confirmed here, and the two disagree on the same reports."""
+    return (
+        f"**Not-measurable set-aside not checked: {said.split(': ', 1)[1]}.** Stage 5 sets aside as not measurable "
+        "on these cells the hypotheses the cells cannot exercise (an admitter that sheds none of their traffic, a "
+        "scheduler whose evolved order they leave inert), read from the translation; here they are judged as if "
+        "the cells exercised the plugin, so a confirmed verdict may be one stage 5 would not give."
+    )
+
+
+def _branch_paths(args) -> list[tuple[Path, object]]:
+    """(branch checkout root, its PromotionPaths) for a --spec or --hypotheses where a promotion branch keeps it
+    (benchmarks/promotion/<slug>/evaluation.yaml, docs/promotion/<slug>/hypotheses): stage 5's files are there."""
+    from bot.stages.paths import PromotionPaths
+
+    out = []
+    for given, top, leaf in ((args.spec, "benchmarks", "evaluation.yaml"), (args.hypotheses, "docs", "hypotheses")):
+        path = given.resolve() if given is not None else None
+        if path is not None and path.name == leaf and len(path.parents) > 3:
+            if path.parents[1].name == "promotion" and path.parents[2].name == top:
+                out.append((path.parents[3], PromotionPaths(path.parent.name)))
+    return out
+
+
+def _unexercised(args, request, spec, hypotheses) -> tuple[object, str | None]:
+    """(stage 5's set-aside for ``verdicts_on``, what to say when it could not be checked): the same rule
+    (``run_validate.unexercised_by``) on the same inputs, the translation and the evolved arm's
+    EndpointPickerConfig (the branch's, else the spec's; neither: the plugin's defaults)."""
+    from bot.model import PolicyKind
+    from bot.stages.run_validate import SET_ASIDE_KINDS, unexercised_by
+
+    branch = _branch_paths(args)
+    path = args.translation
+    if path is None:
+        path = next((p for root, paths in branch if (p := root / paths.translation_json).is_file()), None)
+    summary = _summary(path) if path is not None else None
+    if summary is not None and spec is not None and summary.plugin_type != spec.plugin_type:
+        raise EvidenceCliError(
+            f"{path}: the translation of plugin {summary.plugin_type!r}, the --spec plans {spec.plugin_type!r}; "
+            "pass the same promotion's translation.json"
+        )
+    if request is not None and request.kind not in SET_ASIDE_KINDS:
+        return None, None
+    if summary is None:
+        return None, SET_ASIDE_UNCHECKED
+    kind = request.kind if request is not None else summary.kind
+    if kind is PolicyKind.SCHEDULING and request is None:
+        return None, SET_ASIDE_NEEDS_REQUEST
+    configs = [root / paths.epp_config(summary.plugin_type) for root, paths in branch]
+    on_branch = next((p for p in configs if p.is_file()), None)
+    if on_branch is not None:
+        epp = _read_text(on_branch, "EndpointPickerConfig YAML")
+    else:
+        epp = spec.arms.get("evolved") if spec is not None else None
+    return unexercised_by(kind, summary, request, epp, hypotheses), None
+
+
 def cmd_evaluate(args) -> int:
     from bot.bench.evidence import SAMPLE_FLAG, load_evidence
     from bot.bench.priority_plan import planned_for
@@ -260,6 +348,7 @@ def cmd_evaluate(args) -> int:
         alpha = args.alpha
         decision = decision.model_copy(update={"alpha": alpha}) if decision is not None else None
     per_request = _per_request(args.per_request) if args.per_request is not None else None
+    unexercised, set_aside_unchecked = _unexercised(args, request, spec, hypotheses)
 
     results = Path(args.results)
 
@@ -285,6 +374,7 @@ def cmd_evaluate(args) -> int:
         evolved_for=evolved_for,
         decision=decision,
         alpha=alpha if decision is None else None,
+        unexercised=unexercised,
     )
     rejected = list(dict.fromkeys([*reports.rejected, *(mix.rejected if mix else [])]))
     unbound = not policy.arms
@@ -299,6 +389,7 @@ def cmd_evaluate(args) -> int:
             *([_arms_warning(args.spec is not None)] if unbound else []),
             *([f"**{mix_unjudged}.**"] if mix_unjudged else []),
             *(f"**{md(note)}.**" for note in reports.notes if note != SAMPLE_FLAG),  # e.g. bound without a manifest
+            *([_set_aside_warning(set_aside_unchecked)] if set_aside_unchecked else []),
         ],
         priority_mix=mix_markdown(mix, alpha),
     )
@@ -307,6 +398,7 @@ def cmd_evaluate(args) -> int:
     said = SPEC_WITHOUT_ARMS if args.spec is not None else ARMS_NOT_VERIFIED
     warning = f"; WARNING: {said} (no report was checked against its arm)" if unbound else ""
     warning += f"; {mix_unjudged}" if mix_unjudged else ""
+    warning += f"; WARNING: {set_aside_unchecked}" if set_aside_unchecked else ""
     print(
         f"{len(verdicts)} verdicts: {status_counts(v.status for v in verdicts)}{said_rejected}{warning} -> {args.out}"
     )

@@ -101,22 +101,36 @@ def judge(
 
 
 def _unexercised(ctx: StageContext, hypotheses):
-    """Why the cells cannot exercise the plugin, read from its translation: an admitter that sheds none of their
-    traffic (``sheds_nothing``: every benchmarked hypothesis), or a scheduler whose evolved order ranks every
-    request of them alike (``order_cells``: the hypotheses whose mechanism is the order). A router's is not read.
-    Judged with no translation on the branch (a branch someone assembled by hand), nothing is established, as
-    when the harness did not run."""
+    """Why the cells cannot exercise the plugin (``unexercised_by``), read from the branch's translation and
+    EndpointPickerConfig. A router's is not read. Judged with no translation on the branch (a branch someone
+    assembled by hand), nothing is established, as when the harness did not run."""
+    kind = ctx.request.kind
+    if kind not in SET_ASIDE_KINDS or ctx.read(ctx.paths.translation_json) is None:
+        return None
+    summary = ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE)
+    return unexercised_by(kind, summary, ctx.request, ctx.read(ctx.paths.epp_config(summary.plugin_type)), hypotheses)
+
+
+#: The policy kinds whose cells stage 5 checks for traffic that cannot exercise the plugin (``unexercised_by``).
+SET_ASIDE_KINDS = (PolicyKind.ADMISSION, PolicyKind.SCHEDULING)
+
+
+def unexercised_by(kind: PolicyKind, summary: TranslationSummary, request, epp_config: str | None, hypotheses):
+    """Why the cells cannot exercise the plugin, from its translation (``summary``) and its EndpointPickerConfig as
+    deployed (``epp_config``; None: the plugin's defaults): an admitter that sheds none of their traffic
+    (``sheds_nothing``: every benchmarked hypothesis), or a scheduler whose evolved order ranks every request of
+    the request's workloads alike (``order_cells``: the hypotheses whose mechanism is the order). Stage 5's rule,
+    which `promote evaluate` shares so that the same inputs set the same hypotheses aside; ``verdicts_on``'s
+    ``unexercised``."""
     from bot.bench.order_cells import deployed_parameters, scheduler_set_aside
     from bot.bench.priority_plan import sheds_nothing
 
-    kind = ctx.request.kind
-    if kind not in (PolicyKind.ADMISSION, PolicyKind.SCHEDULING) or ctx.read(ctx.paths.translation_json) is None:
-        return None
-    summary = ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE)
     if kind is PolicyKind.ADMISSION:
         return sheds_nothing(summary)
-    params = deployed_parameters(ctx.read(ctx.paths.epp_config(summary.plugin_type)), summary.plugin_type)
-    return scheduler_set_aside(summary, ctx.request, params, hypotheses)
+    if kind is PolicyKind.SCHEDULING:
+        params = deployed_parameters(epp_config, summary.plugin_type)
+        return scheduler_set_aside(summary, request, params, hypotheses)
+    return None
 
 
 def verdicts_on(

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -36,21 +38,11 @@ def test_a_schedulers_order_claims_on_inert_cells_are_not_measurable_everywhere(
     source, slug, check, why = SCHEDULERS[sid]
     request = yaml.safe_load((CORPUS / "promote" / "s01-scheduling.yaml").read_text())
     request.update(id=sid, title=slug, source=str(CORPUS / source), plugin_name=slug)
-    path = tmp_path / "promotion.yaml"
-    path.write_text(yaml.safe_dump(request))
-    results = tmp_path / "results"
-    cmd = [sys.executable, str(PROJECT_ROOT / "examples/weighted-adaptive/make_sample_reports.py")]
-    proc = subprocess.run(
-        [*cmd, "--request", str(path), "--out", str(results)], capture_output=True, text=True, check=False
-    )
-    assert proc.returncode == 0, proc.stderr[-800:]
-    assert scale_latency(results, "load-spikes", "time_to_first_token", 0.93)
-    work, fork = tmp_path / "work", tmp_path / "fork"
-    args = ["--work", str(work), "--fork", str(fork), "--quiet", "--approve", "all"]
-    assert main(["run", str(path), "--results", str(results), "--allow-sample-data", *args]) == 0
 
-    forge = LocalForge(fork, work)
-    branch = f"promotion/{sid}-{slug}"
+    def planted(results: Path) -> bool:
+        return scale_latency(results, "load-spikes", "time_to_first_token", 0.93)
+
+    forge, branch, work, path, results = _promote(request, tmp_path, planted)
 
     def doc(rel: str) -> str:
         return forge.read_file(branch, f"docs/promotion/{slug}/{rel}").decode()
@@ -75,3 +67,68 @@ def test_a_schedulers_order_claims_on_inert_cells_are_not_measurable_everywhere(
     assert main(["status", "--work", str(work)]) == 0
     status = capsys.readouterr().out.splitlines()[0]
     assert re.search(r"\(Track A none measurable on these cells\)$", status), status
+    _evaluate_agrees_with_stage_5(forge, branch, slug, path, results, tmp_path, capsys)
+
+
+def _promote(request: dict, tmp_path: Path, adjust=None) -> tuple[LocalForge, str, Path, Path, Path]:
+    """`promote run` of ``request`` on its sample reports (``adjust``ed: it returns whether it could):
+    (forge, branch, work, promotion.yaml, results)."""
+    path = tmp_path / "promotion.yaml"
+    path.write_text(yaml.safe_dump(request))
+    results = tmp_path / "results"
+    cmd = [sys.executable, str(PROJECT_ROOT / "examples/weighted-adaptive/make_sample_reports.py")]
+    proc = subprocess.run(
+        [*cmd, "--request", str(path), "--out", str(results)], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr[-800:]
+    assert adjust is None or adjust(results)
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    args = ["--work", str(work), "--fork", str(fork), "--quiet", "--approve", "all"]
+    assert main(["run", str(path), "--results", str(results), "--allow-sample-data", *args]) == 0
+    return LocalForge(fork, work), f"promotion/{request['id']}-{request['plugin_name']}", work, path, results
+
+
+def _evaluate_agrees_with_stage_5(forge, branch, slug, request: Path, results: Path, tmp_path: Path, capsys) -> None:
+    """CC4: `promote evaluate` on the branch's hypotheses, spec and translation gives stage 5's statuses (the same
+    set-aside); without a translation it says the set-aside was not checked, and how to give it one."""
+    checkout = tmp_path / "checkout"
+    for prefix in (f"docs/promotion/{slug}/", f"benchmarks/promotion/{slug}/", "deploy/config/"):
+        for rel in forge.list_files(branch, prefix):
+            if not rel.endswith("/") and (data := forge.read_file(branch, rel)) is not None:
+                (checkout / rel).parent.mkdir(parents=True, exist_ok=True)
+                (checkout / rel).write_bytes(data)
+    docs, spec = checkout / f"docs/promotion/{slug}", checkout / f"benchmarks/promotion/{slug}/evaluation.yaml"
+    stage5 = {v["hypothesis_id"]: v["status"] for v in json.loads((docs / "validation/verdicts.json").read_text())}
+    loose = tmp_path / "loose"  # the same files where no branch layout says whose they are
+    shutil.copytree(docs / "hypotheses", loose / "hyp")
+    shutil.copy(spec, loose / "evaluation.yaml")
+
+    def evaluate(out: str, hyps: Path, *extra) -> tuple[dict[str, str], str]:
+        capsys.readouterr()
+        argv = ["evaluate", "--hypotheses", hyps, "--results", results, "--out", tmp_path / out, "--request", request]
+        assert main([str(a) for a in [*argv, "--allow-sample-data", *extra]]) == 0
+        line = capsys.readouterr().out
+        verdicts = json.loads((tmp_path / out / "verdicts.json").read_text())
+        return {v["hypothesis_id"]: v["status"] for v in verdicts}, line
+
+    on_branch, line = evaluate("ev-branch", docs / "hypotheses", "--spec", spec)
+    assert on_branch == stage5 and "set-aside not checked" not in line, line
+    given, line = evaluate(
+        "ev-given", loose / "hyp", "--spec", loose / "evaluation.yaml", "--translation", docs / "translation.json"
+    )
+    assert given == stage5 and "set-aside not checked" not in line, line
+    unchecked, line = evaluate("ev-unchecked", loose / "hyp", "--spec", loose / "evaluation.yaml")
+    assert "WARNING: not-measurable set-aside not checked: pass --translation <translation.json>" in line, line
+    assert "Not-measurable set-aside not checked" in (tmp_path / "ev-unchecked" / "verdicts.md").read_text()
+    assert unchecked != stage5  # judged as if the cells exercised the plugin
+
+
+def test_an_admitter_that_sheds_nothing_on_the_cells_is_judged_alike_by_evaluate_and_stage_5(tmp_path, capsys):
+    """CC4: a02 sheds only sheddable traffic and every cell sends priority 0; stage 5 sets every benchmarked
+    hypothesis aside, and `promote evaluate` on the same reports used to confirm them."""
+    request = yaml.safe_load((CORPUS / "promote" / "a02-admission.yaml").read_text())
+    request["source"] = str(CORPUS / "a02_gaie_saturation_shedder.go")
+    forge, branch, _, path, results = _promote(request, tmp_path)
+    verdicts = json.loads(forge.read_file(branch, f"docs/promotion/{request['plugin_name']}/validation/verdicts.json"))
+    assert any("not measurable on these cells" in v["flags"] for v in verdicts)
+    _evaluate_agrees_with_stage_5(forge, branch, request["plugin_name"], path, results, tmp_path, capsys)

@@ -15,6 +15,8 @@ from bot.stats.evidence import verdicts_from_json
 
 EXAMPLE = PROJECT_ROOT / "examples" / "weighted-adaptive"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+#: `promote evaluate` of the bundled reports into {tmp}/o, as the bad-input cases spell it.
+EVALUATE = ["evaluate", "--allow-sample-data", "--hypotheses", "{hyp}", "--results", "{results}", "--out", "{tmp}/o"]
 
 
 @pytest.fixture
@@ -207,6 +209,25 @@ def test_evaluate_without_the_spec_says_no_report_was_bound_to_an_arm(chain, pro
     assert "evidence binding" in capsys.readouterr().out
 
 
+def test_evaluate_says_when_it_could_not_check_what_stage_5_sets_aside(chain, promote, tmp_path):
+    """CC4: without the translation, `promote evaluate` cannot tell the hypotheses stage 5 reports not measurable on
+    these cells (an admitter that sheds nothing there, a scheduler whose order they leave inert): it says so, and
+    how to give it; with it (here a router's, which sets nothing aside) it says nothing. `promote translate`'s
+    translation.json, which wraps the summary, is read as stage 2's."""
+    root, _ = chain
+    spec = next((root / "plan").rglob("evaluation.yaml"))
+    argv = ["evaluate", "--allow-sample-data", "--hypotheses", root / "hyp", "--results", EXAMPLE / "results"]
+    code, out, _ = promote(*argv, "--out", tmp_path / "a", "--spec", spec)
+    assert code == 0 and "WARNING: not-measurable set-aside not checked: pass --translation <translation.json>" in out
+    assert "**Not-measurable set-aside not checked: pass --translation" in (tmp_path / "a" / "verdicts.md").read_text()
+    wrapped = tmp_path / "translation.json"
+    wrapped.write_text(json.dumps({"summary": json.loads((FIXTURES / "translation.json").read_text()), "files": []}))
+    for translation in (FIXTURES / "translation.json", wrapped):
+        code, out, _ = promote(*argv, "--out", tmp_path / "b", "--spec", spec, "--translation", translation)
+        assert code == 0 and "set-aside not checked" not in out, out
+        assert "set-aside not checked" not in (tmp_path / "b" / "verdicts.md").read_text()
+
+
 @pytest.mark.parametrize(
     "argv, needle",
     [
@@ -265,6 +286,16 @@ def test_evaluate_without_the_spec_says_no_report_was_bound_to_an_arm(chain, pro
             "every report there is sample data, not a measurement; pass --allow-sample-data",
             id="sample-data-without-the-flag",
         ),
+        pytest.param(
+            [*EVALUATE, "--spec", "{spec}", "--translation", "{tmp}/other.json"],
+            "the translation of plugin 'other-scorer', the --spec plans 'evolved-adaptive-scorer'",
+            id="translation-of-another-plugin",
+        ),
+        pytest.param(
+            [*EVALUATE, "--translation", "{tmp}/notjson.json"],
+            "not JSON",
+            id="translation-not-json",
+        ),
         (["hypothesize", "{tmp}/missing.yaml", "--out", "{tmp}/o"], "no such file"),
         (["hypothesize", "{request}", "--out", "{tmp}/o", "--translation", "{tmp}/bad.json"], "bad.json"),
         (
@@ -278,7 +309,11 @@ def test_bad_input_exits_2_with_one_line(chain, promote, tmp_path, argv, needle)
     root, _ = chain
     (tmp_path / "bad.json").write_text('{"kind": "routing"}')
     (tmp_path / "bad.yaml").write_text("version: 1\n")
+    (tmp_path / "notjson.json").write_text("{")
+    other = json.loads((FIXTURES / "translation.json").read_text()) | {"plugin_type": "other-scorer"}
+    (tmp_path / "other.json").write_text(json.dumps(other))
     subst = {
+        "{spec}": str(next((root / "plan").rglob("evaluation.yaml"))),
         "{tmp}": str(tmp_path),
         "{results}": str(EXAMPLE / "results"),
         "{hyp}": str(root / "hyp"),
