@@ -477,7 +477,7 @@ def generate_with_excluded(
         else:  # tested once: a second copy would only spend another share of the error correction
             track_a[track_a.index(same)] = _fold_duplicate(ctx, same, h, oe)
 
-    track_b_hyps = track_b(ctx, primary_metric(ctx, track_a), margin_for)
+    track_b_hyps = track_b(ctx, primary_metric(ctx, track_a), margin_for, track_a)
 
     # Track C
     track_c: list[Hypothesis] = []
