@@ -28,6 +28,7 @@ from bot.model import (
     Track,
     TranslationSummary,
 )
+from bot.review.saturation import cells_saturate
 
 CHECKLIST = [
     "documents parse",
@@ -275,6 +276,7 @@ def review(ctx) -> list[Finding]:
     findings += _contradictions(hyps, ctx.request, ctx.home)
     findings += _class_exercised(ctx, hyps, summary)
     findings += _slo_header_sent(ctx, hyps, summary)
+    findings += cells_saturate(ctx, hyps)
     findings += _vacuous_margins(hyps)
     return findings
 
@@ -591,10 +593,5 @@ def _contradictions(hyps, request, home: str = "local") -> list[Finding]:
 
 def _priority_exercised(ctx, message: str, fix: str) -> Finding:
     """The one finding both single-priority checks raise (a class-reading scheduler or router, an admitter)."""
-    return Finding(
-        severity=Severity.IMPORTANT,
-        check="G2.priority-exercised",
-        file=ctx.paths.hypotheses_dir,
-        message=message,
-        fix=fix,
-    )
+    where = ctx.paths.hypotheses_dir
+    return Finding(severity=Severity.IMPORTANT, check="G2.priority-exercised", file=where, message=message, fix=fix)

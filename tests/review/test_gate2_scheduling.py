@@ -263,3 +263,32 @@ def test_on_github_every_exclude_fix_is_the_comment_not_the_local_command():
         assert "promote " not in f.fix, f.fix
         [reason] = re.findall(r"`/request-changes (exclude: [^`]*) \(why\)`", f.fix)
         assert refusal(2, reason + " (the cells cannot show it)", hypotheses=[h for _, h in hyps]) is None
+
+
+def test_a_scheduler_is_told_its_cells_must_saturate_and_its_if_this_fails_texts_name_them_first():
+    """sched-e2e 4: a queue-position scorer acts only where pods have waiting requests (saturation), and nothing
+    said so: gate 2 raised nothing, and A1's "If this fails" blamed Map B freshness, B8's reordering within an
+    instance, where the first suspect is a cell that never queued."""
+    from bot.review.saturation import cells_saturate
+
+    req = scheduling_request()
+    hyps = hypotheses(req, summary_for("scheduling"))
+    [f] = cells_saturate(ctx_for(req), hyps)
+    assert f.check == "G2.cells-saturate" and f.severity is Severity.SUGGESTION
+    changes = [h for _, h in hyps if h.benchmarked and h.prediction.direction.value in ("decrease", "increase")]
+    assert {h.track.value for h in changes} == {"A", "B"}
+    assert f"the cells {', '.join(h.id for h in changes)} are judged on must saturate" in f.message
+    assert "`mixed-slo` @ 20 and 35 req/s" in f.message and "sanity-random" not in f.message
+    assert "vllm:num_requests_waiting" in f.fix
+    for h in changes:
+        assert h.diagnostic.startswith("If this fails, it would indicate first that its cells (`mixed-slo` @ ")
+        assert "did not saturate" in h.diagnostic.split("Only where queues formed")[0]
+    a1 = by_source(hyps, "mixed-slo-ttft-p99")
+    assert "are the first suspects" not in a1.diagnostic
+    # guards and no-worse gaps hold where the plugin does nothing: their texts are the plain ones
+    assert not any("did not saturate" in h.diagnostic for _, h in hyps if h not in changes)
+    # a router is not a queue-position scorer
+    router = scheduling_request(kind="routing")
+    rhyps = hypotheses(router, summary_for("routing"))
+    assert cells_saturate(ctx_for(router), rhyps) == []
+    assert not any("did not saturate" in h.diagnostic for _, h in rhyps)
