@@ -47,6 +47,7 @@ from bot.bench.layout import (
 from bot.bench.load_binding import keep_same_load
 from bot.bench.report_schema import CONVERT_HINT, _where, check_version
 from bot.bench.report_schema import validate as validate_schema
+from bot.bench.waiting import peak_waiting
 from bot.model.metrics import METRICS
 from bot.yaml_safe import SAFE_LOADER, YamlInputError, check_yaml_size, load_yaml, read_yaml_text
 
@@ -285,6 +286,8 @@ class ReportSet:
     loaded: list[str] = field(default_factory=list)  # results-relative paths of the reports in the table
     notes: list[str] = field(default_factory=list)  # what every verdict from this set must say (e.g. sample data)
     testbeds: list = field(default_factory=list)  # bot.bench.testbed.ReportTestbed per loaded report, same order
+    #: RunKey -> the highest vllm_num_requests_waiting a pod recorded (bot.bench.waiting), for reports carrying it
+    waiting: dict = field(default_factory=dict)
 
     def runs(self) -> list[RunKey]:
         return sorted(
@@ -442,6 +445,7 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None, settl
     req_rows: list[tuple] = []
     loaded: list[str] = []
     testbeds: list = []
+    waiting: dict[RunKey, float] = {}
     for key in sorted(accepted):
         reports = accepted[key]
         if len(reports) > 1:
@@ -452,6 +456,8 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None, settl
         c = reports[0]
         loaded.append(c.rel)
         testbeds.append(testbed.record(key.treatment, c.doc, c.rel))
+        if (peak := peak_waiting(c.doc)) is not None:
+            waiting[key] = peak
         for metric, statistic, value, unit in c.metrics:
             rows.append((key.treatment, key.workload, key.rate, key.repetition, metric, statistic, value, unit))
         req_rows.append((key.treatment, key.workload, key.rate, key.repetition, *extract_requests(c.doc)))
@@ -466,7 +472,9 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None, settl
     requests = pd.DataFrame(req_rows, columns=REQUEST_COLUMNS)
     for col in _COUNTS:
         requests[col] = requests[col].astype("Int64")
-    return ReportSet(table=table, requests=requests, rejected=rejected, loaded=loaded, testbeds=testbeds)
+    return ReportSet(
+        table=table, requests=requests, rejected=rejected, loaded=loaded, testbeds=testbeds, waiting=waiting
+    )
 
 
 def report_identity(doc: dict[str, Any]) -> str:

@@ -46,6 +46,7 @@ from bot.hypotheses.operating_points import (
     workloads_for_prefix,
     workloads_named_in,
 )
+from bot.hypotheses.saturation import needs_queues, saturation_first
 from bot.hypotheses.signals import declared_signals, named_signals, not_testable_reason
 from bot.hypotheses.track_b import DEFAULT_MARGIN, primary_metric, track_b
 from bot.hypotheses.wording import (
@@ -477,7 +478,7 @@ def generate_with_excluded(
         else:  # tested once: a second copy would only spend another share of the error correction
             track_a[track_a.index(same)] = _fold_duplicate(ctx, same, h, oe)
 
-    track_b_hyps = track_b(ctx, primary_metric(ctx, track_a), margin_for)
+    track_b_hyps = track_b(ctx, primary_metric(ctx, track_a), margin_for, track_a)
 
     # Track C
     track_c: list[Hypothesis] = []
@@ -512,7 +513,8 @@ def generate_with_excluded(
         track_c.append(_track_c_no_regression(ctx, s, derived, m, hid, margin_for(hid), guard=guard))
 
     excluded = set(fb.exclude)
-    every = track_a + track_b_hyps + track_c
+    every = [saturation_first(request, h) if needs_queues(summary.kind, h) else h for h in track_a + track_b_hyps]
+    every += track_c
     return [h for h in every if h.id not in excluded], [h for h in every if h.id in excluded]
 
 

@@ -147,6 +147,48 @@ def gap_run_plan(req: PromotionRequest, hint: str, family: Family) -> tuple[list
     return workloads, hint_rates(req, workloads, hint), None
 
 
+#: Hint words for a gap decided where the evolved logic rarely acts (network-latency: "at low load, where
+#: time-based branches rarely fire"): an equivalence there is only evidence on a cell that is low load.
+LOW_LOAD = ("lowest", "low load")
+
+
+def wants_low_load(hint: str) -> bool:
+    """Whether a Map C gap's run-condition hint asks for low load (its equivalence holds only where little acts)."""
+    return any(k in hint.lower() for k in LOW_LOAD)
+
+
+def low_load_plan(
+    req: PromotionRequest, workloads: list[str], claimed: dict[tuple[str, float], str]
+) -> tuple[list[str], list[float], str | None]:
+    """(workloads, rates, why none is low load or None) for a gap that must be judged at low load.
+
+    A cell is low load only when it is the lowest rate of a workload that runs at several (a workload's only
+    rate is its operating point, which nothing marks as low) and no Track A claim predicts a change on it
+    (``claimed``: cell -> claim id): a claim of an effect there says the evolved logic acts there, so a
+    working plugin would "refute" the equivalence and file a false gap. The cells kept share one rate (a
+    hypothesis's rates hold for each of its workloads); without any, the plan cannot decide the gap.
+    """
+    ok: list[tuple[str, float]] = []
+    why: list[str] = []
+    for w in workloads:
+        rates = sorted(req.workload(w).rates)
+        low = rates[0]
+        if len(rates) < 2:
+            why.append(f"`{w}` runs at one rate ({low:g} req/s), which nothing marks as low load")
+        elif (w, low) in claimed:
+            why.append(
+                f"{claimed[(w, low)]} predicts a change at `{w}` @ {low:g} req/s (the evolved logic acts there by "
+                "its own claim)"
+            )
+        else:
+            ok.append((w, low))
+    if ok:
+        rate = ok[0][1]
+        return [w for w, r in ok if r == rate], [rate], None
+    fix = "; to decide it, add a lower rate, one no claim predicts a change at, to the workload's rates"
+    return workloads, [], "needs a low-load cell, and the plan has none: " + "; ".join(why) + fix
+
+
 def cells(req: PromotionRequest, h: Hypothesis) -> set[tuple[str, float]]:
     """The (workload, rate) cells a hypothesis is judged on: its rates, or every rate of each workload when it
     names none. A fault treatment (``load-spikes+pod-failure``) is a cell of its own at its workload's rates."""

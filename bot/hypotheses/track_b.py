@@ -7,6 +7,11 @@
   (``bot.bench.conditions``) runs under it; a gap whose condition this cluster
   cannot provide gets ``prediction=None`` and the reason (``not_in_plan``): a
   "no worse" verdict from a run without the condition would be false evidence.
+  A gap judged at low load (``network-latency``: "where time-based branches
+  rarely fire") runs only on a low-load cell, never on one a Track A claim
+  predicts a change at (``operating_points.low_load_plan``); and a scheduling
+  plugin whose time logic cannot see delay (``delay_free``) gets no benchmark
+  prediction for it at all: the translation decides it.
 - **Map B freshness gaps** — a freshness hypothesis is only evidence when a run
   changes the freshness it is about; judged on plain cells where nothing varies
   it, six of them would only repeat one comparison under six names. So:
@@ -35,7 +40,7 @@ from typing import Any
 from bot.bench.layout import with_condition
 from bot.hypotheses.errors import HypothesisError
 from bot.hypotheses.metrics import metric_label, translate_metric
-from bot.hypotheses.operating_points import gap_run_plan, hint_rates
+from bot.hypotheses.operating_points import cells, gap_run_plan, hint_rates, low_load_plan, wants_low_load
 from bot.hypotheses.signals import not_testable_reason
 from bot.hypotheses.wording import Ctx, cap, code_list, where
 from bot.model import (
@@ -48,10 +53,23 @@ from bot.model import (
     Prediction,
     PromotionRequest,
     Track,
+    TranslationSummary,
 )
 
 #: The Map C gap an admitter's priority mix decides (bot.stats.shedding reads the same name).
 SHEDDING_GAP = "priority-semantics"
+#: The Map C gap about wall-clock time and network delay; its template is a TTFT equivalence at low load.
+DELAY_GAP = "network-latency"
+#: What each time signal is in a scheduling plugin's pseudo-queue (bot/golang/templates/scorer.go.j2).
+_QUEUE_TIME = {
+    "Clock": "its clock is the EPP's wall clock, read once when it scores the request",
+    "ArrivalTime": (
+        "the request's arrival is the wall clock when the EPP scores it, so its own wait is 0 by construction, and "
+        "the waiting requests it models arrived incumbentSpacingUs apart before it"
+    ),
+    "SLOTargetUs": "a TTFT target is the request's header or incumbentSLOTargetMs, which no delay changes",
+    "Deadline": "the deadline is held at 0 (clients do not send it)",
+}
 #: Tolerance of Track B no-worse / equivalence predictions (seed: 5%).
 DEFAULT_MARGIN = 0.05
 #: Metric a freshness-gap hypothesis checks when no Track A claim names one, by policy kind.
@@ -74,7 +92,66 @@ def _gap_condition(req: PromotionRequest, gap_id: str):
     return conditions_for(req.stack)[name] if name else None
 
 
-def gap_hypothesis(ctx: Ctx, gap_id: str, hid: str, margin: float) -> Hypothesis:
+def delay_free(summary: TranslationSummary) -> str | None:
+    """Why network delay cannot enter the plugin's time logic, or None when it can.
+
+    A scheduling plugin as translated reads the wall clock once per Score call and builds every time it orders
+    by from that reading and its parameters, so every age it computes is a difference of values it made
+    itself; one that keeps no state between calls carries no earlier reading forward. Delay and wall-clock time
+    then change nothing it decides, and the gap's low-load equivalence would measure nothing about the gap
+    (on a claim's cell a working plugin would even "refute" it and file a false BLIS gap).
+    """
+    if summary.kind is not PolicyKind.SCHEDULING or summary.stateful:
+        return None
+    read = [_QUEUE_TIME[s] for s in _QUEUE_TIME if s in summary.signals]
+    return "; ".join(
+        [
+            *read,
+            "it keeps no state between requests, so every age it orders by is a difference of values it made itself",
+        ]
+    )
+
+
+def _delay_free_hypothesis(ctx: Ctx, gap, hid: str, why: str) -> Hypothesis:
+    """The delay gap of a plugin whose time logic cannot see delay: decided by reading the translation, not planned.
+
+    Kept (not dropped) so gate 2's coverage and the record still answer the gap, with no benchmark prediction:
+    it takes no cell and no share of alpha, and nothing is filed with BLIS from a cell it never measured."""
+    workloads = [ctx.req.evolved_for] if ctx.req.evolved_for else [w.name for w in ctx.req.workloads]
+    return Hypothesis(
+        id=hid,
+        track=Track.B,
+        title=f"Map C gap `{DELAY_GAP}`: {getattr(gap, 'title', '') or gap.concern}",
+        statement=(
+            f"{cap(ctx.plugin)}'s time logic should not see dispatch or network delay, verified by reading the "
+            f"translation ({why}). Not benchmarked: no run can change what it computes from time, and the gap's low-load TTFT "
+            "equivalence would only measure the plugin's placement (on a cell a claim predicts a change at, a "
+            "working plugin would fail it)."
+        ),
+        family=Family.STRUCTURAL_MODEL,
+        vvuq=VVUQ.VERIFICATION,
+        type=HypothesisType.DETERMINISTIC,
+        diagnostic=(
+            "If this fails, it would indicate that the plugin reads a time it did not take when scoring (a stored "
+            "arrival, or a clock kept across calls); regenerate the hypotheses from the current translation, which "
+            "then plans the gap's low-load equivalence."
+        ),
+        workloads=workloads,
+        rates=[],
+        prediction=None,
+        source=DELAY_GAP,
+        mechanism=(
+            f"BLIS cannot model this: {gap.why_blis_cannot_model.strip()} As translated, network delay does not "
+            f"enter the plugin's time logic: {why}."
+        ),
+    )
+
+
+def gap_hypothesis(
+    ctx: Ctx, gap_id: str, hid: str, margin: float, claimed: dict[tuple[str, float], str] | None = None
+) -> Hypothesis:
+    """The Track B hypothesis of one Map C gap; ``claimed``: the cells a Track A claim predicts a change on, which
+    a gap judged at low load must avoid (``operating_points.low_load_plan``)."""
     try:
         gap = ctx.dictionary.gap(gap_id)
     except (KeyError, StopIteration):
@@ -83,6 +160,8 @@ def gap_hypothesis(ctx: Ctx, gap_id: str, hid: str, margin: float) -> Hypothesis
         raise HypothesisError(
             f"translation summary: touched gap {gap_id!r} is not a Map C gap in the dictionary; re-run stage 2 with the current dictionary"
         )
+    if gap_id == DELAY_GAP and (why := delay_free(ctx.summary)):
+        return _delay_free_hypothesis(ctx, gap, hid, why)
     tb = gap.track_b
     worded = tb.worded_for(ctx.summary.kind, ctx.summary.epp_plugins).filled(
         f"`{ctx.summary.plugin_type}`", ctx.req.stack.replicas
@@ -100,6 +179,8 @@ def gap_hypothesis(ctx: Ctx, gap_id: str, hid: str, margin: float) -> Hypothesis
     family = Family(tb.family)
     workloads, rates, untestable = gap_run_plan(ctx.req, tb.workloads, family)
     condition = _gap_condition(ctx.req, gap_id)
+    if untestable is None and condition is None and wants_low_load(tb.workloads):
+        workloads, rates, untestable = low_load_plan(ctx.req, workloads, claimed or {})
     if isinstance(condition, str):
         untestable = f"needs a run this cluster cannot do: {condition}"
     elif condition is not None:
@@ -263,12 +344,25 @@ def _freshness(
     )
 
 
-def track_b(ctx: Ctx, metric: str, margin_for: Callable[[str], float]) -> list[Hypothesis]:
+def claimed_cells(req: PromotionRequest, track_a: list[Hypothesis]) -> dict[tuple[str, float], str]:
+    """(workload, rate) -> the first Track A claim that predicts a change there (benchmarked, directional)."""
+    out: dict[tuple[str, float], str] = {}
+    for h in track_a:
+        if h.benchmarked and h.prediction.direction in (Direction.DECREASE, Direction.INCREASE):
+            for cell in sorted(cells(req, h)):
+                out.setdefault(cell, h.id)
+    return out
+
+
+def track_b(
+    ctx: Ctx, metric: str, margin_for: Callable[[str], float], track_a: list[Hypothesis] | None = None
+) -> list[Hypothesis]:
     """Every Track B hypothesis, in id order: gaps, then freshness not varied by any run, then the constant ones."""
+    claimed = claimed_cells(ctx.req, track_a or [])
     out: list[Hypothesis] = []
     runs_under: dict[int, Any] = {}  # index in out -> the planned Condition its cells run under
     for gap_id in dict.fromkeys(ctx.summary.touched_gaps):
-        h = gap_hypothesis(ctx, gap_id, f"B{len(out) + 1}", margin_for(f"B{len(out) + 1}"))
+        h = gap_hypothesis(ctx, gap_id, f"B{len(out) + 1}", margin_for(f"B{len(out) + 1}"), claimed)
         condition = _gap_condition(ctx.req, gap_id)
         if h.prediction is not None and condition is not None and not isinstance(condition, str):
             runs_under[len(out)] = condition

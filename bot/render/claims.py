@@ -155,6 +155,8 @@ def cause(h: Hypothesis, e: Effect) -> str:
         # margin, or else the level multiplicity control gives it, is what held it back.
         if _beyond_margin(p, e):
             margin = f"±{p.margin:.0%}" if p.direction is Direction.EQUIVALENT else f"{p.margin:.0%}"
+            if _point_beyond(p, e):
+                return f"measured change beyond the {margin} margin, not significant"
             return f"interval reaches beyond the {margin} margin"
         return "not significant after multiplicity control"
     if "within the noise floor" in e.reason:
@@ -228,6 +230,18 @@ def _beyond_margin(p, e: Effect) -> bool:
     except (MetricError, KeyError):
         return e.ci_low <= -p.margin or e.ci_high >= p.margin
     return e.ci_high >= p.margin if lower else e.ci_low <= -p.margin
+
+
+def _point_beyond(p, e: Effect) -> bool:
+    """Whether the cell's measured change itself lies past the margin (``bot.stats.explain.point_beyond``)."""
+    from bot.model.metrics import METRICS, MetricError, short_metric
+    from bot.stats.explain import point_beyond
+
+    try:
+        better = METRICS[short_metric(e.metric)].better
+    except (MetricError, KeyError):
+        better = "lower"
+    return point_beyond(p.direction, p.margin, better, e.rel_change)
 
 
 def held_back(h: Hypothesis, v: Verdict) -> str:

@@ -28,6 +28,7 @@ from bot.model import (
     TranslationSummary,
 )
 from bot.review.gate2_traffic import traffic_findings
+from bot.review.saturation import cells_saturate
 
 CHECKLIST = [
     "documents parse",
@@ -274,6 +275,7 @@ def review(ctx) -> list[Finding]:
                 )
     findings += _contradictions(hyps, ctx.request, ctx.home)
     findings += traffic_findings(ctx, hyps, summary)
+    findings += cells_saturate(ctx, hyps)
     findings += _vacuous_margins(hyps)
     return findings
 

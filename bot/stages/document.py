@@ -44,6 +44,11 @@ REMEDY = {
         "the interval lies within the margin, but the p-value is above the level multiplicity control gives this "
         "hypothesis: more runs per arm would lower it, or a wider margin (a gate 2 change request)"
     ),
+    "measured change beyond": (
+        "the measured change already lies beyond the margin and only the interval reaches inside it: the runs "
+        "point against the claim without deciding it; more runs per arm would decide it, more likely as a "
+        "refutation than a confirmation"
+    ),
     "interval reaches beyond": (
         "the runs are too few or too noisy to show the claim even without multiplicity control: more runs per arm "
         "or a quieter cluster would"
@@ -143,6 +148,8 @@ def action(h: Hypothesis, v: Verdict, recs: list[Recommendation]) -> str:
     whys = list(_causes(h, v))
     if whys and all(w.startswith("within the noise floor") for w in whys):
         return "none: the change is within the noise floor, which more runs do not lower"
+    if any(w.startswith("measured change beyond") for w in whys):
+        return "more runs per arm would decide it (as measured, against the claim); see the root cause analysis"
     if any(w.startswith(("not significant", "interval reaches beyond")) for w in whys):
         return "more runs per arm (or a wider margin at gate 2); see the root cause analysis"
     return "see the root cause analysis"

@@ -451,6 +451,18 @@ def mix_markdown(mix: MixOutcome | None, alpha: float) -> str:
     return f"## Priority mix\n\n**Not judged{decided}.** The plan runs a priority mix, but {md(mix.reason or '')}."
 
 
+def queues_markdown_for(ctx: StageContext, reports, verdicts: list[Verdict]) -> str:
+    """A scheduler's waiting-queue section (``bot.bench.waiting``): whether each judged cell formed queues, the
+    only place its order can act. '' for another kind, or without reports."""
+    from bot.bench.waiting import cell_queues, queues_markdown
+
+    if ctx.request.kind is not PolicyKind.SCHEDULING or reports is None:
+        return ""
+    judged = cells_judged(verdicts)
+    runs = [k for k in reports.runs() if (k.workload, float(k.rate)) in judged]
+    return queues_markdown(cell_queues(getattr(reports, "waiting", {}), runs), judged)
+
+
 def run(ctx: StageContext) -> StageOutput:
     from bot.bench import testbed
     from bot.bench.evidence import SAMPLE_FLAG
@@ -509,6 +521,7 @@ def run(ctx: StageContext) -> StageOutput:
         summary=summary_markdown(verdicts, hypotheses) + "\n" + plots.summary_markdown("plots", alpha=alpha),
         evidence=evidence,
         priority_mix=mix_markdown(mix, alpha),
+        queues=queues_markdown_for(ctx, reports, verdicts),
         rejected=rejected,
         notes=getattr(reports, "notes", []),
         sample_flag=SAMPLE_FLAG,

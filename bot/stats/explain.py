@@ -122,6 +122,24 @@ def against(direction: Direction, margin: float, better: str, ci: tuple[float, f
     return (lo if s < 0 else hi) if beyond_floor and -s * (lo if s < 0 else hi) > 0 else None
 
 
+def point_beyond(direction: Direction, margin: float, better: str, rel: float) -> bool:
+    """Whether an equivalence or no-worse cell's measured change already lies beyond its margin (a regression
+    past it, or past ±margin), though its interval may still reach inside. More runs would then more likely
+    refute the claim than show it, so no text may promise that they would show it."""
+    if not math.isfinite(rel):
+        return False
+    if direction is Direction.EQUIVALENT:
+        return abs(rel) > margin
+    if direction is Direction.NO_WORSE:
+        return rel > margin if better == "lower" else rel < -margin
+    return False
+
+
+def cell_point_beyond(c: Any) -> bool:
+    """``point_beyond`` for a measured cell."""
+    return point_beyond(c.direction, c.margin, "lower" if _lower_is_better(c.metric) else "higher", c.rel)
+
+
 def cell_against(c: Any) -> float | None:
     """``against`` for a measured, undecided cell (a refuted one says so already; a confirmed one cannot be)."""
     if not c.tested or c.status is VerdictStatus.REFUTED or c.status is VerdictStatus.CONFIRMED:
@@ -316,13 +334,23 @@ def _why_not_shown(h: Hypothesis, cs: list[Any], alpha: float) -> list[str]:
         margin = f"{m:.0%} margin"
         beyond = [c for c in held if (c.ci[1] >= m if lower else c.ci[0] <= -m)]
     if beyond:
-        where = ", ".join(c.where for c in beyond)
-        return [
-            (
-                f"At {where} the {ci} reaches beyond the {margin}: these runs are too few or too noisy to show "
-                "the claim even without multiplicity control; more runs or a quieter cluster would."
+        # A measured change already beyond the margin: more runs would more likely refute the claim than show it.
+        past = [c for c in beyond if cell_point_beyond(c)]
+        reach = [c for c in beyond if c not in past]
+        out = []
+        if past:
+            out.append(
+                f"At {', '.join(c.where for c in past)} the measured change already lies beyond the {margin} and "
+                f"only the {ci} still reaches inside it: these runs point against the claim without deciding it; "
+                "more runs would decide it, more likely as a refutation than a confirmation."
             )
-        ]
+        if reach:
+            out.append(
+                f"At {', '.join(c.where for c in reach)} the {ci} reaches beyond the {margin}: these runs are too "
+                "few or too noisy to show the claim even without multiplicity control; more runs or a quieter "
+                "cluster would."
+            )
+        return out
     if held[0].level_if is not None:
         ids, level = held[0].level_if
         p = max(c.pc_eff for c in held)

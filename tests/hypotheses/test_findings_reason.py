@@ -94,3 +94,31 @@ def test_stage_6s_summary_agrees_in_number():
     assert stage_summary(1, 0, 1) == (
         "1 FINDINGS document, the promotion report, 0 BLIS recommendations; 1 root-cause narrative by the Claude author"
     )
+
+
+def test_an_equivalence_measured_beyond_its_margin_never_says_more_runs_would_show_it():
+    """Found end to end (s01 B3): mean TTFT -6.4% (90% CI -9.2% to -3.5%) against a ±5% equivalence, and the root
+    cause read "too few or too noisy to show the claim ...: more runs ... would". The change is already beyond the
+    margin: more runs would more likely refute it. Said for every kind: the words are the stats', not a kind's."""
+    h = hypothesis("B3", metric="e2e_mean", direction=Direction.EQUIVALENT, workloads=["cache-warmup"])
+    cell = _effect(30, -0.064, (-0.092, -0.035), U, "equivalence within ±5% not shown (p = 1 > 0.000943, ...)")
+    v = Verdict(hypothesis_id="B3", status=U, summary="s", effects=[cell])
+    for kind in PolicyKind:
+        assert (
+            resolution(h, v, kind)
+            == "Inconclusive (at 30 req/s: measured change beyond the ±5% margin, not significant)"
+        )
+    notes = root_cause(h, v, SUMMARY)
+    assert "more likely as a refutation" in notes[0] and "would show" not in notes[0], notes
+    assert not any("too few or too noisy to show the claim" in n for n in notes), notes
+    assert "against the claim" in action(h, v, [])
+    # a no-regression claim measured past its margin, the same; one measured inside it keeps "more runs would"
+    nw = hypothesis("C2", metric="e2e_mean", direction=Direction.NO_WORSE, workloads=["cache-warmup"])
+    worse = _effect(30, 0.064, (0.035, 0.092), U, "a regression beyond 5% is not ruled out (...)")
+    assert (
+        "more likely as a refutation"
+        in root_cause(nw, Verdict(hypothesis_id="C2", status=U, summary="s", effects=[worse]), SUMMARY)[0]
+    )
+    inside = _effect(30, 0.02, (-0.01, 0.06), U, "a regression beyond 5% is not ruled out (...)")
+    notes = root_cause(nw, Verdict(hypothesis_id="C2", status=U, summary="s", effects=[inside]), SUMMARY)
+    assert "more runs per arm or a quieter cluster would" in notes[0], notes

@@ -24,7 +24,9 @@ from tests.hypotheses.conftest import make_request
 SIGNALS = ["ArrivalTime", "InputTokens", "SLOClass"]
 
 
-def scheduling_request(rates=(20, 35), kind="scheduling", class_signals=True):
+def scheduling_request(rates=(20, 35), kind="scheduling", class_signals=True, guard_rate=None):
+    """``guard_rate``: also guard ttft_mean on mixed-slo at that rate (an equivalence on the claims' workload)."""
+    guard = [{"name": "mixed-slo", "workload": "mixed-slo", "rate": guard_rate, "guarded_metrics": ["ttft_mean"]}]
     return make_request(
         kind=kind,
         source_text="",
@@ -63,7 +65,8 @@ def scheduling_request(rates=(20, 35), kind="scheduling", class_signals=True):
                 "workload": "sanity-random",
                 "rate": 10,
                 "guarded_metrics": ["ttft_mean", "e2e_p95", "throughput"],
-            }
+            },
+            *(guard if guard_rate else []),
         ],
     )
 
@@ -88,26 +91,30 @@ def by_source(hyps, source):
     return next(h for _, h in hyps if h.source == source)
 
 
-def test_the_dictionarys_own_b4_and_b8_on_different_rates_do_not_contradict():
+def test_the_dictionarys_own_network_latency_equivalence_never_meets_the_claims_cells():
+    """The dictionary's network-latency template is an equivalence "at low load" (its lowest rate) and
+    queue-ordering-authority a gain at the highest: once they clashed when a workload had one rate. A scheduler's
+    time logic cannot see delay, so the first is not benchmarked at all; a stateful one keeps it off every cell a
+    claim predicts a change at (the claims here cover every mixed-slo rate), so neither can contradict."""
     req = scheduling_request()
-    hyps = hypotheses(req, summary_for("scheduling"))
-    b4, b8 = by_source(hyps, "network-latency"), by_source(hyps, "queue-ordering-authority")
-    # the case of the finding: one workload, one metric, equivalence at the low rate and a gain at the high one
-    assert b4.workloads == b8.workloads == ["mixed-slo"] and b4.prediction.metric == b8.prediction.metric
-    assert (b4.rates, b8.rates) == ([20.0], [35.0])
-    assert _contradictions(hyps, req) == []
+    for summary in (summary_for("scheduling"), summary_for("scheduling").model_copy(update={"stateful": True})):
+        for r in (req, scheduling_request(rates=(30,))):
+            hyps = hypotheses(r, summary)
+            b4, b8 = by_source(hyps, "network-latency"), by_source(hyps, "queue-ordering-authority")
+            assert not b4.benchmarked and b8.benchmarked
+            assert _contradictions(hyps, r) == []
 
 
 def test_a_conflict_on_one_cell_is_found_and_its_fix_is_a_change_request_gate_2_applies():
-    req = scheduling_request(rates=(30,))  # lowest = highest: B4 and B8 judge the same runs
+    req = scheduling_request(rates=(30,), guard_rate=30)  # a guard's equivalence on B8's own cell
     hyps = hypotheses(req, summary_for("scheduling"))
-    b4, b8 = by_source(hyps, "network-latency"), by_source(hyps, "queue-ordering-authority")
+    eq, b8 = by_source(hyps, "mixed-slo"), by_source(hyps, "queue-ordering-authority")
     [f] = _contradictions(hyps, req)
     assert f.check == "G2.contradiction" and f.severity is Severity.IMPORTANT
-    assert f"{b4.id} predicts ttft_mean equivalent on mixed-slo @ 30 req/s, but {b8.id}" in f.message
+    assert f"{eq.id} predicts ttft_mean equivalent on mixed-slo @ 30 req/s, but {b8.id}" in f.message
     [(gate, reason)] = re.findall(r"`promote request-changes (\d) --reason '([^']*)'`", f.fix)
-    assert (gate, reason) == ("2", f"exclude: {b4.id}") and f"`exclude: {b8.id}`" in f.fix
-    for reason in (f"exclude: {b4.id}", f"exclude: {b8.id}"):
+    assert (gate, reason) == ("2", f"exclude: {eq.id}") and f"`exclude: {b8.id}`" in f.fix
+    for reason in (f"exclude: {eq.id}", f"exclude: {b8.id}"):
         assert refusal(2, reason, hypotheses=[h for _, h in hyps]) is None
 
 
@@ -293,7 +300,7 @@ def test_on_github_every_exclude_fix_is_the_comment_not_the_local_command():
         [f] = _class_exercised(ctx_for(req, home="github"), hyps, summary)
         found.append((f, hyps))
     assert "cannot measure this admitter" in found[1][0].message  # the established case too
-    req = scheduling_request(rates=(30,))
+    req = scheduling_request(rates=(30,), guard_rate=30)
     hyps = hypotheses(req, summary_for("scheduling"))
     found += [(f, hyps) for f in _contradictions(hyps, req, "github")]
     assert len(found) == 4
@@ -369,3 +376,32 @@ def test_a_prompt_length_order_the_cells_exercise_is_not_flagged():
     random = {"name": "mixed-slo", "profile": "sanity_random", "rates": [20, 35]}  # 354–414 tokens, near 512
     near = order_request(signals, random)
     assert _class_exercised(ctx_for(near), hypotheses(near, summary), summary) == []
+
+
+def test_a_scheduler_is_told_its_cells_must_saturate_and_its_if_this_fails_texts_name_them_first():
+    """sched-e2e 4: a queue-position scorer acts only where pods have waiting requests (saturation), and nothing
+    said so: gate 2 raised nothing, and A1's "If this fails" blamed Map B freshness, B8's reordering within an
+    instance, where the first suspect is a cell that never queued."""
+    from bot.review.saturation import cells_saturate
+
+    req = scheduling_request()
+    hyps = hypotheses(req, summary_for("scheduling"))
+    [f] = cells_saturate(ctx_for(req), hyps)
+    assert f.check == "G2.cells-saturate" and f.severity is Severity.SUGGESTION
+    changes = [h for _, h in hyps if h.benchmarked and h.prediction.direction.value in ("decrease", "increase")]
+    assert {h.track.value for h in changes} == {"A", "B"}
+    assert f"the cells {', '.join(h.id for h in changes)} are judged on must saturate" in f.message
+    assert "`mixed-slo` @ 20 and 35 req/s" in f.message and "sanity-random" not in f.message
+    assert "vllm:num_requests_waiting" in f.fix
+    for h in changes:
+        assert h.diagnostic.startswith("If this fails, it would indicate first that its cells (`mixed-slo` @ ")
+        assert "did not saturate" in h.diagnostic.split("Only where queues formed")[0]
+    a1 = by_source(hyps, "mixed-slo-ttft-p99")
+    assert "are the first suspects" not in a1.diagnostic
+    # guards and no-worse gaps hold where the plugin does nothing: their texts are the plain ones
+    assert not any("did not saturate" in h.diagnostic for _, h in hyps if h not in changes)
+    # a router is not a queue-position scorer
+    router = scheduling_request(kind="routing")
+    rhyps = hypotheses(router, summary_for("routing"))
+    assert cells_saturate(ctx_for(router), rhyps) == []
+    assert not any("did not saturate" in h.diagnostic for _, h in rhyps)

@@ -232,6 +232,7 @@ SAFE = {
         "headline",  # bot.render.outcome: counts and hypothesis ids
         "claims",  # bot.render.outcome.claims_table: the shared claims table, escaped there
         "priority_mix",  # bot.stages.run_validate.mix_markdown / bot.stats.shedding: every value through md
+        "queues",  # bot.bench.waiting.queues_markdown: workload names through md, numbers and hypothesis ids
     },
 }
 

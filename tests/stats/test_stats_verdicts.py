@@ -822,3 +822,19 @@ def test_runs_no_look_reached_are_named_with_why():
     assert "first 4 runs per arm" in past[("evolved", "code", 10.0, "5")]
     assert runs_past_last_look(build([chat, code, doc]), None) == {}
     assert runs_past_last_look(build([chat]), DecisionRule()) == {}
+
+
+def test_an_equivalence_measured_beyond_its_margin_says_more_runs_would_more_likely_refute_it():
+    """Found end to end (s01 B3, -6.4% against ±5%, interval -9.2% to -3.5%): the verdict said "these runs are too
+    few or too noisy to show the claim ...; more runs or a quieter cluster would". Its measured change is already
+    beyond the margin, so more runs would more likely refute it than show it."""
+    h = hypothesis("B3", direction=Direction.EQUIVALENT)
+    for seed in range(200):
+        v = evaluate([h], build([_cell(np.random.default_rng(seed), effect=-0.065, cv=0.03, n=5)]))[0]
+        [e] = v.effects
+        if v.status is INCONCLUSIVE and e.rel_change < -0.05 < e.ci_high:
+            break
+    else:
+        pytest.fail("no seed gave a cell measured beyond the margin with an interval reaching inside")
+    assert "measured change already lies beyond the ±5% margin" in v.summary, v.summary
+    assert "more likely as a refutation" in v.summary and "more runs or a quieter cluster would" not in v.summary
