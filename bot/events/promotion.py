@@ -20,6 +20,7 @@ from bot.events.env import EventEnv
 from bot.events.request_texts import branch_change, changed_under
 from bot.execution import ExecutionNeeded, RecordedExecutor
 from bot.forge import markers
+from bot.github.authz import approvers_text
 from bot.github.client import GitHub, IssueInfo
 from bot.github.config import BotConfig
 from bot.github.labels import Label, changes, desired, open_gate_approval
@@ -158,9 +159,7 @@ class Promotion:
         if self._forge is not None and self._forge._pull is not None:
             links["pull request"] = self._forge._pull.url
         links["this run"] = self.env.run_url
-        roles = ", ".join(self.config.approvers.roles)
-        users = ", ".join(f"@{u}" for u in self.config.approvers.users)
-        approvers = f"people with the role {roles} on this repository" + (f" or {users}" if users else "")
+        approvers = approvers_text(self.config)
         return {"home": "github", "run_url": self.env.run_url, "links": links, "approvers": approvers}
 
     # ---------------------------------------------------------------- moves
