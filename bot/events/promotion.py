@@ -23,7 +23,7 @@ from bot.forge import markers
 from bot.github.authz import approvers_text
 from bot.github.client import GitHub, IssueInfo
 from bot.github.config import BotConfig
-from bot.github.labels import Label, changes, desired, open_gate_approval
+from bot.github.labels import Label, changes, desired, open_gate_approval, to_create
 from bot.github.setup_check import fix_for
 from bot.model import PipelineState, PromotionRequest, RequestError, Stage, Status
 
@@ -450,7 +450,7 @@ class Promotion:
         mine = open_gate_approval(state)
         add, remove = changes(set(self.issue.labels), desired(state), frozenset({mine} if mine else ()))
         if add:
-            self.client.ensure_labels({n: (Label(n).color, Label(n).description) for n in add if n in set(Label)})
+            self.client.ensure_labels({n: (Label(n).color, Label(n).description) for n in to_create(add)})
         self.client.add_labels(self.issue.number, add)
         for name in remove:
             self.client.remove_label(self.issue.number, name)

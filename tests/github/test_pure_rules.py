@@ -11,7 +11,7 @@ from bot.events.stale import written_before
 from bot.github import commands
 from bot.github.authz import Actor, approvers_text, authorize
 from bot.github.config import Approvers, BotConfig, ConfigError, parse_config
-from bot.github.labels import Label, changes, desired
+from bot.github.labels import Label, changes, desired, to_create
 from bot.model import Decision, Stage
 from tests.engine.test_pipeline import finish, fresh, to_gate
 
@@ -38,6 +38,16 @@ def test_label_helpers_and_metadata():
     assert Label.stage(Stage.IMPLEMENT_TESTS) == "stage-4-implement-tests"
     assert Label.approval_gate("gate-2-approved") == 2 and Label.approval_gate("gate-2-pending") is None
     assert all(len(x.description) <= 100 and len(x.color) == 6 for x in Label)
+
+
+def test_a_gates_approval_label_is_created_with_its_pending_label():
+    """Admin findings #6: the sidebar offers only labels that exist, and `gate-N-approved` did not until a decision."""
+    assert to_create(["gate-2-pending", "stage-3-hypothesize", "bug"]) == [
+        "gate-2-approved",
+        "gate-2-pending",
+        "stage-3-hypothesize",
+    ]
+    assert to_create(["promotion", "stage-1-analyze"]) == ["promotion", "stage-1-analyze"]
 
 
 # ----------------------------------------------------------------- commands
