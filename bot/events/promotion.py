@@ -20,9 +20,10 @@ from bot.events.env import EventEnv
 from bot.events.request_texts import branch_change, changed_under
 from bot.execution import ExecutionNeeded, RecordedExecutor
 from bot.forge import markers
+from bot.github.authz import approvers_text
 from bot.github.client import GitHub, IssueInfo
 from bot.github.config import BotConfig
-from bot.github.labels import Label, changes, desired, open_gate_approval
+from bot.github.labels import Label, changes, desired, open_gate_approval, to_create
 from bot.github.setup_check import fix_for
 from bot.model import PipelineState, PromotionRequest, RequestError, Stage, Status
 
@@ -161,9 +162,7 @@ class Promotion:
         if self._forge is not None and self._forge._pull is not None:
             links["pull request"] = self._forge._pull.url
         links["this run"] = self.env.run_url
-        roles = ", ".join(self.config.approvers.roles)
-        users = ", ".join(f"@{u}" for u in self.config.approvers.users)
-        approvers = f"people with the role {roles} on this repository" + (f" or {users}" if users else "")
+        approvers = approvers_text(self.config)
         context = {"home": "github", "run_url": self.env.run_url, "links": links, "approvers": approvers}
         return {**context, "waiting": self.waiting} if self.waiting else context
 
@@ -467,7 +466,7 @@ class Promotion:
         mine = open_gate_approval(state)
         add, remove = changes(set(self.issue.labels), desired(state), frozenset({mine} if mine else ()))
         if add:
-            self.client.ensure_labels({n: (Label(n).color, Label(n).description) for n in add if n in set(Label)})
+            self.client.ensure_labels({n: (Label(n).color, Label(n).description) for n in to_create(add)})
         self.client.add_labels(self.issue.number, add)
         for name in remove:
             self.client.remove_label(self.issue.number, name)

@@ -47,9 +47,19 @@ def authorize(actor: Actor, action: Action, config: BotConfig, *, issue_author: 
         return Verdict(True, why)
     if action == "cancel" and issue_author and actor.login.lower() == issue_author.lower():
         return Verdict(True, "the person who filed the promotion may cancel it")
-    roles = ", ".join(config.approvers.roles) or "none"
+    roles = ", ".join(config.approvers.roles)
+    needs = f"a role in ({roles}) or to be listed" if roles else "to be listed"
     return Verdict(
         False,
-        f"@{actor.login} has the role `{actor.role}` on this repository; to {action} a promotion one needs a role "
-        f"in ({roles}) or to be listed under approvers.users in .github/promotion-bot.yml",
+        f"@{actor.login} has the role `{actor.role}` on this repository; to {action} a promotion one needs "
+        f"{needs} under approvers.users in .github/promotion-bot.yml",
     )
+
+
+def approvers_text(config: BotConfig) -> str:
+    """Who may decide, as the status comment names them; no role list when the configuration names only users
+    (an empty one read "people with the role  on this repository")."""
+    roles = ", ".join(config.approvers.roles)
+    users = ", ".join(f"@{u}" for u in config.approvers.users)
+    by_role = f"people with the role {roles} on this repository" if roles else ""
+    return " or ".join(part for part in (by_role, users) if part)

@@ -7,9 +7,11 @@ mistake at once (`promote check-config` prints them with the fix).
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
 
 from bot.model import RequestError, StackSpec
 from bot.model.llm import LLMSettings
@@ -24,10 +26,27 @@ BENCHMARK_WORKFLOW = "benchmark.yml"
 RETIRED = {"workflow": WORKFLOW, "benchmark_workflow": BENCHMARK_WORKFLOW}
 Role = Literal["admin", "maintain", "write", "triage", "read"]
 _REPO = r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}/[A-Za-z0-9._-]{1,100}$"
+_LOGIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}")
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+
+def _login(value: str) -> str:
+    """A person's GitHub login as authorize compares it (the actor's login): a handle written `@maria` or a
+    display name `Tom Smith` never matched anyone, so nobody listed could pass a gate; refused with the fix."""
+    if _LOGIN.fullmatch(value):
+        return value
+    bare = value.strip().lstrip("@").strip()
+    if _LOGIN.fullmatch(bare):
+        why = f"write {bare}, not {value!r} (the GitHub login alone)"
+    elif value.endswith("[bot]"):
+        why = f"{value!r} is a bot account, and bots never pass a gate: remove it"
+    else:
+        why = f"{value!r} is not a GitHub login (letters, digits and '-', as in github.com/<login>): write the login"
+    # no context: pydantic formats the message only with context, so braces in the value stay as written
+    raise PydanticCustomError("login", why)
 
 
 class Approvers(_Strict):
@@ -35,7 +54,21 @@ class Approvers(_Strict):
         default_factory=lambda: ["admin", "maintain", "write"],
         description="repository roles (the collaborator API's role_name) that may pass a gate",
     )
-    users: list[str] = Field(default_factory=list, description="extra logins that may pass a gate whatever their role")
+    users: list[Annotated[str, AfterValidator(_login)]] = Field(
+        default_factory=list, description="extra logins that may pass a gate whatever their role"
+    )
+
+    @model_validator(mode="after")
+    def _admits_someone(self) -> Approvers:
+        """No role and no user: no gate could ever pass, and every promotion would wait forever at gate 1."""
+        if not self.roles and not self.users:
+            raise PydanticCustomError(
+                "approvers",
+                "no role and no user may pass a gate, so every promotion would wait forever: list roles "
+                "(admin, maintain, write, triage, read) or users, or remove `approvers:` for the default roles "
+                "(admin, maintain, write)",
+            )
+        return self
 
 
 class GPUSettings(_Strict):

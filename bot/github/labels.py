@@ -135,3 +135,12 @@ def changes(current: set[str], want: set[str], keep: frozenset[str] = frozenset(
     """(labels to add, labels to remove): only bot-owned labels are ever removed, and never those in ``keep``."""
     owned = {str(x) for x in Label} - {str(Label.NEEDS_INFO)}
     return sorted(want - current), sorted((current & owned) - want - keep)
+
+
+def to_create(add: list[str]) -> list[str]:
+    """The repository labels to make sure exist before ``add`` goes on the issue: the bot's own among them, and
+    with a gate's pending label its approval label. GitHub's sidebar offers only labels that exist, and the status
+    comment tells approvers to apply `gate-N-approved`, which the bot otherwise created only after a decision."""
+    mine = {str(x) for x in Label}
+    gates = [gate for gate in (1, 2, 3) if str(Label.pending(gate)) in add]
+    return sorted({n for n in add if n in mine} | {str(Label.approved(gate)) for gate in gates})

@@ -514,11 +514,41 @@ def test_kubectl_missing_stops_a_plan_with_pod_failure_cells_before_anything_is_
     proc = _promote(env, *_args(bench, commit, tmp_path))
     assert proc.returncode == 2, proc.stderr
     assert (
-        "kubectl not found on PATH: the namespace lock needs it" in proc.stderr
+        "kubectl not found on PATH: install it on this runner; the namespace lock needs it" in proc.stderr
         and "the plan's pod-failure cells (spikes+pod-failure@10) need it" in proc.stderr
     )
     assert "Nothing was built or stood up" in proc.stderr and "Traceback" not in proc.stderr
     assert fakes.calls(tmp_path) == [] and not (tmp_path / "results").exists()
+
+
+def test_a_runner_without_make_or_the_container_runtime_is_told_to_install_them_before_the_lock(tmp_path):
+    """Admin findings #7: without `make` the run took the namespace lock, then failed in the image build with
+    "make: No such file or directory; fix the path or its permissions". The build's tools are now checked up
+    front, the container runtime as CONTAINER_RUNTIME names it, and only when this run builds the image."""
+    import shutil
+
+    from bot.bench.run.commands import Target
+    from bot.bench.run.tools import needed
+
+    env = fakes.install(tmp_path)
+    (tmp_path / "bin" / "make").unlink()
+    only = tmp_path / "only-git"  # the machine's own make and podman must not be found either
+    only.mkdir()
+    (only / "git").symlink_to(shutil.which("git"))
+    env["PATH"] = f"{tmp_path / 'bin'}{os.pathsep}{only}"
+    env["CONTAINER_RUNTIME"] = "podman"
+    bench, commit = make_branch(tmp_path)
+    proc = _promote(env, *_args(bench, commit, tmp_path))
+    assert proc.returncode == 2, proc.stderr
+    assert "make not found on PATH: install it on this runner; the EPP image build runs" in proc.stderr
+    assert "podman not found on PATH: install it on this runner; the EPP image is built, pushed" in proc.stderr
+    assert "docker" not in proc.stderr and "git not found" not in proc.stderr and "kubectl not found" not in proc.stderr
+    assert "Nothing was built or stood up" in proc.stderr and "Traceback" not in proc.stderr
+    assert fakes.calls(tmp_path) == [] and not (tmp_path / "results").exists()  # no lock taken, nothing run
+    # an image given by hand (or one a resumed run recorded) is not built: none of the build's tools is needed
+    target = Target(spec="s", namespace="n", workspace=tmp_path, container_runtime="podman")
+    assert set(needed(target, [])) == {"llmdbenchmark", "kubectl"}
+    assert set(needed(target, [], builds_image=True)) == {"llmdbenchmark", "kubectl", "git", "make", "podman"}
 
 
 @pytest.mark.slow

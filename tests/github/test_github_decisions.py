@@ -551,3 +551,19 @@ def test_a_gate_label_on_a_promotion_that_never_started_says_so(sim):
     _label(sim, number, "gate-1-approved", "maria")
     [told] = [b for b in _bodies(sim, number) if "the `gate-1-approved` label was removed" in b]
     assert "this promotion has not started, so gate 1 is not open" in told
+
+
+def test_approvers_listed_by_login_only_are_named_on_the_gate_and_decide(sim):
+    """Admin findings #5: with `roles: []` the gate line read "waiting for people with the role  on this
+    repository", and a refusal asked for "a role in (none)"."""
+    (sim.root / "config.yml").write_text("allow_sample_data: true\napprovers:\n  roles: []\n  users: [maria]\n")
+    number = _to_gate_1(sim)
+    [gate_line] = [
+        line for line in comment_with(sim, number, "<!-- promotion-bot:status -->").splitlines() if "**gate 1**" in line
+    ]
+    assert "waiting for `@maria`" in gate_line and "role" not in gate_line, gate_line
+    _comment(sim, number, "tom", "/approve")
+    reply = _bodies(sim, number)[-1]
+    assert "one needs to be listed under approvers.users" in reply and "(none)" not in reply, reply
+    _comment(sim, number, "maria", "/approve")
+    assert state_of(sim, number).open_gate == 2

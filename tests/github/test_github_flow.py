@@ -205,6 +205,14 @@ def _to_gate_1(sim):
     return number
 
 
+def test_the_open_gates_approval_label_exists_so_an_approver_can_pick_it_in_the_sidebar(sim):
+    """Admin findings #6: the status comment says "Apply the label `gate-1-approved`", but the bot created that
+    label only after someone approved by command, and GitHub's sidebar offers only labels that exist."""
+    number = _to_gate_1(sim)
+    assert "gate-1-approved" in sim.fake.labels(REPO) and "gate-2-approved" not in sim.fake.labels(REPO)
+    assert "Apply the label `gate-1-approved`" in comment_with(sim, number, "<!-- promotion-bot:status -->")
+
+
 def test_labels_for_a_closed_gate_or_from_a_bot_are_refused_and_bot_comments_ignored(sim):
     number = _to_gate_1(sim)
     sim.fake.add_user("renovate[bot]", role="admin", type="Bot")

@@ -9,9 +9,9 @@ import pytest
 from bot import pipeline as p
 from bot.events.stale import written_before
 from bot.github import commands
-from bot.github.authz import Actor, authorize
-from bot.github.config import BotConfig, ConfigError, parse_config
-from bot.github.labels import Label, changes, desired
+from bot.github.authz import Actor, approvers_text, authorize
+from bot.github.config import Approvers, BotConfig, ConfigError, parse_config
+from bot.github.labels import Label, changes, desired, to_create
 from bot.model import Decision, Stage
 from tests.engine.test_pipeline import finish, fresh, to_gate
 
@@ -38,6 +38,16 @@ def test_label_helpers_and_metadata():
     assert Label.stage(Stage.IMPLEMENT_TESTS) == "stage-4-implement-tests"
     assert Label.approval_gate("gate-2-approved") == 2 and Label.approval_gate("gate-2-pending") is None
     assert all(len(x.description) <= 100 and len(x.color) == 6 for x in Label)
+
+
+def test_a_gates_approval_label_is_created_with_its_pending_label():
+    """Admin findings #6: the sidebar offers only labels that exist, and `gate-N-approved` did not until a decision."""
+    assert to_create(["gate-2-pending", "stage-3-hypothesize", "bug"]) == [
+        "gate-2-approved",
+        "gate-2-pending",
+        "stage-3-hypothesize",
+    ]
+    assert to_create(["promotion", "stage-1-analyze"]) == ["promotion", "stage-1-analyze"]
 
 
 # ----------------------------------------------------------------- commands
@@ -187,8 +197,37 @@ def test_listed_users_decide_whatever_their_role_and_bots_never_do():
     assert authorize(Actor("tom", role="read"), "decide", config).allowed
     assert not authorize(Actor("maria", role="write"), "decide", config).allowed
     for bot in (Actor("github-actions[bot]", type="Bot", role="admin"), Actor("renovate[bot]", role="admin")):
-        v = authorize(bot, "decide", BotConfig(approvers={"users": [bot.login]}))
+        listed = Approvers.model_construct(roles=["admin"], users=[bot.login])  # parse_config refuses it: see below
+        v = authorize(bot, "decide", BotConfig(approvers=listed))
         assert not v.allowed and "bot account" in v.why
+
+
+def test_approvers_that_can_never_match_are_refused_with_the_fix():
+    """Admin findings #5: `@maria` and `Tom Smith` never equal a login, and `roles: []` with no users admits nobody;
+    both were accepted, and no gate could ever pass."""
+    with pytest.raises(ConfigError) as exc:
+        parse_config("approvers:\n  users: ['@maria', 'Tom Smith', 'renovate[bot]', tom-2]\n")
+    assert exc.value.problems == [
+        "approvers.users.0: write maria, not '@maria' (the GitHub login alone)",
+        (
+            "approvers.users.1: 'Tom Smith' is not a GitHub login (letters, digits and '-', as in "
+            "github.com/<login>): write the login"
+        ),
+        "approvers.users.2: 'renovate[bot]' is a bot account, and bots never pass a gate: remove it",
+    ]
+    with pytest.raises(ConfigError, match=r"approvers: no role and no user may pass a gate.*remove `approvers:`"):
+        parse_config("approvers:\n  roles: []\n")
+    assert parse_config("approvers:\n  roles: []\n  users: [maria]\n").approvers.users == ["maria"]
+
+
+def test_users_only_approvers_are_named_without_an_empty_role_list():
+    only_users = parse_config("approvers:\n  roles: []\n  users: [maria, tom]\n")
+    assert approvers_text(only_users) == "@maria, @tom"
+    assert approvers_text(BotConfig()) == "people with the role admin, maintain, write on this repository"
+    both = parse_config("approvers:\n  roles: [admin]\n  users: [maria]\n")
+    assert approvers_text(both) == "people with the role admin on this repository or @maria"
+    v = authorize(Actor("tom", role="write"), "decide", parse_config("approvers:\n  roles: []\n  users: [maria]\n"))
+    assert not v.allowed and "one needs to be listed under approvers.users" in v.why and "(none)" not in v.why
 
 
 def test_the_issue_author_may_cancel_but_not_decide_and_anyone_may_ask_for_status():

@@ -131,12 +131,13 @@ class BenchRunner:
 
             if problem := given_image_problem(self.cfg.image, self.cfg.spec.evolved_image):
                 raise BenchRunError(problem)
-        if not self.cfg.dry_run and (
-            problem := tools.missing_problem(self.cfg.target, self._all_cells(), self.cfg.env)
-        ):
-            raise BenchRunError(problem)  # before the lock, the manifest, the image build and the first stand-up
         results = self.cfg.results
         existing = mf.load(results) if results.is_dir() else None
+        builds = not self.cfg.image and (existing is None or existing.image is None)  # as _image decides
+        if not self.cfg.dry_run and (
+            problem := tools.missing_problem(self.cfg.target, self._all_cells(), self.cfg.env, builds_image=builds)
+        ):
+            raise BenchRunError(problem)  # before the lock, the manifest, the image build and the first stand-up
         if problem := mf.results_problem(results, existing, resume=self.cfg.resume, commit=self.cfg.commit):
             raise BenchRunError(problem)  # before the lock: a --resume with nothing to resume takes over no lock
         with lock.held(self.cfg):
