@@ -16,10 +16,10 @@ from pathlib import Path
 from urllib.parse import quote
 
 from bot.forge import markers
-from bot.forge.base import PullRequestRecord, ReviewComment
+from bot.forge.base import FeedbackNotFiled, PullRequestRecord, ReviewComment
 from bot.forge.diff import split_anchored
 from bot.forge.git import ForgeError, GitBranches, GitRepo
-from bot.github.client import GitHub, PullInfo, carries, marker_line
+from bot.github.client import GitHub, GitHubError, PullInfo, carries, marker_line
 from bot.github.labels import Label
 
 FEEDBACK_LABEL = "promotion-feedback"
@@ -249,13 +249,30 @@ class GitHubForge(GitBranches):
     def file_feedback(self, marker: str, title: str, body: str) -> str:
         if not self.feedback_repository:
             return ""
-        return self.client.upsert_issue(self.feedback_repository, marker, title, body, FEEDBACK_LABEL)
+        try:
+            return self.client.upsert_issue(self.feedback_repository, marker, title, body, FEEDBACK_LABEL)
+        except GitHubError as exc:
+            raise FeedbackNotFiled(
+                self.feedback_repository, str(exc), feedback_fix(self.feedback_repository, exc.status)
+            ) from None
 
     def locations(self) -> dict[str, str]:
         out = {"fork": self.fork, "branch": self.branch}
         if self._pull is not None:
             out["pull request"] = self._pull.url
         return out
+
+
+def feedback_fix(repository: str, status: int | None) -> str:
+    """What lets the next feedback issues be filed in ``repository`` after GitHub refused one with ``status``
+    ("" when nothing needs changing: GitHub was down)."""
+    if status not in (401, 403, 404):
+        return ""
+    return (
+        "the job's GITHUB_TOKEN writes only this repository: for the next promotions, give the `advance` job of "
+        f".github/workflows/promotion.yml an `app-token:` of a GitHub App installed on {repository.split('/')[0]} "
+        "with Issues: write (docs/github-setup.md, section 3)"
+    )
 
 
 def _same_comments(old, payload: list[dict]) -> bool:

@@ -91,3 +91,15 @@ def test_a_large_gpu_cap_is_dispatched_as_a_plain_number():
     for cap, text in ((1e6, "1000000"), (2.5, "2.5"), (4000, "4000")):
         sent = GPUSettings(budget_gpu_minutes=cap).dispatch_inputs()["budget_gpu_minutes"]
         assert sent == text and re.fullmatch(r"[0-9]+(\.[0-9]+)?", sent)
+
+
+def test_feedback_in_another_repository_is_noted_with_the_app_token_it_needs(fake_github):
+    """admin-findings 2: check-config said "set up" and stage 6 then failed on GITHUB_TOKEN's 403."""
+    fake_github.add_repo("acme/fork")
+    fake_github.add_user("maria", role="admin")
+    fake_github.git_commit(
+        "acme/fork", "main", {".github/promotion-bot.yml": "blis_repository: inference-sim/inference-sim\n"}, "config"
+    )
+    notes = "\n".join(check_repository("acme/fork", client=_client(fake_github, "acme/fork")).notes)
+    assert "blis_repository inference-sim/inference-sim is another repository" in notes
+    assert "`app-token:` of a GitHub App installed on inference-sim with Issues: write" in notes
