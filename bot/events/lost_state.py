@@ -10,6 +10,7 @@ what happened instead, and what `/retry` will do.
 from __future__ import annotations
 
 from bot.forge import markers
+from bot.github.client import carries
 from bot.github.labels import Label
 from bot.model import Stage
 
@@ -41,8 +42,31 @@ def missing(promotion) -> str | None:
         return None
     return (
         "the status comment that holds this promotion's state is missing (deleted?), so the bot cannot tell where "
-        "the promotion stands, although this issue shows it under way. "
+        f"the promotion stands, although this issue shows it under way. {_not_listed(promotion)}"
         f"`/retry` starts it over from stage 1: {_what_retry_does(promotion)}"
+    )
+
+
+def _not_listed(promotion) -> str:
+    """The other way a status comment goes missing: the bot wrote it as an account it no longer writes as (the
+    action's `app-token:` added or removed mid-promotion). A bot account's status comment is named with the fix
+    (that token again: listing the account in `bot_logins` would not do, as GitHub lets only a review's author
+    edit it); a person's never is: it is not the bot's state."""
+    client = promotion.client
+    found = [
+        c.login
+        for c in client.comments(promotion.issue.number)
+        if carries(c.body, markers.STATUS) and c.login.lower().endswith("[bot]") and not client.is_mine(c.login)
+    ]
+    if found:
+        return (
+            f"A status comment by `{found[-1]}` is here, but the bot writes as another account now: if the bot "
+            "wrote it with another token (the action's `app-token:` added or removed since), give the action that "
+            "token again and the promotion continues where it stood. "
+        )
+    return (
+        "(A status comment the bot wrote as an account it no longer writes as, and that `bot_logins` in "
+        f"{promotion.env.config_path} does not list, counts as missing too.) "
     )
 
 

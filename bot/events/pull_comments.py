@@ -22,7 +22,7 @@ def on_pull_request(session, event, pull: IssueInfo) -> Result:
     except commands.CommandError:
         command = None
     refs = re.search(r"^Refs #([1-9][0-9]*)$", pull.body, re.M)
-    if command is None or refs is None or pull.author.lower() not in session.client.bot_logins:
+    if command is None or refs is None or not session.client.is_mine(pull.author):
         return Result("ignored: a pull request comment")
     number = refs.group(1)
     url = f"{session.env.server_url.rstrip('/')}/{session.env.repository}/issues/{number}"

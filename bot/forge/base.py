@@ -11,8 +11,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from bot.model import RequestError
+
 if TYPE_CHECKING:
     from bot.model import PipelineState
+
+
+class FeedbackNotFiled(RequestError):
+    """The feedback issue could not be filed in ``repository`` (``why``), and what lets the next ones be
+    (``fix``, "" when nothing needs changing). Stage 6 goes on without it: the promotion's work is not lost over
+    its side product."""
+
+    def __init__(self, repository: str, why: str, fix: str = ""):
+        super().__init__(why)
+        self.repository = repository
+        self.why = why
+        self.fix = fix
 
 
 @dataclass(frozen=True)
@@ -101,7 +115,8 @@ class Forge(Protocol):
 
     # --- elsewhere -----------------------------------------------------
     def file_feedback(self, marker: str, title: str, body: str) -> str:
-        """Create or update one feedback issue for the simulator's maintainers; returns where it is."""
+        """Create or update one feedback issue for the simulator's maintainers; returns where it is, "" when
+        none is filed by design; raises FeedbackNotFiled when the place it goes refuses it."""
 
     def locations(self) -> dict[str, str]:
         """Human-readable places to look (fork, branch, issue thread, PR)."""

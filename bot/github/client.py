@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from bot.github import answers
 from bot.github.records import (
     Comment,
     Editor,
@@ -61,6 +62,10 @@ class CallLog:
 
     calls: list[str] = field(default_factory=list)
     waited: float = 0.0
+
+
+#: GraphQL's question "who am I": it answers an installation token too (``GitHub.writer``).
+VIEWER = {"query": "query Viewer { viewer { login } }"}
 
 
 def marker_line(marker: str) -> str:
@@ -107,6 +112,8 @@ class GitHub:
         self._comments: dict[int, list[Comment]] = {}
         #: (comment id, updated_at) -> who edited that version last: asked once per run, or known as written here
         self._editors: dict[tuple[int, Any], Editor | None] = {}
+        #: the login this client's token writes as, once known (``is_mine``); None: not asked yet
+        self._writer: str | None = None
 
     # ------------------------------------------------------------ plumbing
     def repo(self, full_name: str | None = None):
@@ -129,12 +136,14 @@ class GitHub:
             except GithubException as exc:
                 status = exc.status
                 headers = {k.lower(): v for k, v in (exc.headers or {}).items()}
-                if _is_rate_limit(status, headers, exc.data):
-                    self._wait(what, _rate_limit_wait(headers, self.clock(), attempt))
+                if answers.is_rate_limit(status, headers, exc.data):
+                    self._wait(what, answers.rate_limit_wait(headers, self.clock(), attempt))
                     attempt += 1
                     continue
                 if status is not None and status < 500:
-                    raise GitHubError(f"{what}: GitHub answered {status}: {_message(exc.data)}", status) from None
+                    raise GitHubError(
+                        f"{what}: GitHub answered {status}: {answers.message(exc.data)}", status
+                    ) from None
                 failure = f"GitHub answered {status}"
             except RequestException as exc:
                 failure = f"the connection failed ({type(exc).__name__})"
@@ -157,6 +166,31 @@ class GitHub:
         self.log.waited += seconds
         self.sleep(seconds)
 
+    # ------------------------------------------------------------ identity
+    def is_mine(self, login: str) -> bool:
+        """``login`` is one of ``bot_logins`` or the bot account this client's token writes as (an App token
+        writes as ``<app>[bot]``), so an App token with ``bot_logins`` at its default knows its own comments.
+        Only a ``[bot]`` account is asked about: a person is never the bot unless listed (a maintainer's own
+        token as the write token would otherwise turn their commands into the bot's comments)."""
+        low = (login or "").lower()
+        return low in self.bot_logins or (low.endswith("[bot]") and low == self.writer())
+
+    def writer(self) -> str:
+        """Who this client's token writes as: GraphQL's ``viewer`` (REST's ``GET /user`` refuses installation
+        tokens), asked once per run, not after a comment it wrote named it; "": unknown, ``bot_logins`` count."""
+        if self._writer is None:
+
+            def ask() -> str:
+                _, data = self.gh.requester.requestJsonAndCheck("POST", self.gh.requester.graphql_url, input=VIEWER)
+                viewer = ((data or {}).get("data") or {}).get("viewer") if isinstance(data, dict) else None
+                return str((viewer or {}).get("login") or "").lower()
+
+            try:
+                self._writer = self._call("POST graphql viewer", ask)
+            except GitHubError:
+                self._writer = ""
+        return self._writer
+
     # --------------------------------------------------------------- issue
     def issue(self, number: int) -> IssueInfo:
         return self._call(f"GET issue {number}", lambda: issue_record(self.repo().get_issue(number)))
@@ -174,7 +208,7 @@ class GitHub:
     def bot_comment(self, number: int, marker: str) -> Comment | None:
         """The bot's own comment carrying ``marker`` (a person's comment with the same text never counts)."""
         for c in self.comments(number):
-            if c.login.lower() in self.bot_logins and carries(c.body, marker):
+            if carries(c.body, marker) and self.is_mine(c.login):
                 return c
         return None
 
@@ -198,6 +232,7 @@ class GitHub:
             return landed
 
         created = self._call(f"POST comment on {number}", create, write=True, recover=recover)
+        self._writer = self._writer or created.login.lower()  # GitHub named who this token writes as
         cached = self._comments.setdefault(number, [])
         if all(c.id != created.id for c in cached):
             cached.append(created)
@@ -437,7 +472,7 @@ class GitHub:
             pull.create_review(commit=self.repo().get_commit(commit), body=body, event="COMMENT", comments=comments)
 
         def recover() -> bool | None:
-            landed = any(carries(r.body, marker) and r.login.lower() in self.bot_logins for r in self.reviews(number))
+            landed = any(carries(r.body, marker) and self.is_mine(r.login) for r in self.reviews(number))
             return True if landed else None
 
         self._call(f"POST review on {number}", create, write=True, recover=recover)
@@ -530,7 +565,7 @@ class GitHub:
     def find_issue(self, repository: str, marker: str, label: str) -> IssueInfo | None:
         def find() -> IssueInfo | None:
             for raw in self.repo(repository).get_issues(state="all", labels=[label]):
-                if carries(raw.body, marker) and (raw.user.login.lower() if raw.user else "") in self.bot_logins:
+                if carries(raw.body, marker) and self.is_mine(raw.user.login if raw.user else ""):
                     return issue_record(raw)
             return None
 
@@ -563,38 +598,3 @@ class GitHub:
         api = self.gh.requester.base_url
         host = api.split("/api/")[0] if "/api/" in api else "https://github.com"
         return f"{host}/{repository}/issues/{number}"
-
-
-# ------------------------------------------------------------------------- helpers (pure)
-
-
-def _is_rate_limit(status: int | None, headers: dict[str, str], data: Any) -> bool:
-    if status == 429:
-        return True
-    if status != 403:
-        return False
-    return (
-        "retry-after" in headers
-        or headers.get("x-ratelimit-remaining") == "0"
-        or "rate limit" in _message(data).lower()
-    )
-
-
-def _rate_limit_wait(headers: dict[str, str], now: float, attempt: int) -> float:
-    """GitHub's documented order: retry-after, then x-ratelimit-reset, else at least a minute, growing."""
-    if headers.get("retry-after", "").strip().isdigit():
-        return float(headers["retry-after"])
-    if headers.get("x-ratelimit-remaining") == "0" and headers.get("x-ratelimit-reset", "").isdigit():
-        return max(1.0, float(headers["x-ratelimit-reset"]) - now + 1)
-    return 60.0 * 2**attempt
-
-
-def _message(data: Any) -> str:
-    if isinstance(data, dict):
-        msg = str(data.get("message", ""))
-        errors = data.get("errors")
-        if isinstance(errors, list) and errors:
-            detail = "; ".join(str(e.get("message", e)) if isinstance(e, dict) else str(e) for e in errors)
-            msg = f"{msg} ({detail})" if msg else detail
-        return msg or "no message"
-    return str(data or "no message")[:300]

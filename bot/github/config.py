@@ -112,7 +112,8 @@ class BotConfig(_Strict):
     blis_repository: str | None = Field(default=None, pattern=_REPO, description="where feedback issues go")
     bot_logins: list[str] = Field(
         default_factory=lambda: ["github-actions[bot]"],
-        description="the identities whose comments are the bot's own (an App token writes as <app>[bot])",
+        description="more identities whose comments are the bot's own, besides the bot account its token writes as "
+        "(an App token's <app>[bot]), which the bot asks GitHub for",
     )
     allow_sample_data: bool = Field(
         default=False,

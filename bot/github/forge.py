@@ -16,10 +16,10 @@ from pathlib import Path
 from urllib.parse import quote
 
 from bot.forge import markers
-from bot.forge.base import PullRequestRecord, ReviewComment
+from bot.forge.base import FeedbackNotFiled, PullRequestRecord, ReviewComment
 from bot.forge.diff import split_anchored
 from bot.forge.git import ForgeError, GitBranches, GitRepo
-from bot.github.client import GitHub, PullInfo, carries, marker_line
+from bot.github.client import GitHub, GitHubError, PullInfo, carries, marker_line
 from bot.github.labels import Label
 
 FEEDBACK_LABEL = "promotion-feedback"
@@ -171,7 +171,7 @@ class GitHubForge(GitBranches):
         if pull is None or pull.state != "closed":
             return
         closer, at = self.client.closed_by(pull.number)
-        if closer.lower() not in self.client.bot_logins:
+        if not self.client.is_mine(closer):
             self._say_reopened(pull.number, closer, at)
         self.client.reopen_pull(pull.number)
         self._pull = PullInfo(**{**pull.__dict__, "state": "open"})
@@ -204,9 +204,9 @@ class GitHubForge(GitBranches):
         text = body + "".join(f"\n- `{c.path}:{c.line}`: {c.body}" for c in [*outside, *overflow])
         full = f"{marker_line(marker)}\n{text}"
         # Replace, never pile up: the bot's earlier inline comments for this gate go, its earlier review is marked.
-        mine = self.client.bot_logins
+        mine = self.client.is_mine
         reviews = self.client.reviews(number)
-        if any(r.login.lower() in mine and r.body == full for r in reviews):
+        if any(r.body == full and mine(r.login) for r in reviews):
             return  # this very review is already there (a replayed event)
         head = self.repo.rev(self.branch)
         payload = [
@@ -214,11 +214,9 @@ class GitHubForge(GitBranches):
             for c in inside
         ]
         old_comments = [
-            old
-            for old in self.client.review_comments(number)
-            if old.login.lower() in mine and carries(old.body, marker)
+            old for old in self.client.review_comments(number) if carries(old.body, marker) and mine(old.login)
         ]
-        live = [r for r in reviews if r.login.lower() in mine and carries(r.body, marker)]
+        live = [r for r in reviews if carries(r.body, marker) and mine(r.login)]
         if len(live) == 1 and live[0].commit == head and _same_comments(old_comments, payload):
             # The same round said again with another summary (its review went unconverged once the author's
             # rerun changed nothing): edit it in place. A submitted review cannot be deleted, so a new one
@@ -234,8 +232,8 @@ class GitHubForge(GitBranches):
         """The live review's body edited in place (PUT .../reviews/{id}, which keeps its inline comments): two calls,
         none more when it already says this (a replayed event)."""
         number = int(pr.number)
-        mine = self.client.bot_logins
-        live = [r for r in self.client.reviews(number) if r.login.lower() in mine and carries(r.body, marker)]
+        mine = self.client.is_mine
+        live = [r for r in self.client.reviews(number) if carries(r.body, marker) and mine(r.login)]
         if not live:
             return
         lines = live[-1].body.split("\n")
@@ -251,13 +249,30 @@ class GitHubForge(GitBranches):
     def file_feedback(self, marker: str, title: str, body: str) -> str:
         if not self.feedback_repository:
             return ""
-        return self.client.upsert_issue(self.feedback_repository, marker, title, body, FEEDBACK_LABEL)
+        try:
+            return self.client.upsert_issue(self.feedback_repository, marker, title, body, FEEDBACK_LABEL)
+        except GitHubError as exc:
+            raise FeedbackNotFiled(
+                self.feedback_repository, str(exc), feedback_fix(self.feedback_repository, exc.status)
+            ) from None
 
     def locations(self) -> dict[str, str]:
         out = {"fork": self.fork, "branch": self.branch}
         if self._pull is not None:
             out["pull request"] = self._pull.url
         return out
+
+
+def feedback_fix(repository: str, status: int | None) -> str:
+    """What lets the next feedback issues be filed in ``repository`` after GitHub refused one with ``status``
+    ("" when nothing needs changing: GitHub was down)."""
+    if status not in (401, 403, 404):
+        return ""
+    return (
+        "the job's GITHUB_TOKEN writes only this repository: for the next promotions, give the `advance` job of "
+        f".github/workflows/promotion.yml an `app-token:` of a GitHub App installed on {repository.split('/')[0]} "
+        "with Issues: write (docs/github-setup.md, section 3)"
+    )
 
 
 def _same_comments(old, payload: list[dict]) -> bool:

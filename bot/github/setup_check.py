@@ -94,6 +94,17 @@ def _read(problems: list[str], what: str, permission: str, fn):
         return _UNREAD
 
 
+def feedback_unchecked(blis: str) -> str:
+    """Another repository for feedback issues: the job's GITHUB_TOKEN cannot write there, and the `app-token:`
+    that can is an input of the workflow's step, which the API does not show."""
+    return (
+        f"{CONFIG_PATH}: blis_repository {blis} is another repository, where the job's GITHUB_TOKEN cannot file "
+        "issues (not checked through the API): give the `advance` job an `app-token:` of a GitHub App installed "
+        f"on {blis.split('/')[0]} with Issues: write (docs/github-setup.md, section 3); without it each promotion "
+        "keeps its feedback issues' text in its branch and says on the issue how to file them by hand"
+    )
+
+
 @dataclass
 class SetupReport:
     problems: list[str] = field(default_factory=list)  # the bot cannot work until these are fixed
@@ -167,6 +178,8 @@ def _check(repository: str, client: GitHub | None, env) -> SetupReport:
         else:
             if config.blis_repository is None:
                 notes.append(f"{CONFIG_PATH}: blis_repository is unset, so refuted hypotheses file no feedback issues")
+            elif config.blis_repository.lower() != repository.lower():
+                notes.append(feedback_unchecked(config.blis_repository))
             if config.llm.engine == "anthropic":
                 notes.append(NO_KEY_UNCHECKED)
     labels = _read(problems, "the labels", "Issues: read", client.label_names)

@@ -277,7 +277,7 @@ def trusted(client: GitHub, issue: int, comment: Comment) -> Comment:
             "the status comment changed while the bot read it, so the bot did nothing; the next event reads it "
             "again (or comment `/retry`)"
         )
-    if editor.login.lower() not in client.bot_logins:
+    if not client.is_mine(editor.login):
         raise ForeignEdit(issue, comment, editor.login)
     return comment
 

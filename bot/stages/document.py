@@ -14,6 +14,7 @@ from pydantic import Field
 
 from bot.bench.condition_experiment import experiment_files
 from bot.forge import markers
+from bot.forge.base import FeedbackNotFiled
 from bot.golang.scheduling_docs import UNPLANNED_CONTROL, queue_control
 from bot.golang.toolchain import ToolchainReport
 from bot.hypotheses.blis_feedback import Recommendation, recommendations
@@ -69,9 +70,16 @@ STATUS_WORD = {
 
 def file_feedback(
     ctx: StageContext, pairs: list[tuple[Hypothesis, Verdict]], recs: list[Recommendation]
-) -> dict[str, str]:
-    """One feedback issue per refuted Track A or B hypothesis (the seed's loop back to BLIS), found again by marker."""
+) -> tuple[dict[str, str], dict[str, str], str]:
+    """One feedback issue per refuted Track A or B hypothesis (the seed's loop back to BLIS), found again by marker:
+    (hypothesis id -> where it is, branch path -> text of each issue that could not be filed, what to say).
+
+    A refused issue (GITHUB_TOKEN cannot write another repository) does not fail the stage: the gates were
+    passed and the GPUs ran, and a `/retry` would meet the same refusal. Its text is kept in the branch and the
+    stage's summary, shown on the issue, says why and how to file it."""
     links: dict[str, str] = {}
+    kept: dict[str, str] = {}
+    refused: FeedbackNotFiled | None = None
     for h, v in pairs:
         if v.status is not VerdictStatus.REFUTED or h.track not in (Track.A, Track.B):
             continue
@@ -84,10 +92,31 @@ def file_feedback(
             findings=ctx.paths.findings(h.id),
         )
         title = f"[promotion {ctx.request.id} feedback] {h.id}: {h.title}"[:200]
-        link = ctx.forge.file_feedback(markers.feedback(ctx.request.id, h.id), title, body)
+        try:
+            link = ctx.forge.file_feedback(markers.feedback(ctx.request.id, h.id), title, body)
+        except FeedbackNotFiled as exc:
+            kept[feedback_path(ctx, h.id)] = f"# {title}\n\n{body}"
+            refused = refused or exc
+            continue
         if link:
             links[h.id] = link
-    return links
+    return links, kept, not_filed_note(sorted(kept), refused) if refused else ""
+
+
+def feedback_path(ctx: StageContext, hid: str) -> str:
+    """Where the text of a feedback issue that could not be filed is kept on the promotion branch."""
+    return f"{ctx.paths.docs}/feedback/{hid}.md"
+
+
+def not_filed_note(paths: list[str], refused: FeedbackNotFiled) -> str:
+    """The status line's clause for feedback issues that could not be filed: which, why, where, what to do."""
+    which, it = ("the feedback issue", "it") if len(paths) == 1 else (f"{len(paths)} feedback issues", "them")
+    where = ", ".join(f"`{p}`" for p in paths)
+    fix = f"; {refused.fix}" if refused.fix else ""
+    return (
+        f"{which} could not be filed ({refused.why}); the text is kept in {where}: file {it} in "
+        f"{refused.repository} by hand{fix}"
+    )
 
 
 #: A confirmed scheduling claim: what llm-d ran is the placement, so that is what the benchmark confirmed.
@@ -220,7 +249,8 @@ def run(ctx: StageContext) -> StageOutput:
             queue_control=queue_control(),
             unplanned_control=UNPLANNED_CONTROL,
         )
-    links = file_feedback(ctx, pairs, recs)
+    links, kept, not_filed = file_feedback(ctx, pairs, recs)
+    files.update(kept)
     recs = [Recommendation(**{**r.__dict__, "link": links.get(r.hypothesis, "")}) for r in recs]
     files[ctx.paths.report] = render(
         "report.md.j2",
@@ -237,7 +267,8 @@ def run(ctx: StageContext) -> StageOutput:
     files[f"{ctx.paths.docs}/feedback-for-blis.json"] = (
         json.dumps([r.__dict__ for r in recs], indent=2, sort_keys=True) + "\n"
     )
-    return StageOutput(files=files, summary=stage_summary(len(pairs), len(recs), len(written)))
+    summary = stage_summary(len(pairs), len(recs), len(written))
+    return StageOutput(files=files, summary=f"{summary}; {not_filed}" if not_filed else summary)
 
 
 class GoChecks(ToolchainReport):

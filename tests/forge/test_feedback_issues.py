@@ -49,9 +49,9 @@ def test_refuted_a_and_b_file_one_issue_each_and_reruns_update_them(tmp_path):
         (_h("A2", Track.A), Verdict(hypothesis_id="A2", status=VerdictStatus.CONFIRMED, summary="holds")),
     ]
     recs = recommendations(pairs)
-    links = file_feedback(ctx, pairs, recs)
-    assert links == {"A1": "feedback/A1.md", "B2": "feedback/B2.md"}
+    links, kept, not_filed = file_feedback(ctx, pairs, recs)
+    assert links == {"A1": "feedback/A1.md", "B2": "feedback/B2.md"} and kept == {} and not_filed == ""
     text = (tmp_path / "work" / "feedback" / "A1.md").read_text()
     assert text.startswith("<!-- promotion-bot:feedback:1:A1 -->") and "worse by 9%" in text
-    assert file_feedback(ctx, pairs, recs) == links  # a rerun finds them again
+    assert file_feedback(ctx, pairs, recs)[0] == links  # a rerun finds them again
     assert sorted(p.name for p in (tmp_path / "work" / "feedback").iterdir()) == ["A1.md", "B2.md"]

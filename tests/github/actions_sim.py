@@ -55,6 +55,7 @@ class ActionsSim:
     seen_dispatches: int = 0
     sleeps: list[float] = field(default_factory=list)
     benchmark_runs: dict[int, Dispatch] = field(default_factory=dict)  # id(inputs handed to gpu) -> its run
+    app_token: str = ""  # the action's `app-token:` input (PROMOTION_APP_TOKEN): the bot then writes with it
 
     def benchmark_run(self, inputs: dict[str, str]) -> Dispatch:
         """The fake's run of the benchmark dispatch whose inputs ``gpu`` was handed (a cancel ends it)."""
@@ -140,6 +141,7 @@ class ActionsSim:
                 "PROMOTION_REPLIES": str(replies) if replies and replies.is_file() else "",
                 "GITHUB_STEP_SUMMARY": str(work / "summary.md"),
                 "GITHUB_OUTPUT": str(work / "output.txt"),
+                "PROMOTION_APP_TOKEN": self.app_token,
                 # action.yml passes the `anthropic-api-key` input (the repository secret) as ANTHROPIC_API_KEY
                 "ANTHROPIC_API_KEY": os.environ.get("ANTHROPIC_API_KEY", ""),
             }

@@ -2,10 +2,12 @@
 `deletePullRequestReviewComment` (aliased many times in one request, so replacing a gate's review costs one call
 however many inline comments the last round had; REST deletes one comment per call), and the query
 `node(id:) { ... on IssueComment { editor ... } }`: who edited a comment last, which REST never says (the bot
-trusts its status comment only when it saved it last, ``bot.github.state.GitHubStateStore.load``).
+trusts its status comment only when it saved it last, ``bot.github.state.GitHubStateStore.load``), and `viewer`:
+who the token writes as (``GitHub.writer``; REST's `GET /user` refuses an installation token).
 
 As on GitHub, an `editor` that is a GitHub App answers `login` without REST's "[bot]" suffix
 (`github-actions`, not `github-actions[bot]`) and `__typename` `Bot`; a comment never edited has a null editor.
+`viewer` of an installation token answers the login with the suffix (`my-app[bot]`), as GitHub does.
 
 GitHub's REST description has no `draft` field on `PATCH /repos/{o}/{r}/pulls/{n}` (checked in 23.0.2), so
 the bot must use GraphQL for stage 7. Queries are parsed and validated by graphql-core against a schema with
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 SDL = """
 type Query {
   node(id: ID!): Node
+  viewer: User!
 }
 scalar DateTime
 interface Node {
@@ -153,6 +156,7 @@ def execute(fake: FakeGitHub, login: str, request: dict[str, Any]) -> tuple[int,
         query,
         root_value={
             "node": lambda _info, id: _node(fake, login, str(id)),
+            "viewer": lambda _info: {"login": login},
             "markPullRequestReadyForReview": mark_ready,
             "deletePullRequestReviewComment": delete_review_comment,
         },

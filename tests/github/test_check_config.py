@@ -183,3 +183,15 @@ def test_an_invalid_configuration_is_not_described_with_defaults_the_admin_did_n
     report = _seeded(fake_github, tmp_path, "labels", "gpu:\n  runner_labels: self-hosted\n")
     assert any("gpu.runner_labels" in p for p in report.problems), report.problems
     assert not any("self-hosted runner with the labels" in n for n in report.notes), report.notes
+
+
+def test_feedback_in_another_repository_is_noted_with_the_app_token_it_needs(fake_github):
+    """admin-findings 2: check-config said "set up" and stage 6 then failed on GITHUB_TOKEN's 403."""
+    fake_github.add_repo("acme/fork")
+    fake_github.add_user("maria", role="admin")
+    fake_github.git_commit(
+        "acme/fork", "main", {".github/promotion-bot.yml": "blis_repository: inference-sim/inference-sim\n"}, "config"
+    )
+    notes = "\n".join(check_repository("acme/fork", client=_client(fake_github, "acme/fork")).notes)
+    assert "blis_repository inference-sim/inference-sim is another repository" in notes
+    assert "`app-token:` of a GitHub App installed on inference-sim with Issues: write" in notes

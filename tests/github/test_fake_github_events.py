@@ -91,8 +91,10 @@ def test_a_dispatch_is_checked_against_the_workflow_file_at_the_ref(fake):
 
 def test_graphql_answers_only_what_the_bot_asks(fake):
     headers = {"Authorization": f"bearer {fake.bot_token}"}
-    query = httpx.post(fake.graphql_url, headers=headers, json={"query": "{ viewer { login } }"})
-    assert query.status_code == 200 and "Cannot query field 'viewer'" in query.json()["errors"][0]["message"]
+    query = httpx.post(fake.graphql_url, headers=headers, json={"query": "{ rateLimit { remaining } }"})
+    assert query.status_code == 200 and "Cannot query field 'rateLimit'" in query.json()["errors"][0]["message"]
+    viewer = httpx.post(fake.graphql_url, headers=headers, json={"query": "{ viewer { login } }"})
+    assert viewer.json() == {"data": {"viewer": {"login": "github-actions[bot]"}}}  # who the token writes as
     misspelt = httpx.post(
         fake.graphql_url,
         headers=headers,

@@ -88,3 +88,16 @@ def test_feedback_issues_are_found_again_not_duplicated(forge):
     assert url == again and url.endswith("/acme/blis/issues/1")
     [issue] = fake.state.repos["acme/blis"].issues.values()
     assert issue.body.endswith("body 2") and "promotion-feedback" in issue.labels
+
+
+def test_a_feedback_issue_github_refuses_says_why_and_how_to_file_it(forge):
+    """GITHUB_TOKEN's 403 in another repository (admin-findings 2): a FeedbackNotFiled with the fix, not a
+    GitHubError that fails stage 6 after the three gates and the GPU run."""
+    from bot.forge.base import FeedbackNotFiled
+
+    fake, make = forge
+    fake.fail("POST", "/repos/acme/blis/issues", status=403, body={"message": "Resource not accessible by integration"})
+    with pytest.raises(FeedbackNotFiled) as refused:
+        make().file_feedback("promotion-bot:feedback:7:A1", "A1 refuted", "body 1")
+    assert "GitHub answered 403: Resource not accessible by integration" in refused.value.why
+    assert refused.value.repository == "acme/blis" and "`app-token:` of a GitHub App" in refused.value.fix

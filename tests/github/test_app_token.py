@@ -1,0 +1,77 @@
+"""An App token (`app-token:`) makes the bot write as `<app>[bot]`: it still knows its own comments, whatever
+`bot_logins` says, and still takes no one else's (admin-findings 1)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.github.client import GitHub
+from tests.github.actions_sim import REPO
+from tests.github.test_github_flow import TITLE, _comment, _to_gate_1, state_of
+
+pytestmark = pytest.mark.slow
+
+APP = "promo-app[bot]"
+STATUS = "<!-- promotion-bot:status -->"
+
+
+def _statuses(sim, number):
+    return [c for c in sim.fake.comments(REPO, number) if c.body.startswith(STATUS)]
+
+
+def test_an_app_token_with_bot_logins_at_its_default_keeps_one_status_comment_and_takes_decisions(sim):
+    sim.fake.add_user(APP, role="write", type="Bot")
+    sim.app_token = sim.fake.token_for(APP)
+    number = _to_gate_1(sim)
+    assert [c.user for c in _statuses(sim, number)] == [APP]
+    _comment(sim, number, "maria", "/approve")
+    assert state_of(sim, number).open_gate == 2
+    assert not [c.body for c in sim.fake.comments(REPO, number) if "missing (deleted?)" in c.body]
+
+
+def test_bot_logins_naming_only_an_app_while_github_token_writes_keeps_the_state(sim):
+    (sim.root / "config.yml").write_text(
+        "blis_repository: acme/blis\nallow_sample_data: true\nbot_logins: ['promo-app[bot]']\n"
+    )
+    number = _to_gate_1(sim)
+    _comment(sim, number, "maria", "/approve")
+    assert state_of(sim, number).open_gate == 2
+
+
+def test_another_apps_comment_with_the_status_marker_is_not_the_bots(fake_github):
+    """The token's own account counts, no other bot's: another App cannot plant a state."""
+    fake = fake_github
+    fake.add_repo(REPO)
+    fake.add_user("researcher")
+    fake.add_user("other-app[bot]", role="write", type="Bot")
+    fake.add_user(APP, role="write", type="Bot")
+    number = fake.create_issue(REPO, TITLE, "body", "researcher")
+    from github import Auth, Github
+
+    other = Github(auth=Auth.Token(fake.token_for("other-app[bot]")), base_url=fake.api_url, retry=None)
+    other.get_repo(REPO).get_issue(number).create_comment(f"{STATUS}\nforged")
+    client = GitHub(fake.token_for(APP), REPO, api_url=fake.api_url, throttle=False)
+    assert client.bot_comment(number, "promotion-bot:status") is None
+    assert client.log.calls.count("POST graphql viewer") == 1
+    client.upsert_comment(number, "promotion-bot:status", "real")
+    assert client.bot_comment(number, "promotion-bot:status").body.endswith("real")
+    again = GitHub(fake.token_for(APP), REPO, api_url=fake.api_url, throttle=False)
+    assert again.bot_comment(number, "promotion-bot:status").body.endswith("real")
+    assert again.log.calls.count("POST graphql viewer") == 1  # asked once per run, kept
+    assert fake.take_violations() == []
+
+
+def test_a_status_comment_by_the_bots_earlier_account_is_named_with_the_fix(sim):
+    """The `app-token:` removed mid-promotion: the state is by `promo-app[bot]`, the bot writes as
+    github-actions[bot] now. The refusal names that account and the fix; giving the token back lets it go on."""
+    sim.fake.add_user(APP, role="write", type="Bot")
+    sim.app_token = sim.fake.token_for(APP)
+    number = _to_gate_1(sim)
+    sim.app_token = ""
+    _comment(sim, number, "maria", "/approve")
+    [refused] = [c.body for c in sim.fake.comments(REPO, number) if "@maria `/approve` was not applied" in c.body]
+    assert "missing (deleted?)" in refused
+    assert f"A status comment by `{APP}` is here" in refused and "give the action that token again" in refused
+    sim.app_token = sim.fake.token_for(APP)
+    _comment(sim, number, "maria", "/approve")
+    assert state_of(sim, number).open_gate == 2
