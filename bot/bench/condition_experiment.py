@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bot.bench.conditions import Condition, conditions_for
+from bot.bench.conditions import Condition, condition_files, conditions_for, per_arm
 from bot.bench.evidence import arm_keywords
 from bot.bench.layout import RUN_TREATMENT_PATTERN, TREATMENTS, split_condition, with_condition
 from bot.bench.plan import BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE, BenchmarkPlan, Cell
@@ -46,17 +46,6 @@ def plan_conditions(plan: BenchmarkPlan) -> list[str]:
 def cells_under(plan: BenchmarkPlan, condition: str | None) -> list[Cell]:
     """The plan's cells run under ``condition`` (None: the plain cells of the main experiment)."""
     return [c for c in plan.cells if split_condition(c.workload)[1] == condition]
-
-
-def per_arm(found: Condition | str | None) -> bool:
-    """A condition applied during a run has one experiment per arm (see the module docstring); the others one."""
-    return isinstance(found, Condition) and found.level == "run"
-
-
-def condition_files(root: str, name: str, found: Condition | str | None) -> list[str]:
-    """The committed experiment files of condition ``name`` (``found``: what ``conditions_for`` says of it)."""
-    home = f"{root}/{name}"
-    return [f"{home}/{arm}.yaml" for arm in TREATMENTS] if per_arm(found) else [f"{home}/experiment.yaml"]
 
 
 def experiment_files(root: str, workloads: list[str], stack: StackSpec) -> list[str]:

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from bot.bench.layout import TREATMENTS
 from bot.model import StackSpec
 from bot.model.evidence import CONDITION_NOT_RECORDED
 
@@ -121,6 +122,18 @@ def conditions_for(stack: StackSpec) -> dict[str, Condition | str]:
         )
     )
     return out
+
+
+def per_arm(found: Condition | str | None) -> bool:
+    """A condition applied during a run has one experiment per arm (``bot.bench.condition_experiment``: a file's
+    setup treatments all run, and their keywords replace ``--run-keywords``); the others one."""
+    return isinstance(found, Condition) and found.level == "run"
+
+
+def condition_files(root: str, name: str, found: Condition | str | None) -> list[str]:
+    """The committed experiment files of condition ``name`` (``found``: what ``conditions_for`` says of it)."""
+    home = f"{root}/{name}"
+    return [f"{home}/{arm}.yaml" for arm in TREATMENTS] if per_arm(found) else [f"{home}/experiment.yaml"]
 
 
 #: Map C gap id -> the condition that decides it.

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.bench.conditions import condition_reason
+from bot.bench.conditions import Condition, condition_files, condition_reason, conditions_for
 from bot.bench.custody import Custody
 from bot.bench.layout import split_condition
 from bot.bench.load_binding import PlannedLoad, planned_loads, workload_reason
@@ -252,6 +252,9 @@ class EvidencePolicy:
     plugin_commit: Callable[[str], str | None] | None = None
     #: results-relative report -> the commit of the runner build it was bound to by its tag (``no_manifest``)
     runner_commits: dict[str, str] = field(default_factory=dict)
+    #: Track B condition -> the plan's committed experiment files that run its cells (``condition_files``): what
+    #: ``config_hint`` names for a cell under it; empty: not known (no spec, or one that records no stack)
+    condition_files: Mapping[str, list[str]] = field(default_factory=dict)
     _plugin_checked: dict[str, str | None] = field(default_factory=dict, repr=False)
 
     def bind(self, c: Candidate) -> str | None:
@@ -263,7 +266,7 @@ class EvidencePolicy:
         reason = self._keywords(doc, c.key.treatment)
         reason = reason or condition_reason(doc, c.rel, split_condition(c.key.workload)[1])
         reason = reason or workload_reason(doc, c.key, self.workloads)
-        reason = reason or self._epp(doc, c.key.treatment) or self._stack(doc, c.key.workload)
+        reason = reason or self._epp(doc, c.key.treatment, c.key.workload) or self._stack(doc, c.key.workload)
         return reason or self._image(doc) or self._pinned_image(doc, c.key.treatment, c.rel)
 
     def held(self, rel: str, sha256: str) -> str | None:
@@ -307,7 +310,7 @@ class EvidencePolicy:
             return f"run.keywords says arm {recorded!r}, but it is filed under {arm!r}"
         return None
 
-    def _epp(self, doc: dict, arm: str) -> str | None:
+    def _epp(self, doc: dict, arm: str, workload: str = "") -> str | None:
         if not self.arms:
             return None
         expected = self.arms.get(arm)
@@ -316,7 +319,7 @@ class EvidencePolicy:
         comp = epp_component(doc)
         recorded = keyword_value(doc, "epp-config")
         if comp is None and recorded is None:
-            return self.config_hint(arm, expected)
+            return self.config_hint(arm, expected, split_condition(workload)[1])
         if comp is not None and (problem := self._recorded_config(comp["native"]["config"], expected, arm)):
             return problem
         return self._config_keyword(recorded, expected, arm) if recorded is not None else None
@@ -344,15 +347,45 @@ class EvidencePolicy:
             f"({config_digest(expected)}): it ran another config (the plan changed since, or another program's)"
         )
 
-    def config_hint(self, arm: str, expected: dict) -> str:
+    def config_hint(self, arm: str, expected: dict, condition: str | None = None) -> str:
         """Why a report with no config record is refused, and how to run so that it has one (true of
-        llm-d-benchmark: it never fills scenario.stack[].native.config, but it keeps --run-keywords)."""
-        kws = ",".join(arm_keywords(self.promotion or "<id>", arm, expected))
-        return (
+        llm-d-benchmark: it never fills scenario.stack[].native.config, but it keeps --run-keywords). A cell under
+        a Track B condition is not in the main experiment.yaml: its own files are named (``_condition_hint``)."""
+        head = (
             "records no EPP config: neither an EndpointPickerConfig in scenario.stack[].native.config (llm-d-benchmark "
             "leaves it empty) nor an epp-config: keyword in run.keywords, so it cannot show which arm it measured; "
+        )
+        if condition is not None:
+            return head + self._condition_hint(arm, condition)
+        kws = ",".join(arm_keywords(self.promotion or "<id>", arm, expected))
+        return head + (
             "run the plan with `promote bench run` or from its experiment.yaml (both record it), or by hand one arm "
             f"at a time with `llmdbenchmark --run-keywords {kws} ...` for the {arm} arm"
+        )
+
+    def _condition_hint(self, arm: str, condition: str) -> str:
+        """How to rerun a cell under ``condition`` so its reports record the config and the condition: from the
+        condition's own committed file, which sets every keyword. Not ``--run-keywords``: a file's setup treatment
+        keywords replace them (so a run-level condition has one file per arm, ``condition_files``)."""
+        files = self.condition_files.get(condition, [])
+        own = next((f for f in files if f.endswith(f"/{arm}.yaml")), None)
+        if own is not None:
+            return (
+                f"run the cell with `promote bench run` (it applies the fault and records it), or by hand from the "
+                f"{arm} arm's own file {own} while applying the fault in every run as its header says: the file sets "
+                f"every keyword the report needs, condition:{condition} too (add no --run-keywords: the file's "
+                "replace them)"
+            )
+        if files:
+            return (
+                f"run the cell with `promote bench run` or from {files[0]} (both record it; the plan's main "
+                f"experiment.yaml does not run cells under condition {condition!r})"
+            )
+        return (
+            f"run the cell with `promote bench run` (it records it), or by hand from the plan's own file for "
+            f"condition {condition!r} ({condition}/{arm}.yaml or {condition}/experiment.yaml beside its "
+            "experiment.yaml, which sets every keyword the report needs); the main experiment.yaml does not run "
+            "cells under a condition"
         )
 
     def _stack(self, doc: dict, workload: str) -> str | None:
@@ -509,7 +542,18 @@ def policy_from_spec(
         evolved_image=pinned,
         allow_sample_data=allow_sample_data,
         workloads=planned_loads(request) if request is not None else {},
+        condition_files=_condition_files(spec),
     )
+
+
+def _condition_files(spec: Any) -> dict[str, list[str]]:
+    """Condition -> the committed files that run its cells (``condition_files``), for each condition the spec's
+    stack can run; empty for a spec that records no stack (the cluster decides which conditions exist)."""
+    if spec.stack is None:
+        return {}
+    root = f"benchmarks/promotion/{spec.slug}"  # where render_experiment commits them (bot.bench.experiment)
+    found = conditions_for(spec.stack).items()
+    return {name: condition_files(root, name, c) for name, c in found if isinstance(c, Condition)}
 
 
 def mark_sample(verdicts: list, reports: ReportSet) -> list:

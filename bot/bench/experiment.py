@@ -12,14 +12,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from bot.bench.condition_experiment import (
-    cells_under,
-    condition_files,
-    plan_conditions,
-    render_condition_experiments,
-    run_treatments,
-)
-from bot.bench.conditions import conditions_for
+from bot.bench.condition_experiment import cells_under, plan_conditions, render_condition_experiments, run_treatments
+from bot.bench.conditions import condition_files, conditions_for
 from bot.bench.evaluation_spec import default_evolved_image, render_evaluation_spec
 from bot.bench.evidence import arm_keywords
 from bot.bench.layout import split_condition

@@ -107,8 +107,9 @@ def _load_request(path: Path):
     return PromotionRequest.load(path)
 
 
-def _summary(path: Path):
-    """The TranslationSummary in a translation.json (stage 2's); EvidenceCliError names the field."""
+def _summary(path: Path, expect=()):
+    """The TranslationSummary in a translation.json (stage 2's); EvidenceCliError names the field, or, when it
+    translates another plugin than one of ``expect`` ((who says so, kind or None, plugin type) each), both."""
     import json
 
     from pydantic import ValidationError
@@ -122,12 +123,47 @@ def _summary(path: Path):
         raise EvidenceCliError(
             f"{path}: not JSON ({exc.msg}, line {exc.lineno}); pass stage 2's translation.json"
         ) from None
+    except (RecursionError, ValueError):  # as TranslationSummary.model_validate_json refused it before
+        raise EvidenceCliError(
+            f"{path}: not JSON the bot reads (nested too deep or a number too large); pass stage 2's translation.json"
+        ) from None
     if isinstance(payload, dict) and "summary" in payload and "kind" not in payload:
         payload = payload["summary"]  # `promote translate --out` wraps the summary with the files it wrote
     try:
-        return TranslationSummary.model_validate(payload)
+        summary = TranslationSummary.model_validate(payload)
     except ValidationError as exc:
         raise EvidenceCliError(f"{path}: {describe_validation_error(exc)}") from None
+    for said, kind, plugin in expect:
+        if summary.plugin_type != plugin or (kind is not None and summary.kind != kind):
+            raise EvidenceCliError(
+                f"{path}: the translation of {_plugin(summary.kind, summary.plugin_type)}, but {said} "
+                f"{_plugin(kind, plugin)}; pass the same promotion's translation.json (stage 2's, "
+                "docs/promotion/<slug>/translation.json on its branch)"
+            )
+    return summary
+
+
+def _plugin(kind, plugin: str) -> str:
+    """``the admission plugin 'x'``, or ``plugin 'x'`` when the kind is not known (an evaluation spec's)."""
+    return f"the {kind} plugin {plugin!r}" if kind is not None else f"plugin {plugin!r}"
+
+
+def _expected_plugin(request=None, spec=None, hypotheses=()) -> list:
+    """What a translation.json must translate, for ``_summary``: the request's plugin, the spec's, and the one the
+    hypotheses name (their statements say "the evolved scorer `x`"), each that is given. Another plugin's
+    translation would set aside this one's hypotheses as "not measurable" for what another plugin does."""
+    from bot.hypotheses.wording import named_plugins
+
+    out = []
+    if request is not None:
+        out.append(("the --request promotes", request.kind, request.plugin_type))
+    if spec is not None:
+        out.append(("the --spec plans", None, spec.plugin_type))
+    named = named_plugins(h.statement for h in hypotheses)
+    if len(named) == 1:  # none: hypotheses that name no plugin say nothing; several: not one promotion's
+        (kind, plugin) = next(iter(named))
+        out.append(("the --hypotheses are about", kind, plugin))
+    return out
 
 
 def _translation(request, feedback: str | None = None):
@@ -169,7 +205,10 @@ def cmd_hypothesize(args) -> int:
     from bot.hypotheses import generate_with_excluded, render_hypotheses
 
     request = _load_request(args.request)
-    summary = _summary(args.translation) if args.translation is not None else _translation(request).summary
+    if args.translation is not None:
+        summary = _summary(args.translation, [(f"{args.request} promotes", request.kind, request.plugin_type)])
+    else:
+        summary = _translation(request).summary
     hypotheses, excluded = generate_with_excluded(request, summary, load_dictionary(), feedback=args.feedback)
     write_files(output_dir(args.out), render_hypotheses(hypotheses, feedback=args.feedback, excluded=excluded))
     by_track = {t: sum(1 for h in hypotheses if h.track.value == t) for t in "ABC"}
@@ -297,12 +336,7 @@ def _unexercised(args, request, spec, hypotheses) -> tuple[object, str | None]:
     path = args.translation
     if path is None:
         path = next((p for root, paths in branch if (p := root / paths.translation_json).is_file()), None)
-    summary = _summary(path) if path is not None else None
-    if summary is not None and spec is not None and summary.plugin_type != spec.plugin_type:
-        raise EvidenceCliError(
-            f"{path}: the translation of plugin {summary.plugin_type!r}, the --spec plans {spec.plugin_type!r}; "
-            "pass the same promotion's translation.json"
-        )
+    summary = _summary(path, _expected_plugin(request, spec, hypotheses)) if path is not None else None
     if request is not None and request.kind not in SET_ASIDE_KINDS:
         return None, None
     if summary is None:

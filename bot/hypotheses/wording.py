@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +58,17 @@ def plugin_phrase(kind: PolicyKind, plugin: str) -> tuple[str, str]:
     if kind is PolicyKind.ADMISSION:
         return f"the evolved admission plugin `{plugin}`", ADMISSION_BASELINE
     return f"the evolved queue-ordering plugin `{plugin}`", "the default scheduling pipeline"
+
+
+def named_plugins(statements: Iterable[str]) -> set[tuple[PolicyKind, str]]:
+    """(kind, plugin type) of every evolved plugin the statements name as ``plugin_phrase`` words it: what a
+    hypotheses directory says it is about, so a translation of another plugin can be told from its own."""
+    statements, out = list(statements), set()
+    for kind in PolicyKind:
+        lead = plugin_phrase(kind, "")[0].removesuffix("``")
+        pattern = re.compile(re.escape(lead) + r"`([^`\n]+)`")
+        out |= {(kind, m) for s in statements for m in pattern.findall(s)}
+    return out
 
 
 #: What a scheduling plugin does in llm-d, whatever order BLIS evolved: it places requests, it orders no queue.

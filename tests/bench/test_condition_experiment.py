@@ -138,6 +138,54 @@ def test_a_run_of_each_readme_pod_failure_command_binds_to_its_arm_under_the_con
     assert [r for _, r in rs.rejected] == ["run.keywords says arm 'baseline', but it is filed under 'evolved'"]
 
 
+def test_following_stage_5s_hint_for_a_condition_cell_without_its_config_binds_the_report(tmp_path):
+    """Red team 8 item 3: a condition cell's report that records no EPP config was told to run "from its
+    experiment.yaml" (which runs no condition cell) or with `--run-keywords` (which a file's keywords replace, and
+    which has no condition:), a loop. The hint names the cell's own file; its keywords, as recorded, bind it."""
+    from bot.bench.evaluation_spec import load_evaluation_spec
+    from bot.bench.evidence import load_evidence, policy_from_spec
+    from tests.bench.test_bench_evidence import _upstream as upstream_report
+
+    _, _, files = _plan()
+    policy = policy_from_spec(load_evaluation_spec(files[f"{ROOT}/evaluation.yaml"]), allow_sample_data=False)
+    root = tmp_path / "workspace"
+    cells = {  # where llm-d-benchmark files a run of each cell; what the report records of its condition
+        _by_hand("baseline", f"{POD}-rate-30-rep-1"): ["condition:pod-failure"],
+        _by_hand("evolved+metric-staleness", f"{STALE}-rate-30-rep-1"): [],
+    }
+    for rel, kws in cells.items():
+        report = _at_rate(upstream_report(rel.split("/")[0]), 30)
+        report["run"]["keywords"] = kws
+        (root / rel).parent.mkdir(parents=True)
+        (root / rel).write_text(yaml.safe_dump(report), encoding="utf-8")
+    plain = _at_rate(upstream_report("plain"), 30)  # one valid report, so the directory is not refused whole
+    plain["run"]["keywords"] = yaml.safe_load(files[f"{ROOT}/pod-failure/evolved.yaml"])["setup"]["treatments"][0][
+        "description.keywords"
+    ]
+    (root / _by_hand("evolved", f"{POD}-rate-30-rep-1")).parent.mkdir(parents=True)
+    (root / _by_hand("evolved", f"{POD}-rate-30-rep-1")).write_text(yaml.safe_dump(plain), encoding="utf-8")
+
+    hints = dict(load_evidence(root, policy).rejected)
+    assert sorted(hints) == sorted(cells)
+    named = {}
+    for rel, hint in hints.items():
+        assert hint.startswith("records no EPP config") and "its experiment.yaml" not in hint, hint
+        assert "llmdbenchmark --run-keywords" not in hint, hint
+        [named[rel]] = re.findall(rf"from (?:the \w+ arm's own file )?({ROOT}/\S+\.yaml)", hint)
+    assert named == {
+        _by_hand("baseline", f"{POD}-rate-30-rep-1"): f"{ROOT}/pod-failure/baseline.yaml",
+        _by_hand("evolved+metric-staleness", f"{STALE}-rate-30-rep-1"): f"{ROOT}/metric-staleness/experiment.yaml",
+    }
+    for rel, path in named.items():  # follow the hint: the named file's setup treatment for this directory
+        setup = rel.split("/")[0].removeprefix("setup-treatment-")
+        [treatment] = [t for t in yaml.safe_load(files[path])["setup"]["treatments"] if t["name"] == setup]
+        report = yaml.safe_load((root / rel).read_text(encoding="utf-8"))
+        report["run"]["keywords"] = ",".join(treatment["description.keywords"]).split(",")
+        (root / rel).write_text(yaml.safe_dump(report), encoding="utf-8")
+    rs = load_evidence(root, policy)
+    assert rs.rejected == [] and len(rs.loaded) == 3
+
+
 def test_the_main_experiment_holds_the_plain_cells_and_every_run_is_in_exactly_one_experiment(tmp_path):
     parser = _upstream("llmdbenchmark/experiment/parser.py", tmp_path)
     _, plan, files = _plan()

@@ -161,3 +161,13 @@ def test_a_confirmed_schedulers_resolution_confirms_the_placement_not_the_queue_
         unplanned_control=UNPLANNED_CONTROL,
     )
     assert ("| **Resolution** | Clean confirmation |" in table) == (kind != "scheduling")
+
+
+@pytest.mark.parametrize("kind", ["admission", "scheduling", "routing"])
+def test_the_hypotheses_name_the_kind_and_type_of_their_plugin(kind, dictionary):
+    """Red team 8 item 2: `promote evaluate --translation` refuses another plugin's translation by the plugin the
+    hypotheses name (``named_plugins``), so every kind's hypotheses must say theirs, and say only theirs."""
+    from bot.hypotheses.wording import named_plugins
+
+    _, hs = _hypotheses(kind, dictionary)
+    assert named_plugins(h.statement for h in hs) == {(PolicyKind(kind), "evolved-x")}

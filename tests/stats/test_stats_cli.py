@@ -288,8 +288,44 @@ def test_evaluate_says_when_it_could_not_check_what_stage_5_sets_aside(chain, pr
         ),
         pytest.param(
             [*EVALUATE, "--spec", "{spec}", "--translation", "{tmp}/other.json"],
-            "the translation of plugin 'other-scorer', the --spec plans 'evolved-adaptive-scorer'",
+            "the translation of the routing plugin 'other-scorer', but the --spec plans plugin 'evolved-adaptive-scorer'",
             id="translation-of-another-plugin",
+        ),
+        # Red team 8 item 2: another plugin's translation set aside every hypothesis as "not measurable" for what
+        # that plugin does; the hypotheses name their plugin, so it is refused with neither --request nor --spec
+        pytest.param(
+            [*EVALUATE, "--translation", "{tmp}/admitter.json"],
+            "the translation of the admission plugin 'gaie-saturation-shedder', but the --hypotheses are about the "
+            "routing plugin 'evolved-adaptive-scorer'",
+            id="translation-of-another-plugin-without-request-or-spec",
+        ),
+        pytest.param(
+            [*EVALUATE, "--spec", "{spec}", "--translation", "{tmp}/other-kind.json"],
+            "the translation of the admission plugin 'evolved-adaptive-scorer', but the --hypotheses are about the "
+            "routing plugin 'evolved-adaptive-scorer'",
+            id="translation-of-another-kind-with-the-specs-plugin",
+        ),
+        pytest.param(
+            [*EVALUATE, "--request", "{request}", "--translation", "{tmp}/admitter.json"],
+            "the translation of the admission plugin 'gaie-saturation-shedder', but the --request promotes the "
+            "routing plugin 'evolved-adaptive-scorer'",
+            id="translation-of-another-plugin-than-the-request",
+        ),
+        pytest.param(
+            ["hypothesize", "{request}", "--out", "{tmp}/o", "--translation", "{tmp}/admitter.json"],
+            "promotion.yaml promotes the routing plugin 'evolved-adaptive-scorer'",
+            id="hypothesize-from-another-plugins-translation",
+        ),
+        # Red team 8 item 4: json.loads raises RecursionError on deep nesting, which is no JSONDecodeError
+        pytest.param(
+            [*EVALUATE, "--translation", "{tmp}/deep.json"],
+            "deep.json: not JSON the bot reads (nested too deep",
+            id="translation-nested-too-deep",
+        ),
+        pytest.param(
+            ["hypothesize", "{request}", "--out", "{tmp}/o", "--translation", "{tmp}/deep.json"],
+            "deep.json: not JSON the bot reads (nested too deep",
+            id="hypothesize-translation-nested-too-deep",
         ),
         pytest.param(
             [*EVALUATE, "--translation", "{tmp}/notjson.json"],
@@ -312,6 +348,14 @@ def test_bad_input_exits_2_with_one_line(chain, promote, tmp_path, argv, needle)
     (tmp_path / "notjson.json").write_text("{")
     other = json.loads((FIXTURES / "translation.json").read_text()) | {"plugin_type": "other-scorer"}
     (tmp_path / "other.json").write_text(json.dumps(other))
+    other_kind = other | {
+        "plugin_type": "evolved-adaptive-scorer",
+        "kind": "admission",
+        "behaviour": {"idle:0": "admit"},
+    }
+    (tmp_path / "other-kind.json").write_text(json.dumps(other_kind))
+    (tmp_path / "admitter.json").write_text(json.dumps(other_kind | {"plugin_type": "gaie-saturation-shedder"}))
+    (tmp_path / "deep.json").write_text('{"summary":' + "[" * 200_000 + "]" * 200_000 + "}")
     subst = {
         "{spec}": str(next((root / "plan").rglob("evaluation.yaml"))),
         "{tmp}": str(tmp_path),
