@@ -229,10 +229,22 @@ def listing(gate: int, examples: dict[str, str] | None = None, *, github: bool =
     return "; ".join(f"`{d.syntax}` (e.g. `{d.example}`): {d.effect_in(github)}" for d in for_gate(gate, examples))
 
 
+#: What the local commands a finding offers call the promotion's work directory: the CLI finds a promotion by its
+#: --work (default ./.promote), which a review written on the branch cannot know, and a command copied without it
+#: fails ("no promotion here") wherever the promotion ran with its own.
+WORK_PLACEHOLDER = "W"
+
+
+def request_changes_command(gate: int, reason: str) -> str:
+    """The local change request a finding offers, with ``--work W`` (W: the --work the stop line names, as in gate
+    3's `promote run REQUEST --results DIR --work W`): copied without --work it looked for ./.promote and failed."""
+    return f"`promote request-changes {gate} --reason '{reason}' --work {WORK_PLACEHOLDER}`"
+
+
 def exclude_command(home: str, ids: str) -> str:
     """Gate 2's ``exclude:`` change request in the words of the home a finding is read in: the comment
     `/request-changes exclude: A1 (why)` on GitHub, where a person has no local CLI; `promote request-changes 2
-    --reason 'exclude: A1'` in a local rehearsal."""
+    --reason 'exclude: A1' --work W` in a local rehearsal."""
     if home == "github":
         return f"`/request-changes exclude: {ids} (why)`"
-    return f"`promote request-changes 2 --reason 'exclude: {ids}'`"
+    return request_changes_command(2, f"exclude: {ids}")

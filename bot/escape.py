@@ -205,8 +205,22 @@ def line(value: object, sep: str | None = None) -> str:
 
 
 def commit_subject(value: object, limit: int = 120) -> str:
-    """A commit subject: one line, nothing hidden, at most ``limit`` characters."""
-    return line(value)[:limit].rstrip()
+    """A commit subject: one line, nothing hidden, at most ``limit`` characters. A longer one is cut at its last
+    clause ("; ") near the end or, failing that, after its last whole word that fits (a count loses its number
+    too: "0 refuted...", not "9..."), and ends in "...": `git log --oneline` is the view a maintainer scans, and
+    "9 inconclusiv" drops the word that says what the count is."""
+    text = line(value).rstrip()
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 3]
+    if head.rfind("; ") >= limit * 3 // 4:
+        head = head[: head.rfind("; ")]
+    elif text[limit - 3] != " " and " " in head:  # mid-word: back to the last whole word
+        head = head[: head.rfind(" ")]
+    words = head.rstrip(" ,;:").split(" ")
+    if len(words) > 1 and words[-1].isdigit():
+        words.pop()
+    return " ".join(words).rstrip(" ,;:") + "..."
 
 
 def commit_block(value: object, indent: str = "  ") -> str:

@@ -104,14 +104,22 @@ def _arm(c: CellQueues, arm: str) -> str:
 _FORMED = {True: "queues formed", False: "**queues never formed**", None: "not reported"}
 
 
-def queues_markdown(cells: list[CellQueues], judged: dict[tuple[str, float], list[str]]) -> str:
-    """verdicts.md's waiting-queue section for a scheduler: one row per cell, the hypotheses judged there, and
-    what a cell without queues means for them. '' when there is no cell."""
+def queues_markdown(
+    cells: list[CellQueues],
+    planned: dict[tuple[str, float], list[str]],
+    measured: dict[tuple[str, float], list[str]] | None = None,
+) -> str:
+    """verdicts.md's waiting-queue section for a scheduler: one row per cell of the claims that predict a change
+    from the evolved order (``planned``: cell -> their ids, gate 2's G2.cells-saturate), and what a cell without
+    queues means for those of them judged there (``measured``, default ``planned``). A guard's cells are not
+    given: at low load a guard is expected to see no queue, which says nothing against it. '' when no cell."""
     if not cells:
         return ""
+    measured = planned if measured is None else measured
     rows = [
-        f"| {md(c.workload)} | {c.rate:g} | {_arm(c, 'baseline')} | {_arm(c, 'evolved')} | {_FORMED[c.formed]} | "
-        f"{', '.join(judged.get((c.workload, c.rate), [])) or '—'} |"
+        f"| {md(c.workload)} | {c.rate:g} | {_arm(c, 'baseline')} | {_arm(c, 'evolved')} | "
+        f"{_FORMED[c.formed] if c.runs else 'no runs'} | "
+        f"{', '.join(planned.get((c.workload, c.rate), [])) or '—'} |"
         for c in cells
     ]
     out = [
@@ -120,21 +128,24 @@ def queues_markdown(cells: list[CellQueues], judged: dict[tuple[str, float], lis
         (
             "The plugin is a queue-position scorer: it acts only where endpoints' waiting counts differ, and vLLM "
             "queues requests only when saturated. Where queues never formed, every endpoint scored alike and the "
-            "cell measured the rest of the profile, not the evolved order. A fact beside the verdicts, from the "
-            f"reports' `results.observability.{WAITING_KEY}` (highest level any pod recorded, evolved arm decides)."
+            "cell measured the rest of the profile, not the evolved order. The cells below are those of the claims "
+            "that predict a change from the order (gate 2's G2.cells-saturate named them), judged here or not; a "
+            "guard's no-regression or equivalence needs no queue, and at its low loads none is expected, so its "
+            "cells are not listed. A fact beside the verdicts, from the reports' "
+            f"`results.observability.{WAITING_KEY}` (highest level any pod recorded, evolved arm decides)."
         ),
         "",
-        "| Workload | Rate (req/s) | Baseline arm | Evolved arm | Queues | Judged here |",
+        "| Workload | Rate (req/s) | Baseline arm | Evolved arm | Queues | Order claims planned here |",
         "|---|---|---|---|---|---|",
         *rows,
     ]
     dry = never_formed(cells)
     if dry:
         where = ", ".join(f"{md(c.workload)} @ {c.rate:g} req/s" for c in dry)
-        ids = sorted({i for c in dry for i in judged.get((c.workload, c.rate), [])})
+        ids = sorted({i for c in dry for i in measured.get((c.workload, c.rate), [])})
         on = f" What {', '.join(ids)} measured there is the rest of the profile, not the evolved order." if ids else ""
         out += ["", f"**Queues never formed** at {where}: no pod had a waiting request in any evolved run.{on}"]
-    if all(c.formed is None for c in cells):
+    if all(c.formed is None for c in cells) and any(c.runs for c in cells):
         out += [
             "",
             (

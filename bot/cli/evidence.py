@@ -68,7 +68,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--hypotheses", type=Path, required=True, help="directory written by `promote hypothesize`")
     p.add_argument("--results", type=Path, required=True, help=RESULTS_HELP)
     p.add_argument("--out", type=Path, required=True, help="directory for verdicts.json, verdicts.md and plots/")
-    p.add_argument("--request", type=Path, help="promotion.yaml (for evolved_for, the mechanism check)")
+    p.add_argument(
+        "--request",
+        type=Path,
+        help="promotion.yaml, or the branch's benchmarks/promotion/<slug>/request.json (for evolved_for, the "
+        "mechanism check and a scheduler's set-aside)",
+    )
     p.add_argument(
         "--spec",
         type=Path,
@@ -102,9 +107,29 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _load_request(path: Path):
-    from bot.model import PromotionRequest
+    """A promotion.yaml, or the request stage 4 recorded on the branch (``benchmarks/promotion/<slug>/request.json``,
+    the one the findings' "Reproducing" command passes): its program paths point at the requester's checkout, so it
+    is read as the record it is, as `promote bench run` reads it, not resolved against files beside it."""
+    import json
 
-    return PromotionRequest.load(path)
+    from pydantic import ValidationError
+
+    from bot.model import PromotionRequest, describe_validation_error
+
+    if path.suffix != ".json":
+        return PromotionRequest.load(path)
+    text = _read_text(path, "request.json written by stage 4 (benchmarks/promotion/<slug>/request.json)")
+    try:
+        return PromotionRequest.model_validate(json.loads(text))
+    except json.JSONDecodeError as exc:
+        raise EvidenceCliError(
+            f"{path}: not JSON ({exc.msg}, line {exc.lineno}); pass stage 4's request.json or a promotion.yaml"
+        ) from None
+    except ValidationError as exc:
+        raise EvidenceCliError(
+            f"{path}: not a promotion request ({describe_validation_error(exc)}); pass stage 4's "
+            "benchmarks/promotion/<slug>/request.json or a promotion.yaml"
+        ) from None
 
 
 def _summary(path: Path, expect=()):
@@ -361,7 +386,7 @@ def cmd_evaluate(args) -> int:
     from bot.hypotheses import load_hypotheses
     from bot.model import status_counts
     from bot.stages.mix_validate import judge_planned_mix
-    from bot.stages.run_validate import mix_markdown, verdicts_on
+    from bot.stages.run_validate import mix_markdown, queues_markdown_for, verdicts_on
     from bot.stats.evidence import evidence_files
 
     hypotheses = load_hypotheses(args.hypotheses)
@@ -426,6 +451,8 @@ def cmd_evaluate(args) -> int:
             *([_set_aside_warning(set_aside_unchecked)] if set_aside_unchecked else []),
         ],
         priority_mix=mix_markdown(mix, alpha),
+        # a scheduler's texts point to "stage 5's waiting-queue section": here too (its cells are the request's)
+        queues=queues_markdown_for(request, reports, hypotheses, verdicts) if request is not None else "",
     )
     write_files(output_dir(args.out), files)
     said_rejected = f"; {len(rejected)} report(s) rejected (listed in verdicts.md)" if rejected else ""

@@ -134,7 +134,8 @@ def _plan_cost(ctx, hypotheses) -> str:
         "plan, one profile per hypothesis; stage 4's sequential design expects less)"
         + (
             f"; the at-most includes a priority mix ({plan.priority_mix.runs} runs, "
-            f"{gpu_minutes(plan.priority_mix.gpu_minutes)} GPU-minutes) for per-class admission"
+            f"{gpu_minutes(plan.priority_mix.gpu_minutes)} GPU-minutes) for per-class admission: "
+            f"{gpu_minutes(plan.total_gpu_minutes)} in all, the figure stage 5 reports as planned"
             if plan.priority_mix
             else ""
         )

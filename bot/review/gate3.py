@@ -26,6 +26,7 @@ import json
 
 from pydantic import ValidationError
 
+from bot.directives import request_changes_command
 from bot.model import Direction, Finding, Severity, Track, Verdict, VerdictStatus, status_counts
 from bot.review import gate3_evidence
 
@@ -240,7 +241,7 @@ def _unmeasured_arms(ctx, recorded: dict[str, Verdict]) -> list[Finding]:
                 if ctx.home == "github"
                 else f"run the plan's {arm} arm (`promote bench run` at the branch's stage 4 commit runs both) and put "
                 f"its reports in the --results directory under {arm}/, or fix why they were left out; then "
-                f"`promote request-changes 3 --reason '{REJUDGE_RESULTS}'` so stage 5 judges them",
+                f"{request_changes_command(3, REJUDGE_RESULTS)} so stage 5 judges them",
             )
         )
     return out
@@ -350,8 +351,8 @@ def review(ctx) -> list[Finding]:
                 fix=REJUDGE_ON_GITHUB
                 if ctx.home == "github"
                 else "run the stage 4 plan on GPUs (`promote bench run` at the branch's stage 4 commit); then "
-                f"`promote run REQUEST --results DIR --work W` and `promote request-changes 3 --reason "
-                f"'{REJUDGE_RESULTS}'` so stage 5 judges them",
+                f"`promote run REQUEST --results DIR --work W` and {request_changes_command(3, REJUDGE_RESULTS)} so "
+                "stage 5 judges them",
             )
         )
     findings += _unmeasured_arms(ctx, recorded)
@@ -394,7 +395,7 @@ def _priority_mix(ctx) -> list[Finding]:
                 "aside and why (`priority_mix`, `rejected`); fix the cause and run the same command again with --resume "
                 "(it runs the set-aside mix runs again, within the budget), or run priority-mix/experiment.yaml by hand "
                 "and put each run's results.json + run_metadata.yaml in the --results directory; then "
-                f"`promote request-changes 3 --reason '{REJUDGE_RESULTS}'`",
+                f"{request_changes_command(3, REJUDGE_RESULTS)}",
             )
         )
     return out
@@ -464,7 +465,7 @@ def _unused_reports(ctx) -> list[Finding]:
                     if mismatch and ctx.home == "github"
                     else "they were measured for another plan than the one at this branch's stage 4 commit: run that "
                     "plan (`promote bench run`), put its reports in the run's --results directory, then "
-                    "`promote request-changes 3 --reason 'rejudge: reports of the current plan'`"
+                    + request_changes_command(3, "rejudge: reports of the current plan")
                     if mismatch
                     else f"fix or leave out the report(s); stage 5 lists every report it did not use in {ctx.paths.reports_not_used}"
                 ),

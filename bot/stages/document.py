@@ -18,12 +18,26 @@ from bot.forge.base import FeedbackNotFiled
 from bot.golang.scheduling_docs import UNPLANNED_CONTROL, queue_control
 from bot.golang.toolchain import ToolchainReport
 from bot.hypotheses.blis_feedback import Recommendation, recommendations
-from bot.model import Effect, Hypothesis, PolicyKind, Stage, Track, TranslationSummary, Verdict, VerdictStatus
+from bot.model import (
+    Direction,
+    Effect,
+    Hypothesis,
+    PolicyKind,
+    Stage,
+    Track,
+    TranslationSummary,
+    Verdict,
+    VerdictStatus,
+)
 from bot.model.better import better_than_margin
+from bot.model.evidence import CONDITION_NOT_RECORDED
 from bot.render import render
 from bot.render.claims import cause, held_back
+from bot.render.outcome import is_sample
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
+from bot.stats.shedding import NOT_USED_FLAG
+from bot.stats.unjudged import NOT_BENCHMARKED, NOT_EXERCISED, NOT_RUNNABLE, NOT_VARIED, unjudged_reason
 
 #: BLIS resolution names; a confirmation whose gain is not where the mechanism predicts gets its own, and an
 #: inconclusive verdict says what held it back (``resolution``): "parameter-dependent" only when cells disagree.
@@ -168,6 +182,64 @@ def held_notes(h: Hypothesis, v: Verdict) -> list[str]:
     return notes or ["No cell was measured, so nothing decided it; see the flags."]
 
 
+#: The devil's advocate of a verdict no benchmark report decides (``bot.stats.unjudged.unjudged_reason``, by its
+#: flag): what would decide it, as its Results say. "More repetitions or a quieter cluster may still resolve it"
+#: is true of a measured inconclusive verdict only; for these, more runs of the same cells decide nothing.
+UNJUDGED_DEVIL = {
+    NOT_EXERCISED: (
+        "Nothing measured here speaks for or against the claim: the planned cells cannot exercise what it is about, "
+        "so whatever they show is not the plugin's doing. More repetitions or a quieter cluster would not change "
+        "that; benchmarking it on cells that exercise it, as its Results say, would."
+    ),
+    NOT_RUNNABLE: (
+        "Nothing was measured for the claim: this cluster cannot run the condition it is about. More repetitions "
+        "here would not change that; a cluster that can apply the condition would, or review at gate 3."
+    ),
+    NOT_VARIED: (
+        "Nothing was measured for the claim: no planned run varies what it is about. More repetitions of the planned "
+        "cells would not change that; a run that varies it would, or review at gate 3."
+    ),
+    NOT_BENCHMARKED: (
+        "The claim makes no benchmark prediction, so no benchmark speaks for or against it however many runs are "
+        "made; the stage 4 tests or review decide it."
+    ),
+    CONDITION_NOT_RECORDED: (
+        "No run records the condition the claim is about, so none of them speaks for or against it. More repetitions "
+        "would not change that until the runs record it: run its cells with `promote bench run`, or decide it by "
+        "review at gate 3."
+    ),
+    NOT_USED_FLAG: (
+        "Nothing was measured for the claim: the plan's priority mix decides it, and no result of it could be used. "
+        "More repetitions of the planned cells would not change that; running the priority mix would, as its Results "
+        "say."
+    ),
+    "no-results": "Nothing has been measured yet: the stage 4 plan has not been run, so no verdict speaks either way.",
+}
+
+#: A confirmed equivalence or no-regression claim: "the improvement could come from ..." has no improvement to
+#: explain (s01's C6 was confirmed at -0.3%), and the claim's weakness is another.
+GUARD_DEVIL = (
+    "A confirmed {direction} claim says the evolved plugin stayed within the margin here, not that it improved "
+    "anything: it would hold just as well if the plugin never acted on these cells (a scheduler where no queue "
+    "formed, an admitter that shed nothing), so it speaks for the plugin's safety on this workload, not for its "
+    "mechanism."
+)
+
+
+def devils_advocate(h: Hypothesis, v: Verdict) -> str | None:
+    """The devil's advocate the findings template cannot tell from the status alone, or None for the template's
+    own (a measured inconclusive, refuted or improving confirmed verdict, or one not testable as translated)."""
+    if "no-results" in v.flags:
+        return UNJUDGED_DEVIL["no-results"]
+    reason = unjudged_reason(v) or (NOT_USED_FLAG if NOT_USED_FLAG in v.flags else None)
+    if reason is not None and not v.effects and v.status is VerdictStatus.INCONCLUSIVE:
+        return UNJUDGED_DEVIL[reason]
+    direction = h.prediction.direction if h.prediction else None
+    if v.status is VerdictStatus.CONFIRMED and direction in (Direction.NO_WORSE, Direction.EQUIVALENT):
+        return GUARD_DEVIL.format(direction=direction.value)
+    return None
+
+
 def action(h: Hypothesis, v: Verdict, recs: list[Recommendation]) -> str:
     """The findings classification's action: the BLIS feedback only when the report has an entry for it."""
     if any(r.hypothesis == h.id for r in recs):
@@ -230,6 +302,7 @@ def run(ctx: StageContext) -> StageOutput:
     files: dict[str, str | bytes] = {}
     written, prompt = _narratives(ctx, pairs)
     recs = recommendations(pairs, ctx.request.kind)
+    sample = is_sample(pairs)  # the Reproducing command passes --allow-sample-data as stage 5 judged
     for h, v in pairs:
         files[ctx.paths.findings(h.id)] = render(
             "findings.md.j2",
@@ -248,6 +321,8 @@ def run(ctx: StageContext) -> StageOutput:
             narrative_prompt=prompt,
             queue_control=queue_control(),
             unplanned_control=UNPLANNED_CONTROL,
+            sample=sample,
+            devil=devils_advocate(h, v),
         )
     links, kept, not_filed = file_feedback(ctx, pairs, recs)
     files.update(kept)

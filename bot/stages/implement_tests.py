@@ -66,10 +66,13 @@ def run(ctx: StageContext) -> StageOutput:
     baseline_cfg = baseline_epp_config(summary_t.kind, evolved_cfg, summary_t.plugin_type)
     files.update(render_experiment(plan, ctx.request, baseline_cfg, evolved_cfg))
     ratio = plan.cost.gpu_minutes / plan.naive_cost.gpu_minutes if plan.naive_cost.gpu_minutes else 1.0
+    # Stage 5 and the report name the plan by its figure in all (run-limits.json's planned_gpu_minutes): said here
+    # too, or a planned priority mix makes "1440 as a fixed plan" and "1788 planned" read as two budgets.
+    in_all = f"{gpu_minutes(plan.total_gpu_minutes)} in all with the priority mix, " if plan.priority_mix else ""
     summary = (
         f"unit tests for {summary_t.plugin_type} and a benchmark plan: up to {plan.repetitions} repetitions per cell, "
         f"{plan.cost.runs} runs, {gpu_minutes(plan.cost.gpu_minutes)} GPU-minutes as a fixed plan ({ratio:.0%} of the naive "
-        f"plan), {gpu_minutes(plan.most_gpu_minutes)} at most (the figure gate 2 approves and the runner caps at)"
+        f"plan), {in_all}{gpu_minutes(plan.most_gpu_minutes)} at most (the figure gate 2 approves and the runner caps at)"
     )
     if ctx.feedback:
         summary += "; rerun with feedback"

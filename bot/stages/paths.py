@@ -50,6 +50,12 @@ class PromotionPaths:
         return f"{self.benchmarks}/evaluation.yaml"
 
     @property
+    def request_json(self) -> str:
+        """The request stage 4 planned for (``bot.bench.experiment``): `promote bench run` and `promote evaluate
+        --request` read it from the branch."""
+        return f"{self.benchmarks}/request.json"
+
+    @property
     def run_limits(self) -> str:
         """The fixed plan's GPU-minutes, the runner's default cap and the GPU job's time limit (stage 4)."""
         return f"{self.benchmarks}/run-limits.json"

@@ -451,16 +451,32 @@ def mix_markdown(mix: MixOutcome | None, alpha: float) -> str:
     return f"## Priority mix\n\n**Not judged{decided}.** The plan runs a priority mix, but {md(mix.reason or '')}."
 
 
-def queues_markdown_for(ctx: StageContext, reports, verdicts: list[Verdict]) -> str:
-    """A scheduler's waiting-queue section (``bot.bench.waiting``): whether each judged cell formed queues, the
-    only place its order can act. '' for another kind, or without reports."""
-    from bot.bench.waiting import cell_queues, queues_markdown
+def queues_markdown_for(request, reports, hypotheses, verdicts: list[Verdict]) -> str:
+    """A scheduler's waiting-queue section (``bot.bench.waiting``): whether queues formed in each cell gate 2's
+    G2.cells-saturate named, the cells of the claims that predict a change from the evolved order
+    (``bot.hypotheses.saturation``; ``hypotheses`` as planned, before any set-aside), judged here or not: the one
+    place its order can act, and the cells a person was told to check. A guard's cells are left out: a
+    no-regression holds where the plugin does nothing, and at low load no queue is expected. '' for another kind,
+    without reports, or with no such claim."""
+    from bot.bench.waiting import CellQueues, cell_queues, queues_markdown
+    from bot.hypotheses.operating_points import cells
+    from bot.hypotheses.saturation import needs_queues
 
-    if ctx.request.kind is not PolicyKind.SCHEDULING or reports is None:
+    if request.kind is not PolicyKind.SCHEDULING or reports is None:
         return ""
-    judged = cells_judged(verdicts)
-    runs = [k for k in reports.runs() if (k.workload, float(k.rate)) in judged]
-    return queues_markdown(cell_queues(getattr(reports, "waiting", {}), runs), judged)
+    planned: dict[tuple[str, float], list[str]] = {}
+    for h in hypotheses:
+        if needs_queues(request.kind, h):
+            for workload, rate in sorted(cells(request, h)):
+                planned.setdefault((workload, float(rate)), []).append(h.id)
+    if not planned:
+        return ""
+    measured = {cell: ids for cell, ids in cells_judged(verdicts).items() if cell in planned}
+    runs = [k for k in reports.runs() if (k.workload, float(k.rate)) in planned]
+    found = cell_queues(getattr(reports, "waiting", {}), runs)
+    seen = {(c.workload, c.rate) for c in found}
+    unrun = [CellQueues(w, r, {}, {}, {}) for (w, r) in planned if (w, r) not in seen]  # planned, no report
+    return queues_markdown(sorted([*found, *unrun], key=lambda c: (c.workload, c.rate)), planned, measured)
 
 
 def run(ctx: StageContext) -> StageOutput:
@@ -521,7 +537,7 @@ def run(ctx: StageContext) -> StageOutput:
         summary=summary_markdown(verdicts, hypotheses) + "\n" + plots.summary_markdown("plots", alpha=alpha),
         evidence=evidence,
         priority_mix=mix_markdown(mix, alpha),
-        queues=queues_markdown_for(ctx, reports, verdicts),
+        queues=queues_markdown_for(ctx.request, reports, hypotheses, verdicts),
         rejected=rejected,
         notes=getattr(reports, "notes", []),
         sample_flag=SAMPLE_FLAG,

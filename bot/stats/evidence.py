@@ -294,13 +294,15 @@ def evidence_files(
     alpha: float = 0.05,
     warnings: Sequence[str] = (),
     priority_mix: str = "",
+    queues: str = "",
 ) -> dict[str, str | bytes]:
     """Everything ``promote evaluate`` writes, as out-dir-relative path -> content.
 
     verdicts.json, verdicts.md (``warnings`` first, as quoted Markdown the caller wrote: what the verdicts
     could not check, e.g. reports never bound to their arm; then summary, forest plot, rejected reports, one
     evidence block per hypothesis), and plots/*.png (``bot.stats.plots``). ``priority_mix`` is stage 5's
-    priority-mix section (Markdown), placed before the tracks as on stage 5's page.
+    priority-mix section (Markdown), placed before the tracks as on stage 5's page, and ``queues`` its
+    waiting-queue section after it (``run_validate.queues_markdown_for``), which a scheduler's texts point to.
     """
     from bot.stats.plots import plot_evidence
 
@@ -314,8 +316,7 @@ def evidence_files(
     if rejected:
         md += ["## Reports that failed validation (not used)", "", "| Report | Reason |", "|---|---|"]
         md += [f"| `{_cell_text(p)}` | {_cell_text(r)} |" for p, r in rejected] + [""]
-    if priority_mix:
-        md += [priority_mix, ""]
+    md += [line for section in (priority_mix, queues) if section for line in (section, "")]
     for track in Track:
         hs = [h for h in ordered if h.track == track]
         if not hs:

@@ -11,9 +11,10 @@ from types import SimpleNamespace
 
 from bot.bench.reports import load_results
 from bot.bench.waiting import WAITING_KEY, cell_queues, peak_waiting, queues_markdown
-from bot.model import PromotionRequest
+from bot.model import Direction, PromotionRequest
 from bot.stages.run_validate import queues_markdown_for
 from tests.bench.bench_helpers import example_doc, make_doc
+from tests.stats.stats_synth import hypothesis
 
 
 def _doc(level: float | None, rate: float = 10.0) -> dict:
@@ -61,8 +62,43 @@ def test_stage_5_writes_the_section_for_a_scheduler_only_and_invents_nothing_wit
     rs = load_results(root)
     verdicts = [SimpleNamespace(hypothesis_id="A1", effects=[SimpleNamespace(workload="load-spikes", rate=30.0)])]
     s01 = PromotionRequest.load("examples/corpus/promote/s01-scheduling.yaml")
-    text = queues_markdown_for(SimpleNamespace(request=s01), rs, verdicts)
+    a1 = hypothesis("A1", workloads=["load-spikes"], rates=[30])
+    text = queues_markdown_for(s01, rs, [a1], verdicts)
     assert "| not reported | A1 |" in text and "**queues never formed**" not in text.lower()
     assert f"No report carries `{WAITING_KEY}`" in text
     router = s01.model_copy(update={"kind": "routing"})
-    assert queues_markdown_for(SimpleNamespace(request=router), rs, verdicts) == ""
+    assert queues_markdown_for(router, rs, [a1], verdicts) == ""
+
+
+def test_the_section_covers_the_cells_gate_2_named_and_leaves_the_low_load_guards_out(results_factory):
+    """CF2 (consistency3 4): the section listed only cells some verdict measured, so with A1 and B7 set aside it
+    dropped load-spikes @ 30 (the cell gate 2's G2.cells-saturate told the user to check first), and it called the
+    guards' low-load cells "queues never formed ... not the evolved order", as if a guard there were a defect."""
+    from bot.review.saturation import cells_saturate
+
+    root, write = results_factory
+    for arm in ("baseline", "evolved"):
+        for rep in (1, 2):
+            write(arm, "load-spikes", 30, rep, _doc(4.0, 30))
+            write(arm, "load-spikes", 45, rep, _doc(4.0, 45))
+            write(arm, "sanity-random", 10, rep, _doc(0.0))  # a guard's low load: no queue, as expected
+    rs = load_results(root)
+    s01 = PromotionRequest.load("examples/corpus/promote/s01-scheduling.yaml")
+    a1 = hypothesis("A1", workloads=["load-spikes"])  # the order's claims, set aside: no measured cell
+    b7 = hypothesis("B7", direction=Direction.INCREASE, workloads=["load-spikes"], rates=[45])
+    b1 = hypothesis("B1", direction=Direction.NO_WORSE, workloads=["load-spikes"], rates=[45])
+    c4 = hypothesis("C4", direction=Direction.EQUIVALENT, workloads=["sanity-random"], rates=[10])
+    guards = [
+        SimpleNamespace(hypothesis_id=h, effects=[SimpleNamespace(workload=w, rate=r)])
+        for h, w, r in (("B1", "load-spikes", 45.0), ("C4", "sanity-random", 10.0))
+    ]
+    text = queues_markdown_for(s01, rs, [a1, b1, b7, c4], guards)
+    assert "| load-spikes | 30 | peak 4 (2 of 2 runs) | peak 4 (2 of 2 runs) | queues formed | A1 |" in text
+    assert "| load-spikes | 45 | peak 4 (2 of 2 runs) | peak 4 (2 of 2 runs) | queues formed | A1, B7 |" in text
+    assert "sanity-random" not in text.split("|---|")[-1] and "never formed" not in text.split("|---|")[-1]
+    ctx = SimpleNamespace(request=s01, paths=SimpleNamespace(hypotheses_dir="docs/hypotheses"))
+    (named,) = cells_saturate(ctx, [(None, h) for h in (a1, b1, b7, c4)])
+    assert "the cells A1, B7 are judged on" in named.message and "`load-spikes` @ 30 and 45 req/s" in named.message
+    no_runs = SimpleNamespace(runs=list, waiting={})  # reports none of which ran the planned cells
+    planned_only = queues_markdown_for(s01, no_runs, [a1], [])
+    assert "| load-spikes | 30 | no runs | no runs | no runs | A1 |" in planned_only

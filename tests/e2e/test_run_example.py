@@ -167,7 +167,7 @@ def test_report_says_the_sample_reports_gpu_time_was_not_recorded(full_run):
     # what the plan promised is known from what stage 4 committed (consistency finding 9), said alike everywhere
     limits = json.loads(git(fork, "show", f"{BRANCH}:benchmarks/promotion/evolved-adaptive-scorer/run-limits.json"))
     assert (spent["planned"], spent["budget"]) == (limits["planned_gpu_minutes"], limits["budget_gpu_minutes"])
-    assert f"(the plan: {spent['planned']:g} GPU-minutes for the fixed design, at most {spent['budget']:g})" in section
+    assert f"(the plan: {spent['planned']:g} GPU-minutes in all, at most {spent['budget']:g})" in section
     plan = git(fork, "show", f"{BRANCH}:benchmarks/promotion/evolved-adaptive-scorer/README.md")
     assert f"At most **{spent['budget']:g} GPU-minutes**" in plan
 

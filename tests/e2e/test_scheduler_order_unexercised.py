@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -34,7 +35,7 @@ SCHEDULERS = {
 
 
 @pytest.mark.parametrize("sid", sorted(SCHEDULERS))
-def test_a_schedulers_order_claims_on_inert_cells_are_not_measurable_everywhere(sid, tmp_path, capsys):
+def test_a_schedulers_order_claims_on_inert_cells_are_not_measurable_everywhere(sid, tmp_path, capsys, monkeypatch):
     source, slug, check, why = SCHEDULERS[sid]
     request = yaml.safe_load((CORPUS / "promote" / "s01-scheduling.yaml").read_text())
     request.update(id=sid, title=slug, source=str(CORPUS / source), plugin_name=slug)
@@ -67,7 +68,7 @@ def test_a_schedulers_order_claims_on_inert_cells_are_not_measurable_everywhere(
     assert main(["status", "--work", str(work)]) == 0
     status = capsys.readouterr().out.splitlines()[0]
     assert re.search(r"\(Track A none measurable on these cells\)$", status), status
-    _evaluate_agrees_with_stage_5(forge, branch, slug, path, results, tmp_path, capsys)
+    _evaluate_agrees_with_stage_5(forge, branch, slug, path, results, tmp_path, capsys, monkeypatch)
 
 
 def _promote(request: dict, tmp_path: Path, adjust=None) -> tuple[LocalForge, str, Path, Path, Path]:
@@ -88,7 +89,9 @@ def _promote(request: dict, tmp_path: Path, adjust=None) -> tuple[LocalForge, st
     return LocalForge(fork, work), f"promotion/{request['id']}-{request['plugin_name']}", work, path, results
 
 
-def _evaluate_agrees_with_stage_5(forge, branch, slug, request: Path, results: Path, tmp_path: Path, capsys) -> None:
+def _evaluate_agrees_with_stage_5(
+    forge, branch, slug, request: Path, results: Path, tmp_path: Path, capsys, monkeypatch
+) -> None:
     """CC4: `promote evaluate` on the branch's hypotheses, spec and translation gives stage 5's statuses (the same
     set-aside); without a translation it says the set-aside was not checked, and how to give it one."""
     checkout = tmp_path / "checkout"
@@ -121,14 +124,55 @@ def _evaluate_agrees_with_stage_5(forge, branch, slug, request: Path, results: P
     assert "WARNING: not-measurable set-aside not checked: pass --translation <translation.json>" in line, line
     assert "Not-measurable set-aside not checked" in (tmp_path / "ev-unchecked" / "verdicts.md").read_text()
     assert unchecked != stage5  # judged as if the cells exercised the plugin
+    _reproducing_agrees(docs, checkout, results, tmp_path, stage5, monkeypatch)
+    _set_aside_findings_say_what_would_decide_them(docs)
 
 
-def test_an_admitter_that_sheds_nothing_on_the_cells_is_judged_alike_by_evaluate_and_stage_5(tmp_path, capsys):
+def _reproducing_agrees(docs: Path, checkout: Path, results: Path, tmp_path: Path, stage5: dict, monkeypatch) -> None:
+    """CF2 (consistency3 3): the findings' "Reproducing" command, copied and run in the branch's checkout, gives
+    stage 5's statuses; it used to omit --spec/--request, and confirmed B7, which stage 5 had set aside."""
+    hid = sorted(stage5)[0]  # every findings document prints the same command
+    text = (docs / "findings" / f"{hid}.md").read_text().split("## Reproducing", 1)[1]
+    command = re.search(r"`(promote evaluate [^`]+)`", text).group(1)
+    out = tmp_path / "ev-repro"
+    argv = shlex.split(command.replace("<results dir>", shlex.quote(str(results))).replace("<dir>", str(out)))
+    monkeypatch.chdir(checkout)
+    assert main(argv[1:]) == 0, command
+    verdicts = json.loads((out / "verdicts.json").read_text())
+    assert {v["hypothesis_id"]: v["status"] for v in verdicts} == stage5, command
+    # a scheduler's texts point to stage 5's waiting-queue section: the reproduction writes it too
+    queues = "## Waiting queues" in (docs / "validation/verdicts.md").read_text()
+    assert ("## Waiting queues" in (out / "verdicts.md").read_text()) == queues
+
+
+def test_an_admitter_that_sheds_nothing_on_the_cells_is_judged_alike_by_evaluate_and_stage_5(
+    tmp_path, capsys, monkeypatch
+):
     """CC4: a02 sheds only sheddable traffic and every cell sends priority 0; stage 5 sets every benchmarked
     hypothesis aside, and `promote evaluate` on the same reports used to confirm them."""
     request = yaml.safe_load((CORPUS / "promote" / "a02-admission.yaml").read_text())
     request["source"] = str(CORPUS / "a02_gaie_saturation_shedder.go")
-    forge, branch, _, path, results = _promote(request, tmp_path)
+    forge, branch, work, path, results = _promote(request, tmp_path)
     verdicts = json.loads(forge.read_file(branch, f"docs/promotion/{request['plugin_name']}/validation/verdicts.json"))
     assert any("not measurable on these cells" in v["flags"] for v in verdicts)
-    _evaluate_agrees_with_stage_5(forge, branch, request["plugin_name"], path, results, tmp_path, capsys)
+    # CF2 (consistency3 6): stage 4 and gate 2 said "1440 as a fixed plan", stage 5 "1788 for the fixed design"
+    # (the cells plus the priority mix): one label per figure now, "in all" for the one stage 5 reports.
+    slug = request["plugin_name"]
+    total = f"{json.loads(forge.read_file(branch, f'benchmarks/promotion/{slug}/run-limits.json'))['planned_gpu_minutes']:g}"
+    thread = (work / "issue" / "thread.md").read_text()
+    assert f"{total} in all with the priority mix" in thread and f"{total} in all, the figure stage 5" in thread
+    page = forge.read_file(branch, f"docs/promotion/{slug}/validation/verdicts.md").decode()
+    assert f"(the plan: {total} GPU-minutes in all, at most" in page and "fixed design" not in page
+    _evaluate_agrees_with_stage_5(forge, branch, request["plugin_name"], path, results, tmp_path, capsys, monkeypatch)
+
+
+def _set_aside_findings_say_what_would_decide_them(docs: Path) -> None:
+    """CF2 (consistency3 5): a set-aside claim's devil's advocate said "more repetitions or a quieter cluster may
+    still resolve it", beside Results saying the cells cannot exercise it."""
+    verdicts = json.loads((docs / "validation/verdicts.json").read_text())
+    aside = [v["hypothesis_id"] for v in verdicts if "not measurable on these cells" in v["flags"]]
+    assert aside
+    for hid in aside:
+        text = (docs / "findings" / f"{hid}.md").read_text()
+        devil = text.split("## Devil's advocate", 1)[1].split("## Findings classification", 1)[0]
+        assert "may still resolve it" not in devil and "cells that exercise it" in devil, (hid, devil)

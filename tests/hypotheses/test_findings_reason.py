@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bot.hypotheses.blis_feedback import Recommendation
 from bot.model import Direction, Effect, PolicyKind, TranslationSummary, Verdict, VerdictStatus
-from bot.stages.document import action, resolution, root_cause
+from bot.stages.document import action, devils_advocate, resolution, root_cause
 from tests.stats.stats_synth import hypothesis
 
 C, R, U = VerdictStatus.CONFIRMED, VerdictStatus.REFUTED, VerdictStatus.INCONCLUSIVE
@@ -122,3 +122,35 @@ def test_an_equivalence_measured_beyond_its_margin_never_says_more_runs_would_sh
     inside = _effect(30, 0.02, (-0.01, 0.06), U, "a regression beyond 5% is not ruled out (...)")
     notes = root_cause(nw, Verdict(hypothesis_id="C2", status=U, summary="s", effects=[inside]), SUMMARY)
     assert "more runs per arm or a quieter cluster would" in notes[0], notes
+
+
+def test_a_verdict_no_benchmark_decides_gets_its_own_devils_advocate_never_more_repetitions():
+    """CF2 (consistency3 5): every not-judged FINDINGS said "more repetitions or a quieter cluster may still resolve
+    it", beside Results saying not measurable on these cells, not runnable on this cluster, no planned run varies
+    it, or no benchmark prediction: none of which more runs of the same cells decide."""
+    from bot.stats.unjudged import not_benchmarked_verdict, set_aside
+
+    a1 = hypothesis("A1", workloads=["load-spikes"])
+    aside = set_aside([a1], {"A1": "every request ranks alike"}, "benchmark it on mixed priorities", "G2.x")[0]
+    runnable = a1.model_copy(update={"prediction": None, "not_in_plan": "it needs a run this cluster cannot do: x"})
+    varied = a1.model_copy(update={"prediction": None, "not_in_plan": "no planned run varies the signal"})
+    no_prediction = a1.model_copy(update={"prediction": None})
+    said = {}
+    for name, h in {"aside": aside, "runnable": runnable, "varied": varied, "none": no_prediction}.items():
+        said[name] = devils_advocate(h, not_benchmarked_verdict(h))
+        assert said[name] and "may still resolve it" not in said[name], name
+    assert "cells that exercise it" in said["aside"] and "cluster that can apply" in said["runnable"]
+    assert "a run that varies it" in said["varied"] and "stage 4 tests or review" in said["none"]
+    assert len(set(said.values())) == 4
+    h, v = _c1()  # measured and inconclusive: the template's own text (more runs may resolve it)
+    assert devils_advocate(h, v) is None
+
+
+def test_a_confirmed_no_regression_is_not_argued_as_an_improvement():
+    """CF2 (consistency3 5): s01's C6, confirmed at -0.3% throughput, read "The improvement could come from ..."."""
+    h = hypothesis("C6", metric="throughput", direction=Direction.NO_WORSE, workloads=["sanity-random"])
+    v = Verdict(hypothesis_id="C6", status=C, summary="s")
+    said = devils_advocate(h, v)
+    assert said.startswith("A confirmed no-worse claim") and "improvement could come" not in said
+    a3, _ = _a3()
+    assert devils_advocate(a3, Verdict(hypothesis_id="A3", status=C, summary="s")) is None

@@ -13,7 +13,7 @@ from bot.golang.scheduling_docs import UNPLANNED_CONTROL, queue_control
 from bot.hypotheses import generate_hypotheses
 from bot.model import Effect, PolicyKind, TranslationSummary, Verdict, VerdictStatus
 from bot.render import render
-from bot.stages.document import STATUS_WORD, resolution
+from bot.stages.document import STATUS_WORD, devils_advocate, resolution
 from bot.stages.paths import PromotionPaths
 from tests.hypotheses.conftest import make_request
 
@@ -83,6 +83,8 @@ def _findings(kind: str, dictionary, track_a: bool = True) -> str:
         narrative_prompt="",
         queue_control=queue_control(),
         unplanned_control=UNPLANNED_CONTROL,
+        sample=False,
+        devil=devils_advocate(h, v),
     )
     return text.split("## Devil's advocate", 1)[1].split("##", 1)[0]
 
@@ -104,7 +106,9 @@ def test_a_confirmed_devils_advocate_names_the_mechanism_check_only_where_it_ran
     a = _findings(kind, dictionary)
     assert "penalties" not in a and "The mechanism check across workloads" in a
     c = _findings(kind, dictionary, track_a=False)  # the check runs on Track A metrics only
-    assert "mechanism check" not in c and "The per-workload effects above are the evidence" in c
+    assert "mechanism check" not in c and "The per-workload effects above are the evidence" not in c
+    # CF2 (consistency3 5): a confirmed guard claims no improvement, so none is argued away
+    assert c.strip().startswith("A confirmed equivalent claim says the evolved plugin stayed within the margin")
     assert ("admitting every request" in a) == (kind == "admission")
 
 
@@ -159,6 +163,8 @@ def test_a_confirmed_schedulers_resolution_confirms_the_placement_not_the_queue_
         narrative_prompt="",
         queue_control=queue_control(),
         unplanned_control=UNPLANNED_CONTROL,
+        sample=False,
+        devil=devils_advocate(a1, v),
     )
     assert ("| **Resolution** | Clean confirmation |" in table) == (kind != "scheduling")
 

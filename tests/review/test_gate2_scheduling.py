@@ -112,7 +112,7 @@ def test_a_conflict_on_one_cell_is_found_and_its_fix_is_a_change_request_gate_2_
     [f] = _contradictions(hyps, req)
     assert f.check == "G2.contradiction" and f.severity is Severity.IMPORTANT
     assert f"{eq.id} predicts ttft_mean equivalent on mixed-slo @ 30 req/s, but {b8.id}" in f.message
-    [(gate, reason)] = re.findall(r"`promote request-changes (\d) --reason '([^']*)'`", f.fix)
+    [(gate, reason)] = re.findall(r"`promote request-changes (\d) --reason '([^']*)' --work W`", f.fix)
     assert (gate, reason) == ("2", f"exclude: {eq.id}") and f"`exclude: {b8.id}`" in f.fix
     for reason in (f"exclude: {eq.id}", f"exclude: {b8.id}"):
         assert refusal(2, reason, hypotheses=[h for _, h in hyps]) is None
@@ -239,7 +239,7 @@ def test_an_admitter_that_reads_the_class_has_its_claims_on_one_priority_flagged
     guards = [h.id for _, h in hyps if h.track.value == "C" and h.benchmarked]
     assert claims and guards and all(i in f.message for i in claims + guards)
     reason = f"exclude: {', '.join(claims)}"
-    assert f"`promote request-changes 2 --reason '{reason}'`" in f.fix
+    assert f"`promote request-changes 2 --reason '{reason}' --work W`" in f.fix
     assert refusal(2, reason, hypotheses=[h for _, h in hyps]) is None
     # an admitter that never reads the class is exercised alike on every cell
     blind, plain = (
@@ -360,7 +360,7 @@ def test_a_scheduler_whose_order_the_cells_leave_inert_has_its_order_hypotheses_
         assert "`sanity-random` 354–414 tokens" in f.message  # every workload's lengths, set aside or not
         assert "both sides of incumbentInputTokens" in f.fix
     reason = f"exclude: {', '.join(order)}"
-    assert f"`promote request-changes 2 --reason '{reason}'`" in f.fix
+    assert f"`promote request-changes 2 --reason '{reason}' --work W`" in f.fix
     assert refusal(2, reason, hypotheses=[h for _, h in hyps]) is None
 
 

@@ -472,7 +472,7 @@ def test_gate3_no_results_fix_is_a_change_request_that_applies_as_written(branch
 
     edit(ctx.paths.verdicts_json, no_results)
     [found] = [f for f in review_gate(3, ctx) if f.check == "G3.no-results"]
-    [(gate, reason)] = re.findall(r"`promote request-changes (\d) --reason '([^']*)'`", found.fix)
+    [(gate, reason)] = re.findall(r"`promote request-changes (\d) --reason '([^']*)' --work W`", found.fix)
     assert refusal(int(gate), reason) is None, refusal(int(gate), reason)
 
 
@@ -734,3 +734,24 @@ def test_no_finding_read_on_github_tells_to_run_a_local_promote_command(branch):
     assert planted <= {f.check for f in findings}, sorted({f.check for f in findings})
     local = [(f.check, f.fix) for f in findings if "promote " in (f.fix or "")]
     assert not local, local
+
+
+def test_a_local_change_request_a_finding_offers_carries_the_work_directory():
+    """CF2 (consistency3 7): G2.priority-exercised's `promote request-changes 2 --reason 'exclude: A1, B7'`, copied
+    after a run with --work /tmp/s01b, failed: "/.../.promote: no promotion here". It carries --work W now, and the
+    real CLI parses it into the directive and the work directory."""
+    import shlex
+
+    from bot.cli import build_parser
+    from bot.directives import exclude_command, request_changes_command
+    from bot.review.change_request import refusal
+
+    for text in (
+        exclude_command("local", "A1, B7"),
+        request_changes_command(3, "rejudge: reports of the current plan"),
+    ):
+        [command] = re.findall(r"`(promote request-changes [^`]*)`", text)
+        assert command.endswith(" --work W"), command
+        args = build_parser().parse_args(shlex.split(command.replace(" W", " /tmp/s01b"))[1:])
+        assert str(args.work) == "/tmp/s01b" and refusal(args.gate, args.reason) is None, command
+    assert "--work" not in exclude_command("github", "A1")

@@ -146,6 +146,19 @@ def test_commit_text_cannot_forge_a_trailer(s):
         assert not re.match(r"^Promotion-", line)
 
 
+def test_a_long_commit_subject_is_cut_at_a_word_never_mid_word():
+    """Found by consistency3 (8): `git log --oneline` showed "verdicts: 5 confirmed, 0 refuted, 9 inconclusiv"."""
+    stage5 = (
+        "stage 5: run and validate: go vet and go test pass (6 passed, 0 failed); verdicts: 5 confirmed, 0 refuted, "
+        "9 inconclusive; 72 runs"
+    )
+    assert commit_subject(stage5).endswith("verdicts: 5 confirmed, 0 refuted...")
+    stage7 = "stage 7: pull request: PR stays a draft; gates 1, 2 and 3's reviews did not converge " + "x" * 40
+    cut = commit_subject(stage7)
+    assert len(cut) <= 120 and cut.endswith("did not converge...")
+    assert commit_subject("short subject") == "short subject"
+
+
 def test_a_leading_number_is_not_mangled_and_an_ordered_list_marker_is_escaped_where_markdown_allows():
     """Found by a new user: '98.4% agreement' rendered as '\\98.4% agreement' (a backslash before a digit shows)."""
     from bot.escape import md

@@ -84,6 +84,9 @@ SAFE = {
         "h.vvuq.value",
         "narrative_prompt",  # a prompt file name of ours
         "paths.hypotheses_dir",  # built from the slug: [a-z0-9-]
+        "paths.evaluation_spec",  # the Reproducing command: built from the slug too
+        "paths.request_json",
+        "paths.translation_json",
         "paths.slug",
         "request.plugin_type",  # pattern [a-z][a-z0-9-]*
         "resolution",
