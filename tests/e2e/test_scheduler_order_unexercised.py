@@ -63,6 +63,9 @@ def test_a_schedulers_order_claims_on_inert_cells_are_not_measurable_everywhere(
     thread = (work / "issue" / "thread.md").read_text()
     raised = [line for line in thread.splitlines() if f"`{check}#" in line]
     assert raised and f"{', '.join(order)} will be reported not measurable on these cells" in raised[0]
+    # CF1 (consistency3 #2): set aside, they cost nothing, so the fix says what excluding them does and does not do.
+    assert "approving as is costs nothing extra for them" in raised[0]
+    assert "changes neither the plan nor its GPU time" in raised[0] and "until you approve" in raised[0]
     _plan_is_what_stage_5_judges(forge, branch, slug, verdicts, order, thread)
     _bench_run_plans_as_stage_4(tmp_path / "fork", branch, slug, tmp_path)
     capsys.readouterr()
@@ -172,7 +175,11 @@ def test_an_admitter_that_sheds_nothing_on_the_cells_is_judged_alike_by_evaluate
     hypothesis aside, and `promote evaluate` on the same reports used to confirm them."""
     request = yaml.safe_load((CORPUS / "promote" / "a02-admission.yaml").read_text())
     request["source"] = str(CORPUS / "a02_gaie_saturation_shedder.go")
-    forge, branch, _, path, results = _promote(request, tmp_path)
+    forge, branch, work, path, results = _promote(request, tmp_path)
+    thread = (work / "issue" / "thread.md").read_text()
+    raised = [line for line in thread.splitlines() if "`G2.priority-exercised#" in line]
+    # CF1 (consistency3 #2): no `exclude:` offered that would leave the plan as it is, or leave no plan.
+    assert raised and "no `exclude:` shrinks that" in raised[0] and "exclude: A1'" not in raised[0]
     verdicts = json.loads(forge.read_file(branch, f"docs/promotion/{request['plugin_name']}/validation/verdicts.json"))
     assert any("not measurable on these cells" in v["flags"] for v in verdicts)
     _evaluate_agrees_with_stage_5(forge, branch, request["plugin_name"], path, results, tmp_path, capsys)
