@@ -128,7 +128,7 @@ def evaluation_spec(
             h.id: EvalHypothesis(**h.model_dump(exclude={"id"}))
             for h in sorted(plan.hypotheses, key=lambda h: id_key(h.id))
         },
-        not_benchmarked=plan.not_benchmarked,
+        not_benchmarked=sorted([*plan.not_benchmarked, *plan.not_measurable], key=id_key),
         priority_mix=plan.priority_mix,
     )
 

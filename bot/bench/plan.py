@@ -46,6 +46,7 @@ from bot.stats.decide import Claim
 from bot.stats.design import DecisionRule, SequentialRule
 from bot.stats.power import MAX_CV, NoiseModel, noise_floor
 from bot.stats.scenario import confirm_rates
+from bot.stats.unjudged import NOT_EXERCISED
 
 #: CV assumed when no earlier runs are given. Why 5%: run-to-run CV of aggregate latency on a
 #: dedicated GPU stack under constant-rate load is typically a few percent, and 5% is the upper
@@ -233,6 +234,7 @@ class BenchmarkPlan(_Model):
     not_benchmarked: list[str] = Field(
         description="hypotheses without a benchmark prediction, or that the translated plugin cannot test"
     )
+    not_measurable: dict[str, str] = Field({}, description="set aside as stage 5 does (unexercised_by): id -> why")
     repetitions: int = Field(description="the most repetitions any cell gets (per treatment); see cell_repetitions")
     cell_repetitions: list[CellRepetitions] = Field(description="per-cell repetitions, in the order of `cells`")
     claims: list[ClaimSizing] = Field(default_factory=list, description="per (hypothesis, cell) sizing")
@@ -428,10 +430,12 @@ def plan_for(
         raise PlanError(f"hypotheses: duplicate ids {sorted({i for i in ids if ids.count(i) > 1})}")
     # A hypothesis the translated plugin cannot test (Hypothesis.not_testable) needs no runs and no power.
     with_pred = sorted((h for h in hypotheses if h.benchmarked), key=lambda h: id_key(h.id))
+    # Set aside by the caller with stage 5's rule (run_validate.planned_hypotheses): no alpha, cells or cost.
+    not_measurable = {h.id: h.not_in_plan for h in hypotheses if (h.not_in_plan or "").startswith(NOT_EXERCISED)}
     if not with_pred:
         raise PlanError("no hypothesis has a benchmark prediction; nothing to plan (check stage 3's output)")
     planned = [_planned(h, request) for h in with_pred]
-    not_benchmarked = sorted((h.id for h in hypotheses if not h.benchmarked), key=id_key)
+    not_benchmarked = sorted((h.id for h in hypotheses if not h.benchmarked and h.id not in not_measurable), key=id_key)
 
     cells = sorted({c for h in planned for c in h.cells}, key=Cell.key)
     harnesses = sorted({request.workload(split_condition(c.workload)[0]).harness for c in cells})
@@ -519,6 +523,7 @@ def plan_for(
         cells=cells,
         hypotheses=planned,
         not_benchmarked=not_benchmarked,
+        not_measurable={k: not_measurable[k] for k in sorted(not_measurable, key=id_key)},
         repetitions=max(by_cell.values()),
         cell_repetitions=[CellRepetitions(cell=c, repetitions=by_cell[c], sized_by=sized_by[c]) for c in cells],
         claims=claims,

@@ -69,6 +69,24 @@ def _mix_section(plan: BenchmarkPlan) -> list[str]:
     ]
 
 
+def _not_measurable(plan: BenchmarkPlan) -> list[str]:
+    """A row for each hypothesis stage 5 sets aside (``BenchmarkPlan.not_measurable``), in place of a power: it
+    takes no alpha and sizes no cell, so the levels above are the ones its verdicts are tested at."""
+    rows = [f"| {hid} | — | — | — | — | — | — | {why.replace('|', '/')} |" for hid, why in plan.not_measurable.items()]
+    if not rows:
+        return []
+    ids = ", ".join(plan.not_measurable)
+    return [
+        *rows,
+        "",
+        (
+            f"{ids}: stage 5 sets them aside (the same rule, on the same translation and EndpointPickerConfig), so "
+            "they take no share of alpha, size no cell and cost no GPU time; the levels above are the levels their "
+            "verdicts are tested at."
+        ),
+    ]
+
+
 def plan_markdown(plan: BenchmarkPlan) -> str:
     p = plan.parameters
     lines = [
@@ -139,6 +157,7 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
             f"| {hp.hypothesis} | {hp.kind} | {_effects(plan, hp.hypothesis)} | {hp.level:.2g} | {_pct(hp.power)} | "
             f"{_pct(hp.power_floor)} | {_pct(hp.power_equal_noise)} | {status} |"
         )
+    lines += _not_measurable(plan)
     lines += _guards_section(plan)
     lines += [
         "",

@@ -112,6 +112,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.set_defaults(func=cmd_files, home=False)
 
 
+def _planned(root: Path, request, hypotheses) -> list:
+    """The hypotheses as stage 4 planned them: stage 5's not-measurable set-aside read from the branch."""
+    from pydantic import ValidationError
+
+    from bot.stages.run_validate import branch_planned_hypotheses
+
+    try:
+        return branch_planned_hypotheses(root, request, hypotheses)
+    except (OSError, ValueError, ValidationError) as exc:
+        raise BenchCliError(
+            f"{root}: the branch's translation.json or EndpointPickerConfig cannot be read ({exc}); check out the "
+            "promotion branch as stage 4 left it"
+        ) from None
+
+
 def load_config(args):
     from bot.bench.evaluation_spec import load_evaluation_spec
     from bot.bench.plan import make_plan
@@ -137,7 +152,7 @@ def load_config(args):
         )
     args.commit = head  # the full sha goes into the manifest and the image tag
     hypotheses = load_hypotheses(root / f"docs/promotion/{request.slug}/hypotheses")
-    plan = make_plan(request, hypotheses)  # as stage 4 made it
+    plan = make_plan(request, _planned(root, request, hypotheses))  # as stage 4 made it
     committed = load_yaml((bench / "evaluation.yaml").read_text(encoding="utf-8"))
     ours = {c.cell.label(): c.repetitions for c in plan.cell_repetitions}
     if committed.get("repetitions_by_cell") != ours:

@@ -88,9 +88,12 @@ def hypothesis_rows(ctx) -> list[dict]:
     from bot.bench.plan import PlanError, hypothesis_cells
 
     rows = []
-    for h in hypotheses_on_branch(ctx):
+    hypotheses = hypotheses_on_branch(ctx)
+    set_aside = {h.id for h in _planned(ctx, hypotheses) if h.prediction is None} if hypotheses else set()
+    for h in hypotheses:
+        planned = h.benchmarked and h.id not in set_aside
         try:
-            cells = [c.label() for c in hypothesis_cells(h, ctx.request)] if h.benchmarked else []
+            cells = [c.label() for c in hypothesis_cells(h, ctx.request)] if planned else []
         except PlanError:
             cells = []
         what = (
@@ -98,6 +101,8 @@ def hypothesis_rows(ctx) -> list[dict]:
         ) + f" on {', '.join(h.workloads)}"
         if h.prediction and not h.benchmarked:
             what += " (not testable as translated: not benchmarked)"
+        elif h.prediction and h.id in set_aside:
+            what += " (not measurable on these cells: no cells, no alpha)"
         rows.append({"id": h.id, "track": h.track.value, "claim": h.title, "what": what, "cells": cells})
     return rows
 
@@ -122,11 +127,13 @@ def _plan_cost(ctx, hypotheses) -> str:
     from bot.bench.plan import PlanError, make_plan
     from bot.bench.units import gpu_minutes
 
-    try:
-        plan = make_plan(ctx.request, hypotheses)  # as stage 4 makes it: one plan, one mix
+    try:  # as stage 4 makes it: one plan, one mix, stage 5's set-aside applied
+        plan = make_plan(ctx.request, _planned(ctx, hypotheses))
     except PlanError as exc:
         return f"no plan: {exc}"
     not_run = f", {len(plan.not_benchmarked)} not benchmarked" if plan.not_benchmarked else ""
+    if plan.not_measurable:
+        not_run += f", {len(plan.not_measurable)} not measurable on these cells ({', '.join(plan.not_measurable)})"
     return (
         f"approving plans {len(plan.hypotheses)} benchmarked on {len(plan.cells)} cells{not_run}: "
         f"{plan.cost.runs} runs, {gpu_minutes(plan.most_gpu_minutes)} GPU-minutes at most (the cap `promote bench run` "
@@ -141,6 +148,18 @@ def _plan_cost(ctx, hypotheses) -> str:
         )
         + _short_of_plan(plan)
     )
+
+
+def _planned(ctx, hypotheses) -> list:
+    """The hypotheses as stage 4 will plan them (``set_aside.for_plan`` on the branch's translation and
+    EndpointPickerConfig); an unreadable translation is G2's to report, and the plan then takes them all."""
+    from bot.bench.set_aside import for_plan
+
+    try:
+        summary = TranslationSummary.model_validate_json(ctx.read(ctx.paths.translation_json) or "")
+    except ValidationError:
+        return list(hypotheses)
+    return for_plan(ctx.request, summary, ctx.read(ctx.paths.epp_config(summary.plugin_type)), hypotheses)
 
 
 def _short_of_plan(plan) -> str:

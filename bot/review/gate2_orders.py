@@ -49,9 +49,13 @@ def order_inert(ctx, hyps, summary) -> list[Finding]:
         "a second queue-scorer there (or scores flat), and those runs measure queue length re-weighted, not the "
         "order; the guards and the other gaps are judged as planned"
     )
+    # Stage 4 plans them as stage 5 judges them (``run_validate.planned_hypotheses``): no alpha, no cells.
     fix = (
-        f"{order_fix(summary)}; drop them ({exclude_command(ctx.home, ids)}), or reject; approving as is spends those cells' "
-        "GPU time on runs that decide nothing of the order"
+        f"to measure them, {order_fix(summary)}; as planned they take no alpha, no cell and no GPU time, so approving "
+        f"as is costs nothing extra for them, and excluding them ({exclude_command(ctx.home, ids)}) changes neither "
+        "the plan nor its GPU time, only drops them from the report; either way the guards and the other gaps are "
+        "judged on these single-priority cells, and this check stays until you approve (say why as the reason) "
+        "or reject"
     )
     return [
         Finding(

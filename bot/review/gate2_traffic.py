@@ -94,7 +94,13 @@ def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> 
             f"{ids} will be reported not measurable on these cells, not judged: {established} (it reads "
             f"{', '.join(read)}); the plan's priority mix decides only the shedding order (per-class admit rate)"
         )
-        fix = f"{UNEXERCISED_FIX}{drop}, or reject; approving as is spends the GPU time on runs that decide nothing"
+        # Every benchmarked hypothesis is set aside, so stage 4 keeps their cells (a plan with none has nothing
+        # to run): excluding some leaves the rest on the same cells, excluding all leaves no plan.
+        fix = (
+            f"{UNEXERCISED_FIX}, or reject; approving as is spends the plan's cells' GPU time on runs that decide "
+            "none of them (only the priority mix decides the shedding order), and no `exclude:` shrinks that: "
+            "excluding some leaves the rest on the same cells, excluding all of them leaves stage 4 nothing to plan"
+        )
         return [priority_exercised(ctx, message, fix)]
     message = (
         f"the planned cells may measure an admitter that sheds nothing, like the baseline; {ids} are judged on them: "

@@ -61,7 +61,10 @@ def run(ctx: StageContext) -> StageOutput:
     files: dict[str, str | bytes] = {p: c for p, c in t.files.items() if is_test_file(p)}
     summary_t = ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE)
     evolved_cfg = ctx.read(ctx.paths.epp_config(summary_t.plugin_type)) or t.epp_config
-    hypotheses = load_hypotheses(ctx)
+    from bot.stages.run_validate import planned_hypotheses
+
+    # Stage 5's set-aside, applied here: what it will not judge takes no alpha, power, cells or GPU time.
+    hypotheses = planned_hypotheses(ctx, load_hypotheses(ctx))
     plan = make_plan(ctx.request, hypotheses)
     baseline_cfg = baseline_epp_config(summary_t.kind, evolved_cfg, summary_t.plugin_type)
     files.update(render_experiment(plan, ctx.request, baseline_cfg, evolved_cfg))

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bot.bench.gpu_time import GpuTime
+from bot.bench.set_aside import SET_ASIDE_KINDS, apply_set_aside, for_plan, unexercised_by
 from bot.model import PolicyKind, Stage, TranslationSummary, Verdict, VerdictStatus, sha256_text, status_counts
 from bot.render import render
 from bot.stages.checks import check_problems, run_go_checks
@@ -111,26 +112,27 @@ def _unexercised(ctx: StageContext, hypotheses):
     return unexercised_by(kind, summary, ctx.request, ctx.read(ctx.paths.epp_config(summary.plugin_type)), hypotheses)
 
 
-#: The policy kinds whose cells stage 5 checks for traffic that cannot exercise the plugin (``unexercised_by``).
-SET_ASIDE_KINDS = (PolicyKind.ADMISSION, PolicyKind.SCHEDULING)
+def planned_hypotheses(ctx: StageContext, hypotheses) -> list:
+    """The hypotheses as stage 4 plans them: stage 5's set-aside (``set_aside.for_plan``) on the branch's
+    translation and EndpointPickerConfig, as stage 5 will apply it."""
+    if ctx.read(ctx.paths.translation_json) is None:
+        return list(hypotheses)
+    summary = ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE)
+    return for_plan(ctx.request, summary, ctx.read(ctx.paths.epp_config(summary.plugin_type)), hypotheses)
 
 
-def unexercised_by(kind: PolicyKind, summary: TranslationSummary, request, epp_config: str | None, hypotheses):
-    """Why the cells cannot exercise the plugin, from its translation (``summary``) and its EndpointPickerConfig as
-    deployed (``epp_config``; None: the plugin's defaults): an admitter that sheds none of their traffic
-    (``sheds_nothing``: every benchmarked hypothesis), or a scheduler whose evolved order ranks every request of
-    the request's workloads alike (``order_cells``: the hypotheses whose mechanism is the order). Stage 5's rule,
-    which `promote evaluate` shares so that the same inputs set the same hypotheses aside; ``verdicts_on``'s
-    ``unexercised``."""
-    from bot.bench.order_cells import deployed_parameters, scheduler_set_aside
-    from bot.bench.priority_plan import sheds_nothing
+def branch_planned_hypotheses(root: Path, request, hypotheses) -> list:
+    """``planned_hypotheses`` read from a checkout of the promotion branch at ``root`` (`promote bench run`
+    plans again from the branch and must get stage 4's plan)."""
+    from bot.stages.paths import PromotionPaths
 
-    if kind is PolicyKind.ADMISSION:
-        return sheds_nothing(summary)
-    if kind is PolicyKind.SCHEDULING:
-        params = deployed_parameters(epp_config, summary.plugin_type)
-        return scheduler_set_aside(summary, request, params, hypotheses)
-    return None
+    paths = PromotionPaths(request.slug)
+    translation = root / paths.translation_json
+    if not translation.is_file():
+        return list(hypotheses)
+    summary = TranslationSummary.model_validate_json(translation.read_text(encoding="utf-8"))
+    epp = root / paths.epp_config(summary.plugin_type)
+    return for_plan(request, summary, epp.read_text(encoding="utf-8") if epp.is_file() else None, hypotheses)
 
 
 def verdicts_on(
@@ -151,16 +153,10 @@ def verdicts_on(
     scheduler's (``order_cells.OrderSetAside``) names the hypotheses whose mechanism is its order, each with why."""
     from bot.bench import fault_runs
     from bot.bench.evidence import mark_sample
-    from bot.bench.order_cells import OrderSetAside
-    from bot.bench.priority_plan import UNEXERCISED_FIX
     from bot.stages.mix_validate import with_mix
-    from bot.stats.unjudged import set_aside, set_aside_unexercised
     from bot.stats.verdicts import evaluate
 
-    if isinstance(unexercised, OrderSetAside):
-        hypotheses = set_aside(hypotheses, unexercised.why, unexercised.fix, unexercised.check)
-    else:
-        hypotheses = set_aside_unexercised(hypotheses, unexercised, UNEXERCISED_FIX)
+    hypotheses = apply_set_aside(hypotheses, unexercised)
     # A claim about a fault the runs never had is not runnable here (bot.bench.fault_runs).
     judged, flags = fault_runs.judged_as(hypotheses, manifest)
     # A Track B claim whose runs record no condition was never shown to run under it.

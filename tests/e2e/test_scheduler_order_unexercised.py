@@ -64,11 +64,58 @@ def test_a_schedulers_order_claims_on_inert_cells_are_not_measurable_everywhere(
     thread = (work / "issue" / "thread.md").read_text()
     raised = [line for line in thread.splitlines() if f"`{check}#" in line]
     assert raised and f"{', '.join(order)} will be reported not measurable on these cells" in raised[0]
+    # CF1 (consistency3 #2): set aside, they cost nothing, so the fix says what excluding them does and does not do.
+    assert "approving as is costs nothing extra for them" in raised[0]
+    assert "changes neither the plan nor its GPU time" in raised[0] and "until you approve" in raised[0]
+    _plan_is_what_stage_5_judges(forge, branch, slug, verdicts, order, thread)
+    _bench_run_plans_as_stage_4(tmp_path / "fork", branch, slug, tmp_path)
     capsys.readouterr()
     assert main(["status", "--work", str(work)]) == 0
     status = capsys.readouterr().out.splitlines()[0]
     assert re.search(r"\(Track A none measurable on these cells\)$", status), status
     _evaluate_agrees_with_stage_5(forge, branch, slug, path, results, tmp_path, capsys, monkeypatch)
+
+
+def _plan_is_what_stage_5_judges(forge, branch, slug, verdicts: dict, order: list[str], thread: str) -> None:
+    """CF1 (consistency3 #1): the approved plan sizes, weighs and prices exactly the hypotheses stage 5 judges, at
+    the levels stage 5 starts them at; the set-aside ones get a "not measurable" row instead of a power, and gate
+    2's line counts them apart. Before, A1 and B7 took 0.45 of alpha each and the guards were planned at 0.00056,
+    while stage 5 shared alpha among the 9 judged ones."""
+    from bot.bench.evaluation_spec import load_evaluation_spec
+    from bot.stats.multiplicity import normalized_weights
+    from bot.stats.unjudged import UNJUDGED_REASONS
+
+    bench = f"benchmarks/promotion/{slug}"
+    spec = load_evaluation_spec(forge.read_file(branch, f"{bench}/evaluation.yaml").decode())
+    judged = sorted(h for h, v in verdicts.items() if not set(v["flags"]) & set(UNJUDGED_REASONS))
+    assert sorted(spec.hypotheses) == judged and not set(order) & set(spec.hypotheses)
+    assert set(spec.decision.weights) <= set(judged)
+    readme = forge.read_file(branch, f"{bench}/README.md").decode()
+    levels = dict(re.findall(r"^\| ([ABC]\d+) \| [\w-]+ \| [^|]+ \| ([\d.]+) \|", readme, re.M))
+    stage5 = normalized_weights(judged, spec.decision.weights) * spec.decision.alpha
+    assert levels == {h: f"{w:.2g}" for h, w in zip(judged, stage5, strict=True)}
+    for h in order:
+        assert re.search(rf"^\| {h} \| — .*\| not measurable on these cells: ", readme, re.M), h
+    cells = [line for line in readme.split("## Cells", 1)[1].splitlines() if line.startswith("| ")]
+    assert not any(h in line.rsplit("|", 2)[1] for line in cells for h in order)
+    line = next(t for t in thread.splitlines() if "approving plans" in t)
+    assert f"approving plans {len(judged)} benchmarked" in line
+    assert f"{len(order)} not measurable on these cells ({', '.join(order)})" in line
+    for h in order:  # gate 2's hypothesis table lists no cells for them either
+        assert re.search(
+            rf"^\| {h} \|.*\(not measurable on these cells: no cells, no alpha\) \| none \|$", thread, re.M
+        )
+
+
+def _bench_run_plans_as_stage_4(fork: Path, branch: str, slug: str, tmp_path: Path) -> None:
+    """`promote bench run` plans again from the branch and refuses a plan other than stage 4's: it must set the
+    same hypotheses aside (before CF1 it would have planned A1 and B7 and refused stage 4's plan)."""
+    tree = tmp_path / "tree"
+    subprocess.run(["git", "-C", str(fork), "worktree", "add", "-q", str(tree), branch], check=True)
+    head = subprocess.run(["git", "-C", str(tree), "rev-parse", "HEAD"], capture_output=True, text=True, check=True)
+    argv = ["bench", "run", tree / f"benchmarks/promotion/{slug}", "--commit", head.stdout.strip(), "--dry-run"]
+    argv += ["--results", tmp_path / "bench-results", "--workspace", tmp_path / "ws", "--namespace", "bench"]
+    assert main([str(a) for a in argv]) == 0
 
 
 def _promote(request: dict, tmp_path: Path, adjust=None) -> tuple[LocalForge, str, Path, Path, Path]:
@@ -153,6 +200,10 @@ def test_an_admitter_that_sheds_nothing_on_the_cells_is_judged_alike_by_evaluate
     request = yaml.safe_load((CORPUS / "promote" / "a02-admission.yaml").read_text())
     request["source"] = str(CORPUS / "a02_gaie_saturation_shedder.go")
     forge, branch, work, path, results = _promote(request, tmp_path)
+    thread = (work / "issue" / "thread.md").read_text()
+    raised = [line for line in thread.splitlines() if "`G2.priority-exercised#" in line]
+    # CF1 (consistency3 #2): no `exclude:` offered that would leave the plan as it is, or leave no plan.
+    assert raised and "no `exclude:` shrinks that" in raised[0] and "exclude: A1'" not in raised[0]
     verdicts = json.loads(forge.read_file(branch, f"docs/promotion/{request['plugin_name']}/validation/verdicts.json"))
     assert any("not measurable on these cells" in v["flags"] for v in verdicts)
     # CF2 (consistency3 6): stage 4 and gate 2 said "1440 as a fixed plan", stage 5 "1788 for the fixed design"
