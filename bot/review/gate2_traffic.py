@@ -251,7 +251,7 @@ def _constant_target(ctx, header: str, sent: dict[str, str]) -> list[Finding]:
                 ),
                 fix=(
                     f"set `param {INCUMBENT_TARGET}: {_ms(differ[0])}`, the target sent ({AT_GATE_1}), knowing "
-                    " the plugin then places requests by queue length, as queue-scorer does; "
+                    "the plugin then places requests by queue length, as queue-scorer does; "
                     f"{MIX}; or approve saying why measuring the plugin so is worth the GPU time"
                 ),
             )
