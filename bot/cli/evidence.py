@@ -51,6 +51,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--evolved-config", type=Path, help="EndpointPickerConfig of the evolved plugin (default: translate now)"
     )
     p.add_argument(
+        "--translation",
+        type=Path,
+        help="translation.json (stage 2's, or `promote translate`'s): plans, as stage 4 does, without the hypotheses "
+        "the cells cannot exercise (not measurable on these cells: no alpha, no cells); without one an admitter's or "
+        "a scheduler's plan plans them all and says the set-aside was not applied",
+    )
+    p.add_argument(
         "--baseline-config",
         type=Path,
         help=(
@@ -241,11 +248,22 @@ def cmd_hypothesize(args) -> int:
     return 0
 
 
+#: What ``promote plan`` says for an admitter or a scheduler planned without a translation: stage 4 plans without
+#: the hypotheses the cells cannot exercise (``bot.bench.set_aside.for_plan``), read from the translation, so
+#: this plan may weigh, size and price hypotheses stage 4 and stage 5 set aside.
+SET_ASIDE_NOT_APPLIED = (
+    "not-measurable set-aside not applied: the hypotheses the cells cannot exercise are planned with alpha and "
+    "cells, unlike stage 4's plan; pass --translation <translation.json> (stage 2's, "
+    "docs/promotion/<slug>/translation.json on the branch)"
+)
+
+
 def cmd_plan(args) -> int:
     from bot.bench.evidence import SAMPLE_FLAG
     from bot.bench.experiment import render_experiment
     from bot.bench.plan import make_plan
     from bot.bench.plan_markdown import plan_markdown
+    from bot.bench.set_aside import SET_ASIDE_KINDS, for_plan
     from bot.hypotheses import load_hypotheses
 
     request = _load_request(args.request)
@@ -254,6 +272,15 @@ def cmd_plan(args) -> int:
         raise EvidenceCliError(
             f"--prior-cv {args.prior_cv}: pass a coefficient of variation between 0 and 1, e.g. 0.04"
         )
+    summary = None
+    if args.translation is not None:
+        expect = [(f"{args.request} promotes", request.kind, request.plugin_type)]
+        summary = _summary(args.translation, [*expect, *_expected_plugin(hypotheses=hypotheses)])
+    if args.evolved_config is not None:
+        evolved_cfg = _read_text(args.evolved_config, "evolved EndpointPickerConfig YAML")
+    else:
+        evolved_cfg = _translation(request).epp_config
+    hypotheses = for_plan(request, summary, evolved_cfg, hypotheses)
     plan = make_plan(
         request,
         hypotheses,
@@ -261,10 +288,6 @@ def cmd_plan(args) -> int:
         prior_results=args.prior_results,
         allow_sample_data=args.allow_sample_data,
     )
-    if args.evolved_config is not None:
-        evolved_cfg = _read_text(args.evolved_config, "evolved EndpointPickerConfig YAML")
-    else:
-        evolved_cfg = _translation(request).epp_config
     if args.baseline_config is not None:
         baseline_cfg = _read_text(args.baseline_config, "baseline EndpointPickerConfig YAML")
     else:
@@ -282,6 +305,8 @@ def cmd_plan(args) -> int:
     )
     if SAMPLE_FLAG in plan.cv_source:
         print(f"  sized from {SAMPLE_FLAG}: measure this cluster's noise before spending GPU time on it")
+    if summary is None and request.kind in SET_ASIDE_KINDS:
+        print(f"  WARNING: {SET_ASIDE_NOT_APPLIED}")
     return 0
 
 

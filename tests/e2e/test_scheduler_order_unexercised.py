@@ -69,6 +69,7 @@ def test_a_schedulers_order_claims_on_inert_cells_are_not_measurable_everywhere(
     assert "changes neither the plan nor its GPU time" in raised[0] and "until you approve" in raised[0]
     _plan_is_what_stage_5_judges(forge, branch, slug, verdicts, order, thread)
     _bench_run_plans_as_stage_4(tmp_path / "fork", branch, slug, tmp_path)
+    _plan_cli_plans_as_stage_4(forge, branch, slug, path, tmp_path, capsys)
     capsys.readouterr()
     assert main(["status", "--work", str(work)]) == 0
     status = capsys.readouterr().out.splitlines()[0]
@@ -116,6 +117,46 @@ def _bench_run_plans_as_stage_4(fork: Path, branch: str, slug: str, tmp_path: Pa
     argv = ["bench", "run", tree / f"benchmarks/promotion/{slug}", "--commit", head.stdout.strip(), "--dry-run"]
     argv += ["--results", tmp_path / "bench-results", "--workspace", tmp_path / "ws", "--namespace", "bench"]
     assert main([str(a) for a in argv]) == 0
+
+
+def _plan_cli_plans_as_stage_4(forge, branch, slug, request: Path, tmp_path: Path, capsys) -> None:
+    """CH1: `promote plan --translation` on the request and stage 2's translation plans the hypotheses stage 4 planned,
+    at the same levels (it used to plan A1/B7 with alpha and cells); without it, it says the set-aside was not
+    applied and how to apply it."""
+    from bot.bench.evaluation_spec import load_evaluation_spec
+
+    docs = tmp_path / "plan-docs"
+    for rel in forge.list_files(branch, f"docs/promotion/{slug}/"):
+        if not rel.endswith("/"):
+            (docs / rel).parent.mkdir(parents=True, exist_ok=True)
+            (docs / rel).write_bytes(forge.read_file(branch, rel))
+    docs = docs / f"docs/promotion/{slug}"
+    bench = f"benchmarks/promotion/{slug}"
+    stage4 = load_evaluation_spec(forge.read_file(branch, f"{bench}/evaluation.yaml").decode())
+
+    def rows(readme: str) -> dict[str, str]:
+        return {row.split(" | ", 1)[0]: row for row in re.findall(r"^\| ([ABC]\d+ \|.*)$", readme, re.M)}
+
+    def plan(out: str, *extra) -> tuple[object, str, str]:
+        capsys.readouterr()
+        argv = ["plan", request, "--hypotheses", docs / "hypotheses", "--out", tmp_path / out, *extra]
+        assert main([str(a) for a in argv]) == 0
+        line = capsys.readouterr().out
+        written = tmp_path / out / bench
+        return (
+            load_evaluation_spec((written / "evaluation.yaml").read_text()),
+            (written / "README.md").read_text(),
+            line,
+        )
+
+    spec, readme, line = plan("plan-given", "--translation", docs / "translation.json")
+    assert spec.hypotheses == stage4.hypotheses and spec.decision == stage4.decision, line
+    assert rows(readme) == rows(forge.read_file(branch, f"{bench}/README.md").decode())
+    assert "set-aside not applied" not in line, line
+    assert any("| not measurable on these cells: " in row for row in rows(readme).values())
+    spec, _, line = plan("plan-unchecked")
+    assert spec.hypotheses != stage4.hypotheses  # A1 and B7 planned with alpha and cells
+    assert "WARNING: not-measurable set-aside not applied" in line and "pass --translation <translation.json>" in line
 
 
 def _promote(request: dict, tmp_path: Path, adjust=None) -> tuple[LocalForge, str, Path, Path, Path]:

@@ -316,6 +316,31 @@ def test_evaluate_says_when_it_could_not_check_what_stage_5_sets_aside(chain, pr
             "promotion.yaml promotes the routing plugin 'evolved-adaptive-scorer'",
             id="hypothesize-from-another-plugins-translation",
         ),
+        # CH1: `promote plan --translation` reads it as `promote evaluate` does: another plugin's is refused
+        pytest.param(
+            ["plan", "{request}", "--hypotheses", "{hyp}", "--out", "{tmp}/o", "--translation", "{tmp}/admitter.json"],
+            "the translation of the admission plugin 'gaie-saturation-shedder', but ",  # ...: the request's is a router
+            id="plan-from-another-plugins-translation",
+        ),
+        pytest.param(
+            [
+                "plan",
+                "{request}",
+                "--hypotheses",
+                "{hyp}",
+                "--out",
+                "{tmp}/o",
+                "--translation",
+                "{tmp}/other-kind.json",
+            ],
+            "the translation of the admission plugin 'evolved-adaptive-scorer', but ",  # ...: the request's is a router
+            id="plan-from-another-kinds-translation",
+        ),
+        pytest.param(
+            ["plan", "{request}", "--hypotheses", "{hyp}", "--out", "{tmp}/o", "--translation", "{tmp}/notjson.json"],
+            "notjson.json: not JSON",
+            id="plan-translation-not-json",
+        ),
         # Red team 8 item 4: json.loads raises RecursionError on deep nesting, which is no JSONDecodeError
         pytest.param(
             [*EVALUATE, "--translation", "{tmp}/deep.json"],
