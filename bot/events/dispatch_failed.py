@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from bot import pipeline
 from bot.escape import md
-from bot.github.client import GitHubError
 from bot.github.config import BENCHMARK_WORKFLOW
+from bot.github.errors import GitHubError
+from bot.github.runs import benchmark_run_title
 from bot.model import RequestError, Status
 
 #: What the job token needs to start a run, as promotion.yml's write job grants it.
@@ -48,10 +49,34 @@ def dispatch_fix(workflow: str, ref: str, status: int | None) -> str:
 
 def dispatch_reason(workflow: str, error: GitHubError) -> str:
     """The failure, for the status comment: which run could not start and GitHub's answer (status and message;
-    GitHubError carries neither the token nor the request's headers)."""
+    GitHubError carries neither the token nor the request's headers). When GitHub may have started it all the
+    same (``may_have_started``: no clear answer), it says so rather than that nothing started."""
     what = "the GPU benchmark run" if workflow == BENCHMARK_WORKFLOW else "its next run"
     answer = str(error).removeprefix(f"POST dispatch {workflow}: ")  # the call, named by the words around it
+    if error.may_have_started:
+        return f"GitHub did not confirm that the bot started {what} ({workflow}), so it may have started: {answer}"
     return f"the bot could not start {what} ({workflow}): {answer}"
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _benchmark_unconfirmed(promotion, state, reason: str) -> str:
+    """The notice for a benchmark dispatch GitHub may have carried out: stage 5 keeps waiting for it (failing it
+    would drop the run from the state, and the `/retry` that invites would start a second one), and how a
+    person finds it, or dispatches it when there is none."""
+    sent = state.benchmark
+    where = f" on the {sent.link()} page" if sent.link() else " on the benchmark workflow's runs page"
+    title = benchmark_run_title(promotion.issue.number, sent.commit)
+    promotion.notice(
+        f"benchmark-unconfirmed-{promotion.env.run_id}",
+        f"{md(_sentence(reason))}.\n\nStage 5 keeps waiting for it. Look{where} for a run titled "
+        f"`{md(title)}`: if it is there, it publishes its reports and the promotion continues (the bot does not "
+        "know its run id, so to stop it, press **Cancel workflow** on it). If there is none, an approver's "
+        "`/retry 5` dispatches the benchmark.",
+    )
+    return f"#{promotion.issue.number}: said on the issue that the benchmark may have started; stage 5 waits for it"
 
 
 def record_failed_dispatch(session, spec: dict, error: GitHubError) -> str:
@@ -64,6 +89,8 @@ def record_failed_dispatch(session, spec: dict, error: GitHubError) -> str:
         return f"#{number} is not a promotion issue: nothing to say there"
     state = promotion.load()
     step = pipeline.next_step(state) if state is not None and state.status is Status.RUNNING else None
+    if error.may_have_started and spec.get("benchmark") and state is not None and state.benchmark is not None:
+        return _benchmark_unconfirmed(promotion, state, reason)
     try:
         if isinstance(step, pipeline.RunStage):
             failed = pipeline.stage_failed(state, step.stage, reason, now=promotion.runner().clock(), fix=fix)
@@ -79,7 +106,7 @@ def record_failed_dispatch(session, spec: dict, error: GitHubError) -> str:
         print(f"promote: #{number}: the status comment was not updated: {exc}")
     promotion.notice(
         f"dispatch-{session.env.run_id}",
-        f"The bot could not start its next run: {md(reason)}.\n\nFix: {md(fix)}.\n\nThen any comment on this issue "
+        f"{md(_sentence(reason))}.\n\nFix: {md(fix)}.\n\nThen any comment on this issue "
         "(`/status` is enough) has the bot take up what that run was to do.",
     )
     return f"#{number}: said on the issue that {workflow} could not be dispatched"

@@ -65,7 +65,9 @@ def waiting_line(held: list[tuple[str, str]]) -> str:
     first: how many, whose and which, so a person whose command waits sees it was read, and in what order it comes.
 
     The run answers a bounded number of commands (``comments.LATE_ACTS``, ``LATE_PEOPLE``) and dispatches the run
-    that answers the rest; if GitHub drops that one too, any later event of the issue takes them up."""
+    that answers the rest; if GitHub drops that one too, any later event of the issue takes them up. The line is
+    drawn before that dispatch is sent and stays when GitHub refuses it (then only a notice is posted), so it
+    says what is true either way rather than that the run was dispatched."""
     from bot.escape import md
     from bot.github import commands
 
@@ -81,6 +83,6 @@ def waiting_line(held: list[tuple[str, str]]) -> str:
     head = f"{n} commands wait" if n > 1 else "1 command waits"
     return (
         f"**{head} for the next run:** {', '.join(which(login, body) for login, body in held)} (oldest first: one "
-        "run answers a few commands at a time; the bot dispatched the next run, and any later event of this issue "
-        "takes them up too)."
+        "run answers a few commands at a time; the bot asks GitHub for the next run, and if GitHub does not start "
+        "it, a notice below says so and any later comment on this issue (`/status` is enough) takes them up)."
     )

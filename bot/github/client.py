@@ -10,6 +10,8 @@ land" is always answerable, and every write is an upsert.
 
 The methods are the narrow set the forge, the state store and the event
 handlers need; each returns plain dataclasses, so fakes in tests stay small.
+Workflow dispatch and runs (a write no marker can find again) are in
+``bot.github.runs``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from bot.github import answers
+from bot.github.errors import GitHubError
 from bot.github.records import (
     Comment,
     Editor,
@@ -28,32 +31,20 @@ from bot.github.records import (
     PullInfo,
     ReviewCommentInfo,
     ReviewInfo,
-    RunProgress,
-    WorkflowRun,
     comment_from_json,
     comment_record,
     editor_from_json,
     issue_record,
     label_event_record,
-    progress_from_json,
     pull_record,
-    run_from_json,
 )
-from bot.model import RequestError
+from bot.github.runs import Actions
 
 T = TypeVar("T")
 
 #: Longest single wait for a rate limit, and the most the bot waits in one event, in seconds.
 MAX_WAIT = 900.0
 READ_RETRIES = 3
-
-
-class GitHubError(RequestError):
-    """A REST call failed for good; the message names the call, GitHub's answer and what to do."""
-
-    def __init__(self, message: str, status: int | None = None):
-        super().__init__(message)
-        self.status = status
 
 
 @dataclass
@@ -77,7 +68,7 @@ def carries(body: str | None, marker: str) -> bool:
     return (body or "").startswith(marker_line(marker))
 
 
-class GitHub:
+class GitHub(Actions):
     def __init__(
         self,
         token: str,
@@ -477,45 +468,6 @@ class GitHub:
 
         self._call(f"POST review on {number}", create, write=True, recover=recover)
 
-    # ------------------------------------------------------------- actions
-    def dispatch(self, workflow: str, ref: str, inputs: dict[str, str]) -> WorkflowRun | None:
-        """Start ``workflow`` at ``ref``; the run it started when GitHub names it (None: an older GHES, 204)."""
-
-        def post() -> WorkflowRun | None:
-            _, data = self.gh.requester.requestJsonAndCheck(
-                "POST",
-                f"{self.repo().url}/actions/workflows/{workflow}/dispatches",
-                input={"ref": ref, "inputs": inputs, "return_run_details": True},
-            )
-            return run_from_json(data)
-
-        return self._call(f"POST dispatch {workflow}", post)
-
-    def cancel_run(self, run_id: int) -> bool:
-        """Cancel a workflow run: True when GitHub accepted (202), False when it had already finished (409)."""
-        from github import GithubException
-
-        def post() -> bool:
-            try:
-                self.gh.requester.requestJsonAndCheck("POST", f"{self.repo().url}/actions/runs/{run_id}/cancel")
-            except GithubException as exc:
-                if exc.status == 409:  # completed: there is nothing left to cancel
-                    return False
-                raise
-            return True
-
-        return self._call(f"POST cancel run {run_id}", post)
-
-    def run_progress(self, run_id: int) -> RunProgress:
-        """Where workflow run ``run_id`` is now: a benchmark run GitHub cancelled (a newer run displaced it in its
-        concurrency group) or that failed publishes nothing, and nobody would tell the bot."""
-
-        def get() -> RunProgress:
-            _, data = self.gh.requester.requestJsonAndCheck("GET", f"{self.repo().url}/actions/runs/{run_id}")
-            return progress_from_json(data)
-
-        return self._call(f"GET run {run_id}", get)
-
     # ------------------------------------------------------------- setup
     def repository_info(self) -> dict[str, Any]:
         def get() -> dict[str, Any]:
@@ -523,13 +475,6 @@ class GitHub:
             return data
 
         return self._call(f"GET repo {self.repository}", get)
-
-    def workflow_files(self) -> dict[str, str]:
-        def get() -> dict[str, str]:  # path -> state (active, disabled_fork, ...): a fork's start disabled
-            _, data = self.gh.requester.requestJsonAndCheck("GET", f"{self.repo().url}/actions/workflows")
-            return {w.get("path", ""): w.get("state", "active") for w in data.get("workflows", [])}
-
-        return self._call("GET workflows", get)
 
     def file_text(self, path: str, ref: str) -> str | None:
         from github import GithubException

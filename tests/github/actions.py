@@ -8,6 +8,7 @@ against the real workflow files it ships.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -88,10 +89,23 @@ def dispatch(state: State, repo: Repo, actor: str, workflow_id: str, body: dict[
             raise unprocessable(message=f"Provided value '{inputs[name]}' for input '{name}' is not a boolean")
         if not isinstance(inputs.get(name, ""), str | bool | int | float):
             raise ApiError(422, f"For 'properties/{name}', {inputs[name]!r} is not a string.")
-    record = Dispatch(repo.full_name, path, ref, dict(inputs), actor, state.now(), run_id=state.next_id())
+    title = _run_name(data, inputs) or str(data.get("name") or path)
+    record = Dispatch(repo.full_name, path, ref, dict(inputs), actor, state.now(), run_id=state.next_id(), title=title)
     repo.dispatches.append(record)
     state.emit("workflow_dispatch", None, repo, None, actor, inputs=dict(inputs), ref=ref, workflow=path)
     return record
+
+
+def _run_name(data: dict[str, Any], inputs: dict[str, Any]) -> str:
+    """GitHub's ``run-name`` with ``${{ inputs.<name> }}`` filled in (the only expressions the fake evaluates)."""
+    template = str(data.get("run-name") or "")
+    return re.sub(r"\$\{\{\s*inputs\.([A-Za-z0-9_-]+)\s*\}\}", lambda m: str(inputs.get(m.group(1), "")), template)
+
+
+def runs_of(state: State, repo: Repo, workflow_id: str) -> list[Dispatch]:
+    """The runs of one workflow (the fake's runs are its dispatches), newest first as GitHub lists them."""
+    _, path, _ = find(state, repo, workflow_id)
+    return [record for record in reversed(repo.dispatches) if record.workflow == path]
 
 
 def run(repo: Repo, run_id: int) -> Dispatch:

@@ -457,6 +457,7 @@ class Renderer:
                 "id": record.run_id,
                 "node_id": node_id("WorkflowRun", record.run_id),
                 "name": record.workflow.rsplit("/", 1)[-1],
+                "display_title": record.title or record.workflow.rsplit("/", 1)[-1],
                 "path": record.workflow,
                 "head_branch": record.ref,
                 "event": "workflow_dispatch",

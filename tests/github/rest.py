@@ -488,6 +488,19 @@ def get_run(ctx: Ctx) -> Reply:
     return Reply(200, ctx.render.workflow_run(repo, actions.run(repo, ctx.number("run_id"))))
 
 
+@handles("actions/list-workflow-runs", "event")
+def list_runs(ctx: Ctx) -> Reply:
+    repo = ctx.repo()
+    event = ctx.q("event")
+    records = [
+        r
+        for r in actions.runs_of(ctx.state, repo, ctx.params["workflow_id"])
+        if event in (None, "", "workflow_dispatch")
+    ]
+    items = [ctx.render.workflow_run(repo, record) for record in records]
+    return paginate(ctx, items, wrap=lambda chunk: {"total_count": len(items), "workflow_runs": chunk})
+
+
 @handles("actions/cancel-workflow-run")
 def cancel_run(ctx: Ctx) -> Reply:
     repo = ctx.repo("write")

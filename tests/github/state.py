@@ -189,6 +189,7 @@ class Dispatch:
     run_id: int = 0  # the workflow run the dispatch started (what `return_run_details` names)
     status: str = "queued"  # queued -> completed (the test finishes it, or a cancel does)
     conclusion: str | None = None  # once completed: success, failure or cancelled
+    title: str = ""  # the run's display_title: the workflow's run-name with the inputs, else its name
 
 
 @dataclass

@@ -195,3 +195,22 @@ def test_feedback_in_another_repository_is_noted_with_the_app_token_it_needs(fak
     notes = "\n".join(check_repository("acme/fork", client=_client(fake_github, "acme/fork")).notes)
     assert "blis_repository inference-sim/inference-sim is another repository" in notes
     assert "`app-token:` of a GitHub App installed on inference-sim with Issues: write" in notes
+
+
+def test_a_repository_with_more_than_a_page_of_workflows_is_ready(fake_github, tmp_path):
+    """GitHub lists workflows 30 to a page: the bot's files after another 30 CI workflows are found (red team 8,
+    item 5), and so is a disabled one among them."""
+    seed = seed_fork(tmp_path)
+    workflows = seed / ".github" / "workflows"
+    for i in range(30):  # an upstream repository's own CI, sorted before benchmark.yml and promotion.yml
+        (workflows / f"a-ci-{i:02d}.yml").write_text("name: ci\non: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n")
+    (seed / ".github" / "promotion-bot.yml").write_text("blis_repository: acme/blis\n")
+    fake_github.add_repo("acme/fork", seed_dir=seed)
+    fake_github.add_user("maria", role="admin")
+    client = GitHub(fake_github.token_for("maria"), "acme/fork", api_url=fake_github.api_url, throttle=False)
+    client.gh.per_page = 30  # GitHub's default page size (the client asks for 100; the fake pages either way)
+    report = check_repository("acme/fork", client=client)
+    assert report.ready, report.problems
+    fake_github.set_workflow_state("acme/fork", ".github/workflows/promotion.yml", "disabled_manually")
+    report = check_repository("acme/fork", client=client)
+    assert any("promotion.yml is disabled" in p for p in report.problems), report.problems
