@@ -17,6 +17,7 @@ EXAMPLE = PROJECT_ROOT / "examples" / "weighted-adaptive"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 #: `promote evaluate` of the bundled reports into {tmp}/o, as the bad-input cases spell it.
 EVALUATE = ["evaluate", "--allow-sample-data", "--hypotheses", "{hyp}", "--results", "{results}", "--out", "{tmp}/o"]
+PLAN = ["plan", "{request}", "--hypotheses", "{hyp}", "--out", "{tmp}/o"]
 
 
 @pytest.fixture
@@ -318,26 +319,17 @@ def test_evaluate_says_when_it_could_not_check_what_stage_5_sets_aside(chain, pr
         ),
         # CH1: `promote plan --translation` reads it as `promote evaluate` does: another plugin's is refused
         pytest.param(
-            ["plan", "{request}", "--hypotheses", "{hyp}", "--out", "{tmp}/o", "--translation", "{tmp}/admitter.json"],
+            [*PLAN, "--translation", "{tmp}/admitter.json"],
             "the translation of the admission plugin 'gaie-saturation-shedder', but ",  # ...: the request's is a router
             id="plan-from-another-plugins-translation",
         ),
         pytest.param(
-            [
-                "plan",
-                "{request}",
-                "--hypotheses",
-                "{hyp}",
-                "--out",
-                "{tmp}/o",
-                "--translation",
-                "{tmp}/other-kind.json",
-            ],
+            [*PLAN, "--translation", "{tmp}/other-kind.json"],
             "the translation of the admission plugin 'evolved-adaptive-scorer', but ",  # ...: the request's is a router
             id="plan-from-another-kinds-translation",
         ),
         pytest.param(
-            ["plan", "{request}", "--hypotheses", "{hyp}", "--out", "{tmp}/o", "--translation", "{tmp}/notjson.json"],
+            [*PLAN, "--translation", "{tmp}/notjson.json"],
             "notjson.json: not JSON",
             id="plan-translation-not-json",
         ),
@@ -360,10 +352,10 @@ def test_evaluate_says_when_it_could_not_check_what_stage_5_sets_aside(chain, pr
         (["hypothesize", "{tmp}/missing.yaml", "--out", "{tmp}/o"], "no such file"),
         (["hypothesize", "{request}", "--out", "{tmp}/o", "--translation", "{tmp}/bad.json"], "bad.json"),
         (
-            ["plan", "{request}", "--hypotheses", "{hyp}", "--out", "{tmp}/o", "--evolved-config", "{tmp}/none.yaml"],
+            [*PLAN, "--evolved-config", "{tmp}/none.yaml"],
             "evolved EndpointPickerConfig",
         ),
-        (["plan", "{request}", "--hypotheses", "{hyp}", "--out", "{tmp}/o", "--prior-cv", "3"], "--prior-cv"),
+        ([*PLAN, "--prior-cv", "3"], "--prior-cv"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(chain, promote, tmp_path, argv, needle):
