@@ -477,17 +477,18 @@ def _sim_scale(th: Threshold, d: Dictionary) -> list[Finding]:
 
 
 def _token_budget(th: Threshold) -> Finding:
-    """A number the evolved code sets on its receiver and charges prompt tokens against (a token bucket's capacity
-    or refill rate): it sizes admission to the simulated cluster's throughput, not a real stack's."""
+    """A number the evolved code sets on its receiver, or in a local it sets once (local_scales.py), and charges
+    prompt tokens against (a token bucket's capacity or refill rate): it sizes admission to the simulated
+    cluster's throughput, not a real stack's."""
     return Finding(
         severity=Severity.IMPORTANT,
         check=SIM_SCALE,
         source_line=th.line,
         param=th.param,
         message=(
-            f"{th.receiver_field} = {th.literal} sizes a budget that requests' prompt tokens are charged "  # type: ignore[attr-defined]
-            f"against (`{th.subject}`): it was calibrated to the prompt tokens BLIS's few simulated instances served, "
-            "while real vLLM pods serve far more (or fewer) tokens per second, so the plugin admits far less (or more) "
+            f"{getattr(th, 'receiver_field', None) or th.local} = {th.literal} sizes a budget that requests' prompt "
+            f"tokens are charged against (`{th.subject}`): it was calibrated to the prompt tokens BLIS's few simulated "
+            "instances served, while real vLLM pods serve far more (or fewer) tokens per second, so the plugin admits far less (or more) "
             "than it did in simulation; the parameter is live in the EndpointPickerConfig at the simulator's value"
         ),
         fix=(

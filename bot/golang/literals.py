@@ -13,6 +13,7 @@ import re
 
 from bot.golang.analysis_types import FLIP, Analysis, FuncInfo, Occurrence, Threshold
 from bot.golang.gotree import id_of, named, parse_number, text_of, walk
+from bot.golang.local_scales import meetings
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, Severity
 
@@ -39,6 +40,10 @@ def unlisted_literals(src: EvolvedSource, an: Analysis) -> None:
             if parent is not None and parent.type == "expression_list" and n.start_byte not in seen:
                 seen.add(n.start_byte)
                 an.findings.extend(_decisive_local(src, an, f, value_node, parent))
+                continue
+            if parent is not None and parent.type == "literal_element" and n.start_byte not in seen:
+                seen.add(n.start_byte)
+                an.findings.extend(_table_value(src, an, f, value_node, parent))
                 continue
             if parent is None or parent.type != "binary_expression" or n.start_byte in seen:
                 continue
@@ -83,7 +88,7 @@ def _decisive_local(src: EvolvedSource, an: Analysis, f: FuncInfo, node, values)
     name = text_of(src, idents[index])
     compared = next((c for c in walk(f.node) if _compares(src, c, name)), None)
     if compared is None:
-        return []
+        return _spent_local(src, an, f, decl, node, value, name)
     other = _other_side(src, compared, name)
     signals = _signals_of(src, an, f, other)
     go_type = _declared_type(src, decl, node)
@@ -105,6 +110,96 @@ def _decisive_local(src: EvolvedSource, an: Analysis, f: FuncInfo, node, values)
             fix=(
                 f"write the number where `{name}` is compared (the translation then makes it a parameter), or add a "
                 "parameter for it by hand"
+            ),
+        )
+    ]
+
+
+def _spent_local(src: EvolvedSource, an: Analysis, f: FuncInfo, decl, node, value: float, name: str) -> list[Finding]:
+    """A local set from a literal that is never compared itself but is combined with signals or stored into what
+    is (a bucket's ``capacity := 12000.0`` clamping ``b.tokens``, later ``b.tokens < cost``): the number decides
+    outcomes as the same bucket's ``b.capacity = 20000`` does, so it becomes a parameter the same way
+    (``assigned_fields``), or gets a finding saying why not."""
+    subject, signals = meetings(src, an, f, decl, name)
+    if not signals:
+        return []
+    go_type = _declared_type(src, decl, node)
+    why = _unliftable_because(src, f, decl, name, go_type)
+    if why is None:
+        th = Threshold(
+            value=value,
+            literal=text_of(src, node).strip(),
+            go_type=go_type,
+            role="field",
+            signals=sorted(signals),
+            subject=subject or name,
+            base=name,
+            line=an.line_of(node),
+            local=name,
+            assigned=True,
+        )
+        th.occurrences.append(Occurrence(node.start_byte, node.end_byte, th.line, "field", owner=f.label))
+        at = next((i for i, t in enumerate(an.thresholds) if t.line > th.line), len(an.thresholds))
+        an.thresholds.insert(at, th)
+        an.literal_nodes[node.start_byte] = th
+        return []
+    return [
+        Finding(
+            severity=Severity.SUGGESTION,
+            check=CHECK_UNLISTED_LITERAL,
+            source_line=an.line_of(node),
+            message=(
+                f"`{text_of(src, decl)[:60]}`: the number {text_of(src, node)} is combined with "
+                f"{', '.join(sorted(signals))} (through `{subject or name}`), so it decides outcomes, but the "
+                f"translation keeps it a literal because {why}: it is neither a plugin parameter nor listed as a "
+                "kept literal, and tuning it on real pods needs a rebuild"
+            ),
+            fix=f"add a parameter for `{name}` by hand, or set it once so the translation can read it from one",
+        )
+    ]
+
+
+def _table_value(src: EvolvedSource, an: Analysis, f: FuncInfo, node, element) -> list[Finding]:
+    """A number in a table the carried code builds in a local (``classLoadWeight := map[string]float64{"critical":
+    0.9, ...}``) and whose entries meet signals where they are read: each entry decides outcomes like the
+    ``default:`` value beside it, but a composite literal's values are kept in the code (only the constructor's
+    receiver literal becomes parameters), so each is listed as a kept literal that needs a rebuild."""
+    value = _number(src, node)
+    keyed = element.parent if element.parent is not None and element.parent.type == "keyed_element" else None
+    if value is None or value in _TRIVIAL or (keyed is not None and keyed.child_by_field_name("key") == element):
+        return []
+    composite = (keyed or element).parent.parent if (keyed or element).parent is not None else None
+    holder = composite.parent if composite is not None else None
+    while holder is not None and holder.type == "unary_expression":
+        holder = holder.parent
+    decl = holder.parent if holder is not None and holder.type == "expression_list" else None
+    if composite is None or composite.type != "composite_literal" or decl is None:
+        return []
+    if decl.type not in ("short_var_declaration", "var_spec") or len(named(holder)) != 1:
+        return []
+    names = decl.child_by_field_name("left") or decl.child_by_field_name("name")
+    idents = named(names) if names is not None and names.type == "expression_list" else [names]
+    if len(idents) != 1 or idents[0] is None or idents[0].type != "identifier":
+        return []
+    name = text_of(src, idents[0])
+    through, signals = meetings(src, an, f, decl, name)
+    if not signals:
+        return []
+    entry = f"`{name}[{text_of(src, keyed.child_by_field_name('key')).strip()}]`" if keyed is not None else f"`{name}`"
+    return [
+        Finding(
+            severity=Severity.SUGGESTION,
+            check=CHECK_UNLISTED_LITERAL,
+            source_line=an.line_of(node),
+            message=(
+                f"{entry} = {text_of(src, node).strip()}: the table's entries are combined with "
+                f"{', '.join(sorted(signals))}{f' (through `{through}`)' if through else ''}, so the number decides "
+                "outcomes, but the values of a composite literal stay literals in the plugin: it is neither a plugin "
+                "parameter nor listed as a kept literal, and tuning it on real pods needs a rebuild"
+            ),
+            fix=(
+                "check whether it is simulator-scale; to tune the table at gate 1, write its values as locals set "
+                "once (each then becomes a parameter) or add parameters for them by hand"
             ),
         )
     ]
@@ -138,6 +233,11 @@ def _kept_because(src: EvolvedSource, f: FuncInfo, decl, name: str, other, signa
     in the code and is its own parameter), of a type a parameter carries, in a method that reaches them."""
     if not signals:
         return f"`{text_of(src, other)[:40]}`, which it is compared with, derives from no signal the analysis follows"
+    return _unliftable_because(src, f, decl, name, go_type)
+
+
+def _unliftable_because(src: EvolvedSource, f: FuncInfo, decl, name: str, go_type) -> str | None:
+    """Why a local set from a literal cannot be read from a parameter at its declaration, or None when it can."""
     if f.receiver_type is None:
         return f"it is set in `{f.name}`, a function without a receiver, which cannot reach the plugin's parameters"
     if go_type not in _PARAM_TYPES:

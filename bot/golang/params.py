@@ -117,6 +117,12 @@ def param_specs(an: Analysis, scorer_defaults: list[tuple[str, float]] | None, s
                 f"{th.field} is the evolved {th.subject}, which nothing in the evolved file sets; the evolved code "
                 f"replaces a zero with {th.literal}, its default here (0 still falls back to it)."
             )
+        elif th.role == "field" and th.assigned and th.local:
+            doc = (
+                f"{th.field} is the evolved local `{th.local}` (default {th.literal}, the evolved value), which the "
+                f"evolved code sets on line {th.line} and uses afterwards; the plugin sets it from here. "
+                f"{_meets(an, th)}"
+            ).strip()
         elif th.role == "field" and th.assigned:
             doc = (
                 f"{th.field} is the evolved field {an.host_info.receiver_type}.{th.receiver_field} (default "  # type: ignore[union-attr,attr-defined]

@@ -384,6 +384,79 @@ def test_a_host_set_field_that_stands_for_more_than_one_value_keeps_its_literal(
     assert {s.name for s in param_specs(an, None, False)} == {"capacity"}
 
 
+LOCAL_BUCKET = (
+    "type Bucket struct {{\n\ttokens float64\n}}\n\n"
+    "func (b *Bucket) Admit(req *Request, state *RouterState) (bool, string) {{\n"
+    "\tcapacity := 20000.0\n\trate := 4000.0\n{extra}"
+    "\tb.tokens = math.Min(capacity, b.tokens+rate)\n\tcost := float64(len(req.InputTokens))\n"
+    '\tif b.tokens < cost {{\n\t\treturn false, "empty"\n\t}}\n\tb.tokens -= cost\n\treturn true, ""\n}}\n'
+)
+
+
+def test_a_bucket_sized_by_locals_is_a_parameter_with_the_simulator_scale_finding(analyze_text):
+    """Found by a researcher (newprog2 1): the same bucket as the host-set one, sized by `capacity := 12000.0` and
+    `refillPerSec := 3000.0` in the evolved block, went through silently: the locals are never compared
+    themselves (they clamp and refill `b.tokens`, which is compared with the prompt's cost), so no rule lifted
+    them, no finding named them and `param capacity` was refused at gate 1. A local set once from a literal whose
+    value meets signals is a parameter named after the local, read at its declaration, and a budget prompt tokens
+    are charged against is at simulator scale, as for the receiver field."""
+    from bot.golang.params import param_specs
+
+    an = analyze_text(LOCAL_BUCKET.format(extra=""))
+    specs = {s.name: s for s in param_specs(an, None, False)}
+    assert set(specs) == {"capacity", "rate"}, specs
+    for name, line in [("capacity", 6), ("rate", 7)]:
+        spec = specs[name]
+        assert (spec.go_type, spec.json_default) == ("float64", 20000.0 if name == "capacity" else 4000.0)
+        assert spec.threshold.local == name and spec.threshold.subject == "b.tokens"
+        assert "InputTokens" in spec.threshold.signals and spec.threshold.lines == [line]
+        assert spec.doc.startswith(f"{spec.field} is the evolved local `{name}` (default ")
+        [f] = [f for f in an.findings if f.check == "hazard.sim-scale-threshold" and f.param == name]
+        assert f.severity.value == "IMPORTANT" and f.source_line == line
+        assert f.message.startswith(f"{name} = ") and "prompt-token throughput" in f.fix
+    assert not [f for f in an.findings if f.check == "translate.unlisted-literal"], an.findings
+
+
+def test_a_bucket_local_set_again_keeps_its_literal_and_its_finding_says_why(analyze_text):
+    """A local set again would not be what one parameter says: it stays a literal, listed with the reason."""
+    from bot.golang.params import param_specs
+
+    an = analyze_text(LOCAL_BUCKET.format(extra="\tif b.tokens < 0 {\n\t\tcapacity = b.tokens\n\t}\n"))
+    assert "capacity" not in {s.name for s in param_specs(an, None, False)}
+    [f] = [f for f in an.findings if f.check == "translate.unlisted-literal"]
+    assert f.source_line == 6 and "InputTokens" in f.message, f.message
+    assert "keeps it a literal because `capacity` is set again (`capacity = b.tokens`, line 9)" in f.message
+
+
+TABLE = """\tweights := map[string]float64{{"critical": 0.9, "standard": 0.5, "sheddable": {low}}}
+\tw := weights[req.SLOClass]
+\tscores := make(map[string]float64)
+\tfor _, snap := range state.Snapshots {{
+\t\tscores[snap.ID] -= w * float64(snap.InFlightRequests)
+\t}}
+\t_ = scores"""
+
+
+def test_the_values_of_a_per_class_table_that_meet_signals_are_listed_as_kept_literals(analyze_text):
+    """Found by a researcher (newprog2 5): `classLoadWeight := map[string]float64{...}` decides every request's
+    load penalty, yet its values got neither parameters nor a finding while the `default:` beside them became a
+    parameter. A composite literal's values stay in the code (only the constructor's receiver literal becomes
+    parameters), so each value whose table meets a signal (here through `w`, read by class and multiplying
+    in-flight requests) is listed as a kept literal at its line; 1 (trivial) is not."""
+    an = analyze_text(ROUTE.format(body=TABLE.format(low="1")))
+    found = [f for f in an.findings if f.check == "translate.unlisted-literal"]
+    assert [(f.source_line, f.message.split(":")[0]) for f in found] == [
+        (2, '`weights["critical"]` = 0.9'),
+        (2, '`weights["standard"]` = 0.5'),
+    ], found
+    assert "combined with InFlightRequests" in found[0].message and "needs a rebuild" in found[0].message
+    assert not an.thresholds, an.thresholds
+    # A table whose entries meet no signal (a constant entry, times a constant) says nothing about outcomes.
+    constant = TABLE.format(low="0.1").replace("[req.SLOClass]", '["critical"]')
+    unused = analyze_text(ROUTE.format(body=constant.replace("float64(snap.InFlightRequests)", "2")))
+    assert not [f for f in unused.findings if f.check == "translate.unlisted-literal" and "weights[" in f.message]
+
+
 AFFINITY = "type WeightedScoring struct {{\n\tsessionHome map[string]string\n}}\n\n" + ROUTE
 BONUSES = """\tscores := make(map[string]float64)
 \thome := ws.sessionHome[req.SessionID]

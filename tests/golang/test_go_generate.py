@@ -407,6 +407,31 @@ def test_a_token_bucket_sized_by_the_host_is_tunable_at_gate_1_and_flagged_at_it
     assert "re-calibrated at gate 1 to 200000 for this deployment (BLIS: 20000)" in moved.epp_config
 
 
+def test_a_token_bucket_sized_by_locals_is_tunable_at_gate_1_and_flagged_at_its_config_lines(dictionary):
+    """newprog2 1: g08 holds its per-tenant bucket's scale in locals (`capacity := 12000.0`, `refillPerSec :=
+    3000.0`) inside the evolved block: the plugin hard-coded both with no finding, and `param capacity: 50000` was
+    refused at gate 1 ("not a parameter of the plugin"). Both are parameters read at the declaration, flagged at
+    their config lines like g07's receiver fields, and gate 1 can set them; the defaults decide as before (99.8%)."""
+    src, an, tr = translate_path(CORPUS / "g08_local_token_bucket.go", dictionary)
+    evolved = tr.files[f"{tr.summary.package_dir}/evolved.go"]
+    assert "\tcapacity := t.params.Capacity\n\trefillPerSec := t.params.RefillPerSec\n" in evolved
+
+    def deployed(t):
+        cfg = yaml.safe_load(t.epp_config)
+        return next(p for p in cfg["plugins"] if p["type"] == t.summary.plugin_type)["parameters"]
+
+    assert (deployed(tr)["capacity"], deployed(tr)["refillPerSec"]) == (12000, 3000)
+    for name in ("capacity", "refillPerSec"):
+        [f] = [f for f in tr.findings if f.check == "hazard.sim-scale-threshold" and f.param == name]
+        assert f.severity.value == "IMPORTANT" and f.file.endswith("epp-config.yaml")
+        assert tr.epp_config.splitlines()[f.line - 1].strip().startswith(f"{name}:")
+    assert (tr.summary.fidelity.states, tr.summary.fidelity.agreement) == (500, 0.998)
+
+    moved = translate(src, an, dictionary, plugin_type=tr.summary.plugin_type, feedback="param capacity: 50000")
+    assert deployed(moved)["capacity"] == 50000
+    assert "re-calibrated at gate 1 to 50000 for this deployment (BLIS: 12000" in moved.epp_config
+
+
 def gen_test_path(tr) -> str:
     return next(p for p in tr.files if p.endswith("_test.go"))
 
