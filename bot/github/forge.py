@@ -253,7 +253,7 @@ class GitHubForge(GitBranches):
             return self.client.upsert_issue(self.feedback_repository, marker, title, body, FEEDBACK_LABEL)
         except GitHubError as exc:
             raise FeedbackNotFiled(
-                self.feedback_repository, str(exc), feedback_fix(self.feedback_repository, exc.status)
+                self.feedback_repository, str(exc), feedback_fix(self.feedback_repository, self.fork, exc.status)
             ) from None
 
     def locations(self) -> dict[str, str]:
@@ -263,15 +263,24 @@ class GitHubForge(GitBranches):
         return out
 
 
-def feedback_fix(repository: str, status: int | None) -> str:
+def feedback_fix(repository: str, fork: str, status: int | None) -> str:
     """What lets the next feedback issues be filed in ``repository`` after GitHub refused one with ``status``
-    ("" when nothing needs changing: GitHub was down)."""
+    ("" when nothing needs changing: GitHub was down). An App's installation token reaches one owner, so under
+    another owner than ``fork`` no token can file them and still write the fork: they stay filed by hand."""
     if status not in (401, 403, 404):
         return ""
+    blis_owner = repository.split("/")[0]
+    if blis_owner.lower() != fork.split("/")[0].lower():
+        return (
+            f"no single token can file them for the next promotions either: {repository} has another owner than "
+            f"{fork}, and a GitHub App's installation token reaches one owner's repositories (one for {blis_owner} "
+            "would break the bot's every write to this fork); the next promotions keep their feedback issues in "
+            f"their branch the same way, unless the fork moves under {blis_owner} (docs/github-setup.md, section 3)"
+        )
     return (
         "the job's GITHUB_TOKEN writes only this repository: for the next promotions, give the `advance` job of "
-        f".github/workflows/promotion.yml an `app-token:` of a GitHub App installed on {repository.split('/')[0]} "
-        "with Issues: write (docs/github-setup.md, section 3)"
+        f".github/workflows/promotion.yml an `app-token:` of a GitHub App installed on {blis_owner} "
+        "(it owns both repositories) with Issues: write (docs/github-setup.md, section 3)"
     )
 
 

@@ -94,14 +94,28 @@ def _read(problems: list[str], what: str, permission: str, fn):
         return _UNREAD
 
 
-def feedback_unchecked(blis: str) -> str:
-    """Another repository for feedback issues: the job's GITHUB_TOKEN cannot write there, and the `app-token:`
-    that can is an input of the workflow's step, which the API does not show."""
+def feedback_unchecked(blis: str, fork: str) -> str:
+    """Another repository for feedback issues: the job's GITHUB_TOKEN cannot write there. Under the same owner an
+    `app-token:` can (an input of the workflow's step, which the API does not show); under another owner none can,
+    since an App's installation token reaches one owner and the bot's every other write goes to ``fork``."""
+    blis_owner = blis.split("/")[0]
+    kept = (
+        "each promotion keeps its feedback issues' text in its branch (docs/promotion/<name>/feedback/<id>.md) "
+        f"and says on the issue how to file them in {blis} by hand"
+    )
+    if blis_owner.lower() == fork.split("/")[0].lower():  # GitHub compares owners case-insensitively
+        return (
+            f"{CONFIG_PATH}: blis_repository {blis} is another repository, where the job's GITHUB_TOKEN cannot "
+            "file issues (not checked through the API): give the `advance` job an `app-token:` of a GitHub App "
+            f"installed on {blis_owner}, which owns both repositories, with Issues: write (the App then writes "
+            f"everything here too; docs/github-setup.md, section 3); without it {kept}"
+        )
     return (
-        f"{CONFIG_PATH}: blis_repository {blis} is another repository, where the job's GITHUB_TOKEN cannot file "
-        "issues (not checked through the API): give the `advance` job an `app-token:` of a GitHub App installed "
-        f"on {blis.split('/')[0]} with Issues: write (docs/github-setup.md, section 3); without it each promotion "
-        "keeps its feedback issues' text in its branch and says on the issue how to file them by hand"
+        f"{CONFIG_PATH}: blis_repository {blis} has another owner than {fork}, so the bot cannot file feedback "
+        "issues there: the job's GITHUB_TOKEN writes only this repository, and no single GitHub App token can "
+        f"write both (an installation token reaches one owner's repositories; one for {blis_owner} would break "
+        f"the bot's every write here): {kept}; to have the bot file them, move the fork under {blis_owner} and "
+        "give the `advance` job an `app-token:` (docs/github-setup.md, section 3)"
     )
 
 
@@ -179,7 +193,7 @@ def _check(repository: str, client: GitHub | None, env) -> SetupReport:
             if config.blis_repository is None:
                 notes.append(f"{CONFIG_PATH}: blis_repository is unset, so refuted hypotheses file no feedback issues")
             elif config.blis_repository.lower() != repository.lower():
-                notes.append(feedback_unchecked(config.blis_repository))
+                notes.append(feedback_unchecked(config.blis_repository, repository))
             if config.llm.engine == "anthropic":
                 notes.append(NO_KEY_UNCHECKED)
     labels = _read(problems, "the labels", "Issues: read", client.label_names)

@@ -185,16 +185,30 @@ def test_an_invalid_configuration_is_not_described_with_defaults_the_admin_did_n
     assert not any("self-hosted runner with the labels" in n for n in report.notes), report.notes
 
 
-def test_feedback_in_another_repository_is_noted_with_the_app_token_it_needs(fake_github):
-    """admin-findings 2: check-config said "set up" and stage 6 then failed on GITHUB_TOKEN's 403."""
+def _feedback_notes(fake_github, blis: str) -> str:
     fake_github.add_repo("acme/fork")
     fake_github.add_user("maria", role="admin")
-    fake_github.git_commit(
-        "acme/fork", "main", {".github/promotion-bot.yml": "blis_repository: inference-sim/inference-sim\n"}, "config"
-    )
-    notes = "\n".join(check_repository("acme/fork", client=_client(fake_github, "acme/fork")).notes)
-    assert "blis_repository inference-sim/inference-sim is another repository" in notes
-    assert "`app-token:` of a GitHub App installed on inference-sim with Issues: write" in notes
+    fake_github.git_commit("acme/fork", "main", {".github/promotion-bot.yml": f"blis_repository: {blis}\n"}, "config")
+    return "\n".join(check_repository("acme/fork", client=_client(fake_github, "acme/fork")).notes)
+
+
+def test_feedback_in_another_repository_of_the_same_owner_is_noted_with_the_app_token_it_needs(fake_github):
+    """admin-findings 2: check-config said "set up" and stage 6 then failed on GITHUB_TOKEN's 403."""
+    notes = _feedback_notes(fake_github, "ACME/blis")  # GitHub's owners are case-insensitive
+    assert "blis_repository ACME/blis is another repository" in notes
+    assert "`app-token:` of a GitHub App installed on ACME, which owns both repositories, with Issues: write" in notes
+
+
+def test_feedback_under_another_owner_is_filed_by_hand_not_with_an_app_token(fake_github):
+    """verify2 item 4: an App "installed on inference-sim" was advised for fork acme/fork, but an installation
+    token reaches one owner, so that token would break every other write of the bot in the fork."""
+    notes = _feedback_notes(fake_github, "inference-sim/inference-sim")
+    assert "installed on inference-sim" not in notes
+    assert "blis_repository inference-sim/inference-sim has another owner than acme/fork" in notes
+    assert "no single GitHub App token can write both" in notes
+    assert "feedback issues' text in its branch (docs/promotion/<name>/feedback/<id>.md)" in notes
+    assert "file them in inference-sim/inference-sim by hand" in notes
+    assert "move the fork under inference-sim" in notes
 
 
 def test_a_repository_with_more_than_a_page_of_workflows_is_ready(fake_github, tmp_path):

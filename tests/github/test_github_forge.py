@@ -100,4 +100,32 @@ def test_a_feedback_issue_github_refuses_says_why_and_how_to_file_it(forge):
     with pytest.raises(FeedbackNotFiled) as refused:
         make().file_feedback("promotion-bot:feedback:7:A1", "A1 refuted", "body 1")
     assert "GitHub answered 403: Resource not accessible by integration" in refused.value.why
-    assert refused.value.repository == "acme/blis" and "`app-token:` of a GitHub App" in refused.value.fix
+    assert refused.value.repository == "acme/blis"
+    assert "`app-token:` of a GitHub App installed on acme (it owns both repositories)" in refused.value.fix
+
+
+def test_a_refused_feedback_issue_under_another_owner_is_not_fixed_with_an_app_token(fake_github, tmp_path):
+    """verify2 item 4: the fix named an App installed on the feedback repository's owner, a token that cannot
+    write the fork (an installation token reaches one owner): under two owners the issues are filed by hand."""
+    from bot.forge.base import FeedbackNotFiled
+
+    fake_github.add_repo(REPO)
+    fake_github.add_repo("inference-sim/inference-sim")
+    fake_github.fail("POST", "/repos/inference-sim/inference-sim/issues", status=403, body={"message": "nope"})
+    forge = GitHubForge(
+        GitHub(fake_github.bot_token, REPO, api_url=fake_github.api_url, throttle=False),
+        issue=7,
+        fork=REPO,
+        server_url=fake_github.server_url,
+        token=fake_github.bot_token,
+        clone_dir=tmp_path / "clone",
+        base_branch="main",
+        branch=BRANCH,
+        feedback_repository="inference-sim/inference-sim",
+    )
+    with pytest.raises(FeedbackNotFiled) as refused:
+        forge.file_feedback("promotion-bot:feedback:7:A1", "A1 refuted", "body 1")
+    fix = refused.value.fix
+    assert "app-token" not in fix and "installed on" not in fix, fix
+    assert "inference-sim/inference-sim has another owner than acme/fork" in fix
+    assert "unless the fork moves under inference-sim" in fix
