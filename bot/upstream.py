@@ -25,6 +25,14 @@ from typing import NamedTuple
 
 from bot import PROJECT_ROOT
 from bot.forge.git import ForgeError, GitRepo
+from bot.golang.plugin_summary import (
+    DEFAULT_TRAFFIC,
+    below_reference,
+    fidelity_line,
+    reference_sentence,
+    shipped_findings,
+    what_it_does,
+)
 from bot.golang.registration import insert_registration
 from bot.model import RequestError, TranslationSummary
 
@@ -73,6 +81,8 @@ def upstream_change(
     runner_go: str,
     *,
     origin: dict | None = None,
+    title: str = "",
+    fork_repo: str = "",
     branch: str = "",
     commit: str = "",
     not_ready: list[str] | tuple[str, ...] = (),
@@ -82,7 +92,8 @@ def upstream_change(
 
     ``not_ready`` are the reasons the promotion's PR stays a draft (``draft_reasons``): the commit message
     and the notes say them, so a patch cut from sample evidence or unreviewed gates is not sent upstream
-    as if it were ready."""
+    as if it were ready. ``title`` (the request's) and ``fork_repo`` (owner/name of the fork holding ``branch``)
+    let the message say what the plugin does and where its evidence is."""
     package = {p: t for p, t in branch_files.items() if p.startswith(summary.package_dir.rstrip("/") + "/")}
     if not any(p.endswith(".go") and not p.endswith("_test.go") for p in package):
         raise UpstreamError(
@@ -96,28 +107,56 @@ def upstream_change(
         files[config] = branch_files[config]
     files[RUNNER_GO] = insert_registration(runner_go, summary.registration_import, summary.registration_line)
     subject = f"Add the {summary.plugin_type} {summary.kind.value} plugin (Alpha)"
+    enable = (
+        "Registered as StabilityAlpha: the EPP runs it only with --allow-experimental-plugins and an "
+        f"EndpointPickerConfig that names it (sample: {config})."
+    )
+    paragraphs = (*about(summary, title), enable, source_paragraph(summary, origin, fork_repo, branch, commit))
+    message = "\n\n".join(_fill(p) for p in paragraphs if p)
+    caution = f"Not ready for upstream review: the promotion's PR stays a draft because {'; '.join(not_ready)}."
+    if not_ready:
+        message += f"\n\n{_fill(caution)}"
+    notes = (SIGN_OFF, *([caution] if not_ready else []))
+    return UpstreamChange(summary.plugin_type, files, subject, message, notes)
+
+
+def _fill(paragraph: str) -> str:
+    """A commit message paragraph in lines of at most 72 columns (upstream's commit style)."""
+    return textwrap.fill(paragraph, 72, break_long_words=False, break_on_hyphens=False)
+
+
+def about(summary: TranslationSummary, title: str = "") -> list[str]:
+    """What a maintainer reads first, in the fork PR's words (``bot.golang.plugin_summary``): what the plugin does
+    in llm-d terms; how often it decides like the BLIS original, beside the in-tree scorer it must beat (and, when
+    it does not, what its weight then adds in a profile); the translator's open findings on the shipped code, which
+    the plugin's README carries in its Caveats. The translation report itself stays on the fork."""
+    f = summary.fidelity
+    fidelity = fidelity_line(f) + (reference_sentence(f) if f is not None and f.measured else "")
+    if below_reference(f):
+        fidelity += f" {DEFAULT_TRAFFIC}; the sample config says so at its weight."
+    out = [what_it_does(summary.kind, summary.plugin_type, title, summary.signals, summary.thresholds), fidelity]
+    found = shipped_findings(
+        summary.findings, [summary.package_dir.rstrip("/") + "/", config_path(summary.plugin_type)]
+    )
+    if found:
+        checks = ", ".join(dict.fromkeys(x.check for x in found))
+        out.append(f"Open translator findings, each a caveat in the plugin's README: {checks}.")
+    return out
+
+
+def source_paragraph(summary: TranslationSummary, origin: dict | None, fork_repo: str, branch: str, commit: str) -> str:
+    """Where the plugin comes from and where its evidence is: the fork's owner/name, branch and commit, so the
+    pointer resolves for someone upstream (a branch name alone names nothing outside the fork)."""
     where = (
         f" ({origin.get('framework')} run {origin.get('run')}, iteration {origin.get('iteration')})" if origin else ""
     )
-    evidence = (
-        f"The evidence (translation report, hypotheses, benchmark verdicts) is on the promotion branch {branch}"
-        + (f" at {commit[:12]}" if commit else "")
-        + "."
-        if branch
-        else ""
-    )
-    enable = (
-        "Registered as StabilityAlpha: the EPP runs it only with --allow-experimental-plugins and an\n"
-        f"EndpointPickerConfig that names it (sample: {config})."
-    )
     article = "an" if summary.kind.value[:1] in "aeiou" else "a"  # "an admission policy", as the PR draft says
-    source = f"Translated by the promotion bot from {article} {summary.kind.value} policy evolved in the BLIS simulator{where}."
-    message = f"{enable}\n\n{source}" + (f"\n{evidence}" if evidence else "")
-    caution = f"Not ready for upstream review: the promotion's PR stays a draft because {'; '.join(not_ready)}."
-    if not_ready:
-        message += f"\n\n{textwrap.fill(caution, 100)}"
-    notes = (SIGN_OFF, *([caution] if not_ready else []))
-    return UpstreamChange(summary.plugin_type, files, subject, message, notes)
+    out = f"Translated by the promotion bot from {article} {summary.kind.value} policy evolved in the BLIS simulator{where}."
+    if branch:
+        fork = f" of the fork {fork_repo}" if fork_repo else ""
+        at = f" at {commit[:12]}" if commit else ""
+        out += f" Evidence (translation report, hypotheses, benchmark verdicts): branch {branch}{fork}{at}."
+    return out
 
 
 class Promotion(NamedTuple):
@@ -126,6 +165,7 @@ class Promotion(NamedTuple):
     origin: dict | None  # the request's origin
     head: str  # the branch head
     verdicts: list[dict]  # validation/verdicts.json: whether the evidence was sample data
+    request: dict | None = None  # request.json as committed: its title and fork name the commit message's
 
 
 def read_promotion(fork: Path, branch: str) -> Promotion:
@@ -147,22 +187,21 @@ def read_promotion(fork: Path, branch: str) -> Promotion:
         data = repo.read_file(branch, path)
         if data is not None:
             files[path] = data.decode("utf-8")
-    origin = None
     slug = found[0].split("/")[2]
-    request = repo.read_file(branch, f"benchmarks/promotion/{slug}/request.json")
-    if request is not None:
-        try:
-            origin = json.loads(request).get("origin")
-        except ValueError:
-            origin = None
-    verdicts = repo.read_file(branch, f"docs/promotion/{slug}/validation/verdicts.json")
+    request = _json(repo.read_file(branch, f"benchmarks/promotion/{slug}/request.json"))
+    request = request if isinstance(request, dict) else None
+    origin = request.get("origin") if request else None
+    listed = _json(repo.read_file(branch, f"docs/promotion/{slug}/validation/verdicts.json")) or []
+    verdicts = [v for v in listed if isinstance(v, dict)] if isinstance(listed, list) else []
+    return Promotion(summary, files, origin, head, verdicts, request)
+
+
+def _json(data: bytes | None):
+    """A branch file's JSON, or None when it is missing or not JSON (the message then leaves that part out)."""
     try:
-        listed = json.loads(verdicts) if verdicts is not None else []
+        return json.loads(data) if data is not None else None
     except ValueError:
-        listed = []
-    return Promotion(
-        summary, files, origin, head, [v for v in listed if isinstance(v, dict)] if isinstance(listed, list) else []
-    )
+        return None
 
 
 def _mirror_repo(dest: Path, mirror: Path) -> GitRepo:

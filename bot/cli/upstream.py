@@ -87,6 +87,14 @@ def not_finished(state) -> str | None:
     )
 
 
+def _title_and_fork(request: dict | None) -> tuple[str, str]:
+    """The request's title and its fork's owner/name, as the branch's request.json has them ("" when it does not)."""
+    request = request or {}
+    fork = request.get("fork")
+    title, repo = request.get("title"), fork.get("repo") if isinstance(fork, dict) else None
+    return (title if isinstance(title, str) else ""), (repo if isinstance(repo, str) else "")
+
+
 UNKNOWN_GATES = (
     "This patch was cut without the promotion's state (--work): whether its gates' reviews converged and people "
     "passed them is not known here. Submit it only if the promotion's PR is ready for review, not a draft."
@@ -108,10 +116,21 @@ def handle(args: argparse.Namespace) -> int:
     unfinished = not_finished(state)
     if unfinished is not None:
         raise RequestError(unfinished)
-    summary, files, origin, head, verdicts = read_promotion(fork, branch)
+    summary, files, origin, head, verdicts, request = read_promotion(fork, branch)
     runner = (MIRROR / RUNNER_GO).read_text(encoding="utf-8")
     reasons = not_ready(verdicts, state)
-    change = upstream_change(summary, files, runner, origin=origin, branch=branch, commit=head, not_ready=reasons)
+    title, fork_repo = _title_and_fork(request)
+    change = upstream_change(
+        summary,
+        files,
+        runner,
+        origin=origin,
+        title=title,
+        fork_repo=fork_repo,
+        branch=branch,
+        commit=head,
+        not_ready=reasons,
+    )
     if state is None:
         change = replace(change, notes=(*change.notes, UNKNOWN_GATES))
     patch = format_patch(change)

@@ -15,6 +15,7 @@ from bot.golang.differential import constant_names
 from bot.golang.generate import Generated
 from bot.golang.harness_world import HELD_CONSTANT
 from bot.golang.plugin_docs import gap_concern
+from bot.golang.plugin_summary import reference_sentence
 from bot.golang.source import EvolvedSource
 from bot.model import Fidelity, Finding, Severity, TranslationSummary, finding_ids
 from bot.model.evidence import percent
@@ -56,7 +57,7 @@ def fidelity_section(f: Fidelity | None) -> str:
         f"threshold's boundary), the plugin as llm-d runs it ({how_llmd_runs_it}) decided like the BLIS original (**{f.decision}**) in **{f.agreement:.1%}** of them "
         f"(floor {f.floor_pct}{_floor_source(f)}, {'every signal high-fidelity' if f.all_high_fidelity else 'some signal below high fidelity'}). "
         f"With every mapping below switched off, agreement is {f.agreement_all_off:.1%}."
-        + _reference_sentence(f)
+        + reference_sentence(f)
         + _deployed_values_sentence(f)
     )
     out.append("")
@@ -443,19 +444,6 @@ def _floor_source(f: Fidelity) -> str:
     if f.floor_default is None:
         return ""
     return f", set for this promotion (`fidelity_floor`); the bot's default is {percent(f.floor_default)}"
-
-
-def _reference_sentence(f: Fidelity) -> str:
-    """The figure the plugin's must beat (a scheduling plugin's: queue-scorer alone), and whether it does."""
-    if f.reference_agreement is None:
-        return ""
-    out = f" For comparison, {f.reference} decides like the BLIS original in {f.reference_agreement:.1%} of the same states"
-    if f.agreement + 0.005 < f.reference_agreement:
-        return out + (
-            ": the plugin does worse, so the ordering it carries does not reach placement (its pseudo-queue of "
-            "identical incumbents hides what the queue lengths alone tell)."
-        )
-    return out + "."
 
 
 def _era_words(era: str) -> str:

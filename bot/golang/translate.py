@@ -52,6 +52,7 @@ from bot.golang.harness_failed import HARNESS_DID_NOT_RUN, NOT_BUILT, does_not_c
 from bot.golang.params import ParamSpec, shown, type_problem
 from bot.golang.plugin_docs import config_line
 from bot.golang.plugin_shape import BASELINE_SCORERS
+from bot.golang.plugin_summary import below_reference, ship
 from bot.golang.recalibration import (
     SIM_SCALE,
     cut_values,
@@ -74,6 +75,8 @@ CHECK_NOT_MEASURED = "translate.fidelity-not-measured"
 CHECK_DIFFERENCES = "translate.fidelity-differences"
 CHECK_FAILS = "translate.evolved-code-fails"
 CHECK_UNTESTED = "translate.untested-parameter"
+CHECK_BELOW_REFERENCE = "translate.fidelity-below-reference"
+CHECK_CHOSEN_VALUES = "translate.fidelity-values-chosen"
 
 
 def _untested_finding(th, dead: tuple[int, str] | None) -> Finding:
@@ -313,6 +316,7 @@ def translate(
     measured = measured or fidelity_findings(fidelity, gen, lambda at: _evolved_line(src, gen, at))
     findings = _anchor(safety + hazards + gen.findings + untested_findings + measured, gen, analysis)
     findings.sort(key=Finding.sort_key)
+    files, findings = ship(files, findings, fidelity, plugin_type, gen)  # what ships says what the report says
     # gate 2 and stage 5 read an admitter's behaviour rows (bot.bench.priority_plan.sheds_nothing)
     summary = _summary(analysis, dictionary, gen, plugin_type, findings, fidelity).model_copy(
         update={"behaviour": dict(behaviours)}
@@ -335,7 +339,7 @@ def translate(
         files=files,
         registration_import=gen.registration_import,
         registration_line=gen.registration_line,
-        epp_config=gen.epp_config,
+        epp_config=files.get(gen.config_path, gen.epp_config),
         report_markdown=report,
         findings=findings,
         line_map=gen.line_map,
@@ -403,10 +407,6 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[
             ),
         ]
     return out
-
-
-CHECK_BELOW_REFERENCE = "translate.fidelity-below-reference"
-CHECK_CHOSEN_VALUES = "translate.fidelity-values-chosen"
 
 
 def chosen_values_finding(f: Fidelity, chosen: FidelityCause) -> Finding:
@@ -497,7 +497,7 @@ def _evolved_line(src: EvolvedSource, gen: Generated, at: str) -> int | None:
 
 def _reference_findings(f: Fidelity, gen: Generated) -> list[Finding]:
     """IMPORTANT when a plain scorer decides like the BLIS original more often than the plugin does."""
-    if f.reference_agreement is None or f.agreement + 0.005 >= f.reference_agreement:
+    if not below_reference(f):
         return []
     return [
         Finding(

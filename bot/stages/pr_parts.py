@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.escape import line
-from bot.golang.admission_docs import FAIL_OPEN, REJECTION, upstream_alternative
-from bot.model import Finding, Hypothesis, PolicyKind, ReviewRound, Track, Verdict, VerdictStatus
+from bot.model import Finding, Hypothesis, ReviewRound, Track, Verdict, VerdictStatus
 from bot.model.better import DIFFERS_BETTER, better_than_margin
 from bot.render.claims import indicated_cells, indicated_text, pct
 from bot.stats.shedding import on_mix
@@ -24,16 +23,6 @@ from bot.stats.unjudged import unjudged_reason
 TITLE_LIMIT = 72
 #: Known issues listed one by one in the body; more are counted (each is a review comment on its line).
 MAX_ISSUES = 10
-
-_DOES = {
-    PolicyKind.ROUTING: "scores each request's candidate endpoints the way the evolved BLIS routing policy scored instances",
-    PolicyKind.ADMISSION: "admits or rejects each request the way the evolved BLIS admission policy did",
-    # An OrderQueue becomes a placement scorer (bot/golang/plugin_docs.py): vLLM still serves in its own order.
-    PolicyKind.SCHEDULING: (
-        "prefers endpoints where the evolved BLIS scheduling policy's queue order would serve the request earlier "
-        "(it does not reorder vLLM's queue)"
-    ),
-}
 
 
 def shorten(text: str, limit: int) -> str:
@@ -53,27 +42,6 @@ def title(plugin_type: str, request_title: str) -> str:
     if len(head) >= TITLE_LIMIT - 8:  # a very long plugin name: the name alone, cut
         return shorten(head.rstrip(": "), TITLE_LIMIT)
     return head + shorten(request_title, TITLE_LIMIT - len(head))
-
-
-def what_it_does(
-    kind: PolicyKind,
-    plugin_type: str,
-    request_title: str,
-    signals: Sequence[str],
-    thresholds: Mapping[str, float] | None = None,
-) -> str:
-    """One sentence for the top of the PR: what the plugin does, in llm-d terms (plain text, not escaped). An
-    admitter's adds what a maintainer asks first: how its rejection reaches clients on v0.10.0 (a 500), the
-    in-tree admitter that computes the same saturation, when it reads the same gauges, and how it treats an
-    endpoint not scraped yet (fail open) beside upstream's fail-closed."""
-    reads = ""
-    if signals:
-        shown = ", ".join(signals[:6]) + (f" and {len(signals) - 6} more" if len(signals) > 6 else "")
-        reads = f", from {len(signals)} signals ({shown})"
-    out = f"`{plugin_type}` {_DOES[kind]}: {request_title}{reads}."
-    if kind is PolicyKind.ADMISSION:
-        out = " ".join(filter(None, [out, REJECTION, upstream_alternative(signals, thresholds), FAIL_OPEN]))
-    return out
 
 
 @dataclass(frozen=True)

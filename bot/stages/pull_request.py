@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from bot.escape import md
 from bot.forge.base import ReviewComment
+from bot.golang.plugin_summary import fidelity_line, what_it_does
 from bot.model import (
     HOW_NOT_RECORDED,
     DecidedVia,
@@ -99,21 +100,6 @@ def draft_body(ctx: StageContext) -> str:
         cancelled = next((a for a in reversed(ctx.state.audit) if a.event == "cancelled"), None)
     return render(
         "pr_draft.md.j2", request=ctx.request, state=ctx.state, paths=ctx.paths, rejected=rejected, cancelled=cancelled
-    )
-
-
-def fidelity_line(f) -> str:
-    """The differential check in one sentence for the PR body (the report has the details)."""
-    if f is None:
-        return "Not measured."
-    if not f.measured:
-        return f"Not measured: {f.reason}"
-    causes = ", ".join(f"{c.mapping} ({c.states})" for c in f.causes[:3])
-    return (
-        f"On {f.states} sampled states the plugin, as llm-d runs it, decides like the BLIS original ({f.decision}) "
-        f"in {f.agreement:.1%} of them (floor {f.floor_pct})"
-        + (f"; the differences come from {causes}" if causes else "")
-        + ". Details and example states: the translation report's Fidelity section."
     )
 
 
@@ -228,7 +214,7 @@ def run(ctx: StageContext) -> StageOutput:
     issues = pr_parts.known_issues(ctx.state.reviews, link, pr_parts.file_reader(ctx.read, ctx.list))
     body = render(
         "pr_body.md.j2",
-        what=pr_parts.what_it_does(
+        what=what_it_does(
             ctx.request.kind, ctx.request.plugin_type, ctx.request.title, summary.signals, summary.thresholds
         ),
         fidelity_line=fidelity_line(summary.fidelity),

@@ -10,10 +10,10 @@ import yaml
 
 from bot.golang.admission_docs import DETECTOR, DETECTOR_PARAMETERS, baseline_config, upstream_alternative
 from bot.golang.generate import package_name, struct_name
+from bot.golang.plugin_summary import what_it_does
 from bot.hypotheses.wording import plugin_phrase
 from bot.model import PolicyKind
 from bot.stages.implement_tests import BASELINE_EPP_CONFIG, baseline_epp_config
-from bot.stages.pr_parts import what_it_does
 
 from .conftest import CORPUS, EXAMPLE, run_probe_test, translate_path
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.golang.plugin_summary import what_it_does
 from bot.model import (
     Effect,
     Finding,
@@ -216,7 +217,7 @@ def test_a_claim_not_testable_as_translated_says_why_and_is_not_measured():
 
 def test_a_scheduling_plugin_is_described_as_placement_not_as_reordering_vllms_queue():
     """An OrderQueue becomes a queue-position scorer: it steers where a request goes, vLLM serves in its own order."""
-    text = pr_parts.what_it_does(PolicyKind.SCHEDULING, "evolved-aging", "SLO aging", ["SLOClass"])
+    text = what_it_does(PolicyKind.SCHEDULING, "evolved-aging", "SLO aging", ["SLOClass"])
     assert (
         "prefers endpoints where the evolved BLIS scheduling policy's queue order would serve the request earlier"
         in text

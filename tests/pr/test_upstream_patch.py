@@ -12,7 +12,7 @@ import pytest
 
 from bot import PROJECT_ROOT
 from bot.cli import main
-from bot.model import PolicyKind, TranslationSummary
+from bot.model import Fidelity, Finding, PolicyKind, Severity, TranslationSummary
 from bot.upstream import MIRROR, RUNNER_GO, UpstreamError, apply_to_mirror, format_patch, upstream_change
 
 PKG = "pkg/epp/framework/plugins/scheduling/scorer/demo"
@@ -64,7 +64,66 @@ def test_the_change_carries_the_package_the_config_and_the_registration_only():
 def test_the_commit_message_names_the_policy_kind_with_its_article(kind, phrase):
     """The message goes into llm-d-router's history: "from a admission policy" is not English."""
     change = upstream_change(SUMMARY.model_copy(update={"kind": kind}), BRANCH_FILES, (MIRROR / RUNNER_GO).read_text())
-    assert f"from {phrase} policy evolved" in change.message
+    assert f"from {phrase} policy evolved" in " ".join(change.message.split())
+
+
+def test_the_commit_message_says_what_the_plugin_does_its_fidelity_findings_and_where_the_fork_is():
+    """upstream2 #1-#3: the message was "Alpha, translated by a bot" and a branch name of a fork it did not name.
+    A maintainer reads only the patch: s01's scorer decides like BLIS in 88.8% of states, queue-scorer alone in
+    94.9%, and on priority-0 traffic it is queue-scorer again; a01's open IMPORTANT findings are README caveats."""
+    pkg = "pkg/epp/framework/plugins/scheduling/scorer/sloaging"
+    fidelity = Fidelity(
+        decision="the same endpoint",
+        states=500,
+        agreement=0.888,
+        floor=0.95,
+        reference="queue-scorer alone (the shortest scraped queue)",
+        reference_agreement=0.949,
+    )
+    found = [
+        Finding(
+            severity=Severity.IMPORTANT, check="hazard.unbounded-client-keyed-state", message="m", file=f"{pkg}/e.go"
+        ),
+        Finding(severity=Severity.SUGGESTION, check="translate.queue-order-as-score", message="s", file=f"{pkg}/e.go"),
+        Finding(
+            severity=Severity.IMPORTANT, check="translate.fidelity-below-reference", message="r", file=f"{pkg}/e.go"
+        ),
+    ]
+    summary = SUMMARY.model_copy(
+        update={
+            "kind": PolicyKind.SCHEDULING,
+            "plugin_type": "slo-aging-scheduler",
+            "package_dir": pkg,
+            "signals": ["ArrivalTime", "QueueDepth", "SLOClass"],
+            "fidelity": fidelity,
+            "findings": found,
+        }
+    )
+    files = {f"{pkg}/demo.go": "package demo\n", f"{pkg}/README.md": "# demo\n"}
+    change = upstream_change(
+        summary,
+        files,
+        (MIRROR / RUNNER_GO).read_text(),
+        origin={"framework": "openevolve", "run": "corpus/s01", "iteration": 0},
+        title="SLO-class aging scheduler",
+        fork_repo="example-org/llm-d-router",
+        branch="promotion/s01-slo-aging-scheduler",
+        commit="7c4951318697" + "0" * 28,
+    )
+    assert all(len(ln) <= 72 for ln in change.message.splitlines()), change.message
+    text = " ".join(change.message.split())
+    assert "`slo-aging-scheduler` prefers endpoints where the evolved BLIS scheduling policy's queue order" in text
+    assert "SLO-class aging scheduler, from 3 signals (ArrivalTime, QueueDepth, SLOClass)" in text
+    assert "decides like the BLIS original (the same endpoint) in 88.8% of them (floor 95%)" in text
+    assert "queue-scorer alone (the shortest scraped queue) decides like the BLIS original in 94.9%" in text
+    assert "priority 0, no InferenceObjective) it scores like queue-scorer" in text
+    assert "adds weight to queue length; the sample config says so at its weight" in text
+    assert (
+        "Open translator findings, each a caveat in the plugin's README: hazard.unbounded-client-keyed-state, "
+        "translate.fidelity-below-reference." in text
+    )
+    assert "queue-order-as-score" not in text  # a SUGGESTION is not a caveat
+    assert "branch promotion/s01-slo-aging-scheduler of the fork example-org/llm-d-router at 7c4951318697." in text
 
 
 def test_the_patch_applies_to_the_mirror_and_not_to_a_tree_whose_runner_differs(tmp_path):
@@ -203,6 +262,12 @@ def test_the_bundled_examples_patch_applies_and_passes_go_vet_and_go_test(full_r
     assert "checked with `go vet` and `go test` on the bot's stand-in for it (`gomirror/llm-d-router`, not an" in body
     patch = out.read_text()
     assert "Not ready for upstream review" in patch.partition("\n---\n")[0]
+    message = " ".join(
+        patch.partition("\n---\n")[0].split()
+    )  # what `git am` commits: the plugin, its fidelity, the fork
+    assert "`evolved-adaptive-scorer` scores each request's candidate endpoints" in message
+    assert "Evolved adaptive weighted scorer" in message and "decides like the BLIS original" in message
+    assert "of the fork example-org/llm-d-router at " in message
     files = re.findall(r"^diff --git a/(\S+) ", patch, flags=re.MULTILINE)
     assert RUNNER_GO in files and "deploy/config/evolved-adaptive-scorer-epp-config.yaml" in files
     assert any(f.endswith("_test.go") for f in files)
