@@ -25,6 +25,7 @@ from bot.golang.probe_inputs import (
     SPACING,
     anchors,
     candidates,
+    class_guarded,
     count,
     ramp,
     ramped,
@@ -74,6 +75,8 @@ def specs(
             extra = ("priority", "warmups") if stateful else ("priority",)
         elif "SessionID" in an.signal_names:
             extra = ("session",)
+        if "priority" not in extra and class_guarded(an, th):  # a branch that opens for one class only
+            extra += ("priority",)
         cands = candidates(th, kind, extra, anchors(an, th, kind), spacings)
         if not cands:
             skipped.append(f"`{th.param}`: no llm-d input sets {', '.join(th.signals) or 'its subject'}")
