@@ -396,12 +396,13 @@ def valid_move(name: str, value: float, factor: float, defaults: dict, checks: d
     from bot.golang import param_relations
     from bot.golang.params import out_of_range
 
+    numbers = {k: v for k, v in defaults.items() if isinstance(v, int | float) and not isinstance(v, bool)}
     for _ in range(_NARROWINGS + 1):
         moved = round(value * factor) if isinstance(value, int) else value * factor
         if moved == value:
             return None
         if not out_of_range(moved, checks.get(name, [])) and not param_relations.broken(
-            checks, defaults | {name: moved}
+            checks, numbers | {name: moved}
         ):
             return moved
         factor = 1 + (factor - 1) / 2

@@ -327,13 +327,19 @@ def test_a_behaviour_move_validate_refuses_is_kept_in_range_and_a_refused_one_ex
     and answered no row, and "no rows" differed from the base rows, so the parameter counted as exercised while no
     generated test moved or crossed it. Moves now stay inside the checks, and only rows both runs answered count."""
     from bot.golang import probes
+    from bot.golang.param_relations import Relation
 
-    defaults = {"maxKVThreshold": 0.85, "costCoeff": 0.25}
-    checks = {"maxKVThreshold": [{"cond": "p.MaxKVThreshold > 1", "message": "a 0-1 fraction, got %v", "bad": 1.5}]}
+    defaults = {"maxKVThreshold": 0.85, "costCoeff": 0.5, "scorers": [{"type": "queue-scorer", "weight": 1}]}
+    names = (("low", "costCoeff"), ("high", "maxKVThreshold"))
+    order = Relation("order", "x", names, (("low", "CostCoeff"), ("high", "MaxKVThreshold")), ())
+    checks = {
+        "maxKVThreshold": [{"cond": "p.MaxKVThreshold > 1", "message": "a 0-1 fraction, got %v", "bad": 1.5}],
+        "costCoeff": [{"cond": "p.CostCoeff > p.MaxKVThreshold", "message": "order", "relation": order}],
+    }
     spec = probes.behaviour_specs("admission", set(), defaults)
     moves = {m["name"]: m["defaults"] for m in probes.behaviour_moves(spec, defaults, checks)}
     assert 0.85 < moves["behaviour@maxKVThreshold@2"]["maxKVThreshold"] <= 1  # brought back inside, not 1.7
-    assert moves["behaviour@costCoeff@2"]["costCoeff"] == 0.5
+    assert moves["behaviour@costCoeff@2"]["costCoeff"] == 0.75  # 1.0 would pass maxKVThreshold: a relation refuses it
 
     def answer(name: str, admits: list[bool]) -> dict:
         return {"name": name, "cases": [{"candidate": i, "default": {"admit": a}} for i, a in enumerate(admits)]}
