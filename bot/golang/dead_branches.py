@@ -2,10 +2,12 @@
 
 The plugin reads the SLO class from the request's llm-d priority, which yields only critical, standard or
 sheddable (``hazard.unreachable-slo-branch`` flags the comparisons with batch, background or the empty
-class). A parameter compared or combined only inside such a branch (``case "batch": if loadRatio > batchLimit``,
-``if c == "batch" { p = 1.25*p }``), or a factor that only scales such a limit (``batchLimit *= 0.8``), cannot
-change an outcome in llm-d: no generated test can exercise it, the report says why instead of "no input among the
-candidates made it decide", and the config, the Go doc and the README mark it dead instead of tunable.
+class, and the ``default`` of a switch whose cases name all three). A parameter compared or combined only inside
+such a branch (``case "batch": if loadRatio > batchLimit``, ``if c == "batch" { p = 1.25*p }``, ``default: w = 0.4``
+beside cases for critical, standard and sheddable), or a factor that only scales such a limit
+(``batchLimit *= 0.8``), cannot change an outcome in llm-d: no generated test can exercise it, the report says why
+instead of "no input among the candidates made it decide", the config, the Go doc and the README mark it dead
+instead of tunable, and gate 1 answers a ``param`` line for it that it has no effect.
 """
 
 from __future__ import annotations
@@ -25,10 +27,14 @@ def _spans(an: Analysis) -> list[tuple[int, int, str]]:
         return []
     out = []
     for node in walk(an.src.tree.root_node):
-        if node.type not in ("expression_case", "if_statement") or an.line_of(node) not in lines:
+        if node.type not in ("expression_case", "default_case", "if_statement") or an.line_of(node) not in lines:
             continue
-        guard: Node | None = node.child_by_field_name("value" if node.type == "expression_case" else "condition")
-        body = node if node.type == "expression_case" else node.child_by_field_name("consequence")
+        if node.type == "default_case":  # flagged only when every class llm-d yields has its own case
+            guard: Node | None = node.parent.child_by_field_name("value") if node.parent is not None else None
+            body = node
+        else:
+            guard = node.child_by_field_name("value" if node.type == "expression_case" else "condition")
+            body = node if node.type == "expression_case" else node.child_by_field_name("consequence")
         if guard is None or body is None:
             continue
         what = guard.text.decode("utf-8", "replace")
@@ -37,7 +43,8 @@ def _spans(an: Analysis) -> list[tuple[int, int, str]]:
             continue
         row, column = body.end_point
         last = an.src.to_original_line(row + (1 if column else 0))  # a case ends where the next one starts
-        out.append((an.line_of(node), last, f"case {what}" if node.type == "expression_case" else what))
+        label = {"expression_case": f"case {what}", "default_case": "default:"}.get(node.type, what)
+        out.append((an.line_of(node), last, label))
     return out
 
 
@@ -68,6 +75,14 @@ def reason(param: str, line: int, guard: str) -> str:
         f"`{param}`: it acts only in the branch on `{guard}` (line {line}), for an SLO class the plugin never "
         "receives (it reads the class from the request's llm-d priority: critical, standard or sheddable), "
         "so it cannot change an outcome in llm-d and no test can exercise it"
+    )
+
+
+def no_effect(line: int, guard: str) -> str:
+    """Why setting it at gate 1 changes no decision (``bot.review.change_request``): the clause after "no effect"."""
+    return (
+        f"it acts only in the branch on `{guard}` (evolved line {line}), for an SLO class the plugin never receives "
+        "(it reads the class from the request's llm-d priority: critical, standard or sheddable)"
     )
 
 

@@ -350,6 +350,7 @@ class Walker(ExprMixin):
                         self.visit(s)
                 self.cond_stack.pop()
             elif c.type == "default_case":
+                self.check_slo_default(vv, node, c)
                 self.cond_stack.append((vv, value if value is not None else c))
                 self.visit_children(c)
                 self.cond_stack.pop()

@@ -447,6 +447,25 @@ class ExprMixin:
         elif s in UNREACHABLE_CLASSES:
             self.hazard("slo-unreachable", ctx, name=s, beside=self.reachable_beside(lit, ctx))
 
+    def check_slo_default(self, v: Val, switch: Node, default: Node) -> None:
+        """A switch on the class whose cases name every class the adapter produces: its ``default`` runs only for
+        classes llm-d never yields (in BLIS the empty class, batch or background), so it never runs in llm-d. A
+        ``fallthrough`` may enter it from a case: then it is left alone."""
+        if switch.child_by_field_name("value") is None or "SLOClass" not in v.taint:
+            return
+        cases = [c for c in named(switch) if c.type == "expression_case"]
+        named_classes = {
+            self.t(lit).strip('"')
+            for c in cases
+            for lit in (named(c.child_by_field_name("value")) if c.child_by_field_name("value") is not None else [])
+            if lit.type == "interpreted_string_literal"
+        }
+        if set(REACHABLE_CLASSES) <= named_classes and not any(n.type == "fallthrough_statement" for n in walk(switch)):
+            left = [c for c in UNREACHABLE_CLASSES if c not in named_classes]
+            self.hazard(
+                "slo-default-unreachable", default, subject=self.t(switch.child_by_field_name("value")), left=left
+            )
+
     def reachable_beside(self, lit: Node, ctx: Node) -> str | None:
         """A class the adapter produces that the same clause accepts too (``case "standard", "":``,
         ``c == "standard" || c == ""``, ``c != "standard" && c != ""``): then only ``lit``'s alternative is

@@ -13,7 +13,8 @@ from __future__ import annotations
 import itertools
 import math
 
-from bot.golang.analysis_types import Analysis, Threshold
+from bot.golang.analysis_types import Analysis, Node, Threshold
+from bot.golang.gotree import named, walk
 
 PROBE = "pod-a"
 CLOCK = 1_700_000_000_000_000  # µs; any fixed wall-clock time
@@ -173,6 +174,71 @@ def anchors(an: Analysis, th: Threshold, kind: str) -> dict[str, list | None]:
     for o in (o for o in compared if o.line == th.line and o is not th):
         for k in sorted(knobs(o) - own):
             out.setdefault(k, _sides(o.value, k) if k in _NUMERIC else None)
+    return out
+
+
+#: Request signals that carry its class: a branch on a value derived from them needs candidates of every priority.
+_CLASS = frozenset({"SLOClass", "Priority"})
+_FUNCS = ("function_declaration", "method_declaration", "func_literal")
+
+
+def class_guarded(an: Analysis, th: Threshold) -> bool:
+    """Whether a condition ``th`` acts under reads the request's class, directly or through a local set by class
+    (``loadW`` set in a ``switch req.SLOClass``, then ``if loadW > 0.5 && snap.QueueDepth > 6``): its candidates
+    must then vary the priority, or every one takes the same class and the branch never opens (newprog2 7).
+    A threshold that reads the class itself already varies it (``_KNOBS``)."""
+    if an.src is None:
+        return False
+    root = an.src.tree.root_node
+    for o in th.occurrences:
+        n = root.descendant_for_byte_range(o.start, o.end)
+        func = n
+        while func is not None and func.type not in _FUNCS:
+            func = func.parent
+        if func is None:
+            continue
+        derived = _class_locals(an, func, o.owner)
+        while n is not None and n is not func:
+            cond = n.child_by_field_name("condition") if n.type == "if_statement" else None
+            if cond is not None and _reads_class(an, cond, derived, o.owner):
+                return True
+            n = n.parent
+    return False
+
+
+def _reads_class(an: Analysis, node: Node, derived: set[str], owner: str | None) -> bool:
+    """``node`` reads the class: a ``.SLOClass`` or ``.Priority`` field, or a local derived from it."""
+    for n in walk(node):
+        if n.type == "field_identifier" and n.text.decode() in _CLASS:
+            return True
+        if n.type == "identifier" and (
+            (name := n.text.decode()) in derived or an.var_signals.get(f"{owner}::{name}", set()) & _CLASS
+        ):
+            return True
+    return False
+
+
+def _class_locals(an: Analysis, func: Node, owner: str | None) -> set[str]:
+    """Locals ``func`` assigns inside a branch on the class (a case of ``switch req.SLOClass``, an ``if`` on it):
+    their value stands for the class, whatever table or literal it comes from."""
+    out: set[str] = set()
+    for n in walk(func):
+        if n.type == "expression_switch_statement":
+            value = n.child_by_field_name("value")
+            if value is None or not _reads_class(an, value, set(), owner):
+                continue
+            bodies = [c for c in named(n) if c.type in ("expression_case", "default_case")]
+        elif n.type == "if_statement":
+            cond = n.child_by_field_name("condition")
+            if cond is None or not _reads_class(an, cond, set(), owner):
+                continue
+            bodies = [b for b in (n.child_by_field_name(f) for f in ("consequence", "alternative")) if b is not None]
+        else:
+            continue
+        for stmt in (s for b in bodies for s in walk(b)):
+            if stmt.type in ("assignment_statement", "short_var_declaration"):
+                left = stmt.child_by_field_name("left")
+                out |= {i.text.decode() for i in (named(left) if left is not None else []) if i.type == "identifier"}
     return out
 
 

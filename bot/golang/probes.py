@@ -19,7 +19,18 @@ from dataclasses import dataclass
 
 from bot.golang.analysis_types import Analysis
 from bot.golang.carry import watch_id
-from bot.golang.probe_inputs import CLOCK, PROBE, SPACING, anchors, candidates, count, ramp, ramped, warmup_spacings
+from bot.golang.probe_inputs import (
+    CLOCK,
+    PROBE,
+    SPACING,
+    anchors,
+    candidates,
+    class_guarded,
+    count,
+    ramp,
+    ramped,
+    warmup_spacings,
+)
 from bot.golang.probe_inputs import make_endpoint as _endpoint
 from bot.golang.probe_inputs import make_metrics as _metrics
 from bot.golang.probe_inputs import make_request as _request
@@ -64,6 +75,8 @@ def specs(
             extra = ("priority", "warmups") if stateful else ("priority",)
         elif "SessionID" in an.signal_names:
             extra = ("session",)
+        if "priority" not in extra and class_guarded(an, th):  # a branch that opens for one class only
+            extra += ("priority",)
         cands = candidates(th, kind, extra, anchors(an, th, kind), spacings)
         if not cands:
             skipped.append(f"`{th.param}`: no llm-d input sets {', '.join(th.signals) or 'its subject'}")
@@ -371,42 +384,75 @@ def canonical(obj) -> str:
 #: How far each parameter is moved to see whether the behaviour rows depend on it: doubled and halved.
 BEHAVIOUR_MOVES = (2.0, 0.5)
 _BEHAVIOURS = ("behaviour", "queue-behaviour", "sequence")  # "sequence": a stateful admitter's (``sequences``)
+#: How many times a move Validate() refuses is brought halfway back towards the evolved value before it is given up.
+_NARROWINGS = 4
 
 
-def behaviour_moves(behaviour: list[dict], defaults: dict) -> list[dict]:
+def valid_move(name: str, value: float, factor: float, defaults: dict, checks: dict[str, list[dict]]) -> float | None:
+    """``value`` moved by ``factor``, or, when the plugin's Validate() refuses that (a 0-1 KV threshold of 0.85
+    doubled to 1.7), the move brought halfway back towards ``value`` until it is accepted (0.85 -> 0.956): a
+    refused value builds no plugin, so the probe would answer nothing and say nothing about the parameter.
+    None when no such move is accepted or moves the value at all."""
+    from bot.golang import param_relations
+    from bot.golang.params import out_of_range
+
+    numbers = {k: v for k, v in defaults.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+    for _ in range(_NARROWINGS + 1):
+        moved = round(value * factor) if isinstance(value, int) else value * factor
+        if moved == value:
+            return None
+        if not out_of_range(moved, checks.get(name, [])) and not param_relations.broken(
+            checks, numbers | {name: moved}
+        ):
+            return moved
+        factor = 1 + (factor - 1) / 2
+    return None
+
+
+def behaviour_moves(behaviour: list[dict], defaults: dict, checks: dict[str, list[dict]] | None = None) -> list[dict]:
     """Copies of the behaviour probes with one numeric parameter doubled or halved (named
-    ``<probe>@<param>@<factor>``). A parameter with no threshold test may still decide a behaviour row the
-    generated test asserts (s02's maxWaitUs ages the pseudo-queue's incumbents); these copies find out. A
-    parameter at zero stays where it is: doubling or halving zero moves nothing."""
+    ``<probe>@<param>@<factor>``), each move kept inside what the plugin's Validate() accepts (``checks``:
+    ``ParamSpec.checks`` by name; ``valid_move``). A parameter with no threshold test may still decide a
+    behaviour row the generated test asserts (s02's maxWaitUs ages the pseudo-queue's incumbents); these copies
+    find out. A parameter at zero stays where it is: doubling or halving zero moves nothing."""
     out = []
     for spec in (s for s in behaviour if s["name"] in _BEHAVIOURS):
         for name, value in sorted(defaults.items()):
             if isinstance(value, bool) or not isinstance(value, int | float) or value == 0:
                 continue
             for factor in BEHAVIOUR_MOVES:
-                moved = round(value * factor) if isinstance(value, int) else value * factor
-                if moved != value:
+                moved = valid_move(name, value, factor, defaults, checks or {})
+                if moved is not None:
                     out.append(
                         {**spec, "name": f"{spec['name']}@{name}@{factor:g}", "defaults": defaults | {name: moved}}
                     )
     return out
 
 
+def _common(result: dict, other: dict) -> dict:
+    """``result`` with only the candidates ``other`` answered too (a candidate the plugin failed on has no case)."""
+    answered = {c["candidate"] for c in other.get("cases", [])}
+    return {**result, "cases": [c for c in result.get("cases", []) if c["candidate"] in answered]}
+
+
 def behaviour_exercised(probe_specs: list[dict], results: list[dict]) -> set[str]:
     """The parameters whose move (``behaviour_moves``) changed what a behaviour row asserts: a scheduler's exact
     scores, the direction or admission of the other kinds. The generated behaviour test exercises them."""
-    base = {
-        "queue-behaviour": queue_behaviour(probe_specs, results),
-        "behaviour": behaviour_facts(probe_specs, results),
-    }
     by_name = {r["name"]: r for r in results}
     out: set[str] = set()
     for spec in probe_specs:
         probe, _, rest = spec["name"].partition("@")
-        result = by_name.get(spec["name"])
-        if not rest or probe not in base or result is None:
+        result, base = by_name.get(spec["name"]), by_name.get(probe)
+        if not rest or probe not in ("behaviour", "queue-behaviour") or result is None or base is None:
+            continue
+        # Only the rows both runs answered: a move Validate() refuses answers none (every row "differs" from the
+        # base while nothing was decided), and a row the plugin failed on is no row the generated test asserts.
+        moved, kept = _common(result, base), _common(base, result)
+        if not moved["cases"]:
             continue
         read = queue_behaviour if probe == "queue-behaviour" else behaviour_facts
-        if read([{**spec, "name": probe}], [{**result, "name": probe}]) != base[probe]:
+        if read([{**spec, "name": probe}], [{**moved, "name": probe}]) != read(
+            [{**spec, "name": probe}], [{**kept, "name": probe}]
+        ):
             out.add(rest.rsplit("@", 1)[0])
     return out

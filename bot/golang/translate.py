@@ -234,7 +234,8 @@ def translate(
     reads = set(analysis.signal_names) | ({"prefix"} if gen.consumes_prefix else set())
     behaviour = probes.behaviour_specs(kind, reads, defaults)
     behaviour += sequences.sequence_specs(kind, gen.stateful, analysis, defaults, probe_specs)
-    probe_specs += behaviour + probes.behaviour_moves(behaviour, defaults)
+    checks = {p.name: p.checks for p in gen.params}
+    probe_specs += behaviour + probes.behaviour_moves(behaviour, defaults, checks)
     recalibrated = recalibration_values(analysis, options.get("deployed", {}))
     alternatives = same_step_alternatives(analysis, gen, recalibrated)
     cuts = cut_values(analysis, recalibrated, alternatives)
@@ -247,7 +248,6 @@ def translate(
     behaviours = probes.behaviour_facts(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
     queue_rows = probes.queue_behaviour(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
     inversions = probes.recalibration_inversions(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
-    checks = {p.name: p.checks for p in gen.params}
     # Values Validate() refuses: the harness cannot build the plugin with them, so it reports no inversion for them
     refused = param_relations.broken(checks, recalibrated)
     safe = next(

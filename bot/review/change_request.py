@@ -57,7 +57,7 @@ def refusal(
     ``examples`` the directives this promotion is offered (``directives.promotion_examples``) for the answer;
     ``defaults`` the plugin's parameters at their evolved values and ``current`` the values a person's last gate-1
     change request deployed (a ``param`` that reproduces the deployed config changes nothing); ``inert`` the
-    parameters llm-d gives no input to, each with the signals it acts on (setting one changes no decision);
+    parameters that change no decision in llm-d, each with why (``inert_parameters``);
     ``github`` words the directives' effects for the GitHub home (no local flags there).
     """
     text = (reason or "").strip()
@@ -161,9 +161,7 @@ def _no_effect(
     deployed = options.get("deployed", {})
     dead = [n for n in deployed if n in inert]
     if dead:
-        return [
-            f"`param {n}` has no effect in llm-d: it acts only on {inert[n]}, which llm-d cannot provide" for n in dead
-        ]
+        return [f"`param {n}` has no effect in llm-d: {inert[n]}" for n in dead]
     if deployed and defaults is not None and "scorers" not in options and defaults | deployed == defaults | current:
         values = ", ".join(f"{n} = {directives.plain_number(v)}" for n, v in deployed.items())
         whose = "set by a person's earlier change request" if current else "the plugin's defaults"
@@ -345,15 +343,21 @@ def deployed_by_person(state) -> dict[str, float]:
 
 
 def inert_parameters(request, dictionary) -> dict[str, str]:
-    """Parameters that act only on signals llm-d cannot provide (the config says "no effect here"), each with
-    those signals: setting one changes no decision of the plugin."""
-    return {
-        th.param: ", ".join(th.signals)
-        for th in _analysis(request, dictionary).thresholds
+    """Parameters that change no decision of the plugin (the config says "no effect here"), each with why: they
+    act only on signals llm-d cannot provide, or only in a branch for an SLO class the plugin never receives
+    (``dead_branches``: a ``case "batch"``, a ``default:`` beside cases for every class llm-d yields)."""
+    from bot.golang import dead_branches
+
+    analysis = _analysis(request, dictionary)
+    inert = {
+        th.param: f"it acts only on {', '.join(th.signals)}, which llm-d cannot provide"
+        for th in analysis.thresholds
         if th.param
         and th.signals
         and all((e := dictionary.signal(s)) is not None and e.llmd is None for s in th.signals)
     }
+    dead = {n: dead_branches.no_effect(*where) for n, where in dead_branches.unreachable_params(analysis).items()}
+    return dead | inert
 
 
 def _analysis(request, dictionary):

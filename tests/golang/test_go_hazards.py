@@ -94,6 +94,39 @@ def test_an_unreachable_slo_class_beside_a_reachable_one_leaves_the_branch_live(
     assert "background" in got[9].message and '"sheddable"' in got[9].message
 
 
+def test_a_class_switch_default_only_unnamed_classes_reach_is_unreachable(analyze_text, dictionary):
+    """newprog2 4: `switch req.SLOClass` with cases for critical, standard, batch and sheddable and `default: w =
+    0.4`: in BLIS the default runs for the empty class, in llm-d never (every class the adapter yields has its own
+    case). Its value is a parameter that cannot act, said as for a `case "batch"` one, and gate 1 answers a `param`
+    line for it that it has no effect. A default beside a missing class, or one a case falls into, stays live."""
+    from types import SimpleNamespace
+
+    from bot.golang import dead_branches
+    from bot.model import PolicyKind
+    from bot.review.change_request import inert_parameters, refusal
+
+    cases = '\tcase "critical":\n\t\tw = 0.9\n\tcase "standard":\n\t\tw = 0.5\n\tcase "sheddable":\n\t\tw = 0.1\n'
+    body = (
+        "\tw := 0.0\n\tswitch req.SLOClass {\n"
+        + cases
+        + '\tdefault:\n\t\tw = 0.4\n\t}\n\tif w > 0.3 {\n\t\treturn false, "x"\n\t}'
+    )
+    text = ADMIT.format(body=body)
+    an = analyze_text(text)
+    [f] = findings(an, hazards.UNREACHABLE_SLO)
+    assert (f.source_line, f.severity) == (10, Severity.IMPORTANT), f
+    assert "`default:` of `switch req.SLOClass`" in f.message and "the empty class" in f.message
+    assert dead_branches.unreachable_params(an) == {"otherWValue": (10, "default:")}
+    request = SimpleNamespace(source_text=text, source="snippet.go", kind=PolicyKind.ADMISSION)
+    why = refusal(1, "param otherWValue: 0.7", parameters=["otherWValue"], inert=inert_parameters(request, dictionary))
+    assert why and "`param otherWValue` has no effect in llm-d: it acts only in the branch on `default:`" in why, why
+    assert "nothing was recorded" in why
+    for live in (cases.replace('"standard"', '"batch"'), cases.replace("w = 0.1\n", "w = 0.1\n\t\tfallthrough\n")):
+        an = analyze_text(ADMIT.format(body=body.replace(cases, live)))
+        assert not [f for f in findings(an, hazards.UNREACHABLE_SLO) if "default" in f.message]
+        assert "otherWValue" not in dead_branches.unreachable_params(an)
+
+
 def test_sim_scale_load_threshold_is_important_kv_is_a_suggestion(analyze_text):
     body = "\tfor _, s := range state.Snapshots {\n\t\tif s.QueueDepth > 4 {\n\t\t\t_ = 1\n\t\t}\n\t\tif s.KVUtilization > 0.8 {\n\t\t\t_ = 2\n\t\t}\n\t}"
     an = analyze_text(ROUTE.format(body=body))

@@ -95,3 +95,34 @@ def test_a_ramped_case_is_the_state_the_harness_decided():
     out = probes.ramped(state, "running", 5)
     assert [e["metrics"] and e["metrics"]["RunningRequestsSize"] for e in out["llmd"]["endpoints"]] == [7, None]
     assert state["llmd"]["endpoints"][0]["metrics"]["RunningRequestsSize"] == 2  # the candidate is left as it was
+
+
+G09 = CORPUS / "g09_class_weight_table.py"
+
+
+def test_a_threshold_behind_a_guard_on_a_local_set_by_class_varies_the_priority(analyze_text):
+    """newprog2 7: g09's `loadW` is set in a `switch req.SLOClass`, then `if loadW > 0.5 && snap.QueueDepth > 6`.
+    The threshold reads only QueueDepth, so every candidate had priority 0 (loadW 0.5, the branch shut) and the
+    IMPORTANT queueDepthThreshold, the one gate 1 asks to re-calibrate, got no test. Its candidates now take every
+    priority; a threshold under no class-derived guard keeps the routing grid."""
+    an = analyze_text(G09.read_text(encoding="utf-8"), G09.name)
+    by = {th.param: th for th in an.thresholds}
+    assert probe_inputs.class_guarded(an, by["queueDepthThreshold"])
+    assert not probe_inputs.class_guarded(an, by["inFlightRequestsDivisor"])
+    specs, _ = probes.specs(an, {p: th.value for p, th in by.items()}, "routing", set())
+    priorities = {s["name"]: {c["llmd"]["request"]["Priority"] for c in s["candidates"]} for s in specs}
+    assert priorities["queueDepthThreshold"] == {1, 0, -1} and priorities["inFlightRequestsDivisor"] == {0}
+    # An `if` on the class sets the local just as well.
+    body = G09.read_text(encoding="utf-8").replace(
+        "switch req.SLOClass {", 'if req.SLOClass == "critical" {\n\t\tloadW = 0.9\n\t}\n\tswitch "x" {', 1
+    )
+    an = analyze_text(body, G09.name)
+    assert probe_inputs.class_guarded(an, next(th for th in an.thresholds if th.param == "queueDepthThreshold"))
+
+
+@pytest.mark.slow
+def test_g09s_recalibrated_threshold_gets_a_test_on_both_sides(dictionary):
+    _, _, tr = translate_path(G09, dictionary)
+    assert "queueDepthThreshold" not in _untested(tr)
+    sides = [t for t in tr.tests if t.startswith("queueDepthThreshold=6:")]
+    assert len(sides) == 2 and any("is past it" in t for t in sides), tr.tests

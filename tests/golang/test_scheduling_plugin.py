@@ -320,3 +320,34 @@ def test_behaviour_moves_find_only_the_parameters_a_row_depends_on():
         answer(m["name"], 1.0 if m["name"] == "queue-behaviour@maxWaitUs@2" else 0.0) for m in moves
     ]
     assert probes.behaviour_exercised(spec + moves, results) == {"maxWaitUs"}
+
+
+def test_a_behaviour_move_validate_refuses_is_kept_in_range_and_a_refused_one_exercises_nothing():
+    """newprog2 3: g08's maxKVThreshold (0.85, Validate() refuses > 1) was doubled to 1.7; the probe built no plugin
+    and answered no row, and "no rows" differed from the base rows, so the parameter counted as exercised while no
+    generated test moved or crossed it. Moves now stay inside the checks, and only rows both runs answered count."""
+    from bot.golang import probes
+    from bot.golang.param_relations import Relation
+
+    defaults = {"maxKVThreshold": 0.85, "costCoeff": 0.5, "scorers": [{"type": "queue-scorer", "weight": 1}]}
+    names = (("low", "costCoeff"), ("high", "maxKVThreshold"))
+    order = Relation("order", "x", names, (("low", "CostCoeff"), ("high", "MaxKVThreshold")), ())
+    checks = {
+        "maxKVThreshold": [{"cond": "p.MaxKVThreshold > 1", "message": "a 0-1 fraction, got %v", "bad": 1.5}],
+        "costCoeff": [{"cond": "p.CostCoeff > p.MaxKVThreshold", "message": "order", "relation": order}],
+    }
+    spec = probes.behaviour_specs("admission", set(), defaults)
+    moves = {m["name"]: m["defaults"] for m in probes.behaviour_moves(spec, defaults, checks)}
+    assert 0.85 < moves["behaviour@maxKVThreshold@2"]["maxKVThreshold"] <= 1  # brought back inside, not 1.7
+    assert moves["behaviour@costCoeff@2"]["costCoeff"] == 0.75  # 1.0 would pass maxKVThreshold: a relation refuses it
+
+    def answer(name: str, admits: list[bool]) -> dict:
+        return {"name": name, "cases": [{"candidate": i, "default": {"admit": a}} for i, a in enumerate(admits)]}
+
+    base = answer("behaviour", [True] * 6)
+    refused = {"name": "behaviour@maxKVThreshold@2", "cases": []}  # what the harness answers for a refused value
+    partial = answer("behaviour@costCoeff@2", [True] * 3)  # failed on the other rows: the answered ones agree
+    assert probes.behaviour_exercised([*spec, {**spec[0], "name": refused["name"]}], [base, refused]) == set()
+    assert probes.behaviour_exercised([*spec, {**spec[0], "name": partial["name"]}], [base, partial]) == set()
+    flipped = answer("behaviour@costCoeff@0.5", [True] * 5 + [False])
+    assert probes.behaviour_exercised([*spec, {**spec[0], "name": flipped["name"]}], [base, flipped]) == {"costCoeff"}
