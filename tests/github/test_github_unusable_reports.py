@@ -46,7 +46,7 @@ def test_unusable_reports_on_the_branch_fail_stage_5_naming_the_branch_and_what_
     assert "belongs to promotion '1'" in state.failure.reason, state.failure.reason
     # GitHub's layout: what benchmark.yml publishes, not the local CLI's `--results` directory
     assert "RESULTS/" not in status and "--results" not in status, status
-    assert "benchmark.yml" in state.failure.reason, state.failure.reason
+    assert "benchmark.yml" in state.failure.fix and "rate-<rate>/rep-<n>/" in state.failure.fix, state.failure.fix
     # the advice that works: `/retry 5`; the template's plain "comment `/retry`" would judge the same reports again
     assert "`/retry 5`" in state.failure.fix, state.failure.fix
     assert "Then comment `/retry` to run stage 5 again" not in status, status
