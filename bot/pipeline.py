@@ -19,13 +19,11 @@ so the gate opens at once, marked unconverged. Only then may a
 person decide: approve (next stage), request changes (the gate's first stage
 runs again with the reason), or reject (the promotion ends).
 
-A stage that cannot finish (its checks cannot run, its input is gone) leaves
-the promotion *failed* at that stage with the reason; ``retry`` runs it again.
-A person may *cancel* a promotion (nothing runs until a retry continues it) or
-the request may change under it: ``restart`` redoes the promotion from the
-first stage that reads a changed part (``FIRST_READ_BY``), keeping the stages,
-reviews and gate decisions before it and the history; a part no stage reads
-(the title) is only recorded.
+A stage that cannot finish (its checks cannot run, its input is gone) leaves the promotion *failed* at that
+stage with the reason; ``retry`` runs it again. A person may *cancel* a promotion (nothing runs until a retry
+continues it) or the request may change under it: ``restart`` redoes the promotion from the first stage that
+reads a changed part (``FIRST_READ_BY``), keeping the stages, reviews and gate decisions before it and the
+history; a part no stage reads (the title) is only recorded.
 """
 
 from __future__ import annotations
@@ -234,7 +232,7 @@ def stage_finished(state: PipelineState, record: StageRecord, *, changed: bool, 
     s = state.model_copy(deep=True)
     s.stages[int(record.stage)] = record
     s.review_findings.pop(int(record.stage), None)
-    s.benchmark = None  # stage 5 judged what came back; a rerun that needs the GPUs dispatches anew
+    s.benchmark, s.benchmark_again = None, False  # stage 5 judged what came back; a rerun dispatches anew
     s = _log(s, now, "bot", f"stage {int(record.stage)} finished", record.summary)
 
     gate = GATE_AFTER.get(record.stage)
@@ -375,14 +373,16 @@ def open_critical(state: PipelineState, gate: int) -> list[Finding]:
     return [f for f in sorted(rounds[-1].findings, key=lambda f: f.sort_key()) if f.severity is Severity.CRITICAL]
 
 
-def stage_failed(state: PipelineState, stage: Stage, reason: str, *, now: datetime, fix: str = "") -> PipelineState:
-    """The due stage could not finish. Nothing it did is recorded; a retry runs it again."""
+def stage_failed(
+    state: PipelineState, stage: Stage, reason: str, *, now: datetime, fix: str = "", reports: bool = False
+) -> PipelineState:
+    """The due stage could not finish. Nothing it did is recorded; a retry runs it again (``StageFailure.reports``)."""
     step = next_step(state)
     if not isinstance(step, RunStage) or step.stage != stage:
         raise IllegalTransition(f"stage {int(stage)} failed, but {describe(state)}")
     s = state.model_copy(deep=True)
     s.status, s.benchmark = Status.FAILED, None
-    s.failure = StageFailure(stage=stage, reason=reason, fix=fix, at=now)
+    s.failure = StageFailure(stage=stage, reason=reason, fix=fix, reports=reports, at=now)
     return _log(s, now, "bot", f"stage {int(stage)} failed", reason)
 
 
@@ -425,9 +425,10 @@ def retry(state: PipelineState, *, actor: str, now: datetime, stage: int | None 
 def benchmark_sent(
     state: PipelineState, sent: BenchmarkDispatch | None, *, now: datetime, actor: str = "bot"
 ) -> PipelineState:
-    """Record the GPU benchmark dispatched for stage 5 (``sent``), or forget it (None: `/retry 5` asks again)."""
+    """Record the GPU benchmark dispatched for stage 5 (``sent``), or forget it and ask for a new run (None: `/retry 5`,
+    which stage 5 dispatches instead of judging the reports on the branch: ``PipelineState.benchmark_again``)."""
     s = state.model_copy(deep=True)
-    s.benchmark = sent
+    s.benchmark, s.benchmark_again = sent, sent is None
     if sent is not None:
         return _log(s, now, actor, "benchmark dispatched", f"for {sent.commit[:12]}")
     return _log(s, now, actor, "benchmark asked for again", "stage 5")

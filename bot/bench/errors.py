@@ -13,6 +13,17 @@ class ReportError(RequestError):
     """A benchmark report, or a results directory, that cannot be used."""
 
 
+class NoUsableReports(ReportError):
+    """A results directory with no report to judge: where it is (``root``), what is wrong (``problem``) and what
+    to do (``advice``: the ``--results`` layout, or the flag that admits sample data), kept apart so that stage 5,
+    which judges the reports on the promotion branch from a temporary copy, names the branch's directory instead
+    of its copy and gives the advice of the home it runs in (``bot.stages.run_validate``)."""
+
+    def __init__(self, root: object, problem: str, advice: str):
+        super().__init__(f"{root}: {problem}; {advice}")
+        self.root, self.problem, self.advice = str(root), problem, advice
+
+
 class _Placed(Protocol):
     rel: str
 

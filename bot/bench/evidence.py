@@ -493,15 +493,16 @@ class EvidencePolicy:
 
 def load_evidence(results_dir, policy: EvidencePolicy) -> ReportSet:
     """``load_results`` with this promotion's evidence rules; the set's notes say when sample data was used."""
-    from bot.bench.errors import ReportError
+    from bot.bench.errors import NoUsableReports, ReportError
 
     try:
         reports = load_results(results_dir, binder=policy.bind, settle=policy.one_runner_commit)
     except ReportError as exc:
         if "sample data, not a measurement" in str(exc):
-            raise ReportError(
-                f"{results_dir}: every report there is sample data, not a measurement; {ALLOW_HINT} "
-                "(every verdict, the report and the PR will say so)"
+            raise NoUsableReports(
+                results_dir,
+                "every report there is sample data, not a measurement",
+                f"{ALLOW_HINT} (every verdict, the report and the PR will say so)",
             ) from None
         raise
     reports.notes = policy.notes(reports.loaded)

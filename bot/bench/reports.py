@@ -33,7 +33,7 @@ from typing import Any
 import pandas as pd
 
 from bot.bench import testbed
-from bot.bench.errors import ReportError, bound_then_deduped
+from bot.bench.errors import NoUsableReports, ReportError, bound_then_deduped
 from bot.bench.layout import (
     LAYOUT,
     TREATMENTS,
@@ -422,11 +422,11 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None, settl
     """
     root = Path(results_dir)
     if not root.is_dir():
-        raise ReportError(f"{root}: no such results directory; expected {LAYOUT}")
+        raise NoUsableReports(root, "no such results directory", f"expected {LAYOUT}")
     files, links = results_files(root, _is_report_name)
     files = [f for f in files if not is_warmup(f.relative_to(root))]  # the runner's discarded re-warm runs
     if not files and not links:
-        raise ReportError(f"{root}: no benchmark reports found; expected {LAYOUT}")
+        raise NoUsableReports(root, "no benchmark reports found", f"expected {LAYOUT}")
 
     rejected: list[tuple[str, str]] = list(links)
     candidates: list[Candidate] = []
@@ -465,8 +465,8 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None, settl
     rejected.sort()
     if not loaded:
         first = f"{rejected[0][0]}: {rejected[0][1]}" if rejected else "none"
-        raise ReportError(
-            f"{root}: no valid benchmark report ({len(rejected)} rejected; first: {first}); expected {LAYOUT}"
+        raise NoUsableReports(
+            root, f"no valid benchmark report ({len(rejected)} rejected; first: {first})", f"expected {LAYOUT}"
         )
     table = pd.DataFrame(rows, columns=TABLE_COLUMNS)
     requests = pd.DataFrame(req_rows, columns=REQUEST_COLUMNS)

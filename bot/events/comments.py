@@ -8,12 +8,13 @@ from datetime import datetime
 
 from bot import pipeline
 from bot.events import benchmark, lost_state
-from bot.events.benchmark import benchmark_out, waiting_for_benchmark
+from bot.events.benchmark import benchmark_out
 from bot.events.edits import EditedByAnother, as_it_is_now, author_edited
 from bot.events.issues import _issue, dropped_label
 from bot.events.promotion import NeedsInfo, Promotion, Result
 from bot.events.pull_comments import on_pull_request
 from bot.events.request_texts import needs_fixing, waiting_line
+from bot.events.retry import retry
 from bot.events.stale import written_before
 from bot.forge import markers
 from bot.github import commands
@@ -134,7 +135,7 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
     news = ""
     if new is not state and handled.after is not None:
         new, news = handled.after(state, new)
-    if news:
+    if news and (handled.said is None or late):
         reply(news)
     if new is not state and issue.state == "closed" and handled.reopens:
         _reopen(promotion, new, command.name, reply)  # before the save: a failed reopen leaves it to be applied again
@@ -147,7 +148,12 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
         promotion.sync_labels(new)
         promotion.runner().close_if_stopped(new)  # the draft PR must not look alive, nor promise stage 7
         return Result("cancelled", new)
-    return Result(f"applied /{command.name}", new) if late else promotion.advance()
+    if late:
+        return Result(f"applied /{command.name}", new)
+    result = promotion.advance()
+    if handled.said is not None:
+        reply(" ".join(x for x in (news, handled.said(state, result)) if x))
+    return result
 
 
 #: Why a late command's reply comes from a later run (``answer``'s ``deferred``): GitHub replaced its run, or an
@@ -167,7 +173,10 @@ def _no_change(promotion, asked: Asked, handled: Move, state: PipelineState) -> 
     the due step again (``advance``, whose saves record it)."""
     name = asked.command.name
     if not handled.stops and not asked.late:
-        return promotion.advance()
+        result = promotion.advance()
+        if handled.said is not None:
+            asked.reply(handled.said(state, result))
+        return result
     asked.reply(f"{changes_nothing(name, None, state) or f'`/{name}` changed nothing: {pipeline.describe(state)}'}.")
     promotion.refused(state)
     if handled.stops and not asked.late:  # its own run settles the labels and the draft PR, as a cancel's does
@@ -216,6 +225,9 @@ class Move:
     reopens: bool = False
     #: the promotion is cancelled: its labels and draft PR are settled now, and nothing is continued
     stops: bool = False
+    #: the reply once the promotion went on (from the state before the command and what ``advance`` did), with the
+    #: news of ``after`` before it: a command the status comment alone would not show was done (`/retry`)
+    said: Callable[[PipelineState, Result], str] | None = None
 
 
 def _status(asked: Asked) -> Result:
@@ -267,29 +279,6 @@ def _decide(asked: Asked) -> Move | Result:
     return Move(lambda s: pipeline.decide(s, gate, decision, actor=login, now=now, reason=reason, written=said.written))
 
 
-def _retry(asked: Asked) -> Move | Result:
-    """`/retry [stage]`: the failed stage (or the one named) runs again; a GPU run still out is not sent again."""
-    promotion, login, now = asked.promotion, asked.actor.login, asked.now
-    stage = int(asked.command.argument) if asked.command.argument else None
-    state = promotion.benchmark_ended(asked.state)  # a run GitHub cancelled: stage 5 fails, the retry re-runs it
-    if stage is None and benchmark_out(state) and state.status.value == "running":
-        asked.reply(f"`/retry` was not applied: {waiting_for_benchmark(state)}.")
-        promotion.refused(state)
-        return Result("answered /retry: the benchmark is out", state)
-
-    def move(s):
-        s = pipeline.retry(s, actor=login, now=now, stage=stage)
-        if stage == 5 and benchmark_out(s):  # on purpose: the earlier run failed or was cancelled
-            s = pipeline.benchmark_sent(s, None, now=now, actor=login)
-        return s
-
-    def after(old, new):  # `/retry 5`: the new run replaces the one out
-        replaced = benchmark_out(old) and not new.benchmark
-        return new, benchmark.cancel(promotion.client, old.benchmark)[1] if replaced else ""
-
-    return Move(move, base=state, after=after, reopens=True)
-
-
 def _adopt_branch(asked: Asked) -> Move:
     """`/adopt-branch`: build on the commits a person added to the promotion branch, after checking them."""
     runner, login, now = asked.promotion.runner(), asked.actor.login, asked.now
@@ -320,7 +309,7 @@ HANDLERS: dict[Name, Callable[[Asked], Move | Result]] = {
     Name.APPROVE: _decide,
     Name.REQUEST_CHANGES: _decide,
     Name.REJECT: _decide,
-    Name.RETRY: _retry,
+    Name.RETRY: retry,
     Name.STATUS: _status,
     Name.CANCEL: _cancel,
     Name.ADOPT_BRANCH: _adopt_branch,

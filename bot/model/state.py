@@ -143,6 +143,11 @@ class StageFailure(Strict):
     stage: Stage
     reason: str
     fix: str = Field(default="", description="what to change before retrying, when the reason alone does not say")
+    reports: bool = Field(
+        default=False,
+        description="stage 5 failed on the benchmark reports on the promotion branch, none usable: a plain retry "
+        "judges the same reports again; a new benchmark run (`/retry 5` on GitHub) replaces them",
+    )
     at: datetime
 
 
@@ -366,6 +371,11 @@ class PipelineState(Strict):
     cancelled_from: Status | None = Field(default=None, description="the status a cancel interrupted")
     benchmark: BenchmarkDispatch | None = Field(
         default=None, description="the GPU benchmark dispatched for stage 5 and not yet judged (GitHub home)"
+    )
+    benchmark_again: bool = Field(
+        default=False,
+        description="a person asked for stage 5's benchmark to run again (`/retry 5`): the reports on the branch "
+        "are not judged until that run, dispatched when stage 5 is next due, publishes its own in their place",
     )
     llm: LLMUsage = Field(default_factory=LLMUsage, description="Claude calls and their cost (empty offline)")
     handled_events: list[str] = Field(

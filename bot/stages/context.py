@@ -20,11 +20,19 @@ if TYPE_CHECKING:  # imported lazily: the CLI must start fast
 
 class StageFailed(RequestError):
     """The stage cannot finish: its checks cannot run or its input is gone. The promotion halts, failed at
-    this stage, with the message as the reason and ``fix`` as what to change before retrying."""
+    this stage, with the message as the reason and ``fix`` as what to change before retrying; ``reports``: the
+    benchmark reports on the branch were the problem, so a plain retry would judge them again
+    (``StageFailure.reports``)."""
 
-    def __init__(self, reason: str, *, fix: str = ""):
+    def __init__(self, reason: str, *, fix: str = "", reports: bool = False):
         super().__init__(reason)
         self.fix = fix
+        self.reports = reports
+
+    @property
+    def details(self) -> dict:
+        """What the failure records besides its reason (``pipeline.stage_failed``'s keywords)."""
+        return {"fix": self.fix, "reports": self.reports}
 
 
 @dataclass

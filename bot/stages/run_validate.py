@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from bot.bench.errors import NoUsableReports
 from bot.bench.gpu_time import GpuTime
 from bot.bench.set_aside import SET_ASIDE_KINDS, apply_set_aside, for_plan, unexercised_by
 from bot.model import PolicyKind, Stage, TranslationSummary, Verdict, VerdictStatus, sha256_text, status_counts
@@ -23,6 +24,7 @@ from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
 from bot.stages.mix_validate import MixOutcome
 from bot.stages.paths import RUNNER_GO
+from bot.stages.unusable_reports import unusable_on_branch
 
 
 def plugin_files(ctx: StageContext, summary: TranslationSummary) -> dict[str, str]:
@@ -81,7 +83,12 @@ def judge(
                 ),
                 None,
             )
-        reports = load_reports(ctx, results_dir, code)
+        try:
+            reports = load_reports(ctx, results_dir, code)
+        except NoUsableReports as exc:
+            if ctx.results_dir is not None:
+                raise  # `--results`: the directory given, in the layout the CLI reads
+            raise unusable_on_branch(ctx, exc) from None
         # The plan's figures come from what stage 4 committed when no manifest gives them (sample or by-hand runs).
         spent = gpu_time.with_plan(gpu_time.read(results_dir, promotion=ctx.request.id), ctx.read(ctx.paths.run_limits))
         mix = judge_mix(ctx, results_dir, hypotheses, code, ci_alpha(ctx))
@@ -355,11 +362,14 @@ def results_source(ctx: StageContext) -> Iterator[tuple[Path | None, str | None]
 def benchmark_due(ctx: StageContext) -> bool:
     """Whether stage 5 must have the plan benchmarked before it judges (the GitHub home dispatches the GPU job).
 
-    Reports delivered on top of where the bot left the branch are the benchmark's answer and are judged as they
-    are (asking again would get the same answer). Reports already on the branch before that were judged in an
+    A person who asked for the benchmark again (`/retry 5`: ``PipelineState.benchmark_again``) gets a new run
+    whatever the branch holds. Otherwise reports delivered on top of where the bot left the branch are the
+    benchmark's answer and are judged as they are. Reports already on the branch before that were judged in an
     earlier pass: they are judged again only if some of them belong to the plan and plugin code at this branch's
     stage 4 commit, else that plan has never been measured.
     """
+    if ctx.state.benchmark_again:  # `/retry 5`: a new run replaces the reports on the branch, whatever they are
+        return True
     prefix = f"{ctx.paths.benchmarks}/results/"
     if not [p for p in ctx.list(prefix) if not p.endswith("/")]:
         return True

@@ -253,7 +253,7 @@ class Runner:
                         state = self._run_stage(state, stage, feedback, review)
                     except StageFailed as exc:
                         self.log(f"stage {int(stage)} failed: {exc}")
-                        state = pipeline.stage_failed(state, stage, str(exc), now=self.clock(), fix=exc.fix)
+                        state = pipeline.stage_failed(state, stage, str(exc), now=self.clock(), **exc.details)
                     except ExecutionNeeded:
                         raise  # it runs again after the sandboxed job and replays its replies (their usage too)
                     except BaseException:

@@ -143,6 +143,7 @@ def test_the_bundled_sample_data_is_refused_without_the_flag(tmp_path):
     with pytest.raises(ReportError) as exc:
         load_evidence(EXAMPLE / "results", EvidencePolicy())
     assert "every report there is sample data" in str(exc.value) and "--allow-sample-data" in str(exc.value)
+    assert str(exc.value).startswith(f"`{prefix}` on the promotion branch: "), exc.value  # not its temporary copy
     # One real-looking report among sample ones: the sample ones are listed, one by one.
     root = tmp_path / "results"
     shutil.copytree(EXAMPLE / "results" / "baseline" / "load-spikes", root / "baseline" / "load-spikes")
@@ -182,6 +183,7 @@ def test_stage_5_refuses_sample_data_committed_to_the_branch_without_the_flag(tm
     with pytest.raises(ReportError) as exc:
         judge(StageContext(request, forge, state), [])
     assert "every report there is sample data" in str(exc.value) and "--allow-sample-data" in str(exc.value)
+    assert str(exc.value).startswith(f"`{prefix}` on the promotion branch: "), exc.value  # not its temporary copy
     # a rehearsal that asked for sample data gets the same reports judged, flagged as such
     _, reports, _, _ = judge(StageContext(request, forge, state, allow_sample_data=True), [])
     assert reports.loaded and reports.notes == [SAMPLE_FLAG]

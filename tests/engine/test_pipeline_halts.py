@@ -176,3 +176,19 @@ def test_every_part_of_a_request_says_which_stage_reads_it_first():
     retitled = request.model_copy(update={"title": "Another title"})
     changed = {k for k, v in retitled.parts().items() if request.parts()[k] != v}
     assert changed == ({"title"} if request.plugin_name else {"title", "plugin_type"})
+
+
+def test_retry_5_after_unusable_reports_asks_for_a_new_benchmark_run_until_one_is_dispatched_or_judged():
+    """ghflow2 item 1: stage 5 failed on the reports on the branch (``reports``); `/retry 5` forgets any run and asks
+    for a new one (``benchmark_again``), which the next dispatch or stage 5's finish settles."""
+    from bot.model import BenchmarkDispatch
+
+    state = p.decide(to_gate(fresh(), 2), 2, Decision.APPROVE, actor="alice", now=NOW)
+    state = finish(state)  # stage 4: stage 5 is due
+    failed = p.stage_failed(state, Stage.RUN_VALIDATE, "no valid benchmark report", now=NOW, reports=True)
+    assert failed.failure.reports and not failed.benchmark_again
+    again = p.benchmark_sent(p.retry(failed, actor="maria", now=NOW, stage=5), None, now=NOW, actor="maria")
+    assert again.benchmark_again and again.benchmark is None and again.audit[-1].event == "benchmark asked for again"
+    sent = p.benchmark_sent(again, BenchmarkDispatch(commit="c" * 40, at=NOW), now=NOW)
+    assert not sent.benchmark_again and sent.benchmark is not None
+    assert not finish(again).benchmark_again  # judged: nothing is asked for any more

@@ -212,25 +212,54 @@ def standard_sim(fake: FakeGitHub, tmp: Path) -> ActionsSim:
     def gpu(inputs: dict[str, str]) -> None:
         """benchmark.yml's contract: it commits the reports under benchmarks/promotion/<slug>/results/ on the
         branch it was given, at the commit it was given, then dispatches stage 5's evaluation."""
-        run = sim.benchmark_run(inputs)
-        if run.conclusion == "cancelled":
-            return  # the bot cancelled the run: its jobs never publish
-        assert fake.branch_sha(REPO, inputs["branch"]) == inputs["commit"], "the branch moved"
-        slug = inputs["branch"].split("/", 1)[1].split("-", 1)[1]
-        sample = PROJECT_ROOT / "examples" / "weighted-adaptive" / "results"
-        files: dict[str, str | bytes | None] = {
-            f"benchmarks/promotion/{slug}/results/{p.relative_to(sample)}": p.read_bytes()
-            for p in sorted(sample.rglob("*"))
-            if p.is_file()
-        }
-        fake.git_commit(REPO, inputs["branch"], files, "benchmark results (sample data stands in for the GPUs)")
-        fake.finish_run(run.run_id)
-        GitHub(fake.bot_token, REPO, api_url=fake.api_url, throttle=False).dispatch(
-            "promotion.yml", "main", {"issue": inputs["issue"], "step": "benchmark-finished"}
-        )
+        publish_sample(sim, inputs, promotion=inputs["issue"])
 
     sim.gpu = gpu
     return sim
+
+
+def publish_sample(sim: ActionsSim, inputs: dict[str, str], *, promotion: str) -> None:
+    """What benchmark.yml's publish job does, with the bundled sample reports tagged for ``promotion`` (they ship
+    tagged for promotion 1: a promotion filed as another issue number would fail stage 5 on them): it replaces
+    benchmarks/promotion/<slug>/results/ (``rm -rf`` then the run's files), pushes only onto the commit it was
+    given, and dispatches stage 5's evaluation. A run the bot cancelled publishes nothing."""
+    fake = sim.fake
+    run = sim.benchmark_run(inputs)
+    if run.conclusion == "cancelled":
+        return  # the bot cancelled the run: its jobs never publish
+    assert fake.branch_sha(REPO, inputs["branch"]) == inputs["commit"], "the branch moved"
+    slug = inputs["branch"].split("/", 1)[1].split("-", 1)[1]
+    dest = f"benchmarks/promotion/{slug}/results/"
+    sample = PROJECT_ROOT / "examples" / "weighted-adaptive" / "results"
+    tags = {
+        b"- promotion:1\n": f"- promotion:{promotion}\n".encode(),
+        b":promotion-1-": f":promotion-{promotion}-".encode(),
+    }
+    files: dict[str, str | bytes | None] = dict.fromkeys(_files_under(fake, inputs["commit"], dest))
+    files |= {
+        f"{dest}{p.relative_to(sample)}": _retagged(p.read_bytes(), tags)
+        for p in sorted(sample.rglob("*"))
+        if p.is_file()
+    }
+    fake.git_commit(REPO, inputs["branch"], files, "benchmark results (sample data stands in for the GPUs)")
+    fake.finish_run(run.run_id)
+    GitHub(fake.bot_token, REPO, api_url=fake.api_url, throttle=False).dispatch(
+        "promotion.yml", "main", {"issue": inputs["issue"], "step": "benchmark-finished"}
+    )
+
+
+def _retagged(report: bytes, tags: dict[bytes, bytes]) -> bytes:
+    """A sample report tagged for another promotion: its ``promotion:<id>`` keyword and its EPP image's tag."""
+    for old, new in tags.items():
+        report = report.replace(old, new)
+    return report
+
+
+def _files_under(fake: FakeGitHub, commit: str, prefix: str) -> list[str]:
+    from tests.github import gitrepo
+
+    out = gitrepo.git(fake.git_dir(REPO), "ls-tree", "-r", "--name-only", commit, "--", prefix)
+    return out.decode().splitlines()
 
 
 GH_CLI = """#!{python}
