@@ -6,9 +6,12 @@ registration line in ``cmd/epp/runner/runner.go`` and a sample EndpointPickerCon
 cuts that change out of a finished promotion's branch, writes it as a ``git format-patch`` mail
 against the llm-d-router tree the bot builds with (``gomirror/llm-d-router``), and applies it to
 a fresh copy of that tree so the caller can run ``go vet`` and ``go test`` on exactly what the
-patch produces (through the execution port: the plugin is generated code). The mail also applies
-to llm-d-router v0.10.0 itself: its only hunk against an existing file, in runner.go, has as
-context lines the mirror shares with v0.10.0 (``CHECKED_AGAINST``); no llm-d-router checkout is used here.
+patch produces (through the execution port: the plugin is generated code). Its only hunk against an
+existing file, in runner.go, is cut against llm-d-router v0.10.0's own runner.go, kept verbatim in
+``gomirror/upstream/`` (``UPSTREAM_RUNNER``): the registration goes in the section of its kind and the
+import into the sorted group, as a maintainer would put them, and ``git am`` applies it to v0.10.0 exactly.
+The tree the patch is cut against and checked on is the mirror with that runner.go (``CHECKED_AGAINST``);
+the Go checks compile the registration in the mirror's own runner.go. No llm-d-router checkout is used here.
 
 Git runs here on trusted data only (a copy of the mirror, the bot's own commit); no Go runs here.
 """
@@ -38,14 +41,25 @@ from bot.model import RequestError, TranslationSummary
 
 MIRROR = PROJECT_ROOT / "gomirror" / "llm-d-router"
 RUNNER_GO = "cmd/epp/runner/runner.go"
+#: llm-d-router v0.10.0's runner.go byte for byte (not compiled: the mirror has few of its imports).
+UPSTREAM_RUNNER = PROJECT_ROOT / "gomirror" / "upstream" / "runner-v0.10.0.go.txt"
 
 #: What ``apply_to_mirror`` applies the patch to, in the words ``promote upstream-patch`` prints: the mirror, not an
-#: llm-d-router checkout. Its runner.go carries v0.10.0's lines around the two places a registration edits (the
-#: import block's end, the last registration), which is why the runner.go hunk also applies to v0.10.0.
+#: llm-d-router checkout, with v0.10.0's own runner.go, so the runner.go hunk applies to v0.10.0 as it is.
 CHECKED_AGAINST = (
-    "gomirror/llm-d-router, the bot's stand-in for llm-d-router v0.10.0 (not an llm-d-router checkout), whose "
-    f"{RUNNER_GO} has v0.10.0's lines around the import block's end and the last registration"
+    "gomirror/llm-d-router, the bot's stand-in for llm-d-router v0.10.0 (not an llm-d-router checkout), with "
+    f"v0.10.0's own {RUNNER_GO} (gomirror/upstream/)"
 )
+
+
+def upstream_runner() -> str:
+    """v0.10.0's runner.go, which a registration is inserted into for an upstream patch."""
+    try:
+        return UPSTREAM_RUNNER.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UpstreamError(
+            f"{UPSTREAM_RUNNER}: {exc.strerror}; restore gomirror/upstream/ from the repository"
+        ) from None
 
 
 class UpstreamError(RequestError):
@@ -205,10 +219,12 @@ def _json(data: bytes | None):
 
 
 def _mirror_repo(dest: Path, mirror: Path) -> GitRepo:
-    """A git repository of the llm-d-router tree, one commit: the base an upstream patch applies to."""
+    """A git repository of the llm-d-router tree, one commit: the base an upstream patch applies to, with
+    v0.10.0's own runner.go in place of the mirror's (the one file the patch changes)."""
     if not (mirror / "go.mod").is_file():
         raise UpstreamError(f"{mirror / 'go.mod'} is missing; restore gomirror/ from the repository")
     shutil.copytree(mirror, dest, ignore=shutil.ignore_patterns(".git"))
+    (dest / RUNNER_GO).write_text(upstream_runner(), encoding="utf-8")
     repo = GitRepo(dest)
     repo.git("init", "-q", "-b", "main")
     repo.git("add", "-A")
@@ -242,8 +258,10 @@ def _with_notes(mail: str, notes: tuple[str, ...]) -> str:
 
 
 def apply_to_mirror(patch: str, mirror: Path = MIRROR) -> dict[str, str]:
-    """Apply ``patch`` with ``git am`` to a fresh repository of the mirror; the files it added or changed
-    (path -> text), for the Go checks. UpstreamError, with git's reason, when it does not apply."""
+    """Apply ``patch`` with ``git am`` to a fresh repository of the mirror (with v0.10.0's runner.go); the files
+    it added or changed (path -> text). UpstreamError, with git's reason, when it does not apply. Its runner.go
+    is v0.10.0's, which does not compile against the mirror: the Go checks take the package and compile the
+    registration in the mirror's own runner.go (``run_checks(..., registration_import=, registration_line=)``)."""
     with tempfile.TemporaryDirectory(prefix="promote-upstream-") as tmp:
         repo = _mirror_repo(Path(tmp) / "llm-d-router", mirror)
         try:

@@ -149,6 +149,7 @@ class Threshold:
     scale: str | None = None  # dictionary blis_scale of its signals
     target: str | None = None  # the variable a factor or step changes (`batchLimit *= 0.8`), when it is one
     local: str | None = None  # the local a lifted limit initialises (`shedLimit := 0.75`), compared later
+    compared_line: int | None = None  # original line of the comparison a lifted local decides (its doc's step)
     assigned: bool = (
         False  # a field the carried code sets from it (`b.capacity = 20000`), read from the parameter there
     )

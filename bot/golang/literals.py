@@ -284,6 +284,7 @@ def _lift(src: EvolvedSource, an: Analysis, f: FuncInfo, node, value, name, comp
         base=name,
         line=an.line_of(node),
         local=name,
+        compared_line=an.line_of(compared),
     )
     th.occurrences.append(
         Occurrence(

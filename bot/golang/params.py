@@ -437,7 +437,10 @@ def _doc(an: Analysis, th: Threshold) -> str:
         score = f"`{th.target}`" if th.target else "the score"
         verb = "added to" if op == "+=" else "subtracted from"
         part = f"the {th.role} {verb} {score} when its condition holds"
-    step, unnamed = _by_name(an, th, _step_comment(an, min(th.lines) if th.occurrences else th.line))
+    # A lifted local (`shedLimit := 0.75`) decides where it is compared, not where it is set: its step is the
+    # comparison's (a step that only scales the local, "tenants far above ... are shed earlier", is not it).
+    used = th.compared_line or (min(th.lines) if th.occurrences else th.line)
+    step, unnamed = _by_name(an, th, _step_comment(an, used))
     step = "" if unnamed else step
     where = f' in the step "{step}"' if step else ""
     text = f"{th.field} is {part}{where} (default {th.literal}, the evolved value)."
@@ -446,20 +449,23 @@ def _doc(an: Analysis, th: Threshold) -> str:
         signals -= _LOAD_PARTS
     if not signals or th.role == "factor":
         return text
-    if th.role in ("bonus", "penalty"):  # what the condition reads, not what the bonus is a step of
+    if th.role in ("bonus", "penalty"):
         scopes = {u.name: u.scope for u in an.signals}
         words = [f"{_OWNER.get(scopes.get(s, 'snapshot'), 'the')} {_SIGNAL_WORDS.get(s, s)}" for s in sorted(signals)]
         return text + f" The condition reads {'; '.join(words)}."
     scopes = {u.name: u.scope for u in an.signals}
     field = re.fullmatch(r"\w+\.(\w+)", subject)
     direct = len(signals) == 1 and field is not None and field.group(1) in signals
+    lead = f"`{subject}` {'is' if direct else 'is computed from'}"
+    if th.target and th.role == "step":  # the whole condition's signals (`maxKVUtil > x || minFreeKV < y`)
+        lead = "The condition reads"
     if an.kind == PolicyKind.SCHEDULING:
         if {"ArrivalTime", "Clock"} <= signals:  # one clock: the request's arrival is the time it is scored
             signals = (signals - {"ArrivalTime", "Clock"}) | {"Clock+ArrivalTime"}
         words = [_QUEUE_WORDS.get(s) or f"the {_SIGNAL_WORDS.get(s, s)}" for s in sorted(signals)]
-        return text + f" `{subject}` {'is' if direct else 'is computed from'} {'; '.join(words)}."
+        return text + f" {lead} {'; '.join(words)}."
     words = [f"{_OWNER.get(scopes.get(s, 'snapshot'), 'the')} {_SIGNAL_WORDS.get(s, s)}" for s in sorted(signals)]
-    return text + f" `{subject}` {'is' if direct else 'is computed from'} {', '.join(words)}."
+    return text + f" {lead} {', '.join(words)}."
 
 
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(%?)(?![\w.])")

@@ -253,6 +253,34 @@ def test_a01s_local_limits_are_parameters_and_their_factors_say_what_they_multip
     assert docs["inputLenStep"].startswith("InputLenStep is the step added to `loadRatio`")
 
 
+def test_a_parameters_doc_names_the_step_and_the_signals_where_the_value_decides(analyze_text):
+    """Found reviewing a01 upstream: ShedLimit's doc said `loadRatio` is compared with it "in the step 'Tenants far
+    above ... are shed earlier'", the step that only scales the local; the comparison is in a later switch. And
+    MaxKVUtilStep's said "`maxKVUtil` is computed from each endpoint's free KV-cache blocks": those are the
+    condition's other operand's. A lifted local's step is its comparison's; a step's signals are its condition's."""
+    from bot.golang.params import param_specs
+
+    body = (
+        "func (p *X) Admit(req *Request, state *RouterState) (bool, string) {\n"
+        "\tsnap := state.Snapshots[0]\n"
+        "\t// Busy tenants are shed earlier.\n"
+        "\tshedLimit := 0.75\n"
+        '\tif req.TenantID == "big" {\n\t\tshedLimit *= 0.9\n\t}\n'
+        "\tratio := float64(snap.QueueDepth) / 10.0\n"
+        "\tif snap.KVUtilization > 0.95 || snap.FreeKVBlocks < 128 {\n\t\tratio += 0.25\n\t}\n"
+        "\n"
+        "\t// Shed above the limit.\n"
+        '\tif ratio > shedLimit {\n\t\treturn false, "shed"\n\t}\n'
+        '\treturn true, "ok"\n}\n'
+    )
+    docs = {s.name: s.doc for s in param_specs(analyze_text(body), None, False)}
+    limit = next(d for n, d in docs.items() if n.startswith("shedLimit") and "Factor" not in n)
+    assert 'in the step "Shed above the limit"' in limit and "Busy tenants" not in limit, limit
+    step = next(d for n, d in docs.items() if n.endswith("Step"))
+    assert "The condition reads" in step and "free KV-cache blocks" in step, step
+    assert "is computed from each endpoint's free KV-cache blocks" not in step, step
+
+
 LOAD = "\tload := float64(state.Snapshots[0].QueueDepth)\n"
 SHED = '{\n\t\treturn false, "shed"\n\t}'
 TWO = "\tt, maxWaiting := 0.5, 8\n" + LOAD + "\tif t < load && int(load) >= maxWaiting " + SHED

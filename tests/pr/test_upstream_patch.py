@@ -4,7 +4,6 @@ runner.go shares with v0.10.0, to llm-d-router itself, and passes its checks."""
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -13,7 +12,16 @@ import pytest
 from bot import PROJECT_ROOT
 from bot.cli import main
 from bot.model import Fidelity, Finding, PolicyKind, Severity, TranslationSummary
-from bot.upstream import MIRROR, RUNNER_GO, UpstreamError, apply_to_mirror, format_patch, upstream_change
+from bot.upstream import (
+    MIRROR,
+    RUNNER_GO,
+    UPSTREAM_RUNNER,
+    UpstreamError,
+    apply_to_mirror,
+    format_patch,
+    upstream_change,
+    upstream_runner,
+)
 
 PKG = "pkg/epp/framework/plugins/scheduling/scorer/demo"
 SUMMARY = TranslationSummary(
@@ -35,7 +43,7 @@ BRANCH_FILES = {
 
 
 def _change():
-    runner = (MIRROR / RUNNER_GO).read_text()
+    runner = upstream_runner()
     return upstream_change(
         SUMMARY, BRANCH_FILES, runner, origin={"framework": "openevolve", "run": "r", "iteration": 3}
     )
@@ -126,23 +134,22 @@ def test_the_commit_message_says_what_the_plugin_does_its_fidelity_findings_and_
     assert "branch promotion/s01-slo-aging-scheduler of the fork example-org/llm-d-router at 7c4951318697." in text
 
 
-def test_the_patch_applies_to_the_mirror_and_not_to_a_tree_whose_runner_differs(tmp_path):
+def test_the_patch_applies_to_the_mirror_and_not_to_a_tree_whose_runner_differs(tmp_path, monkeypatch):
     patch = format_patch(_change())
     assert patch.startswith("From ") and "Subject: [PATCH] Add the demo-scorer routing plugin (Alpha)" in patch
     assert "docs/promotion" not in patch and "benchmarks/" not in patch
     applied = apply_to_mirror(patch)
     assert set(applied) == set(_change().files)
     assert applied[RUNNER_GO] == _change().files[RUNNER_GO]
-    other = tmp_path / "llm-d-router"
-    shutil.copytree(MIRROR, other)
-    runner = other / RUNNER_GO
-    runner.write_text(re.sub(r"import \((.|\n)*?\)", 'import (\n\t"fmt"\n)', runner.read_text(), count=1))
+    other = tmp_path / "runner.go.txt"
+    other.write_text(re.sub(r"import \((.|\n)*?\)", 'import (\n\t"fmt"\n)', upstream_runner(), count=1))
+    monkeypatch.setattr("bot.upstream.UPSTREAM_RUNNER", other)
     with pytest.raises(UpstreamError, match="does not apply"):
-        apply_to_mirror(patch, other)
+        apply_to_mirror(patch)
 
 
-#: Lines of llm-d-router v0.10.0's cmd/epp/runner/runner.go, recorded verbatim with their line numbers (CI has no
-#: llm-d-router checkout): where a registration goes, and the two in-tree scorers the mirror also registers.
+#: Lines of llm-d-router v0.10.0's cmd/epp/runner/runner.go, recorded verbatim with their line numbers: the two
+#: in-tree scorers the mirror also registers, and where a registration once went.
 UPSTREAM_EXCERPTS = Path(__file__).parent / "fixtures" / "runner_v0.10.0_excerpts.txt"
 
 
@@ -156,34 +163,54 @@ def _excerpts() -> list[tuple[int, list[str]]]:
     return sections
 
 
-def _upstream_like(tmp_path: Path) -> Path:
-    """A git repository whose runner.go has the recorded lines at v0.10.0's line numbers, and only filler between:
-    what the patch meets upstream, where the mirror's lines around them sit at other offsets."""
-    lines: list[str] = []
+def test_the_bundled_upstream_runner_is_v0_10_0s():
+    """gomirror/upstream/ holds v0.10.0's runner.go verbatim: the recorded excerpts are its lines, at their numbers."""
+    lines = UPSTREAM_RUNNER.read_text().splitlines()
     for start, section in _excerpts():
-        lines += [f"// line {n} of v0.10.0, not recorded" for n in range(len(lines) + 1, start)]
-        lines += section
+        assert lines[start - 1 : start - 1 + len(section)] == section
+
+
+def _upstream(tmp_path: Path) -> Path:
+    """A git repository holding llm-d-router v0.10.0's runner.go (the verbatim copy): what the patch meets."""
     repo = tmp_path / "upstream"
     (repo / RUNNER_GO).parent.mkdir(parents=True)
-    (repo / RUNNER_GO).write_text("\n".join(lines) + "\n")
+    (repo / RUNNER_GO).write_text(upstream_runner())
     for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "v0.10.0"]):
         subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo, check=True)
     return repo
 
 
+SCORERS_ALPHA = (
+    "\tfwkplugin.Register(headerlabelaffinity.PluginType, fwkplugin.StabilityAlpha, headerlabelaffinity.Factory)"
+)
+ADMITTERS = "\tfwkplugin.Register(probabilisticadmitter.Type, fwkplugin.StabilityBeta, probabilisticadmitter.Factory)"
+
+
 @pytest.mark.parametrize(
-    "package, alias",
+    "package, alias, after, between",
     [
-        (PKG, "demo"),
-        ("pkg/epp/framework/plugins/requestcontrol/admitter/evolvedsaturationshedder", "evolvedsaturationshedder"),
-        ("pkg/epp/framework/plugins/scheduling/scorer/evolvedsjfguard", "zzz"),
+        (PKG, "demo", [SCORERS_ALPHA], ("scorer/contextlengthaware", "scorer/endpointattribute")),
+        (
+            "pkg/epp/framework/plugins/requestcontrol/admitter/evolvedsaturationshedder",
+            "evolvedsaturationshedder",
+            [ADMITTERS, "\t// Alpha"],
+            ("usagelimits/softreflectiveceiling", "admitter/latencyslo"),
+        ),
+        (
+            "pkg/epp/framework/plugins/scheduling/scorer/evolvedsjfguard",
+            "zzz",
+            [SCORERS_ALPHA],
+            ("scorer/endpointattribute", "scorer/headerlabelaffinity"),
+        ),
     ],
 )
-def test_the_patch_applies_with_git_am_to_upstreams_runner_at_an_offset(tmp_path, package, alias):
-    """Found by a maintainer and an upstream audit: `git am` of the patch failed on llm-d-router v0.10.0 at
-    runner.go, whose context came from the mirror's stand-in (queue-scorer and kv-cache-utilization-scorer at
-    StabilityStable, v0.10.0 has Beta; the import's neighbours were the mirror's few imports). Whatever the
-    plugin's path, the hunk's context must be lines v0.10.0 has."""
+def test_the_patch_registers_the_plugin_with_its_kind_and_applies_to_upstreams_runner(
+    tmp_path, package, alias, after, between
+):
+    """Found by a maintainer reviewing the s01 and a02 patches: both registrations landed under "register request
+    header processor plugins", the import in a group of its own with an alias equal to the package name. A scorer
+    goes with the extra scheduling scorers (Alpha), an admitter beside probabilisticadmitter under a new Alpha
+    heading, the import sorted into llm-d-router's group; `git am` applies the hunk to v0.10.0's runner.go."""
     summary = SUMMARY.model_copy(
         update={
             "package_dir": package,
@@ -192,8 +219,8 @@ def test_the_patch_applies_with_git_am_to_upstreams_runner_at_an_offset(tmp_path
         }
     )
     files = {f"{package}/{p.rsplit('/', 1)[1]}": t for p, t in BRANCH_FILES.items() if p.startswith(PKG)}
-    patch = format_patch(upstream_change(summary, files, (MIRROR / RUNNER_GO).read_text()))
-    repo = _upstream_like(tmp_path)
+    patch = format_patch(upstream_change(summary, files, upstream_runner()))
+    repo = _upstream(tmp_path)
     am = subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@t", "am", "-s"],
         cwd=repo,
@@ -204,12 +231,12 @@ def test_the_patch_applies_with_git_am_to_upstreams_runner_at_an_offset(tmp_path
     )
     assert am.returncode == 0, am.stdout + am.stderr
     runner = (repo / RUNNER_GO).read_text().splitlines()
-    at = runner.index('\t"github.com/llm-d/llm-d-router/version"')
-    assert runner[at + 1 : at + 4] == ["", f"\t{summary.registration_import}", ")"]
-    last = runner.index(
-        "\tfwkplugin.Register(agentidentity.PluginType, fwkplugin.StabilityAlpha, agentidentity.PluginFactory)"
-    )
-    assert runner[last + 1 : last + 3] == [f"\t{summary.registration_line}", "}"]
+    at = runner.index(after[0])
+    assert runner[at : at + len(after) + 2] == [*after, f"\t{summary.registration_line}", ""]
+    spec = f'"github.com/llm-d/llm-d-router/{package}"'
+    imported = next(i for i, ln in enumerate(runner) if ln.endswith(spec))
+    assert runner[imported].strip() == (spec if alias == package.rsplit("/", 1)[1] else f"{alias} {spec}")
+    assert between[0] in runner[imported - 1] and between[1] in runner[imported + 1]
 
 
 def test_the_mirror_registers_the_in_tree_scorers_at_v0_10_0s_stability():

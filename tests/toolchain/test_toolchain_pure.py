@@ -15,17 +15,27 @@ from .toolchain_samples import IMPORT, REGISTER
 RUNNER = (PROJECT_ROOT / "gomirror" / "llm-d-router" / toolchain.RUNNER_GO).read_text()
 
 
-def test_insert_registration_adds_import_and_line_at_end():
+def test_insert_registration_puts_a_scorer_with_the_scorers_and_its_import_in_sorted_place():
+    """In the mirror, the scorer section (kv-cache, queue; Beta) gets the plugin under a new `// Alpha` heading, and
+    the import goes, sorted, into llm-d-router's group (not a group of its own at the end)."""
     out = toolchain.insert_registration(RUNNER, IMPORT, REGISTER)
     body = out[out.index("registerInTreePlugins() {") :]
-    body = body[: body.index("\n}\n")]
-    assert body.rstrip().splitlines()[-1] == "\t" + REGISTER
+    body = body[: body.index("\n}\n")].splitlines()
+    at = body.index("\t" + REGISTER)
+    assert body[at - 2].endswith("queuedepth.QueueScorerFactory)") and body[at - 1] == "\t// Alpha"
     imports = out[out.index("import (") : out.index("\n)\n")].splitlines()
-    # A group of its own, last: gofmt keeps it, and its neighbours are the block's last lines, not the upstream
-    # imports that happen to sort next to the plugin's path (which the mirror does not have).
-    assert imports[-2:] == ["", "\t" + IMPORT]
-    before = RUNNER[RUNNER.index("import (") : RUNNER.index("\n)\n")].splitlines()
-    assert imports[:-2] == before
+    i = imports.index("\t" + IMPORT)
+    assert imports[i - 1].endswith('requestheader/agentidentity"') and imports[i + 1].endswith(
+        'scorer/kvcacheutilization"'
+    )
+
+
+def test_insert_registration_with_no_section_of_its_kind_appends_at_the_end():
+    imp = '"github.com/llm-d/llm-d-router/pkg/epp/framework/plugins/scheduling/picker/evolvedpick"'
+    reg = "fwkplugin.Register(evolvedpick.Type, fwkplugin.StabilityAlpha, evolvedpick.Factory)"
+    out = toolchain.insert_registration(RUNNER, imp, reg)
+    body = out[out.index("registerInTreePlugins() {") :]
+    assert body[: body.index("\n}\n")].rstrip().splitlines()[-1] == "\t" + reg
 
 
 def test_insert_registration_is_idempotent():
@@ -39,7 +49,7 @@ def test_insert_registration_accepts_bare_and_aliased_imports():
     out = toolchain.insert_registration(
         RUNNER, "toy github.com/example/toy", "fwkplugin.Register(toy.Type, fwkplugin.StabilityAlpha, toy.Factory)"
     )
-    assert '\ttoy "github.com/example/toy"' in out
+    assert '\t"github.com/example/toy"' in out  # the alias equal to the package's directory is dropped
 
 
 def test_insert_registration_without_function_is_a_request_error():

@@ -17,11 +17,10 @@ limitations under the License.
 
 // MIRROR of llm-d-router v0.10.0 (71f4f09) for offline compile/test; see gomirror/llm-d-router/README.md.
 
-// Package runner mirrors the part of cmd/epp/runner that plugin promotions edit: the end of the import block
-// and registerInTreePlugins, where every in-tree plugin type is registered. The lines around those two places
-// are upstream's v0.10.0 lines, verbatim (the last three imports, the `var (` after them, the last registration
-// with its two comment lines, at Beta/Alpha as upstream registers them), so that a promotion's runner.go hunk,
-// cut against this file, has upstream's context and applies to v0.10.0 at an offset. Keep them so.
+// Package runner mirrors the part of cmd/epp/runner that plugin promotions edit: the import block and
+// registerInTreePlugins, where every in-tree plugin type is registered (the queue/kv-cache scorer and agent-identity
+// lines are upstream's v0.10.0 lines, at Beta/Alpha as upstream registers them). A promotion's registration is
+// compiled here; the upstream patch's runner.go hunk is cut against v0.10.0's own runner.go (gomirror/upstream/).
 package runner
 
 import (
