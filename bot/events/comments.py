@@ -137,8 +137,9 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
         new, news = handled.after(state, new)
     if news and (handled.said is None or late):
         reply(news)
+    reopened = ""
     if new is not state and issue.state == "closed" and handled.reopens:
-        _reopen(promotion, new, command.name, reply)  # before the save: a failed reopen leaves it to be applied again
+        reopened = _reopen(promotion, new, command.name, reply)  # before the save: a failed reopen is applied again
     if new is not state:
         promotion.save(new)
         promotion.runner().publish_decision(state, new)  # the gate's review report says it was decided
@@ -151,8 +152,8 @@ def answer(session, promotion, issue: IssueInfo, said: Said, *, late: bool = Fal
     if late:
         return Result(f"applied /{command.name}", new)
     result = promotion.advance()
-    if handled.said is not None:
-        reply(" ".join(x for x in (news, handled.said(state, result)) if x))
+    if handled.said is not None:  # one reply per comment: what it did comes after the reopen it said at once
+        reply(" ".join(x for x in (reopened, news, handled.said(state, result)) if x))
     return result
 
 
@@ -529,19 +530,21 @@ def _without_state(promotion, name: Name, reply) -> Result:
     return result
 
 
-def _reopen(promotion, state, name: str, reply) -> None:
+def _reopen(promotion, state, name: str, reply) -> str:
     """A retry that continues a promotion its issue's close cancelled reopens the issue, as it reopens the PR.
 
     Closing the issue is a `/cancel`; a `/retry` from someone who may retry undoes a cancel, so it undoes the
     close too: left closed, the issue would hide a promotion that runs and waits at a gate for a decision.
     """
     if state.status.value in ("cancelled", "rejected", "done"):
-        return
+        return ""
     promotion.client.reopen_issue(promotion.issue.number)
-    reply(
+    said = (
         f"the issue was reopened: closing it had cancelled the promotion, and `/{name}` continues it (the status "
         "comment says where)."
     )
+    reply(said)
+    return said
 
 
 #: The most text a gate's change requests may hold together. The rerun is given all of them (their directives
