@@ -70,3 +70,37 @@ def mix_only_plan(request, hypotheses, not_measurable: dict[str, str], not_bench
         priority_mix=mix,
         notes=[MIX_ONLY_WHY[:1].upper() + MIX_ONLY_WHY[1:]],
     )
+
+
+def no_cell_reports(results_dir):
+    """What stage 5 and `promote evaluate` read of the cells of a plan with none: no report. Cell reports under
+    ``results_dir`` (a run of an older plan, or sample data for every workload) are listed as not used, with why,
+    never judged: the plan set every hypothesis they could decide aside."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    from bot.bench.layout import results_files
+    from bot.bench.reports import REQUEST_COLUMNS, TABLE_COLUMNS, ReportSet, _is_report_name
+
+    root = Path(results_dir)
+    files = results_files(root, _is_report_name)[0] if root.is_dir() else []
+    why = f"not read: the plan has no cells ({MIX_ONLY})"
+    return ReportSet(
+        table=pd.DataFrame([], columns=TABLE_COLUMNS),
+        requests=pd.DataFrame([], columns=REQUEST_COLUMNS),
+        rejected=sorted((p.relative_to(root).as_posix(), why) for p in files),
+    )
+
+
+def only_mix_results(results_dir) -> bool:
+    """``results_dir`` holds priority-mix results and no cell report: what a mix-only plan's run leaves, which
+    `promote run --results` accepts before stage 4 has said whether the plan has cells (stage 5 decides)."""
+    from pathlib import Path
+
+    from bot.bench.layout import results_files
+    from bot.bench.priority_mix import mix_results_in
+    from bot.bench.reports import _is_report_name
+
+    root = Path(results_dir)
+    return root.is_dir() and not results_files(root, _is_report_name)[0] and bool(mix_results_in(root))

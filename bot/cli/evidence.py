@@ -405,6 +405,7 @@ def _unexercised(args, request, spec, hypotheses) -> tuple[object, str | None]:
 
 def cmd_evaluate(args) -> int:
     from bot.bench.evidence import SAMPLE_FLAG, load_evidence
+    from bot.bench.mix_only import no_cell_reports
     from bot.bench.priority_plan import planned_for
     from bot.bench.run_evidence import load_manifest, policy_for_results
     from bot.escape import md
@@ -441,7 +442,8 @@ def cmd_evaluate(args) -> int:
         return policy_for_results(spec, results, allow_sample_data=args.allow_sample_data, request=request)
 
     policy = rules()
-    reports = load_evidence(results, policy)
+    # A mix-only plan (bot.bench.mix_only) has no cells: stage 5 reads no cell report, nor does this.
+    reports = no_cell_reports(results) if spec is not None and not spec.cells else load_evidence(results, policy)
     mix, mix_unjudged = None, None
     if spec is not None and spec.priority_mix is not None:  # stage 5 judges the plan's mix from the same directory
         # The spec says whom the mix was planned for (only an admitter gets one), so --request is not needed.

@@ -57,6 +57,7 @@ def judge(
     from the same directory under the same rules (``bot.stages.mix_validate``).
     """
     from bot.bench import gpu_time
+    from bot.bench.mix_only import no_cell_reports
     from bot.stages.mix_validate import judge_mix, unplanned_mix
     from bot.stats.verdicts import not_testable_verdict
 
@@ -81,7 +82,7 @@ def judge(
                 ),
                 None,
             )
-        reports = load_reports(ctx, results_dir, code)
+        reports = load_reports(ctx, results_dir, code) if _planned_cells(ctx) else no_cell_reports(results_dir)
         # The plan's figures come from what stage 4 committed when no manifest gives them (sample or by-hand runs).
         spent = gpu_time.with_plan(gpu_time.read(results_dir, promotion=ctx.request.id), ctx.read(ctx.paths.run_limits))
         mix = judge_mix(ctx, results_dir, hypotheses, code, ci_alpha(ctx))
@@ -99,6 +100,15 @@ def judge(
     if mix is None and reports is not None:  # mix runs the plan never asked for: listed, never passed over
         reports.rejected = sorted(dict.fromkeys([*reports.rejected, *unplanned]))
     return verdicts, reports, spent, mix
+
+
+def _planned_cells(ctx: StageContext) -> bool:
+    """Whether stage 4's plan has cells: a mix-only plan (``bot.bench.mix_only``) has none, so no cell report is
+    read (there may be none at all). Without an evaluation spec on the branch, the reports say what ran."""
+    from bot.bench.evaluation_spec import load_evaluation_spec
+
+    text = ctx.read(ctx.paths.evaluation_spec)
+    return text is None or bool(load_evaluation_spec(text).cells)
 
 
 def _unexercised(ctx: StageContext, hypotheses):
@@ -152,11 +162,13 @@ def verdicts_on(
     cells send only traffic the plugin does not act on: every benchmarked hypothesis is then not measurable; a
     scheduler's (``order_cells.OrderSetAside``) names the hypotheses whose mechanism is its order, each with why."""
     from bot.bench import fault_runs
-    from bot.bench.evidence import mark_sample
+    from bot.bench.evidence import SAMPLE_FLAG, mark_sample
     from bot.stages.mix_validate import with_mix
     from bot.stats.verdicts import evaluate
 
     hypotheses = apply_set_aside(hypotheses, unexercised)
+    if mix is not None and mix.verdict is not None and SAMPLE_FLAG in mix.verdict.flags and not reports.loaded:
+        reports.notes = [*reports.notes, SAMPLE_FLAG]  # a mix-only plan's evidence is the mix's: said as the cells'
     # A claim about a fault the runs never had is not runnable here (bot.bench.fault_runs).
     judged, flags = fault_runs.judged_as(hypotheses, manifest)
     # A Track B claim whose runs record no condition was never shown to run under it.
