@@ -165,7 +165,8 @@ def load_evaluation_spec(text: str) -> EvaluationSpec:
         raise EvaluationSpecError(f"evaluation spec: {describe_validation_error(exc)}") from None
     if spec.cells and spec.repetitions < 2:
         raise EvaluationSpecError(
-            f"evaluation spec: repetitions = {spec.repetitions}; a plan with cells runs each at least twice per arm"
+            f"evaluation spec: field 'repetitions': {spec.repetitions} is below 2; a plan with cells runs each "
+            "at least twice per arm (0 is for a plan with no cells, the priority mix only)"
         )
     if not spec.cells and spec.priority_mix is None:
         raise EvaluationSpecError(

@@ -261,6 +261,7 @@ SET_ASIDE_NOT_APPLIED = (
 def cmd_plan(args) -> int:
     from bot.bench.evidence import SAMPLE_FLAG
     from bot.bench.experiment import render_experiment
+    from bot.bench.mix_only import MIX_ONLY, is_mix_only
     from bot.bench.plan import make_plan
     from bot.bench.plan_markdown import plan_markdown
     from bot.bench.set_aside import SET_ASIDE_KINDS, for_plan
@@ -299,10 +300,16 @@ def cmd_plan(args) -> int:
     files["plan.md"] = plan_markdown(plan)
     write_files(output_dir(args.out), files)
     ratio = plan.cost.gpu_minutes / plan.naive_cost.gpu_minutes if plan.naive_cost.gpu_minutes else 1.0
-    print(
-        f"plan: {plan.repetitions} repetitions per arm, {plan.cost.runs} runs, {plan.cost.gpu_minutes:g} GPU-minutes "
-        f"({ratio:.0%} of the naive plan's {plan.naive_cost.gpu_minutes:g}) -> {args.out}"
-    )
+    if is_mix_only(plan):  # every benchmarked hypothesis set aside: the mix is the plan (bot.bench.mix_only)
+        print(
+            f"plan: {MIX_ONLY}: {plan.priority_mix.runs} runs, {plan.most_gpu_minutes:g} GPU-minutes; "
+            f"{len(plan.not_measurable)} hypotheses not measurable on these cells -> {args.out}"
+        )
+    else:
+        print(
+            f"plan: {plan.repetitions} repetitions per arm, {plan.cost.runs} runs, {plan.cost.gpu_minutes:g} "
+            f"GPU-minutes ({ratio:.0%} of the naive plan's {plan.naive_cost.gpu_minutes:g}) -> {args.out}"
+        )
     if SAMPLE_FLAG in plan.cv_source:
         print(f"  sized from {SAMPLE_FLAG}: measure this cluster's noise before spending GPU time on it")
     if summary is None and request.kind in SET_ASIDE_KINDS:

@@ -280,6 +280,12 @@ def test_an_admitter_that_sheds_nothing_on_the_cells_plans_and_runs_its_priority
     assert "(the plan: 348 GPU-minutes in all)" in page and "confirmed**: the evolved arm sheds" in page
     assert "**SAMPLE DATA (--allow-sample-data)" in page  # the mix's runs are: said as for cell reports
     _plan_cli_plans_as_stage_4(forge, branch, slug, path, tmp_path, capsys)
+    docs = tmp_path / "plan-docs" / f"docs/promotion/{slug}"  # written by _plan_cli_plans_as_stage_4
+    argv = ["plan", path, "--hypotheses", docs / "hypotheses", "--translation", docs / "translation.json"]
+    assert main([str(a) for a in [*argv, "--out", tmp_path / "plan-line"]]) == 0
+    assert "plan: 0 cells, priority mix only: 6 runs, 348 GPU-minutes; 10 hypotheses not measurable" in (
+        capsys.readouterr().out
+    )
     _evaluate_mix_only_as_stage_5(forge, branch, slug, path, results, tmp_path, capsys)
 
 
