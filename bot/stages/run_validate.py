@@ -400,9 +400,13 @@ def _delivered_since_head(ctx: StageContext, prefix: str) -> bool:
 def results_origin(ctx: StageContext, reports) -> str | None:
     """Where the judged reports came from, in words fit for the branch: never a local path (it names someone's
     machine and says nothing to a reader of the fork)."""
+    from bot.bench.mix_only import MIX_ONLY
+
     if reports is None:
         return None
     tally = arm_tally(getattr(reports, "loaded", []), getattr(reports, "rejected", []))
+    if not _planned_cells(ctx):  # a mix-only plan reads no cell report (bot.bench.mix_only.no_cell_reports)
+        tally = f"no cell report read, the plan has no cells ({MIX_ONLY}): {tally}"
     if ctx.results_dir is not None:
         return f"{tally}; supplied with `--results` (a local directory, not part of this branch)"
     return f"{tally}; committed under `{ctx.paths.benchmarks}/results/` on this branch"

@@ -279,6 +279,7 @@ def test_an_admitter_that_sheds_nothing_on_the_cells_plans_and_runs_its_priority
     page = forge.read_file(branch, f"docs/promotion/{slug}/validation/verdicts.md").decode()
     assert "(the plan: 348 GPU-minutes in all)" in page and "confirmed**: the evolved arm sheds" in page
     assert "**SAMPLE DATA (--allow-sample-data)" in page  # the mix's runs are: said as for cell reports
+    assert "Benchmark reports: no cell report read, the plan has no cells (0 cells, priority mix only): " in page
     _plan_cli_plans_as_stage_4(forge, branch, slug, path, tmp_path, capsys)
     docs = tmp_path / "plan-docs" / f"docs/promotion/{slug}"  # written by _plan_cli_plans_as_stage_4
     argv = ["plan", path, "--hypotheses", docs / "hypotheses", "--translation", docs / "translation.json"]
