@@ -46,7 +46,7 @@ class EvaluationSpec(_Model):
     results_layout: str = LAYOUT
     run_treatment_pattern: str = RUN_TREATMENT_PATTERN
     treatments: list[str]
-    repetitions: int = Field(ge=2, description="the most repetitions any cell gets")
+    repetitions: int = Field(ge=0, description="the most repetitions any cell gets (0: no cells, the mix only)")
     cells: list[Cell]
     repetitions_by_cell: dict[str, int] = Field(
         default_factory=dict,
@@ -163,6 +163,15 @@ def load_evaluation_spec(text: str) -> EvaluationSpec:
         spec = EvaluationSpec.model_validate(raw)
     except ValidationError as exc:
         raise EvaluationSpecError(f"evaluation spec: {describe_validation_error(exc)}") from None
+    if spec.cells and spec.repetitions < 2:
+        raise EvaluationSpecError(
+            f"evaluation spec: field 'repetitions': {spec.repetitions} is below 2; a plan with cells runs each "
+            "at least twice per arm (0 is for a plan with no cells, the priority mix only)"
+        )
+    if not spec.cells and spec.priority_mix is None:
+        raise EvaluationSpecError(
+            "evaluation spec: no cells and no priority mix, so nothing to judge; regenerate it with `promote plan`"
+        )
     cells = {c.key() for c in spec.cells}
     labels = {c.label() for c in spec.cells}
     unknown = sorted(set(spec.repetitions_by_cell) - labels)

@@ -21,9 +21,8 @@ hypothesis that needs the cell reads the same runs:
   planned effect (``power``, ``bot.stats.scenario``);
 - **the cost stated next to the naive plan's**, so the saving is visible at gate 2.
 
-``bot.bench.experiment`` writes it as the llm-d-benchmark experiment and the
-inference-perf workload profiles; ``bot.bench.evaluation_spec`` writes the spec
-stage 5 reads back.
+``bot.bench.experiment`` writes it as the llm-d-benchmark experiment and the inference-perf workload
+profiles; ``bot.bench.evaluation_spec`` writes the spec stage 5 reads back.
 """
 
 from __future__ import annotations
@@ -38,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from bot.bench import guard_power
 from bot.bench.evidence import SAMPLE_FLAG
 from bot.bench.layout import RUN_TREATMENT_PATTERN, TREATMENTS, split_condition  # noqa: F401 (re-exported)
+from bot.bench.mix_only import mix_only_plan
 from bot.bench.priority_plan import PriorityMixPlan, priority_mix_for
 from bot.bench.sizing import Sizing, scenario_truth, size
 from bot.model import Direction, Hypothesis, PromotionRequest, RequestError, describe_validation_error
@@ -432,10 +432,10 @@ def plan_for(
     with_pred = sorted((h for h in hypotheses if h.benchmarked), key=lambda h: id_key(h.id))
     # Set aside by the caller with stage 5's rule (run_validate.planned_hypotheses): no alpha, cells or cost.
     not_measurable = {h.id: h.not_in_plan for h in hypotheses if (h.not_in_plan or "").startswith(NOT_EXERCISED)}
-    if not with_pred:
-        raise PlanError("no hypothesis has a benchmark prediction; nothing to plan (check stage 3's output)")
-    planned = [_planned(h, request) for h in with_pred]
     not_benchmarked = sorted((h.id for h in hypotheses if not h.benchmarked and h.id not in not_measurable), key=id_key)
+    if not with_pred:  # every one set aside: an admitter's plan is then its priority mix alone (bot.bench.mix_only)
+        return mix_only_plan(request, hypotheses, not_measurable, not_benchmarked, params, alpha=alpha, power=power)
+    planned = [_planned(h, request) for h in with_pred]
 
     cells = sorted({c for h in planned for c in h.cells}, key=Cell.key)
     harnesses = sorted({request.workload(split_condition(c.workload)[0]).harness for c in cells})

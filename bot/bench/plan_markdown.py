@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.bench.layout import CONDITION_SEP
+from bot.bench.mix_only import MIX_ONLY, MIX_ONLY_WHY, is_mix_only
 from bot.bench.plan import MAX_REPETITIONS, BenchmarkPlan
 from bot.bench.units import gpu_minutes
 
@@ -41,6 +42,7 @@ def _mix_section(plan: BenchmarkPlan) -> list[str]:
     pm = plan.priority_mix
     if pm is None:
         return []
+    cells = "The cells above send" if plan.cells else "Every workload of the request sends"
     classes = ", ".join(
         f"`{c.name}` (weight {c.weight:g}, priority {c.priority}, objective `{c.objective}`"
         + (", sheddable)" if c.sheddable else ")")
@@ -51,7 +53,7 @@ def _mix_section(plan: BenchmarkPlan) -> list[str]:
         "## Priority mix (per-class admission)",
         "",
         (
-            f"Why: {pm.reason}. The cells above send every request at priority 0, so the plan adds "
+            f"Why: {pm.reason}. {cells} every request at priority 0, so the plan adds "
             f"llm-d-benchmark's `{pm.harness}` harness as its own experiment (`{pm.workload}/experiment.yaml`): "
             f"{pm.repetitions} runs per arm of {pm.duration_s:g} s at {pm.rate:g} req/s, classes {classes}. "
             "The scenario declares one InferenceObjective per class (`router.inferenceObjectives`) so each "
@@ -87,7 +89,53 @@ def _not_measurable(plan: BenchmarkPlan) -> list[str]:
     ]
 
 
+def _mix_only_markdown(plan: BenchmarkPlan) -> str:
+    """A plan of the priority mix and no cells (``bot.bench.mix_only``): no cell experiment, power or cell table,
+    only the mix, its cost and the hypotheses set aside with their reason."""
+    pm = plan.priority_mix
+    assert pm is not None
+    lines = [
+        f"# Benchmark plan — promotion {plan.request_id} ({plan.slug})",
+        "",
+        (
+            f"{MIX_ONLY[:1].upper()}{MIX_ONLY[1:]}: {MIX_ONLY_WHY}. No cell experiment is written "
+            "(`experiment.yaml`): llm-d-benchmark would stand both arms up for no run."
+        ),
+        "",
+        "## Cost",
+        "",
+        "| plan | stand-ups | runs | GPU-minutes |",
+        "|---|---:|---:|---:|",
+        f"| priority mix (its own experiment) | {pm.standups} | {pm.runs} | {gpu_minutes(pm.gpu_minutes)} |",
+        "",
+        (
+            f"At most **{gpu_minutes(plan.most_gpu_minutes)} GPU-minutes**: the figure gate 2 approved and the cap "
+            "`promote bench run` applies unless given `--budget-gpu-minutes` (the priority mix's GPU-minutes). "
+            f"Assumptions: {plan.parameters.gpus_per_stack} GPUs per stack, {plan.parameters.standup_minutes:g} "
+            f"min per stand-up + teardown, {plan.parameters.run_overhead_minutes:g} min overhead per run on top of "
+            "the load duration."
+        ),
+        "",
+        "## Not measurable on these cells",
+        "",
+        "| hypothesis | why |",
+        "|---|---|",
+        *(f"| {hid} | {why.replace('|', '/')} |" for hid, why in plan.not_measurable.items()),
+        "",
+        (
+            "Stage 5 sets them aside (the same rule, on the same translation and EndpointPickerConfig) and reports "
+            "them not measurable on these cells: they take no share of alpha and no cell, and cost no GPU time."
+        ),
+        *_mix_section(plan),
+    ]
+    if plan.not_benchmarked:
+        lines += ["", f"Not decided by benchmarks: {', '.join(plan.not_benchmarked)}."]
+    return "\n".join(lines) + "\n"
+
+
 def plan_markdown(plan: BenchmarkPlan) -> str:
+    if is_mix_only(plan):
+        return _mix_only_markdown(plan)
     p = plan.parameters
     lines = [
         f"# Benchmark plan — promotion {plan.request_id} ({plan.slug})",

@@ -45,10 +45,26 @@ def apply_set_aside(hypotheses, unexercised) -> list:
 
 def for_plan(request, summary, epp_config: str | None, hypotheses) -> list:
     """The hypotheses as stage 4 plans them (and gate 2 and `promote bench run` price them): stage 5's set-aside
-    on the same translation and EndpointPickerConfig, unless it leaves no hypothesis a cell. A plan with no cells
-    has no experiment to run, so such a plan (an admitter that sheds none of the cells' traffic) keeps its cells,
+    on the same translation and EndpointPickerConfig, unless it leaves nothing to run. An admitter that sheds none
+    of the cells' traffic has every benchmarked hypothesis set aside, yet its priority mix still decides the
+    shedding order (``mix_only``): its plan is the mix and no cells, so no GPU time goes to runs that decide
+    nothing. With no mix to run either, a plan with no cells has no experiment, so such a plan keeps its cells,
     and gate 2 says that none of them will be judged (``G2.priority-exercised``)."""
     if summary is None or request.kind not in SET_ASIDE_KINDS:
         return list(hypotheses)
     set_aside = apply_set_aside(hypotheses, unexercised_by(request.kind, summary, request, epp_config, hypotheses))
-    return set_aside if any(h.benchmarked for h in set_aside) else list(hypotheses)
+    if any(h.benchmarked for h in set_aside) or mix_only(request, set_aside):
+        return set_aside
+    return list(hypotheses)
+
+
+def mix_only(request, hypotheses) -> bool:
+    """Whether these (planned) hypotheses leave the plan the priority mix and no cells: none is benchmarked, and
+    the request's plan has a mix that decides one of them (an admitter's shedding order,
+    ``bot.stats.shedding.shedding_hypothesis``)."""
+    from bot.bench.priority_plan import priority_mix_reason
+    from bot.stats.shedding import shedding_hypothesis
+
+    if any(h.benchmarked for h in hypotheses) or priority_mix_reason(request) is None:
+        return False
+    return shedding_hypothesis(hypotheses, request.kind) is not None

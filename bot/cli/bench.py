@@ -127,8 +127,13 @@ def _planned(root: Path, request, hypotheses) -> list:
         ) from None
 
 
+#: The priority mix's experiment (``bot.bench.experiment.render_priority_mix``), beside experiment.yaml.
+MIX_EXPERIMENT = "priority-mix/experiment.yaml"
+
+
 def load_config(args):
     from bot.bench.evaluation_spec import load_evaluation_spec
+    from bot.bench.mix_only import is_mix_only
     from bot.bench.plan import make_plan
     from bot.bench.run.commands import Target
     from bot.bench.run.runner import RunConfig
@@ -137,7 +142,9 @@ def load_config(args):
     from bot.yaml_safe import load_yaml
 
     bench = args.bench_dir
-    for name in ("request.json", "experiment.yaml", "evaluation.yaml"):
+    # A mix-only plan (bot.bench.mix_only) has no cell experiment: the mix's carries the arms' configs instead.
+    mix_only = not (bench / "experiment.yaml").is_file() and (bench / MIX_EXPERIMENT).is_file()
+    for name in ("request.json", MIX_EXPERIMENT if mix_only else "experiment.yaml", "evaluation.yaml"):
         if not (bench / name).is_file():
             raise BenchCliError(f"{bench}: no {name}; pass benchmarks/promotion/<slug>/ of a branch past stage 4")
     request = PromotionRequest.model_validate(json.loads((bench / "request.json").read_text(encoding="utf-8")))
@@ -178,7 +185,13 @@ def load_config(args):
             f"{bench}/evaluation.yaml's sequential design differs from the one this bot plans for the same "
             "hypotheses; re-run stage 4 with this version of the bot before benchmarking (or pass --fixed)"
         )
-    experiment = load_yaml((bench / "experiment.yaml").read_text(encoding="utf-8"))
+    if mix_only != is_mix_only(plan):
+        raise BenchCliError(
+            f"{bench}: stage 4 wrote {'no cell experiment' if mix_only else 'a cell experiment'} but this bot plans "
+            f"{len(plan.cells)} cells for the same hypotheses; re-run stage 4 with this version of the bot before "
+            "benchmarking"
+        )
+    experiment = load_yaml((bench / (MIX_EXPERIMENT if mix_only else "experiment.yaml")).read_text(encoding="utf-8"))
     custom = experiment["setup"]["constants"]["router.epp.pluginsCustomConfig"]
     from bot.bench.plan import BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE
 
@@ -261,6 +274,7 @@ def _toplevel(path: Path) -> Path:
 
 
 def cmd_run(args) -> int:
+    from bot.bench.mix_only import MIX_ONLY
     from bot.bench.run.runner import BenchRunner
     from bot.bench.units import gpu_minutes
 
@@ -287,6 +301,8 @@ def cmd_run(args) -> int:
         for line in fault_runs.summary_lines(m):  # faults that never happened: no evidence about them
             print(line, file=stream)
         mix = ", priority mix included" if cfg.plan.priority_mix else ""
+        if not cfg.plan.cells:  # a mix-only plan (bot.bench.mix_only)
+            mix = f": {MIX_ONLY}"
         kept = f", {sum(r.ok for r in m.priority_mix)} priority-mix runs kept" if cfg.plan.priority_mix else ""
         print(
             f"GPU-minutes: {gpu_minutes(m.spent_gpu_minutes)} spent of {gpu_minutes(cfg.budget_gpu_minutes)} budgeted "

@@ -261,6 +261,7 @@ SET_ASIDE_NOT_APPLIED = (
 def cmd_plan(args) -> int:
     from bot.bench.evidence import SAMPLE_FLAG
     from bot.bench.experiment import render_experiment
+    from bot.bench.mix_only import MIX_ONLY, is_mix_only
     from bot.bench.plan import make_plan
     from bot.bench.plan_markdown import plan_markdown
     from bot.bench.set_aside import SET_ASIDE_KINDS, for_plan
@@ -299,10 +300,16 @@ def cmd_plan(args) -> int:
     files["plan.md"] = plan_markdown(plan)
     write_files(output_dir(args.out), files)
     ratio = plan.cost.gpu_minutes / plan.naive_cost.gpu_minutes if plan.naive_cost.gpu_minutes else 1.0
-    print(
-        f"plan: {plan.repetitions} repetitions per arm, {plan.cost.runs} runs, {plan.cost.gpu_minutes:g} GPU-minutes "
-        f"({ratio:.0%} of the naive plan's {plan.naive_cost.gpu_minutes:g}) -> {args.out}"
-    )
+    if is_mix_only(plan):  # every benchmarked hypothesis set aside: the mix is the plan (bot.bench.mix_only)
+        print(
+            f"plan: {MIX_ONLY}: {plan.priority_mix.runs} runs, {plan.most_gpu_minutes:g} GPU-minutes; "
+            f"{len(plan.not_measurable)} hypotheses not measurable on these cells -> {args.out}"
+        )
+    else:
+        print(
+            f"plan: {plan.repetitions} repetitions per arm, {plan.cost.runs} runs, {plan.cost.gpu_minutes:g} "
+            f"GPU-minutes ({ratio:.0%} of the naive plan's {plan.naive_cost.gpu_minutes:g}) -> {args.out}"
+        )
     if SAMPLE_FLAG in plan.cv_source:
         print(f"  sized from {SAMPLE_FLAG}: measure this cluster's noise before spending GPU time on it")
     if summary is None and request.kind in SET_ASIDE_KINDS:
@@ -405,6 +412,7 @@ def _unexercised(args, request, spec, hypotheses) -> tuple[object, str | None]:
 
 def cmd_evaluate(args) -> int:
     from bot.bench.evidence import SAMPLE_FLAG, load_evidence
+    from bot.bench.mix_only import no_cell_reports
     from bot.bench.priority_plan import planned_for
     from bot.bench.run_evidence import load_manifest, policy_for_results
     from bot.escape import md
@@ -441,7 +449,8 @@ def cmd_evaluate(args) -> int:
         return policy_for_results(spec, results, allow_sample_data=args.allow_sample_data, request=request)
 
     policy = rules()
-    reports = load_evidence(results, policy)
+    # A mix-only plan (bot.bench.mix_only) has no cells: stage 5 reads no cell report, nor does this.
+    reports = no_cell_reports(results) if spec is not None and not spec.cells else load_evidence(results, policy)
     mix, mix_unjudged = None, None
     if spec is not None and spec.priority_mix is not None:  # stage 5 judges the plan's mix from the same directory
         # The spec says whom the mix was planned for (only an admitter gets one), so --request is not needed.

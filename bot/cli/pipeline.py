@@ -326,9 +326,10 @@ def preflight(request_path: Path, results: Path | None, *, check_reports: bool =
         raise RequestError(f"{request_path}: {exc}") from None
     if results is not None:
         from bot.bench.evidence import EvidencePolicy, load_evidence
+        from bot.bench.mix_only import only_mix_results
         from bot.bench.reports import ReportError
 
-        if check_reports:  # raises ReportError naming the problem (sample data included)
+        if check_reports and not only_mix_results(results):  # raises ReportError naming the problem
             load_evidence(results, EvidencePolicy(promotion=request.id, allow_sample_data=allow_sample_data))
         elif not results.is_dir():
             raise ReportError(f"--results {results}: the directory this promotion was started with is gone; restore it")

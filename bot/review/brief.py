@@ -124,6 +124,7 @@ def _plan_cost(ctx, hypotheses) -> str:
     """What approving spends: the plan stage 4 will write, with its sequential design, since "at most" is the
     runner's default cap (``BenchmarkPlan.most_gpu_minutes``), which the design's horizons can put above the fixed
     plan's figure."""
+    from bot.bench.mix_only import MIX_ONLY, is_mix_only
     from bot.bench.plan import PlanError, make_plan
     from bot.bench.units import gpu_minutes
 
@@ -134,6 +135,12 @@ def _plan_cost(ctx, hypotheses) -> str:
     not_run = f", {len(plan.not_benchmarked)} not benchmarked" if plan.not_benchmarked else ""
     if plan.not_measurable:
         not_run += f", {len(plan.not_measurable)} not measurable on these cells ({', '.join(plan.not_measurable)})"
+    if is_mix_only(plan):  # no cell decides anything: the mix is all it runs (bot.bench.mix_only)
+        return (
+            f"approving plans {MIX_ONLY}: {gpu_minutes(plan.most_gpu_minutes)} GPU-minutes "
+            f"({plan.priority_mix.runs} runs, the cap `promote bench run` applies unless given another, and the "
+            f"figure stage 5 reports as planned){not_run}; the mix decides the shedding order (per-class admit rate)"
+        )
     return (
         f"approving plans {len(plan.hypotheses)} benchmarked on {len(plan.cells)} cells{not_run}: "
         f"{plan.cost.runs} runs, {gpu_minutes(plan.most_gpu_minutes)} GPU-minutes at most (the cap `promote bench run` "

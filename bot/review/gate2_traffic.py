@@ -8,7 +8,9 @@
 from __future__ import annotations
 
 from bot.bench.layout import split_condition
+from bot.bench.mix_only import MIX_ONLY
 from bot.bench.priority_plan import UNEXERCISED_FIX, sheds_nothing
+from bot.bench.set_aside import apply_set_aside, mix_only
 from bot.directives import exclude_command
 from bot.model import Finding, PolicyKind, Severity, Track, TranslationSummary
 from bot.review.gate2_orders import order_inert, priority_exercised
@@ -94,8 +96,18 @@ def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> 
             f"{ids} will be reported not measurable on these cells, not judged: {established} (it reads "
             f"{', '.join(read)}); the plan's priority mix decides only the shedding order (per-class admit rate)"
         )
-        # Every benchmarked hypothesis is set aside, so stage 4 keeps their cells (a plan with none has nothing
-        # to run): excluding some leaves the rest on the same cells, excluding all leaves no plan.
+        if mix_only(ctx.request, apply_set_aside([h for _, h in hyps], established)):
+            # Every benchmarked hypothesis is set aside and the mix still runs: stage 4 plans it alone.
+            fix = (
+                f"{UNEXERCISED_FIX}, or reject; as planned they take no alpha, no cell and no GPU time: stage 4 "
+                f"plans {MIX_ONLY} (it decides the shedding order), so approving as is spends GPU time on the mix "
+                "alone, and excluding some of them changes neither the plan nor its GPU time, only drops them from "
+                "the report (excluding all of them leaves stage 4 nothing to plan); this check stays until you "
+                "approve (say why as the reason) or reject"
+            )
+            return [priority_exercised(ctx, message, fix)]
+        # Every benchmarked hypothesis is set aside and no mix runs, so stage 4 keeps their cells (a plan with
+        # nothing to run is none): excluding some leaves the rest on the same cells, excluding all leaves no plan.
         fix = (
             f"{UNEXERCISED_FIX}, or reject; approving as is spends the plan's cells' GPU time on runs that decide "
             "none of them (only the priority mix decides the shedding order), and no `exclude:` shrinks that: "

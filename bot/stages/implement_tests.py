@@ -54,6 +54,7 @@ def baseline_epp_config(kind: PolicyKind, evolved_config: str, plugin_type: str)
 
 def run(ctx: StageContext) -> StageOutput:
     from bot.bench.experiment import render_experiment
+    from bot.bench.mix_only import MIX_ONLY, is_mix_only
     from bot.bench.plan import make_plan
     from bot.bench.units import gpu_minutes
 
@@ -72,11 +73,19 @@ def run(ctx: StageContext) -> StageOutput:
     # Stage 5 and the report name the plan by its figure in all (run-limits.json's planned_gpu_minutes): said here
     # too, or a planned priority mix makes "1440 as a fixed plan" and "1788 planned" read as two budgets.
     in_all = f"{gpu_minutes(plan.total_gpu_minutes)} in all with the priority mix, " if plan.priority_mix else ""
-    summary = (
-        f"unit tests for {summary_t.plugin_type} and a benchmark plan: up to {plan.repetitions} repetitions per cell, "
-        f"{plan.cost.runs} runs, {gpu_minutes(plan.cost.gpu_minutes)} GPU-minutes as a fixed plan ({ratio:.0%} of the naive "
-        f"plan), {in_all}{gpu_minutes(plan.most_gpu_minutes)} at most (the figure gate 2 approves and the runner caps at)"
-    )
+    if is_mix_only(plan):  # every benchmarked hypothesis set aside: the mix is the plan (bot.bench.mix_only)
+        summary = (
+            f"unit tests for {summary_t.plugin_type} and a benchmark plan of {MIX_ONLY}: {plan.priority_mix.runs} "
+            f"runs, {gpu_minutes(plan.most_gpu_minutes)} GPU-minutes at most (the figure gate 2 approves and the "
+            f"runner caps at); {len(plan.not_measurable)} hypotheses not measurable on these cells"
+        )
+    else:
+        summary = (
+            f"unit tests for {summary_t.plugin_type} and a benchmark plan: up to {plan.repetitions} repetitions per "
+            f"cell, {plan.cost.runs} runs, {gpu_minutes(plan.cost.gpu_minutes)} GPU-minutes as a fixed plan ({ratio:.0%} "
+            f"of the naive plan), {in_all}{gpu_minutes(plan.most_gpu_minutes)} at most (the figure gate 2 approves and "
+            "the runner caps at)"
+        )
     if ctx.feedback:
         summary += "; rerun with feedback"
     return StageOutput(files=files, summary=summary)

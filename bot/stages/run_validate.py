@@ -59,6 +59,7 @@ def judge(
     from the same directory under the same rules (``bot.stages.mix_validate``).
     """
     from bot.bench import gpu_time
+    from bot.bench.mix_only import no_cell_reports
     from bot.stages.mix_validate import judge_mix, unplanned_mix
     from bot.stats.verdicts import not_testable_verdict
 
@@ -84,7 +85,7 @@ def judge(
                 None,
             )
         try:
-            reports = load_reports(ctx, results_dir, code)
+            reports = load_reports(ctx, results_dir, code) if _planned_cells(ctx) else no_cell_reports(results_dir)
         except NoUsableReports as exc:
             if ctx.results_dir is not None:
                 raise  # `--results`: the directory given, in the layout the CLI reads
@@ -106,6 +107,15 @@ def judge(
     if mix is None and reports is not None:  # mix runs the plan never asked for: listed, never passed over
         reports.rejected = sorted(dict.fromkeys([*reports.rejected, *unplanned]))
     return verdicts, reports, spent, mix
+
+
+def _planned_cells(ctx: StageContext) -> bool:
+    """Whether stage 4's plan has cells: a mix-only plan (``bot.bench.mix_only``) has none, so no cell report is
+    read (there may be none at all). Without an evaluation spec on the branch, the reports say what ran."""
+    from bot.bench.evaluation_spec import load_evaluation_spec
+
+    text = ctx.read(ctx.paths.evaluation_spec)
+    return text is None or bool(load_evaluation_spec(text).cells)
 
 
 def _unexercised(ctx: StageContext, hypotheses):
@@ -159,11 +169,13 @@ def verdicts_on(
     cells send only traffic the plugin does not act on: every benchmarked hypothesis is then not measurable; a
     scheduler's (``order_cells.OrderSetAside``) names the hypotheses whose mechanism is its order, each with why."""
     from bot.bench import fault_runs
-    from bot.bench.evidence import mark_sample
+    from bot.bench.evidence import SAMPLE_FLAG, mark_sample
     from bot.stages.mix_validate import with_mix
     from bot.stats.verdicts import evaluate
 
     hypotheses = apply_set_aside(hypotheses, unexercised)
+    if mix is not None and mix.verdict is not None and SAMPLE_FLAG in mix.verdict.flags and not reports.loaded:
+        reports.notes = [*reports.notes, SAMPLE_FLAG]  # a mix-only plan's evidence is the mix's: said as the cells'
     # A claim about a fault the runs never had is not runnable here (bot.bench.fault_runs).
     judged, flags = fault_runs.judged_as(hypotheses, manifest)
     # A Track B claim whose runs record no condition was never shown to run under it.
@@ -398,9 +410,13 @@ def _delivered_since_head(ctx: StageContext, prefix: str) -> bool:
 def results_origin(ctx: StageContext, reports) -> str | None:
     """Where the judged reports came from, in words fit for the branch: never a local path (it names someone's
     machine and says nothing to a reader of the fork)."""
+    from bot.bench.mix_only import MIX_ONLY
+
     if reports is None:
         return None
     tally = arm_tally(getattr(reports, "loaded", []), getattr(reports, "rejected", []))
+    if not _planned_cells(ctx):  # a mix-only plan reads no cell report (bot.bench.mix_only.no_cell_reports)
+        tally = f"no cell report read, the plan has no cells ({MIX_ONLY}): {tally}"
     if ctx.results_dir is not None:
         return f"{tally}; supplied with `--results` (a local directory, not part of this branch)"
     return f"{tally}; committed under `{ctx.paths.benchmarks}/results/` on this branch"

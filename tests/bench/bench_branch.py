@@ -10,6 +10,7 @@ from bot import PROJECT_ROOT
 from bot.bench.experiment import render_experiment
 from bot.bench.plan import make_plan
 from bot.bench.priority_plan import plan_priority_mix
+from bot.bench.set_aside import for_plan
 from bot.hypotheses import render_hypotheses
 from bot.model import PromotionRequest, TranslationSummary
 from tests.bench.test_bench_plan import EPP_BASELINE, EPP_EVOLVED, _h
@@ -42,18 +43,26 @@ def git(repo: Path, *argv: str) -> str:
 
 
 def make_branch(
-    root: Path, request: PromotionRequest | None = None, hyps=None, signals: list[str] | None = None, older_mix=False
+    root: Path,
+    request: PromotionRequest | None = None,
+    hyps=None,
+    signals: list[str] | None = None,
+    older_mix=False,
+    summary: TranslationSummary | None = None,
 ) -> tuple[Path, str]:
     """(benchmarks/promotion/<slug>/ in a committed checkout, its commit).
 
     ``signals``: stage 2's translation.json reads them (None: no translation.json). ``older_mix``: stage 4 was an
-    older bot's, which planned a priority mix for a router that reads the class.
+    older bot's, which planned a priority mix for a router that reads the class. ``summary``: stage 2's
+    translation.json, and stage 4 plans the hypotheses after stage 5's set-aside on it (``set_aside.for_plan``).
     """
     request = request or small_request()
     hyps = hyps or hypotheses()
     repo = root / "branch"
+    set_aside = summary is not None
     if signals is not None:
         summary = TranslationSummary(kind=request.kind, plugin_type=SLUG, package_dir=f"pkg/{SLUG}", signals=signals)
+    if summary is not None:
         (repo / f"docs/promotion/{SLUG}").mkdir(parents=True)
         (repo / f"docs/promotion/{SLUG}/translation.json").write_text(summary.model_dump_json())
     (repo / "cmd/epp/runner").mkdir(parents=True)
@@ -62,7 +71,7 @@ def make_branch(
         p = repo / f"docs/promotion/{SLUG}/hypotheses/{name}"
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text)
-    plan = make_plan(request, hyps)
+    plan = make_plan(request, for_plan(request, summary, None, hyps) if set_aside else hyps)
     if older_mix:
         p = plan.parameters
         mix = plan_priority_mix(

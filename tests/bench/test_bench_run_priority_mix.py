@@ -303,3 +303,47 @@ def test_mix_results_edited_or_added_after_the_run_are_left_out_and_not_credited
     # the GPU time is credited only to the mix runs whose results.json is still the one recorded
     spent = gpu_time.read(results, promotion="7")
     assert (spent.mix_runs, spent.unmatched) == (5, 1) and spent.cell_runs == len(mf.load(results).cells)
+
+
+def test_an_admitter_whose_cells_cannot_exercise_it_runs_the_mix_and_no_cell(tmp_path):
+    """DB1: an admitter that admits priority 0 even overloaded (``sheds_nothing``) has every benchmarked hypothesis
+    set aside, so stage 4 plans the mix and no cells; `promote bench run` plans again from the branch, agrees, and
+    runs the six mix runs within the mix's cap (it used to run every cell too: 1600 GPU-minutes deciding nothing)."""
+    from bot.bench.mix_only import is_mix_only
+    from bot.bench.plan import make_plan
+    from bot.bench.set_aside import for_plan
+    from bot.model import PolicyKind, TranslationSummary
+
+    env = fakes.install(tmp_path, noise=0.02, seconds_per_run_second=0.01, mix=SHEDS_BATCH)
+    request = small_request(kind="admission")
+    summary = TranslationSummary(
+        kind=PolicyKind.ADMISSION,
+        plugin_type="evolved-adaptive-scorer",
+        package_dir="pkg/evolved-adaptive-scorer",
+        signals=["SLOClass", "QueueDepth"],
+        behaviour={"idle:0": "admit", "overloaded:0": "admit", "overloaded:-10": "reject"},
+    )
+    hyps = hypotheses([_shedding_hypothesis()])
+    planned = for_plan(request, summary, None, hyps)
+    plan = make_plan(request, planned)
+    assert is_mix_only(plan) and plan.not_measurable.keys() == {"A1"} and plan.cost.runs == 0
+    assert plan.most_gpu_minutes == plan.priority_mix.gpu_minutes > 0
+    bench, commit = make_branch(tmp_path, request=request, hyps=hyps, summary=summary)
+    assert not (bench / "experiment.yaml").exists() and not (bench / "workloads").exists()
+    assert (bench / "priority-mix" / "experiment.yaml").is_file()
+    dry = _promote(env, *_args(bench, commit, tmp_path, "--dry-run"))
+    assert dry.returncode == 0, dry.stderr
+    assert "the priority mix: 6 run(s) would run on 2 stand-ups; no cell is planned (0 cells, priority mix only)" in (
+        dry.stdout
+    )
+    assert not [ln for ln in dry.stderr.splitlines() if ln.startswith("$ ") and " -l inference-perf " in ln]
+    proc = _promote(env, *_args(bench, commit, tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    m = mf.load(tmp_path / "results")
+    assert not m.cells and [(r.arm, r.run_treatment, r.ok) for r in m.priority_mix] == [
+        (arm, name, True) for arm in ("baseline", "evolved") for name in MIX_RUNS
+    ]
+    assert f"spent of {plan.most_gpu_minutes:g} budgeted (fixed plan {plan.most_gpu_minutes:g}: 0 cells" in proc.stdout
+    assert {e.what for e in m.events if e.kind == "standup"} == {"baseline+priority-mix", "evolved+priority-mix"}
+    out = _judge(tmp_path, bench, planned)
+    assert out.verdict is not None and out.verdict.status.value == "confirmed", out.verdict

@@ -181,3 +181,75 @@ def test_upstreams_harness_runs_the_profile_and_the_loader_reads_its_output(tmp_
     assert t.loc["batch", "shed"] == t.loc["batch", "requests"] == 2
     assert t.loc["critical", "successes"] == t.loc["critical", "requests"] == 2
     assert set(t["workload"]) == {"priority-mix"} and set(t["treatment"]) == {"evolved"}
+
+
+def _sheds_nothing():
+    """An admitter whose translation shows it admits priority 0 even overloaded (a02): its cells cannot exercise it."""
+    from bot.model import PolicyKind, TranslationSummary
+
+    return TranslationSummary(
+        kind=PolicyKind.ADMISSION,
+        plugin_type="evolved-adaptive-scorer",
+        package_dir="pkg/x",
+        signals=["SLOClass"],
+        behaviour={"idle:0": "admit", "overloaded:0": "admit"},
+    )
+
+
+def _shedding(hid: str = "B2"):
+    """The admitter's Map C ``priority-semantics`` hypothesis, decided on the mix (no prediction of its own)."""
+    from tests.bench.test_bench_plan import _h
+
+    h = _h(hid, ["load-spikes"], None)
+    return h.model_copy(update={"source": "priority-semantics", "not_in_plan": "it is judged on the priority mix"})
+
+
+def test_an_admitter_whose_cells_cannot_exercise_it_plans_the_mix_and_no_cell(tmp_path):
+    """DB1: every benchmarked hypothesis set aside used to leave the plan all its cells (1948 GPU-minutes at most for
+    a02, 1600 of them on runs deciding nothing); the plan is now the mix alone, written without a cell experiment,
+    and its evaluation spec, README and cap say so."""
+    from bot.bench.evaluation_spec import load_evaluation_spec
+    from bot.bench.mix_only import is_mix_only
+    from bot.bench.set_aside import for_plan
+
+    req = _request(kind="admission")
+    hyps = [h for h in _example_hypotheses() if h.id != "B2"] + [_shedding()]
+    planned = for_plan(req, _sheds_nothing(), None, hyps)
+    assert not any(h.benchmarked for h in planned)
+    plan = make_plan(req, planned)
+    assert is_mix_only(plan) and not plan.cells and not plan.hypotheses and plan.cost.gpu_minutes == 0
+    assert plan.most_gpu_minutes == plan.total_gpu_minutes == plan.priority_mix.gpu_minutes == 348
+    assert "B2" not in plan.not_measurable and len(plan.not_measurable) == len(hyps) - 1
+    files = render_experiment(plan, req, EPP_BASELINE, EPP_EVOLVED)
+    assert f"{ROOT}/experiment.yaml" not in files and not [f for f in files if "/workloads/" in f]
+    spec = load_evaluation_spec(files[f"{ROOT}/evaluation.yaml"])
+    assert spec.cells == [] and spec.hypotheses == {} and spec.priority_mix == plan.priority_mix
+    readme = files[f"{ROOT}/README.md"]
+    assert readme.count("0 cells, priority mix only") == 1 and "No cell experiment is written" in readme
+    assert "| A1 | not measurable on these cells: " in readme and "## Priority mix" in readme
+    assert json.loads(files[f"{ROOT}/run-limits.json"])["budget_gpu_minutes"] == 348
+    # the mix's experiment is still what upstream's parser reads
+    parser = _upstream("llmdbenchmark/experiment/parser.py", tmp_path)
+    path = tmp_path / "experiment.yaml"
+    path.write_text(files[f"{ROOT}/priority-mix/experiment.yaml"])
+    assert parser.parse_experiment(path).run_treatments_count == REPETITIONS
+
+
+def test_with_no_mix_to_decide_anything_the_set_aside_keeps_the_cells_as_before():
+    """With no shedding hypothesis the mix decides nothing, so nothing would run: the plan keeps the cells (and
+    gate 2 says none of them will be judged), and a plan with neither is refused as before."""
+    from bot.bench.evaluation_spec import EvaluationSpecError, load_evaluation_spec
+    from bot.bench.plan import PlanError
+    from bot.bench.set_aside import for_plan
+
+    req = _request(kind="admission")
+    hyps = [h for h in _example_hypotheses() if h.id != "B2"]
+    assert for_plan(req, _sheds_nothing(), None, hyps) == hyps
+    with pytest.raises(PlanError, match="no hypothesis has a benchmark prediction; nothing to plan"):
+        make_plan(req, [_shedding()])
+    text = render_experiment(make_plan(req, hyps), req, EPP_BASELINE, EPP_EVOLVED)[f"{ROOT}/evaluation.yaml"]
+    doc = yaml.safe_load(text)
+    doc.update(cells=[], repetitions=0, repetitions_by_cell={}, hypotheses={}, decision={"alpha": doc["alpha"]})
+    doc.pop("priority_mix")
+    with pytest.raises(EvaluationSpecError, match="no cells and no priority mix, so nothing to judge"):
+        load_evaluation_spec(yaml.safe_dump(doc))

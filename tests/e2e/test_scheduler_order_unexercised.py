@@ -233,29 +233,79 @@ def _reproducing_agrees(docs: Path, checkout: Path, results: Path, tmp_path: Pat
     assert ("## Waiting queues" in (out / "verdicts.md").read_text()) == queues
 
 
-def test_an_admitter_that_sheds_nothing_on_the_cells_is_judged_alike_by_evaluate_and_stage_5(
+def test_an_admitter_that_sheds_nothing_on_the_cells_plans_and_runs_its_priority_mix_alone(
     tmp_path, capsys, monkeypatch
 ):
-    """CC4: a02 sheds only sheddable traffic and every cell sends priority 0; stage 5 sets every benchmarked
-    hypothesis aside, and `promote evaluate` on the same reports used to confirm them."""
+    """CC4, DB1: a02 sheds only sheddable traffic and every cell sends priority 0, so every benchmarked hypothesis
+    is set aside. Stage 4 used to plan and price all their cells anyway (1948 GPU-minutes at most, 1600 of them on
+    runs that decide nothing); now the plan is the priority mix alone, stage 5 judges the shedding order on its runs
+    with no cell report at all, and `promote plan` and `promote evaluate` (--translation) apply the same rule."""
+    from tests.bench.priority_mix_data import ADMITS_ALL, SHEDS_BATCH, write_run
+
     request = yaml.safe_load((CORPUS / "promote" / "a02-admission.yaml").read_text())
     request["source"] = str(CORPUS / "a02_gaie_saturation_shedder.go")
-    forge, branch, work, path, results = _promote(request, tmp_path)
+
+    def mix_only(results: Path) -> bool:  # no cell report: the plan has no cell
+        shutil.rmtree(results)
+        for arm, counts in (("baseline", ADMITS_ALL), ("evolved", SHEDS_BATCH)):
+            for n in (1, 2, 3):
+                write_run(
+                    results, arm, n, counts, f"promotion:a02,arm:{arm},sample-data", model=request["stack"]["model"]
+                )
+        return True
+
+    forge, branch, work, path, results = _promote(request, tmp_path, mix_only)
+    slug, bench = request["plugin_name"], f"benchmarks/promotion/{request['plugin_name']}"
     thread = (work / "issue" / "thread.md").read_text()
-    raised = [line for line in thread.splitlines() if "`G2.priority-exercised#" in line]
-    # CF1 (consistency3 #2): no `exclude:` offered that would leave the plan as it is, or leave no plan.
-    assert raised and "no `exclude:` shrinks that" in raised[0] and "exclude: A1'" not in raised[0]
-    verdicts = json.loads(forge.read_file(branch, f"docs/promotion/{request['plugin_name']}/validation/verdicts.json"))
-    assert any("not measurable on these cells" in v["flags"] for v in verdicts)
-    # CF2 (consistency3 6): stage 4 and gate 2 said "1440 as a fixed plan", stage 5 "1788 for the fixed design"
-    # (the cells plus the priority mix): one label per figure now, "in all" for the one stage 5 reports.
-    slug = request["plugin_name"]
-    total = f"{json.loads(forge.read_file(branch, f'benchmarks/promotion/{slug}/run-limits.json'))['planned_gpu_minutes']:g}"
-    thread = (work / "issue" / "thread.md").read_text()
-    assert f"{total} in all with the priority mix" in thread and f"{total} in all, the figure stage 5" in thread
+    assert "approving plans 0 cells, priority mix only: 348 GPU-minutes (6 runs," in thread
+    [raised] = [line for line in thread.splitlines() if "`G2.priority-exercised#" in line]
+    assert "stage 4 plans 0 cells, priority mix only" in raised and "spends the plan's cells' GPU time" not in raised
+    assert "exclude: A1'" not in raised
+    files = forge.list_files(branch, f"{bench}/")
+    assert f"{bench}/experiment.yaml" not in files and not [f for f in files if "/workloads/" in f]
+    assert f"{bench}/priority-mix/experiment.yaml" in files
+    spec = yaml.safe_load(forge.read_file(branch, f"{bench}/evaluation.yaml"))
+    assert spec["cells"] == [] and spec["hypotheses"] == {} and spec["priority_mix"]["runs"] == 6
+    readme = forge.read_file(branch, f"{bench}/README.md").decode()
+    assert "0 cells, priority mix only" in readme and "No cell experiment is written" in readme
+    limits = json.loads(forge.read_file(branch, f"{bench}/run-limits.json"))
+    assert limits["planned_gpu_minutes"] == limits["budget_gpu_minutes"] == 348
+    verdicts = json.loads(forge.read_file(branch, f"docs/promotion/{slug}/validation/verdicts.json"))
+    [shed] = [v for v in verdicts if v["admission"]]
+    assert shed["status"] == "confirmed" and "judged on the priority mix (per-class admit rate)" in shed["flags"]
+    aside = [v["hypothesis_id"] for v in verdicts if "not measurable on these cells" in v["flags"]]
+    assert {*aside, shed["hypothesis_id"]} == set(spec["not_benchmarked"])
+    assert len(aside) == 10
     page = forge.read_file(branch, f"docs/promotion/{slug}/validation/verdicts.md").decode()
-    assert f"(the plan: {total} GPU-minutes in all, at most" in page and "fixed design" not in page
-    _evaluate_agrees_with_stage_5(forge, branch, request["plugin_name"], path, results, tmp_path, capsys, monkeypatch)
+    assert "(the plan: 348 GPU-minutes in all)" in page and "confirmed**: the evolved arm sheds" in page
+    assert "**SAMPLE DATA (--allow-sample-data)" in page  # the mix's runs are: said as for cell reports
+    assert "Benchmark reports: no cell report read, the plan has no cells (0 cells, priority mix only): " in page
+    _plan_cli_plans_as_stage_4(forge, branch, slug, path, tmp_path, capsys)
+    docs = tmp_path / "plan-docs" / f"docs/promotion/{slug}"  # written by _plan_cli_plans_as_stage_4
+    argv = ["plan", path, "--hypotheses", docs / "hypotheses", "--translation", docs / "translation.json"]
+    assert main([str(a) for a in [*argv, "--out", tmp_path / "plan-line"]]) == 0
+    assert "plan: 0 cells, priority mix only: 6 runs, 348 GPU-minutes; 10 hypotheses not measurable" in (
+        capsys.readouterr().out
+    )
+    _evaluate_mix_only_as_stage_5(forge, branch, slug, path, results, tmp_path, capsys)
+
+
+def _evaluate_mix_only_as_stage_5(forge, branch, slug, request: Path, results: Path, tmp_path: Path, capsys) -> None:
+    """`promote evaluate --spec --translation` on the mix-only plan's results gives stage 5's statuses."""
+    checkout = tmp_path / "checkout"
+    for prefix in (f"docs/promotion/{slug}/", f"benchmarks/promotion/{slug}/"):
+        for rel in forge.list_files(branch, prefix):
+            if not rel.endswith("/") and (data := forge.read_file(branch, rel)) is not None:
+                (checkout / rel).parent.mkdir(parents=True, exist_ok=True)
+                (checkout / rel).write_bytes(data)
+    docs, spec = checkout / f"docs/promotion/{slug}", checkout / f"benchmarks/promotion/{slug}/evaluation.yaml"
+    stage5 = {v["hypothesis_id"]: v["status"] for v in json.loads((docs / "validation/verdicts.json").read_text())}
+    argv = ["evaluate", "--hypotheses", docs / "hypotheses", "--results", results, "--out", tmp_path / "ev"]
+    argv += ["--request", request, "--spec", spec, "--translation", docs / "translation.json", "--allow-sample-data"]
+    capsys.readouterr()
+    assert main([str(a) for a in argv]) == 0
+    verdicts = json.loads((tmp_path / "ev" / "verdicts.json").read_text())
+    assert {v["hypothesis_id"]: v["status"] for v in verdicts} == stage5, capsys.readouterr().out
 
 
 def _set_aside_findings_say_what_would_decide_them(docs: Path) -> None:

@@ -36,6 +36,7 @@ from bot.bench.evaluation_spec import EvaluationSpec
 from bot.bench.evidence import arm_keywords
 from bot.bench.experiment import workload_profile
 from bot.bench.layout import TREATMENTS, run_dir
+from bot.bench.mix_only import MIX_ONLY
 from bot.bench.plan import BenchmarkPlan
 from bot.bench.reports import parse_report
 from bot.bench.run import commands, found, lock, tools
@@ -192,6 +193,9 @@ class BenchRunner:
         for group in groups:
             self._run_setups(group, group.setups)
             self._release()
+        if not self.cfg.plan.cells:  # a mix-only plan (bot.bench.mix_only): the mix was the whole run
+            done = f"no cell is planned ({MIX_ONLY})"
+            return f"{done}, {self.budget.dry_run_text()}" if self.cfg.dry_run else done
         if self.cfg.dry_run:
             return f"{len(pending)} cell run(s) would run, {self.budget.dry_run_text()}"
         return f"all {len([c for g in groups for c in g.cells])} cell runs are in {self.cfg.results}"
