@@ -414,6 +414,7 @@ def generate(
         "r": "a" if kind == PolicyKind.ADMISSION else "s",
         "params": params,
         "assumed_params": ", ".join(p.name for p in params if p.assumed),
+        "has_constants": any(th.constant for th in an.thresholds),
         "scorer_config": uses_scorers,
         "known_scorers": ", ".join(used_scorers(scorer_defaults)),
         "prefix_scorers": [n for n in used_scorers(scorer_defaults) if n in PREFIX_SCORERS],
