@@ -153,6 +153,10 @@ class Threshold:
     assigned: bool = (
         False  # a field the carried code sets from it (`b.capacity = 20000`), read from the parameter there
     )
+    #: The unexported constant the carried code reads instead, for a number that cannot act in llm-d (no parameter).
+    constant: str | None = None
+    #: (line, guard) of the branch for an SLO class llm-d never sends that holds every use of it (dead_branches.py).
+    dead_branch: tuple[int, str] | None = None
 
     @property
     def lines(self) -> list[int]:

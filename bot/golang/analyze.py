@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from bot.dictionary import Dictionary
-from bot.golang import hazards
+from bot.golang import dead_branches, hazards
 from bot.golang.analysis_types import (
     BUILTIN_RECEIVERS,
     NEVER_CARRIED,
@@ -34,6 +34,7 @@ from bot.golang.analysis_types import (
     Threshold,
 )
 from bot.golang.assigned_fields import lift_assigned_fields
+from bot.golang.carry import GENERATED_NAMES
 from bot.golang.field_signals import fill_field_signals
 from bot.golang.flow import Walker
 from bot.golang.gonames import exported, lower_camel
@@ -138,6 +139,7 @@ def analyze(src: EvolvedSource, dictionary: Dictionary, kind: PolicyKind | str |
     unlisted_literals(src, an)
     _name_parameters(an)  # first, so hazard fixes can name the JSON parameter a threshold becomes
     hazards.check(src, an, dictionary, w.hazard_nodes)
+    dead_branches.demote(an, GENERATED_NAMES)  # a number only a class llm-d never sends reaches is no parameter
     return an
 
 

@@ -42,7 +42,7 @@ class Carried:
     mapped_lines: int | None = None  # how many leading lines map 1:1 to the source (None: all)
 
 
-_GENERATED_NAMES = {
+GENERATED_NAMES = {
     "Parameters",
     "DefaultParameters",
     "ScorerConfig",
@@ -94,7 +94,7 @@ class GoNames:
 
 def plan_names(src: EvolvedSource, an: Analysis, plugin_struct: str) -> GoNames:
     names = GoNames()
-    reserved = set(_GENERATED_NAMES) | {plugin_struct, plugin_struct + "Type", plugin_struct + "Factory"}
+    reserved = set(GENERATED_NAMES) | {plugin_struct, plugin_struct + "Type", plugin_struct + "Factory"}
     reserved.add("New" + plugin_struct)
     names.types.update(SHIMMED_TYPES)
     names.idents.update(SHIMMED_FUNCS)
@@ -224,6 +224,13 @@ def _common_edits(src: EvolvedSource, an: Analysis, node, names: GoNames, recv_v
             th = an.literal_nodes.get(n.start_byte)
             if (
                 th is not None
+                and th.constant
+                and any(o.start == n.start_byte and o.end == n.end_byte for o in th.occurrences)
+                and not _inside_const(n)
+            ):
+                edits.append(Edit(n.start_byte, n.end_byte, th.constant))
+            elif (
+                th is not None
                 and th.param
                 and recv_var
                 and any(o.start == n.start_byte and o.end == n.end_byte for o in th.occurrences)
@@ -285,13 +292,25 @@ def carry_type(src: EvolvedSource, an: Analysis, spec, names: GoNames, add_param
     return Carried(prefix + "type " + text, src.to_original_line(first.start_point[0] + 1), spec.start_byte, mapped)
 
 
+#: What a hypothesis-mode comment alone on its line becomes: ``gofiles.drop_marker_lines`` removes the line where it
+#: opens or closes a body (a blank line there is scaffolding residue) and blanks it elsewhere. A comment, so a copy
+#: that kept it would still compile.
+MARKER_LINE = "//__PROMOTION_MARKER_LINE__"
+
+
 def marker_edits(src: EvolvedSource, node) -> list[Edit]:
-    """Blank the hypothesis-mode comment lines inside a declaration."""
-    return [
-        Edit(n.start_byte, n.end_byte, "")
-        for n in walk(node)
-        if n.type == "comment" and MARKER_COMMENT.match(text_of(src, n))
-    ]
+    """Blank the hypothesis-mode comments inside a declaration (one alone on its line becomes ``MARKER_LINE``)."""
+    data = src.go_bytes
+    out = []
+    for n in walk(node):
+        if n.type != "comment" or not MARKER_COMMENT.match(text_of(src, n)):
+            continue
+        before = data[data.rfind(b"\n", 0, n.start_byte) + 1 : n.start_byte]
+        after_end = data.find(b"\n", n.end_byte)
+        after = data[n.end_byte : after_end if after_end >= 0 else len(data)]
+        alone = not before.strip() and not after.strip()
+        out.append(Edit(n.start_byte, n.end_byte, MARKER_LINE if alone else ""))
+    return out
 
 
 def watch_id(th: Threshold, line: int) -> str:

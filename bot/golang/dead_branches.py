@@ -1,20 +1,26 @@
-"""Parameters that only act in a branch the plugin never enters in llm-d: a case for an SLO class it never receives.
+"""Numbers that only act in a branch the plugin never enters in llm-d: a case for an SLO class it never receives.
 
 The plugin reads the SLO class from the request's llm-d priority, which yields only critical, standard or
 sheddable (``hazard.unreachable-slo-branch`` flags the comparisons with batch, background or the empty
-class, and the ``default`` of a switch whose cases name all three). A parameter compared or combined only inside
+class, and the ``default`` of a switch whose cases name all three). A number compared or combined only inside
 such a branch (``case "batch": if loadRatio > batchLimit``, ``if c == "batch" { p = 1.25*p }``, ``default: w = 0.4``
 beside cases for critical, standard and sheddable), or a factor that only scales such a limit
-(``batchLimit *= 0.8``), cannot change an outcome in llm-d: no generated test can exercise it, the report says why
-instead of "no input among the candidates made it decide", the config, the Go doc and the README mark it dead
-instead of tunable, and gate 1 answers a ``param`` line for it that it has no effect.
+(``batchLimit *= 0.8``), cannot change an outcome in llm-d, so it is no parameter: an EndpointPickerConfig knob
+documented as doing nothing is one upstream would not take. ``demote`` turns it into an unexported constant of
+evolved.go, with the reason beside it; the harness still compares the plugin with BLIS on the same states (the
+constant is the evolved value), the report and a gate-1 finding say why no test exercises it, and gate 1 answers
+a ``param`` line naming it that it has no effect (``no_effect``). A ``case`` arm for such a class, and such a
+``default``, get a comment at their line (``arm_comments``).
 """
 
 from __future__ import annotations
 
+import re
+
 from bot.golang.analysis_types import Analysis, Node
+from bot.golang.gonames import go_value, lower_camel
 from bot.golang.gotree import walk
-from bot.golang.hazards import UNREACHABLE_SLO
+from bot.golang.hazards import SIM_SCALE, UNREACHABLE_SLO
 from bot.model import Severity
 
 
@@ -69,12 +75,14 @@ def unreachable_params(an: Analysis) -> dict[str, tuple[int, str]]:
     return out
 
 
-def reason(param: str, line: int, guard: str) -> str:
-    """Why ``param`` gets no test: the branch it acts in is for a class the plugin never receives."""
+def reason(constant: str, line: int, guard: str) -> str:
+    """Why ``constant`` is no parameter and gets no test: the branch it acts in is for a class the plugin never
+    receives."""
     return (
-        f"`{param}`: it acts only in the branch on `{guard}` (line {line}), for an SLO class the plugin never "
-        "receives (it reads the class from the request's llm-d priority: critical, standard or sheddable), "
-        "so it cannot change an outcome in llm-d and no test can exercise it"
+        f"`{constant}` (a constant in evolved.go, not a parameter): it acts only in the branch on `{guard}` (line "
+        f"{line}), for an SLO class the plugin never receives (it reads the class from the request's llm-d "
+        "priority: critical, standard or sheddable), so it cannot change an outcome in llm-d and no test can "
+        "exercise it"
     )
 
 
@@ -86,15 +94,102 @@ def no_effect(line: int, guard: str) -> str:
     )
 
 
-def dead_doc(line: int, guard: str) -> str:
-    """The sentence a parameter's doc ends with when it acts only in a branch the plugin never enters."""
-    return (
-        f"No effect in llm-d: it acts only in the branch on `{guard}` (evolved line {line}), for an SLO class the "
-        "plugin never receives (it reads the class from the request's llm-d priority: critical, standard or "
-        "sheddable), so changing it changes no decision; it stays so the evolved logic is carried as it was."
+def demote(an: Analysis, reserved: set[str]) -> None:
+    """Make every parameter that acts only in a branch the plugin never enters a constant of the carried code
+    (``th.constant``, no longer ``th.param``), and drop its simulator-scale findings: a branch that never runs in
+    llm-d has no scale to re-calibrate. ``reserved``: the package-level names the generator declares."""
+    dead = unreachable_params(an)
+    if not dead or an.src is None:
+        return
+    taken = set(reserved)
+    for node in walk(an.src.tree.root_node):
+        if node.type in ("identifier", "field_identifier", "type_identifier"):
+            name = node.text.decode("utf-8", "replace")
+            taken |= {name, lower_camel(name)}  # a carried helper is renamed to lowerCamel
+    for th in an.thresholds:
+        if th.param not in dead:
+            continue
+        name = th.param if th.param not in taken else th.param + "Evolved"
+        taken.add(name)
+        th.constant, th.dead_branch = name, dead[th.param]
+        th.reason = f"acts only in the branch on `{dead[th.param][1]}`, an SLO class llm-d never sends this plugin"
+        an.findings = [f for f in an.findings if not (f.check == SIM_SCALE and f.param == th.param)]
+        th.param, th.field = None, None
+
+
+def constants(an: Analysis) -> list[dict]:
+    """The constants evolved.go declares for the demoted numbers: name, Go type, evolved value, the comment."""
+    return [
+        {
+            "name": th.constant,
+            "type": th.go_type or "float64",
+            "value": go_value(th.value, th.go_type),
+            "comment": constant_comment(th),
+        }
+        for th in an.thresholds
+        if th.constant
+    ]
+
+
+def constant_comment(th) -> str:
+    """The one line above the constant in evolved.go: why it is no parameter (the classes its branch tests)."""
+    if th.dead_branch[1] == "default:":  # its switch names every class llm-d sends: the rest never come
+        return f"{th.constant} acts only in the default arm, for SLO classes llm-d never sends this plugin."
+    classes = [f'SLO class "{c}"' if c else "the empty SLO class" for c in re.findall(r'"([^"]*)"', th.dead_branch[1])]
+    which = " or ".join(dict.fromkeys(classes)) or "an SLO class"
+    return f"{th.constant} acts only for {which}, which llm-d never sends this plugin."
+
+
+#: The classes the plugin's SLO class can take for the request it decides on (from its llm-d priority).
+_RECEIVED = {"critical", "standard", "sheddable"}
+
+
+def arm_comments(an: Analysis) -> dict[int, str]:
+    """End-of-line comments (by the byte offset of the line's end) for the ``case`` arms of a switch on the SLO
+    class that the plugin never takes for the request it decides on: an arm whose every class llm-d never sends,
+    and the ``default`` of a switch whose other arms name every class it does send."""
+    lines = {f.source_line for f in an.findings if f.check == UNREACHABLE_SLO and f.severity == Severity.IMPORTANT}
+    if not lines or an.src is None:
+        return {}
+    queued = an.kind.value == "scheduling"
+    never = (
+        "never the request being placed: llm-d yields critical, standard or sheddable"
+        if queued
+        else "never taken: llm-d yields critical, standard or sheddable"
     )
+    out: dict[int, str] = {}
+    for node in walk(an.src.tree.root_node):
+        if node.type != "expression_switch_statement":
+            continue
+        arms = [c for c in node.named_children if c.type in ("expression_case", "default_case")]
+        cases = [c for c in arms if c.type == "expression_case"]
+        dead = [c for c in cases if an.line_of(c) in lines]
+        if not dead:
+            continue
+        named = {_string(v) for c in cases for v in _values(c)}
+        for arm in arms:
+            if arm in dead or (arm.type == "default_case" and named >= _RECEIVED):
+                eol = _line_end(an.src.go_bytes, arm)
+                if eol is not None:
+                    out[eol] = f" // {never}"
+    return out
 
 
-def dead_note(param: str, guard: str) -> str:
-    """The comment above its line in the EndpointPickerConfig."""
-    return f"{param}: acts only in the branch on `{guard}`, an SLO class llm-d never sends this plugin: no effect here."
+def _values(case: Node) -> list[Node]:
+    value = case.child_by_field_name("value")
+    return [] if value is None else (value.named_children if value.type == "expression_list" else [value])
+
+
+def _string(node: Node) -> str | None:
+    text = node.text.decode("utf-8", "replace")
+    return text[1:-1] if node.type == "interpreted_string_literal" and len(text) >= 2 else None
+
+
+def _line_end(data: bytes, arm: Node) -> int | None:
+    """The end of the line holding the arm's ``:``, None when that line already carries a comment."""
+    colon = next((c for c in arm.children if c.type == ":"), None)
+    if colon is None:
+        return None
+    end = data.find(b"\n", colon.end_byte)
+    end = len(data) if end < 0 else end
+    return None if b"//" in data[colon.end_byte : end] or b"/*" in data[colon.end_byte : end] else end

@@ -25,9 +25,9 @@ from bot.dictionary import Dictionary
 from bot.golang import dead_branches, scheduling_docs
 from bot.golang.adapter import AdapterLine, adapter_lines, waiting_comment
 from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
-from bot.golang.carry import carry_function, carry_type, plan_names
+from bot.golang.carry import MARKER_LINE, Edit, carry_function, carry_type, plan_names
 from bot.golang.data_keys import INFLIGHT, KEYS, PREFIX, config_note, param_spec, reads
-from bot.golang.gofiles import drop_file_references, format_go, remap_lines, sort_imports, splice
+from bot.golang.gofiles import drop_file_references, drop_marker_lines, format_go, remap_lines, sort_imports, splice
 from bot.golang.gonames import comment_lines, file_stem, go_float, package_dir, package_name, render, struct_name
 from bot.golang.host import host_call_args
 from bot.golang.inert import inert_doc, inert_signals
@@ -227,10 +227,11 @@ def generate(
         c = carry_type(src, an, spec, names, add_params=False)
         blocks.append((c.text, c.source_start_line, None))
         watched.append(blocks[-1])
+    arms = [Edit(at, at, text) for at, text in dead_branches.arm_comments(an).items()]
     for f in [host, *an.helpers]:
-        c = carry_function(src, an, f, names)
+        c = carry_function(src, an, f, names, arms)
         blocks.append((c.text, c.source_start_line, None))
-        w = carry_function(src, an, f, names, instrument=True)
+        w = carry_function(src, an, f, names, arms, instrument=True)
         watched.append((w.text, w.source_start_line, None))
 
     field_params = an.constructed_fields
@@ -266,6 +267,7 @@ def generate(
         and "scorerFunc" in carried_text + ("scorerFunc" if uses_scorers else ""),
         "observer_type": "observerFunc" in carried_text,
         "slo_priority": slo_priority_parts(carried_text),
+        "constants": dead_branches.constants(an),  # numbers no parameter: they act only where llm-d never goes
     }
     placeholder = "__PROMOTION_BLOCK_{}__"
     evolved_text, evolved_map = splice(
@@ -274,7 +276,8 @@ def generate(
     harness_evolved, _ = splice(
         render("evolved.go.j2", **evolved_ctx, blocks=[placeholder.format(i) for i in range(len(watched))]), watched
     )
-    shipped = drop_file_references(evolved_text)
+    harness_evolved = drop_marker_lines(harness_evolved, MARKER_LINE)
+    shipped = drop_file_references(drop_marker_lines(evolved_text, MARKER_LINE))
     evolved_map, evolved_text = remap_lines(evolved_text, shipped, evolved_map), shipped
 
     # ---- adapter.go ---------------------------------------------------------------------
@@ -361,12 +364,9 @@ def generate(
     )
     consumed = [*([prefix_doc] if consumes_prefix else []), *([inflight_doc] if consumes_inflight else [])]
     params = param_specs(an, scorer_defaults, kind == PolicyKind.SCHEDULING) + [param_spec(k) for k in key_reads]
-    dead = dead_branches.unreachable_params(an)
-    for p in params:  # a parameter llm-d gives no input to, or only in a dead branch, does not read as live
+    for p in params:  # a parameter llm-d gives no input to does not read as live (a dead branch's is a constant)
         if p.threshold is not None and (inert := inert_signals(p.threshold, d)):
             p.doc += " " + inert_doc(inert)
-        elif p.name in dead:
-            p.doc += " " + dead_branches.dead_doc(*dead[p.name])
     category, category_reason = category_of(an, kind, uses_scorers)
     iface = d.interface(kind)
     plugin_imports = {
@@ -414,6 +414,7 @@ def generate(
         "r": "a" if kind == PolicyKind.ADMISSION else "s",
         "params": params,
         "assumed_params": ", ".join(p.name for p in params if p.assumed),
+        "has_constants": any(th.constant for th in an.thresholds),
         "scorer_config": uses_scorers,
         "known_scorers": ", ".join(used_scorers(scorer_defaults)),
         "prefix_scorers": [n for n in used_scorers(scorer_defaults) if n in PREFIX_SCORERS],

@@ -90,6 +90,23 @@ def splice(text: str, blocks: list[tuple[str, int | None, int | None]]) -> tuple
     return "\n".join(out), mapping
 
 
+def drop_marker_lines(text: str, marker: str) -> str:
+    """``text`` with each line that held only a hypothesis-mode comment (``marker`` now) removed where it opens or
+    closes a body (right after a ``{`` or right before a ``}``: the blank line left there is evolution scaffolding,
+    not the author's spacing) and blank elsewhere, as the separation the comment gave."""
+    lines = text.split("\n")
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        if line.strip() != marker:
+            out.append(line)
+            continue
+        following = next((x.strip() for x in lines[i + 1 :] if x.strip() != marker), "")
+        at_edge = (out and out[-1].rstrip().endswith("{")) or following.startswith("}")
+        if not at_edge and out and out[-1].strip():
+            out.append("")
+    return "\n".join(out)
+
+
 #: A file of the simulator or of the evolution run (``sim/routing.go``, ``best_program.py``).
 _FILE_REF = re.compile(r"\b[\w./-]*\w\.(?:go|py)\b")
 

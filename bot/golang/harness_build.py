@@ -67,7 +67,7 @@ def spec_for(an: Analysis, gen: Generated) -> world.Spec:
     thresholds = [
         world.Threshold(s, th.value)
         for th in an.thresholds
-        if th.param and not th.local and any(o.role == "threshold" for o in th.occurrences)
+        if (th.param or th.constant) and not th.local and any(o.role == "threshold" for o in th.occurrences)
         for s in th.signals
     ]
     return world.Spec(kind=an.kind.value, reads=frozenset(reads), thresholds=thresholds, stateful=gen.stateful)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 
-from bot.golang import admission_docs, dead_branches, scheduling_docs
+from bot.golang import admission_docs, scheduling_docs
 from bot.golang.adapter import plain, request_headers, zero_value
 from bot.golang.analysis_types import Analysis
 from bot.golang.gonames import comment_lines, go_float, package_dir, render, struct_name
@@ -516,8 +516,6 @@ def config_notes(an: Analysis, d, blis_values: dict, deployed: dict) -> dict[str
                 th.param,
                 f"{th.param}: acts only on {', '.join(th.signals)}, which llm-d cannot provide: no effect here.",
             )
-    for name, (_, guard) in dead_branches.unreachable_params(an).items():
-        notes.setdefault(name, dead_branches.dead_note(name, guard))
     evolved = {th.param for th in an.thresholds if th.param}
     for name, value in deployed.items():
         if _same_value(value, blis_values[name]):  # set back: no re-calibration to speak of, the plain note stays

@@ -39,7 +39,7 @@ def request_fields(src: EvolvedSource, an: Analysis) -> tuple[list[dict], bool, 
     output_slice = "OutputTokens" in an.request_fields and _uses_token_slice(src, carried_nodes, "OutputTokens")
     token_elem = "int" if an.token_elem == "int" else "tokenID"
     fields: list[dict] = []
-    if an.kind == PolicyKind.SCHEDULING or "ID" in an.request_fields:
+    if "ID" in an.request_fields:  # a scheduler's modelled queue names its requests only when the logic reads IDs
         fields.append({"name": "ID", "type": "string"})
     for name, typ in sorted(an.request_fields.items()):
         if name == "ID":

@@ -309,7 +309,8 @@ def render_report(
     w("")
     w("## Thresholds → parameters")
     w("")
-    if gen.params:
+    kept = [t for t in an.thresholds if not t.param]
+    if gen.params or any(t.constant for t in kept):
         w("| Parameter | Evolved value | Role | Evolved lines | Signals | Note |")
         w("|---|---|---|---|---|---|")
         for p in gen.params:
@@ -321,10 +322,10 @@ def render_report(
             w(
                 f"| `{p.name}` | `{th.literal}` | {th.role} | {', '.join(map(str, th.lines))} | {', '.join(th.signals)} | {_cell(note)} |"
             )
-        kept = [t for t in an.thresholds if not t.param]
         for t in kept:
+            label = f"(constant `{t.constant}`)" if t.constant else "(kept as literal)"
             w(
-                f"| (kept as literal) | `{t.literal}` | {t.role} | {', '.join(map(str, t.lines))} | {', '.join(t.signals)} | {_cell(t.reason)} |"
+                f"| {label} | `{t.literal}` | {t.role} | {', '.join(map(str, t.lines))} | {', '.join(t.signals)} | {_cell(t.reason)} |"
             )
     else:
         w("No numeric literal is compared with or combined with a signal.")
@@ -427,7 +428,10 @@ def _carry_edits(src: EvolvedSource, an: Analysis) -> list[str]:
         edits.append("`PendingRequests` → `InFlightRequests`")
     if "InputTokens" in an.request_fields:
         edits.append("`len(req.InputTokens)` → the adapter's token count")
-    return [*edits, "evolved numbers → `Parameters` fields"]
+    edits.append("evolved numbers → `Parameters` fields")
+    if any(th.constant for th in an.thresholds):
+        edits.append("a number only a branch llm-d never enters reads → an unexported constant, with the reason")
+    return edits
 
 
 def _scale_note(th, d: Dictionary) -> str:

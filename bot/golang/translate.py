@@ -80,7 +80,8 @@ CHECK_CHOSEN_VALUES = "translate.fidelity-values-chosen"
 
 
 def _untested_finding(th, dead: tuple[int, str] | None) -> Finding:
-    """``translate.untested-parameter`` for ``th``, saying why when it is known: a branch llm-d never enters."""
+    """``translate.untested-parameter`` for ``th``, saying why when it is known: a branch llm-d never enters (then
+    it is the constant ``th.constant``, no parameter: dead_branches.demote)."""
     if dead is not None:
         line, guard = dead
         return Finding(
@@ -88,12 +89,13 @@ def _untested_finding(th, dead: tuple[int, str] | None) -> Finding:
             check=CHECK_UNTESTED,
             source_line=th.line,
             message=(
-                f"no generated test exercises `{th.param}` (the evolved {th.literal}): it acts only in the branch "
-                f"on `{guard}` (line {line}), for an SLO class the plugin never receives (it reads the class from the "
-                "request's llm-d priority: critical, standard or sheddable), so it cannot change an outcome in llm-d"
+                f"no generated test exercises `{th.constant}` (the evolved {th.literal}, the constant `{th.constant}` "
+                f"in evolved.go, not a parameter): it acts only in the branch on `{guard}` (line {line}), for an SLO "
+                "class the plugin never receives (it reads the class from the request's llm-d priority: critical, "
+                "standard or sheddable), so it cannot change an outcome in llm-d"
             ),
             fix=f"nothing to test while that branch is dead; map the class explicitly (e.g. a priority band per "
-            f"class in the InferenceObjectives) if {th.param} should act in llm-d",
+            f"class in the InferenceObjectives) and make {th.constant} a parameter if it should act in llm-d",
         )
     return Finding(
         severity=Severity.SUGGESTION,
@@ -266,24 +268,22 @@ def translate(
     sequence_rows = sequences.rows(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
     tested = {c.param for c in cases} | exercised
     untested = [u for u in untested if not any(u.startswith(f"`{p}`:") for p in exercised)]
-    dead = dead_branches.unreachable_params(analysis)
     never = never_binds.never_binds(analysis, defaults)  # a floor no input reaches: say so, and when it would bind
     untested += [
-        dead_branches.reason(s["param"], *dead[s["param"]])
-        if s["param"] in dead
-        else f"`{s['param']}`: {never[s['param']]}"
+        f"`{s['param']}`: {never[s['param']]}"
         if s["param"] in never
         else f"`{s['param']}`: no llm-d input among the candidates made it decide the outcome"
         for s in probe_specs
         if s["role"] != "observe" and s["param"] not in tested
     ]
+    # A number only a branch llm-d never enters reaches is a constant, not a parameter (dead_branches.demote).
+    constants = [th for th in analysis.thresholds if th.constant and th.dead_branch]
+    untested += [dead_branches.reason(th.constant, *th.dead_branch) for th in constants]  # type: ignore[misc]
     untested_findings = [
-        never_binds.finding(th, never[th.param])
-        if th.param in never and th.param not in dead
-        else _untested_finding(th, dead.get(th.param))
+        never_binds.finding(th, never[th.param]) if th.param in never else _untested_finding(th, None)
         for th in analysis.thresholds
         if th.param and th.param not in tested and any(s["param"] == th.param for s in probe_specs)
-    ]
+    ] + [_untested_finding(th, th.dead_branch) for th in constants]
     if not answer.get("ok"):  # nothing ran, so no parameter is to blame: the one not-measured finding says it
         untested, untested_findings = [f"every parameter: {HARNESS_DID_NOT_RUN}"], []
     fidelity = fidelity_of(answer)

@@ -62,7 +62,9 @@ def refusal(
     """
     text = (reason or "").strip()
     if gate == 1:
-        applied, problems = _gate1(text, parameters, checks or {}, types or {}, scorers, current or {})
+        applied, problems = _gate1(
+            text, parameters, checks or {}, types or {}, scorers, current or {}, set(inert or {})
+        )
         if not problems:
             problems = _no_effect(text, inert or {}, None if author else defaults, current or {})
     elif gate == 2:
@@ -92,6 +94,7 @@ def _gate1(
     types: dict[str, str],
     scorers: bool | None,
     current: dict[str, float],
+    inert: set[str],
 ) -> tuple[list[str], list[str]]:
     from bot.golang import param_relations
     from bot.golang.params import out_of_range, shown, type_problem
@@ -122,7 +125,9 @@ def _gate1(
         )
         return applied, [why]
     deployed = options.get("deployed", {})
-    unknown = sorted(set(deployed) - set(parameters)) if parameters is not None else []
+    # An inert name the plugin has no parameter for is a constant of evolved.go (``dead_branches.demote``):
+    # ``_no_effect`` says why it is none, which says more than "not a parameter".
+    unknown = sorted(set(deployed) - set(parameters) - inert) if parameters is not None else []
     if unknown:
         return applied, [
             f"`param {', '.join(unknown)}` is not a parameter of the plugin (its parameters: {', '.join(parameters)})"
@@ -356,7 +361,8 @@ def inert_parameters(request, dictionary) -> dict[str, str]:
         and th.signals
         and all((e := dictionary.signal(s)) is not None and e.llmd is None for s in th.signals)
     }
-    dead = {n: dead_branches.no_effect(*where) for n, where in dead_branches.unreachable_params(analysis).items()}
+    # Demoted to constants of evolved.go (``dead_branches.demote``): named by a `param` line, they are answered so.
+    dead = {th.constant: dead_branches.no_effect(*th.dead_branch) for th in analysis.thresholds if th.constant}
     return dead | inert
 
 

@@ -134,27 +134,44 @@ def test_an_unscraped_pool_is_admitted_by_the_compiled_plugin_as_its_docs_say(a0
     assert "PROBE fail-open ok" in out
 
 
-def test_a02_marks_the_batch_only_coefficient_dead_and_names_the_signals_its_thresholds_divide(a02):
+def test_a02s_batch_only_coefficient_is_a_commented_constant_not_a_parameter_and_its_divisors_name_signals(a02):
     """maint5 item 7: `pCoeff` multiplies p only for SLOClass "batch", which the adapter never produces, yet the
-    config offered it as tunable and the README said nothing; qdThreshold and kvThreshold, the divisors of
+    config offered it as tunable and the README said nothing; then (upstream2 #4) it was a public knob documented
+    as "no effect here", which upstream would not take. It is an unexported constant of evolved.go with the reason
+    beside it; the report and a gate-1 finding still account for it. qdThreshold and kvThreshold, the divisors of
     WaitingQueueSize and KVCacheUsagePercent, had an empty Signals column and "no llm-d input sets its subject"."""
     config = a02.epp_config
-    above = config.split("    pCoeff: 1.25")[0].splitlines()[-2:]
-    assert " ".join(c.strip("# ") for c in above) == (
-        'pCoeff: acts only in the branch on `req.SLOClass == "batch"`, an SLO class llm-d never sends this plugin: '
-        "no effect here."
-    ), above
-    header = " ".join(ln.strip("# ") for ln in config.splitlines() if ln.startswith("# "))
-    assert 'tuned here without a rebuild, but one marked "no effect here" changes no decision in llm-d' in header
-    row = next(ln for ln in _file(a02, "README.md").splitlines() if ln.startswith("| `pCoeff` |"))
-    assert "No effect in llm-d: it acts only in the branch on `req.SLOClass ==" in row, row
-    main = " ".join(ln.strip(" \t/") for ln in _file(a02, "evolved_saturation_shedder.go").splitlines())
-    assert "No effect in llm-d: it acts only in the branch on" in main
+    assert "pCoeff" not in config and "no effect here" not in config
+    main = _file(a02, "evolved_saturation_shedder.go")
+    assert "PCoeff" not in main and "pCoeff" not in main and "No effect in llm-d" not in main
+    assert "acts only for an SLO class llm-d never sends this plugin is no parameter: it is a\n// constant" in main
+    assert "pCoeff" not in _file(a02, "README.md") and "pCoeff" not in _file(a02, "_test.go")
+    evolved = _file(a02, "evolved.go")
+    assert (
+        '\t// pCoeff acts only for SLO class "batch", which llm-d never sends this plugin.\n\tpCoeff float64 = 1.25\n'
+    ) in evolved
+    assert "p = math.Min(1, pCoeff*p)" in evolved
+    assert "| (constant `pCoeff`) | `1.25` | coefficient | 62 |" in a02.report_markdown
+    finding = next(f for f in a02.findings if f.check == "translate.untested-parameter")
+    assert "`pCoeff` (the evolved 1.25, the constant `pCoeff` in evolved.go, not a parameter)" in finding.message
+    assert "pCoeff" not in a02.summary.thresholds
+    assert a02.summary.fidelity.agreement == 0.85  # the harness compares the same states with the same value
     report = a02.report_markdown
     assert "| `qdThreshold` | `5` | field | 29 | QueueDepth |" in report
     assert "| `kvThreshold` | `0.8` | field | 29 | KVUtilization |" in report
     assert "no llm-d input sets its subject" not in report
     assert "qdThreshold is live" in report and "kvThreshold is live" in report
+
+
+def test_an_admitters_router_state_returns_no_endpoints_admit_would_discard(a02):
+    """upstream2 #8: newRouterState "returns those endpoints", but Admit threw them away (`state, _ :=`); a router
+    uses them (it scores the routable endpoints), an admitter gets the state alone. The package's own test and the
+    harness call it the same way (the probe test above compiles the package with its test)."""
+    adapter, main = _file(a02, "adapter.go"), _file(a02, "evolved_saturation_shedder.go")
+    assert ") *routerState {" in adapter and "routable :=" not in adapter and "returns those endpoints" not in adapter
+    assert "state := newRouterState(request, endpoints)" in main and "state, _ :=" not in main
+    assert "state := newRouterState(nil," in _file(a02, "_test.go")
+    assert a02.summary.fidelity.measured  # the harness built and ran it
 
 
 def test_a_stateless_admitter_gets_no_clock_no_warm_ups_and_no_contract_test_that_cannot_fail(a02, dictionary):

@@ -238,7 +238,7 @@ def test_a01s_local_limits_are_parameters_and_their_factors_say_what_they_multip
     kept = [f.message for f in an.findings if f.check == "translate.unlisted-literal"]
     assert not [m for m in kept if "batchLimit" in m or "shedLimit" in m], kept
     specs = {s.name: s for s in param_specs(an, None, False)}
-    for name, value, line in [("batchLimit", 0.5, 150), ("shedLimit", 0.75, 151)]:
+    for name, value, line in [("shedLimit", 0.75, 151)]:
         spec = specs[name]
         assert (spec.go_type, spec.default, spec.json_default) == ("float64", str(value), value)
         assert spec.threshold.lines == [line] and spec.threshold.subject == "loadRatio"
@@ -247,7 +247,9 @@ def test_a01s_local_limits_are_parameters_and_their_factors_say_what_they_multip
         assert {"cond": f"p.{spec.field} < 0", "message": f"{name} must be >= 0, got %v", "bad": -0.5} in spec.checks
     docs = {s.name: s.doc for s in param_specs(an, None, False)}
     assert "tenantIDLowFactor" not in docs and "tenantIDHighFactor" not in docs
-    assert docs["batchLimitFactor"].startswith("BatchLimitFactor is the factor `batchLimit` is multiplied by")
+    # batchLimit and its factor act only in `case "batch"`, which llm-d never sends: constants, not parameters.
+    assert "batchLimit" not in docs and "batchLimitFactor" not in docs
+    assert {th.constant for th in an.thresholds if th.constant} == {"batchLimitEvolved", "batchLimitFactor"}
     assert docs["shedLimitFactor"].startswith("ShedLimitFactor is the factor `shedLimit` is multiplied by")
     assert docs["maxKVUtilStep"].startswith("MaxKVUtilStep is the step added to `loadRatio`")
     assert docs["inputLenStep"].startswith("InputLenStep is the step added to `loadRatio`")

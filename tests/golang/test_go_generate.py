@@ -348,16 +348,19 @@ def test_a01s_local_limits_are_tunable_at_gate_1_and_its_agreement_is_unchanged(
     src, an, tr = translate_path(CORPUS / "a01_pattern_c_adaptive_admission.go", dictionary)
     pdir = tr.summary.package_dir
     evolved = tr.files[f"{pdir}/evolved.go"]
-    assert "batchLimit := a.params.BatchLimit\n" in evolved and "shedLimit := a.params.ShedLimit\n" in evolved
-    assert "0.5" not in evolved.split("batchLimit :=")[1].split("\n")[0]
+    assert "shedLimit := a.params.ShedLimit\n" in evolved
+    # batchLimit acts only in `case "batch"`, a class llm-d never sends: a constant with the reason, no parameter.
+    assert "batchLimit := batchLimitEvolved\n" in evolved and "batchLimitEvolved float64 = 0.5\n" in evolved
+    assert 'case "batch": // never taken: llm-d yields critical, standard or sheddable\n' in evolved
+    assert 'case "sheddable":\n' in evolved
 
     def deployed(t):
         cfg = yaml.safe_load(t.epp_config)
         return next(p for p in cfg["plugins"] if p["type"] == t.summary.plugin_type)["parameters"]
 
-    assert (deployed(tr)["batchLimit"], deployed(tr)["shedLimit"]) == (0.5, 0.75)
+    assert deployed(tr)["shedLimit"] == 0.75 and "batchLimit" not in deployed(tr)
     readme = tr.files[f"{pdir}/README.md"]
-    assert "    shedLimit: 0.75\n" in readme and "| `batchLimit` | `0.5` | BatchLimit is the threshold" in readme
+    assert "    shedLimit: 0.75\n" in readme and "| `shedLimit` | `0.75` | ShedLimit is the threshold" in readme
     assert tr.summary.thresholds["shedLimit"] == 0.75
     fid = tr.summary.fidelity
     assert (fid.states, fid.agreement, fid.deployed_values_changed) == (500, 0.91, None)

@@ -116,15 +116,17 @@ def test_a_class_switch_default_only_unnamed_classes_reach_is_unreachable(analyz
     [f] = findings(an, hazards.UNREACHABLE_SLO)
     assert (f.source_line, f.severity) == (10, Severity.IMPORTANT), f
     assert "`default:` of `switch req.SLOClass`" in f.message and "the empty class" in f.message
-    assert dead_branches.unreachable_params(an) == {"otherWValue": (10, "default:")}
+    # a constant of evolved.go, no parameter (dead_branches.demote): a `param` line naming it is told why
+    assert {th.constant: th.dead_branch for th in an.thresholds if th.constant} == {"otherWValue": (10, "default:")}
+    assert not any(th.param == "otherWValue" for th in an.thresholds)
     request = SimpleNamespace(source_text=text, source="snippet.go", kind=PolicyKind.ADMISSION)
-    why = refusal(1, "param otherWValue: 0.7", parameters=["otherWValue"], inert=inert_parameters(request, dictionary))
+    why = refusal(1, "param otherWValue: 0.7", parameters=[], inert=inert_parameters(request, dictionary))
     assert why and "`param otherWValue` has no effect in llm-d: it acts only in the branch on `default:`" in why, why
     assert "nothing was recorded" in why
     for live in (cases.replace('"standard"', '"batch"'), cases.replace("w = 0.1\n", "w = 0.1\n\t\tfallthrough\n")):
         an = analyze_text(ADMIT.format(body=body.replace(cases, live)))
         assert not [f for f in findings(an, hazards.UNREACHABLE_SLO) if "default" in f.message]
-        assert "otherWValue" not in dead_branches.unreachable_params(an)
+        assert "otherWValue" not in {th.constant for th in an.thresholds} | set(dead_branches.unreachable_params(an))
 
 
 def test_sim_scale_load_threshold_is_important_kv_is_a_suggestion(analyze_text):

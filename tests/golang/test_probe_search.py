@@ -30,14 +30,14 @@ def _untested(tr) -> dict[str, str]:
 def test_every_a01_parameter_llmd_can_reach_gets_a_generated_test(dictionary):
     _, _, tr = translate_path(A01, dictionary)
     untested = _untested(tr)
-    assert sorted(untested) == ["batchLimit", "batchLimitFactor"], sorted(untested)
+    assert sorted(untested) == ["batchLimitEvolved", "batchLimitFactor"], sorted(untested)
     tested = {t.split("=")[0].split(" is live")[0] for t in tr.tests}
     for param in ("inFlightRequestsCoeff", "typicalLoadCoeff", "shedLimitFactor", "minFreeKVThreshold"):
         assert param in tested, tr.tests
     for param in ("maxKVUtilStep", "inputLenThreshold", "queuePerInstanceThreshold", "inputLenStep"):
         assert param in tested, tr.tests
-    # The two left say why: the batch case, which llm-d's priority never yields.
-    for param in ("batchLimit", "batchLimitFactor"):
+    # The two left say why: the batch case, which llm-d's priority never yields (so they are constants).
+    for param in ("batchLimitEvolved", "batchLimitFactor"):
         assert 'case "batch"' in untested[param] and "never receives" in untested[param], untested[param]
     # A test found at the edge of the decision writes out the load the ramp added, and the spaced warm-ups.
     test = next(t for p, t in tr.files.items() if p.endswith("_test.go"))
@@ -51,13 +51,20 @@ def test_a_branch_on_a_class_llmd_never_sends_is_named_as_the_reason(dictionary)
     assert sorted(untested) == ["perInstanceHighThreshold", "perInstanceLowThreshold"]
     assert 'req.SLOClass == "batch" && perInstance > 2' in untested["perInstanceLowThreshold"]
     assert 'req.SLOClass == ""' in untested["perInstanceHighThreshold"]
+    # Both are constants of evolved.go, each with the class it waits for, and no EndpointPickerConfig knob.
+    evolved = next(t for p, t in tr.files.items() if p.endswith("/evolved.go"))
+    assert '// perInstanceLowThreshold acts only for SLO class "batch", which llm-d never sends' in evolved
+    assert "// perInstanceHighThreshold acts only for the empty SLO class, which llm-d never sends" in evolved
+    assert "perInstance > perInstanceHighThreshold {" in evolved and "perInstance" not in tr.epp_config
 
 
 def test_a_factor_on_a_limit_only_a_dead_case_compares_is_dead_too(analyze_text):
+    """Both are constants of the carried code, not parameters (dead_branches.demote); the limit's constant is not
+    named like the local it initialises (`batchLimit := batchLimitEvolved`)."""
     an = analyze_text((CORPUS / "a01_pattern_c_adaptive_admission.go").read_text(encoding="utf-8"))
-    dead = dead_branches.unreachable_params(an)
-    assert sorted(dead) == ["batchLimit", "batchLimitFactor"]
-    assert dead["batchLimit"] == (167, 'case "batch"')
+    assert dead_branches.unreachable_params(an) == {}  # no parameter is left in the batch case
+    dead = {th.constant: th.dead_branch for th in an.thresholds if th.constant}
+    assert dead == {"batchLimitEvolved": (167, 'case "batch"'), "batchLimitFactor": (167, 'case "batch"')}
 
 
 def test_a_threshold_in_a_compound_condition_also_varies_its_partners_signals(analyze_text):

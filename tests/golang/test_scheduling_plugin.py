@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from bot.golang.receiver_state import stateful_fields
+from bot.golang.source import load_evolved_source
 
 from .conftest import CORPUS, translate_path
 
@@ -351,3 +352,44 @@ def test_a_behaviour_move_validate_refuses_is_kept_in_range_and_a_refused_one_ex
     assert probes.behaviour_exercised([*spec, {**spec[0], "name": partial["name"]}], [base, partial]) == set()
     flipped = answer("behaviour@costCoeff@0.5", [True] * 5 + [False])
     assert probes.behaviour_exercised([*spec, {**spec[0], "name": flipped["name"]}], [base, flipped]) == {"costCoeff"}
+
+
+def test_the_shipped_evolved_code_has_no_scaffolding_left(dictionary):
+    """Found by an llm-d maintainer reviewing the s01 upstream patch (upstream2 #8): OrderQueue's body began and
+    ended with a blank line where EVOLVE-BLOCK-START/-END were removed, and blisRequest declared an ID the evolved
+    logic never reads (only the plugin wrote "incoming" into it). The line map still points every carried line at
+    its evolved line."""
+    _, _, tr = translate_path(S01, dictionary)
+    path = next(p for p in tr.files if p.endswith("/evolved.go"))
+    evolved = tr.files[path]
+    lines = evolved.splitlines()
+    for i, line in enumerate(lines[1:], 1):
+        if not line.strip():
+            assert not lines[i - 1].rstrip().endswith("{"), f"evolved.go:{i + 1}: blank line opening a body"
+            assert not lines[i + 1].lstrip().startswith("}"), f"evolved.go:{i + 1}: blank line closing a body"
+    request = evolved.split("type blisRequest struct {")[1].split("}")[0]
+    assert "ID " not in request, request
+    assert '"incoming"' not in _go(tr, "main")[1]
+    original = load_evolved_source(S01).original_text.splitlines()
+    renamed = {
+        "(p sloAgingScheduler)": "(SLOAgingScheduler)",
+        "sloAgingScheduler": "SLOAgingScheduler",
+        "p.params.WaitedMsCoeff": "0.002",
+    }
+    for gline, sline in tr.line_map[path].items():
+        g, s = lines[gline - 1].split("//")[0].strip(), original[sline - 1].split("//")[0].strip()
+        for new, old in [*renamed.items(), ("blisRequest", "Request")]:
+            g = g.replace(new, old)
+        assert g == s, (gline, g, s)
+
+
+def test_the_case_arms_the_request_being_placed_never_takes_say_so_at_the_line(dictionary):
+    """upstream2 #4: s01's `case "batch"` and `default`, which the request being placed never takes (its class comes
+    from its llm-d priority), had no word saying so; the arms it does take get no comment."""
+    _, _, tr = translate_path(S01, dictionary)
+    evolved = next(t for p, t in tr.files.items() if p.endswith("/evolved.go"))
+    never = "// never the request being placed: llm-d yields critical, standard or sheddable"
+    assert re.search(r'case "batch": ' + re.escape(never) + "\n", evolved), evolved
+    assert re.search(r"default: " + re.escape(never) + "\n", evolved), evolved
+    assert re.search(r'case "critical":\n', evolved) and re.search(r'case "sheddable":\n', evolved)
+    assert re.search(r'case "standard", "":\n', evolved)  # taken by standard requests: no comment
