@@ -105,6 +105,8 @@ class GitHub(Actions):
         self._editors: dict[tuple[int, Any], Editor | None] = {}
         #: the login this client's token writes as, once known (``is_mine``); None: not asked yet
         self._writer: str | None = None
+        #: the workflow runs this client asked GitHub to cancel (``Actions.cancel_run``); a dispatch skips them
+        self.cancelled_runs: set[int] = set()
 
     # ------------------------------------------------------------ plumbing
     def repo(self, full_name: str | None = None):
