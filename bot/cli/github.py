@@ -127,7 +127,8 @@ def dispatch_next(env, *, client_factory=None) -> int:
     inputs = {k: str(v) for k, v in spec["inputs"].items()}
     client = (client_factory or GitHub)(env.write_token, env.repository, api_url=env.api_url)
     try:
-        run = client.dispatch(spec["workflow"], spec["ref"], inputs, title=_title(spec, inputs))
+        skip = [int(r) for r in spec.get("skip_runs") or []]  # runs the write job cancelled: never this dispatch's
+        run = client.dispatch(spec["workflow"], spec["ref"], inputs, title=_title(spec, inputs), skip=skip)
     except GitHubError as exc:
         env.dispatch_path.unlink()  # what the run was to do is the failed step now: its `/retry` asks again
         print(f"promote: could not dispatch {spec['workflow']}: {exc}", file=sys.stderr)

@@ -408,9 +408,12 @@ class Promotion:
 
     def _schedule(self, workflow: str, inputs: dict[str, str], *, benchmark: bool = False) -> None:
         """The dispatch `promote dispatch-next` sends after this job uploaded what the next run needs (for the
-        ``benchmark``, it then records the run GitHub started: ``bot.events.benchmark.record_run``)."""
+        ``benchmark``, it then records the run GitHub started: ``bot.events.benchmark.record_run``). The runs this
+        job cancelled go with it (``skip_runs``): `/retry 5`'s dispatch replaces them, never adopts one."""
         self.env.work.mkdir(parents=True, exist_ok=True)
         spec = {"workflow": workflow, "ref": self.env.ref, "inputs": inputs, "benchmark": benchmark}
+        if benchmark:
+            spec["skip_runs"] = sorted(self.client.cancelled_runs)
         self.env.dispatch_path.write_text(json.dumps(spec))
 
     # ---------------------------------------------------------- presentation

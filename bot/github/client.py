@@ -105,6 +105,10 @@ class GitHub(Actions):
         self._editors: dict[tuple[int, Any], Editor | None] = {}
         #: the login this client's token writes as, once known (``is_mine``); None: not asked yet
         self._writer: str | None = None
+        #: why GitHub did not say who the token writes as, once its answer failed in this run (not asked again)
+        self._writer_unknown = ""
+        #: the workflow runs this client asked GitHub to cancel (``Actions.cancel_run``); a dispatch skips them
+        self.cancelled_runs: set[int] = set()
 
     # ------------------------------------------------------------ plumbing
     def repo(self, full_name: str | None = None):
@@ -168,8 +172,16 @@ class GitHub(Actions):
 
     def writer(self) -> str:
         """Who this client's token writes as: GraphQL's ``viewer`` (REST's ``GET /user`` refuses installation
-        tokens), asked once per run, not after a comment it wrote named it; "": unknown, ``bot_logins`` count."""
+        tokens), asked once per run, not after a comment it wrote named it; "": GitHub answered without a login
+        (``bot_logins`` count).
+
+        A failed answer (a 5xx, a dropped connection, after the retries) is not taken for "another account": the
+        bot's own status comment would then read as missing, a decision be refused with advice to change a token
+        nobody changed, and a `/retry` claim to start over. It stops the event instead (GitHubError, said again
+        without asking again), as ``last_editor`` does: a later event finds the state and takes up this one's."""
         if self._writer is None:
+            if self._writer_unknown:
+                raise GitHubError(self._writer_unknown)
 
             def ask() -> str:
                 _, data = self.gh.requester.requestJsonAndCheck("POST", self.gh.requester.graphql_url, input=VIEWER)
@@ -178,8 +190,13 @@ class GitHub(Actions):
 
             try:
                 self._writer = self._call("POST graphql viewer", ask)
-            except GitHubError:
-                self._writer = ""
+            except GitHubError as exc:
+                self._writer_unknown = (
+                    f"GitHub did not say which account the bot's token writes as ({exc}), so the bot cannot tell "
+                    "its own status comment from another account's; it stops here rather than take the state for "
+                    "lost: comment `/retry` later"
+                )
+                raise GitHubError(self._writer_unknown, exc.status) from None
         return self._writer
 
     # --------------------------------------------------------------- issue
@@ -223,7 +240,8 @@ class GitHub(Actions):
             return landed
 
         created = self._call(f"POST comment on {number}", create, write=True, recover=recover)
-        self._writer = self._writer or created.login.lower()  # GitHub named who this token writes as
+        if not self._writer:  # GitHub named who this token writes as
+            self._writer, self._writer_unknown = created.login.lower(), ""
         cached = self._comments.setdefault(number, [])
         if all(c.id != created.id for c in cached):
             cached.append(created)

@@ -5,7 +5,9 @@ dropped connection lost, started a run all the same, and sending it again starts
 dispatched once per approved commit, so when its dispatch gets no clear answer the bot first looks for the run
 it may have started (``live_run``: benchmark.yml's ``run-name`` carries the issue and the commit, which GitHub
 shows as the run's ``display_title``) and adopts it; only when GitHub lists none is the dispatch sent again
-(bounded, like every call). An error that leaves it open whether a run started says so (``may_have_started``).
+(bounded, like every call). A run the same event asked GitHub to cancel is never adopted (``skip``): GitHub's
+cancel is asynchronous, so the run `/retry 5` replaces still lists as in progress, with the same title, while its
+``if: always()`` teardown runs. An error that leaves it open whether a run started says so (``may_have_started``).
 
 ``Actions`` is a part of ``bot.github.client.GitHub`` (its ``_call`` and ``repo``), kept here to keep each module
 one subject.
@@ -13,6 +15,7 @@ one subject.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from bot.github.errors import GitHubError
@@ -29,16 +32,23 @@ def benchmark_run_title(issue: int | str, commit: str) -> str:
     return f"benchmark #{issue} {commit}"
 
 
-def live_run(runs: list[dict[str, Any]], title: str) -> WorkflowRun | None:
+def live_run(runs: list[dict[str, Any]], title: str, skip: Collection[int] = ()) -> WorkflowRun | None:
     """The newest run titled ``title`` that has not ended, from a runs listing (newest first), or None.
 
     Such a run is the one the dispatch started, or one of the same issue and commit the bot lost track of: either
     way the run to wait for, never one to add a second to (benchmark.yml's concurrency group would hold the
-    second until the first ended, then run the same benchmark again). A run that ended (one `/retry 5` cancelled)
-    is not adopted."""
+    second until the first ended, then run the same benchmark again). A run that ended is not adopted, nor one in
+    ``skip``: the runs this event asked GitHub to cancel (`/retry 5`'s), which stay in progress for a while after
+    GitHub accepted the cancel, and which the dispatch is meant to replace."""
     for run in runs:
-        if run.get("display_title") == title and run.get("status") != "completed" and isinstance(run.get("id"), int):
-            return WorkflowRun(run["id"], str(run.get("html_url") or ""))
+        found = run.get("id")
+        if (
+            run.get("display_title") == title
+            and run.get("status") != "completed"
+            and isinstance(found, int)
+            and found not in skip
+        ):
+            return WorkflowRun(found, str(run.get("html_url") or ""))
     return None
 
 
@@ -52,14 +62,17 @@ def untitled(runs: list[dict[str, Any]], title: str) -> bool:
 
 
 class Actions:
-    """Workflow dispatch and runs, for ``GitHub`` (which provides ``_call`` and ``repo``)."""
+    """Workflow dispatch and runs, for ``GitHub`` (which provides ``_call``, ``repo`` and ``cancelled_runs``)."""
 
-    def dispatch(self, workflow: str, ref: str, inputs: dict[str, str], *, title: str = "") -> WorkflowRun | None:
+    def dispatch(
+        self, workflow: str, ref: str, inputs: dict[str, str], *, title: str = "", skip: Collection[int] = ()
+    ) -> WorkflowRun | None:
         """Start ``workflow`` at ``ref``; the run it started when GitHub names it (None: an older GHES, 204).
 
         With ``title`` (the run's ``display_title``, ``benchmark_run_title``), an unclear answer (5xx, a dropped
-        connection) is followed by a look at the workflow's runs: a live run with that title is adopted, and the
-        dispatch is sent again only when there is none. Without it (the bot's own continuation, which a second
+        connection) is followed by a look at the workflow's runs: a live run with that title is adopted (never one
+        in ``skip``, the runs the event cancelled: ``cancelled_runs``), and the dispatch is sent again only when
+        there is none. Without it (the bot's own continuation, which a second
         copy only repeats harmlessly) it is sent again; its failure then says a run may have started."""
         what = f"POST dispatch {workflow}"
 
@@ -81,7 +94,7 @@ class Actions:
                     exc.status,
                     may_have_started=True,
                 ) from None
-            found = live_run(runs, title)
+            found = live_run(runs, title, skip)
             if found is None and untitled(runs, title):
                 raise GitHubError(
                     f"{what}: GitHub gave no clear answer, and a run of {workflow} without the issue in its title "
@@ -113,8 +126,13 @@ class Actions:
         return self._call(f"GET runs of {workflow}", get)
 
     def cancel_run(self, run_id: int) -> bool:
-        """Cancel a workflow run: True when GitHub accepted (202), False when it had already finished (409)."""
+        """Cancel a workflow run: True when GitHub accepted (202), False when it had already finished (409).
+
+        The run is kept in ``cancelled_runs`` whatever GitHub answers: the event wants it over, so a dispatch it
+        sends next (`/retry 5`'s) must not take it for its own run (``live_run``)."""
         from github import GithubException
+
+        self.cancelled_runs.add(run_id)
 
         def post() -> bool:
             try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.github.client import GitHub
+from bot.github.errors import GitHubError
 from tests.github.actions_sim import REPO
 from tests.github.test_github_flow import TITLE, _comment, _to_gate_1, state_of
 
@@ -75,3 +76,61 @@ def test_a_status_comment_by_the_bots_earlier_account_is_named_with_the_fix(sim)
     sim.app_token = sim.fake.token_for(APP)
     _comment(sim, number, "maria", "/approve")
     assert state_of(sim, number).open_gate == 2
+
+
+def _graphql_down_for_one_event(sim) -> None:
+    sim.fake.fail("POST", "/graphql", status=502, times=4)  # the viewer query's 4 tries
+
+
+def _said(sim, number, *phrases) -> list[str]:
+    return [c.body for c in sim.fake.comments(REPO, number) if any(p in c.body for p in phrases)]
+
+
+LOST = ("missing (deleted?)", "started the promotion over", "give the action that token again")
+
+
+def _app_promotion_at_gate_1(sim) -> int:
+    sim.fake.add_user(APP, role="write", type="Bot")
+    sim.app_token = sim.fake.token_for(APP)
+    return _to_gate_1(sim)
+
+
+def test_github_not_saying_who_the_app_writes_as_stops_a_decision_without_disowning_the_state(sim):
+    """red team 9, item 2 (a): one GraphQL hiccup made the bot take its own status comment for another account's,
+    refuse maria's `/approve` saying the state was missing and the token changed. Unknown stays unknown: the
+    event stops saying GitHub did not answer, nothing is refused or forgotten, and the next comment applies the
+    `/approve`."""
+    number = _app_promotion_at_gate_1(sim)
+    labels = set(sim.fake.issue(REPO, number).labels)
+    _graphql_down_for_one_event(sim)
+    calls, start = sim.fake.count_calls(), len(sim.fake.calls)
+    with pytest.raises(GitHubError, match="GitHub did not say which account the bot's token writes as") as stop:
+        _comment(sim, number, "maria", "/approve")
+    assert sim.fake.count_calls() - calls <= 30  # perf/github_calls.py's bound
+    graphql = [c.status for c in sim.fake.calls[start:] if c.path.endswith("/graphql")]
+    assert graphql == [502] * 4, graphql  # the viewer query's 4 tries, and it is not asked again
+    assert "comment `/retry` later" in str(stop.value) and "502" in str(stop.value), str(stop.value)
+    assert not _said(sim, number, *LOST, "was not applied")
+    assert [c.user for c in _statuses(sim, number)] == [APP]
+    assert set(sim.fake.issue(REPO, number).labels) == labels
+    assert state_of(sim, number).open_gate == 1 and not state_of(sim, number).decisions
+    _comment(sim, number, "maria", "/status")  # GitHub answers again: the `/approve` is taken up
+    assert state_of(sim, number).open_gate == 2 and [d.actor for d in state_of(sim, number).decisions] == ["maria"]
+    assert not _said(sim, number, *LOST)
+
+
+def test_github_not_saying_who_the_app_writes_as_during_a_retry_neither_restarts_nor_forgets_the_gates(sim):
+    """red team 9, item 2 (b): the `/retry` replied "started the promotion over from stage 1 ... the gates passed
+    before are not remembered" and dropped the gate labels, while the run went on waiting at gate 2."""
+    number = _app_promotion_at_gate_1(sim)
+    _comment(sim, number, "maria", "/approve")
+    before = state_of(sim, number)
+    labels = set(sim.fake.issue(REPO, number).labels)
+    assert before.open_gate == 2
+    _graphql_down_for_one_event(sim)
+    with pytest.raises(GitHubError, match="comment `/retry` later"):
+        _comment(sim, number, "maria", "/retry")
+    assert not _said(sim, number, *LOST)
+    assert set(sim.fake.issue(REPO, number).labels) == labels
+    after = state_of(sim, number)
+    assert after.open_gate == 2 and after.decisions == before.decisions

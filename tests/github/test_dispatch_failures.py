@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+import tests.github.actions as actions
 from tests.github.actions_sim import REPO
 from tests.github.forms import example_body
-from tests.github.test_github_benchmark_wait import _state, _status
+from tests.github.state import ApiError
+from tests.github.test_github_benchmark_wait import _benchmark_out, _reply, _state, _status
 from tests.github.test_github_flow import TITLE, _comment, _label
 
 pytestmark = pytest.mark.slow
@@ -190,3 +192,41 @@ def test_a_benchmark_dispatch_nobody_can_confirm_says_it_may_have_started_and_st
     assert "GitHub did not confirm that the bot started the GPU benchmark run (benchmark.yml)" in notice, notice
     assert "may have started" in notice and "could not start" not in notice, notice
     assert f"benchmark #{number} " in notice and "`/retry 5` dispatches the benchmark" in notice, notice
+
+
+def _cancel_as_github_does(repo, run_id):
+    """GitHub's cancel is asynchronous: 202, and the run stays in progress while its runner stops the job
+    (benchmark.yml's `if: always()` teardown and artifact upload still run); the test ends it later."""
+    record = actions.run(repo, run_id)
+    if record.status == "completed":
+        raise ApiError(409, "Cannot cancel a workflow run that is completed.")
+    record.status = "in_progress"
+
+
+def test_a_retry_5_whose_dispatch_gets_a_502_starts_a_new_run_instead_of_adopting_the_one_it_cancelled(
+    sim, monkeypatch
+):
+    """red team 9, item 1: `/retry 5` cancels the running benchmark and dispatches it anew in the same job; the
+    new dispatch is answered 502 before GitHub took it. The cancelled run still lists as in progress with the same
+    title: it is not taken for the new one (which left stage 5 waiting on a dying run, then failing it with a false
+    cause); the dispatch is sent again, and the new run's reports pass stage 5."""
+    monkeypatch.setattr(actions, "cancel", _cancel_as_github_does)
+    number, held, answer = _benchmark_out(sim)
+    old = sim.benchmark_run(held[0])
+    old.status = "in_progress"
+    sim.fake.fail("POST", DISPATCHES.format("benchmark.yml"), status=502, times=1)
+    retry = _comment(sim, number, "maria", "/retry 5")
+    assert "was cancelled" in _reply(sim, number, retry) and "dispatches the benchmark anew" in _reply(
+        sim, number, retry
+    )
+    assert len(_benchmarks(sim)) == 2, "no new benchmark run started: the bot adopted the run it had just cancelled"
+    new = sim.benchmark_run(held[1])
+    assert new.run_id != old.run_id and _state(sim, number).benchmark.run_id == new.run_id
+    assert sim.runs[-1].dispatched == 0 and sim.runs[-1].calls <= 30, (sim.runs[-1].dispatched, sim.runs[-1].calls)
+    sim.fake.finish_run(old.run_id, "cancelled")  # the old run's teardown ends
+    _comment(sim, number, "maria", "/status")
+    status = _status(sim, number)
+    assert "### Stage 5 failed" not in status and "was cancelled" not in status, status
+    answer(held[1])
+    sim.drain()
+    assert _state(sim, number).open_gate == 3
