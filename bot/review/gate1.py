@@ -18,7 +18,7 @@ import re
 from bot.golang import fidelity_classes
 from bot.golang.differential import held_constant_clause, unexplained_words
 from bot.golang.toolchain import RUNNER_GO
-from bot.model import Finding, Severity, TranslationSummary
+from bot.model import Finding, PolicyKind, Severity, TranslationSummary
 from bot.yaml_safe import load_yaml
 
 CHECKLIST = [
@@ -281,6 +281,7 @@ def _conventions(ctx, summary: TranslationSummary, main_go: str | None, go_files
         f'the Type constant "{summary.plugin_type}"',
         'declare const XxxType = "<kebab-name>"',
     )
+    out += type_name(summary.kind, summary.plugin_type, main_go)
     need(
         r"func \w*Factory\(\s*name string,\s*\w+ \*json\.Decoder,\s*\w+ \w+\.Handle\)",
         "a Factory(name string, *json.Decoder, plugin.Handle)",
@@ -351,6 +352,38 @@ def _conventions(ctx, summary: TranslationSummary, main_go: str | None, go_files
                 )
             )
     return out
+
+
+#: The suffix every plugin type of the kind's llm-d family ends in (v0.10.0: queue-scorer, prefix-cache-scorer, ...;
+#: probabilistic-admitter, latency-slo-admitter). A routing or scheduling translation is a Scorer.
+TYPE_SUFFIX = {PolicyKind.ROUTING: "-scorer", PolicyKind.SCHEDULING: "-scorer", PolicyKind.ADMISSION: "-admitter"}
+
+
+def type_name(kind: PolicyKind, plugin_type: str, main_go: str | None) -> list[Finding]:
+    """A plugin type named against its neighbours' convention: a maintainer asks for the rename in review, and
+    after the merge the name is public config nobody can change. Said at gate 1, while a rename is only an edit
+    of the request (from stage 1 again)."""
+    suffix = TYPE_SUFFIX.get(kind)
+    if suffix is None or plugin_type.endswith(suffix):
+        return []
+    what = "Scorer" if suffix == "-scorer" else "Admitter"
+    stem = plugin_type.removesuffix("-scheduler").removesuffix("-shedder")
+    return [
+        Finding(
+            severity=Severity.SUGGESTION,
+            check="G1.plugin-type-name",
+            file=main_go,
+            message=(
+                f"the plugin type `{plugin_type}` is a {what}, but every {what.lower()} type llm-d ships ends in "
+                f'`{suffix}` (and in llm-d "scheduler" names the whole scheduling layer); the name becomes '
+                "public EndpointPickerConfig vocabulary when the PR merges"
+            ),
+            fix=(
+                f"name it e.g. `{stem}{suffix}`: set the request's `plugin_name` (on GitHub the issue form's Plugin "
+                "name; the promotion starts again from stage 1), or approve and keep the name"
+            ),
+        )
+    ]
 
 
 def _annotation_line(code: str, signal: str) -> int | None:

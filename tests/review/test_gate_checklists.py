@@ -755,3 +755,18 @@ def test_a_local_change_request_a_finding_offers_carries_the_work_directory():
         args = build_parser().parse_args(shlex.split(command.replace(" W", " /tmp/s01b"))[1:])
         assert str(args.work) == "/tmp/s01b" and refusal(args.gate, args.reason) is None, command
     assert "--work" not in exclude_command("github", "A1")
+
+
+def test_gate1_suggests_a_plugin_type_named_like_its_neighbours():
+    """A scorer typed `slo-aging-scheduler` (upstream2 #6): every scorer llm-d ships ends in -scorer, every
+    admitter in -admitter; said at gate 1, while a rename is an edit of the request."""
+    from bot.model import PolicyKind
+    from bot.review.gate1 import type_name
+
+    [scorer] = type_name(PolicyKind.SCHEDULING, "slo-aging-scheduler", "pkg/x/x.go")
+    assert (scorer.check, scorer.severity) == ("G1.plugin-type-name", Severity.SUGGESTION)
+    assert "`-scorer`" in scorer.message and "`slo-aging-scorer`" in scorer.fix and "plugin_name" in scorer.fix
+    [admitter] = type_name(PolicyKind.ADMISSION, "saturation-shedder", None)
+    assert "`-admitter`" in admitter.message and "`saturation-admitter`" in admitter.fix
+    assert type_name(PolicyKind.ROUTING, "evolved-adaptive-scorer", None) == []
+    assert type_name(PolicyKind.ADMISSION, "probabilistic-admitter", None) == []
