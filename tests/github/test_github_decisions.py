@@ -553,6 +553,22 @@ def test_a_gate_label_on_a_promotion_that_never_started_says_so(sim):
     assert "this promotion has not started, so gate 1 is not open" in told
 
 
+def test_a_gate_label_the_issue_was_filed_with_is_removed_with_the_same_reply_as_any_refused_label(sim):
+    """ghflow2 #4: maria filed the promotion with `gate-1-approved` on it (`gh issue create -l`); gate 1 rightly
+    did not pass, but the label vanished without a word (its own run, queued behind the opened run's chain, found
+    it gone and took that for its author's doing), so she believed she had pre-approved gate 1."""
+    number = sim.fake.create_issue(REPO, TITLE, example_body(), "maria", labels=("promotion", "gate-1-approved"))
+    labeled = sim.fake.webhook("issues", "labeled", REPO, number, sender="maria", label="gate-1-approved")
+    sim.event("issues", "opened", number, sender="maria")
+    assert state_of(sim, number).open_gate == 1 and "gate-1-approved" not in labels_of(sim, number)
+    said = [b for b in _bodies(sim, number) if "the `gate-1-approved` label was removed" in b]
+    assert len(said) == 1 and "@maria" in said[0], said
+    assert "applied before gate 1's review existed; apply it again once you have read the review" in said[0]
+    sim.deliver("issues", labeled)  # the label's own run, late: it says nothing more, and decides nothing
+    assert [b for b in _bodies(sim, number) if "the `gate-1-approved` label was removed" in b] == said
+    assert state_of(sim, number).decisions == []
+
+
 def test_approvers_listed_by_login_only_are_named_on_the_gate_and_decide(sim):
     """Admin findings #5: with `roles: []` the gate line read "waiting for people with the role  on this
     repository", and a refusal asked for "a role in (none)"."""
