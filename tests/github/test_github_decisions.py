@@ -291,6 +291,43 @@ def test_a_command_on_the_pull_request_is_answered_there_with_a_link_to_the_issu
     assert sum("was not applied" in b for b in _bodies(sim, pull.number)) == 1
 
 
+def test_a_command_in_a_review_or_a_line_comment_on_the_pull_request_is_answered_like_a_comment(sim):
+    """ghflow2 #2: maria clicked "Request changes" on the PR with `/request-changes` as the review's body; no
+    workflow listened to reviews, so nothing answered, and gate 1 later passed with her review still standing.
+    A review and a line comment are now answered as a PR comment is; one without a command is not."""
+    number = _to_gate_1(sim)
+    [pull] = sim.fake.pulls(REPO)
+    link = f"[#{number}]({sim.fake.server_url}/{REPO}/issues/{number})"
+    on_pr = _as(sim, "maria").get_pull(pull.number)
+
+    asked = on_pr.create_review(body="/request-changes\nparam loadHighThreshold: 56", event="REQUEST_CHANGES")
+    run = sim.event("pull_request_review", "submitted", pull.number, review_id=asked.id)
+    assert run.result.action == "answered: a command in a pull request review", run.result.action
+    assert run.calls <= 6, run.calls  # the payload names the PR, its body and author: no read of them
+    [reply] = [b for b in _bodies(sim, pull.number) if "was not applied" in b]
+    assert "@maria `/request-changes` was not applied" in reply and link in reply, reply
+    sim.replay(run)
+    assert sum("was not applied" in b for b in _bodies(sim, pull.number)) == 1
+
+    praised = on_pr.create_review(body="Nice work, reading the report now.", event="COMMENT")
+    quiet = sim.event("pull_request_review", "submitted", pull.number, review_id=praised.id)
+    assert quiet.result.action == "ignored: a pull request review" and quiet.calls <= 2, quiet.calls
+
+    [line] = sim.fake.review_comments(REPO, pull.number)[:1]
+    on_pr.create_review(
+        body="",
+        event="COMMENT",
+        comments=[{"path": line.path, "line": line.line, "body": "/request-changes why 0.12?"}],
+    )
+    mine = sim.fake.review_comments(REPO, pull.number)[-1]
+    assert mine.user == "maria"
+    run = sim.event("pull_request_review_comment", "created", pull.number, comment_id=mine.id, sender="maria")
+    assert run.result.action == "answered: a command in a pull request comment" and run.calls <= 6, run.calls
+    assert sum("@maria `/request-changes` was not applied" in b for b in _bodies(sim, pull.number)) == 2
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.decisions == []
+
+
 def test_a_decided_gates_review_report_says_who_decided_it_how_when_and_at_which_commit(sim):
     """Found by a maintainer: a week after gate 1 was approved, its review report on the issue still read "open for
     a human decision" and offered the change-request forms. The same comment now says how the gate was decided."""
