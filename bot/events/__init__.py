@@ -26,6 +26,8 @@ ROUTES: dict[tuple[str, str | None], str] = {
     ("issues", "closed"): "bot.events.issues:closed",
     ("issues", "reopened"): "bot.events.issues:reopened",
     ("issue_comment", "created"): "bot.events.comments:created",
+    ("pull_request_review", "submitted"): "bot.events.pull_comments:review_submitted",
+    ("pull_request_review_comment", "created"): "bot.events.pull_comments:line_comment_created",
     ("workflow_dispatch", None): "bot.events.dispatch:dispatched",
 }
 

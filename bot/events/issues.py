@@ -7,6 +7,7 @@ from bot.events import benchmark, lost_state
 from bot.events.promotion import NeedsInfo, Result
 from bot.events.request_texts import needs_fixing
 from bot.events.stale import written_before
+from bot.forge import markers
 from bot.github.client import IssueInfo
 from bot.github.labels import Label, open_gate_approval
 from bot.model import DecidedVia, Decision, PipelineState, Status
@@ -26,7 +27,8 @@ def _issue(event) -> IssueInfo:
 
 
 def opened(session, event) -> Result:
-    promotion = session.promotion(_issue(event))
+    issue = _issue(event)
+    promotion = session.promotion(issue)
     if promotion is None:
         return Result("ignored: not a promotion issue")
     try:
@@ -34,7 +36,36 @@ def opened(session, event) -> Result:
     except NeedsInfo as exc:
         return promotion.needs_info(exc.problems)
     promotion.clear_needs_info()
-    return promotion.advance()
+    result = promotion.advance()
+    filed_approvals(promotion, issue)
+    return result
+
+
+def filed_approvals(promotion, issue: IssueInfo) -> None:
+    """Say why a gate's approval label the issue was filed with (``gh issue create -l``) is gone: no review
+    existed to approve, so the run's labels (``sync_labels``) took it off. Its own run, queued behind this one
+    (or dropped by the issue's group), would find it gone and say nothing; its author would believe the gate
+    pre-approved. The reply is the one any refused label gets, once per label (``filed_key``)."""
+    for name in sorted(issue.labels - promotion.issue.labels):
+        gate = Label.approval_gate(name)
+        if gate is not None:
+            promotion.notice(
+                filed_key(name),
+                f"@{issue.author} the `{name}` label was removed: it was applied before gate {gate}'s review "
+                "existed; apply it again once you have read the review.",
+            )
+
+
+def filed_key(label: str) -> str:
+    return f"label-filed-{label}"
+
+
+def _answered_when_filed(promotion, label: str, event) -> bool:
+    """Whether the label of this event was one the issue was filed with, already answered by the opened run
+    (``filed_approvals``): that reply was written after the label was applied."""
+    said = promotion.client.bot_comment(promotion.issue.number, markers.notice(filed_key(label)))
+    applied = event.issue.updated_at
+    return said is not None and (applied is None or said.created_at is None or applied <= said.created_at)
 
 
 def edited(session, event) -> Result:
@@ -80,6 +111,8 @@ def labeled(session, event) -> Result:
     fresh = promotion.current_issue()  # the payload is a snapshot: the label may be gone by now
     if label not in fresh.labels:
         state = promotion.load()
+        if _answered_when_filed(promotion, label, event):
+            return promotion.heal(Result("ignored: the label the issue was filed with was answered"))
         if state is None or promotion.handled(state) or _approved(state, gate) or open_gate_approval(state) == label:
             return promotion.heal(Result("ignored: the label was already removed"))  # by the person who applied it
         # another run of the issue read the labels first and removed it: its gate is not open (cancelled, passed)

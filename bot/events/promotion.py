@@ -216,7 +216,9 @@ class Promotion:
         state, said, _ = undo_dropped(self, before, state, actor=actor, why="the request changed", say=cancel)
         if state is not restarted:
             self.save(state)
-        if change.redo and pipeline.work_done(before):
+        # stage 1 done and stage 2 under way (before gate 1) counts too: the edit was taken and work thrown away,
+        # and a researcher who fixed a typo then must not wonder whether the bot saw it
+        if change.redo and (pipeline.work_done(before) or before.stages):
             gpu = ""
             if before.benchmark and not state.benchmark:  # the redone plan needs a new run: the old one went
                 gpu = f" {said or before.benchmark.still_running()}"

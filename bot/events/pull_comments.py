@@ -1,4 +1,9 @@
-"""A slash command on a promotion's pull request: answered there, once, with a link to the issue it belongs on."""
+"""A slash command on a promotion's pull request: answered there, once, with a link to the issue it belongs on.
+
+Three ways to write on a PR reach the bot: a conversation comment (``issue_comment``), a review
+(``pull_request_review: submitted``, "Request changes" with `/request-changes` as its body) and a line comment
+(``pull_request_review_comment: created``). Each is answered alike; none decides anything.
+"""
 
 from __future__ import annotations
 
@@ -11,25 +16,60 @@ from bot.github.client import IssueInfo
 
 
 def on_pull_request(session, event, pull: IssueInfo) -> Result:
+    """A command in a PR conversation comment (``comments.created`` routes it here)."""
+    comment = event.comment
+    return _answer(session, pull, event.sender, comment.body, markers.reply(comment.id), "comment")
+
+
+def review_submitted(session, event) -> Result:
+    """A review whose body is a command: people review on the PR, so "Request changes" is where they type
+    `/request-changes`; left unanswered, the review would stand on the PR while the gate passed over it."""
+    review = event.review
+    return _answer(session, _pull(event), event.sender, review.body, markers.reply_to_review(review.id), "review")
+
+
+def line_comment_created(session, event) -> Result:
+    """A line comment whose body is a command (`/request-changes` about that line)."""
+    comment = event.comment
+    return _answer(session, _pull(event), event.sender, comment.body, markers.reply_to_line(comment.id), "comment")
+
+
+def _answer(session, pull: IssueInfo, sender, body: str | None, marker: str, what: str) -> Result:
     """A command on a promotion's PR decides nothing: it is answered there, once, with a link to the issue.
 
     People review on the PR, so that is where they type `/approve`; silence would leave them waiting for a
-    decision nobody recorded. The PR is the bot's and names its issue (``Refs #N``); no other PR is answered.
+    decision nobody recorded. The PR is the bot's and names its issue (``Refs #N``); no other PR is answered,
+    nor a bot's text (the bot's own review among them), nor text without a command.
     """
-    comment, sender = event.comment, event.sender
+    if str(sender.type or "") == "Bot" or sender.login.lower() in session.client.bot_logins:
+        return Result(f"ignored: a bot's pull request {what}")
     try:
-        command = commands.parse(comment.body or "")
+        command = commands.parse(body or "")
     except commands.CommandError:
         command = None
     refs = re.search(r"^Refs #([1-9][0-9]*)$", pull.body, re.M)
     if command is None or refs is None or not session.client.is_mine(pull.author):
-        return Result("ignored: a pull request comment")
+        return Result(f"ignored: a pull request {what}")
     number = refs.group(1)
     url = f"{session.env.server_url.rstrip('/')}/{session.env.repository}/issues/{number}"
     session.client.upsert_comment(
         pull.number,
-        markers.reply(comment.id),
+        marker,
         f"@{sender.login} `/{command.name}` was not applied: commands and gate labels count only on the promotion "
         f"issue, [#{number}]({url}). Comment it there (the issue holds the full report and the status).",
     )
-    return Result("answered: a command on the pull request", notes=[f"decisions belong on #{number}"])
+    return Result(f"answered: a command in a pull request {what}", notes=[f"decisions belong on #{number}"])
+
+
+def _pull(event) -> IssueInfo:
+    """The pull request of a review or line-comment event, as the bot reads issues (its payload, no call)."""
+    raw = event.pull_request
+    return IssueInfo(
+        number=raw.number,
+        title=raw.title or "",
+        body=raw.body or "",
+        author=raw.user.login if raw.user else "",
+        labels=frozenset(label.name for label in (raw.labels or []) if label is not None),
+        state=str(raw.state or "open"),
+        is_pull_request=True,
+    )

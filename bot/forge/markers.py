@@ -43,6 +43,16 @@ def reply(comment_id: int) -> str:
     return notice(reply_key(comment_id))
 
 
+def reply_to_review(review_id: int) -> str:
+    """The marker of the bot's answer to a person's review of its PR (reviews are numbered apart from comments)."""
+    return notice(f"reply-review-{review_id}")
+
+
+def reply_to_line(comment_id: int) -> str:
+    """The marker of the bot's answer to a person's line comment on its PR (numbered apart from comments)."""
+    return notice(f"reply-line-{comment_id}")
+
+
 #: The notice a state the bot did not save gets (one per issue: a later event updates it, never repeats it).
 FOREIGN_EDIT = notice("foreign-edit")
 #: The notice a state saved by a newer bot gets (one per issue, updated).

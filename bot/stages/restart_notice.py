@@ -26,6 +26,8 @@ def restart_notice(change: pipeline.RequestChange, before: PipelineState, after:
             f"({start.title}) is the first to read that, so the promotion **restarted from stage {int(start)}**"
         )
     ]
+    if not before.decisions:
+        parts.append("nothing was decided yet")
     if dropped:
         parts.append(f"the decisions at {_gates(dropped)} were made on the old request and no longer count")
     if kept:

@@ -383,12 +383,16 @@ class FakeGitHub:
         sender: str | None = None,
         label: str | None = None,
         comment_id: int | None = None,
+        review_id: int | None = None,
         inputs: dict[str, Any] | None = None,
         ref: str | None = None,
         workflow: str | None = None,
         changes: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """A payload for (event, action) in GitHub's shape, filled from this fake's state."""
+        """A payload for (event, action) in GitHub's shape, filled from this fake's state.
+
+        For ``pull_request_review`` ``review_id`` names the review; for ``pull_request_review_comment``
+        ``comment_id`` names the line comment (a review comment, not an issue comment); ``number`` is the PR."""
         repo = self.state.repos[full_name]
         fields: dict[str, Any] = {"repository": full_name, "api_url": self.api_url, "web_url": self.server_url}
         if sender is not None:
@@ -408,26 +412,38 @@ class FakeGitHub:
             )
         if label is not None:
             fields["label"] = label
+        line = event == "pull_request_review_comment"
         if comment_id is not None:
-            comment = repo.comments[comment_id]
+            comment = repo.review_comments[comment_id] if line else repo.comments[comment_id]
             commenter = self.state.users[comment.user]
             fields.update(
                 comment_id=comment_id,
                 comment_body=comment.body,
                 comment_author=(comment.user, commenter.type, commenter.id),
             )
+            if line:
+                fields["review_id"] = comment.review_id
+        if review_id is not None:
+            review = repo.reviews[review_id]
+            reviewer = self.state.users[review.user]
+            fields.update(review_id=review_id, review_body=review.body, review_state=review.state)
+            fields.setdefault("sender", (review.user, reviewer.type, reviewer.id))
         if event == "workflow_dispatch":
             fields.update(inputs=inputs or {}, ref=ref or repo.default_branch, workflow=workflow)
         if changes is not None:
             fields["changes"] = changes
         payload = webhooks.build(event, action, **fields)
         if comment_id is not None:  # when it was written, by this fake's clock (GitHub's example has a fixed time)
-            comment = repo.comments[comment_id]
+            comment = repo.review_comments[comment_id] if line else repo.comments[comment_id]
             payload["comment"].update(created_at=stamp(comment.created_at), updated_at=stamp(comment.updated_at))
-        if number is not None and "issue" in payload:  # the issue as it was at this event, by this fake's clock
-            issue = repo.issues[number]
-            payload["issue"].update(created_at=stamp(issue.created_at), updated_at=stamp(issue.updated_at))
-        for label in [*payload.get("issue", {}).get("labels", []), payload.get("label") or {}]:
+        if review_id is not None and repo.reviews[review_id].submitted_at is not None:
+            payload["review"]["submitted_at"] = stamp(repo.reviews[review_id].submitted_at)
+        for subject in ("issue", "pull_request"):  # the issue or PR as it was at this event, by this fake's clock
+            if number is not None and subject in payload:
+                issue = repo.issues[number]
+                payload[subject].update(created_at=stamp(issue.created_at), updated_at=stamp(issue.updated_at))
+        subject = payload.get("issue") or payload.get("pull_request") or {}
+        for label in [*subject.get("labels", []), payload.get("label") or {}]:
             known = repo.labels.get(str(label.get("name", "")).lower())
             if known is not None:  # the repository's own label: its id, color and description
                 label.update(id=known.id, color=known.color, description=known.description)

@@ -291,6 +291,43 @@ def test_a_command_on_the_pull_request_is_answered_there_with_a_link_to_the_issu
     assert sum("was not applied" in b for b in _bodies(sim, pull.number)) == 1
 
 
+def test_a_command_in_a_review_or_a_line_comment_on_the_pull_request_is_answered_like_a_comment(sim):
+    """ghflow2 #2: maria clicked "Request changes" on the PR with `/request-changes` as the review's body; no
+    workflow listened to reviews, so nothing answered, and gate 1 later passed with her review still standing.
+    A review and a line comment are now answered as a PR comment is; one without a command is not."""
+    number = _to_gate_1(sim)
+    [pull] = sim.fake.pulls(REPO)
+    link = f"[#{number}]({sim.fake.server_url}/{REPO}/issues/{number})"
+    on_pr = _as(sim, "maria").get_pull(pull.number)
+
+    asked = on_pr.create_review(body="/request-changes\nparam loadHighThreshold: 56", event="REQUEST_CHANGES")
+    run = sim.event("pull_request_review", "submitted", pull.number, review_id=asked.id)
+    assert run.result.action == "answered: a command in a pull request review", run.result.action
+    assert run.calls <= 6, run.calls  # the payload names the PR, its body and author: no read of them
+    [reply] = [b for b in _bodies(sim, pull.number) if "was not applied" in b]
+    assert "@maria `/request-changes` was not applied" in reply and link in reply, reply
+    sim.replay(run)
+    assert sum("was not applied" in b for b in _bodies(sim, pull.number)) == 1
+
+    praised = on_pr.create_review(body="Nice work, reading the report now.", event="COMMENT")
+    quiet = sim.event("pull_request_review", "submitted", pull.number, review_id=praised.id)
+    assert quiet.result.action == "ignored: a pull request review" and quiet.calls <= 2, quiet.calls
+
+    [line] = sim.fake.review_comments(REPO, pull.number)[:1]
+    on_pr.create_review(
+        body="",
+        event="COMMENT",
+        comments=[{"path": line.path, "line": line.line, "body": "/request-changes why 0.12?"}],
+    )
+    mine = sim.fake.review_comments(REPO, pull.number)[-1]
+    assert mine.user == "maria"
+    run = sim.event("pull_request_review_comment", "created", pull.number, comment_id=mine.id, sender="maria")
+    assert run.result.action == "answered: a command in a pull request comment" and run.calls <= 6, run.calls
+    assert sum("@maria `/request-changes` was not applied" in b for b in _bodies(sim, pull.number)) == 2
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.decisions == []
+
+
 def test_a_decided_gates_review_report_says_who_decided_it_how_when_and_at_which_commit(sim):
     """Found by a maintainer: a week after gate 1 was approved, its review report on the issue still read "open for
     a human decision" and offered the change-request forms. The same comment now says how the gate was decided."""
@@ -551,6 +588,22 @@ def test_a_gate_label_on_a_promotion_that_never_started_says_so(sim):
     _label(sim, number, "gate-1-approved", "maria")
     [told] = [b for b in _bodies(sim, number) if "the `gate-1-approved` label was removed" in b]
     assert "this promotion has not started, so gate 1 is not open" in told
+
+
+def test_a_gate_label_the_issue_was_filed_with_is_removed_with_the_same_reply_as_any_refused_label(sim):
+    """ghflow2 #4: maria filed the promotion with `gate-1-approved` on it (`gh issue create -l`); gate 1 rightly
+    did not pass, but the label vanished without a word (its own run, queued behind the opened run's chain, found
+    it gone and took that for its author's doing), so she believed she had pre-approved gate 1."""
+    number = sim.fake.create_issue(REPO, TITLE, example_body(), "maria", labels=("promotion", "gate-1-approved"))
+    labeled = sim.fake.webhook("issues", "labeled", REPO, number, sender="maria", label="gate-1-approved")
+    sim.event("issues", "opened", number, sender="maria")
+    assert state_of(sim, number).open_gate == 1 and "gate-1-approved" not in labels_of(sim, number)
+    said = [b for b in _bodies(sim, number) if "the `gate-1-approved` label was removed" in b]
+    assert len(said) == 1 and "@maria" in said[0], said
+    assert "applied before gate 1's review existed; apply it again once you have read the review" in said[0]
+    sim.deliver("issues", labeled)  # the label's own run, late: it says nothing more, and decides nothing
+    assert [b for b in _bodies(sim, number) if "the `gate-1-approved` label was removed" in b] == said
+    assert state_of(sim, number).decisions == []
 
 
 def test_approvers_listed_by_login_only_are_named_on_the_gate_and_decide(sim):

@@ -319,6 +319,29 @@ def test_an_edited_program_restarts_from_stage_1_and_says_what_changed_and_where
     assert "the evolved program" in notice and "waiting for a decision at gate 1" in notice, notice
 
 
+def test_an_edited_program_while_stage_2_runs_restarts_from_stage_1_and_says_so(sim):
+    """ghflow2 #5: an edit while stage 2 waited for its sandboxed checks restarted the promotion (the audit said
+    so, and the branch has the commit removing stage 1's files), but nothing on the issue told the researcher the
+    edit was taken; an edit at gate 1 gets a notice, and this one gets the same."""
+    from tests.github.forms import example_values, render_form
+
+    number = sim.fake.create_issue(REPO, TITLE, example_body(), "researcher", labels=("promotion",))
+    opened = sim.fake.webhook("issues", "opened", REPO, number, sender="researcher")
+    sim._run("issues", opened)  # stage 2 asks for the sandbox; its continuation waits behind the edit's run
+    assert state_of(sim, number).open_gate is None
+    values = example_values()
+    values["source"] = values["source"].replace("adj *= 1.0 - 0.12*(load-4.5)", "adj *= 1.0 - 0.10*(load-4.5)")
+    _as(sim, "researcher").get_issue(number).edit(body=render_form(values))
+    edited = sim.fake.webhook("issues", "edited", REPO, number, sender="researcher", changes={"body": {"from": ""}})
+    sim.deliver("issues", edited)
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.decisions == []
+    assert any(a.event == "restarted from stage 1" for a in state.audit)
+    [notice] = [c.body for c in sim.fake.comments(REPO, number) if "restarted from stage 1" in c.body]
+    assert "@researcher edited the issue" in notice and "the evolved program" in notice, notice
+    assert "nothing was decided yet" in notice, notice
+
+
 def test_an_edit_no_finished_stage_read_keeps_the_promotion_where_it_is(sim):
     """Found on GitHub: any edit (a maintainer's retitle, a claim fixed before stage 3 read it) went back to stage 1."""
     from tests.github.forms import example_values, render_form

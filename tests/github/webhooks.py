@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from functools import cache
 from typing import Any
 
@@ -27,6 +28,8 @@ SCHEMAS = {
     ("issues", "reopened"): "issues-reopened",
     ("issue_comment", "created"): "issue-comment-created",
     ("workflow_dispatch", None): "workflow-dispatch",
+    ("pull_request_review", "submitted"): "pull-request-review-submitted",
+    ("pull_request_review_comment", "created"): "pull-request-review-comment-created",
 }
 _UNSET: Any = object()
 
@@ -36,18 +39,18 @@ def _examples() -> dict[tuple[str, str | None], dict[str, Any]]:
     """(event, action) -> the published example to start from.
 
     Preference: one that passes GitHub's own webhook schema (some older examples lack fields GitHub now
-    sends), then one without an App installation or organization block (closest to what a repository's own
-    Actions workflow receives), then the first.
+    sends), or else the one that misses the fewest, then one without an App installation or organization block
+    (closest to what a repository's own Actions workflow receives), then the first.
     """
     candidates: dict[tuple[str, str | None], list[dict[str, Any]]] = {}
     for event in json.loads(EXAMPLES_PATH.read_text(encoding="utf-8")):
         for found in event["examples"]:
             candidates.setdefault((event["name"], found.get("action")), []).append(found)
 
-    def rank(key: tuple[str, str | None], found: dict[str, Any]) -> tuple[bool, bool]:
-        valid = key not in SCHEMAS or not validate(key[0], key[1], found)
+    def rank(key: tuple[str, str | None], found: dict[str, Any]) -> tuple[int, bool]:
+        missing = len(validate(key[0], key[1], found)) if key in SCHEMAS else 0
         plain = "installation" not in found and "organization" not in found
-        return (not valid, not plain)
+        return (missing, not plain)
 
     return {key: min(found, key=lambda x, key=key: rank(key, x)) for key, found in candidates.items()}
 
@@ -108,6 +111,9 @@ def build(
     comment_body: str | None = None,
     comment_author: str | tuple | None = None,
     label: str | None = None,
+    review_id: int | None = None,
+    review_body: str | None = None,
+    review_state: str | None = None,
     inputs: dict[str, Any] | None = None,
     ref: str | None = None,
     workflow: str | None = None,
@@ -118,7 +124,9 @@ def build(
     """A payload for (event, action) from GitHub's example with the named fields replaced, then validated.
 
     Users are a login ("alice"; a login ending in "[bot]" is a Bot), (login, type) or (login, type, id).
-    `ref` may be a branch name or a full ref; `workflow` is the workflow file's path.
+    `ref` may be a branch name or a full ref; `workflow` is the workflow file's path. For a review or a line
+    comment on a pull request, `number`, `title`, `body`, `labels`, `author` and `state` are the pull request's,
+    and the review's author is the sender's.
     """
     payload = example(event, action)
     if repository is not None:
@@ -171,6 +179,10 @@ def build(
                 "patch_url": f"{html}.patch",
                 "merged_at": None,
             }
+    if "pull_request" in payload and "issue" not in payload:  # a review or a line comment: the PR is the subject
+        _pull_request(payload, number, title, body, labels, author, state, template_user)
+    if "review" in payload:
+        _review(payload, review_id, review_body, review_state)
     if label is not None:
         if "label" not in payload:
             raise ValueError(f"label= applies to labeled/unlabeled events, not {event}.{action}")
@@ -184,12 +196,24 @@ def build(
             comment["url"] = comment["url"].replace(f"/comments/{old_id}", f"/comments/{comment_id}")
             comment["html_url"] = comment["html_url"].replace(f"issuecomment-{old_id}", f"issuecomment-{comment_id}")
             comment.update({"id": comment_id, "node_id": node_id("IssueComment", comment_id)})
+            if "pull_request_review_id" in comment:  # a line comment: its own kind of id, and its links
+                comment = payload["comment"] = _replace_strings(
+                    comment, f"discussion_r{old_id}", f"discussion_r{comment_id}"
+                )
+                comment["_links"] = _replace_strings(
+                    comment["_links"], f"/comments/{old_id}", f"/comments/{comment_id}"
+                )
+                comment["node_id"] = node_id("PullRequestReviewComment", comment_id)
+        if review_id is not None and "pull_request_review_id" in comment:
+            comment["pull_request_review_id"] = review_id
         if comment_body is not None:
             comment["body"] = comment_body
         if comment_author is not None:
             comment["user"] = _user(template_user, *_login(comment_author))
     if sender is not None:
         payload["sender"] = _user(template_user, *_login(sender))
+        if "review" in payload:  # the person who submitted it
+            payload["review"]["user"] = payload["sender"]
     if changes is not None:
         if "changes" not in payload:
             raise ValueError(f"changes= applies to edited events, not {event}.{action}")
@@ -205,6 +229,62 @@ def build(
     if errors:
         raise ValueError(f"{event}.{action} payload is not GitHub's shape: {errors}")
     return payload
+
+
+def _pull_request(payload, number, title, body, labels, author, state, template_user) -> None:
+    """The pull request a review or a line comment is on, with the named fields replaced.
+
+    The published examples predate ``has_discussions`` on the PR's base and head repositories, which the pinned
+    schema requires (GitHub sends it): they get the repository's own, or ``False``, GitHub's default."""
+    pull = payload["pull_request"]
+    if number is not None:
+        old = pull["number"]
+        for key in ("pull_request", "review", "comment"):
+            if key in payload:
+                payload[key] = _renumber(payload[key], old, number)
+        pull = payload["pull_request"]
+        pull["number"] = number
+    if title is not None:
+        pull["title"] = title
+    if body is not _UNSET:
+        pull["body"] = body
+    if author is not None:
+        pull["user"] = _user(template_user, *_login(author))
+    if state is not None:
+        pull["state"] = state
+    if labels is not None:
+        pull["labels"] = [_label(payload, name) for name in labels]
+    for side in ("base", "head"):
+        repo = (pull.get(side) or {}).get("repo")
+        if isinstance(repo, dict):
+            repo.setdefault("has_discussions", payload["repository"].get("has_discussions", False))
+
+
+def _renumber(node: Any, old: int, new: int) -> Any:
+    """Every link to pull request (or issue) ``old`` made a link to ``new``."""
+    if isinstance(node, dict):
+        return {key: _renumber(value, old, new) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_renumber(value, old, new) for value in node]
+    if isinstance(node, str):
+        return re.sub(rf"/(pulls|pull|issues)/{old}(?![0-9])", rf"/\g<1>/{new}", node)
+    return node
+
+
+def _review(payload: dict[str, Any], review_id: int | None, body: str | None, state: str | None) -> None:
+    """The review of a ``pull_request_review`` event, with the named fields replaced (``state`` as the REST API
+    spells it, e.g. CHANGES_REQUESTED: the webhook's is lower case)."""
+    review = payload["review"]
+    if review_id is not None:
+        old = review["id"]
+        review = payload["review"] = _replace_strings(
+            review, f"pullrequestreview-{old}", f"pullrequestreview-{review_id}"
+        )
+        review.update({"id": review_id, "node_id": node_id("PullRequestReview", review_id)})
+    if body is not None:
+        review["body"] = body
+    if state is not None:
+        review["state"] = state.lower()
 
 
 def _label(payload: dict[str, Any], name: str) -> dict[str, Any]:

@@ -163,11 +163,11 @@ def test_adoption_names_every_uses_line_to_replace_with_its_command_and_inputs()
     import yaml
 
     steps = _local_action_steps()
-    assert len(steps) == 4
+    assert len(steps) == 5
     inputs = yaml.safe_load((PROJECT_ROOT / "action.yml").read_text())["inputs"]
     readme, setup = _section(README.read_text(), "## On GitHub"), SETUP.read_text()
     for text in (readme, setup):
-        assert "four `uses: ./` lines" in text
+        assert "five `uses: ./` lines" in text
         for workflow, job, given in steps:
             row = _row(text, workflow, job)
             command = given.get("command", inputs["command"]["default"])

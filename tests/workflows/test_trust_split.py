@@ -102,5 +102,30 @@ def test_a_run_the_write_job_skips_does_not_join_the_issues_group():
     assert f"!({skip} && {other})" in condition
     group = " ".join(doc["concurrency"]["group"].split())
     assert group.startswith(f"${{{{ {skip} && {other} && format('promotion-other-label-{{0}}', github.run_id) || ")
-    assert group.endswith("|| format('promotion-{0}', github.event.issue.number || inputs.issue) }}")
+    issue = "github.event.issue.number || github.event.pull_request.number || inputs.issue"
+    assert group.endswith(f"|| format('promotion-{{0}}', {issue}) }}}}")
     assert doc["concurrency"]["cancel-in-progress"] is False
+
+
+def test_every_event_the_bot_routes_starts_the_workflow_and_pr_reviews_reach_a_job_that_only_replies():
+    """ghflow2 #2: a "Request changes" review on the bot's PR with `/request-changes` as its body, and a line comment
+    holding a command, started no workflow, so no one answered them. Reviews and line comments now start the
+    `pr-reply` job: no secret, no checkout of the PR, and the right to write on pull requests only."""
+    from bot.events import ROUTES
+
+    doc, jobs = _jobs(PROMOTION)
+    triggers = doc.get("on") or doc.get(True)
+    for event, action in ROUTES:
+        assert event in triggers, event
+        if action is not None:
+            assert action in triggers[event]["types"], (event, action)
+    job = jobs["pr-reply"]
+    assert _secrets(job) == set() and _writes(job) == {"pull-requests"}
+    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    condition = " ".join(job["if"].split())
+    assert (
+        "github.event_name == 'pull_request_review' || github.event_name == 'pull_request_review_comment'" in condition
+    )
+    assert "contains(github.event.pull_request.labels.*.name, 'promotion')" in condition
+    assert [s.get("with", {}).get("anthropic-api-key") for s in job["steps"] if s.get("uses") == "./"] == [None]
+    assert "github.event.pull_request" not in jobs["advance"]["if"]  # the write job never starts for them
