@@ -25,7 +25,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,7 +44,7 @@ from bot.bench.layout import (
     results_files,
     run_dir,
 )
-from bot.bench.load_binding import keep_same_load
+from bot.bench.load_binding import PlannedLoad, keep_delivered, keep_same_load
 from bot.bench.report_schema import CONVERT_HINT, _where, check_version
 from bot.bench.report_schema import validate as validate_schema
 from bot.bench.waiting import peak_waiting
@@ -413,12 +413,20 @@ def _dedupe(candidates: list[Candidate], rejected: list[tuple[str, str]]) -> lis
     return kept
 
 
-def load_results(results_dir: str | Path, *, binder: Binder | None = None, settle: Settle | None = None) -> ReportSet:
+def load_results(
+    results_dir: str | Path,
+    *,
+    binder: Binder | None = None,
+    settle: Settle | None = None,
+    planned: Mapping[str, PlannedLoad] | None = None,
+) -> ReportSet:
     """Load every report under ``results_dir`` in either layout (``bot.bench.layout``).
 
     ``binder`` (see ``bot.bench.evidence``) rejects reports that are not evidence for this
-    promotion's arms; ``settle`` what only the bound reports together show. Raises ReportError when the directory is missing, holds no report, or
-    holds no usable report.
+    promotion's arms; ``settle`` what only the bound reports together show; ``planned`` (the plan's workloads,
+    ``bot.bench.load_binding.planned_loads``) says how long each load runs, so a run cut short is left out
+    (``keep_delivered``; without it, the duration the report records). Raises ReportError when the directory is
+    missing, holds no report, or holds no usable report.
     """
     root = Path(results_dir)
     if not root.is_dir():
@@ -437,6 +445,7 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None, settl
             rejected.append((path.relative_to(root).as_posix(), str(exc)))
     candidates = bound_then_deduped(candidates, binder, rejected, _dedupe, settle)
     candidates = keep_same_load(candidates, rejected)
+    candidates = keep_delivered(candidates, rejected, planned or {})
     accepted: dict[RunKey, list[Candidate]] = {}
     for c in candidates:
         accepted.setdefault(c.key, []).append(c)
