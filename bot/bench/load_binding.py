@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.bench.conditions import condition_reason
 from bot.bench.errors import ReportError
 from bot.bench.layout import RunKey, parse_run_treatment, split_condition
 
@@ -143,6 +144,16 @@ def _labels(doc: dict, key: RunKey, planned: Mapping[str, PlannedLoad]) -> str |
     if base in planned and base != split_condition(key.workload)[0]:  # only a workload of this plan is a name
         return f"its load description names workload {named!r}"
     return None
+
+
+def fits_directory(doc: dict, key: RunKey, rel: str, planned: Mapping[str, PlannedLoad]) -> bool:
+    """Whether nothing the report records about its run names another place than its directory: the ``arm:``
+    keyword, the workload its labels name (``_labels``) and the condition it records (``condition_reason``). What
+    decides which of two copies of one run, filed in two cells, is the run's own (``reports._dedupe``)."""
+    arm = _keyword(doc, "arm")
+    if arm is not None and arm != key.treatment:
+        return False
+    return _labels(doc, key, planned) is None and condition_reason(doc, rel, split_condition(key.workload)[1]) is None
 
 
 def _settings(doc: dict, want: PlannedLoad) -> list[str]:

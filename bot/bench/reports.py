@@ -23,6 +23,7 @@ reports than were run must say so.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import math
 from collections.abc import Callable, Mapping
@@ -44,7 +45,7 @@ from bot.bench.layout import (
     results_files,
     run_dir,
 )
-from bot.bench.load_binding import PlannedLoad, keep_delivered, keep_same_load
+from bot.bench.load_binding import PlannedLoad, fits_directory, keep_delivered, keep_same_load
 from bot.bench.report_schema import CONVERT_HINT, _where, check_version
 from bot.bench.report_schema import validate as validate_schema
 from bot.bench.waiting import peak_waiting
@@ -393,24 +394,70 @@ def _parse_once(sha256: str, text: str) -> dict:
     return copy.deepcopy(doc)
 
 
-def _dedupe(candidates: list[Candidate], rejected: list[tuple[str, str]]) -> list[Candidate]:
-    """The first of byte-identical reports, or of reports with one run.uid, counts; the rest are duplicates."""
-    by_hash: dict[str, str] = {}
-    by_uid: dict[str, str] = {}
-    kept = []
+def _place(key: RunKey) -> str:
+    """The cell and arm a report is filed under, as its directory names them."""
+    return f"{key.treatment}/{key.workload}/{rate_dir(key.rate)}"
+
+
+def _dedupe(
+    candidates: list[Candidate], rejected: list[tuple[str, str]], planned: Mapping[str, PlannedLoad] | None = None
+) -> list[Candidate]:
+    """Copies of one run (byte-identical, or one run.uid) count once, and only where the run belongs.
+
+    Copies filed in one place (arm, workload, rate) are one repetition re-filed: the first counts, the rest are
+    listed as duplicates. Copies in different places are a provenance conflict, never settled by path order: the
+    copy whose records fit its directory counts when exactly one place's do (``load_binding.fits_directory``), and
+    when none or several do, no copy counts, each listed with why: keeping the first by path kept a copy in a cell
+    whose looks never reached it and dropped the run from its own, and called that "counted once".
+    """
+    groups: dict[str, list[Candidate]] = {}
     for c in candidates:
-        uid = c.uid
-        if c.sha256 in by_hash:
-            rejected.append((c.rel, f"duplicate: byte-identical to {by_hash[c.sha256]}; counted once"))
+        groups.setdefault(c.uid or f"sha256:{c.sha256}", []).append(c)
+    dropped: set[str] = set()
+    for copies in groups.values():
+        if len(copies) < 2:
             continue
-        if uid and uid in by_uid:
-            rejected.append((c.rel, f"duplicate: the same run (run.uid {uid}) as {by_uid[uid]}; counted once"))
+        places: dict[str, list[Candidate]] = {}
+        for c in copies:
+            places.setdefault(_place(c.key), []).append(c)
+        fitting = [p for p, cs in places.items() if any(fits_directory(c.doc, c.key, c.rel, planned or {}) for c in cs)]
+        if len(places) > 1 and len(fitting) != 1:
+            _conflict(copies, places, fitting, rejected)
+            dropped.update(c.rel for c in copies)
             continue
-        by_hash[c.sha256] = c.rel
-        if uid:
-            by_uid[uid] = c.rel
-        kept.append(c)
-    return kept
+        home = places[fitting[0]] if len(places) > 1 else copies
+        kept = next((c for c in home if fits_directory(c.doc, c.key, c.rel, planned or {})), home[0])
+        for c in copies:
+            if c is not kept:
+                rejected.append((c.rel, _duplicate(c, kept)))
+                dropped.add(c.rel)
+    return [c for c in candidates if c.rel not in dropped]
+
+
+def _duplicate(c: Candidate, kept: Candidate) -> str:
+    same = (
+        f"byte-identical to {kept.rel}" if c.sha256 == kept.sha256 else f"the same run (run.uid {c.uid}) as {kept.rel}"
+    )
+    if _place(c.key) == _place(kept.key):
+        return f"duplicate: {same}; counted once"
+    return (
+        f"duplicate: {same}, filed in another cell: what the run records fits {_place(kept.key)} and not "
+        f"{_place(c.key)}, so it is counted once, there"
+    )
+
+
+def _conflict(
+    copies: list[Candidate], places: dict[str, list[Candidate]], fitting: list[str], rejected: list[tuple[str, str]]
+) -> None:
+    """Every copy of a run filed in several places whose records fit none, or several, of them: left out."""
+    run = f"run.uid {copies[0].uid}" if copies[0].uid else "byte-identical copies"
+    fit = "each of those directories" if fitting else "none of those directories"
+    why = (
+        f"provenance conflict: the same run ({run}) is filed in {len(places)} places ({', '.join(places)}), and "
+        f"what it records (arm, workload and condition keywords, load description) fits {fit}: which one it ran "
+        "the reports cannot tell, so no copy counts; keep it only in the directory of the cell it ran"
+    )
+    rejected.extend((c.rel, why) for c in copies)
 
 
 def load_results(
@@ -443,7 +490,8 @@ def load_results(
             candidates.append(_candidate(root, path))
         except ReportError as exc:
             rejected.append((path.relative_to(root).as_posix(), str(exc)))
-    candidates = bound_then_deduped(candidates, binder, rejected, _dedupe, settle)
+    dedupe = functools.partial(_dedupe, planned=planned)
+    candidates = bound_then_deduped(candidates, binder, rejected, dedupe, settle)
     candidates = keep_same_load(candidates, rejected)
     candidates = keep_delivered(candidates, rejected, planned or {})
     accepted: dict[RunKey, list[Candidate]] = {}
