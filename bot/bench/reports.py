@@ -506,9 +506,9 @@ def load_results(
     for key in sorted(accepted):
         reports = accepted[key]
         if len(reports) > 1:
-            names = ", ".join(Path(c.rel).name for c in reports)
+            names = ", ".join(_distinct([c.rel for c in reports]))
             for c in reports:
-                rejected.append((c.rel, f"ambiguous: {len(reports)} reports for one repetition ({names}); keep one"))
+                rejected.append((c.rel, f"ambiguous: {len(reports)} reports for one repetition, in {names}; keep one"))
             continue
         c = reports[0]
         loaded.append(c.rel)
@@ -532,6 +532,15 @@ def load_results(
     return ReportSet(
         table=table, requests=requests, rejected=rejected, loaded=loaded, testbeds=testbeds, waiting=waiting
     )
+
+
+def _distinct(rels: list[str]) -> list[str]:
+    """The shortest names that tell these reports apart: their directories (two workspace runs of one repetition
+    hold one file name), else their file names (two stage files in one directory), else the whole paths."""
+    for names in ([Path(r).parent.as_posix() for r in rels], [Path(r).name for r in rels]):
+        if len(set(names)) == len(names):
+            return names
+    return list(rels)
 
 
 def report_identity(doc: dict[str, Any]) -> str:

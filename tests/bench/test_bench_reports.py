@@ -615,6 +615,22 @@ def test_llm_d_benchmark_layout_is_read_directly(tmp_path):
     )
 
 
+def test_two_workspace_runs_of_one_repetition_are_named_by_their_directories(tmp_path):
+    """Their report files share one name, so naming the files ("ambiguous: 2 reports for one repetition (benchmark_
+    report_v0.2,_stage_0_lifecycle_metrics.json.yaml, benchmark_report_v0.2,_stage_0_...)") said nothing."""
+    ws = tmp_path / "workspace"
+    _upstream(ws, "baseline", "load-spikes-rate-2.5-rep-1", make_doc(rate=2.5))
+    first = _upstream(ws, "evolved", "load-spikes-rate-2.5-rep-1", make_doc(rate=2.5, ttft_ms=41.0))
+    first.write_text(first.read_text().replace("evolved-load-spikes-rate-2.5-rep-1_1", "another-run"))
+    first.parent.rename(first.parent.with_name(first.parent.name.replace("1763900000", "1763999999")))  # run again
+    _upstream(ws, "evolved", "load-spikes-rate-2.5-rep-1", make_doc(rate=2.5))
+    rs = load_results(ws)
+    run = "setup-treatment-evolved/results/inference-perf-load-spikes-rate-2.5-rep-1"
+    assert {r for _, r in rs.rejected} == {
+        f"ambiguous: 2 reports for one repetition, in {run}-1763900000-a1b2c3_1, {run}-1763999999-a1b2c3_1; keep one"
+    }
+
+
 def test_the_runners_own_workspace_skips_its_warm_ups_and_says_where_its_mix_runs_belong(tmp_path):
     """Found by a GPU operator who passed the runner's --workspace as --results: its warm-up runs were listed as
     reports that failed validation (gate 3 raised them), and its mix runs under setup-treatment-<arm>+priority-mix
