@@ -12,7 +12,10 @@ Four things make raw reports unsafe to compare directly:
   turns implausible once converted (``1e308`` s is ``inf`` ms);
 - the same run can arrive twice (a copied file, the same run filed under two
   repetitions): byte-identical reports and reports with the same ``run.uid`` count
-  once, the others are listed as duplicates;
+  once, the others are listed as duplicates; copies filed in different cells count only
+  where what the run records fits, and nowhere when that is not one cell (``_dedupe``);
+- a run cut short (far fewer requests than its load plans) is no repetition of its cell
+  (``bot.bench.load_binding.keep_delivered``);
 - a report may belong to another promotion, arm or stack: ``bot.bench.evidence``
   decides that when it is given the plan's arms.
 
