@@ -496,7 +496,9 @@ def load_evidence(results_dir, policy: EvidencePolicy) -> ReportSet:
     from bot.bench.errors import NoUsableReports, ReportError
 
     try:
-        reports = load_results(results_dir, binder=policy.bind, settle=policy.one_runner_commit)
+        reports = load_results(
+            results_dir, binder=policy.bind, settle=policy.one_runner_commit, planned=policy.workloads
+        )
     except ReportError as exc:
         if "sample data, not a measurement" in str(exc):
             raise NoUsableReports(

@@ -10,7 +10,10 @@ comes from the load alone would be credited to the plugin. Two checks:
   the ``workload:`` / ``cell:`` keywords, the load description's ``<workload>:`` prefix, the
   inference-perf profile and overrides, and every ``data`` setting the planned profile makes;
 - the two arms of a cell against each other (``keep_same_load``): a load only one arm ran
-  compares nothing, so those reports are left out, with what differs.
+  compares nothing, so those reports are left out, with what differs;
+- the load each run delivered (``keep_delivered``): a run that recorded far fewer requests than its load plans
+  (rate x duration), or than the other arm's runs of its cell, was cut short and never put the cell under the
+  load a claim is about, so it is left out with both counts.
 
 Everything is checked only when the report records it: a hand-run report that records little is
 held to what it does record.
@@ -19,10 +22,13 @@ held to what it does record.
 from __future__ import annotations
 
 import json
+import math
+import statistics
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.bench.conditions import condition_reason
 from bot.bench.errors import ReportError
 from bot.bench.layout import RunKey, parse_run_treatment, split_condition
 
@@ -32,6 +38,13 @@ _STANDARDIZED = ("source", "input_seq_len", "output_seq_len", "prefix", "multi_t
 _NATIVE = ("profile", "overrides", "data")
 #: Differences named in one reason; the rest are counted.
 _SHOWN = 3
+#: A run counts as a repetition only if it recorded at least this share of the requests its load plans (rate x
+#: duration) and of the median the other arm's runs of its cell recorded. Conservative on purpose: a Poisson load
+#: of a few hundred requests stays far above half its mean, and a run below it was stopped (the harness or the
+#: gateway) well before its end, so its percentiles describe a few requests, not the load a claim is about.
+DELIVERED_MIN_SHARE = 0.5
+#: ``load.type`` values whose stages send rate x duration requests (a concurrency load sends what it can).
+_RATE_LOADS = ("constant", "poisson")
 
 
 @dataclass(frozen=True)
@@ -42,6 +55,7 @@ class PlannedLoad:
     overrides: Mapping[str, Any] = field(default_factory=dict)
     data: Mapping[str, Any] = field(default_factory=dict)  # dotted data.* leaf -> value, from the rendered profile
     load_type: str | None = None
+    duration_s: float | None = None  # the length of the one load stage the plan runs (``workload_profile``)
 
 
 def planned_loads(request: Any) -> dict[str, PlannedLoad]:
@@ -57,7 +71,9 @@ def planned_loads(request: Any) -> dict[str, PlannedLoad]:
             doc = {}
         data = _leaves(doc.get("data"), "data")
         load_type = (doc.get("load") or {}).get("type")
-        out[w.name] = PlannedLoad(w.profile, dict(w.overrides), data, str(load_type) if load_type else None)
+        out[w.name] = PlannedLoad(
+            w.profile, dict(w.overrides), data, str(load_type) if load_type else None, float(w.duration_s)
+        )
     return out
 
 
@@ -128,6 +144,16 @@ def _labels(doc: dict, key: RunKey, planned: Mapping[str, PlannedLoad]) -> str |
     if base in planned and base != split_condition(key.workload)[0]:  # only a workload of this plan is a name
         return f"its load description names workload {named!r}"
     return None
+
+
+def fits_directory(doc: dict, key: RunKey, rel: str, planned: Mapping[str, PlannedLoad]) -> bool:
+    """Whether nothing the report records about its run names another place than its directory: the ``arm:``
+    keyword, the workload its labels name (``_labels``) and the condition it records (``condition_reason``). What
+    decides which of two copies of one run, filed in two cells, is the run's own (``reports._dedupe``)."""
+    arm = _keyword(doc, "arm")
+    if arm is not None and arm != key.treatment:
+        return False
+    return _labels(doc, key, planned) is None and condition_reason(doc, rel, split_condition(key.workload)[1]) is None
 
 
 def _settings(doc: dict, want: PlannedLoad) -> list[str]:
@@ -244,5 +270,109 @@ def keep_same_load(candidates: list, rejected: list[tuple[str, str]]) -> list:
                     f"its load differs from the one both arms ran at {cell}: {'; '.join(diff[:_SHOWN])}"
                     f"{' and more' if len(diff) > _SHOWN else ''}; run it with the plan's profile"
                 )
+    rejected.extend((c.rel, bad[c.rel]) for c in candidates if c.rel in bad)
+    return [c for c in candidates if c.rel not in bad]
+
+
+def _number(x: Any) -> float | None:
+    ok = isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    return float(x) if ok else None
+
+
+def _total(doc: dict) -> float | None:
+    """``results.request_performance.aggregate.requests.total``: the requests the run recorded (None: not recorded)."""
+    aggregate = ((doc.get("results") or {}).get("request_performance") or {}).get("aggregate") or {}
+    return _number((aggregate.get("requests") or {}).get("total"))
+
+
+def _recorded_stage(doc: dict) -> tuple[float, float] | None:
+    """(rate, duration) of the load stage the report holds, from its harness config (``load.stages[<stage>]``)."""
+    load = _native(doc).get("load")
+    stages = load.get("stages") if isinstance(load, dict) else None
+    if not isinstance(stages, list) or not stages:
+        return None
+    index = (_load(doc).get("standardized") or {}).get("stage")
+    if not isinstance(index, int) or isinstance(index, bool):
+        index = 0 if len(stages) == 1 else None
+    if index is None or not 0 <= index < len(stages) or not isinstance(stages[index], dict):
+        return None
+    rate, duration = _number(stages[index].get("rate")), _number(stages[index].get("duration"))
+    return None if rate is None or duration is None else (rate, duration)
+
+
+def planned_requests(doc: dict, key: RunKey, planned: Mapping[str, PlannedLoad]) -> tuple[float, str] | None:
+    """About how many requests the run's load sends, and how that was worked out: the directory's rate (the report's
+    own, within ``reports.RATE_TOLERANCE``) times the plan's duration for the workload; without the plan, the rate and
+    duration of the stage its harness config records. None for a load that is not rate-driven (a concurrency load)
+    or one whose length is not known."""
+    base = split_condition(key.workload)[0]
+    want = planned.get(base)
+    native_load = _native(doc).get("load")
+    recorded_type = native_load.get("type") if isinstance(native_load, dict) else None
+    types = [t for t in (recorded_type, want.load_type if want else None) if t is not None]
+    if any(str(t) not in _RATE_LOADS for t in types):
+        return None
+    if want is not None and want.duration_s and key.rate > 0:
+        rate, duration, source = key.rate, want.duration_s, f"the plan's {base!r} workload"
+    elif (stage := _recorded_stage(doc)) is not None:
+        (rate, duration), source = stage, "the load stage its harness config records"
+    else:
+        return None
+    if rate <= 0 or duration <= 0:
+        return None
+    return rate * duration, f"{rate:g} req/s x {duration:g} s, {source}"
+
+
+def delivered_reason(doc: dict, key: RunKey, planned: Mapping[str, PlannedLoad]) -> str | None:
+    """Why the run does not count as a repetition of its cell: it recorded under ``DELIVERED_MIN_SHARE`` of the
+    requests its load plans (None: it did not, or nothing says how many it should have)."""
+    total, expected = _total(doc), planned_requests(doc, key, planned)
+    if total is None or expected is None or total >= DELIVERED_MIN_SHARE * expected[0]:
+        return None
+    return _cut_short(total, f"its load plans about {expected[0]:.0f} ({expected[1]})")
+
+
+def _cut_short(total: float, expected: str) -> str:
+    return (
+        f"cut short: it recorded {total:g} requests (results.request_performance.aggregate.requests.total), "
+        f"{expected}, and under {DELIVERED_MIN_SHARE:.0%} of that is no repetition of the cell: the run stopped "
+        "early (the harness or the gateway), so its percentiles describe a few requests, not the cell's load; "
+        "re-run the cell"
+    )
+
+
+def _short_of_other_arm(cs: list) -> dict[str, str]:
+    """rel -> why, for each run of one cell that recorded under ``DELIVERED_MIN_SHARE`` of the median the other
+    arm's runs recorded: what catches a cut-short run when nothing says how long its load was planned to run."""
+    totals = {c.rel: _total(c.doc) for c in cs}
+    out = {}
+    for c in cs:
+        total = totals[c.rel]
+        others = [totals[o.rel] for o in cs if o.key.treatment != c.key.treatment and totals[o.rel] is not None]
+        if total is None or not others:
+            continue
+        ref = statistics.median(others)
+        if total < DELIVERED_MIN_SHARE * ref:
+            other = sorted({o.key.treatment for o in cs if o.key.treatment != c.key.treatment})
+            out[c.rel] = _cut_short(
+                total,
+                f"the {'/'.join(other)} arm's {len(others)} run(s) of {c.key.workload} @ {c.key.rate:g} req/s "
+                f"recorded {ref:g} (median)",
+            )
+    return out
+
+
+def keep_delivered(candidates: list, rejected: list[tuple[str, str]], planned: Mapping[str, PlannedLoad]) -> list:
+    """The candidates that delivered their cell's load; each run cut short goes to ``rejected`` with its count and
+    the count expected (``delivered_reason``, then ``_short_of_other_arm`` among the rest of its cell). A run cut
+    short reports nothing failed or incomplete, so the shedding guard never sees it; counted as a full repetition,
+    the maximum of six latencies stood as a p95 in a confirmed latency claim."""
+    bad = {c.rel: why for c in candidates if (why := delivered_reason(c.doc, c.key, planned))}
+    by_cell: dict[tuple[str, float], list] = {}
+    for c in candidates:
+        if c.rel not in bad:
+            by_cell.setdefault((c.key.workload, c.key.rate), []).append(c)
+    for cs in by_cell.values():
+        bad.update(_short_of_other_arm(cs))
     rejected.extend((c.rel, bad[c.rel]) for c in candidates if c.rel in bad)
     return [c for c in candidates if c.rel not in bad]

@@ -12,7 +12,10 @@ Four things make raw reports unsafe to compare directly:
   turns implausible once converted (``1e308`` s is ``inf`` ms);
 - the same run can arrive twice (a copied file, the same run filed under two
   repetitions): byte-identical reports and reports with the same ``run.uid`` count
-  once, the others are listed as duplicates;
+  once, the others are listed as duplicates; copies filed in different cells count only
+  where what the run records fits, and nowhere when that is not one cell (``_dedupe``);
+- a run cut short (far fewer requests than its load plans) is no repetition of its cell
+  (``bot.bench.load_binding.keep_delivered``);
 - a report may belong to another promotion, arm or stack: ``bot.bench.evidence``
   decides that when it is given the plan's arms.
 
@@ -23,9 +26,10 @@ reports than were run must say so.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,7 +48,7 @@ from bot.bench.layout import (
     results_files,
     run_dir,
 )
-from bot.bench.load_binding import keep_same_load
+from bot.bench.load_binding import PlannedLoad, fits_directory, keep_delivered, keep_same_load
 from bot.bench.report_schema import CONVERT_HINT, _where, check_version
 from bot.bench.report_schema import validate as validate_schema
 from bot.bench.waiting import peak_waiting
@@ -393,32 +397,86 @@ def _parse_once(sha256: str, text: str) -> dict:
     return copy.deepcopy(doc)
 
 
-def _dedupe(candidates: list[Candidate], rejected: list[tuple[str, str]]) -> list[Candidate]:
-    """The first of byte-identical reports, or of reports with one run.uid, counts; the rest are duplicates."""
-    by_hash: dict[str, str] = {}
-    by_uid: dict[str, str] = {}
-    kept = []
+def _place(key: RunKey) -> str:
+    """The cell and arm a report is filed under, as its directory names them."""
+    return f"{key.treatment}/{key.workload}/{rate_dir(key.rate)}"
+
+
+def _dedupe(
+    candidates: list[Candidate], rejected: list[tuple[str, str]], planned: Mapping[str, PlannedLoad] | None = None
+) -> list[Candidate]:
+    """Copies of one run (byte-identical, or one run.uid) count once, and only where the run belongs.
+
+    Copies filed in one place (arm, workload, rate) are one repetition re-filed: the first counts, the rest are
+    listed as duplicates. Copies in different places are a provenance conflict, never settled by path order: the
+    copy whose records fit its directory counts when exactly one place's do (``load_binding.fits_directory``), and
+    when none or several do, no copy counts, each listed with why: keeping the first by path kept a copy in a cell
+    whose looks never reached it and dropped the run from its own, and called that "counted once".
+    """
+    groups: dict[str, list[Candidate]] = {}
     for c in candidates:
-        uid = c.uid
-        if c.sha256 in by_hash:
-            rejected.append((c.rel, f"duplicate: byte-identical to {by_hash[c.sha256]}; counted once"))
+        groups.setdefault(c.uid or f"sha256:{c.sha256}", []).append(c)
+    dropped: set[str] = set()
+    for copies in groups.values():
+        if len(copies) < 2:
             continue
-        if uid and uid in by_uid:
-            rejected.append((c.rel, f"duplicate: the same run (run.uid {uid}) as {by_uid[uid]}; counted once"))
+        places: dict[str, list[Candidate]] = {}
+        for c in copies:
+            places.setdefault(_place(c.key), []).append(c)
+        fitting = [p for p, cs in places.items() if any(fits_directory(c.doc, c.key, c.rel, planned or {}) for c in cs)]
+        if len(places) > 1 and len(fitting) != 1:
+            _conflict(copies, places, fitting, rejected)
+            dropped.update(c.rel for c in copies)
             continue
-        by_hash[c.sha256] = c.rel
-        if uid:
-            by_uid[uid] = c.rel
-        kept.append(c)
-    return kept
+        home = places[fitting[0]] if len(places) > 1 else copies
+        kept = next((c for c in home if fits_directory(c.doc, c.key, c.rel, planned or {})), home[0])
+        for c in copies:
+            if c is not kept:
+                rejected.append((c.rel, _duplicate(c, kept)))
+                dropped.add(c.rel)
+    return [c for c in candidates if c.rel not in dropped]
 
 
-def load_results(results_dir: str | Path, *, binder: Binder | None = None, settle: Settle | None = None) -> ReportSet:
+def _duplicate(c: Candidate, kept: Candidate) -> str:
+    same = (
+        f"byte-identical to {kept.rel}" if c.sha256 == kept.sha256 else f"the same run (run.uid {c.uid}) as {kept.rel}"
+    )
+    if _place(c.key) == _place(kept.key):
+        return f"duplicate: {same}; counted once"
+    return (
+        f"duplicate: {same}, filed in another cell: what the run records fits {_place(kept.key)} and not "
+        f"{_place(c.key)}, so it is counted once, there"
+    )
+
+
+def _conflict(
+    copies: list[Candidate], places: dict[str, list[Candidate]], fitting: list[str], rejected: list[tuple[str, str]]
+) -> None:
+    """Every copy of a run filed in several places whose records fit none, or several, of them: left out."""
+    run = f"run.uid {copies[0].uid}" if copies[0].uid else "byte-identical copies"
+    fit = "each of those directories" if fitting else "none of those directories"
+    why = (
+        f"provenance conflict: the same run ({run}) is filed in {len(places)} places ({', '.join(places)}), and "
+        f"what it records (arm, workload and condition keywords, load description) fits {fit}: which one it ran "
+        "the reports cannot tell, so no copy counts; keep it only in the directory of the cell it ran"
+    )
+    rejected.extend((c.rel, why) for c in copies)
+
+
+def load_results(
+    results_dir: str | Path,
+    *,
+    binder: Binder | None = None,
+    settle: Settle | None = None,
+    planned: Mapping[str, PlannedLoad] | None = None,
+) -> ReportSet:
     """Load every report under ``results_dir`` in either layout (``bot.bench.layout``).
 
     ``binder`` (see ``bot.bench.evidence``) rejects reports that are not evidence for this
-    promotion's arms; ``settle`` what only the bound reports together show. Raises ReportError when the directory is missing, holds no report, or
-    holds no usable report.
+    promotion's arms; ``settle`` what only the bound reports together show; ``planned`` (the plan's workloads,
+    ``bot.bench.load_binding.planned_loads``) says how long each load runs, so a run cut short is left out
+    (``keep_delivered``; without it, the duration the report records). Raises ReportError when the directory is
+    missing, holds no report, or holds no usable report.
     """
     root = Path(results_dir)
     if not root.is_dir():
@@ -435,8 +493,10 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None, settl
             candidates.append(_candidate(root, path))
         except ReportError as exc:
             rejected.append((path.relative_to(root).as_posix(), str(exc)))
-    candidates = bound_then_deduped(candidates, binder, rejected, _dedupe, settle)
+    dedupe = functools.partial(_dedupe, planned=planned)
+    candidates = bound_then_deduped(candidates, binder, rejected, dedupe, settle)
     candidates = keep_same_load(candidates, rejected)
+    candidates = keep_delivered(candidates, rejected, planned or {})
     accepted: dict[RunKey, list[Candidate]] = {}
     for c in candidates:
         accepted.setdefault(c.key, []).append(c)
@@ -449,9 +509,9 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None, settl
     for key in sorted(accepted):
         reports = accepted[key]
         if len(reports) > 1:
-            names = ", ".join(Path(c.rel).name for c in reports)
+            names = ", ".join(_distinct([c.rel for c in reports]))
             for c in reports:
-                rejected.append((c.rel, f"ambiguous: {len(reports)} reports for one repetition ({names}); keep one"))
+                rejected.append((c.rel, f"ambiguous: {len(reports)} reports for one repetition, in {names}; keep one"))
             continue
         c = reports[0]
         loaded.append(c.rel)
@@ -475,6 +535,15 @@ def load_results(results_dir: str | Path, *, binder: Binder | None = None, settl
     return ReportSet(
         table=table, requests=requests, rejected=rejected, loaded=loaded, testbeds=testbeds, waiting=waiting
     )
+
+
+def _distinct(rels: list[str]) -> list[str]:
+    """The shortest names that tell these reports apart: their directories (two workspace runs of one repetition
+    hold one file name), else their file names (two stage files in one directory), else the whole paths."""
+    for names in ([Path(r).parent.as_posix() for r in rels], [Path(r).name for r in rels]):
+        if len(set(names)) == len(names):
+            return names
+    return list(rels)
 
 
 def report_identity(doc: dict[str, Any]) -> str:

@@ -421,6 +421,7 @@ def cmd_evaluate(args) -> int:
     from bot.stages.mix_validate import judge_planned_mix
     from bot.stages.run_validate import mix_markdown, queues_markdown_for, verdicts_on
     from bot.stats.evidence import evidence_files
+    from bot.stats.judged import split_unreached
 
     hypotheses = load_hypotheses(args.hypotheses)
     evolved_for, alpha, decision = None, 0.05, None
@@ -489,7 +490,13 @@ def cmd_evaluate(args) -> int:
         queues=queues_markdown_for(request, reports, hypotheses, verdicts) if request is not None else "",
     )
     write_files(output_dir(args.out), files)
-    said_rejected = f"; {len(rejected)} report(s) rejected (listed in verdicts.md)" if rejected else ""
+    invalid, unreached = split_unreached(rejected)
+    said_rejected = f"; {len(invalid)} report(s) rejected (listed in verdicts.md)" if invalid else ""
+    said_rejected += (
+        f"; {len(unreached)} valid report(s) past the last look of their cell, not used (listed in verdicts.md)"
+        if unreached
+        else ""
+    )
     said = SPEC_WITHOUT_ARMS if args.spec is not None else ARMS_NOT_VERIFIED
     warning = f"; WARNING: {said} (no report was checked against its arm)" if unbound else ""
     warning += f"; {mix_unjudged}" if mix_unjudged else ""

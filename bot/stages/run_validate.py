@@ -505,7 +505,8 @@ def run(ctx: StageContext) -> StageOutput:
     from bot.bench import testbed
     from bot.bench.evidence import SAMPLE_FLAG
     from bot.render import outcome
-    from bot.stats.evidence import evidence_markdown, summary_markdown, verdicts_to_json
+    from bot.stats.evidence import UNREACHED_LEAD, evidence_markdown, summary_markdown, verdicts_to_json
+    from bot.stats.judged import split_unreached
     from bot.stats.plots import EvidencePlots, plot_evidence
 
     checks, checked_files = go_checks(ctx)
@@ -549,6 +550,7 @@ def run(ctx: StageContext) -> StageOutput:
         if h.id in by_id
     ]
     pairs = [(h, by_id[h.id]) for h in hypotheses if h.id in by_id]
+    invalid, unreached = split_unreached(rejected)  # a valid run no look reached is listed apart, never "rejected"
     files[ctx.paths.verdicts_md] = render(
         "verdicts.md.j2",
         request=ctx.request,
@@ -560,7 +562,9 @@ def run(ctx: StageContext) -> StageOutput:
         evidence=evidence,
         priority_mix=mix_markdown(mix, alpha),
         queues=queues_markdown_for(ctx.request, reports, hypotheses, verdicts),
-        rejected=rejected,
+        rejected=invalid,
+        unreached=unreached,
+        unreached_lead=UNREACHED_LEAD,
         notes=getattr(reports, "notes", []),
         sample_flag=SAMPLE_FLAG,
         gpu_time=spent if reports is not None else None,

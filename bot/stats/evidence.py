@@ -284,6 +284,14 @@ def verdicts_from_json(text: str) -> list[Verdict]:
     return out
 
 
+#: What the page says above the valid reports a group-sequential cell's looks did not reach (stage 5's page too).
+UNREACHED_LEAD = (
+    "These reports passed validation, but their cell's looks stopped before them: the other arm is short there "
+    "(the reason names the runs it is missing), or they go past the plan's last look. No verdict uses them, and "
+    "they are not counted as rejected."
+)
+
+
 def evidence_files(
     hypotheses: Sequence[Hypothesis],
     verdicts: Sequence[Verdict],
@@ -304,6 +312,7 @@ def evidence_files(
     priority-mix section (Markdown), placed before the tracks as on stage 5's page, and ``queues`` its
     waiting-queue section after it (``run_validate.queues_markdown_for``), which a scheduler's texts point to.
     """
+    from bot.stats.judged import split_unreached
     from bot.stats.plots import plot_evidence
 
     by_id = {v.hypothesis_id: v for v in verdicts}
@@ -313,9 +322,20 @@ def evidence_files(
     md += [line for w in warnings for line in (f"> ⚠️ {w}", "")]
     md += [summary_markdown([by_id[h.id] for h in ordered], ordered)]
     md += [plots.summary_markdown("plots", alpha=alpha)]
-    if rejected:
+    invalid, unreached = split_unreached(rejected)
+    if invalid:
         md += ["## Reports that failed validation (not used)", "", "| Report | Reason |", "|---|---|"]
-        md += [f"| `{_cell_text(p)}` | {_cell_text(r)} |" for p, r in rejected] + [""]
+        md += [f"| `{_cell_text(p)}` | {_cell_text(r)} |" for p, r in invalid] + [""]
+    if unreached:
+        md += [
+            "## Valid reports no look reached (not used)",
+            "",
+            UNREACHED_LEAD,
+            "",
+            "| Report | Reason |",
+            "|---|---|",
+        ]
+        md += [f"| `{_cell_text(p)}` | {_cell_text(r)} |" for p, r in unreached] + [""]
     md += [line for section in (priority_mix, queues) if section for line in (section, "")]
     for track in Track:
         hs = [h for h in ordered if h.track == track]

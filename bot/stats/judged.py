@@ -93,10 +93,48 @@ def runs_past_last_look(reports, decision: DecisionRule | None) -> dict[tuple[st
     out = {}
     for (arm, wl, rate), names in sorted(seen.items()):
         n, schedule = reached.get((wl, rate), (0, []))
+        why = _why_short(seen, wl, rate, n, schedule)
         for label in sorted(names - used[(arm, wl, rate)]):
             out[(arm, wl, rate, label)] = (
-                f"{PAST_LAST_LOOK} ({wl} @ {rate:g} req/s): its looks use the first {n} runs per arm (looks at "
-                f"{schedule}), so no verdict uses this run, and a group-sequential decision does not change with "
-                "runs after its last look"
+                f"{PAST_LAST_LOOK} ({wl} @ {rate:g} req/s): {why}, so its looks use the first {n} runs per arm "
+                f"(looks at {schedule}) and no verdict uses this run; it is valid, and a group-sequential decision "
+                "does not change with runs after its last look"
             )
     return out
+
+
+def _rep_order(label: str) -> tuple[int, float, str]:
+    return (0, float(label), "") if label.replace(".", "", 1).isdigit() else (1, 0.0, label)
+
+
+def _why_short(seen: dict[tuple[str, str, float], set[str]], wl: str, rate: float, n: int, schedule: list[int]) -> str:
+    """Why a cell's looks stopped where they did, naming what is missing: the arm one run short, and which of its
+    repetitions (the other arm has them), else the plan's last look, else the runs the next look needs. A valid run
+    the looks did not reach was listed as failing validation, and the run actually missing was named nowhere."""
+    labels = {arm: seen.get((arm, wl, rate), set()) for arm in (BASELINE, EVOLVED)}
+    counts = {arm: len(v) for arm, v in labels.items()}
+    last = schedule[-1] if schedule else n
+    short, long = sorted(labels, key=lambda a: counts[a])
+    parts = []
+    if counts[short] < min(counts[long], last):
+        wanted = sorted(labels[long], key=_rep_order)[:last]  # the other arm's runs the looks could have used
+        missing = [r for r in wanted if r not in labels[short]]
+        shown = ", ".join(f"rep-{r}" for r in missing[:3]) + (
+            f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        )
+        parts.append(
+            f"the {short} arm has {counts[short]} run(s) here" + (f" ({short} {shown} missing)" if missing else "")
+        )
+    later = [k for k in schedule if k > n]
+    if later and counts[short] > n:
+        parts.append(f"the next look needs {later[0]} runs per arm")
+    if counts[long] > last:
+        parts.append(f"the plan's looks end at {last} runs per arm")
+    return "; ".join(parts) or "no look was reached"
+
+
+def split_unreached(rejected) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(reports that failed validation or are no evidence, valid reports past the last look of their cell): listed
+    apart and counted apart, so a valid run is never called rejected (``runs_past_last_look``)."""
+    invalid = [(p, r) for p, r in rejected if not r.startswith(PAST_LAST_LOOK)]
+    return invalid, [(p, r) for p, r in rejected if r.startswith(PAST_LAST_LOOK)]

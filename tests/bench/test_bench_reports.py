@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -463,10 +464,10 @@ def test_evidence_counted_twice_counts_once(results_factory):
     one["run"]["uid"] = "run-a"
     for rep in (1, 2, 3):
         write("baseline", "w", 10, rep, one)
-    # Same run identity, different bytes (re-converted): still one run.
+    # Same run identity, different bytes (re-converted), filed as another repetition of its cell: still one run.
     again = copy.deepcopy(one)
     again["run"]["description"] = "converted again"
-    write("evolved", "w", 10, 1, again)
+    write("baseline", "w", 10, 4, again)
     write("evolved", "w", 10, 2, make_doc(ttft_ms=40.0))
     rs = load_results(root)
     reasons = dict(rs.rejected)
@@ -479,12 +480,97 @@ def test_evidence_counted_twice_counts_once(results_factory):
             "duplicate: byte-identical to baseline/w/rate-10/rep-1/benchmark_report_v0.2,_stage_0_lifecycle_metrics"
             ".json.yaml; counted once"
         ),
-        "evolved/w/rate-10/rep-1/benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml": (
+        "baseline/w/rate-10/rep-4/benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml": (
             "duplicate: the same run (run.uid run-a) as baseline/w/rate-10/rep-1/benchmark_report_v0.2,"
             "_stage_0_lifecycle_metrics.json.yaml; counted once"
         ),
     }
     assert len(rs.table[(rs.table.treatment == "baseline") & (rs.table.metric == "ttft_mean")]) == 1
+
+
+SAMPLES = Path(__file__).resolve().parents[2] / "examples" / "weighted-adaptive" / "results"
+REPORT = "benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml"
+
+
+def _copy_run(root: Path, src: str, dst: str, edit=None) -> None:
+    """One report of the bundled sample results filed again under ``dst`` (same run.uid), edited by ``edit``."""
+    doc = yaml.safe_load((root / src / REPORT).read_text())
+    if edit is not None:
+        edit(doc)
+    (root / dst).mkdir(parents=True)
+    (root / dst / REPORT).write_text(yaml.safe_dump(doc, sort_keys=False))
+
+
+def _as_pod_failure(doc: dict) -> None:
+    kws = doc["run"]["keywords"]
+    doc["run"]["keywords"] = [k.replace("workload:load-spikes", "workload:load-spikes+pod-failure") for k in kws] + [
+        "condition:pod-failure"
+    ]
+
+
+def test_one_run_in_two_cells_is_never_kept_by_path_order(tmp_path):
+    """Found by a statistician: a baseline load-spikes@30 run copied into the pod-failure cell (keywords edited to
+    pass its binding) kept the copy, whose path sorts first, and dropped the run from its own cell with "counted
+    once", when it was counted nowhere (no look of the fault cell reached an 8th run)."""
+    from bot.bench.evidence import EvidencePolicy, load_evidence
+
+    root = tmp_path / "results"
+    shutil.copytree(SAMPLES, root)
+    src, dst = "baseline/load-spikes/rate-30/rep-1", "baseline/load-spikes+pod-failure/rate-30/rep-8"
+    _copy_run(root, src, dst, _as_pod_failure)
+    rs = load_evidence(root, EvidencePolicy(allow_sample_data=True))
+    reasons = dict(rs.rejected)
+    assert set(reasons) == {f"{src}/{REPORT}", f"{dst}/{REPORT}"}
+    assert (
+        reasons[f"{src}/{REPORT}"]
+        == reasons[f"{dst}/{REPORT}"]
+        == (
+            "provenance conflict: the same run (run.uid 0a695a1e0740b97637f1efecb3b78fbf) is filed in 2 places "
+            "(baseline/load-spikes+pod-failure/rate-30, baseline/load-spikes/rate-30), and what it records (arm, workload "
+            "and condition keywords, load description) fits each of those directories: which one it ran the reports "
+            "cannot tell, so no copy counts; keep it only in the directory of the cell it ran"
+        )
+    )
+
+    # Unedited, the copy's keywords name load-spikes and no fault: the run counts in its own cell, once.
+    shutil.rmtree(root / dst)
+    _copy_run(root, src, dst)
+    rs = load_results(root)  # no binder: the duplicate rule alone decides
+    assert f"{src}/{REPORT}" in rs.loaded and f"{dst}/{REPORT}" not in rs.loaded
+    assert dict(rs.rejected) == {
+        f"{dst}/{REPORT}": (
+            f"duplicate: the same run (run.uid 0a695a1e0740b97637f1efecb3b78fbf) as {src}/{REPORT}, filed in another "
+            "cell: what the run records fits "
+            "baseline/load-spikes/rate-30 and not baseline/load-spikes+pod-failure/rate-30, so it is counted once, "
+            "there"
+        )
+    }
+
+
+def test_one_run_in_both_arms_counts_in_neither(results_factory):
+    """The same run.uid under baseline and evolved, neither recording its arm: which arm ran it nothing says."""
+    root, write = results_factory
+    one = make_doc(ttft_ms=50.0)
+    one["run"]["uid"] = "run-a"
+    write("baseline", "w", 10, 1, one)
+    write("baseline", "w", 10, 2, make_doc(ttft_ms=51.0))
+    write("evolved", "w", 10, 1, one)
+    write("evolved", "w", 10, 2, make_doc(ttft_ms=40.0))
+    rs = load_results(root)
+    assert [p.split("/")[0] + "/" + p.split("/")[3] for p, _ in rs.rejected] == ["baseline/rep-1", "evolved/rep-1"]
+    assert all(
+        r.startswith("provenance conflict: the same run (run.uid run-a) is filed in 2 places") for _, r in rs.rejected
+    )
+    # Recorded, the arm decides: the copy whose arm: keyword is its directory's counts there.
+    one["run"]["keywords"] = ["arm:evolved"]
+    write("baseline", "w", 10, 1, one)
+    write("evolved", "w", 10, 1, one)
+    rs = load_results(root)
+    assert "evolved/w/rate-10/rep-1/" + REPORT in rs.loaded
+    [(path, reason)] = rs.rejected
+    assert path.startswith("baseline/w/rate-10/rep-1/") and reason.endswith(
+        "what the run records fits evolved/w/rate-10 and not baseline/w/rate-10, so it is counted once, there"
+    )
 
 
 def _upstream(root: Path, setup: str, run: str, doc: dict, *, pod: str = "_1") -> Path:
@@ -527,6 +613,22 @@ def test_llm_d_benchmark_layout_is_read_directly(tmp_path):
     assert reasons["setup-treatment-evolved/inference-perf-warmup-1763900000-a1b2c3_1"].startswith(
         "run treatment 'warmup' does not name a cell"
     )
+
+
+def test_two_workspace_runs_of_one_repetition_are_named_by_their_directories(tmp_path):
+    """Their report files share one name, so naming the files ("ambiguous: 2 reports for one repetition (benchmark_
+    report_v0.2,_stage_0_lifecycle_metrics.json.yaml, benchmark_report_v0.2,_stage_0_...)") said nothing."""
+    ws = tmp_path / "workspace"
+    _upstream(ws, "baseline", "load-spikes-rate-2.5-rep-1", make_doc(rate=2.5))
+    first = _upstream(ws, "evolved", "load-spikes-rate-2.5-rep-1", make_doc(rate=2.5, ttft_ms=41.0))
+    first.write_text(first.read_text().replace("evolved-load-spikes-rate-2.5-rep-1_1", "another-run"))
+    first.parent.rename(first.parent.with_name(first.parent.name.replace("1763900000", "1763999999")))  # run again
+    _upstream(ws, "evolved", "load-spikes-rate-2.5-rep-1", make_doc(rate=2.5))
+    rs = load_results(ws)
+    run = "setup-treatment-evolved/results/inference-perf-load-spikes-rate-2.5-rep-1"
+    assert {r for _, r in rs.rejected} == {
+        f"ambiguous: 2 reports for one repetition, in {run}-1763900000-a1b2c3_1, {run}-1763999999-a1b2c3_1; keep one"
+    }
 
 
 def test_the_runners_own_workspace_skips_its_warm_ups_and_says_where_its_mix_runs_belong(tmp_path):

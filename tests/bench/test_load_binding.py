@@ -3,6 +3,7 @@ its runs record their condition (bot.bench.conditions.condition_reason): misfile
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -125,7 +126,7 @@ def test_without_rate_qps_the_harness_stage_rate_binds_the_directory(results_fac
     root, write = results_factory
 
     def doc(rate: float) -> dict:
-        d = make_doc(rate=None)
+        d = make_doc(rate=None, total=round(rate * 120))  # the requests a 120 s stage at that rate sends
         d["scenario"]["load"]["standardized"].pop("stage", None)
         d["scenario"]["load"]["native"]["config"]["load"]["stages"] = [{"rate": rate, "duration": 120}]
         return d
@@ -192,3 +193,48 @@ def test_a_fault_cell_counts_only_for_runs_that_record_their_condition(tmp_path,
     }
     judged, flags = fault_runs.unrecorded([claim], rs)
     assert judged == [claim] and flags == {}
+
+
+def _requests(total: int):
+    def edit(doc: dict) -> None:
+        doc["results"]["request_performance"]["aggregate"]["requests"]["total"] = total
+
+    return edit
+
+
+def test_a_run_cut_short_is_no_repetition_and_says_both_counts(tmp_path, plan_loads):
+    """Found by a statistician: seven evolved runs that recorded 6 requests each (the harness stopped) still
+    confirmed a latency claim at load-spikes@30, n = 4 vs 4, with no flag: the p95 of six requests stood as the
+    cell's. A run under half the requests its load plans (rate x duration) is left out, naming both counts."""
+    root = _copy(tmp_path)
+    _edit(root, "evolved/load-spikes/rate-30/rep-*", _requests(6))
+    _edit(root, "baseline/load-spikes/rate-45/rep-2", _requests(2600))  # 48% of 45 x 120: cut short too
+    _edit(root, "baseline/load-spikes/rate-45/rep-3", _requests(2800))  # 52%: a slow harness, still the load
+
+    rs = load_evidence(root, EvidencePolicy(allow_sample_data=True, workloads=plan_loads))
+    assert _reasons(rs, "evolved/load-spikes/rate-30/") == {
+        (
+            "cut short: it recorded 6 requests (results.request_performance.aggregate.requests.total), its load plans "
+            "about 3600 (30 req/s x 120 s, the plan's 'load-spikes' workload), and under 50% of that is no repetition "
+            "of the cell: the run stopped early (the harness or the gateway), so its percentiles describe a few "
+            "requests, not the cell's load; re-run the cell"
+        )
+    }
+    assert [p.split("/rep-")[1][0] for p, _ in rs.rejected if p.startswith("baseline/")] == ["2"]
+    assert "baseline/load-spikes/rate-45/rep-3/" in " ".join(rs.loaded)
+    assert len(rs.loaded) == 140 - 8
+
+    # Without the plan, the stage the harness config records says how many requests the run should have sent.
+    rs = load_evidence(root, EvidencePolicy(allow_sample_data=True))
+    [reason] = _reasons(rs, "evolved/load-spikes/rate-30/")
+    assert (
+        "recorded 6 requests" in reason and "about 3600 (30 req/s x 120 s, the load stage its harness config" in reason
+    )
+
+    # Nor that: the other arm's runs of the cell are the yardstick.
+    _edit(root, "*/load-spikes/rate-30/rep-*", lambda d: d["scenario"]["load"]["native"]["config"].pop("load"))
+    rs = load_evidence(root, EvidencePolicy(allow_sample_data=True))
+    [reason] = _reasons(rs, "evolved/load-spikes/rate-30/")
+    assert reason.startswith("cut short: it recorded 6 requests")
+    assert re.search(r"the baseline arm's 7 run\(s\) of load-spikes @ 30 req/s recorded 3\d{3} \(median\)", reason)
+    assert _reasons(rs, "baseline/load-spikes/rate-30/") == set()

@@ -229,6 +229,40 @@ def test_evaluate_says_when_it_could_not_check_what_stage_5_sets_aside(chain, pr
         assert "set-aside not checked" not in (tmp_path / "b" / "verdicts.md").read_text()
 
 
+def test_evaluate_leaves_out_runs_cut_short_and_lists_runs_no_look_reached_apart(chain, promote, tmp_path):
+    """Found by a statistician on the bundled reports: seven evolved load-spikes@30 runs that recorded 6 requests each
+    still decided A1 there; and with evolved rep-3 of load-spikes@45 gone, the valid baseline rep-7 no look reached
+    was listed under "Reports that failed validation" and counted as rejected, while the missing run was named
+    nowhere."""
+    import yaml
+
+    root, _ = chain
+    spec = next((root / "plan").rglob("evaluation.yaml"))
+    results = tmp_path / "results"
+    shutil.copytree(EXAMPLE / "results", results)
+    shutil.rmtree(results / "evolved" / "load-spikes" / "rate-45" / "rep-3")
+    for p in sorted((results / "evolved" / "load-spikes" / "rate-30").glob("rep-*/benchmark_report*.yaml")):
+        doc = yaml.safe_load(p.read_text())
+        doc["results"]["request_performance"]["aggregate"]["requests"]["total"] = 6
+        p.write_text(yaml.safe_dump(doc, sort_keys=False))
+    argv = ["evaluate", "--allow-sample-data", "--hypotheses", root / "hyp", "--results", results, "--spec", spec]
+    code, out, _ = promote(*argv, "--request", EXAMPLE / "promotion.yaml", "--out", tmp_path / "o")
+    assert code == 0
+    assert "; 7 report(s) rejected (listed in verdicts.md)" in out
+    assert "; 1 valid report(s) past the last look of their cell, not used (listed in verdicts.md)" in out
+    md = (tmp_path / "o" / "verdicts.md").read_text()
+    invalid = md.split("## Reports that failed validation (not used)")[1].split("\n## ")[0]
+    unreached = md.split("## Valid reports no look reached (not used)")[1].split("\n## ")[0]
+    assert invalid.count("| `evolved/load-spikes/rate-30/rep-") == 7 and "cut short: it recorded 6 requests" in invalid
+    assert "about 3600 (30 req/s x 120 s, the plan's 'load-spikes' workload)" in invalid
+    assert "rate-45" not in invalid
+    [row] = [line for line in unreached.splitlines() if line.startswith("| `")]
+    assert row.startswith("| `baseline/load-spikes/rate-45/rep-7/")
+    assert "the evolved arm has 6 run(s) here (evolved rep-3 missing)" in row
+    verdicts = verdicts_from_json((tmp_path / "o" / "verdicts.json").read_text())
+    assert not any(e.workload == "load-spikes" and e.rate == 30 for v in verdicts for e in v.effects)
+
+
 @pytest.mark.parametrize(
     "argv, needle",
     [
