@@ -26,6 +26,32 @@ from bot.model.evidence import CONDITION_NOT_RECORDED
 
 #: How a report left out for this reason starts (gate 3 gives it its own fix).
 NEVER_HAPPENED = "the fault of its run never happened"
+#: The Track B conditions the runner carries out during each run (``bot.bench.run.faults``), whose outcome only
+#: ``manifest.json`` records (``cells[].fault``): a report's ``condition:`` keyword says the fault was planned,
+#: not that it happened.
+RUN_FAULTS = frozenset({"pod-failure"})
+#: How a report under such a condition, bound without the manifest, starts (``unrecorded_fault``): a kind of
+#: "condition not recorded", so ``unrecorded`` sets its claims aside as it does those of unrecorded conditions.
+FAULT_UNRECORDED = f"{CONDITION_NOT_RECORDED} (no record of whether the fault of its run happened)"
+
+
+def unrecorded_fault(condition: str) -> str:
+    """Why a report under the run fault ``condition`` is no evidence about it when its results have no manifest:
+    the manifest is the only record of whether the fault happened, as when it says it did not (``missed``)."""
+    return (
+        f"{FAULT_UNRECORDED}: it is filed under condition {condition!r} and these results have no {mf.MANIFEST}, "
+        f"the only record of whether the {condition} fault happened in each run (cells[].fault; the report's "
+        f"condition:{condition} keyword says only that it was planned), so it is no evidence about it; "
+        + _restore()
+        + ", or benchmark the cell again"
+    )
+
+
+def _restore() -> str:
+    return (
+        f"put back the {mf.MANIFEST} from the benchmark's upload (the benchmark-results artifact of the run that "
+        "wrote the reports)"
+    )
 
 
 def _reason(fault: mf.FaultRecord) -> str:
@@ -129,6 +155,12 @@ def unrecorded(hypotheses: Sequence[Hypothesis], reports) -> tuple[list[Hypothes
             f"condition (run.keywords condition:{condition}); the {len(lost)} run(s) filed under it were left out, "
             "so nothing shows the condition was applied"
         )
+        if all(reason.startswith(FAULT_UNRECORDED) for _, reason in lost):  # the manifest is gone (evidence)
+            why = (
+                f"{CONDITION_NOT_RECORDED}: the {len(lost)} run(s) filed under {condition} were left out, as the "
+                f"results have no {mf.MANIFEST}, the only record of whether the {condition} fault happened in "
+                f"them, so nothing shows any of its {' or '.join(missing)} runs had it; {_restore()}"
+            )
         flag = f"{len(lost)} run(s) left out: {CONDITION_NOT_RECORDED} ({condition})"
         out.append(_judged_or_set_aside(h, missing, why, flag, flags))
     return out, flags

@@ -114,7 +114,9 @@ def test_benchmark_yml_takes_the_runners_own_namespace_and_a_locked_one_is_left_
     ws = checkout(root, origin, inputs["commit"], "ws-gpu")
     run_job(r, "benchmark", ws, needs)
     assert r.outcomes["run"] == "failure"
-    assert "namespace gpu-runner-2 is in use by promotion #9 (commit ffffffffffff, run 1234" in r.last.stderr
+    said = (root / "summary.md").read_text()  # the run's refusal; the always-step, with no run to undo, is silent
+    assert "namespace gpu-runner-2 is in use by promotion #9 (commit ffffffffffff, run 1234" in said, said
+    assert "Benchmark not started" in said and "resume=true" not in said
     assert [c for c in fakes.calls(root) if c["tool"] in ("llmdbenchmark", "make")] == []  # no stand-up, no teardown
     calls = [c for c in fakes.calls(root) if c["tool"] == "kubectl"]
     assert calls and all(c["argv"][c["argv"].index("-n") + 1] == "gpu-runner-2" for c in calls)
@@ -226,3 +228,37 @@ def test_a_resume_on_a_runner_without_the_state_starts_from_the_uploaded_results
     assert "resume=true, but there is nothing to resume: no results of issue 7" in refused.last.stdout
     assert "dispatch with resume=false to start over" in refused.last.stdout
     assert fakes.calls(root)[ran:] == [] and not (state / "results" / "manifest.json").exists()
+
+
+def test_a_run_refused_before_it_started_says_why_in_the_summary_and_tears_nothing_down(github):
+    """Found by the second re-verification (item 7): on a runner without make, the run step said so, but the job
+    summary offered a resume of cells that never ran ("Finished cells are kept in ..."), the copy of the results
+    failed (`cp: cannot stat`), and the always-run teardown took the namespace lock and ran llm-d-benchmark's
+    teardown for a stack never stood up. Without the manifest (written under the lock, before any stand-up) the
+    summary repeats the refusal and its fix, offers no resume, and nothing touches the cluster."""
+    import os
+
+    root, origin, env, inputs = github
+    (root / "bin" / "make").unlink(missing_ok=True)
+    sysdir = root / "sysbin"  # the system's tools, less make
+    sysdir.mkdir()
+    for d in map(Path, env["PATH"].split(os.pathsep)[1:]):
+        for tool in d.iterdir() if d.is_dir() else []:
+            if tool.name not in ("make", "gmake") and not (sysdir / tool.name).exists():
+                (sysdir / tool.name).symlink_to(tool)
+    env["PATH"] = f"{root / 'bin'}{os.pathsep}{sysdir}"
+    r = Runner(root, env, inputs)
+    run_job(r, "plan", checkout(root, origin, inputs["commit"], "ws-plan"), {})
+    needs = {"plan": r.outputs["plan"]}
+    ran = len(fakes.calls(root))
+    ws = checkout(root, origin, inputs["commit"], "ws-gpu")
+    [step] = [s for s in jobs()["benchmark"]["steps"] if s.get("id") == "run"]
+    assert r.step("benchmark", step, ws, needs) != 0
+    assert "make not found on PATH" in r.last.stderr and "cannot stat" not in r.last.stderr, r.last.stderr
+    run_job(r, "benchmark", ws, needs)
+    assert r.outcomes["run"] == "failure"
+    summary = (root / "summary.md").read_text()
+    assert "### Benchmark not started (failure): nothing was built, stood up or run" in summary, summary
+    assert "`promote bench run` refused to start: make not found on PATH: install it on this runner" in summary
+    assert "resume=false" in summary and "resume=true" not in summary and "Finished cells" not in summary
+    assert fakes.calls(root)[ran:] == []  # no lock taken, no teardown of a stack never stood up

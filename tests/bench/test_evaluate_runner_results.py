@@ -207,3 +207,42 @@ def test_without_manifest_json_stage_5_reads_the_tag_commits_plugin_code_from_th
         report.write_text(report.read_text().replace(commit, gone).replace(commit[:12], gone[:12]))
     with pytest.raises(ReportError, match=f"the fork's history holds no commit {gone[:12]}, so nothing shows"):
         _stage5(tmp_path, bench, hypotheses(), code=code())
+
+
+def test_without_manifest_json_the_runners_pod_failure_reports_decide_no_claim_about_the_fault(tmp_path, capsys):
+    """Found by the second re-verification (item 1, a regression of the fix above): with manifest.json gone, the
+    runner's reports bound by their tag still counted under ``condition:pod-failure``, and a claim that the plugin
+    is no worse under pod failure was confirmed on runs in which no pod was deleted. Only the manifest records
+    whether each run's fault happened (``cells[].fault``), so those reports are left out with that reason and the
+    fix (put the manifest back), and the claim is not decided, stage 5 and `promote evaluate` alike; the plain
+    cell's reports still count."""
+    from bot.cli import main
+    from bot.model.evidence import CONDITION_NOT_RECORDED
+
+    env = fakes.install(tmp_path, noise=0.02, seconds_per_run_second=0.01, effect={"evolved": -0.2}, forbid_delete=True)
+    hyps = hypotheses([_h("B2", ["spikes+pod-failure"], "e2e_p95", direction="no-worse")])
+    bench, commit = make_branch(tmp_path, request=_request(), hyps=hyps)
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed", "--warmup-seconds", "0"))
+    assert proc.returncode == 0, proc.stderr
+    results = tmp_path / "results"
+    assert all(c.fault is None or not c.fault.ok for c in mf.load(results).cells)  # no pod was ever deleted
+    (results / mf.MANIFEST).unlink()  # copied or merged results: the reports alone
+
+    argv = ["evaluate", "--hypotheses", str(bench.parents[2] / f"docs/promotion/{SLUG}/hypotheses")]
+    argv += ["--results", str(results), "--spec", str(bench / "evaluation.yaml"), "--out", str(tmp_path / "ev")]
+    capsys.readouterr()
+    assert main(argv) == 0
+    by_hand = {v["hypothesis_id"]: v for v in json.loads((tmp_path / "ev" / "verdicts.json").read_text())}
+    verdicts, not_used = _stage5(tmp_path, bench, hyps)
+    for v in verdicts:
+        assert (by_hand[v.hypothesis_id]["status"], by_hand[v.hypothesis_id]["summary"]) == (v.status.value, v.summary)
+    stage5 = {v.hypothesis_id: v for v in verdicts}
+    assert stage5["A1"].status.value == "confirmed"  # the plain cell: the runner's build, bound by its tag
+    b2 = stage5["B2"]
+    assert b2.status.value == "inconclusive" and CONDITION_NOT_RECORDED in b2.flags, b2
+    assert (
+        "not decided" in b2.summary and "no manifest.json" in b2.summary and "put back the manifest.json" in b2.summary
+    )
+    assert not_used and all("pod-failure" in rel for rel, _ in not_used)
+    for _, why in not_used:
+        assert "no record of whether the fault of its run happened" in why and "put back the manifest.json" in why
