@@ -263,10 +263,10 @@ def review_finished(
     s = state.model_copy(deep=True)
     s.reviews.setdefault(review.gate, []).append(review)
     s.review_round += 1
-    counts = _count(review)
-    s = _log(s, now, review.reviewer, f"gate {review.gate} review round {s.review_round}", counts)
-    if not review.blocking:
-        return _open_for_decision(s, review.gate, now, converged=True, why="no blocking findings")
+    s = _log(s, now, review.reviewer, f"gate {review.gate} review round {s.review_round}", _count(review))
+    if not review.for_author:  # none blocks, or only what a person settles: no author's round could change it
+        why = "only a person can settle them" if review.blocking else "no blocking findings"
+        return _open_for_decision(s, review.gate, now, converged=not review.blocking, why=why)
     if s.review_round >= max_rounds:
         return _open_for_decision(
             s, review.gate, now, converged=False, why=f"{max_rounds} round{'s' * (max_rounds != 1)} ran out"
@@ -574,7 +574,7 @@ FEEDBACK_CHARS = 8_000
 def render_findings_feedback(review: ReviewRound) -> str:
     lines = [f"Gate {review.gate} review round {review.round}: fix these blocking findings."]
     found = zip(review.findings, review.ids(), strict=True)  # each finding as the review report names it
-    blocking = sorted(((f, ref) for f, ref in found if f.severity.blocking), key=lambda fr: fr[0].sort_key())
+    blocking = sorted(((f, ref) for f, ref in found if f in review.for_author), key=lambda fr: fr[0].sort_key())
     size = len(lines[0])
     for i, (f, ref) in enumerate(blocking):
         where = f" ({f.file}:{f.line})" if f.file and f.line else (f" ({f.file})" if f.file else "")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from bot import PROJECT_ROOT, pipeline
 from bot.agents.client import LLMError
-from bot.events import handoff
+from bot.events import handoff, same_plugin
 from bot.events.env import EventEnv
 from bot.events.request_texts import branch_change, changed_under
 from bot.execution import ExecutionNeeded, RecordedExecutor
@@ -81,6 +81,7 @@ class Promotion:
         self.delivery = env.event_id
         #: the commands this run left for a later one (``hold``), as the status comment names them; "" for none
         self.waiting = ""
+        self.plugin_others = None  # the other open promotions of this plugin, once asked (``same_plugin.others``)
 
     # ------------------------------------------------------------- request
     def current_issue(self) -> IssueInfo:
@@ -151,6 +152,7 @@ class Promotion:
                 log=log,
                 notify=self._recheck_line,
                 on_reopen=lambda before, after: recheck_reopened(self, before, after),
+                home_findings=lambda gate: same_plugin.gate_findings(self, gate),
                 agents=build_agents(self.config.llm, log=log, replies=FileReplies(self.env.replies_path)),
             )
         return self._runner
@@ -298,9 +300,12 @@ class Promotion:
         ):  # not an edit's own run (that restarts first): the configuration, the bot, or an edit it did not see
             self.restart(state, actor="bot", why=changed_under(state, request))
         try:
+            started = state is None
             state = runner.start_or_resume()
         except RequestError as exc:  # the request changed under a running promotion: handled by `edited`
             raise NeedsInfo([str(exc)]) from None
+        if started:
+            same_plugin.say(self)
         if (no_key := self._without_claude(state)) is not None:
             return no_key
         outcome = None

@@ -203,6 +203,15 @@ class GitHub(Actions):
     def issue(self, number: int) -> IssueInfo:
         return self._call(f"GET issue {number}", lambda: issue_record(self.repo().get_issue(number)))
 
+    def open_issues(self, label: str) -> list[IssueInfo]:
+        """The repository's open issues carrying ``label``, newest 100 (one call: a page is 100; pull requests
+        too, as GitHub lists them here): what the other promotions under way are, as their bodies and labels say."""
+
+        def read() -> list[IssueInfo]:
+            return [issue_record(raw) for raw in self.repo().get_issues(state="open", labels=[label]).get_page(0)]
+
+        return self._call(f"GET open issues labelled {label}", read)
+
     def comments(self, number: int, *, refresh: bool = False) -> list[Comment]:
         """Comments on the issue, read once per event and kept in step with our own writes."""
         if refresh or number not in self._comments:

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot import yaml_safe
-from bot.model import PromotionRequest, describe_error
+from bot.model import PromotionRequest, describe_error, slugify
 from bot.model.request import reference_problems
 
 #: Field ids of .github/ISSUE_TEMPLATE/promotion.yml that the parser reads (a test keeps them in step).
@@ -172,6 +172,17 @@ def source_reference(fields: FormFields) -> SourceRef | None:
     return SourceRef(m.group("repo"), m.group("sha"), m.group("path"))
 
 
+def request_title(title: str, number: int) -> str:
+    """The promotion's title: the issue's, without the form's ``[promotion]`` prefix."""
+    return re.sub(r"^\s*\[promotion\]\s*", "", title, flags=re.I).strip() or f"promotion {number}"
+
+
+def filed_plugin_type(fields: FormFields, *, number: int, title: str) -> str:
+    """The plugin type an issue asks for, as its request would name it (``PromotionRequest.plugin_type``), from the
+    form alone: another promotion's issue is compared by it without reading (or fetching) its whole request."""
+    return fields.get("plugin_name").strip() or slugify(request_title(title, number))
+
+
 def request_from_form(
     fields: FormFields,
     *,
@@ -234,7 +245,7 @@ def request_from_form(
     fork = fields.get("fork").strip() or repository
     raw: dict[str, Any] = {
         "id": str(number),
-        "title": re.sub(r"^\s*\[promotion\]\s*", "", title, flags=re.I).strip() or f"promotion {number}",
+        "title": request_title(title, number),
         "kind": fields.get("kind").strip().lower() or None,
         "source": name,
         "origin": origin,

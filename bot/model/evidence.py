@@ -131,6 +131,13 @@ def _common_prefix(a: str, b: str) -> int:
     return n
 
 
+#: Another open promotion of the same plugin (gate 2, on GitHub: ``bot.events.same_plugin``).
+SAME_PLUGIN_CHECK = "G2.same-plugin"
+#: Checks whose blocking findings no author rerun can change (which of two promotions goes on is a person's
+#: call): they send nothing back to the author (``ReviewRound.for_author``).
+PEOPLE_SETTLE = frozenset({SAME_PLUGIN_CHECK})
+
+
 class ReviewRound(Strict):
     gate: int = Field(ge=1, le=3)
     round: int = Field(ge=1)
@@ -147,6 +154,11 @@ class ReviewRound(Strict):
     @property
     def blocking(self) -> list[Finding]:
         return [f for f in self.findings if f.severity.blocking]
+
+    @property
+    def for_author(self) -> list[Finding]:
+        """The blocking findings an author's rerun could resolve (not those only a person settles)."""
+        return [f for f in self.blocking if f.check not in PEOPLE_SETTLE]
 
     def tally(self) -> str:
         """``0 CRITICAL, 3 IMPORTANT, 3 SUGGESTION``: every severity, zeros included."""

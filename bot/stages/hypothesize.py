@@ -61,7 +61,7 @@ def _author(ctx: StageContext, hypotheses, files: dict[str, str | bytes]):
     from bot.hypotheses.wording import claim_kept
 
     review = ctx.state.reviews.get(2, []) if ctx.review else []
-    todo = author.FindingsToAnswer.merge(review[-1].blocking if review else [])
+    todo = author.FindingsToAnswer.merge(review[-1].for_author if review else [])
     generated = render_hypotheses(hypotheses, feedback=ctx.feedback)
     context_files = {f"{ctx.paths.hypotheses_dir}/{n}": text for n, text in generated.items()}
     context_files[ctx.paths.translation_json] = ctx.read(ctx.paths.translation_json) or ""

@@ -29,6 +29,7 @@ from bot.model import (
     AuditEntry,
     DecidedVia,
     Decision,
+    Finding,
     PipelineState,
     PromotionRequest,
     ReviewRound,
@@ -85,6 +86,7 @@ class Runner:
         agents: Agents | None = None,
         notify: Callable[[str], None] | None = None,
         on_reopen: Callable[[PipelineState, PipelineState], tuple[PipelineState, str]] | None = None,
+        home_findings: Callable[[int], list[Finding]] | None = None,
     ):
         self.request = request
         self.forge = forge
@@ -100,6 +102,7 @@ class Runner:
         self.notify = notify or log  # a re-check's lines: shown even with --quiet (they change what was decided)
         self.on_reopen = on_reopen  # the home's part of a gate the re-check reopened (GitHub: labels, GPU run)
         self.executor = executor
+        self.home_findings = home_findings  # a gate's findings only the home makes (GitHub: ``same_plugin``)
         self.agents = agents  # the Claude author and reviewer; None with --llm offline
 
     # ------------------------------------------------------------ state I/O
@@ -186,13 +189,9 @@ class Runner:
             return new
         s = new.model_copy(deep=True)
         s.head = commit
+        detail = f"{commit[:12]}: {len(stale)} files"
         s.audit.append(
-            AuditEntry(
-                at=self.clock(),
-                actor="bot",
-                event="removed the files of the stages redone",
-                detail=f"{commit[:12]}: {len(stale)} files",
-            )
+            AuditEntry(at=self.clock(), actor="bot", event="removed the files of the stages redone", detail=detail)
         )
         return s
 
@@ -522,7 +521,7 @@ class Runner:
         ctx = self.context(state)
         if self.agents is not None:
             self.agents.begin_step(state)
-        findings = review_gate(gate, ctx)
+        findings = review_gate(gate, ctx) + (self.home_findings(gate) if self.home_findings else [])
         reviewer = "checklist" if self.agents is None else f"checklist + {self.agents.label}"
         headline, read_first = brief(gate, ctx)  # what the person decides on, and what to read first
         review = ReviewRound(
