@@ -268,8 +268,18 @@ class EvidencePolicy:
         reason = reason or condition_reason(doc, c.rel, split_condition(c.key.workload)[1])
         reason = reason or workload_reason(doc, c.key, self.workloads)
         reason = reason or self._epp(doc, c.key.treatment, c.key.workload) or self._stack(doc, c.key.workload)
-        condition = split_condition(c.key.workload)[1]
-        return reason or self._image(doc) or self._pinned_image(doc, c.key.treatment, c.rel, condition)
+        reason = reason or self._image(doc) or self._pinned_image(doc, c.key.treatment, c.rel)
+        return reason or self._fault_unrecorded(split_condition(c.key.workload)[1])
+
+    def _fault_unrecorded(self, condition: str | None) -> str | None:
+        """Why a report under a run fault (``RUN_FAULTS``) is no evidence about it when its results have no
+        manifest, whatever image it records: only the manifest records whether each run's fault happened
+        (``fault_runs``). The runner's build bound by its tag, the image the plan pins (``--image <pin>``, or a
+        run from the plan's own files) and a report that records no image are alike in that: nothing else says
+        a pod was ever deleted, so none of them decides a claim about pod failure."""
+        if self.no_manifest and condition in RUN_FAULTS:
+            return unrecorded_fault(str(condition))
+        return None
 
     def held(self, rel: str, sha256: str) -> str | None:
         """Why the result at ``rel`` with these bytes is not the one the run manifest recorded (None: it is, or there
@@ -415,13 +425,13 @@ class EvidencePolicy:
                 return f"EPP image {ref} is not the one built for this promotion (@{self.image_digest})"
         return None
 
-    def _pinned_image(self, doc: dict, arm: str, rel: str = "", condition: str | None = None) -> str | None:
+    def _pinned_image(self, doc: dict, arm: str, rel: str = "") -> str | None:
         """A report of either arm that ran another image measured another build, even when its plugin config
         matches: the plan runs *one* EPP image for both arms (``bot.bench.experiment``), so the config is the only
         difference between them, and a baseline on another router build confounds the router with the plugin. It
         is left out with both images named, like a config mismatch. (The field keeps its name, ``evolved_image``:
-        it is what evaluation.yaml calls the pin.) A runner build bound by its tag (no manifest) under a run fault
-        (``condition``) is refused all the same: only the manifest records whether that run's fault happened."""
+        it is what evaluation.yaml calls the pin.) Without a manifest, a report under a run fault is refused
+        whatever its image (``_fault_unrecorded``)."""
         if self.evolved_image is None:
             return None
         comp = epp_component(doc) or {}
@@ -435,8 +445,6 @@ class EvidencePolicy:
                     commit = str(keyword_value(doc, "commit"))
                     if other_code := self._plugin_problem(commit):
                         return f"its {arm} EPP image {ref} is `promote bench run`'s build, and these results have no {MANIFEST}: {other_code}"
-                    if condition in RUN_FAULTS:  # the fault's outcome went with the manifest (fault_runs)
-                        return unrecorded_fault(str(condition))
                     self.runner_commits[rel] = commit
                     continue  # this promotion's runner build, named by its tag and commit
                 return (

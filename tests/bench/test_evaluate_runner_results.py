@@ -246,3 +246,32 @@ def test_without_manifest_json_the_runners_pod_failure_reports_decide_no_claim_a
     assert not_used and all("pod-failure" in rel for rel, _ in not_used)
     for _, why in not_used:
         assert "no record of whether the fault of its run happened" in why and "put back the manifest.json" in why
+
+
+def test_without_manifest_json_pod_failure_reports_of_the_pinned_image_decide_no_claim_about_the_fault(tmp_path):
+    """Red team 10 item 2: the refusal above sat in the runner-build branch only, so the runner given the image the
+    plan pins (`--image <pin>`, which ``given_image_problem`` accepts) wrote pod-failure reports that, without
+    manifest.json, confirmed a "no worse under pod failure" claim on runs in which no pod was deleted. Without the
+    manifest no report under a run fault is evidence about it, whatever image it records."""
+    import yaml
+
+    from bot.model.evidence import CONDITION_NOT_RECORDED
+
+    env = fakes.install(tmp_path, noise=0.02, seconds_per_run_second=0.01, effect={"evolved": -0.2}, forbid_delete=True)
+    hyps = hypotheses([_h("B2", ["spikes+pod-failure"], "e2e_p95", direction="no-worse")])
+    bench, commit = make_branch(tmp_path, request=_request(), hyps=hyps)
+    pinned = yaml.safe_load((bench / "evaluation.yaml").read_text())["evolved_image"]
+    proc = _promote(env, *_args(bench, commit, tmp_path, "--fixed", "--warmup-seconds", "0", "--image", pinned))
+    assert proc.returncode == 0, proc.stderr
+    results = tmp_path / "results"
+    assert all(c.fault is None or not c.fault.ok for c in mf.load(results).cells)  # no pod was ever deleted
+    (results / mf.MANIFEST).unlink()
+
+    verdicts, not_used = _stage5(tmp_path, bench, hyps)
+    stage5 = {v.hypothesis_id: v for v in verdicts}
+    assert stage5["A1"].status.value == "confirmed"  # the plain cell of the pinned image still counts
+    b2 = stage5["B2"]
+    assert b2.status.value == "inconclusive" and CONDITION_NOT_RECORDED in b2.flags, b2
+    assert not_used and all("pod-failure" in rel for rel, _ in not_used)
+    for _, why in not_used:
+        assert "no record of whether the fault of its run happened" in why and "put back the manifest.json" in why
