@@ -79,6 +79,32 @@ def workload_profile(request: PromotionRequest, name: str) -> dict:
     return profile_with_changes(request, name)[0]
 
 
+def stage_seconds(request: PromotionRequest, name: str) -> float:
+    """How long the load the plan renders for workload ``name`` runs: the sum of its profile's ``load.stages``
+    durations once the request's overrides are applied (``load.stages.0.duration`` sets it as surely as
+    ``duration_s`` does). The plan's GPU-minutes, the runner's per-cell timeout, fault time and budget, and the
+    "cut short" yardstick (``bot.bench.load_binding``) all use it, so each speaks of the run that is sent;
+    ``duration_s`` for a workload the planner renders no profile for (another harness)."""
+    w = request.workload(name)
+    try:
+        stages = (workload_profile(request, name).get("load") or {}).get("stages")
+    except PlanError:
+        return float(w.duration_s)
+    durations = [_seconds(s.get("duration")) for s in stages if isinstance(s, dict)] if isinstance(stages, list) else []
+    total = sum(d for d in durations if d is not None)
+    return total if total > 0 else float(w.duration_s)
+
+
+def _seconds(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return None
+    return seconds if math.isfinite(seconds) and seconds > 0 else None
+
+
 def profile_with_changes(request: PromotionRequest, name: str) -> tuple[dict, list[str]]:
     """(profile, what differs from upstream's): everything upstream sets and we do not change is kept."""
     w = request.workload(name)

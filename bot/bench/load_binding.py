@@ -60,7 +60,7 @@ class PlannedLoad:
 
 def planned_loads(request: Any) -> dict[str, PlannedLoad]:
     """Workload name -> its PlannedLoad, from the request's workloads (what stage 4 rendered into profiles)."""
-    from bot.bench.experiment import workload_profile
+    from bot.bench.experiment import stage_seconds, workload_profile
     from bot.bench.plan import PlanError
 
     out = {}
@@ -72,7 +72,7 @@ def planned_loads(request: Any) -> dict[str, PlannedLoad]:
         data = _leaves(doc.get("data"), "data")
         load_type = (doc.get("load") or {}).get("type")
         out[w.name] = PlannedLoad(
-            w.profile, dict(w.overrides), data, str(load_type) if load_type else None, float(w.duration_s)
+            w.profile, dict(w.overrides), data, str(load_type) if load_type else None, stage_seconds(request, w.name)
         )
     return out
 

@@ -333,7 +333,11 @@ def _planned(h: Hypothesis, request: PromotionRequest) -> PlannedHypothesis:
 
 
 def run_minutes(request: PromotionRequest, cell: Cell, p: CostParameters) -> float:
-    return request.workload(split_condition(cell.workload)[0]).duration_s / 60.0 + p.run_overhead_minutes
+    """GPU-minutes of one run of ``cell`` per GPU: the load stage the plan renders (``stage_seconds``, with the
+    request's overrides) plus the per-run overhead."""
+    from bot.bench.experiment import stage_seconds  # experiment renders the plan this module sizes
+
+    return stage_seconds(request, split_condition(cell.workload)[0]) / 60.0 + p.run_overhead_minutes
 
 
 def plan_cost(

@@ -470,6 +470,34 @@ def test_cost_sums_per_cell():
     )
 
 
+def test_the_cost_and_the_runners_cells_use_the_stage_the_overrides_render():
+    """Red team 10 item 4: ``load.stages.0.duration`` in a workload's overrides sets the stage the plan renders,
+    but the GPU-minute estimate and the runner's cells (per-cell timeout, fault time, budget) took ``duration_s``.
+    Both take the rendered stage (``stage_seconds``), as the "cut short" yardstick does."""
+    from bot.bench.experiment import stage_seconds, workload_profile
+    from bot.bench.run.schedule import build_schedule
+
+    def request(seconds: int | None) -> PromotionRequest:
+        req = _request()
+        raw = req.model_dump(mode="json", exclude_none=True)
+        for w in raw["workloads"]:
+            if w["name"] == "load-spikes" and seconds is not None:
+                w["overrides"]["load.stages.0.duration"] = seconds
+        return PromotionRequest.model_validate(raw)
+
+    hs = [_h("A1", ["load-spikes"], "e2e_p95")]
+    kw = {"gpus_per_stack": 8, "standup_minutes": 40, "run_overhead_minutes": 2, "repetitions": 5}
+    req = request(600)
+    assert workload_profile(req, "load-spikes")["load"]["stages"] == [{"rate": 30.0, "duration": 600}]
+    assert stage_seconds(req, "load-spikes") == 600.0 and stage_seconds(request(None), "load-spikes") == 120.0
+    plan = make_plan(req, hs, **kw)
+    # 2 cells x 2 arms x 5 runs of (10 + 2) minutes, not (2 + 2)
+    assert plan.cost.gpu_minutes == pytest.approx(2 * 40 * 8 + 2 * 2 * 5 * (10 + 2) * 8)
+    groups = build_schedule(plan, req, {"baseline": "b", "evolved": "e"}, "ghcr.io/x/epp:tag")
+    durations = {cell.duration_s for g in groups for setup in g.setups for cell in setup.cells}
+    assert durations == {600}
+
+
 def test_cost_formula():
     req = _request()
     hs = [_h("A1", ["load-spikes"], "e2e_p95"), _h("C1", ["sanity-random"], "ttft_mean", "no-worse", rates=[10])]

@@ -238,3 +238,40 @@ def test_a_run_cut_short_is_no_repetition_and_says_both_counts(tmp_path, plan_lo
     assert reason.startswith("cut short: it recorded 6 requests")
     assert re.search(r"the baseline arm's 7 run\(s\) of load-spikes @ 30 req/s recorded 3\d{3} \(median\)", reason)
     assert _reasons(rs, "baseline/load-spikes/rate-30/") == set()
+
+
+def test_the_yardstick_is_the_stage_the_plan_renders_with_its_overrides(tmp_path):
+    """Red team 10 item 4: a workload whose stage length is set through ``overrides`` (``load.stages.0.duration``,
+    which the plan accepts and renders) had every full-length run rejected as "cut short" against ``duration_s``.
+    The yardstick is the stage ``workload_profile`` renders: a 40 s run's requests count, and against a 600 s
+    stage a run that sent 200 s worth is cut short although it clears half of ``duration_s``'s 120 s."""
+    from bot.bench.experiment import workload_profile
+
+    def loads(seconds: int) -> dict:
+        raw = yaml.safe_load((EXAMPLE / "promotion.yaml").read_text())
+        w = next(w for w in raw["workloads"] if w["name"] == "load-spikes")
+        w["overrides"]["load.stages.0.duration"] = seconds
+        request = PromotionRequest.model_validate(raw)
+        assert workload_profile(request, "load-spikes")["load"]["stages"] == [{"rate": 30.0, "duration": seconds}]
+        return planned_loads(request)
+
+    def ran(seconds: int, share: float):
+        def edit(doc: dict) -> None:
+            config = doc["scenario"]["load"]["native"]["config"]
+            config["load"]["stages"][0]["duration"] = seconds
+            config.setdefault("overrides", {})["load.stages.0.duration"] = seconds
+            aggregate = doc["results"]["request_performance"]["aggregate"]["requests"]
+            aggregate["total"] = round(aggregate["total"] * share)
+
+        return edit
+
+    root = _copy(tmp_path)
+    _edit(root, "*/load-spikes/rate-*/rep-*", ran(40, 1 / 3))  # what full 40 s runs record
+    rs = load_evidence(root, EvidencePolicy(allow_sample_data=True, workloads=loads(40)))
+    assert _reasons(rs, "baseline/load-spikes/") | _reasons(rs, "evolved/load-spikes/") == set()
+
+    root = _copy(tmp_path / "long")
+    _edit(root, "*/load-spikes/rate-30/rep-*", ran(600, 5 / 3))  # 200 s of a 600 s stage: stopped early
+    rs = load_evidence(root, EvidencePolicy(allow_sample_data=True, workloads=loads(600)))
+    reasons = _reasons(rs, "baseline/load-spikes/rate-30/")
+    assert reasons and all("cut short" in r and "(30 req/s x 600 s, the plan's 'load-spikes'" in r for r in reasons)

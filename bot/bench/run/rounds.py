@@ -46,12 +46,14 @@ plan's count: runs not made because their hypotheses were decided are recorded, 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.bench.errors import ReportError
-from bot.bench.layout import TREATMENTS, parse_layout, parse_run_treatment
+from bot.bench.experiment import stage_seconds
+from bot.bench.layout import TREATMENTS, parse_layout, parse_run_treatment, split_condition
 from bot.bench.run import manifest as mf
 from bot.bench.run.budget import minutes_text
 from bot.bench.run.schedule import CellRun, Group, SetupRun, build_schedule
@@ -205,9 +207,7 @@ class RoundLoop:
         return self.runner.budget.cell_estimate(CellRun("baseline", workload, rate, 1, self._duration(workload)))
 
     def _duration(self, workload: str) -> int:
-        from bot.bench.layout import split_condition
-
-        return self.cfg.request.workload(split_condition(workload)[0]).duration_s
+        return math.ceil(stage_seconds(self.cfg.request, split_condition(workload)[0]))
 
     def assess(self, reports, stopped: Mapping[str, str]) -> Progress:
         from bot.stats.sequential import assess

@@ -15,12 +15,13 @@ cell (``runs``) and keeps the same order among them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from bot.bench.conditions import Condition, conditions_for
-from bot.bench.experiment import stack_constants
+from bot.bench.experiment import stack_constants, stage_seconds
 from bot.bench.layout import TREATMENTS, run_treatment_name, split_condition, with_condition
 from bot.bench.plan import BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE, BenchmarkPlan, PlanError
 from bot.model import PromotionRequest
@@ -102,6 +103,7 @@ def build_schedule(
     if sorted(arm_order) != sorted(TREATMENTS):
         raise PlanError(f"arm order {arm_order}: give each of {', '.join(TREATMENTS)} once")
     available = conditions_for(request.stack)
+    seconds = {w.name: math.ceil(stage_seconds(request, w.name)) for w in request.workloads}  # what each run sends
     constants = {
         **stack_constants(request),
         **image_overrides(image_ref),
@@ -149,7 +151,7 @@ def build_schedule(
                 )  # type: ignore[union-attr]
                 if runs_here:
                     base = split_condition(cell.workload)[0]
-                    setup.cells.append(CellRun(arm, cell.workload, cell.rate, n, request.workload(base).duration_s))
+                    setup.cells.append(CellRun(arm, cell.workload, cell.rate, n, seconds[base]))
             shared = cond is None or cond.epp_only
             group_name = ("stack" if shared else f"stack+{cond_name}") if fast_swap else name
             group = groups.setdefault(group_name, Group(group_name, []))
