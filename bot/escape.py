@@ -228,3 +228,18 @@ def commit_block(value: object, indent: str = "  ") -> str:
     text = "" if value is None else str(value)
     lines = "".join("\n" if ch in LINE_BREAKS else ch for ch in text).split("\n")
     return "\n".join(indent + line(part) for part in lines)
+
+
+#: Line starts `git mailinfo` (the parser `git am` runs) takes as the end of the commit message and the start of
+#: the patch: a ``---`` separator or ``--- <file>`` header, a ``diff -`` header, a CVS ``Index: `` line. It looks
+#: at the first column only, so one space in front keeps such a line in the message.
+_PATCH_BREAK = re.compile(r"(?:---|diff -|Index: )")
+
+
+def commit_body(value: object) -> str:
+    """Commit message text that `git am` keeps whole: a line that would start the patch (``_PATCH_BREAK``, e.g. a
+    title's " --- " that wrapping put first on a line) is indented by one space; the rest is as given. Without
+    this, everything after that line (the caution that the patch is not ready, the evidence pointer) is dropped
+    from the commit `git am` creates, though `git am` still applies the patch."""
+    text = "" if value is None else str(value)
+    return "\n".join(" " + ln if _PATCH_BREAK.match(ln) else ln for ln in text.split("\n"))

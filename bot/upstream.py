@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from bot import PROJECT_ROOT
+from bot.escape import commit_body
 from bot.forge.git import ForgeError, GitRepo
 from bot.golang.plugin_summary import (
     DEFAULT_TRAFFIC,
@@ -135,8 +136,13 @@ def upstream_change(
 
 
 def _fill(paragraph: str) -> str:
-    """A commit message paragraph in lines of at most 72 columns (upstream's commit style)."""
-    return textwrap.fill(paragraph, 72, break_long_words=False, break_on_hyphens=False)
+    """A commit message paragraph in lines of at most 72 columns (upstream's commit style), none of which `git am`
+    takes for the start of the patch (``commit_body``: the request's title is wrapped in here). A line that needs
+    the escape's one-space indent is wrapped at 71 columns, so it still fits in 72."""
+    text = textwrap.fill(paragraph, 72, break_long_words=False, break_on_hyphens=False)
+    if commit_body(text) == text:
+        return text
+    return commit_body(textwrap.fill(paragraph, 71, break_long_words=False, break_on_hyphens=False))
 
 
 def about(summary: TranslationSummary, title: str = "") -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -261,6 +262,52 @@ def test_the_patch_asks_for_a_sign_off_and_repeats_why_the_promotion_is_not_read
     assert set(apply_to_mirror(patch)) == set(_change().files)  # `git am` leaves the notes out
     ready = format_patch(_change())
     assert "`git commit -s`" in ready and "Not ready" not in ready
+
+
+@pytest.mark.parametrize("words", ["--- KV-pressure adjustments", "diff -u of the old scorer", "Index: 3 modes"])
+def test_no_title_ends_the_message_git_am_commits(tmp_path, words):
+    """Red team 10 item 5: `git am` (``git mailinfo``) takes a line that starts ``--- ``, ``diff -`` or ``Index: ``
+    as the end of the message, so a request title the 72-column wrap broke before " --- " dropped the rest of the
+    commit: the evidence pointer and the "Not ready for upstream review" caution, though the patch still applied.
+    Such a line is indented (``escape.commit_body``): the commit `git am` makes keeps every paragraph."""
+    runner = (MIRROR / RUNNER_GO).read_text()
+
+    def change(title: str):
+        return upstream_change(
+            SUMMARY,
+            BRANCH_FILES,
+            runner,
+            title=title,
+            branch="promotion/7-demo-scorer",
+            fork_repo="acme/llm-d-router",
+            commit="a" * 40,
+            not_ready=["its benchmark evidence is sample data"],
+        )
+
+    def breaks_at_wrap(title: str) -> bool:  # the unescaped wrap would start a line with the words
+        from bot.golang.plugin_summary import what_it_does
+
+        text = what_it_does(SUMMARY.kind, SUMMARY.plugin_type, title, SUMMARY.signals, SUMMARY.thresholds)
+        wrapped = textwrap.fill(text, 72, break_long_words=False, break_on_hyphens=False)
+        return any(ln.startswith(words.split()[0]) for ln in wrapped.splitlines())
+
+    title = next(t for pad in range(60) if breaks_at_wrap(t := "Adaptive weighted scorer" + " x" * pad + f" {words}"))
+    patch = format_patch(change(title))
+    mail = tmp_path / "mail"
+    mail.write_text(patch, encoding="utf-8")
+    with mail.open("rb") as stdin:
+        subprocess.run(
+            ["git", "mailinfo", str(tmp_path / "msg"), str(tmp_path / "body")],
+            stdin=stdin,
+            check=True,
+            capture_output=True,
+        )
+    message = (tmp_path / "msg").read_text(encoding="utf-8")
+    assert "Not ready for upstream review" in message and "sample data" in message, message
+    assert "branch promotion/7-demo-scorer of the fork acme/llm-d-router at aaaaaaaaaaaa" in " ".join(message.split())
+    assert words.split()[0] in message
+    assert all(len(ln) <= 72 for ln in change(title).message.splitlines())
+    assert set(apply_to_mirror(patch)) == set(change(title).files)
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
