@@ -1,14 +1,12 @@
 """Stage 4's benchmark plan: the fewest GPU runs that still decide every hypothesis.
 
-GPU hours are what our users have least of. The seed's plan runs one benchmark
-profile per hypothesis, each with its own baseline, its own evolved runs and
-its own stand-ups; most of that is the same measurement taken again. This plan
-measures each (workload, rate) cell once per treatment and repetition, and every
-hypothesis that needs the cell reads the same runs:
+GPU hours are what our users have least of. The seed's plan runs one benchmark profile per hypothesis, each
+with its own baseline, its own evolved runs and its own stand-ups; most of that is the same measurement taken
+again. This plan measures each (workload, rate) cell once per treatment and repetition, and every hypothesis
+that needs the cell reads the same runs:
 
-- **one shared baseline per cell**: the baseline EPP config and the evolved
-  plugin config are the experiment's two setup treatments (two stand-ups in
-  all), and the cells × repetitions are run treatments against each stack;
+- **one shared baseline per cell**: the baseline EPP config and the evolved plugin config are the experiment's
+  two setup treatments (two stand-ups in all), and the cells × repetitions are run treatments against each stack;
 - **repetitions from a power calculation per cell** (``bot.bench.sizing``) on
   the baseline's coefficient of variation (from earlier runs when given, else
   ``DEFAULT_CV``), for an evolved arm up to twice as noisy and 10% outlier runs,
@@ -333,9 +331,7 @@ def _planned(h: Hypothesis, request: PromotionRequest) -> PlannedHypothesis:
 
 
 def run_minutes(request: PromotionRequest, cell: Cell, p: CostParameters) -> float:
-    """GPU-minutes of one run of ``cell`` per GPU: the load stage the plan renders (``stage_seconds``, with the
-    request's overrides) plus the per-run overhead."""
-    from bot.bench.experiment import stage_seconds  # experiment renders the plan this module sizes
+    from bot.bench.experiment import stage_seconds  # the stage the plan renders, overrides too (it imports us)
 
     return stage_seconds(request, split_condition(cell.workload)[0]) / 60.0 + p.run_overhead_minutes
 
