@@ -269,15 +269,16 @@ class EvidencePolicy:
         reason = reason or workload_reason(doc, c.key, self.workloads)
         reason = reason or self._epp(doc, c.key.treatment, c.key.workload) or self._stack(doc, c.key.workload)
         reason = reason or self._image(doc) or self._pinned_image(doc, c.key.treatment, c.rel)
-        return reason or self._fault_unrecorded(split_condition(c.key.workload)[1])
+        return reason or self._fault_unrecorded(doc, split_condition(c.key.workload)[1])
 
-    def _fault_unrecorded(self, condition: str | None) -> str | None:
+    def _fault_unrecorded(self, doc: dict, condition: str | None) -> str | None:
         """Why a report under a run fault (``RUN_FAULTS``) is no evidence about it when its results have no
         manifest, whatever image it records: only the manifest records whether each run's fault happened
         (``fault_runs``). The runner's build bound by its tag, the image the plan pins (``--image <pin>``, or a
         run from the plan's own files) and a report that records no image are alike in that: nothing else says
-        a pod was ever deleted, so none of them decides a claim about pod failure."""
-        if self.no_manifest and condition in RUN_FAULTS:
+        a pod was ever deleted, so none of them decides a claim about pod failure. Sample data (a rehearsal with
+        ``--allow-sample-data``, as the bundled example's) measured no run at all, and every verdict on it says so."""
+        if self.no_manifest and condition in RUN_FAULTS and not is_sample(doc):
             return unrecorded_fault(str(condition))
         return None
 
