@@ -61,7 +61,7 @@ def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
     message = (
         f"{single}, so the {who}'s {decision} (it reads {', '.join(names)}) is never exercised: {left}{judged}; {later}"
     )
-    drop = f", drop the class claims from the plan ({exclude_command(ctx.home, ids)})"
+    drop = f", drop the class claims from the plan ({exclude_command(ctx.home, ids, ctx.work)})"
     fix = (
         f"approve only if measuring the {who} on single-priority traffic is worth the GPU time (say so as the "
         f"reason){drop if claims else ''}, or reject and benchmark per-class latency on a priority mix by hand"

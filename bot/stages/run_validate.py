@@ -1,9 +1,8 @@
 """Stage 5, run and validate: build, vet and test the plugin; judge every hypothesis on the benchmark reports.
 
-The Go checks run offline against the in-repo llm-d-router v0.10.0 mirror
-with the pinned toolchain. Benchmark reports come from ``--results`` (written
-by the GPU job, or the bundled sample data); without them every hypothesis is
-inconclusive and gate 3's review says why, instead of inventing numbers.
+The Go checks run offline against the in-repo llm-d-router v0.10.0 mirror with the pinned toolchain. Benchmark
+reports come from ``--results`` (written by the GPU job, or the bundled sample data); without them every
+hypothesis is inconclusive and gate 3's review says why, instead of inventing numbers.
 """
 
 from __future__ import annotations
@@ -473,13 +472,15 @@ def mix_markdown(mix: MixOutcome | None, alpha: float) -> str:
     return f"## Priority mix\n\n**Not judged{decided}.** The plan runs a priority mix, but {md(mix.reason or '')}."
 
 
-def queues_markdown_for(request, reports, hypotheses, verdicts: list[Verdict]) -> str:
+def queues_markdown_for(request, reports, hypotheses, verdicts: list[Verdict], unexercised=None) -> str:
     """A scheduler's waiting-queue section (``bot.bench.waiting``): whether queues formed in each cell gate 2's
     G2.cells-saturate named, the cells of the claims that predict a change from the evolved order
-    (``bot.hypotheses.saturation``; ``hypotheses`` as planned, before any set-aside), judged here or not: the one
-    place its order can act, and the cells a person was told to check. A guard's cells are left out: a
-    no-regression holds where the plugin does nothing, and at low load no queue is expected. '' for another kind,
-    without reports, or with no such claim."""
+    (``bot.hypotheses.saturation``), judged here or not: the one place its order can act, and the cells a person
+    was told to check. A claim ``unexercised`` sets aside (``unexercised_by``, as stage 4 planned it) has no cell
+    in the plan and is judged nowhere, so its cells are left out (sched-e2e #4: a `load-spikes @ 30` row the plan
+    never ran, "no runs" on every real run). A guard's cells are left out too: a no-regression holds where the
+    plugin does nothing, and at low load no queue is expected. '' for another kind, without reports, or with no
+    such claim."""
     from bot.bench.waiting import CellQueues, cell_queues, queues_markdown
     from bot.hypotheses.operating_points import cells
     from bot.hypotheses.saturation import needs_queues
@@ -487,7 +488,7 @@ def queues_markdown_for(request, reports, hypotheses, verdicts: list[Verdict]) -
     if request.kind is not PolicyKind.SCHEDULING or reports is None:
         return ""
     planned: dict[tuple[str, float], list[str]] = {}
-    for h in hypotheses:
+    for h in apply_set_aside(hypotheses, unexercised):
         if needs_queues(request.kind, h):
             for workload, rate in sorted(cells(request, h)):
                 planned.setdefault((workload, float(rate)), []).append(h.id)
@@ -561,7 +562,7 @@ def run(ctx: StageContext) -> StageOutput:
         summary=summary_markdown(verdicts, hypotheses) + "\n" + plots.summary_markdown("plots", alpha=alpha),
         evidence=evidence,
         priority_mix=mix_markdown(mix, alpha),
-        queues=queues_markdown_for(ctx.request, reports, hypotheses, verdicts),
+        queues=queues_markdown_for(ctx.request, reports, hypotheses, verdicts, _unexercised(ctx, hypotheses)),
         rejected=invalid,
         unreached=unreached,
         unreached_lead=UNREACHED_LEAD,

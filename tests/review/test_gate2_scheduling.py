@@ -121,7 +121,7 @@ def test_a_conflict_on_one_cell_is_found_and_its_fix_is_a_change_request_gate_2_
 def ctx_for(req, summary=None, home="local", epp_config=None):
     """A gate-2 context on ``req``; ``epp_config``: the EndpointPickerConfig on the branch (none: the defaults)."""
     paths = SimpleNamespace(hypotheses_dir="docs/promotion/x/hypotheses", epp_config=lambda t: f"deploy/{t}.yaml")
-    return SimpleNamespace(request=req, home=home, paths=paths, read=lambda path: epp_config)
+    return SimpleNamespace(request=req, home=home, work=None, paths=paths, read=lambda path: epp_config)
 
 
 def test_a_class_ordering_scheduler_on_one_priority_is_flagged_before_gpu_time():
@@ -365,8 +365,9 @@ def test_a_scheduler_whose_order_the_cells_leave_inert_has_its_order_hypotheses_
         assert "`sanity-random` 354–414 tokens" in f.message  # every workload's lengths, set aside or not
         assert "both sides of incumbentInputTokens" in f.fix
     reason = f"exclude: {', '.join(order)}"
-    assert f"`promote request-changes 2 --reason '{reason}' --work W`" in f.fix
+    assert f"`promote request-changes 2 --reason '{reason}' --work W` (W: your --work)" in f.fix
     assert refusal(2, reason, hypotheses=[h for _, h in hyps]) is None
+    assert "single-priority" not in f.fix  # verify2 #6: s02's problem is prompt length, not priority
 
 
 def test_a_prompt_length_order_the_cells_exercise_is_not_flagged():
@@ -389,9 +390,10 @@ def test_a_scheduler_is_told_its_cells_must_saturate_and_its_if_this_fails_texts
     instance, where the first suspect is a cell that never queued."""
     from bot.review.saturation import cells_saturate
 
-    req = scheduling_request()
-    hyps = hypotheses(req, summary_for("scheduling"))
-    [f] = cells_saturate(ctx_for(req), hyps)
+    req = scheduling_request(class_signals=False)
+    summary = summary_for("scheduling", ["ArrivalTime", "InputTokens"])  # prompts near 512 tokens: an order acts
+    hyps = hypotheses(req, summary)
+    [f] = cells_saturate(ctx_for(req), hyps, summary)
     assert f.check == "G2.cells-saturate" and f.severity is Severity.SUGGESTION
     changes = [h for _, h in hyps if h.benchmarked and h.prediction.direction.value in ("decrease", "increase")]
     assert {h.track.value for h in changes} == {"A", "B"}
@@ -408,5 +410,32 @@ def test_a_scheduler_is_told_its_cells_must_saturate_and_its_if_this_fails_texts
     # a router is not a queue-position scorer
     router = scheduling_request(kind="routing")
     rhyps = hypotheses(router, summary_for("routing"))
-    assert cells_saturate(ctx_for(router), rhyps) == []
+    assert cells_saturate(ctx_for(router), rhyps, summary_for("routing")) == []
     assert not any("did not saturate" in h.diagnostic for _, h in rhyps)
+
+
+def test_order_claims_set_aside_get_no_saturation_check_and_their_if_this_fails_blames_no_cell():
+    """DH2 (verify2 #2): with a class-reading scheduler's A1 and queue-ordering-authority gap set aside at planning
+    time (every cell sends priority 0), gate 2's G2.cells-saturate still told the user to check that their cells
+    saturate, and their "If this fails" began "first that its cells (`load-spikes` @ 30 and 45 req/s) did not
+    saturate", cells the plan no longer runs, for claims set aside for another reason. Stage 3 reads the set-aside
+    stage 4 plans with (``set_aside.for_plan``); gate 2 names only the claims planned and judged."""
+    from bot.review.saturation import cells_saturate
+
+    signals = ["ArrivalTime", "QueueDepth", "SLOClass"]
+    req = order_request(signals)
+    summary = summary_for("scheduling", signals)
+    hyps = hypotheses(req, summary)
+    order = [h for _, h in hyps if h.benchmarked and (h.track.value == "A" or h.source == "queue-ordering-authority")]
+    assert {h.track.value for h in order} == {"A", "B"}
+    assert cells_saturate(ctx_for(req), hyps, summary) == []
+    for h in order:
+        assert "did not saturate" not in h.diagnostic and h.diagnostic.startswith("If this fails, it would indicate ")
+    # a config that exercises the order is read too: with no set-aside the texts name the cells first
+    lengths = order_request(["ArrivalTime", "InputTokens", "QueueDepth"])
+    config = "plugins:\n- type: evolved-class-aging-scheduler\n  parameters: {incumbentInputTokens: 900}\n"
+    summary = summary_for("scheduling", ["ArrivalTime", "InputTokens", "QueueDepth"])
+    inert = {h.id: h for h in generate_hypotheses(lengths, summary, load_dictionary())}
+    acting = {h.id: h for h in generate_hypotheses(lengths, summary, load_dictionary(), epp_config=config)}
+    a1 = next(i for i in inert if i.startswith("A"))
+    assert "did not saturate" not in inert[a1].diagnostic and "did not saturate" in acting[a1].diagnostic
