@@ -88,7 +88,7 @@ def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> 
         return []
     ids = ", ".join(h.id for h in judged)
     claims = [h.id for h in judged if h.track is Track.A]
-    drop = f", drop the claims ({exclude_command(ctx.home, ', '.join(claims))})" if claims else ""
+    drop = f", drop the claims ({exclude_command(ctx.home, ', '.join(claims), ctx.work)})" if claims else ""
     established = sheds_nothing(summary)
     if established:
         message = (
