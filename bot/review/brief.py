@@ -22,6 +22,7 @@ from collections import Counter
 
 from pydantic import ValidationError
 
+from bot.golang import fidelity_admit
 from bot.model import RequestError, Track, TranslationSummary, VerdictStatus, status_counts
 
 
@@ -57,7 +58,7 @@ def _gate1(ctx) -> tuple[str, dict[str, str]]:
             below = f" (below the floor only through the values set at gate 1: {chosen.agreement_without:.1%} without)"
         parts.append(
             f"decides like the BLIS original in {f.agreement:.1%} of {f.states} sampled states "
-            f"(floor {f.floor_pct}){below}"
+            f"(floor {f.floor_pct}){below}" + fidelity_admit.clause(f)
         )
     elif f is not None:
         parts.append("agreement with the BLIS original not measured")

@@ -114,6 +114,8 @@ def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> 
             "excluding some leaves the rest on the same cells, excluding all of them leaves stage 4 nothing to plan"
         )
         return [priority_exercised(ctx, message, fix)]
+    if summary.stateful:
+        return [priority_exercised(ctx, *_stateful_cells(ids, read))]
     message = (
         f"the planned cells may measure an admitter that sheds nothing, like the baseline; {ids} are judged on them: "
         "every planned cell sends all its requests at one priority (no InferenceObjective: priority 0), which the "
@@ -127,6 +129,30 @@ def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> 
         "and benchmark the claims on a priority mix by hand"
     )
     return [priority_exercised(ctx, message, fix)]
+
+
+def _stateful_cells(ids: str, read: list[str]) -> tuple[str, str]:
+    """(message, fix) for an admitter that keeps state between requests (``TranslationSummary.stateful``): it can
+    shed class `standard` by volume or by a tenant's state (DA4 p3: a per-tenant token bucket), which a fresh plugin
+    deciding one request, the translation's behaviour rows, never shows. So those rows say nothing about whether it
+    sheds the cells' priority-0 traffic: the cells are not called noise and no `exclude:` is offered on that basis;
+    the finding says what the rows could not show and what decides it (the cells' volume against its state)."""
+    message = (
+        f"the translation cannot show whether this admitter sheds the planned cells' traffic; {ids} are judged on "
+        "them: every planned cell sends all its requests at one priority (no InferenceObjective: priority 0), which "
+        f"the admitter reads ({', '.join(read)}) as class `standard`, and it keeps state between requests, so whether it "
+        "sheds `standard` can depend on what it has seen (a tenant's volume, a learned load); its behaviour rows (a "
+        "fresh plugin deciding one request, with no earlier requests) cannot show whether the cells' load drives that "
+        "state to shed; the plan's priority mix decides only the shedding order (per-class admit rate), not these claims and "
+        "guards"
+    )
+    fix = (
+        "check the evolved code's rule for class `standard` against the cells' load (their rates and prompt lengths, "
+        "all under one fairness ID unless a workload sends one per tenant): approve if that load reaches the state it "
+        "sheds `standard` by (say so as the reason), or reject and benchmark the claims by hand on traffic that does "
+        "(or on a priority mix, if it never sheds `standard`)"
+    )
+    return message, fix
 
 
 #: Signals the plugin reads from a request header the benchmark's client must send (inference-perf's

@@ -270,14 +270,33 @@ def test_an_admitter_shown_to_admit_priority_0_when_overloaded_is_said_unmeasura
     assert (
         brief(f.message) == "the planned cells cannot measure this admitter (it never sheds their priority-0 traffic)"
     )
-    # not established: one that rejects priority 0 when overloaded, or keeps state a fresh plugin does not show
-    for other in (
-        summary.model_copy(update={"behaviour": admits | {"overloaded:0": "reject"}}),
-        summary.model_copy(update={"stateful": True}),
-    ):
-        [g] = _class_exercised(ctx_for(req), hyps, other)
-        assert "if its admit rule keeps `standard` admitted" in g.message
-        assert brief(g.message).startswith("the planned cells may measure an admitter that sheds nothing")
+    # not established: one that rejects priority 0 when overloaded (a stateful one: the next test)
+    other = summary.model_copy(update={"behaviour": admits | {"overloaded:0": "reject"}})
+    [g] = _class_exercised(ctx_for(req), hyps, other)
+    assert "if its admit rule keeps `standard` admitted" in g.message
+    assert brief(g.message).startswith("the planned cells may measure an admitter that sheds nothing")
+
+
+def test_a_stateful_admitters_rows_without_history_are_not_read_as_shedding_nothing():
+    """DA4 item 6: a per-tenant token bucket (p3) sheds `standard` traffic by volume; gate 2 said the cells "may
+    measure an admitter that sheds nothing" and that they "show noise", on behaviour rows of a fresh plugin with no
+    earlier requests, and offered `exclude: A1` for the one claim the bucket can affect on those cells."""
+    from bot.stages.pr_parts import brief
+
+    req = scheduling_request(kind="admission")
+    rows = {f"{pool}:{p}": "admit" for pool in ("idle", "overloaded") for p in (-1, 0, 1)}
+    summary = summary_for("admission", ["ArrivalTime", "InputTokens", "SLOClass", "TenantID"]).model_copy(
+        update={"behaviour": rows, "stateful": True}
+    )
+    hyps = hypotheses(req, summary)
+    [f] = _class_exercised(ctx_for(req), hyps, summary)
+    assert f.check == "G2.priority-exercised"
+    assert "sheds nothing" not in f.message and "noise" not in f.message
+    assert "exclude" not in f.fix and "request-changes" not in f.fix
+    assert "keeps state between requests" in f.message and "with no earlier requests" in f.message
+    assert "cannot show whether the cells' load drives that state to shed" in f.message
+    assert all(h.id in f.message for _, h in hyps if h.benchmarked)
+    assert brief(f.message) == "the translation cannot show whether this admitter sheds the planned cells' traffic"
 
 
 def test_on_github_every_exclude_fix_is_the_comment_not_the_local_command():
