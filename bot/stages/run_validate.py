@@ -19,6 +19,7 @@ from bot.bench.gpu_time import GpuTime
 from bot.bench.set_aside import SET_ASIDE_KINDS, apply_set_aside, for_plan, unexercised_by
 from bot.model import PolicyKind, Stage, TranslationSummary, Verdict, VerdictStatus, sha256_text, status_counts
 from bot.render import render
+from bot.stages.branch_history import added_since, delivered_since
 from bot.stages.checks import check_problems, run_go_checks
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
@@ -388,9 +389,9 @@ def benchmark_due(ctx: StageContext) -> bool:
     if not [p for p in ctx.list(prefix) if not p.endswith("/")]:
         return True
     sent = ctx.state.benchmark
-    if sent is not None and _added_since(ctx, sent.commit) is not None:  # the run out answers: its own publish
-        return not _delivered_since(ctx, prefix, sent.commit)
-    if _delivered_since(ctx, prefix, ctx.state.head):
+    if sent is not None and added_since(ctx, sent.commit) is not None:  # the run out answers: its own publish
+        return not delivered_since(ctx, prefix, sent.commit)
+    if delivered_since(ctx, prefix, ctx.state.head):
         return False
     from bot.bench.errors import ReportError
 
@@ -401,22 +402,6 @@ def benchmark_due(ctx: StageContext) -> bool:
             return results_dir is None or not load_reports(ctx, results_dir, code).loaded
         except ReportError:
             return True
-
-
-def _delivered_since(ctx: StageContext, prefix: str, commit: str | None) -> bool:
-    """Whether a commit on the branch after ``commit`` added or changed reports under ``prefix``."""
-    return any(p.startswith(prefix) for sha in _added_since(ctx, commit) or [] for p in ctx.forge.changed_paths(sha))
-
-
-def _added_since(ctx: StageContext, commit: str | None) -> list[str] | None:
-    """The branch's commits after ``commit``, oldest first; None when ``commit`` is not on the branch (a state
-    saved before it was kept, a branch rewritten since)."""
-    if commit is None:
-        return None
-    if ctx.forge.branch_head(ctx.branch) == commit:
-        return []
-    shas = [sha for sha, _ in ctx.forge.commits(ctx.branch, ctx.request.fork.base_branch)]
-    return shas[shas.index(commit) + 1 :] if commit in shas else None
 
 
 def results_origin(ctx: StageContext, reports) -> str | None:
