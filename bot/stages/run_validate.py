@@ -18,6 +18,7 @@ from bot.bench.gpu_time import GpuTime
 from bot.bench.set_aside import SET_ASIDE_KINDS, apply_set_aside, for_plan, unexercised_by
 from bot.model import PolicyKind, Stage, TranslationSummary, Verdict, VerdictStatus, sha256_text, status_counts
 from bot.render import render
+from bot.stages.branch_history import added_since, delivered_since
 from bot.stages.checks import check_problems, run_go_checks
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
@@ -374,17 +375,22 @@ def benchmark_due(ctx: StageContext) -> bool:
     """Whether stage 5 must have the plan benchmarked before it judges (the GitHub home dispatches the GPU job).
 
     A person who asked for the benchmark again (`/retry 5`: ``PipelineState.benchmark_again``) gets a new run
-    whatever the branch holds. Otherwise reports delivered on top of where the bot left the branch are the
-    benchmark's answer and are judged as they are. Reports already on the branch before that were judged in an
-    earlier pass: they are judged again only if some of them belong to the plan and plugin code at this branch's
-    stage 4 commit, else that plan has never been measured.
+    whatever the branch holds. While a dispatched run is out (``PipelineState.benchmark``), only reports delivered
+    after it was dispatched are its answer: the ones `/retry 5` asked to replace are not judged again by the next
+    event (a `/status`, an edit) while the new run is on the GPUs. Otherwise reports delivered on top of where the
+    bot left the branch are the benchmark's answer and are judged as they are. Reports already on the branch
+    before that were judged in an earlier pass: they are judged again only if some of them belong to the plan and
+    plugin code at this branch's stage 4 commit, else that plan has never been measured.
     """
     if ctx.state.benchmark_again:  # `/retry 5`: a new run replaces the reports on the branch, whatever they are
         return True
     prefix = f"{ctx.paths.benchmarks}/results/"
     if not [p for p in ctx.list(prefix) if not p.endswith("/")]:
         return True
-    if _delivered_since_head(ctx, prefix):
+    sent = ctx.state.benchmark
+    if sent is not None and added_since(ctx, sent.commit) is not None:  # the run out answers: its own publish
+        return not delivered_since(ctx, prefix, sent.commit)
+    if delivered_since(ctx, prefix, ctx.state.head):
         return False
     from bot.bench.errors import ReportError
 
@@ -395,15 +401,6 @@ def benchmark_due(ctx: StageContext) -> bool:
             return results_dir is None or not load_reports(ctx, results_dir, code).loaded
         except ReportError:
             return True
-
-
-def _delivered_since_head(ctx: StageContext, prefix: str) -> bool:
-    head = ctx.state.head
-    if head is None or ctx.forge.branch_head(ctx.branch) == head:
-        return False
-    shas = [sha for sha, _ in ctx.forge.commits(ctx.branch, ctx.request.fork.base_branch)]
-    added = shas[shas.index(head) + 1 :] if head in shas else []
-    return any(p.startswith(prefix) for sha in added for p in ctx.forge.changed_paths(sha))
 
 
 def results_origin(ctx: StageContext, reports) -> str | None:
