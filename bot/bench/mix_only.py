@@ -18,6 +18,20 @@ MIX_ONLY_WHY = (
     "every benchmarked hypothesis is set aside as not measurable on the cells, so no cell is planned and only the "
     "priority mix runs (it decides the shedding order)"
 )
+#: The same when nothing is set aside: a person excluded at gate 2 every hypothesis the cells would run.
+MIX_ONLY_LEFT = (
+    "no hypothesis left has a benchmark prediction (the ones the cells would run were excluded), so no cell is "
+    "planned and only the priority mix runs (it decides the shedding order)"
+)
+
+
+def mix_only_why(not_measurable) -> str:
+    """Why a plan is the mix alone: its benchmarked hypotheses set aside, or none left to set aside."""
+    return MIX_ONLY_WHY if not_measurable else MIX_ONLY_LEFT
+
+
+def cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def is_mix_only(plan) -> bool:
@@ -27,8 +41,10 @@ def is_mix_only(plan) -> bool:
 
 def mix_only_plan(request, hypotheses, not_measurable: dict[str, str], not_benchmarked: list[str], params, **sizing):
     """The plan of an admitter whose every benchmarked hypothesis is set aside (``not_measurable``): the priority
-    mix and no cells, hypotheses, claims or alpha (``sizing``: the plan's alpha and power target). With nothing set
-    aside, or no mix that decides one of the ``hypotheses`` (``set_aside.mix_only``), there is nothing to plan."""
+    mix and no cells, hypotheses, claims or alpha (``sizing``: the plan's alpha and power target). Nothing set aside
+    is such a plan too: a person excluded at gate 2 every hypothesis the cells could not measure, and the mix still
+    decides the shedding order (a PlanError there stranded stage 4, and `promote resume` repeated it). With no mix
+    that decides one of the ``hypotheses`` (``set_aside.mix_only``) there is nothing to plan."""
     from bot.bench.plan import (
         DEFAULT_CV,
         DEFAULT_EVOLVED_NOISE_RATIO,
@@ -36,13 +52,14 @@ def mix_only_plan(request, hypotheses, not_measurable: dict[str, str], not_bench
         BenchmarkPlan,
         PlanCost,
         PlanError,
+        decided_on_mix,
         id_key,
     )
     from bot.bench.set_aside import mix_only
     from bot.stats.design import DecisionRule
 
     mix = priority_mix_for(request, params)
-    if not not_measurable or mix is None or not mix_only(request, hypotheses):
+    if mix is None or not mix_only(request, hypotheses):
         raise PlanError("no hypothesis has a benchmark prediction; nothing to plan (check stage 3's output)")
     none = PlanCost(standups=0, runs=0, gpu_minutes=0.0)
     return BenchmarkPlan(
@@ -68,7 +85,8 @@ def mix_only_plan(request, hypotheses, not_measurable: dict[str, str], not_bench
         cost=none,
         naive_cost=none,
         priority_mix=mix,
-        notes=[MIX_ONLY_WHY[:1].upper() + MIX_ONLY_WHY[1:]],
+        decided_on_mix=decided_on_mix(request, hypotheses, not_benchmarked),
+        notes=[cap(mix_only_why(not_measurable))],
     )
 
 

@@ -257,6 +257,13 @@ class BenchmarkPlan(_Model):
     priority_mix: PriorityMixPlan | None = Field(
         default=None, description="the priority-mix experiment for a class-deciding policy (bot.bench.priority_plan)"
     )
+    decided_on_mix: list[str] = Field(
+        default_factory=list,
+        description=(
+            "of not_benchmarked, those the priority mix decides (Hypothesis.on_priority_mix: an admitter's shedding "
+            "order): a run of the plan decides them, so no text calls them not benchmarked"
+        ),
+    )
     notes: list[str] = Field(default_factory=list)
 
     @property
@@ -380,6 +387,17 @@ def make_plan(request: PromotionRequest, hypotheses: Sequence[Hypothesis], **opt
     from bot.bench.plan_memo import memoised_plan
 
     return memoised_plan(request, hypotheses, options)
+
+
+def decided_on_mix(
+    request: PromotionRequest, hypotheses: Sequence[Hypothesis], not_benchmarked: list[str]
+) -> list[str]:
+    """The ids of ``not_benchmarked`` the plan's priority mix decides: the hypothesis stage 5 judges on it
+    (``bot.stats.shedding.shedding_hypothesis``, an admitter's shedding order)."""
+    from bot.stats.shedding import shedding_hypothesis
+
+    h = shedding_hypothesis(hypotheses, request.kind)
+    return [h.id] if h is not None and h.id in not_benchmarked else []
 
 
 def plan_for(
@@ -540,7 +558,8 @@ def plan_for(
         parameters=params,
         cost=cost,
         naive_cost=naive,
-        priority_mix=priority_mix_for(request, params),
+        priority_mix=(mix := priority_mix_for(request, params)),
+        decided_on_mix=decided_on_mix(request, hypotheses, not_benchmarked) if mix else [],
         notes=notes,
     )
     if not sequential:
