@@ -34,9 +34,23 @@ def cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+#: Why stage 5 reads no cell report of a mix-only plan (gate 3 raises them as unused, not invalid).
+NO_CELLS = "not read: the plan has no cells"
+
+
 def is_mix_only(plan) -> bool:
     """A plan with no cells and a priority mix (``mix_only_plan``)."""
     return not plan.cells and plan.priority_mix is not None
+
+
+def decided_on_mix(request, hypotheses, not_benchmarked: list[str]) -> list[str]:
+    """The ids of ``not_benchmarked`` the plan's priority mix decides: the hypothesis stage 5 judges on it
+    (``bot.stats.shedding.shedding_hypothesis``, an admitter's shedding order): a run of the plan decides it, so
+    no text may call it not benchmarked (``BenchmarkPlan.decided_on_mix``)."""
+    from bot.stats.shedding import shedding_hypothesis
+
+    h = shedding_hypothesis(hypotheses, request.kind)
+    return [h.id] if h is not None and h.id in not_benchmarked else []
 
 
 def mix_only_plan(request, hypotheses, not_measurable: dict[str, str], not_benchmarked: list[str], params, **sizing):
@@ -52,7 +66,6 @@ def mix_only_plan(request, hypotheses, not_measurable: dict[str, str], not_bench
         BenchmarkPlan,
         PlanCost,
         PlanError,
-        decided_on_mix,
         id_key,
     )
     from bot.bench.set_aside import mix_only
@@ -103,7 +116,7 @@ def no_cell_reports(results_dir):
 
     root = Path(results_dir)
     files = results_files(root, _is_report_name)[0] if root.is_dir() else []
-    why = f"not read: the plan has no cells ({MIX_ONLY})"
+    why = f"{NO_CELLS} ({MIX_ONLY})"
     return ReportSet(
         table=pd.DataFrame([], columns=TABLE_COLUMNS),
         requests=pd.DataFrame([], columns=REQUEST_COLUMNS),
