@@ -103,3 +103,42 @@ def test_sample_data_for_a_mix_only_plan_is_the_mix_and_gate_3_converges(tmp_pat
     )
     [shed] = [v for v in json.loads(raw) if v["admission"]]
     assert shed["hypothesis_id"] == "B4" and shed["status"] == "confirmed", gate3[:400]
+
+
+def test_cell_reports_a_mix_only_plan_never_reads_get_no_gpu_time_line_no_rates_and_do_not_block(tmp_path):
+    """Consistency4 #4 and #6: with cell reports only (the old sample recipe's 60), a02's verdicts.md said their GPU
+    time was "not recorded: these reports came without the manifest" though stage 5 read none of them, listed
+    "rates: 45" for set-aside hypotheses the 0-cell plan never runs, and gate 3 raised them as a blocking
+    G3.report-invalid ("fix or leave out") though nothing is wrong with them."""
+    import subprocess
+    import sys
+
+    # a02's own cell reports, as the script wrote them before it followed the set-aside: sampled for an admitter
+    # whose plan has cells (a01's program under a02's id and workloads)
+    other = tmp_path / "other"
+    other.mkdir()
+    request = yaml.safe_load(_a02(tmp_path).read_text())
+    request["source"] = str(CORPUS / "a01_pattern_c_adaptive_admission.go")
+    (other / "promotion.yaml").write_text(yaml.safe_dump(request))
+    results = tmp_path / "results"
+    script = PROJECT_ROOT / "examples" / "weighted-adaptive" / "make_sample_reports.py"
+    cmd = [sys.executable, str(script), "--request", str(other / "promotion.yaml"), "--out", str(results)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and "sample reports under" in proc.stdout, proc.stderr[-800:]
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    argv = ["run", str(_a02(tmp_path)), "--results", str(results), "--allow-sample-data", "--approve", "all"]
+    assert main([*argv, "--work", str(work), "--fork", str(fork), "--quiet"]) == 0
+    page = LocalForge(fork, work).read_file(
+        "promotion/a02-saturation-shedder", "docs/promotion/saturation-shedder/validation/verdicts.md"
+    )
+    page = page.decode()
+    assert "came without the manifest" not in page
+    assert "**GPU time:** none counted: no report or run under the results was read (the plan: 348" in page
+    assert not re.search(r"rates: \d", page), re.findall(r"- Workloads: .*", page)
+    assert "rates: none planned (not measurable on these cells)" in page
+    thread = (work / "issue" / "thread.md").read_text()
+    assert "G3.report-invalid" not in thread
+    [line] = [t for t in thread.splitlines() if "`G3.report-unused#" in t]
+    assert line.startswith("| SUGGESTION |") and "not read: the plan has no cells" in line
+    status = [t for t in thread.splitlines() if "5. run and validate" in t]
+    assert status and "not recorded" not in status[0] and "none counted" in status[0], status

@@ -134,6 +134,21 @@ def test_the_headline_counts_every_hypothesis_set_aside_track_b_too():
     assert "so none of the 1 claim, 2 sim-to-real gaps and 1 regression guard is decided" in line, line
 
 
+def test_a_set_aside_hypothesis_lists_no_rates_as_if_a_cell_had_run():
+    """DJ1 (consistency4 #6): a02's B1-B3 read "Workloads: load-spikes; rates: 45" in verdicts.md although the
+    plan (0 cells) runs none of them; A1, which names no rate, read "none measured"."""
+    from bot.stages.run_validate import verdicts_on
+    from bot.stats.evidence import evidence_markdown
+
+    reports = _reports()
+    reports.notes = []
+    reports.loaded = []
+    hyps = [hypothesis("B1", direction=Direction.NO_WORSE).model_copy(update={"rates": [45.0]})]
+    [v] = verdicts_on(hyps, reports, None, None, evolved_for=None, unexercised=UNEXERCISED)
+    text = evidence_markdown(hyps[0], v)
+    assert "rates: none planned (not measurable on these cells)" in text and "rates: 45" not in text
+
+
 def test_one_reason_per_hypothesis_when_the_cells_cannot_exercise_the_plugin():
     """bj2 2: a02's claim had no benchmark prediction (not decided by benchmarks) while its guards were set aside
     as not measurable on these cells; the headline put the claim under the guards' cause, verdicts.md counted 1 of
