@@ -101,9 +101,8 @@ def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> 
             fix = (
                 f"{UNEXERCISED_FIX}, or reject; as planned they take no alpha, no cell and no GPU time: stage 4 "
                 f"plans {MIX_ONLY} (it decides the shedding order), so approving as is spends GPU time on the mix "
-                "alone, and excluding some of them changes neither the plan nor its GPU time, only drops them from "
-                "the report (excluding all of them leaves stage 4 nothing to plan); this check stays until you "
-                "approve (say why as the reason) or reject"
+                "alone, and excluding some or all of them changes neither the plan nor its GPU time, only drops "
+                "them from the report; this check stays until you approve (say why as the reason) or reject"
             )
             return [priority_exercised(ctx, message, fix)]
         # Every benchmarked hypothesis is set aside and no mix runs, so stage 4 keeps their cells (a plan with
@@ -111,7 +110,8 @@ def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> 
         fix = (
             f"{UNEXERCISED_FIX}, or reject; approving as is spends the plan's cells' GPU time on runs that decide "
             "none of them (only the priority mix decides the shedding order), and no `exclude:` shrinks that: "
-            "excluding some leaves the rest on the same cells, excluding all of them leaves stage 4 nothing to plan"
+            "excluding some leaves the rest on the same cells, and gate 2 refuses excluding all of them (stage 4 would "
+            "have nothing to plan)"
         )
         return [priority_exercised(ctx, message, fix)]
     if summary.stateful:

@@ -427,6 +427,8 @@ def _unused_reports(ctx) -> list[Finding]:
     parameter change every report of the earlier plan fails the same way, and 56 rows saying so buried the one
     thing to do."""
     from bot.bench.fault_runs import NEVER_HAPPENED
+    from bot.bench.mix_only import NO_CELLS
+    from bot.bench.reports_aside import NOT_IN_PLAN
     from bot.stats.judged import PAST_LAST_LOOK
 
     by_reason: dict[str, list[str]] = {}
@@ -440,6 +442,20 @@ def _unused_reports(ctx) -> list[Finding]:
             if len(paths) == 1
             else f"{len(paths)} benchmark reports were not used"
         )
+        if reason.startswith((NOT_IN_PLAN, NO_CELLS)):
+            # Valid reports of cells the plan does not have (sample data for every workload, an earlier plan's run):
+            # nothing is wrong with them to fix, and nothing rests on them, so they block nothing.
+            out.append(
+                Finding(
+                    severity=Severity.SUGGESTION,
+                    check="G3.report-unused",
+                    file=ctx.paths.reports_not_used,
+                    message=f"{what}: {reason}" + (f" ({shown})" if len(paths) > 1 else ""),
+                    fix="nothing in the verdicts rests on them; leave them out of the results, or plan their cells "
+                    "at gate 2 if they should decide something",
+                )
+            )
+            continue
         if reason.startswith(PAST_LAST_LOOK):  # valid evidence no look reached: it decides nothing, either way
             out.append(
                 Finding(

@@ -7,6 +7,7 @@ hypothesis is inconclusive and gate 3's review says why, instead of inventing nu
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 from collections.abc import Iterator
@@ -106,7 +107,17 @@ def judge(
     )
     if mix is None and reports is not None:  # mix runs the plan never asked for: listed, never passed over
         reports.rejected = sorted(dict.fromkeys([*reports.rejected, *unplanned]))
+    if not spent.recorded and _read_nothing(reports, mix):
+        # No manifest, and no report or mix run was read: a GPU-time line would be about reports stage 5 left
+        # out (a02's 60 cell reports of a plan with no cell), so the pages give only the plan's figure.
+        spent = dataclasses.replace(spent, judged=False)
     return verdicts, reports, spent, mix
+
+
+def _read_nothing(reports, mix) -> bool:
+    """Whether stage 5 read no cell report and no priority-mix run (everything under --results left out)."""
+    cells = reports is not None and len(reports.table) > 0
+    return not cells and not (mix is not None and sum(mix.used.values()))
 
 
 def _planned_cells(ctx: StageContext) -> bool:
@@ -195,32 +206,13 @@ def _set_aside_past_last_look(reports, decision) -> None:
     """Move the reports no look of their group-sequential cell reached (``bot.stats.judged.runs_past_last_look``)
     from the used ones to the ones not used, with why, and out of the testbed count: the verdicts (already decided)
     never read them, and "141 reports used" beside a cell's flag saying one was not read two ways."""
-    from bot.bench.errors import ReportError
-    from bot.bench.layout import parse_layout
+    from bot.bench.reports_aside import set_aside
     from bot.stats.cells import rate_key
     from bot.stats.judged import runs_past_last_look
 
     past = runs_past_last_look(reports, decision) if getattr(reports, "loaded", None) else {}
-    if not past:
-        return
-    aligned = len(reports.testbeds) == len(reports.loaded)  # one testbed record per used report, in order
-    testbeds = list(reports.testbeds) if aligned else [None] * len(reports.loaded)
-    loaded, kept, aside = [], [], []
-    for rel, tb in zip(reports.loaded, testbeds, strict=True):
-        try:
-            key = parse_layout(Path(rel))
-        except ReportError:
-            key = None
-        reason = key and past.get((key.treatment, key.workload, rate_key(key.rate), str(key.repetition)))
-        if reason:
-            aside.append((rel, reason))
-            continue
-        loaded.append(rel)
-        kept.append(tb)
-    reports.loaded = loaded
-    if aligned:
-        reports.testbeds = kept
-    reports.rejected = sorted([*reports.rejected, *aside])
+    if past:
+        set_aside(reports, lambda k: past.get((k.treatment, k.workload, rate_key(k.rate), str(k.repetition))))
 
 
 def _flag_unmeasured(verdicts: list[Verdict], hypotheses, reports) -> list[Verdict]:
@@ -266,10 +258,15 @@ def ci_alpha(ctx: StageContext) -> float:
 def load_reports(ctx: StageContext, results_dir: Path, code: dict[str, str] | None = None):
     """The reports under ``results_dir`` that are evidence for this promotion's plan, and for its plugin code:
     a run manifest that fingerprints other plugin code (``code``: this branch's) makes every report not used."""
+    from bot.bench.evaluation_spec import load_evaluation_spec
     from bot.bench.evidence import load_evidence
+    from bot.bench.reports_aside import set_aside_unplanned
 
-    reports = load_evidence(results_dir, evidence_policy(ctx, results_dir, code))
-    return _for_this_code(reports, results_dir, code)
+    reports = _for_this_code(load_evidence(results_dir, evidence_policy(ctx, results_dir, code)), results_dir, code)
+    text = ctx.read(ctx.paths.evaluation_spec)
+    if text is not None and reports is not None:  # a cell the plan does not run: not used, not counted as used
+        set_aside_unplanned(reports, load_evaluation_spec(text).cells)
+    return reports
 
 
 def evidence_policy(ctx: StageContext, results_dir: Path, code: dict[str, str] | None = None):
