@@ -17,6 +17,7 @@ Pure: no I/O, nothing from the rest of the bot, so any layer may read it.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
@@ -229,22 +230,32 @@ def listing(gate: int, examples: dict[str, str] | None = None, *, github: bool =
     return "; ".join(f"`{d.syntax}` (e.g. `{d.example}`): {d.effect_in(github)}" for d in for_gate(gate, examples))
 
 
-#: What the local commands a finding offers call the promotion's work directory: the CLI finds a promotion by its
-#: --work (default ./.promote), which a review written on the branch cannot know, and a command copied without it
-#: fails ("no promotion here") wherever the promotion ran with its own.
+#: What the local commands a finding offers call the promotion's work directory when the review does not know it
+#: (a review read outside a `promote` run): the CLI finds a promotion by its --work (default ./.promote), and a
+#: command copied without it fails ("no promotion here") wherever the promotion ran with its own.
 WORK_PLACEHOLDER = "W"
+#: Said once after a command that carries the placeholder, so that nobody copies ``--work W`` as is (verify2 #6:
+#: "/tmp/da1/W: no promotion here").
+WORK_SAID = f" ({WORK_PLACEHOLDER}: your --work)"
 
 
-def request_changes_command(gate: int, reason: str) -> str:
-    """The local change request a finding offers, with ``--work W`` (W: the --work the stop line names, as in gate
-    3's `promote run REQUEST --results DIR --work W`): copied without --work it looked for ./.promote and failed."""
-    return f"`promote request-changes {gate} --reason '{reason}' --work {WORK_PLACEHOLDER}`"
+def work_argument(work: str | None) -> str:
+    """The --work value of a command a finding offers: the run's own directory (``StageContext.work``: `promote
+    run` knows it), quoted for a shell, else the placeholder, which the text then says once (``WORK_SAID``)."""
+    return shlex.quote(work) if work else WORK_PLACEHOLDER
 
 
-def exclude_command(home: str, ids: str) -> str:
+def request_changes_command(gate: int, reason: str, work: str | None = None) -> str:
+    """The local change request a finding offers, with the run's --work (``work``), or ``--work W`` and what W is
+    when the review does not know it: copied without --work it looked for ./.promote and failed."""
+    said = "" if work else WORK_SAID
+    return f"`promote request-changes {gate} --reason '{reason}' --work {work_argument(work)}`{said}"
+
+
+def exclude_command(home: str, ids: str, work: str | None = None) -> str:
     """Gate 2's ``exclude:`` change request in the words of the home a finding is read in: the comment
     `/request-changes exclude: A1 (why)` on GitHub, where a person has no local CLI; `promote request-changes 2
-    --reason 'exclude: A1' --work W` in a local rehearsal."""
+    --reason 'exclude: A1' --work /tmp/s01` in a local rehearsal (``request_changes_command``)."""
     if home == "github":
         return f"`/request-changes exclude: {ids} (why)`"
-    return request_changes_command(2, f"exclude: {ids}")
+    return request_changes_command(2, f"exclude: {ids}", work)

@@ -32,7 +32,7 @@ class GpuTime:
     set_aside: int = 0  # reports kept aside as invalid
     stopped: str = ""  # how the run ended early ("budget", "failed", "cancelled"); "" if it finished
     stop_reason: str = ""
-    judged: bool = True  # False: stage 5 had no reports to judge
+    judged: bool = True  # False: stage 5 had no reports to judge, or read none of those it had
     sequential_expected: float | None = None  # a sequential run: what its design expected to spend
     rounds: int = 0  # a sequential run: rounds run
 
@@ -42,6 +42,9 @@ class GpuTime:
 
     def line(self) -> str:
         """One line for the status comment and the stage summary."""
+        if not self.recorded and not self.judged:  # nothing was read (bot.stages.run_validate.judge)
+            text = "GPU-minutes: none counted (no report or run was read)"
+            return text + (f"; the plan: {self.plan_words()}" if self.plan_words() else "")
         if not self.recorded:
             text = "GPU-minutes not recorded (the reports came without a `promote bench run` manifest)"
             return text + (f"; the plan: {self.plan_words()}" if self.plan_words() else "")

@@ -18,6 +18,24 @@ MIX_ONLY_WHY = (
     "every benchmarked hypothesis is set aside as not measurable on the cells, so no cell is planned and only the "
     "priority mix runs (it decides the shedding order)"
 )
+#: The same when nothing is set aside: a person excluded at gate 2 every hypothesis the cells would run.
+MIX_ONLY_LEFT = (
+    "no hypothesis left has a benchmark prediction (the ones the cells would run were excluded), so no cell is "
+    "planned and only the priority mix runs (it decides the shedding order)"
+)
+
+
+def mix_only_why(not_measurable) -> str:
+    """Why a plan is the mix alone: its benchmarked hypotheses set aside, or none left to set aside."""
+    return MIX_ONLY_WHY if not_measurable else MIX_ONLY_LEFT
+
+
+def cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+#: Why stage 5 reads no cell report of a mix-only plan (gate 3 raises them as unused, not invalid).
+NO_CELLS = "not read: the plan has no cells"
 
 
 def is_mix_only(plan) -> bool:
@@ -25,10 +43,22 @@ def is_mix_only(plan) -> bool:
     return not plan.cells and plan.priority_mix is not None
 
 
+def decided_on_mix(request, hypotheses, not_benchmarked: list[str]) -> list[str]:
+    """The ids of ``not_benchmarked`` the plan's priority mix decides: the hypothesis stage 5 judges on it
+    (``bot.stats.shedding.shedding_hypothesis``, an admitter's shedding order): a run of the plan decides it, so
+    no text may call it not benchmarked (``BenchmarkPlan.decided_on_mix``)."""
+    from bot.stats.shedding import shedding_hypothesis
+
+    h = shedding_hypothesis(hypotheses, request.kind)
+    return [h.id] if h is not None and h.id in not_benchmarked else []
+
+
 def mix_only_plan(request, hypotheses, not_measurable: dict[str, str], not_benchmarked: list[str], params, **sizing):
     """The plan of an admitter whose every benchmarked hypothesis is set aside (``not_measurable``): the priority
-    mix and no cells, hypotheses, claims or alpha (``sizing``: the plan's alpha and power target). With nothing set
-    aside, or no mix that decides one of the ``hypotheses`` (``set_aside.mix_only``), there is nothing to plan."""
+    mix and no cells, hypotheses, claims or alpha (``sizing``: the plan's alpha and power target). Nothing set aside
+    is such a plan too: a person excluded at gate 2 every hypothesis the cells could not measure, and the mix still
+    decides the shedding order (a PlanError there stranded stage 4, and `promote resume` repeated it). With no mix
+    that decides one of the ``hypotheses`` (``set_aside.mix_only``) there is nothing to plan."""
     from bot.bench.plan import (
         DEFAULT_CV,
         DEFAULT_EVOLVED_NOISE_RATIO,
@@ -42,7 +72,7 @@ def mix_only_plan(request, hypotheses, not_measurable: dict[str, str], not_bench
     from bot.stats.design import DecisionRule
 
     mix = priority_mix_for(request, params)
-    if not not_measurable or mix is None or not mix_only(request, hypotheses):
+    if mix is None or not mix_only(request, hypotheses):
         raise PlanError("no hypothesis has a benchmark prediction; nothing to plan (check stage 3's output)")
     none = PlanCost(standups=0, runs=0, gpu_minutes=0.0)
     return BenchmarkPlan(
@@ -68,7 +98,8 @@ def mix_only_plan(request, hypotheses, not_measurable: dict[str, str], not_bench
         cost=none,
         naive_cost=none,
         priority_mix=mix,
-        notes=[MIX_ONLY_WHY[:1].upper() + MIX_ONLY_WHY[1:]],
+        decided_on_mix=decided_on_mix(request, hypotheses, not_benchmarked),
+        notes=[cap(mix_only_why(not_measurable))],
     )
 
 
@@ -85,7 +116,7 @@ def no_cell_reports(results_dir):
 
     root = Path(results_dir)
     files = results_files(root, _is_report_name)[0] if root.is_dir() else []
-    why = f"not read: the plan has no cells ({MIX_ONLY})"
+    why = f"{NO_CELLS} ({MIX_ONLY})"
     return ReportSet(
         table=pd.DataFrame([], columns=TABLE_COLUMNS),
         requests=pd.DataFrame([], columns=REQUEST_COLUMNS),

@@ -35,7 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from bot.bench import guard_power
 from bot.bench.evidence import SAMPLE_FLAG
 from bot.bench.layout import RUN_TREATMENT_PATTERN, TREATMENTS, split_condition  # noqa: F401 (re-exported)
-from bot.bench.mix_only import mix_only_plan
+from bot.bench.mix_only import decided_on_mix, mix_only_plan
 from bot.bench.priority_plan import PriorityMixPlan, priority_mix_for
 from bot.bench.sizing import Sizing, scenario_truth, size
 from bot.model import Direction, Hypothesis, PromotionRequest, RequestError, describe_validation_error
@@ -255,6 +255,7 @@ class BenchmarkPlan(_Model):
     priority_mix: PriorityMixPlan | None = Field(
         default=None, description="the priority-mix experiment for a class-deciding policy (bot.bench.priority_plan)"
     )
+    decided_on_mix: list[str] = Field(default_factory=list, description="of not_benchmarked, those the mix decides")
     notes: list[str] = Field(default_factory=list)
 
     @property
@@ -343,10 +344,8 @@ def plan_cost(
     stacks: int,
     p: CostParameters,
 ) -> PlanCost:
-    """GPU-minutes = stand-ups × stand-up minutes × GPUs + Σ_cells reps × treatments × (duration + overhead) × GPUs.
-
-    ``repetitions`` is one count for every cell or a per-cell mapping.
-    """
+    """GPU-minutes = stand-ups × stand-up minutes × GPUs + Σ_cells reps × treatments × (duration + overhead) × GPUs;
+    ``repetitions`` is one count for every cell or a per-cell mapping."""
     reps = dict.fromkeys(cells, repetitions) if isinstance(repetitions, int) else {c: repetitions[c] for c in cells}
     runs = sum(reps[c] for c in cells) * len(TREATMENTS)
     load = sum(run_minutes(request, c, p) * reps[c] for c in cells) * len(TREATMENTS)
@@ -541,6 +540,7 @@ def plan_for(
         cost=cost,
         naive_cost=naive,
         priority_mix=priority_mix_for(request, params),
+        decided_on_mix=decided_on_mix(request, hypotheses, not_benchmarked),  # [] with no mix: not an admitter
         notes=notes,
     )
     if not sequential:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from bot.bench.layout import CONDITION_SEP
-from bot.bench.mix_only import MIX_ONLY, MIX_ONLY_WHY, is_mix_only
+from bot.bench.mix_only import MIX_ONLY, cap, is_mix_only, mix_only_why
 from bot.bench.plan import MAX_REPETITIONS, BenchmarkPlan
 from bot.bench.units import gpu_minutes
+from bot.model.evidence import DECIDED_ON_MIX
 
 
 def _reps_range(plan: BenchmarkPlan) -> str:
@@ -98,7 +99,7 @@ def _mix_only_markdown(plan: BenchmarkPlan) -> str:
         f"# Benchmark plan — promotion {plan.request_id} ({plan.slug})",
         "",
         (
-            f"{MIX_ONLY[:1].upper()}{MIX_ONLY[1:]}: {MIX_ONLY_WHY}. No cell experiment is written "
+            f"{MIX_ONLY[:1].upper()}{MIX_ONLY[1:]}: {mix_only_why(plan.not_measurable)}. No cell experiment is written "
             "(`experiment.yaml`): llm-d-benchmark would stand both arms up for no run."
         ),
         "",
@@ -115,6 +116,18 @@ def _mix_only_markdown(plan: BenchmarkPlan) -> str:
             f"min per stand-up + teardown, {plan.parameters.run_overhead_minutes:g} min overhead per run on top of "
             "the load duration."
         ),
+        *_mix_only_set_aside(plan),
+        *_mix_section(plan),
+        *_not_benchmarked(plan),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _mix_only_set_aside(plan: BenchmarkPlan) -> list[str]:
+    """The hypotheses a mix-only plan set aside, with why (none when a person excluded them all at gate 2)."""
+    if not plan.not_measurable:
+        return []
+    return [
         "",
         "## Not measurable on these cells",
         "",
@@ -126,11 +139,16 @@ def _mix_only_markdown(plan: BenchmarkPlan) -> str:
             "Stage 5 sets them aside (the same rule, on the same translation and EndpointPickerConfig) and reports "
             "them not measurable on these cells: they take no share of alpha and no cell, and cost no GPU time."
         ),
-        *_mix_section(plan),
     ]
-    if plan.not_benchmarked:
-        lines += ["", f"Not decided by benchmarks: {', '.join(plan.not_benchmarked)}."]
-    return "\n".join(lines) + "\n"
+
+
+def _not_benchmarked(plan: BenchmarkPlan) -> list[str]:
+    """The hypotheses no cell decides: those the priority mix decides (``BenchmarkPlan.decided_on_mix``), said
+    so, and the rest, which no run of the plan decides."""
+    mixed = [h for h in plan.not_benchmarked if h in plan.decided_on_mix]
+    rest = [h for h in plan.not_benchmarked if h not in plan.decided_on_mix]
+    lines = ["", f"{cap(DECIDED_ON_MIX)}: {', '.join(mixed)}."] if mixed else []
+    return lines + (["", f"Not decided by benchmarks: {', '.join(rest)}."] if rest else [])
 
 
 def plan_markdown(plan: BenchmarkPlan) -> str:
@@ -263,8 +281,7 @@ def plan_markdown(plan: BenchmarkPlan) -> str:
             "is sized for: " + ", ".join(f"{h} {_pct(p)}" for h, p in seq.power.items()) + ".",
         ]
     lines += _mix_section(plan)
-    if plan.not_benchmarked:
-        lines += ["", f"Not decided by benchmarks: {', '.join(plan.not_benchmarked)}."]
+    lines += _not_benchmarked(plan)
     if plan.notes:
         lines += ["", "## Notes", ""] + [f"- {n}" for n in plan.notes]
     return "\n".join(lines) + "\n"

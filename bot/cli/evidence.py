@@ -237,11 +237,15 @@ def cmd_hypothesize(args) -> int:
     from bot.hypotheses import generate_with_excluded, render_hypotheses
 
     request = _load_request(args.request)
+    epp = None  # with --translation, the plugin's defaults (stage 3 reads the branch's config)
     if args.translation is not None:
         summary = _summary(args.translation, [(f"{args.request} promotes", request.kind, request.plugin_type)])
     else:
-        summary = _translation(request).summary
-    hypotheses, excluded = generate_with_excluded(request, summary, load_dictionary(), feedback=args.feedback)
+        translated = _translation(request)
+        summary, epp = translated.summary, translated.epp_config
+    hypotheses, excluded = generate_with_excluded(
+        request, summary, load_dictionary(), feedback=args.feedback, epp_config=epp
+    )
     write_files(output_dir(args.out), render_hypotheses(hypotheses, feedback=args.feedback, excluded=excluded))
     by_track = {t: sum(1 for h in hypotheses if h.track.value == t) for t in "ABC"}
     print(f"{len(hypotheses)} hypotheses (Track A {by_track['A']}, B {by_track['B']}, C {by_track['C']}) -> {args.out}")
@@ -487,7 +491,7 @@ def cmd_evaluate(args) -> int:
         ],
         priority_mix=mix_markdown(mix, alpha),
         # a scheduler's texts point to "stage 5's waiting-queue section": here too (its cells are the request's)
-        queues=queues_markdown_for(request, reports, hypotheses, verdicts) if request is not None else "",
+        queues=queues_markdown_for(request, reports, hypotheses, verdicts, unexercised) if request is not None else "",
     )
     write_files(output_dir(args.out), files)
     invalid, unreached = split_unreached(rejected)

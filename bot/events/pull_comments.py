@@ -38,8 +38,8 @@ def _answer(session, pull: IssueInfo, sender, body: str | None, marker: str, wha
     """A command on a promotion's PR decides nothing: it is answered there, once, with a link to the issue.
 
     People review on the PR, so that is where they type `/approve`; silence would leave them waiting for a
-    decision nobody recorded. The PR is the bot's and names its issue (``Refs #N``); no other PR is answered,
-    nor a bot's text (the bot's own review among them), nor text without a command.
+    decision nobody recorded. The PR is the bot's (``_bots_pull``) and names its issue (``Refs #N``); no other PR
+    is answered, nor a bot's text (the bot's own review among them), nor text without a command.
     """
     if str(sender.type or "") == "Bot" or sender.login.lower() in session.client.bot_logins:
         return Result(f"ignored: a bot's pull request {what}")
@@ -48,7 +48,7 @@ def _answer(session, pull: IssueInfo, sender, body: str | None, marker: str, wha
     except commands.CommandError:
         command = None
     refs = re.search(r"^Refs #([1-9][0-9]*)$", pull.body, re.M)
-    if command is None or refs is None or not session.client.is_mine(pull.author):
+    if command is None or refs is None or not _bots_pull(session, pull):
         return Result(f"ignored: a pull request {what}")
     number = refs.group(1)
     url = f"{session.env.server_url.rstrip('/')}/{session.env.repository}/issues/{number}"
@@ -59,6 +59,18 @@ def _answer(session, pull: IssueInfo, sender, body: str | None, marker: str, wha
         f"issue, [#{number}]({url}). Comment it there (the issue holds the full report and the status).",
     )
     return Result(f"answered: a command in a pull request {what}", notes=[f"decisions belong on #{number}"])
+
+
+def _bots_pull(session, pull: IssueInfo) -> bool:
+    """Whether the bot opened ``pull``: its author is the bot (``is_mine``) or a GitHub App's ``[bot]`` account.
+
+    The `pr-reply` job answers with ``GITHUB_TOKEN`` (it holds no secret, so no App token), and writes as
+    github-actions[bot]: an App the `advance` job writes as (docs/github-setup.md section 3, where `bot_logins`
+    needs no change) is neither that account nor listed, and every review and line comment on its PR went
+    unanswered. A ``[bot]`` account is an App the repository's admins installed (no person can open a PR as one),
+    and the PR also carries the `promotion` label and names its issue; the answer is only a link to that issue."""
+    author = (pull.author or "").lower()
+    return author.endswith("[bot]") or session.client.is_mine(author)
 
 
 def _pull(event) -> IssueInfo:

@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from bot.golang import fidelity_values
+from bot.golang.fidelity_admit import ALWAYS_ADMIT  # an admitter's reference: agrees wherever the original admits
 from bot.model import Fidelity, FidelityCause, FidelityClass, FidelityFailure
 from bot.model.evidence import DEPLOYED_VALUES  # the run with the evolved values where a person set others
 
@@ -91,6 +92,9 @@ def shortest_queue(state: dict) -> list[str]:
 
 
 def _reference(kind: str, states: list[dict], results: list[dict]) -> tuple[str, float | None]:
+    if kind == "admission":
+        admits = [bool(r["blis"].get("admit")) for r in results if not r.get("blis", {}).get("error")]
+        return (ALWAYS_ADMIT, round(_mean([1.0 if a else 0.0 for a in admits]), 4)) if admits else ("", None)
     if kind != "scheduling" or not states:
         return "", None
     agree = [

@@ -98,6 +98,7 @@ class Generated:
     main_go: str
     test_path: str
     stateful: bool = False
+    state_fields: tuple[str, ...] = ()  # the receiver fields it keeps state in (``receiver_state``), sorted
     uses_clock: bool = True  # the plugin has a clock (``now``): its logic reads the time
     uses_scorers: bool = False
     consumes_prefix: bool = False
@@ -193,7 +194,8 @@ def generate(
 
     # ---- carried declarations, shipped and instrumented --------------------------------
     receiver = names.receiver
-    stateful = bool(stateful_fields(src, an))  # a field the evolved code only reads is configuration, not state
+    state_names = tuple(sorted(stateful_fields(src, an)))  # a field the evolved code only reads is configuration
+    stateful = bool(state_names)
     blocks: list[tuple[str, int | None, int | None]] = []
     watched: list[tuple[str, int | None, int | None]] = []
     if an.receiver_decl is not None:
@@ -575,6 +577,7 @@ def generate(
         main_go=main_go,
         test_path=test_path,
         stateful=stateful,
+        state_fields=state_names,
         uses_clock=uses_clock,
         uses_scorers=uses_scorers,
         consumes_prefix=consumes_prefix,

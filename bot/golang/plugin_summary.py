@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from bot.escape import md
+from bot.golang import fidelity_admit
 from bot.golang.admission_docs import FAIL_OPEN, REJECTION, upstream_alternative
 from bot.golang.gonames import comment_lines
 from bot.model import Fidelity, Finding, PolicyKind, Severity
@@ -70,15 +71,19 @@ def below_reference(f: Fidelity | None) -> bool:
     return (
         f is not None
         and f.measured
+        and not fidelity_admit.is_admitters(f)  # an admitter's always-admit: ``fidelity_admit`` words it
         and f.reference_agreement is not None
         and f.agreement + 0.005 < f.reference_agreement
     )
 
 
 def reference_sentence(f: Fidelity) -> str:
-    """The figure the plugin's must beat (a scheduling plugin's: queue-scorer alone), and whether it does."""
+    """The figure the plugin's must beat (a scheduling plugin's: queue-scorer alone; an admitter's: always-admit,
+    with how often the original rejects), and whether it does."""
     if f.reference_agreement is None:
         return ""
+    if fidelity_admit.is_admitters(f):
+        return fidelity_admit.sentence(f)
     out = f" For comparison, {f.reference} decides like the BLIS original in {f.reference_agreement:.1%} of the same states"
     if below_reference(f):
         return out + (

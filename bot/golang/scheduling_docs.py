@@ -5,13 +5,16 @@ code never reads, so the Signals table names it with its freshness. Its caveats 
 order it models is not the one vLLM applies, a request the evolved order puts first scores flat, and traffic
 at one priority makes it a second queue-scorer. The dictionary's Map C concerns come first (``plugin_docs.gap_concern``,
 which the translation report reads too): a scheduler touches LoRA residency only when it reads an adapter, and its
-concurrency concern is worded for the queue lengths it reads.
+concurrency concern is worded for the queue lengths it reads. A scheduling plugin that places requests less like
+the evolved order than queue-scorer alone does gets ``translate.fidelity-below-reference``.
 """
 
 from __future__ import annotations
 
 from bot.golang.adapter import plain
 from bot.golang.params import reads_class, reads_prompt, reads_slo_target
+from bot.golang.plugin_summary import below_reference
+from bot.model import Fidelity, Finding, Severity
 
 FCFS = (
     "vLLM serves its waiting queue first come, first served by default (`--scheduling-policy fcfs`; its "
@@ -169,3 +172,29 @@ def queue_control() -> str:
         f"{evolved:g}) and no evolved scorer, run by hand with llm-d-benchmark on the same cells and compared with "
         "the evolved arm outside the bot"
     )
+
+
+CHECK_BELOW_REFERENCE = "translate.fidelity-below-reference"
+
+
+def below_reference_findings(f: Fidelity | None, request_fields: dict) -> list[Finding]:
+    """IMPORTANT when a plain scorer (queue-scorer alone) decides like the BLIS original more often than a
+    scheduling plugin does (an admitter's reference, always-admit, is ``fidelity_admit``'s)."""
+    if f is None or not below_reference(f):
+        return []
+    return [
+        Finding(
+            severity=Severity.IMPORTANT,
+            check=CHECK_BELOW_REFERENCE,
+            message=(
+                f"{f.reference} decides like the BLIS original in {f.reference_agreement:.1%} of the sampled states, "
+                f"the plugin in {f.agreement:.1%}: the evolved ordering, run on a pseudo-queue of identical "
+                "incumbents, places requests less like the program than the queue lengths alone do"
+            ),
+            fix=(
+                f"the evolved arm may do no better than queue-scorer given more weight, and {UNPLANNED_CONTROL}: the "
+                f"control that shows it is {queue_control()}; or translate the ordering where the real queue is visible "
+                f"({queue_visible_alternative(request_fields)}) or re-evolve it as a routing policy"
+            ),
+        )
+    ]

@@ -45,6 +45,7 @@ from bot.golang import dead_branches, fidelity_classes, harness_build, never_bin
 from bot.golang.analysis_types import Analysis
 from bot.golang.blis_mirror import program_line
 from bot.golang.differential import held_constant_clause, held_constant_fix, unexplained_words
+from bot.golang.fidelity_admit import findings as admit_findings
 from bot.golang.generate import Generated, generate
 from bot.golang.gofiles import format_go, remap_lines
 from bot.golang.gonames import go_float
@@ -52,7 +53,7 @@ from bot.golang.harness_failed import HARNESS_DID_NOT_RUN, NOT_BUILT, does_not_c
 from bot.golang.params import ParamSpec, shown, type_problem
 from bot.golang.plugin_docs import config_line
 from bot.golang.plugin_shape import BASELINE_SCORERS
-from bot.golang.plugin_summary import below_reference, ship
+from bot.golang.plugin_summary import ship
 from bot.golang.recalibration import (
     SIM_SCALE,
     cut_values,
@@ -63,7 +64,7 @@ from bot.golang.recalibration import (
 )
 from bot.golang.report import render_report
 from bot.golang.safety import refuse_unsafe
-from bot.golang.scheduling_docs import UNPLANNED_CONTROL, queue_control, queue_visible_alternative
+from bot.golang.scheduling_docs import below_reference_findings, queue_visible_alternative
 from bot.golang.source import EvolvedSource
 from bot.golang.testgen import render_test
 from bot.model import Fidelity, FidelityCause, Finding, RequestError, Severity, TranslationSummary, sha256_text
@@ -75,7 +76,6 @@ CHECK_NOT_MEASURED = "translate.fidelity-not-measured"
 CHECK_DIFFERENCES = "translate.fidelity-differences"
 CHECK_FAILS = "translate.evolved-code-fails"
 CHECK_UNTESTED = "translate.untested-parameter"
-CHECK_BELOW_REFERENCE = "translate.fidelity-below-reference"
 CHECK_CHOSEN_VALUES = "translate.fidelity-values-chosen"
 
 
@@ -368,7 +368,8 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[
             )
         ]
     causes = ", ".join(f"{c.mapping} ({c.states})" for c in f.causes[:3]) or "none identified"
-    out = _reference_findings(f, gen) + failure_findings(f, line_of, set(gen.files))
+    out = below_reference_findings(f, gen.request_fields) + admit_findings(f, gen.stateful, gen.state_fields)
+    out += failure_findings(f, line_of, set(gen.files))
     if (chosen := f.floor_missed_by_choice) is not None:
         return [*out, chosen_values_finding(f, chosen)]
     if f.below_floor:
@@ -493,28 +494,6 @@ def _evolved_line(src: EvolvedSource, gen: Generated, at: str) -> int | None:
     if path in gen.line_map:
         return gen.line_map[path].get(int(number)) if number.isdigit() else None
     return program_line(src, at)
-
-
-def _reference_findings(f: Fidelity, gen: Generated) -> list[Finding]:
-    """IMPORTANT when a plain scorer decides like the BLIS original more often than the plugin does."""
-    if not below_reference(f):
-        return []
-    return [
-        Finding(
-            severity=Severity.IMPORTANT,
-            check=CHECK_BELOW_REFERENCE,
-            message=(
-                f"{f.reference} decides like the BLIS original in {f.reference_agreement:.1%} of the sampled states, "
-                f"the plugin in {f.agreement:.1%}: the evolved ordering, run on a pseudo-queue of identical "
-                "incumbents, places requests less like the program than the queue lengths alone do"
-            ),
-            fix=(
-                f"the evolved arm may do no better than queue-scorer given more weight, and {UNPLANNED_CONTROL}: the "
-                f"control that shows it is {queue_control()}; or translate the ordering where the real queue is visible "
-                f"({queue_visible_alternative(gen.request_fields)}) or re-evolve it as a routing policy"
-            ),
-        )
-    ]
 
 
 def _below_floor_fix(largest: str | None, gen: Generated, f: Fidelity) -> str:

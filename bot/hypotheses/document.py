@@ -22,6 +22,7 @@ from bot.escape import md
 from bot.hypotheses.errors import HypothesisError
 from bot.hypotheses.metrics import metric_label
 from bot.model import Direction, Hypothesis, Prediction, describe_validation_error
+from bot.model.evidence import DECIDED_ON_MIX
 from bot.model.metrics import METRICS
 from bot.yaml_safe import YamlInputError, load_yaml
 
@@ -63,7 +64,13 @@ def render_hypothesis(h: Hypothesis, *, feedback: str | None = None) -> str:
     w("")
     w("## Prediction")
     w("")
-    if h.prediction is None:
+    if h.on_priority_mix:  # an admitter's shedding order: the plan's mix decides it (bot.stats.shedding)
+        w(
+            f"No cell prediction: {DECIDED_ON_MIX}. Confirmed when, on the plan's priority mix, the evolved arm "
+            "admits every sheddable class less than the critical one and no protected class less than the baseline "
+            "did (the shedding order stage 5 judges)."
+        )
+    elif h.prediction is None:
         w("None: no llm-d-benchmark run decides this hypothesis; the gate 2 reviewer decides how it is checked.")
     else:
         p = h.prediction
@@ -243,6 +250,8 @@ def render_index(
     for h in hs:
         metric = f"`{h.prediction.metric}`" if h.prediction else "—"
         direction = h.prediction.direction.value if h.prediction else "not benchmarked"
+        if h.on_priority_mix:
+            direction = DECIDED_ON_MIX
         if h.not_testable:
             direction += " (not testable as translated)"
         out.append(

@@ -433,9 +433,12 @@ def generate_hypotheses(
     *,
     feedback: str | None = None,
     deployed: dict[str, float | str] | None = None,
+    epp_config: str | None = None,
 ) -> list[Hypothesis]:
     """Track A, B and C hypotheses for one promotion, in id order; same input, same output."""
-    return generate_with_excluded(request, summary, dictionary, feedback=feedback, deployed=deployed)[0]
+    return generate_with_excluded(
+        request, summary, dictionary, feedback=feedback, deployed=deployed, epp_config=epp_config
+    )[0]
 
 
 def generate_with_excluded(
@@ -445,6 +448,7 @@ def generate_with_excluded(
     *,
     feedback: str | None = None,
     deployed: dict[str, float | str] | None = None,
+    epp_config: str | None = None,
 ) -> tuple[list[Hypothesis], list[Hypothesis]]:
     """The hypotheses to test, and those a person's ``exclude:`` dropped (recorded on the branch, so gate 2
     reads the gaps they covered as decided by a person, not as missing).
@@ -453,6 +457,8 @@ def generate_with_excluded(
     saw: ``margin ID:`` changes the hypothesis it names, an exclusion leaves a hole, and what the feedback adds
     (``guard:``, a no-regression test a widened equivalence no longer implies) takes the next free ids.
     ``deployed`` are the values a person set at gate 1 (the committed config's): Track A words them.
+    ``epp_config``: the EndpointPickerConfig as deployed (None: the plugin's defaults), which with the translation
+    says which hypotheses stage 4 sets aside as not measurable on these cells (``_set_aside``).
     """
     fb = parse_feedback(feedback)
     plugin, default = plugin_phrase(summary.kind, summary.plugin_type)
@@ -513,9 +519,22 @@ def generate_with_excluded(
         track_c.append(_track_c_no_regression(ctx, s, derived, m, hid, margin_for(hid), guard=guard))
 
     excluded = set(fb.exclude)
-    every = [saturation_first(request, h) if needs_queues(summary.kind, h) else h for h in track_a + track_b_hyps]
+    aside = _set_aside(request, summary, epp_config, track_a + track_b_hyps + track_c)
+    every = [
+        saturation_first(request, h) if needs_queues(summary.kind, h) and h.id not in aside else h
+        for h in track_a + track_b_hyps
+    ]
     every += track_c
     return [h for h in every if h.id not in excluded], [h for h in every if h.id in excluded]
+
+
+def _set_aside(request, summary, epp_config: str | None, hypotheses: list[Hypothesis]) -> set[str]:
+    """The ids stage 4 plans as not measurable on these cells (``set_aside.for_plan``, the one rule stage 4, gate 2
+    and stage 5 apply): no cell of theirs is run, so their "If this fails" must not blame unsaturated cells first
+    (sched-e2e #4: A1 of a class-ordering scheduler on single-priority cells)."""
+    from bot.bench.set_aside import for_plan
+
+    return {h.id for h in for_plan(request, summary, epp_config, hypotheses) if h.prediction is None}
 
 
 def _at_margin(h: Hypothesis, margin: float) -> Hypothesis:

@@ -55,6 +55,7 @@ from bot.model import (
     Track,
     TranslationSummary,
 )
+from bot.model.evidence import ON_PRIORITY_MIX
 
 #: The Map C gap an admitter's priority mix decides (bot.stats.shedding reads the same name).
 SHEDDING_GAP = "priority-semantics"
@@ -191,8 +192,7 @@ def gap_hypothesis(
     mix = untestable is not None and ctx.summary.kind is PolicyKind.ADMISSION and gap_id == SHEDDING_GAP
     if mix:  # the plan's priority mix decides an admitter's shedding (bot.stats.shedding), not the cells
         untestable = (
-            "is judged on the plan's priority mix by per-class admit rate (the shedding order), not on the cells, "
-            "which send every request at one priority"
+            f"{ON_PRIORITY_MIX} (the shedding order), not on the cells, which send every request at one priority"
         )
     prediction = None
     if short is not None and untestable is None:

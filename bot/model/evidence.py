@@ -242,6 +242,13 @@ class Prediction(Strict):
     )
 
 
+#: How stage 3 words (``Hypothesis.not_in_plan``) the one hypothesis an admitter's priority mix decides, its
+#: shedding order (bot.hypotheses.track_b; bot.stats.shedding judges it): ``Hypothesis.on_priority_mix`` reads it.
+ON_PRIORITY_MIX = "is judged on the plan's priority mix by per-class admit rate"
+#: What the plan README, the hypotheses index, the hypothesis's Prediction and gate 2 call such a hypothesis.
+DECIDED_ON_MIX = "decided on the priority mix (per-class admit rate)"
+
+
 class Hypothesis(Strict):
     id: str = Field(pattern=r"^[ABC][0-9]+$")
     track: Track
@@ -288,6 +295,12 @@ class Hypothesis(Strict):
     def benchmarked(self) -> bool:
         """Decided by benchmark reports: it predicts a metric and the translated plugin can exercise its mechanism."""
         return self.prediction is not None and self.not_testable is None
+
+    @property
+    def on_priority_mix(self) -> bool:
+        """Decided on the plan's priority mix (an admitter's shedding order), not on cells: no benchmark
+        prediction, yet a run of the plan decides it, so no text may call it "not benchmarked"."""
+        return not self.benchmarked and (self.not_in_plan or "").startswith(f"it {ON_PRIORITY_MIX}")
 
     @field_validator("diagnostic")
     @classmethod

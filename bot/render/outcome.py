@@ -210,7 +210,7 @@ def headline(pairs: Sequence[Pair]) -> str:
     ):
         # The cells send only traffic the plugin does not act on, or its order ranks alike (gate 2 said so):
         # nothing about the transfer was measured, so neither "transferred" nor "not shown" (which reads as measured) fits.
-        return _unexercised_headline(claims, guards)
+        return _unexercised_headline(claims, guards, [(h, v) for h, v in pairs if h.track is Track.B])
     confirmed = sum(v.status is VerdictStatus.CONFIRMED for _, v in claims)
     n = len(claims)
     if n == 0:
@@ -218,7 +218,10 @@ def headline(pairs: Sequence[Pair]) -> str:
     elif all(NOT_EXERCISED in v.flags for _, v in claims):
         # A scheduler's guards are judged on cells that leave its order inert: the claims were never measured.
         cause = unexercised_cause(v.summary for _, v in claims)
-        transfer = f"{NOT_EXERCISED.capitalize()}: {cause}, so none of the {_plural(n, 'claim')} is decided"
+        gaps = [(h, v) for h, v in pairs if h.track is Track.B]  # set aside with the claims: counted with them
+        transfer = (
+            f"{NOT_EXERCISED.capitalize()}: {cause}, so none of the {_set_aside_count([*claims, *gaps])} is decided"
+        )
     elif confirmed == n:
         transfer = "Transferred: " + ("the claim is confirmed" if n == 1 else f"all {n} claims confirmed")
     elif confirmed:
@@ -280,17 +283,27 @@ def headline(pairs: Sequence[Pair]) -> str:
     return f"{transfer}; {regress}" + (f"; {differ_count(better)}" if better else "") + "."
 
 
-def _unexercised_headline(claims: Sequence[Pair], guards: Sequence[Pair]) -> str:
+#: How the headline counts the set-aside hypotheses of each track.
+_COUNTED = ((Track.A, "claim"), (Track.B, "sim-to-real gap"), (Track.C, "regression guard"))
+
+
+def _set_aside_count(pairs: Sequence[Pair]) -> str:
+    """'1 claim, 3 sim-to-real gaps and 6 regression guards': every hypothesis of ``pairs`` set aside as not
+    measurable on these cells, by track (the verdicts table lists each of them so)."""
+    set_aside = [h for h, v in pairs if NOT_EXERCISED in v.flags]
+    counted = [_plural(n, word) for track, word in _COUNTED if (n := sum(h.track is track for h in set_aside))]
+    return ", ".join(counted[:-1]) + f" and {counted[-1]}" if len(counted) > 1 else counted[0]
+
+
+def _unexercised_headline(claims: Sequence[Pair], guards: Sequence[Pair], gaps: Sequence[Pair] = ()) -> str:
     """'Not measurable on these cells: ... so none of the 6 regression guards is decided; A1 is undecided for another
     reason (not decided by benchmarks).' Only the hypotheses set aside for the cells' traffic are counted under that
-    cause: one undecided for another reason (no prediction, a run the cluster cannot do) says its own, the reason its
-    verdict, the PR and verdicts.md give, so no page attributes it to a cause another page does not."""
-    set_aside = [h for h, v in [*claims, *guards] if NOT_EXERCISED in v.flags]
-    n_claims = sum(h.track is Track.A for h in set_aside)
-    counted = [_plural(n_claims, "claim")] if n_claims else []
-    counted += [_plural(len(set_aside) - n_claims, "regression guard")] if len(set_aside) > n_claims else []
-    cause = unexercised_cause(v.summary for h, v in [*claims, *guards] if NOT_EXERCISED in v.flags)
-    line = f"{NOT_EXERCISED.capitalize()}: {cause}, so none of the {' and '.join(counted)} is decided"
+    cause, every one of them (the Track B ``gaps`` too: the table lists them set aside, so a headline that left them
+    out counted fewer than the table); one undecided for another reason (no prediction, a run the cluster cannot
+    do) says its own, the reason its verdict, the PR and verdicts.md give, so no page attributes it to a cause
+    another page does not."""
+    cause = unexercised_cause(v.summary for h, v in [*claims, *gaps, *guards] if NOT_EXERCISED in v.flags)
+    line = f"{NOT_EXERCISED.capitalize()}: {cause}, so none of the {_set_aside_count([*claims, *gaps, *guards])} is decided"
     by_reason: dict[str, list[str]] = {}
     for h, v in [*claims, *guards]:
         if NOT_EXERCISED not in v.flags:

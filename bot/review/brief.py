@@ -22,7 +22,9 @@ from collections import Counter
 
 from pydantic import ValidationError
 
+from bot.golang import fidelity_admit
 from bot.model import RequestError, Track, TranslationSummary, VerdictStatus, status_counts
+from bot.model.evidence import DECIDED_ON_MIX
 
 
 def brief(gate: int, ctx) -> tuple[str, dict[str, str]]:
@@ -57,7 +59,7 @@ def _gate1(ctx) -> tuple[str, dict[str, str]]:
             below = f" (below the floor only through the values set at gate 1: {chosen.agreement_without:.1%} without)"
         parts.append(
             f"decides like the BLIS original in {f.agreement:.1%} of {f.states} sampled states "
-            f"(floor {f.floor_pct}){below}"
+            f"(floor {f.floor_pct}){below}" + fidelity_admit.clause(f)
         )
     elif f is not None:
         parts.append("agreement with the BLIS original not measured")
@@ -89,16 +91,19 @@ def hypothesis_rows(ctx) -> list[dict]:
 
     rows = []
     hypotheses = hypotheses_on_branch(ctx)
-    set_aside = {h.id for h in _planned(ctx, hypotheses) if h.prediction is None} if hypotheses else set()
+    set_aside = {h.id for h in planned_hypotheses(ctx, hypotheses) if h.prediction is None} if hypotheses else set()
     for h in hypotheses:
         planned = h.benchmarked and h.id not in set_aside
         try:
             cells = [c.label() for c in hypothesis_cells(h, ctx.request)] if planned else []
         except PlanError:
             cells = []
-        what = (
-            f"{h.prediction.metric} {h.prediction.direction.value}" if h.prediction else "not benchmarked"
-        ) + f" on {', '.join(h.workloads)}"
+        if h.on_priority_mix:  # the plan's mix decides it, not a cell (bot.stats.shedding)
+            what = DECIDED_ON_MIX
+        else:
+            what = (
+                f"{h.prediction.metric} {h.prediction.direction.value}" if h.prediction else "not benchmarked"
+            ) + f" on {', '.join(h.workloads)}"
         if h.prediction and not h.benchmarked:
             what += " (not testable as translated: not benchmarked)"
         elif h.prediction and h.id in set_aside:
@@ -129,10 +134,13 @@ def _plan_cost(ctx, hypotheses) -> str:
     from bot.bench.units import gpu_minutes
 
     try:  # as stage 4 makes it: one plan, one mix, stage 5's set-aside applied
-        plan = make_plan(ctx.request, _planned(ctx, hypotheses))
+        plan = make_plan(ctx.request, planned_hypotheses(ctx, hypotheses))
     except PlanError as exc:
         return f"no plan: {exc}"
-    not_run = f", {len(plan.not_benchmarked)} not benchmarked" if plan.not_benchmarked else ""
+    rest = [h for h in plan.not_benchmarked if h not in plan.decided_on_mix]
+    not_run = f", {len(rest)} not benchmarked" if rest else ""
+    if plan.decided_on_mix:
+        not_run += f", {len(plan.decided_on_mix)} decided on the priority mix ({', '.join(plan.decided_on_mix)})"
     if plan.not_measurable:
         not_run += f", {len(plan.not_measurable)} not measurable on these cells ({', '.join(plan.not_measurable)})"
     if is_mix_only(plan):  # no cell decides anything: the mix is all it runs (bot.bench.mix_only)
@@ -153,11 +161,12 @@ def _plan_cost(ctx, hypotheses) -> str:
             if plan.priority_mix
             else ""
         )
+        + _under_powered(plan)
         + _short_of_plan(plan)
     )
 
 
-def _planned(ctx, hypotheses) -> list:
+def planned_hypotheses(ctx, hypotheses) -> list:
     """The hypotheses as stage 4 will plan them (``set_aside.for_plan`` on the branch's translation and
     EndpointPickerConfig); an unreadable translation is G2's to report, and the plan then takes them all."""
     from bot.bench.set_aside import for_plan
@@ -167,6 +176,21 @@ def _planned(ctx, hypotheses) -> list:
     except ValidationError:
         return list(hypotheses)
     return for_plan(ctx.request, summary, ctx.read(ctx.paths.epp_config(summary.plugin_type)), hypotheses)
+
+
+def _under_powered(plan) -> str:
+    """'; none of the 9 reaches 80% power (at most 8%)' when most or all benchmarked hypotheses cannot reach the
+    plan's power target within its repetitions (verify2 #5: s01's gate 2 approved 1,840 GPU-minutes of a plan
+    expected to confirm almost nothing, said only in the plan's power table). From that table's own figures."""
+    rows = plan.hypothesis_power
+    short = [hp for hp in rows if not hp.decidable]
+    if not rows or 2 * len(short) <= len(rows):
+        return ""
+    most = f"{max(hp.power for hp in short):.0%}"
+    if len(short) == len(rows):
+        return f"; none of the {len(rows)} reaches {plan.power:.0%} power (at most {most})"
+    ids = ", ".join(hp.hypothesis for hp in short)
+    return f"; {len(short)} of the {len(rows)} do not reach {plan.power:.0%} power ({ids}: at most {most})"
 
 
 def _short_of_plan(plan) -> str:

@@ -284,6 +284,8 @@ def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool, resul
         inert=inert_parameters(ctx.request, ctx.dictionary) if gate == 1 else None,
         github=ctx.home == "github",
     )
+    if why is None and gate == 2:
+        why = _leaves_no_plan(ctx, reason)
     if why is None and gate == 3 and ctx.results_dir is not None and results_problem is not None:
         unusable = results_problem(ctx)
         if unusable is not None:
@@ -292,6 +294,36 @@ def refusal_on_branch(gate: int, reason: str | None, ctx, *, author: bool, resul
                 "(or start again with `promote run REQUEST --results DIR`), then ask for the rejudge again"
             )
     return why
+
+
+def _leaves_no_plan(ctx, reason: str | None) -> str | None:
+    """An ``exclude:`` that leaves stage 4 no plan (no benchmarked hypothesis and no priority mix that decides
+    one left): recorded, it failed stage 4 with the same error on every `promote resume`. None when a plan is
+    left, or the hypotheses cannot be read (stage 3 then says why)."""
+    from bot.bench.plan import PlanError, make_plan
+    from bot.hypotheses import is_hypothesis_file, parse_feedback, parse_hypothesis
+    from bot.review.brief import planned_hypotheses
+
+    dropped = parse_feedback(reason or "").exclude
+    if not dropped:
+        return None
+    try:
+        docs = [
+            parse_hypothesis(ctx.read(p) or "", p) for p in ctx.list(ctx.paths.hypotheses_dir) if is_hypothesis_file(p)
+        ]
+    except RequestError:
+        return None
+    left = [h for h in docs if h.id not in dropped]
+    try:
+        make_plan(ctx.request, planned_hypotheses(ctx, left))
+    except PlanError:
+        return (
+            f"gate 2: excluding {', '.join(dropped)} leaves stage 4 nothing to plan: no hypothesis left is decided by "
+            "a cell or by the priority mix, so stage 4 would fail on every resume; nothing was recorded. "
+            "Keep at least one hypothesis a cell or the priority mix decides (exclude fewer), or reject the "
+            "promotion with the reason"
+        )
+    return None
 
 
 def _parameters_on_branch(ctx) -> dict[str, float] | None:

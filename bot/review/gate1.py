@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from bot.golang import fidelity_classes
+from bot.golang import fidelity_admit, fidelity_classes
 from bot.golang.differential import held_constant_clause, unexplained_words
 from bot.golang.toolchain import RUNNER_GO
 from bot.model import Finding, PolicyKind, Severity, TranslationSummary
@@ -205,7 +205,7 @@ def notes(ctx) -> list[str]:
         return ["Fidelity: not shown, the differential check measured other plugin files than the branch holds"]
     line = (
         f"Fidelity: the plugin decides like the BLIS original ({f.decision}) in {f.agreement:.1%} of "
-        f"{f.states} sampled states (floor {f.floor_pct})"
+        f"{f.states} sampled states (floor {f.floor_pct})" + fidelity_admit.clause(f)
     )
     if f.causes:
         line += "; differences from " + ", ".join(f"`{c.mapping}` ({c.states})" for c in f.causes[:4])

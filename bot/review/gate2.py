@@ -273,9 +273,9 @@ def review(ctx) -> list[Finding]:
                         message=f"guarded metric `{m}` of `{b.name}` has no no-regression hypothesis",
                     )
                 )
-    findings += _contradictions(hyps, ctx.request, ctx.home)
+    findings += _contradictions(hyps, ctx.request, ctx.home, ctx.work)
     findings += traffic_findings(ctx, hyps, summary)
-    findings += cells_saturate(ctx, hyps)
+    findings += cells_saturate(ctx, hyps, summary)
     findings += _vacuous_margins(hyps)
     return findings
 
@@ -405,7 +405,7 @@ def _untestable_claims(request, hyps, summary: TranslationSummary) -> list[Findi
     return out
 
 
-def _contradictions(hyps, request, home: str = "local") -> list[Finding]:
+def _contradictions(hyps, request, home: str = "local", work: str | None = None) -> list[Finding]:
     """An equivalence claim on a cell (workload, rate) and metric where another hypothesis predicts a change
     cannot both hold. Cells, not workloads: the dictionary's own templates put an equivalence at a workload's
     lowest rate (network-latency: time-based branches rarely fire there) and a gain at its highest
@@ -437,7 +437,7 @@ def _contradictions(hyps, request, home: str = "local") -> list[Finding]:
                     line=1,
                     message=f"{h.id} predicts {h.prediction.metric} equivalent on {at}, but {other} predicts a change "
                     "on the same runs: both cannot hold",
-                    fix=f"drop the one you trust less: {exclude_command(home, h.id)} (or `exclude: {other}`)",
+                    fix=f"drop the one you trust less: {exclude_command(home, h.id, work)} (or `exclude: {other}`)",
                 )
             )
     return out

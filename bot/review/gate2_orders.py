@@ -52,10 +52,10 @@ def order_inert(ctx, hyps, summary) -> list[Finding]:
     # Stage 4 plans them as stage 5 judges them (``run_validate.planned_hypotheses``): no alpha, no cells.
     fix = (
         f"to measure them, {order_fix(summary)}; as planned they take no alpha, no cell and no GPU time, so approving "
-        f"as is costs nothing extra for them, and excluding them ({exclude_command(ctx.home, ids)}) changes neither "
-        "the plan nor its GPU time, only drops them from the report; either way the guards and the other gaps are "
-        "judged on these single-priority cells, and this check stays until you approve (say why as the reason) "
-        "or reject"
+        f"as is costs nothing extra for them, and excluding them ({exclude_command(ctx.home, ids, ctx.work)}) "
+        "changes neither the plan nor its GPU time, only drops them from the report; either way the guards and the "
+        "other gaps are judged on the planned cells as they are, and this check stays until you approve (say why "
+        "as the reason) or reject"
     )
     return [
         Finding(

@@ -61,7 +61,7 @@ def _class_exercised(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
     message = (
         f"{single}, so the {who}'s {decision} (it reads {', '.join(names)}) is never exercised: {left}{judged}; {later}"
     )
-    drop = f", drop the class claims from the plan ({exclude_command(ctx.home, ids)})"
+    drop = f", drop the class claims from the plan ({exclude_command(ctx.home, ids, ctx.work)})"
     fix = (
         f"approve only if measuring the {who} on single-priority traffic is worth the GPU time (say so as the "
         f"reason){drop if claims else ''}, or reject and benchmark per-class latency on a priority mix by hand"
@@ -88,7 +88,7 @@ def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> 
         return []
     ids = ", ".join(h.id for h in judged)
     claims = [h.id for h in judged if h.track is Track.A]
-    drop = f", drop the claims ({exclude_command(ctx.home, ', '.join(claims))})" if claims else ""
+    drop = f", drop the claims ({exclude_command(ctx.home, ', '.join(claims), ctx.work)})" if claims else ""
     established = sheds_nothing(summary)
     if established:
         message = (
@@ -101,9 +101,8 @@ def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> 
             fix = (
                 f"{UNEXERCISED_FIX}, or reject; as planned they take no alpha, no cell and no GPU time: stage 4 "
                 f"plans {MIX_ONLY} (it decides the shedding order), so approving as is spends GPU time on the mix "
-                "alone, and excluding some of them changes neither the plan nor its GPU time, only drops them from "
-                "the report (excluding all of them leaves stage 4 nothing to plan); this check stays until you "
-                "approve (say why as the reason) or reject"
+                "alone, and excluding some or all of them changes neither the plan nor its GPU time, only drops "
+                "them from the report; this check stays until you approve (say why as the reason) or reject"
             )
             return [priority_exercised(ctx, message, fix)]
         # Every benchmarked hypothesis is set aside and no mix runs, so stage 4 keeps their cells (a plan with
@@ -111,9 +110,12 @@ def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> 
         fix = (
             f"{UNEXERCISED_FIX}, or reject; approving as is spends the plan's cells' GPU time on runs that decide "
             "none of them (only the priority mix decides the shedding order), and no `exclude:` shrinks that: "
-            "excluding some leaves the rest on the same cells, excluding all of them leaves stage 4 nothing to plan"
+            "excluding some leaves the rest on the same cells, and gate 2 refuses excluding all of them (stage 4 would "
+            "have nothing to plan)"
         )
         return [priority_exercised(ctx, message, fix)]
+    if summary.stateful:
+        return [priority_exercised(ctx, *_stateful_cells(ids, read))]
     message = (
         f"the planned cells may measure an admitter that sheds nothing, like the baseline; {ids} are judged on them: "
         "every planned cell sends all its requests at one priority (no InferenceObjective: priority 0), which the "
@@ -127,6 +129,30 @@ def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> 
         "and benchmark the claims on a priority mix by hand"
     )
     return [priority_exercised(ctx, message, fix)]
+
+
+def _stateful_cells(ids: str, read: list[str]) -> tuple[str, str]:
+    """(message, fix) for an admitter that keeps state between requests (``TranslationSummary.stateful``): it can
+    shed class `standard` by volume or by a tenant's state (DA4 p3: a per-tenant token bucket), which a fresh plugin
+    deciding one request, the translation's behaviour rows, never shows. So those rows say nothing about whether it
+    sheds the cells' priority-0 traffic: the cells are not called noise and no `exclude:` is offered on that basis;
+    the finding says what the rows could not show and what decides it (the cells' volume against its state)."""
+    message = (
+        f"the translation cannot show whether this admitter sheds the planned cells' traffic; {ids} are judged on "
+        "them: every planned cell sends all its requests at one priority (no InferenceObjective: priority 0), which "
+        f"the admitter reads ({', '.join(read)}) as class `standard`, and it keeps state between requests, so whether it "
+        "sheds `standard` can depend on what it has seen (a tenant's volume, a learned load); its behaviour rows (a "
+        "fresh plugin deciding one request, with no earlier requests) cannot show whether the cells' load drives that "
+        "state to shed; the plan's priority mix decides only the shedding order (per-class admit rate), not these claims and "
+        "guards"
+    )
+    fix = (
+        "check the evolved code's rule for class `standard` against the cells' load (their rates and prompt lengths, "
+        "all under one fairness ID unless a workload sends one per tenant): approve if that load reaches the state it "
+        "sheds `standard` by (say so as the reason), or reject and benchmark the claims by hand on traffic that does "
+        "(or on a priority mix, if it never sheds `standard`)"
+    )
+    return message, fix
 
 
 #: Signals the plugin reads from a request header the benchmark's client must send (inference-perf's

@@ -26,7 +26,7 @@ import json
 
 from pydantic import ValidationError
 
-from bot.directives import request_changes_command
+from bot.directives import request_changes_command, work_argument
 from bot.model import Direction, Finding, Severity, Track, Verdict, VerdictStatus, status_counts
 from bot.review import gate3_evidence
 
@@ -241,7 +241,7 @@ def _unmeasured_arms(ctx, recorded: dict[str, Verdict]) -> list[Finding]:
                 if ctx.home == "github"
                 else f"run the plan's {arm} arm (`promote bench run` at the branch's stage 4 commit runs both) and put "
                 f"its reports in the --results directory under {arm}/, or fix why they were left out; then "
-                f"{request_changes_command(3, REJUDGE_RESULTS)} so stage 5 judges them",
+                f"{request_changes_command(3, REJUDGE_RESULTS, ctx.work)} so stage 5 judges them",
             )
         )
     return out
@@ -351,7 +351,8 @@ def review(ctx) -> list[Finding]:
                 fix=REJUDGE_ON_GITHUB
                 if ctx.home == "github"
                 else "run the stage 4 plan on GPUs (`promote bench run` at the branch's stage 4 commit); then "
-                f"`promote run REQUEST --results DIR --work W` and {request_changes_command(3, REJUDGE_RESULTS)} so "
+                f"`promote run REQUEST --results DIR --work {work_argument(ctx.work)}` and "
+                f"{request_changes_command(3, REJUDGE_RESULTS, ctx.work)} so "
                 "stage 5 judges them",
             )
         )
@@ -395,7 +396,7 @@ def _priority_mix(ctx) -> list[Finding]:
                 "aside and why (`priority_mix`, `rejected`); fix the cause and run the same command again with --resume "
                 "(it runs the set-aside mix runs again, within the budget), or run priority-mix/experiment.yaml by hand "
                 "and put each run's results.json + run_metadata.yaml in the --results directory; then "
-                f"{request_changes_command(3, REJUDGE_RESULTS)}",
+                f"{request_changes_command(3, REJUDGE_RESULTS, ctx.work)}",
             )
         )
     return out
@@ -426,6 +427,8 @@ def _unused_reports(ctx) -> list[Finding]:
     parameter change every report of the earlier plan fails the same way, and 56 rows saying so buried the one
     thing to do."""
     from bot.bench.fault_runs import NEVER_HAPPENED
+    from bot.bench.mix_only import NO_CELLS
+    from bot.bench.reports_aside import NOT_IN_PLAN
     from bot.stats.judged import PAST_LAST_LOOK
 
     by_reason: dict[str, list[str]] = {}
@@ -439,6 +442,20 @@ def _unused_reports(ctx) -> list[Finding]:
             if len(paths) == 1
             else f"{len(paths)} benchmark reports were not used"
         )
+        if reason.startswith((NOT_IN_PLAN, NO_CELLS)):
+            # Valid reports of cells the plan does not have (sample data for every workload, an earlier plan's run):
+            # nothing is wrong with them to fix, and nothing rests on them, so they block nothing.
+            out.append(
+                Finding(
+                    severity=Severity.SUGGESTION,
+                    check="G3.report-unused",
+                    file=ctx.paths.reports_not_used,
+                    message=f"{what}: {reason}" + (f" ({shown})" if len(paths) > 1 else ""),
+                    fix="nothing in the verdicts rests on them; leave them out of the results, or plan their cells "
+                    "at gate 2 if they should decide something",
+                )
+            )
+            continue
         if reason.startswith(PAST_LAST_LOOK):  # valid evidence no look reached: it decides nothing, either way
             out.append(
                 Finding(
@@ -465,7 +482,7 @@ def _unused_reports(ctx) -> list[Finding]:
                     if mismatch and ctx.home == "github"
                     else "they were measured for another plan than the one at this branch's stage 4 commit: run that "
                     "plan (`promote bench run`), put its reports in the run's --results directory, then "
-                    + request_changes_command(3, "rejudge: reports of the current plan")
+                    + request_changes_command(3, "rejudge: reports of the current plan", ctx.work)
                     if mismatch
                     else f"fix or leave out the report(s); stage 5 lists every report it did not use in {ctx.paths.reports_not_used}"
                 ),

@@ -4,22 +4,28 @@ A queue-position scorer acts only where endpoints' waiting counts differ, and vL
 is saturated (``bot.hypotheses.saturation``). Nothing in the plan can make a cell saturate: the rates are the
 request's, chosen for another purpose (the template reuses the router example's). So gate 2 names the cells
 before the GPU time is spent; stage 5 then reports whether queues formed in each (``bot.bench.waiting``).
-A SUGGESTION: whether a rate saturates this stack is not known before it runs, and a person decides.
+A SUGGESTION: whether a rate saturates this stack is not known before it runs, and a person decides. Only the
+claims stage 4 plans and stage 5 judges are named (``set_aside.for_plan``): a claim set aside as not measurable
+on these cells (``G2.priority-exercised``) takes no cell, and its queues decide nothing.
 """
 
 from __future__ import annotations
 
 from bot.bench.waiting import WAITING_KEY
 from bot.hypotheses.saturation import cells_text, needs_queues, queue_cells
-from bot.model import Finding, PolicyKind, Severity
+from bot.model import Finding, PolicyKind, Severity, TranslationSummary
 
 
-def cells_saturate(ctx, hyps) -> list[Finding]:
-    """One SUGGESTION naming the cells a scheduler's predicted changes are judged on; none for another kind."""
+def cells_saturate(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
+    """One SUGGESTION naming the cells a scheduler's predicted changes are judged on, as stage 4 plans them; none
+    for another kind, or when every such claim is set aside (A1/B7 on single-priority cells: sched-e2e #4)."""
+    from bot.bench.set_aside import for_plan
+
     kind = ctx.request.kind
     if kind is not PolicyKind.SCHEDULING:
         return []
-    judged = [h for _, h in hyps if needs_queues(kind, h)]
+    epp = ctx.read(ctx.paths.epp_config(summary.plugin_type))
+    judged = [h for h in for_plan(ctx.request, summary, epp, [h for _, h in hyps]) if needs_queues(kind, h)]
     if not judged:
         return []
     where = cells_text(queue_cells(ctx.request, judged))

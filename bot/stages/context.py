@@ -59,6 +59,7 @@ class StageContext:
     executor: Executor | None = None  # runs evolved/generated code; None = here, in the sandbox
     agents: Agents | None = None  # the Claude author and reviewer; None = deterministic only (--llm offline)
     home: str = "local"  # where people act on the findings: "local" (promote commands) or "github" (comments)
+    work: str | None = None  # the local run's --work, which the commands a finding offers carry (None: unknown)
 
     @property
     def branch(self) -> str:

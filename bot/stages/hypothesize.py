@@ -15,7 +15,12 @@ def run(ctx: StageContext) -> StageOutput:
 
     summary = ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE)
     hypotheses, excluded = generate_with_excluded(
-        ctx.request, summary, ctx.dictionary, feedback=ctx.feedback, deployed=_deployed(ctx)
+        ctx.request,
+        summary,
+        ctx.dictionary,
+        feedback=ctx.feedback,
+        deployed=_deployed(ctx),
+        epp_config=ctx.read(ctx.paths.epp_config(summary.plugin_type)),
     )
     files: dict[str, str | bytes] = {}
     authored = ""

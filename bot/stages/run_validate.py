@@ -1,13 +1,13 @@
 """Stage 5, run and validate: build, vet and test the plugin; judge every hypothesis on the benchmark reports.
 
-The Go checks run offline against the in-repo llm-d-router v0.10.0 mirror
-with the pinned toolchain. Benchmark reports come from ``--results`` (written
-by the GPU job, or the bundled sample data); without them every hypothesis is
-inconclusive and gate 3's review says why, instead of inventing numbers.
+The Go checks run offline against the in-repo llm-d-router v0.10.0 mirror with the pinned toolchain. Benchmark
+reports come from ``--results`` (written by the GPU job, or the bundled sample data); without them every
+hypothesis is inconclusive and gate 3's review says why, instead of inventing numbers.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 from collections.abc import Iterator
@@ -19,6 +19,7 @@ from bot.bench.gpu_time import GpuTime
 from bot.bench.set_aside import SET_ASIDE_KINDS, apply_set_aside, for_plan, unexercised_by
 from bot.model import PolicyKind, Stage, TranslationSummary, Verdict, VerdictStatus, sha256_text, status_counts
 from bot.render import render
+from bot.stages.branch_history import added_since, delivered_since
 from bot.stages.checks import check_problems, run_go_checks
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
@@ -106,7 +107,17 @@ def judge(
     )
     if mix is None and reports is not None:  # mix runs the plan never asked for: listed, never passed over
         reports.rejected = sorted(dict.fromkeys([*reports.rejected, *unplanned]))
+    if not spent.recorded and _read_nothing(reports, mix):
+        # No manifest, and no report or mix run was read: a GPU-time line would be about reports stage 5 left
+        # out (a02's 60 cell reports of a plan with no cell), so the pages give only the plan's figure.
+        spent = dataclasses.replace(spent, judged=False)
     return verdicts, reports, spent, mix
+
+
+def _read_nothing(reports, mix) -> bool:
+    """Whether stage 5 read no cell report and no priority-mix run (everything under --results left out)."""
+    cells = reports is not None and len(reports.table) > 0
+    return not cells and not (mix is not None and sum(mix.used.values()))
 
 
 def _planned_cells(ctx: StageContext) -> bool:
@@ -195,32 +206,13 @@ def _set_aside_past_last_look(reports, decision) -> None:
     """Move the reports no look of their group-sequential cell reached (``bot.stats.judged.runs_past_last_look``)
     from the used ones to the ones not used, with why, and out of the testbed count: the verdicts (already decided)
     never read them, and "141 reports used" beside a cell's flag saying one was not read two ways."""
-    from bot.bench.errors import ReportError
-    from bot.bench.layout import parse_layout
+    from bot.bench.reports_aside import set_aside
     from bot.stats.cells import rate_key
     from bot.stats.judged import runs_past_last_look
 
     past = runs_past_last_look(reports, decision) if getattr(reports, "loaded", None) else {}
-    if not past:
-        return
-    aligned = len(reports.testbeds) == len(reports.loaded)  # one testbed record per used report, in order
-    testbeds = list(reports.testbeds) if aligned else [None] * len(reports.loaded)
-    loaded, kept, aside = [], [], []
-    for rel, tb in zip(reports.loaded, testbeds, strict=True):
-        try:
-            key = parse_layout(Path(rel))
-        except ReportError:
-            key = None
-        reason = key and past.get((key.treatment, key.workload, rate_key(key.rate), str(key.repetition)))
-        if reason:
-            aside.append((rel, reason))
-            continue
-        loaded.append(rel)
-        kept.append(tb)
-    reports.loaded = loaded
-    if aligned:
-        reports.testbeds = kept
-    reports.rejected = sorted([*reports.rejected, *aside])
+    if past:
+        set_aside(reports, lambda k: past.get((k.treatment, k.workload, rate_key(k.rate), str(k.repetition))))
 
 
 def _flag_unmeasured(verdicts: list[Verdict], hypotheses, reports) -> list[Verdict]:
@@ -266,10 +258,15 @@ def ci_alpha(ctx: StageContext) -> float:
 def load_reports(ctx: StageContext, results_dir: Path, code: dict[str, str] | None = None):
     """The reports under ``results_dir`` that are evidence for this promotion's plan, and for its plugin code:
     a run manifest that fingerprints other plugin code (``code``: this branch's) makes every report not used."""
+    from bot.bench.evaluation_spec import load_evaluation_spec
     from bot.bench.evidence import load_evidence
+    from bot.bench.reports_aside import set_aside_unplanned
 
-    reports = load_evidence(results_dir, evidence_policy(ctx, results_dir, code))
-    return _for_this_code(reports, results_dir, code)
+    reports = _for_this_code(load_evidence(results_dir, evidence_policy(ctx, results_dir, code)), results_dir, code)
+    text = ctx.read(ctx.paths.evaluation_spec)
+    if text is not None and reports is not None:  # a cell the plan does not run: not used, not counted as used
+        set_aside_unplanned(reports, load_evaluation_spec(text).cells)
+    return reports
 
 
 def evidence_policy(ctx: StageContext, results_dir: Path, code: dict[str, str] | None = None):
@@ -375,17 +372,22 @@ def benchmark_due(ctx: StageContext) -> bool:
     """Whether stage 5 must have the plan benchmarked before it judges (the GitHub home dispatches the GPU job).
 
     A person who asked for the benchmark again (`/retry 5`: ``PipelineState.benchmark_again``) gets a new run
-    whatever the branch holds. Otherwise reports delivered on top of where the bot left the branch are the
-    benchmark's answer and are judged as they are. Reports already on the branch before that were judged in an
-    earlier pass: they are judged again only if some of them belong to the plan and plugin code at this branch's
-    stage 4 commit, else that plan has never been measured.
+    whatever the branch holds. While a dispatched run is out (``PipelineState.benchmark``), only reports delivered
+    after it was dispatched are its answer: the ones `/retry 5` asked to replace are not judged again by the next
+    event (a `/status`, an edit) while the new run is on the GPUs. Otherwise reports delivered on top of where the
+    bot left the branch are the benchmark's answer and are judged as they are. Reports already on the branch
+    before that were judged in an earlier pass: they are judged again only if some of them belong to the plan and
+    plugin code at this branch's stage 4 commit, else that plan has never been measured.
     """
     if ctx.state.benchmark_again:  # `/retry 5`: a new run replaces the reports on the branch, whatever they are
         return True
     prefix = f"{ctx.paths.benchmarks}/results/"
     if not [p for p in ctx.list(prefix) if not p.endswith("/")]:
         return True
-    if _delivered_since_head(ctx, prefix):
+    sent = ctx.state.benchmark
+    if sent is not None and added_since(ctx, sent.commit) is not None:  # the run out answers: its own publish
+        return not delivered_since(ctx, prefix, sent.commit)
+    if delivered_since(ctx, prefix, ctx.state.head):
         return False
     from bot.bench.errors import ReportError
 
@@ -396,15 +398,6 @@ def benchmark_due(ctx: StageContext) -> bool:
             return results_dir is None or not load_reports(ctx, results_dir, code).loaded
         except ReportError:
             return True
-
-
-def _delivered_since_head(ctx: StageContext, prefix: str) -> bool:
-    head = ctx.state.head
-    if head is None or ctx.forge.branch_head(ctx.branch) == head:
-        return False
-    shas = [sha for sha, _ in ctx.forge.commits(ctx.branch, ctx.request.fork.base_branch)]
-    added = shas[shas.index(head) + 1 :] if head in shas else []
-    return any(p.startswith(prefix) for sha in added for p in ctx.forge.changed_paths(sha))
 
 
 def results_origin(ctx: StageContext, reports) -> str | None:
@@ -473,13 +466,15 @@ def mix_markdown(mix: MixOutcome | None, alpha: float) -> str:
     return f"## Priority mix\n\n**Not judged{decided}.** The plan runs a priority mix, but {md(mix.reason or '')}."
 
 
-def queues_markdown_for(request, reports, hypotheses, verdicts: list[Verdict]) -> str:
+def queues_markdown_for(request, reports, hypotheses, verdicts: list[Verdict], unexercised=None) -> str:
     """A scheduler's waiting-queue section (``bot.bench.waiting``): whether queues formed in each cell gate 2's
     G2.cells-saturate named, the cells of the claims that predict a change from the evolved order
-    (``bot.hypotheses.saturation``; ``hypotheses`` as planned, before any set-aside), judged here or not: the one
-    place its order can act, and the cells a person was told to check. A guard's cells are left out: a
-    no-regression holds where the plugin does nothing, and at low load no queue is expected. '' for another kind,
-    without reports, or with no such claim."""
+    (``bot.hypotheses.saturation``), judged here or not: the one place its order can act, and the cells a person
+    was told to check. A claim ``unexercised`` sets aside (``unexercised_by``, as stage 4 planned it) has no cell
+    in the plan and is judged nowhere, so its cells are left out (sched-e2e #4: a `load-spikes @ 30` row the plan
+    never ran, "no runs" on every real run). A guard's cells are left out too: a no-regression holds where the
+    plugin does nothing, and at low load no queue is expected. '' for another kind, without reports, or with no
+    such claim."""
     from bot.bench.waiting import CellQueues, cell_queues, queues_markdown
     from bot.hypotheses.operating_points import cells
     from bot.hypotheses.saturation import needs_queues
@@ -487,7 +482,7 @@ def queues_markdown_for(request, reports, hypotheses, verdicts: list[Verdict]) -
     if request.kind is not PolicyKind.SCHEDULING or reports is None:
         return ""
     planned: dict[tuple[str, float], list[str]] = {}
-    for h in hypotheses:
+    for h in apply_set_aside(hypotheses, unexercised):
         if needs_queues(request.kind, h):
             for workload, rate in sorted(cells(request, h)):
                 planned.setdefault((workload, float(rate)), []).append(h.id)
@@ -561,7 +556,7 @@ def run(ctx: StageContext) -> StageOutput:
         summary=summary_markdown(verdicts, hypotheses) + "\n" + plots.summary_markdown("plots", alpha=alpha),
         evidence=evidence,
         priority_mix=mix_markdown(mix, alpha),
-        queues=queues_markdown_for(ctx.request, reports, hypotheses, verdicts),
+        queues=queues_markdown_for(ctx.request, reports, hypotheses, verdicts, _unexercised(ctx, hypotheses)),
         rejected=invalid,
         unreached=unreached,
         unreached_lead=UNREACHED_LEAD,

@@ -1,12 +1,10 @@
 """Drives the engine: asks what is due, does it through the stages and the forge, saves state.
 
-The only place where the pure state machine meets I/O, and the same in both
-homes: the caller hands in a Forge and a StateStore (files locally, the issue's
-status comment on GitHub). State is saved after every step, so a killed run
-resumes where it stopped; a stage interrupted between its commit and the state
-save reruns, produces the same bytes, and adds no commit (the forge skips empty
-commits). A stage that cannot finish raises ``StageFailed``; the promotion is
-then *failed* at that stage with the reason, and a retry runs it again.
+The only place where the pure state machine meets I/O, and the same in both homes: the caller hands in a Forge
+and a StateStore (files locally, the issue's status comment on GitHub). State is saved after every step, so a
+killed run resumes where it stopped; a stage interrupted between its commit and the state save reruns, produces
+the same bytes, and adds no commit (the forge skips empty commits). A stage that cannot finish raises
+``StageFailed``; the promotion is then *failed* at that stage with the reason, and a retry runs it again.
 """
 
 from __future__ import annotations
@@ -389,6 +387,7 @@ class Runner:
             executor=self.executor,
             agents=self.agents,
             home=self.status_context.get("home", "local"),
+            work=self.status_context.get("work"),
         )
 
     def inputs_hash(self, state: PipelineState, stage: Stage, feedback: str | None, review: str | None = None) -> str:

@@ -26,7 +26,7 @@ from bot.escape import md
 from bot.model import Direction, Hypothesis, Track, Verdict, VerdictStatus, status_counts
 from bot.stats import StatsError, explain
 from bot.stats.shedding import NOT_USED_FLAG, on_mix
-from bot.stats.unjudged import unjudged_reason
+from bot.stats.unjudged import NOT_EXERCISED, unjudged_reason
 
 _STATUS_MARK = {
     VerdictStatus.CONFIRMED: "confirmed",
@@ -101,7 +101,11 @@ def _prediction_text(h: Hypothesis) -> str:
 
 
 def _rates_text(h: Hypothesis, v: Verdict) -> str:
-    """The rates a hypothesis names, else what was measured: "all measured" only when some cell was."""
+    """The rates a hypothesis names, else what was measured: "all measured" only when some cell was. A hypothesis
+    set aside as not measurable on these cells takes no cell (``bot.bench.set_aside``), so the rates it names were
+    never planned: listing them read as cells a plan with none had run."""
+    if NOT_EXERCISED in v.flags and not v.effects:
+        return f"none planned ({NOT_EXERCISED})"
     if h.rates:
         return ", ".join(f"{r:g}" for r in h.rates)
     return "all measured" if v.effects else "none measured"

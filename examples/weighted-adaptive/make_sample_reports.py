@@ -20,9 +20,12 @@ another promotion's plan as its request stands (no gate decision is known here).
 
 Repetitions per (workload, rate) cell come from the bot's own benchmark plan
 (``bot.bench.plan.make_plan`` over the hypotheses stage 3 generates for the
-request), so the sample results have exactly the runs the plan asks for: cells
-that serve equivalence / no-worse claims get more repetitions than cells that
-only serve directional claims. The hypotheses need stage 2's TranslationSummary;
+request, after stage 4's set-aside of those the cells cannot exercise), so the
+sample results have exactly the runs the plan asks for: cells that serve
+equivalence / no-worse claims get more repetitions than cells that only serve
+directional claims. A plan that is the priority mix alone (an admitter whose
+cells cannot exercise it, ``bot.bench.mix_only``) gets sample mix results and no
+cell report (sample_mix.py). The hypotheses need stage 2's TranslationSummary;
 when ``bot.golang.translate`` is not importable, a fixed summary is used (the
 signals the evolved block reads that tests/bench uses too) and the script says so.
 """
@@ -434,8 +437,9 @@ def group_noise(rng: np.random.Generator, repetitions: int) -> list[tuple[float,
     return [(float(run[i]), z[i], float(thr[i])) for i in range(repetitions)]
 
 
-def planned_repetitions(request_path: Path) -> tuple[dict[tuple[str, float], int], str]:
-    """(workload, rate) -> repetitions per treatment from the bot's plan, and where the hypotheses came from.
+def planned_repetitions(request_path: Path) -> tuple[dict[tuple[str, float], int], str, object]:
+    """(workload, rate) -> repetitions per treatment from the bot's plan, where the hypotheses came from, and the
+    plan (stage 4's: the hypotheses the cells cannot exercise set aside as stage 4 sets them, ``for_plan``).
 
     Also fills ``ARMS``, ``STACK`` and ``PINNED_IMAGE`` with what the plan's arms run (stage 4's baseline
     config and stage 2's evolved config), the stack the request pins and the evolved image its experiment pins.
@@ -464,10 +468,11 @@ def planned_repetitions(request_path: Path) -> tuple[dict[tuple[str, float], int
             touched_gaps=d.touched_gaps(request.kind, FALLBACK_SIGNALS),
         )
         source = f"fixed summary (bot.golang.translate not importable): signals {', '.join(FALLBACK_SIGNALS)}"
+        epp_config = None
     else:
         src = load_evolved_source(request.source_path)
         translation = translate(src, analyze(src, d, request.kind), d, plugin_type=request.plugin_type)
-        summary = translation.summary
+        summary, epp_config = translation.summary, translation.epp_config
         source = "stage 2 translation summary"
         from bot.stages.implement_tests import baseline_epp_config
 
@@ -479,8 +484,11 @@ def planned_repetitions(request_path: Path) -> tuple[dict[tuple[str, float], int
     )
     REQUEST_ID[0] = request.id
     PINNED_IMAGE[0] = default_evolved_image(request)
-    plan = make_plan(request, generate_hypotheses(request, summary, d))
-    return {(c.workload, c.rate): n for c, n in plan.repetitions_by_cell.items()}, source
+    from bot.bench.set_aside import for_plan
+
+    hypotheses = generate_hypotheses(request, summary, d)
+    plan = make_plan(request, for_plan(request, summary, epp_config, hypotheses) if epp_config else hypotheses)
+    return {(c.workload, c.rate): n for c, n in plan.repetitions_by_cell.items()}, source, plan
 
 
 def report(
@@ -638,12 +646,20 @@ def main(argv: list[str] | None = None) -> int:
         sys.path.insert(0, str(ROOT))
     from bot.bench.reports import ReportError, parse_report
 
-    reps_by_cell, source = planned_repetitions(Path(args.request))
-    print(f"repetitions per cell from the benchmark plan (hypotheses from the {source})", file=sys.stderr)
-
+    reps_by_cell, source, plan = planned_repetitions(Path(args.request))
     out = Path(args.out)
     if out.exists():
         shutil.rmtree(out)
+    from bot.bench.mix_only import MIX_ONLY, is_mix_only
+
+    if is_mix_only(plan):  # the plan runs the mix and no cell: sample the mix, write no cell report
+        sys.path.insert(0, str(HERE))  # sample_mix.py beside this script, however it is run
+        from sample_mix import write_mix_runs
+
+        count = write_mix_runs(out, plan.priority_mix, TREATMENTS, REQUEST_ID[0], STACK["model"], LABEL)
+        print(f"wrote {count} sample priority-mix runs under {out} and no cell report: the plan is {MIX_ONLY}")
+        return 0
+    print(f"repetitions per cell from the benchmark plan (hypotheses from the {source})", file=sys.stderr)
     rng = np.random.default_rng(SEED)
     index = count = 0
     for base_workload in request["workloads"]:

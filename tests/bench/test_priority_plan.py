@@ -235,6 +235,20 @@ def test_an_admitter_whose_cells_cannot_exercise_it_plans_the_mix_and_no_cell(tm
     assert parser.parse_experiment(path).run_treatments_count == REPETITIONS
 
 
+def test_the_shedding_hypothesis_left_alone_is_planned_on_the_mix():
+    """DJ1 (consistency4 #1, #2): a person who excludes at gate 2 every hypothesis the cells cannot measure leaves
+    the shedding order alone; the mix still decides it, so the plan is the mix (it used to be a PlanError that
+    failed stage 4 on every resume), and the README says the mix decides it, not "not decided by benchmarks"."""
+    from bot.bench.mix_only import is_mix_only
+
+    req = _request(kind="admission")
+    plan = make_plan(req, [_shedding()])
+    assert is_mix_only(plan) and plan.not_measurable == {} and plan.decided_on_mix == ["B2"]
+    readme = plan_markdown(plan)
+    assert "no hypothesis left has a benchmark prediction" in readme and "## Not measurable" not in readme
+    assert "Decided on the priority mix (per-class admit rate): B2." in readme and "Not decided by" not in readme
+
+
 def test_with_no_mix_to_decide_anything_the_set_aside_keeps_the_cells_as_before():
     """With no shedding hypothesis the mix decides nothing, so nothing would run: the plan keeps the cells (and
     gate 2 says none of them will be judged), and a plan with neither is refused as before."""
@@ -246,7 +260,9 @@ def test_with_no_mix_to_decide_anything_the_set_aside_keeps_the_cells_as_before(
     hyps = [h for h in _example_hypotheses() if h.id != "B2"]
     assert for_plan(req, _sheds_nothing(), None, hyps) == hyps
     with pytest.raises(PlanError, match="no hypothesis has a benchmark prediction; nothing to plan"):
-        make_plan(req, [_shedding()])
+        make_plan(req, [h for h in hyps if not h.benchmarked])
+    with pytest.raises(PlanError, match="no hypothesis has a benchmark prediction; nothing to plan"):
+        make_plan(_request(kind="scheduling"), [_shedding()])  # no mix to run
     text = render_experiment(make_plan(req, hyps), req, EPP_BASELINE, EPP_EVOLVED)[f"{ROOT}/evaluation.yaml"]
     doc = yaml.safe_load(text)
     doc.update(cells=[], repetitions=0, repetitions_by_cell={}, hypotheses={}, decision={"alpha": doc["alpha"]})

@@ -118,11 +118,11 @@ def test_where_the_reports_came_from_names_no_local_path(tmp_path):
 
     run = "chat/rate-10/rep-1/benchmark_report_v0.2,_x.yaml"
     reports = SimpleNamespace(loaded=[f"baseline/{run}", f"evolved/{run}"])
-    local = SimpleNamespace(results_dir=tmp_path / "results", paths=PromotionPaths("x"))
+    local = SimpleNamespace(results_dir=tmp_path / "results", paths=PromotionPaths("x"), read=lambda _: None)
     said = results_origin(local, reports)
     assert str(tmp_path) not in said
     assert said.startswith("2 reports: baseline 1 used; evolved 1 used; supplied with `--results`")
-    committed = SimpleNamespace(results_dir=None, paths=PromotionPaths("x"))
+    committed = SimpleNamespace(results_dir=None, paths=PromotionPaths("x"), read=lambda _: None)
     assert results_origin(committed, reports) == (
         "2 reports: baseline 1 used; evolved 1 used; committed under `benchmarks/promotion/x/results/` on this branch"
     )

@@ -84,7 +84,7 @@ def test_the_section_covers_the_cells_gate_2_named_and_leaves_the_low_load_guard
             write(arm, "sanity-random", 10, rep, _doc(0.0))  # a guard's low load: no queue, as expected
     rs = load_results(root)
     s01 = PromotionRequest.load("examples/corpus/promote/s01-scheduling.yaml")
-    a1 = hypothesis("A1", workloads=["load-spikes"])  # the order's claims, set aside: no measured cell
+    a1 = hypothesis("A1", workloads=["load-spikes"])  # the order's claims, planned: no measured cell
     b7 = hypothesis("B7", direction=Direction.INCREASE, workloads=["load-spikes"], rates=[45])
     b1 = hypothesis("B1", direction=Direction.NO_WORSE, workloads=["load-spikes"], rates=[45])
     c4 = hypothesis("C4", direction=Direction.EQUIVALENT, workloads=["sanity-random"], rates=[10])
@@ -96,9 +96,48 @@ def test_the_section_covers_the_cells_gate_2_named_and_leaves_the_low_load_guard
     assert "| load-spikes | 30 | peak 4 (2 of 2 runs) | peak 4 (2 of 2 runs) | queues formed | A1 |" in text
     assert "| load-spikes | 45 | peak 4 (2 of 2 runs) | peak 4 (2 of 2 runs) | queues formed | A1, B7 |" in text
     assert "sanity-random" not in text.split("|---|")[-1] and "never formed" not in text.split("|---|")[-1]
-    ctx = SimpleNamespace(request=s01, paths=SimpleNamespace(hypotheses_dir="docs/hypotheses"))
-    (named,) = cells_saturate(ctx, [(None, h) for h in (a1, b1, b7, c4)])
+    paths = SimpleNamespace(hypotheses_dir="docs/hypotheses", epp_config=lambda t: f"deploy/{t}.yaml")
+    ctx = SimpleNamespace(request=s01, paths=paths, read=lambda path: None)
+    (named,) = cells_saturate(ctx, [(None, h) for h in (a1, b1, b7, c4)], _summary(["ArrivalTime", "QueueDepth"]))
     assert "the cells A1, B7 are judged on" in named.message and "`load-spikes` @ 30 and 45 req/s" in named.message
     no_runs = SimpleNamespace(runs=list, waiting={})  # reports none of which ran the planned cells
     planned_only = queues_markdown_for(s01, no_runs, [a1], [])
     assert "| load-spikes | 30 | no runs | no runs | no runs | A1 |" in planned_only
+
+
+def _summary(signals: list[str]):
+    """s01's translation as far as the set-aside reads it: the signals its evolved order reads."""
+    from bot.model import PolicyKind, TranslationSummary
+
+    return TranslationSummary(
+        kind=PolicyKind.SCHEDULING, plugin_type="slo-aging-scheduler", package_dir="pkg/x", signals=signals
+    )
+
+
+def test_claims_set_aside_as_planned_have_no_row_and_no_saturation_check(results_factory):
+    """DH2 (verify2 #2): with s01's order claims A1 and B7 set aside at planning time (one priority: their cells
+    are not run), the section still had a `load-spikes @ 30` row, "no runs" on every real run of the plan, and
+    gate 2's G2.cells-saturate sent the user to check saturation at 30 req/s for claims nothing judges. Both now
+    read the set-aside stage 4 planned with (``unexercised_by``): no row, and no check."""
+    from bot.bench.set_aside import unexercised_by
+    from bot.review.saturation import cells_saturate
+
+    root, write = results_factory
+    for arm in ("baseline", "evolved"):
+        write(arm, "load-spikes", 45, 1, _doc(4.0, 45))
+    rs = load_results(root)
+    s01 = PromotionRequest.load("examples/corpus/promote/s01-scheduling.yaml")
+    a1 = hypothesis("A1", workloads=["load-spikes"])
+    b7 = hypothesis("B7", direction=Direction.INCREASE, workloads=["load-spikes"], rates=[45])
+    b1 = hypothesis("B1", direction=Direction.NO_WORSE, workloads=["load-spikes"], rates=[45])
+    a1 = a1.model_copy(update={"signals": ["SLOClass"]})
+    b7 = b7.model_copy(update={"source": "queue-ordering-authority"})
+    hyps = [a1, b1, b7]
+    summary = _summary(["ArrivalTime", "QueueDepth", "SLOClass"])
+    unexercised = unexercised_by(s01.kind, summary, s01, None, hyps)
+    assert unexercised is not None and set(unexercised.why) == {"A1", "B7"}
+    assert queues_markdown_for(s01, rs, hyps, [], unexercised) == ""
+    assert "| load-spikes | 30 |" in queues_markdown_for(s01, rs, hyps, [])  # as before, when nothing is set aside
+    paths = SimpleNamespace(hypotheses_dir="docs/hypotheses", epp_config=lambda t: f"deploy/{t}.yaml")
+    ctx = SimpleNamespace(request=s01, paths=paths, read=lambda path: None)
+    assert cells_saturate(ctx, [(None, h) for h in hyps], summary) == []

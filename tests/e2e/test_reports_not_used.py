@@ -347,3 +347,28 @@ def test_reports_edited_or_added_after_the_run_its_manifest_records_are_left_out
     verdicts = git(fork, "show", f"{BRANCH}:{docs}/verdicts.md")
     runs = len(manifest.cells)
     assert f"over {runs - len(edited)} cell run(s); {len(edited)} more recorded run(s) are not credited" in verdicts
+
+
+@pytest.mark.slow
+def test_reports_of_a_cell_the_plan_does_not_run_are_not_counted_as_used(tmp_path):
+    """DJ1 (consistency4 #3): s01's stage 5 counted 12 reports of load-spikes@30, a cell its plan does not run, among
+    "72 reports used"; reports-not-used.json was empty. Here gate 2 excludes the sanity-random guards, so that cell
+    leaves the plan while the sample results still hold its 14 reports: they are listed not used (cell not in the
+    plan), out of the testbed count, and gate 3 suggests, never blocks, since nothing is wrong with them."""
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    args = ["--work", str(work), "--fork", str(fork), "--quiet", "--actor", "alice"]
+    assert main(["run", str(REQUEST), "--results", str(RESULTS), "--allow-sample-data", *args]) == 0
+    assert main(["approve", "1", "--work", str(work), "--quiet", "--actor", "alice"]) == 0
+    reason = "exclude: C4, C5, C6"
+    assert main(["request-changes", "2", "--reason", reason, "--work", str(work), "--quiet", "--actor", "alice"]) == 0
+    assert main(["approve", "2", "--work", str(work), "--quiet", "--actor", "alice"]) == 0
+    docs = "docs/promotion/evolved-adaptive-scorer/validation"
+    not_used = json.loads(git(fork, "show", f"{BRANCH}:{docs}/reports-not-used.json"))
+    aside = [r["report"] for r in not_used if r["reason"].startswith("cell not in the plan")]
+    assert len(aside) == 14 and all("/sanity-random/rate-10/" in r for r in aside)
+    page = git(fork, "show", f"{BRANCH}:{docs}/verdicts.md")
+    used = int(re.search(r"\*\*Testbed\*\* \((\d+) reports used\)", page).group(1))
+    assert used == 140 - len(not_used), used
+    thread = (work / "issue" / "thread.md").read_text()
+    [line] = [t for t in thread.splitlines() if "cell not in the plan" in t and "`G3." in t]
+    assert "SUGGESTION" in line and "G3.report-unused" in line and "G3.report-invalid" not in line

@@ -8,7 +8,7 @@ import pytest
 from bot.github.client import GitHub
 from bot.github.errors import GitHubError
 from tests.github.actions_sim import REPO
-from tests.github.test_github_flow import TITLE, _comment, _to_gate_1, state_of
+from tests.github.test_github_flow import TITLE, _as, _comment, _to_gate_1, state_of
 
 pytestmark = pytest.mark.slow
 
@@ -134,3 +134,28 @@ def test_github_not_saying_who_the_app_writes_as_during_a_retry_neither_restarts
     assert set(sim.fake.issue(REPO, number).labels) == labels
     after = state_of(sim, number)
     assert after.open_gate == 2 and after.decisions == before.decisions
+
+
+def test_a_command_in_a_review_on_the_apps_pull_request_is_answered_by_pr_reply_without_the_app_token(sim):
+    """redteam10 item 3: with `app-token:` on the `advance` job only (docs/github-setup.md section 3), the App opens
+    the PR, but `pr-reply` holds no secret and writes as github-actions[bot]: it took the App's PR for someone
+    else's and left a "Request changes" review with `/request-changes` unanswered (the ghflow2 #2 silence)."""
+    number = _app_promotion_at_gate_1(sim)
+    [pull] = sim.fake.pulls(REPO)
+    assert sim.fake.issue(REPO, pull.number).user == APP
+    review = (
+        _as(sim, "maria").get_pull(pull.number).create_review(body="/request-changes\nwhy?", event="REQUEST_CHANGES")
+    )
+    sim.app_token = ""  # the `pr-reply` job: `github-token` only (promotion.yml)
+    run = sim.event("pull_request_review", "submitted", pull.number, review_id=review.id)
+    assert run.result.action == "answered: a command in a pull request review", run.result.action
+    [reply] = [c.body for c in sim.fake.comments(REPO, pull.number) if "was not applied" in c.body]
+    assert "@maria `/request-changes` was not applied" in reply
+    assert f"[#{number}]({sim.fake.server_url}/{REPO}/issues/{number})" in reply
+    assert state_of(sim, number).open_gate == 1 and state_of(sim, number).decisions == []
+
+    # a person's PR naming the issue is still not the bot's: not answered
+    again = _as(sim, "maria").get_pull(pull.number).create_review(body="/approve", event="COMMENT")
+    payload = sim.fake.webhook("pull_request_review", "submitted", REPO, pull.number, review_id=again.id)
+    payload["pull_request"]["user"].update(login="researcher", type="User")
+    assert sim.deliver("pull_request_review", payload).result.action == "ignored: a pull request review"

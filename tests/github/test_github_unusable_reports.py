@@ -16,13 +16,16 @@ from tests.github.test_github_flow import TITLE, _comment, _label
 pytestmark = pytest.mark.slow
 
 
-def _failed_on_unusable_reports(sim):
-    """Promotion #2 (an unrelated issue is #1) whose first benchmark run publishes promotion 1's reports."""
+def _failed_on_unusable_reports(sim, *, later_runs_publish: bool = True):
+    """Promotion #2 (an unrelated issue is #1) whose first benchmark run publishes promotion 1's reports; later
+    runs publish the promotion's own at once, or (``later_runs_publish`` False) stay on the GPUs until the test
+    publishes them."""
     published: list[dict[str, str]] = []
 
     def gpu(inputs: dict[str, str]) -> None:
         published.append(inputs)
-        publish_sample(sim, inputs, promotion="1" if len(published) == 1 else inputs["issue"])
+        if len(published) == 1 or later_runs_publish:
+            publish_sample(sim, inputs, promotion="1" if len(published) == 1 else inputs["issue"])
 
     sim.gpu = gpu
     sim.fake.create_issue(REPO, "unrelated bug report", "the EPP crashes", "researcher")
@@ -68,3 +71,30 @@ def test_retry_5_benchmarks_again_and_judges_the_new_reports_and_a_plain_retry_s
     state = _state(sim, number)
     assert state.status.value == "awaiting-decision" and state.open_gate == 3, state.status
     assert any(a.event == "benchmark asked for again" and a.actor == "maria" for a in state.audit)
+
+
+def test_after_retry_5_a_status_while_the_new_run_is_out_waits_for_it_and_its_reports_are_judged(sim):
+    """redteam10 item 1: the first event after `/retry 5` (the `/status` the bot suggests while it waits) judged the
+    unusable reports again, failed stage 5 and forgot the run still on the GPUs, whose publish was then ignored."""
+    number, published, _ = _failed_on_unusable_reports(sim, later_runs_publish=False)
+    _comment(sim, number, "maria", "/retry 5")
+    assert len(published) == 2, "`/retry 5` did not dispatch the benchmark again"
+    sent = _state(sim, number).benchmark
+    assert sent is not None and sent.commit == published[1]["commit"]
+
+    _comment(sim, number, "researcher", "/status")
+    state = _state(sim, number)
+    assert state.status.value == "running" and state.failure is None, (state.status, state.failure)
+    kept = state.benchmark
+    assert kept is not None and (kept.commit, kept.run_id) == (sent.commit, sent.run_id), (
+        "the run `/retry 5` dispatched was dropped while it still runs"
+    )
+    assert f"waits for the GPU benchmark of `{sent.commit[:12]}`" in _status(sim, number)
+    assert sim.benchmark_run(published[1]).conclusion is None  # neither cancelled nor dispatched a third time
+    assert len(published) == 2
+
+    publish_sample(sim, published[1], promotion=str(number))
+    sim.drain()
+    state = _state(sim, number)
+    assert state.status.value == "awaiting-decision" and state.open_gate == 3, (state.status, state.failure)
+    assert state.benchmark is None

@@ -104,8 +104,16 @@ def test_a_scheduling_plugin_is_held_against_queue_scorer_alone():
     assert "decides like the BLIS original in 100.0% of the same states: the plugin does worse" in section
 
 
-def test_a_routing_plugin_has_no_queue_scorer_reference():
-    assert _fidelity().reference_agreement is None and "For comparison" not in fidelity_section(_fidelity())
+def test_an_admitter_is_held_against_always_admit_not_queue_scorer():
+    """DA4 item 2: an admitter's figure is set beside always-admit's, which agrees wherever the original admits."""
+    f = _fidelity()  # the original admits all four states: always-admit would agree in every one
+    assert f.reference == differential.ALWAYS_ADMIT and f.reference_agreement == 1.0
+    section = fidelity_section(f)
+    assert "For comparison" not in section and "queue-scorer" not in section
+    assert "The BLIS original rejects 0 of the 4 states (0.0%), so always-admit" in section
+    assert "100.0% of them: the plugin does worse than admitting everything." in section
+    admits_half = f.model_copy(update={"agreement": 1.0})
+    assert "at or above the 99% floor: the figure cannot tell this plugin" in fidelity_section(admits_half)
 
 
 def test_a_scheduling_example_state_shows_each_waiting_requests_class_length_and_wait():

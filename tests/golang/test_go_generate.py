@@ -344,7 +344,8 @@ def test_a01s_local_limits_are_tunable_at_gate_1_and_its_agreement_is_unchanged(
     """a01 keeps its shed limits in locals (`batchLimit := 0.5`, `shedLimit := 0.75`): the plugin hard-coded them
     and a person at gate 1 could not tune them. They are parameters with BLIS's values as defaults, in the config
     the plugin ships; `param shedLimit: VALUE` changes that config and what the harness measures; with the
-    defaults the plugin decides every sampled state as before (lead2 measured 91.0% of 500 before the lift)."""
+    defaults the plugin decides every sampled state as before (lead2 measured 91.0% of 500 before the lift; 90.2%
+    since a stateful admitter's sample holds bursts, harness_world.BURST)."""
     src, an, tr = translate_path(CORPUS / "a01_pattern_c_adaptive_admission.go", dictionary)
     pdir = tr.summary.package_dir
     evolved = tr.files[f"{pdir}/evolved.go"]
@@ -363,7 +364,7 @@ def test_a01s_local_limits_are_tunable_at_gate_1_and_its_agreement_is_unchanged(
     assert "    shedLimit: 0.75\n" in readme and "| `shedLimit` | `0.75` | ShedLimit is the threshold" in readme
     assert tr.summary.thresholds["shedLimit"] == 0.75
     fid = tr.summary.fidelity
-    assert (fid.states, fid.agreement, fid.deployed_values_changed) == (500, 0.91, None)
+    assert (fid.states, fid.agreement, fid.deployed_values_changed) == (500, 0.902, None)
     # The harness samples the states it did before: 0.5 in-flight requests on an endpoint says nothing about a
     # limit on loadRatio, so a lifted limit puts no boundary states on the signals loadRatio derives from.
     from bot.golang.generate import generate
@@ -385,7 +386,8 @@ def test_a_token_bucket_sized_by_the_host_is_tunable_at_gate_1_and_flagged_at_it
     the evolved block: the plugin hard-coded both, the config promised "every one can be tuned here", nothing said
     they were simulator-scale and `param capacity: 200000` was refused. Both are parameters read where the host
     sets them (the lazy initialisation runs as evolved), each flagged at its config line as a budget to move with
-    the other, and gate 1 can set them; the defaults decide as before (99.2% of 500 states)."""
+    the other, and gate 1 can set them; the defaults decide as before (99.2% of 500 states; 94.6% since a stateful
+    admitter's sample holds bursts that empty the bucket, harness_world.BURST)."""
     src, an, tr = translate_path(CORPUS / "g07_host_set_token_bucket.go", dictionary)
     evolved = tr.files[f"{tr.summary.package_dir}/evolved.go"]
     assert "\t\tb.capacity = b.params.Capacity\n\t\tb.refillRate = b.params.RefillRate\n" in evolved
@@ -403,7 +405,7 @@ def test_a_token_bucket_sized_by_the_host_is_tunable_at_gate_1_and_flagged_at_it
         [f] = [f for f in tr.findings if f.check == "hazard.sim-scale-threshold" and f.param == name]
         assert f.severity.value == "IMPORTANT" and f.file.endswith("epp-config.yaml")
         assert tr.epp_config.splitlines()[f.line - 1].strip().startswith(f"{name}:")
-    assert (tr.summary.fidelity.states, tr.summary.fidelity.agreement) == (500, 0.992)
+    assert (tr.summary.fidelity.states, tr.summary.fidelity.agreement) == (500, 0.946)
 
     moved = translate(src, an, dictionary, plugin_type=tr.summary.plugin_type, feedback="param capacity: 200000")
     assert deployed(moved)["capacity"] == 200000
@@ -414,7 +416,8 @@ def test_a_token_bucket_sized_by_locals_is_tunable_at_gate_1_and_flagged_at_its_
     """newprog2 1: g08 holds its per-tenant bucket's scale in locals (`capacity := 12000.0`, `refillPerSec :=
     3000.0`) inside the evolved block: the plugin hard-coded both with no finding, and `param capacity: 50000` was
     refused at gate 1 ("not a parameter of the plugin"). Both are parameters read at the declaration, flagged at
-    their config lines like g07's receiver fields, and gate 1 can set them; the defaults decide as before (99.8%)."""
+    their config lines like g07's receiver fields, and gate 1 can set them; the defaults decide as before (99.8%;
+    97.0% since a stateful admitter's sample holds bursts that empty the bucket, harness_world.BURST)."""
     src, an, tr = translate_path(CORPUS / "g08_local_token_bucket.go", dictionary)
     evolved = tr.files[f"{tr.summary.package_dir}/evolved.go"]
     assert "\tcapacity := t.params.Capacity\n\trefillPerSec := t.params.RefillPerSec\n" in evolved
@@ -428,7 +431,7 @@ def test_a_token_bucket_sized_by_locals_is_tunable_at_gate_1_and_flagged_at_its_
         [f] = [f for f in tr.findings if f.check == "hazard.sim-scale-threshold" and f.param == name]
         assert f.severity.value == "IMPORTANT" and f.file.endswith("epp-config.yaml")
         assert tr.epp_config.splitlines()[f.line - 1].strip().startswith(f"{name}:")
-    assert (tr.summary.fidelity.states, tr.summary.fidelity.agreement) == (500, 0.998)
+    assert (tr.summary.fidelity.states, tr.summary.fidelity.agreement) == (500, 0.97)
 
     moved = translate(src, an, dictionary, plugin_type=tr.summary.plugin_type, feedback="param capacity: 50000")
     assert deployed(moved)["capacity"] == 50000

@@ -64,10 +64,13 @@ def test_s01s_config_says_at_its_weight_that_it_scores_like_queue_scorer_on_defa
     assert "`translate.fidelity-below-reference`" in caveats and "`hazard.unreachable-slo-branch`" in caveats
 
 
-def test_an_admitter_has_no_reference_and_its_config_gets_no_note(dictionary):
+def test_an_admitters_reference_is_always_admit_and_its_config_gets_no_note(dictionary):
+    from bot.golang.fidelity_admit import ALWAYS_ADMIT
+
     _, _, tr = translate_path(CORPUS / "a02_gaie_saturation_shedder.go", dictionary, "evolved-saturation-shedder")
-    assert tr.summary.fidelity.reference_agreement is None
+    assert tr.summary.fidelity.reference == ALWAYS_ADMIT and tr.summary.fidelity.reference_agreement is not None
     assert DEFAULT_TRAFFIC not in tr.epp_config
+    assert "translate.fidelity-below-reference" not in {f.check for f in tr.findings}
 
 
 def test_findings_anchored_below_the_note_move_with_their_line_and_a_caveat_is_never_said_twice():

@@ -121,7 +121,7 @@ def test_a_conflict_on_one_cell_is_found_and_its_fix_is_a_change_request_gate_2_
 def ctx_for(req, summary=None, home="local", epp_config=None):
     """A gate-2 context on ``req``; ``epp_config``: the EndpointPickerConfig on the branch (none: the defaults)."""
     paths = SimpleNamespace(hypotheses_dir="docs/promotion/x/hypotheses", epp_config=lambda t: f"deploy/{t}.yaml")
-    return SimpleNamespace(request=req, home=home, paths=paths, read=lambda path: epp_config)
+    return SimpleNamespace(request=req, home=home, work=None, paths=paths, read=lambda path: epp_config)
 
 
 def test_a_class_ordering_scheduler_on_one_priority_is_flagged_before_gpu_time():
@@ -270,14 +270,33 @@ def test_an_admitter_shown_to_admit_priority_0_when_overloaded_is_said_unmeasura
     assert (
         brief(f.message) == "the planned cells cannot measure this admitter (it never sheds their priority-0 traffic)"
     )
-    # not established: one that rejects priority 0 when overloaded, or keeps state a fresh plugin does not show
-    for other in (
-        summary.model_copy(update={"behaviour": admits | {"overloaded:0": "reject"}}),
-        summary.model_copy(update={"stateful": True}),
-    ):
-        [g] = _class_exercised(ctx_for(req), hyps, other)
-        assert "if its admit rule keeps `standard` admitted" in g.message
-        assert brief(g.message).startswith("the planned cells may measure an admitter that sheds nothing")
+    # not established: one that rejects priority 0 when overloaded (a stateful one: the next test)
+    other = summary.model_copy(update={"behaviour": admits | {"overloaded:0": "reject"}})
+    [g] = _class_exercised(ctx_for(req), hyps, other)
+    assert "if its admit rule keeps `standard` admitted" in g.message
+    assert brief(g.message).startswith("the planned cells may measure an admitter that sheds nothing")
+
+
+def test_a_stateful_admitters_rows_without_history_are_not_read_as_shedding_nothing():
+    """DA4 item 6: a per-tenant token bucket (p3) sheds `standard` traffic by volume; gate 2 said the cells "may
+    measure an admitter that sheds nothing" and that they "show noise", on behaviour rows of a fresh plugin with no
+    earlier requests, and offered `exclude: A1` for the one claim the bucket can affect on those cells."""
+    from bot.stages.pr_parts import brief
+
+    req = scheduling_request(kind="admission")
+    rows = {f"{pool}:{p}": "admit" for pool in ("idle", "overloaded") for p in (-1, 0, 1)}
+    summary = summary_for("admission", ["ArrivalTime", "InputTokens", "SLOClass", "TenantID"]).model_copy(
+        update={"behaviour": rows, "stateful": True}
+    )
+    hyps = hypotheses(req, summary)
+    [f] = _class_exercised(ctx_for(req), hyps, summary)
+    assert f.check == "G2.priority-exercised"
+    assert "sheds nothing" not in f.message and "noise" not in f.message
+    assert "exclude" not in f.fix and "request-changes" not in f.fix
+    assert "keeps state between requests" in f.message and "with no earlier requests" in f.message
+    assert "cannot show whether the cells' load drives that state to shed" in f.message
+    assert all(h.id in f.message for _, h in hyps if h.benchmarked)
+    assert brief(f.message) == "the translation cannot show whether this admitter sheds the planned cells' traffic"
 
 
 def test_on_github_every_exclude_fix_is_the_comment_not_the_local_command():
@@ -365,8 +384,9 @@ def test_a_scheduler_whose_order_the_cells_leave_inert_has_its_order_hypotheses_
         assert "`sanity-random` 354–414 tokens" in f.message  # every workload's lengths, set aside or not
         assert "both sides of incumbentInputTokens" in f.fix
     reason = f"exclude: {', '.join(order)}"
-    assert f"`promote request-changes 2 --reason '{reason}' --work W`" in f.fix
+    assert f"`promote request-changes 2 --reason '{reason}' --work W` (W: your --work)" in f.fix
     assert refusal(2, reason, hypotheses=[h for _, h in hyps]) is None
+    assert "single-priority" not in f.fix  # verify2 #6: s02's problem is prompt length, not priority
 
 
 def test_a_prompt_length_order_the_cells_exercise_is_not_flagged():
@@ -389,9 +409,10 @@ def test_a_scheduler_is_told_its_cells_must_saturate_and_its_if_this_fails_texts
     instance, where the first suspect is a cell that never queued."""
     from bot.review.saturation import cells_saturate
 
-    req = scheduling_request()
-    hyps = hypotheses(req, summary_for("scheduling"))
-    [f] = cells_saturate(ctx_for(req), hyps)
+    req = scheduling_request(class_signals=False)
+    summary = summary_for("scheduling", ["ArrivalTime", "InputTokens"])  # prompts near 512 tokens: an order acts
+    hyps = hypotheses(req, summary)
+    [f] = cells_saturate(ctx_for(req), hyps, summary)
     assert f.check == "G2.cells-saturate" and f.severity is Severity.SUGGESTION
     changes = [h for _, h in hyps if h.benchmarked and h.prediction.direction.value in ("decrease", "increase")]
     assert {h.track.value for h in changes} == {"A", "B"}
@@ -408,5 +429,32 @@ def test_a_scheduler_is_told_its_cells_must_saturate_and_its_if_this_fails_texts
     # a router is not a queue-position scorer
     router = scheduling_request(kind="routing")
     rhyps = hypotheses(router, summary_for("routing"))
-    assert cells_saturate(ctx_for(router), rhyps) == []
+    assert cells_saturate(ctx_for(router), rhyps, summary_for("routing")) == []
     assert not any("did not saturate" in h.diagnostic for _, h in rhyps)
+
+
+def test_order_claims_set_aside_get_no_saturation_check_and_their_if_this_fails_blames_no_cell():
+    """DH2 (verify2 #2): with a class-reading scheduler's A1 and queue-ordering-authority gap set aside at planning
+    time (every cell sends priority 0), gate 2's G2.cells-saturate still told the user to check that their cells
+    saturate, and their "If this fails" began "first that its cells (`load-spikes` @ 30 and 45 req/s) did not
+    saturate", cells the plan no longer runs, for claims set aside for another reason. Stage 3 reads the set-aside
+    stage 4 plans with (``set_aside.for_plan``); gate 2 names only the claims planned and judged."""
+    from bot.review.saturation import cells_saturate
+
+    signals = ["ArrivalTime", "QueueDepth", "SLOClass"]
+    req = order_request(signals)
+    summary = summary_for("scheduling", signals)
+    hyps = hypotheses(req, summary)
+    order = [h for _, h in hyps if h.benchmarked and (h.track.value == "A" or h.source == "queue-ordering-authority")]
+    assert {h.track.value for h in order} == {"A", "B"}
+    assert cells_saturate(ctx_for(req), hyps, summary) == []
+    for h in order:
+        assert "did not saturate" not in h.diagnostic and h.diagnostic.startswith("If this fails, it would indicate ")
+    # a config that exercises the order is read too: with no set-aside the texts name the cells first
+    lengths = order_request(["ArrivalTime", "InputTokens", "QueueDepth"])
+    config = "plugins:\n- type: evolved-class-aging-scheduler\n  parameters: {incumbentInputTokens: 900}\n"
+    summary = summary_for("scheduling", ["ArrivalTime", "InputTokens", "QueueDepth"])
+    inert = {h.id: h for h in generate_hypotheses(lengths, summary, load_dictionary())}
+    acting = {h.id: h for h in generate_hypotheses(lengths, summary, load_dictionary(), epp_config=config)}
+    a1 = next(i for i in inert if i.startswith("A"))
+    assert "did not saturate" not in inert[a1].diagnostic and "did not saturate" in acting[a1].diagnostic

@@ -770,3 +770,27 @@ def test_gate1_suggests_a_plugin_type_named_like_its_neighbours():
     assert "`-admitter`" in admitter.message and "`saturation-admitter`" in admitter.fix
     assert type_name(PolicyKind.ROUTING, "evolved-adaptive-scorer", None) == []
     assert type_name(PolicyKind.ADMISSION, "probabilistic-admitter", None) == []
+
+
+def test_a_command_a_finding_offers_carries_the_runs_own_work_or_says_what_w_is():
+    """DH2 (verify2 #6): `promote request-changes 2 --reason 'exclude: A1, B7' --work W`, copied as is, gave
+    "/tmp/da1/W: no promotion here": W was defined nowhere. A review `promote run` writes knows its --work (the
+    stage context carries it) and names it, quoted for a shell; one that does not says once what W is."""
+    import shlex
+
+    from bot.cli import build_parser
+    from bot.directives import WORK_SAID, exclude_command, request_changes_command
+    from bot.stages.runner import Runner
+
+    work = "/tmp/my promotions/s01"
+    for text in (exclude_command("local", "A1, B7", work), request_changes_command(3, "rejudge: results", work)):
+        [command] = re.findall(r"`(promote request-changes [^`]*)`", text)
+        assert " W" not in command and WORK_SAID not in text, text
+        assert str(build_parser().parse_args(shlex.split(command)[1:]).work) == work
+    unknown = exclude_command("local", "A1")
+    assert unknown.endswith("--work W` (W: your --work)") and unknown.count("W: your --work") == 1
+    runner = Runner.__new__(Runner)  # the context `promote run` reviews with: its status_context names the work
+    runner.status_context = {"home": "local", "work": work}
+    for name in ("request", "forge", "results_dir", "allow_sample_data", "executor", "agents"):
+        setattr(runner, name, None)
+    assert runner.context(None).work == work

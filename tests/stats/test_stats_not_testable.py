@@ -114,6 +114,41 @@ def test_a_plugin_the_cells_cannot_exercise_is_not_confirmed_and_not_called_tran
     assert transfer_count(track_counts(hyps, {v.hypothesis_id: v for v in judged})["A"]) == "1 of 1 transferred"
 
 
+def test_the_headline_counts_every_hypothesis_set_aside_track_b_too():
+    """DJ1 (consistency4 #5): a02 sets A1, B1-B3 and C1-C6 aside; its headline said "none of the 1 claim and 6
+    regression guards is decided", leaving out the three Track B hypotheses the table lists set aside."""
+    from bot.render.outcome import headline
+    from bot.stages.run_validate import verdicts_on
+
+    reports = _reports()
+    reports.notes = []
+    reports.loaded = [f"{arm}/chat/rate-10/rep-1/results.json" for arm in ("baseline", "evolved")]
+    hyps = [
+        hypothesis("A1"),
+        hypothesis("B1", direction=Direction.NO_WORSE),
+        hypothesis("B2", direction=Direction.NO_WORSE),
+        hypothesis("C1", direction=Direction.NO_WORSE, workloads=("multiturn",)),
+    ]
+    verdicts = verdicts_on(hyps, reports, None, None, evolved_for=None, unexercised=UNEXERCISED)
+    line = headline(list(zip(hyps, verdicts, strict=True)))
+    assert "so none of the 1 claim, 2 sim-to-real gaps and 1 regression guard is decided" in line, line
+
+
+def test_a_set_aside_hypothesis_lists_no_rates_as_if_a_cell_had_run():
+    """DJ1 (consistency4 #6): a02's B1-B3 read "Workloads: load-spikes; rates: 45" in verdicts.md although the
+    plan (0 cells) runs none of them; A1, which names no rate, read "none measured"."""
+    from bot.stages.run_validate import verdicts_on
+    from bot.stats.evidence import evidence_markdown
+
+    reports = _reports()
+    reports.notes = []
+    reports.loaded = []
+    hyps = [hypothesis("B1", direction=Direction.NO_WORSE).model_copy(update={"rates": [45.0]})]
+    [v] = verdicts_on(hyps, reports, None, None, evolved_for=None, unexercised=UNEXERCISED)
+    text = evidence_markdown(hyps[0], v)
+    assert "rates: none planned (not measurable on these cells)" in text and "rates: 45" not in text
+
+
 def test_one_reason_per_hypothesis_when_the_cells_cannot_exercise_the_plugin():
     """bj2 2: a02's claim had no benchmark prediction (not decided by benchmarks) while its guards were set aside
     as not measurable on these cells; the headline put the claim under the guards' cause, verdicts.md counted 1 of
@@ -176,6 +211,7 @@ def test_a_schedulers_order_hypotheses_on_cells_that_leave_its_order_inert_are_s
     assert by_id["B1"].status is by_id["C1"].status is VerdictStatus.CONFIRMED  # judged as before
     line = headline(list(zip(hyps, verdicts, strict=True)))
     assert line.startswith(f"{NOT_EXERCISED.capitalize()}: {ORDER_CAUSE}") and "ransferred" not in line
-    assert "none of the 1 claim is decided" in line and "G2.prompt-length-exercised" in line
+    # DJ1 (consistency4 #5): B7 is set aside too; the headline counted only the claim
+    assert "none of the 1 claim and 1 sim-to-real gap is decided" in line and "G2.prompt-length-exercised" in line
     assert [r.verdict for r in claim_rows(hyps, by_id)] == [f"⊘ {NOT_EXERCISED}"]
     assert transfer_count(track_counts(hyps, by_id)["A"]) == "none measurable on these cells"
