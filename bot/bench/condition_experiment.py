@@ -96,11 +96,11 @@ def how_to_run(name: str, found: Condition | str | None, run: str) -> str:
         return (
             f"`{name}`: {found.what}. An experiment file cannot say this: llm-d-benchmark has no way to act during "
             "a run, so these experiments stand up the plain arms, one file per arm (llm-d-benchmark runs every "
-            "setup treatment of a file). Run them with `promote bench run` (it applies the fault and records it), "
-            f"or by hand, one arm at a time, with {run}, while doing what the condition says in every run. "
-            f"Each file records its arm, EPP config and `condition:{name}` in its reports' keywords (do not add "
-            "`--run-keywords`: the file's replace them), so run it only while applying the fault: its reports say "
-            "the fault happened, and stage 5 counts them as runs under it."
+            "setup treatment of a file). Run them with `promote bench run`: it applies the fault in every run and "
+            "records in manifest.json whether it happened, the only record stage 5 takes for it (a report says "
+            f"`condition:{name}` whether or not a pod was deleted, so runs without that manifest decide nothing "
+            f"about the fault). The files ({run}) are what it runs, one arm at a time; each records its arm, EPP "
+            f"config and `condition:{name}` in its reports' keywords."
         )
     why = found or "the bot knows no such condition"
     return f"`{name}`: not runnable on this cluster ({why}); nothing can apply it, so its cells decide nothing."

@@ -382,6 +382,11 @@ class EvidencePolicy:
         keywords replace them (so a run-level condition has one file per arm, ``condition_files``)."""
         files = self.condition_files.get(condition, [])
         own = next((f for f in files if f.endswith(f"/{arm}.yaml")), None)
+        if own is not None and condition in RUN_FAULTS:  # only the runner's manifest records that the fault happened
+            return (
+                f"run the cell with `promote bench run`, which runs it from the {arm} arm's own file {own}, applies "
+                "the fault and records in manifest.json whether it happened (a by-hand run cannot show that)"
+            )
         if own is not None:
             return (
                 f"run the cell with `promote bench run` (it applies the fault and records it), or by hand from the "

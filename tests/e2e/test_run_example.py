@@ -123,9 +123,11 @@ def test_the_fault_treatments_are_experiments_that_record_their_condition(full_r
     findings = git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/findings/B3.md")
     assert f"`{root}/metric-staleness/experiment.yaml` with llm-d-benchmark (as its header says" in findings
     pod_findings = git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/findings/B5.md")
-    assert f"Run `{root}/pod-failure/baseline.yaml`, `{root}/pod-failure/evolved.yaml` with llm-d-benchmark" in (
+    # a fault applied during runs is judged only from the runner's manifest.json: no by-hand route is offered
+    assert f"`promote bench run`: it runs `{root}/pod-failure/baseline.yaml`, `{root}/pod-failure/evolved.yaml`" in (
         pod_findings
     )
+    assert "with llm-d-benchmark" not in pod_findings.split("## Reproducing")[1].split("promote evaluate")[0]
     plain = git(fork, "show", f"{BRANCH}:docs/promotion/evolved-adaptive-scorer/findings/A1.md")
     assert f"Run `{root}/experiment.yaml` with llm-d-benchmark, or the whole plan" in plain
 
