@@ -208,7 +208,8 @@ class GitHub(Actions):
         too, as GitHub lists them here): what the other promotions under way are, as their bodies and labels say."""
 
         def read() -> list[IssueInfo]:
-            return [issue_record(raw) for raw in self.repo().get_issues(state="open", labels=[label]).get_page(0)]
+            listing = self.repo().get_issues(state="open", labels=[label]).get_page(0)
+            return [issue_record(raw, listed=True) for raw in listing]
 
         return self._call(f"GET open issues labelled {label}", read)
 

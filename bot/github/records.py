@@ -173,7 +173,9 @@ def stamp(value: Any) -> datetime | None:
         return None
 
 
-def issue_record(raw) -> IssueInfo:
+def issue_record(raw, *, listed: bool = False) -> IssueInfo:
+    """``listed``: ``raw`` is an entry of a listing, which carries ``pull_request`` only for a pull request; reading
+    the missing key would make PyGithub fetch each issue again (a call per open promotion), so the URL says it."""
     return IssueInfo(
         number=raw.number,
         title=raw.title or "",
@@ -181,7 +183,7 @@ def issue_record(raw) -> IssueInfo:
         author=raw.user.login if raw.user else "",
         labels=frozenset(label.name for label in raw.labels),
         state=raw.state or "open",
-        is_pull_request=raw.pull_request is not None,
+        is_pull_request="/pull/" in (raw.html_url or "") if listed else raw.pull_request is not None,
         updated_at=raw.updated_at,
     )
 

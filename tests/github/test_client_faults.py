@@ -518,3 +518,18 @@ def test_match_text_is_its_own_match_and_tells_long_messages_apart():
     assert match_text(short) == short
     assert len(match_text(long_a)) <= MATCH_CHARS and match_text(match_text(long_a)) == match_text(long_a)
     assert match_text(long_a) != match_text(long_b)  # they differ past the head: the digest tells them apart
+
+
+def test_the_open_promotions_are_one_call_however_many_there_are(fake_github):
+    """Red team of today's same-plugin check: a listed issue carries `pull_request` only when it is a pull request,
+    and reading the missing key made PyGithub fetch every open promotion issue again (one call each, per run)."""
+    fake_github.add_repo(REPO)
+    fake_github.add_user("researcher")
+    for n in range(3):
+        fake_github.create_issue(REPO, f"[promotion] p{n}", "body", "researcher", labels=("promotion",))
+    client = GitHub(fake_github.bot_token, REPO, api_url=fake_github.api_url, throttle=False)
+    client.repo()  # the repository itself, read once per event whatever follows
+    before = fake_github.count_calls()
+    issues = client.open_issues("promotion")
+    assert fake_github.count_calls() - before == 1
+    assert len(issues) == 3 and not any(i.is_pull_request for i in issues)
