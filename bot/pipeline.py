@@ -574,7 +574,7 @@ FEEDBACK_CHARS = 8_000
 def render_findings_feedback(review: ReviewRound) -> str:
     lines = [f"Gate {review.gate} review round {review.round}: fix these blocking findings."]
     found = zip(review.findings, review.ids(), strict=True)  # each finding as the review report names it
-    blocking = sorted(((f, ref) for f, ref in found if f in review.for_author), key=lambda fr: fr[0].sort_key())
+    blocking = sorted(((f, ref) for f, ref in found if f.for_author()), key=lambda fr: fr[0].sort_key())
     size = len(lines[0])
     for i, (f, ref) in enumerate(blocking):
         where = f" ({f.file}:{f.line})" if f.file and f.line else (f" ({f.file})" if f.file else "")

@@ -75,6 +75,10 @@ class Finding(Strict):
             return (self.check, self.file or "")
         return (self.check, self.file or "", self.line, self.source_line, match_text(self.message))
 
+    def for_author(self) -> bool:
+        """Blocking, and one an author's rerun could resolve (not one only a person settles, ``PEOPLE_SETTLE``)."""
+        return self.severity.blocking and self.check not in PEOPLE_SETTLE
+
     def sort_key(self) -> tuple:
         order = {Severity.CRITICAL: 0, Severity.IMPORTANT: 1, Severity.SUGGESTION: 2}
         return (order[self.severity], self.check, self.file or "", self.line or 0, self.message)
@@ -115,10 +119,17 @@ def finding_ids(findings: Sequence[Finding]) -> list[str]:
     by_check: dict[str, set[str]] = {}
     for f, d in zip(findings, digests, strict=True):
         by_check.setdefault(f.check, set()).add(d)
+    # The longest prefix a digest shares with any other of its check is shared with a neighbour in sorted order:
+    # comparing with every other was quadratic, hours for a flood of 60,000 compiler errors.
+    shared: dict[tuple[str, str], int] = {}
+    for check, group in by_check.items():
+        ordered = sorted(group)
+        for i, d in enumerate(ordered):
+            near = ordered[max(i - 1, 0) : i] + ordered[i + 1 : i + 2]
+            shared[check, d] = max((_common_prefix(d, o) for o in near), default=0)
     ids, seen = [], {}
     for f, d in zip(findings, digests, strict=True):
-        shared = max((_common_prefix(d, o) for o in by_check[f.check] if o != d), default=0)
-        base = f.short_id(max(ID_DIGITS, shared + 1))
+        base = f.short_id(max(ID_DIGITS, shared[f.check, d] + 1))
         seen[base] = seen.get(base, 0) + 1
         ids.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
     return ids
@@ -158,7 +169,7 @@ class ReviewRound(Strict):
     @property
     def for_author(self) -> list[Finding]:
         """The blocking findings an author's rerun could resolve (not those only a person settles)."""
-        return [f for f in self.blocking if f.check not in PEOPLE_SETTLE]
+        return [f for f in self.findings if f.for_author()]
 
     def tally(self) -> str:
         """``0 CRITICAL, 3 IMPORTANT, 3 SUGGESTION``: every severity, zeros included."""
