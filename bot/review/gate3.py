@@ -442,29 +442,23 @@ def _unused_reports(ctx) -> list[Finding]:
             if len(paths) == 1
             else f"{len(paths)} benchmark reports were not used"
         )
-        if reason.startswith((NOT_IN_PLAN, NO_CELLS)):
-            # Valid reports of cells the plan does not have (sample data for every workload, an earlier plan's run):
-            # nothing is wrong with them to fix, and nothing rests on them, so they block nothing.
-            out.append(
-                Finding(
-                    severity=Severity.SUGGESTION,
-                    check="G3.report-unused",
-                    file=ctx.paths.reports_not_used,
-                    message=f"{what}: {reason}" + (f" ({shown})" if len(paths) > 1 else ""),
-                    fix="nothing in the verdicts rests on them; leave them out of the results, or plan their cells "
-                    "at gate 2 if they should decide something",
-                )
+        message = f"{what}: {reason}" + (f" ({shown})" if len(paths) > 1 else "")
+        if reason.startswith((NOT_IN_PLAN, NO_CELLS, PAST_LAST_LOOK)):
+            # Valid reports nothing rests on: cells the plan does not have (sample data for every workload, an
+            # earlier plan's run) or runs no look reached. Nothing in them is wrong to fix, so they block nothing.
+            use = (
+                "to use such runs, plan more looks (a longer horizon) at gate 2 and benchmark again, else leave them "
+                "out of the results"
+                if reason.startswith(PAST_LAST_LOOK)
+                else "leave them out of the results, or plan their cells at gate 2 if they should decide something"
             )
-            continue
-        if reason.startswith(PAST_LAST_LOOK):  # valid evidence no look reached: it decides nothing, either way
             out.append(
                 Finding(
                     severity=Severity.SUGGESTION,
                     check="G3.report-unused",
                     file=ctx.paths.reports_not_used,
-                    message=f"{what}: {reason}" + (f" ({shown})" if len(paths) > 1 else ""),
-                    fix="nothing in the verdicts rests on them; to use such runs, plan more looks (a longer horizon) "
-                    "at gate 2 and benchmark again, else leave them out of the results",
+                    message=message,
+                    fix=f"nothing in the verdicts rests on them; {use}",
                 )
             )
             continue
@@ -474,7 +468,7 @@ def _unused_reports(ctx) -> list[Finding]:
                 severity=Severity.IMPORTANT,
                 check="G3.report-invalid",
                 file=ctx.paths.verdicts_md,
-                message=f"{what}: {reason}" + (f" ({shown})" if len(paths) > 1 else ""),
+                message=message,
                 fix=FAULT_FIX
                 if reason.startswith(NEVER_HAPPENED)
                 else (
