@@ -51,6 +51,19 @@ def branch_tree(fork: Path) -> dict[str, str]:
     return tree
 
 
+def pytest_sessionstart(session):
+    """Byte-compile the bot and the tests once, in the controller, before any worker starts. Where
+    PYTHONDONTWRITEBYTECODE is set (CI's environment sets it), Python compiles every module it imports from
+    source in every process it starts, and the suite starts thousands: each `promote` subprocess, sandboxed
+    job and fake `kubectl` call. Reading compiled modules takes a third of the time (4.0 s to 1.5 s for the
+    bot's imports); an installed bot has them too."""
+    import compileall
+
+    if not hasattr(session.config, "workerinput"):
+        for tree in (PROJECT_ROOT / "bot", PROJECT_ROOT / "tests"):
+            compileall.compile_dir(tree, quiet=1, workers=0)
+
+
 def pytest_xdist_auto_num_workers(config):
     """``-n auto`` (pyproject's addopts): two workers per core. Much of the suite waits rather than computes (the
     fake clusters run their benchmark seconds in real time, sandboxes start, fake servers answer), and with one
