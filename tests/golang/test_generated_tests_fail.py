@@ -15,7 +15,7 @@ from bot.golang.analyze import analyze
 from bot.golang.never_binds import never_binds
 from bot.golang.source import load_evolved_source, parse_evolved_source
 
-from .conftest import CORPUS, EXAMPLE, run_probe_test, translate_path
+from .conftest import CORPUS, EXAMPLE, run_probe_test, sandboxed_go, translate_path, write_module
 from .kv_chain import program_text, write_program
 
 A03 = CORPUS / "a03_openevolve_tenant_fair_share.py"
@@ -24,35 +24,18 @@ NO_DECAY = ("decay := math.Exp(-dt / t.params.DtDivisor)", "decay := math.Exp(-0
 
 
 def _go_test(module, package: str, tmp_path) -> str:
-    from bot import sandbox
-    from bot.golang import gorun, toolchain
-
-    go, _ = toolchain._tool_paths()
-    env = gorun.go_env(str(tmp_path / "gocache"), tmp_path, "/tmp")
-    res = sandbox.run(
-        [str(go), "test", "-count=1", "./" + package],
-        cwd=module,
-        env=env,
-        mounts=sandbox.Mounts(read_only=(go.resolve().parent.parent,), read_write=(tmp_path,)),
-        limits=sandbox.Limits(wall_seconds=900, cpu_seconds=900, memory_bytes=8 << 30),
-    )
+    res = sandboxed_go(module, tmp_path, ["test", "-count=1", "./" + package])
     return res.stdout + res.stderr
 
 
 @pytest.mark.slow
 def test_an_admitters_behaviour_test_fails_when_it_never_rejects_or_forgets_nothing(dictionary, tmp_path):
-    from bot.golang import toolchain
-
     _, _, tr = translate_path(A03, dictionary)
     test = next(t for p, t in tr.files.items() if p.endswith("_test.go"))
     behaviour = test.split("func TestBehaviour", 1)[1].split("func TestThresholds", 1)[0]
     assert '"reject"' in behaviour and "warmups:" in behaviour  # a sequence on one plugin that it rejects
     assert " 0.2 s apart " in behaviour and " 2000 s apart " in behaviour  # the same one further apart
-    module = toolchain._copy_mirror(tmp_path)
-    for rel, text in tr.files.items():
-        if rel.endswith(".go"):
-            (module / rel).parent.mkdir(parents=True, exist_ok=True)
-            (module / rel).write_text(text, encoding="utf-8")
+    module = write_module(tr, tmp_path)
     evolved = module / tr.summary.package_dir / "evolved.go"
     original = evolved.read_text(encoding="utf-8")
     for old, new in (NEVER_REJECT, NO_DECAY):

@@ -121,9 +121,16 @@ def test_a_wrong_mapping_lowers_agreement_and_is_named(example, dictionary):
     assert named and "signal:KVUtilization" in named[0].message
 
 
+@pytest.fixture(scope="module")
+def race_cache(tmp_path_factory):
+    """One build cache for this file's -race runs: the race-instrumented standard library is compiled once, not per
+    program (the trusted cache holds no race build: plugins are checked without cgo)."""
+    return tmp_path_factory.mktemp("race-gocache")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", [EXAMPLE, CORPUS / "a01_pattern_c_adaptive_admission.go"], ids=lambda p: p.stem)
-def test_the_bundled_plugin_passes_go_test_race(path, dictionary, tmp_path):
+def test_the_bundled_plugin_passes_go_test_race(path, dictionary, tmp_path, race_cache):
     """`go test -race` as llm-d-router's `make test-unit` runs it: the race detector needs cgo and a C
     compiler, so this run (in the sandbox, like every Go run on generated code) also sees /usr and /lib.
     a01 too: a stateful admitter whose shed limits are read from its parameters."""
@@ -142,13 +149,13 @@ def test_the_bundled_plugin_passes_go_test_race(path, dictionary, tmp_path):
         if rel.endswith(".go"):
             (module / rel).parent.mkdir(parents=True, exist_ok=True)
             (module / rel).write_text(text, encoding="utf-8")
-    env = gorun.go_env(str(tmp_path / "gocache"), tmp_path, "/tmp") | {"CGO_ENABLED": "1", "CC": "gcc"}
+    env = gorun.go_env(str(race_cache), tmp_path, "/tmp") | {"CGO_ENABLED": "1", "CC": "gcc"}
     system = tuple(p for p in (Path("/usr"), Path("/lib"), Path("/lib64"), Path("/etc")) if p.exists())
     res = sandbox.run(
         [str(go), "test", "-race", "-count=1", "./" + tr.summary.package_dir],
         cwd=module,
         env=env,
-        mounts=sandbox.Mounts(read_only=(go.resolve().parent.parent, *system), read_write=(tmp_path,)),
+        mounts=sandbox.Mounts(read_only=(go.resolve().parent.parent, *system), read_write=(tmp_path, race_cache)),
         limits=sandbox.Limits(wall_seconds=900, cpu_seconds=900, memory_bytes=8 << 30),
     )
     assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
