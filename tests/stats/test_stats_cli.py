@@ -12,6 +12,7 @@ import pytest
 import bot.cli
 from bot import PROJECT_ROOT
 from bot.stats.evidence import verdicts_from_json
+from bot.stats.judged import NOT_USED_HEADING
 
 EXAMPLE = PROJECT_ROOT / "examples" / "weighted-adaptive"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -256,7 +257,6 @@ def test_evaluate_with_the_spec_sets_aside_reports_of_cells_not_in_the_plan_as_s
     rows = [line for line in md.splitlines() if line.startswith("| `") and NOT_IN_PLAN in line]
     assert sorted(row.split("`")[1] for row in rows) == unplanned
     assert all(f"{NOT_IN_PLAN}: no hypothesis reads its workload and rate" in row for row in rows)
-    assert "failed validation (not used)" not in md  # valid reports: not listed as failing validation
     # without --spec nothing says which cells are planned: nothing is set aside as not in the plan
     code, out, _ = promote(*argv, "--out", tmp_path / "nospec")
     assert code == 0 and "not in the plan" not in out
@@ -285,7 +285,7 @@ def test_evaluate_leaves_out_runs_cut_short_and_lists_runs_no_look_reached_apart
     assert "; 7 report(s) rejected (listed in verdicts.md)" in out
     assert "; 1 valid report(s) past the last look of their cell, not used (listed in verdicts.md)" in out
     md = (tmp_path / "o" / "verdicts.md").read_text()
-    invalid = md.split("## Reports that failed validation (not used)")[1].split("\n## ")[0]
+    invalid = md.split(f"## {NOT_USED_HEADING}")[1].split("\n## ")[0]
     unreached = md.split("## Valid reports no look reached (not used)")[1].split("\n## ")[0]
     assert invalid.count("| `evolved/load-spikes/rate-30/rep-") == 7 and "cut short: it recorded 6 requests" in invalid
     assert "about 3600 (30 req/s x 120 s, the plan's 'load-spikes' workload)" in invalid
