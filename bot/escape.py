@@ -234,12 +234,61 @@ def commit_block(value: object, indent: str = "  ") -> str:
 #: the patch: a ``---`` separator or ``--- <file>`` header, a ``diff -`` header, a CVS ``Index: `` line. It looks
 #: at the first column only, so one space in front keeps such a line in the message.
 _PATCH_BREAK = re.compile(r"(?:---|diff -|Index: )")
+#: Where one space breaks every scissors mark (``>8``, ``8<``, ``>%``, ``%<``) of a line: "> 8", "8 <", "> %", "% <".
+_MARK_JOINT = re.compile(r"(?<=>)(?=[8%])|(?<=[8%])(?=<)")
+_GIT_SPACE = frozenset(b" \t\n\r")  # git's own isspace (sane_ctype), not C's: no \v, no \f
+
+
+def _is_scissors_line(text: str) -> bool:
+    """Whether `git mailinfo --scissors` takes the line for a "cut here" line: git's ``is_scissors_line``
+    (mailinfo.c), on the line's bytes with its newline, as git reads it. A mark (``>8``, ``8<``, ``>%``, ``%<``)
+    among dashes, at least 8 bytes from first to last non-blank, the dashes, marks and the blanks between them
+    more than a third of that, and blanks less than half of the perforation. Leading blanks are skipped."""
+    data = (text + "\n").encode("utf-8", "surrogatepass")
+    scissors = gap = perforation = 0
+    in_perforation = False
+    first = last = -1
+    i = 0
+    while i < len(data):
+        byte = data[i]
+        if byte in _GIT_SPACE:
+            if in_perforation:
+                perforation += 1
+                gap += 1
+            i += 1
+            continue
+        last = i
+        first = i if first < 0 else first
+        if byte == ord("-"):
+            in_perforation = True
+            perforation += 1
+        elif data[i : i + 2] in (b">8", b"8<", b">%", b"%<"):
+            in_perforation = True
+            perforation += 2
+            scissors += 2
+            i += 1
+        else:
+            in_perforation = False
+        i += 1
+    visible = last - first + 1 if first >= 0 else 0
+    return bool(scissors) and 8 <= visible < perforation * 3 and gap * 2 < perforation
+
+
+def _commit_line(text: str) -> str:
+    if _is_scissors_line(text):
+        text = _MARK_JOINT.sub(" ", text)
+    return " " + text if _PATCH_BREAK.match(text) else text
 
 
 def commit_body(value: object) -> str:
     """Commit message text that `git am` keeps whole: a line that would start the patch (``_PATCH_BREAK``, e.g. a
     title's " --- " that wrapping put first on a line) is indented by one space; the rest is as given. Without
     this, everything after that line (the caution that the patch is not ready, the evidence pointer) is dropped
-    from the commit `git am` creates, though `git am` still applies the patch."""
+    from the commit `git am` creates, though `git am` still applies the patch.
+
+    A maintainer who runs `git am --scissors` (or sets ``mailinfo.scissors``) has git drop everything ABOVE a
+    scissors line (``-- >8 --``, ``8<----``) instead, the top of the message included, and git finds one after
+    any indent. On such a line (``_is_scissors_line``, git's rule) each mark gets a space inside ("> 8"), so git
+    sees no scissors and a reader still sees the text; a ">8 ms" in a sentence is no scissors line and is left."""
     text = "" if value is None else str(value)
-    return "\n".join(" " + ln if _PATCH_BREAK.match(ln) else ln for ln in text.split("\n"))
+    return "\n".join(_commit_line(ln) for ln in text.split("\n"))

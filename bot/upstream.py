@@ -137,12 +137,18 @@ def upstream_change(
 
 def _fill(paragraph: str) -> str:
     """A commit message paragraph in lines of at most 72 columns (upstream's commit style), none of which `git am`
-    takes for the start of the patch (``commit_body``: the request's title is wrapped in here). A line that needs
-    the escape's one-space indent is wrapped at 71 columns, so it still fits in 72."""
-    text = textwrap.fill(paragraph, 72, break_long_words=False, break_on_hyphens=False)
-    if commit_body(text) == text:
-        return text
-    return commit_body(textwrap.fill(paragraph, 71, break_long_words=False, break_on_hyphens=False))
+    takes for the start of the patch or, with --scissors, for a cut line (``commit_body``: the request's title is
+    wrapped in here). The escape adds spaces (one in front, one inside each broken scissors mark), so a paragraph
+    it changes is wrapped a column narrower at a time until the escaped lines fit in 72 again (a word longer than
+    that stays as long as it is)."""
+    first = ""
+    for width in range(72, 56, -1):
+        wrapped = textwrap.fill(paragraph, width, break_long_words=False, break_on_hyphens=False)
+        text = commit_body(wrapped)
+        if all(len(ln) <= 72 or ln == raw for ln, raw in zip(text.split("\n"), wrapped.split("\n"), strict=True)):
+            return text
+        first = first or text
+    return first
 
 
 def about(summary: TranslationSummary, title: str = "") -> list[str]:

@@ -64,3 +64,26 @@ def set_aside_unplanned(reports, cells) -> None:
         if frame is not None and len(frame):
             keep = [(w, rate_key(r)) in planned for w, r in zip(frame["workload"], frame["rate"], strict=True)]
             setattr(reports, name, frame[keep].reset_index(drop=True))
+
+
+def split_valid(rejected) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[tuple[str, str]]]:
+    """(reports that failed validation or are no evidence, valid reports of a cell not in the plan, valid reports
+    past the last look of their cell): the two valid kinds are counted apart from the rejected ones, never called
+    rejected (``bot.stats.judged.split_unreached`` splits off the second kind; this, the first)."""
+    from bot.stats.judged import split_unreached
+
+    invalid, unreached = split_unreached(rejected)
+    unplanned = [(p, r) for p, r in invalid if r.startswith(NOT_IN_PLAN)]
+    return [(p, r) for p, r in invalid if not r.startswith(NOT_IN_PLAN)], unplanned, unreached
+
+
+def not_used_said(rejected) -> str:
+    """`promote evaluate`'s summary-line clauses for the reports not used: the invalid ones as rejected, each kind
+    of valid one as "valid ..., not used", worded from the reason it starts with (``NOT_IN_PLAN``)."""
+    invalid, unplanned, unreached = split_valid(rejected)
+    clauses = [
+        (invalid, "report(s) rejected"),
+        (unplanned, f"valid report(s) of a {NOT_IN_PLAN}, not used"),
+        (unreached, "valid report(s) past the last look of their cell, not used"),
+    ]
+    return "".join(f"; {len(group)} {words} (listed in verdicts.md)" for group, words in clauses if group)

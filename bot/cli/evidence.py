@@ -418,6 +418,7 @@ def cmd_evaluate(args) -> int:
     from bot.bench.evidence import SAMPLE_FLAG, load_evidence
     from bot.bench.mix_only import no_cell_reports
     from bot.bench.priority_plan import planned_for
+    from bot.bench.reports_aside import not_used_said, set_aside_unplanned
     from bot.bench.run_evidence import load_manifest, policy_for_results
     from bot.escape import md
     from bot.hypotheses import load_hypotheses
@@ -425,7 +426,6 @@ def cmd_evaluate(args) -> int:
     from bot.stages.mix_validate import judge_planned_mix
     from bot.stages.run_validate import mix_markdown, queues_markdown_for, verdicts_on
     from bot.stats.evidence import evidence_files
-    from bot.stats.judged import split_unreached
 
     hypotheses = load_hypotheses(args.hypotheses)
     evolved_for, alpha, decision = None, 0.05, None
@@ -456,6 +456,8 @@ def cmd_evaluate(args) -> int:
     policy = rules()
     # A mix-only plan (bot.bench.mix_only) has no cells: stage 5 reads no cell report, nor does this.
     reports = no_cell_reports(results) if spec is not None and not spec.cells else load_evidence(results, policy)
+    if spec is not None and spec.cells:  # a cell the plan does not run: not used, as stage 5's load_reports does
+        set_aside_unplanned(reports, spec.cells)
     mix, mix_unjudged = None, None
     if spec is not None and spec.priority_mix is not None:  # stage 5 judges the plan's mix from the same directory
         # The spec says whom the mix was planned for (only an admitter gets one), so --request is not needed.
@@ -494,13 +496,7 @@ def cmd_evaluate(args) -> int:
         queues=queues_markdown_for(request, reports, hypotheses, verdicts, unexercised) if request is not None else "",
     )
     write_files(output_dir(args.out), files)
-    invalid, unreached = split_unreached(rejected)
-    said_rejected = f"; {len(invalid)} report(s) rejected (listed in verdicts.md)" if invalid else ""
-    said_rejected += (
-        f"; {len(unreached)} valid report(s) past the last look of their cell, not used (listed in verdicts.md)"
-        if unreached
-        else ""
-    )
+    said_rejected = not_used_said(rejected)  # valid reports (not in the plan, past the last look) not as rejected
     said = SPEC_WITHOUT_ARMS if args.spec is not None else ARMS_NOT_VERIFIED
     warning = f"; WARNING: {said} (no report was checked against its arm)" if unbound else ""
     warning += f"; {mix_unjudged}" if mix_unjudged else ""

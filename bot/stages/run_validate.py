@@ -501,7 +501,7 @@ def run(ctx: StageContext) -> StageOutput:
     from bot.bench.evidence import SAMPLE_FLAG
     from bot.render import outcome
     from bot.stats.evidence import UNREACHED_LEAD, evidence_markdown, summary_markdown, verdicts_to_json
-    from bot.stats.judged import split_unreached
+    from bot.stats.judged import NOT_USED_HEADING, split_unreached
     from bot.stats.plots import EvidencePlots, plot_evidence
 
     checks, checked_files = go_checks(ctx)
@@ -560,6 +560,7 @@ def run(ctx: StageContext) -> StageOutput:
         rejected=invalid,
         unreached=unreached,
         unreached_lead=UNREACHED_LEAD,
+        not_used_heading=NOT_USED_HEADING,
         notes=getattr(reports, "notes", []),
         sample_flag=SAMPLE_FLAG,
         gpu_time=spent if reports is not None else None,

@@ -316,7 +316,7 @@ def evidence_files(
     priority-mix section (Markdown), placed before the tracks as on stage 5's page, and ``queues`` its
     waiting-queue section after it (``run_validate.queues_markdown_for``), which a scheduler's texts point to.
     """
-    from bot.stats.judged import split_unreached
+    from bot.stats.judged import NOT_USED_HEADING, split_unreached
     from bot.stats.plots import plot_evidence
 
     by_id = {v.hypothesis_id: v for v in verdicts}
@@ -328,7 +328,7 @@ def evidence_files(
     md += [plots.summary_markdown("plots", alpha=alpha)]
     invalid, unreached = split_unreached(rejected)
     if invalid:
-        md += ["## Reports that failed validation (not used)", "", "| Report | Reason |", "|---|---|"]
+        md += [f"## {NOT_USED_HEADING}", "", "| Report | Reason |", "|---|---|"]
         md += [f"| `{_cell_text(p)}` | {_cell_text(r)} |" for p, r in invalid] + [""]
     if unreached:
         md += [

@@ -133,6 +133,13 @@ def _why_short(seen: dict[tuple[str, str, float], set[str]], wl: str, rate: floa
     return "; ".join(parts) or "no look was reached"
 
 
+#: The heading over the first group ``split_unreached`` returns (stage 5's page and `promote evaluate`'s): reports
+#: that failed validation, and the valid ones of a cell the plan does not run, which decide nothing either.
+NOT_USED_HEADING = (
+    "Reports not used (failed validation, duplicates, cells not in the plan, or not evidence for this plan's arms)"
+)
+
+
 def split_unreached(rejected) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """(reports that failed validation or are no evidence, valid reports past the last look of their cell): listed
     apart and counted apart, so a valid run is never called rejected (``runs_past_last_look``)."""

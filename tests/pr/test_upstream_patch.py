@@ -12,6 +12,7 @@ import pytest
 
 from bot import PROJECT_ROOT
 from bot.cli import main
+from bot.escape import commit_body
 from bot.model import Fidelity, Finding, PolicyKind, Severity, TranslationSummary
 from bot.upstream import (
     MIRROR,
@@ -264,12 +265,39 @@ def test_the_patch_asks_for_a_sign_off_and_repeats_why_the_promotion_is_not_read
     assert "`git commit -s`" in ready and "Not ready" not in ready
 
 
-@pytest.mark.parametrize("words", ["--- KV-pressure adjustments", "diff -u of the old scorer", "Index: 3 modes"])
-def test_no_title_ends_the_message_git_am_commits(tmp_path, words):
+def _mailinfo(tmp_path: Path, mail: str, *options: str) -> str:
+    """The commit message `git am` (with ``options``, e.g. ``--scissors``) makes from ``mail``: `git mailinfo`'s."""
+    (tmp_path / "mail").write_text(mail, encoding="utf-8")
+    with (tmp_path / "mail").open("rb") as stdin:
+        subprocess.run(
+            ["git", "mailinfo", *options, str(tmp_path / "msg"), str(tmp_path / "body")],
+            stdin=stdin,
+            check=True,
+            capture_output=True,
+        )
+    return (tmp_path / "msg").read_text(encoding="utf-8")
+
+
+#: Scissors lines as `git am --scissors` (or ``mailinfo.scissors``) sees them: git drops the message above one.
+SCISSORS = [
+    "------------------------ >8 ------------------------",
+    "8<------------------------------------------------",
+    "-------------------- %< --------------------",
+    "---------------------->%----------------------",
+]
+
+
+@pytest.mark.parametrize(
+    "words", ["--- KV-pressure adjustments", "diff -u of the old scorer", "Index: 3 modes", *SCISSORS]
+)
+@pytest.mark.parametrize("options", [(), ("--scissors",)], ids=["am", "am-scissors"])
+def test_no_title_ends_the_message_git_am_commits(tmp_path, words, options):
     """Red team 10 item 5: `git am` (``git mailinfo``) takes a line that starts ``--- ``, ``diff -`` or ``Index: ``
     as the end of the message, so a request title the 72-column wrap broke before " --- " dropped the rest of the
     commit: the evidence pointer and the "Not ready for upstream review" caution, though the patch still applied.
-    Such a line is indented (``escape.commit_body``): the commit `git am` makes keeps every paragraph."""
+    Such a line is indented (``escape.commit_body``): the commit `git am` makes keeps every paragraph. A title that
+    is a scissors line (``-- >8 --``) would, under `git am --scissors`, drop every line above it instead (the
+    one saying what the plugin does): its mark is broken, so git no longer sees scissors."""
     runner = (MIRROR / RUNNER_GO).read_text()
 
     def change(title: str):
@@ -293,21 +321,32 @@ def test_no_title_ends_the_message_git_am_commits(tmp_path, words):
 
     title = next(t for pad in range(60) if breaks_at_wrap(t := "Adaptive weighted scorer" + " x" * pad + f" {words}"))
     patch = format_patch(change(title))
-    mail = tmp_path / "mail"
-    mail.write_text(patch, encoding="utf-8")
-    with mail.open("rb") as stdin:
-        subprocess.run(
-            ["git", "mailinfo", str(tmp_path / "msg"), str(tmp_path / "body")],
-            stdin=stdin,
-            check=True,
-            capture_output=True,
-        )
-    message = (tmp_path / "msg").read_text(encoding="utf-8")
+    message = _mailinfo(tmp_path, patch, *options)
+    assert message.startswith("`demo-scorer` scores each request"), message  # nothing above a scissors line is cut
     assert "Not ready for upstream review" in message and "sample data" in message, message
     assert "branch promotion/7-demo-scorer of the fork acme/llm-d-router at aaaaaaaaaaaa" in " ".join(message.split())
-    assert words.split()[0] in message
+    assert "".join(words.split()) in "".join(message.split())  # the title whole, whatever the wrap and escape add
     assert all(len(ln) <= 72 for ln in change(title).message.splitlines())
     assert set(apply_to_mirror(patch)) == set(change(title).files)
+
+
+@pytest.mark.parametrize("mark", [*SCISSORS, "-- >8 --", "  -- 8< --  cut here", "\t%<------", "--->8---"])
+def test_a_scissors_line_in_request_text_cuts_nothing_under_git_am_scissors(tmp_path, mark):
+    """`git am --scissors` drops the message above a scissors line, which git finds after any indent: a request's
+    line that is one would cut the caution and the evidence pointer. ``commit_body`` breaks its mark."""
+    text = f"Not ready for upstream review: the evidence is sample data.\n{mark}\nEvidence: branch promotion/7."
+    body = commit_body(text)
+    mail = f"From: Promotion Bot <bot@example.com>\nSubject: [PATCH] Add a plugin\n\n{body}\n---\n x | 1 +\n"
+    assert _mailinfo(tmp_path, mail, "--scissors").rstrip("\n") == body
+    assert "".join(body.split()) == "".join(text.split())  # only spaces added
+
+
+@pytest.mark.parametrize(
+    "text", ["p99 >8 ms, queue 8< 9 and 5%< 7%", "-->8---", "-- >8 -- the old scorer's cut-off rule"]
+)
+def test_text_git_does_not_take_for_scissors_is_kept_as_written(text):
+    """The mark is broken only on a line git would cut at: a comparison such as ">8 ms" is left alone."""
+    assert commit_body(text) == text
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):

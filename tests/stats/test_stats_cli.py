@@ -12,6 +12,7 @@ import pytest
 import bot.cli
 from bot import PROJECT_ROOT
 from bot.stats.evidence import verdicts_from_json
+from bot.stats.judged import NOT_USED_HEADING
 
 EXAMPLE = PROJECT_ROOT / "examples" / "weighted-adaptive"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -229,6 +230,39 @@ def test_evaluate_says_when_it_could_not_check_what_stage_5_sets_aside(chain, pr
         assert "set-aside not checked" not in (tmp_path / "b" / "verdicts.md").read_text()
 
 
+def test_evaluate_with_the_spec_sets_aside_reports_of_cells_not_in_the_plan_as_stage_5_does(chain, promote, tmp_path):
+    """EV: stage 5 moves the reports of a (workload, rate) none of the spec's cells names to the reports not used
+    (NOT_IN_PLAN); `promote evaluate --spec` counted them as used, so the same spec and results gave another page.
+    The bundled sample data holds load-spikes+pod-failure@30, which the plan here does not run. Those reports are
+    valid: the summary line says them not used, beside the past-the-last-look ones, never "rejected"."""
+    from bot.bench.evaluation_spec import load_evaluation_spec
+    from bot.bench.reports_aside import NOT_IN_PLAN
+    from bot.stats.cells import rate_key
+
+    root, _ = chain
+    spec_path = next((root / "plan").rglob("evaluation.yaml"))
+    planned = {(c.workload, rate_key(c.rate)) for c in load_evaluation_spec(spec_path.read_text()).cells}
+    unplanned = sorted(
+        p.relative_to(EXAMPLE / "results").as_posix()
+        for p in (EXAMPLE / "results").glob("*/*/rate-*/rep-*/benchmark_report*.yaml")
+        if (p.parts[-4], rate_key(float(p.parts[-3].removeprefix("rate-")))) not in planned
+    )
+    assert unplanned and all("/load-spikes+pod-failure/rate-30/" in rel for rel in unplanned)
+    argv = ["evaluate", "--allow-sample-data", "--hypotheses", root / "hyp", "--results", EXAMPLE / "results"]
+    code, out, _ = promote(*argv, "--spec", spec_path, "--out", tmp_path / "o")
+    assert code == 0
+    assert f"; {len(unplanned)} valid report(s) of a cell not in the plan, not used (listed in verdicts.md)" in out
+    assert "rejected" not in out, out
+    md = (tmp_path / "o" / "verdicts.md").read_text()
+    rows = [line for line in md.splitlines() if line.startswith("| `") and NOT_IN_PLAN in line]
+    assert sorted(row.split("`")[1] for row in rows) == unplanned
+    assert all(f"{NOT_IN_PLAN}: no hypothesis reads its workload and rate" in row for row in rows)
+    # without --spec nothing says which cells are planned: nothing is set aside as not in the plan
+    code, out, _ = promote(*argv, "--out", tmp_path / "nospec")
+    assert code == 0 and "not in the plan" not in out
+    assert NOT_IN_PLAN not in (tmp_path / "nospec" / "verdicts.md").read_text()
+
+
 def test_evaluate_leaves_out_runs_cut_short_and_lists_runs_no_look_reached_apart(chain, promote, tmp_path):
     """Found by a statistician on the bundled reports: seven evolved load-spikes@30 runs that recorded 6 requests each
     still decided A1 there; and with evolved rep-3 of load-spikes@45 gone, the valid baseline rep-7 no look reached
@@ -251,7 +285,7 @@ def test_evaluate_leaves_out_runs_cut_short_and_lists_runs_no_look_reached_apart
     assert "; 7 report(s) rejected (listed in verdicts.md)" in out
     assert "; 1 valid report(s) past the last look of their cell, not used (listed in verdicts.md)" in out
     md = (tmp_path / "o" / "verdicts.md").read_text()
-    invalid = md.split("## Reports that failed validation (not used)")[1].split("\n## ")[0]
+    invalid = md.split(f"## {NOT_USED_HEADING}")[1].split("\n## ")[0]
     unreached = md.split("## Valid reports no look reached (not used)")[1].split("\n## ")[0]
     assert invalid.count("| `evolved/load-spikes/rate-30/rep-") == 7 and "cut short: it recorded 6 requests" in invalid
     assert "about 3600 (30 req/s x 120 s, the plan's 'load-spikes' workload)" in invalid
