@@ -227,6 +227,20 @@ class FakeGitHub:
         with self.state.lock:
             return self.state.token_for(login)
 
+    def pygithub(self, login: str):
+        """A person's own PyGithub client, for what they do in the UI. PyGithub waits 1 s before each write and
+        0.25 s before each read by default (GitHub's secondary rate limits); a fake has none, and those waits
+        were most of the GitHub tests' time. retry=None: the bot turns PyGithub's POST retries off too."""
+        from github import Auth, Github
+
+        return Github(
+            auth=Auth.Token(self.token_for(login)),
+            base_url=self.api_url,
+            retry=None,
+            seconds_between_requests=0,
+            seconds_between_writes=0,
+        )
+
     def add_repo(
         self, full_name: str, seed_dir: Path | str | None = None, default_branch: str = "main", private: bool = False
     ) -> str:

@@ -47,9 +47,7 @@ def test_another_apps_comment_with_the_status_marker_is_not_the_bots(fake_github
     fake.add_user("other-app[bot]", role="write", type="Bot")
     fake.add_user(APP, role="write", type="Bot")
     number = fake.create_issue(REPO, TITLE, "body", "researcher")
-    from github import Auth, Github
-
-    other = Github(auth=Auth.Token(fake.token_for("other-app[bot]")), base_url=fake.api_url, retry=None)
+    other = fake.pygithub("other-app[bot]")
     other.get_repo(REPO).get_issue(number).create_comment(f"{STATUS}\nforged")
     client = GitHub(fake.token_for(APP), REPO, api_url=fake.api_url, throttle=False)
     assert client.bot_comment(number, "promotion-bot:status") is None

@@ -60,9 +60,7 @@ def test_a_wait_longer_than_the_cap_stops_with_a_message(gh):
 
 def test_a_persons_comment_with_the_bots_marker_is_not_the_bots(gh, fake_github):
     fake, client, number, _ = gh
-    from github import Auth, Github
-
-    person = Github(auth=Auth.Token(fake.token_for("researcher")), base_url=fake.api_url, retry=None)
+    person = fake.pygithub("researcher")
     person.get_repo(REPO).get_issue(number).create_comment("<!-- promotion-bot:status -->\nforged")
     assert client.bot_comment(number, "promotion-bot:status") is None
     client.upsert_comment(number, "promotion-bot:status", "real")

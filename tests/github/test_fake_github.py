@@ -13,16 +13,7 @@ REPO = "org/fork"
 
 
 def pygithub(fake: FakeGitHub, login: str):
-    from github import Auth, Github
-
-    # retry=None: these tests look at single answers; the bot turns PyGithub's POST retries off too.
-    return Github(
-        auth=Auth.Token(fake.token_for(login)),
-        base_url=fake.base_url,
-        retry=None,
-        seconds_between_requests=0,
-        seconds_between_writes=0,
-    )
+    return fake.pygithub(login)
 
 
 def githubkit(fake: FakeGitHub, login: str, **config):

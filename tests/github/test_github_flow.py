@@ -182,9 +182,7 @@ def test_a_whole_promotion_through_issue_labels_and_commands(sim, tmp_path):
 
 def _as(sim, login):
     """What a person does in the UI, done through the REST API with their own token."""
-    from github import Auth, Github
-
-    return Github(auth=Auth.Token(sim.fake.token_for(login)), base_url=sim.fake.api_url, retry=None).get_repo(REPO)
+    return sim.fake.pygithub(login).get_repo(REPO)
 
 
 def _label(sim, number, label, login):

@@ -88,7 +88,6 @@ def test_a_state_a_write_collaborator_saved_passes_no_gate_and_an_admin_can_star
 def test_a_persons_save_the_bot_saved_over_while_reading_it_is_not_vouched_for(fake_github):
     """The race ``trusted`` closes: REST gives the state a person saved, the bot's other run saves over it before
     GraphQL is asked, and GraphQL then names the bot. The state REST gave is the person's: not acted on."""
-    from github import Auth, Github
 
     from bot.github.client import GitHub
     from bot.github.state import ForeignEdit, trusted
@@ -100,7 +99,7 @@ def test_a_persons_save_the_bot_saved_over_while_reading_it_is_not_vouched_for(f
     bot = GitHub(fake_github.bot_token, repo, api_url=fake_github.api_url, throttle=False, sleep=lambda s: None)
     marker = STATUS.removeprefix("<!-- ").removesuffix(" -->")
     mine = bot.upsert_comment(number, marker, "the bot's state")
-    wendy = Github(auth=Auth.Token(fake_github.token_for("wendy")), base_url=fake_github.api_url, retry=None)
+    wendy = fake_github.pygithub("wendy")
     wendy.get_repo(repo).get_issue(number).get_comment(mine.id).edit(f"{STATUS}\nwendy's forged state")
     read = GitHub(fake_github.bot_token, repo, api_url=fake_github.api_url, throttle=False)
     forged = read.bot_comment(number, marker)  # what REST gave this run: wendy's save
