@@ -69,12 +69,14 @@ def set_aside_unplanned(reports, cells) -> None:
 def split_valid(rejected) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[tuple[str, str]]]:
     """(reports that failed validation or are no evidence, valid reports of a cell not in the plan, valid reports
     past the last look of their cell): the two valid kinds are counted apart from the rejected ones, never called
-    rejected (``bot.stats.judged.split_unreached`` splits off the second kind; this, the first)."""
+    rejected (``bot.stats.judged.split_unreached`` splits off the second kind; this, the first). A mix-only plan
+    has no cells (``bot.bench.mix_only.NO_CELLS``), so each of its cell reports is of a cell not in the plan."""
+    from bot.bench.mix_only import NO_CELLS
     from bot.stats.judged import split_unreached
 
     invalid, unreached = split_unreached(rejected)
-    unplanned = [(p, r) for p, r in invalid if r.startswith(NOT_IN_PLAN)]
-    return [(p, r) for p, r in invalid if not r.startswith(NOT_IN_PLAN)], unplanned, unreached
+    unplanned = [(p, r) for p, r in invalid if r.startswith((NOT_IN_PLAN, NO_CELLS))]
+    return [(p, r) for p, r in invalid if not r.startswith((NOT_IN_PLAN, NO_CELLS))], unplanned, unreached
 
 
 def not_used_said(rejected) -> str:

@@ -103,7 +103,11 @@ class Finding(Strict):
     def short_id(self, digits: int = ID_DIGITS) -> str:
         """``hazard.sim-scale-threshold#3fa2c1``: the check, which people know, and the head of ``digest()``,
         which tells apart the findings one check raises; ``finding_ids`` lengthens it where two collide."""
-        return f"{self.check}#{self.digest()[:digits]}"
+        return _short_id(self.check, self.digest(), digits)
+
+
+def _short_id(check: str, digest: str, digits: int) -> str:
+    return f"{check}#{digest[:digits]}"
 
 
 def finding_ids(findings: Sequence[Finding]) -> list[str]:
@@ -129,7 +133,7 @@ def finding_ids(findings: Sequence[Finding]) -> list[str]:
             shared[check, d] = max((_common_prefix(d, o) for o in near), default=0)
     ids, seen = [], {}
     for f, d in zip(findings, digests, strict=True):
-        base = f.short_id(max(ID_DIGITS, shared[f.check, d] + 1))
+        base = _short_id(f.check, d, max(ID_DIGITS, shared[f.check, d] + 1))  # the digest once, not again
         seen[base] = seen.get(base, 0) + 1
         ids.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
     return ids
