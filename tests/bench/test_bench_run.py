@@ -303,7 +303,9 @@ def test_the_pod_failure_treatment_deletes_a_model_server_pod_at_half_the_durati
     from tests.bench.bench_branch import hypotheses, small_request
     from tests.bench.test_bench_plan import _h
 
-    env = fakes.install(tmp_path, fault={"baseline": 0.2, "evolved": 0.1})
+    # Only the runs with a deletion take their 3 s of load in real time; the plain ones need not.
+    faulty = {f"spikes+pod-failure-rate-10-rep-{n}": 3.0 for n in range(1, 21)}
+    env = fakes.install(tmp_path, fault={"baseline": 0.2, "evolved": 0.1}, seconds_per_run_second=0.05, slow=faulty)
     request = small_request(
         workloads=[{"name": "spikes", "profile": "shared_prefix_synthetic", "rates": [10], "duration_s": 3}]
     )
@@ -553,7 +555,9 @@ def test_a_runner_without_make_or_the_container_runtime_is_told_to_install_them_
 
 @pytest.mark.slow
 def test_an_unreachable_cluster_is_reported_as_kubectl_failing_in_the_console_manifest_and_step_log(tmp_path):
-    env = fakes.install(tmp_path, kubectl_get_fails="refused", seconds_per_run_second=1.0)
+    # The runs with a deletion last their 2 s of load, long enough for the failed lookups; the plain ones need not.
+    faulty = {f"spikes+pod-failure-rate-10-rep-{n}": 2.0 for n in range(1, 21)}
+    env = fakes.install(tmp_path, kubectl_get_fails="refused", seconds_per_run_second=0.05, slow=faulty)
     bench, commit = _pod_failure_branch(tmp_path, duration_s=2)
     proc = _promote(env, *_args(bench, commit, tmp_path, "--warmup-seconds", "0", "--fixed"))
     assert proc.returncode == 0, proc.stderr

@@ -88,7 +88,7 @@ def test_the_harness_decides_the_same_on_compact_and_on_written_out_histories(di
     src = load_evolved_source(path)
     an = analyze(src, dictionary)
     capture = _Capture()
-    translate(src, an, dictionary, plugin_type="t-a01", executor=capture)
+    translate(src, an, dictionary, plugin_type="t-a01", executor=capture, states=200)
     request = capture.request
     inp = harness_build.with_states(request.args["input"])
     written_out = json.loads(json.dumps(inp))
