@@ -20,15 +20,22 @@ from bot.golang.harness_world import (
     TrueState,
 )
 
+#: The mappings a compact history event reads (``_blis_request``, ``_llmd_request``): with none of them off, a
+#: state's history is the as-deployed one, and ``views`` is given that (a test holds every other mapping to it).
+HISTORY_MAPPINGS = frozenset({"slo-class-mapping", "adapter-target-model", "prompt-length-estimate"})
 
-def views(state: TrueState, off: frozenset[str] = frozenset()) -> dict:
+
+def views(state: TrueState, off: frozenset[str] = frozenset(), history: list[dict] | None = None) -> dict:
     """The state as BLIS and as llm-d see it, with the mappings in ``off`` switched off on both sides.
 
     The requests of a stateful program's history meet the same instances as the state's own
     request, so a history event carries only what differs (``compact``): its request, its clock
     and the prefix-match total its length gives; the harness fills in the rest from the state's
     views (``expand_event`` says how, and a test holds it to the full views). For a stateful
-    program that is most of the input the harness reads.
+    program that is most of the input the harness reads. ``history``: the state's events as
+    another ``off`` gave them, when that ``off`` differs from this one in no ``HISTORY_MAPPINGS``
+    (a stateful admitter's bursts made building them again for each mapping switched off most
+    of its translation's Python time).
     """
     snapshots, endpoints = _blis_snapshots(state, off), _llmd_endpoints(state, state.request, off)
     return {
@@ -36,16 +43,20 @@ def views(state: TrueState, off: frozenset[str] = frozenset()) -> dict:
         "origin": state.origin,
         "blis": _blis_view(state, state.request, state.clock, off, snapshots),
         "llmd": {"request": _llmd_request(state.request, off), "endpoints": endpoints},
-        "history": [
-            {
-                "compact": True,
-                "blis": {"clock": clock, "request": _blis_request(r, clock, off)},
-                "llmd": {"request": _llmd_request(r, off)},
-                "prefixTotal": _prefix_total(r),
-            }
-            for r, clock in state.history
-        ],
+        "history": history if history is not None else _history(state, off),
     }
+
+
+def _history(state: TrueState, off: frozenset[str]) -> list[dict]:
+    return [
+        {
+            "compact": True,
+            "blis": {"clock": clock, "request": _blis_request(r, clock, off)},
+            "llmd": {"request": _llmd_request(r, off)},
+            "prefixTotal": _prefix_total(r),
+        }
+        for r, clock in state.history
+    ]
 
 
 def expand_event(state_view: dict, event: dict) -> dict:

@@ -43,6 +43,25 @@ def test_a_compact_history_event_expands_to_the_full_views_under_every_mapping(k
     assert events > 100  # the sample really has histories to compact
 
 
+@pytest.mark.parametrize("kind", ["routing", "admission"])
+def test_the_history_is_the_as_deployed_one_exactly_when_no_history_mapping_is_off(kind):
+    """``with_states`` hands a run's views the as-deployed histories unless a mapping in ``HISTORY_MAPPINGS`` is off;
+    a mapping that changes a history event but is not listed there would feed the harness a wrong history."""
+    reads = frozenset({"QueueDepth", "KVUtilization", "InFlightRequests", "CacheHitRate", "InputTokens", "SLOClass"})
+    spec = world.Spec(kind=kind, reads=reads, thresholds=[world.Threshold("QueueDepth", 5)], stateful=True)
+    states = world.sample(spec, 80, seed=13)
+    base = [hv.views(s)["history"] for s in states]
+    assert sum(map(len, base)) > 100
+    for m in world.MAPPINGS:
+        changed = any(hv.views(s, frozenset({m}))["history"] != b for s, b in zip(states, base, strict=True))
+        assert changed is (m in hv.HISTORY_MAPPINGS), m
+    plan = {"spec": spec.to_json(), "states": 80, "seed": 13, "runs": [{"name": m, "off": [m]} for m in world.MAPPINGS]}
+    runs = harness_build.with_states({"sample": plan})["runs"]
+    for run in runs:  # a history the as-deployed run's is sent once (``historyLike``)
+        sent = [b if v.get("historyLike") else v["history"] for v, b in zip(run["states"], base, strict=True)]
+        assert sent == [hv.views(s, frozenset({run["name"]}))["history"] for s in states], run["name"]
+
+
 def test_a_state_is_marked_same_for_blis_exactly_when_blis_is_handed_the_as_deployed_inputs():
     """The harness reuses BLIS's as-deployed decision for a state marked ``sameBlis``; the mark must
     not be set where switching a mapping off changed anything BLIS reads."""
