@@ -71,12 +71,26 @@ def split_valid(rejected) -> tuple[list[tuple[str, str]], list[tuple[str, str]],
     past the last look of their cell): the two valid kinds are counted apart from the rejected ones, never called
     rejected (``bot.stats.judged.split_unreached`` splits off the second kind; this, the first). A mix-only plan
     has no cells (``bot.bench.mix_only.NO_CELLS``), so each of its cell reports is of a cell not in the plan."""
-    from bot.bench.mix_only import NO_CELLS
     from bot.stats.judged import split_unreached
 
     invalid, unreached = split_unreached(rejected)
-    unplanned = [(p, r) for p, r in invalid if r.startswith((NOT_IN_PLAN, NO_CELLS))]
-    return [(p, r) for p, r in invalid if not r.startswith((NOT_IN_PLAN, NO_CELLS))], unplanned, unreached
+    unplanned_reasons = _unplanned_reasons()
+    unplanned = [(p, r) for p, r in invalid if r.startswith(unplanned_reasons)]
+    return [(p, r) for p, r in invalid if not r.startswith(unplanned_reasons)], unplanned, unreached
+
+
+def _unplanned_reasons() -> tuple[str, ...]:
+    from bot.bench.mix_only import NO_CELLS
+
+    return (NOT_IN_PLAN, NO_CELLS)
+
+
+def valid_not_used_reasons() -> tuple[str, ...]:
+    """How the reason of each kind of valid report that decides nothing starts (``split_valid``'s second and third
+    groups): gate 3 blocks on none of them, and `promote evaluate` never calls them rejected."""
+    from bot.stats.judged import PAST_LAST_LOOK
+
+    return (*_unplanned_reasons(), PAST_LAST_LOOK)
 
 
 def not_used_said(rejected) -> str:

@@ -427,8 +427,7 @@ def _unused_reports(ctx) -> list[Finding]:
     parameter change every report of the earlier plan fails the same way, and 56 rows saying so buried the one
     thing to do."""
     from bot.bench.fault_runs import NEVER_HAPPENED
-    from bot.bench.mix_only import NO_CELLS
-    from bot.bench.reports_aside import NOT_IN_PLAN
+    from bot.bench.reports_aside import valid_not_used_reasons
     from bot.stats.judged import PAST_LAST_LOOK
 
     by_reason: dict[str, list[str]] = {}
@@ -443,7 +442,7 @@ def _unused_reports(ctx) -> list[Finding]:
             else f"{len(paths)} benchmark reports were not used"
         )
         message = f"{what}: {reason}" + (f" ({shown})" if len(paths) > 1 else "")
-        if reason.startswith((NOT_IN_PLAN, NO_CELLS, PAST_LAST_LOOK)):
+        if reason.startswith(valid_not_used_reasons()):
             # Valid reports nothing rests on: cells the plan does not have (sample data for every workload, an
             # earlier plan's run) or runs no look reached. Nothing in them is wrong to fix, so they block nothing.
             use = (

@@ -24,3 +24,12 @@ def test_valid_reports_of_cells_the_plan_does_not_read_are_not_used_and_never_re
         "; 1 valid report(s) past the last look of their cell, not used (listed in verdicts.md)"
     )
     assert not_used_said([]) == ""
+
+
+def test_gate_3_and_the_cli_agree_on_which_reports_are_valid_and_not_used():
+    """One list: each reason gate 3 passes over as valid and unused is one `promote evaluate` never calls rejected."""
+    from bot.bench.reports_aside import valid_not_used_reasons
+
+    for reason in valid_not_used_reasons():
+        assert "rejected" not in not_used_said([("baseline/spikes/rate-10/rep-1/r.yaml", f"{reason}: why")])
+    assert "rejected" in not_used_said([("baseline/spikes/rate-10/rep-1/r.yaml", "cut short: it recorded 6")])
