@@ -9,7 +9,7 @@ import pytest
 from bot.golang.harness_world import MAPPINGS
 from bot.golang.translate import translate
 
-from .conftest import CORPUS, EXAMPLE, translate_path
+from .conftest import CORPUS, EXAMPLE, translate_path, write_module
 
 
 @pytest.fixture(scope="module")
@@ -144,11 +144,7 @@ def test_the_bundled_plugin_passes_go_test_race(path, dictionary, tmp_path, race
         pytest.skip("no C compiler on this machine: the race detector needs cgo (apt-get install gcc)")
     _, _, tr = translate_path(path, dictionary, "evolved-adaptive-scorer" if path == EXAMPLE else None)
     go, _ = toolchain._tool_paths()
-    module = toolchain._copy_mirror(tmp_path)
-    for rel, text in tr.files.items():
-        if rel.endswith(".go"):
-            (module / rel).parent.mkdir(parents=True, exist_ok=True)
-            (module / rel).write_text(text, encoding="utf-8")
+    module = write_module(tr, tmp_path)
     env = gorun.go_env(str(race_cache), tmp_path, "/tmp") | {"CGO_ENABLED": "1", "CC": "gcc"}
     system = tuple(p for p in (Path("/usr"), Path("/lib"), Path("/lib64"), Path("/etc")) if p.exists())
     res = sandbox.run(
