@@ -37,7 +37,7 @@ from bot.golang.assigned_fields import lift_assigned_fields
 from bot.golang.carry import GENERATED_NAMES
 from bot.golang.field_signals import fill_field_signals
 from bot.golang.flow import Walker
-from bot.golang.gonames import exported, lower_camel
+from bot.golang.gonames import lower_camel
 from bot.golang.gotree import named, norm_type, parse_number, text_of, walk
 from bot.golang.host import (
     CHECK_AMBIGUOUS_HOST,
@@ -47,7 +47,8 @@ from bot.golang.host import (
     collect_functions,
     find_host,
 )
-from bot.golang.literals import LIMIT_WORDS, unlisted_literals
+from bot.golang.literals import unlisted_literals
+from bot.golang.param_names import name_parameters
 from bot.golang.safety import IMPLICIT_IMPORTS
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, PolicyKind, Severity
@@ -137,7 +138,7 @@ def analyze(src: EvolvedSource, dictionary: Dictionary, kind: PolicyKind | str |
     an.era = _era(src, an)
     an.signals.sort(key=lambda s: (s.line, s.name, s.via))
     unlisted_literals(src, an)
-    _name_parameters(an)  # first, so hazard fixes can name the JSON parameter a threshold becomes
+    name_parameters(an)  # first, so hazard fixes can name the JSON parameter a threshold becomes
     hazards.check(src, an, dictionary, w.hazard_nodes)
     dead_branches.demote(an, GENERATED_NAMES)  # a number only a class llm-d never sends reaches is no parameter
     return an
@@ -484,93 +485,3 @@ def _era(src: EvolvedSource, an: Analysis) -> str:
     if re.search(r"\bPriority\s+float64", text) and "RoutingDecision" in text:
         return "2026-03"
     return "head"
-
-
-def _name_parameters(an: Analysis) -> None:
-    """Same number on the same subject = one parameter (kv > 0.82 and kv - 0.82 stay in step)."""
-    groups: dict[tuple, Threshold] = {}
-    merged: list[Threshold] = []
-    role_rank = {
-        "threshold": 0,
-        "offset": 1,
-        "floor": 2,
-        "cap": 3,
-        "coefficient": 4,
-        "exponent": 5,
-        "factor": 6,
-        "step": 7,
-        "bonus": 7,
-        "penalty": 7,
-        "value": 8,
-        "field": 9,
-    }
-    for th in an.thresholds:
-        key = (th.base, th.value, th.go_type, th.reason is None)
-        if key in groups and th.reason is None:
-            g = groups[key]
-            g.occurrences.extend(th.occurrences)
-            if role_rank[th.role] < role_rank[g.role]:
-                g.role = th.role
-            g.signals = sorted(set(g.signals) | set(th.signals))
-            an.literal_nodes[th.occurrences[0].start] = g
-            continue
-        groups[key] = th
-        merged.append(th)
-    suffix = {
-        "threshold": "Threshold",
-        "offset": "Threshold",
-        "floor": "Floor",
-        "cap": "Cap",
-        "coefficient": "Coeff",
-        "exponent": "Exponent",
-        "factor": "Factor",
-        "step": "Step",
-        "bonus": "Bonus",
-        "penalty": "Penalty",
-        "value": "Value",
-        "field": "",
-    }
-    used: set[str] = set(_RESERVED_PARAMS)
-    wanted: dict[str, list[Threshold]] = {}
-    shared = [(th.base, th.role) for th in merged if th.reason is None]
-    for th in merged:
-        if th.reason is not None:
-            continue
-        # Factors on several variables under one condition are named by the variable each changes
-        # (batchLimitFactor, shedLimitFactor), not ranked Low/High on the condition's subject.
-        by_target = th.role in ("factor", "step") and th.target and shared.count((th.base, th.role)) > 1
-        stem = re.sub(r"[^A-Za-z0-9]", "", th.target if by_target else th.base) or "evolved"
-        if stem[0].isdigit():
-            stem = "p" + stem
-        # A lifted local limit keeps the evolved name, which already says its role (batchLimit); `t := 0.5`
-        # becomes tThreshold.
-        role = "" if th.local and LIMIT_WORDS.search(stem) else "Divisor" if th.divides else suffix[th.role]
-        wanted.setdefault(lower_camel(stem) + "\0" + role, []).append(th)
-    for key, group in wanted.items():
-        stem, role = key.split("\0")
-        # Several numbers on one subject in one role say their role by rank: loadLowThreshold, loadHighThreshold.
-        ranks = _RANKS.get(len(group)) if len({th.value for th in group}) == len(group) else None
-        ordered = sorted(group, key=lambda th: th.value)
-        for k, th in enumerate(ordered):
-            name = stem + (ranks[k] if ranks else "") + role
-            cand, i = name, 2
-            while cand in used:
-                cand = f"{name}{i}"
-                i += 1
-            used.add(cand)
-            th.param = cand
-            th.field = exported(cand)
-    an.thresholds = merged
-
-
-_RANKS = {1: [""], 2: ["Low", "High"], 3: ["Low", "Mid", "High"]}
-
-_RESERVED_PARAMS = {
-    "scorers",
-    "pseudoQueue",
-    "incumbentSLOClass",
-    "incumbentInputTokens",
-    "incumbentSLOTargetMs",
-    "incumbentSpacingUs",
-    "maxPseudoQueue",
-}

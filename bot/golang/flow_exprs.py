@@ -20,6 +20,7 @@ from bot.golang.analysis_types import (
 from bot.golang.flow_values import _ROLE_OF_TYPE, _UNIT_POWERS, Val, _param_type, _result_type
 from bot.golang.gonames import lower_camel
 from bot.golang.gotree import id_of, named, norm_type, parse_number, walk
+from bot.golang.param_names import moving_average
 
 #: BLIS SLO classes the llm-d adapter never produces: it reads critical, standard or sheddable from the
 #: request's integer priority (dictionary SLOClass), so batch and background arrive as sheddable and the
@@ -343,6 +344,7 @@ class ExprMixin:
             base=base,
             line=self.line(lit),
             target=self.t(target) if target is not None and target.type == "identifier" else None,
+            moving_average=moving_average(lit, self.t) if role == "coefficient" else None,
         )
         if go_type is None:
             th.reason = f"the type of `{self.t(subject)}` could not be inferred, so the literal stays in the code"

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from bot.golang.analysis_types import Analysis, Threshold
 from bot.golang.divisors import divisor_checks
 from bot.golang.gonames import comment_lines, go_float, go_value
+from bot.golang.param_names import DECAY, average_partner, named_by_use
 from bot.golang.param_relations import relations
 from bot.model import PolicyKind
 
@@ -433,6 +434,15 @@ def _doc(an: Analysis, th: Threshold) -> str:
     op = th.occurrences[0].op if th.occurrences else None
     if th.target and th.role in ("factor", "step") and op in _CHANGES:
         part = f"{_CHANGES[op].format(target=th.target)} when the condition on `{subject}` holds"
+    if th.moving_average is not None:
+        part = _average_part(an, th, subject)
+    elif th.role == "threshold" and (use := named_by_use(th)) is not None:
+        what, suffix = use
+        part = (
+            f"how long the {what} lasts: `{subject}` is compared with it"
+            if suffix == "Length"
+            else f"the {what} interval: the time since the last {what}, `{subject}`, is compared with it"
+        )
     if th.role in ("bonus", "penalty"):
         score = f"`{th.target}`" if th.target else "the score"
         verb = "added to" if op == "+=" else "subtracted from"
@@ -466,6 +476,20 @@ def _doc(an: Analysis, th: Threshold) -> str:
         return text + f" {lead} {'; '.join(words)}."
     words = [f"{_OWNER.get(scopes.get(s, 'snapshot'), 'the')} {_SIGNAL_WORDS.get(s, s)}" for s in sorted(signals)]
     return text + f" {lead} {', '.join(words)}."
+
+
+def _average_part(an: Analysis, th: Threshold, subject: str) -> str:
+    """A weight of ``x = a*x + b*sample``: what it weighs, and that its partner must move with it (they sum to 1)."""
+    var, part = th.moving_average or ("", "")
+    partner = average_partner(an, th)
+    what = (
+        f"the weight the previous `{var}` keeps in its moving average"
+        if part == DECAY
+        else f"the weight the new sample `{subject}` gets in the moving average of `{var}`"
+    )
+    if partner is None:
+        return what
+    return f"{what}; with {partner.field} it sums to 1 in the evolved code, so change the two together"
 
 
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(%?)(?![\w.])")

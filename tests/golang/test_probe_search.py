@@ -32,7 +32,7 @@ def test_every_a01_parameter_llmd_can_reach_gets_a_generated_test(dictionary):
     untested = _untested(tr)
     assert sorted(untested) == ["batchLimitEvolved", "batchLimitFactor"], sorted(untested)
     tested = {t.split("=")[0].split(" is live")[0] for t in tr.tests}
-    for param in ("inFlightRequestsCoeff", "typicalLoadCoeff", "shedLimitFactor", "minFreeKVThreshold"):
+    for param in ("typicalLoadSampleWeight", "typicalLoadDecay", "shedLimitFactor", "minFreeKVThreshold"):
         assert param in tested, tr.tests
     for param in ("maxKVUtilStep", "inputLenThreshold", "queuePerInstanceThreshold", "inputLenStep"):
         assert param in tested, tr.tests

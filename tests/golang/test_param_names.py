@@ -1,0 +1,87 @@
+"""Parameter names that say a number's role where its subject would not (bot.golang.param_names): found by an llm-d
+maintainer reading a01's plugin, whose window length was `clockThreshold` and whose moving-average weight was
+`inFlightRequestsCoeff`."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.golang.param_names import DECAY, SAMPLE
+from tests.golang.conftest import CORPUS, translate_path
+
+GATE = """package sim
+
+type Gate struct {{
+	typical     float64
+	smooth      float64
+	lastRefill  int64
+	windowStart int64
+}}
+
+func (a *Gate) Admit(req *Request, state *RouterState) (bool, string) {{
+	load := float64(state.Snapshots[0].QueueDepth)
+	if state.Clock-a.windowStart > 2_000_000 {{
+		{update}
+		a.windowStart = state.Clock
+	}}
+	if state.Clock-a.lastRefill > 500_000 && load > 3 {{
+		a.lastRefill = state.Clock
+	}}
+	if load > 1.5*a.typical {{
+		return false, "shed"
+	}}
+	return true, ""
+}}
+"""
+
+
+def _params(analyze_text, update: str) -> dict[str, object]:
+    an = analyze_text(GATE.format(update=update))
+    return {th.param: th for th in an.thresholds if th.param}
+
+
+@pytest.mark.parametrize(
+    "update", ["a.typical = 0.8*a.typical + 0.2*load", "a.typical = (load * 0.2) + (0.8 * a.typical)"]
+)
+def test_the_two_weights_of_a_moving_average_are_its_decay_and_sample_weight(analyze_text, update):
+    params = _params(analyze_text, update)
+    assert params["typicalDecay"].value == 0.8 and params["typicalDecay"].moving_average == ("a.typical", DECAY)
+    assert params["typicalSampleWeight"].value == 0.2
+    assert params["typicalSampleWeight"].moving_average == ("a.typical", SAMPLE)
+    assert "loadCoeff" not in params  # the sample's signal is no name for its weight
+
+
+@pytest.mark.parametrize(
+    "update",
+    [
+        "a.typical = 0.6*a.typical + 0.3*load",  # weights that do not sum to 1: no average
+        "a.smooth = 0.8*a.typical + 0.2*load",  # another variable than the one it weighs
+        "a.typical = 0.8*a.typical - 0.2*load",
+    ],
+)
+def test_a_weighted_sum_that_is_no_moving_average_keeps_its_coefficient_names(analyze_text, update):
+    params = _params(analyze_text, update)
+    assert not any(th.moving_average for th in params.values())
+    assert "loadCoeff" in params and not any(p.endswith(("Decay", "SampleWeight")) for p in params)
+
+
+def test_a_time_since_a_start_is_a_length_and_since_a_last_event_an_interval(analyze_text):
+    params = _params(analyze_text, "a.typical = 0.8*a.typical + 0.2*load")
+    assert params["windowLength"].value == 2_000_000 and params["refillInterval"].value == 500_000
+    assert not {"clockThreshold", "windowStartThreshold", "lastRefillThreshold"} & set(params)
+    assert params["loadThreshold"].value == 3  # an ordinary threshold keeps its subject's name
+
+
+@pytest.mark.slow
+def test_a01s_plugin_names_its_window_and_moving_average_and_says_to_tune_the_weights_together(dictionary):
+    _, an, tr = translate_path(CORPUS / "a01_pattern_c_adaptive_admission.go", dictionary)
+    params = {th.param for th in an.thresholds if th.param}
+    assert {"windowLength", "typicalLoadDecay", "typicalLoadSampleWeight"} <= params
+    assert not {"clockThreshold", "typicalLoadCoeff", "inFlightRequestsCoeff"} & params
+    config = next(t for t in tr.files.values() if "type Parameters struct" in t)
+    assert "// WindowLength is how long the window lasts: `clock-a.windowStart` is compared with it" in config
+    doc = " ".join(line.strip().removeprefix("// ") for line in config.splitlines() if line.strip().startswith("//"))
+    assert "TypicalLoadDecay is the weight the previous `a.typicalLoad` keeps in its moving average; with " in doc
+    assert "TypicalLoadSampleWeight it sums to 1 in the evolved code, so change the two together" in doc
+    evolved = next(t for p, t in tr.files.items() if p.endswith("/evolved.go"))
+    assert "a.params.TypicalLoadDecay*a.typicalLoad + a.params.TypicalLoadSampleWeight*(" in evolved
