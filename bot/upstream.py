@@ -38,7 +38,7 @@ from bot.golang.plugin_summary import (
     what_it_does,
 )
 from bot.golang.registration import insert_registration
-from bot.model import RequestError, TranslationSummary
+from bot.model import Fidelity, RequestError, TranslationSummary
 
 MIRROR = PROJECT_ROOT / "gomirror" / "llm-d-router"
 RUNNER_GO = "cmd/epp/runner/runner.go"
@@ -128,11 +128,27 @@ def upstream_change(
     )
     paragraphs = (*about(summary, title), enable, source_paragraph(summary, origin, fork_repo, branch, commit))
     message = "\n\n".join(_fill(p) for p in paragraphs if p)
-    caution = f"Not ready for upstream review: the promotion's PR stays a draft because {'; '.join(not_ready)}."
+    cautions = []
     if not_ready:
-        message += f"\n\n{_fill(caution)}"
-    notes = (SIGN_OFF, *([caution] if not_ready else []))
-    return UpstreamChange(summary.plugin_type, files, subject, message, notes)
+        cautions.append(
+            f"Not ready for upstream review: the promotion's PR stays a draft because {'; '.join(not_ready)}."
+        )
+    if below_reference(summary.fidelity):
+        cautions.append(below_reference_caution(summary.fidelity))
+    message += "".join(f"\n\n{_fill(c)}" for c in cautions)
+    return UpstreamChange(summary.plugin_type, files, subject, message, (SIGN_OFF, *cautions))
+
+
+def below_reference_caution(f: Fidelity | None) -> str:
+    """Why a plugin that decides like the evolved program less often than an in-tree scorer is not one to propose
+    upstream as it is (found by an llm-d maintainer: such a patch read as ready). It is still written: the gates'
+    people saw the finding and passed them, and the patch is theirs to read."""
+    assert f is not None and f.reference_agreement is not None
+    return (
+        f"Not ready for upstream review: on the sampled states the plugin decides like the BLIS original in "
+        f"{f.agreement:.1%} of them and {f.reference}, already in llm-d-router, in {f.reference_agreement:.1%} "
+        "(translate.fidelity-below-reference). Propose it once it carries more of the program than that scorer does."
+    )
 
 
 def _fill(paragraph: str) -> str:

@@ -134,6 +134,14 @@ def test_the_commit_message_says_what_the_plugin_does_its_fidelity_findings_and_
     )
     assert "queue-order-as-score" not in text  # a SUGGESTION is not a caveat
     assert "branch promotion/s01-slo-aging-scheduler of the fork example-org/llm-d-router at 7c4951318697." in text
+    # Found by an llm-d maintainer: that patch read as ready. It says it is not, in the message and the notes.
+    caution = (
+        "Not ready for upstream review: on the sampled states the plugin decides like the BLIS original in 88.8% of "
+        "them and queue-scorer alone (the shortest scraped queue), already in llm-d-router, in 94.9%"
+    )
+    assert caution in text and any(caution in note for note in change.notes)
+    above = summary.model_copy(update={"fidelity": fidelity.model_copy(update={"agreement": 0.96})})
+    assert "Not ready" not in upstream_change(above, files, (MIRROR / RUNNER_GO).read_text()).message
 
 
 def test_the_patch_applies_to_the_mirror_and_not_to_a_tree_whose_runner_differs(tmp_path, monkeypatch):
