@@ -45,8 +45,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from scipy import stats
-
 from bot.model import Direction
 from bot.stats.multiplicity import normalized_weights
 from bot.stats.power import MAX_CV, NoiseModel, claim_power, claim_repetitions, log_sd, noise_floor
@@ -315,6 +313,8 @@ def _notes(planned, sizing: Sizing, noise: NoiseModel, alpha, target, cap, by_h,
 
 def _rough_need(cn: ClaimNeed, noise: NoiseModel, level: float, target: float) -> int:
     """Normal-approximation runs per arm for a claim (only for the under-powered note; sizing is exact)."""
+    from scipy import stats
+
     s = log_sd(noise.cv)
     var = s * s * (1 + noise.evolved_ratio**2)
     z_a = stats.norm.isf(level)

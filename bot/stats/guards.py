@@ -42,7 +42,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import stats
 
 from bot.model import Direction
 from bot.model.metrics import METRICS
@@ -99,6 +98,8 @@ def lost_more(baseline: np.ndarray, evolved: np.ndarray, alpha: float) -> bool:
     """Whether the evolved arm lost more requests than the baseline, runs as the unit: a mean per-run gap above
     ``SHED_TOLERANCE``, or a positive gap a one-sided Welch t-test on the per-run shares finds significant. With
     fewer than 2 runs in an arm, or no run-to-run spread in either, any positive gap counts (nothing to test with)."""
+    from scipy import stats
+
     gap = float(np.mean(evolved) - np.mean(baseline))
     if gap <= 0:
         return False

@@ -50,7 +50,7 @@ from functools import lru_cache
 from typing import Literal
 
 import numpy as np
-from scipy import special, stats
+from scipy import special  # scipy.stats is imported where it is used (rule.py says why)
 
 from bot.stats import StatsError
 from bot.stats.rule import (
@@ -264,6 +264,8 @@ def _mixture(
     q = noise.outlier_rate
     if q == 0:
         return _clean(kind, effect, n, ne, alpha, noise.cv, noise.evolved_ratio, margin, better, rule)
+    from scipy import stats
+
     pb_all = stats.binom.pmf(np.arange(n + 1), n, q)
     pe_all = stats.binom.pmf(np.arange(ne + 1), ne, q)
     total = 0.0
@@ -333,6 +335,8 @@ def _clean(
 @lru_cache(maxsize=64)
 def _chi2_grid(k: int) -> np.ndarray:
     """Midpoints in probability space of chi2_k / k (a sample variance over its expectation)."""
+    from scipy import stats
+
     q = (np.arange(_GRID) + 0.5) / _GRID
     return stats.chi2.ppf(q, k) / k
 

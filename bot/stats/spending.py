@@ -41,7 +41,7 @@ from functools import lru_cache
 from typing import Literal
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import optimize, special  # scipy.stats where it is used: importing it takes most of a second
 
 Spending = Literal["obrien-fleming", "pocock"]
 SPENDINGS: tuple[str, ...] = ("obrien-fleming", "pocock")
@@ -54,6 +54,8 @@ _ALPHA_GRID = np.geomspace(1e-8, 0.5, 81)
 
 def spent(t: float | np.ndarray, alpha: float, spending: Spending) -> float | np.ndarray:
     """Alpha spent by information fraction ``t`` (clipped to [0, 1])."""
+    from scipy import stats
+
     t = np.clip(np.asarray(t, dtype=float), 0.0, 1.0)
     if spending == "obrien-fleming":
         with np.errstate(divide="ignore"):
@@ -73,6 +75,8 @@ def boundaries(ts: Sequence[float], alpha: float, spending: Spending) -> np.ndar
 
 def nominal_levels(ts: Sequence[float], alpha: float, spending: Spending) -> np.ndarray:
     """One-sided nominal p-levels 1 - Phi(c_k) of the boundaries: a look's test crosses when its p <= this."""
+    from scipy import stats
+
     return stats.norm.sf(boundaries(ts, alpha, spending))
 
 
@@ -129,6 +133,8 @@ def _simpson(lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
 @lru_cache(maxsize=1024)
 def _level_table(ts: tuple[float, ...], spending: Spending) -> np.ndarray:
     """log nominal level of each look (rows) at each alpha of ``_ALPHA_GRID`` (columns)."""
+    from scipy import stats
+
     table = np.array([stats.norm.logsf(_boundaries(ts, float(a), spending)) for a in _ALPHA_GRID]).T
     return np.maximum.accumulate(table, axis=1)  # monotone in alpha, for interpolation
 
