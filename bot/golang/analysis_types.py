@@ -157,6 +157,8 @@ class Threshold:
     constant: str | None = None
     #: (line, guard) of the branch for an SLO class llm-d never sends that holds every use of it (dead_branches.py).
     dead_branch: tuple[int, str] | None = None
+    #: The signals without an llm-d source that are all it acts on: it changes no decision in llm-d (inert.py).
+    inert: tuple[str, ...] = ()
     #: (variable, "decay" | "sample") for one weight of an exponential moving average (param_names.py).
     moving_average: tuple[str, str] | None = None
 

@@ -140,7 +140,7 @@ def analyze(src: EvolvedSource, dictionary: Dictionary, kind: PolicyKind | str |
     unlisted_literals(src, an)
     name_parameters(an)  # first, so hazard fixes can name the JSON parameter a threshold becomes
     hazards.check(src, an, dictionary, w.hazard_nodes)
-    dead_branches.demote(an, GENERATED_NAMES)  # a number only a class llm-d never sends reaches is no parameter
+    dead_branches.demote(an, GENERATED_NAMES, dictionary)  # a number that cannot act in llm-d is no parameter
     return an
 
 

@@ -11,6 +11,10 @@ evolved.go, with the reason beside it; the harness still compares the plugin wit
 constant is the evolved value), the report and a gate-1 finding say why no test exercises it, and gate 1 answers
 a ``param`` line naming it that it has no effect (``no_effect``). A ``case`` arm for such a class, and such a
 ``default``, get a comment at their line (``arm_comments``).
+
+A number that acts only on signals llm-d cannot provide (``inert.inert_signals``: CacheHitRate, always 0 in the
+plugin) changes no decision either, so it is demoted the same way (found by an llm-d maintainer reading g01's
+plugin, whose ``cacheHitRateThreshold`` was a knob documented as doing nothing).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from bot.golang.analysis_types import Analysis, Node
 from bot.golang.gonames import go_value, lower_camel
 from bot.golang.gotree import walk
 from bot.golang.hazards import SIM_SCALE, UNREACHABLE_SLO
+from bot.golang.inert import inert_signals
 from bot.model import Severity
 
 
@@ -94,12 +99,14 @@ def no_effect(line: int, guard: str) -> str:
     )
 
 
-def demote(an: Analysis, reserved: set[str]) -> None:
-    """Make every parameter that acts only in a branch the plugin never enters a constant of the carried code
-    (``th.constant``, no longer ``th.param``), and drop its simulator-scale findings: a branch that never runs in
-    llm-d has no scale to re-calibrate. ``reserved``: the package-level names the generator declares."""
+def demote(an: Analysis, reserved: set[str], d=None) -> None:
+    """Make every parameter that cannot act in llm-d a constant of the carried code (``th.constant``, no longer
+    ``th.param``): one that acts only in a branch the plugin never enters, or (with the dictionary ``d``) only on
+    signals llm-d cannot provide; and drop its simulator-scale findings: a number that never acts in llm-d has no
+    scale to re-calibrate. ``reserved``: the package-level names the generator declares."""
     dead = unreachable_params(an)
-    if not dead or an.src is None:
+    inert = {th.param: sigs for th in an.thresholds if d is not None and (sigs := inert_signals(th, d))}
+    if not (dead or inert) or an.src is None:
         return
     taken = set(reserved)
     for node in walk(an.src.tree.root_node):
@@ -107,12 +114,17 @@ def demote(an: Analysis, reserved: set[str]) -> None:
             name = node.text.decode("utf-8", "replace")
             taken |= {name, lower_camel(name)}  # a carried helper is renamed to lowerCamel
     for th in an.thresholds:
-        if th.param not in dead:
+        if th.param not in dead and th.param not in inert:
             continue
         name = th.param if th.param not in taken else th.param + "Evolved"
         taken.add(name)
-        th.constant, th.dead_branch = name, dead[th.param]
-        th.reason = f"acts only in the branch on `{dead[th.param][1]}`, an SLO class llm-d never sends this plugin"
+        th.constant = name
+        if th.param in dead:
+            th.dead_branch = dead[th.param]
+            th.reason = f"acts only in the branch on `{dead[th.param][1]}`, an SLO class llm-d never sends this plugin"
+        else:
+            th.inert = tuple(inert[th.param])
+            th.reason = f"acts only on {', '.join(th.inert)}, which llm-d cannot provide (always 0)"
         an.findings = [f for f in an.findings if not (f.check == SIM_SCALE and f.param == th.param)]
         th.param, th.field = None, None
 
@@ -132,7 +144,10 @@ def constants(an: Analysis) -> list[dict]:
 
 
 def constant_comment(th) -> str:
-    """The one line above the constant in evolved.go: why it is no parameter (the classes its branch tests)."""
+    """The one line above the constant in evolved.go: why it is no parameter (the classes its branch tests, or the
+    signals llm-d cannot provide)."""
+    if th.inert:
+        return f"{th.constant} acts only on {', '.join(th.inert)}, which llm-d cannot provide (always 0)."
     if th.dead_branch[1] == "default:":  # its switch names every class llm-d sends: the rest never come
         return f"{th.constant} acts only in the default arm, for SLO classes llm-d never sends this plugin."
     classes = [f'SLO class "{c}"' if c else "the empty SLO class" for c in re.findall(r'"([^"]*)"', th.dead_branch[1])]

@@ -30,7 +30,6 @@ from bot.golang.data_keys import INFLIGHT, KEYS, PREFIX, config_note, param_spec
 from bot.golang.gofiles import drop_file_references, drop_marker_lines, format_go, remap_lines, sort_imports, splice
 from bot.golang.gonames import comment_lines, file_stem, go_float, package_dir, package_name, render, struct_name
 from bot.golang.host import host_call_args
-from bot.golang.inert import inert_doc, inert_signals
 from bot.golang.params import ParamSpec, incumbent_parts, param_specs
 from bot.golang.plugin_docs import (
     category_of,
@@ -366,9 +365,6 @@ def generate(
     )
     consumed = [*([prefix_doc] if consumes_prefix else []), *([inflight_doc] if consumes_inflight else [])]
     params = param_specs(an, scorer_defaults, kind == PolicyKind.SCHEDULING) + [param_spec(k) for k in key_reads]
-    for p in params:  # a parameter llm-d gives no input to does not read as live (a dead branch's is a constant)
-        if p.threshold is not None and (inert := inert_signals(p.threshold, d)):
-            p.doc += " " + inert_doc(inert)
     category, category_reason = category_of(an, kind, uses_scorers)
     iface = d.interface(kind)
     plugin_imports = {

@@ -1,8 +1,9 @@
 """What in the carried logic can never act in llm-d, so the plugin's docs do not present it as live.
 
-A signal llm-d cannot provide stays at its zero value (the dictionary's fallback), so a parameter that acts only on
-such signals changes no decision: the config, the Go doc and the README say so ("no effect in llm-d"). The evolved
-code keeps it (carried verbatim is a design choice; the differential check against BLIS switches the signal back on).
+A signal llm-d cannot provide stays at its zero value (the dictionary's fallback), so a number that acts only on
+such signals changes no decision: it is no parameter but a constant of evolved.go, with the reason beside it
+(``dead_branches.demote``). The evolved code keeps it (carried verbatim is a design choice; the differential check
+against BLIS switches the signal back on).
 A comparison ``signal > threshold`` on such a signal never holds (the threshold is >= 0, Validate() sees to it), so a
 signal read only in a condition that also requires one (``req.SessionID != "" && snap.CacheHitRate > 0.35``) changes
 no decision either: its fidelity is not rated as if it did.
@@ -20,14 +21,6 @@ def inert_signals(th: Threshold, d) -> list[str]:
     if th.param and entries and all(e is not None and e.llmd is None for e in entries):
         return list(th.signals)
     return []
-
-
-def inert_doc(signals: list[str]) -> str:
-    """The sentence a parameter's doc ends with when it cannot act in llm-d."""
-    return (
-        f"No effect in llm-d: it acts only on {', '.join(signals)}, which llm-d cannot provide (always 0), so "
-        "changing it changes no decision; it stays so the evolved logic is carried as it was."
-    )
 
 
 def _root(src, node):
@@ -53,7 +46,7 @@ def never_true(an: Analysis, d) -> dict[int, str]:
     if an.src is None:
         return out
     for th in an.thresholds:
-        signals = inert_signals(th, d)
+        signals = list(th.inert) or inert_signals(th, d)  # demoted to a constant (dead_branches.demote), or not yet
         if not signals or th.value < 0:
             continue
         for occ in th.occurrences:

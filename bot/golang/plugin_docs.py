@@ -19,7 +19,6 @@ from bot.golang import admission_docs, scheduling_docs
 from bot.golang.adapter import plain, request_headers, zero_value
 from bot.golang.analysis_types import Analysis
 from bot.golang.gonames import comment_lines, go_float, package_dir, render, struct_name
-from bot.golang.inert import inert_signals
 from bot.golang.params import ParamSpec, reads_class, reads_prompt, shown
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, PolicyKind, Severity
@@ -510,12 +509,6 @@ def config_notes(an: Analysis, d, blis_values: dict, deployed: dict) -> dict[str
         )
         for th in sim_scale_thresholds(an)
     }
-    for th in an.thresholds:
-        if inert_signals(th, d):
-            notes.setdefault(
-                th.param,
-                f"{th.param}: acts only on {', '.join(th.signals)}, which llm-d cannot provide: no effect here.",
-            )
     evolved = {th.param for th in an.thresholds if th.param}
     for name, value in deployed.items():
         if _same_value(value, blis_values[name]):  # set back: no re-calibration to speak of, the plain note stays

@@ -430,7 +430,7 @@ def _carry_edits(src: EvolvedSource, an: Analysis) -> list[str]:
         edits.append("`len(req.InputTokens)` → the adapter's token count")
     edits.append("evolved numbers → `Parameters` fields")
     if any(th.constant for th in an.thresholds):
-        edits.append("a number only a branch llm-d never enters reads → an unexported constant, with the reason")
+        edits.append("a number that cannot act in llm-d → an unexported constant, with the reason")
     return edits
 
 

@@ -380,22 +380,22 @@ def deployed_by_person(state) -> dict[str, float]:
 
 
 def inert_parameters(request, dictionary) -> dict[str, str]:
-    """Parameters that change no decision of the plugin (the config says "no effect here"), each with why: they
+    """Numbers that change no decision of the plugin (constants of evolved.go, no parameters), each with why: they
     act only on signals llm-d cannot provide, or only in a branch for an SLO class the plugin never receives
     (``dead_branches``: a ``case "batch"``, a ``default:`` beside cases for every class llm-d yields)."""
     from bot.golang import dead_branches
 
     analysis = _analysis(request, dictionary)
-    inert = {
-        th.param: f"it acts only on {', '.join(th.signals)}, which llm-d cannot provide"
-        for th in analysis.thresholds
-        if th.param
-        and th.signals
-        and all((e := dictionary.signal(s)) is not None and e.llmd is None for s in th.signals)
-    }
     # Demoted to constants of evolved.go (``dead_branches.demote``): named by a `param` line, they are answered so.
-    dead = {th.constant: dead_branches.no_effect(*th.dead_branch) for th in analysis.thresholds if th.constant}
-    return dead | inert
+    return {
+        th.constant: (
+            dead_branches.no_effect(*th.dead_branch)
+            if th.dead_branch
+            else f"it acts only on {', '.join(th.inert)}, which llm-d cannot provide"
+        )
+        for th in analysis.thresholds
+        if th.constant
+    }
 
 
 def _analysis(request, dictionary):

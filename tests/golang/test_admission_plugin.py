@@ -144,7 +144,7 @@ def test_a02s_batch_only_coefficient_is_a_commented_constant_not_a_parameter_and
     assert "pCoeff" not in config and "no effect here" not in config
     main = _file(a02, "evolved_saturation_shedder.go")
     assert "PCoeff" not in main and "pCoeff" not in main and "No effect in llm-d" not in main
-    assert "acts only for an SLO class llm-d never sends this plugin is no parameter: it is a\n// constant" in main
+    assert "A number that cannot act in llm-d (it acts only for an SLO class llm-d never sends this\n// plugin" in main
     assert "pCoeff" not in _file(a02, "README.md") and "pCoeff" not in _file(a02, "_test.go")
     evolved = _file(a02, "evolved.go")
     assert (

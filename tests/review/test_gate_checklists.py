@@ -525,7 +525,7 @@ def test_gate1s_param_example_is_a_change_the_review_asks_for_and_a_no_op_is_ref
     assert refusal_on_branch(1, example, ctx, author=False) is None
     alone = refusal_on_branch(1, "param loadHighThreshold: 56", ctx, author=False)
     assert alone and "cannot apply with the values in effect" in alone, alone
-    inert = refusal_on_branch(1, "param cacheHitRateCoeff: 0.3", ctx, author=False)
+    inert = refusal_on_branch(1, "param cacheHitRateCoeff: 0.5", ctx, author=False)  # a constant of evolved.go now
     assert inert and "has no effect in llm-d" in inert and "nothing was recorded" in inert, inert
     same = refusal_on_branch(1, "param loadHighThreshold: 7", ctx, author=False)
     assert same and "already has loadHighThreshold = 7" in same, same
