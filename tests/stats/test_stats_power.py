@@ -143,3 +143,13 @@ def test_margin_claims_need_more_runs_than_directional_ones():
 
     cv = 0.04
     assert repetitions_for_margin(cv, 0.05) > 2 * repetitions_for(cv, -2 * noise_floor(cv))
+
+
+@pytest.mark.parametrize("q", [0.01, 0.1, 0.25, 0.49])
+def test_the_outlier_count_distribution_is_scipys_binomial(q):
+    """power._binomial replaces scipy.stats.binom.pmf (whose import every planning process paid for): it must give
+    the same probabilities, for every arm size a plan can have."""
+    from bot.stats.power import _binomial
+
+    for n in range(1, 41):
+        np.testing.assert_allclose(_binomial(n, q), stats.binom.pmf(np.arange(n + 1), n, q), rtol=1e-11, atol=0)
