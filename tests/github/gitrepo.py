@@ -226,8 +226,13 @@ def _commit_diff(git_dir: str, base: str, head: str) -> tuple[FileDiff, ...]:
 
 
 def _pull_diff(git_dir: Path, base: str, head: str) -> list[FileDiff]:
+    """One `git diff` for every file, split at its ``diff --git`` headers (git lists the files in the order
+    ``--name-status`` does), and the blob shas from the two trees: four git calls however many files changed."""
     start = merge_base(git_dir, base, head) or base
     names = git(git_dir, "diff", "--name-status", "-z", "-M", start, head).decode().split("\0")
+    raw = git(git_dir, "diff", "--no-color", "--no-ext-diff", "-M", "-U3", start, head).decode("utf-8", "replace")
+    sections = re.split(r"(?m)^(?=diff --git )", raw)[1:]
+    blobs = {side: _blobs(git_dir, ref) for side, ref in (("base", start), ("head", head))}
     files: list[FileDiff] = []
     index = 0
     while index < len(names) and names[index]:
@@ -238,14 +243,18 @@ def _pull_diff(git_dir: Path, base: str, head: str) -> list[FileDiff]:
         else:
             old = new = names[index + 1]
             index += 2
-        files.append(_file_diff(git_dir, start, head, code, old, new))
+        text = sections[len(files)] if len(files) < len(sections) else ""
+        files.append(_file_diff(text, code, old, new, blobs))
     return files
 
 
-def _file_diff(git_dir: Path, base: str, head: str, code: str, old: str, new: str) -> FileDiff:
-    paths = [old] if old == new else [old, new]
-    raw = git(git_dir, "diff", "--no-color", "--no-ext-diff", "-M", "-U3", base, head, "--", *paths)
-    text = raw.decode("utf-8", errors="replace")
+def _blobs(git_dir: Path, ref: str) -> dict[str, str]:
+    """path -> blob sha of every file in ``ref``'s tree."""
+    listing = git(git_dir, "ls-tree", "-r", "-z", ref).decode("utf-8", "replace")
+    return {rec.split("\t", 1)[1]: rec.split()[2] for rec in listing.split("\0") if "\t" in rec}
+
+
+def _file_diff(text: str, code: str, old: str, new: str, blobs: dict[str, dict[str, str]]) -> FileDiff:
     binary = "\nGIT binary patch" in text or re.search(r"^Binary files .* differ$", text, re.MULTILINE)
     lines: list[DiffLine] = []
     patch_rows: list[str] = []
@@ -278,8 +287,7 @@ def _file_diff(git_dir: Path, base: str, head: str, code: str, old: str, new: st
                 old_no += 1
                 new_no += 1
     status = STATUS.get(code, "modified")
-    blob_ref = f"{base}:{old}" if status == "removed" else f"{head}:{new}"
-    sha = git(git_dir, "rev-parse", blob_ref).decode().strip()
+    sha = blobs["base"][old] if status == "removed" else blobs["head"][new]
     return FileDiff(
         new,
         status,

@@ -59,6 +59,14 @@ from pathlib import Path
 
 import yaml
 
+#: libyaml's safe loader where PyYAML has it: this script runs hundreds of times per benchmark test.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _yaml(text: str):
+    return yaml.load(text, Loader=_LOADER)
+
+
 ROOT = Path(os.environ["FAKE_CLUSTER"])
 NAME = globals().get("TOOL") or Path(sys.argv[0]).name
 #: The inference route a chatty stand-up prints (a cluster's external endpoint; tests look for it).
@@ -156,7 +164,7 @@ def llmdbenchmark_parser() -> argparse.ArgumentParser:
 def _overrides(path: str | None) -> dict:
     if not path or not Path(path).is_file():
         die(f"--cluster-config {path!r}: no such file")
-    doc = yaml.safe_load(Path(path).read_text())
+    doc = _yaml(Path(path).read_text())
     for dotted in (
         "model.name",
         "decode.replicas",
@@ -181,7 +189,7 @@ def _epp(doc: dict) -> dict:
     if epp["pluginsConfigFile"] not in custom:
         die(f"router.epp.pluginsConfigFile {epp['pluginsConfigFile']!r} is not in pluginsCustomConfig")
     return {
-        "config": yaml.safe_load(custom[epp["pluginsConfigFile"]]),
+        "config": _yaml(custom[epp["pluginsConfigFile"]]),
         "image": f"{epp['image']['registry']}/{epp['image']['repository']}:{epp['image']['tag']}",
         "flags": epp.get("flags", {}),
     }
@@ -327,9 +335,9 @@ def cmd_run(a) -> None:
         return
     if a.harness != "inference-perf" or a.parallelism != 1 or not a.analyze:
         die("run needs -l inference-perf (or priority-mix) -j 1 --analyze")
-    profile = yaml.safe_load(Path(a.workload_file_path).read_text())
+    profile = _yaml(Path(a.workload_file_path).read_text())
     duration = float(profile["load"]["stages"][0]["duration"])
-    exp = yaml.safe_load(Path(a.experiments).read_text())
+    exp = _yaml(Path(a.experiments).read_text())
     [treatment] = exp["treatments"]
     name, rate = treatment["name"], float(treatment["load.stages.0.rate"])
     keywords = [k for k in (a.run_keywords or "").split(",") if k]
@@ -399,11 +407,11 @@ def cmd_run_priority_mix(a) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
     from tests.bench.priority_mix_data import ADMITS_ALL, FIXTURES, results_doc
 
-    profile = yaml.safe_load(Path(a.workload_file_path).read_text())
+    profile = _yaml(Path(a.workload_file_path).read_text())
     classes = {c["name"]: c for c in profile.get("trafficClasses") or []}
     if set(classes) != set(ADMITS_ALL):
         die(f"--workload-file-path {a.workload_file_path}: trafficClasses {sorted(classes)} are not upstream's")
-    [treatment] = yaml.safe_load(Path(a.experiments).read_text())["treatments"]
+    [treatment] = _yaml(Path(a.experiments).read_text())["treatments"]
     name, rate = treatment["name"], float(treatment["load.rate_per_second"])
     if f"-rate-{rate:g}-" not in name:
         die(f"treatment {name}: load.rate_per_second is {rate:g}, not the rate its name files the results under")
@@ -442,7 +450,7 @@ def cmd_run_priority_mix(a) -> None:
         (out / "results.json").write_text('{"summary": {"traffic_classes": ')
     elif bad != "missing":
         (out / "results.json").write_text(json.dumps(doc, indent=2, sort_keys=True))
-    meta = yaml.safe_load((FIXTURES / arm / "run_metadata.yaml").read_text())
+    meta = _yaml((FIXTURES / arm / "run_metadata.yaml").read_text())
     meta.update(
         model=model,  # upstream records the model the stack serves
         experiment_id=exp_id,
