@@ -8,8 +8,8 @@ lies nearest the threshold on each side where moving the threshold to a readable
 changes the outcome; per coefficient, the first input where doubling it does. An admitter's outcome
 is a yes or no that a parameter changes only near the edge of the decision, so the harness also adds
 load to its candidates and bisects for that edge (``probe_inputs`` writes the candidates and the ramp).
-A signal with no llm-d source cannot be set from llm-d inputs, so a branch on it gets no test: it
-cannot fire in production. Pure: specs in, specs out.
+A number that acts only on a signal with no llm-d source is no parameter (``dead_branches.demote``), so it gets
+no probe. Pure: specs in, specs out.
 """
 
 from __future__ import annotations
@@ -53,20 +53,12 @@ class Case:
     integer: bool
 
 
-def specs(
-    an: Analysis, defaults: dict, kind: str, untranslatable: set[str], stateful: bool = False
-) -> tuple[list[dict], list[str]]:
+def specs(an: Analysis, defaults: dict, kind: str, stateful: bool = False) -> tuple[list[dict], list[str]]:
     """Probe specs for the harness, and the parameters left without a test (with the reason)."""
     out, skipped = [], []
     spacings = warmup_spacings(an)
     for th in an.thresholds:
         if not th.param:
-            continue
-        if th.signals and set(th.signals) <= untranslatable:
-            skipped.append(
-                f"`{th.param}`: reads only {', '.join(th.signals)}, which llm-d cannot provide, so its branch "
-                "cannot fire in production and gets no test"
-            )
             continue
         extra: tuple[str, ...] = ()
         if kind == "scheduling":

@@ -231,8 +231,7 @@ def translate(
         raise TranslationError("feedback: " + "; ".join(problems))
     kind = analysis.kind.value
     defaults = {p.name: p.json_default for p in gen.params}
-    untranslatable = {s for s in analysis.signal_names if (e := dictionary.signal(s)) is not None and e.llmd is None}
-    probe_specs, untested = probes.specs(analysis, defaults, kind, untranslatable, gen.stateful)
+    probe_specs, untested = probes.specs(analysis, defaults, kind, gen.stateful)
     reads = set(analysis.signal_names) | ({"prefix"} if gen.consumes_prefix else set())
     behaviour = probes.behaviour_specs(kind, reads, defaults)
     behaviour += sequences.sequence_specs(kind, gen.stateful, analysis, defaults, probe_specs)

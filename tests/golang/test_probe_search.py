@@ -116,7 +116,7 @@ def test_a_threshold_behind_a_guard_on_a_local_set_by_class_varies_the_priority(
     by = {th.param: th for th in an.thresholds}
     assert probe_inputs.class_guarded(an, by["queueDepthThreshold"])
     assert not probe_inputs.class_guarded(an, by["inFlightRequestsDivisor"])
-    specs, _ = probes.specs(an, {p: th.value for p, th in by.items()}, "routing", set())
+    specs, _ = probes.specs(an, {p: th.value for p, th in by.items()}, "routing")
     priorities = {s["name"]: {c["llmd"]["request"]["Priority"] for c in s["candidates"]} for s in specs}
     assert priorities["queueDepthThreshold"] == {1, 0, -1} and priorities["inFlightRequestsDivisor"] == {0}
     # An `if` on the class sets the local just as well.
