@@ -25,7 +25,7 @@ from bot.golang.analysis_types import Analysis, Node
 from bot.golang.gonames import go_value, lower_camel
 from bot.golang.gotree import walk
 from bot.golang.hazards import SIM_SCALE, UNREACHABLE_SLO
-from bot.golang.inert import inert_signals
+from bot.golang.inert import inert_signals, no_source
 from bot.model import Severity
 
 
@@ -99,13 +99,13 @@ def no_effect(line: int, guard: str) -> str:
     )
 
 
-def demote(an: Analysis, reserved: set[str], d=None) -> None:
+def demote(an: Analysis, reserved: set[str], d) -> None:
     """Make every parameter that cannot act in llm-d a constant of the carried code (``th.constant``, no longer
-    ``th.param``): one that acts only in a branch the plugin never enters, or (with the dictionary ``d``) only on
+    ``th.param``): one that acts only in a branch the plugin never enters, or (by the dictionary ``d``) only on
     signals llm-d cannot provide; and drop its simulator-scale findings: a number that never acts in llm-d has no
     scale to re-calibrate. ``reserved``: the package-level names the generator declares."""
     dead = unreachable_params(an)
-    inert = {th.param: sigs for th in an.thresholds if d is not None and (sigs := inert_signals(th, d))}
+    inert = {th.param: sigs for th in an.thresholds if (sigs := inert_signals(th, d))}
     if not (dead or inert) or an.src is None:
         return
     taken = set(reserved)
@@ -124,7 +124,7 @@ def demote(an: Analysis, reserved: set[str], d=None) -> None:
             th.reason = f"acts only in the branch on `{dead[th.param][1]}`, an SLO class llm-d never sends this plugin"
         else:
             th.inert = tuple(inert[th.param])
-            th.reason = f"acts only on {', '.join(th.inert)}, which llm-d cannot provide (always 0)"
+            th.reason = f"{no_source(th.inert)} (always 0)"
         an.findings = [f for f in an.findings if not (f.check == SIM_SCALE and f.param == th.param)]
         th.param, th.field = None, None
 
@@ -147,7 +147,7 @@ def constant_comment(th) -> str:
     """The one line above the constant in evolved.go: why it is no parameter (the classes its branch tests, or the
     signals llm-d cannot provide)."""
     if th.inert:
-        return f"{th.constant} acts only on {', '.join(th.inert)}, which llm-d cannot provide (always 0)."
+        return f"{th.constant} {no_source(th.inert)} (always 0)."
     if th.dead_branch[1] == "default:":  # its switch names every class llm-d sends: the rest never come
         return f"{th.constant} acts only in the default arm, for SLO classes llm-d never sends this plugin."
     classes = [f'SLO class "{c}"' if c else "the empty SLO class" for c in re.findall(r'"([^"]*)"', th.dead_branch[1])]

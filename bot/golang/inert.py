@@ -23,6 +23,12 @@ def inert_signals(th: Threshold, d) -> list[str]:
     return []
 
 
+def no_source(signals) -> str:
+    """Why a number on ``signals`` (none of which llm-d provides) changes no decision: the report's, evolved.go's
+    and gate 1's words for it."""
+    return f"acts only on {', '.join(signals)}, which llm-d cannot provide"
+
+
 def _root(src, node):
     """The condition ``node`` belongs to, reached through ``&&`` and parentheses only (None through ``||``, ``!``
     or anything else that can turn a false part into a true whole)."""

@@ -384,15 +384,12 @@ def inert_parameters(request, dictionary) -> dict[str, str]:
     act only on signals llm-d cannot provide, or only in a branch for an SLO class the plugin never receives
     (``dead_branches``: a ``case "batch"``, a ``default:`` beside cases for every class llm-d yields)."""
     from bot.golang import dead_branches
+    from bot.golang.inert import no_source
 
     analysis = _analysis(request, dictionary)
     # Demoted to constants of evolved.go (``dead_branches.demote``): named by a `param` line, they are answered so.
     return {
-        th.constant: (
-            dead_branches.no_effect(*th.dead_branch)
-            if th.dead_branch
-            else f"it acts only on {', '.join(th.inert)}, which llm-d cannot provide"
-        )
+        th.constant: (dead_branches.no_effect(*th.dead_branch) if th.dead_branch else f"it {no_source(th.inert)}")
         for th in analysis.thresholds
         if th.constant
     }
