@@ -46,6 +46,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from bot.model import Direction
+from bot.stats import dist
 from bot.stats.multiplicity import normalized_weights
 from bot.stats.power import MAX_CV, NoiseModel, claim_power, claim_repetitions, log_sd, noise_floor
 
@@ -313,19 +314,17 @@ def _notes(planned, sizing: Sizing, noise: NoiseModel, alpha, target, cap, by_h,
 
 def _rough_need(cn: ClaimNeed, noise: NoiseModel, level: float, target: float) -> int:
     """Normal-approximation runs per arm for a claim (only for the under-powered note; sizing is exact)."""
-    from scipy import stats
-
     s = log_sd(noise.cv)
     var = s * s * (1 + noise.evolved_ratio**2)
-    z_a = stats.norm.isf(level)
+    z_a = dist.norm_isf(level)
     if cn.kind == "equivalent":
-        dist, z_b = math.log1p(cn.margin), stats.norm.isf((1 - target) / 2)
+        gap, z_b = math.log1p(cn.margin), dist.norm_isf((1 - target) / 2)
     elif cn.kind == "no-worse":
         bad = 1.0 if cn.better == "lower" else -1.0
-        dist, z_b = bad * (math.log1p(bad * cn.margin) - math.log1p(cn.effect)), stats.norm.isf(1 - target)
+        gap, z_b = bad * (math.log1p(bad * cn.margin) - math.log1p(cn.effect)), dist.norm_isf(1 - target)
     else:
-        dist, z_b = abs(math.log1p(cn.effect)) - math.log1p(noise_floor(noise.cv)), stats.norm.isf(1 - target)
-    if dist <= 0:
+        gap, z_b = abs(math.log1p(cn.effect)) - math.log1p(noise_floor(noise.cv)), dist.norm_isf(1 - target)
+    if gap <= 0:
         return 10_000
-    n = var * (z_a + z_b) ** 2 / (dist * dist) / (1 - noise.outlier_rate)
+    n = var * (z_a + z_b) ** 2 / (gap * gap) / (1 - noise.outlier_rate)
     return max(MIN_PLAN_REPS, math.ceil(n))

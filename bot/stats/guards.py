@@ -45,7 +45,7 @@ import numpy as np
 
 from bot.model import Direction
 from bot.model.metrics import METRICS
-from bot.stats import rule
+from bot.stats import dist, rule
 from bot.stats.cells import BASELINE, EVOLVED, ReportIndex, rate_key
 
 #: The evolved mean per-run share of failed + incomplete requests may exceed the baseline's by this much.
@@ -98,8 +98,6 @@ def lost_more(baseline: np.ndarray, evolved: np.ndarray, alpha: float) -> bool:
     """Whether the evolved arm lost more requests than the baseline, runs as the unit: a mean per-run gap above
     ``SHED_TOLERANCE``, or a positive gap a one-sided Welch t-test on the per-run shares finds significant. With
     fewer than 2 runs in an arm, or no run-to-run spread in either, any positive gap counts (nothing to test with)."""
-    from scipy import stats
-
     gap = float(np.mean(evolved) - np.mean(baseline))
     if gap <= 0:
         return False
@@ -112,7 +110,7 @@ def lost_more(baseline: np.ndarray, evolved: np.ndarray, alpha: float) -> bool:
         return True
     # Welch's t by hand: scipy warns of precision loss on an arm of identical shares, which is common here
     df = sum(se2) ** 2 / sum(v * v / (x.size - 1) for v, x in zip(se2, (baseline, evolved), strict=True))
-    return bool(stats.t.sf(gap / math.sqrt(sum(se2)), df) < alpha)
+    return bool(dist.t_sf(gap / math.sqrt(sum(se2)), df) < alpha)
 
 
 def worst_case_factor(statistic: str, extra: float) -> float:

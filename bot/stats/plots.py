@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from bot.model import Direction, Hypothesis, Track, Verdict
-from bot.stats import StatsError
+from bot.stats import StatsError, dist
 from bot.stats.label_fit import legend_columns
 
 FOREST = "claims-forest.png"
@@ -298,11 +298,9 @@ def used_runs(b: np.ndarray, e: np.ndarray, runs_judged: int | None = None) -> t
 
 
 def _t_interval(x: np.ndarray, alpha: float) -> tuple[float, float]:
-    from scipy import stats
-
     if x.size < 2:
         return float(x.mean()), float(x.mean())
-    half = stats.t.ppf(1 - alpha, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
+    half = dist.t_ppf(1 - alpha, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
     return float(x.mean() - half), float(x.mean() + half)
 
 

@@ -50,9 +50,9 @@ from functools import lru_cache
 from typing import Literal
 
 import numpy as np
-from scipy import special  # scipy.stats is imported where it is used (rule.py says why)
+from scipy import special  # not scipy.stats: its import is slow (bot.stats.dist says why)
 
-from bot.stats import StatsError
+from bot.stats import StatsError, dist
 from bot.stats.rule import (
     DECREASE,
     EQUIVALENT,
@@ -339,10 +339,8 @@ def _clean(
 @lru_cache(maxsize=64)
 def _chi2_grid(k: int) -> np.ndarray:
     """Midpoints in probability space of chi2_k / k (a sample variance over its expectation)."""
-    from scipy import stats
-
     q = (np.arange(_GRID) + 0.5) / _GRID
-    return stats.chi2.ppf(q, k) / k
+    return dist.chi2_ppf(q, k) / k
 
 
 def _t_quantile(p: float, df: np.ndarray, lo: float, hi: float) -> np.ndarray:

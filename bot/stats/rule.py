@@ -83,7 +83,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special  # scipy.stats is imported where it is used: importing it takes most of a second
+from scipy import special  # not scipy.stats: its import is slow (bot.stats.dist says why)
+
+from bot.stats import dist
 
 #: The verdict's noise floor: T_eff = max(NOISE_FLOOR_MIN, NOISE_FLOOR_CV_MULT x baseline CV).
 NOISE_FLOOR_MIN = 0.05
@@ -340,8 +342,6 @@ def effective_p(st: CellStats, kind: str, margin: float, better: str) -> tuple[n
 
 def interval(st: CellStats, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """Two-sided 1 - 2 alpha Welch interval of the relative change (the interval the one-sided tests invert)."""
-    from scipy import stats  # here, not at the top: stages 1-3 (the PR draft's imports) need none of it
-
     with np.errstate(invalid="ignore"):
-        half = stats.t.ppf(1 - alpha, np.where(st.df > 0, st.df, 1.0)) * st.se
+        half = dist.t_ppf(1 - alpha, np.where(st.df > 0, st.df, 1.0)) * st.se
     return np.expm1(st.d - half), np.expm1(st.d + half)

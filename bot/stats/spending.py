@@ -41,7 +41,9 @@ from functools import lru_cache
 from typing import Literal
 
 import numpy as np
-from scipy import optimize, special  # scipy.stats where it is used: importing it takes most of a second
+from scipy import optimize, special  # not scipy.stats: its import is slow (bot.stats.dist says why)
+
+from bot.stats import dist
 
 Spending = Literal["obrien-fleming", "pocock"]
 SPENDINGS: tuple[str, ...] = ("obrien-fleming", "pocock")
@@ -54,13 +56,11 @@ _ALPHA_GRID = np.geomspace(1e-8, 0.5, 81)
 
 def spent(t: float | np.ndarray, alpha: float, spending: Spending) -> float | np.ndarray:
     """Alpha spent by information fraction ``t`` (clipped to [0, 1])."""
-    from scipy import stats
-
     t = np.clip(np.asarray(t, dtype=float), 0.0, 1.0)
     if spending == "obrien-fleming":
         with np.errstate(divide="ignore"):
-            z = stats.norm.isf(alpha / 2) / np.sqrt(t)
-        out = 2.0 * stats.norm.sf(z)
+            z = dist.norm_isf(alpha / 2) / np.sqrt(t)
+        out = 2.0 * dist.norm_sf(z)
     elif spending == "pocock":
         out = alpha * np.log1p((math.e - 1.0) * t)
     else:
@@ -75,9 +75,7 @@ def boundaries(ts: Sequence[float], alpha: float, spending: Spending) -> np.ndar
 
 def nominal_levels(ts: Sequence[float], alpha: float, spending: Spending) -> np.ndarray:
     """One-sided nominal p-levels 1 - Phi(c_k) of the boundaries: a look's test crosses when its p <= this."""
-    from scipy import stats
-
-    return stats.norm.sf(boundaries(ts, alpha, spending))
+    return dist.norm_sf(boundaries(ts, alpha, spending))
 
 
 @lru_cache(maxsize=4096)
@@ -133,9 +131,7 @@ def _simpson(lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
 @lru_cache(maxsize=1024)
 def _level_table(ts: tuple[float, ...], spending: Spending) -> np.ndarray:
     """log nominal level of each look (rows) at each alpha of ``_ALPHA_GRID`` (columns)."""
-    from scipy import stats
-
-    table = np.array([stats.norm.logsf(_boundaries(ts, float(a), spending)) for a in _ALPHA_GRID]).T
+    table = np.array([dist.norm_logsf(_boundaries(ts, float(a), spending)) for a in _ALPHA_GRID]).T
     return np.maximum.accumulate(table, axis=1)  # monotone in alpha, for interpolation
 
 
