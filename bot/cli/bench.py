@@ -102,6 +102,12 @@ def register(sub: argparse._SubParsersAction) -> None:
             type=float,
             help="budget estimate per run beyond its load (default: the plan's)",
         )
+        q.add_argument(
+            "--github-run",
+            type=_run_id,
+            help="the GitHub Actions run doing this benchmark (benchmark.yml passes its run id): the manifest "
+            "records it, and stage 5 judges the results only as the answer of that run",
+        )
         q.set_defaults(func=cmd_run if name == "run" else cmd_teardown, home=False)
     helptext = (
         "print, one per line, the results-relative files the run's manifest.json records (the manifest, reports, "
@@ -228,7 +234,14 @@ def load_config(args):
         spec=spec,
         fixed=args.fixed,
         plugin_files=_plugin_files(root, request.slug),
+        github_run=args.github_run,
     )
+
+
+def _run_id(text: str) -> int:
+    if not re.fullmatch(r"[1-9][0-9]{0,18}", text.strip()):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a GitHub Actions run id (a positive whole number)")
+    return int(text)
 
 
 def _plugin_files(root: Path, slug: str) -> dict[str, str]:

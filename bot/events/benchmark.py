@@ -207,3 +207,23 @@ def waiting_for_benchmark(state) -> str:
         "without its reports (cancelled or failed), stage 5 stops waiting and `/retry` dispatches the benchmark "
         "again. To replace a run that still runs, comment `/retry 5`: the bot cancels it and dispatches a new one"
     )
+
+
+def outrun(client: GitHub, sent: BenchmarkDispatch, runs: list[int], commit: str) -> str:
+    """What to tell people when the reports published on the branch were made by ``runs``, not by the run stage 5
+    waits for (``branch_history.other_runs``): a run `/retry 5` replaced that GitHub would not cancel, which
+    published onto the commit both were dispatched for. Those reports are not judged; ``sent``'s run would find the
+    branch moved and benchmark nothing, so it is cancelled, and the caller dispatches the benchmark at ``commit``."""
+    named = ", ".join(str(r) for r in runs)
+    accepted, error = _cancel_run(client, sent)
+    if accepted is None:
+        fate = (
+            f"Run {sent.run_id} could not be cancelled ({md(error)}): it finds the branch moved and benchmarks nothing."
+        )
+    else:
+        fate = f"Run {sent.run_id} would have found the branch moved and benchmarked nothing, so it was cancelled."
+    return (
+        f"The reports published on the promotion branch were made by benchmark run {named}, not by the run stage 5 "
+        f"waits for ({sent.link()}, which replaced it): they are not judged. {fate} The benchmark was dispatched "
+        f"again at `{commit[:12]}`, and stage 5 judges that run's reports when they come back."
+    )

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from bot import PROJECT_ROOT, pipeline
 from bot.agents.client import LLMError
-from bot.events import handoff, same_plugin
+from bot.events import benchmark, handoff, same_plugin
 from bot.events.env import EventEnv
 from bot.events.request_texts import branch_change, changed_under
 from bot.execution import ExecutionNeeded, RecordedExecutor
@@ -206,7 +206,6 @@ class Promotion:
     def restart(self, state: PipelineState, *, actor: str, why: str) -> PipelineState:
         """The request changed under a running promotion: redo it from the first stage that reads the change
         (``Runner.restart``), and say what changed and where the promotion was when work is thrown away."""
-        from bot.events.benchmark import cancel
         from bot.events.dropped import undo_dropped
         from bot.stages.restart_notice import restart_notice
 
@@ -215,7 +214,7 @@ class Promotion:
         before = state
         state, change = self.runner().restart(state, actor=actor, why=why)
         restarted = state  # who set the benchmark's cancel off: the person whose edit changed the request
-        state, said, _ = undo_dropped(self, before, state, actor=actor, why="the request changed", say=cancel)
+        state, said, _ = undo_dropped(self, before, state, actor=actor, why="the request changed", say=benchmark.cancel)
         if state is not restarted:
             self.save(state)
         # stage 1 done and stage 2 under way (before gate 1) counts too: the edit was taken and work thrown away,
@@ -275,12 +274,10 @@ class Promotion:
         """``state``, or stage 5 failed when the benchmark run it waits for ended without its reports (one call,
         ``bot.events.benchmark.ended``): saved, and said once per run, so a `/retry` dispatches it again; or the
         wait with the run's status (queued, picked up) when that changed, saved so the checklist says it."""
-        from bot.events.benchmark import ended
-
         sent = state.benchmark
         if sent is None or sent.run_id is None:
             return state
-        new, said = ended(self.client, state, now=self.runner().clock())
+        new, said = benchmark.ended(self.client, state, now=self.runner().clock())
         if new is not state:  # ended, or queued / picked up since the bot last looked
             self.save(new)
         if said:
@@ -349,10 +346,11 @@ class Promotion:
         if not isinstance(step, pipeline.RunStage) or step.stage is not Stage.RUN_VALIDATE:
             return None
         from bot.model import BenchmarkDispatch
+        from bot.stages.branch_history import other_runs
         from bot.stages.run_validate import benchmark_due
 
-        request = self.request()
-        if not benchmark_due(self.runner().context(state)):
+        request, ctx = self.request(), self.runner().context(state)
+        if not benchmark_due(ctx):
             return None
         commit = self.forge().repo.rev(request.branch) or ""
         workflow = self.config.benchmark_workflow
@@ -372,6 +370,8 @@ class Promotion:
             },
             benchmark=True,
         )
+        if sent is not None and (runs := other_runs(ctx, sent.run_id)):  # `/retry 5` replaced a run that went on
+            self.notice(f"benchmark-outrun-{sent.run_id}", benchmark.outrun(self.client, sent, runs, commit))
         now = self.runner().clock()
         sent = BenchmarkDispatch(
             commit=commit, at=now, runs_url=self.benchmark_runs(), runner_labels=list(self.config.gpu.runner_labels)

@@ -21,3 +21,23 @@ def added_since(ctx: StageContext, commit: str | None) -> list[str] | None:
         return []
     shas = [sha for sha, _ in ctx.forge.commits(ctx.branch, ctx.request.fork.base_branch)]
     return shas[shas.index(commit) + 1 :] if commit in shas else None
+
+
+def other_runs(ctx: StageContext, run_id: int | None) -> list[int]:
+    """The GitHub Actions runs the benchmark results on the branch record (their manifest's ``runs``) when none of them is
+    ``run_id``, the run stage 5 waits for; else [] (they are its answer, or nothing says whose they are: no run
+    named, a manifest from outside Actions or from an older bot).
+
+    After `/retry 5` the bot waits for the new run; the one it replaced goes on when GitHub would not cancel it,
+    and publishes onto the same commit. Without this, those reports were judged as the new run's answer."""
+    import json
+
+    if run_id is None:
+        return []
+    try:
+        runs = json.loads(ctx.read(f"{ctx.paths.benchmarks}/results/manifest.json") or "{}").get("runs")
+    except (ValueError, AttributeError):
+        return []  # unreadable: stage 5 says why when it reads the reports
+    if not isinstance(runs, list) or not runs or not all(isinstance(r, int) for r in runs) or run_id in runs:
+        return []
+    return runs

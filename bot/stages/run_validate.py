@@ -19,7 +19,7 @@ from bot.bench.gpu_time import GpuTime
 from bot.bench.set_aside import SET_ASIDE_KINDS, apply_set_aside, for_plan, unexercised_by
 from bot.model import PolicyKind, Stage, TranslationSummary, Verdict, VerdictStatus, sha256_text, status_counts
 from bot.render import render
-from bot.stages.branch_history import added_since, delivered_since
+from bot.stages.branch_history import added_since, delivered_since, other_runs
 from bot.stages.checks import check_problems, run_go_checks
 from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
@@ -373,8 +373,9 @@ def benchmark_due(ctx: StageContext) -> bool:
 
     A person who asked for the benchmark again (`/retry 5`: ``PipelineState.benchmark_again``) gets a new run
     whatever the branch holds. While a dispatched run is out (``PipelineState.benchmark``), only reports delivered
-    after it was dispatched are its answer: the ones `/retry 5` asked to replace are not judged again by the next
-    event (a `/status`, an edit) while the new run is on the GPUs. Otherwise reports delivered on top of where the
+    after it was dispatched, and made by that run (``branch_history.other_runs``), are its answer: the ones `/retry 5`
+    asked to replace are not judged again by the next event (a `/status`, an edit) while the new run is on the GPUs,
+    nor are those the replaced run publishes when GitHub would not cancel it. Otherwise reports delivered on top of where the
     bot left the branch are the benchmark's answer and are judged as they are. Reports already on the branch
     before that were judged in an earlier pass: they are judged again only if some of them belong to the plan and
     plugin code at this branch's stage 4 commit, else that plan has never been measured.
@@ -386,7 +387,7 @@ def benchmark_due(ctx: StageContext) -> bool:
         return True
     sent = ctx.state.benchmark
     if sent is not None and added_since(ctx, sent.commit) is not None:  # the run out answers: its own publish
-        return not delivered_since(ctx, prefix, sent.commit)
+        return not delivered_since(ctx, prefix, sent.commit) or bool(other_runs(ctx, sent.run_id))
     if delivered_since(ctx, prefix, ctx.state.head):
         return False
     from bot.bench.errors import ReportError

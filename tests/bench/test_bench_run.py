@@ -579,3 +579,17 @@ def test_resume_with_nothing_to_resume_stops_instead_of_starting_over(cluster):
         f"nothing to resume in {root / 'results'} (no manifest.json); run without --resume to start over" in proc.stderr
     )
     assert fakes.calls(root) == [] and not (root / "results").exists()
+
+
+def test_the_manifest_names_the_actions_runs_that_made_the_results_and_a_resume_adds_its_own(tmp_path):
+    """benchmark.yml passes its run id: stage 5 on GitHub judges the results only as the answer of a run named
+    here (``branch_history.other_runs``); a resumed run's results are the run's that started them too."""
+    env = fakes.install(tmp_path, fail={"standup": True}, seconds_per_run_second=0.05)
+    bench, commit = make_branch(tmp_path)
+    refused = _promote(env, *_args(bench, commit, tmp_path, "--github-run", "12ab"))
+    assert refused.returncode == 2 and "'12ab' is not a GitHub Actions run id" in refused.stderr, refused.stderr
+    assert _promote(env, *_args(bench, commit, tmp_path, "--github-run", "7")).returncode == 1
+    assert json.loads((tmp_path / "results" / "manifest.json").read_text())["runs"] == [7]
+    assert _promote(env, *_args(bench, commit, tmp_path, "--resume", "--github-run", "9")).returncode == 1
+    assert _promote(env, *_args(bench, commit, tmp_path, "--resume", "--github-run", "9")).returncode == 1
+    assert json.loads((tmp_path / "results" / "manifest.json").read_text())["runs"] == [7, 9]

@@ -48,6 +48,7 @@ class Runner:
         env.update(
             GITHUB_OUTPUT=str(out), GITHUB_STEP_SUMMARY=str(self.root / "summary.md"), GITHUB_WORKSPACE=str(workspace)
         )
+        env.setdefault("GITHUB_RUN_ID", "4242")  # a runner always sets it; a test that plays a known run sets its own
         proc = subprocess.run(
             ["bash", "-e", "-c", step["run"]],
             cwd=workspace,

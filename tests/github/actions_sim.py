@@ -279,15 +279,18 @@ urllib.request.urlopen(req).read()
 
 
 def benchmark_workflow_gpu(
-    fake: FakeGitHub, root: Path, *, effect: float = -0.2, mix: dict | None = None
+    sim: ActionsSim, *, effect: float = -0.2, mix: dict | None = None
 ) -> Callable[[dict[str, str]], None]:
     """The GPU runners, played by running benchmark.yml's own jobs (plan, benchmark, publish) with bash: the
-    fake cluster behind `llmdbenchmark`/`kubectl`, the fork on the fake GitHub, and `gh` against its API.
-    ``mix``: what the fake's priority-mix harness admits per arm and class (tests/bench/fakes)."""
+    fake cluster behind `llmdbenchmark`/`kubectl`, the fork on the fake GitHub, and `gh` against its API, as the
+    fake's run of the dispatch (its GITHUB_RUN_ID). ``mix``: what the fake's priority-mix harness admits per arm
+    and class (tests/bench/fakes)."""
     import sys
 
     from tests.bench import fakes
     from tests.bench.workflow_runner import Runner, checkout, run_job
+
+    fake, root = sim.fake, sim.root
 
     def gpu(inputs: dict[str, str]) -> None:
         base = root / f"gpu-{len(list(root.glob('gpu-*')))}"
@@ -306,6 +309,7 @@ def benchmark_workflow_gpu(
             GITHUB_SERVER_URL=fake.server_url,
             GITHUB_API_URL=fake.api_url,
             GITHUB_REPOSITORY=REPO,
+            GITHUB_RUN_ID=str(sim.benchmark_run(inputs).run_id),
         )
         r = Runner(base, env, inputs, token=fake.bot_token)
         auth = tuple(fake.git_auth_args())

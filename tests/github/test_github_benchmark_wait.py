@@ -167,3 +167,40 @@ def test_an_edit_that_redoes_the_plan_during_the_wait_cancels_the_benchmark_run_
     assert run.conclusion == "cancelled", run
     [notice] = [c.body for c in sim.fake.comments(REPO, number) if "restarted from stage 1" in c.body]
     assert f"benchmark run {run.run_id}" in notice and "was cancelled" in notice, notice
+
+
+def test_reports_of_the_run_retry_5_replaced_are_not_judged_as_the_new_runs_when_github_would_not_cancel_it(sim):
+    """`/retry 5` while GitHub refuses to cancel the run out: that run goes on and publishes onto the commit both
+    runs were dispatched for. Its manifest names it (benchmark.yml's real jobs, `--github-run`), so stage 5 does
+    not take its reports for the new run's: it says so, cancels the new run (it would find the branch moved) and
+    dispatches the benchmark at the branch's new commit, whose reports it judges."""
+    import json
+
+    from tests.github.actions_sim import benchmark_workflow_gpu
+    from tests.github.gitrepo import git
+
+    gpu = benchmark_workflow_gpu(sim)
+    number, held, _ = _benchmark_out(sim)
+    old = sim.benchmark_run(held[0])
+    sim.fake.fail("POST", f"/repos/{REPO}/actions/runs/{old.run_id}/cancel", status=403, body={"message": "Forbidden"})
+    again = _comment(sim, number, "maria", "/retry 5")
+    assert len(held) == 2 and old.conclusion is None, "the refused cancel ended the old run"
+    assert "could not cancel" in _reply(sim, number, again)
+    new = sim.benchmark_run(held[1])
+    gpu(held[0])  # the replaced run goes on, publishes and dispatches stage 5
+    sim.drain()
+    state = _state(sim, number)
+    assert state.open_gate != 3 and state.stages.get(5) is None, "the replaced run's reports were judged"
+    assert len(held) == 3 and held[2]["commit"] != held[0]["commit"], [h["commit"] for h in held]
+    assert state.benchmark is not None and state.benchmark.commit == held[2]["commit"]
+    assert new.conclusion == "cancelled"
+    [said] = [c.body for c in sim.fake.comments(REPO, number) if "benchmark-outrun" in c.body]
+    assert f"made by benchmark run {old.run_id}, not by the run stage 5 waits for" in said, said
+    assert "not judged" in said and f"`{held[2]['commit'][:12]}`" in said, said
+    gpu(held[2])
+    sim.drain()
+    state = _state(sim, number)
+    assert state.benchmark is None and state.open_gate == 3, state.status
+    slug = state.branch.split("-", 1)[1]
+    manifest = git(sim.fake.git_dir(REPO), "show", f"{state.branch}:benchmarks/promotion/{slug}/results/manifest.json")
+    assert json.loads(manifest)["runs"] == [sim.benchmark_run(held[2]).run_id]

@@ -424,7 +424,7 @@ def test_stage_5_runs_through_benchmark_yml_and_judges_the_fake_clusters_reports
         "  budget_gpu_minutes: 5000\n  image_repo: registry.example.com/acme/epp\n"
         "stack:\n  replicas: 2\n  accelerator: NVIDIA-A100-SXM4-80GB\n"
     )
-    sim.gpu = benchmark_workflow_gpu(sim.fake, sim.root)
+    sim.gpu = benchmark_workflow_gpu(sim)
     number = _to_gate_1(sim)
     _label(sim, number, "gate-1-approved", "maria")
     _label(sim, number, "gate-2-approved", "maria")

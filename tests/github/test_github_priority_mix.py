@@ -46,7 +46,7 @@ def test_an_admitters_priority_mix_reaches_the_branch_and_stage_5_judges_its_she
         "blis_repository: acme/blis\ngpu:\n  budget_gpu_minutes: 50000\n"
         "stack:\n  replicas: 2\n  accelerator: NVIDIA-A100-SXM4-80GB\n"
     )
-    sim.gpu = benchmark_workflow_gpu(sim.fake, sim.root, mix=SHEDS_BATCH)
+    sim.gpu = benchmark_workflow_gpu(sim, mix=SHEDS_BATCH)
     number = sim.fake.create_issue(REPO, "[promotion] Evolved adaptive admission", _admission_body(), "researcher")
     sim.event("issues", "opened", number, sender="researcher")
     assert state_of(sim, number).open_gate == 1, state_of(sim, number).status

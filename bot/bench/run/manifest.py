@@ -164,6 +164,13 @@ class Manifest(_M):
     priority_mix: list[MixRunRecord] = Field(
         default_factory=list, description="runs of the plan's priority mix, kept or set aside"
     )
+    runs: list[int] = Field(
+        default_factory=list,
+        description="the GitHub Actions runs that made these results, oldest first: the one that started them and "
+        "each that resumed them (benchmark.yml passes its run id); stage 5 on GitHub judges them only as the answer "
+        "of a run named here, so an old run that could not be cancelled is never taken for the one `/retry 5` "
+        "dispatched; empty outside Actions",
+    )
     plugin_files: dict[str, str] = Field(
         default_factory=dict,
         description="sha256 of the plugin's Go files (tests excluded) at the benchmarked commit: stage 5 counts "

@@ -88,6 +88,7 @@ class RunConfig:
     spec: EvaluationSpec | None = None  # evaluation.yaml; with a sequential rule the runner runs in rounds
     fixed: bool = False  # run every cell to the fixed plan's repetitions even when the spec is sequential
     plugin_files: dict[str, str] | None = None  # the plugin code's fingerprint at the commit (manifest.plugin_code)
+    github_run: int | None = None  # the Actions run doing this (benchmark.yml's), kept in manifest.runs
 
 
 @dataclass
@@ -230,6 +231,8 @@ class BenchRunner:
             plugin_files=cfg.plugin_files or {},
         )
         manifest.budget_gpu_minutes = cfg.budget_gpu_minutes
+        if cfg.github_run is not None and cfg.github_run not in manifest.runs:
+            manifest.runs.append(cfg.github_run)
         if not cfg.dry_run:
             results.mkdir(parents=True, exist_ok=True)
             self._discard_unrecorded(manifest)
