@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from bot.golang import queue_properties
 from bot.golang.analysis_types import Analysis
 from bot.golang.carry import watch_id
 from bot.golang.probe_inputs import (
@@ -427,9 +428,20 @@ def _common(result: dict, other: dict) -> dict:
     return {**result, "cases": [c for c in result.get("cases", []) if c["candidate"] in answered]}
 
 
+def _breaks_an_assertion(probe: str, spec: dict, kept: dict, moved: dict) -> bool:
+    """Whether the moved answer fails the behaviour test generated from the kept one. A scheduler's test states
+    relations that held on the base scores, so another score breaks it only when a relation fails."""
+    reader = queue_behaviour if probe == "queue-behaviour" else behaviour_facts
+    base, now = (reader([{**spec, "name": probe}], [{**answer, "name": probe}]) for answer in (kept, moved))
+    if probe == "queue-behaviour":
+        return not queue_properties.still_hold(queue_properties.decide(base), now)
+    return now != base
+
+
 def behaviour_exercised(probe_specs: list[dict], results: list[dict]) -> set[str]:
-    """The parameters whose move (``behaviour_moves``) changed what a behaviour row asserts: a scheduler's exact
-    scores, the direction or admission of the other kinds. The generated behaviour test exercises them."""
+    """The parameters whose move (``behaviour_moves``) breaks what a behaviour test asserts: a statement a
+    scheduler's test makes of its scores (``queue_properties``), the direction or admission of the other kinds.
+    The generated behaviour test exercises them."""
     by_name = {r["name"]: r for r in results}
     out: set[str] = set()
     for spec in probe_specs:
@@ -442,9 +454,6 @@ def behaviour_exercised(probe_specs: list[dict], results: list[dict]) -> set[str
         moved, kept = _common(result, base), _common(base, result)
         if not moved["cases"]:
             continue
-        read = queue_behaviour if probe == "queue-behaviour" else behaviour_facts
-        if read([{**spec, "name": probe}], [{**moved, "name": probe}]) != read(
-            [{**spec, "name": probe}], [{**kept, "name": probe}]
-        ):
+        if _breaks_an_assertion(probe, spec, kept, moved):
             out.add(rest.rsplit("@", 1)[0])
     return out

@@ -391,9 +391,10 @@ def render_report(
         "Factory (defaults, strict decoder, every bad parameter), evolved defaults, "
         + {
             "admission": "signal adapter",
-            "scheduling": "the Score contract, the exact score of endpoints with 0, 5 and 40 waiting (per priority and "
-            "prompt length where the order reads them) and past the maxPseudoQueue cap (found by running the compiled "
-            "plugin), the cost per "
+            "scheduling": "the Score contract, how the score follows the waiting count in llm-d terms (endpoints "
+            "with 0, 5 and 40 waiting per priority and prompt length where the order reads them: a busier endpoint "
+            "never scores higher, a higher priority never sees one as worse, and past the maxPseudoQueue cap a longer "
+            "queue scores like the cap; each stated where it held on the compiled plugin), the cost per "
             "distinct waiting count",
         }.get(an.kind.value, "signal adapter, the Score contract and behaviour in llm-d terms")
         + ", and these threshold cases, each found by running the compiled plugin (evolved value vs the value moved "

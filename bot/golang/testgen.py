@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 
-from bot.golang import sequences
+from bot.golang import queue_properties, sequences
 from bot.golang.adapter import zero_value
 from bot.golang.analysis_types import Analysis
 from bot.golang.generate import (
@@ -124,34 +124,79 @@ def _queue_by(read: frozenset[str]) -> str:
     return f", per {' and '.join(said)}" if said else ""
 
 
-def _queue_rows(rows: list[dict], read: frozenset[str]) -> list[dict]:
-    """A queue-position scorer's behaviour rows: the request, the endpoints' waiting counts and the exact score
-    the compiled plugin gave each (a float64 literal that reads back as the same value)."""
-    out = []
-    for r in rows:
-        # A name mentions only the inputs the plugin reads (the literal below sets no other): a priority the
-        # scorer ignores would suggest it ranks by one.
-        said = [
-            *([f"priority {r['priority']}"] if "Objectives" in read else []),
-            *([f"a {r['tokens']}-token prompt"] if r["tokens"] is not None and "RequestSizeBytes" in read else []),
-        ]
-        counts = ", ".join(map(str, r["waiting"][:-1])) + f" and {r['waiting'][-1]}"
-        name = (
-            f"past maxPseudoQueue: {r['waiting'][-1]} waiting scores like {r['waiting'][-2]}"
-            + (f" ({', '.join(said)})" if said else "")
-            if r["cap"]
-            else (f"{', '.join(said)}: " if said else "") + f"endpoints with {counts} waiting"
+#: Per statement kind (queue_properties): its subtest name, from the requests' labels in llm-d terms, and the
+#: generated helper that asserts it.
+_QUEUE_SAYS = {
+    queue_properties.BUSIER: ("{0}: a busier endpoint never scores higher", ["busierNeverHigher"]),
+    queue_properties.SPREAD: ("{0}: an idle endpoint scores highest, the busiest lowest", ["idleHighestBusiestLowest"]),
+    queue_properties.ALIKE: ("{0}: every endpoint scores alike", ["scoresAlike"]),
+    queue_properties.NEVER_WORSE: ("{0} never sees an endpoint as worse than {1} does", ["neverWorse"]),
+    queue_properties.BETTER: (
+        "{0} never sees an endpoint as worse than {1} does, and sees one as better",
+        ["neverWorse", "seesOneBetter"],
+    ),
+}
+
+
+def _queue_request(k: queue_properties.Key, read: frozenset[str]) -> str:
+    """The request of a behaviour row, setting only the inputs the plugin reads."""
+    _, priority, tokens = k
+    return _request_literal({"RequestID": "r-1", "Priority": priority, "RequestSizeBytes": 4 * (tokens or 512)}, read)
+
+
+def _pair_name(name: str, said: list[str]) -> str:
+    """A statement's subtest name; a pair's says what its requests share once, in front ("a 64-token prompt:
+    priority 1 never sees an endpoint as worse than priority 0 does")."""
+    if len(said) == 1:
+        return name.format(*said)
+    parts = [x.split(", ") for x in said]
+    shared = [p for p, q in zip(*parts, strict=True) if p == q]
+    differ = [", ".join(p for p in x if p not in shared) for x in parts]
+    return (f"{', '.join(shared)}: " if shared else "") + name.format(*differ)
+
+
+def _queue_ctx(rows: list[dict], read: frozenset[str]) -> dict:
+    """TestQueueBehaviour's statements (queue_properties.decide: the ones that held on the compiled plugin), each
+    a subtest named in llm-d terms, and the rows pinned beside them where an expected statement did not hold."""
+    decided = queue_properties.decide(rows)
+    waiting = {queue_properties.key(r): r["waiting"] for r in rows}
+    statements, helpers = [], set()
+    for s in decided.statements:
+        said = [queue_properties.label(k, read) for k in s.about]
+        if s.kind == queue_properties.CAP:
+            w = waiting[s.about[0]]
+            name = f"past maxPseudoQueue: {w[-1]} waiting scores like {w[-2]}"
+            shown = said[0] != "any request"
+            request = _queue_request(s.about[0], read)
+            statements.append(
+                {"name": name + (f" ({said[0]})" if shown else ""), "cap": True, "waiting": w, "request": request}
+            )
+            continue
+        name, calls = _QUEUE_SAYS[s.kind]
+        scores = ", ".join(f"scores[{go_quote(x)}]" for x in said)
+        statements.append(
+            {"name": _pair_name(name, said), "cap": False, "calls": [f"{c}(t, waiting, {scores})" for c in calls]}
         )
-        request = {"RequestID": "r-1", "Priority": r["priority"], "RequestSizeBytes": 4 * (r["tokens"] or 512)}
-        out.append(
-            {
-                "name": name,
-                "request": _request_literal(request, read),
-                "waiting": ", ".join(map(str, r["waiting"])),
-                "want": ", ".join(repr(float(v)) for v in r["scores"]),
-            }
-        )
-    return out
+        helpers |= set(calls)
+    requests = [k for k in waiting if not k[0]]
+    pinned = [
+        {
+            "name": f"{queue_properties.label(p.key, read)} ({p.why}): endpoints with "
+            + ", ".join(map(str, waiting[p.key][:-1]))
+            + f" and {waiting[p.key][-1]} waiting",
+            "request": _queue_request(p.key, read),
+            "waiting": ", ".join(map(str, waiting[p.key])),
+            "want": ", ".join(repr(float(v)) for v in p.scores),
+        }
+        for p in decided.pinned
+    ]
+    return {
+        "statements": statements,
+        "helpers": helpers,  # none: no statement reads the requests' scores, so the test declares none
+        "waiting": ", ".join(map(str, waiting[requests[0]])) if requests else "",
+        "requests": [{"said": queue_properties.label(k, read), "request": _queue_request(k, read)} for k in requests],
+        "pinned": pinned,
+    }
 
 
 def render_test(
@@ -316,6 +361,6 @@ def render_test(
         clock=CLOCK,
         cases=[_case_ctx(c, gen.consumes_prefix, fields_read(gen)) for c in cases],
         behaviours=behaviour_rows,
-        queue_rows=_queue_rows(queue_rows or [], fields_read(gen)),
+        queue=_queue_ctx(queue_rows or [], fields_read(gen)),
         queue_by=_queue_by(fields_read(gen)),
     )

@@ -54,6 +54,7 @@ from bot.golang.params import ParamSpec, shown, type_problem
 from bot.golang.plugin_docs import config_line
 from bot.golang.plugin_shape import BASELINE_SCORERS
 from bot.golang.plugin_summary import ship
+from bot.golang.queue_properties import findings as queue_shape_findings
 from bot.golang.recalibration import (
     SIM_SCALE,
     cut_values,
@@ -66,7 +67,7 @@ from bot.golang.report import render_report
 from bot.golang.safety import refuse_unsafe
 from bot.golang.scheduling_docs import below_reference_findings, queue_visible_alternative
 from bot.golang.source import EvolvedSource
-from bot.golang.testgen import render_test
+from bot.golang.testgen import fields_read, render_test
 from bot.model import Fidelity, FidelityCause, Finding, RequestError, Severity, TranslationSummary, sha256_text
 from bot.model.evidence import DEPLOYED_VALUES
 
@@ -313,7 +314,8 @@ def translate(
     )
     measured = does_not_compile(answer, src) or flood_findings(answer)  # the evolved code's own, CRITICAL
     measured = measured or fidelity_findings(fidelity, gen, lambda at: _evolved_line(src, gen, at))
-    findings = _anchor(safety + hazards + gen.findings + untested_findings + measured, gen, analysis)
+    shape = queue_shape_findings(queue_rows, fields_read(gen))  # a busier endpoint scoring higher
+    findings = _anchor(safety + hazards + gen.findings + untested_findings + measured + shape, gen, analysis)
     findings.sort(key=Finding.sort_key)
     files, findings = ship(files, findings, fidelity, plugin_type, gen)  # what ships says what the report says
     # gate 2 and stage 5 read an admitter's behaviour rows (bot.bench.priority_plan.sheds_nothing)
