@@ -7,7 +7,7 @@ approves the GPU benchmark twice for one plugin. Nothing else tells either issue
 
 Found with one REST call (the open issues labelled ``promotion``: their bodies name the plugin, their labels say
 where each stands, as ``bot.github.labels`` mirrors the state), said when a promotion starts (a notice on the
-issue), and repeated by gate 2's review as an IMPORTANT finding that only a person settles
+issue, and one on each other issue), and repeated by gate 2's review as an IMPORTANT finding that only a person settles
 (``bot.model.evidence.PEOPLE_SETTLE``): it goes to no author's round.
 """
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.forge import markers
 from bot.github.client import IssueInfo
 from bot.github.issue_form import filed_plugin_type, parse_sections
 from bot.github.labels import Label
@@ -115,11 +116,27 @@ def others(promotion) -> list[Other]:
 
 
 def say(promotion) -> None:
-    """Say the other open promotions of this plugin on the issue, as the promotion starts. Only then: its name
-    is fixed from here on (the branch is named after it, ``request_texts.branch_change``)."""
-    found = others(promotion)
-    if found:
-        promotion.notice(NOTICE, notice(found, promotion.request().plugin_type))
+    """Say the other open promotions of this plugin on the issue, as the promotion starts, and this one on each of
+    theirs: the one filed first used to learn of the newer one only from its gate-2 review, after gate 1 and its
+    review rounds. Only then: its name is fixed from here on (the branch is named after it,
+    ``request_texts.branch_change``)."""
+    found, plugin = others(promotion), promotion.request().plugin_type
+    if not found:
+        return
+    promotion.notice(NOTICE, notice(found, plugin))
+    me = promotion.issue.number
+    for other in found:  # keyed by this issue: a third promotion adds its own notice instead of replacing this one
+        promotion.client.upsert_comment(other.number, markers.notice(f"{NOTICE}-{me}"), newer_notice(me, plugin))
+
+
+def newer_notice(number: int, plugin: str) -> str:
+    """The notice on an open promotion of ``plugin`` when promotion ``number`` of the same plugin starts."""
+    return (
+        "**Another promotion of the same plugin is open.**\n\n"
+        f"- #{number}, filed after this one, also promotes `{plugin}`; the two PRs will add the same files (the "
+        "plugin's package and its EndpointPickerConfig): close one of the two issues, or have the newer one filed "
+        "again under another Plugin name."
+    )
 
 
 def gate_findings(promotion, gate: int) -> list[Finding]:

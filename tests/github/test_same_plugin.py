@@ -66,6 +66,10 @@ def test_two_promotions_of_one_plugin_are_told_of_each_other_and_gate_2_says_so_
     notice = _notice(sim, second)
     assert notice is not None and f"#{first} already promotes `evolved-adaptive-scorer` (open, at gate 1)" in notice
     assert "close one, or close this one and file it again under another Plugin name" in notice
+    # and the first hears of the second now, not only from its gate-2 review
+    [told] = [c.body for c in sim.fake.comments(REPO, first) if c.body.startswith(f"{NOTICE[:-4]}-{second} -->")]
+    assert f"#{second}, filed after this one, also promotes `evolved-adaptive-scorer`" in told, told
+    assert _notice(sim, first) is None  # its own start found no other promotion
 
     for number in (first, second):
         _label(sim, number, "gate-1-approved", "maria")
