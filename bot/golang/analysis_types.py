@@ -226,6 +226,8 @@ class Analysis:
     slo_names: set[str] = field(default_factory=set)  # SLO class names the logic compares the class with
     var_signals: dict[str, set[str]] = field(default_factory=dict)  # "Func::var" -> signals its value derives from
     field_signals: dict[str, set[str]] = field(default_factory=dict)  # receiver field -> signals stored in it
+    #: receiver map -> the line of its first write keyed by a client value (hazard.unbounded-client-keyed-state)
+    client_keyed_maps: dict[str, int] = field(default_factory=dict)
 
     @property
     def signal_names(self) -> list[str]:

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from bot.dictionary import Dictionary
-from bot.golang import dead_branches, scheduling_docs
+from bot.golang import dead_branches, scheduling_docs, state_caps
 from bot.golang.adapter import AdapterLine, adapter_lines, waiting_comment
 from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
 from bot.golang.carry import MARKER_LINE, Edit, carry_function, carry_type, plan_names
@@ -98,6 +98,9 @@ class Generated:
     test_path: str
     stateful: bool = False
     state_fields: tuple[str, ...] = ()  # the receiver fields it keeps state in (``receiver_state``), sorted
+    state_caps: list = field(
+        default_factory=list
+    )  # state_caps.StateCap: client-keyed maps the plugin clears past a cap
     uses_clock: bool = True  # the plugin has a clock (``now``): its logic reads the time
     uses_scorers: bool = False
     consumes_prefix: bool = False
@@ -195,6 +198,7 @@ def generate(
     receiver = names.receiver
     state_names = tuple(sorted(stateful_fields(src, an)))  # a field the evolved code only reads is configuration
     stateful = bool(state_names)
+    caps = state_caps.caps_of(an.client_keyed_maps, state_names)  # bounded after every evolved call (state_caps)
     blocks: list[tuple[str, int | None, int | None]] = []
     watched: list[tuple[str, int | None, int | None]] = []
     if an.receiver_decl is not None:
@@ -365,6 +369,7 @@ def generate(
     )
     consumed = [*([prefix_doc] if consumes_prefix else []), *([inflight_doc] if consumes_inflight else [])]
     params = param_specs(an, scorer_defaults, kind == PolicyKind.SCHEDULING) + [param_spec(k) for k in key_reads]
+    params += [state_caps.param_spec(c) for c in caps]
     category, category_reason = category_of(an, kind, uses_scorers)
     iface = d.interface(kind)
     plugin_imports = {
@@ -425,6 +430,7 @@ def generate(
         "consumes_doc": " and ".join(consumed),
         "blis_method": host.label,
         "stateful": stateful,
+        "state_caps": caps,
         "uses_clock": uses_clock,
         "call_args": host_call_args(an),
         "field_params": field_params,
@@ -516,6 +522,7 @@ def generate(
         INFLIGHT_PRODUCER
     ] * consumes_inflight
     notes.update({k.param: config_note(k) for k in key_reads if k.param not in deployed})
+    notes.update({c.param: state_caps.config_note(c) for c in caps if c.param not in deployed})
     epp_config = render_epp_config(
         plugin_type,
         kind,
@@ -530,6 +537,7 @@ def generate(
     decisions += decisions_of(
         an, d, kind, iface, category, category_reason, uses_scorers, scorer_defaults, weights, stateful, plugin_type
     )
+    decisions += state_caps.decisions(caps)
     test_path = f"{pdir}/{stem}_test.go"
     files[f"{pdir}/README.md"] = readme(
         an=an,
@@ -574,6 +582,7 @@ def generate(
         test_path=test_path,
         stateful=stateful,
         state_fields=state_names,
+        state_caps=caps,
         uses_clock=uses_clock,
         uses_scorers=uses_scorers,
         consumes_prefix=consumes_prefix,

@@ -39,7 +39,9 @@ Check ids and severities:
 - ``hazard.unbounded-client-keyed-state`` (IMPORTANT): the evolved receiver writes a map entry keyed by
   a client-controlled request value (TenantID = the fairness-ID header, SessionID, a header-derived
   SLO target) and nothing deletes, resets or caps the map. In BLIS the keys were bounded by
-  the simulated workload; in the EPP any client grows the map, and the EPP's memory, without limit.
+  the simulated workload; in the EPP any client grows the map, and the EPP's memory, without limit. The
+  generated plugin caps such a map (``bot.golang.state_caps``), and the translation rewrites the finding to say
+  where and what a clear does, as a SUGGESTION (``an.client_keyed_maps`` names the maps).
 - ``hazard.client-steerable-draw`` (IMPORTANT): a value the client controls (the request ID, which llm-d takes
   from x-request-id as sent; the session; the fairness ID; a header) is passed to a function that hashes it
   (one whose body calls a ``hash/*`` or ``crypto/*`` package, or such a package directly). In BLIS the hash
@@ -357,6 +359,7 @@ def _unbounded_state(src: EvolvedSource, an: Analysis, d: Dictionary, field: str
     if not grows:
         return []
     line, snippet, client = grows[0]
+    an.client_keyed_maps[field] = line  # the plugin caps it (state_caps) and the translation says so here
     names = ", ".join(f"{e.name} (llm-d: {e.llmd.source})" for e in client)
     also = sorted({g[0] for g in grows[1:]} - {line})
     more = f" (also written on line{'s' if len(also) > 1 else ''} {', '.join(map(str, also))})" if also else ""

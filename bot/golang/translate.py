@@ -67,6 +67,7 @@ from bot.golang.report import render_report
 from bot.golang.safety import refuse_unsafe
 from bot.golang.scheduling_docs import below_reference_findings, queue_visible_alternative
 from bot.golang.source import EvolvedSource
+from bot.golang.state_caps import capped_findings
 from bot.golang.testgen import fields_read, render_test
 from bot.model import Fidelity, FidelityCause, Finding, RequestError, Severity, TranslationSummary, sha256_text
 from bot.model.evidence import DEPLOYED_VALUES
@@ -301,6 +302,10 @@ def translate(
         {gen.test_path: render_test(gen, analysis, plugin_type, cases, behaviours, queue_rows, sequence_rows)}
     )[gen.test_path]
     hazards = recalibrated_findings(analysis, options.get("deployed", {}))
+    # A client-keyed map the plugin caps: the finding says where, with which parameter, and what a clear does.
+    hazards = capped_findings(
+        hazards, gen.state_caps, files[gen.main_go], gen.main_go.rsplit("/", 1)[-1], gen.state_fields
+    )
     chosen = bool(options.get("deployed")) and recalibrated == options.get("deployed")
     hazards += inversion_findings(
         inversions,

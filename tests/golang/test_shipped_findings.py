@@ -3,7 +3,7 @@ sample config, never the translation report on the fork.
 
 Found by a maintainer review: a01's admitter keeps a map keyed by a client-chosen header that grows with every
 distinct fairness id, and the translator knew (an IMPORTANT finding), but the shipped README's Caveats said
-nothing; s01's scorer decides like the BLIS original less often than queue-scorer alone and, on llm-d's default
+nothing (the plugin now caps that map, a parameter the README's table documents); s01's scorer decides like the BLIS original less often than queue-scorer alone and, on llm-d's default
 priority-0 traffic, scores like queue-scorer, but its sample config sets its weight with no word of it.
 """
 
@@ -27,12 +27,14 @@ def _caveats(tr) -> str:
     return _file(tr, "/README.md").split("\n## Caveats\n", 1)[1]
 
 
-def test_a01s_readme_names_the_unbounded_client_keyed_map_and_every_open_important_finding(dictionary):
+def test_a01s_readme_names_the_cap_on_the_client_keyed_map_and_every_open_important_finding(dictionary):
+    """The map keyed by the fairness id is capped now (state_caps): the README's parameter table says so beside
+    the cap, and the finding, a SUGGESTION since the memory is bounded, is no caveat claiming unbounded growth."""
     _, _, tr = translate_path(CORPUS / "a01_pattern_c_adaptive_admission.go", dictionary)
     caveats = _caveats(tr)
-    assert "`hazard.unbounded-client-keyed-state`" in caveats
-    assert "receiver map `tenantCounts` for every distinct TenantID" in caveats
-    assert "no carried code deletes, resets or caps it" in caveats
+    assert "`hazard.unbounded-client-keyed-state`" not in caveats and "without limit" not in caveats
+    readme = _file(tr, "/README.md")
+    assert "| `maxTrackedTenantCounts` | `10000` | MaxTrackedTenantCounts caps the evolved map `tenantCounts`" in readme
     shipped = [f for f in tr.findings if f.severity in (Severity.CRITICAL, Severity.IMPORTANT)]
     assert shipped and all(f"`{f.check}`" in caveats for f in shipped)
     for f in tr.findings:

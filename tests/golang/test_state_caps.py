@@ -1,0 +1,102 @@
+"""A receiver map keyed by a value the client sends is capped in the generated plugin, not only flagged.
+
+a01 keeps ``a.tenantCounts[tenantID]`` for the life of the EPP, keyed by the client's fairness ID: an llm-d maintainer
+will not merge a plugin whose memory a client controls. The plugin clears such a map after a call into the evolved
+code that left it above ``maxTracked<Field>`` entries (a parameter, default ``state_caps.DEFAULT_CAP``), under the
+lock that already serialises the calls; the finding stays and says so; the sampled agreement does not move.
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from bot.golang import hazards, state_caps
+from bot.golang.generate import package_name, struct_name
+from bot.model import Severity
+
+from .conftest import CORPUS, run_probe_test, translate_path
+
+A01 = CORPUS / "a01_pattern_c_adaptive_admission.go"
+
+
+def test_a01s_plugin_caps_tenant_counts_with_a_validated_documented_parameter(dictionary):
+    _, _, tr = translate_path(A01, dictionary)
+    main = next(t for p, t in tr.files.items() if p.endswith(".go") and "capState" in t)
+    assert 'MaxTrackedTenantCounts int `json:"maxTrackedTenantCounts"`' in main
+    assert re.search(rf"\n\t\tMaxTrackedTenantCounts: +{state_caps.DEFAULT_CAP},\n", main)
+    assert 'if p.MaxTrackedTenantCounts <= 0 {\n\t\treturn fmt.Errorf("maxTrackedTenantCounts must be > 0' in main
+    # The check runs after every call into the evolved code, under the same lock, and clears the map past the cap.
+    assert "if len(a.policy.tenantCounts) > a.params.MaxTrackedTenantCounts {\n\t\tclear(a.policy.tenantCounts)" in main
+    admit = main[main.index(") admit(req") :]
+    assert admit.index("a.mu.Lock()") < admit.index("defer a.capState()") < admit.index("a.policy.Admit(")
+    # classCounts is keyed by the SLO class (three values in llm-d): not flagged, not capped.
+    assert "classCounts) >" not in main
+    cfg = yaml.safe_load(tr.epp_config)
+    params = next(p for p in cfg["plugins"] if p["type"] == tr.summary.plugin_type)["parameters"]
+    assert params["maxTrackedTenantCounts"] == state_caps.DEFAULT_CAP
+    assert "# maxTrackedTenantCounts: " in tr.epp_config and "not an evolved value" in tr.epp_config
+    assert tr.summary.fidelity.agreement == 0.902  # the sampled tenants are far fewer than the cap
+
+
+def test_a01s_finding_says_the_plugin_caps_the_map_where_and_what_eviction_does(dictionary):
+    _, _, tr = translate_path(A01, dictionary)
+    [f] = [f for f in tr.findings if f.check == hazards.UNBOUNDED_STATE]
+    assert f.source_line == 119 and f.severity == Severity.SUGGESTION
+    path, main = next((p, t) for p, t in tr.files.items() if p.endswith(".go") and "capState" in t)
+    line = 1 + main[: main.index("if len(a.policy.tenantCounts) >")].count("\n")
+    name = path.rsplit("/", 1)[1]
+    assert "`maxTrackedTenantCounts`" in f.message and f"{name}:{line}" in f.message
+    assert f"{state_caps.DEFAULT_CAP} entries" in f.message and "clears" in f.message
+    assert "totalSeen" in f.message  # the state eviction leaves as it is, named
+    assert "maxTrackedTenantCounts" in f.fix
+
+
+def test_a_capped_map_stays_bounded_when_clients_send_more_fairness_ids_than_the_cap(dictionary, tmp_path):
+    """Through the real Admit: 50 distinct fairness IDs against a cap of 8 never leave more than 8 entries, while a
+    cap of 64 keeps all 50 (the cap, not the traffic, clears the map)."""
+    _, _, tr = translate_path(A01, dictionary)
+    struct = struct_name(tr.summary.plugin_type)
+    probe = PROBE.format(package=package_name(tr.summary.plugin_type), struct=struct)
+    out = run_probe_test(tr, tmp_path, "probe_cap_test.go", probe, "TestProbeCap")
+    assert "PROBE capped ok" in out
+
+
+PROBE = """package {package}
+
+import (
+\t"context"
+\t"fmt"
+\t"testing"
+
+\t"github.com/llm-d/llm-d-router/pkg/epp/framework/interface/scheduling"
+)
+
+func TestProbeCap(t *testing.T) {{
+\tfor _, tc := range []struct{{ cap, most int }}{{{{8, 8}}, {{64, 50}}}} {{
+\t\tparams := DefaultParameters()
+\t\tparams.MaxTrackedTenantCounts = tc.cap
+\t\tp := New{struct}(params)
+\t\tmost := 0
+\t\tfor i := 0; i < 50; i++ {{
+\t\t\treq := &scheduling.InferenceRequest{{RequestID: fmt.Sprint("r", i), FairnessID: fmt.Sprint("tenant-", i)}}
+\t\t\t_ = p.Admit(context.Background(), req, nil)
+\t\t\tif n := len(p.policy.tenantCounts); n > most {{
+\t\t\t\tmost = n
+\t\t\t}}
+\t\t}}
+\t\tif most != tc.most {{
+\t\t\tt.Fatalf("cap %d: the map held at most %d entries, want %d", tc.cap, most, tc.most)
+\t\t}}
+\t}}
+\tt.Log("PROBE capped ok")
+}}
+"""
+
+
+def test_g08s_buckets_are_capped_too(dictionary):
+    _, _, tr = translate_path(CORPUS / "g08_local_token_bucket.go", dictionary)
+    main = next(t for p, t in tr.files.items() if p.endswith(".go") and "capState" in t)
+    assert "if len(a.policy.buckets) > a.params.MaxTrackedBuckets {\n\t\tclear(a.policy.buckets)" in main
+    assert re.search(r"MaxTrackedBuckets int `json:\"maxTrackedBuckets\"`", main)
