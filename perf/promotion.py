@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import compileall
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -60,7 +61,9 @@ def time_run(work: Path) -> tuple[float, float]:
     # recompile the bot's ~180 modules (about 0.75 s CPU) and measure that instead.
     compileall.compile_dir(str(PROJECT_ROOT / "bot"), quiet=1)
     cpu0, t0 = _children_cpu(), time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    # The plans kept on disk by an earlier run (bot.bench.plan_memo) are not read: the run plans as a first one does.
+    env = {**os.environ, "PROMOTION_PLAN_CACHE": "off"}
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     elapsed, cpu = time.perf_counter() - t0, _children_cpu() - cpu0
     if proc.returncode != 0:
         raise SystemExit(f"promote run failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")

@@ -10,16 +10,29 @@ A plan sized from earlier results (``prior_results``) reads a directory of
 reports, so it is not kept; nor is a plan that fails (the error is raised
 again, every time). Each caller gets its own deep copy, so no caller can change
 another's plan.
+
+Kept on disk too (``disk_path``), under the same key and a digest of the bot's own code and data (every file
+under ``bot/`` and ``dictionary/``) and of numpy's and scipy's versions: the next process on the machine that
+plans the same promotion with the same bot (a second rehearsal, ``promote plan`` after ``promote run``, every
+``promote bench run`` and ``bench teardown`` on a GPU runner, which re-plan to check the committed
+``evaluation.yaml``) reads it instead of simulating again. Only the bot writes there (never the sandbox, which
+mounts none of it); a file that does not read as a plan is planned again and replaced.
+``PROMOTION_PLAN_CACHE=off`` turns the disk copy off.
 """
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import json
+import os
+import tempfile
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
+from pathlib import Path
 from typing import Any
 
+from bot import PROJECT_ROOT
 from bot.bench.plan import BenchmarkPlan, plan_for
 from bot.bench.priority_plan import UPSTREAM_PROFILE
 from bot.model import Hypothesis, PromotionRequest, sha256_text
@@ -61,7 +74,50 @@ def _key(request: PromotionRequest, hypotheses: Sequence[Hypothesis], options: d
 
 @lru_cache(maxsize=SIZE)
 def _plan(inputs: _Inputs) -> BenchmarkPlan:
-    return plan_for(inputs.request, inputs.hypotheses, **inputs.options)
+    path = disk_path(inputs.key)
+    if path is not None and path.is_file():
+        try:
+            return BenchmarkPlan.model_validate_json(path.read_bytes())
+        except (OSError, ValueError):
+            pass  # unreadable or not a plan (an older model, a torn write by something else): planned again
+    plan = plan_for(inputs.request, inputs.hypotheses, **inputs.options)
+    if path is not None:
+        _write(path, plan.model_dump_json().encode("utf-8"))
+    return plan
+
+
+def disk_path(key: str) -> Path | None:
+    """Where the plan of ``key`` is kept on this machine for this bot (None: the disk copy is off)."""
+    if os.environ.get("PROMOTION_PLAN_CACHE", "").strip().lower() in ("off", "0", "false", "no"):
+        return None
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "promotion-bot" / "plans" / f"{sha256_text(key + code_digest())}.json"
+
+
+@cache
+def code_digest() -> str:
+    """The bot's code and data and the numerical libraries' versions: a plan kept by another bot is not this one's."""
+    import numpy
+    import scipy
+
+    h = hashlib.sha256(f"numpy {numpy.__version__} scipy {scipy.__version__}".encode())
+    for top in ("bot", "dictionary"):
+        for path in sorted((PROJECT_ROOT / top).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                h.update(path.relative_to(PROJECT_ROOT).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Whole or not at all (another process may read it meanwhile); a cache that cannot be written is no error."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        Path(tmp).replace(path)
+    except OSError:
+        return
 
 
 def memoised_plan(
@@ -87,4 +143,4 @@ def cache_clear() -> None:
     _plan.cache_clear()
 
 
-__all__ = ["SIZE", "cache_clear", "cache_info", "memoised_plan"]
+__all__ = ["SIZE", "cache_clear", "cache_info", "code_digest", "disk_path", "memoised_plan"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from bot.bench import plan_memo
 from bot.bench.plan import make_plan, plan_for
 from tests.bench.bench_helpers import make_doc
@@ -52,3 +54,56 @@ def test_a_plan_sized_from_earlier_results_is_not_kept(results_factory):
     hyp = [_h("A1", ["load-spikes"], "ttft_mean")]
     assert make_plan(_request(), hyp, prior_results=root).cv == make_plan(_request(), hyp, prior_results=root).cv
     assert _counts() == (0, 0)
+
+
+def test_a_plan_is_kept_on_disk_for_the_next_process_of_the_same_bot(tmp_path, monkeypatch):
+    """Another process (a second rehearsal, each `promote bench run`) reads the plan instead of simulating again;
+    one kept by another bot (its code differs), or a file that is no plan, is planned anew; off when asked."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("PROMOTION_PLAN_CACHE", raising=False)
+    req, hyps = _request(), _example_hypotheses()
+    plan_memo.cache_clear()
+    planned = make_plan(req, hyps)
+    [kept] = list((tmp_path / "promotion-bot" / "plans").glob("*.json"))
+    assert planned == plan_for(req, hyps)
+
+    @functools.wraps(plan_for)  # the memo binds the arguments by plan_for's signature
+    def no_planning(*_a, **_k):
+        raise AssertionError("planned again although the plan was kept")
+
+    plan_memo.cache_clear()  # a new process: nothing in memory
+    with monkeypatch.context() as m:
+        m.setattr(plan_memo, "plan_for", no_planning)
+        assert make_plan(req, hyps) == planned
+
+    kept.write_text('{"not": "a plan"}')
+    plan_memo.cache_clear()
+    assert make_plan(req, hyps) == planned and kept.read_bytes() == planned.model_dump_json().encode()
+
+    plan_memo.cache_clear()
+    with monkeypatch.context() as m:  # another bot: its code digest differs, so does the file
+        m.setattr(plan_memo, "code_digest", lambda: "another bot")
+        assert make_plan(req, hyps) == planned
+    assert len(list(kept.parent.glob("*.json"))) == 2
+
+    monkeypatch.setenv("PROMOTION_PLAN_CACHE", "off")
+    plan_memo.cache_clear()
+    with monkeypatch.context() as m:
+        m.setattr(plan_memo, "code_digest", lambda: "a third bot")
+        make_plan(req, hyps)
+    assert len(list(kept.parent.glob("*.json"))) == 2 and plan_memo.disk_path("x") is None
+
+
+def test_the_code_digest_follows_the_bots_files(tmp_path, monkeypatch):
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "dictionary").mkdir()
+    (tmp_path / "bot" / "a.py").write_text("x = 1\n")
+    monkeypatch.setattr(plan_memo, "PROJECT_ROOT", tmp_path)
+    plan_memo.code_digest.cache_clear()
+    try:
+        first = plan_memo.code_digest()
+        (tmp_path / "dictionary" / "signals.yaml").write_text("a: 1\n")
+        plan_memo.code_digest.cache_clear()
+        assert plan_memo.code_digest() != first
+    finally:
+        plan_memo.code_digest.cache_clear()
