@@ -24,12 +24,14 @@ def added_since(ctx: StageContext, commit: str | None) -> list[str] | None:
 
 
 def other_runs(ctx: StageContext, run_id: int | None) -> list[int]:
-    """The GitHub Actions runs the benchmark results on the branch record (their manifest's ``runs``) when none of them is
-    ``run_id``, the run stage 5 waits for; else [] (they are its answer, or nothing says whose they are: no run
-    named, a manifest from outside Actions or from an older bot).
+    """The GitHub Actions runs the benchmark results on the branch record (their manifest's ``runs``) when every one
+    of them is older than ``run_id``, the run stage 5 waits for; else [] (they are its answer or a later run's,
+    or nothing says whose they are: no run named, a manifest from outside Actions or from an older bot).
 
     After `/retry 5` the bot waits for the new run; the one it replaced goes on when GitHub would not cancel it,
-    and publishes onto the same commit. Without this, those reports were judged as the new run's answer."""
+    and publishes onto the same commit. Without this, those reports were judged as the new run's answer. GitHub
+    numbers runs in the order they are created, so a replaced run is older than its replacement; a run dispatched
+    later (by hand) is newer, benchmarks the same approved commit, and is judged as before."""
     import json
 
     if run_id is None:
@@ -38,6 +40,6 @@ def other_runs(ctx: StageContext, run_id: int | None) -> list[int]:
         runs = json.loads(ctx.read(f"{ctx.paths.benchmarks}/results/manifest.json") or "{}").get("runs")
     except (ValueError, AttributeError):
         return []  # unreadable: stage 5 says why when it reads the reports
-    if not isinstance(runs, list) or not runs or not all(isinstance(r, int) for r in runs) or run_id in runs:
+    if not isinstance(runs, list) or not runs or not all(isinstance(r, int) for r in runs) or max(runs) >= run_id:
         return []
     return runs
