@@ -11,6 +11,7 @@ Pure: analysis in, candidate states out.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 
 from bot.golang.analysis_types import Analysis, Node, Threshold
@@ -331,6 +332,42 @@ def candidates(
             if len(out) >= cap:
                 return out
     return out
+
+
+#: Requests a rival endpoint carries beyond the probed one's load (``rivals``): just past it, a few and many past it.
+RIVAL_EXTRA = (1, 4, 16)
+#: The most rival candidates a live parameter gets: each costs the harness one or two decisions.
+MAX_RIVALS = 48
+
+
+def rivals(cands: list[dict]) -> list[dict]:
+    """Candidates for a scorer's live parameter (a coefficient, a penalty) in which pod-b carries pod-a's whole load,
+    as running requests, plus each of RIVAL_EXTRA, at pod-a's KV. The plugin rescales scores so the lowest sits at 0
+    (``endpointScores``): beside an idle or lightly loaded pod-b, a pod-a the parameter pushes down is that lowest
+    endpoint however far it is pushed, so doubling the parameter never moves pod-a's score. A rival as busy or
+    busier keeps pod-a off the bottom; how much busier depends on what else favours it (g09's queue-depth scorer
+    prefers its empty queue: only 16 more requests outweighed that), hence a few steps. Its queue stays empty, so
+    a branch on one endpoint's queue (g09's ``snap.QueueDepth > 6``) opens on pod-a only. One set per distinct
+    pod-a and request in the grid, in grid order, strided to MAX_RIVALS: the harness takes the first candidate
+    that decides, so appended after the grid they change no test the grid already found."""
+    seen: dict[str, dict] = {}
+    for c in cands:
+        probe = next(e for e in c["llmd"]["endpoints"] if e["name"] == PROBE)
+        if probe["metrics"] is not None:
+            key = json.dumps([probe, c["llmd"]["request"], c["history"]], sort_keys=True)
+            seen.setdefault(key, c)
+    bases = list(seen.values())
+    per = max(1, MAX_RIVALS // len(RIVAL_EXTRA))
+    out = []
+    for c in bases[:: -(-len(bases) // per) or 1]:
+        probe = next(e for e in c["llmd"]["endpoints"] if e["name"] == PROBE)
+        m = probe["metrics"]
+        load = m["WaitingQueueSize"] + m["RunningRequestsSize"]
+        for extra in RIVAL_EXTRA:
+            rival = make_metrics(running=load + extra, kv=m["KVCacheUsagePercent"], blocks=m["CacheNumBlocks"])
+            eps = [probe, make_endpoint("pod-b", rival)]
+            out.append(c | {"llmd": c["llmd"] | {"endpoints": eps}})
+    return out[:MAX_RIVALS]
 
 
 #: The most requests a ramp adds to every endpoint: past any per-instance limit a simulator calibrates.

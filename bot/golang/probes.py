@@ -5,9 +5,10 @@ metrics, the prompt's prefix match, request priority, headers and size, earlier 
 stateful admitters) that vary the signals the parameter's comparison reads. The harness runs the
 plugin on each (its comparisons watched), and keeps, per threshold, the input whose watched value
 lies nearest the threshold on each side where moving the threshold to a readable value across it
-changes the outcome; per coefficient, the first input where doubling it does. An admitter's outcome
-is a yes or no that a parameter changes only near the edge of the decision, so the harness also adds
-load to its candidates and bisects for that edge (``probe_inputs`` writes the candidates and the ramp).
+changes the outcome; per coefficient, the first input where doubling it does (a scorer's also meets a
+busier pod-b: ``probe_inputs.rivals``). An admitter's outcome is a yes or no that a parameter changes only
+near the edge of the decision, so the harness also adds load to its candidates and bisects for that edge
+(``probe_inputs`` writes the candidates and the ramp).
 A number that acts only on a signal with no llm-d source is no parameter (``dead_branches.demote``), so it gets
 no probe. Pure: specs in, specs out.
 """
@@ -30,6 +31,7 @@ from bot.golang.probe_inputs import (
     count,
     ramp,
     ramped,
+    rivals,
     warmup_spacings,
 )
 from bot.golang.probe_inputs import make_endpoint as _endpoint
@@ -75,6 +77,8 @@ def specs(an: Analysis, defaults: dict, kind: str, stateful: bool = False) -> tu
             skipped.append(f"`{th.param}`: no llm-d input sets {', '.join(th.signals) or 'its subject'}")
             continue
         comparisons = [o for o in th.occurrences if o.role == "threshold" and o.op in (">", ">=", "<", "<=")]
+        if kind == "routing" and not comparisons:
+            cands += rivals(cands)  # a pod-b about as busy: the rescaling pins no pod-a it pushes down to 0
         base = {
             **ramp(an, kind),
             "param": th.param,

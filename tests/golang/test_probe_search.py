@@ -133,3 +133,50 @@ def test_g09s_recalibrated_threshold_gets_a_test_on_both_sides(dictionary):
     assert "queueDepthThreshold" not in _untested(tr)
     sides = [t for t in tr.tests if t.startswith("queueDepthThreshold=6:")]
     assert len(sides) == 2 and any("is past it" in t for t in sides), tr.tests
+
+
+@pytest.mark.slow
+def test_g09s_penalty_gets_a_live_test_against_a_busier_rival(dictionary):
+    """`if loadW > 0.5 && snap.QueueDepth > 6 { scores -= loadWPenalty }` makes pod-a the lowest-scored endpoint
+    whenever the grid opens the branch (critical, a long queue) beside an idle or lightly loaded pod-b: the plugin
+    rescales the lowest score to 0 however large the penalty, so doubling it never moved pod-a's score and
+    loadWPenalty had no test. A pod-b carrying more load (running, so its queue stays empty) keeps pod-a off the
+    bottom, and the penalty decides."""
+    _, _, tr = translate_path(G09, dictionary)
+    assert "loadWPenalty" not in _untested(tr)
+    assert any(t.startswith("loadWPenalty is live:") for t in tr.tests), tr.tests
+
+
+def test_a_scorers_live_parameter_also_meets_a_busier_rival(analyze_text):
+    """The rivals come after the grid (the harness keeps the first candidate that decides, so a test the grid found
+    stays), hold pod-a and the request as the grid had them, give pod-b pod-a's load plus a few running requests
+    and no queue, are capped, and are the same on every run. A threshold's candidates get none."""
+    an = analyze_text(G09.read_text(encoding="utf-8"), G09.name)
+    defaults = {th.param: th.value for th in an.thresholds if th.param}
+    specs, _ = probes.specs(an, defaults, "routing")
+    by = {s["name"]: s["candidates"] for s in specs}
+    penalty = by["loadWPenalty"]
+    grid = probe_inputs.candidates(
+        next(th for th in an.thresholds if th.param == "loadWPenalty"), "routing", ("priority",)
+    )
+    assert penalty[: len(grid)] == grid
+    added = penalty[len(grid) :]
+    assert 0 < len(added) <= probe_inputs.MAX_RIVALS
+    pods = [{e["name"]: e["metrics"] for e in c["llmd"]["endpoints"]} for c in added]
+    assert all(p["pod-b"]["WaitingQueueSize"] == 0 for p in pods)
+    extra = {
+        p["pod-b"]["RunningRequestsSize"] - p["pod-a"]["WaitingQueueSize"] - p["pod-a"]["RunningRequestsSize"]
+        for p in pods
+    }
+    assert extra == set(probe_inputs.RIVAL_EXTRA)
+    # The one the branch needs: a critical request, pod-a's queue past 6, pod-b busier but with no queue.
+    assert any(
+        c["llmd"]["request"]["Priority"] == 1 and p["pod-a"]["WaitingQueueSize"] > 6
+        for c, p in zip(added, pods, strict=True)
+    )
+    assert len(by["queueDepthThreshold"]) == len(
+        probe_inputs.candidates(
+            next(th for th in an.thresholds if th.param == "queueDepthThreshold"), "routing", ("priority",)
+        )
+    )
+    assert probes.specs(an, defaults, "routing")[0] == specs
