@@ -304,6 +304,7 @@ def _outside_fields(src: EvolvedSource, an: Analysis) -> None:
     set_by_ctor = {th.receiver_field for th in an.thresholds if th.role == "field"}  # type: ignore[attr-defined]
     if an.constructor is not None:
         set_by_ctor |= {text_of(src, k) for k in _keyed_fields(src, an.constructor.node, host.receiver_type)}
+        set_by_ctor |= _set_by_statement(src, an.constructor.node)
     fields = an.receiver_fields
     for name, line in sorted(read.items(), key=lambda kv: kv[1]):
         if name in _RECEIVER_PLUMBING or name in written or name in set_by_ctor or name not in fields:
@@ -417,6 +418,27 @@ def _keyed_fields(src: EvolvedSource, node, receiver_type: str) -> list:
         ):
             body = lit.child_by_field_name("body")
             out += [named(el)[0] for el in (named(body) if body is not None else []) if el.type == "keyed_element"]
+    return out
+
+
+def _set_by_statement(src: EvolvedSource, node) -> set[str]:
+    """Fields the carried constructor sets outright to something other than a number (``p.classWeight =
+    map[string]float64{...}``, ``p.seen = make(...)``): the plugin runs the constructor, so they are not zero there.
+    A number set so stays reported (nothing lifts or lists it)."""
+    out: set[str] = set()
+    for stmt in walk(node):
+        left, right = stmt.child_by_field_name("left"), stmt.child_by_field_name("right")
+        if stmt.type != "assignment_statement" or left is None or right is None:
+            continue
+        if text_of(src, stmt.child_by_field_name("operator")).strip() != "=":
+            continue
+        targets, values = named(left), named(right)
+        if len(values) != len(targets):
+            continue
+        for target, value in zip(targets, values, strict=True):
+            numeric = value.type in ("int_literal", "float_literal", "unary_expression")
+            if target.type == "selector_expression" and not numeric:
+                out.add(text_of(src, target.child_by_field_name("field")))
     return out
 
 

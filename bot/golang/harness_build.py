@@ -308,8 +308,9 @@ def _blis_file(src: EvolvedSource, an: Analysis, gen: Generated, composed) -> st
     scorers = None
     if gen.uses_scorers and "scorers" in composed.receiver_fields:
         scorers = [(n, go_float(w)) for n, w in gen.scorer_defaults or []]
-        construct = f"\tp := &{receiver}{{}}"
-    elif an.constructor is not None:
+    # The program's own constructor builds BLIS's receiver as it builds the plugin's (generate.py), scorers or not:
+    # a table it sets (g10's classWeight) is in both views, not only in the plugin's.
+    if an.constructor is not None:
         ptr = an.constructor.result.strip().startswith("*")
         construct = f"\tp := {an.constructor.name}()" if ptr else f"\tv := {an.constructor.name}()\n\tp := &v"
     else:

@@ -13,7 +13,7 @@ import re
 
 from bot.golang.analysis_types import FLIP, Analysis, FuncInfo, Occurrence, Threshold
 from bot.golang.gotree import id_of, named, parse_number, text_of, walk
-from bot.golang.local_scales import meetings
+from bot.golang.local_scales import field_meetings, meetings
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, Severity
 
@@ -28,7 +28,9 @@ def unlisted_literals(src: EvolvedSource, an: Analysis) -> None:
     if host is None:
         return
     seen: set[int] = set()
-    for f in [host, *an.helpers]:
+    # The carried constructor is walked for the tables it puts on the receiver only (its numbers for numeric
+    # fields are parameters already, ``_constructor_fields``).
+    for f in [host, *an.helpers, *([an.constructor] if an.constructor is not None else [])]:
         for n in walk(f.node):
             if n.type not in ("int_literal", "float_literal") or n.start_byte in an.literal_nodes:
                 continue
@@ -37,6 +39,8 @@ def unlisted_literals(src: EvolvedSource, an: Analysis) -> None:
                 if parent.start_byte in an.literal_nodes:
                     continue
                 parent, value_node = parent.parent, parent
+            if f is an.constructor and (parent is None or parent.type != "literal_element"):
+                continue
             if parent is not None and parent.type == "expression_list" and n.start_byte not in seen:
                 seen.add(n.start_byte)
                 an.findings.extend(_decisive_local(src, an, f, value_node, parent))
@@ -161,28 +165,22 @@ def _spent_local(src: EvolvedSource, an: Analysis, f: FuncInfo, decl, node, valu
 
 def _table_value(src: EvolvedSource, an: Analysis, f: FuncInfo, node, element) -> list[Finding]:
     """A number in a table the carried code builds in a local (``classLoadWeight := map[string]float64{"critical":
-    0.9, ...}``) and whose entries meet signals where they are read: each entry decides outcomes like the
-    ``default:`` value beside it, but a composite literal's values are kept in the code (only the constructor's
-    receiver literal becomes parameters), so each is listed as a kept literal that needs a rebuild."""
+    0.9, ...}``) or puts on the receiver (the constructor's ``&policy{classWeight: map[string]float64{...}}``, or
+    ``p.classWeight = map...``) and whose entries meet signals where they are read: each entry decides outcomes
+    like the ``default:`` value beside it, but a composite literal's values are kept in the code (only the
+    constructor's numbers for numeric fields become parameters), so each is listed as a kept literal that needs a
+    rebuild."""
     value = _number(src, node)
     keyed = element.parent if element.parent is not None and element.parent.type == "keyed_element" else None
     if value is None or value in _TRIVIAL or (keyed is not None and keyed.child_by_field_name("key") == element):
         return []
     composite = (keyed or element).parent.parent if (keyed or element).parent is not None else None
-    holder = composite.parent if composite is not None else None
-    while holder is not None and holder.type == "unary_expression":
-        holder = holder.parent
-    decl = holder.parent if holder is not None and holder.type == "expression_list" else None
-    if composite is None or composite.type != "composite_literal" or decl is None:
+    if composite is None or composite.type != "composite_literal":
         return []
-    if decl.type not in ("short_var_declaration", "var_spec") or len(named(holder)) != 1:
+    held = _table_holder(src, an, f, composite)
+    if held is None:
         return []
-    names = decl.child_by_field_name("left") or decl.child_by_field_name("name")
-    idents = named(names) if names is not None and names.type == "expression_list" else [names]
-    if len(idents) != 1 or idents[0] is None or idents[0].type != "identifier":
-        return []
-    name = text_of(src, idents[0])
-    through, signals = meetings(src, an, f, decl, name)
+    name, (through, signals) = held
     if not signals:
         return []
     entry = f"`{name}[{text_of(src, keyed.child_by_field_name('key')).strip()}]`" if keyed is not None else f"`{name}`"
@@ -203,6 +201,56 @@ def _table_value(src: EvolvedSource, an: Analysis, f: FuncInfo, node, element) -
             ),
         )
     ]
+
+
+def _table_holder(src: EvolvedSource, an: Analysis, f: FuncInfo, composite) -> tuple[str, tuple[str, set[str]]] | None:
+    """Where the table ``composite`` is held, as the message names it (``weights``, ``Policy.classWeight``), and
+    what its entries meet where they are read (``local_scales``); None when it is held anywhere else."""
+    holder = composite.parent
+    while holder is not None and holder.type == "unary_expression":
+        holder = holder.parent
+    if holder is None:
+        return None
+    field = _receiver_field_of(src, an, f, holder)
+    if field is not None:
+        return f"{an.host_info.receiver_type}.{field}", field_meetings(src, an, field)  # type: ignore[union-attr]
+    decl = holder.parent if holder.type == "expression_list" else None
+    if decl is None or decl.type not in ("short_var_declaration", "var_spec") or len(named(holder)) != 1:
+        return None
+    names = decl.child_by_field_name("left") or decl.child_by_field_name("name")
+    idents = named(names) if names is not None and names.type == "expression_list" else [names]
+    if len(idents) != 1 or idents[0] is None or idents[0].type != "identifier":
+        return None
+    name = text_of(src, idents[0])
+    return name, meetings(src, an, f, decl, name)
+
+
+def _receiver_field_of(src: EvolvedSource, an: Analysis, f: FuncInfo, holder) -> str | None:
+    """The receiver field a table is put on: the value of a key in a literal of the receiver's type
+    (``&policy{classWeight: ...}``), or set outright (``p.classWeight = ...`` in the constructor, or on the
+    receiver in a carried method)."""
+    host = an.host_info
+    if host is None or host.receiver_type is None:
+        return None
+    keyed = holder.parent if holder.type == "literal_element" else None
+    if keyed is not None and keyed.type == "keyed_element" and keyed.child_by_field_name("value") == holder:
+        outer = keyed.parent.parent if keyed.parent is not None else None
+        kind = outer.child_by_field_name("type") if outer is not None and outer.type == "composite_literal" else None
+        key = text_of(src, keyed.child_by_field_name("key")).strip()
+        if kind is not None and text_of(src, kind).lstrip("&*") == host.receiver_type and key in an.receiver_fields:
+            return key
+        return None
+    stmt = holder.parent if holder.type == "expression_list" else None
+    if stmt is None or stmt.type != "assignment_statement" or stmt.child_by_field_name("right") != holder:
+        return None
+    targets = named(stmt.child_by_field_name("left"))
+    if len(targets) != 1 or len(named(holder)) != 1 or targets[0].type != "selector_expression":
+        return None
+    operand, field = targets[0].child_by_field_name("operand"), text_of(src, targets[0].child_by_field_name("field"))
+    owner = f.receiver_var if f.receiver_type == host.receiver_type else None
+    if operand is None or operand.type != "identifier" or field not in an.receiver_fields:
+        return None
+    return field if f is an.constructor or text_of(src, operand) == owner else None
 
 
 def _number(src: EvolvedSource, node) -> float | None:

@@ -9,6 +9,8 @@ is lifted by ``assigned_fields``. Here the local's value is followed to what it 
 with (through arithmetic and ``math.Min``-like calls) and what the result is stored into (``b.tokens``, also through
 a composite literal's key), and that target's comparisons (``b.tokens < cost``). When those derive from signals the
 literal decides outcomes, and it becomes a parameter read at the declaration, like the receiver-field form.
+A table the constructor puts on the receiver (``classWeight: map[string]float64{...}``) is followed the same way
+from each read of the field in the carried methods (``field_meetings``).
 """
 
 from __future__ import annotations
@@ -25,10 +27,40 @@ _THROUGH_CALLS = {"math.Min", "math.Max", "min", "max", "float64", "int", "int64
 def meetings(src: EvolvedSource, an: Analysis, f: FuncInfo, decl: Node, name: str) -> tuple[str, set[str]]:
     """What the local ``name`` meets in ``f``: the first field its value is stored into (``b.tokens``), and the
     signals of everything it is combined with there or that target is compared with."""
+    reads = [
+        n
+        for n in walk(f.node)
+        if n.type == "identifier" and text_of(src, n) == name and not _inside(n, decl) and not _is_target(n)
+    ]
+    return _meet(src, an, f, reads)
+
+
+def field_meetings(src: EvolvedSource, an: Analysis, field: str) -> tuple[str, set[str]]:
+    """What the receiver field ``field`` meets where the carried methods read it (``ws.classWeight[req.SLOClass] *
+    float64(snap.InFlightRequests)``), followed as a local's value is: a table the constructor puts on the
+    receiver decides outcomes as the same table in a local does."""
+    host = an.host_info
     first, signals = "", set()
-    for n in walk(f.node):
-        if n.type != "identifier" or text_of(src, n) != name or _inside(n, decl) or _is_target(n):
+    for f in (host, *an.helpers):
+        if f is None or host is None or f.receiver_type != host.receiver_type or not f.receiver_var:
             continue
+        reads = [n for n in walk(f.node) if _reads_field(src, n, f.receiver_var, field) and not _is_target(n)]
+        through, met = _meet(src, an, f, reads)
+        first, signals = first or through, signals | met
+    return first, signals
+
+
+def _reads_field(src: EvolvedSource, n: Node, var: str, field: str) -> bool:
+    if n.type != "selector_expression":
+        return False
+    operand, name = n.child_by_field_name("operand"), n.child_by_field_name("field")
+    return operand is not None and name is not None and text_of(src, operand) == var and text_of(src, name) == field
+
+
+def _meet(src: EvolvedSource, an: Analysis, f: FuncInfo, reads: list[Node]) -> tuple[str, set[str]]:
+    """The first field the values read at ``reads`` are stored into, and the signals of all they meet."""
+    first, signals = "", set()
+    for n in reads:
         others, targets = _climb(src, n)
         for other in others:
             signals |= _signals(src, an, f, other)

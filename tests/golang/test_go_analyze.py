@@ -487,6 +487,61 @@ def test_the_values_of_a_per_class_table_that_meet_signals_are_listed_as_kept_li
     assert not [f for f in unused.findings if f.check == "translate.unlisted-literal" and "weights[" in f.message]
 
 
+FIELD_READ = """\tscores := make(map[string]float64)
+\tfor _, snap := range state.Snapshots {
+\t\tscores[snap.ID] -= ws.classWeight[req.SLOClass] * float64(snap.InFlightRequests)
+\t}
+\t_ = scores"""
+
+
+def field_table(ctor: str, read: str = FIELD_READ) -> str:
+    """A receiver whose per-class table the constructor sets (line 6 or 7), read in Route."""
+    return (
+        "type WeightedScoring struct {\n\tclassWeight map[string]float64\n}\n\n"
+        f"func NewWeightedScoring() *WeightedScoring {{\n{ctor}\n}}\n\n" + ROUTE.format(body=read)
+    )
+
+
+@pytest.mark.parametrize(
+    "ctor, line",
+    [
+        (
+            '\treturn &WeightedScoring{classWeight: map[string]float64{"critical": 2.5, "standard": 1.5, "batch": 0.5}}',
+            6,
+        ),
+        (
+            (
+                '\tp := &WeightedScoring{}\n\tp.classWeight = map[string]float64{"critical": 2.5, "standard": 1.5, '
+                '"batch": 0.5}\n\treturn p'
+            ),
+            7,
+        ),
+    ],
+    ids=["struct-literal", "assigned"],
+)
+def test_the_values_of_a_per_class_table_held_in_a_receiver_field_are_listed_as_kept_literals(analyze_text, ctor, line):
+    """Issue 11 item 6: the same table as a local one, held in a receiver field the constructor sets (`return
+    &policy{classWeight: map[string]float64{...}}`) and read in the evolved method (`ws.classWeight[req.SLOClass]`
+    times in-flight requests), decides every request's load penalty, yet its values got neither parameters nor a
+    finding: only locals' tables were followed. Each value is listed as a kept literal at its line, like a local
+    table's; a table whose reads meet no signal says nothing (below). Set outright in the constructor (`p.classWeight
+    = map...`), the field was also reported as set nowhere, hence zero in the plugin, which runs that constructor."""
+    an = analyze_text(field_table(ctor))
+    found = [f for f in an.findings if f.check == "translate.unlisted-literal"]
+    assert [(f.source_line, f.message.split(":")[0]) for f in found] == [
+        (line, '`WeightedScoring.classWeight["critical"]` = 2.5'),
+        (line, '`WeightedScoring.classWeight["standard"]` = 1.5'),
+        (line, '`WeightedScoring.classWeight["batch"]` = 0.5'),
+    ], found
+    assert "combined with InFlightRequests" in found[0].message and "needs a rebuild" in found[0].message
+    assert not an.thresholds, an.thresholds
+    # The plugin runs the carried constructor, so the field is set there: not "dead in the plugin".
+    assert not [f for f in an.findings if f.check == "translate.field-set-outside"], an.findings
+    constant = FIELD_READ.replace("float64(snap.InFlightRequests)", "2").replace("[req.SLOClass]", '["critical"]')
+    unused = analyze_text(field_table(ctor, constant))
+    assert not [f for f in unused.findings if f.check == "translate.unlisted-literal"], unused.findings
+
+
 AFFINITY = "type WeightedScoring struct {{\n\tsessionHome map[string]string\n}}\n\n" + ROUTE
 BONUSES = """\tscores := make(map[string]float64)
 \thome := ws.sessionHome[req.SessionID]

@@ -442,6 +442,33 @@ def test_a_token_bucket_sized_by_locals_is_tunable_at_gate_1_and_flagged_at_its_
     assert "re-calibrated at gate 1 to 50000 for this deployment (BLIS: 12000" in moved.epp_config
 
 
+def test_a_class_table_the_constructor_puts_on_the_receiver_is_listed_at_its_plugin_line_and_compared_as_set(
+    dictionary,
+):
+    """Issue 11 item 6: g10's per-class load weights live in a receiver field its own constructor sets
+    (`NewWeightedScoring` returns `&WeightedScoring{classWeight: map[string]float64{...}}`) and Route reads
+    `ws.classWeight[req.SLOClass]`. Each value is a kept literal, anchored at the constructor's line in the
+    generated evolved.go and in the program. The fidelity harness built BLIS's receiver as `&WeightedScoring{}`
+    whenever the program uses the baseline scorers, so BLIS ran with no table while the plugin (which runs the
+    constructor) had it: 73.9% agreement blamed on the score composition. Built by the constructor on both sides,
+    the table's classes decide in BLIS too, and the disagreements the class mapping causes (BLIS's batch and
+    background read back as sheddable) are attributed to it."""
+    _, _, tr = translate_path(CORPUS / "g10_field_class_weight_table.go", dictionary)
+    evolved = tr.files[f"{tr.summary.package_dir}/evolved.go"].splitlines()
+    kept = [f for f in tr.findings if f.check == "translate.unlisted-literal"]
+    assert sorted(f.message.split(":")[0] for f in kept) == [
+        '`WeightedScoring.classWeight["critical"]` = 0.9',
+        '`WeightedScoring.classWeight["sheddable"]` = 0.15',
+        '`WeightedScoring.classWeight["standard"]` = 0.5',
+    ], kept
+    for f in kept:
+        assert f.source_line == 46 and f.file.endswith("/evolved.go"), f
+        assert "classWeight: map[string]float64{" in evolved[f.line - 1], evolved[f.line - 1]
+        assert f.message.split(" = ")[1].split(":")[0] in evolved[f.line - 1]
+    assert not [f for f in tr.findings if f.check == "translate.field-set-outside"]
+    assert "slo-class-mapping" in [c.mapping for c in tr.summary.fidelity.causes], tr.summary.fidelity
+
+
 def gen_test_path(tr) -> str:
     return next(p for p in tr.files if p.endswith("_test.go"))
 
