@@ -169,10 +169,11 @@ def _table_value(src: EvolvedSource, an: Analysis, f: FuncInfo, node, element) -
     ``p.classWeight = map...``) and whose entries meet signals where they are read: each entry decides outcomes
     like the ``default:`` value beside it, but a composite literal's values are kept in the code (only the
     constructor's numbers for numeric fields become parameters), so each is listed as a kept literal that needs a
-    rebuild."""
+    rebuild. Every entry is, 1 and 0 too: a table is data, and a reviewer shown its 0.5 but not the 1 and 2 beside it
+    could not tell the classes' weights apart."""
     value = _number(src, node)
     keyed = element.parent if element.parent is not None and element.parent.type == "keyed_element" else None
-    if value is None or value in _TRIVIAL or (keyed is not None and keyed.child_by_field_name("key") == element):
+    if value is None or (keyed is not None and keyed.child_by_field_name("key") == element):
         return []
     composite = (keyed or element).parent.parent if (keyed or element).parent is not None else None
     if composite is None or composite.type != "composite_literal":

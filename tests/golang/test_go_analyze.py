@@ -472,12 +472,14 @@ def test_the_values_of_a_per_class_table_that_meet_signals_are_listed_as_kept_li
     load penalty, yet its values got neither parameters nor a finding while the `default:` beside them became a
     parameter. A composite literal's values stay in the code (only the constructor's receiver literal becomes
     parameters), so each value whose table meets a signal (here through `w`, read by class and multiplying
-    in-flight requests) is listed as a kept literal at its line; 1 (trivial) is not."""
+    in-flight requests) is listed as a kept literal at its line, 1 too: a table is data, and a reviewer shown only
+    its other entries could not tell the classes' weights apart."""
     an = analyze_text(ROUTE.format(body=TABLE.format(low="1")))
     found = [f for f in an.findings if f.check == "translate.unlisted-literal"]
     assert [(f.source_line, f.message.split(":")[0]) for f in found] == [
         (2, '`weights["critical"]` = 0.9'),
         (2, '`weights["standard"]` = 0.5'),
+        (2, '`weights["sheddable"]` = 1'),
     ], found
     assert "combined with InFlightRequests" in found[0].message and "needs a rebuild" in found[0].message
     assert not an.thresholds, an.thresholds
