@@ -217,49 +217,60 @@ def _collect_types(src: EvolvedSource, an: Analysis, funcs: list[FuncInfo], stru
 
 
 def _constructor_fields(src: EvolvedSource, an: Analysis) -> None:
-    """Numbers the constructor puts into the receiver (`&Shedder{QDThreshold: 5}`) are evolved values too."""
+    """Numbers the constructor puts into the receiver are evolved values too, in either common Go form: in the
+    receiver's literal (`&Shedder{QDThreshold: 5}`) or set on the value it builds (`s := &Shedder{}` then
+    `s.QDThreshold = 5`). Both become the same parameter: the plugin runs the carried constructor as evolved, then
+    newPolicy sets the field from its parameter (``Analysis.constructed_fields``)."""
     host = an.host_info
     if an.constructor is None or host is None or host.receiver_type is None:
         return
-    for lit in walk(an.constructor.node):
-        if (
-            lit.type != "composite_literal"
-            or text_of(src, lit.child_by_field_name("type")).lstrip("&*") != host.receiver_type
-        ):
+    keyed = [
+        (text_of(src, k).strip(), _keyed_value(k)) for k in _keyed_fields(src, an.constructor.node, host.receiver_type)
+    ]
+    sets = [(f, v) for f, v in keyed if v is not None] + _assigned_numbers(src, an, {f for f, _ in keyed})
+    for fname, vnode in sorted(sets, key=lambda s: s[1].start_byte):
+        raw = text_of(src, vnode).strip()
+        num = (
+            parse_number(raw.lstrip("-").strip())
+            if vnode.type in ("int_literal", "float_literal", "unary_expression")
+            else None
+        )
+        ftype = an.receiver_fields.get(fname)
+        if num is None or ftype not in ("int", "int64", "float64"):
             continue
-        body = lit.child_by_field_name("body")
-        for el in named(body) if body is not None else []:
-            if el.type != "keyed_element":
-                continue
-            key, value = named(el)[0], named(el)[-1]
-            fname = text_of(src, key).strip()
-            vnode = named(value)[0] if value.type == "literal_element" and named(value) else value
-            raw = text_of(src, vnode).strip()
-            num = (
-                parse_number(raw.lstrip("-").strip())
-                if vnode.type in ("int_literal", "float_literal", "unary_expression")
-                else None
-            )
-            ftype = an.receiver_fields.get(fname)
-            if num is None or ftype not in ("int", "int64", "float64"):
-                continue
-            value_num = -num if raw.startswith("-") else num
-            th = Threshold(
-                value=value_num,
-                literal=raw,
-                go_type=ftype,
-                role="field",
-                signals=[],
-                subject=f"{host.receiver_type}.{fname}",
-                base=fname,
-                line=src.to_original_line(vnode.start_point[0] + 1),
-            )
-            th.occurrences.append(
-                Occurrence(vnode.start_byte, vnode.end_byte, th.line, "field", owner=an.constructor.label)
-            )
-            th.receiver_field = fname  # type: ignore[attr-defined]
-            an.thresholds.append(th)
-            an.literal_nodes[vnode.start_byte] = th
+        value_num = -num if raw.startswith("-") else num
+        th = Threshold(
+            value=value_num,
+            literal=raw,
+            go_type=ftype,
+            role="field",
+            signals=[],
+            subject=f"{host.receiver_type}.{fname}",
+            base=fname,
+            line=src.to_original_line(vnode.start_point[0] + 1),
+        )
+        th.occurrences.append(
+            Occurrence(vnode.start_byte, vnode.end_byte, th.line, "field", owner=an.constructor.label)
+        )
+        th.receiver_field = fname  # type: ignore[attr-defined]
+        an.thresholds.append(th)
+        an.literal_nodes[vnode.start_byte] = th
+
+
+def _assigned_numbers(src: EvolvedSource, an: Analysis, keyed: set[str]) -> list:
+    """(field, value node) for each receiver field the constructor sets outright exactly once, in a statement of
+    its own body (``p.loadPenalty = 0.05``), and not in the receiver's literal too. A field set twice or only
+    under a condition keeps its number: a parameter set after the constructor would stand for one of them."""
+    ctor = an.constructor.node  # type: ignore[union-attr]
+    body = ctor.child_by_field_name("body")
+    out = []
+    for name, sets in _ctor_assignments(src, ctor).items():
+        if len(sets) != 1 or name in keyed or name not in an.receiver_fields:
+            continue
+        stmt, value = sets[0]
+        if value is not None and stmt.parent is not None and stmt.parent.parent == body:
+            out.append((name, value))
+    return out
 
 
 CHECK_FIELD_OUTSIDE = "translate.field-set-outside"
@@ -304,7 +315,9 @@ def _outside_fields(src: EvolvedSource, an: Analysis) -> None:
     set_by_ctor = {th.receiver_field for th in an.thresholds if th.role == "field"}  # type: ignore[attr-defined]
     if an.constructor is not None:
         set_by_ctor |= {text_of(src, k) for k in _keyed_fields(src, an.constructor.node, host.receiver_type)}
-        set_by_ctor |= _set_by_statement(src, an.constructor.node)
+        # The plugin runs the carried constructor: a field it sets outright is not zero there (a number set so is
+        # a parameter, _constructor_fields).
+        set_by_ctor |= set(_ctor_assignments(src, an.constructor.node))
     fields = an.receiver_fields
     for name, line in sorted(read.items(), key=lambda kv: kv[1]):
         if name in _RECEIVER_PLUMBING or name in written or name in set_by_ctor or name not in fields:
@@ -421,11 +434,10 @@ def _keyed_fields(src: EvolvedSource, node, receiver_type: str) -> list:
     return out
 
 
-def _set_by_statement(src: EvolvedSource, node) -> set[str]:
-    """Fields the carried constructor sets outright to something other than a number (``p.classWeight =
-    map[string]float64{...}``, ``p.seen = make(...)``): the plugin runs the constructor, so they are not zero there.
-    A number set so stays reported (nothing lifts or lists it)."""
-    out: set[str] = set()
+def _ctor_assignments(src: EvolvedSource, node) -> dict[str, list]:
+    """Each field the constructor sets outright (``p.seen = make(...)``, ``p.loadPenalty = 0.05``), with the
+    (statement, value node) of every plain ``=`` that sets it (value None when the values do not line up)."""
+    out: dict[str, list] = {}
     for stmt in walk(node):
         left, right = stmt.child_by_field_name("left"), stmt.child_by_field_name("right")
         if stmt.type != "assignment_statement" or left is None or right is None:
@@ -433,13 +445,18 @@ def _set_by_statement(src: EvolvedSource, node) -> set[str]:
         if text_of(src, stmt.child_by_field_name("operator")).strip() != "=":
             continue
         targets, values = named(left), named(right)
-        if len(values) != len(targets):
-            continue
-        for target, value in zip(targets, values, strict=True):
-            numeric = value.type in ("int_literal", "float_literal", "unary_expression")
-            if target.type == "selector_expression" and not numeric:
-                out.add(text_of(src, target.child_by_field_name("field")))
+        for i, target in enumerate(targets):
+            operand = target.child_by_field_name("operand") if target.type == "selector_expression" else None
+            if operand is not None and operand.type == "identifier":
+                value = values[i] if len(values) == len(targets) else None
+                out.setdefault(text_of(src, target.child_by_field_name("field")), []).append((stmt, value))
     return out
+
+
+def _keyed_value(key):
+    """The value node of a keyed element's key (``0.05`` in ``loadPenalty: 0.05``), None when it has none."""
+    el = named(key.parent)[-1] if key.parent is not None else None
+    return named(el)[0] if el is not None and el.type == "literal_element" and named(el) else el
 
 
 def _literal_set_elsewhere(src: EvolvedSource, an: Analysis, receiver_type: str, name: str):
@@ -447,9 +464,7 @@ def _literal_set_elsewhere(src: EvolvedSource, an: Analysis, receiver_type: str,
     for key in _keyed_fields(src, src.tree.root_node, receiver_type):
         if text_of(src, key).strip() != name:
             continue
-        value = key.parent.child_by_field_name("value") if key.parent is not None else None
-        el = named(key.parent)[-1] if key.parent is not None else None
-        vnode = named(el)[0] if el is not None and el.type == "literal_element" and named(el) else el
+        vnode = _keyed_value(key)
         if vnode is None:
             continue
         raw = text_of(src, vnode).strip()
@@ -457,7 +472,6 @@ def _literal_set_elsewhere(src: EvolvedSource, an: Analysis, receiver_type: str,
             num = parse_number(raw.lstrip("-").strip())
             if num is not None:
                 return vnode, (-num if raw.startswith("-") else num)
-        _ = value
     return None
 
 

@@ -544,6 +544,42 @@ def test_the_values_of_a_per_class_table_held_in_a_receiver_field_are_listed_as_
     assert not [f for f in unused.findings if f.check == "translate.unlisted-literal"], unused.findings
 
 
+PENALTY_READ = "\tfor _, snap := range state.Snapshots {\n\t\t_ = ws.loadPenalty * float64(snap.InFlightRequests)\n\t}"
+PENALTY_CTORS = {
+    "struct-literal": ("\treturn &WeightedScoring{loadPenalty: 0.05}", 6),
+    "assigned": ("\tp := &WeightedScoring{}\n\tp.loadPenalty = 0.05\n\treturn p", 7),
+}
+
+
+def penalty_field(ctor: str) -> str:
+    """A receiver whose numeric field the constructor sets, read with a signal in Route."""
+    return (
+        "type WeightedScoring struct {\n\tloadPenalty float64\n}\n\n"
+        f"func NewWeightedScoring() *WeightedScoring {{\n{ctor}\n}}\n\n" + ROUTE.format(body=PENALTY_READ)
+    )
+
+
+@pytest.mark.parametrize("form", list(PENALTY_CTORS))
+def test_a_number_the_constructor_assigns_to_a_receiver_field_is_a_parameter_like_one_in_its_struct_literal(
+    analyze_text, form
+):
+    """`return &policy{loadPenalty: 0.05}` made loadPenalty a parameter; the same number set the other common Go way
+    (`p := &policy{}; p.loadPenalty = 0.05; return p`) got none, and an IMPORTANT finding that nothing sets the
+    field (dead in the plugin), although the plugin runs that constructor. Both forms give the same parameter:
+    name, default, doc, and the line of the number."""
+    from bot.golang.params import param_specs
+
+    ctor, line = PENALTY_CTORS[form]
+    an = analyze_text(penalty_field(ctor))
+    [th] = [t for t in an.thresholds if t.role == "field"]
+    assert (th.param, th.value, th.literal, th.go_type, th.line) == ("loadPenalty", 0.05, "0.05", "float64", line)
+    assert th.receiver_field == "loadPenalty" and not th.assigned
+    [spec] = [s for s in param_specs(an, None, False) if s.name == "loadPenalty"]
+    assert spec.doc == "LoadPenalty is the evolved WeightedScoring.loadPenalty = 0.05, set by the constructor."
+    assert an.constructed_fields == [("loadPenalty", "LoadPenalty")]
+    assert not [f for f in an.findings if f.check == "translate.field-set-outside"], an.findings
+
+
 AFFINITY = "type WeightedScoring struct {{\n\tsessionHome map[string]string\n}}\n\n" + ROUTE
 BONUSES = """\tscores := make(map[string]float64)
 \thome := ws.sessionHome[req.SessionID]

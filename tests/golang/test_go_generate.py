@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from bot.golang.analyze import analyze
-from bot.golang.generate import file_stem, package_name, struct_name
+from bot.golang.generate import file_stem, generate, package_name, struct_name
 from bot.golang.source import parse_evolved_source
 from bot.golang.translate import TranslationError, translate
 from bot.model import PolicyKind
@@ -467,6 +467,30 @@ def test_a_class_table_the_constructor_puts_on_the_receiver_is_listed_at_its_plu
         assert f.message.split(" = ")[1].split(":")[0] in evolved[f.line - 1]
     assert not [f for f in tr.findings if f.check == "translate.field-set-outside"]
     assert "slo-class-mapping" in [c.mapping for c in tr.summary.fidelity.causes], tr.summary.fidelity
+
+
+def test_a_number_the_constructor_assigns_reaches_the_plugins_parameters_like_one_in_its_struct_literal(dictionary):
+    """`p := &policy{}; p.loadPenalty = 0.05; return p` is the same tuning knob as `return &policy{loadPenalty:
+    0.05}`, which the plugin exposes: it got no parameter, so the plugin ran BLIS's 0.05 with no way to tune it and
+    the report called the field dead. Both forms are built the same way: the carried constructor runs as evolved,
+    then newPolicy hands the field its parameter, whose default is the evolved number."""
+    from .test_go_analyze import PENALTY_CTORS, penalty_field
+
+    built = {}
+    for form, (ctor, _) in PENALTY_CTORS.items():
+        src = parse_evolved_source(penalty_field(ctor), "penalty.go")
+        an = analyze(src, dictionary)
+        gen = generate(src, an, dictionary, "ctor-penalty")
+        main = gen.files[f"{gen.package_dir}/ctor_penalty.go"]
+        assert '\tLoadPenalty float64 `json:"loadPenalty"`' in main, form
+        assert re.search(r"\n\t\tLoadPenalty:\s+0\.05,\n", main), form
+        newpolicy = main[main.index("func newPolicy(") :]
+        assert "\tp.loadPenalty = params.LoadPenalty\n" in newpolicy[: newpolicy.index("\n}\n")], form
+        [spec] = [s for s in gen.params if s.name == "loadPenalty"]
+        evolved = gen.files[f"{gen.package_dir}/evolved.go"]
+        assert "ws.loadPenalty * float64(snap.InFlightRequests)" in evolved, form
+        built[form] = (main, spec.doc, spec.json_default, spec.checks)
+    assert built["assigned"] == built["struct-literal"]
 
 
 def gen_test_path(tr) -> str:
