@@ -381,14 +381,33 @@ def _outside_fields(src: EvolvedSource, an: Analysis) -> None:
                     severity=Severity.IMPORTANT,
                     check=CHECK_FIELD_OUTSIDE,
                     source_line=line,
-                    message=(
-                        f"reads {host.receiver_var}.{name}, which nothing in the evolved file sets to a number "
-                        "(BLIS fills it outside the evolved code): the plugin's receiver holds the zero value, so "
-                        "the logic that depends on it is dead in the plugin"
-                    ),
+                    message=f"reads {host.receiver_var}.{name}, {_where_set(src, an, name)} the plugin's receiver "
+                    "holds the zero value, so the logic that depends on it is dead in the plugin",
                     fix=f"give {name} its BLIS value (a constructor or the policy bundle) or remove the term",
                 )
             )
+
+
+def _where_set(src: EvolvedSource, an: Analysis, name: str) -> str:
+    """Why a field the carried code reads is zero in the plugin: nothing in the file sets it, or only code the
+    plugin does not carry does (BLIS's ``NewRoutingPolicy(...)``: a constructor with arguments, outside the
+    evolved block), named with its lines so a reviewer reading the file sees the finding agrees with it."""
+    carried = {f.node.start_byte for f in (an.host_info, *an.helpers, an.constructor) if f is not None}
+    receiver_type = an.host_info.receiver_type  # type: ignore[union-attr]
+    sites: dict[str, str] = {}
+    for fn in src.tree.root_node.children:
+        if fn.type not in ("function_declaration", "method_declaration") or fn.start_byte in carried:
+            continue
+        keyed = [k.parent for k in _keyed_fields(src, fn, receiver_type) if text_of(src, k).strip() == name]
+        assigned = [stmt for stmt, _ in _ctor_assignments(src, fn).get(name, [])]
+        for n in sorted(keyed + assigned, key=lambda n: n.start_byte)[:1]:
+            code = " ".join(text_of(src, n).split())
+            code = code if len(code) <= 80 else code[:77] + "..."
+            sites[text_of(src, fn.child_by_field_name("name"))] = f"line {an.line_of(n)}: `{code}`"
+    if not sites:
+        return "which nothing in the evolved file sets to a number (BLIS fills it outside the evolved code):"
+    where = " and ".join(f"{fn} ({at})" for fn, at in sites.items())
+    return f"which the evolved file sets only in {where}, code the plugin does not carry:"
 
 
 def _zero_fallback(src: EvolvedSource, carried: list, var: str, name: str):

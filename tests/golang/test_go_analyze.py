@@ -580,6 +580,37 @@ def test_a_number_the_constructor_assigns_to_a_receiver_field_is_a_parameter_lik
     assert not [f for f in an.findings if f.check == "translate.field-set-outside"], an.findings
 
 
+def uncarried(ctor: str) -> str:
+    """A receiver field set only by a constructor with arguments (not carried into the plugin), read in Route."""
+    return (
+        "type WeightedScoring struct {\n\tstickiness float64\n}\n\n"
+        f"func NewRoutingPolicy(bonus float64) *WeightedScoring {{\n{ctor}\n}}\n\n"
+        + ROUTE.format(body="\tfor _, snap := range state.Snapshots {\n\t\t_ = ws.stickiness * snap.CacheHitRate\n\t}")
+    )
+
+
+@pytest.mark.parametrize(
+    "ctor, where, read",
+    [
+        ("\tws := &WeightedScoring{}\n\tws.stickiness = 0.3\n\treturn ws", "line 7: `ws.stickiness = 0.3`", 13),
+        ("\treturn &WeightedScoring{stickiness: bonus}", "line 6: `stickiness: bonus`", 11),
+    ],
+    ids=["assigned", "keyed-from-argument"],
+)
+def test_a_field_set_only_in_code_the_plugin_does_not_carry_says_where_it_is_set(analyze_text, ctor, where, read):
+    """A field BLIS's own NewRoutingPolicy(...) sets (outside the evolved block; a constructor with arguments is not
+    carried) was reported as one "nothing in the evolved file sets to a number", which a reviewer reading that very
+    file could see was wrong. The finding says where the file sets it and that the plugin does not carry that
+    code: the plugin's receiver still holds the zero value."""
+    an = analyze_text(uncarried(ctor))
+    [f] = [f for f in an.findings if f.check == "translate.field-set-outside"]
+    assert f.severity.value == "IMPORTANT" and f.source_line == read, f
+    assert "nothing in the evolved file" not in f.message, f.message
+    assert f"sets only in NewRoutingPolicy ({where}), code the plugin does not carry:" in f.message, f.message
+    assert "holds the zero value" in f.message and "dead in the plugin" in f.message
+    assert not any(t.role == "field" for t in an.thresholds)
+
+
 AFFINITY = "type WeightedScoring struct {{\n\tsessionHome map[string]string\n}}\n\n" + ROUTE
 BONUSES = """\tscores := make(map[string]float64)
 \thome := ws.sessionHome[req.SessionID]
