@@ -227,7 +227,11 @@ def _constructor_fields(src: EvolvedSource, an: Analysis) -> None:
     keyed = [
         (text_of(src, k).strip(), _keyed_value(k)) for k in _keyed_fields(src, an.constructor.node, host.receiver_type)
     ]
-    sets = [(f, v) for f, v in keyed if v is not None] + _assigned_numbers(src, an, {f for f, _ in keyed})
+    # A field the constructor also assigns ran with the assigned number in BLIS, while newPolicy would set the
+    # literal's after the constructor: one parameter cannot stand for both, so the field keeps its numbers.
+    again = _ctor_touched(src, an.constructor.node)
+    sets = [(f, v) for f, v in keyed if v is not None and f not in again]
+    sets += _assigned_numbers(src, an, {f for f, _ in keyed})
     for fname, vnode in sorted(sets, key=lambda s: s[1].start_byte):
         raw = text_of(src, vnode).strip()
         num = (
@@ -469,6 +473,22 @@ def _ctor_assignments(src: EvolvedSource, node) -> dict[str, list]:
             if operand is not None and operand.type == "identifier":
                 value = values[i] if len(values) == len(targets) else None
                 out.setdefault(text_of(src, target.child_by_field_name("field")), []).append((stmt, value))
+    return out
+
+
+def _ctor_touched(src: EvolvedSource, node) -> set[str]:
+    """Every field the constructor changes after building its value: ``=``, ``+=`` and the like, ``++``, ``--``."""
+    out = set()
+    for stmt in walk(node):
+        if stmt.type == "assignment_statement":
+            targets = named(stmt.child_by_field_name("left")) if stmt.child_by_field_name("left") else []
+        elif stmt.type in ("inc_statement", "dec_statement"):
+            targets = named(stmt)[:1]
+        else:
+            continue
+        for target in targets:
+            if target.type == "selector_expression" and target.child_by_field_name("field") is not None:
+                out.add(text_of(src, target.child_by_field_name("field")))
     return out
 
 

@@ -580,6 +580,17 @@ def test_a_number_the_constructor_assigns_to_a_receiver_field_is_a_parameter_lik
     assert not [f for f in an.findings if f.check == "translate.field-set-outside"], an.findings
 
 
+def test_a_field_the_constructor_sets_in_its_literal_and_again_keeps_its_numbers(analyze_text):
+    """`p := &policy{loadPenalty: 0.1}` then `p.loadPenalty = 0.2`: BLIS ran 0.2, but a parameter from the literal
+    defaulted to 0.1, and newPolicy, which sets the field after the constructor, deployed 0.1. One parameter
+    cannot stand for two numbers: the field keeps them, as a field assigned twice does."""
+    for again in ("p.loadPenalty = 0.2", "p.loadPenalty *= 2", "p.loadPenalty++"):
+        an = analyze_text(penalty_field(f"\tp := &WeightedScoring{{loadPenalty: 0.1}}\n\t{again}\n\treturn p"))
+        assert not [t for t in an.thresholds if t.role == "field"], (again, an.thresholds)
+        assert an.constructed_fields == []
+        assert not [f for f in an.findings if f.check == "translate.field-set-outside"], an.findings
+
+
 def uncarried(ctor: str) -> str:
     """A receiver field set only by a constructor with arguments (not carried into the plugin), read in Route."""
     return (
