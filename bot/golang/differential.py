@@ -20,6 +20,7 @@ both admit or both reject.
 
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -66,6 +67,24 @@ def state_agreement(kind: str, result: dict) -> float | None:
     if not best or not picked:
         return 0.0
     return len(best & picked) / max(len(best), len(picked))
+
+
+def _non_finite_notes(results: list[dict]) -> list[str]:
+    """What says that a side scored an endpoint NaN or infinite (evolved code dividing by zero): llm-d's scheduler
+    sums and compares the scores, and a NaN compares false with everything, so which endpoint it picks is an
+    accident of the order it compares them in."""
+    notes = []
+    for side, who in (("llmd", "the plugin"), ("blis", "the BLIS original")):
+        n = sum(
+            1 for r in results if any(not math.isfinite(v) for v in ((r.get(side) or {}).get("scores") or {}).values())
+        )
+        if n:
+            notes.append(
+                f"{who} scored an endpoint NaN or infinite in {n} of {len(results)} sampled states (a division by "
+                "zero in the evolved code?); a NaN score compares false with every other, so the endpoint picked "
+                "there depends on the order the scores are compared in"
+            )
+    return notes
 
 
 def _mean(values: list[float]) -> float:
@@ -188,6 +207,7 @@ def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, 
         )
     causes_out.sort(key=lambda c: (-c.states, c.mapping))
     notes = [f"scorer {t} in the profile is not in the harness's mirror; left out" for t in out.get("unsupported", [])]
+    notes += _non_finite_notes(base["results"])
     reference, reference_agreement = _reference(kind, states.get(AS_DEPLOYED, []), base["results"])
     return Fidelity(
         reference=reference,

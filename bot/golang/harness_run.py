@@ -261,7 +261,31 @@ def _run_one(scratch: Path, limits: Limits) -> tuple[dict | None, str]:
         where = f", stopped at the sandbox's {res.limit} limit ({limits.describe(res.limit)})" if res.limit else ""
         cause = crash_line(detail) or ("it was stopped there" if res.limit else f"it exited {res.returncode}")
         return None, f"{RUN_FAILED}{where}: {cause}\n{detail[-4000:]}"
-    return orjson.loads(out.read_bytes()), ""
+    return restore_non_finite(orjson.loads(out.read_bytes())), ""
+
+
+#: How the harness names a score JSON cannot hold (``finite`` in its main.go), and the float each stands for.
+_NON_FINITE = {"NaN": float("nan"), "+Inf": float("inf"), "-Inf": float("-inf")}
+
+
+def restore_non_finite(answer: dict) -> dict:
+    """``answer`` with each decision's NaN and infinite scores back among its scores, as floats: the harness sends
+    them apart (``nonFinite``) because JSON has neither. A name it does not use is left out."""
+
+    def restore(decision) -> None:
+        if isinstance(decision, dict) and isinstance(named := decision.pop("nonFinite", None), dict):
+            extra = {k: _NON_FINITE[v] for k, v in named.items() if v in _NON_FINITE}
+            decision["scores"] = {**(decision.get("scores") or {}), **extra}
+
+    for run in answer.get("runs") or []:
+        for result in run.get("results") or []:
+            restore(result.get("blis"))
+            restore(result.get("llmd"))
+    for probe in answer.get("probes") or []:
+        for case in probe.get("cases") or []:
+            restore(case.get("default"))
+            restore(case.get("movedOut"))
+    return answer
 
 
 #: How a harness run's log starts when the harness built but died at run time (its first line is the reason).

@@ -186,3 +186,23 @@ def test_a_panic_text_is_inert_markdown_in_every_table_of_the_committed_report(d
     assert "`@octocat` see \\[docs\\](https://evil.example/x) &lt;img src=x> &lt;!-- promotion-bot:state -->" in row
     assert "!\\[i\\](https://evil.example/i.png) \\| cell" in row
     assert row.count(" | ") == 5  # the row still has its six cells
+
+
+def test_a_score_that_is_not_a_number_is_measured_not_a_harness_crash(dictionary):
+    """Found by a researcher: a router whose knee field was zero scored an idle endpoint 0/0, and fidelity read
+    "unknown: promotion-harness: json: unsupported value: NaN", with a fix blaming a crash of the evolved code.
+    JSON has no NaN or infinity; the harness names them and the bot reads them back as floats."""
+    base = (PROJECT_ROOT / "tests" / "hostile" / "corpus" / "h08_go_generate.go").read_text()
+    body = (
+        "\tif len(snapshots) == 3 {\n\t\tzero := 0.0\n\t\tscores[snapshots[0].ID] = zero / zero\n"
+        "\t\tscores[snapshots[1].ID] = 1 / zero\n\t}\n"
+    )
+    text = re.sub(r"(?m)^//go:generate.*\n", "", base).replace("\t// EVOLVE-BLOCK-END", body + "\t// EVOLVE-BLOCK-END")
+    assert "scores[" in text and "zero / zero" in text
+    tr = _translate(text, dictionary)
+    f = tr.summary.fidelity
+    assert f is not None and f.measured, f
+    assert not [x for x in tr.findings if x.check == "translate.fidelity-not-measured"], tr.findings
+    [note] = [n for n in f.notes if n.startswith("the BLIS original scored an endpoint NaN or infinite in ")]
+    assert "a division by zero in the evolved code?" in note and "in the report" not in note
+    assert note in tr.report_markdown
