@@ -525,9 +525,9 @@ def load_results(
     rejected.sort()
     if not loaded:
         first = f"{rejected[0][0]}: {rejected[0][1]}" if rejected else "none"
-        raise NoUsableReports(
-            root, f"no valid benchmark report ({len(rejected)} rejected; first: {first})", f"expected {LAYOUT}"
-        )
+        # Reports found and all left out: the reason says what to fix; the layout is no help there.
+        advice = f"expected {LAYOUT}" if not rejected else "pass reports of this promotion's plan"
+        raise NoUsableReports(root, f"no valid benchmark report ({len(rejected)} rejected; first: {first})", advice)
     table = pd.DataFrame(rows, columns=TABLE_COLUMNS)
     requests = pd.DataFrame(req_rows, columns=REQUEST_COLUMNS)
     for col in _COUNTS:

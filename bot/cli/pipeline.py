@@ -325,16 +325,44 @@ def preflight(request_path: Path, results: Path | None, *, check_reports: bool =
     except (KindMismatch, MagnitudeMismatch, HypothesisError) as exc:
         raise RequestError(f"{request_path}: {exc}") from None
     if results is not None:
-        from bot.bench.evidence import EvidencePolicy, load_evidence
+        from bot.bench.evidence import load_evidence
         from bot.bench.mix_only import only_mix_results
         from bot.bench.reports import ReportError
 
         if check_reports and not only_mix_results(results):  # raises ReportError naming the problem
-            load_evidence(results, EvidencePolicy(promotion=request.id, allow_sample_data=allow_sample_data))
+            try:
+                load_evidence(results, _early_policy(request, results, allow_sample_data))
+            except ReportError as exc:
+                if not allow_sample_data:
+                    raise
+                raise ReportError(
+                    f"{exc}. To rehearse with sample data, make it for this request: .venv/bin/python "
+                    f"examples/weighted-adaptive/make_sample_reports.py --request {request_path} --out DIR"
+                ) from None
         elif not results.is_dir():
             raise ReportError(f"--results {results}: the directory this promotion was started with is gone; restore it")
         results = results.resolve()
     return request, results
+
+
+def _early_policy(request, results: Path, allow_sample_data: bool):
+    """What the reports are held to before stage 1: this promotion, and, for results without a run manifest, the
+    image stage 4 pins for a local run (``default_evolved_image``: its tag names the promotion and the plugin), or
+    the runner's own build of this promotion, as stage 5 binds them. Another plugin's reports (the bundled sample
+    reports in a rehearsal of one's own plugin) were judged only at stage 5, after stages 1-4 were committed.
+    Results with a manifest are bound to the image it records, which only stage 5 reads."""
+    from bot.bench.evaluation_spec import default_evolved_image
+    from bot.bench.evidence import EvidencePolicy
+    from bot.bench.run.manifest import MANIFEST
+
+    if (results / MANIFEST).is_file():
+        return EvidencePolicy(promotion=request.id, allow_sample_data=allow_sample_data)
+    return EvidencePolicy(
+        promotion=request.id,
+        allow_sample_data=allow_sample_data,
+        evolved_image=default_evolved_image(request),
+        no_manifest=True,
+    )
 
 
 def _llm_settings(args, saved: dict | None):

@@ -75,6 +75,26 @@ def test_a_5000_digit_integer_in_the_request(tmp_path, capsys):
     assert "promotion.yaml: the number at line" in err and "5,000 digits" in err
 
 
+# ------------------------------------------------------ --results
+def test_another_plugins_sample_reports_are_refused_before_anything_is_committed(tmp_path, capsys):
+    """Found by a researcher rehearsing their own plugin with the bundled sample reports: stages 1-4 were committed,
+    then stage 5 stopped (exit 2) on reports of another plugin's image, with the --results layout as the fix, and
+    `promote status` said "interrupted: run promote resume", which fails the same way. The image the plan pins is
+    known from the request, so the reports are held to it before stage 1, and a rehearsal is told how to make its
+    own sample reports."""
+    (tmp_path / "best_program.py").write_text((EXAMPLE / "best_program.py").read_text())
+    req = tmp_path / "promotion.yaml"
+    req.write_text(REQUEST.read_text().replace("plugin_name: evolved-adaptive-scorer", "plugin_name: my-scorer"))
+    assert "plugin_name: my-scorer" in req.read_text()
+    work = tmp_path / "w"
+    argv = ["run", str(req), "--results", str(RESULTS), "--allow-sample-data", "--work", str(work), "--quiet"]
+    err = one_line_error(capsys, main(argv))
+    assert "promotion-1-evolved-adaptive-scorer" in err and "promotion-1-my-scorer" in err, err
+    assert "expected RESULTS/<treatment>" not in err, err
+    assert f"make_sample_reports.py --request {req} --out" in err, err
+    assert not (work / "fork").exists() and not (work / "state.json").exists()
+
+
 # ------------------------------------------------------ --fork and --work
 def test_a_fork_path_whose_parent_does_not_exist_is_refused_and_nothing_is_created(tmp_path, capsys):
     """Found by a new user: `--fork /nonexistent/dir/fork` created /nonexistent at the filesystem root."""
