@@ -10,7 +10,8 @@ Beyond refutations, a recommendation is made only when the evidence shows it:
   by the cell's noise floor, lies outside the band every hypothesis document
   states (attenuation below 0.3x, amplification above 2x BLIS's change; a point
   estimate alone proves nothing on a few runs, nor a change within the noise
-  floor), said with both numbers; for a scheduling policy the gap is
+  floor), said with both numbers; the rule is ``bot.stats.guards.magnitude_gap``,
+  the one the verdict's flags use; for a scheduling policy the gap is
   the translation's (a placement scorer, not a queue order), not the
   simulator's latency model;
 - **the gain may not be the mechanism's** when the mechanism check found it
@@ -24,10 +25,9 @@ Beyond refutations, a recommendation is made only when the evidence shows it:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
-from bot.model import Direction, Hypothesis, PolicyKind, Track, Verdict, VerdictStatus
+from bot.model import Direction, Effect, Hypothesis, PolicyKind, Track, Verdict, VerdictStatus
 from bot.model.better import better_than_margin
 from bot.model.metrics import METRICS, short_metric
 
@@ -104,25 +104,20 @@ def _refuted(h: Hypothesis, v: Verdict) -> Recommendation | None:
     )
 
 
-def _off_band(p: float, lo: float, hi: float, t_eff: float = 0.0) -> str | None:
-    """How a cell's interval sits against BLIS's magnitude ``p``, when all of it lies outside the band the
-    hypothesis documents (``bot.stats.guards``: attenuation below 0.3x, amplification above 2x); None inside.
+def _off_band(p: float, e: Effect) -> str | None:
+    """How a cell sits against BLIS's magnitude ``p`` when its interval widened by its noise floor lies outside the
+    band the hypothesis documents, by the rule the verdict's flags use (``bot.stats.guards.magnitude_gap``: the
+    report's detail, its feedback and the PR must not disagree on it); None inside."""
+    from bot.stats.guards import AMPLIFICATION, ATTENUATION, magnitude_gap
 
-    The interval is widened by the cell's noise floor ``t_eff`` on each side first: the floor is the change the
-    cluster shows between identical runs, so a cell the verdict calls noise (a change within it) cannot show the
-    simulator off by a factor, and advice to recalibrate BLIS must not rest on it."""
-    from bot.stats.guards import AMPLIFICATION, ATTENUATION
-
-    if not (p and all(math.isfinite(x) for x in (lo, hi, t_eff))):
+    gap = magnitude_gap(p, e)
+    if gap is None:
         return None
-    r_lo, r_hi = sorted(((lo - t_eff) / p, (hi + t_eff) / p))
-    if r_hi < 0:
-        return "opposite to BLIS's sign"
-    if r_hi < ATTENUATION:
-        return f"attenuated below {ATTENUATION:g}x BLIS's value"
-    if r_lo > AMPLIFICATION:
-        return f"amplified beyond {AMPLIFICATION:g}x BLIS's value"
-    return None
+    return {
+        "opposite": "opposite to BLIS's sign",
+        "attenuated": f"attenuated below {ATTENUATION:g}x BLIS's value",
+        "amplified": f"amplified beyond {AMPLIFICATION:g}x BLIS's value",
+    }[gap[0]]
 
 
 def _placement_check(pairs: list[tuple[Hypothesis, Verdict]]) -> str:
@@ -144,7 +139,7 @@ def _magnitude(h: Hypothesis, v: Verdict, kind: PolicyKind, pairs) -> Recommenda
         return None
     if v.status is VerdictStatus.REFUTED:  # the refutation already says what was measured
         return None
-    off = [(e, how) for e in v.effects if (how := _off_band(p.blis_magnitude, e.ci_low, e.ci_high, e.t_eff))]
+    off = [(e, how) for e in v.effects if (how := _off_band(p.blis_magnitude, e))]
     if not off:
         return None
     cells = "; ".join(

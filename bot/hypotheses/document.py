@@ -86,7 +86,8 @@ def render_hypothesis(h: Hypothesis, *, feedback: str | None = None) -> str:
         w("Confirmed when " + _DIRECTION_TEXT[p.direction].format(margin=p.margin) + ".")
         if p.blis_magnitude is not None:
             w(
-                "The BLIS magnitude is kept only to flag attenuation (< 0.3×) or amplification (> 2×); it is not asserted."
+                "The BLIS magnitude is kept only to flag attenuation (< 0.3×) or amplification (> 2×) where the "
+                "whole interval, widened by the noise floor, lies beyond it; it is not asserted."
             )
     if h.not_testable:
         w("")

@@ -32,9 +32,14 @@
   evolved-for workload is not the most improved, or improves by less than
   T_eff, flag it. Flags, not status changes (BLIS RCV-3). The changes are the
   robust per-cell estimates of ``bot.stats.rule`` (outlier runs excluded).
-- BLIS magnitude: observed / predicted relative change below 0.3 is flagged as
-  attenuation, above 2 as amplification, a sign flip as opposite to BLIS.
-  Informational: the claim transferred is the direction, not the magnitude.
+- BLIS magnitude (``magnitude_gap``): a cell is flagged attenuated when its whole
+  interval, widened by its noise floor T_eff on each side, lies below 0.3x
+  BLIS's relative change, amplified when all of it lies above 2x, opposite to
+  BLIS when all of it has the other sign. A point estimate alone proves nothing
+  on a few runs, nor a change within the noise floor. This is the one rule: the
+  verdict's flags, the report's and the PR's feedback for BLIS
+  (``bot.hypotheses.blis_feedback``) all read it. Informational: the claim
+  transferred is the direction, not the magnitude.
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ import math
 
 import numpy as np
 
-from bot.model import Direction
+from bot.model import Direction, Effect
 from bot.model.metrics import METRICS
 from bot.stats import dist, rule
 from bot.stats.cells import BASELINE, EVOLVED, ReportIndex, rate_key
@@ -238,15 +243,38 @@ def mechanism_flags(metric: str, better: str, index: ReportIndex, evolved_for: s
     return flags
 
 
-def magnitude_flags(rel: float, predicted: float | None, where: str) -> list[str]:
-    """Attenuation / amplification / sign flip of an observed change against BLIS's prediction."""
-    if predicted is None or predicted == 0 or not math.isfinite(rel):
+def magnitude_gap(predicted: float | None, e: Effect) -> tuple[str, float, float] | None:
+    """("attenuated" | "amplified" | "opposite", lowest, highest ratio to BLIS's change) when the cell's whole
+    interval, widened by its noise floor on each side, lies outside [ATTENUATION, AMPLIFICATION] x ``predicted``;
+    None inside it or with nothing to compare.
+
+    Widened, because the floor is the change the cluster shows between identical runs: a cell whose change the
+    verdict calls noise cannot show the simulator off by a factor, and 5.2% against BLIS's 20% (0.26x) on an
+    interval that reaches 12% (0.6x) is no attenuation."""
+    t_eff = e.t_eff
+    if not predicted or not all(math.isfinite(x) for x in (e.ci_low, e.ci_high, t_eff)):
+        return None
+    r_lo, r_hi = sorted(((e.ci_low - t_eff) / predicted, (e.ci_high + t_eff) / predicted))
+    if r_hi < 0:
+        return "opposite", r_lo, r_hi
+    if r_hi < ATTENUATION:
+        return "attenuated", r_lo, r_hi
+    if r_lo > AMPLIFICATION:
+        return "amplified", r_lo, r_hi
+    return None
+
+
+def magnitude_flags(predicted: float | None, e: Effect) -> list[str]:
+    """The verdict's flag for ``magnitude_gap``, with the numbers it rests on."""
+    gap = magnitude_gap(predicted, e)
+    if gap is None:
         return []
-    ratio = rel / predicted
-    if ratio < 0:
-        return [f"opposite to BLIS: observed {rel:+.1%} vs BLIS {predicted:+.1%} at {where}"]
-    if ratio < ATTENUATION:
-        return [f"attenuated: observed {rel:+.1%} is {ratio:.2f}x BLIS's {predicted:+.1%} at {where}"]
-    if ratio > AMPLIFICATION:
-        return [f"amplified: observed {rel:+.1%} is {ratio:.2f}x BLIS's {predicted:+.1%} at {where}"]
-    return []
+    assert predicted is not None
+    kind, r_lo, r_hi = gap
+    seen = f"observed {e.rel_change:+.1%} [{e.ci_low:+.1%}, {e.ci_high:+.1%}] at {e.workload} @ {e.rate:g} req/s"
+    widened = f"even widened by its noise floor T_eff {e.t_eff:.1%}"
+    if kind == "opposite":
+        return [f"opposite to BLIS: {seen} has the other sign than BLIS's {predicted:+.1%}, {widened}"]
+    if kind == "attenuated":
+        return [f"attenuated: {seen} is at most {r_hi:.2f}x BLIS's {predicted:+.1%}, {widened}"]
+    return [f"amplified: {seen} is at least {r_lo:.2f}x BLIS's {predicted:+.1%}, {widened}"]

@@ -580,10 +580,10 @@ def _verdict(
 ) -> Verdict:
     status, agg_flags = _aggregate(h, cs)
     flags: list[str] = []
-    for c in cs:
+    for c in cs:  # BLIS's magnitude read off the effect shown, by the rule its feedback applies (bot.stats.guards)
         flags.extend(c.flags)
-        if c.direction in _DIRECTIONAL:
-            flags.extend(guards.magnitude_flags(c.rel, magnitude, c.where))
+        if c.direction in _DIRECTIONAL and (e := c.effect()) is not None:
+            flags.extend(guards.magnitude_flags(magnitude, e))
     flags.extend(agg_flags + explain.indicated_flags(cs, status))
     flags.extend(mech)
     flags = list(dict.fromkeys(flags))  # de-duplicate, keep order

@@ -108,7 +108,7 @@ def test_a_change_within_the_noise_floor_never_asks_to_recalibrate_the_simulator
     """Found by an evidence audit: "Calibrate the simulator's latency model" rested on -3.9% (-5.7% to -2.1%)
     against BLIS's -21%, in a cell whose verdict said -3.9% is within the noise floor T_eff 5.0%."""
     h = _h(magnitude=-0.21)
-    noise = _v("A1", S.INCONCLUSIVE, [_e(-0.039, -0.057, -0.021, t_eff=0.05)], ["attenuated: observed -3.9% is 0.19x"])
+    noise = _v("A1", S.INCONCLUSIVE, [_e(-0.039, -0.057, -0.021, t_eff=0.05)])
     assert recommendations([(h, noise)]) == []
     quiet = _v("A1", S.INCONCLUSIVE, [_e(-0.039, -0.057, -0.021, t_eff=0.0)])  # the same interval, no floor
     (r,) = recommendations([(h, quiet)])

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from bot.escape import md as escaped
 from bot.model import Direction, Verdict, VerdictStatus
 from bot.stats import StatsError
 from bot.stats.evidence import (
@@ -52,8 +53,8 @@ def test_evidence_markdown_has_every_cell_flag_and_the_diagnostic(case):
     for e in vs[0].effects:
         assert f"{e.rel_change * 100:+.1f}%" in md
     assert any(f.startswith("attenuated") for f in vs[0].flags)
-    for f in vs[0].flags:
-        assert f"- {f}" in md
+    for f in vs[0].flags:  # as markdown: a flag quotes intervals in brackets
+        assert f"- {escaped(f)}" in md
     assert "If this fails" in md and "![A1: per-run values](plots/A1-runs.png)" in md
     assert "90% CI" in md  # the interval level is said, not assumed
 
