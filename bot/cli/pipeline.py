@@ -315,14 +315,23 @@ def preflight(request_path: Path, results: Path | None, *, check_reports: bool =
     """Everything that can be wrong with the input is found here, before anything touches the fork."""
     from bot.hypotheses import HypothesisError
     from bot.model import PromotionRequest
-    from bot.stages.preflight import KindMismatch, MagnitudeMismatch, check_magnitudes, check_metrics, check_program
+    from bot.stages.preflight import (
+        KindMismatch,
+        MagnitudeMismatch,
+        OriginMismatch,
+        check_magnitudes,
+        check_metrics,
+        check_origin,
+        check_program,
+    )
 
     request = PromotionRequest.load(request_path)
     try:
         check_metrics(request)
         check_magnitudes(request)
         check_program(request)
-    except (KindMismatch, MagnitudeMismatch, HypothesisError) as exc:
+        check_origin(request, request_path.name)
+    except (KindMismatch, MagnitudeMismatch, OriginMismatch, HypothesisError) as exc:
         raise RequestError(f"{request_path}: {exc}") from None
     if results is not None:
         from bot.bench.evidence import load_evidence

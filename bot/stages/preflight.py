@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from pathlib import Path
 
 from bot.model import BlisClaim, PromotionRequest, RequestError
 
@@ -52,6 +53,59 @@ def _check_claim_signals(request: PromotionRequest, analysis, dictionary) -> Non
     reads = sorted(signals_read(analysis, analysis.kind))
     for claim in request.claims:
         declared_signals(claim.id, claim.signals, reads, dictionary)
+
+
+class OriginMismatch(RequestError):
+    """``origin:`` names another program than the OpenEvolve metadata file it points at, or a file that is not there."""
+
+
+def check_origin(request: PromotionRequest, request_file: str = "the request file") -> None:
+    """``origin.metadata_file`` (OpenEvolve's ``best_program_info.json``) is where the PR's provenance comes from:
+    it must be there, and say what ``origin:`` says (program id, iteration, fitness, baseline fitness), else the
+    PR cites a program other than the one promoted. Only the fields the request gives are compared."""
+    import json
+    import math
+
+    origin = request.origin
+    if origin is None or not origin.metadata_file:
+        return
+    path = Path(request.base_dir) / origin.metadata_file
+    fix = f"put OpenEvolve's best_program_info.json there, or remove `metadata_file` from {request_file}'s origin"
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise OriginMismatch(
+            f"origin.metadata_file {origin.metadata_file}: no such file beside {request_file}; {fix}"
+        ) from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise OriginMismatch(f"origin.metadata_file {origin.metadata_file}: not readable JSON ({exc}); {fix}") from None
+    if not isinstance(info, dict):
+        raise OriginMismatch(f"origin.metadata_file {origin.metadata_file}: not a JSON object; {fix}")
+    metrics, baseline = info.get("metrics") or {}, info.get("baseline_metrics") or {}
+    pairs = [
+        ("program_id", origin.program_id, "id", info.get("id")),
+        ("iteration", origin.iteration, "iteration", info.get("iteration")),
+        ("fitness", origin.fitness, "metrics.combined_score", metrics.get("combined_score")),
+        (
+            "baseline_fitness",
+            origin.baseline_fitness,
+            "baseline_metrics.combined_score",
+            baseline.get("combined_score"),
+        ),
+    ]
+    for ours, mine, theirs, value in pairs:
+        if mine is None or value is None:
+            continue
+        same = (
+            math.isclose(float(mine), float(value), rel_tol=1e-9, abs_tol=1e-9)
+            if isinstance(mine, int | float) and isinstance(value, int | float) and not isinstance(value, bool)
+            else str(mine) == str(value)
+        )
+        if not same:
+            raise OriginMismatch(
+                f"origin.{ours} is {mine!r} but {origin.metadata_file} says {theirs} {value!r}: the request names "
+                f"another program than the metadata file; correct the one that is wrong in {request_file}'s origin"
+            )
 
 
 def check_metrics(request: PromotionRequest) -> None:

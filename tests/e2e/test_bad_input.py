@@ -22,6 +22,7 @@ def request_copy(tmp_path):
     d = tmp_path / "req"
     d.mkdir()
     shutil.copy(EXAMPLE / "best_program.py", d / "best_program.py")
+    shutil.copy(EXAMPLE / "best_program_info.json", d / "best_program_info.json")  # origin.metadata_file
     doc = yaml.safe_load(REQUEST.read_text())
     path = d / "promotion.yaml"
 

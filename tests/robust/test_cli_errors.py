@@ -75,6 +75,44 @@ def test_a_5000_digit_integer_in_the_request(tmp_path, capsys):
     assert "promotion.yaml: the number at line" in err and "5,000 digits" in err
 
 
+@pytest.mark.parametrize(
+    "edit, says",
+    [
+        (
+            ("best_program_info.json", None),
+            "origin.metadata_file best_program_info.json: no such file beside promotion.yaml",
+        ),
+        (("iteration: 32", "iteration: 33"), "origin.iteration is 33 but best_program_info.json says iteration 32"),
+        (
+            ("fitness: -3859.2", "fitness: -3800.0"),
+            "origin.fitness is -3800.0 but best_program_info.json says metrics.combined_score -3859.2",
+        ),
+        (("best_program_info.json", "[1, 2]"), "best_program_info.json: not a JSON object"),
+    ],
+    ids=["missing", "iteration", "fitness", "not-an-object"],
+)
+def test_the_origin_must_be_the_program_its_metadata_file_describes(tmp_path, capsys, edit, says):
+    """Found by a researcher: `origin.metadata_file` was never read, so a missing best_program_info.json, or one of
+    another program, passed silently while the PR cites the request's origin as the program's provenance."""
+    (tmp_path / "best_program.py").write_text((EXAMPLE / "best_program.py").read_text())
+    info = (EXAMPLE / "best_program_info.json").read_text()
+    text = REQUEST.read_text()
+    old, new = edit
+    if old == "best_program_info.json":
+        if new is not None:
+            (tmp_path / old).write_text(new)
+    else:
+        (tmp_path / "best_program_info.json").write_text(info)
+        assert old in text
+        text = text.replace(old, new, 1)
+    (tmp_path / "promotion.yaml").write_text(text)
+    err = one_line_error(
+        capsys, main(["run", str(tmp_path / "promotion.yaml"), "--work", str(tmp_path / "w"), "--quiet"])
+    )
+    assert says in err, err
+    assert not (tmp_path / "w").exists()
+
+
 # ------------------------------------------------------ --results
 def test_another_plugins_sample_reports_are_refused_before_anything_is_committed(tmp_path, capsys):
     """Found by a researcher rehearsing their own plugin with the bundled sample reports: stages 1-4 were committed,
@@ -83,6 +121,7 @@ def test_another_plugins_sample_reports_are_refused_before_anything_is_committed
     known from the request, so the reports are held to it before stage 1, and a rehearsal is told how to make its
     own sample reports."""
     (tmp_path / "best_program.py").write_text((EXAMPLE / "best_program.py").read_text())
+    (tmp_path / "best_program_info.json").write_text((EXAMPLE / "best_program_info.json").read_text())
     req = tmp_path / "promotion.yaml"
     req.write_text(REQUEST.read_text().replace("plugin_name: evolved-adaptive-scorer", "plugin_name: my-scorer"))
     assert "plugin_name: my-scorer" in req.read_text()

@@ -122,6 +122,7 @@ def test_a_promotion_full_of_hostile_strings(tmp_path, capsys):
     d = tmp_path / "req"
     d.mkdir()
     (d / EVIL_NAME).write_text((EXAMPLE / "best_program.py").read_text())
+    (d / "best_program_info.json").write_text((EXAMPLE / "best_program_info.json").read_text())
     doc = yaml.safe_load(REQUEST.read_text())
     doc["title"] = f"Evil | title {SCRIPT}\n<!-- promotion-bot:status -->"
     doc["source"] = EVIL_NAME
