@@ -9,10 +9,12 @@ what the plugin then does (``translate.field-set-outside``).
 
 from __future__ import annotations
 
-from bot.golang.analysis_types import Analysis, Occurrence, Threshold
-from bot.golang.gotree import named, parse_number, text_of, walk
+from collections import Counter
+
+from bot.golang.analysis_types import Analysis, Node, Occurrence, Threshold
+from bot.golang.gotree import named, norm_type, parse_number, text_of, walk
 from bot.golang.source import EvolvedSource
-from bot.model import Finding, Severity
+from bot.model import Finding, PolicyKind, Severity
 
 
 def constructor_fields(src: EvolvedSource, an: Analysis) -> None:
@@ -23,14 +25,7 @@ def constructor_fields(src: EvolvedSource, an: Analysis) -> None:
     host = an.host_info
     if an.constructor is None or host is None or host.receiver_type is None:
         return
-    keyed = [
-        (text_of(src, k).strip(), keyed_value(k)) for k in keyed_fields(src, an.constructor.node, host.receiver_type)
-    ]
-    # A field the constructor also assigns ran with the assigned number in BLIS, while newPolicy would set the
-    # literal's after the constructor: one parameter cannot stand for both, so the field keeps its numbers.
-    again = ctor_touched(src, an.constructor.node)
-    sets = [(f, v) for f, v in keyed if v is not None and f not in again]
-    sets += _assigned_numbers(src, an, {f for f, _ in keyed})
+    sets = set_once(src, an.constructor.node, host.receiver_type).items()
     for fname, vnode in sorted(sets, key=lambda s: s[1].start_byte):
         raw = text_of(src, vnode).strip()
         num = (
@@ -60,20 +55,25 @@ def constructor_fields(src: EvolvedSource, an: Analysis) -> None:
         an.literal_nodes[vnode.start_byte] = th
 
 
-def _assigned_numbers(src: EvolvedSource, an: Analysis, keyed: set[str]) -> list:
-    """(field, value node) for each receiver field the constructor sets outright exactly once, in a statement of
-    its own body (``p.loadPenalty = 0.05``), and not in the receiver's literal too. A field set twice or only
-    under a condition keeps its number: a parameter set after the constructor would stand for one of them."""
-    ctor = an.constructor.node  # type: ignore[union-attr]
-    body = ctor.child_by_field_name("body")
-    out = []
-    for name, sets in ctor_assignments(src, ctor).items():
-        if len(sets) != 1 or name in keyed or name not in an.receiver_fields:
+def set_once(src: EvolvedSource, fn, receiver_type: str) -> dict[str, Node]:
+    """Field -> value node for each receiver field a constructor sets in one place, the value BLIS ran with: a key
+    of the receiver's literal (``&policy{loadPenalty: 0.05}``) nothing changes after, or one ``=`` in a statement
+    of the function's own body (``p.loadPenalty = 0.05``) and no other change. A field set twice (in the literal
+    and again, ``*=``, ``++``) or only under a condition keeps its numbers: a parameter, or a map newPolicy makes,
+    set after the constructor would stand for one of them."""
+    body = fn.child_by_field_name("body")
+    touched = ctor_touched(src, fn)
+    keyed: dict[str, list] = {}
+    for k in keyed_fields(src, fn, receiver_type):
+        keyed.setdefault(text_of(src, k).strip(), []).append(keyed_value(k))
+    out = {f: vs[0] for f, vs in keyed.items() if len(vs) == 1 and vs[0] is not None and not touched[f]}
+    for name, sets in ctor_assignments(src, fn).items():
+        if len(sets) != 1 or touched[name] != 1 or name in keyed:
             continue
         stmt, value = sets[0]
         if value is not None and stmt.parent is not None and stmt.parent.parent == body:
-            out.append((name, value))
-    return out
+            out[name] = value
+    return dict(sorted(out.items(), key=lambda kv: kv[1].start_byte))
 
 
 CHECK_FIELD_OUTSIDE = "translate.field-set-outside"
@@ -140,7 +140,23 @@ def outside_fields(src: EvolvedSource, an: Analysis) -> None:
                 )
             )
             continue
-        value = _literal_set_elsewhere(src, an, host.receiver_type, name)
+        elsewhere = _set_elsewhere(src, an, name)
+        value = _number(src, elsewhere) if elsewhere is not None else None
+        made = _made(src, elsewhere, fields[name]) if elsewhere is not None else None
+        if made is not None:  # newPolicy makes it as BLIS's constructor did (generate.py)
+            an.made_fields[name] = elsewhere
+            an.findings.append(
+                Finding(
+                    severity=Severity.SUGGESTION,
+                    check=CHECK_FIELD_OUTSIDE,
+                    source_line=line,
+                    message=f"reads {host.receiver_var}.{name}, which BLIS makes outside the evolved code (line "
+                    f"{an.line_of(elsewhere)}: `{made}`); the plugin's newPolicy makes it the same way (`{made}`), "
+                    "empty as BLIS starts it",
+                    fix=f"nothing, unless BLIS fills {name} elsewhere before the first request",
+                )
+            )
+            continue
         fallback = None if value is not None else _zero_fallback(src, carried, host.receiver_var, name)
         if (value or fallback) is not None and fields.get(name) in ("int", "int64", "float64"):
             vnode, num = value or fallback
@@ -179,16 +195,95 @@ def outside_fields(src: EvolvedSource, an: Analysis) -> None:
                 )
             )
         else:
+            write = _map_write(src, an, carried, name) if norm_type(fields[name]).startswith("map[") else None
+            what = (
+                "holds the zero value, so the logic that depends on it is dead in the plugin"
+                if write is None
+                else f"holds a nil map, so the write at line {an.line_of(write[0])} (`{write[1]}`) panics on every "
+                f"request that reaches it: the plugin recovers, logs the panic and {_NEUTRAL[an.kind]}"
+            )
             an.findings.append(
                 Finding(
                     severity=Severity.IMPORTANT,
                     check=CHECK_FIELD_OUTSIDE,
                     source_line=line,
                     message=f"reads {host.receiver_var}.{name}, {_where_set(src, an, name)} the plugin's receiver "
-                    "holds the zero value, so the logic that depends on it is dead in the plugin",
-                    fix=f"give {name} its BLIS value (a constructor or the policy bundle) or remove the term",
+                    + what,
+                    fix=f"give {name} its BLIS value (a constructor or the policy bundle) or remove the term"
+                    if write is None
+                    else f"make {name} in a constructor without arguments (`New{host.receiver_type}()`, which the "
+                    "plugin carries), or where the evolved code first writes it",
                 )
             )
+
+
+#: What the plugin does for a request on which the evolved code panicked (the templates' recover).
+_NEUTRAL = {
+    PolicyKind.ROUTING: "stays neutral: every endpoint scores 0 for that request, so the other scorers decide",
+    PolicyKind.ADMISSION: "stays neutral: it admits that request",
+    PolicyKind.SCHEDULING: "stays neutral: the queue keeps its arrival order",
+}
+
+
+def _set_elsewhere(src: EvolvedSource, an: Analysis, name: str):
+    """The value BLIS's own code, which the plugin does not carry (``NewRoutingPolicy(...)``), gives the field, in
+    either Go form (``set_once``): the first such function that sets it in one place. None when none does."""
+    carried = {f.node.start_byte for f in (an.host_info, *an.helpers, an.constructor) if f is not None}
+    for fn in src.tree.root_node.children:
+        if fn.type in ("function_declaration", "method_declaration") and fn.start_byte not in carried:
+            value = set_once(src, fn, an.host_info.receiver_type).get(name)  # type: ignore[union-attr, arg-type]
+            if value is not None:
+                return value
+    return None
+
+
+def _number(src: EvolvedSource, vnode):
+    """(literal node, value) when the value node is a number literal (``0.35``, ``-2``), else None."""
+    if vnode.type not in ("int_literal", "float_literal", "unary_expression"):
+        return None
+    raw = text_of(src, vnode).strip()
+    num = parse_number(raw.lstrip("-").strip())
+    return None if num is None else (vnode, -num if raw.startswith("-") else num)
+
+
+def _made(src: EvolvedSource, vnode, field_type: str) -> str | None:
+    """The Go text of an empty map or slice of the field's own type (``make(map[string]string)``, ``make(T, 64)``,
+    ``map[string]string{}``): what newPolicy can make as BLIS's constructor did, since it names nothing but the
+    field's type, which the plugin declares. None for anything else (a value from an argument, a filled table)."""
+    typ = norm_type(field_type)
+    if not typ.startswith(("map[", "[]")):
+        return None
+    if vnode.type == "composite_literal":
+        body = vnode.child_by_field_name("body")
+        made = (
+            body is not None and not named(body) and norm_type(text_of(src, vnode.child_by_field_name("type"))) == typ
+        )
+    elif vnode.type == "call_expression" and text_of(src, vnode.child_by_field_name("function")) == "make":
+        args = named(vnode.child_by_field_name("arguments"))
+        made = bool(args) and norm_type(text_of(src, args[0])) == typ
+        made = made and all(a.type == "int_literal" for a in args[1:])
+    else:
+        made = False
+    return " ".join(text_of(src, vnode).split()) if made else None
+
+
+def _map_write(src: EvolvedSource, an: Analysis, carried: list, name: str):
+    """(statement, its code cut at the operator) of the first write into the receiver's map ``name`` in the
+    carried code (``ws.sessionHome[id] = ...``, ``+=``, ``++``): on a nil map each one panics."""
+    for f in carried:
+        for stmt in walk(f.node):
+            if stmt.type == "assignment_statement" and stmt.child_by_field_name("left") is not None:
+                targets = named(stmt.child_by_field_name("left"))
+                op = text_of(src, stmt.child_by_field_name("operator")).strip() + " ..."
+            elif stmt.type in ("inc_statement", "dec_statement"):
+                targets, op = named(stmt)[:1], ("++" if stmt.type == "inc_statement" else "--")
+            else:
+                continue
+            for t in targets:
+                m = t.child_by_field_name("operand") if t.type == "index_expression" else None
+                if m is not None and text_of(src, m) == f"{f.receiver_var}.{name}":
+                    return stmt, f"{text_of(src, t)} {op}".replace(" ++", "++").replace(" --", "--")
+    return None
 
 
 def _where_set(src: EvolvedSource, an: Analysis, name: str) -> str:
@@ -275,9 +370,10 @@ def ctor_assignments(src: EvolvedSource, node) -> dict[str, list]:
     return out
 
 
-def ctor_touched(src: EvolvedSource, node) -> set[str]:
-    """Every field the constructor changes after building its value: ``=``, ``+=`` and the like, ``++``, ``--``."""
-    out = set()
+def ctor_touched(src: EvolvedSource, node) -> Counter[str]:
+    """How often the constructor changes each field after building its value: ``=``, ``+=`` and the like, ``++``,
+    ``--``."""
+    out: Counter[str] = Counter()
     for stmt in walk(node):
         if stmt.type == "assignment_statement":
             targets = named(stmt.child_by_field_name("left")) if stmt.child_by_field_name("left") else []
@@ -287,7 +383,7 @@ def ctor_touched(src: EvolvedSource, node) -> set[str]:
             continue
         for target in targets:
             if target.type == "selector_expression" and target.child_by_field_name("field") is not None:
-                out.add(text_of(src, target.child_by_field_name("field")))
+                out[text_of(src, target.child_by_field_name("field"))] += 1
     return out
 
 
@@ -295,19 +391,3 @@ def keyed_value(key):
     """The value node of a keyed element's key (``0.05`` in ``loadPenalty: 0.05``), None when it has none."""
     el = named(key.parent)[-1] if key.parent is not None else None
     return named(el)[0] if el is not None and el.type == "literal_element" and named(el) else el
-
-
-def _literal_set_elsewhere(src: EvolvedSource, an: Analysis, receiver_type: str, name: str):
-    """(literal node, value) where any function of the file sets the field to a number in a composite literal."""
-    for key in keyed_fields(src, src.tree.root_node, receiver_type):
-        if text_of(src, key).strip() != name:
-            continue
-        vnode = keyed_value(key)
-        if vnode is None:
-            continue
-        raw = text_of(src, vnode).strip()
-        if vnode.type in ("int_literal", "float_literal", "unary_expression"):
-            num = parse_number(raw.lstrip("-").strip())
-            if num is not None:
-                return vnode, (-num if raw.startswith("-") else num)
-    return None
