@@ -317,6 +317,13 @@ def _blis_file(src: EvolvedSource, an: Analysis, gen: Generated, composed) -> st
     else:
         construct = f"\tp := &{receiver}{{}}"
     construct += fill_nil_priority_maps(composed.receiver_fields, "DefaultSLOPriorityMap") + made_fields(src, an, None)
+    # A number BLIS's uncarried constructor sets (NewRoutingPolicy(...): p.loadKnee = 6.0) is a parameter of the
+    # plugin; BLIS ran with the number itself, not with the zero of `&policy{}` (0/0 made p1's harness die on NaN).
+    construct += "".join(
+        f"\n\tp.{th.receiver_field} = {th.literal}"  # type: ignore[attr-defined]
+        for th in an.thresholds
+        if th.role == "field" and any(o.owner == "outside" for o in th.occurrences)
+    )
     # A set-valued field too (ResidentAdapters): each snapshot is decoded into a fresh RoutingSnapshot.
     snap = [
         ("InFlightRequests" if f == "PendingRequests" else f, f)

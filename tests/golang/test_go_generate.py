@@ -497,8 +497,9 @@ def test_what_blis_uncarried_constructor_sets_reaches_the_plugins_new_policy(dic
     """p1 (a researcher's session-home router): BLIS's NewRoutingPolicy(...), which the plugin does not carry, does
     `p.sessionHome = make(map[string]string)` and `p.stickiness = 0.3`. The plugin's receiver held a nil map, so
     the evolved `ws.sessionHome[req.SessionID] = ...` panicked on every request with a session, and a zero
-    stickiness. newPolicy now makes the map as BLIS did and sets the number from its parameter (default 0.3), in
-    the plugin and in the harness's BLIS receiver alike."""
+    stickiness. newPolicy now makes the map as BLIS did and sets the number from its parameter (default 0.3); the
+    harness's BLIS receiver, built as `&WeightedScoring{}` too, gets the map and BLIS's number (p1's zero knee made
+    BLIS's score 0/0, and the harness died on the NaN)."""
     from bot.golang.blis_mirror import compose
     from bot.golang.harness_build import _blis_file
 
@@ -520,6 +521,7 @@ def test_what_blis_uncarried_constructor_sets_reaches_the_plugins_new_policy(dic
     assert re.search(r"\n\t\tStickiness:\s+0\.3,\n", main), main
     blis = _blis_file(src, an, gen, compose(src, an))
     assert "\tp.sessionHome = make(map[string]string)\n" in blis, blis
+    assert "\tp.stickiness = 0.3\n" in blis, blis  # BLIS ran with its constructor's number, not a zero knee
 
 
 def gen_test_path(tr) -> str:
