@@ -248,14 +248,9 @@ def made_fields(src: EvolvedSource, an: Analysis, names: GoNames | None) -> str:
         + (_apply(src, v.start_byte, v.end_byte, _common_edits(src, an, v, names, None)) if names else text_of(src, v))
         for f, v in an.made_fields.items()
     ]
-    return (
-        "".join(
-            ["\n\t// Made as BLIS's constructor, which the plugin does not carry, makes them."]
-            + ["\n" + line for line in lines]
-        )
-        if lines
-        else ""
-    )
+    if not lines:
+        return ""
+    return "\n\t// Made as BLIS's constructor, which the plugin does not carry, makes them.\n" + "\n".join(lines)
 
 
 def _inside_const(n) -> bool:
