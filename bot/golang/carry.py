@@ -239,6 +239,20 @@ def _common_edits(src: EvolvedSource, an: Analysis, node, names: GoNames, recv_v
     return edits
 
 
+def made_fields(src: EvolvedSource, an: Analysis, names: GoNames | None) -> str:
+    """Go lines making each receiver map or slice that BLIS's uncarried constructor makes empty
+    (``Analysis.made_fields``), after the receiver is built: in the plugin's names for newPolicy, in the program's
+    (``names`` None) for the harness's BLIS receiver. Left nil, the evolved code's first write would panic."""
+    lines = [
+        f"\tp.{f} = "
+        + (_apply(src, v.start_byte, v.end_byte, _common_edits(src, an, v, names, None)) if names else text_of(src, v))
+        for f, v in an.made_fields.items()
+    ]
+    if not lines:
+        return ""
+    return "\n\t// Made as BLIS's constructor, which the plugin does not carry, makes them.\n" + "\n".join(lines)
+
+
 def _inside_const(n) -> bool:
     p = n.parent
     while p is not None:

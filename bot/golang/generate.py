@@ -25,7 +25,7 @@ from bot.dictionary import Dictionary
 from bot.golang import dead_branches, scheduling_docs, state_caps
 from bot.golang.adapter import AdapterLine, adapter_lines, waiting_comment
 from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
-from bot.golang.carry import MARKER_LINE, Edit, carry_function, carry_type, plan_names
+from bot.golang.carry import MARKER_LINE, Edit, carry_function, carry_type, made_fields, plan_names
 from bot.golang.data_keys import INFLIGHT, KEYS, PREFIX, config_note, param_spec, reads
 from bot.golang.gofiles import drop_file_references, drop_marker_lines, format_go, remap_lines, sort_imports, splice
 from bot.golang.gonames import comment_lines, file_stem, go_float, package_dir, package_name, render, struct_name
@@ -247,7 +247,7 @@ def generate(
         )
     else:
         construct = f"\tp := &{receiver}{{}}"
-    construct += fill_nil_priority_maps(an.receiver_fields, "defaultSLOPriorityMap")
+    construct += fill_nil_priority_maps(an.receiver_fields, "defaultSLOPriorityMap") + made_fields(src, an, names)
 
     evolved_imports = sorted(
         {f'"{path}"' if name == path.rsplit("/", 1)[-1] else f'{name} "{path}"' for name, path in an.imports.items()}

@@ -21,6 +21,7 @@ from bot.golang import harness_views as hv
 from bot.golang import harness_world as world
 from bot.golang.analysis_types import Analysis
 from bot.golang.blis_mirror import compose
+from bot.golang.carry import made_fields
 from bot.golang.differential import ALL_OFF, AS_DEPLOYED, DEPLOYED_VALUES
 from bot.golang.generate import INFLIGHT_PRODUCER, MODULE, Generated
 from bot.golang.gonames import go_float, render
@@ -315,7 +316,14 @@ def _blis_file(src: EvolvedSource, an: Analysis, gen: Generated, composed) -> st
         construct = f"\tp := {an.constructor.name}()" if ptr else f"\tv := {an.constructor.name}()\n\tp := &v"
     else:
         construct = f"\tp := &{receiver}{{}}"
-    construct += fill_nil_priority_maps(composed.receiver_fields, "DefaultSLOPriorityMap")
+    construct += fill_nil_priority_maps(composed.receiver_fields, "DefaultSLOPriorityMap") + made_fields(src, an, None)
+    # A number BLIS's uncarried constructor sets (NewRoutingPolicy(...): p.loadKnee = 6.0) is a parameter of the
+    # plugin; BLIS ran with the number itself, not with the zero of `&policy{}` (0/0 made p1's harness die on NaN).
+    construct += "".join(
+        f"\n\tp.{th.receiver_field} = {th.literal}"  # type: ignore[attr-defined]
+        for th in an.thresholds
+        if th.role == "field" and any(o.owner == "outside" for o in th.occurrences)
+    )
     # A set-valued field too (ResidentAdapters): each snapshot is decoded into a fresh RoutingSnapshot.
     snap = [
         ("InFlightRequests" if f == "PendingRequests" else f, f)

@@ -596,17 +596,19 @@ def uncarried(ctor: str) -> str:
     return (
         "type WeightedScoring struct {\n\tstickiness float64\n}\n\n"
         f"func NewRoutingPolicy(bonus float64) *WeightedScoring {{\n{ctor}\n}}\n\n"
-        + ROUTE.format(body="\tfor _, snap := range state.Snapshots {\n\t\t_ = ws.stickiness * snap.CacheHitRate\n\t}")
+        + ROUTE.format(
+            body="\tfor _, snap := range state.Snapshots {\n\t\t_ = ws.stickiness * float64(snap.InFlightRequests)\n\t}"
+        )
     )
 
 
 @pytest.mark.parametrize(
     "ctor, where, read",
     [
-        ("\tws := &WeightedScoring{}\n\tws.stickiness = 0.3\n\treturn ws", "line 7: `ws.stickiness = 0.3`", 13),
+        ("\tws := &WeightedScoring{}\n\tws.stickiness = bonus\n\treturn ws", "line 7: `ws.stickiness = bonus`", 13),
         ("\treturn &WeightedScoring{stickiness: bonus}", "line 6: `stickiness: bonus`", 11),
     ],
-    ids=["assigned", "keyed-from-argument"],
+    ids=["assigned-from-argument", "keyed-from-argument"],
 )
 def test_a_field_set_only_in_code_the_plugin_does_not_carry_says_where_it_is_set(analyze_text, ctor, where, read):
     """A field BLIS's own NewRoutingPolicy(...) sets (outside the evolved block; a constructor with arguments is not
@@ -620,6 +622,120 @@ def test_a_field_set_only_in_code_the_plugin_does_not_carry_says_where_it_is_set
     assert f"sets only in NewRoutingPolicy ({where}), code the plugin does not carry:" in f.message, f.message
     assert "holds the zero value" in f.message and "dead in the plugin" in f.message
     assert not any(t.role == "field" for t in an.thresholds)
+
+
+UNCARRIED_NUMBER = {
+    "keyed": ("\treturn &WeightedScoring{stickiness: 0.3}", 6),
+    "assigned": ("\tws := &WeightedScoring{}\n\tws.stickiness = 0.3\n\treturn ws", 7),
+}
+
+
+@pytest.mark.parametrize("form", list(UNCARRIED_NUMBER))
+def test_a_number_code_the_plugin_does_not_carry_assigns_once_is_a_parameter_like_one_in_its_literal(
+    analyze_text, form
+):
+    """p1 (a researcher's session-home router): BLIS's NewRoutingPolicy(...) sets `p.loadKnee = 6.0` on the value
+    it builds. The same number in that constructor's literal (`&WeightedScoring{loadKnee: 6.0}`) is a parameter
+    with BLIS's value; assigned, it got none and an IMPORTANT "holds the zero value", and the plugin divided by a
+    zero knee. Both forms give the same parameter, finding and newPolicy line."""
+    from bot.golang.params import param_specs
+
+    ctor, line = UNCARRIED_NUMBER[form]
+    an = analyze_text(uncarried(ctor))
+    [th] = [t for t in an.thresholds if t.role == "field"]
+    assert (th.param, th.value, th.literal, th.go_type, th.line) == ("stickiness", 0.3, "0.3", "float64", line)
+    assert an.constructed_fields == [("stickiness", "Stickiness")]
+    [spec] = [s for s in param_specs(an, None, False) if s.name == "stickiness"]
+    [f] = [f for f in an.findings if f.check == "translate.field-set-outside"]
+    assert f.severity.value == "SUGGESTION", f
+    assert f.message == (
+        f"reads ws.stickiness, which BLIS sets outside the evolved code (line {line}: 0.3); the plugin exposes it as "
+        "a parameter with that default"
+    ), f.message
+    assert spec.doc.startswith("Stickiness is the evolved WeightedScoring.stickiness = 0.3"), spec.doc
+
+
+@pytest.mark.parametrize(
+    "ctor",
+    [
+        "\tws := &WeightedScoring{}\n\tws.stickiness = 0.3\n\tws.stickiness = 0.4\n\treturn ws",
+        "\tws := &WeightedScoring{}\n\tws.stickiness = 0.3\n\tws.stickiness *= bonus\n\treturn ws",
+        "\tws := &WeightedScoring{}\n\tif bonus > 0 {\n\t\tws.stickiness = 0.3\n\t}\n\treturn ws",
+        "\tws := &WeightedScoring{stickiness: 0.2}\n\tws.stickiness = 0.3\n\treturn ws",
+    ],
+    ids=["assigned-twice", "assigned-then-scaled", "under-a-condition", "keyed-and-assigned"],
+)
+def test_a_number_code_the_plugin_does_not_carry_sets_more_than_once_stays_a_finding(analyze_text, ctor):
+    """One parameter cannot stand for two numbers, nor for one BLIS set only sometimes: as in the carried
+    constructor, such a field is not lifted and stays an IMPORTANT finding."""
+    an = analyze_text(uncarried(ctor))
+    assert not any(t.role == "field" for t in an.thresholds), an.thresholds
+    [f] = [f for f in an.findings if f.check == "translate.field-set-outside"]
+    assert f.severity.value == "IMPORTANT", f
+
+
+SESSION_WRITE = (
+    "\thome := ws.sessionHome[req.SessionID]\n\t_ = home\n\tws.sessionHome[req.SessionID] = state.Snapshots[0].ID"
+)
+
+
+def session_home(ctor: str, typ: str = "map[string]string") -> str:
+    """p1's shape: a receiver map only BLIS's NewRoutingPolicy(...) makes, read and written in Route."""
+    return (
+        f"type WeightedScoring struct {{\n\tsessionHome {typ}\n}}\n\n"
+        f"func NewRoutingPolicy(homes {typ}) *WeightedScoring {{\n{ctor}\n}}\n\n" + ROUTE.format(body=SESSION_WRITE)
+    )
+
+
+@pytest.mark.parametrize(
+    "ctor, made",
+    [
+        ("\tp := &WeightedScoring{}\n\tp.sessionHome = make(map[string]string)\n\treturn p", "make(map[string]string)"),
+        (
+            "\tp := &WeightedScoring{}\n\tp.sessionHome = make(map[string]string, 64)\n\treturn p",
+            "make(map[string]string, 64)",
+        ),
+        ("\tp := &WeightedScoring{}\n\tp.sessionHome = map[string]string{}\n\treturn p", "map[string]string{}"),
+        ("\treturn &WeightedScoring{sessionHome: make(map[string]string)}", "make(map[string]string)"),
+    ],
+    ids=["make", "make-with-size", "empty-literal", "keyed"],
+)
+def test_a_map_code_the_plugin_does_not_carry_makes_is_made_by_the_plugin_too(analyze_text, ctor, made):
+    """p1: NewRoutingPolicy(...) does `p.sessionHome = make(map[string]string)`; the plugin does not carry it, so
+    its receiver held a nil map and `ws.sessionHome[req.SessionID] = ...` panicked on every request with a session
+    (recovered: every endpoint scored 0), while the finding said only that the logic was dead. The plugin's
+    newPolicy makes the map as BLIS's constructor did; the finding says so, as a SUGGESTION."""
+    from bot.golang.gotree import text_of
+
+    an = analyze_text(session_home(ctor))
+    assert {f: text_of(an.src, v) for f, v in an.made_fields.items()} == {"sessionHome": made}
+    [f] = [f for f in an.findings if f.check == "translate.field-set-outside"]
+    assert f.severity.value == "SUGGESTION", f
+    assert f"the plugin's newPolicy makes it the same way (`{made}`)" in f.message, f.message
+
+
+@pytest.mark.parametrize(
+    "ctor",
+    [
+        "\treturn &WeightedScoring{sessionHome: homes}",
+        "\tp := &WeightedScoring{}\n\tif homes == nil {\n\t\tp.sessionHome = make(map[string]string)\n\t}\n\treturn p",
+        "\treturn &WeightedScoring{}",
+    ],
+    ids=["from-argument", "under-a-condition", "never"],
+)
+def test_a_map_that_stays_nil_in_the_plugin_and_is_written_says_the_plugin_panics(analyze_text, ctor):
+    """A receiver map the plugin leaves nil is not only dead logic: the evolved code's
+    `ws.sessionHome[req.SessionID] = ...` panics on every request that reaches it, and the plugin recovers and
+    stays neutral (every endpoint scores 0), so the finding says that, at the write's line."""
+    text = session_home(ctor)
+    an = analyze_text(text)
+    assert not an.made_fields
+    [f] = [f for f in an.findings if f.check == "translate.field-set-outside"]
+    assert f.severity.value == "IMPORTANT", f
+    write = text.splitlines().index("\tws.sessionHome[req.SessionID] = state.Snapshots[0].ID") + 1
+    assert f"holds a nil map, so the write at line {write} (`ws.sessionHome[req.SessionID] = ...`) panics" in f.message
+    assert "every endpoint scores 0" in f.message, f.message
+    assert "dead in the plugin" not in f.message, f.message
 
 
 AFFINITY = "type WeightedScoring struct {{\n\tsessionHome map[string]string\n}}\n\n" + ROUTE

@@ -493,6 +493,37 @@ def test_a_number_the_constructor_assigns_reaches_the_plugins_parameters_like_on
     assert built["assigned"] == built["struct-literal"]
 
 
+def test_what_blis_uncarried_constructor_sets_reaches_the_plugins_new_policy(dictionary):
+    """p1 (a researcher's session-home router): BLIS's NewRoutingPolicy(...), which the plugin does not carry, does
+    `p.sessionHome = make(map[string]string)` and `p.stickiness = 0.3`. The plugin's receiver held a nil map, so
+    the evolved `ws.sessionHome[req.SessionID] = ...` panicked on every request with a session, and a zero
+    stickiness. newPolicy now makes the map as BLIS did and sets the number from its parameter (default 0.3); the
+    harness's BLIS receiver, built as `&WeightedScoring{}` too, gets the map and BLIS's number (p1's zero knee made
+    BLIS's score 0/0, and the harness died on the NaN)."""
+    from bot.golang.blis_mirror import compose
+    from bot.golang.harness_build import _blis_file
+
+    from .test_go_analyze import session_home
+
+    ctor = "\tp := &WeightedScoring{}\n\tp.sessionHome = make(map[string]string)\n\tp.stickiness = 0.3\n\treturn p"
+    text = session_home(ctor).replace("\tsessionHome map", "\tstickiness  float64\n\tsessionHome map")
+    text = text.replace(
+        "\t_ = home\n", "\t_ = home\n\t_ = ws.stickiness * float64(state.Snapshots[0].InFlightRequests)\n"
+    )
+    src = parse_evolved_source(text, "home.go")
+    an = analyze(src, dictionary)
+    gen = generate(src, an, dictionary, "session-home")
+    main = gen.files[f"{gen.package_dir}/session_home.go"]
+    newpolicy = main[main.index("func newPolicy(") :]
+    newpolicy = newpolicy[: newpolicy.index("\n}\n")]
+    assert "\tp.sessionHome = make(map[string]string)\n" in newpolicy, newpolicy
+    assert "\tp.stickiness = params.Stickiness\n" in newpolicy, newpolicy
+    assert re.search(r"\n\t\tStickiness:\s+0\.3,\n", main), main
+    blis = _blis_file(src, an, gen, compose(src, an))
+    assert "\tp.sessionHome = make(map[string]string)\n" in blis, blis
+    assert "\tp.stickiness = 0.3\n" in blis, blis  # BLIS ran with its constructor's number, not a zero knee
+
+
 def gen_test_path(tr) -> str:
     return next(p for p in tr.files if p.endswith("_test.go"))
 
