@@ -362,9 +362,10 @@ class ExprMixin:
             return
         if raw.strip().startswith("-"):
             value = -value
-        if value == 0:
-            return
-        if role != "threshold" and abs(value) == 1:
+        # 0 and 1 say nothing alone, but as one case's value of a switch that sets the same variable in others they
+        # are that class's entry, listed like the others (as every entry of a per-class table is, literals.py).
+        per_case = role == "value" and target is not None and self._set_per_case(lit, self.t(target))
+        if (value == 0 or (role != "threshold" and abs(value) == 1)) and not per_case:
             return
         if role in ("coefficient",) and op in ("*", "/") and abs(value) in _UNIT_POWERS:
             return
@@ -412,9 +413,25 @@ class ExprMixin:
         self.an.thresholds.append(th)
         self.an.literal_nodes[lit.start_byte] = th
 
+    def _set_per_case(self, lit: Node, target: str) -> bool:
+        """``lit`` is set to ``target`` in one case of a switch whose other cases set ``target`` too."""
+        case = lit.parent
+        while case is not None and case.type not in ("expression_case", "default_case", "func_literal"):
+            case = case.parent
+        if case is None or case.type == "func_literal" or case.parent is None:
+            return False
+        return any(
+            n.type == "assignment_statement"
+            and target in (self.t(t).strip() for t in named(n.child_by_field_name("left")))
+            for other in named(case.parent)
+            if other.type in ("expression_case", "default_case") and other != case
+            for n in walk(other)
+        )
+
     def _case_label(self, lit: Node) -> str | None:
         """The class a value is chosen for, when it is set in a string switch's case (``case "critical":``
-        gives ``critical``; the default of a switch whose cases are all strings gives ``other``), else None."""
+        gives ``critical``; the default of a switch whose cases are all strings, or of one on conditions (``switch {
+        case load > 8:``), gives ``other``), else None."""
         n = lit.parent
         while n is not None and n.type not in ("expression_case", "default_case", "func_literal"):
             n = n.parent
@@ -432,7 +449,8 @@ class ExprMixin:
             words = [w for w in labels(n) if w]
             return words[0] if words else None
         cases = [c for c in named(n.parent) if c.type == "expression_case"]
-        return "other" if cases and all(labels(c) for c in cases) else None
+        on_conditions = n.parent.child_by_field_name("value") is None
+        return "other" if cases and (on_conditions or all(labels(c) for c in cases)) else None
 
     def _base_name(self, subject: Node, signals: list[str], target: Node | None, role: str = "") -> str:
         if target is not None and target.type == "identifier" and role == "value":
