@@ -326,15 +326,15 @@ class Walker(ExprMixin):
             self.visit(init)
         value = node.child_by_field_name("value")
         vv = self.ex(value) if value is not None else Val()
+        # `switch { case load > 8: ... default: ... }`: the default runs when no case holds, so it depends on them all.
+        labels = [c.child_by_field_name("value") for c in node.children if c.type == "expression_case"]
+        cases_taint = frozenset().union(*(self.ex(v).taint for vals in labels if vals is not None for v in named(vals)))
         for c in node.children:
             if c.type == "expression_case":
                 vals = c.child_by_field_name("value")
                 for v in named(vals) if vals is not None else []:
-                    lv = self.ex(v)
                     if value is not None:
                         self.check_slo_literal(vv, v, v)
-                    self.cond_stack.append((Val(None, vv.taint | lv.taint), v))
-                    self.cond_stack.pop()
                 self.cond_stack.append(
                     (
                         Val(
@@ -351,7 +351,8 @@ class Walker(ExprMixin):
                 self.cond_stack.pop()
             elif c.type == "default_case":
                 self.check_slo_default(vv, node, c)
-                self.cond_stack.append((vv, value if value is not None else c))
+                first = next((named(vals)[0] for vals in labels if vals is not None and named(vals)), c)
+                self.cond_stack.append((vv, value) if value is not None else (Val(None, cases_taint), first))
                 self.visit_children(c)
                 self.cond_stack.pop()
 

@@ -281,9 +281,13 @@ class ExprMixin:
         self.literal(lit, role, subject, Val(None, cv.taint, lhs_v.type), rhs, op=op, target=lhs)
 
     def _cond_subject(self, cnode: Node | None) -> Node | None:
+        """What a condition compares, named by the numbers it decides; a guard (``n > 0`` in ``n > 0 &&
+        totalQ/n > a.busyQueue``) is skipped: it keeps the rest defined, the rest is what the condition is about."""
         if cnode is None:
             return None
         for n in walk(cnode):
+            if self._guard(n, cnode):
+                continue
             if n.type == "binary_expression" and self.t(n.child_by_field_name("operator")) in COMPARE - {"==", "!="}:
                 lhs, r = n.child_by_field_name("left"), n.child_by_field_name("right")
                 if self._numeric_literal(r) is not None:
@@ -291,6 +295,8 @@ class ExprMixin:
                 if self._numeric_literal(lhs) is not None:
                     return r
         for n in walk(cnode):
+            if self._guard(n, cnode):
+                continue
             if n.type == "binary_expression" and self.t(n.child_by_field_name("operator")) in COMPARE:
                 lhs, r = n.child_by_field_name("left"), n.child_by_field_name("right")
                 if self._numeric_literal(r) is not None:
@@ -299,6 +305,41 @@ class ExprMixin:
                     return r
                 return lhs
         return None
+
+    def _guard(self, cmp: Node, cnode: Node) -> bool:
+        """``cmp`` compares a local with 0 and the rest of the condition reads that local (``n > 0 && totalQ/n > x``)."""
+        if cmp.type != "binary_expression" or self.t(cmp.child_by_field_name("operator")) not in COMPARE:
+            return False
+        left, right = cmp.child_by_field_name("left"), cmp.child_by_field_name("right")
+        lit, local = (left, right) if self._numeric_literal(left) is not None else (right, left)
+        if local is None or local.type != "identifier" or lit is None or parse_number(self.t(lit)) != 0:
+            return False
+        name, span = self.t(local), (cmp.start_byte, cmp.end_byte)
+        return any(
+            n.type == "identifier" and self.t(n) == name and not span[0] <= n.start_byte < span[1] for n in walk(cnode)
+        )
+
+    def _held_by(self, local: Node) -> Node | None:
+        """What a local of one or two letters (``n := len(r.InputTokens)``) is set from, when it is set once in the
+        function: its name says nothing of what it holds, the expression does."""
+        name = self.t(local)
+        if len(name) > 2 or self.fn is None:
+            return None
+        found: list[Node] = []
+        for n in walk(self.fn.node):
+            if n.type not in ("short_var_declaration", "var_spec", "assignment_statement"):
+                continue
+            left = n.child_by_field_name("left") or n.child_by_field_name("name")
+            right = n.child_by_field_name("right") or n.child_by_field_name("value")
+            lefts = named(left) if left is not None and left.type == "expression_list" else [left]
+            rights = named(right) if right is not None and right.type == "expression_list" else [right]
+            for i, target in enumerate(lefts):
+                if target is not None and self.t(target).strip() == name:
+                    found.append(rights[i] if len(rights) == len(lefts) and rights[i] is not None else n)
+        held = found[0] if len(found) == 1 else None
+        if held is None or held.type in ("short_var_declaration", "var_spec", "assignment_statement"):
+            return None
+        return None if any(c.type == "identifier" and self.t(c) == name for c in walk(held)) else held
 
     def literal(
         self,
@@ -321,9 +362,10 @@ class ExprMixin:
             return
         if raw.strip().startswith("-"):
             value = -value
-        if value == 0:
-            return
-        if role != "threshold" and abs(value) == 1:
+        # 0 and 1 say nothing alone, but as one case's value of a switch that sets the same variable in others they
+        # are that class's entry, listed like the others (as every entry of a per-class table is, literals.py).
+        per_case = role == "value" and target is not None and self._set_per_case(lit, self.t(target))
+        if (value == 0 or (role != "threshold" and abs(value) == 1)) and not per_case:
             return
         if role in ("coefficient",) and op in ("*", "/") and abs(value) in _UNIT_POWERS:
             return
@@ -371,9 +413,25 @@ class ExprMixin:
         self.an.thresholds.append(th)
         self.an.literal_nodes[lit.start_byte] = th
 
+    def _set_per_case(self, lit: Node, target: str) -> bool:
+        """``lit`` is set to ``target`` in one case of a switch whose other cases set ``target`` too."""
+        case = lit.parent
+        while case is not None and case.type not in ("expression_case", "default_case", "func_literal"):
+            case = case.parent
+        if case is None or case.type == "func_literal" or case.parent is None:
+            return False
+        return any(
+            n.type == "assignment_statement"
+            and target in (self.t(t).strip() for t in named(n.child_by_field_name("left")))
+            for other in named(case.parent)
+            if other.type in ("expression_case", "default_case") and other != case
+            for n in walk(other)
+        )
+
     def _case_label(self, lit: Node) -> str | None:
         """The class a value is chosen for, when it is set in a string switch's case (``case "critical":``
-        gives ``critical``; the default of a switch whose cases are all strings gives ``other``), else None."""
+        gives ``critical``; the default of a switch whose cases are all strings, or of one on conditions (``switch {
+        case load > 8:``), gives ``other``), else None."""
         n = lit.parent
         while n is not None and n.type not in ("expression_case", "default_case", "func_literal"):
             n = n.parent
@@ -391,7 +449,8 @@ class ExprMixin:
             words = [w for w in labels(n) if w]
             return words[0] if words else None
         cases = [c for c in named(n.parent) if c.type == "expression_case"]
-        return "other" if cases and all(labels(c) for c in cases) else None
+        on_conditions = n.parent.child_by_field_name("value") is None
+        return "other" if cases and (on_conditions or all(labels(c) for c in cases)) else None
 
     def _base_name(self, subject: Node, signals: list[str], target: Node | None, role: str = "") -> str:
         if target is not None and target.type == "identifier" and role == "value":
@@ -415,7 +474,8 @@ class ExprMixin:
                 if inner.type == "selector_expression":
                     return lower_camel(self.t(inner.child_by_field_name("field")))
         if n.type == "identifier":
-            return self.t(n)
+            held = self._held_by(n)
+            return self.t(n) if held is None else self._base_name(held, signals, None, role)
         if n.type == "selector_expression":
             return lower_camel(self.t(n.child_by_field_name("field")))
         if n.type == "call_expression":

@@ -817,3 +817,55 @@ def test_auto_imports_are_the_packages_safety_allows(analyze_text):
     assert mirrored.split("import (", 1)[1].split(")", 1)[0].split() == [f'"{p}"' for p in sorted(ALLOWED_IMPORTS)]
     refused = check_evolved_text(ROUTE.format(body="\tvar mu sync.Mutex\n\t_ = mu"), "p.go")
     assert [f.check for f in refused] == ["safety.unimported-package"]
+
+
+CLASS_SWITCH = """\tvar k int
+\tvar kvCap float64
+\tswitch req.SLOClass {
+\tcase "critical":
+\t\tk, kvCap = 1, 0.7
+\tcase "standard":
+\t\tk, kvCap = 2, 0.85
+\tdefault:
+\t\tk, kvCap = 0, 0.9
+\t}
+\tscores := make(map[string]float64)
+\tfor i, snap := range state.Snapshots {
+\t\tif i < k && snap.KVUtilization > kvCap {
+\t\t\tscores[snap.ID] -= 0.5
+\t\t}
+\t}
+\t_ = scores"""
+
+CONDITION_SWITCH = """\tfor _, r := range requests {
+\t\tvar w float64
+\t\tswitch {
+\t\tcase r.SLOClass == "critical":
+\t\t\tw = 3
+\t\tcase r.Priority < 0:
+\t\t\tw = 0.5
+\t\tdefault:
+\t\t\tw = 1
+\t\t}
+\t\tr.Priority += int(w)
+\t}"""
+
+
+@pytest.mark.parametrize(
+    "program, expected",
+    [
+        (ROUTE.format(body=CLASS_SWITCH), {"criticalKValue": 1, "standardKValue": 2, "otherKValue": 0}),
+        (ORDER.format(body=CONDITION_SWITCH), {"wHighValue": 3, "wLowValue": 0.5, "otherWValue": 1}),
+    ],
+    ids=["switch-on-class", "switch-on-conditions"],
+)
+def test_every_value_a_switch_assigns_per_case_is_a_parameter_trivial_ones_too(analyze_text, program, expected):
+    """Found by a researcher (p3 `case "critical": k, kvCap = 1, 0.7`, p4 `default: w = 1`): a value a switch assigns
+    per case is a parameter (standardKValue), yet 1 and 0 were dropped as trivial, so they were neither parameters nor
+    listed as kept literals, though the Parameters comment promises every kept number is. As a per-class table's
+    entries are all listed (a table is data), every case's value is a parameter, so a reviewer sees each class's.
+    The default of a switch on conditions runs when none holds, so it depends on what they compare, as its cases do."""
+    an = analyze_text(program)
+    params = {th.param: th.value for th in an.thresholds if th.param}
+    assert {p: params.get(p) for p in expected} == expected, params
+    assert not [f for f in an.findings if f.check == "translate.unlisted-literal"], an.findings

@@ -85,3 +85,54 @@ def test_a01s_plugin_names_its_window_and_moving_average_and_says_to_tune_the_we
     assert "TypicalLoadSampleWeight it sums to 1 in the evolved code, so change the two together" in doc
     evolved = next(t for p, t in tr.files.items() if p.endswith("/evolved.go"))
     assert "a.params.TypicalLoadDecay*a.typicalLoad + a.params.TypicalLoadSampleWeight*(" in evolved
+
+
+PROMPT_LENGTH = """func (s *Sched) OrderQueue(requests []*Request, clock int64) {
+	for _, r := range requests {
+		long := 0.0
+		if n := len(r.InputTokens); n > 2048 {
+			long = 0.4
+		}
+		r.Priority -= long
+	}
+}
+"""
+
+MEAN_QUEUE = """type Gate struct {
+	busyQueue int
+}
+
+func (a *Gate) Admit(req *Request, state *RouterState) (bool, string) {
+	limit := 20.0
+	totalQ := 0
+	for _, snap := range state.Snapshots {
+		totalQ += snap.QueueDepth
+	}
+	if n := len(state.Snapshots); n > 0 && totalQ/n > a.busyQueue {
+		limit *= 0.5
+	}
+	if float64(state.Snapshots[0].InFlightRequests) > limit {
+		return false, "busy"
+	}
+	return true, ""
+}
+"""
+
+
+def test_a_number_on_a_one_letter_local_is_named_by_what_the_local_holds(analyze_text):
+    """Found by a researcher (p4): `if n := len(r.InputTokens); n > 2048` gave `nThreshold`, a name that says nothing.
+    The local is the prompt's length, so the threshold is named as `len(r.InputTokens) > 2048` would be."""
+    an = analyze_text(PROMPT_LENGTH)
+    params = {th.param: th.value for th in an.thresholds if th.param}
+    assert params.get("inputTokensThreshold") == 2048, params
+    assert not any(p.startswith("n") and p[1:2].isupper() for p in params), params
+
+
+def test_a_factor_under_a_guarded_condition_is_named_by_the_condition_not_its_guard(analyze_text):
+    """Found by a researcher (p2): `if n := len(state.Snapshots); n > 0 && totalQ/n > a.busyQueue { limit *= 0.5 }`
+    gave `nFactor`: the condition's subject was `n > 0`, the guard that keeps the division defined. The factor acts
+    when the mean queue is above busyQueue, so it is named by what that comparison compares (`totalQ`)."""
+    an = analyze_text(MEAN_QUEUE)
+    params = {th.param: th.value for th in an.thresholds if th.param}
+    assert params.get("totalQFactor") == 0.5, params
+    assert "nFactor" not in params and "snapshotsFactor" not in params, params
