@@ -12,6 +12,13 @@ its requests further apart. From the answers it keeps:
 - when one exists, two sequences that differ only in the time between their requests and are decided
   differently, so removing a decay or a window fails it too.
 
+Sequences spaced 0.2 s apart never pass a rate of 5 a second: a per-tenant limit of 25 a second (newprog p2) or a
+token bucket of 20,000 tokens (g07) admitted all of them, and the behaviour test held no rejection. So the grid also
+sends bursts (``_bursts``): requests like the decided one, from its own tenant, BURST_GAP_US apart just before it,
+and every sequence's request is also decided alone, on a fresh plugin. The rejected sequence the test asserts is one
+whose request alone is admitted, when there is one, asserted beside that lone request: the earlier requests are what
+reject it ("a tenant past its rate is rejected").
+
 Pure: specs in, rows out (``testgen`` writes them into TestBehaviour).
 """
 
@@ -52,6 +59,28 @@ def _grid() -> list[dict]:
     return out
 
 
+#: A burst (``_bursts``): BURST requests BURST_GAP_US apart (200 a second, the harness's densest burst:
+#: ``harness_world.BURST_GAP_US``) of BURST_TOKENS tokens, past a rate or bucket sized for the benchmark's load.
+BURST = 48
+BURST_GAP_US = 5_000
+BURST_TOKENS = (512, 4096)
+#: The label of a sequence's request decided alone (``<sequence>:alone``): its spacing field says no spacing.
+ALONE = "alone"
+
+
+def _bursts() -> list[dict]:
+    """Bursts of the probe grid's own: BURST requests like the decided one (its tenant, priority and size) just
+    before it, for each priority and prompt size, on an overloaded and on an idle pool."""
+    out = []
+    for load in ("overloaded", "idle"):
+        eps = [make_endpoint(PROBE, dict(ADMISSION_POOLS[load])), make_endpoint("pod-b", dict(ADMISSION_POOLS[load]))]
+        for tokens in BURST_TOKENS:
+            for priority in (-1, 0, 1):
+                warm = [make_request(tokens=tokens, priority=priority, rid=f"w-{k}") for k in range(BURST)]
+                out.append(make_state(eps, make_request(tokens=tokens, priority=priority), warm, BURST_GAP_US))
+    return out
+
+
 def spacing_of(state: dict) -> int:
     """µs between the requests of ``state``'s sequence (the generated test replays them that far apart)."""
     history = state["history"]
@@ -71,7 +100,7 @@ def sequence_specs(kind: str, stateful: bool, an, defaults: dict, probe_specs: l
         return []
     seen, bases = set(), []
     searched = [c for s in probe_specs if s["role"] != "observe" for c in s["candidates"]]
-    for state in _grid() + searched:
+    for state in _grid() + _bursts() + searched:
         if state["history"] and _key(state) not in seen and len(bases) < MAX_SEQUENCES:
             seen.add(_key(state))
             bases.append(state)
@@ -84,6 +113,8 @@ def sequence_specs(kind: str, stateful: bool, an, defaults: dict, probe_specs: l
         for spacing in [own] + [s for s in spacings if s != own]:
             cands.append(respaced(state, spacing))
             labels.append(f"{i}:{spacing}")
+        cands.append(state | {"history": []})
+        labels.append(f"{i}:{ALONE}")
     return [observe_probe(NAME, defaults, cands, labels)]
 
 
@@ -98,7 +129,7 @@ def _decisions(spec: dict, result: dict) -> dict[int, bool]:
 
 def choose(probe_specs: list[dict], results: list[dict]) -> list[int]:
     """The candidates the behaviour test asserts: the first sequence the plugin rejects (as the search spaced it),
-    and two of one sequence that only the spacing tells apart and that are decided differently, the two spacings
+    preferring one whose request alone it admits (then that lone request too, right after it), and two of one sequence that only the spacing tells apart and that are decided differently, the two spacings
     closest together of any sequence (the decision then turns on the time scale of the rule rather than on a
     history worn down to nothing)."""
     spec = next((s for s in probe_specs if s["name"] == NAME), None)
@@ -107,8 +138,13 @@ def choose(probe_specs: list[dict], results: list[dict]) -> list[int]:
         return []
     decided = _decisions(spec, result)
     groups: dict[str, list[int]] = {}
+    alone: dict[str, int] = {}
     for i, label in enumerate(spec["labels"]):
-        groups.setdefault(label.split(":")[0], []).append(i)
+        sequence, _, spacing = label.partition(":")
+        if spacing == ALONE:
+            alone[sequence] = i
+        else:
+            groups.setdefault(sequence, []).append(i)
 
     def spacing(i: int) -> int:
         return int(spec["labels"][i].split(":")[1])
@@ -120,7 +156,16 @@ def choose(probe_specs: list[dict], results: list[dict]) -> list[int]:
         for b in members
         if a < b and a in decided and b in decided and decided[a] != decided[b]
     ]
-    rejected = next(([g[0]] for g in groups.values() if decided.get(g[0]) is False), [])
+    # The earlier requests reject it where the request alone is admitted: both rows, the sequence first.
+    rejected = next(
+        (
+            [g[0], alone[k]]
+            for k, g in groups.items()
+            if decided.get(g[0]) is False and k in alone and decided.get(alone[k]) is True
+        ),
+        None,
+    )
+    rejected = rejected or next(([g[0]] for g in groups.values() if decided.get(g[0]) is False), [])
     pair = min(pairs, key=lambda p: p[:2])[2] if pairs else []
     return rejected + [i for i in pair if i not in rejected]
 
@@ -163,7 +208,9 @@ def describe(state: dict, want: str) -> str:
     spread = ", ".join(f"{n} from {t}" for t, n in tenants.items())
     spacing = spacing_of(state) / 1e6
     verdict = "is admitted" if want == "admit" else "is rejected"
-    return (
-        f"after {len(history)} requests {spacing:g} s apart ({spread}), a request of priority "
-        f"{request.get('Priority', 0)} from {request.get('FairnessID') or 'no tenant'} {verdict}"
-    )
+    asked = f"a request of priority {request.get('Priority', 0)} from {request.get('FairnessID') or 'no tenant'}"
+    if not history:
+        return f"with no earlier requests, {asked} {verdict}"
+    if want == "reject" and set(tenants) == {request.get("FairnessID") or "no tenant"}:
+        return f"a tenant past its rate: after {len(history)} requests {spacing:g} s apart from it, {asked} {verdict}"
+    return f"after {len(history)} requests {spacing:g} s apart ({spread}), {asked} {verdict}"

@@ -5,12 +5,16 @@ plugin with the real Go toolchain)."""
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 import yaml
 
 from bot.golang.admission_docs import DETECTOR, DETECTOR_PARAMETERS, baseline_config, upstream_alternative
 from bot.golang.generate import package_name, struct_name
 from bot.golang.plugin_summary import what_it_does
+from bot.golang.toolchain import check_plugin
 from bot.hypotheses.wording import plugin_phrase
 from bot.model import PolicyKind
 from bot.stages.implement_tests import BASELINE_EPP_CONFIG, baseline_epp_config
@@ -190,3 +194,80 @@ def test_a_stateless_admitter_gets_no_clock_no_warm_ups_and_no_contract_test_tha
     assert "now := a.now()" in stateful_main
     stateful_test = next(t for p, t in a01.files.items() if p.endswith("_test.go"))
     assert "warmups []*scheduling.InferenceRequest, spacing int64, request" in stateful_test
+
+
+# A per-tenant rate limit (newprog p2, shortened): the tenant's requests past perTenantRPS in a window are rejected.
+TENANT_RATE_LIMIT = """package sim
+
+import "fmt"
+
+type tenantWindow struct {
+	start int64
+	count int
+}
+
+type TenantRateLimit struct {
+	windowUs     int64
+	perTenantRPS float64
+	windows      map[string]*tenantWindow
+}
+
+func NewTenantRateLimit() *TenantRateLimit {
+	return &TenantRateLimit{windowUs: 1_000_000, perTenantRPS: 25, windows: map[string]*tenantWindow{}}
+}
+
+func (a *TenantRateLimit) Admit(req *Request, state *RouterState) (bool, string) {
+	// EVOLVE-BLOCK-START
+	if req.SLOClass == "critical" {
+		return true, ""
+	}
+	w, ok := a.windows[req.TenantID]
+	if !ok || state.Clock-w.start >= a.windowUs {
+		w = &tenantWindow{start: state.Clock}
+		a.windows[req.TenantID] = w
+	}
+	limit := a.perTenantRPS * float64(a.windowUs) / 1e6
+	if float64(w.count) >= limit {
+		return false, fmt.Sprintf("tenant %s over rate limit", req.TenantID)
+	}
+	w.count++
+	return true, ""
+	// EVOLVE-BLOCK-END
+}
+"""
+_ROW = re.compile(r"\{\s*name:\s+(\"(?:[^\"\\]|\\.)*\"),(.*?)\n\t\t\},", re.S)
+
+
+def _behaviour_rows(test: str) -> list[dict]:
+    """TestBehaviour's rows: name, and each other field's Go text."""
+    table = test.split("func TestBehaviour", 1)[1].split("for _, tc := range tests", 1)[0]
+    rows = []
+    for name, body in _ROW.findall(table):
+        fields = dict(re.findall(r"^\t\t\t(\w+):\s+(.*),$", body, re.M))
+        rows.append({"name": json.loads(name), **fields})
+    return rows
+
+
+def test_a_tenant_past_its_rate_is_rejected_where_its_request_alone_is_admitted(dictionary, tmp_path):
+    """A rate limit's generated TestBehaviour held six "admit" rows on a fresh plugin and sequences whose requests
+    came 0.2 s apart (never past 25 a second): a regression in the limit passed. The probes now also send a burst
+    from the request's own tenant just before it: a row states that the compiled plugin rejects the request after
+    the burst, beside one where the same request alone is admitted, and the generated test passes."""
+    path = tmp_path / "p2_tenant_rate_limit.go"
+    path.write_text(TENANT_RATE_LIMIT, encoding="utf-8")
+    _, _, tr = translate_path(path, dictionary, "evolved-tenant-rate-limit")
+    rows = _behaviour_rows(_file(tr, "_test.go"))
+    alone = {(r["endpoints"], r["request"]) for r in rows if "warmups" not in r and r["want"] == '"admit"'}
+    burst = [
+        r
+        for r in rows
+        if r["want"] == '"reject"'
+        and "warmups" in r
+        and (tenant := re.search(r'FairnessID: "([^"]+)"', r["request"]))
+        and set(re.findall(r'FairnessID: "([^"]+)"', r["warmups"])) == {tenant.group(1)}
+        and (r["endpoints"], r["request"]) in alone
+    ]
+    assert burst, [r["name"] for r in rows]
+    assert "is rejected" in burst[0]["name"] and burst[0]["name"].startswith("a tenant past its rate"), burst[0]
+    report = check_plugin(tr.files)
+    assert report.build_ok and report.vet_ok and report.test_ok, report.output[-3000:]
