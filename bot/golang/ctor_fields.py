@@ -9,6 +9,7 @@ what the plugin then does (``translate.field-set-outside``).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from bot.golang.analysis_types import Analysis, Node, Occurrence, Threshold
@@ -63,11 +64,12 @@ def set_once(src: EvolvedSource, fn, receiver_type: str) -> dict[str, Node]:
     set after the constructor would stand for one of them."""
     body = fn.child_by_field_name("body")
     touched = ctor_touched(src, fn)
+    built = built_vars(src, fn, receiver_type)
     keyed: dict[str, list] = {}
     for k in keyed_fields(src, fn, receiver_type):
         keyed.setdefault(text_of(src, k).strip(), []).append(keyed_value(k))
     out = {f: vs[0] for f, vs in keyed.items() if len(vs) == 1 and vs[0] is not None and not touched[f]}
-    for name, sets in ctor_assignments(src, fn).items():
+    for name, sets in ctor_assignments(src, fn, on=built).items():
         if len(sets) != 1 or touched[name] != 1 or name in keyed:
             continue
         stmt, value = sets[0]
@@ -351,9 +353,33 @@ def keyed_fields(src: EvolvedSource, node, receiver_type: str) -> list:
     return out
 
 
-def ctor_assignments(src: EvolvedSource, node) -> dict[str, list]:
+def built_vars(src: EvolvedSource, fn, receiver_type: str) -> set[str]:
+    """The variables ``fn`` builds the receiver in (``p := &T{}``, ``p := T{...}``, ``p := new(T)``, ``var p T``):
+    an assignment to another value's field of the same name (``cfg.loadKnee = 6``) sets nothing of the receiver."""
+    shape = re.compile(rf"^(?:&\s*)?{re.escape(receiver_type)}\s*\{{|^new\(\s*{re.escape(receiver_type)}\s*\)$", re.S)
+    out: set[str] = set()
+    for n in walk(fn):
+        if n.type in ("short_var_declaration", "assignment_statement"):
+            left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+            names, values = (named(left), named(right)) if left is not None and right is not None else ([], [])
+            pairs = zip(names, values, strict=False) if len(names) == len(values) else []
+        elif n.type == "var_spec":
+            ids = [c for c in named(n) if c.type == "identifier"]
+            kind, value = n.child_by_field_name("type"), n.child_by_field_name("value")
+            values = named(value) if value is not None else []
+            if kind is not None and norm_type(text_of(src, kind)).lstrip("*") == receiver_type:
+                out |= {text_of(src, i) for i in ids}
+            pairs = zip(ids, values, strict=False) if len(ids) == len(values) else []
+        else:
+            continue
+        out |= {text_of(src, k) for k, v in pairs if k.type == "identifier" and shape.match(text_of(src, v).strip())}
+    return out
+
+
+def ctor_assignments(src: EvolvedSource, node, on: set[str] | None = None) -> dict[str, list]:
     """Each field the constructor sets outright (``p.seen = make(...)``, ``p.loadPenalty = 0.05``), with the
-    (statement, value node) of every plain ``=`` that sets it (value None when the values do not line up)."""
+    (statement, value node) of every plain ``=`` that sets it (value None when the values do not line up); ``on``:
+    only fields of those variables (``built_vars``)."""
     out: dict[str, list] = {}
     for stmt in walk(node):
         left, right = stmt.child_by_field_name("left"), stmt.child_by_field_name("right")
@@ -364,7 +390,7 @@ def ctor_assignments(src: EvolvedSource, node) -> dict[str, list]:
         targets, values = named(left), named(right)
         for i, target in enumerate(targets):
             operand = target.child_by_field_name("operand") if target.type == "selector_expression" else None
-            if operand is not None and operand.type == "identifier":
+            if operand is not None and operand.type == "identifier" and (on is None or text_of(src, operand) in on):
                 value = values[i] if len(values) == len(targets) else None
                 out.setdefault(text_of(src, target.child_by_field_name("field")), []).append((stmt, value))
     return out

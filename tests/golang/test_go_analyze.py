@@ -674,6 +674,29 @@ def test_a_number_code_the_plugin_does_not_carry_sets_more_than_once_stays_a_fin
     assert f.severity.value == "IMPORTANT", f
 
 
+def test_another_values_field_of_the_same_name_sets_nothing_of_the_receiver(analyze_text):
+    """`cfg.loadPenalty = 0.05` on a Config the constructor also builds is no receiver field: lifting it made a
+    parameter with a number BLIS never gave the policy. Only the variables holding the receiver (`ws := &T{}`,
+    `T{...}`, `new(T)`, `var ws T`) count, in the carried constructor and in BLIS's alike."""
+    other = "\tcfg := &Config{}\n\tcfg.FIELD = 0.05\n\t_ = cfg\n\tBUILD\n\treturn ws"
+    for build in ("ws := &WeightedScoring{}", "ws := new(WeightedScoring)", "var ws WeightedScoring"):
+        ret = "&ws" if build.startswith("var") else "ws"
+        carried = analyze_text(
+            penalty_field(
+                other.replace("FIELD", "loadPenalty").replace("BUILD", build).replace("return ws", f"return {ret}")
+            )
+        )
+        assert not any(t.role == "field" for t in carried.thresholds), (build, carried.thresholds)
+        outside = analyze_text(
+            uncarried(
+                other.replace("FIELD", "stickiness").replace("BUILD", build).replace("return ws", f"return {ret}")
+            )
+        )
+        assert not any(t.role == "field" for t in outside.thresholds), (build, outside.thresholds)
+    own = analyze_text(uncarried("\tvar ws WeightedScoring\n\tws.stickiness = 0.3\n\treturn &ws"))
+    assert [t.param for t in own.thresholds if t.role == "field"] == ["stickiness"]
+
+
 SESSION_WRITE = (
     "\thome := ws.sessionHome[req.SessionID]\n\t_ = home\n\tws.sessionHome[req.SessionID] = state.Snapshots[0].ID"
 )
