@@ -26,7 +26,6 @@ import hashlib
 import inspect
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from functools import cache, lru_cache
 from pathlib import Path
@@ -109,13 +108,12 @@ def code_digest() -> str:
 
 
 def _write(path: Path, data: bytes) -> None:
-    """Whole or not at all (another process may read it meanwhile); a cache that cannot be written is no error."""
+    """Whole or not at all (``atomic_write``: another process may read it meanwhile); a cache that cannot be
+    written is no error."""
+    from bot.bench.run.manifest import atomic_write
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        Path(tmp).replace(path)
+        atomic_write(path, data)
     except OSError:
         return
 
