@@ -21,6 +21,7 @@ from bot.golang.flow_values import _ROLE_OF_TYPE, _UNIT_POWERS, Val, _param_type
 from bot.golang.gonames import lower_camel
 from bot.golang.gotree import id_of, named, norm_type, parse_number, walk
 from bot.golang.param_names import moving_average
+from bot.golang.short_locals import held_by
 
 #: BLIS SLO classes the llm-d adapter never produces: it reads critical, standard or sheddable from the
 #: request's integer priority (dictionary SLOClass), so batch and background arrive as sheddable and the
@@ -319,28 +320,6 @@ class ExprMixin:
             n.type == "identifier" and self.t(n) == name and not span[0] <= n.start_byte < span[1] for n in walk(cnode)
         )
 
-    def _held_by(self, local: Node) -> Node | None:
-        """What a local of one or two letters (``n := len(r.InputTokens)``) is set from, when it is set once in the
-        function: its name says nothing of what it holds, the expression does."""
-        name = self.t(local)
-        if len(name) > 2 or self.fn is None:
-            return None
-        found: list[Node] = []
-        for n in walk(self.fn.node):
-            if n.type not in ("short_var_declaration", "var_spec", "assignment_statement"):
-                continue
-            left = n.child_by_field_name("left") or n.child_by_field_name("name")
-            right = n.child_by_field_name("right") or n.child_by_field_name("value")
-            lefts = named(left) if left is not None and left.type == "expression_list" else [left]
-            rights = named(right) if right is not None and right.type == "expression_list" else [right]
-            for i, target in enumerate(lefts):
-                if target is not None and self.t(target).strip() == name:
-                    found.append(rights[i] if len(rights) == len(lefts) and rights[i] is not None else n)
-        held = found[0] if len(found) == 1 else None
-        if held is None or held.type in ("short_var_declaration", "var_spec", "assignment_statement"):
-            return None
-        return None if any(c.type == "identifier" and self.t(c) == name for c in walk(held)) else held
-
     def literal(
         self,
         lit: Node,
@@ -474,7 +453,7 @@ class ExprMixin:
                 if inner.type == "selector_expression":
                     return lower_camel(self.t(inner.child_by_field_name("field")))
         if n.type == "identifier":
-            held = self._held_by(n)
+            held = held_by(self.fn.node, self.t(n), self.t) if self.fn is not None else None
             return self.t(n) if held is None else self._base_name(held, signals, None, role)
         if n.type == "selector_expression":
             return lower_camel(self.t(n.child_by_field_name("field")))
