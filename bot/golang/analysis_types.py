@@ -161,6 +161,9 @@ class Threshold:
     inert: tuple[str, ...] = ()
     #: (variable, "decay" | "sample") for one weight of an exponential moving average (param_names.py).
     moving_average: tuple[str, str] | None = None
+    #: The role word a number set on a one- or two-letter local takes from the local's use (``Weight`` for ``w`` in
+    #: ``w * load``), instead of its role's (short_locals.used_for).
+    suffix: str | None = None
 
     @property
     def lines(self) -> list[int]:

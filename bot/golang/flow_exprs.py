@@ -21,7 +21,7 @@ from bot.golang.flow_values import _ROLE_OF_TYPE, _UNIT_POWERS, Val, _param_type
 from bot.golang.gonames import lower_camel
 from bot.golang.gotree import id_of, named, norm_type, parse_number, walk
 from bot.golang.param_names import moving_average
-from bot.golang.short_locals import held_by
+from bot.golang.short_locals import held_by, used_for
 
 #: BLIS SLO classes the llm-d adapter never produces: it reads critical, standard or sheddable from the
 #: request's integer priority (dictionary SLOClass), so batch and background arrive as sheddable and the
@@ -352,7 +352,11 @@ class ExprMixin:
         if not signals:
             return
         go_type = _param_type(sv.type, lit, self.src)
-        base = self._base_name(subject, signals, target, role)
+        # `w = 0.8` set on a one-letter local is named by where `w` is used (`score -= w * load` -> loadWeight)
+        use = None
+        if role == "value" and target is not None and target.type == "identifier" and self.fn is not None:
+            use = used_for(self.fn.node, self.t(target), self.t, lambda n: self._base_name(n, [""], None))
+        base = use[0] if use else self._base_name(subject, signals, target, role)
         if role == "value" and (case := self._case_label(lit)):
             base = case + base[:1].upper() + base[1:]  # `case "critical": target = 500_000` -> criticalTarget
         th = Threshold(
@@ -366,6 +370,7 @@ class ExprMixin:
             line=self.line(lit),
             target=self.t(target) if target is not None and target.type == "identifier" else None,
             moving_average=moving_average(lit, self.t) if role == "coefficient" else None,
+            suffix=use[1] if use else None,
         )
         if go_type is None:
             th.reason = f"the type of `{self.t(subject)}` could not be inferred, so the literal stays in the code"

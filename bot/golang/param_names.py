@@ -156,6 +156,7 @@ def name_parameters(an: Analysis) -> None:
         # A lifted local limit keeps the evolved name, which already says its role (batchLimit); `t := 0.5`
         # becomes tThreshold.
         role = "" if th.local and LIMIT_WORDS.search(stem) else "Divisor" if th.divides else suffix[th.role]
+        role = th.suffix if th.suffix is not None else role
         stem, role = named_by_use(th) or (stem, role)
         wanted.setdefault(lower_camel(stem) + "\0" + role, []).append(th)
     for key, group in wanted.items():

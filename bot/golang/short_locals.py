@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.golang.analysis_types import Node
+from bot.golang.analysis_types import COMPARE, Node
 from bot.golang.gotree import named, walk
 
 Text = Callable[[Node], str]
 
 _SETS = ("short_var_declaration", "var_spec", "assignment_statement")
+_CONVERSIONS = {"float64", "float32", "int", "int64", "int32", "uint64", "uint"}
 
 
 def short(name: str) -> bool:
@@ -40,3 +41,95 @@ def held_by(fn: Node, name: str, text: Text) -> Node | None:
     if held is None or held.type in _SETS:
         return None
     return None if any(c.type == "identifier" and text(c) == name for c in walk(held)) else held
+
+
+def used_for(fn: Node, name: str, text: Text, name_of: Callable[[Node], str]) -> tuple[str, str | None] | None:
+    """(stem, role word) for the numbers a local of one or two letters is set to (``w = 0.8`` in a branch), from the
+    first read of it in ``fn`` that says what they are for, else None (the letter stays):
+
+    - ``w * load``: the weight of what it multiplies (``loadWeight``); ``load / w``: that value's divisor;
+    - ``load > w``: a threshold on what it is compared with (``loadThreshold``);
+    - ``urgency[r.ID] = w + age``, ``limit := w``: a value of what it sets, alone or as a term of a sum (the role
+      word is then the number's own, None).
+
+    ``name_of`` names the other side as any subject is named (``float64(snap.QueueDepth)`` is ``queueDepth``); a
+    side it names by another short local or by nothing says no more than the letter, so the next read is tried."""
+    if not short(name):
+        return None
+    for n in walk(fn):
+        if n.type != "identifier" or text(n) != name or _in_own_update(n, name, text):
+            continue
+        use = _use(n, text)
+        stem = name_of(use[0]) if use is not None else ""
+        if use is not None and stem and not short(stem):
+            return stem, use[1]
+    return None
+
+
+def _in_own_update(read: Node, name: str, text: Text) -> bool:
+    """``read`` is set there (a target, ``var w float64``) or read to update itself (``w = w * 2``, ``w *= 2``)."""
+    stmt = read.parent
+    while stmt is not None and stmt.type not in _SETS and not stmt.type.endswith(("_statement", "block")):
+        stmt = stmt.parent
+    if stmt is None or stmt.type in ("inc_statement", "dec_statement"):
+        return stmt is not None
+    left = stmt.child_by_field_name("left") or stmt.child_by_field_name("name")
+    targets = named(left) if left is not None and left.type == "expression_list" else [left]
+    return stmt.type in _SETS and any(t is not None and text(t).strip() == name for t in targets)
+
+
+def _use(read: Node, text: Text) -> tuple[Node, str | None] | None:
+    """(the node that says what ``read``'s value is for, role word) where ``read`` is used, else None."""
+    child, p = read, read.parent
+    while p is not None and (p.type == "parenthesized_expression" or _conversion(p, text)):
+        child, p = (p, p.parent) if p.type == "parenthesized_expression" else (p.parent, p.parent.parent)
+    if p is None:
+        return None
+    if p.type == "expression_list":
+        return _target(child)
+    if p.type != "binary_expression":
+        return None
+    op, left, right = (
+        text(p.child_by_field_name("operator")),
+        p.child_by_field_name("left"),
+        p.child_by_field_name("right"),
+    )
+    other = right if left == child else left
+    if op in COMPARE:
+        return other, "Threshold"
+    if op == "*":
+        return other, "Weight"
+    if op == "/" and right == child:
+        return other, "Divisor"
+    if op not in ("+", "-"):
+        return None
+    while p.parent is not None and (
+        p.parent.type == "parenthesized_expression"
+        or (p.parent.type == "binary_expression" and text(p.parent.child_by_field_name("operator")) in ("+", "-"))
+    ):
+        p = p.parent
+    return _target(p) if p.parent is not None and p.parent.type == "expression_list" else None
+
+
+def _conversion(args: Node, text: Text) -> bool:
+    """``args`` is the argument list of a conversion (``float64(w)``), which keeps the value's role."""
+    call = args.parent
+    if args.type != "argument_list" or call is None or call.type != "call_expression":
+        return False
+    return text(call.child_by_field_name("function")) in _CONVERSIONS and len(named(args)) == 1
+
+
+def _target(value: Node) -> tuple[Node, None] | None:
+    """What the statement ``value`` is the right side of sets (``urgency`` of ``urgency[r.ID] = value``)."""
+    values, stmt = value.parent, value.parent.parent if value.parent is not None else None
+    if values is None or stmt is None or stmt.type not in _SETS:
+        return None
+    left = stmt.child_by_field_name("left") or stmt.child_by_field_name("name")
+    targets = named(left) if left is not None and left.type == "expression_list" else [left]
+    items = named(values)
+    if left is None or values == left or len(targets) != len(items):
+        return None
+    target = targets[items.index(value)]
+    while target is not None and target.type == "index_expression":
+        target = target.child_by_field_name("operand")
+    return None if target is None else (target, None)

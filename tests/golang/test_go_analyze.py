@@ -878,7 +878,10 @@ CONDITION_SWITCH = """\tfor _, r := range requests {
     "program, expected",
     [
         (ROUTE.format(body=CLASS_SWITCH), {"criticalKValue": 1, "standardKValue": 2, "otherKValue": 0}),
-        (ORDER.format(body=CONDITION_SWITCH), {"wHighValue": 3, "wLowValue": 0.5, "otherWValue": 1}),
+        (
+            ORDER.format(body=CONDITION_SWITCH),
+            {"priorityHighValue": 3, "priorityLowValue": 0.5, "otherPriorityValue": 1},
+        ),
     ],
     ids=["switch-on-class", "switch-on-conditions"],
 )

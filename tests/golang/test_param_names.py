@@ -136,3 +136,77 @@ def test_a_factor_under_a_guarded_condition_is_named_by_the_condition_not_its_gu
     params = {th.param: th.value for th in an.thresholds if th.param}
     assert params.get("totalQFactor") == 0.5, params
     assert "nFactor" not in params and "snapshotsFactor" not in params, params
+
+
+SET_LOCAL = """func (s *Sched) Route(req *Request, state *RouterState) RoutingDecision {
+	best, bestScore := "", -1.0
+	for _, snap := range state.Snapshots {
+		{decl}
+		if len(req.InputTokens) > 1024 {
+			w = 0.8
+		}
+		score := 1.0
+		{use}
+		if score > bestScore {
+			best, bestScore = snap.ID, score
+		}
+	}
+	return NewRoutingDecision(best)
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("decl", "use", "name"),
+    [
+        ("w := 0.3", "score -= w * float64(snap.QueueDepth)", "queueDepthWeight"),  # the term it weighs
+        ("var w float64", "score -= float64(snap.InFlightRequests) * w", "inFlightRequestsWeight"),
+        ("w := 0.3", "score -= float64(snap.KVUtilization) / w", "kvUtilizationDivisor"),
+        ("w := 4.0", "if float64(snap.QueueDepth) > w {\n\t\t\tscore = 0\n\t\t}", "queueDepthThreshold"),
+        ("w := 0.3", "load := w + float64(snap.QueueDepth)\n\t\tscore -= load", "loadValue"),  # what it is added into
+    ],
+)
+def test_a_number_set_on_a_one_letter_local_is_named_by_what_the_local_is_used_for(analyze_text, decl, use, name):
+    """Found in the trial (p4): `var w float64; switch { case ...: w = 3 ... }; urgency[r.ID] = w + age` gave
+    `wHighValue`, named by the letter. A number a local is *set* to says its role where the local is used: the term
+    it multiplies (a weight), the value it divides, the value it is compared with, or what the sum it is in sets."""
+    an = analyze_text(SET_LOCAL.replace("{decl}", decl).replace("{use}", use))
+    params = {th.param: th.value for th in an.thresholds if th.param}
+    assert params.get(name) == 0.8, params
+    assert not any(p.startswith("w") and p[1:2].isupper() for p in params), params
+
+
+CLASS_URGENCY = """func (c Sched) OrderQueue(requests []*Request, clock int64) {
+	urgency := make(map[string]float64, len(requests))
+	for i := range len(requests) {
+		r := requests[i]
+		var w float64
+		switch r.SLOClass {
+		case "critical":
+			w = 3
+		case "standard":
+			w = 2
+		default:
+			w = 1
+		}
+		age := float64(clock-r.ArrivalTime) / 2_000_000
+		urgency[r.ID] = {use}
+	}
+}
+"""
+
+
+def test_per_class_values_of_a_one_letter_local_are_named_by_what_they_set(analyze_text):
+    an = analyze_text(CLASS_URGENCY.replace("{use}", "w + age"))
+    params = {th.param: th.value for th in an.thresholds if th.param}
+    assert {"criticalUrgencyValue": 3, "standardUrgencyValue": 2, "otherUrgencyValue": 1}.items() <= params.items()
+    assert not any("W" in p or p.startswith("w") for p in params), params
+
+
+def test_a_one_letter_local_whose_use_says_nothing_keeps_its_letter(analyze_text):
+    """Passed to a helper, `w` says no more where it is used than its letter does: the name stays `criticalW...`."""
+    an = analyze_text(
+        CLASS_URGENCY.replace("{use}", "blend(w, age)") + "\nfunc blend(a, b float64) float64 {\n\treturn a + b\n}\n"
+    )
+    params = {th.param: th.value for th in an.thresholds if th.param}
+    assert {"criticalWValue": 3, "standardWValue": 2, "otherWValue": 1}.items() <= params.items(), params
