@@ -14,6 +14,7 @@ import re
 from bot.golang.analysis_types import FLIP, Analysis, FuncInfo, Occurrence, Threshold
 from bot.golang.gotree import id_of, named, parse_number, text_of, walk
 from bot.golang.local_scales import field_meetings, meetings
+from bot.golang.short_locals import plain_name, used_for
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, Severity
 
@@ -142,6 +143,7 @@ def _spent_local(src: EvolvedSource, an: Analysis, f: FuncInfo, decl, node, valu
             local=name,
             assigned=True,
         )
+        _name_by_use(src, f, th)
         th.occurrences.append(Occurrence(node.start_byte, node.end_byte, th.line, "field", owner=f.label))
         at = next((i for i, t in enumerate(an.thresholds) if t.line > th.line), len(an.thresholds))
         an.thresholds.insert(at, th)
@@ -300,6 +302,14 @@ def _unliftable_because(src: EvolvedSource, f: FuncInfo, decl, name: str, go_typ
     return f"`{name}` is set again ({where}), so a parameter would stand for only one of its values"
 
 
+def _name_by_use(src: EvolvedSource, f: FuncInfo, th: Threshold) -> None:
+    """A lifted local of one or two letters is named by where it is used (``t < load`` -> loadThreshold,
+    ``w * float64(snap.QueueDepth)`` -> queueDepthWeight): its letter says nothing of the number's role."""
+    text = lambda n: text_of(src, n)  # noqa: E731
+    if th.local is not None and (use := used_for(f.node, th.local, text, lambda n: plain_name(n, text))):
+        th.base, th.suffix = use
+
+
 def _set_again(src: EvolvedSource, fn, decl, name: str):
     """A statement other than ``decl`` that sets ``name`` outright (``=``, ``:=``, ``var``) or takes its address;
     compound assignments (``*=``, ``+=``, ``++``) adjust the lifted value and are fine."""
@@ -335,6 +345,7 @@ def _lift(src: EvolvedSource, an: Analysis, f: FuncInfo, node, value, name, comp
         local=name,
         compared_line=an.line_of(compared),
     )
+    _name_by_use(src, f, th)
     th.occurrences.append(
         Occurrence(
             node.start_byte, node.end_byte, th.line, "threshold", op if on_left else FLIP[op], id_of(compared), f.label

@@ -116,7 +116,7 @@ def name_parameters(an: Analysis) -> None:
         "field": 9,
     }
     for th in an.thresholds:
-        key = (th.base, th.value, th.go_type, th.reason is None)
+        key = (th.base, th.suffix, th.value, th.go_type, th.reason is None)  # a weight is no threshold on its term
         if key in groups and th.reason is None:
             g = groups[key]
             g.occurrences.extend(th.occurrences)
@@ -154,7 +154,7 @@ def name_parameters(an: Analysis) -> None:
         if stem[0].isdigit():
             stem = "p" + stem
         # A lifted local limit keeps the evolved name, which already says its role (batchLimit); `t := 0.5`
-        # becomes tThreshold.
+        # compared with `load` becomes loadThreshold (short_locals: a letter says nothing of the role).
         role = "" if th.local and LIMIT_WORDS.search(stem) else "Divisor" if th.divides else suffix[th.role]
         role = th.suffix if th.suffix is not None else role
         stem, role = named_by_use(th) or (stem, role)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.golang.analysis_types import COMPARE, Node
+from bot.golang.gonames import lower_camel
 from bot.golang.gotree import named, walk
 
 Text = Callable[[Node], str]
@@ -133,3 +134,26 @@ def _target(value: Node) -> tuple[Node, None] | None:
     while target is not None and target.type == "index_expression":
         target = target.child_by_field_name("operand")
     return None if target is None else (target, None)
+
+
+def plain_name(side: Node, text: Text) -> str:
+    """What a value is named by where no walk of the program is at hand (a local lifted in literals.py):
+    ``float64(snap.QueueDepth)`` and ``len(r.InputTokens)`` by their field, ``load`` by itself, ``s.f()`` by its
+    method, ``urgency[r.ID]`` by the map; "" for anything else (a literal, a sum)."""
+    n = side
+    while True:
+        if n.type == "parenthesized_expression" and named(n):
+            n = named(n)[0]
+        elif n.type == "index_expression" and n.child_by_field_name("operand") is not None:
+            n = n.child_by_field_name("operand")
+        elif n.type == "call_expression" and (args := n.child_by_field_name("arguments")) is not None:
+            fn = n.child_by_field_name("function")
+            if fn is not None and fn.type == "selector_expression":
+                return lower_camel(text(fn.child_by_field_name("field")))
+            if fn is None or text(fn) not in (*_CONVERSIONS, "len") or len(named(args)) != 1:
+                return ""
+            n = named(args)[0]
+        elif n.type == "selector_expression":
+            return lower_camel(text(n.child_by_field_name("field")))
+        else:
+            return text(n) if n.type == "identifier" else ""

@@ -289,7 +289,7 @@ TWO = "\tt, maxWaiting := 0.5, 8\n" + LOAD + "\tif t < load && int(load) >= maxW
 LIFTED = [
     ("\tlimit := 0.5\n" + LOAD + "\tif load > limit " + SHED, "limit", "0.5", "float64"),
     (TWO, "maxWaiting", "8", "int"),
-    (TWO, "tThreshold", "0.5", "float64"),
+    (TWO, "loadThreshold", "0.5", "float64"),  # `t < load`: named by what `t` is compared with (was tThreshold)
     (
         "\tvar floor int64 = -3\n\tq := int64(state.Snapshots[0].QueueDepth)\n\tif q < floor " + SHED,
         "floor",
@@ -359,7 +359,7 @@ def test_a_lifted_limit_on_the_left_of_its_comparison_watches_the_other_side(ana
     an = analyze_text(ADMIT.format(body=TWO))
     opened = [e for e in watch_edits(an.src, an, an.host_info.node) if e.text.startswith("promotionWatch")]
     watched = {e.text.split('"')[1].split("@")[0]: an.src.go_bytes[e.start : e.start + 8] for e in opened}
-    assert watched == {"tThreshold": b"load && ", "maxWaiting": b"int(load"}, watched
+    assert watched == {"loadThreshold": b"load && ", "maxWaiting": b"int(load"}, watched
 
 
 BUCKET = (

@@ -210,3 +210,27 @@ def test_a_one_letter_local_whose_use_says_nothing_keeps_its_letter(analyze_text
     )
     params = {th.param: th.value for th in an.thresholds if th.param}
     assert {"criticalWValue": 3, "standardWValue": 2, "otherWValue": 1}.items() <= params.items(), params
+
+
+@pytest.mark.parametrize(
+    ("decl", "use", "name"),
+    [
+        ("\t\tw := 0.3\n", "\t\tscore -= w * float64(snap.QueueDepth)\n", "queueDepthWeight"),
+        ("\t\tw := 0.3\n", "\t\tscore -= float64(snap.InFlightRequests) / w\n", "inFlightRequestsDivisor"),
+    ],
+)
+def test_a_one_letter_local_set_once_and_lifted_is_named_by_its_use_too(analyze_text, decl, use, name):
+    """`w := 0.3` set once and combined with a signal is lifted (literals.py), named after the local: it was `w`."""
+    body = SET_LOCAL.replace("\t\t{decl}\n\t\tif len(req.InputTokens) > 1024 {\n\t\t\tw = 0.8\n\t\t}\n", decl)
+    an = analyze_text(body.replace("\t\t{use}\n", use))
+    params = {th.param: th.value for th in an.thresholds if th.param}
+    assert params.get(name) == 0.3 and "w" not in params, params
+
+
+def test_a_weight_named_by_its_term_stays_apart_from_a_threshold_of_the_same_value_on_it(analyze_text):
+    """Named by its use, `w = 0.8` shares its stem with `snap.QueueDepth > 0.8`: the same number on the same subject
+    is one parameter, but a weight and a threshold are two numbers that happen to be equal."""
+    use = "score -= w * float64(snap.QueueDepth)\n\t\tif float64(snap.QueueDepth) > 0.8 {\n\t\t\tscore = 0\n\t\t}"
+    an = analyze_text(SET_LOCAL.replace("{decl}", "w := 0.3").replace("{use}", use))
+    params = {th.param: th.value for th in an.thresholds if th.param}
+    assert {"queueDepthWeight": 0.8, "queueDepthThreshold": 0.8}.items() <= params.items(), params
