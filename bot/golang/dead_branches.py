@@ -10,7 +10,8 @@ documented as doing nothing is one upstream would not take. ``demote`` turns it 
 evolved.go, with the reason beside it; the harness still compares the plugin with BLIS on the same states (the
 constant is the evolved value), the report and a gate-1 finding say why no test exercises it, and gate 1 answers
 a ``param`` line naming it that it has no effect (``no_effect``). A ``case`` arm for such a class, and such a
-``default``, get a comment at their line (``arm_comments``).
+``default``, get a comment at their line (``arm_comments``). ``dead_logic`` hands both kinds to stage 3
+(``TranslationSummary.dead_logic``): a claim whose mechanism rests on them is not testable as translated.
 
 A number that acts only on signals llm-d cannot provide (``inert.inert_signals``: CacheHitRate, always 0 in the
 plugin) changes no decision either, so it is demoted the same way (found by an llm-d maintainer reading g01's
@@ -22,17 +23,18 @@ from __future__ import annotations
 import re
 
 from bot.golang.analysis_types import Analysis, Node
+from bot.golang.flow_exprs import UNREACHABLE_CLASSES
 from bot.golang.gonames import go_value, lower_camel
 from bot.golang.gotree import walk
 from bot.golang.hazards import SIM_SCALE, UNREACHABLE_SLO
 from bot.golang.inert import inert_signals, no_source
-from bot.model import Severity
+from bot.model import DeadLogic, Severity
 
 
-def _spans(an: Analysis) -> list[tuple[int, int, str]]:
-    """(first line, last line, what it tests) of every branch guarded by an unreachable class: a switch case
-    on the class, or an ``if`` whose condition requires it (``c == "batch" && perInstance > 2``), condition
-    included."""
+def _spans(an: Analysis) -> list[tuple[int, int, str, list[str]]]:
+    """(first line, last line, what it tests, the classes it is for) of every branch guarded by an unreachable
+    class: a switch case on the class, or an ``if`` whose condition requires it (``c == "batch" && perInstance >
+    2``), condition included; a ``default`` is for the unreachable classes its switch's cases leave to it."""
     lines = {f.source_line for f in an.findings if f.check == UNREACHABLE_SLO and f.severity == Severity.IMPORTANT}
     if not lines or an.src is None:
         return []
@@ -55,7 +57,12 @@ def _spans(an: Analysis) -> list[tuple[int, int, str]]:
         row, column = body.end_point
         last = an.src.to_original_line(row + (1 if column else 0))  # a case ends where the next one starts
         label = {"expression_case": f"case {what}", "default_case": "default:"}.get(node.type, what)
-        out.append((an.line_of(node), last, label))
+        if node.type == "default_case":
+            named = {_string(v) for c in node.parent.named_children if c.type == "expression_case" for v in _values(c)}
+            classes = [c for c in UNREACHABLE_CLASSES if c not in named]
+        else:
+            classes = [c for c in re.findall(r'"([^"]*)"', what) if c in UNREACHABLE_CLASSES]
+        out.append((an.line_of(node), last, label, list(dict.fromkeys(classes))))
     return out
 
 
@@ -78,6 +85,37 @@ def unreachable_params(an: Analysis) -> dict[str, tuple[int, str]]:
         if th.param and th.target in limits:
             out.setdefault(th.param, limits[th.target])
     return out
+
+
+def dead_logic(an: Analysis) -> list[DeadLogic]:
+    """What stage 3 reads of gate 1's verdict (``TranslationSummary.dead_logic``): each branch for SLO classes
+    llm-d never sends, with the classes and the names of the numbers that act only there (``_names``), then each
+    number that acts only on signals llm-d cannot provide. Run after ``demote``. Not a scheduler's branches: its
+    modelled waiting requests take ``incumbentSLOClass``, which may be such a class, so they can run there."""
+    demoted = [th for th in an.thresholds if th.constant]
+    out: list[DeadLogic] = []
+    for first, _last, label, classes in _spans(an) if an.kind.value != "scheduling" else []:
+        if any(d.line == first and d.code == label for d in out):
+            continue
+        names = [n for th in demoted if th.dead_branch and th.dead_branch[0] == first for n in _names(th)]
+        which = " or ".join(f'SLO class "{c}"' if c else "the empty SLO class" for c in classes) or "an SLO class"
+        why = (
+            f"the branch serves only {which}, which llm-d never sends this plugin (it reads the class from the request's "
+            "llm-d priority: critical, standard or sheddable)"
+        )
+        out.append(DeadLogic(line=first, code=label, classes=classes, names=list(dict.fromkeys(names)), why=why))
+    for th in demoted:
+        if th.inert and th.constant:
+            why = f"the number {no_source(th.inert)} (always 0 in the plugin)"
+            out.append(DeadLogic(line=th.line, code=th.constant, names=_names(th), why=why))
+    return out
+
+
+def _names(th) -> list[str]:
+    """What a mechanism may call a demoted number: its constant in evolved.go, and the local it initialises in the
+    evolved code (``batchLimit := 0.5``, compared only in the dead branch). Not the variable it is assigned to or
+    scales: ``w`` in ``default: w = 0.4`` is set by the live cases too."""
+    return list(dict.fromkeys(n for n in (th.constant, th.local) if n))
 
 
 def reason(constant: str, line: int, guard: str) -> str:

@@ -576,6 +576,7 @@ def _summary(
         touched_gaps=d.touched_gaps(an.kind, [s for s in signals if d.signal(s) is not None]),
         thresholds=thresholds,
         untranslatable=untranslatable,
+        dead_logic=dead_branches.dead_logic(an),  # gate 1's dead logic: stage 3 sets aside claims resting on it
         epp_plugins=gen.epp_plugins,
         findings=findings,
         registration_import=gen.registration_import,

@@ -20,13 +20,15 @@ Beyond refutations, a recommendation is made only when the evidence shows it:
   or a workload without reports establishes no gain, so it recommends nothing;
 - **a claim not testable as translated** asks for a re-evolution without the
   signal llm-d cannot supply, once per signal set (the Track B freshness line
-  on the same signal says nothing new).
+  on the same signal says nothing new); one whose mechanism rests on logic gate 1
+  found dead (``bot.hypotheses.dead_logic``) asks for one on what llm-d sends.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.hypotheses.dead_logic import DEAD_END, LEAD
 from bot.model import Direction, Effect, Hypothesis, PolicyKind, Track, Verdict, VerdictStatus
 from bot.model.better import better_than_margin
 from bot.model.metrics import METRICS, short_metric
@@ -180,6 +182,16 @@ def _mechanism(h: Hypothesis, v: Verdict) -> Recommendation | None:
 def _not_testable(h: Hypothesis, v: Verdict) -> Recommendation | None:
     if v.status is not VerdictStatus.NOT_TESTABLE or h.track is not Track.A:
         return None
+    reason = h.not_testable or ""
+    if reason.startswith(LEAD):  # no held signal: the logic it rests on never runs in llm-d
+        logic = reason.removeprefix(LEAD).lstrip(", ").removesuffix(DEAD_END)
+        return Recommendation(
+            h.id,
+            "re-evolution",
+            f"This claim could not be tested: its mechanism rests on logic that cannot act in llm-d, {logic}. "
+            "Re-evolve so the mechanism acts on what llm-d sends the plugin (the SLO classes critical, standard "
+            "and sheddable; the signals it supplies) so the claim can transfer.",
+        )
     # the signals the reason names are the ones the plugin holds constant (bot.hypotheses.signals)
     dead = [s for s in h.signals if f"`{s}`" in (h.not_testable or "")] or h.signals
     them = "it" if len(dead) == 1 else "them"

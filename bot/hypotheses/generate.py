@@ -12,7 +12,8 @@ Why each track exists (seed, Stage 3):
   An OpenEvolve claim that predicts what an earlier claim does (metric,
   direction, cells) is folded into it (``covers``): one hypothesis per
   distinct claim. A claim whose mechanism reads a signal the plugin holds
-  constant is kept, marked not testable as translated (``bot.hypotheses.signals``).
+  constant is kept, marked not testable as translated (``bot.hypotheses.signals``), and so is one
+  whose mechanism rests on logic gate 1 found dead in the plugin (``bot.hypotheses.dead_logic``).
 - **Track B (gap)** — one per Map C gap the policy touches, with the Map B
   freshness gaps tied to the run that varies them (``bot.hypotheses.track_b``).
 - **Track C (regression)** — per baseline scenario: equivalence within 5% on
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.hypotheses.dead_logic import AS_DEPLOYED, dead_logic_reason, hypothesis_texts, join_reasons
 from bot.hypotheses.errors import HypothesisError
 from bot.hypotheses.feedback import parse_feedback
 from bot.hypotheses.metrics import MetricTranslation, metric_label, translate_metric
@@ -228,7 +230,7 @@ def _track_a(
         prediction = None
         gap = "the bot has no metric for it" if t.reported else "not measured by llm-d-benchmark"
         title = f"`{t.source}` {direction}s on {', '.join(workloads)} ({source}; {gap})"
-    return Hypothesis(
+    h = Hypothesis(
         id=hid,
         track=Track.A,
         title=title,
@@ -246,6 +248,10 @@ def _track_a(
         signals=signals,
         not_testable=not_testable_reason(signals, ctx.summary, ctx.dictionary, ctx.req.source_text, ctx.req.source),
     )
+    # A mechanism resting on logic gate 1 found dead is not testable either; read from what the document carries,
+    # as gate 2 reads it back (bot.hypotheses.dead_logic).
+    dead = dead_logic_reason(hypothesis_texts(h), ctx.summary, ctx.req.source)
+    return h if dead is None else h.model_copy(update={"not_testable": join_reasons(h.not_testable, dead)})
 
 
 def _deployed_mechanism(ctx: Ctx, mechanism: str | None) -> str | None:
@@ -255,7 +261,7 @@ def _deployed_mechanism(ctx: Ctx, mechanism: str | None) -> str | None:
         return mechanism
     return _sentences(
         mechanism,
-        f"As deployed, the plugin runs with {ctx.as_deployed()}, re-calibrated at gate 1 for this deployment: "
+        f"{AS_DEPLOYED} {ctx.as_deployed()}, re-calibrated at gate 1 for this deployment: "
         "the mechanism acts at these values, while BLIS measured the claim at its own",
     )
 
@@ -280,8 +286,9 @@ def _fold_duplicate(ctx: Ctx, kept: Hypothesis, dup: Hypothesis, oe: OpenEvolveH
             "mechanism": _sentences(kept.mechanism, note),
             "covers": [*kept.covers, f"OpenEvolve {dup.source} (line {oe.line}): predicts the same, tested here"],
             "signals": signals,
-            "not_testable": not_testable_reason(
-                signals, ctx.summary, ctx.dictionary, ctx.req.source_text, ctx.req.source
+            "not_testable": join_reasons(
+                not_testable_reason(signals, ctx.summary, ctx.dictionary, ctx.req.source_text, ctx.req.source),
+                dead_logic_reason(hypothesis_texts(kept) + hypothesis_texts(dup), ctx.summary, ctx.req.source),
             ),
         }
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from bot.model.base import (
     VVUQ,
+    DeadLogic,
     DecidedVia,
     Decision,
     Direction,
@@ -91,6 +92,7 @@ __all__ = [
     "BenchmarkDispatch",
     "BlisClaim",
     "ClusterSupport",
+    "DeadLogic",
     "DecidedVia",
     "Decision",
     "Direction",

@@ -146,8 +146,9 @@ class VerdictStatus(StrEnum):
     CONFIRMED = "confirmed"
     REFUTED = "refuted"
     INCONCLUSIVE = "inconclusive"
-    #: The hypothesis's mechanism reads a signal the plugin sets constant or the translation removed, so no
-    #: benchmark of this plugin can test it: never judged, never given a share of alpha (Hypothesis.not_testable).
+    #: The hypothesis's mechanism reads a signal the plugin sets constant or the translation removed, or rests on
+    #: logic that cannot act in llm-d (a branch for a class llm-d never sends), so no benchmark of this plugin can
+    #: test it: never judged, never given a share of alpha (Hypothesis.not_testable).
     NOT_TESTABLE = "not testable as translated"
 
 
@@ -164,6 +165,20 @@ def status_counts(statuses: Iterable[VerdictStatus]) -> str:
     if counts[VerdictStatus.NOT_TESTABLE]:
         text += f", {counts[VerdictStatus.NOT_TESTABLE]} {VerdictStatus.NOT_TESTABLE.value}"
     return text
+
+
+class DeadLogic(Strict):
+    """Evolved logic gate 1 found cannot act in llm-d (``bot.golang.dead_branches``): a branch for an SLO class
+    llm-d never sends the plugin, or a number that acts only on signals llm-d cannot provide. Kept in
+    translation.json (``TranslationSummary.dead_logic``) because a claim whose mechanism rests on it cannot be
+    tested by a benchmark of the plugin, as one reading a signal the plugin holds constant cannot
+    (``bot.hypotheses.dead_logic``)."""
+
+    line: int = Field(ge=1, description="the evolved program's line: the branch's guard, or the number")
+    code: str = Field(description='the logic as the evolved code has it: `case "batch"`, `default:`, a constant')
+    classes: list[str] = Field(default_factory=list, description="the SLO classes only its branch serves")
+    names: list[str] = Field(default_factory=list, description="the numbers and variables that act only there")
+    why: str = Field(description="why it cannot act in llm-d: 'the branch serves only SLO class \"batch\", ...'")
 
 
 class RequestError(ValueError):
@@ -242,6 +257,11 @@ def read_yaml_mapping(
     if not isinstance(raw, dict):
         raise error(f"{path}: expected a mapping of {what} at the top level")
     return raw
+
+
+def percent(share: float) -> str:
+    """A share as a percentage with the decimals it needs, at most two: 0.95 -> 95%, 0.975 -> 97.5%."""
+    return f"{round(share * 100, 2):g}%"
 
 
 def sha256_text(text: str | bytes) -> str:

@@ -11,6 +11,7 @@ from pydantic import Field, field_validator
 
 from bot.model.base import (
     VVUQ,
+    DeadLogic,
     Direction,
     Family,
     HypothesisType,
@@ -20,6 +21,7 @@ from bot.model.base import (
     Strict,
     Track,
     VerdictStatus,
+    percent,
 )
 
 # --------------------------------------------------------------------------
@@ -294,7 +296,8 @@ class Hypothesis(Strict):
         default=None,
         description=(
             "why the plugin as translated cannot test it: a signal its mechanism reads is constant in the plugin "
-            "or removed by the translation (names the signal and the evolved line); None otherwise"
+            "or removed by the translation, or it rests on logic gate 1 found dead (TranslationSummary.dead_logic); "
+            "names the signal or the logic, and the evolved line; None otherwise"
         ),
     )
 
@@ -593,8 +596,4 @@ class TranslationSummary(Strict):
         default=False,
         description="the plugin keeps state between requests, so a fresh plugin's behaviour is not all it can do",
     )
-
-
-def percent(share: float) -> str:
-    """A share as a percentage with the decimals it needs, at most two: 0.95 -> 95%, 0.975 -> 97.5%."""
-    return f"{round(share * 100, 2):g}%"
+    dead_logic: list[DeadLogic] = Field(default_factory=list, description="evolved logic that cannot act in llm-d")

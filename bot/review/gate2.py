@@ -6,8 +6,9 @@
 - a hypothesis a person excluded at gate 2 (``exclude:``, recorded in ``excluded.json`` and the index) counts
   as decided by that person for these coverage checks, not as missing;
 - every hypothesis is classified (family, VV&UQ, type) consistently with what it predicts;
-- a BLIS claim set aside as not testable as translated is said, with the signal and the ``signals:`` override
-  (``G2.claim-not-testable``);
+- a BLIS claim set aside as not testable as translated is said, with the signal and the ``signals:`` override,
+  or the dead logic its mechanism rests on and its evolved line (``G2.claim-not-testable``); a hypothesis resting
+  on such logic that is still planned is IMPORTANT (``G2.not-testable-as-translated``);
 - traffic exercises what the plugin decides by: a request class (``G2.priority-exercised``), a scheduler's prompt
   length (``G2.prompt-length-exercised``, ``bot.review.gate2_orders``) and, for a policy that reads the request's
   TTFT target, the header it arrives in (``G2.slo-header-sent``).
@@ -35,7 +36,7 @@ CHECKLIST = [
     "Track A faithful",
     "Track B covers gaps",
     "Track C covers baselines",
-    "not testable as translated only when a signal is constant",
+    "not testable as translated only when a signal is constant or the logic is dead",
     "classification",
     "diagnostic clauses",
     "metrics and workloads known",
@@ -322,12 +323,16 @@ def _excluded(ctx) -> tuple[list, list[Finding]]:
 
 
 def _testability(hyps, summary: TranslationSummary) -> list[Finding]:
-    """A hypothesis whose mechanism reads a signal the plugin holds constant must say it is not testable as
-    translated (and one that says so must read such a signal): otherwise stage 5 would judge a mechanism that
-    never ran, or set aside one that did (bot.hypotheses.signals)."""
+    """A hypothesis whose mechanism reads a signal the plugin holds constant, or rests on logic gate 1 found dead
+    in the plugin (``TranslationSummary.dead_logic``), must say it is not testable as translated (and one that
+    says so must have such a reason): otherwise stage 5 would judge a mechanism that never ran, or set aside one
+    that did (bot.hypotheses.signals, bot.hypotheses.dead_logic)."""
+    from bot.hypotheses.dead_logic import cited, described, hypothesis_texts, rests_on_dead_logic
+
     out = []
     for path, h in hyps:
         dead = [s for s in h.signals if s in summary.untranslatable]
+        logic = rests_on_dead_logic(hypothesis_texts(h), summary) if h.track is Track.A else []
         if dead and not h.not_testable:
             out.append(
                 Finding(
@@ -340,7 +345,21 @@ def _testability(hyps, summary: TranslationSummary) -> list[Finding]:
                     fix="regenerate the hypotheses (stage 3), or remove the signal from `signals` if the mechanism does not read it",
                 )
             )
-        elif h.not_testable and not dead:
+        elif logic and not h.not_testable:
+            planned = "is planned and would be judged by the benchmark" if h.benchmarked else "is not set aside"
+            out.append(
+                Finding(
+                    severity=Severity.IMPORTANT,
+                    check="G2.not-testable-as-translated",
+                    file=path,
+                    line=1,
+                    message=f"{h.id}'s mechanism rests on logic gate 1 found dead in the plugin, {described(logic)}; "
+                    f"yet it {planned} as if that logic ran: it cannot act in llm-d, so no result would be its doing",
+                    fix="regenerate the hypotheses (stage 3) so it is recorded as not testable as translated; if the "
+                    "claim does not rest on that logic, reword its mechanism to name the logic it rests on",
+                )
+            )
+        elif h.not_testable and not dead and not cited(h.not_testable, summary):
             out.append(
                 Finding(
                     severity=Severity.IMPORTANT,
@@ -348,7 +367,8 @@ def _testability(hyps, summary: TranslationSummary) -> list[Finding]:
                     file=path,
                     line=1,
                     message=f"{h.id} is set aside as not testable as translated, but none of its signals "
-                    f"({', '.join(h.signals) or 'none'}) is untranslatable",
+                    f"({', '.join(h.signals) or 'none'}) is untranslatable and it rests on no logic the translation "
+                    "records as dead",
                     fix="regenerate the hypotheses (stage 3) so the benchmark judges it",
                 )
             )
@@ -361,8 +381,12 @@ def _untestable_claims(request, hyps, summary: TranslationSummary) -> list[Findi
     A mechanism that names an untranslatable signal in passing ("..., plus 0.25*CacheHitRate^2") loses the
     whole claim, the headline one included, while the rest of its mechanism (a session bonus) is carried. So
     the gate says which claim, which signal, and the fix: the claim's own ``signals:`` list
-    (``bot.hypotheses.signals.declared_signals``) when what remains still carries the mechanism. IMPORTANT for
-    the claim on the workload the program was evolved for, a SUGGESTION for the others."""
+    (``bot.hypotheses.signals.declared_signals``) when what remains still carries the mechanism. A claim set
+    aside because its mechanism rests on logic gate 1 found dead (a ``case "batch":``) is said with that logic
+    and its evolved line. IMPORTANT for the claim on the workload the program was evolved for, a SUGGESTION for
+    the others."""
+    from bot.hypotheses.dead_logic import cited, described
+
     claims = {c.id: c for c in request.claims}
     out = []
     for path, h in hyps:
@@ -370,28 +394,25 @@ def _untestable_claims(request, hyps, summary: TranslationSummary) -> list[Findi
         if h.track is not Track.A or not h.not_testable or claim is None:
             continue
         dead = [s for s in h.signals if s in summary.untranslatable]
-        if not dead:
+        logic = cited(h.not_testable, summary)
+        if not dead and not logic:
             continue  # _testability says the record is inconsistent
-        rest = [s for s in h.signals if s not in dead]
         headline = claim.workload == request.evolved_for
         on = f"`{claim.workload}`" + (", the workload the program was evolved for" if headline else "")
-        message = (
-            f"{h.id} (claim `{claim.id}` on {on}) gets no benchmark runs: its signals include "
-            f"{', '.join(f'`{s}`' for s in dead)}, which the plugin holds constant, so it is recorded as not "
-            "testable as translated"
-        )
-        if claim.signals is None:
-            message += " (its signals are the ones the mechanism and statement name; the claim declares none)"
-        yaml = f"`signals: [{', '.join(rest)}]`"
-        put = f"add {yaml} to" if claim.signals is None else f"set {yaml} on"
-        fix = (
-            f"if the claim's effect does not rest on {', '.join(dead)} (the mechanism names it in passing), {put} "
-            f"claim `{claim.id}` in promotion.yaml (the issue's request on GitHub) so stage 3 benchmarks it on the "
-            "signals the plugin carries; otherwise approve, knowing this claim is not tested"
-            if rest
-            else f"the mechanism reads no carried signal: it cannot be tested in llm-d as translated; approve "
-            f"knowing this claim is not tested, or re-evolve without {', '.join(dead)}"
-        )
+        if dead:
+            message, fix = _held_signal_claim(h, claim, dead, on)
+        else:
+            message = (
+                f"{h.id} (claim `{claim.id}` on {on}) gets no benchmark runs: its mechanism rests on logic gate 1 "
+                f"found dead in the plugin, {described(logic)}; so it is recorded as not testable as translated"
+            )
+            fix = (
+                f"if the claim's effect does not rest on that logic, reword claim `{claim.id}`'s mechanism in "
+                "promotion.yaml (the issue's request on GitHub) to name the logic that acts in llm-d (a class it "
+                "sends: critical, standard or sheddable; a plugin parameter) so stage 3 benchmarks it; otherwise "
+                "approve knowing this claim is not tested, or map the class explicitly (a priority band per class "
+                "in the InferenceObjectives) and re-translate"
+            )
         out.append(
             Finding(
                 severity=Severity.IMPORTANT if headline else Severity.SUGGESTION,
@@ -403,6 +424,29 @@ def _untestable_claims(request, hyps, summary: TranslationSummary) -> list[Findi
             )
         )
     return out
+
+
+def _held_signal_claim(h, claim, dead: list[str], on: str) -> tuple[str, str]:
+    """The message and fix for a claim set aside for a signal the plugin holds constant."""
+    rest = [s for s in h.signals if s not in dead]
+    message = (
+        f"{h.id} (claim `{claim.id}` on {on}) gets no benchmark runs: its signals include "
+        f"{', '.join(f'`{s}`' for s in dead)}, which the plugin holds constant, so it is recorded as not "
+        "testable as translated"
+    )
+    if claim.signals is None:
+        message += " (its signals are the ones the mechanism and statement name; the claim declares none)"
+    yaml = f"`signals: [{', '.join(rest)}]`"
+    put = f"add {yaml} to" if claim.signals is None else f"set {yaml} on"
+    fix = (
+        f"if the claim's effect does not rest on {', '.join(dead)} (the mechanism names it in passing), {put} "
+        f"claim `{claim.id}` in promotion.yaml (the issue's request on GitHub) so stage 3 benchmarks it on the "
+        "signals the plugin carries; otherwise approve, knowing this claim is not tested"
+        if rest
+        else f"the mechanism reads no carried signal: it cannot be tested in llm-d as translated; approve "
+        f"knowing this claim is not tested, or re-evolve without {', '.join(dead)}"
+    )
+    return message, fix
 
 
 def _contradictions(hyps, request, home: str = "local", work: str | None = None) -> list[Finding]:

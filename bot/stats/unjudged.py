@@ -28,10 +28,11 @@ UNJUDGED_REASONS = (CONDITION_NOT_RECORDED, NOT_RUNNABLE, NOT_VARIED, NOT_BENCHM
 def not_testable_verdict(h: Hypothesis) -> Verdict:
     """A hypothesis the translated plugin cannot exercise: not judged, whatever the reports show.
 
-    Its mechanism reads a signal the plugin holds constant (or the translation removed), so a
-    measured change could not be the mechanism's doing and no change could count against it. It
-    takes no share of alpha (it is left out of the multiplicity family), and more repetitions would
-    not decide it: only a translation that supplies the signal would.
+    Its mechanism reads a signal the plugin holds constant (or the translation removed), or rests on
+    logic that never runs in llm-d (a branch for an SLO class llm-d never sends), so a measured change
+    could not be the mechanism's doing and no change could count against it. It takes no share of
+    alpha (it is left out of the multiplicity family), and more repetitions would not decide it: only
+    a translation that supplies the signal (or reaches the logic) would.
     """
     assert h.not_testable
     summary = (

@@ -61,7 +61,8 @@ together are INCONCLUSIVE with the flag "parameter-dependent" (BLIS's
 refuted cell refutes: a regression anywhere is a regression.
 
 Not testable as translated: a hypothesis whose mechanism reads a signal the
-plugin sets constant (``Hypothesis.not_testable``) is not measured, takes no
+plugin sets constant, or rests on logic gate 1 found dead in the plugin
+(``Hypothesis.not_testable``), is not measured, takes no
 share of alpha and gets NOT_TESTABLE with the reason, never INCONCLUSIVE
 ("add repetitions" would not help) and never CONFIRMED.
 

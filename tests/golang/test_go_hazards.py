@@ -119,6 +119,14 @@ def test_a_class_switch_default_only_unnamed_classes_reach_is_unreachable(analyz
     # a constant of evolved.go, no parameter (dead_branches.demote): a `param` line naming it is told why
     assert {th.constant: th.dead_branch for th in an.thresholds if th.constant} == {"otherWValue": (10, "default:")}
     assert not any(th.param == "otherWValue" for th in an.thresholds)
+    # what stage 3 reads of it (TranslationSummary.dead_logic): the default serves only the classes no case names
+    [dead] = dead_branches.dead_logic(an)
+    assert (dead.line, dead.code, dead.classes, dead.names) == (
+        10,
+        "default:",
+        ["batch", "background", ""],
+        ["otherWValue"],
+    )
     request = SimpleNamespace(source_text=text, source="snippet.go", kind=PolicyKind.ADMISSION)
     why = refusal(1, "param otherWValue: 0.7", parameters=[], inert=inert_parameters(request, dictionary))
     assert why and "`param otherWValue` has no effect in llm-d: it acts only in the branch on `default:`" in why, why
