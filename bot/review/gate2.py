@@ -11,7 +11,8 @@
   on such logic that is still planned is IMPORTANT (``G2.not-testable-as-translated``);
 - traffic exercises what the plugin decides by: a request class (``G2.priority-exercised``), a scheduler's prompt
   length (``G2.prompt-length-exercised``, ``bot.review.gate2_orders``) and, for a policy that reads the request's
-  TTFT target, the header it arrives in (``G2.slo-header-sent``).
+  TTFT target, the header it arrives in (``G2.slo-header-sent``); for one that reads the session, a workload that
+  sends it (``G2.session-header-sent``).
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 - a request class (``G2.priority-exercised``): a class-reading policy judged on cells that send one priority;
 - the request's TTFT target, the header it arrives in (``G2.slo-header-sent``), and a target that varies
-  (``G2.slo-target-constant``): one fixed header on every request leaves a deadline order nothing to order.
+  (``G2.slo-target-constant``): one fixed header on every request leaves a deadline order nothing to order;
+- the request's session, the header it arrives in (``G2.session-header-sent``): with none, every request is
+  sessionless and a session-affinity program's state is never keyed.
 """
 
 from __future__ import annotations
@@ -157,13 +159,24 @@ def _stateful_cells(ids: str, read: list[str]) -> tuple[str, str]:
 
 #: Signals the plugin reads from a request header the benchmark's client must send (inference-perf's
 #: ``api.headers``). SessionID is not one: inference-perf sends a session header its own way
-#: (``api.session_id_header_key`` with multi-turn data), and only its presence counts.
+#: (``api.session_id_header_key`` with data that makes sessions), and only its presence counts
+#: (``_session_header_sent``).
 HEADER_SIGNALS = ("SLOTargetUs",)
 
 
 def traffic_findings(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
-    """Whether the planned traffic exercises what the plugin decides by (the class, the TTFT target)."""
-    return _class_exercised(ctx, hyps, summary) + _slo_header_sent(ctx, hyps, summary)
+    """Whether the planned traffic exercises what the plugin decides by (the class, the TTFT target, the session)."""
+    return (
+        _class_exercised(ctx, hyps, summary)
+        + _slo_header_sent(ctx, hyps, summary)
+        + _session_header_sent(ctx, hyps, summary)
+    )
+
+
+def _planned_workloads(ctx, hyps) -> list[str]:
+    """The workloads the benchmarked hypotheses are judged on (every workload when none is planned yet)."""
+    planned = {split_condition(w)[0] for _, h in hyps if h.benchmarked for w in h.workloads}
+    return [w.name for w in ctx.request.workloads if w.name in planned] or [w.name for w in ctx.request.workloads]
 
 
 #: The pseudo-queue parameter holding the modelled waiting requests' TTFT target (``bot.golang.params``).
@@ -189,8 +202,7 @@ def _slo_header_sent(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
     from bot.golang.adapter import request_headers
 
     out = []
-    planned = {split_condition(w)[0] for _, h in hyps if h.benchmarked for w in h.workloads}
-    workloads = [w.name for w in ctx.request.workloads if w.name in planned] or [w.name for w in ctx.request.workloads]
+    workloads = _planned_workloads(ctx, hyps)
     for signal in HEADER_SIGNALS:
         entry = ctx.dictionary.signal(signal)
         if signal not in summary.signals or signal in summary.untranslatable or entry is None or entry.llmd is None:
@@ -231,17 +243,153 @@ def _slo_header_sent(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
     return out
 
 
-def _header_sent(request, workload: str, names: list[str]) -> str | None:
-    """The value of the first of ``names`` (lower-cased, as the EPP reads them) the workload's profile sends with
-    every request; None when it sends none, or its profile cannot be written (reported where the plan is made)."""
+def _profile(request, workload: str) -> dict:
+    """The workload's inference-perf profile as the plan writes it; empty when it cannot be written (reported
+    where the plan is made)."""
     from bot.bench.experiment import workload_profile
     from bot.bench.plan import PlanError
 
     try:
-        api = workload_profile(request, workload).get("api") or {}
+        profile = workload_profile(request, workload)
     except PlanError:
-        return None
-    headers = api.get("headers") if isinstance(api, dict) else None
+        return {}
+    return profile if isinstance(profile, dict) else {}
+
+
+def _section(profile: dict, key: str) -> dict:
+    value = profile.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+#: The signal a session-affinity program reads (Map B: the request header ``x-session-token``).
+SESSION_SIGNAL = "SessionID"
+
+#: inference-perf's key naming the request header it sends each request's session id in (0.6.1, the harness
+#: image's: ``APIConfig.session_id_header_key``); unset, no session id is sent. Newer releases add
+#: ``api.session_token_header_key``, which echoes a token the server returns: this plugin returns none.
+SESSION_KEY = "session_id_header_key"
+
+#: inference-perf 0.6.1's data types whose every request carries a session id for that header (``session_id`` or
+#: ``user_session_id``); shared_prefix does only with ``enable_multi_turn_chat``, the rest (random, synthetic, ...)
+#: never.
+SESSION_DATA = ("conversation_replay", "otel_trace_replay", "weka_trace_replay")
+MULTI_TURN = "enable_multi_turn_chat"
+
+
+def _session_header_sent(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
+    """A plugin that reads the request's session, benchmarked by workloads none of which sends the header it reads
+    it from: every request is sessionless (SessionID ""), so the runs measure the plugin without its session logic
+    (a session's home endpoint never kept, a session bonus never given).
+
+    inference-perf sends a session id only in the header ``api.session_id_header_key`` names, and only for data
+    that makes sessions (``_makes_sessions``); a fixed ``api.headers`` entry of that name counts too (present on
+    every request, though one token makes all of them one session). The fix names the keys on a planned workload."""
+    from bot.golang.adapter import request_headers
+
+    if SESSION_SIGNAL not in summary.signals or SESSION_SIGNAL in summary.untranslatable:
+        return []
+    entry = ctx.dictionary.signal(SESSION_SIGNAL)
+    if entry is None or entry.llmd is None or not (names := request_headers(entry.llmd.expr)):
+        return []
+    workloads = _planned_workloads(ctx, hyps)
+    profiles = {name: _profile(ctx.request, name) for name in workloads}
+    if not profiles or any(_session_sent(p, names) for p in profiles.values()):
+        return []
+    header = names[0]
+    claims = [h for _, h in hyps if h.benchmarked and SESSION_SIGNAL in h.signals]
+    unsent = "; ".join(u for name, p in profiles.items() if (u := _why_unsent(name, p, header)))
+    judged = (
+        f"; {', '.join(h.id for h in claims)} (whose mechanism reads the session) would be judged on that traffic"
+        if claims
+        else ""
+    )
+    message = (
+        f"the plugin reads {SESSION_SIGNAL} from the request header `{header}`, and no planned workload "
+        f"({', '.join(workloads)}) sends it: every request has no session, so the runs measure the plugin without "
+        f"its session logic{judged}" + (f"; {unsent}" if unsent else "")
+    )
+    # the workloads the session claims are judged on first: the fix makes their traffic carry sessions
+    on_claims = {split_condition(w)[0] for h in claims for w in h.workloads}
+    ordered = dict(sorted(profiles.items(), key=lambda item: item[0] not in on_claims))
+    return [
+        Finding(
+            severity=Severity.IMPORTANT,
+            check="G2.session-header-sent",
+            file=ctx.paths.hypotheses_dir,
+            message=message,
+            fix=_session_fix(ordered, header),
+        )
+    ]
+
+
+def _makes_sessions(profile: dict) -> bool:
+    """Whether inference-perf 0.6.1 gives the profile's requests a session id: a replay type, or shared_prefix
+    with multi-turn chat (each of its users one session, ``user_session_<n>``, the same on every turn)."""
+    data = _section(profile, "data")
+    kind = str(data.get("type", ""))
+    if kind in SESSION_DATA:
+        return True
+    return kind == "shared_prefix" and _true(_section(data, "shared_prefix").get(MULTI_TURN))
+
+
+def _true(value) -> bool:
+    """A YAML value pydantic reads as true (inference-perf's config is pydantic: ``"true"`` and 1 count)."""
+    return str(value).strip().lower() in ("true", "1", "yes", "on", "t", "y")
+
+
+def _session_key(profile: dict) -> str:
+    return str(_section(profile, "api").get(SESSION_KEY) or "").lower()
+
+
+def _session_sent(profile: dict, names: list[str]) -> bool:
+    """Whether the profile's requests carry one of ``names`` (lower-cased, as the EPP reads them)."""
+    headers = _section(profile, "api").get("headers")
+    fixed = {str(k).lower() for k in headers} if isinstance(headers, dict) else set()
+    return bool(fixed & set(names)) or (_session_key(profile) in names and _makes_sessions(profile))
+
+
+def _why_unsent(workload: str, profile: dict, header: str) -> str:
+    """What a workload that makes sessions, or names the header, lacks to send them in ``header`` ("" for one that
+    does neither: nothing of it is half set)."""
+    key = _session_key(profile)
+    if not _makes_sessions(profile):
+        if key != header:
+            return ""
+        kind = _section(profile, "data").get("type", "")
+        return f"{workload} names `{key}` in `api.{SESSION_KEY}` but its data ({kind}) makes no sessions to send"
+    where = f"sends their ids in `{key}`" if key else f"sends their ids in no header: `api.{SESSION_KEY}` is unset"
+    return f"{workload} makes sessions but {where}"
+
+
+def _session_fix(profiles: dict[str, dict], header: str) -> str:
+    """Which promotion.yaml overrides make a planned workload send the session: a workload that makes sessions
+    needs only the header key; a shared_prefix one also multi-turn chat."""
+    key = f"`api.{SESSION_KEY}: {header}`"
+    making = [n for n, p in profiles.items() if _makes_sessions(p)]
+    shared = [n for n, p in profiles.items() if str(_section(p, "data").get("type", "")) == "shared_prefix"]
+    if making:
+        how = f"add {key} to workload {making[0]}'s `overrides` in promotion.yaml"
+    elif shared:
+        how = (
+            f"add `data.shared_prefix.{MULTI_TURN}: true` and {key} to workload {shared[0]}'s `overrides` in "
+            "promotion.yaml (multi-turn chat makes each of its users a session)"
+        )
+    else:
+        how = (
+            "add a workload on profile shared_prefix_synthetic whose `overrides` in promotion.yaml set "
+            f"`data.shared_prefix.{MULTI_TURN}: true` and {key}, and a claim or guard on it"
+        )
+    return (
+        f"{how}: inference-perf (0.6.1, the harness's) then sends each session's id, the same on every turn of it, "
+        f"in that header; not `api.headers.{header}`, whose one fixed token makes every request one session; "
+        "or approve saying why the plugin without its session logic is worth measuring"
+    )
+
+
+def _header_sent(request, workload: str, names: list[str]) -> str | None:
+    """The value of the first of ``names`` (lower-cased, as the EPP reads them) the workload's profile sends with
+    every request; None when it sends none, or its profile cannot be written (reported where the plan is made)."""
+    headers = _section(_profile(request, workload), "api").get("headers")
     sent = {str(k).lower(): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {}
     return next((sent[n] for n in names if n in sent), None)
 
