@@ -282,8 +282,9 @@ def _session_header_sent(ctx, hyps, summary: TranslationSummary) -> list[Finding
     (a session's home endpoint never kept, a session bonus never given).
 
     inference-perf sends a session id only in the header ``api.session_id_header_key`` names, and only for data
-    that makes sessions (``_makes_sessions``); a fixed ``api.headers`` entry of that name counts too (present on
-    every request, though one token makes all of them one session). The fix names the keys on a planned workload."""
+    that makes sessions (``_makes_sessions``). A fixed ``api.headers`` entry of that name sends one token on every
+    request: all of a workload's traffic is one session (``G2.session-header-fixed``), not the many sessions the
+    program was evolved on. The fix names the keys on a planned workload."""
     from bot.golang.adapter import request_headers
 
     if SESSION_SIGNAL not in summary.signals or SESSION_SIGNAL in summary.untranslatable:
@@ -293,33 +294,42 @@ def _session_header_sent(ctx, hyps, summary: TranslationSummary) -> list[Finding
         return []
     workloads = _planned_workloads(ctx, hyps)
     profiles = {name: _profile(ctx.request, name) for name in workloads}
-    if not profiles or any(_session_sent(p, names) for p in profiles.values()):
+    if not profiles or any(_sessions_sent(p, names) for p in profiles.values()):
         return []
     header = names[0]
     claims = [h for _, h in hyps if h.benchmarked and SESSION_SIGNAL in h.signals]
-    unsent = "; ".join(u for name, p in profiles.items() if (u := _why_unsent(name, p, header)))
     judged = (
         f"; {', '.join(h.id for h in claims)} (whose mechanism reads the session) would be judged on that traffic"
         if claims
         else ""
     )
+    # the workloads the session claims are judged on first: the fix makes their traffic carry sessions
+    on_claims = {split_condition(w)[0] for h in claims for w in h.workloads}
+    ordered = dict(sorted(profiles.items(), key=lambda item: item[0] not in on_claims))
+    fixed = {name: token for name, p in profiles.items() if (token := _fixed_token(p, names)) is not None}
+    if fixed:
+        tokens = "; ".join(f"{name} sends the one token `{token}`" for name, token in fixed.items())
+        message = (
+            f"the plugin reads {SESSION_SIGNAL} from the request header `{header}`, and the planned workloads send "
+            f"it only as a fixed header ({tokens}): every request of a workload is then one session, so a session's "
+            f"home endpoint takes all of its traffic and a bonus for having a session holds everywhere, unlike the "
+            f"many sessions BLIS evolved the logic on{judged}"
+        )
+        fix = f"remove `api.headers.{header}` from {', '.join(fixed)}'s `overrides` and " + _session_fix(
+            ordered, header
+        )
+        return [_finding(ctx, "G2.session-header-fixed", message, fix)]
+    unsent = "; ".join(u for name, p in profiles.items() if (u := _why_unsent(name, p, header)))
     message = (
         f"the plugin reads {SESSION_SIGNAL} from the request header `{header}`, and no planned workload "
         f"({', '.join(workloads)}) sends it: every request has no session, so the runs measure the plugin without "
         f"its session logic{judged}" + (f"; {unsent}" if unsent else "")
     )
-    # the workloads the session claims are judged on first: the fix makes their traffic carry sessions
-    on_claims = {split_condition(w)[0] for h in claims for w in h.workloads}
-    ordered = dict(sorted(profiles.items(), key=lambda item: item[0] not in on_claims))
-    return [
-        Finding(
-            severity=Severity.IMPORTANT,
-            check="G2.session-header-sent",
-            file=ctx.paths.hypotheses_dir,
-            message=message,
-            fix=_session_fix(ordered, header),
-        )
-    ]
+    return [_finding(ctx, "G2.session-header-sent", message, _session_fix(ordered, header))]
+
+
+def _finding(ctx, check: str, message: str, fix: str) -> Finding:
+    return Finding(severity=Severity.IMPORTANT, check=check, file=ctx.paths.hypotheses_dir, message=message, fix=fix)
 
 
 def _makes_sessions(profile: dict) -> bool:
@@ -341,11 +351,17 @@ def _session_key(profile: dict) -> str:
     return str(_section(profile, "api").get(SESSION_KEY) or "").lower()
 
 
-def _session_sent(profile: dict, names: list[str]) -> bool:
-    """Whether the profile's requests carry one of ``names`` (lower-cased, as the EPP reads them)."""
+def _sessions_sent(profile: dict, names: list[str]) -> bool:
+    """Whether the profile's requests carry each session's own id in one of ``names`` (lower-cased, as the EPP
+    reads them)."""
+    return _session_key(profile) in names and _makes_sessions(profile)
+
+
+def _fixed_token(profile: dict, names: list[str]) -> str | None:
+    """The one token a fixed ``api.headers`` entry of one of ``names`` sends with every request (None: none)."""
     headers = _section(profile, "api").get("headers")
-    fixed = {str(k).lower() for k in headers} if isinstance(headers, dict) else set()
-    return bool(fixed & set(names)) or (_session_key(profile) in names and _makes_sessions(profile))
+    sent = {str(k).lower(): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {}
+    return next((sent[n] for n in names if n in sent), None)
 
 
 def _why_unsent(workload: str, profile: dict, header: str) -> str:
@@ -389,9 +405,7 @@ def _session_fix(profiles: dict[str, dict], header: str) -> str:
 def _header_sent(request, workload: str, names: list[str]) -> str | None:
     """The value of the first of ``names`` (lower-cased, as the EPP reads them) the workload's profile sends with
     every request; None when it sends none, or its profile cannot be written (reported where the plan is made)."""
-    headers = _section(_profile(request, workload), "api").get("headers")
-    sent = {str(k).lower(): str(v) for k, v in headers.items()} if isinstance(headers, dict) else {}
-    return next((sent[n] for n in names if n in sent), None)
+    return _fixed_token(_profile(request, workload), names)
 
 
 def _target_ms(value: str) -> float:

@@ -12,8 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-import pytest
-
 from bot.dictionary import load_dictionary
 from bot.hypotheses import generate_hypotheses
 from bot.model import PipelineState, PolicyKind, PromotionRequest, Severity, TranslationSummary
@@ -36,14 +34,14 @@ def summary_for(signals=P1_SIGNALS, **update) -> TranslationSummary:
     ).model_copy(update=update)
 
 
-def session_findings(request: PromotionRequest, summary: TranslationSummary):
-    """Gate 2's traffic findings of the session check, on ``request``'s own hypotheses."""
+def session_findings(request: PromotionRequest, summary: TranslationSummary, check="G2.session-header-sent"):
+    """Gate 2's traffic findings of one session check, on ``request``'s own hypotheses."""
     hyps = [(f"docs/{h.id}.md", h) for h in generate_hypotheses(request, summary, load_dictionary())]
     state = PipelineState(request_id=request.id, request_fingerprint="f", branch="promotion/x")
     ctx = SimpleNamespace(
         request=request, state=state, dictionary=load_dictionary(), paths=SimpleNamespace(hypotheses_dir="docs/h")
     )
-    return [f for f in traffic_findings(ctx, hyps, summary) if f.check == "G2.session-header-sent"]
+    return [f for f in traffic_findings(ctx, hyps, summary) if f.check == check]
 
 
 def with_overrides(request: PromotionRequest, workload: str, overrides: dict) -> PromotionRequest:
@@ -85,17 +83,30 @@ def test_a_workload_without_sessions_is_told_to_make_them_as_well_as_send_them()
     assert session_findings(both, summary_for()) == []
 
 
-@pytest.mark.parametrize(
-    "overrides",
-    [
-        {"api.session_id_header_key": "X-Session-Token"},  # the EPP reads header names lower-cased
-        {"api.headers.x-session-token": "s-1"},  # a fixed header: present on every request
-    ],
-)
-def test_a_workload_that_sends_the_header_clears_it(overrides):
+def test_a_workload_that_sends_the_header_clears_it():
     req = PromotionRequest.load(P1)
-    sent = with_overrides(req, "multiturn", overrides)
+    # the EPP reads header names lower-cased
+    sent = with_overrides(req, "multiturn", {"api.session_id_header_key": "X-Session-Token"})
     assert session_findings(sent, summary_for()) == []
+    assert session_findings(sent, summary_for(), "G2.session-header-fixed") == []
+
+
+def test_one_fixed_token_on_every_request_is_one_session_and_is_flagged():
+    """`api.headers.x-session-token: s-1` sends the header, but the same token on every request: all traffic is
+    one session, so a session-home router keeps one endpoint for all of it and a session bonus holds everywhere,
+    nothing like the many sessions BLIS evolved the logic on."""
+    req = PromotionRequest.load(P1)
+    fixed = with_overrides(req, "multiturn", {"api.headers.x-session-token": "s-1"})
+    assert session_findings(fixed, summary_for()) == []
+    [f] = session_findings(fixed, summary_for(), "G2.session-header-fixed")
+    assert f.severity is Severity.IMPORTANT
+    assert "multiturn sends the one token `s-1`" in f.message and "one session" in f.message
+    assert "A1 (whose mechanism reads the session) would be judged on that traffic" in f.message
+    assert "`api.session_id_header_key: x-session-token` to workload multiturn" in f.fix
+    assert "remove `api.headers.x-session-token`" in f.fix
+    # a workload that sends each session's own id beside it clears both
+    both = with_overrides(fixed, "multiturn", {"api.session_id_header_key": "x-session-token"})
+    assert session_findings(both, summary_for(), "G2.session-header-fixed") == []
 
 
 def test_another_header_name_is_not_the_one_the_plugin_reads():
