@@ -5,8 +5,8 @@ metrics, the prompt's prefix match, request priority, headers and size, earlier 
 stateful admitters) that vary the signals the parameter's comparison reads. The harness runs the
 plugin on each (its comparisons watched), and keeps, per threshold, the input whose watched value
 lies nearest the threshold on each side where moving the threshold to a readable value across it
-changes the outcome; per coefficient, the first input where doubling it does (a scorer's also meets a
-busier pod-b: ``probe_inputs.rivals``). An admitter's outcome is a yes or no that a parameter changes only
+changes the outcome; per coefficient, the first input where doubling it does, or the nearest move the plugin's
+Validate() accepts (``live_move``; a scorer's also meets a busier pod-b: ``probe_inputs.rivals``). An admitter's outcome is a yes or no that a parameter changes only
 near the edge of the decision, so the harness also adds load to its candidates and bisects for that edge
 (``probe_inputs`` writes the candidates and the ramp).
 A number that acts only on a signal with no llm-d source is no parameter (``dead_branches.demote``), so it gets
@@ -56,8 +56,12 @@ class Case:
     integer: bool
 
 
-def specs(an: Analysis, defaults: dict, kind: str, stateful: bool = False) -> tuple[list[dict], list[str]]:
-    """Probe specs for the harness, and the parameters left without a test (with the reason)."""
+def specs(
+    an: Analysis, defaults: dict, kind: str, stateful: bool = False, checks: dict[str, list[dict]] | None = None
+) -> tuple[list[dict], list[str]]:
+    """Probe specs for the harness, and the parameters left without a test (with the reason). A live parameter's
+    probe carries the value the harness moves it to (``live_move``: one the plugin's Validate() accepts, by
+    ``checks``, ``ParamSpec.checks`` by name)."""
     out, skipped = [], []
     spacings = warmup_spacings(an)
     for th in an.thresholds:
@@ -91,8 +95,15 @@ def specs(an: Analysis, defaults: dict, kind: str, stateful: bool = False) -> tu
         if comparisons:
             occ = comparisons[0]
             out.append({**base, "name": th.param, "role": "threshold", "watch": watch_id(th, occ.line), "op": occ.op})
-        else:
-            out.append({**base, "name": th.param, "role": "live", "watch": "", "op": ""})
+            continue
+        moved = live_move(th.param, defaults.get(th.param, th.value), defaults, checks or {})
+        if moved is None:
+            skipped.append(
+                f"`{th.param}`: the plugin's Validate() accepts no value near the evolved {_fmt(th.value, False)} "
+                "(doubled, halved, or either brought back towards it), so no plugin can be built with it moved"
+            )
+            continue
+        out.append({**base, "name": th.param, "role": "live", "watch": "", "op": "", "moved": moved})
     return out, skipped
 
 
@@ -326,7 +337,8 @@ def _case(spec: dict, c: dict, field: str, kind: str) -> Case:
     whose = "the" if kind == "admission" else f"{PROBE}'s"  # an admitter's compared value is not one endpoint's
     # The name says what the assertion checks: the outcome with the threshold moved, against the default.
     if c["side"] == "live":
-        name = f"{spec['param']} is live: doubled to {moved}, {outcome}"
+        how = "doubled" if c["moved"] == 2 * spec["value"] else "moved"  # a move Validate() accepts (``live_move``)
+        name = f"{spec['param']} is live: {how} to {moved}, {outcome}"
     elif c["side"] == "past":
         name = (
             f"{spec['param']}={value}: {whose} compared value {x} is past it, so the branch applies; "
@@ -385,22 +397,44 @@ _BEHAVIOURS = ("behaviour", "queue-behaviour", "sequence")  # "sequence": a stat
 _NARROWINGS = 4
 
 
+#: How a live probe moves its parameter, in the order tried: doubled, else halved (``live_move``).
+LIVE_MOVES = (2.0, 0.5)
+
+
+def live_move(name: str, value: float, defaults: dict, checks: dict[str, list[dict]]) -> float | None:
+    """The value a live probe moves ``name`` to: doubled, or 1 from 0, when the plugin's Validate() accepts it;
+    else the nearest accepted move towards ``value`` (``valid_move``), first up, then down. The harness builds
+    the plugin with it, and a refused value builds none, so the probe would find no input that decides: the
+    example's loadFactor 0.4 doubled to 0.8 breaks its taper relation (``loadCoeff*(loadHighThreshold-
+    loadLowThreshold) <= 1-loadFactor``), 0.6 does not. None when no accepted value moves it."""
+    if value == 0:
+        one = 1 if isinstance(value, int) else 1.0
+        return one if _accepted(name, one, defaults, checks) else None
+    return next(
+        (m for f in LIVE_MOVES if (m := valid_move(name, value, f, defaults, checks)) is not None),
+        None,
+    )
+
+
+def _accepted(name: str, moved: float, defaults: dict, checks: dict[str, list[dict]]) -> bool:
+    """Whether the plugin's Validate() accepts ``defaults`` with ``name`` at ``moved``."""
+    from bot.golang import param_relations
+    from bot.golang.params import out_of_range
+
+    numbers = {k: v for k, v in defaults.items() if isinstance(v, int | float) and not isinstance(v, bool)}
+    return not out_of_range(moved, checks.get(name, [])) and not param_relations.broken(checks, numbers | {name: moved})
+
+
 def valid_move(name: str, value: float, factor: float, defaults: dict, checks: dict[str, list[dict]]) -> float | None:
     """``value`` moved by ``factor``, or, when the plugin's Validate() refuses that (a 0-1 KV threshold of 0.85
     doubled to 1.7), the move brought halfway back towards ``value`` until it is accepted (0.85 -> 0.956): a
     refused value builds no plugin, so the probe would answer nothing and say nothing about the parameter.
     None when no such move is accepted or moves the value at all."""
-    from bot.golang import param_relations
-    from bot.golang.params import out_of_range
-
-    numbers = {k: v for k, v in defaults.items() if isinstance(v, int | float) and not isinstance(v, bool)}
     for _ in range(_NARROWINGS + 1):
         moved = round(value * factor) if isinstance(value, int) else value * factor
         if moved == value:
             return None
-        if not out_of_range(moved, checks.get(name, [])) and not param_relations.broken(
-            checks, numbers | {name: moved}
-        ):
+        if _accepted(name, moved, defaults, checks):
             return moved
         factor = 1 + (factor - 1) / 2
     return None

@@ -233,11 +233,11 @@ def translate(
         raise TranslationError("feedback: " + "; ".join(problems))
     kind = analysis.kind.value
     defaults = {p.name: p.json_default for p in gen.params}
-    probe_specs, untested = probes.specs(analysis, defaults, kind, gen.stateful)
+    checks = {p.name: p.checks for p in gen.params}
+    probe_specs, untested = probes.specs(analysis, defaults, kind, gen.stateful, checks)
     reads = set(analysis.signal_names) | ({"prefix"} if gen.consumes_prefix else set())
     behaviour = probes.behaviour_specs(kind, reads, defaults)
     behaviour += sequences.sequence_specs(kind, gen.stateful, analysis, defaults, probe_specs)
-    checks = {p.name: p.checks for p in gen.params}
     probe_specs += behaviour + probes.behaviour_moves(behaviour, defaults, checks)
     recalibrated = recalibration_values(analysis, options.get("deployed", {}))
     alternatives = same_step_alternatives(analysis, gen, recalibrated)

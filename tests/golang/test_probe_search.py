@@ -16,7 +16,7 @@ import pytest
 from bot.golang import dead_branches, probe_inputs, probes
 from bot.golang.translate import CHECK_UNTESTED
 
-from .conftest import CORPUS, translate_path
+from .conftest import CORPUS, EXAMPLE, translate_path
 
 A01 = CORPUS / "a01_pattern_c_adaptive_admission.go"
 G02 = CORPUS / "g02_unreachable_slo_classes.go"
@@ -180,3 +180,43 @@ def test_a_scorers_live_parameter_also_meets_a_busier_rival(analyze_text):
         )
     )
     assert probes.specs(an, defaults, "routing")[0] == specs
+
+
+EXAMPLE_SCORER = "evolved-adaptive-scorer"
+
+
+@pytest.mark.slow
+def test_the_bundled_examples_load_factor_gets_a_live_test(dictionary):
+    """`if load > loadHighThreshold { adj *= loadFactor }` scales any busy pod-a's score, but the live probe doubled
+    0.4 to 0.8, and Validate() refuses that (the taper `loadCoeff*(loadHighThreshold-loadLowThreshold) <=
+    1-loadFactor`: 0.3 > 0.2): no plugin was built with the moved value, so no candidate could decide and loadFactor
+    was called untested. The move is now one Validate() accepts (``valid_move``), and the test row names it."""
+    _, _, tr = translate_path(EXAMPLE, dictionary, EXAMPLE_SCORER)
+    assert "loadFactor" not in _untested(tr)
+    [row] = [t for t in tr.tests if t.startswith("loadFactor is live:")]
+    assert row.startswith("loadFactor is live: moved to 0.6,"), row  # 0.8 refused, brought halfway back
+    assert "doubled to 0.8" not in " ".join(tr.tests)
+
+
+def test_a_live_probe_moves_its_parameter_only_where_validate_accepts(dictionary):
+    """The harness builds the plugin with the probe's ``moved`` value, so it is one the plugin's checks accept:
+    doubled when Validate() allows it, brought back towards the evolved value when a relation refuses the double,
+    and no probe at all (with the reason) when no move is accepted."""
+    from bot.golang.analyze import analyze
+    from bot.golang.params import param_specs
+    from bot.golang.source import load_evolved_source
+
+    an = analyze(load_evolved_source(EXAMPLE), dictionary)
+    params = param_specs(an, None, False)
+    defaults = {p.name: p.json_default for p in params}
+    checks = {p.name: p.checks for p in params}
+    live = {
+        s["param"]: s["moved"] for s in probes.specs(an, defaults, "routing", checks=checks)[0] if s["role"] == "live"
+    }
+    assert live["loadFactor"] == pytest.approx(0.6)  # 0.8 breaks the taper relation
+    assert live["deltaCoeff"] == pytest.approx(2 * defaults["deltaCoeff"])  # nothing refuses the double
+    # A parameter no accepted value moves is not probed, and the reason says Validate() is why.
+    stuck = {**checks, "loadFactor": [*checks["loadFactor"], {"cond": "p.LoadFactor != 0.4", "message": "x", "bad": 1}]}
+    out, skipped = probes.specs(an, defaults, "routing", checks=stuck)
+    assert "loadFactor" not in {s["param"] for s in out}
+    assert any(s.startswith("`loadFactor`:") and "Validate()" in s for s in skipped), skipped
