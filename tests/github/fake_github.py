@@ -456,6 +456,8 @@ class FakeGitHub:
             if number is not None and subject in payload:
                 issue = repo.issues[number]
                 payload[subject].update(created_at=stamp(issue.created_at), updated_at=stamp(issue.updated_at))
+        if number is not None and "pull_request" in payload and number in repo.pulls:
+            self._pull_sides(repo, repo.pulls[number], payload)
         subject = payload.get("issue") or payload.get("pull_request") or {}
         for label in [*subject.get("labels", []), payload.get("label") or {}]:
             known = repo.labels.get(str(label.get("name", "")).lower())
@@ -463,6 +465,21 @@ class FakeGitHub:
                 label.update(id=known.id, color=known.color, description=known.description)
                 label["node_id"] = self.render.label(repo, known)["node_id"]
         return payload
+
+    @staticmethod
+    def _pull_sides(repo: Any, pr: Pull, payload: dict[str, Any]) -> None:
+        """The PR's head and base as this fake holds them: GitHub's example names another repository's branches,
+        so a handler reading the head (``bot.events.pull_comments``) would read that example's."""
+        from tests.github import pulls
+
+        pull, own = payload["pull_request"], payload["repository"]
+        for side, ref, sha in (
+            ("head", pr.head, pulls.head_sha(repo, pr)),
+            ("base", pr.base, pulls.base_sha(repo, pr)),
+        ):
+            pull[side].update(ref=ref, sha=sha, label=f"{repo.owner}:{ref}")
+            named = ("id", "node_id", "name", "full_name", "owner", "private", "html_url", "url")
+            pull[side]["repo"] = {**pull[side]["repo"], **{k: own[k] for k in named if k in own}}
 
     def take_deliveries(self, *, starting_workflows_only: bool = True) -> list[Delivery]:
         """Deliveries not taken before, in order (by default only those that would start a workflow)."""

@@ -328,6 +328,38 @@ def test_a_command_in_a_review_or_a_line_comment_on_the_pull_request_is_answered
     assert state.open_gate == 1 and state.decisions == []
 
 
+def test_a_command_on_another_apps_pull_request_naming_the_issue_is_not_answered(sim):
+    """Found in review: any `[bot]` account's PR (dependabot, renovate, ...) whose body had a `Refs #N` line got
+    the bot's answer, pointing to promotion issue N. Only the promotion's own PR is answered: the one on the
+    branch its status comment's state records, opened by the account that wrote that comment."""
+    number = _to_gate_1(sim)
+    app, head = "dependabot[bot]", "dependabot/go_modules/x-1.2"
+    sim.fake.add_user(app, role="write", type="Bot")
+    sim.fake.git_commit(REPO, head, {"go.mod": "module x\n"}, "Bump x to 1.2")
+    theirs = _as(sim, app).create_pull(title="Bump x", body=f"Bumps x.\n\nRefs #{number}", head=head, base="main")
+    _as(sim, "maria").get_issue(theirs.number).add_to_labels("promotion")  # the workflow then starts for it
+    on_pr = _as(sim, "maria").get_pull(theirs.number)
+
+    review = on_pr.create_review(body="/request-changes\nnot this one", event="REQUEST_CHANGES")
+    run = sim.event("pull_request_review", "submitted", theirs.number, review_id=review.id)
+    assert run.result.action == "ignored: a pull request review of no promotion", run.result.action
+    comment = _as(sim, "maria").get_issue(theirs.number).create_comment("/approve")
+    run = sim.event("issue_comment", "created", theirs.number, sender="maria", comment_id=comment.id)
+    assert run.result.action == "ignored: a pull request comment of no promotion", run.result.action
+    assert not [b for b in _bodies(sim, theirs.number) if "was not applied" in b]
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and state.decisions == []
+
+    # a status comment a person saved last vouches for no branch: not even the promotion's own PR is answered
+    [ours] = [p for p in sim.fake.pulls(REPO) if p.number != theirs.number]
+    [status] = [c for c in sim.fake.comments(REPO, number) if c.body.startswith("<!-- promotion-bot:status -->")]
+    _as(sim, "maria").get_issue(number).get_comment(status.id).edit(f"{status.body}\n\n(maria was here)")
+    comment = _as(sim, "maria").get_issue(ours.number).create_comment("/approve")
+    run = sim.event("issue_comment", "created", ours.number, sender="maria", comment_id=comment.id)
+    assert run.result.action == "ignored: a pull request comment of no promotion", run.result.action
+    assert not [b for b in _bodies(sim, ours.number) if "was not applied" in b]
+
+
 def test_a_decided_gates_review_report_says_who_decided_it_how_when_and_at_which_commit(sim):
     """Found by a maintainer: a week after gate 1 was approved, its review report on the issue still read "open for
     a human decision" and offered the change-request forms. The same comment now says how the gate was decided."""

@@ -121,7 +121,8 @@ def test_every_event_the_bot_routes_starts_the_workflow_and_pr_reviews_reach_a_j
             assert action in triggers[event]["types"], (event, action)
     job = jobs["pr-reply"]
     assert _secrets(job) == set() and _writes(job) == {"pull-requests"}
-    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    # issues: read: the promotion issue's status comment says whether the PR is that promotion's own
+    assert job["permissions"] == {"contents": "read", "issues": "read", "pull-requests": "write"}
     condition = " ".join(job["if"].split())
     assert (
         "github.event_name == 'pull_request_review' || github.event_name == 'pull_request_review_comment'" in condition
