@@ -148,6 +148,7 @@ def review(ctx) -> list[Finding]:
         return track(t) + [(ctx.paths.hypotheses_excluded, h) for h in excluded if h.track is t]
 
     findings += _testability(hyps, summary)
+    findings += _dead_in_passing(hyps, summary)
     findings += _untestable_claims(ctx.request, hyps, summary)
 
     # Track A: faithful to every claim.
@@ -371,6 +372,35 @@ def _testability(hyps, summary: TranslationSummary) -> list[Finding]:
                     f"({', '.join(h.signals) or 'none'}) is untranslatable and it rests on no logic the translation "
                     "records as dead",
                     fix="regenerate the hypotheses (stage 3) so the benchmark judges it",
+                )
+            )
+    return out
+
+
+def _dead_in_passing(hyps, summary: TranslationSummary) -> list[Finding]:
+    """A benchmarked hypothesis whose mechanism names dead logic beside logic that acts ("sheddable and batch
+    requests are shed") stays testable, but its result covers the live part only: a confirmed "batch is shed
+    before sheddable" would be read as the batch branch's doing, which never ran. Said, not blocking: the claim
+    may still be worth its runs for what acts."""
+    from bot.hypotheses.dead_logic import described, hypothesis_texts, named_dead_logic
+
+    out = []
+    for path, h in hyps:
+        if h.track is not Track.A or not h.benchmarked or h.not_testable:
+            continue
+        logic = named_dead_logic(hypothesis_texts(h), summary)
+        if logic:
+            out.append(
+                Finding(
+                    severity=Severity.SUGGESTION,
+                    check="G2.dead-logic-in-passing",
+                    file=path,
+                    line=1,
+                    message=f"{h.id}'s mechanism also names logic gate 1 found dead in the plugin, "
+                    f"{described(logic)}; the benchmark tests only the rest of it, so its verdict says nothing "
+                    "about that part",
+                    fix="reword the mechanism to the logic that acts in llm-d, or approve knowing the verdict covers "
+                    "that part only",
                 )
             )
     return out

@@ -18,7 +18,7 @@ from bot.hypotheses import generate_hypotheses
 from bot.hypotheses.blis_feedback import recommendations
 from bot.hypotheses.dead_logic import classes_named
 from bot.model import Severity, VerdictStatus
-from bot.review.gate2 import _testability, _untestable_claims
+from bot.review.gate2 import _dead_in_passing, _testability, _untestable_claims
 from bot.stats.verdicts import not_testable_verdict
 from tests.hypotheses.conftest import make_request
 
@@ -127,6 +127,19 @@ def test_gate_2_says_when_a_hypothesis_on_dead_logic_is_still_benchmarked(a01_su
     live = hyps["sheddable-e2e"]
     wrong = [(p, h.model_copy(update={"not_testable": "made up"}) if h is live else h) for p, h in paths]
     assert [f.message.split(" ")[0] for f in _testability(wrong, a01_summary)] == [live.id]
+
+
+def test_gate_2_says_when_dead_logic_is_named_in_passing(a01_summary, hyps):
+    """both-ttft ("Sheddable and batch requests are shed ...") is benchmarked for its sheddable half; the batch
+    half never runs in llm-d, which the gate says without blocking."""
+    paths = [(f"docs/hypotheses/{h.id}.md", h) for h in hyps.values()]
+    [f] = _dead_in_passing(paths, a01_summary)
+    both = hyps["both-ttft"]
+    assert (f.severity, f.check) == (Severity.SUGGESTION, "G2.dead-logic-in-passing")
+    assert f.message.startswith(f"{both.id}'s mechanism also names") and '`case "batch"` (evolved line 167' in f.message
+    # a mechanism on live logic alone, and one already set aside, are not named
+    live = [(p, h) for p, h in paths if h is not both]
+    assert _dead_in_passing(live, a01_summary) == []
 
 
 def test_gate_2_names_the_claim_set_aside_and_what_to_do(a01_summary, hyps):
