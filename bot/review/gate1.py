@@ -59,7 +59,8 @@ def review(ctx) -> list[Finding]:
 
     # The reviewer's own reading of the evolved program (not the author's summary).
     d = ctx.dictionary
-    analysis = analyze(parse_evolved_source(ctx.request.source_text, ctx.request.source), d, ctx.request.kind)
+    src = parse_evolved_source(ctx.request.source_text, ctx.request.source)
+    analysis = analyze(src, d, ctx.request.kind)
     read = sorted({u.name for u in analysis.signals})
     for name in read:
         entry = d.signal(name)
@@ -135,7 +136,7 @@ def review(ctx) -> list[Finding]:
     findings += summary.findings
     findings += [
         f
-        for f in analysis.findings
+        for f in _capped_as_committed(src, analysis, go_files, main_go)
         if (f.check, f.source_line, f.message) not in committed
         and not (f.check == SIM_SCALE and f.param in recalibrated)
     ]
@@ -153,6 +154,18 @@ def review(ctx) -> list[Finding]:
             )
         )
     return _dedupe(findings)
+
+
+def _capped_as_committed(src, analysis, go_files: dict[str, str], main_go: str):
+    """The reviewer's hazards with a client-keyed map the plugin on the branch caps read as capped, as stage 2
+    words it (``state_caps.capped_findings``): the cap is read from the committed plugin (its ``capState`` check),
+    so a map it does not cap stays "grows without limit" (IMPORTANT), and one it caps is not listed twice."""
+    from bot.golang.receiver_state import stateful_fields
+    from bot.golang.state_caps import capped_findings, caps_of
+
+    kept = tuple(sorted(stateful_fields(src, analysis)))
+    caps = caps_of(analysis.client_keyed_maps, kept)
+    return capped_findings(analysis.findings, caps, go_files.get(main_go, ""), main_go.rsplit("/", 1)[-1], kept)
 
 
 def stale_fidelity(ctx, summary: TranslationSummary) -> list[str]:

@@ -213,3 +213,17 @@ def test_mix_runs_at_another_rate_than_the_plans_decide_nothing(admission, tmp_p
     ]
     assert shed["status"] == "inconclusive" and "not the plan's priority mix" in shed["summary"]
     assert "confirmed**: the evolved arm sheds" not in _read(ctx, f"{DOCS}/verdicts.md")
+
+
+def test_gate_1_reads_the_capped_map_as_capped_not_as_unbounded(admission, tmp_path):
+    """Found by a researcher's trial: stage 2 says a client-keyed map the plugin caps is capped (a SUGGESTION naming
+    the cap), but gate 1's own reading of the evolved program added the raw IMPORTANT "grows without limit"
+    back beside it, since the capped finding's message differs: gate 1 could never converge for a per-tenant
+    policy, and the PR listed the map twice. Gate 1 reads the cap in the plugin on the branch, as stage 2 wrote it."""
+    request, _ = admission
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    assert main(["run", str(request), "--work", str(work), "--fork", str(fork), "--quiet"]) == 0
+    thread = (work / "issue" / "thread.md").read_text()
+    rows = [ln for ln in thread.splitlines() if "hazard.unbounded-client-keyed-state" in ln]
+    assert rows and all(ln.startswith("| SUGGESTION |") for ln in rows), rows
+    assert all("maxTrackedTenantCounts" in ln for ln in rows)
