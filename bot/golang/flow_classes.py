@@ -23,24 +23,33 @@ class ClassMixin:
     """Per-class values and SLO names; needs the walker's state (see flow.Walker)."""
 
     def _set_per_case(self, lit: Node, target: str) -> bool:
-        """``lit`` is set to ``target`` in one case of a switch whose other cases set ``target`` too."""
-        case = lit.parent
-        while case is not None and case.type not in ("expression_case", "default_case", "func_literal"):
-            case = case.parent
-        if case is None or case.type == "func_literal" or case.parent is None:
-            return False
+        """``lit`` is set to ``target`` in one case of a switch (or one branch of an if/else chain on the class)
+        whose other cases (branches) set ``target`` too."""
+        chain = self._class_chain(lit)
+        if chain is not None:
+            others = [b for b in chain[2] if not b.start_byte <= lit.start_byte < b.end_byte]
+        else:
+            case = lit.parent
+            while case is not None and case.type not in ("expression_case", "default_case", "func_literal"):
+                case = case.parent
+            if case is None or case.type == "func_literal" or case.parent is None:
+                return False
+            others = [o for o in named(case.parent) if o.type in ("expression_case", "default_case") and o != case]
         return any(
             n.type == "assignment_statement"
             and target in (self.t(t).strip() for t in named(n.child_by_field_name("left")))
-            for other in named(case.parent)
-            if other.type in ("expression_case", "default_case") and other != case
+            for other in others
             for n in walk(other)
         )
 
     def _case_label(self, lit: Node) -> str | None:
         """The class a value is chosen for, when it is set in a string switch's case (``case "critical":``
         gives ``critical``; the default of a switch whose cases are all strings, or of one on conditions (``switch {
-        case load > 8:``), gives ``other``), else None."""
+        case load > 8:``), gives ``other``), or in a branch of an if/else chain on the class (``_class_chain``),
+        else None."""
+        chain = self._class_chain(lit)
+        if chain is not None:
+            return chain[0]
         n = lit.parent
         while n is not None and n.type not in ("expression_case", "default_case", "func_literal"):
             n = n.parent
@@ -60,6 +69,119 @@ class ClassMixin:
         cases = [c for c in named(n.parent) if c.type == "expression_case"]
         on_conditions = n.parent.child_by_field_name("value") is None
         return "other" if cases and (on_conditions or all(labels(c) for c in cases)) else None
+
+    def _class_chain(self, lit: Node) -> tuple[str, Node, list[Node]] | None:
+        """(the class, the condition it is chosen by, every branch of the chain) when ``lit``'s nearest branch is
+        one of an if/else chain whose every condition compares with class names (``if c == "critical" {...} else
+        if c == "sheddable" || c == "batch" {...} else {...}``): an ``if`` branch is its condition's first name,
+        the last ``else`` is ``other``, and so is a ``return`` right after a chain whose every branch returns (the
+        helper form: ``if c == "critical" { return 0.9 }; return 0.5``). None in a switch's case or elsewhere."""
+        n = lit
+        while n.parent is not None and n.type != "block":
+            if n.parent.type in ("expression_case", "default_case", "func_literal") or n.type == "if_statement":
+                return None
+            n = n.parent
+        parent = n.parent
+        if parent is None:
+            return None
+        if parent.type == "if_statement" and n in (
+            parent.child_by_field_name(f) for f in ("consequence", "alternative")
+        ):
+            head = parent
+            while (
+                head.parent is not None
+                and head.parent.type == "if_statement"
+                and head.parent.child_by_field_name("alternative") == head
+            ):
+                head = head.parent
+            links = self._chain_links(head)
+            if links is None:
+                return None
+            if n == parent.child_by_field_name("consequence"):
+                words = [w for w in links[parent] if w]
+                return (words[0], parent.child_by_field_name("condition"), _branches(links)) if words else None
+            return "other", head.child_by_field_name("condition"), _branches(links)
+        stmt = lit
+        while stmt.parent is not None and stmt.type != "return_statement" and stmt.parent != n:
+            stmt = stmt.parent
+        before = stmt.prev_named_sibling
+        while before is not None and before.type == "comment":
+            before = before.prev_named_sibling
+        if stmt.type != "return_statement" or before is None or before.type != "if_statement":
+            return None
+        links = self._chain_links(before)
+        if links is None or not all(_returns(b) for b in _branches(links)):
+            return None
+        return "other", before.child_by_field_name("condition"), [*_branches(links), stmt]
+
+    def _chain_links(self, head: Node) -> dict[Node, list[str]] | None:
+        """Each ``if`` of the chain from ``head`` on, with the class names its condition compares with; None when
+        a condition compares anything else."""
+        links: dict[Node, list[str]] = {}
+        node: Node | None = head
+        while node is not None and node.type == "if_statement":
+            words = self._class_names(node.child_by_field_name("condition"))
+            if not words:
+                return None
+            links[node] = words
+            node = node.child_by_field_name("alternative")
+        return links
+
+    def _class_names(self, cond: Node | None) -> list[str]:
+        """The names ``cond`` accepts when it is only ``x == "name"`` comparisons joined by ``||``."""
+        while cond is not None and cond.type == "parenthesized_expression":
+            cond = named(cond)[0]
+        if cond is None or cond.type != "binary_expression":
+            return []
+        op = self.t(cond.child_by_field_name("operator"))
+        left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+        if op == "||":
+            a, b = self._class_names(left), self._class_names(right)
+            return a + b if a and b else []
+        lit = next((x for x in (left, right) if x is not None and x.type == "interpreted_string_literal"), None)
+        if op != "==" or lit is None:
+            return []
+        word = self.t(lit)[1:-1]
+        return [word if re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", word) else ""]
+
+    def returned_per_class(self, ret: Node) -> None:
+        """``return 0.9`` in a branch on the class (a string switch's case or default, an if/else chain on
+        class names, the return after such a chain): one class's entry of a table written as code, a parameter
+        named for the class and for what the function returns (``weightFor`` gives ``criticalWeightValue``)."""
+        values = named(ret)
+        exprs = named(values[0]) if len(values) == 1 and values[0].type == "expression_list" else values
+        lit = self._numeric_literal(exprs[0]) if len(exprs) == 1 else None
+        if lit is None or not self._string_cases(lit):
+            return
+        label = self._case_label(lit)
+        chain = self._class_chain(lit)
+        subject = chain[1] if chain is not None else _switch_of(lit).child_by_field_name("value")
+        func = ret.parent
+        while func is not None and func.type not in ("func_literal", "function_declaration", "method_declaration"):
+            func = func.parent
+        if label is None or subject is None or func is None:
+            return
+        sv = self.ex(subject)
+        if not sv.signals():
+            return
+        result = func.child_by_field_name("result")
+        typ = self.t(result).strip() if result is not None else None
+        self.literal(lit, "value", subject, Val(None, sv.taint, typ), ret, named_as=_returned_name(self, func))
+
+    def _string_cases(self, lit: Node) -> bool:
+        """``lit`` is chosen per class: in an if/else chain on class names, or in a switch whose cases are all
+        strings (a switch on conditions picks by load or the like, not by class)."""
+        if self._class_chain(lit) is not None:
+            return True
+        switch = _switch_of(lit)
+        if switch is None or switch.child_by_field_name("value") is None:
+            return False
+        cases = [c for c in named(switch) if c.type == "expression_case"]
+        return bool(cases) and all(
+            (v := c.child_by_field_name("value")) is not None
+            and all(i.type == "interpreted_string_literal" for i in named(v))
+            for c in cases
+        )
 
     # ---- SLO names -------------------------------------------------------
 
@@ -136,3 +258,42 @@ def _comparisons(walker, top: Node, op: str) -> list[Node]:
     if _joins(walker, top, joiner):
         return [c for n in named(top) for c in _comparisons(walker, n, op)]
     return []
+
+
+def _branches(links: dict[Node, list[str]]) -> list[Node]:
+    """The blocks of an if/else chain: each ``if``'s consequence and the last ``else``."""
+    out = [b for i in links if (b := i.child_by_field_name("consequence")) is not None]
+    last = list(links)[-1].child_by_field_name("alternative")
+    return out + ([last] if last is not None else [])
+
+
+def _returns(block: Node) -> bool:
+    """``block`` ends in a ``return``: what follows its ``if`` runs only when the condition is false."""
+    stmts = [s for s in named(block) if s.type != "comment"]
+    last = stmts[-1] if stmts else None
+    if last is not None and last.type == "statement_list":
+        inner = [s for s in named(last) if s.type != "comment"]
+        last = inner[-1] if inner else None
+    return last is not None and last.type == "return_statement"
+
+
+def _switch_of(lit: Node) -> Node | None:
+    """The switch whose case (or default) ``lit`` is in, when that is its nearest branch."""
+    n = lit.parent
+    while n is not None and n.type not in ("expression_case", "default_case", "func_literal", "if_statement"):
+        n = n.parent
+    return n.parent if n is not None and n.type in ("expression_case", "default_case") else None
+
+
+def _returned_name(walker, func: Node) -> str:
+    """What a function returns, by its name: ``weightFor``/``getWeight``/``weightOf`` give ``weight``; a
+    function literal is named by the variable it is assigned to (``weight := func(c string) float64 {...}``)."""
+    name_node = func.child_by_field_name("name")
+    if func.type == "func_literal":
+        holder = func.parent.parent if func.parent is not None else None
+        left = holder.child_by_field_name("left") if holder is not None else None
+        name_node = named(left)[0] if left is not None and len(named(left)) == 1 else None
+    name = walker.t(name_node).strip() if name_node is not None else "value"
+    stem = re.sub(r"^(get|compute|pick)(?=[A-Z])", "", name)
+    stem = re.sub(r"(?<=[a-z0-9])(For|Of|By|Per)(Class|SLO|Tier)?$", "", stem)
+    return (stem[:1].lower() + stem[1:]) or "value"

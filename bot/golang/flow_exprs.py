@@ -16,6 +16,7 @@ from bot.golang.analysis_types import (
     SignalUse,
     Threshold,
 )
+from bot.golang.carry import HELPER_REASON
 from bot.golang.flow_classes import ClassMixin
 from bot.golang.flow_values import _ROLE_OF_TYPE, _UNIT_POWERS, Val, _param_type, _result_type
 from bot.golang.gonames import lower_camel
@@ -345,6 +346,7 @@ class ExprMixin(ClassMixin):
         op: str | None = None,
         target: Node | None = None,
         divisor: bool = False,
+        named_as: str | None = None,
     ) -> None:
         if not self.recording or lit.start_byte in self.seen_lits:
             return
@@ -358,7 +360,9 @@ class ExprMixin(ClassMixin):
             value = -value
         # 0 and 1 say nothing alone, but as one case's value of a switch that sets the same variable in others they
         # are that class's entry, listed like the others (as every entry of a per-class table is, literals.py).
-        per_case = role == "value" and target is not None and self._set_per_case(lit, self.t(target))
+        per_case = role == "value" and (
+            named_as is not None or (target is not None and self._set_per_case(lit, self.t(target)))
+        )
         if (value == 0 or (role != "threshold" and abs(value) == 1)) and not per_case:
             return
         if role in ("coefficient",) and op in ("*", "/") and abs(value) in _UNIT_POWERS:
@@ -367,7 +371,7 @@ class ExprMixin(ClassMixin):
         if not signals:
             return
         go_type = _param_type(sv.type, lit, self.src)
-        base = self._base_name(subject, signals, target, role)
+        base = named_as or self._base_name(subject, signals, target, role)
         if role == "value" and (case := self._case_label(lit)):
             base = case + base[:1].upper() + base[1:]  # `case "critical": target = 500_000` -> criticalTarget
         th = Threshold(
@@ -391,7 +395,11 @@ class ExprMixin(ClassMixin):
             and owner is not self.an.host_info
             and owner.receiver_type is None
         ):
-            th.reason = f"inside helper function {owner.name}, which has no receiver to carry parameters"
+            th.reason = f"{HELPER_REASON}{owner.name}, which has no receiver to carry parameters"
+        elif owner is not None and (hidden := _hides_receiver(self, lit, owner.receiver_var)):
+            th.reason = (
+                f"inside a function literal whose parameter `{hidden}` hides the receiver that carries parameters"
+            )
         th.occurrences.append(
             Occurrence(
                 lit.start_byte,
@@ -448,6 +456,21 @@ class ExprMixin(ClassMixin):
                 if v is not None and v.signals():
                     return self.t(c)
         return lower_camel(signals[0])
+
+
+def _hides_receiver(walker, lit: Node, receiver_var: str | None) -> str | None:
+    """The receiver's name, when a function literal around ``lit`` takes a parameter of that name
+    (``weight := func(c string) float64`` in a method on ``c``): a parameter reference there would read the
+    parameter, not the receiver."""
+    n = lit.parent
+    while receiver_var and n is not None:
+        params = n.child_by_field_name("parameters") if n.type == "func_literal" else None
+        if params is not None and any(
+            c.type == "identifier" and walker.t(c) == receiver_var for d in named(params) for c in d.children
+        ):
+            return receiver_var
+        n = n.parent
+    return None
 
 
 def _written(node: Node) -> bool:
