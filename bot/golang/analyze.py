@@ -34,7 +34,7 @@ from bot.golang.analysis_types import (
     Threshold,
 )
 from bot.golang.assigned_fields import lift_assigned_fields
-from bot.golang.carry import GENERATED_NAMES
+from bot.golang.carry import GENERATED_NAMES, thread_params
 from bot.golang.ctor_fields import constructor_fields, outside_fields
 from bot.golang.field_signals import fill_field_signals
 from bot.golang.flow import Walker
@@ -124,6 +124,7 @@ def analyze(src: EvolvedSource, dictionary: Dictionary, kind: PolicyKind | str |
                     order.append(g)
             i += 1
         an.helpers = list(order[1:])
+    thread_params(src, an)  # a helper's per-class values are parameters when its callers can pass them
     for k, v in w.env.items():
         if "::" in k and not k.startswith("@"):
             an.var_signals[k] = v.signals()

@@ -122,8 +122,64 @@ def plan_names(src: EvolvedSource, an: Analysis, plugin_struct: str) -> GoNames:
     return names
 
 
-def _param_ref(recv_var: str, th: Threshold) -> str:
-    return f"{recv_var}.params.{th.field}"
+def _param_ref(params: str, th: Threshold) -> str:
+    return f"{params}.{th.field}"
+
+
+#: Prefix of the reason a number in a function without a receiver keeps its literal; ``thread_params`` lifts
+#: it when the Parameters can be passed in.
+HELPER_REASON = "inside helper function "
+
+
+def thread_params(src: EvolvedSource, an: Analysis) -> None:
+    """Values a function without a receiver chooses by a condition, such as the per-class values it returns
+    (``func weightFor(c string) float64 { switch c { case "critical": return 0.9 ...``), are parameters too: the
+    plugin passes its Parameters in as the first argument (``threaded_helpers``). Only when every use of the
+    function is a direct call from a method of the policy's type, which holds the Parameters; otherwise they keep
+    their literal and the reason says why."""
+    host = an.host_info
+    if host is None or host.receiver_type is None:
+        return
+    helpers = {f.label: f for f in an.helpers if f.receiver_type is None}
+    for th in an.thresholds:
+        owner = helpers.get(th.occurrences[0].owner or "") if th.occurrences else None
+        if th.role != "value" or not (th.reason or "").startswith(HELPER_REASON) or owner is None:
+            continue
+        if _called_only_by(src, owner.name, host.receiver_type):
+            th.reason = None
+
+
+def _called_only_by(src: EvolvedSource, name: str, receiver_type: str) -> bool:
+    """Every use of function ``name`` in the file is a call in a method of ``receiver_type``, outside any function
+    literal whose parameter hides the receiver (there ``recv.params`` would name the parameter)."""
+    for n in walk(src.tree.root_node):
+        if n.type != "identifier" or text_of(src, n) != name or n.parent is None:
+            continue
+        if n.parent.type == "function_declaration" and n.parent.child_by_field_name("name") == n:
+            continue
+        if n.parent.type != "call_expression" or n.parent.child_by_field_name("function") != n:
+            return False
+        method, literal_params = n.parent, set()
+        while method is not None and method.type not in ("method_declaration", "function_declaration"):
+            if method.type == "func_literal" and (plist := method.child_by_field_name("parameters")) is not None:
+                literal_params |= {text_of(src, c) for d in named(plist) for c in d.children if c.type == "identifier"}
+            method = method.parent
+        recv = method.child_by_field_name("receiver") if method is not None else None
+        if method is None or method.type != "method_declaration" or recv is None:
+            return False
+        decl = next((c for c in named(recv) if c.type == "parameter_declaration"), None)
+        typ = text_of(src, decl.child_by_field_name("type")).lstrip("*").strip() if decl is not None else ""
+        recv_name = decl.child_by_field_name("name") if decl is not None else None
+        if typ != receiver_type or (recv_name is not None and text_of(src, recv_name) in literal_params):
+            return False
+    return True
+
+
+def threaded_helpers(an: Analysis) -> set[str]:
+    """Functions without a receiver that hold a parameter (``thread_params``): the plugin passes them its
+    Parameters."""
+    labels = {f.label for f in an.helpers if f.receiver_type is None}
+    return {o.owner for th in an.thresholds if th.param for o in th.occurrences if o.owner in labels}
 
 
 def carry_function(
@@ -148,7 +204,16 @@ def carry_function(
         else:
             edits.append(Edit(t.start_byte, t.start_byte, recv_var + " "))
     names.receiver_var[node.start_byte] = recv_var or ""
-    edits += _common_edits(src, an, node, names, recv_var if f.receiver_type is not None else None)
+    threaded = threaded_helpers(an)
+    params = f"{recv_var}.params" if f.receiver_type is not None else None
+    if f.label in threaded:
+        body_text = text_of(src, node)
+        params = "params" if not re.search(r"\bparams\b", body_text) else "evolvedParams"
+        plist = node.child_by_field_name("parameters")
+        edits.append(
+            Edit(plist.start_byte + 1, plist.start_byte + 1, f"{params} Parameters" + (", " if named(plist) else ""))
+        )
+    edits += _common_edits(src, an, node, names, params, threaded)
     start = _leading_comment_start(node)
     if f.receiver_type is None:
         edits += _doc_name_edits(src, start, f.name, names.idents.get(f.name, f.name))
@@ -182,7 +247,11 @@ def _leading_comment_start(node):
     return first
 
 
-def _common_edits(src: EvolvedSource, an: Analysis, node, names: GoNames, recv_var: str | None) -> list[Edit]:
+def _common_edits(
+    src: EvolvedSource, an: Analysis, node, names: GoNames, params: str | None, threaded: set[str] = frozenset()
+) -> list[Edit]:
+    """Renames, the adapter's token counts, evolved numbers to ``params``' fields (``p.params``, or the argument
+    a threaded helper takes, ``thread_params``) and that argument passed at each call of a threaded helper."""
     edits: list[Edit] = []
     for n in walk(node):
         t = n.type
@@ -207,6 +276,9 @@ def _common_edits(src: EvolvedSource, an: Analysis, node, names: GoNames, recv_v
         elif t == "call_expression":
             fn = n.child_by_field_name("function")
             args = n.child_by_field_name("arguments")
+            if params and fn is not None and fn.type == "identifier" and text_of(src, fn) in threaded:
+                more = ", " if args is not None and named(args) else ""
+                edits.append(Edit(args.start_byte + 1, args.start_byte + 1, params + more))
             if fn is not None and text_of(src, fn) == "len" and args is not None and len(named(args)) == 1:
                 a = named(args)[0]
                 if a.type == "selector_expression":
@@ -232,10 +304,10 @@ def _common_edits(src: EvolvedSource, an: Analysis, node, names: GoNames, recv_v
             elif (
                 th is not None
                 and th.param
-                and recv_var
+                and params
                 and any(o.start == n.start_byte and o.end == n.end_byte for o in th.occurrences)
             ) and not _inside_const(n):
-                edits.append(Edit(n.start_byte, n.end_byte, _param_ref(recv_var, th)))
+                edits.append(Edit(n.start_byte, n.end_byte, _param_ref(params, th)))
     return edits
 
 

@@ -160,6 +160,7 @@ class Walker(ExprMixin):
             k = f"@ret::{self.ret_key}"
             old = self.env.get(k, Val())
             self.env[k] = Val(None, old.taint | taint, old.type)
+            self.returned_per_class(node)
         elif t == "func_literal" or t in EXPR_TYPES:
             self.ex(node)
         else:

@@ -1,9 +1,8 @@
 """The data-flow walk's expressions that create facts: calls, arithmetic, comparisons and the literals
-that become plugin parameters (a mixin of ``bot.golang.flow._Walker``)."""
+that become plugin parameters (a mixin of ``bot.golang.flow.Walker``; what branches on the SLO class add is in
+``bot.golang.flow_classes``)."""
 
 from __future__ import annotations
-
-import re
 
 from bot.golang.analysis_types import (
     COMPARE,
@@ -17,22 +16,18 @@ from bot.golang.analysis_types import (
     SignalUse,
     Threshold,
 )
+from bot.golang.carry import HELPER_REASON
+from bot.golang.flow_classes import ClassMixin
 from bot.golang.flow_values import _ROLE_OF_TYPE, _UNIT_POWERS, Val, _param_type, _result_type
 from bot.golang.gonames import lower_camel
 from bot.golang.gotree import id_of, named, norm_type, parse_number, walk
 from bot.golang.param_names import moving_average
 from bot.golang.short_locals import held_by, used_for
 
-#: BLIS SLO classes the llm-d adapter never produces: it reads critical, standard or sheddable from the
-#: request's integer priority (dictionary SLOClass), so batch and background arrive as sheddable and the
-#: empty class as standard.
-UNREACHABLE_CLASSES = ("batch", "background", "")
-#: The classes it does produce: a clause that also accepts one of them still runs.
-REACHABLE_CLASSES = ("critical", "standard", "sheddable")
 
-
-class ExprMixin:
-    """Calls, binary expressions, literals and SLO names; needs the walker's state (see flow._Walker)."""
+class ExprMixin(ClassMixin):
+    """Calls, binary expressions and literals (SLO names and per-class values: ``ClassMixin``); needs the
+    walker's state (see flow.Walker)."""
 
     def call(self, node: Node) -> Val:
         fn = node.child_by_field_name("function")
@@ -330,6 +325,7 @@ class ExprMixin:
         op: str | None = None,
         target: Node | None = None,
         divisor: bool = False,
+        named_as: str | None = None,
     ) -> None:
         if not self.recording or lit.start_byte in self.seen_lits:
             return
@@ -343,7 +339,9 @@ class ExprMixin:
             value = -value
         # 0 and 1 say nothing alone, but as one case's value of a switch that sets the same variable in others they
         # are that class's entry, listed like the others (as every entry of a per-class table is, literals.py).
-        per_case = role == "value" and target is not None and self._set_per_case(lit, self.t(target))
+        per_case = role == "value" and (
+            named_as is not None or (target is not None and self._set_per_case(lit, self.t(target)))
+        )
         if (value == 0 or (role != "threshold" and abs(value) == 1)) and not per_case:
             return
         if role in ("coefficient",) and op in ("*", "/") and abs(value) in _UNIT_POWERS:
@@ -354,9 +352,15 @@ class ExprMixin:
         go_type = _param_type(sv.type, lit, self.src)
         # `w = 0.8` set on a one-letter local is named by where `w` is used (`score -= w * load` -> loadWeight)
         use = None
-        if role == "value" and target is not None and target.type == "identifier" and self.fn is not None:
+        if (
+            named_as is None
+            and role == "value"
+            and target is not None
+            and target.type == "identifier"
+            and self.fn is not None
+        ):
             use = used_for(self.fn.node, self.t(target), self.t, lambda n: self._base_name(n, [""], None))
-        base = use[0] if use else self._base_name(subject, signals, target, role)
+        base = named_as or (use[0] if use else self._base_name(subject, signals, target, role))
         if role == "value" and (case := self._case_label(lit)):
             base = case + base[:1].upper() + base[1:]  # `case "critical": target = 500_000` -> criticalTarget
         th = Threshold(
@@ -381,7 +385,11 @@ class ExprMixin:
             and owner is not self.an.host_info
             and owner.receiver_type is None
         ):
-            th.reason = f"inside helper function {owner.name}, which has no receiver to carry parameters"
+            th.reason = f"{HELPER_REASON}{owner.name}, which has no receiver to carry parameters"
+        elif owner is not None and (hidden := _hides_receiver(self, lit, owner.receiver_var)):
+            th.reason = (
+                f"inside a function literal whose parameter `{hidden}` hides the receiver that carries parameters"
+            )
         th.occurrences.append(
             Occurrence(
                 lit.start_byte,
@@ -396,45 +404,6 @@ class ExprMixin:
         )
         self.an.thresholds.append(th)
         self.an.literal_nodes[lit.start_byte] = th
-
-    def _set_per_case(self, lit: Node, target: str) -> bool:
-        """``lit`` is set to ``target`` in one case of a switch whose other cases set ``target`` too."""
-        case = lit.parent
-        while case is not None and case.type not in ("expression_case", "default_case", "func_literal"):
-            case = case.parent
-        if case is None or case.type == "func_literal" or case.parent is None:
-            return False
-        return any(
-            n.type == "assignment_statement"
-            and target in (self.t(t).strip() for t in named(n.child_by_field_name("left")))
-            for other in named(case.parent)
-            if other.type in ("expression_case", "default_case") and other != case
-            for n in walk(other)
-        )
-
-    def _case_label(self, lit: Node) -> str | None:
-        """The class a value is chosen for, when it is set in a string switch's case (``case "critical":``
-        gives ``critical``; the default of a switch whose cases are all strings, or of one on conditions (``switch {
-        case load > 8:``), gives ``other``), else None."""
-        n = lit.parent
-        while n is not None and n.type not in ("expression_case", "default_case", "func_literal"):
-            n = n.parent
-        if n is None or n.type == "func_literal" or n.parent is None:
-            return None
-
-        def labels(case: Node) -> list[str]:
-            values = case.child_by_field_name("value")
-            items = named(values) if values is not None else []
-            if not items or any(i.type != "interpreted_string_literal" for i in items):
-                return []
-            return [w for i in items if re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", w := self.t(i)[1:-1])] or [""]
-
-        if n.type == "expression_case":
-            words = [w for w in labels(n) if w]
-            return words[0] if words else None
-        cases = [c for c in named(n.parent) if c.type == "expression_case"]
-        on_conditions = n.parent.child_by_field_name("value") is None
-        return "other" if cases and (on_conditions or all(labels(c) for c in cases)) else None
 
     def _base_name(self, subject: Node, signals: list[str], target: Node | None, role: str = "") -> str:
         if target is not None and target.type == "identifier" and role == "value":
@@ -478,81 +447,20 @@ class ExprMixin:
                     return self.t(c)
         return lower_camel(signals[0])
 
-    # ---- SLO names -------------------------------------------------------
 
-    def check_slo_literal(self, v: Val, other: Node | None, ctx: Node) -> None:
-        if other is None or "SLOClass" not in v.taint:
-            return
-        lit = other
-        if lit.type != "interpreted_string_literal":
-            return
-        s = self.t(lit).strip('"')
-        self.an.slo_names.add(s)
-        if s in ("realtime", "interactive"):
-            self.hazard("dead-slo", ctx, name=s)
-        elif s in UNREACHABLE_CLASSES:
-            self.hazard("slo-unreachable", ctx, name=s, beside=self.reachable_beside(lit, ctx))
-
-    def check_slo_default(self, v: Val, switch: Node, default: Node) -> None:
-        """A switch on the class whose cases name every class the adapter produces: its ``default`` runs only for
-        classes llm-d never yields (in BLIS the empty class, batch or background), so it never runs in llm-d. A
-        ``fallthrough`` may enter it from a case: then it is left alone."""
-        if switch.child_by_field_name("value") is None or "SLOClass" not in v.taint:
-            return
-        cases = [c for c in named(switch) if c.type == "expression_case"]
-        named_classes = {
-            self.t(lit).strip('"')
-            for c in cases
-            for lit in (named(c.child_by_field_name("value")) if c.child_by_field_name("value") is not None else [])
-            if lit.type == "interpreted_string_literal"
-        }
-        if set(REACHABLE_CLASSES) <= named_classes and not any(n.type == "fallthrough_statement" for n in walk(switch)):
-            left = [c for c in UNREACHABLE_CLASSES if c not in named_classes]
-            self.hazard(
-                "slo-default-unreachable", default, subject=self.t(switch.child_by_field_name("value")), left=left
-            )
-
-    def reachable_beside(self, lit: Node, ctx: Node) -> str | None:
-        """A class the adapter produces that the same clause accepts too (``case "standard", "":``,
-        ``c == "standard" || c == ""``, ``c != "standard" && c != ""``): then only ``lit``'s alternative is
-        dead and the branch still runs, so it is not constant in llm-d."""
-        parent = lit.parent
-        if ctx == lit and parent is not None and parent.type == "expression_list":  # a case clause's values
-            alternatives = named(parent)
-        else:
-            op = self.t(ctx.child_by_field_name("operator"))
-            subject = next((self.t(n) for n in (ctx.child_by_field_name(f) for f in ("left", "right")) if n != lit), "")
-            top = ctx
-            while top.parent is not None and _joins(self, top.parent, "||" if op == "==" else "&&"):
-                top = top.parent
-            alternatives = []
-            for cmp in _comparisons(self, top, op):
-                left, right = cmp.child_by_field_name("left"), cmp.child_by_field_name("right")
-                if self.t(left) == subject:
-                    alternatives.append(right)
-                elif self.t(right) == subject:
-                    alternatives.append(left)
-        for alt in alternatives:
-            if alt.type == "interpreted_string_literal" and self.t(alt).strip('"') in REACHABLE_CLASSES:
-                return self.t(alt).strip('"')
-        return None
-
-
-def _joins(walker, node: Node, joiner: str) -> bool:
-    """``node`` groups its operands without changing the clause: parentheses, or the clause's own joiner."""
-    if node.type == "parenthesized_expression":
-        return True
-    return node.type == "binary_expression" and walker.t(node.child_by_field_name("operator")) == joiner
-
-
-def _comparisons(walker, top: Node, op: str) -> list[Node]:
-    """The ``op`` comparisons a chain of ``||`` (or ``&&``) and parentheses joins under ``top``."""
-    joiner = "||" if op == "==" else "&&"
-    if top.type == "binary_expression" and walker.t(top.child_by_field_name("operator")) == op:
-        return [top]
-    if _joins(walker, top, joiner):
-        return [c for n in named(top) for c in _comparisons(walker, n, op)]
-    return []
+def _hides_receiver(walker, lit: Node, receiver_var: str | None) -> str | None:
+    """The receiver's name, when a function literal around ``lit`` takes a parameter of that name
+    (``weight := func(c string) float64`` in a method on ``c``): a parameter reference there would read the
+    parameter, not the receiver."""
+    n = lit.parent
+    while receiver_var and n is not None:
+        params = n.child_by_field_name("parameters") if n.type == "func_literal" else None
+        if params is not None and any(
+            c.type == "identifier" and walker.t(c) == receiver_var for d in named(params) for c in d.children
+        ):
+            return receiver_var
+        n = n.parent
+    return None
 
 
 def _written(node: Node) -> bool:

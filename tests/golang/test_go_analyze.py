@@ -895,3 +895,107 @@ def test_every_value_a_switch_assigns_per_case_is_a_parameter_trivial_ones_too(a
     params = {th.param: th.value for th in an.thresholds if th.param}
     assert {p: params.get(p) for p in expected} == expected, params
     assert not [f for f in an.findings if f.check == "translate.unlisted-literal"], an.findings
+
+
+WEIGHED = """\tscores := make(map[string]float64)
+\tfor _, snap := range state.Snapshots {
+\t\tscores[snap.ID] = w * float64(snap.QueueDepth)
+\t}
+\t_ = scores"""
+SWITCH_RETURN = """\tswitch c {
+\tcase "critical":
+\t\treturn 0.9
+\tcase "standard":
+\t\treturn 0.5
+\tdefault:
+\t\treturn 0.2
+\t}"""
+IF_RETURN = """\tif c == "critical" {
+\t\treturn 0.9
+\t} else if c == "standard" {
+\t\treturn 0.5
+\t}
+\treturn 0.2"""
+IF_ASSIGN = """\tvar w float64
+\tif req.SLOClass == "critical" {
+\t\tw = 0.9
+\t} else if req.SLOClass == "standard" {
+\t\tw = 0
+\t} else {
+\t\tw = 1
+\t}
+"""
+
+
+def _weight_for(body: str, receiver: str = "") -> str:
+    return f"func {receiver}weightFor(c string) float64 {{\n{body}\n}}\n\n"
+
+
+def _closure(body: str) -> str:
+    return "\tweight := func(c string) float64 {\n" + body.replace("\n", "\n\t").replace("\t", "\t", 1) + "\n\t}\n"
+
+
+PER_CLASS_WEIGHT = {"criticalWeightValue": 0.9, "standardWeightValue": 0.5, "otherWeightValue": 0.2}
+
+
+@pytest.mark.parametrize(
+    "program, expected",
+    [
+        (
+            _weight_for(SWITCH_RETURN) + ROUTE.format(body="\tw := weightFor(req.SLOClass)\n" + WEIGHED),
+            PER_CLASS_WEIGHT,
+        ),
+        (
+            _weight_for(SWITCH_RETURN, "(ws *WeightedScoring) ")
+            + ROUTE.format(body="\tw := ws.weightFor(req.SLOClass)\n" + WEIGHED),
+            PER_CLASS_WEIGHT,
+        ),
+        (ROUTE.format(body=_closure(SWITCH_RETURN) + "\tw := weight(req.SLOClass)\n" + WEIGHED), PER_CLASS_WEIGHT),
+        (_weight_for(IF_RETURN) + ROUTE.format(body="\tw := weightFor(req.SLOClass)\n" + WEIGHED), PER_CLASS_WEIGHT),
+        (ROUTE.format(body=_closure(IF_RETURN) + "\tw := weight(req.SLOClass)\n" + WEIGHED), PER_CLASS_WEIGHT),
+        (ROUTE.format(body=IF_ASSIGN + WEIGHED), {"criticalWValue": 0.9, "standardWValue": 0, "otherWValue": 1}),
+    ],
+    ids=[
+        "switch-return-helper",
+        "switch-return-method",
+        "switch-return-closure",
+        "if-return-helper",
+        "if-return-closure",
+        "if-assign",
+    ],
+)
+def test_a_value_returned_per_class_or_chosen_by_an_if_chain_is_a_parameter_like_a_switch_case_s(
+    analyze_text, program, expected
+):
+    """Found at gate 1 (a researcher's weightFor): the numbers a switch on the class assigns per case are
+    parameters named for the class (criticalWValue), but the same table written as a function returning one number
+    per class (`case "critical": return 0.9`), or as an if/else chain on the class, stayed live literals: nobody
+    could tune them at gate 1 and the generated tests did not cover them. Each is now that class's parameter,
+    0 and 1 too, and the fallback (a default, a last else, the return after the chain) is `other`."""
+    an = analyze_text(program)
+    params = {th.param: th.value for th in an.thresholds if th.param}
+    assert {p: params.get(p) for p in expected} == expected, params
+    assert not [f for f in an.findings if f.check == "translate.unlisted-literal"], an.findings
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        ROUTE.format(
+            body=_closure(SWITCH_RETURN).replace("(c string)", "(ws string)").replace("switch c", "switch ws")
+            + "\tw := weight(req.SLOClass)\n"
+            + WEIGHED
+        ),
+        _weight_for(SWITCH_RETURN)
+        + ROUTE.format(
+            body="\tpick := func(ws string) float64 { return weightFor(ws) }\n\tw := pick(req.SLOClass)\n" + WEIGHED
+        ),
+    ],
+    ids=["closure-parameter-hides-the-receiver", "helper-called-where-the-receiver-is-hidden"],
+)
+def test_a_per_class_value_keeps_its_literal_where_a_closure_parameter_hides_the_receiver(analyze_text, program):
+    """`ws.params.X` inside `func(ws string)` would read the string: the number stays, and the reason says why."""
+    an = analyze_text(program)
+    kept = {th.value: th.reason for th in an.thresholds if th.role == "value"}
+    assert set(kept) == {0.9, 0.5, 0.2} and all(kept.values()), kept
+    assert not [th.param for th in an.thresholds if th.role == "value" and th.param]

@@ -1,0 +1,126 @@
+"""Per-class values written as code rather than as a switch's assignments: returned from a function (a switch's
+cases or an if/else chain on the class, ``return 0.9``) or chosen by an if/else chain (``w = 0.9``). Found at gate 1
+(a researcher's ``weightFor``): the switch-assignment form became parameters named for the class, these stayed live
+literals in the plugin, so no one could tune them at gate 1 and the generated tests did not cover them. Real Go
+toolchain: the plugin must build and its generated tests pass with the values as parameters.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .conftest import passes_with_test, translate_path
+
+pytestmark = pytest.mark.slow
+
+#: One scheduler with each shape: a helper without a receiver returning from a switch (weightFor) and from an if
+#: chain (boostFor), a function literal returning from a switch (ageScale), an if/else chain assigning (longPenalty).
+PROGRAM = """package sim
+
+import "sort"
+
+// InstanceScheduler orders an instance's wait queue in place.
+type InstanceScheduler interface {
+	OrderQueue(requests []*Request, clock int64)
+}
+
+// ClassBudgetScheduler orders the queue by an urgency score.
+type ClassBudgetScheduler struct{}
+
+// weightFor is a class's base urgency.
+func weightFor(c string) float64 {
+	switch c {
+	case "critical":
+		return 3
+	case "sheddable":
+		return 0.5
+	default:
+		return 2
+	}
+}
+
+// boostFor is what a class adds on top of its weight.
+func boostFor(c string) float64 {
+	if c == "critical" {
+		return 1
+	} else if c == "sheddable" {
+		return 0
+	}
+	return 0.25
+}
+
+// OrderQueue sorts the wait queue by descending urgency.
+func (s ClassBudgetScheduler) OrderQueue(requests []*Request, clock int64) {
+	// EVOLVE-BLOCK-START
+	ageScale := func(class string) float64 {
+		switch class {
+		case "critical":
+			return 1_000_000
+		default:
+			return 4_000_000
+		}
+	}
+	urgency := make(map[string]float64, len(requests))
+	for i := range len(requests) {
+		r := requests[i]
+		var longPenalty float64
+		if r.SLOClass == "critical" {
+			longPenalty = 0
+		} else if r.SLOClass == "standard" {
+			longPenalty = 0.2
+		} else {
+			longPenalty = 0.4
+		}
+		age := min(float64(clock-r.ArrivalTime)/ageScale(r.SLOClass), 1.5)
+		long := longPenalty * float64(len(r.InputTokens)) / 2048
+		urgency[r.ID] = weightFor(r.SLOClass) + boostFor(r.SLOClass) + age - long
+	}
+	sort.Slice(requests, func(i, j int) bool {
+		ui, uj := urgency[requests[i].ID], urgency[requests[j].ID]
+		if ui != uj {
+			return ui > uj
+		}
+		return requests[i].ArrivalTime < requests[j].ArrivalTime
+	})
+	// EVOLVE-BLOCK-END
+}
+"""
+
+EXPECTED = {
+    "criticalWeightValue": 3,
+    "sheddableWeightValue": 0.5,
+    "otherWeightValue": 2,
+    "criticalBoostValue": 1,
+    "sheddableBoostValue": 0,
+    "otherBoostValue": 0.25,
+    "criticalAgeScaleValue": 1_000_000,
+    "otherAgeScaleValue": 4_000_000,
+    "criticalLongPenaltyValue": 0,
+    "standardLongPenaltyValue": 0.2,
+    "otherLongPenaltyValue": 0.4,
+}
+
+
+def test_values_returned_per_class_or_chosen_by_an_if_chain_are_parameters_of_a_plugin_that_builds_and_passes(
+    dictionary, tmp_path
+):
+    path = tmp_path / "class_values.go"
+    path.write_text(PROGRAM, encoding="utf-8")
+    _, an, tr = translate_path(path, dictionary)
+    params = {th.param: th.value for th in an.thresholds if th.param}
+    assert {p: params.get(p) for p in EXPECTED} == EXPECTED, params
+    evolved = next(t for p, t in tr.files.items() if p.endswith("/evolved.go"))
+    # every per-class number reads its parameter; the helpers are passed the Parameters by the method calling them
+    assert not re.findall(r"return (3|0\.5|2|1|0|0\.25|1_000_000|4_000_000)\n", evolved), evolved
+    assert "func weightFor(params Parameters, c string) float64" in evolved, evolved
+    assert "weightFor(s.params, r.SLOClass) + boostFor(s.params, r.SLOClass)" in evolved, evolved
+    assert (
+        "return s.params.CriticalAgeScaleValue" in evolved and "longPenalty = s.params.OtherLongPenaltyValue" in evolved
+    )
+    config = next(t for p, t in tr.files.items() if "DefaultParameters() Parameters" in t)
+    for name in EXPECTED:
+        assert re.search(rf"\b{name[0].upper() + name[1:]}:", config), name
+    assert tr.summary.fidelity is not None and tr.summary.fidelity.measured, tr.summary.fidelity  # the harness built
+    passes_with_test(tr, "evolved.go", "zz_builds_test.go", lambda pkg: f"package {pkg}\n")
