@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from bot.golang.analysis_types import Analysis, Node
-from bot.golang.flow_exprs import UNREACHABLE_CLASSES
+from bot.golang.flow_classes import UNREACHABLE_CLASSES
 from bot.golang.gonames import go_value, lower_camel
 from bot.golang.gotree import walk
 from bot.golang.hazards import SIM_SCALE, UNREACHABLE_SLO
