@@ -953,7 +953,11 @@ PER_CLASS_WEIGHT = {"criticalWeightValue": 0.9, "standardWeightValue": 0.5, "oth
         (ROUTE.format(body=_closure(SWITCH_RETURN) + "\tw := weight(req.SLOClass)\n" + WEIGHED), PER_CLASS_WEIGHT),
         (_weight_for(IF_RETURN) + ROUTE.format(body="\tw := weightFor(req.SLOClass)\n" + WEIGHED), PER_CLASS_WEIGHT),
         (ROUTE.format(body=_closure(IF_RETURN) + "\tw := weight(req.SLOClass)\n" + WEIGHED), PER_CLASS_WEIGHT),
-        (ROUTE.format(body=IF_ASSIGN + WEIGHED), {"criticalWValue": 0.9, "standardWValue": 0, "otherWValue": 1}),
+        # `w` set per class is named by its use, `w * QueueDepth` (short_locals.used_for)
+        (
+            ROUTE.format(body=IF_ASSIGN + WEIGHED),
+            {"criticalQueueDepthWeight": 0.9, "standardQueueDepthWeight": 0, "otherQueueDepthWeight": 1},
+        ),
     ],
     ids=[
         "switch-return-helper",
