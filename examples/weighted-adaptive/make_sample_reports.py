@@ -23,9 +23,11 @@ Repetitions per (workload, rate) cell come from the bot's own benchmark plan
 request, after stage 4's set-aside of those the cells cannot exercise), so the
 sample results have exactly the runs the plan asks for: cells that serve
 equivalence / no-worse claims get more repetitions than cells that only serve
-directional claims. A plan that is the priority mix alone (an admitter whose
-cells cannot exercise it, ``bot.bench.mix_only``) gets sample mix results and no
-cell report (sample_mix.py). The hypotheses need stage 2's TranslationSummary;
+directional claims. An admitter's plan with a priority mix gets sample mix
+results too (sample_mix.py), so a rehearsal judges its shedding order as a GPU
+run would (``--no-priority-mix`` leaves them out, for mix results of your own);
+a plan that is the priority mix alone (an admitter whose cells cannot exercise
+it, ``bot.bench.mix_only``) gets them and no cell report. The hypotheses need stage 2's TranslationSummary;
 when ``bot.golang.translate`` is not importable, a fixed summary is used (the
 signals the evolved block reads that tests/bench uses too) and the script says so.
 """
@@ -625,6 +627,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--request", default=str(HERE / "promotion.yaml"))
     ap.add_argument("--out", default=str(HERE / "results"))
+    ap.add_argument(
+        "--no-priority-mix",
+        action="store_true",
+        help="write no sample priority-mix runs for an admitter's plan (put mix results of your own there)",
+    )
     args = ap.parse_args(argv)
 
     request = yaml.safe_load(Path(args.request).read_text(encoding="utf-8"))
@@ -689,6 +696,12 @@ def main(argv: list[str] | None = None) -> int:
                         path.write_text(text, encoding="utf-8")
                         count += 1
     print(f"wrote {count} sample reports under {out}, each validated with llm-d-benchmark's report model")
+    if plan.priority_mix is not None and not args.no_priority_mix:
+        sys.path.insert(0, str(HERE))
+        from sample_mix import write_mix_runs
+
+        runs = write_mix_runs(out, plan.priority_mix, TREATMENTS, REQUEST_ID[0], STACK["model"], LABEL)
+        print(f"wrote {runs} sample priority-mix runs under {out} (the plan's mix: the admitter's shedding order)")
     return 0
 
 

@@ -52,9 +52,29 @@ def admission(tmp_path_factory):
     (root / SOURCE.name).write_text(SOURCE.read_text())
     script = EXAMPLE / "make_sample_reports.py"
     cmd = [sys.executable, str(script), "--request", str(root / "promotion.yaml"), "--out", str(root / "cells")]
+    # the tests write the mix runs they judge (priority_mix_data), so the script writes none
+    proc = subprocess.run([*cmd, "--no-priority-mix"], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-800:]
+    assert not list((root / "cells").glob("*/priority-mix"))
+    return root / "promotion.yaml", root / "cells"
+
+
+def test_a_rehearsal_with_the_scripts_sample_mix_judges_the_shedding_order(admission, tmp_path):
+    """Found by a researcher's trial: the sample script wrote the cells of an admitter's plan but not its priority
+    mix, so every rehearsal of such an admitter ended gate 3 unconverged on "no priority-mix results found", which
+    nothing a researcher could do clears. The script writes the plan's mix too (sample data like the cells)."""
+    request, _ = admission
+    results = tmp_path / "results"
+    cmd = [sys.executable, str(EXAMPLE / "make_sample_reports.py"), "--request", str(request), "--out", str(results)]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr[-800:]
-    return root / "promotion.yaml", root / "cells"
+    assert "sample priority-mix runs" in proc.stdout
+    assert sorted(p.parent.name for p in results.glob("*/priority-mix")) == ["baseline", "evolved"]
+    work, fork = tmp_path / "work", tmp_path / "fork"
+    argv = ["run", str(request), "--results", str(results), "--allow-sample-data", "--work", str(work)]
+    assert main([*argv, "--fork", str(fork), "--approve", "all", "--quiet"]) == 0
+    thread = (work / "issue" / "thread.md").read_text()
+    assert "G3.priority-mix" not in thread
 
 
 def _rehearse(admission, tmp_path, arms: dict, reps: int = 3, rates: dict | None = None) -> tuple[StageContext, Path]:
