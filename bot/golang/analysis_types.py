@@ -161,6 +161,10 @@ class Threshold:
     inert: tuple[str, ...] = ()
     #: (variable, "decay" | "sample") for one weight of an exponential moving average (param_names.py).
     moving_average: tuple[str, str] | None = None
+    #: (the term it weighs, the other term) for one weight of a blend ``x = a*x + b*y`` made in one call.
+    blend: tuple[str, str] | None = None
+    #: "max" | "min" for the bound of a clamp, ``if p > 200 { p = 200 }`` (param_names.clamp).
+    clamp: str | None = None
     #: The role word a number set on a one- or two-letter local takes from the local's use (``Weight`` for ``w`` in
     #: ``w * load``), instead of its role's (short_locals.used_for).
     suffix: str | None = None

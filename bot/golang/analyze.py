@@ -49,7 +49,7 @@ from bot.golang.host import (
     find_host,
 )
 from bot.golang.literals import unlisted_literals
-from bot.golang.param_names import name_parameters
+from bot.golang.param_names import name_parameters, pair_weights
 from bot.golang.safety import IMPLICIT_IMPORTS
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, PolicyKind, Severity
@@ -139,6 +139,7 @@ def analyze(src: EvolvedSource, dictionary: Dictionary, kind: PolicyKind | str |
     _collect_imports(src, an)
     an.era = _era(src, an)
     an.signals.sort(key=lambda s: (s.line, s.name, s.via))
+    pair_weights(src, an)  # before the unlisted literals: a blend's other weight is a parameter with its mate
     unlisted_literals(src, an)
     name_parameters(an)  # first, so hazard fixes can name the JSON parameter a threshold becomes
     hazards.check(src, an, dictionary, w.hazard_nodes)

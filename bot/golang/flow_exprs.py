@@ -21,8 +21,8 @@ from bot.golang.flow_classes import ClassMixin
 from bot.golang.flow_values import _ROLE_OF_TYPE, _UNIT_POWERS, Val, _param_type, _result_type
 from bot.golang.gonames import lower_camel
 from bot.golang.gotree import id_of, named, norm_type, parse_number, walk
-from bot.golang.param_names import moving_average
-from bot.golang.short_locals import held_by, used_for
+from bot.golang.param_names import blend, clamp, moving_average
+from bot.golang.short_locals import held_by, plain_name, returned_by, used_for
 
 
 class ExprMixin(ClassMixin):
@@ -360,7 +360,14 @@ class ExprMixin(ClassMixin):
             and self.fn is not None
         ):
             use = used_for(self.fn.node, self.t(target), self.t, lambda n: self._base_name(n, [""], None))
-        base = named_as or (use[0] if use else self._base_name(subject, signals, target, role))
+        recv = self.fn.receiver_var if self.fn is not None and self.fn.receiver_pointer else None
+        mix = blend(lit, self.t, recv) if role == "coefficient" else None
+        bound = clamp(lit, self.t) if role in ("threshold", "value") else None
+        use = None if bound else use
+        base = named_as or (
+            use[0] if use else self._base_name(bound[1] if bound else subject, signals, None if bound else target, role)
+        )
+        base = (plain_name(mix.term, self.t) or base) if mix else base  # the term it weighs: scores[snap.ID] -> scores
         if role == "value" and (case := self._case_label(lit)):
             base = case + base[:1].upper() + base[1:]  # `case "critical": target = 500_000` -> criticalTarget
         th = Threshold(
@@ -373,8 +380,10 @@ class ExprMixin(ClassMixin):
             base=base,
             line=self.line(lit),
             target=self.t(target) if target is not None and target.type == "identifier" else None,
-            moving_average=moving_average(lit, self.t) if role == "coefficient" else None,
-            suffix=use[1] if use else None,
+            moving_average=moving_average(lit, self.t, recv) if role == "coefficient" else None,
+            blend=(self.t(mix.term), self.t(mix.partner_term)) if mix else None,
+            clamp=bound[0] if bound else None,
+            suffix="BlendWeight" if mix else use[1] if use else None,
         )
         if go_type is None:
             th.reason = f"the type of `{self.t(subject)}` could not be inferred, so the literal stays in the code"
@@ -428,7 +437,9 @@ class ExprMixin(ClassMixin):
                     return lower_camel(self.t(inner.child_by_field_name("field")))
         if n.type == "identifier":
             held = held_by(self.fn.node, self.t(n), self.t) if self.fn is not None else None
-            return self.t(n) if held is None else self._base_name(held, signals, None, role)
+            if held is None:
+                return returned_by(n, self.t(n), self.t) or self.t(n)  # p, what priorityOf returns: priority
+            return self._base_name(held, signals, None, role)
         if n.type == "selector_expression":
             return lower_camel(self.t(n.child_by_field_name("field")))
         if n.type == "call_expression":

@@ -8,6 +8,15 @@ evolved code would say it (found by an llm-d maintainer reading a01's plugin):
   length (``windowLength``); ``now - lastRefill > 5e6`` is the refill interval (``refillInterval``);
 - the two weights of an exponential moving average, ``x = 0.7*x + 0.3*sample`` (summing to 1), are ``xDecay``
   (what the old value keeps) and ``xSampleWeight`` (what the new sample brings), never the coefficient of a signal.
+  Only a field of a pointer receiver is state kept across calls, so only its update is an average (0.5 and 0.5
+  too: it forgets at the rate its weights say); the same shape on a local or a map entry set in the call
+  (``scores[snap.ID] = 0.5*scores[snap.ID] + 0.5*adj``) blends two terms once: each weight is named by the term it
+  weighs (``scoresBlendWeight``, ``adjBlendWeight``), and both are parameters (``pair_weights``);
+- a number compared with a variable and then assigned to it in the branch, ``if p > 200 { p = 200 }``, is a
+  clamp: ``maxPriority`` (``minX`` for ``<``), by what the variable holds, not a threshold.
+
+A name is built from identifiers only (``scores[snap.ID]`` gives ``scores``), and ``param_name_problem`` checks
+every name as it is written: a name built from source text was once ``iD]SampleWeight``.
 """
 
 from __future__ import annotations
@@ -15,11 +24,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from bot.golang.analysis_types import Analysis, Node, Threshold
 from bot.golang.gonames import exported, lower_camel
-from bot.golang.gotree import named, parse_number
+from bot.golang.gotree import named, parse_number, text_of, walk
 from bot.golang.literals import LIMIT_WORDS
+from bot.golang.short_locals import plain_name
+from bot.golang.source import EvolvedSource
 
 #: The two parts of an exponential moving average (``Threshold.moving_average``) and their name suffixes.
 DECAY, SAMPLE = "decay", "sample"
@@ -34,6 +46,8 @@ def named_by_use(th: Threshold) -> tuple[str, str] | None:
     if th.moving_average is not None:
         var, part = th.moving_average
         return lower_camel(var.rsplit(".", 1)[-1]), _AVERAGE_SUFFIX[part]
+    if th.clamp is not None:
+        return th.clamp, exported(_identifier(th.base))  # maxPriority: the most `p` (a priority) may be
     if th.role != "threshold" or (m := _ELAPSED.match(th.subject.strip())) is None:
         return None
     start = m["start"]
@@ -44,11 +58,42 @@ def named_by_use(th: Threshold) -> tuple[str, str] | None:
     return None
 
 
-def moving_average(lit: Node, text: Callable[[Node], str]) -> tuple[str, str] | None:
-    """(variable, DECAY or SAMPLE) when ``lit`` is one weight of ``x = a*x + b*sample`` with a + b = 1, else None.
+def moving_average(lit: Node, text: Callable[[Node], str], receiver: str | None) -> tuple[str, str] | None:
+    """(variable, DECAY or SAMPLE) when ``lit`` is one weight of ``x = a*x + b*sample`` with a + b = 1 and ``x`` a
+    field of ``receiver`` (the method's, when it is a pointer: state kept across calls), else None.
 
     The two weights are one choice (how fast x forgets), so each is named for its part in it, and the doc says to
-    change them together."""
+    change them together. Only state kept across calls forgets: the same update of a local or a map entry made in
+    the call weighs two terms once (a blend, ``blend``)."""
+    update = _sum_to_one(lit, text)
+    if update is None or receiver is None or not re.fullmatch(re.escape(receiver) + r"\.\w+", update.var):
+        return None
+    return update.var, DECAY if update.own else SAMPLE
+
+
+def blend(lit: Node, text: Callable[[Node], str], receiver: str | None) -> WeightedUpdate | None:
+    """The update ``lit`` weighs when it is ``x = a*x + b*y`` (a + b = 1) but no moving average: ``x`` is a local
+    or a map entry set in this call (``scores[snap.ID] = 0.5*scores[snap.ID] + 0.5*adj``), so each weight is the
+    share of one term in one blend, named by that term (``scoresBlendWeight``, ``adjBlendWeight``).
+
+    Both weights are parameters (the simplest reading that keeps the evolved code as it is, 0.5 and 0.5 alike):
+    rewriting one as ``1 - w`` would change what tuning one of them does."""
+    update = _sum_to_one(lit, text)
+    return None if update is None or moving_average(lit, text, receiver) is not None else update
+
+
+@dataclass
+class WeightedUpdate:
+    """``var = a*x + b*y`` with a + b = 1 and ``x`` (or ``y``) ``var`` itself, seen from one of its weights."""
+
+    var: str
+    own: bool  # this weight multiplies ``var`` itself (the old value)
+    term: Node  # what this weight multiplies
+    partner: Node  # the other weight's literal
+    partner_term: Node  # what the other weight multiplies
+
+
+def _sum_to_one(lit: Node, text: Callable[[Node], str]) -> WeightedUpdate | None:
     term = _up(lit.parent)
     if term is None or term.type != "binary_expression" or text(term.child_by_field_name("operator")) != "*":
         return None
@@ -64,7 +109,7 @@ def moving_average(lit: Node, text: Callable[[Node], str]) -> tuple[str, str] | 
     if len(targets) != 1:
         return None
     var = _plain(text(targets[0]))
-    weights: list[tuple[float, bool, Node]] = []
+    weights: list[tuple[float, bool, Node, Node]] = []
     for side in ("left", "right"):
         t = _down(total.child_by_field_name(side))
         if t.type != "binary_expression" or text(t.child_by_field_name("operator")) != "*":
@@ -74,11 +119,90 @@ def moving_average(lit: Node, text: Callable[[Node], str]) -> tuple[str, str] | 
         value = parse_number(text(weight)) if weight.type in ("float_literal", "int_literal") else None
         if value is None or not 0 < value < 1:
             return None
-        weights.append((value, _plain(text(other)) == var, weight))
+        weights.append((value, _plain(text(other)) == var, weight, other))
     if not math.isclose(weights[0][0] + weights[1][0], 1.0) or [w[1] for w in weights].count(True) != 1:
         return None
     mine = next((w for w in weights if w[2].start_byte == _down(lit).start_byte), None)
-    return None if mine is None else (var, DECAY if mine[1] else SAMPLE)
+    if mine is None:
+        return None
+    other = next(w for w in weights if w is not mine)
+    return WeightedUpdate(var, mine[1], mine[3], other[2], other[3])
+
+
+def clamp(lit: Node, text: Callable[[Node], str]) -> tuple[str, Node] | None:
+    """("max" or "min", the variable) when ``lit`` is the bound of a clamp, ``if p > 200 { p = 200 }``: compared with
+    the variable, then assigned to it in the branch (either of the two literals), else None. A cap is no threshold:
+    past it the variable stops growing, nothing switches on."""
+    value, at = parse_number(text(lit).replace(" ", "")), _up(lit.parent)
+    if value is None or at is None:
+        return None
+    if at.type == "binary_expression":
+        ifs = _up(at.parent)
+        cond = _down(ifs.child_by_field_name("condition")) if ifs is not None and ifs.type == "if_statement" else None
+        if cond is None or cond.start_byte != at.start_byte:
+            return None
+    elif at.type == "expression_list" and at.parent is not None and at.parent.type == "assignment_statement":
+        ifs = at.parent.parent
+        while ifs is not None and ifs.type != "if_statement":
+            ifs = ifs.parent
+        body = ifs.child_by_field_name("consequence") if ifs is not None else None
+        if body is None or not body.start_byte <= lit.start_byte < body.end_byte:
+            return None
+        at = _down(ifs.child_by_field_name("condition"))
+    else:
+        return None
+    op = text(at.child_by_field_name("operator")) if at.type == "binary_expression" else ""
+    if op not in ("<", "<=", ">", ">="):
+        return None
+    left, right = _down(at.child_by_field_name("left")), _down(at.child_by_field_name("right"))
+    var, bound, flip = (
+        (left, right, False) if parse_number(text(right).replace(" ", "")) is not None else (right, left, True)
+    )
+    if parse_number(text(bound).replace(" ", "")) != value or var.type not in ("identifier", "selector_expression"):
+        return None
+    sets = [
+        n
+        for n in walk(ifs.child_by_field_name("consequence"))
+        if n.type == "assignment_statement"
+        and text(n.child_by_field_name("operator")) == "="
+        and _plain(text(n.child_by_field_name("left"))) == _plain(text(var))
+        and parse_number(_plain(text(n.child_by_field_name("right")))) == value
+    ]
+    if not sets:
+        return None
+    return ("max" if (op in (">", ">=")) != flip else "min"), var
+
+
+def pair_weights(src: EvolvedSource, an: Analysis) -> None:
+    """The other weight of a blend or a moving average is a parameter beside its mate even when the term it weighs
+    reads no signal the analysis follows (the scorer composite ``scores[snap.ID]``): the two weights are one choice,
+    so one is never tuned while the other stays a literal. It takes its mate's signals, which the blend reads."""
+    for th in list(an.thresholds):
+        if (th.blend is None and th.moving_average is None) or not th.occurrences:
+            continue
+        first = th.occurrences[0]
+        lit = src.tree.root_node.descendant_for_byte_range(first.start, first.end)
+        update = _sum_to_one(lit, lambda n: text_of(src, n)) if lit is not None else None
+        if update is None or update.partner.start_byte in an.literal_nodes:
+            continue
+        node, line = update.partner, an.line_of(update.partner)
+        term, other = text_of(src, update.partner_term), text_of(src, update.term)
+        mate = replace(
+            th,
+            value=parse_number(text_of(src, node)),
+            literal=text_of(src, node).strip(),
+            subject=term,
+            base=plain_name(update.partner_term, lambda n: text_of(src, n)) or th.base,
+            line=line,
+            occurrences=[replace(first, start=node.start_byte, end=node.end_byte, line=line)],
+            blend=None if th.blend is None else (term, other),
+            moving_average=None
+            if th.moving_average is None
+            else (th.moving_average[0], SAMPLE if th.moving_average[1] == DECAY else DECAY),
+            signals=list(th.signals),
+        )
+        an.thresholds.insert(an.thresholds.index(th) + 1, mate)
+        an.literal_nodes[node.start_byte] = mate
 
 
 def _up(n: Node | None) -> Node | None:
@@ -150,15 +274,13 @@ def name_parameters(an: Analysis) -> None:
         # Factors on several variables under one condition are named by the variable each changes
         # (batchLimitFactor, shedLimitFactor), not ranked Low/High on the condition's subject.
         by_target = th.role in ("factor", "step") and th.target and shared.count((th.base, th.role)) > 1
-        stem = re.sub(r"[^A-Za-z0-9]", "", th.target if by_target else th.base) or "evolved"
-        if stem[0].isdigit():
-            stem = "p" + stem
+        stem = _identifier(th.target if by_target else th.base)
         # A lifted local limit keeps the evolved name, which already says its role (batchLimit); `t := 0.5`
         # compared with `load` becomes loadThreshold (short_locals: a letter says nothing of the role).
         role = "" if th.local and LIMIT_WORDS.search(stem) else "Divisor" if th.divides else suffix[th.role]
         role = th.suffix if th.suffix is not None else role
         stem, role = named_by_use(th) or (stem, role)
-        wanted.setdefault(lower_camel(stem) + "\0" + role, []).append(th)
+        wanted.setdefault(lower_camel(_identifier(stem)) + "\0" + re.sub(r"[^A-Za-z0-9]", "", role), []).append(th)
     for key, group in wanted.items():
         stem, role = key.split("\0")
         # Several numbers on one subject in one role say their role by rank: loadLowThreshold, loadHighThreshold.
@@ -196,3 +318,20 @@ def average_partner(an: Analysis, th: Threshold) -> Threshold | None:
     var, part = th.moving_average
     want = (var, SAMPLE if part == DECAY else DECAY)
     return next((o for o in an.thresholds if o.moving_average == want and o.field), None)
+
+
+def param_name_problem(name: str, field: str) -> str | None:
+    """Why ``name`` (the JSON key in the EPP config) or ``field`` (its Go field) is not a lowerCamel key and an
+    exported Go identifier, else None: the guard behind every way a name is built (a name made from the text
+    ``scores[snap.ID]`` was ``iD]SampleWeight``)."""
+    if not re.fullmatch(r"[a-z][A-Za-z0-9]*", name):
+        return f"parameter name {name!r} is not a lowerCamel identifier (a letter, then letters and digits)"
+    if not re.fullmatch(r"[A-Z][A-Za-z0-9]*", field):
+        return f"parameter {name!r} has Go field {field!r}, which is not an exported Go identifier"
+    return None
+
+
+def _identifier(text: str) -> str:
+    """``text`` with everything but letters and digits dropped, never starting with a digit ("evolved" if empty)."""
+    stem = re.sub(r"[^A-Za-z0-9]", "", text) or "evolved"
+    return "p" + stem if stem[0].isdigit() else stem

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from bot.golang.analysis_types import Analysis, Threshold
 from bot.golang.divisors import divisor_checks
 from bot.golang.gonames import comment_lines, go_float, go_value
-from bot.golang.param_names import DECAY, average_partner, named_by_use
+from bot.golang.param_names import DECAY, average_partner, named_by_use, param_name_problem
 from bot.golang.param_relations import relations
 from bot.model import PolicyKind
 
@@ -178,6 +178,9 @@ def param_specs(an: Analysis, scorer_defaults: list[tuple[str, float]] | None, s
             by_name[rel.owner].checks.append(rel.check())
     if scheduling:
         specs += _pseudo_queue_specs(set(an.request_fields))
+    for spec in specs:  # a translator bug, not the program's: never write a key the EPP config cannot hold
+        if (why := param_name_problem(spec.name, spec.field)) is not None:
+            raise ValueError(f"translator bug: {why}")
     return specs
 
 
@@ -436,6 +439,11 @@ def _doc(an: Analysis, th: Threshold) -> str:
         part = f"{_CHANGES[op].format(target=th.target)} when the condition on `{subject}` holds"
     if th.moving_average is not None:
         part = _average_part(an, th, subject)
+    elif th.blend is not None:
+        part = _blend_part(an, th)
+    elif th.clamp is not None:
+        more = "larger" if th.clamp == "max" else "smaller"
+        part = f"the {'most' if th.clamp == 'max' else 'least'} `{subject}` may be: a {more} `{subject}` is set to it"
     elif th.role == "threshold" and (use := named_by_use(th)) is not None:
         what, suffix = use
         part = (
@@ -469,6 +477,8 @@ def _doc(an: Analysis, th: Threshold) -> str:
     lead = f"`{subject}` {'is' if direct else 'is computed from'}"
     if th.target and th.role == "step":  # the whole condition's signals (`maxKVUtil > x || minFreeKV < y`)
         lead = "The condition reads"
+    if th.blend:  # a blend's other weight has its mate's signals (param_names.pair_weights): the blend reads them
+        lead = "The blend reads"
     if an.kind == PolicyKind.SCHEDULING:
         if {"ArrivalTime", "Clock"} <= signals:  # one clock: the request's arrival is the time it is scored
             signals = (signals - {"ArrivalTime", "Clock"}) | {"Clock+ArrivalTime"}
@@ -490,6 +500,19 @@ def _average_part(an: Analysis, th: Threshold, subject: str) -> str:
     if partner is None:
         return what
     return f"{what}; with {partner.field} it sums to 1 in the evolved code, so change the two together"
+
+
+def _blend_part(an: Analysis, th: Threshold) -> str:
+    """A weight of a blend made in one call, ``x = a*x + b*y``: the share of its term, beside the other's."""
+    term, other = th.blend or ("", "")
+    partner = next((o for o in an.thresholds if o.blend == (other, term) and o.field), None)
+    what = f"the weight `{term}` gets in its blend with `{other}`"
+    if partner is None:
+        return what
+    return (
+        f"{what}, which {partner.field} weighs; the two sum to 1 in the evolved code, so the blend stays on the "
+        "scale of its terms: change them together to keep it there"
+    )
 
 
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(%?)(?![\w.])")

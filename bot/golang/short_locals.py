@@ -5,6 +5,7 @@ is the load's weight)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from bot.golang.analysis_types import COMPARE, Node
@@ -42,6 +43,39 @@ def held_by(fn: Node, name: str, text: Text) -> Node | None:
     if held is None or held.type in _SETS:
         return None
     return None if any(c.type == "identifier" and text(c) == name for c in walk(held)) else held
+
+
+def returned_by(read: Node, name: str, text: Text) -> str | None:
+    """What a local of one or two letters holds when it is what its function returns: ``p`` in ``priorityOf :=
+    func(r *Request) float64 { ... return p }`` is a priority. Set more than once, it has no one expression that
+    says so (``held_by``); the function's name does, without a leading get/compute or a trailing Of/For."""
+    if not short(name):
+        return None
+    fn = _function_of(read)
+    if fn is None or fn.child_by_field_name("body") is None:
+        return None
+    returns = [
+        r for r in walk(fn.child_by_field_name("body")) if r.type == "return_statement" and _function_of(r) == fn
+    ]
+    if not returns or any(" ".join(text(r).split()) != f"return {name}" for r in returns):
+        return None
+    named_as = fn.child_by_field_name("name")
+    if fn.type == "func_literal" and fn.parent is not None and fn.parent.type == "expression_list":
+        stmt, values = fn.parent.parent, named(fn.parent)
+        left = stmt.child_by_field_name("left") if stmt is not None else None
+        targets = named(left) if left is not None and left.type == "expression_list" else []
+        named_as = targets[values.index(fn)] if len(targets) == len(values) else None
+    if named_as is None or named_as.type not in ("identifier", "field_identifier"):
+        return None
+    stem = re.sub(r"^(?:get|compute|calc|calculate)(?=[A-Z])|(?<=[a-z])(?:Of|For)$", "", text(named_as))
+    return None if short(stem) else lower_camel(stem)
+
+
+def _function_of(node: Node) -> Node | None:
+    fn = node.parent
+    while fn is not None and fn.type not in ("func_literal", "function_declaration", "method_declaration"):
+        fn = fn.parent
+    return fn
 
 
 def used_for(fn: Node, name: str, text: Text, name_of: Callable[[Node], str]) -> tuple[str, str | None] | None:

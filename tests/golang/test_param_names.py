@@ -4,9 +4,12 @@ maintainer reading a01's plugin, whose window length was `clockThreshold` and wh
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from bot.golang.param_names import DECAY, SAMPLE
+from bot.golang.param_names import DECAY, SAMPLE, param_name_problem
+from bot.golang.params import param_specs
 from tests.golang.conftest import CORPUS, translate_path
 
 GATE = """package sim
@@ -234,3 +237,137 @@ def test_a_weight_named_by_its_term_stays_apart_from_a_threshold_of_the_same_val
     an = analyze_text(SET_LOCAL.replace("{decl}", "w := 0.3").replace("{use}", use))
     params = {th.param: th.value for th in an.thresholds if th.param}
     assert {"queueDepthWeight": 0.8, "queueDepthThreshold": 0.8}.items() <= params.items(), params
+
+
+BLEND = """type Router struct {{
+	scorers []func(*Request, []RoutingSnapshot) map[string]float64
+	weights []float64
+}}
+
+func (ws *Router) Route(req *Request, state *RouterState) RoutingDecision {{
+	scores := make(map[string]float64, len(state.Snapshots))
+	for i, scorer := range ws.scorers {{
+		dim := scorer(req, state.Snapshots)
+		for _, snap := range state.Snapshots {{
+			scores[snap.ID] += dim[snap.ID] * ws.weights[i]
+		}}
+	}}
+	for _, snap := range state.Snapshots {{
+		adj := 1.0 - snap.KVUtilization
+		{blend}
+	}}
+	best, bestScore := "", -1.0
+	for _, snap := range state.Snapshots {{
+		if scores[snap.ID] > bestScore {{
+			best, bestScore = snap.ID, scores[snap.ID]
+		}}
+	}}
+	return NewRoutingDecision(best)
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("blend", "weights"),
+    [
+        ("scores[snap.ID] = 0.5*scores[snap.ID] + 0.5*adj", {"scoresBlendWeight": 0.5, "adjBlendWeight": 0.5}),
+        ("scores[snap.ID] = 0.7*scores[snap.ID] + 0.3*adj", {"scoresBlendWeight": 0.7, "adjBlendWeight": 0.3}),
+    ],
+)
+def test_a_per_request_map_entry_blended_with_a_term_is_a_blend_with_a_weight_on_each(analyze_text, blend, weights):
+    """Found by a researcher (p2): `scores[snap.ID] = 0.5*scores[snap.ID] + 0.5*adj` blends the scorer composite with
+    a per-class term in one call. It was read as a moving average named from the text `scores[snap.ID]`
+    (`iD]SampleWeight`, a key no YAML reader expects), and the first 0.5 stayed an unlisted literal."""
+    an = analyze_text(BLEND.format(blend=blend))
+    params = {th.param: th for th in an.thresholds if th.param}
+    assert {p: th.value for p, th in params.items() if p in weights} == weights, params
+    assert not any(th.moving_average for th in params.values()), params
+    assert not [f for f in an.findings if f.check == "translate.unlisted-literal"], an.findings
+    assert all(re.fullmatch(r"[a-z][A-Za-z0-9]*", p) for p in params), params
+
+
+def test_a_sum_to_one_update_of_a_local_is_a_blend_not_a_moving_average(analyze_text):
+    """A local lives for one call: `typical = 0.8*typical + 0.2*load` weighs two terms once, it forgets nothing."""
+    update = "typical := a.typical\n\t\ttypical = 0.8*typical + 0.2*load\n\t\ta.smooth = typical"
+    params = _params(analyze_text, update)
+    assert params["loadBlendWeight"].value == 0.2 and params["typicalBlendWeight"].value == 0.8, params
+    assert not any(th.moving_average for th in params.values())
+
+
+def test_every_parameter_name_is_checked_to_be_a_lower_camel_go_identifier():
+    """The guard behind the names: whatever a name is built from, a key like `iD]SampleWeight` never reaches the
+    EPP config; the translation stops on it instead (a translator bug, not the evolved program's)."""
+    assert param_name_problem("adjBlendWeight", "AdjBlendWeight") is None
+    assert param_name_problem("maxPriority", "MaxPriority") is None
+    for name, fld in [
+        ("iD]SampleWeight", "IDSampleWeight"),
+        ("AdjBlendWeight", "AdjBlendWeight"),
+        ("adj-weight", "AdjWeight"),
+        ("2adj", "P2adj"),
+        ("", "X"),
+        ("adjWeight", "adjWeight"),
+        ("adjWeight", "Adj]Weight"),
+    ]:
+        assert param_name_problem(name, fld), (name, fld)
+
+
+def test_param_specs_refuses_a_parameter_whose_name_is_no_identifier(analyze_text):
+    an = analyze_text(BLEND.format(blend="scores[snap.ID] = 0.5*scores[snap.ID] + 0.5*adj"))
+    th = next(th for th in an.thresholds if th.param)
+    th.param = "iD]SampleWeight"
+    with pytest.raises(ValueError, match=r"iD\]SampleWeight"):
+        param_specs(an, None, scheduling=False)
+
+
+CLAMP = """func (c Sched) OrderQueue(requests []*Request, clock int64) {{
+	priorityOf := func(r *Request) float64 {{
+		waitedMs := float64(clock-r.ArrivalTime) / 1000.0
+		p := 1.0 + waitedMs/500.0
+		if r.SLOClass == "critical" {{
+			p += 5
+		}}
+		{clamp}
+		return p
+	}}
+	sort.SliceStable(requests, func(i, j int) bool {{
+		return priorityOf(requests[i]) > priorityOf(requests[j])
+	}})
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("clamp", "name"),
+    [
+        ("if p > 200 {\n\t\t\tp = 200\n\t\t}", "maxPriority"),
+        ("if p >= 200 {\n\t\t\tp = 200\n\t\t}", "maxPriority"),
+        ("if 200 < p {\n\t\t\tp = 200\n\t\t}", "maxPriority"),
+        ("if p < 2 {\n\t\t\tp = 2\n\t\t}", "minPriority"),
+    ],
+)
+def test_a_number_a_local_is_compared_with_and_then_set_to_is_a_clamp(analyze_text, clamp, name):
+    """Found by a researcher (p4): `if p > 200 { p = 200 }` was `pThreshold`: a cap named as a threshold, by a letter.
+    Compared with a variable and then assigned to it in the branch, the number is the most (or least) the variable
+    may be, named by what the local holds: `p` is what `priorityOf` returns."""
+    an = analyze_text(CLAMP.format(clamp=clamp))
+    params = {th.param: th for th in an.thresholds if th.param}
+    assert name in params, params
+    assert len(params[name].occurrences) == 2, params[name]  # the comparison and the assignment: one number
+    assert not any(p.startswith("p") and p[1:2].isupper() for p in params), params
+
+
+def test_a_branch_that_sets_the_variable_to_another_number_is_no_clamp(analyze_text):
+    an = analyze_text(CLAMP.format(clamp="if p > 200 {\n\t\t\tp = 100\n\t\t}"))
+    params = {th.param for th in an.thresholds if th.param}
+    assert not {"maxPriority", "minPriority"} & params, params
+
+
+def test_a_blends_weights_say_what_each_weighs_and_that_they_move_together(analyze_text):
+    an = analyze_text(BLEND.format(blend="scores[snap.ID] = 0.5*scores[snap.ID] + 0.5*adj"))
+    specs = {s.name: " ".join(s.doc.split()) for s in param_specs(an, None, scheduling=False)}
+    doc = specs["scoresBlendWeight"]
+    assert doc.startswith(
+        "ScoresBlendWeight is the weight `scores[snap.ID]` gets in its blend with `adj`, which "
+        "AdjBlendWeight weighs; the two sum to 1 in the evolved code"
+    ), doc
+    assert "The blend reads each endpoint's KV-cache utilization" in doc and "`scores[snap.ID]` is computed" not in doc
