@@ -53,7 +53,7 @@ def coverage(
         rows = sequences.exercising(probe_specs, results)
         for p in sorted(probes.behaviour_exercised(probe_specs, results) | set(rows)):
             test = "TestQueueBehaviour" if an.kind.value == "scheduling" else "TestBehaviour"
-            named.setdefault(p, f"{test} {_quoted(rows[p])}" if p in rows else f"{test} (a row its move changes)")
+            named.setdefault(p, f"{test} {_quoted(rows[p])}" if p in rows else f"{test} (an assertion its move breaks)")
     out = Coverage(params=set(named))
     reasons = {u.split("`")[1]: u for u in skipped if u.startswith("`")}
     for s in probe_specs:
