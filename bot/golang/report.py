@@ -211,7 +211,7 @@ def render_report(
     source_name: str,
     feedback: str | None,
     applied: list[str],
-    tests: list[str],
+    tested: list[str],
     untested: list[str],
 ) -> str:
     out: list[str] = []
@@ -397,13 +397,17 @@ def render_report(
             "queue scores like the cap; each stated where it held on the compiled plugin), the cost per "
             "distinct waiting count",
         }.get(an.kind.value, "signal adapter, the Score contract and behaviour in llm-d terms")
-        + ", and these threshold cases, each found by running the compiled plugin (evolved value vs the value moved "
-        "to a readable number across the input):"
+        + ". Every evolved parameter is below once: exercised by the test named (a threshold case compares the "
+        "evolved value with the value moved to a readable number across the input; a behaviour row fails when the "
+        "parameter moves), each found by running the compiled plugin, or not exercised and why."
     )
     w("")
-    for name in tests or ["none: no parameter could be exercised from llm-d inputs"]:
-        w(f"- {name}")
-    w("")
+    if tested:
+        w("Exercised by a generated test:")
+        w("")
+        for line in tested:
+            w(f"- {line}")
+        w("")
     if untested:
         w("Not exercised by a generated test (the reviewer should check these by reading the code):")
         w("")

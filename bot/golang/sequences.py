@@ -180,22 +180,31 @@ def rows(probe_specs: list[dict], results: list[dict]) -> list[tuple[dict, str]]
     return [(spec["candidates"][i], "admit" if decided[i] else "reject") for i in choose(probe_specs, results)]
 
 
-def exercised(probe_specs: list[dict], results: list[dict]) -> set[str]:
-    """The parameters whose move (``probes.behaviour_moves`` copies of this probe) changes a chosen sequence's
-    decision: the behaviour test exercises them (a03's dtDivisor, through the spaced pair)."""
+def exercising(probe_specs: list[dict], results: list[dict]) -> dict[str, str]:
+    """Parameter -> the name of the first chosen row whose decision its move (``probes.behaviour_moves`` copies of
+    this probe) changes: the behaviour test row that exercises it (a03's dtDivisor, through the spaced pair)."""
     chosen = choose(probe_specs, results)
+    spec = next((s for s in probe_specs if s["name"] == NAME), None)
     base = next((r for r in results if r["name"] == NAME), None)
-    if not chosen or base is None:
-        return set()
+    if not chosen or spec is None or base is None:
+        return {}
     want = _decisions({}, base)
-    out = set()
+    out: dict[str, str] = {}
     for r in results:
         probe, _, rest = r["name"].partition("@")
-        if probe == NAME and rest:
-            got = _decisions({}, r)
-            if any(i in got and got[i] != want.get(i) for i in chosen):
-                out.add(rest.rsplit("@", 1)[0])
+        param = rest.rsplit("@", 1)[0]
+        if probe != NAME or not rest or param in out:
+            continue
+        got = _decisions({}, r)
+        row = next((i for i in chosen if i in got and got[i] != want.get(i)), None)
+        if row is not None:
+            out[param] = describe(spec["candidates"][row], "admit" if want[row] else "reject")
     return out
+
+
+def exercised(probe_specs: list[dict], results: list[dict]) -> set[str]:
+    """The parameters a chosen sequence row exercises (``exercising``)."""
+    return set(exercising(probe_specs, results))
 
 
 def describe(state: dict, want: str) -> str:

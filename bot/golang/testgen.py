@@ -28,6 +28,7 @@ from bot.golang.generate import (
     Generated,
 )
 from bot.golang.gofiles import sort_imports
+from bot.golang.golines import TAB, wrap
 from bot.golang.gonames import go_float, go_quote, render
 from bot.golang.probes import ADMISSION_POOLS, CLOCK, SPACING, Case
 from bot.model import PolicyKind
@@ -69,11 +70,14 @@ def _endpoint_literal(ep: dict, prefix: bool, read: frozenset[str] | None = None
     return f"testEndpoint({go_quote(ep['name'])}, {m})"
 
 
-def _request_literal(r: dict, read: frozenset[str] | None = None) -> str:
+def _request_literal(r: dict, read: frozenset[str] | None = None, *, value: bool = False) -> str:
+    """``&scheduling.InferenceRequest{...}`` setting the fields the plugin reads; with ``value``, the struct
+    without its RequestID (``burst`` numbers the copies)."""
+
     def wanted(name: str) -> bool:
         return read is None or name in read
 
-    parts = [f"RequestID: {go_quote(r.get('RequestID', 'r-1'))}"]
+    parts = [] if value else [f"RequestID: {go_quote(r.get('RequestID', 'r-1'))}"]
     if r.get("Headers") and wanted("Headers"):
         headers = ", ".join(f"{go_quote(k)}: {go_quote(v)}" for k, v in sorted(r["Headers"].items()))
         parts.append(f"Headers: map[string]string{{{headers}}}")
@@ -83,7 +87,38 @@ def _request_literal(r: dict, read: frozenset[str] | None = None) -> str:
         parts.append(f"FairnessID: {go_quote(r['FairnessID'])}")
     if r.get("RequestSizeBytes") and wanted("RequestSizeBytes"):
         parts.append(f"RequestSizeBytes: {r['RequestSizeBytes']}")
-    return "&scheduling.InferenceRequest{" + ", ".join(parts) + "}"
+    return ("" if value else "&") + "scheduling.InferenceRequest{" + ", ".join(parts) + "}"
+
+
+def _warmups_literal(warm: list[dict], read: frozenset[str] | None = None) -> str:
+    """A sequence's earlier requests as ``burst`` calls, one per run of alike requests (48 spelled out made one
+    7,400-character line), joined by ``slices.Concat``; a request not numbered ``w-<k>`` is written out."""
+    runs: list[list] = []  # [first, count, literal]; count 0: a literal written out
+    for k, w in enumerate(warm):
+        body = _request_literal(w, read, value=True)
+        if w.get("RequestID") != f"w-{k}":
+            runs.append([k, 0, "[]*scheduling.InferenceRequest{" + _request_literal(w, read) + "}"])
+        elif runs and runs[-1][1] and runs[-1][2] == body:
+            runs[-1][1] += 1
+        else:
+            runs.append([k, 1, body])
+    pieces = [f"burst({first}, {n}, {body})" if n else body for first, n, body in runs]
+    return pieces[0] if len(pieces) == 1 else "slices.Concat(" + ", ".join(pieces) + ")"
+
+
+#: Where a test row's value starts: three tabs and the longest key (``endpoints: ``), as gofmt aligns them.
+_ROW_INDENT, _ROW_COL = 3, 3 * TAB + len("endpoints: ")
+
+
+def _wrapped(row: dict) -> dict:
+    """A test row with its endpoints, request and warm-ups as Go expressions broken to fit the line width."""
+    out = dict(row)
+    if "endpoints" in out:
+        out["endpoints"] = "[]scheduling.Endpoint{" + out["endpoints"] + "}"
+    for key in ("endpoints", "request", "warmups"):
+        if key in out:
+            out[key] = wrap(out[key], _ROW_INDENT, _ROW_COL)
+    return out
 
 
 def fields_read(gen: Generated) -> frozenset[str]:
@@ -103,9 +138,7 @@ def _case_ctx(c: Case, prefix: bool, read: frozenset[str] | None = None) -> dict
         "want": c.want,
         "endpoints": ", ".join(_endpoint_literal(ep, prefix, read) for ep in llmd["endpoints"]),
         "request": _request_literal(llmd["request"], read),
-        "warmups": "[]*scheduling.InferenceRequest{" + ", ".join(_request_literal(w, read) for w in warm) + "}"
-        if warm
-        else "nil",
+        "warmups": _warmups_literal(warm, read) if warm else "nil",
         # µs between warm-ups, as the harness replayed them (a window that closes between them decides too).
         "spacing": CLOCK - c.state["history"][-1]["blis"]["clock"] if warm else SPACING,
     }
@@ -315,6 +348,9 @@ def render_test(
             {"name": f"{_BEHAVIOUR_NAMES[label]} {verb}", "endpoints": ", ".join(pair), "want": direction}
         )
     behaviour_rows += [_sequence_row(state, want, gen) for state, want in sequence_rows or []]
+    behaviour_rows = [_wrapped(b) for b in behaviour_rows]
+    case_rows = [_wrapped(_case_ctx(c, gen.consumes_prefix, fields_read(gen))) for c in cases]
+    warmups = " ".join(r.get("warmups", "") for r in behaviour_rows + case_rows)
     imports = {
         '"encoding/json"',
         '"testing"',
@@ -326,6 +362,10 @@ def render_test(
         f'"{IMPORT_SCHED}"',
         f'"{MODULE}/test/utils"',
     }
+    if "burst(" in warmups:
+        imports |= {'"fmt"', '"maps"'}
+    if "slices.Concat(" in warmups:
+        imports.add('"slices"')
     if gen.consumes_prefix:
         imports.add(f'attrprefix "{IMPORT_ATTRPREFIX}"')
     if inflight_check:
@@ -359,7 +399,8 @@ def render_test(
         consumes_prefix=gen.consumes_prefix,
         data_keys=gen.data_keys,
         clock=CLOCK,
-        cases=[_case_ctx(c, gen.consumes_prefix, fields_read(gen)) for c in cases],
+        cases=case_rows,
+        burst="burst(" in warmups,
         behaviours=behaviour_rows,
         queue=_queue_ctx(queue_rows or [], fields_read(gen)),
         queue_by=_queue_by(fields_read(gen)),

@@ -41,7 +41,16 @@ from pathlib import PurePosixPath
 
 from bot import directives
 from bot.dictionary import Dictionary
-from bot.golang import dead_branches, fidelity_classes, harness_build, never_binds, param_relations, probes, sequences
+from bot.golang import (
+    dead_branches,
+    fidelity_classes,
+    harness_build,
+    never_binds,
+    param_coverage,
+    param_relations,
+    probes,
+    sequences,
+)
 from bot.golang.analysis_types import Analysis
 from bot.golang.blis_mirror import program_line
 from bot.golang.differential import held_constant_clause, held_constant_fix, unexplained_words
@@ -263,30 +272,21 @@ def translate(
         ),
         None,
     )
-    # A parameter whose move changes an asserted behaviour row is exercised by that test, threshold test or not.
-    exercised = probes.behaviour_exercised(probe_specs, answer.get("probes", [])) if answer.get("ok") else set()
-    exercised |= sequences.exercised(probe_specs, answer.get("probes", [])) if answer.get("ok") else set()
     sequence_rows = sequences.rows(probe_specs, answer.get("probes", [])) if answer.get("ok") else []
-    tested = {c.param for c in cases} | exercised
-    untested = [u for u in untested if not any(u.startswith(f"`{p}`:") for p in exercised)]
     never = never_binds.never_binds(analysis, defaults)  # a floor no input reaches: say so, and when it would bind
-    untested += [
-        f"`{s['param']}`: {never[s['param']]}"
-        if s["param"] in never
-        else f"`{s['param']}`: no llm-d input among the candidates made it decide the outcome"
-        for s in probe_specs
-        if s["role"] != "observe" and s["param"] not in tested
-    ]
-    # A number only a branch llm-d never enters reaches is a constant, not a parameter (dead_branches.demote).
+    # Every evolved parameter once: exercised by a named test (a threshold case or a behaviour row), or why not.
+    covered = param_coverage.coverage(
+        analysis, cases, probe_specs, answer.get("probes", []) if answer.get("ok") else None, untested, never
+    )
+    tested, untested = covered.params, covered.untested
     constants = [th for th in analysis.thresholds if th.constant and th.dead_branch]
-    untested += [dead_branches.reason(th.constant, *th.dead_branch) for th in constants]  # type: ignore[misc]
     untested_findings = [
         never_binds.finding(th, never[th.param]) if th.param in never else _untested_finding(th, None)
         for th in analysis.thresholds
         if th.param and th.param not in tested and any(s["param"] == th.param for s in probe_specs)
     ] + [_untested_finding(th, th.dead_branch) for th in constants]
     if not answer.get("ok"):  # nothing ran, so no parameter is to blame: the one not-measured finding says it
-        untested, untested_findings = [f"every parameter: {HARNESS_DID_NOT_RUN}"], []
+        covered.tested, untested, untested_findings = [], [f"every parameter: {HARNESS_DID_NOT_RUN}"], []
     fidelity = fidelity_of(answer)
     if fidelity is not None and fidelity.classes:
         fidelity.classes = fidelity_classes.annotate(fidelity.classes, analysis.slo_names)
@@ -337,7 +337,7 @@ def translate(
         source_name,
         feedback,
         applied,
-        [c.name for c in cases],
+        covered.tested,
         untested,
     )
     return Translation(

@@ -187,13 +187,16 @@ def test_a_stateless_admitter_gets_no_clock_no_warm_ups_and_no_contract_test_tha
     assert "now func() int64" not in main and "a.now()" not in main and '"time"' not in main
     assert "newRouterState(request, endpoints)" in main
     assert "warmups" not in test and "spacing" not in test and "a.now" not in test
-    assert "func admitWith(t *testing.T, params Parameters, endpoints []scheduling.Endpoint, request " in test
+    assert (
+        "\tt *testing.T, params Parameters, endpoints []scheduling.Endpoint, request *scheduling.InferenceRequest,\n) bool {"
+        in test
+    )
     assert "TestAdmitContract" not in test
     _, _, a01 = translate_path(CORPUS / "a01_pattern_c_adaptive_admission.go", dictionary)
     stateful_main = next(t for p, t in a01.files.items() if p.endswith(".go") and "now func() int64" in t)
     assert "now := a.now()" in stateful_main
     stateful_test = next(t for p, t in a01.files.items() if p.endswith("_test.go"))
-    assert "warmups []*scheduling.InferenceRequest, spacing int64, request" in stateful_test
+    assert "\twarmups []*scheduling.InferenceRequest,\n\tspacing int64,\n\trequest " in stateful_test
 
 
 # A per-tenant rate limit (newprog p2, shortened): the tenant's requests past perTenantRPS in a window are rejected.
@@ -239,11 +242,12 @@ _ROW = re.compile(r"\{\s*name:\s+(\"(?:[^\"\\]|\\.)*\"),(.*?)\n\t\t\},", re.S)
 
 
 def _behaviour_rows(test: str) -> list[dict]:
-    """TestBehaviour's rows: name, and each other field's Go text."""
+    """TestBehaviour's rows: name, and each other field's Go text (a field broken over lines, on one)."""
     table = test.split("func TestBehaviour", 1)[1].split("for _, tc := range tests", 1)[0]
     rows = []
     for name, body in _ROW.findall(table):
-        fields = dict(re.findall(r"^\t\t\t(\w+):\s+(.*),$", body, re.M))
+        parts = re.split(r"^\t\t\t(\w+):", body, flags=re.M)[1:]
+        fields = {k: " ".join(v.split()).removesuffix(",") for k, v in zip(parts[::2], parts[1::2], strict=True)}
         rows.append({"name": json.loads(name), **fields})
     return rows
 

@@ -1,0 +1,106 @@
+"""Break a generated Go expression over lines so that no line runs past WIDTH columns.
+
+The generated unit test spells out its inputs as composite literals (endpoints, their metrics, requests). Written
+on one line, a row with two loaded endpoints ran to 300 characters, and the reader scrolled sideways to see which
+metric a case was about. ``wrap`` breaks the expression where a Go reader expects it: the last argument's literal
+hugs its call (``testEndpoint("pod-a", &fwkdl.Metrics{`` / fields / ``}),``), a list of literals takes one per
+line, a list of plain fields fills each line. gofmt (``gofiles.format_go``) then aligns what this leaves; it keeps
+the line breaks. A string literal is never split: a subtest's name must stay greppable as ``go test`` prints it.
+
+Pure text in, text out.
+"""
+
+from __future__ import annotations
+
+#: The longest line a generated Go file should hold, a tab counted as TAB columns.
+WIDTH = 120
+TAB = 4
+_OPEN, _CLOSE = "{([", "})]"
+
+
+def _scan(text: str):
+    """(index, char, depth before it) for every character outside string and rune literals."""
+    depth, i, quote = 0, 0, ""
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\" and quote != "`":
+                i += 2
+                continue
+            if c == quote:
+                quote = ""
+        elif c in "\"'`":
+            quote = c
+        else:
+            if c in _CLOSE:
+                depth -= 1
+            yield i, c, depth
+            if c in _OPEN:
+                depth += 1
+        i += 1
+
+
+def _split(inner: str) -> list[str]:
+    """The top-level comma-separated elements of a bracket's content."""
+    parts, start = [], 0
+    for i, c, depth in _scan(inner):
+        if c == "," and depth == 0:
+            parts.append(inner[start:i].strip())
+            start = i + 1
+    parts.append(inner[start:].strip())
+    return [p for p in parts if p]
+
+
+def _group(expr: str) -> tuple[str, str, str, str] | None:
+    """(head, open, inner, close) when a top-level bracket of ``expr`` closes at its end (``[]T{...}``: the brace)."""
+    if not expr or expr[-1] not in _CLOSE:
+        return None
+    opens = [i for i, c, depth in _scan(expr) if depth == 0 and c in _OPEN]
+    closes = [i for i, c, depth in _scan(expr) if depth == 0 and c in _CLOSE]
+    if not opens or closes[-1] != len(expr) - 1:
+        return None
+    i = opens[-1]
+    return expr[:i], expr[i], expr[i + 1 : -1], expr[-1]
+
+
+def width(line: str) -> int:
+    """A line's columns, each tab TAB wide."""
+    return len(line.expandtabs(TAB))
+
+
+def wrap(expr: str, indent: int, col: int, tail: int = 1) -> str:
+    """``expr`` as Go text starting at column ``col`` of a line indented ``indent`` tabs, followed by ``tail``
+    more characters on its last line (a trailing comma), broken so that its lines fit WIDTH where brackets allow."""
+    if col + len(expr) + tail <= WIDTH:
+        return expr
+    parts = _group(expr)
+    if parts is None:
+        return expr
+    head, opener, inner, closer = parts
+    elements = _split(inner)
+    if not elements:
+        return expr
+    *before, last = elements
+    lead = head + opener + "".join(e + ", " for e in before)
+    last_group = _group(last)
+    # Hug: the call stays on its line and only its last literal opens below (a lone argument list of one literal).
+    if last_group is not None and col + len(lead) + len(last_group[0]) + 1 <= WIDTH and _fits_each(before):
+        return lead + wrap(last, indent, col + len(lead), tail + len(closer)) + closer
+    inside = "\t" * (indent + 1)
+    start = (indent + 1) * TAB
+    if any(_group(e) for e in elements):  # literals: one a line
+        lines = [inside + wrap(e, indent + 1, start) + "," for e in elements]
+    else:  # plain fields: fill each line
+        lines, line = [], ""
+        for e in elements:
+            if line and start + len(line) + len(e) + 2 > WIDTH:
+                lines.append(inside + line.rstrip())
+                line = ""
+            line += e + ", "
+        lines.append(inside + line.rstrip())
+    return head + opener + "\n" + "\n".join(lines) + "\n" + "\t" * indent + closer
+
+
+def _fits_each(elements: list[str]) -> bool:
+    """Whether the arguments before a hugged literal are short (a name, a count), not literals of their own."""
+    return all(_group(e) is None and len(e) <= 40 for e in elements)
