@@ -231,6 +231,9 @@ class Analysis:
     notes: list[str] = field(default_factory=list)
     pseudo_signals: set[str] = field(default_factory=set)
     slo_names: set[str] = field(default_factory=set)  # SLO class names the logic compares the class with
+    #: (line, code, written) of each index whose key carries the SLO class (``a.budgets[req.TenantID + "/" +
+    #: req.SLOClass]``): a key BLIS's six classes fill apart, llm-d's three share (fidelity_classes.class_uses)
+    slo_keys: list[tuple[int, str, bool]] = field(default_factory=list)
     var_signals: dict[str, set[str]] = field(default_factory=dict)  # "Func::var" -> signals its value derives from
     field_signals: dict[str, set[str]] = field(default_factory=dict)  # receiver field -> signals stored in it
     #: receiver map -> the line of its first write keyed by a client value (hazard.unbounded-client-keyed-state)

@@ -7,7 +7,9 @@ whether they matter depends on the classes the traffic carries: the plan's prior
 (``bot.bench.priority_plan``) sends critical at priority 100, normal at 0 and batch at -10, which the plugin reads
 as critical, standard and sheddable. This module marks each class of the split (``differential.by_class``) with
 that, and words it for the translation report, the gate-1 review and the below-the-floor finding's fix, so a
-person can tell a gap in classes their traffic carries from one in classes it never sends. Pure.
+person can tell a gap in classes their traffic carries from one in classes it never sends. Where the program uses
+the class as a value, not only compares it (a map key such as ``req.TenantID + "/" + req.SLOClass``, a stored
+class: ``class_uses``), llm-d's three classes share the entry BLIS's six keep apart, and the fix says so. Pure.
 """
 
 from __future__ import annotations
@@ -15,12 +17,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.bench.priority_plan import DEFAULT_CLASSES, TrafficClass
+from bot.golang.analysis_types import Analysis
 from bot.golang.harness_world import ROUND_TRIP
 from bot.model import Fidelity, FidelityClass
 
 #: The mapping (``harness_world.MAPPINGS``) that turns BLIS's six classes into llm-d's three.
 CLASS_MAPPING = "slo-class-mapping"
 PRIORITY_RULE = "above 0 → `critical`, 0 → `standard`, below 0 → `sheddable`"
+#: How a person accepts a gap below the floor, and where a lower floor is set: what a fix offers when no mapping
+#: or parameter can close it (``bot.model.PromotionRequest.fidelity_floor``, ``bot.github.config``).
+APPROVE_WITH_REASON = (
+    "approve with the reason on record (`/approve REMARK` on the issue, `promote approve 1 --reason TEXT` locally)"
+)
+FLOOR_SETTING = (
+    "set `fidelity_floor` in the repository's configuration (`.github/promotion-bot.yml`; the request file in a "
+    "local run)"
+)
+DELIVERED = "`batch` and `background` as `sheddable`, the empty class as `standard`"
 
 
 def class_of_priority(priority: int) -> str:
@@ -132,6 +145,54 @@ def report_lines(f: Fidelity, cell) -> list[str]:
     return out
 
 
+def class_uses(an: Analysis | None) -> list[str]:
+    """Where the program uses the class as a value, not only compares it with a name: each index keyed by it that
+    is read somewhere (with all its lines: a count only written, never looked up, decides nothing) and each string
+    receiver field it is stored in. There BLIS keeps its six classes apart and llm-d's three share: a bucket, a
+    count, a table entry."""
+    if an is None:
+        return []
+    lines: dict[str, list[int]] = {}
+    for line, code, _ in sorted(set(an.slo_keys)):
+        lines.setdefault(code, []).append(line)
+    read = {code for _, code, written in an.slo_keys if not written}
+    out = [
+        f"`{code}`, line{'s' if len(at) > 1 else ''} {', '.join(map(str, at))}"
+        for code, at in lines.items()
+        if code in read
+    ]
+    stored = [f for f, signals in sorted(an.field_signals.items()) if "SLOClass" in signals]
+    return out + [f"the receiver field `{f}`" for f in stored if an.receiver_fields.get(f) == "string"]
+
+
+def uses_clause(uses: list[str]) -> str:
+    """``; the program uses the SLO class as a key, not only in comparisons (...)`` for the finding's message."""
+    if not uses:
+        return ""
+    keyed, stored = any(not u.startswith("the receiver") for u in uses), any(u.startswith("the receiver") for u in uses)
+    how = " and ".join(w for w, on in (("a key", keyed), ("a stored value", stored)) if on)
+    return (
+        f"; the program uses the SLO class as {how}, not only in comparisons ({'; '.join(uses)}), so classes llm-d "
+        "cannot tell apart share what BLIS keeps apart"
+    )
+
+
+def shared_entries() -> str:
+    """Which BLIS classes llm-d folds into one (``ROUND_TRIP``), as one clause."""
+    groups = {t: [c for c in ROUND_TRIP if ROUND_TRIP[c] == t] for t in dict.fromkeys(ROUND_TRIP.values())}
+    parts = []
+    for target, members in sorted(groups.items(), key=lambda g: -len(g[1])):
+        others = [label(c) for c in members if c != target]
+        if len(others) == 1:
+            parts.append(f"{others[0]} shares {label(target)}'s")
+        elif others:
+            named = [label(target), *others]
+            parts.append(
+                f"BLIS {', '.join(named[:-1])} and {named[-1]} requests share one entry (the class {label(target)})"
+            )
+    return " and ".join(parts)
+
+
 def review_notes(f: Fidelity) -> list[str]:
     """The gate-1 review's lines: the split in one line, what the mix sends, one example per class that disagrees."""
     if not f.classes:
@@ -154,10 +215,25 @@ def review_notes(f: Fidelity) -> list[str]:
     return [head, mix_sentence(f), *examples]
 
 
-def below_floor_fix(f: Fidelity, mix: Sequence[TrafficClass] = DEFAULT_CLASSES) -> str:
+def below_floor_fix(f: Fidelity, an: Analysis | None = None, mix: Sequence[TrafficClass] = DEFAULT_CLASSES) -> str:
     """What fits when the class mapping is the largest cause: no ``param`` reaches it, so the person either
-    records the gap knowingly or changes what the program compares."""
+    records the gap knowingly or changes the program where it meets the class: a comparison with a class the
+    plugin never receives, or a key or stored value (``class_uses``) that llm-d's three classes share."""
     seen = _received(mix)
+    uses = class_uses(an)
+    changes = []
+    if _names_unseen(f, an, seen):
+        changes.append("compare only the classes the plugin receives (critical, standard, sheddable)")
+    if uses:
+        how = "key by" if any(not u.startswith("the receiver") for u in uses) else "store"
+        changes.append(f"{how} the class llm-d delivers ({DELIVERED})")
+    keyed = ""
+    if uses:
+        keyed = (
+            f" The program uses the class as a value ({'; '.join(uses)}): in llm-d {shared_entries()}, where BLIS "
+            "keeps one for each class."
+        )
+    changes = changes or [f"decide each class as llm-d delivers it ({DELIVERED})"]
     where = ""
     if f.classes:
         other = [c for c in f.classes if c.name not in seen and c.disagreements]
@@ -170,9 +246,13 @@ def below_floor_fix(f: Fidelity, mix: Sequence[TrafficClass] = DEFAULT_CLASSES) 
     return (
         "no `param` changes this: the class is fixed by llm-d's priority field (the request's InferenceObjective), "
         f"which the plugin reads as {PRIORITY_RULE}, so BLIS `batch` and `background` arrive as `sheddable` and the "
-        f"empty class as `standard`. The plan's priority mix sends {mix_words(mix)}.{where} Approve to record the "
-        "gap knowingly (the translation report's per-class table is the record), or set `fidelity_floor` in the "
-        "repository's configuration (`.github/promotion-bot.yml`; the request file in a local run) if those classes "
-        "do not matter here; to close it, make the program compare only the classes the plugin receives (critical, "
-        "standard, sheddable) and evolve it again"
+        f"empty class as `standard`. The plan's priority mix sends {mix_words(mix)}.{where}{keyed} Approve to record "
+        f"the gap knowingly (the translation report's per-class table is the record), or {FLOOR_SETTING} if those "
+        f"classes do not matter here; to close it, make the program {' and '.join(changes)} and evolve it again"
     )
+
+
+def _names_unseen(f: Fidelity, an: Analysis | None, seen: set[str]) -> bool:
+    """Whether the program compares the class with a name the plugin never receives (batch, background, "")."""
+    named = an.slo_names if an is not None else {c.name for c in f.classes if c.named}
+    return bool(named - seen) or (an is None and not f.classes)

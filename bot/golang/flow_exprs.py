@@ -137,7 +137,9 @@ class ExprMixin(ClassMixin):
     def note_keyed_write(self, node: Node, operand: Node | None, iv: Val) -> None:
         """Record ``r.field[key] = …`` / ``r.field[key]++`` with a signal-derived key: per-key state the plugin
         keeps between requests. The hazard check decides whether the key is client-controlled and unbounded
-        (the field's type is only known once the walk is done)."""
+        (the field's type is only known once the walk is done). Any index keyed by the SLO class is noted too."""
+        if self.recording and "SLOClass" in iv.taint:
+            self.an.slo_keys.append((self.line(node), self.t(node), _written(node)))
         if operand is None or operand.type != "selector_expression" or not iv.signals() or not _written(node):
             return
         recv = operand.child_by_field_name("operand")

@@ -14,7 +14,8 @@ recorded for the author agent and the reviewer, never silently ignored.
 Findings added here (check ids, stable):
 
 - ``translate.fidelity-below-floor`` (IMPORTANT): the plugin decides like the BLIS original in fewer
-  sampled states than the floor; the message names the largest cause.
+  sampled states than the floor; the message names the largest cause, the fix what exists for it
+  (``fidelity_fixes``).
 - ``translate.fidelity-values-chosen`` (SUGGESTION): below the floor only because of the values a person set at
   gate 1 (with the evolved ones it is at or above it): their decision, on record, so the review can converge.
 - ``translate.fidelity-not-measured`` (IMPORTANT): the differential harness could not run.
@@ -53,8 +54,10 @@ from bot.golang import (
 )
 from bot.golang.analysis_types import Analysis
 from bot.golang.blis_mirror import program_line
-from bot.golang.differential import held_constant_clause, held_constant_fix, unexplained_words
+from bot.golang.differential import held_constant_clause, unexplained_words
 from bot.golang.fidelity_admit import findings as admit_findings
+from bot.golang.fidelity_classes import CLASS_MAPPING
+from bot.golang.fidelity_fixes import below_floor_fix, flagged_setup, setup_fix
 from bot.golang.generate import Generated, generate
 from bot.golang.gofiles import format_go, remap_lines
 from bot.golang.gonames import go_float
@@ -74,12 +77,11 @@ from bot.golang.recalibration import (
 )
 from bot.golang.report import render_report
 from bot.golang.safety import refuse_unsafe
-from bot.golang.scheduling_docs import below_reference_findings, queue_visible_alternative
+from bot.golang.scheduling_docs import below_reference_findings
 from bot.golang.source import EvolvedSource
 from bot.golang.state_caps import capped_findings
 from bot.golang.testgen import fields_read, render_test
 from bot.model import Fidelity, FidelityCause, Finding, RequestError, Severity, TranslationSummary, sha256_text
-from bot.model.evidence import DEPLOYED_VALUES
 
 REPORT_NAME = "translation-report.md"
 CHECK_BELOW_FLOOR = "translate.fidelity-below-floor"
@@ -290,6 +292,8 @@ def translate(
     fidelity = fidelity_of(answer)
     if fidelity is not None and fidelity.classes:
         fidelity.classes = fidelity_classes.annotate(fidelity.classes, analysis.slo_names)
+    if fidelity is not None and fidelity.measured and (setup := flagged_setup(gen)):
+        fidelity.notes.append(setup[0].upper() + setup[1:])
     _plugin_sites(fidelity, gen)
     if fidelity is not None and fidelity.measured:
         fidelity.files = {
@@ -318,7 +322,7 @@ def translate(
         refused=[r.message(recalibrated) for r in refused],
     )
     measured = does_not_compile(answer, src) or flood_findings(answer)  # the evolved code's own, CRITICAL
-    measured = measured or fidelity_findings(fidelity, gen, lambda at: _evolved_line(src, gen, at))
+    measured = measured or fidelity_findings(fidelity, gen, lambda at: _evolved_line(src, gen, at), analysis)
     shape = queue_shape_findings(queue_rows, fields_read(gen))  # a busier endpoint scoring higher
     findings = _anchor(safety + hazards + gen.findings + untested_findings + measured + shape, gen, analysis)
     findings.sort(key=Finding.sort_key)
@@ -355,8 +359,9 @@ def translate(
     )
 
 
-def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[Finding]:
-    """IMPORTANT below the floor (naming the largest cause), SUGGESTION for what remains above it."""
+def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None, an: Analysis | None = None) -> list[Finding]:
+    """IMPORTANT below the floor (naming the largest cause), SUGGESTION for what remains above it; either says when
+    the figure was measured on a setup the translator flags (``fidelity_fixes.flagged_setup``)."""
     if f is None:
         return []
     if not f.measured:
@@ -374,6 +379,8 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[
             )
         ]
     causes = ", ".join(f"{c.mapping} ({c.states})" for c in f.causes[:3]) or "none identified"
+    setup = flagged_setup(gen)
+    setup_clause = f"; {setup}" if setup else ""
     out = below_reference_findings(f, gen.request_fields) + admit_findings(f, gen.stateful, gen.state_fields)
     out += failure_findings(f, line_of, set(gen.files))
     if (chosen := f.floor_missed_by_choice) is not None:
@@ -383,6 +390,7 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[
         largest = (
             f"the largest cause is {top.mapping} ({top.title}: {top.states} of the disagreements; "
             f"{top.agreement_without:.1%} agreement with it switched off)"
+            + (fidelity_classes.uses_clause(fidelity_classes.class_uses(an)) if top.mapping == CLASS_MAPPING else "")
             if top
             else f"no single mapping explains them ({f.unattributed} come from {unexplained_words(f)})"
         )
@@ -395,8 +403,9 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[
                     f"the plugin decides like the BLIS original ({f.decision}) in {f.agreement:.1%} of {f.states} "
                     f"sampled states, below the {f.floor_pct} floor; {largest}"
                     + (held_constant_clause(f) if top else "")
+                    + setup_clause
                 ),
-                fix=_below_floor_fix(top.mapping if top else None, gen, f),
+                fix=setup_fix(setup) + below_floor_fix(top.mapping if top else None, gen, f, an),
             ),
         ]
     if f.agreement < 1.0:
@@ -409,8 +418,9 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None) -> list[
                     f"{f.agreement:.1%} agreement with the BLIS original over {f.states} states (floor {f.floor_pct}); "
                     f"the differences come from: {causes}"
                     + (f"; {f.unattributed} from {unexplained_words(f)}" if f.unattributed else held_constant_clause(f))
+                    + setup_clause
                 ),
-                fix="read the example states in the translation report's Fidelity section",
+                fix=setup_fix(setup) + "read the example states in the translation report's Fidelity section",
             ),
         ]
     return out
@@ -500,33 +510,6 @@ def _evolved_line(src: EvolvedSource, gen: Generated, at: str) -> int | None:
     if path in gen.line_map:
         return gen.line_map[path].get(int(number)) if number.isdigit() else None
     return program_line(src, at)
-
-
-def _below_floor_fix(largest: str | None, gen: Generated, f: Fidelity) -> str:
-    if largest is None and f.held_constant:
-        return held_constant_fix(f)
-    if largest == fidelity_classes.CLASS_MAPPING:
-        return fidelity_classes.below_floor_fix(f)
-    if largest == DEPLOYED_VALUES:  # and not the only reason (``floor_missed_by_choice``): the others block
-        rest = ", ".join(c.mapping for c in f.causes[1:4]) or "disagreements no mapping explains"
-        return (
-            f"with the evolved values agreement is still {f.causes[0].agreement_without:.1%}, below the floor: the "
-            f"other causes ({rest}) keep it there, so map them as BLIS defines them or justify the gap in the report; "
-            "the values set at gate 1 stay a decision on record (Track B measures what they do on GPUs)"
-        )
-    if largest == "queue-contents":
-        assumed = [f"`{p.name}`" for p in gen.params if p.assumed and p.name != "maxPseudoQueue"]  # those it has
-        how = f"as identical incumbents ({', '.join(assumed)})" if assumed else "by their number alone"
-        return (
-            f"the EPP cannot see which requests wait, so the plugin models them {how}; no setting recovers a mixed "
-            "queue, so accept the gap with the report's figures in view (and Track B's queue-ordering-authority "
-            "hypothesis measuring it on GPUs), or translate the ordering where the real queue is visible "
-            f"({queue_visible_alternative(gen.request_fields)})"
-        )
-    return (
-        "map the signal as BLIS defines it, carry the term into the plugin, or justify the gap in the report "
-        "(the translation report lists example states per cause)"
-    )
 
 
 def _anchor(findings: list[Finding], gen: Generated, an: Analysis) -> list[Finding]:
