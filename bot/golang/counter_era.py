@@ -87,10 +87,7 @@ def check(an: Analysis) -> None:
     reads = sorted(u.line for u in an.signals if u.name == NEW and not u.via.startswith("baseline"))
     if not reads:
         return
-    numbers = sorted(
-        (th for th in an.thresholds if NEW in th.signals),
-        key=lambda th: (th.role not in _ROLE_FIRST, min(th.lines or [th.line])),
-    )
+    numbers = _numbers(an)
     an.findings.append(
         Finding(
             severity=Severity.IMPORTANT,
@@ -100,6 +97,49 @@ def check(an: Analysis) -> None:
             fix=_fix(numbers),
         )
     )
+
+
+def _numbers(an: Analysis) -> list[Threshold]:
+    """The numbers of the logic that read the counter, thresholds (floors, caps) first, then in source order."""
+    return sorted(
+        (th for th in an.thresholds if NEW in th.signals),
+        key=lambda th: (th.role not in _ROLE_FIRST, min(th.lines or [th.line])),
+    )
+
+
+def _first(numbers: list[Threshold]) -> list[str]:
+    """The parameters to re-calibrate: the thresholds (floors, caps) when there are any, else every parameter."""
+    params = [th.param for th in numbers if th.param]
+    return [th.param for th in numbers if th.param and th.role in _ROLE_FIRST] or params
+
+
+def to_recalibrate(an: Analysis) -> list[str]:
+    """The parameters the finding asks a person to re-calibrate at gate 1 (empty when it names none)."""
+    return _first(_numbers(an))
+
+
+def recalibrated(an: Analysis, params: set[str] | dict) -> bool:
+    """A person set every parameter the finding asks for (``param`` lines at gate 1): the decision is on record."""
+    wanted = to_recalibrate(an)
+    return bool(wanted) and all(p in params for p in wanted)
+
+
+def as_recalibrated(f: Finding, an: Analysis, deployed: dict) -> Finding:
+    """The finding once ``recalibrated``: a note that says the values set, no longer blocking (as
+    ``recalibration.recalibrated_findings`` does for a simulator-scale threshold)."""
+    values = ", ".join(f"`{p}` = {_shown(deployed[p])}" for p in to_recalibrate(an))
+    return f.model_copy(
+        update={
+            "severity": Severity.SUGGESTION,
+            "message": f"{f.message.split('. The agreement figure')[0]}; re-calibrated at gate 1: {values} in the "
+            "deployed config",
+            "fix": "check the values on the GPU run (gate 3)",
+        }
+    )
+
+
+def _shown(value: object) -> str:
+    return f"{value:g}" if isinstance(value, int | float) else str(value)
 
 
 def _label(th: Threshold) -> str:
@@ -127,7 +167,7 @@ def _message(numbers: list[Threshold]) -> str:
 
 def _fix(numbers: list[Threshold]) -> str:
     params = [th.param for th in numbers if th.param]
-    first = [th.param for th in numbers if th.param and th.role in _ROLE_FIRST] or params
+    first = _first(numbers)
     if not params:
         return (
             f"re-evolve the program on current BLIS ({COMMIT} or later), where the count is the one the plugin reads; "

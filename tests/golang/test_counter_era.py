@@ -79,3 +79,20 @@ def test_an_average_of_the_old_count_is_named(analyze_text):
 
 def test_a_current_copy_reads_the_count_it_was_tuned_on(analyze_text):
     assert _era_findings(analyze_text(ROUTE.format(field="InFlightRequests")).findings) == []
+
+
+def test_re_calibrating_every_named_threshold_at_gate_1_makes_it_a_note(dictionary):
+    """The fix is `param` lines: once a person set every threshold it names, the finding no longer blocks (as a
+    re-calibrated hazard.sim-scale-threshold does), and gate 1 does not raise it again from the analysis."""
+    from bot.golang.analyze import analyze
+    from bot.golang.recalibration import recalibrated_findings
+    from bot.golang.source import load_evolved_source
+
+    an = analyze(load_evolved_source(FIXTURES / "routing_penalties.go"), dictionary)
+    assert counter_era.to_recalibrate(an) == ["loadThreshold", "pendingRequestsThreshold"]
+    [half] = _era_findings(recalibrated_findings(an, {"loadThreshold": 40}))
+    assert half.severity == Severity.IMPORTANT and not counter_era.recalibrated(an, {"loadThreshold"})
+    [done] = _era_findings(recalibrated_findings(an, {"loadThreshold": 40, "pendingRequestsThreshold": 12}))
+    assert done.severity == Severity.SUGGESTION
+    assert "re-calibrated at gate 1: `loadThreshold` = 40, `pendingRequestsThreshold` = 12" in done.message
+    assert counter_era.recalibrated(an, {"loadThreshold", "pendingRequestsThreshold"})
