@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from bot.dictionary import Dictionary
-from bot.golang import dead_branches, hazards
+from bot.golang import counter_era, dead_branches, hazards
 from bot.golang.analysis_types import (
     BUILTIN_RECEIVERS,
     NEVER_CARRIED,
@@ -144,6 +144,7 @@ def analyze(src: EvolvedSource, dictionary: Dictionary, kind: PolicyKind | str |
     name_parameters(an)  # first, so hazard fixes can name the JSON parameter a threshold becomes
     hazards.check(src, an, dictionary, w.hazard_nodes)
     dead_branches.demote(an, GENERATED_NAMES, dictionary)  # a number that cannot act in llm-d is no parameter
+    counter_era.check(an)  # after demote: it names the numbers that stay parameters by their names
     return an
 
 

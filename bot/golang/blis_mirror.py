@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from bot import PROJECT_ROOT
+from bot.golang import counter_era
 from bot.golang.analysis_types import Analysis
 from bot.golang.gotree import norm_type, walk
 from bot.golang.safety import IMPLICIT_IMPORTS
@@ -242,7 +243,7 @@ def compose(src: EvolvedSource, an: Analysis) -> Composed:
             text = text.replace("type TokenID = int32", "type TokenID = int")
         out[name] = text
     if "PendingRequests" in snap_fields and "InFlightRequests" not in snap_fields:
-        notes.append("the copy predates 9a603bca: the mirror reads PendingRequests for InFlightRequests")
+        notes.append(counter_era.HARNESS_NOTE)
     host = an.host_info
     recv_fields: dict[str, str] = {}
     if host is not None and host.receiver_type:

@@ -26,6 +26,9 @@ Check ids and severities:
   priority hint, so the write is dropped: IMPORTANT), the pre-composable
   ``ws.cacheWeight``/``ws.loadWeight`` (IMPORTANT: their values are not in the
   program), ``req.Priority`` (convention flipped in #1238: SUGGESTION).
+- ``hazard.counter-meaning-changed`` (IMPORTANT, ``bot.golang.counter_era``): ``PendingRequests`` was renamed
+  *and redefined* in 9a603bca (routed and not yet queued, then routed until completed); the numbers a pre-rename
+  copy compares with it were tuned on the old count, and the plugin reads the new one.
 - ``hazard.dead-slo-branch`` (IMPORTANT): comparisons of the SLO class with the
   v1 names ``realtime``/``interactive``, which BLIS v2 workloads auto-upgrade, so
   the branch never runs in BLIS and never runs in llm-d either.
@@ -60,7 +63,7 @@ Check ids and severities:
 from __future__ import annotations
 
 from bot.dictionary import Dictionary
-from bot.golang import client_draw
+from bot.golang import client_draw, counter_era
 from bot.golang.analysis_types import COMPARE, Analysis, Threshold
 from bot.golang.analysis_types import KV_ABSOLUTE as _KV_ABSOLUTE
 from bot.golang.analysis_types import KV_FRACTION as _KV_FRACTION
@@ -79,6 +82,7 @@ UNREACHABLE_SLO = "hazard.unreachable-slo-branch"
 SIM_SCALE = "hazard.sim-scale-threshold"
 UNBOUNDED_STATE = "hazard.unbounded-client-keyed-state"
 CLIENT_DRAW = client_draw.CLIENT_DRAW
+COUNTER_MEANING = counter_era.CHECK
 
 ALL_CHECKS = (
     INV9,
@@ -91,6 +95,7 @@ ALL_CHECKS = (
     SIM_SCALE,
     UNBOUNDED_STATE,
     CLIENT_DRAW,
+    COUNTER_MEANING,
 )
 
 
@@ -172,7 +177,8 @@ def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
                         f"`{snippet}` uses {info['name']}, the pre-rename name of {info['canonical']} ({info['removed']}); "
                         f"translated as {info['canonical']}"
                     ),
-                    fix=f"rename to {info['canonical']} when porting the program to current BLIS",
+                    fix=f"rename to {info['canonical']} when porting the program to current BLIS"
+                    + (counter_era.RENAME_FIX if info["name"] == counter_era.OLD else ""),
                 )
             )
         elif kind == "decision-priority":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from bot.golang import counter_era
 from bot.golang.analysis_types import Analysis, Threshold
 from bot.golang.divisors import divisor_checks
 from bot.golang.gonames import comment_lines, go_float, go_value
@@ -395,7 +396,7 @@ def _meets(an: Analysis, th: Threshold) -> str:
         return ""
     scopes = {u.name: u.scope for u in an.signals}
     words = [f"{_OWNER.get(scopes.get(s, 'snapshot'), 'the')} {_SIGNAL_WORDS.get(s, s)}" for s in th.signals]
-    return f"It is combined with `{th.subject}`, which is computed from {'; '.join(words)}."
+    return f"It is combined with `{counter_era.carried(th.subject)}`, which is computed from {'; '.join(words)}."
 
 
 def _oneline(s: str) -> str:
@@ -417,8 +418,14 @@ def _doc(an: Analysis, th: Threshold) -> str:
     evolved comment above its first use, which quotes the evolved values) and what the value it acts on is
     made of, per endpoint or per request. A number in either that is a parameter's evolved value is said by the
     parameter's name: the text must stay true when the operator tunes it (a step that quotes another number is
-    left out)."""
-    subject, _ = _by_name(an, th, _oneline(th.subject))
+    left out). The subject is said as evolved.go carries it (``s.InFlightRequests``), and for a copy older than
+    BLIS 9a603bca the comment says what the plugin reads there and that the evolved code read ``PendingRequests``
+    (``counter_era``)."""
+    evolved, _ = _by_name(an, th, _oneline(th.subject))
+    return _doc_text(an, th, counter_era.carried(evolved)) + counter_era.parameter_words(an, th, evolved)
+
+
+def _doc_text(an: Analysis, th: Threshold, subject: str) -> str:
     part = {
         "threshold": f"the threshold `{subject}` is compared with",
         "coefficient": f"the coefficient of `{subject}`",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 
-from bot.golang import probes
+from bot.golang import counter_era, probes
 from bot.golang.analysis_types import Analysis
 from bot.golang.generate import Generated
 from bot.golang.gonames import go_float
@@ -203,7 +203,8 @@ def _why(th, value: float, recalibrated: dict) -> str:
 def recalibrated_findings(an: Analysis, deployed: dict[str, float | str]) -> list[Finding]:
     """The analysis's findings, with a simulator-scale threshold a person re-calibrated at gate 1 no longer blocking:
     the decision is on record (the config line says the value and BLIS's), so the finding becomes a note. Keyed
-    by parameter: setting one does not silence another's finding on the same evolved line."""
+    by parameter: setting one does not silence another's finding on the same evolved line. A pre-rename copy's
+    ``hazard.counter-meaning-changed`` becomes a note too once every threshold it names is set (``counter_era``)."""
     out = []
     for f in an.findings:
         if f.check == SIM_SCALE and f.param in deployed:
@@ -216,5 +217,7 @@ def recalibrated_findings(an: Analysis, deployed: dict[str, float | str]) -> lis
                     "fix": "check the value on the GPU run (gate 3)",
                 }
             )
+        elif f.check == counter_era.CHECK and counter_era.recalibrated(an, deployed):
+            f = counter_era.as_recalibrated(f, an, deployed)
         out.append(f)
     return out

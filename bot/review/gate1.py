@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from bot.golang import fidelity_admit, fidelity_classes
+from bot.golang import counter_era, fidelity_admit, fidelity_classes
 from bot.golang.differential import held_constant_clause, unexplained_words
 from bot.golang.toolchain import RUNNER_GO
 from bot.model import Finding, PolicyKind, Severity, TranslationSummary
@@ -139,6 +139,7 @@ def review(ctx) -> list[Finding]:
         for f in _capped_as_committed(src, analysis, go_files, main_go)
         if (f.check, f.source_line, f.message) not in committed
         and not (f.check == SIM_SCALE and f.param in recalibrated)
+        and not (f.check == counter_era.CHECK and counter_era.recalibrated(analysis, recalibrated))
     ]
     findings += _fidelity_belongs(ctx, summary)
     # Compile, vet and test results, as stage 2 recorded them for exactly these files (never a rerun of stage 2).

@@ -124,6 +124,15 @@ def test_alias_lookup_resolves_pending_requests(d):
     assert d.signal("NoSuchSignal") is None
 
 
+def test_the_rename_says_the_count_changed_too(d):
+    """One Map B entry for both names, but not one count: the entry says so, and what the translation does about it."""
+    new = d.signal("InFlightRequests")
+    assert "redefined" in (new.removed or "")
+    assert "Not a pure rename" in new.notes and "routed to the instance and not yet queued" in new.notes
+    assert "hazard.counter-meaning-changed" in new.notes
+    assert any("PendingRequests" in c and "redefined" in c for c in d.seed_corrections)
+
+
 def test_scope_disambiguates_shared_names(d):
     assert d.signal("ID").scope == "snapshot"
     assert d.signal("ID", scope="request").llmd.expr == "req.RequestID"
