@@ -19,7 +19,7 @@ from bot.golang.analysis_types import (
 from bot.golang.carry import HELPER_REASON
 from bot.golang.flow_classes import ClassMixin
 from bot.golang.flow_values import _ROLE_OF_TYPE, _UNIT_POWERS, Val, _param_type, _result_type
-from bot.golang.gonames import lower_camel
+from bot.golang.gonames import exported, lower_camel
 from bot.golang.gotree import id_of, named, norm_type, parse_number, walk
 from bot.golang.param_names import moving_average
 from bot.golang.short_locals import held_by, used_for
@@ -326,6 +326,7 @@ class ExprMixin(ClassMixin):
         target: Node | None = None,
         divisor: bool = False,
         named_as: str | None = None,
+        suffix: str | None = None,
     ) -> None:
         if not self.recording or lit.start_byte in self.seen_lits:
             return
@@ -362,7 +363,7 @@ class ExprMixin(ClassMixin):
             use = used_for(self.fn.node, self.t(target), self.t, lambda n: self._base_name(n, [""], None))
         base = named_as or (use[0] if use else self._base_name(subject, signals, target, role))
         if role == "value" and (case := self._case_label(lit)):
-            base = case + base[:1].upper() + base[1:]  # `case "critical": target = 500_000` -> criticalTarget
+            base = case + exported(base)  # `case "critical": target = 500_000` -> criticalTarget; kv -> criticalKV
         th = Threshold(
             value=value,
             literal=raw.strip(),
@@ -374,7 +375,7 @@ class ExprMixin(ClassMixin):
             line=self.line(lit),
             target=self.t(target) if target is not None and target.type == "identifier" else None,
             moving_average=moving_average(lit, self.t) if role == "coefficient" else None,
-            suffix=use[1] if use else None,
+            suffix=use[1] if use else suffix,
         )
         if go_type is None:
             th.reason = f"the type of `{self.t(subject)}` could not be inferred, so the literal stays in the code"

@@ -67,6 +67,19 @@ def used_for(fn: Node, name: str, text: Text, name_of: Callable[[Node], str]) ->
     return None
 
 
+def role_of_use(fn: Node, name: str, text: Text) -> str | None:
+    """The role word of the first read of the local ``name`` in ``fn`` that has one (``kvW * kvTerm``: ``Weight``,
+    ``load > t``: ``Threshold``), whatever the local's length: a result named ``kvW`` says by its last letter only
+    that it is some role of the KV term, its use says which."""
+    for n in walk(fn):
+        if n.type != "identifier" or text(n) != name or _in_own_update(n, name, text):
+            continue
+        use = _use(n, text)
+        if use is not None and use[1] is not None:
+            return use[1]
+    return None
+
+
 def _in_own_update(read: Node, name: str, text: Text) -> bool:
     """``read`` is set there (a target, ``var w float64``) or read to update itself (``w = w * 2``, ``w *= 2``)."""
     stmt = read.parent
