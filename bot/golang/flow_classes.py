@@ -10,7 +10,7 @@ import re
 from bot.golang.analysis_types import Node
 from bot.golang.flow_values import Val
 from bot.golang.gotree import named, walk
-from bot.golang.short_locals import plain_name, role_of_use, short, used_for
+from bot.golang.short_locals import plain_name, short, use_of, used_for
 
 #: BLIS SLO classes the llm-d adapter never produces: it reads critical, standard or sheddable from the
 #: request's integer priority (dictionary SLOClass), so batch and background arrive as sheddable and the
@@ -172,21 +172,27 @@ class ClassMixin:
         result = func.child_by_field_name("result")
         if len(exprs) == 1:
             typ = self.t(result).strip() if result is not None else None
-            names: list[tuple[str, str | None] | None] = [(_returned_name(self, func), None)]
+            names: list[tuple[str, str | None, frozenset] | None] = [(_returned_name(self, func), None, frozenset())]
             types: list[str | None] = [typ]
         else:
             names, types = self._result_names(func, len(exprs)), _result_types(self, result, len(exprs))
         for lit, name, typ in zip(lits, names, types, strict=True):
-            if lit is not None and name is not None:
-                self.literal(lit, "value", subject, Val(None, sv.taint, typ), ret, named_as=name[0], suffix=name[1])
+            if lit is None or name is None:
+                continue
+            self.literal(
+                lit, "value", subject, Val(None, sv.taint | name[2], typ), ret, named_as=name[0], suffix=name[1]
+            )
+            if (th := self.an.literal_nodes.get(lit.start_byte)) is not None and name[2]:
+                th.chosen_by = tuple(sorted(sv.signals() - name[2]))
 
-    def _result_names(self, func: Node, count: int) -> list[tuple[str, str | None] | None]:
-        """(stem, role word) for each of the ``count`` results of ``func``: its result's name (``(kvW, queueW
+    def _result_names(self, func: Node, count: int) -> list[tuple[str, str | None, frozenset] | None]:
+        """(stem, role word, the signals it acts on) for each of the ``count`` results of ``func``: its result's name (``(kvW, queueW
         float64)``), else the variable the first call assigning all of them gives it (``kvW, queueW :=
         weights(c)``), None for a position neither names (``_``, or a call whose results go on whole: ``return
         weights(c)``). The name is read as a short local's is (``short_locals``): ``w`` by its use
         (``w * load``: ``loadWeight``); a last one-letter word (``kvW``) says its role only by initial, so the
-        use's role word replaces it (``kvWeight``)."""
+        use's role word replaces it (``kvWeight``). What that use combines it with is what it acts on
+        (``cacheW * snap.CacheHitRate``: CacheHitRate, which may be a signal llm-d cannot provide, ``inert``)."""
         result = func.child_by_field_name("result")
         declared = [
             self.t(c)
@@ -196,22 +202,36 @@ class ClassMixin:
         ]
         call, caller = self._assigning_call(func, count)
         taken = [self.t(x).strip() for x in named(call.parent.parent.child_by_field_name("left"))] if call else []
-        out: list[tuple[str, str | None] | None] = []
+        out: list[tuple[str, str | None, frozenset] | None] = []
         for i in range(count):
             name = declared[i] if len(declared) == count else taken[i] if taken else "_"
             var = taken[i] if taken else name
             if name == "_" or not re.fullmatch(r"[A-Za-z]\w*", name):
                 out.append(None)
                 continue
-            role = role_of_use(caller, var, self.t) if caller is not None and var != "_" else None
+            acts = use_of(caller, var, self.t) if caller is not None and var != "_" else None
             use = used_for(caller, var, self.t, lambda n: plain_name(n, self.t)) if caller is not None else None
+            met = self._signals_in(caller, acts[0]) if acts is not None else frozenset()
             if short(name) and use is not None:
-                out.append(use)
-            elif re.search(r"[a-z0-9][A-Z]$", name) and role is not None:
-                out.append((name[:-1], role))  # kvW * (1 - kv) -> kvWeight
+                out.append((*use, met))
+            elif re.search(r"[a-z0-9][A-Z]$", name) and acts is not None:
+                out.append((name[:-1], acts[1], met))  # kvW * (1 - kv) -> kvWeight
             else:
-                out.append((name, None))
+                out.append((name, None, met))
         return out
+
+    def _signals_in(self, caller: Node, expr: Node) -> frozenset:
+        """The signals of ``expr`` as the walk knows them in the function ``caller`` (its env persists across
+        functions and passes), read without recording: it is only looked at from here."""
+        info = next((f for f in self.funcs.values() if f.node == caller), None)
+        if info is None:
+            return frozenset()
+        saved = self.recording, self.fn, self.fn_label
+        self.recording, self.fn, self.fn_label = False, info, info.label
+        try:
+            return frozenset(self.ex(expr).signals())
+        finally:
+            self.recording, self.fn, self.fn_label = saved
 
     def _assigning_call(self, func: Node, count: int) -> tuple[Node | None, Node | None]:
         """The first call of ``func`` whose ``count`` results one statement assigns (``a, b := f(c)``), and the

@@ -67,16 +67,16 @@ def used_for(fn: Node, name: str, text: Text, name_of: Callable[[Node], str]) ->
     return None
 
 
-def role_of_use(fn: Node, name: str, text: Text) -> str | None:
-    """The role word of the first read of the local ``name`` in ``fn`` that has one (``kvW * kvTerm``: ``Weight``,
-    ``load > t``: ``Threshold``), whatever the local's length: a result named ``kvW`` says by its last letter only
-    that it is some role of the KV term, its use says which."""
+def use_of(fn: Node, name: str, text: Text) -> tuple[Node, str] | None:
+    """(what it acts on, role word) at the first read of the local ``name`` in ``fn`` that has a role word
+    (``kvW * kvTerm``: ``kvTerm``, ``Weight``; ``load > t``: ``load``, ``Threshold``), whatever the local's length:
+    a result named ``kvW`` says by its last letter only that it is some role of the KV term, its use says which."""
     for n in walk(fn):
         if n.type != "identifier" or text(n) != name or _in_own_update(n, name, text):
             continue
         use = _use(n, text)
         if use is not None and use[1] is not None:
-            return use[1]
+            return use[0], use[1]
     return None
 
 

@@ -1079,3 +1079,32 @@ def test_a_tuple_returned_per_class_that_cannot_be_lifted_is_listed_as_an_unlist
     listed = sorted(float(m) for f in unlisted for m in re.findall(r"the number (\S+) ", f.message))
     assert not lifted and listed == [0, 0.1, 0.2, 0.4, 0.5, 1], (lifted, unlisted)
     assert all("classWeights" in f.message for f in unlisted), unlisted
+
+
+def test_a_per_class_weight_returned_for_a_signal_llm_d_cannot_provide_is_a_constant_not_a_parameter(analyze_text):
+    """Trial p2's third weight, `cacheW`, multiplies only `snap.CacheHitRate`, which the plugin holds at 0: whatever
+    the class chose, it changes no decision, so (as for any number acting only on such a signal, dead_branches)
+    each class's entry is an evolved.go constant, not a knob documented as doing nothing. The class that picks an
+    entry is not what it acts on; the KV and queue weights act on live signals and stay parameters."""
+    program = (
+        "func classSignalWeights(c string) (kvW, queueW, cacheW float64) {\n"
+        + TUPLE_RETURN.replace("0.2, 0.6", "0.2, 0.6, 0.2").replace("0.5, 0.1", "0.5, 0.1, 0.4")
+        + ", 0.3\n}\n\n"
+        + ROUTE.format(
+            body="\tkvW, queueW, cacheW := classSignalWeights(req.SLOClass)\n"
+            + TUPLE_WEIGHED.replace("float64(snap.QueueDepth)", "float64(snap.QueueDepth) + cacheW*snap.CacheHitRate")
+        )
+    )
+    an = analyze_text(program)
+    params = {th.param: th.value for th in an.thresholds if th.param}
+    assert {p: params.get(p) for p in PER_CLASS_TUPLE} == PER_CLASS_TUPLE, params
+    constants = {th.constant: (th.value, th.inert) for th in an.thresholds if th.constant}
+    inert = ("CacheHitRate",)
+    assert constants == {
+        "criticalCacheWeight": (0.2, inert),
+        "sheddableCacheWeight": (0.4, inert),
+        "otherCacheWeight": (0.3, inert),
+    }, constants
+    kv = next(th for th in an.thresholds if th.param == "criticalKVWeight")
+    assert kv.signals == ["KVUtilization", "SLOClass"] and kv.chosen_by == ("SLOClass",), kv
+    assert [f for f in an.findings if f.check == "hazard.unreachable-slo-branch" and "batch" in f.message]
