@@ -168,6 +168,9 @@ class Threshold:
     #: The role word a number set on a one- or two-letter local takes from the local's use (``Weight`` for ``w`` in
     #: ``w * load``), instead of its role's (short_locals.used_for).
     suffix: str | None = None
+    #: The signals that pick which entry of a per-class table applies (SLOClass for ``return 0.2, 0.6`` in a branch
+    #: on the class), beside those it acts on: it acts on none of them (inert.py).
+    chosen_by: tuple[str, ...] = ()
 
     @property
     def lines(self) -> list[int]:

@@ -10,6 +10,7 @@ import re
 from bot.golang.analysis_types import Node
 from bot.golang.flow_values import Val
 from bot.golang.gotree import named, walk
+from bot.golang.short_locals import plain_name, short, use_of, used_for
 
 #: BLIS SLO classes the llm-d adapter never produces: it reads critical, standard or sheddable from the
 #: request's integer priority (dictionary SLOClass), so batch and background arrive as sheddable and the
@@ -147,15 +148,19 @@ class ClassMixin:
     def returned_per_class(self, ret: Node) -> None:
         """``return 0.9`` in a branch on the class (a string switch's case or default, an if/else chain on
         class names, the return after such a chain): one class's entry of a table written as code, a parameter
-        named for the class and for what the function returns (``weightFor`` gives ``criticalWeightValue``)."""
+        named for the class and for what the function returns (``weightFor`` gives ``criticalWeightValue``).
+        Each number of ``return 0.2, 0.6`` is one class's entry of a column, named by its result
+        (``_result_names``: ``kvW`` gives ``criticalKVWeight``); a position nothing names keeps its literal,
+        which ``literals.unlisted_literals`` lists."""
         values = named(ret)
         exprs = named(values[0]) if len(values) == 1 and values[0].type == "expression_list" else values
-        lit = self._numeric_literal(exprs[0]) if len(exprs) == 1 else None
-        if lit is None or not self._string_cases(lit):
+        lits = [self._numeric_literal(e) for e in exprs]
+        first = next((lit for lit in lits if lit is not None), None)
+        if first is None or not self._string_cases(first):
             return
-        label = self._case_label(lit)
-        chain = self._class_chain(lit)
-        subject = chain[1] if chain is not None else _switch_of(lit).child_by_field_name("value")
+        label = self._case_label(first)
+        chain = self._class_chain(first)
+        subject = chain[1] if chain is not None else _switch_of(first).child_by_field_name("value")
         func = ret.parent
         while func is not None and func.type not in ("func_literal", "function_declaration", "method_declaration"):
             func = func.parent
@@ -165,8 +170,100 @@ class ClassMixin:
         if not sv.signals():
             return
         result = func.child_by_field_name("result")
-        typ = self.t(result).strip() if result is not None else None
-        self.literal(lit, "value", subject, Val(None, sv.taint, typ), ret, named_as=_returned_name(self, func))
+        if len(exprs) == 1:
+            typ = self.t(result).strip() if result is not None else None
+            names: list[tuple[str, str | None, frozenset] | None] = [(_returned_name(self, func), None, frozenset())]
+            types: list[str | None] = [typ]
+        else:
+            names, types = self._result_names(func, len(exprs)), _result_types(self, result, len(exprs))
+        for lit, name, typ in zip(lits, names, types, strict=True):
+            if lit is None or name is None:
+                continue
+            self.literal(
+                lit, "value", subject, Val(None, sv.taint | name[2], typ), ret, named_as=name[0], suffix=name[1]
+            )
+            if (th := self.an.literal_nodes.get(lit.start_byte)) is not None and name[2]:
+                th.chosen_by = tuple(sorted(sv.signals() - name[2]))
+
+    def _result_names(self, func: Node, count: int) -> list[tuple[str, str | None, frozenset] | None]:
+        """(stem, role word, the signals it acts on) for each of the ``count`` results of ``func``: its result's name (``(kvW, queueW
+        float64)``), else the variable the first call assigning all of them gives it (``kvW, queueW :=
+        weights(c)``), None for a position neither names (``_``, or a call whose results go on whole: ``return
+        weights(c)``). The name is read as a short local's is (``short_locals``): ``w`` by its use
+        (``w * load``: ``loadWeight``); a last one-letter word (``kvW``) says its role only by initial, so the
+        use's role word replaces it (``kvWeight``). What that use combines it with is what it acts on
+        (``cacheW * snap.CacheHitRate``: CacheHitRate, which may be a signal llm-d cannot provide, ``inert``)."""
+        result = func.child_by_field_name("result")
+        declared = [
+            self.t(c)
+            for d in (named(result) if result is not None and result.type == "parameter_list" else [])
+            for c in d.children
+            if c.type == "identifier"
+        ]
+        call, caller = self._assigning_call(func, count)
+        taken = [self.t(x).strip() for x in named(call.parent.parent.child_by_field_name("left"))] if call else []
+        out: list[tuple[str, str | None, frozenset] | None] = []
+        for i in range(count):
+            name = declared[i] if len(declared) == count else taken[i] if taken else "_"
+            var = taken[i] if taken else name
+            if name == "_" or not re.fullmatch(r"[A-Za-z]\w*", name):
+                out.append(None)
+                continue
+            acts = use_of(caller, var, self.t) if caller is not None and var != "_" else None
+            use = used_for(caller, var, self.t, lambda n: plain_name(n, self.t)) if caller is not None else None
+            met = self._signals_in(caller, acts[0]) if acts is not None else frozenset()
+            if short(name) and use is not None:
+                out.append((*use, met))
+            elif re.search(r"[a-z0-9][A-Z]$", name) and acts is not None:
+                out.append((name[:-1], acts[1], met))  # kvW * (1 - kv) -> kvWeight
+            else:
+                out.append((name, None, met))
+        return out
+
+    def _signals_in(self, caller: Node, expr: Node) -> frozenset:
+        """The signals of ``expr`` as the walk knows them in the function ``caller`` (its env persists across
+        functions and passes), read without recording: it is only looked at from here."""
+        info = next((f for f in self.funcs.values() if f.node == caller), None)
+        if info is None:
+            return frozenset()
+        saved = self.recording, self.fn, self.fn_label
+        self.recording, self.fn, self.fn_label = False, info, info.label
+        try:
+            return frozenset(self.ex(expr).signals())
+        finally:
+            self.recording, self.fn, self.fn_label = saved
+
+    def _assigning_call(self, func: Node, count: int) -> tuple[Node | None, Node | None]:
+        """The first call of ``func`` whose ``count`` results one statement assigns (``a, b := f(c)``), and the
+        function it is in; a function literal is called by the variable it is assigned to, in its function."""
+        callee = func.child_by_field_name("name")
+        scope = self.src.tree.root_node
+        if func.type == "func_literal":
+            holder = func.parent.parent if func.parent is not None else None
+            left = holder.child_by_field_name("left") if holder is not None else None
+            callee = named(left)[0] if left is not None and len(named(left)) == 1 else None
+            scope = func.parent
+            while scope is not None and scope.type not in ("function_declaration", "method_declaration"):
+                scope = scope.parent
+        if callee is None or scope is None:
+            return None, None
+        name = self.t(callee)
+        for n in walk(scope):
+            fn = n.child_by_field_name("function") if n.type == "call_expression" else None
+            if fn is None or not (
+                self.t(fn) == name or (fn.type == "selector_expression" and _field(self, fn) == name)
+            ):
+                continue
+            values, stmt = n.parent, n.parent.parent if n.parent is not None else None
+            left = stmt.child_by_field_name("left") if stmt is not None else None
+            if values is None or values.type != "expression_list" or len(named(values)) != 1 or left is None:
+                continue
+            if stmt.child_by_field_name("right") == values and len(named(left)) == count:
+                caller = stmt
+                while caller is not None and caller.type not in ("function_declaration", "method_declaration"):
+                    caller = caller.parent
+                return n, caller
+        return None, None
 
     def _string_cases(self, lit: Node) -> bool:
         """``lit`` is chosen per class: in an if/else chain on class names, or in a switch whose cases are all
@@ -283,6 +380,21 @@ def _switch_of(lit: Node) -> Node | None:
     while n is not None and n.type not in ("expression_case", "default_case", "func_literal", "if_statement"):
         n = n.parent
     return n.parent if n is not None and n.type in ("expression_case", "default_case") else None
+
+
+def _field(walker, selector: Node) -> str:
+    return walker.t(selector.child_by_field_name("field"))
+
+
+def _result_types(walker, result: Node | None, count: int) -> list[str | None]:
+    """The Go type of each of ``count`` results (``(kvW, queueW float64)`` or ``(float64, float64)``)."""
+    out: list[str | None] = []
+    for d in named(result) if result is not None and result.type == "parameter_list" else []:
+        typ = d.child_by_field_name("type")
+        out += [walker.t(typ).strip() if typ is not None else None] * max(
+            1, sum(c.type == "identifier" for c in d.children)
+        )
+    return out if len(out) == count else [None] * count
 
 
 def _returned_name(walker, func: Node) -> str:

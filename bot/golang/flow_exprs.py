@@ -19,7 +19,7 @@ from bot.golang.analysis_types import (
 from bot.golang.carry import HELPER_REASON
 from bot.golang.flow_classes import ClassMixin
 from bot.golang.flow_values import _ROLE_OF_TYPE, _UNIT_POWERS, Val, _param_type, _result_type
-from bot.golang.gonames import lower_camel
+from bot.golang.gonames import exported, lower_camel
 from bot.golang.gotree import id_of, named, norm_type, parse_number, walk
 from bot.golang.param_names import blend, clamp, moving_average
 from bot.golang.short_locals import held_by, plain_name, returned_by, used_for
@@ -328,6 +328,7 @@ class ExprMixin(ClassMixin):
         target: Node | None = None,
         divisor: bool = False,
         named_as: str | None = None,
+        suffix: str | None = None,
     ) -> None:
         if not self.recording or lit.start_byte in self.seen_lits:
             return
@@ -371,7 +372,7 @@ class ExprMixin(ClassMixin):
         )
         base = (plain_name(mix.term, self.t) or base) if mix else base  # the term it weighs: scores[snap.ID] -> scores
         if role == "value" and (case := self._case_label(lit)):
-            base = case + base[:1].upper() + base[1:]  # `case "critical": target = 500_000` -> criticalTarget
+            base = case + exported(base)  # `case "critical": target = 500_000` -> criticalTarget; kv -> criticalKV
         th = Threshold(
             value=value,
             literal=raw.strip(),
@@ -385,7 +386,7 @@ class ExprMixin(ClassMixin):
             moving_average=moving_average(lit, self.t, recv) if role == "coefficient" else None,
             blend=(self.t(mix.term), self.t(mix.partner_term)) if mix else None,
             clamp=bound[0] if bound else None,
-            suffix="BlendWeight" if mix else use[1] if use else None,
+            suffix="BlendWeight" if mix else use[1] if use else suffix,
         )
         if go_type is None:
             th.reason = f"the type of `{self.t(subject)}` could not be inferred, so the literal stays in the code"

@@ -16,10 +16,13 @@ from bot.golang.gotree import text_of, walk
 
 
 def inert_signals(th: Threshold, d) -> list[str]:
-    """The signals of a parameter that acts only on signals llm-d cannot provide; empty when it acts."""
-    entries = [d.signal(s) for s in th.signals]
+    """The signals of a parameter that acts only on signals llm-d cannot provide; empty when it acts. The class
+    that picks a per-class entry (``th.chosen_by``) is not one it acts on: ``cacheW`` returned per class and
+    multiplying CacheHitRate changes no decision, whichever class chose it."""
+    acting = [s for s in th.signals if s not in th.chosen_by]
+    entries = [d.signal(s) for s in acting]
     if th.param and entries and all(e is not None and e.llmd is None for e in entries):
-        return list(th.signals)
+        return acting
     return []
 
 

@@ -44,7 +44,13 @@ def unlisted_literals(src: EvolvedSource, an: Analysis) -> None:
                 continue
             if parent is not None and parent.type == "expression_list" and n.start_byte not in seen:
                 seen.add(n.start_byte)
-                an.findings.extend(_decisive_local(src, an, f, value_node, parent))
+                returned = parent.parent is not None and parent.parent.type == "return_statement"
+                found = (
+                    _returned(src, an, value_node, parent)
+                    if returned
+                    else _decisive_local(src, an, f, value_node, parent)
+                )
+                an.findings.extend(found)
                 continue
             if parent is not None and parent.type == "literal_element" and n.start_byte not in seen:
                 seen.add(n.start_byte)
@@ -69,6 +75,59 @@ def unlisted_literals(src: EvolvedSource, an: Analysis) -> None:
                     fix="check whether it is simulator-scale; make it a constant with a name if it is part of the design",
                 )
             )
+
+
+def _returned(src: EvolvedSource, an: Analysis, node, values) -> list[Finding]:
+    """A number a carried function returns (``return 0.2, 0.6`` in a branch on the class): what its callers compute
+    from, so it decides outcomes as a number in their arithmetic does. Listed when it is not trivial, or when
+    another return of the function puts a number that is not trivial in the same position (``return 1`` beside
+    ``return 0.5``: entries of one table written as returns, listed all, as a composite literal's are)."""
+    value = _number(src, node)
+    func = values.parent
+    while func is not None and func.type not in ("func_literal", "function_declaration", "method_declaration"):
+        func = func.parent
+    if value is None or func is None:
+        return []
+    position = next(i for i, v in enumerate(named(values)) if v.start_byte == node.start_byte)
+    if value in _TRIVIAL and not _beside_entries(src, func, position, len(named(values))):
+        return []
+    name = func.child_by_field_name("name")
+    owner = f"`{text_of(src, name)}`" if name is not None else "a function literal"
+    nth = f"result {position + 1} of " if len(named(values)) > 1 else ""
+    return [
+        Finding(
+            severity=Severity.SUGGESTION,
+            check=CHECK_UNLISTED_LITERAL,
+            source_line=an.line_of(node),
+            message=(
+                f"`{text_of(src, values.parent)[:60]}`: the number {text_of(src, node).strip()} is {nth}what {owner} "
+                "returns, so it decides outcomes where its callers use it, but the translation keeps it a literal: "
+                "it is neither a plugin parameter nor listed as a kept literal, and tuning it on real pods needs a "
+                "rebuild"
+            ),
+            fix=(
+                "check whether it is simulator-scale; to tune it at gate 1, call the function from the policy's "
+                "method and assign its results to named variables (`kvW, queueW := weights(req.SLOClass)`): a "
+                "number returned per SLO class is then a parameter; or add a parameter for it by hand"
+            ),
+        )
+    ]
+
+
+def _beside_entries(src: EvolvedSource, func, position: int, count: int) -> bool:
+    """Another return of ``func`` (not of a function literal inside it) puts a number that is not trivial at
+    ``position`` of ``count`` results."""
+    for ret in walk(func):
+        if ret.type != "return_statement" or not named(ret):
+            continue
+        owner = ret.parent
+        while owner is not None and owner.type not in ("func_literal", "function_declaration", "method_declaration"):
+            owner = owner.parent
+        items = named(named(ret)[0]) if named(ret)[0].type == "expression_list" else named(ret)
+        if owner == func and len(items) == count and (v := _number(src, items[position])) is not None:
+            if v not in _TRIVIAL:
+                return True
+    return False
 
 
 _COMPARE = {">", "<", ">=", "<="}

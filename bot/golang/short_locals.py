@@ -101,6 +101,19 @@ def used_for(fn: Node, name: str, text: Text, name_of: Callable[[Node], str]) ->
     return None
 
 
+def use_of(fn: Node, name: str, text: Text) -> tuple[Node, str] | None:
+    """(what it acts on, role word) at the first read of the local ``name`` in ``fn`` that has a role word
+    (``kvW * kvTerm``: ``kvTerm``, ``Weight``; ``load > t``: ``load``, ``Threshold``), whatever the local's length:
+    a result named ``kvW`` says by its last letter only that it is some role of the KV term, its use says which."""
+    for n in walk(fn):
+        if n.type != "identifier" or text(n) != name or _in_own_update(n, name, text):
+            continue
+        use = _use(n, text)
+        if use is not None and use[1] is not None:
+            return use[0], use[1]
+    return None
+
+
 def _in_own_update(read: Node, name: str, text: Text) -> bool:
     """``read`` is set there (a target, ``var w float64``) or read to update itself (``w = w * 2``, ``w *= 2``)."""
     stmt = read.parent

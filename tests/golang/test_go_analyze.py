@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bot.golang.source import SourceError
@@ -1003,3 +1005,106 @@ def test_a_per_class_value_keeps_its_literal_where_a_closure_parameter_hides_the
     kept = {th.value: th.reason for th in an.thresholds if th.role == "value"}
     assert set(kept) == {0.9, 0.5, 0.2} and all(kept.values()), kept
     assert not [th.param for th in an.thresholds if th.role == "value" and th.param]
+
+
+TUPLE_RETURN = """\tif c == "critical" {
+\t\treturn 0.2, 0.6
+\t} else if c == "sheddable" || c == "batch" {
+\t\treturn 0.5, 0.1
+\t}
+\treturn 0.3, 0.4"""
+TUPLE_WEIGHED = """\tscores := make(map[string]float64)
+\tfor _, snap := range state.Snapshots {
+\t\tscores[snap.ID] = kvW*(1-snap.KVUtilization) + queueW*float64(snap.QueueDepth)
+\t}
+\t_ = scores"""
+PER_CLASS_TUPLE = {
+    "criticalKVWeight": 0.2,
+    "criticalQueueWeight": 0.6,
+    "sheddableKVWeight": 0.5,
+    "sheddableQueueWeight": 0.1,
+    "otherKVWeight": 0.3,
+    "otherQueueWeight": 0.4,
+}
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        "func classSignalWeights(c string) (kvW, queueW float64) {\n"
+        + TUPLE_RETURN
+        + "\n}\n\n"
+        + ROUTE.format(body="\tkvW, queueW := classSignalWeights(req.SLOClass)\n" + TUPLE_WEIGHED),
+        "func classSignalWeights(c string) (float64, float64) {\n"
+        + TUPLE_RETURN
+        + "\n}\n\n"
+        + ROUTE.format(body="\tkvW, queueW := classSignalWeights(req.SLOClass)\n" + TUPLE_WEIGHED),
+        ROUTE.format(
+            body="\tweights := func(c string) (float64, float64) {\n"
+            + TUPLE_RETURN.replace("\n", "\n\t").replace("\t", "\t\t", 1)
+            + "\n\t}\n\tkvW, queueW := weights(req.SLOClass)\n"
+            + TUPLE_WEIGHED
+        ),
+    ],
+    ids=["helper-named-results", "helper-named-by-the-call", "closure-named-by-the-call"],
+)
+def test_each_value_of_a_tuple_returned_per_class_is_the_class_s_parameter_named_by_its_result(analyze_text, program):
+    """Trial p2: `func classSignalWeights(class string) (kvW, queueW, cacheW float64)` returned three weights per
+    class (`return 0.2, 0.6, 0.2`); lead7 lifted one number returned per class only, so its 12 numbers stayed
+    literals with no finding at all. Each position is now the class's parameter, named by the result's name (or,
+    unnamed, by the variable the call assigns it to), whose trailing letter `W` says its role by its use
+    (`kvW*(...)`: a weight), with Go's initialisms: criticalKVWeight."""
+    an = analyze_text(program)
+    params = {th.param: th.value for th in an.thresholds if th.param}
+    assert {p: params.get(p) for p in PER_CLASS_TUPLE} == PER_CLASS_TUPLE, params
+    assert not [f for f in an.findings if f.check == "translate.unlisted-literal"], an.findings
+    dead = [f for f in an.findings if f.check == "hazard.unreachable-slo-branch"]
+    assert dead and "batch" in dead[0].message, an.findings  # the dead alternative is still flagged
+
+
+def test_a_tuple_returned_per_class_that_cannot_be_lifted_is_listed_as_an_unlisted_literal(analyze_text):
+    """Returned through another function (`return classWeights(r.SLOClass)`), no variable names the positions,
+    so they stay literals; each is then listed (`translate.unlisted-literal`), 0 and 1 too, as a table's entries:
+    a live literal is a parameter or listed. lead7 listed no number a function returns."""
+    program = (
+        "func classWeights(c string) (float64, float64) {\n"
+        + TUPLE_RETURN.replace("0.6", "1").replace("0.3, ", "0, ")
+        + "\n}\n\n"
+        + "func weightsOf(r *Request) (float64, float64) {\n\treturn classWeights(r.SLOClass)\n}\n\n"
+        + ROUTE.format(body="\tkvW, queueW := weightsOf(req)\n" + TUPLE_WEIGHED)
+    )
+    an = analyze_text(program)
+    lifted = [th for th in an.thresholds if th.role == "value"]
+    unlisted = [f for f in an.findings if f.check == "translate.unlisted-literal"]
+    listed = sorted(float(m) for f in unlisted for m in re.findall(r"the number (\S+) ", f.message))
+    assert not lifted and listed == [0, 0.1, 0.2, 0.4, 0.5, 1], (lifted, unlisted)
+    assert all("classWeights" in f.message for f in unlisted), unlisted
+
+
+def test_a_per_class_weight_returned_for_a_signal_llm_d_cannot_provide_is_a_constant_not_a_parameter(analyze_text):
+    """Trial p2's third weight, `cacheW`, multiplies only `snap.CacheHitRate`, which the plugin holds at 0: whatever
+    the class chose, it changes no decision, so (as for any number acting only on such a signal, dead_branches)
+    each class's entry is an evolved.go constant, not a knob documented as doing nothing. The class that picks an
+    entry is not what it acts on; the KV and queue weights act on live signals and stay parameters."""
+    program = (
+        "func classSignalWeights(c string) (kvW, queueW, cacheW float64) {\n"
+        + TUPLE_RETURN.replace("0.2, 0.6", "0.2, 0.6, 0.2").replace("0.5, 0.1", "0.5, 0.1, 0.4")
+        + ", 0.3\n}\n\n"
+        + ROUTE.format(
+            body="\tkvW, queueW, cacheW := classSignalWeights(req.SLOClass)\n"
+            + TUPLE_WEIGHED.replace("float64(snap.QueueDepth)", "float64(snap.QueueDepth) + cacheW*snap.CacheHitRate")
+        )
+    )
+    an = analyze_text(program)
+    params = {th.param: th.value for th in an.thresholds if th.param}
+    assert {p: params.get(p) for p in PER_CLASS_TUPLE} == PER_CLASS_TUPLE, params
+    constants = {th.constant: (th.value, th.inert) for th in an.thresholds if th.constant}
+    inert = ("CacheHitRate",)
+    assert constants == {
+        "criticalCacheWeight": (0.2, inert),
+        "sheddableCacheWeight": (0.4, inert),
+        "otherCacheWeight": (0.3, inert),
+    }, constants
+    kv = next(th for th in an.thresholds if th.param == "criticalKVWeight")
+    assert kv.signals == ["KVUtilization", "SLOClass"] and kv.chosen_by == ("SLOClass",), kv
+    assert [f for f in an.findings if f.check == "hazard.unreachable-slo-branch" and "batch" in f.message]
