@@ -12,7 +12,9 @@
 - traffic exercises what the plugin decides by: a request class (``G2.priority-exercised``), a scheduler's prompt
   length (``G2.prompt-length-exercised``, ``bot.review.gate2_orders``) and, for a policy that reads the request's
   TTFT target, the header it arrives in (``G2.slo-header-sent``); for one that reads the session, a workload that
-  sends it (``G2.session-header-sent``).
+  sends it (``G2.session-header-sent``);
+- the plan approving buys can decide something (``G2.plan-decides-nothing``) and tests a claim, not guards only
+  (``G2.no-claim-benchmarked``), from stage 4's plan (``bot.review.gate2_plan``).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from bot.model import (
     Track,
     TranslationSummary,
 )
+from bot.review.gate2_plan import plan_findings
 from bot.review.gate2_traffic import traffic_findings
 from bot.review.saturation import cells_saturate
 
@@ -42,6 +45,7 @@ CHECKLIST = [
     "diagnostic clauses",
     "metrics and workloads known",
     "margins plausible",
+    "the plan can decide a hypothesis and tests a claim",
 ]
 
 _DIRECTIONAL = {Direction.DECREASE, Direction.INCREASE}
@@ -280,6 +284,7 @@ def review(ctx) -> list[Finding]:
     findings += traffic_findings(ctx, hyps, summary)
     findings += cells_saturate(ctx, hyps, summary)
     findings += _vacuous_margins(hyps)
+    findings += plan_findings(ctx, hyps, excluded)
     return findings
 
 

@@ -6,7 +6,9 @@ table said so, the summary a person approves on did not. The clause is the power
 
 from __future__ import annotations
 
-from bot.bench.plan import make_plan
+from bot.bench.plan import MAX_REPETITIONS, make_plan
+from bot.bench.units import gpu_minutes
+from bot.model import Severity
 from bot.review.brief import _under_powered
 from tests.bench.test_bench_plan import _h, _request
 
@@ -35,3 +37,67 @@ def test_one_under_powered_hypothesis_of_several_is_left_to_the_plan():
     plan = _plan(0.05)
     one = plan.model_copy(update={"hypothesis_power": plan.hypothesis_power[:2]})  # A1 decidable, C1 not: half
     assert _under_powered(one) == ""
+
+
+# ----------------------------------------------------------------------------------------------- the gate 2 check
+# Trials p2 and p4: gate 2 priced 2480 and 1920 GPU-minutes of plans where none of the 10 (9) benchmarked hypotheses
+# reached 80% power (at most 8%) and the only claim, A1, got no runs (not testable as translated; not measurable on
+# the cells). The headline said so in a clause; the checklist raised nothing, so the review converged on it.
+
+
+def _trial_plan(claim_benchmarked: bool):
+    """p2's shape: one BLIS claim, its Track A hypothesis set aside (or not), guards at 5% margins at CV 5%."""
+    a1 = _h("A1", ["load-spikes"], "e2e_p95", rates=[30, 45]).model_copy(update={"source": "c0"})
+    if not claim_benchmarked:
+        a1 = a1.model_copy(update={"not_testable": "its signals include `CacheHitRate`, which the plugin holds at 0"})
+    hs = [
+        a1,
+        _h("B1", ["load-spikes"], "e2e_p95", "no-worse", rates=[45]),
+        _h("B2", ["load-spikes"], "ttft_mean", "no-worse", rates=[30, 45]),
+        _h("C1", ["optimized-baseline"], "ttft_mean", "equivalent", rates=[10]),
+        _h("C2", ["optimized-baseline"], "e2e_p95", "no-worse", rates=[10]),
+        _h("C3", ["sanity-random"], "throughput", "no-worse", rates=[10]),
+    ]
+    request = _request()
+    return request, hs, make_plan(request, hs)
+
+
+def test_gate2_raises_a_plan_where_nothing_is_decidable_and_no_claim_is_benchmarked():
+    from bot.review.gate2_plan import power_findings
+
+    request, hs, plan = _trial_plan(claim_benchmarked=False)
+    assert plan.hypothesis_power and not any(hp.decidable for hp in plan.hypothesis_power)
+    found = {f.check: f for f in power_findings(plan, request, hs, where="docs/h", home="local", work="/tmp/w")}
+    assert set(found) == {"G2.plan-decides-nothing", "G2.no-claim-benchmarked"}
+    assert all(f.severity is Severity.IMPORTANT and f.file == "docs/h" for f in found.values())
+    best = max(plan.hypothesis_power, key=lambda hp: hp.power)
+    power = found["G2.plan-decides-nothing"]
+    # what approving spends, the best power, and the knobs that exist (never a field promotion.yaml lacks)
+    assert f"{gpu_minutes(plan.most_gpu_minutes)} GPU-minutes at most" in power.message
+    assert f"none of the {len(plan.hypothesis_power)} benchmarked hypotheses reaches 80% power" in power.message
+    assert f"the best is {best.hypothesis}'s {best.power:.0%}" in power.message
+    assert f"T_eff {plan.t_eff:.0%}" in power.message and "CV 5%, default 0.05" in power.message
+    assert "`promote request-changes 2 --reason 'margin: 0.15' --work /tmp/w`" in power.fix
+    assert "`margin B1: 0.15`" in power.fix and "exclude: ID, ID (why)" in power.fix
+    assert f"up to {MAX_REPETITIONS} runs per arm" in power.fix and "approve saying why" in power.fix
+    assert "repetitions:" not in power.fix  # no such field
+    assert "fewer `rates` for `load-spikes` in promotion.yaml" in power.fix and "(B2 on 2)" in power.fix
+    claims = found["G2.no-claim-benchmarked"]
+    assert f"{gpu_minutes(plan.most_gpu_minutes)} GPU-minutes at most" in claims.message
+    assert "A1 (claim `c0`): not testable as translated" in claims.message
+    assert "approve saying why" in claims.fix
+    # on GitHub the change request is the comment
+    on_github = power_findings(plan, request, hs, where="docs/h", home="github", work=None)
+    assert "`/request-changes margin: 0.15`" in on_github[0].fix
+    # above the CV halt no margin or run count helps: the fix says so instead
+    noisy = make_plan(request, hs, prior_cv=0.2)
+    [halt] = [f for f in power_findings(noisy, request, hs, where="d", home="local", work=None) if "nothing" in f.check]
+    assert halt.fix.startswith("reduce the run-to-run noise") and "margin:" not in halt.fix
+
+
+def test_gate2_raises_nothing_on_a_plan_with_a_decidable_claim():
+    from bot.review.gate2_plan import power_findings
+
+    request, hs, plan = _trial_plan(claim_benchmarked=True)
+    assert "A1" in [hp.hypothesis for hp in plan.hypothesis_power if hp.decidable]
+    assert power_findings(plan, request, hs, where="docs/h", home="local", work=None) == []

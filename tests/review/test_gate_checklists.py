@@ -805,3 +805,29 @@ def test_a_command_a_finding_offers_carries_the_runs_own_work_or_says_what_w_is(
     for name in ("request", "forge", "results_dir", "allow_sample_data", "executor", "agents"):
         setattr(runner, name, None)
     assert runner.context(None).work == work
+
+
+def test_gate2_raises_a_plan_that_decides_nothing_and_benchmarks_no_claim(branch):
+    """Trials p2 and p4: a plan of guards only, none at 80% power, priced 1920-2480 GPU-minutes, and gate 2's
+    checklist raised nothing. Here a person excluded every claim of the bundled example at gate 2 (its guards' 5%
+    margins cannot be shown at CV 5%): what approving then buys is said, with a change request that applies."""
+    from bot.hypotheses import parse_hypothesis, render_hypotheses
+    from bot.model import Stage
+    from bot.review.change_request import refusal_on_branch
+
+    ctx, _, remove = branch
+    claims = sorted(p for p in ctx.list(ctx.paths.hypotheses_dir) if p.rsplit("/", 1)[-1].startswith("A"))
+    assert claims
+    excluded = [parse_hypothesis(ctx.read(p) or "", p) for p in claims]
+    ids = ", ".join(h.id for h in excluded)
+    for p in claims:
+        remove(p)
+    record = render_hypotheses([], feedback=f"exclude: {ids} (x)", excluded=excluded)["excluded.json"]
+    ctx.forge.commit_files(ctx.branch, {ctx.paths.hypotheses_excluded: record.encode()}, message="exclude")
+    ctx.state.stages[int(Stage.HYPOTHESIZE)].feedback = f"exclude: {ids} (x)"
+    found = {f.check: f for f in review_gate(2, ctx)}
+    assert {"G2.plan-decides-nothing", "G2.no-claim-benchmarked"} <= set(found)
+    assert f"{excluded[0].id} (claim `" in found["G2.no-claim-benchmarked"].message
+    fix = found["G2.plan-decides-nothing"].fix
+    [(gate, reason)] = re.findall(r"`promote request-changes (\d) --reason '([^']*)' --work W`", fix)
+    assert refusal_on_branch(int(gate), reason, ctx, author=False) is None

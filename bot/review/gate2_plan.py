@@ -1,0 +1,183 @@
+"""Gate 2 on what approving buys: a plan that can decide nothing, or that tests no claim of the program.
+
+Trials p2 and p4 priced 2480 and 1920 GPU-minutes of plans where none of the benchmarked hypotheses reached the
+80% power the plan is sized for (at most 8%), and where the one BLIS claim got no runs (not testable as
+translated; not measurable on the cells). The headline said so in a clause and the plan README in a note
+(``bot.bench.sizing``), but the checklist raised nothing, so the review converged and a person approved the GPU
+time seeing no finding. Two IMPORTANT findings say it, from what stage 4's plan records (``BenchmarkPlan``:
+``hypothesis_power``, ``most_gpu_minutes``, ``t_eff``, ``cv``), never recomputed:
+
+- ``G2.plan-decides-nothing``: no benchmarked hypothesis reaches the power target; with the GPU-minutes, the best
+  power and the knobs that change power as stage 4 sizes it (the margins of equivalence and no-worse predictions, gate 2's ``margin:``; fewer
+  cells per hypothesis, the workloads' ``rates`` in promotion.yaml; fewer hypotheses sharing alpha,
+  ``exclude:``). Runs per arm are not a setting: stage 4 already sizes up to ``MAX_REPETITIONS``.
+- ``G2.no-claim-benchmarked``: the request has claims and the plan benchmarks none of them (Tracks B and C only), with
+  why each is out. A claim the priority mix decides (an admitter's shedding order) counts as benchmarked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.bench.plan import MAX_REPETITIONS, BenchmarkPlan, PlanError, make_plan
+from bot.bench.units import gpu_minutes
+from bot.directives import request_changes_command
+from bot.model import Finding, Hypothesis, PromotionRequest, Severity, Track
+from bot.stats.power import MAX_CV
+
+#: The plan's kinds of a guard: judged against a margin (a directional claim is planned at 2 x T_eff instead).
+_GUARD_KINDS = ("equivalent", "no-worse")
+
+
+def plan_findings(ctx, hyps, excluded: Sequence[Hypothesis] = ()) -> list[Finding]:
+    """The findings on the plan stage 4 will make from the branch's hypotheses (the one gate 2's headline prices:
+    same inputs, so the plan cache's, ``bot.bench.plan_memo``); none when no plan can be made (the headline says
+    why)."""
+    from bot.hypotheses import hypothesis_order
+    from bot.review.brief import planned_hypotheses
+
+    hypotheses = sorted((h for _, h in hyps), key=hypothesis_order)
+    try:
+        plan = make_plan(ctx.request, planned_hypotheses(ctx, hypotheses))
+    except PlanError:
+        return []
+    return power_findings(
+        plan,
+        ctx.request,
+        [*hypotheses, *excluded],
+        where=ctx.paths.hypotheses_dir,
+        home=ctx.home,
+        work=getattr(ctx, "work", None),
+        excluded={h.id for h in excluded},
+    )
+
+
+def power_findings(
+    plan: BenchmarkPlan,
+    request: PromotionRequest,
+    hypotheses: Sequence[Hypothesis],
+    *,
+    where: str,
+    home: str,
+    work: str | None,
+    excluded: set[str] | frozenset[str] = frozenset(),
+) -> list[Finding]:
+    """``G2.plan-decides-nothing`` and ``G2.no-claim-benchmarked`` for ``plan`` (see the module docstring)."""
+    if not plan.hypothesis_power:  # no cell planned: the priority mix alone decides (bot.bench.mix_only)
+        return []
+    out = []
+    if not any(hp.decidable for hp in plan.hypothesis_power):
+        out.append(_decides_nothing(plan, where, home, work))
+    claims = _claims_not_benchmarked(plan, request, hypotheses, excluded)
+    if claims is not None:
+        out.append(_no_claim(plan, claims, where))
+    return out
+
+
+def _spend(plan: BenchmarkPlan) -> str:
+    """'up to 1920 GPU-minutes at most (80 runs)': the figure gate 2's headline approves."""
+    runs = plan.cost.runs + (plan.priority_mix.runs if plan.priority_mix else 0)
+    return f"{gpu_minutes(plan.most_gpu_minutes)} GPU-minutes at most ({runs} runs)"
+
+
+def _decides_nothing(plan: BenchmarkPlan, where: str, home: str, work: str | None) -> Finding:
+    rows = plan.hypothesis_power
+    best = max(rows, key=lambda hp: hp.power)
+    mix = f" (the priority mix still decides {', '.join(plan.decided_on_mix)})" if plan.decided_on_mix else ""
+    message = (
+        f"approving spends {_spend(plan)} on a plan where none of the {len(rows)} benchmarked hypotheses reaches "
+        f"{plan.power:.0%} power within {MAX_REPETITIONS} runs per arm: the best is {best.hypothesis}'s "
+        f"{best.power:.0%}{mix}; every verdict of the cells will likely be inconclusive. The plan is sized for CV "
+        f"{plan.cv:.0%}, {plan.cv_source}; a noise floor T_eff {plan.t_eff:.0%}; an evolved arm up to "
+        f"{plan.evolved_noise_ratio:g} times as noisy"
+    )
+    return Finding(
+        severity=Severity.IMPORTANT,
+        check="G2.plan-decides-nothing",
+        file=where,
+        message=message,
+        fix=_power_fix(plan, home, work),
+    )
+
+
+def _power_fix(plan: BenchmarkPlan, home: str, work: str | None) -> str:
+    """The knobs that change power as stage 4 sizes it, those that apply to this plan first."""
+    from bot.hypotheses.feedback import MARGIN_PLAUSIBLE
+
+    if plan.cv > MAX_CV:
+        return (
+            f"reduce the run-to-run noise (dedicated nodes, longer runs) before spending GPU time: at CV {plan.cv:.0%}, "
+            f"above the {MAX_CV:.0%} halt, every cell stops as too noisy whatever its margin or runs; or reject"
+        )
+    parts = []
+    under = {hp.hypothesis for hp in plan.hypothesis_power}
+    guards = [h for h in plan.hypotheses if h.id in under and h.direction.value in _GUARD_KINDS]
+    wider = round(min(MARGIN_PLAUSIBLE, 1.5 * plan.t_eff), 2)
+    if guards and max(h.margin for h in guards) < wider:
+        now = ", ".join(f"{m:.0%}" for m in sorted({h.margin for h in guards}))
+        line = f"margin: {wider:g}"
+        command = f"`/request-changes {line}`" if home == "github" else request_changes_command(2, line, work)
+        parts.append(
+            f"widen the margins of the equivalence and no-worse predictions (now {now}, beside a noise floor of "
+            f"{plan.t_eff:.0%}): {command} for all of them, or `margin {guards[0].id}: {wider:g}` for one; stage 3 "
+            "reruns and gate 2 shows the new powers. A margin is the regression such a test lets pass as none, so "
+            "take the widest you would accept"
+        )
+    spread = [h for h in plan.hypotheses if h.id in under and len(h.cells) > 1]
+    if spread:
+        workloads = sorted({c.workload for h in spread for c in h.cells})
+        parts.append(
+            f"fewer `rates` for {', '.join(f'`{w}`' for w in workloads)} in promotion.yaml (the issue's request on "
+            f"GitHub): a hypothesis is confirmed only when every cell it is planned on confirms "
+            f"({', '.join(f'{h.id} on {len(h.cells)}' for h in spread)}), so each of its cells needs more power"
+        )
+    parts.append(
+        f"drop what you need least with `exclude: ID, ID (why)`: the {len(under)} share alpha {plan.alpha:g}, and "
+        "with fewer each is tested at a higher level (and fewer runs are bought)"
+    )
+    return (
+        "; ".join(parts)
+        + f". Runs per arm are not a setting: the plan already sizes up to {MAX_REPETITIONS} runs per arm. Or approve "
+        "saying why the runs are worth it (a rehearsal; tests you accept as likely undecided), or reject"
+    )
+
+
+def _claims_not_benchmarked(
+    plan: BenchmarkPlan, request: PromotionRequest, hypotheses: Sequence[Hypothesis], excluded
+) -> list[str] | None:
+    """'A1 (claim `c0`): not testable as translated' for each claim's Track A hypothesis when the plan benchmarks
+    none of them; None when it benchmarks one (on a cell or the priority mix), or the request claims nothing."""
+    if not request.claims or plan.decided_on_mix or any(h.track == Track.A.value for h in plan.hypotheses):
+        return None
+    claim_ids = {c.id for c in request.claims}
+    out = []
+    for h in hypotheses:
+        if h.track is not Track.A or h.source not in claim_ids:
+            continue
+        if h.id in excluded:
+            why = "excluded at gate 2"
+        elif h.id in plan.not_measurable:
+            why = "not measurable on these cells (the traffic findings say why)"
+        elif h.not_testable:
+            why = "not testable as translated (G2.claim-not-testable says why)"
+        elif h.prediction is None:
+            why = "no benchmark prediction"
+        else:
+            why = "not planned"
+        out.append(f"{h.id} (claim `{h.source}`): {why}")
+    return out
+
+
+def _no_claim(plan: BenchmarkPlan, claims: list[str], where: str) -> Finding:
+    what = "; ".join(claims) if claims else "no Track A hypothesis is on the branch"
+    tracks = sorted({h.track for h in plan.hypotheses})
+    return Finding(
+        severity=Severity.IMPORTANT,
+        check="G2.no-claim-benchmarked",
+        file=where,
+        message=f"approving spends {_spend(plan)} on Track {' and '.join(tracks)} hypotheses only: none of the "
+        f"program's claims is benchmarked ({what}); the runs can show the plugin does no harm in llm-d, never that "
+        "it does what BLIS found",
+        fix="make a claim testable (the findings on it give the fix: its signals, the traffic the cells send), or "
+        "approve saying why a benchmark of no claim is worth its GPU-minutes, or reject",
+    )
