@@ -2,15 +2,17 @@
 
 The plugin reads the SLO class from the request's llm-d priority, which yields only critical, standard or
 sheddable (``hazard.unreachable-slo-branch`` flags the comparisons with batch, background or the empty
-class, and the ``default`` of a switch whose cases name all three). A number compared or combined only inside
-such a branch (``case "batch": if loadRatio > batchLimit``, ``if c == "batch" { p = 1.25*p }``, ``default: w = 0.4``
-beside cases for critical, standard and sheddable), or a factor that only scales such a limit
-(``batchLimit *= 0.8``), cannot change an outcome in llm-d, so it is no parameter: an EndpointPickerConfig knob
+class, the ``default`` of a switch whose cases name all three, and the fallback of an if/else chain naming all
+three: its last ``else``, or the code after a chain whose every branch returns). A number compared or combined only
+inside such a branch (``case "batch": if loadRatio > batchLimit``, ``if c == "batch" { p = 1.25*p }``, ``default: w =
+0.4`` beside cases for critical, standard and sheddable, trial p2's ``return 0.34, 0.33, 0.33`` after ``if class ==
+"critical" {...} else if class == "standard" {...} else if class == "sheddable" {...}``), or a factor that only scales
+such a limit (``batchLimit *= 0.8``), cannot change an outcome in llm-d, so it is no parameter: an EndpointPickerConfig knob
 documented as doing nothing is one upstream would not take. ``demote`` turns it into an unexported constant of
 evolved.go, with the reason beside it; the harness still compares the plugin with BLIS on the same states (the
 constant is the evolved value), the report and a gate-1 finding say why no test exercises it, and gate 1 answers
 a ``param`` line naming it that it has no effect (``no_effect``). A ``case`` arm for such a class, and such a
-``default``, get a comment at their line (``arm_comments``). ``dead_logic`` hands both kinds to stage 3
+``default`` or fallback, get a comment at their line (``arm_comments``). ``dead_logic`` hands both kinds to stage 3
 (``TranslationSummary.dead_logic``): a claim whose mechanism rests on them is not testable as translated.
 
 A number that acts only on signals llm-d cannot provide (``inert.inert_signals``: CacheHitRate, always 0 in the
@@ -23,9 +25,9 @@ from __future__ import annotations
 import re
 
 from bot.golang.analysis_types import Analysis, Node
-from bot.golang.flow_classes import UNREACHABLE_CLASSES
+from bot.golang.flow_classes import UNREACHABLE_CLASSES, class_fallback
 from bot.golang.gonames import go_value, lower_camel
-from bot.golang.gotree import walk
+from bot.golang.gotree import text_of, walk
 from bot.golang.hazards import SIM_SCALE, UNREACHABLE_SLO
 from bot.golang.inert import inert_signals, no_source
 from bot.model import DeadLogic, Severity
@@ -34,12 +36,18 @@ from bot.model import DeadLogic, Severity
 def _spans(an: Analysis) -> list[tuple[int, int, str, list[str]]]:
     """(first line, last line, what it tests, the classes it is for) of every branch guarded by an unreachable
     class: a switch case on the class, or an ``if`` whose condition requires it (``c == "batch" && perInstance >
-    2``), condition included; a ``default`` is for the unreachable classes its switch's cases leave to it."""
+    2``), condition included; a ``default`` is for the unreachable classes its switch's cases leave to it, and so is
+    an if/else chain's fallback (``flow_classes.class_fallback``), labelled ``else``."""
     lines = {f.source_line for f in an.findings if f.check == UNREACHABLE_SLO and f.severity == Severity.IMPORTANT}
     if not lines or an.src is None:
         return []
     out = []
     for node in walk(an.src.tree.root_node):
+        fallback = class_fallback(node, lambda n: text_of(an.src, n)) if node.type == "if_statement" else None
+        if fallback is not None and an.line_of(fallback[0]) in lines:  # flagged only when it names all three
+            first, last, _subject, names = fallback
+            classes = [c for c in UNREACHABLE_CLASSES if c not in names]
+            out.append((an.line_of(first), _last_line(an, last), "else", classes))
         if node.type not in ("expression_case", "default_case", "if_statement") or an.line_of(node) not in lines:
             continue
         if node.type == "default_case":  # flagged only when every class llm-d yields has its own case
@@ -54,8 +62,7 @@ def _spans(an: Analysis) -> list[tuple[int, int, str, list[str]]]:
         # `c == "batch"` alone or with && holds never: the condition and the block are dead; `!=` or || are not.
         if node.type == "if_statement" and ("==" not in what or "!=" in what or "||" in what):
             continue
-        row, column = body.end_point
-        last = an.src.to_original_line(row + (1 if column else 0))  # a case ends where the next one starts
+        last = _last_line(an, body)
         label = {"expression_case": f"case {what}", "default_case": "default:"}.get(node.type, what)
         if node.type == "default_case":
             named = {_string(v) for c in node.parent.named_children if c.type == "expression_case" for v in _values(c)}
@@ -64,6 +71,11 @@ def _spans(an: Analysis) -> list[tuple[int, int, str, list[str]]]:
             classes = [c for c in re.findall(r'"([^"]*)"', what) if c in UNREACHABLE_CLASSES]
         out.append((an.line_of(node), last, label, list(dict.fromkeys(classes))))
     return out
+
+
+def _last_line(an: Analysis, body: Node) -> int:
+    row, column = body.end_point
+    return an.src.to_original_line(row + (1 if column else 0))  # a case ends where the next one starts
 
 
 def unreachable_params(an: Analysis) -> dict[str, tuple[int, str]]:
@@ -188,6 +200,8 @@ def constant_comment(th) -> str:
         return f"{th.constant} {no_source(th.inert)} (always 0)."
     if th.dead_branch[1] == "default:":  # its switch names every class llm-d sends: the rest never come
         return f"{th.constant} acts only in the default arm, for SLO classes llm-d never sends this plugin."
+    if th.dead_branch[1] == "else":  # so does its if/else chain
+        return f"{th.constant} acts only past an if/else chain naming every class llm-d sends, for SLO classes it never sends."
     classes = [f'SLO class "{c}"' if c else "the empty SLO class" for c in re.findall(r'"([^"]*)"', th.dead_branch[1])]
     which = " or ".join(dict.fromkeys(classes)) or "an SLO class"
     return f"{th.constant} acts only for {which}, which llm-d never sends this plugin."
@@ -200,7 +214,8 @@ _RECEIVED = {"critical", "standard", "sheddable"}
 def arm_comments(an: Analysis) -> dict[int, str]:
     """End-of-line comments (by the byte offset of the line's end) for the ``case`` arms of a switch on the SLO
     class that the plugin never takes for the request it decides on: an arm whose every class llm-d never sends,
-    and the ``default`` of a switch whose other arms name every class it does send."""
+    and the ``default`` of a switch whose other arms name every class it does send; and the fallback of an if/else
+    chain naming every such class (its last ``else``, the code after a chain whose branches all return)."""
     lines = {f.source_line for f in an.findings if f.check == UNREACHABLE_SLO and f.severity == Severity.IMPORTANT}
     if not lines or an.src is None:
         return {}
@@ -212,6 +227,11 @@ def arm_comments(an: Analysis) -> dict[int, str]:
     )
     out: dict[int, str] = {}
     for node in walk(an.src.tree.root_node):
+        fallback = class_fallback(node, lambda n: text_of(an.src, n)) if node.type == "if_statement" else None
+        if fallback is not None and an.line_of(fallback[0]) in lines:
+            eol = _end_of_line(an.src.go_bytes, fallback[0].start_byte + (1 if fallback[0].type == "block" else 0))
+            if eol is not None:
+                out[eol] = f" // {never}" if fallback[0].type == "block" else f" // {never.replace('taken', 'reached')}"
         if node.type != "expression_switch_statement":
             continue
         arms = [c for c in node.named_children if c.type in ("expression_case", "default_case")]
@@ -241,8 +261,11 @@ def _string(node: Node) -> str | None:
 def _line_end(data: bytes, arm: Node) -> int | None:
     """The end of the line holding the arm's ``:``, None when that line already carries a comment."""
     colon = next((c for c in arm.children if c.type == ":"), None)
-    if colon is None:
-        return None
-    end = data.find(b"\n", colon.end_byte)
+    return None if colon is None else _end_of_line(data, colon.end_byte)
+
+
+def _end_of_line(data: bytes, start: int) -> int | None:
+    """The end of the line holding ``start``, None when a comment follows ``start`` on it."""
+    end = data.find(b"\n", start)
     end = len(data) if end < 0 else end
-    return None if b"//" in data[colon.end_byte : end] or b"/*" in data[colon.end_byte : end] else end
+    return None if b"//" in data[start:end] or b"/*" in data[start:end] else end

@@ -312,6 +312,7 @@ class Walker(ExprMixin):
             self.visit(init)
         cond = node.child_by_field_name("condition")
         cv = self.ex(cond) if cond is not None else Val()
+        self.check_slo_fallback(node)
         self.cond_stack.append((cv, cond))
         cons = node.child_by_field_name("consequence")
         if cons is not None:

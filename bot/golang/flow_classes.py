@@ -1,7 +1,7 @@
 """What the data-flow walk learns from branches on the request's SLO class: the class names it compares (a
-name llm-d never sends, a ``default`` only such names reach) and the values chosen per class (a switch's cases,
-whose every value is a parameter named for its class). A mixin of ``bot.golang.flow.Walker``, beside
-``bot.golang.flow_exprs``, which calls it when a literal becomes a parameter."""
+name llm-d never sends, a ``default`` or an if/else chain's fallback only such names reach) and the values chosen
+per class (a switch's cases, whose every value is a parameter named for its class). A mixin of
+``bot.golang.flow.Walker``, beside ``bot.golang.flow_exprs``, which calls it when a literal becomes a parameter."""
 
 from __future__ import annotations
 
@@ -116,34 +116,20 @@ class ClassMixin:
         return "other", before.child_by_field_name("condition"), [*_branches(links), stmt]
 
     def _chain_links(self, head: Node) -> dict[Node, list[str]] | None:
-        """Each ``if`` of the chain from ``head`` on, with the class names its condition compares with; None when
-        a condition compares anything else."""
-        links: dict[Node, list[str]] = {}
-        node: Node | None = head
-        while node is not None and node.type == "if_statement":
-            words = self._class_names(node.child_by_field_name("condition"))
-            if not words:
-                return None
-            links[node] = words
-            node = node.child_by_field_name("alternative")
-        return links
+        """``chain_links`` read with the walker's text."""
+        return chain_links(head, self.t)
 
-    def _class_names(self, cond: Node | None) -> list[str]:
-        """The names ``cond`` accepts when it is only ``x == "name"`` comparisons joined by ``||``."""
-        while cond is not None and cond.type == "parenthesized_expression":
-            cond = named(cond)[0]
-        if cond is None or cond.type != "binary_expression":
-            return []
-        op = self.t(cond.child_by_field_name("operator"))
-        left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-        if op == "||":
-            a, b = self._class_names(left), self._class_names(right)
-            return a + b if a and b else []
-        lit = next((x for x in (left, right) if x is not None and x.type == "interpreted_string_literal"), None)
-        if op != "==" or lit is None:
-            return []
-        word = self.t(lit)[1:-1]
-        return [word if re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", word) else ""]
+    def check_slo_fallback(self, head: Node) -> None:
+        """The fallback of an if/else chain on the class that names every class the adapter produces (its last
+        ``else``, or what follows a chain whose every branch returns) runs only for classes llm-d never yields,
+        as a switch's ``default`` does (``check_slo_default``)."""
+        fallback = class_fallback(head, self.t)
+        if fallback is None or "SLOClass" not in self.ex(fallback[2]).taint:
+            return
+        first, _last, subject, names = fallback
+        left = [c for c in UNREACHABLE_CLASSES if c not in names]
+        form = "else" if first.type == "block" else "after"
+        self.hazard("slo-fallback-unreachable", first, subject=self.t(subject), left=left, form=form)
 
     def returned_per_class(self, ret: Node) -> None:
         """``return 0.9`` in a branch on the class (a string switch's case or default, an if/else chain on
@@ -338,6 +324,77 @@ class ClassMixin:
             if alt.type == "interpreted_string_literal" and self.t(alt).strip('"') in REACHABLE_CLASSES:
                 return self.t(alt).strip('"')
         return None
+
+
+def class_comparisons(cond: Node | None, t) -> list[tuple[Node, str]]:
+    """(what is compared, the name) of each ``x == "name"`` comparison of ``cond`` when it is only such
+    comparisons joined by ``||``, else none. ``t`` reads a node's text."""
+    while cond is not None and cond.type == "parenthesized_expression":
+        cond = named(cond)[0]
+    if cond is None or cond.type != "binary_expression":
+        return []
+    op = t(cond.child_by_field_name("operator"))
+    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+    if op == "||":
+        a, b = class_comparisons(left, t), class_comparisons(right, t)
+        return a + b if a and b else []
+    lit = next((x for x in (left, right) if x is not None and x.type == "interpreted_string_literal"), None)
+    if op != "==" or lit is None:
+        return []
+    word = t(lit)[1:-1]
+    return [(right if lit == left else left, word if re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", word) else "")]
+
+
+def chain_links(head: Node, t) -> dict[Node, list[str]] | None:
+    """Each ``if`` of the chain from ``head`` on, with the class names its condition compares with; None when
+    a condition compares anything else."""
+    links: dict[Node, list[str]] = {}
+    node: Node | None = head
+    while node is not None and node.type == "if_statement":
+        words = [w for _, w in class_comparisons(node.child_by_field_name("condition"), t)]
+        if not words:
+            return None
+        links[node] = words
+        node = node.child_by_field_name("alternative")
+    return links
+
+
+def class_fallback(head: Node, t) -> tuple[Node, Node, Node, set[str]] | None:
+    """(its first statement or block, its last, the expression compared, the names compared with) of the
+    fallback of the if/else chain starting at ``head`` when the chain compares one expression with class names
+    and names every class the adapter produces: its last ``else``, or the statements after it when every branch
+    returns (``if c == "critical" { return 0.9 } ...; return 0.5``). Only such a class's request skips every
+    branch, and llm-d sends none: the fallback never runs there. None for any other chain, and for an ``else
+    if`` (a chain is read from its head)."""
+    parent = head.parent
+    if head.type != "if_statement" or (
+        parent is not None and parent.type == "if_statement" and parent.child_by_field_name("alternative") == head
+    ):
+        return None
+    links = chain_links(head, t)
+    if links is None:
+        return None
+    compared = [c for i in links for c in class_comparisons(i.child_by_field_name("condition"), t)]
+    names = {w for _, w in compared}
+    if len({t(subject) for subject, _ in compared}) != 1 or not set(REACHABLE_CLASSES) <= names:
+        return None
+    last = list(links)[-1].child_by_field_name("alternative")
+    if last is not None:
+        return last, last, compared[0][0], names
+    after = [s for s in _siblings_after(head) if s.type != "comment"]
+    if not after or not all(_returns(b) for b in _branches(links)):
+        return None
+    return after[0], after[-1], compared[0][0], names
+
+
+def _siblings_after(node: Node) -> list[Node]:
+    """The statements after ``node`` in its block."""
+    out = []
+    n = node.next_named_sibling
+    while n is not None:
+        out.append(n)
+        n = n.next_named_sibling
+    return out
 
 
 def _joins(walker, node: Node, joiner: str) -> bool:

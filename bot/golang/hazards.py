@@ -38,7 +38,8 @@ Check ids and severities:
   same clause also accepts a class the mapping produces (``case "standard", "":``, or ``||``): the branch
   still runs and only that alternative is dead. IMPORTANT too at the ``default:`` of a switch on the class whose
   cases name critical, standard and sheddable: only a class llm-d never yields reaches it (not in a scheduler,
-  whose modelled waiting requests may carry such a class through ``incumbentSLOClass``).
+  whose modelled waiting requests may carry such a class through ``incumbentSLOClass``); so at the last ``else``
+  of an if/else chain on the class naming all three, or the code after one whose every branch returns.
 - ``hazard.unbounded-client-keyed-state`` (IMPORTANT): the evolved receiver writes a map entry keyed by
   a client-controlled request value (TenantID = the fairness-ID header, SessionID, a header-derived
   SLO target) and nothing deletes, resets or caps the map. In BLIS the keys were bounded by
@@ -268,22 +269,31 @@ def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
                     ),
                 )
             )
-        elif kind == "slo-default-unreachable" and an.kind != PolicyKind.SCHEDULING:
+        elif kind in ("slo-default-unreachable", "slo-fallback-unreachable") and an.kind != PolicyKind.SCHEDULING:
             # A scheduler's modelled waiting requests take incumbentSLOClass, which may be such a class: reachable.
             left = " or ".join(f"`{c}`" if c else "the empty class" for c in info["left"]) or "a class it never names"
+            where, arm, it = {
+                None: (f"the `default:` of `switch {info['subject']}`", "case", "the default"),
+                "else": (f"the last `else` of the if/else chain on `{info['subject']}`", "branch", "the else"),
+                "after": (
+                    f"`{snippet}`, after the if/else chain on `{info['subject']}` whose every branch returns,",
+                    "branch",
+                    "that code",
+                ),
+            }[info.get("form")]
             out.append(
                 Finding(
                     severity=Severity.IMPORTANT,
                     check=UNREACHABLE_SLO,
                     source_line=line,
                     message=(
-                        f"the `default:` of `switch {info['subject']}` is reached only by a class no case names "
+                        f"{where} is reached only by a class no {arm} names "
                         f"(in BLIS: {left}), but the plugin reads the class from the request's llm-d priority, which "
-                        "only yields critical, standard or sheddable, and each has its own case: "
-                        "the default never runs in llm-d, and what it sets never acts (such requests arrive as one "
-                        "of the three and take its case instead)"
+                        f"only yields critical, standard or sheddable, and each has its own {arm}: "
+                        f"{it} never runs in llm-d, and what it sets or returns never acts (such requests arrive as one "
+                        f"of the three and take its {arm} instead)"
                     ),
-                    fix="nothing to do if the default only caught unclassified requests in BLIS; if they should keep "
+                    fix=f"nothing to do if {it} only caught unclassified requests in BLIS; if they should keep "
                     "its value in llm-d, map them explicitly (e.g. a priority band of their own in the "
                     "InferenceObjectives) and compare with the class the mapping produces",
                 )

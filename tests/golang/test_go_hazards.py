@@ -7,6 +7,7 @@ from bot.model import Severity
 
 ROUTE = 'func (ws *WeightedScoring) Route(req *Request, state *RouterState) RoutingDecision {{\n{body}\n\treturn NewRoutingDecision("x", "y")\n}}\n'
 ADMIT = 'func (a *Gate) Admit(req *Request, state *RouterState) (bool, string) {{\n{body}\n\treturn true, ""\n}}\n'
+ORDER = "func (s *Sched) OrderQueue(requests []*Request, clock int64) {{\n{body}\n}}\n"
 
 
 def findings(an, check):
@@ -135,6 +136,91 @@ def test_a_class_switch_default_only_unnamed_classes_reach_is_unreachable(analyz
         an = analyze_text(ADMIT.format(body=body.replace(cases, live)))
         assert not [f for f in findings(an, hazards.UNREACHABLE_SLO) if "default" in f.message]
         assert "otherWValue" not in {th.constant for th in an.thresholds} | set(dead_branches.unreachable_params(an))
+
+
+#: An if/else chain on the class naming every class llm-d sends; its last `else` (line 10) serves the rest.
+CLASS_CHAIN = (
+    '\tw := 0.0\n\tc := req.SLOClass\n\tif c == "critical" {\n\t\tw = 0.9\n\t} else if c == "standard" {\n\t\tw = 0.5\n'
+    '\t} else if c == "sheddable" {\n\t\tw = 0.1\n\t} else {\n\t\tw = 0.4\n\t}\n\tif w > 0.3 {\n\t\treturn false, "x"\n\t}'
+)
+#: Trial p2's helper: every branch of the chain returns, so the `return` after it (line 9) serves the rest.
+CHAIN_HELPER = """func classSignalWeights(class string) (kvW, queueW float64) {
+\tif class == "critical" {
+\t\treturn 0.2, 0.6
+\t} else if class == "standard" {
+\t\treturn 0.3, 0.3
+\t} else if class == "sheddable" || class == "batch" {
+\t\treturn 0.5, 0.1
+\t}
+\treturn 0.34, 0.33
+}
+
+""" + ROUTE.format(
+    body="\tkvW, queueW := classSignalWeights(req.SLOClass)\n\tscores := make(map[string]float64)\n"
+    "\tfor _, snap := range state.Snapshots {\n"
+    "\t\tscores[snap.ID] = kvW*(1-snap.KVUtilization) + queueW*float64(snap.QueueDepth)\n\t}\n\t_ = scores"
+)
+
+
+def test_the_fallback_of_an_if_chain_naming_every_class_llm_d_sends_is_unreachable(analyze_text):
+    """Trial p2: `if class == "critical" {...} else if class == "standard" {...} else if class == "sheddable" ||
+    class == "batch" {...}; return 0.34, 0.33`. What follows the chain runs only for background and the empty
+    class, which llm-d never sends, as a switch's `default:` beside cases for all three does; yet its numbers stayed
+    live parameters (otherKVWeight) with an untested-parameter finding each. They are now constants of evolved.go
+    with the reason, and the fallback is dead logic stage 3 reads, whether a last `else` or the code after a chain
+    whose every branch returns."""
+    from bot.golang import dead_branches
+
+    for program, line, constants, classes in (
+        (ADMIT.format(body=CLASS_CHAIN), 10, {"otherWValue": 0.4}, ["batch", "background", ""]),
+        (CHAIN_HELPER, 9, {"otherKVWeight": 0.34, "otherQueueWeight": 0.33}, ["background", ""]),
+    ):
+        an = analyze_text(program)
+        dead = [f for f in findings(an, hazards.UNREACHABLE_SLO) if f.severity == Severity.IMPORTANT]
+        assert [f.source_line for f in dead] == [line], an.findings
+        assert "if/else chain on `c`" in dead[0].message or "if/else chain on `class`" in dead[0].message, dead
+        assert {th.constant: th.value for th in an.thresholds if th.constant} == constants, an.thresholds
+        assert {th.constant: th.dead_branch for th in an.thresholds if th.constant} == dict.fromkeys(
+            constants, (line, "else")
+        )
+        assert not set(constants) & {th.param for th in an.thresholds}
+        reason = dead_branches.reason(next(iter(constants)), line, "else")
+        assert f"the branch on `else` (line {line})" in reason, reason
+        comment = dead_branches.constant_comment(next(th for th in an.thresholds if th.constant))
+        assert "if/else chain" in comment and "never sends" in comment, comment
+        [logic] = dead_branches.dead_logic(an)
+        assert (logic.line, logic.code, logic.classes, logic.names) == (line, "else", classes, list(constants))
+    # the other classes' values act in llm-d and stay parameters
+    assert {"criticalKVWeight", "standardKVWeight", "sheddableKVWeight"} <= {th.param for th in an.thresholds}
+
+
+def test_the_fallback_of_an_if_chain_that_leaves_a_class_llm_d_sends_to_it_stays_live(analyze_text):
+    """A chain that does not name critical, standard and sheddable (here: no sheddable, which then takes the last
+    `else` or the `return` after), or one comparing something beside the class, or one whose branches do not all
+    return (the code after runs after them too), leaves its fallback live: a parameter. So does a scheduler's, whose
+    modelled waiting requests may carry any class (dead_branches)."""
+    from bot.golang import dead_branches
+    from bot.model import PolicyKind
+
+    live = (
+        ADMIT.format(body=CLASS_CHAIN.replace('"sheddable"', '"premium"')),
+        ADMIT.format(body=CLASS_CHAIN.replace('c == "standard"', 'c == "standard" && len(req.InputTokens) > 9')),
+        ADMIT.format(body=CLASS_CHAIN.replace('if c == "standard"', 'if req.TenantID == "standard"')),
+        CHAIN_HELPER.replace('"sheddable" || class == "batch"', '"batch"'),
+        CHAIN_HELPER.replace("\t\treturn 0.3, 0.3\n", "\t\tkvW, queueW = 0.3, 0.3\n"),
+    )
+    for program in live:
+        an = analyze_text(program)
+        assert not [f for f in findings(an, hazards.UNREACHABLE_SLO) if "chain" in f.message], an.findings
+        assert not [th.constant for th in an.thresholds if th.dead_branch and th.dead_branch[1] == "else"]
+        assert all(th.param for th in an.thresholds if th.value in (0.4, 0.34)), an.thresholds  # the fallback's
+        assert not [d for d in dead_branches.dead_logic(an) if d.code == "else"]
+    body = CLASS_CHAIN.replace("req.SLOClass", "requests[0].SLOClass").replace(
+        'return false, "x"', "requests[0].Priority++"
+    )
+    an = analyze_text(ORDER.format(body=body), kind=PolicyKind.SCHEDULING)
+    assert not [th.constant for th in an.thresholds if th.constant], an.thresholds
+    assert "otherWValue" in {th.param for th in an.thresholds}, an.thresholds
 
 
 def test_sim_scale_load_threshold_is_important_kv_is_a_suggestion(analyze_text):
