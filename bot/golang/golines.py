@@ -68,6 +68,11 @@ def width(line: str) -> int:
     return len(line.expandtabs(TAB))
 
 
+def fits(line: str) -> bool:
+    """Whether a line (tabs and all) stays within WIDTH: a template's test for picking a one-line form."""
+    return width(line) <= WIDTH
+
+
 def wrap(expr: str, indent: int, col: int, tail: int = 1) -> str:
     """``expr`` as Go text starting at column ``col`` of a line indented ``indent`` tabs, followed by ``tail``
     more characters on its last line (a trailing comma), broken so that its lines fit WIDTH where brackets allow."""
@@ -104,3 +109,34 @@ def wrap(expr: str, indent: int, col: int, tail: int = 1) -> str:
 def _fits_each(elements: list[str]) -> bool:
     """Whether the arguments before a hugged literal are short (a name, a count), not literals of their own."""
     return all(_group(e) is None and len(e) <= 40 for e in elements)
+
+
+def message_call(head: str, message: str, args: list[str], indent: int, quote) -> str:
+    """``head(<message>, args...)`` as Go text after ``indent`` tabs, fitting WIDTH: on one line when it fits, else
+    the arguments on a continuation line, and a message too long for any line cut at spaces into quoted pieces
+    joined by ``+`` (``quote`` writes one piece as a Go string; the message reads the same at run time)."""
+    tail = "".join(", " + a for a in args) + ")"
+    one = f"{head}({quote(message)}{tail}"
+    col, inside = indent * TAB, "\n" + "\t" * (indent + 1)
+    if col + len(one) <= WIDTH:
+        return one
+    first = f"{head}({quote(message)},"
+    if col + len(first) <= WIDTH and args and (indent + 1) * TAB + len(tail) - 2 <= WIDTH:
+        return first + inside + tail[2:]
+    pieces, line, room = [], "", WIDTH - col - len(head) - 3  # the first piece shares its line with head( and +
+    for word in message.split(" "):
+        if line and len(quote(line + word + " ")) > room:
+            pieces.append(line)
+            line, room = "", WIDTH - (indent + 1) * TAB - 2
+        line += word + " "
+    pieces.append(line[:-1])
+    if (indent + 1) * TAB + len(quote(pieces[-1])) + len(tail) > WIDTH and args:
+        tail = "," + inside + tail[2:]  # the arguments after the last piece would run past: a line of their own
+    return f"{head}(" + ("+" + inside).join(quote(p) for p in pieces) + tail
+
+
+def signature(head: str, params: str, results: str = "") -> str:
+    """A top-level ``func`` line, ``head(params) results {``: on one line when it fits, else the parameters on their
+    own lines below it (gofmt's layout for a long signature), ``) results {`` closing them."""
+    after = f" {results} {{" if results else " {"
+    return wrap(f"{head}({params})", 0, 0, len(after)) + after

@@ -17,6 +17,7 @@ import jinja2
 
 from bot.dictionary import Dictionary
 from bot.escape import go_comment, go_string, md
+from bot.golang.golines import fits, message_call, signature, wrap
 from bot.model import PolicyKind
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -62,6 +63,11 @@ def _env() -> jinja2.Environment:
     env.filters["gocomment"] = go_comment
     env.filters["goraw"] = go_raw
     env.filters["md"] = md
+    # Line width (bot.golang.golines): whether a line fits, and an expression broken to fit where it starts.
+    env.filters["gofits"] = fits
+    env.filters["gowrap"] = wrap
+    env.filters["gofunc"] = signature
+    env.filters["gomessage"] = lambda head, message, args, indent: message_call(head, message, args, indent, go_string)
     env.filters["comment"] = lambda text, indent=0: "\n".join(
         "\t" * indent + "// " + go_comment(line) for line in comment_lines(text, indent)
     )

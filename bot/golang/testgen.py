@@ -28,7 +28,7 @@ from bot.golang.generate import (
     Generated,
 )
 from bot.golang.gofiles import sort_imports
-from bot.golang.golines import TAB, wrap
+from bot.golang.golines import TAB, WIDTH, fits, wrap
 from bot.golang.gonames import go_float, go_quote, render
 from bot.golang.probes import ADMISSION_POOLS, CLOCK, SPACING, Case
 from bot.model import PolicyKind
@@ -121,6 +121,18 @@ def _wrapped(row: dict) -> dict:
     return out
 
 
+def _json_lines(text: str, indent: int, col: int) -> str:
+    """JSON text inside a Go raw string starting at column ``col`` of a line indented ``indent`` tabs, a list too
+    long for the line written one element a line (the scorers list): JSON does not mind the line breaks."""
+    if col + len(text) + 3 <= WIDTH or "[{" not in text:  # the raw string's quotes and a comma
+        return text
+    head, _, rest = text.partition("[")
+    body, _, tail = rest.rpartition("]")
+    elements = re.split(r"(?<=\}), (?=\{)", body)
+    inside = "\t" * (indent + 1)
+    return head + "[\n" + ",\n".join(inside + e for e in elements) + "\n" + "\t" * indent + "]" + tail
+
+
 def fields_read(gen: Generated) -> frozenset[str]:
     """The endpoint-metrics and request fields the shipped plugin reads anywhere: a test input sets only
     these, so a reader sees what the case is about (a field nothing reads changes no decision)."""
@@ -200,24 +212,34 @@ def _queue_ctx(rows: list[dict], read: frozenset[str]) -> dict:
             w = waiting[s.about[0]]
             name = f"past maxPseudoQueue: {w[-1]} waiting scores like {w[-2]}"
             shown = said[0] != "any request"
-            request = _queue_request(s.about[0], read)
+            call = f"queueScores(t, {_queue_request(s.about[0], read)}, {', '.join(map(str, w))})"
             statements.append(
-                {"name": name + (f" ({said[0]})" if shown else ""), "cap": True, "waiting": w, "request": request}
+                {
+                    "name": name + (f" ({said[0]})" if shown else ""),
+                    "cap": True,
+                    "waiting": w,
+                    "call": wrap(call, 2, 2 * TAB + len("got := "), 0),
+                }
             )
             continue
         name, calls = _QUEUE_SAYS[s.kind]
         scores = ", ".join(f"scores[{go_quote(x)}]" for x in said)
-        statements.append(
-            {"name": _pair_name(name, said), "cap": False, "calls": [f"{c}(t, waiting, {scores})" for c in calls]}
-        )
+        name = _pair_name(name, said)
+        # A name too long to share its line with the function puts it below: its body one tab further in.
+        depth = 2 if fits(f"\tt.Run({go_quote(name)}, func(t *testing.T) {{") else 3
+        calls_said = [wrap(f"{c}(t, waiting, {scores})", depth, depth * TAB, 0) for c in calls]
+        statements.append({"name": name, "cap": False, "calls": calls_said})
         helpers |= set(calls)
     requests = [k for k in waiting if not k[0]]
+    labelled = [(queue_properties.label(k, read), k) for k in requests]
+    # The scores map's values start past the longest quoted key, as gofmt aligns them.
+    key_col = 2 * TAB + max((len(go_quote(said)) for said, _ in labelled), default=0) + 2
     pinned = [
         {
             "name": f"{queue_properties.label(p.key, read)} ({p.why}): endpoints with "
             + ", ".join(map(str, waiting[p.key][:-1]))
             + f" and {waiting[p.key][-1]} waiting",
-            "request": _queue_request(p.key, read),
+            "request": wrap(_queue_request(p.key, read), 3, 3 * TAB + len("request: ")),
             "waiting": ", ".join(map(str, waiting[p.key])),
             "want": ", ".join(repr(float(v)) for v in p.scores),
         }
@@ -227,7 +249,10 @@ def _queue_ctx(rows: list[dict], read: frozenset[str]) -> dict:
         "statements": statements,
         "helpers": helpers,  # none: no statement reads the requests' scores, so the test declares none
         "waiting": ", ".join(map(str, waiting[requests[0]])) if requests else "",
-        "requests": [{"said": queue_properties.label(k, read), "request": _queue_request(k, read)} for k in requests],
+        "requests": [
+            {"said": said, "call": wrap(f"queueScores(t, {_queue_request(k, read)}, waiting...)", 2, key_col)}
+            for said, k in labelled
+        ],
         "pinned": pinned,
     }
 
@@ -258,8 +283,12 @@ def render_test(
             },
             {"name": "empty scorer list is rejected", "json": '{"scorers": []}'},
         ]
+    # TestDefaultsAreTheEvolvedValues' want: gofmt pads each field to the longest, and a long value (the scorers
+    # list) is broken from there.
+    want_col = 2 * TAB + max((len(p.field) for p in gen.params), default=0) + 2
     want_params = [
-        {"field": p.field, "want": p.threshold.literal if p.threshold is not None else p.default} for p in gen.params
+        {"field": p.field, "want": wrap(p.threshold.literal if p.threshold is not None else p.default, 2, want_col)}
+        for p in gen.params
     ]
     adapter_checks = []
     for aline in gen.snapshot_lines:
@@ -385,9 +414,11 @@ def render_test(
         type_const=gen.type_const,
         struct=gen.struct,
         defaults_json="{\n"
-        + ",\n".join(f"\t{json.dumps(p.name)}: {json.dumps(p.json_default)}" for p in gen.params)
+        + ",\n".join(
+            "\t" + _json_lines(f"{json.dumps(p.name)}: {json.dumps(p.json_default)}", 1, TAB) for p in gen.params
+        )
         + "\n}",
-        bad=bad,
+        bad=[b | {"json": _json_lines(b["json"], 3, 3 * TAB + len("params:  "))} for b in bad],
         params=want_params,
         metrics_literal=", ".join(f"{k}: {v}" for k, v in _TEST_METRICS.items()),
         adapter_checks=adapter_checks,

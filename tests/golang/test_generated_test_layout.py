@@ -14,11 +14,13 @@ import pytest
 
 from bot.golang.golines import WIDTH, width, wrap
 
-from .conftest import FIXTURES, translate_path
+from .conftest import CORPUS, EXAMPLE, FIXTURES, translate_path
 
 CLASS_BUDGET = FIXTURES / "admission_class_budget.go"
-#: A subtest's name stays one string: ``go test`` prints it, and the reader greps the file for it.
-_NAME_LINE = re.compile(r'^\t+name:\s+"(?:[^"\\]|\\.)*",$')
+S02 = CORPUS / "s02_sjf_starvation_guard.go"
+#: A subtest's name stays one string: ``go test`` prints it, and the reader greps the file for it (a table row's
+#: ``name:`` or a ``t.Run`` whose function opens on the next line).
+_NAME_LINE = re.compile(r'^\t+(?:name:\s+|t\.Run\()"(?:[^"\\]|\\.)*",$')
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +37,37 @@ def test_a_burst_is_one_helper_call_and_no_generated_line_runs_past_the_width(bu
     assert re.search(r"warmups:\s+burst\(0, 48, scheduling\.InferenceRequest\{", test), test
     assert 'RequestID: "w-1"' not in test  # the burst numbers its copies, nothing spells them out
     assert "func burst(first, n int, r scheduling.InferenceRequest) []*scheduling.InferenceRequest {" in test
+
+
+def _long_lines(tr) -> list[str]:
+    """Every line of the generated Go files (plugin and test) past WIDTH, a subtest's name aside, and the evolved
+    logic's own statements in evolved.go (indented: inside the source's functions), which keep the layout the
+    source gave them with the parameters' names put in (the example's KV-pressure line)."""
+    return [
+        f"{path.rsplit('/', 1)[-1]}: {ln[:160]}"
+        for path, text in tr.files.items()
+        if path.endswith(".go")
+        for ln in text.splitlines()
+        if width(ln) > WIDTH and not _NAME_LINE.match(ln) and not (path.endswith("/evolved.go") and ln[:1] == "\t")
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("path", "plugin_type"),
+    [
+        (EXAMPLE, "evolved-adaptive-scorer"),  # a router with a scorers list, as conftest.toolchain_run names it
+        (S02, None),  # a scheduler: its queue helpers and TestQueueBehaviour
+        (CLASS_BUDGET, "evolved-class-budget-admission"),
+    ],
+    ids=["example-router", "s02-scheduler", "class-budget-admitter"],
+)
+def test_no_generated_go_line_runs_past_the_width(dictionary, path, plugin_type):
+    """The scorer and scheduler templates held fixed lines of 130 to 190 columns (the scorers default, scoreWith's
+    signature, the newRouterState calls, the queue helpers' messages, Score's signature): each is broken where Go
+    allows, in the test file and in the plugin's own files."""
+    _, _, tr = translate_path(path, dictionary, plugin_type)
+    assert not _long_lines(tr), _long_lines(tr)
 
 
 @pytest.mark.slow
