@@ -29,7 +29,7 @@ def test_a01s_plugin_caps_tenant_counts_with_a_validated_documented_parameter(di
     assert 'if p.MaxTrackedTenantCounts <= 0 {\n\t\treturn fmt.Errorf("maxTrackedTenantCounts must be > 0' in main
     # The check runs after every call into the evolved code, under the same lock, and clears the map past the cap.
     assert "if len(a.policy.tenantCounts) > a.params.MaxTrackedTenantCounts {\n\t\tclear(a.policy.tenantCounts)" in main
-    admit = main[main.index(") admit(req") :]
+    admit = main[main.index(") admit(") :]  # its parameters may break over lines (golines)
     assert admit.index("a.mu.Lock()") < admit.index("defer a.capState()") < admit.index("a.policy.Admit(")
     # classCounts is keyed by the SLO class (three values in llm-d): not flagged, not capped.
     assert "classCounts) >" not in main
