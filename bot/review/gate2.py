@@ -341,44 +341,40 @@ def _testability(hyps, summary: TranslationSummary) -> list[Finding]:
         dead = [s for s in h.signals if s in summary.untranslatable]
         logic = rests_on_dead_logic(hypothesis_texts(h), summary) if h.track is Track.A else []
         if dead and not h.not_testable:
-            out.append(
-                Finding(
-                    severity=Severity.IMPORTANT,
-                    check="G2.not-testable-as-translated",
-                    file=path,
-                    line=1,
-                    message=f"{h.id}'s mechanism reads {', '.join(dead)}, which the plugin holds constant, yet it "
-                    "would be judged by the benchmark as if the mechanism ran",
-                    fix="regenerate the hypotheses (stage 3), or remove the signal from `signals` if the mechanism does not read it",
-                )
+            message = (
+                f"{h.id}'s mechanism reads {', '.join(dead)}, which the plugin holds constant, yet it would be "
+                "judged by the benchmark as if the mechanism ran"
             )
+            fix = "regenerate the hypotheses (stage 3), or remove the signal from `signals` if the mechanism does not read it"
         elif logic and not h.not_testable:
             planned = "is planned and would be judged by the benchmark" if h.benchmarked else "is not set aside"
-            out.append(
-                Finding(
-                    severity=Severity.IMPORTANT,
-                    check="G2.not-testable-as-translated",
-                    file=path,
-                    line=1,
-                    message=f"{h.id}'s mechanism rests on logic gate 1 found dead in the plugin, {described(logic)}; "
-                    f"yet it {planned} as if that logic ran: it cannot act in llm-d, so no result would be its doing",
-                    fix="regenerate the hypotheses (stage 3) so it is recorded as not testable as translated; if the "
-                    "claim does not rest on that logic, reword its mechanism to name the logic it rests on",
-                )
+            message = (
+                f"{h.id}'s mechanism rests on logic gate 1 found dead in the plugin, {described(logic)}; yet it "
+                f"{planned} as if that logic ran: it cannot act in llm-d, so no result would be its doing"
+            )
+            fix = (
+                "regenerate the hypotheses (stage 3) so it is recorded as not testable as translated; if the claim "
+                "does not rest on that logic, reword its mechanism to name the logic it rests on"
             )
         elif h.not_testable and not dead and not cited(h.not_testable, summary):
-            out.append(
-                Finding(
-                    severity=Severity.IMPORTANT,
-                    check="G2.not-testable-as-translated",
-                    file=path,
-                    line=1,
-                    message=f"{h.id} is set aside as not testable as translated, but none of its signals "
-                    f"({', '.join(h.signals) or 'none'}) is untranslatable and it rests on no logic the translation "
-                    "records as dead",
-                    fix="regenerate the hypotheses (stage 3) so the benchmark judges it",
-                )
+            message = (
+                f"{h.id} is set aside as not testable as translated, but none of its signals "
+                f"({', '.join(h.signals) or 'none'}) is untranslatable and it rests on no logic the translation "
+                "records as dead"
             )
+            fix = "regenerate the hypotheses (stage 3) so the benchmark judges it"
+        else:
+            continue
+        out.append(
+            Finding(
+                severity=Severity.IMPORTANT,
+                check="G2.not-testable-as-translated",
+                file=path,
+                line=1,
+                message=message,
+                fix=fix,
+            )
+        )
     return out
 
 
