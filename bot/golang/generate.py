@@ -28,6 +28,7 @@ from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
 from bot.golang.carry import MARKER_LINE, Edit, carry_function, carry_type, made_fields, plan_names
 from bot.golang.data_keys import INFLIGHT, KEYS, PREFIX, config_note, param_spec, reads
 from bot.golang.gofiles import drop_file_references, drop_marker_lines, format_go, remap_lines, sort_imports, splice
+from bot.golang.golines import wrap_statements
 from bot.golang.gonames import comment_lines, file_stem, go_float, package_dir, package_name, render, struct_name
 from bot.golang.host import host_call_args
 from bot.golang.params import ParamSpec, incumbent_parts, param_specs
@@ -282,7 +283,7 @@ def generate(
         render("evolved.go.j2", **evolved_ctx, blocks=[placeholder.format(i) for i in range(len(watched))]), watched
     )
     harness_evolved = drop_marker_lines(harness_evolved, MARKER_LINE)
-    shipped = drop_file_references(drop_marker_lines(evolved_text, MARKER_LINE))
+    shipped = wrap_statements(drop_file_references(drop_marker_lines(evolved_text, MARKER_LINE)))
     evolved_map, evolved_text = remap_lines(evolved_text, shipped, evolved_map), shipped
 
     # ---- adapter.go ---------------------------------------------------------------------

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from bot.golang.golines import WIDTH, width, wrap
+from bot.golang.golines import WIDTH, same_code, width, wrap, wrap_statements
 
 from .conftest import CORPUS, EXAMPLE, FIXTURES, translate_path
 
@@ -40,15 +40,14 @@ def test_a_burst_is_one_helper_call_and_no_generated_line_runs_past_the_width(bu
 
 
 def _long_lines(tr) -> list[str]:
-    """Every line of the generated Go files (plugin and test) past WIDTH, a subtest's name aside, and the evolved
-    logic's own statements in evolved.go (indented: inside the source's functions), which keep the layout the
-    source gave them with the parameters' names put in (the example's KV-pressure line)."""
+    """Every line of the generated Go files (plugin and test) past WIDTH, a subtest's name aside; the evolved
+    logic's own statements too (the example's KV-pressure line ran to 145 columns with the parameters put in)."""
     return [
         f"{path.rsplit('/', 1)[-1]}: {ln[:160]}"
         for path, text in tr.files.items()
         if path.endswith(".go")
         for ln in text.splitlines()
-        if width(ln) > WIDTH and not _NAME_LINE.match(ln) and not (path.endswith("/evolved.go") and ln[:1] == "\t")
+        if width(ln) > WIDTH and not _NAME_LINE.match(ln)
     ]
 
 
@@ -96,3 +95,67 @@ def test_wrap_hugs_the_last_literal_and_leaves_what_fits():
     # A string literal is never split, whatever it holds.
     quoted = '&x.T{Name: "a, b {c}", Other: ' + '"' + "y" * 130 + '"}'
     assert '"a, b {c}"' in wrap(quoted, 0, 0) and ("y" * 130) in wrap(quoted, 0, 0)
+
+
+#: The corpus's evolved statements that ran past WIDTH once their literals were parameters (indent, statement).
+_CARRIED_LONG = [
+    (
+        3,
+        (
+            "adj *= math.Max(ws.params.KVUtilizationFloor, 1.0-ws.params.KVUtilizationCoeff*(snap.KVUtilization-"
+            "ws.params.KVUtilizationThreshold))"
+        ),
+    ),
+    (
+        2,
+        (
+            "scores[snap.ID] -= ws.params.KVUtilizationCoeff * (snap.KVUtilization - ws.params.KVUtilizationThreshold) / "
+            "ws.params.KVUtilizationDivisor"
+        ),
+    ),
+    (
+        3,
+        (
+            "a.typicalLoad = a.params.TypicalLoadDecay*a.typicalLoad + a.params.TypicalLoadSampleWeight*(a.windowLoadSum/"
+            "float64(a.windowSamples))"
+        ),
+    ),
+    (
+        1,
+        (
+            "if maxKVUtil > a.params.MaxKVUtilThreshold || (avgKVUtil > a.params.AvgKVUtilThreshold && minFreeKV < "
+            "a.params.MinFreeKVThreshold) {"
+        ),
+    ),
+    (
+        1,
+        (
+            'return routingDecision{TargetInstance: best.ID, Reason: fmt.Sprintf("least-loaded (%d)", '
+            "best.EffectiveLoad()), Priority: boost}"
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize(("indent", "stmt"), _CARRIED_LONG)
+def test_a_long_carried_statement_breaks_where_go_allows_and_stays_the_same_code(indent, stmt):
+    line = "\t" * indent + stmt
+    assert width(line) > WIDTH
+    got = wrap_statements(line)
+    assert all(width(ln) <= WIDTH for ln in got.splitlines()), got
+    assert len(got.splitlines()) > 1 and same_code(line, got)
+    for ln in got.splitlines()[:-1]:  # every break is one after which Go inserts no semicolon
+        assert ln.rstrip().endswith(("(", "{", ",", "||", "&&", "+", "-", "*", "/")), got
+
+
+def test_a_parenthesised_expression_a_comment_or_a_short_line_is_never_broken():
+    paren = "\t\tx = " + "a" * 60 + " * (" + "b" * 40 + " - " + "c" * 40 + ")"
+    got = wrap_statements(paren)
+    assert ",)" not in got.replace("\n", "").replace("\t", "") and "(" + "b" * 40 in got, got
+    assert same_code(paren, got)
+    commented = "\t\tx := f(" + ", ".join(["arg"] * 30) + ") // why"
+    assert wrap_statements(commented) == commented
+    assert wrap_statements("\tx := f(a, b)") == "\tx := f(a, b)"
+    assert (
+        wrap_statements("func f(" + ", ".join(["a int"] * 30) + ") {") == "func f(" + ", ".join(["a int"] * 30) + ") {"
+    )

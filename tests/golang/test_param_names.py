@@ -87,7 +87,8 @@ def test_a01s_plugin_names_its_window_and_moving_average_and_says_to_tune_the_we
     assert "TypicalLoadDecay is the weight the previous `a.typicalLoad` keeps in its moving average; with " in doc
     assert "TypicalLoadSampleWeight it sums to 1 in the evolved code, so change the two together" in doc
     evolved = next(t for p, t in tr.files.items() if p.endswith("/evolved.go"))
-    assert "a.params.TypicalLoadDecay*a.typicalLoad + a.params.TypicalLoadSampleWeight*(" in evolved
+    # One statement (wrap_statements breaks it after the `+` to fit 120 columns).
+    assert "a.params.TypicalLoadDecay*a.typicalLoad + a.params.TypicalLoadSampleWeight*(" in " ".join(evolved.split())
 
 
 PROMPT_LENGTH = """func (s *Sched) OrderQueue(requests []*Request, clock int64) {
