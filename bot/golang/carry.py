@@ -65,6 +65,7 @@ GENERATED_NAMES = {
     "scoreLoadBalance",
     "normalizeWeights",
     "endpointScores",
+    "choiceGap",
     "routingSnapshot",
     "blisRequest",
     "routerState",

@@ -92,6 +92,13 @@ def fidelity_section(f: Fidelity | None) -> str:
                 out.append(f"- `{c.mapping}`: {_cell(ex)}")
         out.append("")
     out.extend(fidelity_classes.report_lines(f, _cell))
+    if f.tied:
+        out.append(
+            f"The counts of states above count {f.tied} tie(s) as disagreements: there BLIS or llm-d's picker (or "
+            "both) takes one of several tied top scores at random, and the figure counts the chance that they take "
+            "the same endpoint as a part of an agreement."
+        )
+        out.append("")
     if f.unattributed and f.held_constant:
         out.append(
             f"{f.unattributed} disagreement(s) survive every mapping switched off. The program reads "

@@ -89,6 +89,21 @@ def _queue_state(i: int, waiting: dict[str, int]) -> dict:
     return {"blis": {"request": request, "snapshots": snapshots, "queues": {}}, "llmd": {"endpoints": endpoints}}
 
 
+def test_ties_counted_as_disagreements_are_said_beside_a_figure_that_counts_them_in_part():
+    """An llm-d maintainer read "310 disagreement(s) survive every mapping switched off" beside 77.0% agreement over
+    1000 states (230 disagreements): a tie the picker breaks at random counted as a whole disagreement in the counts
+    and as a part of an agreement in the figure, and nothing said so."""
+    states = [_queue_state(i, {"pod-a": 0, "pod-b": 3}) for i in range(4)]
+    blis = {"target": "pod-a", "scores": {"pod-a": 0.0, "pod-b": -2.0}}
+    picks = [["pod-a"], ["pod-a", "pod-b"], ["pod-b"], ["pod-a"]]
+    results = [{"blis": blis, "llmd": {"best": p}} for p in picks]
+    inp = {"kind": "routing", "runs": [{"name": differential.AS_DEPLOYED, "states": states}]}
+    out = {"runs": [{"name": differential.AS_DEPLOYED, "results": results}]}
+    f = differential.summarize(inp, out, floor=0.95, all_high=False, seed=1, mappings={})
+    assert (f.agreement, f.unattributed, f.tied) == (0.625, 2, 1)
+    assert "count 1 tie(s) as disagreements" in " ".join(fidelity_section(f).split())
+
+
 def test_a_scheduling_plugin_is_held_against_queue_scorer_alone():
     """Found by an llm-d maintainer: the shortest queue decided like the evolved order more often than the plugin,
     and nothing said so. BLIS picks pod-a in both states; the plugin ties everything in the second."""
