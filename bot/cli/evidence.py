@@ -212,7 +212,7 @@ def _translation(request, feedback: str | None = None):
 
     dictionary = load_dictionary()
     src = parse_evolved_source(request.source_text, request.source)
-    analysis = analyze(src, dictionary, request.kind)
+    analysis = analyze(src, dictionary, request.kind, request.evolved_on())
     return translate(
         src, analysis, dictionary, plugin_type=request.plugin_type, feedback=feedback, floor=request.fidelity_floor
     )

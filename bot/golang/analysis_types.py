@@ -228,6 +228,9 @@ class Analysis:
     token_elem: str = "tokenID"  # Go element type of token slices in the carried code
     decision_priority: bool = False  # RoutingDecision.Priority written
     era: str = "head"
+    #: The metadata's evidence that the copy predates BLIS 9a603bca when the file names neither counter (a
+    #: timestamp, ``origin.blis_version``; ``blis_era``), "" otherwise: ``counter_era`` then treats it as pre-rename
+    dated_before: str = ""
     literal_nodes: dict[int, Threshold] = field(default_factory=dict)  # literal start byte -> threshold
     cond_nodes: dict[int, Node] = field(default_factory=dict)  # comparison node id -> node
     bool_aliases: dict[str, Node] = field(default_factory=dict)

@@ -12,6 +12,8 @@ The walk is deliberately simple and deterministic: the same source gives the sam
 source order. The host function is found by ``bot.golang.host`` (check ids there); this module adds:
 
 - ``source.legacy-signature``    (finding, SUGGESTION) the design doc's ``Admit(*RouterState, *Request) bool`` shape
+- ``source.era-conflict``        (finding, IMPORTANT, ``blis_era``) the program's names, its metadata's timestamp and
+  ``origin.blis_version`` disagree on whether its BLIS copy predates 9a603bca
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 import re
 
 from bot.dictionary import Dictionary
-from bot.golang import counter_era, dead_branches, hazards
+from bot.golang import blis_era, counter_era, dead_branches, hazards
 from bot.golang.analysis_types import (
     BUILTIN_RECEIVERS,
     NEVER_CARRIED,
@@ -52,7 +54,7 @@ from bot.golang.literals import unlisted_literals
 from bot.golang.param_names import name_parameters, pair_weights
 from bot.golang.safety import IMPLICIT_IMPORTS
 from bot.golang.source import EvolvedSource
-from bot.model import Finding, PolicyKind, Severity
+from bot.model import EvolvedOn, Finding, PolicyKind, Severity
 
 CHECK_LEGACY_SIGNATURE = "source.legacy-signature"
 
@@ -82,8 +84,14 @@ __all__ = [
 ]
 
 
-def analyze(src: EvolvedSource, dictionary: Dictionary, kind: PolicyKind | str | None = None) -> Analysis:
-    """Classify the policy, find its signals and thresholds, and flag the hazards."""
+def analyze(
+    src: EvolvedSource,
+    dictionary: Dictionary,
+    kind: PolicyKind | str | None = None,
+    evolved_on: EvolvedOn | None = None,
+) -> Analysis:
+    """Classify the policy, find its signals and thresholds, and flag the hazards. ``evolved_on`` is what the
+    request says of the BLIS copy (``PromotionRequest.evolved_on``): it dates a copy whose file cannot (``blis_era``)."""
     kind = PolicyKind(kind) if kind is not None else None
     funcs = collect_functions(src)
     host = find_host(src, funcs, kind)
@@ -144,6 +152,7 @@ def analyze(src: EvolvedSource, dictionary: Dictionary, kind: PolicyKind | str |
     name_parameters(an)  # first, so hazard fixes can name the JSON parameter a threshold becomes
     hazards.check(src, an, dictionary, w.hazard_nodes)
     dead_branches.demote(an, GENERATED_NAMES, dictionary)  # a number that cannot act in llm-d is no parameter
+    blis_era.check(an, evolved_on)  # before counter_era: a copy dated before the change by its metadata is pre-rename
     counter_era.check(an)  # after demote: it names the numbers that stay parameters by their names
     return an
 

@@ -244,6 +244,8 @@ def compose(src: EvolvedSource, an: Analysis) -> Composed:
         out[name] = text
     if "PendingRequests" in snap_fields and "InFlightRequests" not in snap_fields:
         notes.append(counter_era.HARNESS_NOTE)
+    elif an.dated_before:
+        notes.append(counter_era.DATED_HARNESS_NOTE)
     host = an.host_info
     recv_fields: dict[str, str] = {}
     if host is not None and host.receiver_type:

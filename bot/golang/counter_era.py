@@ -22,6 +22,11 @@ on a guessed distribution would look measured and not be. So the harness feeds t
 mirror reads ``PendingRequests`` for ``InFlightRequests``, ``blis_mirror``), and the agreement figure compares
 the plugin with the copy *as if it had been evolved on today's count*: it cannot show this gap, and the finding
 and the report's harness notes say that in words.
+
+A copy that reads the load only through ``EffectiveLoad()`` names neither counter, so its file cannot date it;
+its metadata can (a ``best_program_info.json`` timestamp before 2026-02-27, an ``origin.blis_version`` before
+9a603bca: ``blis_era``, which fills ``Analysis.dated_before``). Such a copy is pre-rename here too, and the
+finding names the metadata that dates it.
 """
 
 from __future__ import annotations
@@ -51,13 +56,20 @@ HARNESS_NOTE = (
     "reads it, not the routed-not-yet-queued count it was evolved on, so the agreement figure does not measure "
     f"that change ({CHECK})"
 )
+#: The harness note for a copy dated before the change by its metadata only (it declares no ``PendingRequests``).
+DATED_HARNESS_NOTE = (
+    f"the copy's metadata dates it before {COMMIT}: the mirror's EffectiveLoad() adds today's {NEW} (routed until "
+    "completed), as the plugin reads it, not the routed-not-yet-queued count the copy was evolved on, so the "
+    f"agreement figure does not measure that change ({CHECK})"
+)
 _ROLE_FIRST = ("threshold", "floor", "cap")
 _OLD_FIELD = re.compile(rf"^\s*{OLD}\s+int\b", re.M)
 
 
 def pre_rename(an: Analysis) -> bool:
-    """The copy predates 9a603bca: its logic writes ``PendingRequests`` or its ``RoutingSnapshot`` declares it."""
-    if any(u.written == OLD for u in an.signals):
+    """The copy predates 9a603bca: its logic writes ``PendingRequests``, its ``RoutingSnapshot`` declares it, or
+    its metadata dates it before the change (``dated_before``)."""
+    if any(u.written == OLD for u in an.signals) or an.dated_before:
         return True
     return an.src is not None and bool(_OLD_FIELD.search(an.src.go_text))
 
@@ -93,7 +105,7 @@ def check(an: Analysis) -> None:
             severity=Severity.IMPORTANT,
             check=CHECK,
             source_line=reads[0],
-            message=_message(numbers),
+            message=_message(numbers, an.dated_before),
             fix=_fix(numbers),
         )
     )
@@ -148,15 +160,22 @@ def _label(th: Threshold) -> str:
     return f"`{th.param}` ({th.literal}, {where})" if th.param else f"the literal {th.literal} ({where}, kept in code)"
 
 
-def _message(numbers: list[Threshold]) -> str:
+def _message(numbers: list[Threshold], dated: str = "") -> str:
+    """The finding's text; ``dated`` is the metadata that dates a copy naming neither counter before the change."""
     tuned = (
         f"the numbers it compares with or combines with that count were tuned on the old one: "
         f"{', '.join(map(_label, numbers))}"
         if numbers
         else "no number is compared with it, but what it ranks or adds to changed size"
     )
+    reads = (
+        f"the program reads {OLD} through its copy's EffectiveLoad(): it names neither counter, but {dated} dates "
+        f"its BLIS copy before {COMMIT}, when EffectiveLoad() added {OLD}"
+        if dated
+        else f"the program reads {OLD} (directly or through its copy's EffectiveLoad())"
+    )
     return (
-        f"the program reads {OLD} (directly or through its copy's EffectiveLoad()), which BLIS {COMMIT} renamed "
+        f"{reads}, which BLIS {COMMIT} renamed "
         f"{NEW} and redefined: it counted {OLD_MEANING}, it now counts {NEW_MEANING}, and the plugin reads the new "
         f"count (llm-d has no other); {tuned}. Today's count passes a threshold tuned on the old one on any pod "
         "with that many requests queued or running, which the old count rarely reached. "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
@@ -61,6 +61,18 @@ class Origin(RequestPart):
     baseline_fitness: float | None = None
     blis_version: str | None = Field(default=None, description="BLIS commit or tag the program was evolved on")
     metadata_file: str | None = Field(default=None, description="best_program_info.json, relative to the request file")
+
+
+class EvolvedOn(NamedTuple):
+    """What the request says about the BLIS copy the program was evolved on, read once by the caller so the Go
+    analysis reads no file (``bot.golang.blis_era`` weighs it against the program's own names)."""
+
+    #: best_program_info.json's ``timestamp`` (Unix seconds, when OpenEvolve recorded the program), if any
+    timestamp: float | None = None
+    #: ``origin.blis_version`` as written (free text: a commit, a date, "after 9a603bca")
+    blis_version: str | None = None
+    #: ``origin.metadata_file``, to name the timestamp's file in a finding
+    metadata_file: str | None = None
 
 
 class BlisClaim(RequestPart):
@@ -336,6 +348,24 @@ class PromotionRequest(RequestPart):
         except UnicodeDecodeError:
             raise RequestError(f"{src}: the evolved source is not UTF-8 text; pass a .go or .py program") from None
         return request.model_copy(update={"source_text": text, "base_dir": str(path.parent.resolve())})
+
+    def evolved_on(self) -> EvolvedOn:
+        """``origin.blis_version`` and the metadata file's ``timestamp``. An absent or unreadable file gives no
+        timestamp: preflight (``check_origin``) refuses a request whose metadata file is missing or not JSON before
+        any stage runs, so here it only means "no date"."""
+        origin = self.origin
+        if origin is None:
+            return EvolvedOn()
+        stamp = None
+        if origin.metadata_file:
+            try:
+                info = json.loads((Path(self.base_dir) / origin.metadata_file).read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, ValueError):
+                info = None
+            value = info.get("timestamp") if isinstance(info, dict) else None
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                stamp = float(value)
+        return EvolvedOn(stamp, origin.blis_version, origin.metadata_file)
 
     @property
     def source_path(self) -> Path:

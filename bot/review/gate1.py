@@ -60,7 +60,7 @@ def review(ctx) -> list[Finding]:
     # The reviewer's own reading of the evolved program (not the author's summary).
     d = ctx.dictionary
     src = parse_evolved_source(ctx.request.source_text, ctx.request.source)
-    analysis = analyze(src, d, ctx.request.kind)
+    analysis = analyze(src, d, ctx.request.kind, ctx.request.evolved_on())
     read = sorted({u.name for u in analysis.signals})
     for name in read:
         entry = d.signal(name)

@@ -21,7 +21,7 @@ def run(ctx: StageContext) -> StageOutput:
     d = ctx.dictionary
     src = parse_evolved_source(ctx.request.source_text, ctx.request.source)
     refuse_unsafe(src)  # the entry points refuse first; this keeps any other path from committing
-    analysis = analyze(src, d, ctx.request.kind)
+    analysis = analyze(src, d, ctx.request.kind, ctx.request.evolved_on())
     summary = (
         f"translation dictionary {d.version} (Map A {len(d.interfaces)}, Map B {len(d.signals)}, "
         f"Map C {len(d.gaps)}); the {analysis.kind.value} policy reads {len(analysis.signals)} signal uses"

@@ -42,6 +42,7 @@ def translation_key(ctx: StageContext, feedback: str | None) -> str:
         "feedback": feedback or "",
         "floor": ctx.request.fidelity_floor,
         "dictionary": ctx.dictionary.model_dump_json(),
+        "evolved_on": list(ctx.request.evolved_on()),  # dates a copy its file cannot (blis_era)
         "translator": translator(),  # bot.__version__ is not bumped: the digest of the code that translates
     }
     return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
@@ -56,7 +57,7 @@ def translation(ctx: StageContext, feedback: str | None):
     key = translation_key(ctx, feedback)
     if key not in _CACHE:
         src = parse_evolved_source(ctx.request.source_text, ctx.request.source)
-        analysis = analyze(src, ctx.dictionary, ctx.request.kind)
+        analysis = analyze(src, ctx.dictionary, ctx.request.kind, ctx.request.evolved_on())
         result = translate(
             src,
             analysis,
