@@ -134,7 +134,8 @@ class ClassMixin:
     def returned_per_class(self, ret: Node) -> None:
         """``return 0.9`` in a branch on the class (a string switch's case or default, an if/else chain on
         class names, the return after such a chain): one class's entry of a table written as code, a parameter
-        named for the class and for what the function returns (``weightFor`` gives ``criticalWeightValue``).
+        named for the class and for what the function returns (``weightFor`` gives ``criticalWeight``: no "Value"
+        after a word that says the role, ``param_names.says_role``; ``urgencyFor`` gives ``criticalUrgencyValue``).
         Each number of ``return 0.2, 0.6`` is one class's entry of a column, named by its result
         (``_result_names``: ``kvW`` gives ``criticalKVWeight``); a position nothing names keeps its literal,
         which ``literals.unlisted_literals`` lists."""

@@ -15,6 +15,10 @@ evolved code would say it (found by an llm-d maintainer reading a01's plugin):
 - a number compared with a variable and then assigned to it in the branch, ``if p > 200 { p = 200 }``, is a
   clamp: ``maxPriority`` (``minX`` for ``<``), by what the variable holds, not a threshold.
 
+A value chosen per class is named by the class and what it is for; "Value" ends it only when nothing else says its
+role: ``weightFor`` returns ``criticalWeight``, not ``criticalWeightValue`` (``says_role``), ``urgencyFor``
+``criticalUrgencyValue``.
+
 A name is built from identifiers only (``scores[snap.ID]`` gives ``scores``), and ``param_name_problem`` checks
 every name as it is written: a name built from source text was once ``iD]SampleWeight``.
 """
@@ -280,6 +284,7 @@ def name_parameters(an: Analysis) -> None:
         role = "" if th.local and LIMIT_WORDS.search(stem) else "Divisor" if th.divides else suffix[th.role]
         role = th.suffix if th.suffix is not None else role
         stem, role = named_by_use(th) or (stem, role)
+        role = "" if role == "Value" and says_role(stem) else role  # criticalWeight, not criticalWeightValue
         wanted.setdefault(lower_camel(_identifier(stem)) + "\0" + re.sub(r"[^A-Za-z0-9]", "", role), []).append(th)
     for key, group in wanted.items():
         stem, role = key.split("\0")
@@ -299,6 +304,29 @@ def name_parameters(an: Analysis) -> None:
 
 
 _RANKS = {1: [""], 2: ["Low", "High"], 3: ["Low", "Mid", "High"]}
+
+#: Last words of a name that already say what its number does: "Value" after one says nothing more. A trial had
+#: ``criticalWeightValue`` from a helper ``weightFor`` and ``criticalClassWeightValue`` from a scheduler's
+#: ``classWeight`` where a tuple of weights gave ``criticalKVWeight``; now each is ``critical<Stem>``.
+_ROLE_ENDING = re.compile(
+    "Weight|Threshold|Limit|Cap|Ceiling|Floor|Bound|Cutoff|Max|Min|Bonus|Penalty|Factor|Coeff|Coefficient|Multiplier|"
+    "Divisor|Exponent|Offset|Step|Rate|Budget|Capacity|Quota|Share|Priority|Rank|Boost|Timeout|Deadline|Target|Base|"
+    "Scale|Margin|Slack|Interval|Window|Length|Decay"
+)
+#: A unit after a role word keeps the role (``deadlineMs``); ``Per`` before one makes a rate (``refillPerSec``).
+_UNIT = re.compile("Ns|Us|Ms|Secs?|Seconds?|Minutes?|Tokens|Bytes|Pct|Percent")
+
+
+def says_role(stem: str) -> bool:
+    """``stem`` ends in a word that says its number's role (``criticalClassWeight``, ``timeoutMs``,
+    ``refillPerSec``), so no "Value" need follow it; ``criticalUrgency`` or ``criticalW`` say none."""
+    words = [w[:1].upper() + w[1:] for w in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+", stem)]
+    if len(words) > 1 and _UNIT.fullmatch(words[-1]):
+        if words[-2] == "Per":
+            return True
+        words.pop()
+    return bool(words) and (_ROLE_ENDING.fullmatch(words[-1]) is not None or (len(words) > 1 and words[-2] == "Per"))
+
 
 _RESERVED_PARAMS = {
     "scorers",

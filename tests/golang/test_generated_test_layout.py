@@ -80,7 +80,7 @@ def test_the_report_names_every_evolved_parameter_once_as_tested_or_untested(bud
     assert sorted(p for p, _ in listed) == sorted(params), listed
     tested = section.split("Not exercised", 1)[0]
     # The burst rows' parameters are exercised by a named behaviour row, the others say why not.
-    for param in ("otherCapacityValue", "otherRefillPerSecValue", "minFreeThreshold", "minFreeFactor"):
+    for param in ("otherCapacity", "otherRefillPerSec", "minFreeThreshold", "minFreeFactor"):
         assert re.search(rf'^- `{param}`: Test\w+ "', tested, re.M), section
     for param, why in listed:
         assert why.strip(), param

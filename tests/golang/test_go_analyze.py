@@ -882,7 +882,7 @@ CONDITION_SWITCH = """\tfor _, r := range requests {
         (ROUTE.format(body=CLASS_SWITCH), {"criticalKValue": 1, "standardKValue": 2, "otherKValue": 0}),
         (
             ORDER.format(body=CONDITION_SWITCH),
-            {"priorityHighValue": 3, "priorityLowValue": 0.5, "otherPriorityValue": 1},
+            {"priorityHigh": 3, "priorityLow": 0.5, "otherPriority": 1},
         ),
     ],
     ids=["switch-on-class", "switch-on-conditions"],
@@ -937,7 +937,7 @@ def _closure(body: str) -> str:
     return "\tweight := func(c string) float64 {\n" + body.replace("\n", "\n\t").replace("\t", "\t", 1) + "\n\t}\n"
 
 
-PER_CLASS_WEIGHT = {"criticalWeightValue": 0.9, "standardWeightValue": 0.5, "otherWeightValue": 0.2}
+PER_CLASS_WEIGHT = {"criticalWeight": 0.9, "standardWeight": 0.5, "otherWeight": 0.2}
 
 
 @pytest.mark.parametrize(

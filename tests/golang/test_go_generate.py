@@ -192,7 +192,7 @@ def test_scheduling_becomes_a_queue_position_scorer(dictionary):
     main = next(t for p, t in tr.files.items() if p.endswith("evolved_aging.go"))
     assert "func (s *EvolvedAging) queuePosition(" in main and "s.policy.OrderQueue(queue, clock)" in main
     # rank's `if r.SLOClass == "critical" { return 1 }; return 2` is a per-class table written as code, like a switch
-    assert tr.summary.thresholds == {"arrivalTimeThreshold": 3_000_000, "criticalRankValue": 1, "otherRankValue": 2}
+    assert tr.summary.thresholds == {"arrivalTimeThreshold": 3_000_000, "criticalRank": 1, "otherRank": 2}
     assert any(f.check == "translate.queue-order-as-score" for f in tr.findings)
     # The age threshold decides on a long enough queue: both of its sides get a unit test, found by the harness
     # (each incumbent's age is compared once, so the moves go to distinct ages: 1.6 s is nearer 3 s than 0.35 s).
@@ -200,7 +200,7 @@ def test_scheduling_becomes_a_queue_position_scorer(dictionary):
         " pod-a's compared value 1600000 is not past it",
         " pod-a's compared value 3200000 is past it",
     ]
-    assert "criticalRankValue is live: doubled to 2, pod-a scores lower" in tr.tests
+    assert "criticalRank is live: doubled to 2, pod-a scores lower" in tr.tests
     assert not [f for f in tr.findings if f.check == "translate.untested-parameter"]
     # Never scraped: 0, outside the others' min-max (the generated TestScoreContract asserts it on the plugin).
     assert "if m == nil || m.UpdateTime.IsZero() {" in main

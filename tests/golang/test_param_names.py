@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from bot.golang.param_names import DECAY, SAMPLE, param_name_problem
+from bot.golang.param_names import DECAY, SAMPLE, param_name_problem, says_role
 from bot.golang.params import param_specs
 from tests.golang.conftest import CORPUS, translate_path
 
@@ -372,3 +372,138 @@ def test_a_blends_weights_say_what_each_weighs_and_that_they_move_together(analy
         "AdjBlendWeight weighs; the two sum to 1 in the evolved code"
     ), doc
     assert "The blend reads each endpoint's KV-cache utilization" in doc and "`scores[snap.ID]` is computed" not in doc
+
+
+#: A scheduler choosing per-class numbers in each shape trials wrote (trial names: weightFor, classWeight).
+PER_CLASS = """package sim
+
+import "sort"
+
+type InstanceScheduler interface {
+	OrderQueue(requests []*Request, clock int64)
+}
+
+type ClassScheduler struct{}
+
+{helper}
+
+func (s ClassScheduler) OrderQueue(requests []*Request, clock int64) {
+	// EVOLVE-BLOCK-START
+	urgency := make(map[string]float64, len(requests))
+	for i := range len(requests) {
+		r := requests[i]
+{body}
+		urgency[r.ID] = {use} + float64(clock-r.ArrivalTime)/1000
+	}
+	sort.Slice(requests, func(i, j int) bool {
+		return urgency[requests[i].ID] > urgency[requests[j].ID]
+	})
+	// EVOLVE-BLOCK-END
+}
+"""
+
+_SWITCH = """switch c {
+	case "critical":
+		return 3
+	case "sheddable":
+		return 0.5
+	default:
+		return 2
+	}"""
+
+_IF_RETURN = """func boostFor(c string) float64 {
+	if c == "critical" {
+		return 1.5
+	} else if c == "sheddable" {
+		return 0.25
+	}
+	return 0.75
+}"""
+
+_IF_ASSIGN = """		var longPenalty float64
+		if r.SLOClass == "critical" {
+			longPenalty = 0.1
+		} else if r.SLOClass == "standard" {
+			longPenalty = 0.2
+		} else {
+			longPenalty = 0.4
+		}"""
+
+#: Role words a name may end in; "Value" after one of them adds nothing (criticalWeightValue).
+_ROLE_WORDS = (
+    "Weight|Threshold|Limit|Cap|Floor|Bonus|Penalty|Factor|Coeff|Rate|Budget|Capacity|Share|Priority|Boost|"
+    "Timeout|Deadline|Base"
+)
+
+
+@pytest.mark.parametrize(
+    ("helper", "body", "use", "names"),
+    [
+        (  # a helper's switch (trial: weightFor gave criticalWeightValue)
+            f"func weightFor(c string) float64 {{\n\t{_SWITCH}\n}}",
+            "",
+            "weightFor(r.SLOClass)",
+            {"criticalWeight": 3, "sheddableWeight": 0.5, "otherWeight": 2},
+        ),
+        (  # a helper's if/else chain, the fallback after it
+            _IF_RETURN,
+            "",
+            "boostFor(r.SLOClass)",
+            {"criticalBoost": 1.5, "sheddableBoost": 0.25, "otherBoost": 0.75},
+        ),
+        (  # an if/else chain assigning a local
+            "",
+            _IF_ASSIGN,
+            "-longPenalty * float64(len(r.InputTokens))",
+            {"criticalLongPenalty": 0.1, "standardLongPenalty": 0.2, "otherLongPenalty": 0.4},
+        ),
+        (  # a method of the scheduler
+            f"func (s ClassScheduler) capacityOf(c string) float64 {{\n\t{_SWITCH}\n}}",
+            "",
+            "s.capacityOf(r.SLOClass)",
+            {"criticalCapacity": 3, "sheddableCapacity": 0.5, "otherCapacity": 2},
+        ),
+        (  # a closure (trial: the scheduler's classWeight gave criticalClassWeightValue)
+            "",
+            f"\t\tclassWeight := func(c string) float64 {{\n\t\t{_SWITCH}\n\t\t}}",
+            "classWeight(r.SLOClass)",
+            {"criticalClassWeight": 3, "sheddableClassWeight": 0.5, "otherClassWeight": 2},
+        ),
+        (  # a stem that says no role keeps "Value": nothing better exists
+            f"func urgencyFor(c string) float64 {{\n\t{_SWITCH}\n}}",
+            "",
+            "urgencyFor(r.SLOClass)",
+            {"criticalUrgencyValue": 3, "sheddableUrgencyValue": 0.5, "otherUrgencyValue": 2},
+        ),
+    ],
+)
+def test_a_per_class_parameter_whose_stem_says_its_role_gets_no_value_suffix(analyze_text, helper, body, use, names):
+    """Trials named per-class numbers by shape: ``weightFor`` gave ``criticalWeightValue`` and a scheduler's
+    ``classWeight`` ``criticalClassWeightValue``, while a tuple gave ``criticalKVWeight``. "Value" after a word
+    that already says the role adds nothing; it stays only on a stem that says none (``criticalUrgencyValue``)."""
+    an = analyze_text(PER_CLASS.replace("{helper}", helper).replace("{body}", body).replace("{use}", use))
+    params = {th.param: th.value for th in an.thresholds if th.param}
+    assert names.items() <= params.items(), params
+    assert not [p for p in params if re.search(rf"(?:{_ROLE_WORDS})Value\d*$", p)], params
+    for th in an.thresholds:
+        if th.param:
+            assert param_name_problem(th.param, th.field) is None, th.param
+
+
+@pytest.mark.parametrize(
+    ("stem", "says"),
+    [
+        ("criticalClassWeight", True),
+        ("criticalBase", True),
+        ("timeoutMs", True),  # a unit after a role word
+        ("otherRefillPerSec", True),  # a rate
+        ("maxTokens", True),
+        ("criticalUrgency", False),
+        ("criticalW", False),  # a letter says its role only by initial
+        ("criticalKV", False),
+        ("inputTokens", False),
+        ("waitMs", False),
+    ],
+)
+def test_a_stem_says_its_role_by_its_last_word_a_unit_after_it_or_per(stem, says):
+    assert says_role(stem) is says

@@ -89,17 +89,17 @@ func (s ClassBudgetScheduler) OrderQueue(requests []*Request, clock int64) {
 """
 
 EXPECTED = {
-    "criticalWeightValue": 3,
-    "sheddableWeightValue": 0.5,
-    "otherWeightValue": 2,
-    "criticalBoostValue": 1,
-    "sheddableBoostValue": 0,
-    "otherBoostValue": 0.25,
-    "criticalAgeScaleValue": 1_000_000,
-    "otherAgeScaleValue": 4_000_000,
-    "criticalLongPenaltyValue": 0,
-    "standardLongPenaltyValue": 0.2,
-    "otherLongPenaltyValue": 0.4,
+    "criticalWeight": 3,
+    "sheddableWeight": 0.5,
+    "otherWeight": 2,
+    "criticalBoost": 1,
+    "sheddableBoost": 0,
+    "otherBoost": 0.25,
+    "criticalAgeScale": 1_000_000,
+    "otherAgeScale": 4_000_000,
+    "criticalLongPenalty": 0,
+    "standardLongPenalty": 0.2,
+    "otherLongPenalty": 0.4,
 }
 
 
@@ -116,9 +116,7 @@ def test_values_returned_per_class_or_chosen_by_an_if_chain_are_parameters_of_a_
     assert not re.findall(r"return (3|0\.5|2|1|0|0\.25|1_000_000|4_000_000)\n", evolved), evolved
     assert "func weightFor(params Parameters, c string) float64" in evolved, evolved
     assert "weightFor(s.params, r.SLOClass) + boostFor(s.params, r.SLOClass)" in evolved, evolved
-    assert (
-        "return s.params.CriticalAgeScaleValue" in evolved and "longPenalty = s.params.OtherLongPenaltyValue" in evolved
-    )
+    assert "return s.params.CriticalAgeScale\n" in evolved and "longPenalty = s.params.OtherLongPenalty\n" in evolved
     config = next(t for p, t in tr.files.items() if "DefaultParameters() Parameters" in t)
     for name in EXPECTED:
         assert re.search(rf"\b{name[0].upper() + name[1:]}:", config), name

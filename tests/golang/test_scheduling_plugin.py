@@ -205,10 +205,10 @@ def test_only_parameters_the_order_reads_are_exposed_and_none_is_called_evolved(
     misspelt class is refused."""
     want = {
         S01: {  # classWeight's per-class returns are parameters too (its case "batch" is a constant: dead in llm-d)
-            "criticalClassWeightValue",
-            "standardClassWeightValue",
-            "sheddableClassWeightValue",
-            "otherClassWeightValue",
+            "criticalClassWeight",
+            "standardClassWeight",
+            "sheddableClassWeight",
+            "otherClassWeight",
             "waitedMsCoeff",
             "maxPseudoQueue",
             "incumbentSLOClass",
@@ -216,9 +216,9 @@ def test_only_parameters_the_order_reads_are_exposed_and_none_is_called_evolved(
         },
         S02: {"maxWaitUs", "maxPseudoQueue", "incumbentInputTokens", "incumbentSpacingUs"},
         S03: {
-            "criticalTargetValue",
-            "standardTargetValue",
-            "otherTargetValue",
+            "criticalTarget",
+            "standardTarget",
+            "otherTarget",
             "inputTokensCoeff",
             "maxPseudoQueue",
             "incumbentSLOClass",
@@ -417,11 +417,11 @@ def test_the_shipped_evolved_code_has_no_scaffolding_left(dictionary):
         "(p sloAgingScheduler)": "(SLOAgingScheduler)",
         "sloAgingScheduler": "SLOAgingScheduler",
         "p.params.WaitedMsCoeff": "0.002",
-        "p.params.CriticalClassWeightValue": "4",
-        "p.params.StandardClassWeightValue": "3",
-        "p.params.SheddableClassWeightValue": "0.5",
-        "p.params.OtherClassWeightValue": "0",
-        "batchClassWeightValue": "1",  # the constant of the arm llm-d never takes
+        "p.params.CriticalClassWeight": "4",
+        "p.params.StandardClassWeight": "3",
+        "p.params.SheddableClassWeight": "0.5",
+        "p.params.OtherClassWeight": "0",
+        "batchClassWeight": "1",  # the constant of the arm llm-d never takes
     }
     for gline, sline in tr.line_map[path].items():
         g, s = lines[gline - 1].split("//")[0].strip(), original[sline - 1].split("//")[0].strip()
