@@ -12,12 +12,14 @@ time seeing no finding. Two IMPORTANT findings say it, from what stage 4's plan 
   cells per hypothesis, the workloads' ``rates`` in promotion.yaml; fewer hypotheses sharing alpha,
   ``exclude:``). Runs per arm are not a setting: stage 4 already sizes up to ``MAX_REPETITIONS``.
 - ``G2.no-claim-benchmarked``: the request has claims and the plan benchmarks none of them (Tracks B and C only), with
-  why each is out. A claim the priority mix decides (an admitter's shedding order) counts as benchmarked.
+  why each is out. A claim the priority mix decides (an admitter's shedding order) counts as benchmarked. When each
+  claim is out only because a person excluded it and wrote why, it is a SUGGESTION quoting them: asking them to
+  "approve saying why" would ask what they already answered.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from bot.bench.plan import MAX_REPETITIONS, BenchmarkPlan, PlanError, make_plan
 from bot.bench.units import gpu_minutes
@@ -29,10 +31,10 @@ from bot.stats.power import MAX_CV
 _GUARD_KINDS = ("equivalent", "no-worse")
 
 
-def plan_findings(ctx, hyps, excluded: Sequence[Hypothesis] = ()) -> list[Finding]:
+def plan_findings(ctx, hyps, excluded: Sequence[tuple[Hypothesis, str]] = ()) -> list[Finding]:
     """The findings on the plan stage 4 will make from the branch's hypotheses (the one gate 2's headline prices:
     same inputs, so the plan cache's, ``bot.bench.plan_memo``); none when no plan can be made (the headline says
-    why)."""
+    why). ``excluded``: (hypothesis, the reason its person wrote) for each a person excluded at gate 2."""
     from bot.hypotheses import hypothesis_order
     from bot.review.brief import planned_hypotheses
 
@@ -44,11 +46,11 @@ def plan_findings(ctx, hyps, excluded: Sequence[Hypothesis] = ()) -> list[Findin
     return power_findings(
         plan,
         ctx.request,
-        [*hypotheses, *excluded],
+        [*hypotheses, *(h for h, _ in excluded)],
         where=ctx.paths.hypotheses_dir,
         home=ctx.home,
         work=getattr(ctx, "work", None),
-        excluded={h.id for h in excluded},
+        excluded={h.id: why for h, why in excluded},
     )
 
 
@@ -60,15 +62,16 @@ def power_findings(
     where: str,
     home: str,
     work: str | None,
-    excluded: set[str] | frozenset[str] = frozenset(),
+    excluded: Mapping[str, str] | None = None,
 ) -> list[Finding]:
-    """``G2.plan-decides-nothing`` and ``G2.no-claim-benchmarked`` for ``plan`` (see the module docstring)."""
+    """``G2.plan-decides-nothing`` and ``G2.no-claim-benchmarked`` for ``plan`` (see the module docstring);
+    ``excluded``: id -> the reason a person wrote when they excluded it at gate 2 ("" when none)."""
     if not plan.hypothesis_power:  # no cell planned: the priority mix alone decides (bot.bench.mix_only)
         return []
     out = []
     if not any(hp.decidable for hp in plan.hypothesis_power):
         out.append(_decides_nothing(plan, where, home, work))
-    claims = _claims_not_benchmarked(plan, request, hypotheses, excluded)
+    claims = _claims_not_benchmarked(plan, request, hypotheses, excluded or {})
     if claims is not None:
         out.append(_no_claim(plan, claims, where))
     return out
@@ -143,10 +146,12 @@ def _power_fix(plan: BenchmarkPlan, home: str, work: str | None) -> str:
 
 
 def _claims_not_benchmarked(
-    plan: BenchmarkPlan, request: PromotionRequest, hypotheses: Sequence[Hypothesis], excluded
-) -> list[str] | None:
-    """'A1 (claim `c0`): not testable as translated' for each claim's Track A hypothesis when the plan benchmarks
-    none of them; None when it benchmarks one (on a cell or the priority mix), or the request claims nothing."""
+    plan: BenchmarkPlan, request: PromotionRequest, hypotheses: Sequence[Hypothesis], excluded: Mapping[str, str]
+) -> list[tuple[str, str | None]] | None:
+    """('A1 (claim `c0`): not testable as translated', None) for each claim's Track A hypothesis when the plan
+    benchmarks none of them, with the person's reason in place of None when their exclusion alone keeps it out (it
+    would be planned otherwise, and they wrote why); None when the plan benchmarks one (on a cell or the priority
+    mix), or the request claims nothing."""
     if not request.claims or plan.decided_on_mix or any(h.track == Track.A.value for h in plan.hypotheses):
         return None
     claim_ids = {c.id for c in request.claims}
@@ -154,30 +159,47 @@ def _claims_not_benchmarked(
     for h in hypotheses:
         if h.track is not Track.A or h.source not in claim_ids:
             continue
-        if h.id in excluded:
-            why = "excluded at gate 2"
-        elif h.id in plan.not_measurable:
-            why = "not measurable on these cells (the traffic findings say why)"
+        if h.id in plan.not_measurable:
+            other = "not measurable on these cells (the traffic findings say why)"
         elif h.not_testable:
-            why = "not testable as translated (G2.claim-not-testable says why)"
+            other = "not testable as translated (G2.claim-not-testable says why)"
         elif h.prediction is None:
-            why = "no benchmark prediction"
+            other = "no benchmark prediction"
         else:
-            why = "not planned"
-        out.append(f"{h.id} (claim `{h.source}`): {why}")
+            other = None if h.id in excluded else "not planned"
+        if h.id not in excluded:
+            out.append((f"{h.id} (claim `{h.source}`): {other}", None))
+            continue
+        reason = excluded[h.id].strip()
+        said = f'excluded at gate 2 ("{reason}")' if reason else "excluded at gate 2 (no reason given)"
+        alone = reason if reason and other is None else None  # the person's exclusion is the only cause
+        out.append((f"{h.id} (claim `{h.source}`): {said}" + (f", and {other}" if other else ""), alone))
     return out
 
 
-def _no_claim(plan: BenchmarkPlan, claims: list[str], where: str) -> Finding:
-    what = "; ".join(claims) if claims else "no Track A hypothesis is on the branch"
+def _no_claim(plan: BenchmarkPlan, claims: list[tuple[str, str | None]], where: str) -> Finding:
+    """IMPORTANT when a claim is out for a cause no one decided (not testable, not measurable, no prediction) or
+    nothing says why; a SUGGESTION quoting the person back when each is out only because they excluded it and
+    wrote why (asking them to "approve saying why" again would ask what they already answered)."""
+    what = "; ".join(line for line, _ in claims) if claims else "no Track A hypothesis is on the branch"
     tracks = sorted({h.track for h in plan.hypotheses})
+    spends = f"approving spends {_spend(plan)} on Track {' and '.join(tracks)} hypotheses only"
+    harmless = "the runs can show the plugin does no harm in llm-d, never that it does what BLIS found"
+    if claims and all(reason for _, reason in claims):
+        return Finding(
+            severity=Severity.SUGGESTION,
+            check="G2.no-claim-benchmarked",
+            file=where,
+            message=f"{spends}: no claim of the program is benchmarked, as a person decided at gate 2 ({what}); "
+            f"{harmless}",
+            fix="nothing to do if that still holds; to benchmark a claim after all, request changes without its "
+            "`exclude:`",
+        )
     return Finding(
         severity=Severity.IMPORTANT,
         check="G2.no-claim-benchmarked",
         file=where,
-        message=f"approving spends {_spend(plan)} on Track {' and '.join(tracks)} hypotheses only: none of the "
-        f"program's claims is benchmarked ({what}); the runs can show the plugin does no harm in llm-d, never that "
-        "it does what BLIS found",
+        message=f"{spends}: none of the program's claims is benchmarked ({what}); {harmless}",
         fix="make a claim testable (the findings on it give the fix: its signals, the traffic the cells send), or "
         "approve saying why a benchmark of no claim is worth its GPU-minutes, or reject",
     )

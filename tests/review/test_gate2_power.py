@@ -101,3 +101,50 @@ def test_gate2_raises_nothing_on_a_plan_with_a_decidable_claim():
     request, hs, plan = _trial_plan(claim_benchmarked=True)
     assert "A1" in [hp.hypothesis for hp in plan.hypothesis_power if hp.decidable]
     assert power_findings(plan, request, hs, where="docs/h", home="local", work=None) == []
+
+
+# ------------------------------------------------------------------- a claim a person excluded, with their reason
+# `G2.no-claim-benchmarked` asked a person who had excluded every claim at gate 2 (`exclude: A1 (why)`) to "make a
+# claim testable ... or approve saying why", though they had said why. Their exclusion alone keeps the claim out,
+# so the finding only quotes them back; a claim out for another cause keeps it IMPORTANT.
+
+
+def _claims_out(*, reason: str, a2_not_testable: bool):
+    """p2's guards, A1 (claim `c0`) excluded by a person with ``reason``, and A2 (claim `c1`) set aside as not
+    testable when asked; the findings ``plan_findings`` gives on it (the excluded A1 passed alongside, as there)."""
+    from bot.review.gate2_plan import power_findings
+
+    request, hs, _ = _trial_plan(claim_benchmarked=True)
+    a1, guards = hs[0], hs[1:]
+    branch = list(guards)
+    if a2_not_testable:
+        a2 = _h("A2", ["multiturn"], "ttft_mean").model_copy(
+            update={"source": "c1", "not_testable": "its signals include `KVUtil`, which the plugin holds at 0"}
+        )
+        branch.insert(0, a2)
+    plan = make_plan(request, branch)
+    found = power_findings(
+        plan, request, [*branch, a1], where="docs/h", home="local", work=None, excluded={"A1": reason}
+    )
+    return [f for f in found if f.check == "G2.no-claim-benchmarked"]
+
+
+def test_a_claim_a_person_excluded_with_a_reason_is_not_raised_as_important():
+    findings = _claims_out(reason="no prefix cache on this cluster", a2_not_testable=False)
+    assert all(f.severity is Severity.SUGGESTION for f in findings)
+    for f in findings:  # said at most as a suggestion that quotes the person back
+        assert "A1 (claim `c0`)" in f.message and "no prefix cache on this cluster" in f.message
+        assert "make a claim testable" not in (f.fix or "") and "approve saying why" not in (f.fix or "")
+
+
+def test_a_claim_out_for_another_cause_keeps_the_finding_important_and_names_both_causes():
+    [f] = _claims_out(reason="no prefix cache on this cluster", a2_not_testable=True)
+    assert f.severity is Severity.IMPORTANT
+    assert "A1 (claim `c0`): excluded at gate 2" in f.message and "no prefix cache on this cluster" in f.message
+    assert "A2 (claim `c1`): not testable as translated" in f.message
+    assert "make a claim testable" in f.fix
+
+
+def test_an_exclusion_without_a_reason_keeps_the_finding_important():
+    [f] = _claims_out(reason="", a2_not_testable=False)
+    assert f.severity is Severity.IMPORTANT and "A1 (claim `c0`): excluded at gate 2" in f.message
