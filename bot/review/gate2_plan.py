@@ -8,9 +8,11 @@ time seeing no finding. Two IMPORTANT findings say it, from what stage 4's plan 
 ``hypothesis_power``, ``most_gpu_minutes``, ``t_eff``, ``cv``), never recomputed:
 
 - ``G2.plan-decides-nothing``: no benchmarked hypothesis reaches the power target; with the GPU-minutes, the best
-  power and the knobs that change power as stage 4 sizes it (the margins of equivalence and no-worse predictions, gate 2's ``margin:``; fewer
-  cells per hypothesis, the workloads' ``rates`` in promotion.yaml; fewer hypotheses sharing alpha,
-  ``exclude:``). Runs per arm are not a setting: stage 4 already sizes up to ``MAX_REPETITIONS``.
+  power and the knobs that change power as stage 4 sizes it (the margins of equivalence and no-worse predictions,
+  gate 2's ``margin:``, at the narrowest value stage 4's own sizing decides a hypothesis at, with the power it gives,
+  or none when no plausible margin does, ``bot.bench.sizing.narrowest_guard_margin``; fewer cells per hypothesis,
+  the workloads' ``rates`` in promotion.yaml; fewer hypotheses sharing alpha, ``exclude:``). Runs per arm are not
+  a setting: stage 4 already sizes up to ``MAX_REPETITIONS``.
 - ``G2.no-claim-benchmarked``: the request has claims and the plan benchmarks none of them (Tracks B and C only), with
   why each is out. A claim the priority mix decides (an admitter's shedding order) counts as benchmarked. When each
   claim is out only because a person excluded it and wrote why, it is a SUGGESTION quoting them: asking them to
@@ -25,8 +27,10 @@ from bot.bench.plan import MAX_REPETITIONS, BenchmarkPlan, PlanError, make_plan
 from bot.bench.units import gpu_minutes
 from bot.directives import request_changes_command
 from bot.model import Finding, Hypothesis, PromotionRequest, Severity, Track
-from bot.stats.power import MAX_CV
+from bot.stats.power import MAX_CV, NoiseModel
 
+#: The margins ``_power_fix`` offers are multiples of this: a figure a person can read and type.
+MARGIN_STEP = 0.01
 #: The plan's kinds of a guard: judged against a margin (a directional claim is planned at 2 x T_eff instead).
 _GUARD_KINDS = ("equivalent", "no-worse")
 
@@ -105,8 +109,6 @@ def _decides_nothing(plan: BenchmarkPlan, where: str, home: str, work: str | Non
 
 def _power_fix(plan: BenchmarkPlan, home: str, work: str | None) -> str:
     """The knobs that change power as stage 4 sizes it, those that apply to this plan first."""
-    from bot.hypotheses.feedback import MARGIN_PLAUSIBLE
-
     if plan.cv > MAX_CV:
         return (
             f"reduce the run-to-run noise (dedicated nodes, longer runs) before spending GPU time: at CV {plan.cv:.0%}, "
@@ -115,17 +117,8 @@ def _power_fix(plan: BenchmarkPlan, home: str, work: str | None) -> str:
     parts = []
     under = {hp.hypothesis for hp in plan.hypothesis_power}
     guards = [h for h in plan.hypotheses if h.id in under and h.direction.value in _GUARD_KINDS]
-    wider = round(min(MARGIN_PLAUSIBLE, 1.5 * plan.t_eff), 2)
-    if guards and max(h.margin for h in guards) < wider:
-        now = ", ".join(f"{m:.0%}" for m in sorted({h.margin for h in guards}))
-        line = f"margin: {wider:g}"
-        command = f"`/request-changes {line}`" if home == "github" else request_changes_command(2, line, work)
-        parts.append(
-            f"widen the margins of the equivalence and no-worse predictions (now {now}, beside a noise floor of "
-            f"{plan.t_eff:.0%}): {command} for all of them, or `margin {guards[0].id}: {wider:g}` for one; stage 3 "
-            "reruns and gate 2 shows the new powers. A margin is the regression such a test lets pass as none, so "
-            "take the widest you would accept"
-        )
+    if guards:
+        parts.append(_margin_fix(plan, guards, home, work))
     spread = [h for h in plan.hypotheses if h.id in under and len(h.cells) > 1]
     if spread:
         workloads = sorted({c.workload for h in spread for c in h.cells})
@@ -142,6 +135,45 @@ def _power_fix(plan: BenchmarkPlan, home: str, work: str | None) -> str:
         "; ".join(parts)
         + f". Runs per arm are not a setting: the plan already sizes up to {MAX_REPETITIONS} runs per arm. Or approve "
         "saying why the runs are worth it (a rehearsal; tests you accept as likely undecided), or reject"
+    )
+
+
+def _margin_fix(plan: BenchmarkPlan, guards: Sequence, home: str, work: str | None) -> str:
+    """The narrowest ``margin:`` that makes stage 4's own sizing decide a hypothesis (``narrowest_guard_margin``),
+    and the power it gives; or that no margin up to ``MARGIN_PLAUSIBLE`` does, so none is offered."""
+    from bot.bench.sizing import narrowest_guard_margin
+    from bot.hypotheses.feedback import MARGIN_PLAUSIBLE
+
+    noise = NoiseModel(plan.cv, plan.evolved_noise_ratio, plan.outlier_rate)
+    margin, hid, power = narrowest_guard_margin(
+        plan.hypotheses,
+        noise,
+        alpha=plan.alpha,
+        target=plan.power,
+        max_reps=MAX_REPETITIONS,
+        ceiling=MARGIN_PLAUSIBLE,
+        step=MARGIN_STEP,
+    )
+    now = ", ".join(f"{m:.0%}" for m in sorted({h.margin for h in guards}))
+    beside = f"(now {now}, beside a noise floor of {plan.t_eff:.0%})"
+    if margin is None:
+        return (
+            f"no margin up to {MARGIN_PLAUSIBLE:.0%} (beyond it a guard lets a real regression pass) makes an "
+            f"equivalence or no-worse prediction {beside} reach {plan.power:.0%} power within {MAX_REPETITIONS} runs "
+            f"per arm (at {MARGIN_PLAUSIBLE:.0%} and {MAX_REPETITIONS} runs per arm the best is {hid}'s {power:.0%}), "
+            "so widening the margins will not help here"
+        )
+    line = f"margin: {margin:g}"
+    below = round(margin - MARGIN_STEP, 10)
+    narrower = f"; at {below:g} none reaches {plan.power:.0%}" if below > 0 else ""
+    command = f"`/request-changes {line}`" if home == "github" else request_changes_command(2, line, work)
+    return (
+        f"widen the margins of the equivalence and no-worse predictions {beside}: {command} for all of them is the "
+        f"narrowest (in steps of {MARGIN_STEP:g}) at which one reaches {plan.power:.0%} power within "
+        f"{MAX_REPETITIONS} runs per arm: {hid} then reaches {power:.0%} power (the chance the verdict confirms it "
+        f"when nothing else is confirmed{narrower}), or "
+        f"`margin {hid}: {margin:g}` for {hid} alone; stage 3 reruns and gate 2 shows the new powers. A margin is "
+        "the regression such a test lets pass as none: take it only if you would accept a regression that large"
     )
 
 
