@@ -42,7 +42,7 @@ The rule, before any GPU is spent:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bot.model import Direction
@@ -328,3 +328,61 @@ def _rough_need(cn: ClaimNeed, noise: NoiseModel, level: float, target: float) -
         return 10_000
     n = var * (z_a + z_b) ** 2 / (gap * gap) / (1 - noise.outlier_rate)
     return max(MIN_PLAN_REPS, math.ceil(n))
+
+
+def narrowest_guard_margin(
+    planned: Sequence,
+    noise: NoiseModel,
+    *,
+    alpha: float,
+    target: float,
+    max_reps: int,
+    ceiling: float,
+    step: float = 0.01,
+) -> tuple[float | None, str, float]:
+    """The narrowest margin, a multiple of ``step`` up to ``ceiling``, that gate 2's ``margin: X`` (every equivalence
+    and no-worse prediction at X) gives a plan with a decidable hypothesis, by this module's own sizing (``size``):
+    (X, the decidable guard with the most power there, its ``power_floor``). When even ``ceiling`` decides
+    nothing: (None, the guard with the most power at ``ceiling`` and ``max_reps`` runs per arm, that power), so no
+    margin is offered that would not help.
+
+    A guard's power only grows with its margin (a wider interval holds the same estimate) and a directional claim's
+    does not depend on it, so whether anything is decidable only grows with X (the search bisects the grid), and
+    what a wider margin first makes decidable is a guard.
+    """
+    guard_kinds = (Direction.EQUIVALENT, Direction.NO_WORSE)
+    guards = [h.id for h in planned if h.direction in guard_kinds]
+    if not guards:
+        raise ValueError("narrowest_guard_margin: the plan has no equivalence or no-worse prediction to widen")
+
+    def sized(k: int) -> Sizing:
+        x = round(k * step, 10)
+        at = [h.model_copy(update={"margin": x}) if h.direction in guard_kinds else h for h in planned]
+        return size(at, noise, alpha=alpha, target=target, max_reps=max_reps)
+
+    def at_most(s: Sizing, hid: str) -> float:
+        """Every cell of ``hid`` confirms with ``max_reps`` runs per arm, at the level it starts at."""
+        return math.prod(
+            claim_power(cn.kind, cn.effect, max_reps, s.level, noise, margin=cn.margin, better=cn.better)
+            for cn in s.needs
+            if cn.hypothesis == hid
+        )
+
+    def best(power: Callable[[str], float], among: Sequence[str]) -> tuple[str, float]:
+        hid = max(among, key=power)
+        return hid, round(power(hid), 4)
+
+    lo, hi = 1, math.floor(ceiling / step + 1e-9)
+    top = sized(hi)
+    if not top.decidable:
+        return (None, *best(lambda hid: at_most(top, hid), guards))
+    found = top
+    while lo < hi:  # the smallest k whose sizing decides something
+        mid = (lo + hi) // 2
+        s = sized(mid)
+        if s.decidable:
+            hi, found = mid, s
+        else:
+            lo = mid + 1
+    widened = [hid for hid in found.decidable if hid in guards] or found.decidable  # a guard (see above)
+    return (round(hi * step, 10), *best(found.power_floor.__getitem__, widened))

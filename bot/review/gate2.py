@@ -78,7 +78,8 @@ def review(ctx) -> list[Finding]:
             ),
         ]
     summary = ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE)
-    excluded, bad = _excluded(ctx)
+    excluded_why, bad = _excluded(ctx)
+    excluded = [h for h, _ in excluded_why]
     findings += bad
     workloads = {w.name for w in ctx.request.workloads}
     by_source: dict[str, list] = {}
@@ -284,7 +285,7 @@ def review(ctx) -> list[Finding]:
     findings += traffic_findings(ctx, hyps, summary)
     findings += cells_saturate(ctx, hyps, summary)
     findings += _vacuous_margins(hyps)
-    findings += plan_findings(ctx, hyps, excluded)
+    findings += plan_findings(ctx, hyps, excluded_why)
     return findings
 
 
@@ -315,9 +316,10 @@ def _vacuous_margins(hyps) -> list[Finding]:
     ]
 
 
-def _excluded(ctx) -> tuple[list, list[Finding]]:
-    """The hypotheses a person excluded at gate 2: those ``excluded.json`` records whose ids the reason stage 3
-    ran with excludes (a record no person's reason backs covers nothing)."""
+def _excluded(ctx) -> tuple[list[tuple], list[Finding]]:
+    """(hypothesis, the person's reason) for each a person excluded at gate 2: those ``excluded.json`` records whose
+    ids the reason stage 3 ran with excludes (a record no person's reason backs covers nothing). The reason is the
+    one recorded, else the one their ``exclude:`` line gives ("" when they wrote none)."""
     from bot.hypotheses import HypothesisError, parse_excluded, parse_feedback
 
     path = ctx.paths.hypotheses_excluded
@@ -325,8 +327,8 @@ def _excluded(ctx) -> tuple[list, list[Finding]]:
         recorded = parse_excluded(ctx.read(path))
     except HypothesisError as exc:
         return [], [Finding(severity=Severity.CRITICAL, check="G2.parse", file=path, line=1, message=str(exc))]
-    by_person = set(parse_feedback(ctx.stage_feedback(Stage.HYPOTHESIZE)).exclude)
-    return [h for h, _ in recorded if h.id in by_person], []
+    by_person = parse_feedback(ctx.stage_feedback(Stage.HYPOTHESIZE))
+    return [(h, why or by_person.exclude_why.get(h.id, "")) for h, why in recorded if h.id in by_person.exclude], []
 
 
 def _testability(hyps, summary: TranslationSummary) -> list[Finding]:

@@ -827,7 +827,15 @@ def test_gate2_raises_a_plan_that_decides_nothing_and_benchmarks_no_claim(branch
     ctx.state.stages[int(Stage.HYPOTHESIZE)].feedback = f"exclude: {ids} (x)"
     found = {f.check: f for f in review_gate(2, ctx)}
     assert {"G2.plan-decides-nothing", "G2.no-claim-benchmarked"} <= set(found)
-    assert f"{excluded[0].id} (claim `" in found["G2.no-claim-benchmarked"].message
+    claims = found["G2.no-claim-benchmarked"]  # the person's reason quoted back for each claim they excluded
+    assert f"{excluded[0].id} (claim `" in claims.message and 'excluded at gate 2 ("x")' in claims.message
+    # a claim out for another cause as well (the bundled example's A2: not testable as translated) keeps it IMPORTANT
+    also = [h for h in excluded if h.not_testable]
+    assert also and claims.severity is Severity.IMPORTANT
+    for h in also:
+        assert (
+            f'{h.id} (claim `{h.source}`): excluded at gate 2 ("x"), and not testable as translated' in claims.message
+        )
     fix = found["G2.plan-decides-nothing"].fix
     [(gate, reason)] = re.findall(r"`promote request-changes (\d) --reason '([^']*)' --work W`", fix)
     assert refusal_on_branch(int(gate), reason, ctx, author=False) is None
