@@ -181,9 +181,9 @@ def _claims_not_benchmarked(
     plan: BenchmarkPlan, request: PromotionRequest, hypotheses: Sequence[Hypothesis], excluded: Mapping[str, str]
 ) -> list[tuple[str, str | None]] | None:
     """('A1 (claim `c0`): not testable as translated', None) for each claim's Track A hypothesis when the plan
-    benchmarks none of them, with the person's reason in place of None when their exclusion alone keeps it out (it
-    would be planned otherwise, and they wrote why); None when the plan benchmarks one (on a cell or the priority
-    mix), or the request claims nothing."""
+    benchmarks none of them, with the person's reason in place of None when they excluded it and wrote why (a claim
+    also not testable was decided on by them all the same: asking again asks what they answered); None when the
+    plan benchmarks one (on a cell or the priority mix), or the request claims nothing."""
     if not request.claims or plan.decided_on_mix or any(h.track == Track.A.value for h in plan.hypotheses):
         return None
     claim_ids = {c.id for c in request.claims}
@@ -204,15 +204,15 @@ def _claims_not_benchmarked(
             continue
         reason = excluded[h.id].strip()
         said = f'excluded at gate 2 ("{reason}")' if reason else "excluded at gate 2 (no reason given)"
-        alone = reason if reason and other is None else None  # the person's exclusion is the only cause
+        alone = reason or None  # the person decided it with their reason, whatever else keeps it out too
         out.append((f"{h.id} (claim `{h.source}`): {said}" + (f", and {other}" if other else ""), alone))
     return out
 
 
 def _no_claim(plan: BenchmarkPlan, claims: list[tuple[str, str | None]], where: str) -> Finding:
     """IMPORTANT when a claim is out for a cause no one decided (not testable, not measurable, no prediction) or
-    nothing says why; a SUGGESTION quoting the person back when each is out only because they excluded it and
-    wrote why (asking them to "approve saying why" again would ask what they already answered)."""
+    nothing says why; a SUGGESTION quoting the person back when they excluded each and wrote why (asking them to
+    "approve saying why" again would ask what they already answered)."""
     what = "; ".join(line for line, _ in claims) if claims else "no Track A hypothesis is on the branch"
     tracks = sorted({h.track for h in plan.hypotheses})
     spends = f"approving spends {_spend(plan)} on Track {' and '.join(tracks)} hypotheses only"

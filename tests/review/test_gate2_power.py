@@ -111,7 +111,8 @@ def test_gate2_raises_nothing_on_a_plan_with_a_decidable_claim():
 # ------------------------------------------------------------------- a claim a person excluded, with their reason
 # `G2.no-claim-benchmarked` asked a person who had excluded every claim at gate 2 (`exclude: A1 (why)`) to "make a
 # claim testable ... or approve saying why", though they had said why. Their exclusion alone keeps the claim out,
-# so the finding only quotes them back; a claim out for another cause keeps it IMPORTANT.
+# so the finding only quotes them back (also when the claim is not testable either: they decided on it); a claim out
+# for another cause that nobody excluded keeps it IMPORTANT.
 
 
 def _claims_out(*, reason: str, a2_not_testable: bool):

@@ -829,9 +829,10 @@ def test_gate2_raises_a_plan_that_decides_nothing_and_benchmarks_no_claim(branch
     assert {"G2.plan-decides-nothing", "G2.no-claim-benchmarked"} <= set(found)
     claims = found["G2.no-claim-benchmarked"]  # the person's reason quoted back for each claim they excluded
     assert f"{excluded[0].id} (claim `" in claims.message and 'excluded at gate 2 ("x")' in claims.message
-    # a claim out for another cause as well (the bundled example's A2: not testable as translated) keeps it IMPORTANT
+    # a claim out for another cause as well (the bundled example's A2: not testable as translated) was decided on
+    # all the same: the person excluded it and said why, so the finding quotes them and does not ask again
     also = [h for h in excluded if h.not_testable]
-    assert also and claims.severity is Severity.IMPORTANT
+    assert also and claims.severity is Severity.SUGGESTION
     for h in also:
         assert (
             f'{h.id} (claim `{h.source}`): excluded at gate 2 ("x"), and not testable as translated' in claims.message
