@@ -44,6 +44,7 @@ from bot.golang.plugin_docs import (
 )
 from bot.golang.plugin_shape import (
     mentions,
+    random_ties,
     request_fields,
     rng_guarded,
     scorer_defaults_of,
@@ -459,6 +460,7 @@ def generate(
             kind=kind.value,
             category=category,
             rng_per_call=rng_per_call,
+            random_ties=random_ties(src, an),
             waiting_expr=q_entry.llmd.expr if q_entry and q_entry.llmd else "m.WaitingQueueSize",
             waiting_comment=comment_lines(waiting_comment(q_entry), indent=2),
             score_doc=comment_lines(

@@ -26,6 +26,7 @@ from bot.golang.differential import ALL_OFF, AS_DEPLOYED, DEPLOYED_VALUES
 from bot.golang.generate import INFLIGHT_PRODUCER, MODULE, Generated
 from bot.golang.gonames import go_float, render
 from bot.golang.host import host_call_args
+from bot.golang.plugin_shape import GLOBAL_RAND
 from bot.golang.slo_priority import fill_nil_priority_maps
 from bot.golang.source import EvolvedSource
 from bot.model import PolicyKind
@@ -293,11 +294,6 @@ def floor_for(an: Analysis, gen: Generated, d: Dictionary) -> tuple[float, bool]
     return (FLOOR_HIGH if high else FLOOR_MIXED), high
 
 
-_GLOBAL_RAND = re.compile(
-    r"\brand\.(?:Intn|IntN|Int63n|Int31n|Float64|Float32|Perm|Shuffle|Int63|Int31|Int|N|Uint32|Uint64)\("
-)
-
-
 def _blis_file(src: EvolvedSource, an: Analysis, gen: Generated, composed) -> str:
     host = an.host_info
     receiver = host.receiver_type or "evolvedPolicy"
@@ -305,7 +301,7 @@ def _blis_file(src: EvolvedSource, an: Analysis, gen: Generated, composed) -> st
     # math/rand's package functions are randomly seeded since Go 1.20: a tie broken with them is BLIS choosing at
     # random among the tied endpoints, so the harness compares with the tied set (else r02's agreement changed
     # from run to run).
-    global_rand = bool(_GLOBAL_RAND.search(src.go_text))
+    global_rand = bool(GLOBAL_RAND.search(src.go_text))
     scorers = None
     if gen.uses_scorers and "scorers" in composed.receiver_fields:
         scorers = [(n, go_float(w)) for n, w in gen.scorer_defaults or []]
@@ -339,6 +335,8 @@ def _blis_file(src: EvolvedSource, an: Analysis, gen: Generated, composed) -> st
         construct=construct,
         scorers=scorers,
         rng_field=rng_field,
+        # An rng the evolved code never draws from breaks no tie: BLIS takes its first top score, as the plugin.
+        uses_rng=an.uses_rng,
         global_rand=global_rand,
         pre960=gen.uses_scorers and an.era != "head",
         snapshot_fields=snap,

@@ -185,9 +185,10 @@ def decisions_of(
                 (
                     "BLIS takes the argmax of its composite (ties: lowest index, or rng). The plugin "
                     "returns the composite per endpoint, order-preserved into [0,1] (values already in [0,1] are unchanged); "
-                    "max-score-picker takes the argmax and shuffles ties. The instance the evolved code chose scores "
-                    "above every other (one that would tie with it is put 1e-6 below), so an evolved argmax with side "
-                    "conditions (an instance skipped at score 0, a least-loaded fallback) is honoured."
+                    "max-score-picker takes the argmax and shuffles ties. Where the evolved code's own scores do not "
+                    "put its choice alone on top, the plugin does (the others 1e-6 below), so an evolved argmax with "
+                    "side conditions (an instance skipped at score 0, a least-loaded fallback) is honoured; a choice "
+                    "its rng made among tied top scores stays a tie."
                 ),
             )
         )

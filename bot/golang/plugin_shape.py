@@ -76,6 +76,18 @@ def mentions(src: EvolvedSource, nodes, name: str, kinds=("type_identifier",)) -
     return any(n.type in kinds and text_of(src, n) == name for node in nodes for n in walk(node))
 
 
+#: A call of math/rand's package functions: randomly seeded since Go 1.20, so the evolved code breaks its ties at
+#: random as the picker does (the harness then compares with BLIS's tied set; the plugin keeps the tie).
+GLOBAL_RAND = re.compile(
+    r"\brand\.(?:Intn|IntN|Int63n|Int31n|Float64|Float32|Perm|Shuffle|Int63|Int31|Int|N|Uint32|Uint64)\("
+)
+
+
+def random_ties(src: EvolvedSource, an: Analysis) -> bool:
+    """Whether the evolved code picks among its tied top scores at random (its rng field, or math/rand's own)."""
+    return an.uses_rng or bool(GLOBAL_RAND.search(src.go_text))
+
+
 def rng_guarded(src: EvolvedSource, an: Analysis) -> bool:
     text = text_of(src, an.host_info.node)
     return bool(re.search(r"\brng\s*[!=]=\s*nil\b|\bnil\s*[!=]=\s*\w+\.rng\b", text))

@@ -524,12 +524,7 @@ class Fidelity(Strict):
     causes: list[FidelityCause] = Field(default_factory=list, description="largest first")
     unattributed: int = Field(default=0, ge=0, description="disagreements no mapping explains")
     overlapping: int = Field(default=0, ge=0, description="disagreements more than one mapping explains on its own")
-    tied: int = Field(
-        default=0,
-        ge=0,
-        description="disagreements in part only: BLIS or llm-d's picker takes one of several tied top scores at "
-        "random, so the figure counts the chance they pick alike where the counts of states count a disagreement",
-    )
+    tied: int = Field(default=0, ge=0, description="disagreements in part only: a random pick among tied top scores")
     errors: int = Field(default=0, ge=0, description="states left out: the BLIS original itself failed")
     failures: list[FidelityFailure] = Field(default_factory=list, description="plugin side first")
     classes: list[FidelityClass] = Field(
