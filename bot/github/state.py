@@ -269,6 +269,12 @@ def trusted(client: GitHub, issue: int, comment: Comment) -> Comment:
     Who saved the comment is GitHub's own record: an edit in the web UI or with the person's own token names
     them. The limit, shared with any digest: such a workflow runs with a GITHUB_TOKEN that edits as the bot, so
     this closes the direct edit, not a person who pushes a workflow to forge the state (that push is on record).
+    What such a forged state could do with a gate is closed by ``GitHubStateStore.vouched``: each approval in it
+    counts only when GitHub's own record (the label's event, the command's comment) shows an authorized person
+    made it (``bot.github.vouch``). Left open to that workflow: the rest of the state is taken as saved (where
+    the promotion stands, its stages' records, the benchmark run to cancel), so a state that moves past a gate
+    and records no approval of it at all, or records a change request or a rejection in a person's name, is not
+    caught here.
     A state GraphQL shows newer than the one REST gave (saved between the two reads) is not vouched for
     either: it is read again at the next event.
     """
@@ -313,9 +319,11 @@ class GitHubStateStore:
         #: run): no save records an answer at or past it, so the next run still finds it unanswered
         self.held: int | None = None
 
-    def load(self) -> PipelineState | None:
+    def load(self, *, checked: bool = False) -> PipelineState | None:
         """The state in the status comment; None without one; ForeignEdit when a person saved it last; Unvouched
-        when it holds an approval GitHub's own record does not show (``vouched``)."""
+        when it holds an approval GitHub's own record does not show (``vouched``). ``checked``: its approvals are
+        not checked, for a caller that acts on no decision and whose workflow run checked them in an earlier step
+        (``bot.events.benchmark.record_run``): the next run that acts on them checks them again."""
         comment = self.client.bot_comment(self.issue, markers.STATUS)
         if comment is None:
             return None
@@ -325,6 +333,9 @@ class GitHubStateStore:
         except NewerState as exc:  # said on the issue once (``bot.events.handle``)
             exc.issue = self.issue
             raise
+        if checked:
+            self._vouch_for(state)  # this process's later loads (the save renders the request) ask nothing either
+            return state
         return self.vouched(state, comment)
 
     def vouched(self, state: PipelineState | None, comment: Comment) -> PipelineState | None:
@@ -358,8 +369,14 @@ class GitHubStateStore:
                 for d, e in checked.confirmed
             ]
             state = state.model_copy(update={"decisions": checked.decisions, "audit": [*state.audit, *audit]})
-        self.client.vouched |= {(self.issue, *vouch.key(d)) for d in state.decisions if d.decision is Decision.APPROVE}
+        self._vouch_for(state)
         return state
+
+    def _vouch_for(self, state: PipelineState | None) -> None:
+        """Record ``state``'s approvals as checked or made in this run (``GitHub.vouched``)."""
+        for d in state.decisions if state is not None else []:
+            if d.decision is Decision.APPROVE:
+                self.client.vouched.add((self.issue, *vouch.key(d)))
 
     def _check(self, state: PipelineState, comment: Comment, done: set, *, fresh: bool) -> vouch.Checked:
         todo = [d for d in state.decisions if d.decision is Decision.APPROVE and vouch.key(d) not in done]
@@ -394,8 +411,7 @@ class GitHubStateStore:
                 "GitHub kept an older status comment than the one the bot wrote, so the promotion state was not "
                 "saved; nothing else changed. Comment `/retry` to try again"
             )
-        # the approvals saved now are this run's own or ones it checked: a later load need not check them
-        self.client.vouched |= {(self.issue, *vouch.key(d)) for d in state.decisions if d.decision is Decision.APPROVE}
+        self._vouch_for(state)  # the approvals saved now are this run's own or ones it checked
 
     def save_under_shown(self, state: PipelineState, note: str) -> None:
         """Save ``state`` under the checklist the status comment shows now, with ``note`` below it.
