@@ -323,7 +323,7 @@ class GitHubStateStore:
         """The state in the status comment; None without one; ForeignEdit when a person saved it last; Unvouched
         when it holds an approval GitHub's own record does not show (``vouched``). ``checked``: its approvals are
         not checked, for a caller that acts on no decision and whose workflow run checked them in an earlier step
-        (``bot.events.benchmark.record_run``): the next run that acts on them checks them again."""
+        (``bot.events.benchmark.record_run``, ``bot.events.dispatch_failed``): the next run that acts on them checks them again."""
         comment = self.client.bot_comment(self.issue, markers.STATUS)
         if comment is None:
             return None
