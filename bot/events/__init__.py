@@ -73,7 +73,7 @@ def handle(env: EventEnv, *, client_factory: Callable | None = None) -> Result:
     event = parse_payload(env.event_name, raw)
     from bot.events.session import Session
     from bot.forge.state_file import NewerState
-    from bot.github.state import ForeignEdit
+    from bot.github.state import ForeignEdit, Unvouched
 
     session = Session.open(env, client_factory=client_factory)
     session.sent_by(event)
@@ -91,6 +91,11 @@ def handle(env: EventEnv, *, client_factory: Callable | None = None) -> Result:
 
         session.client.upsert_comment(exc.issue, markers.FOREIGN_EDIT, foreign_edit(exc))
         return Result("refused: the status comment was not saved by the bot", notes=[str(exc)])
+    except Unvouched as exc:  # an approval GitHub's record does not show: act on none of the state, say so once
+        from bot.events.lost_state import unvouched
+
+        session.client.upsert_comment(exc.issue, markers.UNVOUCHED, unvouched(exc))
+        return Result("refused: the state holds an approval GitHub's record does not show", notes=[str(exc)])
     except NewerState as exc:  # a rollback of the workflow's bot: say so on the issue, once; change nothing
         if exc.issue is None:
             raise

@@ -277,7 +277,13 @@ def _decide(asked: Asked) -> Move | Result:
             promotion.refused(state)
             return _then(promotion, Result("refused /request-changes", state, notes=[why]), late)
     login, now = asked.actor.login, asked.now
-    return Move(lambda s: pipeline.decide(s, gate, decision, actor=login, now=now, reason=reason, written=said.written))
+
+    def move(s: PipelineState) -> PipelineState:  # the comment is recorded: a later load checks it (``vouch``)
+        new = pipeline.decide(s, gate, decision, actor=login, now=now, reason=reason, written=said.written)
+        new.decisions[-1] = new.decisions[-1].model_copy(update={"comment": said.id})
+        return new
+
+    return Move(move)
 
 
 def _adopt_branch(asked: Asked) -> Move:

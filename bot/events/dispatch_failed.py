@@ -87,7 +87,8 @@ def record_failed_dispatch(session, spec: dict, error: GitHubError) -> str:
     promotion = session.promotion(session.client.issue(number), current=True)
     if promotion is None:
         return f"#{number} is not a promotion issue: nothing to say there"
-    state = promotion.load()
+    # acts on no decision, and the write job that asked for the dispatch checked the approvals (``checked``)
+    state = promotion.store.load(checked=True)
     step = pipeline.next_step(state) if state is not None and state.status is Status.RUNNING else None
     if error.may_have_started and spec.get("benchmark") and state is not None and state.benchmark is not None:
         return _benchmark_unconfirmed(promotion, state, reason)

@@ -95,6 +95,27 @@ def foreign_edit(exc) -> str:
     )
 
 
+def unvouched(exc) -> str:
+    """What the issue is told when the state holds a gate approval GitHub's own record does not show
+    (``bot.github.state.Unvouched``): which gate, whom it names, what the record lacks, and the one fix."""
+    from bot.escape import md
+
+    where = f"[status comment]({exc.comment.url})" if exc.comment.url else "status comment"
+    lines = "\n".join(f"- gate {r.gate}, approved by {md('@' + r.actor)}: {md(r.lacks)}." for r in exc.refused)
+    gates = sorted({r.gate for r in exc.refused})
+    labels = " and ".join(f"`gate-{g}-approved`" for g in gates)
+    return (
+        f"The promotion bot did nothing on this event, and will do nothing until this is resolved: its {where} "
+        f"records an approval that GitHub's own record does not show:\n\n{lines}\n\n"
+        "That comment holds the promotion's state, and a workflow running with this repository's token can save "
+        "it as the bot; a gate counts only from an authorized person's gate label or `/approve` that GitHub "
+        "itself shows, so the bot does not act on this state.\n\n"
+        f"If the approval is genuine, a maintainer who may decide gates applies {labels} to this issue again "
+        "(remove it first if it is on): the bot then records the approval as theirs and goes on. Nothing else "
+        "needs touching: the status comment, the branch and the pull request stay as they are."
+    )
+
+
 def _what_retry_does(promotion) -> str:
     branch = promotion.request().branch
     return (

@@ -74,7 +74,7 @@ class Promotion:
         self._runner = None
         self._dispatch_benchmark = True
         self._rechecked = False  # this run re-checked stages another bot version made: the issue is told
-        self.store = _store(client, issue.number)
+        self.store = _store(client, issue.number, config)
         #: what a person's move is recorded under (``handled_events``): this run's event, or ``comment-<id>`` while
         #: a command whose own run GitHub dropped is answered (``bot.events.comments.catch_up``), ``labeled-<id>``
         #: while such a gate label is decided (``bot.events.issues.dropped_label``)
@@ -589,10 +589,10 @@ def read_request(env: EventEnv, client: GitHub, config: BotConfig, issue: IssueI
     return request
 
 
-def _store(client: GitHub, number: int):
+def _store(client: GitHub, number: int, config: BotConfig):
     from bot.github.state import GitHubStateStore
 
-    return GitHubStateStore(client, number)
+    return GitHubStateStore(client, number, config)
 
 
 def _with_labels(issue: IssueInfo, labels) -> IssueInfo:

@@ -57,6 +57,8 @@ def reply_to_line(comment_id: int) -> str:
 FOREIGN_EDIT = notice("foreign-edit")
 #: The notice a state saved by a newer bot gets (one per issue, updated).
 NEWER_STATE = notice("newer-state")
+#: The notice a state holding an approval GitHub's record does not show gets (one per issue, updated).
+UNVOUCHED = notice("unvouched-approval")
 
 
 def pr_closed(number: int, at: str) -> str:

@@ -109,6 +109,11 @@ class GitHub(Actions):
         self._writer_unknown = ""
         #: the workflow runs this client asked GitHub to cancel (``Actions.cancel_run``); a dispatch skips them
         self.cancelled_runs: set[int] = set()
+        #: login -> role on the repository, asked once per run (the handlers and ``bot.github.vouch`` both ask)
+        self._roles: dict[str, str] = {}
+        #: (issue, gate, actor, time) of the approvals GitHub's record was found to show, or this run made, in this
+        #: run: a later load of the state does not ask again (``bot.github.state.GitHubStateStore.load``)
+        self.vouched: set[tuple] = set()
 
     # ------------------------------------------------------------ plumbing
     def repo(self, full_name: str | None = None):
@@ -358,7 +363,9 @@ class GitHub(Actions):
                     return "none"
                 raise
 
-        return self._call(f"GET permission of {login}", get)
+        if login.lower() not in self._roles:
+            self._roles[login.lower()] = self._call(f"GET permission of {login}", get)
+        return self._roles[login.lower()]
 
     # -------------------------------------------------------- pull requests
     def find_pull(self, head: str) -> PullInfo | None:
@@ -404,11 +411,15 @@ class GitHub(Actions):
 
     def label_event(self, number: int, label: str) -> LabelEvent | None:
         """The last time ``label`` was added to or taken off issue ``number``, None when GitHub lists neither."""
+        mine = [e for e in self.label_events(number) if e.label == label]
+        return mine[-1] if mine else None
 
-        def get() -> LabelEvent | None:
-            events = self.repo().get_issue(number).get_events()  # oldest first; `label` only on these two kinds
-            mine = [e for e in events if e.event in ("labeled", "unlabeled") and e.label and e.label.name == label]
-            return label_event_record(mine[-1]) if mine else None
+    def label_events(self, number: int) -> list[LabelEvent]:
+        """Every time a label was added to or taken off issue ``number``, oldest first (one call, never kept)."""
+
+        def get() -> list[LabelEvent]:
+            events = self.repo().get_issue(number).get_events()  # `label` only on these two kinds
+            return [label_event_record(e) for e in events if e.event in ("labeled", "unlabeled") and e.label]
 
         return self._call(f"GET events of {number}", get)
 

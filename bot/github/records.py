@@ -41,6 +41,7 @@ class LabelEvent:
     login: str
     type: str  # the actor's user type: User, Bot
     at: datetime | None
+    label: str = ""  # the label's name
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,12 @@ def issue_record(raw, *, listed: bool = False) -> IssueInfo:
 def label_event_record(e) -> LabelEvent:
     actor = e.actor
     return LabelEvent(
-        e.id, e.event, actor.login if actor else "", (actor.type if actor else "") or "User", e.created_at
+        e.id,
+        e.event,
+        actor.login if actor else "",
+        (actor.type if actor else "") or "User",
+        e.created_at,
+        e.label.name if e.label else "",
     )
 
 

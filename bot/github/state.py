@@ -16,9 +16,12 @@ from datetime import datetime
 
 from bot.forge import markers
 from bot.forge.state_file import NewerState, StateError, parse_state
+from bot.github import vouch
+from bot.github.authz import Actor, authorize
 from bot.github.client import GitHub, marker_line
+from bot.github.config import BotConfig
 from bot.github.records import Comment
-from bot.model import Decision, Finding, PipelineState, Severity, Status, match_text
+from bot.model import AuditEntry, DecidedVia, Decision, Finding, PipelineState, Severity, Status, match_text
 from bot.model.evidence import tally
 
 #: Budget for the status comment: GitHub's documented 65,536-character cap on a comment body.
@@ -266,6 +269,12 @@ def trusted(client: GitHub, issue: int, comment: Comment) -> Comment:
     Who saved the comment is GitHub's own record: an edit in the web UI or with the person's own token names
     them. The limit, shared with any digest: such a workflow runs with a GITHUB_TOKEN that edits as the bot, so
     this closes the direct edit, not a person who pushes a workflow to forge the state (that push is on record).
+    What such a forged state could do with a gate is closed by ``GitHubStateStore.vouched``: each approval in it
+    counts only when GitHub's own record (the label's event, the command's comment) shows an authorized person
+    made it (``bot.github.vouch``). Left open to that workflow: the rest of the state is taken as saved (where
+    the promotion stands, its stages' records, the benchmark run to cancel), so a state that moves past a gate
+    and records no approval of it at all, or records a change request or a rejection in a person's name, is not
+    caught here.
     A state GraphQL shows newer than the one REST gave (saved between the two reads) is not vouched for
     either: it is read again at the next event.
     """
@@ -282,10 +291,27 @@ def trusted(client: GitHub, issue: int, comment: Comment) -> Comment:
     return comment
 
 
+class Unvouched(StateError):
+    """The state holds a gate approval GitHub's own record does not show (``bot.github.vouch``): no step runs and
+    nothing is decided on it (``bot.events.handle`` says so on the issue, once, with the fix)."""
+
+    def __init__(self, issue: int, comment: Comment, refused: list[vouch.Refused]):
+        named = "; ".join(f"gate {r.gate} approved by @{r.actor}: {r.lacks}" for r in refused)
+        super().__init__(
+            f"the status comment of #{issue} records an approval GitHub's record does not show ({named}); the bot "
+            "acts only on approvals an authorized person made on GitHub"
+        )
+        self.issue = issue
+        self.comment = comment
+        self.refused = refused
+
+
 class GitHubStateStore:
-    def __init__(self, client: GitHub, issue: int):
+    def __init__(self, client: GitHub, issue: int, config: BotConfig | None = None):
+        """``config``: whose approvals count (``authz.authorize``); None: the default configuration's."""
         self.client = client
         self.issue = issue
+        self.config = config or BotConfig()
         #: the newest comment this run answered: every save records it (``PipelineState.answered_comment``), the
         #: runner's too, so the save that records the answer's outcome records that it was given
         self.answered = 0
@@ -293,17 +319,85 @@ class GitHubStateStore:
         #: run): no save records an answer at or past it, so the next run still finds it unanswered
         self.held: int | None = None
 
-    def load(self) -> PipelineState | None:
-        """The state in the status comment; None without one; ForeignEdit when a person saved it last."""
+    def load(self, *, checked: bool = False) -> PipelineState | None:
+        """The state in the status comment; None without one; ForeignEdit when a person saved it last; Unvouched
+        when it holds an approval GitHub's own record does not show (``vouched``). ``checked``: its approvals are
+        not checked, for a caller that acts on no decision and whose workflow run checked them in an earlier step
+        (``bot.events.benchmark.record_run``, ``bot.events.dispatch_failed``): the next run that acts on them checks them again."""
         comment = self.client.bot_comment(self.issue, markers.STATUS)
         if comment is None:
             return None
         trusted(self.client, self.issue, comment)
         try:
-            return stamped(decode_state(comment.body), comment.updated_at)
+            state = stamped(decode_state(comment.body), comment.updated_at)
         except NewerState as exc:  # said on the issue once (``bot.events.handle``)
             exc.issue = self.issue
             raise
+        if checked:
+            self._vouch_for(state)  # this process's later loads (the save renders the request) ask nothing either
+            return state
+        return self.vouched(state, comment)
+
+    def vouched(self, state: PipelineState | None, comment: Comment) -> PipelineState | None:
+        """``state`` once each approval in it that this run did not make is shown by GitHub's own record
+        (``bot.github.vouch``), one confirmed by the gate's label recorded as its confirmer's; Unvouched otherwise.
+
+        ``trusted`` cannot tell the bot's save from one a workflow's GITHUB_TOKEN made as the bot. Costs nothing
+        for a state without approvals, or whose approvals this run checked or made (``GitHub.vouched``); else the
+        issue's label events (one call, when an approval may be a label's), the comments (read already to find
+        this one), who edited an approval's comment (``GitHub.last_editor``: a call only for an edited one) and
+        each approver's role (one call per person per run, shared with the handlers). A check that fails is made
+        once more on a fresh read, so a record read earlier in the run does not refuse a later approval."""
+        done = {k[1:] for k in self.client.vouched if k[0] == self.issue}
+        todo = [d for d in (state.decisions if state else []) if d.decision is Decision.APPROVE]
+        if not [d for d in todo if vouch.key(d) not in done]:
+            return state
+        checked = self._check(state, comment, done, fresh=False)
+        if checked.refused:
+            checked = self._check(state, comment, done, fresh=True)
+        if checked.refused:
+            raise Unvouched(self.issue, comment, checked.refused)
+        if checked.confirmed:
+            audit = [
+                AuditEntry(
+                    at=e.at or d.at,
+                    actor=e.login,
+                    event=f"gate {d.gate} approval confirmed",
+                    detail=f"GitHub's record did not show the approval the saved state named (by {d.actor}); "
+                    f"`{e.label}` applied by {e.login} confirmed it, and it is recorded as theirs",
+                )
+                for d, e in checked.confirmed
+            ]
+            state = state.model_copy(update={"decisions": checked.decisions, "audit": [*state.audit, *audit]})
+        self._vouch_for(state)
+        return state
+
+    def _vouch_for(self, state: PipelineState | None) -> None:
+        """Record ``state``'s approvals as checked or made in this run (``GitHub.vouched``)."""
+        for d in state.decisions if state is not None else []:
+            if d.decision is Decision.APPROVE:
+                self.client.vouched.add((self.issue, *vouch.key(d)))
+
+    def _check(self, state: PipelineState, comment: Comment, done: set, *, fresh: bool) -> vouch.Checked:
+        todo = [d for d in state.decisions if d.decision is Decision.APPROVE and vouch.key(d) not in done]
+        comments = self.client.comments(self.issue, refresh=fresh)
+        editors = {}
+        for d in todo:
+            said = vouch.command_of(d, comments) if d.via is not DecidedVia.LABEL else None
+            editor = self.client.last_editor(said) if said is not None else None
+            if editor is not None:
+                editors[said.id] = editor.login
+        labels = (
+            self.client.label_events(self.issue) if fresh or any(d.via is not DecidedVia.COMMAND for d in todo) else []
+        )
+        record = vouch.Record(labels, comments, editors, comment.updated_at)
+        return vouch.check(state.decisions, record, self._may_decide, skip=done)
+
+    def _may_decide(self, login: str, user_type: str):
+        actor = Actor(login=login, type=user_type or "User")
+        if not actor.is_bot:  # a bot is refused whatever its role: no call
+            actor = Actor(login=login, type=actor.type, role=self.client.role(login))
+        return authorize(actor, "decide", self.config)
 
     def save(self, state: PipelineState, status: str) -> None:
         answered = self.answered if self.held is None else min(self.answered, self.held - 1)
@@ -317,6 +411,7 @@ class GitHubStateStore:
                 "GitHub kept an older status comment than the one the bot wrote, so the promotion state was not "
                 "saved; nothing else changed. Comment `/retry` to try again"
             )
+        self._vouch_for(state)  # the approvals saved now are this run's own or ones it checked
 
     def save_under_shown(self, state: PipelineState, note: str) -> None:
         """Save ``state`` under the checklist the status comment shows now, with ``note`` below it.

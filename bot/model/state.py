@@ -94,6 +94,13 @@ class GateDecision(Strict):
         description="when the person wrote the command, by GitHub's clock (None: not a comment), so a decision "
         "written before this one and handled after it is known to have been made on an earlier review",
     )
+    comment: int | None = Field(
+        default=None,
+        description="the id of the issue comment whose command made it (GitHub, via command), so a saved state's "
+        "approval is checked against that comment (``bot.github.vouch``); None: not a command, or saved before it "
+        "was kept, and an older state's command approval is then matched to its writer's comment written at "
+        "``written_at`` (none found: the approval is refused until the gate's label is applied again)",
+    )
 
     def critical_note(self) -> str:
         """'2 CRITICAL findings were open when approved: G1.unknown-signal, hazard.unmapped-signal', or ''.

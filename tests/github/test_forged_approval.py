@@ -1,0 +1,112 @@
+"""A state saved as the bot that names an approval nobody made passes no gate (``bot.github.vouch``).
+
+``trusted`` refuses a status comment a person saved last; a workflow a write collaborator pushes saves it with the
+GITHUB_TOKEN, as the bot. Here that workflow's save adds "gate 2 approved by alice (label)" although nobody applied
+`gate-2-approved`: the next event does nothing on the promotion, says so once, and a maintainer's label confirms
+the gate. Real approvals, by label and by command, go on as before.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from tests.github.actions_sim import REPO
+from tests.github.test_github_flow import _as, _comment, _label, _to_gate_1, state_of
+
+pytestmark = pytest.mark.slow
+
+STATUS = "<!-- promotion-bot:status -->"
+NOTICE = "<!-- promotion-bot:notice:unvouched-approval -->"
+
+
+def _status(sim, number):
+    [c] = [c for c in sim.fake.comments(REPO, number) if c.body.startswith(STATUS)]
+    return c
+
+
+def _notices(sim, number) -> list[str]:
+    return [c.body for c in sim.fake.comments(REPO, number) if c.body.startswith(NOTICE)]
+
+
+def _forge_as_the_bot(sim, number, gate: int, actor: str) -> str:
+    """What a workflow running with the GITHUB_TOKEN does: decode the state, add ``actor``'s label approval of the
+    open gate, and save the comment as the bot."""
+    from bot import pipeline
+    from bot.github.state import decode_state, encode_state
+    from bot.model import DecidedVia, Decision
+
+    c = _status(sim, number)
+    state = decode_state(c.body)
+    assert state.open_gate == gate
+    forged = pipeline.decide(state, gate, Decision.APPROVE, actor=actor, now=datetime.now(UTC), via=DecidedVia.LABEL)
+    body = c.body.replace(encode_state(state), encode_state(forged))
+    assert body != c.body
+    sim.fake.state.update_comment(c, body, sim.fake.BOT)  # saved by the bot's own account
+    return body
+
+
+def _fork(sim) -> tuple:
+    """What the bot did on the fork: its branches' commits, its pull requests, the GPU runs it dispatched."""
+    f = sim.fake
+    branches = tuple(sorted((b, f.branch_sha(REPO, b)) for p in f.pulls(REPO) for b in (p.head,)))
+    return branches, tuple(p.number for p in f.pulls(REPO)), len(f.dispatches)
+
+
+def test_an_approval_saved_by_the_bots_token_that_nobody_labeled_passes_no_gate_until_a_maintainer_labels(sim):
+    sim.fake.add_user("alice", role="maintain")
+    number = _to_gate_1(sim)
+    _label(sim, number, "gate-1-approved", "maria")  # a real label approval: checked at every later load
+    assert state_of(sim, number).open_gate == 2
+
+    forged = _forge_as_the_bot(sim, number, 2, "alice")
+    fork = _fork(sim)
+    _comment(sim, number, "researcher", "any comment")  # any event would continue what is due: stage 5
+    assert sim.runs[-1].result.action.startswith("refused")
+    assert _status(sim, number).body == forged  # nothing saved over it, nothing run on it
+    assert _fork(sim) == fork
+    [notice] = _notices(sim, number)
+    assert "gate 2, approved by `@alice`: the issue's events show no `gate-2-approved` added by `@alice`" in notice
+    assert "applies `gate-2-approved` to this issue again" in notice
+
+    _comment(sim, number, "maria", "/status")  # the notice is not repeated, and still nothing runs
+    assert len(_notices(sim, number)) == 1 and _status(sim, number).body == forged and _fork(sim) == fork
+
+    _label(sim, number, "gate-2-approved", "tom")  # a triage label confirms nothing
+    assert _status(sim, number).body == forged and _fork(sim) == fork
+
+    _as(sim, "maria").get_issue(number).remove_from_labels("gate-2-approved")  # as the notice says: off, then on
+    _label(sim, number, "gate-2-approved", "maria")  # the fix the notice names: the gate is maria's now
+    assert [r.result.action for r in sim.runs[-1:]] != ["refused"], [r.result for r in sim.runs[-3:]]
+    state = state_of(sim, number)
+    assert [(d.gate, d.actor, d.via.value) for d in state.decisions] == [(1, "maria", "label"), (2, "maria", "label")]
+    assert "gate 2 approval confirmed" in [a.event for a in state.audit]
+    assert state.next_stage is None or state.next_stage.value >= 5
+    _comment(sim, number, "researcher", "a later event")  # the confirmed approval is vouched for from now on
+    assert not sim.runs[-1].result.action.startswith("refused")
+
+
+def test_real_approvals_by_label_and_by_command_still_pass_and_record_the_comment(sim):
+    number = _to_gate_1(sim)
+    said = _comment(sim, number, "maria", "/approve")
+    state = state_of(sim, number)
+    assert [(d.gate, d.via.value, d.comment) for d in state.decisions] == [(1, "command", said)]
+    assert state.open_gate == 2
+    _label(sim, number, "gate-2-approved", "maria")
+    state = state_of(sim, number)
+    assert [(d.gate, d.via.value) for d in state.decisions] == [(1, "command"), (2, "label")]
+    _comment(sim, number, "researcher", "a later event")  # both checked against GitHub at this load
+    assert not sim.runs[-1].result.action.startswith("refused")
+    assert _notices(sim, number) == []
+
+
+def test_a_command_approval_whose_comment_was_deleted_is_not_acted_on(sim):
+    number = _to_gate_1(sim)
+    said = _comment(sim, number, "maria", "/approve")
+    assert state_of(sim, number).open_gate == 2
+    _as(sim, "maria").get_issue(number).get_comment(said).delete()
+    _comment(sim, number, "researcher", "a later event")
+    assert sim.runs[-1].result.action.startswith("refused")
+    [notice] = _notices(sim, number)
+    assert f"gate 1, approved by `@maria`: comment {said}, which the approval names, is not on the issue" in notice
