@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.golang import lifetime_count
+from bot.golang.probe_inputs import CLOCK
 from bot.golang.source import load_evolved_source
 from bot.model import Severity
 from tests.golang.conftest import CORPUS, EXAMPLE
@@ -71,3 +72,36 @@ def test_the_bundled_example_keeps_no_lifetime_count(dictionary):
     from bot.golang.analyze import analyze
 
     assert not lifetime(analyze(load_evolved_source(EXAMPLE), dictionary))
+
+
+def test_a03s_sequences_are_also_decided_without_the_requests_a_windowed_count_forgets(analyze_text):
+    from bot.golang import sequences
+
+    a03 = CORPUS / "a03_openevolve_tenant_fair_share.py"
+    [spec] = sequences.sequence_specs("admission", True, analyze_text(a03.read_text(), a03.name), {}, [])
+    by_label = dict(zip(spec["labels"], spec["candidates"], strict=True))
+    recent = [label for label in by_label if label.endswith(":" + sequences.RECENT)]
+    oldest = {k: CLOCK - min(h["blis"]["clock"] for h in c["history"]) for k, c in by_label.items() if c["history"]}
+    assert recent == [f"{k}:{sequences.RECENT}" for k in oldest if oldest[k] > lifetime_count.STALE_US and ":" in k]
+    assert "0:200000000:recent" in recent and "0:200000:recent" not in by_label
+    kept = by_label["0:20000000:recent"]["history"]  # 4 requests 20 s apart: the first, 80 s back, is dropped
+    assert [h["blis"]["clock"] for h in kept] == [h["blis"]["clock"] for h in by_label["0:20000000"]["history"][1:]]
+
+
+def test_a_row_decided_otherwise_without_its_long_gone_requests_is_never_asserted():
+    """a03's test asserted "after 4 requests 200 s apart (1 from tenant-b, 3 from tenant-a), a request ... from
+    tenant-a is rejected": tenant-b, silent for 800 s, still counted and halved tenant-a's fair share."""
+    from bot.golang import sequences
+
+    labels = ["0:200000", "0:200000000", "0:200000000:recent", "0:2000000000", "0:2000000000:recent", "0:alone"]
+    admits = [False, False, True, True, True, True]
+    spec = {"name": sequences.NAME, "labels": labels, "candidates": [{}] * len(labels)}
+    result = {
+        "name": sequences.NAME,
+        "cases": [{"candidate": i, "default": {"admit": a}} for i, a in enumerate(admits)],
+    }
+    chosen = sequences.choose([spec], [result])
+    assert 1 not in chosen and chosen == [0, 5, 3], chosen  # the 0.2 s rejection, alone, and the 0.2 s/2000 s pair
+    admits[0] = True  # no fresh rejection left: the stale one is not asserted in its place
+    result["cases"] = [{"candidate": i, "default": {"admit": a}} for i, a in enumerate(admits)]
+    assert 1 not in sequences.choose([spec], [result])
