@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from bot.dictionary import Dictionary
-from bot.golang import blis_era, counter_era, dead_branches, hazards
+from bot.golang import blis_era, counter_era, dead_branches, hazards, lifetime_count
 from bot.golang.analysis_types import (
     BUILTIN_RECEIVERS,
     NEVER_CARRIED,
@@ -151,6 +151,7 @@ def analyze(
     unlisted_literals(src, an)
     name_parameters(an)  # first, so hazard fixes can name the JSON parameter a threshold becomes
     hazards.check(src, an, dictionary, w.hazard_nodes)
+    lifetime_count.check(src, an, dictionary, w.hazard_nodes)  # after: it reads an.client_keyed_maps
     dead_branches.demote(an, GENERATED_NAMES, dictionary)  # a number that cannot act in llm-d is no parameter
     blis_era.check(an, evolved_on)  # before counter_era: a copy dated before the change by its metadata is pre-rename
     counter_era.check(an)  # after demote: it names the numbers that stay parameters by their names

@@ -46,6 +46,9 @@ Check ids and severities:
   the simulated workload; in the EPP any client grows the map, and the EPP's memory, without limit. The
   generated plugin caps such a map (``bot.golang.state_caps``), and the translation rewrites the finding to say
   where and what a clear does, as a SUGGESTION (``an.client_keyed_maps`` names the maps).
+- ``hazard.lifetime-count`` (IMPORTANT, ``bot.golang.lifetime_count``): a decision reads ``len()`` of such a map,
+  or a receiver counter the code only increments: one BLIS run's clients there, every client since the EPP started
+  in llm-d.
 - ``hazard.client-steerable-draw`` (IMPORTANT): a value the client controls (the request ID, which llm-d takes
   from x-request-id as sent; the session; the fairness ID; a header) is passed to a function that hashes it
   (one whose body calls a ``hash/*`` or ``crypto/*`` package, or such a package directly). In BLIS the hash
@@ -64,7 +67,7 @@ Check ids and severities:
 from __future__ import annotations
 
 from bot.dictionary import Dictionary
-from bot.golang import client_draw, counter_era
+from bot.golang import client_draw, counter_era, lifetime_count
 from bot.golang.analysis_types import COMPARE, Analysis, Threshold
 from bot.golang.analysis_types import KV_ABSOLUTE as _KV_ABSOLUTE
 from bot.golang.analysis_types import KV_FRACTION as _KV_FRACTION
@@ -84,6 +87,7 @@ SIM_SCALE = "hazard.sim-scale-threshold"
 UNBOUNDED_STATE = "hazard.unbounded-client-keyed-state"
 CLIENT_DRAW = client_draw.CLIENT_DRAW
 COUNTER_MEANING = counter_era.CHECK
+LIFETIME_COUNT = lifetime_count.CHECK
 
 ALL_CHECKS = (
     INV9,
@@ -97,6 +101,7 @@ ALL_CHECKS = (
     UNBOUNDED_STATE,
     CLIENT_DRAW,
     COUNTER_MEANING,
+    LIFETIME_COUNT,
 )
 
 

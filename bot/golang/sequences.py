@@ -19,6 +19,12 @@ and every sequence's request is also decided alone, on a fresh plugin. The rejec
 whose request alone is admitted, when there is one, asserted beside that lone request: the earlier requests are what
 reject it ("a tenant past its rate is rejected").
 
+When the evolved code decides on a lifetime count (``lifetime_count``: a03's ``len(t.tenantTokens)``, every tenant
+ever seen), a sequence whose earlier requests reach back further than a windowed count would remember
+(``lifetime_count.stale_window``) is also decided without those requests (``<sequence>:<spacing>:recent``). One
+decided otherwise rests on clients long gone (a03's tenant-b, silent 800 s, still halving tenant-a's fair share):
+it is never asserted, since the test would pin that defect as the intended behaviour.
+
 Pure: specs in, rows out (``testgen`` writes them into TestBehaviour).
 """
 
@@ -26,6 +32,7 @@ from __future__ import annotations
 
 import json
 
+from bot.golang import lifetime_count
 from bot.golang.probe_inputs import CLOCK, PROBE, SPACING, make_endpoint, make_request, make_state, warmup_spacings
 from bot.golang.probes import ADMISSION_POOLS, observe_probe
 
@@ -66,6 +73,8 @@ BURST_GAP_US = 5_000
 BURST_TOKENS = (512, 4096)
 #: The label of a sequence's request decided alone (``<sequence>:alone``): its spacing field says no spacing.
 ALONE = "alone"
+#: The label suffix of a sequence decided without its requests older than a windowed count remembers.
+RECENT = "recent"
 
 
 def _bursts() -> list[dict]:
@@ -107,15 +116,26 @@ def sequence_specs(kind: str, stateful: bool, an, defaults: dict, probe_specs: l
     spacings = sorted(
         set(warmup_spacings(an)) | (set(TIME_SPACINGS) if _CLOCK_SIGNALS & set(an.signal_names) else set())
     )
+    window = lifetime_count.stale_window(an) if lifetime_count.found(an) else None
     cands, labels = [], []
     for i, state in enumerate(bases):
         own = spacing_of(state)
         for spacing in [own] + [s for s in spacings if s != own]:
             cands.append(respaced(state, spacing))
             labels.append(f"{i}:{spacing}")
+            recent = _recent(cands[-1], window) if window is not None else None
+            if recent is not None:
+                cands.append(recent)
+                labels.append(f"{i}:{spacing}:{RECENT}")
         cands.append(state | {"history": []})
         labels.append(f"{i}:{ALONE}")
     return [observe_probe(NAME, defaults, cands, labels)]
+
+
+def _recent(state: dict, window: int) -> dict | None:
+    """``state`` without its earlier requests more than ``window`` µs before the decided one (None: none are)."""
+    kept = [h for h in state["history"] if CLOCK - h["blis"]["clock"] <= window]
+    return state | {"history": kept} if len(kept) < len(state["history"]) else None
 
 
 def _decisions(spec: dict, result: dict) -> dict[int, bool]:
@@ -131,7 +151,8 @@ def choose(probe_specs: list[dict], results: list[dict]) -> list[int]:
     """The candidates the behaviour test asserts: the first sequence the plugin rejects (as the search spaced it),
     preferring one whose request alone it admits (then that lone request too, right after it), and two of one sequence that only the spacing tells apart and that are decided differently, the two spacings
     closest together of any sequence (the decision then turns on the time scale of the rule rather than on a
-    history worn down to nothing)."""
+    history worn down to nothing). Never one decided otherwise without its requests long gone (``RECENT``): that
+    decision rests on a lifetime count."""
     spec = next((s for s in probe_specs if s["name"] == NAME), None)
     result = next((r for r in results if r["name"] == NAME), None)
     if spec is None or result is None:
@@ -139,12 +160,17 @@ def choose(probe_specs: list[dict], results: list[dict]) -> list[int]:
     decided = _decisions(spec, result)
     groups: dict[str, list[int]] = {}
     alone: dict[str, int] = {}
+    recent: dict[str, int] = {}  # "<sequence>:<spacing>" -> its candidate without the requests long gone
     for i, label in enumerate(spec["labels"]):
         sequence, _, spacing = label.partition(":")
         if spacing == ALONE:
             alone[sequence] = i
+        elif spacing.endswith(":" + RECENT):
+            recent[label.rsplit(":", 1)[0]] = i
         else:
             groups.setdefault(sequence, []).append(i)
+    # A sequence decided otherwise without its long-gone requests rests on a lifetime count: never asserted.
+    stale = {i for i, label in enumerate(spec["labels"]) if label in recent and _differ(decided, i, recent[label])}
 
     def spacing(i: int) -> int:
         return int(spec["labels"][i].split(":")[1])
@@ -154,20 +180,26 @@ def choose(probe_specs: list[dict], results: list[dict]) -> list[int]:
         for k, members in enumerate(groups.values())
         for a in members
         for b in members
-        if a < b and a in decided and b in decided and decided[a] != decided[b]
+        if a < b and _differ(decided, a, b) and not {a, b} & stale
     ]
     # The earlier requests reject it where the request alone is admitted: both rows, the sequence first.
     rejected = next(
         (
             [g[0], alone[k]]
             for k, g in groups.items()
-            if decided.get(g[0]) is False and k in alone and decided.get(alone[k]) is True
+            if decided.get(g[0]) is False and g[0] not in stale and k in alone and decided.get(alone[k]) is True
         ),
         None,
     )
-    rejected = rejected or next(([g[0]] for g in groups.values() if decided.get(g[0]) is False), [])
+    rejected = rejected or next(
+        ([g[0]] for g in groups.values() if decided.get(g[0]) is False and g[0] not in stale), []
+    )
     pair = min(pairs, key=lambda p: p[:2])[2] if pairs else []
     return rejected + [i for i in pair if i not in rejected]
+
+
+def _differ(decided: dict[int, bool], a: int, b: int) -> bool:
+    return a in decided and b in decided and decided[a] != decided[b]
 
 
 def rows(probe_specs: list[dict], results: list[dict]) -> list[tuple[dict, str]]:

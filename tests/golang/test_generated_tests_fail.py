@@ -34,7 +34,9 @@ def test_an_admitters_behaviour_test_fails_when_it_never_rejects_or_forgets_noth
     test = next(t for p, t in tr.files.items() if p.endswith("_test.go"))
     behaviour = test.split("func TestBehaviour", 1)[1].split("func TestThresholds", 1)[0]
     assert '"reject"' in behaviour and "warmups:" in behaviour  # a sequence on one plugin that it rejects
-    assert " 0.2 s apart " in behaviour and " 2000 s apart " in behaviour  # the same one further apart
+    assert " 0.2 s apart " in behaviour and " 2 s apart " in behaviour  # the same one further apart
+    # Not the row that held a tenant silent for 800 s against tenant-a's fair share (hazard.lifetime-count).
+    assert "200 s apart (1 from tenant-b, 3 from tenant-a), a request of priority -1 from tenant-a" not in behaviour
     module = write_module(tr, tmp_path)
     evolved = module / tr.summary.package_dir / "evolved.go"
     original = evolved.read_text(encoding="utf-8")
