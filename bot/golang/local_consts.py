@@ -102,7 +102,7 @@ def _unliftable(src: EvolvedSource, f: FuncInfo, spec: Node, name: str, th: Thre
     if decl is None or len([s for s in named(decl) if s.type == "const_spec"]) != 1:
         return "declared in a group (`const (...)`)"
     for n in walk(f.node):
-        if n.type == "identifier" and text_of(src, n) == name and not _inside(n, spec) and n.start_byte:
+        if n.type == "identifier" and text_of(src, n) == name and not _inside(n, spec):
             if n.parent is None or n.parent.start_byte not in uses:
                 at = n.parent if n.parent is not None else n
                 return f"read at `{text_of(src, at).strip()[:50]}`, where no signal meets it"

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import pytest
 
+from bot.golang import probes
 from bot.golang.literals import CHECK_UNLISTED_LITERAL
 from bot.golang.params import param_specs
+from bot.golang.translate import CHECK_UNTESTED
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, passes_with_test, translate_path
 
 WINDOW = FIXTURES / "admission_tenant_window.go"
 
@@ -89,3 +91,31 @@ def test_the_critical_limits_doc_says_what_it_limits(analyze_text):
     doc = next(s.doc for s in param_specs(an, None, False) if s.name == "criticalLimitValue")
     assert doc.startswith("CriticalLimitValue is the limit on `len(kept)` for critical requests"), doc
     assert "the value in" not in doc, doc
+
+
+def test_the_kv_override_is_probed_with_a_tenant_past_its_limit_inside_the_window(analyze_text):
+    an = analyze_text(WINDOW.read_text(encoding="utf-8"))
+    defaults = {th.param: th.value for th in an.thresholds if th.param}
+    specs, _ = probes.specs(an, defaults, "admission", stateful=True)
+    kv = next(s for s in specs if s["name"] == "minKVThreshold")
+    past = [
+        c
+        for c in kv["candidates"]
+        if sum(w["llmd"]["request"]["FairnessID"] == "tenant-a" for w in c["history"]) > 20
+        and c["history"][0]["blis"]["clock"] > c["blis"]["clock"] - 2_000_000
+    ]
+    assert past, "no minKVThreshold candidate sends tenant-a past its limit of 20 inside the 2 s window"
+
+
+@pytest.mark.slow
+def test_the_window_plugin_reads_its_window_and_limits_from_parameters_and_tests_the_kv_override(dictionary):
+    _, _, tr = translate_path(WINDOW, dictionary)
+    evolved = next(t for p, t in tr.files.items() if p.endswith("/evolved.go"))
+    assert "windowUs := w.params.WindowLength\n" in evolved and "const windowUs" not in evolved, evolved
+    assert "limit := w.params.TenantLimit\n" in evolved and "limit = w.params.CriticalLimitValue" in evolved
+    for name in ("windowLength", "tenantLimit", "criticalLimitValue", "minKVThreshold"):
+        assert f"    {name}: " in tr.epp_config, tr.epp_config
+    untested = [f.message for f in tr.findings if f.check == CHECK_UNTESTED]
+    assert not [m for m in untested if "`minKVThreshold`" in m], untested
+    assert not [f for f in tr.findings if f.check == CHECK_UNLISTED_LITERAL], tr.findings
+    passes_with_test(tr, "evolved.go", "zz_builds_test.go", lambda pkg: f"package {pkg}\n")
