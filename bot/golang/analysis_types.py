@@ -171,6 +171,12 @@ class Threshold:
     #: The signals that pick which entry of a per-class table applies (SLOClass for ``return 0.2, 0.6`` in a branch
     #: on the class), beside those it acts on: it acts on none of them (inert.py).
     chosen_by: tuple[str, ...] = ()
+    #: The local ``const`` it is declared by (``windowUs`` of ``const windowUs = 2_000_000``): the plugin declares
+    #: that name from the parameter instead (local_consts.py).
+    const_decl: str | None = None
+    #: The SLO class a value is chosen for (``critical`` for ``limit = 60`` under ``if req.SLOClass == "critical"``;
+    #: ``other`` for a default or a last else), when it is one entry of a per-class choice.
+    case: str | None = None
 
     @property
     def lines(self) -> list[int]:

@@ -51,6 +51,7 @@ from bot.golang.host import (
     find_host,
 )
 from bot.golang.literals import unlisted_literals
+from bot.golang.local_consts import lift_local_consts
 from bot.golang.param_names import name_parameters, pair_weights
 from bot.golang.safety import IMPLICIT_IMPORTS
 from bot.golang.source import EvolvedSource
@@ -138,6 +139,7 @@ def analyze(
             an.var_signals[k] = v.signals()
         elif k.startswith("@recv::"):
             an.field_signals[k.removeprefix("@recv::")] = v.signals()
+    lift_local_consts(src, an, w.const_lits, w.const_uses)  # a local const's number, read from its parameter
 
     _collect_types(src, an, funcs, struct_fields)
     constructor_fields(src, an)

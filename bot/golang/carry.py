@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from bot.golang.analysis_types import SHIMMED_FUNCS, SHIMMED_TYPES, SLO_PRIORITY_FUNCS, Analysis, Threshold
 from bot.golang.gonames import lower_camel
 from bot.golang.gotree import named, text_of, walk
+from bot.golang.local_consts import carried_decl
 from bot.golang.source import EvolvedSource
 
 MARKER_COMMENT = re.compile(r"^//\s*(EVOLVE-BLOCK-(START|END)|(HYPOTHESIS|MECHANISM|EXPECT)-\d+\s*:)")
@@ -272,6 +273,8 @@ def _common_edits(
                 and parent.type in ("composite_literal", "call_expression", "type_conversion_expression")
             ):
                 edits.append(Edit(n.start_byte, n.end_byte, names.types[nm]))
+        elif t == "const_declaration" and params and (decl := carried_decl(src, an, n, params)) is not None:
+            edits.append(Edit(n.start_byte, n.end_byte, decl))  # `const windowUs = 2_000_000`, now a parameter
         elif t == "field_identifier" and text_of(src, n) == "PendingRequests":
             edits.append(Edit(n.start_byte, n.end_byte, "InFlightRequests"))
         elif t == "call_expression":

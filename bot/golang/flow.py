@@ -49,6 +49,7 @@ class Walker(ExprMixin):
         self.seen_hazards: set[tuple] = set()
         self.called: set[str] = set()
         self.int_consts: dict[str, str | None] = {}  # "Func::var" -> the int literal it only ever holds
+        self.const_lits, self.const_uses = {}, {}  # a local const's number and the types it meets (local_consts)
 
     # ---- helpers -------------------------------------------------------
 
@@ -140,7 +141,7 @@ class Walker(ExprMixin):
         elif t == "const_declaration":
             for spec in walk(node):
                 if spec.type == "const_spec":
-                    self.var_spec(spec)
+                    self.const_spec(spec)
         elif t == "inc_statement" or t == "dec_statement":
             target = named(node)[0] if named(node) else None
             if target is not None and target.type == "identifier":
@@ -366,7 +367,7 @@ class Walker(ExprMixin):
         t = node.type
         if t == "identifier":
             name = self.t(node)
-            v = self.get(name)
+            v = self.const_value(name) or self.get(name)
             if v is not None:
                 return v
             if name in ("true", "false"):

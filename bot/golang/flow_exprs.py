@@ -21,11 +21,12 @@ from bot.golang.flow_classes import ClassMixin
 from bot.golang.flow_values import _ROLE_OF_TYPE, _UNIT_POWERS, Val, _param_type, _result_type
 from bot.golang.gonames import exported, lower_camel
 from bot.golang.gotree import id_of, named, norm_type, parse_number, walk
+from bot.golang.local_consts import ConstMixin
 from bot.golang.param_names import blend, clamp, moving_average
 from bot.golang.short_locals import held_by, plain_name, returned_by, used_for
 
 
-class ExprMixin(ClassMixin):
+class ExprMixin(ClassMixin, ConstMixin):
     """Calls, binary expressions and literals (SLO names and per-class values: ``ClassMixin``); needs the
     walker's state (see flow.Walker)."""
 
@@ -224,6 +225,8 @@ class ExprMixin(ClassMixin):
         op = self.t(node.child_by_field_name("operator"))
         lv = self.ex(left)
         rv = self.ex(right)
+        self.note_const_use(node, lv, rv)
+        self.note_const_use(node, rv, lv)
         taint = lv.taint | rv.taint
         if op in COMPARE:
             self.an.cond_nodes[id_of(node)] = node
@@ -371,7 +374,8 @@ class ExprMixin(ClassMixin):
             use[0] if use else self._base_name(bound[1] if bound else subject, signals, None if bound else target, role)
         )
         base = (plain_name(mix.term, self.t) or base) if mix else base  # the term it weighs: scores[snap.ID] -> scores
-        if role == "value" and (case := self._case_label(lit)):
+        case = self._case_label(lit) if role == "value" else None
+        if case:
             base = case + exported(base)  # `case "critical": target = 500_000` -> criticalTarget; kv -> criticalKV
         th = Threshold(
             value=value,
@@ -387,6 +391,7 @@ class ExprMixin(ClassMixin):
             blend=(self.t(mix.term), self.t(mix.partner_term)) if mix else None,
             clamp=bound[0] if bound else None,
             suffix="BlendWeight" if mix else use[1] if use else suffix,
+            case=case,
         )
         if go_type is None:
             th.reason = f"the type of `{self.t(subject)}` could not be inferred, so the literal stays in the code"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from bot.golang.analysis_types import FLIP, Analysis, FuncInfo, Occurrence, Threshold
+from bot.golang.gonames import exported
 from bot.golang.gotree import id_of, named, parse_number, text_of, walk
 from bot.golang.local_scales import field_meetings, meetings
 from bot.golang.short_locals import plain_name, used_for
@@ -156,7 +157,7 @@ def _decisive_local(src: EvolvedSource, an: Analysis, f: FuncInfo, node, values)
     other = _other_side(src, compared, name)
     signals = _signals_of(src, an, f, other)
     go_type = _declared_type(src, decl, node)
-    why = _kept_because(src, f, decl, name, other, signals, go_type)
+    why = _kept_because(src, an, f, decl, name, other, signals, go_type)
     if why is None:
         _lift(src, an, f, node, value, name, compared, other, signals, go_type)
         return []
@@ -337,22 +338,27 @@ def _declared_type(src: EvolvedSource, decl, node) -> str | None:
     return {"int_literal": "int", "float_literal": "float64"}.get(lit.type)
 
 
-def _kept_because(src: EvolvedSource, f: FuncInfo, decl, name: str, other, signals: set[str], go_type) -> str | None:
+def _kept_because(
+    src: EvolvedSource, an: Analysis, f: FuncInfo, decl, name: str, other, signals: set[str], go_type
+) -> str | None:
     """Why the local cannot become a parameter without changing what the program does, or None when it can: it
     must be compared with a signal, set from a literal once (a factor or step applied to it later, ``*=``, stays
     in the code and is its own parameter), of a type a parameter carries, in a method that reaches them."""
     if not signals:
         return f"`{text_of(src, other)[:40]}`, which it is compared with, derives from no signal the analysis follows"
-    return _unliftable_because(src, f, decl, name, go_type)
+    return _unliftable_because(src, f, decl, name, go_type, an)
 
 
-def _unliftable_because(src: EvolvedSource, f: FuncInfo, decl, name: str, go_type) -> str | None:
-    """Why a local set from a literal cannot be read from a parameter at its declaration, or None when it can."""
+def _unliftable_because(
+    src: EvolvedSource, f: FuncInfo, decl, name: str, go_type, an: Analysis | None = None
+) -> str | None:
+    """Why a local set from a literal cannot be read from a parameter at its declaration, or None when it can. With
+    ``an``, a compared limit set again only to numbers that are parameters of their own is liftable (``_set_again``)."""
     if f.receiver_type is None:
         return f"it is set in `{f.name}`, a function without a receiver, which cannot reach the plugin's parameters"
     if go_type not in _PARAM_TYPES:
         return f"`{name}` is of type {go_type or 'unknown'}, which no parameter carries (int, int64 or float64)"
-    again = _set_again(src, f.node, decl, name)
+    again = _set_again(src, an, f.node, decl, name)
     if again is None:
         return None
     where = f"`{text_of(src, again)[:50]}`, line {src.to_original_line(again.start_point[0] + 1)}"
@@ -369,11 +375,13 @@ def _name_by_use(src: EvolvedSource, f: FuncInfo, th: Threshold) -> None:
         th.base, th.suffix = use
 
 
-def _set_again(src: EvolvedSource, fn, decl, name: str):
+def _set_again(src: EvolvedSource, an: Analysis | None, fn, decl, name: str):
     """A statement other than ``decl`` that sets ``name`` outright (``=``, ``:=``, ``var``) or takes its address;
-    compound assignments (``*=``, ``+=``, ``++``) adjust the lifted value and are fine."""
+    compound assignments (``*=``, ``+=``, ``++``) adjust the lifted value and are fine, and so is setting it to a
+    number that is a parameter of its own (``limit = 60`` for critical requests, ``criticalLimitValue``): the
+    lifted value is then what ``name`` holds everywhere else, and each value is tuned by its own parameter."""
     for n in walk(fn):
-        if n == decl or (n.start_byte == decl.start_byte and n.end_byte == decl.end_byte):
+        if n == decl or (n.start_byte == decl.start_byte and n.end_byte == decl.end_byte) or _to_parameter(an, n):
             continue
         if n.type in ("short_var_declaration", "assignment_statement", "var_spec"):
             op = text_of(src, n.child_by_field_name("operator")) if n.type == "assignment_statement" else "="
@@ -385,6 +393,14 @@ def _set_again(src: EvolvedSource, fn, decl, name: str):
             if text_of(src, n.child_by_field_name("operand")).strip() == name:
                 return n
     return None
+
+
+def _to_parameter(an: Analysis | None, stmt) -> bool:
+    """``stmt`` is ``x = <number>`` whose number the analysis made a parameter (no reason to keep it)."""
+    right = stmt.child_by_field_name("right") if an is not None and stmt.type == "assignment_statement" else None
+    values = named(right) if right is not None and right.type == "expression_list" else [right]
+    th = an.literal_nodes.get(values[0].start_byte) if len(values) == 1 and values[0] is not None else None
+    return th is not None and th.reason is None
 
 
 def _lift(src: EvolvedSource, an: Analysis, f: FuncInfo, node, value, name, compared, other, signals, go_type):
@@ -405,6 +421,8 @@ def _lift(src: EvolvedSource, an: Analysis, f: FuncInfo, node, value, name, comp
         compared_line=an.line_of(compared),
     )
     _name_by_use(src, f, th)
+    if _BARE_LIMIT.fullmatch(name) and (keyed := sorted(_KEYED[s] for s in signals if s in _KEYED)):
+        th.base = keyed[0] + exported(name)  # `limit` on a tenant's count: tenantLimit, what it limits
     th.occurrences.append(
         Occurrence(
             node.start_byte, node.end_byte, th.line, "threshold", op if on_left else FLIP[op], id_of(compared), f.label
@@ -428,6 +446,10 @@ def _signals_of(src: EvolvedSource, an: Analysis, f: FuncInfo, expr) -> set[str]
             out |= an.var_signals.get(f"{f.label}::{text_of(src, n)}", set())
     return out
 
+
+#: A local named by its role alone (``limit``): the parameter says what it limits, by the key it counts per.
+_BARE_LIMIT = re.compile(r"(?i:limit|threshold|cap|ceiling|max|min|bound|cutoff)")
+_KEYED = {"TenantID": "tenant", "SessionID": "session"}
 
 #: A local's name that already says it is a limit (batchLimit, maxWaiting); another local gets "Threshold" appended.
 LIMIT_WORDS = re.compile(r"(?i:limit|threshold|cap|ceiling|floor|max|min|bound|cutoff)$|^(?:max|min)(?=[A-Z0-9])")

@@ -30,7 +30,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from bot.golang.analysis_types import Analysis, Node, Threshold
+from bot.golang.analysis_types import COMPARE, Analysis, Node, Threshold
 from bot.golang.gonames import exported, lower_camel
 from bot.golang.gotree import named, parse_number, text_of, walk
 from bot.golang.literals import LIMIT_WORDS
@@ -363,3 +363,22 @@ def _identifier(text: str) -> str:
     """``text`` with everything but letters and digits dropped, never starting with a digit ("evolved" if empty)."""
     stem = re.sub(r"[^A-Za-z0-9]", "", text) or "evolved"
     return "p" + stem if stem[0].isdigit() else stem
+
+
+def class_value_part(an: Analysis, th: Threshold) -> str:
+    """A value chosen per class for a local (``limit = 60`` for critical requests): what the local is compared with
+    says what it limits, so the doc says that, not the class it is chosen by."""
+    who = "requests of every other class" if th.case == "other" else f"{th.case} requests"
+    owner = next(
+        (f for f in (an.host_info, *an.helpers) if th.occurrences and f.label == th.occurrences[0].owner), None
+    )
+    for n in walk(owner.node) if owner is not None and an.src is not None else []:
+        sides = [n.child_by_field_name(s) for s in ("left", "right")] if n.type == "binary_expression" else []
+        op = text_of(an.src, n.child_by_field_name("operator")) if sides else ""
+        if op in COMPARE - {"==", "!="} and th.target in (text_of(an.src, s).strip() for s in sides):
+            other = next(text_of(an.src, s).strip() for s in sides if text_of(an.src, s).strip() != th.target)
+            what = "limit" if LIMIT_WORDS.search(th.target) else "threshold"
+            return (
+                f"the {what} on `{other}` for {who}: the evolved `{th.target}`, which `{text_of(an.src, n)}` compares"
+            )
+    return f"the value of `{th.target}` for {who}"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from bot.golang import counter_era
+from bot.golang import counter_era, local_consts
 from bot.golang.analysis_types import Analysis, Threshold
 from bot.golang.divisors import divisor_checks
 from bot.golang.gonames import comment_lines, go_float, go_value
-from bot.golang.param_names import DECAY, average_partner, named_by_use, param_name_problem
+from bot.golang.param_names import DECAY, average_partner, class_value_part, named_by_use, param_name_problem
 from bot.golang.param_relations import relations
 from bot.model import PolicyKind
 
@@ -460,6 +460,10 @@ def _doc_text(an: Analysis, th: Threshold, subject: str) -> str:
             if suffix == "Length"
             else f"the {what} interval: the time since the last {what}, `{subject}`, is compared with it"
         )
+    if th.const_decl:
+        part = local_consts.doc_part(th, part, subject)
+    if th.role == "value" and th.target and th.case:
+        part = class_value_part(an, th)
     if th.role in ("bonus", "penalty"):
         score = f"`{th.target}`" if th.target else "the score"
         verb = "added to" if op == "+=" else "subtracted from"

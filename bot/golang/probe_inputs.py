@@ -114,7 +114,7 @@ def make_endpoint(name: str, metrics: dict | None, match: int = 0, total: int = 
     return {"name": name, "metrics": metrics, "prefix": {"match": match, "total": total, "blockSize": 16}}
 
 
-def _values(v: float, knob: str, spacings: tuple[int, ...] = (SPACING,)) -> list:
+def _values(v: float, knob: str, spacings: tuple[int, ...] = (SPACING,), counts: tuple[int, ...] = ()) -> list:
     if knob in ("queue", "running", "blocks", "tokens"):
         v = count(v)  # a threshold past any count (or infinite) is probed at the largest count
     if knob in ("queue", "running"):
@@ -138,7 +138,9 @@ def _values(v: float, knob: str, spacings: tuple[int, ...] = (SPACING,)) -> list
     if knob == "warmups":
         # (how many, µs apart): a few and many within one window; a few spread past every time threshold, so
         # a window that closes (and what it learned: a moving average's coefficients) decides too.
-        return [(0, SPACING), (4, SPACING), (12, SPACING)] + [(4, s) for s in spacings if s != SPACING]
+        # And many, densely, past every limit on a tenant's count of earlier requests (``warmup_counts``).
+        spaced = [(4, s) for s in spacings if s != SPACING]
+        return [(0, SPACING), (4, SPACING), (12, SPACING)] + spaced + [(n, DENSE_SPACING) for n in counts]
     return [0]
 
 
@@ -257,6 +259,24 @@ def warmup_spacings(an: Analysis) -> tuple[int, ...]:
     return (SPACING, *sorted({int(v) + SPACING for v in clock if 0 < v < 3600e6}))
 
 
+#: µs between warm-ups sent past a count limit: the harness's densest burst (harness_world.BURST_GAP_US), so they
+#: fall inside any window the limit counts over.
+DENSE_SPACING = 5_000
+#: The most warm-ups a count limit gets (each costs the harness a decision).
+MAX_COUNT_WARMUPS = 256
+
+
+def warmup_counts(an: Analysis) -> tuple[int, ...]:
+    """Numbers of warm-ups past every limit on a count of the tenant's earlier requests (``len(kept) >= limit``,
+    and the values the evolved code sets that limit to per class): below it a stateful admitter admits whatever
+    else holds, so a parameter that acts only on a tenant past its limit (a KV override that admits it anyway)
+    decides nothing unless a candidate sends that many. Two past it: the first warm-up is another tenant's."""
+    counted = [th for th in an.thresholds if th.role == "threshold" and "TenantID" in th.signals]
+    locals_ = {th.local for th in counted if th.local}
+    limits = [th.value for th in counted] + [th.value for th in an.thresholds if th.target and th.target in locals_]
+    return tuple(sorted({int(v) + 2 for v in limits if 12 < int(v) + 2 <= MAX_COUNT_WARMUPS}))
+
+
 def _warmups(count: int) -> list[dict]:
     """``count`` earlier sheddable requests, the first from tenant-b and the rest from tenant-a: a tenant-a
     request then comes from a tenant far above the average per tenant, a tenant-b one from one below it."""
@@ -284,6 +304,7 @@ def candidates(
     extra: tuple[str, ...] = (),
     anchored: dict[str, list | None] | None = None,
     spacings: tuple[int, ...] = (SPACING,),
+    counts: tuple[int, ...] = (),
 ) -> list[dict]:
     """Inputs varying the llm-d sources of the signals the threshold reads (pod-a is the probe) around its
     value, the knobs ``anchored`` names (``anchors``) over their values, and the ``extra`` inputs the branch
@@ -302,7 +323,7 @@ def candidates(
         if anchored.get(k)
         else _SCHEDULING_QUEUES
         if kind == "scheduling" and k == "queue"
-        else _values(th.value, k, spacings)
+        else _values(th.value, k, spacings, counts)
         for k in knobs
     ]
     out: list[dict] = []

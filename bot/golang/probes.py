@@ -32,6 +32,7 @@ from bot.golang.probe_inputs import (
     ramp,
     ramped,
     rivals,
+    warmup_counts,
     warmup_spacings,
 )
 from bot.golang.probe_inputs import make_endpoint as _endpoint
@@ -63,7 +64,7 @@ def specs(
     probe carries the value the harness moves it to (``live_move``: one the plugin's Validate() accepts, by
     ``checks``, ``ParamSpec.checks`` by name)."""
     out, skipped = [], []
-    spacings = warmup_spacings(an)
+    spacings, counts = warmup_spacings(an), warmup_counts(an)
     for th in an.thresholds:
         if not th.param:
             continue
@@ -76,7 +77,7 @@ def specs(
             extra = ("session",)
         if "priority" not in extra and class_guarded(an, th):  # a branch that opens for one class only
             extra += ("priority",)
-        cands = candidates(th, kind, extra, anchors(an, th, kind), spacings)
+        cands = candidates(th, kind, extra, anchors(an, th, kind), spacings, counts)
         if not cands:
             skipped.append(f"`{th.param}`: no llm-d input sets {', '.join(th.signals) or 'its subject'}")
             continue

@@ -291,6 +291,14 @@ TWO = "\tt, maxWaiting := 0.5, 8\n" + LOAD + "\tif t < load && int(load) >= maxW
 LIFTED = [
     ("\tlimit := 0.5\n" + LOAD + "\tif load > limit " + SHED, "limit", "0.5", "float64"),
     (TWO, "maxWaiting", "8", "int"),
+    # set again only to a number that is a parameter of its own (the batch class's limit, a constant in llm-d): the
+    # lifted value is what `limit` holds for every other class (found by trialm's rolling-window admitter)
+    (
+        "\tlimit := 0.5\n" + LOAD + '\tif req.SLOClass == "batch" {\n\t\tlimit = 0.3\n\t}\n\tif load > limit ' + SHED,
+        "limit",
+        "0.5",
+        "float64",
+    ),
     (TWO, "loadThreshold", "0.5", "float64"),  # `t < load`: named by what `t` is compared with (was tThreshold)
     (
         "\tvar floor int64 = -3\n\tq := int64(state.Snapshots[0].QueueDepth)\n\tif q < floor " + SHED,
@@ -301,7 +309,8 @@ LIFTED = [
 ]
 KEPT = [
     (
-        "\tlimit := 0.5\n" + LOAD + '\tif req.SLOClass == "batch" {\n\t\tlimit = 0.3\n\t}\n\tif load > limit ' + SHED,
+        # set again to a number no parameter holds (under no signal): lifting the first would stand for one value
+        "\tlimit := 0.5\n" + LOAD + "\tif state == nil {\n\t\tlimit = 0.3\n\t}\n\tif load > limit " + SHED,
         "`limit` is set again (`limit = 0.3`, line 5)",
     ),
     (

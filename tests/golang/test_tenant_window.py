@@ -1,0 +1,121 @@
+"""A rolling window of arrivals per tenant with a KV-pressure override (fixtures/admission_tenant_window.go, an llm-d
+maintainer's admitter): its window length was a local ``const`` the plugin kept silently, its limit for every class
+but critical a local set again for critical requests (a SUGGESTION only), the critical limit's doc called it "the
+value in `req.SLOClass`", and no generated test exercised the KV override, because no probe sent a tenant past its
+limit, the only state in which the override changes the decision."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.golang import probes
+from bot.golang.literals import CHECK_UNLISTED_LITERAL
+from bot.golang.params import param_specs
+from bot.golang.translate import CHECK_UNTESTED
+
+from .conftest import FIXTURES, passes_with_test, translate_path
+
+WINDOW = FIXTURES / "admission_tenant_window.go"
+
+
+def _params(an) -> dict:
+    return {th.param: th for th in an.thresholds if th.param}
+
+
+def test_a_local_const_the_decision_reads_is_a_parameter_named_for_its_role(analyze_text):
+    an = analyze_text(WINDOW.read_text(encoding="utf-8"))
+    window = _params(an)["windowLength"]
+    assert (window.value, window.go_type, window.const_decl) == (2_000_000, "int64", "windowUs")
+    doc = next(s.doc for s in param_specs(an, None, False) if s.name == "windowLength")
+    assert doc.startswith("WindowLength is how long the window lasts: the evolved constant `windowUs`"), doc
+
+
+CONSTS = """type Gate struct{{}}
+
+func (g *Gate) Admit(req *Request, state *RouterState) (bool, string) {{
+	{decl}
+	n := len(state.Snapshots)
+	load := float64(state.Snapshots[0].QueueDepth)
+	if load > busy {{
+		return false, "busy"
+	}}
+	{more}
+	return true, ""
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("decl", "more", "why"),
+    [
+        # one constant, two types: a parameter of either type would not compile at the other use
+        ("const busy = 4", 'if n > busy && load > 2 {\n\t\treturn false, "few"\n\t}', "used as float64 and int"),
+        # read where no signal meets it: a variable would change what it does
+        ("const busy = 4", "var spare [busy]int\n\t_ = spare", "read at `[busy]int`"),
+        ("const (\n\t\tbusy = 4\n\t\tidle = 1\n\t)", "", "declared in a group"),
+    ],
+)
+def test_a_local_const_that_cannot_be_read_from_a_parameter_is_listed_with_the_reason(analyze_text, decl, more, why):
+    an = analyze_text(CONSTS.format(decl=decl, more=more))
+    busy = next(th for th in an.thresholds if th.value == 4)
+    assert busy.param is None and busy.reason is not None and why in busy.reason, busy.reason
+
+
+def test_a_local_const_read_only_through_another_local_is_listed(analyze_text):
+    an = analyze_text(CONSTS.format(decl="const busy = 4", more="").replace("load > busy", "load > float64(n*busy)"))
+    listed = [f for f in an.findings if f.check == CHECK_UNLISTED_LITERAL]
+    assert any("`const busy = 4`" in f.message for f in listed), an.findings
+
+
+def test_a_local_limit_set_again_only_to_a_parameter_is_a_parameter_named_for_what_it_limits(analyze_text):
+    an = analyze_text(WINDOW.read_text(encoding="utf-8"))
+    params = _params(an)
+    assert params["tenantLimit"].value == 20 and params["tenantLimit"].go_type == "int"
+    assert params["criticalLimitValue"].value == 60
+    assert not [f for f in an.findings if f.check == CHECK_UNLISTED_LITERAL], an.findings
+
+
+def test_a_local_limit_set_again_to_a_number_no_parameter_holds_stays_listed(analyze_text):
+    text = WINDOW.read_text(encoding="utf-8").replace(
+        'if req.SLOClass == "critical" {\n\t\tlimit = 60', "if w.recent == nil {\n\t\tlimit = 60"
+    )
+    an = analyze_text(text)
+    assert "tenantLimit" not in _params(an)
+    assert any(f.check == CHECK_UNLISTED_LITERAL and "`limit` is set again" in f.message for f in an.findings), (
+        an.findings
+    )
+
+
+def test_the_critical_limits_doc_says_what_it_limits(analyze_text):
+    an = analyze_text(WINDOW.read_text(encoding="utf-8"))
+    doc = next(s.doc for s in param_specs(an, None, False) if s.name == "criticalLimitValue")
+    assert doc.startswith("CriticalLimitValue is the limit on `len(kept)` for critical requests"), doc
+    assert "the value in" not in doc, doc
+
+
+def test_the_kv_override_is_probed_with_a_tenant_past_its_limit_inside_the_window(analyze_text):
+    an = analyze_text(WINDOW.read_text(encoding="utf-8"))
+    defaults = {th.param: th.value for th in an.thresholds if th.param}
+    specs, _ = probes.specs(an, defaults, "admission", stateful=True)
+    kv = next(s for s in specs if s["name"] == "minKVThreshold")
+    past = [
+        c
+        for c in kv["candidates"]
+        if sum(w["llmd"]["request"]["FairnessID"] == "tenant-a" for w in c["history"]) > 20
+        and c["history"][0]["blis"]["clock"] > c["blis"]["clock"] - 2_000_000
+    ]
+    assert past, "no minKVThreshold candidate sends tenant-a past its limit of 20 inside the 2 s window"
+
+
+@pytest.mark.slow
+def test_the_window_plugin_reads_its_window_and_limits_from_parameters_and_tests_the_kv_override(dictionary):
+    _, _, tr = translate_path(WINDOW, dictionary)
+    evolved = next(t for p, t in tr.files.items() if p.endswith("/evolved.go"))
+    assert "windowUs := w.params.WindowLength\n" in evolved and "const windowUs" not in evolved, evolved
+    assert "limit := w.params.TenantLimit\n" in evolved and "limit = w.params.CriticalLimitValue" in evolved
+    for name in ("windowLength", "tenantLimit", "criticalLimitValue", "minKVThreshold"):
+        assert f"    {name}: " in tr.epp_config, tr.epp_config
+    untested = [f.message for f in tr.findings if f.check == CHECK_UNTESTED]
+    assert not [m for m in untested if "`minKVThreshold`" in m], untested
+    assert not [f for f in tr.findings if f.check == CHECK_UNLISTED_LITERAL], tr.findings
+    passes_with_test(tr, "evolved.go", "zz_builds_test.go", lambda pkg: f"package {pkg}\n")
