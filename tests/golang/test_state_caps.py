@@ -22,7 +22,7 @@ from bot.golang.source import parse_evolved_source
 from bot.golang.translate import translate
 from bot.model import Severity
 
-from .conftest import CORPUS, run_probe_test, translate_path
+from .conftest import CORPUS, run_probe_test, sandboxed_go, translate_path, write_module
 
 A01 = CORPUS / "a01_pattern_c_adaptive_admission.go"
 
@@ -149,6 +149,28 @@ func TestProbeFlood(t *testing.T) {{
 \tt.Log("PROBE active kept ok")
 }}
 """
+
+
+def test_the_plugins_own_test_states_it_and_fails_if_the_cap_clears_the_map(dictionary, tmp_path):
+    """The generated test (llm-d's CI runs it) floods past a cap of 10 beside a key every other request carries; with
+    the eviction replaced by the old clear, it fails."""
+    _, _, tr = translate_path(A01, dictionary)
+    test = next(t for p, t in tr.files.items() if p.endswith("_test.go"))
+    assert "func TestCapStateKeepsActiveKeysOfTenantCounts(t *testing.T) {" in test
+    assert "a.capState(&blisRequest{TenantID: key})" in test
+    module = write_module(tr, tmp_path)
+    main = next(module / p for p, t in tr.files.items() if p.endswith(".go") and "func evictStalest" in t)
+    run = ["test", "-count=1", "-run", "TestCapState", "./" + tr.summary.package_dir]
+    assert "ok" in sandboxed_go(module, tmp_path, run).stdout
+    text = main.read_text(encoding="utf-8")
+    evict = "\tevictStalest(&a.recent.tenantCounts, a.policy.tenantCounts, a.params.MaxTrackedTenantCounts)\n"
+    clear = (
+        "\tif len(a.policy.tenantCounts) > a.params.MaxTrackedTenantCounts {\n\t\tclear(a.policy.tenantCounts)\n\t}\n"
+    )
+    main.write_text(text.replace(evict, clear), encoding="utf-8")
+    res = sandboxed_go(module, tmp_path, run)
+    assert "--- FAIL: TestCapStateKeepsActiveKeysOfTenantCounts" in res.stdout, (res.stdout + res.stderr)[-3000:]
+    assert "was evicted" in res.stdout
 
 
 def test_g08s_buckets_are_capped_too(dictionary):
