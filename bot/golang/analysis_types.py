@@ -250,6 +250,9 @@ class Analysis:
     field_signals: dict[str, set[str]] = field(default_factory=dict)  # receiver field -> signals stored in it
     #: receiver map -> the line of its first write keyed by a client value (hazard.unbounded-client-keyed-state)
     client_keyed_maps: dict[str, int] = field(default_factory=dict)
+    #: receiver map -> (function, key as written) of each of those client-keyed writes: the plugin evicts the least
+    #: recently touched entries when it can name the key in the request (state_caps.request_keys), else clears
+    client_map_keys: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     #: receiver map or slice -> the empty value BLIS's uncarried constructor makes it (``make(map[string]string)``),
     #: which newPolicy makes too, so the evolved code's writes do not hit a nil map (ctor_fields.py)
     made_fields: dict[str, Node] = field(default_factory=dict)

@@ -147,7 +147,16 @@ class ExprMixin(ClassMixin, ConstMixin):
         rv = self.get(self.t(recv)) if recv is not None and recv.type == "identifier" else None
         if rv is not None and rv.role == "receiver":
             field = self.t(operand.child_by_field_name("field"))
-            self.hazard("keyed-write", node, field=field, receiver=self.t(recv), signals=sorted(iv.signals()))
+            key = self.t(node.child_by_field_name("index"))  # the plugin touches it past a cap (state_caps)
+            self.hazard(
+                "keyed-write",
+                node,
+                field=field,
+                receiver=self.t(recv),
+                signals=sorted(iv.signals()),
+                key=key,
+                within=self.fn_label,
+            )
 
     def note_tainted_call(self, node: Node, callee: str | None, pkg: str | None, vals: list[Val]) -> None:
         """Record a call to a program function or a package that is passed a value derived from request fields

@@ -200,7 +200,7 @@ def generate(
     receiver = names.receiver
     state_names = tuple(sorted(stateful_fields(src, an)))  # a field the evolved code only reads is configuration
     stateful = bool(state_names)
-    caps = state_caps.caps_of(an.client_keyed_maps, state_names)  # bounded after every evolved call (state_caps)
+    caps = state_caps.caps_of(an, state_names)  # bounded after every evolved call (state_caps)
     blocks: list[tuple[str, int | None, int | None]] = []
     watched: list[tuple[str, int | None, int | None]] = []
     if an.receiver_decl is not None:
@@ -389,6 +389,8 @@ def generate(
         plugin_imports.discard('"time"')
     if stateful:
         plugin_imports.add('"sync"')
+    if any(c.keys for c in caps):  # keyRecency: the order capState evicts the stalest entries in
+        plugin_imports.add('"container/list"')
     if uses_scorers:
         plugin_imports |= {'"errors"', '"math"'}
     if consumes_prefix:
@@ -433,6 +435,8 @@ def generate(
         "blis_method": host.label,
         "stateful": stateful,
         "state_caps": caps,
+        "recency_caps": [c for c in caps if c.keys],
+        "cap_doc": state_caps.cap_doc(caps) if caps else "",
         "uses_clock": uses_clock,
         "call_args": host_call_args(an),
         "field_params": field_params,

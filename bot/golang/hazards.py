@@ -304,7 +304,7 @@ def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
                 )
             )
         elif kind == "keyed-write":
-            keyed.setdefault(info["field"], []).append((line, snippet, info["signals"]))
+            keyed.setdefault(info["field"], []).append((line, snippet, info["signals"], (info["within"], info["key"])))
         elif kind == "dead-slo":
             out.append(
                 Finding(
@@ -373,14 +373,15 @@ def _unbounded_state(src: EvolvedSource, an: Analysis, d: Dictionary, field: str
     if not an.receiver_fields.get(field, "").strip().startswith("map[") or _evicted(src, an, field):
         return []
     grows = []
-    for line, snippet, signals in sorted(writes):
+    for line, snippet, signals, key in sorted(writes):
         client = [e for e in (d.signal(n, "request") for n in signals) if e is not None and client_draw.client_keyed(e)]
         if client:
-            grows.append((line, snippet, client))
+            grows.append((line, snippet, client, key))
     if not grows:
         return []
-    line, snippet, client = grows[0]
+    line, snippet, client, _ = grows[0]
     an.client_keyed_maps[field] = line  # the plugin caps it (state_caps) and the translation says so here
+    an.client_map_keys[field] = sorted({g[3] for g in grows})  # (function, key text): state_caps.request_keys
     names = ", ".join(f"{e.name} (llm-d: {e.llmd.source})" for e in client)
     also = sorted({g[0] for g in grows[1:]} - {line})
     more = f" (also written on line{'s' if len(also) > 1 else ''} {', '.join(map(str, also))})" if also else ""

@@ -403,6 +403,9 @@ def render_test(
         imports |= {f'"{IMPORT_RC}"', f'errcommon "{IMPORT_ERR}"'}
     if kind == PolicyKind.SCHEDULING:
         imports |= {'"context"', '"fmt"'}
+    recency_caps = [c for c in gen.state_caps if c.keys and c.key_type == "string"]  # state_recency_test.go.j2
+    if recency_caps:
+        imports.add('"fmt"')
     return render(
         "plugin_test.go.j2",
         pkg=gen.package,
@@ -411,6 +414,7 @@ def render_test(
         kind=kind.value,
         factory=gen.factory,
         ctor=gen.ctor,
+        recency_caps=recency_caps,
         type_const=gen.type_const,
         struct=gen.struct,
         defaults_json="{\n"

@@ -165,7 +165,7 @@ def _capped_as_committed(src, analysis, go_files: dict[str, str], main_go: str):
     from bot.golang.state_caps import capped_findings, caps_of
 
     kept = tuple(sorted(stateful_fields(src, analysis)))
-    caps = caps_of(analysis.client_keyed_maps, kept)
+    caps = caps_of(analysis, kept)
     return capped_findings(analysis.findings, caps, go_files.get(main_go, ""), main_go.rsplit("/", 1)[-1], kept)
 
 

@@ -48,6 +48,8 @@ def test_a_map_the_committed_plugin_caps_reads_as_stage_2_wrote_it(a01):
 def test_without_the_cap_in_the_plugin_the_map_grows_without_limit(a01):
     src, an, go_files, main_go, _ = a01
     uncapped = dict(go_files)
-    uncapped[main_go] = "\n".join(ln for ln in go_files[main_go].splitlines() if ".policy.tenantCounts) > " not in ln)
+    uncapped[main_go] = "\n".join(
+        ln for ln in go_files[main_go].splitlines() if "evictStalest(&a.recent.tenantCounts," not in ln
+    )
     [f] = unbounded(_capped_as_committed(src, an, uncapped, main_go))
     assert f.severity is Severity.IMPORTANT and "maxTracked" not in f.message
