@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from bot.dictionary import Dictionary
 from bot.golang import dead_branches, scheduling_docs, state_caps
 from bot.golang.adapter import AdapterLine, adapter_lines, waiting_comment
+from bot.golang.adapter_params import AdapterParams, adapter_params
 from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
 from bot.golang.carry import MARKER_LINE, Edit, carry_function, carry_type, made_fields, plan_names
 from bot.golang.data_keys import INFLIGHT, KEYS, PREFIX, config_note, param_spec, reads
@@ -104,6 +105,7 @@ class Generated:
         default_factory=list
     )  # state_caps.StateCap: client-keyed maps the plugin clears past a cap
     uses_clock: bool = True  # the plugin has a clock (``now``): its logic reads the time
+    adapter: AdapterParams | None = None  # the parameters of the adapter's functions (what they read)
     uses_scorers: bool = False
     consumes_prefix: bool = False
     #: The producers the EndpointPickerConfig declares (inflight-load-producer, approx-prefix-cache-producer).
@@ -320,9 +322,11 @@ def generate(
         ]
     )
     all_lines = snaps + reqs + states
-    adapter_imports = {f'"{IMPORT_SCHED}"'}
-    if kind != PolicyKind.SCHEDULING:
-        adapter_imports |= {'"fmt"', f'fwkdl "{IMPORT_DL}"'}
+    snaps_read = snaps if kind != PolicyKind.SCHEDULING else []  # a scheduling plugin builds no snapshots
+    adapter = adapter_params(snaps_read, reqs, states, consumes_prefix=consumes_prefix, keys=bool(key_reads))
+    adapter_imports = {'"fmt"'} if kind != PolicyKind.SCHEDULING else set()
+    if kind != PolicyKind.SCHEDULING or adapter.names_scheduling or "scheduling." in str(helpers):
+        adapter_imports.add(f'"{IMPORT_SCHED}"')
     if consumes_prefix:
         adapter_imports.add(f'attrprefix "{IMPORT_ATTRPREFIX}"')
     if key_reads:
@@ -330,9 +334,8 @@ def generate(
     for aline in all_lines:
         if aline.entry is not None and aline.entry.llmd is not None and not aline.uses_now:
             adapter_imports |= {f'"{imp}"' for imp in aline.entry.llmd.imports}
-    if any("m *fwkdl.Metrics" in h["signature"] for h in helpers):
+    if "m" in adapter.snapshot or any("m *fwkdl.Metrics" in h["signature"] for h in helpers):
         adapter_imports.add(f'fwkdl "{IMPORT_DL}"')
-    snap_exprs = " ".join(line.expr for line in snaps)
     # The plugin reads the wall clock only where the logic does (a router or an admitter that never reads it gets
     # no clock: no time.Now() on every call for a value nothing uses); a scheduling plugin's pseudo-queue always
     # dates its waiting requests with it.
@@ -345,19 +348,13 @@ def generate(
         kind=kind.value,
         request_lines=reqs,
         state_lines=states,
-        snapshot_lines=snaps if kind != PolicyKind.SCHEDULING else [],
+        snapshot_lines=snaps_read,
         token_slice=token_slice,
         token_elem=token_elem,
         helpers=helpers,
         consumes_prefix=consumes_prefix,
         data_keys=key_reads,
-        request_uses_endpoints=any(re.search(r"\bendpoints\b", line.expr) for line in reqs),
-        request_uses_now=any(line.uses_now for line in reqs),
-        state_uses_now=any(line.uses_now for line in states),
-        snapshot_uses_m=bool(re.search(r"\bm\b", snap_exprs)),
-        snapshot_uses_ep=consumes_prefix or bool(re.search(r"\bep\b", snap_exprs)),
-        snapshot_uses_req=any(line.uses_req for line in snaps),
-        uses_clock=uses_clock,
+        adapter=adapter,
     )
 
     # ---- the plugin file ---------------------------------------------------------------
@@ -379,14 +376,12 @@ def generate(
         '"encoding/json"',
         '"fmt"',
         'goruntime "runtime"',  # evolvedPanicSite: where a recovered panic was raised, for the logged error
+        '"sync/atomic"',  # failureLog: at most one logged failure a minute, lock-free
         '"time"',
         f'"{IMPORT_LOG}"',
-        f'logutil "{IMPORT_LOGUTIL}"',
         f'"{IMPORT_PLUGIN}"',
         f'"{IMPORT_SCHED}"',
     }
-    if not uses_clock:
-        plugin_imports.discard('"time"')
     if stateful:
         plugin_imports.add('"sync"')
     if any(c.keys for c in caps):  # keyRecency: the order capState evicts the stalest entries in
@@ -399,6 +394,8 @@ def generate(
         plugin_imports.add(f'"{IMPORT_CONCURRENCY}"')
     if kind in (PolicyKind.ROUTING, PolicyKind.SCHEDULING):
         plugin_imports.add('"math"')
+    if kind == PolicyKind.ROUTING:  # the scores' trace
+        plugin_imports.add(f'logutil "{IMPORT_LOGUTIL}"')
     if kind == PolicyKind.SCHEDULING and "ID" in an.request_fields:  # the modelled queue's IDs, only when read
         plugin_imports.add('"strconv"')
     if rng_per_call:
@@ -438,6 +435,7 @@ def generate(
         "recency_caps": [c for c in caps if c.keys],
         "cap_doc": state_caps.cap_doc(caps) if caps else "",
         "uses_clock": uses_clock,
+        "adapter": adapter,
         "call_args": host_call_args(an),
         "field_params": field_params,
         "package_doc": comment_lines(
@@ -591,6 +589,7 @@ def generate(
         state_fields=state_names,
         state_caps=caps,
         uses_clock=uses_clock,
+        adapter=adapter,
         uses_scorers=uses_scorers,
         consumes_prefix=consumes_prefix,
         producers=producers,

@@ -363,6 +363,7 @@ def _hook_file(an: Analysis, gen: Generated) -> str:
         request_fields=req,
         uses_clock=gen.uses_clock,
         data_keys=gen.data_keys,
+        adapter=gen.adapter,
     )
 
 

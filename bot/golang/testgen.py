@@ -14,7 +14,7 @@ import json
 import re
 
 from bot.golang import queue_properties, sequences
-from bot.golang.adapter import zero_value
+from bot.golang.adapter import request_headers, zero_value
 from bot.golang.analysis_types import Analysis
 from bot.golang.generate import (
     IMPORT_ATTRPREFIX,
@@ -78,8 +78,9 @@ def _request_literal(r: dict, read: frozenset[str] | None = None, *, value: bool
         return read is None or name in read
 
     parts = [] if value else [f"RequestID: {go_quote(r.get('RequestID', 'r-1'))}"]
-    if r.get("Headers") and wanted("Headers"):
-        headers = ", ".join(f"{go_quote(k)}: {go_quote(v)}" for k, v in sorted(r["Headers"].items()))
+    sent = {k: v for k, v in (r.get("Headers") or {}).items() if wanted(k)}  # the headers the plugin reads
+    if sent and wanted("Headers"):
+        headers = ", ".join(f"{go_quote(k)}: {go_quote(v)}" for k, v in sorted(sent.items()))
         parts.append(f"Headers: map[string]string{{{headers}}}")
     if r.get("Priority") and wanted("Objectives"):
         parts.append(f"Objectives: scheduling.RequestObjectives{{Priority: {r['Priority']}}}")
@@ -137,7 +138,9 @@ def fields_read(gen: Generated) -> frozenset[str]:
     """The endpoint-metrics and request fields the shipped plugin reads anywhere: a test input sets only
     these, so a reader sees what the case is about (a field nothing reads changes no decision)."""
     text = "\n".join(t for p, t in gen.files.items() if p.endswith(".go") and not p.endswith("_test.go"))
-    return frozenset(re.findall(r"\.(\w+)\b", text))
+    # and the request headers it reads, by name: a session header where it reads no SessionID is noise
+    headers = [h for line in gen.request_lines for h in request_headers(line.expr + " " + line.helper_body)]
+    return frozenset(re.findall(r"\.(\w+)\b", text)) | frozenset(headers)
 
 
 def _case_ctx(c: Case, prefix: bool, read: frozenset[str] | None = None) -> dict:
@@ -428,6 +431,7 @@ def render_test(
         adapter_checks=adapter_checks,
         inflight_check=inflight_check,
         uses_clock=gen.uses_clock,
+        adapter=gen.adapter,
         stateful=gen.stateful,  # only a stateful admitter's tests replay warm-up requests
         inflight_fallback=_TEST_METRICS["WaitingQueueSize"] + _TEST_METRICS["RunningRequestsSize"],
         request_checks=request_checks,

@@ -482,8 +482,8 @@ def failure_findings(f: Fidelity, line_of=None, plugin_files: set[str] | None = 
                 line=anchor[1] if anchor else None,
                 message=what,
                 fix="make the evolved logic return a decision on every state it can be given (the example is a "
-                "state where it fails), and translate again; in the EPP each such request logs an error and gets no "
-                "decision of the evolved logic's",
+                "state where it fails), and translate again; in the EPP each such request gets no decision of the evolved "
+                "logic's, and the plugin logs the failure (the first, then at most one a minute with the count since)",
             )
         )
     return out

@@ -173,8 +173,8 @@ def test_an_admitters_router_state_returns_no_endpoints_admit_would_discard(a02)
     harness call it the same way (the probe test above compiles the package with its test)."""
     adapter, main = _file(a02, "adapter.go"), _file(a02, "evolved_saturation_shedder.go")
     assert ") *routerState {" in adapter and "routable :=" not in adapter and "returns those endpoints" not in adapter
-    assert "state := newRouterState(request, endpoints)" in main and "state, _ :=" not in main
-    assert "state := newRouterState(nil," in _file(a02, "_test.go")
+    assert "state := newRouterState(endpoints)" in main and "state, _ :=" not in main  # its snapshots read no request
+    assert "state := newRouterState([]scheduling.Endpoint{" in _file(a02, "_test.go")
     assert a02.summary.fidelity.measured  # the harness built and ran it
 
 
@@ -184,8 +184,9 @@ def test_a_stateless_admitter_gets_no_clock_no_warm_ups_and_no_contract_test_tha
     either outcome of Admit(nil, nil). A stateful admitter that reads the clock keeps all of it."""
     main = _file(a02, "evolved_saturation_shedder.go")
     test = _file(a02, "_test.go")
-    assert "now func() int64" not in main and "a.now()" not in main and '"time"' not in main
-    assert "newRouterState(request, endpoints)" in main
+    assert "now func() int64" not in main and "a.now()" not in main
+    assert main.count("time.Now()") == 1 and "func (f *failureLog) failed(" in main  # on a failure only
+    assert "newRouterState(endpoints)" in main
     assert "warmups" not in test and "spacing" not in test and "a.now" not in test
     assert (
         "\tt *testing.T, params Parameters, endpoints []scheduling.Endpoint, request *scheduling.InferenceRequest,\n) bool {"

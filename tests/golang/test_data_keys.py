@@ -55,7 +55,7 @@ func TestNamedProducers(t *testing.T) {{
 	if !(scores[warm] > scores[cold]) {{
 		t.Errorf("the endpoint holding the whole prefix (my-prefix's match) must score higher: %v", scores)
 	}}
-	state, _ := newRouterState(nil, []scheduling.Endpoint{{cold}}, s.keys)
+	state, _ := newRouterState([]scheduling.Endpoint{{cold}}, s.keys)
 	if got := state.Snapshots[0].InFlightRequests; got != 3 {{
 		t.Errorf("InFlightRequests = %d, want 3 (my-load's count, not the scraped fallback 2)", got)
 	}}

@@ -65,15 +65,16 @@ def test_a_receiver_field_the_evolved_code_only_reads_is_not_state(dictionary, a
 def test_score_models_each_waiting_count_once_with_no_per_request_ids(dictionary):
     """The modelled queue depends only on the endpoint's waiting count: one ordering per distinct count, one
     reused buffer, no fmt.Sprintf per modelled request (none of s01..s03 reads an ID); a failed ordering is
-    logged once per call, at ``V(logutil.DEFAULT)`` like the routing and admission plugins' failures (found by a Go
-    reviewer: s01 alone logged with a bare ``Error``). The generated test asserts the cost and carries a benchmark."""
+    logged at most once per call, through the plugin's failureLog like the routing and admission plugins' failures
+    (found by a Go reviewer: s01 alone logged its own way; ``V(DEFAULT)`` is gone since, as ``V`` does not filter
+    ``Error``). The generated test asserts the cost and carries a benchmark."""
     for path in (S01, S02, S03):
         _, _, tr = translate_path(path, dictionary)
         main, test = _go(tr, "main")[1], _go(tr, "test")[1]
         assert "byCount[n]" in main and "var buf pseudoQueue" in main
         assert "queued-" not in main and "Sprintf" not in main
-        assert main.count("log.FromContext(ctx).V(logutil.DEFAULT).Error(failed,") == 1
-        assert main.count(".Error(failed,") == 1
+        assert main.count("s.failures.failed(ctx, failed,") == 1
+        assert main.count(".failed(ctx,") == 1
         assert "func TestScoreCostIsPerDistinctQueueLength(" in test and "func BenchmarkScore256x256(" in test
 
 

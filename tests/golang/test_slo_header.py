@@ -53,7 +53,7 @@ def _adapter_test(package: str) -> str:
         "\tfor _, c := range []struct {\n\t\theaders map[string]string\n\t\twant    int64\n\t}{\n"
         f"{rows}"
         "\t} {\n"
-        "\t\tgot := newBlisRequest(&scheduling.InferenceRequest{Headers: c.headers}, nil, 0).SLOTargetUs\n"
+        "\t\tgot := newBlisRequest(&scheduling.InferenceRequest{Headers: c.headers}, 0).SLOTargetUs\n"
         "\t\tif got != c.want {\n"
         '\t\t\tt.Errorf("headers %v: SLOTargetUs = %d, want %d", c.headers, got, c.want)\n'
         "\t\t}\n\t}\n}\n"
