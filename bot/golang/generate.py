@@ -46,6 +46,7 @@ from bot.golang.plugin_docs import (
 from bot.golang.plugin_shape import (
     mentions,
     random_ties,
+    receiver_type,
     request_fields,
     rng_guarded,
     scorer_defaults_of,
@@ -209,23 +210,7 @@ def generate(
         c = carry_type(src, an, an.receiver_decl, names, add_params=True)
         blocks.append((c.text, c.source_start_line, c.mapped_lines))
     else:
-        lines = [
-            f"// {receiver} is the receiver of the evolved method; its type is not in the evolved",
-            "// file, so it holds exactly the fields the evolved code uses.",
-            f"type {receiver} struct {{",
-        ]
-        fields_out: list[tuple[str, str]] = []
-        if uses_scorers:
-            fields_out += [("scorers", "[]scorerFunc"), ("weights", "[]float64")]
-        if an.uses_observers:
-            fields_out.append(("observers", "[]observerFunc"))
-        if an.uses_rng:
-            fields_out.append(("rng", "*rand.Rand"))
-        for f, t in sorted(an.receiver_fields.items()):
-            if f not in ("scorers", "weights", "observers", "rng"):
-                fields_out.append((f, t or "float64"))
-        lines += [f"\t{f} {t}" for f, t in fields_out] + ["\tparams Parameters", "}"]
-        blocks.append(("\n".join(lines), None, None))
+        blocks.append((receiver_type(an, receiver, uses_scorers), None, None))
     watched.append(blocks[0])
     rng_per_call = an.uses_rng and not rng_guarded(src, an)
     if an.constructor is not None:

@@ -107,3 +107,25 @@ def used_scorers(scorer_defaults) -> list[str]:
     no simulator scorer the evolved program never used ships beside llm-d's own."""
     named = {n for n, _ in scorer_defaults or []}
     return [n for n in BASELINE_SCORERS if n in named]
+
+
+def receiver_type(an: Analysis, receiver: str, uses_scorers: bool) -> str:
+    """The receiver's type when the evolved file does not declare it: exactly the fields the evolved code uses (the
+    BLIS ones it reads from WeightedScoring first), and the plugin's parameters."""
+    lines = [
+        f"// {receiver} is the receiver of the evolved method; its type is not in the evolved",
+        "// file, so it holds exactly the fields the evolved code uses.",
+        f"type {receiver} struct {{",
+    ]
+    fields_out: list[tuple[str, str]] = []
+    if uses_scorers:
+        fields_out += [("scorers", "[]scorerFunc"), ("weights", "[]float64")]
+    if an.uses_observers:
+        fields_out.append(("observers", "[]observerFunc"))
+    if an.uses_rng:
+        fields_out.append(("rng", "*rand.Rand"))
+    for f, t in sorted(an.receiver_fields.items()):
+        if f not in ("scorers", "weights", "observers", "rng"):
+            fields_out.append((f, t or "float64"))
+    lines += [f"\t{f} {t}" for f, t in fields_out] + ["\tparams Parameters", "}"]
+    return "\n".join(lines)
