@@ -71,7 +71,7 @@ def test_a_local_limit_set_again_only_to_a_parameter_is_a_parameter_named_for_wh
     an = analyze_text(WINDOW.read_text(encoding="utf-8"))
     params = _params(an)
     assert params["tenantLimit"].value == 20 and params["tenantLimit"].go_type == "int"
-    assert params["criticalLimitValue"].value == 60
+    assert params["criticalLimit"].value == 60
     assert not [f for f in an.findings if f.check == CHECK_UNLISTED_LITERAL], an.findings
 
 
@@ -88,8 +88,8 @@ def test_a_local_limit_set_again_to_a_number_no_parameter_holds_stays_listed(ana
 
 def test_the_critical_limits_doc_says_what_it_limits(analyze_text):
     an = analyze_text(WINDOW.read_text(encoding="utf-8"))
-    doc = next(s.doc for s in param_specs(an, None, False) if s.name == "criticalLimitValue")
-    assert doc.startswith("CriticalLimitValue is the limit on `len(kept)` for critical requests"), doc
+    doc = next(s.doc for s in param_specs(an, None, False) if s.name == "criticalLimit")
+    assert doc.startswith("CriticalLimit is the limit on `len(kept)` for critical requests"), doc
     assert "the value in" not in doc, doc
 
 
@@ -112,8 +112,8 @@ def test_the_window_plugin_reads_its_window_and_limits_from_parameters_and_tests
     _, _, tr = translate_path(WINDOW, dictionary)
     evolved = next(t for p, t in tr.files.items() if p.endswith("/evolved.go"))
     assert "windowUs := w.params.WindowLength\n" in evolved and "const windowUs" not in evolved, evolved
-    assert "limit := w.params.TenantLimit\n" in evolved and "limit = w.params.CriticalLimitValue" in evolved
-    for name in ("windowLength", "tenantLimit", "criticalLimitValue", "minKVThreshold"):
+    assert "limit := w.params.TenantLimit\n" in evolved and "limit = w.params.CriticalLimit" in evolved
+    for name in ("windowLength", "tenantLimit", "criticalLimit", "minKVThreshold"):
         assert f"    {name}: " in tr.epp_config, tr.epp_config
     untested = [f.message for f in tr.findings if f.check == CHECK_UNTESTED]
     assert not [m for m in untested if "`minKVThreshold`" in m], untested

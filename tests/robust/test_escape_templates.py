@@ -255,6 +255,7 @@ GO_NAMES = {
     "p.name",
     "plugin_type",
     "known_scorers",
+    "factory",  # the factory function's Go name, built from struct_name like `struct`
 }
 
 
