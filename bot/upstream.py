@@ -38,7 +38,7 @@ from bot.golang.plugin_summary import (
     what_it_does,
 )
 from bot.golang.registration import insert_registration
-from bot.model import Fidelity, RequestError, TranslationSummary
+from bot.model import Fidelity, RequestError, TranslationSummary, counted_noun
 
 MIRROR = PROJECT_ROOT / "gomirror" / "llm-d-router"
 RUNNER_GO = "cmd/epp/runner/runner.go"
@@ -176,13 +176,15 @@ def about(summary: TranslationSummary, title: str = "") -> list[str]:
     fidelity = fidelity_line(f) + (reference_sentence(f) if f is not None and f.measured else "")
     if below_reference(f):
         fidelity += f" {DEFAULT_TRAFFIC}; the sample config says so at its weight."
-    out = [what_it_does(summary.kind, summary.plugin_type, title, summary.signals, summary.thresholds), fidelity]
+    what = what_it_does(
+        summary.kind, summary.plugin_type, title, summary.signals, summary.thresholds, summary.untranslatable
+    )
+    out = [what, fidelity]
     found = shipped_findings(
         summary.findings, [summary.package_dir.rstrip("/") + "/", config_path(summary.plugin_type)]
     )
-    if found:
-        checks = ", ".join(dict.fromkeys(x.check for x in found))
-        out.append(f"Open translator findings, each a caveat in the plugin's README: {checks}.")
+    if found:  # said by number: a check id names the translator's checklist, which upstream does not have
+        out.append(f"The plugin's README names {counted_noun(len(found), 'known limitation')} in its Caveats.")
     return out
 
 

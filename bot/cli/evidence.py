@@ -16,7 +16,7 @@ from pathlib import Path
 from bot.bench.layout import RESULTS_HELP
 from bot.cli import PathHelpFormatter
 from bot.cli.files import output_dir, write_files
-from bot.model import RequestError
+from bot.model import RequestError, counted_noun
 
 
 class EvidenceCliError(RequestError):
@@ -248,7 +248,9 @@ def cmd_hypothesize(args) -> int:
     )
     write_files(output_dir(args.out), render_hypotheses(hypotheses, feedback=args.feedback, excluded=excluded))
     by_track = {t: sum(1 for h in hypotheses if h.track.value == t) for t in "ABC"}
-    print(f"{len(hypotheses)} hypotheses (Track A {by_track['A']}, B {by_track['B']}, C {by_track['C']}) -> {args.out}")
+    print(
+        f"{counted_noun(len(hypotheses), 'hypothesis', 'hypotheses')} (Track A {by_track['A']}, B {by_track['B']}, C {by_track['C']}) -> {args.out}"
+    )
     return 0
 
 

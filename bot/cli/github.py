@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from bot.model import counted_noun
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("handle-event", help="handle the GitHub event this Actions job was started for")
@@ -104,7 +106,7 @@ def cmd_sandbox_exec(args) -> int:
             os.environ[sandbox.REQUIRE_ENV] = previous
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"results": results}, sort_keys=True))
-    print(f"promote: ran {len(requests)} execution request(s) in the sandbox; results in {args.out}")
+    print(f"promote: ran {counted_noun(len(requests), 'execution request')} in the sandbox; results in {args.out}")
     return 0
 
 
@@ -174,7 +176,7 @@ def cmd_check_config(args) -> int:
     for line in report.notes:
         print(f"  note: {line}")
     if not report.ready:
-        print(f"promote: {args.repo}: {len(report.problems)} thing(s) to fix (see docs/github-setup.md)")
+        print(f"promote: {args.repo}: {counted_noun(len(report.problems), 'thing')} to fix (see docs/github-setup.md)")
         return 1
     print(f"promote: {args.repo} is set up for the promotion bot")
     return 0

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from bot.cli.files import output_dir, write_files
+from bot.model import counted_noun
 
 
 def register(subparsers) -> None:
@@ -150,8 +151,8 @@ def handle(args: argparse.Namespace) -> int:
     else:
         print(f"translated {args.source} ({analysis.kind.value}, {analysis.host}) -> {out / tr.summary.package_dir}")
         print(
-            f"  {len(summary.signals)} signals, {len(summary.thresholds)} parameters, {len(findings)} findings "
-            f"({tally(findings)}); {toolchain_line}"
+            f"  {counted_noun(len(summary.signals), 'signal')}, {counted_noun(len(summary.thresholds), 'parameter')}, "
+            f"{counted_noun(len(findings), 'finding')} ({tally(findings)}); {toolchain_line}"
         )
         fid = summary.fidelity
         if fid is not None and fid.measured:
@@ -219,7 +220,9 @@ def _refuse_unsafe(src, out: Path, as_json: bool) -> int | None:
     if as_json:
         print(json.dumps({"refused": True, "findings": [json.loads(f.model_dump_json()) for f in findings]}, indent=2))
     else:
-        print(f"refused {src.path}: {len(crit)} CRITICAL safety finding(s); nothing was analysed, built or run")
+        print(
+            f"refused {src.path}: {counted_noun(len(crit), 'CRITICAL safety finding')}; nothing was analysed, built or run"
+        )
     for f in crit:
         print(f"  CRITICAL {f.check} line {f.source_line}: {f.message}; fix: {f.fix}", file=sys.stderr)
     print(f"  all findings: {out / 'findings.json'}", file=sys.stderr)

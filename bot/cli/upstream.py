@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bot.cli.files import output_dir
 from bot.escape import line
-from bot.model import RequestError
+from bot.model import RequestError, counted_noun
 
 
 def register(subparsers) -> None:
@@ -140,7 +140,7 @@ def handle(args: argparse.Namespace) -> int:
     package = [p for p in change.paths if p.startswith(summary.package_dir)]
     others = [p for p in change.paths if p not in package]
     print(f"upstream patch: {line(out)}")
-    print(f"  {len(package)} file(s) of {summary.package_dir}/, " + ", ".join(others))
+    print(f"  {counted_noun(len(package), 'file')} of {summary.package_dir}/, " + ", ".join(others))
     print(
         f"  apply upstream with: git am -s {line(out.resolve())} (for llm-d-router v0.10.0; "
         + ("not checked here" if args.no_check else "checked below against the bot's mirror of it, not a checkout")

@@ -340,7 +340,7 @@ def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
                 severity=Severity.IMPORTANT if entry.fallback else Severity.CRITICAL,
                 check=UNMAPPED,
                 source_line=lines[0],
-                message=(f"{use.name} has no llm-d source (untranslatable){more}. Fallback: {entry.fallback}"),
+                message=f"{use.name} has no llm-d source{more}. {entry.fallback}",
                 fix="accept the fallback (the adapter line says what it does) or re-evolve without this signal; Track B covers the gap",
             )
         )

@@ -29,15 +29,14 @@ ROLE_WORDS = {
 
 _FRACTION_SIGNALS = {"KVUtilization", "CacheHitRate"}
 
+#: Why BLIS's EffectiveLoad is not an endpoint's concurrency in llm-d (``param_rows`` says it once in the README).
+LOAD_COUNT = "about twice its concurrent requests: the in-flight count already includes the waiting and running ones"
 #: What a BLIS signal is in llm-d's words, for parameter docs a maintainer reads.
 _SIGNAL_WORDS = {
     "QueueDepth": "waiting requests",
     "BatchSize": "running requests",
     "InFlightRequests": "in-flight requests",
-    "EffectiveLoad": (
-        "waiting + running + in-flight requests (about twice its concurrent requests: the in-flight count "
-        "already includes the waiting and running ones)"
-    ),
+    "EffectiveLoad": f"waiting + running + in-flight requests ({LOAD_COUNT})",
     "KVUtilization": "KV-cache utilization (0-1)",
     "CacheHitRate": "cache hit rate (no llm-d source: always 0)",
     "FreeKVBlocks": "free KV-cache blocks",
@@ -104,8 +103,8 @@ def param_specs(an: Analysis, scorer_defaults: list[tuple[str, float]] | None, s
                 "Scorers",
                 "[]ScorerConfig",
                 f"[]ScorerConfig{{{lit}}}",
-                "Scorers are BLIS's weighted-scoring terms (ws.scorers and ws.weights) in the evolved order, "
-                "which positional logic depends on.",
+                "Scorers are the weighted-scoring terms the evolved policy combines, each a BLIS scorer and its "
+                "weight, in the evolved order, which logic that picks a term by its position depends on.",
                 json_default=[{"name": n, "weight": w} for n, w in scorer_defaults],
             )
         )

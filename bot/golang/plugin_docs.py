@@ -12,10 +12,9 @@ Generation findings (check ids, stable):
 
 from __future__ import annotations
 
-import json
 import re
 
-from bot.golang import admission_docs, scheduling_docs
+from bot.golang import admission_docs, param_rows, scheduling_docs
 from bot.golang.adapter import plain, request_headers, zero_value
 from bot.golang.analysis_types import Analysis
 from bot.golang.gonames import comment_lines, go_float, package_dir, render, struct_name
@@ -360,16 +359,8 @@ def readme(
             "vLLM's queue."
         ),
     }[kind]
-    ps = []
-    for p in params:
-        ps.append(
-            {
-                "name": p.name,
-                # as the EndpointPickerConfig writes it (JSON is YAML too), not as Go source
-                "default_text": json.dumps(p.json_default),
-                "doc_text": _md(p.doc),
-            }
-        )
+    params_note, rows = param_rows.table(params)
+    ps = [{**r, "doc_text": _md(r["doc_text"])} for r in rows]
     sigs = []
     for aline in lines:
         e = aline.entry
@@ -433,6 +424,7 @@ def readme(
         registration_line=registration_line,
         epp_config=epp_config,
         params=ps,
+        params_note=_md(params_note),
         signals=sigs,
         caveats=caveats,
     )

@@ -9,6 +9,7 @@ Pure; plain text out (callers escape for their format).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from bot.escape import md
@@ -34,15 +35,26 @@ def what_it_does(
     request_title: str,
     signals: Sequence[str],
     thresholds: Mapping[str, float] | None = None,
+    unreadable: Sequence[str] = (),
 ) -> str:
-    """One sentence for the top of the PR: what the plugin does, in llm-d terms (plain text, not escaped). An
-    admitter's adds what a maintainer asks first: how its rejection reaches clients on v0.10.0 (a 500), the
-    in-tree admitter that computes the same saturation, when it reads the same gauges, and how it treats an
-    endpoint not scraped yet (fail open) beside upstream's fail-closed."""
+    """One sentence for the top of the PR: what the plugin does, in llm-d terms (plain text, not escaped), from
+    the signals it reads; the ones the evolved logic reads but llm-d has no source for (``unreadable``: the
+    summary's ``untranslatable``) are named apart, since the plugin holds them at zero. An admitter's adds what
+    a maintainer asks first: how its rejection reaches clients on v0.10.0 (a 500), the in-tree admitter that
+    computes the same saturation, when it reads the same gauges, and how it treats an endpoint not scraped yet
+    (fail open) beside upstream's fail-closed."""
+    read = [s for s in signals if s not in unreadable]
     reads = ""
-    if signals:
-        shown = ", ".join(signals[:6]) + (f" and {len(signals) - 6} more" if len(signals) > 6 else "")
-        reads = f", from {len(signals)} signals ({shown})"
+    if read:
+        shown = ", ".join(read[:6]) + (f" and {len(read) - 6} more" if len(read) > 6 else "")
+        reads = f", from {len(read)} signal{'' if len(read) == 1 else 's'} ({shown})"
+    missing = [s for s in signals if s in unreadable]
+    if missing:
+        one = len(missing) == 1
+        reads += (
+            f"; the evolved logic also reads {', '.join(missing)}, which {'has' if one else 'have'} no llm-d "
+            f"source, so the plugin holds {'it' if one else 'them'} at zero"
+        )
     title = f": {request_title}" if request_title else ""
     out = f"`{plugin_type}` {_DOES[kind]}{title}{reads}."
     if kind is PolicyKind.ADMISSION:
@@ -127,10 +139,36 @@ def shipped_findings(findings: Sequence[Finding], shipped: Sequence[str]) -> lis
     return out
 
 
-def caveat_of(f: Finding) -> str:
-    """A finding as one README caveat: its severity, check and line, then what it says (plain text)."""
+#: A finding's other lines of the evolved program, as its message names them (``bot.golang.hazards``).
+_ALSO = re.compile(r" \(also (written on )?lines? (\d+(?:, \d+)*)\)")
+
+
+def caveat_of(f: Finding, carried: Mapping[int, tuple[str, int]] | None = None) -> str:
+    """A finding as one README caveat in words, for a reader with only the llm-d-router repository: the shipped
+    file and line, then what it says; no check id or severity (they name the translator's checklist). The
+    evolved program's lines a message names besides its own ("also line 195") are said as the shipped lines that
+    carry them (``carried``: evolved line -> (path, line)), or left out when one has none."""
     where = f" ({f.file.rsplit('/', 1)[-1]} line {f.line})" if f.file and f.line else ""
-    return f"Open translator finding, {f.severity.value} `{f.check}`{where}: {' '.join(f.message.split()).rstrip('.')}."
+    message = _ALSO.sub(lambda m: _also_shipped(m, carried or {}), " ".join(f.message.split()))
+    return f"Known limitation{where}: {message.rstrip('.')}."
+
+
+def _also_shipped(m: re.Match, carried: Mapping[int, tuple[str, int]]) -> str:
+    """ "(also line 195)" of the evolved program as "(also evolved.go line 140)"; "" when a line is not carried."""
+    lines = [int(n) for n in m.group(2).split(", ")]
+    if not all(n in carried for n in lines):
+        return ""
+    said = ", ".join(f"{carried[n][0].rsplit('/', 1)[-1]} line {carried[n][1]}" for n in lines)
+    return f" (also {m.group(1) or ''}{said})"
+
+
+def carried_lines(line_map: Mapping[str, Mapping[int, int]]) -> dict[int, tuple[str, int]]:
+    """Each evolved line's first shipped line (evolved.go's before any other file's): where a reader finds it."""
+    out: dict[int, tuple[str, int]] = {}
+    for path in sorted(line_map, key=lambda p: (not p.endswith("evolved.go"), p)):
+        for shipped_line, evolved_line in sorted(line_map[path].items()):
+            out.setdefault(evolved_line, (path, shipped_line))
+    return out
 
 
 def with_caveats(readme: str, caveats: Sequence[str]) -> str:
@@ -185,6 +223,7 @@ def ship(
             for f in findings
         ]
     if readme_path in out:
-        caveats = [caveat_of(f) for f in shipped_findings(moved, [package_dir + "/", config_path])]
+        carried = carried_lines(getattr(gen, "line_map", {}))
+        caveats = [caveat_of(f, carried) for f in shipped_findings(moved, [package_dir + "/", config_path])]
         out[readme_path] = with_caveats(out[readme_path], caveats)
     return out, moved

@@ -152,6 +152,11 @@ class VerdictStatus(StrEnum):
     NOT_TESTABLE = "not testable as translated"
 
 
+def counted_noun(n: int, one: str, many: str | None = None) -> str:
+    """'1 parameter', '9 parameters', '1 hypothesis', '0 hypotheses': a count the bot prints, in agreement."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
 def status_counts(statuses: Iterable[VerdictStatus]) -> str:
     """'14 confirmed, 0 refuted, 7 inconclusive, 2 not testable as translated' (the last only when there are any).
 

@@ -215,7 +215,12 @@ def run(ctx: StageContext) -> StageOutput:
     body = render(
         "pr_body.md.j2",
         what=what_it_does(
-            ctx.request.kind, ctx.request.plugin_type, ctx.request.title, summary.signals, summary.thresholds
+            ctx.request.kind,
+            ctx.request.plugin_type,
+            ctx.request.title,
+            summary.signals,
+            summary.thresholds,
+            unreadable=summary.untranslatable,
         ),
         fidelity_line=fidelity_line(summary.fidelity),
         request=ctx.request,

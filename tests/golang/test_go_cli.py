@@ -185,3 +185,11 @@ def test_a_translation_without_the_check_removes_an_earlier_checks_log(tmp_path,
     (out / "toolchain.log").write_text("go test: ok (an earlier plugin)\n")
     assert main(["translate", str(EXAMPLE), "--out", str(out), "--no-check"]) == 0
     assert not (out / "toolchain.log").exists() and "removed" in capsys.readouterr().out
+
+
+def test_the_summary_line_says_one_parameter_not_one_parameters(tmp_path, capsys):
+    """Found by an llm-d maintainer reading the rehearsal's output: "6 signals, 1 parameters, 4 findings"."""
+    rc = main(["translate", str(CORPUS / "g01_field_set_outside.go"), "--out", str(tmp_path), "--no-check"])
+    out = capsys.readouterr().out
+    assert rc in (0, 1), out
+    assert ", 1 parameter, " in out and "1 parameters" not in out, out

@@ -373,7 +373,7 @@ def test_a01s_local_limits_are_tunable_at_gate_1_and_its_agreement_is_unchanged(
 
     assert deployed(tr)["shedLimit"] == 0.75 and "batchLimit" not in deployed(tr)
     readme = tr.files[f"{pdir}/README.md"]
-    assert "    shedLimit: 0.75\n" in readme and "| `shedLimit` | `0.75` | ShedLimit is the threshold" in readme
+    assert "    shedLimit: 0.75\n" in readme and "| `shedLimit` | `0.75` | The threshold" in readme
     assert tr.summary.thresholds["shedLimit"] == 0.75
     fid = tr.summary.fidelity
     assert (fid.states, fid.agreement, fid.deployed_values_changed) == (500, 0.902, None)

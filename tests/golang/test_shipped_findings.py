@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import yaml
 
+from bot.escape import md
 from bot.golang.plugin_summary import DEFAULT_TRAFFIC, ship, with_caveats
 from bot.model import Fidelity, Finding, Severity
 
@@ -27,6 +28,12 @@ def _caveats(tr) -> str:
     return _file(tr, "/README.md").split("\n## Caveats\n", 1)[1]
 
 
+def _says(caveats: str, f: Finding) -> bool:
+    """The caveats say the finding in its own words (its check id names the translator's checklist, which an
+    upstream reader does not have, so they never show it)."""
+    return md(" ".join(f.message.split())[:60]) in " ".join(caveats.split()) and f"`{f.check}`" not in caveats
+
+
 def test_a01s_readme_names_the_cap_on_the_client_keyed_map_and_every_open_important_finding(dictionary):
     """The map keyed by the fairness id is capped now (state_caps): the README's parameter table says so beside
     the cap, and the finding, a SUGGESTION since the memory is bounded, is no caveat claiming unbounded growth."""
@@ -34,13 +41,13 @@ def test_a01s_readme_names_the_cap_on_the_client_keyed_map_and_every_open_import
     caveats = _caveats(tr)
     assert "`hazard.unbounded-client-keyed-state`" not in caveats and "without limit" not in caveats
     readme = _file(tr, "/README.md")
-    assert "| `maxTrackedTenantCounts` | `10000` | MaxTrackedTenantCounts caps the evolved map `tenantCounts`" in readme
+    assert "| `maxTrackedTenantCounts` | `10000` | Caps the evolved map `tenantCounts`" in readme
     shipped = [f for f in tr.findings if f.severity in (Severity.CRITICAL, Severity.IMPORTANT)]
-    assert shipped and all(f"`{f.check}`" in caveats for f in shipped)
+    assert shipped and all(_says(caveats, f) for f in shipped)
     for f in tr.findings:
         if f.severity is Severity.SUGGESTION:
-            assert f"SUGGESTION `{f.check}`" not in caveats
-    said = [ln for ln in caveats.splitlines() if ln.startswith("- Open translator finding")]
+            assert not _says(caveats, f)
+    said = [ln for ln in caveats.splitlines() if ln.startswith("- Known limitation")]
     assert len(said) == len(set(said)) == len({(f.check, f.message) for f in shipped})
 
 
@@ -63,7 +70,8 @@ def test_s01s_config_says_at_its_weight_that_it_scores_like_queue_scorer_on_defa
     assert yaml.safe_load(config)["schedulingProfiles"]  # still YAML
     assert config in _file(tr, "/README.md")  # the README's Configuration block is the shipped config
     caveats = _caveats(tr)
-    assert "`translate.fidelity-below-reference`" in caveats and "`hazard.unreachable-slo-branch`" in caveats
+    for check in ("translate.fidelity-below-reference", "hazard.unreachable-slo-branch"):
+        assert any(f.check == check and _says(caveats, f) for f in tr.findings), check
 
 
 def test_an_admitters_reference_is_always_admit_and_its_config_gets_no_note(dictionary):
@@ -89,7 +97,7 @@ def test_findings_anchored_below_the_note_move_with_their_line_and_a_caveat_is_n
     assert lines[moved[0].line - 1] == "    weight: 2" and lines[moved[1].line - 1] == "- type: p"
     assert config not in out["pkg/p/README.md"] and out[gen.config_path] in out["pkg/p/README.md"]
     caveats = out["pkg/p/README.md"].split("## Caveats")[1]
-    assert caveats.count("`x.kind`") == 1 and "`x.weight`" in caveats and "x.small" not in caveats
+    assert caveats.count("the type") == 1 and "line 11): the weight." in caveats and "minor" not in caveats
     assert with_caveats(out["pkg/p/README.md"], ["One thing."]) == out["pkg/p/README.md"]
     unchanged, same = ship(files, [kind], None, "p", gen)
     assert unchanged[gen.config_path] == config and same == [kind]
