@@ -7,7 +7,8 @@ a mapping switched off can also break states that agreed: ``breaks``, which is w
 can be lower than as deployed) (the documented differences between the views first, then,
 for what they leave unexplained, each adapter line bypassed in turn); one no single mapping explains but switching all of them
 off does is "several mappings together"; one that survives all of them is "score composition" (how
-the plugin's scores are rescaled and combined with the other scorers, and picker ties). Pure.
+the plugin's scores are rescaled and combined with the other scorers, and picker ties; ``fidelity_unexplained``
+words it for each kind of policy). Pure.
 
 Agreement of one routing or scheduling state is how alike the two choices are when each side picks
 uniformly among its own best (BLIS: among equal scores when its rng breaks ties, else its target;
@@ -447,46 +448,3 @@ def _waiting(req: dict, clock: int) -> str:
     """One waiting request: its class, prompt length and how long it has waited."""
     waited = max(0, clock - int(req.get("ArrivalTime") or clock)) / 1000
     return f"{_class(req)}, {req.get('InputTokens', 0)} tokens, {waited:,.0f} ms"
-
-
-def unexplained_words(fidelity) -> str:
-    """What the disagreements no single mapping explains come from, in the policy's own terms. When the program
-    reads a signal the harness holds constant, states that differ only there tie on both sides and the sides
-    break ties differently: that is said, and neither a mapping nor the score composition is blamed."""
-    if fidelity.held_constant:
-        return (
-            f"states the sampled world cannot tell apart: the program reads {constant_names(fidelity)}, which the "
-            "harness holds constant, so ties there decide (not a mapping)"
-        )
-    if "admit" in (fidelity.decision or ""):
-        return "the admission path as a whole (no single mapping explains them; several act together)"
-    if "ordering" in (fidelity.decision or ""):
-        return "how the plugin builds its pseudo-queue"
-    return "score composition"
-
-
-def constant_names(fidelity) -> str:
-    """``A`` and ``B``: the signals the program reads that the harness holds constant."""
-    names = [f"`{n}`" for n in fidelity.held_constant]
-    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
-
-
-def held_constant_clause(fidelity) -> str:
-    """ "; the harness holds X constant ..." for a fidelity finding's message, or nothing."""
-    if not fidelity.held_constant:
-        return ""
-    them = "it" if len(fidelity.held_constant) == 1 else "them"
-    return (
-        f"; the program reads {constant_names(fidelity)}, which the harness holds at one value in every sampled "
-        f"state: this figure does not exercise {them}"
-    )
-
-
-def held_constant_fix(fidelity) -> str:
-    """The fix when no mapping explains the disagreements and a signal read is held constant: not a mapping's."""
-    them = "it" if len(fidelity.held_constant) == 1 else "them"
-    return (
-        f"no mapping is at fault: the harness never varies {constant_names(fidelity)}, so the figure cannot test "
-        f"{them}; judge {them} on the benchmark (Track B) and the example states, or give the harness a way to vary "
-        f"{them} (bot/golang/harness_world.py HELD_CONSTANT says why it does not)"
-    )

@@ -11,7 +11,7 @@ from bot.dictionary import Dictionary
 from bot.escape import md
 from bot.golang import fidelity_classes
 from bot.golang.analysis_types import Analysis
-from bot.golang.differential import constant_names
+from bot.golang.fidelity_unexplained import constant_names, survivors_sentence
 from bot.golang.generate import Generated
 from bot.golang.harness_world import HELD_CONSTANT
 from bot.golang.plugin_docs import gap_concern
@@ -99,30 +99,8 @@ def fidelity_section(f: Fidelity | None) -> str:
             "the same endpoint as a part of an agreement."
         )
         out.append("")
-    if f.unattributed and f.held_constant:
-        out.append(
-            f"{f.unattributed} disagreement(s) survive every mapping switched off. The program reads "
-            f"{md(constant_names(f))}, which the harness holds constant: states that differ only there tie on both "
-            "sides, and the two sides break ties differently. They are not evidence against a mapping."
-        )
-        out.append("")
-    elif f.unattributed and "admit" in (f.decision or ""):
-        out.append(
-            f"{f.unattributed} disagreement(s) survive every mapping switched off one at a time: several mappings act "
-            "together on them (the admission path as a whole); the example states show which signals differ."
-        )
-        out.append("")
-    elif f.unattributed and queues:
-        out.append(
-            f"{f.unattributed} disagreement(s) survive every mapping switched off: the plugin's pseudo-queue and the "
-            "BLIS queue it models then hold the same requests, so these come from how the plugin builds that queue."
-        )
-        out.append("")
-    elif f.unattributed:
-        out.append(
-            f"{f.unattributed} disagreement(s) survive every mapping switched off: they come from how the plugin's "
-            "scores are rescaled and combined with the profile's other scorers and the picker's ties (score composition)."
-        )
+    if f.unattributed:
+        out.append(md(survivors_sentence(f)) + ".")
         out.append("")
     for fail in f.failures:
         if fail.side == "plugin":

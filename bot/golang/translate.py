@@ -54,10 +54,9 @@ from bot.golang import (
 )
 from bot.golang.analysis_types import Analysis
 from bot.golang.blis_mirror import program_line
-from bot.golang.differential import held_constant_clause, unexplained_words
 from bot.golang.fidelity_admit import findings as admit_findings
-from bot.golang.fidelity_classes import CLASS_MAPPING
-from bot.golang.fidelity_fixes import below_floor_fix, flagged_setup, setup_fix
+from bot.golang.fidelity_fixes import below_floor_fix, flagged_setup, largest_cause, setup_fix
+from bot.golang.fidelity_unexplained import held_constant_clause, unexplained_words
 from bot.golang.generate import Generated, generate
 from bot.golang.gofiles import format_go, remap_lines
 from bot.golang.gonames import go_float
@@ -386,14 +385,6 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None, an: Anal
     if (chosen := f.floor_missed_by_choice) is not None:
         return [*out, chosen_values_finding(f, chosen)]
     if f.below_floor:
-        top = f.causes[0] if f.causes else None
-        largest = (
-            f"the largest cause is {top.mapping} ({top.title}: {top.states} of the disagreements; "
-            f"{top.agreement_without:.1%} agreement with it switched off)"
-            + (fidelity_classes.uses_clause(fidelity_classes.class_uses(an)) if top.mapping == CLASS_MAPPING else "")
-            if top
-            else f"no single mapping explains them ({f.unattributed} come from {unexplained_words(f)})"
-        )
         return [
             *out,
             Finding(
@@ -401,11 +392,9 @@ def fidelity_findings(f: Fidelity | None, gen: Generated, line_of=None, an: Anal
                 check=CHECK_BELOW_FLOOR,
                 message=(
                     f"the plugin decides like the BLIS original ({f.decision}) in {f.agreement:.1%} of {f.states} "
-                    f"sampled states, below the {f.floor_pct} floor; {largest}"
-                    + (held_constant_clause(f) if top else "")
-                    + setup_clause
+                    f"sampled states, below the {f.floor_pct} floor; {largest_cause(f, an)}{setup_clause}"
                 ),
-                fix=setup_fix(setup) + below_floor_fix(top.mapping if top else None, gen, f, an),
+                fix=setup_fix(setup) + below_floor_fix(gen, f, an),
             ),
         ]
     if f.agreement < 1.0:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from bot.golang import counter_era, fidelity_admit, fidelity_classes
-from bot.golang.differential import held_constant_clause, unexplained_words
+from bot.golang.fidelity_unexplained import held_constant_clause, unexplained_words
 from bot.golang.toolchain import RUNNER_GO
 from bot.model import Finding, PolicyKind, Severity, TranslationSummary
 from bot.yaml_safe import load_yaml
