@@ -146,8 +146,8 @@ def below_reference_caution(f: Fidelity | None) -> str:
     assert f is not None and f.reference_agreement is not None
     return (
         f"Not ready for upstream review: on the sampled states the plugin decides like the BLIS original in "
-        f"{f.agreement:.1%} of them and {f.reference}, already in llm-d-router, in {f.reference_agreement:.1%} "
-        "(translate.fidelity-below-reference). Propose it once it carries more of the program than that scorer does."
+        f"{f.agreement:.1%} of them and {f.reference}, already in llm-d-router, in {f.reference_agreement:.1%}. "
+        "Propose it once it carries more of the program than that scorer does."
     )
 
 

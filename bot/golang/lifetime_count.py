@@ -14,7 +14,7 @@ or through the locals it is assigned to, divided into or multiplied by):
 
 - ``len()`` of a receiver map written with a client-controlled key that no carried code deletes from, clears or
   reassigns (the maps ``hazards`` flags as ``hazard.unbounded-client-keyed-state``, ``an.client_keyed_maps``;
-  the plugin's memory cap clears such a map only past thousands of entries, which bounds memory, not the count);
+  the plugin's memory cap acts on such a map only past thousands of entries, which bounds memory, not the count);
 - a numeric receiver field the carried code only ever increments (``++`` or ``+=``), never resets (``=``),
   decays (``*=``) or lowers (``-=``, ``--``).
 
@@ -179,8 +179,8 @@ def _map_finding(src: EvolvedSource, read: Node, field: str, keys: str) -> Findi
             "ever been written with: no carried code deletes an entry. In BLIS that was one run's clients (a fixed "
             "handful, all active); in llm-d the plugin keeps one receiver for the EPP's life, so it counts every "
             "client since the EPP started: one silent for hours still counts, and a share divided by the count "
-            "shrinks (a limit compared with it moves) for as long as the EPP runs (the plugin's memory cap clears "
-            "the map only past thousands of entries). The differential harness and the generated tests cannot "
+            "shrinks (a limit compared with it moves) for as long as the EPP runs (the plugin's memory cap acts "
+            "only past thousands of entries, and bounds memory, not the count). The differential harness and the generated tests cannot "
             "show it: their sequences last minutes"
         ),
         fix=(
