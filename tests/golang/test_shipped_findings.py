@@ -31,7 +31,7 @@ def _caveats(tr) -> str:
 def _says(caveats: str, f: Finding) -> bool:
     """The caveats say the finding in its own words (its check id names the translator's checklist, which an
     upstream reader does not have, so they never show it)."""
-    return md(" ".join(f.message.split())[:60]) in " ".join(caveats.split()) and f"`{f.check}`" not in caveats
+    return md(" ".join(f.message.split()))[:60] in " ".join(caveats.split()) and f"`{f.check}`" not in caveats
 
 
 def test_a01s_readme_names_the_cap_on_the_client_keyed_map_and_every_open_important_finding(dictionary):
