@@ -186,8 +186,9 @@ def decisions_of(
                     "returns the composite per endpoint, order-preserved into [0,1] (values already in [0,1] are unchanged); "
                     "max-score-picker takes the argmax and shuffles ties. Where the evolved code's own scores do not "
                     "put its choice alone on top, the plugin does (the others 1e-6 below), so an evolved argmax with "
-                    "side conditions (an instance skipped at score 0, a least-loaded fallback) is honoured; a choice "
-                    "its rng made among tied top scores stays a tie."
+                    "side conditions (an instance skipped at score 0, a least-loaded fallback) is honoured; where the "
+                    "evolved code picks at random (its rng, math/rand), its choice keeps a top score tied with the "
+                    "others' and the picker draws among them."
                 ),
             )
         )
