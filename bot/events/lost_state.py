@@ -107,7 +107,8 @@ def unvouched(exc) -> str:
     lines = "\n".join(
         f"- gate {r.gate}, {DECIDED[r.decision]} by {md('@' + r.actor)}: {md(r.lacks)}."
         if r.decision is not None
-        else f"- gate {r.gate}: the state has moved past it with no approval of it recorded ({md(r.lacks)})."
+        else f"- gate {r.gate}: the state has moved past it, but records no approval of it that still stands "
+        f"({md(r.lacks)})."
         for r in exc.refused
     )
     said = (

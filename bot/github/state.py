@@ -304,7 +304,7 @@ class Unvouched(StateError):
         named = "; ".join(
             f"gate {r.gate} {DECIDED[r.decision]} by @{r.actor}: {r.lacks}"
             if r.decision is not None
-            else f"gate {r.gate} passed with no approval of it recorded: {r.lacks}"
+            else f"gate {r.gate} passed with no approval of it that still stands: {r.lacks}"
             for r in refused
         )
         super().__init__(

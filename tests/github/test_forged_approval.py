@@ -140,7 +140,7 @@ def test_a_state_saved_by_the_bots_token_past_a_gate_with_no_approval_is_refused
     assert sim.runs[-1].result.action.startswith("refused")
     assert _status(sim, number).body == forged and _fork(sim) == fork
     [notice] = _notices(sim, number)
-    assert "gate 2: the state has moved past it with no approval of it recorded (stage 4" in notice
+    assert "gate 2: the state has moved past it, but records no approval of it that still stands (stage 4" in notice
     assert "deletes the status comment and comments `/retry`" in notice
 
 
