@@ -48,17 +48,9 @@ from bot.model import (
     counted,
 )
 
-#: The gate that follows each gated stage.
-GATE_AFTER: dict[Stage, int] = {Stage.TRANSLATE: 1, Stage.HYPOTHESIZE: 2, Stage.RUN_VALIDATE: 3}
-
-#: The stages each gate reviews, and that its author step and "request changes" rerun.
-#: Stage 1 is the one-time dictionary (versioned data, not changed by feedback);
-#: stage 4 has no gate of its own, so gate 3 covers it with stage 5.
-GATE_COVERS: dict[int, tuple[Stage, ...]] = {
-    1: (Stage.TRANSLATE,),
-    2: (Stage.HYPOTHESIZE,),
-    3: (Stage.IMPLEMENT_TESTS, Stage.RUN_VALIDATE),
-}
+# The gates: the stage each follows (GATE_AFTER) and the stages each covers (GATE_COVERS). They live in
+# ``bot.model.gates``, with the invariant the GitHub home checks a loaded state against; the engine's are those.
+from bot.model.gates import GATE_AFTER, GATE_COVERS
 
 DEFAULT_MAX_ROUNDS = 3
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from bot.forge import markers
 from bot.github.client import carries
 from bot.github.labels import Label
-from bot.model import Stage
+from bot.model import Decision, Stage
 
 #: Labels only the bot sets, from a saved state (``labels.desired``); ``gate-N-approved`` is a person's too.
 _BOT_ONLY = frozenset(
@@ -96,20 +96,36 @@ def foreign_edit(exc) -> str:
 
 
 def unvouched(exc) -> str:
-    """What the issue is told when the state holds a gate approval GitHub's own record does not show
-    (``bot.github.state.Unvouched``): which gate, whom it names, what the record lacks, and the one fix."""
+    """What the issue is told when the state holds a gate decision GitHub's own record does not show, or stands
+    past a gate with no approval of it (``bot.github.state.Unvouched``): which gate, whom it names, what the
+    record lacks, and the one fix: a maintainer's gate label when only approvals are unshown (each is confirmed
+    by it), else starting over (a change request, a rejection or a passed gate no label confirms)."""
     from bot.escape import md
+    from bot.github.state import DECIDED
 
     where = f"[status comment]({exc.comment.url})" if exc.comment.url else "status comment"
-    lines = "\n".join(f"- gate {r.gate}, approved by {md('@' + r.actor)}: {md(r.lacks)}." for r in exc.refused)
-    gates = sorted({r.gate for r in exc.refused})
-    labels = " and ".join(f"`gate-{g}-approved`" for g in gates)
-    return (
+    lines = "\n".join(
+        f"- gate {r.gate}, {DECIDED[r.decision]} by {md('@' + r.actor)}: {md(r.lacks)}."
+        if r.decision is not None
+        else f"- gate {r.gate}: the state has moved past it, but records no approval of it that still stands "
+        f"({md(r.lacks)})."
+        for r in exc.refused
+    )
+    said = (
         f"The promotion bot did nothing on this event, and will do nothing until this is resolved: its {where} "
-        f"records an approval that GitHub's own record does not show:\n\n{lines}\n\n"
+        f"records gate decisions that GitHub's own record does not show, or passes a gate with none:\n\n{lines}\n\n"
         "That comment holds the promotion's state, and a workflow running with this repository's token can save "
-        "it as the bot; a gate counts only from an authorized person's gate label or `/approve` that GitHub "
-        "itself shows, so the bot does not act on this state.\n\n"
+        "it as the bot; a gate decision counts only from an authorized person's gate label or command that GitHub "
+        "itself shows, and a gate is passed only by an approval, so the bot does not act on this state.\n\n"
+    )
+    if any(r.decision is not Decision.APPROVE for r in exc.refused):
+        return said + (
+            "To go on, an admin deletes the status comment and comments `/retry`: the promotion starts over from "
+            "stage 1, the gates passed before are not remembered (each is reviewed and decided again), and its "
+            "branch and pull request are kept."
+        )
+    labels = " and ".join(f"`gate-{g}-approved`" for g in sorted({r.gate for r in exc.refused}))
+    return said + (
         f"If the approval is genuine, a maintainer who may decide gates applies {labels} to this issue again "
         "(remove it first if it is on): the bot then records the approval as theirs and goes on. Nothing else "
         "needs touching: the status comment, the branch and the pull request stay as they are."

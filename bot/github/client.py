@@ -111,8 +111,8 @@ class GitHub(Actions):
         self.cancelled_runs: set[int] = set()
         #: login -> role on the repository, asked once per run (the handlers and ``bot.github.vouch`` both ask)
         self._roles: dict[str, str] = {}
-        #: (issue, gate, actor, time) of the approvals GitHub's record was found to show, or this run made, in this
-        #: run: a later load of the state does not ask again (``bot.github.state.GitHubStateStore.load``)
+        #: (issue, gate, decision, actor, time, via) of the gate decisions GitHub's record was found to show, or this
+        #: run made, in this run: a later load of the state does not ask again (``GitHubStateStore.load``)
         self.vouched: set[tuple] = set()
 
     # ------------------------------------------------------------ plumbing

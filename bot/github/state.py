@@ -23,6 +23,7 @@ from bot.github.config import BotConfig
 from bot.github.records import Comment
 from bot.model import AuditEntry, DecidedVia, Decision, Finding, PipelineState, Severity, Status, match_text
 from bot.model.evidence import tally
+from bot.model.gates import unapproved
 
 #: Budget for the status comment: GitHub's documented 65,536-character cap on a comment body.
 MAX_COMMENT_CHARS = 65_536
@@ -269,12 +270,11 @@ def trusted(client: GitHub, issue: int, comment: Comment) -> Comment:
     Who saved the comment is GitHub's own record: an edit in the web UI or with the person's own token names
     them. The limit, shared with any digest: such a workflow runs with a GITHUB_TOKEN that edits as the bot, so
     this closes the direct edit, not a person who pushes a workflow to forge the state (that push is on record).
-    What such a forged state could do with a gate is closed by ``GitHubStateStore.vouched``: each approval in it
+    What such a forged state could do with a gate is closed by ``GitHubStateStore.vouched``: each decision in it
     counts only when GitHub's own record (the label's event, the command's comment) shows an authorized person
-    made it (``bot.github.vouch``). Left open to that workflow: the rest of the state is taken as saved (where
-    the promotion stands, its stages' records, the benchmark run to cancel), so a state that moves past a gate
-    and records no approval of it at all, or records a change request or a rejection in a person's name, is not
-    caught here.
+    made it (``bot.github.vouch``), and a state standing past a gate with no approval of it that still stands is
+    refused (``bot.model.gates``). Left open to that workflow: the rest of the state is taken as saved where it
+    agrees with its decisions (its stages' records, the benchmark run to cancel, a change request's reason).
     A state GraphQL shows newer than the one REST gave (saved between the two reads) is not vouched for
     either: it is read again at the next event.
     """
@@ -291,15 +291,25 @@ def trusted(client: GitHub, issue: int, comment: Comment) -> Comment:
     return comment
 
 
+#: How a refusal names each kind of decision it could not vouch for.
+DECIDED = {Decision.APPROVE: "approved", Decision.REQUEST_CHANGES: "changes requested", Decision.REJECT: "rejected"}
+
+
 class Unvouched(StateError):
-    """The state holds a gate approval GitHub's own record does not show (``bot.github.vouch``): no step runs and
-    nothing is decided on it (``bot.events.handle`` says so on the issue, once, with the fix)."""
+    """The state holds a gate decision GitHub's own record does not show (``bot.github.vouch``), or stands past a
+    gate with no approval of it (``bot.model.gates``): no step runs and nothing is decided on it
+    (``bot.events.handle`` says so on the issue, once, with the fix)."""
 
     def __init__(self, issue: int, comment: Comment, refused: list[vouch.Refused]):
-        named = "; ".join(f"gate {r.gate} approved by @{r.actor}: {r.lacks}" for r in refused)
+        named = "; ".join(
+            f"gate {r.gate} {DECIDED[r.decision]} by @{r.actor}: {r.lacks}"
+            if r.decision is not None
+            else f"gate {r.gate} passed with no approval of it that still stands: {r.lacks}"
+            for r in refused
+        )
         super().__init__(
-            f"the status comment of #{issue} records an approval GitHub's record does not show ({named}); the bot "
-            "acts only on approvals an authorized person made on GitHub"
+            f"the status comment of #{issue} records a gate decision GitHub's record does not show, or passes a "
+            f"gate with none ({named}); the bot acts only on decisions an authorized person made on GitHub"
         )
         self.issue = issue
         self.comment = comment
@@ -321,9 +331,11 @@ class GitHubStateStore:
 
     def load(self, *, checked: bool = False) -> PipelineState | None:
         """The state in the status comment; None without one; ForeignEdit when a person saved it last; Unvouched
-        when it holds an approval GitHub's own record does not show (``vouched``). ``checked``: its approvals are
-        not checked, for a caller that acts on no decision and whose workflow run checked them in an earlier step
-        (``bot.events.benchmark.record_run``, ``bot.events.dispatch_failed``): the next run that acts on them checks them again."""
+        when it holds a decision GitHub's own record does not show, or stands past a gate with no approval of it
+        (``vouched``). ``checked``: its decisions are not checked against GitHub's record, for a caller that acts
+        on no decision and whose workflow run checked them in an earlier step (``bot.events.benchmark.record_run``,
+        ``bot.events.dispatch_failed``): the next run that acts on them checks them again. The gates' invariant,
+        which asks GitHub nothing, is checked either way."""
         comment = self.client.bot_comment(self.issue, markers.STATUS)
         if comment is None:
             return None
@@ -334,29 +346,33 @@ class GitHubStateStore:
             exc.issue = self.issue
             raise
         if checked:
+            self._passes_gates(state, comment, [])
             self._vouch_for(state)  # this process's later loads (the save renders the request) ask nothing either
             return state
         return self.vouched(state, comment)
 
     def vouched(self, state: PipelineState | None, comment: Comment) -> PipelineState | None:
-        """``state`` once each approval in it that this run did not make is shown by GitHub's own record
-        (``bot.github.vouch``), one confirmed by the gate's label recorded as its confirmer's; Unvouched otherwise.
+        """``state`` once each decision in it that this run did not make is shown by GitHub's own record
+        (``bot.github.vouch``), an approval confirmed by the gate's label recorded as its confirmer's, and it
+        stands past no gate without an approval of it (``bot.model.gates``); Unvouched otherwise.
 
         ``trusted`` cannot tell the bot's save from one a workflow's GITHUB_TOKEN made as the bot. Costs nothing
-        for a state without approvals, or whose approvals this run checked or made (``GitHub.vouched``); else the
+        for a state without decisions, or whose decisions this run checked or made (``GitHub.vouched``); else the
         issue's label events (one call, when an approval may be a label's), the comments (read already to find
-        this one), who edited an approval's comment (``GitHub.last_editor``: a call only for an edited one) and
-        each approver's role (one call per person per run, shared with the handlers). A check that fails is made
-        once more on a fresh read, so a record read earlier in the run does not refuse a later approval."""
+        this one), who edited a decision's comment (``GitHub.last_editor``: a call only for an edited one) and
+        each decider's role (one call per person per run, shared with the handlers). A check that fails is made
+        once more on a fresh read, so a record read earlier in the run does not refuse a later decision. The
+        gates' invariant reads the state only."""
         done = {k[1:] for k in self.client.vouched if k[0] == self.issue}
-        todo = [d for d in (state.decisions if state else []) if d.decision is Decision.APPROVE]
-        if not [d for d in todo if vouch.key(d) not in done]:
+        todo = [d for d in (state.decisions if state else []) if vouch.key(d) not in done]
+        if not todo:
+            self._passes_gates(state, comment, [])
             return state
         checked = self._check(state, comment, done, fresh=False)
         if checked.refused:
             checked = self._check(state, comment, done, fresh=True)
         if checked.refused:
-            raise Unvouched(self.issue, comment, checked.refused)
+            self._passes_gates(state, comment, checked.refused)
         if checked.confirmed:
             audit = [
                 AuditEntry(
@@ -369,17 +385,24 @@ class GitHubStateStore:
                 for d, e in checked.confirmed
             ]
             state = state.model_copy(update={"decisions": checked.decisions, "audit": [*state.audit, *audit]})
+        self._passes_gates(state, comment, [])
         self._vouch_for(state)
         return state
 
+    def _passes_gates(self, state: PipelineState | None, comment: Comment, refused: list[vouch.Refused]) -> None:
+        """Unvouched naming ``refused`` and each gate ``state`` stands past with no approval of it that still
+        stands (``bot.model.gates.unapproved``: no state the bot saves does); nothing when there is neither."""
+        gaps = [vouch.Refused(u.gate, "", u.past, None) for u in (unapproved(state) if state is not None else [])]
+        if refused or gaps:
+            raise Unvouched(self.issue, comment, [*refused, *gaps])
+
     def _vouch_for(self, state: PipelineState | None) -> None:
-        """Record ``state``'s approvals as checked or made in this run (``GitHub.vouched``)."""
+        """Record ``state``'s decisions as checked or made in this run (``GitHub.vouched``)."""
         for d in state.decisions if state is not None else []:
-            if d.decision is Decision.APPROVE:
-                self.client.vouched.add((self.issue, *vouch.key(d)))
+            self.client.vouched.add((self.issue, *vouch.key(d)))
 
     def _check(self, state: PipelineState, comment: Comment, done: set, *, fresh: bool) -> vouch.Checked:
-        todo = [d for d in state.decisions if d.decision is Decision.APPROVE and vouch.key(d) not in done]
+        todo = [d for d in state.decisions if vouch.key(d) not in done]
         comments = self.client.comments(self.issue, refresh=fresh)
         editors = {}
         for d in todo:
@@ -387,9 +410,8 @@ class GitHubStateStore:
             editor = self.client.last_editor(said) if said is not None else None
             if editor is not None:
                 editors[said.id] = editor.login
-        labels = (
-            self.client.label_events(self.issue) if fresh or any(d.via is not DecidedVia.COMMAND for d in todo) else []
-        )
+        by_label = any(d.decision is Decision.APPROVE and d.via is not DecidedVia.COMMAND for d in todo)
+        labels = self.client.label_events(self.issue) if fresh or by_label else []
         record = vouch.Record(labels, comments, editors, comment.updated_at)
         return vouch.check(state.decisions, record, self._may_decide, skip=done)
 

@@ -1,4 +1,4 @@
-"""A gate approval in a saved state counts only when GitHub's own record shows it.
+"""A gate decision in a saved state counts only when GitHub's own record shows it.
 
 The status comment holds the promotion's state, its gates' decisions among them (``GateDecision``: who, when,
 how). ``bot.github.state.trusted`` refuses a state a person saved last, but a workflow a write collaborator
@@ -17,6 +17,11 @@ never passes a gate. Each label application and each comment vouches for one app
 cannot be copied into a second one. An approval the record does not show is *confirmed* by the gate's label
 applied, after the status comment was last saved, by a person the rule allows (what the issue is told to do):
 the approval is then recorded as that person's. Any other stops the promotion (``bot.github.state.Unvouched``).
+
+A change request or a rejection is checked the same way, by its command (a person gives neither by a label):
+the comment it names is that person's, edited by nobody else, and holds `/request-changes` or `/reject`. Its
+reason is not compared with the comment's (its author may fix a typo in it). Nothing confirms one the record
+lacks: it reruns the gate's stages on a reason, or ends the promotion, in someone's name.
 
 Pure: the record (label events, comments, who edited them) and the rule come in; ``bot.github.state`` reads them.
 """
@@ -53,11 +58,14 @@ class Record:
 
 @dataclass(frozen=True)
 class Refused:
-    """An approval GitHub's record does not show: the gate, who it names, and what the record lacks."""
+    """A decision GitHub's record does not show: the gate, who it names, and what the record lacks; or (decision
+    None, no actor) a gate the state stands past with no approval of it (``bot.model.gates``), ``lacks`` then
+    saying what stands past it."""
 
     gate: int
     actor: str
     lacks: str
+    decision: Decision | None = Decision.APPROVE
 
 
 @dataclass(frozen=True)
@@ -68,12 +76,12 @@ class Checked:
 
 
 def check(decisions: list[GateDecision], record: Record, may_decide: MayDecide, *, skip=frozenset()) -> Checked:
-    """Each approval in ``decisions`` (but those whose ``key`` is in ``skip``: made or checked in this run) against
-    ``record``; the others (change requests, rejections) pass a gate for nobody and are not checked."""
+    """Each decision in ``decisions`` (but those whose ``key`` is in ``skip``: made or checked in this run) against
+    ``record``; an approval the record lacks may be confirmed (``_confirming``), any other is refused."""
     out = list(decisions)
     used: set[tuple[str, int]] = set()  # ("label", event id) / ("comment", comment id) vouching for one already
     missing: list[tuple[int, str]] = []
-    todo = [i for i, d in enumerate(decisions) if d.decision is Decision.APPROVE and key(d) not in skip]
+    todo = [i for i, d in enumerate(decisions) if key(d) not in skip]
     for i in sorted(todo, key=lambda i: _aware(decisions[i].at)):
         proof, lacks = vouched_by(decisions[i], record, may_decide, used)
         if proof is None:
@@ -83,9 +91,9 @@ def check(decisions: list[GateDecision], record: Record, may_decide: MayDecide, 
     confirmed, refused = [], []
     for i, lacks in missing:
         d = decisions[i]
-        e = _confirming(d.gate, record, may_decide, used)
+        e = _confirming(d.gate, record, may_decide, used) if d.decision is Decision.APPROVE else None
         if e is None:
-            refused.append(Refused(d.gate, d.actor, lacks))
+            refused.append(Refused(d.gate, d.actor, lacks, d.decision))
             continue
         used.add(("label", e.id))
         confirmed.append((d, e))
@@ -94,15 +102,19 @@ def check(decisions: list[GateDecision], record: Record, may_decide: MayDecide, 
 
 
 def key(d: GateDecision) -> tuple:
-    """What tells one approval from another in a run's cache (``GitHub.vouched``)."""
-    return d.gate, d.actor.lower(), _aware(d.at).isoformat(), d.via
+    """What tells one decision from another in a run's cache (``GitHub.vouched``)."""
+    return d.gate, d.decision, d.actor.lower(), _aware(d.at).isoformat(), d.via
 
 
 def vouched_by(d: GateDecision, record: Record, may_decide: MayDecide, used=frozenset()) -> tuple[tuple | None, str]:
-    """(what in GitHub's record shows approval ``d``, ""), or (None, what the record lacks). ``used``: what
-    vouches for another approval already. A decision saved before ``via`` was kept may be either kind."""
+    """(what in GitHub's record shows decision ``d``, ""), or (None, what the record lacks). ``used``: what
+    vouches for another decision already. An approval saved before ``via`` was kept may be either kind."""
     if d.via is DecidedVia.APPROVE_FLAG:
         return None, "it is recorded as made by the --approve flag, which no one gives on GitHub"
+    if d.decision is not Decision.APPROVE:  # only a command makes one on GitHub
+        if d.via is DecidedVia.LABEL:
+            return None, f"it is recorded as made by a label, and no label {_VERB[d.decision]}"
+        return _by_command(d, record, may_decide, used)
     if d.via is DecidedVia.LABEL:
         return _by_label(d, record, may_decide, used)
     if d.via is DecidedVia.COMMAND:
@@ -115,8 +127,8 @@ def vouched_by(d: GateDecision, record: Record, may_decide: MayDecide, used=froz
 
 
 def command_of(d: GateDecision, comments: list[Comment]) -> Comment | None:
-    """The comment approval ``d`` names (``GateDecision.comment``); for a state saved before that was kept, its
-    writer's comment written at ``written_at`` that holds an approval of the gate; None when there is none."""
+    """The comment decision ``d`` names (``GateDecision.comment``); for a state saved before that was kept, its
+    writer's comment written at ``written_at`` that holds that decision of the gate; None when there is none."""
     if d.comment is not None:
         return next((c for c in comments if c.id == d.comment), None)
     if d.written_at is None:
@@ -129,7 +141,7 @@ def command_of(d: GateDecision, comments: list[Comment]) -> Comment | None:
             if c.login.lower() == d.actor.lower()
             and c.created_at is not None
             and abs(_aware(c.created_at) - written) <= timedelta(seconds=1)
-            and _approves(c.body, d.gate)
+            and _decides(c.body, d)
         ),
         None,
     )
@@ -166,14 +178,14 @@ def _by_command(d: GateDecision, record: Record, may_decide: MayDecide, used) ->
             return None, f"the issue holds no comment by @{d.actor} written at {_aware(d.written_at):%H:%M:%S} UTC"
         return None, "no comment is recorded for it"
     if ("comment", c.id) in used:
-        return None, f"comment {c.id} vouches for another approval already"
+        return None, f"comment {c.id} vouches for another decision already"
     if c.login.lower() != d.actor.lower():
         return None, f"comment {c.id} was written by @{c.login or 'an account since deleted'}, not @{d.actor}"
     editor = record.editors.get(c.id)
     if editor is not None and editor.lower() != c.login.lower():
         return None, f"comment {c.id} was last edited by @{editor or 'an account since deleted'}, not its author"
-    if not _approves(c.body, d.gate):
-        return None, f"comment {c.id} by @{d.actor} holds no `/approve` of gate {d.gate}"
+    if not _decides(c.body, d):
+        return None, f"comment {c.id} by @{d.actor} holds no {_COMMAND[d.decision].format(gate=d.gate)}"
     if c.created_at is not None and _aware(c.created_at) > _aware(d.at) + TOLERANCE:
         return None, f"comment {c.id} was written after the recorded time"
     verdict = may_decide(c.login, c.type or "User")
@@ -196,13 +208,31 @@ def _confirming(gate: int, record: Record, may_decide: MayDecide, used) -> Label
     return None
 
 
-def _approves(body: str, gate: int) -> bool:
-    """The comment holds `/approve`, or `/approve <gate>` (the first command in it counts, ``commands.parse``)."""
+#: The command that makes each decision on GitHub, and what the refusal says the comment lacks.
+_NAME = {
+    Decision.APPROVE: commands.Name.APPROVE,
+    Decision.REQUEST_CHANGES: commands.Name.REQUEST_CHANGES,
+    Decision.REJECT: commands.Name.REJECT,
+}
+_COMMAND = {
+    Decision.APPROVE: "`/approve` of gate {gate}",
+    Decision.REQUEST_CHANGES: "`/request-changes`",
+    Decision.REJECT: "`/reject`",
+}
+_VERB = {Decision.REQUEST_CHANGES: "requests changes", Decision.REJECT: "rejects"}
+
+
+def _decides(body: str, d: GateDecision) -> bool:
+    """The comment's command makes decision ``d`` (the first command in it counts, ``commands.parse``):
+    `/approve` or `/approve <gate>`; `/request-changes <reason>`; `/reject <reason>` (a reason on any gate: they
+    name none)."""
     try:
         command = commands.parse(body or "")
     except commands.CommandError:
         return False
-    return command is not None and command.name is commands.Name.APPROVE and command.argument in ("", str(gate))
+    if command is None or command.name is not _NAME[d.decision]:
+        return False
+    return d.decision is not Decision.APPROVE or command.argument in ("", str(d.gate))
 
 
 def _aware(at: datetime) -> datetime:

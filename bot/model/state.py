@@ -97,9 +97,10 @@ class GateDecision(Strict):
     comment: int | None = Field(
         default=None,
         description="the id of the issue comment whose command made it (GitHub, via command), so a saved state's "
-        "approval is checked against that comment (``bot.github.vouch``); None: not a command, or saved before it "
-        "was kept, and an older state's command approval is then matched to its writer's comment written at "
-        "``written_at`` (none found: the approval is refused until the gate's label is applied again)",
+        "decision is checked against that comment (``bot.github.vouch``); None: not a command, or saved before it "
+        "was kept, and an older state's command decision is then matched to its writer's comment written at "
+        "``written_at`` (none found: an approval is refused until the gate's label is applied again, a change "
+        "request or a rejection until the promotion starts over)",
     )
 
     def critical_note(self) -> str:

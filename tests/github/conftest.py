@@ -21,3 +21,21 @@ def sim(fake_github, tmp_path):
     from tests.github.actions_sim import standard_sim
 
     return standard_sim(fake_github, tmp_path)
+
+
+@pytest.fixture(autouse=True)
+def _every_saved_state_passes_its_gates(monkeypatch):
+    """Each state the bot saves in a status comment here keeps the gates' invariant (``bot.model.gates``): a gate
+    anything stands past has an approval that still stands. The GitHub home refuses a loaded state that breaks it
+    (a forged one), so a move that saved one would stop its own promotion at the next event; every flow test
+    checks it at each save."""
+    from bot.github.state import GitHubStateStore
+    from bot.model.gates import unapproved
+
+    save = GitHubStateStore.save
+
+    def checked(self, state, status):
+        assert unapproved(state) == [], f"the bot saved a state past a gate with no approval: {unapproved(state)}"
+        return save(self, state, status)
+
+    monkeypatch.setattr(GitHubStateStore, "save", checked)

@@ -1,9 +1,11 @@
-"""A state saved as the bot that names an approval nobody made passes no gate (``bot.github.vouch``).
+"""A state saved as the bot that names a decision nobody made, or passes a gate with none, is not acted on.
 
 ``trusted`` refuses a status comment a person saved last; a workflow a write collaborator pushes saves it with the
 GITHUB_TOKEN, as the bot. Here that workflow's save adds "gate 2 approved by alice (label)" although nobody applied
 `gate-2-approved`: the next event does nothing on the promotion, says so once, and a maintainer's label confirms
-the gate. Real approvals, by label and by command, go on as before.
+the gate. A forged state that moves past a gate recording no approval of it at all, or records a rejection nobody
+commented (``bot.model.gates``, ``bot.github.vouch``), is refused the same way. Real approvals, by label and by
+command, and real change requests go on as before.
 """
 
 from __future__ import annotations
@@ -110,3 +112,59 @@ def test_a_command_approval_whose_comment_was_deleted_is_not_acted_on(sim):
     assert sim.runs[-1].result.action.startswith("refused")
     [notice] = _notices(sim, number)
     assert f"gate 1, approved by `@maria`: comment {said}, which the approval names, is not on the issue" in notice
+
+
+def _save_as_the_bot(sim, number, forged) -> str:
+    """The workflow's save of ``forged`` over the status comment's state, as the bot (the GITHUB_TOKEN)."""
+    from bot.github.state import decode_state, encode_state
+
+    c = _status(sim, number)
+    body = c.body.replace(encode_state(decode_state(c.body)), encode_state(forged))
+    assert body != c.body
+    sim.fake.state.update_comment(c, body, sim.fake.BOT)
+    return body
+
+
+def test_a_state_saved_by_the_bots_token_past_a_gate_with_no_approval_is_refused(sim):
+    """No approval named at all: the state just moves on to stage 4, as gate 2's approval would have it."""
+    from bot.model import Stage, Status
+
+    number = _to_gate_1(sim)
+    _label(sim, number, "gate-1-approved", "maria")
+    state = state_of(sim, number)
+    assert state.open_gate == 2 and [d.gate for d in state.decisions] == [1]
+    moved = state.model_copy(update={"status": Status.RUNNING, "open_gate": None, "next_stage": Stage.IMPLEMENT_TESTS})
+    forged = _save_as_the_bot(sim, number, moved)
+    fork = _fork(sim)
+    _comment(sim, number, "researcher", "any comment")  # any event would run what is due: stage 4
+    assert sim.runs[-1].result.action.startswith("refused")
+    assert _status(sim, number).body == forged and _fork(sim) == fork
+    [notice] = _notices(sim, number)
+    assert "gate 2: the state has moved past it, but records no approval of it that still stands (stage 4" in notice
+    assert "deletes the status comment and comments `/retry`" in notice
+
+
+def test_a_rejection_saved_by_the_bots_token_that_nobody_commented_is_refused(sim):
+    from bot import pipeline
+    from bot.model import Decision
+
+    sim.fake.add_user("alice", role="maintain")
+    number = _to_gate_1(sim)
+    state = state_of(sim, number)
+    rejected = pipeline.decide(state, 1, Decision.REJECT, actor="alice", now=datetime.now(UTC), reason="no")
+    forged = _save_as_the_bot(sim, number, rejected)
+    _comment(sim, number, "maria", "/status")  # a finished promotion loads its state for a command only
+    assert sim.runs[-1].result.action.startswith("refused")
+    assert _status(sim, number).body == forged
+    [notice] = _notices(sim, number)
+    assert "gate 1, rejected by `@alice`: no comment is recorded for it" in notice
+
+
+def test_a_real_change_request_still_passes_at_later_loads(sim):
+    number = _to_gate_1(sim)
+    said = _comment(sim, number, "maria", "/request-changes param loadLowThreshold: 5.5")
+    state = state_of(sim, number)
+    assert [(d.gate, d.decision.value, d.comment) for d in state.decisions] == [(1, "request-changes", said)]
+    _comment(sim, number, "researcher", "a later event")  # checked against GitHub at this load
+    assert not sim.runs[-1].result.action.startswith("refused")
+    assert _notices(sim, number) == []

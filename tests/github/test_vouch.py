@@ -122,14 +122,52 @@ def test_one_label_or_comment_vouches_for_one_approval_only():
     gate_1 = approval(gate=1, via=DecidedVia.COMMAND, comment=11, at=T0 - timedelta(minutes=1))
     reused = approval(gate=2, via=DecidedVia.COMMAND, comment=11)
     checked = check([gate_1, reused], record(comments=[said(created=T0 - timedelta(minutes=2))]), may_decide)
-    assert [r.lacks for r in checked.refused] == ["comment 11 vouches for another approval already"]
+    assert [r.lacks for r in checked.refused] == ["comment 11 vouches for another decision already"]
 
 
-def test_check_leaves_change_requests_and_this_runs_approvals_alone():
+def test_check_leaves_this_runs_decisions_alone():
     request = GateDecision(gate=1, decision=Decision.REQUEST_CHANGES, actor="x", at=T0, reason="r")
     mine = approval()
-    checked = check([request, mine], record(), may_decide, skip={key(mine)})
+    checked = check([request, mine], record(), may_decide, skip={key(request), key(mine)})
     assert checked.refused == [] and checked.decisions == [request, mine]
+    assert key(request) != key(request.model_copy(update={"decision": Decision.REJECT}))
+
+
+# ------------------------------------------------- change requests and rejections
+def decided(decision, comment=11, via=DecidedVia.COMMAND, **more) -> GateDecision:
+    return GateDecision(gate=2, decision=decision, actor="alice", at=T0, reason="why", via=via, comment=comment, **more)
+
+
+def test_a_change_request_or_rejection_counts_only_from_its_command_by_that_person():
+    changes, rejection = decided(Decision.REQUEST_CHANGES), decided(Decision.REJECT)
+    assert vouched_by(changes, record(comments=[said("/request-changes why")]), may_decide)[0] == ("comment", 11)
+    assert vouched_by(rejection, record(comments=[said("/reject why")]), may_decide)[0] == ("comment", 11)
+    # the reason is not compared: its author may have fixed a typo since
+    assert vouched_by(changes, record(comments=[said("/request-changes why not")]), may_decide)[0] == ("comment", 11)
+    assert "holds no `/request-changes`" in lacks(changes, record(comments=[said("/approve")]))
+    assert "holds no `/reject`" in lacks(rejection, record(comments=[said("/request-changes why")]))
+    assert "written by @maria, not @alice" in lacks(rejection, record(comments=[said("/reject x", login="maria")]))
+    assert "last edited by @wendy" in lacks(
+        changes, record(comments=[said("/request-changes x")], editors={11: "wendy"})
+    )
+    assert "may not decide" in lacks(
+        decided(Decision.REJECT).model_copy(update={"actor": "tom"}), record(comments=[said("/reject x", login="tom")])
+    )
+    assert "is not on the issue" in lacks(rejection, record())
+    assert "no comment is recorded for it" in lacks(decided(Decision.REJECT, comment=None), record([labeled()]))
+
+
+def test_a_change_request_or_rejection_by_label_or_flag_never_counts_and_none_is_confirmed():
+    by_label = decided(Decision.REJECT, comment=None, via=DecidedVia.LABEL)
+    assert "made by a label, and no label rejects" in lacks(by_label, record([labeled()]))
+    assert "--approve flag" in lacks(decided(Decision.REQUEST_CHANGES, via=DecidedVia.APPROVE_FLAG), record())
+    old = decided(Decision.REQUEST_CHANGES, comment=None, via=None, written_at=T0 - timedelta(seconds=20))
+    assert vouched_by(old, record(comments=[said("/request-changes why")]), may_decide)[0] == ("comment", 11)
+    # a maintainer's gate label since the last save confirms an approval, never a change request or rejection
+    since = labeled(login="maria", at=T0 + timedelta(minutes=6), id=9)
+    checked = check([decided(Decision.REJECT, comment=None)], record([since]), may_decide)
+    assert [(r.gate, r.actor, r.decision) for r in checked.refused] == [(2, "alice", Decision.REJECT)]
+    assert checked.confirmed == []
 
 
 def test_an_approval_the_record_lacks_is_confirmed_only_by_the_gates_label_applied_since_the_last_save():
