@@ -172,11 +172,11 @@ def anchors(an: Analysis, th: Threshold, kind: str) -> dict[str, list | None]:
         for signal in th.signals:  # each knob placed by a threshold on the very signal it sets
             o = next((o for o in compared if signal in o.signals), None)
             for k in table.get(signal, ()) if o is not None else ():
-                out.setdefault(k, _sides(o.value, k) if k in _NUMERIC else None)
+                out.setdefault(k, side_values(o.value, k) if k in _NUMERIC else None)
         return out
     for o in (o for o in compared if o.line == th.line and o is not th):
         for k in sorted(knobs(o) - own):
-            out.setdefault(k, _sides(o.value, k) if k in _NUMERIC else None)
+            out.setdefault(k, side_values(o.value, k) if k in _NUMERIC else None)
     return out
 
 
@@ -245,7 +245,7 @@ def _class_locals(an: Analysis, func: Node, owner: str | None) -> set[str]:
     return out
 
 
-def _sides(v: float, knob: str) -> list:
+def side_values(v: float, knob: str) -> list:
     """A few values of ``knob`` either side of ``v``: the extremes of its grid and the nearest on each side."""
     grid = _values(v, knob)
     below, above = [x for x in grid if x < v], [x for x in grid if x > v]

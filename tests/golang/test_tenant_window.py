@@ -2,13 +2,15 @@
 maintainer's admitter): its window length was a local ``const`` the plugin kept silently, its limit for every class
 but critical a local set again for critical requests (a SUGGESTION only), the critical limit's doc called it "the
 value in `req.SLOClass`", and no generated test exercised the KV override, because no probe sent a tenant past its
-limit, the only state in which the override changes the decision."""
+limit, the only state in which the override changes the decision. Once both were, the window and the two limits still
+had no test: their candidates met an idle pool, which the override admits whatever the count, and sheddable warm-ups
+never reached the critical limit (``window_sequences``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.golang import probes
+from bot.golang import probes, window_sequences
 from bot.golang.literals import CHECK_UNLISTED_LITERAL
 from bot.golang.params import param_specs
 from bot.golang.translate import CHECK_UNTESTED
@@ -108,7 +110,7 @@ def test_the_kv_override_is_probed_with_a_tenant_past_its_limit_inside_the_windo
 
 
 @pytest.mark.slow
-def test_the_window_plugin_reads_its_window_and_limits_from_parameters_and_tests_the_kv_override(dictionary):
+def test_the_window_plugin_reads_its_window_and_limits_from_parameters_and_tests_each_of_them(dictionary):
     _, _, tr = translate_path(WINDOW, dictionary)
     evolved = next(t for p, t in tr.files.items() if p.endswith("/evolved.go"))
     assert "windowUs := w.params.WindowLength\n" in evolved and "const windowUs" not in evolved, evolved
@@ -116,6 +118,56 @@ def test_the_window_plugin_reads_its_window_and_limits_from_parameters_and_tests
     for name in ("windowLength", "tenantLimit", "criticalLimit", "minKVThreshold"):
         assert f"    {name}: " in tr.epp_config, tr.epp_config
     untested = [f.message for f in tr.findings if f.check == CHECK_UNTESTED]
-    assert not [m for m in untested if "`minKVThreshold`" in m], untested
+    assert untested == [], untested  # the KV override, the window and both limits each have a test
+    test = next(t for p, t in tr.files.items() if p.endswith("_test.go"))
+    for name in ("windowLength is live", "tenantLimit=20: the compared value 20 is past it", "criticalLimit is live"):
+        assert f'name: "{name}' in test, test
     assert not [f for f in tr.findings if f.check == CHECK_UNLISTED_LITERAL], tr.findings
     passes_with_test(tr, "evolved.go", "zz_builds_test.go", lambda pkg: f"package {pkg}\n")
+
+
+def _decide(state: dict, window: float = 2_000_000, limit: int = 20, critical: int = 60) -> bool:
+    """The fixture's rule, in Python: whether its plugin admits ``state``'s request after its earlier requests."""
+    recent: dict[str, list[float]] = {}
+    events = [(h["blis"]["clock"], h["llmd"]["request"]) for h in state["history"]]
+    events.append((state["blis"]["clock"], state["llmd"]["request"]))
+    kv = min([1.0] + [e["metrics"]["KVCacheUsagePercent"] for e in state["llmd"]["endpoints"] if e["metrics"]])
+    admitted = True
+    for clock, request in events:
+        tenant = request.get("FairnessID", "")
+        kept = [t for t in recent.get(tenant, []) if t >= clock - window]
+        bound = critical if request.get("Priority", 0) == 1 else limit
+        admitted = kv < 0.4 or len(kept) < bound
+        recent[tenant] = [*kept, clock] if admitted else kept
+    return admitted
+
+
+@pytest.mark.parametrize(
+    ("param", "moves"),
+    [
+        ("tenantLimit", ({"limit": 19}, {"limit": 21})),  # a threshold: moved one step either side
+        ("criticalLimit", ({"critical": 120},)),  # a live value: doubled
+        ("windowLength", ({"window": 4_000_000},)),  # a live offset on the clock: doubled
+    ],
+)
+def test_a_window_and_its_limits_get_sequences_their_move_decides(analyze_text, param, moves):
+    """A rolling window decides on a sequence of one tenant's arrivals: as many as the limit inside the window
+    (rejected), one fewer (admitted), the same spread over more than the window; all on a pool past the KV
+    override, which else admits them all. Each parameter's probe must hold a candidate its move decides."""
+    an = analyze_text(WINDOW.read_text(encoding="utf-8"))
+    defaults = {th.param: th.value for th in an.thresholds if th.param}
+    specs, _ = probes.specs(an, defaults, "admission", stateful=True)
+    cands = next(s for s in specs if s["name"] == param)["candidates"]
+    for move in moves:
+        assert any(_decide(c) != _decide(c, **move) for c in cands), f"no {param} candidate decides with {move}"
+
+
+def test_the_sequences_follow_the_analysis_not_the_names(analyze_text):
+    """Renamed locals and receiver field: the window and both limits still get their sequences; a limit on a
+    pool metric (no tenant's history) gets none."""
+    text = WINDOW.read_text(encoding="utf-8")
+    for old, new in (("windowUs", "horizon"), ("limit", "quota"), ("kept", "fresh"), ("recent", "seen")):
+        text = text.replace(old, new)
+    an = analyze_text(text)
+    got = {th.value for th in an.thresholds if th.param and window_sequences.candidates(an, th, "admission", True)}
+    assert got == {2_000_000, 20, 60}, got
