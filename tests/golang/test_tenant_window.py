@@ -15,7 +15,7 @@ from bot.golang.literals import CHECK_UNLISTED_LITERAL
 from bot.golang.params import param_specs
 from bot.golang.translate import CHECK_UNTESTED
 
-from .conftest import FIXTURES, passes_with_test, translate_path
+from .conftest import FIXTURES, passes_with_test, sandboxed_go, translate_path, write_module
 
 WINDOW = FIXTURES / "admission_tenant_window.go"
 
@@ -171,3 +171,27 @@ def test_the_sequences_follow_the_analysis_not_the_names(analyze_text):
     an = analyze_text(text)
     got = {th.value for th in an.thresholds if th.param and window_sequences.candidates(an, th, "admission", True)}
     assert got == {2_000_000, 20, 60}, got
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("windowUs := w.params.WindowLength\n", "windowUs := int64(2_000_001)\n"),
+        ("limit := w.params.TenantLimit\n", "limit := 21\n"),
+        ("limit = w.params.CriticalLimit\n", "limit = 61\n"),
+    ],
+)
+def test_a_plugin_that_ignores_the_window_or_a_limit_fails_its_generated_test(dictionary, tmp_path, old, new):
+    """Each parameter hard-coded one step off its evolved value in the generated evolved.go: the parameter is
+    then ignored, and the generated threshold test that moves it fails."""
+    _, _, tr = translate_path(WINDOW, dictionary)
+    module = write_module(tr, tmp_path)
+    evolved = module / tr.summary.package_dir / "evolved.go"
+    original = evolved.read_text(encoding="utf-8")
+    assert old in original, original
+    evolved.write_text(original.replace(old, new), encoding="utf-8")
+    res = sandboxed_go(module, tmp_path, ["test", "-count=1", "./" + tr.summary.package_dir])
+    out = res.stdout + res.stderr
+    assert "--- FAIL: TestThresholds" in out, out[-3000:]
+    assert "build failed" not in out and "[setup failed]" not in out, out[-3000:]
