@@ -30,6 +30,21 @@ def rejects(f: Fidelity) -> int:
     return round(f.states * (1 - (f.reference_agreement or 0.0)))
 
 
+def below_always_admit(f: Fidelity | None) -> bool:
+    """Whether always-admit decides like the BLIS original more often than the plugin, by more than half a point (the
+    tolerance of a scheduler's ``plugin_summary.below_reference``): the plugin does worse than admitting everything."""
+    return is_admitters(f) and f.measured and f.agreement + 0.005 < f.reference_agreement  # type: ignore[union-attr,operator]
+
+
+#: Gate 1's recommendation for an admitter that does worse than always-admit (``review.brief.not_as_is``): the
+#: alternative always-admit stands for, and where the report shows what to fix.
+BELOW_ALWAYS_ADMIT_THEN = " and keep the baseline, which has no admitter: it admits every request"
+BELOW_ALWAYS_ADMIT_WHERE = (
+    "the translation report's Fidelity section lists, per SLO class, the states where the plugin rejects what the "
+    "original admits"
+)
+
+
 def like_always_admit(f: Fidelity | None) -> bool:
     """Whether always-admit would meet the floor on the same states: the figure cannot tell the plugin from it."""
     return is_admitters(f) and f.measured and f.reference_agreement >= f.floor  # type: ignore[union-attr,operator]
@@ -42,7 +57,7 @@ def sentence(f: Fidelity) -> str:
         f" The BLIS original rejects {n} of the {f.states} states ({1 - f.reference_agreement:.1%}), so "  # type: ignore[operator]
         f"{ALWAYS_ADMIT} would decide like it in {f.reference_agreement:.1%} of them"
     )
-    if f.agreement + 0.005 < f.reference_agreement:  # type: ignore[operator]
+    if below_always_admit(f):
         return out + ": the plugin does worse than admitting everything."
     if like_always_admit(f):
         return out + (

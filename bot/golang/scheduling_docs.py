@@ -177,6 +177,15 @@ def queue_control() -> str:
 CHECK_BELOW_REFERENCE = "translate.fidelity-below-reference"
 
 
+def reference_alternative(request_fields) -> str:
+    """What ``translate.fidelity-below-reference`` suggests instead of the plugin: the ordering ported where the
+    real queue is visible, or the program re-evolved for placement (gate 1's recommendation says it too)."""
+    return (
+        f"translate the ordering where the real queue is visible ({queue_visible_alternative(request_fields)}) or "
+        "re-evolve it as a routing policy"
+    )
+
+
 def below_reference_findings(f: Fidelity | None, request_fields: dict) -> list[Finding]:
     """IMPORTANT when a plain scorer (queue-scorer alone) decides like the BLIS original more often than a
     scheduling plugin does (an admitter's reference, always-admit, is ``fidelity_admit``'s)."""
@@ -193,8 +202,7 @@ def below_reference_findings(f: Fidelity | None, request_fields: dict) -> list[F
             ),
             fix=(
                 f"the evolved arm may do no better than queue-scorer given more weight, and {UNPLANNED_CONTROL}: the "
-                f"control that shows it is {queue_control()}; or translate the ordering where the real queue is visible "
-                f"({queue_visible_alternative(request_fields)}) or re-evolve it as a routing policy"
+                f"control that shows it is {queue_control()}; or {reference_alternative(request_fields)}"
             ),
         )
     ]

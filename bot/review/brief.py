@@ -51,7 +51,8 @@ def _gate1(ctx) -> tuple[str, dict[str, str]]:
     from bot.review.gate1 import stale_fidelity
 
     f = summary.fidelity
-    if f is not None and f.measured and stale_fidelity(ctx, summary):
+    stale = f is not None and f.measured and bool(stale_fidelity(ctx, summary))
+    if stale:
         parts.append("agreement with the BLIS original measured on other plugin files than the branch holds")
     elif f is not None and f.measured:
         below = " (BELOW the floor)" if f.below_floor else ""
@@ -66,7 +67,62 @@ def _gate1(ctx) -> tuple[str, dict[str, str]]:
     parts.append(f"{len(summary.signals)} signals, {len(summary.touched_gaps)} Map C gaps")
     if summary.untranslatable:
         parts.append(f"no llm-d source for {', '.join(summary.untranslatable)} (fallback used)")
-    return f"the translation into `{summary.plugin_type}`: " + "; ".join(parts), read
+    headline = f"the translation into `{summary.plugin_type}`: " + "; ".join(parts)
+    advice = "" if stale else not_as_is(ctx, summary)  # no advice on a figure that does not describe the branch
+    return headline + (f". {advice}" if advice else ""), read
+
+
+def not_as_is(ctx, summary: TranslationSummary) -> str:
+    """'RECOMMENDED: do not benchmark the plugin as is: ...' when a stock reference decides like the BLIS original
+    more often than the plugin, by the translator's own tolerance (a scheduler's queue-scorer alone,
+    ``translate.fidelity-below-reference``; an admitter's always-admit, ``fidelity_admit``); else ''.
+
+    Found by an llm-d maintainer (s02: 74.1% against queue-scorer's 92.6%): the finding and the upstream patch's
+    caution said it, the headline a person spends GPU hours on did not. The evolved arm is the baseline plus the
+    plugin, so a plugin a stock one out-decides leaves the benchmark nothing of the program's to measure. A figure
+    below the floor alone recommends nothing: its finding offers to accept a known gap (a02: 85% against a 95%
+    floor, its disagreements in a class llm-d's traffic never sends), and only the reference tells whether the
+    plugin carries anything of the program at all."""
+    from bot.golang import scheduling_docs
+    from bot.golang.plugin_summary import below_reference
+
+    f = summary.fidelity
+    if below_reference(f):
+        check = f", `{scheduling_docs.CHECK_BELOW_REFERENCE}`"
+        so = (
+            "the evolved arm (the baseline profile plus this scorer) would measure the queue lengths given more "
+            "weight, not the program"
+        )
+        then, after = ", and, as the finding suggests, " + scheduling_docs.reference_alternative(summary.signals), ""
+    elif fidelity_admit.below_always_admit(f):
+        check = ""
+        so = "the benchmark would measure rejections the program does not make"
+        then, after = fidelity_admit.BELOW_ALWAYS_ADMIT_THEN, f"; {fidelity_admit.BELOW_ALWAYS_ADMIT_WHERE}"
+    else:
+        return ""
+    assert f is not None and f.reference_agreement is not None
+    reject, change = _decision_commands(ctx)
+    return (
+        f"RECOMMENDED: do not benchmark the plugin as is: {f.reference} decides like the BLIS original more often than "
+        f"the plugin ({f.reference_agreement:.1%} against {f.agreement:.1%}{check}), so {so}. Reject "
+        f"it ({reject}){then}; or request changes ({change}) with a `param NAME: VALUE` line where a value the "
+        f"plugin deploys causes it{after}"
+    )
+
+
+def _decision_commands(ctx) -> tuple[str, str]:
+    """(reject, request changes) at gate 1 in the home's words: the issue's commands on GitHub (neither has a
+    label), the CLI's with the run's --work locally (or W, said once, when the review does not know it)."""
+    from bot.directives import WORK_SAID, work_argument
+
+    if ctx.home == "github":
+        return "`/reject <reason>`", "`/request-changes <reason>`"
+    work = work_argument(ctx.work)
+    said = "" if ctx.work else WORK_SAID
+    return (
+        f'`promote reject 1 --reason "..." --work {work}`',
+        f'`promote request-changes 1 --reason "..." --work {work}`{said}',
+    )
 
 
 # -------------------------------------------------------------------- gate 2

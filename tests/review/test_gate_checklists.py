@@ -365,6 +365,7 @@ def test_each_gate_says_what_it_decides_on_and_what_to_read_first(branch):
     headline, read = brief(1, ctx)
     assert re.search(r"decides like the BLIS original in \d+\.\d% of \d+ sampled states \(floor \d+%\)", headline)
     assert "no llm-d source for CacheHitRate" in headline
+    assert "BELOW" not in headline and "do not benchmark" not in headline  # 98.4%, above its floor: no advice
     assert read == {
         "the translation report": ctx.paths.translation_report,
         "the plugin diff": ctx.read_json(ctx.paths.translation_json)["package_dir"] + "/",
