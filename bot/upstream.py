@@ -29,6 +29,7 @@ from typing import NamedTuple
 from bot import PROJECT_ROOT
 from bot.escape import commit_body
 from bot.forge.git import ForgeError, GitRepo
+from bot.golang.dead_code import CHECK_DEAD_CODE
 from bot.golang.plugin_summary import (
     DEFAULT_TRAFFIC,
     below_reference,
@@ -171,7 +172,8 @@ def about(summary: TranslationSummary, title: str = "") -> list[str]:
     """What a maintainer reads first, in the fork PR's words (``bot.golang.plugin_summary``): what the plugin does
     in llm-d terms; how often it decides like the BLIS original, beside the in-tree scorer it must beat (and, when
     it does not, what its weight then adds in a profile); the translator's open findings on the shipped code, which
-    the plugin's README carries in its Caveats. The translation report itself stays on the fork."""
+    the plugin's README carries in its Caveats, and the dead code evolved.go carries, which they name too. The
+    translation report itself stays on the fork."""
     f = summary.fidelity
     fidelity = fidelity_line(f) + (reference_sentence(f) if f is not None and f.measured else "")
     if below_reference(f):
@@ -180,11 +182,16 @@ def about(summary: TranslationSummary, title: str = "") -> list[str]:
         summary.kind, summary.plugin_type, title, summary.signals, summary.thresholds, summary.untranslatable
     )
     out = [what, fidelity]
-    found = shipped_findings(
-        summary.findings, [summary.package_dir.rstrip("/") + "/", config_path(summary.plugin_type)]
-    )
+    pkg = summary.package_dir.rstrip("/") + "/"
+    found = shipped_findings(summary.findings, [pkg, config_path(summary.plugin_type)])
     if found:  # said by number: a check id names the translator's checklist, which upstream does not have
         out.append(f"The plugin's README names {counted_noun(len(found), 'known limitation')} in its Caveats.")
+    dead = {f.line for f in summary.findings if f.check == CHECK_DEAD_CODE and f.file and f.file.startswith(pkg)}
+    if dead:  # code that looks live in evolved.go: said here too, so the patch's reader is not surprised by it
+        out.append(
+            f"The plugin's README also names {counted_noun(len(dead), 'carried line')} of evolved.go that change no "
+            "decision in the plugin, kept so the file reads line for line like the BLIS original."
+        )
     return out
 
 

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from bot.dictionary import Dictionary
-from bot.golang import dead_branches, scheduling_docs, state_caps
+from bot.golang import dead_branches, dead_code, scheduling_docs, state_caps
 from bot.golang.adapter import AdapterLine, adapter_lines, waiting_comment
 from bot.golang.adapter_params import AdapterParams, adapter_params
 from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
@@ -562,7 +562,8 @@ def generate(
         request_lines=reqs,
         state_lines=states,
         decisions=decisions,
-        findings=generation_findings(an, kind, uses_scorers, stateful, src, scorer_defaults),
+        findings=generation_findings(an, kind, uses_scorers, stateful, src, scorer_defaults)
+        + dead_code.findings(an, rng_set=rng_per_call),  # named for the reviewer, still carried
         category=category,
         scorer_defaults=scorer_defaults,
         baseline_signals=baseline_signals,

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from bot.escape import md
-from bot.golang import fidelity_admit
+from bot.golang import dead_code, fidelity_admit
 from bot.golang.admission_docs import FAIL_OPEN, REJECTION, upstream_alternative
 from bot.golang.gonames import comment_lines
 from bot.model import Fidelity, Finding, PolicyKind, Severity
@@ -207,7 +207,8 @@ def ship(
 ) -> tuple[dict[str, str], list[Finding]]:
     """The shipped files once the translation is measured: the sample config says at the plugin's weight when
     the plugin is below its reference, and the README's Caveats (which embed that config) name every CRITICAL or
-    IMPORTANT finding on shipped code (``gen``: the Generated plugin). Findings anchored in the config below the note move down with their lines.
+    IMPORTANT finding on shipped code, and in one line the dead code evolved.go carries (``gen``: the Generated
+    plugin). Findings anchored in the config below the note move down with their lines.
     An upstream maintainer sees only these files: the translation report stays on the fork."""
     out, package_dir, config_path = dict(files), gen.package_dir, gen.config_path
     readme_path = f"{package_dir}/README.md"
@@ -225,5 +226,7 @@ def ship(
     if readme_path in out:
         carried = carried_lines(getattr(gen, "line_map", {}))
         caveats = [caveat_of(f, carried) for f in shipped_findings(moved, [package_dir + "/", config_path])]
+        dead = dead_code.caveat([f for f in moved if (f.file or "").startswith(package_dir + "/")])
+        caveats += [dead] if dead else []  # a SUGGESTION, but code that looks live must not surprise a maintainer
         out[readme_path] = with_caveats(out[readme_path], caveats)
     return out, moved

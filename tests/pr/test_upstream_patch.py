@@ -19,6 +19,7 @@ from bot.upstream import (
     RUNNER_GO,
     UPSTREAM_RUNNER,
     UpstreamError,
+    about,
     apply_to_mirror,
     format_patch,
     upstream_change,
@@ -141,6 +142,22 @@ def test_the_commit_message_says_what_the_plugin_does_its_fidelity_findings_and_
     assert caution in text and any(caution in note for note in change.notes)
     above = summary.model_copy(update={"fidelity": fidelity.model_copy(update={"agreement": 0.96})})
     assert "Not ready" not in upstream_change(above, files, (MIRROR / RUNNER_GO).read_text()).message
+
+
+def test_the_commit_message_says_the_readme_names_the_dead_code_evolved_go_carries():
+    """A maintainer reading evolved.go must not be surprised by code that looks live (``bot.golang.dead_code``):
+    the message says the README's Caveats name it, by count, and why it is there."""
+    dead = Finding(
+        severity=Severity.SUGGESTION,
+        check="translate.dead-code",
+        message="the loop over `ws.observers` never runs: never set",
+        file=f"{PKG}/evolved.go",
+        line=181,
+    )
+    text = " ".join(about(SUMMARY.model_copy(update={"findings": [dead, dead.model_copy(update={"line": 98})]})))
+    assert "The plugin's README also names 2 carried lines of evolved.go that change no decision in the plugin" in text
+    assert "line for line like the BLIS original" in text and "dead-code" not in text
+    assert "evolved.go" not in " ".join(about(SUMMARY))
 
 
 def test_the_patch_applies_to_the_mirror_and_not_to_a_tree_whose_runner_differs(tmp_path, monkeypatch):
