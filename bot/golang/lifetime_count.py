@@ -18,6 +18,13 @@ or through the locals it is assigned to, divided into or multiplied by):
 - a numeric receiver field the carried code only ever increments (``++`` or ``+=``), never resets (``=``),
   decays (``*=``) or lowers (``-=``, ``--``).
 
+Evolved admitters split their state into small methods of the receiver, so both are followed across the carried
+methods (the host and the helpers it calls): a count grown in ``a.note(req)`` or ``a.remember(req.TenantID)``,
+reset in ``a.roll(clock)`` or deleted from in ``a.forget(clock)`` counts as if the host did it, and a method that
+returns the count (``func (a *A) active() int { return len(a.tenants) }``, through a local or another such
+method) makes its call a read of it (``_Count``). A count bounded by a cap is none for life: every write inside
+``if <count> < cap`` or after ``if <count> >= cap { return }``, in the writing method or at each call of it.
+
 A generated test must not assert what such a count decides on a long-silent client (``sequences.choose``:
 ``STALE_US``, ``stale_row``): the row would pin the defect as the intended behaviour.
 """
@@ -27,7 +34,7 @@ from __future__ import annotations
 import re
 
 from bot.golang import client_draw
-from bot.golang.analysis_types import COMPARE, Analysis, Node
+from bot.golang.analysis_types import COMPARE, Analysis, FuncInfo, Node
 from bot.golang.gotree import text_of, walk
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, Severity
@@ -49,16 +56,22 @@ def check(src: EvolvedSource, an: Analysis, d, nodes: list) -> None:
         if kind == "keyed-write":
             keys.setdefault(info["field"], set()).update(info["signals"])
     for field in sorted(an.client_keyed_maps):
-        read = _first_decision(src, funcs, lambda n, v, f=field: _is_len_of(src, n, f"{v}.{f}"))
+        count = _Count(src, funcs, lambda n, v, f=field: _is_len_of(src, n, f"{v}.{f}"))
+        if count.caps(lambda n, v, f=field: _writes_map(src, n, f"{v}.{f}")):
+            continue
+        read = count.first_decision()
         if read is not None:
-            an.findings.append(_map_finding(src, read, field, _client_keys(d, keys.get(field, set()))))
+            an.findings.append(_map_finding(src, read, field, _client_keys(d, keys.get(field, set())), count))
     for field, ftype in sorted(an.receiver_fields.items()):
         grows = _only_grows(src, funcs, field) if _NUMERIC.match(ftype.strip()) else None
         if not grows:
             continue
-        read = _first_decision(src, funcs, lambda n, v, f=field: _is_read_of(src, n, f"{v}.{f}"))
+        count = _Count(src, funcs, lambda n, v, f=field: _is_read_of(src, n, f"{v}.{f}"))
+        if count.caps(lambda n, v, f=field: _increments(src, n, f"{v}.{f}")):
+            continue
+        read = count.first_decision()
         if read is not None:
-            an.findings.append(_counter_finding(src, read, field, grows))
+            an.findings.append(_counter_finding(src, read, field, grows, count))
 
 
 def found(an: Analysis) -> bool:
@@ -93,47 +106,149 @@ def _is_read_of(src: EvolvedSource, node: Node, target: str) -> bool:
     return True
 
 
-def _first_decision(src: EvolvedSource, funcs, is_read) -> Node | None:
-    """The first read (``is_read(node, receiver_var)``) whose value reaches a comparison, directly or through
-    locals assigned from it (a fixed point over the function's assignments, in any order: loops carry values)."""
-    for fn in funcs:
-        for read in (n for n in walk(fn.node) if is_read(n, fn.receiver_var)):
-            if _reaches_comparison(src, fn.node, read):
-                return read
-    return None
+class _Count:
+    """Where one count (``is_read(node, receiver_var)``: ``len(r.m)`` or ``r.n``) is read across the receiver's
+    carried methods: directly, or through a method of the same receiver that returns it (``func (a *A) active() int
+    { return len(a.tenants) }``, or a local assigned from it, or another such method's call: a fixed point)."""
 
-
-def _reaches_comparison(src: EvolvedSource, body: Node, read: Node) -> bool:
-    tainted: set[str] = set()
-
-    def carries(expr: Node) -> bool:
-        return any(
-            (n.start_byte, n.end_byte) == (read.start_byte, read.end_byte)
-            or (n.type == "identifier" and text_of(src, n) in tainted)
-            for n in walk(expr)
-        )
-
-    changed = True
-    while changed:
-        changed = False
-        for stmt in walk(body):
-            if stmt.type not in _ASSIGN:
-                continue
-            left, right = stmt.child_by_field_name("left"), stmt.child_by_field_name("right")
-            if stmt.type == "var_spec":
-                left, right = stmt.child_by_field_name("name"), stmt.child_by_field_name("value")
-            if left is None or right is None or not carries(right):
-                continue
-            names = [left] if left.type == "identifier" else left.named_children  # locals, not `r.field`
-            for name in (text_of(src, c) for c in names if c.type == "identifier"):
-                if name not in tainted:
-                    tainted.add(name)
+    def __init__(self, src: EvolvedSource, funcs: list, is_read) -> None:
+        self.src, self.funcs, self.is_read = src, funcs, is_read
+        self.returned_by: dict[tuple[str, str], FuncInfo] = {}  # (receiver type, method) -> the method
+        changed = True
+        while changed:
+            changed = False
+            for fn in funcs:
+                key = (fn.receiver_type, fn.name)
+                reads = self.reads(fn)
+                if key not in self.returned_by and reads and self._carried(fn, reads, _returns):
+                    self.returned_by[key] = fn
                     changed = True
-    for n in walk(body):
-        op = n.child_by_field_name("operator") if n.type == "binary_expression" else None
-        if op is not None and text_of(src, op) in COMPARE and carries(n):
-            return True
-    return False
+
+    def reads(self, fn: FuncInfo) -> list[Node]:
+        """The count's reads in ``fn``: the field itself, or a call ``r.method()`` of a method returning it."""
+        return [n for n in walk(fn.node) if self.is_read(n, fn.receiver_var) or self.via(fn, n) is not None]
+
+    def via(self, fn: FuncInfo, node: Node) -> FuncInfo | None:
+        """The method ``node`` calls on ``fn``'s receiver when that method returns the count."""
+        return self.returned_by.get(_method_call(self.src, fn, node))
+
+    def first_decision(self) -> Node | None:
+        """The first read whose value reaches a comparison, directly or through locals assigned from it."""
+        for fn in self.funcs:
+            for read in self.reads(fn):
+                if self._carried(fn, [read], _compares):
+                    return read
+        return None
+
+    def caps(self, writes) -> bool:
+        """A cap keeps the count from growing for life: every write (``writes(node, receiver_var)``) sits inside
+        ``if <count> < cap { … }`` or after ``if <count> >= cap { return … }``, in its own method or at every call
+        of that method (one level). The condition must be one comparison on the count, by itself: a rule that
+        only rejects sheddable requests past it (``&&``) bounds nothing. (``if len(a.m) < n`` already makes a map
+        no client-keyed map: ``hazards._evicted``.)"""
+        calls: dict[tuple, list] = {}
+        for fn in self.funcs:
+            for node in walk(fn.node):
+                calls.setdefault(_method_call(self.src, fn, node), []).append((fn, node))
+        writes_at = [(fn, n) for fn in self.funcs for n in walk(fn.node) if writes(n, fn.receiver_var)]
+
+        def bounded(fn: FuncInfo, node: Node) -> bool:
+            sites = calls.get((fn.receiver_type, fn.name), [])  # none for the host: nothing carried calls it
+            return self._guarded(fn, node) or (bool(sites) and all(self._guarded(f, n) for f, n in sites))
+
+        return bool(writes_at) and all(bounded(fn, n) for fn, n in writes_at)
+
+    def _guarded(self, fn: FuncInfo, node: Node) -> bool:
+        for cond in (c for c in walk(fn.node) if c.type == "if_statement" and self._is_cap(fn, c)):
+            body = cond.child_by_field_name("consequence")
+            inside = body is not None and body.start_byte <= node.start_byte < body.end_byte
+            stmts = body.named_children if body is not None else []
+            if len(stmts) == 1 and stmts[0].type == "statement_list":
+                stmts = stmts[0].named_children
+            returns = bool(stmts) and stmts[-1].type == "return_statement" and cond.end_byte <= node.start_byte
+            if inside or returns:
+                return True
+        return False
+
+    def _is_cap(self, fn: FuncInfo, stmt: Node) -> bool:
+        cond = stmt.child_by_field_name("condition")
+        while cond is not None and cond.type == "parenthesized_expression":
+            cond = cond.named_children[0] if cond.named_children else None
+        if cond is None or cond.type != "binary_expression":
+            return False
+        if text_of(self.src, cond.child_by_field_name("operator")) not in COMPARE:
+            return False
+        return any(self.is_read(n, fn.receiver_var) or self.via(fn, n) is not None for n in walk(cond))
+
+    def _carried(self, fn: FuncInfo, reads: list[Node], sink) -> bool:
+        """Some of ``reads`` reaches a ``sink`` node of ``fn`` (a comparison, a return), directly or through the
+        locals assigned from it (a fixed point over the function's assignments, in any order: loops carry values)."""
+        spans = {(r.start_byte, r.end_byte) for r in reads}
+        tainted: set[str] = set()
+
+        def carries(expr: Node) -> bool:
+            return any(
+                (n.start_byte, n.end_byte) in spans or (n.type == "identifier" and text_of(self.src, n) in tainted)
+                for n in walk(expr)
+            )
+
+        changed = True
+        while changed:
+            changed = False
+            for stmt in walk(fn.node):
+                if stmt.type not in _ASSIGN:
+                    continue
+                left, right = stmt.child_by_field_name("left"), stmt.child_by_field_name("right")
+                if stmt.type == "var_spec":
+                    left, right = stmt.child_by_field_name("name"), stmt.child_by_field_name("value")
+                if left is None or right is None or not carries(right):
+                    continue
+                names = [left] if left.type == "identifier" else left.named_children  # locals, not `r.field`
+                for name in (text_of(self.src, c) for c in names if c.type == "identifier"):
+                    if name not in tainted:
+                        tainted.add(name)
+                        changed = True
+        return any(sink(self.src, n) and carries(n) for n in walk(fn.node))
+
+
+def _compares(src: EvolvedSource, node: Node) -> bool:
+    op = node.child_by_field_name("operator") if node.type == "binary_expression" else None
+    return op is not None and text_of(src, op) in COMPARE
+
+
+def _returns(src: EvolvedSource, node: Node) -> bool:
+    return node.type == "return_statement"
+
+
+def _method_call(src: EvolvedSource, fn: FuncInfo, node: Node) -> tuple[str | None, str] | None:
+    """(receiver type, method) when ``node`` calls a method on ``fn``'s receiver (``a.active()``)."""
+    callee = node.child_by_field_name("function") if node.type == "call_expression" else None
+    if callee is None or callee.type != "selector_expression":
+        return None
+    operand, name = callee.child_by_field_name("operand"), callee.child_by_field_name("field")
+    if operand is None or name is None or text_of(src, operand) != fn.receiver_var:
+        return None
+    return fn.receiver_type, text_of(src, name)
+
+
+def _writes_map(src: EvolvedSource, node: Node, target: str) -> bool:
+    """``node`` adds or sets an entry of ``target`` (``r.m[k] = v``, ``r.m[k]++``, ``r.m[k] += v``)."""
+    if node.type != "index_expression" or text_of(src, node.child_by_field_name("operand")) != target:
+        return False
+    parent = node.parent
+    if parent is not None and parent.type in ("inc_statement", "dec_statement"):
+        return True
+    stmt = parent.parent if parent is not None and parent.type == "expression_list" else None
+    return stmt is not None and stmt.type == "assignment_statement" and stmt.child_by_field_name("left") == parent
+
+
+def _increments(src: EvolvedSource, node: Node, target: str) -> bool:
+    if node.type == "inc_statement":
+        return text_of(src, node.named_children[0]) == target
+    if node.type != "assignment_statement" or text_of(src, node.child_by_field_name("operator")) != "+=":
+        return False
+    left = node.child_by_field_name("left")
+    return left is not None and target in (text_of(src, c) for c in left.named_children)
 
 
 def _only_grows(src: EvolvedSource, funcs, field: str) -> list[int] | None:
@@ -168,14 +283,24 @@ def _line_of(src: EvolvedSource, node: Node) -> tuple[int, str]:
     return src.to_original_line(line), text[:100]
 
 
-def _map_finding(src: EvolvedSource, read: Node, field: str, keys: str) -> Finding:
+def _read_text(src: EvolvedSource, read: Node, count: _Count, of: str) -> str:
+    """The read as written, and the count it returns when it calls a method returning it (``of``: its text with
+    ``{}`` for the method's receiver)."""
+    method = next((m for fn in count.funcs if (m := count.via(fn, read)) is not None), None)
+    if method is None:
+        return f"`{text_of(src, read)}`"
+    return f"`{text_of(src, read)}` (`{of.format(method.receiver_var)}`, returned by `{method.name}`)"
+
+
+def _map_finding(src: EvolvedSource, read: Node, field: str, keys: str, count: _Count) -> Finding:
     line, snippet = _line_of(src, read)
+    what = _read_text(src, read, count, "len({}." + field + ")")
     return Finding(
         severity=Severity.IMPORTANT,
         check=CHECK,
         source_line=line,
         message=(
-            f"`{snippet}` decides on `{text_of(src, read)}`, the number of distinct {keys} the map `{field}` has "
+            f"`{snippet}` decides on {what}, the number of distinct {keys} the map `{field}` has "
             "ever been written with: no carried code deletes an entry. In BLIS that was one run's clients (a fixed "
             "handful, all active); in llm-d the plugin keeps one receiver for the EPP's life, so it counts every "
             "client since the EPP started: one silent for hours still counts, and a share divided by the count "
@@ -191,15 +316,16 @@ def _map_finding(src: EvolvedSource, read: Node, field: str, keys: str) -> Findi
     )
 
 
-def _counter_finding(src: EvolvedSource, read: Node, field: str, grows: list[int]) -> Finding:
+def _counter_finding(src: EvolvedSource, read: Node, field: str, grows: list[int], count: _Count) -> Finding:
     line, snippet = _line_of(src, read)
+    what = _read_text(src, read, count, "{}." + field)
     at = ", ".join(str(src.to_original_line(g)) for g in sorted(set(grows)))
     return Finding(
         severity=Severity.IMPORTANT,
         check=CHECK,
         source_line=line,
         message=(
-            f"`{snippet}` decides on `{text_of(src, read)}`, a receiver counter the carried code only ever "
+            f"`{snippet}` decides on {what}, a receiver counter the carried code only ever "
             f"increments (line{'s' if ',' in at else ''} {at}) and never resets or decays. In BLIS it counted one "
             "run's requests; in llm-d the plugin keeps one receiver for the EPP's life, so it counts every request "
             "of every client since the EPP started, and what it is compared with or divided into drifts for as "
