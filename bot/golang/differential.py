@@ -7,11 +7,12 @@ a mapping switched off can also break states that agreed: ``breaks``, which is w
 can be lower than as deployed) (the documented differences between the views first, then,
 for what they leave unexplained, each adapter line bypassed in turn); one no single mapping explains but switching all of them
 off does is "several mappings together"; one that survives all of them is "score composition" (how
-the plugin's scores are rescaled and combined with the other scorers, and picker ties; ``fidelity_unexplained``
-words it for each kind of policy). Pure.
+the plugin's scores are rescaled and combined with the other scorers, and picker ties), or for a router whose
+random draws decide (``redraws``: the BLIS original run again with another seed chooses otherwise) the two sides'
+different random numbers; ``fidelity_unexplained`` words it for each kind of policy. Pure.
 
 Agreement of one routing or scheduling state is how alike the two choices are when each side picks
-uniformly among its own best (BLIS: among equal scores when its rng breaks ties, else its target;
+uniformly among its own best (BLIS: among equal top scores when its rng breaks ties among them, else its target;
 llm-d: max-score-picker shuffles equal totals): the probability mass the two choices share,
 1 - total variation distance. It is 1 when both have the same best endpoints, however many tie (three
 empty queues on both sides decide alike, though a coin picks among them), 0 when no endpoint is best on
@@ -58,16 +59,42 @@ def state_agreement(kind: str, result: dict) -> float | None:
         return 0.0
     if kind == "admission":
         return 1.0 if bool(blis.get("admit")) == bool(llmd.get("admit")) else 0.0
+    return _shared(blis_best(blis), set(llmd.get("best") or []))
+
+
+def blis_best(blis: dict) -> set[str]:
+    """The endpoints the BLIS original picks among: all its equal top scores when its rng breaks ties and its
+    target is one of them, else its target (a target below the top score was drawn, not a tie broken)."""
     target = blis.get("target")
     scores = blis.get("scores") or {}
-    best = {target} if target else set()
     if blis.get("randomTies") and scores and target in scores:
         top = max(scores.values())
-        best = {k for k, v in scores.items() if abs(v - top) <= 1e-12}
-    picked = set(llmd.get("best") or [])
+        tied = {k for k, v in scores.items() if abs(v - top) <= 1e-12}
+        if target in tied:
+            return tied
+    return {target} if target else set()
+
+
+def _shared(best: set[str], picked: set[str]) -> float:
+    """The probability mass two uniform picks among ``best`` and among ``picked`` share."""
     if not best or not picked:
         return 0.0
     return len(best & picked) / max(len(best), len(picked))
+
+
+def redraws(results: list[dict], valid: list[int]) -> tuple[int, float | None]:
+    """(states whose choice the BLIS original changes when run again with another seed, how often it decides like
+    itself so): a router's random draw decides there, not only a tie, whose tied set the seed leaves as it was.
+    The harness redraws only a router that draws from an rng or math/rand; (0, None) when it did not."""
+    pairs = [
+        (results[i]["blis"], again)
+        for i in valid
+        if isinstance(again := results[i].get("redraw"), dict) and not again.get("error")
+    ]
+    if not pairs:
+        return 0, None
+    alike = [_shared(blis_best(first), blis_best(again)) for first, again in pairs]
+    return sum(1 for a in alike if a < 1.0 - 1e-9), round(_mean(alike), 4)
 
 
 def _non_finite_notes(results: list[dict]) -> list[str]:
@@ -210,6 +237,7 @@ def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, 
     notes = [f"scorer {t} in the profile is not in the harness's mirror; left out" for t in out.get("unsupported", [])]
     notes += _non_finite_notes(base["results"])
     reference, reference_agreement = _reference(kind, states.get(AS_DEPLOYED, []), base["results"])
+    redrawn, redraw_agreement = redraws(results, valid) if kind == "routing" else (0, None)
     return Fidelity(
         reference=reference,
         reference_agreement=reference_agreement,
@@ -224,6 +252,8 @@ def summarize(inp: dict, out: dict, *, floor: float, all_high: bool, seed: int, 
         unattributed=len(composition),
         overlapping=sum(1 for i in disagreeing if sum(i in idx for idx in explained.values()) > 1),
         tied=sum(1 for i in disagreeing if base_agree[i] > 1e-9),
+        redrawn=redrawn,
+        redraw_agreement=redraw_agreement,
         errors=errors,
         failures=failures(states.get(AS_DEPLOYED, []), results, kind),
         classes=by_class(states.get(AS_DEPLOYED, []), results, base_agree) if kind == "admission" else [],

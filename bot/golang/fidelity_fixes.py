@@ -102,6 +102,8 @@ def unexplained_fix(f: Fidelity, gen: Generated) -> str:
     """The fix when what no mapping explains is the largest cause (``fidelity_unexplained``): never "map the
     signal", which cannot close it, but what sets it for this policy, or accepting the gap."""
     accept = f"{APPROVE_WITH_REASON}{floor_clause(f)}"
+    if fidelity_unexplained.draws(f):
+        return fidelity_unexplained.draws_fix(f, accept)
     if f.held_constant:
         return held_constant_fix(f)
     if "admit" in (f.decision or ""):

@@ -2,8 +2,10 @@
 
 A disagreement that survives every mapping switched off is no mapping's fault, and what it comes from depends on
 the policy: for a router, how the plugin's scores are rescaled and combined with the profile's other scorers and
-the picker's ties (score composition); for a scheduler, how the plugin builds its pseudo-queue; for an admitter,
-several mappings acting together; and, whatever the policy, ties on a signal the harness holds constant. The
+the picker's ties (score composition), or, for a router whose random draws decide (power of two choices, a weighted
+random pick), the two sides drawing different random numbers; for a scheduler, how the plugin builds its
+pseudo-queue; for an admitter, several mappings acting together; and, whatever the policy, ties on a signal the
+harness holds constant. The
 report's paragraph, the fidelity findings and the gate-1 note say it with these words, written once here, so the
 finding that names them as its largest cause (an llm-d maintainer saw metric-staleness, 16 disagreements, named
 while 218 survived every mapping) says what the report says. Pure.
@@ -23,8 +25,24 @@ class Unexplained(NamedTuple):
     why: str
 
 
+def draws(f: Fidelity) -> bool:
+    """Whether a random draw decides the router's choice, not only a tie among equal scores: the BLIS original, run
+    again on the same states with another seed, chose otherwise on some (``differential.redraws``)."""
+    return f.redrawn > 0 and f.redraw_agreement is not None
+
+
 def unexplained(f: Fidelity) -> Unexplained:
-    """The case this policy's unexplained disagreements are (a signal held constant first: its ties decide)."""
+    """The case this policy's unexplained disagreements are: random draws first (they decide whatever the signals
+    say, ties on a signal held constant included), then a signal held constant (its ties decide)."""
+    if draws(f):
+        return Unexplained(
+            "random draws",
+            "the evolved code draws at random and decides by the numbers it draws even where the scores differ, "
+            "and the two sides draw different random numbers, so they choose differently on the same state; such "
+            "disagreements are not evidence against a mapping: the BLIS original itself, run again on the same "
+            f"states with another seed, chose otherwise on {f.redrawn} of them and decided like itself in "
+            f"{f.redraw_agreement:.1%}, about what a plugin drawing its own numbers can be expected to reach",
+        )
     if f.held_constant:
         names = constant_names(f)
         return Unexplained(
@@ -95,7 +113,13 @@ def behind_clause(f: Fidelity) -> str:
 def unexplained_words(f: Fidelity) -> str:
     """What the disagreements no single mapping explains come from, in a few words (``; 12 from ...``). When the
     program reads a signal the harness holds constant, states that differ only there tie on both sides and the
-    sides break ties differently: that is said, and neither a mapping nor the score composition is blamed."""
+    sides break ties differently: that is said, and neither a mapping nor the score composition is blamed; nor
+    where the router's random draws decide."""
+    if draws(f):
+        return (
+            f"random draws (the two sides draw different random numbers, not a mapping; the BLIS original decides "
+            f"like itself with another seed in {f.redraw_agreement:.1%})"
+        )
     if f.held_constant:
         return (
             f"states the sampled world cannot tell apart: the program reads {constant_names(f)}, which the "
@@ -120,6 +144,16 @@ def held_constant_clause(f: Fidelity) -> str:
     return (
         f"; the program reads {constant_names(f)}, which the harness holds at one value in every sampled "
         f"state: this figure does not exercise {them}"
+    )
+
+
+def draws_fix(f: Fidelity, accept: str) -> str:
+    """The fix when a router's random draws are what no mapping explains: neither a mapping nor the profile's
+    weights, but judging the figure against the original's agreement with itself."""
+    return (
+        "no mapping is at fault and neither are the profile's weights: the evolved code draws at random and the two "
+        f"sides draw different numbers; the BLIS original decides like itself with another seed in "
+        f"{f.redraw_agreement:.1%} of the states, so judge the plugin's figure against that; to accept the gap, {accept}"
     )
 
 

@@ -164,7 +164,9 @@ def run_plan(an: Analysis, gen: Generated, d: Dictionary, n: int | None = None) 
         for m in applicable
     }
     meaning |= {b.id: {"title": b.title, "why": b.why, "signals": sorted(b.signals)} for b in bypass}
-    out: list[dict] = [{"name": AS_DEPLOYED, "off": [], "bypass": []}]
+    # A router's BLIS original is run again on each as-deployed state with another seed where it draws at random
+    # (the harness asks only when its decision says so): where its own choice changes, a draw decides, not a tie.
+    out: list[dict] = [{"name": AS_DEPLOYED, "off": [], "bypass": [], "redraw": an.kind == PolicyKind.ROUTING}]
     out += [{"name": m, "off": [m], "bypass": [], "markSameBlis": True} for m in applicable]
     out += [{"name": b.id, "bypass": list(b.bypass), "like": AS_DEPLOYED} for b in bypass]
     # Every mapped signal too: its adapter line bypassed (the plugin handed BLIS's value), so a wrong
@@ -231,7 +233,8 @@ def with_states(inp: dict) -> dict:
             views = [_mark_same_blis(v, b) for v, b in zip(views, base, strict=True)]
         if views is not base:
             views = [_share_history(v, b) for v, b in zip(views, base, strict=True)]
-        runs.append({"name": name, "bypass": bypass, "states": views} | params)
+        redraw = {"redraw": True} if run.get("redraw") is True else {}
+        runs.append({"name": name, "bypass": bypass, "states": views} | params | redraw)
     return {k: v for k, v in inp.items() if k != "sample"} | {"runs": runs}
 
 

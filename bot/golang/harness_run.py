@@ -281,6 +281,7 @@ def restore_non_finite(answer: dict) -> dict:
         for result in run.get("results") or []:
             restore(result.get("blis"))
             restore(result.get("llmd"))
+            restore(result.get("redraw"))
     for probe in answer.get("probes") or []:
         for case in probe.get("cases") or []:
             restore(case.get("default"))

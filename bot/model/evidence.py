@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from os.path import commonprefix
 from typing import Literal
 
 from pydantic import Field, field_validator
@@ -132,20 +133,13 @@ def finding_ids(findings: Sequence[Finding]) -> list[str]:
         ordered = sorted(group)
         for i, d in enumerate(ordered):
             near = ordered[max(i - 1, 0) : i] + ordered[i + 1 : i + 2]
-            shared[check, d] = max((_common_prefix(d, o) for o in near), default=0)
+            shared[check, d] = max((len(commonprefix([d, o])) for o in near), default=0)  # noqa: RUF071 - hex, by char
     ids, seen = [], {}
     for f, d in zip(findings, digests, strict=True):
         base = _short_id(f.check, d, max(ID_DIGITS, shared[f.check, d] + 1))  # the digest once, not again
         seen[base] = seen.get(base, 0) + 1
         ids.append(base if seen[base] == 1 else f"{base}-{seen[base]}")
     return ids
-
-
-def _common_prefix(a: str, b: str) -> int:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
 
 
 #: Another open promotion of the same plugin (gate 2, on GitHub: ``bot.events.same_plugin``).
@@ -525,6 +519,12 @@ class Fidelity(Strict):
     unattributed: int = Field(default=0, ge=0, description="disagreements no mapping explains")
     overlapping: int = Field(default=0, ge=0, description="disagreements more than one mapping explains on its own")
     tied: int = Field(default=0, ge=0, description="disagreements in part only: a random pick among tied top scores")
+    redrawn: int = Field(
+        default=0, ge=0, description="a router: states the BLIS original decides otherwise run again with another seed"
+    )
+    redraw_agreement: float | None = Field(
+        default=None, ge=0, le=1, description="the original's agreement with itself there; None: it draws no number"
+    )
     errors: int = Field(default=0, ge=0, description="states left out: the BLIS original itself failed")
     failures: list[FidelityFailure] = Field(default_factory=list, description="plugin side first")
     classes: list[FidelityClass] = Field(

@@ -144,9 +144,11 @@ def test_no_mapping_at_all_names_what_no_mapping_explains_with_its_fix():
     assert "map the signal" not in below.fix
 
 
-#: Power of two choices: two instances drawn from the program's rng, the shorter queue of the two. The plugin
-#: draws from its own rng, so most disagreements survive every mapping switched off; metric-staleness explains
-#: some (58.0% agreement, 402 unexplained against its 49 at the default seed).
+#: Power of two choices: two instances drawn from the program's rng, the shorter queue of the two, its scores the
+#: negated queues (the target is often below the top score). The plugin draws from its own rng, so most
+#: disagreements survive every mapping switched off and are named as random draws (``test_random_draws``):
+#: metric-staleness explains some (51.9% agreement, 606 unexplained against its 41 at the default seed; the BLIS
+#: original decides like itself with another seed in 41.3%).
 POWER_OF_TWO = """package sim
 
 import "math/rand"
@@ -172,7 +174,7 @@ func (p *PowerOfTwo) Route(req *Request, state *RouterState) RoutingDecision {
 
 
 @pytest.mark.slow
-def test_a_translation_whose_composition_outnumbers_every_mapping_names_it(tmp_path):
+def test_a_translation_whose_random_draws_outnumber_every_mapping_names_them(tmp_path):
     src = tmp_path / "power_of_two.go"
     src.write_text(POWER_OF_TWO)
     out = tmp_path / "out"
@@ -180,8 +182,8 @@ def test_a_translation_whose_composition_outnumbers_every_mapping_names_it(tmp_p
     f = Fidelity.model_validate(json.loads((out / "translation.json").read_text())["summary"]["fidelity"])
     assert f.below_floor and f.causes and f.unattributed > f.causes[0].states
     (below,) = [x for x in json.loads((out / "findings.json").read_text()) if x["check"] == CHECK_BELOW_FLOOR]
-    said = f"the largest cause is score composition: {f.unattributed} disagreement(s) survive every mapping"
+    said = f"the largest cause is random draws: {f.unattributed} disagreement(s) survive every mapping"
     assert said in below["message"] and f"the largest cause is {f.causes[0].mapping}" not in below["message"]
-    assert "map the signal" not in below["fix"] and "runs the plugin alone" in below["fix"]
+    assert "map the signal" not in below["fix"] and "runs the plugin alone" not in below["fix"]
     report = " ".join((out / "translation-report.md").read_text().split())
     assert survivors_sentence(f) in report
