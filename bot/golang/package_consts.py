@@ -18,8 +18,10 @@ import re
 
 from bot.golang.analysis_types import COMPARE, FLIP, Analysis, Node, Occurrence, Threshold
 from bot.golang.gotree import id_of, named, text_of, walk
+from bot.golang.literals import CHECK_UNLISTED_LITERAL
 from bot.golang.local_consts import const_name, unfollowed
 from bot.golang.source import EvolvedSource
+from bot.model import Finding, Severity
 
 Reads = dict[int, tuple[Node, str]]
 
@@ -45,11 +47,35 @@ def lift_package_consts(
         why = _unliftable(src, an, name, spec, at, uses.get(lit.start_byte, {}), th)
         if why is not None:
             th.reason = f"it is the package-level constant `{name}`, {why}, so no parameter can stand for it"
+            an.findings.append(_kept(src, an, spec, lit, th, why))
             continue
         th.occurrences = [_occurrence(an, node, label) for node, label in sorted(at.values(), key=_start)]
         for o in th.occurrences:
             an.const_reads[o.start] = th
         const_name(th, name)
+
+
+def _kept(src: EvolvedSource, an: Analysis, spec: Node | None, lit: Node, th: Threshold, why: str) -> Finding:
+    """The number of a package constant no parameter can stand for: it decides outcomes, yet only a rebuild tunes it."""
+    acts = (
+        f"what `{th.subject}` is compared with"
+        if th.role == "threshold"
+        else f"combined with {', '.join(th.signals)} (through `{th.subject}`)"
+    )
+    return Finding(
+        severity=Severity.SUGGESTION,
+        check=CHECK_UNLISTED_LITERAL,
+        source_line=an.line_of(lit),
+        message=(
+            f"`const {text_of(src, spec if spec is not None else lit).strip()[:60]}`: the number {th.literal} is "
+            f"{acts}, so it decides outcomes, but the plugin keeps the package-level constant as evolved: it is "
+            f"{why}, so no parameter can stand for it, and tuning it on real pods needs a rebuild"
+        ),
+        fix=(
+            "declare a second constant for where Go needs one (or where no signal meets it), so the one the decision "
+            "compares or weighs is read only there and becomes a parameter; or add a parameter for it by hand"
+        ),
+    )
 
 
 def _unliftable(
@@ -60,7 +86,7 @@ def _unliftable(
         return "declared where the translation cannot follow it"
     later = [s for s in named(decl) if s.type == "const_spec" and s.start_byte > spec.start_byte]
     if later and (later[0].child_by_field_name("value") is None or any("iota" in text_of(src, s) for s in later)):
-        return f"and `{text_of(src, later[0]).strip()[:40]}` after it in its group repeats its value or its iota"
+        return f"followed in its group by `{text_of(src, later[0]).strip()[:40]}`, which repeats its value or its iota"
     for other in (n for n in src.tree.root_node.children if n.type == "const_declaration"):
         for s in (s for s in named(other) if s.type == "const_spec" and s != spec):
             if _names(src, s, name):

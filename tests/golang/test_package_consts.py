@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from bot.golang.literals import CHECK_UNLISTED_LITERAL
 from bot.golang.params import param_specs
 
 from .conftest import FIXTURES, passes_with_test, translate_path
@@ -82,6 +83,8 @@ def test_a_package_const_that_cannot_be_read_from_a_parameter_keeps_its_number_w
     busy = next(th for th in an.thresholds if th.value == 4)
     assert busy.param is None and busy.reason is not None and why in busy.reason, busy.reason
     assert "package-level constant `busy`" in busy.reason, busy.reason
+    kept = [f for f in an.findings if f.check == CHECK_UNLISTED_LITERAL and "`const busy" in f.message]
+    assert len(kept) == 1 and why in kept[0].message and "needs a rebuild" in kept[0].message, an.findings
 
 
 def test_a_package_const_in_a_group_with_iota_keeps_its_number(analyze_text):
