@@ -238,6 +238,8 @@ class Analysis:
     #: timestamp, ``origin.blis_version``; ``blis_era``), "" otherwise: ``counter_era`` then treats it as pre-rename
     dated_before: str = ""
     literal_nodes: dict[int, Threshold] = field(default_factory=dict)  # literal start byte -> threshold
+    #: identifier start byte -> the threshold of the package constant it reads, read from its parameter there
+    const_reads: dict[int, Threshold] = field(default_factory=dict)
     cond_nodes: dict[int, Node] = field(default_factory=dict)  # comparison node id -> node
     bool_aliases: dict[str, Node] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)

@@ -52,6 +52,7 @@ from bot.golang.host import (
 )
 from bot.golang.literals import unlisted_literals
 from bot.golang.local_consts import lift_local_consts
+from bot.golang.package_consts import lift_package_consts
 from bot.golang.param_names import name_parameters, pair_weights
 from bot.golang.safety import IMPLICIT_IMPORTS
 from bot.golang.source import EvolvedSource
@@ -142,6 +143,7 @@ def analyze(
     lift_local_consts(src, an, w.const_lits, w.const_uses)  # a local const's number, read from its parameter
 
     _collect_types(src, an, funcs, struct_fields)
+    lift_package_consts(src, an, w.pkg_lits, w.pkg_reads, w.const_uses)  # after: it reads the carried types
     constructor_fields(src, an)
     outside_fields(src, an)
     lift_assigned_fields(src, an)

@@ -264,7 +264,10 @@ def _common_edits(
         elif t == "identifier":
             nm = text_of(src, n)
             parent = n.parent
-            if nm in names.idents and names.idents[nm] != nm:
+            read = an.const_reads.get(n.start_byte)  # a package constant's number, now a parameter or a constant
+            if read is not None and (read.constant or (read.param and params)):
+                edits.append(Edit(n.start_byte, n.end_byte, read.constant or _param_ref(params or "", read)))
+            elif nm in names.idents and names.idents[nm] != nm:
                 edits.append(Edit(n.start_byte, n.end_byte, names.idents[nm]))
             elif (
                 nm in names.types
@@ -380,6 +383,24 @@ def carry_type(src: EvolvedSource, an: Analysis, spec, names: GoNames, add_param
                 )
     first = doc if doc is not spec else spec
     return Carried(prefix + "type " + text, src.to_original_line(first.start_point[0] + 1), spec.start_byte, mapped)
+
+
+def carry_const(src: EvolvedSource, an: Analysis, decl, names: GoNames) -> Carried:
+    """A package-level ``const`` declaration the carried code names, as evolved (``package_consts.carried_consts``);
+    a constant of its group now read from a parameter is a comment there, on its line, so the lines still map."""
+    edits = _common_edits(src, an, decl, names, None)
+    lifted = {th.const_decl: th for th in an.const_reads.values() if th.param or th.constant}
+    for spec in (s for s in named(decl) if s.type == "const_spec"):
+        th = next((lifted[text_of(src, c)] for c in spec.children if text_of(src, c) in lifted), None)
+        if th is not None:
+            now = f"the parameter {th.param}" if th.param else f"the constant {th.constant}"
+            edits.append(Edit(spec.start_byte, spec.end_byte, f"// {text_of(src, spec).strip()}: now {now}"))
+    start = _leading_comment_start(decl)
+    return Carried(
+        _apply(src, start.start_byte, decl.end_byte, edits),
+        src.to_original_line(start.start_point[0] + 1),
+        decl.start_byte,
+    )
 
 
 #: What a hypothesis-mode comment alone on its line becomes: ``gofiles.drop_marker_lines`` removes the line where it

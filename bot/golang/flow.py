@@ -367,7 +367,7 @@ class Walker(ExprMixin):
         t = node.type
         if t == "identifier":
             name = self.t(node)
-            v = self.const_value(name) or self.get(name)
+            v = self.const_value(name) or self.get(name) or self.package_const(name, node)
             if v is not None:
                 return v
             if name in ("true", "false"):

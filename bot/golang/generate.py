@@ -26,12 +26,13 @@ from bot.golang import dead_branches, dead_code, scheduling_docs, state_caps
 from bot.golang.adapter import AdapterLine, adapter_lines, waiting_comment
 from bot.golang.adapter_params import AdapterParams, adapter_params
 from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
-from bot.golang.carry import MARKER_LINE, Edit, carry_function, carry_type, made_fields, plan_names
+from bot.golang.carry import MARKER_LINE, Edit, carry_const, carry_function, carry_type, made_fields, plan_names
 from bot.golang.data_keys import INFLIGHT, KEYS, PREFIX, config_note, param_spec, reads
 from bot.golang.gofiles import drop_file_references, drop_marker_lines, format_go, remap_lines, sort_imports, splice
 from bot.golang.golines import wrap_statements
 from bot.golang.gonames import comment_lines, file_stem, go_float, package_dir, package_name, render, struct_name
 from bot.golang.host import host_call_args
+from bot.golang.package_consts import carried_consts
 from bot.golang.params import ParamSpec, incumbent_parts, param_specs
 from bot.golang.plugin_docs import (
     category_of,
@@ -227,6 +228,10 @@ def generate(
         blocks.append((c.text, c.source_start_line, None))
         w = carry_function(src, an, f, names, arms, instrument=True)
         watched.append((w.text, w.source_start_line, None))
+    for decl in carried_consts(src, an, "\n".join(b[0] for b in blocks)):  # the package constants it still names
+        c = carry_const(src, an, decl, names)
+        blocks.append((c.text, c.source_start_line, None))
+        watched.append(blocks[-1])
 
     field_params = an.constructed_fields
     if an.constructor is not None:

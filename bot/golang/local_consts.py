@@ -15,6 +15,7 @@ follow to a signal (``float64(n*busy)``) is listed as ``translate.unlisted-liter
 from __future__ import annotations
 
 import re
+from functools import cached_property
 
 from bot.golang.analysis_types import Analysis, FuncInfo, Node, Threshold
 from bot.golang.flow_values import Val
@@ -29,7 +30,7 @@ from bot.model import Finding, Severity
 _UNIT = re.compile(r"(?<=[a-z0-9])(?:Us|Usec|Micros|Ms|Msec|Millis|Ns|Nanos|Sec|Secs|Seconds)$")
 #: A name that already says its role: it keeps no role word after it (``maxQueue``, not ``maxQueueThreshold``).
 _ROLE_NAME = re.compile(
-    r"(?i:limit|threshold|cap|ceiling|floor|max|min|bound|cutoff|interval|timeout|ttl|period|length|duration)$"
+    r"(?i:limit|threshold|cap|ceiling|floor|max|min|bound|cutoff|interval|timeout|ttl|period|length|duration|weight|factor|coeff)$"
     r"|^(?:max|min)(?=[A-Z0-9])"
 )
 _TRIVIAL = {0.0, 1.0, -1.0}
@@ -53,8 +54,29 @@ class ConstMixin:
         """The value of a local constant where it is read: its literal, untyped unless declared with a type, so the
         walk treats ``state.Clock - windowUs`` as ``state.Clock - 2_000_000``."""
         lit = self.const_lits.get(self.key(name))
+        return self._const_val(lit) if lit is not None else None
+
+    @cached_property
+    def pkg_lits(self) -> dict[str, Node]:
+        """Each package-level constant declared by a number: name -> its literal (package_consts.py)."""
+        return package_literals(self.src)
+
+    @cached_property
+    def pkg_reads(self) -> dict[str, dict[int, tuple[Node, str]]]:
+        """Package constant -> {identifier start: (the identifier, the function)} of each read the walk followed."""
+        return {}
+
+    def package_const(self, name: str, node: Node) -> Val | None:
+        """The value of a package-level constant where the decision reads it (no local of that name hides it), read
+        as its number like a local constant's; each read is kept, since the plugin reads the parameter there."""
+        lit = self.pkg_lits.get(name)
         if lit is None:
             return None
+        if self.recording:
+            self.pkg_reads.setdefault(name, {})[node.start_byte] = (node, self.fn_label)
+        return self._const_val(lit)
+
+    def _const_val(self, lit: Node) -> Val:
         spec = _spec_of(lit)
         declared = spec.child_by_field_name("type") if spec is not None else None
         untyped = "untyped-float" if re.search(r"[.eE]", self.t(lit)) else "untyped-int"
@@ -67,7 +89,7 @@ class ConstMixin:
             self.const_uses.setdefault(v.lit.start_byte, {})[node.start_byte] = other.type
 
     def const_lit_starts(self) -> set[int]:
-        return {lit.start_byte for lit in self.const_lits.values()}
+        return {lit.start_byte for lit in (*self.const_lits.values(), *self.pkg_lits.values())}
 
 
 def lift_local_consts(src: EvolvedSource, an: Analysis, const_lits: dict[str, Node], uses: dict[int, dict]) -> None:
@@ -82,7 +104,7 @@ def lift_local_consts(src: EvolvedSource, an: Analysis, const_lits: dict[str, No
             continue
         th = an.literal_nodes.get(lit.start_byte)
         if th is None:
-            an.findings.extend(_unfollowed(src, an, f, spec, lit, name))
+            an.findings.extend(unfollowed(src, an, f, spec, lit, name))
             continue
         if th.reason is not None:
             continue
@@ -90,11 +112,16 @@ def lift_local_consts(src: EvolvedSource, an: Analysis, const_lits: dict[str, No
         if why is not None:
             th.reason = f"it is the local constant `{name}`, {why}, so no parameter can stand for it"
             continue
-        th.const_decl = name
-        stem = lower_camel(_UNIT.sub("", name))
-        if len(stem) > 2:
-            th.base = stem
-            th.suffix = "Length" if stem.lower().endswith("window") else "" if _ROLE_NAME.search(stem) else None
+        const_name(th, name)
+
+
+def const_name(th: Threshold, name: str) -> None:
+    """A number a constant declares is the parameter named by the constant (``windowUs`` -> ``windowLength``)."""
+    th.const_decl = name
+    stem = lower_camel(_UNIT.sub("", name))
+    if len(stem) > 2:
+        th.base = stem
+        th.suffix = "Length" if stem.lower().endswith("window") else "" if _ROLE_NAME.search(stem) else None
 
 
 def _unliftable(src: EvolvedSource, f: FuncInfo, spec: Node, name: str, th: Threshold, uses: dict) -> str | None:
@@ -112,7 +139,7 @@ def _unliftable(src: EvolvedSource, f: FuncInfo, spec: Node, name: str, th: Thre
     return None
 
 
-def _unfollowed(src: EvolvedSource, an: Analysis, f: FuncInfo, spec: Node, lit: Node, name: str) -> list[Finding]:
+def unfollowed(src: EvolvedSource, an: Analysis, f: FuncInfo, spec: Node, lit: Node, name: str) -> list[Finding]:
     """A constant the walk did not follow to a signal where it is read, which still meets one further on."""
     value = parse_number(text_of(src, lit).replace(" ", ""))
     if value is None or value in _TRIVIAL:
@@ -155,6 +182,33 @@ def carried_decl(src: EvolvedSource, an: Analysis, node: Node, params: str) -> s
             th = an.literal_nodes.get(v.start_byte)
             if th is not None and th.const_decl and th.param:
                 return f"{th.const_decl} := {params}.{th.field}"
+    return None
+
+
+def package_literals(src: EvolvedSource) -> dict[str, Node]:
+    """Name -> literal of each package-level ``const`` declared alone in its spec by a number (``overloadQueue =
+    12``, in a group or not); ``iota``, a string or an expression is no number the walk can carry."""
+    out = {}
+    for decl in (n for n in src.tree.root_node.children if n.type == "const_declaration"):
+        for spec in (s for s in named(decl) if s.type == "const_spec"):
+            value = spec.child_by_field_name("value")
+            names = [c for c in spec.children if c.type == "identifier"]
+            lit = number_node(named(value)[0]) if value is not None and len(named(value)) == 1 else None
+            if lit is not None and len(names) == 1:
+                out[text_of(src, names[0])] = lit
+    return out
+
+
+def number_node(node: Node) -> Node | None:
+    """``node`` as a number literal (``12``, ``0.4``, ``-3``, in parentheses or not), else None."""
+    while node.type == "parenthesized_expression" and named(node):
+        node = named(node)[0]
+    if node.type in ("int_literal", "float_literal"):
+        return node
+    inner = node.child_by_field_name("operand") if node.type == "unary_expression" else None
+    minus = node.child_by_field_name("operator") if inner is not None else None
+    if inner is not None and minus is not None and minus.type == "-" and inner.type in ("int_literal", "float_literal"):
+        return node
     return None
 
 
