@@ -114,6 +114,7 @@ class Generated:
     producers: list[str] = field(default_factory=list)
     data_keys: list = field(default_factory=list)  # data_keys.DataKeyRead: produced data the adapter reads
     legacy_bool: bool = False
+    draws: bool = False  # the plugin hands the evolved code a new rng every call (drawSeeds in the plugin file)
     snapshot_fields: dict[str, str] = field(default_factory=dict)
     request_fields: dict[str, str] = field(default_factory=dict)
     token_slice: str | None = None
@@ -421,6 +422,7 @@ def generate(
         "consumes_doc": " and ".join(consumed),
         "blis_method": host.label,
         "stateful": stateful,
+        "rng_per_call": rng_per_call,  # the evolved code draws from an rng it never checks: the plugin seeds one
         "state_caps": caps,
         "recency_caps": [c for c in caps if c.keys],
         "cap_doc": state_caps.cap_doc(caps) if caps else "",
@@ -451,7 +453,6 @@ def generate(
             imports=sort_imports(plugin_imports),
             kind=kind.value,
             category=category,
-            rng_per_call=rng_per_call,
             random_ties=random_ties(src, an),
             waiting_expr=q_entry.llmd.expr if q_entry and q_entry.llmd else "m.WaitingQueueSize",
             waiting_comment=comment_lines(waiting_comment(q_entry), indent=2),
@@ -586,6 +587,7 @@ def generate(
         producers=producers,
         data_keys=key_reads,
         legacy_bool=legacy_bool,
+        draws=rng_per_call,
         snapshot_fields=snapshot_fields,
         request_fields={f["name"]: f["type"] for f in req_fields},
         token_slice=token_elem if token_slice else None,

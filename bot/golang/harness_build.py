@@ -26,7 +26,7 @@ from bot.golang.differential import ALL_OFF, AS_DEPLOYED, DEPLOYED_VALUES
 from bot.golang.generate import INFLIGHT_PRODUCER, MODULE, Generated
 from bot.golang.gonames import go_float, render
 from bot.golang.host import host_call_args
-from bot.golang.plugin_shape import GLOBAL_RAND
+from bot.golang.plugin_shape import GLOBAL_RAND, TEST_DRAW_BASE
 from bot.golang.slo_priority import fill_nil_priority_maps
 from bot.golang.source import EvolvedSource
 from bot.model import PolicyKind
@@ -367,6 +367,7 @@ def _hook_file(an: Analysis, gen: Generated) -> str:
         uses_clock=gen.uses_clock,
         data_keys=gen.data_keys,
         adapter=gen.adapter,
+        draws=gen.draws,
     )
 
 
@@ -439,7 +440,7 @@ def request(
             files[f"llm-d-router/{path}"] = text
     files[f"llm-d-router/{gen.package_dir}/zz_promotion_hook.go"] = _hook_file(an, gen)
     files["llm-d-router/cmd/promotion-harness/main.go"] = render(
-        "harness/main.go.j2", plugin_import=f"{MODULE}/{gen.package_dir}"
+        "harness/main.go.j2", plugin_import=f"{MODULE}/{gen.package_dir}", test_draw_base=TEST_DRAW_BASE
     )
     main = files["llm-d-router/cmd/promotion-harness/main.go"]
     files["llm-d-router/cmd/promotion-harness/main.go"] = re.sub(r"evolved\.Type\b", f"evolved.{gen.type_const}", main)

@@ -83,6 +83,12 @@ GLOBAL_RAND = re.compile(
 )
 
 
+#: The seed base of the rng a plugin hands evolved code that draws from one unchecked (drawSeeds): the plugin's
+#: generated tests set it, and the harness's probes decide with it, so a case a probe found draws the same numbers
+#: in the test that holds it.
+TEST_DRAW_BASE = 0
+
+
 def random_ties(src: EvolvedSource, an: Analysis) -> bool:
     """Whether the evolved code picks among its tied top scores at random (its rng field, or math/rand's own)."""
     return an.uses_rng or bool(GLOBAL_RAND.search(src.go_text))

@@ -30,6 +30,7 @@ from bot.golang.generate import (
 from bot.golang.gofiles import sort_imports
 from bot.golang.golines import TAB, WIDTH, fits, wrap
 from bot.golang.gonames import go_float, go_quote, render
+from bot.golang.plugin_shape import TEST_DRAW_BASE
 from bot.golang.probes import ADMISSION_POOLS, CLOCK, SPACING, Case
 from bot.model import PolicyKind
 
@@ -433,6 +434,8 @@ def render_test(
         uses_clock=gen.uses_clock,
         adapter=gen.adapter,
         stateful=gen.stateful,  # only a stateful admitter's tests replay warm-up requests
+        draws=gen.draws,  # the evolved code draws from an rng the plugin seeds (drawSeeds): tests fix its base
+        draw_base=TEST_DRAW_BASE,
         inflight_fallback=_TEST_METRICS["WaitingQueueSize"] + _TEST_METRICS["RunningRequestsSize"],
         request_checks=request_checks,
         consumes_prefix=gen.consumes_prefix,
