@@ -9,10 +9,10 @@ Three facts of v0.10.0 decide how an Admitter plugin behaves in a real EPP, and 
   Admitter runs. The default ``utilization-detector`` computes the mean over endpoints of
   max(WaitingQueueSize / 5, KVCacheUsagePercent / 0.8), an endpoint without fresh metrics scoring 1.0 (fail
   closed). An admitter that sheds from the same saturation would only ever see the requests that control left,
-  in both arms. So the plugin's config raises the detector's thresholds out of reach, as upstream's
+  in both arms. So the plugin's config sets the detector's thresholds as upstream's
   ``deploy/config/probabilistic-admitter-epp-config.yaml`` does "to let it own admission exclusively", and the
   benchmark's baseline arm runs that same config without the plugin (``baseline_config``): the arms differ in
-  the plugin alone;
+  the plugin alone. Those thresholds keep the queue out of reach but not a full KV cache (``DETECTOR_SHEDS``);
 - the in-tree ``probabilistic-admitter`` computes that saturation itself and sheds priority < 0 with probability
   min(saturation^power * k, 1), counting an endpoint without metrics as 1.0: a maintainer's first question to
   an admitter that reads the same gauges is why not that one (``upstream_alternative``).
@@ -28,9 +28,9 @@ from bot.golang.gonames import comment_lines
 from bot.model.evidence import ADMITTER_REJECT_STATUS
 from bot.yaml_safe import load_yaml
 
-#: The saturation detector the config names (flowControl.saturationDetector), and the thresholds that keep it
-#: out of the way: queueDepthThreshold as upstream's probabilistic-admitter config sets it, kvCacheUtilThreshold
-#: at the largest value v0.10.0 accepts ((0, 1]).
+#: The saturation detector the config names (flowControl.saturationDetector), and its thresholds, as upstream's
+#: probabilistic-admitter config sets them: queueDepthThreshold out of reach, kvCacheUtilThreshold at the largest
+#: value v0.10.0 accepts ((0, 1]; a larger one is refused, not clamped), which still reads a full cache as 1.0.
 DETECTOR = "utilization-detector"
 DETECTOR_PARAMETERS = {"queueDepthThreshold": 999999999, "kvCacheUtilThreshold": 1.0}
 #: The in-tree admitter that computes the same saturation (pkg/epp/framework/plugins/requestcontrol/admitter/
@@ -47,21 +47,31 @@ REJECTION = (
     "plugin returns (errcommon.ResourceExhausted here, as probabilistic-admitter returns)."
 )
 
+#: When the built-in shedding still fires under ``DETECTOR_PARAMETERS``: every endpoint reads at most 1.0 there
+#: (the queue term stays far below it), so their mean reaches 1.0 only when every one reads exactly 1.0.
+DETECTOR_SHEDS = "every candidate endpoint has a full KV cache or missing or stale metrics"
+
 CONFIG_NOTE = (
     "Admission: llm-d-router v0.10.0's built-in admission (the legacy admission controller; flow control is off by "
     "default) rejects every request of priority < 0 with HTTP 429 whenever the saturation detector reads "
-    "saturation >= 1, before any Admitter runs. The utilization-detector this config names has its thresholds "
-    "raised out of reach, as upstream's deploy/config/probabilistic-admitter-epp-config.yaml does, so that the plugin owns "
-    "admission; the benchmark's baseline arm runs this config without the plugin. The detector still fails "
-    "closed: an endpoint without fresh metrics scores 1.0, so with none scraped the built-in admission sheds "
-    "priority < 0 first. " + REJECTION
+    "saturation >= 1, before any Admitter runs. The utilization-detector this config names reads saturation as "
+    "the mean over the candidate endpoints (1.0 with none) of max(WaitingQueueSize / queueDepthThreshold, "
+    "KVCacheUsagePercent / kvCacheUtilThreshold), an endpoint whose metrics are missing or older than the "
+    "detector's metricsStalenessThreshold (default 200ms) counting 1.0. Its thresholds are those of upstream's "
+    "deploy/config/probabilistic-admitter-epp-config.yaml: queueDepthThreshold 999999999 puts the queue term out "
+    "of reach, but kvCacheUtilThreshold 1.0, the largest value v0.10.0 accepts (a larger one is refused at "
+    "startup, not clamped), does not switch the KV cache term off: an endpoint whose KV cache is full "
+    "(KVCacheUsagePercent 1.0) reads 1.0. So the built-in admission still sheds priority < 0 before the plugin "
+    f"runs when {DETECTOR_SHEDS} (right after an EPP restart, with none scraped, too); short of that the plugin "
+    "owns admission. The benchmark's baseline arm runs this config without the plugin. " + REJECTION
 )
 
 BASELINE_NOTE = (
     "Baseline arm of an admitter's benchmark: the evolved arm's EndpointPickerConfig without the admitter "
-    "(the arms differ in the plugin alone). Its utilization-detector keeps llm-d-router v0.10.0's built-in "
-    "shedding (priority < 0 rejected with HTTP 429 at saturation >= 1) out of reach, so every request is "
-    "admitted unless no endpoint has fresh metrics or every KV cache is full."
+    "(the arms differ in the plugin alone). Its utilization-detector (queueDepthThreshold 999999999, "
+    "kvCacheUtilThreshold 1.0, the largest value llm-d-router v0.10.0 accepts) keeps the built-in shedding "
+    "(priority < 0 rejected with HTTP 429 at saturation >= 1) to one case: it still sheds when there is no "
+    f"candidate endpoint or {DETECTOR_SHEDS}; short of that every request is admitted."
 )
 
 UNSCRAPED = (

@@ -51,6 +51,7 @@ from bot.golang.plugin_shape import (
     request_fields,
     rng_guarded,
     scorer_defaults_of,
+    scorers_config_note,
     used_scorers,
 )
 from bot.golang.receiver_state import stateful_fields
@@ -512,7 +513,7 @@ def generate(
     weights = profile_weights(kind, uses_scorers, scorer_defaults)
     blis_values = {p.name: p.json_default for p in params}
     deployed = {k: v for k, v in (options or {}).get("deployed", {}).items() if k in blis_values}  # translate checks
-    notes = config_notes(an, d, blis_values, deployed)
+    notes = scorers_config_note(scorer_defaults) | config_notes(an, d, blis_values, deployed)
     # prefix-cache-scorer in the profile reads the producer's match too (it requires it at v0.10.0).
     producers = [PREFIX_PRODUCER] * (consumes_prefix or "prefix-cache-scorer" in weights) + [
         INFLIGHT_PRODUCER

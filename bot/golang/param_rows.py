@@ -12,6 +12,7 @@ import json
 import re
 
 from bot.golang.params import LOAD_COUNT, ParamSpec
+from bot.golang.plugin_shape import SCORER_TERMS_LEAD
 
 #: The doc comment's default when it is the evolved value: the table's Default column shows it.
 _EVOLVED_DEFAULT = re.compile(r" \(default [^()]*, the evolved value\)")
@@ -22,16 +23,20 @@ LOAD_NOTE = f"An endpoint's waiting + running + in-flight requests, which rows b
 
 
 def table(params: list[ParamSpec]) -> tuple[str, list[dict]]:
-    """(the lead above the table, one row per parameter: name, default as the config writes it, short meaning)."""
-    rows, evolved, load = [], False, False
+    """(the lead above the table, one row per parameter: name, default as the config writes it, short meaning).
+    What the ``scorers`` entries are (BLIS terms, not llm-d plugins) is said in the lead too: in its row, beside
+    the default list, it would make the table's longest row."""
+    rows, evolved, load, terms = [], False, False, ""
     for p in params:
         text = " ".join(p.doc.split())
         evolved |= bool(_EVOLVED_DEFAULT.search(text))
         load |= _LOAD_CLAUSE in text
         text = _EVOLVED_DEFAULT.sub("", text).replace(_LOAD_CLAUSE, "")
+        text, lead, rest = text.partition(" " + SCORER_TERMS_LEAD)
+        terms = f"In `{p.name}`, {SCORER_TERMS_LEAD[:1].lower()}{SCORER_TERMS_LEAD[1:]}{rest}" if lead else terms
         # as the EndpointPickerConfig writes it (JSON is YAML too), not as Go source
         rows.append({"name": p.name, "default_text": json.dumps(p.json_default), "doc_text": _without_field(text, p)})
-    note = " ".join(n for n, said in ((EVOLVED_NOTE, evolved), (LOAD_NOTE, load)) if said)
+    note = " ".join(n for n, said in ((EVOLVED_NOTE, evolved), (LOAD_NOTE, load), (terms, terms)) if said)
     return note, rows
 
 

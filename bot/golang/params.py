@@ -11,6 +11,7 @@ from bot.golang.divisors import divisor_checks
 from bot.golang.gonames import comment_lines, go_float, go_value
 from bot.golang.param_names import DECAY, average_partner, class_value_part, named_by_use, param_name_problem
 from bot.golang.param_relations import relations
+from bot.golang.plugin_shape import scorer_terms_note
 from bot.model import PolicyKind
 
 ROLE_WORDS = {
@@ -104,7 +105,8 @@ def param_specs(an: Analysis, scorer_defaults: list[tuple[str, float]] | None, s
                 "[]ScorerConfig",
                 f"[]ScorerConfig{{{lit}}}",
                 "Scorers are the weighted-scoring terms the evolved policy combines, each a BLIS scorer and its "
-                "weight, in the evolved order, which logic that picks a term by its position depends on.",
+                "weight, in the evolved order, which logic that picks a term by its position depends on. "
+                + scorer_terms_note([n for n, _ in scorer_defaults]),
                 json_default=[{"name": n, "weight": w} for n, w in scorer_defaults],
             )
         )

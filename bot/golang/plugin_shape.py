@@ -27,6 +27,41 @@ BASELINE_SCORERS = (
     "vllm-dp",
 )
 
+#: The llm-d-router v0.10.0 scorer plugins whose names read like a BLIS scorer's. An llm-d maintainer took the
+#: BLIS names in ``scorers`` for references to them, to be declared in the config; ``scorer_terms_note`` says
+#: they are not. The BLIS names stay: researchers map them from their BLIS configuration.
+LLMD_LOOKALIKES = {
+    "prefix-affinity": "prefix-cache-scorer",
+    "precise-prefix-cache": "precise-prefix-cache-scorer",
+    "queue-depth": "queue-scorer",
+    "kv-utilization": "kv-cache-utilization-scorer",
+    "load-aware": "load-aware-scorer",
+    "active-requests": "active-request-scorer",
+    "running-requests": "running-requests-size-scorer",
+}
+
+
+#: How ``scorer_terms_note`` begins (the README's parameter table finds it by this).
+SCORER_TERMS_LEAD = "Each entry is a term this plugin computes itself"
+
+
+def scorer_terms_note(names: list[str]) -> str:
+    """What the ``scorers`` entries are, for a reader who knows llm-d's plugins: the field's Go doc, the README's
+    Parameters section and the comment above ``scorers:`` in the EndpointPickerConfig all say it."""
+    alike = [LLMD_LOOKALIKES[n] for n in names if n in LLMD_LOOKALIKES]
+    text = f"{SCORER_TERMS_LEAD}, named as in BLIS ({', '.join(names)}), not an llm-d plugin"
+    if alike:
+        text += f": llm-d's scorers of similar name ({', '.join(alike)}) need not be declared or put in the profile for them"
+    return text + "."
+
+
+def scorers_config_note(scorer_defaults) -> dict[str, str]:
+    """The comment above ``scorers:`` in the EndpointPickerConfig (none when the plugin has no ``scorers``)."""
+    if scorer_defaults is None:
+        return {}
+    text = scorer_terms_note([n for n, _ in scorer_defaults])
+    return {"scorers": "scorers: " + text[:1].lower() + text[1:]}
+
 
 def request_fields(src: EvolvedSource, an: Analysis) -> tuple[list[dict], bool, bool, str]:
     """(the request struct's fields, whether InputTokens / OutputTokens are carried as slices, the token type).

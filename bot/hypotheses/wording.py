@@ -46,9 +46,13 @@ class Ctx:
 
 
 #: What an admitter is compared with: its own EndpointPickerConfig without it, whose saturation detector keeps
-#: llm-d-router v0.10.0's built-in shedding (priority < 0, HTTP 429 at saturation >= 1) out of reach
-#: (bot.golang.admission_docs), not "every request admitted" by default: that shedding is on by default.
-ADMISSION_BASELINE = "the same EndpointPickerConfig without the admitter (llm-d's built-in shedding kept out of reach)"
+#: llm-d-router v0.10.0's built-in shedding (priority < 0, HTTP 429 at saturation >= 1) to a pool whose every
+#: endpoint has a full KV cache or stale metrics (bot.golang.admission_docs), not "every request admitted" by
+#: default: that shedding is on by default.
+ADMISSION_BASELINE = (
+    "the same EndpointPickerConfig without the admitter (llm-d's built-in shedding left only for a pool whose every "
+    "endpoint has a full KV cache or stale metrics)"
+)
 
 
 def plugin_phrase(kind: PolicyKind, plugin: str) -> tuple[str, str]:

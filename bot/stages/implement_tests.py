@@ -39,8 +39,8 @@ schedulingProfiles:
 def baseline_epp_config(kind: PolicyKind, evolved_config: str, plugin_type: str) -> str:
     """The baseline arm's EndpointPickerConfig. A router or scheduler is compared with llm-d's default scheduling
     (``BASELINE_EPP_CONFIG``); an admitter with its own config minus the plugin (``admission_docs.baseline_config``),
-    so that the saturation detector its config raises out of reach is raised in both arms and the arms differ in
-    the plugin alone. An admitter config without the plugin (edited by hand) falls back to the default."""
+    so that the saturation detector its config sets (queue out of reach, KV cache at the largest threshold) is set
+    alike in both arms and the arms differ in the plugin alone. An admitter config without the plugin (edited by hand) falls back to the default."""
     if kind is not PolicyKind.ADMISSION:
         return BASELINE_EPP_CONFIG
     from bot.golang.admission_docs import baseline_config

@@ -44,6 +44,45 @@ def test_the_admitter_config_keeps_llm_ds_built_in_shedding_out_of_reach(a02):
     assert "reaches the client as HTTP 500, not 429" in " ".join(a02.epp_config.split())
 
 
+def test_the_admitter_config_says_when_llm_ds_built_in_shedding_still_fires(dictionary):
+    """llm-d maintainer, on a03's config: does kvCacheUtilThreshold 1.0 really switch the built-in shedding off at a
+    full cache? It does not. At llm-d-router v0.10.0 the utilization-detector's saturation is the mean over the
+    candidate endpoints (1.0 with none) of max(WaitingQueueSize / queueDepthThreshold, KVCacheUsagePercent /
+    kvCacheUtilThreshold), an endpoint with missing or stale metrics (metricsStalenessThreshold, 200ms by default)
+    counting 1.0; kvCacheUtilThreshold must lie in (0, 1] (a larger value is refused, not clamped); the legacy
+    admission controller sheds priority < 0 at saturation >= 1.0. So a pool whose every cache is full sheds."""
+    _, _, a03 = translate_path(CORPUS / "a03_openevolve_tenant_fair_share.py", dictionary, "evolved-tenant-fair")
+    cfg = yaml.safe_load(a03.epp_config)
+    detector = next(p for p in cfg["plugins"] if p["type"] == DETECTOR)
+    assert detector["parameters"] == {"queueDepthThreshold": 999999999, "kvCacheUtilThreshold": 1.0}
+    said = " ".join(ln.lstrip("# ") for ln in a03.epp_config.splitlines() if ln.startswith("#"))
+    assert "raised out of reach" not in said
+    assert (
+        "mean over the candidate endpoints (1.0 with none) of max(WaitingQueueSize / queueDepthThreshold, "
+        "KVCacheUsagePercent / kvCacheUtilThreshold), an endpoint whose metrics are missing or older than the "
+        "detector's metricsStalenessThreshold (default 200ms) counting 1.0" in said
+    )
+    assert (
+        "queueDepthThreshold 999999999 puts the queue term out of reach, but kvCacheUtilThreshold 1.0, the largest "
+        "value v0.10.0 accepts (a larger one is refused at startup, not clamped), does not switch the KV cache term "
+        "off: an endpoint whose KV cache is full (KVCacheUsagePercent 1.0) reads 1.0" in said
+    )
+    assert (
+        "So the built-in admission still sheds priority < 0 before the plugin runs when every candidate endpoint has "
+        "a full KV cache or missing or stale metrics" in said
+    )
+    baseline = baseline_epp_config(PolicyKind.ADMISSION, a03.epp_config, "evolved-tenant-fair")
+    said = " ".join(ln.lstrip("# ") for ln in baseline.splitlines() if ln.startswith("#"))
+    assert "out of reach" not in said
+    assert (
+        "it still sheds when there is no candidate endpoint or every candidate endpoint has a full KV cache or "
+        "missing or stale metrics; short of that every request is admitted" in said
+    )
+    readme = " ".join(_file(a03, "README.md").split())
+    assert "does not switch the KV cache term off" in readme.split("## Caveats", 1)[1]
+    assert "kept out of reach" not in plugin_phrase(PolicyKind.ADMISSION, PLUGIN)[1]
+
+
 def test_the_baseline_arm_is_the_admitters_config_without_the_admitter(a02):
     evolved = yaml.safe_load(a02.epp_config)
     baseline_text = baseline_epp_config(PolicyKind.ADMISSION, a02.epp_config, PLUGIN)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+import yaml
+
 from bot.golang.plugin_summary import what_it_does
 from bot.model import PolicyKind
 
@@ -104,3 +106,50 @@ def test_a_caveat_says_the_other_evolved_lines_as_shipped_lines_or_not_at_all():
         == "Known limitation (evolved.go line 3): X has no llm-d source (also evolved.go line 20, adapter.go line 4). Omit it."
     )
     assert caveat_of(f, {8: carried[8]}) == "Known limitation (evolved.go line 3): X has no llm-d source. Omit it."
+
+
+def _comment_above(config: str, key: str) -> str:
+    """The YAML comment lines right above ``key:`` in the config, joined into one line."""
+    lines = config.splitlines()
+    at = next(i for i, ln in enumerate(lines) if ln.strip().startswith(f"{key}:"))
+    note = []
+    while lines[at - 1 - len(note)].strip().startswith("#"):
+        note.insert(0, lines[at - 1 - len(note)].strip().lstrip("#").strip())
+    return " ".join(note)
+
+
+def test_the_scorers_parameter_says_its_names_are_blis_terms_computed_here_not_llm_d_plugins(dictionary):
+    """llm-d maintainer: `scorers: [{name: queue-depth, ...}]` in an EndpointPickerConfig reads like references to
+    llm-d's queue-scorer and friends, which would then have to be declared. The config line, the field's Go doc,
+    the README's Parameters section and the Validate errors say what the names are; the names stay BLIS's."""
+    _, _, tr = translate_path(EXAMPLE, dictionary, PLUGIN)
+    said = (
+        "Each entry is a term this plugin computes itself, named as in BLIS (prefix-affinity, queue-depth, "
+        "kv-utilization), not an llm-d plugin: llm-d's scorers of similar name (prefix-cache-scorer, queue-scorer, "
+        "kv-cache-utilization-scorer) need not be declared or put in the profile for them."
+    )
+    assert _comment_above(tr.epp_config, "scorers") == "scorers: " + said[:1].lower() + said[1:]
+    go = _file(tr, "/evolved_adaptive_scorer.go")
+    main = " ".join(ln.strip().removeprefix("//").strip() for ln in go.splitlines())
+    assert "depends on. " + said + " Scorers []ScorerConfig" in main
+    assert (
+        "ScorerConfig is one weighted-scoring term this plugin computes: its BLIS scorer name (not an llm-d plugin"
+        in main
+    )
+    messages = re.sub(r'"\s*\+\s*"', "", go)  # a long Go message is cut into quoted pieces joined by +
+    assert (
+        '"scorers: unknown BLIS scorer %q (known: prefix-affinity, queue-depth, kv-utilization; these are terms this '
+        'plugin computes, named as in BLIS, not llm-d plugin types)"' in messages
+    )
+    assert '"scorers must name at least one BLIS scorer this plugin computes (prefix-affinity, ' in messages
+    readme = _file(tr, "/README.md")
+    above = " ".join(readme.split("\n## Parameters\n", 1)[1].split("| Parameter |", 1)[0].split())
+    assert "In `scorers`, " + said[:1].lower() + said[1:] in above
+    # the names are BLIS's (researchers map them from their BLIS configuration) and no llm-d scorer is declared
+    plugins = yaml.safe_load(tr.epp_config)["plugins"]
+    assert [s["name"] for s in plugins[0]["parameters"]["scorers"]] == [
+        "prefix-affinity",
+        "queue-depth",
+        "kv-utilization",
+    ]
+    assert not {"prefix-cache-scorer", "queue-scorer", "kv-cache-utilization-scorer"} & {p["type"] for p in plugins}
