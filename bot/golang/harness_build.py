@@ -330,6 +330,12 @@ def _blis_file(src: EvolvedSource, an: Analysis, gen: Generated, composed) -> st
         if t in _SCALARS or t == "map[string]bool"
     ]
     req = [f for f, t in composed.request_fields.items() if t in _SCALARS and f not in ("InputTokens", "OutputTokens")]
+    # What a decoded snapshot holds by reference: each state's copy of it gets its own (``promotionState``).
+    maps_held = [f for f, t in composed.snapshot_fields.items() if t == "map[string]bool"]
+    prefix_index = composed.files.get("routing_prefix.go", "")
+    memo_hashes = all(
+        f"func (idx *PrefixCacheIndex) {m}(" in prefix_index for m in ("ComputeBlockHashes", "RecordBlocks")
+    )
     return render(
         "harness/blis.go.j2",
         host=an.host,
@@ -343,6 +349,8 @@ def _blis_file(src: EvolvedSource, an: Analysis, gen: Generated, composed) -> st
         global_rand=global_rand,
         pre960=gen.uses_scorers and an.era != "head",
         snapshot_fields=snap,
+        snapshot_maps=maps_held,
+        memo_hashes=memo_hashes,
         request_fields=req,
         call_args=host_call_args(an),
         legacy_bool=gen.legacy_bool,
