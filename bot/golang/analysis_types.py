@@ -174,6 +174,9 @@ class Threshold:
     #: The local ``const`` it is declared by (``windowUs`` of ``const windowUs = 2_000_000``): the plugin declares
     #: that name from the parameter instead (local_consts.py).
     const_decl: str | None = None
+    #: What ``const_decl`` is, for the parameter's doc: a constant, or a package variable never assigned after its
+    #: declaration (package_vars.py).
+    const_kind: str = "constant"
     #: The SLO class a value is chosen for (``critical`` for ``limit = 60`` under ``if req.SLOClass == "critical"``;
     #: ``other`` for a default or a last else), when it is one entry of a per-class choice.
     case: str | None = None

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from bot.dictionary import Dictionary
-from bot.golang import blis_era, counter_era, dead_branches, hazards, lifetime_count
+from bot.golang import blis_era, counter_era, dead_branches, hazards, lifetime_count, package_vars
 from bot.golang.analysis_types import (
     BUILTIN_RECEIVERS,
     NEVER_CARRIED,
@@ -144,6 +144,7 @@ def analyze(
 
     _collect_types(src, an, funcs, struct_fields)
     lift_package_consts(src, an, w.pkg_lits, w.pkg_reads, w.const_uses)  # after: it reads the carried types
+    package_vars.check(src, an)  # a package variable the carried code writes: state every request shares
     constructor_fields(src, an)
     outside_fields(src, an)
     lift_assigned_fields(src, an)

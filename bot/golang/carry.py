@@ -21,6 +21,7 @@ from bot.golang.analysis_types import SHIMMED_FUNCS, SHIMMED_TYPES, SLO_PRIORITY
 from bot.golang.gonames import lower_camel
 from bot.golang.gotree import named, text_of, walk
 from bot.golang.local_consts import carried_decl
+from bot.golang.package_vars import decl_specs
 from bot.golang.source import EvolvedSource
 
 MARKER_COMMENT = re.compile(r"^//\s*(EVOLVE-BLOCK-(START|END)|(HYPOTHESIS|MECHANISM|EXPECT)-\d+\s*:)")
@@ -386,11 +387,12 @@ def carry_type(src: EvolvedSource, an: Analysis, spec, names: GoNames, add_param
 
 
 def carry_const(src: EvolvedSource, an: Analysis, decl, names: GoNames) -> Carried:
-    """A package-level ``const`` declaration the carried code names, as evolved (``package_consts.carried_consts``);
-    a constant of its group now read from a parameter is a comment there, on its line, so the lines still map."""
+    """A package-level ``const`` or ``var`` declaration the carried code names, as evolved
+    (``package_consts.carried_consts``); a name of its group now read from a parameter is a comment there, on its
+    line, so the lines still map."""
     edits = _common_edits(src, an, decl, names, None)
     lifted = {th.const_decl: th for th in an.const_reads.values() if th.param or th.constant}
-    for spec in (s for s in named(decl) if s.type == "const_spec"):
+    for spec in decl_specs(decl):
         th = next((lifted[text_of(src, c)] for c in spec.children if text_of(src, c) in lifted), None)
         if th is not None:
             now = f"the parameter {th.param}" if th.param else f"the constant {th.constant}"

@@ -22,6 +22,7 @@ from bot.golang.flow_values import Val
 from bot.golang.gonames import lower_camel
 from bot.golang.gotree import named, parse_number, text_of, walk
 from bot.golang.local_scales import meetings
+from bot.golang.package_vars import decl_specs, written_vars
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, Severity
 
@@ -80,6 +81,8 @@ class ConstMixin:
         spec = _spec_of(lit)
         declared = spec.child_by_field_name("type") if spec is not None else None
         untyped = "untyped-float" if re.search(r"[.eE]", self.t(lit)) else "untyped-int"
+        if spec is not None and spec.type == "var_spec":  # a variable has the type of its number, not each use's
+            untyped = untyped.removeprefix("untyped-").replace("float", "float64")
         return Val(None, frozenset(), self.t(declared).strip() if declared is not None else untyped, lit)
 
     def note_const_use(self, node: Node, v: Val, other: Val) -> None:
@@ -171,7 +174,7 @@ def doc_part(th: Threshold, part: str, subject: str) -> str:
     if th.role == "offset" and op in ("-", "+"):
         part = f"{'subtracted from' if op == '-' else 'added to'} `{subject}`"
     lead = "how long the window lasts: " if th.suffix == "Length" else ""
-    return f"{lead}the evolved constant `{th.const_decl}`, {part}"
+    return f"{lead}the evolved {th.const_kind} `{th.const_decl}`, {part}"
 
 
 def carried_decl(src: EvolvedSource, an: Analysis, node: Node, params: str) -> str | None:
@@ -187,14 +190,17 @@ def carried_decl(src: EvolvedSource, an: Analysis, node: Node, params: str) -> s
 
 def package_literals(src: EvolvedSource) -> dict[str, Node]:
     """Name -> literal of each package-level ``const`` declared alone in its spec by a number (``overloadQueue =
-    12``, in a group or not); ``iota``, a string or an expression is no number the walk can carry."""
+    12``, in a group or not), and of each package-level ``var`` so declared that the file never writes after its
+    declaration (``var kvCeiling = 0.9``: in effect a constant, package_vars.py); ``iota``, a string or an
+    expression is no number the walk can carry."""
     out = {}
-    for decl in (n for n in src.tree.root_node.children if n.type == "const_declaration"):
-        for spec in (s for s in named(decl) if s.type == "const_spec"):
+    written = written_vars(src)
+    for decl in (n for n in src.tree.root_node.children if n.type in ("const_declaration", "var_declaration")):
+        for spec in decl_specs(decl):
             value = spec.child_by_field_name("value")
             names = [c for c in spec.children if c.type == "identifier"]
             lit = number_node(named(value)[0]) if value is not None and len(named(value)) == 1 else None
-            if lit is not None and len(names) == 1:
+            if lit is not None and len(names) == 1 and text_of(src, names[0]) not in written:
                 out[text_of(src, names[0])] = lit
     return out
 
@@ -214,7 +220,7 @@ def number_node(node: Node) -> Node | None:
 
 def _spec_of(lit: Node) -> Node | None:
     n = lit.parent
-    while n is not None and n.type != "const_spec":
+    while n is not None and n.type not in ("const_spec", "var_spec"):
         n = n.parent
     return n
 

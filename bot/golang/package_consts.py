@@ -20,6 +20,7 @@ from bot.golang.analysis_types import COMPARE, FLIP, Analysis, Node, Occurrence,
 from bot.golang.gotree import id_of, named, text_of, walk
 from bot.golang.literals import CHECK_UNLISTED_LITERAL
 from bot.golang.local_consts import const_name, unfollowed
+from bot.golang.package_vars import decl_specs, hidden_by_local
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, Severity
 
@@ -46,13 +47,19 @@ def lift_package_consts(
             continue
         why = _unliftable(src, an, name, spec, at, uses.get(lit.start_byte, {}), th)
         if why is not None:
-            th.reason = f"it is the package-level constant `{name}`, {why}, so no parameter can stand for it"
+            th.reason = f"it is the package-level {_kind(spec)} `{name}`, {why}, so no parameter can stand for it"
             an.findings.append(_kept(src, an, spec, lit, th, why))
             continue
         th.occurrences = [_occurrence(an, node, label) for node, label in sorted(at.values(), key=_start)]
         for o in th.occurrences:
             an.const_reads[o.start] = th
         const_name(th, name)
+        th.const_kind = "package variable" if spec is not None and spec.type == "var_spec" else "constant"
+
+
+def _kind(spec: Node | None) -> str:
+    """How the reason names what declares the number: a ``var`` never assigned (package_vars.py) or a ``const``."""
+    return "variable" if spec is not None and spec.type == "var_spec" else "constant"
 
 
 def _kept(src: EvolvedSource, an: Analysis, spec: Node | None, lit: Node, th: Threshold, why: str) -> Finding:
@@ -67,8 +74,9 @@ def _kept(src: EvolvedSource, an: Analysis, spec: Node | None, lit: Node, th: Th
         check=CHECK_UNLISTED_LITERAL,
         source_line=an.line_of(lit),
         message=(
-            f"`const {text_of(src, spec if spec is not None else lit).strip()[:60]}`: the number {th.literal} is "
-            f"{acts}, so it decides outcomes, but the plugin keeps the package-level constant as evolved: it is "
+            f"`{'var' if _kind(spec) == 'variable' else 'const'} "
+            f"{text_of(src, spec if spec is not None else lit).strip()[:60]}`: the number {th.literal} is "
+            f"{acts}, so it decides outcomes, but the plugin keeps the package-level {_kind(spec)} as evolved: it is "
             f"{why}, so no parameter can stand for it, and tuning it on real pods needs a rebuild"
         ),
         fix=(
@@ -87,10 +95,11 @@ def _unliftable(
     later = [s for s in named(decl) if s.type == "const_spec" and s.start_byte > spec.start_byte]
     if later and (later[0].child_by_field_name("value") is None or any("iota" in text_of(src, s) for s in later)):
         return f"followed in its group by `{text_of(src, later[0]).strip()[:40]}`, which repeats its value or its iota"
-    for other in (n for n in src.tree.root_node.children if n.type == "const_declaration"):
-        for s in (s for s in named(other) if s.type == "const_spec" and s != spec):
-            if _names(src, s, name):
+    for other in (n for n in src.tree.root_node.children if n.type in ("const_declaration", "var_declaration")):
+        for s in (s for s in decl_specs(other) if s != spec and _names(src, s, name)):
+            if s.type == "const_spec":
                 return f"used in the constant `{text_of(src, s).strip()[:50]}`, which Go needs constant"
+            return f"used in the package variable `{text_of(src, s).strip()[:50]}`, set before any parameter is"
     carried = [f.node for f in (an.host_info, *an.helpers) if f is not None]
     carried += [n for n in (an.constructor.node if an.constructor else None, an.receiver_decl, *an.types) if n]
     for node in carried:
@@ -98,8 +107,10 @@ def _unliftable(
             where = text_of(src, n.parent or n).strip()[:50]
             if n.start_byte in at and (n.parent is None or n.parent.start_byte not in uses):
                 return f"read at `{where}`, where no signal meets it"
-            if n.start_byte not in at and not _declared_beside(src, n, name):
-                return f"read at `{where}`, where Go needs a constant"
+            if n.start_byte not in at and not hidden_by_local(src, n, name):
+                return f"read at `{where}`, where " + (
+                    "Go needs a constant" if spec.type == "const_spec" else "the translation cannot follow it"
+                )
     if any(_in_literal_hiding(src, an, node) for node, _ in at.values()):
         return "read inside a function literal whose parameter hides the receiver that carries parameters"
     types = {t for t in uses.values() if t and not t.startswith("untyped")} | {th.go_type or "an unknown type"}
@@ -114,33 +125,13 @@ def _start(read: tuple[Node, str]) -> int:
 
 def _spec_of(lit: Node) -> Node | None:
     n = lit.parent
-    while n is not None and n.type != "const_spec":
+    while n is not None and n.type not in ("const_spec", "var_spec"):
         n = n.parent
     return n
 
 
 def _names(src: EvolvedSource, node: Node, name: str) -> list[Node]:
     return [n for n in walk(node) if n.type == "identifier" and text_of(src, n) == name]
-
-
-#: Where a function declares a name of its own: its parameters, ``var``/``const`` and ``:=``, a range's variables.
-_DECLARING = ("parameter_declaration", "variadic_parameter_declaration", "var_spec", "const_spec")
-
-
-def _declared_beside(src: EvolvedSource, n: Node, name: str) -> bool:
-    """``n`` may name a local of the function around it (a parameter, a variable) that hides the package constant."""
-    f = n.parent
-    while f is not None and f.type not in ("function_declaration", "method_declaration", "func_literal"):
-        f = f.parent
-    if f is None:
-        return False
-    for m in _names(src, f, name):
-        p = m.parent
-        if p is not None and p.type == "expression_list" and p.parent is not None:
-            p = p.parent if p == p.parent.child_by_field_name("left") else p
-        if p is not None and p.type in (*_DECLARING, "short_var_declaration", "range_clause"):
-            return True
-    return False
 
 
 def _in_literal_hiding(src: EvolvedSource, an: Analysis, node: Node) -> bool:
@@ -173,16 +164,14 @@ def _occurrence(an: Analysis, node: Node, label: str) -> Occurrence:
 
 
 def carried_consts(src: EvolvedSource, an: Analysis, carried_text: str) -> list[Node]:
-    """The package-level ``const`` declarations the carried code (``carried_text``) still names, and those they
-    name in turn, in file order: declared in the plugin as evolved (``carry.carry_const``). One whose every
-    constant is now read from a parameter is not."""
+    """The package-level ``const`` and ``var`` declarations the carried code (``carried_text``) still names, and
+    those they name in turn, in file order: declared in the plugin as evolved (``carry.carry_const``), a table
+    never written with the values the program was validated with (package_vars.py). One whose every name is now
+    read from a parameter is not."""
     lifted = {th.const_decl for th in an.const_reads.values() if th.param or th.constant}
-    decls = [n for n in src.tree.root_node.children if n.type == "const_declaration"]
+    decls = [n for n in src.tree.root_node.children if n.type in ("const_declaration", "var_declaration")]
     declares = {
-        d.start_byte: {
-            text_of(src, c) for s in named(d) if s.type == "const_spec" for c in s.children if c.type == "identifier"
-        }
-        - lifted
+        d.start_byte: {text_of(src, c) for s in decl_specs(d) for c in s.children if c.type == "identifier"} - lifted
         for d in decls
     }
     needed: list[Node] = []
