@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,14 @@ def upstream_profile(name: str) -> dict | None:
     path = PROFILE_DIR / f"{name}.yaml.in"
     if not path.is_file():
         return None
-    return load_yaml(path.read_text(encoding="utf-8"))
+    return copy.deepcopy(_parsed_profile(path.read_text(encoding="utf-8")))
+
+
+@lru_cache(maxsize=32)
+def _parsed_profile(text: str) -> dict:
+    """A profile's text parsed once per process (the plan prices every cell from it; parsing is most of that),
+    keyed on the text itself; callers get a deep copy, as they change what they get."""
+    return load_yaml(text)
 
 
 def _set_dotted(doc: dict, dotted: str, value: Any, where: str) -> None:

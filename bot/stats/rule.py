@@ -134,10 +134,19 @@ def outlier_flags(log_b: np.ndarray, log_e: np.ndarray) -> tuple[np.ndarray, np.
     """Boolean masks (same shapes as the inputs) of the runs the robust rule flags; NaN is never flagged."""
     med_b, med_e = _row_median(log_b), _row_median(log_e)
     res_b, res_e = log_b - med_b, log_e - med_e
+    flag_b, flag_e = np.zeros(log_b.shape, bool), np.zeros(log_e.shape, bool)
+    # The threshold is never below log(OUTLIER_RATIO), so a row with no run that far from its arm's median has
+    # no flag: the scale is estimated for the other rows only (row by row, the same numbers; most simulated
+    # rows are quiet, and the MADs are most of the rule's cost).
+    floor = math.log(OUTLIER_RATIO)
+    rows = np.flatnonzero(np.any(np.abs(res_b) > floor, axis=1) | np.any(np.abs(res_e) > floor, axis=1))
+    if rows.size == 0:
+        return flag_b, flag_e
+    res_b, res_e, med_b, med_e = res_b[rows], res_e[rows], med_b[rows], med_e[rows]
     mad = np.maximum(_mad(res_b), _mad(res_e))  # never a scale below either arm's own spread
-    threshold = np.clip(OUTLIER_Z * _MAD_TO_SD * mad, math.log(OUTLIER_RATIO), math.log(OUTLIER_CERTAIN_RATIO))
-    flag_b = _limit(np.abs(res_b), threshold) & ~_ambiguous(log_b, med_b, med_e)
-    flag_e = _limit(np.abs(res_e), threshold) & ~_ambiguous(log_e, med_e, med_b)
+    threshold = np.clip(OUTLIER_Z * _MAD_TO_SD * mad, floor, math.log(OUTLIER_CERTAIN_RATIO))
+    flag_b[rows] = _limit(np.abs(res_b), threshold) & ~_ambiguous(log_b[rows], med_b, med_e)
+    flag_e[rows] = _limit(np.abs(res_e), threshold) & ~_ambiguous(log_e[rows], med_e, med_b)
     return flag_b, flag_e
 
 
@@ -164,8 +173,12 @@ def _row_median(x: np.ndarray) -> np.ndarray:
     """Median of each row's finite values, shape (S, 1); NaN for a row without any (faster than nanmedian)."""
     if x.shape[1] == 0:
         return np.full((x.shape[0], 1), np.nan)
-    srt = np.sort(np.where(np.isfinite(x), x, np.inf), axis=1)
-    n = np.isfinite(x).sum(axis=1)
+    finite = np.isfinite(x)
+    if finite.all():  # the usual case: every row has every run, so one pair of columns holds the medians
+        srt, k = np.sort(x, axis=1), x.shape[1]
+        return (srt[:, (k - 1) // 2, None] + srt[:, k // 2, None]) / 2.0
+    srt = np.sort(np.where(finite, x, np.inf), axis=1)
+    n = finite.sum(axis=1)
     lo = np.take_along_axis(srt, np.maximum((n - 1) // 2, 0)[:, None], axis=1)
     hi = np.take_along_axis(srt, np.maximum(n // 2, 0)[:, None], axis=1)
     with np.errstate(invalid="ignore"):
@@ -178,6 +191,13 @@ def _limit(dev: np.ndarray, threshold: np.ndarray) -> np.ndarray:
     n = finite.sum(axis=1, keepdims=True)
     over = finite & (dev > threshold)
     allowed = np.where(n >= OUTLIER_MIN_RUNS, (n - 1) // 2, 0)
+    # A row with no more runs over the threshold than it may lose keeps them all flagged: they are its largest
+    # deviations. Only the other rows need the ranking (the same rows give the same ranks).
+    crowded = np.flatnonzero(over.sum(axis=1) > allowed[:, 0])
+    if crowded.size < dev.shape[0]:
+        if crowded.size:
+            over[crowded] = _limit(dev[crowded], threshold[crowded])
+        return over
     # rank deviations within the row, largest first (NaN last)
     order = np.argsort(-np.where(finite, dev, -np.inf), axis=1, kind="stable")
     rank = np.empty_like(order)

@@ -82,22 +82,54 @@ def looks_taken(schedule: Sequence[int], available: int) -> list[int]:
 
 @dataclass
 class CellLooks:
-    """One cell's looks for a batch of experiments: the statistics at each look, and which looks each row took."""
+    """One cell's looks for a batch of experiments: the statistics at each look, and which looks each row took.
+
+    Built whole (``from_arms``: every look of every row, as a replay of real reports needs) or round by round
+    (``for_rounds``, then ``take``: each look's statistics only for the rows that take it, as ``simulate``
+    needs; about half the work, since most simulated cells stop before their horizon). A look's entries for
+    rows that did not take it are never read: every reader masks by ``taken``.
+    """
 
     looks: list[int]  # runs per arm at each look
     horizon: int
-    stats: list[rule.CellStats]  # one per look
+    stats: list[rule.CellStats]  # one per look computed so far, for the rows in ``rows``
     taken: np.ndarray  # (S, K) bool
     cache: dict = field(default_factory=dict)  # claim kind -> per-look repeated p-values (see claim_look_p)
+    rows: list[np.ndarray | None] = field(default_factory=list)  # per look: the rows ``stats`` holds (None: all)
+    arms: tuple[np.ndarray, np.ndarray] | None = None  # (baseline, evolved) runs of looks still to be taken
 
     @classmethod
     def from_arms(cls, baseline: np.ndarray, evolved: np.ndarray, looks: Sequence[int], horizon: int) -> CellLooks:
         b, e = rule.as_rows(baseline), rule.as_rows(evolved)
         stats = [rule.cell_stats(b[:, :n], e[:, :n]) for n in looks]
-        return cls(list(looks), horizon, stats, np.ones((b.shape[0], len(looks)), bool))
+        return cls(list(looks), horizon, stats, np.ones((b.shape[0], len(looks)), bool), rows=[None] * len(looks))
+
+    @classmethod
+    def for_rounds(cls, baseline: np.ndarray, evolved: np.ndarray, looks: Sequence[int], horizon: int) -> CellLooks:
+        """No look taken yet; ``take`` computes each look's statistics as rows take it."""
+        b, e = rule.as_rows(baseline), rule.as_rows(evolved)
+        return cls(list(looks), horizon, [], np.zeros((b.shape[0], len(looks)), bool), arms=(b, e))
+
+    def take(self, j: int, step: np.ndarray) -> None:
+        """The rows in ``step`` take look ``j`` (the looks in order); its statistics are computed for them."""
+        self.taken[:, j] = step
+        if j < len(self.stats):  # built whole
+            return
+        assert j == len(self.stats) and self.arms is not None, "looks are taken in order"
+        idx, n = np.flatnonzero(step), self.looks[j]
+        b, e = self.arms
+        self.stats.append(rule.cell_stats(b[idx, :n], e[idx, :n]))  # row by row the same numbers as all rows'
+        self.rows.append(idx)
 
     def fractions(self) -> list[float]:
         return [n / self.horizon for n in self.looks]
+
+    def per_look(self, values: Callable[[rule.CellStats], np.ndarray], fill: float) -> np.ndarray:
+        """(S, K): ``values`` of each look's statistics in the rows it holds, ``fill`` elsewhere."""
+        out = np.full(self.taken.shape, fill)
+        for j, st in enumerate(self.stats):
+            out[slice(None) if self.rows[j] is None else self.rows[j], j] = values(st)
+        return out
 
     def current(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(d, se, df, t_eff, runs) at each row's last look taken (NaN / 0 where none was taken)."""
@@ -106,7 +138,7 @@ class CellLooks:
         rows = np.arange(taken.shape[0])
         out = []
         for f in ("d", "se", "df", "t_eff"):
-            stacked = np.stack([getattr(st, f) for st in self.stats], axis=1)
+            stacked = self.per_look(lambda st, f=f: getattr(st, f), np.nan)
             out.append(np.where(last >= 0, stacked[rows, np.maximum(last, 0)], np.nan))
         runs = np.where(last >= 0, np.array(self.looks)[np.maximum(last, 0)], 0)
         return out[0], out[1], out[2], out[3], runs
@@ -118,17 +150,22 @@ def claim_look_p(cl: CellLooks, kind: str, margin: float, better: str, spending:
     Each entry is the smallest alpha at which that look's test (its conditions folded in, as in
     ``rule.effective_p``) crosses the look's boundary; the claim's repeated p-value is the row minimum.
     The per-look values do not depend on which looks were taken, so they are computed once per claim
-    kind and cell and masked by ``taken`` on every round.
+    kind, cell and look (a look's values only depend on its own p-values) and masked by ``taken`` on
+    every round.
     """
     key = (kind, margin, better, spending)
+    s, k = cl.taken.shape
     if key not in cl.cache:
-        s, k = cl.taken.shape
-        pc, pr = np.empty((s, k)), np.empty((s, k))
-        for j, st in enumerate(cl.stats):
-            pc[:, j], pr[:, j] = rule.effective_p(st, kind, margin, better)
-        ts = cl.fractions()
-        cl.cache[key] = (repeated_p(pc, ts, spending), repeated_p(pr, ts, spending))
-    rc, rr = cl.cache[key]
+        cl.cache[key] = (np.ones((s, k)), np.ones((s, k)), [0])  # the looks computed so far: done[0]
+    rc, rr, done = cl.cache[key]
+    ts = cl.fractions()
+    for j in range(done[0], len(cl.stats)):
+        at = slice(None) if cl.rows[j] is None else cl.rows[j]
+        for out, p in zip((rc, rr), rule.effective_p(cl.stats[j], kind, margin, better), strict=True):
+            alone = np.ones((p.shape[0], k))  # the other looks' columns are not used
+            alone[:, j] = p
+            out[at, j] = repeated_p(alone, ts, spending)[:, j]
+    done[0] = len(cl.stats)
     return np.where(cl.taken, rc, 1.0), np.where(cl.taken, rr, 1.0)
 
 
@@ -243,10 +280,8 @@ def simulate(
     """
     seq = decision.sequential
     assert seq is not None
-    looks = {key: CellLooks.from_arms(b, e, schedules[key[0]], schedules[key[0]][-1]) for key, (b, e) in arms.items()}
+    looks = {key: CellLooks.for_rounds(b, e, schedules[key[0]], schedules[key[0]][-1]) for key, (b, e) in arms.items()}
     sims = next(iter(looks.values())).taken.shape[0]
-    for cl in looks.values():
-        cl.taken[:] = False
     cells = sorted({cell for cell, _ in looks}, key=repr)
     running = {cell: np.ones(sims, bool) for cell in cells}
     last = {cell: np.zeros(sims, int) for cell in cells}
@@ -261,7 +296,7 @@ def simulate(
             step = running[cell]
             for (c2, _), cl in looks.items():
                 if c2 == cell:
-                    cl.taken[:, r] = step
+                    cl.take(r, step)
             last[cell] = np.where(step, schedules[cell][r], last[cell])
             active |= step
         rounds += active

@@ -120,3 +120,32 @@ def test_run_limits_carry_the_cap_the_runner_applies_beside_the_fixed_plan():
     assert limits["budget_gpu_minutes"] == plan.most_gpu_minutes > plan.total_gpu_minutes
     readme = next(v for k, v in files.items() if k.endswith("/README.md"))
     assert f"At most **{gpu_minutes(plan.most_gpu_minutes)} GPU-minutes**" in readme
+
+
+def test_a_profile_is_parsed_once_and_every_caller_gets_its_own_copy(monkeypatch, tmp_path):
+    """The plan prices every cell from its profile (``stage_seconds``), 78 times for the bundled example: the
+    text is parsed once, and a caller changing what it got (``profile_with_changes`` does) changes nothing
+    for the next one."""
+    import bot.bench.experiment as experiment
+
+    monkeypatch.setattr(experiment, "PROFILE_DIR", tmp_path)
+    (tmp_path / "once.yaml.in").write_text(f"# {tmp_path}\nload:\n  stages: [{{rate: 3, duration: 60}}]\n")
+    parsed = []
+    real = experiment.load_yaml
+    monkeypatch.setattr(experiment, "load_yaml", lambda text: parsed.append(text) or real(text))
+    first = upstream_profile("once")
+    first["load"]["stages"][0]["rate"] = 99
+    second = upstream_profile("once")
+    assert len(parsed) == 1 and second == {"load": {"stages": [{"rate": 3, "duration": 60}]}}
+
+
+def test_the_parsed_profile_is_keyed_on_the_files_text(monkeypatch, tmp_path):
+    """A profile whose file changed is parsed again: the memo is keyed on the text, not on the name."""
+    import bot.bench.experiment as experiment
+
+    monkeypatch.setattr(experiment, "PROFILE_DIR", tmp_path)
+    (tmp_path / "p.yaml.in").write_text("load:\n  stages: [{rate: 1, duration: 10}]\n", encoding="utf-8")
+    assert upstream_profile("p")["load"]["stages"] == [{"rate": 1, "duration": 10}]
+    (tmp_path / "p.yaml.in").write_text("load:\n  stages: [{rate: 2, duration: 30}]\n", encoding="utf-8")
+    assert upstream_profile("p")["load"]["stages"] == [{"rate": 2, "duration": 30}]
+    assert upstream_profile("missing") is None

@@ -136,3 +136,67 @@ def test_non_positive_values_make_the_cell_untestable():
     assert not st.positive[0] and not st.testable[0]
     pc, pr = rule.effective_p(st, rule.DECREASE, 0.05, "lower")
     assert pc[0] == 1.0 and pr[0] == 1.0
+
+
+def _flags_written_out(log_b: np.ndarray, log_e: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The outlier rule of the module docstring computed on every row with no shortcut, independently of the
+    code under test: medians, the larger MAD, the clipped threshold, at most (n - 1) // 2 flags, the largest
+    first (ties in run order), never a run that sits with the other arm while its own arm's median does not."""
+
+    def median(x):
+        v = x[np.isfinite(x)]
+        return float(np.median(v)) if v.size else np.nan
+
+    flags_b, flags_e = np.zeros(log_b.shape, bool), np.zeros(log_e.shape, bool)
+    for i in range(log_b.shape[0]):
+        med = {"b": median(log_b[i]), "e": median(log_e[i])}
+        res = {"b": log_b[i] - med["b"], "e": log_e[i] - med["e"]}
+        mads = [median(np.where(np.abs(r) > 0, np.abs(r), np.nan)) for r in res.values()]
+        mad = max(m if np.isfinite(m) else 0.0 for m in mads)
+        threshold = min(max(rule.OUTLIER_Z * rule._MAD_TO_SD * mad, np.log(1.5)), np.log(3.0))
+        for arm, other, row, out in (("b", "e", log_b[i], flags_b[i]), ("e", "b", log_e[i], flags_e[i])):
+            dev = np.abs(res[arm])
+            n = int(np.isfinite(dev).sum())
+            allowed = (n - 1) // 2 if n >= rule.OUTLIER_MIN_RUNS else 0
+            order = sorted((j for j in range(dev.size) if np.isfinite(dev[j])), key=lambda j: -dev[j])
+            apart = abs(med[arm] - med[other]) >= np.log(1.5)
+            for j in order[:allowed]:
+                if dev[j] > threshold and not (apart and abs(row[j] - med[other]) < np.log(1.5)):
+                    out[j] = True
+    return flags_b, flags_e
+
+
+def test_the_outlier_rules_shortcuts_flag_what_the_rule_written_out_flags():
+    """``outlier_flags`` skips the rows where no run is 1.5x from its arm median (no flag is possible there)
+    and ranks only the rows with more candidates than they may lose: on batches with missing runs, ties,
+    x5 / x0.2 runs on both sides of the median and majority-bad arms it flags exactly what the rule does."""
+    rng = np.random.default_rng(17)
+    for _ in range(60):
+        s, nb, ne = int(rng.integers(1, 30)), int(rng.integers(0, 10)), int(rng.integers(0, 10))
+        sd = float(rng.choice([0.01, 0.05, 0.2]))
+        lb = rng.normal(0.0, sd, (s, nb))
+        le = rng.normal(float(rng.normal(0, 0.1)), 2 * sd, (s, ne))
+        for x in (lb, le):
+            u = rng.random(x.shape)
+            x += np.where(u < 0.3, np.log(rng.choice([5.0, 0.2, 2.0], x.shape)), 0.0)
+            x[u > 0.9] = np.nan
+            if rng.random() < 0.2:
+                x[:] = np.round(x, 1)  # ties
+        got, want = rule.outlier_flags(lb, le), _flags_written_out(lb, le)
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+
+
+def test_the_outlier_scale_is_estimated_only_where_a_run_is_far_from_its_arm_median(monkeypatch):
+    """The MADs are most of the rule's cost and most simulated rows have no run 1.5x from its arm median
+    (the smallest deviation ever flagged), so only the other rows get them: same flags, less work."""
+    seen = []
+    real = rule._mad
+    monkeypatch.setattr(rule, "_mad", lambda res: seen.append(res.shape[0]) or real(res))
+    rng = np.random.default_rng(3)
+    b, e = rng.lognormal(4.6, 0.05, (100, 6)), rng.lognormal(4.6, 0.05, (100, 6))
+    b[7, 2] *= 5.0  # one x5 run in row 7's baseline, one x0.2 run in row 40's evolved arm
+    e[40, 0] *= 0.2
+    st = rule.cell_stats(b, e)
+    assert seen == [2, 2]  # both arms' MADs, of rows 7 and 40 only
+    assert np.flatnonzero(st.flag_b.any(axis=1)).tolist() == [7] and st.flag_b[7, 2]
+    assert np.flatnonzero(st.flag_e.any(axis=1)).tolist() == [40] and st.flag_e[40, 0]

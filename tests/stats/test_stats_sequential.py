@@ -111,6 +111,80 @@ def test_25_null_hypotheses_promotion_wide_under_the_sequential_rule():
     assert any_confirmed.sum() <= stats.binom.ppf(0.95, SIMS, 0.05), any_confirmed.mean()
 
 
+def _three_cells(sims=400):
+    """Three cells with different horizons, two metrics on one of them, a guard cell: rows stop at every look."""
+    rng = np.random.default_rng(8)
+    claims = [
+        Claim("A1", "decrease", 0.05, "lower", ("c1",)),
+        Claim("A2", "decrease", 0.05, "lower", ("c1", "c2")),
+        Claim("B1", "no-worse", 0.05, "lower", ("c2",)),
+        Claim("C1", "no-worse", 0.05, "higher", ("c3",)),
+    ]
+    metric_of = {"A1": "m", "A2": "t", "B1": "m", "C1": "m"}
+    looks = {"c1": schedule_for(8), "c2": schedule_for(11), "c3": schedule_for(6)}
+    arms = {
+        (cell, m): draw_model(
+            rng, sims=sims, n=looks[cell][-1], cv=0.05, effect=eff, evolved_ratio=2.0, outlier_rate=0.1
+        )
+        for cell, m, eff in (
+            ("c1", "m", -0.2),
+            ("c1", "t", -0.1),
+            ("c2", "m", 0.0),
+            ("c2", "t", -0.2),
+            ("c3", "m", 0.0),
+        )
+    }
+    rule = DecisionRule(sequential=SequentialRule(spending="pocock", looks=looks, decidable=["A1", "A2", "B1"]))
+    return claims, metric_of, arms, rule, looks
+
+
+def test_simulate_computes_each_look_only_for_the_promotions_that_take_it(monkeypatch):
+    """Most simulated cells stop before their horizon (the point of the design), so a look's statistics are
+    computed for the rows that take it, not for every row: about half the plan's work."""
+    import bot.stats.rule as rule_module
+
+    rows_at = []
+    real = rule_module.cell_stats
+    monkeypatch.setattr(rule_module, "cell_stats", lambda b, e, **kw: rows_at.append(b.shape) or real(b, e, **kw))
+    claims, metric_of, arms, rule, looks = _three_cells()
+    res = simulate(claims, metric_of, arms, rule, looks)
+    want = sorted(
+        (int((res.runs_by_row[cell] >= n).sum()), n) for cell, _ in arms for n in looks[cell]
+    )  # the rows that took each look, with its runs per arm
+    assert sorted(rows_at) == want
+    assert sum(r for r, _ in want) < 400 * len(want)  # some rows stopped early in this example
+
+
+def test_simulate_decides_as_with_every_look_computed_for_every_row(monkeypatch):
+    """Computing a look only for the rows that take it changes no number: the rows that did not take it are
+    masked by ``taken`` wherever a look is read (the repeated p-values, the guard's latest look)."""
+    from bot.stats import sequential
+
+    claims, metric_of, arms, rule, looks = _three_cells()
+    lazy = simulate(claims, metric_of, arms, rule, looks)
+
+    def whole(b, e, schedule, horizon):  # every look of every row up front, as before
+        cl = sequential.CellLooks.from_arms(b, e, schedule, horizon)
+        cl.taken[:] = False
+        return cl
+
+    monkeypatch.setattr(sequential.CellLooks, "for_rounds", staticmethod(whole))
+    eager = simulate(claims, metric_of, arms, rule, looks)
+    assert (lazy.confirmed, lazy.refuted, lazy.runs, lazy.rounds) == (
+        eager.confirmed,
+        eager.refuted,
+        eager.runs,
+        eager.rounds,
+    )
+    assert all(np.array_equal(lazy.runs_by_row[c], eager.runs_by_row[c]) for c in looks)
+    for f in ("status", "adjusted", "level", "level_refute", "adjusted_refute"):
+        assert np.array_equal(getattr(lazy.decisions, f), getattr(eager.decisions, f), equal_nan=True), f
+    for f in ("cell_status", "pc_eff", "pr_eff"):
+        got, want = getattr(lazy.decisions, f), getattr(eager.decisions, f)
+        assert got.keys() == want.keys() and all(np.array_equal(got[h], want[h]) for h in want), f
+    assert 0 < lazy.runs["c2"] < looks["c2"][-1]
+
+
 # --------------------------------------------------------------------------
 # The runner's API and stage 5's replay
 # --------------------------------------------------------------------------
