@@ -93,7 +93,13 @@ def check_yaml_size(path: Path) -> None:
 
 
 def _check_events(text: str, offset: int) -> None:
-    """Walk the parser events once: nesting depth, expanded size, integer lengths."""
+    """Walk the parser events once: nesting depth, expanded size, integer lengths, keys repeated in a mapping.
+
+    The scalar, by far the most frequent event, is handled inline: a few function calls per scalar (one per
+    bound, and a line number for every key) cost as much again as libyaml's parse. Nothing is skipped: every
+    event is counted and every bound checked; a scalar is looked at further only when it is long enough to be
+    a refused integer, a line number is computed only for a message.
+    """
     physical = 0  # values written out in the text
     expanded_total = 0  # values with every alias expanded
     open_sizes: list[int] = []  # expanded size so far of each open collection
@@ -101,7 +107,22 @@ def _check_events(text: str, offset: int) -> None:
     sizes: dict[str, int] = {}  # anchor -> expanded size of its node (closed nodes only)
     keys: list[_Keys] = []  # per open collection: the keys a mapping has seen, to refuse a repeated one
     for event in yaml.parse(text, Loader=SAFE_LOADER):
-        if isinstance(event, yaml.CollectionStartEvent):
+        if isinstance(event, yaml.ScalarEvent):  # the most frequent event first
+            physical += 1
+            if len(event.value) > _INT_DIGITS:  # both of _check_scalar's refusals need this many characters
+                _check_scalar(event, offset)
+            if keys:
+                parent = keys[-1]
+                if parent.is_mapping and not parent.children % 2:  # a key: plain `1:` and `"1":` differ (int, str)
+                    parent.add((event.value, not event.style and event.implicit[0]), event, offset)
+                parent.children += 1
+            if event.anchor is not None:
+                sizes[event.anchor] = 1
+            if open_sizes:
+                open_sizes[-1] += 1
+            else:
+                expanded_total += 1
+        elif isinstance(event, yaml.CollectionStartEvent):
             physical += 1
             if len(open_sizes) >= MAX_DEPTH:
                 raise YamlInputError(f"nested deeper than {MAX_DEPTH} levels at line {_line(event, offset)}")
@@ -115,15 +136,6 @@ def _check_events(text: str, offset: int) -> None:
             if anchor is not None:
                 sizes[anchor] = size
             expanded_total = _add(open_sizes, size, expanded_total)
-            _child_done(keys)
-        elif isinstance(event, yaml.ScalarEvent):
-            physical += 1
-            _check_scalar(event, offset)
-            if keys and keys[-1].at_key():  # plain `1:` and quoted `"1":` are different keys (int and str)
-                keys[-1].add((event.value, not event.style and event.implicit[0]), _line(event, offset))
-            if event.anchor is not None:
-                sizes[event.anchor] = 1
-            expanded_total = _add(open_sizes, 1, expanded_total)
             _child_done(keys)
         elif isinstance(event, yaml.AliasEvent):
             if event.anchor not in sizes:
@@ -144,14 +156,14 @@ class _Keys:
     """A mapping's keys so far: YAML says a key appears once, PyYAML keeps the last silently (a typo'd copy of
     `title:` below the real one would win without a word)."""
 
+    __slots__ = ("children", "is_mapping", "seen")
+
     def __init__(self, is_mapping: bool):
         self.is_mapping, self.children, self.seen = is_mapping, 0, set()
 
-    def at_key(self) -> bool:
-        return self.is_mapping and self.children % 2 == 0
-
-    def add(self, key: tuple[str, bool], line: int) -> None:
+    def add(self, key: tuple[str, bool], event: yaml.ScalarEvent, offset: int) -> None:
         if key in self.seen and key[0] != "<<":
+            line = _line(event, offset)
             raise YamlInputError(f"the key {key[0]!r} at line {line} appears twice in the same mapping; keep one")
         self.seen.add(key)
 

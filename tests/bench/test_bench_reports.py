@@ -280,6 +280,25 @@ def test_a_directory_loaded_again_is_parsed_once_and_each_load_gets_its_own_docu
     assert len(parsed) == 6 and seen[4] == seen[0] and "changed by a caller" not in seen
 
 
+def test_the_parsed_reports_kept_are_bounded_and_the_oldest_is_parsed_again(results_factory, monkeypatch):
+    """The memo of parsed reports holds at most ``_VALIDATED_SIZE`` contents, each by its digest: a long-lived
+    process (the GitHub App) reading many results directories does not grow without bound."""
+    from bot.bench import reports
+
+    root, write = results_factory
+    for rep in (1, 2, 3):
+        write("baseline", "alpha", 5, rep, make_doc(ttft_ms=50.0 + rep, rate=5))
+    monkeypatch.setattr(reports, "_VALIDATED", {})
+    monkeypatch.setattr(reports, "_VALIDATED_SIZE", 2)
+    real, parsed = reports.parse_report, []
+    monkeypatch.setattr(reports, "parse_report", lambda text: parsed.append(text) or real(text))
+    load_results(root)
+    assert len(parsed) == 3 and len(reports._VALIDATED) == 2
+    load_results(root)  # each load evicts the content it needs next: all three are parsed again, two kept
+    assert len(parsed) == 6 and len(reports._VALIDATED) == 2
+    assert all(isinstance(kept, bytes) for kept in reports._VALIDATED.values())  # nothing a caller can change
+
+
 def test_broken_reports_are_listed_with_reasons(results_factory):
     root, write = results_factory
     write("baseline", "w", 10, 1, make_doc())

@@ -187,6 +187,8 @@ def test_a_key_written_twice_is_refused_with_its_line():
         load_yaml("title: First\nkind: routing\ntitle: Second title wins\n")
     with pytest.raises(YamlInputError, match=r"the key 'rate' at line 4 appears twice"):
         load_yaml("workloads:\n  - name: a\n    rate: 1\n    rate: 2\n")
+    with pytest.raises(YamlInputError, match=r"the key 'id' at line 4 appears twice"):  # front matter: line 2 on
+        load_yaml("id: A1\ntitle: t\nid: A2\n", first_line=2)
     # the same key in different mappings, YAML merge keys, and a plain 1 beside a quoted "1" (int and str) are fine
     assert load_yaml('1: a\n"1": b\n') == {1: "a", "1": "b"}
     assert load_yaml("a: {k: 1}\nb: {k: 2}\nbase: &b {x: 1}\nc:\n  <<: *b\n  y: 2\n")["c"] == {"x": 1, "y": 2}

@@ -14,9 +14,11 @@ from bot.stats.plots import (
     MAX_FOREST_ROWS,
     MAX_IMAGES,
     build_figures,
+    cdf_figure,
     forest_rows,
     id_ranges,
     plot_evidence,
+    png,
     status_text,
     used_runs,
 )
@@ -334,3 +336,59 @@ def test_too_many_rows_are_listed_not_squeezed():
     assert len(built.figures[FOREST].axes[0].get_yticks()) == MAX_FOREST_ROWS
     assert any(line.startswith("5 of 45 measured cells") and "C41–C45" in line for line in built.not_plotted)
     assert text_outside(built.figures[FOREST]) == []
+
+
+# --------------------------------------------------------------------------
+# Rendering
+# --------------------------------------------------------------------------
+
+
+def _three_kinds():
+    """A forest plot, a runs figure and a CDF figure, each built afresh (a figure drawn once is laid out)."""
+    hs, vs = _distinct_claims(2)
+    rng = np.random.default_rng(4)
+    reports = build(
+        [
+            dict(zip(("baseline", "evolved"), arm_pair(rng, cv=0.03, effect=-0.1, n=4), strict=True))
+            | {"workload": f"w{i}", "rate": 10, "metric": "ttft_mean"}
+            for i in (1, 2)
+        ]
+    )
+    per_request = pd.DataFrame(
+        [
+            {"treatment": t, "workload": "w2", "rate": 10.0, "metric": "ttft", "value": float(v)}
+            for t, scale in (("baseline", 140), ("evolved", 120))
+            for v in rng.lognormal(np.log(scale), 0.3, 40)
+        ]
+    )
+    figures = dict(build_figures(hs, vs, reports).figures)
+    figures["A2-cdf.png"] = cdf_figure(hs[1], vs[1], per_request)
+    return figures
+
+
+def test_a_figure_is_drawn_once_to_save_it(monkeypatch):
+    """``savefig`` draws a figure with a layout engine twice: once rendering nothing, to lay it out, then to
+    render it. ``png`` lays it out inside the one draw that renders it."""
+    from matplotlib.figure import Figure
+
+    figures = _three_kinds()
+    real, draws = Figure.draw, []
+    monkeypatch.setattr(Figure, "draw", lambda self, renderer: draws.append(self) or real(self, renderer))
+    for fig in figures.values():
+        png(fig)
+    assert draws == list(figures.values())
+
+
+def test_the_saved_bytes_are_savefigs_with_the_title_placed_by_matplotlib():
+    """What ``png`` writes is what ``savefig`` writes for the same figure, byte for byte, with the forest plot's
+    title where matplotlib's automatic placement puts it (``forest_figure`` fixes it there to spare the search)."""
+    import io
+
+    ours = {name: png(fig) for name, fig in _three_kinds().items()}
+    for name, fig in _three_kinds().items():
+        if name == FOREST:
+            ax = fig.axes[0]
+            ax.set_title(ax.get_title(), fontsize=10)  # placed automatically again
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=100, metadata={"Software": None}, pil_kwargs={"compress_level": 1})
+        assert ours[name] == buf.getvalue(), name
