@@ -42,7 +42,8 @@ Check ids and severities:
   of an if/else chain on the class naming all three, or the code after one whose every branch returns.
 - ``hazard.unbounded-client-keyed-state`` (IMPORTANT): the evolved receiver writes a map entry keyed by
   a client-controlled request value (TenantID = the fairness-ID header, SessionID, a header-derived
-  SLO target) and nothing deletes, resets or caps the map. In BLIS the keys were bounded by
+  SLO target) and nothing deletes, resets or caps the map (a cap is a comparison of its length that guards the
+  write, ``lifetime_count.bounded``: one that only rejects while the write still happens on every request is none). In BLIS the keys were bounded by
   the simulated workload; in the EPP any client grows the map, and the EPP's memory, without limit. The
   generated plugin caps such a map (``bot.golang.state_caps``), and the translation rewrites the finding to say
   where and what a clear does, as a SUGGESTION (``an.client_keyed_maps`` names the maps).
@@ -68,11 +69,11 @@ from __future__ import annotations
 
 from bot.dictionary import Dictionary
 from bot.golang import client_draw, counter_era, lifetime_count
-from bot.golang.analysis_types import COMPARE, Analysis, Threshold
 from bot.golang.analysis_types import KV_ABSOLUTE as _KV_ABSOLUTE
 from bot.golang.analysis_types import KV_FRACTION as _KV_FRACTION
 from bot.golang.analysis_types import LOAD_SIGNALS as _LOAD_SIGNALS
-from bot.golang.gotree import text_of, walk
+from bot.golang.analysis_types import Analysis, Threshold
+from bot.golang.gotree import text_of
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, PolicyKind, Severity
 
@@ -370,7 +371,7 @@ def _unbounded_state(src: EvolvedSource, an: Analysis, d: Dictionary, field: str
     """A receiver map grown by a client-controlled key with no eviction: unbounded memory in the EPP.
 
     One finding per map, at its first client-keyed write (the line that grows it), the others named."""
-    if not an.receiver_fields.get(field, "").strip().startswith("map[") or _evicted(src, an, field):
+    if not an.receiver_fields.get(field, "").strip().startswith("map[") or lifetime_count.bounded(src, an, field):
         return []
     grows = []
     for line, snippet, signals, key in sorted(writes):
@@ -403,39 +404,6 @@ def _unbounded_state(src: EvolvedSource, an: Analysis, d: Dictionary, field: str
             ),
         )
     ]
-
-
-def _evicted(src: EvolvedSource, an: Analysis, field: str) -> bool:
-    """Carried code bounds the map: ``delete``/``clear`` on it, a reassignment (a reset), or its ``len`` compared."""
-    for fn in [an.host_info, *an.helpers]:
-        if fn is None or fn.receiver_var is None:
-            continue
-        target = f"{fn.receiver_var}.{field}"
-        for node in walk(fn.node):
-            if node.type == "call_expression":
-                callee = text_of(src, node.child_by_field_name("function"))
-                args = node.child_by_field_name("arguments")
-                first = args.named_children[0] if args is not None and args.named_children else None
-                if callee in ("delete", "clear") and first is not None and text_of(src, first) == target:
-                    return True
-            elif node.type == "assignment_statement":
-                left = node.child_by_field_name("left")
-                if left is not None and target in (text_of(src, c) for c in left.named_children):
-                    if not _lazy_init(src, node, target):
-                        return True
-            elif node.type == "binary_expression" and text_of(src, node.child_by_field_name("operator")) in COMPARE:
-                if f"len({target})" in text_of(src, node).replace(" ", ""):
-                    return True
-    return False
-
-
-def _lazy_init(src: EvolvedSource, node, target: str) -> bool:
-    """``if r.m == nil { r.m = make(…) }`` creates the map once; it is not a reset."""
-    while node is not None and node.type != "if_statement":
-        node = node.parent
-    cond = node.child_by_field_name("condition") if node is not None else None
-    text = text_of(src, cond).replace(" ", "") if cond is not None else ""
-    return text in (f"{target}==nil", f"nil=={target}")
 
 
 #: A load threshold at or above this many requests per endpoint is already at real-pod scale: BLIS's

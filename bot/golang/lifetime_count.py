@@ -22,8 +22,18 @@ Evolved admitters split their state into small methods of the receiver, so both 
 methods (the host and the helpers it calls): a count grown in ``a.note(req)`` or ``a.remember(req.TenantID)``,
 reset in ``a.roll(clock)`` or deleted from in ``a.forget(clock)`` counts as if the host did it, and a method that
 returns the count (``func (a *A) active() int { return len(a.tenants) }``, through a local or another such
-method) makes its call a read of it (``_Count``). A count bounded by a cap is none for life: every write inside
-``if <count> < cap`` or after ``if <count> >= cap { return }``, in the writing method or at each call of it.
+method) makes its call a read of it (``_Count``).
+
+What caps a count is a comparison that guards its WRITE (``_Count.caps``): every write inside ``if <count> < cap``
+(or an ``else`` of ``if <count> >= cap``), or after ``if <count> >= cap { return … }``, in the writing method or at
+each call of it. A comparison whose branch only rejects or changes the decision, while the write still happens on
+every request (``a.tenants[t]++`` then ``if len(a.tenants) > 4 { return false, … }``), caps nothing: the map grows
+for life, and ``bounded`` says so to ``hazards`` (``hazard.unbounded-client-keyed-state``, and the plugin caps it).
+A map capped only by a return from the host before its write (``if len(a.tenants) > 4 { return false, … }`` then
+the write) stops growing, so ``bounded`` holds and the plugin adds no cap; but the return is the decision, and it
+rests on the first clients since the EPP started, kept for its life: once they came, it refuses (or admits) every
+request until the EPP restarts. So for this check only a cap that is bookkeeping clears the count: a guard around
+the write, or an early return from the method that records the client.
 
 A generated test must not assert what such a count decides on a long-silent client (``sequences.choose``:
 ``STALE_US``, ``stale_row``): the row would pin the defect as the intended behaviour.
@@ -55,23 +65,69 @@ def check(src: EvolvedSource, an: Analysis, d, nodes: list) -> None:
     for kind, _, info in nodes:
         if kind == "keyed-write":
             keys.setdefault(info["field"], set()).update(info["signals"])
-    for field in sorted(an.client_keyed_maps):
+    capped = {f for f, s in keys.items() if _client_map(an, d, f, s) and not forgets(src, funcs, f)}
+    for field in sorted(set(an.client_keyed_maps) | capped):
         count = _Count(src, funcs, lambda n, v, f=field: _is_len_of(src, n, f"{v}.{f}"))
-        if count.caps(lambda n, v, f=field: _writes_map(src, n, f"{v}.{f}")):
+        if count.caps(lambda n, v, f=field: _writes_map(src, n, f"{v}.{f}"), deciding=an.host_info):
             continue
         read = count.first_decision()
         if read is not None:
-            an.findings.append(_map_finding(src, read, field, _client_keys(d, keys.get(field, set())), count))
+            who = _client_keys(d, keys.get(field, set()))
+            an.findings.append(_map_finding(src, read, field, who, count, field not in an.client_keyed_maps))
     for field, ftype in sorted(an.receiver_fields.items()):
         grows = _only_grows(src, funcs, field) if _NUMERIC.match(ftype.strip()) else None
         if not grows:
             continue
         count = _Count(src, funcs, lambda n, v, f=field: _is_read_of(src, n, f"{v}.{f}"))
-        if count.caps(lambda n, v, f=field: _increments(src, n, f"{v}.{f}")):
+        if count.caps(lambda n, v, f=field: _increments(src, n, f"{v}.{f}"), deciding=an.host_info):
             continue
         read = count.first_decision()
         if read is not None:
             an.findings.append(_counter_finding(src, read, field, grows, count))
+
+
+def bounded(src: EvolvedSource, an: Analysis, field: str) -> bool:
+    """The receiver map ``field`` cannot grow for the EPP's life: carried code forgets its entries (``forgets``), or
+    a comparison of its length guards every write (``_Count.caps``, an early return from the host included)."""
+    funcs = [f for f in [an.host_info, *an.helpers] if f is not None and f.receiver_var]
+    count = _Count(src, funcs, lambda n, v: _is_len_of(src, n, f"{v}.{field}"))
+    return forgets(src, funcs, field) or count.caps(lambda n, v: _writes_map(src, n, f"{v}.{field}"))
+
+
+def forgets(src: EvolvedSource, funcs: list, field: str) -> bool:
+    """Carried code drops entries of the receiver map: ``delete``/``clear`` on it (past a length or not), or a
+    reassignment (a reset; not the lazy ``make`` that creates it once)."""
+    for fn in funcs:
+        target = f"{fn.receiver_var}.{field}"
+        for node in walk(fn.node):
+            if node.type == "call_expression":
+                callee = text_of(src, node.child_by_field_name("function"))
+                args = node.child_by_field_name("arguments")
+                first = args.named_children[0] if args is not None and args.named_children else None
+                if callee in ("delete", "clear") and first is not None and text_of(src, first) == target:
+                    return True
+            elif node.type == "assignment_statement":
+                left = node.child_by_field_name("left")
+                if left is not None and target in (text_of(src, c) for c in left.named_children):
+                    if not _lazy_init(src, node, target):
+                        return True
+    return False
+
+
+def _lazy_init(src: EvolvedSource, node: Node, target: str) -> bool:
+    """``if r.m == nil { r.m = make(…) }`` creates the map once; it is not a reset."""
+    while node is not None and node.type != "if_statement":
+        node = node.parent
+    cond = node.child_by_field_name("condition") if node is not None else None
+    text = text_of(src, cond).replace(" ", "") if cond is not None else ""
+    return text in (f"{target}==nil", f"nil=={target}")
+
+
+def _client_map(an: Analysis, d, field: str, signals: set[str]) -> bool:
+    """``field`` is a receiver map written with a key the client controls (as ``hazards`` reads it)."""
+    if not an.receiver_fields.get(field, "").strip().startswith("map["):
+        return False
+    return any(e is not None and client_draw.client_keyed(e) for e in (d.signal(n, "request") for n in signals))
 
 
 def found(an: Analysis) -> bool:
@@ -140,45 +196,69 @@ class _Count:
                     return read
         return None
 
-    def caps(self, writes) -> bool:
-        """A cap keeps the count from growing for life: every write (``writes(node, receiver_var)``) sits inside
-        ``if <count> < cap { … }`` or after ``if <count> >= cap { return … }``, in its own method or at every call
-        of that method (one level). The condition must be one comparison on the count, by itself: a rule that
-        only rejects sheddable requests past it (``&&``) bounds nothing. (``if len(a.m) < n`` already makes a map
-        no client-keyed map: ``hazards._evicted``.)"""
+    def caps(self, writes, deciding: FuncInfo | None = None) -> bool:
+        """A cap keeps the count from growing for life: every write (``writes(node, receiver_var)``) sits where the
+        count is below the cap (``_guarded``), in its own method or at every call of that method (one level). An
+        early return from ``deciding`` (the host) is no cap when given: there it is the decision itself."""
         calls: dict[tuple, list] = {}
         for fn in self.funcs:
             for node in walk(fn.node):
                 calls.setdefault(_method_call(self.src, fn, node), []).append((fn, node))
         writes_at = [(fn, n) for fn in self.funcs for n in walk(fn.node) if writes(n, fn.receiver_var)]
 
+        def guarded(fn: FuncInfo, node: Node) -> bool:
+            return self._guarded(fn, node, returns=fn is not deciding)
+
         def bounded(fn: FuncInfo, node: Node) -> bool:
             sites = calls.get((fn.receiver_type, fn.name), [])  # none for the host: nothing carried calls it
-            return self._guarded(fn, node) or (bool(sites) and all(self._guarded(f, n) for f, n in sites))
+            return guarded(fn, node) or (bool(sites) and all(guarded(f, n) for f, n in sites))
 
         return bool(writes_at) and all(bounded(fn, n) for fn, n in writes_at)
 
-    def _guarded(self, fn: FuncInfo, node: Node) -> bool:
-        for cond in (c for c in walk(fn.node) if c.type == "if_statement" and self._is_cap(fn, c)):
-            body = cond.child_by_field_name("consequence")
-            inside = body is not None and body.start_byte <= node.start_byte < body.end_byte
+    def _guarded(self, fn: FuncInfo, node: Node, returns: bool) -> bool:
+        """``node`` runs only while the count is below a bound: inside ``if <below> { … }`` (or the ``else`` of
+        ``if <past> { … }``), or, when ``returns``, after ``if <past> { …; return }`` in the same block."""
+        for stmt in (c for c in walk(fn.node) if c.type == "if_statement"):
+            cond, body = stmt.child_by_field_name("condition"), stmt.child_by_field_name("consequence")
+            other = stmt.child_by_field_name("alternative")
+            if _within(node, body) and self._bound(fn, cond, below=True):
+                return True
+            if _within(node, other) and self._bound(fn, cond, below=False):
+                return True
             stmts = body.named_children if body is not None else []
             if len(stmts) == 1 and stmts[0].type == "statement_list":
                 stmts = stmts[0].named_children
-            returns = bool(stmts) and stmts[-1].type == "return_statement" and cond.end_byte <= node.start_byte
-            if inside or returns:
-                return True
+            after = stmt.end_byte <= node.start_byte and _within(node, stmt.parent)
+            if returns and after and stmts and stmts[-1].type == "return_statement":
+                if self._bound(fn, cond, below=False):
+                    return True
         return False
 
-    def _is_cap(self, fn: FuncInfo, stmt: Node) -> bool:
-        cond = stmt.child_by_field_name("condition")
+    def _bound(self, fn: FuncInfo, cond: Node | None, below: bool) -> bool:
+        """``cond`` holding implies the count is below a bound (``below``: ``n < cap``, ``cap > n``, a clause of an
+        ``&&``), or failing implies it (``n >= cap``, ``n == cap``, a clause of an ``||``): a ``||`` guard lets a
+        write through past the cap, and a return on ``… && <other>`` lets every other request through to it."""
         while cond is not None and cond.type == "parenthesized_expression":
             cond = cond.named_children[0] if cond.named_children else None
+        if cond is not None and cond.type == "unary_expression":
+            negated = text_of(self.src, cond.child_by_field_name("operator")) == "!"
+            return negated and self._bound(fn, cond.child_by_field_name("operand"), not below)
         if cond is None or cond.type != "binary_expression":
             return False
-        if text_of(self.src, cond.child_by_field_name("operator")) not in COMPARE:
+        op = text_of(self.src, cond.child_by_field_name("operator"))
+        left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+        if op in ("&&", "||"):
+            sides = (self._bound(fn, left, below), self._bound(fn, right, below))
+            return any(sides) if (op == "&&") == below else all(sides)
+        counted = [left is not None and self._reads(fn, left), right is not None and self._reads(fn, right)]
+        if op not in COMPARE or counted.count(True) != 1:
             return False
-        return any(self.is_read(n, fn.receiver_var) or self.via(fn, n) is not None for n in walk(cond))
+        if counted[1]:  # cap > n is n < cap
+            op = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
+        return op in (("<", "<=") if below else (">", ">=", "=="))
+
+    def _reads(self, fn: FuncInfo, expr: Node) -> bool:
+        return any(self.is_read(n, fn.receiver_var) or self.via(fn, n) is not None for n in walk(expr))
 
     def _carried(self, fn: FuncInfo, reads: list[Node], sink) -> bool:
         """Some of ``reads`` reaches a ``sink`` node of ``fn`` (a comparison, a return), directly or through the
@@ -209,6 +289,10 @@ class _Count:
                         tainted.add(name)
                         changed = True
         return any(sink(self.src, n) and carries(n) for n in walk(fn.node))
+
+
+def _within(node: Node, outer: Node | None) -> bool:
+    return outer is not None and outer.start_byte <= node.start_byte < outer.end_byte
 
 
 def _compares(src: EvolvedSource, node: Node) -> bool:
@@ -292,21 +376,29 @@ def _read_text(src: EvolvedSource, read: Node, count: _Count, of: str) -> str:
     return f"`{text_of(src, read)}` (`{of.format(method.receiver_var)}`, returned by `{method.name}`)"
 
 
-def _map_finding(src: EvolvedSource, read: Node, field: str, keys: str, count: _Count) -> Finding:
+def _map_finding(src: EvolvedSource, read: Node, field: str, keys: str, count: _Count, capped: bool) -> Finding:
+    """``capped``: a return from the host before the write stops the map growing (``bounded``), at the decision."""
     line, snippet = _line_of(src, read)
     what = _read_text(src, read, count, "len({}." + field + ")")
+    held = (
+        ", though a return before the write stops it growing. In BLIS that was one run's clients (a fixed handful, "
+        "all active); in llm-d the plugin keeps one receiver for the EPP's life, so the map holds the first clients "
+        "since the EPP started, for its whole life: one silent for hours still counts, and once they have come, "
+        "what the comparison decides holds for every request until the EPP restarts."
+        if capped
+        else ". In BLIS that was one run's clients (a fixed handful, all active); in llm-d the plugin keeps one "
+        "receiver for the EPP's life, so it counts every client since the EPP started: one silent for hours still "
+        "counts, and a share divided by the count shrinks (a limit compared with it moves) for as long as the EPP "
+        "runs (the plugin's memory cap acts only past thousands of entries, and bounds memory, not the count)."
+    )
     return Finding(
         severity=Severity.IMPORTANT,
         check=CHECK,
         source_line=line,
         message=(
             f"`{snippet}` decides on {what}, the number of distinct {keys} the map `{field}` has "
-            "ever been written with: no carried code deletes an entry. In BLIS that was one run's clients (a fixed "
-            "handful, all active); in llm-d the plugin keeps one receiver for the EPP's life, so it counts every "
-            "client since the EPP started: one silent for hours still counts, and a share divided by the count "
-            "shrinks (a limit compared with it moves) for as long as the EPP runs (the plugin's memory cap acts "
-            "only past thousands of entries, and bounds memory, not the count). The differential harness and the generated tests cannot "
-            "show it: their sequences last minutes"
+            f"ever been written with: no carried code deletes an entry{held} The differential harness and the "
+            "generated tests cannot show it: their sequences last minutes"
         ),
         fix=(
             f"count only the clients seen within a window (keep a last-seen time per key in `{field}` and count "

@@ -73,17 +73,21 @@ def test_a_helper_that_resets_deletes_or_caps_clears_the_count(analyze_text, nam
     assert not lifetime(analyze_fixture(analyze_text, name))
 
 
-def test_a_cap_that_returns_before_the_write_or_sits_in_the_writing_helper_also_clears_it(analyze_text):
-    early = '\tif a.active() >= 64 {\n\t\treturn true, ""\n\t}\n\ta.tenants[req.TenantID]++\n'
-    capped = "\tif a.active() < 64 {\n\t\ta.tenants[req.TenantID]++\n\t}\n"
-    an = analyze_fixture(analyze_text, "helper_len_capped.go", lambda t: t.replace(capped, early))
-    assert not lifetime(an)
+def test_a_cap_in_the_writing_helper_clears_it_and_one_the_host_returns_on_decides_on_it(analyze_text):
     saturating = "\tif a.seen < 1000 {\n\t\ta.seen++\n\t}\n"
     an = analyze_fixture(analyze_text, "helper_counter.go", lambda t: t.replace("\ta.seen++\n", saturating))
     assert not lifetime(an)
-    # the same comparison, one clause of a rejection rule, caps nothing: the map grows for every other request
-    uncapped = '\tif a.active() < 64 && req.SLOClass == "sheddable" {\n\t\ta.tenants[req.TenantID]++\n\t}\n'
-    assert lifetime(analyze_fixture(analyze_text, "helper_len_capped.go", lambda t: t.replace(capped, uncapped)))
+    # a return from Admit past the cap is the decision itself: once 64 tenants ever came, every request is
+    # admitted and the crowd rule skipped, until the EPP restarts (test_lifetime_count_caps: the rejecting form)
+    early = '\tif a.active() >= 64 {\n\t\treturn true, ""\n\t}\n\ta.tenants[req.TenantID]++\n'
+    capped = "\tif a.active() < 64 {\n\t\ta.tenants[req.TenantID]++\n\t}\n"
+    [f] = lifetime(analyze_fixture(analyze_text, "helper_len_capped.go", lambda t: t.replace(capped, early)))
+    assert f.source_line == 24 and "decides on `a.active()`" in f.message and "until the EPP restarts" in f.message
+    # a guard with another clause that still needs the count below 64 caps it; one any request passes does not
+    both = '\tif a.active() < 64 && req.SLOClass == "sheddable" {\n\t\ta.tenants[req.TenantID]++\n\t}\n'
+    assert not lifetime(analyze_fixture(analyze_text, "helper_len_capped.go", lambda t: t.replace(capped, both)))
+    either = '\tif a.active() < 64 || req.SLOClass == "critical" {\n\t\ta.tenants[req.TenantID]++\n\t}\n'
+    assert lifetime(analyze_fixture(analyze_text, "helper_len_capped.go", lambda t: t.replace(capped, either)))
 
 
 def test_the_sequence_screen_sees_a_count_kept_by_a_helper(analyze_text):
