@@ -119,6 +119,7 @@ def handle(args: argparse.Namespace) -> int:
     report = tr.report_markdown
     toolchain_line = "toolchain check skipped (--no-check)"
     if not args.no_check:
+        from bot.golang.package_vars import shared_state_failures
         from bot.golang.toolchain import ToolchainMissing, check_plugin
 
         try:
@@ -128,7 +129,7 @@ def handle(args: argparse.Namespace) -> int:
         except ToolchainMissing as exc:
             toolchain_line = f"toolchain check not run: {exc}"
         else:
-            findings += rep.findings
+            findings += shared_state_failures(rep.findings, tr.findings)  # a test failing on package state says so
             toolchain_line = (
                 f"gofmt {'ok' if rep.gofmt_ok else 'FAILED'}, build {'ok' if rep.build_ok else 'FAILED'}, "
                 f"vet {'ok' if rep.vet_ok else 'FAILED'}, test {'ok' if rep.test_ok else 'FAILED'} "

@@ -23,16 +23,27 @@ A write is anything that can change the value: an assignment, ``++``/``--``, an 
 method called on it; and, for a map or a slice, any use that hands the same storage on (assigned to a local,
 passed to a function other than ``len``/``cap``, returned), since it may be written through the copy. A local or a
 parameter of the same name hides it.
+
+The plugin still declares the variable, so it builds, and its generated test then runs every case in one process:
+the variable carries over from one case to the next, so a case whose expectation the harness measured on a fresh
+process can fail. That ``toolchain.test`` failure is the same hazard seen from the test, not a bug in the test, so
+``shared_state_failures`` rewords it to name the variable, its write and the hazard, with the hazard's fix.
 """
 
 from __future__ import annotations
 
+import re
+
 from bot.golang.analysis_types import Analysis, Node
+from bot.golang.gooutput import CHECK_TEST
 from bot.golang.gotree import named, text_of, walk
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, Severity
 
 PACKAGE_STATE = "hazard.package-state"
+#: How a ``PACKAGE_STATE`` message names its variable (``check`` writes it, ``shared_state_failures`` reads it).
+_NAMES_VAR = "changes the package-level variable `{name}`"
+_NAMED_VAR = re.compile(re.escape(_NAMES_VAR).replace(r"\{name\}", r"(?P<name>\w+)"))
 
 #: Calls that change their first argument in place (``sort.Float64s(seen)``, ``delete(seen, k)``).
 _CHANGES_FIRST = {"delete", "clear", "copy", "maps.Copy", "maps.DeleteFunc", "slices.Reverse"}
@@ -157,7 +168,7 @@ def check(src: EvolvedSource, an: Analysis) -> None:
                 check=PACKAGE_STATE,
                 source_line=an.line_of(at),
                 message=(
-                    f"`{shown}` changes the package-level variable `{name}`: state every request shares. In BLIS it "
+                    f"`{shown}` {_NAMES_VAR.format(name=name)}: state every request shares. In BLIS it "
                     "lived for one simulation run, one request at a time; in the EPP it lives as long as the process "
                     "and llm-d schedules requests concurrently, so every write is a data race (the plugin holds no "
                     "lock for a package variable), and its value carries over from every request the EPP ever saw"
@@ -169,6 +180,33 @@ def check(src: EvolvedSource, an: Analysis) -> None:
                 ),
             )
         )
+
+
+def shared_state_failures(checked: list[Finding], translated: list[Finding]) -> list[Finding]:
+    """The toolchain's findings ``checked``, with each failed generated test (``toolchain.test``) of a plugin the
+    translation refused for package state (``translated`` holds its ``hazard.package-state`` findings) saying
+    that is the cause and giving the hazard's fix; unchanged when there is none (see the module doc)."""
+    hazards = [
+        (m.group("name"), f) for f in translated if f.check == PACKAGE_STATE and (m := _NAMED_VAR.search(f.message))
+    ]
+    if not hazards:
+        return list(checked)
+    shared = ", ".join(
+        f"`{name}` (written at evolved line {f.source_line})" if f.source_line else f"`{name}`" for name, f in hazards
+    )
+    noun = "package variable" if len(hazards) == 1 else "package variables"
+    cause = (
+        f"the generated cases share {noun} {shared}, see {PACKAGE_STATE}: one case's write carries into the "
+        "next, so a case's expectation, measured by the harness on a fresh process, need not hold; the test fails "
+        "because of that state, not because the test is wrong"
+    )
+    fixes = list(dict.fromkeys(f.fix for _, f in hazards if f.fix))
+    return [
+        f.model_copy(update={"message": f"{f.message}. Cause: {cause}", "fix": "; ".join(fixes) or f.fix})
+        if f.check == CHECK_TEST
+        else f
+        for f in checked
+    ]
 
 
 def _inside(n: Node, outer: Node) -> bool:

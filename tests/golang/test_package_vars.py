@@ -169,3 +169,36 @@ def test_a_plugin_writing_package_state_is_refused_by_its_reason_not_by_an_undef
     assert [f.check for f in critical] == [PACKAGE_STATE], critical
     report = check_plugin({p: t for p, t in tr.files.items() if p.endswith(".go")})  # the variable is declared
     assert report.build_ok and report.vet_ok and "undefined" not in report.output, report.output[-3000:]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("path", "var", "write"),
+    [(ROUTER_STATE, "routed", "\trouted++"), (ADMITTER_STATE, "admittedBy", "\tadmittedBy[req.TenantID]++")],
+)
+def test_a_generated_test_failing_on_package_state_names_the_variable_and_the_hazard(tmp_path, path, var, write):
+    """The plugin's cases share the package variable, so one case's write carries into the next and a case's
+    expectation (measured on a fresh process) may not hold: the toolchain.test finding says that is the cause and
+    points at the hazard's fix, never reads as a bug in the generated test."""
+    import json
+
+    from bot.cli import main
+
+    assert main(["translate", str(path), "--out", str(tmp_path)]) == 1
+    findings = json.loads((tmp_path / "findings.json").read_text(encoding="utf-8"))
+    [hazard] = [f for f in findings if f["check"] == PACKAGE_STATE]
+    failed = [f for f in findings if f["check"] == "toolchain.test"]
+    assert failed, findings  # the fixture's cases do depend on their order: else this test checks nothing
+    for f in failed:
+        assert f"package variable `{var}`" in f["message"], f["message"]
+        assert f"evolved line {_line(path, write)}" in f["message"] and PACKAGE_STATE in f["message"], f["message"]
+        assert f["severity"] == "CRITICAL" and f["fix"] == hazard["fix"], f
+
+
+def test_a_failing_test_without_package_state_is_reported_as_the_toolchain_found_it():
+    from bot.golang.package_vars import shared_state_failures
+    from bot.model import Finding
+
+    failed = Finding(severity=Severity.CRITICAL, check="toolchain.test", message="test TestX failed: got 1, want 2")
+    other = Finding(severity=Severity.IMPORTANT, check="hazard.other", message="`x` is odd", source_line=3)
+    assert shared_state_failures([failed], [other]) == [failed]

@@ -88,6 +88,36 @@ def test_gate1_flags_a_runner_without_the_plugins_registration(branch):
     assert found and found[0].severity is Severity.CRITICAL
 
 
+def test_gate1_says_a_test_failing_on_package_state_fails_because_of_it(branch):
+    """Stage 2 recorded a CRITICAL hazard.package-state and a failed generated test: gate 1 words the test's
+    failure by its cause (the cases share the package variable) with the hazard's fix, as `promote translate`
+    does, not as a bug in the generated test."""
+    ctx, edit, _ = branch
+    hazard = {
+        "severity": "CRITICAL",
+        "check": "hazard.package-state",
+        "source_line": 30,
+        "message": "`routed++` changes the package-level variable `routed`: state every request shares",
+        "fix": "move `routed` into the policy's receiver struct",
+    }
+    failed = {"severity": "CRITICAL", "check": "toolchain.test", "message": "test TestThresholds failed: want lower"}
+
+    def add(key: str, finding: dict, **flags):
+        def change(text: str) -> str:
+            data = json.loads(text)
+            data[key] = [*data[key], finding]
+            return json.dumps(data | flags, indent=2, sort_keys=True) + "\n"
+
+        return change
+
+    edit(ctx.paths.translation_json, add("findings", hazard))
+    edit(ctx.paths.translation_checks, add("findings", failed, test_ok=False))
+    [found] = [f for f in review_gate(1, ctx) if f.check == "toolchain.test"]
+    assert found.message.startswith(failed["message"]), found.message
+    assert "package variable `routed` (written at evolved line 30)" in found.message, found.message
+    assert "hazard.package-state" in found.message and found.fix == hazard["fix"], found
+
+
 def test_gate1_unflagged_map_c_gap(branch):
     ctx, edit, _ = branch
     report = ctx.paths.translation_report
