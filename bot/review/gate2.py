@@ -12,7 +12,8 @@
 - traffic exercises what the plugin decides by: a request class (``G2.priority-exercised``), a scheduler's prompt
   length (``G2.prompt-length-exercised``, ``bot.review.gate2_orders``) and, for a policy that reads the request's
   TTFT target, the header it arrives in (``G2.slo-header-sent``); for one that reads the session, a workload that
-  sends it (``G2.session-header-sent``);
+  sends it (``G2.session-header-sent``); for one that reads the tenant, cells that send several fairness IDs
+  (``G2.tenants-exercised``, ``bot.review.gate2_tenants``);
 - the plan approving buys can decide something (``G2.plan-decides-nothing``) and tests a claim, not guards only
   (``G2.no-claim-benchmarked``), from stage 4's plan (``bot.review.gate2_plan``).
 """

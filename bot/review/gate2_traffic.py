@@ -4,7 +4,8 @@
 - the request's TTFT target, the header it arrives in (``G2.slo-header-sent``), and a target that varies
   (``G2.slo-target-constant``): one fixed header on every request leaves a deadline order nothing to order;
 - the request's session, the header it arrives in (``G2.session-header-sent``): with none, every request is
-  sessionless and a session-affinity program's state is never keyed.
+  sessionless and a session-affinity program's state is never keyed;
+- the request's tenant, the fairness ID (``G2.tenants-exercised``, ``bot.review.gate2_tenants``): one per cell.
 """
 
 from __future__ import annotations
@@ -150,7 +151,7 @@ def _stateful_cells(ids: str, read: list[str]) -> tuple[str, str]:
     )
     fix = (
         "check the evolved code's rule for class `standard` against the cells' load (their rates and prompt lengths, "
-        "all under one fairness ID unless a workload sends one per tenant): approve if that load reaches the state it "
+        "and one fairness ID per cell: G2.tenants-exercised): approve if that load reaches the state it "
         "sheds `standard` by (say so as the reason), or reject and benchmark the claims by hand on traffic that does "
         "(or on a priority mix, if it never sheds `standard`)"
     )
@@ -165,11 +166,15 @@ HEADER_SIGNALS = ("SLOTargetUs",)
 
 
 def traffic_findings(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
-    """Whether the planned traffic exercises what the plugin decides by (the class, the TTFT target, the session)."""
+    """Whether the planned traffic exercises what the plugin decides by (the class, the TTFT target, the session,
+    the tenant). The tenant's check lives in ``gate2_tenants``, which reads this module's profile helpers."""
+    from bot.review.gate2_tenants import tenants_exercised
+
     return (
         _class_exercised(ctx, hyps, summary)
         + _slo_header_sent(ctx, hyps, summary)
         + _session_header_sent(ctx, hyps, summary)
+        + tenants_exercised(ctx, hyps, summary)
     )
 
 
