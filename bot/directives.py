@@ -126,6 +126,28 @@ DIRECTIVES: dict[int, tuple[Directive, ...]] = {
 }
 
 
+#: The checks whose CRITICAL findings no gate-1 directive clears: the plugin fails its generated test or does not
+#: build (``toolchain.test``, ``toolchain.build``, gate 1's ``G1.compiles``), or the evolved code writes state every
+#: request shares (``hazard.package-state``). Each is in the program as evolved, and a directive sets only what the
+#: plugin deploys, so a change request would rerun stage 2 into the same findings. Spelled as their modules spell
+#: them (they import this module, not the other way round; tests/review/test_directives.py checks they agree).
+NO_DIRECTIVE_CLEARS = frozenset({"toolchain.test", "toolchain.build", "hazard.package-state", "G1.compiles"})
+
+
+def none_clears(gate: int, findings) -> str:
+    """One sentence saying no change request clears gate ``gate``'s open CRITICAL ``findings``, when it is gate 1,
+    there is one and all are ``NO_DIRECTIVE_CLEARS``'s; else ''. Found in a researcher's trial: gate 1 offered
+    ``param NAME: VALUE`` beside a failing generated test that no deployed value changes."""
+    checks = {f.check for f in findings if f.severity.value == "CRITICAL"}
+    if gate != 1 or not checks or not checks <= NO_DIRECTIVE_CLEARS:
+        return ""
+    named = ", ".join(f"`{c}`" for c in sorted(checks))
+    return (
+        f"No change request clears the open CRITICAL findings ({named}): they are in the evolved program itself, "
+        "and a directive sets only what the plugin deploys. Only a re-filed program clears them; otherwise reject it."
+    )
+
+
 def for_gate(gate: int, examples: dict[str, str] | None = None) -> tuple[Directive, ...]:
     """Gate ``gate``'s directives; with ``examples`` (``promotion_examples``), only those it names, each with
     the promotion's own example (an admitter is not offered ``scorers:`` nor another plugin's parameter)."""

@@ -515,6 +515,8 @@ def _gate_brief(state, gate: int, *, fork, base: str) -> list[str]:
         out.append("  request changes with one of these per line of --reason (prose alone is answered, not recorded):")
         width = max(len(d.syntax) for d in forms)
         out.extend(f"    {d.syntax:<{width}}  e.g. {d.example}" for d in forms)
+        if stuck := directives.none_clears(gate, rounds[-1].findings if rounds else []):
+            out.append(f"  {stuck}")
     return out
 
 

@@ -119,7 +119,7 @@ def handle(args: argparse.Namespace) -> int:
     report = tr.report_markdown
     toolchain_line = "toolchain check skipped (--no-check)"
     if not args.no_check:
-        from bot.golang.package_vars import shared_state_failures
+        from bot.golang.failing_tests import with_causes
         from bot.golang.toolchain import ToolchainMissing, check_plugin
 
         try:
@@ -129,7 +129,7 @@ def handle(args: argparse.Namespace) -> int:
         except ToolchainMissing as exc:
             toolchain_line = f"toolchain check not run: {exc}"
         else:
-            findings += shared_state_failures(rep.findings, tr.findings)  # a test failing on package state says so
+            findings += with_causes(rep.findings, tr.findings)  # a failing test names the cause the translation found
             toolchain_line = (
                 f"gofmt {'ok' if rep.gofmt_ok else 'FAILED'}, build {'ok' if rep.build_ok else 'FAILED'}, "
                 f"vet {'ok' if rep.vet_ok else 'FAILED'}, test {'ok' if rep.test_ok else 'FAILED'} "

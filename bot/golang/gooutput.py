@@ -193,9 +193,46 @@ def _build_failed(pkg: str, build_lines: list[str]) -> bool:
     return any(ln.startswith(f"# {pkg}") for ln in build_lines)
 
 
+#: What a researcher can do about a failing generated test, after the sentence saying what failed. A generated
+#: test states what the compiled evolved program did on the case the harness chose, so the plugin failing it is
+#: nondeterminism in the evolved code, state its cases share (``package_vars.shared_state_failures`` says so when
+#: the translation found it) or a translator bug; running the translation again tells the first from the last.
+TEST_FAILURE_STEPS = (
+    "translate the program again (`promote translate SOURCE --out DIR`) and see whether the failure repeats. One "
+    "that moves to another case or value, or goes away, is nondeterminism in the evolved code: look for a draw from "
+    "math/rand's global source or another one the plugin does not seed, a read of the clock, a range over a map "
+    "whose order decides the result (Go iterates maps in random order); make it deterministic and re-file the "
+    "program. One that repeats the same way in deterministic evolved code is a translator bug: report it to the "
+    "bot's maintainers with the translation report and this finding. Either way the plugin as generated is not the "
+    "program: reject it at gate 1 (or the gate open when a later stage's check fails) unless it is re-filed. A test "
+    "added to the branch by hand may itself be wrong: fix whichever of it and the plugin is"
+)
+#: How each kind of generated-test failure opens its fix (``failing_test_fix``).
+_FAILURE_OPENINGS = {
+    "test": "the generated test states what the compiled evolved program did, and on this case the plugin did otherwise",
+    "diff": (
+        "the generated test wants the values marked want (what the compiled evolved program returned on this case) "
+        "and the plugin gives those marked got"
+    ),
+    "panic": "the plugin panicked on a case the generated test states the compiled evolved program's decision for",
+    "timeout": "the plugin's tests ran past go test's time limit on cases the compiled evolved program decided",
+    "package": (
+        "the plugin's test package failed outside any test (in its setup or TestMain, or with no output the bot "
+        "could read: the toolchain log has it all)"
+    ),
+}
+
+
+def failing_test_fix(kind: str) -> str:
+    """The fix of a ``toolchain.test`` finding of ``kind`` (test, diff, panic, timeout, package): what failed, then
+    ``TEST_FAILURE_STEPS``. Every finding a person reads says what to do; this one once said nothing."""
+    return f"{_FAILURE_OPENINGS[kind]}: {TEST_FAILURE_STEPS}"
+
+
 def _test_failure(pkg: str, test: str | None, lines: list[str], scratch_module: str | None) -> Finding:
     pkg_dir = scratch_relative(pkg) if pkg.startswith(MODULE) else pkg
-    file, line, detail, fix = None, None, "", None
+    file, line, detail, kind = None, None, "", "test" if test else "package"
+    panic = next((x.strip() for x in lines if x.strip().startswith("panic:")), "")
     for i, ln in enumerate(lines):
         m = _TEST_LOC.match(ln)
         if m:
@@ -205,18 +242,19 @@ def _test_failure(pkg: str, test: str | None, lines: list[str], scratch_module: 
             if differs:  # a `cmp.Diff` (-want +got): its first line names only the type, the rest say what differs
                 head = re.sub(r"\s+", " ", detail).rstrip("{ ")  # cmp pads with no-break spaces
                 detail = f"{head} differs in {'; '.join(differs)}"
-                fix = (
-                    "make the plugin and its test agree: the test wants the values marked want, the plugin gives "
-                    "got; fix the plugin if the test states the evolved program's behaviour, else the test"
-                )
+                kind = "diff"
             break
     if file is None:
         for ln in lines:
             m = TRACE_LOC.search(ln)
             if m and (MODULE + "/" in ln or (scratch_module and scratch_module in ln)):
                 file, line = scratch_relative(m.group("file"), scratch_module), int(m.group("line"))
-                detail = next((x.strip() for x in lines if x.strip().startswith("panic:")), "")
+                detail = panic
                 break
+    if file is None and panic:
+        detail = panic
+    if panic and kind != "diff" and (file is None or detail == panic):
+        kind = "timeout" if panic.startswith("panic: test timed out") else "panic"
     what = f"test {test} failed" if test else f"package {pkg_dir} failed outside any test"
     return Finding(
         severity=Severity.CRITICAL,
@@ -224,7 +262,7 @@ def _test_failure(pkg: str, test: str | None, lines: list[str], scratch_module: 
         message=cut_middle(f"{what}: {detail}" if detail else what, MESSAGE_CHARS),
         file=file,
         line=line if line and line >= 1 else None,
-        fix=fix,
+        fix=failing_test_fix(kind),
     )
 
 

@@ -43,6 +43,7 @@ from bot.golang.gooutput import (
     cut_lines,
     cut_middle,
     dedupe,
+    failing_test_fix,
     first_changed_line,
     normalize_output,
     parse_locations,
@@ -441,7 +442,12 @@ def check_plugin(
             test_ok = rc == 0 and not run_.failed_packages
             if rc not in (0, None) and not compile_findings and not run_.findings:
                 findings.append(
-                    Finding(severity=Severity.CRITICAL, check=CHECK_TEST, message=_last_line(shown + "\n" + err))
+                    Finding(
+                        severity=Severity.CRITICAL,
+                        check=CHECK_TEST,
+                        message=_last_line(shown + "\n" + err),
+                        fix=failing_test_fix("package"),
+                    )
                 )
 
         output = normalize_output("\n\n".join(log).replace(tmp, "$SCRATCH"))

@@ -36,6 +36,7 @@ def environment() -> jinja2.Environment:
     env.filters["md"] = md
     env.filters["sh"] = sh
     env.globals["directives_for"] = directives.for_gate  # each gate's change-request forms (one registry)
+    env.globals["none_clears"] = directives.none_clears  # ...or why none of them clears the open findings
     env.globals["p_adjusted"] = _p_adjusted  # a cell's adjusted p, read alike in every document
     env.globals["mean"] = _mean  # a cell's mean, likewise
     env.globals["finding_ids"] = finding_ids  # each finding's id (check#digest), quoted alike everywhere

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 
 from bot.golang import counter_era, fidelity_admit, fidelity_classes
+from bot.golang.failing_tests import with_causes
 from bot.golang.fidelity_unexplained import held_constant_clause, unexplained_words
-from bot.golang.package_vars import shared_state_failures
 from bot.golang.toolchain import RUNNER_GO
 from bot.model import Finding, PolicyKind, Severity, TranslationSummary
 from bot.yaml_safe import load_yaml
@@ -145,7 +145,7 @@ def review(ctx) -> list[Finding]:
     findings += _fidelity_belongs(ctx, summary)
     # Compile, vet and test results, as stage 2 recorded them for exactly these files (never a rerun of stage 2).
     checks = _go_checks(ctx, summary)
-    findings += shared_state_failures(checks.findings, summary.findings)  # a test failing on package state says so
+    findings += with_causes(checks.findings, summary.findings)  # a failing test names its cause and what to do
     if not (checks.build_ok and checks.vet_ok and checks.test_ok) and not checks.findings:
         findings.append(
             Finding(

@@ -78,7 +78,7 @@ def is_test_file(path: str) -> bool:
 
 
 def run(ctx: StageContext) -> StageOutput:
-    from bot.golang.package_vars import shared_state_failures
+    from bot.golang.failing_tests import with_causes
     from bot.golang.toolchain import insert_registration
 
     t = translation(ctx, ctx.feedback)
@@ -99,8 +99,8 @@ def run(ctx: StageContext) -> StageOutput:
     checks_json = _checks_json(ctx, t, {**package, **tests})
     files[ctx.paths.translation_checks] = checks_json
     checks = _report(checks_json)
-    # a generated test failing on package state says so (package_vars.shared_state_failures)
-    checks = checks.model_copy(update={"findings": shared_state_failures(checks.findings, t.findings)})
+    # a failing generated test names the cause the translation found, and says what to do (failing_tests)
+    checks = checks.model_copy(update={"findings": with_causes(checks.findings, t.findings)})
     crit = sum(1 for f in t.findings if f.severity.value == "CRITICAL")
     important = sum(1 for f in t.findings if f.severity.value == "IMPORTANT")
     # Gate 1's review raises both as blocking findings; the record keeps the stage from showing as passed.

@@ -361,3 +361,52 @@ def test_an_exclude_naming_no_id_says_the_word_is_not_an_id_of_this_promotion(re
     assert "such as C3" not in why and "nothing was recorded" in why
     bare = refusal(2, "exclude: Z9")  # the ids unknown: the form, not a guess at them
     assert bare is not None and "Z9 is not a hypothesis id; ids are a track letter and a number, e.g. A1" in bare
+
+
+def _finding(check: str, severity: str = "CRITICAL"):
+    from bot.model import Finding, Severity
+
+    return Finding(severity=Severity(severity), check=check, message="m")
+
+
+def test_the_checks_no_directive_clears_are_spelled_as_their_modules_spell_them():
+    from bot.golang.gooutput import CHECK_BUILD, CHECK_TEST
+    from bot.golang.package_vars import PACKAGE_STATE
+
+    assert {CHECK_TEST, CHECK_BUILD, PACKAGE_STATE} <= directives.NO_DIRECTIVE_CLEARS
+    assert 'check="G1.compiles"' in (PROJECT_ROOT / "bot" / "review" / "gate1.py").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("github", [True, False])
+def test_gate_1_says_when_no_change_request_can_clear_its_critical_findings(github):
+    """Found in a researcher's trial: gate 1 offered `param NAME: VALUE` beside CRITICAL findings (a failing
+    generated test) that no deployed value changes, so a change request would rerun stage 2 into the same gate."""
+    from bot.render import render
+
+    stuck = [_finding("toolchain.test"), _finding("hazard.package-state"), _finding("hazard.x", "IMPORTANT")]
+    said = directives.none_clears(1, stuck)
+    assert "`hazard.package-state`, `toolchain.test`" in said and "re-filed program" in said, said
+    assert "reject" in said, said
+    table = render("_directives.md.j2", gate=1, github=github, findings=stuck)
+    assert said in table, table
+    for findings in ([*stuck, _finding("hazard.sim-scale-threshold")], [_finding("hazard.x", "IMPORTANT")], []):
+        assert directives.none_clears(1, findings) == "", findings  # one a directive may clear, or none at all
+        assert "re-filed" not in render("_directives.md.j2", gate=1, github=github, findings=findings)
+    assert directives.none_clears(2, stuck) == ""
+    assert "re-filed" not in render("_directives.md.j2", gate=1, github=github)  # a review not at hand
+
+
+def test_the_cli_gate_stop_says_it_too():
+    from types import SimpleNamespace
+
+    from bot.cli.pipeline import _gate_brief
+    from bot.model.evidence import ReviewRound
+
+    review = ReviewRound(gate=1, round=1, findings=[_finding("toolchain.test")])
+    state = SimpleNamespace(reviews={1: [review]}, unconverged=set())
+    text = "\n".join(_gate_brief(state, 1, fork=None, base="main"))
+    assert directives.none_clears(1, review.findings) in text, text
+    review = ReviewRound(gate=1, round=1, findings=[_finding("toolchain.test"), _finding("hazard.recalibration")])
+    assert "re-filed" not in "\n".join(
+        _gate_brief(SimpleNamespace(reviews={1: [review]}, unconverged=set()), 1, fork=None, base="main")
+    )

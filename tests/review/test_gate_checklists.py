@@ -118,6 +118,35 @@ def test_gate1_says_a_test_failing_on_package_state_fails_because_of_it(branch):
     assert "hazard.package-state" in found.message and found.fix == hazard["fix"], found
 
 
+def test_gate1_gives_a_test_failure_recorded_without_a_fix_one_and_names_a_global_draw(branch):
+    """Found in a researcher's trial: gate 1 showed a CRITICAL toolchain.test with an empty "Suggested fix" (stage
+    2's record held none). It now says what to do, and names the translation's safety.global-rand as the cause."""
+    ctx, edit, _ = branch
+    draw = {
+        "severity": "IMPORTANT",
+        "check": "safety.global-rand",
+        "source_line": 21,
+        "message": "rand.Float64 draws from the process-global source, which Go seeds randomly",
+        "fix": "draw from a seeded *rand.Rand field (the receiver's `rng`, which the translator seeds)",
+    }
+    failed = {"severity": "CRITICAL", "check": "toolchain.test", "message": "test TestThresholds failed: want lower"}
+
+    def add(finding: dict, **flags):
+        def change(text: str) -> str:
+            data = json.loads(text)
+            return json.dumps(data | {"findings": [*data["findings"], finding]} | flags, indent=2) + "\n"
+
+        return change
+
+    edit(ctx.paths.translation_checks, add(failed, test_ok=False))
+    [found] = [f for f in review_gate(1, ctx) if f.check == "toolchain.test"]
+    assert found.fix and "translate the program again" in found.fix, found
+    edit(ctx.paths.translation_json, add(draw))
+    [found] = [f for f in review_gate(1, ctx) if f.check == "toolchain.test"]
+    assert "safety.global-rand" in found.message and "evolved line 21" in found.message, found.message
+    assert draw["fix"] in found.fix, found.fix
+
+
 def test_gate1_unflagged_map_c_gap(branch):
     ctx, edit, _ = branch
     report = ctx.paths.translation_report

@@ -24,6 +24,7 @@ SAFE = {
         "d.effect_in(github | default(false))",
         "d.example",
         "d.syntax",
+        "stuck",  # directives.none_clears: its own words and check ids from NO_DIRECTIVE_CLEARS only
     },
     "_gpu_time.md.j2": {  # numbers from the run manifest
         "gpu_time.budget | gpumin",

@@ -205,3 +205,46 @@ def test_insert_registration_into_single_import_and_one_line_body():
     out = toolchain.insert_registration(src, IMPORT, REGISTER)
     assert 'import (\n\t"fmt"\n' in out and IMPORT in out
     assert "registerInTreePlugins() {\n\t" + REGISTER + "\n}" in out
+
+
+def _failure(*outputs: str, test: str | None = "TestA", pkg_fails: bool = False):
+    pkg = gooutput.MODULE + "/pkg/x"
+    events = [{"Action": "run", "Package": pkg, "Test": test}] if test else []
+    events += [{"Action": "output", "Package": pkg, "Test": test, "Output": o} for o in outputs]
+    events += [{"Action": "fail", "Package": pkg, "Test": test}] if test else []
+    events += [{"Action": "fail", "Package": pkg}] if pkg_fails or not test else []
+    [finding] = gooutput.parse_test_json("\n".join(json.dumps(e) for e in events)).findings
+    return finding
+
+
+@pytest.mark.parametrize(
+    ("finding", "opening"),
+    [
+        (_failure("    x_test.go:12: Score = 0.4, want 0.7\n"), "on this case the plugin did otherwise"),
+        (
+            _failure("panic: runtime error: index out of range\n", "\t" + gooutput.MODULE + "/pkg/x/evolved.go:9\n"),
+            "the plugin panicked",
+        ),
+        (_failure("panic: test timed out after 1m0s\n", test=None), "ran past go test's time limit"),
+        (_failure("FAIL\tgithub.com/llm-d/llm-d-router/pkg/x [setup failed]\n", test=None), "outside any test"),
+    ],
+    ids=["located", "panic", "timeout", "outside-any-test"],
+)
+def test_every_failing_generated_test_says_what_a_researcher_can_do(finding, opening):
+    """Found in a researcher's trial: gate 1 showed a CRITICAL toolchain.test row with an empty "Suggested fix".
+    A generated test states what the compiled evolved program did, so each kind of failure says how to tell
+    nondeterminism from a translator bug, and what to do about each."""
+    assert finding.check == gooutput.CHECK_TEST and finding.fix, finding
+    assert opening in finding.fix, finding.fix
+    for step in ("translate the program again", "range over a map", "maintainers", "reject it at gate 1"):
+        assert step in finding.fix, (step, finding.fix)
+
+
+def test_a_cmp_diff_failure_says_which_side_is_the_evolved_program_and_what_to_do():
+    finding = _failure(
+        "    x_test.go:30: Unexpected output (-want +got):   x.Out{\n",
+        "        - \tScore: 0.7,\n",
+        "        + \tScore: 0.4,\n",
+    )
+    assert "Score: want 0.7, got 0.4" in finding.message, finding.message
+    assert "want" in finding.fix and "translate the program again" in finding.fix, finding.fix
