@@ -257,6 +257,7 @@ GO_NAMES = {
     "plugin_type",
     "known_scorers",
     "factory",  # the factory function's Go name, built from struct_name like `struct`
+    "r",  # the plugin's receiver name: "a" or "s", chosen by the generator from the policy kind
 }
 
 
