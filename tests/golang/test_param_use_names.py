@@ -150,3 +150,21 @@ def test_the_offset_of_a_saturation_is_its_half_saturation_point(analyze_text):
     doc = docs["loadHalfSaturation"]
     assert "the offset added to `load` in the saturation `loadCoeff*load/(load+loadHalfSaturation)`" in doc, doc
     assert "half its largest value when `load` equals it" in doc, doc
+
+
+def test_the_behaviour_rows_keep_no_second_row_that_differs_from_another_only_by_rounding_noise():
+    """Trial 3 (p2): TestBehaviour had "after 12 requests 0.2 s apart ... is rejected" and "after 12 requests
+    0.200004 s apart ... is rejected": the spaced pair's rejected member was the search's near copy of the rejected
+    row already asserted. The pair keeps the asserted row in its place (0.2 s against 2 s: the same time scale)."""
+    from bot.golang import sequences
+
+    labels = ["0:200000", "0:200004", "0:2000000", "0:alone"]
+    admits = [False, False, True, True]
+    spec = {"name": sequences.NAME, "labels": labels, "candidates": [{}] * len(labels)}
+    result = {
+        "name": sequences.NAME,
+        "cases": [{"candidate": i, "default": {"admit": a}} for i, a in enumerate(admits)],
+    }
+    assert sequences.choose([spec], [result]) == [0, 3, 2]
+    labels[1] = "0:300000"  # 0.3 s is another spacing, not noise: its pair row stays
+    assert sequences.choose([spec], [result]) == [0, 3, 1, 2]
