@@ -180,10 +180,25 @@ class Threshold:
     #: The SLO class a value is chosen for (``critical`` for ``limit = 60`` under ``if req.SLOClass == "critical"``;
     #: ``other`` for a default or a last else), when it is one entry of a per-class choice.
     case: str | None = None
+    #: What the compared value measures, when its text does not say (short_locals.measured): ``the mean of
+    #: `totalQueue` per endpoint, `float64(totalQueue)/float64(n)`,`` or ``the count `len(kept)` ...``.
+    subject_words: str | None = None
+    #: (the condition, the statement, what it changes) for a value set on a local that then multiplies or divides a
+    #: variable (``adj = 0.1`` under ``kv > 0.9``, then ``scores[snap.ID] *= adj``): a factor, said as one.
+    applied: tuple[str, str, str] | None = None
+    #: The quotient ``x/(x+k)`` an offset ``k`` is the half-saturation point of (param_names.saturation).
+    saturation: str | None = None
 
     @property
     def lines(self) -> list[int]:
         return sorted({o.line for o in self.occurrences})
+
+    @property
+    def numerator(self) -> bool:
+        """A coefficient the evolved code only divides by a term (``criticalBoost / (1 + pressure)``): the term is its
+        divisor, so it is no coefficient of that term; the quotient grows with it."""
+        uses = [o for o in self.occurrences if o.role == "coefficient"]
+        return self.role == "coefficient" and bool(uses) and all(o.op == "/" and not o.divisor for o in uses)
 
     @property
     def divides(self) -> bool:

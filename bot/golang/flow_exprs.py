@@ -22,8 +22,8 @@ from bot.golang.flow_values import _ROLE_OF_TYPE, _UNIT_POWERS, Val, _param_type
 from bot.golang.gonames import exported, lower_camel
 from bot.golang.gotree import id_of, named, norm_type, parse_number, walk
 from bot.golang.local_consts import ConstMixin
-from bot.golang.param_names import blend, clamp, moving_average
-from bot.golang.short_locals import held_by, plain_name, returned_by, used_for
+from bot.golang.param_names import blend, clamp, moving_average, saturation
+from bot.golang.short_locals import applied_as, held_by, measured, plain_name, returned_by, used_for
 
 
 class ExprMixin(ClassMixin, ConstMixin):
@@ -289,6 +289,12 @@ class ExprMixin(ClassMixin, ConstMixin):
         if role == "step" and _scores(self.t(lhs), lhs.type):
             role = "bonus" if (op == "+=") != self.t(lit).lstrip().startswith("-") else "penalty"
         self.literal(lit, role, subject, Val(None, cv.taint, lhs_v.type), rhs, op=op, target=lhs)
+        th = self.an.literal_nodes.get(lit.start_byte)
+        applied = applied_as(self.fn.node, self.t(lhs), self.t) if role == "value" and self.fn is not None else None
+        if th is not None and th.role == "value" and lhs.type == "identifier" and applied is not None:
+            stmt, changed, how = applied
+            th.applied = (" ".join(self.t(cnode).split()), " ".join(self.t(stmt).split()), self.t(changed))
+            th.suffix = "Factor" if how == "*=" else "Divisor"  # adjFactor: what it does, not that it is set
 
     def _cond_subject(self, cnode: Node | None) -> Node | None:
         """What a condition compares, named by the numbers it decides; a guard (``n > 0`` in ``n > 0 &&
@@ -402,6 +408,10 @@ class ExprMixin(ClassMixin, ConstMixin):
             suffix="BlendWeight" if mix else use[1] if use else suffix,
             case=case,
         )
+        if role == "offset" and (quotient := saturation(lit, self.t)) is not None:
+            th.saturation, th.suffix = " ".join(self.t(quotient).split()), "HalfSaturation"
+        if role == "threshold" and not bound and (m := measured(subject, self.fn.node if self.fn else None, self.t)):
+            th.subject_words = m[1]
         if go_type is None:
             th.reason = f"the type of `{self.t(subject)}` could not be inferred, so the literal stays in the code"
         owner = self.fn
@@ -434,6 +444,8 @@ class ExprMixin(ClassMixin, ConstMixin):
     def _base_name(self, subject: Node, signals: list[str], target: Node | None, role: str = "") -> str:
         if target is not None and target.type == "identifier" and role == "value":
             return self.t(target)
+        if (measure := measured(subject, self.fn.node if self.fn is not None else None, self.t)) is not None:
+            return measure[0]  # a mean or a count: meanQueue, arrivalsCount
         keyed = [_KEYED[s] for s in signals if s in _KEYED]
         if role in ("bonus", "penalty") and keyed:
             return keyed[0]  # +0.4 on the session's home endpoint is a session bonus, whatever else it checks

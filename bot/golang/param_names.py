@@ -8,10 +8,14 @@ evolved code would say it (found by an llm-d maintainer reading a01's plugin):
   length (``windowLength``); ``now - lastRefill > 5e6`` is the refill interval (``refillInterval``);
 - the two weights of an exponential moving average, ``x = 0.7*x + 0.3*sample`` (summing to 1), are ``xDecay``
   (what the old value keeps) and ``xSampleWeight`` (what the new sample brings), never the coefficient of a signal.
-  Only a field of a pointer receiver is state kept across calls, so only its update is an average (0.5 and 0.5
-  too: it forgets at the rate its weights say); the same shape on a local or a map entry set in the call
+  Only a field of a pointer receiver (or an entry of a map it holds, ``a.tokenEMA[tenant] = 0.8*prev + 0.2*x``
+  with ``prev, seen := a.tokenEMA[tenant]`` read before) is state kept across calls, so only its update is an
+  average (0.5 and 0.5 too: it forgets at the rate its weights say); the same shape on a local or a map entry set in the call
   (``scores[snap.ID] = 0.5*scores[snap.ID] + 0.5*adj``) blends two terms once: each weight is named by the term it
   weighs (``scoresBlendWeight``, ``adjBlendWeight``), and both are parameters (``pair_weights``);
+- the ``k`` of a saturation ``x/(x+k)`` is ``xHalfSaturation`` (the term is half its largest value at ``x = k``),
+  an offset alone ``xOffset``, and a number a term divides (``criticalBoost / (1 + p)``) its numerator, never a
+  coefficient of that term;
 - a number compared with a variable and then assigned to it in the branch, ``if p > 200 { p = 200 }``, is a
   clamp: ``maxPriority`` (``minX`` for ``<``), by what the variable holds, not a threshold.
 
@@ -49,7 +53,7 @@ def named_by_use(th: Threshold) -> tuple[str, str] | None:
     """(stem, suffix) for a number whose use says its role better than its subject does, else None."""
     if th.moving_average is not None:
         var, part = th.moving_average
-        return lower_camel(var.rsplit(".", 1)[-1]), _AVERAGE_SUFFIX[part]
+        return lower_camel(var.split("[", 1)[0].rsplit(".", 1)[-1]), _AVERAGE_SUFFIX[part]  # a.tokenEMA[t]: tokenEMA
     if th.clamp is not None:
         return th.clamp, exported(_identifier(th.base))  # maxPriority: the most `p` (a priority) may be
     if th.role != "threshold" or (m := _ELAPSED.match(th.subject.strip())) is None:
@@ -70,7 +74,7 @@ def moving_average(lit: Node, text: Callable[[Node], str], receiver: str | None)
     change them together. Only state kept across calls forgets: the same update of a local or a map entry made in
     the call weighs two terms once (a blend, ``blend``)."""
     update = _sum_to_one(lit, text)
-    if update is None or receiver is None or not re.fullmatch(re.escape(receiver) + r"\.\w+", update.var):
+    if update is None or receiver is None or not re.fullmatch(re.escape(receiver) + r"\.\w+(\[.*\])?", update.var):
         return None
     return update.var, DECAY if update.own else SAMPLE
 
@@ -123,7 +127,7 @@ def _sum_to_one(lit: Node, text: Callable[[Node], str]) -> WeightedUpdate | None
         value = parse_number(text(weight)) if weight.type in ("float_literal", "int_literal") else None
         if value is None or not 0 < value < 1:
             return None
-        weights.append((value, _plain(text(other)) == var, weight, other))
+        weights.append((value, _plain(text(other)) == var or _copy_of(other, var, text), weight, other))
     if not math.isclose(weights[0][0] + weights[1][0], 1.0) or [w[1] for w in weights].count(True) != 1:
         return None
     mine = next((w for w in weights if w[2].start_byte == _down(lit).start_byte), None)
@@ -131,6 +135,46 @@ def _sum_to_one(lit: Node, text: Callable[[Node], str]) -> WeightedUpdate | None
         return None
     other = next(w for w in weights if w is not mine)
     return WeightedUpdate(var, mine[1], mine[3], other[2], other[3])
+
+
+def _copy_of(term: Node, var: str, text: Callable[[Node], str]) -> bool:
+    """``term`` is a local declared as a copy of ``var`` (``prev, seen := a.tokenEMA[tenant]``, then
+    ``a.tokenEMA[tenant] = 0.8*prev + 0.2*inLen``): the old value read into a local before the update. A later
+    assignment to it (``if !seen { prev = inLen }``, a first sample) does not make it another value's."""
+    if term.type != "identifier":
+        return False
+    fn = term.parent
+    while fn is not None and fn.type not in ("function_declaration", "method_declaration", "func_literal"):
+        fn = fn.parent
+    for n in walk(fn) if fn is not None else []:
+        if n.type != "short_var_declaration" or n.start_byte >= term.start_byte:
+            continue
+        left, right = named(n.child_by_field_name("left")), named(n.child_by_field_name("right"))
+        if left and text(left[0]) == text(term) and len(right) == 1 and _plain(text(right[0])) == var:
+            return True
+    return False
+
+
+def saturation(lit: Node, text: Callable[[Node], str]) -> Node | None:
+    """The quotient when ``lit`` is the ``k`` of a saturation ``x/(x+k)`` (or ``c*x/(x+k)``), else None: the term
+    rises with ``x`` towards its largest value and is half of it at ``x = k``, so ``k`` is a half-saturation point,
+    compared with nothing (a trial's ``load/(load+8)`` gave ``loadThreshold``)."""
+    total = _up(lit.parent)
+    if total is None or total.type != "binary_expression" or text(total.child_by_field_name("operator")) != "+":
+        return None
+    sides = [_down(total.child_by_field_name(s)) for s in ("left", "right")]
+    x = next((s for s in sides if s.start_byte != _down(lit).start_byte), None)
+    quotient = _up(total.parent)
+    if x is None or quotient is None or quotient.type != "binary_expression":
+        return None
+    right = _down(quotient.child_by_field_name("right"))
+    if text(quotient.child_by_field_name("operator")) != "/" or right.start_byte != total.start_byte:
+        return None
+    num = _down(quotient.child_by_field_name("left"))
+    factors = [num]
+    if num.type == "binary_expression" and text(num.child_by_field_name("operator")) == "*":
+        factors = [_down(num.child_by_field_name(s)) for s in ("left", "right")]
+    return quotient if any(_plain(text(f)) == _plain(text(x)) for f in factors) else None
 
 
 def clamp(lit: Node, text: Callable[[Node], str]) -> tuple[str, Node] | None:
@@ -257,7 +301,7 @@ def name_parameters(an: Analysis) -> None:
         merged.append(th)
     suffix = {
         "threshold": "Threshold",
-        "offset": "Threshold",
+        "offset": "Offset",  # alone: an offset merged with a threshold on its subject takes "threshold"
         "floor": "Floor",
         "cap": "Cap",
         "coefficient": "Coeff",
@@ -283,6 +327,8 @@ def name_parameters(an: Analysis) -> None:
         # compared with `load` becomes loadThreshold (short_locals: a letter says nothing of the role).
         role = "" if th.local and LIMIT_WORDS.search(stem) else "Divisor" if th.divides else suffix[th.role]
         role = th.suffix if th.suffix is not None else role
+        if th.numerator:  # divided by its term, no coefficient of it: criticalBoost keeps its name, else xNumerator
+            role = "" if th.const_decl and says_role(stem) else "Numerator"
         stem, role = named_by_use(th) or (stem, role)
         role = "" if role == "Value" and says_role(stem) else role  # criticalWeight, not criticalWeightValue
         wanted.setdefault(lower_camel(_identifier(stem)) + "\0" + re.sub(r"[^A-Za-z0-9]", "", role), []).append(th)

@@ -430,7 +430,7 @@ def _doc(an: Analysis, th: Threshold) -> str:
 
 def _doc_text(an: Analysis, th: Threshold, subject: str) -> str:
     part = {
-        "threshold": f"the threshold `{subject}` is compared with",
+        "threshold": f"the threshold {th.subject_words or f'`{subject}`'} is compared with",
         "coefficient": f"the coefficient of `{subject}`",
         "factor": "the factor applied",
         "floor": f"the floor of `{subject}`",
@@ -443,6 +443,11 @@ def _doc_text(an: Analysis, th: Threshold, subject: str) -> str:
             f"the divisor of `{subject}`: the evolved code divides `{subject}` by it, so it is a scale (a time "
             f"constant, when `{subject}` is a time) in the units of `{subject}`, and raising it makes the quotient "
             "smaller"
+        )
+    if th.numerator:
+        part = (
+            f"the numerator of `{th.const_decl or _by_name(an, th, th.literal)[0]} / {subject}`: the evolved code divides it by "
+            f"`{subject}`, so the quotient grows in proportion to it"
         )
     op = th.occurrences[0].op if th.occurrences else None
     if th.target and th.role in ("factor", "step") and op in _CHANGES:
@@ -465,6 +470,16 @@ def _doc_text(an: Analysis, th: Threshold, subject: str) -> str:
         part = local_consts.doc_part(th, part, subject)
     if th.role == "value" and th.target and th.case:
         part = class_value_part(an, th)
+    if th.saturation is not None:
+        part = (
+            f"the offset added to `{subject}` in the saturation `{_by_name(an, th, th.saturation)[0]}`: that term is "
+            f"half its largest value when `{subject}` equals it, and a larger one makes it rise more slowly"
+        )
+    if th.role == "value" and th.applied is not None:
+        cond, stmt, changed = th.applied
+        cond = _by_name(an, th, cond)[0]  # the threshold's name, which stays true when it is tuned
+        verb = "multiplies" if "*=" in stmt else "divides"
+        part = f"the factor `{th.target}` is set to when `{cond}` holds: `{stmt}` {verb} `{changed}` by it"
     if th.role in ("bonus", "penalty"):
         score = f"`{th.target}`" if th.target else "the score"
         verb = "added to" if op == "+=" else "subtracted from"

@@ -344,13 +344,13 @@ def _case(spec: dict, c: dict, field: str, kind: str) -> Case:
         name = f"{spec['param']} is live: {how} to {moved}, {outcome}"
     elif c["side"] == "past":
         name = (
-            f"{spec['param']}={value}: {whose} compared value {x} is past it, so the branch applies; "
-            f"moved to {moved} it does not, and {outcome}"
+            f"{spec['param']}={value}: {whose} compared value {x} {_RELATION.get(spec.get('op'), _PAST)[0]}, so the "
+            f"branch applies; moved to {moved} it does not, and {outcome}"
         )
     else:
         name = (
-            f"{spec['param']}={value}: {whose} compared value {x} is not past it, so the branch does not "
-            f"apply; moved to {moved} it does, and {outcome}"
+            f"{spec['param']}={value}: {whose} compared value {x} {_RELATION.get(spec.get('op'), _PAST)[1]}, so the "
+            f"branch does not apply; moved to {moved} it does, and {outcome}"
         )
     return Case(
         name=name,
@@ -362,6 +362,19 @@ def _case(spec: dict, c: dict, field: str, kind: str) -> Case:
         side=c["side"],
         integer=spec["integer"],
     )
+
+
+#: (the comparison holds, it does not) in words, by the watched comparison's operator with the compared value on its
+#: left (``now-t <= windowUs``: 2.2 s "is at or below it", inside the window; trial 3 read it "past it", as a ``>``).
+_RELATION = {
+    ">": ("is above it", "is at or below it"),
+    ">=": ("is at or above it", "is below it"),
+    "<": ("is below it", "is at or above it"),
+    "<=": ("is at or below it", "is above it"),
+    "==": ("equals it", "differs from it"),
+    "!=": ("differs from it", "equals it"),
+}
+_PAST = ("is past it", "is not past it")
 
 
 def _fmt(v: float, integer: bool) -> str:

@@ -1,7 +1,8 @@
 """Names for numbers on locals of one or two letters (``n``, ``w``): the letter says nothing of the number's role,
 so the name comes from what the local holds (``n := len(r.InputTokens)``, then ``n > 2048`` is an input-tokens
 threshold) or, for a local the evolved code sets to numbers, from where it is used (``w`` in ``score -= w * load``
-is the load's weight)."""
+is the load's weight). A value that is a mean or a count is named by what it measures (``measured``), whatever
+its locals are called: ``float64(totalQueue)/float64(n)`` with ``n := len(state.Snapshots)`` is a mean, not a total."""
 
 from __future__ import annotations
 
@@ -204,3 +205,82 @@ def plain_name(side: Node, text: Text) -> str:
             return lower_camel(text(n.child_by_field_name("field")))
         else:
             return text(n) if n.type == "identifier" else ""
+
+
+def measured(subject: Node, fn: Node | None, text: Text) -> tuple[str, str] | None:
+    """(name stem, what it is for a doc) when ``subject`` is a mean or a count, which its locals' names do not say
+    (found in a trial: ``float64(totalQueue)/float64(n) > 6`` was ``totalQueueThreshold``, a mean queue per
+    endpoint named as a total; ``len(kept) > 4`` was ``keptThreshold``, a count of arrivals):
+
+    - ``sum / len(xs)`` (or a local set once from ``len(xs)``) is the mean of ``sum`` per element of ``xs``:
+      ``meanQueue``, without a leading total/sum;
+    - ``len(local)`` is a count of what the local holds, named by the receiver field it is stored back to
+      (``a.arrivals[tenant] = kept``: ``arrivalsCount``) or else by the local. ``len(r.InputTokens)`` is no count
+      of a local: the field names it (``inputTokens``)."""
+    n = _bare(subject, text)
+    if n.type == "binary_expression" and text(n.child_by_field_name("operator")) == "/":
+        num, den = _bare(n.child_by_field_name("left"), text), _bare(n.child_by_field_name("right"), text)
+        if den.type == "identifier" and fn is not None:
+            den = _bare(held_by(fn, text(den), text) or den, text)
+        counted = _len_of(den, text)
+        stem = plain_name(num, text) if counted is not None else ""
+        if counted is None or not stem or short(stem):
+            return None
+        per = "per endpoint" if text(counted).lower().endswith("snapshots") else f"per element of `{text(counted)}`"
+        stem = re.sub(r"^(?:total|sum)(?=[A-Z])", "", stem)
+        return "mean" + stem[:1].upper() + stem[1:], f"the mean of `{text(num)}` {per}, `{text(subject)}`,"
+    counted = _len_of(n, text)
+    if counted is None or counted.type != "identifier" or short(text(counted)):
+        return None
+    stored = _stored_as(fn, text(counted), text) if fn is not None else None
+    stem = (plain_name(stored, text) if stored is not None else "") or text(counted)
+    said = f" (`{text(counted)}` is stored as `{text(stored)}`)" if stored is not None else ""
+    return stem + "Count", f"the count `{text(n)}`{said}"
+
+
+def _bare(n: Node, text: Text) -> Node:
+    """``n`` without parentheses or a conversion around it (``float64(n)`` is ``n``)."""
+    while True:
+        if n.type == "parenthesized_expression" and named(n):
+            n = named(n)[0]
+        elif n.type == "call_expression" and (a := n.child_by_field_name("arguments")) and _conversion(a, text):
+            n = named(a)[0]
+        else:
+            return n
+
+
+def _len_of(n: Node, text: Text) -> Node | None:
+    """``xs`` when ``n`` is ``len(xs)``."""
+    args = n.child_by_field_name("arguments") if n.type == "call_expression" else None
+    if args is None or text(n.child_by_field_name("function")) != "len" or len(named(args)) != 1:
+        return None
+    return named(args)[0]
+
+
+def _stored_as(fn: Node, name: str, text: Text) -> Node | None:
+    """Where the local ``name`` is stored in the receiver's state (``a.arrivals[tenant] = kept``), if it is."""
+    for n in walk(fn):
+        if n.type != "assignment_statement" or text(n.child_by_field_name("operator")) != "=":
+            continue
+        left, right = named(n.child_by_field_name("left")), named(n.child_by_field_name("right"))
+        if len(left) == 1 and len(right) == 1 and text(right[0]).strip() == name:
+            target = left[0]
+            while target.type == "index_expression":
+                target = target.child_by_field_name("operand")
+            if target.type == "selector_expression":
+                return left[0]
+    return None
+
+
+def applied_as(fn: Node, name: str, text: Text) -> tuple[Node, Node, str] | None:
+    """(the statement, the variable it changes, ``*=`` or ``/=``) where the local ``name`` alone multiplies or
+    divides a variable (``scores[snap.ID] *= adj``): the numbers it is set to are factors of that variable, whatever
+    the local is called (a trial's ``adj = 0.1`` was ``adjValue``, "the value in `snap.KVUtilization`")."""
+    for n in walk(fn):
+        op = text(n.child_by_field_name("operator")) if n.type == "assignment_statement" else ""
+        if op not in ("*=", "/="):
+            continue
+        left, right = named(n.child_by_field_name("left")), named(n.child_by_field_name("right"))
+        if len(left) == 1 and len(right) == 1 and text(_bare(right[0], text)).strip() == name:
+            return n, left[0], op
+    return None

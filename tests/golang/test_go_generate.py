@@ -197,8 +197,8 @@ def test_scheduling_becomes_a_queue_position_scorer(dictionary):
     # The age threshold decides on a long enough queue: both of its sides get a unit test, found by the harness
     # (each incumbent's age is compared once, so the moves go to distinct ages: 1.6 s is nearer 3 s than 0.35 s).
     assert sorted(t.split(":")[1].split(",")[0] for t in tr.tests if t.startswith("arrivalTimeThreshold=")) == [
-        " pod-a's compared value 1600000 is not past it",
-        " pod-a's compared value 3200000 is past it",
+        " pod-a's compared value 1600000 is at or below it",  # the words follow the comparison's `>`
+        " pod-a's compared value 3200000 is above it",
     ]
     assert "criticalRank is live: doubled to 2, pod-a scores lower" in tr.tests
     assert not [f for f in tr.findings if f.check == "translate.untested-parameter"]

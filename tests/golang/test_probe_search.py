@@ -132,7 +132,7 @@ def test_g09s_recalibrated_threshold_gets_a_test_on_both_sides(dictionary):
     _, _, tr = translate_path(G09, dictionary)
     assert "queueDepthThreshold" not in _untested(tr)
     sides = [t for t in tr.tests if t.startswith("queueDepthThreshold=6:")]
-    assert len(sides) == 2 and any("is past it" in t for t in sides), tr.tests
+    assert len(sides) == 2 and any("is above it, so the branch applies" in t for t in sides), tr.tests
 
 
 @pytest.mark.slow
@@ -220,3 +220,26 @@ def test_a_live_probe_moves_its_parameter_only_where_validate_accepts(dictionary
     out, skipped = probes.specs(an, defaults, "routing", checks=stuck)
     assert "loadFactor" not in {s["param"] for s in out}
     assert any(s.startswith("`loadFactor`:") and "Validate()" in s for s in skipped), skipped
+
+
+@pytest.mark.parametrize(
+    ("op", "side", "words"),
+    [
+        ("<=", "past", "the compared value 2200000 is at or below it, so the branch applies"),
+        ("<=", "not-past", "the compared value 2200000 is above it, so the branch does not apply"),
+        (">", "past", "the compared value 2200000 is above it, so the branch applies"),
+        (">", "not-past", "the compared value 2200000 is at or below it, so the branch does not apply"),
+        (">=", "past", "the compared value 2200000 is at or above it, so the branch applies"),
+        ("<", "not-past", "the compared value 2200000 is at or above it, so the branch does not apply"),
+    ],
+)
+def test_a_threshold_cases_name_follows_its_comparisons_direction(op, side, words):
+    """Trial 3 (p2): `now-t <= windowUs` with t 2.2 s ago was described as "the compared value 2200000 is past it,
+    so the branch applies": 2.2 s is inside the 5 s window. "Past" read every comparison as `>`; the harness's
+    side says whether the comparison holds, so the words follow its operator."""
+    spec = {"name": "windowLength", "param": "windowLength", "value": 5_000_000, "integer": True, "op": op}
+    spec |= {"role": "threshold", "candidates": [{"endpoints": []}]}
+    case = {"side": side, "x": 2_200_000, "moved": 2_199_999, "candidate": 0, "movedOut": {"admit": True}}
+    an = type("An", (), {"thresholds": []})()
+    (got,) = probes.select(an, [spec], [{"name": "windowLength", "cases": [case]}], "admission")
+    assert got.name.startswith(f"windowLength=5000000: {words}"), got.name

@@ -120,7 +120,11 @@ def test_the_window_plugin_reads_its_window_and_limits_from_parameters_and_tests
     untested = [f.message for f in tr.findings if f.check == CHECK_UNTESTED]
     assert untested == [], untested  # the KV override, the window and both limits each have a test
     test = next(t for p, t in tr.files.items() if p.endswith("_test.go"))
-    for name in ("windowLength is live", "tenantLimit=20: the compared value 20 is past it", "criticalLimit is live"):
+    for name in (
+        "windowLength is live",
+        "tenantLimit=20: the compared value 20 is at or above it",
+        "criticalLimit is live",
+    ):
         assert f'name: "{name}' in test, test
     assert not [f for f in tr.findings if f.check == CHECK_UNLISTED_LITERAL], tr.findings
     passes_with_test(tr, "evolved.go", "zz_builds_test.go", lambda pkg: f"package {pkg}\n")
