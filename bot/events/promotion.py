@@ -25,7 +25,7 @@ from bot.github.client import GitHub, IssueInfo
 from bot.github.config import BotConfig
 from bot.github.labels import Label, changes, desired, open_gate_approval, to_create
 from bot.github.setup_check import fix_for
-from bot.model import PipelineState, PromotionRequest, RequestError, Stage, Status
+from bot.model import PipelineState, PromotionRequest, RequestError, Stage, Status, request_parts
 
 TEMPLATE = PROJECT_ROOT / ".github" / "ISSUE_TEMPLATE" / "promotion.yml"
 
@@ -219,7 +219,7 @@ class Promotion:
             self.save(state)
         # stage 1 done and stage 2 under way (before gate 1) counts too: the edit was taken and work thrown away,
         # and a researcher who fixed a typo then must not wonder whether the bot saw it
-        if change.redo and (pipeline.work_done(before) or before.stages):
+        if change.redo and (request_parts.work_done(before) or before.stages):
             gpu = ""
             if before.benchmark and not state.benchmark:  # the redone plan needs a new run: the old one went
                 gpu = f" {said or before.benchmark.still_running()}"

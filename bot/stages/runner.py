@@ -36,6 +36,7 @@ from bot.model import (
     counted,
     sha256_text,
 )
+from bot.model.request_parts import RequestChange, request_change
 from bot.stages import STAGE_MODULES
 from bot.stages.branch_guard import BranchMoved, check_branch, stage_commit_message
 from bot.stages.context import StageContext, StageFailed
@@ -137,13 +138,13 @@ class Runner:
             self.notify(f"re-check: this promotion's stages were {line}")
         return state
 
-    def restart(self, state: PipelineState, *, actor: str, why: str) -> tuple[PipelineState, pipeline.RequestChange]:
+    def restart(self, state: PipelineState, *, actor: str, why: str) -> tuple[PipelineState, RequestChange]:
         """The request changed under the promotion: redo it from the first stage that reads the change
         (``pipeline.restart``), and take the files of the stages it redoes off the branch in one commit, with the
         benchmark reports when the plan is redone: a restarted stage must not build on (or test, or judge) what
         the old request produced. Both homes come here; the state is saved."""
         parts = self.request.parts()
-        change = pipeline.request_change(state, parts)
+        change = request_change(state, parts)
         try:
             new = pipeline.restart(state, self.request.fingerprint(), parts, actor=actor, now=self.clock(), why=why)
         except pipeline.IllegalTransition as exc:
