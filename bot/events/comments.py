@@ -574,7 +574,7 @@ def _over_budget(state, gate: int, reason: str) -> str | None:
 
 def _unchanged(promotion, state, gate: int, reason: str | None) -> str | None:
     from bot.review.change_request import refusal_on_branch
-    from bot.stages.run_validate import unusable_results
+    from bot.stages.plan_reports import unusable_results
 
     runner = promotion.runner()
     return refusal_on_branch(
