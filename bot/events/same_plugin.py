@@ -105,7 +105,7 @@ def findings(others: list[Other], plugin: str) -> list[Finding]:
 def others(promotion) -> list[Other]:
     """The other open promotions of this one's plugin: asked once per run (one call), kept on the promotion."""
     if promotion.plugin_others is None:
-        from bot.events.promotion import TEMPLATE
+        from bot.events.issue_request import TEMPLATE
         from bot.yaml_safe import load_yaml
 
         issues = promotion.client.open_issues(str(Label.PROMOTION))
