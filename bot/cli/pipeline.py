@@ -185,7 +185,7 @@ def _decide(args, work: Path, settings: dict) -> int:
 def _refuse_unchanged(runner, gate: int, reason: str | None) -> None:
     """A change request that would reopen the gate unchanged is answered now, and nothing is recorded."""
     from bot.review.change_request import refusal_on_branch
-    from bot.stages.run_validate import unusable_results
+    from bot.stages.plan_reports import unusable_results
 
     state = runner.load_state()
     if state is None or state.open_gate != gate or state.status.value != "awaiting-decision":

@@ -93,7 +93,7 @@ def handle(args: argparse.Namespace) -> int:
     from bot.golang.source import load_evolved_source
     from bot.golang.translate import REPORT_NAME, translate
     from bot.model import Severity
-    from bot.model.evidence import tally
+    from bot.model.findings import tally
 
     src = load_evolved_source(Path(args.source))
     refused = _refuse_unsafe(src, Path(args.out), args.json)

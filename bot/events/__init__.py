@@ -14,7 +14,8 @@ import sys
 from collections.abc import Callable
 
 from bot.events.env import EventEnv
-from bot.events.promotion import Result, is_promotion
+from bot.events.issue_request import is_promotion
+from bot.events.promotion import Result
 from bot.forge import markers
 from bot.model import RequestError
 

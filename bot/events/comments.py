@@ -10,8 +10,9 @@ from bot import pipeline
 from bot.events import benchmark, lost_state
 from bot.events.benchmark import benchmark_out
 from bot.events.edits import EditedByAnother, as_it_is_now, author_edited
+from bot.events.issue_request import NeedsInfo
 from bot.events.issues import _issue, dropped_label
-from bot.events.promotion import NeedsInfo, Promotion, Result
+from bot.events.promotion import Promotion, Result
 from bot.events.pull_comments import on_pull_request
 from bot.events.request_texts import needs_fixing, waiting_line
 from bot.events.retry import retry
@@ -574,7 +575,7 @@ def _over_budget(state, gate: int, reason: str) -> str | None:
 
 def _unchanged(promotion, state, gate: int, reason: str | None) -> str | None:
     from bot.review.change_request import refusal_on_branch
-    from bot.stages.run_validate import unusable_results
+    from bot.stages.plan_reports import unusable_results
 
     runner = promotion.runner()
     return refusal_on_branch(

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from bot.events.promotion import NeedsInfo, Result
+from bot.events.issue_request import NeedsInfo
+from bot.events.promotion import Result
 
 STEPS = ("continue", "benchmark-finished")
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from bot import pipeline
 from bot.events import benchmark, lost_state
-from bot.events.promotion import NeedsInfo, Result
+from bot.events.issue_request import NeedsInfo
+from bot.events.promotion import Result
 from bot.events.request_texts import needs_fixing
 from bot.events.stale import written_before
 from bot.forge import markers

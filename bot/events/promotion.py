@@ -13,10 +13,11 @@ import json
 import sys
 from dataclasses import dataclass, field
 
-from bot import PROJECT_ROOT, pipeline
+from bot import pipeline
 from bot.agents.client import LLMError
 from bot.events import benchmark, handoff, same_plugin
 from bot.events.env import EventEnv
+from bot.events.issue_request import NeedsInfo, read_request
 from bot.events.request_texts import branch_change, changed_under
 from bot.execution import ExecutionNeeded, RecordedExecutor
 from bot.forge import markers
@@ -25,17 +26,7 @@ from bot.github.client import GitHub, IssueInfo
 from bot.github.config import BotConfig
 from bot.github.labels import Label, changes, desired, open_gate_approval, to_create
 from bot.github.setup_check import fix_for
-from bot.model import PipelineState, PromotionRequest, RequestError, Stage, Status
-
-TEMPLATE = PROJECT_ROOT / ".github" / "ISSUE_TEMPLATE" / "promotion.yml"
-
-
-class NeedsInfo(RequestError):
-    """The issue cannot become a promotion as filed; ``problems`` say what to fix."""
-
-    def __init__(self, problems: list[str]):
-        super().__init__("; ".join(problems))
-        self.problems = problems
+from bot.model import PipelineState, PromotionRequest, RequestError, Stage, Status, request_parts
 
 
 @dataclass
@@ -48,13 +39,6 @@ class Result:
     notes: list[str] = field(default_factory=list)
     status: str = ""  # the checklist as the status comment shows it
     waiting: str = ""  # the commands this run left for a later one (``Promotion.hold``), as markdown
-
-
-def is_promotion(issue: IssueInfo) -> bool:
-    """A promotion issue: labelled so by the form, or carrying the form's sections."""
-    return not issue.is_pull_request and (
-        Label.PROMOTION in issue.labels or ("### Evolved program" in issue.body and "### Policy kind" in issue.body)
-    )
 
 
 class Promotion:
@@ -219,7 +203,7 @@ class Promotion:
             self.save(state)
         # stage 1 done and stage 2 under way (before gate 1) counts too: the edit was taken and work thrown away,
         # and a researcher who fixed a typo then must not wonder whether the bot saw it
-        if change.redo and (pipeline.work_done(before) or before.stages):
+        if change.redo and (request_parts.work_done(before) or before.stages):
             gpu = ""
             if before.benchmark and not state.benchmark:  # the redone plan needs a new run: the old one went
                 gpu = f" {said or before.benchmark.still_running()}"
@@ -525,68 +509,6 @@ def may_be_due(labels) -> bool:
     if names & {str(x) for x in at_rest}:
         return False
     return any(n.startswith("stage-") or (n.startswith("gate-") and n.endswith("-pending")) for n in names)
-
-
-def read_request(env: EventEnv, client: GitHub, config: BotConfig, issue: IssueInfo) -> PromotionRequest:
-    """The issue's body, sanitized, parsed and checked; NeedsInfo with every problem found."""
-    from bot.github.issue_form import FormError, parse_sections, request_from_form, source_reference
-    from bot.github.sanitize import UnsafeText, clean
-    from bot.stages.preflight import check_magnitudes, check_metrics, check_program
-    from bot.yaml_safe import load_yaml
-
-    try:
-        body = clean(issue.body, what="the issue").text
-        clean(issue.title, what="the title", limit=256)
-    except UnsafeText as exc:
-        raise NeedsInfo(exc.problems) from None
-    template = load_yaml(TEMPLATE.read_text(encoding="utf-8"))
-    fields = parse_sections(body, template)
-    try:
-        ref = source_reference(fields)
-    except FormError as exc:
-        raise NeedsInfo(exc.problems) from None
-    source_text = source_name = None
-    if ref is not None:
-        try:
-            source_text = client.file_at(ref.repo, ref.sha, ref.path)
-            clean(source_text, what=f"{ref.path}", limit=1_000_000)
-        except UnsafeText as exc:
-            raise NeedsInfo(exc.problems) from None
-        except RequestError as exc:
-            raise NeedsInfo([f"Evolved program reference: could not read {ref}: {exc}"]) from None
-        source_name = ref.path
-    try:
-        request = request_from_form(
-            fields,
-            number=issue.number,
-            title=issue.title,
-            repository=env.repository,  # parse_config refuses a `fork:` elsewhere (not supported yet)
-            source_text=source_text,
-            source_name=source_name,
-            stack=config.stack.model_dump(mode="json") if config.stack else None,
-            fidelity_floor=config.fidelity_floor,
-        )
-    except FormError as exc:
-        raise NeedsInfo(exc.problems) from None
-    if request.fork.repo.lower() != env.repository.lower():
-        raise NeedsInfo(
-            [
-                (
-                    f"Target fork: the bot promotes only into {env.repository}, the repository it runs in (another "
-                    "fork is not supported yet); leave it empty"
-                )
-            ]
-        )
-    try:
-        check_metrics(request)
-        check_magnitudes(request)
-    except RequestError as exc:
-        raise NeedsInfo([f"BLIS claims: {exc}"]) from None
-    try:
-        check_program(request, where=request.source)
-    except RequestError as exc:
-        raise NeedsInfo([f"Evolved program: {exc}"]) from None
-    return request
 
 
 def _store(client: GitHub, number: int, config: BotConfig):

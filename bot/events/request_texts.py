@@ -6,8 +6,7 @@ the label and comment handlers share one wording.
 
 from __future__ import annotations
 
-from bot import pipeline
-from bot.model import PipelineState, PromotionRequest
+from bot.model import PipelineState, PromotionRequest, request_parts
 
 #: The request's parts the repository's configuration (.github/promotion-bot.yml) gives, not the issue.
 CONFIG_PARTS = frozenset({"stack", "fidelity_floor"})
@@ -32,7 +31,7 @@ def changed_under(state: PipelineState, request: PromotionRequest) -> str:
     or GitHub's concurrency group dropped it for a later pending run): then the issue changed, not the
     configuration. ``pipeline.restart`` adds what changed ("the evolved program changed").
     """
-    changed = set(pipeline.request_change(state, request.parts()).changed)
+    changed = set(request_parts.request_change(state, request.parts()).changed)
     if changed and changed <= CONFIG_PARTS:
         return "the repository's configuration (`.github/promotion-bot.yml`) changed the request"
     if changed:

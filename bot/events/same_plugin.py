@@ -8,7 +8,7 @@ approves the GPU benchmark twice for one plugin. Nothing else tells either issue
 Found with one REST call (the open issues labelled ``promotion``: their bodies name the plugin, their labels say
 where each stands, as ``bot.github.labels`` mirrors the state), said when a promotion starts (a notice on the
 issue, and one on each other issue), and repeated by gate 2's review as an IMPORTANT finding that only a person settles
-(``bot.model.evidence.PEOPLE_SETTLE``): it goes to no author's round.
+(``bot.model.findings.PEOPLE_SETTLE``): it goes to no author's round.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from bot.github.issue_form import filed_plugin_type, parse_sections
 from bot.github.labels import Label
 from bot.golang.gonames import package_name
 from bot.model import Finding, Severity, Stage
-from bot.model.evidence import SAME_PLUGIN_CHECK
+from bot.model.findings import SAME_PLUGIN_CHECK
 
 #: The notice's key on the issue (one per issue, updated: a rename that resolves it says so in place).
 NOTICE = "same-plugin"
@@ -105,7 +105,7 @@ def findings(others: list[Other], plugin: str) -> list[Finding]:
 def others(promotion) -> list[Other]:
     """The other open promotions of this one's plugin: asked once per run (one call), kept on the promotion."""
     if promotion.plugin_others is None:
-        from bot.events.promotion import TEMPLATE
+        from bot.events.issue_request import TEMPLATE
         from bot.yaml_safe import load_yaml
 
         issues = promotion.client.open_issues(str(Label.PROMOTION))

@@ -6,7 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.events.env import EventEnv
-from bot.events.promotion import Promotion, is_promotion
+from bot.events.issue_request import is_promotion
+from bot.events.promotion import Promotion
 from bot.github.authz import Action, Actor, Verdict, authorize
 from bot.github.client import GitHub, IssueInfo
 from bot.github.config import BotConfig, parse_config

@@ -44,17 +44,12 @@ from bot.model.evidence import (
     FidelityCause,
     FidelityClass,
     FidelityFailure,
-    Finding,
     Hypothesis,
     Prediction,
-    ReviewRound,
     TranslationSummary,
     Verdict,
-    bounded,
-    counted,
-    finding_ids,
-    match_text,
 )
+from bot.model.findings import Finding, ReviewRound, bounded, counted, finding_ids, match_text
 from bot.model.request import (
     BaselineScenario,
     BlisClaim,

@@ -304,7 +304,7 @@ class PromotionRequest(RequestPart):
     def parts(self) -> dict[str, str]:
         """A content hash per part of the request: each field, the program (``source`` with its text) and the
         plugin type the branch and the plugin are named after. Comparing them says *what* an edit changed, so
-        a promotion redoes only the stages that read it (``bot.pipeline.request_change``)."""
+        a promotion redoes only the stages that read it (``bot.model.request_parts.request_change``)."""
         dumped = self.model_dump(mode="json")
         out = {k: sha256_text(json.dumps(v, sort_keys=True)) for k, v in dumped.items()}
         out["source"] = sha256_text(json.dumps([self.source, self.source_text]))

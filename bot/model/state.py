@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field
 
 from bot.model.base import DecidedVia, Decision, Stage, Strict
-from bot.model.evidence import ReviewRound
+from bot.model.findings import ReviewRound
 
 # --------------------------------------------------------------------------
 # Pipeline state
@@ -84,7 +84,7 @@ class GateDecision(Strict):
     critical_count: int | None = Field(
         default=None,
         description="how many CRITICAL findings were open, when more than ``open_critical`` lists: a bounded "
-        "round counts a check's many findings in one (``evidence.bounded``); None: one per entry",
+        "round counts a check's many findings in one (``findings.bounded``); None: one per entry",
     )
     round: int | None = Field(
         default=None, description="the review round decided on (rounds count from 1 again after a change request)"

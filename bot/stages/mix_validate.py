@@ -55,7 +55,7 @@ def judge_mix(
     ctx: StageContext, results_dir: Path, hypotheses: list[Hypothesis], code: dict[str, str] | None, alpha: float
 ) -> MixOutcome | None:
     """The priority mix's outcome (None when the plan has none): its verdict on the shedding hypothesis, if any."""
-    from bot.stages.run_validate import code_mismatch, evidence_policy
+    from bot.stages.plan_reports import code_mismatch, evidence_policy
 
     plan = planned_mix(ctx)
     if plan is None:

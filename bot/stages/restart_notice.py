@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from bot import pipeline
 from bot.escape import md
-from bot.model import Decision, PipelineState
+from bot.model import Decision, PipelineState, request_parts
 
 
-def restart_notice(change: pipeline.RequestChange, before: PipelineState, after: PipelineState) -> str:
+def restart_notice(change: request_parts.RequestChange, before: PipelineState, after: PipelineState) -> str:
     """What an edit did to the promotion, in one paragraph: what changed, where the promotion was, and where it
     is now (Markdown; the state's own words are escaped, they may quote the request)."""
     was = md(pipeline.describe(before))
@@ -43,7 +43,7 @@ def _gates(gates: list[int]) -> str:
     return "gates " + ", ".join(map(str, gates[:-1])) + f" and {gates[-1]}"
 
 
-def lead(change: pipeline.RequestChange) -> str:
+def lead(change: request_parts.RequestChange) -> str:
     """The notice's first words: "The request changed (the BLIS claims)", never nested in another "request"."""
     if not change.changed:
         return (

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from bot.bench.errors import NoUsableReports
@@ -25,6 +22,7 @@ from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
 from bot.stages.mix_validate import MixOutcome
 from bot.stages.paths import RUNNER_GO
+from bot.stages.plan_reports import load_reports, results_source
 from bot.stages.unusable_reports import unusable_on_branch
 
 
@@ -61,6 +59,7 @@ def judge(
     """
     from bot.bench import gpu_time
     from bot.bench.mix_only import no_cell_reports
+    from bot.bench.run_evidence import load_manifest
     from bot.stages.mix_validate import judge_mix, unplanned_mix
     from bot.stats.verdicts import not_testable_verdict
 
@@ -95,7 +94,7 @@ def judge(
         spent = gpu_time.with_plan(gpu_time.read(results_dir, promotion=ctx.request.id), ctx.read(ctx.paths.run_limits))
         mix = judge_mix(ctx, results_dir, hypotheses, code, ci_alpha(ctx))
         unplanned = unplanned_mix(ctx, results_dir) if mix is None else []
-        manifest = _manifest(results_dir)
+        manifest = load_manifest(results_dir)
     verdicts = verdicts_on(
         hypotheses,
         reports,
@@ -231,12 +230,6 @@ def _flag_unmeasured(verdicts: list[Verdict], hypotheses, reports) -> list[Verdi
     ]
 
 
-def _manifest(results_dir: Path):
-    from bot.bench.run_evidence import load_manifest
-
-    return load_manifest(results_dir)
-
-
 def decision_rule(ctx: StageContext):
     """The decision rule stage 4 wrote into the evaluation spec (the multiplicity weights it sized for), if any.
 
@@ -253,119 +246,6 @@ def ci_alpha(ctx: StageContext) -> float:
     """The one-sided level the verdicts' 1 - 2 alpha intervals were computed at (the spec's, else 0.05)."""
     rule = decision_rule(ctx)
     return rule.alpha if rule is not None else 0.05
-
-
-def load_reports(ctx: StageContext, results_dir: Path, code: dict[str, str] | None = None):
-    """The reports under ``results_dir`` that are evidence for this promotion's plan, and for its plugin code:
-    a run manifest that fingerprints other plugin code (``code``: this branch's) makes every report not used."""
-    from bot.bench.evaluation_spec import load_evaluation_spec
-    from bot.bench.evidence import load_evidence
-    from bot.bench.reports_aside import set_aside_unplanned
-
-    reports = _for_this_code(load_evidence(results_dir, evidence_policy(ctx, results_dir, code)), results_dir, code)
-    text = ctx.read(ctx.paths.evaluation_spec)
-    if text is not None and reports is not None:  # a cell the plan does not run: not used, not counted as used
-        set_aside_unplanned(reports, load_evaluation_spec(text).cells)
-    return reports
-
-
-def evidence_policy(ctx: StageContext, results_dir: Path, code: dict[str, str] | None = None):
-    """This promotion's evidence rules (``bot.bench.evidence``): the evaluation spec's, else promotion and sample
-    data only, with what the run manifest records (``bot.bench.run_evidence``, which `promote evaluate` shares).
-    With ``code`` (this branch's plugin fingerprints) a runner build bound by its tag, for lack of a manifest, must
-    hold that code at its commit (``plugin_at``). A new one per set of results: it counts the sample data it lets
-    through."""
-    from bot.bench.evaluation_spec import load_evaluation_spec
-    from bot.bench.run_evidence import policy_for_results
-
-    text = ctx.read(ctx.paths.evaluation_spec)
-    policy = policy_for_results(
-        load_evaluation_spec(text) if text is not None else None,
-        results_dir,
-        allow_sample_data=ctx.allow_sample_data,
-        request=ctx.request,
-        promotion=ctx.request.id,
-    )
-    if code is not None and policy.no_manifest:
-        policy.plugin_commit = plugin_at(ctx, code)
-    return policy
-
-
-def plugin_at(ctx: StageContext, code: dict[str, str]):
-    """Why the plugin code at a commit of the fork is not ``code`` (None: the same), as the manifest's
-    ``plugin_files`` are checked (``code_mismatch``), but read from the fork at that commit: results without
-    their manifest name the commit only by their runner build's tag, and an older commit of this promotion (before
-    a gate-1 change) measured another plugin."""
-    from bot.bench.run.manifest import MANIFEST
-
-    package = ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE).package_dir
-
-    def problem(commit: str) -> str | None:
-        files = ctx.forge.files_at(commit, package)
-        if files is None:
-            return (
-                f"the fork's history holds no commit {commit[:12]}, so nothing shows which plugin code it "
-                f"measured; put back the {MANIFEST} of the run that wrote it, or benchmark this branch's commit"
-            )
-        at = {p: sha256_text(b) for p, b in sorted(files.items()) if p.endswith(".go") and not p.endswith("_test.go")}
-        return code_difference(at, code, commit)
-
-    return problem
-
-
-def code_difference(measured: dict[str, str], code: dict[str, str], commit: str) -> str | None:
-    """Why plugin fingerprints ``measured`` at ``commit`` are not ``code`` (this branch's), or None."""
-    if measured == code:
-        return None
-    changed = sorted(p for p in set(code) | set(measured) if code.get(p) != measured.get(p))
-    return (
-        f"measured on plugin code that differs from this branch's ({', '.join(changed[:3])}"
-        f"{' and more' if len(changed) > 3 else ''}), built from commit {commit[:12]}: benchmark this "
-        "branch's commit"
-    )
-
-
-def code_mismatch(results_dir: Path, code: dict[str, str] | None) -> str | None:
-    """Why the results were measured on other plugin code than ``code`` (the run manifest's fingerprints), or None."""
-    manifest = _manifest(results_dir)
-    if code is None or manifest is None or not manifest.plugin_files:
-        return None
-    return code_difference(manifest.plugin_files, code, manifest.commit)
-
-
-def _for_this_code(reports, results_dir: Path, code: dict[str, str] | None):
-    reason = code_mismatch(results_dir, code)
-    if reason is None:
-        return reports
-    return type(reports)(
-        table=reports.table.iloc[0:0],
-        requests=reports.requests.iloc[0:0],
-        rejected=[*reports.rejected, *((path, reason) for path in reports.loaded)],
-        loaded=[],
-        notes=reports.notes,
-    )
-
-
-@contextmanager
-def results_source(ctx: StageContext) -> Iterator[tuple[Path | None, str | None]]:
-    """(directory of reports, where they came from): --results, else the branch's committed results."""
-    if ctx.results_dir is not None:
-        yield ctx.results_dir, str(ctx.results_dir)
-        return
-    prefix = f"{ctx.paths.benchmarks}/results/"
-    committed = [p for p in ctx.list(prefix) if not p.endswith("/")]
-    if not committed:
-        yield None, None
-        return
-    with tempfile.TemporaryDirectory(prefix="promote-results-") as tmp:
-        for path in committed:
-            data = ctx.forge.read_file(ctx.branch, path)
-            if data is None:
-                continue
-            target = Path(tmp) / path[len(prefix) :]
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        yield Path(tmp), f"{ctx.branch}:{prefix}"
 
 
 def benchmark_due(ctx: StageContext) -> bool:
@@ -581,16 +461,3 @@ def run(ctx: StageContext) -> StageOutput:
 
 
 __all__ = ["RUNNER_GO", "benchmark_due", "ci_alpha", "go_checks", "judge", "run"]
-
-
-def unusable_results(ctx) -> str | None:
-    """Why stage 5 could not judge the reports in ``ctx.results_dir`` (none of them evidence for this
-    promotion), or None. A rejudge asks this before it is recorded: stage 5 raising it after stage 4 had
-    rerun would leave the decision on record for a command that exited 2."""
-    from bot.bench.errors import ReportError
-
-    try:
-        load_reports(ctx, ctx.results_dir)
-    except ReportError as exc:
-        return str(exc)
-    return None

@@ -413,7 +413,7 @@ def test_an_image_given_by_hand_is_not_recorded_as_built_and_counts_only_as_the_
     assert m.image is not None and m.image.commit is None and m.image.built is False and m.image.digest == digest
     assert not [c for c in fakes.calls(root) if c["tool"] == "make"]  # no build
     assert mf.recorded_image_built(root / "results") is False
-    # Stage 5's rules (bot.stages.run_validate.load_reports) bind the evolved reports to the plan's pin, not to the
+    # Stage 5's rules (bot.stages.plan_reports.load_reports) bind the evolved reports to the plan's pin, not to the
     # manifest's record: with the pin the plan has they count; had the plan pinned another build they would not.
     rules = {"image_digest": digest, "image_ref": m.image.ref, "image_built": m.image.built}
     used = load_evidence(root / "results", policy_from_spec(spec, allow_sample_data=False, **rules))

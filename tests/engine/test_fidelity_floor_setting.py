@@ -5,10 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from bot import pipeline
 from bot.github.config import BotConfig
 from bot.github.issue_form import parse_sections, request_from_form
-from bot.model import PromotionRequest, Stage
+from bot.model import PromotionRequest, Stage, request_parts
 from tests.conftest import EXAMPLE
 from tests.github.forms import example_body, template
 
@@ -27,8 +26,8 @@ def test_an_unset_floor_leaves_the_requests_hashes_as_they_were():
 
 
 def test_a_changed_floor_redoes_the_translation_and_keeps_the_analysis():
-    assert pipeline.FIRST_READ_BY["fidelity_floor"] is Stage.TRANSLATE
-    assert "agreement floor" in pipeline.PART_NAMES["fidelity_floor"]
+    assert request_parts.FIRST_READ_BY["fidelity_floor"] is Stage.TRANSLATE
+    assert "agreement floor" in request_parts.PART_NAMES["fidelity_floor"]
 
 
 @pytest.mark.parametrize("bad", [0.2, 1.5])

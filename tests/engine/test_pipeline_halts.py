@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot import pipeline as p
-from bot.model import Decision, Stage, Status
+from bot.model import Decision, Stage, Status, request_parts
 from tests.engine.test_pipeline import NOW, finish, fresh, to_gate
 
 
@@ -75,7 +75,7 @@ def test_finished_promotions_cannot_be_cancelled_retried_or_restarted():
 
 def test_restart_starts_from_stage_1_and_keeps_only_the_audit_trail():
     state = p.decide(to_gate(fresh(), 1), 1, Decision.APPROVE, actor="alice", now=NOW)
-    assert p.work_done(state) and not p.work_done(finish(fresh()))
+    assert request_parts.work_done(state) and not request_parts.work_done(finish(fresh()))
     again = p.restart(state, "fp2", actor="carol", now=NOW, why="the issue's evolved source changed")
     assert again.request_fingerprint == "fp2" and again.stages == {} and again.decisions == []
     assert p.next_step(again) == p.RunStage(Stage.ANALYZE, None)
@@ -102,7 +102,7 @@ def test_a_restart_keeps_where_the_bot_left_the_branch():
     assert restarted.head == "a" * 40 and restarted.stages == {}
 
 
-PARTS = {part: f"h-{part}" for part in p.FIRST_READ_BY}
+PARTS = {part: f"h-{part}" for part in request_parts.FIRST_READ_BY}
 
 
 def _at_gate_3():
@@ -115,8 +115,8 @@ def test_a_title_change_at_gate_3_keeps_every_stage_and_decision():
     """Found on GitHub: retitling the issue at gate 3 dropped both approvals and went back to stage 1."""
     state = _at_gate_3()
     parts = PARTS | {"title": "new"}
-    change = p.request_change(state, parts)
-    assert change == p.RequestChange(("title",), None, False) and change.what() == "the title"
+    change = request_parts.request_change(state, parts)
+    assert change == request_parts.RequestChange(("title",), None, False) and change.what() == "the title"
     after = p.restart(state, "fp2", parts, actor="maria", now=NOW, why="@maria edited the issue")
     assert after.request_fingerprint == "fp2" and after.request_parts == parts
     assert after.stages == state.stages and after.decisions == state.decisions
@@ -127,7 +127,7 @@ def test_a_title_change_at_gate_3_keeps_every_stage_and_decision():
 def test_a_claims_change_at_gate_3_redoes_from_stage_3_and_keeps_gate_1():
     state = _at_gate_3()
     parts = PARTS | {"claims": "new", "title": "new"}
-    change = p.request_change(state, parts)
+    change = request_parts.request_change(state, parts)
     assert change.stage is Stage.HYPOTHESIZE and change.redo and change.what() == "the BLIS claims and the title"
     after = p.restart(state, "fp2", parts, actor="researcher", now=NOW, why="edited")
     assert sorted(after.stages) == [1, 2] and [d.gate for d in after.decisions] == [1]
@@ -161,8 +161,8 @@ def test_a_stage_that_failed_on_the_old_request_runs_again_with_the_new_one():
 
 def test_a_state_that_does_not_record_its_parts_restarts_from_stage_1():
     state = to_gate(fresh(), 2)
-    change = p.request_change(state, PARTS)
-    assert change == p.RequestChange((), Stage.ANALYZE, True) and "does not record" in change.what()
+    change = request_parts.request_change(state, PARTS)
+    assert change == request_parts.RequestChange((), Stage.ANALYZE, True) and "does not record" in change.what()
 
 
 def test_every_part_of_a_request_says_which_stage_reads_it_first():
@@ -172,7 +172,7 @@ def test_every_part_of_a_request_says_which_stage_reads_it_first():
 
     request = PromotionRequest.load(PROJECT_ROOT / "examples" / "weighted-adaptive" / "promotion.yaml")
     every_part = request.model_copy(update={"fidelity_floor": 0.9})  # an optional part is hashed once it is set
-    assert set(every_part.parts()) == set(p.FIRST_READ_BY) == set(p.PART_NAMES)
+    assert set(every_part.parts()) == set(request_parts.FIRST_READ_BY) == set(request_parts.PART_NAMES)
     retitled = request.model_copy(update={"title": "Another title"})
     changed = {k for k, v in retitled.parts().items() if request.parts()[k] != v}
     assert changed == ({"title"} if request.plugin_name else {"title", "plugin_type"})

@@ -9,7 +9,7 @@ the gate decisions after it. This pins the bundled example's hashes, as the firs
 from __future__ import annotations
 
 from bot import pipeline
-from bot.model import PromotionRequest, Stage
+from bot.model import PromotionRequest, Stage, request_parts
 from bot.model.base import sha256_text
 from bot.stages.restart_notice import lead
 from tests.conftest import EXAMPLE
@@ -53,7 +53,7 @@ def test_an_unset_claim_signals_stays_out_of_the_hashes_and_a_set_one_counts():
         update={"source_text": request.source_text}
     )
     assert named.fingerprint() != request.fingerprint()
-    change = pipeline.request_change(
+    change = request_parts.request_change(
         pipeline.new_state("1", "fp", "b", actor="a", now=_now(), parts=request.parts()), named.parts()
     )
     assert change.changed == ("claims",) and change.stage is Stage.HYPOTHESIZE
@@ -61,13 +61,13 @@ def test_an_unset_claim_signals_stays_out_of_the_hashes_and_a_set_one_counts():
 
 def test_a_state_without_parts_says_so_once_not_nested():
     """The restart notice and the audit trail read plainly when the saved state does not record the parts."""
-    change = pipeline.RequestChange((), Stage.ANALYZE, True)
+    change = request_parts.RequestChange((), Stage.ANALYZE, True)
     assert "the request (" not in lead(change) and lead(change).count("(") <= 1
     assert "does not record" in lead(change)
     assert change.detail("the request changed") == (
         "the request changed; the saved state does not record the request's parts, so all of it counts as changed"
     )
-    named = pipeline.RequestChange(("claims",), Stage.HYPOTHESIZE, True)
+    named = request_parts.RequestChange(("claims",), Stage.HYPOTHESIZE, True)
     assert lead(named) == "The request changed (the BLIS claims)"
     assert named.detail("edited") == "edited: the BLIS claims changed"
 

@@ -512,7 +512,7 @@ def test_long_toolchain_findings_fit_and_the_engine_decides_the_same_from_what_i
 
 def test_match_text_is_its_own_match_and_tells_long_messages_apart():
     from bot.model import match_text
-    from bot.model.evidence import MATCH_CHARS
+    from bot.model.findings import MATCH_CHARS
 
     short, long_a, long_b = "vet: x", "a" * 5_000 + "1", "a" * 5_000 + "2"
     assert match_text(short) == short

@@ -7,7 +7,7 @@ import pytest
 
 from bot.cli import main
 from bot.model import Finding, PipelineState, ReviewRound, Severity, finding_ids, match_text
-from bot.model.evidence import ID_DIGITS
+from bot.model.findings import ID_DIGITS
 from bot.review import render_review_report, review_gate
 from bot.review.change_request import refusal
 from bot.stages.pull_request import finding_comments

@@ -684,7 +684,7 @@ def test_thousands_of_toolchain_findings_reach_the_review_bounded_and_the_full_l
     same errors from different ones; the status comment then holds the round without cutting it."""
     from bot.github.state import decode_state, status_body
     from bot.model import ReviewRound
-    from bot.model.evidence import KEEP_PER_CHECK
+    from bot.model.findings import KEEP_PER_CHECK
 
     ctx, edit, _ = branch
 

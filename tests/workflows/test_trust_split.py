@@ -78,7 +78,7 @@ def test_only_promotions_start_the_write_job():
     the `promotion` label (the form's, and the bot's on its PRs) or the form's sections."""
     import inspect
 
-    from bot.events.promotion import is_promotion
+    from bot.events.issue_request import is_promotion
     from bot.github.labels import Label
 
     _, jobs = _jobs(PROMOTION)
