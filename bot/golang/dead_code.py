@@ -3,9 +3,10 @@
 The evolved code is carried verbatim into evolved.go so a reviewer can read it line by line beside the BLIS
 original (the line map and the fidelity harness rely on that too), so the bot never deletes from it. Some of it is
 dead once it runs in llm-d, and an llm-d maintainer found it carried silently in the bundled example: the
-receiver's ``observers`` and ``rng`` (BLIS's constructor sets them; the plugin never does, llm-d having no
-router-side observers), so a loop over ``ws.observers`` never runs and a branch needing ``ws.rng != nil`` is never
-taken; a ``fmt.Sprintf`` whose text nothing reads (``_ = fmt.Sprintf(...)``, a local read only by ``_ = x``, a
+receiver's ``observers`` (BLIS's constructor sets them; the plugin never does, llm-d having no router-side observers),
+so a loop over ``ws.observers`` never runs; the fallback for a nil ``rng`` (BLIS's constructor passes its seeded
+generator, and the plugin hands the evolved code a seeded one on every call it reads it in, drawSeeds), so the
+``else`` of ``if ws.rng != nil`` or the body of ``if ws.rng == nil`` is never taken; a ``fmt.Sprintf`` whose text nothing reads (``_ = fmt.Sprintf(...)``, a local read only by ``_ = x``, a
 routing decision's Reason, which the plugin never reads: it maps Scores or the target to endpoint scores); a
 ``panic`` under ``len(snapshots) == 0`` in a router, which the plugin never calls without a routable endpoint.
 
@@ -41,13 +42,12 @@ _DECISION_CTORS = {
 }
 
 
-def findings(an: Analysis, rng_set: bool) -> list[Finding]:
-    """Every instance of dead carried code, in evolved-line order. ``rng_set``: the plugin sets the receiver's rng
-    (per call, when the evolved code draws from it unguarded), so a branch on it is live."""
+def findings(an: Analysis) -> list[Finding]:
+    """Every instance of dead carried code, in evolved-line order."""
     if an.src is None or an.host_info is None:
         return []
     fns = [f for f in (an.host_info, *an.helpers) if f is not None]
-    out = _unset_fields(an, fns, rng_set) + _discarded_text(an, fns) + _empty_guard(an)
+    out = _unset_observers(an, fns) + _nil_rng_fallbacks(an, fns) + _discarded_text(an, fns) + _empty_guard(an)
     return sorted(out, key=lambda f: (f.source_line or 0, f.message))
 
 
@@ -85,58 +85,96 @@ def _assigned(an: Analysis, fns: Iterable[FuncInfo], name: str) -> bool:
     return False
 
 
-def _unset_fields(an: Analysis, fns: list[FuncInfo], rng_set: bool) -> list[Finding]:
-    """Loops over ``observers`` and branches needing ``rng != nil``, when the plugin never sets the field."""
+def _unset_observers(an: Analysis, fns: list[FuncInfo]) -> list[Finding]:
+    """Loops over ``observers``, when no carried code sets the field (the plugin never does)."""
     setters = [*fns, *([an.constructor] if an.constructor is not None else [])]
+    if _assigned(an, setters, "observers"):
+        return []
     out: list[Finding] = []
-    observers_unset = not _assigned(an, setters, "observers")
-    rng_unset = not rng_set and not _assigned(an, setters, "rng")
     for f in fns:
         for n in walk(f.node):
-            if observers_unset and n.type == "for_statement":
-                clause = next((c for c in n.named_children if c.type == "range_clause"), None)
-                ranged = clause.child_by_field_name("right") if clause is not None else None
-                if _field(an, f, ranged, "observers"):
-                    out.append(
-                        _finding(
-                            an,
-                            n,
-                            f"the loop over `{text_of(an.src, ranged)}` never runs",
-                            f"`{text_of(an.src, ranged)}` is never set in the plugin (BLIS's constructor fills it with "
-                            "the scorers' post-decision hooks; llm-d has no router-side observers), so it is always "
-                            "empty",
-                        )
+            if n.type != "for_statement":
+                continue
+            clause = next((c for c in n.named_children if c.type == "range_clause"), None)
+            ranged = clause.child_by_field_name("right") if clause is not None else None
+            if _field(an, f, ranged, "observers"):
+                out.append(
+                    _finding(
+                        an,
+                        n,
+                        f"the loop over `{text_of(an.src, ranged)}` never runs",
+                        f"`{text_of(an.src, ranged)}` is never set in the plugin (BLIS's constructor fills it with "
+                        "the scorers' post-decision hooks; llm-d has no router-side observers), so it is always empty",
                     )
-            if rng_unset and n.type == "if_statement":
-                guard = _needs_non_nil(an, f, n.child_by_field_name("condition"), "rng")
-                if guard is not None:
-                    out.append(
-                        _finding(
-                            an,
-                            n,
-                            f"the branch on `{text_of(an.src, n.child_by_field_name('condition'))}` is never taken",
-                            f"`{guard}` is never set in the plugin (BLIS's constructor passes its seeded generator), so "
-                            "it is always nil and the condition never holds",
-                        )
-                    )
+                )
     return out
 
 
-def _needs_non_nil(an: Analysis, f: FuncInfo, cond: Node | None, name: str) -> str | None:
-    """``<receiver>.<name>`` when ``cond`` requires it to be non-nil (``ws.rng != nil``, alone or with ``&&``)."""
+#: Why a fallback for a nil rng never runs in the plugin.
+_RNG_SET = (
+    "the plugin hands the evolved code a seeded rng on every call (as BLIS's constructor passes its seeded "
+    "generator), so `{field}` is never nil"
+)
+
+
+def _nil_rng_fallbacks(an: Analysis, fns: list[FuncInfo]) -> list[Finding]:
+    """The ``else`` of ``if ws.rng != nil`` and the body of ``if ws.rng == nil`` (alone or with ``&&``): the
+    plugin sets the rng on every call that reads it, so the code for a nil one (math/rand's global source, the
+    lowest index) never runs. A branch needing ``ws.rng != nil`` is live."""
+    out: list[Finding] = []
+    for f in fns:
+        for n in walk(f.node):
+            if n.type != "if_statement":
+                continue
+            cond = n.child_by_field_name("condition")
+            alternative = n.child_by_field_name("alternative")
+            field = _rng_compared(an, f, cond, "!=")
+            if field is not None and alternative is not None:
+                out.append(
+                    _finding(
+                        an,
+                        alternative,
+                        f"the fallback when `{field}` is nil is never taken",
+                        _RNG_SET.format(field=field),
+                    )
+                )
+            field = _requires_rng(an, f, cond, "==")
+            if field is not None:
+                out.append(
+                    _finding(
+                        an,
+                        n,
+                        f"the branch on `{text_of(an.src, cond)}` is never taken",
+                        _RNG_SET.format(field=field),
+                    )
+                )
+    return out
+
+
+def _rng_compared(an: Analysis, f: FuncInfo, cond: Node | None, op: str) -> str | None:
+    """``<receiver>.rng`` when ``cond`` is exactly ``<receiver>.rng <op> nil`` (either way round, parenthesized)."""
     while cond is not None and cond.type == "parenthesized_expression" and cond.named_child_count == 1:
         cond = cond.named_children[0]
     if cond is None or cond.type != "binary_expression":
         return None
-    op = text_of(an.src, cond.child_by_field_name("operator")).strip()
+    if text_of(an.src, cond.child_by_field_name("operator")).strip() != op:
+        return None
     left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
-    if op == "&&":
-        return _needs_non_nil(an, f, left, name) or _needs_non_nil(an, f, right, name)
-    if op == "!=":
-        for a, b in ((left, right), (right, left)):
-            if _field(an, f, a, name) and text_of(an.src, b).strip() == "nil":
-                return text_of(an.src, a)
+    for a, b in ((left, right), (right, left)):
+        if _field(an, f, a, "rng") and text_of(an.src, b).strip() == "nil":
+            return text_of(an.src, a)
     return None
+
+
+def _requires_rng(an: Analysis, f: FuncInfo, cond: Node | None, op: str) -> str | None:
+    """``<receiver>.rng`` when ``cond`` requires ``<receiver>.rng <op> nil`` (alone or with ``&&``)."""
+    while cond is not None and cond.type == "parenthesized_expression" and cond.named_child_count == 1:
+        cond = cond.named_children[0]
+    if cond is not None and cond.type == "binary_expression":
+        if text_of(an.src, cond.child_by_field_name("operator")).strip() == "&&":
+            left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+            return _requires_rng(an, f, left, op) or _requires_rng(an, f, right, op)
+    return _rng_compared(an, f, cond, op)
 
 
 def _sprint(an: Analysis, node: Node | None) -> Node | None:

@@ -49,7 +49,6 @@ from bot.golang.plugin_shape import (
     random_ties,
     receiver_type,
     request_fields,
-    rng_guarded,
     scorer_defaults_of,
     scorers_config_note,
     used_scorers,
@@ -215,7 +214,7 @@ def generate(
     else:
         blocks.append((receiver_type(an, receiver, uses_scorers), None, None))
     watched.append(blocks[0])
-    rng_per_call = an.uses_rng and not rng_guarded(src, an)
+    rng_per_call = an.uses_rng  # BLIS passes the receiver an rng; guarded or not, the plugin seeds one per call
     if an.constructor is not None:
         c = carry_function(src, an, an.constructor, names)
         blocks.append((c.text, c.source_start_line, None))
@@ -423,7 +422,7 @@ def generate(
         "consumes_doc": " and ".join(consumed),
         "blis_method": host.label,
         "stateful": stateful,
-        "rng_per_call": rng_per_call,  # the evolved code draws from an rng it never checks: the plugin seeds one
+        "rng_per_call": rng_per_call,  # the evolved code reads its rng: the plugin seeds one per call
         "state_caps": caps,
         "recency_caps": [c for c in caps if c.keys],
         "cap_doc": state_caps.cap_doc(caps) if caps else "",
@@ -570,7 +569,7 @@ def generate(
         state_lines=states,
         decisions=decisions,
         findings=generation_findings(an, kind, uses_scorers, stateful, src, scorer_defaults)
-        + dead_code.findings(an, rng_set=rng_per_call),  # named for the reviewer, still carried
+        + dead_code.findings(an),  # named for the reviewer, still carried
         category=category,
         scorer_defaults=scorer_defaults,
         baseline_signals=baseline_signals,

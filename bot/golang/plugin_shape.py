@@ -118,7 +118,7 @@ GLOBAL_RAND = re.compile(
 )
 
 
-#: The seed base of the rng a plugin hands evolved code that draws from one unchecked (drawSeeds): the plugin's
+#: The seed base of the rng a plugin hands evolved code that reads one (drawSeeds): the plugin's
 #: generated tests set it, and the harness's probes decide with it, so a case a probe found draws the same numbers
 #: in the test that holds it.
 TEST_DRAW_BASE = 0
@@ -127,11 +127,6 @@ TEST_DRAW_BASE = 0
 def random_ties(src: EvolvedSource, an: Analysis) -> bool:
     """Whether the evolved code picks among its tied top scores at random (its rng field, or math/rand's own)."""
     return an.uses_rng or bool(GLOBAL_RAND.search(src.go_text))
-
-
-def rng_guarded(src: EvolvedSource, an: Analysis) -> bool:
-    text = text_of(src, an.host_info.node)
-    return bool(re.search(r"\brng\s*[!=]=\s*nil\b|\bnil\s*[!=]=\s*\w+\.rng\b", text))
 
 
 def scorer_defaults_of(an: Analysis, options: dict) -> list[tuple[str, float]]:
