@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from bot.golang import queue_properties, window_sequences
+from bot.golang import average_sequences, queue_properties, window_sequences
 from bot.golang.analysis_types import Analysis
 from bot.golang.carry import watch_id
 from bot.golang.probe_inputs import (
@@ -78,8 +78,13 @@ def specs(
         if "priority" not in extra and class_guarded(an, th):  # a branch that opens for one class only
             extra += ("priority",)
         cands = candidates(th, kind, extra, anchors(an, th, kind), spacings, counts)
-        # A per-tenant limit or a window decides on one tenant's arrivals spaced in time: those sequences first.
-        cands = window_sequences.candidates(an, th, kind, stateful) + cands
+        # A per-tenant limit or a window decides on one tenant's arrivals spaced in time, a moving average's weight on
+        # one tenant's prompts of more than one length: those sequences first.
+        cands = (
+            window_sequences.candidates(an, th, kind, stateful)
+            + average_sequences.candidates(an, th, kind, stateful)
+            + cands
+        )
         if not cands:
             skipped.append(f"`{th.param}`: no llm-d input sets {', '.join(th.signals) or 'its subject'}")
             continue
