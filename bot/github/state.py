@@ -23,7 +23,7 @@ from bot.github.config import BotConfig
 from bot.github.records import Comment
 from bot.model import AuditEntry, DecidedVia, Decision, Finding, PipelineState, Severity, Status, match_text
 from bot.model.evidence import tally
-from bot.model.gates import unapproved
+from bot.model.gates import GATE_COVERS, unapproved
 
 #: Budget for the status comment: GitHub's documented 65,536-character cap on a comment body.
 MAX_COMMENT_CHARS = 65_536
@@ -273,8 +273,10 @@ def trusted(client: GitHub, issue: int, comment: Comment) -> Comment:
     What such a forged state could do with a gate is closed by ``GitHubStateStore.vouched``: each decision in it
     counts only when GitHub's own record (the label's event, the command's comment) shows an authorized person
     made it (``bot.github.vouch``), and a state standing past a gate with no approval of it that still stands is
-    refused (``bot.model.gates``). Left open to that workflow: the rest of the state is taken as saved where it
-    agrees with its decisions (its stages' records, the benchmark run to cancel, a change request's reason).
+    refused (``bot.model.gates``); a change request's or rejection's reason is read from its comment, and the
+    reruns' copy of the change requests (``fed_by_decisions``) from the decisions. Left open to that workflow: the
+    rest of the state is taken as saved where it agrees with its decisions (its stages' records, the feedback a
+    finished stage ran with among them, the benchmark run to cancel).
     A state GraphQL shows newer than the one REST gave (saved between the two reads) is not vouched for
     either: it is read again at the next event.
     """
@@ -290,6 +292,29 @@ def trusted(client: GitHub, issue: int, comment: Comment) -> Comment:
         raise ForeignEdit(issue, comment, editor.login)
     return comment
 
+
+def fed_by_decisions(state: PipelineState | None) -> PipelineState | None:
+    """``state`` with the change requests its rerun of each gate's stages is given (``pending_feedback``) taken
+    from its decisions, as ``pipeline.decide`` made them: that copy is what the rerun reads, so it says no more than
+    the change requests that ``bot.github.vouch`` checked (their reasons read from their comments). A gate with
+    none gives its first stage none (an entry left after its decisions were dropped, which nothing reads)."""
+    if state is None or not state.pending_feedback:
+        return state
+    fed = dict(state.pending_feedback)
+    for gate, covers in GATE_COVERS.items():
+        first = int(covers[0])
+        if first in fed:
+            if asked := state.change_requests(gate):
+                fed[first] = asked
+            else:
+                del fed[first]
+    if fed == state.pending_feedback:
+        return state
+    return state.model_copy(update={"pending_feedback": fed})
+
+
+#: How the audit names the decision whose reason is read from its comment (``vouch.Checked.restated``).
+_REASON_OF = {Decision.REQUEST_CHANGES: "change request's", Decision.REJECT: "rejection's"}
 
 #: How a refusal names each kind of decision it could not vouch for.
 DECIDED = {Decision.APPROVE: "approved", Decision.REQUEST_CHANGES: "changes requested", Decision.REJECT: "rejected"}
@@ -353,8 +378,10 @@ class GitHubStateStore:
 
     def vouched(self, state: PipelineState | None, comment: Comment) -> PipelineState | None:
         """``state`` once each decision in it that this run did not make is shown by GitHub's own record
-        (``bot.github.vouch``), an approval confirmed by the gate's label recorded as its confirmer's, and it
-        stands past no gate without an approval of it (``bot.model.gates``); Unvouched otherwise.
+        (``bot.github.vouch``), an approval confirmed by the gate's label recorded as its confirmer's, a change
+        request's or rejection's reason read from its comment (and the reruns' copy of the change requests from
+        the decisions, ``fed_by_decisions``), and it stands past no gate without an approval of it
+        (``bot.model.gates``); Unvouched otherwise.
 
         ``trusted`` cannot tell the bot's save from one a workflow's GITHUB_TOKEN made as the bot. Costs nothing
         for a state without decisions, or whose decisions this run checked or made (``GitHub.vouched``); else the
@@ -363,6 +390,7 @@ class GitHubStateStore:
         each decider's role (one call per person per run, shared with the handlers). A check that fails is made
         once more on a fresh read, so a record read earlier in the run does not refuse a later decision. The
         gates' invariant reads the state only."""
+        state = fed_by_decisions(state)
         done = {k[1:] for k in self.client.vouched if k[0] == self.issue}
         todo = [d for d in (state.decisions if state else []) if vouch.key(d) not in done]
         if not todo:
@@ -373,7 +401,7 @@ class GitHubStateStore:
             checked = self._check(state, comment, done, fresh=True)
         if checked.refused:
             self._passes_gates(state, comment, checked.refused)
-        if checked.confirmed:
+        if checked.confirmed or checked.restated:
             audit = [
                 AuditEntry(
                     at=e.at or d.at,
@@ -384,7 +412,19 @@ class GitHubStateStore:
                 )
                 for d, e in checked.confirmed
             ]
-            state = state.model_copy(update={"decisions": checked.decisions, "audit": [*state.audit, *audit]})
+            audit += [
+                AuditEntry(
+                    at=d.at,
+                    actor="bot",
+                    event=f"gate {d.gate} {_REASON_OF[d.decision]} reason read from its comment",
+                    detail=f"the saved state's reason was not what {d.actor}'s command comment holds now (its "
+                    "author edited it, or the state was saved over); the comment's is the one acted on",
+                )
+                for d, _ in checked.restated
+            ]
+            state = fed_by_decisions(
+                state.model_copy(update={"decisions": checked.decisions, "audit": [*state.audit, *audit]})
+            )
         self._passes_gates(state, comment, [])
         self._vouch_for(state)
         return state

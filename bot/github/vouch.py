@@ -19,9 +19,15 @@ applied, after the status comment was last saved, by a person the rule allows (w
 the approval is then recorded as that person's. Any other stops the promotion (``bot.github.state.Unvouched``).
 
 A change request or a rejection is checked the same way, by its command (a person gives neither by a label):
-the comment it names is that person's, edited by nobody else, and holds `/request-changes` or `/reject`. Its
-reason is not compared with the comment's (its author may fix a typo in it). Nothing confirms one the record
-lacks: it reruns the gate's stages on a reason, or ends the promotion, in someone's name.
+the comment it names is that person's, edited by nobody else, and holds `/request-changes` or `/reject`. Nothing
+confirms one the record lacks: it reruns the gate's stages on a reason, or ends the promotion, in someone's name.
+Its reason is the comment's as it reads now, parsed as when the command came in (``commands.parse``), never the
+saved state's: a change request's reason is what the reruns act on (its `param` lines set the values the plugin
+deploys, ``bot.directives``), and a state saved as the bot could keep alice's comment and write into its reason a
+value she never asked for. Only its author can have changed the comment since (one someone else edited vouches for
+nothing), so an author who fixed a typo has the fixed reason acted on (``Checked.restated`` names each reason
+replaced). An approval's remark, which nothing acts on, is left as saved. A decision's ``key`` holds its reason, so
+the run's cache of checked decisions lets no other reason through either.
 
 Pure: the record (label events, comments, who edited them) and the rule come in; ``bot.github.state`` reads them.
 """
@@ -73,21 +79,31 @@ class Checked:
     decisions: list[GateDecision]  # the state's, a confirmed approval recorded as its confirmer's
     confirmed: list[tuple[GateDecision, LabelEvent]] = field(default_factory=list)  # (the approval, the label)
     refused: list[Refused] = field(default_factory=list)
+    #: (the decision as saved, the reason its comment holds now): each change request or rejection whose saved
+    #: reason was not its comment's, and which ``decisions`` holds with the comment's
+    restated: list[tuple[GateDecision, str]] = field(default_factory=list)
 
 
 def check(decisions: list[GateDecision], record: Record, may_decide: MayDecide, *, skip=frozenset()) -> Checked:
     """Each decision in ``decisions`` (but those whose ``key`` is in ``skip``: made or checked in this run) against
-    ``record``; an approval the record lacks may be confirmed (``_confirming``), any other is refused."""
+    ``record``; an approval the record lacks may be confirmed (``_confirming``), any other is refused. A change
+    request or a rejection its comment vouches for gets the reason that comment holds now (``said_reason``)."""
     out = list(decisions)
     used: set[tuple[str, int]] = set()  # ("label", event id) / ("comment", comment id) vouching for one already
     missing: list[tuple[int, str]] = []
+    restated: list[tuple[GateDecision, str]] = []
     todo = [i for i, d in enumerate(decisions) if key(d) not in skip]
     for i in sorted(todo, key=lambda i: _aware(decisions[i].at)):
-        proof, lacks = vouched_by(decisions[i], record, may_decide, used)
+        d = decisions[i]
+        proof, lacks = vouched_by(d, record, may_decide, used)
         if proof is None:
             missing.append((i, lacks))
-        else:
-            used.add(proof)
+            continue
+        used.add(proof)
+        said = said_reason(d, proof, record)
+        if said is not None and said != d.reason:
+            restated.append((d, said))
+            out[i] = d.model_copy(update={"reason": said})
     confirmed, refused = [], []
     for i, lacks in missing:
         d = decisions[i]
@@ -98,12 +114,25 @@ def check(decisions: list[GateDecision], record: Record, may_decide: MayDecide, 
         used.add(("label", e.id))
         confirmed.append((d, e))
         out[i] = d.model_copy(update={"actor": e.login, "at": e.at, "via": DecidedVia.LABEL, "comment": None})
-    return Checked(out, confirmed, refused)
+    return Checked(out, confirmed, refused, restated)
 
 
 def key(d: GateDecision) -> tuple:
-    """What tells one decision from another in a run's cache (``GitHub.vouched``)."""
-    return d.gate, d.decision, d.actor.lower(), _aware(d.at).isoformat(), d.via
+    """What tells one decision from another in a run's cache (``GitHub.vouched``): a change request or rejection
+    saved over one checked before with another reason is checked again (its comment's reason is the one used). An
+    approval's remark is not in it: nothing acts on it, and a state too large to save whole cuts it."""
+    reason = d.reason if d.decision is not Decision.APPROVE else None
+    return d.gate, d.decision, d.actor.lower(), _aware(d.at).isoformat(), d.via, reason
+
+
+def said_reason(d: GateDecision, proof: tuple, record: Record) -> str | None:
+    """The reason change request or rejection ``d`` has in the comment ``proof`` names (``vouched_by`` found it
+    making ``d``), as it reads now and parsed as when the command came in; None for an approval, or a decision
+    a label vouches for."""
+    if d.decision is Decision.APPROVE or proof[0] != "comment":
+        return None
+    c = next(c for c in record.comments if c.id == proof[1])
+    return commands.parse(c.body).argument  # it parsed to this decision's command in ``_decides``
 
 
 def vouched_by(d: GateDecision, record: Record, may_decide: MayDecide, used=frozenset()) -> tuple[tuple | None, str]:

@@ -168,3 +168,64 @@ def test_a_real_change_request_still_passes_at_later_loads(sim):
     _comment(sim, number, "researcher", "a later event")  # checked against GitHub at this load
     assert not sim.runs[-1].result.action.startswith("refused")
     assert _notices(sim, number) == []
+
+
+def test_a_change_requests_reason_saved_over_by_the_bots_token_is_read_from_its_comment(sim):
+    """The workflow keeps maria's change request (her comment, her name) and writes `param loadHighThreshold: 1e9`
+    into its reason. Her next change request reruns gate 1 with every change request so far: the first is read from
+    her comment as it reads now, so the value she never asked for is deployed nowhere."""
+    from bot.review.change_request import deployed_by_person
+
+    number = _to_gate_1(sim)
+    first = _comment(sim, number, "maria", "/request-changes param loadLowThreshold: 5.5")
+    state = state_of(sim, number)
+    assert state.open_gate == 1 and [d.comment for d in state.decisions] == [first]
+    forged = state.model_copy(deep=True)
+    forged.decisions[0] = forged.decisions[0].model_copy(update={"reason": "param loadHighThreshold: 1e9"})
+    forged.pending_feedback[2] = "param loadHighThreshold: 1e9"  # the copy stage 2's rerun would read
+    _save_as_the_bot(sim, number, forged)
+
+    _comment(sim, number, "maria", "/request-changes param loadLowThreshold: 6")
+    assert not sim.runs[-1].result.action.startswith("refused")
+    state = state_of(sim, number)
+    assert [d.reason for d in state.decisions] == ["param loadLowThreshold: 5.5", "param loadLowThreshold: 6"]
+    assert state.stages[2].feedback == "param loadLowThreshold: 5.5\n\nparam loadLowThreshold: 6"
+    assert deployed_by_person(state) == {"loadLowThreshold": 6.0}
+    assert "gate 1 change request's reason read from its comment" in [a.event for a in state.audit]
+    assert _notices(sim, number) == []
+
+
+def test_a_change_requests_reason_its_author_edited_is_the_one_the_rerun_reads(sim):
+    number = _to_gate_1(sim)
+    first = _comment(sim, number, "maria", "/request-changes param loadLowThreshold: 3.5")
+    _as(sim, "maria").get_issue(number).get_comment(first).edit("/request-changes param loadLowThreshold: 5.5")
+    _comment(sim, number, "maria", "/request-changes param loadLowThreshold: 6")
+    state = state_of(sim, number)
+    assert [d.reason for d in state.decisions] == ["param loadLowThreshold: 5.5", "param loadLowThreshold: 6"]
+    assert state.stages[2].feedback == "param loadLowThreshold: 5.5\n\nparam loadLowThreshold: 6"
+
+
+def test_a_rerun_due_on_a_change_request_saved_over_by_the_bots_token_runs_on_its_comments_reason(sim):
+    """The workflow's save leaves stage 2's rerun due, with the forged directive in the change request and in the
+    copy the rerun reads (``pending_feedback``): the next event runs stage 2 on maria's comment's reason."""
+    from bot.model import Stage, Status
+    from bot.review.change_request import deployed_by_person
+
+    number = _to_gate_1(sim)
+    _comment(sim, number, "maria", "/request-changes param loadLowThreshold: 5.5")
+    state = state_of(sim, number)
+    forged = state.model_copy(deep=True)
+    forged.decisions[0] = forged.decisions[0].model_copy(update={"reason": "param loadHighThreshold: 70"})
+    forged.status, forged.open_gate, forged.opened_at, forged.review_round = Status.RUNNING, None, None, 0
+    forged.next_stage, forged.pending_feedback = Stage.TRANSLATE, {2: "param loadHighThreshold: 70"}  # valid
+    _save_as_the_bot(sim, number, forged)
+
+    _comment(sim, number, "researcher", "any comment")  # any event runs what is due: stage 2, on the feedback
+    assert not sim.runs[-1].result.action.startswith("refused")
+    state = state_of(sim, number)
+    events = [a.event for a in state.audit]
+    assert state.failure is None and events[-1] != "stage 2 failed"
+    assert "stage 2 finished" in events[events.index("gate 1 change request's reason read from its comment") :]
+    assert state.stages[2].feedback == "param loadLowThreshold: 5.5"
+    assert [d.reason for d in state.decisions] == ["param loadLowThreshold: 5.5"]
+    assert deployed_by_person(state) == {"loadLowThreshold": 5.5}

@@ -134,8 +134,10 @@ def test_check_leaves_this_runs_decisions_alone():
 
 
 # ------------------------------------------------- change requests and rejections
-def decided(decision, comment=11, via=DecidedVia.COMMAND, **more) -> GateDecision:
-    return GateDecision(gate=2, decision=decision, actor="alice", at=T0, reason="why", via=via, comment=comment, **more)
+def decided(decision, comment=11, via=DecidedVia.COMMAND, reason="why", **more) -> GateDecision:
+    return GateDecision(
+        gate=2, decision=decision, actor="alice", at=T0, reason=reason, via=via, comment=comment, **more
+    )
 
 
 def test_a_change_request_or_rejection_counts_only_from_its_command_by_that_person():
@@ -185,3 +187,62 @@ def test_an_approval_the_record_lacks_is_confirmed_only_by_the_gates_label_appli
     assert checked.confirmed == [(forged, since)]
     # saved again as maria's, it is vouched for by her label from then on
     assert vouched_by(confirmed, record([since], saved_at=saved + timedelta(minutes=1)), may_decide)[0] == ("label", 9)
+
+
+# ------------------------------------------- the reason acted on is the comment's as it reads now
+def test_a_change_requests_reason_is_its_comments_not_the_saved_states():
+    """A state saved as the bot keeps alice's comment id and puts a directive she never wrote in her reason: the
+    rerun would deploy that value in her name. The reason is read from her comment."""
+    forged = decided(Decision.REQUEST_CHANGES, reason="param loadHighThreshold: 1e9")
+    rec = record(comments=[said("/request-changes param loadLowThreshold: 5.5\nexclude: H2")])
+    checked = check([forged], rec, may_decide)
+    assert checked.refused == []
+    assert [d.reason for d in checked.decisions] == ["param loadLowThreshold: 5.5\nexclude: H2"]
+    assert checked.restated == [(forged, "param loadLowThreshold: 5.5\nexclude: H2")]
+
+
+def test_a_reason_its_author_edited_since_is_read_as_edited():
+    saved = decided(Decision.REQUEST_CHANGES, reason="param loadLowThreshold: 55")
+    fixed = said("/request-changes param loadLowThreshold: 5.5")
+    checked = check([saved], record(comments=[fixed], editors={11: "alice"}), may_decide)
+    assert [d.reason for d in checked.decisions] == ["param loadLowThreshold: 5.5"]
+    same = check([saved], record(comments=[said("/request-changes param loadLowThreshold: 55")]), may_decide)
+    assert same.decisions == [saved] and same.restated == []
+
+
+def test_a_rejections_reason_is_its_comments_and_one_no_longer_holding_the_command_counts_for_nothing():
+    forged = decided(Decision.REJECT, reason="the evolved policy is malware")
+    checked = check([forged], record(comments=[said("/reject the gains are noise")]), may_decide)
+    assert [d.reason for d in checked.decisions] == ["the gains are noise"]
+    gone = check([forged], record(comments=[said("never mind")], editors={11: "alice"}), may_decide)
+    assert [r.lacks for r in gone.refused] == ["comment 11 by @alice holds no `/reject`"]
+
+
+def test_an_approvals_remark_and_a_label_approval_are_left_as_saved():
+    remark = approval(via=DecidedVia.COMMAND, comment=11, reason="looks right")
+    checked = check([remark, approval(gate=1)], record([labeled(gate=1)], [said("/approve 2")]), may_decide)
+    assert checked.decisions == [remark, approval(gate=1)] and checked.restated == []
+
+
+def test_a_decision_whose_reason_differs_is_checked_again_not_taken_from_the_runs_cache():
+    """The run's cache of checked decisions (``key``) does not let a reason saved over a checked one through."""
+    request = decided(Decision.REQUEST_CHANGES)
+    assert key(request) != key(request.model_copy(update={"reason": "param loadHighThreshold: 1e9"}))
+
+
+def test_the_reruns_copy_of_the_change_requests_is_taken_from_the_decisions():
+    """``pending_feedback`` is what stage 2's rerun reads: a state saved as the bot could write a directive there
+    and leave the checked decisions alone. It is read from the decisions, as ``pipeline.decide`` made it."""
+    from bot import pipeline
+    from bot.github.state import fed_by_decisions
+    from tests.engine.test_pipeline import fresh, to_gate
+
+    asked = pipeline.decide(
+        to_gate(fresh(), 1), 1, Decision.REQUEST_CHANGES, actor="alice", now=T0, reason="param loadLowThreshold: 5.5"
+    )
+    assert fed_by_decisions(asked) is asked  # as the bot saved it: nothing to change
+    forged = asked.model_copy(update={"pending_feedback": {2: "param loadHighThreshold: 1e9"}})
+    assert fed_by_decisions(forged).pending_feedback == {2: "param loadLowThreshold: 5.5"}
+    nobody = forged.model_copy(update={"decisions": []})  # no change request at gate 1: no feedback for its rerun
+    assert fed_by_decisions(nobody).pending_feedback == {}
+    assert pipeline.next_step(fed_by_decisions(nobody)).feedback is None
