@@ -22,7 +22,7 @@ from bot.github.client import GitHub, marker_line
 from bot.github.config import BotConfig
 from bot.github.records import Comment
 from bot.model import AuditEntry, DecidedVia, Decision, Finding, PipelineState, Severity, Status, match_text
-from bot.model.evidence import tally
+from bot.model.findings import tally
 from bot.model.gates import GATE_COVERS, unapproved
 
 #: Budget for the status comment: GitHub's documented 65,536-character cap on a comment body.

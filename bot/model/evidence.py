@@ -21,7 +21,6 @@ from bot.model.base import (
     percent,
 )
 from bot.model.findings import Finding
-from bot.model.findings import tally as tally  # bot.github.state reads it from here
 
 # --------------------------------------------------------------------------
 # Hypotheses and verdicts
