@@ -12,16 +12,20 @@ routing decision's Reason, which the plugin never reads: it maps Scores or the t
 
 Each is a ``translate.dead-code`` finding (SUGGESTION: it changes no decision) at its evolved line, anchored to
 evolved.go's; ``caveat`` sums them up in one line of the plugin README's Caveats, so a maintainer reading the
-package is not surprised by code that looks live. Pure: analysis in, findings out.
+package is not surprised by code that looks live. A draw from math/rand's global source inside the nil-rng fallback
+(a trial's ``else { i = rand.Intn(n) }``) never runs either: ``without_dead_draws`` takes its ``safety.global-rand``
+out of the hazards (the safety check reads the source before any analysis, so it cannot tell), and the fallback's
+own finding names it. Pure: analysis in, findings out.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from bot.golang.analysis_types import Analysis, FuncInfo, Node
 from bot.golang.gotree import named, text_of, walk
+from bot.golang.safety import CHECK_GLOBAL_RAND
 from bot.model import Finding, PolicyKind, Severity
 
 CHECK_DEAD_CODE = "translate.dead-code"
@@ -121,7 +125,12 @@ def _nil_rng_fallbacks(an: Analysis, fns: list[FuncInfo]) -> list[Finding]:
     """The ``else`` of ``if ws.rng != nil`` and the body of ``if ws.rng == nil`` (alone or with ``&&``): the
     plugin sets the rng on every call that reads it, so the code for a nil one (math/rand's global source, the
     lowest index) never runs. A branch needing ``ws.rng != nil`` is live."""
-    out: list[Finding] = []
+    return [_finding(an, anchor, what, _RNG_SET.format(field=field)) for anchor, _, what, field in _nil_rng(an, fns)]
+
+
+def _nil_rng(an: Analysis, fns: list[FuncInfo]) -> Iterator[tuple[Node, Node, str, str]]:
+    """Each branch for a nil rng: the node its finding names, the block that never runs, what it is, the field.
+    The one detection: the findings and ``without_dead_draws`` both read it."""
     for f in fns:
         for n in walk(f.node):
             if n.type != "if_statement":
@@ -130,25 +139,28 @@ def _nil_rng_fallbacks(an: Analysis, fns: list[FuncInfo]) -> list[Finding]:
             alternative = n.child_by_field_name("alternative")
             field = _rng_compared(an, f, cond, "!=")
             if field is not None and alternative is not None:
-                out.append(
-                    _finding(
-                        an,
-                        alternative,
-                        f"the fallback when `{field}` is nil is never taken",
-                        _RNG_SET.format(field=field),
-                    )
-                )
+                yield alternative, alternative, f"the fallback when `{field}` is nil is never taken", field
             field = _requires_rng(an, f, cond, "==")
-            if field is not None:
-                out.append(
-                    _finding(
-                        an,
-                        n,
-                        f"the branch on `{text_of(an.src, cond)}` is never taken",
-                        _RNG_SET.format(field=field),
-                    )
-                )
-    return out
+            consequence = n.child_by_field_name("consequence")
+            if field is not None and consequence is not None:
+                yield n, consequence, f"the branch on `{text_of(an.src, cond)}` is never taken", field
+
+
+def without_dead_draws(found: Sequence[Finding], an: Analysis) -> list[Finding]:
+    """``found`` less the draws from math/rand's global source (``safety.global-rand``) that sit on a line wholly
+    inside a branch for a nil rng: the plugin never runs them, so they cannot make its choices irreproducible, and
+    the branch's own dead-code finding already names them for the reviewer (one finding, not one per line). A
+    line that also holds live code (the branch's first and last, ``} else {`` and ``}``) keeps its finding: the
+    safety check reports lines, not columns, and errs towards the hazard."""
+    if an.src is None or an.host_info is None:
+        return list(found)
+    fns = [f for f in (an.host_info, *an.helpers) if f is not None]
+    dead = {
+        an.src.to_original_line(row + 1)
+        for _, block, _, _ in _nil_rng(an, fns)
+        for row in range(block.start_point[0] + 1, block.end_point[0])
+    }
+    return [f for f in found if not (f.check == CHECK_GLOBAL_RAND and f.source_line in dead)]
 
 
 def _rng_compared(an: Analysis, f: FuncInfo, cond: Node | None, op: str) -> str | None:

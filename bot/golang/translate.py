@@ -44,6 +44,7 @@ from bot import directives
 from bot.dictionary import Dictionary
 from bot.golang import (
     dead_branches,
+    dead_code,
     fidelity_classes,
     harness_build,
     never_binds,
@@ -233,8 +234,9 @@ def translate(
 
     if not re.fullmatch(r"[a-z][a-z0-9-]*[a-z0-9]", plugin_type or ""):
         raise TranslationError(f"plugin type {plugin_type!r} must be kebab-case (e.g. evolved-adaptive-scorer)")
-    # Defence in depth: callers refuse unsafe programs first; nothing below may build or run one.
-    safety = refuse_unsafe(src)
+    # Defence in depth: callers refuse unsafe programs first; nothing below may build or run one. A global draw
+    # in a fallback for a nil rng never runs in the plugin: dead code (named once, at the fallback), not a hazard.
+    safety = dead_code.without_dead_draws(refuse_unsafe(src), analysis)
     options, applied = feedback_options(feedback)
     source_name = PurePosixPath(src.path.replace("\\", "/")).name
     gen = generate(src, analysis, dictionary, plugin_type, options=options)

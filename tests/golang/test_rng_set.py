@@ -14,6 +14,10 @@ often below its own top score. endpointScores gave a random pick the top score t
 picker then sent half of those picks to the global best (trial: the least-loaded pod got 58.1% of the picks from the
 evolved code, 79.1% from the plugin). A pick among tied top scores keeps the tie (the picker draws among them as
 the code did); one below the top goes alone on top.
+
+The nil fallback's ``rand.Intn`` then never runs, yet ``safety.global-rand`` still called it IMPORTANT ("the plugin's
+choices cannot be reproduced", a Known limitation in the plugin README): a draw only in the dead fallback is dead
+code, named once by ``translate.dead-code`` at the fallback; a draw anywhere else keeps its hazard.
 """
 
 from __future__ import annotations
@@ -27,13 +31,17 @@ from bot.golang import dead_code
 from bot.golang.analyze import analyze
 from bot.golang.dead_code import CHECK_DEAD_CODE
 from bot.golang.generate import generate
+from bot.golang.safety import CHECK_GLOBAL_RAND, check_evolved_text
 from bot.golang.source import load_evolved_source
+from bot.model import Severity
 
-from .conftest import FIXTURES, passes_with_test, sandboxed_go, translate_path, write_module
+from .conftest import CORPUS, FIXTURES, passes_with_test, sandboxed_go, translate_path, write_module
 
 GUARDED = FIXTURES / "router_power_of_two_guarded.go"
 #: The evolved lines of the guard on ws.rng and of its nil fallback (``} else {``).
 GUARD_LINE, FALLBACK_LINE = 72, 75
+#: The evolved lines of the guarded draws: through ``ws.rng`` (when set), through math/rand's global source (nil).
+RNG_DRAWS, GLOBAL_DRAWS = (73, 74), (76, 77)
 
 _GO_TEST = """package {package}
 
@@ -146,6 +154,47 @@ def test_a_guard_on_rng_being_nil_is_the_dead_branch(analyze_text):
     an = analyze_text(text, "router_power_of_two_guarded.go")
     (found,) = [f for f in dead_code.findings(an) if f.source_line == GUARD_LINE]
     assert found.message.startswith("the branch on `ws.rng == nil` is never taken"), found.message
+
+
+def test_a_global_draw_only_in_the_dead_fallback_is_dead_code_not_a_hazard(guarded):
+    _, _, tr = guarded
+    assert [f for f in tr.findings if f.check == CHECK_GLOBAL_RAND] == []
+    named = [f.source_line for f in tr.findings if f.source_line in (FALLBACK_LINE, *GLOBAL_DRAWS)]
+    assert named == [FALLBACK_LINE], named  # the fallback once, as dead code; its draws not again
+    readme = next(t for p, t in tr.files.items() if p.endswith("/README.md"))
+    assert "process-global source" not in readme
+
+
+def test_a_global_draw_outside_a_nil_fallback_keeps_its_hazard(dictionary):
+    _, _, tr = translate_path(CORPUS / "r02_pattern_b_prefix_decay.go", dictionary)
+    draws = [(f.severity, f.source_line) for f in tr.findings if f.check == CHECK_GLOBAL_RAND]
+    assert draws == [(Severity.IMPORTANT, 149)]  # ties[rand.Intn(len(ties))]
+
+
+@pytest.mark.parametrize(
+    ("guard", "live"),
+    [
+        ("if ws.rng != nil {", ()),  # the fallback (else) is dead
+        ("if ws.rng == nil {", GLOBAL_DRAWS),  # the body (ws.rng's draws) is dead; the else, its global draws, live
+        ("if len(snapshots) > 2 {", GLOBAL_DRAWS),  # no guard on ws.rng: nothing is dead
+    ],
+)
+def test_only_global_draws_in_a_dead_nil_fallback_are_dropped(analyze_text, guard, live):
+    text = GUARDED.read_text(encoding="utf-8").replace("if ws.rng != nil {", guard, 1)
+    found = check_evolved_text(text, GUARDED.name)
+    kept = dead_code.without_dead_draws(found, analyze_text(text, GUARDED.name))
+    assert tuple(f.source_line for f in kept if f.check == CHECK_GLOBAL_RAND) == live
+    assert len(kept) == len(found) - (len(GLOBAL_DRAWS) - len(live))
+
+
+def test_a_global_draw_beside_live_code_on_the_fallbacks_brace_line_keeps_its_hazard(analyze_text):
+    """A line shared with live code is not wholly dead: the draw stays reported (the check errs towards it)."""
+    text = GUARDED.read_text(encoding="utf-8").replace(
+        "second = ws.rng.Intn(len(snapshots) - 1)\n\t\t} else {", "second = rand.Intn(len(snapshots) - 1) } else {", 1
+    )
+    found = check_evolved_text(text, GUARDED.name)
+    kept = dead_code.without_dead_draws(found, analyze_text(text, GUARDED.name))
+    assert [f.source_line for f in kept if f.check == CHECK_GLOBAL_RAND] == [RNG_DRAWS[1]]
 
 
 @pytest.mark.slow
