@@ -40,6 +40,7 @@ from bot.golang.carry import GENERATED_NAMES, thread_params
 from bot.golang.ctor_fields import constructor_fields, outside_fields
 from bot.golang.field_signals import fill_field_signals
 from bot.golang.flow import Walker
+from bot.golang.flow_args import arg_findings
 from bot.golang.gonames import lower_camel
 from bot.golang.gotree import norm_type, parse_number, text_of, walk
 from bot.golang.host import (
@@ -144,6 +145,7 @@ def analyze(
 
     _collect_types(src, an, funcs, struct_fields)
     lift_package_consts(src, an, w.pkg_lits, w.pkg_reads, w.const_uses)  # after: it reads the carried types
+    arg_findings(src, an, w.kept_args)  # after: a number passed as a compared argument, unless lifted elsewhere
     package_vars.check(src, an)  # a package variable the carried code writes: state every request shares
     constructor_fields(src, an)
     outside_fields(src, an)
