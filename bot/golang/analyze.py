@@ -51,7 +51,7 @@ from bot.golang.host import (
     collect_functions,
     find_host,
 )
-from bot.golang.literals import unlisted_literals
+from bot.golang.literals import join_reason_copies, unlisted_literals
 from bot.golang.local_consts import lift_local_consts
 from bot.golang.package_consts import lift_package_consts
 from bot.golang.param_names import name_parameters, pair_weights
@@ -154,6 +154,7 @@ def analyze(
     _collect_imports(src, an)
     an.era = _era(src, an)
     an.signals.sort(key=lambda s: (s.line, s.name, s.via))
+    join_reason_copies(src, an)  # a number that only formats a reason reads its decision's parameter
     pair_weights(src, an)  # before the unlisted literals: a blend's other weight is a parameter with its mate
     unlisted_literals(src, an)
     name_parameters(an)  # first, so hazard fixes can name the JSON parameter a threshold becomes

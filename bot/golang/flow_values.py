@@ -72,3 +72,16 @@ def _param_type(subject_type: str | None, lit: Node, src: EvolvedSource) -> str 
     if is_float:
         return "float64"
     return None
+
+
+def field_written(lhs: Node) -> Node | None:
+    """The selector a write sets a field through: ``a.total`` for ``a.total = v``, and for ``a.tokenEMA[tenant] =
+    v`` too (an entry of a receiver map or slice). The field then holds what the value derives from, so a figure
+    computed from it later (a tenant's fair share of the tokens seen) meets those signals, as the field itself does
+    when set outright."""
+    while lhs.type in ("index_expression", "parenthesized_expression"):
+        inner = lhs.child_by_field_name("operand") if lhs.type == "index_expression" else None
+        if inner is None:
+            return None
+        lhs = inner
+    return lhs if lhs.type == "selector_expression" else None

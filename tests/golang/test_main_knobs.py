@@ -109,7 +109,16 @@ def test_a_fair_share_multiplier_on_receiver_state_is_a_parameter_and_its_reason
     fair = [th for th in an.thresholds if th.value == 1.5]
     assert len(fair) == 1 and fair[0].param and fair[0].reason is None, an.thresholds
     assert "InputTokens" in fair[0].signals, fair[0]
-    assert fair[0].lines == [35], fair[0].lines  # the decision's; the copy in the rejection reason decides nothing
+    # the decision's line, and the copy in the rejection's reason, which decides nothing: it reads the same parameter,
+    # so the reason prints the multiplier in force, and is no knob of its own
+    assert fair[0].lines == [40, 41], fair[0].lines
+    assert not [f for f in _unlisted(an) if "1.5" in f.message], an.findings
+
+
+def test_a_number_that_only_formats_a_reason_is_neither_a_parameter_nor_flagged(analyze_text):
+    text = FAIR_SHARE.read_text(encoding="utf-8").replace("mine > 1.5*fair", "mine > 1.4*fair")
+    an = analyze_text(text)
+    assert [th.value for th in an.thresholds if th.value in (1.4, 1.5)] == [1.4], an.thresholds
     assert not [f for f in _unlisted(an) if "1.5" in f.message], an.findings
 
 
