@@ -36,6 +36,7 @@ from bot.golang.analysis_types import (
     Threshold,
 )
 from bot.golang.assigned_fields import lift_assigned_fields
+from bot.golang.blend_terms import weigh_terms
 from bot.golang.carry import GENERATED_NAMES, thread_params
 from bot.golang.ctor_fields import constructor_fields, outside_fields
 from bot.golang.field_signals import fill_field_signals
@@ -156,6 +157,7 @@ def analyze(
     an.signals.sort(key=lambda s: (s.line, s.name, s.via))
     join_reason_copies(src, an)  # a number that only formats a reason reads its decision's parameter
     pair_weights(src, an)  # before the unlisted literals: a blend's other weight is a parameter with its mate
+    weigh_terms(src, an)  # likewise each literal weight of a sum of weighted terms beside a coefficient parameter
     unlisted_literals(src, an)
     name_parameters(an)  # first, so hazard fixes can name the JSON parameter a threshold becomes
     hazards.check(src, an, dictionary, w.hazard_nodes)

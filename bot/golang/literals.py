@@ -15,6 +15,7 @@ from bot.golang.analysis_types import FLIP, Analysis, FuncInfo, Occurrence, Thre
 from bot.golang.gonames import exported
 from bot.golang.gotree import id_of, named, parse_number, text_of, walk
 from bot.golang.local_scales import field_meetings, meetings
+from bot.golang.sample_counts import lift_count
 from bot.golang.short_locals import plain_name, used_for
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, Severity
@@ -205,6 +206,8 @@ def _decisive_local(src: EvolvedSource, an: Analysis, f: FuncInfo, node, values)
     why = _kept_because(src, an, f, decl, name, other, signals, go_type)
     if why is None:
         _lift(src, an, f, node, value, name, compared, other, signals, go_type)
+        return []
+    if lift_count(src, an, f, decl, node, name, go_type):  # `k := 3` sampled k times: how many, a parameter
         return []
     return [
         Finding(

@@ -138,7 +138,7 @@ def test_the_sample_count_and_every_blend_weight_of_a_power_of_k_router_are_para
     [
         (HELPER_ARGS, ("ws.pressure(snap, ws.params.CritQueueWeight)", "ws.pressure(snap, ws.params.QueueWeight)")),
         (FAIR_SHARE, ("mine > a.params.",)),
-        (POWER_OF_K, ("k := ws.params.SampleCount", "ws.params.ScoresBlendWeight*scores[snap.ID]")),
+        (POWER_OF_K, ("k := ws.params.SampleCount", "ws.params.ScoresCoeff*scores[snap.ID]")),
     ],
 )
 def test_the_plugin_reads_the_knobs_from_its_parameters_and_builds(dictionary, path, reads):
