@@ -232,7 +232,7 @@ class Walker(ExprMixin):
                 if base is not None:
                     bv = self.get(base)
                     self.set(base, Val(bv.role if bv else None, v.taint, bv.type if bv else None), merge=True)
-                elif (field := field_written(lhs)) is not None:  # `a.total = v`, `a.byTenant[t] = v`
+                elif (field := field_written(lhs, v.type)) is not None:  # `a.total = v`, `a.byTenant[t] = 0.5`
                     self._set_field(field, v)
 
     def _track_const(self, name: str, rhs: Node | None) -> None:

@@ -79,8 +79,8 @@ def test_a_local_limit_set_again_only_to_a_parameter_is_a_parameter_named_for_wh
 
 def test_a_local_limit_set_again_to_a_number_no_parameter_holds_stays_listed(analyze_text):
     text = WINDOW.read_text(encoding="utf-8").replace(
-        'if req.SLOClass == "critical" {\n\t\tlimit = 60', "if len(state.Snapshots) == 1 {\n\t\tlimit = 60"
-    )  # a condition on no signal (`w.recent` holds the arrival times written into it, so a branch on it is on Clock)
+        'if req.SLOClass == "critical" {\n\t\tlimit = 60', "if w.recent == nil {\n\t\tlimit = 60"
+    )
     an = analyze_text(text)
     assert "tenantLimit" not in _params(an)
     assert any(f.check == CHECK_UNLISTED_LITERAL and "`limit` is set again" in f.message for f in an.findings), (
