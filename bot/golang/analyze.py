@@ -36,10 +36,12 @@ from bot.golang.analysis_types import (
     Threshold,
 )
 from bot.golang.assigned_fields import lift_assigned_fields
+from bot.golang.blend_terms import weigh_terms
 from bot.golang.carry import GENERATED_NAMES, thread_params
 from bot.golang.ctor_fields import constructor_fields, outside_fields
 from bot.golang.field_signals import fill_field_signals
 from bot.golang.flow import Walker
+from bot.golang.flow_args import arg_findings
 from bot.golang.gonames import lower_camel
 from bot.golang.gotree import norm_type, parse_number, text_of, walk
 from bot.golang.host import (
@@ -50,7 +52,7 @@ from bot.golang.host import (
     collect_functions,
     find_host,
 )
-from bot.golang.literals import unlisted_literals
+from bot.golang.literals import join_reason_copies, unlisted_literals
 from bot.golang.local_consts import lift_local_consts
 from bot.golang.package_consts import lift_package_consts
 from bot.golang.param_names import name_parameters, pair_weights
@@ -144,6 +146,7 @@ def analyze(
 
     _collect_types(src, an, funcs, struct_fields)
     lift_package_consts(src, an, w.pkg_lits, w.pkg_reads, w.const_uses)  # after: it reads the carried types
+    arg_findings(src, an, w.kept_args)  # after: a number passed as a compared argument, unless lifted elsewhere
     package_vars.check(src, an)  # a package variable the carried code writes: state every request shares
     constructor_fields(src, an)
     outside_fields(src, an)
@@ -152,7 +155,9 @@ def analyze(
     _collect_imports(src, an)
     an.era = _era(src, an)
     an.signals.sort(key=lambda s: (s.line, s.name, s.via))
+    join_reason_copies(src, an)  # a number that only formats a reason reads its decision's parameter
     pair_weights(src, an)  # before the unlisted literals: a blend's other weight is a parameter with its mate
+    weigh_terms(src, an)  # likewise each literal weight of a sum of weighted terms beside a coefficient parameter
     unlisted_literals(src, an)
     name_parameters(an)  # first, so hazard fixes can name the JSON parameter a threshold becomes
     hazards.check(src, an, dictionary, w.hazard_nodes)

@@ -396,13 +396,25 @@ def carry_const(src: EvolvedSource, an: Analysis, decl, names: GoNames) -> Carri
         th = next((lifted[text_of(src, c)] for c in spec.children if text_of(src, c) in lifted), None)
         if th is not None:
             now = f"the parameter {th.param}" if th.param else f"the constant {th.constant}"
-            edits.append(Edit(spec.start_byte, spec.end_byte, f"// {text_of(src, spec).strip()}: now {now}"))
+            said, end = _trailing_comment(src, spec)  # its own comment, said once after (`// a = 1: now ...: why`)
+            written = " ".join(text_of(src, spec).split())
+            edits.append(Edit(spec.start_byte, end, f"// {written}: now {now}" + (f": {said}" if said else "")))
     start = _leading_comment_start(decl)
     return Carried(
         _apply(src, start.start_byte, decl.end_byte, edits),
         src.to_original_line(start.start_point[0] + 1),
         decl.start_byte,
     )
+
+
+def _trailing_comment(src: EvolvedSource, spec) -> tuple[str, int]:
+    """The text of the comment that ends ``spec``'s line (without its ``//``) and where it ends; ("", the spec's end)
+    when none does."""
+    after = spec.next_sibling
+    if after is None or after.type != "comment" or after.start_point[0] != spec.end_point[0]:
+        return "", spec.end_byte
+    said = text_of(src, after).strip()
+    return (said[2:].strip(), after.end_byte) if said.startswith("//") else ("", spec.end_byte)
 
 
 #: What a hypothesis-mode comment alone on its line becomes: ``gofiles.drop_marker_lines`` removes the line where it

@@ -11,7 +11,7 @@ from __future__ import annotations
 from bot.dictionary import Dictionary
 from bot.golang.analysis_types import COMPARE, EXPR_TYPES, Analysis, FuncInfo, Node, SignalUse
 from bot.golang.flow_exprs import ExprMixin
-from bot.golang.flow_values import _ELEM_ROLE, _ROLE_OF_TYPE, Val, _elem_type, _go_scalar
+from bot.golang.flow_values import _ELEM_ROLE, _ROLE_OF_TYPE, Val, _elem_type, _go_scalar, field_written
 from bot.golang.gotree import id_of, named, norm_type, text_of, walk
 from bot.golang.source import EvolvedSource
 from bot.model import PolicyKind
@@ -232,8 +232,8 @@ class Walker(ExprMixin):
                 if base is not None:
                     bv = self.get(base)
                     self.set(base, Val(bv.role if bv else None, v.taint, bv.type if bv else None), merge=True)
-                elif lhs.type == "selector_expression":
-                    self._set_field(lhs, v)
+                elif (field := field_written(lhs, v.type)) is not None:  # `a.total = v`, `a.byTenant[t] = 0.5`
+                    self._set_field(field, v)
 
     def _track_const(self, name: str, rhs: Node | None) -> None:
         """Remember identifiers that only ever hold one int literal (positional indexing through a variable)."""

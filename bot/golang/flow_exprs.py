@@ -17,6 +17,7 @@ from bot.golang.analysis_types import (
     Threshold,
 )
 from bot.golang.carry import HELPER_REASON
+from bot.golang.flow_args import ArgMixin
 from bot.golang.flow_classes import ClassMixin
 from bot.golang.flow_values import _ROLE_OF_TYPE, _UNIT_POWERS, Val, _param_type, _result_type
 from bot.golang.gonames import exported, lower_camel
@@ -26,9 +27,9 @@ from bot.golang.param_names import blend, clamp, moving_average, saturation
 from bot.golang.short_locals import applied_as, held_by, measured, plain_name, returned_by, used_for
 
 
-class ExprMixin(ClassMixin, ConstMixin):
-    """Calls, binary expressions and literals (SLO names and per-class values: ``ClassMixin``); needs the
-    walker's state (see flow.Walker)."""
+class ExprMixin(ClassMixin, ConstMixin, ArgMixin):
+    """Calls, binary expressions and literals (SLO names and per-class values: ``ClassMixin``; numbers passed to a
+    helper's parameter: ``ArgMixin``); needs the walker's state (see flow.Walker)."""
 
     def call(self, node: Node) -> Val:
         fn = node.child_by_field_name("function")
@@ -74,6 +75,8 @@ class ExprMixin(ClassMixin, ConstMixin):
                 self._merge_args(f"{self.fn.receiver_type}.{fld}" if self.fn else fld, vals)
                 callee = self.funcs.get(f"{self.fn.receiver_type}.{fld}" if self.fn else fld)
                 self.note_tainted_call(node, callee.label if callee else None, None, vals)
+                if callee is not None:
+                    self.lift_args(callee.label, args_node, args, vals)
                 taint = frozenset().union(*(v.taint for v in vals)) if vals else frozenset()
                 return Val(None, taint | self._ret_taint(callee), _result_type(callee))
             if ov.role == "scorers" or ov.role == "scorer":
@@ -126,6 +129,7 @@ class ExprMixin(ClassMixin, ConstMixin):
                 callee = self.funcs[name]
                 self._check_token_params(callee, vals, node)
                 self.note_tainted_call(node, callee.label, None, vals)
+                self.lift_args(callee.label, args_node, args, vals)
                 return Val(
                     _ROLE_OF_TYPE.get(norm_type(callee.result)), taint | self._ret_taint(callee), _result_type(callee)
                 )
@@ -236,6 +240,8 @@ class ExprMixin(ClassMixin, ConstMixin):
         rv = self.ex(right)
         self.note_const_use(node, lv, rv)
         self.note_const_use(node, rv, lv)
+        self.note_param_meet(node, left, right, rv, op)
+        self.note_param_meet(node, right, left, lv, op)
         taint = lv.taint | rv.taint
         if op in COMPARE:
             self.an.cond_nodes[id_of(node)] = node

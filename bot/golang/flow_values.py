@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from bot.golang.analysis_types import FuncInfo, Node
-from bot.golang.gotree import norm_type, text_of
+from bot.golang.gotree import named, norm_type, text_of
 from bot.golang.source import EvolvedSource
 
 
@@ -72,3 +72,24 @@ def _param_type(subject_type: str | None, lit: Node, src: EvolvedSource) -> str 
     if is_float:
         return "float64"
     return None
+
+
+def field_written(lhs: Node, typ: str | None) -> Node | None:
+    """The selector a write of a value of type ``typ`` sets a field through: ``a.total`` for ``a.total = v``, and
+    for ``a.tokenEMA[tenant] = v`` too when ``v`` is a number (an entry of a receiver map or slice). The field then
+    holds what the number derives from, so a figure computed from it later (a tenant's fair share of the tokens
+    seen) meets those signals, as the field itself does when set outright. An entry that holds a history (a slice
+    of arrival times) does not: what is read of it is counted (``len``), and a count is on no signal's scale."""
+    if lhs.type == "selector_expression":
+        return lhs
+    if (typ or "").removeprefix("untyped-") not in _NUMBERS:
+        return None
+    while lhs.type in ("index_expression", "parenthesized_expression"):
+        inner = lhs.child_by_field_name("operand") if lhs.type == "index_expression" else (named(lhs) or [None])[0]
+        if inner is None:
+            return None
+        lhs = inner
+    return lhs if lhs.type == "selector_expression" else None
+
+
+_NUMBERS = {"int", "int32", "int64", "uint", "uint64", "float", "float32", "float64"}

@@ -15,6 +15,7 @@ from bot.golang.analysis_types import FLIP, Analysis, FuncInfo, Occurrence, Thre
 from bot.golang.gonames import exported
 from bot.golang.gotree import id_of, named, parse_number, text_of, walk
 from bot.golang.local_scales import field_meetings, meetings
+from bot.golang.sample_counts import lift_count
 from bot.golang.short_locals import plain_name, used_for
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, Severity
@@ -57,7 +58,7 @@ def unlisted_literals(src: EvolvedSource, an: Analysis) -> None:
                 seen.add(n.start_byte)
                 an.findings.extend(_table_value(src, an, f, value_node, parent))
                 continue
-            if parent is None or parent.type != "binary_expression" or n.start_byte in seen:
+            if parent is None or parent.type != "binary_expression" or n.start_byte in seen or formats_text(src, n):
                 continue
             value = parse_number(text_of(src, n))
             if value is None or value in _TRIVIAL:
@@ -76,6 +77,51 @@ def unlisted_literals(src: EvolvedSource, an: Analysis) -> None:
                     fix="check whether it is simulator-scale; make it a constant with a name if it is part of the design",
                 )
             )
+
+
+def formats_text(src: EvolvedSource, node) -> bool:
+    """``node`` is inside an argument of a ``fmt`` call (``fmt.Sprintf("... %.0f", 1.5*fair)``): it only formats
+    text (a rejection's reason, which the plugin returns but nothing decides on), so it decides nothing."""
+    n = node.parent
+    while n is not None and n.type not in ("function_declaration", "method_declaration", "func_literal"):
+        fn = n.child_by_field_name("function") if n.type == "call_expression" else None
+        operand = fn.child_by_field_name("operand") if fn is not None and fn.type == "selector_expression" else None
+        if operand is not None and text_of(src, operand) == "fmt":
+            return True
+        n = n.parent
+    return False
+
+
+def join_reason_copies(src: EvolvedSource, an: Analysis) -> None:
+    """A number the walk made a parameter only where it formats text (the copy of ``1.5*fair`` in the rejection's
+    ``fmt.Sprintf``) is no knob of its own: it reads the parameter of the same number the same function decides
+    with, so the reason prints the value in force; with none, it keeps its literal."""
+    for th in list(an.thresholds):
+        if th.reason is not None or not th.occurrences:
+            continue
+        nodes = [src.tree.root_node.descendant_for_byte_range(o.start, o.end) for o in th.occurrences]
+        if not all(n is not None and formats_text(src, n) for n in nodes):
+            continue
+        owner = th.occurrences[0].owner
+        same = [
+            t
+            for t in an.thresholds
+            if t is not th
+            and t.value == th.value
+            and t.reason is None
+            and any(o.owner == owner for o in t.occurrences)
+            and not all(
+                formats_text(src, src.tree.root_node.descendant_for_byte_range(o.start, o.end)) for o in t.occurrences
+            )
+        ]
+        an.thresholds.remove(th)
+        if same:
+            same[0].occurrences.extend(th.occurrences)
+            for o in th.occurrences:
+                an.literal_nodes[o.start] = same[0]
+        else:
+            for o in th.occurrences:
+                an.literal_nodes.pop(o.start, None)
 
 
 def _returned(src: EvolvedSource, an: Analysis, node, values) -> list[Finding]:
@@ -160,6 +206,8 @@ def _decisive_local(src: EvolvedSource, an: Analysis, f: FuncInfo, node, values)
     why = _kept_because(src, an, f, decl, name, other, signals, go_type)
     if why is None:
         _lift(src, an, f, node, value, name, compared, other, signals, go_type)
+        return []
+    if lift_count(src, an, f, decl, node, name, go_type):  # `k := 3` sampled k times: how many, a parameter
         return []
     return [
         Finding(

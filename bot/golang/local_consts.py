@@ -29,9 +29,14 @@ from bot.model import Finding, Severity
 #: A unit at the end of a constant's name (``windowUs``, ``timeoutMs``): the parameter's doc names the constant,
 #: so the unit stays in view; the parameter's name says the role.
 _UNIT = re.compile(r"(?<=[a-z0-9])(?:Us|Usec|Micros|Ms|Msec|Millis|Ns|Nanos|Sec|Secs|Seconds)$")
-#: A name that already says its role: it keeps no role word after it (``maxQueue``, not ``maxQueueThreshold``).
+#: A name that already says its role: it keeps no role word after it (``maxQueue``, not ``maxQueueThreshold``;
+#: ``kvPressureKnee``, ``criticalBoost``). The rule for a constant, local or package-level: it keeps the name its
+#: author gave it when that name ends in a word for what a number does to a signal (a limit, a knee, a weight, a
+#: boost, a slope...); any other gets the role's word (``busy`` compared with a queue: ``busyThreshold``).
 _ROLE_NAME = re.compile(
-    r"(?i:limit|threshold|cap|ceiling|floor|max|min|bound|cutoff|interval|timeout|ttl|period|length|duration|weight|factor|coeff)$"
+    r"(?i:limit|threshold|cap|ceiling|floor|max|min|bound|cutoff|knee|interval|timeout|ttl|period|length|duration"
+    r"|weight|factor|coeff|coefficient|multiplier|boost|gain|scale|slope|penalty|bonus|decay|alpha|margin|headroom"
+    r"|budget|target|ratio|share|fraction|exponent|offset|bias|count)$"
     r"|^(?:max|min)(?=[A-Z0-9])"
 )
 _TRIVIAL = {0.0, 1.0, -1.0}

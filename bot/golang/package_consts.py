@@ -50,7 +50,8 @@ def lift_package_consts(
             th.reason = f"it is the package-level {_kind(spec)} `{name}`, {why}, so no parameter can stand for it"
             an.findings.append(_kept(src, an, spec, lit, th, why))
             continue
-        th.occurrences = [_occurrence(an, node, label) for node, label in sorted(at.values(), key=_start)]
+        first = th.occurrences[0]
+        th.occurrences = [_occurrence(an, node, label, first) for node, label in sorted(at.values(), key=_start)]
         for o in th.occurrences:
             an.const_reads[o.start] = th
         const_name(th, name)
@@ -147,9 +148,14 @@ def _in_literal_hiding(src: EvolvedSource, an: Analysis, node: Node) -> bool:
     return False
 
 
-def _occurrence(an: Analysis, node: Node, label: str) -> Occurrence:
-    """The number's occurrence at one read: the identifier, with the role its expression gives it there."""
+def _occurrence(an: Analysis, node: Node, label: str, first: Occurrence) -> Occurrence:
+    """The number's occurrence at one read: the identifier, with the role its expression gives it there; passed as
+    an argument (flow_args.py), the role it has in the helper, where the walk found it (``first``)."""
     parent = node.parent
+    if parent is not None and parent.type == "argument_list":
+        return Occurrence(
+            node.start_byte, node.end_byte, an.line_of(node), first.role, first.op, None, label, first.divisor
+        )
     operator = parent.child_by_field_name("operator") if parent is not None else None
     op = text_of(an.src, operator) if operator is not None else ""
     left = parent.child_by_field_name("left") if parent is not None else None
