@@ -37,7 +37,7 @@ from bot.bench.evidence import arm_keywords
 from bot.bench.experiment import workload_profile
 from bot.bench.layout import TREATMENTS, run_dir
 from bot.bench.mix_only import MIX_ONLY
-from bot.bench.plan import BenchmarkPlan
+from bot.bench.plan_model import BenchmarkPlan
 from bot.bench.reports import parse_report
 from bot.bench.run import commands, found, lock, tools
 from bot.bench.run import manifest as mf
