@@ -31,11 +31,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.bench.plan import (  # noqa: E402
+from bot.bench.plan import make_plan  # noqa: E402
+from bot.bench.plan_model import (  # noqa: E402
     DEFAULT_GPUS_PER_STACK,
     DEFAULT_RUN_OVERHEAD_MINUTES,
     DEFAULT_STANDUP_MINUTES,
-    make_plan,
 )
 from bot.model import PromotionRequest, RequestError  # noqa: E402
 

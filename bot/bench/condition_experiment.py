@@ -29,7 +29,8 @@ from typing import Any
 from bot.bench.conditions import Condition, condition_files, conditions_for, per_arm
 from bot.bench.evidence import arm_keywords
 from bot.bench.layout import RUN_TREATMENT_PATTERN, TREATMENTS, split_condition, with_condition
-from bot.bench.plan import BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE, BenchmarkPlan, Cell
+from bot.bench.plan import BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE
+from bot.bench.plan_model import BenchmarkPlan, Cell
 from bot.bench.yaml_dump import dump_yaml
 from bot.escape import yaml_comment
 from bot.model import PromotionRequest, StackSpec

@@ -10,15 +10,8 @@ from typing import Literal
 
 from pydantic import Field, ValidationError
 
-from bot.bench.plan import (
-    EVALUATION_SPEC_VERSION,
-    RUN_TREATMENT_PATTERN,
-    BenchmarkPlan,
-    Cell,
-    EvalHypothesis,
-    _Model,
-    id_key,
-)
+from bot.bench.plan import EVALUATION_SPEC_VERSION, RUN_TREATMENT_PATTERN, id_key
+from bot.bench.plan_model import BenchmarkPlan, Cell, EvalHypothesis, _Model
 from bot.bench.priority_plan import PriorityMixPlan
 from bot.bench.reports import LAYOUT
 from bot.bench.yaml_dump import dump_yaml

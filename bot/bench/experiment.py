@@ -18,15 +18,9 @@ from bot.bench.conditions import condition_files, conditions_for
 from bot.bench.evaluation_spec import default_evolved_image, render_evaluation_spec
 from bot.bench.evidence import arm_keywords
 from bot.bench.layout import split_condition
-from bot.bench.plan import (
-    BASELINE_CONFIG_FILE,
-    EVOLVED_CONFIG_FILE,
-    RUN_TREATMENT_PATTERN,
-    BenchmarkPlan,
-    Cell,
-    PlanError,
-)
+from bot.bench.plan import BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE, RUN_TREATMENT_PATTERN, PlanError
 from bot.bench.plan_markdown import plan_markdown
+from bot.bench.plan_model import BenchmarkPlan, Cell
 from bot.bench.priority_mix import LAYOUT as PRIORITY_MIX_LAYOUT
 from bot.bench.priority_plan import inference_objectives, priority_mix_profile
 from bot.bench.reports import LAYOUT, TREATMENTS

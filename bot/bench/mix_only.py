@@ -59,15 +59,8 @@ def mix_only_plan(request, hypotheses, not_measurable: dict[str, str], not_bench
     is such a plan too: a person excluded at gate 2 every hypothesis the cells could not measure, and the mix still
     decides the shedding order (a PlanError there stranded stage 4, and `promote resume` repeated it). With no mix
     that decides one of the ``hypotheses`` (``set_aside.mix_only``) there is nothing to plan."""
-    from bot.bench.plan import (
-        DEFAULT_CV,
-        DEFAULT_EVOLVED_NOISE_RATIO,
-        DEFAULT_OUTLIER_RATE,
-        BenchmarkPlan,
-        PlanCost,
-        PlanError,
-        id_key,
-    )
+    from bot.bench.plan import DEFAULT_CV, DEFAULT_EVOLVED_NOISE_RATIO, DEFAULT_OUTLIER_RATE, PlanError, id_key
+    from bot.bench.plan_model import BenchmarkPlan, PlanCost
     from bot.bench.set_aside import mix_only
     from bot.stats.design import DecisionRule
 

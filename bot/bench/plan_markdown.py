@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from bot.bench.layout import CONDITION_SEP
 from bot.bench.mix_only import MIX_ONLY, cap, is_mix_only, mix_only_why
-from bot.bench.plan import MAX_REPETITIONS, BenchmarkPlan
+from bot.bench.plan import MAX_REPETITIONS
+from bot.bench.plan_model import BenchmarkPlan
 from bot.bench.units import gpu_minutes
 from bot.model.evidence import DECIDED_ON_MIX
 

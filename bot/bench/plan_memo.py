@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from bot import PROJECT_ROOT
-from bot.bench.plan import BenchmarkPlan, plan_for
+from bot.bench.plan import plan_for
+from bot.bench.plan_model import BenchmarkPlan
 from bot.bench.priority_plan import UPSTREAM_PROFILE
 from bot.model import Hypothesis, PromotionRequest, sha256_text
 

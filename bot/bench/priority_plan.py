@@ -38,7 +38,7 @@ WORKLOAD = "priority-mix"
 HARNESS = "priority-mix"
 UPSTREAM_PROFILE = Path(__file__).resolve().parent / "profiles" / "priority-mix" / "priority_mix.yaml.in"
 #: Runs per arm. The verdict pools each class's requests over the runs; three runs show whether the
-#: shedding is steady from run to run (the seed's repetitions, ``bot.bench.plan.NAIVE_REPETITIONS``).
+#: shedding is steady from run to run (the seed's repetitions, ``bot.bench.plan_model.NAIVE_REPETITIONS``).
 REPETITIONS = 3
 
 
@@ -186,7 +186,7 @@ def plan_priority_mix(
 
 def priority_mix_for(request: PromotionRequest, params) -> PriorityMixPlan | None:
     """The mix ``make_plan`` adds (None: not an admitter), priced with the plan's ``params``
-    (``bot.bench.plan.CostParameters``: GPUs per stack, stand-up and run overhead minutes)."""
+    (``bot.bench.plan_model.CostParameters``: GPUs per stack, stand-up and run overhead minutes)."""
     reason = priority_mix_reason(request)
     if reason is None:
         return None

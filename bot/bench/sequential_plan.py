@@ -42,14 +42,8 @@ import numpy as np
 
 from bot.bench import guard_power
 from bot.bench.layout import split_condition
-from bot.bench.plan import (
-    BenchmarkPlan,
-    Cell,
-    CostParameters,
-    SequentialPlan,
-    run_minutes,
-    scenario_claims,
-)
+from bot.bench.plan import run_minutes, scenario_claims
+from bot.bench.plan_model import BenchmarkPlan, Cell, CostParameters, SequentialPlan
 from bot.bench.sizing import scenario_truth
 from bot.model import PromotionRequest
 from bot.stats.decide import Claim

@@ -65,7 +65,7 @@ class ClaimNeed:
 
     hypothesis: str
     track: str
-    cell: object  # bot.bench.plan.Cell
+    cell: object  # bot.bench.plan_model.Cell
     kind: str
     margin: float
     better: str

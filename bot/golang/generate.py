@@ -4,7 +4,8 @@ The shape follows DESIGN.md: a *signal adapter* that builds BLIS-shaped values f
 attributes and request fields (``bot.golang.adapter``), the *evolved logic carried over* as close to
 verbatim as Go allows (``bot.golang.carry``), and the llm-d plumbing (``<Name>Type``, ``Parameters``,
 ``<Name>Factory`` with a strict decoder, ``TypedName``/``WithName``, ``Consumes``, the compile-time
-interface assertions, registration, EndpointPickerConfig, README; ``bot.golang.plugin_docs``).
+interface assertions, registration, EndpointPickerConfig, README; ``bot.golang.plugin_docs``; the main
+file's imports and template context: ``bot.golang.plugin_file``).
 
 Carrying the code instead of re-deriving it is the point: a reviewer can diff ``evolved.go`` against
 the BLIS program line by line (``line_map`` records the correspondence), and nothing the evolution
@@ -22,18 +23,17 @@ import re
 from dataclasses import dataclass, field
 
 from bot.dictionary import Dictionary
-from bot.golang import dead_branches, dead_code, scheduling_docs, state_caps
-from bot.golang.adapter import AdapterLine, adapter_lines, waiting_comment
+from bot.golang import dead_branches, dead_code, state_caps
+from bot.golang.adapter import AdapterLine, adapter_lines
 from bot.golang.adapter_params import AdapterParams, adapter_params
 from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
 from bot.golang.carry import MARKER_LINE, Edit, carry_const, carry_function, carry_type, made_fields, plan_names
 from bot.golang.data_keys import INFLIGHT, KEYS, PREFIX, config_note, param_spec, reads
 from bot.golang.gofiles import drop_file_references, drop_marker_lines, format_go, remap_lines, sort_imports, splice
 from bot.golang.golines import wrap_statements
-from bot.golang.gonames import comment_lines, file_stem, go_float, package_dir, package_name, render, struct_name
-from bot.golang.host import host_call_args
+from bot.golang.gonames import file_stem, go_float, package_dir, package_name, render, struct_name
 from bot.golang.package_consts import carried_consts
-from bot.golang.params import ParamSpec, incumbent_parts, param_specs
+from bot.golang.params import ParamSpec, param_specs
 from bot.golang.plugin_docs import (
     category_of,
     config_notes,
@@ -42,11 +42,10 @@ from bot.golang.plugin_docs import (
     profile_weights,
     readme,
     render_epp_config,
-    sentence,
 )
+from bot.golang.plugin_file import IMPORT_ATTRPREFIX, IMPORT_DL, IMPORT_PLUGIN, IMPORT_SCHED, plugin_file
 from bot.golang.plugin_shape import (
     mentions,
-    random_ties,
     receiver_type,
     request_fields,
     scorer_defaults_of,
@@ -59,18 +58,7 @@ from bot.golang.source import EvolvedSource
 from bot.model import Finding, PolicyKind
 
 MODULE = "github.com/llm-d/llm-d-router"
-IMPORT_PLUGIN = f"{MODULE}/pkg/epp/framework/interface/plugin"
-IMPORT_SCHED = f"{MODULE}/pkg/epp/framework/interface/scheduling"
-IMPORT_DL = f"{MODULE}/pkg/epp/framework/interface/datalayer"
-IMPORT_RC = f"{MODULE}/pkg/epp/framework/interface/requestcontrol"
-IMPORT_ERR = f"{MODULE}/pkg/common/error"
-IMPORT_LOGUTIL = f"{MODULE}/pkg/common/observability/logging"
-IMPORT_ATTRPREFIX = f"{MODULE}/pkg/epp/framework/plugins/datalayer/attribute/prefix"
-IMPORT_CONCURRENCY = f"{MODULE}/pkg/epp/framework/plugins/datalayer/attribute/concurrency"
-IMPORT_LOG = "sigs.k8s.io/controller-runtime/pkg/log"
 
-#: The BLIS scorers that are prefix terms.
-PREFIX_SCORERS = ("prefix-affinity", "precise-prefix-cache")
 #: The scorers built on the shared inverted min-max helper.
 _MINMAX_SCORERS = {"precise-prefix-cache", "queue-depth", "running-requests", "vllm-dp"}
 PREFIX_PRODUCER = "approx-prefix-cache-producer"
@@ -234,7 +222,6 @@ def generate(
         blocks.append((c.text, c.source_start_line, None))
         watched.append(blocks[-1])
 
-    field_params = an.constructed_fields
     if an.constructor is not None:
         ctor = names.idents.get(an.constructor.name, an.constructor.name)
         construct = (
@@ -348,133 +335,38 @@ def generate(
         adapter=adapter,
     )
 
-    # ---- the plugin file ---------------------------------------------------------------
+    # ---- the plugin file (bot.golang.plugin_file) -------------------------------------
     consumes_inflight = INFLIGHT in key_reads
-    prefix_doc = (
-        "the prompt's prefix-cache match (approx-prefix-cache-producer, or the one prefixMatchInfoProducerName names)"
-    )
-    inflight_doc = (
-        "in-flight requests (inflight-load-producer, or the one inFlightLoadProducerName names; scraped queue + "
-        "running without it)"
-    )
-    consumed = [*([prefix_doc] if consumes_prefix else []), *([inflight_doc] if consumes_inflight else [])]
     params = param_specs(an, scorer_defaults, kind == PolicyKind.SCHEDULING) + [param_spec(k) for k in key_reads]
     params += [state_caps.param_spec(c) for c in caps]
     category, category_reason = category_of(an, kind, uses_scorers)
     iface = d.interface(kind)
-    plugin_imports = {
-        '"context"',
-        '"encoding/json"',
-        '"fmt"',
-        'goruntime "runtime"',  # evolvedPanicSite: where a recovered panic was raised, for the logged error
-        '"sync/atomic"',  # failureLog: at most one logged failure a minute, lock-free
-        '"time"',
-        f'"{IMPORT_LOG}"',
-        f'"{IMPORT_PLUGIN}"',
-        f'"{IMPORT_SCHED}"',
-    }
-    if stateful:
-        plugin_imports.add('"sync"')
-    if any(c.keys for c in caps):  # keyRecency: the order capState evicts the stalest entries in
-        plugin_imports.add('"container/list"')
-    if uses_scorers:
-        plugin_imports |= {'"errors"', '"math"'}
-    if consumes_prefix:
-        plugin_imports.add(f'attrprefix "{IMPORT_ATTRPREFIX}"')
-    if consumes_inflight:
-        plugin_imports.add(f'"{IMPORT_CONCURRENCY}"')
-    if kind in (PolicyKind.ROUTING, PolicyKind.SCHEDULING):
-        plugin_imports.add('"math"')
-    if kind == PolicyKind.ROUTING:  # the scores' trace
-        plugin_imports.add(f'logutil "{IMPORT_LOGUTIL}"')
-    if kind == PolicyKind.SCHEDULING and "ID" in an.request_fields:  # the modelled queue's IDs, only when read
-        plugin_imports.add('"strconv"')
-    if rng_per_call:
-        plugin_imports.add('"math/rand"')
-    q_entry = d.signal("QueueDepth", "snapshot")
-    noun = {PolicyKind.ROUTING: "scorer", PolicyKind.SCHEDULING: "scorer", PolicyKind.ADMISSION: "admitter"}[kind]
-    what = {
-        PolicyKind.ROUTING: "scorer",
-        PolicyKind.SCHEDULING: "queue-position scorer",
-        PolicyKind.ADMISSION: "admitter",
-    }[kind]
-    common = {
-        "pkg": pkg,
-        "plugin_type": plugin_type,
-        "struct": struct,
-        "type_const": struct + "Type",
-        "factory": struct + "Factory",
-        "ctor": "New" + struct,
-        "noun": noun,
-        "r": "a" if kind == PolicyKind.ADMISSION else "s",
-        "params": params,
-        "assumed_params": ", ".join(p.name for p in params if p.assumed),
-        "has_constants": any(th.constant for th in an.thresholds),
-        "scorer_config": uses_scorers,
-        "known_scorers": ", ".join(used_scorers(scorer_defaults)),
-        "prefix_scorers": [n for n in used_scorers(scorer_defaults) if n in PREFIX_SCORERS],
-        "receiver": receiver,
-        "construct": construct,
-        "uses_scorers": uses_scorers,
-        "consumes_prefix": consumes_prefix,
-        "consumes_inflight": consumes_inflight,
-        "data_keys": key_reads,
-        "consumes_doc": " and ".join(consumed),
-        "blis_method": host.label,
-        "stateful": stateful,
-        "rng_per_call": rng_per_call,  # the evolved code reads its rng: the plugin seeds one per call
-        "state_caps": caps,
-        "recency_caps": [c for c in caps if c.keys],
-        "cap_doc": state_caps.cap_doc(caps) if caps else "",
-        "uses_clock": uses_clock,
-        "adapter": adapter,
-        "call_args": host_call_args(an),
-        "field_params": field_params,
-        "package_doc": comment_lines(
-            f"Package {pkg} provides {plugin_type}, an llm-d {what} that runs the {kind.value} policy "
-            f"{host.label}, evolved in the BLIS simulator, on llm-d's view of the endpoints and the request.",
-            indent=0,
-        ),
-        "struct_doc": comment_lines(
-            f"{struct} is the evolved BLIS {host.label} as an llm-d {what}. "
-            + (sentence(category_reason) if category else "A rejection carries the evolved reason."),
-            indent=0,
-        ),
-    }
-    if kind == PolicyKind.ADMISSION:
-        plugin_imports |= {f'"{IMPORT_RC}"', f'errcommon "{IMPORT_ERR}"'}
-        legacy_bool = re.sub(r"\s+", "", host.result) == "bool"
-        plugin_text = render("admitter.go.j2", **common, imports=sort_imports(plugin_imports), legacy_bool=legacy_bool)
-    else:
-        legacy_bool = False
-        plugin_text = render(
-            "scorer.go.j2",
-            **common,
-            imports=sort_imports(plugin_imports),
-            kind=kind.value,
-            category=category,
-            random_ties=random_ties(src, an),
-            waiting_expr=q_entry.llmd.expr if q_entry and q_entry.llmd else "m.WaitingQueueSize",
-            waiting_comment=comment_lines(waiting_comment(q_entry), indent=2),
-            score_doc=comment_lines(
-                f"Score estimates, for every endpoint, where the request would sit in that endpoint's wait queue "
-                f"under the evolved {host.label} and prefers earlier positions: min-max normalised like "
-                "queue-scorer, 1 for the best position, 0 for the worst. "
-                + " ".join(scheduling_docs.score_caveats(an.request_fields)),
-                indent=0,
-            )
-            if kind == PolicyKind.SCHEDULING
-            else [],
-            reads_id="ID" in an.request_fields,
-            incumbent_doc=", ".join(incumbent_parts(request_names)),
-            request_has_arrival="ArrivalTime" in request_names,
-            request_has_class="SLOClass" in request_names,
-            request_has_priority="Priority" in request_names,
-            request_has_input="numInputTokens" in request_names,
-            request_has_slo_target="SLOTargetUs" in request_names,
-            token_slice=token_slice,
-            token_elem=token_elem,
-        )
+    plugin_text, legacy_bool = plugin_file(
+        src,
+        an,
+        d,
+        plugin_type=plugin_type,
+        pkg=pkg,
+        struct=struct,
+        params=params,
+        category=category,
+        category_reason=category_reason,
+        receiver=receiver,
+        construct=construct,
+        uses_scorers=uses_scorers,
+        scorer_defaults=scorer_defaults,
+        consumes_prefix=consumes_prefix,
+        consumes_inflight=consumes_inflight,
+        key_reads=key_reads,
+        stateful=stateful,
+        rng_per_call=rng_per_call,
+        caps=caps,
+        uses_clock=uses_clock,
+        adapter=adapter,
+        request_names=request_names,
+        token_slice=token_slice,
+        token_elem=token_elem,
+    )
 
     main_go = f"{pdir}/{stem}.go"
     files: dict[str, str] = {

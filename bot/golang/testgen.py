@@ -16,7 +16,11 @@ import re
 from bot.golang import queue_properties, sequences
 from bot.golang.adapter import request_headers, zero_value
 from bot.golang.analysis_types import Analysis
-from bot.golang.generate import (
+from bot.golang.generate import MODULE, Generated
+from bot.golang.gofiles import sort_imports
+from bot.golang.golines import TAB, WIDTH, fits, wrap
+from bot.golang.gonames import go_float, go_quote, render
+from bot.golang.plugin_file import (
     IMPORT_ATTRPREFIX,
     IMPORT_CONCURRENCY,
     IMPORT_DL,
@@ -24,12 +28,7 @@ from bot.golang.generate import (
     IMPORT_PLUGIN,
     IMPORT_RC,
     IMPORT_SCHED,
-    MODULE,
-    Generated,
 )
-from bot.golang.gofiles import sort_imports
-from bot.golang.golines import TAB, WIDTH, fits, wrap
-from bot.golang.gonames import go_float, go_quote, render
 from bot.golang.plugin_shape import TEST_DRAW_BASE
 from bot.golang.probes import ADMISSION_POOLS, CLOCK, SPACING, Case
 from bot.model import PolicyKind

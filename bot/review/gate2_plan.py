@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from bot.bench.plan import MAX_REPETITIONS, BenchmarkPlan, PlanError, make_plan
+from bot.bench.plan import MAX_REPETITIONS, PlanError, make_plan
+from bot.bench.plan_model import BenchmarkPlan
 from bot.bench.units import gpu_minutes
 from bot.directives import request_changes_command
 from bot.model import Finding, Hypothesis, PromotionRequest, Severity, Track

@@ -11,8 +11,9 @@ Conventions a reader can rely on:
   metric (a latency that drops and a throughput that rises both plot to the right), so no chart mixes
   metrics whose good direction is opposite without saying so;
 - every axis names its quantity and unit (%, ms, tokens/s, req/s);
-- labels are shortened and wrapped to fit, and the tests render every figure and check with
-  ``bot.stats.label_fit.text_outside`` that every text box lies inside it.
+- labels are shortened and wrapped to fit (what each row and label says is ``bot.stats.plot_content``'s,
+  pure), and the tests render every figure and check with ``bot.stats.label_fit.text_outside`` that every
+  text box lies inside it.
 
 Determinism: figures are plain ``matplotlib.figure.Figure`` objects on the Agg canvas (no pyplot state),
 saved without the ``Software`` stamp or a timestamp, so the same verdicts give the same bytes in the same
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import io
 import math
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,164 +32,35 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from bot.model import Direction, Hypothesis, Track, Verdict
+from bot.model import Hypothesis, Track, Verdict
 from bot.stats import StatsError, dist
 from bot.stats.label_fit import legend_columns
+from bot.stats.plot_content import (
+    FONT,
+    ForestRow,
+    ci_level,
+    fit_chars,
+    forest_rows,
+    hypothesis_order,
+    id_ranges,
+    plain,
+    row_label,
+    shorten,
+    status_text,
+    unit,
+    wrap,
+)
 
 FOREST = "claims-forest.png"
 MAX_IMAGES = 8
 _CDF_PANELS = 6
 MAX_FOREST_ROWS = 40  # beyond this the rows are too thin to read; the rest are listed as not plotted
 _DPI = 100
-_FONT = 8
-_CHAR_W = 0.6  # average glyph width of DejaVu Sans, in font sizes (for shortening before layout)
 
 _STATUS_COLOR = {"confirmed": "#2e7d32", "refuted": "#c62828", "inconclusive": "#546e7a"}
 _OTHER_COLOR = "#8d6e63"
 _BASELINE, _EVOLVED = "#7f7f7f", "#1f77b4"
 _BLIS, _MARGIN, _NOISE = "#6a1b9a", "#b22222", "#d9d9d9"
-
-
-# --------------------------------------------------------------------------
-# What is plotted (pure)
-# --------------------------------------------------------------------------
-
-
-@dataclass
-class ForestRow:
-    """One measured cell, on the improvement scale (%, positive = better), and every hypothesis judging it."""
-
-    metric: str
-    workload: str
-    rate: float
-    gain: float
-    low: float
-    high: float
-    noise: float
-    ids: list[str] = field(default_factory=list)
-    statuses: list[str] = field(default_factory=list)
-    blis: float | None = None
-    margins: set[float] = field(default_factory=set)
-
-
-def better(metric: str) -> str:
-    """'lower' or 'higher': the metric's good direction (an unknown metric is read as a latency)."""
-    from bot.model.metrics import METRICS
-
-    return METRICS[metric].better if metric in METRICS else "lower"
-
-
-def unit(metric: str) -> str:
-    """The metric's unit as people write it (req/s, not queries/s)."""
-    from bot.model.metrics import METRICS
-
-    u = METRICS[metric].unit if metric in METRICS else "unit not known"
-    return {"queries/s": "req/s"}.get(u, u)
-
-
-def forest_rows(hypotheses: Sequence[Hypothesis], verdicts: Sequence[Verdict]) -> list[ForestRow]:
-    """Every distinct measured cell in hypothesis order; a cell several hypotheses judge on the same runs is one row.
-
-    The improvement is ``-change`` for a metric where lower is better and ``+change`` where higher is
-    better, the interval flipped with it; the noise floor is symmetric. A no-worse claim's margin is the
-    bad-side bound ``-margin``; an equivalence claim's is ``±margin``.
-    """
-    by_id = {v.hypothesis_id: v for v in verdicts}
-    rows: dict[tuple, ForestRow] = {}
-    for h in sorted(hypotheses, key=hypothesis_order):
-        v = by_id.get(h.id)
-        if v is None:
-            continue
-        for e in v.effects:
-            sign = -1.0 if better(e.metric) == "lower" else 1.0
-            lo, hi = sorted((sign * e.ci_low * 100, sign * e.ci_high * 100))
-            noise = abs(e.t_eff) * 100 if math.isfinite(e.t_eff) else 0.0  # no floor with too few runs
-            key = (e.metric, e.workload, round(e.rate, 9), round(e.rel_change, 12), round(e.ci_low, 12))
-            row = rows.setdefault(
-                key,
-                ForestRow(e.metric, e.workload, e.rate, sign * e.rel_change * 100, lo, hi, noise),
-            )
-            row.ids.append(h.id)
-            row.statuses.append((e.status or v.status).value)
-            p = h.prediction
-            if p is None or p.metric != e.metric:
-                continue
-            if p.direction in (Direction.DECREASE, Direction.INCREASE) and p.blis_magnitude is not None:
-                row.blis = row.blis if row.blis is not None else sign * p.blis_magnitude * 100
-            elif p.direction is Direction.NO_WORSE:
-                row.margins.add(-p.margin * 100)
-            elif p.direction is Direction.EQUIVALENT:
-                row.margins.update((-p.margin * 100, p.margin * 100))
-    return list(rows.values())
-
-
-def hypothesis_order(h: Hypothesis) -> tuple[str, int, str]:
-    digits = "".join(ch for ch in h.id[1:] if ch.isdigit())
-    return (h.track.value, int(digits) if digits else 0, h.id)
-
-
-def id_ranges(ids: Sequence[str]) -> str:
-    """'A1, B1, B7–B12': consecutive ids of a track collapse to a range."""
-    parsed = sorted({(i[0], int(i[1:])) for i in ids if i[1:].isdigit()})
-    parts: list[str] = []
-    k = 0
-    while k < len(parsed):
-        j = k
-        while j + 1 < len(parsed) and parsed[j + 1] == (parsed[k][0], parsed[j][1] + 1):
-            j += 1
-        first, last = parsed[k], parsed[j]
-        parts.append(f"{first[0]}{first[1]}" + (f"–{last[0]}{last[1]}" if j > k else ""))
-        k = j + 1
-    parts += sorted(i for i in set(ids) if not i[1:].isdigit())
-    return ", ".join(parts)
-
-
-def status_text(row: ForestRow) -> str:
-    """'confirmed' when every hypothesis on the row agrees, else 'confirmed: A1; inconclusive: B7–B9'."""
-    if len(set(row.statuses)) == 1:
-        return row.statuses[0]
-    by_status: dict[str, list[str]] = {}
-    for i, s in zip(row.ids, row.statuses, strict=True):
-        by_status.setdefault(s, []).append(i)
-    return "; ".join(f"{s}: {id_ranges(ids)}" for s, ids in by_status.items())
-
-
-def _cut(text: str, width: int) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= width else text[: max(1, width - 1)].rstrip() + "…"
-
-
-def _plain(text: str) -> str:
-    """Text matplotlib draws as written: a pair of ``$`` in a title or workload name would be drawn as
-    mathtext ("p95 < $5 per $" in italics, the dollars gone)."""
-    return text.replace("$", r"\$")
-
-
-def shorten(text: str, width: int) -> str:
-    """``text`` cut to ``width`` characters with an ellipsis (one line), safe to draw."""
-    return _plain(_cut(text, width))
-
-
-def _wrap(text: str, width: int, lines: int) -> str:
-    wrapped = textwrap.wrap(" ".join(str(text).split()), width=max(8, width)) or [""]
-    if len(wrapped) > lines:
-        wrapped = [*wrapped[: lines - 1], _cut(" ".join(wrapped[lines - 1 :]), width)]
-    return _plain("\n".join(wrapped))
-
-
-def _chars(inches: float, size: float = _FONT) -> int:
-    """How many characters of ``size`` points fit in ``inches``."""
-    return max(6, int(inches * 72 / (size * _CHAR_W)))
-
-
-def _row_label(row: ForestRow, width: int) -> str:
-    head = f"{shorten(id_ranges(row.ids), max(6, width // 3))} · {shorten(row.metric, max(6, width // 4))} · "
-    tail = f" @ {row.rate:g} req/s"
-    return head + shorten(row.workload, max(6, width - len(head) - len(tail))) + tail
-
-
-def _level(alpha: float) -> str:
-    return f"{(1 - 2 * alpha) * 100:.0f}%"
 
 
 # --------------------------------------------------------------------------
@@ -227,7 +98,7 @@ def forest_figure(rows: Sequence[ForestRow], alpha: float = 0.05):
     ax.hlines(y, low, high, colors=colors, lw=1.8, zorder=2)
     ax.scatter(gain, y, c=colors, s=24, zorder=3)
     handles = [
-        Line2D([], [], color="black", marker="o", lw=1.8, label=f"measured, {_level(alpha)} CI (colour: verdict)"),
+        Line2D([], [], color="black", marker="o", lw=1.8, label=f"measured, {ci_level(alpha)} CI (colour: verdict)"),
         Patch(color=_NOISE, label="noise floor ±T_eff"),
     ]
     blis = [(r.blis, yi) for r, yi in zip(rows, y, strict=True) if r.blis is not None]
@@ -245,31 +116,31 @@ def forest_figure(rows: Sequence[ForestRow], alpha: float = 0.05):
     pad = max(1.0, 0.06 * (hi - lo))
     ax.set_xlim(lo - pad, hi + pad)
     ax.set_ylim(-0.6, n - 0.4)
-    label_chars = _chars(3.4)
-    ax.set_yticks(y, [_row_label(r, label_chars) for r in rows], fontsize=_FONT)
+    label_chars = fit_chars(3.4)
+    ax.set_yticks(y, [row_label(r, label_chars) for r in rows], fontsize=FONT)
     ax.tick_params(axis="y", length=0)
     ax.grid(axis="x", color="#eeeeee", zorder=-1)
     right = ax.twinx()
     right.set_ylim(ax.get_ylim())
-    right.set_yticks(y, [shorten(status_text(r), _chars(1.7)) for r in rows], fontsize=_FONT)
+    right.set_yticks(y, [shorten(status_text(r), fit_chars(1.7)) for r in rows], fontsize=FONT)
     right.tick_params(axis="y", length=0)
     for label, color in zip(right.get_yticklabels(), colors, strict=True):
         label.set_color(color)
     ax.set_xlabel(
-        _wrap(
+        wrap(
             "improvement over baseline (%) = −change for latencies, +change for throughputs; positive = better",
-            _chars(7),
+            fit_chars(7),
             2,
         ),
-        fontsize=_FONT + 1,
+        fontsize=FONT + 1,
     )
     # y=1.0 is where matplotlib would search its way to (no tick nor offset text above the axes): given, no draw does
     ax.set_title(
-        _wrap(f"Evolved vs baseline per claim and cell: improvement with {_level(alpha)} CI", _chars(8, 10), 2),
+        wrap(f"Evolved vs baseline per claim and cell: improvement with {ci_level(alpha)} CI", fit_chars(8, 10), 2),
         fontsize=10,
         y=1.0,
     )
-    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=_FONT, frameon=False)
+    fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=FONT, frameon=False)
     return fig
 
 
@@ -308,8 +179,8 @@ def _t_interval(x: np.ndarray, alpha: float) -> tuple[float, float]:
 
 def _title(h: Hypothesis, v: Verdict, what: str, width: float) -> str:
     """Two lines of the hypothesis's id, verdict and title, then one of what the figure shows."""
-    chars = _chars(width - 0.3, 10)
-    return f"{_wrap(f'{h.id} ({v.status.value}): {h.title}', chars, 2)}\n{shorten(what, chars)}"
+    chars = fit_chars(width - 0.3, 10)
+    return f"{wrap(f'{h.id} ({v.status.value}): {h.title}', chars, 2)}\n{shorten(what, chars)}"
 
 
 def runs_figure(h: Hypothesis, v: Verdict, index: Any, alpha: float = 0.05):
@@ -356,14 +227,14 @@ def runs_figure(h: Hypothesis, v: Verdict, index: Any, alpha: float = 0.05):
     if blis_y:
         xs, ys = zip(*blis_y, strict=True)
         ax.scatter(xs, ys, marker="D", facecolors="none", edgecolors=_BLIS, s=34, zorder=4)
-    labels = [f"{shorten(e.workload, _chars(cell_w - 0.1))}\n@ {e.rate:g} req/s" for e in effects]
-    ax.set_xticks(range(len(effects)), labels, fontsize=_FONT)
+    labels = [f"{shorten(e.workload, fit_chars(cell_w - 0.1))}\n@ {e.rate:g} req/s" for e in effects]
+    ax.set_xticks(range(len(effects)), labels, fontsize=FONT)
     ax.set_xlim(-0.6, len(effects) - 0.4)
-    ax.tick_params(axis="y", labelsize=_FONT)
-    ax.set_xlabel("workload @ request rate", fontsize=_FONT + 1)
-    ax.set_ylabel(_wrap(f"{metric} per run ({name})", _chars(3.8, _FONT + 1), 2), fontsize=_FONT + 1)
+    ax.tick_params(axis="y", labelsize=FONT)
+    ax.set_xlabel("workload @ request rate", fontsize=FONT + 1)
+    ax.set_ylabel(wrap(f"{metric} per run ({name})", fit_chars(3.8, FONT + 1), 2), fontsize=FONT + 1)
     ax.grid(axis="y", color="#eeeeee")
-    what = f"per-run values; bar: mean and {_level(alpha)} t-interval of the runs judged"
+    what = f"per-run values; bar: mean and {ci_level(alpha)} t-interval of the runs judged"
     ax.set_title(_title(h, v, what, width), fontsize=10)
     handles = [
         Line2D([], [], ls="", marker="o", color=_BASELINE, label="baseline"),
@@ -377,8 +248,8 @@ def runs_figure(h: Hypothesis, v: Verdict, index: Any, alpha: float = 0.05):
         handles.append(Line2D([], [], ls="", marker="x", color=_MARGIN, label="outlier run (excluded)"))
     if "unused" in marks:
         handles.append(Line2D([], [], ls="", marker="o", mfc="none", color="black", label="run after the decision"))
-    cols = legend_columns([str(x.get_label()) for x in handles], _chars(width - 0.2))
-    fig.legend(handles=handles, loc="outside lower center", ncols=cols, fontsize=_FONT, frameon=False)
+    cols = legend_columns([str(x.get_label()) for x in handles], fit_chars(width - 0.2))
+    fig.legend(handles=handles, loc="outside lower center", ncols=cols, fontsize=FONT, frameon=False)
     return fig
 
 
@@ -412,12 +283,12 @@ def cdf_figure(h: Hypothesis, v: Verdict, per_request: pd.DataFrame):
             x = np.sort(sel[sel["treatment"] == treatment]["value"].to_numpy(float)) / div
             if x.size:
                 ax.step(x, np.arange(1, x.size + 1) / x.size, where="post", color=color)
-        ax.set_title(f"{shorten(e.workload, _chars(panel_w - 1.1, 9))} @ {e.rate:g} req/s", fontsize=9)
-        ax.set_xlabel(_plain(f"{family} ({name})"), fontsize=_FONT + 1)
-        ax.tick_params(labelsize=_FONT)
+        ax.set_title(f"{shorten(e.workload, fit_chars(panel_w - 1.1, 9))} @ {e.rate:g} req/s", fontsize=9)
+        ax.set_xlabel(plain(f"{family} ({name})"), fontsize=FONT + 1)
+        ax.tick_params(labelsize=FONT)
         ax.set_ylim(0, 1)
     for line in grid:
-        line[0].set_ylabel("fraction of requests", fontsize=_FONT + 1)
+        line[0].set_ylabel("fraction of requests", fontsize=FONT + 1)
     what = f"per-request CDF of {family}" + (
         f"; the first {len(shown)} of {len(cells)} cells" if len(cells) > len(shown) else ""
     )
@@ -425,7 +296,7 @@ def cdf_figure(h: Hypothesis, v: Verdict, per_request: pd.DataFrame):
     from matplotlib.lines import Line2D
 
     handles = [Line2D([], [], color=c, label=t) for t, c in (("baseline", _BASELINE), ("evolved", _EVOLVED))]
-    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=_FONT, frameon=False)
+    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=FONT, frameon=False)
     return fig
 
 
@@ -437,7 +308,7 @@ def cdf_figure(h: Hypothesis, v: Verdict, per_request: pd.DataFrame):
 def forest_markdown(path: str, *, alpha: float = 0.05) -> str:
     """The forest plot at ``path`` (relative to the markdown showing it) as an image, with its reading key."""
     return (
-        f"![Improvement over baseline per claim and cell, {_level(alpha)} CI]({path})\n\n"
+        f"![Improvement over baseline per claim and cell, {ci_level(alpha)} CI]({path})\n\n"
         "_Every metric is drawn as the improvement over baseline in percent, positive = better: a latency change "
         "of −10% and a throughput change of +10% both plot at +10, so both directions read alike. A cell judged by several hypotheses on the same runs "
         "is one row listing them. Colour: the cell's verdict; grey band: the noise floor ±T_eff; diamond: BLIS's "
@@ -589,11 +460,8 @@ __all__ = [
     "FOREST",
     "MAX_IMAGES",
     "EvidencePlots",
-    "ForestRow",
     "build_figures",
     "forest_markdown",
-    "forest_rows",
-    "id_ranges",
     "plot_evidence",
     "png",
     "used_runs",

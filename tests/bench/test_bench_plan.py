@@ -15,12 +15,12 @@ from bot.bench.plan import (
     DEFAULT_OUTLIER_RATE,
     EVOLVED_CONFIG_FILE,
     MAX_REPETITIONS,
-    Cell,
     PlanError,
     _planned,
     make_plan,
     naive_cost,
 )
+from bot.bench.plan_model import Cell
 from bot.model import (
     VVUQ,
     Direction,

@@ -9,17 +9,15 @@ import pytest
 
 from bot.model import Direction, Effect, Verdict, VerdictStatus
 from bot.stats.label_fit import text_outside
+from bot.stats.plot_content import forest_rows, id_ranges, status_text
 from bot.stats.plots import (
     FOREST,
     MAX_FOREST_ROWS,
     MAX_IMAGES,
     build_figures,
     cdf_figure,
-    forest_rows,
-    id_ranges,
     plot_evidence,
     png,
-    status_text,
     used_runs,
 )
 from tests.stats.stats_synth import arm_pair, build, hypothesis

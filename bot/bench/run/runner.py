@@ -18,6 +18,8 @@ Guarantees, each tested against fake ``llmdbenchmark`` / ``kubectl`` / ``make`` 
   llm-d-benchmark prints the cluster's inference route (a ``curl`` line with its URL), kube contexts and
   workspace paths. Each step's output goes to the step log under ``--workspace`` (``STEP_LOG``), which
   stays on the machine that ran it; the manifest keeps kind, time, GPU-minutes, ok and a reason the bot writes.
+
+The files each run reads and leaves (overrides, profiles, keywords, its report) are ``bot.bench.run.run_files``'.
 """
 
 from __future__ import annotations
@@ -31,25 +33,18 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.bench.errors import ReportError
 from bot.bench.evaluation_spec import EvaluationSpec
-from bot.bench.evidence import arm_keywords
-from bot.bench.experiment import workload_profile
-from bot.bench.layout import TREATMENTS, run_dir
+from bot.bench.layout import TREATMENTS
 from bot.bench.mix_only import MIX_ONLY
-from bot.bench.plan import BenchmarkPlan
-from bot.bench.reports import parse_report
-from bot.bench.run import commands, found, lock, tools
+from bot.bench.plan_model import BenchmarkPlan
+from bot.bench.run import commands, found, lock, run_files, tools
 from bot.bench.run import manifest as mf
 from bot.bench.run.budget import Budget, remaining_text
 from bot.bench.run.faults import PodDeletion
-from bot.bench.run.found import REPORT_NAME
 from bot.bench.run.procs import Cancelled, Procs, cancel_on_signals
-from bot.bench.run.schedule import CellRun, Group, SetupRun, build_schedule, nested_overrides
+from bot.bench.run.schedule import CellRun, Group, SetupRun, build_schedule
 from bot.bench.run.stops import BudgetStop, StepFailed
-from bot.bench.yaml_dump import dump_yaml
 from bot.model import PromotionRequest, RequestError
-from bot.yaml_safe import load_yaml
 
 #: A cell that runs longer than duration x this (plus the slack) is killed as hung.
 CELL_TIMEOUT_FACTOR = 3.0
@@ -235,19 +230,9 @@ class BenchRunner:
             manifest.runs.append(cfg.github_run)
         if not cfg.dry_run:
             results.mkdir(parents=True, exist_ok=True)
-            self._discard_unrecorded(manifest)
+            run_files.discard_unrecorded(results, manifest, cfg.log)
             mf.save(results, manifest)
         return manifest
-
-    def _discard_unrecorded(self, manifest: mf.Manifest) -> None:
-        """Reports in the layout that the manifest does not list were half-written: never read them."""
-        recorded = manifest.recorded_files()
-        for arm in TREATMENTS:
-            for path in sorted((self.cfg.results / arm).rglob("*")) if (self.cfg.results / arm).is_dir() else []:
-                rel = path.relative_to(self.cfg.results).as_posix()
-                if path.is_file() and rel not in recorded:
-                    self.cfg.log(f"discarding {rel}: not in the manifest (written by a run that did not finish)")
-                    path.unlink()
 
     def _save(self) -> None:
         if not self.cfg.dry_run:
@@ -360,11 +345,7 @@ class BenchRunner:
         return [c for g in groups for c in g.cells]
 
     def _overrides(self, setup: SetupRun) -> Path:
-        path = commands.setup_workspace(self.cfg.target, setup.name) / "promotion-overrides.yaml"
-        if not self.cfg.dry_run:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(dump_yaml(nested_overrides(setup.overrides), sort_keys=True), encoding="utf-8")
-        return path
+        return run_files.overrides_file(self.cfg.target, setup, write=not self.cfg.dry_run)
 
     def _step(self, argv: list[str], what: str, kind: str, *, timeout: float | None = None) -> None:
         start, t0 = _now(), time.monotonic()
@@ -438,7 +419,9 @@ class BenchRunner:
         if self.cfg.warmup_s <= 0:
             return
         name = f"warmup-{setup.name.replace('+', '-')}"
-        profile = self._profile(first, duration_s=self.cfg.warmup_s)
+        profile = run_files.profile_file(
+            self.cfg.target, self.cfg.request, first, write=not self.cfg.dry_run, duration_s=self.cfg.warmup_s
+        )
         treatments = self._treatments(setup, name, first.rate)
         argv = commands.run_cell(
             self.cfg.target, setup.name, self._overrides(setup), profile, treatments, [f"warmup:{setup.name}"]
@@ -446,37 +429,13 @@ class BenchRunner:
         self._step(argv, name, "warmup", timeout=self._timeout(self.cfg.warmup_s))
 
     # ------------------------------------------------------------------- cells
-    def _profile(self, cell: CellRun, *, duration_s: int | None = None) -> Path:
-        ws = self.cfg.target.workspace / "profiles"
-        suffix = f"-warmup{duration_s}" if duration_s else ""
-        path = ws / f"{cell.base_workload}{suffix}.yaml"
-        if not self.cfg.dry_run:
-            doc = workload_profile(self.cfg.request, cell.base_workload)
-            if duration_s:
-                doc["load"]["stages"] = [{"rate": cell.rate, "duration": duration_s}]
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(dump_yaml(doc), encoding="utf-8")
-        return path
-
     def _treatments(self, setup: SetupRun, name: str, rate: float) -> Path:
-        path = commands.setup_workspace(self.cfg.target, setup.name) / "treatments" / f"{name}.yaml"
-        if not self.cfg.dry_run:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            doc = {"reset_caches": True, "treatments": [{"name": name, "load.stages.0.rate": rate}]}
-            path.write_text(dump_yaml(doc), encoding="utf-8")
-        return path
+        return run_files.treatments_file(self.cfg.target, setup, name, rate, write=not self.cfg.dry_run)
 
     def _keywords(self, setup: SetupRun, cell: CellRun) -> list[str]:
         assert self.manifest is not None
-        # llm-d-benchmark's reports record no EPP config, only these (run.keywords): arm_keywords binds the arm
-        kws = [*arm_keywords(self.cfg.request.id, cell.arm, load_yaml(self.cfg.epp_configs[cell.arm]))]
-        kws += [f"cell:{cell.run_treatment}", f"commit:{self.cfg.commit}"]
-        image = self.manifest.image
-        if image is not None:
-            kws.append(f"epp-image:{image.ref}@{image.digest}" if image.digest else f"epp-image:{image.ref}")
-        if cell.condition:
-            kws.append(f"condition:{cell.condition}")
-        return kws
+        cfg = self.cfg
+        return run_files.run_keywords(cfg.request, cfg.epp_configs, cfg.commit, self.manifest.image, cell)
 
     def _timeout(self, duration_s: float) -> float:
         return self.cfg.cell_timeout_s or duration_s * CELL_TIMEOUT_FACTOR + CELL_TIMEOUT_SLACK_S
@@ -500,7 +459,7 @@ class BenchRunner:
         start, t0 = _now(), time.monotonic()
         fault = None
         if adopted is None:
-            profile = self._profile(cell)
+            profile = run_files.profile_file(cfg.target, cfg.request, cell, write=not cfg.dry_run)
             treatments = self._treatments(setup, cell.run_treatment, cell.rate)
             argv = commands.run_cell(
                 cfg.target, setup.name, self._overrides(setup), profile, treatments, self._keywords(setup, cell)
@@ -538,54 +497,25 @@ class BenchRunner:
         self, setup: SetupRun, cell: CellRun, report: Path | None, start: str, minutes: float, code: int, fault
     ) -> None:
         assert self.manifest is not None
-        rel_dir = run_dir(cell.arm, cell.workload, cell.rate, cell.repetition)
         cost = self.budget.charge(minutes)
         self.budget.observe(cost, cell.duration_s)
-        reason = None
-        data = b""
-        if report is None:
-            reason = (
-                "llm-d-benchmark finished but left no v0.2 report and no native output to convert "
-                "(no new results directory for this run; an earlier attempt's is not this run's)"
-            )
-        else:
-            data = report.read_bytes()
-            try:
-                parse_report(data.decode("utf-8"))
-            except (ReportError, UnicodeDecodeError) as exc:
-                reason = str(exc)
+        reason = run_files.file_report(
+            self.cfg.results,
+            self.manifest,
+            setup,
+            cell,
+            report,
+            commit=self.cfg.commit,
+            start=start,
+            cost=cost,
+            code=code,
+            fault=fault,
+            now=_now,
+        )
         if reason is not None:
-            aside = Path(mf.REJECTED_DIR) / rel_dir / ((report.name if report else REPORT_NAME) + ".rejected")
-            if report is not None:
-                mf.atomic_write(self.cfg.results / aside, data)
-            self.manifest.rejected.append(
-                mf.RejectedRecord(cell=f"{cell.arm}/{cell.run_treatment}", path=aside.as_posix(), reason=reason)
-            )
             self.cfg.log(f"set aside {cell.arm}/{cell.run_treatment}: {reason}")
             self._event("stop", cell.run_treatment, start, ok=False, detail=f"report set aside: {reason}")
             return
-        rel = f"{rel_dir}/{REPORT_NAME}"
-        mf.atomic_write(self.cfg.results / rel, data)
-        image = self.manifest.image
-        self.manifest.cells.append(
-            mf.CellRecord(
-                treatment=cell.arm,
-                workload=cell.workload,
-                rate=cell.rate,
-                repetition=cell.repetition,
-                run_treatment=cell.run_treatment,
-                setup_treatment=setup.name,
-                commit=self.cfg.commit,
-                image_digest=image.digest if image else None,
-                start=start,
-                end=_now(),
-                gpu_minutes=cost,
-                exit_status=code,
-                report=rel,
-                sha256=mf.sha256_file(self.cfg.results / rel),
-                fault=fault,
-            )
-        )
         self._save()
 
     def _serves(self) -> dict[str, list[str]]:

@@ -23,7 +23,8 @@ from typing import Any
 from bot.bench.conditions import Condition, conditions_for
 from bot.bench.experiment import stack_constants, stage_seconds
 from bot.bench.layout import TREATMENTS, run_treatment_name, split_condition, with_condition
-from bot.bench.plan import BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE, BenchmarkPlan, PlanError
+from bot.bench.plan import BASELINE_CONFIG_FILE, EVOLVED_CONFIG_FILE, PlanError
+from bot.bench.plan_model import BenchmarkPlan
 from bot.model import PromotionRequest
 
 CONFIG_FILES = {"baseline": BASELINE_CONFIG_FILE, "evolved": EVOLVED_CONFIG_FILE}
