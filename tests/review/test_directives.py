@@ -400,7 +400,7 @@ def test_the_cli_gate_stop_says_it_too():
     from types import SimpleNamespace
 
     from bot.cli.pipeline import _gate_brief
-    from bot.model.evidence import ReviewRound
+    from bot.model import ReviewRound
 
     review = ReviewRound(gate=1, round=1, findings=[_finding("toolchain.test")])
     state = SimpleNamespace(reviews={1: [review]}, unconverged=set())
