@@ -53,6 +53,7 @@ LAYERS: dict[str, tuple[int, str]] = {
     "model": (5, "model"),
     "escape": (5, "model"),  # one escaping function per output format, used by every layer that writes text
     "yaml_safe": (5, "model"),  # the one way to read YAML, used by every layer that reads it
+    "yaml_fast": (5, "model"),  # yaml_safe's one-walk build of a plain document
     "home": (5, "model"),  # where the bot's data lives; standard library only
 }
 
