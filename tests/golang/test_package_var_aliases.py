@@ -187,3 +187,35 @@ def test_reading_package_tables_is_no_write_so_they_are_still_carried_and_the_nu
     an = analyze_text(READ_ONLY)
     assert not [f for f in an.findings if f.check == PACKAGE_STATE], an.findings
     assert [th for th in an.thresholds if th.const_decl == "kvCeiling" and th.param], an.thresholds
+
+
+@pytest.mark.parametrize(
+    ("decls", "body", "helpers"),
+    [
+        ("var seen = map[string]bool{}", "m := seen\n\tm2 := m\n\t_ = m2[req.TenantID]", ""),
+        (
+            "var seen = map[string]bool{}",
+            'if rec(seen) {\n\t\treturn false, "x"\n\t}',
+            'func rec(m map[string]bool) bool {\n\treturn m["a"] || rec(m)\n}',
+        ),
+        (
+            "var lim rateLimiter",
+            "lim.Reset()",
+            "type rateLimiter struct{ n int }\n\nfunc (r rateLimiter) Reset() {\n\tr.n = 0\n}",
+        ),
+        (
+            "var lim rateLimiter",
+            "_ = lim.Get()",
+            "type rateLimiter struct{ n int }\n\nfunc (r *rateLimiter) Get() int {\n\treturn r.n\n}",
+        ),
+        ("var hist = []float64{1}", "h := append([]float64{}, hist...)\n\th[0] = 1", ""),
+        ("var hist = []float64{1}", "h := make([]float64, 1)\n\tcopy(h, hist)\n\th[0] = 2", ""),
+    ],
+)
+def test_a_copy_of_its_own_or_storage_only_read_is_no_write(analyze_text, decls, body, helpers):
+    """Followed to every use, storage only read (through a chain of locals, a recursive helper, a pointer receiver
+    that reads) or copied into storage of its own (a value receiver of numbers, ``append``/``copy`` of numbers)
+    writes nothing."""
+    text = PROGRAM.format(decls=decls, body=body, helpers=helpers)
+    an = analyze_text(text)
+    assert not [f for f in an.findings if f.check == PACKAGE_STATE], (text, an.findings)
