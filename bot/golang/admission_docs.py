@@ -12,7 +12,8 @@ Three facts of v0.10.0 decide how an Admitter plugin behaves in a real EPP, and 
   in both arms. So the plugin's config sets the detector's thresholds as upstream's
   ``deploy/config/probabilistic-admitter-epp-config.yaml`` does "to let it own admission exclusively", and the
   benchmark's baseline arm runs that same config without the plugin (``baseline_config``): the arms differ in
-  the plugin alone. Those thresholds keep the queue out of reach but not a full KV cache (``DETECTOR_SHEDS``);
+  the plugin alone. Those thresholds keep the queue out of reach but not a full KV cache (``DETECTOR_SHEDS``),
+  and its ``metricsStalenessThreshold`` is the EPP's own 2s, not the detector's 200ms (``STALENESS``);
 - the in-tree ``probabilistic-admitter`` computes that saturation itself and sheds priority < 0 with probability
   min(saturation^power * k, 1), counting an endpoint without metrics as 1.0: a maintainer's first question to
   an admitter that reads the same gauges is why not that one (``upstream_alternative``).
@@ -28,11 +29,30 @@ from bot.golang.gonames import comment_lines
 from bot.model.evidence import ADMITTER_REJECT_STATUS
 from bot.yaml_safe import load_yaml
 
-#: The saturation detector the config names (flowControl.saturationDetector), and its thresholds, as upstream's
-#: probabilistic-admitter config sets them: queueDepthThreshold out of reach, kvCacheUtilThreshold at the largest
-#: value v0.10.0 accepts ((0, 1]; a larger one is refused, not clamped), which still reads a full cache as 1.0.
+#: The saturation detector the config names (flowControl.saturationDetector), and its parameters: queueDepthThreshold
+#: and kvCacheUtilThreshold as upstream's probabilistic-admitter config sets them (the queue out of reach, the KV cache
+#: at the largest value v0.10.0 accepts, (0, 1]; a larger one is refused, not clamped, and a full cache still reads
+#: 1.0), metricsStalenessThreshold as ``STALENESS`` says.
 DETECTOR = "utilization-detector"
-DETECTOR_PARAMETERS = {"queueDepthThreshold": 999999999, "kvCacheUtilThreshold": 1.0}
+#: The detector's metricsStalenessThreshold: the EPP's own --metrics-staleness-threshold default (2s,
+#: pkg/epp/server/options.go), twice the longest refresh interval a planned run uses (the metric-staleness
+#: condition's 1s, bot.bench.conditions). At the detector's 200ms default an endpoint scraped more than 200ms ago
+#: reads saturation 1.0, so every endpoint's scrape lagging 200ms at once (under that 1s interval each one's does four
+#: fifths of the time; a GC pause, a busy EPP) shed priority < 0 that the plugin would admit: the benchmark measured
+#: llm-d's shedding, not the plugin. Not switched off (a far larger value): the plugin, like BLIS (which has no
+#: staleness) and probabilistic-admitter, decides on the last scraped gauges however old, so a scrape outage is left
+#: to llm-d to fail closed on, as upstream does.
+STALENESS = "2s"
+DETECTOR_PARAMETERS = {
+    "queueDepthThreshold": 999999999,
+    "kvCacheUtilThreshold": 1.0,
+    "metricsStalenessThreshold": STALENESS,
+}
+#: The one line the config writes above a detector parameter that upstream's config leaves at its default.
+DETECTOR_COMMENTS = {
+    "metricsStalenessThreshold": f"not the default 200ms: a scrape lag shorter than {STALENESS} on every pod no "
+    "longer sheds requests"
+}
 #: The in-tree admitter that computes the same saturation (pkg/epp/framework/plugins/requestcontrol/admitter/
 #: probabilisticadmitter at v0.10.0).
 UPSTREAM_ADMITTER = "probabilistic-admitter"
@@ -49,7 +69,7 @@ REJECTION = (
 
 #: When the built-in shedding still fires under ``DETECTOR_PARAMETERS``: every endpoint reads at most 1.0 there
 #: (the queue term stays far below it), so their mean reaches 1.0 only when every one reads exactly 1.0.
-DETECTOR_SHEDS = "every candidate endpoint has a full KV cache or missing or stale metrics"
+DETECTOR_SHEDS = f"every candidate endpoint has a full KV cache or no metrics scraped in the last {STALENESS}"
 
 CONFIG_NOTE = (
     "Admission: llm-d-router v0.10.0's built-in admission (the legacy admission controller; flow control is off by "
@@ -57,7 +77,7 @@ CONFIG_NOTE = (
     "saturation >= 1, before any Admitter runs. The utilization-detector this config names reads saturation as "
     "the mean over the candidate endpoints (1.0 with none) of max(WaitingQueueSize / queueDepthThreshold, "
     "KVCacheUsagePercent / kvCacheUtilThreshold), an endpoint whose metrics are missing or older than the "
-    "detector's metricsStalenessThreshold (default 200ms) counting 1.0. Its thresholds are those of upstream's "
+    f"detector's metricsStalenessThreshold ({STALENESS} here) counting 1.0. Its thresholds are those of upstream's "
     "deploy/config/probabilistic-admitter-epp-config.yaml: queueDepthThreshold 999999999 puts the queue term out "
     "of reach, but kvCacheUtilThreshold 1.0, the largest value v0.10.0 accepts (a larger one is refused at "
     "startup, not clamped), does not switch the KV cache term off: an endpoint whose KV cache is full "
@@ -69,9 +89,21 @@ CONFIG_NOTE = (
 BASELINE_NOTE = (
     "Baseline arm of an admitter's benchmark: the evolved arm's EndpointPickerConfig without the admitter "
     "(the arms differ in the plugin alone). Its utilization-detector (queueDepthThreshold 999999999, "
-    "kvCacheUtilThreshold 1.0, the largest value llm-d-router v0.10.0 accepts) keeps the built-in shedding "
+    f"kvCacheUtilThreshold 1.0, the largest value llm-d-router v0.10.0 accepts, metricsStalenessThreshold {STALENESS}) "
+    "keeps the built-in shedding "
     "(priority < 0 rejected with HTTP 429 at saturation >= 1) to one case: it still sheds when there is no "
     f"candidate endpoint or {DETECTOR_SHEDS}; short of that every request is admitted."
+)
+
+#: The translation report's one line on llm-d's own shedding (a mapping decision of every admitter).
+SHEDDING_DECISION = (
+    "llm-d's own shedding",
+    (
+        "the EndpointPickerConfig's utilization-detector (queueDepthThreshold 999999999, kvCacheUtilThreshold 1.0, "
+        f"metricsStalenessThreshold {STALENESS}, in both arms) leaves llm-d's own shedding of priority < 0 (HTTP 429, "
+        f"before the plugin runs) to a pool whose every endpoint has a full KV cache or no metrics scraped in the "
+        f"last {STALENESS}."
+    ),
 )
 
 UNSCRAPED = (

@@ -109,6 +109,7 @@ def render_epp_config(
         admission_note=comment_lines(admission_docs.CONFIG_NOTE, indent=0) if kind == PolicyKind.ADMISSION else [],
         detector=admission_docs.DETECTOR if kind == PolicyKind.ADMISSION else None,
         detector_parameters=admission_docs.DETECTOR_PARAMETERS,
+        detector_comments=admission_docs.DETECTOR_COMMENTS,
     )
 
 
@@ -159,6 +160,7 @@ def decisions_of(
                 ),
             )
         )
+        out.append(admission_docs.SHEDDING_DECISION)
     if kind == PolicyKind.SCHEDULING:
         out.append(
             (

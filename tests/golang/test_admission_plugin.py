@@ -11,6 +11,7 @@ import re
 import pytest
 import yaml
 
+from bot.bench.conditions import STALE_METRICS_INTERVAL
 from bot.golang.admission_docs import DETECTOR, DETECTOR_PARAMETERS, baseline_config, upstream_alternative
 from bot.golang.generate import package_name, struct_name
 from bot.golang.plugin_summary import what_it_does
@@ -35,10 +36,15 @@ def _file(tr, suffix: str) -> str:
 
 def test_the_admitter_config_keeps_llm_ds_built_in_shedding_out_of_reach(a02):
     """Upstream's probabilistic-admitter-epp-config.yaml: utilization-detector at effectively infinite thresholds,
-    named by flowControl.saturationDetector, so the legacy admission controller does not shed first."""
+    named by flowControl.saturationDetector, so the legacy admission controller does not shed first; and the EPP's
+    own metrics staleness (2s), not the detector's 200ms (the test below)."""
     cfg = yaml.safe_load(a02.epp_config)
     detector = next(p for p in cfg["plugins"] if p["type"] == DETECTOR)
-    assert detector["parameters"] == {"queueDepthThreshold": 999999999, "kvCacheUtilThreshold": 1.0}
+    assert detector["parameters"] == {
+        "queueDepthThreshold": 999999999,
+        "kvCacheUtilThreshold": 1.0,
+        "metricsStalenessThreshold": "2s",
+    }
     assert detector["parameters"] == DETECTOR_PARAMETERS
     assert cfg["flowControl"] == {"saturationDetector": {"pluginRef": "utilization-detector"}}
     assert "reaches the client as HTTP 500, not 429" in " ".join(a02.epp_config.split())
@@ -49,18 +55,23 @@ def test_the_admitter_config_says_when_llm_ds_built_in_shedding_still_fires(dict
     full cache? It does not. At llm-d-router v0.10.0 the utilization-detector's saturation is the mean over the
     candidate endpoints (1.0 with none) of max(WaitingQueueSize / queueDepthThreshold, KVCacheUsagePercent /
     kvCacheUtilThreshold), an endpoint with missing or stale metrics (metricsStalenessThreshold, 200ms by default)
-    counting 1.0; kvCacheUtilThreshold must lie in (0, 1] (a larger value is refused, not clamped); the legacy
-    admission controller sheds priority < 0 at saturation >= 1.0. So a pool whose every cache is full sheds."""
+    counting 1.0 (the config sets 2s); kvCacheUtilThreshold must lie in (0, 1] (a larger value is refused, not
+    clamped); the legacy admission controller sheds priority < 0 at saturation >= 1.0. So a pool whose every cache is
+    full sheds."""
     _, _, a03 = translate_path(CORPUS / "a03_openevolve_tenant_fair_share.py", dictionary, "evolved-tenant-fair")
     cfg = yaml.safe_load(a03.epp_config)
     detector = next(p for p in cfg["plugins"] if p["type"] == DETECTOR)
-    assert detector["parameters"] == {"queueDepthThreshold": 999999999, "kvCacheUtilThreshold": 1.0}
+    assert detector["parameters"] == {
+        "queueDepthThreshold": 999999999,
+        "kvCacheUtilThreshold": 1.0,
+        "metricsStalenessThreshold": "2s",
+    }
     said = " ".join(ln.lstrip("# ") for ln in a03.epp_config.splitlines() if ln.startswith("#"))
     assert "raised out of reach" not in said
     assert (
         "mean over the candidate endpoints (1.0 with none) of max(WaitingQueueSize / queueDepthThreshold, "
         "KVCacheUsagePercent / kvCacheUtilThreshold), an endpoint whose metrics are missing or older than the "
-        "detector's metricsStalenessThreshold (default 200ms) counting 1.0" in said
+        "detector's metricsStalenessThreshold (2s here) counting 1.0" in said
     )
     assert (
         "queueDepthThreshold 999999999 puts the queue term out of reach, but kvCacheUtilThreshold 1.0, the largest "
@@ -69,18 +80,67 @@ def test_the_admitter_config_says_when_llm_ds_built_in_shedding_still_fires(dict
     )
     assert (
         "So the built-in admission still sheds priority < 0 before the plugin runs when every candidate endpoint has "
-        "a full KV cache or missing or stale metrics" in said
+        "a full KV cache or no metrics scraped in the last 2s" in said
     )
     baseline = baseline_epp_config(PolicyKind.ADMISSION, a03.epp_config, "evolved-tenant-fair")
     said = " ".join(ln.lstrip("# ") for ln in baseline.splitlines() if ln.startswith("#"))
     assert "out of reach" not in said
     assert (
         "it still sheds when there is no candidate endpoint or every candidate endpoint has a full KV cache or "
-        "missing or stale metrics; short of that every request is admitted" in said
+        "no metrics scraped in the last 2s; short of that every request is admitted" in said
     )
     readme = " ".join(_file(a03, "README.md").split())
     assert "does not switch the KV cache term off" in readme.split("## Caveats", 1)[1]
     assert "kept out of reach" not in plugin_phrase(PolicyKind.ADMISSION, PLUGIN)[1]
+
+
+def _go_seconds(duration: str) -> float:
+    """A Go duration as the configs here write them (``200ms``, ``2s``), in seconds."""
+    number, unit = re.fullmatch(r"([0-9.]+)(ms|s)", duration).groups()
+    return float(number) / (1000 if unit == "ms" else 1)
+
+
+def test_the_admitter_config_does_not_shed_on_a_scrape_lag_every_run_can_have(a02):
+    """llm-d-router v0.10.0: the utilization-detector counts an endpoint whose metrics are older than its
+    metricsStalenessThreshold (default 200ms, utilization/config.go:36) as saturation 1.0 (detector.go:142-148), the
+    pool's saturation is their mean (detector.go:164), and the legacy admission controller sheds priority < 0 at
+    saturation >= 1.0 (admission.go:74-75). So every pod's scrape lagging 200ms at once (the metric-staleness run's
+    1s refresh interval most of the time, a GC pause, an overloaded EPP) shed what the plugin would have admitted:
+    the benchmark measured llm-d's shedding, not the plugin. The config sets the EPP's own staleness (its
+    --metrics-staleness-threshold default, server/options.go:142), twice the longest refresh interval a planned run
+    uses, says why in one line beside it, and the baseline arm runs the same detector (the arms differ in the plugin
+    alone)."""
+    cfg = yaml.safe_load(a02.epp_config)
+    detector = next(p for p in cfg["plugins"] if p["type"] == DETECTOR)
+    assert detector["parameters"]["metricsStalenessThreshold"] == "2s"
+    assert _go_seconds(detector["parameters"]["metricsStalenessThreshold"]) >= 2 * _go_seconds(STALE_METRICS_INTERVAL)
+    lines = a02.epp_config.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.strip().startswith("metricsStalenessThreshold:"))
+    assert lines[at - 1] == (
+        "    # not the default 200ms: a scrape lag shorter than 2s on every pod no longer sheds requests"
+    )
+    assert len(lines[at - 1]) <= 100
+    said = " ".join(ln.lstrip("# ") for ln in a02.epp_config.splitlines() if ln.startswith("#"))
+    assert "(default 200ms)" not in said
+    assert "when every candidate endpoint has a full KV cache or no metrics scraped in the last 2s" in said
+    baseline_text = baseline_epp_config(PolicyKind.ADMISSION, a02.epp_config, PLUGIN)
+    baseline = yaml.safe_load(baseline_text)
+    assert next(p for p in baseline["plugins"] if p["type"] == DETECTOR) == detector
+    said = " ".join(ln.lstrip("# ") for ln in baseline_text.splitlines() if ln.startswith("#"))
+    assert (
+        "kvCacheUtilThreshold 1.0, the largest value llm-d-router v0.10.0 accepts, metricsStalenessThreshold 2s)"
+        in said
+    )
+    assert "every candidate endpoint has a full KV cache or no metrics scraped in the last 2s" in said
+    report = [ln for ln in a02.report_markdown.splitlines() if ln.startswith("- **llm-d's own shedding**: ")]
+    assert report == [
+        (
+            "- **llm-d's own shedding**: the EndpointPickerConfig's utilization-detector (queueDepthThreshold "
+            "999999999, kvCacheUtilThreshold 1.0, metricsStalenessThreshold 2s, in both arms) leaves llm-d's own "
+            "shedding of priority < 0 (HTTP 429, before the plugin runs) to a pool whose every endpoint has a full KV "
+            "cache or no metrics scraped in the last 2s."
+        )
+    ]
 
 
 def test_the_baseline_arm_is_the_admitters_config_without_the_admitter(a02):
