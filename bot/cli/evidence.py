@@ -388,6 +388,26 @@ def _branch_paths(args) -> list[tuple[Path, object]]:
     return out
 
 
+def _translation(args, request, spec, hypotheses):
+    """The translation stage 5 would read: --translation, else the branch's; None when there is neither."""
+    path = args.translation
+    if path is None:
+        path = next((p for root, paths in _branch_paths(args) if (p := root / paths.translation_json).is_file()), None)
+    return _summary(path, _expected_plugin(request, spec, hypotheses)) if path is not None else None
+
+
+def _tenant_caveat(args, request, spec, hypotheses):
+    """Stage 5's caveat for a plugin that reads the tenant judged on one-tenant cells (``tenant_caveat``), on the
+    same inputs; the request names the workloads, so without it there is none."""
+    from bot.dictionary import load_dictionary
+    from bot.review.gate2_tenants import tenant_caveat
+
+    summary = _translation(args, request, spec, hypotheses) if request is not None else None
+    if summary is None:
+        return None
+    return tenant_caveat(load_dictionary(), request, hypotheses, summary)
+
+
 def _unexercised(args, request, spec, hypotheses) -> tuple[object, str | None]:
     """(stage 5's set-aside for ``verdicts_on``, what to say when it could not be checked): the same rule
     (``run_validate.unexercised_by``) on the same inputs, the translation and the evolved arm's
@@ -396,10 +416,7 @@ def _unexercised(args, request, spec, hypotheses) -> tuple[object, str | None]:
     from bot.stages.run_validate import SET_ASIDE_KINDS, unexercised_by
 
     branch = _branch_paths(args)
-    path = args.translation
-    if path is None:
-        path = next((p for root, paths in branch if (p := root / paths.translation_json).is_file()), None)
-    summary = _summary(path, _expected_plugin(request, spec, hypotheses)) if path is not None else None
+    summary = _translation(args, request, spec, hypotheses)
     if request is not None and request.kind not in SET_ASIDE_KINDS:
         return None, None
     if summary is None:
@@ -477,6 +494,7 @@ def cmd_evaluate(args) -> int:
         decision=decision,
         alpha=alpha if decision is None else None,
         unexercised=unexercised,
+        caveat=_tenant_caveat(args, request, spec, hypotheses),
     )
     rejected = list(dict.fromkeys([*reports.rejected, *(mix.rejected if mix else [])]))
     unbound = not policy.arms

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bot.escape import md
 from bot.model import Direction, Effect, Hypothesis, Track, Verdict, VerdictStatus
-from bot.stats.unjudged import NOT_EXERCISED
+from bot.stats.unjudged import NOT_EXERCISED, rule_caveat
 
 #: How a verdict reads in a table cell; a status added later reads as its own name.
 _MARK = {
@@ -118,7 +118,8 @@ def verdict_text(v: Verdict | None, h: Hypothesis | None = None) -> str:
 
     if h is not None and better_than_margin(h, v):  # refuted by being better: no regression (bot.model.better)
         mark = "➕ **differs**"
-    said = [held_back(h, v) if h is not None else "", other_testbed_text(v)]
+    # A rule the cells never exercised (``bot.stats.unjudged.rule_caveat``): "confirmed" is never shown bare.
+    said = [held_back(h, v) if h is not None else "", other_testbed_text(v), rule_caveat(v)]
     return f"{mark} ({'; '.join(x for x in said if x)})" if any(said) else mark
 
 
@@ -259,12 +260,13 @@ def held_back(h: Hypothesis, v: Verdict) -> str:
     return "; ".join(f"{', '.join(places)}: {why}" for why, places in by_cause.items())
 
 
-def transfer_words(total: int, confirmed: int, unjudged: dict[str, int]) -> str:
+def transfer_words(total: int, confirmed: int, unjudged: dict[str, int], caveat: str = "") -> str:
     """Track A's count in a few words, for the PR's Claims heading and gate 3's brief: "1 of 2 transferred"; "none
     measurable on these cells" when every claim was set aside because the cells send only traffic the plugin does
     not act on; "none judged: 1 not decided by benchmarks" when no claim was judged for any reason (``unjudged``:
     claims per ``bot.stats.unjudged.unjudged_reason``). "0 of 1 transferred" would read as measured and not
-    transferred, for a claim no benchmark judged."""
+    transferred, for a claim no benchmark judged. ``caveat``: the claims' ``rule_caveats`` ("per-tenant rule not
+    exercised on these cells (gate 2's G2.tenants-exercised)"), said beside a count of confirmed claims."""
     set_aside = unjudged.get(NOT_EXERCISED, 0)
     if total and set_aside == total:
         return NOT_EXERCISED.replace("not ", "none ", 1)  # "none measurable on these cells"
@@ -273,7 +275,7 @@ def transfer_words(total: int, confirmed: int, unjudged: dict[str, int]) -> str:
     text = f"{confirmed} of {total} transferred"
     if set_aside:
         text += f", {set_aside} {NOT_EXERCISED}"
-    return text
+    return text + (f", caveat: {caveat}" if caveat and confirmed else "")
 
 
 def claim_rows(

@@ -32,7 +32,14 @@ from bot.render.claims import (
     verdict_text,
 )
 from bot.render.lost import lost_summary
-from bot.stats.unjudged import NOT_BENCHMARKED, NOT_EXERCISED, NOT_RUNNABLE, unexercised_cause, unjudged_reason
+from bot.stats.unjudged import (
+    NOT_BENCHMARKED,
+    NOT_EXERCISED,
+    NOT_RUNNABLE,
+    rule_caveats,
+    unexercised_cause,
+    unjudged_reason,
+)
 
 Pair = tuple[Hypothesis, Verdict]
 
@@ -280,7 +287,14 @@ def headline(pairs: Sequence[Pair]) -> str:
                 + (f"; regressions up to {upto:.1%} not ruled out" if upto is not None else "")
                 + ")"
             )
-    return f"{transfer}; {regress}" + (f"; {differ_count(better)}" if better else "") + "."
+    # Measured on cells that never exercise one of its rules (gate 2 said so): the verdicts stand, caveated.
+    caveat = rule_caveats(v for _, v in claims + guards)
+    return (
+        f"{transfer}; {regress}"
+        + (f"; {differ_count(better)}" if better else "")
+        + (f"; caveat: {caveat}" if caveat else "")
+        + "."
+    )
 
 
 #: How the headline counts the set-aside hypotheses of each track.

@@ -357,13 +357,16 @@ def _claims_count(a: Counter, rows: list[dict]) -> str:
     never "transferred" for claims no benchmark judged."""
     from bot.model import Verdict
     from bot.render.claims import transfer_words
-    from bot.stats.unjudged import unjudged_reason
+    from bot.stats.unjudged import rule_caveats, unjudged_reason
 
-    unjudged = Counter(r for row in rows if (r := unjudged_reason(Verdict.model_validate(row))))
-    words = transfer_words(sum(a.values()), a["confirmed"], dict(unjudged))
+    verdicts = [Verdict.model_validate(row) for row in rows]
+    unjudged = Counter(r for v in verdicts if (r := unjudged_reason(v)))
+    caveat = rule_caveats(verdicts)  # a rule the cells never exercised: said beside the count, never left out
+    words = transfer_words(sum(a.values()), a["confirmed"], dict(unjudged), caveat)
     if "transferred" not in words:
         return f"Track A claims: {words}"
-    return f"Track A {a['confirmed']} of {sum(a.values())} claims transferred" + _others(a, "confirmed")
+    said = f"Track A {a['confirmed']} of {sum(a.values())} claims transferred" + _others(a, "confirmed")
+    return said + (f", caveat: {caveat}" if caveat and a["confirmed"] else "")
 
 
 def _others(counts: Counter, *shown: str) -> str:

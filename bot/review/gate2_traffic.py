@@ -178,10 +178,10 @@ def traffic_findings(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
     )
 
 
-def _planned_workloads(ctx, hyps) -> list[str]:
-    """The workloads the benchmarked hypotheses are judged on (every workload when none is planned yet)."""
-    planned = {split_condition(w)[0] for _, h in hyps if h.benchmarked for w in h.workloads}
-    return [w.name for w in ctx.request.workloads if w.name in planned] or [w.name for w in ctx.request.workloads]
+def _planned_workloads(request, hypotheses) -> list[str]:
+    """The workloads the benchmarked ``hypotheses`` are judged on (every workload when none is planned yet)."""
+    planned = {split_condition(w)[0] for h in hypotheses if h.benchmarked for w in h.workloads}
+    return [w.name for w in request.workloads if w.name in planned] or [w.name for w in request.workloads]
 
 
 #: The pseudo-queue parameter holding the modelled waiting requests' TTFT target (``bot.golang.params``).
@@ -207,7 +207,7 @@ def _slo_header_sent(ctx, hyps, summary: TranslationSummary) -> list[Finding]:
     from bot.golang.adapter import request_headers
 
     out = []
-    workloads = _planned_workloads(ctx, hyps)
+    workloads = _planned_workloads(ctx.request, [h for _, h in hyps])
     for signal in HEADER_SIGNALS:
         entry = ctx.dictionary.signal(signal)
         if signal not in summary.signals or signal in summary.untranslatable or entry is None or entry.llmd is None:
@@ -297,7 +297,7 @@ def _session_header_sent(ctx, hyps, summary: TranslationSummary) -> list[Finding
     entry = ctx.dictionary.signal(SESSION_SIGNAL)
     if entry is None or entry.llmd is None or not (names := request_headers(entry.llmd.expr)):
         return []
-    workloads = _planned_workloads(ctx, hyps)
+    workloads = _planned_workloads(ctx.request, [h for _, h in hyps])
     profiles = {name: _profile(ctx.request, name) for name in workloads}
     if not profiles or any(_sessions_sent(p, names) for p in profiles.values()):
         return []

@@ -501,6 +501,7 @@ def notes(ctx) -> list[str]:
     from bot.render.claims import indicated_cells
     from bot.render.lost import lost_summary
     from bot.stats.explain import INDICATED_FLAG
+    from bot.stats.unjudged import caveat_mark
 
     recorded = _verdicts(ctx) or {}
     hypotheses, _ = _hypotheses(ctx)
@@ -510,6 +511,7 @@ def notes(ctx) -> list[str]:
         out.append(
             "The benchmark reports are SAMPLE DATA (--allow-sample-data): these verdicts are no evidence for the plugin."
         )
+    out += rule_caveat_notes(hypotheses, recorded)
     for t, label in (
         (Track.A, "Track A (direction matches BLIS)"),
         (Track.B, "Track B (sim-to-real gaps)"),
@@ -524,12 +526,27 @@ def notes(ctx) -> list[str]:
             # An early group-sequential stop (bot.stats.verdicts) is how the plan works, not something to look at;
             # an indicated cell's flag repeats the reason the note gives (``held_back``).
             skip = ("decided at look", INDICATED_FLAG)
-            flags = [f for f in v.flags if f != SAMPLE_FLAG and not f.startswith(skip)] if v else []
+            flags = (
+                [f for f in v.flags if f != SAMPLE_FLAG and not f.startswith(skip) and not caveat_mark(f)] if v else []
+            )
             if v and (
                 v.status in (VerdictStatus.REFUTED, VerdictStatus.NOT_TESTABLE) or flags or indicated_cells(h, v)
             ):
                 out.append(_note(h, v, flags))
     return out
+
+
+def rule_caveat_notes(hypotheses, recorded: dict[str, Verdict]) -> list[str]:
+    """'A1, C1: per-tenant rule not exercised on these cells (gate 2's G2.tenants-exercised): cause; to measure it,
+    fix': one line per caveat naming every verdict that carries it, so a confirmed claim is never read bare at gate 3
+    and the same long flag is not repeated under each hypothesis."""
+    from bot.stats.unjudged import caveat_mark
+
+    by_flag: dict[str, list[str]] = {}
+    for h in hypotheses:
+        for flag in filter(caveat_mark, recorded[h.id].flags if h.id in recorded else []):
+            by_flag.setdefault(flag, []).append(h.id)
+    return [f"{', '.join(ids)}: {flag}" for flag, ids in by_flag.items()]
 
 
 def _note(h, v: Verdict, flags: list[str]) -> str:

@@ -39,7 +39,7 @@ from bot.stages.context import StageContext, StageOutput
 from bot.stages.hypothesize import load_hypotheses
 from bot.stages.paths import PromotionPaths
 from bot.stats.unjudged import UNJUDGED_REASONS as UNJUDGED
-from bot.stats.unjudged import unjudged_reason
+from bot.stats.unjudged import rule_caveats, unjudged_reason
 
 
 def pr_title(ctx: StageContext) -> str:
@@ -61,10 +61,15 @@ def track_counts(hypotheses, verdicts: dict[str, Verdict]) -> dict[str, dict[str
     return out
 
 
-def transfer_count(a: dict[str, int]) -> str:
+def transfer_count(a: dict[str, int], verdicts=()) -> str:
     """Track A's count in a few words (``bot.render.claims.transfer_words``): never "transferred" when no claim
-    was judged."""
-    return transfer_words(a["total"], a["confirmed"], {r: a[r] for r in UNJUDGED if a.get(r)})
+    was judged, nor bare when the ``verdicts`` carry a rule the cells never exercised (``rule_caveats``)."""
+    return transfer_words(a["total"], a["confirmed"], {r: a[r] for r in UNJUDGED if a.get(r)}, rule_caveats(verdicts))
+
+
+def _claim_verdicts(hypotheses, verdicts: dict[str, Verdict]) -> list[Verdict]:
+    """Track A's verdicts, the ones its count is of."""
+    return [verdicts[h.id] for h in hypotheses if h.track is Track.A and h.id in verdicts]
 
 
 def finding_comments(
@@ -228,7 +233,7 @@ def run(ctx: StageContext) -> StageOutput:
         sample=sample,
         draft_reasons=draft_reasons(sample, ctx.state),
         counts=counts,
-        transferred=transfer_count(counts["A"]),
+        transferred=transfer_count(counts["A"], _claim_verdicts(hypotheses, verdicts)),
         claims=claim_rows(hypotheses, verdicts, Track.A),
         ci_level=ci_level(),
         issues=issues,
@@ -266,7 +271,9 @@ def run(ctx: StageContext) -> StageOutput:
     a = counts["A"]
     # The issue's status line repeats this (bot.pipeline.describe): "the PR is open" read as "ready to review".
     where = f"PR stays a draft because {'; '.join(reasons)}" if reasons else "PR ready for review"
-    return StageOutput(files=files, summary=f"{where} (Track A {transfer_count(a)})")
+    return StageOutput(
+        files=files, summary=f"{where} (Track A {transfer_count(a, _claim_verdicts(hypotheses, verdicts))})"
+    )
 
 
 def _text(data: bytes | None) -> str | None:

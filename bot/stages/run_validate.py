@@ -103,6 +103,7 @@ def judge(
         evolved_for=ctx.request.evolved_for,
         decision=decision_rule(ctx),
         unexercised=_unexercised(ctx, hypotheses),
+        caveat=_tenant_caveat(ctx, hypotheses),
     )
     if mix is None and reports is not None:  # mix runs the plan never asked for: listed, never passed over
         reports.rejected = sorted(dict.fromkeys([*reports.rejected, *unplanned]))
@@ -139,6 +140,17 @@ def _unexercised(ctx: StageContext, hypotheses):
     return unexercised_by(kind, summary, ctx.request, ctx.read(ctx.paths.epp_config(summary.plugin_type)), hypotheses)
 
 
+def _tenant_caveat(ctx: StageContext, hypotheses):
+    """Gate 2's ``G2.tenants-exercised`` as a caveat on the verdicts (``gate2_tenants.tenant_caveat``), read from
+    the branch's translation: any kind of plugin may read the tenant. None without a translation on the branch."""
+    from bot.review.gate2_tenants import tenant_caveat
+
+    if ctx.read(ctx.paths.translation_json) is None:
+        return None
+    summary = ctx.read_model(ctx.paths.translation_json, TranslationSummary, written_by=Stage.TRANSLATE)
+    return tenant_caveat(ctx.dictionary, ctx.request, hypotheses, summary)
+
+
 def planned_hypotheses(ctx: StageContext, hypotheses) -> list:
     """The hypotheses as stage 4 plans them: stage 5's set-aside (``set_aside.for_plan``) on the branch's
     translation and EndpointPickerConfig, as stage 5 will apply it."""
@@ -172,15 +184,19 @@ def verdicts_on(
     decision=None,
     alpha=None,
     unexercised=None,
+    caveat=None,
 ) -> list[Verdict]:
     """The verdicts on reports already loaded under the evidence rules, with what the run manifest says about
     the faults and the priority mix's verdict: stage 5's judgement, which `promote evaluate` shares so that the
     same results give the same verdicts by hand. ``unexercised`` (``priority_plan.sheds_nothing``) says the
     cells send only traffic the plugin does not act on: every benchmarked hypothesis is then not measurable; a
-    scheduler's (``order_cells.OrderSetAside``) names the hypotheses whose mechanism is its order, each with why."""
+    scheduler's (``order_cells.OrderSetAside``) names the hypotheses whose mechanism is its order, each with why.
+    ``caveat`` (``bot.stats.unjudged.RuleCaveat``: gate 2's ``G2.tenants-exercised``, ``tenant_caveat``) names a
+    rule the cells never exercise where nothing proves the plugin inert: judged as measured, each verdict says so."""
     from bot.bench import fault_runs
     from bot.bench.evidence import SAMPLE_FLAG, mark_sample
     from bot.stages.mix_validate import with_mix
+    from bot.stats.unjudged import caveat_unexercised
     from bot.stats.verdicts import evaluate
 
     hypotheses = apply_set_aside(hypotheses, unexercised)
@@ -198,7 +214,7 @@ def verdicts_on(
     ]
     verdicts = _flag_unmeasured(verdicts, judged, reports)
     _set_aside_past_last_look(reports, decision)
-    return with_mix(mark_sample(verdicts, reports), mix)
+    return caveat_unexercised(with_mix(mark_sample(verdicts, reports), mix), judged, caveat)
 
 
 def _set_aside_past_last_look(reports, decision) -> None:

@@ -6,6 +6,8 @@ hypothesis alone, before any report is read, and say which kind of run or review
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from bot.model import Hypothesis, Verdict, VerdictStatus
 from bot.model.evidence import CONDITION_NOT_RECORDED
 
@@ -124,3 +126,76 @@ def unexercised_cause(summaries) -> str:
     check = next((m.group(1) for t in texts if (m := re.search(r"gate 2's (G2\.[\w.-]+)", t))), "G2.priority-exercised")
     cause = ORDER_CAUSE if any(ORDER_CAUSE in t for t in texts) else ADMITTER_CAUSE
     return f"{cause}, as gate 2's {check} said"
+
+
+#: What a verdict judged on cells that never exercise one of the plugin's rules says of it (``RuleCaveat``).
+RULE_NOT_EXERCISED = "not exercised on these cells"
+
+
+class RuleCaveat(NamedTuple):
+    """A rule of the plugin the planned cells never exercise, said by gate 2's ``check``, where stage 5 cannot prove
+    the plugin inert on them: the hypotheses are judged as measured, and each verdict says so (``caveat_unexercised``).
+
+    The set-aside above needs a proven cause (the admitter admits the cells' priority on every pool state, or the
+    order ranks every request alike): only then is the plugin known to measure like the baseline. Where the cause is
+    only that a rule's input never varies (one tenant on every cell), the plugin may still act, or not: a per-tenant
+    share rule never fires on a lone tenant, a per-tenant limit fires on it more than on the tenants BLIS evolved it
+    on. Setting the claims aside would then discard a real measurement; reporting them bare would generalise it to
+    traffic it was not taken on. The caveat is the defensible middle: the estimate stands, its population is named."""
+
+    rule: str  # "per-tenant rule"
+    check: str  # gate 2's check: "G2.tenants-exercised"
+    cause: str  # why the cells do not exercise it
+    fix: str  # what would (after "to measure it, ")
+
+    @property
+    def mark(self) -> str:
+        """The few words every surface shows beside the verdict (``rule_caveat``)."""
+        return f"{self.rule} {RULE_NOT_EXERCISED} (gate 2's {self.check})"
+
+    @property
+    def flag(self) -> str:
+        return f"{self.mark}: {self.cause}; to measure it, {self.fix}"
+
+
+def caveat_unexercised(verdicts, hypotheses, caveat: RuleCaveat | None) -> list[Verdict]:
+    """The verdicts with ``caveat`` on each judged on the planned cells: a benchmarked hypothesis's, unless no
+    report decides it (``unjudged_reason``), it is not testable, or the priority mix judged it (its own traffic).
+
+    Every such verdict, not only the claims that name the rule: the rule is part of the decision on every request,
+    so each estimate the cells give (a claim's gain, a guard's "no regression") is conditional on the one value the
+    cells hold the rule's input at. Choosing by a claim's wording would pick by text, not by what the plugin does."""
+    if caveat is None:
+        return list(verdicts)
+    benchmarked = {h.id for h in hypotheses if h.benchmarked}
+
+    def judged(v: Verdict) -> bool:
+        return (
+            v.hypothesis_id in benchmarked
+            and v.status is not VerdictStatus.NOT_TESTABLE
+            and not v.admission
+            and unjudged_reason(v) is None
+        )
+
+    return [
+        v.model_copy(update={"flags": [*v.flags, caveat.flag], "summary": f"{v.summary} Caveat: {caveat.flag}."})
+        if judged(v)
+        else v
+        for v in verdicts
+    ]
+
+
+def caveat_mark(flag: str) -> str:
+    """The caveat's few words when ``flag`` is a ``RuleCaveat``'s ("per-tenant rule not exercised on these cells
+    (gate 2's G2.tenants-exercised)"), else ""."""
+    return flag.partition("): ")[0] + ")" if f" {RULE_NOT_EXERCISED} (gate 2's " in flag else ""
+
+
+def rule_caveat(v: Verdict | None) -> str:
+    """The verdict's caveat in a few words (``caveat_mark``), "" when it carries none."""
+    return next((m for f in (v.flags if v is not None else []) if (m := caveat_mark(f))), "")
+
+
+def rule_caveats(verdicts) -> str:
+    """The caveats the ``verdicts`` carry, each once, joined: what a count of them ("1 of 1 transferred") adds."""
+    return "; ".join(dict.fromkeys(c for v in verdicts if (c := rule_caveat(v))))

@@ -141,3 +141,29 @@ def test_the_stateful_admitters_fix_no_longer_says_a_workload_per_tenant_would_d
     _, fix = _stateful_cells("A1", ["SLOClass"])
     assert "unless a workload sends one per tenant" not in fix
     assert CHECK in fix
+
+
+def test_stage_5_gets_the_same_cause_as_a_caveat_and_sets_nothing_aside():
+    """G3TEN: gate 2's finding used to stop at gate 2, and the sample data showed A1 "confirmed" bare. Stage 5
+    reads the same cause (``tenant_caveat``) and judges the claims with it as a caveat: the admitter is stateful and
+    a per-tenant limit acts on a lone tenant too, so "the plugin does not act on these cells" is not proven."""
+    from bot.bench.set_aside import for_plan
+    from bot.review.gate2_tenants import tenant_caveat
+
+    d, req, summary = load_dictionary(), PromotionRequest.load(TRIAL), summary_for()
+    hyps = generate_hypotheses(req, summary, d)
+    c = tenant_caveat(d, req, hyps, summary)
+    assert c is not None and c.check == CHECK and c.rule == "per-tenant rule"
+    assert "one fairness ID" in c.cause and "TenantID" in c.cause
+    assert f"`{HEADER}`" in c.fix and "otel_trace_replay" in c.fix and "several clients" in c.fix
+    assert "exclude" not in c.fix  # gate 2 is approved by stage 5: its exclude is no longer on offer
+    # nothing set aside for it: every benchmarked hypothesis is planned and judged
+    assert [h.id for h in for_plan(req, summary, None, hyps) if h.benchmarked] == [h.id for h in hyps if h.benchmarked]
+    # what clears gate 2's check clears the caveat; a plugin that does not read the tenant has none
+    mapped = {
+        "data.type": "otel_trace_replay",
+        "data.otel_trace_replay.attribute_to_header_map": {"tenant.id": HEADER},
+    }
+    assert tenant_caveat(d, with_overrides(req, "load-spikes", mapped), hyps, summary) is None
+    untenanted = summary_for([s for s in TRIAL_SIGNALS if s != "TenantID"])
+    assert tenant_caveat(d, req, hyps, untenanted) is None
