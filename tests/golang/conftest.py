@@ -119,6 +119,41 @@ def run_probe_test(tr, tmp_path: Path, file_name: str, test_go: str, test_name: 
     return res.stdout
 
 
+@pytest.fixture(scope="session")
+def race_cache(request, tmp_path_factory) -> Path:
+    """One build cache for every ``-race`` run of the session, whichever file and xdist worker runs it: the trusted
+    cache holds no race build (plugins are checked without cgo), and the race-instrumented standard library and
+    mirror cost about 25 CPU seconds to compile from cold, once per cache. It lives beside the workers' own
+    temporary directories (their common parent), so it is as fresh as theirs: made empty for each session."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if hasattr(request.config, "workerinput") else base
+    cache = shared / "race-gocache"
+    cache.mkdir(exist_ok=True)
+    return cache
+
+
+def race_go(module: Path, tmp_path: Path, cache: Path, args: list[str]):
+    """One ``go`` command with the race detector's needs (cgo and a C compiler, so the sandbox also sees /usr and
+    /lib) on a scratch module in ``tmp_path``, over the session's ``race_cache``. Two workers' runs take turns (an
+    exclusive lock on the cache), so the second reads what the first compiled instead of compiling it alongside."""
+    import fcntl
+    import shutil
+
+    from bot import sandbox
+    from bot.golang import gorun, toolchain
+
+    if shutil.which("gcc") is None:
+        pytest.skip("no C compiler on this machine: the race detector needs cgo (apt-get install gcc)")
+    go, _ = toolchain._tool_paths()
+    env = gorun.go_env(str(cache), tmp_path, "/tmp") | {"CGO_ENABLED": "1", "CC": "gcc"}
+    system = tuple(p for p in (Path("/usr"), Path("/lib"), Path("/lib64"), Path("/etc")) if p.exists())
+    mounts = sandbox.Mounts(read_only=(go.resolve().parent.parent, *system), read_write=(tmp_path, cache))
+    limits = sandbox.Limits(wall_seconds=900, cpu_seconds=900, memory_bytes=8 << 30)
+    with open(cache.parent / "race-gocache.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return sandbox.run([str(go), *args], cwd=module, env=env, mounts=mounts, limits=limits)
+
+
 def toolchain_inputs() -> list[Path]:
     inputs = [EXAMPLE, *sorted(FIXTURES.iterdir())]
     for entry in corpus_manifest().get("inputs", []):

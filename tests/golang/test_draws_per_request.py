@@ -12,8 +12,6 @@ and a test that fixes the base draws the same numbers every run.
 from __future__ import annotations
 
 import re
-import shutil
-from pathlib import Path
 
 import pytest
 
@@ -21,7 +19,7 @@ from bot.golang.analyze import analyze
 from bot.golang.generate import generate
 from bot.golang.source import load_evolved_source, parse_evolved_source
 
-from .conftest import FIXTURES, passes_with_test, translate_path, write_module
+from .conftest import FIXTURES, passes_with_test, race_go, translate_path, write_module
 
 P2C = FIXTURES / "router_power_of_two.go"
 SHED = FIXTURES / "admission_random_shed.go"
@@ -204,32 +202,16 @@ def test_an_admitter_or_a_queue_ordering_that_draws_builds_and_draws_per_request
     passes_with_test(tr, "/evolved.go", "draws_test.go", lambda package: _go_test(tr, go_test, package))
 
 
-@pytest.fixture(scope="module")
-def race_cache(tmp_path_factory):
-    """The race-instrumented standard library, compiled once for this file (the trusted cache holds no race build)."""
-    return tmp_path_factory.mktemp("race-gocache")
-
-
 @pytest.mark.slow
 def test_the_power_of_two_plugin_passes_go_vet_and_go_test_race(p2c, tmp_path, race_cache):
     """The plugin's own tests and the concurrent draws above under the race detector (cgo and a C compiler, so the
     sandbox also sees /usr and /lib, as tests/golang/test_go_quality.py runs it)."""
-    from bot import sandbox
-    from bot.golang import gorun, toolchain
-
-    if shutil.which("gcc") is None:
-        pytest.skip("no C compiler on this machine: the race detector needs cgo (apt-get install gcc)")
     _, _, tr = p2c
-    go, _ = toolchain._tool_paths()
     module = write_module(tr, tmp_path)
     package = tr.summary.package_dir
     name = package.rsplit("/", 1)[-1]
     (module / package / "draws_test.go").write_text(_go_test(tr, _ROUTER_TEST, name), encoding="utf-8")
-    env = gorun.go_env(str(race_cache), tmp_path, "/tmp") | {"CGO_ENABLED": "1", "CC": "gcc"}
-    system = tuple(p for p in (Path("/usr"), Path("/lib"), Path("/lib64"), Path("/etc")) if p.exists())
-    mounts = sandbox.Mounts(read_only=(go.resolve().parent.parent, *system), read_write=(tmp_path, race_cache))
-    limits = sandbox.Limits(wall_seconds=900, cpu_seconds=900, memory_bytes=8 << 30)
     for args in (["vet", "./" + package], ["test", "-race", "-count=1", "./" + package]):
-        res = sandbox.run([str(go), *args], cwd=module, env=env, mounts=mounts, limits=limits)
+        res = race_go(module, tmp_path, race_cache, args)
         assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
         assert "DATA RACE" not in res.stdout + res.stderr

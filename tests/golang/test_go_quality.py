@@ -9,7 +9,7 @@ import pytest
 from bot.golang.harness_world import MAPPINGS
 from bot.golang.translate import translate
 
-from .conftest import CORPUS, EXAMPLE, translate_path, write_module
+from .conftest import CORPUS, EXAMPLE, race_go, translate_path, write_module
 
 
 @pytest.fixture(scope="module")
@@ -125,38 +125,14 @@ def test_a_wrong_mapping_lowers_agreement_and_is_named(example, dictionary):
     assert named and "signal:KVUtilization" in named[0].message
 
 
-@pytest.fixture(scope="module")
-def race_cache(tmp_path_factory):
-    """One build cache for this file's -race runs: the race-instrumented standard library is compiled once, not per
-    program (the trusted cache holds no race build: plugins are checked without cgo)."""
-    return tmp_path_factory.mktemp("race-gocache")
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("path", [EXAMPLE, CORPUS / "a01_pattern_c_adaptive_admission.go"], ids=lambda p: p.stem)
 def test_the_bundled_plugin_passes_go_test_race(path, dictionary, tmp_path, race_cache):
     """`go test -race` as llm-d-router's `make test-unit` runs it: the race detector needs cgo and a C
     compiler, so this run (in the sandbox, like every Go run on generated code) also sees /usr and /lib.
     a01 too: a stateful admitter whose shed limits are read from its parameters."""
-    import shutil
-    from pathlib import Path
-
-    from bot import sandbox
-    from bot.golang import gorun, toolchain
-
-    if shutil.which("gcc") is None:
-        pytest.skip("no C compiler on this machine: the race detector needs cgo (apt-get install gcc)")
     _, _, tr = translate_path(path, dictionary, "evolved-adaptive-scorer" if path == EXAMPLE else None)
-    go, _ = toolchain._tool_paths()
     module = write_module(tr, tmp_path)
-    env = gorun.go_env(str(race_cache), tmp_path, "/tmp") | {"CGO_ENABLED": "1", "CC": "gcc"}
-    system = tuple(p for p in (Path("/usr"), Path("/lib"), Path("/lib64"), Path("/etc")) if p.exists())
-    res = sandbox.run(
-        [str(go), "test", "-race", "-count=1", "./" + tr.summary.package_dir],
-        cwd=module,
-        env=env,
-        mounts=sandbox.Mounts(read_only=(go.resolve().parent.parent, *system), read_write=(tmp_path, race_cache)),
-        limits=sandbox.Limits(wall_seconds=900, cpu_seconds=900, memory_bytes=8 << 30),
-    )
+    res = race_go(module, tmp_path, race_cache, ["test", "-race", "-count=1", "./" + tr.summary.package_dir])
     assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
     assert "ok" in res.stdout and "DATA RACE" not in res.stdout + res.stderr
