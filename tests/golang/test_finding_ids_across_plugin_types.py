@@ -65,6 +65,31 @@ def test_two_plugin_types_give_every_finding_the_same_id(path):
         assert ReviewRound(gate=1, round=1, findings=tr.findings, places=places).ids() == ids
 
 
+class _MeasuredOnce:
+    """The real harness for the first translation; its answer again for the second, the same plugin under
+    another name (one Go build, not two)."""
+
+    answer = None
+
+    def run(self, request):
+        from bot.execution import DirectExecutor
+
+        if self.answer is None:
+            self.answer = DirectExecutor().run(request)
+        return self.answer
+
+
+@pytest.mark.slow
+def test_measured_findings_keep_their_ids_under_another_plugin_type_too():
+    d = load_dictionary()
+    src = load_evolved_source(CAPPED)
+    an = analyze(src, d)
+    harness = _MeasuredOnce()
+    first, other = (translate(src, an, d, plugin_type=t, executor=harness) for t in TYPES)
+    assert first.summary.fidelity is not None and first.summary.fidelity.measured
+    assert _report_ids(first.report_markdown) == _report_ids(other.report_markdown) != []
+
+
 def test_an_id_still_tells_apart_the_package_s_files_and_a_model_s_finding_elsewhere_keeps_its_path():
     places = id_places("pkg/epp/framework/plugins/scheduling/scorer/firstkind", "first-kind")
     pkg = "pkg/epp/framework/plugins/scheduling/scorer/firstkind"
