@@ -45,12 +45,15 @@ Places = Mapping[str, str]
 
 def id_file(file: str, places: Places | None) -> str:
     """``file`` as a finding's id digests it: a generated file by its name in ``places``, a file inside a
-    generated directory by the directory's name there and the rest of its path, any other file as it is (a
-    model's finding on the runner or the docs keeps its path)."""
+    generated directory by the directory's name there and the rest of its path (the directory itself, as gate 1
+    names an empty package, by its name), any other file as it is (a model's finding on the runner or the docs
+    keeps its path)."""
     if not places or not file:
         return file
     if file in places:
         return places[file]
+    if file + "/" in places:
+        return places[file + "/"].rstrip("/")
     within = [d for d in places if d.endswith("/") and file.startswith(d)]
     if not within:
         return file

@@ -102,6 +102,7 @@ def test_an_id_still_tells_apart_the_package_s_files_and_a_model_s_finding_elsew
     assert ident(f"{pkg}/evolved.go") == ("R1", "{package}/evolved.go")
     assert ident(f"{pkg}/README.md") == ("R1", "{package}/README.md")
     assert ident("deploy/config/first-kind-epp-config.yaml") == ("R1", "{config}")
+    assert ident(pkg) == ("R1", "{package}")  # gate 1's finding on a package with no Go source
     # not the package: a sibling whose name starts like it, an upstream scorer, the runner, the docs
     for other in (
         f"{pkg}x/first_kind.go",
