@@ -31,6 +31,7 @@ from bot.golang.carry import MARKER_LINE, Edit, carry_const, carry_function, car
 from bot.golang.data_keys import INFLIGHT, KEYS, PREFIX, config_note, param_spec, reads
 from bot.golang.gofiles import drop_file_references, drop_marker_lines, format_go, remap_lines, sort_imports, splice
 from bot.golang.golines import wrap_statements
+from bot.golang.gonames import config_path as config_path_of
 from bot.golang.gonames import file_stem, go_float, package_dir, package_name, render, struct_name
 from bot.golang.package_consts import carried_consts
 from bot.golang.params import ParamSpec, param_specs
@@ -420,7 +421,7 @@ def generate(
         notes=notes,
         deployed=deployed,
     )
-    config_path = f"deploy/config/{plugin_type}-epp-config.yaml"
+    config_path = config_path_of(plugin_type)
     files[config_path] = epp_config
     decisions += decisions_of(
         an, d, kind, iface, category, category_reason, uses_scorers, scorer_defaults, weights, stateful, plugin_type

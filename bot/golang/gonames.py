@@ -160,6 +160,25 @@ def package_dir(d: Dictionary, kind: PolicyKind, plugin_type: str) -> str:
     return d.interface(kind).target_dir.replace("{package}", package_name(plugin_type))
 
 
+def config_path(plugin_type: str) -> str:
+    """The EndpointPickerConfig the translation ships for the plugin, branch-relative."""
+    return f"deploy/config/{plugin_type}-epp-config.yaml"
+
+
+def id_places(package_dir: str, plugin_type: str) -> dict[str, str]:
+    """The generated files named for the plugin type -> what a finding's id calls them (``Finding.identity``):
+    the package directory, its main file and test (``file_stem``) and the config. `promote translate` derives the
+    type from the file and a promotion names its own, so an id quoted from a rehearsal names the same finding in
+    the promotion; the package's other files (evolved.go, README.md) keep their names inside ``{package}/``."""
+    stem = file_stem(plugin_type)
+    return {
+        f"{package_dir}/": "{package}/",
+        f"{package_dir}/{stem}.go": "{package}/{plugin}.go",
+        f"{package_dir}/{stem}_test.go": "{package}/{plugin}_test.go",
+        config_path(plugin_type): "{config}",
+    }
+
+
 def comment_lines(text: str, indent: int = 1) -> list[str]:
     """Wrap prose into Go comment lines that stay within MAX_COMMENT columns at that tab depth."""
     width = MAX_COMMENT - 4 * indent - 3

@@ -13,6 +13,7 @@ from bot.golang import fidelity_classes
 from bot.golang.analysis_types import Analysis
 from bot.golang.fidelity_unexplained import constant_names, survivors_sentence
 from bot.golang.generate import Generated
+from bot.golang.gonames import id_places
 from bot.golang.harness_world import HELD_CONSTANT
 from bot.golang.plugin_docs import gap_concern
 from bot.golang.plugin_summary import reference_sentence
@@ -347,7 +348,8 @@ def render_report(
     if findings:
         w("| Severity | Id (check#digest) | Evolved line | Plugin file:line | Finding | Fix |")
         w("|---|---|---|---|---|---|")
-        for f, ref in zip(findings, finding_ids(findings), strict=True):  # the ids gate 1's review shows
+        places = id_places(summary.package_dir, summary.plugin_type)  # ids whatever the plugin type
+        for f, ref in zip(findings, finding_ids(findings, places), strict=True):  # the ids gate 1's review shows
             where = f"{f.file}:{f.line}" if f.file and f.line else "—"
             w(
                 f"| {f.severity.value} | `{ref}` | {f.source_line or '—'} | {_cell(where)} | {_cell(f.message)} | {_cell(f.fix)} |"

@@ -190,8 +190,9 @@ def check_line(main_go: str, field: str) -> int | None:
 
 
 def capped_findings(findings: list[Finding], caps: list[StateCap], main_go: str, file_name: str, kept) -> list[Finding]:
-    """The unbounded-state findings of the capped maps, saying the plugin caps them, where, with which parameter,
-    and what an eviction does to decisions (``kept``: the other state fields, which it leaves as they are)."""
+    """The unbounded-state findings of the capped maps, saying the plugin caps them, with which parameter, and
+    what an eviction does to decisions (``kept``: the other state fields, which it leaves as they are); the fix
+    says where (``file_name``, the plugin's main file, and the line of its check)."""
     by_line = {c.line: c for c in caps}
     out = []
     for f in findings:
@@ -210,7 +211,9 @@ def capped_findings(findings: list[Finding], caps: list[StateCap], main_go: str,
             if others
             else ""
         )
-        where = f"(capState, {file_name}:{at})"
+        # Where the cap is goes in the fix, not the message: a finding's id digests its message, and the main
+        # file is named for the plugin type while its lines move with every edit above (``Finding.identity``).
+        where = "(capState)"
         span = "between two requests of its least active client" if lru else "over an EPP's life"
         does = (
             f"it notes that {cap.seen_as} was seen and, once `{cap.field}` holds more, deletes the least recently "
@@ -239,7 +242,8 @@ def capped_findings(findings: list[Finding], caps: list[StateCap], main_go: str,
                         f"{span} if "
                         "the evolved decisions must hold for all of them (memory grows with it), or bound the map in "
                         "the evolved code (evict with the rest of its windowed state, or key it by something "
-                        "bounded) and re-run the evolution"
+                        "bounded) and re-run the evolution; the plugin caps it in capState, "
+                        f"{file_name}:{at}"
                     ),
                 }
             )

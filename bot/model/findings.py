@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from os.path import commonprefix
 
 from pydantic import Field
@@ -36,6 +36,29 @@ def match_text(message: str) -> str:
         return message
     note = f" [cut; sha256 {hashlib.sha256(message.encode('utf-8')).hexdigest()[:16]}]"
     return message[: MATCH_CHARS - len(note)].rstrip() + note
+
+
+#: A generated file or directory (a branch path; a directory's ends in ``/``) -> what a finding's id calls it
+#: (``id_file``): ``bot.golang.gonames.id_places`` makes them for a plugin package and its config.
+Places = Mapping[str, str]
+
+
+def id_file(file: str, places: Places | None) -> str:
+    """``file`` as a finding's id digests it: a generated file by its name in ``places``, a file inside a
+    generated directory by the directory's name there and the rest of its path (the directory itself, as gate 1
+    names an empty package, by its name), any other file as it is (a model's finding on the runner or the docs
+    keeps its path)."""
+    if not places or not file:
+        return file
+    if file in places:
+        return places[file]
+    if file + "/" in places:
+        return places[file + "/"].rstrip("/")
+    within = [d for d in places if d.endswith("/") and file.startswith(d)]
+    if not within:
+        return file
+    directory = max(within, key=len)
+    return places[directory] + file[len(directory) :]
 
 
 class Finding(Strict):
@@ -73,43 +96,50 @@ class Finding(Strict):
         order = {Severity.CRITICAL: 0, Severity.IMPORTANT: 1, Severity.SUGGESTION: 2}
         return (order[self.severity], self.check, self.file or "", self.line or 0, self.message)
 
-    def identity(self) -> tuple:
-        """What a finding's id digests: ``key()`` without the line in the generated file, plus the parameter.
+    def identity(self, places: Places | None = None) -> tuple:
+        """What a finding's id digests: ``key()`` without the line in the generated file, plus the parameter,
+        and a generated file by its place in the generated plugin (``id_file``), not by the directory it is in.
 
         The plugin and its config are generated, so a change request that edits one line (``param NAME: VALUE``)
         moves every finding anchored below it, while the finding (its check, file, evolved line, parameter and
         text) is unchanged: an id a person quoted must still name it in the next round. Findings that differ
-        only in their generated line share an identity; ``finding_ids`` numbers them."""
+        only in their generated line share an identity; ``finding_ids`` numbers them. The generated package's
+        directory, main file and config are named for the plugin type, which `promote translate` derives from
+        the file while a promotion names its own: an id quoted from a rehearsal must name the same finding in
+        the promotion, so ``places`` (``ReviewRound.places``) names them for what they are. Without ``places``
+        (a round saved before rounds kept them) the file is digested as it is, so its ids read as they did."""
+        file = id_file(self.file or "", places)
         if self.by:
-            return (self.check, self.file or "")
-        return (self.check, self.file or "", self.source_line, self.param, match_text(self.message))
+            return (self.check, file)
+        return (self.check, file, self.source_line, self.param, match_text(self.message))
 
-    def digest(self) -> str:
+    def digest(self, places: Places | None = None) -> str:
         """The sha256 of ``identity()`` in hex: the same finding (across rounds, runs and a read back from the
-        state, wherever its generated line moved) has the same digest, so its id (``finding_ids``) is what a
-        person can quote in any round."""
-        return hashlib.sha256(json.dumps(list(self.identity()), ensure_ascii=False).encode("utf-8")).hexdigest()
+        state, wherever its generated line moved, whatever its plugin type) has the same digest, so its id
+        (``finding_ids``) is what a person can quote in any round."""
+        return hashlib.sha256(json.dumps(list(self.identity(places)), ensure_ascii=False).encode("utf-8")).hexdigest()
 
-    def short_id(self, digits: int = ID_DIGITS) -> str:
+    def short_id(self, digits: int = ID_DIGITS, places: Places | None = None) -> str:
         """``hazard.sim-scale-threshold#3fa2c1``: the check, which people know, and the head of ``digest()``,
         which tells apart the findings one check raises; ``finding_ids`` lengthens it where two collide."""
-        return _short_id(self.check, self.digest(), digits)
+        return _short_id(self.check, self.digest(places), digits)
 
 
 def _short_id(check: str, digest: str, digits: int) -> str:
     return f"{check}#{digest[:digits]}"
 
 
-def finding_ids(findings: Sequence[Finding]) -> list[str]:
+def finding_ids(findings: Sequence[Finding], places: Places | None = None) -> list[str]:
     """Each finding's id, in order: ``CHECK#HEX`` (``Finding.short_id``), stable across rounds and runs because it
-    is derived from ``Finding.identity()``: what the finding is, not the generated line it is anchored to.
+    is derived from ``Finding.identity()``: what the finding is, not the generated line it is anchored to, nor the
+    plugin type its generated files are named for (``places``: where the generated ones are).
 
     Distinct within the list: where two findings of one check share the first ``ID_DIGITS`` hex digits of their
     digests, those two (only) get as many digits as tell them apart; findings with one identity (a model's two
     findings of one check in one file, the checklist's two that differ only in their generated line) get ``-2``,
     ``-3``, ... after the first, in list order. Pure and deterministic, so
     every place that lists a review round's findings shows the ids the review report shows."""
-    digests = [f.digest() for f in findings]
+    digests = [f.digest(places) for f in findings]
     by_check: dict[str, set[str]] = {}
     for f, d in zip(findings, digests, strict=True):
         by_check.setdefault(f.check, set()).add(d)
@@ -148,6 +178,11 @@ class ReviewRound(Strict):
         description="the directives this gate offers the promotion -> an example that applies to it "
         "(bot.directives.promotion_examples); None: the registry's own",
     )
+    places: dict[str, str] = Field(
+        default_factory=dict,
+        description="the generated plugin's files and directory -> what its findings' ids call them "
+        "(``Finding.identity``): ids do not depend on the plugin type; empty: saved before rounds kept them",
+    )
 
     @property
     def blocking(self) -> list[Finding]:
@@ -164,7 +199,7 @@ class ReviewRound(Strict):
 
     def ids(self) -> list[str]:
         """Each finding's id, in order (``finding_ids``): what the report, the PR review and commands quote."""
-        return finding_ids(self.findings)
+        return finding_ids(self.findings, self.places)
 
 
 def counted(findings: list[Finding]) -> int:

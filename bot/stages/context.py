@@ -104,6 +104,22 @@ class StageContext:
                 fix=redo_fix(written_by),
             ) from None
 
+    def id_places(self) -> dict[str, str]:
+        """What the ids of this promotion's findings call its generated files (``bot.golang.gonames.id_places``),
+        so an id is the one `promote translate` showed under another plugin type: the package is where the
+        committed translation.json says. Without a readable one (before stage 2, or edited) none: the ids then
+        digest the files as they are, and the gate 1 checklist says what is wrong with translation.json."""
+        from bot.golang.gonames import id_places
+
+        try:
+            summary = json.loads(self.read(self.paths.translation_json) or "{}")
+            package_dir, plugin_type = summary["package_dir"], summary["plugin_type"]
+        except (ValueError, TypeError, KeyError):
+            return {}
+        if not (isinstance(package_dir, str) and isinstance(plugin_type, str) and package_dir):
+            return {}
+        return id_places(package_dir, plugin_type)
+
     def list(self, prefix: str) -> list[str]:
         return self.forge.list_files(self.branch, prefix)
 

@@ -447,6 +447,7 @@ def run(ctx: StageContext) -> StageOutput:
         "verdicts.md.j2",
         request=ctx.request,
         checks=checks,
+        places=ctx.id_places(),  # the Go checks' findings by the ids gate 1 showed them with
         # the outcome in one line and the claims table first: gate 3 decides on this page
         headline=outcome.headline(pairs),
         claims=outcome.claims_table(pairs, alpha=alpha),

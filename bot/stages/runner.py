@@ -432,6 +432,7 @@ class Runner(BranchUpkeep):
             headline=headline,
             read_first=read_first,
             directive_examples=gate_examples(gate, ctx),
+            places=ctx.id_places(),  # its ids do not depend on the plugin type (``Finding.identity``)
         )
         self.log(f"gate {gate} review round {rnd}: {counted(review.blocking)} blocking of {counted(findings)} findings")
         state = pipeline.review_finished(state, review, now=self.clock(), max_rounds=self.max_rounds)

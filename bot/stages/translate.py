@@ -181,6 +181,7 @@ def _author(ctx: StageContext, t, files: dict[str, str], tests: dict[str, str]) 
     from bot.agents import author
     from bot.agents.guard import translation_writable
     from bot.agents.record import record_path
+    from bot.golang.gonames import id_places
 
     review = ctx.state.reviews.get(1, []) if ctx.review else []
     todo = author.FindingsToAnswer.merge(t.findings, review[-1].blocking if review else [])
@@ -205,7 +206,7 @@ def _author(ctx: StageContext, t, files: dict[str, str], tests: dict[str, str]) 
     section += [f"- {n}" for n in record.notes]
     named = [
         *(zip(review[-1].findings, review[-1].ids(), strict=True) if review else ()),
-        *zip(t.findings, finding_ids(t.findings), strict=True),
+        *zip(t.findings, finding_ids(t.findings, id_places(t.summary.package_dir, t.summary.plugin_type)), strict=True),
     ]
     for r in record.responses:  # each finding by the id its review (or the translation report) shows
         ref = next((i for f, i in named if r.finding.refers_to(f)), r.finding.check)

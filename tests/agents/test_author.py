@@ -9,6 +9,7 @@ import pytest
 from bot.agents import author
 from bot.agents.guard import Allowed, translation_writable
 from bot.agents.schemas import FileEdit
+from bot.golang.gonames import id_places
 from bot.model import PromotionRequest, finding_ids, sha256_text
 from tests.agents.conftest import agents_for
 from tests.agents.fake_anthropic import Reply
@@ -180,8 +181,9 @@ def test_a_comment_edit_keeps_the_fidelity_record_bound_and_the_anchors_on_their
     for _, n in moved:
         assert f"{evolved}:{n}" in files[paths.translation_report]
     # a finding's id does not digest its line: the moved findings keep the ids the report and gate 1 show
-    assert finding_ids(summary.findings) == finding_ids(t.summary.findings)
-    assert all(f"`{ref}`" in files[paths.translation_report] for ref in finding_ids(summary.findings))
+    places = id_places(summary.package_dir, summary.plugin_type)  # what the report's ids call the plugin's files
+    assert finding_ids(summary.findings, places) == finding_ids(t.summary.findings, places)
+    assert all(f"`{ref}`" in files[paths.translation_report] for ref in finding_ids(summary.findings, places))
 
 
 def test_allowed_paths():

@@ -56,7 +56,8 @@ def test_a01s_finding_says_the_plugin_caps_the_map_where_and_what_eviction_does(
     path, main = next((p, t) for p, t in tr.files.items() if p.endswith(".go") and "capState" in t)
     line = 1 + main[: main.index("evictStalest(&a.recent.tenantCounts,")].count("\n")
     name = path.rsplit("/", 1)[1]
-    assert "`maxTrackedTenantCounts`" in f.message and f"{name}:{line}" in f.message
+    assert "`maxTrackedTenantCounts`" in f.message and "(capState)" in f.message and name not in f.message
+    assert f.fix.endswith(f"in capState, {name}:{line}")  # where, outside what the id digests
     assert f"{state_caps.DEFAULT_CAP} entries" in f.message and "clears" not in f.message
     assert "deletes the least recently seen tenth" in f.message and "TenantID" in f.message
     assert "a client whose entry is evicted starts afresh, as a new client" in f.message

@@ -93,10 +93,16 @@ def gate1(full_run, tmp_path):
 
 def test_the_ids_are_stable_across_runs_distinct_and_shown_in_the_report_the_pr_and_the_translation_report(gate1):
     ctx = gate1
-    first = ReviewRound(gate=1, round=1, findings=review_gate(1, ctx))
-    again = ReviewRound(gate=1, round=2, findings=review_gate(1, ctx))
+    places = ctx.id_places()  # as the runner keeps them with each round: the generated files by their place
+    assert places, "the branch's translation.json names the package"
+    first = ReviewRound(gate=1, round=1, findings=review_gate(1, ctx), places=places)
+    again = ReviewRound(gate=1, round=2, findings=review_gate(1, ctx), places=places)
     ids = first.ids()
     assert ids == again.ids()  # the same review run twice: the same ids
+    assert ctx.state.reviews[1][-1].places == places  # the runner kept them with the round it saved
+    # a round saved before rounds kept them reads back with the ids it was shown with: its files as they are
+    saved_before = ReviewRound.model_validate(first.model_dump(exclude={"places"}))
+    assert saved_before.places == {} and saved_before.ids() == finding_ids(first.findings)
     assert len(set(ids)) == len(ids)
     checks = [f.check for f in first.findings]
     repeated = {c for c in checks if checks.count(c) > 1}
