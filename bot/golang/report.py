@@ -95,9 +95,9 @@ def fidelity_section(f: Fidelity | None) -> str:
     out.extend(fidelity_classes.report_lines(f, _cell))
     if f.tied:
         out.append(
-            f"The counts of states above count {f.tied} tie(s) as disagreements: there BLIS or llm-d's picker (or "
-            "both) takes one of several tied top scores at random, and the figure counts the chance that they take "
-            "the same endpoint as a part of an agreement."
+            f"Ties: in {f.tied} state(s) BLIS or llm-d's picker (or both) chose at random among endpoints with "
+            "the same top score. The counts above take each such state as a disagreement; the agreement figure "
+            "takes it as the chance that both chose the same endpoint (a half, for two tied endpoints)."
         )
         out.append("")
     if f.unattributed:

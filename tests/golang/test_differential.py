@@ -101,7 +101,11 @@ def test_ties_counted_as_disagreements_are_said_beside_a_figure_that_counts_them
     out = {"runs": [{"name": differential.AS_DEPLOYED, "results": results}]}
     f = differential.summarize(inp, out, floor=0.95, all_high=False, seed=1, mappings={})
     assert (f.agreement, f.unattributed, f.tied) == (0.625, 2, 1)
-    assert "count 1 tie(s) as disagreements" in " ".join(fidelity_section(f).split())
+    text = " ".join(fidelity_section(f).split())
+    assert "Ties: in 1 state(s)" in text
+    assert (
+        "The counts above take each such state as a disagreement; the agreement figure takes it as the chance" in text
+    )
 
 
 def test_a_scheduling_plugin_is_held_against_queue_scorer_alone():
