@@ -116,18 +116,44 @@ def forgets(src: EvolvedSource, funcs: list[View], field: str) -> bool:
             elif node.type == "assignment_statement":
                 left = node.child_by_field_name("left")
                 if left is not None and target in (text_of(src, c) for c in left.named_children) and "." in target:
-                    if not _lazy_init(src, node, target):
+                    if not _lazy_init(src, node, target, funcs):
                         return True
     return False
 
 
-def _lazy_init(src: EvolvedSource, node: Node, target: str) -> bool:
-    """``if r.m == nil { r.m = make(…) }`` creates the map once; it is not a reset."""
+def _lazy_init(src: EvolvedSource, node: Node, target: str, funcs: list[View] | None = None) -> bool:
+    """``if r.m == nil { r.m = make(…) }`` creates the map once; it is not a reset. Nor is a map made beside
+    another under that one's check (``if r.seen == nil { r.seen = make(…); r.counts = make(…) }``) when the other
+    is itself only ever created so: that block runs once, on the first request."""
     while node is not None and node.type != "if_statement":
         node = node.parent
     cond = node.child_by_field_name("condition") if node is not None else None
     text = text_of(src, cond).replace(" ", "") if cond is not None else ""
-    return text in (f"{target}==nil", f"nil=={target}")
+    if text in (f"{target}==nil", f"nil=={target}"):
+        return True
+    other = text.removesuffix("==nil") if text.endswith("==nil") else text.removeprefix("nil==")
+    receiver = target.rsplit(".", 1)[0]
+    if funcs is None or other == text or other.rsplit(".", 1)[0] != receiver or not re.fullmatch(r"[\w.]+", other):
+        return False
+    body = node.child_by_field_name("consequence")
+    made = any(
+        n.type == "assignment_statement"
+        and other in (text_of(src, c) for c in n.child_by_field_name("left").named_children)
+        for n in walk(body)
+    )
+    return made and _made_once(src, funcs, other.rsplit(".", 1)[1])
+
+
+def _made_once(src: EvolvedSource, funcs: list[View], field: str) -> bool:
+    """Every assignment of the receiver field is its own lazy creation (``if r.f == nil { r.f = … }``)."""
+    for view in funcs:
+        target = view.target(field, is_map=False)
+        for node in walk(view.fn.node) if target is not None else []:
+            left = node.child_by_field_name("left") if node.type == "assignment_statement" else None
+            if left is not None and target in (text_of(src, c) for c in left.named_children):
+                if not _lazy_init(src, node, target):
+                    return False
+    return True
 
 
 def _client_map(an: Analysis, d, field: str, signals: set[str]) -> bool:

@@ -117,3 +117,19 @@ def test_a_cap_bounds_the_map_whose_write_it_guards_and_no_other(analyze_text):
     an = analyze_fixture(analyze_text, "func_cap_other_map.go", direct)
     assert found(an) == {hazards.UNBOUNDED_STATE: 31, lifetime_count.CHECK: 32}
     assert an.client_keyed_maps == {"counts": 31}
+
+
+def test_a_map_made_under_another_maps_nil_check_is_made_once_not_reset(analyze_text):
+    """``if a.sample == nil { a.sample = make(…); a.counts = make(…) }`` runs on the first request only: no reset of
+    ``counts``, which still grows for the EPP's life. Once ``a.sample = nil`` resets the sample, the block remakes
+    ``counts`` with it: then it is a reset."""
+
+    def one_check(text: str) -> str:
+        text = text.replace("\t}\n\tif a.counts == nil {\n", "")
+        return text.replace("record(a.counts, req.TenantID)", "a.counts[req.TenantID]++")
+
+    an = analyze_fixture(analyze_text, "func_cap_other_map.go", one_check)
+    assert found(an) == {hazards.UNBOUNDED_STATE: 29, lifetime_count.CHECK: 30}
+    reset = "\tif len(a.counts) > 1000 {\n\t\ta.sample = nil\n\t}\n\treturn true"
+    an = analyze_fixture(analyze_text, "func_cap_other_map.go", lambda t: one_check(t).replace("\treturn true", reset))
+    assert found(an) == {}
