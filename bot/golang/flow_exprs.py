@@ -145,7 +145,18 @@ class ExprMixin(ClassMixin, ConstMixin, ArgMixin):
         (the field's type is only known once the walk is done). Any index keyed by the SLO class is noted too."""
         if self.recording and "SLOClass" in iv.taint:
             self.an.slo_keys.append((self.line(node), self.t(node), _written(node)))
-        if operand is None or operand.type != "selector_expression" or not iv.signals() or not _written(node):
+        if operand is None or not iv.signals() or not _written(node):
+            return
+        fn = self.fn
+        if operand.type == "identifier" and fn is not None and fn.receiver_type is None:
+            param = self.t(operand)  # a map handed to a plain function (receiver_views.passed_writes)
+            if param in {n for n, _ in fn.params}:
+                key = self.t(node.child_by_field_name("index"))
+                self.hazard(
+                    "param-keyed-write", node, param=param, signals=sorted(iv.signals()), key=key, within=fn.label
+                )
+            return
+        if operand.type != "selector_expression":
             return
         recv = operand.child_by_field_name("operand")
         rv = self.get(self.t(recv)) if recv is not None and recv.type == "identifier" else None

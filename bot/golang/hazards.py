@@ -42,7 +42,8 @@ Check ids and severities:
   of an if/else chain on the class naming all three, or the code after one whose every branch returns.
 - ``hazard.unbounded-client-keyed-state`` (IMPORTANT): the evolved receiver writes a map entry keyed by
   a client-controlled request value (TenantID = the fairness-ID header, SessionID, a header-derived
-  SLO target) and nothing deletes, resets or caps the map (a cap is a comparison of its length that guards the
+  SLO target), itself or through a plain function it hands the map to (``record(a.counts, t)``,
+  ``receiver_views.passed_writes``, reported at that call), and nothing deletes, resets or caps the map (a cap is a comparison of its length that guards the
   write, ``lifetime_count.bounded``: one that only rejects while the write still happens on every request is none). In BLIS the keys were bounded by
   the simulated workload; in the EPP any client grows the map, and the EPP's memory, without limit. The
   generated plugin caps such a map (``bot.golang.state_caps``), and the translation rewrites the finding to say
@@ -68,7 +69,7 @@ Check ids and severities:
 from __future__ import annotations
 
 from bot.dictionary import Dictionary
-from bot.golang import client_draw, counter_era, lifetime_count
+from bot.golang import client_draw, counter_era, lifetime_count, receiver_views
 from bot.golang.analysis_types import KV_ABSOLUTE as _KV_ABSOLUTE
 from bot.golang.analysis_types import KV_FRACTION as _KV_FRACTION
 from bot.golang.analysis_types import LOAD_SIGNALS as _LOAD_SIGNALS
@@ -112,7 +113,7 @@ def check(src: EvolvedSource, an: Analysis, d: Dictionary, nodes: list) -> None:
     seen_unmapped: dict[str, int] = {}
     keyed: dict[str, list[tuple[int, str, list[str]]]] = {}  # receiver map -> its signal-keyed writes
     out.extend(client_draw.findings(src, an, d, [(n, i) for k, n, i in nodes if k == "tainted-call"]))
-    for kind, node, info in nodes:
+    for kind, node, info in [*nodes, *receiver_views.passed_writes(src, an, nodes)]:  # record(a.counts, t) too
         line = src.to_original_line(node.start_point[0] + 1)
         snippet = text_of(src, node).splitlines()[0][:80] if text_of(src, node) else ""
         if kind == "oracle":

@@ -22,7 +22,9 @@ Evolved admitters split their state into small methods of the receiver, so both 
 methods (the host and the helpers it calls): a count grown in ``a.note(req)`` or ``a.remember(req.TenantID)``,
 reset in ``a.roll(clock)`` or deleted from in ``a.forget(clock)`` counts as if the host did it, and a method that
 returns the count (``func (a *A) active() int { return len(a.tenants) }``, through a local or another such
-method) makes its call a read of it (``_Count``).
+method) makes its call a read of it (``_Count``). One level further, a plain function of the file the carried
+methods hand the receiver or one of its maps to (``activeTenants(a)``, ``record(a.counts, t)`` doing ``m[k]++``) is
+followed the same way, once per map it is handed (``receiver_views``); its own calls of plain functions are not.
 
 What caps a count is a comparison that guards its WRITE (``_Count.caps``): every write inside ``if <count> < cap``
 (or an ``else`` of ``if <count> >= cap``), or after ``if <count> >= cap { return … }``, in the writing method or at
@@ -33,7 +35,8 @@ A map capped only by a return from the host before its write (``if len(a.tenants
 the write) stops growing, so ``bounded`` holds and the plugin adds no cap; but the return is the decision, and it
 rests on the first clients since the EPP started, kept for its life: once they came, it refuses (or admits) every
 request until the EPP restarts. So for this check only a cap that is bookkeeping clears the count: a guard around
-the write, or an early return from the method that records the client.
+the write, or an early return from the method that records the client. A cap is its own map's: ``if len(a.sample)
+< 64 { record(a.sample, t) }`` bounds the sample, and ``record(a.counts, t)`` beside it still grows ``counts``.
 
 A generated test must not assert what such a count decides on a long-silent client (``sequences.choose``:
 ``STALE_US``, ``stale_row``): the row would pin the defect as the intended behaviour.
@@ -43,9 +46,10 @@ from __future__ import annotations
 
 import re
 
-from bot.golang import client_draw
-from bot.golang.analysis_types import COMPARE, Analysis, FuncInfo, Node
+from bot.golang import client_draw, receiver_views
+from bot.golang.analysis_types import COMPARE, Analysis, Node
 from bot.golang.gotree import text_of, walk
+from bot.golang.receiver_views import View
 from bot.golang.source import EvolvedSource
 from bot.model import Finding, Severity
 
@@ -60,15 +64,15 @@ _ASSIGN = ("assignment_statement", "short_var_declaration", "var_spec")
 def check(src: EvolvedSource, an: Analysis, d, nodes: list) -> None:
     """Append one finding per map or counter whose lifetime count a decision reads (after ``hazards.check``,
     which names the client-keyed maps no carried code evicts)."""
-    funcs = [f for f in [an.host_info, *an.helpers] if f is not None and f.receiver_var]
+    funcs = receiver_views.views(src, an)
     keys: dict[str, set[str]] = {}
-    for kind, _, info in nodes:
+    for kind, _, info in [*nodes, *receiver_views.passed_writes(src, an, nodes)]:
         if kind == "keyed-write":
             keys.setdefault(info["field"], set()).update(info["signals"])
     capped = {f for f, s in keys.items() if _client_map(an, d, f, s) and not forgets(src, funcs, f)}
     for field in sorted(set(an.client_keyed_maps) | capped):
-        count = _Count(src, funcs, lambda n, v, f=field: _is_len_of(src, n, f"{v}.{f}"))
-        if count.caps(lambda n, v, f=field: _writes_map(src, n, f"{v}.{f}"), deciding=an.host_info):
+        count = _Count(src, an, funcs, field, lambda n, t: _is_len_of(src, n, t))
+        if count.caps(lambda n, t: _writes_map(src, n, t), deciding=an.host_info):
             continue
         read = count.first_decision()
         if read is not None:
@@ -78,8 +82,8 @@ def check(src: EvolvedSource, an: Analysis, d, nodes: list) -> None:
         grows = _only_grows(src, funcs, field) if _NUMERIC.match(ftype.strip()) else None
         if not grows:
             continue
-        count = _Count(src, funcs, lambda n, v, f=field: _is_read_of(src, n, f"{v}.{f}"))
-        if count.caps(lambda n, v, f=field: _increments(src, n, f"{v}.{f}"), deciding=an.host_info):
+        count = _Count(src, an, funcs, field, lambda n, t: _is_read_of(src, n, t), is_map=False)
+        if count.caps(lambda n, t: _increments(src, n, t), deciding=an.host_info):
             continue
         read = count.first_decision()
         if read is not None:
@@ -89,17 +93,20 @@ def check(src: EvolvedSource, an: Analysis, d, nodes: list) -> None:
 def bounded(src: EvolvedSource, an: Analysis, field: str) -> bool:
     """The receiver map ``field`` cannot grow for the EPP's life: carried code forgets its entries (``forgets``), or
     a comparison of its length guards every write (``_Count.caps``, an early return from the host included)."""
-    funcs = [f for f in [an.host_info, *an.helpers] if f is not None and f.receiver_var]
-    count = _Count(src, funcs, lambda n, v: _is_len_of(src, n, f"{v}.{field}"))
-    return forgets(src, funcs, field) or count.caps(lambda n, v: _writes_map(src, n, f"{v}.{field}"))
+    funcs = receiver_views.views(src, an)
+    count = _Count(src, an, funcs, field, lambda n, t: _is_len_of(src, n, t))
+    return forgets(src, funcs, field) or count.caps(lambda n, t: _writes_map(src, n, t))
 
 
-def forgets(src: EvolvedSource, funcs: list, field: str) -> bool:
+def forgets(src: EvolvedSource, funcs: list[View], field: str) -> bool:
     """Carried code drops entries of the receiver map: ``delete``/``clear`` on it (past a length or not), or a
-    reassignment (a reset; not the lazy ``make`` that creates it once)."""
-    for fn in funcs:
-        target = f"{fn.receiver_var}.{field}"
-        for node in walk(fn.node):
+    reassignment (a reset; not the lazy ``make`` that creates it once). A plain function handed the map as ``m``
+    drops entries with ``delete(m, k)``; ``m = …`` there only rebinds its own parameter."""
+    for view in funcs:
+        target = view.target(field)
+        if target is None:
+            continue
+        for node in walk(view.fn.node):
             if node.type == "call_expression":
                 callee = text_of(src, node.child_by_field_name("function"))
                 args = node.child_by_field_name("arguments")
@@ -108,19 +115,45 @@ def forgets(src: EvolvedSource, funcs: list, field: str) -> bool:
                     return True
             elif node.type == "assignment_statement":
                 left = node.child_by_field_name("left")
-                if left is not None and target in (text_of(src, c) for c in left.named_children):
-                    if not _lazy_init(src, node, target):
+                if left is not None and target in (text_of(src, c) for c in left.named_children) and "." in target:
+                    if not _lazy_init(src, node, target, funcs):
                         return True
     return False
 
 
-def _lazy_init(src: EvolvedSource, node: Node, target: str) -> bool:
-    """``if r.m == nil { r.m = make(…) }`` creates the map once; it is not a reset."""
+def _lazy_init(src: EvolvedSource, node: Node, target: str, funcs: list[View] | None = None) -> bool:
+    """``if r.m == nil { r.m = make(…) }`` creates the map once; it is not a reset. Nor is a map made beside
+    another under that one's check (``if r.seen == nil { r.seen = make(…); r.counts = make(…) }``) when the other
+    is itself only ever created so: that block runs once, on the first request."""
     while node is not None and node.type != "if_statement":
         node = node.parent
     cond = node.child_by_field_name("condition") if node is not None else None
     text = text_of(src, cond).replace(" ", "") if cond is not None else ""
-    return text in (f"{target}==nil", f"nil=={target}")
+    if text in (f"{target}==nil", f"nil=={target}"):
+        return True
+    other = text.removesuffix("==nil") if text.endswith("==nil") else text.removeprefix("nil==")
+    receiver = target.rsplit(".", 1)[0]
+    if funcs is None or other == text or other.rsplit(".", 1)[0] != receiver or not re.fullmatch(r"[\w.]+", other):
+        return False
+    body = node.child_by_field_name("consequence")
+    made = any(
+        n.type == "assignment_statement"
+        and other in (text_of(src, c) for c in n.child_by_field_name("left").named_children)
+        for n in walk(body)
+    )
+    return made and _made_once(src, funcs, other.rsplit(".", 1)[1])
+
+
+def _made_once(src: EvolvedSource, funcs: list[View], field: str) -> bool:
+    """Every assignment of the receiver field is its own lazy creation (``if r.f == nil { r.f = … }``)."""
+    for view in funcs:
+        target = view.target(field, is_map=False)
+        for node in walk(view.fn.node) if target is not None else []:
+            left = node.child_by_field_name("left") if node.type == "assignment_statement" else None
+            if left is not None and target in (text_of(src, c) for c in left.named_children):
+                if not _lazy_init(src, node, target):
+                    return False
+    return True
 
 
 def _client_map(an: Analysis, d, field: str, signals: set[str]) -> bool:
@@ -163,30 +196,36 @@ def _is_read_of(src: EvolvedSource, node: Node, target: str) -> bool:
 
 
 class _Count:
-    """Where one count (``is_read(node, receiver_var)``: ``len(r.m)`` or ``r.n``) is read across the receiver's
-    carried methods: directly, or through a method of the same receiver that returns it (``func (a *A) active() int
-    { return len(a.tenants) }``, or a local assigned from it, or another such method's call: a fixed point)."""
+    """Where one count (``is_read(node, target)``: ``len(r.m)`` or ``r.n``) is read across the receiver's views
+    (``receiver_views``: its carried methods, and the plain functions they pass it or its map to): directly, or
+    through a function that returns it (``func (a *A) active() int { return len(a.tenants) }``,
+    ``activeTenants(a)``, or a local assigned from it, or another such call: a fixed point)."""
 
-    def __init__(self, src: EvolvedSource, funcs: list, is_read) -> None:
-        self.src, self.funcs, self.is_read = src, funcs, is_read
-        self.returned_by: dict[tuple[str, str], FuncInfo] = {}  # (receiver type, method) -> the method
+    def __init__(self, src: EvolvedSource, an: Analysis, funcs: list[View], field: str, is_read, is_map=True) -> None:
+        self.src, self.an, self.is_read = src, an, is_read
+        #: each view that can name the field, with the text it names it by (``a.tenants``, ``m``)
+        self.targets = {v.key: t for v in funcs if (t := v.target(field, is_map)) is not None}
+        self.funcs = [v for v in funcs if v.key in self.targets]
+        self.returned_by: dict[tuple, View] = {}  # view key -> the view, when it returns the count
         changed = True
         while changed:
             changed = False
-            for fn in funcs:
-                key = (fn.receiver_type, fn.name)
+            for fn in self.funcs:
                 reads = self.reads(fn)
-                if key not in self.returned_by and reads and self._carried(fn, reads, _returns):
-                    self.returned_by[key] = fn
+                if fn.key not in self.returned_by and reads and self._carried(fn, reads, _returns):
+                    self.returned_by[fn.key] = fn
                     changed = True
 
-    def reads(self, fn: FuncInfo) -> list[Node]:
-        """The count's reads in ``fn``: the field itself, or a call ``r.method()`` of a method returning it."""
-        return [n for n in walk(fn.node) if self.is_read(n, fn.receiver_var) or self.via(fn, n) is not None]
+    def target(self, fn: View) -> str:
+        return self.targets[fn.key]
 
-    def via(self, fn: FuncInfo, node: Node) -> FuncInfo | None:
-        """The method ``node`` calls on ``fn``'s receiver when that method returns the count."""
-        return self.returned_by.get(_method_call(self.src, fn, node))
+    def reads(self, fn: View) -> list[Node]:
+        """The count's reads in ``fn``: the field itself, or a call of a function returning it."""
+        return [n for n in walk(fn.fn.node) if self.is_read(n, self.target(fn)) or self.via(fn, n) is not None]
+
+    def via(self, fn: View, node: Node) -> View | None:
+        """The view ``node`` calls from ``fn`` when it returns the count."""
+        return self.returned_by.get(receiver_views.callee(self.src, self.an, fn, node))
 
     def first_decision(self) -> Node | None:
         """The first read whose value reaches a comparison, directly or through locals assigned from it."""
@@ -196,29 +235,33 @@ class _Count:
                     return read
         return None
 
-    def caps(self, writes, deciding: FuncInfo | None = None) -> bool:
-        """A cap keeps the count from growing for life: every write (``writes(node, receiver_var)``) sits where the
-        count is below the cap (``_guarded``), in its own method or at every call of that method (one level). An
-        early return from ``deciding`` (the host) is no cap when given: there it is the decision itself."""
+    def caps(self, writes, deciding=None) -> bool:
+        """A cap keeps the count from growing for life: every write (``writes(node, target)``) sits where the
+        count is below the cap (``_guarded``), in its own function or at every call of it that binds the same
+        storage (one level). A cap guards the writes of its own map only: a guard on another map's length leaves
+        this one's writes unguarded. An early return from ``deciding`` (the host) is no cap when given: there it is
+        the decision itself."""
         calls: dict[tuple, list] = {}
         for fn in self.funcs:
-            for node in walk(fn.node):
-                calls.setdefault(_method_call(self.src, fn, node), []).append((fn, node))
-        writes_at = [(fn, n) for fn in self.funcs for n in walk(fn.node) if writes(n, fn.receiver_var)]
+            for node in walk(fn.fn.node):
+                key = receiver_views.callee(self.src, self.an, fn, node)
+                if key is not None:
+                    calls.setdefault(key, []).append((fn, node))
+        writes_at = [(fn, n) for fn in self.funcs for n in walk(fn.fn.node) if writes(n, self.target(fn))]
 
-        def guarded(fn: FuncInfo, node: Node) -> bool:
-            return self._guarded(fn, node, returns=fn is not deciding)
+        def guarded(fn: View, node: Node) -> bool:
+            return self._guarded(fn, node, returns=fn.fn is not deciding)
 
-        def bounded(fn: FuncInfo, node: Node) -> bool:
-            sites = calls.get((fn.receiver_type, fn.name), [])  # none for the host: nothing carried calls it
+        def bounded(fn: View, node: Node) -> bool:
+            sites = calls.get(fn.key, [])  # none for the host: nothing carried calls it
             return guarded(fn, node) or (bool(sites) and all(guarded(f, n) for f, n in sites))
 
         return bool(writes_at) and all(bounded(fn, n) for fn, n in writes_at)
 
-    def _guarded(self, fn: FuncInfo, node: Node, returns: bool) -> bool:
+    def _guarded(self, fn: View, node: Node, returns: bool) -> bool:
         """``node`` runs only while the count is below a bound: inside ``if <below> { … }`` (or the ``else`` of
         ``if <past> { … }``), or, when ``returns``, after ``if <past> { …; return }`` in the same block."""
-        for stmt in (c for c in walk(fn.node) if c.type == "if_statement"):
+        for stmt in (c for c in walk(fn.fn.node) if c.type == "if_statement"):
             cond, body = stmt.child_by_field_name("condition"), stmt.child_by_field_name("consequence")
             other = stmt.child_by_field_name("alternative")
             if _within(node, body) and self._bound(fn, cond, below=True):
@@ -234,7 +277,7 @@ class _Count:
                     return True
         return False
 
-    def _bound(self, fn: FuncInfo, cond: Node | None, below: bool) -> bool:
+    def _bound(self, fn: View, cond: Node | None, below: bool) -> bool:
         """``cond`` holding implies the count is below a bound (``below``: ``n < cap``, ``cap > n``, a clause of an
         ``&&``), or failing implies it (``n >= cap``, ``n == cap``, a clause of an ``||``): a ``||`` guard lets a
         write through past the cap, and a return on ``… && <other>`` lets every other request through to it."""
@@ -257,10 +300,10 @@ class _Count:
             op = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(op, op)
         return op in (("<", "<=") if below else (">", ">=", "=="))
 
-    def _reads(self, fn: FuncInfo, expr: Node) -> bool:
-        return any(self.is_read(n, fn.receiver_var) or self.via(fn, n) is not None for n in walk(expr))
+    def _reads(self, fn: View, expr: Node) -> bool:
+        return any(self.is_read(n, self.target(fn)) or self.via(fn, n) is not None for n in walk(expr))
 
-    def _carried(self, fn: FuncInfo, reads: list[Node], sink) -> bool:
+    def _carried(self, fn: View, reads: list[Node], sink) -> bool:
         """Some of ``reads`` reaches a ``sink`` node of ``fn`` (a comparison, a return), directly or through the
         locals assigned from it (a fixed point over the function's assignments, in any order: loops carry values)."""
         spans = {(r.start_byte, r.end_byte) for r in reads}
@@ -275,7 +318,7 @@ class _Count:
         changed = True
         while changed:
             changed = False
-            for stmt in walk(fn.node):
+            for stmt in walk(fn.fn.node):
                 if stmt.type not in _ASSIGN:
                     continue
                 left, right = stmt.child_by_field_name("left"), stmt.child_by_field_name("right")
@@ -288,7 +331,7 @@ class _Count:
                     if name not in tainted:
                         tainted.add(name)
                         changed = True
-        return any(sink(self.src, n) and carries(n) for n in walk(fn.node))
+        return any(sink(self.src, n) and carries(n) for n in walk(fn.fn.node))
 
 
 def _within(node: Node, outer: Node | None) -> bool:
@@ -302,17 +345,6 @@ def _compares(src: EvolvedSource, node: Node) -> bool:
 
 def _returns(src: EvolvedSource, node: Node) -> bool:
     return node.type == "return_statement"
-
-
-def _method_call(src: EvolvedSource, fn: FuncInfo, node: Node) -> tuple[str | None, str] | None:
-    """(receiver type, method) when ``node`` calls a method on ``fn``'s receiver (``a.active()``)."""
-    callee = node.child_by_field_name("function") if node.type == "call_expression" else None
-    if callee is None or callee.type != "selector_expression":
-        return None
-    operand, name = callee.child_by_field_name("operand"), callee.child_by_field_name("field")
-    if operand is None or name is None or text_of(src, operand) != fn.receiver_var:
-        return None
-    return fn.receiver_type, text_of(src, name)
 
 
 def _writes_map(src: EvolvedSource, node: Node, target: str) -> bool:
@@ -335,12 +367,14 @@ def _increments(src: EvolvedSource, node: Node, target: str) -> bool:
     return left is not None and target in (text_of(src, c) for c in left.named_children)
 
 
-def _only_grows(src: EvolvedSource, funcs, field: str) -> list[int] | None:
+def _only_grows(src: EvolvedSource, funcs: list[View], field: str) -> list[int] | None:
     """The Go lines (of the carried text) that increment the field, when every write increments it; else None."""
     grows: list[int] = []
-    for fn in funcs:
-        target = f"{fn.receiver_var}.{field}"
-        for n in walk(fn.node):
+    for view in funcs:
+        target = view.target(field, is_map=False)
+        if target is None:
+            continue
+        for n in walk(view.fn.node):
             if n.type in ("inc_statement", "dec_statement") and text_of(src, n.named_children[0]) == target:
                 if n.type == "dec_statement":
                     return None
@@ -368,18 +402,18 @@ def _line_of(src: EvolvedSource, node: Node) -> tuple[int, str]:
 
 
 def _read_text(src: EvolvedSource, read: Node, count: _Count, of: str) -> str:
-    """The read as written, and the count it returns when it calls a method returning it (``of``: its text with
-    ``{}`` for the method's receiver)."""
+    """The read as written, and the count it returns when it calls a function returning it (``of``: its text with
+    ``{}`` for how that function names the field)."""
     method = next((m for fn in count.funcs if (m := count.via(fn, read)) is not None), None)
     if method is None:
         return f"`{text_of(src, read)}`"
-    return f"`{text_of(src, read)}` (`{of.format(method.receiver_var)}`, returned by `{method.name}`)"
+    return f"`{text_of(src, read)}` (`{of.format(count.target(method))}`, returned by `{method.fn.name}`)"
 
 
 def _map_finding(src: EvolvedSource, read: Node, field: str, keys: str, count: _Count, capped: bool) -> Finding:
     """``capped``: a return from the host before the write stops the map growing (``bounded``), at the decision."""
     line, snippet = _line_of(src, read)
-    what = _read_text(src, read, count, "len({}." + field + ")")
+    what = _read_text(src, read, count, "len({})")
     held = (
         ", though a return before the write stops it growing. In BLIS that was one run's clients (a fixed handful, "
         "all active); in llm-d the plugin keeps one receiver for the EPP's life, so the map holds the first clients "
@@ -410,7 +444,7 @@ def _map_finding(src: EvolvedSource, read: Node, field: str, keys: str, count: _
 
 def _counter_finding(src: EvolvedSource, read: Node, field: str, grows: list[int], count: _Count) -> Finding:
     line, snippet = _line_of(src, read)
-    what = _read_text(src, read, count, "{}." + field)
+    what = _read_text(src, read, count, "{}")
     at = ", ".join(str(src.to_original_line(g)) for g in sorted(set(grows)))
     return Finding(
         severity=Severity.IMPORTANT,
