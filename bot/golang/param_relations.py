@@ -10,7 +10,16 @@ evolved logic does. Two shapes are recognised wherever they occur, whatever the 
   factor), ``c*(high-low) <= 1-factor``, or a larger value ends up with a larger factor than a smaller one. A
   taper floored or capped (``math.Max(0.2, 1 - c*(load-4.5))``, a ``math.Min`` around it or inside, either
   argument order) is judged by its clamped value at the cut, ``max(0.2, 1-c*(7-4.5)) >= factor``: a floor at or
-  above the factor keeps the direction whatever ``c`` is, a cap below it inverts it whatever ``c`` is.
+  above the factor keeps the direction whatever ``c`` is, a cap below it inverts it whatever ``c`` is;
+- a hysteresis pair: a bool field of the receiver set ``true`` under one cut and ``false`` under the other, on the
+  same value, one cut upward (``>=``, ``>``) and one downward (``<``, ``<=``): ``if p >= 1.0 { h.shedding = true }``
+  and ``if p < 0.7 { h.shedding = false }`` (or a "calm" flag set true under the low cut and false under the high
+  one). Each assignment is a statement directly in the block of an if whose whole condition is that comparison
+  (the number on either side, in parentheses or not); the two ifs may sit anywhere in one method: nested under a
+  test of the flag itself (as evolved programs write it), in one else-if chain, or one after the other. The
+  downward cut must stay at or below the upward one: past it, a value between them meets both, so the flag no
+  longer keeps its state between the cuts (nested under the flag, it flips on and off on every request). A flag
+  set from a comparison (``h.s = p >= 1.0``), a local, or a cut inside a compound condition is not recognised.
 
 A relation the evolved values themselves break is not one (it would refuse the evolved program). The generated
 Validate() checks each relation, gate 1 refuses ``param`` lines that break one with the values in effect, and
@@ -31,13 +40,16 @@ EPS = 1e-9
 _EPS_GO = "1e-9"
 _UP = (">", ">=")
 _DOWN = ("<", "<=")
+#: The kinds that are ``low <= high``.
+_ORDERED = ("order", "hysteresis")
 _ANY_ROLE = ("threshold", "offset", "coefficient", "factor", "floor", "cap", "exponent")
 
 
 @dataclass(frozen=True)
 class Relation:
-    """``kind`` "order": ``low <= high``; "taper": ``coeff*(high-low) <= 1 - factor`` (factor "" when the cut
-    sets none). ``names``/``fields`` by role (low, high, coeff, factor); ``defaults`` the evolved values."""
+    """``kind`` "order" and "hysteresis": ``low <= high``; "taper": ``coeff*(high-low) <= 1 - factor`` (factor ""
+    when the cut sets none). ``names``/``fields`` by role (low, high, coeff, factor); ``defaults`` the evolved
+    values."""
 
     kind: str
     subject: str
@@ -48,6 +60,11 @@ class Relation:
     #: A taper's ``math.Max``/``math.Min`` around ``1-c*(x-low)``, innermost first: ("max"|"min", a role among
     #: ``names`` for a parameter, else the constant's Go literal).
     clamps: tuple[tuple[str, str], ...] = ()
+    #: A hysteresis pair's flag (``h.shedding``) and its two assignments, the one setting it true first: (role,
+    #: the operator with ``subject`` on the left, the value set), e.g. ``(("high", ">=", "true"), ("low", "<",
+    #: "false"))``.
+    flag: str = ""
+    steps: tuple[tuple[str, str, str], ...] = ()
 
     def name(self, role: str) -> str:
         return dict(self.names).get(role, "")
@@ -57,13 +74,13 @@ class Relation:
 
     @property
     def roles(self) -> tuple[str, ...]:
-        return ("low", "high") if self.kind == "order" else tuple(r for r, _ in self.names)
+        return ("low", "high") if self.kind in _ORDERED else tuple(r for r, _ in self.names)
 
     def broken(self, values: dict[str, float | str]) -> bool:
         """Whether these values (by parameter name; the evolved default for one not given) break it."""
         v = dict(self.defaults) | {k: float(x) for k, x in values.items() if not isinstance(x, str)}
         low, high = v[self.name("low")], v[self.name("high")]
-        if self.kind == "order":
+        if self.kind in _ORDERED:
             return low > high
         factor = v[self.name("factor")] if self.name("factor") else 0.0
         below = v[self.name("coeff")] * (high - low) > 1 - factor + EPS
@@ -76,7 +93,7 @@ class Relation:
     def cond(self) -> str:
         """The Go condition Validate() refuses on."""
         f = {r: f"p.{self.field(r)}" for r in self.roles}
-        if self.kind == "order":
+        if self.kind in _ORDERED:
             return f"{f['low']} > {f['high']}"
         bound = f"1-{f['factor']}" if "factor" in f else "1"
         cond = f"{f['coeff']}*({f['high']}-{f['low']}) > {bound}+{_EPS_GO}"
@@ -88,7 +105,7 @@ class Relation:
     @property
     def _printed(self) -> tuple[str, ...]:
         """The roles whose values the message prints, in its order."""
-        if self.kind == "order":
+        if self.kind in _ORDERED:
             return ("low", "high")
         outer = tuple(ref for _, ref in reversed(self.clamps) if self.name(ref))
         return (*outer, "coeff", "high", "low", *(("factor",) if self.name("factor") else ()))
@@ -102,6 +119,14 @@ class Relation:
         n = {r: self.name(r) for r in self.roles}
         in_effect = dict(self.defaults) | (values or {})
         got = {r: go_float(float(in_effect[n[r]])) if values is not None else "%v" for r in self.roles}
+        if self.kind == "hysteresis":
+            sets = " and ".join(f"`{self.flag} = {val}` when `{self.subject} {op} {n[r]}`" for r, op, val in self.steps)
+            return (
+                f"{n['low']} must be <= {n['high']} (the evolved logic sets {sets}, and keeps it between the two cuts; "
+                f"with {n['low']} above {n['high']} a `{self.subject}` between them meets both, so `{self.flag}` no "
+                f"longer keeps its state there and can flip on and off from one request to the next), got "
+                f"{got['low']} > {got['high']}"
+            )
         if self.kind == "order":
             return (
                 f"{n['low']} must be <= {n['high']} (the evolved logic compares `{self.subject}` with {n['high']} "
@@ -136,7 +161,7 @@ class Relation:
         """The parameter whose spec carries the check (the generated test sets it alone to a refused value)."""
         if self.kind == "taper" and self.clamps:
             return self._breaker()[0]
-        return self.name("low" if self.kind == "order" else "coeff")
+        return self.name("low" if self.kind in _ORDERED else "coeff")
 
     def _breaker(self) -> tuple[str, float]:
         """A clamped taper's (parameter, value) that breaks it alone: a steeper taper, else a floor or cap below
@@ -154,7 +179,7 @@ class Relation:
             return self._breaker()[1]
         d = dict(self.defaults)
         low, high = d[self.name("low")], d[self.name("high")]
-        if self.kind == "order":
+        if self.kind in _ORDERED:
             # past ``high`` also where + 1 is lost in the float (a 1e19 "never" sentinel)
             return (
                 float(int(high) + 1) if self.integer else float(go_float(max(high + 1, math.nextafter(high, math.inf))))
@@ -190,8 +215,63 @@ def relations(an: Analysis) -> list[Relation]:
             taper = _taper(an, stmt, alt, outer.subject, low, high)
             if taper is not None:
                 out.append(taper)
+    out += _hysteresis(an, by_cond)
     # A relation no one value breaks (a floor at or above the factor) is left out: the generated test sets one alone.
     return [r for r in dict.fromkeys(out) if not r.broken({}) and r.owner]
+
+
+def _hysteresis(an: Analysis, by_cond: dict[int, tuple[Threshold, str]]) -> list[Relation]:
+    """The hysteresis pairs (see the module's docstring): a receiver's bool set true under one cut and false under
+    the other, on the same value, the two cuts facing opposite ways."""
+    sets: dict[tuple[int, str, str], list[tuple[Threshold, str]]] = {}  # (method, flag, "true"|"false") -> (cut, op)
+    for cid, (th, op) in by_cond.items():
+        stmt = _if_of(an.cond_nodes[cid])
+        if stmt is None:
+            continue
+        for method, flag, value in _flag_sets(an, stmt):
+            sets.setdefault((method, flag, value), []).append((th, op))
+    out = []
+    for (method, flag, value), enters in sets.items():
+        if value != "true":
+            continue
+        for (on, on_op), (off, off_op) in ((a, b) for a in enters for b in sets.get((method, flag, "false"), [])):
+            if on.subject != off.subject or (on_op in _UP) == (off_op in _UP) or on.param == off.param:
+                continue
+            low, high = (off, on) if on_op in _UP else (on, off)
+            if low.value > high.value:
+                continue
+            steps = (
+                ("high" if on is high else "low", on_op, "true"),
+                ("high" if off is high else "low", off_op, "false"),
+            )
+            integer = low.go_type in ("int", "int64") and high.go_type in ("int", "int64")
+            rel = _relation("hysteresis", on.subject, {"low": low, "high": high}, integer)
+            out.append(replace(rel, flag=flag, steps=steps))
+    return out
+
+
+def _flag_sets(an: Analysis, stmt: Node) -> list[tuple[int, str, str]]:
+    """(the method's node id, ``recv.field``, "true"|"false") of each ``recv.field = true`` (or false) directly in
+    an if statement's block, ``recv`` the receiver of the method holding it."""
+    method = stmt.parent
+    while method is not None and method.type != "method_declaration":
+        method = method.parent
+    params = method.child_by_field_name("receiver") if method is not None else None
+    names = [n for d in (named(params) if params is not None else []) if (n := d.child_by_field_name("name"))]
+    if len(names) != 1:
+        return []
+    recv = _text(an, names[0])
+    out = []
+    for s in _consequence(stmt):
+        if s.type != "assignment_statement" or _text(an, s.child_by_field_name("operator")) != "=":
+            continue
+        left, right = _bare(s.child_by_field_name("left")), _bare(s.child_by_field_name("right"))
+        if left is None or right is None or left.type != "selector_expression" or right.type not in ("true", "false"):
+            continue
+        operand = _bare(left.child_by_field_name("operand"))
+        if operand is not None and operand.type == "identifier" and _text(an, operand) == recv:
+            out.append((id_of(method), _text(an, left), right.type))
+    return out
 
 
 def _relation(kind: str, subject: str, parts: dict[str, Threshold], integer: bool = False) -> Relation:
@@ -247,15 +327,18 @@ def _param_at(an: Analysis, node: Node | None, roles: tuple[str, ...]) -> Thresh
 
 def _scaled(an: Analysis, stmt: Node) -> list[tuple[str, Node]]:
     """(target, right-hand side) of each ``target *= expr`` directly in an if statement's block."""
-    block = stmt.child_by_field_name("consequence")
-    stmts = named(block) if block is not None else []
-    if len(stmts) == 1 and stmts[0].type == "statement_list":
-        stmts = named(stmts[0])
     out = []
-    for s in stmts:
+    for s in _consequence(stmt):
         if s.type == "assignment_statement" and _text(an, s.child_by_field_name("operator")) == "*=":
             out.append((_text(an, _bare(s.child_by_field_name("left"))), s.child_by_field_name("right")))
     return out
+
+
+def _consequence(stmt: Node) -> list[Node]:
+    """The statements directly in an if statement's block."""
+    block = stmt.child_by_field_name("consequence")
+    stmts = named(block) if block is not None else []
+    return named(stmts[0]) if len(stmts) == 1 and stmts[0].type == "statement_list" else stmts
 
 
 def _text(an: Analysis, node: Node | None) -> str:

@@ -11,8 +11,10 @@ import pytest
 from bot.golang.param_relations import relations
 from bot.golang.params import param_specs
 
-from .conftest import CORPUS, EXAMPLE, run_probe_test, translate_path
+from .conftest import CORPUS, EXAMPLE, FIXTURES, run_probe_test, translate_path
 from .kv_chain import KV_TAPER, program_text, write_program
+
+HYSTERESIS = FIXTURES / "admission_hysteresis.go"
 
 _PROBE = """package {pkg}
 
@@ -276,3 +278,98 @@ func (g *Gate) Admit(req *Request, state *RouterState) (bool, string) {
     )
     checks = {n: [c["cond"] for c in cs] for n, cs in divisor_checks(an).items()}
     assert checks == {"span": ["p.Span <= 1.5"], "floor": ["p.Floor <= 2"]}, checks
+
+
+_HYST_MESSAGE = (
+    "pressureLowThreshold must be <= pressureMidThreshold (the evolved logic sets `h.shedding = true` when "
+    "`pressure >= pressureMidThreshold` and `h.shedding = false` when `pressure < pressureLowThreshold`, and keeps "
+    "it between the two cuts; with pressureLowThreshold above pressureMidThreshold a `pressure` between them meets "
+    "both, so `h.shedding` no longer keeps its state there and can flip on and off from one request to the next), "
+    "got "
+)
+
+
+def _hysteresis(an):
+    return [r for r in relations(an) if r.kind == "hysteresis"]
+
+
+def test_a_hysteresis_pairs_leave_cut_must_not_pass_its_enter_cut(analyze_text):
+    """Found by a researcher's trial (trial 4, admit): `param pressureLowThreshold: 1.2` was applied at gate 1 and
+    Validate() only checked `>= 0`; with the leave cut (0.7) above the enter cut (1.0) the shedder flips on and off on
+    every request between them. A receiver flag set true under `x >= A` and false under `x < B` (the same x) is a
+    pair whose cuts keep their order, B <= A, whatever the program calls them and wherever the two ifs sit."""
+    text = HYSTERESIS.read_text(encoding="utf-8")
+    [rel] = _hysteresis(analyze_text(text, "best_program.go"))
+    assert dict(rel.names) == {"low": "pressureLowThreshold", "high": "pressureMidThreshold"}
+    assert rel.owner == "pressureLowThreshold" and rel.broken({"pressureLowThreshold": rel.bad()})
+    assert rel.broken({"pressureLowThreshold": 1.2}) and not rel.broken({"pressureLowThreshold": 1.0})
+    assert rel.broken({"pressureMidThreshold": 0.5}) and not rel.broken({"pressureMidThreshold": 1.3})
+    assert rel.message({"pressureLowThreshold": 1.2}) == _HYST_MESSAGE + "1.2 > 1"
+    nested = (
+        "\tif h.shedding {\n\t\tif pressure < 0.7 {\n\t\t\th.shedding = false\n\t\t}\n"
+        "\t} else if pressure >= 1.0 {\n\t\th.shedding = true\n\t}\n"
+    )
+    assert nested in text
+    for shape in (
+        # one after the other, the leave first; and the enter written as `>`, its value on the left
+        "\tif pressure > 1.0 {\n\t\th.shedding = true\n\t}\n\tif pressure <= 0.7 {\n\t\th.shedding = false\n\t}\n",
+        "\tif 0.7 > pressure {\n\t\th.shedding = false\n\t}\n\tif (pressure >= 1.0) {\n\t\th.shedding = true\n\t}\n",
+        # nested under the flag the other way round
+        (
+            "\tif !h.shedding {\n\t\tif pressure >= 1.0 {\n\t\t\th.shedding = true\n\t\t}\n"
+            "\t} else if pressure < 0.7 {\n\t\th.shedding = false\n\t}\n"
+        ),
+    ):
+        [rel] = _hysteresis(analyze_text(text.replace(nested, shape), "best_program.go"))
+        assert dict(rel.names) == {"low": "pressureLowThreshold", "high": "pressureMidThreshold"}, shape
+        assert rel.broken({"pressureLowThreshold": 1.2}) and not rel.broken({}), shape
+    # The flag set true under the low cut (a "calm" flag): the cut it is set under is then the one that must stay low.
+    calm = nested.replace("= false", "= CLEAR").replace("= true", "= false").replace("= CLEAR", "= true")
+    [rel] = _hysteresis(analyze_text(text.replace(nested, calm), "best_program.go"))
+    assert dict(rel.names) == {"low": "pressureLowThreshold", "high": "pressureMidThreshold"}
+    assert rel.broken({"pressureLowThreshold": 1.2}) and "`h.shedding = true` when `pressure < " in rel.message()
+    for not_a_pair in (
+        nested.replace("pressure >= 1.0", "pressure < 1.0"),  # both cuts the same way: no band between them
+        nested.replace("pressure >= 1.0", "float64(n) >= 1.0"),  # two different values
+        nested.replace("= true", "= false"),  # the flag is never set
+        nested.replace("h.shedding = true", "shed := true\n\t\t_ = shed"),  # a local, gone by the next request
+    ):
+        assert _hysteresis(analyze_text(text.replace(nested, not_a_pair), "best_program.go")) == [], not_a_pair
+
+
+def test_gate_1_refuses_a_param_line_that_inverts_a_hysteresis_pair(dictionary):
+    """trial 4 (admit) at gate 1: `param pressureLowThreshold: 1.2` was "Applied: deployed with pressureLowThreshold
+    = 1.2" with 0 CRITICAL/0 IMPORTANT. It is refused as the chain cuts' inversion is, with the values in effect."""
+    from bot.review.change_request import refusal
+
+    _, an, _ = translate_path(HYSTERESIS, dictionary)
+    checks = {s.name: s.checks for s in param_specs(an, None, False)}
+    why = refusal(1, "param pressureLowThreshold: 1.2", parameters=sorted(checks), checks=checks)
+    assert why is not None and "nothing was recorded" in why and "Validate() refuses" in why, why
+    assert "`param pressureLowThreshold: 1.2` cannot apply with the values in effect: " + _HYST_MESSAGE in why, why
+    assert "got 1.2 > 1" in why
+    why = refusal(1, "param pressureMidThreshold: 0.5", parameters=sorted(checks), checks=checks)
+    assert why is not None and "got 0.7 > 0.5" in why, why
+    assert refusal(1, "param pressureLowThreshold: 0.9", parameters=sorted(checks), checks=checks) is None
+    both = "param pressureMidThreshold: 1.3\nparam pressureLowThreshold: 1.2"
+    assert refusal(1, both, parameters=sorted(checks), checks=checks) is None
+
+
+@pytest.mark.slow
+def test_the_generated_validate_refuses_an_inverted_hysteresis_pair(dictionary, tmp_path):
+    """trial 4 (admit), on the real Go toolchain: Validate() refuses the leave cut above the enter cut, naming both."""
+    _, _, tr = translate_path(HYSTERESIS, dictionary)
+    said = _validate(
+        tr,
+        tmp_path,
+        [
+            {"pressureLowThreshold": 1.2},
+            {"pressureMidThreshold": 0.5},
+            {},
+            {"pressureLowThreshold": 1.0},
+            {"pressureMidThreshold": 1.3, "pressureLowThreshold": 1.2},
+        ],
+    )
+    assert said[0] == _HYST_MESSAGE + "1.2 > 1", said
+    assert said[1] == _HYST_MESSAGE + "0.7 > 0.5", said
+    assert said[2:] == ["ok", "ok", "ok"], said
