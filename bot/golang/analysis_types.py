@@ -128,6 +128,9 @@ class Occurrence:
     cond_id: int | None = None  # id of the comparison node (tests target the branch it guards)
     owner: str | None = None  # function holding it
     divisor: bool = False  # the right operand of `/` (`-dt / 5.0`): the value is divided by it
+    #: The helper's parameter a number passed as an argument is compared through (``limit`` of ``ws.overloaded(snap,
+    #: 0.85)``, flow_args.py): ``cond_id`` is the helper's comparison, the harness watches it there (carry.py).
+    param: str | None = None
 
 
 @dataclass
@@ -188,6 +191,9 @@ class Threshold:
     applied: tuple[str, str, str] | None = None
     #: The quotient ``x/(x+k)`` an offset ``k`` is the half-saturation point of (param_names.saturation).
     saturation: str | None = None
+    #: (the helper, its parameter, the comparison as written there) for a number passed to a helper that compares a
+    #: signal with it (``overloaded``, ``limit``, ``s.KVUtilization > limit``; arg_thresholds.py).
+    passed: tuple[str, str, str] | None = None
 
     @property
     def lines(self) -> list[int]:
@@ -256,6 +262,9 @@ class Analysis:
     #: timestamp, ``origin.blis_version``; ``blis_era``), "" otherwise: ``counter_era`` then treats it as pre-rename
     dated_before: str = ""
     literal_nodes: dict[int, Threshold] = field(default_factory=dict)  # literal start byte -> threshold
+    #: argument start byte -> the occurrence of a number passed there, with the role the helper's parameter has
+    #: (flow_args.py): a package constant read there takes it (package_consts.py)
+    passed: dict[int, Occurrence] = field(default_factory=dict)
     #: identifier start byte -> the threshold of the package constant it reads, read from its parameter there
     const_reads: dict[int, Threshold] = field(default_factory=dict)
     cond_nodes: dict[int, Node] = field(default_factory=dict)  # comparison node id -> node

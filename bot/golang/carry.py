@@ -7,9 +7,9 @@ byte-range edits applied: BLIS types to the plugin's local types, ``PendingReque
 Hypothesis-mode comments (``EVOLVE-BLOCK``, ``HYPOTHESIS-n``, ``MECHANISM-n``, ``EXPECT-n``) are
 blanked: they describe the simulation run and are kept in the translation report instead.
 
-``watch_edits`` wraps the subject of every threshold comparison in ``promotionWatch(...)``: used only
-for the harness copy of the plugin, so test inputs can be chosen from the values the compiled logic
-really compares (never shipped).
+``watch_edits`` wraps the subject of every threshold comparison in ``promotionWatch(...)`` (a helper's comparison
+with a number its callers pass in ``promotionWatchIf(...)``, arg_thresholds.py): used only for the harness copy of
+the plugin, so test inputs can be chosen from the values the compiled logic really compares (never shipped).
 """
 
 from __future__ import annotations
@@ -17,7 +17,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from bot.golang.analysis_types import SHIMMED_FUNCS, SHIMMED_TYPES, SLO_PRIORITY_FUNCS, Analysis, Threshold
+from bot.golang import arg_thresholds
+from bot.golang.analysis_types import (
+    SHIMMED_FUNCS,
+    SHIMMED_TYPES,
+    SLO_PRIORITY_FUNCS,
+    Analysis,
+    Node,
+    Occurrence,
+    Threshold,
+)
 from bot.golang.gonames import lower_camel
 from bot.golang.gotree import named, text_of, walk
 from bot.golang.local_consts import carried_decl
@@ -62,6 +71,7 @@ GENERATED_NAMES = {
     "invertedMinMax",
     "baselineScorers",
     "promotionWatch",
+    "promotionWatchIf",
     "scoreQueueDepth",
     "scoreKVUtilization",
     "scoreLoadBalance",
@@ -446,14 +456,16 @@ def watch_edits(src: EvolvedSource, an: Analysis, node) -> list[Edit]:
     """Wrap each threshold comparison's subject inside ``node`` in promotionWatch(id, subject)."""
     edits: list[Edit] = []
     lo, hi = node.start_byte, node.end_byte
+    passed: dict[int, list[tuple[Node, Occurrence, str, str]]] = {}  # a helper's comparison -> the numbers passed
     for th in an.thresholds:
         if not th.param:
             continue
         for occ in th.occurrences:
-            if occ.role != "threshold" or occ.cond_id is None or not (lo <= occ.start < hi):
+            cond = an.cond_nodes.get(occ.cond_id) if occ.role == "threshold" and occ.cond_id is not None else None
+            if cond is not None and occ.param and lo <= cond.start_byte < hi:  # passed to a helper comparing it
+                passed.setdefault(cond.start_byte, []).append((cond, occ, watch_id(th, occ.line), th.literal))
                 continue
-            cond = an.cond_nodes.get(occ.cond_id)
-            if cond is None:
+            if cond is None or occ.param or not (lo <= occ.start < hi):
                 continue
             left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
             subject = right if left is not None and left.start_byte <= occ.start < left.end_byte else left
@@ -464,4 +476,6 @@ def watch_edits(src: EvolvedSource, an: Analysis, node) -> list[Edit]:
                 continue
             edits.append(Edit(subject.start_byte, subject.start_byte, f'promotionWatch("{watch_id(th, occ.line)}", '))
             edits.append(Edit(subject.end_byte, subject.end_byte, ")"))
+    for watches in passed.values():
+        edits += [Edit(at, at, text) for at, text in arg_thresholds.watch(src, watches)]
     return edits

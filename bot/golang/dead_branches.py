@@ -86,8 +86,12 @@ def unreachable_params(an: Analysis) -> dict[str, tuple[int, str]]:
     out: dict[str, tuple[int, str]] = {}
     for th in an.thresholds:
         # Where it acts: the comparison it takes part in, or the line of the expression it is a number of (a
-        # coefficient in `p = math.Min(1, 1.25*p)` inside `if req.SLOClass == "batch"`).
-        lines = [an.line_of(an.cond_nodes[o.cond_id]) if o.cond_id in an.cond_nodes else o.line for o in th.occurrences]
+        # coefficient in `p = math.Min(1, 1.25*p)` inside `if req.SLOClass == "batch"`); a number passed to a helper
+        # that compares it, the call that passes it (flow_args.py).
+        lines = [
+            an.line_of(an.cond_nodes[o.cond_id]) if o.cond_id in an.cond_nodes and not o.param else o.line
+            for o in th.occurrences
+        ]
         where = [next((s for s in spans if s[0] <= line <= s[1]), None) for line in lines]
         if th.param and where and all(where):
             out[th.param] = (where[0][0], where[0][2])

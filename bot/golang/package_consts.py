@@ -15,6 +15,7 @@ each package constant the carried code still names, as evolved.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from bot.golang.analysis_types import COMPARE, FLIP, Analysis, Node, Occurrence, Threshold
 from bot.golang.gotree import id_of, named, text_of, walk
@@ -150,9 +151,12 @@ def _in_literal_hiding(src: EvolvedSource, an: Analysis, node: Node) -> bool:
 
 def _occurrence(an: Analysis, node: Node, label: str, first: Occurrence) -> Occurrence:
     """The number's occurrence at one read: the identifier, with the role its expression gives it there; passed as
-    an argument (flow_args.py), the role it has in the helper, where the walk found it (``first``)."""
+    an argument (flow_args.py), the role its parameter has in the helper, and for a threshold the helper's
+    comparison (``an.passed``; else ``first``'s, where the walk found it)."""
     parent = node.parent
     if parent is not None and parent.type == "argument_list":
+        if (passed := an.passed.get(node.start_byte)) is not None:
+            return replace(passed, line=an.line_of(node), owner=label)
         return Occurrence(
             node.start_byte, node.end_byte, an.line_of(node), first.role, first.op, None, label, first.divisor
         )

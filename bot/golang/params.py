@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from bot.golang import counter_era, local_consts
+from bot.golang import arg_thresholds, counter_era, local_consts
 from bot.golang.analysis_types import Analysis, Threshold
 from bot.golang.divisors import divisor_checks
 from bot.golang.gonames import comment_lines, go_float, go_value
@@ -438,6 +438,7 @@ def _doc_text(an: Analysis, th: Threshold, subject: str) -> str:
         "exponent": f"the exponent of `{subject}`",
         "offset": f"the offset in `{subject}`",
     }.get(th.role, f"the {ROLE_WORDS.get(th.role, th.role)} in `{subject}`")
+    part = arg_thresholds.doc_part(th, subject) if th.passed else part  # passed to a helper that compares it
     if th.divides:
         part = (
             f"the divisor of `{subject}`: the evolved code divides `{subject}` by it, so it is a scale (a time "

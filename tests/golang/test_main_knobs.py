@@ -41,15 +41,28 @@ def test_a_constant_passed_to_a_helper_that_weighs_a_signal_with_it_is_a_paramet
     assert not _unlisted(an), an.findings
 
 
-def test_a_number_passed_to_a_helper_that_compares_a_signal_with_it_keeps_its_literal_with_a_finding(analyze_text):
+def test_a_number_passed_to_a_helper_that_compares_a_signal_with_it_is_a_threshold_parameter(analyze_text):
     text = HELPER_ARGS.read_text(encoding="utf-8").replace(
         "p := queueWeight * float64(snap.QueueDepth)",
         "p := float64(snap.QueueDepth)\n\tif p > queueWeight {\n\t\tp++\n\t}",
     )
     an = analyze_text(text)
+    passed = {th.value: th for th in an.thresholds if th.value in (0.35, 0.2, 0.1) and th.param}
+    assert sorted(passed) == [0.1, 0.2, 0.35], an.thresholds  # one parameter per number passed (test_helper_thresholds)
+    assert all(th.role == "threshold" and th.passed and th.passed[1] == "queueWeight" for th in passed.values())
+    assert not [f for f in _unlisted(an) if "as `queueWeight`" in f.message], an.findings
+
+
+def test_a_number_passed_as_a_type_no_parameter_carries_keeps_its_literal_with_a_finding(analyze_text):
+    text = HELPER_ARGS.read_text(encoding="utf-8").replace(
+        "p := queueWeight * float64(snap.QueueDepth)",
+        "p := float64(snap.QueueDepth)\n\tif float32(p) > queueWeight {\n\t\tp++\n\t}",
+    )
+    text = text.replace("queueWeight float64) float64", "queueWeight float32) float64")
+    an = analyze_text(text)
     assert not [th for th in an.thresholds if th.value in (0.35, 0.2, 0.1) and th.param], an.thresholds
     kept = [f for f in _unlisted(an) if "as `queueWeight`" in f.message]
-    assert len(kept) == 3 and all("another function" in f.message for f in kept), an.findings
+    assert len(kept) == 3 and all("of type float32" in f.message for f in kept), an.findings
 
 
 def _carried_const_block(an, path) -> str:
