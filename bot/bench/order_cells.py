@@ -12,7 +12,11 @@ flat). The cell then measures a re-weighting of queue length, not the order, so 
 Stage 4's cells give a scheduler no priority mix (``bot.bench.priority_plan``) and declare no InferenceObjective,
 so every request has priority 0; inference-perf sends one fixed value of each header (``api.headers``). Prompt
 lengths come from the workload's profile; only a prompt-reading order whose every prompt falls on one side of
-``incumbentInputTokens`` (with the estimate's error) is inert by length.
+``incumbentInputTokens`` (with the estimate's error) is inert by length. Unless the translation measured otherwise:
+an order that never moved with the prompt length on the compiled plugin (``TranslationSummary.prompt_length_unmoved``:
+trial 4's class-then-slack order, whose request has waited 0 and its modelled incumbents at least 50 ms, so a
+standard request never went ahead whatever its length) is inert by length on every workload, and prompt lengths
+are no fix for it.
 """
 
 from __future__ import annotations
@@ -109,6 +113,33 @@ def _tokens_text(tokens: tuple[int, int]) -> str:
     return f"{lo} tokens" if lo == hi else f"{lo}–{hi} tokens"
 
 
+def length_unmoved(summary) -> str | None:
+    """Why no prompt length exercises the order, when the translation measured that it never moved with one (None:
+    it moved, or the summary does not say, an older one): the parameters it reads the length through and where the
+    translation report shows it."""
+    params = getattr(summary, "prompt_length_unmoved", None)
+    if params is None:
+        return None
+    if not params:
+        how = 'its TestQueueBehaviour scored every prompt length alike: the translation report\'s "Generated tests"'
+    else:
+        how = (
+            f"no input the probes tried made {', '.join(f'`{p}`' for p in params)} decide an outcome: the "
+            'translation report\'s "Generated tests", under "Not exercised by a generated test"'
+        )
+    return f"the translated order never moved with the prompt length in the harness ({how})"
+
+
+#: What a person can do about an order no prompt length moves: values under which it moves, set at gate 1, or reject.
+LENGTH_REMEDY = (
+    "to change that, request changes at gate 1 with values under which the order moves with the prompt length "
+    "(`param NAME: VALUE`: the parameters it reads the length through, or the modelled waiting requests' "
+    "`incumbentSpacingUs` and `incumbentInputTokens`) and check that the report's Generated tests then name a test "
+    "for them (once gate 1 is approved, by starting the promotion again: on GitHub, by editing the request issue); "
+    "or, if the order was meant to rank by prompt length in llm-d, reject"
+)
+
+
 def inert_workloads(summary, request, parameters: dict) -> dict[str, str]:
     """Workload -> why the scheduler's evolved order ranks every request of it alike, for the workloads where the
     translation and the plan show it (empty: none, or not a scheduler). ``parameters``: the plugin's as deployed
@@ -117,6 +148,7 @@ def inert_workloads(summary, request, parameters: dict) -> dict[str, str]:
     if not reads:
         return {}
     incumbent = int(parameters.get("incumbentInputTokens", DEFAULT_INCUMBENT_TOKENS))
+    unmoved = length_unmoved(summary)
     out = {}
     for w in request.workloads:
         parts = []
@@ -125,7 +157,9 @@ def inert_workloads(summary, request, parameters: dict) -> dict[str, str]:
             parts.append(f"every request has priority 0 (no InferenceObjective), so the order reads one {read} for all")
         if "SLOTargetUs" in reads:
             parts.append("every request carries the same TTFT target (inference-perf sends one fixed header, or none)")
-        if "InputTokens" in reads:
+        if "InputTokens" in reads and unmoved is not None:
+            parts.append(f"{unmoved}, so every prompt ranks alike")
+        elif "InputTokens" in reads:
             tokens = prompt_tokens(request, w.name)
             side = _length_side(tokens, incumbent) if tokens else None
             if side is None:
@@ -148,8 +182,10 @@ def on_workloads(names, inert: dict[str, str]) -> str:
 
 
 def order_fix(summary) -> str:
-    """What to change so the cells exercise a scheduler's evolved order: traffic that differs in what it reads."""
+    """What to change so the cells exercise a scheduler's evolved order: traffic that differs in what it reads, less
+    prompt lengths where the translation saw the order never move with one (``length_unmoved``)."""
     reads = order_reads(summary)
+    unmoved = length_unmoved(summary) if "InputTokens" in reads else None
     ways = []
     if set(reads) & set(CLASS_SIGNALS):
         ways.append(
@@ -158,12 +194,19 @@ def order_fix(summary) -> str:
         )
     if "SLOTargetUs" in reads:
         ways.append("several TTFT targets (a workload per x-llm-d-slo-ttft-ms value)")
-    if "InputTokens" in reads:
+    if "InputTokens" in reads and unmoved is None:
         ways.append(
             "prompts on both sides of incumbentInputTokens (a workload's data lengths, or a gate-1 "
             "`param incumbentInputTokens` between them)"
         )
-    return "benchmark it on traffic whose requests differ in what the order reads: " + ", or ".join(ways)
+    if unmoved is None:
+        return "benchmark it on traffic whose requests differ in what the order reads: " + ", or ".join(ways)
+    if not ways:
+        return f"no workload can exercise it: {unmoved}; {LENGTH_REMEDY}"
+    return (
+        f"benchmark it on traffic whose requests differ in what else the order reads: {', or '.join(ways)}; no "
+        f"workload's prompt lengths can: {unmoved}; {LENGTH_REMEDY}"
+    )
 
 
 def order_set_aside(hypotheses, inert: dict[str, str]) -> dict[str, str]:

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.golang import dead_branches, probes, sequences
+from bot.golang import dead_branches, probes, queue_properties, sequences
 from bot.golang.analysis_types import Analysis
 from bot.golang.probes import Case
+from bot.model import PolicyKind
 
 #: Why a parameter has no test when the search found no input on which it decides.
 NO_INPUT = "no llm-d input among the candidates made it decide the outcome"
@@ -71,3 +72,20 @@ def coverage(
         if th.constant and th.dead_branch
     ]
     return out
+
+
+def prompt_length_unmoved(an: Analysis, tested: set[str], queue_rows: list[dict]) -> list[str] | None:
+    """A scheduler's parameters through which its order reads the prompt length, when the compiled plugin's order
+    never moved with it (``TranslationSummary.prompt_length_unmoved``): no input made one of them decide an outcome
+    (none is in ``tested``) and its queue behaviour rows scored every prompt length alike. Trial 4's order put a
+    standard request behind every modelled incumbent whatever its length, and gate 2 offered prompt lengths as the
+    traffic that would exercise it. None when either measurement shows a move, or neither measured the length
+    (no length parameter, and rows with one prompt length). ``tested``: ``Coverage.params`` of a harness that
+    answered."""
+    if an.kind is not PolicyKind.SCHEDULING or "InputTokens" not in an.signal_names:
+        return None
+    params = list(dict.fromkeys(th.param for th in an.thresholds if th.param and "InputTokens" in th.signals))
+    moves = queue_properties.prompt_moves(queue_rows)
+    if moves or set(params) & tested or (not params and moves is None):
+        return None
+    return params

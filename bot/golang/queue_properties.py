@@ -140,6 +140,14 @@ def decide(rows: list[dict]) -> Decided:
     return Decided(tuple(statements), tuple(Pinned(k, why, scores[k]) for k, why in pinned.items()))
 
 
+def prompt_moves(rows: list[dict]) -> bool | None:
+    """Whether some endpoint scored differently for two prompt lengths at one priority (neighbouring lengths: a
+    difference anywhere shows between two of them); None: the rows hold no two prompt lengths at one priority."""
+    scores = {key(r): tuple(r["scores"]) for r in rows}
+    _, prompt = _pairs([k for k in scores if not k[0]])
+    return any(scores[a] != scores[b] for a, b in prompt) if prompt else None
+
+
 def still_hold(decided: Decided, rows: list[dict]) -> bool:
     """Whether the generated test would pass on these rows: every statement holds and every pinned row is as
     pinned (a row missing from ``rows`` is not asserted on them)."""

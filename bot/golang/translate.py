@@ -328,9 +328,13 @@ def translate(
     findings = _anchor(safety + hazards + gen.findings + untested_findings + measured + shape, gen, analysis)
     findings.sort(key=Finding.sort_key)
     files, findings = ship(files, findings, fidelity, plugin_type, gen)  # what ships says what the report says
-    # gate 2 and stage 5 read an admitter's behaviour rows (bot.bench.priority_plan.sheds_nothing)
+    # gate 2 and stage 5 read an admitter's behaviour rows (bot.bench.priority_plan.sheds_nothing), and whether a
+    # scheduler's order moved with the prompt length (bot.bench.order_cells): the probes ran the plugin's defaults,
+    # so with values set at gate 1 the deployed plugin was not measured and nothing is said
+    at_defaults = answer.get("ok") and not options.get("deployed")
+    unmoved = param_coverage.prompt_length_unmoved(analysis, tested, queue_rows) if at_defaults else None
     summary = _summary(analysis, dictionary, gen, plugin_type, findings, fidelity).model_copy(
-        update={"behaviour": dict(behaviours)}
+        update={"behaviour": dict(behaviours), "prompt_length_unmoved": unmoved}
     )
     report = render_report(
         src,

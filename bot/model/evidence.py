@@ -383,3 +383,14 @@ class TranslationSummary(Strict):
         description="the plugin keeps state between requests, so a fresh plugin's behaviour is not all it can do",
     )
     dead_logic: list[DeadLogic] = Field(default_factory=list, description="evolved logic that cannot act in llm-d")
+    prompt_length_unmoved: list[str] | None = Field(
+        default=None,
+        description=(
+            "a scheduler whose order reads the prompt length (InputTokens) but never moved with it on the compiled "
+            "plugin in the harness, with its defaults: the parameters it reads the length through, none of which any "
+            "input the probes tried made decide an outcome (the report's Generated tests lists them not exercised), "
+            "while its queue behaviour rows scored every prompt length alike. Gate 2 then offers no prompt lengths "
+            "as traffic that exercises the order. None: it moved, it was not measured (no harness answer, values "
+            "set at gate 1), or an older summary"
+        ),
+    )

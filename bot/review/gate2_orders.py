@@ -13,6 +13,7 @@ from bot.bench.order_cells import (
     DEFAULT_INCUMBENT_TOKENS,
     deployed_parameters,
     inert_workloads,
+    length_unmoved,
     on_workloads,
     order_check,
     order_fix,
@@ -37,7 +38,7 @@ def order_inert(ctx, hyps, summary) -> list[Finding]:
         return []
     ids = ", ".join(set_aside)
     lengths = ""
-    if "InputTokens" in reads:
+    if "InputTokens" in reads and length_unmoved(summary) is None:  # lengths that decide nothing are not listed
         incumbent = int(params.get("incumbentInputTokens", DEFAULT_INCUMBENT_TOKENS))
         known = [(w.name, prompt_tokens(ctx.request, w.name)) for w in ctx.request.workloads]
         each = ", ".join(f"`{n}` {_tokens(t)}" for n, t in known)

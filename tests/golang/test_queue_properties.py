@@ -107,3 +107,44 @@ def test_a_move_exercises_a_parameter_only_when_it_breaks_a_statement():
         answer(m["name"], moved[m["name"].split("@")[1]]) for m in moves
     ]
     assert probes.behaviour_exercised(spec + moves, results) == {"b", "c"}
+
+
+def test_an_order_that_never_moved_with_the_prompt_length_is_recorded_with_its_length_parameters():
+    """Trial 4: the class-then-slack order's TestQueueBehaviour scored a 64- and a 4096-token prompt alike at every
+    priority, and no probe input made `inputLenCoeff` or `inputTokensOffset` decide an outcome: the summary records
+    them (``prompt_length_unmoved``), so gate 2 offers no prompt lengths. One pair that differs, or one tested
+    length parameter, and nothing is recorded; nor without a measurement of either kind."""
+    from types import SimpleNamespace
+
+    from bot.golang.param_coverage import prompt_length_unmoved
+    from bot.model import PolicyKind
+
+    def th(param, *signals):
+        return SimpleNamespace(param=param, signals=list(signals))
+
+    an = SimpleNamespace(
+        kind=PolicyKind.SCHEDULING,
+        signal_names=["ArrivalTime", "InputTokens", "SLOClass"],
+        thresholds=[
+            th("criticalRank", "SLOClass"),
+            th("inputLenCoeff", "InputTokens"),
+            th("inputTokensOffset", "InputTokens"),
+            th("waitedMsCoeff", "ArrivalTime", "Clock"),
+        ],
+    )
+    alike = [_row(p, [1.0, s, 0.0], tokens=t) for p, s in ((1, 1.0), (0, 0.875)) for t in (64, 4096)]
+    moved = [*alike[:3], _row(0, [1.0, 0.9, 0.0], tokens=4096)]
+    tested = {"criticalRank"}
+    assert qp.prompt_moves(alike) is False and qp.prompt_moves(moved) is True
+    assert qp.prompt_moves(S01_ROWS) is None  # one prompt length: the rows say nothing either way
+    assert prompt_length_unmoved(an, tested, alike) == ["inputLenCoeff", "inputTokensOffset"]
+    assert prompt_length_unmoved(an, tested, S01_ROWS) == ["inputLenCoeff", "inputTokensOffset"]  # coverage alone
+    assert prompt_length_unmoved(an, tested, moved) is None
+    assert prompt_length_unmoved(an, tested | {"inputTokensOffset"}, alike) is None
+    no_params = SimpleNamespace(kind=an.kind, signal_names=an.signal_names, thresholds=an.thresholds[:1])
+    assert prompt_length_unmoved(no_params, tested, alike) == []  # the rows alone
+    assert prompt_length_unmoved(no_params, tested, S01_ROWS) is None  # neither measured it
+    reads_no_length = SimpleNamespace(kind=an.kind, signal_names=["SLOClass"], thresholds=an.thresholds[:1])
+    assert prompt_length_unmoved(reads_no_length, tested, alike) is None
+    router = SimpleNamespace(kind=PolicyKind.ROUTING, signal_names=an.signal_names, thresholds=an.thresholds)
+    assert prompt_length_unmoved(router, tested, alike) is None

@@ -110,6 +110,8 @@ def test_generated_queue_tests_state_behaviour_in_llm_d_terms(dictionary):
         'better"' in test
     )
     assert "priority" not in test  # s02 reads no class: one priority is enough
+    # s02's order moved with the prompt length (s01's reads none): gate 2 may offer prompt lengths for it
+    assert s02.summary.prompt_length_unmoved is None and s01.summary.prompt_length_unmoved is None
 
 
 def _doc(main: str, declaration: str) -> str:

@@ -458,3 +458,63 @@ def test_order_claims_set_aside_get_no_saturation_check_and_their_if_this_fails_
     acting = {h.id: h for h in generate_hypotheses(lengths, summary, load_dictionary(), epp_config=config)}
     a1 = next(i for i in inert if i.startswith("A"))
     assert "did not saturate" not in inert[a1].diagnostic and "did not saturate" in acting[a1].diagnostic
+
+
+TRIAL4 = ["ArrivalTime", "InputTokens", "QueueDepth", "SLOClass"]  # the class-then-slack order of trial 4
+NEAR_512 = {"name": "mixed-slo", "profile": "sanity_random", "rates": [20, 35]}  # 354–414 tokens: both sides
+
+
+def length_summary(signals, unmoved) -> TranslationSummary:
+    """A scheduler's summary whose translation recorded (or not: None, an older summary) that its order never
+    moved with the prompt length in the harness, through the ``unmoved`` length parameters."""
+    raw = summary_for("scheduling", signals).model_dump(mode="json")
+    return TranslationSummary.model_validate(raw | {"prompt_length_unmoved": unmoved})
+
+
+def test_an_order_the_harness_never_saw_move_with_the_prompt_length_is_offered_no_prompt_lengths():
+    """Trial 4: the order ranks by class, then by a slack mixing the wait and the prompt length; in the plugin the
+    request has waited 0 and the modelled incumbents at least 50 ms, so a standard request never goes ahead
+    whatever its length, and the translation found no input on which `inputLenCoeff` or `inputTokensOffset`
+    decided. Gate 2 offered "prompts on both sides of incumbentInputTokens", which no workload can make count;
+    it now says the order never moved with the prompt length, naming the parameters and the report's section,
+    and counts a workload whose prompts straddle incumbentInputTokens as inert like the others."""
+    from bot.bench.order_cells import inert_workloads, order_fix
+
+    req = order_request(TRIAL4, NEAR_512)
+    summary = length_summary(TRIAL4, ["inputLenCoeff", "inputTokensOffset"])
+    fix = order_fix(summary)
+    assert "both sides of incumbentInputTokens" not in fix and "several priorities" in fix
+    assert "never moved with the prompt length in the harness" in fix
+    assert "`inputLenCoeff`, `inputTokensOffset`" in fix and '"Generated tests"' in fix
+    assert "`param " in fix and "reject" in fix  # what a person can do
+    inert = inert_workloads(summary, req, {})
+    assert set(inert) == {"mixed-slo", "sanity-random"}  # prompts near 512 no longer save a workload
+    assert "every request has priority 0" in inert["mixed-slo"]
+    assert "never moved with the prompt length" in inert["mixed-slo"] and "354" not in inert["mixed-slo"]
+    hyps = hypotheses(req, summary)
+    [f] = _class_exercised(ctx_for(req), hyps, summary)
+    assert f.check == "G2.priority-exercised" and "never moved with the prompt length" in f.fix
+    assert "against incumbentInputTokens" not in f.message  # the lengths decide nothing: not listed as if they did
+    # an order that reads nothing else of the request: no workload can exercise it, and the fix says so
+    only = ["ArrivalTime", "InputTokens", "QueueDepth"]
+    alone = order_fix(length_summary(only, ["inputLenCoeff"]))
+    assert alone.startswith("no workload can exercise it") and "traffic whose requests differ" not in alone
+    near = order_request(only, NEAR_512)
+    summary = length_summary(only, ["inputLenCoeff"])
+    [f] = _class_exercised(ctx_for(near), hypotheses(near, summary), summary)
+    assert f.check == "G2.prompt-length-exercised" and "`inputLenCoeff`" in f.fix
+
+
+def test_an_order_the_harness_saw_move_with_the_prompt_length_keeps_todays_text():
+    """The same order whose translation did not record it unmoved (it moved, or an older summary without the
+    field): prompt lengths on both sides of incumbentInputTokens are still the fix, and prompts near it still
+    exercise the order."""
+    from bot.bench.order_cells import inert_workloads, order_fix
+
+    req = order_request(TRIAL4, NEAR_512)
+    older = summary_for("scheduling", TRIAL4).model_dump(mode="json")
+    older.pop("prompt_length_unmoved", None)
+    for summary in (length_summary(TRIAL4, None), TranslationSummary.model_validate(older)):
+        fix = order_fix(summary)
+        assert "both sides of incumbentInputTokens" in fix and "never moved" not in fix
+        assert inert_workloads(summary, req, {}) == {}  # 354–414 tokens, within the estimate's error of 512
