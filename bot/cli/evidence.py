@@ -388,7 +388,7 @@ def _branch_paths(args) -> list[tuple[Path, object]]:
     return out
 
 
-def _translation(args, request, spec, hypotheses):
+def _branch_translation(args, request, spec, hypotheses):
     """The translation stage 5 would read: --translation, else the branch's; None when there is neither."""
     path = args.translation
     if path is None:
@@ -402,7 +402,7 @@ def _tenant_caveat(args, request, spec, hypotheses):
     from bot.dictionary import load_dictionary
     from bot.review.gate2_tenants import tenant_caveat
 
-    summary = _translation(args, request, spec, hypotheses) if request is not None else None
+    summary = _branch_translation(args, request, spec, hypotheses) if request is not None else None
     if summary is None:
         return None
     return tenant_caveat(load_dictionary(), request, hypotheses, summary)
@@ -416,7 +416,7 @@ def _unexercised(args, request, spec, hypotheses) -> tuple[object, str | None]:
     from bot.stages.run_validate import SET_ASIDE_KINDS, unexercised_by
 
     branch = _branch_paths(args)
-    summary = _translation(args, request, spec, hypotheses)
+    summary = _branch_translation(args, request, spec, hypotheses)
     if request is not None and request.kind not in SET_ASIDE_KINDS:
         return None, None
     if summary is None:
