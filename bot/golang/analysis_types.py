@@ -188,6 +188,10 @@ class Threshold:
     applied: tuple[str, str, str] | None = None
     #: The quotient ``x/(x+k)`` an offset ``k`` is the half-saturation point of (param_names.saturation).
     saturation: str | None = None
+    #: (the condition, "holds" | "does not hold", the term it weighs, the signals the condition reads) for one
+    #: regime's weight of a switch that sets a local per regime (``wQueue`` = 0.55 under ``congested(...)``, 0.25
+    #: otherwise; regime_weights.py). Its probes vary what the condition reads, so the regime is reached.
+    regime: tuple[str, str, str, tuple[str, ...]] | None = None
 
     @property
     def lines(self) -> list[int]:

@@ -480,6 +480,8 @@ def _doc_text(an: Analysis, th: Threshold, subject: str) -> str:
         cond = _by_name(an, th, cond)[0]  # the threshold's name, which stays true when it is tuned
         verb = "multiplies" if "*=" in stmt else "divides"
         part = f"the factor `{th.target}` is set to when `{cond}` holds: `{stmt}` {verb} `{changed}` by it"
+    if th.regime is not None:  # one regime's weight of a switch (regime_weights.py)
+        part = f"the weight of `{th.regime[2]}` when `{_by_name(an, th, th.regime[0])[0]}` {th.regime[1]}"
     if th.role in ("bonus", "penalty"):
         score = f"`{th.target}`" if th.target else "the score"
         verb = "added to" if op == "+=" else "subtracted from"
