@@ -194,6 +194,10 @@ class Threshold:
     #: (the helper, its parameter, the comparison as written there) for a number passed to a helper that compares a
     #: signal with it (``overloaded``, ``limit``, ``s.KVUtilization > limit``; arg_thresholds.py).
     passed: tuple[str, str, str] | None = None
+    #: (the condition, "holds" | "does not hold", the term it weighs, the signals the condition reads) for one
+    #: regime's weight of a switch that sets a local per regime (``wQueue`` = 0.55 under ``congested(...)``, 0.25
+    #: otherwise; regime_weights.py). Its probes vary what the condition reads, so the regime is reached.
+    regime: tuple[str, str, str, tuple[str, ...]] | None = None
 
     @property
     def lines(self) -> list[int]:

@@ -56,6 +56,7 @@ from bot.golang.literals import join_reason_copies, unlisted_literals
 from bot.golang.local_consts import lift_local_consts
 from bot.golang.package_consts import lift_package_consts
 from bot.golang.param_names import name_parameters, pair_weights
+from bot.golang.regime_weights import lift_regimes
 from bot.golang.safety import IMPLICIT_IMPORTS
 from bot.golang.source import EvolvedSource
 from bot.model import EvolvedOn, Finding, PolicyKind, Severity
@@ -158,6 +159,7 @@ def analyze(
     join_reason_copies(src, an)  # a number that only formats a reason reads its decision's parameter
     pair_weights(src, an)  # before the unlisted literals: a blend's other weight is a parameter with its mate
     weigh_terms(src, an)  # likewise each literal weight of a sum of weighted terms beside a coefficient parameter
+    lift_regimes(src, an)  # a switch's weights, one parameter per regime, before what is left is called unlisted
     unlisted_literals(src, an)
     name_parameters(an)  # first, so hazard fixes can name the JSON parameter a threshold becomes
     hazards.check(src, an, dictionary, w.hazard_nodes)

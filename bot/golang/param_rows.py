@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import re
 
-from bot.golang.params import LOAD_COUNT, ParamSpec
+from bot.golang.param_docs import LOAD_COUNT
+from bot.golang.params import ParamSpec
 from bot.golang.plugin_shape import SCORER_TERMS_LEAD
 
 #: The doc comment's default when it is the evolved value: the table's Default column shows it.

@@ -177,6 +177,9 @@ def anchors(an: Analysis, th: Threshold, kind: str) -> dict[str, list | None]:
     for o in (o for o in compared if o.line == th.line and o is not th):
         for k in sorted(knobs(o) - own):
             out.setdefault(k, side_values(o.value, k) if k in _NUMERIC else None)
+    for signal in th.regime[3] if th.regime is not None else ():  # a regime's weight acts only in its regime
+        for k in sorted(set(table.get(signal, ())) - own):
+            out.setdefault(k, None)
     return out
 
 

@@ -164,7 +164,9 @@ SET_LOCAL = """func (s *Sched) Route(req *Request, state *RouterState) RoutingDe
 @pytest.mark.parametrize(
     ("decl", "use", "name"),
     [
-        ("w := 0.3", "score -= w * float64(snap.QueueDepth)", "queueDepthWeight"),  # the term it weighs
+        # the term it weighs; set in both regimes of `len(req.InputTokens) > 1024`, each regime's weight is named for
+        # it too (regime_weights.py: the 0.3 is `lowInputTokensQueueDepthWeight`)
+        ("w := 0.3", "score -= w * float64(snap.QueueDepth)", "highInputTokensQueueDepthWeight"),
         ("var w float64", "score -= float64(snap.InFlightRequests) * w", "inFlightRequestsWeight"),
         ("w := 0.3", "score -= float64(snap.KVUtilization) / w", "kvUtilizationDivisor"),
         ("w := 4.0", "if float64(snap.QueueDepth) > w {\n\t\t\tscore = 0\n\t\t}", "queueDepthThreshold"),
@@ -238,7 +240,8 @@ def test_a_weight_named_by_its_term_stays_apart_from_a_threshold_of_the_same_val
     use = "score -= w * float64(snap.QueueDepth)\n\t\tif float64(snap.QueueDepth) > 0.8 {\n\t\t\tscore = 0\n\t\t}"
     an = analyze_text(SET_LOCAL.replace("{decl}", "w := 0.3").replace("{use}", use))
     params = {th.param: th.value for th in an.thresholds if th.param}
-    assert {"queueDepthWeight": 0.8, "queueDepthThreshold": 0.8}.items() <= params.items(), params
+    weights = {"highInputTokensQueueDepthWeight": 0.8, "lowInputTokensQueueDepthWeight": 0.3}  # regime_weights.py
+    assert (weights | {"queueDepthThreshold": 0.8}).items() <= params.items(), params
 
 
 BLEND = """type Router struct {{
