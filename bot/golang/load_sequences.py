@@ -56,8 +56,37 @@ def latched(an: Analysis) -> bool:
     """Whether the evolved code sets some receiver field (``x.f``) to ``true`` in one assignment and to ``false``
     in another: a flag set under one condition and cleared under another, whose state a history that changes
     the pool's load can move both ways."""
-    if an.src is None:
+    return bool(flags(an))
+
+
+def guarded(an: Analysis, th: Threshold) -> bool:
+    """Whether a comparison of ``th`` sits under an ``if`` (either branch) whose condition reads such a flag: the
+    cut that clears it (``if h.shedding { if pressure < 0.7 ...``) or sets it (its ``else if``), which only a
+    walk decides on the far side of the flag. Such a threshold's probe tries the walks first: the harness spends a
+    bounded number of tries per side, and the grid's warm-ups on an overloaded pool spent them all before."""
+    names = flags(an)
+    if not names or an.src is None:
         return False
+    root = an.src.tree.root_node
+    for o in th.occurrences:
+        n = root.descendant_for_byte_range(o.start, o.end)
+        while n is not None:
+            cond = n.child_by_field_name("condition") if n.type == "if_statement" else None
+            if cond is not None and any(
+                c.type == "selector_expression"
+                and (f := c.child_by_field_name("field")) is not None
+                and f.text.decode() in names
+                for c in walk(cond)
+            ):
+                return True
+            n = n.parent
+    return False
+
+
+def flags(an: Analysis) -> set[str]:
+    """The receiver fields the evolved code sets to ``true`` in one assignment and to ``false`` in another."""
+    if an.src is None:
+        return set()
     seen: dict[str, set[str]] = {}
     for n in walk(an.src.tree.root_node):
         if n.type != "assignment_statement":
@@ -70,7 +99,7 @@ def latched(an: Analysis) -> bool:
             field = target.child_by_field_name("field")
             if field is not None:
                 seen.setdefault(field.text.decode(), set()).add(value.type)
-    return any(len(values) == 2 for values in seen.values())
+    return {name for name, values in seen.items() if len(values) == 2}
 
 
 def pool(level: int) -> list[dict]:
@@ -129,8 +158,9 @@ def walks(an: Analysis, kind: str, stateful: bool) -> list[dict]:
 
 def candidates(an: Analysis, th: Threshold, kind: str, stateful: bool) -> list[dict]:
     """A threshold probe's walks for a latching admitter (else none): a request on the overloaded pool, then one on
-    each pool of the ladder and of the finer ladders, per priority. Appended after the probe's own grid: the
-    harness keeps a walk only where it is nearer the cut than every candidate before it."""
+    each pool of the ladder and of the finer ladders, per priority. ``probes.specs`` puts them before the probe's
+    own grid for a threshold under the flag (``guarded``), after it for the rest (the harness keeps the first of
+    two candidates alike near the cut: a threshold the flag does not hold keeps the grid's)."""
     if kind != "admission" or not stateful or not latched(an) or th.role != "threshold":
         return []
     pools = [pool(level) for level in range(LEVELS)] + fine_ladders(an)

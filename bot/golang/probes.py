@@ -80,12 +80,16 @@ def specs(
         cands = candidates(th, kind, extra, anchors(an, th, kind), spacings, counts)
         # A per-tenant limit or a window decides on one tenant's arrivals spaced in time, a moving average's weight on
         # one tenant's prompts of more than one length: those sequences first.
-        # A flag set under one cut and cleared under another decides on a pool whose load fell: those walks last.
+        # A flag set under one cut and cleared under another decides on a pool whose load fell: those walks too,
+        # first for a threshold under the flag.
+        walks = load_sequences.candidates(an, th, kind, stateful)
+        first, last = (walks, []) if load_sequences.guarded(an, th) else ([], walks)
         cands = (
-            window_sequences.candidates(an, th, kind, stateful)
+            first
+            + window_sequences.candidates(an, th, kind, stateful)
             + average_sequences.candidates(an, th, kind, stateful)
             + cands
-            + load_sequences.candidates(an, th, kind, stateful)
+            + last
         )
         if not cands:
             skipped.append(f"`{th.param}`: no llm-d input sets {', '.join(th.signals) or 'its subject'}")

@@ -120,6 +120,17 @@ def test_a_row_names_tenants_only_when_the_plugin_reads_them(analyze_text):
     assert "tenant-a" in sequences.describe(state, "reject", tenants=True)
 
 
+def test_a_ramped_walk_adds_the_load_to_every_pool_it_met(analyze_text):
+    """The harness adds a ramp's load to every history event's endpoints (``withRamp``): the case the generated
+    test replays must carry it on a walk's earlier pools too, not only on the decided request's."""
+    from bot.golang.probe_inputs import ramped
+
+    walk = load_sequences.walk_state([(load_sequences.pool(32), {"RequestID": "w-0"})], load_sequences.pool(3), {})
+    got = ramped(walk, "queue", 2)
+    assert got["llmd"]["endpoints"][0]["metrics"]["WaitingQueueSize"] == 5
+    assert got["history"][0]["llmd"]["endpoints"][0]["metrics"]["WaitingQueueSize"] == 34
+
+
 @pytest.mark.slow
 def test_the_lower_cut_gets_a_generated_test_and_the_walk_passes_on_the_compiled_plugin(dictionary, tmp_path):
     _, _, tr = translate_path(BAND, dictionary)
@@ -129,7 +140,9 @@ def test_the_lower_cut_gets_a_generated_test_and_the_walk_passes_on_the_compiled
     behaviour = test[test.index("func TestBehaviour") : test.index("func TestThresholds")]
     assert "tenant" not in behaviour, behaviour
     assert "before:" in behaviour and "admitted again" in behaviour, behaviour
-    assert re.search(r'name: +"pressureLowThreshold=0\.7', test), test
+    # Both sides of the lower cut, each a walk whose compared pressure sits within a hundredth of it.
+    assert re.search(r'name: +"pressureLowThreshold=0\.7: the compared value 0\.69\d* is below it', test), test
+    assert re.search(r'name: +"pressureLowThreshold=0\.7: the compared value 0\.70\d* is at or above', test), test
     module = write_module(tr, tmp_path)
     res = sandboxed_go(module, tmp_path, ["test", "-count=1", "./" + tr.summary.package_dir])
     assert res.returncode == 0, (res.stdout + res.stderr)[-3000:]
@@ -160,3 +173,16 @@ def test_a_plugin_with_a_cut_moved_fails_its_generated_test(dictionary, tmp_path
     out = res.stdout + res.stderr
     assert f"--- FAIL: {failing}" in out, out[-3000:]
     assert "build failed" not in out and "[setup failed]" not in out, out[-3000:]
+
+
+def test_only_the_cuts_under_the_flag_try_the_walks_first(analyze_text):
+    """The cut that clears the flag and the one that sets it (its ``else if``) sit under ``if h.shedding``; a cut on
+    the class's branch after it does not, and keeps the grid's cases."""
+    text = BAND.read_text(encoding="utf-8").replace(
+        'return false, "shedding"\n\t}',
+        'return false, "shedding"\n\t}\n\tif pressure > 1.4 {\n\t\treturn false, "severe"\n\t}',
+    )
+    an = analyze_text(text)
+    under = {th.param for th in an.thresholds if th.param and load_sequences.guarded(an, th)}
+    assert under == {"pressureLowThreshold", "pressureMidThreshold"}, under  # 1.4 is now the high cut
+    assert {th.param for th in an.thresholds if th.param and th.value == 1.4} == {"pressureHighThreshold"}
