@@ -51,7 +51,7 @@ def coverage(
         by_test.setdefault(c.param, []).append(_quoted(c.name))
     named = {p: "TestThresholds " + ", ".join(names) for p, names in by_test.items()}
     if results is not None:
-        rows = sequences.exercising(probe_specs, results)
+        rows = sequences.exercising(probe_specs, results, "TenantID" in an.signal_names)
         for p in sorted(probes.behaviour_exercised(probe_specs, results) | set(rows)):
             test = "TestQueueBehaviour" if an.kind.value == "scheduling" else "TestBehaviour"
             named.setdefault(p, f"{test} {_quoted(rows[p])}" if p in rows else f"{test} (an assertion its move breaks)")

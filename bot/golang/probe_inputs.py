@@ -426,4 +426,6 @@ def ramped(state: dict, field: str, k: int) -> dict:
         ]
         return v | {"endpoints": eps}
 
-    return state | {"llmd": view(state["llmd"])}  # the warm-ups are compact: they meet the same endpoints
+    # A compact warm-up meets the state's endpoints; a walk's (``load_sequences``) carries its own, ramped alike.
+    history = [h | {"llmd": view(h["llmd"])} if h["llmd"].get("endpoints") else h for h in state["history"]]
+    return state | {"llmd": view(state["llmd"]), "history": history}

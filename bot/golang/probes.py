@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from bot.golang import average_sequences, queue_properties, window_sequences
+from bot.golang import average_sequences, load_sequences, queue_properties, window_sequences
 from bot.golang.analysis_types import Analysis
 from bot.golang.carry import watch_id
 from bot.golang.probe_inputs import (
@@ -80,10 +80,16 @@ def specs(
         cands = candidates(th, kind, extra, anchors(an, th, kind), spacings, counts)
         # A per-tenant limit or a window decides on one tenant's arrivals spaced in time, a moving average's weight on
         # one tenant's prompts of more than one length: those sequences first.
+        # A flag set under one cut and cleared under another decides on a pool whose load fell: those walks too,
+        # first for a threshold under the flag.
+        walks = load_sequences.candidates(an, th, kind, stateful)
+        first, last = (walks, []) if load_sequences.guarded(an, th) else ([], walks)
         cands = (
-            window_sequences.candidates(an, th, kind, stateful)
+            first
+            + window_sequences.candidates(an, th, kind, stateful)
             + average_sequences.candidates(an, th, kind, stateful)
             + cands
+            + last
         )
         if not cands:
             skipped.append(f"`{th.param}`: no llm-d input sets {', '.join(th.signals) or 'its subject'}")

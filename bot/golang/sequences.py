@@ -17,7 +17,14 @@ token bucket of 20,000 tokens (g07) admitted all of them, and the behaviour test
 sends bursts (``_bursts``): requests like the decided one, from its own tenant, BURST_GAP_US apart just before it,
 and every sequence's request is also decided alone, on a fresh plugin. The rejected sequence the test asserts is one
 whose request alone is admitted, when there is one, asserted beside that lone request: the earlier requests are what
-reject it ("a tenant past its rate is rejected").
+reject it ("a tenant past its rate is rejected"). A sequence rejected as its request alone is rejected is not
+asserted: a fresh plugin decides it alike, so it tests no state (trial 4's "after 4 requests ... is rejected" on the
+overloaded pool only repeated "an overloaded pool rejects a request of priority -1").
+
+An admitter that sets a flag under one cut and clears it under another (``load_sequences``) also gets walks whose
+pool load changes between requests; when the rejected row is one, the walk that continues it one ladder step lower
+and is admitted is asserted after it ("admitted again"), although a fresh plugin admits that request too
+(``_released`` says why). A row names tenants only when the plugin reads them (``describe``).
 
 When the evolved code decides on a lifetime count (``lifetime_count``: a03's ``len(t.tenantTokens)``, every tenant
 ever seen), a sequence whose earlier requests reach back further than a windowed count would remember
@@ -32,7 +39,7 @@ from __future__ import annotations
 
 import json
 
-from bot.golang import lifetime_count
+from bot.golang import lifetime_count, load_sequences
 from bot.golang.probe_inputs import CLOCK, PROBE, SPACING, make_endpoint, make_request, make_state, warmup_spacings
 from bot.golang.probes import ADMISSION_POOLS, observe_probe
 
@@ -109,8 +116,9 @@ def sequence_specs(kind: str, stateful: bool, an, defaults: dict, probe_specs: l
         return []
     seen, bases = set(), []
     searched = [c for s in probe_specs if s["role"] != "observe" for c in s["candidates"]]
-    for state in _grid() + _bursts() + searched:
-        if state["history"] and _key(state) not in seen and len(bases) < MAX_SEQUENCES:
+    walks = load_sequences.walks(an, kind, stateful)  # a latching admitter's: its pool's load changes
+    for state in _grid() + _bursts() + walks + searched:
+        if state["history"] and _key(state) not in seen and len(bases) < MAX_SEQUENCES + len(walks):
             seen.add(_key(state))
             bases.append(state)
     spacings = sorted(
@@ -191,9 +199,18 @@ def choose(probe_specs: list[dict], results: list[dict]) -> list[int]:
         ),
         None,
     )
+    # A sequence rejected as its request alone is tests no state: asserted only when the request alone went
+    # undecided (the plugin failed on it), so that "never reject" still fails a row.
     rejected = rejected or next(
-        ([g[0]] for g in groups.values() if decided.get(g[0]) is False and g[0] not in stale), []
+        (
+            [g[0]]
+            for k, g in groups.items()
+            if decided.get(g[0]) is False and g[0] not in stale and alone.get(k) not in decided
+        ),
+        [],
     )
+    released = _released(spec, decided, groups, rejected[0]) if rejected else None
+    rejected += [released] if released is not None else []
     pair = min(pairs, key=lambda p: p[:2])[2] if pairs else []
     # A pair member decided as the rejected row, of its sequence, at a spacing that differs from it only by the
     # search's noise (0.2 s and 0.200004 s, trial 3) would be a second, near-identical row: the asserted row takes
@@ -208,6 +225,29 @@ def choose(probe_specs: list[dict], results: list[dict]) -> list[int]:
         for i in pair
     ]
     return rejected + [i for i in pair if i not in rejected]
+
+
+def _released(spec: dict, decided: dict[int, bool], groups: dict[str, list[int]], shed: int) -> int | None:
+    """The walk (``load_sequences.walks``) that continues the rejected sequence ``shed`` with its own request and
+    pool, then admits a request on another pool: what latched is cleared again. Asserted although a fresh plugin
+    admits that request too: it is the other side of the cut that clears the flag (moved past that pool's load,
+    the walk stays shed), and with the rejected row it brackets that cut between two steps of the ladder."""
+
+    def steps(events: list[dict]) -> list:  # each request on its pool, whatever its id
+        return [(e["llmd"].get("endpoints"), e["llmd"]["request"] | {"RequestID": ""}) for e in events]
+
+    state = spec["candidates"][shed]
+    if not state.get(load_sequences.WALK):
+        return None
+    continued = steps(state["history"] + [state])
+    return next(
+        (
+            g[0]
+            for g in groups.values()
+            if decided.get(g[0]) is True and steps(spec["candidates"][g[0]]["history"]) == continued
+        ),
+        None,
+    )
 
 
 #: Spacings closer than this (relative) are one spacing: the search's bisection leaves a few µs on 0.2 s.
@@ -228,9 +268,10 @@ def rows(probe_specs: list[dict], results: list[dict]) -> list[tuple[dict, str]]
     return [(spec["candidates"][i], "admit" if decided[i] else "reject") for i in choose(probe_specs, results)]
 
 
-def exercising(probe_specs: list[dict], results: list[dict]) -> dict[str, str]:
+def exercising(probe_specs: list[dict], results: list[dict], tenants: bool = True) -> dict[str, str]:
     """Parameter -> the name of the first chosen row whose decision its move (``probes.behaviour_moves`` copies of
-    this probe) changes: the behaviour test row that exercises it (a03's dtDivisor, through the spaced pair)."""
+    this probe) changes: the behaviour test row that exercises it (a03's dtDivisor, through the spaced pair).
+    ``tenants``: whether the plugin reads the tenant (``describe``)."""
     chosen = choose(probe_specs, results)
     spec = next((s for s in probe_specs if s["name"] == NAME), None)
     base = next((r for r in results if r["name"] == NAME), None)
@@ -246,7 +287,7 @@ def exercising(probe_specs: list[dict], results: list[dict]) -> dict[str, str]:
         got = _decisions({}, r)
         row = next((i for i in chosen if i in got and got[i] != want.get(i)), None)
         if row is not None:
-            out[param] = describe(spec["candidates"][row], "admit" if want[row] else "reject")
+            out[param] = describe(spec["candidates"][row], "admit" if want[row] else "reject", tenants)
     return out
 
 
@@ -255,19 +296,45 @@ def exercised(probe_specs: list[dict], results: list[dict]) -> set[str]:
     return set(exercising(probe_specs, results))
 
 
-def describe(state: dict, want: str) -> str:
-    """A row's name in llm-d terms: who sent what before, how far apart, and what the plugin does."""
+def _pool(state_or_event: dict) -> str:
+    """An endpoint's load in a walk (every endpoint of its pool alike), in words."""
+    m = state_or_event["llmd"]["endpoints"][0]["metrics"]
+    at = f"{m['WaitingQueueSize']} waiting, {m['RunningRequestsSize']} running, KV {m['KVCacheUsagePercent']:g}"
+    return f"a pool at {at} per endpoint"
+
+
+def _describe_walk(state: dict, asked: str, want: str) -> str:
+    """A walk's row (``load_sequences``): the pool each earlier request met, and the decided request's."""
+    asked = f"{asked} on {_pool(state)}"
+    if not state["history"]:
+        return f"with no earlier requests, {asked} {'is admitted' if want == 'admit' else 'is rejected'}"
+    steps = [_pool(h) for h in state["history"]]
+    steps[0] = "an overloaded pool" if len(steps) == 1 or steps[0] != steps[1] else steps[0]
+    before = "a request on " + steps[0] + "".join(f" and one on {s}" for s in steps[1:])
+    verdict = "is still rejected" if want == "reject" else "is admitted again" if len(steps) > 1 else "is admitted"
+    return f"after {before}, {asked} {verdict}"
+
+
+def describe(state: dict, want: str, tenants: bool = True) -> str:
+    """A row's name in llm-d terms: who sent what before, how far apart, and what the plugin does. ``tenants``:
+    whether the plugin reads the tenant; if not, no tenant is named (the row would say the plugin counts them)."""
     request = state["llmd"]["request"]
     history = [h["llmd"]["request"] for h in state["history"]]
-    tenants: dict[str, int] = {}
+    who = f" from {request.get('FairnessID') or 'no tenant'}" if tenants else ""
+    asked = f"a request of priority {request.get('Priority', 0)}{who}"
+    if state.get(load_sequences.WALK):
+        return _describe_walk(state, asked, want)
+    tenants_seen: dict[str, int] = {}
     for w in history:
-        tenants[w.get("FairnessID") or "no tenant"] = tenants.get(w.get("FairnessID") or "no tenant", 0) + 1
-    spread = ", ".join(f"{n} from {t}" for t, n in tenants.items())
+        t = w.get("FairnessID") or "no tenant"
+        tenants_seen[t] = tenants_seen.get(t, 0) + 1
     spacing = spacing_of(state) / 1e6
     verdict = "is admitted" if want == "admit" else "is rejected"
-    asked = f"a request of priority {request.get('Priority', 0)} from {request.get('FairnessID') or 'no tenant'}"
     if not history:
         return f"with no earlier requests, {asked} {verdict}"
-    if want == "reject" and set(tenants) == {request.get("FairnessID") or "no tenant"}:
+    if not tenants:
+        return f"after {len(history)} requests {spacing:g} s apart, {asked} {verdict}"
+    spread = ", ".join(f"{n} from {t}" for t, n in tenants_seen.items())
+    if want == "reject" and set(tenants_seen) == {request.get("FairnessID") or "no tenant"}:
         return f"a tenant past its rate: after {len(history)} requests {spacing:g} s apart from it, {asked} {verdict}"
     return f"after {len(history)} requests {spacing:g} s apart ({spread}), {asked} {verdict}"

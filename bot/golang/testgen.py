@@ -116,8 +116,8 @@ def _wrapped(row: dict) -> dict:
     out = dict(row)
     if "endpoints" in out:
         out["endpoints"] = "[]scheduling.Endpoint{" + out["endpoints"] + "}"
-    for key in ("endpoints", "request", "warmups"):
-        if key in out:
+    for key in ("endpoints", "request", "warmups", "before"):
+        if out.get(key):
             out[key] = wrap(out[key], _ROW_INDENT, _ROW_COL)
     return out
 
@@ -143,9 +143,32 @@ def fields_read(gen: Generated) -> frozenset[str]:
     return frozenset(re.findall(r"\.(\w+)\b", text)) | frozenset(headers)
 
 
+def _before_literal(history: list[dict], prefix: bool, read: frozenset[str] | None) -> str:
+    """A walk's earlier requests on pools of their own (``load_sequences``) as ``earlier`` runs, one per run of
+    requests on one pool ("" for none)."""
+    runs: list[tuple[list[dict], list[dict]]] = []
+    for h in history:
+        eps = h["llmd"]["endpoints"]
+        if runs and runs[-1][0] == eps:
+            runs[-1][1].append(h["llmd"]["request"])
+        else:
+            runs.append((eps, [h["llmd"]["request"]]))
+    return ", ".join(
+        "{endpoints: []scheduling.Endpoint{"
+        + ", ".join(_endpoint_literal(ep, prefix, read) for ep in eps)
+        + "}, requests: []*scheduling.InferenceRequest{"
+        + ", ".join(_request_literal(w, read).removeprefix("&scheduling.InferenceRequest") for w in requests)
+        + "}}"
+        for eps, requests in runs
+    )
+
+
 def _case_ctx(c: Case, prefix: bool, read: frozenset[str] | None = None) -> dict:
     llmd = c.state["llmd"]
-    warm = [h["llmd"]["request"] for h in c.state.get("history", [])]
+    history = c.state.get("history", [])
+    own = [h for h in history if not h["llmd"].get("endpoints")]  # compact: on the request's own pool
+    warm = [h["llmd"]["request"] for h in own]
+    before = _before_literal([h for h in history if h["llmd"].get("endpoints")], prefix, read)
     return {
         "name": c.name,
         "field": c.field,
@@ -154,16 +177,18 @@ def _case_ctx(c: Case, prefix: bool, read: frozenset[str] | None = None) -> dict
         "endpoints": ", ".join(_endpoint_literal(ep, prefix, read) for ep in llmd["endpoints"]),
         "request": _request_literal(llmd["request"], read),
         "warmups": _warmups_literal(warm, read) if warm else "nil",
+        "before": "[]earlier{" + before + "}" if before else "",
         # µs between warm-ups, as the harness replayed them (a window that closes between them decides too).
-        "spacing": CLOCK - c.state["history"][-1]["blis"]["clock"] if warm else SPACING,
+        "spacing": CLOCK - history[-1]["blis"]["clock"] if history else SPACING,
     }
 
 
-def _sequence_row(state: dict, want: str, gen: Generated) -> dict:
-    """A stateful admitter's behaviour row: the earlier requests replayed on the same plugin, then the request."""
+def _sequence_row(state: dict, want: str, gen: Generated, tenants: bool) -> dict:
+    """A stateful admitter's behaviour row: the earlier requests replayed on the same plugin, then the request.
+    ``tenants``: whether the plugin reads the tenant (the row names none otherwise)."""
     ctx = _case_ctx(Case("", "", "", 0, want, state, "", False), gen.consumes_prefix, fields_read(gen))
-    keys = ("endpoints", "request", "warmups", "spacing", "want")
-    return {"name": sequences.describe(state, want)} | {k: ctx[k] for k in keys}
+    keys = ("endpoints", "request", "warmups", "before", "spacing", "want")
+    return {"name": sequences.describe(state, want, tenants)} | {k: ctx[k] for k in keys}
 
 
 def _queue_by(read: frozenset[str]) -> str:
@@ -379,7 +404,8 @@ def render_test(
         behaviour_rows.append(
             {"name": f"{_BEHAVIOUR_NAMES[label]} {verb}", "endpoints": ", ".join(pair), "want": direction}
         )
-    behaviour_rows += [_sequence_row(state, want, gen) for state, want in sequence_rows or []]
+    tenants = "TenantID" in an.signal_names
+    behaviour_rows += [_sequence_row(state, want, gen, tenants) for state, want in sequence_rows or []]
     behaviour_rows = [_wrapped(b) for b in behaviour_rows]
     case_rows = [_wrapped(_case_ctx(c, gen.consumes_prefix, fields_read(gen))) for c in cases]
     warmups = " ".join(r.get("warmups", "") for r in behaviour_rows + case_rows)
@@ -442,6 +468,7 @@ def render_test(
         clock=CLOCK,
         cases=case_rows,
         burst="burst(" in warmups,
+        loads=any(r.get("before") for r in behaviour_rows + case_rows),  # a walk's earlier pools (``earlier``)
         behaviours=behaviour_rows,
         queue=_queue_ctx(queue_rows or [], fields_read(gen)),
         queue_by=_queue_by(fields_read(gen)),
