@@ -299,9 +299,9 @@ class EvidencePolicy:
 
     def _keyword_config(self, doc: dict, arm: str) -> str | None:
         """The ``epp-config:`` keyword of a result with no stack, checked as a report's is (``_config_keyword``):
-        the runner passes it for priority-mix runs too, so a run recorded for the other arm's config, or for a
-        config the plan has since changed, is refused. A run without one (experiment.yaml's priority mix sets
-        only ``promotion:`` and ``arm:``) is bound by those alone, as before."""
+        the runner and the plan's priority-mix/experiment.yaml pass it for priority-mix runs too, so a run recorded
+        for the other arm's config, or for a config the plan has since changed, is refused. A run without one is
+        refused by ``bot.bench.priority_mix.bind_with``, in a priority-mix run's own words."""
         recorded = keyword_value(doc, "epp-config")
         if recorded is None or not self.arms:
             return None

@@ -14,8 +14,8 @@ harness (``workload/harnesses/priority_mix.py``), which sends traffic classes wi
 
 There is no v0.2 benchmark report for this harness and no EndpointPickerConfig in its output, so a
 result is bound to this promotion's arm by its description keywords alone (``promotion:<id>``,
-``arm:<arm>``, ``epp-image:<ref>``, as ``bot.bench.evidence`` binds v0.2 reports): a result that does not
-record them is left out with the reason, never silently used. Sample data follows the same rule as
+``arm:<arm>``, ``epp-config:<digest>`` of the arm's config, ``epp-image:<ref>``, as ``bot.bench.evidence`` binds
+v0.2 reports): a result that does not record them is left out with the reason, never silently used. Sample data follows the same rule as
 reports. Every result that is not used is listed with the reason.
 
 What a shed looks like (``is_shed``): on llm-d-router v0.10.0 the built-in admission refuses with 429, and an
@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,7 @@ from typing import Any
 import pandas as pd
 
 from bot.bench.errors import ReportError, bound_then_deduped
-from bot.bench.evidence import ALLOW_HINT, EvidencePolicy
+from bot.bench.evidence import ALLOW_HINT, EvidencePolicy, arm_keywords
 from bot.bench.layout import SETUP_PREFIX, RunKey, link_reason, parse_layout, results_files
 from bot.bench.priority_plan import PriorityMixPlan
 from bot.model.evidence import ADMITTER_REJECT_STATUS, SHED_STATUS
@@ -503,8 +503,9 @@ def bind_with(policy: EvidencePolicy, planned: PriorityMixPlan | None = None) ->
     With a run manifest (``policy.custody``) a results.json it does not list, or whose bytes differ from the
     SHA-256 it recorded, is left out first, as a v0.2 report is (``bot.bench.custody``).
     With a plan's policy (``policy.promotion`` set) a run must record its promotion and arm
-    (``promotion:<id>``, ``arm:<arm>`` in ``description_keywords``): nothing else in its output says
-    which plugin it measured. Without one (a local evaluation) only the sample-data rule and the
+    (``promotion:<id>``, ``arm:<arm>`` in ``description_keywords``), and with the plan's arm configs
+    (``policy.arms``) the digest of the one it ran (``epp-config:<digest>``, ``_no_config``): nothing else in its
+    output says which plugin and config it measured. Without one (a local evaluation) only the sample-data rule and the
     keywords a run does record are checked, as for reports, and a model it records must be the plan's stack's.
     With ``planned`` (the plan's priority mix) a run of another mix or load (``mix_differs``), or a repetition past
     the plan's count, is left out.
@@ -526,11 +527,30 @@ def bind_with(policy: EvidencePolicy, planned: PriorityMixPlan | None = None) ->
                     f"cannot be bound to this promotion's {run.key.treatment} arm: {METADATA_FILE} records no "
                     f"{' / '.join(f'{k}:' for k in missing)} keyword (description_keywords), and priority-mix results "
                     "record no EPP config; run it from the plan's experiment.yaml (it sets description.keywords) "
-                    "or pass --run-keywords promotion:<id>,arm:<arm>"
+                    "or pass --run-keywords promotion:<id>,arm:<arm>,epp-config:<digest>"
                 )
+        if policy.arms and not any(kw.startswith("epp-config:") for kw in run.keywords):
+            return _no_config(policy.arms, policy.promotion, run.key.treatment)
         return None
 
     return bind
+
+
+def _no_config(arms: Mapping[str, dict], promotion: str | None, arm: str) -> str:
+    """Why a run that records no ``epp-config:`` keyword is no evidence for an arm of the plan: a cell report with no
+    config record is not either (``EvidencePolicy.config_hint``). A priority-mix result records no
+    EndpointPickerConfig, so that keyword is all that shows which config it ran: without the rule, runs made for an
+    earlier plan (before a gate-1 ``param`` change) decided the shedding order of the config the plan runs now."""
+    expected = arms.get(arm)
+    if expected is None:
+        return f"arm {arm!r} is not in this plan ({', '.join(sorted(arms))})"
+    kws = ",".join(arm_keywords(promotion or "<id>", arm, expected))
+    return (
+        f"records no EPP config: priority-mix results hold no EndpointPickerConfig and its {METADATA_FILE} "
+        "description_keywords have no epp-config: keyword, so it cannot show which arm it measured; run the plan's "
+        "priority-mix/experiment.yaml or `promote bench run` (both record it), or by hand with "
+        f"`--run-keywords {kws}` for the {arm} arm"
+    )
 
 
 def load_priority_mix_evidence(

@@ -319,8 +319,13 @@ PINNED_IMAGE = [f"ghcr.io/example-org/llm-d-router:promotion-1-{PLUGIN}"]
 STACK: dict = {"model": MODEL, "replicas": 4, "tensor_parallelism": 1, "accelerator": "NVIDIA-H100-80GB-HBM3"}
 
 
+def arm_configs() -> dict[str, dict]:
+    """Arm -> the EndpointPickerConfig the sample data records for it: the plan's (``ARMS``), else the illustrative one."""
+    return {treatment: ARMS.get(treatment) or epp_config(treatment) for treatment in TREATMENTS}
+
+
 def stack(treatment: str) -> list[dict]:
-    config = ARMS.get(treatment) or epp_config(treatment)
+    config = arm_configs()[treatment]
     args = {"--config-file": f"/config/{'default-plugins' if treatment == 'baseline' else PLUGIN}.yaml"}
     if treatment == "evolved":
         args["--allow-experimental-plugins"] = True
@@ -663,7 +668,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.path.insert(0, str(HERE))  # sample_mix.py beside this script, however it is run
         from sample_mix import write_mix_runs
 
-        count = write_mix_runs(out, plan.priority_mix, TREATMENTS, REQUEST_ID[0], STACK["model"], LABEL)
+        count = write_mix_runs(out, plan.priority_mix, arm_configs(), REQUEST_ID[0], STACK["model"], LABEL)
         print(f"wrote {count} sample priority-mix runs under {out} and no cell report: the plan is {MIX_ONLY}")
         return 0
     print(f"repetitions per cell from the benchmark plan (hypotheses from the {source})", file=sys.stderr)
@@ -700,7 +705,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.path.insert(0, str(HERE))
         from sample_mix import write_mix_runs
 
-        runs = write_mix_runs(out, plan.priority_mix, TREATMENTS, REQUEST_ID[0], STACK["model"], LABEL)
+        runs = write_mix_runs(out, plan.priority_mix, arm_configs(), REQUEST_ID[0], STACK["model"], LABEL)
         print(f"wrote {runs} sample priority-mix runs under {out} (the plan's mix: the admitter's shedding order)")
     return 0
 

@@ -64,10 +64,16 @@ def results_doc(pm, arm: str, rep: int) -> dict:
     }
 
 
-def write_mix_runs(out: Path, pm, arms: tuple[str, ...], promotion: str, model: str, label: str) -> int:
-    """Every run of the plan's priority mix ``pm``, per arm and repetition; the number of runs written."""
+def write_mix_runs(out: Path, pm, configs: dict[str, dict], promotion: str, model: str, label: str) -> int:
+    """Every run of the plan's priority mix ``pm``, per arm of ``configs`` (arm -> the EndpointPickerConfig it runs)
+    and repetition; the number of runs written. Each records its arm's ``epp-config:`` digest, as the plan's
+    priority-mix/experiment.yaml and the runner do: a mix result holds no EndpointPickerConfig, so stage 5 leaves a
+    run without it out, as it does a cell report that records no config (``bot.bench.priority_mix.bind_with``)."""
+    from bot.bench.evidence import config_digest
+
     count = 0
-    for arm in arms:
+    for arm, config in configs.items():
+        keywords = f"synthetic,sample-data,not-a-measurement,promotion:{promotion},arm:{arm}"
         for rep in range(1, pm.repetitions + 1):
             run = out / arm / pm.workload / f"rate-{pm.rate:g}" / f"rep-{rep}"
             run.mkdir(parents=True, exist_ok=True)
@@ -77,7 +83,7 @@ def write_mix_runs(out: Path, pm, arms: tuple[str, ...], promotion: str, model: 
                 "experiment_id": f"{pm.workload}-{arm}-rep-{rep}",
                 "model": model,
                 "description_text": f"{label}. arm={arm} {pm.workload} rate={pm.rate:g} rep={rep}",
-                "description_keywords": f"synthetic,sample-data,not-a-measurement,promotion:{promotion},arm:{arm}",
+                "description_keywords": f"{keywords},epp-config:{config_digest(config)}",
             }
             (run / "run_metadata.yaml").write_text(yaml.safe_dump(meta, sort_keys=False), encoding="utf-8")
             count += 1

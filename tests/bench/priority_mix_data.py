@@ -21,6 +21,15 @@ SHEDS_BATCH = {"critical": (100, 100), "normal": (300, 300), "batch": (100, 40)}
 ADMITS_ALL = {"critical": (100, 100), "normal": (300, 300), "batch": (100, 100)}
 
 
+def config_keyword(sample: Path, arm: str) -> str:
+    """The ``epp-config:<digest>`` keyword the sample script (make_sample_reports.py) gave ``arm``'s mix runs under
+    ``sample``: the digest of the config that arm runs in the request's plan, which a mix run must record to count
+    (``bot.bench.priority_mix.bind_with``), as the plan's priority-mix/experiment.yaml and the runner record it."""
+    [meta] = sorted((sample / arm).glob("*/rate-*/rep-1/run_metadata.yaml"))
+    keywords = str(yaml.safe_load(meta.read_text())["description_keywords"]).split(",")
+    return next(k for k in keywords if k.startswith("epp-config:"))
+
+
 def results_doc(arm: str, counts: dict[str, tuple[int, int]], n: int = 1) -> dict:
     """The fixture's results.json with these counts; ``n`` (the repetition) shifts the latencies, as runs differ."""
     doc = json.loads((FIXTURES / arm / "results.json").read_text())

@@ -235,9 +235,12 @@ def test_the_evolved_run_of_another_epp_image_is_left_out(tmp_path):
     assert "is not the one built for this promotion" in pm.rejected[0][1]
 
 
-def test_a_run_whose_epp_config_keyword_is_the_other_arms_or_an_old_plans_is_left_out(tmp_path):
+def test_a_run_counts_only_for_the_arm_config_its_epp_config_keyword_records(tmp_path):
     """The runner passes epp-config:<digest> for priority-mix runs as for cells, but only reports checked it: a mix
-    run recorded for the baseline's config and filed under evolved was used as the evolved arm's."""
+    run recorded for the baseline's config and filed under evolved was used as the evolved arm's. And a run that
+    records no config at all (a researcher's trial: gate 1 changed a parameter, every cell report made for the old
+    plan was left out, and the mix runs made for it, with only promotion: and arm:, confirmed the shedding order) is
+    left out as a cell report with no config record is: nothing in it shows which arm config it measured."""
     from bot.bench.evidence import config_digest
 
     arms = {
@@ -246,10 +249,13 @@ def test_a_run_whose_epp_config_keyword_is_the_other_arms_or_an_old_plans_is_lef
     }
     old = {"kind": "EndpointPickerConfig", "plugins": [{"type": "evolved-admitter", "parameters": {"x": 2}}]}
     reasons = {}
-    for name, config in (("same", arms["evolved"]), ("other-arm", arms["baseline"]), ("old-plan", old)):
+    for name, config in (("same", arms["evolved"]), ("other-arm", arms["baseline"]), ("old-plan", old), ("none", None)):
         root = tmp_path / name  # one run each: a copied results.json counts once
-        _copy(root, "baseline")  # promotion and arm only, as experiment.yaml's priority mix records them
-        keywords = f"promotion:7,arm:evolved,epp-config:{config_digest(config)}"
+        _edit_meta(
+            _copy(root, "baseline"),
+            description_keywords=f"promotion:7,arm:baseline,epp-config:{config_digest(arms['baseline'])}",
+        )
+        keywords = "promotion:7,arm:evolved" + (f",epp-config:{config_digest(config)}" if config else "")
         _edit_meta(_copy(root, "evolved"), description_keywords=keywords)
         pm = load_priority_mix_evidence(root, _policy(arms=arms))
         assert "baseline/priority-mix/rate-10/rep-1/results.json" in pm.loaded
@@ -260,6 +266,13 @@ def test_a_run_whose_epp_config_keyword_is_the_other_arms_or_an_old_plans_is_lef
         "filed under evolved"
     )
     assert reasons["old-plan"].startswith(f"run.keywords epp-config:{config_digest(old)} is not the evolved arm's")
+    # the cell reports' reason for no config record, and how to run the mix so that it has one
+    assert reasons["none"].startswith("records no EPP config: "), reasons["none"]
+    assert "it cannot show which arm it measured" in reasons["none"]
+    assert f"promotion:7,arm:evolved,epp-config:{config_digest(arms['evolved'])}" in reasons["none"]
+    assert "priority-mix/experiment.yaml" in reasons["none"]
+    # without the plan's arms (a local evaluation with no spec) there is no config to hold it to
+    assert len(load_priority_mix_evidence(tmp_path / "none", _policy()).loaded) == 2
 
 
 def test_sample_data_is_refused_unless_asked_for_and_then_flagged(tmp_path):

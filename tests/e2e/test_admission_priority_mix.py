@@ -24,7 +24,7 @@ from bot.forge.local import LocalForge
 from bot.model import PipelineState, PromotionRequest, Severity, VerdictStatus
 from bot.review import review_gate
 from bot.stages.context import StageContext
-from tests.bench.priority_mix_data import ADMITS_ALL, SHEDS_BATCH, write_run
+from tests.bench.priority_mix_data import ADMITS_ALL, SHEDS_BATCH, config_keyword, write_run
 
 EXAMPLE = PROJECT_ROOT / "examples" / "weighted-adaptive"
 SOURCE = PROJECT_ROOT / "examples" / "corpus" / "a01_pattern_c_adaptive_admission.go"
@@ -52,9 +52,13 @@ def admission(tmp_path_factory):
     (root / SOURCE.name).write_text(SOURCE.read_text())
     script = EXAMPLE / "make_sample_reports.py"
     cmd = [sys.executable, str(script), "--request", str(root / "promotion.yaml"), "--out", str(root / "cells")]
-    # the tests write the mix runs they judge (priority_mix_data), so the script writes none
-    proc = subprocess.run([*cmd, "--no-priority-mix"], capture_output=True, text=True, check=False)
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr[-800:]
+    # the tests write the mix runs they judge (priority_mix_data): the script's are set aside, for the epp-config
+    # keyword each arm's runs record (config_keyword)
+    for arm in ("baseline", "evolved"):
+        (root / "script-mix" / arm).mkdir(parents=True)
+        (root / "cells" / arm / "priority-mix").rename(root / "script-mix" / arm / "priority-mix")
     assert not list((root / "cells").glob("*/priority-mix"))
     return root / "promotion.yaml", root / "cells"
 
@@ -77,17 +81,18 @@ def test_a_rehearsal_with_the_scripts_sample_mix_judges_the_shedding_order(admis
     assert "G3.priority-mix" not in thread
 
 
-def _rehearse(admission, tmp_path, arms: dict, reps: int = 3, rates: dict | None = None) -> tuple[StageContext, Path]:
+def _rehearse(
+    admission, tmp_path, arms: dict, reps: int = 3, rates: dict | None = None, keywords=None
+) -> tuple[StageContext, Path]:
     """Stages 1-7 on the cells' sample reports plus ``reps`` mix runs per arm of ``arms`` (at ``rates``' rate per arm,
-    else the plan's)."""
+    else the plan's), each recording ``keywords(arm, n)`` (else this promotion, its arm and the arm's EPP config)."""
     request, cells = admission
     results = tmp_path / "results"
     subprocess.run(["cp", "-r", str(cells), str(results)], check=True)
     for arm, counts in arms.items():
         for n in range(1, reps + 1):
-            write_run(
-                results, arm, n, counts, f"promotion:7,arm:{arm},sample-data", **({"rate": rates[arm]} if rates else {})
-            )
+            kws = keywords(arm, n) if keywords else _keywords(cells, arm)
+            write_run(results, arm, n, counts, kws, **({"rate": rates[arm]} if rates else {}))
     work, fork = tmp_path / "work", tmp_path / "fork"
     argv = ["run", str(request), "--results", str(results), "--allow-sample-data", "--work", str(work)]
     assert main([*argv, "--fork", str(fork), "--approve", "all", "--quiet"]) == 0
@@ -95,6 +100,11 @@ def _rehearse(admission, tmp_path, arms: dict, reps: int = 3, rates: dict | None
     state = PipelineState.model_validate_json((work / "state.json").read_text())
     ctx = StageContext(PromotionRequest.load(request), forge, state, results_dir=results, allow_sample_data=True)
     return ctx, fork
+
+
+def _keywords(cells: Path, arm: str) -> str:
+    """What the plan's priority-mix/experiment.yaml records for ``arm`` (promotion, arm, EPP config), as sample data."""
+    return f"promotion:7,arm:{arm},{config_keyword(cells.parent / 'script-mix', arm)},sample-data"
 
 
 def _read(ctx: StageContext, path: str) -> str:
@@ -163,6 +173,47 @@ def test_a_planned_mix_with_no_evolved_result_is_a_gate_3_finding_never_a_silenc
     # the runner runs the mix now: the fix says where its set-aside runs are, not that it cannot run them
     assert "`promote bench run` runs the plan's priority mix" in found.fix and "yet" not in found.fix
     assert "the priority mix judged nothing (no evolved priority-mix result could be used" in brief(3, ctx)[0]
+
+
+@pytest.mark.slow
+def test_mix_runs_that_do_not_record_this_arms_config_decide_nothing(admission, tmp_path):
+    """Found by a researcher's trial: gate 1 changed a parameter, so the plan's evolved config changed; stage 5 left
+    out every cell report made for the old plan, yet judged the priority-mix runs made for it ("B4 confirmed: the
+    evolved arm sheds batch more than critical"): they recorded only promotion: and arm:. A mix run counts only for
+    the arm config it records, as a cell report does: one with none, or another config's digest, is left out with
+    the reason, listed where the cell reports' are, and the shedding order is not judged on it."""
+    from bot.bench.evidence import config_digest
+
+    _, cells = admission
+    old = config_digest({"kind": "EndpointPickerConfig", "plugins": [{"type": "an-earlier-plans-config"}]})
+
+    def keywords(arm: str, n: int) -> str:
+        if arm == "baseline":
+            return _keywords(cells, arm)
+        trial = f"synthetic,sample-data,not-a-measurement,promotion:7,arm:{arm}"  # the trial's, no epp-config
+        return trial if n < 3 else f"{trial},epp-config:{old}"
+
+    ctx, _ = _rehearse(admission, tmp_path, {"baseline": ADMITS_ALL, "evolved": SHEDS_BATCH}, keywords=keywords)
+    used = json.loads(_read(ctx, f"{DOCS}/priority-mix.json"))
+    assert used["used"] == {"baseline": 3, "evolved": 0}
+    reasons = {r["report"]: r["reason"] for r in used["not_used"]}
+    evolved = [f"evolved/priority-mix/rate-6/rep-{n}/results.json" for n in (1, 2, 3)]
+    assert sorted(reasons) == evolved
+    assert all(reasons[r].startswith("records no EPP config: ") for r in evolved[:2]), reasons
+    assert reasons[evolved[2]].startswith(f"run.keywords epp-config:{old} is not the evolved arm's EPP config")
+    # listed where the cell reports' reasons are: reports-not-used.json and verdicts.md
+    listed = {r["report"]: r["reason"] for r in json.loads(_read(ctx, f"{DOCS}/reports-not-used.json"))}
+    assert all(listed.get(r) == reasons[r] for r in evolved), listed
+    page = _read(ctx, f"{DOCS}/verdicts.md")
+    assert all(r in page.split("Reports not used")[-1] for r in evolved)
+    assert "confirmed**: the evolved arm sheds" not in page
+    [shed] = [
+        v
+        for v in json.loads(_read(ctx, f"{DOCS}/verdicts.json"))
+        if v["admission"] or "priority mix planned but not judged" in v["flags"]
+    ]
+    assert shed["status"] == "inconclusive", shed["summary"]
+    assert "no evolved priority-mix result could be used (3 left out: for 2 different reasons)" in shed["summary"]
 
 
 def test_no_path_of_the_machine_is_committed_or_posted_with_the_mixs_reasons(admission, tmp_path):

@@ -240,18 +240,18 @@ def test_an_admitter_that_sheds_nothing_on_the_cells_plans_and_runs_its_priority
     is set aside. Stage 4 used to plan and price all their cells anyway (1948 GPU-minutes at most, 1600 of them on
     runs that decide nothing); now the plan is the priority mix alone, stage 5 judges the shedding order on its runs
     with no cell report at all, and `promote plan` and `promote evaluate` (--translation) apply the same rule."""
-    from tests.bench.priority_mix_data import ADMITS_ALL, SHEDS_BATCH, write_run
+    from tests.bench.priority_mix_data import ADMITS_ALL, SHEDS_BATCH, config_keyword, write_run
 
     request = yaml.safe_load((CORPUS / "promote" / "a02-admission.yaml").read_text())
     request["source"] = str(CORPUS / "a02_gaie_saturation_shedder.go")
 
     def mix_only(results: Path) -> bool:  # no cell report: the plan has no cell
+        configs = {arm: config_keyword(results, arm) for arm in ("baseline", "evolved")}  # the script's mix runs'
         shutil.rmtree(results)
         for arm, counts in (("baseline", ADMITS_ALL), ("evolved", SHEDS_BATCH)):
             for n in (1, 2, 3):
-                write_run(
-                    results, arm, n, counts, f"promotion:a02,arm:{arm},sample-data", model=request["stack"]["model"]
-                )
+                kws = f"promotion:a02,arm:{arm},{configs[arm]},sample-data"
+                write_run(results, arm, n, counts, kws, model=request["stack"]["model"])
         return True
 
     forge, branch, work, path, results = _promote(request, tmp_path, mix_only)
