@@ -66,20 +66,23 @@ def test_each_regime_of_a_switch_gives_each_weight_a_parameter_named_for_its_rol
     for name in ("calmKVWeight", "congestedKVWeight"):
         assert params[name].signals == ["KVUtilization"], params[name]
     unlisted = [f for f in an.findings if f.check == CHECK_UNLISTED_LITERAL]
-    assert [f for f in unlisted if "3.5" in f.message] == unlisted, unlisted  # the helper's limit: fix-helpcmp's
+    assert unlisted == [], unlisted
+    assert params["queueDepthLimit"].value == 3.5  # the helper's limit (arg_thresholds), which the docs name
 
 
 def test_each_weight_is_documented_as_the_weight_of_its_term_in_its_regime(analyze_text):
     an = analyze_text(_text())
     docs = {s.name: " ".join(s.doc.split()) for s in param_specs(an, None, False)}
+    # the condition as the plugin runs it: its limit is the parameter queueDepthLimit (arg_thresholds), so the doc
+    # stays true when an operator tunes it
     for name in WANTED:
         assert "the value in" not in docs[name], docs[name]
-    assert "the weight of `queueScore` when `congested(snapshots, 3.5)` holds" in docs["congestedQueueWeight"]
-    assert "the weight of `queueScore` when `congested(snapshots, 3.5)` does not hold" in docs["calmQueueWeight"]
-    assert "the weight of `kvScore` when `congested(snapshots, 3.5)` holds" in docs["congestedKVWeight"]
+    assert "the weight of `queueScore` when `congested(snapshots, queueDepthLimit)` holds" in docs["congestedQueueWeight"]
+    assert "the weight of `queueScore` when `congested(snapshots, queueDepthLimit)` does not hold" in docs["calmQueueWeight"]
+    assert "the weight of `kvScore` when `congested(snapshots, queueDepthLimit)` holds" in docs["congestedKVWeight"]
     assert "KV" in docs["congestedKVWeight"] and "waiting requests" not in docs["congestedKVWeight"]
     # the scorers' composite has no signal of its own: the doc names the sum it is a term of, which reads signals
-    assert "the weight of `base[snap.ID]` when `congested(snapshots, 3.5)` does not hold" in docs["calmBaseWeight"]
+    assert "the weight of `base[snap.ID]` when `congested(snapshots, queueDepthLimit)` does not hold" in docs["calmBaseWeight"]
     assert "`scores[snap.ID]` is computed from" in docs["calmBaseWeight"], docs["calmBaseWeight"]
 
 
