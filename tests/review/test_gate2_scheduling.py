@@ -335,6 +335,9 @@ def test_a_stateful_admitter_whose_fresh_rows_shed_priority_0_gives_the_load_and
     assert "pilot run" in f.fix and "`vllm:num_requests_waiting`" in f.fix and "`pressureHighThreshold` = 1.4" in f.fix
     claims = ", ".join(h.id for _, h in hyps if h.benchmarked and h.track.value == "A")
     assert f"`promote request-changes 2 --reason 'exclude: {claims}' --work W`" in f.fix
+    # a fresh plugin that sheds priority 0 even on an idle pool: every cell exercises its shedding, nothing to check
+    idle = summary.model_copy(update={"behaviour": rows | {"idle:0": "reject"}})
+    assert _class_exercised(ctx_for(req), hyps, idle) == []
 
 
 def test_on_github_every_exclude_fix_is_the_comment_not_the_local_command():

@@ -498,8 +498,12 @@ def test_gate3_groups_reports_left_out_for_the_same_reason(branch):
     grouped = next(f for f in found if "5 benchmark reports were not used" in f.message)
     assert "(r0.yaml, r1.yaml, r2.yaml and 2 more)" in grouped.message
     assert "promote bench run" in grouped.fix and "rejudge:" in grouped.fix
+    # trial4: the reports are sample data, which no gate-1 change reaches; the fix says so and what does
+    assert "these reports are sample data, which cannot follow a gate-1 change" in grouped.fix
+    assert "make_sample_reports.py --request REQUEST --out RESULTS" in grouped.fix and "a new --work" in grouped.fix
     single = next(f for f in found if f is not grouped)
     assert single.message.startswith("benchmark report bad.yaml was not used") and single.fix
+    assert "sample data" not in single.fix
 
 
 def test_gate3_notes_reports_no_look_reached_without_blocking(branch):
