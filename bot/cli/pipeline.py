@@ -494,6 +494,7 @@ def _gate_brief(state, gate: int, *, fork, base: str) -> list[str]:
         review = rounds[-1]
         if review.headline:
             out.append(f"  deciding on {line(review.headline)}")
+            out += [f"    {line(x)}" for x in review.headline_lines]  # the figures behind it, one a line
         open_ = " (the review did not converge: the blocking ones are open)" if gate in state.unconverged else ""
         out.append(f"  findings: {review.tally()}{open_}")
         out += [

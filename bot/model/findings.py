@@ -172,6 +172,11 @@ class ReviewRound(Strict):
     reviewer: str = "checklist"
     findings: list[Finding] = Field(default_factory=list)
     headline: str = Field(default="", description="what the gate decides on, in one line (bot.review.brief)")
+    headline_lines: list[str] = Field(
+        default_factory=list,
+        description="the headline's figures broken down, one labelled figure a line, shown under it (gate 2: the "
+        "GPU cost, bot.review.brief.cost_breakdown)",
+    )
     read_first: dict[str, str] = Field(default_factory=dict, description="what to read first -> branch path")
     directive_examples: dict[str, str] | None = Field(
         default=None,

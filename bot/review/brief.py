@@ -205,21 +205,80 @@ def _plan_cost(ctx, hypotheses) -> str:
             f"({plan.priority_mix.runs} runs, the cap `promote bench run` applies unless given another, and the "
             f"figure stage 5 reports as planned){not_run}; the mix decides the shedding order (per-class admit rate)"
         )
+    lead, _ = plan_cost_lines(plan)
     return (
-        f"approving plans {len(plan.hypotheses)} benchmarked on {len(plan.cells)} cells{not_run}: "
-        f"{plan.cost.runs} runs, {gpu_minutes(plan.most_gpu_minutes)} GPU-minutes at most (the cap `promote bench run` "
-        f"applies unless given another; the fixed plan {gpu_minutes(plan.cost.gpu_minutes)}, {plan.ratio:.0%} of the naive "
-        "plan, one profile per hypothesis; stage 4's sequential design expects less)"
-        + (
-            f"; the at-most includes a priority mix ({plan.priority_mix.runs} runs, "
-            f"{gpu_minutes(plan.priority_mix.gpu_minutes)} GPU-minutes) for per-class admission: "
-            f"{gpu_minutes(plan.total_gpu_minutes)} in all, the figure stage 5 reports as planned"
-            if plan.priority_mix
-            else ""
-        )
+        f"approving plans {len(plan.hypotheses)} benchmarked on {len(plan.cells)} cells{not_run}: {lead}"
         + _under_powered(plan)
         + _short_of_plan(plan)
     )
+
+
+def cost_breakdown(ctx) -> list[str]:
+    """Gate 2's headline cost broken down, one labelled figure a line (``plan_cost_lines``); none when there is no
+    plan, or the plan is the priority mix alone (its one figure is the headline's)."""
+    from bot.bench.mix_only import is_mix_only
+    from bot.bench.plan import PlanError, make_plan
+
+    hypotheses = hypotheses_on_branch(ctx)
+    if not hypotheses:
+        return []
+    try:
+        plan = make_plan(ctx.request, planned_hypotheses(ctx, hypotheses))
+    except PlanError:
+        return []
+    return [] if is_mix_only(plan) else plan_cost_lines(plan)[1]
+
+
+def plan_cost_lines(plan) -> tuple[str, list[str]]:
+    """("expected X GPU-minutes, at most Y (the cap ...)", the figures behind them, one labelled line each).
+
+    Found by a researcher's trial (trial4): one clause held the cap (1948), the fixed plan (1440), the priority mix
+    (348) and the fixed plan with the mix (1788), and the person had to work out which was which. What a person
+    decides on is what the benchmark is expected to spend and the most it may (``BenchmarkPlan.most_gpu_minutes``,
+    the runner's default cap); the rest are the parts, each named. "Expected" is the design the runner follows: the
+    sequential design's simulated spend at the planned effects (``SequentialPlan.expected_gpu_minutes``), or the
+    fixed plan's runs; the priority mix runs whole either way."""
+    from bot.bench.units import gpu_minutes as gm
+
+    seq, pm = plan.sequential, plan.priority_mix
+    mix = pm.gpu_minutes if pm else 0.0
+    cells_expected = seq.expected_gpu_minutes if seq else plan.cost.gpu_minutes
+    lead = (
+        f"expected {gm(round(cells_expected + mix, 1))} GPU-minutes, at most {gm(plan.most_gpu_minutes)} (the cap "
+        "`promote bench run` applies unless given another)"
+    )
+    fixed = f"{plan.cost.runs} runs, {gm(plan.cost.gpu_minutes)} GPU-minutes, {plan.ratio:.0%} of the naive plan"
+    lines = []
+    if seq:
+        lines += [
+            (
+                f"the cells, sequential design (what `promote bench run` follows): expected "
+                f"{gm(seq.expected_gpu_minutes)} GPU-minutes if every claim holds as planned, "
+                f"{gm(seq.expected_gpu_minutes_null)} if the plugin changes nothing, {gm(seq.max_gpu_minutes)} at most "
+                "(every cell to its horizon)"
+            ),
+            f"the cells, fixed plan (every run, no early stop; `promote bench run --fixed`): {fixed}",
+        ]
+    else:
+        lines.append(f"the cells, fixed plan (what `promote bench run` follows: every run, no early stop): {fixed}")
+    planned = "the figure stage 5 reports spending against"
+    if not pm:
+        lines[-1] += f"; {planned}"
+        return lead, lines
+    cells_most = max(plan.cost.gpu_minutes, seq.max_gpu_minutes if seq else 0.0)
+    design = "the sequential design's expected" if seq else "the fixed plan's"
+    return lead, [
+        *lines,
+        (
+            f"the priority mix (per-class admission, its own experiment, run either way): {pm.runs} runs, "
+            f"{gm(pm.gpu_minutes)} GPU-minutes"
+        ),
+        (
+            f"expected = {design} {gm(cells_expected)} + the priority mix {gm(mix)}; at most = the cells' larger maximum "
+            f"{gm(cells_most)} + the priority mix {gm(mix)}"
+        ),
+        f"planned, {planned}: {gm(plan.total_gpu_minutes)} GPU-minutes (the fixed plan's cells + the priority mix)",
+    ]
 
 
 def planned_hypotheses(ctx, hypotheses) -> list:

@@ -117,8 +117,11 @@ def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> 
             "have nothing to plan)"
         )
         return [priority_exercised(ctx, message, fix)]
-    if summary.stateful:
-        return [priority_exercised(ctx, *_stateful_cells(ids, read))]
+    rows = summary.behaviour
+    if rows.get("idle:0") == "reject":
+        return []  # a fresh plugin sheds `standard` even on an idle pool: every cell exercises its shedding
+    if summary.stateful or rows.get("overloaded:0") == "reject":
+        return [priority_exercised(ctx, *_load_unknown(ctx, ids, read, summary, judged, claims))]
     message = (
         f"the planned cells may measure an admitter that sheds nothing, like the baseline; {ids} are judged on them: "
         "every planned cell sends all its requests at one priority (no InferenceObjective: priority 0), which the "
@@ -134,26 +137,90 @@ def _admitter_cells(ctx, hyps, read: list[str], summary: TranslationSummary) -> 
     return [priority_exercised(ctx, message, fix)]
 
 
-def _stateful_cells(ids: str, read: list[str]) -> tuple[str, str]:
-    """(message, fix) for an admitter that keeps state between requests (``TranslationSummary.stateful``): it can
-    shed class `standard` by volume or by a tenant's state (DA4 p3: a per-tenant token bucket), which a fresh plugin
-    deciding one request, the translation's behaviour rows, never shows. So those rows say nothing about whether it
-    sheds the cells' priority-0 traffic: the cells are not called noise and no `exclude:` is offered on that basis;
-    the finding says what the rows could not show and what decides it (the cells' volume against its state)."""
-    message = (
-        f"the translation cannot show whether this admitter sheds the planned cells' traffic; {ids} are judged on "
-        "them: every planned cell sends all its requests at one priority (no InferenceObjective: priority 0), which "
-        f"the admitter reads ({', '.join(read)}) as class `standard`, and it keeps state between requests, so whether it "
-        "sheds `standard` can depend on what it has seen (a tenant's volume, a learned load); its behaviour rows (a "
-        "fresh plugin deciding one request, with no earlier requests) cannot show whether the cells' load drives that "
-        "state to shed; the plan's priority mix decides only the shedding order (per-class admit rate), not these claims and "
-        "guards"
+#: The first clause of ``_load_unknown``'s message: what the PR's Known issues keep of it.
+LOAD_UNKNOWN = "the bot cannot tell whether the planned cells load this admitter enough to shed them"
+
+
+def _pool(name: str) -> str:
+    """'32 waiting requests, 64 running and a 97%-full KV cache on every endpoint': a behaviour row's pool, as the
+    generated test builds it (``probes.ADMISSION_POOLS``)."""
+    from bot.golang.probes import ADMISSION_POOLS
+
+    m = ADMISSION_POOLS[name]
+    return (
+        f"{m['WaitingQueueSize']} waiting requests, {m['RunningRequestsSize']} running and a "
+        f"{m['KVCacheUsagePercent']:.0%}-full KV cache on every endpoint"
     )
+
+
+def _load_unknown(ctx, ids: str, read: list[str], summary: TranslationSummary, judged, claims) -> tuple[str, str]:
+    """(message, fix) for an admitter that can shed the cells' priority-0 traffic at some load, which the plan cannot
+    say the cells reach: its fresh-plugin rows reject priority 0 on an overloaded pool, or it keeps state between
+    requests (DA4 p3: a per-tenant token bucket sheds by volume, which a fresh plugin deciding one request never
+    shows).
+
+    trial4 (a hysteresis shedder): the finding said its rows "cannot show whether the cells' load drives that state
+    to shed" beside a row showing a fresh plugin shedding `standard`, and asked for a check "against the cells'
+    load" with neither the load the rule needs nor what the cells reach. The rows are used for what they show (the
+    load it sheds `standard` at, and the load it admits it at); the plan has no estimate of the cells' per-pod
+    queues or KV use (``bot.review.saturation``: nothing before a run says whether a rate saturates the stack), so
+    the finding says the bot cannot tell, and what settles it: a pilot run, then approve, or `exclude:` the claims
+    if the cells never shed. The cells are never called noise on the rows' account."""
+    from bot.bench.order_cells import deployed_parameters
+    from bot.hypotheses.saturation import cells_text, queue_cells
+
+    rows = summary.behaviour
+    history = "it keeps state between requests (the rows' fresh plugin has seen no earlier requests)"
+    if rows.get("overloaded:0") == "reject":
+        idle = f" and admits it on an idle one ({_pool('idle')})" if rows.get("idle:0") == "admit" else ""
+        shown = (
+            "its behaviour rows show a fresh plugin sheds class `standard` (priority 0) on an overloaded pool "
+            f"({_pool('overloaded')}){idle}, so it sheds the cells' traffic only where their load comes near that"
+            + (
+                f"; {history}, so what it has seen can move where it starts and stops shedding"
+                if summary.stateful
+                else ""
+            )
+        )
+    elif rows:
+        shown = (
+            "its behaviour rows show a fresh plugin admits class `standard` (priority 0) even on an overloaded pool "
+            f"({_pool('overloaded')}), and {history}, so only what it has seen can make it shed `standard` (a "
+            "tenant's volume, a learned load)"
+        )
+    else:
+        shown = f"{history}, and no behaviour rows were recorded (the harness did not run)"
+    cells = queue_cells(ctx.request, judged)
+    where, highest = cells_text(cells), cells_text({w: rates[-1:] for w, rates in cells.items()})
+    message = (
+        f"{LOAD_UNKNOWN}; {ids} are judged on them: every planned cell sends all its requests at one priority (no "
+        f"InferenceObjective: priority 0), which the admitter reads ({', '.join(read)}) as class `standard`; {shown}; "
+        f"the plan holds no estimate of the cells' per-pod waiting requests or KV-cache use ({where}), so the bot "
+        "cannot tell whether they get there; the plan's priority mix decides only the shedding order (per-class "
+        "admit rate), not these claims and guards"
+    )
+    params = {
+        **summary.thresholds,
+        **deployed_parameters(ctx.read(ctx.paths.epp_config(summary.plugin_type)), summary.plugin_type),
+    }
+    rule = ", ".join(f"`{k}` = {v:g}" if isinstance(v, int | float) else f"`{k}` = {v}" for k, v in params.items())
+    compare = (
+        f" (the evolved code's rule; its parameters as deployed: {rule})" if rule else " (the evolved code's rule)"
+    )
+    drop = (
+        f", or drop the claims if they never do ({exclude_command(ctx.home, ', '.join(claims), ctx.work)})"
+        if claims
+        else ""
+    )
+    tenants = ", and mind one fairness ID per cell (G2.tenants-exercised)" if summary.stateful else ""
     fix = (
-        "check the evolved code's rule for class `standard` against the cells' load (their rates and prompt lengths, "
-        "and one fairness ID per cell: G2.tenants-exercised): approve if that load reaches the state it "
-        "sheds `standard` by (say so as the reason), or reject and benchmark the claims by hand on traffic that does "
-        "(or on a priority mix, if it never sheds `standard`)"
+        f"settle it with a pilot run before approving: one repetition of both arms at each workload's highest rate "
+        f"({highest}; llm-d-benchmark, by hand): the baseline's pods' `vllm:num_requests_waiting` and KV-cache use "
+        "show the load the cells bring, and the evolved arm's rejected requests (HTTP 500 from an Admitter plugin) "
+        f"whether it sheds `standard` there; compare that load with the load it sheds `standard` at{compare}"
+        f"{tenants}; approve if the cells reach it (say so as the reason)"
+        f"{drop}, or reject and benchmark the claims by hand on traffic that does (or on a priority mix, if it never "
+        "sheds `standard`)"
     )
     return message, fix
 

@@ -476,12 +476,34 @@ def _unused_reports(ctx) -> list[Finding]:
                     else "they were measured for another plan than the one at this branch's stage 4 commit: run that "
                     "plan (`promote bench run`), put its reports in the run's --results directory, then "
                     + request_changes_command(3, "rejudge: reports of the current plan", ctx.work)
+                    + (SAMPLE_CANNOT_FOLLOW if _sample_data(ctx) else "")
                     if mismatch
                     else f"fix or leave out the report(s); stage 5 lists every report it did not use in {ctx.paths.reports_not_used}"
                 ),
             )
         )
     return out
+
+
+#: Said after G3.report-invalid's fix when the reports left out for another plan are sample data (trial4): after a
+#: gate-1 `param` change the rehearsal's sample reports all fail the same way, and "run that plan" alone read as if
+#: making them again would do. The sample script reads promotion.yaml, not the gates' decisions (README, "Quick
+#: start"), so it writes the BLIS values again.
+SAMPLE_CANNOT_FOLLOW = (
+    "; these reports are sample data, which cannot follow a gate-1 change: the README's sample-data command "
+    "(`python examples/weighted-adaptive/make_sample_reports.py --request REQUEST --out RESULTS`) makes them for "
+    "promotion.yaml as written, the plugin's BLIS values, and reads no gate decision, so making them again gives "
+    "the same; to see stage 5 judge sample reports, make them and rehearse again in a new --work (`promote run "
+    "REQUEST --work NEW --results RESULTS --allow-sample-data`) without the gate-1 change, or decide this gate "
+    "knowing nothing was judged"
+)
+
+
+def _sample_data(ctx) -> bool:
+    """Whether stage 5 judged sample data (its verdicts carry the sample-data flag, as ``notes`` reads them)."""
+    from bot.bench.evidence import SAMPLE_FLAG
+
+    return any(SAMPLE_FLAG in v.flags for v in (_verdicts(ctx) or {}).values())
 
 
 def _margins(hypotheses) -> str:

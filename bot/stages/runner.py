@@ -415,7 +415,7 @@ class Runner(BranchUpkeep):
 
     def _run_review(self, state: PipelineState, gate: int, rnd: int) -> PipelineState:
         from bot.review import review_gate
-        from bot.review.brief import brief
+        from bot.review.brief import brief, cost_breakdown
         from bot.review.change_request import gate_examples
 
         ctx = self.context(state)
@@ -430,6 +430,7 @@ class Runner(BranchUpkeep):
             reviewer=reviewer,
             findings=sorted(findings, key=lambda f: f.sort_key()),
             headline=headline,
+            headline_lines=cost_breakdown(ctx) if gate == 2 else [],
             read_first=read_first,
             directive_examples=gate_examples(gate, ctx),
             places=ctx.id_places(),  # its ids do not depend on the plugin type (``Finding.identity``)

@@ -440,7 +440,7 @@ def test_gate_2s_at_most_is_the_plan_readmes_and_the_runners_default_cap(tmp_pat
     assert main(["run", str(REQUEST), "--work", str(work), "--fork", str(fork), "--quiet", "--approve", "1,2"]) == 0
     thread = (work / "issue" / "thread.md").read_text()
     # written alike everywhere, without thousands separators (consistency finding 9: "3040" beside "3,120")
-    [said] = re.findall(r"\d+ runs, (\S+) GPU-minutes at most", thread)
+    [said] = re.findall(r"GPU-minutes, at most (\S+) \(the cap `promote bench run`", thread)
     most = float(said)
     assert f"{most:g}" == said and re.search(
         rf"\d+ GPU-minutes as a fixed plan \(\d+% of the naive plan\), {said} at most", thread

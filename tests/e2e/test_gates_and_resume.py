@@ -77,7 +77,12 @@ def test_gate_by_gate_with_request_changes_and_illegal_decisions(tmp_path, capsy
     assert main(["approve", "1", *common]) == 0
     out = capsys.readouterr().out
     assert "stopped at gate 2" in out and re.search(r"deciding on the hypotheses: \d+ \(Track A \d+", out)
-    assert "GPU-minutes at most" in out and "e.g. exclude: B2, B4" in out and "param NAME" not in out
+    assert (
+        re.search(r"expected \S+ GPU-minutes, at most \S+ \(the cap", out)
+        and "    the cells, " in out
+        and "e.g. exclude: B2, B4" in out
+        and "param NAME" not in out
+    )
     s = state_of(work)
     assert s.open_gate == 2 and sorted(s.stages) == [1, 2, 3]
     # Stage 3 describes the plugin as deployed: gate 1's `param loadHighThreshold: 9` beside BLIS's value.

@@ -270,11 +270,13 @@ def test_an_admitter_shown_to_admit_priority_0_when_overloaded_is_said_unmeasura
     assert (
         brief(f.message) == "the planned cells cannot measure this admitter (it never sheds their priority-0 traffic)"
     )
-    # not established: one that rejects priority 0 when overloaded (a stateful one: the next test)
+    # one that rejects priority 0 when overloaded: the row shows it sheds `standard`; whether the cells get there
+    # is what is left (trial4: the next tests)
     other = summary.model_copy(update={"behaviour": admits | {"overloaded:0": "reject"}})
     [g] = _class_exercised(ctx_for(req), hyps, other)
-    assert "if its admit rule keeps `standard` admitted" in g.message
-    assert brief(g.message).startswith("the planned cells may measure an admitter that sheds nothing")
+    assert "if its admit rule keeps `standard` admitted" not in g.message and "sheds nothing" not in g.message
+    assert "a fresh plugin sheds class `standard` (priority 0) on an overloaded pool" in g.message
+    assert brief(g.message) == "the bot cannot tell whether the planned cells load this admitter enough to shed them"
 
 
 def test_a_stateful_admitters_rows_without_history_are_not_read_as_shedding_nothing():
@@ -292,11 +294,50 @@ def test_a_stateful_admitters_rows_without_history_are_not_read_as_shedding_noth
     [f] = _class_exercised(ctx_for(req), hyps, summary)
     assert f.check == "G2.priority-exercised"
     assert "sheds nothing" not in f.message and "noise" not in f.message
-    assert "exclude" not in f.fix and "request-changes" not in f.fix
-    assert "keeps state between requests" in f.message and "with no earlier requests" in f.message
-    assert "cannot show whether the cells' load drives that state to shed" in f.message
+    assert "keeps state between requests" in f.message and "no earlier requests" in f.message
+    # the rows say what they show: a fresh plugin admits `standard` even overloaded, so only its state can shed it
+    assert "a fresh plugin admits class `standard` (priority 0) even on an overloaded pool" in f.message
+    assert "only what it has seen can make it shed `standard`" in f.message
     assert all(h.id in f.message for _, h in hyps if h.benchmarked)
-    assert brief(f.message) == "the translation cannot show whether this admitter sheds the planned cells' traffic"
+    assert brief(f.message) == "the bot cannot tell whether the planned cells load this admitter enough to shed them"
+    # not on the rows' account: an `exclude:` only once a pilot run shows the cells never shed
+    assert "pilot run" in f.fix and f.fix.index("pilot run") < f.fix.index("exclude")
+
+
+def test_a_stateful_admitter_whose_fresh_rows_shed_priority_0_gives_the_load_and_says_the_bot_cannot_tell():
+    """trial4 (a hysteresis shedder): gate 2 said its rows "cannot show whether the cells' load drives that state to
+    shed" although its row `overloaded:0` shows a fresh plugin rejecting priority 0, and asked the person to check
+    the rule "against the cells' load" without the load the rule needs nor what the cells reach."""
+    from bot.golang.probes import ADMISSION_POOLS
+    from bot.stages.pr_parts import brief
+
+    req = scheduling_request(kind="admission")
+    rows = {"idle:1": "admit", "idle:0": "admit", "overloaded:1": "admit", "overloaded:0": "reject"}
+    summary = summary_for("admission", ["ArrivalTime", "InputTokens", "SLOClass"]).model_copy(
+        update={"behaviour": rows, "stateful": True, "thresholds": {"pressureHighThreshold": 1.4}}
+    )
+    hyps = hypotheses(req, summary)
+    [f] = _class_exercised(ctx_for(req), hyps, summary)
+    assert "cannot show whether the cells' load" not in f.message
+    over, idle = ADMISSION_POOLS["overloaded"], ADMISSION_POOLS["idle"]
+    assert over["WaitingQueueSize"] == 32 and idle["WaitingQueueSize"] == 0
+    # the row, used: the load it sheds `standard` at, and the load it admits it at
+    assert (
+        "its behaviour rows show a fresh plugin sheds class `standard` (priority 0) on an overloaded pool (32 "
+        "waiting requests, 64 running and a 97%-full KV cache on every endpoint) and admits it on an idle one (0 "
+        "waiting requests, 2 running and a 10%-full KV cache on every endpoint)"
+    ) in f.message
+    # what the cells reach: the plan has no estimate, said plainly, with the cells
+    assert "the plan holds no estimate of the cells' per-pod waiting requests or KV-cache use" in f.message
+    assert "`mixed-slo` @ 20 and 35 req/s" in f.message and "the bot cannot tell" in f.message
+    assert brief(f.message) == "the bot cannot tell whether the planned cells load this admitter enough to shed them"
+    # what to do: a pilot run, the rule's numbers to compare with, or drop the claims
+    assert "pilot run" in f.fix and "`vllm:num_requests_waiting`" in f.fix and "`pressureHighThreshold` = 1.4" in f.fix
+    claims = ", ".join(h.id for _, h in hyps if h.benchmarked and h.track.value == "A")
+    assert f"`promote request-changes 2 --reason 'exclude: {claims}' --work W`" in f.fix
+    # a fresh plugin that sheds priority 0 even on an idle pool: every cell exercises its shedding, nothing to check
+    idle = summary.model_copy(update={"behaviour": rows | {"idle:0": "reject"}})
+    assert _class_exercised(ctx_for(req), hyps, idle) == []
 
 
 def test_on_github_every_exclude_fix_is_the_comment_not_the_local_command():

@@ -18,7 +18,7 @@ from types import SimpleNamespace
 from bot.dictionary import load_dictionary
 from bot.hypotheses import generate_hypotheses
 from bot.model import PipelineState, PolicyKind, PromotionRequest, Severity, TranslationSummary
-from bot.review.gate2_traffic import _stateful_cells, traffic_findings
+from bot.review.gate2_traffic import traffic_findings
 
 TRIAL = Path(__file__).parent / "fixtures" / "tenant_fair" / "promotion.yaml"
 #: What stage 2 recorded for the trial's admitter (translation.json of its rehearsal).
@@ -42,7 +42,7 @@ def summary_for(signals=TRIAL_SIGNALS, kind=PolicyKind.ADMISSION, **update) -> T
     ).model_copy(update=update)
 
 
-def tenant_findings(request: PromotionRequest, summary: TranslationSummary, home="local"):
+def tenant_findings(request: PromotionRequest, summary: TranslationSummary, home="local", check: str | None = CHECK):
     """Gate 2's tenant findings on ``request``'s own hypotheses."""
     hyps = [(f"docs/{h.id}.md", h) for h in generate_hypotheses(request, summary, load_dictionary())]
     state = PipelineState(request_id=request.id, request_fingerprint="f", branch="promotion/x")
@@ -50,11 +50,12 @@ def tenant_findings(request: PromotionRequest, summary: TranslationSummary, home
         request=request,
         state=state,
         dictionary=load_dictionary(),
-        paths=SimpleNamespace(hypotheses_dir="docs/h"),
+        paths=SimpleNamespace(hypotheses_dir="docs/h", epp_config=lambda t: f"deploy/{t}.yaml"),
+        read=lambda path: None,
         home=home,
         work=None,
     )
-    return [f for f in traffic_findings(ctx, hyps, summary) if f.check == CHECK]
+    return [f for f in traffic_findings(ctx, hyps, summary) if check in (None, f.check)]
 
 
 def with_overrides(request: PromotionRequest, workload: str, overrides: dict) -> PromotionRequest:
@@ -138,9 +139,9 @@ def test_the_bundled_example_reads_no_tenant():
 
 
 def test_the_stateful_admitters_fix_no_longer_says_a_workload_per_tenant_would_do():
-    _, fix = _stateful_cells("A1", ["SLOClass"])
-    assert "unless a workload sends one per tenant" not in fix
-    assert CHECK in fix
+    [f] = tenant_findings(PromotionRequest.load(TRIAL), summary_for(), check="G2.priority-exercised")
+    assert "unless a workload sends one per tenant" not in f.fix
+    assert CHECK in f.fix
 
 
 def test_stage_5_gets_the_same_cause_as_a_caveat_and_sets_nothing_aside():

@@ -431,8 +431,9 @@ def test_each_gate_says_what_it_decides_on_and_what_to_read_first(branch):
     }
     headline, read = brief(2, ctx)
     assert re.search(r"^the hypotheses: \d+ \(Track A \d+, B \d+, C \d+\); approving plans \d+ benchmarked", headline)
-    # GPU-minutes are written as the plan README writes them: no thousands separator (consistency finding 9)
-    assert re.search(r"\d+ runs, \d+(\.\d+)? GPU-minutes at most \(.*the fixed plan \d+(\.\d+)?, ", headline)
+    # one cost figure pair to decide on (trial4: four numbers in one clause); no thousands separator (consistency 9)
+    assert re.search(r": expected \d+(\.\d+)? GPU-minutes, at most \d+(\.\d+)? \(the cap `promote bench run`", headline)
+    assert "the fixed plan" not in headline and " in all" not in headline
     assert read == {"the hypotheses index": ctx.paths.hypotheses_dir + "/README.md"}  # not a self-reference
     headline, read = brief(3, ctx)
     assert re.search(r"Track A \d+ of \d+ claims transferred.*Track C \d+ regressions? of \d+ guarded", headline)
@@ -445,14 +446,17 @@ def test_gate2s_report_shows_the_hypotheses_the_counts_and_its_directives(branch
     from bot import directives
     from bot.model import ReviewRound
     from bot.review import render_review_report
-    from bot.review.brief import brief, hypothesis_rows
+    from bot.review.brief import brief, cost_breakdown, hypothesis_rows
 
     ctx, _, _ = branch
     headline, read = brief(2, ctx)
-    review = ReviewRound(gate=2, round=1, headline=headline, read_first=read)
+    lines = cost_breakdown(ctx)
+    assert lines and lines[0].startswith("the cells, sequential design") and "fixed plan" in lines[1]
+    review = ReviewRound(gate=2, round=1, headline=headline, read_first=read, headline_lines=lines)
     text = render_review_report(review, ctx, ctx.state)
     assert "No findings." not in text and "**Findings: 0 CRITICAL, 0 IMPORTANT, 0 SUGGESTION.**" in text
-    assert f"**Deciding on** {headline}." in text
+    # the cost's breakdown on lines of its own under the headline (trial4)
+    assert f"**Deciding on** {headline}.\n" + "".join(f"\n- {line}" for line in lines) in text
     rows = hypothesis_rows(ctx)
     assert rows and all(f"| {r['id']} | {r['track']} |" in text for r in rows)
     a1 = next(r for r in rows if r["id"] == "A1")
@@ -494,8 +498,12 @@ def test_gate3_groups_reports_left_out_for_the_same_reason(branch):
     grouped = next(f for f in found if "5 benchmark reports were not used" in f.message)
     assert "(r0.yaml, r1.yaml, r2.yaml and 2 more)" in grouped.message
     assert "promote bench run" in grouped.fix and "rejudge:" in grouped.fix
+    # trial4: the reports are sample data, which no gate-1 change reaches; the fix says so and what does
+    assert "these reports are sample data, which cannot follow a gate-1 change" in grouped.fix
+    assert "make_sample_reports.py --request REQUEST --out RESULTS" in grouped.fix and "a new --work" in grouped.fix
     single = next(f for f in found if f is not grouped)
     assert single.message.startswith("benchmark report bad.yaml was not used") and single.fix
+    assert "sample data" not in single.fix
 
 
 def test_gate3_notes_reports_no_look_reached_without_blocking(branch):

@@ -69,6 +69,27 @@ def test_the_open_gate_says_counts_headline_what_to_read_and_its_directives(home
     assert "`exclude:" not in text
 
 
+def test_the_headlines_breakdown_is_a_line_each_in_the_status_comment_and_the_cli():
+    """trial4: gate 2's cost read as four numbers in one clause; the headline now says what is expected and the
+    cap, and each figure behind them stands on a line of its own, labelled, wherever the headline is shown."""
+    from bot.cli.pipeline import _gate_brief
+
+    state = open_gate_1()
+    lines = ["the cells, fixed plan: 60 runs, 1440 GPU-minutes", "the priority mix: 6 runs, 348 GPU-minutes"]
+    review = state.reviews[1][-1].model_copy(
+        update={"headline": "x: expected 1407 GPU-minutes", "headline_lines": lines}
+    )
+    state = state.model_copy(update={"reviews": {1: [review]}})
+    text = status(state, home="local", work="/w")
+    assert (
+        "**Deciding on** x: expected 1407 GPU-minutes.\n\n- the cells, fixed plan: 60 runs, 1440 GPU-minutes\n- "
+        in text
+    )
+    out = _gate_brief(state, 1, fork="/f", base="main")
+    at = out.index("  deciding on x: expected 1407 GPU-minutes")
+    assert out[at + 1 : at + 3] == [f"    {line}" for line in lines]
+
+
 def test_zero_critical_is_never_said_without_the_important_count():
     review = ReviewRound(gate=1, round=1, findings=important(3))
     assert review.tally() == "0 CRITICAL, 3 IMPORTANT, 0 SUGGESTION"
