@@ -152,8 +152,8 @@ def generate(
     decisions: list[tuple[str, str]] = []
     if uses_scorers:
         scorer_defaults = scorer_defaults_of(an, options)
-        # Only what the carried scorers read (baseline.go carries the ones `scorers` names by default): the default three
-        # read no in-flight count, so no adapter line, Consumes() entry or producer for one.
+        # Only what the carried scorers read (baseline.go carries those `scorers` names by default): the default
+        # three read no in-flight count, so no adapter line, Consumes() entry or producer for one.
         for nm in scorer_signals(scorer_defaults, an.era):
             if nm not in snapshot_fields:
                 snapshot_fields[nm] = "float64" if nm == "KVUtilization" else "int"
