@@ -309,11 +309,57 @@ class Analysis:
         return self.src.to_original_line(node.start_point[0] + 1)
 
 
-#: What the weighted-scoring baseline's scorers read: signals of a program that composes them, too.
-SCORER_SIGNALS = ("QueueDepth", "BatchSize", "InFlightRequests", "KVUtilization")
+#: EffectiveLoad() as the snapshot fields it adds (a scorer that ranks by it reads all three).
+EFFECTIVE_LOAD_PARTS = ("QueueDepth", "BatchSize", "InFlightRequests")
+
+#: The snapshot signals each BLIS scorer the plugin can carry reads (templates/baseline.go.j2, one function each):
+#: the prefix scorers read the prompt's prefix-cache match, which is no snapshot signal. queue-depth ranked by
+#: EffectiveLoad() before BLIS #960 (``scorer_signals`` takes the era). The plugin carries only the scorers its
+#: ``scorers`` parameter names by default (``plugin_shape.used_scorers``: Validate() refuses any other), so these
+#: are all it reads beside the evolved logic: a program composing the default three reads no in-flight count.
+SCORER_READS: dict[str, tuple[str, ...]] = {
+    "prefix-affinity": (),
+    "precise-prefix-cache": (),
+    "queue-depth": ("QueueDepth",),
+    "kv-utilization": ("KVUtilization",),
+    "load-balance": EFFECTIVE_LOAD_PARTS,
+    "active-requests": ("InFlightRequests",),
+    "running-requests": ("BatchSize",),
+    "load-aware": ("QueueDepth",),
+    "vllm-dp": ("QueueDepth", "BatchSize"),
+}
+
+#: The order ``scorer_signals`` lists them in: the order the adapter fills them in.
+_SCORER_SIGNAL_ORDER = ("QueueDepth", "BatchSize", "InFlightRequests", "KVUtilization")
 
 
-def signals_read(an: Analysis, kind: PolicyKind) -> set[str]:
-    """Every signal the plugin will read: the logic's own and, for a program composing BLIS's scorers, theirs."""
-    scorers = set(SCORER_SIGNALS) if an.uses_scorers and kind == PolicyKind.ROUTING else set()
-    return set(an.signal_names) | scorers
+def default_scorers(era: str) -> list[tuple[str, float]]:
+    """BLIS's DefaultScorerConfigs of the program's era: the ``scorers`` the plugin carries unless gate 1 names
+    others (``scorers:``)."""
+    if era == "head":
+        return [("precise-prefix-cache", 2.0), ("queue-depth", 1.0), ("kv-utilization", 1.0)]
+    return [("prefix-affinity", 3.0), ("queue-depth", 2.0), ("kv-utilization", 2.0)]
+
+
+def scorers_read_effective_load(scorers, era: str) -> bool:
+    """Whether a carried scorer calls the snapshot's EffectiveLoad(): load-balance, and queue-depth before #960."""
+    names = {n for n, _ in scorers or []}
+    return "load-balance" in names or (era != "head" and "queue-depth" in names)
+
+
+def scorer_signals(scorers, era: str) -> list[str]:
+    """The snapshot signals the named BLIS scorers read, in the adapter's order."""
+    read: set[str] = set()
+    for name, _ in scorers or []:
+        read |= set(SCORER_READS.get(name, ()))
+    if scorers_read_effective_load(scorers, era):
+        read |= set(EFFECTIVE_LOAD_PARTS)
+    return [s for s in _SCORER_SIGNAL_ORDER if s in read]
+
+
+def signals_read(an: Analysis, kind: PolicyKind, scorers=None) -> set[str]:
+    """Every signal the plugin will read: the logic's own and, for a program composing BLIS's scorers, those of the
+    scorers it carries (``scorers``, by default its era's defaults)."""
+    if not (an.uses_scorers and kind == PolicyKind.ROUTING):
+        return set(an.signal_names)
+    return set(an.signal_names) | set(scorer_signals(scorers or default_scorers(an.era), an.era))

@@ -26,7 +26,7 @@ from bot.dictionary import Dictionary
 from bot.golang import dead_branches, dead_code, state_caps
 from bot.golang.adapter import AdapterLine, adapter_lines
 from bot.golang.adapter_params import AdapterParams, adapter_params
-from bot.golang.analysis_types import SCORER_SIGNALS, Analysis
+from bot.golang.analysis_types import Analysis, scorer_signals, scorers_read_effective_load
 from bot.golang.carry import MARKER_LINE, Edit, carry_const, carry_function, carry_type, made_fields, plan_names
 from bot.golang.data_keys import INFLIGHT, KEYS, PREFIX, config_note, param_spec, reads
 from bot.golang.gofiles import drop_file_references, drop_marker_lines, format_go, remap_lines, sort_imports, splice
@@ -151,11 +151,13 @@ def generate(
     scorer_defaults = None
     decisions: list[tuple[str, str]] = []
     if uses_scorers:
-        for nm in SCORER_SIGNALS:
+        scorer_defaults = scorer_defaults_of(an, options)
+        # Only what the carried scorers read (baseline.go carries those `scorers` names by default): the default
+        # three read no in-flight count, so no adapter line, Consumes() entry or producer for one.
+        for nm in scorer_signals(scorer_defaults, an.era):
             if nm not in snapshot_fields:
                 snapshot_fields[nm] = "float64" if nm == "KVUtilization" else "int"
                 baseline_signals.append(nm)
-        scorer_defaults = scorer_defaults_of(an, options)
         decisions.append(
             (
                 "baseline score terms",
@@ -169,7 +171,7 @@ def generate(
         )
     consumes_prefix = bool(uses_scorers)
     effective_load = (
-        uses_scorers
+        (uses_scorers and scorers_read_effective_load(scorer_defaults, an.era))
         or any(u.written == "EffectiveLoad" for u in an.signals)
         or mentions(src, [host.node] + [h.node for h in an.helpers], "EffectiveLoad", ("field_identifier",))
     )

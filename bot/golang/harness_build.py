@@ -19,7 +19,7 @@ from bot.dictionary import Dictionary
 from bot.execution import ExecRequest
 from bot.golang import harness_views as hv
 from bot.golang import harness_world as world
-from bot.golang.analysis_types import Analysis
+from bot.golang.analysis_types import Analysis, scorers_read_effective_load
 from bot.golang.blis_mirror import compose
 from bot.golang.carry import made_fields
 from bot.golang.differential import ALL_OFF, AS_DEPLOYED, DEPLOYED_VALUES
@@ -35,8 +35,8 @@ from bot.yaml_safe import load_yaml
 KIND = "go-harness"
 SEED = 20260823
 STATES = {PolicyKind.ROUTING: 1000, PolicyKind.ADMISSION: 500, PolicyKind.SCHEDULING: 500}
-FLOOR_HIGH = 0.99  # every signal the logic reads is high-fidelity
-FLOOR_MIXED = 0.95  # some signal is medium or low fidelity (or untranslatable)
+FLOOR_HIGH = 0.99  # every signal the plugin reads is high-fidelity and as fresh as BLIS's
+FLOOR_MIXED = 0.95  # some signal is medium or low fidelity (or untranslatable), or scraped (a Map B freshness gap)
 _SCALARS = {"int", "int64", "int32", "float64", "float32", "string", "bool"}
 
 
@@ -59,11 +59,10 @@ def profile(gen: Generated, kind: PolicyKind, plugin_type: str) -> list[dict]:
 def spec_for(an: Analysis, gen: Generated) -> world.Spec:
     if an.kind == PolicyKind.SCHEDULING:
         return world.Spec(kind=an.kind.value, reads=frozenset(an.signal_names), incumbents=incumbents(gen))
+    # What the carried scorers read is in baseline_signals (one that ranks by EffectiveLoad() reads it as a method).
     reads = set(an.signal_names) | set(gen.baseline_signals)
-    if gen.uses_scorers:
-        reads |= {"QueueDepth", "KVUtilization"}
-        if an.era != "head":
-            reads.add("EffectiveLoad")
+    if gen.uses_scorers and scorers_read_effective_load(gen.scorer_defaults, an.era):
+        reads.add("EffectiveLoad")
     # A lifted local limit (batchLimit := 0.5, compared with loadRatio) is on the scale of the value it is compared
     # with, not of any signal that value derives from: an endpoint with 0.5 in-flight requests tests nothing.
     thresholds = [
@@ -291,9 +290,15 @@ def _delta(view: dict, base: dict) -> dict:
 
 
 def floor_for(an: Analysis, gen: Generated, d: Dictionary) -> tuple[float, bool]:
+    """The agreement the plugin must reach, and whether every signal it reads is high-fidelity and fresh.
+
+    A signal with a Map B freshness gap (QueueDepth and KVUtilization are the high-fidelity ones) is a gauge llm-d
+    scrapes: the harness runs it as of the last scrape (``metric-staleness``), which alone moves an argmax over it
+    in a few states in a hundred, so 99% would flag a faithful translation of any router that reads one. How much
+    that staleness costs on real pods is Track B's to decide (the ``metric-staleness`` run), not gate 1's."""
     names = set(an.signal_names) | set(gen.baseline_signals)
     entries = [d.signal(s) for s in names]
-    high = all(e is not None and (e.identifier_only or e.fidelity == "high") for e in entries)
+    high = all(e is not None and (e.identifier_only or (e.fidelity == "high" and not e.freshness.gap)) for e in entries)
     return (FLOOR_HIGH if high else FLOOR_MIXED), high
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from bot.golang.analysis_types import Analysis
+from bot.golang.analysis_types import Analysis, default_scorers
 from bot.golang.gotree import text_of, walk
 from bot.golang.source import EvolvedSource
 from bot.model import PolicyKind
@@ -130,12 +130,8 @@ def random_ties(src: EvolvedSource, an: Analysis) -> bool:
 
 
 def scorer_defaults_of(an: Analysis, options: dict) -> list[tuple[str, float]]:
-    default = (
-        [("precise-prefix-cache", 2.0), ("queue-depth", 1.0), ("kv-utilization", 1.0)]
-        if an.era == "head"
-        else [("prefix-affinity", 3.0), ("queue-depth", 2.0), ("kv-utilization", 2.0)]
-    )
-    return options.get("scorers", default)
+    """The ``scorers`` the plugin defaults to: gate 1's ``scorers:`` line, else BLIS's defaults of the era."""
+    return options.get("scorers", default_scorers(an.era))
 
 
 def used_scorers(scorer_defaults) -> list[str]:

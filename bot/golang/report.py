@@ -53,10 +53,16 @@ def fidelity_section(f: Fidelity | None) -> str:
         )
     else:
         how_llmd_runs_it = "its adapter, the EndpointPickerConfig's profile, the picker's ties"
+    # the floor's reason (harness_build.floor_for): a scraped gauge is high-fidelity but staler than BLIS's snapshot
+    signals_are = (
+        "every signal high-fidelity and as fresh as BLIS's"
+        if f.all_high_fidelity
+        else "some signal below high fidelity or scraped"
+    )
     out.append(
         f"On {f.states} sampled states (seed {f.seed}: simulator-scale and llm-d-scale loads, and states on every "
         f"threshold's boundary), the plugin as llm-d runs it ({how_llmd_runs_it}) decided like the BLIS original (**{f.decision}**) in **{f.agreement:.1%}** of them "
-        f"(floor {f.floor_pct}{_floor_source(f)}, {'every signal high-fidelity' if f.all_high_fidelity else 'some signal below high fidelity'}). "
+        f"(floor {f.floor_pct}{_floor_source(f)}, {signals_are}). "
         f"With every mapping below switched off, agreement is {f.agreement_all_off:.1%}."
         + reference_sentence(f)
         + _deployed_values_sentence(f)
