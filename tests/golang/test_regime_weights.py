@@ -77,12 +77,20 @@ def test_each_weight_is_documented_as_the_weight_of_its_term_in_its_regime(analy
     # stays true when an operator tunes it
     for name in WANTED:
         assert "the value in" not in docs[name], docs[name]
-    assert "the weight of `queueScore` when `congested(snapshots, queueDepthLimit)` holds" in docs["congestedQueueWeight"]
-    assert "the weight of `queueScore` when `congested(snapshots, queueDepthLimit)` does not hold" in docs["calmQueueWeight"]
+    assert (
+        "the weight of `queueScore` when `congested(snapshots, queueDepthLimit)` holds" in docs["congestedQueueWeight"]
+    )
+    assert (
+        "the weight of `queueScore` when `congested(snapshots, queueDepthLimit)` does not hold"
+        in docs["calmQueueWeight"]
+    )
     assert "the weight of `kvScore` when `congested(snapshots, queueDepthLimit)` holds" in docs["congestedKVWeight"]
     assert "KV" in docs["congestedKVWeight"] and "waiting requests" not in docs["congestedKVWeight"]
     # the scorers' composite has no signal of its own: the doc names the sum it is a term of, which reads signals
-    assert "the weight of `base[snap.ID]` when `congested(snapshots, queueDepthLimit)` does not hold" in docs["calmBaseWeight"]
+    assert (
+        "the weight of `base[snap.ID]` when `congested(snapshots, queueDepthLimit)` does not hold"
+        in docs["calmBaseWeight"]
+    )
     assert "`scores[snap.ID]` is computed from" in docs["calmBaseWeight"], docs["calmBaseWeight"]
 
 
