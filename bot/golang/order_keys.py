@@ -76,11 +76,12 @@ def _cancels(src: EvolvedSource, lit: Node | None) -> str | None:
     results are compared only with each other; else None."""
     if lit is None:
         return None
-    while lit.parent is not None and lit.parent.type == "unary_expression" and lit.parent.start_byte == lit.start_byte:
-        lit = lit.parent  # `-250.0`
     up = lit.parent
-    while up is not None and up.type == "parenthesized_expression":
-        up = up.parent
+    while up is not None and (
+        up.type == "parenthesized_expression"
+        or (up.type == "unary_expression" and text_of(src, up.child_by_field_name("operator")) in ("+", "-"))
+    ):
+        up = up.parent  # `(-250.0) + x`: the term is still a number added alike to every key
     if (
         up is None
         or up.type != "binary_expression"
@@ -98,8 +99,9 @@ def _cancels(src: EvolvedSource, lit: Node | None) -> str | None:
 
 
 def _to_return(src: EvolvedSource, fn: Node, node: Node, depth: int) -> str | None:
-    """ "" when ``node`` reaches ``fn``'s return through sums and signs only, the first local it is bound to on the
-    way when there is one (every read of that local reaching it likewise), None otherwise."""
+    """How ``node`` reaches ``fn``'s one return through sums and signs only: the first local it is bound to on the way
+    (every read of that local reaching it likewise), the empty string when it is returned as it is; None when it
+    does not (a product, a call, a comparison, a local set again)."""
     n = node
     while depth < 4:
         p = n.parent

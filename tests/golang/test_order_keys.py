@@ -47,6 +47,21 @@ def test_the_trials_order_offers_only_the_numbers_that_can_change_it(analyze_tex
         assert "ordinal" in th.reason and "only by comparing it with another request's" in th.reason, th.reason
 
 
+@pytest.mark.parametrize(
+    "slack",
+    [
+        "slack := -250.0 + 0.04*float64(r.InputLen()) - 1.3*waitedMs",  # negated
+        "slack := 0.04*float64(r.InputLen()) - (1.3*waitedMs - 250.0)",  # subtracted, in parentheses
+    ],
+)
+def test_a_constant_term_cancels_whatever_its_sign_or_place_in_the_sum(analyze_text, slack):
+    text = TRIAL.replace("slack := 250.0 + 0.04*float64(r.InputLen()) - 1.3*waitedMs", slack)
+    an = analyze_text(text)
+    base = next(th for th in an.thresholds if abs(th.value) == 250)
+    assert base.constant == "baseSlack" and base.param is None, base
+    assert _params(an) == {"waitThreshold": 1_500_000, "inputLenCoeff": 0.04, "waitedMsCoeff": 1.3}
+
+
 def test_the_wait_threshold_says_what_it_measures_and_its_unit(analyze_text):
     an = analyze_text(TRIAL)
     spec = next(s for s in param_specs(an, None, True) if s.name == "waitThreshold")
