@@ -198,6 +198,9 @@ class Threshold:
     #: regime's weight of a switch that sets a local per regime (``wQueue`` = 0.55 under ``congested(...)``, 0.25
     #: otherwise; regime_weights.py). Its probes vary what the condition reads, so the regime is reached.
     regime: tuple[str, str, str, tuple[str, ...]] | None = None
+    #: The key it is a term of, added to every candidate's (``slack`` for ``slack := 250.0 + ...`` in a key compared
+    #: only between requests): it cancels in every comparison, so it is a constant, no parameter (order_keys.py).
+    cancels: str | None = None
 
     @property
     def lines(self) -> list[int]:
@@ -266,6 +269,8 @@ class Analysis:
     #: timestamp, ``origin.blis_version``; ``blis_era``), "" otherwise: ``counter_era`` then treats it as pre-rename
     dated_before: str = ""
     literal_nodes: dict[int, Threshold] = field(default_factory=dict)  # literal start byte -> threshold
+    #: literal end byte -> the comment its line gets, for each value of a per-class rank kept as evolved (order_keys.py)
+    rank_notes: dict[int, str] = field(default_factory=dict)
     #: argument start byte -> the occurrence of a number passed there, with the role the helper's parameter has
     #: (flow_args.py): a package constant read there takes it (package_consts.py)
     passed: dict[int, Occurrence] = field(default_factory=dict)

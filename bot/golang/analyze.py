@@ -54,6 +54,7 @@ from bot.golang.host import (
 )
 from bot.golang.literals import join_reason_copies, unlisted_literals
 from bot.golang.local_consts import lift_local_consts
+from bot.golang.order_keys import keep_ordinal_ranks
 from bot.golang.package_consts import lift_package_consts
 from bot.golang.param_names import name_parameters, pair_weights
 from bot.golang.regime_weights import lift_regimes
@@ -161,6 +162,7 @@ def analyze(
     weigh_terms(src, an)  # likewise each literal weight of a sum of weighted terms beside a coefficient parameter
     lift_regimes(src, an)  # a switch's weights, one parameter per regime, before what is left is called unlisted
     unlisted_literals(src, an)
+    keep_ordinal_ranks(src, an)  # a whole number per class read only as an order is a rank: no parameter
     name_parameters(an)  # first, so hazard fixes can name the JSON parameter a threshold becomes
     hazards.check(src, an, dictionary, w.hazard_nodes)
     lifetime_count.check(src, an, dictionary, w.hazard_nodes)  # after: it reads an.client_keyed_maps

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 
+from bot.golang import order_keys
 from bot.golang.analysis_types import Analysis, Node
 from bot.golang.flow_classes import UNREACHABLE_CLASSES, class_fallback
 from bot.golang.gonames import go_value, lower_camel
@@ -124,6 +125,15 @@ def dead_logic(an: Analysis) -> list[DeadLogic]:
         if th.inert and th.constant:
             why = f"the number {no_source(th.inert)} (always 0 in the plugin)"
             out.append(DeadLogic(line=th.line, code=th.constant, names=_names(th), why=why))
+        elif th.cancels and th.constant:
+            out.append(
+                DeadLogic(
+                    line=th.line,
+                    code=th.constant,
+                    names=_names(th),
+                    why=f"the number is {th.reason.removeprefix('it is ')}",
+                )
+            )
     return out
 
 
@@ -132,6 +142,13 @@ def _names(th) -> list[str]:
     evolved code (``batchLimit := 0.5``, compared only in the dead branch). Not the variable it is assigned to or
     scales: ``w`` in ``default: w = 0.4`` is set by the live cases too."""
     return list(dict.fromkeys(n for n in (th.constant, th.local) if n))
+
+
+def why_constant(th) -> str:
+    """Why the demoted ``th`` is no parameter and gets no test (``param_coverage``, gate 1's findings)."""
+    if th.cancels:
+        return f"`{th.constant}` (a constant in evolved.go, not a parameter): {th.reason}, so no test can exercise it"
+    return reason(th.constant, *th.dead_branch)
 
 
 def reason(constant: str, line: int, guard: str) -> str:
@@ -160,7 +177,8 @@ def demote(an: Analysis, reserved: set[str], d) -> None:
     scale to re-calibrate. ``reserved``: the package-level names the generator declares."""
     dead = unreachable_params(an)
     inert = {th.param: sigs for th in an.thresholds if (sigs := inert_signals(th, d))}
-    if not (dead or inert) or an.src is None:
+    cancels = order_keys.cancelling(an)  # added to every candidate's key, which is compared only between them
+    if not (dead or inert or cancels) or an.src is None:
         return
     taken = set(reserved)
     for node in walk(an.src.tree.root_node):
@@ -168,12 +186,18 @@ def demote(an: Analysis, reserved: set[str], d) -> None:
             name = node.text.decode("utf-8", "replace")
             taken |= {name, lower_camel(name)}  # a carried helper is renamed to lowerCamel
     for th in an.thresholds:
-        if th.param not in dead and th.param not in inert:
+        if th.param not in dead and th.param not in inert and th.param not in cancels:
             continue
-        name = th.param if th.param not in taken else th.param + "Evolved"
+        if th.param in cancels and th.param not in dead and th.param not in inert:
+            th.cancels = cancels[th.param]
+            name = order_keys.constant_name(th.cancels, taken)  # named by the key: slack -> baseSlack
+        else:
+            name = th.param if th.param not in taken else th.param + "Evolved"
         taken.add(name)
         th.constant = name
-        if th.param in dead:
+        if th.cancels:
+            th.reason = order_keys.cancel_reason(an, th)
+        elif th.param in dead:
             th.dead_branch = dead[th.param]
             th.reason = f"acts only in the branch on `{dead[th.param][1]}`, an SLO class llm-d never sends this plugin"
         else:
@@ -190,7 +214,7 @@ def constants(an: Analysis) -> list[dict]:
             "name": th.constant,
             "type": th.go_type or "float64",
             "value": go_value(th.value, th.go_type),
-            "comment": constant_comment(th),
+            "comment": order_keys.cancel_comment(an, th) if th.cancels else constant_comment(th),
         }
         for th in an.thresholds
         if th.constant
@@ -202,6 +226,8 @@ def constant_comment(th) -> str:
     signals llm-d cannot provide)."""
     if th.inert:
         return f"{th.constant} {no_source(th.inert)} (always 0)."
+    if th.cancels:
+        return f"{th.constant} is {th.reason.removeprefix('it is ')}."
     if th.dead_branch[1] == "default:":  # its switch names every class llm-d sends: the rest never come
         return f"{th.constant} acts only in the default arm, for SLO classes llm-d never sends this plugin."
     if th.dead_branch[1] == "else":  # so does its if/else chain

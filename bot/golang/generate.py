@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from bot.dictionary import Dictionary
-from bot.golang import dead_branches, dead_code, state_caps
+from bot.golang import dead_branches, dead_code, order_keys, state_caps
 from bot.golang.adapter import AdapterLine, adapter_lines
 from bot.golang.adapter_params import AdapterParams, adapter_params
 from bot.golang.analysis_types import Analysis, scorer_signals, scorers_read_effective_load
@@ -214,7 +214,10 @@ def generate(
         c = carry_type(src, an, spec, names, add_params=False)
         blocks.append((c.text, c.source_start_line, None))
         watched.append(blocks[-1])
-    arms = [Edit(at, at, text) for at, text in dead_branches.arm_comments(an).items()]
+    notes = dead_branches.arm_comments(an)
+    for at, text in order_keys.rank_comments(an).items():  # each value of a rank kept as evolved says why
+        notes.setdefault(at, text)  # a line says one thing: an arm llm-d never takes says that first
+    arms = [Edit(at, at, text) for at, text in notes.items()]
     for f in [host, *an.helpers]:
         c = carry_function(src, an, f, names, arms)
         blocks.append((c.text, c.source_start_line, None))

@@ -65,11 +65,10 @@ def coverage(
             out.tested.append(f"`{p}`: {named[p]}")
         else:
             out.untested.append(reasons.get(p, f"`{p}`: {NO_INPUT}"))
-    # A number only a branch llm-d never enters reaches is a constant, not a parameter (dead_branches.demote).
+    # A number only a branch llm-d never enters reaches is a constant, not a parameter (dead_branches.demote), and
+    # so is one added to every candidate's key, which cancels in every comparison (order_keys.py).
     out.untested += [
-        dead_branches.reason(th.constant, *th.dead_branch)  # type: ignore[misc]
-        for th in an.thresholds
-        if th.constant and th.dead_branch
+        dead_branches.why_constant(th) for th in an.thresholds if th.constant and (th.dead_branch or th.cancels)
     ]
     return out
 

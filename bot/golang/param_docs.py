@@ -145,6 +145,9 @@ def _doc_text(an: Analysis, th: Threshold, subject: str) -> str:
             f"how long the {what} lasts: `{subject}` is compared with it"
             if suffix == "Length"
             else f"the {what} interval: the time since the last {what}, `{subject}`, is compared with it"
+            if suffix == "Interval"
+            else f"the wait threshold, in µs (BLIS's clock unit): how long the request has waited, `{subject}`, is "
+            "compared with it"
         )
     if th.const_decl:
         part = local_consts.doc_part(th, part, subject)

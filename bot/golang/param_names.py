@@ -5,7 +5,8 @@ A number is named by its subject and role (``kvUtilizationThreshold``), ranked w
 evolved code would say it (found by an llm-d maintainer reading a01's plugin):
 
 - a time compared with how long ago something started, ``clock - a.windowStart > 10_000_000``, is the window's
-  length (``windowLength``); ``now - lastRefill > 5e6`` is the refill interval (``refillInterval``);
+  length (``windowLength``); ``now - lastRefill > 5e6`` is the refill interval (``refillInterval``); ``clock -
+  r.ArrivalTime > 1_500_000`` is how long the request has waited (``waitThreshold``);
 - the two weights of an exponential moving average, ``x = 0.7*x + 0.3*sample`` (summing to 1), are ``xDecay``
   (what the old value keeps) and ``xSampleWeight`` (what the new sample brings), never the coefficient of a signal.
   Only a field of a pointer receiver (or an entry of a map it holds, ``a.tokenEMA[tenant] = 0.8*prev + 0.2*x``
@@ -63,7 +64,14 @@ def named_by_use(th: Threshold) -> tuple[str, str] | None:
         return lower_camel(start.removesuffix("Start")), "Length"  # windowStart -> windowLength
     if re.fullmatch(r"last[A-Z]\w*", start):
         return lower_camel(start.removeprefix("last")), "Interval"  # lastRefill -> refillInterval
+    if _ARRIVAL.fullmatch(start):
+        return "wait", "Threshold"  # clock - r.ArrivalTime: how long the request has waited, not an arrival time
     return None
+
+
+#: The start of a request's wait: ``clock - r.ArrivalTime`` is how long it has waited (trial 4's
+#: ``arrivalTimeThreshold``, named from one operand of the difference, is ``waitThreshold``).
+_ARRIVAL = re.compile(r"(?i:arrival(?:time)?(?:us)?|arrived(?:at)?)")
 
 
 def moving_average(lit: Node, text: Callable[[Node], str], receiver: str | None) -> tuple[str, str] | None:

@@ -93,8 +93,23 @@ CHECK_CHOSEN_VALUES = "translate.fidelity-values-chosen"
 
 
 def _untested_finding(th, dead: tuple[int, str] | None) -> Finding:
-    """``translate.untested-parameter`` for ``th``, saying why when it is known: a branch llm-d never enters (then
-    it is the constant ``th.constant``, no parameter: dead_branches.demote)."""
+    """``translate.untested-parameter`` for ``th``, saying why when it is known: a branch llm-d never enters, or a
+    term added to every candidate's key, which cancels in every comparison (then it is the constant
+    ``th.constant``, no parameter: dead_branches.demote, order_keys.py)."""
+    if th.constant and th.cancels:
+        return Finding(
+            severity=Severity.SUGGESTION,
+            check=CHECK_UNTESTED,
+            source_line=th.line,
+            message=(
+                f"no generated test exercises `{th.constant}` (the evolved {th.literal}, the constant `{th.constant}` "
+                f"in evolved.go, not a parameter): {th.reason}"
+            ),
+            fix=(
+                f"nothing to test: no input can make {th.constant} decide; drop it from the evolved code, or make it "
+                "act on one candidate's key and not another's if it was meant to"
+            ),
+        )
     if dead is not None:
         line, guard = dead
         return Finding(
@@ -282,7 +297,7 @@ def translate(
         analysis, cases, probe_specs, answer.get("probes", []) if answer.get("ok") else None, untested, never
     )
     tested, untested = covered.params, covered.untested
-    constants = [th for th in analysis.thresholds if th.constant and th.dead_branch]
+    constants = [th for th in analysis.thresholds if th.constant and (th.dead_branch or th.cancels)]
     untested_findings = [
         never_binds.finding(th, never[th.param]) if th.param in never else _untested_finding(th, None)
         for th in analysis.thresholds

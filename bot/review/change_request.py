@@ -389,7 +389,13 @@ def inert_parameters(request, dictionary) -> dict[str, str]:
     analysis = _analysis(request, dictionary)
     # Demoted to constants of evolved.go (``dead_branches.demote``): named by a `param` line, they are answered so.
     return {
-        th.constant: (dead_branches.no_effect(*th.dead_branch) if th.dead_branch else f"it {no_source(th.inert)}")
+        th.constant: (
+            dead_branches.no_effect(*th.dead_branch)
+            if th.dead_branch
+            else th.reason
+            if th.cancels  # added to every candidate's key: it cancels in every comparison (order_keys.py)
+            else f"it {no_source(th.inert)}"
+        )
         for th in analysis.thresholds
         if th.constant
     }

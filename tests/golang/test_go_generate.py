@@ -191,16 +191,19 @@ def test_scheduling_becomes_a_queue_position_scorer(dictionary):
     _, _, tr = translate_path(FIXTURES / "scheduling_priority.py", dictionary, "evolved-aging")
     main = next(t for p, t in tr.files.items() if p.endswith("evolved_aging.go"))
     assert "func (s *EvolvedAging) queuePosition(" in main and "s.policy.OrderQueue(queue, clock)" in main
-    # rank's `if r.SLOClass == "critical" { return 1 }; return 2` is a per-class table written as code, like a switch
-    assert tr.summary.thresholds == {"arrivalTimeThreshold": 3_000_000, "criticalRank": 1, "otherRank": 2}
+    # rank's `if r.SLOClass == "critical" { return 1 }; return 2` are ordinal labels, compared only between requests:
+    # kept as evolved, no parameter (order_keys.py); `clock-r.ArrivalTime > 3_000_000` is how long it has waited
+    assert tr.summary.thresholds == {"waitThreshold": 3_000_000}
     assert any(f.check == "translate.queue-order-as-score" for f in tr.findings)
     # The age threshold decides on a long enough queue: both of its sides get a unit test, found by the harness
     # (each incumbent's age is compared once, so the moves go to distinct ages: 1.6 s is nearer 3 s than 0.35 s).
-    assert sorted(t.split(":")[1].split(",")[0] for t in tr.tests if t.startswith("arrivalTimeThreshold=")) == [
+    assert sorted(t.split(":")[1].split(",")[0] for t in tr.tests if t.startswith("waitThreshold=")) == [
         " pod-a's compared value 1600000 is at or below it",  # the words follow the comparison's `>`
         " pod-a's compared value 3200000 is above it",
     ]
-    assert "criticalRank is live: doubled to 2, pod-a scores lower" in tr.tests
+    assert "return 1 // critical requests' rank: an ordinal label, kept as evolved" in next(
+        t for p, t in tr.files.items() if p.endswith("/evolved.go")
+    )
     assert not [f for f in tr.findings if f.check == "translate.untested-parameter"]
     # Never scraped: 0, outside the others' min-max (the generated TestScoreContract asserts it on the plugin).
     assert "if m == nil || m.UpdateTime.IsZero() {" in main
@@ -572,12 +575,12 @@ def test_a_scheduling_plugins_own_parameters_reach_the_deployed_config(dictionar
     config = yaml.safe_load(tr.epp_config)
     params = next(p for p in config["plugins"] if p["type"] == "evolved-aging")["parameters"]
     assert params["incumbentSLOClass"] == "batch" and params["incumbentSpacingUs"] == 20000
-    assert params["arrivalTimeThreshold"] == 3_000_000  # the rest as evolved
+    assert params["waitThreshold"] == 3_000_000  # the rest as evolved
     assert "incumbentSLOClass: set at gate 1 to batch for this deployment (default: standard)" in tr.epp_config
     assert "deployed with incumbentSpacingUs = 20000, incumbentSLOClass = batch" in tr.report_markdown
     for bad, needle in [
-        ("param arrivalTimeThreshold: 4s", "`param arrivalTimeThreshold: 4s`: the value must be a number in plain"),
-        ("param arrivalTimeThreshold: soon", "arrivalTimeThreshold takes a number in plain digits (e.g. 4000"),
+        ("param waitThreshold: 4s", "`param waitThreshold: 4s`: the value must be a number in plain"),
+        ("param waitThreshold: soon", "waitThreshold takes a number in plain digits (e.g. 4000"),
         ("param incumbentSLOClass: 3", "incumbentSLOClass takes one word"),
         ("param incumbentSpacingUs: 20.5", "incumbentSpacingUs takes a whole number"),
         ("param incumbentInputTokens: 200", "`param incumbentInputTokens` is not a parameter of the plugin"),
