@@ -118,3 +118,21 @@ def private_copy(full_run, tmp_path: Path):
     return forge, StageContext(
         PromotionRequest.load(REQUEST), forge, state, results_dir=RESULTS, allow_sample_data=True
     )
+
+
+def copy_promotion(root: Path, to: Path) -> None:
+    """Copy the promotion a module fixture ran in ``root`` (``root/work`` driving the fork ``root/fork``) to ``to``, as if
+    it had been run there: a test that resumes or edits it changes its own copy, never the one its module shares.
+
+    The work directory names where it was (run.json's ``work`` and ``fork``, the fork's path in the thread's
+    commands); those are rewritten to the copy's place, so the copy is neither refused as a copy driving the same
+    fork nor taken for a moved directory. The fork holds no path of the machine."""
+    import shutil
+
+    shutil.copytree(root / "fork", to / "fork", symlinks=True)
+    shutil.copytree(root / "work", to / "work", symlinks=True)
+    for path in (to / "work").rglob("*"):
+        if path.is_file() and not path.is_symlink():
+            data = path.read_bytes()
+            if str(root).encode() in data:
+                path.write_bytes(data.replace(str(root).encode(), str(to).encode()))

@@ -14,23 +14,49 @@ import pytest
 
 from bot.cli import main
 from bot.model import PipelineState, Status
-from tests.conftest import REQUEST, RESULTS
+from tests.conftest import REQUEST, RESULTS, copy_promotion
 
 pytestmark = pytest.mark.slow
 
 OLD_DICTIONARY = "1.0.0 (sha256 000000000000)"
 
 
-def _at_gate_2(tmp_path: Path, capsys) -> Path:
-    work = tmp_path / "work"
-    common = ["--work", str(work), "--quiet"]
-    run = ["run", str(REQUEST), "--results", str(RESULTS), "--allow-sample-data", "--fork", str(tmp_path / "fork")]
-    assert main([*run, *common, "--approve", "1"]) == 0
-    capsys.readouterr()
-    s = _state(work)
+def _run(root: Path, approve: str) -> Path:
+    """`promote run` of the example with its sample reports in ``root`` (work and fork), gates ``approve`` approved."""
+    work = root / "work"
+    run = ["run", str(REQUEST), "--results", str(RESULTS), "--allow-sample-data", "--fork", str(root / "fork")]
+    assert main([*run, "--work", str(work), "--quiet", "--approve", approve]) == 0
+    return work
+
+
+@pytest.fixture(scope="module")
+def gate_2(tmp_path_factory) -> Path:
+    """One promotion stopped at gate 2, for the tests that edit and resume a copy of it (``copy_promotion``)."""
+    root = tmp_path_factory.mktemp("made-by-gate-2")
+    s = _state(_run(root, "1"))
     assert s.open_gate == 2 and [d.gate for d in s.decisions] == [1]
     assert s.stages[1].made_by["dictionary"].startswith("1.") and s.stages[2].made_by["translator"]
-    return work
+    return root
+
+
+@pytest.fixture(scope="module")
+def gate_3(tmp_path_factory) -> Path:
+    """One promotion stopped at gate 3 (gates 1 and 2 approved), copied by the tests that edit and resume it."""
+    root = tmp_path_factory.mktemp("made-by-gate-3")
+    assert _state(_run(root, "1,2")).open_gate == 3
+    return root
+
+
+def _at_gate_2(gate_2: Path, tmp_path: Path, capsys) -> Path:
+    copy_promotion(gate_2, tmp_path)
+    capsys.readouterr()
+    return tmp_path / "work"
+
+
+def _at_gate_3(gate_3: Path, tmp_path: Path, capsys) -> Path:
+    copy_promotion(gate_3, tmp_path)
+    capsys.readouterr()
+    return tmp_path / "work"
 
 
 def _state(work: Path) -> PipelineState:
@@ -48,8 +74,8 @@ def _older_dictionary(raw: dict) -> None:
         raw["stages"][n]["made_by"]["dictionary"] = OLD_DICTIONARY
 
 
-def test_an_older_dictionary_redoes_the_translation_and_an_identical_one_keeps_gate_1(tmp_path, capsys):
-    work = _at_gate_2(tmp_path, capsys)
+def test_an_older_dictionary_redoes_the_translation_and_an_identical_one_keeps_gate_1(gate_2, tmp_path, capsys):
+    work = _at_gate_2(gate_2, tmp_path, capsys)
     before = _state(work)
     _edit(work, _older_dictionary)
     assert main(["resume", "--work", str(work)]) == 0  # not --quiet: the re-check line shows
@@ -64,8 +90,8 @@ def test_an_older_dictionary_redoes_the_translation_and_an_identical_one_keeps_g
     assert "re-check" in events and "re-check finished" in events
 
 
-def test_a_translation_that_comes_out_different_reopens_gate_1(tmp_path, capsys):
-    work = _at_gate_2(tmp_path, capsys)
+def test_a_translation_that_comes_out_different_reopens_gate_1(gate_2, tmp_path, capsys):
+    work = _at_gate_2(gate_2, tmp_path, capsys)
 
     def older_translation(raw: dict) -> None:
         _older_dictionary(raw)
@@ -83,9 +109,9 @@ def test_a_translation_that_comes_out_different_reopens_gate_1(tmp_path, capsys)
     assert any(a.event == "gate 1 reopened by the re-check" for a in s.audit)
 
 
-def test_a_state_saved_before_made_by_is_rechecked_from_stage_2(tmp_path, capsys):
+def test_a_state_saved_before_made_by_is_rechecked_from_stage_2(gate_2, tmp_path, capsys):
     """Unknown versions: stage 1 is the dictionary's summary, so the check starts at the translation."""
-    work = _at_gate_2(tmp_path, capsys)
+    work = _at_gate_2(gate_2, tmp_path, capsys)
 
     def unrecorded(raw: dict) -> None:
         for record in raw["stages"].values():
@@ -114,12 +140,10 @@ def _branch_files(tmp_path: Path, branch: str) -> set[str]:
     return set(out.stdout.split())
 
 
-def test_gate_2_reopened_takes_the_later_stages_files_off_the_branch_and_quiet_still_says_so(tmp_path, capsys):
+def test_gate_2_reopened_takes_the_later_stages_files_off_the_branch_and_quiet_still_says_so(gate_3, tmp_path, capsys):
     """The plan came out different at gate 3: gate 2 reopens, and stage 4's tests and stage 5's benchmark
     evidence, built on the old plan, leave the branch in one commit (as a restart's do) until they rerun."""
-    work = tmp_path / "work"
-    run = ["run", str(REQUEST), "--results", str(RESULTS), "--allow-sample-data", "--fork", str(tmp_path / "fork")]
-    assert main([*run, "--work", str(work), "--quiet", "--approve", "1,2"]) == 0
+    work = _at_gate_3(gate_3, tmp_path, capsys)
     before = _state(work)
     assert before.open_gate == 3
     later = {a.path for n in (4, 5) for a in before.stages[n].artifacts}
@@ -149,14 +173,12 @@ def test_gate_2_reopened_takes_the_later_stages_files_off_the_branch_and_quiet_s
     assert "removed from the branch in one commit" in reopened.detail  # the audit trail says it as the log did
 
 
-def test_stage_4_different_while_stage_5_waits_reopens_gate_3_at_once_and_says_what_differed(tmp_path, capsys):
+def test_stage_4_different_while_stage_5_waits_reopens_gate_3_at_once_and_says_what_differed(gate_3, tmp_path, capsys):
     """bg5: stage 5 waited for the GPU run and only stage 4 came out different. Gate 3 covers stage 4 but opens
     after stage 5, which had not finished, so the re-check marked gate 3 and ended saying every stage redone came
     out identical; stage 5 then went on with the benchmark of the old tests. Now the difference reopens gate 3 at
     once: the benchmark it waited for is dropped, stage 5 runs again, then gate 3's review and a fresh decision."""
-    work = tmp_path / "work"
-    run = ["run", str(REQUEST), "--results", str(RESULTS), "--allow-sample-data", "--fork", str(tmp_path / "fork")]
-    assert main([*run, "--work", str(work), "--quiet", "--approve", "1,2"]) == 0
+    work = _at_gate_3(gate_3, tmp_path, capsys)
     before = _state(work)
     assert before.open_gate == 3
     test_file = before.stages[4].artifacts[0].path
@@ -189,14 +211,12 @@ def test_stage_4_different_while_stage_5_waits_reopens_gate_3_at_once_and_says_w
     assert events.index("gate 3 reopened by the re-check") < events.index("stage 5 finished", len(before.audit))
 
 
-def test_stage_4_different_at_gate_3_reopens_it_before_stage_5_runs_again(tmp_path, capsys):
+def test_stage_4_different_at_gate_3_reopens_it_before_stage_5_runs_again(gate_3, tmp_path, capsys):
     """Stage 5 had finished: gate 3 still reopens right after stage 4 (stage 5 is not redone as a re-check of the
     old tests' benchmark); stage 5's files leave the branch in one re-check commit and it runs again first."""
     import subprocess
 
-    work = tmp_path / "work"
-    run = ["run", str(REQUEST), "--results", str(RESULTS), "--allow-sample-data", "--fork", str(tmp_path / "fork")]
-    assert main([*run, "--work", str(work), "--quiet", "--approve", "1,2"]) == 0
+    work = _at_gate_3(gate_3, tmp_path, capsys)
     before = _state(work)
 
     def older_tests(raw: dict) -> None:

@@ -51,20 +51,26 @@ import json
 import math
 import os
 import random
-import subprocess
 import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-import yaml
-
-#: libyaml's safe loader where PyYAML has it: this script runs hundreds of times per benchmark test.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# PyYAML is imported by the calls that read or write YAML only (a run, a stand-up's overrides, a report): the
+# script starts hundreds of times per benchmark test and most calls (kubectl, make, docker, a teardown) need none.
 
 
 def _yaml(text: str):
-    return yaml.load(text, Loader=_LOADER)
+    """libyaml's safe loader where PyYAML has it, else the pure-Python one."""
+    import yaml
+
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def _yaml_dump(doc) -> str:
+    import yaml
+
+    return yaml.safe_dump(doc, sort_keys=False)
 
 
 ROOT = Path(os.environ["FAKE_CLUSTER"])
@@ -382,9 +388,7 @@ def cmd_run(a) -> None:
         (out / "stage_0_lifecycle_metrics.json").write_text(json.dumps(doc))
     else:
         tmp = out / ".report.tmp"
-        tmp.write_text(
-            "version: '0.2'\nrun: {uid: [broken\n" if bad == "corrupt" else yaml.safe_dump(doc, sort_keys=False)
-        )
+        tmp.write_text("version: '0.2'\nrun: {uid: [broken\n" if bad == "corrupt" else _yaml_dump(doc))
         tmp.replace(out / "benchmark_report_v0.2,_stage_0_lifecycle_metrics.json.yaml")
     record("run-finished", name=name, setup=setup, fault_hit=fault_hit, carry=carry)
     if cfg.get("chatty"):
@@ -459,7 +463,7 @@ def cmd_run_priority_mix(a) -> None:
         namespace=a.namespace,
         harness_workload=Path(a.workload_file_path).name,
     )
-    (out / "run_metadata.yaml").write_text(yaml.safe_dump(meta, sort_keys=False))
+    (out / "run_metadata.yaml").write_text(_yaml_dump(meta))
     record(
         "run-finished", name=name, setup=Path(a.workspace).name, harness="priority-mix", fault_hit=False, carry=False
     )
@@ -596,6 +600,8 @@ def make() -> None:
         die("EPP_IMAGE=... is required (llm-d-router Makefile)")
     if not (Path(a.C) / "cmd" / "epp" / "runner" / "runner.go").is_file():
         die(f"{a.C} is not an llm-d-router tree")
+    import subprocess
+
     head = subprocess.run(
         ["git", "-C", a.C, "rev-parse", "HEAD"], capture_output=True, text=True, check=True
     ).stdout.strip()
@@ -635,7 +641,7 @@ def benchmark_report() -> None:
     a = ap.parse_args()
     record("call")
     doc = json.loads(Path(a.native).read_text())
-    Path(a.out).write_text(yaml.safe_dump(doc, sort_keys=False))
+    Path(a.out).write_text(_yaml_dump(doc))
 
 
 def main() -> None:
