@@ -107,6 +107,8 @@ class Generated:
     snapshot_fields: dict[str, str] = field(default_factory=dict)
     request_fields: dict[str, str] = field(default_factory=dict)
     token_slice: str | None = None
+    #: The values a person set at gate 1 (``param NAME: VALUE``), as the EndpointPickerConfig deploys them.
+    deployed: dict = field(default_factory=dict)
 
     @property
     def epp_plugins(self) -> list[str]:
@@ -453,6 +455,7 @@ def generate(
     )
     return Generated(
         files=files,
+        deployed=deployed,
         harness_files=harness,
         line_map=line_map,
         registration_import=registration_import,

@@ -85,7 +85,7 @@ def render_epp_config(
     a person chose for this deployment in place of the evolved defaults."""
     import yaml
 
-    values = {p.name: _as_default_type(p.json_default, (deployed or {}).get(p.name)) for p in params}
+    values = {p.name: as_default_type(p.json_default, (deployed or {}).get(p.name)) for p in params}
     param_yaml: list[str] = []
     for line in yaml.safe_dump(values, sort_keys=False, default_flow_style=False, allow_unicode=True).splitlines():
         key = line.split(":", 1)[0] if not line.startswith((" ", "-")) else None
@@ -458,7 +458,7 @@ def header_caveats(lines) -> list[str]:
     return out
 
 
-def _as_default_type(default: object, chosen: float | str | None) -> object:
+def as_default_type(default: object, chosen: float | str | None) -> object:
     """The chosen value in the default's JSON type (an integer parameter stays an integer; a string, a string)."""
     if chosen is None or isinstance(chosen, str):
         return chosen if chosen is not None else default

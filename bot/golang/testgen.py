@@ -20,6 +20,7 @@ from bot.golang.generate import MODULE, Generated
 from bot.golang.gofiles import sort_imports
 from bot.golang.golines import TAB, WIDTH, fits, wrap
 from bot.golang.gonames import go_float, go_quote, render
+from bot.golang.plugin_docs import as_default_type
 from bot.golang.plugin_file import (
     IMPORT_ATTRPREFIX,
     IMPORT_CONCURRENCY,
@@ -446,11 +447,10 @@ def render_test(
         recency_caps=recency_caps,
         type_const=gen.type_const,
         struct=gen.struct,
-        defaults_json="{\n"
-        + ",\n".join(
-            "\t" + _json_lines(f"{json.dumps(p.name)}: {json.dumps(p.json_default)}", 1, TAB) for p in gen.params
-        )
-        + "\n}",
+        defaults_json=_params_json(gen.params, {}),
+        # what gate 1 deployed, decoded and validated as the EndpointPickerConfig sets it (none: no such case)
+        deployed_json=_params_json(gen.params, gen.deployed) if gen.deployed else "",
+        deployed_names=", ".join(sorted(gen.deployed)),
         bad=[b | {"json": _json_lines(b["json"], 3, 3 * TAB + len("params:  "))} for b in bad],
         params=want_params,
         metrics_literal=", ".join(f"{k}: {v}" for k, v in _TEST_METRICS.items()),
@@ -473,3 +473,10 @@ def render_test(
         queue=_queue_ctx(queue_rows or [], fields_read(gen)),
         queue_by=_queue_by(fields_read(gen)),
     )
+
+
+def _params_json(params, values: dict) -> str:
+    """Every parameter as a JSON object literal for a Go raw string, ``values`` in place of the defaults, each in
+    its default's JSON type as the EndpointPickerConfig writes it (``plugin_docs.as_default_type``)."""
+    rows = (f"{json.dumps(p.name)}: {json.dumps(as_default_type(p.json_default, values.get(p.name)))}" for p in params)
+    return "{\n" + ",\n".join("\t" + _json_lines(row, 1, TAB) for row in rows) + "\n}"
